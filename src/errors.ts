@@ -1,0 +1,72 @@
+/**
+ * Every error traderatio throws is a {@link TraderatioError}: one base class, a subclass per
+ * family and a stable machine-readable `code`. Where the exchange has a label for the same
+ * situation (R12), the error carries it as `label`.
+ *
+ * @example
+ * ```ts
+ * try { tierFor('-1') } catch (e) { if (isTraderatioError(e)) console.log(e.code) }
+ * ```
+ */
+export class TraderatioError extends Error {
+  /** Stable machine-readable code, e.g. `INVALID_INPUT`. */
+  readonly code: string;
+  /** The exchange's label for the same situation, when it has one (e.g. `TOO_MANY_REQUESTS`). */
+  readonly label: string | undefined;
+
+  constructor(code: string, message: string, label?: string) {
+    super(message);
+    this.name = new.target.name;
+    this.code = code;
+    this.label = label;
+  }
+}
+
+/**
+ * Bad input: names the field, the value and what was expected. Thrown before any state is
+ * touched, so the object that refused the input is unchanged.
+ *
+ * @example
+ * ```ts
+ * new InvalidInputError('`makerVolume` of BTC_USDT', '-5', 'a non-negative decimal string')
+ * ```
+ */
+export class InvalidInputError extends TraderatioError {
+  /** The field, as a person would name it (e.g. "`makerVolume` of BTC_USDT"). */
+  readonly field: string;
+  /** The value that was refused. */
+  readonly value: unknown;
+
+  constructor(field: string, value: unknown, expected: string, label?: string) {
+    super('INVALID_INPUT', `Expected ${field} to be ${expected}, got ${show(value)}`, label);
+    this.field = field;
+    this.value = value;
+  }
+}
+
+/** True when `e` is any error thrown by traderatio. */
+export function isTraderatioError(e: unknown): e is TraderatioError {
+  return e instanceof TraderatioError;
+}
+
+/** True when `e` is an {@link InvalidInputError}. */
+export function isInvalidInputError(e: unknown): e is InvalidInputError {
+  return e instanceof InvalidInputError;
+}
+
+/** Renders a refused value for a message: strings quoted, objects as JSON where possible. */
+export function show(value: unknown): string {
+  if (typeof value === 'string') return JSON.stringify(value);
+  if (typeof value === 'number' || typeof value === 'bigint' || typeof value === 'boolean') return String(value);
+  if (value === undefined) return 'undefined';
+  if (value === null) return 'null';
+  if (typeof value === 'object' && typeof (value as { toString?: unknown }).toString === 'function' &&
+      (value as object).toString !== Object.prototype.toString) {
+    return String(value);
+  }
+  try {
+    return JSON.stringify(value) ?? String(value);
+  } catch {
+    return String(value);
+  }
+}

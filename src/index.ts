@@ -1,0 +1,42 @@
+/**
+ * traderatio: an exchange's API v4 rate limits as exact rules (R1-R13), and a scheduler that keeps
+ * a trading engine inside them.
+ *
+ * @packageDocumentation
+ */
+export { TraderatioError, InvalidInputError, isTraderatioError, isInvalidInputError } from './errors.js';
+
+export { Dec } from './rules/decimal.js';
+export type { DecimalInput } from './rules/decimal.js';
+export {
+  DAY_MS, HOUR_MS, utcDayStart, utcHourStart, addUtcDays, formatUtcDay, formatUtcInstant, parseUtcDay,
+} from './rules/calendar.js';
+
+export { DEFAULT_COEFFICIENTS, DEFAULT_COEFFICIENT, normalizeContract, resolveCoefficients, coefficientOf } from './rules/contracts.js';
+export type { CoefficientTable } from './rules/contracts.js';
+
+export {
+  tradeRatio, resolveRatioOptions, totalsOf, ratioOfTotals, addTotals, subtractTotals, compareRatio, EMPTY_TOTALS,
+} from './rules/ratio.js';
+export type { ContractActivity, RatioOptions, RatioConfig, RatioResult, ActivityTotals } from './rules/ratio.js';
+
+export { DEFAULT_TIERS, createTierTable, resolveTiers, tierFor, tierOfRatio } from './rules/tiers.js';
+export type { Tier, TierRow, TierTable } from './rules/tiers.js';
+
+export { TIERED_VIP_LEVEL, isTieredVip, parseVipLevel } from './rules/vip.js';
+
+export { rateFamily, rateTotals, resolveFamilyOptions } from './rules/family.js';
+export type { AccountActivity, AccountRating, FamilyConfig, FamilyKind, FamilyOptions, FamilyRating, RatioBasis } from './rules/family.js';
+
+export { buildTimeline } from './rules/timeline.js';
+export type {
+  ChangeReason, DailyActivity, LimitChange, LimitState, Snapshot, Timeline, TimelineAccount, TimelineInput, VipChange,
+} from './rules/timeline.js';
+
+export { buildAbuseTimeline, checkAbuse, placementLimit, resolveAbuseOptions } from './rules/abuse.js';
+export type {
+  AbuseConfig, AbuseOptions, AbuseTimeline, AbuseWindow, HourlyActivity, PlacementLimit, RateLimit, Throttle, ThrottleChange,
+  ThrottleReason, ThrottleState,
+} from './rules/abuse.js';
+
+export { WORKED_EXAMPLE } from './rules/example.js';

@@ -1,0 +1,250 @@
+import { InvalidInputError } from '../errors.js';
+import { HOUR_MS, formatUtcInstant, parseUtcHour, utcHourStart } from './calendar.js';
+import { Dec, type DecimalInput, ZERO } from './decimal.js';
+import { addCounts, parseCount, parseInstant, parseNonNegativeDecimal, parsePositiveInteger } from './parse.js';
+
+/** "N requests per W milliseconds". */
+export interface RateLimit {
+  readonly limit: number;
+  readonly windowMs: number;
+}
+
+/** Options of the abuse throttle (R9). */
+export interface AbuseOptions {
+  /** Requests in 24 h that must be exceeded to trip it ("more than"). @default 86400 */
+  readonly requestThreshold?: number;
+  /** Fill rate (USDT traded per request) below which the low-fill throttle applies. @default "0.01" */
+  readonly fillRateThreshold?: DecimalInput;
+  /** Placement limit when nothing was traded. @default { limit: 10, windowMs: 10000 } */
+  readonly noFillLimit?: RateLimit;
+  /** Placement limit when the fill rate is below the threshold. @default { limit: 20, windowMs: 10000 } */
+  readonly lowFillLimit?: RateLimit;
+}
+
+/** {@link AbuseOptions} resolved once. */
+export interface AbuseConfig {
+  readonly kind: 'abuse-config';
+  readonly requestThreshold: number;
+  readonly fillRateThreshold: Dec;
+  readonly noFillLimit: RateLimit;
+  readonly lowFillLimit: RateLimit;
+}
+
+/** Validates abuse options into their complete form. */
+export function resolveAbuseOptions(options: AbuseOptions | AbuseConfig = {}): AbuseConfig {
+  if ('kind' in options && options.kind === 'abuse-config') return options;
+  const o = options as AbuseOptions;
+  return {
+    kind: 'abuse-config',
+    requestThreshold: parseCount(o.requestThreshold ?? 86_400, '`requestThreshold`'),
+    fillRateThreshold: parseNonNegativeDecimal(o.fillRateThreshold ?? '0.01', '`fillRateThreshold`'),
+    noFillLimit: readRateLimit(o.noFillLimit ?? { limit: 10, windowMs: 10_000 }, '`noFillLimit`'),
+    lowFillLimit: readRateLimit(o.lowFillLimit ?? { limit: 20, windowMs: 10_000 }, '`lowFillLimit`'),
+  };
+}
+
+/** Reads an "N per W ms" limit. */
+export function readRateLimit(value: unknown, field: string): RateLimit {
+  if (typeof value !== 'object' || value === null) throw new InvalidInputError(field, value, 'an object { limit, windowMs }');
+  const v = value as RateLimit;
+  return { limit: parsePositiveInteger(v.limit, `${field}.limit`), windowMs: parsePositiveInteger(v.windowMs, `${field}.windowMs`) };
+}
+
+/** Why the throttle is on: nothing traded, or a fill rate below the threshold. */
+export type ThrottleReason = 'no-fills' | 'low-fill-rate';
+
+/** A throttle in force. */
+export interface Throttle extends RateLimit {
+  readonly reason: ThrottleReason;
+}
+
+/** 24-hour totals the throttle is decided on. */
+export interface AbuseWindow {
+  /** Every place, cancel and amend request, failed ones included. */
+  readonly requests: number;
+  /** USDT traded, maker + taker, unweighted. */
+  readonly traded: Dec;
+}
+
+/**
+ * Decides the throttle from one 24-hour window (R9): more than 86,400 requests and nothing traded
+ * gives 10 per 10 s; more than 86,400 and a fill rate (traded / requests) below 0.01 gives 20 per
+ * 10 s; otherwise none. Exactly 86,400 requests never trips it.
+ *
+ * @example
+ * ```ts
+ * checkAbuse({ requests: 86_401, traded: new Dec(864) })?.limit // 20
+ * checkAbuse({ requests: 86_400, traded: new Dec(0) })          // null
+ * ```
+ */
+export function checkAbuse(window: AbuseWindow, options: AbuseOptions | AbuseConfig = {}): Throttle | null {
+  const config = resolveAbuseOptions(options);
+  if (window.requests <= config.requestThreshold) return null;
+  if (window.traded.isZero()) return { ...config.noFillLimit, reason: 'no-fills' };
+  // traded / requests < threshold, compared exactly without dividing.
+  if (window.traded.lessThan(config.fillRateThreshold.times(window.requests))) return { ...config.lowFillLimit, reason: 'low-fill-rate' };
+  return null;
+}
+
+/** One hour of an account's activity. */
+export interface HourlyActivity {
+  /** The whole UTC hour (epoch ms, or ISO text ending in Z) the counts belong to. */
+  readonly hour: number | string;
+  /** Place, cancel and amend requests in the hour, failed ones included. */
+  readonly requests: number;
+  /** USDT traded in the hour, maker + taker. @default "0" */
+  readonly traded?: DecimalInput;
+}
+
+/** The throttle decision in force at an instant. */
+export interface ThrottleState {
+  /** The instant asked about. */
+  readonly at: number;
+  /** The hourly check that decided it: [checkedAt - 24 h, checkedAt) was looked at. */
+  readonly checkedAt: number;
+  /** When the decision ends: the next hourly check. */
+  readonly until: number;
+  /** The throttle in force, or `null`. */
+  readonly throttle: Throttle | null;
+  readonly requests: number;
+  readonly traded: Dec;
+  /** traded / requests, or `null` with no request. */
+  readonly fillRate: Dec | null;
+}
+
+/** A change of the throttle at an hourly check. */
+export interface ThrottleChange {
+  readonly at: number;
+  readonly throttle: Throttle | null;
+  readonly previous: Throttle | null;
+  readonly requests: number;
+  readonly traded: Dec;
+}
+
+/** An account's abuse throttle over time. */
+export interface AbuseTimeline {
+  /** Every change, in time order: the throttle starting, changing kind or lifting. */
+  readonly changes: readonly ThrottleChange[];
+  /** The decision in force at `at`. */
+  throttleAt(at: number): ThrottleState;
+}
+
+/**
+ * The abuse throttle of one account over time (R9), from its hourly activity. Each whole hour H
+ * decides on [H - 24 h, H) what holds during [H, H + 1 h); the throttle lifts at the first check
+ * that no longer trips it. Hours may come in any order; an hour given twice is refused.
+ *
+ * @example
+ * ```ts
+ * const t = buildAbuseTimeline([{ hour: Date.UTC(2026, 10, 1), requests: 86_401 }])
+ * t.throttleAt(Date.UTC(2026, 10, 1, 1))?.throttle?.limit // 10
+ * ```
+ */
+export function buildAbuseTimeline(hours: readonly HourlyActivity[], options: AbuseOptions | AbuseConfig = {}): AbuseTimeline {
+  const config = resolveAbuseOptions(options);
+  if (!Array.isArray(hours)) throw new InvalidInputError('`hours`', hours, 'an array');
+  const rows = hours.map((h, i) => {
+    if (typeof h !== 'object' || h === null) throw new InvalidInputError(`\`hours[${i}]\``, h, 'an object { hour, requests, traded }');
+    return {
+      hour: parseUtcHour(h.hour, `\`hours[${i}].hour\``),
+      requests: parseCount(h.requests, `\`hours[${i}].requests\``),
+      traded: h.traded === undefined ? ZERO : parseNonNegativeDecimal(h.traded, `\`hours[${i}].traded\``),
+    };
+  });
+  rows.sort((a, b) => a.hour - b.hour);
+  for (let i = 1; i < rows.length; i++) {
+    if (rows[i]!.hour === rows[i - 1]!.hour) {
+      throw new InvalidInputError('`hours[].hour`', formatUtcInstant(rows[i]!.hour), 'each hour once');
+    }
+  }
+  // Prefix sums: prefix[k] totals rows[0..k), so any 24-hour window is two binary searches.
+  const at = rows.map((r) => r.hour);
+  const prefixRequests = [0];
+  const prefixTraded = [ZERO];
+  for (const r of rows) {
+    prefixRequests.push(addCounts(prefixRequests.at(-1)!, r.requests, 'requests in total'));
+    prefixTraded.push(prefixTraded.at(-1)!.plus(r.traded));
+  }
+  const before = (t: number): number => firstAtOrAfter(at, t);
+  const windowAt = (check: number): AbuseWindow => {
+    const lo = before(check - 24 * HOUR_MS);
+    const hi = before(check);
+    return { requests: prefixRequests[hi]! - prefixRequests[lo]!, traded: prefixTraded[hi]!.minus(prefixTraded[lo]!) };
+  };
+
+  const changes: ThrottleChange[] = [];
+  if (rows.length > 0) {
+    let previous = null as Throttle | null;
+    for (let check = rows[0]!.hour + HOUR_MS; check <= rows.at(-1)!.hour + 25 * HOUR_MS; check += HOUR_MS) {
+      const w = windowAt(check);
+      const throttle = checkAbuse(w, config);
+      if (throttle?.reason !== previous?.reason) {
+        changes.push({ at: check, throttle, previous, requests: w.requests, traded: w.traded });
+        previous = throttle;
+      }
+    }
+  }
+
+  return {
+    changes,
+    throttleAt(t: number): ThrottleState {
+      const instant = parseInstant(t, '`at`');
+      const checkedAt = utcHourStart(instant);
+      const w = windowAt(checkedAt);
+      return {
+        at: instant,
+        checkedAt,
+        until: checkedAt + HOUR_MS,
+        throttle: checkAbuse(w, config),
+        requests: w.requests,
+        traded: w.traded,
+        fillRate: w.requests === 0 ? null : w.traded.dividedBy(w.requests),
+      };
+    },
+  };
+}
+
+/** Index of the first element >= `t` in an ascending array (the array's length if none). */
+function firstAtOrAfter(sorted: readonly number[], t: number): number {
+  let lo = 0;
+  let hi = sorted.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1;
+    if (sorted[mid]! < t) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
+}
+
+/** The limits on futures order placement and amendment at one instant. */
+export interface PlacementLimit {
+  /** The tier's limit, requests per second (R3). */
+  readonly tierLimit: number;
+  /** The abuse throttle, if one is in force (R9). */
+  readonly throttle: Throttle | null;
+  /** Every limit that applies at once, as "N per W ms": the scheduler draws on all of them. */
+  readonly limits: readonly RateLimit[];
+  /** min(tier limit, throttle) as requests per second. */
+  readonly perSecond: Dec;
+}
+
+/**
+ * Futures placement limit: min(tier limit, throttle) (R9). Cancels are never throttled.
+ *
+ * @example
+ * ```ts
+ * placementLimit(300, { limit: 10, windowMs: 10_000, reason: 'no-fills' }).perSecond.toString() // '1'
+ * ```
+ */
+export function placementLimit(tierLimit: number, throttle: Throttle | null): PlacementLimit {
+  const perTier = parsePositiveInteger(tierLimit, '`tierLimit`');
+  const tier: RateLimit = { limit: perTier, windowMs: 1000 };
+  if (throttle === null) return { tierLimit: perTier, throttle, limits: [tier], perSecond: new Dec(perTier) };
+  const throttled = new Dec(throttle.limit).times(1000).dividedBy(throttle.windowMs);
+  return {
+    tierLimit: perTier,
+    throttle,
+    limits: [tier, { limit: throttle.limit, windowMs: throttle.windowMs }],
+    perSecond: Dec.min(throttled, perTier),
+  };
+}

@@ -1,0 +1,70 @@
+import { InvalidInputError } from '../errors.js';
+import { Dec, type DecimalInput } from './decimal.js';
+import { parsePositiveDecimal } from './parse.js';
+
+const CONTRACT_NAME = /^[A-Z0-9]+(_[A-Z0-9]+)+$/;
+
+/**
+ * The published contract coefficients (R2): BTC_USDT and ETH_USDT weigh 1; every other
+ * contract weighs {@link DEFAULT_COEFFICIENT}.
+ */
+export const DEFAULT_COEFFICIENTS: Readonly<Record<string, string>> = Object.freeze({
+  BTC_USDT: '1',
+  ETH_USDT: '1',
+});
+
+/** The coefficient of a contract missing from the table (R2): 0.4. */
+export const DEFAULT_COEFFICIENT = '0.4';
+
+/**
+ * Normalises a contract name to the API's spelling (R2): upper case, parts joined by `_`.
+ * `btc_usdt` and `BTC-USDT` are the same contract as `BTC_USDT`; names with spaces, other
+ * punctuation or a single part are refused.
+ *
+ * @example
+ * ```ts
+ * normalizeContract('btc-usdt') // 'BTC_USDT'
+ * ```
+ */
+export function normalizeContract(name: unknown, field = '`contract`'): string {
+  if (typeof name === 'string') {
+    const normal = name.toUpperCase().replaceAll('-', '_');
+    if (CONTRACT_NAME.test(normal)) return normal;
+  }
+  throw new InvalidInputError(field, name, 'a contract name such as "BTC_USDT"');
+}
+
+/** Coefficients resolved once: a table of exact decimals keyed by normalised contract name. */
+export interface CoefficientTable {
+  readonly byContract: ReadonlyMap<string, Dec>;
+  readonly fallback: Dec;
+}
+
+/**
+ * Resolves a coefficient table (R2). Every coefficient must be a positive decimal; contract names
+ * are normalised and may not repeat after normalisation.
+ *
+ * @example
+ * ```ts
+ * coefficientOf(resolveCoefficients({ SOL_USDT: '0.5' }), 'SOL_USDT').toString() // '0.5'
+ * ```
+ */
+export function resolveCoefficients(
+  table: Readonly<Record<string, DecimalInput>> = DEFAULT_COEFFICIENTS,
+  fallback: DecimalInput = DEFAULT_COEFFICIENT,
+): CoefficientTable {
+  const byContract = new Map<string, Dec>();
+  for (const [name, value] of Object.entries(table)) {
+    const contract = normalizeContract(name, '`coefficients` key');
+    if (byContract.has(contract)) {
+      throw new InvalidInputError('`coefficients` key', name, `a contract listed once (${contract} is already listed)`);
+    }
+    byContract.set(contract, parsePositiveDecimal(value, `\`coefficients.${name}\``));
+  }
+  return { byContract, fallback: parsePositiveDecimal(fallback, '`defaultCoefficient`') };
+}
+
+/** The coefficient of a (normalised) contract: its table entry, or the default. */
+export function coefficientOf(table: CoefficientTable, contract: string): Dec {
+  return table.byContract.get(contract) ?? table.fallback;
+}

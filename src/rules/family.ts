@@ -1,0 +1,154 @@
+import { InvalidInputError } from '../errors.js';
+import { type Dec, type DecimalInput } from './decimal.js';
+import { parseId, parseNonNegativeDecimal } from './parse.js';
+import {
+  type ActivityTotals, type ContractActivity, EMPTY_TOTALS, type RatioConfig, type RatioOptions, type RatioResult,
+  addTotals, compareRatio, ratioOfTotals, resolveRatioOptions, totalsOf,
+} from './ratio.js';
+import { type Tier, type TierRow, type TierTable, resolveTiers, tierOfRatio } from './tiers.js';
+import { TIERED_VIP_LEVEL, parseVipLevel } from './vip.js';
+
+/** How a family's accounts are rated (R7). */
+export type FamilyKind = 'standard' | 'broker';
+
+/** Options of a family's ratios and limits (R1-R4, R7). */
+export interface FamilyOptions extends RatioOptions {
+  /**
+   * Own 7-day volume (maker + taker, unweighted USDT) from which an account is rated by
+   * max(own ratio, aggregated ratio); below it, by the aggregated ratio. 0 applies max() to every
+   * account, as the exchange's worked example does. @default "1000000"
+   */
+  readonly ownVolumeThreshold?: DecimalInput;
+  /** `broker`: every account is rated by its own ratio only. @default "standard" */
+  readonly kind?: FamilyKind;
+  /** Tier table (R3). @default DEFAULT_TIERS */
+  readonly tiers?: TierTable | readonly TierRow[];
+}
+
+/** {@link FamilyOptions} resolved once. */
+export interface FamilyConfig {
+  readonly kind: 'family-config';
+  readonly ratio: RatioConfig;
+  readonly ownVolumeThreshold: Dec;
+  readonly familyKind: FamilyKind;
+  readonly tiers: TierTable;
+}
+
+/** Validates family options into their complete form. */
+export function resolveFamilyOptions(options: FamilyOptions | FamilyConfig = {}): FamilyConfig {
+  if ('kind' in options && options.kind === 'family-config') return options;
+  const o = options as FamilyOptions;
+  if (o.kind !== undefined && o.kind !== 'standard' && o.kind !== 'broker') {
+    throw new InvalidInputError('`kind`', o.kind, '"standard" or "broker"');
+  }
+  return {
+    kind: 'family-config',
+    ratio: resolveRatioOptions(o),
+    ownVolumeThreshold: parseNonNegativeDecimal(o.ownVolumeThreshold ?? '1000000', '`ownVolumeThreshold`'),
+    familyKind: o.kind ?? 'standard',
+    tiers: resolveTiers(o.tiers),
+  };
+}
+
+/** One account's activity over the 7-day window. */
+export interface AccountActivity {
+  /** The account's id (uid or any name). */
+  readonly account: string;
+  /** Its activity per contract. */
+  readonly contracts: readonly ContractActivity[];
+}
+
+/**
+ * Why an account has its effective ratio (R7):
+ * - `aggregated`: own volume below the threshold, so the family's aggregated ratio;
+ * - `max-own` / `max-aggregated`: at or above the threshold, max() picked its own / the aggregated ratio;
+ * - `own`: a broker family, own ratio only.
+ */
+export type RatioBasis = 'aggregated' | 'max-own' | 'max-aggregated' | 'own';
+
+/** One account's ratios, tier and limit. */
+export interface AccountRating {
+  readonly account: string;
+  /** The account's own ratio (R1 over its own activity). */
+  readonly own: RatioResult;
+  /** The ratio that sets its tier: `own` or the family's aggregated ratio. */
+  readonly effective: RatioResult;
+  readonly basis: RatioBasis;
+  /** Tier of the effective ratio (R3), or tier 1 below VIP 14 (R4). */
+  readonly tier: Tier;
+}
+
+/** A family's ratios and limits at one snapshot. */
+export interface FamilyRating {
+  /** R1 over every account's activity, main included. */
+  readonly aggregated: RatioResult;
+  /** One rating per account, in the order given. */
+  readonly accounts: readonly AccountRating[];
+}
+
+/**
+ * Rates a family from totals already summed per account (used by the timeline's windows).
+ * `vipLevel` below 14 puts every account at tier 1 (R4).
+ */
+export function rateTotals(
+  totals: ReadonlyMap<string, ActivityTotals> | readonly (readonly [string, ActivityTotals])[],
+  config: FamilyConfig,
+  vipLevel: number = TIERED_VIP_LEVEL,
+): FamilyRating {
+  const entries = [...totals];
+  let sum = EMPTY_TOTALS;
+  for (const [, t] of entries) sum = addTotals(sum, t);
+  const aggregated = ratioOfTotals(sum, config.ratio);
+  const tiered = vipLevel >= TIERED_VIP_LEVEL;
+  const accounts = entries.map(([account, t]): AccountRating => {
+    const own = ratioOfTotals(t, config.ratio);
+    let effective: RatioResult;
+    let basis: RatioBasis;
+    if (config.familyKind === 'broker') {
+      effective = own;
+      basis = 'own';
+    } else if (own.volume.lessThan(config.ownVolumeThreshold)) {
+      effective = aggregated;
+      basis = 'aggregated';
+    } else if (compareRatio(own, aggregated) > 0) {
+      effective = own;
+      basis = 'max-own';
+    } else {
+      effective = aggregated;
+      basis = 'max-aggregated';
+    }
+    return { account, own, effective, basis, tier: tiered ? tierOfRatio(effective, config.tiers) : config.tiers[0]! };
+  });
+  return { aggregated, accounts };
+}
+
+/**
+ * Ratios, tiers and limits of a main account and its sub-accounts over one 7-day window (R1-R4, R7).
+ *
+ * @example
+ * ```ts
+ * const family = rateFamily([
+ *   { account: 'A', contracts: [{ contract: 'BTC_USDT', makerVolume: '100', takerVolume: '200', place: 30 }] },
+ *   { account: 'B', contracts: [{ contract: 'BTC_USDT', makerVolume: '50', place: 40 }] },
+ * ], { ownVolumeThreshold: '0' })
+ * family.accounts[0]!.tier.limit // 250
+ * ```
+ */
+export function rateFamily(
+  accounts: readonly AccountActivity[],
+  options: FamilyOptions | FamilyConfig = {},
+  vipLevel: number = TIERED_VIP_LEVEL,
+): FamilyRating {
+  const config = resolveFamilyOptions(options);
+  const level = parseVipLevel(vipLevel);
+  if (!Array.isArray(accounts)) throw new InvalidInputError('`accounts`', accounts, 'an array');
+  const totals: [string, ActivityTotals][] = [];
+  const seen = new Set<string>();
+  for (const a of accounts) {
+    const id = parseId(a?.account, '`account`');
+    if (seen.has(id)) throw new InvalidInputError('`account`', id, 'each account once');
+    seen.add(id);
+    totals.push([id, totalsOf(a.contracts, config.ratio, ` in account ${id}`)]);
+  }
+  return rateTotals(totals, config, level);
+}

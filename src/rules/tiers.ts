@@ -1,0 +1,122 @@
+import { InvalidInputError, show } from '../errors.js';
+import type { Dec, DecimalInput } from './decimal.js';
+import { parseNonNegativeDecimal, parsePositiveInteger } from './parse.js';
+import type { RatioResult } from './ratio.js';
+
+/** One row of a tier table as a user writes it. */
+export interface TierRow {
+  /** The lowest ratio of the tier (included). The first row's must be 0. */
+  readonly minRatio: DecimalInput;
+  /** Order placement and amendment limit of the tier, requests per second. */
+  readonly limit: number;
+}
+
+/** One tier of a validated table. */
+export interface Tier {
+  /** 1 for the lowest tier. */
+  readonly tier: number;
+  /** Lowest ratio of the tier, included. */
+  readonly minRatio: Dec;
+  /** Lowest ratio of the next tier (excluded), or `null` for the top tier. */
+  readonly maxRatio: Dec | null;
+  /** Requests per second. */
+  readonly limit: number;
+}
+
+/** A validated tier table: tiers in increasing order, tier 1 first. */
+export type TierTable = readonly Tier[];
+
+/**
+ * Validates a tier table (R3): the first bound is 0, bounds increase strictly, limits are
+ * positive integers that never decrease from one tier to the next.
+ *
+ * @example
+ * ```ts
+ * const table = createTierTable([{ minRatio: '0', limit: 100 }, { minRatio: '2', limit: 300 }])
+ * ```
+ */
+export function createTierTable(rows: readonly TierRow[]): TierTable {
+  if (!Array.isArray(rows) || rows.length === 0) {
+    throw new InvalidInputError('`tiers`', rows, 'a non-empty array of { minRatio, limit }');
+  }
+  const parsed = rows.map((row: TierRow, i) => {
+    if (typeof row !== 'object' || row === null) throw new InvalidInputError(`\`tiers[${i}]\``, row, 'an object { minRatio, limit }');
+    return {
+      minRatio: parseNonNegativeDecimal(row.minRatio, `\`tiers[${i}].minRatio\``),
+      limit: parsePositiveInteger(row.limit, `\`tiers[${i}].limit\``),
+    };
+  });
+  if (!parsed[0]!.minRatio.isZero()) {
+    throw new InvalidInputError('`tiers[0].minRatio`', rows[0]!.minRatio, '0 (the first tier starts at ratio 0)');
+  }
+  for (let i = 1; i < parsed.length; i++) {
+    if (!parsed[i]!.minRatio.greaterThan(parsed[i - 1]!.minRatio)) {
+      throw new InvalidInputError(`\`tiers[${i}].minRatio\``, rows[i]!.minRatio,
+        `greater than \`tiers[${i - 1}].minRatio\` (${show(rows[i - 1]!.minRatio)}): bounds must increase strictly`);
+    }
+    if (parsed[i]!.limit < parsed[i - 1]!.limit) {
+      throw new InvalidInputError(`\`tiers[${i}].limit\``, rows[i]!.limit,
+        `at least \`tiers[${i - 1}].limit\` (${parsed[i - 1]!.limit}): a better ratio never lowers the limit`);
+    }
+  }
+  const table: TierTable = Object.freeze(parsed.map((row, i) => Object.freeze({
+    tier: i + 1,
+    minRatio: row.minRatio,
+    maxRatio: parsed[i + 1]?.minRatio ?? null,
+    limit: row.limit,
+  })));
+  validated.add(table);
+  return table;
+}
+
+const validated = new WeakSet<TierTable>();
+
+/** The published perpetual-futures tier table (R3): 100 to 400 requests per second. */
+export const DEFAULT_TIERS: TierTable = createTierTable([
+  { minRatio: '0', limit: 100 },
+  { minRatio: '1', limit: 150 },
+  { minRatio: '3', limit: 200 },
+  { minRatio: '5', limit: 250 },
+  { minRatio: '10', limit: 300 },
+  { minRatio: '20', limit: 350 },
+  { minRatio: '50', limit: 400 },
+]);
+
+/** Resolves a `tiers` option: a validated table passes through, rows are validated. */
+export function resolveTiers(tiers: TierTable | readonly TierRow[] | undefined): TierTable {
+  if (tiers === undefined) return DEFAULT_TIERS;
+  if (validated.has(tiers as TierTable)) return tiers as TierTable;
+  return createTierTable(tiers as readonly TierRow[]);
+}
+
+/**
+ * The tier of a ratio (R3). Bounds include their lower end: 1 is tier 2, 0.999... is tier 1.
+ * `null` (no counted requests) is the lowest tier.
+ *
+ * @example
+ * ```ts
+ * tierFor('8.19').limit  // 250
+ * tierFor('10.06').limit // 300
+ * ```
+ */
+export function tierFor(ratio: DecimalInput | null, tiers: TierTable = DEFAULT_TIERS): Tier {
+  if (ratio === null) return tiers[0]!;
+  const r = parseNonNegativeDecimal(ratio, '`ratio`');
+  for (let i = tiers.length - 1; i > 0; i--) {
+    if (r.greaterThanOrEqualTo(tiers[i]!.minRatio)) return tiers[i]!;
+  }
+  return tiers[0]!;
+}
+
+/**
+ * The tier of a computed ratio, compared exactly as a fraction (numerator >= bound x denominator),
+ * so that a quotient rounded for display never moves an account across a bound (R1, R3).
+ */
+export function tierOfRatio(ratio: RatioResult, tiers: TierTable = DEFAULT_TIERS): Tier {
+  if (ratio.denominator.isZero()) return tiers[0]!;
+  for (let i = tiers.length - 1; i > 0; i--) {
+    const t = tiers[i]!;
+    if (ratio.numerator.greaterThanOrEqualTo(t.minRatio.times(ratio.denominator))) return t;
+  }
+  return tiers[0]!;
+}

@@ -1,0 +1,397 @@
+import { InvalidInputError } from '../errors.js';
+import { DAY_MS, RAISE_OFFSET_MS, formatUtcInstant, parseUtcDay, utcDayStart } from './calendar.js';
+import { type AccountRating, type FamilyConfig, type FamilyOptions, rateTotals, resolveFamilyOptions } from './family.js';
+import { parseId, parseInstant } from './parse.js';
+import { type ActivityTotals, type ContractActivity, EMPTY_TOTALS, type RatioResult, addTotals, subtractTotals, totalsOf } from './ratio.js';
+import type { Tier } from './tiers.js';
+import { TIERED_VIP_LEVEL, parseVipLevel } from './vip.js';
+
+/** An account of the family. */
+export interface TimelineAccount {
+  /** The account's id. */
+  readonly id: string;
+  /** `main` for the main account (at most one). @default "sub" */
+  readonly role?: 'main' | 'sub';
+  /**
+   * When a sub-account was created (epoch ms). It is at tier 1 from then until 08:00 UTC of the
+   * next day (R8). Omit for accounts that existed before the timeline starts.
+   */
+  readonly createdAt?: number;
+}
+
+/** One account's activity on one UTC day. */
+export interface DailyActivity {
+  readonly account: string;
+  /** The UTC day: `YYYY-MM-DD` or epoch ms at 00:00 UTC. */
+  readonly day: string | number;
+  readonly contracts: readonly ContractActivity[];
+}
+
+/** A change of the family's VIP level (the main account's; sub-accounts share it, R4). */
+export interface VipChange {
+  /** Epoch ms. */
+  readonly at: number;
+  readonly level: number;
+}
+
+/** Everything the timeline is computed from. Arrays may come in any order. */
+export interface TimelineInput {
+  readonly accounts: readonly TimelineAccount[];
+  /** Daily activity. One entry per account and day; a repeat is refused. */
+  readonly activity: readonly DailyActivity[];
+  /** The VIP level before the first change. @default 14 */
+  readonly vipLevel?: number;
+  /** VIP changes; two at the same instant are refused. @default [] */
+  readonly vipChanges?: readonly VipChange[];
+}
+
+/**
+ * Why a limit changed:
+ * - `raised-at-0800`: a better snapshot tier takes effect at 08:00 UTC (R5);
+ * - `lowered-at-snapshot`: a worse snapshot tier takes effect at once, at 00:00 UTC (R5);
+ * - `vip-below-14`: the VIP level fell below 14, tier 1 at once (R6);
+ * - `vip-restored`: the VIP level rose to 14 or more, the latest snapshot's tier at once (R6);
+ * - `new-sub-account`: a sub-account was created, tier 1 (R8);
+ * - `new-sub-account-rules-begin`: 08:00 UTC of the day after its creation, R5-R7 apply (R8).
+ */
+export type ChangeReason =
+  | 'raised-at-0800'
+  | 'lowered-at-snapshot'
+  | 'vip-below-14'
+  | 'vip-restored'
+  | 'new-sub-account'
+  | 'new-sub-account-rules-begin';
+
+/** One change of an account's limit. */
+export interface LimitChange {
+  /** Epoch ms from which the new limit is in force. */
+  readonly at: number;
+  readonly account: string;
+  readonly tier: Tier;
+  /** Requests per second (the tier's limit). */
+  readonly limit: number;
+  /** The tier before, or `null` when the account is created. */
+  readonly previousTier: Tier | null;
+  readonly reason: ChangeReason;
+  /** The latest snapshot's rating of the account, or `null` before the first snapshot. */
+  readonly rating: AccountRating | null;
+}
+
+/** The limit in force for an account at an instant. */
+export interface LimitState {
+  readonly account: string;
+  /** The instant asked about. */
+  readonly at: number;
+  readonly tier: Tier;
+  /** Requests per second. */
+  readonly limit: number;
+  /** The change that set it, or `null` while nothing has changed since the start (tier 1, no history). */
+  readonly since: LimitChange | null;
+  /** The VIP level at `at`. */
+  readonly vipLevel: number;
+  /** The latest snapshot's rating of the account at `at`, or `null` before the first one. */
+  readonly rating: AccountRating | null;
+}
+
+/** A family's snapshot at 00:00 UTC of a day (R5). */
+export interface Snapshot {
+  /** 00:00 UTC of the day, epoch ms. The window is [day - 7 days, day). */
+  readonly day: number;
+  readonly aggregated: RatioResult;
+  readonly accounts: readonly AccountRating[];
+}
+
+/** A computed limit timeline: answers any instant by binary search, without replaying history. */
+export interface Timeline {
+  /** 00:00 UTC of the first day the input mentions. Before it every account is at tier 1. */
+  readonly start: number;
+  /** Every change, in time order (ties by account id). */
+  readonly changes: readonly LimitChange[];
+  /** Every snapshot taken, in day order. */
+  readonly snapshots: readonly Snapshot[];
+  /** The limit in force for `account` at `at` (epoch ms). */
+  limitAt(account: string, at: number): LimitState;
+  /** The VIP level in force at `at`. */
+  vipLevelAt(at: number): number;
+}
+
+// Events at one instant are applied in this order, then each account's change is recorded once.
+const enum Kind { Create = 0, Vip = 1, Snapshot = 2, Raise = 3, RulesBegin = 4 }
+interface Event { readonly at: number; readonly kind: Kind; readonly account?: string; readonly level?: number; readonly day?: number }
+
+interface AccountState {
+  created: boolean;
+  newSubUntil: number;
+  /** Tier by R5 alone (lowered at the snapshot, raised at 08:00), before the R6/R8 overrides. */
+  ratioTier: Tier;
+  snapshot: AccountRating | null;
+  inForce: Tier;
+}
+
+/**
+ * Computes the limit timeline of a family (R5, R6, R8 over R1-R4, R7): every snapshot at 00:00
+ * UTC over the 7 days before it, raises at 08:00, lowerings at once, VIP changes and new
+ * sub-accounts. Queries then cost a binary search.
+ *
+ * @example
+ * ```ts
+ * const timeline = buildTimeline({
+ *   accounts: [{ id: 'main', role: 'main' }],
+ *   activity: [{ account: 'main', day: '2026-11-01', contracts: [{ contract: 'BTC_USDT', makerVolume: '600', place: 100 }] }],
+ * })
+ * timeline.limitAt('main', Date.parse('2026-11-02T07:59:59.999Z')).limit // 100
+ * timeline.limitAt('main', Date.parse('2026-11-02T08:00:00.000Z')).limit // 250
+ * ```
+ */
+export function buildTimeline(input: TimelineInput, options: FamilyOptions | FamilyConfig = {}): Timeline {
+  const config = resolveFamilyOptions(options);
+  if (typeof input !== 'object' || input === null) throw new InvalidInputError('`input`', input, 'an object');
+  const accounts = readAccounts(input.accounts);
+  const initialVip = parseVipLevel(input.vipLevel ?? TIERED_VIP_LEVEL, '`vipLevel`');
+  const vipChanges = readVipChanges(input.vipChanges ?? []);
+  const days = readActivity(input.activity, accounts, config);
+
+  const ids = [...accounts.keys()].sort();
+  const mentioned = [
+    ...days.keys(),
+    ...vipChanges.map((v) => utcDayStart(v.at)),
+    ...[...accounts.values()].flatMap((a) => (a.createdAt === undefined ? [] : [utcDayStart(a.createdAt)])),
+  ];
+  const start = mentioned.length === 0 ? 0 : Math.min(...mentioned);
+
+  const events: Event[] = [];
+  for (const v of vipChanges) events.push({ at: v.at, kind: Kind.Vip, level: v.level });
+  for (const id of ids) {
+    const created = accounts.get(id)!.createdAt;
+    if (created === undefined) continue;
+    events.push({ at: created, kind: Kind.Create, account: id });
+    events.push({ at: utcDayStart(created) + DAY_MS + RAISE_OFFSET_MS, kind: Kind.RulesBegin, account: id });
+  }
+
+  // Rolling 7-day windows of every account, one snapshot per day from the day after the first
+  // activity to the day the last activity leaves the window.
+  const snapshots: Snapshot[] = [];
+  if (days.size > 0) {
+    const first = Math.min(...days.keys());
+    const last = Math.max(...days.keys());
+    const window = new Map<string, ActivityTotals>(ids.map((id) => [id, EMPTY_TOTALS]));
+    for (let day = first + DAY_MS; day <= last + 8 * DAY_MS; day += DAY_MS) {
+      const entering = days.get(day - DAY_MS);
+      const leaving = days.get(day - 8 * DAY_MS);
+      for (const id of ids) {
+        let t = window.get(id)!;
+        const inT = entering?.get(id);
+        const outT = leaving?.get(id);
+        if (inT !== undefined) t = addTotals(t, inT);
+        if (outT !== undefined) t = subtractTotals(t, outT);
+        window.set(id, t);
+      }
+      const present = ids.filter((id) => {
+        const c = accounts.get(id)!.createdAt;
+        return c === undefined || c <= day;
+      });
+      const rating = rateTotals(present.map((id) => [id, window.get(id)!] as const), config);
+      snapshots.push({ day, aggregated: rating.aggregated, accounts: rating.accounts });
+      events.push({ at: day, kind: Kind.Snapshot, day: snapshots.length - 1 });
+      events.push({ at: day + RAISE_OFFSET_MS, kind: Kind.Raise, day: snapshots.length - 1 });
+    }
+  }
+  events.sort((a, b) => a.at - b.at || a.kind - b.kind || (a.account ?? '').localeCompare(b.account ?? ''));
+
+  const tier1 = config.tiers[0]!;
+  const state = new Map<string, AccountState>();
+  for (const id of ids) {
+    state.set(id, {
+      created: accounts.get(id)!.createdAt === undefined,
+      newSubUntil: -Infinity,
+      ratioTier: tier1,
+      snapshot: null,
+      inForce: tier1,
+    });
+  }
+  let vip = initialVip;
+  const vipAt: number[] = [];
+  const vipLevels: number[] = [];
+  const changes: LimitChange[] = [];
+  const perAccount = new Map<string, LimitChange[]>(ids.map((id) => [id, []]));
+
+  for (let i = 0; i < events.length;) {
+    const at = events[i]!.at;
+    const reasons = new Map<string, ChangeReason>();
+    const before = new Map<string, Tier | null>(ids.map((id) => [id, state.get(id)!.created ? state.get(id)!.inForce : null]));
+    for (; i < events.length && events[i]!.at === at; i++) {
+      const e = events[i]!;
+      switch (e.kind) {
+        case Kind.Create: {
+          const s = state.get(e.account!)!;
+          s.created = true;
+          s.newSubUntil = utcDayStart(at) + DAY_MS + RAISE_OFFSET_MS;
+          s.ratioTier = tier1;
+          reasons.set(e.account!, 'new-sub-account');
+          break;
+        }
+        case Kind.Vip: {
+          const wasTiered = vip >= TIERED_VIP_LEVEL;
+          vip = e.level!;
+          vipAt.push(at);
+          vipLevels.push(vip);
+          const isTiered = vip >= TIERED_VIP_LEVEL;
+          if (wasTiered && !isTiered) for (const id of ids) reasons.set(id, 'vip-below-14');
+          if (!wasTiered && isTiered) {
+            for (const id of ids) {
+              const s = state.get(id)!;
+              s.ratioTier = s.snapshot?.tier ?? tier1;
+              reasons.set(id, 'vip-restored');
+            }
+          }
+          break;
+        }
+        case Kind.Snapshot: {
+          for (const rating of snapshots[e.day!]!.accounts) {
+            const s = state.get(rating.account)!;
+            s.snapshot = rating;
+            if (rating.tier.tier < s.ratioTier.tier) {
+              s.ratioTier = rating.tier;
+              reasons.set(rating.account, 'lowered-at-snapshot');
+            }
+          }
+          break;
+        }
+        case Kind.Raise: {
+          for (const rating of snapshots[e.day!]!.accounts) {
+            const s = state.get(rating.account)!;
+            if (rating.tier.tier > s.ratioTier.tier) {
+              s.ratioTier = rating.tier;
+              reasons.set(rating.account, 'raised-at-0800');
+            }
+          }
+          break;
+        }
+        case Kind.RulesBegin:
+          reasons.set(e.account!, 'new-sub-account-rules-begin');
+          break;
+      }
+    }
+    for (const id of ids) {
+      const s = state.get(id)!;
+      if (!s.created) continue;
+      s.inForce = vip < TIERED_VIP_LEVEL || at < s.newSubUntil ? tier1 : s.ratioTier;
+      const previous = before.get(id)!;
+      if (previous !== null && previous.tier === s.inForce.tier) continue;
+      const reason = reasons.get(id);
+      if (reason === undefined) continue;
+      const change: LimitChange = {
+        at, account: id, tier: s.inForce, limit: s.inForce.limit, previousTier: previous, reason, rating: s.snapshot,
+      };
+      changes.push(change);
+      perAccount.get(id)!.push(change);
+    }
+  }
+
+  const snapshotDays = snapshots.map((s) => s.day);
+  const vipLevelAt = (at: number): number => {
+    const k = lastAtOrBefore(vipAt, at);
+    return k < 0 ? initialVip : vipLevels[k]!;
+  };
+  const perAccountAt = new Map<string, number[]>([...perAccount].map(([id, list]) => [id, list.map((c) => c.at)]));
+
+  return {
+    start,
+    changes,
+    snapshots,
+    vipLevelAt(at: number): number {
+      return vipLevelAt(parseInstant(at, '`at`'));
+    },
+    limitAt(account: string, at: number): LimitState {
+      const instant = parseInstant(at, '`at`');
+      const list = perAccount.get(account);
+      if (list === undefined) throw new InvalidInputError('`account`', account, `an account of the timeline (${ids.join(', ')})`);
+      const created = accounts.get(account)!.createdAt;
+      if (created !== undefined && instant < created) {
+        throw new InvalidInputError('`at`', instant, `an instant at or after ${account} was created (${formatUtcInstant(created)})`);
+      }
+      const k = lastAtOrBefore(perAccountAt.get(account)!, instant);
+      const since = k < 0 ? null : list[k]!;
+      const tier = since?.tier ?? tier1;
+      const d = lastAtOrBefore(snapshotDays, instant);
+      const rating = d < 0 ? null : (snapshots[d]!.accounts.find((r) => r.account === account) ?? null);
+      return { account, at: instant, tier, limit: tier.limit, since, vipLevel: vipLevelAt(instant), rating };
+    },
+  };
+}
+
+/** Index of the last element <= `at` in an ascending array, or -1. */
+function lastAtOrBefore(sorted: readonly number[], at: number): number {
+  let lo = 0;
+  let hi = sorted.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1;
+    if (sorted[mid]! <= at) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo - 1;
+}
+
+interface ReadAccount { readonly id: string; readonly createdAt: number | undefined }
+
+function readAccounts(list: unknown): Map<string, ReadAccount> {
+  if (!Array.isArray(list) || list.length === 0) throw new InvalidInputError('`accounts`', list, 'a non-empty array');
+  const out = new Map<string, ReadAccount>();
+  let main: string | undefined;
+  for (const [i, a] of (list as TimelineAccount[]).entries()) {
+    if (typeof a !== 'object' || a === null) throw new InvalidInputError(`\`accounts[${i}]\``, a, 'an object { id, role?, createdAt? }');
+    const id = parseId(a.id, `\`accounts[${i}].id\``);
+    if (out.has(id)) throw new InvalidInputError(`\`accounts[${i}].id\``, id, 'an id listed once');
+    const role = a.role ?? 'sub';
+    if (role !== 'main' && role !== 'sub') throw new InvalidInputError(`\`accounts[${i}].role\``, a.role, '"main" or "sub"');
+    if (role === 'main') {
+      if (main !== undefined) throw new InvalidInputError(`\`accounts[${i}].role\``, role, `"sub" (${main} is the main account)`);
+      main = id;
+    }
+    let createdAt: number | undefined;
+    if (a.createdAt !== undefined) {
+      if (role === 'main') throw new InvalidInputError(`\`accounts[${i}].createdAt\``, a.createdAt, 'absent for the main account (R8 is about sub-accounts)');
+      createdAt = parseInstant(a.createdAt, `\`accounts[${i}].createdAt\``);
+    }
+    out.set(id, { id, createdAt });
+  }
+  return out;
+}
+
+function readVipChanges(list: unknown): VipChange[] {
+  if (!Array.isArray(list)) throw new InvalidInputError('`vipChanges`', list, 'an array');
+  const out = (list as VipChange[]).map((v, i) => {
+    if (typeof v !== 'object' || v === null) throw new InvalidInputError(`\`vipChanges[${i}]\``, v, 'an object { at, level }');
+    return { at: parseInstant(v.at, `\`vipChanges[${i}].at\``), level: parseVipLevel(v.level, `\`vipChanges[${i}].level\``) };
+  });
+  out.sort((a, b) => a.at - b.at);
+  for (let i = 1; i < out.length; i++) {
+    if (out[i]!.at === out[i - 1]!.at) {
+      throw new InvalidInputError('`vipChanges[].at`', out[i]!.at, `one VIP change per instant (two at ${formatUtcInstant(out[i]!.at)})`);
+    }
+  }
+  return out;
+}
+
+function readActivity(list: unknown, accounts: ReadonlyMap<string, ReadAccount>, config: FamilyConfig): Map<number, Map<string, ActivityTotals>> {
+  if (!Array.isArray(list)) throw new InvalidInputError('`activity`', list, 'an array');
+  const days = new Map<number, Map<string, ActivityTotals>>();
+  for (const [i, entry] of (list as DailyActivity[]).entries()) {
+    if (typeof entry !== 'object' || entry === null) throw new InvalidInputError(`\`activity[${i}]\``, entry, 'an object { account, day, contracts }');
+    const account = accounts.get(entry.account);
+    if (account === undefined) {
+      throw new InvalidInputError(`\`activity[${i}].account\``, entry.account, `an account listed in \`accounts\` (${[...accounts.keys()].join(', ')})`);
+    }
+    const day = parseUtcDay(entry.day, `\`activity[${i}].day\``);
+    if (account.createdAt !== undefined && day < utcDayStart(account.createdAt)) {
+      throw new InvalidInputError(`\`activity[${i}].day\``, entry.day, `a day on or after ${account.id} was created (${formatUtcInstant(account.createdAt)})`);
+    }
+    let byAccount = days.get(day);
+    if (byAccount === undefined) days.set(day, (byAccount = new Map()));
+    if (byAccount.has(account.id)) {
+      throw new InvalidInputError(`\`activity[${i}]\``, `${account.id} on ${String(entry.day)}`, 'one entry per account and day (this one repeats)');
+    }
+    byAccount.set(account.id, totalsOf(entry.contracts, config.ratio, ` in \`activity[${i}]\` (${account.id}, ${String(entry.day)})`));
+  }
+  return days;
+}

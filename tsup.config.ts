@@ -1,0 +1,11 @@
+import { defineConfig } from 'tsup';
+
+export default defineConfig({
+  entry: { index: 'src/index.ts', 'cli/main': 'src/cli/main.ts' },
+  format: ['esm', 'cjs'],
+  dts: { entry: { index: 'src/index.ts' } },
+  target: 'node20',
+  clean: true,
+  sourcemap: true,
+  splitting: false,
+});
