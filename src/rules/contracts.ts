@@ -27,11 +27,17 @@ export const DEFAULT_COEFFICIENT = '0.4';
  * ```
  */
 export function normalizeContract(name: unknown, field = '`contract`'): string {
-  if (typeof name === 'string') {
-    const normal = name.toUpperCase().replaceAll('-', '_');
-    if (CONTRACT_NAME.test(normal)) return normal;
-  }
-  throw new InvalidInputError(field, name, 'a contract name such as "BTC_USDT"');
+  const normal = contractName(name);
+  if (normal === undefined) throw new InvalidInputError(field, name, 'a contract name such as "BTC_USDT"');
+  return normal;
+}
+
+/** {@link normalizeContract} without the error: the normalised name, or undefined. */
+export function contractName(name: unknown): string | undefined {
+  if (typeof name !== 'string') return undefined;
+  if (CONTRACT_NAME.test(name)) return name;
+  const normal = name.toUpperCase().replaceAll('-', '_');
+  return CONTRACT_NAME.test(normal) ? normal : undefined;
 }
 
 /** Coefficients resolved once: a table of exact decimals keyed by normalised contract name. */

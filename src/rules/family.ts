@@ -1,9 +1,10 @@
 import { InvalidInputError } from '../errors.js';
-import { type Dec, type DecimalInput } from './decimal.js';
+import type { DecimalInput } from './decimal.js';
+import { type Fixed, fixedCmp, fixedFromDec } from './fixed.js';
 import { parseId, parseNonNegativeDecimal } from './parse.js';
 import {
   type ActivityTotals, type ContractActivity, EMPTY_TOTALS, type RatioConfig, type RatioOptions, type RatioResult,
-  addTotals, compareRatio, ratioOfTotals, resolveRatioOptions, totalsOf,
+  addTotals, compareRatio, fractionOf, ratioOfTotals, resolveRatioOptions, totalsOf,
 } from './ratio.js';
 import { type Tier, type TierRow, type TierTable, resolveTiers, tierOfRatio } from './tiers.js';
 import { TIERED_VIP_LEVEL, parseVipLevel } from './vip.js';
@@ -29,7 +30,7 @@ export interface FamilyOptions extends RatioOptions {
 export interface FamilyConfig {
   readonly kind: 'family-config';
   readonly ratio: RatioConfig;
-  readonly ownVolumeThreshold: Dec;
+  readonly ownVolumeThreshold: Fixed;
   readonly familyKind: FamilyKind;
   readonly tiers: TierTable;
 }
@@ -44,7 +45,7 @@ export function resolveFamilyOptions(options: FamilyOptions | FamilyConfig = {})
   return {
     kind: 'family-config',
     ratio: resolveRatioOptions(o),
-    ownVolumeThreshold: parseNonNegativeDecimal(o.ownVolumeThreshold ?? '1000000', '`ownVolumeThreshold`'),
+    ownVolumeThreshold: fixedFromDec(parseNonNegativeDecimal(o.ownVolumeThreshold ?? '1000000', '`ownVolumeThreshold`')),
     familyKind: o.kind ?? 'standard',
     tiers: resolveTiers(o.tiers),
   };
@@ -87,39 +88,57 @@ export interface FamilyRating {
 }
 
 /**
- * Rates a family from totals already summed per account (used by the timeline's windows).
- * `vipLevel` below 14 puts every account at tier 1 (R4).
+ * Rates a family from totals already summed per account (`ids[i]` has `totals[i]`), as the
+ * timeline does for every window. `vipLevel` below 14 puts every account at tier 1 (R4).
  */
 export function rateTotals(
-  totals: ReadonlyMap<string, ActivityTotals> | readonly (readonly [string, ActivityTotals])[],
+  ids: readonly string[],
+  totals: readonly ActivityTotals[],
   config: FamilyConfig,
   vipLevel: number = TIERED_VIP_LEVEL,
 ): FamilyRating {
-  const entries = [...totals];
   let sum = EMPTY_TOTALS;
-  for (const [, t] of entries) sum = addTotals(sum, t);
+  for (const t of totals) sum = addTotals(sum, t);
   const aggregated = ratioOfTotals(sum, config.ratio);
   const tiered = vipLevel >= TIERED_VIP_LEVEL;
-  const accounts = entries.map(([account, t]): AccountRating => {
-    const own = ratioOfTotals(t, config.ratio);
-    let effective: RatioResult;
-    let basis: RatioBasis;
-    if (config.familyKind === 'broker') {
-      effective = own;
-      basis = 'own';
-    } else if (own.volume.lessThan(config.ownVolumeThreshold)) {
-      effective = aggregated;
-      basis = 'aggregated';
-    } else if (compareRatio(own, aggregated) > 0) {
-      effective = own;
-      basis = 'max-own';
-    } else {
-      effective = aggregated;
-      basis = 'max-aggregated';
-    }
-    return { account, own, effective, basis, tier: tiered ? tierOfRatio(effective, config.tiers) : config.tiers[0]! };
-  });
+  const aggregatedTier = tiered && config.familyKind !== 'broker' ? tierOfRatio(aggregated, config.tiers) : config.tiers[0]!;
+  const accounts = ids.map((account, i) => rateAccount(account, totals[i]!, sum, aggregated, aggregatedTier, config, tiered));
   return { aggregated, accounts };
+}
+
+/**
+ * Rates one account of a family given the family's summed totals, aggregated ratio and its tier
+ * (R7): broker families by the own ratio; otherwise the aggregated ratio below the volume
+ * threshold and max(own, aggregated) from it.
+ */
+export function rateAccount(
+  account: string,
+  totals: ActivityTotals,
+  familyTotals: ActivityTotals,
+  aggregated: RatioResult,
+  aggregatedTier: Tier,
+  config: FamilyConfig,
+  tiered: boolean,
+): AccountRating {
+  // An account with exactly the family's activity shares its ratio object.
+  const own = totals === familyTotals ? aggregated : ratioOfTotals(totals, config.ratio);
+  let effective: RatioResult;
+  let basis: RatioBasis;
+  if (config.familyKind === 'broker') {
+    effective = own;
+    basis = 'own';
+  } else if (fixedCmp(fractionOf(own).volume, config.ownVolumeThreshold) < 0) {
+    effective = aggregated;
+    basis = 'aggregated';
+  } else if (compareRatio(own, aggregated) > 0) {
+    effective = own;
+    basis = 'max-own';
+  } else {
+    effective = aggregated;
+    basis = 'max-aggregated';
+  }
+  const tier = !tiered ? config.tiers[0]! : effective === aggregated ? aggregatedTier : tierOfRatio(effective, config.tiers);
+  return { account, own, effective, basis, tier };
 }
 
 /**
@@ -142,13 +161,15 @@ export function rateFamily(
   const config = resolveFamilyOptions(options);
   const level = parseVipLevel(vipLevel);
   if (!Array.isArray(accounts)) throw new InvalidInputError('`accounts`', accounts, 'an array');
-  const totals: [string, ActivityTotals][] = [];
+  const ids: string[] = [];
+  const totals: ActivityTotals[] = [];
   const seen = new Set<string>();
   for (const a of accounts) {
     const id = parseId(a?.account, '`account`');
     if (seen.has(id)) throw new InvalidInputError('`account`', id, 'each account once');
     seen.add(id);
-    totals.push([id, totalsOf(a.contracts, config.ratio, ` in account ${id}`)]);
+    ids.push(id);
+    totals.push(totalsOf(a.contracts, config.ratio, ` in account ${id}`));
   }
-  return rateTotals(totals, config, level);
+  return rateTotals(ids, totals, config, level);
 }

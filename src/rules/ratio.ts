@@ -1,7 +1,8 @@
 import { InvalidInputError } from '../errors.js';
-import { type CoefficientTable, coefficientOf, normalizeContract, resolveCoefficients } from './contracts.js';
-import { Dec, type DecimalInput, ZERO } from './decimal.js';
-import { addCounts, parseCount, parseNonNegativeDecimal } from './parse.js';
+import { type CoefficientTable, contractName, normalizeContract, resolveCoefficients } from './contracts.js';
+import type { Dec, DecimalInput } from './decimal.js';
+import { type Fixed, FIXED_ZERO, FixedSum, fixedAdd, fixedCmp, fixedFromDec, fixedMul, fixedMulInt, fixedSub, toDec } from './fixed.js';
+import { addCounts, parseNonNegativeDecimal } from './parse.js';
 
 /**
  * One contract's activity over some period: USDT volumes as maker and taker, and the order
@@ -40,12 +41,13 @@ export interface RatioOptions {
   readonly countCancels?: boolean;
 }
 
-/** {@link RatioOptions} resolved and validated once. */
+/** {@link RatioOptions} resolved and validated once. Opaque: build it with {@link resolveRatioOptions}. */
 export interface RatioConfig {
   readonly kind: 'ratio-config';
-  readonly makerWeight: Dec;
-  readonly takerWeight: Dec;
+  readonly makerWeight: Fixed;
+  readonly takerWeight: Fixed;
   readonly coefficients: CoefficientTable;
+  readonly coefficientOf: (contract: string) => Fixed;
   readonly countCancels: boolean;
 }
 
@@ -64,11 +66,17 @@ export function resolveRatioOptions(options: RatioOptions | RatioConfig = {}): R
   if (o.countCancels !== undefined && typeof o.countCancels !== 'boolean') {
     throw new InvalidInputError('`countCancels`', o.countCancels, 'a boolean');
   }
+  const makerWeight = fixedFromDec(parseNonNegativeDecimal(o.makerWeight ?? '1', '`makerWeight`'));
+  const takerWeight = fixedFromDec(parseNonNegativeDecimal(o.takerWeight ?? '0.9', '`takerWeight`'));
+  const coefficients = resolveCoefficients(o.coefficients, o.defaultCoefficient);
+  const fixed = new Map([...coefficients.byContract].map(([c, d]) => [c, fixedFromDec(d)]));
+  const fallback = fixedFromDec(coefficients.fallback);
   return {
     kind: 'ratio-config',
-    makerWeight: parseNonNegativeDecimal(o.makerWeight ?? '1', '`makerWeight`'),
-    takerWeight: parseNonNegativeDecimal(o.takerWeight ?? '0.9', '`takerWeight`'),
-    coefficients: resolveCoefficients(o.coefficients, o.defaultCoefficient),
+    makerWeight,
+    takerWeight,
+    coefficients,
+    coefficientOf: (contract) => fixed.get(contract) ?? fallback,
     countCancels: o.countCancels ?? true,
   };
 }
@@ -76,40 +84,41 @@ export function resolveRatioOptions(options: RatioOptions | RatioConfig = {}): R
 /**
  * Additive totals of activity: everything the ratio needs, and nothing it does not. Totals of two
  * periods or two accounts add up ({@link addTotals}), which is how windows and families are summed.
+ * Amounts are exact {@link Fixed} decimals.
  */
 export interface ActivityTotals {
   /** Sum of maker volume, USDT. */
-  readonly maker: Dec;
+  readonly maker: Fixed;
   /** Sum of taker volume, USDT. */
-  readonly taker: Dec;
+  readonly taker: Fixed;
   /** Sum over contracts of counted requests times coefficient: the ratio's denominator. */
-  readonly weightedRequests: Dec;
+  readonly weightedRequests: Fixed;
   /** Counted requests, unweighted. */
   readonly requests: number;
 }
 
 /** Totals of no activity. */
-export const EMPTY_TOTALS: ActivityTotals = Object.freeze({ maker: ZERO, taker: ZERO, weightedRequests: ZERO, requests: 0 });
+export const EMPTY_TOTALS: ActivityTotals = Object.freeze({ maker: FIXED_ZERO, taker: FIXED_ZERO, weightedRequests: FIXED_ZERO, requests: 0 });
 
 /** Adds two totals. */
 export function addTotals(a: ActivityTotals, b: ActivityTotals): ActivityTotals {
-  if (b.requests === 0 && b.maker.isZero() && b.taker.isZero()) return a;
-  if (a.requests === 0 && a.maker.isZero() && a.taker.isZero()) return b;
+  if (b === EMPTY_TOTALS) return a;
+  if (a === EMPTY_TOTALS) return b;
   return {
-    maker: a.maker.plus(b.maker),
-    taker: a.taker.plus(b.taker),
-    weightedRequests: a.weightedRequests.plus(b.weightedRequests),
+    maker: fixedAdd(a.maker, b.maker),
+    taker: fixedAdd(a.taker, b.taker),
+    weightedRequests: fixedAdd(a.weightedRequests, b.weightedRequests),
     requests: addCounts(a.requests, b.requests, 'counted requests'),
   };
 }
 
 /** Subtracts totals `b` (a part of `a`) from `a`. */
 export function subtractTotals(a: ActivityTotals, b: ActivityTotals): ActivityTotals {
-  if (b.requests === 0 && b.maker.isZero() && b.taker.isZero()) return a;
+  if (b === EMPTY_TOTALS) return a;
   return {
-    maker: a.maker.minus(b.maker),
-    taker: a.taker.minus(b.taker),
-    weightedRequests: a.weightedRequests.minus(b.weightedRequests),
+    maker: fixedSub(a.maker, b.maker),
+    taker: fixedSub(a.taker, b.taker),
+    weightedRequests: fixedSub(a.weightedRequests, b.weightedRequests),
     requests: a.requests - b.requests,
   };
 }
@@ -119,42 +128,64 @@ export function subtractTotals(a: ActivityTotals, b: ActivityTotals): ActivityTo
  * (after name normalisation); a repeat is refused rather than merged, since it is far more often
  * a mistake (a row pasted twice) than two halves of one figure. `where` names the list in errors.
  */
-export function totalsOf(activity: readonly ContractActivity[], config: RatioConfig, where = ''): ActivityTotals {
-  if (!Array.isArray(activity)) throw new InvalidInputError(`\`contracts\`${where}`, activity, 'an array');
-  const seen = new Set<string>();
-  let maker = ZERO;
-  let taker = ZERO;
+export function totalsOf(activity: readonly ContractActivity[], config: RatioConfig, place: string | (() => string) = ''): ActivityTotals {
+  // The list's name is only built when an error needs it.
+  const where = (): string => (typeof place === 'string' ? place : place());
+  if (!Array.isArray(activity)) throw new InvalidInputError(`\`contracts\`${where()}`, activity, 'an array');
+  if (activity.length === 0) return EMPTY_TOTALS;
+  // Short lists (the common case: a few contracts a day) find repeats by scanning, long ones by a Set.
+  const seen: string[] | Set<string> = activity.length <= 16 ? [] : new Set<string>();
+  const maker = new FixedSum();
+  const taker = new FixedSum();
   let requests = 0;
-  // Requests are integers: sum them per coefficient and multiply once per coefficient, which is
-  // exact and far cheaper than one decimal product per contract.
-  const perCoefficient = new Map<Dec, number>();
+  // Requests are integers: sum them per coefficient and multiply once per coefficient.
+  const coefficients: Fixed[] = [];
+  const counts: number[] = [];
   for (const entry of activity) {
     if (typeof entry !== 'object' || entry === null) {
-      throw new InvalidInputError(`a contract entry${where}`, entry, 'an object');
+      throw new InvalidInputError(`a contract entry${where()}`, entry, 'an object');
     }
-    const contract = normalizeContract(entry.contract, `\`contract\`${where}`);
-    const of = ` of ${contract}${where}`;
-    if (seen.has(contract)) {
-      throw new InvalidInputError(`\`contract\`${where}`, entry.contract, `each contract once per list (${contract} appears twice)`);
+    const contract = contractName(entry.contract) ?? normalizeContract(entry.contract, `\`contract\`${where()}`);
+    if (Array.isArray(seen) ? seen.includes(contract) : seen.has(contract)) {
+      throw new InvalidInputError(`\`contract\`${where()}`, entry.contract, `each contract once per list (${contract} appears twice)`);
     }
-    seen.add(contract);
-    const m = entry.makerVolume === undefined ? ZERO : parseNonNegativeDecimal(entry.makerVolume, `\`makerVolume\`${of}`);
-    const t = entry.takerVolume === undefined ? ZERO : parseNonNegativeDecimal(entry.takerVolume, `\`takerVolume\`${of}`);
-    const place = entry.place === undefined ? 0 : parseCount(entry.place, `\`place\`${of}`);
-    const amend = entry.amend === undefined ? 0 : parseCount(entry.amend, `\`amend\`${of}`);
-    const cancel = entry.cancel === undefined ? 0 : parseCount(entry.cancel, `\`cancel\`${of}`);
-    if (!m.isZero()) maker = maker.plus(m);
-    if (!t.isZero()) taker = taker.plus(t);
-    const counted = addCounts(addCounts(place, amend, `requests${of}`), config.countCancels ? cancel : 0, `requests${of}`);
+    if (Array.isArray(seen)) seen.push(contract);
+    else seen.add(contract);
+    if (entry.makerVolume !== undefined) addAmount(maker, entry.makerVolume, 'makerVolume', contract, where);
+    if (entry.takerVolume !== undefined) addAmount(taker, entry.takerVolume, 'takerVolume', contract, where);
+    const counted = count(entry.place, 'place', contract, where) + count(entry.amend, 'amend', contract, where) +
+      (config.countCancels ? count(entry.cancel, 'cancel', contract, where) : 0);
     if (counted > 0) {
-      const coefficient = coefficientOf(config.coefficients, contract);
-      perCoefficient.set(coefficient, addCounts(perCoefficient.get(coefficient) ?? 0, counted, `requests${where}`));
-      requests = addCounts(requests, counted, `requests${where}`);
+      const coefficient = config.coefficientOf(contract);
+      const k = coefficients.indexOf(coefficient);
+      if (k < 0) {
+        coefficients.push(coefficient);
+        counts.push(counted);
+      } else {
+        counts[k] = counts[k]! + counted;
+      }
+      requests += counted;
+      if (!Number.isSafeInteger(requests)) throw new InvalidInputError(`counted requests${where()}`, requests, 'a total below 2^53');
     }
   }
-  let weightedRequests = ZERO;
-  for (const [coefficient, count] of perCoefficient) weightedRequests = weightedRequests.plus(coefficient.times(count));
-  return { maker, taker, weightedRequests, requests };
+  let weightedRequests = FIXED_ZERO;
+  for (let k = 0; k < coefficients.length; k++) weightedRequests = fixedAdd(weightedRequests, fixedMulInt(coefficients[k]!, counts[k]!));
+  return { maker: maker.value(), taker: taker.value(), weightedRequests, requests };
+}
+
+/** Reads an optional request count; the field is named only when it is refused. */
+function count(value: number | undefined, field: string, contract: string, where: () => string): number {
+  if (value === undefined) return 0;
+  // Counts below 2^50 keep every sum of three exact.
+  if (typeof value === 'number' && Number.isSafeInteger(value) && value >= 0 && value < 2 ** 50) return value;
+  const huge = typeof value === 'number' && Number.isSafeInteger(value) && value >= 0;
+  throw new InvalidInputError(`\`${field}\` of ${contract}${where()}`, value, huge ? 'a non-negative integer below 2^50' : 'a non-negative integer');
+}
+
+/** Adds a non-negative amount: plain text the fast way, anything else validated by decimal.js. */
+function addAmount(sum: FixedSum, value: DecimalInput, field: string, contract: string, where: () => string): void {
+  if (typeof value === 'string' && sum.addText(value)) return;
+  sum.add(fixedFromDec(parseNonNegativeDecimal(value, `\`${field}\` of ${contract}${where()}`)));
 }
 
 /** A trade ratio with everything it was made of, all exact. */
@@ -162,7 +193,7 @@ export interface RatioResult {
   /**
    * numerator / denominator, or `null` when no request was counted (the ratio is undefined and
    * the account sits at the lowest tier; R1). Rounded to 80 significant digits where the quotient
-   * does not terminate: compare tiers with {@link compareRatio}, which is exact.
+   * does not terminate: tiers are decided on the exact fraction, never on this.
    */
   readonly ratio: Dec | null;
   /** makerWeight x maker volume + takerWeight x taker volume. */
@@ -179,19 +210,80 @@ export interface RatioResult {
   readonly requests: number;
 }
 
+/** The exact fraction behind a ratio, as the rules compare it. */
+export interface Fraction {
+  readonly numerator: Fixed;
+  readonly denominator: Fixed;
+  readonly volume: Fixed;
+}
+
+/** The exact fraction of a ratio: kept for results made here, read back from the Decimals otherwise. */
+export function fractionOf(r: RatioResult): Fraction {
+  if (r instanceof ComputedRatio) return r.fraction;
+  return { numerator: fixedFromDec(r.numerator), denominator: fixedFromDec(r.denominator), volume: fixedFromDec(r.volume) };
+}
+
+/**
+ * A ratio whose Decimals are made when first read: a timeline rates every account every day but
+ * shows few of them, and a tier never needs the quotient. Fields are getters on the prototype, so
+ * copy them by name (or through `toJSON()`), not with `{ ...spread }`.
+ */
+class ComputedRatio implements RatioResult {
+  readonly fraction: Fraction;
+  readonly requests: number;
+  private readonly totals: ActivityTotals;
+  private memo: { ratio?: Dec | null; numerator?: Dec; denominator?: Dec; maker?: Dec; taker?: Dec; volume?: Dec } | undefined;
+
+  constructor(totals: ActivityTotals, config: RatioConfig) {
+    this.totals = totals;
+    this.requests = totals.requests;
+    this.fraction = {
+      numerator: fixedAdd(fixedMul(config.makerWeight, totals.maker), fixedMul(config.takerWeight, totals.taker)),
+      denominator: totals.weightedRequests,
+      volume: fixedAdd(totals.maker, totals.taker),
+    };
+  }
+
+  private get m() {
+    return (this.memo ??= {});
+  }
+  get ratio(): Dec | null {
+    const m = this.m;
+    if (m.ratio === undefined) m.ratio = this.fraction.denominator.units === 0n ? null : this.numerator.dividedBy(this.denominator);
+    return m.ratio;
+  }
+  get numerator(): Dec {
+    return (this.m.numerator ??= toDec(this.fraction.numerator));
+  }
+  get denominator(): Dec {
+    return (this.m.denominator ??= toDec(this.fraction.denominator));
+  }
+  get makerVolume(): Dec {
+    return (this.m.maker ??= toDec(this.totals.maker));
+  }
+  get takerVolume(): Dec {
+    return (this.m.taker ??= toDec(this.totals.taker));
+  }
+  get volume(): Dec {
+    return (this.m.volume ??= toDec(this.fraction.volume));
+  }
+  /** Plain JSON: decimals as strings, the ratio as a string or null. */
+  toJSON(): Record<string, string | number | null> {
+    return {
+      ratio: this.ratio?.toString() ?? null,
+      numerator: this.numerator.toString(),
+      denominator: this.denominator.toString(),
+      makerVolume: this.makerVolume.toString(),
+      takerVolume: this.takerVolume.toString(),
+      volume: this.volume.toString(),
+      requests: this.requests,
+    };
+  }
+}
+
 /** The ratio of summed totals (R1). */
 export function ratioOfTotals(totals: ActivityTotals, config: RatioConfig): RatioResult {
-  const numerator = config.makerWeight.times(totals.maker).plus(config.takerWeight.times(totals.taker));
-  const denominator = totals.weightedRequests;
-  return {
-    ratio: denominator.isZero() ? null : numerator.dividedBy(denominator),
-    numerator,
-    denominator,
-    makerVolume: totals.maker,
-    takerVolume: totals.taker,
-    volume: totals.maker.plus(totals.taker),
-    requests: totals.requests,
-  };
+  return new ComputedRatio(totals, config);
 }
 
 /**
@@ -216,10 +308,17 @@ export function tradeRatio(activity: readonly ContractActivity[], options: Ratio
 /**
  * Compares two ratios exactly, by cross-multiplying their fractions. An undefined ratio (no
  * counted request) sorts below every defined one. Returns -1, 0 or 1.
+ *
+ * @example
+ * ```ts
+ * compareRatio(tradeRatio([{ contract: 'BTC_USDT', makerVolume: '2', place: 1 }]), tradeRatio([])) // 1
+ * ```
  */
 export function compareRatio(a: RatioResult, b: RatioResult): -1 | 0 | 1 {
-  const aNone = a.denominator.isZero();
-  const bNone = b.denominator.isZero();
+  const x = fractionOf(a);
+  const y = fractionOf(b);
+  const aNone = x.denominator.units === 0n;
+  const bNone = y.denominator.units === 0n;
   if (aNone || bNone) return aNone && bNone ? 0 : aNone ? -1 : 1;
-  return a.numerator.times(b.denominator).comparedTo(b.numerator.times(a.denominator)) as -1 | 0 | 1;
+  return fixedCmp(fixedMul(x.numerator, y.denominator), fixedMul(y.numerator, x.denominator));
 }

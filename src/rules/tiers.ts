@@ -1,7 +1,8 @@
 import { InvalidInputError, show } from '../errors.js';
 import type { Dec, DecimalInput } from './decimal.js';
 import { parseNonNegativeDecimal, parsePositiveInteger } from './parse.js';
-import type { RatioResult } from './ratio.js';
+import { type Fixed, fixedCmp, fixedFromDec, fixedMul } from './fixed.js';
+import { type RatioResult, fractionOf } from './ratio.js';
 
 /** One row of a tier table as a user writes it. */
 export interface TierRow {
@@ -109,14 +110,32 @@ export function tierFor(ratio: DecimalInput | null, tiers: TierTable = DEFAULT_T
 }
 
 /**
- * The tier of a computed ratio, compared exactly as a fraction (numerator >= bound x denominator),
+ * The tier of a computed ratio, decided exactly on the fraction (numerator >= bound x denominator),
  * so that a quotient rounded for display never moves an account across a bound (R1, R3).
+ *
+ * @example
+ * ```ts
+ * tierOfRatio(tradeRatio([{ contract: 'BTC_USDT', makerVolume: '15', place: 3 }])).tier // 4 (exactly 5)
+ * ```
  */
 export function tierOfRatio(ratio: RatioResult, tiers: TierTable = DEFAULT_TIERS): Tier {
-  if (ratio.denominator.isZero()) return tiers[0]!;
-  for (let i = tiers.length - 1; i > 0; i--) {
-    const t = tiers[i]!;
-    if (ratio.numerator.greaterThanOrEqualTo(t.minRatio.times(ratio.denominator))) return t;
+  const { numerator, denominator } = fractionOf(ratio);
+  if (denominator.units === 0n) return tiers[0]!;
+  const bounds = boundsOf(tiers);
+  // Binary search for the last tier whose bound the ratio reaches.
+  let lo = 0;
+  let hi = tiers.length - 1;
+  while (lo < hi) {
+    const mid = (lo + hi + 1) >>> 1;
+    if (fixedCmp(numerator, fixedMul(bounds[mid]!, denominator)) >= 0) lo = mid;
+    else hi = mid - 1;
   }
-  return tiers[0]!;
+  return tiers[lo]!;
+}
+
+const boundCache = new WeakMap<TierTable, readonly Fixed[]>();
+function boundsOf(tiers: TierTable): readonly Fixed[] {
+  let b = boundCache.get(tiers);
+  if (b === undefined) boundCache.set(tiers, (b = tiers.map((t) => fixedFromDec(t.minRatio))));
+  return b;
 }

@@ -1,8 +1,9 @@
 import { InvalidInputError } from '../errors.js';
 import { DAY_MS, RAISE_OFFSET_MS, formatUtcInstant, parseUtcDay, utcDayStart } from './calendar.js';
-import { type AccountRating, type FamilyConfig, type FamilyOptions, rateTotals, resolveFamilyOptions } from './family.js';
+import { type AccountRating, type FamilyConfig, type FamilyOptions, rateAccount, rateTotals, resolveFamilyOptions } from './family.js';
 import { parseId, parseInstant } from './parse.js';
-import { type ActivityTotals, type ContractActivity, EMPTY_TOTALS, type RatioResult, addTotals, subtractTotals, totalsOf } from './ratio.js';
+import { type ActivityTotals, type ContractActivity, EMPTY_TOTALS, type RatioResult, addTotals, ratioOfTotals, subtractTotals, totalsOf } from './ratio.js';
+import { tierOfRatio } from './tiers.js';
 import type { Tier } from './tiers.js';
 import { TIERED_VIP_LEVEL, parseVipLevel } from './vip.js';
 
@@ -124,7 +125,10 @@ interface AccountState {
   newSubUntil: number;
   /** Tier by R5 alone (lowered at the snapshot, raised at 08:00), before the R6/R8 overrides. */
   ratioTier: Tier;
-  snapshot: AccountRating | null;
+  /** The latest snapshot that rated the account, and the account's place in it. */
+  snapshot: SnapshotRecord | null;
+  snapshotIndex: number;
+  snapshotTier: Tier;
   inForce: Tier;
 }
 
@@ -149,11 +153,12 @@ export function buildTimeline(input: TimelineInput, options: FamilyOptions | Fam
   const accounts = readAccounts(input.accounts);
   const initialVip = parseVipLevel(input.vipLevel ?? TIERED_VIP_LEVEL, '`vipLevel`');
   const vipChanges = readVipChanges(input.vipChanges ?? []);
-  const days = readActivity(input.activity, accounts, config);
+  const ids = [...accounts.keys()].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
+  const index = new Map(ids.map((id, i) => [id, i]));
+  const days = readActivity(input.activity, accounts, index, config);
 
-  const ids = [...accounts.keys()].sort();
   const mentioned = [
-    ...days.keys(),
+    ...(days.first === undefined ? [] : [days.first]),
     ...vipChanges.map((v) => utcDayStart(v.at)),
     ...[...accounts.values()].flatMap((a) => (a.createdAt === undefined ? [] : [utcDayStart(a.createdAt)])),
   ];
@@ -170,64 +175,67 @@ export function buildTimeline(input: TimelineInput, options: FamilyOptions | Fam
 
   // Rolling 7-day windows of every account, one snapshot per day from the day after the first
   // activity to the day the last activity leaves the window.
-  const snapshots: Snapshot[] = [];
-  if (days.size > 0) {
-    const first = Math.min(...days.keys());
-    const last = Math.max(...days.keys());
-    const window = new Map<string, ActivityTotals>(ids.map((id) => [id, EMPTY_TOTALS]));
-    for (let day = first + DAY_MS; day <= last + 8 * DAY_MS; day += DAY_MS) {
-      const entering = days.get(day - DAY_MS);
-      const leaving = days.get(day - 8 * DAY_MS);
-      for (const id of ids) {
-        let t = window.get(id)!;
-        const inT = entering?.get(id);
-        const outT = leaving?.get(id);
-        if (inT !== undefined) t = addTotals(t, inT);
-        if (outT !== undefined) t = subtractTotals(t, outT);
-        window.set(id, t);
+  const createdAt = ids.map((id) => accounts.get(id)!.createdAt);
+  const snapshots: SnapshotRecord[] = [];
+  if (days.first !== undefined && days.last !== undefined) {
+    const window: ActivityTotals[] = ids.map(() => EMPTY_TOTALS);
+    for (let day = days.first + DAY_MS; day <= days.last + 8 * DAY_MS; day += DAY_MS) {
+      for (let k = 0; k < ids.length; k++) {
+        const own = days.byAccount[k]!;
+        if (own.size === 0) continue;
+        const entering = own.get(day - DAY_MS);
+        const leaving = own.get(day - 8 * DAY_MS);
+        if (entering !== undefined) window[k] = addTotals(window[k]!, entering);
+        if (leaving !== undefined) window[k] = subtractTotals(window[k]!, leaving);
       }
-      const present = ids.filter((id) => {
-        const c = accounts.get(id)!.createdAt;
-        return c === undefined || c <= day;
-      });
-      const rating = rateTotals(present.map((id) => [id, window.get(id)!] as const), config);
-      snapshots.push({ day, aggregated: rating.aggregated, accounts: rating.accounts });
+      let presentIds = ids;
+      let presentTotals = window;
+      if (createdAt.some((c) => c !== undefined && c > day)) {
+        const keep = ids.map((_, i) => createdAt[i] === undefined || createdAt[i]! <= day);
+        presentIds = ids.filter((_, i) => keep[i]);
+        presentTotals = window.filter((_, i) => keep[i]);
+      }
+      snapshots.push(new SnapshotRecord(day, presentIds, presentTotals.slice(), config));
       events.push({ at: day, kind: Kind.Snapshot, day: snapshots.length - 1 });
       events.push({ at: day + RAISE_OFFSET_MS, kind: Kind.Raise, day: snapshots.length - 1 });
     }
   }
-  events.sort((a, b) => a.at - b.at || a.kind - b.kind || (a.account ?? '').localeCompare(b.account ?? ''));
+  events.sort((a, b) => a.at - b.at || a.kind - b.kind || ((a.account ?? '') < (b.account ?? '') ? -1 : 1));
 
   const tier1 = config.tiers[0]!;
-  const state = new Map<string, AccountState>();
-  for (const id of ids) {
-    state.set(id, {
-      created: accounts.get(id)!.createdAt === undefined,
-      newSubUntil: -Infinity,
-      ratioTier: tier1,
-      snapshot: null,
-      inForce: tier1,
-    });
-  }
+  const state: AccountState[] = ids.map((id) => ({
+    created: accounts.get(id)!.createdAt === undefined,
+    newSubUntil: -Infinity,
+    ratioTier: tier1,
+    snapshot: null,
+    snapshotIndex: -1,
+    snapshotTier: tier1,
+    inForce: tier1,
+  }));
   let vip = initialVip;
   const vipAt: number[] = [];
   const vipLevels: number[] = [];
   const changes: LimitChange[] = [];
-  const perAccount = new Map<string, LimitChange[]>(ids.map((id) => [id, []]));
+  const perAccount: LimitChange[][] = ids.map(() => []);
+  // Per instant: each account's tier before it (null: not created yet) and the last reason given.
+  const before: (Tier | null)[] = ids.map(() => null);
+  const reasons: (ChangeReason | undefined)[] = ids.map(() => undefined);
+  const all = (reason: ChangeReason) => reasons.fill(reason);
 
   for (let i = 0; i < events.length;) {
     const at = events[i]!.at;
-    const reasons = new Map<string, ChangeReason>();
-    const before = new Map<string, Tier | null>(ids.map((id) => [id, state.get(id)!.created ? state.get(id)!.inForce : null]));
+    for (let k = 0; k < ids.length; k++) before[k] = state[k]!.created ? state[k]!.inForce : null;
+    reasons.fill(undefined);
     for (; i < events.length && events[i]!.at === at; i++) {
       const e = events[i]!;
       switch (e.kind) {
         case Kind.Create: {
-          const s = state.get(e.account!)!;
+          const k = index.get(e.account!)!;
+          const s = state[k]!;
           s.created = true;
           s.newSubUntil = utcDayStart(at) + DAY_MS + RAISE_OFFSET_MS;
           s.ratioTier = tier1;
-          reasons.set(e.account!, 'new-sub-account');
+          reasons[k] = 'new-sub-account';
           break;
         }
         case Kind.Vip: {
@@ -236,55 +244,57 @@ export function buildTimeline(input: TimelineInput, options: FamilyOptions | Fam
           vipAt.push(at);
           vipLevels.push(vip);
           const isTiered = vip >= TIERED_VIP_LEVEL;
-          if (wasTiered && !isTiered) for (const id of ids) reasons.set(id, 'vip-below-14');
+          if (wasTiered && !isTiered) all('vip-below-14');
           if (!wasTiered && isTiered) {
-            for (const id of ids) {
-              const s = state.get(id)!;
-              s.ratioTier = s.snapshot?.tier ?? tier1;
-              reasons.set(id, 'vip-restored');
-            }
+            for (const s of state) s.ratioTier = s.snapshotTier;
+            all('vip-restored');
           }
           break;
         }
         case Kind.Snapshot: {
-          for (const rating of snapshots[e.day!]!.accounts) {
-            const s = state.get(rating.account)!;
-            s.snapshot = rating;
-            if (rating.tier.tier < s.ratioTier.tier) {
-              s.ratioTier = rating.tier;
-              reasons.set(rating.account, 'lowered-at-snapshot');
+          const snap = snapshots[e.day!]!;
+          for (let j = 0; j < snap.ids.length; j++) {
+            const k = index.get(snap.ids[j]!)!;
+            const s = state[k]!;
+            const tier = snap.tiers[j]!;
+            s.snapshot = snap;
+            s.snapshotIndex = j;
+            s.snapshotTier = tier;
+            if (tier.tier < s.ratioTier.tier) {
+              s.ratioTier = tier;
+              reasons[k] = 'lowered-at-snapshot';
             }
           }
           break;
         }
         case Kind.Raise: {
-          for (const rating of snapshots[e.day!]!.accounts) {
-            const s = state.get(rating.account)!;
-            if (rating.tier.tier > s.ratioTier.tier) {
-              s.ratioTier = rating.tier;
-              reasons.set(rating.account, 'raised-at-0800');
+          const snap = snapshots[e.day!]!;
+          for (let j = 0; j < snap.ids.length; j++) {
+            const k = index.get(snap.ids[j]!)!;
+            const s = state[k]!;
+            const tier = snap.tiers[j]!;
+            if (tier.tier > s.ratioTier.tier) {
+              s.ratioTier = tier;
+              reasons[k] = 'raised-at-0800';
             }
           }
           break;
         }
         case Kind.RulesBegin:
-          reasons.set(e.account!, 'new-sub-account-rules-begin');
+          reasons[index.get(e.account!)!] = 'new-sub-account-rules-begin';
           break;
       }
     }
-    for (const id of ids) {
-      const s = state.get(id)!;
+    for (let k = 0; k < ids.length; k++) {
+      const s = state[k]!;
       if (!s.created) continue;
       s.inForce = vip < TIERED_VIP_LEVEL || at < s.newSubUntil ? tier1 : s.ratioTier;
-      const previous = before.get(id)!;
-      if (previous !== null && previous.tier === s.inForce.tier) continue;
-      const reason = reasons.get(id);
-      if (reason === undefined) continue;
-      const change: LimitChange = {
-        at, account: id, tier: s.inForce, limit: s.inForce.limit, previousTier: previous, reason, rating: s.snapshot,
-      };
+      const previous = before[k]!;
+      const reason = reasons[k];
+      if ((previous !== null && previous.tier === s.inForce.tier) || reason === undefined) continue;
+      const change = new Change(at, ids[k]!, s.inForce, previous, reason, s.snapshot, s.snapshotIndex);
       changes.push(change);
-      perAccount.get(id)!.push(change);
+      perAccount[k]!.push(change);
     }
   }
 
@@ -293,7 +303,7 @@ export function buildTimeline(input: TimelineInput, options: FamilyOptions | Fam
     const k = lastAtOrBefore(vipAt, at);
     return k < 0 ? initialVip : vipLevels[k]!;
   };
-  const perAccountAt = new Map<string, number[]>([...perAccount].map(([id, list]) => [id, list.map((c) => c.at)]));
+  const perAccountAt = perAccount.map((list) => list.map((c) => c.at));
 
   return {
     start,
@@ -304,20 +314,109 @@ export function buildTimeline(input: TimelineInput, options: FamilyOptions | Fam
     },
     limitAt(account: string, at: number): LimitState {
       const instant = parseInstant(at, '`at`');
-      const list = perAccount.get(account);
-      if (list === undefined) throw new InvalidInputError('`account`', account, `an account of the timeline (${ids.join(', ')})`);
+      const k = index.get(account);
+      if (k === undefined) throw new InvalidInputError('`account`', account, `an account of the timeline (${ids.join(', ')})`);
+      const list = perAccount[k]!;
       const created = accounts.get(account)!.createdAt;
       if (created !== undefined && instant < created) {
         throw new InvalidInputError('`at`', instant, `an instant at or after ${account} was created (${formatUtcInstant(created)})`);
       }
-      const k = lastAtOrBefore(perAccountAt.get(account)!, instant);
-      const since = k < 0 ? null : list[k]!;
+      const c = lastAtOrBefore(perAccountAt[k]!, instant);
+      const since = c < 0 ? null : list[c]!;
       const tier = since?.tier ?? tier1;
       const d = lastAtOrBefore(snapshotDays, instant);
-      const rating = d < 0 ? null : (snapshots[d]!.accounts.find((r) => r.account === account) ?? null);
-      return { account, at: instant, tier, limit: tier.limit, since, vipLevel: vipLevelAt(instant), rating };
+      return new State(account, instant, tier, since, vipLevelAt(instant), d < 0 ? null : snapshots[d]!);
     },
   };
+}
+
+/**
+ * A snapshot as the timeline keeps it: each account's window totals and tier. The ratings with
+ * their exact ratios are rebuilt from the totals when first read: a year of a large family holds
+ * tens of thousands of them, and keeping them all alive costs more than computing the few read.
+ */
+class SnapshotRecord implements Snapshot {
+  readonly tiers: readonly Tier[];
+  private family: { totals: ActivityTotals; aggregated: RatioResult; tier: Tier } | undefined;
+  private memo: (AccountRating | undefined)[] = [];
+
+  constructor(
+    readonly day: number,
+    readonly ids: readonly string[],
+    private readonly totals: readonly ActivityTotals[],
+    private readonly config: FamilyConfig,
+  ) {
+    this.tiers = rateTotals(ids, totals, config).accounts.map((a) => a.tier);
+  }
+
+  get aggregated(): RatioResult {
+    return this.familyRating().aggregated;
+  }
+  get accounts(): readonly AccountRating[] {
+    return this.ids.map((_, i) => this.ratingAt(i));
+  }
+  /** An account's rating (ids are sorted), or null when it did not exist yet. */
+  ratingOf(account: string): AccountRating | null {
+    let lo = 0;
+    let hi = this.ids.length;
+    while (lo < hi) {
+      const mid = (lo + hi) >>> 1;
+      if (this.ids[mid]! < account) lo = mid + 1;
+      else hi = mid;
+    }
+    return this.ids[lo] === account ? this.ratingAt(lo) : null;
+  }
+  /** The rating of the account at `i`, made once. */
+  ratingAt(i: number): AccountRating {
+    const f = this.familyRating();
+    return (this.memo[i] ??= rateAccount(this.ids[i]!, this.totals[i]!, f.totals, f.aggregated, f.tier, this.config, true));
+  }
+  private familyRating() {
+    if (this.family === undefined) {
+      let totals = EMPTY_TOTALS;
+      for (const t of this.totals) totals = addTotals(totals, t);
+      const aggregated = ratioOfTotals(totals, this.config.ratio);
+      this.family = { totals, aggregated, tier: tierOfRatio(aggregated, this.config.tiers) };
+    }
+    return this.family;
+  }
+}
+
+/** A limit state, whose snapshot rating is read from the snapshot when asked for. */
+class State implements LimitState {
+  readonly limit: number;
+  constructor(
+    readonly account: string,
+    readonly at: number,
+    readonly tier: Tier,
+    readonly since: LimitChange | null,
+    readonly vipLevel: number,
+    private readonly snapshot: SnapshotRecord | null,
+  ) {
+    this.limit = tier.limit;
+  }
+  get rating(): AccountRating | null {
+    return this.snapshot === null ? null : this.snapshot.ratingOf(this.account);
+  }
+}
+
+/** A change, whose snapshot rating is read from the snapshot when asked for. */
+class Change implements LimitChange {
+  readonly limit: number;
+  constructor(
+    readonly at: number,
+    readonly account: string,
+    readonly tier: Tier,
+    readonly previousTier: Tier | null,
+    readonly reason: ChangeReason,
+    private readonly snapshot: SnapshotRecord | null,
+    private readonly index: number,
+  ) {
+    this.limit = tier.limit;
+  }
+  get rating(): AccountRating | null {
+    return this.snapshot === null ? null : this.snapshot.ratingAt(this.index);
+  }
 }
 
 /** Index of the last element <= `at` in an ascending array, or -1. */
@@ -373,25 +472,51 @@ function readVipChanges(list: unknown): VipChange[] {
   return out;
 }
 
-function readActivity(list: unknown, accounts: ReadonlyMap<string, ReadAccount>, config: FamilyConfig): Map<number, Map<string, ActivityTotals>> {
+/** Each account's daily totals (by index), and the first and last day with any. */
+interface ReadActivity {
+  readonly byAccount: readonly Map<number, ActivityTotals>[];
+  readonly first: number | undefined;
+  readonly last: number | undefined;
+}
+
+function readActivity(
+  list: unknown,
+  accounts: ReadonlyMap<string, ReadAccount>,
+  index: ReadonlyMap<string, number>,
+  config: FamilyConfig,
+): ReadActivity {
   if (!Array.isArray(list)) throw new InvalidInputError('`activity`', list, 'an array');
-  const days = new Map<number, Map<string, ActivityTotals>>();
-  for (const [i, entry] of (list as DailyActivity[]).entries()) {
+  const byAccount = [...index.keys()].map(() => new Map<number, ActivityTotals>());
+  let first: number | undefined;
+  let last: number | undefined;
+  // Many entries name the same day: read each day's text once.
+  const dayTexts = new Map<string, number>();
+  const entries = list as DailyActivity[];
+  for (let i = 0; i < entries.length; i++) {
+    const entry = entries[i];
     if (typeof entry !== 'object' || entry === null) throw new InvalidInputError(`\`activity[${i}]\``, entry, 'an object { account, day, contracts }');
     const account = accounts.get(entry.account);
     if (account === undefined) {
       throw new InvalidInputError(`\`activity[${i}].account\``, entry.account, `an account listed in \`accounts\` (${[...accounts.keys()].join(', ')})`);
     }
-    const day = parseUtcDay(entry.day, `\`activity[${i}].day\``);
+    const raw = entry.day;
+    let day: number;
+    if (typeof raw === 'number' && Number.isSafeInteger(raw) && utcDayStart(raw) === raw) day = raw;
+    else if (typeof raw === 'string' && dayTexts.has(raw)) day = dayTexts.get(raw)!;
+    else {
+      day = parseUtcDay(raw, `\`activity[${i}].day\``);
+      if (typeof raw === 'string') dayTexts.set(raw, day);
+    }
     if (account.createdAt !== undefined && day < utcDayStart(account.createdAt)) {
       throw new InvalidInputError(`\`activity[${i}].day\``, entry.day, `a day on or after ${account.id} was created (${formatUtcInstant(account.createdAt)})`);
     }
-    let byAccount = days.get(day);
-    if (byAccount === undefined) days.set(day, (byAccount = new Map()));
-    if (byAccount.has(account.id)) {
+    const own = byAccount[index.get(account.id)!]!;
+    if (own.has(day)) {
       throw new InvalidInputError(`\`activity[${i}]\``, `${account.id} on ${String(entry.day)}`, 'one entry per account and day (this one repeats)');
     }
-    byAccount.set(account.id, totalsOf(entry.contracts, config.ratio, ` in \`activity[${i}]\` (${account.id}, ${String(entry.day)})`));
+    own.set(day, totalsOf(entry.contracts, config.ratio, () => ` in \`activity[${i}]\` (${account.id}, ${String(entry.day)})`));
+    if (first === undefined || day < first) first = day;
+    if (last === undefined || day > last) last = day;
   }
-  return days;
+  return { byAccount, first, last };
 }

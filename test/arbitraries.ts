@@ -1,0 +1,65 @@
+import fc from 'fast-check';
+import type { ContractActivity } from '../src/rules/ratio.js';
+import type { TimelineInput } from '../src/rules/timeline.js';
+
+/** A USDT amount as the API writes it: up to 12 integer digits and 8 decimals. */
+export const amount = fc
+  .tuple(fc.bigInt({ min: 0n, max: 10n ** 12n }), fc.integer({ min: 0, max: 99_999_999 }))
+  .map(([i, f]) => `${i}.${String(f).padStart(8, '0')}`);
+
+/** A small request count. */
+export const count = fc.integer({ min: 0, max: 5000 });
+
+const contractNames = ['BTC_USDT', 'ETH_USDT', 'SOL_USDT', 'XRP_USDT', 'DOGE_USDT', '1000PEPE_USDT'];
+
+/** One contract's activity. */
+export const contractActivity = (contract: string): fc.Arbitrary<ContractActivity> =>
+  fc.record({ makerVolume: amount, takerVolume: amount, place: count, amend: count, cancel: count }).map((r) => ({ contract, ...r }));
+
+/** A list of contract activity, each contract at most once. */
+export const contractList: fc.Arbitrary<ContractActivity[]> = fc
+  .subarray(contractNames, { minLength: 0 })
+  .chain((names) => fc.tuple(...names.map(contractActivity)))
+  .map((list) => [...list]);
+
+/** A family of 1 to 5 accounts. */
+export const family = fc
+  .integer({ min: 1, max: 5 })
+  .chain((n) => fc.tuple(...Array.from({ length: n }, (_, i) => contractList.map((contracts) => ({ account: `acc${i}`, contracts })))))
+  .map((list) => [...list]);
+
+const DAY = 86_400_000;
+const START = Date.UTC(2026, 9, 1);
+
+/** A timeline input: up to 4 accounts (some created late), 20 days of sparse activity, VIP changes. */
+export const timelineInput: fc.Arbitrary<TimelineInput> = fc
+  .record({
+    accounts: fc.integer({ min: 1, max: 4 }),
+    created: fc.array(fc.option(fc.integer({ min: 0, max: 20 * DAY }), { nil: undefined }), { minLength: 4, maxLength: 4 }),
+    days: fc.array(fc.tuple(fc.integer({ min: 0, max: 3 }), fc.integer({ min: 0, max: 19 }), contractList), { maxLength: 30 }),
+    vip: fc.uniqueArray(fc.integer({ min: 0, max: 25 * DAY }), { maxLength: 4 }).chain((ats) =>
+      fc.tuple(...ats.map((at) => fc.integer({ min: 12, max: 16 }).map((level) => ({ at: START + at, level }))))),
+    vipLevel: fc.integer({ min: 12, max: 16 }),
+  })
+  .map(({ accounts, created, days, vip, vipLevel }) => {
+    const ids = Array.from({ length: accounts }, (_, i) => `acc${i}`);
+    const createdAt = ids.map((_, i) => (i === 0 ? undefined : created[i] === undefined ? undefined : START + created[i]!));
+    const seen = new Set<string>();
+    const activity = days
+      .filter(([a, d]) => {
+        if (a >= accounts) return false;
+        const c = createdAt[a];
+        if (c !== undefined && START + d * DAY < c - (c % DAY)) return false;
+        const key = `${a}/${d}`;
+        if (seen.has(key)) return false;
+        seen.add(key);
+        return true;
+      })
+      .map(([a, d, contracts]) => ({ account: ids[a]!, day: START + d * DAY, contracts }));
+    return {
+      accounts: ids.map((id, i) => (createdAt[i] === undefined ? { id } : { id, createdAt: createdAt[i]! })),
+      activity,
+      vipLevel,
+      vipChanges: [...vip],
+    };
+  });

@@ -1,0 +1,30 @@
+import { UTCDate } from '@date-fns/utc';
+import { fc, test } from '@fast-check/vitest';
+import { startOfDay, startOfHour } from 'date-fns';
+import { describe, expect, it } from 'vitest';
+import { addUtcDays, formatUtcDay, parseUtcDay, parseUtcHour, utcDayStart, utcHourStart } from '../../src/rules/calendar.js';
+
+describe('calendar', () => {
+  test.prop([fc.integer({ min: -8_640_000_000_000, max: 8_640_000_000_000 })])(
+    'floors to the UTC day and hour exactly as date-fns does on a UTCDate',
+    (at) => {
+      expect(utcDayStart(at)).toBe(startOfDay(new UTCDate(at)).getTime());
+      expect(utcHourStart(at)).toBe(startOfHour(new UTCDate(at)).getTime());
+    },
+  );
+
+  it('reads and writes UTC days', () => {
+    expect(parseUtcDay('2026-11-21', 'day')).toBe(Date.UTC(2026, 10, 21));
+    expect(formatUtcDay(Date.UTC(2026, 10, 21, 23, 59, 59, 999))).toBe('2026-11-21');
+    expect(addUtcDays(Date.UTC(2026, 10, 30), 1)).toBe(Date.UTC(2026, 11, 1));
+  });
+
+  it('refuses days and hours that are not whole', () => {
+    expect(() => parseUtcDay('2026-02-30', '`day`')).toThrow('Expected `day` to be a UTC day');
+    expect(() => parseUtcDay(Date.UTC(2026, 1, 1, 0, 0, 0, 1), '`day`')).toThrow('got 1769904000001');
+    expect(() => parseUtcDay('21/11/2026', '`day`')).toThrow('got "21/11/2026"');
+    expect(parseUtcHour('2026-11-21T08:00:00Z', 'hour')).toBe(Date.UTC(2026, 10, 21, 8));
+    expect(() => parseUtcHour('2026-11-21T08:00:00', '`hour`')).toThrow('`hour`');
+    expect(() => parseUtcHour(Date.UTC(2026, 10, 21, 8, 1), '`hour`')).toThrow('a whole UTC hour');
+  });
+});

@@ -1,0 +1,45 @@
+import { fc, test } from '@fast-check/vitest';
+import { describe, expect, it } from 'vitest';
+import { Dec } from '../../src/rules/decimal.js';
+import { FixedSum, fixedCmp, fixedFromDec, fixedFromPlainText, fixedMul, fixedSub, toDec } from '../../src/rules/fixed.js';
+
+const plain = fc
+  .tuple(fc.bigInt({ min: 0n, max: 10n ** 30n }), fc.nat({ max: 20 }), fc.boolean())
+  .map(([units, scale, dot]) => {
+    const digits = units.toString().padStart(scale + 1, '0');
+    if (scale === 0) return dot ? `${digits}.` : digits;
+    return `${digits.slice(0, digits.length - scale)}.${digits.slice(digits.length - scale)}`;
+  });
+
+describe('Fixed', () => {
+  test.prop([fc.array(plain, { maxLength: 30 })])('FixedSum adds exactly what decimal.js adds', (texts) => {
+    const sum = new FixedSum();
+    let expected = new Dec(0);
+    for (const t of texts) {
+      expect(sum.addText(t)).toBe(true);
+      expected = expected.plus(t);
+    }
+    expect(toDec(sum.value()).equals(expected)).toBe(true);
+  });
+
+  test.prop([plain, plain])('compares, multiplies and subtracts exactly', (a, b) => {
+    const x = fixedFromPlainText(a)!;
+    const y = fixedFromPlainText(b)!;
+    expect(fixedCmp(x, y)).toBe(new Dec(a).comparedTo(b));
+    expect(toDec(fixedMul(x, y)).equals(new Dec(a).times(b))).toBe(true);
+    const [big, small] = fixedCmp(x, y) >= 0 ? [x, y] : [y, x];
+    expect(toDec(fixedSub(big, small)).equals(toDec(big).minus(toDec(small)))).toBe(true);
+  });
+
+  it('refuses text that is not a plain non-negative decimal', () => {
+    for (const bad of ['', '.', '.5', '-1', '+1', '1e5', ' 1', '1,5', '1.2.3']) {
+      expect(fixedFromPlainText(bad)).toBeUndefined();
+      expect(new FixedSum().addText(bad)).toBe(false);
+    }
+  });
+
+  it('converts Decimals exactly, however small or large', () => {
+    expect(toDec(fixedFromDec(new Dec('1e-30'))).equals('1e-30')).toBe(true);
+    expect(toDec(fixedFromDec(new Dec('123456789012345678901234567890.5'))).toFixed()).toBe('123456789012345678901234567890.5');
+  });
+});
