@@ -1,9 +1,9 @@
 /** Small helpers shared by the benchmarks: timing, medians and a plain table. */
 import { performance } from 'node:perf_hooks';
 
-/** Runs `fn` once to warm up, then `runs` times; returns each run's milliseconds. */
+/** Runs `fn` three times to warm up (the JIT), then `runs` times; returns each run's milliseconds. */
 export function time(fn: () => unknown, runs: number): number[] {
-  fn();
+  for (let i = 0; i < 3; i++) fn();
   const out: number[] = [];
   for (let i = 0; i < runs; i++) {
     const t0 = performance.now();

@@ -191,17 +191,26 @@ export function buildAbuseTimeline(hours: readonly HourlyActivity[], options: Ab
       const instant = parseInstant(t, '`at`');
       const checkedAt = utcHourStart(instant);
       const w = windowAt(checkedAt);
-      return {
-        at: instant,
-        checkedAt,
-        until: checkedAt + HOUR_MS,
-        throttle: checkAbuse(w, config),
-        requests: w.requests,
-        traded: w.traded,
-        fillRate: w.requests === 0 ? null : w.traded.dividedBy(w.requests),
-      };
+      return new State(instant, checkedAt, checkAbuse(w, config), w);
     },
   };
+}
+
+/** A throttle state whose fill rate is divided out when first read. */
+class State implements ThrottleState {
+  readonly until: number;
+  readonly requests: number;
+  readonly traded: Dec;
+  private rate: Dec | null | undefined;
+  constructor(readonly at: number, readonly checkedAt: number, readonly throttle: Throttle | null, window: AbuseWindow) {
+    this.until = checkedAt + HOUR_MS;
+    this.requests = window.requests;
+    this.traded = window.traded;
+  }
+  get fillRate(): Dec | null {
+    if (this.rate === undefined) this.rate = this.requests === 0 ? null : this.traded.dividedBy(this.requests);
+    return this.rate;
+  }
 }
 
 /** Index of the first element >= `t` in an ascending array (the array's length if none). */

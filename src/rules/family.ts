@@ -4,9 +4,9 @@ import { type Fixed, fixedCmp, fixedFromDec } from './fixed.js';
 import { parseId, parseNonNegativeDecimal } from './parse.js';
 import {
   type ActivityTotals, type ContractActivity, EMPTY_TOTALS, type RatioConfig, type RatioOptions, type RatioResult,
-  addTotals, compareRatio, fractionOf, ratioOfTotals, resolveRatioOptions, totalsOf,
+  type Fraction, addTotals, compareFractions, fractionOf, fractionOfTotals, ratioOfTotals, resolveRatioOptions, totalsOf,
 } from './ratio.js';
-import { type Tier, type TierRow, type TierTable, resolveTiers, tierOfRatio } from './tiers.js';
+import { type Tier, type TierRow, type TierTable, resolveTiers, tierOfFraction, tierOfRatio } from './tiers.js';
 import { TIERED_VIP_LEVEL, parseVipLevel } from './vip.js';
 
 /** How a family's accounts are rated (R7). */
@@ -122,23 +122,33 @@ export function rateAccount(
 ): AccountRating {
   // An account with exactly the family's activity shares its ratio object.
   const own = totals === familyTotals ? aggregated : ratioOfTotals(totals, config.ratio);
-  let effective: RatioResult;
-  let basis: RatioBasis;
-  if (config.familyKind === 'broker') {
-    effective = own;
-    basis = 'own';
-  } else if (fixedCmp(fractionOf(own).volume, config.ownVolumeThreshold) < 0) {
-    effective = aggregated;
-    basis = 'aggregated';
-  } else if (compareRatio(own, aggregated) > 0) {
-    effective = own;
-    basis = 'max-own';
-  } else {
-    effective = aggregated;
-    basis = 'max-aggregated';
-  }
+  const basis = chooseBasis(fractionOf(own), fractionOf(aggregated), config);
+  const effective = basis === 'own' || basis === 'max-own' ? own : aggregated;
   const tier = !tiered ? config.tiers[0]! : effective === aggregated ? aggregatedTier : tierOfRatio(effective, config.tiers);
   return { account, own, effective, basis, tier };
+}
+
+/** Which ratio rates an account (R7), decided on exact fractions. */
+function chooseBasis(own: Fraction, aggregated: Fraction, config: FamilyConfig): RatioBasis {
+  if (config.familyKind === 'broker') return 'own';
+  if (fixedCmp(own.volume, config.ownVolumeThreshold) < 0) return 'aggregated';
+  return compareFractions(own, aggregated) > 0 ? 'max-own' : 'max-aggregated';
+}
+
+/**
+ * Only the tiers of {@link rateTotals} (by ratio, before R4): what a timeline needs for every
+ * account and day, without making the ratings it will mostly never show.
+ */
+export function tiersOfTotals(totals: readonly ActivityTotals[], config: FamilyConfig): Tier[] {
+  let sum = EMPTY_TOTALS;
+  for (const t of totals) sum = addTotals(sum, t);
+  const aggregated = fractionOfTotals(sum, config.ratio);
+  const aggregatedTier = tierOfFraction(aggregated, config.tiers);
+  return totals.map((t) => {
+    const own = t === sum ? aggregated : fractionOfTotals(t, config.ratio);
+    const basis = chooseBasis(own, aggregated, config);
+    return basis === 'own' || basis === 'max-own' ? tierOfFraction(own, config.tiers) : aggregatedTier;
+  });
 }
 
 /**

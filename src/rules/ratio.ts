@@ -217,6 +217,15 @@ export interface Fraction {
   readonly volume: Fixed;
 }
 
+/** The exact fraction of summed totals (R1). */
+export function fractionOfTotals(totals: ActivityTotals, config: RatioConfig): Fraction {
+  return {
+    numerator: fixedAdd(fixedMul(config.makerWeight, totals.maker), fixedMul(config.takerWeight, totals.taker)),
+    denominator: totals.weightedRequests,
+    volume: fixedAdd(totals.maker, totals.taker),
+  };
+}
+
 /** The exact fraction of a ratio: kept for results made here, read back from the Decimals otherwise. */
 export function fractionOf(r: RatioResult): Fraction {
   if (r instanceof ComputedRatio) return r.fraction;
@@ -237,11 +246,7 @@ class ComputedRatio implements RatioResult {
   constructor(totals: ActivityTotals, config: RatioConfig) {
     this.totals = totals;
     this.requests = totals.requests;
-    this.fraction = {
-      numerator: fixedAdd(fixedMul(config.makerWeight, totals.maker), fixedMul(config.takerWeight, totals.taker)),
-      denominator: totals.weightedRequests,
-      volume: fixedAdd(totals.maker, totals.taker),
-    };
+    this.fraction = fractionOfTotals(totals, config);
   }
 
   private get m() {
@@ -315,8 +320,11 @@ export function tradeRatio(activity: readonly ContractActivity[], options: Ratio
  * ```
  */
 export function compareRatio(a: RatioResult, b: RatioResult): -1 | 0 | 1 {
-  const x = fractionOf(a);
-  const y = fractionOf(b);
+  return compareFractions(fractionOf(a), fractionOf(b));
+}
+
+/** {@link compareRatio} on exact fractions. */
+export function compareFractions(x: Fraction, y: Fraction): -1 | 0 | 1 {
   const aNone = x.denominator.units === 0n;
   const bNone = y.denominator.units === 0n;
   if (aNone || bNone) return aNone && bNone ? 0 : aNone ? -1 : 1;

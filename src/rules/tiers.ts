@@ -2,7 +2,7 @@ import { InvalidInputError, show } from '../errors.js';
 import type { Dec, DecimalInput } from './decimal.js';
 import { parseNonNegativeDecimal, parsePositiveInteger } from './parse.js';
 import { type Fixed, fixedCmp, fixedFromDec, fixedMul } from './fixed.js';
-import { type RatioResult, fractionOf } from './ratio.js';
+import { type Fraction, type RatioResult, fractionOf } from './ratio.js';
 
 /** One row of a tier table as a user writes it. */
 export interface TierRow {
@@ -119,7 +119,11 @@ export function tierFor(ratio: DecimalInput | null, tiers: TierTable = DEFAULT_T
  * ```
  */
 export function tierOfRatio(ratio: RatioResult, tiers: TierTable = DEFAULT_TIERS): Tier {
-  const { numerator, denominator } = fractionOf(ratio);
+  return tierOfFraction(fractionOf(ratio), tiers);
+}
+
+/** {@link tierOfRatio} on an exact fraction. */
+export function tierOfFraction({ numerator, denominator }: Fraction, tiers: TierTable): Tier {
   if (denominator.units === 0n) return tiers[0]!;
   const bounds = boundsOf(tiers);
   // Binary search for the last tier whose bound the ratio reaches.

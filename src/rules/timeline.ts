@@ -1,6 +1,6 @@
 import { InvalidInputError } from '../errors.js';
 import { DAY_MS, RAISE_OFFSET_MS, formatUtcInstant, parseUtcDay, utcDayStart } from './calendar.js';
-import { type AccountRating, type FamilyConfig, type FamilyOptions, rateAccount, rateTotals, resolveFamilyOptions } from './family.js';
+import { type AccountRating, type FamilyConfig, type FamilyOptions, rateAccount, resolveFamilyOptions, tiersOfTotals } from './family.js';
 import { parseId, parseInstant } from './parse.js';
 import { type ActivityTotals, type ContractActivity, EMPTY_TOTALS, type RatioResult, addTotals, ratioOfTotals, subtractTotals, totalsOf } from './ratio.js';
 import { tierOfRatio } from './tiers.js';
@@ -190,12 +190,15 @@ export function buildTimeline(input: TimelineInput, options: FamilyOptions | Fam
       }
       let presentIds = ids;
       let presentTotals = window;
+      let presentDays = days.byAccount;
       if (createdAt.some((c) => c !== undefined && c > day)) {
         const keep = ids.map((_, i) => createdAt[i] === undefined || createdAt[i]! <= day);
         presentIds = ids.filter((_, i) => keep[i]);
         presentTotals = window.filter((_, i) => keep[i]);
+        presentDays = days.byAccount.filter((_, i) => keep[i]);
       }
-      snapshots.push(new SnapshotRecord(day, presentIds, presentTotals.slice(), config));
+      const tiers = tiersOfTotals(presentTotals, config);
+      snapshots.push(new SnapshotRecord(day, presentIds, presentDays, tiers, config));
       events.push({ at: day, kind: Kind.Snapshot, day: snapshots.length - 1 });
       events.push({ at: day + RAISE_OFFSET_MS, kind: Kind.Raise, day: snapshots.length - 1 });
     }
@@ -336,17 +339,33 @@ export function buildTimeline(input: TimelineInput, options: FamilyOptions | Fam
  * tens of thousands of them, and keeping them all alive costs more than computing the few read.
  */
 class SnapshotRecord implements Snapshot {
-  readonly tiers: readonly Tier[];
   private family: { totals: ActivityTotals; aggregated: RatioResult; tier: Tier } | undefined;
   private memo: (AccountRating | undefined)[] = [];
+
+  private totals: readonly ActivityTotals[] | undefined;
 
   constructor(
     readonly day: number,
     readonly ids: readonly string[],
-    private readonly totals: readonly ActivityTotals[],
+    /** Each account's daily totals: the window is summed again when a rating is read. */
+    private readonly days: readonly ReadonlyMap<number, ActivityTotals>[],
+    readonly tiers: readonly Tier[],
     private readonly config: FamilyConfig,
-  ) {
-    this.tiers = rateTotals(ids, totals, config).accounts.map((a) => a.tier);
+  ) {}
+
+  /** Each account's totals over [day - 7 days, day). */
+  private windowTotals(): readonly ActivityTotals[] {
+    if (this.totals === undefined) {
+      this.totals = this.days.map((own) => {
+        let t = EMPTY_TOTALS;
+        for (let d = this.day - 7 * DAY_MS; d < this.day; d += DAY_MS) {
+          const x = own.get(d);
+          if (x !== undefined) t = addTotals(t, x);
+        }
+        return t;
+      });
+    }
+    return this.totals;
   }
 
   get aggregated(): RatioResult {
@@ -369,12 +388,12 @@ class SnapshotRecord implements Snapshot {
   /** The rating of the account at `i`, made once. */
   ratingAt(i: number): AccountRating {
     const f = this.familyRating();
-    return (this.memo[i] ??= rateAccount(this.ids[i]!, this.totals[i]!, f.totals, f.aggregated, f.tier, this.config, true));
+    return (this.memo[i] ??= rateAccount(this.ids[i]!, this.windowTotals()[i]!, f.totals, f.aggregated, f.tier, this.config, true));
   }
   private familyRating() {
     if (this.family === undefined) {
       let totals = EMPTY_TOTALS;
-      for (const t of this.totals) totals = addTotals(totals, t);
+      for (const t of this.windowTotals()) totals = addTotals(totals, t);
       const aggregated = ratioOfTotals(totals, this.config.ratio);
       this.family = { totals, aggregated, tier: tierOfRatio(aggregated, this.config.tiers) };
     }
