@@ -1,4 +1,3 @@
-#!/usr/bin/env node
 import { type FamilyRating, rateFamily } from '../rules/family.js';
 import { WORKED_EXAMPLE } from '../rules/example.js';
 import type { RatioResult } from '../rules/ratio.js';
@@ -16,13 +15,19 @@ function render(title: string, rating: FamilyRating): string {
   return lines.join('\n');
 }
 
-function example(): void {
-  console.log("The exchange's worked example: main account A, sub-accounts B and C (R1, R7)\n");
-  console.log(render('With ownVolumeThreshold 0 (max(own, aggregated) for every account, as the example does):',
+function example(io: Io): void {
+  io.out("The exchange's worked example: main account A, sub-accounts B and C (R1, R7)\n");
+  io.out(render('With ownVolumeThreshold 0 (max(own, aggregated) for every account, as the example does):',
     rateFamily(WORKED_EXAMPLE, { ownVolumeThreshold: '0' })));
-  console.log();
-  console.log(render('With the default ownVolumeThreshold 1,000,000 USDT (small accounts take the aggregated ratio):',
+  io.out('');
+  io.out(render('With the default ownVolumeThreshold 1,000,000 USDT (small accounts take the aggregated ratio):',
     rateFamily(WORKED_EXAMPLE)));
+}
+
+/** Where the command line writes: standard output and standard error, one line per call. */
+export interface Io {
+  out(line: string): void;
+  err(line: string): void;
 }
 
 const HELP = `Usage: traderatio <command>
@@ -31,22 +36,21 @@ Commands:
   example    print the exchange's worked example: ratios, aggregated ratio and limits
   help       show this help`;
 
-function main(argv: readonly string[]): number {
+/** Runs the command line with `argv` (without node and the script); returns the exit code. */
+export function run(argv: readonly string[], io: Io): number {
   const [command] = argv;
   switch (command) {
     case 'example':
-      example();
+      example(io);
       return 0;
     case undefined:
     case 'help':
     case '--help':
     case '-h':
-      console.log(HELP);
+      io.out(HELP);
       return 0;
     default:
-      console.error(`traderatio: unknown command "${command}"\n\n${HELP}`);
+      io.err(`traderatio: unknown command "${command}"\n\n${HELP}`);
       return 2;
   }
 }
-
-process.exitCode = main(process.argv.slice(2));

@@ -133,6 +133,14 @@ export class FixedSum {
     else this.addBig(f);
   }
 
+  /** Starts again from zero. */
+  reset(): this {
+    this.units = 0;
+    this.big = undefined;
+    this.scale = 0;
+    return this;
+  }
+
   /** The exact sum. */
   value(): Fixed {
     if (this.big !== undefined) return { units: this.big + BigInt(this.units), scale: this.scale };

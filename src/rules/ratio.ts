@@ -129,32 +129,60 @@ export function subtractTotals(a: ActivityTotals, b: ActivityTotals): ActivityTo
  * a mistake (a row pasted twice) than two halves of one figure. `where` names the list in errors.
  */
 export function totalsOf(activity: readonly ContractActivity[], config: RatioConfig, place: string | (() => string) = ''): ActivityTotals {
-  // The list's name is only built when an error needs it.
-  const where = (): string => (typeof place === 'string' ? place : place());
-  if (!Array.isArray(activity)) throw new InvalidInputError(`\`contracts\`${where()}`, activity, 'an array');
+  if (!Array.isArray(activity)) throw new InvalidInputError(`\`contracts\`${where(place)}`, activity, 'an array');
   if (activity.length === 0) return EMPTY_TOTALS;
+  // A timeline sums tens of thousands of short lists: the accumulators are reused, not made anew
+  // (unless a getter in the input calls back in here while they are in use).
+  const s = scratch.busy ? newScratch() : scratch;
+  s.busy = true;
+  try {
+    return sumList(activity, config, place, s);
+  } finally {
+    s.busy = false;
+  }
+}
+
+interface Scratch {
+  busy: boolean;
+  readonly maker: FixedSum;
+  readonly taker: FixedSum;
+  readonly seen: string[];
+  readonly coefficients: Fixed[];
+  readonly counts: number[];
+}
+const newScratch = (): Scratch => ({ busy: false, maker: new FixedSum(), taker: new FixedSum(), seen: [], coefficients: [], counts: [] });
+const scratch = newScratch();
+
+/** The list's name for an error message, built only when one is thrown. */
+function where(place: string | (() => string)): string {
+  return typeof place === 'string' ? place : place();
+}
+
+function sumList(activity: readonly ContractActivity[], config: RatioConfig, place: string | (() => string), s: Scratch): ActivityTotals {
   // Short lists (the common case: a few contracts a day) find repeats by scanning, long ones by a Set.
-  const seen: string[] | Set<string> = activity.length <= 16 ? [] : new Set<string>();
-  const maker = new FixedSum();
-  const taker = new FixedSum();
-  let requests = 0;
+  const seen: string[] | Set<string> = activity.length <= 16 ? s.seen : new Set<string>();
+  s.seen.length = 0;
+  s.coefficients.length = 0;
+  s.counts.length = 0;
+  const maker = s.maker.reset();
+  const taker = s.taker.reset();
   // Requests are integers: sum them per coefficient and multiply once per coefficient.
-  const coefficients: Fixed[] = [];
-  const counts: number[] = [];
+  const { coefficients, counts } = s;
+  let requests = 0;
   for (const entry of activity) {
     if (typeof entry !== 'object' || entry === null) {
-      throw new InvalidInputError(`a contract entry${where()}`, entry, 'an object');
+      throw new InvalidInputError(`a contract entry${where(place)}`, entry, 'an object');
     }
-    const contract = contractName(entry.contract) ?? normalizeContract(entry.contract, `\`contract\`${where()}`);
+    const contract = contractName(entry.contract) ?? normalizeContract(entry.contract, `\`contract\`${where(place)}`);
     if (Array.isArray(seen) ? seen.includes(contract) : seen.has(contract)) {
-      throw new InvalidInputError(`\`contract\`${where()}`, entry.contract, `each contract once per list (${contract} appears twice)`);
+      throw new InvalidInputError(`\`contract\`${where(place)}`, entry.contract, `each contract once per list (${contract} appears twice)`);
     }
     if (Array.isArray(seen)) seen.push(contract);
     else seen.add(contract);
-    if (entry.makerVolume !== undefined) addAmount(maker, entry.makerVolume, 'makerVolume', contract, where);
-    if (entry.takerVolume !== undefined) addAmount(taker, entry.takerVolume, 'takerVolume', contract, where);
-    const counted = count(entry.place, 'place', contract, where) + count(entry.amend, 'amend', contract, where) +
-      (config.countCancels ? count(entry.cancel, 'cancel', contract, where) : 0);
+    if (entry.makerVolume !== undefined) addAmount(maker, entry.makerVolume, 'makerVolume', contract, place);
+    if (entry.takerVolume !== undefined) addAmount(taker, entry.takerVolume, 'takerVolume', contract, place);
+    const counted = count(entry.place, 'place', contract, place) + count(entry.amend, 'amend', contract, place) +
+      (config.countCancels ? count(entry.cancel, 'cancel', contract, place) : 0);
     if (counted > 0) {
       const coefficient = config.coefficientOf(contract);
       const k = coefficients.indexOf(coefficient);
@@ -165,7 +193,7 @@ export function totalsOf(activity: readonly ContractActivity[], config: RatioCon
         counts[k] = counts[k]! + counted;
       }
       requests += counted;
-      if (!Number.isSafeInteger(requests)) throw new InvalidInputError(`counted requests${where()}`, requests, 'a total below 2^53');
+      if (!Number.isSafeInteger(requests)) throw new InvalidInputError(`counted requests${where(place)}`, requests, 'a total below 2^53');
     }
   }
   let weightedRequests = FIXED_ZERO;
@@ -174,18 +202,18 @@ export function totalsOf(activity: readonly ContractActivity[], config: RatioCon
 }
 
 /** Reads an optional request count; the field is named only when it is refused. */
-function count(value: number | undefined, field: string, contract: string, where: () => string): number {
+function count(value: number | undefined, field: string, contract: string, place: string | (() => string)): number {
   if (value === undefined) return 0;
   // Counts below 2^50 keep every sum of three exact.
   if (typeof value === 'number' && Number.isSafeInteger(value) && value >= 0 && value < 2 ** 50) return value;
   const huge = typeof value === 'number' && Number.isSafeInteger(value) && value >= 0;
-  throw new InvalidInputError(`\`${field}\` of ${contract}${where()}`, value, huge ? 'a non-negative integer below 2^50' : 'a non-negative integer');
+  throw new InvalidInputError(`\`${field}\` of ${contract}${where(place)}`, value, huge ? 'a non-negative integer below 2^50' : 'a non-negative integer');
 }
 
 /** Adds a non-negative amount: plain text the fast way, anything else validated by decimal.js. */
-function addAmount(sum: FixedSum, value: DecimalInput, field: string, contract: string, where: () => string): void {
+function addAmount(sum: FixedSum, value: DecimalInput, field: string, contract: string, place: string | (() => string)): void {
   if (typeof value === 'string' && sum.addText(value)) return;
-  sum.add(fixedFromDec(parseNonNegativeDecimal(value, `\`${field}\` of ${contract}${where()}`)));
+  sum.add(fixedFromDec(parseNonNegativeDecimal(value, `\`${field}\` of ${contract}${where(place)}`)));
 }
 
 /** A trade ratio with everything it was made of, all exact. */

@@ -1,0 +1,30 @@
+import { mkdirSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { describe, expect, it } from 'vitest';
+
+// Every ```ts block in README.md and docs/*.md is a runnable example: it imports from
+// 'traderatio' and asserts what it shows. Each runs here against the sources.
+const root = resolve(import.meta.dirname, '..');
+const out = join(root, 'test', '.docs');
+const files = ['README.md', ...readdirSync(join(root, 'docs')).filter((f) => f.endsWith('.md')).map((f) => `docs/${f}`)];
+
+rmSync(out, { recursive: true, force: true });
+mkdirSync(out, { recursive: true });
+
+for (const file of files) {
+  const text = readFileSync(join(root, file), 'utf8');
+  const blocks = [...text.matchAll(/```ts\n([\s\S]*?)```/g)].map((m) => m[1]!);
+  if (blocks.length === 0) continue;
+  describe(file, () => {
+    blocks.forEach((code, i) => {
+      const line = text.slice(0, text.indexOf(code)).split('\n').length;
+      it(`runs the example at line ${line}`, async () => {
+        expect(code).toMatch(/from 'traderatio'/);
+        const path = join(out, `${file.replace(/[/.]/g, '_')}_${i}.ts`);
+        writeFileSync(path, code.replaceAll("from 'traderatio'", "from '../../src/index.js'"));
+        await import(pathToFileURL(path).href);
+      });
+    });
+  });
+}
