@@ -15,17 +15,15 @@ export {
 export { DEFAULT_COEFFICIENTS, DEFAULT_COEFFICIENT, normalizeContract, resolveCoefficients, coefficientOf } from './rules/contracts.js';
 export type { CoefficientTable } from './rules/contracts.js';
 
-export {
-  tradeRatio, resolveRatioOptions, totalsOf, ratioOfTotals, addTotals, subtractTotals, compareRatio, EMPTY_TOTALS,
-} from './rules/ratio.js';
-export type { ContractActivity, RatioOptions, RatioConfig, RatioResult, ActivityTotals } from './rules/ratio.js';
+export { tradeRatio, resolveRatioOptions, compareRatio } from './rules/ratio.js';
+export type { ContractActivity, RatioOptions, RatioConfig, RatioResult } from './rules/ratio.js';
 
 export { DEFAULT_TIERS, createTierTable, resolveTiers, tierFor, tierOfRatio } from './rules/tiers.js';
 export type { Tier, TierRow, TierTable } from './rules/tiers.js';
 
 export { TIERED_VIP_LEVEL, isTieredVip, parseVipLevel } from './rules/vip.js';
 
-export { rateFamily, rateTotals, resolveFamilyOptions } from './rules/family.js';
+export { rateFamily, resolveFamilyOptions } from './rules/family.js';
 export type { AccountActivity, AccountRating, FamilyConfig, FamilyKind, FamilyOptions, FamilyRating, RatioBasis } from './rules/family.js';
 
 export { buildTimeline } from './rules/timeline.js';

@@ -1,6 +1,6 @@
 import { InvalidInputError } from '../errors.js';
 import type { DecimalInput } from './decimal.js';
-import { type Fixed, fixedCmp, fixedFromDec } from './fixed.js';
+import { type Fixed, approxOf, fixedCmp, fixedFromDec } from './fixed.js';
 import { parseId, parseNonNegativeDecimal } from './parse.js';
 import {
   type ActivityTotals, type ContractActivity, EMPTY_TOTALS, type RatioConfig, type RatioOptions, type RatioResult,
@@ -133,6 +133,106 @@ function chooseBasis(own: Fraction, aggregated: Fraction, config: FamilyConfig):
   if (config.familyKind === 'broker') return 'own';
   if (fixedCmp(own.volume, config.ownVolumeThreshold) < 0) return 'aggregated';
   return compareFractions(own, aggregated) > 0 ? 'max-own' : 'max-aggregated';
+}
+
+/** Doubles of a window's totals: maker and taker volume and weighted requests. */
+export interface ApproxTotals {
+  maker: number;
+  taker: number;
+  weighted: number;
+}
+
+/** Doubles of summed totals, for screening. */
+export function approxTotals(t: ActivityTotals): ApproxTotals {
+  return { maker: approxOf(t.maker), taker: approxOf(t.taker), weighted: approxOf(t.weightedRequests) };
+}
+
+/**
+ * Relative distance within which doubles may not decide. Each double here is within about a
+ * hundred units in the last place (2^-53 each) of the exact value it stands for, so 1e-9 leaves
+ * a margin of ten thousand; inside it, or wherever a double is not finite, the exact fractions
+ * decide.
+ */
+const CLOSE = 1e-9;
+const apart = (a: number, b: number): boolean => Number.isFinite(a) && Number.isFinite(b) && Math.abs(a - b) > CLOSE * Math.max(Math.abs(a), Math.abs(b));
+
+/**
+ * A function giving the tiers of a family's windows, as {@link tiersOfTotals} does, screened with doubles:
+ * the exact totals (`exact()`, asked for at most once) are computed only for a decision that falls
+ * within 1e-9 of a bound, a threshold or a tie. This is what lets a timeline rate every account on
+ * every day without exact arithmetic for each.
+ */
+export function windowRater(config: FamilyConfig): (approx: readonly ApproxTotals[], exact: () => readonly ActivityTotals[]) => Tier[] {
+  const mw = approxOf(config.ratio.makerWeight);
+  const tw = approxOf(config.ratio.takerWeight);
+  const threshold = approxOf(config.ownVolumeThreshold);
+  const bounds = config.tiers.map((t) => approxOf(fixedFromDec(t.minRatio)));
+  return (approx, exact) => rateWindows(approx, exact, config, mw, tw, threshold, bounds);
+}
+
+function rateWindows(
+  approx: readonly ApproxTotals[],
+  exact: () => readonly ActivityTotals[],
+  config: FamilyConfig,
+  mw: number,
+  tw: number,
+  threshold: number,
+  bounds: readonly number[],
+): Tier[] {
+  let exactTotals: readonly ActivityTotals[] | undefined;
+  let exactFamily: Fraction | undefined;
+  const exactOf = (i: number): Fraction => fractionOfTotals((exactTotals ??= exact())[i]!, config.ratio);
+  const familyExact = (): Fraction => {
+    if (exactFamily === undefined) {
+      let sum = EMPTY_TOTALS;
+      for (const t of (exactTotals ??= exact())) sum = addTotals(sum, t);
+      exactFamily = fractionOfTotals(sum, config.ratio);
+    }
+    return exactFamily;
+  };
+  // The tier of n / d by doubles, or undefined when n / d is too close to a bound to tell.
+  const screenTier = (n: number, d: number): Tier | undefined => {
+    if (d === 0) return config.tiers[0];
+    const x = n / d;
+    if (!Number.isFinite(x)) return undefined;
+    let i = bounds.length - 1;
+    while (i > 0 && bounds[i]! > x) i--;
+    if (i > 0 && !apart(x, bounds[i]!)) return undefined;
+    if (i + 1 < bounds.length && !apart(x, bounds[i + 1]!)) return undefined;
+    return config.tiers[i];
+  };
+
+  let fm = 0;
+  let ft = 0;
+  let fw = 0;
+  for (const a of approx) {
+    fm += a.maker;
+    ft += a.taker;
+    fw += a.weighted;
+  }
+  const fn = mw * fm + tw * ft;
+  const familyTier = screenTier(fn, fw) ?? tierOfFraction(familyExact(), config.tiers);
+
+  return approx.map((a, i) => {
+    const n = mw * a.maker + tw * a.taker;
+    let ownWins: boolean;
+    if (config.familyKind === 'broker') {
+      ownWins = true;
+    } else {
+      const volume = a.maker + a.taker;
+      const below = apart(volume, threshold) ? volume < threshold : fixedCmp(exactOf(i).volume, config.ownVolumeThreshold) < 0;
+      if (below) return familyTier;
+      // max(own, aggregated): cross-multiplied; no requests sorts lowest.
+      if (a.weighted === 0) ownWins = false; // no requests of its own: the lowest ratio
+      else {
+        const x = n * fw;
+        const y = fn * a.weighted;
+        ownWins = apart(x, y) ? x > y : compareFractions(exactOf(i), familyExact()) > 0;
+      }
+    }
+    if (!ownWins) return familyTier;
+    return screenTier(n, a.weighted) ?? tierOfFraction(exactOf(i), config.tiers);
+  });
 }
 
 /**

@@ -59,15 +59,6 @@ export function fixedAdd(a: Fixed, b: Fixed): Fixed {
     : { units: a.units * pow10(b.scale - a.scale) + b.units, scale: b.scale };
 }
 
-/** a - b, for b a part of a (the result is never negative). */
-export function fixedSub(a: Fixed, b: Fixed): Fixed {
-  if (b.units === 0n) return a;
-  if (a.scale === b.scale) return { units: a.units - b.units, scale: a.scale };
-  return a.scale > b.scale
-    ? { units: a.units - b.units * pow10(a.scale - b.scale), scale: a.scale }
-    : { units: a.units * pow10(b.scale - a.scale) - b.units, scale: b.scale };
-}
-
 /** a x b */
 export function fixedMul(a: Fixed, b: Fixed): Fixed {
   return { units: a.units * b.units, scale: a.scale + b.scale };
@@ -85,6 +76,14 @@ export function fixedCmp(a: Fixed, b: Fixed): -1 | 0 | 1 {
   if (a.scale > b.scale) y *= pow10(a.scale - b.scale);
   else if (b.scale > a.scale) x *= pow10(b.scale - a.scale);
   return x < y ? -1 : x > y ? 1 : 0;
+}
+
+/**
+ * A Fixed as a double, within two units in the last place (the BigInt conversion and the division
+ * each round once), or NaN where the scale is too large for that. For choosing, never for deciding.
+ */
+export function approxOf(f: Fixed): number {
+  return f.scale <= 22 ? Number(f.units) / 10 ** f.scale : Number.NaN;
 }
 
 /** The exact Decimal of a Fixed. */

@@ -1,7 +1,7 @@
 import { InvalidInputError } from '../errors.js';
 import { type CoefficientTable, contractName, normalizeContract, resolveCoefficients } from './contracts.js';
 import type { Dec, DecimalInput } from './decimal.js';
-import { type Fixed, FIXED_ZERO, FixedSum, fixedAdd, fixedCmp, fixedFromDec, fixedMul, fixedMulInt, fixedSub, toDec } from './fixed.js';
+import { type Fixed, FIXED_ZERO, FixedSum, fixedAdd, fixedCmp, fixedFromDec, fixedMul, fixedMulInt, toDec } from './fixed.js';
 import { addCounts, parseNonNegativeDecimal } from './parse.js';
 
 /**
@@ -109,17 +109,6 @@ export function addTotals(a: ActivityTotals, b: ActivityTotals): ActivityTotals 
     taker: fixedAdd(a.taker, b.taker),
     weightedRequests: fixedAdd(a.weightedRequests, b.weightedRequests),
     requests: addCounts(a.requests, b.requests, 'counted requests'),
-  };
-}
-
-/** Subtracts totals `b` (a part of `a`) from `a`. */
-export function subtractTotals(a: ActivityTotals, b: ActivityTotals): ActivityTotals {
-  if (b === EMPTY_TOTALS) return a;
-  return {
-    maker: fixedSub(a.maker, b.maker),
-    taker: fixedSub(a.taker, b.taker),
-    weightedRequests: fixedSub(a.weightedRequests, b.weightedRequests),
-    requests: a.requests - b.requests,
   };
 }
 

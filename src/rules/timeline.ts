@@ -1,8 +1,8 @@
 import { InvalidInputError } from '../errors.js';
 import { DAY_MS, RAISE_OFFSET_MS, formatUtcInstant, parseUtcDay, utcDayStart } from './calendar.js';
-import { type AccountRating, type FamilyConfig, type FamilyOptions, rateAccount, resolveFamilyOptions, tiersOfTotals } from './family.js';
+import { type AccountRating, type FamilyConfig, type FamilyOptions, approxTotals, rateAccount, resolveFamilyOptions, windowRater } from './family.js';
 import { parseId, parseInstant } from './parse.js';
-import { type ActivityTotals, type ContractActivity, EMPTY_TOTALS, type RatioResult, addTotals, ratioOfTotals, subtractTotals, totalsOf } from './ratio.js';
+import { type ActivityTotals, type ContractActivity, EMPTY_TOTALS, type RatioResult, addTotals, ratioOfTotals, totalsOf } from './ratio.js';
 import { tierOfRatio } from './tiers.js';
 import type { Tier } from './tiers.js';
 import { TIERED_VIP_LEVEL, parseVipLevel } from './vip.js';
@@ -175,29 +175,48 @@ export function buildTimeline(input: TimelineInput, options: FamilyOptions | Fam
 
   // Rolling 7-day windows of every account, one snapshot per day from the day after the first
   // activity to the day the last activity leaves the window.
+  const allAccounts = ids.map((_, k) => k);
   const createdAt = ids.map((id) => accounts.get(id)!.createdAt);
   const snapshots: SnapshotRecord[] = [];
   if (days.first !== undefined && days.last !== undefined) {
-    const window: ActivityTotals[] = ids.map(() => EMPTY_TOTALS);
-    for (let day = days.first + DAY_MS; day <= days.last + 8 * DAY_MS; day += DAY_MS) {
-      for (let k = 0; k < ids.length; k++) {
-        const own = days.byAccount[k]!;
-        if (own.size === 0) continue;
-        const entering = own.get(day - DAY_MS);
-        const leaving = own.get(day - 8 * DAY_MS);
-        if (entering !== undefined) window[k] = addTotals(window[k]!, entering);
-        if (leaving !== undefined) window[k] = subtractTotals(window[k]!, leaving);
+    const first = days.first;
+    const span = (days.last - first) / DAY_MS + 1;
+    // Each account's daily totals as doubles by day index, for screening; exact totals are summed
+    // only for the few decisions the doubles cannot make (see windowRater).
+    const approxDays = days.byAccount.map((own) => {
+      const maker = new Float64Array(span);
+      const taker = new Float64Array(span);
+      const weighted = new Float64Array(span);
+      for (const [day, t] of own) {
+        const a = approxTotals(t);
+        const j = (day - first) / DAY_MS;
+        maker[j] = a.maker;
+        taker[j] = a.taker;
+        weighted[j] = a.weighted;
       }
-      let presentIds = ids;
-      let presentTotals = window;
-      let presentDays = days.byAccount;
-      if (createdAt.some((c) => c !== undefined && c > day)) {
-        const keep = ids.map((_, i) => createdAt[i] === undefined || createdAt[i]! <= day);
-        presentIds = ids.filter((_, i) => keep[i]);
-        presentTotals = window.filter((_, i) => keep[i]);
-        presentDays = days.byAccount.filter((_, i) => keep[i]);
-      }
-      const tiers = tiersOfTotals(presentTotals, config);
+      return { maker, taker, weighted };
+    });
+    const rate = windowRater(config);
+    for (let day = first + DAY_MS; day <= days.last + 8 * DAY_MS; day += DAY_MS) {
+      const present = createdAt.some((c) => c !== undefined && c > day)
+        ? ids.flatMap((_, k) => (createdAt[k] === undefined || createdAt[k]! <= day ? [k] : []))
+        : allAccounts;
+      const end = (day - first) / DAY_MS; // window: day indices [end - 7, end)
+      const approx = present.map((k) => {
+        const a = approxDays[k]!;
+        let maker = 0;
+        let taker = 0;
+        let weighted = 0;
+        for (let j = Math.max(0, end - 7); j < Math.min(end, span); j++) {
+          maker += a.maker[j]!;
+          taker += a.taker[j]!;
+          weighted += a.weighted[j]!;
+        }
+        return { maker, taker, weighted };
+      });
+      const presentIds = present.map((k) => ids[k]!);
+      const presentDays = present.map((k) => days.byAccount[k]!);
+      const tiers = rate(approx, () => presentDays.map((own) => windowOf(own, day)));
       snapshots.push(new SnapshotRecord(day, presentIds, presentDays, tiers, config));
       events.push({ at: day, kind: Kind.Snapshot, day: snapshots.length - 1 });
       events.push({ at: day + RAISE_OFFSET_MS, kind: Kind.Raise, day: snapshots.length - 1 });
@@ -355,17 +374,7 @@ class SnapshotRecord implements Snapshot {
 
   /** Each account's totals over [day - 7 days, day). */
   private windowTotals(): readonly ActivityTotals[] {
-    if (this.totals === undefined) {
-      this.totals = this.days.map((own) => {
-        let t = EMPTY_TOTALS;
-        for (let d = this.day - 7 * DAY_MS; d < this.day; d += DAY_MS) {
-          const x = own.get(d);
-          if (x !== undefined) t = addTotals(t, x);
-        }
-        return t;
-      });
-    }
-    return this.totals;
+    return (this.totals ??= this.days.map((own) => windowOf(own, this.day)));
   }
 
   get aggregated(): RatioResult {
@@ -399,6 +408,16 @@ class SnapshotRecord implements Snapshot {
     }
     return this.family;
   }
+}
+
+/** An account's exact totals over [day - 7 days, day). */
+function windowOf(days: ReadonlyMap<number, ActivityTotals>, day: number): ActivityTotals {
+  let t = EMPTY_TOTALS;
+  for (let d = day - 7 * DAY_MS; d < day; d += DAY_MS) {
+    const x = days.get(d);
+    if (x !== undefined) t = addTotals(t, x);
+  }
+  return t;
 }
 
 /** A limit state, whose snapshot rating is read from the snapshot when asked for. */
