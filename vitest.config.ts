@@ -5,5 +5,6 @@ export default defineConfig({
     include: ['test/**/*.test.ts'],
     pool: 'forks',
     maxWorkers: 2,
+    reporters: ['default', './test/summary-reporter.ts'],
   },
 });
