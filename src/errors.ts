@@ -70,3 +70,29 @@ export function show(value: unknown): string {
     return String(value);
   }
 }
+
+/** Why the scheduler refused a task. */
+export type RefusalReason = 'queue-full' | 'aborted' | 'deadline' | 'too-heavy' | 'closed';
+
+/**
+ * The scheduler refused a task: it never ran, and it holds nothing. `reason` says why:
+ * the queue was full, its signal aborted, its deadline passed, its weight can never fit one of
+ * its limits, or the scheduler was closed.
+ *
+ * @example
+ * ```ts
+ * scheduler.schedule(fn, { limits: [l], signal }).catch((e) => isRefusedError(e) && e.reason === 'aborted')
+ * ```
+ */
+export class RefusedError extends TraderatioError {
+  readonly reason: RefusalReason;
+  constructor(reason: RefusalReason, message: string) {
+    super(`REFUSED_${reason.toUpperCase().replaceAll('-', '_')}`, message);
+    this.reason = reason;
+  }
+}
+
+/** True when `e` is a {@link RefusedError}. */
+export function isRefusedError(e: unknown): e is RefusedError {
+  return e instanceof RefusedError;
+}

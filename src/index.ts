@@ -4,7 +4,10 @@
  *
  * @packageDocumentation
  */
-export { TraderatioError, InvalidInputError, isTraderatioError, isInvalidInputError } from './errors.js';
+export {
+  TraderatioError, InvalidInputError, RefusedError, isTraderatioError, isInvalidInputError, isRefusedError,
+} from './errors.js';
+export type { RefusalReason } from './errors.js';
 
 export { Dec } from './rules/decimal.js';
 export type { DecimalInput } from './rules/decimal.js';
@@ -38,3 +41,12 @@ export type {
 } from './rules/abuse.js';
 
 export { WORKED_EXAMPLE } from './rules/example.js';
+
+export { WindowLimit } from './schedule/window.js';
+export type { WindowLimitOptions, WindowLimitState } from './schedule/window.js';
+export { Scheduler, Limit } from './schedule/scheduler.js';
+export type { ScheduleOptions, SchedulerEvent, SchedulerOptions, SchedulerStats } from './schedule/scheduler.js';
+export { VirtualClock, systemClock } from './schedule/clock.js';
+export type { Clock } from './schedule/clock.js';
+export { feedbackFrom, readRateLimitHeaders } from './schedule/feedback.js';
+export type { HeadersLike, RateLimitFeedback, RateLimitHeaders } from './schedule/feedback.js';

@@ -1,0 +1,121 @@
+import { performance } from 'node:perf_hooks';
+
+/**
+ * Where the scheduler reads time and sets its one timer. `now()` is monotonic milliseconds (it
+ * never goes back; R13 measures windows on it); `wall()` is Unix epoch milliseconds, used only to
+ * read the exchange's reset timestamps (R12).
+ */
+export interface Clock {
+  now(): number;
+  wall(): number;
+  setTimer(callback: () => void, delayMs: number): unknown;
+  clearTimer(handle: unknown): void;
+}
+
+/**
+ * The machine's clocks: `performance.now()` and `Date.now()`, and `setTimeout`.
+ */
+export const systemClock: Clock = {
+  now: () => performance.now(),
+  wall: () => Date.now(),
+  setTimer: (callback, delayMs) => setTimeout(callback, Math.max(0, Math.ceil(delayMs))),
+  clearTimer: (handle) => clearTimeout(handle as ReturnType<typeof setTimeout>),
+};
+
+interface VirtualTimer {
+  readonly at: number;
+  readonly seq: number;
+  readonly callback: () => void;
+  cancelled: boolean;
+}
+
+/**
+ * A clock that moves only when told: for tests, simulations and replays. Timers fire in time
+ * order (ties in the order set) as `advance` passes them, and the promises they settle are given
+ * the chance to run before time moves on. Nothing sleeps.
+ *
+ * @example
+ * ```ts
+ * const clock = new VirtualClock({ start: 0, wallStart: Date.parse('2026-11-21T00:00:00Z') })
+ * const scheduler = new Scheduler({ clock })
+ * await clock.advance(1000)
+ * ```
+ */
+export class VirtualClock implements Clock {
+  private time: number;
+  private readonly wallOffset: number;
+  private timers: VirtualTimer[] = [];
+  private seq = 0;
+
+  constructor(options: { readonly start?: number; readonly wallStart?: number } = {}) {
+    this.time = options.start ?? 0;
+    this.wallOffset = (options.wallStart ?? 0) - this.time;
+  }
+
+  now(): number {
+    return this.time;
+  }
+
+  wall(): number {
+    return this.time + this.wallOffset;
+  }
+
+  setTimer(callback: () => void, delayMs: number): unknown {
+    const timer: VirtualTimer = { at: this.time + Math.max(0, delayMs), seq: this.seq++, callback, cancelled: false };
+    this.timers.push(timer);
+    return timer;
+  }
+
+  clearTimer(handle: unknown): void {
+    (handle as VirtualTimer).cancelled = true;
+    this.timers = this.timers.filter((t) => t !== handle);
+  }
+
+  /** Timers set and not yet fired. */
+  get pendingTimers(): number {
+    return this.timers.length;
+  }
+
+  /** Moves time forward by `ms`, firing every timer due on the way. */
+  async advance(ms: number): Promise<void> {
+    if (!(ms >= 0)) throw new RangeError(`VirtualClock.advance: expected a non-negative number of milliseconds, got ${ms}`);
+    await this.advanceTo(this.time + ms);
+  }
+
+  /** Moves time forward to `at`, firing every timer due on the way. */
+  async advanceTo(at: number): Promise<void> {
+    await settle();
+    for (;;) {
+      const next = this.nextTimer();
+      if (next === undefined || next.at > at) break;
+      this.timers = this.timers.filter((t) => t !== next);
+      this.time = Math.max(this.time, next.at);
+      next.callback();
+      await settle();
+    }
+    this.time = Math.max(this.time, at);
+    await settle();
+  }
+
+  /** Fires timers, moving time as far as needed, until none is left (at most `limit` of them). */
+  async runAll(limit = 1_000_000): Promise<void> {
+    await settle();
+    for (let n = 0; n < limit; n++) {
+      const next = this.nextTimer();
+      if (next === undefined) return;
+      await this.advanceTo(next.at);
+    }
+    throw new Error(`VirtualClock.runAll: more than ${limit} timers fired; is something rescheduling forever?`);
+  }
+
+  private nextTimer(): VirtualTimer | undefined {
+    let best: VirtualTimer | undefined;
+    for (const t of this.timers) if (best === undefined || t.at < best.at || (t.at === best.at && t.seq < best.seq)) best = t;
+    return best;
+  }
+}
+
+/** Lets every pending promise callback run (a macrotask turn). */
+function settle(): Promise<void> {
+  return new Promise((resolve) => setImmediate(resolve));
+}

@@ -1,0 +1,108 @@
+/**
+ * What the exchange says back about a limit (R12), as the scheduler takes it
+ * ({@link Scheduler.feedback}).
+ */
+export interface RateLimitFeedback {
+  /** The request was refused for its rate: HTTP 429, label TOO_MANY_REQUESTS or TOO_FAST. */
+  readonly limited: boolean;
+  /** The exchange's label, when the body had one. */
+  readonly label?: string;
+  /** `…-Requests-Remain`: requests left for this endpoint. */
+  readonly remaining?: number;
+  /** `…-Limit`: the limit the exchange applies now. */
+  readonly limit?: number;
+  /** `…-Reset-Timestamp`, as Unix epoch milliseconds: when an exceeded limit resets. */
+  readonly resetAtMs?: number;
+  /** A standard `Retry-After` header, in milliseconds. */
+  readonly retryAfterMs?: number;
+}
+
+/** The headers of R12 read from a response: every field is absent when its header is. */
+export interface RateLimitHeaders {
+  readonly remaining?: number;
+  readonly limit?: number;
+  readonly resetAtMs?: number;
+  readonly retryAfterMs?: number;
+}
+
+/** Anything that holds headers: fetch's `Headers`, Node's incoming headers, a Map or a plain object. */
+export type HeadersLike =
+  | { get(name: string): string | null | undefined }
+  | Readonly<Record<string, string | readonly string[] | number | undefined>>;
+
+const PREFIXES = ['x-gate-ratelimit-', 'x-service-ratelimit-'];
+
+/**
+ * Reads the rate-limit headers of R12, case-insensitively, under either prefix the exchange uses
+ * (`X-Gate-RateLimit-…` and `X-Service-RateLimit-…`): `Requests-Remain`, `Limit` and
+ * `Reset-Timestamp` (Unix seconds), and `Retry-After` (seconds). Values that are not numbers are
+ * left out.
+ *
+ * @example
+ * ```ts
+ * readRateLimitHeaders({ 'x-gate-ratelimit-requests-remain': '3', 'x-gate-ratelimit-reset-timestamp': '1795219200' })
+ * // { remaining: 3, resetAtMs: 1795219200000 }
+ * ```
+ */
+export function readRateLimitHeaders(headers: HeadersLike): RateLimitHeaders {
+  const get = headerReader(headers);
+  const remaining = number(get, 'requests-remain');
+  const limit = number(get, 'limit');
+  const reset = number(get, 'reset-timestamp');
+  const retry = toNumber(get('retry-after'));
+  return {
+    ...(remaining === undefined ? {} : { remaining }),
+    ...(limit === undefined ? {} : { limit }),
+    ...(reset === undefined ? {} : { resetAtMs: reset * 1000 }),
+    ...(retry === undefined ? {} : { retryAfterMs: retry * 1000 }),
+  };
+}
+
+/**
+ * Feedback from a response: its status, its rate-limit headers and, when given, its parsed error
+ * body `{ label, message }`. A 429, or a body labelled TOO_MANY_REQUESTS or TOO_FAST, is `limited`.
+ *
+ * @example
+ * ```ts
+ * const response = await fetch(url, init)
+ * scheduler.feedback(placeLimit, feedbackFrom(response, response.ok ? undefined : await response.clone().json()))
+ * ```
+ */
+export function feedbackFrom(response: { readonly status: number; readonly headers: HeadersLike }, body?: unknown): RateLimitFeedback {
+  const label = typeof body === 'object' && body !== null && typeof (body as { label?: unknown }).label === 'string'
+    ? (body as { label: string }).label
+    : undefined;
+  const limited = response.status === 429 || label === 'TOO_MANY_REQUESTS' || label === 'TOO_FAST';
+  return { limited, ...(label === undefined ? {} : { label }), ...readRateLimitHeaders(response.headers) };
+}
+
+function headerReader(headers: HeadersLike): (name: string) => unknown {
+  if (headers instanceof Map) {
+    const lower = new Map<string, unknown>();
+    for (const [k, v] of headers as Map<string, unknown>) lower.set(String(k).toLowerCase(), v);
+    return (name) => lower.get(name);
+  }
+  if (typeof (headers as { get?: unknown }).get === 'function') {
+    const h = headers as { get(name: string): string | null | undefined };
+    return (name) => h.get(name) ?? undefined;
+  }
+  const lower = new Map<string, unknown>();
+  for (const [k, v] of Object.entries(headers)) lower.set(k.toLowerCase(), v);
+  return (name) => lower.get(name);
+}
+
+function number(get: (name: string) => unknown, suffix: string): number | undefined {
+  for (const prefix of PREFIXES) {
+    const v = toNumber(get(prefix + suffix));
+    if (v !== undefined) return v;
+  }
+  return undefined;
+}
+
+function toNumber(value: unknown): number | undefined {
+  const v = Array.isArray(value) ? value[0] : value;
+  if (typeof v === 'number') return Number.isFinite(v) ? v : undefined;
+  if (typeof v !== 'string' || v.trim() === '') return undefined;
+  const n = Number(v);
+  return Number.isFinite(n) ? n : undefined;
+}

@@ -1,0 +1,110 @@
+/**
+ * A first-in-first-out queue of waiting tasks kept as columns in fixed-size chunks: a waiter costs
+ * its function, its promise's resolver, its weight and its arrival number, with no object of its
+ * own. A chunk is dropped as soon as its last waiter leaves, so a drained queue gives its memory
+ * back.
+ */
+const CHUNK = 1024;
+
+/** Settles a waiter's promise: with the task's result, or with a rejected promise. */
+export type Resolve = (value: unknown) => void;
+
+export class Chunk {
+  readonly fns: (() => unknown)[] = new Array(CHUNK);
+  readonly resolves: (Resolve | null)[] = new Array(CHUNK);
+  readonly weights = new Float64Array(CHUNK);
+  readonly seqs = new Float64Array(CHUNK);
+  next: Chunk | null = null;
+}
+
+/** Where a waiter sits, for cancelling it later. */
+export interface Slot {
+  readonly chunk: Chunk;
+  readonly index: number;
+}
+
+export class TaskQueue {
+  private first: Chunk | null = null;
+  private last: Chunk | null = null;
+  private readAt = 0;
+  private writeAt = 0;
+  /** Waiters in the queue, cancelled ones not yet skipped included. */
+  private slots = 0;
+
+  get isEmpty(): boolean {
+    return this.slots === 0;
+  }
+
+  push(fn: () => unknown, resolve: Resolve, weight: number, seq: number): Slot {
+    if (this.last === null || this.writeAt === CHUNK) {
+      const chunk = new Chunk();
+      if (this.last === null) {
+        this.first = chunk;
+        this.readAt = 0;
+      } else {
+        this.last.next = chunk;
+      }
+      this.last = chunk;
+      this.writeAt = 0;
+    }
+    const chunk = this.last;
+    const index = this.writeAt++;
+    chunk.fns[index] = fn;
+    chunk.resolves[index] = resolve;
+    chunk.weights[index] = weight;
+    chunk.seqs[index] = seq;
+    this.slots++;
+    return { chunk, index };
+  }
+
+  /** Drops cancelled waiters at the head; true when a live one is there. */
+  skipCancelled(): boolean {
+    while (this.slots > 0 && this.first!.resolves[this.readAt] === null) this.advance();
+    return this.slots > 0;
+  }
+
+  /** The head's weight (call after skipCancelled returned true). */
+  headWeight(): number {
+    return this.first!.weights[this.readAt]!;
+  }
+
+  /** The head's arrival number (call after skipCancelled returned true). */
+  headSeq(): number {
+    return this.first!.seqs[this.readAt]!;
+  }
+
+  /** Removes the head and returns its function and resolver. */
+  shift(): { fn: () => unknown; resolve: Resolve } {
+    const chunk = this.first!;
+    const fn = chunk.fns[this.readAt]!;
+    const resolve = chunk.resolves[this.readAt]!;
+    this.advance();
+    return { fn, resolve };
+  }
+
+  private advance(): void {
+    const chunk = this.first!;
+    // Let go of the function and resolver at once, not when the chunk goes.
+    (chunk.fns as unknown[])[this.readAt] = undefined;
+    chunk.resolves[this.readAt] = null;
+    this.readAt++;
+    this.slots--;
+    if (this.slots === 0) {
+      this.first = this.last = null;
+      this.readAt = this.writeAt = 0;
+    } else if (this.readAt === CHUNK) {
+      this.first = chunk.next;
+      chunk.next = null;
+      this.readAt = 0;
+    }
+  }
+}
+
+/** Marks a waiter cancelled; returns its resolver, or null when it had left the queue already. */
+export function cancelSlot(slot: Slot): Resolve | null {
+  const resolve = slot.chunk.resolves[slot.index] ?? null;
+  if (resolve === null) return null;
+  slot.chunk.resolves[slot.index] = null;
+  (slot.chunk.fns as unknown[])[slot.index] = undefined;
+  return resolve;
+}

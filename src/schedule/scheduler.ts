@@ -1,0 +1,496 @@
+import { InvalidInputError, RefusedError, type RefusalReason } from '../errors.js';
+import { type Clock, systemClock } from './clock.js';
+import type { RateLimitFeedback } from './feedback.js';
+import { type Resolve, type Slot, TaskQueue, cancelSlot } from './queue.js';
+import { WindowLimit, type WindowLimitOptions } from './window.js';
+
+/** Options of a {@link Scheduler}. */
+export interface SchedulerOptions {
+  /** Where time is read and the timer set. @default systemClock */
+  readonly clock?: Clock;
+  /** Tasks that may wait at once; one more is refused at once (`queue-full`). @default 100000 */
+  readonly maxQueue?: number;
+}
+
+/** Options of one task. */
+export interface ScheduleOptions {
+  /** The limits the task draws on, all at once or not at all. @default [] */
+  readonly limits?: Limit | readonly Limit[];
+  /** What the task counts for on each of its limits (a batch of k orders: k). @default 1 */
+  readonly weight?: number;
+  /** Higher goes first where tasks share a limit. Cancels should outrank placements. @default 0 */
+  readonly priority?: number;
+  /** Aborting it refuses the task if it has not started (`aborted`). */
+  readonly signal?: AbortSignal;
+  /** An instant on the scheduler's clock by which the task must have started, else refused (`deadline`). */
+  readonly deadline?: number;
+}
+
+/** A limit owned by a scheduler: a {@link WindowLimit} whose changes the scheduler applies at once. */
+export class Limit extends WindowLimit {
+  /** @internal */ waiting = 0;
+  /** @internal */ pass = 0;
+  /** @internal */ queuedWeight = 0;
+  /** @internal */ readonly owner: Scheduler;
+
+  /** @internal Made by {@link Scheduler.limit}. */
+  constructor(owner: Scheduler, options: WindowLimitOptions) {
+    super(options);
+    this.owner = owner;
+  }
+
+  /** Changes N and W from now on; waiting tasks see the new limit at once (R13). */
+  override update(change: { readonly limit?: number; readonly windowMs?: number }): void {
+    const before = { limit: this.limit, windowMs: this.windowMs };
+    super.update(change);
+    this.owner.changed(this, before);
+  }
+}
+
+/** What the scheduler tells its listeners. */
+export type SchedulerEvent =
+  | { readonly type: 'dispatch'; readonly at: number; readonly weight: number; readonly priority: number; readonly limits: readonly string[] }
+  | { readonly type: 'refuse'; readonly at: number; readonly reason: RefusalReason; readonly limits: readonly string[] }
+  | { readonly type: 'limit'; readonly at: number; readonly limit: string; readonly from: { readonly limit: number; readonly windowMs: number }; readonly to: { readonly limit: number; readonly windowMs: number } }
+  | { readonly type: 'pause'; readonly at: number; readonly limit: string; readonly until: number };
+
+/** Counters and the state of every limit. */
+export interface SchedulerStats {
+  /** Tasks waiting now. */
+  readonly queued: number;
+  /** Tasks started since the scheduler was made. */
+  readonly dispatched: number;
+  /** Tasks refused, by reason. */
+  readonly refused: Readonly<Record<RefusalReason, number>>;
+  readonly limits: readonly {
+    readonly name: string;
+    readonly limit: number;
+    readonly windowMs: number;
+    /** Weight counted in the trailing window now. */
+    readonly used: number;
+    /** Tasks waiting on it. */
+    readonly waiting: number;
+    /** Rough wait of a new task of weight 1 behind those already waiting, in milliseconds. */
+    readonly expectedWaitMs: number;
+  }[];
+}
+
+interface Group {
+  readonly priority: number;
+  readonly limits: readonly Limit[];
+  readonly queue: TaskQueue;
+  live: number;
+}
+
+interface Deadline {
+  readonly at: number;
+  readonly slot: Slot;
+  readonly group: Group;
+}
+
+let captured: Resolve | null = null;
+function capture(resolve: Resolve): void {
+  captured = resolve;
+}
+
+/**
+ * Sends every request of an engine through its limits (R10, R13): never more than N weight in any
+ * window W of any limit, all of a task's limits taken at once or none, higher priority first and
+ * first-in-first-out within a priority where tasks share a limit, one timer at most and none when
+ * idle.
+ *
+ * A task whose limits allow it at once, with nobody waiting on them, runs inside `schedule()`
+ * (synchronously); others wait in the queue and run from the scheduler's timer.
+ *
+ * @example
+ * ```ts
+ * const scheduler = new Scheduler()
+ * const place = scheduler.limit({ name: 'futures.place', limit: 100, windowMs: 1000 })
+ * const cancel = scheduler.limit({ name: 'futures.cancel', limit: 200, windowMs: 1000 })
+ * await scheduler.schedule(() => api.placeOrder(order), { limits: place })
+ * await scheduler.schedule(() => api.cancelOrder(id), { limits: cancel, priority: 10 })
+ * ```
+ */
+export class Scheduler {
+  readonly clock: Clock;
+  private readonly maxQueue: number;
+  private readonly groups = new Map<string, Group>();
+  private readonly owned = new Set<Limit>();
+  private deadlines: Deadline[] = [];
+  private seq = 0;
+  private passNo = 0;
+  private live = 0;
+  private dispatched = 0;
+  private readonly refusedCounts: Record<RefusalReason, number> = { 'queue-full': 0, aborted: 0, deadline: 0, 'too-heavy': 0, closed: 0 };
+  private draining = false;
+  private dirty = false;
+  private timer: unknown = null;
+  private timerAt = Infinity;
+  private closed = false;
+  private readonly listeners = new Set<(event: SchedulerEvent) => void>();
+
+  constructor(options: SchedulerOptions = {}) {
+    if (typeof options !== 'object' || options === null) throw new InvalidInputError('scheduler options', options, 'an object');
+    this.clock = options.clock ?? systemClock;
+    const maxQueue = options.maxQueue ?? 100_000;
+    if (typeof maxQueue !== 'number' || !(maxQueue >= 0) || (!Number.isSafeInteger(maxQueue) && maxQueue !== Infinity)) {
+      throw new InvalidInputError('`maxQueue`', options.maxQueue, 'a non-negative integer or Infinity');
+    }
+    this.maxQueue = maxQueue;
+  }
+
+  /** Makes a limit that tasks of this scheduler can draw on. */
+  limit(options: WindowLimitOptions): Limit {
+    const l = new Limit(this, options);
+    this.owned.add(l);
+    return l;
+  }
+
+  /**
+   * Runs `fn` when every limit in `options.limits` allows `weight` at once, taking it from all of
+   * them together. Resolves with what `fn` returns (or its promise settles to); rejects with
+   * `fn`'s error, or with a {@link RefusedError} when the task was refused and never ran.
+   */
+  schedule<T>(fn: () => T | PromiseLike<T>, options: ScheduleOptions = {}): Promise<Awaited<T>> {
+    if (typeof fn !== 'function') throw new InvalidInputError('the task', fn, 'a function');
+    const limits = this.readLimits(options.limits);
+    const weight = readWeight(options.weight);
+    const priority = readPriority(options.priority);
+    const { signal, deadline } = options;
+    if (deadline !== undefined && (typeof deadline !== 'number' || Number.isNaN(deadline))) {
+      throw new InvalidInputError('`deadline`', deadline, 'an instant on the scheduler clock (a number)');
+    }
+    if (this.closed) return this.refuse('closed', limits, 'the scheduler is closed');
+    if (signal?.aborted === true) return this.refuse('aborted', limits, 'the signal was aborted before the task started');
+    for (const l of limits) {
+      if (weight > l.capacity(priority)) {
+        return this.refuse('too-heavy', limits, `weight ${weight} can never fit ${l.name} (${l.capacity(priority)} per ${l.windowMs} ms at priority ${priority})`);
+      }
+    }
+    const now = this.clock.now();
+    if (deadline !== undefined && deadline < now) return this.refuse('deadline', limits, 'the deadline had passed when the task was given');
+
+    // At once, if nobody waits on these limits and all of them allow it.
+    if (!this.draining && this.admitNow(limits, weight, priority, now)) {
+      this.countDispatch(limits, weight, priority, now);
+      try {
+        return Promise.resolve(fn()) as Promise<Awaited<T>>;
+      } catch (e) {
+        return Promise.reject(e);
+      }
+    }
+
+    if (this.live >= this.maxQueue) return this.refuse('queue-full', limits, `${this.live} tasks are waiting, the most \`maxQueue\` allows`);
+    const group = this.groupFor(priority, limits);
+    const promise = new Promise<Awaited<T>>(capture as (resolve: (value: Awaited<T>) => void) => void);
+    const resolve = captured!;
+    captured = null;
+    const slot = group.queue.push(fn, resolve, weight, this.seq++);
+    group.live++;
+    this.live++;
+    for (const l of limits) {
+      l.waiting++;
+      l.queuedWeight += weight;
+    }
+    if (signal !== undefined) {
+      const onAbort = (): void => this.cancel(slot, group, weight, 'aborted', 'the signal was aborted before the task started');
+      signal.addEventListener('abort', onAbort, { once: true });
+      void promise.then(() => signal.removeEventListener('abort', onAbort), () => signal.removeEventListener('abort', onAbort));
+    }
+    if (deadline !== undefined) pushDeadline(this.deadlines, { at: deadline, slot, group });
+    this.pass();
+    return promise;
+  }
+
+  /**
+   * Takes `weight` from every limit at once if all allow it now and nobody waits on them: returns
+   * 0 when taken, otherwise milliseconds to wait (Infinity: never fits). For engines that send
+   * synchronously. Tasks already waiting go first.
+   */
+  tryAcquire(limits: Limit | readonly Limit[], weight = 1, priority = 0, at: number = this.clock.now()): number {
+    const list = Array.isArray(limits) ? (limits as readonly Limit[]) : [limits as Limit];
+    let wait = 0;
+    for (let i = 0; i < list.length; i++) {
+      const l = list[i]!;
+      const w = l.waitFor(weight, at, priority);
+      const behind = l.waiting > 0 && w === 0 ? l.windowMs / l.limit : w;
+      if (behind > wait) wait = behind;
+    }
+    if (wait > 0) return wait;
+    for (let i = 0; i < list.length; i++) list[i]!.take(weight, at);
+    this.dispatched++;
+    return 0;
+  }
+
+  /**
+   * Applies what the exchange said about a limit (R12): a 429 (TOO_MANY_REQUESTS, or TOO_FAST
+   * for withdrawals) pauses it until the reset instant, or for one window when none is given;
+   * headers saying fewer requests remain than counted here shrink it until the reset; a lower
+   * `limit` than configured lowers it.
+   */
+  feedback(limit: Limit, feedback: RateLimitFeedback): void {
+    this.ownedLimit(limit, 'the limit given feedback');
+    const now = this.clock.now();
+    const resetAt = feedback.resetAtMs === undefined ? undefined : now + Math.max(0, feedback.resetAtMs - this.clock.wall());
+    if (feedback.limited) {
+      const until = resetAt !== undefined && resetAt > now ? resetAt : now + (feedback.retryAfterMs ?? limit.windowMs);
+      limit.pause(until);
+      this.emit({ type: 'pause', at: now, limit: limit.name, until });
+    } else if (feedback.remaining !== undefined && resetAt !== undefined) {
+      limit.shrink(feedback.remaining, resetAt, now);
+    }
+    if (feedback.limit !== undefined && feedback.limit > 0 && feedback.limit < limit.limit && Number.isSafeInteger(feedback.limit)) {
+      limit.update({ limit: feedback.limit });
+    }
+    this.pass();
+  }
+
+  /** Counters and the state of every limit. */
+  stats(): SchedulerStats {
+    const now = this.clock.now();
+    return {
+      queued: this.live,
+      dispatched: this.dispatched,
+      refused: { ...this.refusedCounts },
+      limits: [...this.owned].map((l) => {
+        const used = l.usedAt(now);
+        const free = Math.max(0, l.limit - used);
+        const expectedWaitMs = l.queuedWeight + 1 <= free ? 0 : ((l.queuedWeight + 1 - free) / l.limit) * l.windowMs;
+        return { name: l.name, limit: l.limit, windowMs: l.windowMs, used, waiting: l.waiting, expectedWaitMs };
+      }),
+    };
+  }
+
+  /** Listens to dispatches, refusals, limit changes and pauses. Returns a function that stops it. */
+  on(listener: (event: SchedulerEvent) => void): () => void {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
+  }
+
+  /** Refuses every waiting task (`closed`) and every later one; clears the timer. */
+  close(): void {
+    this.closed = true;
+    for (const group of this.groups.values()) {
+      while (group.queue.skipCancelled()) {
+        const weight = group.queue.headWeight();
+        const { resolve } = group.queue.shift();
+        this.release(group, weight);
+        this.rejectWith(resolve, 'closed', group.limits, 'the scheduler was closed before the task started');
+      }
+    }
+    this.deadlines = [];
+    this.setTimer(Infinity);
+  }
+
+  /** @internal A limit changed: applies it to the waiting tasks at once. */
+  changed(limit: Limit, from: { readonly limit: number; readonly windowMs: number }): void {
+    this.emit({ type: 'limit', at: this.clock.now(), limit: limit.name, from, to: { limit: limit.limit, windowMs: limit.windowMs } });
+    this.pass();
+  }
+
+  private admitNow(limits: readonly Limit[], weight: number, priority: number, now: number): boolean {
+    for (let i = 0; i < limits.length; i++) {
+      const l = limits[i]!;
+      if (l.waiting > 0 || l.waitFor(weight, now, priority) !== 0) return false;
+    }
+    for (let i = 0; i < limits.length; i++) limits[i]!.take(weight, now);
+    return true;
+  }
+
+  /** Runs every task that can run now, in order, then sets the one timer for the next. */
+  private pass(): void {
+    if (this.draining) {
+      this.dirty = true;
+      return;
+    }
+    this.draining = true;
+    let wake = Infinity;
+    try {
+      do {
+        this.dirty = false;
+        wake = this.drain(this.clock.now());
+      } while (this.dirty);
+    } finally {
+      this.draining = false;
+    }
+    this.setTimer(Math.min(wake, this.deadlines[0]?.at ?? Infinity));
+  }
+
+  private drain(now: number): number {
+    // A task may still start at its deadline: refuse those past it, run what can run, then refuse
+    // those whose deadline is now and that could not.
+    this.expireDeadlines(now, false);
+    const pass = ++this.passNo;
+    const order: Group[] = [];
+    for (const [key, g] of this.groups) {
+      if (g.queue.skipCancelled()) order.push(g);
+      else if (g.live === 0) this.groups.delete(key);
+    }
+    order.sort((a, b) => b.priority - a.priority || a.queue.headSeq() - b.queue.headSeq());
+    let wake = Infinity;
+    for (const g of order) {
+      const { queue, limits, priority } = g;
+      while (queue.skipCancelled()) {
+        let blocked = false;
+        for (const l of limits) if (l.pass === pass) blocked = true;
+        if (blocked) break;
+        const weight = queue.headWeight();
+        let wait = 0;
+        for (const l of limits) wait = Math.max(wait, l.waitFor(weight, now, priority));
+        if (wait > 0) {
+          for (const l of limits) l.pass = pass;
+          if (wait !== Infinity) wake = Math.min(wake, now + wait);
+          break;
+        }
+        for (const l of limits) l.take(weight, now);
+        const { fn, resolve } = queue.shift();
+        this.release(g, weight);
+        this.countDispatch(limits, weight, priority, now);
+        try {
+          resolve(fn());
+        } catch (e) {
+          resolve(Promise.reject(e));
+        }
+      }
+    }
+    // A refused head may have held back lighter tasks behind it: look again.
+    if (this.expireDeadlines(now, true) > 0) this.dirty = true;
+    return wake;
+  }
+
+  private expireDeadlines(now: number, includingNow: boolean): number {
+    let expired = 0;
+    while (this.deadlines.length > 0 && (this.deadlines[0]!.at < now || (includingNow && this.deadlines[0]!.at === now))) {
+      const d = popDeadline(this.deadlines);
+      const resolve = cancelSlot(d.slot);
+      if (resolve === null) continue;
+      this.release(d.group, d.slot.chunk.weights[d.slot.index]!);
+      this.rejectWith(resolve, 'deadline', d.group.limits, 'the deadline passed before the limits allowed the task');
+      expired++;
+    }
+    return expired;
+  }
+
+  private cancel(slot: Slot, group: Group, weight: number, reason: RefusalReason, message: string): void {
+    const resolve = cancelSlot(slot);
+    if (resolve === null) return;
+    this.release(group, weight);
+    this.rejectWith(resolve, reason, group.limits, message);
+    this.pass();
+  }
+
+  private release(group: Group, weight: number): void {
+    group.live--;
+    this.live--;
+    for (const l of group.limits) {
+      l.waiting--;
+      l.queuedWeight -= weight;
+    }
+  }
+
+  private setTimer(at: number): void {
+    if (at === this.timerAt) return;
+    if (this.timer !== null) this.clock.clearTimer(this.timer);
+    this.timer = null;
+    this.timerAt = at;
+    if (at === Infinity) return;
+    this.timer = this.clock.setTimer(() => {
+      this.timer = null;
+      this.timerAt = Infinity;
+      this.pass();
+    }, at - this.clock.now());
+  }
+
+  private groupFor(priority: number, limits: readonly Limit[]): Group {
+    let key = String(priority);
+    for (const l of limits) key += `|${limitId(l)}`;
+    let g = this.groups.get(key);
+    if (g === undefined) {
+      g = { priority, limits, queue: new TaskQueue(), live: 0 };
+      this.groups.set(key, g);
+    }
+    return g;
+  }
+
+  private readLimits(value: Limit | readonly Limit[] | undefined): readonly Limit[] {
+    if (value === undefined) return [];
+    const list = Array.isArray(value) ? (value as readonly Limit[]) : [value as Limit];
+    for (const l of list) this.ownedLimit(l, 'each of `limits`');
+    if (list.length > 1 && new Set(list).size !== list.length) throw new InvalidInputError('`limits`', list.map((l) => l.name), 'each limit once');
+    return list;
+  }
+
+  private ownedLimit(l: unknown, field: string): void {
+    if (!(l instanceof Limit) || l.owner !== this) throw new InvalidInputError(field, l, 'a limit made by this scheduler (scheduler.limit(...))');
+  }
+
+  private countDispatch(limits: readonly Limit[], weight: number, priority: number, at: number): void {
+    this.dispatched++;
+    if (this.listeners.size > 0) this.emit({ type: 'dispatch', at, weight, priority, limits: limits.map((l) => l.name) });
+  }
+
+  private refuse<T>(reason: RefusalReason, limits: readonly Limit[], message: string): Promise<T> {
+    this.refusedCounts[reason]++;
+    if (this.listeners.size > 0) this.emit({ type: 'refuse', at: this.clock.now(), reason, limits: limits.map((l) => l.name) });
+    return Promise.reject(new RefusedError(reason, message));
+  }
+
+  private rejectWith(resolve: Resolve, reason: RefusalReason, limits: readonly Limit[], message: string): void {
+    resolve(this.refuse(reason, limits, message));
+  }
+
+  private emit(event: SchedulerEvent): void {
+    for (const listener of this.listeners) listener(event);
+  }
+}
+
+const ids = new WeakMap<Limit, number>();
+let nextId = 0;
+function limitId(l: Limit): number {
+  let id = ids.get(l);
+  if (id === undefined) ids.set(l, (id = nextId++));
+  return id;
+}
+
+function readWeight(value: unknown): number {
+  if (value === undefined) return 1;
+  if (typeof value !== 'number' || !Number.isSafeInteger(value) || value <= 0) throw new InvalidInputError('`weight`', value, 'a positive integer');
+  return value;
+}
+
+function readPriority(value: unknown): number {
+  if (value === undefined) return 0;
+  if (typeof value !== 'number' || !Number.isFinite(value)) throw new InvalidInputError('`priority`', value, 'a finite number');
+  return value;
+}
+
+function pushDeadline(heap: Deadline[], d: Deadline): void {
+  heap.push(d);
+  let i = heap.length - 1;
+  while (i > 0) {
+    const parent = (i - 1) >> 1;
+    if (heap[parent]!.at <= heap[i]!.at) break;
+    [heap[parent], heap[i]] = [heap[i]!, heap[parent]!];
+    i = parent;
+  }
+}
+
+function popDeadline(heap: Deadline[]): Deadline {
+  const top = heap[0]!;
+  const last = heap.pop()!;
+  if (heap.length > 0) {
+    heap[0] = last;
+    let i = 0;
+    for (;;) {
+      const l = 2 * i + 1;
+      const r = l + 1;
+      let m = i;
+      if (l < heap.length && heap[l]!.at < heap[m]!.at) m = l;
+      if (r < heap.length && heap[r]!.at < heap[m]!.at) m = r;
+      if (m === i) break;
+      [heap[m], heap[i]] = [heap[i]!, heap[m]!];
+      i = m;
+    }
+  }
+  return top;
+}

@@ -1,0 +1,332 @@
+import { InvalidInputError } from '../errors.js';
+
+/** Options of a limit: "at most `limit` weight in any interval of `windowMs`" (R13). */
+export interface WindowLimitOptions {
+  /** A name for stats, events and errors. @default "limit" */
+  readonly name?: string;
+  /** N: the most weight in any interval of length `windowMs`. A positive integer. */
+  readonly limit: number;
+  /** W, in milliseconds. */
+  readonly windowMs: number;
+  /**
+   * The longest window this limit may be given later by `update` (history is kept that long).
+   * @default windowMs
+   */
+  readonly maxWindowMs?: number;
+  /**
+   * Safety margin: each dispatch counts for `windowMs + marginMs`, so that network jitter which
+   * brings two requests closer on arrival than on dispatch still keeps the exchange's count at N
+   * or below (R13). @default 0
+   */
+  readonly marginMs?: number;
+  /**
+   * Headroom kept for a priority class: tasks of priority below `priority` may use only
+   * `limit - weight`, so that `weight` is always free for the class (e.g. cancels on a shared
+   * WebSocket limit). @default none
+   */
+  readonly reserve?: { readonly priority: number; readonly weight: number };
+}
+
+/** A limit's state as plain data: what `snapshot()` gives and `WindowLimit.restore` takes. */
+export interface WindowLimitState {
+  readonly name: string;
+  readonly limit: number;
+  readonly windowMs: number;
+  readonly maxWindowMs: number;
+  readonly marginMs: number;
+  readonly reserve: { readonly priority: number; readonly weight: number } | null;
+  /** Weight counted, as [instant, weight] pairs, oldest first. */
+  readonly entries: readonly (readonly [number, number])[];
+  /** Feedback holds: [weight, until]. */
+  readonly holds: readonly (readonly [number, number])[];
+  readonly pausedUntil: number | null;
+}
+
+// The log keeps at most this many entries: dispatches closer together than maxWindowMs / SLOTS
+// share one entry, counted at the later instant. Counting weight later than it was sent only
+// ever over-counts, so the guarantee holds; it costs at most 1/SLOTS of a window in throughput.
+const SLOTS = 1024;
+
+/**
+ * One rate limit with exact window accounting (R13): the sum of weights dispatched in any interval
+ * of length W never exceeds N. It is a sliding log, not a token bucket: a plain bucket of
+ * capacity N refilled at N/W lets 2N through inside one W.
+ *
+ * The core is pure with respect to time: every method takes the instant (`at`, milliseconds on
+ * a monotonic clock) and nothing here reads a clock. Instants passed must not go back; an earlier
+ * one is read as the latest seen, which only counts weight later (safely).
+ *
+ * @example
+ * ```ts
+ * const l = new WindowLimit({ limit: 2, windowMs: 1000 })
+ * l.tryTake(1, 0)    // 0: taken
+ * l.tryTake(1, 10)   // 0: taken
+ * l.tryTake(1, 20)   // 980: wait 980 ms (the first expires at 1000)
+ * ```
+ */
+export class WindowLimit {
+  readonly name: string;
+  private n: number;
+  private w: number;
+  private readonly maxW: number;
+  private readonly margin: number;
+  private readonly reserve: { readonly priority: number; readonly weight: number } | null;
+  private readonly granularity: number;
+  private readonly times: Float64Array;
+  private readonly weights: Float64Array;
+  // Entries kept: [head, head + count), for the longest window allowed (maxWindowMs). Entries in
+  // the current window: the last `inWindow` of them, whose weights sum to `used`.
+  private head = 0;
+  private count = 0;
+  private inWindow = 0;
+  private used = 0;
+  private latest = -Infinity;
+  private holds: { weight: number; until: number }[] = [];
+  private pausedUntil = -Infinity;
+
+  constructor(options: WindowLimitOptions) {
+    if (typeof options !== 'object' || options === null) throw new InvalidInputError('limit options', options, 'an object { limit, windowMs }');
+    this.name = options.name === undefined ? 'limit' : readName(options.name);
+    this.n = readLimit(options.limit, this.name);
+    this.w = readWindow(options.windowMs, `\`windowMs\` of ${this.name}`);
+    this.maxW = options.maxWindowMs === undefined ? this.w : readWindow(options.maxWindowMs, `\`maxWindowMs\` of ${this.name}`);
+    if (this.maxW < this.w) throw new InvalidInputError(`\`maxWindowMs\` of ${this.name}`, options.maxWindowMs, `at least \`windowMs\` (${this.w})`);
+    this.margin = options.marginMs === undefined ? 0 : readMargin(options.marginMs, this.name);
+    this.reserve = options.reserve === undefined ? null : readReserve(options.reserve, this.n, this.name);
+    this.granularity = (this.maxW + this.margin) / SLOTS;
+    this.times = new Float64Array(SLOTS + 2);
+    this.weights = new Float64Array(SLOTS + 2);
+  }
+
+  /** N. */
+  get limit(): number {
+    return this.n;
+  }
+
+  /** W, in milliseconds. */
+  get windowMs(): number {
+    return this.w;
+  }
+
+  /** The most weight a task of this priority may ever take at once. */
+  capacity(priority = 0): number {
+    return this.reserve !== null && priority < this.reserve.priority ? this.n - this.reserve.weight : this.n;
+  }
+
+  /**
+   * Takes `weight` at `at` if the limit allows it: returns 0 when taken, otherwise how many
+   * milliseconds to wait before it could be (Infinity when the weight can never fit).
+   */
+  tryTake(weight: number, at: number, priority = 0): number {
+    const wait = this.waitFor(weight, at, priority);
+    if (wait === 0) this.take(weight, at);
+    return wait;
+  }
+
+  /**
+   * Milliseconds from `at` until `weight` fits (0: it fits now; Infinity: it never will, being
+   * heavier than the capacity). Takes nothing.
+   */
+  waitFor(weight: number, at: number, priority = 0): number {
+    const t = at > this.latest ? at : this.latest;
+    this.expire(t);
+    const cap = this.reserve !== null && priority < this.reserve.priority ? this.n - this.reserve.weight : this.n;
+    if (weight > cap) return Infinity;
+    let wait = this.pausedUntil > t ? this.pausedUntil - t : 0;
+    const held = this.holds.length === 0 ? 0 : this.heldAt(t + wait);
+    if (wait === 0 && this.used + held + weight <= cap) return 0;
+    // Walk forward through the instants at which weight frees (log entries leaving the window,
+    // holds ending) until enough has.
+    const span = this.w + this.margin;
+    let from = t + wait;
+    const first = this.count - this.inWindow;
+    let k = first;
+    let freed = 0;
+    const size = this.times.length;
+    for (;;) {
+      while (k < this.count && this.times[(this.head + k) % size]! + span <= from) {
+        freed += this.weights[(this.head + k) % size]!;
+        k++;
+      }
+      if (this.used - freed + this.heldAt(from) + weight <= cap) return from - at;
+      const nextEntry = k < this.count ? this.times[(this.head + k) % size]! + span : Infinity;
+      let nextHold = Infinity;
+      for (const h of this.holds) if (h.until > from && h.until < nextHold) nextHold = h.until;
+      const next = Math.min(nextEntry, nextHold);
+      if (next === Infinity) return Infinity;
+      from = next;
+    }
+  }
+
+  /** Counts `weight` as dispatched at `at`, without checking (the caller checked `waitFor`). */
+  take(weight: number, at: number): void {
+    const t = at > this.latest ? at : this.latest;
+    this.latest = t;
+    const size = this.times.length;
+    if (this.inWindow > 0) {
+      const last = (this.head + this.count - 1) % size;
+      if (t - this.times[last]! < this.granularity || this.count >= size) {
+        this.times[last] = t;
+        this.weights[last] = this.weights[last]! + weight;
+        this.used += weight;
+        return;
+      }
+    }
+    if (this.count >= size) {
+      // Full of entries older than the window but kept for a longer one: drop the oldest.
+      this.head = (this.head + 1) % size;
+      this.count--;
+    }
+    const slot = (this.head + this.count) % size;
+    this.times[slot] = t;
+    this.weights[slot] = weight;
+    this.count++;
+    this.inWindow++;
+    this.used += weight;
+  }
+
+  /** Weight counted in the window ending at `at` (feedback holds included). */
+  usedAt(at: number): number {
+    const t = at > this.latest ? at : this.latest;
+    this.expire(t);
+    return this.used + this.heldAt(t) + (this.pausedUntil > t ? this.n : 0);
+  }
+
+  /**
+   * Changes N and W from now on (R13): what was dispatched in the trailing window counts against
+   * the new limit at once. W may not exceed `maxWindowMs`.
+   */
+  update(change: { readonly limit?: number; readonly windowMs?: number }): void {
+    if (typeof change !== 'object' || change === null) throw new InvalidInputError(`update of ${this.name}`, change, 'an object { limit?, windowMs? }');
+    const n = change.limit === undefined ? this.n : readLimit(change.limit, this.name);
+    const w = change.windowMs === undefined ? this.w : readWindow(change.windowMs, `\`windowMs\` of ${this.name}`);
+    if (w > this.maxW) {
+      throw new InvalidInputError(`\`windowMs\` of ${this.name}`, change.windowMs, `at most \`maxWindowMs\` (${this.maxW}); history is kept only that long`);
+    }
+    if (this.reserve !== null && this.reserve.weight >= n) {
+      throw new InvalidInputError(`\`limit\` of ${this.name}`, change.limit, `more than the reserved ${this.reserve.weight}`);
+    }
+    this.n = n;
+    this.w = w;
+    // A longer window takes back entries kept from before; a shorter one lets some go now.
+    const size = this.times.length;
+    const span = this.w + this.margin;
+    this.inWindow = 0;
+    this.used = 0;
+    for (let k = this.count - 1; k >= 0; k--) {
+      const i = (this.head + k) % size;
+      if (this.times[i]! + span <= this.latest) break;
+      this.inWindow++;
+      this.used += this.weights[i]!;
+    }
+  }
+
+  /** Lets nothing through until `until` (a 429 from the exchange, R12). */
+  pause(until: number): void {
+    if (until > this.pausedUntil) this.pausedUntil = until;
+  }
+
+  /**
+   * The exchange says only `remaining` are left until `until` (R12 headers): counts the
+   * difference as held until then, if it is more than this limit already counts.
+   */
+  shrink(remaining: number, until: number, at: number): void {
+    const t = at > this.latest ? at : this.latest;
+    this.expire(t);
+    const extra = this.n - remaining - this.used - this.heldAt(t);
+    if (extra > 0 && until > t) this.holds.push({ weight: extra, until });
+  }
+
+  /** The state as plain data. */
+  snapshot(): WindowLimitState {
+    const size = this.times.length;
+    const entries: [number, number][] = [];
+    for (let k = 0; k < this.count; k++) entries.push([this.times[(this.head + k) % size]!, this.weights[(this.head + k) % size]!]);
+    return {
+      name: this.name,
+      limit: this.n,
+      windowMs: this.w,
+      maxWindowMs: this.maxW,
+      marginMs: this.margin,
+      reserve: this.reserve,
+      entries,
+      holds: this.holds.map((h) => [h.weight, h.until] as const),
+      pausedUntil: this.pausedUntil === -Infinity ? null : this.pausedUntil,
+    };
+  }
+
+  /** A limit in the state `snapshot()` gave. */
+  static restore(state: WindowLimitState): WindowLimit {
+    const l = new WindowLimit({
+      name: state.name,
+      limit: state.limit,
+      windowMs: state.windowMs,
+      maxWindowMs: state.maxWindowMs,
+      marginMs: state.marginMs,
+      ...(state.reserve === null ? {} : { reserve: state.reserve }),
+    });
+    for (const [at, weight] of state.entries) l.take(weight, at);
+    l.holds = state.holds.map(([weight, until]) => ({ weight, until }));
+    if (state.pausedUntil !== null) l.pause(state.pausedUntil);
+    return l;
+  }
+
+  private expire(t: number): void {
+    const size = this.times.length;
+    const span = this.w + this.margin;
+    while (this.inWindow > 0) {
+      const i = (this.head + this.count - this.inWindow) % size;
+      if (this.times[i]! + span > t) break;
+      this.used -= this.weights[i]!;
+      this.inWindow--;
+    }
+    if (this.inWindow === 0) this.used = 0;
+    const keep = this.maxW + this.margin;
+    while (this.count > this.inWindow && this.times[this.head]! + keep <= t) {
+      this.head = (this.head + 1) % size;
+      this.count--;
+    }
+    if (this.holds.length > 0) this.holds = this.holds.filter((h) => h.until > t);
+  }
+
+  private heldAt(t: number): number {
+    let held = 0;
+    for (const h of this.holds) if (h.until > t) held += h.weight;
+    return held;
+  }
+}
+
+function readName(value: unknown): string {
+  if (typeof value !== 'string' || value.length === 0) throw new InvalidInputError('`name` of a limit', value, 'a non-empty string');
+  return value;
+}
+
+function readLimit(value: unknown, name: string): number {
+  if (typeof value !== 'number' || !Number.isSafeInteger(value) || value <= 0) {
+    throw new InvalidInputError(`\`limit\` of ${name}`, value, 'a positive integer');
+  }
+  return value;
+}
+
+function readWindow(value: unknown, field: string): number {
+  if (typeof value !== 'number' || !Number.isFinite(value) || value <= 0) throw new InvalidInputError(field, value, 'a positive number of milliseconds');
+  return value;
+}
+
+function readMargin(value: unknown, name: string): number {
+  if (typeof value !== 'number' || !Number.isFinite(value) || value < 0) {
+    throw new InvalidInputError(`\`marginMs\` of ${name}`, value, 'a non-negative number of milliseconds');
+  }
+  return value;
+}
+
+function readReserve(value: unknown, n: number, name: string): { priority: number; weight: number } {
+  const r = value as { priority?: unknown; weight?: unknown };
+  if (typeof r !== 'object' || r === null || typeof r.priority !== 'number' || !Number.isFinite(r.priority)) {
+    throw new InvalidInputError(`\`reserve.priority\` of ${name}`, r?.priority, 'a finite number');
+  }
+  if (typeof r.weight !== 'number' || !Number.isSafeInteger(r.weight) || r.weight <= 0 || r.weight >= n) {
+    throw new InvalidInputError(`\`reserve.weight\` of ${name}`, r.weight, `a positive integer below \`limit\` (${n})`);
+  }
+  return { priority: r.priority, weight: r.weight };
+}

@@ -1,0 +1,275 @@
+import { describe, expect, it } from 'vitest';
+import { RefusedError } from '../../src/errors.js';
+import { VirtualClock } from '../../src/schedule/clock.js';
+import { Scheduler } from '../../src/schedule/scheduler.js';
+
+function setup(maxQueue?: number) {
+  const clock = new VirtualClock();
+  const scheduler = new Scheduler(maxQueue === undefined ? { clock } : { clock, maxQueue });
+  const log: { name: string; at: number }[] = [];
+  const task = (name: string) => () => {
+    log.push({ name, at: clock.now() });
+    return name;
+  };
+  return { clock, scheduler, log, task };
+}
+
+describe('Scheduler', () => {
+  it('runs a task at once, inside schedule(), when its limits allow it', async () => {
+    const { scheduler, log, task } = setup();
+    const l = scheduler.limit({ limit: 2, windowMs: 1000 });
+    const p = scheduler.schedule(task('a'), { limits: l });
+    expect(log.map((e) => e.name)).toEqual(['a']);
+    await expect(p).resolves.toBe('a');
+  });
+
+  it('lets a burst of N through when idle, then one as each leaves the window (R13)', async () => {
+    const { clock, scheduler, log, task } = setup();
+    const l = scheduler.limit({ limit: 3, windowMs: 1000 });
+    const done = Promise.all(['a', 'b', 'c', 'd', 'e'].map((n) => scheduler.schedule(task(n), { limits: l })));
+    await clock.advance(0);
+    expect(log.map((e) => e.at)).toEqual([0, 0, 0]);
+    await clock.advance(999);
+    expect(log).toHaveLength(3);
+    await clock.advance(1);
+    await done;
+    expect(log.map((e) => [e.name, e.at])).toEqual([['a', 0], ['b', 0], ['c', 0], ['d', 1000], ['e', 1000]]);
+  });
+
+  it('sustains the limit under saturation: 100 per second for a minute on the virtual clock', async () => {
+    const { clock, scheduler, log, task } = setup(1_000_000);
+    const l = scheduler.limit({ limit: 100, windowMs: 1000 });
+    const all = Array.from({ length: 7000 }, (_, i) => scheduler.schedule(task(String(i)), { limits: l }).catch(() => undefined));
+    await clock.advance(59_999);
+    const times = log.map((e) => e.at);
+    expect(times.length).toBeGreaterThanOrEqual(0.99 * 6000);
+    for (let i = 100; i < times.length; i++) expect(times[i]! - times[i - 100]!).toBeGreaterThanOrEqual(1000);
+    scheduler.close();
+    await Promise.all(all);
+  });
+
+  it('takes linked limits all at once or not at all', async () => {
+    const { clock, scheduler, log, task } = setup();
+    const withdraw = scheduler.limit({ name: 'withdrawals', limit: 1, windowMs: 3000 });
+    const wallet = scheduler.limit({ name: 'wallet', limit: 80, windowMs: 10_000 });
+    await scheduler.schedule(task('w1'), { limits: [withdraw, wallet] });
+    const w2 = scheduler.schedule(task('w2'), { limits: [withdraw, wallet] });
+    await clock.advance(10);
+    // The second withdrawal waits on the 1 per 3 s: nothing was charged to the wallet limit for it.
+    expect(scheduler.stats().limits.find((s) => s.name === 'wallet')!.used).toBe(1);
+    await clock.advance(2990);
+    await w2;
+    expect(log.map((e) => [e.name, e.at])).toEqual([['w1', 0], ['w2', 3000]]);
+    expect(scheduler.stats().limits.find((s) => s.name === 'wallet')!.used).toBe(2);
+  });
+
+  it('never lets cancels wait behind placements: they have their own limit', async () => {
+    const { clock, scheduler, log, task } = setup();
+    const place = scheduler.limit({ name: 'place', limit: 2, windowMs: 1000 });
+    const cancel = scheduler.limit({ name: 'cancel', limit: 5, windowMs: 1000 });
+    const placements = Array.from({ length: 6 }, (_, i) => scheduler.schedule(task(`p${i}`), { limits: place }));
+    await clock.advance(10);
+    await scheduler.schedule(task('c0'), { limits: cancel, priority: 10 });
+    expect(log.map((e) => e.name)).toEqual(['p0', 'p1', 'c0']);
+    await clock.runAll();
+    await Promise.all(placements);
+  });
+
+  it('serves higher priority first inside a shared limit, first-in-first-out within a priority', async () => {
+    const { clock, scheduler, log, task } = setup();
+    const ws = scheduler.limit({ name: 'ws', limit: 1, windowMs: 100 });
+    await scheduler.schedule(task('first'), { limits: ws });
+    const queued = [
+      scheduler.schedule(task('place-1'), { limits: ws }),
+      scheduler.schedule(task('place-2'), { limits: ws }),
+      scheduler.schedule(task('cancel-1'), { limits: ws, priority: 10 }),
+      scheduler.schedule(task('cancel-2'), { limits: ws, priority: 10 }),
+    ];
+    await clock.runAll();
+    await Promise.all(queued);
+    expect(log.map((e) => e.name)).toEqual(['first', 'cancel-1', 'cancel-2', 'place-1', 'place-2']);
+  });
+
+  it('keeps reserved headroom for a priority class', async () => {
+    const { scheduler, log, task } = setup();
+    const ws = scheduler.limit({ limit: 3, windowMs: 1000, reserve: { priority: 10, weight: 1 } });
+    const low = [scheduler.schedule(task('p1'), { limits: ws }), scheduler.schedule(task('p2'), { limits: ws })];
+    const blocked = scheduler.schedule(task('p3'), { limits: ws });
+    await Promise.all(low);
+    await scheduler.schedule(task('c1'), { limits: ws, priority: 10 });
+    expect(log.map((e) => e.name)).toEqual(['p1', 'p2', 'c1']);
+    scheduler.close();
+    await expect(blocked).rejects.toMatchObject({ reason: 'closed' });
+  });
+
+  it('refuses an aborted waiter, which releases its place and never runs', async () => {
+    const { clock, scheduler, log, task } = setup();
+    const l = scheduler.limit({ limit: 1, windowMs: 1000 });
+    await scheduler.schedule(task('a'), { limits: l });
+    const controller = new AbortController();
+    const b = scheduler.schedule(task('b'), { limits: l, signal: controller.signal });
+    const c = scheduler.schedule(task('c'), { limits: l });
+    controller.abort();
+    await expect(b).rejects.toMatchObject({ name: 'RefusedError', reason: 'aborted', code: 'REFUSED_ABORTED' });
+    await clock.advance(1000);
+    await c;
+    expect(log.map((e) => [e.name, e.at])).toEqual([['a', 0], ['c', 1000]]);
+    await expect(scheduler.schedule(task('d'), { limits: l, signal: AbortSignal.abort() })).rejects.toBeInstanceOf(RefusedError);
+  });
+
+  it('refuses a waiter whose deadline passes before its limits allow it', async () => {
+    const { clock, scheduler, log, task } = setup();
+    const l = scheduler.limit({ limit: 1, windowMs: 1000 });
+    await scheduler.schedule(task('a'), { limits: l });
+    const late = scheduler.schedule(task('late'), { limits: l, deadline: 500 });
+    const fine = scheduler.schedule(task('fine'), { limits: l, deadline: 1000 });
+    const lateSeen = late.catch((e: unknown) => e);
+    await clock.advance(499);
+    expect(clock.pendingTimers).toBe(1);
+    await clock.advance(1);
+    expect(await lateSeen).toMatchObject({ reason: 'deadline' });
+    await clock.advance(500);
+    await fine;
+    expect(log.map((e) => e.name)).toEqual(['a', 'fine']);
+    expect(scheduler.stats().refused.deadline).toBe(1);
+  });
+
+  it('refuses at once past maxQueue, and a weight that can never fit', async () => {
+    const { scheduler, task } = setup(2);
+    const l = scheduler.limit({ name: 'tiny', limit: 1, windowMs: 1000 });
+    await scheduler.schedule(task('a'), { limits: l });
+    const waiting = [scheduler.schedule(task('b'), { limits: l }), scheduler.schedule(task('c'), { limits: l })];
+    await expect(scheduler.schedule(task('d'), { limits: l })).rejects.toMatchObject({ reason: 'queue-full' });
+    await expect(scheduler.schedule(task('e'), { limits: l, weight: 2 })).rejects.toThrow('weight 2 can never fit tiny');
+    scheduler.close();
+    await Promise.allSettled(waiting);
+    expect(scheduler.stats().refused).toMatchObject({ 'queue-full': 1, 'too-heavy': 1, closed: 2 });
+  });
+
+  it('applies a raised limit to the tasks already waiting (a tier raise at 08:00)', async () => {
+    const { clock, scheduler, log, task } = setup();
+    const place = scheduler.limit({ limit: 2, windowMs: 1000 });
+    const all = Array.from({ length: 6 }, (_, i) => scheduler.schedule(task(`t${i}`), { limits: place }));
+    await clock.advance(100);
+    expect(log).toHaveLength(2);
+    place.update({ limit: 4 });
+    expect(log).toHaveLength(4);
+    await clock.advance(900);
+    await Promise.all(all);
+    expect(log.map((e) => e.at)).toEqual([0, 0, 100, 100, 1000, 1000]);
+  });
+
+  it('counts the trailing window against a lowered limit at once (a throttle, a VIP drop)', async () => {
+    const { clock, scheduler, log, task } = setup();
+    const place = scheduler.limit({ limit: 4, windowMs: 1000 });
+    const all = Array.from({ length: 6 }, (_, i) => scheduler.schedule(task(`t${i}`), { limits: place }));
+    await clock.advance(500);
+    expect(log).toHaveLength(4);
+    place.update({ limit: 1 });
+    await clock.advance(499);
+    expect(log).toHaveLength(4);
+    await clock.advance(1);
+    expect(log).toHaveLength(5); // at 1000 all four have left: one may go
+    await clock.runAll();
+    await Promise.all(all);
+    expect(log.map((e) => e.at)).toEqual([0, 0, 0, 0, 1000, 2000]);
+  });
+
+  it('pauses a limit until the reset instant after a 429, and shrinks it to what headers say remains', async () => {
+    const clock = new VirtualClock({ wallStart: 1_800_000_000_000 });
+    const scheduler = new Scheduler({ clock });
+    const l = scheduler.limit({ limit: 10, windowMs: 1000 });
+    const events: string[] = [];
+    scheduler.on((e) => events.push(e.type));
+    scheduler.feedback(l, { limited: true, label: 'TOO_MANY_REQUESTS', resetAtMs: 1_800_000_002_000 });
+    const ran: number[] = [];
+    const p = scheduler.schedule(() => ran.push(clock.now()), { limits: l });
+    await clock.advance(1999);
+    expect(ran).toEqual([]);
+    await clock.advance(1);
+    await p;
+    expect(ran).toEqual([2000]);
+    scheduler.feedback(l, { limited: false, remaining: 2, resetAtMs: 1_800_000_003_000 });
+    expect(scheduler.tryAcquire(l)).toBe(0);
+    expect(scheduler.tryAcquire(l)).toBe(0);
+    expect(scheduler.tryAcquire(l)).toBeGreaterThan(0);
+    expect(events).toEqual(['pause', 'dispatch']);
+  });
+
+  it('pauses for one window after a 429 with no reset instant, and lowers to a smaller stated limit', async () => {
+    const { clock, scheduler } = setup();
+    const l = scheduler.limit({ limit: 10, windowMs: 1000 });
+    scheduler.feedback(l, { limited: true, limit: 5 });
+    expect(l.limit).toBe(5);
+    expect(scheduler.tryAcquire(l)).toBe(1000);
+    await clock.advance(1000);
+    expect(scheduler.tryAcquire(l)).toBe(0);
+  });
+
+  it('reports stats and events', async () => {
+    const { clock, scheduler, task } = setup();
+    const l = scheduler.limit({ name: 'place', limit: 2, windowMs: 1000 });
+    const events: string[] = [];
+    const stop = scheduler.on((e) => events.push(`${e.type}${e.type === 'limit' ? `:${e.to.limit}` : ''}`));
+    const all = Array.from({ length: 5 }, (_, i) => scheduler.schedule(task(String(i)), { limits: l }));
+    const s = scheduler.stats();
+    expect(s.queued).toBe(3);
+    expect(s.dispatched).toBe(2);
+    expect(s.limits).toEqual([{ name: 'place', limit: 2, windowMs: 1000, used: 2, waiting: 3, expectedWaitMs: 2000 }]);
+    l.update({ limit: 3 });
+    stop();
+    await clock.runAll();
+    await Promise.all(all);
+    expect(events).toEqual(['dispatch', 'dispatch', 'limit:3', 'dispatch']);
+  });
+
+  it('keeps at most one timer, and none when idle', async () => {
+    const { clock, scheduler, task } = setup();
+    const a = scheduler.limit({ limit: 1, windowMs: 100 });
+    const b = scheduler.limit({ limit: 1, windowMs: 250 });
+    const all: Promise<unknown>[] = [];
+    for (let i = 0; i < 5; i++) {
+      all.push(scheduler.schedule(task(`a${i}`), { limits: a }), scheduler.schedule(task(`b${i}`), { limits: b, deadline: 10_000 }));
+      expect(clock.pendingTimers).toBeLessThanOrEqual(1);
+    }
+    while (clock.pendingTimers > 0) {
+      expect(clock.pendingTimers).toBe(1);
+      await clock.advance(50);
+    }
+    await Promise.all(all);
+    expect(scheduler.stats().queued).toBe(0);
+    expect(clock.pendingTimers).toBe(0);
+  });
+
+  it("passes a task's result and error through", async () => {
+    const { scheduler } = setup();
+    const l = scheduler.limit({ limit: 5, windowMs: 1000 });
+    await expect(scheduler.schedule(async () => 42, { limits: l })).resolves.toBe(42);
+    await expect(scheduler.schedule(() => { throw new Error('boom'); }, { limits: l })).rejects.toThrow('boom');
+    await expect(scheduler.schedule(() => Promise.reject(new Error('later')), { limits: l })).rejects.toThrow('later');
+  });
+
+  it('refuses bad input with the field named, before queueing anything', () => {
+    const { scheduler } = setup();
+    const l = scheduler.limit({ limit: 5, windowMs: 1000 });
+    const other = new Scheduler().limit({ limit: 1, windowMs: 1 });
+    expect(() => scheduler.schedule('x' as never)).toThrow('Expected the task to be a function');
+    expect(() => scheduler.schedule(() => 1, { limits: l, weight: 0 })).toThrow('Expected `weight` to be a positive integer, got 0');
+    expect(() => scheduler.schedule(() => 1, { limits: l, priority: Number.NaN })).toThrow('`priority`');
+    expect(() => scheduler.schedule(() => 1, { limits: other })).toThrow('a limit made by this scheduler');
+    expect(() => scheduler.schedule(() => 1, { limits: [l, l] })).toThrow('each limit once');
+    expect(() => new Scheduler({ maxQueue: -1 })).toThrow('`maxQueue`');
+    expect(scheduler.stats().queued).toBe(0);
+  });
+
+  it('runs on the real clock: 5 per 100 ms, 12 tasks take two windows', async () => {
+    const scheduler = new Scheduler();
+    const l = scheduler.limit({ limit: 5, windowMs: 100 });
+    const start = performance.now();
+    const times = await Promise.all(Array.from({ length: 12 }, () => scheduler.schedule(() => performance.now() - start, { limits: l })));
+    expect(times.slice(0, 5).every((t) => t < 50)).toBe(true);
+    expect(times[5]!).toBeGreaterThanOrEqual(100);
+    expect(times[10]!).toBeGreaterThanOrEqual(200);
+    for (let i = 5; i < times.length; i++) expect(times[i]! - times[i - 5]!).toBeGreaterThanOrEqual(100);
+  });
+});

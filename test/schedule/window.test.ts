@@ -1,0 +1,121 @@
+import { describe, expect, it } from 'vitest';
+import { WindowLimit } from '../../src/schedule/window.js';
+
+describe('WindowLimit (R13)', () => {
+  it('allows a burst of N when idle, then waits exactly until the oldest leaves the window', () => {
+    const l = new WindowLimit({ limit: 3, windowMs: 1000 });
+    expect([l.tryTake(1, 0), l.tryTake(1, 100), l.tryTake(1, 200)]).toEqual([0, 0, 0]);
+    expect(l.tryTake(1, 300)).toBe(700);
+    expect(l.tryTake(1, 999.999)).toBeCloseTo(0.001, 9);
+    expect(l.tryTake(1, 1000)).toBe(0); // the one at 0 is out of [1, 1000]... of (0, 1000]
+    expect(l.tryTake(1, 1000)).toBe(100);
+  });
+
+  it('never holds more than N weight in any window, where a plain bucket would let 2N through', () => {
+    const l = new WindowLimit({ limit: 10, windowMs: 1000 });
+    const sent: number[] = [];
+    for (let t = 0; t < 5000; t += 7) if (l.tryTake(1, t) === 0) sent.push(t);
+    for (const t of sent) expect(sent.filter((s) => s > t - 1000 && s <= t).length).toBeLessThanOrEqual(10);
+    expect(sent.length).toBeGreaterThanOrEqual(50 - 1);
+  });
+
+  it('counts weights, and refuses a weight that can never fit with Infinity', () => {
+    const l = new WindowLimit({ limit: 10, windowMs: 1000 });
+    expect(l.tryTake(7, 0)).toBe(0);
+    expect(l.tryTake(4, 10)).toBe(990);
+    expect(l.tryTake(3, 10)).toBe(0);
+    expect(l.usedAt(10)).toBe(10);
+    expect(l.tryTake(11, 5000)).toBe(Infinity);
+    expect(l.usedAt(5000)).toBe(0);
+  });
+
+  it('waits for as many entries to leave as a heavy weight needs', () => {
+    const l = new WindowLimit({ limit: 4, windowMs: 100 });
+    for (const t of [0, 10, 20, 30]) l.take(1, t);
+    // 4 counted, 3 more wanted of 4: the entries at 0, 10 and 20 must leave, the last at 120.
+    expect(l.waitFor(3, 40)).toBe(80);
+    expect(l.waitFor(1, 40)).toBe(60);
+  });
+
+  it('merges dispatches closer than W/1024 into one entry counted at the later instant (never less)', () => {
+    const l = new WindowLimit({ limit: 1_000_000, windowMs: 1024 });
+    for (let i = 0; i < 1000; i++) l.take(1, i * 0.001); // a millisecond's worth: one entry
+    expect(l.snapshot().entries).toEqual([[0.999, 1000]]);
+    expect(l.usedAt(1024.998)).toBe(1000); // the first was sent at 0, but counts until 0.999 + 1024
+    expect(l.usedAt(1024.999)).toBe(0);
+  });
+
+  it('keeps memory bounded however many dispatches fall in a window', () => {
+    const l = new WindowLimit({ limit: 100_000_000, windowMs: 1000 });
+    for (let i = 0; i < 1_000_000; i++) l.take(1, i / 1000);
+    expect(l.snapshot().entries.length).toBeLessThanOrEqual(1026);
+    expect(l.usedAt(1000)).toBeGreaterThanOrEqual(999_000);
+  });
+
+  it('counts what was sent in the trailing window against a lowered limit at once', () => {
+    const l = new WindowLimit({ limit: 5, windowMs: 1000 });
+    for (let t = 0; t < 5; t++) l.take(1, t * 100);
+    l.update({ limit: 3 });
+    expect(l.waitFor(1, 500)).toBe(1200 - 500); // 5 counted, 3 must leave: the third, sent at 200, leaves at 1200
+    l.update({ limit: 10 });
+    expect(l.waitFor(1, 500)).toBe(0);
+  });
+
+  it('refuses a window longer than maxWindowMs, and keeps history for the longest allowed', () => {
+    const l = new WindowLimit({ limit: 2, windowMs: 1000, maxWindowMs: 10_000 });
+    l.take(2, 0);
+    expect(l.waitFor(1, 1500)).toBe(0);
+    l.update({ windowMs: 10_000 });
+    expect(l.waitFor(1, 1500)).toBe(8500); // the two at 0 count again under the longer window
+    expect(() => l.update({ windowMs: 10_001 })).toThrow('Expected `windowMs` of limit to be at most `maxWindowMs` (10000)');
+  });
+
+  it('widens every window by marginMs', () => {
+    const l = new WindowLimit({ limit: 1, windowMs: 1000, marginMs: 5 });
+    l.take(1, 0);
+    expect(l.waitFor(1, 1000)).toBe(5);
+  });
+
+  it('keeps reserved headroom for a priority class', () => {
+    const l = new WindowLimit({ limit: 10, windowMs: 1000, reserve: { priority: 10, weight: 3 } });
+    expect(l.tryTake(7, 0, 0)).toBe(0);
+    expect(l.tryTake(1, 1, 0)).toBe(999);
+    expect(l.tryTake(3, 1, 10)).toBe(0);
+    expect(l.capacity(0)).toBe(7);
+    expect(l.capacity(10)).toBe(10);
+  });
+
+  it('pauses until an instant, and shrinks to what the exchange says remains', () => {
+    const l = new WindowLimit({ limit: 10, windowMs: 1000 });
+    l.pause(500);
+    expect(l.waitFor(1, 100)).toBe(400);
+    expect(l.waitFor(1, 500)).toBe(0);
+    l.take(2, 500);
+    l.shrink(3, 2000, 600); // 10 - 2 counted = 8 here, the exchange says 3: hold 5 until 2000
+    expect(l.usedAt(600)).toBe(7);
+    expect(l.tryTake(4, 600)).toBe(1500 - 600); // the 2 sent at 500 leave at 1500, the 5 held stay
+    expect(l.tryTake(3, 600)).toBe(0);
+    expect(l.waitFor(6, 1999)).toBe(1); // nothing counted by now, but 5 held + 6 > 10 until the hold ends at 2000
+  });
+
+  it('restores from a snapshot to the same decisions', () => {
+    const l = new WindowLimit({ name: 'x', limit: 5, windowMs: 1000, reserve: { priority: 1, weight: 1 } });
+    l.take(2, 10);
+    l.take(1, 300);
+    l.shrink(1, 900, 400);
+    const copy = WindowLimit.restore(JSON.parse(JSON.stringify(l.snapshot())));
+    for (const at of [400, 800, 1009, 1010, 1300]) expect(copy.waitFor(1, at)).toBe(l.waitFor(1, at));
+    expect(copy.snapshot()).toEqual(l.snapshot());
+  });
+
+  it('refuses bad options with the field named', () => {
+    expect(() => new WindowLimit({ limit: 0, windowMs: 1000 })).toThrow('Expected `limit` of limit to be a positive integer, got 0');
+    expect(() => new WindowLimit({ name: 'w', limit: 1, windowMs: -1 })).toThrow('`windowMs` of w');
+    expect(() => new WindowLimit({ limit: 1, windowMs: 10, maxWindowMs: 5 })).toThrow('`maxWindowMs`');
+    expect(() => new WindowLimit({ limit: 5, windowMs: 10, reserve: { priority: 1, weight: 5 } })).toThrow('`reserve.weight`');
+    expect(() => new WindowLimit({ limit: 5, windowMs: 10, marginMs: Number.NaN })).toThrow('`marginMs`');
+    const l = new WindowLimit({ limit: 5, windowMs: 10 });
+    expect(() => l.update({ limit: 1.5 })).toThrow('`limit`');
+    expect(l.limit).toBe(5);
+  });
+});
