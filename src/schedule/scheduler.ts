@@ -31,6 +31,7 @@ export class Limit extends WindowLimit {
   /** @internal */ waiting = 0;
   /** @internal */ pass = 0;
   /** @internal */ queuedWeight = 0;
+  /** @internal */ queuedStamp = false;
   /** @internal */ readonly owner: Scheduler;
 
   /** @internal Made by {@link Scheduler.limit}. */
@@ -123,6 +124,8 @@ export class Scheduler {
   private dispatched = 0;
   private readonly refusedCounts: Record<RefusalReason, number> = { 'queue-full': 0, aborted: 0, deadline: 0, 'too-heavy': 0, closed: 0 };
   private draining = false;
+  private readonly unstamped: Limit[] = [];
+  private stampQueued = false;
   private dirty = false;
   private timer: unknown = null;
   private timerAt = Infinity;
@@ -167,17 +170,16 @@ export class Scheduler {
         return this.refuse('too-heavy', limits, `weight ${weight} can never fit ${l.name} (${l.capacity(priority)} per ${l.windowMs} ms at priority ${priority})`);
       }
     }
+    // At once, if nobody waits on these limits and all of them allow it: without reading the
+    // clock when they have room whatever the instant (the weight gets its instant at the end of
+    // this turn), else at the instant read now.
+    if (deadline === undefined && !this.draining && this.admitAnytime(limits, weight, priority)) return run(fn);
     const now = this.clock.now();
+    this.stampAll(now);
     if (deadline !== undefined && deadline < now) return this.refuse('deadline', limits, 'the deadline had passed when the task was given');
-
-    // At once, if nobody waits on these limits and all of them allow it.
     if (!this.draining && this.admitNow(limits, weight, priority, now)) {
       this.countDispatch(limits, weight, priority, now);
-      try {
-        return Promise.resolve(fn()) as Promise<Awaited<T>>;
-      } catch (e) {
-        return Promise.reject(e);
-      }
+      return run(fn);
     }
 
     if (this.live >= this.maxQueue) return this.refuse('queue-full', limits, `${this.live} tasks are waiting, the most \`maxQueue\` allows`);
@@ -208,6 +210,7 @@ export class Scheduler {
    * synchronously. Tasks already waiting go first.
    */
   tryAcquire(limits: Limit | readonly Limit[], weight = 1, priority = 0, at: number = this.clock.now()): number {
+    if (this.unstamped.length > 0) this.stampAll(this.clock.now());
     const list = Array.isArray(limits) ? (limits as readonly Limit[]) : [limits as Limit];
     let wait = 0;
     for (let i = 0; i < list.length; i++) {
@@ -217,7 +220,7 @@ export class Scheduler {
       if (behind > wait) wait = behind;
     }
     if (wait > 0) return wait;
-    for (let i = 0; i < list.length; i++) list[i]!.take(weight, at);
+    this.takeAll(list, weight);
     this.dispatched++;
     return 0;
   }
@@ -231,6 +234,7 @@ export class Scheduler {
   feedback(limit: Limit, feedback: RateLimitFeedback): void {
     this.ownedLimit(limit, 'the limit given feedback');
     const now = this.clock.now();
+    this.stampAll(now);
     const resetAt = feedback.resetAtMs === undefined ? undefined : now + Math.max(0, feedback.resetAtMs - this.clock.wall());
     if (feedback.limited) {
       const until = resetAt !== undefined && resetAt > now ? resetAt : now + (feedback.retryAfterMs ?? limit.windowMs);
@@ -248,6 +252,7 @@ export class Scheduler {
   /** Counters and the state of every limit. */
   stats(): SchedulerStats {
     const now = this.clock.now();
+    this.stampAll(now);
     return {
       queued: this.live,
       dispatched: this.dispatched,
@@ -288,12 +293,58 @@ export class Scheduler {
     this.pass();
   }
 
+  private admitAnytime(limits: readonly Limit[], weight: number, priority: number): boolean {
+    for (let i = 0; i < limits.length; i++) {
+      const l = limits[i]!;
+      if (l.waiting > 0 || !l.fitsAnytime(weight, priority)) return false;
+    }
+    this.takeAll(limits, weight);
+    this.countDispatch(limits, weight, priority, undefined);
+    return true;
+  }
+
+  /**
+   * Takes `weight` from every limit for a task about to start. The weight gets its instant from a
+   * clock read after the task started (at the end of this pass or this turn, or at the next
+   * decision), never the instant the decision was made on: a dispatch is never counted as earlier
+   * than it was, so no window can hold more than N of them (R13).
+   */
+  private takeAll(limits: readonly Limit[], weight: number): void {
+    for (let i = 0; i < limits.length; i++) {
+      const l = limits[i]!;
+      l.takeUnstamped(weight);
+      if (!l.queuedStamp) {
+        l.queuedStamp = true;
+        this.unstamped.push(l);
+      }
+    }
+    if (!this.stampQueued) {
+      this.stampQueued = true;
+      queueMicrotask(this.stampLater);
+    }
+  }
+
+  private readonly stampLater = (): void => {
+    this.stampQueued = false;
+    if (this.unstamped.length > 0) this.stampAll(this.clock.now());
+  };
+
+  /** Gives every weight taken without an instant the instant `now`, read after it was taken. */
+  private stampAll(now: number): void {
+    if (this.unstamped.length === 0) return;
+    for (const l of this.unstamped) {
+      l.stamp(now);
+      l.queuedStamp = false;
+    }
+    this.unstamped.length = 0;
+  }
+
   private admitNow(limits: readonly Limit[], weight: number, priority: number, now: number): boolean {
     for (let i = 0; i < limits.length; i++) {
       const l = limits[i]!;
       if (l.waiting > 0 || l.waitFor(weight, now, priority) !== 0) return false;
     }
-    for (let i = 0; i < limits.length; i++) limits[i]!.take(weight, now);
+    this.takeAll(limits, weight);
     return true;
   }
 
@@ -308,11 +359,14 @@ export class Scheduler {
     try {
       do {
         this.dirty = false;
-        wake = this.drain(this.clock.now());
+        const now = this.clock.now();
+        this.stampAll(now);
+        wake = this.drain(now);
       } while (this.dirty);
     } finally {
       this.draining = false;
     }
+    this.stampAll(this.clock.now());
     this.setTimer(Math.min(wake, this.deadlines[0]?.at ?? Infinity));
   }
 
@@ -342,7 +396,7 @@ export class Scheduler {
           if (wait !== Infinity) wake = Math.min(wake, now + wait);
           break;
         }
-        for (const l of limits) l.take(weight, now);
+        this.takeAll(limits, weight);
         const { fn, resolve } = queue.shift();
         this.release(g, weight);
         this.countDispatch(limits, weight, priority, now);
@@ -424,9 +478,9 @@ export class Scheduler {
     if (!(l instanceof Limit) || l.owner !== this) throw new InvalidInputError(field, l, 'a limit made by this scheduler (scheduler.limit(...))');
   }
 
-  private countDispatch(limits: readonly Limit[], weight: number, priority: number, at: number): void {
+  private countDispatch(limits: readonly Limit[], weight: number, priority: number, at: number | undefined): void {
     this.dispatched++;
-    if (this.listeners.size > 0) this.emit({ type: 'dispatch', at, weight, priority, limits: limits.map((l) => l.name) });
+    if (this.listeners.size > 0) this.emit({ type: 'dispatch', at: at ?? this.clock.now(), weight, priority, limits: limits.map((l) => l.name) });
   }
 
   private refuse<T>(reason: RefusalReason, limits: readonly Limit[], message: string): Promise<T> {
@@ -441,6 +495,14 @@ export class Scheduler {
 
   private emit(event: SchedulerEvent): void {
     for (const listener of this.listeners) listener(event);
+  }
+}
+
+function run<T>(fn: () => T | PromiseLike<T>): Promise<Awaited<T>> {
+  try {
+    return Promise.resolve(fn()) as Promise<Awaited<T>>;
+  } catch (e) {
+    return Promise.reject(e);
   }
 }
 

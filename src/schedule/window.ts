@@ -74,12 +74,20 @@ export class WindowLimit {
   private readonly granularity: number;
   private readonly times: Float64Array;
   private readonly weights: Float64Array;
-  // Entries kept: [head, head + count), for the longest window allowed (maxWindowMs). Entries in
-  // the current window: the last `inWindow` of them, whose weights sum to `used`.
+  /** w + margin: how long a dispatch counts. */
+  private span: number;
+  /** maxW + margin: how long a dispatch is kept. */
+  private readonly keep: number;
+  // A ring of entries, oldest first: [head, tail) are kept (for the longest window allowed),
+  // [start, tail) are in the current window and their weights sum to `used`.
   private head = 0;
+  private start = 0;
+  private tail = 0;
   private count = 0;
   private inWindow = 0;
   private used = 0;
+  /** Weight taken but not yet given an instant (see takeUnstamped); it counts until it is. */
+  private unstamped = 0;
   private latest = -Infinity;
   private holds: { weight: number; until: number }[] = [];
   private pausedUntil = -Infinity;
@@ -93,7 +101,9 @@ export class WindowLimit {
     if (this.maxW < this.w) throw new InvalidInputError(`\`maxWindowMs\` of ${this.name}`, options.maxWindowMs, `at least \`windowMs\` (${this.w})`);
     this.margin = options.marginMs === undefined ? 0 : readMargin(options.marginMs, this.name);
     this.reserve = options.reserve === undefined ? null : readReserve(options.reserve, this.n, this.name);
-    this.granularity = (this.maxW + this.margin) / SLOTS;
+    this.span = this.w + this.margin;
+    this.keep = this.maxW + this.margin;
+    this.granularity = this.keep / SLOTS;
     this.times = new Float64Array(SLOTS + 2);
     this.weights = new Float64Array(SLOTS + 2);
   }
@@ -129,30 +139,35 @@ export class WindowLimit {
    */
   waitFor(weight: number, at: number, priority = 0): number {
     const t = at > this.latest ? at : this.latest;
-    this.expire(t);
+    if (this.inWindow > 0 && this.times[this.start]! + this.span <= t) this.expire(t);
+    if (this.holds.length > 0) this.holds = this.holds.filter((h) => h.until > t);
     const cap = this.reserve !== null && priority < this.reserve.priority ? this.n - this.reserve.weight : this.n;
     if (weight > cap) return Infinity;
-    let wait = this.pausedUntil > t ? this.pausedUntil - t : 0;
-    const held = this.holds.length === 0 ? 0 : this.heldAt(t + wait);
-    if (wait === 0 && this.used + held + weight <= cap) return 0;
+    if (this.pausedUntil <= t && this.used + this.unstamped + weight <= cap && (this.holds.length === 0 || this.used + this.unstamped + this.heldAt(t) + weight <= cap)) {
+      return 0;
+    }
     // Walk forward through the instants at which weight frees (log entries leaving the window,
-    // holds ending) until enough has.
-    const span = this.w + this.margin;
-    let from = t + wait;
-    const first = this.count - this.inWindow;
-    let k = first;
-    let freed = 0;
+    // holds ending) until enough has. Weight without an instant yet is taken as sent at `t`: its
+    // instant will be later, so this may wake a caller a little early, never let one through early.
     const size = this.times.length;
+    let from = this.pausedUntil > t ? this.pausedUntil : t;
+    let i = this.start;
+    let left = this.inWindow;
+    let counted = this.used + this.unstamped;
+    let unstamped = this.unstamped;
     for (;;) {
-      while (k < this.count && this.times[(this.head + k) % size]! + span <= from) {
-        freed += this.weights[(this.head + k) % size]!;
-        k++;
+      while (left > 0 && this.times[i]! + this.span <= from) {
+        counted -= this.weights[i]!;
+        if (++i === size) i = 0;
+        left--;
       }
-      if (this.used - freed + this.heldAt(from) + weight <= cap) return from - at;
-      const nextEntry = k < this.count ? this.times[(this.head + k) % size]! + span : Infinity;
-      let nextHold = Infinity;
-      for (const h of this.holds) if (h.until > from && h.until < nextHold) nextHold = h.until;
-      const next = Math.min(nextEntry, nextHold);
+      if (left === 0 && unstamped > 0 && t + this.span <= from) {
+        counted -= unstamped;
+        unstamped = 0;
+      }
+      if (counted + this.heldAt(from) + weight <= cap) return from - at;
+      let next = left > 0 ? this.times[i]! + this.span : unstamped > 0 ? t + this.span : Infinity;
+      for (const h of this.holds) if (h.until > from && h.until < next) next = h.until;
       if (next === Infinity) return Infinity;
       from = next;
     }
@@ -162,34 +177,60 @@ export class WindowLimit {
   take(weight: number, at: number): void {
     const t = at > this.latest ? at : this.latest;
     this.latest = t;
+    this.used += weight;
     const size = this.times.length;
     if (this.inWindow > 0) {
-      const last = (this.head + this.count - 1) % size;
-      if (t - this.times[last]! < this.granularity || this.count >= size) {
+      const last = this.tail === 0 ? size - 1 : this.tail - 1;
+      if (t - this.times[last]! < this.granularity || this.count === size) {
         this.times[last] = t;
         this.weights[last] = this.weights[last]! + weight;
-        this.used += weight;
         return;
       }
     }
-    if (this.count >= size) {
+    if (this.count === size) {
       // Full of entries older than the window but kept for a longer one: drop the oldest.
-      this.head = (this.head + 1) % size;
+      if (++this.head === size) this.head = 0;
       this.count--;
     }
-    const slot = (this.head + this.count) % size;
-    this.times[slot] = t;
-    this.weights[slot] = weight;
+    if (this.inWindow === 0) this.start = this.tail;
+    this.times[this.tail] = t;
+    this.weights[this.tail] = weight;
+    if (++this.tail === size) this.tail = 0;
     this.count++;
     this.inWindow++;
-    this.used += weight;
+  }
+
+  /**
+   * Whether `weight` fits whatever the instant, without reading one: nothing paused or held, and
+   * room even if nothing left the window. A scheduler uses it to admit without a clock read, then
+   * gives the weight its instant later ({@link takeUnstamped}, {@link stamp}).
+   */
+  fitsAnytime(weight: number, priority = 0): boolean {
+    const cap = this.reserve !== null && priority < this.reserve.priority ? this.n - this.reserve.weight : this.n;
+    return this.holds.length === 0 && this.pausedUntil <= this.latest && this.used + this.unstamped + weight <= cap;
+  }
+
+  /**
+   * Takes `weight` now without an instant. It counts, and never leaves the window, until
+   * {@link stamp} gives it one: any instant read after the dispatch, which can only be later.
+   */
+  takeUnstamped(weight: number): void {
+    this.unstamped += weight;
+  }
+
+  /** Gives the weight taken without an instant the instant `at` (read after it was taken). */
+  stamp(at: number): void {
+    if (this.unstamped === 0) return;
+    const weight = this.unstamped;
+    this.unstamped = 0;
+    this.take(weight, at);
   }
 
   /** Weight counted in the window ending at `at` (feedback holds included). */
   usedAt(at: number): number {
     const t = at > this.latest ? at : this.latest;
-    this.expire(t);
-    return this.used + this.heldAt(t) + (this.pausedUntil > t ? this.n : 0);
+    if (this.inWindow > 0) this.expire(t);
+    return this.used + this.unstamped + this.heldAt(t) + (this.pausedUntil > t ? this.n : 0);
   }
 
   /**
@@ -208,17 +249,20 @@ export class WindowLimit {
     }
     this.n = n;
     this.w = w;
+    this.span = w + this.margin;
     // A longer window takes back entries kept from before; a shorter one lets some go now.
     const size = this.times.length;
-    const span = this.w + this.margin;
     this.inWindow = 0;
     this.used = 0;
-    for (let k = this.count - 1; k >= 0; k--) {
-      const i = (this.head + k) % size;
-      if (this.times[i]! + span <= this.latest) break;
+    let i = this.tail;
+    for (let k = 0; k < this.count; k++) {
+      const prev = i === 0 ? size - 1 : i - 1;
+      if (this.times[prev]! + this.span <= this.latest) break;
+      i = prev;
       this.inWindow++;
       this.used += this.weights[i]!;
     }
+    this.start = i;
   }
 
   /** Lets nothing through until `until` (a 429 from the exchange, R12). */
@@ -232,16 +276,17 @@ export class WindowLimit {
    */
   shrink(remaining: number, until: number, at: number): void {
     const t = at > this.latest ? at : this.latest;
-    this.expire(t);
-    const extra = this.n - remaining - this.used - this.heldAt(t);
+    if (this.inWindow > 0) this.expire(t);
+    const extra = this.n - remaining - this.used - this.unstamped - this.heldAt(t);
     if (extra > 0 && until > t) this.holds.push({ weight: extra, until });
   }
 
-  /** The state as plain data. */
+  /** The state as plain data. Weight taken without an instant is given the latest one seen. */
   snapshot(): WindowLimitState {
     const size = this.times.length;
     const entries: [number, number][] = [];
-    for (let k = 0; k < this.count; k++) entries.push([this.times[(this.head + k) % size]!, this.weights[(this.head + k) % size]!]);
+    for (let k = 0, i = this.head; k < this.count; k++, i = i + 1 === size ? 0 : i + 1) entries.push([this.times[i]!, this.weights[i]!]);
+    if (this.unstamped > 0) entries.push([this.latest, this.unstamped]);
     return {
       name: this.name,
       limit: this.n,
@@ -273,20 +318,16 @@ export class WindowLimit {
 
   private expire(t: number): void {
     const size = this.times.length;
-    const span = this.w + this.margin;
-    while (this.inWindow > 0) {
-      const i = (this.head + this.count - this.inWindow) % size;
-      if (this.times[i]! + span > t) break;
-      this.used -= this.weights[i]!;
+    while (this.inWindow > 0 && this.times[this.start]! + this.span <= t) {
+      this.used -= this.weights[this.start]!;
+      if (++this.start === size) this.start = 0;
       this.inWindow--;
     }
     if (this.inWindow === 0) this.used = 0;
-    const keep = this.maxW + this.margin;
-    while (this.count > this.inWindow && this.times[this.head]! + keep <= t) {
-      this.head = (this.head + 1) % size;
+    while (this.count > this.inWindow && this.times[this.head]! + this.keep <= t) {
+      if (++this.head === size) this.head = 0;
       this.count--;
     }
-    if (this.holds.length > 0) this.holds = this.holds.filter((h) => h.until > t);
   }
 
   private heldAt(t: number): number {

@@ -13,13 +13,6 @@ interface Arrival {
   readonly abortAt: number | null;
   readonly deadline: number | null;
 }
-interface Change {
-  readonly kind: 'change';
-  readonly at: number;
-  readonly limit: number;
-  readonly n: number;
-  readonly w: number;
-}
 
 const scenario = fc
   .array(fc.record({ n: fc.integer({ min: 1, max: 6 }), w: fc.integer({ min: 10, max: 300 }) }), { minLength: 1, maxLength: 3 })

@@ -262,6 +262,24 @@ describe('Scheduler', () => {
     expect(scheduler.stats().queued).toBe(0);
   });
 
+  it('counts a dispatch from a clock read after the task started, never before (time moves during a pass)', async () => {
+    // A clock that moves while tasks run, as a real one does: each task takes 0.05 ms.
+    const base = new VirtualClock();
+    let drift = 0;
+    const clock = { now: () => base.now() + drift, wall: () => base.wall(), setTimer: base.setTimer.bind(base), clearTimer: base.clearTimer.bind(base) };
+    const scheduler = new Scheduler({ clock, maxQueue: 10_000 });
+    const l = scheduler.limit({ limit: 10, windowMs: 100 });
+    const sent: number[] = [];
+    const all = Array.from({ length: 300 }, () => scheduler.schedule(() => {
+      sent.push(clock.now());
+      drift += 0.05;
+    }, { limits: l }));
+    await base.runAll();
+    await Promise.all(all);
+    expect(sent).toHaveLength(300);
+    for (const t of sent) expect(sent.filter((x) => x > t - 100 && x <= t).length).toBeLessThanOrEqual(10);
+  });
+
   it('runs on the real clock: 5 per 100 ms, 12 tasks take two windows', async () => {
     const scheduler = new Scheduler();
     const l = scheduler.limit({ limit: 5, windowMs: 100 });

@@ -1,0 +1,244 @@
+/**
+ * The scheduler beside the peers a user would pick instead, in one process and one run:
+ * compliance with "N per second" under saturation, overhead per task, synchronous try-acquire and
+ * memory per queued waiter. Run: npm run bench:scheduler [compliance|overhead|sync|memory]
+ */
+import { performance } from 'node:perf_hooks';
+import Bottleneck from 'bottleneck';
+import ccxt from 'ccxt';
+import { RateLimiter } from 'limiter';
+import PQueue from 'p-queue';
+import { RateLimiterMemory, RateLimiterQueue } from 'rate-limiter-flexible';
+import { Scheduler, WindowLimit } from '../dist/index.js';
+import { median, printTable } from './measure.js';
+
+/** Runs `task` when the limit allows: at the dispatch, as a user's request would be sent. */
+type Run = (task: () => unknown) => Promise<unknown>;
+interface Peer {
+  readonly name: string;
+  /** How a user runs one request through the library, for a limit of `n` per `windowMs`. */
+  make(n: number, windowMs: number, queue: number): Run;
+}
+
+const { Throttler } = (ccxt as unknown as { Throttler: new (config: Record<string, unknown>) => { throttle(cost?: number): Promise<void> } });
+
+const peers: Peer[] = [
+  {
+    name: 'traderatio',
+    make(n, windowMs, queue) {
+      const s = new Scheduler({ maxQueue: queue });
+      const limits = s.limit({ limit: n, windowMs });
+      return (task) => s.schedule(task, { limits });
+    },
+  },
+  {
+    name: 'bottleneck (reservoir)',
+    make(n, windowMs) {
+      const b = new Bottleneck({ reservoir: n, reservoirRefreshAmount: n, reservoirRefreshInterval: windowMs });
+      return (task) => b.schedule(async () => task());
+    },
+  },
+  {
+    name: 'p-queue (interval)',
+    make(n, windowMs) {
+      const q = new PQueue({ intervalCap: n, interval: windowMs });
+      return (task) => q.add(task);
+    },
+  },
+  {
+    name: 'limiter (token bucket)',
+    make(n, windowMs) {
+      const l = new RateLimiter({ tokensPerInterval: n, interval: windowMs });
+      return (task) => l.removeTokens(1).then(task);
+    },
+  },
+  {
+    name: 'rate-limiter-flexible (queue)',
+    make(n, windowMs, queue) {
+      const q = new RateLimiterQueue(new RateLimiterMemory({ points: n, duration: windowMs / 1000 }), { maxQueueSize: queue });
+      return (task) => q.removeTokens(1).then(task);
+    },
+  },
+  {
+    name: 'ccxt Throttler (leaky bucket)',
+    make(n, windowMs) {
+      // As ccxt configures an exchange: one token per rateLimit milliseconds, capacity 1.
+      const t = new Throttler({ refillRate: n / windowMs, capacity: 1, delay: 0.001, tokens: 0 });
+      return (task) => t.throttle(1).then(task);
+    },
+  },
+  {
+    name: 'ccxt Throttler (rolling window)',
+    make(n, windowMs) {
+      const t = new Throttler({ algorithm: 'rollingWindow', windowSize: windowMs, rateLimit: windowMs / n });
+      return (task) => t.throttle(1).then(task);
+    },
+  },
+];
+
+function noop(): undefined {
+  return undefined;
+}
+
+/** Saturates one limit of `n` per second for `seconds`: the most in any 1 s, and the utilization. */
+async function compliance(peer: Peer, n: number, seconds: number) {
+  const run = peer.make(n, 1000, n * (seconds + 2));
+  const times: number[] = [];
+  const start = performance.now();
+  const end = start + seconds * 1000;
+  const pending: Promise<unknown>[] = [];
+  const send = (): void => {
+    const t = performance.now();
+    if (t < end) times.push(t);
+  };
+  for (let i = 0; i < n * (seconds + 2); i++) pending.push(run(send).catch(() => undefined));
+  await new Promise((r) => setTimeout(r, seconds * 1000 + 50));
+  times.sort((a, b) => a - b);
+  let most = 0;
+  for (let i = 0, j = 0; i < times.length; i++) {
+    while (j < times.length && times[j]! < times[i]! + 1000) j++;
+    most = Math.max(most, j - i);
+  }
+  return { most, utilization: times.length / (n * seconds), pending };
+}
+
+async function complianceSection(): Promise<void> {
+  const seconds = Number(process.env.BENCH_SECONDS ?? 3);
+  const rows: Record<string, string | number>[] = [];
+  for (const n of [100, 250]) {
+    for (const peer of peers) {
+      const r = await compliance(peer, n, seconds);
+      rows.push({
+        library: peer.name,
+        limit: `${n}/s`,
+        'most in any 1 s': r.most,
+        'x limit': (r.most / n).toFixed(2),
+        utilization: `${(r.utilization * 100).toFixed(1)}%`,
+        'within limit': r.most <= n ? 'yes' : 'NO',
+      });
+    }
+  }
+  printTable(`Compliance: ${seconds} s of saturation (real clock)`, rows);
+  // Peers keep timers alive with their leftover queues: this section ends the process itself.
+}
+
+/** Tasks per second through each library's async path with a limit far above the load. */
+async function overheadSection(): Promise<void> {
+  const batch = 1000;
+  const rows: { library: string; rate: number }[] = [];
+  for (const peer of peers) {
+    const run = peer.make(1_000_000_000, 1000, batch * 2);
+    const runs: number[] = [];
+    for (let r = 0; r < 4; r++) {
+      // Batches of 1,000 awaited together, for at least a second (the first run warms up).
+      const t0 = performance.now();
+      let count = 0;
+      while (performance.now() - t0 < 1000) {
+        const ps: Promise<unknown>[] = new Array(batch);
+        for (let i = 0; i < batch; i++) ps[i] = run(noop);
+        await Promise.all(ps);
+        count += batch;
+      }
+      if (r > 0) runs.push(count / ((performance.now() - t0) / 1000));
+    }
+    rows.push({ library: peer.name, rate: median(runs) });
+  }
+  const ours = rows[0]!.rate;
+  const fastestPeer = Math.max(...rows.slice(1).map((r) => r.rate));
+  printTable('Overhead: tasks per second, limit far above the load (median of 3 runs of at least 1 s)', rows.map((r) => ({
+    library: r.library,
+    'tasks/s': Math.round(r.rate).toLocaleString('en-US'),
+    'traderatio is x faster': r.library === 'traderatio' ? `${(ours / fastestPeer).toFixed(1)} (fastest peer)` : (ours / r.rate).toFixed(1),
+  })));
+}
+
+/** Synchronous try-acquire: ops per second. */
+function syncSection(): void {
+  const ops = 20_000_000;
+  const rows: Record<string, string>[] = [];
+  const rate = (fn: () => void): number => {
+    const runs: number[] = [];
+    for (let r = 0; r < 5; r++) {
+      const t0 = performance.now();
+      fn();
+      runs.push(ops / ((performance.now() - t0) / 1000));
+    }
+    return median(runs);
+  };
+  const s = new Scheduler();
+  const l = s.limit({ limit: 1_000_000_000, windowMs: 1000 });
+  const withClock = rate(() => {
+    for (let i = 0; i < ops; i++) s.tryAcquire(l);
+  });
+  const w = new WindowLimit({ limit: 1_000_000_000, windowMs: 1000 });
+  let at = 0;
+  const withInstant = rate(() => {
+    for (let i = 0; i < ops; i++) w.tryTake(1, (at += 0.00001));
+  });
+  const saturated = new WindowLimit({ limit: 100, windowMs: 1000 });
+  let at2 = 0;
+  const refused = rate(() => {
+    for (let i = 0; i < ops; i++) saturated.tryTake(1, (at2 += 0.00001));
+  });
+  const limiter = new RateLimiter({ tokensPerInterval: 1_000_000_000, interval: 1000 });
+  const peer = rate(() => {
+    for (let i = 0; i < ops / 10; i++) limiter.tryRemoveTokens(1);
+  }) / 10;
+  rows.push({ case: 'traderatio Scheduler.tryAcquire, built-in clock', 'ops/s': Math.round(withClock).toLocaleString('en-US'), target: '15,000,000' });
+  rows.push({ case: 'traderatio WindowLimit.tryTake, instant passed', 'ops/s': Math.round(withInstant).toLocaleString('en-US'), target: '50,000,000' });
+  rows.push({ case: 'traderatio WindowLimit.tryTake, saturated (refusals)', 'ops/s': Math.round(refused).toLocaleString('en-US'), target: '' });
+  rows.push({ case: 'limiter RateLimiter.tryRemoveTokens', 'ops/s': Math.round(peer).toLocaleString('en-US'), target: '' });
+  printTable('Synchronous try-acquire (median of 5)', rows);
+}
+
+/** Heap per queued waiter with 1,000,000 queued, and the heap after the queue drains. */
+async function memorySection(): Promise<void> {
+  const gc = (globalThis as { gc?: () => void }).gc;
+  if (gc === undefined) throw new Error('run with node --expose-gc');
+  const count = 1_000_000;
+  const heap = (): number => {
+    gc();
+    gc();
+    return process.memoryUsage().heapUsed;
+  };
+  const rows: Record<string, string>[] = [];
+  {
+    const s = new Scheduler({ maxQueue: count });
+    const l = s.limit({ limit: 1, windowMs: 3_600_000 });
+    await s.schedule(noop, { limits: l });
+    const base = heap();
+    let promises: Promise<unknown>[] | null = new Array(count);
+    for (let i = 0; i < count; i++) promises[i] = s.schedule(noop, { limits: l });
+    const full = heap();
+    l.update({ limit: 1_000_000_000 });
+    await Promise.all(promises);
+    promises = null;
+    const after = heap();
+    rows.push({
+      library: 'traderatio',
+      'bytes per waiter': ((full - base) / count).toFixed(0),
+      'heap after drain vs before (KiB)': ((after - base) / 1024).toFixed(0),
+    });
+  }
+  for (const peer of peers.slice(1, 3)) {
+    const run = peer.make(1, 3_600_000, count);
+    await run(noop);
+    const base = heap();
+    let promises: Promise<unknown>[] | null = new Array(count / 10);
+    for (let i = 0; i < count / 10; i++) promises[i] = run(noop);
+    const full = heap();
+    promises = null;
+    rows.push({ library: peer.name, 'bytes per waiter': ((full - base) / (count / 10)).toFixed(0), 'heap after drain vs before (KiB)': 'n/a' });
+  }
+  printTable('Memory: heap per queued waiter (1,000,000 queued; peers 100,000)', rows);
+}
+
+// Some peers' timers do not keep the process alive; this does, until the end.
+const keepAlive = setInterval(noop, 1000);
+const section = process.argv[2];
+const sections: Record<string, () => unknown> = { compliance: complianceSection, overhead: overheadSection, sync: syncSection, memory: memorySection };
+for (const [name, run] of Object.entries(sections)) {
+  if (section === undefined || section === name) await run();
+}
+clearInterval(keepAlive);
+process.exit(0);
