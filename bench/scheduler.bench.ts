@@ -104,21 +104,29 @@ async function compliance(peer: Peer, n: number, seconds: number) {
 
 async function complianceSection(): Promise<void> {
   const seconds = Number(process.env.BENCH_SECONDS ?? 3);
+  const repeats = Number(process.env.BENCH_REPEATS ?? 3);
   const rows: Record<string, string | number>[] = [];
   for (const n of [100, 250]) {
     for (const peer of peers) {
-      const r = await compliance(peer, n, seconds);
+      // Where a window falls against a peer's timers varies from run to run: keep the worst.
+      let most = 0;
+      let utilization = Infinity;
+      for (let r = 0; r < repeats; r++) {
+        const result = await compliance(peer, n, seconds);
+        most = Math.max(most, result.most);
+        utilization = Math.min(utilization, result.utilization);
+      }
       rows.push({
         library: peer.name,
         limit: `${n}/s`,
-        'most in any 1 s': r.most,
-        'x limit': (r.most / n).toFixed(2),
-        utilization: `${(r.utilization * 100).toFixed(1)}%`,
-        'within limit': r.most <= n ? 'yes' : 'NO',
+        'most in any 1 s': most,
+        'x limit': (most / n).toFixed(2),
+        'lowest utilization': `${(utilization * 100).toFixed(1)}%`,
+        'within limit': most <= n ? 'yes' : 'NO',
       });
     }
   }
-  printTable(`Compliance: ${seconds} s of saturation (real clock)`, rows);
+  printTable(`Compliance: ${seconds} s of saturation, worst of ${repeats} runs (real clock)`, rows);
   // Peers keep timers alive with their leftover queues: this section ends the process itself.
 }
 
@@ -207,12 +215,13 @@ async function memorySection(): Promise<void> {
     const l = s.limit({ limit: 1, windowMs: 3_600_000 });
     await s.schedule(noop, { limits: l });
     const base = heap();
-    let promises: Promise<unknown>[] | null = new Array(count);
+    const promises: Promise<unknown>[] = new Array(count);
     for (let i = 0; i < count; i++) promises[i] = s.schedule(noop, { limits: l });
     const full = heap();
     l.update({ limit: 1_000_000_000 });
-    await Promise.all(promises);
-    promises = null;
+    // Wait for each, holding no array of results, then let go of the promises.
+    for (let i = 0; i < count; i++) await promises[i];
+    promises.length = 0;
     const after = heap();
     rows.push({
       library: 'traderatio',

@@ -124,7 +124,9 @@ export class Scheduler {
   private dispatched = 0;
   private readonly refusedCounts: Record<RefusalReason, number> = { 'queue-full': 0, aborted: 0, deadline: 0, 'too-heavy': 0, closed: 0 };
   private draining = false;
+  // Limits holding weight without an instant: the first `unstampedCount` of this array.
   private readonly unstamped: Limit[] = [];
+  private unstampedCount = 0;
   private stampQueued = false;
   private dirty = false;
   private timer: unknown = null;
@@ -207,20 +209,29 @@ export class Scheduler {
   /**
    * Takes `weight` from every limit at once if all allow it now and nobody waits on them: returns
    * 0 when taken, otherwise milliseconds to wait (Infinity: never fits). For engines that send
-   * synchronously. Tasks already waiting go first.
+   * synchronously. Tasks already waiting go first. `at`, when given, must be the current instant
+   * on the scheduler's clock.
    */
   tryAcquire(limits: Limit | readonly Limit[], weight = 1, priority = 0, at: number = this.clock.now()): number {
-    if (this.unstamped.length > 0) this.stampAll(this.clock.now());
-    const list = Array.isArray(limits) ? (limits as readonly Limit[]) : [limits as Limit];
-    let wait = 0;
-    for (let i = 0; i < list.length; i++) {
-      const l = list[i]!;
-      const w = l.waitFor(weight, at, priority);
-      const behind = l.waiting > 0 && w === 0 ? l.windowMs / l.limit : w;
-      if (behind > wait) wait = behind;
+    // `at` is now, read after every earlier dispatch: the instant for what they took.
+    if (this.unstampedCount > 0) this.stampAll(at);
+    if (limits instanceof Limit) {
+      // One limit, the common case: no array.
+      const w = limits.waitFor(weight, at, priority);
+      if (w > 0) return w;
+      if (limits.waiting > 0) return limits.windowMs / limits.limit;
+      this.takeOne(limits, weight);
+    } else {
+      let wait = 0;
+      for (let i = 0; i < limits.length; i++) {
+        const l = limits[i]!;
+        const w = l.waitFor(weight, at, priority);
+        const behind = l.waiting > 0 && w === 0 ? l.windowMs / l.limit : w;
+        if (behind > wait) wait = behind;
+      }
+      if (wait > 0) return wait;
+      this.takeAll(limits, weight);
     }
-    if (wait > 0) return wait;
-    this.takeAll(list, weight);
     this.dispatched++;
     return 0;
   }
@@ -310,13 +321,14 @@ export class Scheduler {
    * than it was, so no window can hold more than N of them (R13).
    */
   private takeAll(limits: readonly Limit[], weight: number): void {
-    for (let i = 0; i < limits.length; i++) {
-      const l = limits[i]!;
-      l.takeUnstamped(weight);
-      if (!l.queuedStamp) {
-        l.queuedStamp = true;
-        this.unstamped.push(l);
-      }
+    for (let i = 0; i < limits.length; i++) this.takeOne(limits[i]!, weight);
+  }
+
+  private takeOne(l: Limit, weight: number): void {
+    l.takeUnstamped(weight);
+    if (!l.queuedStamp) {
+      l.queuedStamp = true;
+      this.unstamped[this.unstampedCount++] = l;
     }
     if (!this.stampQueued) {
       this.stampQueued = true;
@@ -326,17 +338,18 @@ export class Scheduler {
 
   private readonly stampLater = (): void => {
     this.stampQueued = false;
-    if (this.unstamped.length > 0) this.stampAll(this.clock.now());
+    if (this.unstampedCount > 0) this.stampAll(this.clock.now());
   };
 
   /** Gives every weight taken without an instant the instant `now`, read after it was taken. */
   private stampAll(now: number): void {
-    if (this.unstamped.length === 0) return;
-    for (const l of this.unstamped) {
+    const list = this.unstamped;
+    for (let i = 0; i < this.unstampedCount; i++) {
+      const l = list[i]!;
       l.stamp(now);
       l.queuedStamp = false;
     }
-    this.unstamped.length = 0;
+    this.unstampedCount = 0;
   }
 
   private admitNow(limits: readonly Limit[], weight: number, priority: number, now: number): boolean {
