@@ -44,8 +44,8 @@ export { WORKED_EXAMPLE } from './rules/example.js';
 
 export { WindowLimit } from './schedule/window.js';
 export type { WindowLimitOptions, WindowLimitState } from './schedule/window.js';
-export { Scheduler, Limit } from './schedule/scheduler.js';
-export type { ScheduleOptions, SchedulerEvent, SchedulerOptions, SchedulerStats } from './schedule/scheduler.js';
+export { Scheduler } from './schedule/scheduler.js';
+export type { Limit, ScheduleOptions, SchedulerEvent, SchedulerOptions, SchedulerStats } from './schedule/scheduler.js';
 export { VirtualClock, systemClock } from './schedule/clock.js';
 export type { Clock } from './schedule/clock.js';
 export { feedbackFrom, readRateLimitHeaders } from './schedule/feedback.js';

@@ -26,27 +26,11 @@ export interface ScheduleOptions {
   readonly deadline?: number;
 }
 
-/** A limit owned by a scheduler: a {@link WindowLimit} whose changes the scheduler applies at once. */
-export class Limit extends WindowLimit {
-  /** @internal */ waiting = 0;
-  /** @internal */ pass = 0;
-  /** @internal */ queuedWeight = 0;
-  /** @internal */ queuedStamp = false;
-  /** @internal */ readonly owner: Scheduler;
-
-  /** @internal Made by {@link Scheduler.limit}. */
-  constructor(owner: Scheduler, options: WindowLimitOptions) {
-    super(options);
-    this.owner = owner;
-  }
-
-  /** Changes N and W from now on; waiting tasks see the new limit at once (R13). */
-  override update(change: { readonly limit?: number; readonly windowMs?: number }): void {
-    const before = { limit: this.limit, windowMs: this.windowMs };
-    super.update(change);
-    this.owner.changed(this, before);
-  }
-}
+/**
+ * A limit owned by a scheduler: a {@link WindowLimit} made by {@link Scheduler.limit}, whose
+ * changes (`update`) the scheduler applies to its waiting tasks at once.
+ */
+export type Limit = WindowLimit;
 
 /** What the scheduler tells its listeners. */
 export type SchedulerEvent =
@@ -146,7 +130,8 @@ export class Scheduler {
 
   /** Makes a limit that tasks of this scheduler can draw on. */
   limit(options: WindowLimitOptions): Limit {
-    const l = new Limit(this, options);
+    const l = new WindowLimit(options);
+    l.owner = this;
     this.owned.add(l);
     return l;
   }
@@ -215,7 +200,7 @@ export class Scheduler {
   tryAcquire(limits: Limit | readonly Limit[], weight = 1, priority = 0, at: number = this.clock.now()): number {
     // `at` is now, read after every earlier dispatch: the instant for what they took.
     if (this.unstampedCount > 0) this.stampAll(at);
-    if (limits instanceof Limit) {
+    if (limits instanceof WindowLimit) {
       // One limit, the common case: no array.
       const w = limits.waitFor(weight, at, priority);
       if (w > 0) return w;
@@ -299,7 +284,7 @@ export class Scheduler {
   }
 
   /** @internal A limit changed: applies it to the waiting tasks at once. */
-  changed(limit: Limit, from: { readonly limit: number; readonly windowMs: number }): void {
+  changed(limit: WindowLimit, from: { readonly limit: number; readonly windowMs: number }): void {
     this.emit({ type: 'limit', at: this.clock.now(), limit: limit.name, from, to: { limit: limit.limit, windowMs: limit.windowMs } });
     this.pass();
   }
@@ -488,7 +473,7 @@ export class Scheduler {
   }
 
   private ownedLimit(l: unknown, field: string): void {
-    if (!(l instanceof Limit) || l.owner !== this) throw new InvalidInputError(field, l, 'a limit made by this scheduler (scheduler.limit(...))');
+    if (!(l instanceof WindowLimit) || l.owner !== this) throw new InvalidInputError(field, l, 'a limit made by this scheduler (scheduler.limit(...))');
   }
 
   private countDispatch(limits: readonly Limit[], weight: number, priority: number, at: number | undefined): void {

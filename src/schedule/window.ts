@@ -92,6 +92,15 @@ export class WindowLimit {
   private holds: { weight: number; until: number }[] = [];
   private pausedUntil = -Infinity;
 
+  // A scheduler's bookkeeping, on every limit so that all limits share one shape (and the hot
+  // methods stay monomorphic): the scheduler that owns it, tasks waiting on it and their weight,
+  // the pass that last found it blocked, and whether it holds weight without an instant.
+  /** @internal */ owner: { changed(limit: WindowLimit, from: { limit: number; windowMs: number }): void } | null = null;
+  /** @internal */ waiting = 0;
+  /** @internal */ queuedWeight = 0;
+  /** @internal */ pass = 0;
+  /** @internal */ queuedStamp = false;
+
   constructor(options: WindowLimitOptions) {
     if (typeof options !== 'object' || options === null) throw new InvalidInputError('limit options', options, 'an object { limit, windowMs }');
     this.name = options.name === undefined ? 'limit' : readName(options.name);
@@ -235,7 +244,8 @@ export class WindowLimit {
 
   /**
    * Changes N and W from now on (R13): what was dispatched in the trailing window counts against
-   * the new limit at once. W may not exceed `maxWindowMs`.
+   * the new limit at once. W may not exceed `maxWindowMs`. A scheduler owning the limit applies
+   * the change to its waiting tasks at once.
    */
   update(change: { readonly limit?: number; readonly windowMs?: number }): void {
     if (typeof change !== 'object' || change === null) throw new InvalidInputError(`update of ${this.name}`, change, 'an object { limit?, windowMs? }');
@@ -247,6 +257,7 @@ export class WindowLimit {
     if (this.reserve !== null && this.reserve.weight >= n) {
       throw new InvalidInputError(`\`limit\` of ${this.name}`, change.limit, `more than the reserved ${this.reserve.weight}`);
     }
+    const from = { limit: this.n, windowMs: this.w };
     this.n = n;
     this.w = w;
     this.span = w + this.margin;
@@ -263,6 +274,7 @@ export class WindowLimit {
       this.used += this.weights[i]!;
     }
     this.start = i;
+    this.owner?.changed(this, from);
   }
 
   /** Lets nothing through until `until` (a 429 from the exchange, R12). */
