@@ -50,3 +50,17 @@ export { VirtualClock, systemClock } from './schedule/clock.js';
 export type { Clock } from './schedule/clock.js';
 export { feedbackFrom, readRateLimitHeaders } from './schedule/feedback.js';
 export type { HeadersLike, RateLimitFeedback, RateLimitHeaders } from './schedule/feedback.js';
+
+export { createCatalog, DEFAULT_LIMITS } from './catalog/catalog.js';
+export type { Action, Catalog, CatalogOptions, Classification, LimitSpec, Market } from './catalog/catalog.js';
+export {
+  checkApiKeyCount, checkCustomIdUsable, checkFuturesBatch, checkIpWhitelist, checkListLimit, checkOpenCrossExchangeOrders,
+  checkOrderText, checkSpotBatch, checkTimestamp,
+} from './catalog/validators.js';
+export type { Check } from './catalog/validators.js';
+export { tierMargins } from './rules/margins.js';
+export type { TierMargins } from './rules/margins.js';
+export { Tracker } from './account/tracker.js';
+export type { CountedAction, FillRole, TrackerState } from './account/tracker.js';
+export { AccountLimiter } from './account/limiter.js';
+export type { AccountLimit, AccountLimiterOptions, LimiterEvent, LimiterSnapshot, RequestOptions } from './account/limiter.js';

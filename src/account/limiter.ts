@@ -1,0 +1,539 @@
+import { InvalidInputError } from '../errors.js';
+import { type Catalog, type CatalogOptions, type Classification, createCatalog } from '../catalog/catalog.js';
+import { type AbuseConfig, type AbuseOptions, type Throttle, buildAbuseTimeline, resolveAbuseOptions } from '../rules/abuse.js';
+import { DAY_MS, HOUR_MS, RAISE_OFFSET_MS, formatUtcInstant, utcDayStart, utcHourStart } from '../rules/calendar.js';
+import { type FamilyConfig, type FamilyOptions, rateFamily, resolveFamilyOptions } from '../rules/family.js';
+import { type TierMargins, tierMargins } from '../rules/margins.js';
+import { parseId, parseInstant } from '../rules/parse.js';
+import type { ContractActivity, RatioResult } from '../rules/ratio.js';
+import { coefficientOf } from '../rules/contracts.js';
+import { type ChangeReason, type DailyActivity, type TimelineAccount, buildTimeline } from '../rules/timeline.js';
+import { Dec } from '../rules/decimal.js';
+import { toDec } from '../rules/fixed.js';
+import type { Tier } from '../rules/tiers.js';
+import { TIERED_VIP_LEVEL, parseVipLevel } from '../rules/vip.js';
+import { type Clock, systemClock } from '../schedule/clock.js';
+import { type Limit, Scheduler } from '../schedule/scheduler.js';
+import { type FillRole, Tracker, type TrackerState } from './tracker.js';
+
+/** Options of an account limiter. */
+export interface AccountLimiterOptions extends FamilyOptions {
+  /** The family: a main account and its sub-accounts (or a single account). */
+  readonly accounts: readonly TimelineAccount[];
+  /** The family's VIP level now (R4). @default 14 */
+  readonly vipLevel?: number;
+  /** Where time is read. @default systemClock */
+  readonly clock?: Clock;
+  /** Per-endpoint limits (R10). */
+  readonly catalog?: CatalogOptions;
+  /** Abuse throttle thresholds (R9). */
+  readonly abuse?: AbuseOptions;
+  /**
+   * `snapshot`: limits change at the snapshot instants (R5). `live`: besides, a fall of the rolling
+   * ratio into a lower tier lowers the limit at that instant; raises still wait for 08:00.
+   * @default "snapshot"
+   */
+  readonly downgrade?: 'snapshot' | 'live';
+  /** Share of the abuse request threshold at which `abuse-warning` fires. @default 0.9 */
+  readonly warnAt?: number;
+  /** Tasks that may wait at once. @default 100000 */
+  readonly maxQueue?: number;
+  /** Calls `save` with a snapshot every `everyMs` milliseconds. */
+  readonly persist?: { readonly everyMs: number; readonly save: (snapshot: LimiterSnapshot) => unknown };
+  /**
+   * The contract an order request counts under when neither the caller nor the body names one
+   * (a cancel by order id). The heaviest coefficient is the safe choice: it lowers the ratio most.
+   * @default "BTC_USDT"
+   */
+  readonly unknownContract?: string;
+}
+
+/** Options of one request. */
+export interface RequestOptions {
+  /** The request body: a batch's orders count one by one (R1). */
+  readonly body?: unknown;
+  /** The futures contract, when neither path nor body names it (a cancel by order id). */
+  readonly contract?: string;
+  readonly signal?: AbortSignal;
+  /** An instant on the limiter's clock by which the request must have started. */
+  readonly deadline?: number;
+  /** Overrides the default priority (cancels 10, everything else 0). */
+  readonly priority?: number;
+}
+
+/** The limit in force for an account, and why. */
+export interface AccountLimit {
+  readonly account: string;
+  readonly at: number;
+  /** Tier by the rules (R3-R8), after a live downgrade when that option is on. */
+  readonly tier: Tier;
+  /** Futures placement and amendment, requests per second, before the throttle. */
+  readonly limit: number;
+  /** The abuse throttle in force (R9), or null. */
+  readonly throttle: Throttle | null;
+  /** Why the tier is what it is: the last change's reason, `live-downgrade`, or `initial`. */
+  readonly reason: ChangeReason | 'live-downgrade' | 'initial';
+}
+
+/** What the limiter tells its listeners. */
+export type LimiterEvent =
+  | { readonly type: 'limit'; readonly account: string; readonly at: number; readonly from: number; readonly to: number; readonly reason: AccountLimit['reason'] }
+  | { readonly type: 'throttle'; readonly account: string; readonly at: number; readonly throttle: Throttle | null }
+  | { readonly type: 'abuse-warning'; readonly account: string; readonly at: number; readonly requests: number; readonly threshold: number };
+
+/** The limiter's state as plain, versioned JSON. */
+export interface LimiterSnapshot {
+  readonly format: 'traderatio.account-limiter';
+  readonly version: 1;
+  readonly at: number;
+  readonly accounts: readonly TimelineAccount[];
+  readonly vipLevel: number;
+  readonly vipChanges: readonly { readonly at: number; readonly level: number }[];
+  readonly tracker: TrackerState;
+}
+
+const SNAPSHOT_VERSION = 1;
+const UNTHROTTLED = 1_000_000_000;
+const CANCEL_PRIORITY = 10;
+
+interface AccountLimits {
+  readonly place: Limit;
+  readonly throttle: Limit;
+  readonly cancel: Limit;
+  readonly other: Map<string, Limit>;
+  state: AccountLimit;
+  /** Live downgrade: the lowest tier the rolling ratio fell to since the last 08:00. */
+  liveCap: Tier | null;
+  /** Live downgrade: order requests that can be counted before the rolling ratio may cross down. */
+  liveBudget: number;
+  warned: boolean;
+  /** Requests that can be counted in the rolling 24 hours before the early warning. */
+  warnBudget: number;
+}
+
+/**
+ * What a trading engine embeds for one exchange account or a family of a main account and its
+ * sub-accounts: every request goes through it; it counts the engine's own requests and fills,
+ * and keeps the futures placement limit on the tier (R3-R8) and the abuse throttle (R9) by itself,
+ * at 00:00, at 08:00, every hour, on a VIP change and on a new sub-account. Cancels run on their own
+ * limit, every other endpoint on its catalogue limit (R10).
+ *
+ * @example
+ * ```ts
+ * const limiter = new AccountLimiter({ accounts: [{ id: 'main', role: 'main' }] })
+ * const order = await limiter.request('main', 'POST', '/futures/usdt/orders', () => api.post(...), { body })
+ * limiter.recordFill('main', { contract: 'BTC_USDT', role: 'maker', volume: '1250.5' })
+ * ```
+ */
+export class AccountLimiter {
+  readonly scheduler: Scheduler;
+  readonly catalog: Catalog;
+  private readonly clock: Clock;
+  private readonly family: FamilyConfig;
+  private readonly abuse: AbuseConfig;
+  private readonly live: boolean;
+  private readonly warnAt: number;
+  private readonly unknownContract: string;
+  private accounts: TimelineAccount[];
+  private vipLevel: number;
+  private vipChanges: { at: number; level: number }[] = [];
+  private tracker = new Tracker();
+  private readonly limits = new Map<string, AccountLimits>();
+  private readonly ipLimits = new Map<string, Limit>();
+  private readonly listeners = new Set<(event: LimiterEvent) => void>();
+  private timer: unknown = null;
+  private persistTimer: unknown = null;
+  private closed = false;
+
+  constructor(options: AccountLimiterOptions) {
+    if (typeof options !== 'object' || options === null) throw new InvalidInputError('limiter options', options, 'an object { accounts, ... }');
+    this.clock = options.clock ?? systemClock;
+    this.family = resolveFamilyOptions(options);
+    this.abuse = resolveAbuseOptions(options.abuse);
+    this.catalog = createCatalog(options.catalog);
+    if (options.downgrade !== undefined && options.downgrade !== 'snapshot' && options.downgrade !== 'live') {
+      throw new InvalidInputError('`downgrade`', options.downgrade, '"snapshot" or "live"');
+    }
+    this.live = options.downgrade === 'live';
+    const warnAt = options.warnAt ?? 0.9;
+    if (typeof warnAt !== 'number' || !(warnAt > 0 && warnAt <= 1)) throw new InvalidInputError('`warnAt`', options.warnAt, 'a share above 0 and at most 1');
+    this.warnAt = warnAt;
+    this.unknownContract = options.unknownContract ?? 'BTC_USDT';
+    this.vipLevel = parseVipLevel(options.vipLevel ?? TIERED_VIP_LEVEL, '`vipLevel`');
+    // The timeline validates the family (ids, roles, creation instants) once here.
+    buildTimeline({ accounts: options.accounts, activity: [] }, this.family);
+    this.accounts = options.accounts.map((a) => ({ ...a }));
+    this.scheduler = new Scheduler({ clock: this.clock, ...(options.maxQueue === undefined ? {} : { maxQueue: options.maxQueue }) });
+    for (const a of this.accounts) this.addLimits(a.id);
+    if (options.persist !== undefined) {
+      const { everyMs, save } = options.persist;
+      if (typeof everyMs !== 'number' || !(everyMs > 0) || typeof save !== 'function') {
+        throw new InvalidInputError('`persist`', options.persist, 'an object { everyMs: a positive number, save: a function }');
+      }
+      const tick = (): void => {
+        if (this.closed) return;
+        void Promise.resolve().then(() => save(this.snapshot())).catch(() => undefined);
+        this.persistTimer = unrefTimer(this.clock.setTimer(tick, everyMs));
+      };
+      this.persistTimer = unrefTimer(this.clock.setTimer(tick, everyMs));
+    }
+    this.refresh();
+  }
+
+  /**
+   * Sends one request through the limits it draws on (R10), and counts it (R1, R9) whatever its
+   * outcome: a futures order request counts when it starts. Resolves or rejects as `fn` does, or
+   * rejects with a `RefusedError` when it never started.
+   */
+  request<T>(account: string, method: string, path: string, fn: () => T | PromiseLike<T>, options: RequestOptions = {}): Promise<Awaited<T>> {
+    const limits = this.limits.get(account);
+    if (limits === undefined) throw new InvalidInputError('`account`', account, `an account of the limiter (${[...this.limits.keys()].join(', ')})`);
+    const c = this.catalog.classify(method, path, options.body);
+    const drawn = this.limitsFor(account, limits, c);
+    const counted = c.market === 'futures' && c.action !== 'other';
+    const contract = counted ? (options.contract ?? c.instrument ?? this.unknownContract) : undefined;
+    const task = counted
+      ? () => {
+        this.count(account, contract!, c);
+        return fn();
+      }
+      : fn;
+    return this.scheduler.schedule(task, {
+      limits: drawn,
+      weight: c.weight,
+      priority: options.priority ?? (c.action === 'cancel' ? CANCEL_PRIORITY : 0),
+      ...(options.signal === undefined ? {} : { signal: options.signal }),
+      ...(options.deadline === undefined ? {} : { deadline: options.deadline }),
+    });
+  }
+
+  /** Counts a fill: `volume` USDT on `contract`, as maker or taker (R1, R9). */
+  recordFill(account: string, fill: { readonly contract: string; readonly role: FillRole; readonly volume: string | number; readonly at?: number }): void {
+    if (!this.limits.has(account)) throw new InvalidInputError('`account`', account, `an account of the limiter (${[...this.limits.keys()].join(', ')})`);
+    const at = fill.at === undefined ? this.wallNow() : parseInstant(fill.at, '`at`');
+    this.tracker.recordFill(account, fill.contract, fill.role, fill.volume, at);
+    if (this.live) this.evaluateLive(account);
+  }
+
+  /** Reports a change of the family's VIP level (R6), at once or at `at`. */
+  setVipLevel(level: number, at: number = this.wallNow()): void {
+    const l = parseVipLevel(level, '`level`');
+    const instant = parseInstant(at, '`at`');
+    const last = this.vipChanges.at(-1)?.at ?? -Infinity;
+    if (instant <= last) throw new InvalidInputError('`at`', instant, `an instant after the last VIP change (${formatUtcInstant(last)})`);
+    this.vipChanges.push({ at: instant, level: l });
+    this.refresh();
+  }
+
+  /** Reports a new sub-account (R8), created now or at `at`. */
+  addSubAccount(id: string, at: number = this.wallNow()): void {
+    const account = parseId(id, '`id`');
+    if (this.limits.has(account)) throw new InvalidInputError('`id`', id, 'an id not yet in the family');
+    const createdAt = parseInstant(at, '`at`');
+    this.accounts.push({ id: account, createdAt });
+    this.addLimits(account);
+    this.refresh();
+  }
+
+  /** The limit in force for `account` now. */
+  limitNow(account: string): AccountLimit {
+    // The state holds from the last refresh until the next (every hour, and at every change).
+    return { ...this.limitsOf(account).state, at: this.wallNow() };
+  }
+
+  /**
+   * The tier at the next 08:00 UTC given the activity so far: the snapshot of the coming 00:00
+   * over the last six days and today until now (R5, R7).
+   */
+  limitAtNext0800(account: string): { readonly at: number; readonly tier: Tier; readonly limit: number } {
+    this.limitsOf(account);
+    const now = this.wallNow();
+    const today = utcDayStart(now);
+    const next = now < today + RAISE_OFFSET_MS ? today : today + DAY_MS;
+    const rating = this.rate(next === today ? today : today + DAY_MS);
+    const r = rating.find((x) => x.account === account)!;
+    const tier = this.vipAt(now) >= TIERED_VIP_LEVEL ? r.tier : this.family.tiers[0]!;
+    return { at: next + RAISE_OFFSET_MS, tier, limit: tier.limit };
+  }
+
+  /**
+   * What reaches the next tier, or drops to the one below, on the ratio that sets the account's
+   * tier at the next snapshot: more maker volume, or fewer requests on `contract` (R1, R3, R7).
+   */
+  whatIf(account: string, contract = 'BTC_USDT'): TierMargins & { readonly basis: 'own' | 'aggregated' } {
+    this.limitsOf(account);
+    const r = this.rate(utcDayStart(this.wallNow()) + DAY_MS).find((x) => x.account === account)!;
+    const basis = r.basis === 'own' || r.basis === 'max-own' ? 'own' : 'aggregated';
+    return {
+      ...tierMargins(r.effective, {
+        tiers: this.family.tiers,
+        makerWeight: toDec(this.family.ratio.makerWeight),
+        coefficient: coefficientOf(this.family.ratio.coefficients, contract),
+      }),
+      basis,
+    };
+  }
+
+  /**
+   * The rolling 24 hours of the abuse rule (R9): requests, USDT traded, fill rate, and how many more
+   * requests fit before the throttle trips at the current fill rate (Infinity: it never does).
+   */
+  abuseHeadroom(account: string): { readonly requests: number; readonly traded: string; readonly fillRate: string | null; readonly remaining: number } {
+    this.limitsOf(account);
+    const now = this.wallNow();
+    const w = this.window24h(account, now);
+    const lowFill = w.traded.isZero() || w.traded.lessThan(this.abuse.fillRateThreshold.times(Math.max(1, w.requests)));
+    return {
+      requests: w.requests,
+      traded: w.traded.toFixed(),
+      fillRate: w.requests === 0 ? null : w.traded.dividedBy(w.requests).toString(),
+      remaining: lowFill ? Math.max(0, this.abuse.requestThreshold - w.requests) : Infinity,
+    };
+  }
+
+  /** Adds history fetched from the exchange, for days and hours before anything counted here. */
+  seed(history: { readonly days?: readonly DailyActivity[]; readonly hours?: readonly { readonly account: string; readonly hour: number; readonly requests: number; readonly traded?: string }[] }): void {
+    // Validated as a timeline first: nothing is added if any of it is wrong.
+    buildTimeline({ accounts: this.accounts, activity: history.days ?? [] }, this.family);
+    const next = Tracker.restore(this.tracker.snapshot());
+    const days = [...(history.days ?? [])].map((d) => ({ ...d, start: typeof d.day === 'number' ? d.day : Date.parse(`${d.day}T00:00:00Z`) }));
+    days.sort((a, b) => a.start - b.start);
+    for (const d of days) next.seedDay(d.account, d.start, d.contracts);
+    const hours = [...(history.hours ?? [])].sort((a, b) => a.hour - b.hour);
+    for (const h of hours) {
+      if (!this.limits.has(h.account)) throw new InvalidInputError('`hours[].account`', h.account, 'an account of the limiter');
+      next.seedHour(h.account, utcHourStart(parseInstant(h.hour, '`hours[].hour`')), h.requests, h.traded ?? '0');
+    }
+    this.tracker = next;
+    this.refresh();
+  }
+
+  /** The state as plain, versioned JSON (counts, family, VIP), for `restore` after a restart. */
+  snapshot(): LimiterSnapshot {
+    return {
+      format: 'traderatio.account-limiter',
+      version: SNAPSHOT_VERSION,
+      at: this.wallNow(),
+      accounts: this.accounts.map((a) => ({ ...a })),
+      vipLevel: this.vipLevel,
+      vipChanges: this.vipChanges.map((v) => ({ ...v })),
+      tracker: this.tracker.snapshot(),
+    };
+  }
+
+  /**
+   * Carries on from a snapshot: the same counts, family and VIP history. A snapshot that is not
+   * one, is corrupt, or comes from a later version is refused with an error and changes nothing.
+   */
+  restore(snapshot: unknown): void {
+    const s = snapshot as Partial<LimiterSnapshot>;
+    if (typeof s !== 'object' || s === null || s.format !== 'traderatio.account-limiter') {
+      throw new InvalidInputError('the snapshot', snapshot, 'an account limiter snapshot ({ format: "traderatio.account-limiter", ... })');
+    }
+    if (s.version !== SNAPSHOT_VERSION) {
+      throw new InvalidInputError('the snapshot `version`', s.version, `version ${SNAPSHOT_VERSION} (this library reads no other)`);
+    }
+    if (!Array.isArray(s.accounts) || !Array.isArray(s.vipChanges)) throw new InvalidInputError('the snapshot', snapshot, 'accounts and vipChanges arrays');
+    buildTimeline({ accounts: s.accounts, activity: [], vipLevel: s.vipLevel ?? 14, vipChanges: s.vipChanges }, this.family);
+    const tracker = Tracker.restore(s.tracker as TrackerState);
+    for (const id of tracker.accountIds) {
+      if (!s.accounts.some((a) => a.id === id)) throw new InvalidInputError('an account of the snapshot tracker', id, 'an account listed in the snapshot');
+    }
+    this.accounts = s.accounts.map((a) => ({ ...a }));
+    this.vipLevel = parseVipLevel(s.vipLevel, '`vipLevel`');
+    this.vipChanges = s.vipChanges.map((v) => ({ at: v.at, level: v.level }));
+    this.tracker = tracker;
+    for (const a of this.accounts) if (!this.limits.has(a.id)) this.addLimits(a.id);
+    this.refresh();
+  }
+
+  /** Listens to limit changes, throttles and early warnings. Returns a function that stops it. */
+  on(listener: (event: LimiterEvent) => void): () => void {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
+  }
+
+  /** Stops the limiter's timers and refuses waiting requests. */
+  close(): void {
+    this.closed = true;
+    if (this.timer !== null) this.clock.clearTimer(this.timer);
+    if (this.persistTimer !== null) this.clock.clearTimer(this.persistTimer);
+    this.timer = this.persistTimer = null;
+    this.scheduler.close();
+  }
+
+  /** Recomputes every account's limits now, and sets the timer for the next whole hour. */
+  refresh(): void {
+    if (this.closed) return;
+    const now = this.wallNow();
+    const timeline = buildTimeline(
+      { accounts: this.accounts, activity: this.tracker.dailyActivity(), vipLevel: this.vipLevel, vipChanges: this.vipChanges },
+      this.family,
+    );
+    const since0800 = now - utcDayStart(now) >= RAISE_OFFSET_MS && now - utcDayStart(now) < RAISE_OFFSET_MS + HOUR_MS;
+    for (const a of this.accounts) {
+      const l = this.limits.get(a.id)!;
+      if (a.createdAt !== undefined && now < a.createdAt) continue;
+      const state = timeline.limitAt(a.id, now);
+      if (since0800) l.liveCap = null;
+      let tier = state.tier;
+      // Below VIP 14 the tier is 1 whatever changed last (a drop at the instant of a raise changes nothing).
+      let reason: AccountLimit['reason'] = state.vipLevel < TIERED_VIP_LEVEL ? 'vip-below-14' : (state.since?.reason ?? 'initial');
+      if (l.liveCap !== null && l.liveCap.tier < tier.tier) {
+        tier = l.liveCap;
+        reason = 'live-downgrade';
+      }
+      const throttle = buildAbuseTimeline(this.tracker.hourlyActivity(a.id), this.abuse).throttleAt(now).throttle;
+      this.apply(a.id, l, { account: a.id, at: now, tier, limit: tier.limit, throttle, reason });
+      this.resetWarning(a.id, l, now);
+      if (this.live) this.evaluateLive(a.id);
+    }
+    if (this.timer !== null) this.clock.clearTimer(this.timer);
+    const nextHour = utcHourStart(now) + HOUR_MS;
+    this.timer = unrefTimer(this.clock.setTimer(() => {
+      this.timer = null;
+      this.refresh();
+    }, nextHour - now));
+  }
+
+  private apply(account: string, l: AccountLimits, next: AccountLimit): void {
+    const before = l.state;
+    l.state = next;
+    if (before.limit !== next.limit) {
+      l.place.update({ limit: next.limit });
+      this.emit({ type: 'limit', account, at: next.at, from: before.limit, to: next.limit, reason: next.reason });
+    }
+    if ((before.throttle?.reason ?? null) !== (next.throttle?.reason ?? null) || before.throttle?.limit !== next.throttle?.limit) {
+      l.throttle.update(next.throttle === null ? { limit: UNTHROTTLED } : { limit: next.throttle.limit, windowMs: next.throttle.windowMs });
+      this.emit({ type: 'throttle', account, at: next.at, throttle: next.throttle });
+    }
+  }
+
+  private count(account: string, contract: string, c: Classification): void {
+    const now = this.wallNow();
+    this.tracker.recordRequest(account, contract, c.action as 'place' | 'amend' | 'cancel', Math.max(now, this.tracker.lastInstant), c.orders);
+    const l = this.limits.get(account)!;
+    l.warnBudget -= c.orders;
+    if (l.warnBudget <= 0 && !l.warned) this.checkWarning(account, l, now);
+    if (this.live) {
+      l.liveBudget -= c.orders;
+      if (l.liveBudget <= 0) this.evaluateLive(account);
+    }
+  }
+
+  /** Live downgrade (R5 `live`): rates the next snapshot's window so far, lowers at once if it fell. */
+  private evaluateLive(account: string): void {
+    const l = this.limits.get(account)!;
+    const now = this.wallNow();
+    const ratings = this.rate(utcDayStart(now) + DAY_MS);
+    const r = ratings.find((x) => x.account === account);
+    if (r === undefined) return;
+    const inForce = l.state.tier;
+    if (this.vipAt(now) >= TIERED_VIP_LEVEL && r.tier.tier < inForce.tier) {
+      l.liveCap = r.tier;
+      this.apply(account, l, { ...l.state, at: now, tier: r.tier, limit: r.tier.limit, reason: 'live-downgrade' });
+    }
+    // Requests that may be counted before the ratio could cross the bound below: each weighs at
+    // most the heaviest coefficient, so counting them down is safe; then it is rated again.
+    const margins = tierMargins(r.effective, { tiers: this.family.tiers, coefficient: this.heaviestCoefficient() });
+    l.liveBudget = margins.down === null ? Infinity : Math.max(1, margins.down.moreRequests);
+  }
+
+  private heaviestCoefficient(): string {
+    let max = this.family.ratio.coefficients.fallback;
+    for (const c of this.family.ratio.coefficients.byContract.values()) if (c.greaterThan(max)) max = c;
+    return max.toString();
+  }
+
+  private checkWarning(account: string, l: AccountLimits, now: number): void {
+    const w = this.window24h(account, now);
+    const threshold = this.abuse.requestThreshold;
+    const lowFill = w.traded.isZero() || w.traded.lessThan(this.abuse.fillRateThreshold.times(Math.max(1, w.requests)));
+    if (w.requests >= this.warnAt * threshold && lowFill) {
+      l.warned = true;
+      this.emit({ type: 'abuse-warning', account, at: now, requests: w.requests, threshold });
+    } else {
+      l.warnBudget = Math.max(1, Math.ceil(this.warnAt * threshold) - w.requests);
+    }
+  }
+
+  private resetWarning(account: string, l: AccountLimits, now: number): void {
+    const w = this.window24h(account, now);
+    l.warned = false;
+    l.warnBudget = Math.max(0, Math.ceil(this.warnAt * this.abuse.requestThreshold) - w.requests);
+    if (l.warnBudget === 0) this.checkWarning(account, l, now);
+  }
+
+  /** The abuse rule's rolling window at `now`: the 24 whole hours before this one, and this one so far. */
+  private window24h(account: string, now: number): { requests: number; traded: Dec } {
+    const hour = utcHourStart(now);
+    let requests = 0;
+    let traded = new Dec(0);
+    for (const h of this.tracker.hourlyActivity(account)) {
+      const start = h.hour as number;
+      if (start < hour - 23 * HOUR_MS || start > hour) continue;
+      requests += h.requests;
+      traded = traded.plus(h.traded ?? '0');
+    }
+    return { requests, traded };
+  }
+
+  /** Ratings of every account over the 7 days before `snapshotDay` (partial today included). */
+  private rate(snapshotDay: number) {
+    const present = this.accounts.filter((a) => a.createdAt === undefined || a.createdAt <= this.wallNow());
+    const accounts = present.map((a) => ({ account: a.id, contracts: this.tracker.activityBetween(a.id, snapshotDay - 7 * DAY_MS, snapshotDay) as ContractActivity[] }));
+    return rateFamily(accounts, this.family).accounts.map((x) => ({ ...x, effective: x.effective as RatioResult }));
+  }
+
+  private vipAt(at: number): number {
+    let level = this.vipLevel;
+    for (const v of this.vipChanges) if (v.at <= at) level = v.level;
+    return level;
+  }
+
+  private limitsOf(account: string): AccountLimits {
+    const l = this.limits.get(account);
+    if (l === undefined) throw new InvalidInputError('`account`', account, `an account of the limiter (${[...this.limits.keys()].join(', ')})`);
+    return l;
+  }
+
+  private limitsFor(account: string, l: AccountLimits, c: Classification): Limit[] {
+    return c.limits.map((spec) => {
+      if (c.market === 'futures' && spec.key === 'futures.place') return null;
+      if (c.market === 'futures' && spec.key === 'futures.cancel') return l.cancel;
+      const map = spec.scope === 'ip' ? this.ipLimits : l.other;
+      let limit = map.get(spec.key);
+      if (limit === undefined) map.set(spec.key, (limit = this.scheduler.limit({ name: `${spec.scope === 'ip' ? 'ip' : account}:${spec.key}`, limit: spec.limit, windowMs: spec.windowMs })));
+      return limit;
+    }).flatMap((x) => (x === null ? [l.place, l.throttle] : [x]));
+  }
+
+  private addLimits(account: string): void {
+    const spec = this.catalog.limits;
+    const tier1 = this.family.tiers[0]!;
+    this.limits.set(account, {
+      place: this.scheduler.limit({ name: `${account}:futures.place`, limit: tier1.limit, windowMs: spec['futures.place']!.windowMs }),
+      throttle: this.scheduler.limit({ name: `${account}:abuse-throttle`, limit: UNTHROTTLED, windowMs: Math.max(this.abuse.noFillLimit.windowMs, this.abuse.lowFillLimit.windowMs) }),
+      cancel: this.scheduler.limit({ name: `${account}:futures.cancel`, ...spec['futures.cancel']! }),
+      other: new Map(),
+      state: { account, at: this.wallNow(), tier: tier1, limit: tier1.limit, throttle: null, reason: 'initial' },
+      liveCap: null,
+      liveBudget: 0,
+      warned: false,
+      warnBudget: 0,
+    });
+  }
+
+  private wallNow(): number {
+    return Math.floor(this.clock.wall());
+  }
+
+  private emit(event: LimiterEvent): void {
+    for (const listener of this.listeners) listener(event);
+  }
+}
+
+function unrefTimer(handle: unknown): unknown {
+  (handle as { unref?: () => void } | null)?.unref?.();
+  return handle;
+}

@@ -1,0 +1,281 @@
+import { InvalidInputError } from '../errors.js';
+import { readRateLimit, type RateLimit } from '../rules/abuse.js';
+
+/** The market a request belongs to (R10). */
+export type Market = 'spot' | 'margin' | 'futures' | 'delivery' | 'options' | 'wallet' | 'sub-accounts' | 'unified' | 'public' | 'other';
+
+/** What a request does to orders: the rules count place, amend and cancel (R1, R9, R10). */
+export type Action = 'place' | 'amend' | 'cancel' | 'other';
+
+/** One limit a request draws on: its key (requests with the same key share it), N and W. */
+export interface LimitSpec extends RateLimit {
+  /** e.g. `futures.place`, `spot.place:BTC_USDT`, `wallet:POST /wallet/transfers`. */
+  readonly key: string;
+  /** Who it counts for: the account (uid), or the caller's IP for public endpoints. */
+  readonly scope: 'account' | 'ip';
+}
+
+/** A request as the catalogue reads it. */
+export interface Classification {
+  readonly method: string;
+  /** The path without `/api/v4` and query, with its variable parts named: `/futures/{settle}/orders/{order_id}`. */
+  readonly endpoint: string;
+  readonly market: Market;
+  readonly action: Action;
+  /** Orders the request carries: the size of a batch body, else 1 (R1: a batch counts per order). */
+  readonly orders: number;
+  /**
+   * What the request counts on each of its limits: its orders on the futures, delivery and options
+   * order limits (the exchange counts each order of a batch), 1 elsewhere (a spot batch is one
+   * request on the limit of each currency pair it names).
+   */
+  readonly weight: number;
+  /** The settlement currency of a futures or delivery path. */
+  readonly settle?: string;
+  /** The currency pair or contract, when the path or body names one. */
+  readonly instrument?: string;
+  /** Every limit it draws on, all at once. */
+  readonly limits: readonly LimitSpec[];
+}
+
+/**
+ * The published limits (R10) as a catalogue; every entry can be overridden. Keys:
+ * `public`, `wallet.heavy`, `wallet.other`, `withdrawals`, `withdrawals.push`, `spot.place`,
+ * `spot.cancel`, `spot.other`, `futures.place`, `futures.cancel`, `futures.other`, `delivery.place`,
+ * `delivery.cancel`, `delivery.other`, `options.place`, `options.cancel`, `options.other`,
+ * `sub-accounts`, `unified.loans`, `private.other`.
+ */
+export const DEFAULT_LIMITS: Readonly<Record<string, RateLimit>> = Object.freeze({
+  public: { limit: 200, windowMs: 10_000 },
+  'wallet.heavy': { limit: 80, windowMs: 10_000 },
+  'wallet.other': { limit: 200, windowMs: 10_000 },
+  withdrawals: { limit: 1, windowMs: 3_000 },
+  'withdrawals.push': { limit: 1, windowMs: 10_000 },
+  'spot.place': { limit: 10, windowMs: 1_000 },
+  'spot.cancel': { limit: 200, windowMs: 1_000 },
+  'spot.other': { limit: 200, windowMs: 10_000 },
+  'futures.place': { limit: 100, windowMs: 1_000 },
+  'futures.cancel': { limit: 200, windowMs: 1_000 },
+  'futures.other': { limit: 200, windowMs: 10_000 },
+  'delivery.place': { limit: 500, windowMs: 10_000 },
+  'delivery.cancel': { limit: 500, windowMs: 10_000 },
+  'delivery.other': { limit: 200, windowMs: 10_000 },
+  'options.place': { limit: 200, windowMs: 1_000 },
+  'options.cancel': { limit: 200, windowMs: 1_000 },
+  'options.other': { limit: 200, windowMs: 10_000 },
+  'sub-accounts': { limit: 80, windowMs: 10_000 },
+  'unified.loans': { limit: 15, windowMs: 10_000 },
+  'private.other': { limit: 150, windowMs: 10_000 },
+});
+
+const HEAVY_WALLET = new Set([
+  'POST /wallet/transfers',
+  'POST /wallet/sub_account_transfers',
+  'POST /wallet/sub_account_to_sub_account',
+  'GET /wallet/total_balance',
+  'GET /wallet/sub_account_balances',
+  'GET /wallet/sub_account_margin_balances',
+  'GET /wallet/sub_account_futures_balances',
+  'GET /wallet/sub_account_cross_margin_balances',
+]);
+
+// Market data: public, counted per IP (R10).
+const PUBLIC = [
+  /^GET \/spot\/(currencies(\/[^/]+)?|currency_pairs(\/[^/]+)?|tickers|order_book|trades|candlesticks|time|insurance_history)$/,
+  /^GET \/(futures|delivery)\/\{settle\}\/(contracts(\/[^/]+)?|order_book|trades|candlesticks|premium_index|tickers|funding_rate|insurance|contract_stats|index_constituents\/[^/]+|liq_orders|risk_limit_tiers)$/,
+  /^GET \/options\/(underlyings|expirations|contracts(\/[^/]+)?|settlements(\/[^/]+)?|order_book|tickers|underlying\/tickers\/[^/]+|candlesticks|underlying\/candlesticks|trades)$/,
+  /^GET \/margin\/(currency_pairs(\/[^/]+)?|funding_book|uni\/currency_pairs(\/[^/]+)?)$/,
+  /^GET \/wallet\/currency_chains$/,
+];
+
+const METHODS = new Set(['GET', 'POST', 'PUT', 'PATCH', 'DELETE']);
+
+/** Options of a catalogue. */
+export interface CatalogOptions {
+  /** Replaces published limits by key (see {@link DEFAULT_LIMITS}). @default {} */
+  readonly limits?: Readonly<Record<string, RateLimit>>;
+}
+
+/** A request catalogue: classifies requests and says which limits each draws on (R10). */
+export interface Catalog {
+  /** The limits in force, by key. */
+  readonly limits: Readonly<Record<string, RateLimit>>;
+  /**
+   * Reads a request: method, path (with or without `/api/v4`, query ignored) and, for batches,
+   * the body (an array of orders or ids). Throws {@link InvalidInputError} for a method or path
+   * that is not one of the API's.
+   */
+  classify(method: string, path: string, body?: unknown): Classification;
+}
+
+/**
+ * Makes a catalogue with the published limits of R10, overridden where `options.limits` says.
+ *
+ * @example
+ * ```ts
+ * const c = createCatalog()
+ * c.classify('POST', '/api/v4/futures/usdt/batch_orders', [{}, {}, {}])
+ * // { market: 'futures', action: 'place', orders: 3, limits: [{ key: 'futures.place', limit: 100, windowMs: 1000, ... }], ... }
+ * ```
+ */
+export function createCatalog(options: CatalogOptions = {}): Catalog {
+  const limits: Record<string, RateLimit> = { ...DEFAULT_LIMITS };
+  for (const [key, value] of Object.entries(options.limits ?? {})) {
+    if (!(key in DEFAULT_LIMITS)) {
+      throw new InvalidInputError('a `limits` key', key, `one of ${Object.keys(DEFAULT_LIMITS).join(', ')}`);
+    }
+    limits[key] = readRateLimit(value, `\`limits.${key}\``);
+  }
+  Object.freeze(limits);
+  const spec = (base: string, key: string = base, scope: 'account' | 'ip' = 'account'): LimitSpec => ({ key, scope, ...limits[base]! });
+  return {
+    limits,
+    classify(method: string, path: string, body?: unknown): Classification {
+      const m = typeof method === 'string' ? method.toUpperCase() : method;
+      if (typeof m !== 'string' || !METHODS.has(m)) throw new InvalidInputError('`method`', method, 'one of GET, POST, PUT, PATCH, DELETE');
+      const parsed = parsePath(path);
+      const { segments } = parsed;
+      const group = segments[0]!;
+      const settle = group === 'futures' || group === 'delivery' ? segments[1] : undefined;
+      const endpoint = template(segments);
+      const route = `${m} ${endpoint}`;
+      const orders = batchSize(route, body);
+      const instrument = instrumentOf(segments, body);
+      const base = { method: m, endpoint, orders, weight: 1, ...(settle === undefined ? {} : { settle }), ...(instrument === undefined ? {} : { instrument }) };
+
+      if (PUBLIC.some((re) => re.test(route))) {
+        return { ...base, market: 'public', action: 'other', limits: [spec('public', `public:${route}`, 'ip')] };
+      }
+      switch (group) {
+        case 'spot':
+        case 'margin': {
+          const market: Market = group === 'margin' || isMarginBody(body) ? 'margin' : 'spot';
+          const action = orderAction(route);
+          if (group === 'spot' && (action === 'place' || action === 'amend')) {
+            // 10 r/s per uid and market: one limit per currency pair the request names.
+            const pairs = pairsOf(segments, body);
+            return { ...base, market, action, limits: (pairs.length === 0 ? ['*'] : pairs).map((pair) => spec('spot.place', `spot.place:${pair}`)) };
+          }
+          if (group === 'spot' && action === 'cancel') return { ...base, market, action, limits: [spec('spot.cancel')] };
+          return { ...base, market, action, limits: [spec(group === 'spot' ? 'spot.other' : 'private.other', `${group}:${route}`)] };
+        }
+        case 'futures':
+        case 'delivery':
+        case 'options': {
+          const action = orderAction(route);
+          if (group === 'delivery' && action === 'amend') return { ...base, market: group, action, limits: [spec(`${group}.other`, `${group}:${route}`)] };
+          if (action === 'place' || action === 'amend') return { ...base, weight: orders, market: group, action, limits: [spec(`${group}.place`)] };
+          if (action === 'cancel') return { ...base, weight: orders, market: group, action, limits: [spec(`${group}.cancel`)] };
+          return { ...base, market: group, action, limits: [spec(`${group}.other`, `${group}:${route}`)] };
+        }
+        case 'withdrawals': {
+          const own = route === 'POST /withdrawals' ? [spec('withdrawals')] : route === 'POST /withdrawals/push' ? [spec('withdrawals.push')] : [];
+          return { ...base, market: 'wallet', action: 'other', limits: [...own, spec('wallet.other', `wallet:${route}`)] };
+        }
+        case 'wallet':
+          return { ...base, market: 'wallet', action: 'other', limits: [spec(HEAVY_WALLET.has(route) ? 'wallet.heavy' : 'wallet.other', `wallet:${route}`)] };
+        case 'sub_accounts':
+          return { ...base, market: 'sub-accounts', action: 'other', limits: [spec('sub-accounts', `sub-accounts:${route}`)] };
+        case 'unified':
+          return {
+            ...base,
+            market: 'unified',
+            action: 'other',
+            limits: [route === 'POST /unified/loans' ? spec('unified.loans') : spec('private.other', `unified:${route}`)],
+          };
+        default:
+          return { ...base, market: 'other', action: 'other', limits: [spec('private.other', `other:${route}`)] };
+      }
+    },
+  };
+}
+
+const GROUPS = new Set([
+  'spot', 'margin', 'futures', 'delivery', 'options', 'wallet', 'withdrawals', 'sub_accounts', 'account', 'unified', 'earn',
+  'loan', 'flash_swap', 'rebate', 'otc', 'p2p', 'crossex', 'tradfi', 'alpha',
+]);
+const SETTLES = new Set(['btc', 'usdt', 'usd']);
+
+function parsePath(path: unknown): { segments: string[] } {
+  if (typeof path !== 'string' || !path.startsWith('/')) throw new InvalidInputError('`path`', path, 'an API path starting with "/"');
+  let p = path.split('?')[0]!.split('#')[0]!;
+  if (p.startsWith('/api/v4/') || p === '/api/v4') p = p.slice('/api/v4'.length);
+  const segments = p.split('/').filter((s) => s.length > 0);
+  if (segments.length === 0 || !GROUPS.has(segments[0]!)) {
+    throw new InvalidInputError('`path`', path, `a path of the API v4 (under /${[...GROUPS].join(', /')})`);
+  }
+  // Legacy futures paths without a settlement currency mean btc (section 9).
+  if ((segments[0] === 'futures' || segments[0] === 'delivery') && (segments.length < 2 || !SETTLES.has(segments[1]!.toLowerCase()))) {
+    if (segments[0] === 'delivery') throw new InvalidInputError('`path`', path, 'a delivery path with a settlement currency (/delivery/{settle}/...)');
+    segments.splice(1, 0, 'btc');
+  }
+  if (segments[0] === 'futures' || segments[0] === 'delivery') segments[1] = segments[1]!.toLowerCase();
+  return { segments };
+}
+
+// Names the variable segments of a path: settle, ids, currency pairs and contracts.
+function template(segments: readonly string[]): string {
+  const out = segments.map((s, i) => {
+    if (i === 1 && (segments[0] === 'futures' || segments[0] === 'delivery')) return '{settle}';
+    const prev = segments[i - 1];
+    if (prev === 'orders' || prev === 'price_orders' || prev === 'amend') return '{order_id}';
+    if (prev === 'currency_pairs' || prev === 'currencies' || prev === 'contracts' || prev === 'positions') return `{${prev === 'currencies' ? 'currency' : prev === 'currency_pairs' ? 'currency_pair' : 'contract'}}`;
+    if (prev === 'sub_accounts' && i === 1) return '{user_id}';
+    if (prev === 'keys' && segments[0] === 'sub_accounts') return '{key}';
+    if (prev === 'withdrawals' && i === 1 && s !== 'push') return '{withdrawal_id}';
+    return s;
+  });
+  return `/${out.join('/')}`;
+}
+
+function orderAction(route: string): Action {
+  const [method, path] = route.split(' ') as [string, string];
+  const tail = path.replace(/^\/(spot|margin|options|futures\/\{settle\}|delivery\/\{settle\})/, '');
+  if (method === 'POST' && (tail === '/orders' || tail === '/batch_orders' || tail === '/price_orders' || tail === '/cross_liquidate_orders')) return 'place';
+  if (method === 'PATCH' && tail === '/orders/{order_id}') return 'amend';
+  if (method === 'POST' && (tail === '/amend_batch_orders' || tail === '/batch_amend_orders')) return 'amend';
+  if (method === 'PUT' && (tail === '/orders/{order_id}' || tail === '/price_orders/amend/{order_id}')) return 'amend';
+  if (method === 'DELETE' && (tail === '/orders' || tail === '/orders/{order_id}' || tail === '/price_orders' || tail === '/price_orders/{order_id}')) return 'cancel';
+  if (method === 'POST' && (tail === '/cancel_batch_orders' || tail === '/batch_cancel_orders')) return 'cancel';
+  return 'other';
+}
+
+const BATCHES = /(batch_orders|amend_batch_orders|cancel_batch_orders|batch_cancel_orders|batch_amend_orders)$/;
+
+function batchSize(route: string, body: unknown): number {
+  if (!BATCHES.test(route)) return 1;
+  if (!Array.isArray(body)) throw new InvalidInputError(`the body of ${route}`, body, 'an array of orders (a batch counts once per order)');
+  if (body.length === 0) throw new InvalidInputError(`the body of ${route}`, body, 'at least one order');
+  return body.length;
+}
+
+function instrumentOf(segments: readonly string[], body: unknown): string | undefined {
+  const i = segments.indexOf('currency_pairs');
+  if (i >= 0 && segments[i + 1] !== undefined) return segments[i + 1];
+  const first = Array.isArray(body) ? body[0] : body;
+  if (typeof first === 'object' && first !== null) {
+    const o = first as { currency_pair?: unknown; contract?: unknown };
+    if (typeof o.currency_pair === 'string') return o.currency_pair;
+    if (typeof o.contract === 'string') return o.contract;
+  }
+  return undefined;
+}
+
+function pairsOf(segments: readonly string[], body: unknown): string[] {
+  const pairs = new Set<string>();
+  for (const o of Array.isArray(body) ? body : [body]) {
+    if (typeof o === 'object' && o !== null && typeof (o as { currency_pair?: unknown }).currency_pair === 'string') {
+      pairs.add((o as { currency_pair: string }).currency_pair);
+    }
+  }
+  if (pairs.size === 0) {
+    const i = segments.indexOf('currency_pairs');
+    if (i >= 0 && segments[i + 1] !== undefined) pairs.add(segments[i + 1]!);
+  }
+  return [...pairs].sort();
+}
+
+function isMarginBody(body: unknown): boolean {
+  const first = Array.isArray(body) ? body[0] : body;
+  return typeof first === 'object' && first !== null && (first as { account?: unknown }).account === 'margin';
+}

@@ -1,0 +1,93 @@
+/**
+ * The other stated limits (R11), as checks an engine runs before sending: each failure carries the
+ * label the exchange would answer with, so that a request certain to be refused is never sent.
+ */
+
+/** A check's outcome: ok, or the exchange's label and why. */
+export type Check = { readonly ok: true } | { readonly ok: false; readonly label: string; readonly message: string };
+
+const OK: Check = Object.freeze({ ok: true });
+const fail = (label: string, message: string): Check => ({ ok: false, label, message });
+
+/**
+ * POST /spot/batch_orders: at most 10 orders per currency pair (TOO_MANY_ORDERS), one account type
+ * for all (MIXED_ACCOUNT_TYPE).
+ *
+ * @example
+ * ```ts
+ * checkSpotBatch([{ currency_pair: 'BTC_USDT', account: 'spot' }, { currency_pair: 'ETH_USDT', account: 'margin' }])
+ * // { ok: false, label: 'MIXED_ACCOUNT_TYPE', ... }
+ * ```
+ */
+export function checkSpotBatch(orders: readonly { readonly currency_pair?: string; readonly account?: string }[]): Check {
+  if (!Array.isArray(orders) || orders.length === 0) return fail('INVALID_REQUEST_BODY', 'a batch is a non-empty array of orders');
+  const perPair = new Map<string, number>();
+  const accounts = new Set<string>();
+  for (const o of orders) {
+    const pair = o?.currency_pair ?? '';
+    perPair.set(pair, (perPair.get(pair) ?? 0) + 1);
+    accounts.add(o?.account ?? 'spot');
+  }
+  for (const [pair, n] of perPair) if (n > 10) return fail('TOO_MANY_ORDERS', `${n} orders for ${pair || 'one currency pair'}; at most 10 per currency pair`);
+  if (accounts.size > 1) return fail('MIXED_ACCOUNT_TYPE', `one batch mixes account types: ${[...accounts].sort().join(', ')}`);
+  return OK;
+}
+
+/** Futures batch orders: at most 10 orders per request (TOO_MANY_ORDERS). */
+export function checkFuturesBatch(orders: readonly unknown[]): Check {
+  if (!Array.isArray(orders) || orders.length === 0) return fail('INVALID_REQUEST_BODY', 'a batch is a non-empty array of orders');
+  return orders.length > 10 ? fail('TOO_MANY_ORDERS', `${orders.length} orders in one batch; at most 10`) : OK;
+}
+
+/** Cross-exchange orders: at most 1,000 open (TOO_MANY_ORDERS) counting the one to place. */
+export function checkOpenCrossExchangeOrders(open: number): Check {
+  return open + 1 > 1000 ? fail('TOO_MANY_ORDERS', `${open} cross-exchange orders open; at most 1000`) : OK;
+}
+
+/** API keys: at most 20 per account, counting the one to create. */
+export function checkApiKeyCount(existing: number): Check {
+  return existing + 1 > 20 ? fail('INVALID_PARAM_VALUE', `${existing} API keys exist; at most 20 per account`) : OK;
+}
+
+const IPV4 = /^(25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)(\.(25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)){3}$/;
+
+/** A key's IP whitelist: at most 20 IPv4 addresses, no ranges. */
+export function checkIpWhitelist(addresses: readonly string[]): Check {
+  if (addresses.length > 20) return fail('INVALID_PARAM_VALUE', `${addresses.length} addresses; at most 20 per key`);
+  const bad = addresses.find((a) => !IPV4.test(a));
+  return bad === undefined ? OK : fail('INVALID_PARAM_VALUE', `"${bad}" is not a single IPv4 address (no ranges, no IPv6)`);
+}
+
+/** The Timestamp header: within 60 s of server time (REQUEST_EXPIRED), both in Unix seconds. */
+export function checkTimestamp(timestampSeconds: number, serverSeconds: number): Check {
+  return Math.abs(timestampSeconds - serverSeconds) > 60
+    ? fail('REQUEST_EXPIRED', `the timestamp is ${Math.abs(timestampSeconds - serverSeconds)} s from server time; at most 60`)
+    : OK;
+}
+
+/** Order custom text: `t-` followed by at most 28 characters. */
+export function checkOrderText(text: string): Check {
+  if (!text.startsWith('t-')) return fail('INVALID_PARAM_VALUE', 'custom text must start with "t-"');
+  const rest = text.length - 2;
+  return rest > 28 ? fail('INVALID_PARAM_VALUE', `custom text has ${rest} characters after "t-"; at most 28`) : OK;
+}
+
+/** A custom id addresses an order for 30 minutes after it was created (instants in ms). */
+export function checkCustomIdUsable(createdAt: number, at: number): Check {
+  return at - createdAt > 30 * 60_000 ? fail('ORDER_NOT_FOUND', 'a custom id addresses an order only for 30 minutes after creation') : OK;
+}
+
+const LIST_LIMITS: Readonly<Record<string, { readonly min: number; readonly max: number }>> = {
+  'GET /wallet/sub_account_balances': { min: 1, max: 100 },
+  'GET /wallet/small_balance_history': { min: 1, max: 100 },
+  'GET /wallet/saved_address': { min: 1, max: 100 },
+};
+
+/** The `limit` query parameter of the list endpoints with a stated maximum. */
+export function checkListLimit(route: string, limit: number): Check {
+  const range = LIST_LIMITS[route];
+  if (range === undefined) return OK;
+  return Number.isInteger(limit) && limit >= range.min && limit <= range.max
+    ? OK
+    : fail('INVALID_PARAM_VALUE', `limit ${limit} for ${route}; from ${range.min} to ${range.max}`);
+}

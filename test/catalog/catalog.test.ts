@@ -1,0 +1,72 @@
+import { describe, expect, it } from 'vitest';
+import { createCatalog } from '../../src/catalog/catalog.js';
+
+const catalog = createCatalog();
+const brief = (method: string, path: string, body?: unknown) => {
+  const c = catalog.classify(method, path, body);
+  return { market: c.market, action: c.action, orders: c.orders, weight: c.weight, limits: c.limits.map((l) => `${l.key} ${l.limit}/${l.windowMs}`) };
+};
+
+describe('createCatalog().classify (R10)', () => {
+  it.each([
+    ['POST', '/api/v4/futures/usdt/orders', undefined, 'futures', 'place', ['futures.place 100/1000']],
+    ['POST', '/futures/usdt/orders', undefined, 'futures', 'place', ['futures.place 100/1000']],
+    ['PATCH', '/futures/usdt/orders/123', undefined, 'futures', 'amend', ['futures.place 100/1000']],
+    ['DELETE', '/futures/usdt/orders/123', undefined, 'futures', 'cancel', ['futures.cancel 200/1000']],
+    ['DELETE', '/futures/usdt/orders?contract=BTC_USDT', undefined, 'futures', 'cancel', ['futures.cancel 200/1000']],
+    ['GET', '/futures/usdt/accounts', undefined, 'futures', 'other', ['futures:GET /futures/{settle}/accounts 200/10000']],
+    ['GET', '/futures/usdt/order_book', undefined, 'public', 'other', ['public:GET /futures/{settle}/order_book 200/10000']],
+    ['GET', '/futures/orders', undefined, 'futures', 'other', ['futures:GET /futures/{settle}/orders 200/10000']],
+    ['POST', '/delivery/usdt/orders', undefined, 'delivery', 'place', ['delivery.place 500/10000']],
+    ['DELETE', '/delivery/usdt/orders/9', undefined, 'delivery', 'cancel', ['delivery.cancel 500/10000']],
+    ['POST', '/options/orders', undefined, 'options', 'place', ['options.place 200/1000']],
+    ['POST', '/spot/orders', { currency_pair: 'BTC_USDT' }, 'spot', 'place', ['spot.place:BTC_USDT 10/1000']],
+    ['POST', '/spot/orders', { currency_pair: 'ETH_USDT', account: 'margin' }, 'margin', 'place', ['spot.place:ETH_USDT 10/1000']],
+    ['PATCH', '/spot/orders/77', { currency_pair: 'BTC_USDT' }, 'spot', 'amend', ['spot.place:BTC_USDT 10/1000']],
+    ['DELETE', '/spot/orders/77', undefined, 'spot', 'cancel', ['spot.cancel 200/1000']],
+    ['GET', '/spot/tickers', undefined, 'public', 'other', ['public:GET /spot/tickers 200/10000']],
+    ['GET', '/spot/accounts', undefined, 'spot', 'other', ['spot:GET /spot/accounts 200/10000']],
+    ['POST', '/wallet/transfers', undefined, 'wallet', 'other', ['wallet:POST /wallet/transfers 80/10000']],
+    ['GET', '/wallet/sub_account_futures_balances', undefined, 'wallet', 'other', ['wallet:GET /wallet/sub_account_futures_balances 80/10000']],
+    ['GET', '/wallet/deposit_address', undefined, 'wallet', 'other', ['wallet:GET /wallet/deposit_address 200/10000']],
+    ['GET', '/wallet/currency_chains', undefined, 'public', 'other', ['public:GET /wallet/currency_chains 200/10000']],
+    ['POST', '/withdrawals', undefined, 'wallet', 'other', ['withdrawals 1/3000', 'wallet:POST /withdrawals 200/10000']],
+    ['POST', '/withdrawals/push', undefined, 'wallet', 'other', ['withdrawals.push 1/10000', 'wallet:POST /withdrawals/push 200/10000']],
+    ['DELETE', '/withdrawals/abc', undefined, 'wallet', 'other', ['wallet:DELETE /withdrawals/{withdrawal_id} 200/10000']],
+    ['GET', '/sub_accounts/42/keys', undefined, 'sub-accounts', 'other', ['sub-accounts:GET /sub_accounts/{user_id}/keys 80/10000']],
+    ['POST', '/unified/loans', undefined, 'unified', 'other', ['unified.loans 15/10000']],
+    ['GET', '/unified/accounts', undefined, 'unified', 'other', ['unified:GET /unified/accounts 150/10000']],
+    ['GET', '/earn/uni/lends', undefined, 'other', 'other', ['other:GET /earn/uni/lends 150/10000']],
+  ])('%s %s is %s/%s', (method, path, body, market, action, limits) => {
+    const c = brief(method, path, body);
+    expect(c).toMatchObject({ market, action, limits });
+  });
+
+  it('counts a batch once per order, on the futures limit by its orders', () => {
+    expect(brief('POST', '/futures/usdt/batch_orders', [{ contract: 'BTC_USDT' }, {}, {}])).toMatchObject({ action: 'place', orders: 3, weight: 3 });
+    expect(brief('POST', '/futures/usdt/batch_cancel_orders', ['1', '2'])).toMatchObject({ action: 'cancel', orders: 2, weight: 2 });
+    expect(brief('POST', '/futures/usdt/batch_amend_orders', [{}])).toMatchObject({ action: 'amend', orders: 1 });
+    expect(catalog.classify('POST', '/futures/usdt/batch_orders', [{ contract: 'ETH_USDT' }]).instrument).toBe('ETH_USDT');
+  });
+
+  it('charges a spot batch once on the limit of each currency pair it names', () => {
+    const c = brief('POST', '/spot/batch_orders', [{ currency_pair: 'BTC_USDT' }, { currency_pair: 'ETH_USDT' }, { currency_pair: 'BTC_USDT' }]);
+    expect(c).toMatchObject({ action: 'place', orders: 3, weight: 1, limits: ['spot.place:BTC_USDT 10/1000', 'spot.place:ETH_USDT 10/1000'] });
+    expect(brief('POST', '/spot/cancel_batch_orders', [{}, {}])).toMatchObject({ action: 'cancel', orders: 2 });
+  });
+
+  it('takes overrides of the published limits', () => {
+    const c = createCatalog({ limits: { withdrawals: { limit: 1, windowMs: 5000 } } });
+    expect(c.classify('POST', '/withdrawals').limits[0]).toMatchObject({ key: 'withdrawals', limit: 1, windowMs: 5000 });
+    expect(() => createCatalog({ limits: { nope: { limit: 1, windowMs: 1 } } })).toThrow('Expected a `limits` key to be one of public');
+    expect(() => createCatalog({ limits: { withdrawals: { limit: 0, windowMs: 1 } } })).toThrow('`limits.withdrawals`.limit');
+  });
+
+  it('refuses an unknown path, method or a batch without orders', () => {
+    expect(() => catalog.classify('GET', '/nope/x')).toThrow('Expected `path` to be a path of the API v4');
+    expect(() => catalog.classify('GET', 'futures/usdt/orders')).toThrow('starting with "/"');
+    expect(() => catalog.classify('FETCH', '/spot/orders')).toThrow('Expected `method` to be one of GET');
+    expect(() => catalog.classify('POST', '/futures/usdt/batch_orders', {})).toThrow('an array of orders');
+    expect(() => catalog.classify('POST', '/futures/usdt/batch_orders', [])).toThrow('at least one order');
+  });
+});
