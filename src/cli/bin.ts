@@ -1,7 +1,9 @@
 #!/usr/bin/env node
 import { run } from './main.js';
 
-process.exitCode = run(process.argv.slice(2), {
+void run(process.argv.slice(2), {
   out: (line) => process.stdout.write(`${line}\n`),
   err: (line) => process.stderr.write(`${line}\n`),
+}).then((code) => {
+  process.exitCode = code;
 });

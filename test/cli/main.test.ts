@@ -1,16 +1,19 @@
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { run } from '../../src/cli/main.js';
 
-function capture(argv: string[]) {
+async function capture(argv: string[]) {
   const out: string[] = [];
   const err: string[] = [];
-  const code = run(argv, { out: (l) => out.push(l), err: (l) => err.push(l) });
+  const code = await run(argv, { out: (l) => out.push(l), err: (l) => err.push(l) });
   return { code, out: out.join('\n'), err: err.join('\n') };
 }
 
 describe('traderatio example', () => {
-  it("prints the worked example's ratios and limits under both readings of R7", () => {
-    const { code, out } = capture(['example']);
+  it("prints the worked example's ratios and limits under both readings of R7", async () => {
+    const { code, out } = await capture(['example']);
     expect(code).toBe(0);
     expect(out).toContain('aggregated ratio  1057/129 = 8.1938');
     expect(out).toContain('account A  own 318/44 = 7.2273');
@@ -21,9 +24,90 @@ describe('traderatio example', () => {
     expect([...stated!.matchAll(/limit (\d+) r\/s/g)].map((m) => m[1])).toEqual(['250', '250', '250']);
   });
 
-  it('refuses an unknown command with exit code 2', () => {
-    const { code, err } = capture(['frobnicate']);
+  it('refuses an unknown command with exit code 2', async () => {
+    const { code, err } = await capture(['frobnicate']);
     expect(code).toBe(2);
     expect(err).toContain('unknown command "frobnicate"');
+  });
+});
+
+describe('traderatio plan', () => {
+  it('plans the example family from CSV: ratios, tiers, limits, margins and the family view', async () => {
+    const { code, out } = await capture(['plan', 'examples/family.csv']);
+    expect(code).toBe(0);
+    expect(out).toContain('Aggregated ratio 13.1177 (2494057.5 / 190129): tier 5, 300 r/s');
+    expect(out).toMatch(/^D\s+13\.1211\s+13\.1211\s+max-own\s+5\s+300 r\/s/m);
+    expect(out).toMatch(/^A\s+7\.2273\s+13\.1177\s+aggregated\s+5\s+300 r\/s/m);
+  });
+
+  it('reads the same family from JSON and prints JSON with --json', async () => {
+    const { code, out } = await capture(['plan', 'examples/family.json', '--threshold', '0', '--json']);
+    expect(code).toBe(0);
+    const plan = JSON.parse(out);
+    expect(plan.aggregated).toMatchObject({ numerator: '1057', denominator: '129', tier: 4, limit: 250 });
+    expect(plan.accounts.map((a: { limit: number }) => a.limit)).toEqual([250, 250, 300]);
+    expect(plan.accounts[2].down).toMatchObject({ limit: 250, moreRequests: 1 });
+  });
+
+  it('names the file, line and field of bad input, with exit code 1 and no stack trace', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'traderatio-'));
+    const bad = (name: string, text: string) => {
+      writeFileSync(join(dir, name), text);
+      return join(dir, name);
+    };
+    const cases: [string, string][] = [
+      [bad('a.csv', 'account,contract,maker_volume\nA,BTC_USDT,100\nA,ETH_USDT,-5\n'), ':3: Expected `maker_volume` of ETH_USDT in account A to be a non-negative decimal string, got "-5"'],
+      [bad('b.csv', 'account,contract,place\nA,BTC_USDT,1.5\n'), ':2: Expected `place` to be a non-negative integer, got "1.5"'],
+      [bad('c.csv', 'account,contract\nA,BTC_USDT\nA,btc-usdt\n'), ':3: account A lists btc-usdt again (first on line 2)'],
+      [bad('d.csv', 'account,contract,colour\n'), ':1: unknown column "colour"'],
+      [bad('e.csv', 'account,contract\nA,BTC_USDT,9\n'), ':2: 3 fields where the header (line 1) has 2'],
+      [bad('f.json', '[\n  { "account": "A", "contract": "BTC_USDT" },\n  { "account": "A", "contract": "ETH_USDT", "taker_volume": "x" }\n]\n'), ':3: Expected `taker_volume`'],
+      [bad('g.json', '[\n  {"account": "A",\n'), ':3: not valid JSON'],
+      [bad('h.csv', ''), ':1: the file is empty'],
+    ];
+    for (const [file, message] of cases) {
+      const { code, err } = await capture(['plan', file]);
+      expect({ file, code, err }).toMatchObject({ code: 1, err: expect.stringContaining(`${file}${message}`) });
+      expect(err).not.toMatch(/\n\s+at /);
+    }
+    expect((await capture(['plan', join(dir, 'missing.csv')])).err).toContain('cannot read it (ENOENT)');
+    expect((await capture(['plan', 'examples/family.csv', '--vip', 'high'])).code).toBe(2);
+    expect((await capture(['plan', 'examples/family.csv', '--colour'])).code).toBe(2);
+  });
+
+  it('puts every account at tier 1 below VIP 14', async () => {
+    const { out } = await capture(['plan', 'examples/family.csv', '--vip', '13', '--json']);
+    expect(JSON.parse(out).accounts.map((a: { limit: number }) => a.limit)).toEqual([100, 100, 100, 100]);
+  });
+});
+
+describe('traderatio timeline', () => {
+  it('lists every change of the example with its instant, limits and reason', async () => {
+    const { code, out } = await capture(['timeline', 'examples/timeline.json']);
+    expect(code).toBe(0);
+    expect(out).toMatch(/2026-11-02T08:00:00\.000Z\s+main\s+100\s+250\s+4\s+raised-at-0800/);
+    expect(out).toMatch(/2026-11-04T15:30:00\.000Z\s+mm-bot\s+-\s+100\s+1\s+new-sub-account/);
+    expect(out).toMatch(/2026-11-06T13:20:00\.000Z\s+main\s+300\s+100\s+1\s+vip-below-14/);
+  });
+
+  it('renders the chart committed in docs/ from the example, and a page with chart and table', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'traderatio-'));
+    const { code } = await capture(['timeline', 'examples/timeline.json', '--svg', join(dir, 't.svg'), '--html', join(dir, 't.html'), '--json']);
+    expect(code).toBe(0);
+    expect(readFileSync(join(dir, 't.svg'), 'utf8')).toBe(readFileSync('docs/timeline.svg', 'utf8'));
+    const html = readFileSync(join(dir, 't.html'), 'utf8');
+    expect(html).toContain('<svg');
+    expect(html).toContain('<td>2026-11-07T04:00:00.000Z</td><td>main</td><td>100</td><td>300</td><td>5</td><td>vip-restored</td>');
+  });
+
+  it('names the line of a bad value', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'traderatio-'));
+    const file = join(dir, 'x.json');
+    writeFileSync(file, '{\n  "accounts": [{ "id": "main" }],\n  "activity": [\n    { "account": "main", "day": "2026-11-01", "contracts": [] },\n    { "account": "main", "day": "2026-13-01", "contracts": [] }\n  ]\n}\n');
+    const { code, err } = await capture(['timeline', file]);
+    expect(code).toBe(1);
+    expect(err).toContain(`${file}:5: Expected \`activity[1].day\` to be a UTC day`);
+    writeFileSync(file, '{ "accounts": [{ "id": "b", "createdAt": "yesterday" }], "activity": [] }');
+    expect((await capture(['timeline', file])).err).toContain('Expected `accounts[0].createdAt` to be an ISO instant');
   });
 });

@@ -1,0 +1,124 @@
+import { type FamilyOptions, rateFamily, resolveFamilyOptions } from '../rules/family.js';
+import { toDec } from '../rules/fixed.js';
+import { tierOfRatio } from '../rules/tiers.js';
+import { TIERED_VIP_LEVEL } from '../rules/vip.js';
+import { type TierMargins, tierMargins } from '../rules/margins.js';
+import type { ContractActivity, RatioResult } from '../rules/ratio.js';
+import { type Row, InputFileError, atRow, readCsv, readJson } from './input.js';
+
+const COLUMNS = ['account', 'contract', 'maker_volume', 'taker_volume', 'place', 'amend', 'cancel'];
+
+/** A family's 7-day activity read from a plan file. */
+export interface PlanInput {
+  readonly accounts: readonly { readonly account: string; readonly contracts: ContractActivity[]; readonly line: number }[];
+}
+
+/**
+ * Reads a plan file: CSV with a header row, or JSON (an array of objects with the same keys).
+ * Columns: account, contract, maker_volume, taker_volume, place, amend, cancel (the last five
+ * default to 0). Each account and contract once.
+ */
+export function readPlan(file: string, text: string): PlanInput {
+  const rows = file.toLowerCase().endsWith('.json') ? jsonRows(file, text) : readCsv(file, text, ['account', 'contract'], COLUMNS);
+  const accounts = new Map<string, { account: string; contracts: ContractActivity[]; line: number }>();
+  const seen = new Map<string, number>();
+  for (const row of rows) {
+    const f = row.fields;
+    const account = f.account ?? '';
+    if (account === '') throw new InputFileError(file, row.line, 'the field `account` is empty');
+    const contract = f.contract ?? '';
+    const key = `${account}\u0000${contract.toUpperCase().replaceAll('-', '_')}`;
+    const first = seen.get(key);
+    if (first !== undefined) throw new InputFileError(file, row.line, `account ${account} lists ${contract} again (first on line ${first})`);
+    seen.set(key, row.line);
+    const count = (name: string): number | undefined => {
+      const v = f[name];
+      if (v === undefined || v === '') return undefined;
+      const n = Number(v);
+      if (!/^\d+$/.test(v) || !Number.isSafeInteger(n)) throw new InputFileError(file, row.line, `Expected \`${name}\` to be a non-negative integer, got "${v}"`);
+      return n;
+    };
+    const entry: ContractActivity = {
+      contract,
+      ...(f.maker_volume ? { makerVolume: f.maker_volume } : {}),
+      ...(f.taker_volume ? { takerVolume: f.taker_volume } : {}),
+      ...(count('place') === undefined ? {} : { place: count('place')! }),
+      ...(count('amend') === undefined ? {} : { amend: count('amend')! }),
+      ...(count('cancel') === undefined ? {} : { cancel: count('cancel')! }),
+    };
+    // Validates the entry now, so that an error names its line and the file's own column names.
+    try {
+      atRow(file, row.line, () => rateFamily([{ account, contracts: [entry] }]));
+    } catch (e) {
+      if (e instanceof InputFileError) {
+        throw new InputFileError(file, row.line, e.message.slice(e.message.indexOf(': ') + 2).replace('`makerVolume`', '`maker_volume`').replace('`takerVolume`', '`taker_volume`'));
+      }
+      throw e;
+    }
+    let a = accounts.get(account);
+    if (a === undefined) accounts.set(account, (a = { account, contracts: [], line: row.line }));
+    a.contracts.push(entry);
+  }
+  if (accounts.size === 0) throw new InputFileError(file, 1, 'no activity: the file needs at least one row');
+  return { accounts: [...accounts.values()] };
+}
+
+function jsonRows(file: string, text: string): Row[] {
+  const { value, lineOf } = readJson(file, text);
+  if (!Array.isArray(value)) throw new InputFileError(file, 1, 'Expected an array of rows ({ "account", "contract", "maker_volume", ... })');
+  return value.map((item, i) => {
+    const line = lineOf([i]);
+    if (typeof item !== 'object' || item === null || Array.isArray(item)) throw new InputFileError(file, line, `Expected row ${i} to be an object`);
+    const fields: Record<string, string> = {};
+    for (const [k, v] of Object.entries(item as Record<string, unknown>)) {
+      if (!COLUMNS.includes(k)) throw new InputFileError(file, lineOf([i, k]), `unknown field "${k}"; the fields are ${COLUMNS.join(', ')}`);
+      if (typeof v !== 'string' && typeof v !== 'number') throw new InputFileError(file, lineOf([i, k]), `Expected \`${k}\` to be a string or a number, got ${JSON.stringify(v)}`);
+      fields[k] = String(v);
+    }
+    return { line, fields };
+  });
+}
+
+/** One account's plan. */
+export interface AccountPlan {
+  readonly account: string;
+  readonly own: RatioResult;
+  readonly effective: RatioResult;
+  readonly basis: string;
+  readonly tier: number;
+  readonly limit: number;
+  readonly margins: TierMargins;
+}
+
+/** The plan of a family. */
+export interface Plan {
+  readonly vipLevel: number;
+  readonly aggregated: RatioResult;
+  readonly aggregatedTier: number;
+  readonly aggregatedLimit: number;
+  readonly accounts: readonly AccountPlan[];
+}
+
+/** Ratios, tiers, limits and margins of every account and of the family (R1-R4, R7). */
+export function makePlan(input: PlanInput, options: FamilyOptions, vipLevel: number): Plan {
+  const config = resolveFamilyOptions(options);
+  const rating = rateFamily(input.accounts.map((a) => ({ account: a.account, contracts: a.contracts })), config, vipLevel);
+  const tiered = vipLevel >= TIERED_VIP_LEVEL;
+  const aggregatedTier = tiered ? tierOfRatio(rating.aggregated, config.tiers) : config.tiers[0]!;
+  const marginOptions = { tiers: config.tiers, makerWeight: toDec(config.ratio.makerWeight) };
+  return {
+    vipLevel,
+    aggregated: rating.aggregated,
+    aggregatedTier: aggregatedTier.tier,
+    aggregatedLimit: aggregatedTier.limit,
+    accounts: rating.accounts.map((a) => ({
+      account: a.account,
+      own: a.own,
+      effective: a.effective,
+      basis: a.basis,
+      tier: a.tier.tier,
+      limit: a.tier.limit,
+      margins: tierMargins(a.effective, marginOptions),
+    })),
+  };
+}

@@ -1,0 +1,63 @@
+import type { Dec } from '../rules/decimal.js';
+import type { RatioResult } from '../rules/ratio.js';
+import type { Plan } from './plan.js';
+
+/** A ratio for people: 4 decimals, or "none" when no request was counted. */
+export function ratioText(r: RatioResult): string {
+  return r.ratio === null ? 'none' : r.ratio.toFixed(4);
+}
+
+/** An aligned plain-text table. */
+export function table(header: readonly string[], rows: readonly (readonly string[])[]): string {
+  const width = header.map((h, i) => Math.max(h.length, ...rows.map((r) => (r[i] ?? '').length)));
+  const line = (cells: readonly string[]) => cells.map((c, i) => c.padEnd(width[i]!)).join('  ').trimEnd();
+  return [line(header), line(width.map((w) => '-'.repeat(w))), ...rows.map(line)].join('\n');
+}
+
+function usdt(d: Dec): string {
+  return d.toFixed(d.decimalPlaces() > 2 ? Math.min(8, d.decimalPlaces()) : 2);
+}
+
+/** The plan as text. */
+export function renderPlan(plan: Plan): string {
+  const head = [
+    `Family: ${plan.accounts.length} account${plan.accounts.length === 1 ? '' : 's'}, VIP ${plan.vipLevel}${plan.vipLevel < 14 ? ' (below 14: every account at tier 1)' : ''}`,
+    `Aggregated ratio ${ratioText(plan.aggregated)} (${plan.aggregated.numerator.toString()} / ${plan.aggregated.denominator.toString()}): tier ${plan.aggregatedTier}, ${plan.aggregatedLimit} r/s`,
+    '',
+  ];
+  const rows = plan.accounts.map((a) => {
+    const up = a.margins.up;
+    const down = a.margins.down;
+    return [
+      a.account,
+      ratioText(a.own),
+      ratioText(a.effective),
+      a.basis,
+      String(a.tier),
+      `${a.limit} r/s`,
+      up === null ? '-' : `+${usdt(up.makerVolume)} maker USDT${up.fewerRequests === null ? '' : ` or -${up.fewerRequests} request${up.fewerRequests === 1 ? '' : 's'}`} -> ${up.tier.limit} r/s`,
+      down === null ? '-' : `-${usdt(down.makerVolume)} maker USDT or +${down.moreRequests} request${down.moreRequests === 1 ? '' : 's'} -> ${down.tier.limit} r/s`,
+    ];
+  });
+  return [...head, table(['account', 'own ratio', 'effective', 'basis', 'tier', 'limit', 'to the tier above', 'to the tier below'], rows),
+    '', 'Requests are counted at coefficient 1 (BTC_USDT, ETH_USDT); on a 0.4 contract, 2.5 times as many.'].join('\n');
+}
+
+/** The plan as JSON-ready data: decimals as strings. */
+export function planJson(plan: Plan): unknown {
+  const ratio = (r: RatioResult) => ({ ratio: r.ratio?.toString() ?? null, numerator: r.numerator.toString(), denominator: r.denominator.toString(), volume: r.volume.toString() });
+  return {
+    vipLevel: plan.vipLevel,
+    aggregated: { ...ratio(plan.aggregated), tier: plan.aggregatedTier, limit: plan.aggregatedLimit },
+    accounts: plan.accounts.map((a) => ({
+      account: a.account,
+      own: ratio(a.own),
+      effective: ratio(a.effective),
+      basis: a.basis,
+      tier: a.tier,
+      limit: a.limit,
+      up: a.margins.up === null ? null : { tier: a.margins.up.tier.tier, limit: a.margins.up.tier.limit, makerVolume: a.margins.up.makerVolume.toString(), fewerRequests: a.margins.up.fewerRequests },
+      down: a.margins.down === null ? null : { tier: a.margins.down.tier.tier, limit: a.margins.down.tier.limit, makerVolume: a.margins.down.makerVolume.toString(), moreRequests: a.margins.down.moreRequests },
+    })),
+  };
+}
