@@ -48,6 +48,9 @@ class AccountCounters {
   hours: Hour[] = [];
   day: Day | null = null;
   hour: Hour | null = null;
+  // The contract counted last, as given and as found: consecutive requests mostly name the same.
+  lastContract = '';
+  lastCounters: ContractDay | null = null;
 }
 
 /** The tracker's state as plain, versioned JSON data. */
@@ -77,6 +80,8 @@ export interface TrackerState {
 export class Tracker {
   private readonly accounts = new Map<string, AccountCounters>();
   private latest = -Infinity;
+  private lastAccount = '';
+  private lastCounters: AccountCounters | null = null;
 
   /**
    * Records `orders` order requests (a batch counts once per order) of `action` on `contract` at
@@ -88,9 +93,19 @@ export class Tracker {
       throw new InvalidInputError('`orders`', orders, 'a positive integer');
     }
     if (action !== 'place' && action !== 'cancel' && action !== 'amend') throw new InvalidInputError('`action`', action, '"place", "amend" or "cancel"');
-    const name = contractName(contract) ?? normalizeContract(contract);
-    const a = this.accounts.get(account) ?? this.addAccount(account);
-    const c = this.dayOf(a, at).contract(name);
+    const a = account === this.lastAccount && this.lastCounters !== null ? this.lastCounters : (this.accounts.get(account) ?? this.addAccount(account));
+    const day = a.day;
+    let c: ContractDay;
+    if (contract === a.lastContract && a.lastCounters !== null && day !== null && at - day.start < DAY_MS && at >= day.start) {
+      c = a.lastCounters;
+    } else {
+      const name = contractName(contract) ?? normalizeContract(contract);
+      c = this.dayOf(a, at).contract(name);
+      a.lastContract = contract;
+      a.lastCounters = c;
+    }
+    this.lastAccount = account;
+    this.lastCounters = a;
     if (action === 'place') c.place += orders;
     else if (action === 'cancel') c.cancel += orders;
     else c.amend += orders;
@@ -242,6 +257,7 @@ export class Tracker {
     }
     a.days.push(d);
     a.day = d;
+    a.lastCounters = null;
     if (day + DAY_MS - 1 > this.latest) this.latest = Math.max(this.latest, day);
   }
 
@@ -271,6 +287,7 @@ export class Tracker {
     a.days.push(d);
     while (a.days.length > 0 && a.days[0]!.start <= start - DAYS_KEPT * DAY_MS) a.days.shift();
     a.day = d;
+    a.lastCounters = null;
     return d;
   }
 

@@ -4,6 +4,6 @@ import { run } from './main.js';
 void run(process.argv.slice(2), {
   out: (line) => process.stdout.write(`${line}\n`),
   err: (line) => process.stderr.write(`${line}\n`),
-}).then((code) => {
+}, { progress: process.stderr.isTTY === true }).then((code) => {
   process.exitCode = code;
 });

@@ -3,8 +3,9 @@ import { TraderatioError } from '../errors.js';
 import { type FamilyRating, rateFamily } from '../rules/family.js';
 import { WORKED_EXAMPLE } from '../rules/example.js';
 import type { RatioResult } from '../rules/ratio.js';
-import { readFileSync, writeFileSync } from 'node:fs';
+import { createReadStream, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { makePlan, readPlan } from './plan.js';
+import { type SimulationReport, simulate } from './simulate.js';
 import { readTimeline, renderTimeline, timelineHtml, timelineJson, timelineSvg } from './timeline.js';
 import { planJson, renderPlan } from './render.js';
 
@@ -24,6 +25,7 @@ const HELP = `Usage: traderatio <command> [options]
 Commands:
   plan FILE        ratios, tiers, limits and the margins to the tiers around, per account and for the family
   timeline FILE    each account's limit over time, with the reason of every change; a chart with --svg or --html
+  simulate FILE    replay a request log: what the exchange would refuse (429), and the delays the scheduler adds instead
   example          the exchange's worked example: ratios, aggregated ratio and limits
   help [COMMAND]   this help, or a command's
 
@@ -53,6 +55,19 @@ Options:
   --html OUT       also write a page with the chart and the table
   --threshold X    own 7-day volume (USDT) from which an account takes max(own, aggregated) (default 1000000)
   --broker         rate every account by its own ratio only
+  --json           print JSON
+  -h, --help       this help`;
+
+const SIMULATE_HELP = `Usage: traderatio simulate FILE [options]
+
+FILE is a CSV request log with a header row, in time order:
+  at,account,method,path,contract,orders,fill_role,fill_volume
+A request row has method and path (contract names the futures contract, orders a batch's size);
+a fill row has fill_role (maker or taker), fill_volume (USDT) and contract. at is epoch ms or ISO.
+The log is read as a stream, in constant memory; the accounts in it form one family.
+
+Options:
+  --vip N          the family's VIP level (default 14)
   --json           print JSON
   -h, --help       this help`;
 
@@ -139,6 +154,55 @@ function timeline(args: readonly string[], io: Io): number {
   return EXIT.ok;
 }
 
+async function simulateCommand(args: readonly string[], io: Io, progress: boolean): Promise<number> {
+  const { values, positionals } = parseArgs({
+    args: [...args],
+    allowPositionals: true,
+    options: { vip: { type: 'string' }, json: { type: 'boolean' }, help: { type: 'boolean', short: 'h' } },
+  });
+  if (values.help === true) {
+    io.out(SIMULATE_HELP);
+    return EXIT.ok;
+  }
+  if (positionals.length !== 1) throw new UsageError(`simulate takes one FILE, got ${positionals.length}\n\n${SIMULATE_HELP}`);
+  const file = positionals[0]!;
+  let size: number;
+  try {
+    size = statSync(file).size;
+  } catch (e) {
+    throw new TraderatioError('INPUT_FILE', `${file}: cannot read it (${(e as NodeJS.ErrnoException).code ?? (e as Error).message})`);
+  }
+  const started = performance.now();
+  const bar = (bytes: number, lines: number): void => {
+    const share = size === 0 ? 1 : bytes / size;
+    const rate = lines / Math.max(0.001, (performance.now() - started) / 1000);
+    process.stderr.write(`\r[${'#'.repeat(Math.round(share * 30)).padEnd(30, '.')}] ${(share * 100).toFixed(0).padStart(3)}%  ${lines.toLocaleString('en-US')} lines  ${Math.round(rate).toLocaleString('en-US')} lines/s `);
+  };
+  const report = await simulate(file, createReadStream(file, { highWaterMark: 1 << 20 }), {
+    vipLevel: vipOf(values.vip),
+    ...(progress ? { onProgress: bar } : {}),
+  });
+  if (progress) process.stderr.write('\n');
+  const seconds = (performance.now() - started) / 1000;
+  io.out(values.json === true ? JSON.stringify({ ...report, seconds }, null, 2) : renderSimulation(report, seconds));
+  return EXIT.ok;
+}
+
+function renderSimulation(r: SimulationReport, seconds: number): string {
+  const when = (t: number | null) => (t === null ? '-' : new Date(t).toISOString());
+  const lines = [
+    `${r.lines.toLocaleString('en-US')} lines (${r.requests.toLocaleString('en-US')} requests, ${r.fills.toLocaleString('en-US')} fills) from ${when(r.from)} to ${when(r.to)}, read in ${seconds.toFixed(2)} s (${Math.round(r.lines / Math.max(seconds, 0.001)).toLocaleString('en-US')} lines/s)`,
+    '',
+    `As sent, the exchange would refuse ${r.exchange.refused.toLocaleString('en-US')} request${r.exchange.refused === 1 ? '' : 's'} with 429:`,
+    ...Object.entries(r.exchange.byLimit).sort((a, b) => b[1] - a[1]).map(([k, n]) => `  ${n.toLocaleString('en-US').padStart(12)}  over ${k}`),
+    ...r.exchange.examples.map((e) => `  e.g. line ${e.line} at ${when(e.at)}: over ${e.limit}`),
+    '',
+    `Through the scheduler: ${r.scheduler.delayed.toLocaleString('en-US')} request${r.scheduler.delayed === 1 ? '' : 's'} delayed; delay p50 ${r.scheduler.p50Ms.toFixed(1)} ms, p99 ${r.scheduler.p99Ms.toFixed(1)} ms, max ${r.scheduler.maxMs.toFixed(1)} ms`,
+    `  refused by the exchange at their scheduled instants: ${r.scheduler.refusedByExchange}${r.scheduler.tooHeavy > 0 ? `; ${r.scheduler.tooHeavy} too heavy for a limit, never sent` : ''}`,
+  ];
+  return lines.join('\n');
+}
+
 function writeOut(file: string, text: string): void {
   try {
     writeFileSync(file, text);
@@ -148,7 +212,7 @@ function writeOut(file: string, text: string): void {
 }
 
 /** Runs the command line with `argv` (without node and the script); resolves to the exit code. */
-export async function run(argv: readonly string[], io: Io): Promise<number> {
+export async function run(argv: readonly string[], io: Io, options: { readonly progress?: boolean } = {}): Promise<number> {
   const [command, ...rest] = argv;
   try {
     switch (command) {
@@ -156,13 +220,15 @@ export async function run(argv: readonly string[], io: Io): Promise<number> {
         return plan(rest, io);
       case 'timeline':
         return timeline(rest, io);
+      case 'simulate':
+        return await simulateCommand(rest, io, options.progress ?? false);
       case 'example':
         return example(io);
       case undefined:
       case 'help':
       case '--help':
       case '-h':
-        io.out(rest[0] === 'plan' ? PLAN_HELP : rest[0] === 'timeline' ? TIMELINE_HELP : HELP);
+        io.out(rest[0] === 'plan' ? PLAN_HELP : rest[0] === 'timeline' ? TIMELINE_HELP : rest[0] === 'simulate' ? SIMULATE_HELP : HELP);
         return EXIT.ok;
       default:
         throw new UsageError(`unknown command "${command}"\n\n${HELP}`);

@@ -58,3 +58,13 @@ describe('Tracker (R1, R9)', () => {
     expect(() => Tracker.restore(null as never)).toThrow('the tracker state');
   });
 });
+
+describe('Tracker across a day that a fill opened', () => {
+  it('counts a request on the new day, not on the day before', () => {
+    const t = new Tracker();
+    t.recordRequest('main', 'BTC_USDT', 'place', T0 + 10);
+    t.recordFill('main', 'ETH_USDT', 'maker', '1', T0 + D + 10);
+    t.recordRequest('main', 'BTC_USDT', 'place', T0 + D + 20);
+    expect(t.dailyActivity().map((d) => d.contracts.find((c) => c.contract === 'BTC_USDT')?.place ?? 0)).toEqual([1, 1]);
+  });
+});

@@ -111,3 +111,50 @@ describe('traderatio timeline', () => {
     expect((await capture(['timeline', file])).err).toContain('Expected `accounts[0].createdAt` to be an ISO instant');
   });
 });
+
+describe('traderatio simulate', () => {
+  it('replays the example log: what the exchange refuses as sent, and the delays the scheduler adds instead', async () => {
+    const { code, out } = await capture(['simulate', 'examples/requests.csv', '--json']);
+    expect(code).toBe(0);
+    const r = JSON.parse(out);
+    expect(r).toMatchObject({ lines: 569, requests: 537, fills: 31 });
+    expect(r.exchange.refused).toBe(54);
+    expect(r.exchange.byLimit).toEqual({ 'futures.place': 50, withdrawals: 2, 'spot.place:BTC_USDT': 2 });
+    expect(r.exchange.examples[0]).toMatchObject({ line: 102, limit: 'futures.place' });
+    expect(r.scheduler).toMatchObject({ refusedByExchange: 0, tooHeavy: 0, maxMs: 4000 });
+    expect(r.scheduler.delayed).toBeGreaterThanOrEqual(54);
+  });
+
+  it('counts a batch once per order on the futures limit, and reads quoted fields', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'traderatio-'));
+    const file = join(dir, 'log.csv');
+    const t = Date.parse('2026-11-20T09:00:00Z');
+    const lines = ['at,account,method,path,contract,orders'];
+    for (let i = 0; i < 11; i++) lines.push(`${t + i},main,POST,"/api/v4/futures/usdt/batch_orders",BTC_USDT,10`);
+    writeFileSync(file, `${lines.join('\n')}\n`);
+    const r = JSON.parse((await capture(['simulate', file, '--json'])).out);
+    // Tier 1: 100 orders a second; ten batches of ten fill it, the eleventh is refused.
+    expect(r.exchange.byLimit).toEqual({ 'futures.place': 1 });
+    expect(r.scheduler.maxMs).toBe(1000 - 10);
+  });
+
+  it('names the line and field of bad input', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'traderatio-'));
+    const cases: [string, string][] = [
+      ['at,account,method,path\n1000,main,GET,/spot/tickers\n999,main,GET,/spot/tickers\n', ':3: Expected `at` to be at or after the line before'],
+      ['at,account,method,path\nyesterday,main,GET,/spot/tickers\n', ':2: Expected `at` to be epoch milliseconds or an ISO instant'],
+      ['at,account,method,path\n1000,main,GET,/nowhere\n', ':2: Expected `path` to be a path of the API v4'],
+      ['at,account,contract,fill_role,fill_volume\n1000,main,BTC_USDT,buyer,5\n', ':2: Expected `fill_role` to be "maker" or "taker", got "buyer"'],
+      ['at,account,contract,fill_role,fill_volume\n1000,main,BTC_USDT,maker,-5\n', ':2: Expected `volume` to be a non-negative decimal string, got "-5"'],
+      ['at,account,method,path,orders\n1000,main,POST,/futures/usdt/batch_orders,zero\n', ':2: Expected `orders` to be a positive integer, got "zero"'],
+      ['at,who\n', ':1: unknown column "who"'],
+      ['at,account\n1000,main,extra\n', ':2: 3 fields where the header has 2'],
+    ];
+    for (const [i, [text, message]] of cases.entries()) {
+      const file = join(dir, `bad${i}.csv`);
+      writeFileSync(file, text);
+      const { code, err } = await capture(['simulate', file]);
+      expect({ code, err }).toMatchObject({ code: 1, err: expect.stringContaining(`${file}${message}`) });
+    }
+  });
+});

@@ -1,0 +1,574 @@
+import { Tracker } from '../account/tracker.js';
+import { type Catalog, type Classification, createCatalog } from '../catalog/catalog.js';
+import { InvalidInputError } from '../errors.js';
+import { type AbuseConfig, buildAbuseTimeline, resolveAbuseOptions } from '../rules/abuse.js';
+import { HOUR_MS, formatUtcInstant } from '../rules/calendar.js';
+import { type FamilyConfig, type FamilyOptions, resolveFamilyOptions } from '../rules/family.js';
+import { buildTimeline } from '../rules/timeline.js';
+import { WindowLimit } from '../schedule/window.js';
+import { InputFileError, splitCsvLine } from './input.js';
+
+const COLUMNS = ['at', 'account', 'method', 'path', 'contract', 'orders', 'fill_role', 'fill_volume'];
+const UNTHROTTLED = 1_000_000_000;
+
+/** Options of a simulation. */
+export interface SimulateOptions extends FamilyOptions {
+  /** The family's VIP level. @default 14 */
+  readonly vipLevel?: number;
+  /** Called with the bytes read so far, at most every 100,000 lines. */
+  readonly onProgress?: (bytes: number, lines: number) => void;
+}
+
+/** What a replay found. */
+export interface SimulationReport {
+  readonly lines: number;
+  readonly requests: number;
+  readonly fills: number;
+  readonly from: number | null;
+  readonly to: number | null;
+  /** The log as sent: what the exchange would have refused with 429, by the limit that refused. */
+  readonly exchange: {
+    readonly refused: number;
+    readonly byLimit: Readonly<Record<string, number>>;
+    /** The first refused requests: line, instant and limit. */
+    readonly examples: readonly { readonly line: number; readonly at: number; readonly limit: string }[];
+  };
+  /** The log sent through the scheduler: the delays it added, and what the exchange would refuse then. */
+  readonly scheduler: {
+    readonly delayed: number;
+    readonly p50Ms: number;
+    readonly p99Ms: number;
+    readonly maxMs: number;
+    /** Requests heavier than a limit could ever take (refused by the scheduler). */
+    readonly tooHeavy: number;
+    /** Requests the exchange would refuse at their scheduled instants: 0 when the schedule is right. */
+    readonly refusedByExchange: number;
+  };
+}
+
+/** A log-scale histogram of delays: 1% buckets, constant memory, quantiles read as bucket tops. */
+class Histogram {
+  private readonly counts = new Float64Array(2200);
+  private zero = 0;
+  total = 0;
+  max = 0;
+  add(ms: number): void {
+    this.total++;
+    if (ms > this.max) this.max = ms;
+    if (ms <= 0.001) {
+      this.zero++;
+      return;
+    }
+    const i = Math.min(this.counts.length - 1, Math.max(0, Math.ceil(Math.log(ms / 0.001) / Math.log(1.01))));
+    this.counts[i]!++;
+  }
+  quantile(q: number): number {
+    if (this.total === 0) return 0;
+    let rank = Math.ceil(q * this.total);
+    if (rank <= this.zero) return 0;
+    rank -= this.zero;
+    for (let i = 0; i < this.counts.length; i++) {
+      rank -= this.counts[i]!;
+      if (rank <= 0) return Math.min(this.max, 0.001 * 1.01 ** i);
+    }
+    return this.max;
+  }
+}
+
+/**
+ * Weight sent in (t - W, t], counted exactly (one entry per request): the exchange's view, and an
+ * independent check of a schedule. Holds at most N entries' worth of weight.
+ */
+class ExactWindow {
+  private times: number[] = [];
+  private weights: number[] = [];
+  private head = 0;
+  private sum = 0;
+  /**
+   * `keep`: the largest N this limit can have. Keeping only that many entries decides exactly for
+   * any N up to it (each weighs at least 1: when they are all in the window, it is full).
+   */
+  constructor(private readonly keep: number) {}
+  /** Whether `weight` more at `at` stays within N per W. */
+  fits(at: number, weight: number, n: number, w: number): boolean {
+    while (this.head < this.times.length && this.times[this.head]! <= at - w) {
+      this.sum -= this.weights[this.head]!;
+      this.head++;
+    }
+    if (this.head > 4096 && this.head * 2 > this.times.length) {
+      this.times = this.times.slice(this.head);
+      this.weights = this.weights.slice(this.head);
+      this.head = 0;
+    }
+    return this.sum + weight <= n;
+  }
+  add(at: number, weight: number): void {
+    this.times.push(at);
+    this.weights.push(weight);
+    this.sum += weight;
+    if (this.times.length - this.head > this.keep) {
+      this.sum -= this.weights[this.head]!;
+      this.head++;
+    }
+  }
+}
+
+interface Side {
+  readonly key: string;
+  /** The exchange's view of the log as sent. */
+  readonly sent: ExactWindow;
+  /** The scheduler's limit (N and W in force), and the last instant it dispatched at. */
+  readonly scheduled: WindowLimit;
+  last: number;
+  /** The schedule checked against the rules. */
+  readonly check: ExactWindow;
+}
+
+interface AccountState {
+  readonly sides: Map<string, Side>;
+  /** The sides each (cached) classification draws on. */
+  readonly byClass: Map<Classification, Side[]>;
+  place: Side;
+  throttle: Side;
+}
+
+/**
+ * Replays a request log (CSV: at, account, method, path, contract, orders, fill_role, fill_volume)
+ * twice in one streaming pass, in constant memory: as sent, through the rules as the exchange
+ * applies them (which requests would get a 429, and from which limit), and through the scheduler's
+ * admission (the delays it adds), checking the scheduled instants against the rules again.
+ * The accounts of the log form one family; tiers and the abuse throttle follow the log's own
+ * activity, refreshed at every whole hour (R3-R9).
+ */
+export async function simulate(file: string, chunks: AsyncIterable<string | Buffer>, options: SimulateOptions = {}): Promise<SimulationReport> {
+  const family = resolveFamilyOptions(options);
+  const abuse = resolveAbuseOptions();
+  const catalog = createCatalog();
+  const vipLevel = options.vipLevel ?? 14;
+  const run = new Replay(file, family, abuse, catalog, vipLevel);
+  let rest = '';
+  let lineNo = 0;
+  let bytes = 0;
+  for await (const chunk of chunks) {
+    const text = rest + (typeof chunk === 'string' ? chunk : chunk.toString('utf8'));
+    bytes += typeof chunk === 'string' ? Buffer.byteLength(chunk) : chunk.length;
+    let start = 0;
+    for (;;) {
+      const end = text.indexOf('\n', start);
+      if (end < 0) break;
+      lineNo++;
+      run.line(lineNo, text.charCodeAt(end - 1) === 13 ? text.slice(start, end - 1) : text.slice(start, end));
+      if (lineNo % 100_000 === 0) options.onProgress?.(bytes, lineNo);
+      start = end + 1;
+    }
+    rest = text.slice(start);
+  }
+  if (rest.length > 0) run.line(++lineNo, rest);
+  options.onProgress?.(bytes, lineNo);
+  return run.report(lineNo);
+}
+
+interface Recent {
+  readonly method: string;
+  /** The path, or with an id at its end, the path up to it. */
+  readonly prefix: string;
+  readonly id: boolean;
+  readonly contract: string;
+  readonly orders: string;
+  readonly c: Classification;
+}
+
+/**
+ * The fields of one CSV line, as places in it: compared, parsed and cut only when needed. Lines
+ * with quotes are split the careful way.
+ */
+class Fields {
+  private text = '';
+  private cells: string[] | null = null;
+  private readonly starts: number[] = [];
+  private readonly ends: number[] = [];
+  count = 0;
+
+  read(text: string): boolean {
+    this.text = text;
+    if (text.includes('"')) {
+      const cells = splitCsvLine(text);
+      if (cells === undefined) return false;
+      this.cells = cells;
+      this.count = cells.length;
+      return true;
+    }
+    this.cells = null;
+    let start = 0;
+    let k = 0;
+    for (;;) {
+      const comma = text.indexOf(',', start);
+      const end = comma < 0 ? text.length : comma;
+      let a = start;
+      let b = end;
+      while (a < b && text.charCodeAt(a) === 32) a++;
+      while (b > a && text.charCodeAt(b - 1) === 32) b--;
+      this.starts[k] = a;
+      this.ends[k] = b;
+      k++;
+      if (comma < 0) break;
+      start = comma + 1;
+    }
+    this.count = k;
+    return true;
+  }
+
+  str(i: number): string {
+    if (i < 0) return '';
+    return this.cells !== null ? this.cells[i]! : this.text.slice(this.starts[i]!, this.ends[i]!);
+  }
+
+  empty(i: number): boolean {
+    return i < 0 || (this.cells !== null ? this.cells[i] === '' : this.starts[i] === this.ends[i]);
+  }
+
+  is(i: number, s: string): boolean {
+    if (i < 0) return s === '';
+    if (this.cells !== null) return this.cells[i] === s;
+    const a = this.starts[i]!;
+    const n = s.length;
+    if (this.ends[i]! - a !== n) return false;
+    // The first and last characters settle most mismatches without a full comparison.
+    return n === 0 || (this.text.charCodeAt(a) === s.charCodeAt(0) && this.text.charCodeAt(a + n - 1) === s.charCodeAt(n - 1) && this.text.startsWith(s, a));
+  }
+
+  hasPrefixThenDigits(i: number, prefix: string): boolean {
+    if (i < 0) return false;
+    if (this.cells !== null) {
+      const v = this.cells[i]!;
+      return v.length > prefix.length && v.startsWith(prefix) && digitsFrom(v, prefix.length);
+    }
+    const a = this.starts[i]!;
+    const b = this.ends[i]!;
+    if (b - a <= prefix.length || !this.text.startsWith(prefix, a)) return false;
+    for (let k = a + prefix.length; k < b; k++) {
+      const c = this.text.charCodeAt(k);
+      if (c < 48 || c > 57) return false;
+    }
+    return true;
+  }
+
+  /** The field as a whole number, or NaN when it is not all digits. */
+  digits(i: number): number {
+    if (i < 0) return Number.NaN;
+    const v = this.cells !== null ? this.cells[i]! : null;
+    const text = v ?? this.text;
+    const a = v === null ? this.starts[i]! : 0;
+    const b = v === null ? this.ends[i]! : v.length;
+    if (a === b) return Number.NaN;
+    let n = 0;
+    for (let k = a; k < b; k++) {
+      const c = text.charCodeAt(k);
+      if (c < 48 || c > 57) return Number.NaN;
+      n = n * 10 + (c - 48);
+    }
+    return n;
+  }
+}
+
+class Replay {
+  private readonly fields = new Fields();
+  private header: string[] | null = null;
+  /** Where each of COLUMNS is in the file, or -1. */
+  private cols: number[] = [];
+  private readonly tracker = new Tracker();
+  private readonly accounts = new Map<string, AccountState>();
+  private readonly ipSides = new Map<string, Side>();
+  private readonly classified = new Map<string, Classification>();
+  private nextRefresh = -Infinity;
+  private latest = -Infinity;
+  private first: number | null = null;
+  private requests = 0;
+  private fills = 0;
+  private refused = 0;
+  private readonly byLimit: Record<string, number> = {};
+  private readonly examples: { line: number; at: number; limit: string }[] = [];
+  private readonly delays = new Histogram();
+  private delayed = 0;
+  private tooHeavy = 0;
+  private refusedLater = 0;
+
+  constructor(
+    private readonly file: string,
+    private readonly family: FamilyConfig,
+    private readonly abuse: AbuseConfig,
+    private readonly catalog: Catalog,
+    private readonly vipLevel: number,
+  ) {}
+
+  line(no: number, text: string): void {
+    if (text.length === 0 || text.charCodeAt(0) === 35 /* # */) return;
+    const f = this.fields;
+    if (!f.read(text)) throw new InputFileError(this.file, no, 'a quoted field is not closed');
+    if (this.header === null) {
+      if (text.trim() === '') return;
+      this.header = Array.from({ length: f.count }, (_, i) => f.str(i).toLowerCase());
+      for (const h of this.header) if (!COLUMNS.includes(h)) throw new InputFileError(this.file, no, `unknown column "${h}"; the columns are ${COLUMNS.join(', ')}`);
+      for (const r of ['at', 'account']) if (!this.header.includes(r)) throw new InputFileError(this.file, no, `the header has no "${r}" column`);
+      this.cols = COLUMNS.map((c) => this.header!.indexOf(c));
+      return;
+    }
+    if (f.count !== this.header.length) {
+      if (text.trim() === '') return;
+      throw new InputFileError(this.file, no, `${f.count} fields where the header has ${this.header.length}`);
+    }
+    const cols = this.cols;
+    const at = this.instant(no, cols[0]!);
+    if (at < this.latest) throw new InputFileError(this.file, no, `Expected \`at\` to be at or after the line before (${formatUtcInstant(this.latest)}), got ${formatUtcInstant(at)}`);
+    this.latest = at;
+    this.first ??= at;
+    while (at >= this.nextRefresh) this.refresh(this.nextRefresh === -Infinity ? at - (at % HOUR_MS) : this.nextRefresh);
+    if (f.empty(cols[1]!)) throw new InputFileError(this.file, no, 'the field `account` is empty');
+    const account = this.accountOf(no, cols[1]!);
+    if (!f.empty(cols[6]!)) {
+      const role = f.str(cols[6]!);
+      if (role !== 'maker' && role !== 'taker') throw new InputFileError(this.file, no, `Expected \`fill_role\` to be "maker" or "taker", got "${role}"`);
+      try {
+        this.tracker.recordFill(account.id, f.str(cols[4]!), role, f.str(cols[7]!), at);
+      } catch (e) {
+        throw this.located(no, e);
+      }
+      this.fills++;
+      return;
+    }
+    this.request(no, at, account);
+  }
+
+  private request(no: number, at: number, account: { readonly id: string; readonly state: AccountState }): void {
+    const f = this.fields;
+    const cols = this.cols;
+    const state = account.state;
+    let entry = this.recentLookup(cols[2]!, cols[3]!, cols[4]!, cols[5]!);
+    if (entry === undefined) {
+      const method = f.str(cols[2]!);
+      const path = f.str(cols[3]!);
+      const contract = f.str(cols[4]!);
+      const ordersText = f.str(cols[5]!);
+      const orders = ordersText === '' ? 1 : Number(ordersText);
+      if (!/^\d*$/.test(ordersText) || !Number.isSafeInteger(orders) || orders <= 0) {
+        throw new InputFileError(this.file, no, `Expected \`orders\` to be a positive integer, got "${ordersText}"`);
+      }
+      const key = `${method} ${withoutId(path)} ${orders} ${contract}`;
+      let c = this.classified.get(key);
+      if (c === undefined) {
+        const body = Array.from({ length: orders }, () => ({ contract, currency_pair: contract }));
+        c = this.at(no, () => this.catalog.classify(method, path, orders > 1 || /batch/.test(path) ? body : contract === '' ? undefined : body[0]));
+        if (this.classified.size < 100_000) this.classified.set(key, c);
+      }
+      entry = this.remember(method, path, contract, ordersText, c);
+    }
+    const c = entry.c;
+    const contract = entry.contract;
+    this.requests++;
+    const sides = this.sidesOf(state, c);
+    // As sent: the exchange refuses with 429 when any limit is full.
+    let refusedBy: string | null = null;
+    for (const s of sides) if (!s.sent.fits(at, c.weight, s.scheduled.limit, s.scheduled.windowMs)) refusedBy ??= s.key;
+    if (refusedBy === null) for (const s of sides) s.sent.add(at, c.weight);
+    else {
+      this.refused++;
+      this.byLimit[refusedBy] = (this.byLimit[refusedBy] ?? 0) + 1;
+      if (this.examples.length < 5) this.examples.push({ line: no, at, limit: refusedBy });
+    }
+    if (c.market === 'futures' && c.action !== 'other') {
+      try {
+        this.tracker.recordRequest(account.id, contract === '' ? 'BTC_USDT' : contract, c.action as 'place', at, c.orders);
+      } catch (e) {
+        throw this.located(no, e);
+      }
+    }
+    // Through the scheduler: first in, first out on every limit it shares, at the earliest
+    // instant all of its limits allow.
+    let d = at;
+    for (const s of sides) if (s.last > d) d = s.last;
+    for (;;) {
+      let wait = 0;
+      for (const s of sides) {
+        const w = s.scheduled.waitFor(c.weight, d);
+        if (w > wait) wait = w;
+      }
+      if (wait === 0) break;
+      if (wait === Infinity) {
+        this.tooHeavy++;
+        return;
+      }
+      d += wait;
+    }
+    for (const s of sides) {
+      s.scheduled.take(c.weight, d);
+      s.last = d;
+      if (s.scheduled.limit < UNTHROTTLED) {
+        if (!s.check.fits(d, c.weight, s.scheduled.limit, s.scheduled.windowMs)) this.refusedLater++;
+        s.check.add(d, c.weight);
+      }
+    }
+    if (d > at) this.delayed++;
+    this.delays.add(d - at);
+  }
+
+  // The last few classifications, found by comparing the line's fields in place: cheaper than
+  // cutting and hashing them for every line, since logs repeat a handful of requests (an order id
+  // at the end of a path aside).
+  private readonly recent: Recent[] = [];
+
+  private recentLookup(iMethod: number, iPath: number, iContract: number, iOrders: number): Recent | undefined {
+    const f = this.fields;
+    const recent = this.recent;
+    for (let k = 0; k < recent.length; k++) {
+      const e = recent[k]!;
+      if (!f.is(iContract, e.contract) || !f.is(iMethod, e.method) || !f.is(iOrders, e.orders)) continue;
+      if (e.id ? f.hasPrefixThenDigits(iPath, e.prefix) : f.is(iPath, e.prefix)) {
+        // Move it one place forward: the requests a log repeats most end up checked first.
+        if (k > 0) {
+          recent[k] = recent[k - 1]!;
+          recent[k - 1] = e;
+        }
+        return e;
+      }
+    }
+    return undefined;
+  }
+
+  private remember(method: string, path: string, contract: string, orders: string, c: Classification): Recent {
+    const bare = withoutId(path);
+    const id = bare !== path;
+    const entry: Recent = { method, prefix: id ? bare.slice(0, -1) : path, id, contract, orders, c };
+    if (this.recent.length < 16) this.recent.push(entry);
+    else this.recent[this.recent.length - 1] = entry;
+    return entry;
+  }
+
+  private sidesOf(state: AccountState, c: Classification): Side[] {
+    const known = state.byClass.get(c);
+    if (known !== undefined) return known;
+    const out: Side[] = [];
+    for (const spec of c.limits) {
+      if (spec.key === 'futures.place') {
+        out.push(state.place, state.throttle);
+        continue;
+      }
+      const map = spec.scope === 'ip' ? this.ipSides : state.sides;
+      let s = map.get(spec.key);
+      if (s === undefined) map.set(spec.key, (s = side(spec.key, spec.limit, spec.windowMs)));
+      out.push(s);
+    }
+    if (state.byClass.size < 10_000) state.byClass.set(c, out);
+    return out;
+  }
+
+  /** Tiers and throttles at the whole hour `at` from the log's activity so far (R3-R9). */
+  private refresh(at: number): void {
+    this.nextRefresh = at + HOUR_MS;
+    if (this.accounts.size === 0) return;
+    const ids = [...this.accounts.keys()];
+    const timeline = buildTimeline({ accounts: ids.map((id) => ({ id })), activity: this.tracker.dailyActivity(), vipLevel: this.vipLevel }, this.family);
+    for (const id of ids) {
+      const s = this.accounts.get(id)!;
+      const limit = timeline.limitAt(id, at).limit;
+      if (limit !== s.place.scheduled.limit) s.place.scheduled.update({ limit });
+      const throttle = buildAbuseTimeline(this.tracker.hourlyActivity(id), this.abuse).throttleAt(at).throttle;
+      const n = throttle?.limit ?? UNTHROTTLED;
+      if (n !== s.throttle.scheduled.limit) s.throttle.scheduled.update({ limit: n });
+    }
+  }
+
+  // Accounts seen last, found by comparing names in place.
+  private readonly recentAccounts: { id: string; state: AccountState }[] = [];
+
+  private accountOf(no: number, i: number): { readonly id: string; readonly state: AccountState } {
+    for (const r of this.recentAccounts) if (this.fields.is(i, r.id)) return r;
+    const id = this.fields.str(i);
+    const record = { id, state: this.accounts.get(id) ?? this.addAccount(no, id) };
+    if (this.recentAccounts.length >= 8) this.recentAccounts.shift();
+    this.recentAccounts.push(record);
+    return record;
+  }
+
+  private addAccount(no: number, id: string): AccountState {
+    if (this.accounts.size >= 10_000) throw new InputFileError(this.file, no, 'more than 10,000 accounts in one log');
+    const place = this.catalog.limits['futures.place']!;
+    const state: AccountState = {
+      sides: new Map(),
+      byClass: new Map(),
+      place: side('futures.place', this.family.tiers[0]!.limit, place.windowMs, this.family.tiers.at(-1)!.limit),
+      throttle: side('abuse-throttle', UNTHROTTLED, Math.max(this.abuse.noFillLimit.windowMs, this.abuse.lowFillLimit.windowMs),
+        Math.max(this.abuse.noFillLimit.limit, this.abuse.lowFillLimit.limit)),
+    };
+    this.accounts.set(id, state);
+    this.refresh(this.nextRefresh - HOUR_MS);
+    return state;
+  }
+
+  private instant(no: number, i: number): number {
+    const f = this.fields;
+    let at = f.digits(i);
+    if (Number.isNaN(at)) {
+      const text = f.str(i);
+      at = /(Z|[+-]\d\d:\d\d)$/.test(text) ? Date.parse(text) : Number.NaN;
+      if (!Number.isSafeInteger(at)) throw new InputFileError(this.file, no, `Expected \`at\` to be epoch milliseconds or an ISO instant with a zone, got "${text}"`);
+    }
+    return at;
+  }
+
+  private at<T>(no: number, fn: () => T): T {
+    try {
+      return fn();
+    } catch (e) {
+      throw this.located(no, e);
+    }
+  }
+
+  private located(no: number, e: unknown): unknown {
+    return e instanceof InvalidInputError ? new InputFileError(this.file, no, e.message) : e;
+  }
+
+  report(lines: number): SimulationReport {
+    if (this.header === null) throw new InputFileError(this.file, 1, 'the file is empty: it needs a header row');
+    return {
+      lines,
+      requests: this.requests,
+      fills: this.fills,
+      from: this.first,
+      to: this.latest === -Infinity ? null : this.latest,
+      exchange: { refused: this.refused, byLimit: { ...this.byLimit }, examples: [...this.examples] },
+      scheduler: {
+        delayed: this.delayed,
+        p50Ms: this.delays.quantile(0.5),
+        p99Ms: this.delays.quantile(0.99),
+        maxMs: this.delays.max,
+        tooHeavy: this.tooHeavy,
+        refusedByExchange: this.refusedLater,
+      },
+    };
+  }
+}
+
+/** Whether `text` from `from` on is all digits. */
+function digitsFrom(text: string, from: number): boolean {
+  for (let i = from; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (c < 48 || c > 57) return false;
+  }
+  return true;
+}
+
+/** The path with a trailing numeric id replaced, so that requests on different orders share a cache entry. */
+function withoutId(path: string): string {
+  const q = path.indexOf('?');
+  const p = q < 0 ? path : path.slice(0, q);
+  const slash = p.lastIndexOf('/');
+  for (let i = slash + 1; i < p.length; i++) {
+    const c = p.charCodeAt(i);
+    if (c < 48 || c > 57) return p;
+  }
+  return slash + 1 < p.length ? `${p.slice(0, slash)}/0` : p;
+}
+
+function side(key: string, limit: number, windowMs: number, most = limit): Side {
+  return { key, sent: new ExactWindow(most), scheduled: new WindowLimit({ name: key, limit, windowMs }), last: -Infinity, check: new ExactWindow(most) };
+}
