@@ -2,7 +2,7 @@
  * Throughput of `traderatio simulate`: the built command on a generated request log streamed from
  * disk. Run: npm run bench:simulate [lines]. Target: at least 1,000,000 log lines per second.
  */
-import { execFileSync } from 'node:child_process';
+import { spawnSync } from 'node:child_process';
 import { createWriteStream, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -38,9 +38,11 @@ async function generate(): Promise<void> {
 await generate();
 const size = statSync(file).size;
 // The command as a user runs it, with its peak memory (resident set) from the kernel.
-const out = execFileSync('/usr/bin/time', ['-f', '%M', process.execPath, 'dist/cli/bin.js', 'simulate', file, '--json'], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'], maxBuffer: 1 << 26 });
+const run = spawnSync('/usr/bin/time', ['-f', '%M', process.execPath, 'dist/cli/bin.js', 'simulate', file, '--json'], { encoding: 'utf8', maxBuffer: 1 << 26 });
 rmSync(file);
-const report = JSON.parse(out) as { lines: number; seconds: number; exchange: { refused: number }; scheduler: { refusedByExchange: number } };
+if (run.status !== 0) throw new Error(`simulate failed: ${run.stderr}`);
+const peakKiB = Number(run.stderr.trim().split('\n').at(-1));
+const report = JSON.parse(run.stdout) as { lines: number; seconds: number; exchange: { refused: number }; scheduler: { refusedByExchange: number } };
 const seconds = report.seconds;
 printTable('simulate: a generated log streamed from disk', [{
   lines: report.lines.toLocaleString('en-US'),
@@ -48,6 +50,7 @@ printTable('simulate: a generated log streamed from disk', [{
   seconds: seconds.toFixed(2),
   'lines/s': Math.round(report.lines / seconds).toLocaleString('en-US'),
 
+  'peak memory MiB': (peakKiB / 1024).toFixed(0),
   'refused as sent': report.exchange.refused,
   'refused as scheduled': report.scheduler.refusedByExchange,
 }]);
