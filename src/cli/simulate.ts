@@ -157,13 +157,14 @@ export async function simulate(file: string, chunks: AsyncIterable<string | Buff
       const end = text.indexOf('\n', start);
       if (end < 0) break;
       lineNo++;
-      run.line(lineNo, text.charCodeAt(end - 1) === 13 ? text.slice(start, end - 1) : text.slice(start, end));
+      // The line is read in place, [start, end) of the chunk: no copy of it is made.
+      run.line(lineNo, text, start, end > start && text.charCodeAt(end - 1) === 13 ? end - 1 : end);
       if (lineNo % 100_000 === 0) options.onProgress?.(bytes, lineNo);
       start = end + 1;
     }
     rest = text.slice(start);
   }
-  if (rest.length > 0) run.line(++lineNo, rest);
+  if (rest.length > 0) run.line(++lineNo, rest, 0, rest.length);
   options.onProgress?.(bytes, lineNo);
   return run.report(lineNo);
 }
@@ -184,26 +185,33 @@ interface Recent {
  */
 class Fields {
   private text = '';
+  private nextQuote = -1;
   private cells: string[] | null = null;
   private readonly starts: number[] = [];
   private readonly ends: number[] = [];
   count = 0;
 
-  read(text: string): boolean {
+  /** Reads the line [from, to) of `text`. */
+  read(text: string, from: number, to: number): boolean {
+    // The next quote in the chunk, looked for again only once passed: a chunk without quotes is
+    // searched once, not once a line.
+    if (text !== this.text || (this.nextQuote >= 0 && this.nextQuote < from)) this.nextQuote = text.indexOf('"', from);
     this.text = text;
-    if (text.includes('"')) {
-      const cells = splitCsvLine(text);
+    const quote = this.nextQuote;
+    if (quote >= 0 && quote < to) {
+      const cells = splitCsvLine(text.slice(from, to));
       if (cells === undefined) return false;
-      this.cells = cells;
+      this.cells = cells.map((c) => c.trim());
       this.count = cells.length;
       return true;
     }
     this.cells = null;
-    let start = 0;
+    let start = from;
     let k = 0;
     for (;;) {
-      const comma = text.indexOf(',', start);
-      const end = comma < 0 ? text.length : comma;
+      let comma = text.indexOf(',', start);
+      if (comma >= to) comma = -1;
+      const end = comma < 0 ? to : comma;
       let a = start;
       let b = end;
       while (a < b && text.charCodeAt(a) === 32) a++;
@@ -301,12 +309,12 @@ class Replay {
     private readonly vipLevel: number,
   ) {}
 
-  line(no: number, text: string): void {
-    if (text.length === 0 || text.charCodeAt(0) === 35 /* # */) return;
+  line(no: number, text: string, from: number, to: number): void {
+    if (from === to || text.charCodeAt(from) === 35 /* # */) return;
     const f = this.fields;
-    if (!f.read(text)) throw new InputFileError(this.file, no, 'a quoted field is not closed');
+    if (!f.read(text, from, to)) throw new InputFileError(this.file, no, 'a quoted field is not closed');
     if (this.header === null) {
-      if (text.trim() === '') return;
+      if (text.slice(from, to).trim() === '') return;
       this.header = Array.from({ length: f.count }, (_, i) => f.str(i).toLowerCase());
       for (const h of this.header) if (!COLUMNS.includes(h)) throw new InputFileError(this.file, no, `unknown column "${h}"; the columns are ${COLUMNS.join(', ')}`);
       for (const r of ['at', 'account']) if (!this.header.includes(r)) throw new InputFileError(this.file, no, `the header has no "${r}" column`);
@@ -314,7 +322,7 @@ class Replay {
       return;
     }
     if (f.count !== this.header.length) {
-      if (text.trim() === '') return;
+      if (text.slice(from, to).trim() === '') return;
       throw new InputFileError(this.file, no, `${f.count} fields where the header has ${this.header.length}`);
     }
     const cols = this.cols;
