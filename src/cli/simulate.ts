@@ -261,6 +261,24 @@ class Fields {
     return true;
   }
 
+  /** A slot (0 to 255) for a request: lengths and end characters of its fields, an order id left out. */
+  slot(iMethod: number, iPath: number, iContract: number, iOrders: number): number {
+    return (this.sketch(iMethod, false) * 3 + this.sketch(iPath, true) * 7 + this.sketch(iContract, false) * 11 + this.sketch(iOrders, false) * 13) & 255;
+  }
+
+  private sketch(i: number, dropId: boolean): number {
+    if (i < 0) return 0;
+    const t = this.cells !== null ? this.cells[i]! : this.text;
+    const a = this.cells !== null ? 0 : this.starts[i]!;
+    let b = this.cells !== null ? t.length : this.ends[i]!;
+    if (dropId) {
+      let k = b;
+      while (k > a && t.charCodeAt(k - 1) >= 48 && t.charCodeAt(k - 1) <= 57) k--;
+      if (k < b && k > a && t.charCodeAt(k - 1) === 47) b = k;
+    }
+    return b === a ? 1 : (b - a) * 31 + t.charCodeAt(a) + 5 * t.charCodeAt(b - 1);
+  }
+
   /** The field as a whole number, or NaN when it is not all digits. */
   digits(i: number): number {
     if (i < 0) return Number.NaN;
@@ -422,32 +440,23 @@ class Replay {
   // The last few classifications, found by comparing the line's fields in place: cheaper than
   // cutting and hashing them for every line, since logs repeat a handful of requests (an order id
   // at the end of a path aside).
-  private readonly recent: Recent[] = [];
+  // Classifications in a small direct-mapped cache, placed by the lengths and a few characters of
+  // the request's fields (an order id at the end of a path left out) and checked against the
+  // fields themselves: no string is cut or hashed for a line whose request was seen before.
+  private readonly recent: (Recent | undefined)[] = new Array(256);
 
   private recentLookup(iMethod: number, iPath: number, iContract: number, iOrders: number): Recent | undefined {
     const f = this.fields;
-    const recent = this.recent;
-    for (let k = 0; k < recent.length; k++) {
-      const e = recent[k]!;
-      if (!f.is(iContract, e.contract) || !f.is(iMethod, e.method) || !f.is(iOrders, e.orders)) continue;
-      if (e.id ? f.hasPrefixThenDigits(iPath, e.prefix) : f.is(iPath, e.prefix)) {
-        // Move it one place forward: the requests a log repeats most end up checked first.
-        if (k > 0) {
-          recent[k] = recent[k - 1]!;
-          recent[k - 1] = e;
-        }
-        return e;
-      }
-    }
-    return undefined;
+    const e = this.recent[f.slot(iMethod, iPath, iContract, iOrders)];
+    if (e === undefined || !f.is(iContract, e.contract) || !f.is(iMethod, e.method) || !f.is(iOrders, e.orders)) return undefined;
+    return (e.id ? f.hasPrefixThenDigits(iPath, e.prefix) : f.is(iPath, e.prefix)) ? e : undefined;
   }
 
   private remember(method: string, path: string, contract: string, orders: string, c: Classification): Recent {
     const bare = withoutId(path);
     const id = bare !== path;
     const entry: Recent = { method, prefix: id ? bare.slice(0, -1) : path, id, contract, orders, c };
-    if (this.recent.length < 16) this.recent.push(entry);
-    else this.recent[this.recent.length - 1] = entry;
+    this.recent[this.fields.slot(this.cols[2]!, this.cols[3]!, this.cols[4]!, this.cols[5]!)] = entry;
     return entry;
   }
 
