@@ -43,7 +43,8 @@ export interface Classification {
  * `public`, `wallet.heavy`, `wallet.other`, `withdrawals`, `withdrawals.push`, `spot.place`,
  * `spot.cancel`, `spot.other`, `futures.place`, `futures.cancel`, `futures.other`, `delivery.place`,
  * `delivery.cancel`, `delivery.other`, `options.place`, `options.cancel`, `options.other`,
- * `sub-accounts`, `unified.loans`, `private.other`.
+ * `sub-accounts`, `unified.loans`, `private.other`, and over WebSocket `ws.futures.orders`,
+ * `ws.spot.place`.
  */
 export const DEFAULT_LIMITS: Readonly<Record<string, RateLimit>> = Object.freeze({
   public: { limit: 200, windowMs: 10_000 },
@@ -66,6 +67,8 @@ export const DEFAULT_LIMITS: Readonly<Record<string, RateLimit>> = Object.freeze
   'sub-accounts': { limit: 80, windowMs: 10_000 },
   'unified.loans': { limit: 15, windowMs: 10_000 },
   'private.other': { limit: 150, windowMs: 10_000 },
+  'ws.futures.orders': { limit: 100, windowMs: 1_000 },
+  'ws.spot.place': { limit: 10, windowMs: 1_000 },
 });
 
 const HEAVY_WALLET = new Set([
@@ -106,6 +109,12 @@ export interface Catalog {
    * that is not one of the API's.
    */
   classify(method: string, path: string, body?: unknown): Classification;
+  /**
+   * The limits an order request sent over WebSocket draws on (R10): futures place, amend and
+   * cancel share 100 per second; spot place and amend 10 per second; spot cancels are not limited
+   * there.
+   */
+  classifyWebSocket(market: 'futures' | 'spot', action: Action): readonly LimitSpec[];
 }
 
 /**
@@ -130,6 +139,14 @@ export function createCatalog(options: CatalogOptions = {}): Catalog {
   const spec = (base: string, key: string = base, scope: 'account' | 'ip' = 'account'): LimitSpec => ({ key, scope, ...limits[base]! });
   return {
     limits,
+    classifyWebSocket(market: 'futures' | 'spot', action: Action): readonly LimitSpec[] {
+      if (market !== 'futures' && market !== 'spot') throw new InvalidInputError('`market`', market, '"futures" or "spot"');
+      if (action !== 'place' && action !== 'amend' && action !== 'cancel' && action !== 'other') {
+        throw new InvalidInputError('`action`', action, '"place", "amend", "cancel" or "other"');
+      }
+      if (market === 'futures') return action === 'other' ? [] : [spec('ws.futures.orders')];
+      return action === 'place' || action === 'amend' ? [spec('ws.spot.place')] : [];
+    },
     classify(method: string, path: string, body?: unknown): Classification {
       const m = typeof method === 'string' ? method.toUpperCase() : method;
       if (typeof m !== 'string' || !METHODS.has(m)) throw new InvalidInputError('`method`', method, 'one of GET, POST, PUT, PATCH, DELETE');

@@ -55,6 +55,14 @@ describe('createCatalog().classify (R10)', () => {
     expect(brief('POST', '/spot/cancel_batch_orders', [{}, {}])).toMatchObject({ action: 'cancel', orders: 2 });
   });
 
+  it('gives the WebSocket order limits: futures place, amend and cancel together, spot place and amend', () => {
+    expect(catalog.classifyWebSocket('futures', 'cancel').map((l) => `${l.key} ${l.limit}/${l.windowMs}`)).toEqual(['ws.futures.orders 100/1000']);
+    expect(catalog.classifyWebSocket('futures', 'place')[0]!.key).toBe('ws.futures.orders');
+    expect(catalog.classifyWebSocket('spot', 'amend').map((l) => `${l.key} ${l.limit}/${l.windowMs}`)).toEqual(['ws.spot.place 10/1000']);
+    expect(catalog.classifyWebSocket('spot', 'cancel')).toEqual([]);
+    expect(() => catalog.classifyWebSocket('options' as never, 'place')).toThrow('`market`');
+  });
+
   it('takes overrides of the published limits', () => {
     const c = createCatalog({ limits: { withdrawals: { limit: 1, windowMs: 5000 } } });
     expect(c.classify('POST', '/withdrawals').limits[0]).toMatchObject({ key: 'withdrawals', limit: 1, windowMs: 5000 });
