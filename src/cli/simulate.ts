@@ -146,25 +146,26 @@ export async function simulate(file: string, chunks: AsyncIterable<string | Buff
   const catalog = createCatalog();
   const vipLevel = options.vipLevel ?? 14;
   const run = new Replay(file, family, abuse, catalog, vipLevel);
-  let rest = '';
+  let rest: Buffer | null = null;
   let lineNo = 0;
   let bytes = 0;
   for await (const chunk of chunks) {
-    const text = rest + (typeof chunk === 'string' ? chunk : chunk.toString('utf8'));
-    bytes += typeof chunk === 'string' ? Buffer.byteLength(chunk) : chunk.length;
+    const fresh = typeof chunk === 'string' ? Buffer.from(chunk) : chunk;
+    bytes += fresh.length;
+    const data: Buffer = rest === null || rest.length === 0 ? fresh : Buffer.concat([rest, fresh]);
     let start = 0;
     for (;;) {
-      const end = text.indexOf('\n', start);
+      const end = data.indexOf(10, start);
       if (end < 0) break;
       lineNo++;
-      // The line is read in place, [start, end) of the chunk: no copy of it is made.
-      run.line(lineNo, text, start, end > start && text.charCodeAt(end - 1) === 13 ? end - 1 : end);
+      // The line is read in place, bytes [start, end) of the chunk: no string is made of it.
+      run.line(lineNo, data, start, end > start && data[end - 1] === 13 ? end - 1 : end);
       if (lineNo % 100_000 === 0) options.onProgress?.(bytes, lineNo);
       start = end + 1;
     }
-    rest = text.slice(start);
+    rest = data.subarray(start);
   }
-  if (rest.length > 0) run.line(++lineNo, rest, 0, rest.length);
+  if (rest !== null && rest.length > 0) run.line(++lineNo, rest, 0, rest.length);
   options.onProgress?.(bytes, lineNo);
   return run.report(lineNo);
 }
@@ -184,22 +185,22 @@ interface Recent {
  * with quotes are split the careful way.
  */
 class Fields {
-  private text = '';
+  private buf: Buffer = Buffer.alloc(0);
   private nextQuote = -1;
   private cells: string[] | null = null;
   private readonly starts: number[] = [];
   private readonly ends: number[] = [];
   count = 0;
 
-  /** Reads the line [from, to) of `text`. */
-  read(text: string, from: number, to: number): boolean {
+  /** Reads the line [from, to) of `buf`. */
+  read(buf: Buffer, from: number, to: number): boolean {
     // The next quote in the chunk, looked for again only once passed: a chunk without quotes is
     // searched once, not once a line.
-    if (text !== this.text || (this.nextQuote >= 0 && this.nextQuote < from)) this.nextQuote = text.indexOf('"', from);
-    this.text = text;
+    if (buf !== this.buf || (this.nextQuote >= 0 && this.nextQuote < from)) this.nextQuote = buf.indexOf(34, from);
+    this.buf = buf;
     const quote = this.nextQuote;
     if (quote >= 0 && quote < to) {
-      const cells = splitCsvLine(text.slice(from, to));
+      const cells = splitCsvLine(buf.toString('utf8', from, to));
       if (cells === undefined) return false;
       this.cells = cells.map((c) => c.trim());
       this.count = cells.length;
@@ -209,13 +210,13 @@ class Fields {
     let start = from;
     let k = 0;
     for (;;) {
-      let comma = text.indexOf(',', start);
+      let comma = buf.indexOf(44, start);
       if (comma >= to) comma = -1;
       const end = comma < 0 ? to : comma;
       let a = start;
       let b = end;
-      while (a < b && text.charCodeAt(a) === 32) a++;
-      while (b > a && text.charCodeAt(b - 1) === 32) b--;
+      while (a < b && buf[a] === 32) a++;
+      while (b > a && buf[b - 1] === 32) b--;
       this.starts[k] = a;
       this.ends[k] = b;
       k++;
@@ -226,9 +227,14 @@ class Fields {
     return true;
   }
 
+  /** The line as text, for messages. */
+  line(from: number, to: number): string {
+    return this.buf.toString('utf8', from, to);
+  }
+
   str(i: number): string {
     if (i < 0) return '';
-    return this.cells !== null ? this.cells[i]! : this.text.slice(this.starts[i]!, this.ends[i]!);
+    return this.cells !== null ? this.cells[i]! : this.buf.toString('utf8', this.starts[i]!, this.ends[i]!);
   }
 
   empty(i: number): boolean {
@@ -241,8 +247,14 @@ class Fields {
     const a = this.starts[i]!;
     const n = s.length;
     if (this.ends[i]! - a !== n) return false;
-    // The first and last characters settle most mismatches without a full comparison.
-    return n === 0 || (this.text.charCodeAt(a) === s.charCodeAt(0) && this.text.charCodeAt(a + n - 1) === s.charCodeAt(n - 1) && this.text.startsWith(s, a));
+    const buf = this.buf;
+    for (let k = n - 1; k >= 0; k--) {
+      const c = s.charCodeAt(k);
+      // Past ASCII, bytes and characters differ: compare as text.
+      if (c > 127) return this.str(i) === s;
+      if (buf[a + k] !== c) return false;
+    }
+    return true;
   }
 
   hasPrefixThenDigits(i: number, prefix: string): boolean {
@@ -253,43 +265,63 @@ class Fields {
     }
     const a = this.starts[i]!;
     const b = this.ends[i]!;
-    if (b - a <= prefix.length || !this.text.startsWith(prefix, a)) return false;
-    for (let k = a + prefix.length; k < b; k++) {
-      const c = this.text.charCodeAt(k);
+    const n = prefix.length;
+    if (b - a <= n) return false;
+    const buf = this.buf;
+    for (let k = n - 1; k >= 0; k--) {
+      const c = prefix.charCodeAt(k);
+      if (c > 127) return this.str(i).startsWith(prefix) && digitsFrom(this.str(i), n);
+      if (buf[a + k] !== c) return false;
+    }
+    for (let k = a + n; k < b; k++) {
+      const c = buf[k]!;
       if (c < 48 || c > 57) return false;
     }
     return true;
   }
 
-  /** A slot (0 to 255) for a request: lengths and end characters of its fields, an order id left out. */
+  /** A slot (0 to 255) for a request: lengths and end bytes of its fields, an order id left out. */
   slot(iMethod: number, iPath: number, iContract: number, iOrders: number): number {
     return (this.sketch(iMethod, false) * 3 + this.sketch(iPath, true) * 7 + this.sketch(iContract, false) * 11 + this.sketch(iOrders, false) * 13) & 255;
   }
 
   private sketch(i: number, dropId: boolean): number {
     if (i < 0) return 0;
-    const t = this.cells !== null ? this.cells[i]! : this.text;
-    const a = this.cells !== null ? 0 : this.starts[i]!;
-    let b = this.cells !== null ? t.length : this.ends[i]!;
+    if (this.cells !== null) {
+      const v = this.cells[i]!;
+      let b = v.length;
+      if (dropId) {
+        let k = b;
+        while (k > 0 && v.charCodeAt(k - 1) >= 48 && v.charCodeAt(k - 1) <= 57) k--;
+        if (k < b && k > 0 && v.charCodeAt(k - 1) === 47) b = k;
+      }
+      return b === 0 ? 1 : b * 31 + v.charCodeAt(0) + 5 * v.charCodeAt(b - 1);
+    }
+    const buf = this.buf;
+    const a = this.starts[i]!;
+    let b = this.ends[i]!;
     if (dropId) {
       let k = b;
-      while (k > a && t.charCodeAt(k - 1) >= 48 && t.charCodeAt(k - 1) <= 57) k--;
-      if (k < b && k > a && t.charCodeAt(k - 1) === 47) b = k;
+      while (k > a && buf[k - 1]! >= 48 && buf[k - 1]! <= 57) k--;
+      if (k < b && k > a && buf[k - 1] === 47) b = k;
     }
-    return b === a ? 1 : (b - a) * 31 + t.charCodeAt(a) + 5 * t.charCodeAt(b - 1);
+    return b === a ? 1 : (b - a) * 31 + buf[a]! + 5 * buf[b - 1]!;
   }
 
   /** The field as a whole number, or NaN when it is not all digits. */
   digits(i: number): number {
     if (i < 0) return Number.NaN;
-    const v = this.cells !== null ? this.cells[i]! : null;
-    const text = v ?? this.text;
-    const a = v === null ? this.starts[i]! : 0;
-    const b = v === null ? this.ends[i]! : v.length;
+    if (this.cells !== null) {
+      const v = this.cells[i]!;
+      return /^\d+$/.test(v) ? Number(v) : Number.NaN;
+    }
+    const buf = this.buf;
+    const a = this.starts[i]!;
+    const b = this.ends[i]!;
     if (a === b) return Number.NaN;
     let n = 0;
     for (let k = a; k < b; k++) {
-      const c = text.charCodeAt(k);
+      const c = buf[k]!;
       if (c < 48 || c > 57) return Number.NaN;
       n = n * 10 + (c - 48);
     }
@@ -327,12 +359,12 @@ class Replay {
     private readonly vipLevel: number,
   ) {}
 
-  line(no: number, text: string, from: number, to: number): void {
-    if (from === to || text.charCodeAt(from) === 35 /* # */) return;
+  line(no: number, buf: Buffer, from: number, to: number): void {
+    if (from === to || buf[from] === 35 /* # */) return;
     const f = this.fields;
-    if (!f.read(text, from, to)) throw new InputFileError(this.file, no, 'a quoted field is not closed');
+    if (!f.read(buf, from, to)) throw new InputFileError(this.file, no, 'a quoted field is not closed');
     if (this.header === null) {
-      if (text.slice(from, to).trim() === '') return;
+      if (f.line(from, to).trim() === '') return;
       this.header = Array.from({ length: f.count }, (_, i) => f.str(i).toLowerCase());
       for (const h of this.header) if (!COLUMNS.includes(h)) throw new InputFileError(this.file, no, `unknown column "${h}"; the columns are ${COLUMNS.join(', ')}`);
       for (const r of ['at', 'account']) if (!this.header.includes(r)) throw new InputFileError(this.file, no, `the header has no "${r}" column`);
@@ -340,7 +372,7 @@ class Replay {
       return;
     }
     if (f.count !== this.header.length) {
-      if (text.slice(from, to).trim() === '') return;
+      if (f.line(from, to).trim() === '') return;
       throw new InputFileError(this.file, no, `${f.count} fields where the header has ${this.header.length}`);
     }
     const cols = this.cols;

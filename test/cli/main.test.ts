@@ -138,6 +138,20 @@ describe('traderatio simulate', () => {
     expect(r.scheduler.maxMs).toBe(1000 - 10);
   });
 
+  it('reads CRLF line ends, comments, spaces around fields and account names past ASCII', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'traderatio-'));
+    const file = join(dir, 'log.csv');
+    const t = Date.parse('2026-11-20T09:00:00Z');
+    const rows = ['at,account,method,path,contract', '# two accounts whose names differ only past ASCII'];
+    for (let i = 0; i < 101; i++) rows.push(`${t + i}, compte-é ,POST,/futures/usdt/orders,BTC_USDT`);
+    for (let i = 0; i < 101; i++) rows.push(`${t + 200 + i},compte-è,POST,/futures/usdt/orders,BTC_USDT`);
+    writeFileSync(file, `${rows.join('\r\n')}\r\n`);
+    const r = JSON.parse((await capture(['simulate', file, '--json'])).out);
+    // Each account has its own 100 per second: one over for each, not 102 over one.
+    expect(r.exchange.byLimit).toEqual({ 'futures.place': 2 });
+    expect(r.requests).toBe(202);
+  });
+
   it('names the line and field of bad input', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'traderatio-'));
     const cases: [string, string][] = [
