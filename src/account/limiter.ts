@@ -1,11 +1,10 @@
 import { InvalidInputError } from '../errors.js';
 import { type Catalog, type CatalogOptions, type Classification, createCatalog } from '../catalog/catalog.js';
 import { type AbuseConfig, type AbuseOptions, type Throttle, buildAbuseTimeline, resolveAbuseOptions } from '../rules/abuse.js';
-import { DAY_MS, HOUR_MS, RAISE_OFFSET_MS, formatUtcInstant, utcDayStart, utcHourStart } from '../rules/calendar.js';
+import { DAY_MS, HOUR_MS, RAISE_OFFSET_MS, formatUtcInstant, parseUtcDay, utcDayStart, utcHourStart } from '../rules/calendar.js';
 import { type FamilyConfig, type FamilyOptions, rateFamily, resolveFamilyOptions } from '../rules/family.js';
 import { type TierMargins, tierMargins } from '../rules/margins.js';
 import { parseId, parseInstant } from '../rules/parse.js';
-import type { ContractActivity, RatioResult } from '../rules/ratio.js';
 import { coefficientOf } from '../rules/contracts.js';
 import { type ChangeReason, type DailyActivity, type TimelineAccount, buildTimeline } from '../rules/timeline.js';
 import { Dec } from '../rules/decimal.js';
@@ -282,12 +281,11 @@ export class AccountLimiter {
     this.limitsOf(account);
     const now = this.wallNow();
     const w = this.window24h(account, now);
-    const lowFill = w.traded.isZero() || w.traded.lessThan(this.abuse.fillRateThreshold.times(Math.max(1, w.requests)));
     return {
       requests: w.requests,
       traded: w.traded.toFixed(),
       fillRate: w.requests === 0 ? null : w.traded.dividedBy(w.requests).toString(),
-      remaining: lowFill ? Math.max(0, this.abuse.requestThreshold - w.requests) : Infinity,
+      remaining: this.lowFill(w) ? Math.max(0, this.abuse.requestThreshold - w.requests) : Infinity,
     };
   }
 
@@ -296,7 +294,7 @@ export class AccountLimiter {
     // Validated as a timeline first: nothing is added if any of it is wrong.
     buildTimeline({ accounts: this.accounts, activity: history.days ?? [] }, this.family);
     const next = Tracker.restore(this.tracker.snapshot());
-    const days = [...(history.days ?? [])].map((d) => ({ ...d, start: typeof d.day === 'number' ? d.day : Date.parse(`${d.day}T00:00:00Z`) }));
+    const days = [...(history.days ?? [])].map((d, i) => ({ ...d, start: parseUtcDay(d.day, `\`days[${i}].day\``) }));
     days.sort((a, b) => a.start - b.start);
     for (const d of days) next.seedDay(d.account, d.start, d.contracts);
     const hours = [...(history.hours ?? [])].sort((a, b) => a.hour - b.hour);
@@ -448,13 +446,17 @@ export class AccountLimiter {
   private checkWarning(account: string, l: AccountLimits, now: number): void {
     const w = this.window24h(account, now);
     const threshold = this.abuse.requestThreshold;
-    const lowFill = w.traded.isZero() || w.traded.lessThan(this.abuse.fillRateThreshold.times(Math.max(1, w.requests)));
-    if (w.requests >= this.warnAt * threshold && lowFill) {
+    if (w.requests >= this.warnAt * threshold && this.lowFill(w)) {
       l.warned = true;
       this.emit({ type: 'abuse-warning', account, at: now, requests: w.requests, threshold });
     } else {
       l.warnBudget = Math.max(1, Math.ceil(this.warnAt * threshold) - w.requests);
     }
+  }
+
+  /** Whether the window's fill rate would trip the throttle once past the request threshold (R9). */
+  private lowFill(w: { requests: number; traded: Dec }): boolean {
+    return w.traded.isZero() || w.traded.lessThan(this.abuse.fillRateThreshold.times(Math.max(1, w.requests)));
   }
 
   private resetWarning(account: string, l: AccountLimits, now: number): void {
@@ -481,8 +483,8 @@ export class AccountLimiter {
   /** Ratings of every account over the 7 days before `snapshotDay` (partial today included). */
   private rate(snapshotDay: number) {
     const present = this.accounts.filter((a) => a.createdAt === undefined || a.createdAt <= this.wallNow());
-    const accounts = present.map((a) => ({ account: a.id, contracts: this.tracker.activityBetween(a.id, snapshotDay - 7 * DAY_MS, snapshotDay) as ContractActivity[] }));
-    return rateFamily(accounts, this.family).accounts.map((x) => ({ ...x, effective: x.effective as RatioResult }));
+    const accounts = present.map((a) => ({ account: a.id, contracts: this.tracker.activityBetween(a.id, snapshotDay - 7 * DAY_MS, snapshotDay) }));
+    return rateFamily(accounts, this.family).accounts;
   }
 
   private vipAt(at: number): number {

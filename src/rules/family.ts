@@ -124,7 +124,10 @@ export function rateAccount(
   const own = totals === familyTotals ? aggregated : ratioOfTotals(totals, config.ratio);
   const basis = chooseBasis(fractionOf(own), fractionOf(aggregated), config);
   const effective = basis === 'own' || basis === 'max-own' ? own : aggregated;
-  const tier = !tiered ? config.tiers[0]! : effective === aggregated ? aggregatedTier : tierOfRatio(effective, config.tiers);
+  // Decided by the basis, not by object identity: an account alone in its family shares the
+  // aggregated ratio object, yet a broker family rates it as its own.
+  const byAggregate = basis === 'aggregated' || basis === 'max-aggregated';
+  const tier = !tiered ? config.tiers[0]! : byAggregate ? aggregatedTier : tierOfRatio(effective, config.tiers);
   return { account, own, effective, basis, tier };
 }
 
@@ -157,7 +160,7 @@ const CLOSE = 1e-9;
 const apart = (a: number, b: number): boolean => Number.isFinite(a) && Number.isFinite(b) && Math.abs(a - b) > CLOSE * Math.max(Math.abs(a), Math.abs(b));
 
 /**
- * A function giving the tiers of a family's windows, as {@link tiersOfTotals} does, screened with doubles:
+ * A function giving the tiers of a family's windows, as {@link rateTotals} rates them, screened with doubles:
  * the exact totals (`exact()`, asked for at most once) are computed only for a decision that falls
  * within 1e-9 of a bound, a threshold or a tie. This is what lets a timeline rate every account on
  * every day without exact arithmetic for each.
@@ -235,21 +238,6 @@ function rateWindows(
   });
 }
 
-/**
- * Only the tiers of {@link rateTotals} (by ratio, before R4): what a timeline needs for every
- * account and day, without making the ratings it will mostly never show.
- */
-export function tiersOfTotals(totals: readonly ActivityTotals[], config: FamilyConfig): Tier[] {
-  let sum = EMPTY_TOTALS;
-  for (const t of totals) sum = addTotals(sum, t);
-  const aggregated = fractionOfTotals(sum, config.ratio);
-  const aggregatedTier = tierOfFraction(aggregated, config.tiers);
-  return totals.map((t) => {
-    const own = t === sum ? aggregated : fractionOfTotals(t, config.ratio);
-    const basis = chooseBasis(own, aggregated, config);
-    return basis === 'own' || basis === 'max-own' ? tierOfFraction(own, config.tiers) : aggregatedTier;
-  });
-}
 
 /**
  * Ratios, tiers and limits of a main account and its sub-accounts over one 7-day window (R1-R4, R7).

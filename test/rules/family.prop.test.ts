@@ -1,6 +1,6 @@
 import { fc, test } from '@fast-check/vitest';
 import { describe, expect } from 'vitest';
-import { approxTotals, resolveFamilyOptions, tiersOfTotals, windowRater } from '../../src/rules/family.js';
+import { approxTotals, rateTotals, resolveFamilyOptions, windowRater } from '../../src/rules/family.js';
 import { Dec } from '../../src/rules/decimal.js';
 import { resolveRatioOptions, totalsOf, type ContractActivity } from '../../src/rules/ratio.js';
 import { contractList } from '../arbitraries.js';
@@ -38,7 +38,8 @@ describe('windowRater (R3, R7)', () => {
       const config = resolveFamilyOptions({ ownVolumeThreshold: threshold, kind });
       const totals = accounts.map((contracts) => totalsOf(contracts, resolveRatioOptions()));
       const screened = windowRater(config)(totals.map(approxTotals), () => totals);
-      expect(screened.map((t) => t.tier)).toEqual(tiersOfTotals(totals, config).map((t) => t.tier));
+      const exact = rateTotals(totals.map((_, i) => `acc${i}`), totals, config).accounts.map((a) => a.tier.tier);
+      expect(screened.map((t) => t.tier)).toEqual(exact);
     },
   );
 });

@@ -46,6 +46,11 @@ describe('rateFamily (R7)', () => {
     expect(rating.accounts.map((a) => a.tier.limit)).toEqual([250, 250, 300]);
   });
 
+  it('rates an account alone in a broker family by its own ratio', () => {
+    const rating = rateFamily([{ account: 'solo', contracts: [{ contract: 'BTC_USDT', makerVolume: '1200', place: 100 }] }], { kind: 'broker' });
+    expect(rating.accounts[0]).toMatchObject({ basis: 'own', tier: { tier: 5, limit: 300 } });
+  });
+
   it('gives an account with no requests the aggregated ratio under max()', () => {
     const rating = rateFamily([
       { account: 'quiet', contracts: [{ contract: 'BTC_USDT', makerVolume: '2000000' }] },
