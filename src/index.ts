@@ -45,6 +45,8 @@ export { WORKED_EXAMPLE } from './rules/example.js';
 export { WindowLimit } from './schedule/window.js';
 export type { WindowLimitOptions, WindowLimitState } from './schedule/window.js';
 export { Scheduler } from './schedule/scheduler.js';
+export { memoryStore } from './schedule/store.js';
+export type { LimitHost, LimitStore } from './schedule/store.js';
 export type { Limit, ScheduleOptions, SchedulerEvent, SchedulerOptions, SchedulerStats } from './schedule/scheduler.js';
 export { VirtualClock, systemClock } from './schedule/clock.js';
 export type { Clock } from './schedule/clock.js';

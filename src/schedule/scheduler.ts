@@ -2,6 +2,7 @@ import { InvalidInputError, RefusedError, type RefusalReason } from '../errors.j
 import { type Clock, systemClock } from './clock.js';
 import type { RateLimitFeedback } from './feedback.js';
 import { type Resolve, type Slot, TaskQueue, cancelSlot } from './queue.js';
+import { type LimitStore, memoryStore } from './store.js';
 import { WindowLimit, type WindowLimitOptions } from './window.js';
 
 /** Options of a {@link Scheduler}. */
@@ -10,6 +11,11 @@ export interface SchedulerOptions {
   readonly clock?: Clock;
   /** Tasks that may wait at once; one more is refused at once (`queue-full`). @default 100000 */
   readonly maxQueue?: number;
+  /**
+   * Where the limits' state is kept: in this process, or shared by several (the Redis store of
+   * `traderatio/redis`). @default memoryStore
+   */
+  readonly store?: LimitStore;
 }
 
 /** Options of one task. */
@@ -99,6 +105,9 @@ function capture(resolve: Resolve): void {
 export class Scheduler {
   readonly clock: Clock;
   private readonly maxQueue: number;
+  private readonly store: LimitStore;
+  /** Limits whose permits come from another process's store. */
+  private shared = 0;
   private readonly groups = new Map<string, Group>();
   private readonly owned = new Set<Limit>();
   private deadlines: Deadline[] = [];
@@ -126,13 +135,20 @@ export class Scheduler {
       throw new InvalidInputError('`maxQueue`', options.maxQueue, 'a non-negative integer or Infinity');
     }
     this.maxQueue = maxQueue;
+    const store = options.store ?? memoryStore;
+    if (typeof store !== 'object' || store === null || typeof store.limit !== 'function') {
+      throw new InvalidInputError('`store`', store, 'a limit store (an object with a `limit` method)');
+    }
+    this.store = store;
   }
 
   /** Makes a limit that tasks of this scheduler can draw on. */
   limit(options: WindowLimitOptions): Limit {
-    const l = new WindowLimit(options);
+    const l = this.store.limit(options, this);
+    if (!(l instanceof WindowLimit) || l.owner !== null) throw new InvalidInputError('the limit the store made', l, 'a new WindowLimit');
     l.owner = this;
     this.owned.add(l);
+    if (l.isShared()) this.shared++;
     return l;
   }
 
@@ -203,7 +219,10 @@ export class Scheduler {
     if (limits instanceof WindowLimit) {
       // One limit, the common case: no array.
       const w = limits.waitFor(weight, at, priority);
-      if (w > 0) return w;
+      if (w > 0) {
+        if (this.shared > 0 && limits.lacks(weight, at)) limits.request([limits], weight, priority, at);
+        return w;
+      }
       if (limits.waiting > 0) return limits.windowMs / limits.limit;
       this.takeOne(limits, weight);
     } else {
@@ -214,7 +233,10 @@ export class Scheduler {
         const behind = l.waiting > 0 && w === 0 ? l.windowMs / l.limit : w;
         if (behind > wait) wait = behind;
       }
-      if (wait > 0) return wait;
+      if (wait > 0) {
+        if (this.shared > 0) this.askShared(limits, weight, priority, at);
+        return wait;
+      }
       this.takeAll(limits, weight);
     }
     this.dispatched++;
@@ -283,6 +305,11 @@ export class Scheduler {
     this.setTimer(Infinity);
   }
 
+  /** @internal A shared limit's permits arrived: runs what can run. */
+  wake(): void {
+    if (!this.closed) this.pass();
+  }
+
   /** @internal A limit changed: applies it to the waiting tasks at once. */
   changed(limit: WindowLimit, from: { readonly limit: number; readonly windowMs: number }): void {
     this.emit({ type: 'limit', at: this.clock.now(), limit: limit.name, from, to: { limit: limit.limit, windowMs: limit.windowMs } });
@@ -337,6 +364,21 @@ export class Scheduler {
     this.unstampedCount = 0;
   }
 
+  /**
+   * A task waits: if what holds it back is only permits a shared store has not given yet, asks
+   * for them, for all its shared limits in one request (all or none, R13). Permits for one limit
+   * are never asked while another limit would hold the task anyway.
+   */
+  private askShared(limits: readonly Limit[], weight: number, priority: number, now: number): void {
+    let ask: Limit[] | null = null;
+    for (let i = 0; i < limits.length; i++) {
+      const l = limits[i]!;
+      if (l.lacks(weight, now)) (ask ??= []).push(l);
+      else if (l.waitFor(weight, now, priority) > 0) return;
+    }
+    if (ask !== null) ask[0]!.request(ask, weight, priority, now);
+  }
+
   private admitNow(limits: readonly Limit[], weight: number, priority: number, now: number): boolean {
     for (let i = 0; i < limits.length; i++) {
       const l = limits[i]!;
@@ -389,6 +431,7 @@ export class Scheduler {
         const weight = queue.headWeight();
         let wait = 0;
         for (const l of limits) wait = Math.max(wait, l.waitFor(weight, now, priority));
+        if (wait > 0 && this.shared > 0) this.askShared(limits, weight, priority, now);
         if (wait > 0) {
           for (const l of limits) l.pass = pass;
           if (wait !== Infinity) wake = Math.min(wake, now + wait);

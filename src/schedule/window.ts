@@ -127,6 +127,16 @@ export class WindowLimit {
     return this.w;
   }
 
+  /** The longest W `update` may set, in milliseconds. */
+  get maxWindowMs(): number {
+    return this.maxW;
+  }
+
+  /** How much longer than W each dispatch counts, in milliseconds. */
+  get marginMs(): number {
+    return this.margin;
+  }
+
   /** The most weight a task of this priority may ever take at once. */
   capacity(priority = 0): number {
     return this.reserve !== null && priority < this.reserve.priority ? this.n - this.reserve.weight : this.n;
@@ -180,6 +190,27 @@ export class WindowLimit {
       if (next === Infinity) return Infinity;
       from = next;
     }
+  }
+
+  /**
+   * Whether this limit waits for permits held elsewhere (a shared store) rather than for time:
+   * true makes a scheduler call {@link request} when nothing else holds a task back. A limit
+   * kept in this process never does.
+   */
+  lacks(_weight: number, _at: number): boolean {
+    return false;
+  }
+
+  /**
+   * Asks the store for permits for a task of `weight` drawing on `linked` (this limit among
+   * them, all from the same store), all or none. The answer arrives later and wakes the
+   * scheduler. A limit kept in this process has nothing to ask.
+   */
+  request(_linked: readonly WindowLimit[], _weight: number, _priority: number, _at: number): void {}
+
+  /** Whether the budget is shared with other processes (made by a shared store). */
+  isShared(): boolean {
+    return false;
   }
 
   /** Counts `weight` as dispatched at `at`, without checking (the caller checked `waitFor`). */

@@ -1,0 +1,8 @@
+/**
+ * `traderatio/redis`: one budget across processes and hosts, held in Redis.
+ * The client (ioredis or node-redis) is the application's own, an optional peer dependency.
+ */
+export { RedisStore } from './store.js';
+export type { RedisStoreEvent, RedisStoreOptions } from './store.js';
+export { SharedLimit } from './shared-limit.js';
+export type { RedisScripting } from './client.js';

@@ -1,0 +1,191 @@
+// The Lua scripts a Redis store runs. Each runs atomically in Redis, reads the instant from
+// Redis (TIME), and keeps per limit two keys: a hash ("meta": n, w, m, used, pause, and one
+// field "#<id>" per grant with its weight) and a sorted set ("log": grant id scored by the
+// latest instant its permits may be sent, the grant's instant plus the lease).
+//
+// A grant scored s counts against the window until s + w + m: every permit of it is sent at
+// or before s, so no interval of w can hold more than n of them. The "epoch" key has no expiry;
+// a Redis without it has lost its log (a restart) or is new, and grants nothing until a span
+// has passed since it was made again, so that permits granted before the loss have left the
+// window.
+
+const NOW = `
+local t = redis.call('TIME')
+local now = tonumber(t[1]) * 1000 + tonumber(t[2]) / 1000
+`;
+
+/** Drops grants that left the window; returns the weight still in it. */
+const EXPIRE = `
+local function expire(meta, log, used, now, span)
+  local old = redis.call('ZRANGEBYSCORE', log, '-inf', now - span)
+  if #old == 0 then return used end
+  for i = 1, #old, 500 do
+    local ids = {}
+    for j = i, math.min(i + 499, #old) do ids[#ids + 1] = '#' .. old[j] end
+    local ws = redis.call('HMGET', meta, unpack(ids))
+    for j = 1, #ws do used = used - (tonumber(ws[j]) or 0) end
+    redis.call('HDEL', meta, unpack(ids))
+    local members = {}
+    for j = i, math.min(i + 499, #old) do members[#members + 1] = old[j] end
+    redis.call('ZREM', log, unpack(members))
+  end
+  if used < 0 then used = 0 end
+  redis.call('HSET', meta, 'used', used)
+  return used
+end
+`;
+
+/** Reads a limit's configuration, writing the caller's when Redis has none. */
+const CONFIG = `
+local function config(meta, n, w, m)
+  local c = redis.call('HMGET', meta, 'n', 'w', 'm', 'used', 'pause')
+  if not c[1] then
+    redis.call('HSET', meta, 'n', n, 'w', w, 'm', m, 'used', 0)
+    return n, w, m, 0, 0
+  end
+  return tonumber(c[1]), tonumber(c[2]), tonumber(c[3]), tonumber(c[4]) or 0, tonumber(c[5]) or 0
+end
+`;
+
+/**
+ * Grants permits for one task on one or more limits, all or none.
+ * KEYS: epoch, then meta and log of each limit.
+ * ARGV: id, weight, want, lease (ms), then per limit: n, w, m, reserved (held back from this
+ * priority).
+ * Returns {1, granted, n1, w1, n2, w2, ...}, {0, wait ms, n1, w1, ...} or {-1, index of the limit
+ * the weight can never fit, n1, w1, ...}. A repeated id returns its grant again.
+ */
+export const ACQUIRE = `${NOW}${EXPIRE}${CONFIG}
+local id = ARGV[1]
+local weight = tonumber(ARGV[2])
+local want = tonumber(ARGV[3])
+local lease = tonumber(ARGV[4])
+local k = (#KEYS - 1) / 2
+local epoch = tonumber(redis.call('GET', KEYS[1]))
+if not epoch then
+  epoch = now
+  redis.call('SET', KEYS[1], tostring(now))
+end
+local cfg = {}
+local prev = redis.call('HGET', KEYS[2], '#' .. id)
+if prev then
+  for i = 1, k do
+    local c = redis.call('HMGET', KEYS[2 * i], 'n', 'w')
+    cfg[#cfg + 1] = tonumber(c[1]); cfg[#cfg + 1] = tonumber(c[2])
+  end
+  return {1, tonumber(prev), unpack(cfg)}
+end
+local wait = 0
+local heavy = 0
+local free = want
+local used = {}
+local spans = {}
+for i = 1, k do
+  local meta, log = KEYS[2 * i], KEYS[2 * i + 1]
+  local b = 4 + (i - 1) * 4
+  local n, w, m, u, pause = config(meta, tonumber(ARGV[b + 1]), tonumber(ARGV[b + 2]), tonumber(ARGV[b + 3]))
+  cfg[#cfg + 1] = n; cfg[#cfg + 1] = w
+  local span = w + m
+  spans[i] = span
+  u = expire(meta, log, u, now, span)
+  used[i] = u
+  local cap = n - tonumber(ARGV[b + 4])
+  if weight > cap then
+    heavy = i
+  else
+    local from = math.max(epoch + span + lease, pause)
+    if from > now then
+      wait = math.max(wait, from - now)
+    elseif u + weight > cap then
+      local need = u + weight - cap
+      local entries = redis.call('ZRANGE', log, 0, -1, 'WITHSCORES')
+      local ids = {}
+      for j = 1, #entries, 2 do ids[#ids + 1] = '#' .. entries[j] end
+      local ws = redis.call('HMGET', meta, unpack(ids))
+      local freed = 0
+      for j = 1, #ws do
+        freed = freed + (tonumber(ws[j]) or 0)
+        if freed >= need then
+          wait = math.max(wait, tonumber(entries[2 * j]) + span - now)
+          break
+        end
+      end
+    else
+      free = math.min(free, cap - u)
+    end
+  end
+end
+if heavy > 0 then return {-1, heavy, unpack(cfg)} end
+if wait > 0 then return {0, math.ceil(wait), unpack(cfg)} end
+local granted = math.max(weight, free)
+for i = 1, k do
+  local meta, log = KEYS[2 * i], KEYS[2 * i + 1]
+  redis.call('ZADD', log, now + lease, id)
+  redis.call('HSET', meta, '#' .. id, granted, 'used', used[i] + granted)
+  local ttl = math.ceil(spans[i] + lease) + 60000
+  redis.call('PEXPIRE', meta, ttl)
+  redis.call('PEXPIRE', log, ttl)
+end
+return {1, granted, unpack(cfg)}
+`;
+
+/**
+ * Ends a grant on one limit: what was sent of it (`sent`) stays counted, the rest is given back.
+ * Setting, not subtracting, makes a repeated call harmless.
+ * KEYS: meta, log. ARGV: id, sent.
+ */
+export const RELEASE = `
+local g = tonumber(redis.call('HGET', KEYS[1], '#' .. ARGV[1]))
+if not g then return 0 end
+local sent = tonumber(ARGV[2])
+if sent >= g then return 0 end
+if sent <= 0 then
+  redis.call('HDEL', KEYS[1], '#' .. ARGV[1])
+  redis.call('ZREM', KEYS[2], ARGV[1])
+else
+  redis.call('HSET', KEYS[1], '#' .. ARGV[1], sent)
+end
+local used = (tonumber(redis.call('HGET', KEYS[1], 'used')) or 0) - (g - sent)
+if used < 0 then used = 0 end
+redis.call('HSET', KEYS[1], 'used', used)
+return g - sent
+`;
+
+/**
+ * What the exchange said (R12), for every process: a pause of `pause` ms from now, and a hold
+ * of `hold` weight for `holdMs` ms (headers saying fewer remain than counted).
+ * KEYS: meta, log. ARGV: n, w, m, pause ms, hold weight, hold ms, hold id.
+ */
+export const FEEDBACK = `${NOW}${EXPIRE}${CONFIG}
+local n, w, m, u, pause = config(KEYS[1], tonumber(ARGV[1]), tonumber(ARGV[2]), tonumber(ARGV[3]))
+local span = w + m
+local p = tonumber(ARGV[4])
+if p > 0 and now + p > pause then redis.call('HSET', KEYS[1], 'pause', now + p) end
+local hold, holdMs = tonumber(ARGV[5]), tonumber(ARGV[6])
+if hold > 0 and holdMs > 0 then
+  u = expire(KEYS[1], KEYS[2], u, now, span)
+  local extra = math.min(hold, n) - u
+  if extra > 0 then
+    redis.call('ZADD', KEYS[2], now + holdMs - span, ARGV[7])
+    redis.call('HSET', KEYS[1], '#' .. ARGV[7], extra, 'used', u + extra)
+  end
+end
+local ttl = math.ceil(span + math.max(p, holdMs)) + 60000
+redis.call('PEXPIRE', KEYS[1], ttl)
+redis.call('PEXPIRE', KEYS[2], ttl)
+return 1
+`;
+
+/**
+ * A new N and W for every process (R13: what was sent in the trailing window counts at once).
+ * KEYS: meta. ARGV: n, w, m.
+ */
+export const UPDATE = `
+if redis.call('EXISTS', KEYS[1]) == 0 then
+  redis.call('HSET', KEYS[1], 'n', ARGV[1], 'w', ARGV[2], 'm', ARGV[3], 'used', 0)
+  redis.call('PEXPIRE', KEYS[1], math.ceil(tonumber(ARGV[2]) + tonumber(ARGV[3])) + 60000)
+else
+  redis.call('HSET', KEYS[1], 'n', ARGV[1], 'w', ARGV[2], 'm', ARGV[3])
+end
+return 1
+`;

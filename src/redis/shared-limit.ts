@@ -1,0 +1,135 @@
+import type { LimitHost } from '../schedule/store.js';
+import { WindowLimit, type WindowLimitOptions } from '../schedule/window.js';
+
+/** Permits granted by the store to this process: usable until `until` on the local clock. */
+export interface Lease {
+  readonly id: string;
+  readonly granted: number;
+  sent: number;
+  readonly until: number;
+}
+
+/** What a shared limit asks of its store. */
+export interface Broker {
+  /** How long a grant may be used after it was asked for, in milliseconds. */
+  readonly leaseMs: number;
+  /** Asks for permits for `linked`, all or none. */
+  acquire(linked: readonly SharedLimit[], weight: number, priority: number): void;
+  /** Gives back what was not sent of a lease. */
+  endLease(limit: SharedLimit, lease: Lease): void;
+  /** Tells every process of a pause or a hold the exchange asked for (R12). */
+  feedback(limit: SharedLimit, pauseMs: number, holdWeight: number, holdMs: number): void;
+  /** Tells every process of a new N and W. */
+  update(limit: SharedLimit): void;
+}
+
+/**
+ * A limit whose budget is shared by several processes through a store (R13 across processes).
+ * The scheduler admits a task on it only from permits the store granted to this process (a
+ * lease), which must be sent before the lease ends; what the store has not granted yet, it asks
+ * for and wakes the scheduler when the answer comes. The log it keeps itself holds only this
+ * process's dispatches (what `usedAt` and stats report).
+ */
+export class SharedLimit extends WindowLimit {
+  /** @internal */ lease: Lease | null = null;
+  /** @internal */ pending = false;
+  /** @internal */ retryAt = -Infinity;
+  private pausedUntilHere = -Infinity;
+  private adopting = false;
+
+  constructor(
+    options: WindowLimitOptions,
+    private readonly broker: Broker,
+    /** @internal */ readonly host: LimitHost,
+  ) {
+    super(options);
+  }
+
+  /** The weight a task of this priority may not use (the reserve of a higher class). */
+  reservedFor(priority: number): number {
+    return this.limit - this.capacity(priority);
+  }
+
+  override isShared(): boolean {
+    return true;
+  }
+
+  override fitsAnytime(): boolean {
+    return false;
+  }
+
+  override lacks(weight: number, at: number): boolean {
+    if (this.pausedUntilHere > at) return false;
+    const lease = this.lease;
+    return lease === null || at >= lease.until || lease.granted - lease.sent < weight;
+  }
+
+  override waitFor(weight: number, at: number, priority = 0): number {
+    if (weight > this.capacity(priority)) return Infinity;
+    if (this.pausedUntilHere > at) return this.pausedUntilHere - at;
+    const lease = this.lease;
+    if (lease !== null) {
+      if (at < lease.until && lease.granted - lease.sent >= weight) return 0;
+      if (at >= lease.until) this.endLease();
+    }
+    if (this.retryAt > at) return this.retryAt - at;
+    // An answer is on its way, or will be once asked: it wakes the scheduler. The wait given is
+    // only the latest the scheduler looks again without it.
+    return this.broker.leaseMs;
+  }
+
+  override request(linked: readonly WindowLimit[], weight: number, priority: number, at: number): void {
+    for (const l of linked) {
+      const s = l as SharedLimit;
+      if (s.pending || s.retryAt > at) return;
+    }
+    for (const l of linked) {
+      const s = l as SharedLimit;
+      if (s.lease !== null) s.endLease();
+    }
+    this.broker.acquire(linked as readonly SharedLimit[], weight, priority);
+  }
+
+  override takeUnstamped(weight: number): void {
+    this.lease!.sent += weight;
+    super.takeUnstamped(weight);
+  }
+
+  override pause(until: number): void {
+    super.pause(until);
+    if (until <= this.pausedUntilHere) return;
+    this.pausedUntilHere = until;
+    this.broker.feedback(this, until - this.host.clock.now(), 0, 0);
+  }
+
+  override shrink(remaining: number, until: number, at: number): void {
+    super.shrink(remaining, until, at);
+    if (until > at && remaining < this.limit) this.broker.feedback(this, 0, this.limit - remaining, until - at);
+  }
+
+  override update(change: { readonly limit?: number; readonly windowMs?: number }): void {
+    super.update(change);
+    if (!this.adopting) this.broker.update(this);
+  }
+
+  /** @internal Takes the N and W every process shares, as Redis holds them. */
+  adopt(limit: number, windowMs: number): void {
+    if (limit === this.limit && windowMs === this.windowMs) return;
+    this.adopting = true;
+    try {
+      this.update({ limit, windowMs: Math.min(windowMs, this.maxWindowMs) });
+    } catch {
+      // A shared N at or below this process's reserve: keep the local one; Redis decides anyway.
+    } finally {
+      this.adopting = false;
+    }
+  }
+
+  /** @internal Ends the current lease, giving back what was not sent. */
+  endLease(): void {
+    const lease = this.lease;
+    if (lease === null) return;
+    this.lease = null;
+    this.broker.endLease(this, lease);
+  }
+}

@@ -1,0 +1,37 @@
+import type { Clock } from './clock.js';
+import { WindowLimit, type WindowLimitOptions } from './window.js';
+
+/**
+ * What a store is told of the scheduler that asks it for a limit: the clock the scheduler reads,
+ * and how to wake it when permits arrive from elsewhere (a shared store's reply).
+ */
+export interface LimitHost {
+  readonly clock: Clock;
+  /** Runs the scheduler's queue again: call when a limit's answer changed without a call to it. */
+  wake(): void;
+}
+
+/**
+ * Where a scheduler keeps the state of its limits (R13). The scheduler asks its store for each
+ * limit it makes and uses only what the limit says: whether `weight` fits at an instant, and
+ * taking it. The default keeps each limit in this process ({@link memoryStore}); a shared store
+ * (`traderatio/redis`) makes limits whose budget several processes draw on.
+ *
+ * A store returns a {@link WindowLimit} or a subclass of it; a subclass that decides elsewhere
+ * answers `lacks` with true while it holds no permits, and fetches them on `request`.
+ *
+ * @example
+ * ```ts
+ * const scheduler = new Scheduler({ store: memoryStore })
+ * scheduler.limit({ name: 'futures.place', limit: 100, windowMs: 1000 })
+ * ```
+ */
+export interface LimitStore {
+  /** Makes the state of one limit for the scheduler `host`. */
+  limit(options: WindowLimitOptions, host: LimitHost): WindowLimit;
+}
+
+/** The default store: each limit is a sliding log in this process. */
+export const memoryStore: LimitStore = {
+  limit: (options) => new WindowLimit(options),
+};

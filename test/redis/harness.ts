@@ -1,0 +1,89 @@
+// Helpers for tests against a real Redis: a key prefix of the test's own, cleaning only its keys,
+// worker processes, and window checks on merged dispatch logs.
+import { type ChildProcess, spawn } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { fileURLToPath } from 'node:url';
+import { Redis } from 'ioredis';
+
+export const PORT = 6379;
+
+export function uniquePrefix(name: string): string {
+  return `tr-test-${name}-${randomBytes(4).toString('hex')}`;
+}
+
+/** Deletes the keys of `prefix` only. */
+export async function cleanPrefix(client: Redis, prefix: string): Promise<void> {
+  const keys = await client.keys(`{${prefix}}:*`);
+  if (keys.length > 0) await client.del(...keys);
+}
+
+export function connect(port = PORT, name?: string): Redis {
+  const client = new Redis({ port, host: '127.0.0.1', lazyConnect: false, maxRetriesPerRequest: null, retryStrategy: () => 20, ...(name === undefined ? {} : { connectionName: name }) });
+  client.on('error', () => {});
+  return client;
+}
+
+export interface Worker {
+  readonly name: string;
+  readonly proc: ChildProcess;
+  /** Dispatch instants, epoch ms. */
+  readonly times: number[];
+  readonly events: string[];
+  id: string;
+  readonly exited: Promise<number | null>;
+}
+
+const workerPath = fileURLToPath(new URL('./worker.ts', import.meta.url));
+
+export function startWorker(port: number, prefix: string, until: number, name: string, limit = 100, windowMs = 1000): Worker {
+  const proc = spawn(process.execPath, ['--import', 'tsx', workerPath, String(port), prefix, String(until), String(limit), String(windowMs), name], {
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
+  const w: Worker = {
+    name,
+    proc,
+    times: [],
+    events: [],
+    id: '',
+    exited: new Promise((resolve) => proc.on('exit', (code) => resolve(code))),
+  };
+  let rest = '';
+  proc.stdout!.setEncoding('utf8');
+  proc.stdout!.on('data', (chunk: string) => {
+    const lines = (rest + chunk).split('\n');
+    rest = lines.pop()!;
+    for (const line of lines) {
+      if (line.startsWith('id ')) w.id = line.slice(3);
+      else if (line.startsWith('event ')) w.events.push(line.slice(6));
+      else if (line.length > 0) w.times.push(Number(line));
+    }
+  });
+  return w;
+}
+
+/** The most dispatches in any interval [x, x + windowMs). */
+export function mostInAnyWindow(times: readonly number[], windowMs: number): number {
+  const t = [...times].sort((a, b) => a - b);
+  let most = 0;
+  for (let i = 0, j = 0; i < t.length; i++) {
+    while (j < t.length && t[j]! < t[i]! + windowMs) j++;
+    most = Math.max(most, j - i);
+  }
+  return most;
+}
+
+export function countIn(times: readonly number[], from: number, to: number): number {
+  let n = 0;
+  for (const t of times) if (t >= from && t < to) n++;
+  return n;
+}
+
+export const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
+
+export async function waitFor(check: () => boolean | Promise<boolean>, timeoutMs: number): Promise<void> {
+  const end = Date.now() + timeoutMs;
+  while (!(await check())) {
+    if (Date.now() > end) throw new Error('timed out waiting');
+    await sleep(10);
+  }
+}

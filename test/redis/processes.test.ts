@@ -1,0 +1,112 @@
+import { type ChildProcess, spawn } from 'node:child_process';
+import { afterAll, describe, expect, it } from 'vitest';
+import { PORT, type Worker, cleanPrefix, connect, countIn, mostInAnyWindow, sleep, startWorker, uniquePrefix, waitFor } from './harness.js';
+
+// Four engine processes on one account share one limit of 100 per second through Redis
+// (127.0.0.1:6379, each test with a key prefix of its own).
+const N = 100;
+const W = 1000;
+const client = connect();
+const prefixes: string[] = [];
+
+afterAll(async () => {
+  for (const p of prefixes) await cleanPrefix(client, p);
+  client.disconnect();
+});
+
+function run(port: number, name: string, seconds: number): { prefix: string; workers: Worker[]; until: number } {
+  const prefix = uniquePrefix(name);
+  if (port === PORT) prefixes.push(prefix);
+  const until = Date.now() + 2500 + seconds * 1000;
+  const workers = [0, 1, 2, 3].map((i) => startWorker(port, prefix, until, `w${i}`, N, W));
+  return { prefix, workers, until };
+}
+
+const all = (workers: readonly Worker[]): number[] => workers.flatMap((w) => w.times);
+const first = (workers: readonly Worker[]): number => Math.min(...all(workers));
+
+describe('four processes on one Redis limit of 100 per second', () => {
+  it('never send more than 100 in any second, and use at least 95% of the limit over 5 s', async () => {
+    const { workers } = run(PORT, 'saturate', 6);
+    await Promise.all(workers.map((w) => w.exited));
+    const times = all(workers);
+    expect(mostInAnyWindow(times, W)).toBeLessThanOrEqual(N);
+    const t0 = first(workers);
+    expect(countIn(times, t0, t0 + 5000)).toBeGreaterThanOrEqual(0.95 * 5 * N);
+    for (const w of workers) expect(w.times.length).toBeGreaterThan(0);
+  }, 30_000);
+
+  it('lose their connections mid-run: no violation, no deadlock, and they go on', async () => {
+    const { prefix, workers, until } = run(PORT, 'killconn', 6);
+    await waitFor(() => all(workers).length > 0, 10_000);
+    const t0 = first(workers);
+    await sleep(t0 + 2500 - Date.now());
+    const list = (await client.call('CLIENT', 'LIST')) as string;
+    const ours = list.split('\n').filter((line) => line.includes(`name=${prefix}-`));
+    expect(ours).toHaveLength(4);
+    const killedAt = Date.now();
+    for (const line of ours) await client.call('CLIENT', 'KILL', 'ID', /id=(\d+)/.exec(line)![1]!);
+    const codes = await Promise.all(workers.map((w) => w.exited));
+    expect(codes).toEqual([0, 0, 0, 0]);
+    expect(Date.now()).toBeLessThan(until + 5000);
+    const times = all(workers);
+    expect(mostInAnyWindow(times, W)).toBeLessThanOrEqual(N);
+    expect(countIn(times, killedAt + 500, until)).toBeGreaterThan(N);
+  }, 30_000);
+
+  it('a process killed mid-run holds none of the budget one window later', async () => {
+    const { prefix, workers, until } = run(PORT, 'killproc', 6);
+    await waitFor(() => all(workers).length > 0 && workers.every((w) => w.id !== ''), 10_000);
+    const t0 = first(workers);
+    await sleep(t0 + 2300 - Date.now());
+    const victim = workers[0]!;
+    victim.proc.kill('SIGKILL');
+    const killedAt = Date.now();
+    await victim.exited;
+    // Its grants still count for their window (it may have sent them), and not a moment longer.
+    await sleep(killedAt + W + 20 + 50 - Date.now());
+    const [seconds, micros] = (await client.call('TIME')) as [string, string];
+    const now = Number(seconds) * 1000 + Number(micros) / 1000;
+    const log = (await client.zrange(`{${prefix}}:l:orders`, 0, -1, 'WITHSCORES')) as string[];
+    for (let i = 0; i < log.length; i += 2) {
+      if (log[i]!.startsWith(`${victim.id}.`)) expect(Number(log[i + 1]) + W).toBeLessThanOrEqual(now);
+    }
+    const survivors = workers.slice(1);
+    await Promise.all(survivors.map((w) => w.exited));
+    const times = all(workers);
+    expect(mostInAnyWindow(times, W)).toBeLessThanOrEqual(N);
+    // The three left take the whole limit from one window after the kill.
+    const from = killedAt + W + 100;
+    expect(from + 2 * W).toBeLessThanOrEqual(until);
+    expect(countIn(all(survivors), from, from + 2 * W)).toBeGreaterThanOrEqual(0.95 * 2 * N);
+  }, 30_000);
+
+  it('survive a Redis restart mid-run (its data gone): no violation, no deadlock, and resume', async () => {
+    const port = 20_000 + Math.floor(Math.random() * 20_000);
+    const start = (): ChildProcess => spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'], { stdio: 'ignore' });
+    let server = start();
+    const probe = connect(port);
+    try {
+      await waitFor(async () => (await probe.ping().catch(() => '')) === 'PONG', 5000);
+      const { workers, until } = run(port, 'restart', 7);
+      await waitFor(() => all(workers).length > 0, 10_000);
+      const t0 = first(workers);
+      await sleep(t0 + 2200 - Date.now());
+      server.kill('SIGKILL');
+      const downAt = Date.now();
+      await sleep(1500);
+      server = start();
+      await waitFor(async () => (await probe.ping().catch(() => '')) === 'PONG', 5000);
+      const codes = await Promise.all(workers.map((w) => w.exited));
+      expect(codes).toEqual([0, 0, 0, 0]);
+      const times = all(workers);
+      expect(mostInAnyWindow(times, W)).toBeLessThanOrEqual(N);
+      expect(countIn(times, downAt + 1500, until)).toBeGreaterThan(N);
+      expect(workers.some((w) => w.events.includes('unavailable'))).toBe(true);
+      expect(workers.some((w) => w.events.includes('available'))).toBe(true);
+    } finally {
+      server.kill('SIGKILL');
+      probe.disconnect();
+    }
+  }, 40_000);
+});

@@ -1,0 +1,265 @@
+import { createClient } from 'redis';
+import { afterAll, describe, expect, it } from 'vitest';
+import { InvalidInputError } from '../../src/errors.js';
+import { RedisStore } from '../../src/redis/store.js';
+import { ACQUIRE } from '../../src/redis/scripts.js';
+import { Scheduler } from '../../src/schedule/scheduler.js';
+import { memoryStore } from '../../src/schedule/store.js';
+import { cleanPrefix, connect, mostInAnyWindow, sleep, uniquePrefix, waitFor } from './harness.js';
+
+const client = connect();
+const prefixes: string[] = [];
+afterAll(async () => {
+  for (const p of prefixes) await cleanPrefix(client, p);
+  client.disconnect();
+});
+
+function prefixFor(name: string): string {
+  const p = uniquePrefix(name);
+  prefixes.push(p);
+  return p;
+}
+
+/** Reads a limit's hash in Redis: n, w, used and the grants. */
+async function meta(prefix: string, name: string): Promise<Record<string, string>> {
+  return client.hgetall(`{${prefix}}:m:${name}`);
+}
+
+/** Skips the first-use wait: a Redis new to the prefix grants nothing for one span. */
+async function warm(prefix: string, ms = 0): Promise<void> {
+  const [s, us] = (await client.call('TIME')) as [string, string];
+  await client.set(`{${prefix}}:epoch`, String(Number(s) * 1000 + Number(us) / 1000 - 60_000 - ms));
+}
+
+type Fault = 'none' | 'lose-reply' | 'down' | 'slow';
+
+/** An ioredis-shaped client whose ACQUIRE calls can be made to fail in the ways a network does. */
+function faulty(fault: { mode: Fault }) {
+  const isAcquire = (args: unknown[]): boolean => args.length > 4 && String(args[0]).endsWith(':epoch');
+  const wrap =
+    (call: (...a: any[]) => Promise<unknown>) =>
+    async (script: string, numKeys: number, ...rest: (string | number)[]): Promise<unknown> => {
+      const acquire = isAcquire(rest);
+      if (fault.mode === 'down') throw new Error('connection refused');
+      const reply = await call(script, numKeys, ...rest);
+      if (acquire && fault.mode === 'lose-reply') throw new Error('connection reset after the script ran');
+      if (acquire && fault.mode === 'slow') await sleep(400);
+      return reply;
+    };
+  return { evalsha: wrap(client.evalsha.bind(client)), eval: wrap(client.eval.bind(client)) };
+}
+
+describe('RedisStore', () => {
+  it('names the option and the value it refuses', () => {
+    expect(() => new RedisStore({ client: {} })).toThrow(InvalidInputError);
+    expect(() => new RedisStore({ client, prefix: 'a{b}' })).toThrow(/`prefix`.*"a\{b\}"/);
+    expect(() => new RedisStore({ client, leaseMs: 0 })).toThrow(/`leaseMs`.*0/);
+    expect(() => new RedisStore({ client, prefetch: -1 })).toThrow(/`prefetch`/);
+    expect(() => new Scheduler({ store: {} as never })).toThrow(/`store`/);
+  });
+
+  it('keeps the in-memory store as the default', () => {
+    const a = new Scheduler();
+    const b = new Scheduler({ store: memoryStore });
+    expect(a.limit({ limit: 1, windowMs: 10 }).isShared()).toBe(false);
+    expect(b.limit({ limit: 1, windowMs: 10 }).isShared()).toBe(false);
+  });
+
+  it('holds two schedulers on one prefix to one budget: never over N in any window', async () => {
+    const prefix = prefixFor('two');
+    await warm(prefix);
+    const stores = [new RedisStore({ client, prefix }), new RedisStore({ client, prefix })];
+    const times: number[] = [];
+    const runs = stores.map((store) => {
+      const s = new Scheduler({ store });
+      const l = s.limit({ name: 'orders', limit: 10, windowMs: 300 });
+      return Array.from({ length: 25 }, () => s.schedule(() => void times.push(performance.now()), { limits: l }));
+    });
+    await Promise.all(runs.flat());
+    expect(times).toHaveLength(50);
+    expect(mostInAnyWindow(times, 300)).toBeLessThanOrEqual(10);
+    // Five windows' worth, sent in about four windows and a bit: the budget is used, not wasted.
+    expect(Math.max(...times) - Math.min(...times)).toBeLessThan(4 * 320 + 200);
+    await Promise.all(stores.map((s) => s.close()));
+    expect(Number((await meta(prefix, 'orders')).used)).toBeLessThanOrEqual(10);
+  });
+
+  it('grants linked limits all or none, across processes (R13)', async () => {
+    const prefix = prefixFor('linked');
+    await warm(prefix);
+    const other = new Scheduler({ store: new RedisStore({ client, prefix }) });
+    const otherOrders = other.limit({ name: 'orders', limit: 2, windowMs: 400 });
+    await Promise.all([other.schedule(() => 0, { limits: otherOrders }), other.schedule(() => 0, { limits: otherOrders })]);
+    const mine = new Scheduler({ store: new RedisStore({ client, prefix }) });
+    const orders = mine.limit({ name: 'orders', limit: 2, windowMs: 400 });
+    const batch = mine.limit({ name: 'batch', limit: 5, windowMs: 400 });
+    let ran = 0;
+    const p = mine.schedule(() => ran++, { limits: [orders, batch] });
+    await sleep(100);
+    // Orders are spent by the other process: nothing of `batch` was taken meanwhile.
+    expect(ran).toBe(0);
+    expect(Number((await meta(prefix, 'batch')).used)).toBe(0);
+    await p;
+    expect(ran).toBe(1);
+    expect(Number((await meta(prefix, 'batch')).used)).toBe(1);
+  });
+
+  it('answers a repeated request with its first grant, charging once', async () => {
+    const prefix = prefixFor('idem');
+    await warm(prefix);
+    const keys = [`{${prefix}}:epoch`, `{${prefix}}:m:orders`, `{${prefix}}:l:orders`];
+    const args = ['p.1', 1, 3, 20, 10, 1000, 0, 0];
+    const a = (await client.eval(ACQUIRE, keys.length, ...keys, ...args)) as number[];
+    const b = (await client.eval(ACQUIRE, keys.length, ...keys, ...args)) as number[];
+    expect(a.slice(0, 2)).toEqual([1, 3]);
+    expect(b.slice(0, 2)).toEqual([1, 3]);
+    expect(Number((await meta(prefix, 'orders')).used)).toBe(3);
+    expect(await client.zcard(`{${prefix}}:l:orders`)).toBe(1);
+  });
+
+  it('gives back a grant whose answer was lost, and charges the retry once', async () => {
+    const prefix = prefixFor('lost');
+    await warm(prefix);
+    const fault = { mode: 'lose-reply' as Fault };
+    const store = new RedisStore({ client: faulty(fault), prefix });
+    const events: string[] = [];
+    store.on((e) => events.push(e.type));
+    const s = new Scheduler({ store });
+    const l = s.limit({ name: 'orders', limit: 10, windowMs: 1000 });
+    let ran = 0;
+    const p = s.schedule(() => ran++, { limits: l });
+    await waitFor(() => events.includes('unavailable'), 2000);
+    await waitFor(async () => Number((await meta(prefix, 'orders')).used) === 0, 2000);
+    expect(ran).toBe(0);
+    fault.mode = 'none';
+    await p;
+    expect(ran).toBe(1);
+    expect(events).toEqual(['unavailable', 'available']);
+    expect(Number((await meta(prefix, 'orders')).used)).toBe(1);
+  });
+
+  it('does not use a grant that arrived after its lease, and gives it back', async () => {
+    const prefix = prefixFor('slow');
+    await warm(prefix);
+    const fault = { mode: 'slow' as Fault };
+    const store = new RedisStore({ client: faulty(fault), prefix, timeoutMs: 1000, leaseMs: 50 });
+    const s = new Scheduler({ store });
+    const l = s.limit({ name: 'orders', limit: 10, windowMs: 1000 });
+    let ran = 0;
+    const p = s.schedule(() => ran++, { limits: l });
+    // Every answer comes 400 ms late, past its 50 ms lease: none is used.
+    await sleep(1000);
+    expect(ran).toBe(0);
+    fault.mode = 'none';
+    await p;
+    expect(ran).toBe(1);
+    // The late grants were given back: only what was sent stays counted.
+    await waitFor(async () => Number((await meta(prefix, 'orders')).used) === 1, 2000);
+    expect(await client.zcard(`{${prefix}}:l:orders`)).toBe(1);
+  });
+
+  it('waits while Redis is down, sends nothing, and goes on when it answers', async () => {
+    const prefix = prefixFor('down');
+    await warm(prefix);
+    const fault = { mode: 'down' as Fault };
+    const store = new RedisStore({ client: faulty(fault), prefix, retryMs: 20 });
+    const events: string[] = [];
+    store.on((e) => events.push(e.type));
+    const s = new Scheduler({ store });
+    const l = s.limit({ name: 'orders', limit: 10, windowMs: 1000 });
+    let ran = 0;
+    const tasks = Array.from({ length: 5 }, () => s.schedule(() => ran++, { limits: l }));
+    await sleep(200);
+    expect(ran).toBe(0);
+    expect(store.available).toBe(false);
+    fault.mode = 'none';
+    await Promise.all(tasks);
+    expect(ran).toBe(5);
+    expect(events).toEqual(['unavailable', 'available']);
+  });
+
+  it('gives back the unsent rest of a lease when it ends', async () => {
+    const prefix = prefixFor('lease');
+    await warm(prefix);
+    const store = new RedisStore({ client, prefix, prefetch: 10, leaseMs: 30 });
+    const s = new Scheduler({ store });
+    const l = s.limit({ name: 'orders', limit: 100, windowMs: 1000 });
+    await Promise.all([1, 2, 3].map(() => s.schedule(() => 0, { limits: l })));
+    expect(Number((await meta(prefix, 'orders')).used)).toBeGreaterThan(3);
+    await waitFor(async () => Number((await meta(prefix, 'orders')).used) === 3, 1000);
+  });
+
+  it('gives back unsent permits on close', async () => {
+    const prefix = prefixFor('close');
+    await warm(prefix);
+    const store = new RedisStore({ client, prefix, prefetch: 20, leaseMs: 5000 });
+    const s = new Scheduler({ store });
+    const l = s.limit({ name: 'orders', limit: 100, windowMs: 1000 });
+    await s.schedule(() => 0, { limits: l });
+    expect(Number((await meta(prefix, 'orders')).used)).toBe(21);
+    await store.close();
+    expect(Number((await meta(prefix, 'orders')).used)).toBe(1);
+  });
+
+  it('shares a 429 pause with every process (R12)', async () => {
+    const prefix = prefixFor('pause');
+    await warm(prefix);
+    const a = new Scheduler({ store: new RedisStore({ client, prefix }) });
+    const b = new Scheduler({ store: new RedisStore({ client, prefix }) });
+    const la = a.limit({ name: 'orders', limit: 10, windowMs: 1000 });
+    const lb = b.limit({ name: 'orders', limit: 10, windowMs: 1000 });
+    a.feedback(la, { limited: true, retryAfterMs: 400 });
+    await sleep(50);
+    const start = performance.now();
+    await b.schedule(() => 0, { limits: lb });
+    expect(performance.now() - start).toBeGreaterThanOrEqual(300);
+  });
+
+  it('shares a new limit with every process (R13)', async () => {
+    const prefix = prefixFor('update');
+    await warm(prefix);
+    const a = new Scheduler({ store: new RedisStore({ client, prefix }) });
+    const b = new Scheduler({ store: new RedisStore({ client, prefix }) });
+    const la = a.limit({ name: 'orders', limit: 10, windowMs: 1000 });
+    const lb = b.limit({ name: 'orders', limit: 10, windowMs: 1000 });
+    await a.schedule(() => 0, { limits: la });
+    la.update({ limit: 3 });
+    await sleep(50);
+    const seen: number[] = [];
+    b.on((e) => e.type === 'limit' && seen.push(e.to.limit));
+    await Promise.all([1, 2, 3].map(() => b.schedule(() => 0, { limits: lb })));
+    expect(lb.limit).toBe(3);
+    expect(seen).toEqual([3]);
+    expect(Number((await meta(prefix, 'orders')).used)).toBe(3);
+  });
+
+  it('grants nothing for one window on a Redis that lost its data (a restart)', async () => {
+    const prefix = prefixFor('cold');
+    const s = new Scheduler({ store: new RedisStore({ client, prefix, leaseMs: 20 }) });
+    const l = s.limit({ name: 'orders', limit: 10, windowMs: 300 });
+    const start = performance.now();
+    await s.schedule(() => 0, { limits: l });
+    expect(performance.now() - start).toBeGreaterThanOrEqual(300);
+    await cleanPrefix(client, prefix);
+    const again = performance.now();
+    await s.schedule(() => 0, { limits: l });
+    expect(performance.now() - again).toBeGreaterThanOrEqual(300);
+  });
+
+  it('works with a node-redis client', async () => {
+    const prefix = prefixFor('node-redis');
+    await warm(prefix);
+    const nr = createClient({ url: 'redis://127.0.0.1:6379' });
+    await nr.connect();
+    try {
+      const s = new Scheduler({ store: new RedisStore({ client: nr, prefix }) });
+      const l = s.limit({ name: 'orders', limit: 2, windowMs: 300 });
+      const times: number[] = [];
+      await Promise.all(Array.from({ length: 5 }, () => s.schedule(() => void times.push(performance.now()), { limits: l })));
+      expect(times).toHaveLength(5);
+      expect(mostInAnyWindow(times, 300)).toBeLessThanOrEqual(2);
+    } finally {
+      await nr.quit();
+    }
+  });
+});

@@ -1,0 +1,50 @@
+// One engine process for the multi-process tests: draws on one shared limit as fast as it lets
+// it until `until` (epoch ms), printing each dispatch's instant (epoch ms, this machine's clock,
+// which every worker shares) as it happens, so that a worker killed mid-run leaves its log.
+// argv: port prefix until limit windowMs [name]
+import { Redis } from 'ioredis';
+import { Scheduler } from '../../src/schedule/scheduler.js';
+import { RedisStore } from '../../src/redis/store.js';
+
+const [port, prefix, until, limit, windowMs, name = 'worker'] = process.argv.slice(2);
+const client = new Redis({ port: Number(port), host: '127.0.0.1', connectionName: `${prefix}-${name}`, maxRetriesPerRequest: null, retryStrategy: () => 20 });
+client.on('error', () => {});
+const store = new RedisStore({ client, prefix: prefix! });
+const scheduler = new Scheduler({ store });
+const l = scheduler.limit({ name: 'orders', limit: Number(limit), windowMs: Number(windowMs) });
+const wall = (): number => performance.timeOrigin + performance.now();
+const end = Number(until);
+let out = `id ${store.id}\n`;
+const flush = (): void => {
+  if (out.length > 0) process.stdout.write(out);
+  out = '';
+};
+const ticker = setInterval(flush, 20);
+store.on((e) => (out += `event ${e.type}\n`));
+
+// Keep 50 tasks waiting at all times, as a saturated engine does.
+let live = 0;
+await new Promise<void>((resolve) => {
+  const refill = (): void => {
+    while (live < 50 && wall() < end) {
+      live++;
+      scheduler
+        .schedule(() => {
+          out += `${wall()}\n`;
+        }, { limits: l })
+        .finally(() => {
+          live--;
+          if (wall() < end) refill();
+          else if (live === 0) resolve();
+        })
+        .catch(() => {});
+    }
+  };
+  refill();
+  setTimeout(() => scheduler.close(), Math.max(0, end - wall()));
+}).catch(() => {});
+scheduler.close();
+await store.close();
+flush();
+clearInterval(ticker);
+client.disconnect();
