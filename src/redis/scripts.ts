@@ -48,32 +48,67 @@ end
 `;
 
 /**
- * Grants permits for one task on one or more limits, all or none.
- * KEYS: epoch, then meta and log of each limit.
- * ARGV: id, weight, want, lease (ms), then per limit: n, w, m, reserved (held back from this
- * priority).
- * Returns {1, granted, n1, w1, n2, w2, ...}, {0, wait ms, n1, w1, ...} or {-1, index of the limit
- * the weight can never fit, n1, w1, ...}. A repeated id returns its grant again.
+ * Counts the processes of a prefix that may be sending on a local share now: seen within the
+ * horizon but not within `stale` ms (their Redis is unreachable), and, while the epoch is younger
+ * than the horizon (Redis new or restarted), those of the `P` not seen at all.
  */
-export const ACQUIRE = `${NOW}${EXPIRE}${CONFIG}
+const AWAY = `
+local function away(procs, now, epoch, P, fresh, horizon)
+  local seen = redis.call('ZCOUNT', procs, now - horizon, '+inf')
+  local a = seen - fresh
+  if now - epoch < horizon then a = math.max(a, P - fresh) end
+  return math.max(a, 0)
+end
+`;
+
+/** Reads the epoch, making it now if Redis has none. */
+const EPOCH = `
+local function epochOf(key, now)
+  local e = tonumber(redis.call('GET', key))
+  if not e then
+    redis.call('SET', key, tostring(now))
+    return now
+  end
+  return e
+end
+`;
+
+/**
+ * Grants permits for one task on one or more limits, all or none.
+ * KEYS: epoch, processes, then meta and log of each limit.
+ * ARGV: id, weight, want, lease (ms), deadline (Redis ms; 0: none), process, P (0: no local
+ * shares), stale (ms), grace (ms), then per limit: n, w, m, reserved (held back from this
+ * priority).
+ * Returns {1, granted, now, n1, w1, ...}, {0, wait ms, now, n1, w1, ...}, {-1, index of the limit
+ * the weight can never fit, now, ...} or {-2, 0, now} past its deadline (nothing done). A
+ * repeated id returns its grant again.
+ */
+export const ACQUIRE = `${NOW}${EXPIRE}${CONFIG}${AWAY}${EPOCH}
 local id = ARGV[1]
 local weight = tonumber(ARGV[2])
 local want = tonumber(ARGV[3])
 local lease = tonumber(ARGV[4])
-local k = (#KEYS - 1) / 2
-local epoch = tonumber(redis.call('GET', KEYS[1]))
-if not epoch then
-  epoch = now
-  redis.call('SET', KEYS[1], tostring(now))
+local deadline = tonumber(ARGV[5])
+local P = tonumber(ARGV[7])
+local stale = tonumber(ARGV[8])
+local grace = tonumber(ARGV[9])
+if deadline > 0 and now > deadline then return {-2, 0, math.floor(now)} end
+local k = (#KEYS - 2) / 2
+local epoch = epochOf(KEYS[1], now)
+local fresh = 0
+if P > 0 then
+  redis.call('ZADD', KEYS[2], now, ARGV[6])
+  redis.call('ZREMRANGEBYSCORE', KEYS[2], '-inf', now - grace - 172800000)
+  fresh = redis.call('ZCOUNT', KEYS[2], now - stale, '+inf')
 end
 local cfg = {}
-local prev = redis.call('HGET', KEYS[2], '#' .. id)
+local prev = redis.call('HGET', KEYS[3], '#' .. id)
 if prev then
   for i = 1, k do
-    local c = redis.call('HMGET', KEYS[2 * i], 'n', 'w')
+    local c = redis.call('HMGET', KEYS[1 + 2 * i], 'n', 'w')
     cfg[#cfg + 1] = tonumber(c[1]); cfg[#cfg + 1] = tonumber(c[2])
   end
-  return {1, tonumber(prev), unpack(cfg)}
+  return {1, tonumber(prev), math.floor(now), unpack(cfg)}
 end
 local wait = 0
 local heavy = 0
@@ -81,8 +116,8 @@ local free = want
 local used = {}
 local spans = {}
 for i = 1, k do
-  local meta, log = KEYS[2 * i], KEYS[2 * i + 1]
-  local b = 4 + (i - 1) * 4
+  local meta, log = KEYS[1 + 2 * i], KEYS[2 + 2 * i]
+  local b = 9 + (i - 1) * 4
   local n, w, m, u, pause = config(meta, tonumber(ARGV[b + 1]), tonumber(ARGV[b + 2]), tonumber(ARGV[b + 3]))
   cfg[#cfg + 1] = n; cfg[#cfg + 1] = w
   local span = w + m
@@ -93,41 +128,79 @@ for i = 1, k do
   if weight > cap then
     heavy = i
   else
+    if P > 0 then cap = cap - math.min(n, away(KEYS[2], now, epoch, P, fresh, grace + 2 * span) * math.floor(n / P)) end
     local from = math.max(epoch + span + lease, pause)
     if from > now then
       wait = math.max(wait, from - now)
     elseif u + weight > cap then
       local need = u + weight - cap
-      local entries = redis.call('ZRANGE', log, 0, -1, 'WITHSCORES')
-      local ids = {}
-      for j = 1, #entries, 2 do ids[#ids + 1] = '#' .. entries[j] end
-      local ws = redis.call('HMGET', meta, unpack(ids))
-      local freed = 0
-      for j = 1, #ws do
-        freed = freed + (tonumber(ws[j]) or 0)
-        if freed >= need then
-          wait = math.max(wait, tonumber(entries[2 * j]) + span - now)
-          break
+      -- Shares held for processes away may free before any grant does: look again after stale.
+      local found = stale
+      if need <= u then
+        local entries = redis.call('ZRANGE', log, 0, -1, 'WITHSCORES')
+        local ids = {}
+        for j = 1, #entries, 2 do ids[#ids + 1] = '#' .. entries[j] end
+        local ws = redis.call('HMGET', meta, unpack(ids))
+        local freed = 0
+        for j = 1, #ws do
+          freed = freed + (tonumber(ws[j]) or 0)
+          if freed >= need then
+            found = tonumber(entries[2 * j]) + span - now
+            break
+          end
         end
       end
+      wait = math.max(wait, found)
     else
       free = math.min(free, cap - u)
     end
   end
 end
-if heavy > 0 then return {-1, heavy, unpack(cfg)} end
-if wait > 0 then return {0, math.ceil(wait), unpack(cfg)} end
+if heavy > 0 then return {-1, heavy, math.floor(now), unpack(cfg)} end
+if wait > 0 then return {0, math.ceil(wait), math.floor(now), unpack(cfg)} end
 local granted = math.max(weight, free)
 for i = 1, k do
-  local meta, log = KEYS[2 * i], KEYS[2 * i + 1]
+  local meta, log = KEYS[1 + 2 * i], KEYS[2 + 2 * i]
   redis.call('ZADD', log, now + lease, id)
   redis.call('HSET', meta, '#' .. id, granted, 'used', used[i] + granted)
   local ttl = math.ceil(spans[i] + lease) + 60000
   redis.call('PEXPIRE', meta, ttl)
   redis.call('PEXPIRE', log, ttl)
 end
-return {1, granted, unpack(cfg)}
+return {1, granted, math.floor(now), unpack(cfg)}
 `;
+
+/**
+ * A process says it is here (and, coming back from a local share, what it sent on it), unless
+ * past its deadline.
+ * KEYS: epoch, processes, then meta and log of each limit.
+ * ARGV: process, id for the entries, deadline, then per limit: n, w, m, weight sent (counted as
+ * sent now, which is no earlier than it was).
+ * Returns {1, now} or {-2, now}.
+ */
+export const HELLO = `${NOW}${EXPIRE}${CONFIG}${EPOCH}
+if tonumber(ARGV[3]) > 0 and now > tonumber(ARGV[3]) then return {-2, math.floor(now)} end
+epochOf(KEYS[1], now)
+redis.call('ZADD', KEYS[2], now, ARGV[1])
+for i = 1, (#KEYS - 2) / 2 do
+  local meta, log = KEYS[1 + 2 * i], KEYS[2 + 2 * i]
+  local b = 3 + (i - 1) * 4
+  local n, w, m, u = config(meta, tonumber(ARGV[b + 1]), tonumber(ARGV[b + 2]), tonumber(ARGV[b + 3]))
+  local weight = tonumber(ARGV[b + 4])
+  if weight > 0 then
+    local span = w + m
+    u = expire(meta, log, u, now, span)
+    redis.call('ZADD', log, now, ARGV[2])
+    redis.call('HSET', meta, '#' .. ARGV[2], weight, 'used', u + weight)
+    redis.call('PEXPIRE', meta, math.ceil(span) + 60000)
+    redis.call('PEXPIRE', log, math.ceil(span) + 60000)
+  end
+end
+return {1, math.floor(now)}
+`;
+
+/** Whether Redis answers; changes nothing. */
+export const PROBE = `return 1`;
 
 /**
  * Ends a grant on one limit: what was sent of it (`sent`) stays counted, the rest is given back.

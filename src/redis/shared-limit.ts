@@ -21,6 +21,12 @@ export interface Broker {
   feedback(limit: SharedLimit, pauseMs: number, holdWeight: number, holdMs: number): void;
   /** Tells every process of a new N and W. */
   update(limit: SharedLimit): void;
+  /** Whether Redis answered the last request. */
+  readonly available: boolean;
+  /** While Redis fails: the local share `limit` sends on at `at`, or null to wait. */
+  fallback(limit: SharedLimit, at: number): WindowLimit | null;
+  /** While Redis fails and there is no share to send on: how long to wait before looking again. */
+  downWait(limit: SharedLimit, at: number): number;
 }
 
 /**
@@ -34,6 +40,8 @@ export class SharedLimit extends WindowLimit {
   /** @internal */ lease: Lease | null = null;
   /** @internal */ pending = false;
   /** @internal */ retryAt = -Infinity;
+  /** @internal While Redis fails: this process's own share of the limit (onUnavailable "local"). */
+  share: WindowLimit | null = null;
   private pausedUntilHere = -Infinity;
   private adopting = false;
 
@@ -59,7 +67,7 @@ export class SharedLimit extends WindowLimit {
   }
 
   override lacks(weight: number, at: number): boolean {
-    if (this.pausedUntilHere > at) return false;
+    if (this.pausedUntilHere > at || !this.broker.available) return false;
     const lease = this.lease;
     return lease === null || at >= lease.until || lease.granted - lease.sent < weight;
   }
@@ -71,6 +79,10 @@ export class SharedLimit extends WindowLimit {
     if (lease !== null) {
       if (at < lease.until && lease.granted - lease.sent >= weight) return 0;
       if (at >= lease.until) this.endLease();
+    }
+    if (!this.broker.available) {
+      const share = this.broker.fallback(this, at);
+      return share === null ? this.broker.downWait(this, at) : share.waitFor(weight, at, priority);
     }
     if (this.retryAt > at) return this.retryAt - at;
     // An answer is on its way, or will be once asked: it wakes the scheduler. The wait given is
@@ -91,8 +103,16 @@ export class SharedLimit extends WindowLimit {
   }
 
   override takeUnstamped(weight: number): void {
-    this.lease!.sent += weight;
+    // From the lease when it has room (waitFor ended it if it had expired), else the local share.
+    const lease = this.lease;
+    if (lease !== null && lease.granted - lease.sent >= weight) lease.sent += weight;
+    else this.share!.takeUnstamped(weight);
     super.takeUnstamped(weight);
+  }
+
+  override stamp(at: number): void {
+    this.share?.stamp(at);
+    super.stamp(at);
   }
 
   override pause(until: number): void {

@@ -1,9 +1,10 @@
 import { randomBytes } from 'node:crypto';
 import { InvalidInputError } from '../errors.js';
+import { type Clock, systemClock } from '../schedule/clock.js';
 import type { LimitHost, LimitStore } from '../schedule/store.js';
-import type { WindowLimit, WindowLimitOptions } from '../schedule/window.js';
+import { WindowLimit, type WindowLimitOptions } from '../schedule/window.js';
 import { type RedisScripting, Script, scriptingOf } from './client.js';
-import { ACQUIRE, FEEDBACK, RELEASE, UPDATE } from './scripts.js';
+import { ACQUIRE, FEEDBACK, HELLO, PROBE, RELEASE, UPDATE } from './scripts.js';
 import { type Broker, type Lease, SharedLimit } from './shared-limit.js';
 
 /** Options of a {@link RedisStore}. */
@@ -32,14 +33,36 @@ export interface RedisStoreOptions {
   readonly maxBatch?: number;
   /** A request without an answer this long counts as failed, in milliseconds. @default 250 */
   readonly timeoutMs?: number;
-  /** Time between attempts while Redis fails, in milliseconds. @default 50 */
+  /** Time between attempts to reach Redis while it fails, in milliseconds. @default 50 */
   readonly retryMs?: number;
+  /**
+   * What the process does while Redis cannot be reached:
+   * - `"wait"`: nothing is sent until Redis answers again;
+   * - `"local"`: after a pause long enough for what Redis granted to leave every window, each
+   *   process sends on a share of its own, floor(N / `processes`) per window, for at most
+   *   `fallbackMaxMs`; Redis holds the shares of processes it has not heard from back from the
+   *   others meanwhile.
+   * @default "wait"
+   */
+  readonly onUnavailable?: 'wait' | 'local';
+  /** With `"local"`: the most processes that share the budget (required). */
+  readonly processes?: number;
+  /** With `"local"`: the longest a process sends on its local share, in milliseconds. @default 30000 */
+  readonly fallbackMaxMs?: number;
+  /**
+   * With `"local"`: a process not heard from this long is taken as away (perhaps on its share);
+   * each process says it is here at least four times as often. @default 1000
+   */
+  readonly staleMs?: number;
+  /** The clock of the schedulers using the store (theirs must be the same). @default systemClock */
+  readonly clock?: Clock;
 }
 
 /** What a Redis store tells its listeners: Redis stopped or started answering. */
 export type RedisStoreEvent =
   | { readonly type: 'unavailable'; readonly error: unknown }
-  | { readonly type: 'available' };
+  | { readonly type: 'available' }
+  | { readonly type: 'local'; readonly limit: string };
 
 interface Pending {
   readonly script: Script;
@@ -51,6 +74,8 @@ const acquireScript = new Script(ACQUIRE);
 const releaseScript = new Script(RELEASE);
 const feedbackScript = new Script(FEEDBACK);
 const updateScript = new Script(UPDATE);
+const helloScript = new Script(HELLO);
+const probeScript = new Script(PROBE);
 
 /**
  * Keeps limits in Redis so that every process drawing on them shares one budget (R10: the
@@ -60,14 +85,15 @@ const updateScript = new Script(UPDATE);
  * `leaseMs` of asking, measured on its own clock from before it asked, so no clock needs to agree
  * with another (R13 across processes).
  *
- * Faults: while Redis fails or is slow, tasks wait and requests are retried every `retryMs`; no
- * permit is invented locally, so the total never goes over. Permits granted to a request whose
- * answer was lost are given back when Redis answers again. A Redis that lost its data (a restart)
- * grants nothing for one window, until what it granted before has left every window.
+ * Faults: a request without an answer within `timeoutMs` has failed; Redis is then probed every
+ * `retryMs`, and `onUnavailable` says what happens meanwhile (wait, or a local share). Permits
+ * granted to a request whose answer was lost or came too late are given back when Redis answers
+ * again. A Redis that lost its data (a restart) grants nothing for one window, until what it
+ * granted before has left every window: no burst when it comes back.
  *
  * @example
  * ```ts
- * import Redis from 'ioredis'
+ * import { Redis } from 'ioredis'
  * import { Scheduler } from 'traderatio'
  * import { RedisStore } from 'traderatio/redis'
  *
@@ -78,24 +104,45 @@ const updateScript = new Script(UPDATE);
  * ```
  */
 export class RedisStore implements LimitStore, Broker {
+  /** Names this process's grants in Redis (`<id>.<n>`), so they can be told apart there. */
+  readonly id = randomBytes(6).toString('base64url');
   readonly leaseMs: number;
   readonly prefix: string;
+  readonly clock: Clock;
   private readonly redis: RedisScripting;
   private readonly prefetch: number;
   private readonly maxBatch: number;
   private readonly timeoutMs: number;
   private readonly retryMs: number;
-  /** Names this process's grants in Redis (`<id>.<n>`), so they can be told apart there. */
-  readonly id = randomBytes(6).toString('base64url');
+  private readonly local: boolean;
+  private readonly processes: number;
+  private readonly fallbackMaxMs: number;
+  private readonly staleMs: number;
   private readonly epochKey: string;
+  private readonly procsKey: string;
   private readonly limits = new Set<SharedLimit>();
   private readonly listeners = new Set<(event: RedisStoreEvent) => void>();
   private seq = 0;
   private up = true;
+  private closed = false;
   private outbox: Pending[] = [];
   private flushing: Promise<void> | null = null;
   private retryTimer: ReturnType<typeof setTimeout> | null = null;
-  private closed = false;
+  private probeTimer: ReturnType<typeof setTimeout> | null = null;
+  private heartbeatTimer: ReturnType<typeof setInterval> | null = null;
+  /** Redis's clock minus ours, at least: known after the first answer. */
+  private offset: number | null = null;
+  /** The latest local instant at which a request of ours may still take effect in Redis. */
+  private lastEffect = -Infinity;
+  private lastSent = -Infinity;
+  /**
+   * The latest send instant of a request of ours that Redis is known to have run: Redis last
+   * heard of this process no earlier than this.
+   */
+  private lastHeard = -Infinity;
+  /** Local-share dispatches Redis has not been told of yet. */
+  private unreported = false;
+  private hello: Promise<boolean> | null = null;
 
   constructor(options: RedisStoreOptions) {
     if (typeof options !== 'object' || options === null) throw new InvalidInputError('Redis store options', options, 'an object { client }');
@@ -106,11 +153,23 @@ export class RedisStore implements LimitStore, Broker {
     }
     this.prefix = prefix;
     this.epochKey = `{${prefix}}:epoch`;
-    this.leaseMs = readNumber(options.leaseMs, 20, '`leaseMs`', 'a positive number of milliseconds', (v) => v > 0 && Number.isFinite(v));
+    this.procsKey = `{${prefix}}:procs`;
+    const ms = (v: number): boolean => v > 0 && Number.isFinite(v);
+    this.leaseMs = readNumber(options.leaseMs, 20, '`leaseMs`', 'a positive number of milliseconds', ms);
     this.prefetch = readNumber(options.prefetch, 0, '`prefetch`', 'a non-negative integer', (v) => Number.isSafeInteger(v) && v >= 0);
     this.maxBatch = readNumber(options.maxBatch, 64, '`maxBatch`', 'a positive integer', (v) => Number.isSafeInteger(v) && v > 0);
-    this.timeoutMs = readNumber(options.timeoutMs, 250, '`timeoutMs`', 'a positive number of milliseconds', (v) => v > 0 && Number.isFinite(v));
-    this.retryMs = readNumber(options.retryMs, 50, '`retryMs`', 'a positive number of milliseconds', (v) => v > 0 && Number.isFinite(v));
+    this.timeoutMs = readNumber(options.timeoutMs, 250, '`timeoutMs`', 'a positive number of milliseconds', ms);
+    this.retryMs = readNumber(options.retryMs, 50, '`retryMs`', 'a positive number of milliseconds', ms);
+    const policy = options.onUnavailable ?? 'wait';
+    if (policy !== 'wait' && policy !== 'local') throw new InvalidInputError('`onUnavailable`', policy, '"wait" or "local"');
+    this.local = policy === 'local';
+    if (this.local && options.processes === undefined) throw new InvalidInputError('`processes`', undefined, 'the most processes sharing the budget (required with onUnavailable "local")');
+    this.processes = readNumber(options.processes, 0, '`processes`', 'a positive integer', (v) => Number.isSafeInteger(v) && v > 0);
+    this.fallbackMaxMs = readNumber(options.fallbackMaxMs, 30_000, '`fallbackMaxMs`', 'a positive number of milliseconds', ms);
+    this.staleMs = readNumber(options.staleMs, 1000, '`staleMs`', 'a positive number of milliseconds', ms);
+    const clock = options.clock ?? systemClock;
+    if (typeof clock !== 'object' || clock === null || typeof clock.now !== 'function') throw new InvalidInputError('`clock`', clock, 'a Clock');
+    this.clock = clock;
   }
 
   /** Whether Redis answered the last request. */
@@ -121,8 +180,13 @@ export class RedisStore implements LimitStore, Broker {
   /** @internal Makes a limit whose budget lives in Redis (called by `Scheduler.limit`). */
   limit(options: WindowLimitOptions, host: LimitHost): WindowLimit {
     if (this.closed) throw new InvalidInputError('the Redis store', 'closed', 'a store not closed');
+    if (host.clock !== this.clock) throw new InvalidInputError('the scheduler clock', host.clock, "the Redis store's clock (its `clock` option)");
     const l = new SharedLimit(options, this, host);
     this.limits.add(l);
+    if (this.local && this.heartbeatTimer === null) {
+      this.heartbeatTimer = setInterval(() => this.heartbeat(), this.staleMs / 4);
+      this.heartbeatTimer.unref?.();
+    }
     return l;
   }
 
@@ -133,12 +197,17 @@ export class RedisStore implements LimitStore, Broker {
   }
 
   /**
-   * Gives back every permit granted to this process and not sent, and waits (up to `timeoutMs`
-   * per attempt, while Redis answers) until Redis has them. The client stays open.
+   * Gives back every permit granted to this process and not sent, and waits (one attempt, up to
+   * `timeoutMs`) until Redis has them. The client stays open.
    */
   async close(): Promise<void> {
     this.closed = true;
     for (const l of this.limits) l.endLease();
+    if (this.heartbeatTimer !== null) clearInterval(this.heartbeatTimer);
+    this.heartbeatTimer = null;
+    if (this.probeTimer !== null) clearTimeout(this.probeTimer);
+    this.probeTimer = null;
+    this.kick();
     await this.flushing;
     if (this.retryTimer !== null) clearTimeout(this.retryTimer);
     this.retryTimer = null;
@@ -146,34 +215,41 @@ export class RedisStore implements LimitStore, Broker {
 
   /** @internal */
   acquire(linked: readonly SharedLimit[], weight: number, priority: number): void {
-    if (this.closed) return;
-    const host = linked[0]!.host;
+    if (this.closed || !this.up) return;
+    if (this.unreported) {
+      // Back from a local share: Redis hears of what was sent on it before granting more.
+      for (const l of linked) l.pending = true;
+      void this.sayHello().then(() => {
+        for (const l of linked) l.pending = false;
+        this.wakeAll();
+      });
+      return;
+    }
     const id = `${this.id}.${(this.seq++).toString(36)}`;
     let queued = 0;
     for (const l of linked) if (l.queuedWeight > queued) queued = l.queuedWeight;
     const want = Math.max(weight, Math.min(queued, this.maxBatch)) + this.prefetch;
-    const keys: string[] = [this.epochKey];
-    const args: (string | number)[] = [id, weight, want, this.leaseMs];
+    const keys: string[] = [this.epochKey, this.procsKey];
+    const grace = this.staleMs + this.leaseMs + this.fallbackMaxMs;
+    const sentAt = this.clock.now();
+    const args: (string | number)[] = [id, weight, want, this.leaseMs, this.deadline(sentAt), this.id, this.processes, this.staleMs, grace];
     for (const l of linked) {
       l.pending = true;
       keys.push(this.metaKey(l), this.logKey(l));
       args.push(l.limit, l.windowMs, l.marginMs, l.reservedFor(priority));
     }
-    const sentAt = host.clock.now();
-    this.call(acquireScript, keys, args).then(
-      (reply) => {
-        this.answered(linked, id, weight, reply as number[], sentAt);
-      },
+    this.call(acquireScript, keys, args, true).then(
+      (reply) => this.answered(linked, id, weight, reply as number[], sentAt),
       (error: unknown) => {
-        const now = host.clock.now();
+        const now = this.clock.now();
         for (const l of linked) {
           l.pending = false;
           l.retryAt = now + this.retryMs;
         }
         // The script may have run and its answer been lost: give back whatever it granted.
-        for (let i = 0; i < linked.length; i++) this.send(releaseScript, [keys[1 + 2 * i]!, keys[2 + 2 * i]!], [id, 0]);
+        for (let i = 0; i < linked.length; i++) this.send(releaseScript, [keys[2 + 2 * i]!, keys[3 + 2 * i]!], [id, 0]);
         this.failed(error);
-        host.wake();
+        linked[0]!.host.wake();
       },
     );
   }
@@ -192,12 +268,53 @@ export class RedisStore implements LimitStore, Broker {
   /** @internal */
   update(limit: SharedLimit): void {
     this.send(updateScript, [this.metaKey(limit)], [limit.limit, limit.windowMs, limit.marginMs]);
+    const share = limit.share;
+    if (share !== null) {
+      const n = Math.floor(limit.limit / this.processes);
+      if (n >= 1) share.update({ limit: n, windowMs: Math.min(limit.windowMs, share.maxWindowMs) });
+      else share.pause(Infinity);
+    }
+  }
+
+  /**
+   * @internal The local share `limit` sends on now, or null (Redis answers, or the policy is to
+   * wait, or the share has not started or has run out).
+   */
+  fallback(limit: SharedLimit, at: number): WindowLimit | null {
+    if (!this.local || this.up || this.offset === null) return null;
+    // From when nothing Redis granted before can be in a window with what the share sends, until
+    // Redis may stop holding the share back from the others (it holds it for fallbackMaxMs and
+    // two spans past the last it heard of this process, which is no earlier than lastHeard).
+    const span = limit.windowMs + limit.marginMs;
+    const from = this.lastEffect + this.staleMs + this.leaseMs + span;
+    if (at < from || at >= this.lastHeard + this.staleMs + this.leaseMs + span + this.fallbackMaxMs) return null;
+    if (limit.share === null) {
+      const n = Math.floor(limit.limit / this.processes);
+      if (n < 1) return null;
+      limit.share = new WindowLimit({ name: limit.name, limit: n, windowMs: limit.windowMs, marginMs: limit.marginMs });
+      this.unreported = true;
+      this.emit({ type: 'local', limit: limit.name });
+    }
+    return limit.share;
+  }
+
+  /**
+   * @internal While Redis fails, how long from `at` a task on `limit` should wait before looking
+   * again: until its local share starts, or a while (Redis answering again wakes the scheduler).
+   */
+  downWait(limit: SharedLimit, at: number): number {
+    if (this.local && this.offset !== null && Math.floor(limit.limit / this.processes) >= 1) {
+      const from = this.lastEffect + this.staleMs + this.leaseMs + limit.windowMs + limit.marginMs;
+      if (from > at) return from - at;
+    }
+    return 1000;
   }
 
   private answered(linked: readonly SharedLimit[], id: string, weight: number, reply: number[], sentAt: number): void {
-    const host = linked[0]!.host;
-    const now = host.clock.now();
-    const [status, value] = reply as [number, number];
+    const now = this.clock.now();
+    const [status, value, redisNow] = reply as [number, number, number];
+    this.learn(Number(redisNow), now);
+    if (status !== -2 && sentAt > this.lastHeard) this.lastHeard = sentAt;
     for (const l of linked) l.pending = false;
     if (status === 1) {
       const until = sentAt + this.leaseMs;
@@ -215,16 +332,28 @@ export class RedisStore implements LimitStore, Broker {
         timer.unref?.();
       }
     } else {
-      // Denied: Redis said when enough will have left the window, or the weight can never fit.
+      // Denied: Redis said when enough will have left the window; or the weight can never fit,
+      // or the request came after its deadline: look again later.
       const retryAt = now + (status === 0 ? value : this.retryMs);
       for (const l of linked) l.retryAt = retryAt;
     }
-    for (let i = 0; i < linked.length; i++) linked[i]!.adopt(Number(reply[2 + 2 * i]), Number(reply[3 + 2 * i]));
+    if (status !== -2) {
+      for (let i = 0; i < linked.length; i++) linked[i]!.adopt(Number(reply[3 + 2 * i]), Number(reply[4 + 2 * i]));
+    }
     this.recovered();
-    host.wake();
+    linked[0]!.host.wake();
   }
 
-  private call(script: Script, keys: readonly string[], args: readonly (string | number)[]): Promise<unknown> {
+  /**
+   * Runs a script, failing after `timeoutMs`. For a script that says this process is here
+   * (`says`), notes until when it may take effect in Redis.
+   */
+  private call(script: Script, keys: readonly string[], args: readonly (string | number)[], says = false): Promise<unknown> {
+    if (says) {
+      const sentAt = this.clock.now();
+      this.lastSent = sentAt;
+      if (sentAt + this.timeoutMs > this.lastEffect) this.lastEffect = sentAt + this.timeoutMs;
+    }
     return new Promise((resolve, reject) => {
       const timer = setTimeout(() => reject(new Error(`Redis did not answer within ${this.timeoutMs} ms`)), this.timeoutMs);
       script.run(this.redis, keys, args).then(
@@ -238,6 +367,21 @@ export class RedisStore implements LimitStore, Broker {
         },
       );
     });
+  }
+
+  /**
+   * The latest instant on Redis's clock at which a request sent at `sentAt` may still act: past
+   * it, the script does nothing. Redis's clock is at least ours plus `offset`, so a request that
+   * acts did so before `sentAt + timeoutMs` on ours. 0 (none) until the offset is known.
+   */
+  private deadline(sentAt: number): number {
+    return this.offset === null ? 0 : Math.floor(sentAt + this.timeoutMs + this.offset);
+  }
+
+  private learn(redisNow: number, receivedAt: number): void {
+    // Redis read its clock before we received the answer: its clock minus ours is at least this.
+    const offset = redisNow - receivedAt;
+    if (this.offset === null || offset > this.offset) this.offset = offset;
   }
 
   /** Writes that must reach Redis, in order, retried until they do (releases, feedback, updates). */
@@ -257,10 +401,7 @@ export class RedisStore implements LimitStore, Broker {
         this.outbox = [];
         const results = await Promise.allSettled(batch.map((p) => this.call(p.script, p.keys, p.args)));
         const failed = batch.filter((_, i) => results[i]!.status === 'rejected');
-        if (failed.length === 0) {
-          this.recovered();
-          continue;
-        }
+        if (failed.length === 0) continue;
         this.outbox = failed.concat(this.outbox);
         this.failed((results.find((r) => r.status === 'rejected') as PromiseRejectedResult).reason);
         if (this.closed) return;
@@ -278,17 +419,90 @@ export class RedisStore implements LimitStore, Broker {
     }
   }
 
+  /** With `"local"`: says this process is here when no request has said it lately. */
+  private heartbeat(): void {
+    if (!this.up || this.closed || this.clock.now() - this.lastSent < this.staleMs / 4) return;
+    void this.sayHello();
+  }
+
+  /** Tells Redis this process is here, with what it sent on local shares. True when Redis heard. */
+  private sayHello(): Promise<boolean> {
+    if (this.hello !== null) return this.hello;
+    const keys: string[] = [this.epochKey, this.procsKey];
+    const sentAt = this.clock.now();
+    const id = `${this.id}.r${(this.seq++).toString(36)}`;
+    const args: (string | number)[] = [this.id, id, this.deadline(sentAt)];
+    const shares: SharedLimit[] = [];
+    for (const l of this.limits) {
+      if (l.share === null) continue;
+      keys.push(this.metaKey(l), this.logKey(l));
+      args.push(l.limit, l.windowMs, l.marginMs, l.share.usedAt(sentAt));
+      shares.push(l);
+    }
+    this.hello = this.call(helloScript, keys, args, true).then(
+      (reply) => {
+        this.hello = null;
+        const [status, redisNow] = reply as [number, number];
+        this.learn(Number(redisNow), this.clock.now());
+        if (status !== 1) return false;
+        if (sentAt > this.lastHeard) this.lastHeard = sentAt;
+        for (const l of shares) l.share = null;
+        this.unreported = false;
+        this.recovered();
+        return true;
+      },
+      (error: unknown) => {
+        this.hello = null;
+        this.failed(error);
+        return false;
+      },
+    );
+    return this.hello;
+  }
+
   private failed(error: unknown): void {
-    if (!this.up) return;
+    if (!this.up || this.closed) return;
     this.up = false;
-    for (const listener of this.listeners) listener({ type: 'unavailable', error });
+    this.emit({ type: 'unavailable', error });
+    this.probe();
+    // A local share may start later: have every scheduler look again then.
+    this.wakeAll();
+  }
+
+  /** While Redis fails: asks whether it answers, without changing anything there. */
+  private probe(): void {
+    if (this.probeTimer !== null || this.closed) return;
+    this.probeTimer = setTimeout(() => {
+      this.call(probeScript, [this.epochKey], []).then(
+        () => {
+          this.probeTimer = null;
+          this.recovered();
+        },
+        () => {
+          this.probeTimer = null;
+          if (!this.up) this.probe();
+        },
+      );
+    }, this.retryMs);
+    this.probeTimer.unref?.();
   }
 
   private recovered(): void {
-    if (this.up) return;
+    if (this.up || this.closed) return;
     this.up = true;
-    for (const listener of this.listeners) listener({ type: 'available' });
+    this.emit({ type: 'available' });
     this.kick();
+    this.wakeAll();
+  }
+
+  private wakeAll(): void {
+    const hosts = new Set<LimitHost>();
+    for (const l of this.limits) hosts.add(l.host);
+    for (const h of hosts) h.wake();
+  }
+
+  private emit(event: RedisStoreEvent): void {
+    for (const listener of this.listeners) listener(event);
   }
 
   private metaKey(l: WindowLimit): string {

@@ -35,8 +35,8 @@ export interface Worker {
 
 const workerPath = fileURLToPath(new URL('./worker.ts', import.meta.url));
 
-export function startWorker(port: number, prefix: string, until: number, name: string, limit = 100, windowMs = 1000): Worker {
-  const proc = spawn(process.execPath, ['--import', 'tsx', workerPath, String(port), prefix, String(until), String(limit), String(windowMs), name], {
+export function startWorker(port: number, prefix: string, until: number, name: string, limit = 100, windowMs = 1000, policy: 'wait' | 'local' = 'wait'): Worker {
+  const proc = spawn(process.execPath, ['--import', 'tsx', workerPath, String(port), prefix, String(until), String(limit), String(windowMs), name, policy], {
     stdio: ['ignore', 'pipe', 'inherit'],
   });
   const w: Worker = {

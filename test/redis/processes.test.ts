@@ -14,11 +14,11 @@ afterAll(async () => {
   client.disconnect();
 });
 
-function run(port: number, name: string, seconds: number): { prefix: string; workers: Worker[]; until: number } {
+function run(port: number, name: string, seconds: number, policy: 'wait' | 'local' = 'wait'): { prefix: string; workers: Worker[]; until: number } {
   const prefix = uniquePrefix(name);
   if (port === PORT) prefixes.push(prefix);
   const until = Date.now() + 2500 + seconds * 1000;
-  const workers = [0, 1, 2, 3].map((i) => startWorker(port, prefix, until, `w${i}`, N, W));
+  const workers = [0, 1, 2, 3].map((i) => startWorker(port, prefix, until, `w${i}`, N, W, policy));
   return { prefix, workers, until };
 }
 
@@ -81,29 +81,42 @@ describe('four processes on one Redis limit of 100 per second', () => {
     expect(countIn(all(survivors), from, from + 2 * W)).toBeGreaterThanOrEqual(0.95 * 2 * N);
   }, 30_000);
 
-  it('survive a Redis restart mid-run (its data gone): no violation, no deadlock, and resume', async () => {
+  const startRedis = (port: number): ChildProcess =>
+    spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'], { stdio: 'ignore' });
+
+  it.each([
+    ['wait', 1500],
+    ['local', 4000],
+  ] as const)('survive a Redis restart mid-run (its data gone) with onUnavailable "%s": no violation, no deadlock, and resume', async (policy, downMs) => {
     const port = 20_000 + Math.floor(Math.random() * 20_000);
-    const start = (): ChildProcess => spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'], { stdio: 'ignore' });
-    let server = start();
+    let server = startRedis(port);
     const probe = connect(port);
     try {
       await waitFor(async () => (await probe.ping().catch(() => '')) === 'PONG', 5000);
-      const { workers, until } = run(port, 'restart', 7);
+      const { workers, until } = run(port, 'restart', 6 + downMs / 1000, policy);
       await waitFor(() => all(workers).length > 0, 10_000);
       const t0 = first(workers);
       await sleep(t0 + 2200 - Date.now());
       server.kill('SIGKILL');
       const downAt = Date.now();
-      await sleep(1500);
-      server = start();
+      await sleep(downMs);
+      server = startRedis(port);
+      const upAt = Date.now();
       await waitFor(async () => (await probe.ping().catch(() => '')) === 'PONG', 5000);
       const codes = await Promise.all(workers.map((w) => w.exited));
       expect(codes).toEqual([0, 0, 0, 0]);
       const times = all(workers);
       expect(mostInAnyWindow(times, W)).toBeLessThanOrEqual(N);
-      expect(countIn(times, downAt + 1500, until)).toBeGreaterThan(N);
+      expect(countIn(times, upAt, until)).toBeGreaterThan(N);
       expect(workers.some((w) => w.events.includes('unavailable'))).toBe(true);
       expect(workers.some((w) => w.events.includes('available'))).toBe(true);
+      // Waiting sends nothing while Redis is down; a local share sends, after a pause of a window.
+      const during = countIn(times, downAt + 100, upAt);
+      if (policy === 'wait') expect(during).toBe(0);
+      else {
+        expect(during).toBeGreaterThan(N / 2);
+        expect(workers.every((w) => w.events.includes('local'))).toBe(true);
+      }
     } finally {
       server.kill('SIGKILL');
       probe.disconnect();

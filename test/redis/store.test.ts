@@ -107,8 +107,9 @@ describe('RedisStore', () => {
   it('answers a repeated request with its first grant, charging once', async () => {
     const prefix = prefixFor('idem');
     await warm(prefix);
-    const keys = [`{${prefix}}:epoch`, `{${prefix}}:m:orders`, `{${prefix}}:l:orders`];
-    const args = ['p.1', 1, 3, 20, 10, 1000, 0, 0];
+    const keys = [`{${prefix}}:epoch`, `{${prefix}}:procs`, `{${prefix}}:m:orders`, `{${prefix}}:l:orders`];
+    // id, weight, want, lease, deadline, process, P, stale, grace; then n, w, m, reserved
+    const args = ['p.1', 1, 3, 20, 0, 'p', 0, 1000, 0, 10, 1000, 0, 0];
     const a = (await client.eval(ACQUIRE, keys.length, ...keys, ...args)) as number[];
     const b = (await client.eval(ACQUIRE, keys.length, ...keys, ...args)) as number[];
     expect(a.slice(0, 2)).toEqual([1, 3]);
@@ -261,5 +262,55 @@ describe('RedisStore', () => {
     } finally {
       await nr.quit();
     }
+  });
+});
+
+describe('RedisStore with onUnavailable "local"', () => {
+  it('needs the number of processes, and names it', () => {
+    expect(() => new RedisStore({ client, onUnavailable: 'local' })).toThrow(/`processes`/);
+    expect(() => new RedisStore({ client, onUnavailable: 'local', processes: 0 })).toThrow(/`processes`.*0/);
+    expect(() => new RedisStore({ client, onUnavailable: 'later' as never })).toThrow(/`onUnavailable`.*"later"/);
+  });
+
+  it('cut off from Redis, a process sends on its share after a window while Redis holds that share from the other: never over N', async () => {
+    const prefix = prefixFor('partition');
+    await warm(prefix);
+    const options = { prefix, onUnavailable: 'local', processes: 2, staleMs: 200, fallbackMaxMs: 1000 } as const;
+    const fault = { mode: 'none' as Fault };
+    const cut = new RedisStore({ client: faulty(fault), ...options });
+    const fine = new RedisStore({ client, ...options });
+    const events: string[] = [];
+    cut.on((e) => events.push(e.type));
+    const times: { who: string; at: number }[] = [];
+    const until = performance.now() + 4000;
+    const runs = [cut, fine].map(async (store, i) => {
+      const s = new Scheduler({ store });
+      const l = s.limit({ name: 'orders', limit: 10, windowMs: 300 });
+      const who = i === 0 ? 'cut' : 'fine';
+      const loop = async (): Promise<void> => {
+        while (performance.now() < until) await s.schedule(() => void times.push({ who, at: performance.now() }), { limits: l });
+      };
+      await Promise.all(Array.from({ length: 8 }, loop));
+    });
+    await sleep(800);
+    fault.mode = 'down';
+    const downAt = performance.now();
+    await sleep(2000);
+    fault.mode = 'none';
+    const upAt = performance.now();
+    await Promise.all(runs);
+    expect(mostInAnyWindow(times.map((t) => t.at), 300)).toBeLessThanOrEqual(10);
+    const cutDown = times.filter((t) => t.who === 'cut' && t.at > downAt + 30 && t.at < upAt).map((t) => t.at);
+    // Its share starts once what Redis granted it has left every window (stale + lease + window)
+    // and lasts fallbackMaxMs: 5 per window, at most.
+    expect(cutDown.length).toBeGreaterThan(0);
+    expect(Math.min(...cutDown) - downAt).toBeGreaterThanOrEqual(200 + 20 + 300);
+    expect(Math.max(...cutDown) - Math.min(...cutDown)).toBeLessThan(1000);
+    expect(mostInAnyWindow(cutDown, 300)).toBeLessThanOrEqual(5);
+    expect(events).toEqual(['unavailable', 'local', 'available']);
+    // Back, the cut process told Redis what it sent, and both share the budget again.
+    const after = times.filter((t) => t.at > upAt + 400);
+    expect(new Set(after.map((t) => t.who))).toEqual(new Set(['cut', 'fine']));
+    await Promise.all([cut.close(), fine.close()]);
   });
 });

@@ -1,15 +1,15 @@
 // One engine process for the multi-process tests: draws on one shared limit as fast as it lets
 // it until `until` (epoch ms), printing each dispatch's instant (epoch ms, this machine's clock,
 // which every worker shares) as it happens, so that a worker killed mid-run leaves its log.
-// argv: port prefix until limit windowMs [name]
+// argv: port prefix until limit windowMs [name] [policy]
 import { Redis } from 'ioredis';
 import { Scheduler } from '../../src/schedule/scheduler.js';
 import { RedisStore } from '../../src/redis/store.js';
 
-const [port, prefix, until, limit, windowMs, name = 'worker'] = process.argv.slice(2);
+const [port, prefix, until, limit, windowMs, name = 'worker', policy = 'wait'] = process.argv.slice(2);
 const client = new Redis({ port: Number(port), host: '127.0.0.1', connectionName: `${prefix}-${name}`, maxRetriesPerRequest: null, retryStrategy: () => 20 });
 client.on('error', () => {});
-const store = new RedisStore({ client, prefix: prefix! });
+const store = new RedisStore({ client, prefix: prefix!, ...(policy === 'local' ? { onUnavailable: 'local', processes: 4 } : {}) });
 const scheduler = new Scheduler({ store });
 const l = scheduler.limit({ name: 'orders', limit: Number(limit), windowMs: Number(windowMs) });
 const wall = (): number => performance.timeOrigin + performance.now();
