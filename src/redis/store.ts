@@ -29,7 +29,10 @@ export interface RedisStoreOptions {
    * @default 0
    */
   readonly prefetch?: number;
-  /** The most weight one request asks for for the tasks already waiting. @default 64 */
+  /**
+   * The most weight one request asks for for the tasks already waiting; never more than a
+   * sixteenth of the limit, so that processes waiting together take turns. @default 64
+   */
   readonly maxBatch?: number;
   /** A request without an answer this long counts as failed, in milliseconds. @default 250 */
   readonly timeoutMs?: number;
@@ -226,9 +229,15 @@ export class RedisStore implements LimitStore, Broker {
       return;
     }
     const id = `${this.id}.${(this.seq++).toString(36)}`;
+    // Ask for what waits, but not for more than a sixteenth of a limit at once: processes that
+    // all wait when a window frees then take turns rather than the fastest taking it all.
+    let batch = this.maxBatch;
     let queued = 0;
-    for (const l of linked) if (l.queuedWeight > queued) queued = l.queuedWeight;
-    const want = Math.max(weight, Math.min(queued, this.maxBatch)) + this.prefetch;
+    for (const l of linked) {
+      if (l.queuedWeight > queued) queued = l.queuedWeight;
+      batch = Math.min(batch, Math.ceil(l.limit / 16));
+    }
+    const want = Math.max(weight, Math.min(queued, batch)) + this.prefetch;
     const keys: string[] = [this.epochKey, this.procsKey];
     const grace = this.staleMs + this.leaseMs + this.fallbackMaxMs;
     const sentAt = this.clock.now();
