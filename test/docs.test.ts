@@ -22,7 +22,7 @@ for (const file of files) {
       it(`runs the example at line ${line}`, async () => {
         expect(code).toMatch(/from 'traderatio'/);
         const path = join(out, `${file.replace(/[/.]/g, '_')}_${i}.ts`);
-        writeFileSync(path, code.replaceAll("from 'traderatio'", "from '../../src/index.js'"));
+        writeFileSync(path, code.replaceAll("from 'traderatio/redis'", "from '../../src/redis/index.js'").replaceAll("from 'traderatio'", "from '../../src/index.js'"));
         await import(pathToFileURL(path).href);
       });
     });

@@ -31,6 +31,15 @@ async function warm(prefix: string, ms = 0): Promise<void> {
   await client.set(`{${prefix}}:epoch`, String(Number(s) * 1000 + Number(us) / 1000 - 60_000 - ms));
 }
 
+/** Two schedulers, as two processes would have, on one limit of 10 per second in Redis. */
+async function twoProcesses(name: string) {
+  const prefix = prefixFor(name);
+  await warm(prefix);
+  const a = new Scheduler({ store: new RedisStore({ client, prefix }) });
+  const b = new Scheduler({ store: new RedisStore({ client, prefix }) });
+  return { prefix, a, b, la: a.limit({ name: 'orders', limit: 10, windowMs: 1000 }), lb: b.limit({ name: 'orders', limit: 10, windowMs: 1000 }) };
+}
+
 type Fault = 'none' | 'lose-reply' | 'down' | 'slow';
 
 /** An ioredis-shaped client whose ACQUIRE calls can be made to fail in the ways a network does. */
@@ -203,12 +212,7 @@ describe('RedisStore', () => {
   });
 
   it('shares a 429 pause with every process (R12)', async () => {
-    const prefix = prefixFor('pause');
-    await warm(prefix);
-    const a = new Scheduler({ store: new RedisStore({ client, prefix }) });
-    const b = new Scheduler({ store: new RedisStore({ client, prefix }) });
-    const la = a.limit({ name: 'orders', limit: 10, windowMs: 1000 });
-    const lb = b.limit({ name: 'orders', limit: 10, windowMs: 1000 });
+    const { a, b, la, lb } = await twoProcesses('pause');
     a.feedback(la, { limited: true, retryAfterMs: 400 });
     await sleep(50);
     const start = performance.now();
@@ -217,12 +221,7 @@ describe('RedisStore', () => {
   });
 
   it('shares a new limit with every process (R13)', async () => {
-    const prefix = prefixFor('update');
-    await warm(prefix);
-    const a = new Scheduler({ store: new RedisStore({ client, prefix }) });
-    const b = new Scheduler({ store: new RedisStore({ client, prefix }) });
-    const la = a.limit({ name: 'orders', limit: 10, windowMs: 1000 });
-    const lb = b.limit({ name: 'orders', limit: 10, windowMs: 1000 });
+    const { prefix, a, b, la, lb } = await twoProcesses('update');
     await a.schedule(() => 0, { limits: la });
     la.update({ limit: 3 });
     await sleep(50);
