@@ -17,7 +17,8 @@ afterAll(async () => {
 function run(port: number, name: string, seconds: number, policy: 'wait' | 'local' = 'wait'): { prefix: string; workers: Worker[]; until: number } {
   const prefix = uniquePrefix(name);
   if (port === PORT) prefixes.push(prefix);
-  const until = Date.now() + 2500 + seconds * 1000;
+  // Room for four Node processes to start on a busy machine, then `seconds` of running.
+  const until = Date.now() + 5000 + seconds * 1000;
   const workers = [0, 1, 2, 3].map((i) => startWorker(port, prefix, until, `w${i}`, N, W, policy));
   return { prefix, workers, until };
 }
