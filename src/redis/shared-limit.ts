@@ -35,6 +35,16 @@ export interface Broker {
  * lease), which must be sent before the lease ends; what the store has not granted yet, it asks
  * for and wakes the scheduler when the answer comes. The log it keeps itself holds only this
  * process's dispatches (what `usedAt` and stats report).
+ *
+ * Made by `Scheduler.limit` on a scheduler whose store is a `RedisStore`; not made directly.
+ *
+ * @example
+ * ```ts
+ * const scheduler = new Scheduler({ store: new RedisStore({ client, prefix: 'acct-42' }) })
+ * const place = scheduler.limit({ name: 'futures.place', limit: 100, windowMs: 1000 })
+ * place.isShared() // true
+ * place.update({ limit: 250 }) // every process takes it from its next answer (R13)
+ * ```
  */
 export class SharedLimit extends WindowLimit {
   /** @internal */ lease: Lease | null = null;

@@ -142,7 +142,10 @@ export class Scheduler {
     this.store = store;
   }
 
-  /** Makes a limit that tasks of this scheduler can draw on. */
+  /**
+   * Makes a limit that tasks of this scheduler can draw on, its state kept by the scheduler's
+   * store (in this process by default; shared with other processes by a Redis store).
+   */
   limit(options: WindowLimitOptions): Limit {
     const l = this.store.limit(options, this);
     if (!(l instanceof WindowLimit) || l.owner !== null) throw new InvalidInputError('the limit the store made', l, 'a new WindowLimit');
