@@ -1,0 +1,105 @@
+import { describe, expect, it } from 'vitest';
+import { type Broker, type Lease, SharedLimit } from '../../src/redis/shared-limit.js';
+import { VirtualClock } from '../../src/schedule/clock.js';
+import { Scheduler } from '../../src/schedule/scheduler.js';
+import type { LimitStore } from '../../src/schedule/store.js';
+import { WindowLimit } from '../../src/schedule/window.js';
+
+/** A broker that records what the limit asks of it, with no Redis behind it. */
+function fakeBroker() {
+  const calls = { acquire: [] as { names: string[]; weight: number }[], ended: [] as { id: string; sent: number }[] };
+  const broker: Broker & { available: boolean; share: WindowLimit | null } = {
+    leaseMs: 20,
+    available: true,
+    share: null,
+    acquire: (linked, weight) => void calls.acquire.push({ names: linked.map((l) => l.name), weight }),
+    endLease: (_limit: SharedLimit, lease: Lease) => void calls.ended.push({ id: lease.id, sent: lease.sent }),
+    feedback: () => {},
+    update: () => {},
+    fallback: () => broker.share,
+    downWait: () => 1000,
+  };
+  return { broker, calls };
+}
+
+function setup() {
+  const clock = new VirtualClock();
+  const { broker, calls } = fakeBroker();
+  const store: LimitStore = { limit: (options, host) => new SharedLimit(options, broker, host) };
+  const scheduler = new Scheduler({ clock, store });
+  return { clock, broker, calls, scheduler };
+}
+
+describe('SharedLimit', () => {
+  it('sends on a lease until, not at, the instant it ends, then gives back what was not sent', () => {
+    const { calls, scheduler } = setup();
+    const l = scheduler.limit({ name: 'orders', limit: 10, windowMs: 1000 }) as SharedLimit;
+    l.lease = { id: 'p.1', granted: 3, sent: 0, until: 100 };
+    expect(l.waitFor(1, 99.999)).toBe(0);
+    l.takeUnstamped(1);
+    expect(l.lease.sent).toBe(1);
+    expect(l.lacks(2, 99.999)).toBe(false);
+    expect(l.lacks(3, 99.999)).toBe(true);
+    expect(l.waitFor(1, 100)).toBe(20);
+    expect(l.lease).toBeNull();
+    expect(calls.ended).toEqual([{ id: 'p.1', sent: 1 }]);
+  });
+
+  it('asks once while an answer is on its way, and not before Redis said to', () => {
+    const { calls, scheduler } = setup();
+    const l = scheduler.limit({ name: 'orders', limit: 10, windowMs: 1000 }) as SharedLimit;
+    l.request([l], 1, 0, 0);
+    l.pending = true;
+    l.request([l], 1, 0, 1);
+    l.pending = false;
+    l.retryAt = 50;
+    expect(l.waitFor(1, 10)).toBe(40);
+    l.request([l], 1, 0, 10);
+    l.request([l], 1, 0, 50);
+    expect(calls.acquire).toEqual([
+      { names: ['orders'], weight: 1 },
+      { names: ['orders'], weight: 1 },
+    ]);
+  });
+
+  it('sends on the local share while Redis fails, and waits when there is none', () => {
+    const { broker, scheduler } = setup();
+    const l = scheduler.limit({ name: 'orders', limit: 10, windowMs: 1000 }) as SharedLimit;
+    broker.available = false;
+    expect(l.lacks(1, 0)).toBe(false);
+    expect(l.waitFor(1, 0)).toBe(1000);
+    const share = new WindowLimit({ limit: 2, windowMs: 1000 });
+    broker.share = share;
+    l.share = share;
+    expect(l.waitFor(1, 0)).toBe(0);
+    l.takeUnstamped(1);
+    l.stamp(0);
+    expect(share.usedAt(0)).toBe(1);
+  });
+});
+
+describe('Scheduler with a shared store', () => {
+  it('asks for all the shared limits of a task in one request (all or none, R13)', () => {
+    const { calls, scheduler } = setup();
+    const a = scheduler.limit({ name: 'a', limit: 10, windowMs: 1000 });
+    const b = scheduler.limit({ name: 'b', limit: 10, windowMs: 1000 });
+    void scheduler.schedule(() => 0, { limits: [a, b], weight: 2 });
+    expect(calls.acquire).toEqual([{ names: ['a', 'b'], weight: 2 }]);
+  });
+
+  it('does not ask for shared permits while a limit kept here holds the task', async () => {
+    const clock = new VirtualClock();
+    const { broker, calls } = fakeBroker();
+    const scheduler = new Scheduler({
+      clock,
+      store: { limit: (o, host) => (o.name === 'here' ? new WindowLimit(o) : new SharedLimit(o, broker, host)) },
+    });
+    const here = scheduler.limit({ name: 'here', limit: 1, windowMs: 1000 });
+    const there = scheduler.limit({ name: 'there', limit: 10, windowMs: 1000 });
+    await scheduler.schedule(() => 0, { limits: here });
+    void scheduler.schedule(() => 0, { limits: [here, there] });
+    expect(calls.acquire).toEqual([]);
+    await clock.advance(1000);
+    expect(calls.acquire).toEqual([{ names: ['there'], weight: 1 }]);
+  });
+});
