@@ -42,6 +42,14 @@ export type {
 
 export { WORKED_EXAMPLE } from './rules/example.js';
 
+export { ExchangeClock } from './rules/exchange-clock.js';
+export type {
+  BoundaryDirection, ClockEstimate, ClockSample, ExchangeClockConfig, ExchangeClockOptions, LocalInstant, SampleOutcome,
+  SampleRejection,
+} from './rules/exchange-clock.js';
+export { readRateLimitReport, reconcileTier, reportFor } from './rules/report.js';
+export type { RateLimitReport, ReconcileInput, ReportPolicy, TierDisagreement, TierReconciliation } from './rules/report.js';
+
 export { WindowLimit } from './schedule/window.js';
 export type { WindowLimitOptions, WindowLimitState } from './schedule/window.js';
 export { Scheduler } from './schedule/scheduler.js';
@@ -52,12 +60,15 @@ export { VirtualClock, systemClock } from './schedule/clock.js';
 export type { Clock } from './schedule/clock.js';
 export { feedbackFrom, readRateLimitHeaders } from './schedule/feedback.js';
 export type { HeadersLike, RateLimitFeedback, RateLimitHeaders } from './schedule/feedback.js';
+export { readGatewayTimes } from './schedule/gateway-time.js';
+export type { GatewayTimes } from './schedule/gateway-time.js';
+export { WEBSOCKET_RATE_LIMIT_CODES, feedbackFromWebSocket, readWebSocketRateLimit } from './schedule/websocket-feedback.js';
 
 export { createCatalog, DEFAULT_LIMITS } from './catalog/catalog.js';
 export type { Action, Catalog, CatalogOptions, Classification, LimitSpec, Market } from './catalog/catalog.js';
 export {
-  checkApiKeyCount, checkCustomIdUsable, checkFuturesBatch, checkIpWhitelist, checkListLimit, checkOpenCrossExchangeOrders,
-  checkOrderText, checkSpotBatch, checkTimestamp,
+  checkApiKeyCount, checkClockOffset, checkCustomIdUsable, checkFuturesBatch, checkIpWhitelist, checkListLimit,
+  checkOpenCrossExchangeOrders, checkOrderText, checkSpotBatch, checkTimestamp, checkWebSocketConnections,
 } from './catalog/validators.js';
 export type { Check } from './catalog/validators.js';
 export { tierMargins } from './rules/margins.js';
@@ -66,3 +77,4 @@ export { Tracker } from './account/tracker.js';
 export type { CountedAction, FillRole, TrackerState } from './account/tracker.js';
 export { AccountLimiter } from './account/limiter.js';
 export type { AccountLimit, AccountLimiterOptions, LimiterEvent, LimiterSnapshot, RequestOptions } from './account/limiter.js';
+

@@ -63,3 +63,25 @@ export const timelineInput: fc.Arbitrary<TimelineInput> = fc
       vipChanges: [...vip],
     };
   });
+
+// Input that every boundary refuses, by kind: what a property of "refused input changes nothing"
+// interleaves with valid calls.
+const T2026 = Date.UTC(2026, 10, 1);
+
+/** Not an instant of 2000 to 2200 in epoch milliseconds: seconds or microseconds, negative, NaN, text. */
+export const badInstant = fc.constantFrom<unknown>(Number.NaN, -1, 0, 9e15, T2026 * 1000, T2026 / 1000, T2026 + 0.5, Infinity, String(T2026), null);
+
+/** Not a non-negative integer count. */
+export const badCount = fc.constantFrom<unknown>(-1, -1000, 1.5, Number.NaN, Infinity, '50', '0x10', null);
+
+/** Not a positive integer. */
+export const badPositive = fc.oneof(fc.constant<unknown>(0), badCount);
+
+/** Not a contract name. */
+export const badContract = fc.constantFrom<unknown>('', 'bad name', 'BTC', 'BTC_', 'BTC__USDT', 5, null);
+
+/** Not an id (accounts). */
+export const badId = fc.constantFrom<unknown>('', ' main', 'main ', 5, null);
+
+/** Not a non-negative USDT amount. */
+export const badAmount = fc.constantFrom<unknown>('-5', 'abc', '1e', ' 1', '0x10', Number.NaN, -1, Infinity, null);

@@ -2,6 +2,7 @@ import { mkdirSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'nod
 import { join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { describe, expect, it } from 'vitest';
+import { DEFAULT_REDIS_URL, REDIS_URL } from './redis/address.js';
 
 // Every ```ts block in README.md and docs/*.md is a runnable example: it imports from
 // 'traderatio' and asserts what it shows. Each runs here against the sources.
@@ -22,7 +23,10 @@ for (const file of files) {
       it(`runs the example at line ${line}`, async () => {
         expect(code).toMatch(/from 'traderatio'/);
         const path = join(out, `${file.replace(/[/.]/g, '_')}_${i}.ts`);
-        writeFileSync(path, code.replaceAll("from 'traderatio/redis'", "from '../../src/redis/index.js'").replaceAll("from 'traderatio'", "from '../../src/index.js'"));
+        // Examples connect to the Redis a reader has (127.0.0.1:6379); here, to the tests' own.
+        const local = code.replaceAll("new Redis({ host: '127.0.0.1', port: 6379 })", `new Redis(${JSON.stringify(REDIS_URL)})`);
+        if (REDIS_URL !== DEFAULT_REDIS_URL) expect(local, 'an example reaches Redis in a way this test does not redirect').not.toMatch(/6379|new Redis\(\)|createClient\(\)/);
+        writeFileSync(path, local.replaceAll("from 'traderatio/redis'", "from '../../src/redis/index.js'").replaceAll("from 'traderatio/exchange'", "from '../../src/exchange/index.js'").replaceAll("from 'traderatio'", "from '../../src/index.js'"));
         await import(pathToFileURL(path).href);
       });
     });

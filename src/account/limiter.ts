@@ -1,12 +1,12 @@
 import { InvalidInputError } from '../errors.js';
 import { type Catalog, type CatalogOptions, type Classification, createCatalog } from '../catalog/catalog.js';
 import { type AbuseConfig, type AbuseOptions, type Throttle, buildAbuseTimeline, resolveAbuseOptions } from '../rules/abuse.js';
-import { DAY_MS, HOUR_MS, RAISE_OFFSET_MS, formatUtcInstant, parseUtcDay, utcDayStart, utcHourStart } from '../rules/calendar.js';
+import { DAY_MS, HOUR_MS, RAISE_OFFSET_MS, formatUtcDay, formatUtcInstant, parseUtcDay, utcDayStart, utcHourStart } from '../rules/calendar.js';
 import { type FamilyConfig, type FamilyOptions, rateFamily, resolveFamilyOptions } from '../rules/family.js';
 import { type TierMargins, tierMargins } from '../rules/margins.js';
-import { parseId, parseInstant } from '../rules/parse.js';
-import { coefficientOf } from '../rules/contracts.js';
-import { type ChangeReason, type DailyActivity, type TimelineAccount, buildTimeline } from '../rules/timeline.js';
+import { parseCount, parseId, parseInstant, parseNonNegativeDecimal } from '../rules/parse.js';
+import { coefficientOf, normalizeContract } from '../rules/contracts.js';
+import { type ChangeReason, type DailyActivity, type Timeline, type TimelineAccount, buildTimeline } from '../rules/timeline.js';
 import { Dec } from '../rules/decimal.js';
 import { toDec } from '../rules/fixed.js';
 import type { Tier } from '../rules/tiers.js';
@@ -37,7 +37,10 @@ export interface AccountLimiterOptions extends FamilyOptions {
   readonly warnAt?: number;
   /** Tasks that may wait at once. @default 100000 */
   readonly maxQueue?: number;
-  /** Calls `save` with a snapshot every `everyMs` milliseconds. */
+  /**
+   * Calls `save` with a snapshot every `everyMs` milliseconds. A `save` that throws or rejects
+   * is reported as an `error` event (source `persist`) and the next save runs as planned.
+   */
   readonly persist?: { readonly everyMs: number; readonly save: (snapshot: LimiterSnapshot) => unknown };
   /**
    * The contract an order request counts under when neither the caller nor the body names one
@@ -74,11 +77,18 @@ export interface AccountLimit {
   readonly reason: ChangeReason | 'live-downgrade' | 'initial';
 }
 
-/** What the limiter tells its listeners. */
+/**
+ * What the limiter tells its listeners. `error` reports what went wrong outside the limiter's own
+ * work, which it carries on with: a listener that threw (`listener`), a `persist.save` that threw
+ * or rejected (`persist`), an hourly refresh that failed (`refresh`). An error thrown by a listener
+ * while it handles an `error` event, or an error with no listener to take it, becomes a process
+ * warning (`process.emitWarning`), so that none is lost silently.
+ */
 export type LimiterEvent =
   | { readonly type: 'limit'; readonly account: string; readonly at: number; readonly from: number; readonly to: number; readonly reason: AccountLimit['reason'] }
   | { readonly type: 'throttle'; readonly account: string; readonly at: number; readonly throttle: Throttle | null }
-  | { readonly type: 'abuse-warning'; readonly account: string; readonly at: number; readonly requests: number; readonly threshold: number };
+  | { readonly type: 'abuse-warning'; readonly account: string; readonly at: number; readonly requests: number; readonly threshold: number }
+  | { readonly type: 'error'; readonly at: number; readonly source: 'listener' | 'persist' | 'refresh'; readonly error: unknown };
 
 /** The limiter's state as plain, versioned JSON. */
 export interface LimiterSnapshot {
@@ -146,7 +156,13 @@ export class AccountLimiter {
 
   constructor(options: AccountLimiterOptions) {
     if (typeof options !== 'object' || options === null) throw new InvalidInputError('limiter options', options, 'an object { accounts, ... }');
-    this.clock = options.clock ?? systemClock;
+    // Every option is read before anything is made: a refused one leaves no timer behind.
+    const clock = options.clock ?? systemClock;
+    if (typeof clock !== 'object' || clock === null || typeof clock.wall !== 'function' || typeof clock.setTimer !== 'function') {
+      throw new InvalidInputError('`clock`', clock, 'a Clock { now, wall, setTimer, clearTimer }');
+    }
+    parseInstant(Math.floor(clock.wall()), 'the wall time of `clock`');
+    this.clock = clock;
     this.family = resolveFamilyOptions(options);
     this.abuse = resolveAbuseOptions(options.abuse);
     this.catalog = createCatalog(options.catalog);
@@ -157,40 +173,47 @@ export class AccountLimiter {
     const warnAt = options.warnAt ?? 0.9;
     if (typeof warnAt !== 'number' || !(warnAt > 0 && warnAt <= 1)) throw new InvalidInputError('`warnAt`', options.warnAt, 'a share above 0 and at most 1');
     this.warnAt = warnAt;
-    this.unknownContract = options.unknownContract ?? 'BTC_USDT';
+    this.unknownContract = normalizeContract(options.unknownContract ?? 'BTC_USDT', '`unknownContract`');
     this.vipLevel = parseVipLevel(options.vipLevel ?? TIERED_VIP_LEVEL, '`vipLevel`');
+    const persist = options.persist;
+    if (persist !== undefined && (typeof persist !== 'object' || persist === null || typeof persist.everyMs !== 'number' ||
+        !(persist.everyMs > 0) || !Number.isFinite(persist.everyMs) || typeof persist.save !== 'function')) {
+      throw new InvalidInputError('`persist`', persist, 'an object { everyMs: a positive number, save: a function }');
+    }
     // The timeline validates the family (ids, roles, creation instants) once here.
-    buildTimeline({ accounts: options.accounts, activity: [] }, this.family);
-    this.accounts = options.accounts.map((a) => ({ ...a }));
+    const timeline = this.timelineOf(options.accounts, this.tracker, this.vipLevel, this.vipChanges);
+    this.accounts = options.accounts.map(copyAccount);
     this.scheduler = new Scheduler({ clock: this.clock, ...(options.maxQueue === undefined ? {} : { maxQueue: options.maxQueue }) });
     for (const a of this.accounts) this.addLimits(a.id);
-    if (options.persist !== undefined) {
-      const { everyMs, save } = options.persist;
-      if (typeof everyMs !== 'number' || !(everyMs > 0) || typeof save !== 'function') {
-        throw new InvalidInputError('`persist`', options.persist, 'an object { everyMs: a positive number, save: a function }');
-      }
+    if (persist !== undefined) {
+      const { everyMs, save } = persist;
       const tick = (): void => {
         if (this.closed) return;
-        void Promise.resolve().then(() => save(this.snapshot())).catch(() => undefined);
         this.persistTimer = unrefTimer(this.clock.setTimer(tick, everyMs));
+        void Promise.resolve().then(() => save(this.snapshot())).catch((error: unknown) => this.report('persist', error));
       };
       this.persistTimer = unrefTimer(this.clock.setTimer(tick, everyMs));
     }
-    this.refresh();
+    this.refreshWith(timeline);
   }
 
   /**
    * Sends one request through the limits it draws on (R10), and counts it (R1, R9) whatever its
    * outcome: a futures order request counts when it starts. Resolves or rejects as `fn` does, or
-   * rejects with a `RefusedError` when it never started.
+   * rejects with a `RefusedError` when it never started. Bad input (an unknown account, path or
+   * contract, a bad body or option) throws an {@link InvalidInputError} at once: nothing is
+   * queued, taken or counted for it.
    */
   request<T>(account: string, method: string, path: string, fn: () => T | PromiseLike<T>, options: RequestOptions = {}): Promise<Awaited<T>> {
-    const limits = this.limits.get(account);
-    if (limits === undefined) throw new InvalidInputError('`account`', account, `an account of the limiter (${[...this.limits.keys()].join(', ')})`);
+    const limits = this.limitsOf(account);
+    if (typeof options !== 'object' || options === null) throw new InvalidInputError('the request options', options, 'an object { body, contract, signal, deadline, priority }');
     const c = this.catalog.classify(method, path, options.body);
-    const drawn = this.limitsFor(account, limits, c);
+    const named = options.contract === undefined ? undefined : normalizeContract(options.contract, '`contract`');
     const counted = c.market === 'futures' && c.action !== 'other';
-    const contract = counted ? (options.contract ?? c.instrument ?? this.unknownContract) : undefined;
+    // The contract it counts under, read now: one refused when the request starts would take a
+    // permit for a request that never runs.
+    const contract = !counted ? undefined
+      : (named ?? (c.instrument === undefined ? this.unknownContract : normalizeContract(c.instrument, 'the `contract` of the body')));
     const task = counted
       ? () => {
         this.count(account, contract!, c);
@@ -198,7 +221,7 @@ export class AccountLimiter {
       }
       : fn;
     return this.scheduler.schedule(task, {
-      limits: drawn,
+      limits: this.limitsFor(account, limits, c),
       weight: c.weight,
       priority: options.priority ?? (c.action === 'cancel' ? CANCEL_PRIORITY : 0),
       ...(options.signal === undefined ? {} : { signal: options.signal }),
@@ -206,10 +229,12 @@ export class AccountLimiter {
     });
   }
 
-  /** Counts a fill: `volume` USDT on `contract`, as maker or taker (R1, R9). */
+  /** Counts a fill: `volume` USDT on `contract`, as maker or taker (R1, R9), now or at `at`. */
   recordFill(account: string, fill: { readonly contract: string; readonly role: FillRole; readonly volume: string | number; readonly at?: number }): void {
-    if (!this.limits.has(account)) throw new InvalidInputError('`account`', account, `an account of the limiter (${[...this.limits.keys()].join(', ')})`);
-    const at = fill.at === undefined ? this.wallNow() : parseInstant(fill.at, '`at`');
+    this.limitsOf(account);
+    if (typeof fill !== 'object' || fill === null) throw new InvalidInputError('the fill', fill, 'an object { contract, role, volume, at? }');
+    // Without `at`, now; never before what is counted already (the wall clock may step back).
+    const at = fill.at === undefined ? Math.max(this.wallNow(), this.tracker.lastInstant) : parseInstant(fill.at, '`at`');
     this.tracker.recordFill(account, fill.contract, fill.role, fill.volume, at);
     if (this.live) this.evaluateLive(account);
   }
@@ -220,8 +245,10 @@ export class AccountLimiter {
     const instant = parseInstant(at, '`at`');
     const last = this.vipChanges.at(-1)?.at ?? -Infinity;
     if (instant <= last) throw new InvalidInputError('`at`', instant, `an instant after the last VIP change (${formatUtcInstant(last)})`);
-    this.vipChanges.push({ at: instant, level: l });
-    this.refresh();
+    const vipChanges = [...this.vipChanges, { at: instant, level: l }];
+    const timeline = this.timelineOf(this.accounts, this.tracker, this.vipLevel, vipChanges);
+    this.vipChanges = vipChanges;
+    this.refreshWith(timeline);
   }
 
   /** Reports a new sub-account (R8), created now or at `at`. */
@@ -229,9 +256,11 @@ export class AccountLimiter {
     const account = parseId(id, '`id`');
     if (this.limits.has(account)) throw new InvalidInputError('`id`', id, 'an id not yet in the family');
     const createdAt = parseInstant(at, '`at`');
-    this.accounts.push({ id: account, createdAt });
+    const accounts = [...this.accounts, { id: account, createdAt }];
+    const timeline = this.timelineOf(accounts, this.tracker, this.vipLevel, this.vipChanges);
+    this.accounts = accounts;
     this.addLimits(account);
-    this.refresh();
+    this.refreshWith(timeline);
   }
 
   /** The limit in force for `account` now. */
@@ -289,21 +318,39 @@ export class AccountLimiter {
     };
   }
 
-  /** Adds history fetched from the exchange, for days and hours before anything counted here. */
+  /**
+   * Adds history fetched from the exchange, for days and hours before anything counted here and
+   * not after now: daily activity per account and contract (R1), and hourly requests and USDT
+   * traded (R9). The whole history is validated before any of it is added.
+   */
   seed(history: { readonly days?: readonly DailyActivity[]; readonly hours?: readonly { readonly account: string; readonly hour: number; readonly requests: number; readonly traded?: string }[] }): void {
-    // Validated as a timeline first: nothing is added if any of it is wrong.
-    buildTimeline({ accounts: this.accounts, activity: history.days ?? [] }, this.family);
+    if (typeof history !== 'object' || history === null) throw new InvalidInputError('the history', history, 'an object { days?, hours? }');
+    const { days = [], hours = [] } = history;
+    if (!Array.isArray(days)) throw new InvalidInputError('`days`', days, 'an array of daily activity { account, day, contracts }');
+    if (!Array.isArray(hours)) throw new InvalidInputError('`hours`', hours, 'an array of hours { account, hour, requests, traded }');
+    const now = this.wallNow();
+    // Validated as a timeline first (accounts, days, contracts, counts, volumes).
+    buildTimeline({ accounts: this.accounts, activity: days }, this.family);
+    const seededDays = days.map((d, i) => {
+      const start = parseUtcDay(d.day, `\`days[${i}].day\``);
+      if (start > utcDayStart(now)) throw new InvalidInputError(`\`days[${i}].day\``, d.day, `a day up to today (${formatUtcDay(now)}): history is what already happened`);
+      return { account: d.account, start, contracts: d.contracts };
+    });
+    const seededHours = hours.map((h, i) => {
+      if (typeof h !== 'object' || h === null) throw new InvalidInputError(`\`hours[${i}]\``, h, 'an object { account, hour, requests, traded }');
+      if (!this.limits.has(h.account)) throw new InvalidInputError(`\`hours[${i}].account\``, h.account, 'an account of the limiter');
+      const hour = utcHourStart(parseInstant(h.hour, `\`hours[${i}].hour\``));
+      if (hour > now) throw new InvalidInputError(`\`hours[${i}].hour\``, h.hour, `an hour up to this one (${formatUtcInstant(utcHourStart(now))}): history is what already happened`);
+      parseCount(h.requests, `\`hours[${i}].requests\``);
+      parseNonNegativeDecimal(h.traded ?? '0', `\`hours[${i}].traded\``);
+      return { account: h.account, hour, requests: h.requests, traded: h.traded ?? '0' };
+    });
     const next = Tracker.restore(this.tracker.snapshot());
-    const days = [...(history.days ?? [])].map((d, i) => ({ ...d, start: parseUtcDay(d.day, `\`days[${i}].day\``) }));
-    days.sort((a, b) => a.start - b.start);
-    for (const d of days) next.seedDay(d.account, d.start, d.contracts);
-    const hours = [...(history.hours ?? [])].sort((a, b) => a.hour - b.hour);
-    for (const h of hours) {
-      if (!this.limits.has(h.account)) throw new InvalidInputError('`hours[].account`', h.account, 'an account of the limiter');
-      next.seedHour(h.account, utcHourStart(parseInstant(h.hour, '`hours[].hour`')), h.requests, h.traded ?? '0');
-    }
+    for (const d of seededDays.sort((a, b) => a.start - b.start)) next.seedDay(d.account, d.start, d.contracts);
+    for (const h of seededHours.sort((a, b) => a.hour - b.hour)) next.seedHour(h.account, h.hour, h.requests, h.traded);
+    const timeline = this.timelineOf(this.accounts, next, this.vipLevel, this.vipChanges);
     this.tracker = next;
-    this.refresh();
+    this.refreshWith(timeline);
   }
 
   /** The state as plain, versioned JSON (counts, family, VIP), for `restore` after a restart. */
@@ -312,7 +359,7 @@ export class AccountLimiter {
       format: 'traderatio.account-limiter',
       version: SNAPSHOT_VERSION,
       at: this.wallNow(),
-      accounts: this.accounts.map((a) => ({ ...a })),
+      accounts: this.accounts.map(copyAccount),
       vipLevel: this.vipLevel,
       vipChanges: this.vipChanges.map((v) => ({ ...v })),
       tracker: this.tracker.snapshot(),
@@ -321,7 +368,8 @@ export class AccountLimiter {
 
   /**
    * Carries on from a snapshot: the same counts, family and VIP history. A snapshot that is not
-   * one, is corrupt, or comes from a later version is refused with an error and changes nothing.
+   * one, is corrupt, or comes from a later version is refused with an error and changes nothing:
+   * all of it is read and checked before any of it is applied.
    */
   restore(snapshot: unknown): void {
     const s = snapshot as Partial<LimiterSnapshot>;
@@ -331,22 +379,31 @@ export class AccountLimiter {
     if (s.version !== SNAPSHOT_VERSION) {
       throw new InvalidInputError('the snapshot `version`', s.version, `version ${SNAPSHOT_VERSION} (this library reads no other)`);
     }
-    if (!Array.isArray(s.accounts) || !Array.isArray(s.vipChanges)) throw new InvalidInputError('the snapshot', snapshot, 'accounts and vipChanges arrays');
-    buildTimeline({ accounts: s.accounts, activity: [], vipLevel: s.vipLevel ?? 14, vipChanges: s.vipChanges }, this.family);
+    parseInstant(s.at, 'the snapshot `at`');
+    const vipLevel = parseVipLevel(s.vipLevel, 'the snapshot `vipLevel`');
+    if (!Array.isArray(s.accounts)) throw new InvalidInputError('the snapshot `accounts`', s.accounts, 'an array of accounts');
+    if (!Array.isArray(s.vipChanges)) throw new InvalidInputError('the snapshot `vipChanges`', s.vipChanges, 'an array of VIP changes');
     const tracker = Tracker.restore(s.tracker as TrackerState);
+    // The timeline checks the family, the VIP history and the counts against each other, as
+    // every refresh after this one will.
+    const timeline = this.timelineOf(s.accounts, tracker, vipLevel, s.vipChanges);
     for (const id of tracker.accountIds) {
       if (!s.accounts.some((a) => a.id === id)) throw new InvalidInputError('an account of the snapshot tracker', id, 'an account listed in the snapshot');
     }
-    this.accounts = s.accounts.map((a) => ({ ...a }));
-    this.vipLevel = parseVipLevel(s.vipLevel, '`vipLevel`');
-    this.vipChanges = s.vipChanges.map((v) => ({ at: v.at, level: v.level }));
+    this.accounts = s.accounts.map(copyAccount);
+    this.vipLevel = vipLevel;
+    this.vipChanges = s.vipChanges.map((v) => ({ at: v.at, level: v.level })).sort((a, b) => a.at - b.at);
     this.tracker = tracker;
     for (const a of this.accounts) if (!this.limits.has(a.id)) this.addLimits(a.id);
-    this.refresh();
+    this.refreshWith(timeline);
   }
 
-  /** Listens to limit changes, throttles and early warnings. Returns a function that stops it. */
+  /**
+   * Listens to limit changes, throttles, early warnings and errors. Returns a function that stops
+   * it. A listener that throws is reported as an `error` event; the limiter carries on.
+   */
   on(listener: (event: LimiterEvent) => void): () => void {
+    if (typeof listener !== 'function') throw new InvalidInputError('the listener', listener, 'a function');
     this.listeners.add(listener);
     return () => this.listeners.delete(listener);
   }
@@ -363,11 +420,28 @@ export class AccountLimiter {
   /** Recomputes every account's limits now, and sets the timer for the next whole hour. */
   refresh(): void {
     if (this.closed) return;
+    this.refreshWith(this.timelineOf(this.accounts, this.tracker, this.vipLevel, this.vipChanges));
+  }
+
+  /** The limit timeline of a family state; it throws on a state that is not valid, and then nothing has changed. */
+  private timelineOf(accounts: readonly TimelineAccount[], tracker: Tracker, vipLevel: number, vipChanges: readonly { at: number; level: number }[]): Timeline {
+    return buildTimeline({ accounts, activity: tracker.dailyActivity(), vipLevel, vipChanges }, this.family);
+  }
+
+  /** Applies the timeline of the state now in force, and sets the timer for the next whole hour. */
+  private refreshWith(timeline: Timeline): void {
+    if (this.closed) return;
     const now = this.wallNow();
-    const timeline = buildTimeline(
-      { accounts: this.accounts, activity: this.tracker.dailyActivity(), vipLevel: this.vipLevel, vipChanges: this.vipChanges },
-      this.family,
-    );
+    // The next refresh is set first: whatever happens below, the hourly refreshes go on.
+    if (this.timer !== null) this.clock.clearTimer(this.timer);
+    this.timer = unrefTimer(this.clock.setTimer(() => {
+      this.timer = null;
+      try {
+        this.refresh();
+      } catch (error) {
+        this.report('refresh', error);
+      }
+    }, utcHourStart(now) + HOUR_MS - now));
     const since0800 = now - utcDayStart(now) >= RAISE_OFFSET_MS && now - utcDayStart(now) < RAISE_OFFSET_MS + HOUR_MS;
     for (const a of this.accounts) {
       const l = this.limits.get(a.id)!;
@@ -386,12 +460,6 @@ export class AccountLimiter {
       this.resetWarning(a.id, l, now);
       if (this.live) this.evaluateLive(a.id);
     }
-    if (this.timer !== null) this.clock.clearTimer(this.timer);
-    const nextHour = utcHourStart(now) + HOUR_MS;
-    this.timer = unrefTimer(this.clock.setTimer(() => {
-      this.timer = null;
-      this.refresh();
-    }, nextHour - now));
   }
 
   private apply(account: string, l: AccountLimits, next: AccountLimit): void {
@@ -530,9 +598,42 @@ export class AccountLimiter {
     return Math.floor(this.clock.wall());
   }
 
+  /**
+   * Tells every listener, each on its own: one that throws neither stops the others nor reaches
+   * the limiter's work (a refresh, a request being counted); it is reported once all have heard.
+   */
   private emit(event: LimiterEvent): void {
-    for (const listener of this.listeners) listener(event);
+    let thrown: unknown[] | undefined;
+    for (const listener of this.listeners) {
+      try {
+        listener(event);
+      } catch (error) {
+        (thrown ??= []).push(error);
+      }
+    }
+    if (thrown === undefined) return;
+    for (const error of thrown) {
+      if (event.type === 'error') warn(error);
+      else this.report('listener', error);
+    }
   }
+
+  /** Reports an error outside the limiter's own work as an `error` event, or a warning when nobody listens. */
+  private report(source: 'listener' | 'persist' | 'refresh', error: unknown): void {
+    if (this.listeners.size === 0) warn(error);
+    else this.emit({ type: 'error', at: this.wallNow(), source, error });
+  }
+}
+
+/** Hands an error nobody took to the process as a warning (Node prints it once on standard error). */
+function warn(error: unknown): void {
+  const p = (globalThis as { process?: { emitWarning?: (warning: string | Error, type?: string) => void } }).process;
+  p?.emitWarning?.(error instanceof Error ? error : String(error), 'TraderatioWarning');
+}
+
+/** An account of the family as the limiter keeps it: its own fields only. */
+function copyAccount(a: TimelineAccount): TimelineAccount {
+  return { id: a.id, ...(a.role === undefined ? {} : { role: a.role }), ...(a.createdAt === undefined ? {} : { createdAt: a.createdAt }) };
 }
 
 function unrefTimer(handle: unknown): unknown {

@@ -1,10 +1,10 @@
 import { InvalidInputError } from '../errors.js';
 import type { HourlyActivity } from '../rules/abuse.js';
-import { DAY_MS, HOUR_MS, formatUtcDay, formatUtcInstant } from '../rules/calendar.js';
+import { DAY_MS, HOUR_MS, formatUtcDay, formatUtcInstant, parseUtcDay, parseUtcHour } from '../rules/calendar.js';
 import { contractName, normalizeContract } from '../rules/contracts.js';
 import { type DecimalInput } from '../rules/decimal.js';
 import { type Fixed, FixedSum, fixedFromDec, toDec } from '../rules/fixed.js';
-import { parseId, parseInstant, parseNonNegativeDecimal } from '../rules/parse.js';
+import { isInstant, parseCount, parseId, parseInstant, parseNonNegativeDecimal, parsePositiveInteger } from '../rules/parse.js';
 import type { ContractActivity } from '../rules/ratio.js';
 import type { DailyActivity } from '../rules/timeline.js';
 
@@ -88,12 +88,15 @@ export class Tracker {
    * `at`. Failed requests count too: call it whatever the outcome.
    */
   recordRequest(account: string, contract: string, action: CountedAction, at: number, orders = 1): void {
-    if (typeof at !== 'number' || !(at >= this.latest) || !Number.isFinite(at)) this.refuseInstant(at);
-    if (typeof orders !== 'number' || !Number.isSafeInteger(orders) || orders <= 0) {
-      throw new InvalidInputError('`orders`', orders, 'a positive integer');
-    }
+    if (!(at >= this.latest) || !isInstant(at)) this.refuseInstant(at);
+    parsePositiveInteger(orders, '`orders`');
     if (action !== 'place' && action !== 'cancel' && action !== 'amend') throw new InvalidInputError('`action`', action, '"place", "amend" or "cancel"');
-    const a = account === this.lastAccount && this.lastCounters !== null ? this.lastCounters : (this.accounts.get(account) ?? this.addAccount(account));
+    let a = account === this.lastAccount && this.lastCounters !== null ? this.lastCounters : this.accounts.get(account);
+    if (a === undefined) {
+      // Every argument is read before a new account is added: a refused call leaves nothing behind.
+      normalizeContract(contract);
+      a = this.addAccount(account);
+    }
     const day = a.day;
     let c: ContractDay;
     if (contract === a.lastContract && a.lastCounters !== null && day !== null && at - day.start < DAY_MS && at >= day.start) {
@@ -115,10 +118,10 @@ export class Tracker {
 
   /** Records a fill: `volume` USDT traded on `contract` as maker or taker at `at`. */
   recordFill(account: string, contract: string, role: FillRole, volume: DecimalInput, at: number): void {
-    if (typeof at !== 'number' || !(at >= this.latest) || !Number.isFinite(at)) this.refuseInstant(at);
+    if (!(at >= this.latest) || !isInstant(at)) this.refuseInstant(at);
     if (role !== 'maker' && role !== 'taker') throw new InvalidInputError('`role`', role, '"maker" or "taker"');
     const name = normalizeContract(contract);
-    const amount = readVolume(volume);
+    const amount = readVolume(volume, '`volume`');
     const a = this.accounts.get(account) ?? this.addAccount(account);
     const c = this.dayOf(a, at).contract(name);
     (role === 'maker' ? c.maker : c.taker).add(amount);
@@ -176,11 +179,14 @@ export class Tracker {
     return (this.accounts.get(account)?.hours ?? []).map((h) => ({ hour: h.start, requests: h.requests, traded: text(h.traded.value()) }));
   }
 
-  /** The state as plain data. */
+  /** The state as plain data, accounts in the order of their ids. */
   snapshot(): TrackerState {
     const days: TrackerState['days'][number][] = [];
     const hours: TrackerState['hours'][number][] = [];
-    for (const [account, a] of this.accounts) {
+    // Accounts by id: the order does not depend on which was seen first, so a restored tracker
+    // gives the same snapshot.
+    for (const account of [...this.accounts.keys()].sort()) {
+      const a = this.accounts.get(account)!;
       for (const d of a.days) {
         days.push({
           account,
@@ -195,82 +201,80 @@ export class Tracker {
     return { latest: this.latest === -Infinity ? null : this.latest, days, hours };
   }
 
-  /** A tracker in the state `snapshot()` gave. Throws {@link InvalidInputError} naming what is wrong. */
+  /**
+   * A tracker in the state `snapshot()` gave. Throws {@link InvalidInputError} naming what is
+   * wrong; a state it accepts is one it can go on counting from (and snapshot again).
+   */
   static restore(state: TrackerState): Tracker {
     if (typeof state !== 'object' || state === null || !Array.isArray(state.days) || !Array.isArray(state.hours)) {
       throw new InvalidInputError('the tracker state', state, 'an object { latest, days, hours }');
     }
     const t = new Tracker();
+    let last = -Infinity;
     state.days.forEach((d, i) => {
-      const account = parseId(d?.account, `\`days[${i}].account\``);
-      const start = Date.parse(`${String(d.day)}T00:00:00Z`);
-      if (!/^\d{4}-\d{2}-\d{2}$/.test(String(d.day)) || !Number.isFinite(start)) throw new InvalidInputError(`\`days[${i}].day\``, d.day, 'a UTC day "YYYY-MM-DD"');
+      if (typeof d !== 'object' || d === null) throw new InvalidInputError(`\`days[${i}]\``, d, 'an object { account, day, contracts }');
+      const account = parseId(d.account, `\`days[${i}].account\``);
+      const day = readDay(parseUtcDay(d.day, `\`days[${i}].day\``), d.contracts, `days[${i}].contracts`);
       const a = t.accounts.get(account) ?? t.addAccount(account);
-      if (a.days.some((x) => x.start >= start)) throw new InvalidInputError(`\`days[${i}].day\``, d.day, 'days of an account in increasing order, each once');
-      const day = new Day(start);
-      if (!Array.isArray(d.contracts)) throw new InvalidInputError(`\`days[${i}].contracts\``, d.contracts, 'an array');
-      for (const [j, c] of d.contracts.entries()) {
-        const where = `\`days[${i}].contracts[${j}]\``;
-        const cd = day.contract(normalizeContract(c?.contract, `${where}.contract`));
-        cd.maker.add(fixedFromDec(parseNonNegativeDecimal(c.makerVolume, `${where}.makerVolume`)));
-        cd.taker.add(fixedFromDec(parseNonNegativeDecimal(c.takerVolume, `${where}.takerVolume`)));
-        for (const k of ['place', 'amend', 'cancel'] as const) {
-          const v = c[k];
-          if (typeof v !== 'number' || !Number.isSafeInteger(v) || v < 0) throw new InvalidInputError(`${where}.${k}`, v, 'a non-negative integer');
-          cd[k] = v;
-        }
-      }
+      if (a.days.some((x) => x.start >= day.start)) throw new InvalidInputError(`\`days[${i}].day\``, d.day, 'days of an account in increasing order, each once');
       a.days.push(day);
       a.day = day;
+      last = Math.max(last, day.start);
     });
     state.hours.forEach((h, i) => {
-      const account = parseId(h?.account, `\`hours[${i}].account\``);
-      const start = Date.parse(String(h.hour));
-      if (!Number.isFinite(start) || start % HOUR_MS !== 0) throw new InvalidInputError(`\`hours[${i}].hour\``, h.hour, 'a whole UTC hour in ISO form');
+      if (typeof h !== 'object' || h === null) throw new InvalidInputError(`\`hours[${i}]\``, h, 'an object { account, hour, requests, traded }');
+      const account = parseId(h.account, `\`hours[${i}].account\``);
+      const hour = readHour(parseUtcHour(h.hour, `\`hours[${i}].hour\``), h.requests, h.traded, `hours[${i}].`);
       const a = t.accounts.get(account) ?? t.addAccount(account);
-      if (a.hours.some((x) => x.start >= start)) throw new InvalidInputError(`\`hours[${i}].hour\``, h.hour, 'hours of an account in increasing order, each once');
-      if (typeof h.requests !== 'number' || !Number.isSafeInteger(h.requests) || h.requests < 0) {
-        throw new InvalidInputError(`\`hours[${i}].requests\``, h.requests, 'a non-negative integer');
-      }
-      const hour = new Hour(start);
-      hour.requests = h.requests;
-      hour.traded.add(fixedFromDec(parseNonNegativeDecimal(h.traded, `\`hours[${i}].traded\``)));
+      if (a.hours.some((x) => x.start >= hour.start)) throw new InvalidInputError(`\`hours[${i}].hour\``, h.hour, 'hours of an account in increasing order, each once');
       a.hours.push(hour);
       a.hour = hour;
+      last = Math.max(last, hour.start);
     });
-    if (state.latest !== null) t.latest = parseInstant(state.latest, '`latest`');
+    if (state.latest === null) {
+      if (last !== -Infinity) throw new InvalidInputError('`latest`', state.latest, 'the latest instant recorded (the state has days and hours)');
+    } else {
+      t.latest = parseInstant(state.latest, '`latest`');
+      if (t.latest < last) throw new InvalidInputError('`latest`', state.latest, `an instant at or after every day and hour of the state (${formatUtcInstant(last)})`);
+    }
     return t;
   }
 
-  /** Adds seeded daily activity (history fetched from the exchange) for days before any recorded. */
-  seedDay(account: string, day: number, contracts: readonly ContractActivity[]): void {
-    const a = this.accounts.get(account) ?? this.addAccount(account);
-    if (a.days.some((d) => d.start >= day)) throw new InvalidInputError('`day` of seeded history', formatUtcDay(day), `a day before any already counted for ${account}`);
-    const d = new Day(day);
-    for (const c of contracts) {
-      const cd = d.contract(normalizeContract(c.contract));
-      cd.place += c.place ?? 0;
-      cd.amend += c.amend ?? 0;
-      cd.cancel += c.cancel ?? 0;
-      if (c.makerVolume !== undefined) cd.maker.add(readVolume(c.makerVolume));
-      if (c.takerVolume !== undefined) cd.taker.add(readVolume(c.takerVolume));
+  /**
+   * Adds seeded daily activity (history fetched from the exchange): `day` is a UTC day (epoch
+   * milliseconds at 00:00 or "YYYY-MM-DD") after every day already counted for the account.
+   * Everything is validated before anything is added.
+   */
+  seedDay(account: string, day: number | string, contracts: readonly ContractActivity[]): void {
+    const id = parseId(account, '`account`');
+    const d = readDay(parseUtcDay(day, '`day`'), contracts, 'contracts');
+    const known = this.accounts.get(id);
+    if (known?.days.some((x) => x.start >= d.start) === true) {
+      throw new InvalidInputError('`day` of seeded history', formatUtcDay(d.start), `a day after every one already counted for ${id}`);
     }
+    const a = known ?? this.addAccount(id);
     a.days.push(d);
     a.day = d;
     a.lastCounters = null;
-    if (day + DAY_MS - 1 > this.latest) this.latest = Math.max(this.latest, day);
+    this.latest = Math.max(this.latest, d.start);
   }
 
-  /** Adds a seeded hour (history fetched from the exchange). */
-  seedHour(account: string, hour: number, requests: number, traded: DecimalInput): void {
-    const a = this.accounts.get(account) ?? this.addAccount(account);
-    if (a.hours.some((h) => h.start >= hour)) throw new InvalidInputError('`hour` of seeded history', formatUtcInstant(hour), `an hour before any already counted for ${account}`);
-    const h = new Hour(hour);
-    h.requests = requests;
-    h.traded.add(readVolume(traded));
+  /**
+   * Adds a seeded hour (history fetched from the exchange): `hour` is a whole UTC hour after every
+   * hour already counted for the account, `requests` a count, `traded` USDT. Everything is
+   * validated before anything is added.
+   */
+  seedHour(account: string, hour: number | string, requests: number, traded: DecimalInput = '0'): void {
+    const id = parseId(account, '`account`');
+    const h = readHour(parseUtcHour(hour, '`hour`'), requests, traded, '');
+    const known = this.accounts.get(id);
+    if (known?.hours.some((x) => x.start >= h.start) === true) {
+      throw new InvalidInputError('`hour` of seeded history', formatUtcInstant(h.start), `an hour after every one already counted for ${id}`);
+    }
+    const a = known ?? this.addAccount(id);
     a.hours.push(h);
     a.hour = h;
-    this.latest = Math.max(this.latest, hour);
+    this.latest = Math.max(this.latest, h.start);
   }
 
   private addAccount(account: string): AccountCounters {
@@ -302,12 +306,41 @@ export class Tracker {
   }
 
   private refuseInstant(at: unknown): never {
+    parseInstant(at, '`at`');
     throw new InvalidInputError('`at`', at, `an instant at or after the last one recorded (${this.latest === -Infinity ? 'none yet' : formatUtcInstant(this.latest)})`);
   }
 }
 
-function readVolume(volume: DecimalInput): Fixed {
-  return fixedFromDec(parseNonNegativeDecimal(volume, '`volume`'));
+function readVolume(volume: unknown, field: string): Fixed {
+  return fixedFromDec(parseNonNegativeDecimal(volume, field));
+}
+
+/** A day's counters from a list of contract activity (each contract once), validated whole; `path` names the list. */
+function readDay(start: number, contracts: unknown, path: string): Day {
+  if (!Array.isArray(contracts)) throw new InvalidInputError(`\`${path}\``, contracts, 'an array of contract activity');
+  const day = new Day(start);
+  (contracts as ContractActivity[]).forEach((c, j) => {
+    const at = (field: string): string => `\`${path}[${j}]${field}\``;
+    if (typeof c !== 'object' || c === null) throw new InvalidInputError(at(''), c, 'an object { contract, makerVolume, takerVolume, place, amend, cancel }');
+    const name = normalizeContract(c.contract, at('.contract'));
+    if (day.contracts.has(name)) throw new InvalidInputError(at('.contract'), c.contract, `each contract once per day (${name} appears twice)`);
+    const cd = day.contract(name);
+    // A field left out is zero; null is refused, as it is in the ratio's own lists.
+    cd.place = c.place === undefined ? 0 : parseCount(c.place, at('.place'));
+    cd.amend = c.amend === undefined ? 0 : parseCount(c.amend, at('.amend'));
+    cd.cancel = c.cancel === undefined ? 0 : parseCount(c.cancel, at('.cancel'));
+    if (c.makerVolume !== undefined) cd.maker.add(readVolume(c.makerVolume, at('.makerVolume')));
+    if (c.takerVolume !== undefined) cd.taker.add(readVolume(c.takerVolume, at('.takerVolume')));
+  });
+  return day;
+}
+
+/** An hour's counters, validated; `prefix` names where they come from (`hours[3].`, or nothing). */
+function readHour(start: number, requests: unknown, traded: unknown, prefix: string): Hour {
+  const hour = new Hour(start);
+  hour.requests = parseCount(requests, `\`${prefix}requests\``);
+  hour.traded.add(readVolume(traded, `\`${prefix}traded\``));
+  return hour;
 }
 
 function text(f: Fixed): string {

@@ -1,5 +1,6 @@
 import { InvalidInputError } from '../errors.js';
 import { readRateLimit, type RateLimit } from '../rules/abuse.js';
+import { readOptions } from '../rules/parse.js';
 
 /** The market a request belongs to (R10). */
 export type Market = 'spot' | 'margin' | 'futures' | 'delivery' | 'options' | 'wallet' | 'sub-accounts' | 'unified' | 'public' | 'other';
@@ -127,10 +128,13 @@ export interface Catalog {
  * // { market: 'futures', action: 'place', orders: 3, limits: [{ key: 'futures.place', limit: 100, windowMs: 1000, ... }], ... }
  * ```
  */
-export function createCatalog(options: CatalogOptions = {}): Catalog {
-  const limits: Record<string, RateLimit> = { ...DEFAULT_LIMITS };
-  for (const [key, value] of Object.entries(options.limits ?? {})) {
-    if (!(key in DEFAULT_LIMITS)) {
+export function createCatalog(options?: CatalogOptions): Catalog {
+  const overrides = readOptions(readOptions(options, 'the catalogue options').limits, '`limits`');
+  // Keys come from the caller (often parsed JSON): a map without a prototype, and only its own
+  // keys looked up, so that "__proto__" or "constructor" is a key like any other, and refused.
+  const limits: Record<string, RateLimit> = Object.assign(Object.create(null) as Record<string, RateLimit>, DEFAULT_LIMITS);
+  for (const [key, value] of Object.entries(overrides)) {
+    if (!Object.hasOwn(DEFAULT_LIMITS, key)) {
       throw new InvalidInputError('a `limits` key', key, `one of ${Object.keys(DEFAULT_LIMITS).join(', ')}`);
     }
     limits[key] = readRateLimit(value, `\`limits.${key}\``);

@@ -1,7 +1,12 @@
 /**
  * The other stated limits (R11), as checks an engine runs before sending: each failure carries the
  * label the exchange would answer with, so that a request certain to be refused is never sent.
+ * An argument that is not what a check reads (NaN for a count, a number for a text, an instant
+ * out of range) is a mistake in the caller, not an answer of the exchange: it is refused with an
+ * {@link InvalidInputError} naming it, never answered ok.
  */
+import { InvalidInputError } from '../errors.js';
+import { parseCount, parseInstant, parseUnixSeconds } from '../rules/parse.js';
 
 /** A check's outcome: ok, or the exchange's label and why. */
 export type Check = { readonly ok: true } | { readonly ok: false; readonly label: string; readonly message: string };
@@ -41,18 +46,22 @@ export function checkFuturesBatch(orders: readonly unknown[]): Check {
 
 /** Cross-exchange orders: at most 1,000 open (TOO_MANY_ORDERS) counting the one to place. */
 export function checkOpenCrossExchangeOrders(open: number): Check {
-  return open + 1 > 1000 ? fail('TOO_MANY_ORDERS', `${open} cross-exchange orders open; at most 1000`) : OK;
+  return parseCount(open, '`open`') + 1 > 1000 ? fail('TOO_MANY_ORDERS', `${open} cross-exchange orders open; at most 1000`) : OK;
 }
 
 /** API keys: at most 20 per account, counting the one to create. */
 export function checkApiKeyCount(existing: number): Check {
-  return existing + 1 > 20 ? fail('INVALID_PARAM_VALUE', `${existing} API keys exist; at most 20 per account`) : OK;
+  return parseCount(existing, '`existing`') + 1 > 20 ? fail('INVALID_PARAM_VALUE', `${existing} API keys exist; at most 20 per account`) : OK;
 }
 
 const IPV4 = /^(25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)(\.(25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)){3}$/;
 
 /** A key's IP whitelist: at most 20 IPv4 addresses, no ranges. */
 export function checkIpWhitelist(addresses: readonly string[]): Check {
+  if (!Array.isArray(addresses)) throw new InvalidInputError('`addresses`', addresses, 'an array of IPv4 addresses');
+  addresses.forEach((a, i) => {
+    if (typeof a !== 'string') throw new InvalidInputError(`\`addresses[${i}]\``, a, 'an IPv4 address as text');
+  });
   if (addresses.length > 20) return fail('INVALID_PARAM_VALUE', `${addresses.length} addresses; at most 20 per key`);
   const bad = addresses.find((a) => !IPV4.test(a));
   return bad === undefined ? OK : fail('INVALID_PARAM_VALUE', `"${bad}" is not a single IPv4 address (no ranges, no IPv6)`);
@@ -60,13 +69,51 @@ export function checkIpWhitelist(addresses: readonly string[]): Check {
 
 /** The Timestamp header: within 60 s of server time (REQUEST_EXPIRED), both in Unix seconds. */
 export function checkTimestamp(timestampSeconds: number, serverSeconds: number): Check {
-  return Math.abs(timestampSeconds - serverSeconds) > 60
-    ? fail('REQUEST_EXPIRED', `the timestamp is ${Math.abs(timestampSeconds - serverSeconds)} s from server time; at most 60`)
-    : OK;
+  parseUnixSeconds(timestampSeconds, '`timestampSeconds`');
+  parseUnixSeconds(serverSeconds, '`serverSeconds`');
+  return withinSixtySeconds(Math.abs(timestampSeconds - serverSeconds));
+}
+
+/** R11's one rule for a signed request's time: at most 60 s from the exchange's. */
+function withinSixtySeconds(offSeconds: number): Check {
+  return offSeconds > 60 ? fail('REQUEST_EXPIRED', `the timestamp is ${offSeconds} s from server time; at most 60`) : OK;
+}
+
+/**
+ * The local clock against the exchange's (R15, R11): REQUEST_EXPIRED when it may be more than 60 s
+ * off, that is when `|offsetMs| + errorMs` is, so that it is reported before signed requests fail.
+ * Takes a `ClockEstimate` (`ExchangeClock.estimate`).
+ *
+ * @example
+ * ```ts
+ * checkClockOffset({ offsetMs: -59_990, errorMs: 20 }) // { ok: false, label: 'REQUEST_EXPIRED', ... }
+ * ```
+ */
+export function checkClockOffset(estimate: { readonly offsetMs: number; readonly errorMs: number }): Check {
+  const { offsetMs, errorMs } = estimate ?? {};
+  if (typeof offsetMs !== 'number' || !Number.isFinite(offsetMs)) throw new InvalidInputError('`offsetMs`', offsetMs, 'a finite number of milliseconds');
+  if (typeof errorMs !== 'number' || !Number.isFinite(errorMs) || errorMs < 0) throw new InvalidInputError('`errorMs`', errorMs, 'a non-negative number of milliseconds');
+  return withinSixtySeconds(Math.ceil(Math.abs(offsetMs) + errorMs) / 1000);
+}
+
+/**
+ * WebSocket connections: at most 300 per IP (R16), counting the one to open. The exchange names no
+ * label for it; the check uses TOO_MANY_CONNECTIONS.
+ *
+ * @example
+ * ```ts
+ * checkWebSocketConnections(299) // { ok: true }
+ * checkWebSocketConnections(300) // { ok: false, label: 'TOO_MANY_CONNECTIONS', ... }
+ * ```
+ */
+export function checkWebSocketConnections(open: number): Check {
+  const n = parseCount(open, '`open` (WebSocket connections open from this IP)');
+  return n + 1 > 300 ? fail('TOO_MANY_CONNECTIONS', `${n} WebSocket connections open from this IP; at most 300`) : OK;
 }
 
 /** Order custom text: `t-` followed by at most 28 characters. */
 export function checkOrderText(text: string): Check {
+  if (typeof text !== 'string') throw new InvalidInputError('`text`', text, 'the custom text of an order');
   if (!text.startsWith('t-')) return fail('INVALID_PARAM_VALUE', 'custom text must start with "t-"');
   const rest = text.length - 2;
   return rest > 28 ? fail('INVALID_PARAM_VALUE', `custom text has ${rest} characters after "t-"; at most 28`) : OK;
@@ -74,18 +121,24 @@ export function checkOrderText(text: string): Check {
 
 /** A custom id addresses an order for 30 minutes after it was created (instants in ms). */
 export function checkCustomIdUsable(createdAt: number, at: number): Check {
-  return at - createdAt > 30 * 60_000 ? fail('ORDER_NOT_FOUND', 'a custom id addresses an order only for 30 minutes after creation') : OK;
+  return parseInstant(at, '`at`') - parseInstant(createdAt, '`createdAt`') > 30 * 60_000 ? fail('ORDER_NOT_FOUND', 'a custom id addresses an order only for 30 minutes after creation') : OK;
 }
 
-const LIST_LIMITS: Readonly<Record<string, { readonly min: number; readonly max: number }>> = {
-  'GET /wallet/sub_account_balances': { min: 1, max: 100 },
-  'GET /wallet/small_balance_history': { min: 1, max: 100 },
-  'GET /wallet/saved_address': { min: 1, max: 100 },
-};
+// A map, not an object: a route such as "constructor" or "__proto__" finds nothing.
+const LIST_LIMITS: ReadonlyMap<string, { readonly min: number; readonly max: number }> = new Map([
+  ['GET /wallet/sub_account_balances', { min: 1, max: 100 }],
+  ['GET /wallet/small_balance_history', { min: 1, max: 100 }],
+  ['GET /wallet/saved_address', { min: 1, max: 100 }],
+]);
 
-/** The `limit` query parameter of the list endpoints with a stated maximum. */
+/**
+ * The `limit` query parameter of the list endpoints with a stated maximum (`route` as
+ * `"GET /wallet/sub_account_balances"`); any other route has none and is ok.
+ */
 export function checkListLimit(route: string, limit: number): Check {
-  const range = LIST_LIMITS[route];
+  if (typeof route !== 'string') throw new InvalidInputError('`route`', route, 'a route such as "GET /wallet/sub_account_balances"');
+  if (typeof limit !== 'number' || !Number.isFinite(limit)) throw new InvalidInputError('`limit`', limit, 'a number');
+  const range = LIST_LIMITS.get(route);
   if (range === undefined) return OK;
   return Number.isInteger(limit) && limit >= range.min && limit <= range.max
     ? OK

@@ -1,5 +1,14 @@
 #!/usr/bin/env node
-import { run } from './main.js';
+import { EXIT, run } from './main.js';
+
+// A reader that stops early (`traderatio plan f.csv | head -2`) closes the pipe: end quietly, with
+// the status a Unix tool killed by SIGPIPE has. Any other failure to write is said in one line.
+for (const stream of [process.stdout, process.stderr]) {
+  stream.on('error', (e: NodeJS.ErrnoException) => {
+    if (e.code !== 'EPIPE' && stream === process.stdout) process.stderr.write(`traderatio: cannot write the output (${e.code ?? e.message})\n`);
+    process.exit(e.code === 'EPIPE' ? EXIT.closedOutput : EXIT.input);
+  });
+}
 
 void run(process.argv.slice(2), {
   out: (line) => process.stdout.write(`${line}\n`),

@@ -7,11 +7,12 @@ export interface Row {
 }
 
 /**
- * A problem in an input file: names the file, the line and the field.
+ * A problem in an input file: names the file, the line and the field (the line is null when the
+ * file as a whole is at fault: missing, a directory).
  */
 export class InputFileError extends TraderatioError {
-  constructor(readonly file: string, readonly line: number, message: string) {
-    super('INPUT_FILE', `${file}:${line}: ${message}`);
+  constructor(readonly file: string, readonly line: number | null, message: string) {
+    super('INPUT_FILE', `${file}${line === null ? '' : `:${line}`}: ${message}`);
   }
 }
 
@@ -98,6 +99,7 @@ export function readCsv(file: string, text: string, required: readonly string[],
  * which the value at a path (`["activity", 3]`) starts.
  */
 export function readJson(file: string, text: string): { value: unknown; lineOf: (path: readonly (string | number)[]) => number } {
+  if (text.trim() === '') throw new InputFileError(file, 1, 'the file is empty: it needs a JSON value');
   let value: unknown;
   try {
     value = JSON.parse(text);

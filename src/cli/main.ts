@@ -1,13 +1,20 @@
-import { parseArgs } from 'node:util';
-import { TraderatioError } from '../errors.js';
-import { type FamilyRating, rateFamily } from '../rules/family.js';
+import { InvalidInputError, TraderatioError } from '../errors.js';
+import { type FamilyOptions, type FamilyRating, rateFamily, resolveFamilyOptions } from '../rules/family.js';
 import { WORKED_EXAMPLE } from '../rules/example.js';
 import type { RatioResult } from '../rules/ratio.js';
-import { createReadStream, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { parseVipLevel } from '../rules/vip.js';
+import { writeFileSync } from 'node:fs';
+import { type OptionSpec, type ParsedArgs, UsageError, optionsHelp, parseOptions } from './options.js';
+import { exchangeCommand } from './exchange.js';
 import { makePlan, readPlan } from './plan.js';
 import { type SimulationReport, simulate } from './simulate.js';
-import { readTimeline, renderTimeline, timelineHtml, timelineJson, timelineSvg } from './timeline.js';
-import { planJson, renderPlan } from './render.js';
+import { openSource, readInput } from './source.js';
+import { timelineSvg } from './chart.js';
+import { readTimeline, renderTimeline, timelineHtml, timelineJson } from './timeline.js';
+import { planJson, ratioJson, renderPlan } from './render.js';
+
+// The package's version, written in at build time (tsup.config.ts, vitest.config.ts).
+declare const __TRADERATIO_VERSION__: string;
 
 /** Where the command line writes: standard output and standard error, one line per call. */
 export interface Io {
@@ -15,61 +22,132 @@ export interface Io {
   err(line: string): void;
 }
 
-/** Exit codes: 0 done, 1 bad input (a file, a value), 2 bad usage (a command or flag). */
-export const EXIT = { ok: 0, input: 1, usage: 2 } as const;
+/** How the command line is run beside its arguments. */
+export interface RunOptions {
+  /** Draw a progress bar on standard error (simulate). @default false */
+  readonly progress?: boolean;
+  /** What `-` reads, given as a FILE. @default process.stdin */
+  readonly stdin?: AsyncIterable<Buffer | string>;
+  /** What ends a long-running command (exchange): resolves with the signal's name. @default SIGINT or SIGTERM */
+  readonly stop?: () => Promise<string>;
+}
 
-class UsageError extends Error {}
+/** The first of SIGINT and SIGTERM to arrive. */
+function onSignal(): Promise<string> {
+  return new Promise((resolve) => {
+    const done = (signal: string) => {
+      process.off('SIGINT', done);
+      process.off('SIGTERM', done);
+      resolve(signal);
+    };
+    process.once('SIGINT', done);
+    process.once('SIGTERM', done);
+  });
+}
+
+/**
+ * Exit codes: 0 done, 1 bad input (a file, a value), 2 bad usage (a command or option), 141 the
+ * output closed early (a reader such as `head` done with it), as a Unix tool ended by SIGPIPE.
+ */
+export const EXIT = { ok: 0, input: 1, usage: 2, closedOutput: 141 } as const;
+
+/** A command: its usage line, what it reads, its options and what it does. */
+interface Command {
+  readonly usage: string;
+  readonly about: string;
+  readonly options: readonly OptionSpec[];
+  /** Why an option that other commands take is not here. */
+  readonly notes?: Readonly<Record<string, string>>;
+  run(args: ParsedArgs, io: Io, context: Required<RunOptions>): number | Promise<number>;
+}
+
+const HELP_OPTION: OptionSpec = { name: 'help', short: 'h', help: 'this help' };
+const JSON_OPTION: OptionSpec = { name: 'json', help: 'print JSON' };
+const THRESHOLD_OPTION: OptionSpec = { name: 'threshold', value: 'X', help: 'own 7-day volume (USDT) from which an account takes max(own, aggregated) (default 1000000)' };
+const BROKER_OPTION: OptionSpec = { name: 'broker', help: 'rate every account by its own ratio only' };
+const VIP_OPTION: OptionSpec = { name: 'vip', value: 'N', help: "the family's VIP level (default 14; below 14 every account is at tier 1)" };
+
+const COMMANDS: Readonly<Record<string, Command>> = {
+  plan: {
+    usage: 'plan FILE',
+    about: `ratios, tiers, limits and the margins to the tiers around, per account and for the family
+
+FILE is CSV with a header row, or JSON (an array of objects with the same keys); - reads standard input:
+  account,contract,maker_volume,taker_volume,place,amend,cancel
+one row per account and contract with its 7-day figures (USDT volumes, request counts).`,
+    options: [VIP_OPTION, THRESHOLD_OPTION, BROKER_OPTION, JSON_OPTION, HELP_OPTION],
+    run: plan,
+  },
+  timeline: {
+    usage: 'timeline FILE',
+    about: `each account's limit over time, with the reason of every change; a chart with --svg or --html
+
+FILE is JSON (- reads standard input): { "accounts": [{ "id", "role"?, "createdAt"? }], "activity": [{ "account", "day",
+"contracts": [{ "contract", "makerVolume", "takerVolume", "place", "amend", "cancel" }] }],
+"vipLevel"?, "vipChanges"?: [{ "at", "level" }] }; instants as ISO text or epoch ms, days as YYYY-MM-DD.`,
+    options: [
+      { name: 'svg', value: 'OUT', help: 'also write a step chart per account (tiers shaded, raises and lowerings marked)' },
+      { name: 'html', value: 'OUT', help: 'also write a page with the chart and the table' },
+      THRESHOLD_OPTION, BROKER_OPTION, JSON_OPTION, HELP_OPTION,
+    ],
+    notes: { vip: 'the VIP level is in the file: "vipLevel", and "vipChanges" over time' },
+    run: timeline,
+  },
+  simulate: {
+    usage: 'simulate FILE',
+    about: `replay a request log: what the exchange would refuse (429), and the delays the scheduler adds instead
+
+FILE is a CSV request log with a header row, in time order (- reads standard input):
+  at,account,method,path,contract,orders,fill_role,fill_volume
+A request row has method and path (contract names the futures contract, orders a batch's size);
+a fill row has fill_role (maker or taker), fill_volume (USDT) and contract. at is epoch ms or ISO.
+The log is read as a stream, in constant memory; the accounts in it form one family.`,
+    options: [{ ...VIP_OPTION, help: "the family's VIP level (default 14)" }, JSON_OPTION, HELP_OPTION],
+    run: simulateCommand,
+  },
+  exchange: {
+    usage: 'exchange',
+    about: `a model of the exchange on localhost: API v4 over HTTP and WebSocket, limited as the exchange does (R1-R13, R16)
+
+Prints its base URL; stops on Ctrl-C (SIGINT) or SIGTERM with a summary. Files are JSON (docs/exchange.md):
+  --accounts FILE  { "families": [{ "id", "vipLevel"?, "kind"?, "ownVolumeThreshold"?, "accounts": [{ "id", "role"?, "createdAt"?, "keys": [{ "key", "secret" }] }] }] }
+  --history FILE   { "activity": [{ "account", "day", "contracts" }] (as timeline reads it), "hours"?: [{ "account", "hour", "requests", "traded" }] }
+Without --accounts: one main account, KEY main-key, secret main-secret.`,
+    options: [
+      { name: 'port', value: 'N', help: 'the port to listen on, 127.0.0.1 (default 8080; 0 picks a free one)' },
+      { name: 'accounts', value: 'FILE', help: 'families, accounts, API keys and secrets, VIP levels, creation instants' },
+      { name: 'history', value: 'FILE', help: 'activity of the last days (and hours) to start from' },
+      { name: 'window', value: 'MODE', help: 'sliding (never more than N in any W; default) or fixed (counters reset on aligned windows)' },
+      { name: 'clock-offset-ms', value: 'N', help: "the model's clock runs N ms ahead of this machine's (negative: behind)" },
+      { name: 'verify-signatures', help: 'check the SIGN header of every private request with the key\'s secret' },
+      { name: 'fills', value: 'FILE', help: 'the fill model: { "seed", "maker", "taker", "instruments": { "BTC_USDT": { "maker", "taker" } } }' },
+      HELP_OPTION,
+    ],
+    run: exchange,
+  },
+  example: {
+    usage: 'example',
+    about: "the exchange's worked example: ratios, aggregated ratio and limits",
+    options: [JSON_OPTION, HELP_OPTION],
+    run: example,
+  },
+};
 
 const HELP = `Usage: traderatio <command> [options]
 
 Commands:
-  plan FILE        ratios, tiers, limits and the margins to the tiers around, per account and for the family
-  timeline FILE    each account's limit over time, with the reason of every change; a chart with --svg or --html
-  simulate FILE    replay a request log: what the exchange would refuse (429), and the delays the scheduler adds instead
-  example          the exchange's worked example: ratios, aggregated ratio and limits
+${Object.values(COMMANDS).map((c) => `  ${c.usage.padEnd(16)} ${c.about.split('\n')[0]}`).join('\n')}
   help [COMMAND]   this help, or a command's
+
+Options:
+  --version        print the version
+  -h, --help       this help
 
 Run "traderatio <command> --help" for a command's options.`;
 
-const PLAN_HELP = `Usage: traderatio plan FILE [options]
-
-FILE is CSV with a header row, or JSON (an array of objects with the same keys):
-  account,contract,maker_volume,taker_volume,place,amend,cancel
-one row per account and contract with its 7-day figures (USDT volumes, request counts).
-
-Options:
-  --vip N          the family's VIP level (default 14; below 14 every account is at tier 1)
-  --threshold X    own 7-day volume (USDT) from which an account takes max(own, aggregated) (default 1000000)
-  --broker         rate every account by its own ratio only
-  --json           print JSON
-  -h, --help       this help`;
-
-const TIMELINE_HELP = `Usage: traderatio timeline FILE [options]
-
-FILE is JSON: { "accounts": [{ "id", "role"?, "createdAt"? }], "activity": [{ "account", "day",
-"contracts": [{ "contract", "makerVolume", "takerVolume", "place", "amend", "cancel" }] }],
-"vipLevel"?, "vipChanges"?: [{ "at", "level" }] }; instants as ISO text or epoch ms, days as YYYY-MM-DD.
-
-Options:
-  --svg OUT        also write a step chart per account (tiers shaded, raises and lowerings marked)
-  --html OUT       also write a page with the chart and the table
-  --threshold X    own 7-day volume (USDT) from which an account takes max(own, aggregated) (default 1000000)
-  --broker         rate every account by its own ratio only
-  --json           print JSON
-  -h, --help       this help`;
-
-const SIMULATE_HELP = `Usage: traderatio simulate FILE [options]
-
-FILE is a CSV request log with a header row, in time order:
-  at,account,method,path,contract,orders,fill_role,fill_volume
-A request row has method and path (contract names the futures contract, orders a batch's size);
-a fill row has fill_role (maker or taker), fill_volume (USDT) and contract. at is epoch ms or ISO.
-The log is read as a stream, in constant memory; the accounts in it form one family.
-
-Options:
-  --vip N          the family's VIP level (default 14)
-  --json           print JSON
-  -h, --help       this help`;
+function commandHelp(c: Command): string {
+  return `Usage: traderatio ${c.usage} [options]\n\n${c.about.charAt(0).toUpperCase()}${c.about.slice(1)}\n\n${optionsHelp(c.options)}`;
+}
 
 function fraction(r: RatioResult): string {
   return r.ratio === null ? 'none (no requests counted)' : `${r.numerator.toString()}/${r.denominator.toString()} = ${r.ratio.toFixed(4)}`;
@@ -84,107 +162,112 @@ function render(title: string, rating: FamilyRating): string {
   return lines.join('\n');
 }
 
-function example(io: Io): number {
+function ratingJson(threshold: string, rating: FamilyRating): unknown {
+  return {
+    ownVolumeThreshold: threshold,
+    aggregated: ratioJson(rating.aggregated),
+    accounts: rating.accounts.map((a) => ({ account: a.account, own: ratioJson(a.own), effective: ratioJson(a.effective), basis: a.basis, tier: a.tier.tier, limit: a.tier.limit })),
+  };
+}
+
+function example({ values, positionals }: ParsedArgs, io: Io): number {
+  if (positionals.length > 0) throw new UsageError(`example takes no FILE, got "${positionals[0]}"`);
+  // R7 read two ways: max(own, aggregated) for every account, as the exchange's example does, and
+  // with the default own-volume threshold.
+  const readings = [['0', rateFamily(WORKED_EXAMPLE, { ownVolumeThreshold: '0' })], ['1000000', rateFamily(WORKED_EXAMPLE)]] as const;
+  if (values.has('json')) {
+    io.out(JSON.stringify({ readings: readings.map(([t, r]) => ratingJson(t, r)) }, null, 2));
+    return EXIT.ok;
+  }
   io.out("The exchange's worked example: main account A, sub-accounts B and C (R1, R7)\n");
-  io.out(render('With ownVolumeThreshold 0 (max(own, aggregated) for every account, as the example does):',
-    rateFamily(WORKED_EXAMPLE, { ownVolumeThreshold: '0' })));
+  io.out(render('With ownVolumeThreshold 0 (max(own, aggregated) for every account, as the example does):', readings[0][1]));
   io.out('');
-  io.out(render('With the default ownVolumeThreshold 1,000,000 USDT (small accounts take the aggregated ratio):',
-    rateFamily(WORKED_EXAMPLE)));
+  io.out(render('With the default ownVolumeThreshold 1,000,000 USDT (small accounts take the aggregated ratio):', readings[1][1]));
   return EXIT.ok;
 }
 
-function readFile(file: string): string {
+async function exchange(args: ParsedArgs, io: Io, { stdin, stop }: Required<RunOptions>): Promise<number> {
+  await exchangeCommand(args, { out: (line) => io.out(line), stdin, stop: stop() });
+  return EXIT.ok;
+}
+
+/** The one FILE a command takes. */
+function fileOf(name: string, { positionals }: ParsedArgs): string {
+  if (positionals.length !== 1) {
+    throw new UsageError(`${name} takes one FILE (or - for standard input), got ${positionals.length === 0 ? 'none' : positionals.map((p) => `"${p}"`).join(' ')}\n\n${commandHelp(COMMANDS[name]!)}`);
+  }
+  return positionals[0]!;
+}
+
+function vipOf({ values, typed }: ParsedArgs): number {
+  const value = values.get('vip');
+  if (value === undefined || value === true) return 14;
   try {
-    return readFileSync(file, 'utf8');
+    return parseVipLevel(/^\d+$/.test(value) ? Number(value) : Number.NaN);
   } catch (e) {
-    throw new TraderatioError('INPUT_FILE', `${file}: cannot read it (${(e as NodeJS.ErrnoException).code ?? (e as Error).message})`);
+    if (e instanceof InvalidInputError) throw new UsageError(`${typed.get('vip')} takes a VIP level (a whole number such as 14), got "${value}"`);
+    throw e;
   }
 }
 
-function vipOf(value: string | undefined): number {
-  if (value === undefined) return 14;
-  if (!/^\d+$/.test(value)) throw new UsageError(`--vip takes a non-negative integer, got "${value}"`);
-  return Number(value);
-}
-
-function plan(args: readonly string[], io: Io): number {
-  const { values, positionals } = parseArgs({
-    args: [...args],
-    allowPositionals: true,
-    options: { vip: { type: 'string' }, threshold: { type: 'string' }, broker: { type: 'boolean' }, json: { type: 'boolean' }, help: { type: 'boolean', short: 'h' } },
-  });
-  if (values.help === true) {
-    io.out(PLAN_HELP);
-    return EXIT.ok;
-  }
-  if (positionals.length !== 1) throw new UsageError(`plan takes one FILE, got ${positionals.length}\n\n${PLAN_HELP}`);
-  const file = positionals[0]!;
-  const input = readPlan(file, readFile(file));
-  const result = makePlan(input, {
-    ...(values.threshold === undefined ? {} : { ownVolumeThreshold: values.threshold }),
-    ...(values.broker === true ? { kind: 'broker' as const } : {}),
-  }, vipOf(values.vip));
-  io.out(values.json === true ? JSON.stringify(planJson(result), null, 2) : renderPlan(result));
-  return EXIT.ok;
-}
-
-function timeline(args: readonly string[], io: Io): number {
-  const { values, positionals } = parseArgs({
-    args: [...args],
-    allowPositionals: true,
-    options: {
-      svg: { type: 'string' }, html: { type: 'string' }, threshold: { type: 'string' }, broker: { type: 'boolean' },
-      json: { type: 'boolean' }, help: { type: 'boolean', short: 'h' },
-    },
-  });
-  if (values.help === true) {
-    io.out(TIMELINE_HELP);
-    return EXIT.ok;
-  }
-  if (positionals.length !== 1) throw new UsageError(`timeline takes one FILE, got ${positionals.length}\n\n${TIMELINE_HELP}`);
-  const file = positionals[0]!;
-  const result = readTimeline(file, readFile(file), {
-    ...(values.threshold === undefined ? {} : { ownVolumeThreshold: values.threshold }),
-    ...(values.broker === true ? { kind: 'broker' as const } : {}),
-  });
-  if (values.svg !== undefined) writeOut(values.svg, timelineSvg(result));
-  if (values.html !== undefined) writeOut(values.html, timelineHtml(result));
-  io.out(values.json === true ? JSON.stringify(timelineJson(result), null, 2) : renderTimeline(result));
-  return EXIT.ok;
-}
-
-async function simulateCommand(args: readonly string[], io: Io, progress: boolean): Promise<number> {
-  const { values, positionals } = parseArgs({
-    args: [...args],
-    allowPositionals: true,
-    options: { vip: { type: 'string' }, json: { type: 'boolean' }, help: { type: 'boolean', short: 'h' } },
-  });
-  if (values.help === true) {
-    io.out(SIMULATE_HELP);
-    return EXIT.ok;
-  }
-  if (positionals.length !== 1) throw new UsageError(`simulate takes one FILE, got ${positionals.length}\n\n${SIMULATE_HELP}`);
-  const file = positionals[0]!;
-  let size: number;
+/** `--threshold` and `--broker`, checked here so that an error names the option as typed. */
+function familyOptionsOf({ values, typed }: ParsedArgs): FamilyOptions {
+  const threshold = values.get('threshold');
+  const options: FamilyOptions = {
+    ...(typeof threshold === 'string' ? { ownVolumeThreshold: threshold } : {}),
+    ...(values.has('broker') ? { kind: 'broker' as const } : {}),
+  };
   try {
-    size = statSync(file).size;
+    resolveFamilyOptions(options);
   } catch (e) {
-    throw new TraderatioError('INPUT_FILE', `${file}: cannot read it (${(e as NodeJS.ErrnoException).code ?? (e as Error).message})`);
+    if (e instanceof InvalidInputError) throw new UsageError(`${typed.get('threshold')} takes a non-negative amount of USDT (such as 1000000 or 250000.50), got "${String(threshold)}"`);
+    throw e;
   }
+  return options;
+}
+
+async function plan(args: ParsedArgs, io: Io, { stdin }: Required<RunOptions>): Promise<number> {
+  const file = fileOf('plan', args);
+  const options = familyOptionsOf(args);
+  const vipLevel = vipOf(args);
+  const { name, text } = await readInput(file, stdin);
+  const result = makePlan(readPlan(name, text), options, vipLevel);
+  io.out(args.values.has('json') ? JSON.stringify(planJson(result), null, 2) : renderPlan(result));
+  return EXIT.ok;
+}
+
+async function timeline(args: ParsedArgs, io: Io, { stdin }: Required<RunOptions>): Promise<number> {
+  const file = fileOf('timeline', args);
+  const options = familyOptionsOf(args);
+  const { name, text } = await readInput(file, stdin);
+  const result = readTimeline(name, text, options);
+  const svg = args.values.get('svg');
+  const html = args.values.get('html');
+  if (typeof svg === 'string') writeOut(svg, timelineSvg(result));
+  if (typeof html === 'string') writeOut(html, timelineHtml(result));
+  io.out(args.values.has('json') ? JSON.stringify(timelineJson(result), null, 2) : renderTimeline(result));
+  return EXIT.ok;
+}
+
+async function simulateCommand(args: ParsedArgs, io: Io, { progress, stdin }: Required<RunOptions>): Promise<number> {
+  const file = fileOf('simulate', args);
+  const vipLevel = vipOf(args);
+  const source = openSource(file, stdin);
   const started = performance.now();
   const bar = (bytes: number, lines: number): void => {
-    const share = size === 0 ? 1 : bytes / size;
     const rate = lines / Math.max(0.001, (performance.now() - started) / 1000);
-    process.stderr.write(`\r[${'#'.repeat(Math.round(share * 30)).padEnd(30, '.')}] ${(share * 100).toFixed(0).padStart(3)}%  ${lines.toLocaleString('en-US')} lines  ${Math.round(rate).toLocaleString('en-US')} lines/s `);
+    const counts = `${lines.toLocaleString('en-US')} lines  ${Math.round(rate).toLocaleString('en-US')} lines/s `;
+    if (source.size === null) {
+      process.stderr.write(`\r${counts}`);
+      return;
+    }
+    const share = source.size === 0 ? 1 : bytes / source.size;
+    process.stderr.write(`\r[${'#'.repeat(Math.round(share * 30)).padEnd(30, '.')}] ${(share * 100).toFixed(0).padStart(3)}%  ${counts}`);
   };
-  const report = await simulate(file, createReadStream(file, { highWaterMark: 1 << 20 }), {
-    vipLevel: vipOf(values.vip),
-    ...(progress ? { onProgress: bar } : {}),
-  });
+  const report = await simulate(source, { vipLevel, ...(progress ? { onProgress: bar } : {}) });
   if (progress) process.stderr.write('\n');
   const seconds = (performance.now() - started) / 1000;
-  io.out(values.json === true ? JSON.stringify({ ...report, seconds }, null, 2) : renderSimulation(report, seconds));
+  io.out(args.values.has('json') ? JSON.stringify({ ...report, seconds }, null, 2) : renderSimulation(report, seconds));
   return EXIT.ok;
 }
 
@@ -211,38 +294,49 @@ function writeOut(file: string, text: string): void {
   }
 }
 
+/** Control characters of a message shown as escapes, so that input never drives the terminal. */
+function printable(message: string): string {
+  // eslint-disable-next-line no-control-regex
+  return message.replace(/[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/g, (c) => `\\x${c.charCodeAt(0).toString(16).padStart(2, '0')}`);
+}
+
 /** Runs the command line with `argv` (without node and the script); resolves to the exit code. */
-export async function run(argv: readonly string[], io: Io, options: { readonly progress?: boolean } = {}): Promise<number> {
-  const [command, ...rest] = argv;
+export async function run(argv: readonly string[], io: Io, options: RunOptions = {}): Promise<number> {
+  const context: Required<RunOptions> = { progress: options.progress ?? false, stdin: options.stdin ?? process.stdin, stop: options.stop ?? onSignal };
+  const [name, ...rest] = argv;
   try {
-    switch (command) {
-      case 'plan':
-        return plan(rest, io);
-      case 'timeline':
-        return timeline(rest, io);
-      case 'simulate':
-        return await simulateCommand(rest, io, options.progress ?? false);
-      case 'example':
-        return example(io);
-      case undefined:
-      case 'help':
-      case '--help':
-      case '-h':
-        io.out(rest[0] === 'plan' ? PLAN_HELP : rest[0] === 'timeline' ? TIMELINE_HELP : rest[0] === 'simulate' ? SIMULATE_HELP : HELP);
-        return EXIT.ok;
-      default:
-        throw new UsageError(`unknown command "${command}"\n\n${HELP}`);
+    if (name === undefined || name === '--help' || name === '-h') {
+      io.out(HELP);
+      return EXIT.ok;
     }
+    if (name === '--version') {
+      io.out(__TRADERATIO_VERSION__);
+      return EXIT.ok;
+    }
+    if (name === 'help') {
+      if (rest.length > 1) throw new UsageError(`help takes at most one COMMAND, got ${rest.length}`);
+      const topic = rest[0];
+      if (topic === undefined) io.out(HELP);
+      else if (Object.hasOwn(COMMANDS, topic)) io.out(commandHelp(COMMANDS[topic]!));
+      else throw new UsageError(`no command "${topic}"; the commands are ${Object.keys(COMMANDS).join(', ')}`);
+      return EXIT.ok;
+    }
+    if (!Object.hasOwn(COMMANDS, name)) {
+      throw new UsageError(name.startsWith('-') ? `unknown option ${name}; run "traderatio --help"` : `unknown command "${name}"; the commands are ${Object.keys(COMMANDS).join(', ')}`);
+    }
+    const command = COMMANDS[name]!;
+    const args = parseOptions(name, rest, command.options, command.notes);
+    if (args.values.has('help')) {
+      io.out(commandHelp(command));
+      return EXIT.ok;
+    }
+    return await command.run(args, io, context);
   } catch (e) {
-    if (e instanceof UsageError || (e as { code?: string }).code?.startsWith('ERR_PARSE_ARGS') === true) {
-      io.err(`traderatio: ${(e as Error).message}`);
+    if (e instanceof UsageError) {
+      io.err(`traderatio: ${printable(e.message)}`);
       return EXIT.usage;
     }
-    if (e instanceof TraderatioError) {
-      io.err(`traderatio: ${e.message}`);
-      return EXIT.input;
-    }
-    io.err(`traderatio: ${(e as Error).message ?? String(e)}`);
+    io.err(`traderatio: ${printable(e instanceof Error ? e.message : String(e))}`);
     return EXIT.input;
   }
 }

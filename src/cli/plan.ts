@@ -16,10 +16,12 @@ export interface PlanInput {
 /**
  * Reads a plan file: CSV with a header row, or JSON (an array of objects with the same keys).
  * Columns: account, contract, maker_volume, taker_volume, place, amend, cancel (the last five
- * default to 0). Each account and contract once.
+ * default to 0). Each account and contract once. A name ending in .json or .csv says which;
+ * otherwise (standard input) JSON is told by its opening bracket.
  */
 export function readPlan(file: string, text: string): PlanInput {
-  const rows = file.toLowerCase().endsWith('.json') ? jsonRows(file, text) : readCsv(file, text, ['account', 'contract'], COLUMNS);
+  const json = /\.json$/i.test(file) || (!/\.csv$/i.test(file) && /^\s*\[/.test(text));
+  const rows = json ? jsonRows(file, text) : readCsv(file, text, ['account', 'contract'], COLUMNS);
   const accounts = new Map<string, { account: string; contracts: ContractActivity[]; line: number }>();
   const seen = new Map<string, number>();
   for (const row of rows) {

@@ -43,9 +43,14 @@ export function renderPlan(plan: Plan): string {
     '', 'Requests are counted at coefficient 1 (BTC_USDT, ETH_USDT); on a 0.4 contract, 2.5 times as many.'].join('\n');
 }
 
+/** A ratio as JSON-ready data: decimals as strings, null when no request was counted. */
+export function ratioJson(r: RatioResult): { ratio: string | null; numerator: string; denominator: string; volume: string } {
+  return { ratio: r.ratio?.toString() ?? null, numerator: r.numerator.toString(), denominator: r.denominator.toString(), volume: r.volume.toString() };
+}
+
 /** The plan as JSON-ready data: decimals as strings. */
 export function planJson(plan: Plan): unknown {
-  const ratio = (r: RatioResult) => ({ ratio: r.ratio?.toString() ?? null, numerator: r.numerator.toString(), denominator: r.denominator.toString(), volume: r.volume.toString() });
+  const ratio = ratioJson;
   return {
     vipLevel: plan.vipLevel,
     aggregated: { ...ratio(plan.aggregated), tier: plan.aggregatedTier, limit: plan.aggregatedLimit },

@@ -1,15 +1,18 @@
-import { Tracker } from '../account/tracker.js';
 import { type Catalog, type Classification, createCatalog } from '../catalog/catalog.js';
 import { InvalidInputError } from '../errors.js';
-import { type AbuseConfig, buildAbuseTimeline, resolveAbuseOptions } from '../rules/abuse.js';
+import { type Account, type CountedLimit, ExchangeCore, type Party, THROTTLE_KEY } from '../exchange/core.js';
+import { SlidingCount } from '../exchange/sliding-count.js';
 import { HOUR_MS, formatUtcInstant } from '../rules/calendar.js';
+import { isInstant, parseInstant } from '../rules/parse.js';
 import { type FamilyConfig, type FamilyOptions, resolveFamilyOptions } from '../rules/family.js';
-import { buildTimeline } from '../rules/timeline.js';
 import { WindowLimit } from '../schedule/window.js';
 import { InputFileError, splitCsvLine } from './input.js';
+import { NotTextError, type Source, textChunks } from './source.js';
 
 const COLUMNS = ['at', 'account', 'method', 'path', 'contract', 'orders', 'fill_role', 'fill_volume'];
 const UNTHROTTLED = 1_000_000_000;
+/** The log's accounts form one family. */
+const FAMILY = 'log';
 
 /** Options of a simulation. */
 export interface SimulateOptions extends FamilyOptions {
@@ -75,61 +78,29 @@ class Histogram {
   }
 }
 
-/**
- * Weight sent in (t - W, t], counted exactly (one entry per request): the exchange's view, and an
- * independent check of a schedule. Holds at most N entries' worth of weight.
- */
-class ExactWindow {
-  private times: number[] = [];
-  private weights: number[] = [];
-  private head = 0;
-  private sum = 0;
-  /**
-   * `keep`: the largest N this limit can have. Keeping only that many entries decides exactly for
-   * any N up to it (each weighs at least 1: when they are all in the window, it is full).
-   */
-  constructor(private readonly keep: number) {}
-  /** Whether `weight` more at `at` stays within N per W. */
-  fits(at: number, weight: number, n: number, w: number): boolean {
-    while (this.head < this.times.length && this.times[this.head]! <= at - w) {
-      this.sum -= this.weights[this.head]!;
-      this.head++;
-    }
-    if (this.head > 4096 && this.head * 2 > this.times.length) {
-      this.times = this.times.slice(this.head);
-      this.weights = this.weights.slice(this.head);
-      this.head = 0;
-    }
-    return this.sum + weight <= n;
-  }
-  add(at: number, weight: number): void {
-    this.times.push(at);
-    this.weights.push(weight);
-    this.sum += weight;
-    if (this.times.length - this.head > this.keep) {
-      this.sum -= this.weights[this.head]!;
-      this.head++;
-    }
-  }
-}
-
+/** One limit as the scheduler side of the replay sees it. */
 interface Side {
   readonly key: string;
-  /** The exchange's view of the log as sent. */
-  readonly sent: ExactWindow;
   /** The scheduler's limit (N and W in force), and the last instant it dispatched at. */
   readonly scheduled: WindowLimit;
   last: number;
   /** The schedule checked against the rules. */
-  readonly check: ExactWindow;
+  readonly check: SlidingCount;
 }
 
-interface AccountState {
+/** An account (or the log's one IP, for public requests) on both sides of the replay. */
+interface PartyState {
+  /** As the exchange counts it. */
+  readonly party: Party;
   readonly sides: Map<string, Side>;
   /** The sides each (cached) classification draws on. */
   readonly byClass: Map<Classification, Side[]>;
-  place: Side;
-  throttle: Side;
+}
+
+interface AccountState extends PartyState {
+  readonly party: Account;
+  readonly place: Side;
+  readonly throttle: Side;
 }
 
 /**
@@ -140,32 +111,32 @@ interface AccountState {
  * The accounts of the log form one family; tiers and the abuse throttle follow the log's own
  * activity, refreshed at every whole hour (R3-R9).
  */
-export async function simulate(file: string, chunks: AsyncIterable<string | Buffer>, options: SimulateOptions = {}): Promise<SimulationReport> {
+export async function simulate(source: Source, options: SimulateOptions = {}): Promise<SimulationReport> {
   const family = resolveFamilyOptions(options);
-  const abuse = resolveAbuseOptions();
   const catalog = createCatalog();
   const vipLevel = options.vipLevel ?? 14;
-  const run = new Replay(file, family, abuse, catalog, vipLevel);
-  let rest: Buffer | null = null;
+  const run = new Replay(source.name, family, catalog, vipLevel);
   let lineNo = 0;
   let bytes = 0;
-  for await (const chunk of chunks) {
-    const fresh = typeof chunk === 'string' ? Buffer.from(chunk) : chunk;
-    bytes += fresh.length;
-    const data: Buffer = rest === null || rest.length === 0 ? fresh : Buffer.concat([rest, fresh]);
-    let start = 0;
-    for (;;) {
-      const end = data.indexOf(10, start);
-      if (end < 0) break;
-      lineNo++;
-      // The line is read in place, bytes [start, end) of the chunk: no string is made of it.
-      run.line(lineNo, data, start, end > start && data[end - 1] === 13 ? end - 1 : end);
-      if (lineNo % 100_000 === 0) options.onProgress?.(bytes, lineNo);
-      start = end + 1;
+  try {
+    for await (const data of textChunks(source)) {
+      bytes += data.length;
+      let start = 0;
+      for (;;) {
+        const end = data.indexOf(10, start);
+        if (end < 0) break;
+        lineNo++;
+        // The line is read in place, bytes [start, end) of the chunk: no string is made of it.
+        run.line(lineNo, data, start, end > start && data[end - 1] === 13 ? end - 1 : end);
+        if (lineNo % 100_000 === 0) options.onProgress?.(bytes, lineNo);
+        start = end + 1;
+      }
+      // The last line, without a line end.
+      if (start < data.length) run.line(++lineNo, data, start, data[data.length - 1] === 13 ? data.length - 1 : data.length);
     }
-    rest = data.subarray(start);
+  } catch (e) {
+    throw e instanceof NotTextError ? e.at(source.name, lineNo + 1) : e;
   }
-  if (rest !== null && rest.length > 0) run.line(++lineNo, rest, 0, rest.length);
   options.onProgress?.(bytes, lineNo);
   return run.report(lineNo);
 }
@@ -334,9 +305,10 @@ class Replay {
   private header: string[] | null = null;
   /** Where each of COLUMNS is in the file, or -1. */
   private cols: number[] = [];
-  private readonly tracker = new Tracker();
+  /** The exchange's side: what it admits and refuses, and the activity it counts. */
+  private readonly core: ExchangeCore;
   private readonly accounts = new Map<string, AccountState>();
-  private readonly ipSides = new Map<string, Side>();
+  private readonly publicState: PartyState;
   private readonly classified = new Map<string, Classification>();
   private nextRefresh = -Infinity;
   private latest = -Infinity;
@@ -354,10 +326,12 @@ class Replay {
   constructor(
     private readonly file: string,
     private readonly family: FamilyConfig,
-    private readonly abuse: AbuseConfig,
     private readonly catalog: Catalog,
-    private readonly vipLevel: number,
-  ) {}
+    vipLevel: number,
+  ) {
+    this.core = new ExchangeCore([{ id: FAMILY, accounts: [], vipLevel, options: family }]);
+    this.publicState = { party: this.core.ip(''), sides: new Map(), byClass: new Map() };
+  }
 
   line(no: number, buf: Buffer, from: number, to: number): void {
     if (from === to || buf[from] === 35 /* # */) return;
@@ -387,7 +361,7 @@ class Replay {
       const role = f.str(cols[6]!);
       if (role !== 'maker' && role !== 'taker') throw new InputFileError(this.file, no, `Expected \`fill_role\` to be "maker" or "taker", got "${role}"`);
       try {
-        this.tracker.recordFill(account.id, f.str(cols[4]!), role, f.str(cols[7]!), at);
+        this.core.recordFill(account.state.party, 'futures', f.str(cols[4]!), role, f.str(cols[7]!), at);
       } catch (e) {
         throw this.located(no, e);
       }
@@ -421,25 +395,21 @@ class Replay {
       entry = this.remember(method, path, contract, ordersText, c);
     }
     const c = entry.c;
-    const contract = entry.contract;
     this.requests++;
-    const sides = this.sidesOf(state, c);
-    // As sent: the exchange refuses with 429 when any limit is full.
-    let refusedBy: string | null = null;
-    for (const s of sides) if (!s.sent.fits(at, c.weight, s.scheduled.limit, s.scheduled.windowMs)) refusedBy ??= s.key;
-    if (refusedBy === null) for (const s of sides) s.sent.add(at, c.weight);
-    else {
+    const party = c.market === 'public' ? this.publicState : state;
+    // As sent: the exchange refuses with 429 when any limit is full, and counts the request.
+    let refused: CountedLimit | null;
+    try {
+      refused = this.core.admit(party.party, c, at, entry.contract);
+    } catch (e) {
+      throw this.located(no, e);
+    }
+    if (refused !== null) {
       this.refused++;
-      this.byLimit[refusedBy] = (this.byLimit[refusedBy] ?? 0) + 1;
-      if (this.examples.length < 5) this.examples.push({ line: no, at, limit: refusedBy });
+      this.byLimit[refused.key] = (this.byLimit[refused.key] ?? 0) + 1;
+      if (this.examples.length < 5) this.examples.push({ line: no, at, limit: refused.key });
     }
-    if (c.market === 'futures' && c.action !== 'other') {
-      try {
-        this.tracker.recordRequest(account.id, contract === '' ? 'BTC_USDT' : contract, c.action as 'place', at, c.orders);
-      } catch (e) {
-        throw this.located(no, e);
-      }
-    }
+    const sides = this.sidesOf(party, c);
     // Through the scheduler: first in, first out on every limit it shares, at the earliest
     // instant all of its limits allow.
     let d = at;
@@ -492,36 +462,31 @@ class Replay {
     return entry;
   }
 
-  private sidesOf(state: AccountState, c: Classification): Side[] {
+  /** The scheduler's sides of the limits the exchange counts `c` on, in the same order. */
+  private sidesOf(state: PartyState, c: Classification): Side[] {
     const known = state.byClass.get(c);
     if (known !== undefined) return known;
     const out: Side[] = [];
-    for (const spec of c.limits) {
-      if (spec.key === 'futures.place') {
-        out.push(state.place, state.throttle);
-        continue;
+    for (const l of this.core.limitsOf(state.party, c)) {
+      if (l.key === 'futures.place') out.push((state as AccountState).place);
+      else if (l.key === THROTTLE_KEY) out.push((state as AccountState).throttle);
+      else {
+        let s = state.sides.get(l.key);
+        if (s === undefined) state.sides.set(l.key, (s = side(l.key, l.n, l.w)));
+        out.push(s);
       }
-      const map = spec.scope === 'ip' ? this.ipSides : state.sides;
-      let s = map.get(spec.key);
-      if (s === undefined) map.set(spec.key, (s = side(spec.key, spec.limit, spec.windowMs)));
-      out.push(s);
     }
     if (state.byClass.size < 10_000) state.byClass.set(c, out);
     return out;
   }
 
-  /** Tiers and throttles at the whole hour `at` from the log's activity so far (R3-R9). */
+  /** The scheduler's tiers and throttles at the whole hour `at`: what the exchange has in force (R3-R9). */
   private refresh(at: number): void {
     this.nextRefresh = at + HOUR_MS;
-    if (this.accounts.size === 0) return;
-    const ids = [...this.accounts.keys()];
-    const timeline = buildTimeline({ accounts: ids.map((id) => ({ id })), activity: this.tracker.dailyActivity(), vipLevel: this.vipLevel }, this.family);
-    for (const id of ids) {
-      const s = this.accounts.get(id)!;
-      const limit = timeline.limitAt(id, at).limit;
-      if (limit !== s.place.scheduled.limit) s.place.scheduled.update({ limit });
-      const throttle = buildAbuseTimeline(this.tracker.hourlyActivity(id), this.abuse).throttleAt(at).throttle;
-      const n = throttle?.limit ?? UNTHROTTLED;
+    for (const s of this.accounts.values()) {
+      const f = this.core.inForce(s.party, at);
+      if (f.limit !== s.place.scheduled.limit) s.place.scheduled.update({ limit: f.limit });
+      const n = f.throttle?.limit ?? UNTHROTTLED;
       if (n !== s.throttle.scheduled.limit) s.throttle.scheduled.update({ limit: n });
     }
   }
@@ -541,12 +506,20 @@ class Replay {
   private addAccount(no: number, id: string): AccountState {
     if (this.accounts.size >= 10_000) throw new InputFileError(this.file, no, 'more than 10,000 accounts in one log');
     const place = this.catalog.limits['futures.place']!;
+    const abuse = this.core.abuse;
+    let party: Account;
+    try {
+      party = this.core.addAccount(FAMILY, { id });
+    } catch (e) {
+      throw this.located(no, e);
+    }
     const state: AccountState = {
+      party,
       sides: new Map(),
       byClass: new Map(),
       place: side('futures.place', this.family.tiers[0]!.limit, place.windowMs, this.family.tiers.at(-1)!.limit),
-      throttle: side('abuse-throttle', UNTHROTTLED, Math.max(this.abuse.noFillLimit.windowMs, this.abuse.lowFillLimit.windowMs),
-        Math.max(this.abuse.noFillLimit.limit, this.abuse.lowFillLimit.limit)),
+      throttle: side(THROTTLE_KEY, UNTHROTTLED, Math.max(abuse.noFillLimit.windowMs, abuse.lowFillLimit.windowMs),
+        Math.max(abuse.noFillLimit.limit, abuse.lowFillLimit.limit)),
     };
     this.accounts.set(id, state);
     this.refresh(this.nextRefresh - HOUR_MS);
@@ -561,6 +534,7 @@ class Replay {
       at = /(Z|[+-]\d\d:\d\d)$/.test(text) ? Date.parse(text) : Number.NaN;
       if (!Number.isSafeInteger(at)) throw new InputFileError(this.file, no, `Expected \`at\` to be epoch milliseconds or an ISO instant with a zone, got "${text}"`);
     }
+    if (!isInstant(at)) this.at(no, () => parseInstant(at, '`at`'));
     return at;
   }
 
@@ -578,6 +552,7 @@ class Replay {
 
   report(lines: number): SimulationReport {
     if (this.header === null) throw new InputFileError(this.file, 1, 'the file is empty: it needs a header row');
+    if (this.first === null) throw new InputFileError(this.file, lines, 'no requests and no fills: the log has a header and nothing else');
     return {
       lines,
       requests: this.requests,
@@ -619,5 +594,5 @@ function withoutId(path: string): string {
 }
 
 function side(key: string, limit: number, windowMs: number, most = limit): Side {
-  return { key, sent: new ExactWindow(most), scheduled: new WindowLimit({ name: key, limit, windowMs }), last: -Infinity, check: new ExactWindow(most) };
+  return { key, scheduled: new WindowLimit({ name: key, limit, windowMs }), last: -Infinity, check: new SlidingCount(most) };
 }

@@ -2,8 +2,8 @@ import { InvalidInputError } from '../errors.js';
 import { formatUtcInstant } from '../rules/calendar.js';
 import type { FamilyOptions } from '../rules/family.js';
 import { type LimitChange, type Timeline, type TimelineInput, buildTimeline } from '../rules/timeline.js';
-import { DEFAULT_TIERS } from '../rules/tiers.js';
 import { InputFileError, readJson } from './input.js';
+import { escapeXml, timelineSvg } from './chart.js';
 import { table } from './render.js';
 
 /** A timeline file read and computed. */
@@ -49,6 +49,9 @@ export function readTimeline(file: string, text: string, options: FamilyOptions)
     }
     throw e;
   }
+  if (Array.isArray(v.activity) && v.activity.length === 0) {
+    throw new InputFileError(file, lineOf(['activity']), 'no activity: `activity` is empty, and without it every limit stays at tier 1; give each account\'s daily figures ({ "account", "day", "contracts" })');
+  }
   const instants = [timeline.start, ...timeline.changes.map((c) => c.at), ...timeline.snapshots.map((s) => s.day)];
   return { input, timeline, from: timeline.start, to: Math.max(...instants) + 86_400_000 };
 }
@@ -91,75 +94,10 @@ export function timelineJson(run: TimelineRun): unknown {
   };
 }
 
-const esc = (s: string): string => s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;');
-
-/**
- * A step chart of each account's limit over time, one panel per account: tiers shaded, raises
- * at 08:00 marked with an upward triangle, lowerings with a downward one (R5, R6, R8).
- */
-export function timelineSvg(run: TimelineRun): string {
-  const ids = run.input.accounts.map((a) => a.id);
-  const width = 960;
-  const left = 70;
-  const right = 20;
-  const panel = 150;
-  const gap = 40;
-  const top = 72;
-  const height = top + ids.length * (panel + gap) + 20;
-  const span = run.to - run.from;
-  const x = (t: number): number => left + ((t - run.from) / span) * (width - left - right);
-  const maxLimit = DEFAULT_TIERS.at(-1)!.limit;
-  const y0 = (i: number): number => top + i * (panel + gap);
-  const y = (i: number, limit: number): number => y0(i) + panel - (limit / maxLimit) * panel;
-  const shades = ['#f7f7f7', '#eef3fb', '#e3ecf8', '#d6e4f5', '#c8dbf1', '#b9d1ed', '#a9c6e8'];
-  const out: string[] = [
-    `<svg xmlns="http://www.w3.org/2000/svg" width="${width}" height="${height}" viewBox="0 0 ${width} ${height}" font-family="sans-serif" font-size="11">`,
-    `<rect width="${width}" height="${height}" fill="#ffffff"/>`,
-    `<text x="${left}" y="22" font-size="15" font-weight="bold">Futures placement limit by account (requests per second)</text>`,
-    `<text x="${left}" y="38" fill="#555">Shaded bands: tiers 1 to 7. Green triangle: raised at 08:00 UTC or restored; red: lowered at once. Grid: days (UTC).</text>`,
-  ];
-  ids.forEach((id, i) => {
-    const base = y0(i);
-    let previous = 0;
-    DEFAULT_TIERS.forEach((t, k) => {
-      out.push(`<rect x="${left}" y="${y(i, t.limit).toFixed(1)}" width="${width - left - right}" height="${(y(i, previous) - y(i, t.limit)).toFixed(1)}" fill="${shades[k]}"/>`);
-      out.push(`<text x="${left - 6}" y="${(y(i, t.limit) + 4).toFixed(1)}" text-anchor="end" fill="#555">${t.limit}</text>`);
-      previous = t.limit;
-    });
-    for (let d = Math.ceil(run.from / 86_400_000) * 86_400_000; d <= run.to; d += 86_400_000) {
-      out.push(`<line x1="${x(d).toFixed(1)}" y1="${base}" x2="${x(d).toFixed(1)}" y2="${base + panel}" stroke="#ccc" stroke-width="0.5"/>`);
-      if (x(d) < width - right - 30) out.push(`<text x="${(x(d) + 2).toFixed(1)}" y="${base + panel + 12}" fill="#777">${formatUtcInstant(d).slice(5, 10)}</text>`);
-    }
-    out.push(`<text x="${left}" y="${base - 8}" font-weight="bold" font-size="12">${esc(id)}</text>`);
-    const changes = run.timeline.changes.filter((c) => c.account === id);
-    const created = run.input.accounts.find((a) => a.id === id)?.createdAt;
-    let t = created ?? run.from;
-    let limit = changes[0]?.at === t ? changes[0]!.limit : run.timeline.limitAt(id, t).limit;
-    const points: string[] = [`${x(t).toFixed(1)},${y(i, limit).toFixed(1)}`];
-    for (const c of changes) {
-      points.push(`${x(c.at).toFixed(1)},${y(i, limit).toFixed(1)}`, `${x(c.at).toFixed(1)},${y(i, c.limit).toFixed(1)}`);
-      limit = c.limit;
-      t = c.at;
-    }
-    points.push(`${x(run.to).toFixed(1)},${y(i, limit).toFixed(1)}`);
-    out.push(`<polyline points="${points.join(' ')}" fill="none" stroke="#1f4e8c" stroke-width="2"/>`);
-    for (const c of changes) {
-      if (c.previousTier === null) continue;
-      const up = c.limit > c.previousTier.limit;
-      const cx = x(c.at);
-      const cy = y(i, c.limit);
-      const tri = up ? `${cx - 5},${cy + 9} ${cx + 5},${cy + 9} ${cx},${cy + 1}` : `${cx - 5},${cy - 9} ${cx + 5},${cy - 9} ${cx},${cy - 1}`;
-      out.push(`<polygon points="${tri}" fill="${up ? '#2e8b3e' : '#c0392b'}"><title>${esc(`${formatUtcInstant(c.at)} ${c.previousTier.limit} -> ${c.limit} (${c.reason})`)}</title></polygon>`);
-    }
-  });
-  out.push('</svg>');
-  return `${out.join('\n')}\n`;
-}
-
 /** A page with the chart and the table of changes. */
 export function timelineHtml(run: TimelineRun): string {
   const rows = run.timeline.changes
-    .map((c) => `<tr><td>${formatUtcInstant(c.at)}</td><td>${esc(c.account)}</td><td>${c.previousTier?.limit ?? '-'}</td><td>${c.limit}</td><td>${c.tier.tier}</td><td>${c.reason}</td></tr>`)
+    .map((c) => `<tr><td>${formatUtcInstant(c.at)}</td><td>${escapeXml(c.account)}</td><td>${c.previousTier?.limit ?? '-'}</td><td>${c.limit}</td><td>${c.tier.tier}</td><td>${c.reason}</td></tr>`)
     .join('\n');
   return `<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><title>traderatio timeline</title>

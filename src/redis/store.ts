@@ -5,7 +5,7 @@ import type { LimitHost, LimitStore } from '../schedule/store.js';
 import { WindowLimit, type WindowLimitOptions } from '../schedule/window.js';
 import { type RedisScripting, Script, scriptingOf } from './client.js';
 import { ACQUIRE, FEEDBACK, HELLO, PROBE, RELEASE, UPDATE } from './scripts.js';
-import { type Broker, type Lease, SharedLimit } from './shared-limit.js';
+import { type Lease, SharedLimit } from './shared-limit.js';
 
 /** Options of a {@link RedisStore}. */
 export interface RedisStoreOptions {
@@ -106,7 +106,9 @@ const probeScript = new Script(PROBE);
  * await scheduler.schedule(() => api.placeOrder(order), { limits: place })
  * ```
  */
-export class RedisStore implements LimitStore, Broker {
+// Also the Broker of its shared limits (`new SharedLimit(options, this, host)` checks that): not
+// in the implements clause, since Broker's methods are internal and left out of the declarations.
+export class RedisStore implements LimitStore {
   /** Names this process's grants in Redis (`<id>.<n>`), so they can be told apart there. */
   readonly id = randomBytes(6).toString('base64url');
   readonly leaseMs: number;
@@ -180,7 +182,7 @@ export class RedisStore implements LimitStore, Broker {
     return this.up;
   }
 
-  /** @internal Makes a limit whose budget lives in Redis (called by `Scheduler.limit`). */
+  /** Makes a limit whose budget lives in Redis: the {@link LimitStore} method `Scheduler.limit` calls. */
   limit(options: WindowLimitOptions, host: LimitHost): WindowLimit {
     if (this.closed) throw new InvalidInputError('the Redis store', 'closed', 'a store not closed');
     if (host.clock !== this.clock) throw new InvalidInputError('the scheduler clock', host.clock, "the Redis store's clock (its `clock` option)");

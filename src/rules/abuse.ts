@@ -1,7 +1,7 @@
 import { InvalidInputError } from '../errors.js';
 import { HOUR_MS, formatUtcInstant, parseUtcHour, utcHourStart } from './calendar.js';
 import { Dec, type DecimalInput, ZERO } from './decimal.js';
-import { addCounts, parseCount, parseInstant, parseNonNegativeDecimal, parsePositiveInteger } from './parse.js';
+import { addCounts, parseCount, parseInstant, parseNonNegativeDecimal, parsePositiveInteger, readOptions } from './parse.js';
 
 /** "N requests per W milliseconds". */
 export interface RateLimit {
@@ -30,10 +30,11 @@ export interface AbuseConfig {
   readonly lowFillLimit: RateLimit;
 }
 
-/** Validates abuse options into their complete form. */
-export function resolveAbuseOptions(options: AbuseOptions | AbuseConfig = {}): AbuseConfig {
-  if ('kind' in options && options.kind === 'abuse-config') return options;
-  const o = options as AbuseOptions;
+/** Validates abuse options into their complete form (left out: the defaults; `null` is refused). */
+export function resolveAbuseOptions(options?: AbuseOptions | AbuseConfig): AbuseConfig {
+  const given = readOptions(options, 'the abuse options');
+  if ('kind' in given && given.kind === 'abuse-config') return given;
+  const o = given as AbuseOptions;
   return {
     kind: 'abuse-config',
     requestThreshold: parseCount(o.requestThreshold ?? 86_400, '`requestThreshold`'),
@@ -77,8 +78,14 @@ export interface AbuseWindow {
  * checkAbuse({ requests: 86_400, traded: new Dec(0) })          // null
  * ```
  */
-export function checkAbuse(window: AbuseWindow, options: AbuseOptions | AbuseConfig = {}): Throttle | null {
+export function checkAbuse(window: AbuseWindow, options?: AbuseOptions | AbuseConfig): Throttle | null {
   const config = resolveAbuseOptions(options);
+  if (typeof window !== 'object' || window === null) throw new InvalidInputError('the window', window, 'an object { requests, traded }');
+  return decideThrottle({ requests: parseCount(window.requests, '`requests`'), traded: parseNonNegativeDecimal(window.traded, '`traded`') }, config);
+}
+
+/** {@link checkAbuse} on a window already read and options already resolved. */
+function decideThrottle(window: AbuseWindow, config: AbuseConfig): Throttle | null {
   if (window.requests <= config.requestThreshold) return null;
   if (window.traded.isZero()) return { ...config.noFillLimit, reason: 'no-fills' };
   // traded / requests < threshold, compared exactly without dividing.
@@ -177,7 +184,7 @@ export function buildAbuseTimeline(hours: readonly HourlyActivity[], options: Ab
     let previous = null as Throttle | null;
     for (let check = rows[0]!.hour + HOUR_MS; check <= rows.at(-1)!.hour + 25 * HOUR_MS; check += HOUR_MS) {
       const w = windowAt(check);
-      const throttle = checkAbuse(w, config);
+      const throttle = decideThrottle(w, config);
       if (throttle?.reason !== previous?.reason) {
         changes.push({ at: check, throttle, previous, requests: w.requests, traded: w.traded });
         previous = throttle;
@@ -191,7 +198,7 @@ export function buildAbuseTimeline(hours: readonly HourlyActivity[], options: Ab
       const instant = parseInstant(t, '`at`');
       const checkedAt = utcHourStart(instant);
       const w = windowAt(checkedAt);
-      return new State(instant, checkedAt, checkAbuse(w, config), w);
+      return new State(instant, checkedAt, decideThrottle(w, config), w);
     },
   };
 }

@@ -1,6 +1,7 @@
 import { UTCDate } from '@date-fns/utc';
 import { addDays, formatISO, isMatch, parse } from 'date-fns';
 import { InvalidInputError } from '../errors.js';
+import { isInstant } from './parse.js';
 
 /** One UTC day in milliseconds. Epoch milliseconds have no leap seconds, so every UTC day has it. */
 export const DAY_MS = 86_400_000;
@@ -45,31 +46,32 @@ export function formatUtcInstant(at: number): string {
 }
 
 /**
- * Reads a UTC day: `YYYY-MM-DD` text, or epoch milliseconds at exactly 00:00 UTC. Returns the
- * day's first millisecond.
+ * Reads a UTC day: `YYYY-MM-DD` text, or epoch milliseconds at exactly 00:00 UTC, from 2000-01-01
+ * to 2199-12-31 (the instants of `INSTANT_RANGE`). Returns the day's first millisecond.
  */
 export function parseUtcDay(value: unknown, field: string): number {
+  let day: number | undefined;
   if (typeof value === 'string') {
-    if (/^\d{4}-\d{2}-\d{2}$/.test(value) && isMatch(value, 'yyyy-MM-dd')) {
-      const day = parse(value, 'yyyy-MM-dd', new UTCDate(0));
-      return day.getTime();
-    }
-  } else if (typeof value === 'number' && Number.isSafeInteger(value) && utcDayStart(value) === value) {
-    return value;
+    if (/^\d{4}-\d{2}-\d{2}$/.test(value) && isMatch(value, 'yyyy-MM-dd')) day = parse(value, 'yyyy-MM-dd', new UTCDate(0)).getTime();
+  } else if (typeof value === 'number') {
+    day = value;
   }
-  throw new InvalidInputError(field, value, 'a UTC day as "YYYY-MM-DD" or epoch milliseconds at 00:00 UTC');
+  if (!isInstant(day) || utcDayStart(day) !== day) {
+    throw new InvalidInputError(field, value, 'a UTC day from 2000-01-01 to 2199-12-31, as "YYYY-MM-DD" or epoch milliseconds at 00:00 UTC');
+  }
+  return day;
 }
 
-/** Reads a whole UTC hour: epoch milliseconds at a whole hour, or ISO text that names one. */
+/**
+ * Reads a whole UTC hour, from 2000-01-01 to 2199-12-31 (the instants of `INSTANT_RANGE`): epoch
+ * milliseconds at a whole hour, or ISO text ending in Z that names one.
+ */
 export function parseUtcHour(value: unknown, field: string): number {
   let at: number | undefined;
-  if (typeof value === 'number' && Number.isSafeInteger(value)) at = value;
-  else if (typeof value === 'string' && /Z$/.test(value)) {
-    const t = Date.parse(value);
-    if (Number.isSafeInteger(t)) at = t;
-  }
-  if (at === undefined || utcHourStart(at) !== at) {
-    throw new InvalidInputError(field, value, 'a whole UTC hour (epoch milliseconds or ISO text ending in Z)');
+  if (typeof value === 'number') at = value;
+  else if (typeof value === 'string' && /Z$/.test(value)) at = Date.parse(value);
+  if (!isInstant(at) || utcHourStart(at) !== at) {
+    throw new InvalidInputError(field, value, 'a whole UTC hour from 2000-01-01 to 2199-12-31 (epoch milliseconds, or ISO text ending in Z)');
   }
   return at;
 }

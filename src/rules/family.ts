@@ -1,7 +1,7 @@
 import { InvalidInputError } from '../errors.js';
 import type { DecimalInput } from './decimal.js';
 import { type Fixed, approxOf, fixedCmp, fixedFromDec } from './fixed.js';
-import { parseId, parseNonNegativeDecimal } from './parse.js';
+import { parseId, parseNonNegativeDecimal, readOptions } from './parse.js';
 import {
   type ActivityTotals, type ContractActivity, EMPTY_TOTALS, type RatioConfig, type RatioOptions, type RatioResult,
   type Fraction, addTotals, compareFractions, fractionOf, fractionOfTotals, ratioOfTotals, resolveRatioOptions, totalsOf,
@@ -35,10 +35,11 @@ export interface FamilyConfig {
   readonly tiers: TierTable;
 }
 
-/** Validates family options into their complete form. */
-export function resolveFamilyOptions(options: FamilyOptions | FamilyConfig = {}): FamilyConfig {
-  if ('kind' in options && options.kind === 'family-config') return options;
-  const o = options as FamilyOptions;
+/** Validates family options into their complete form (left out: the defaults; `null` is refused). */
+export function resolveFamilyOptions(options?: FamilyOptions | FamilyConfig): FamilyConfig {
+  const given = readOptions(options, 'the family options');
+  if ('kind' in given && given.kind === 'family-config') return given;
+  const o = given as FamilyOptions;
   if (o.kind !== undefined && o.kind !== 'standard' && o.kind !== 'broker') {
     throw new InvalidInputError('`kind`', o.kind, '"standard" or "broker"');
   }

@@ -1,7 +1,7 @@
 import { Dec, type DecimalInput } from './decimal.js';
-import { parsePositiveDecimal } from './parse.js';
+import { parsePositiveDecimal, readOptions } from './parse.js';
 import type { RatioResult } from './ratio.js';
-import { DEFAULT_TIERS, type Tier, type TierTable, tierOfRatio } from './tiers.js';
+import { type Tier, type TierRow, type TierTable, resolveTiers, tierOfRatio } from './tiers.js';
 
 /** How far a ratio is from the tiers around it. */
 export interface TierMargins {
@@ -38,15 +38,16 @@ export interface TierMargins {
  */
 export function tierMargins(
   ratio: RatioResult,
-  options: { readonly tiers?: TierTable; readonly makerWeight?: DecimalInput; readonly coefficient?: DecimalInput } = {},
+  options?: { readonly tiers?: TierTable | readonly TierRow[]; readonly makerWeight?: DecimalInput; readonly coefficient?: DecimalInput },
 ): TierMargins {
-  const tiers = options.tiers ?? DEFAULT_TIERS;
+  const o = readOptions(options, 'the margin options');
+  const tiers = resolveTiers(o.tiers);
   const tier = tierOfRatio(ratio, tiers);
   const n = ratio.numerator;
   const d = ratio.denominator;
   if (d.isZero()) return { tier, up: null, down: null };
-  const mw = parsePositiveDecimal(options.makerWeight ?? '1', '`makerWeight`');
-  const c = parsePositiveDecimal(options.coefficient ?? '1', '`coefficient`');
+  const mw = parsePositiveDecimal(o.makerWeight ?? '1', '`makerWeight`');
+  const c = parsePositiveDecimal(o.coefficient ?? '1', '`coefficient`');
   const next = tiers[tier.tier];
   let up: TierMargins['up'] = null;
   if (next !== undefined) {

@@ -1,15 +1,16 @@
 import { InvalidInputError } from '../errors.js';
 import { Dec, type DecimalInput } from './decimal.js';
 
-const DECIMAL_TEXT = /^[+]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?$/;
+const DECIMAL_TEXT = /^[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?$/;
 
 /**
  * Reads a non-negative exact decimal (USDT amounts, weights, coefficients). Strings must be plain
  * decimal text; numbers must be finite; Decimals must be finite. Anything else names `field`.
+ * Zero is zero whatever its sign: `-0`, `"-0"` and `"-0.00"` are read as 0.
  */
 export function parseNonNegativeDecimal(value: unknown, field: string): Dec {
   const d = toDecimal(value);
-  if (d === undefined || d.isNegative() || d.isNaN() || !d.isFinite()) {
+  if (d === undefined || d.isNaN() || !d.isFinite() || (d.isNegative() && !d.isZero())) {
     throw new InvalidInputError(field, value, 'a non-negative decimal string');
   }
   // -0 and 0 are the same amount; keep one representation.
@@ -57,10 +58,44 @@ export function parsePositiveInteger(value: unknown, field: string): number {
   return value;
 }
 
-/** Reads an instant: epoch milliseconds, a finite integer. */
+/**
+ * The instants traderatio takes, in epoch milliseconds: from 2000-01-01T00:00:00Z (included) to
+ * 2200-01-01T00:00:00Z (excluded). Anything outside is a mistake (seconds or microseconds for
+ * milliseconds, a negative or an unset value), refused where it comes in rather than stored.
+ */
+export const INSTANT_RANGE: { readonly from: number; readonly to: number } = Object.freeze({ from: 946_684_800_000, to: 7_258_118_400_000 });
+const FROM = INSTANT_RANGE.from;
+const TO = INSTANT_RANGE.to;
+
+const INSTANT_TEXT = 'an instant in epoch milliseconds (an integer) from 2000-01-01 to 2200-01-01';
+
+/** Whether `value` is an instant of {@link INSTANT_RANGE}: an integer number of epoch milliseconds. No allocation. */
+export function isInstant(value: unknown): value is number {
+  return typeof value === 'number' && value >= FROM && value < TO && Math.floor(value) === value;
+}
+
+/** Reads an instant: epoch milliseconds, an integer in {@link INSTANT_RANGE}. */
 export function parseInstant(value: unknown, field: string): number {
-  if (typeof value !== 'number' || !Number.isSafeInteger(value)) {
-    throw new InvalidInputError(field, value, 'an instant in epoch milliseconds (an integer)');
+  if (!isInstant(value)) throw new InvalidInputError(field, value, INSTANT_TEXT);
+  return value;
+}
+
+/** Reads Unix seconds (the API's `Timestamp` header, R11): a finite number in {@link INSTANT_RANGE}. */
+export function parseUnixSeconds(value: unknown, field: string): number {
+  if (typeof value !== 'number' || !(value * 1000 >= FROM && value * 1000 < TO)) {
+    throw new InvalidInputError(field, value, 'Unix seconds from 2000-01-01 to 2200-01-01');
+  }
+  return value;
+}
+
+/**
+ * Reads an options argument: an object, or undefined for the defaults. `null` and other values
+ * are refused: leave the argument out to take every default.
+ */
+export function readOptions<T extends object>(value: T | undefined, field = 'the options'): T {
+  if (value === undefined) return {} as T;
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) {
+    throw new InvalidInputError(field, value, 'an options object, or nothing for the defaults');
   }
   return value;
 }

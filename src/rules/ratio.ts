@@ -2,7 +2,7 @@ import { InvalidInputError } from '../errors.js';
 import { type CoefficientTable, contractName, normalizeContract, resolveCoefficients } from './contracts.js';
 import type { Dec, DecimalInput } from './decimal.js';
 import { type Fixed, FIXED_ZERO, FixedSum, fixedAdd, fixedCmp, fixedFromDec, fixedMul, fixedMulInt, toDec } from './fixed.js';
-import { addCounts, parseNonNegativeDecimal } from './parse.js';
+import { addCounts, parseNonNegativeDecimal, readOptions } from './parse.js';
 
 /**
  * One contract's activity over some period: USDT volumes as maker and taker, and the order
@@ -53,16 +53,18 @@ export interface RatioConfig {
 
 /**
  * Validates ratio options into their complete form. Pass the result wherever options are taken
- * to skip validating them again.
+ * to skip validating them again. Leave the options out for the defaults: `null` is refused with
+ * an {@link InvalidInputError}, as it is by every function that takes these options.
  *
  * @example
  * ```ts
  * const config = resolveRatioOptions({ countCancels: false })
  * ```
  */
-export function resolveRatioOptions(options: RatioOptions | RatioConfig = {}): RatioConfig {
-  if ('kind' in options && options.kind === 'ratio-config') return options;
-  const o = options as RatioOptions;
+export function resolveRatioOptions(options?: RatioOptions | RatioConfig): RatioConfig {
+  const given = readOptions(options, 'the ratio options');
+  if ('kind' in given && given.kind === 'ratio-config') return given;
+  const o = given as RatioOptions;
   if (o.countCancels !== undefined && typeof o.countCancels !== 'boolean') {
     throw new InvalidInputError('`countCancels`', o.countCancels, 'a boolean');
   }

@@ -92,7 +92,9 @@ export function resolveTiers(tiers: TierTable | readonly TierRow[] | undefined):
 
 /**
  * The tier of a ratio (R3). Bounds include their lower end: 1 is tier 2, 0.999... is tier 1.
- * `null` (no counted requests) is the lowest tier.
+ * `null` (no counted requests) is the lowest tier. `tiers` is a table made by
+ * {@link createTierTable}, or rows that are validated as it validates them (an empty table or
+ * bounds out of order are refused).
  *
  * @example
  * ```ts
@@ -100,13 +102,14 @@ export function resolveTiers(tiers: TierTable | readonly TierRow[] | undefined):
  * tierFor('10.06').limit // 300
  * ```
  */
-export function tierFor(ratio: DecimalInput | null, tiers: TierTable = DEFAULT_TIERS): Tier {
-  if (ratio === null) return tiers[0]!;
+export function tierFor(ratio: DecimalInput | null, tiers: TierTable | readonly TierRow[] = DEFAULT_TIERS): Tier {
+  const table = resolveTiers(tiers);
+  if (ratio === null) return table[0]!;
   const r = parseNonNegativeDecimal(ratio, '`ratio`');
-  for (let i = tiers.length - 1; i > 0; i--) {
-    if (r.greaterThanOrEqualTo(tiers[i]!.minRatio)) return tiers[i]!;
+  for (let i = table.length - 1; i > 0; i--) {
+    if (r.greaterThanOrEqualTo(table[i]!.minRatio)) return table[i]!;
   }
-  return tiers[0]!;
+  return table[0]!;
 }
 
 /**
@@ -118,11 +121,11 @@ export function tierFor(ratio: DecimalInput | null, tiers: TierTable = DEFAULT_T
  * tierOfRatio(tradeRatio([{ contract: 'BTC_USDT', makerVolume: '15', place: 3 }])).tier // 4 (exactly 5)
  * ```
  */
-export function tierOfRatio(ratio: RatioResult, tiers: TierTable = DEFAULT_TIERS): Tier {
-  return tierOfFraction(fractionOf(ratio), tiers);
+export function tierOfRatio(ratio: RatioResult, tiers: TierTable | readonly TierRow[] = DEFAULT_TIERS): Tier {
+  return tierOfFraction(fractionOf(ratio), resolveTiers(tiers));
 }
 
-/** {@link tierOfRatio} on an exact fraction. */
+/** {@link tierOfRatio} on an exact fraction, with a validated table. */
 export function tierOfFraction({ numerator, denominator }: Fraction, tiers: TierTable): Tier {
   if (denominator.units === 0n) return tiers[0]!;
   const bounds = boundsOf(tiers);

@@ -539,8 +539,7 @@ function readActivity(
     }
     const raw = entry.day;
     let day: number;
-    if (typeof raw === 'number' && Number.isSafeInteger(raw) && utcDayStart(raw) === raw) day = raw;
-    else if (typeof raw === 'string' && dayTexts.has(raw)) day = dayTexts.get(raw)!;
+    if (typeof raw === 'string' && dayTexts.has(raw)) day = dayTexts.get(raw)!;
     else {
       day = parseUtcDay(raw, `\`activity[${i}].day\``);
       if (typeof raw === 'string') dayTexts.set(raw, day);

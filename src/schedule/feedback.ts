@@ -76,7 +76,8 @@ export function feedbackFrom(response: { readonly status: number; readonly heade
   return { limited, ...(label === undefined ? {} : { label }), ...readRateLimitHeaders(response.headers) };
 }
 
-function headerReader(headers: HeadersLike): (name: string) => unknown {
+/** A case-insensitive getter over any {@link HeadersLike}. */
+export function headerReader(headers: HeadersLike): (name: string) => unknown {
   if (headers instanceof Map) {
     const lower = new Map<string, unknown>();
     for (const [k, v] of headers as Map<string, unknown>) lower.set(String(k).toLowerCase(), v);
@@ -99,7 +100,8 @@ function number(get: (name: string) => unknown, suffix: string): number | undefi
   return undefined;
 }
 
-function toNumber(value: unknown): number | undefined {
+/** A header value as a finite number (the first of a repeated header), or `undefined`. */
+export function toNumber(value: unknown): number | undefined {
   const v = Array.isArray(value) ? value[0] : value;
   if (typeof v === 'number') return Number.isFinite(v) ? v : undefined;
   if (typeof v !== 'string' || v.trim() === '') return undefined;

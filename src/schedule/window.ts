@@ -39,7 +39,8 @@ export interface WindowLimitState {
   readonly entries: readonly (readonly [number, number])[];
   /** Feedback holds: [weight, until]. */
   readonly holds: readonly (readonly [number, number])[];
-  readonly pausedUntil: number | null;
+  /** Paused until this instant; `"forever"` for a pause without end (JSON has no Infinity). */
+  readonly pausedUntil: number | 'forever' | null;
 }
 
 // The log keeps at most this many entries: dispatches closer together than maxWindowMs / SLOTS
@@ -339,7 +340,7 @@ export class WindowLimit {
       reserve: this.reserve,
       entries,
       holds: this.holds.map((h) => [h.weight, h.until] as const),
-      pausedUntil: this.pausedUntil === -Infinity ? null : this.pausedUntil,
+      pausedUntil: this.pausedUntil === -Infinity ? null : this.pausedUntil === Infinity ? 'forever' : this.pausedUntil,
     };
   }
 
@@ -355,7 +356,7 @@ export class WindowLimit {
     });
     for (const [at, weight] of state.entries) l.take(weight, at);
     l.holds = state.holds.map(([weight, until]) => ({ weight, until }));
-    if (state.pausedUntil !== null) l.pause(state.pausedUntil);
+    if (state.pausedUntil !== null) l.pause(state.pausedUntil === 'forever' ? Infinity : state.pausedUntil);
     return l;
   }
 

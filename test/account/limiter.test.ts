@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { AccountLimiter, type LimiterEvent } from '../../src/account/limiter.js';
+import { AccountLimiter, type LimiterEvent, type LimiterSnapshot } from '../../src/account/limiter.js';
 import { InvalidInputError } from '../../src/errors.js';
 import { VirtualClock } from '../../src/schedule/clock.js';
 import { buildTimeline, type DailyActivity } from '../../src/rules/timeline.js';
@@ -245,5 +245,162 @@ describe('AccountLimiter', () => {
     await Promise.all(all);
     expect(sent).toEqual([0, 3000, 6000]);
     limiter.close();
+  });
+});
+
+describe('AccountLimiter: bad input changes nothing', () => {
+  it('refuses a snapshot without vipLevel and keeps its accounts, counts and hourly refresh', async () => {
+    const { limiter, at, clock } = setup();
+    await at(T0 + H);
+    await place(limiter, 'main');
+    await place(limiter, 'sub');
+    const before = limiter.snapshot();
+    const { vipLevel: _, ...noVip } = JSON.parse(JSON.stringify(before)) as LimiterSnapshot;
+    const other = { ...noVip, accounts: [{ id: 'x', role: 'main' }], tracker: { latest: null, days: [], hours: [] } };
+    expect(() => limiter.restore(other)).toThrow('Expected the snapshot `vipLevel` to be a VIP level');
+    expect(() => limiter.restore({ ...before, accounts: [{ id: 'x', role: 'main' }] })).toThrow('Expected `activity[0].account` to be an account listed in `accounts` (x)');
+    const hoursOnly = { ...before.tracker, days: [], hours: [{ account: 'ghost', hour: '2026-11-01T00:00:00.000Z', requests: 1, traded: '0' }] };
+    expect(() => limiter.restore({ ...before, tracker: hoursOnly })).toThrow('an account listed in the snapshot');
+    expect(() => limiter.restore({ ...before, at: 9e15 })).toThrow('the snapshot `at`');
+    // A sub-account created after the day its counts are on: every refresh would fail.
+    expect(() => limiter.restore({ ...before, accounts: [{ id: 'main', role: 'main' }, { id: 'sub', createdAt: T0 + 5 * D }] })).toThrow('`activity[');
+    expect(limiter.snapshot()).toEqual(before);
+    expect(() => limiter.refresh()).not.toThrow();
+    await clock.advance(3 * H);
+    expect(limiter.limitNow('main').at).toBe(T0 + 4 * H);
+    limiter.close();
+  });
+
+  it.each([
+    ['a negative count', { hours: [{ account: 'main', hour: T0, requests: -1000 }] }, '`hours[0].requests`'],
+    ['a count as text', { hours: [{ account: 'main', hour: T0, requests: '50' }] }, '`hours[0].requests`'],
+    ['an hour out of range', { hours: [{ account: 'main', hour: 9e15, requests: 5 }] }, '`hours[0].hour`'],
+    ['an hour still to come', { hours: [{ account: 'main', hour: T0 + 5 * H, requests: 5 }] }, '`hours[0].hour`'],
+    ['a bad amount traded', { hours: [{ account: 'main', hour: T0, requests: 5, traded: '-1' }] }, '`hours[0].traded`'],
+    ['an unknown account', { hours: [{ account: 'ghost', hour: T0, requests: 5 }] }, '`hours[0].account`'],
+    ['a day still to come', { days: [{ account: 'main', day: '2026-11-03', contracts: [] }] }, '`days[0].day`'],
+    ['a day before 2000', { days: [{ account: 'main', day: '1999-12-31', contracts: [] }] }, '`activity[0].day`'],
+    ['a count written as hex text', { days: [{ account: 'main', day: '2026-10-31', contracts: [{ contract: 'BTC_USDT', place: '0x10' }] }] }, '`place`'],
+    ['hours that are not a list', { hours: 5 }, '`hours`'],
+    ['no history at all', null, 'the history'],
+  ])('refuses a seed with %s and keeps every count as it was', async (_, history, field) => {
+    const { limiter, at } = setup();
+    await at(T0 + H);
+    limiter.seed({ hours: [{ account: 'main', hour: T0, requests: 10 }] });
+    const before = limiter.snapshot();
+    const call = () => limiter.seed(history as never);
+    expect(call).toThrow(InvalidInputError);
+    expect(call).toThrow(`Expected ${field}`);
+    expect(limiter.snapshot()).toEqual(before);
+    expect(limiter.abuseHeadroom('main').requests).toBe(10);
+    limiter.close();
+  });
+
+  it("refuses a request with contract '' before anything is scheduled or counted", async () => {
+    const { limiter, at } = setup();
+    await at(T0 + H);
+    const before = limiter.snapshot();
+    const stats = limiter.scheduler.stats();
+    let ran = 0;
+    const send = (options: object) => () => limiter.request('main', 'POST', '/futures/usdt/orders', () => ran++, options);
+    expect(send({ contract: '' })).toThrow('Expected `contract` to be a contract name such as "BTC_USDT", got ""');
+    expect(send({ body: { contract: 'bad name' } })).toThrow('Expected the `contract` of the body to be a contract name');
+    expect(send({ body: { contract: 'BTC_USDT' }, priority: Number.NaN })).toThrow('`priority`');
+    expect(send({ body: { contract: 'BTC_USDT' }, deadline: 'soon' })).toThrow('`deadline`');
+    expect(() => limiter.request('main', 'DELETE', '/futures/usdt/orders/1', () => ran++, { contract: 'x y' })).toThrow('`contract`');
+    expect(() => limiter.request('main', 'POST', '/futures/usdt/orders', () => ran++, null as never)).toThrow('the request options');
+    await at(T0 + 2 * H);
+    expect(ran).toBe(0);
+    expect(limiter.scheduler.stats()).toMatchObject({ queued: stats.queued, dispatched: stats.dispatched });
+    expect(limiter.snapshot().tracker).toEqual(before.tracker);
+    limiter.close();
+  });
+
+  it("refuses an unknownContract that is not a contract name when made", () => {
+    expect(() => new AccountLimiter({ accounts: [{ id: 'main' }], unknownContract: '??' })).toThrow('Expected `unknownContract` to be a contract name');
+    const limiter = new AccountLimiter({ accounts: [{ id: 'main' }], unknownContract: 'sol-usdt', clock: new VirtualClock({ wallStart: T0 }) });
+    expect(limiter.whatIf('main').basis).toBe('aggregated');
+    limiter.close();
+  });
+
+  it('refuses a fill at 9e15 or in microseconds, and snapshots and later fills still work', async () => {
+    const { limiter, at } = setup();
+    await at(T0 + H);
+    const fill = (when?: number) => limiter.recordFill('main', { contract: 'BTC_USDT', role: 'maker', volume: '1', ...(when === undefined ? {} : { at: when }) });
+    expect(() => fill(9e15)).toThrow('Expected `at` to be an instant in epoch milliseconds (an integer) from 2000-01-01 to 2200-01-01, got 9000000000000000');
+    expect(() => fill((T0 + H) * 1000)).toThrow(InvalidInputError);
+    expect(() => limiter.snapshot()).not.toThrow();
+    fill();
+    fill(T0 + H + 1);
+    expect(limiter.abuseHeadroom('main').traded).toBe('2');
+    expect(() => limiter.setVipLevel(12, 9e15)).toThrow('`at`');
+    expect(() => limiter.addSubAccount('bot', -1)).toThrow('`at`');
+    expect(limiter.snapshot().accounts.map((a) => a.id)).toEqual(['main', 'sub']);
+    expect(limiter.snapshot().vipChanges).toEqual([]);
+    limiter.close();
+  });
+
+  it('refuses a clock whose wall time is not an instant of 2000 to 2200', () => {
+    expect(() => new AccountLimiter({ accounts: [{ id: 'main' }], clock: new VirtualClock() })).toThrow('Expected the wall time of `clock` to be an instant');
+  });
+});
+
+describe('AccountLimiter: listeners and persist never break it', () => {
+  it('reports a listener that throws as an error event; the limit changes, the request runs and the hourly refresh goes on', async () => {
+    const { limiter, at, clock } = setup({ warnAt: 0.5, abuse: { requestThreshold: 4 } });
+    const errors: LimiterEvent[] = [];
+    const seen: string[] = [];
+    limiter.on((e) => {
+      if (e.type !== 'error') throw new Error('listener bug');
+    });
+    limiter.on((e) => (e.type === 'error' ? errors.push(e) : seen.push(e.type)));
+    limiter.seed({ days: [{ account: 'main', day: T0 - D, contracts: [{ contract: 'BTC_USDT', makerVolume: '600', place: 100 }] }] });
+    await at(T0 + 8 * H);
+    expect(limiter.limitNow('main').limit).toBe(250);
+    // The early warning is emitted while the request is counted, before it runs.
+    let ran = 0;
+    await Promise.all([1, 2, 3].map(() => limiter.request('main', 'POST', '/futures/usdt/orders', () => ran++, { body: { contract: 'BTC_USDT' } })));
+    expect(ran).toBe(3);
+    expect(seen).toContain('abuse-warning');
+    expect(seen).toContain('limit');
+    expect(errors.length).toBeGreaterThanOrEqual(2);
+    expect(errors[0]).toMatchObject({ type: 'error', source: 'listener', error: new Error('listener bug') });
+    const refreshed = limiter.limitNow('main').at;
+    await clock.advance(2 * H);
+    expect(limiter.limitNow('main').at).toBe(refreshed + 2 * H);
+    limiter.close();
+  });
+
+  it('reports a persist.save that throws or rejects, and saves again at the next tick', async () => {
+    let calls = 0;
+    const save = (): unknown => {
+      calls++;
+      if (calls === 1) throw new Error('disk full');
+      if (calls === 2) return Promise.reject(new Error('network down'));
+      return undefined;
+    };
+    const { limiter, clock } = setup({ persist: { everyMs: 60_000, save } });
+    const errors: unknown[] = [];
+    limiter.on((e) => e.type === 'error' && errors.push([e.source, (e.error as Error).message]));
+    await clock.advance(180_000);
+    expect(calls).toBe(3);
+    expect(errors).toEqual([['persist', 'disk full'], ['persist', 'network down']]);
+    limiter.close();
+  });
+
+  it('hands an error nobody listens to to the process as a warning', async () => {
+    const warnings: Error[] = [];
+    const onWarning = (w: Error) => warnings.push(w);
+    process.on('warning', onWarning);
+    try {
+      const clock = new VirtualClock({ start: 0, wallStart: T0 });
+      const alone = new AccountLimiter({ accounts: [{ id: 'main' }], clock, persist: { everyMs: 1000, save: () => { throw new Error('no one hears'); } } });
+      await clock.advance(1000);
+      await new Promise((resolve) => setImmediate(resolve));
+      expect(warnings.map((w) => w.message)).toContain('no one hears');
+      alone.close();
+    } finally {
+      process.off('warning', onWarning);
+    }
   });
 });

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { Tracker } from '../../src/account/tracker.js';
+import { Tracker, type TrackerState } from '../../src/account/tracker.js';
+import { InvalidInputError } from '../../src/errors.js';
 
 const T0 = Date.parse('2026-11-01T00:00:00Z');
 const H = 3_600_000;
@@ -66,5 +67,87 @@ describe('Tracker across a day that a fill opened', () => {
     t.recordFill('main', 'ETH_USDT', 'maker', '1', T0 + D + 10);
     t.recordRequest('main', 'BTC_USDT', 'place', T0 + D + 20);
     expect(t.dailyActivity().map((d) => d.contracts.find((c) => c.contract === 'BTC_USDT')?.place ?? 0)).toEqual([1, 1]);
+  });
+});
+
+describe('Tracker: refused input leaves nothing behind', () => {
+  it('refuses instants outside 2000 to 2200 (microseconds, negative, -1 on 1970-01-01)', () => {
+    const t = new Tracker();
+    for (const at of [-1, 0, T0 * 1000, 9e15, T0 + 0.5]) {
+      expect(() => t.recordRequest('main', 'BTC_USDT', 'place', at)).toThrow('Expected `at` to be an instant in epoch milliseconds (an integer) from 2000-01-01 to 2200-01-01');
+      expect(() => t.recordFill('main', 'BTC_USDT', 'maker', '1', at)).toThrow(InvalidInputError);
+    }
+    expect(t.snapshot()).toEqual({ latest: null, days: [], hours: [] });
+    expect(t.accountIds).toEqual([]);
+  });
+
+  it("refuses recordRequest('ghost', 'bad name') and leaves no account ghost behind", () => {
+    const t = new Tracker();
+    expect(() => t.recordRequest('ghost', 'bad name', 'place', T0)).toThrow('`contract`');
+    expect(() => t.recordFill('ghost', 'bad name', 'maker', '1', T0)).toThrow('`contract`');
+    expect(() => t.recordFill('ghost', 'BTC_USDT', 'maker', 'x', T0)).toThrow('`volume`');
+    expect(() => t.recordRequest('', 'BTC_USDT', 'place', T0)).toThrow('`account`');
+    expect(t.accountIds).toEqual([]);
+    expect(t.snapshot()).toEqual({ latest: null, days: [], hours: [] });
+  });
+
+  it.each([
+    ['a count written as text', () => ['main', T0, [{ contract: 'BTC_USDT', place: '0x10' }]], '`contracts[0].place`'],
+    ['a negative count', () => ['main', T0, [{ contract: 'BTC_USDT', cancel: -1 }]], '`contracts[0].cancel`'],
+    ['a bad volume', () => ['main', T0, [{ contract: 'BTC_USDT', makerVolume: '-5' }]], '`contracts[0].makerVolume`'],
+    ['a contract twice', () => ['main', T0, [{ contract: 'BTC_USDT' }, { contract: 'btc-usdt' }]], '`contracts[1].contract`'],
+    ['a NaN day', () => ['main', Number.NaN, []], '`day`'],
+    ['a day that is not 00:00 UTC', () => ['main', T0 + 5 * H, []], '`day`'],
+    ['a day before 2000', () => ['main', -D, []], '`day`'],
+    ['contracts that are not a list', () => ['main', T0, null], '`contracts`'],
+    ['an account without a name', () => ['', T0, []], '`account`'],
+  ])('seedDay refuses %s and changes nothing', (_, args, field) => {
+    const t = new Tracker();
+    t.recordRequest('main', 'BTC_USDT', 'place', T0 - D + 10);
+    const before = t.snapshot();
+    const call = () => t.seedDay(...(args() as Parameters<Tracker['seedDay']>));
+    expect(call).toThrow(InvalidInputError);
+    expect(call).toThrow(`Expected ${field}`);
+    expect(t.snapshot()).toEqual(before);
+  });
+
+  it.each([
+    ['a count written as text', () => ['main', T0, '50', '0'], '`requests`'],
+    ['a negative count', () => ['main', T0, -1000, '0'], '`requests`'],
+    ['a NaN hour', () => ['main', Number.NaN, 1, '0'], '`hour`'],
+    ['an hour not whole', () => ['main', T0 + 1, 1, '0'], '`hour`'],
+    ['a negative instant', () => ['main', -H, 1, '0'], '`hour`'],
+    ['a bad amount traded', () => ['main', T0, 1, 'lots'], '`traded`'],
+  ])('seedHour refuses %s and changes nothing', (_, args, field) => {
+    const t = new Tracker();
+    t.seedHour('main', T0 - H, 5, '1');
+    const before = t.snapshot();
+    const call = () => t.seedHour(...(args() as Parameters<Tracker['seedHour']>));
+    expect(call).toThrow(InvalidInputError);
+    expect(call).toThrow(`Expected ${field}`);
+    expect(t.snapshot()).toEqual(before);
+  });
+
+  it('gives a snapshot that restore accepts after a seeded day and requests the same day', () => {
+    const t = new Tracker();
+    t.seedDay('main', '2026-11-01', [{ contract: 'BTC_USDT', place: 5, makerVolume: '10' }]);
+    t.seedHour('main', T0 + 2 * H, 7, '3');
+    t.recordRequest('main', 'BTC_USDT', 'place', T0 + 2 * H + 5);
+    t.recordFill('main', 'SOL_USDT', 'taker', '2', T0 + 3 * H);
+    const saved = JSON.parse(JSON.stringify(t.snapshot())) as TrackerState;
+    expect(saved.days).toHaveLength(1);
+    expect(saved.days[0]!.contracts[0]).toMatchObject({ contract: 'BTC_USDT', place: 6, makerVolume: '10' });
+    expect(Tracker.restore(saved).snapshot()).toEqual(t.snapshot());
+  });
+
+  it('refuses a state whose latest instant is before its own days and hours, or out of range', () => {
+    const t = new Tracker();
+    t.recordRequest('main', 'BTC_USDT', 'place', T0 + 2 * H);
+    const saved = t.snapshot();
+    expect(() => Tracker.restore({ ...saved, latest: T0 })).toThrow('Expected `latest` to be an instant at or after every day and hour');
+    expect(() => Tracker.restore({ ...saved, latest: null })).toThrow('`latest`');
+    expect(() => Tracker.restore({ ...saved, latest: 9e15 })).toThrow('`latest`');
+    expect(() => Tracker.restore({ ...saved, days: [{ ...saved.days[0]!, day: '1969-12-31' }] })).toThrow('`days[0].day`');
+    expect(() => Tracker.restore({ ...saved, hours: [{ ...saved.hours[0]!, requests: '1' as never }] })).toThrow('`hours[0].requests`');
   });
 });

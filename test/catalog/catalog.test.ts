@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { createCatalog } from '../../src/catalog/catalog.js';
+import { type CatalogOptions, createCatalog } from '../../src/catalog/catalog.js';
 
 const catalog = createCatalog();
 const brief = (method: string, path: string, body?: unknown) => {
@@ -76,5 +76,23 @@ describe('createCatalog().classify (R10)', () => {
     expect(() => catalog.classify('FETCH', '/spot/orders')).toThrow('Expected `method` to be one of GET');
     expect(() => catalog.classify('POST', '/futures/usdt/batch_orders', {})).toThrow('an array of orders');
     expect(() => catalog.classify('POST', '/futures/usdt/batch_orders', [])).toThrow('at least one order');
+  });
+});
+
+describe('createCatalog with keys from parsed JSON', () => {
+  it('refuses a "__proto__" limit key and leaves the prototype of every object alone', () => {
+    const options = JSON.parse('{ "limits": { "__proto__": { "limit": 1, "windowMs": 1 } } }') as CatalogOptions;
+    expect(() => createCatalog(options)).toThrow('Expected a `limits` key to be one of public');
+    expect(() => createCatalog(JSON.parse('{ "limits": { "constructor": { "limit": 1, "windowMs": 1 } } }') as CatalogOptions)).toThrow('a `limits` key');
+    const c = createCatalog({ limits: { withdrawals: { limit: 2, windowMs: 3000 } } });
+    expect(Object.getPrototypeOf(c.limits)).toBeNull();
+    expect(c.limits['__proto__']).toBeUndefined();
+    expect(c.limits.withdrawals).toEqual({ limit: 2, windowMs: 3000 });
+    expect(({} as { limit?: unknown }).limit).toBeUndefined();
+  });
+
+  it('refuses null options or limits, naming them', () => {
+    expect(() => createCatalog(null as never)).toThrow('Expected the catalogue options to be an options object');
+    expect(() => createCatalog({ limits: null as never })).toThrow('Expected `limits` to be an options object');
   });
 });

@@ -70,7 +70,7 @@ describe('traderatio plan', () => {
       expect({ file, code, err }).toMatchObject({ code: 1, err: expect.stringContaining(`${file}${message}`) });
       expect(err).not.toMatch(/\n\s+at /);
     }
-    expect((await capture(['plan', join(dir, 'missing.csv')])).err).toContain('cannot read it (ENOENT)');
+    expect((await capture(['plan', join(dir, 'missing.csv')])).err).toBe(`traderatio: ${join(dir, 'missing.csv')}: cannot read it: no such file (ENOENT)`);
     expect((await capture(['plan', 'examples/family.csv', '--vip', 'high'])).code).toBe(2);
     expect((await capture(['plan', 'examples/family.csv', '--colour'])).code).toBe(2);
   });
@@ -90,11 +90,35 @@ describe('traderatio timeline', () => {
     expect(out).toMatch(/2026-11-06T13:20:00\.000Z\s+main\s+300\s+100\s+1\s+vip-below-14/);
   });
 
-  it('renders the chart committed in docs/ from the example, and a page with chart and table', async () => {
+  it.each([
+    ['examples/timeline.json', 'docs/timeline.svg'],
+    ['examples/timeline-90d.json', 'docs/timeline-90d.svg'],
+    ['examples/timeline-1y.json', 'docs/timeline-1y.svg'],
+  ])('renders %s as the chart committed in %s', async (input, chart) => {
     const dir = mkdtempSync(join(tmpdir(), 'traderatio-'));
-    const { code } = await capture(['timeline', 'examples/timeline.json', '--svg', join(dir, 't.svg'), '--html', join(dir, 't.html'), '--json']);
+    expect((await capture(['timeline', input, '--svg', join(dir, 't.svg')])).code).toBe(0);
+    expect(readFileSync(join(dir, 't.svg'), 'utf8')).toBe(readFileSync(chart, 'utf8'));
+  });
+
+  it('labels the tier bands with tier and limit, and ticks 90 days by the week with the year', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'traderatio-'));
+    await capture(['timeline', 'examples/timeline-90d.json', '--svg', join(dir, 't.svg')]);
+    const svg = readFileSync(join(dir, 't.svg'), 'utf8');
+    for (const band of ['tier 1 · 100', 'tier 4 · 250', 'tier 7 · 400']) expect(svg).toContain(`>${band}</text>`);
+    expect(svg).toContain('Grid: weeks, from Monday (lighter: days).');
+    const labels = [...svg.matchAll(/<text x="([\d.]+)" y="[\d.]+" text-anchor="middle" fill="#555">([^<]+)<\/text>/g)].map((m) => [Number(m[1]), m[2]] as const);
+    expect(labels.slice(0, 3).map(([, l]) => l)).toEqual(['Sep 7', 'Sep 14', 'Sep 21']);
+    expect(svg).toContain('font-weight="bold">2026</text>');
+    // One panel's labels: never closer than 50 px.
+    const panel = labels.slice(0, labels.findIndex(([x], i) => i > 0 && x < labels[i - 1]![0]));
+    expect(panel.length).toBe(14);
+    for (let i = 1; i < panel.length; i++) expect(panel[i]![0] - panel[i - 1]![0]).toBeGreaterThanOrEqual(50);
+  });
+
+  it('writes a page with the chart and the table', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'traderatio-'));
+    const { code } = await capture(['timeline', 'examples/timeline.json', '--html', join(dir, 't.html'), '--json']);
     expect(code).toBe(0);
-    expect(readFileSync(join(dir, 't.svg'), 'utf8')).toBe(readFileSync('docs/timeline.svg', 'utf8'));
     const html = readFileSync(join(dir, 't.html'), 'utf8');
     expect(html).toContain('<svg');
     expect(html).toContain('<td>2026-11-07T04:00:00.000Z</td><td>main</td><td>100</td><td>300</td><td>5</td><td>vip-restored</td>');
@@ -155,14 +179,14 @@ describe('traderatio simulate', () => {
   it('names the line and field of bad input', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'traderatio-'));
     const cases: [string, string][] = [
-      ['at,account,method,path\n1000,main,GET,/spot/tickers\n999,main,GET,/spot/tickers\n', ':3: Expected `at` to be at or after the line before'],
+      ['at,account,method,path\n1793491200000,main,GET,/spot/tickers\n1793491199999,main,GET,/spot/tickers\n', ':3: Expected `at` to be at or after the line before'],
       ['at,account,method,path\nyesterday,main,GET,/spot/tickers\n', ':2: Expected `at` to be epoch milliseconds or an ISO instant'],
-      ['at,account,method,path\n1000,main,GET,/nowhere\n', ':2: Expected `path` to be a path of the API v4'],
-      ['at,account,contract,fill_role,fill_volume\n1000,main,BTC_USDT,buyer,5\n', ':2: Expected `fill_role` to be "maker" or "taker", got "buyer"'],
-      ['at,account,contract,fill_role,fill_volume\n1000,main,BTC_USDT,maker,-5\n', ':2: Expected `volume` to be a non-negative decimal string, got "-5"'],
-      ['at,account,method,path,orders\n1000,main,POST,/futures/usdt/batch_orders,zero\n', ':2: Expected `orders` to be a positive integer, got "zero"'],
+      ['at,account,method,path\n1793491200000,main,GET,/nowhere\n', ':2: Expected `path` to be a path of the API v4'],
+      ['at,account,contract,fill_role,fill_volume\n1793491200000,main,BTC_USDT,buyer,5\n', ':2: Expected `fill_role` to be "maker" or "taker", got "buyer"'],
+      ['at,account,contract,fill_role,fill_volume\n1793491200000,main,BTC_USDT,maker,-5\n', ':2: Expected `volume` to be a non-negative decimal string, got "-5"'],
+      ['at,account,method,path,orders\n1793491200000,main,POST,/futures/usdt/batch_orders,zero\n', ':2: Expected `orders` to be a positive integer, got "zero"'],
       ['at,who\n', ':1: unknown column "who"'],
-      ['at,account\n1000,main,extra\n', ':2: 3 fields where the header has 2'],
+      ['at,account\n1793491200000,main,extra\n', ':2: 3 fields where the header has 2'],
     ];
     for (const [i, [text, message]] of cases.entries()) {
       const file = join(dir, `bad${i}.csv`);
@@ -170,5 +194,24 @@ describe('traderatio simulate', () => {
       const { code, err } = await capture(['simulate', file]);
       expect({ code, err }).toMatchObject({ code: 1, err: expect.stringContaining(`${file}${message}`) });
     }
+  });
+});
+
+describe('traderatio with an instant out of range', () => {
+  it('names the file, line and field, not "Invalid time value"', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'traderatio-'));
+    const json = join(dir, 'x.json');
+    writeFileSync(json, '{\n  "accounts": [\n    { "id": "main", "role": "main" },\n    { "id": "b", "createdAt": 9000000000000000 }\n  ],\n  "activity": [{ "account": "main", "day": "2026-11-01", "contracts": [] }],\n  "vipChanges": [{ "at": "2300-01-01T00:00:00Z", "level": 12 }]\n}\n');
+    const timeline = await capture(['timeline', json]);
+    expect(timeline.code).toBe(1);
+    expect(timeline.err).toContain(`${json}:4: Expected \`accounts[1].createdAt\` to be an instant in epoch milliseconds (an integer) from 2000-01-01 to 2200-01-01, got 9000000000000000`);
+    writeFileSync(json, '{\n  "accounts": [{ "id": "main", "role": "main" }],\n  "activity": [],\n  "vipChanges": [\n    { "at": "2300-01-01T00:00:00Z", "level": 12 }\n  ]\n}\n');
+    expect((await capture(['timeline', json])).err).toContain(`${json}:5: Expected \`vipChanges[0].at\` to be an instant`);
+    const csv = join(dir, 'x.csv');
+    writeFileSync(csv, 'at,account,method,path,contract\n1793491200000,main,POST,/futures/usdt/orders,BTC_USDT\n1793491200000000,main,POST,/futures/usdt/orders,BTC_USDT\n');
+    const simulate = await capture(['simulate', csv]);
+    expect(simulate.code).toBe(1);
+    expect(simulate.err).toContain(`${csv}:3: Expected \`at\` to be an instant in epoch milliseconds (an integer) from 2000-01-01 to 2200-01-01, got 1793491200000000`);
+    for (const r of [timeline, simulate]) expect(r.err).not.toContain('Invalid time value');
   });
 });

@@ -3,9 +3,11 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { fileURLToPath } from 'node:url';
-import { Redis } from 'ioredis';
+import { Redis, type RedisOptions } from 'ioredis';
+import { REDIS_PORT, REDIS_URL } from './address.js';
 
-export const PORT = 6379;
+/** The port of the tests' Redis (REDIS_URL); another port is a server of a test's own on 127.0.0.1. */
+export const PORT = REDIS_PORT;
 
 export function uniquePrefix(name: string): string {
   return `tr-test-${name}-${randomBytes(4).toString('hex')}`;
@@ -18,7 +20,8 @@ export async function cleanPrefix(client: Redis, prefix: string): Promise<void> 
 }
 
 export function connect(port = PORT, name?: string): Redis {
-  const client = new Redis({ port, host: '127.0.0.1', lazyConnect: false, maxRetriesPerRequest: null, retryStrategy: () => 20, ...(name === undefined ? {} : { connectionName: name }) });
+  const options: RedisOptions = { lazyConnect: false, maxRetriesPerRequest: null, retryStrategy: () => 20, ...(name === undefined ? {} : { connectionName: name }) };
+  const client = port === PORT ? new Redis(REDIS_URL, options) : new Redis({ port, host: '127.0.0.1', ...options });
   client.on('error', () => {});
   return client;
 }

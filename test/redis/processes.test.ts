@@ -3,7 +3,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { PORT, type Worker, cleanPrefix, connect, countIn, mostInAnyWindow, sleep, startWorker, uniquePrefix, waitFor } from './harness.js';
 
 // Four engine processes on one account share one limit of 100 per second through Redis
-// (127.0.0.1:6379, each test with a key prefix of its own).
+// (the tests' Redis, REDIS_URL; each test with a key prefix of its own).
 const N = 100;
 const W = 1000;
 const client = connect();

@@ -5,6 +5,7 @@ import { RedisStore } from '../../src/redis/store.js';
 import { ACQUIRE } from '../../src/redis/scripts.js';
 import { Scheduler } from '../../src/schedule/scheduler.js';
 import { memoryStore } from '../../src/schedule/store.js';
+import { REDIS_URL } from './address.js';
 import { cleanPrefix, connect, mostInAnyWindow, sleep, uniquePrefix, waitFor } from './harness.js';
 
 const client = connect();
@@ -249,7 +250,7 @@ describe('RedisStore', () => {
   it('works with a node-redis client', async () => {
     const prefix = prefixFor('node-redis');
     await warm(prefix);
-    const nr = createClient({ url: 'redis://127.0.0.1:6379' });
+    const nr = createClient({ url: REDIS_URL });
     await nr.connect();
     try {
       const s = new Scheduler({ store: new RedisStore({ client: nr, prefix }) });

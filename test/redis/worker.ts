@@ -5,9 +5,11 @@
 import { Redis } from 'ioredis';
 import { Scheduler } from '../../src/schedule/scheduler.js';
 import { RedisStore } from '../../src/redis/store.js';
+import { REDIS_PORT, REDIS_URL } from './address.js';
 
 const [port, prefix, until, limit, windowMs, name = 'worker', policy = 'wait'] = process.argv.slice(2);
-const client = new Redis({ port: Number(port), host: '127.0.0.1', connectionName: `${prefix}-${name}`, maxRetriesPerRequest: null, retryStrategy: () => 20 });
+const options = { connectionName: `${prefix}-${name}`, maxRetriesPerRequest: null, retryStrategy: () => 20 };
+const client = Number(port) === REDIS_PORT ? new Redis(REDIS_URL, options) : new Redis({ port: Number(port), host: '127.0.0.1', ...options });
 client.on('error', () => {});
 const store = new RedisStore({ client, prefix: prefix!, ...(policy === 'local' ? { onUnavailable: 'local', processes: 4 } : {}) });
 const scheduler = new Scheduler({ store });

@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { InvalidInputError } from '../../src/errors.js';
 import { Dec } from '../../src/rules/decimal.js';
 import { buildAbuseTimeline, checkAbuse, placementLimit, resolveAbuseOptions } from '../../src/rules/abuse.js';
 
@@ -80,10 +81,11 @@ describe('buildAbuseTimeline (R9)', () => {
   });
 
   it('refuses an hour given twice, a time that is not a whole hour, and bad counts', () => {
-    expect(() => buildAbuseTimeline([{ hour: 0, requests: 1 }, { hour: 0, requests: 2 }])).toThrow('each hour once');
-    expect(() => buildAbuseTimeline([{ hour: 1, requests: 1 }])).toThrow('`hours[0].hour`');
-    expect(() => buildAbuseTimeline([{ hour: 0, requests: -1 }])).toThrow('`hours[0].requests`');
-    expect(() => buildAbuseTimeline([{ hour: 0, requests: 1, traded: '-1' }])).toThrow('`hours[0].traded`');
+    const hour = H('2026-11-01T00:00:00.000Z');
+    expect(() => buildAbuseTimeline([{ hour, requests: 1 }, { hour, requests: 2 }])).toThrow('each hour once');
+    expect(() => buildAbuseTimeline([{ hour: hour + 1, requests: 1 }])).toThrow('`hours[0].hour`');
+    expect(() => buildAbuseTimeline([{ hour, requests: -1 }])).toThrow('`hours[0].requests`');
+    expect(() => buildAbuseTimeline([{ hour, requests: 1, traded: '-1' }])).toThrow('`hours[0].traded`');
   });
 });
 
@@ -99,5 +101,16 @@ describe('placementLimit (R9)', () => {
     expect(p.perSecond.toString()).toBe('2');
     expect(p.limits).toEqual([{ limit: 300, windowMs: 1000 }, { limit: 20, windowMs: 10_000 }]);
     expect(placementLimit(1, { limit: 20, windowMs: 1000, reason: 'low-fill-rate' }).perSecond.toString()).toBe('1');
+  });
+});
+
+describe('checkAbuse input', () => {
+  it('refuses a window with missing or bad fields, naming the field, instead of deciding a throttle', () => {
+    expect(() => checkAbuse({ requests: undefined, traded: new Dec(0) } as never)).toThrow('Expected `requests` to be a non-negative integer, got undefined');
+    expect(() => checkAbuse({ requests: 90_000 } as never)).toThrow('Expected `traded` to be a non-negative decimal string, got undefined');
+    expect(() => checkAbuse({ requests: Number.NaN, traded: new Dec(0) })).toThrow(InvalidInputError);
+    expect(() => checkAbuse(null as never)).toThrow('the window');
+    expect(() => checkAbuse({ requests: 90_000, traded: new Dec(0) }, null as never)).toThrow('the abuse options');
+    expect(checkAbuse({ requests: 90_000, traded: '0' as never })).toMatchObject({ reason: 'no-fills' });
   });
 });

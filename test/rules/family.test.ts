@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { InvalidInputError } from '../../src/errors.js';
 import { rateFamily, resolveFamilyOptions } from '../../src/rules/family.js';
 import { WORKED_EXAMPLE } from '../../src/rules/example.js';
 
@@ -70,5 +71,13 @@ describe('rateFamily (R7)', () => {
   it('names the account of a bad amount', () => {
     expect(() => rateFamily([{ account: 'sub-7', contracts: [{ contract: 'SOL_USDT', takerVolume: '-5' }] }]))
       .toThrow('Expected `takerVolume` of SOL_USDT in account sub-7 to be a non-negative decimal string, got "-5"');
+  });
+});
+
+describe('rateFamily options', () => {
+  it('refuses null options with an InvalidInputError naming them, not a TypeError', () => {
+    expect(() => rateFamily(WORKED_EXAMPLE, null as never)).toThrow(InvalidInputError);
+    expect(() => rateFamily(WORKED_EXAMPLE, null as never)).toThrow('Expected the family options to be an options object');
+    expect(() => resolveFamilyOptions(null as never)).toThrow('the family options');
   });
 });

@@ -95,3 +95,12 @@ describe('compareRatio', () => {
     expect(compareRatio(none, none)).toBe(0);
   });
 });
+
+describe('options left out or null', () => {
+  it('takes left-out options as the defaults and refuses null with an InvalidInputError naming them', () => {
+    expect(tradeRatio(A, undefined).denominator.toString()).toBe('44');
+    expect(() => tradeRatio(A, null as never)).toThrow(InvalidInputError);
+    expect(() => tradeRatio(A, null as never)).toThrow('Expected the ratio options to be an options object, or nothing for the defaults, got null');
+    expect(() => resolveRatioOptions(5 as never)).toThrow('the ratio options');
+  });
+});

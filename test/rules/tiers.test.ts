@@ -71,3 +71,16 @@ describe('createTierTable (R3)', () => {
     expect(() => createTierTable([])).toThrow('`tiers`');
   });
 });
+
+describe('tierFor with a table of rows', () => {
+  it('refuses an empty table instead of answering undefined', () => {
+    expect(() => tierFor('5', [])).toThrow('Expected `tiers` to be a non-empty array');
+  });
+
+  it('validates rows as createTierTable does: unsorted bounds are refused, sorted ones give the right tier', () => {
+    expect(() => tierFor('5', [{ minRatio: '0', limit: 100 }, { minRatio: '10', limit: 300 }, { minRatio: '3', limit: 200 }]))
+      .toThrow('`tiers[2].minRatio`');
+    expect(tierFor('5', [{ minRatio: '0', limit: 100 }, { minRatio: '3', limit: 200 }, { minRatio: '10', limit: 300 }])).toMatchObject({ tier: 2, limit: 200 });
+    expect(() => tierOfRatio(tradeRatio([]), [])).toThrow('`tiers`');
+  });
+});

@@ -194,9 +194,9 @@ describe('buildTimeline: input', () => {
     [{ ...base, activity: [{ account: 'main', day: t('2026-11-01T05:00:00.000Z'), contracts: [] }] }, 'epoch milliseconds at 00:00 UTC'],
     [{ ...base, activity: [{ account: 'ghost', day: '2026-11-01', contracts: [] }] }, 'an account listed in `accounts` (main)'],
     [{ ...base, activity: [...base.activity, { account: 'main', day: '2026-11-01', contracts: [] }] }, 'one entry per account and day'],
-    [{ ...base, vipChanges: [{ at: 5, level: 12 }, { at: 5, level: 15 }] }, 'one VIP change per instant'],
-    [{ ...base, vipChanges: [{ at: 5, level: -1 }] }, '`vipChanges[0].level`'],
-    [{ ...base, vipChanges: [{ at: 5.5, level: 3 }] }, '`vipChanges[0].at`'],
+    [{ ...base, vipChanges: [{ at: t('2026-11-05T00:00:00.000Z'), level: 12 }, { at: t('2026-11-05T00:00:00.000Z'), level: 15 }] }, 'one VIP change per instant'],
+    [{ ...base, vipChanges: [{ at: t('2026-11-05T00:00:00.000Z'), level: -1 }] }, '`vipChanges[0].level`'],
+    [{ ...base, vipChanges: [{ at: t('2026-11-05T00:00:00.000Z') + 0.5, level: 3 }] }, '`vipChanges[0].at`'],
     [{ ...base, accounts: [{ id: 'main' }, { id: 'main' }] }, 'an id listed once'],
     [{ ...base, accounts: [{ id: 'main', role: 'main' as const }, { id: 'x', role: 'main' as const }] }, '(main is the main account)'],
     [{ ...base, accounts: [] }, '`accounts`'],
@@ -208,7 +208,7 @@ describe('buildTimeline: input', () => {
 
   it('refuses an unknown account and a non-integer instant when asked', () => {
     const timeline = buildTimeline(base);
-    expect(() => timeline.limitAt('nobody', 0)).toThrow('Expected `account` to be an account of the timeline (main), got "nobody"');
+    expect(() => timeline.limitAt('nobody', t('2026-11-05T00:00:00.000Z'))).toThrow('Expected `account` to be an account of the timeline (main), got "nobody"');
     expect(() => timeline.limitAt('main', Number.NaN)).toThrow('`at`');
   });
 });

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { WindowLimit } from '../../src/schedule/window.js';
+import { WindowLimit, type WindowLimitState } from '../../src/schedule/window.js';
 
 describe('WindowLimit (R13)', () => {
   it('allows a burst of N when idle, then waits exactly until the oldest leaves the window', () => {
@@ -117,5 +117,17 @@ describe('WindowLimit (R13)', () => {
     const l = new WindowLimit({ limit: 5, windowMs: 10 });
     expect(() => l.update({ limit: 1.5 })).toThrow('`limit`');
     expect(l.limit).toBe(5);
+  });
+});
+
+describe('WindowLimit snapshot of a pause without end', () => {
+  it('keeps a limit paused until Infinity paused after a JSON round trip of its snapshot', () => {
+    const l = new WindowLimit({ name: 'x', limit: 5, windowMs: 1000 });
+    l.pause(Infinity);
+    const state = JSON.parse(JSON.stringify(l.snapshot())) as WindowLimitState;
+    expect(state.pausedUntil).toBe('forever');
+    const back = WindowLimit.restore(state);
+    expect(back.waitFor(1, 1e12)).toBe(Infinity);
+    expect(back.snapshot()).toEqual(l.snapshot());
   });
 });

@@ -1,0 +1,37 @@
+// `npm test`: builds dist/ when it is older than the sources (the command line and package tests
+// run the build), then runs the suite (vitest, with any arguments given) against a Redis:
+// REDIS_URL when set, else the one on 127.0.0.1:6379, else a private redis-server started for the
+// run and stopped at its end. Every test that talks to Redis reads REDIS_URL.
+import { spawn, spawnSync } from 'node:child_process';
+import { createRequire } from 'node:module';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { buildIsStale } from './built.js';
+import { NoRedisError, type TestRedis, redisForTests } from './redis-for-tests.js';
+
+const root = join(dirname(fileURLToPath(import.meta.url)), '..');
+if (buildIsStale(root)) {
+  process.stderr.write('npm test: dist/ is older than the sources; building it first\n');
+  const npm = process.platform === 'win32' ? 'npm.cmd' : 'npm';
+  const build = spawnSync(npm, ['run', 'build', '--silent'], { cwd: root, stdio: 'inherit' });
+  if (build.status !== 0) process.exit(build.status ?? 1);
+}
+
+let redis: TestRedis;
+try {
+  redis = await redisForTests({ url: process.env.REDIS_URL });
+} catch (e) {
+  if (!(e instanceof NoRedisError)) throw e;
+  process.stderr.write(`npm test: ${e.message}\n`);
+  process.exit(1);
+}
+if (redis.private) process.stderr.write(`npm test: nothing answers on 127.0.0.1:6379; started a private redis-server at ${redis.url} for this run\n`);
+
+const vitest = join(dirname(createRequire(import.meta.url).resolve('vitest/package.json')), 'vitest.mjs');
+const child = spawn(process.execPath, [vitest, 'run', ...process.argv.slice(2)], { stdio: 'inherit', env: { ...process.env, REDIS_URL: redis.url } });
+// Ctrl-C reaches vitest on its own (same process group); a TERM sent to this process alone is passed on.
+process.on('SIGTERM', () => child.kill('SIGTERM'));
+process.on('SIGINT', () => {});
+const [code, signal] = await new Promise<[number | null, NodeJS.Signals | null]>((resolve) => child.on('exit', (c, s) => resolve([c, s])));
+await redis.stop();
+process.exit(code ?? (signal === null ? 1 : 128 + 15));

@@ -1,0 +1,86 @@
+import { formatUtcDay, formatUtcInstant } from '../rules/calendar.js';
+import { DEFAULT_TIERS } from '../rules/tiers.js';
+import { timeAxis } from './ticks.js';
+import type { TimelineRun } from './timeline.js';
+
+/** Text made safe to put in SVG or HTML. */
+export function escapeXml(s: string): string {
+  return s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;');
+}
+
+const WIDTH = 960;
+const LEFT = 112;
+const RIGHT = 20;
+const PANEL = 160;
+const GAP = 52;
+const TOP = 84;
+const SHADES = ['#f4f4f4', '#eef3fb', '#e3ecf8', '#d6e4f5', '#c8dbf1', '#b9d1ed', '#a9c6e8'];
+
+/**
+ * A step chart of each account's limit over time, one panel per account (R5, R6, R8). Each tier
+ * is a band labelled with its number and limit, the limit's line running through the middle of
+ * its tier's band; raises at 08:00 are marked with an upward triangle, lowerings with a downward
+ * one. The time axis is ticked by hours, days, weeks or months as the span asks (see
+ * {@link timeAxis}), with the year.
+ */
+export function timelineSvg(run: TimelineRun): string {
+  const ids = run.input.accounts.map((a) => a.id);
+  const height = TOP + ids.length * (PANEL + GAP);
+  const plotWidth = WIDTH - LEFT - RIGHT;
+  const x = (t: number): number => LEFT + ((t - run.from) / (run.to - run.from)) * plotWidth;
+  // Each tier's band reaches halfway to the limits beside it.
+  const tiers = DEFAULT_TIERS;
+  const limits = tiers.map((t) => t.limit);
+  const edges = limits.map((l, k) => (k === 0 ? l - (limits[1]! - l) / 2 : (limits[k - 1]! + l) / 2));
+  edges.push(limits.at(-1)! + (limits.at(-1)! - limits.at(-2)!) / 2);
+  const low = edges[0]!;
+  const high = edges.at(-1)!;
+  const y0 = (i: number): number => TOP + i * (PANEL + GAP);
+  const y = (i: number, limit: number): number => y0(i) + PANEL - ((limit - low) / (high - low)) * PANEL;
+  const axis = timeAxis(run.from, run.to, plotWidth);
+  const f = (n: number): string => n.toFixed(1);
+  const out: string[] = [
+    `<svg xmlns="http://www.w3.org/2000/svg" width="${WIDTH}" height="${height}" viewBox="0 0 ${WIDTH} ${height}" font-family="sans-serif" font-size="11">`,
+    `<rect width="${WIDTH}" height="${height}" fill="#ffffff"/>`,
+    `<text x="${LEFT}" y="22" font-size="15" font-weight="bold">Futures placement limit by account (requests per second)</text>`,
+    `<text x="${LEFT}" y="40" fill="#555">${formatUtcDay(run.from)} to ${formatUtcDay(run.to)} (UTC). Bands: the tiers and their limits. Green triangle: raised at 08:00 UTC or restored; red: lowered at once.</text>`,
+    `<text x="${LEFT}" y="56" fill="#555">Grid: ${axis.step}${axis.minorStep === null ? '' : ` (lighter: ${axis.minorStep})`}.</text>`,
+  ];
+  ids.forEach((id, i) => {
+    const base = y0(i);
+    tiers.forEach((t, k) => {
+      const top = y(i, edges[k + 1]!);
+      out.push(`<rect x="${LEFT}" y="${f(top)}" width="${plotWidth}" height="${f(y(i, edges[k]!) - top)}" fill="${SHADES[k % SHADES.length]}"/>`);
+      out.push(`<text x="${LEFT - 6}" y="${f(y(i, t.limit) + 4)}" text-anchor="end" fill="#555">tier ${t.tier} · ${t.limit}</text>`);
+    });
+    for (const m of axis.minor) out.push(`<line x1="${f(x(m))}" y1="${base}" x2="${f(x(m))}" y2="${base + PANEL}" stroke="#d8d8d8" stroke-width="0.5"/>`);
+    for (const tick of axis.ticks) {
+      const tx = f(x(tick.at));
+      out.push(`<line x1="${tx}" y1="${base}" x2="${tx}" y2="${base + PANEL + 4}" stroke="#999" stroke-width="0.75"/>`);
+      out.push(`<text x="${tx}" y="${base + PANEL + 15}" text-anchor="middle" fill="#555">${tick.label}</text>`);
+      if (tick.year !== null) out.push(`<text x="${tx}" y="${base + PANEL + 28}" text-anchor="middle" fill="#555" font-weight="bold">${tick.year}</text>`);
+    }
+    out.push(`<text x="${LEFT}" y="${base - 8}" font-weight="bold" font-size="12">${escapeXml(id)}</text>`);
+    const changes = run.timeline.changes.filter((c) => c.account === id);
+    const created = run.input.accounts.find((a) => a.id === id)?.createdAt;
+    const start = created ?? run.from;
+    let limit = changes[0]?.at === start ? changes[0]!.limit : run.timeline.limitAt(id, start).limit;
+    const points: string[] = [`${f(x(start))},${f(y(i, limit))}`];
+    for (const c of changes) {
+      points.push(`${f(x(c.at))},${f(y(i, limit))}`, `${f(x(c.at))},${f(y(i, c.limit))}`);
+      limit = c.limit;
+    }
+    points.push(`${f(x(run.to))},${f(y(i, limit))}`);
+    out.push(`<polyline points="${points.join(' ')}" fill="none" stroke="#1f4e8c" stroke-width="2"/>`);
+    for (const c of changes) {
+      if (c.previousTier === null) continue;
+      const up = c.limit > c.previousTier.limit;
+      const cx = x(c.at);
+      const cy = y(i, c.limit);
+      const tri = up ? `${f(cx - 5)},${f(cy + 9)} ${f(cx + 5)},${f(cy + 9)} ${f(cx)},${f(cy + 1)}` : `${f(cx - 5)},${f(cy - 9)} ${f(cx + 5)},${f(cy - 9)} ${f(cx)},${f(cy - 1)}`;
+      out.push(`<polygon points="${tri}" fill="${up ? '#2e8b3e' : '#c0392b'}"><title>${escapeXml(`${formatUtcInstant(c.at)} ${c.previousTier.limit} -> ${c.limit} (${c.reason})`)}</title></polygon>`);
+    }
+  });
+  out.push('</svg>');
+  return `${out.join('\n')}\n`;
+}

@@ -1,0 +1,80 @@
+import { InvalidInputError } from '../errors.js';
+import { type ExchangeOptions, startExchange } from '../exchange/server.js';
+import type { ExchangeStats } from '../exchange/stats.js';
+import { InputFileError, readJson } from './input.js';
+import { type ParsedArgs, UsageError } from './options.js';
+import { readInput } from './source.js';
+
+/** What the exchange command needs from its caller: where to write, and what ends the run. */
+export interface ExchangeRun {
+  out(line: string): void;
+  /** Resolves when the server should stop (SIGINT, SIGTERM). */
+  readonly stop: Promise<string>;
+  readonly stdin: AsyncIterable<Buffer | string>;
+}
+
+/**
+ * `traderatio exchange`: starts the model exchange, prints its base URL, and on SIGINT or SIGTERM
+ * stops and prints a summary of what it counted.
+ */
+export async function exchangeCommand(args: ParsedArgs, run: ExchangeRun): Promise<void> {
+  if (args.positionals.length > 0) throw new UsageError(`exchange takes no FILE, got "${args.positionals[0]}" (the accounts file is --accounts FILE)`);
+  const { values, typed } = args;
+  const options: { -readonly [K in keyof ExchangeOptions]: ExchangeOptions[K] } = { port: 8080 };
+  const port = values.get('port');
+  if (port !== undefined) {
+    if (port === true || !/^\d+$/.test(port) || Number(port) > 65_535) throw new UsageError(`${typed.get('port')} takes a port from 0 to 65535 (0 picks a free one), got "${String(port)}"`);
+    options.port = Number(port);
+  }
+  const window = values.get('window');
+  if (window !== undefined) {
+    if (window !== 'sliding' && window !== 'fixed') throw new UsageError(`${typed.get('window')} takes sliding or fixed, got "${String(window)}"`);
+    options.window = window;
+  }
+  const offset = values.get('clock-offset-ms');
+  if (offset !== undefined) {
+    if (offset === true || !/^[+-]?\d+$/.test(offset)) throw new UsageError(`${typed.get('clock-offset-ms')} takes a whole number of milliseconds (such as -3600000), got "${String(offset)}"`);
+    options.clockOffsetMs = Number(offset);
+  }
+  if (values.has('verify-signatures')) options.verifySignatures = true;
+  const accounts = await jsonFile(values.get('accounts'), run.stdin);
+  const history = await jsonFile(values.get('history'), run.stdin);
+  const fills = await jsonFile(values.get('fills'), run.stdin);
+  if (accounts !== undefined) options.accounts = accounts.value as NonNullable<ExchangeOptions['accounts']>;
+  if (history !== undefined) options.history = history.value;
+  if (fills !== undefined) options.fills = fills.value as NonNullable<ExchangeOptions['fills']>;
+  let exchange;
+  try {
+    exchange = await startExchange(options);
+  } catch (e) {
+    if (e instanceof InvalidInputError) {
+      const file = /`(activity|hours)/.test(e.message) ? history : /`fills/.test(e.message) ? fills : accounts;
+      throw file === undefined ? e : new InputFileError(file.name, 1, e.message);
+    }
+    if ((e as NodeJS.ErrnoException).code === 'EADDRINUSE') throw new UsageError(`port ${options.port} is in use; choose another with --port N (0 picks a free one)`);
+    throw e;
+  }
+  run.out(`traderatio exchange: ${exchange.url}`);
+  run.out(`  REST under ${exchange.url}/api/v4, WebSocket on ${exchange.wsUrl}, administration under ${exchange.url}/_model/`);
+  run.out(`  window ${options.window ?? 'sliding'}${options.clockOffsetMs ? `, clock offset ${options.clockOffsetMs} ms` : ''}${options.verifySignatures ? ', signatures verified' : ''}; stop with Ctrl-C`);
+  const signal = await run.stop;
+  const stats = exchange.stats();
+  await exchange.close();
+  run.out(`traderatio exchange: stopped (${signal})`);
+  for (const line of summary(stats)) run.out(line);
+}
+
+/** One line per account and IP: accepted, refused by label, tier and throttle. */
+export function summary(stats: ExchangeStats): string[] {
+  const refused = (r: Readonly<Record<string, number>>) => Object.entries(r).map(([label, n]) => `${n} ${label}`).join(', ') || 'none';
+  const lines = stats.accounts.map((a) => `  account ${a.account} (${a.family}): ${a.accepted} accepted, refused ${refused(a.refused)}; tier ${a.tier} (${a.limit} r/s)${a.throttle === null ? '' : `, throttled to ${a.throttle.limit} per ${a.throttle.windowMs / 1000} s`}`);
+  for (const ip of stats.ips) lines.push(`  IP ${ip.ip}: ${ip.accepted} accepted, refused ${refused(ip.refused)}`);
+  if (Object.keys(stats.unidentified).length > 0) lines.push(`  unidentified: refused ${refused(stats.unidentified)}`);
+  return lines;
+}
+
+async function jsonFile(file: string | true | undefined, stdin: AsyncIterable<Buffer | string>): Promise<{ name: string; value: unknown } | undefined> {
+  if (file === undefined || file === true) return undefined;
+  const { name, text } = await readInput(file, stdin);
+  return { name, value: readJson(name, text).value };
+}

@@ -1,0 +1,109 @@
+import { checkApiKeyCount } from '../catalog/validators.js';
+import { InvalidInputError } from '../errors.js';
+import type { FamilyKind } from '../rules/family.js';
+import { parseId } from '../rules/parse.js';
+import type { DecimalInput } from '../rules/decimal.js';
+import type { FamilySpec } from './core.js';
+
+/** An API key of an account: what the `KEY` header carries, and the secret that signs (section 5). */
+export interface ApiKey {
+  readonly key: string;
+  readonly secret: string;
+}
+
+/** An account of the accounts file. */
+export interface AccountEntry {
+  readonly id: string;
+  /** `main` for the family's main account (at most one). @default "sub" */
+  readonly role?: 'main' | 'sub';
+  /** When a sub-account was created (ISO text or epoch ms): tier 1 until 08:00 UTC the next day (R8). */
+  readonly createdAt?: string | number;
+  /** Its API keys, at most 20 (R11). */
+  readonly keys?: readonly ApiKey[];
+}
+
+/** A family of the accounts file. */
+export interface FamilyEntry {
+  readonly id: string;
+  /** The family's VIP level (R4). @default 14 */
+  readonly vipLevel?: number;
+  /** `broker`: every account rated by its own ratio (R7). @default "standard" */
+  readonly kind?: FamilyKind;
+  /** Own 7-day volume from which an account takes max(own, aggregated) (R7). @default "1000000" */
+  readonly ownVolumeThreshold?: DecimalInput;
+  readonly accounts: readonly AccountEntry[];
+}
+
+/** The accounts file: `{ "families": [...] }`. */
+export interface AccountsFile {
+  readonly families: readonly FamilyEntry[];
+}
+
+/** The accounts file read: families for the core, and keys to accounts. */
+export interface AccountsRead {
+  readonly families: readonly FamilySpec[];
+  readonly keys: ReadonlyMap<string, { readonly account: string; readonly secret: string }>;
+}
+
+/** The accounts used when none are given: one main account, key `main-key`, secret `main-secret`. */
+export const DEFAULT_ACCOUNTS: AccountsFile = Object.freeze<AccountsFile>({
+  families: [{ id: 'default', accounts: [{ id: 'main', role: 'main', keys: [{ key: 'main-key', secret: 'main-secret' }] }] }],
+});
+
+/**
+ * Reads an accounts file (already parsed from JSON): families of a main account and sub-accounts
+ * (or a broker's accounts), their VIP level, rating options and creation instants, and each
+ * account's API keys. Keys are unique across the file. Every error names the field.
+ *
+ * @example
+ * ```ts
+ * readAccounts({ families: [{ id: 'desk', accounts: [{ id: 'A', role: 'main', keys: [{ key: 'k', secret: 's' }] }] }] }).keys.get('k')?.account // 'A'
+ * ```
+ */
+export function readAccounts(file: unknown): AccountsRead {
+  const f = file as Partial<AccountsFile>;
+  if (typeof f !== 'object' || f === null || !Array.isArray(f.families) || f.families.length === 0) {
+    throw new InvalidInputError('the accounts file', file, 'an object { "families": [ { "id", "accounts": [...] }, ... ] }');
+  }
+  const keys = new Map<string, { account: string; secret: string }>();
+  const families = f.families.map((fam, i): FamilySpec => {
+    const where = `\`families[${i}]\``;
+    if (typeof fam !== 'object' || fam === null || !Array.isArray(fam.accounts)) throw new InvalidInputError(where, fam, 'an object { "id", "accounts": [...] }');
+    const known = new Set(['id', 'vipLevel', 'kind', 'ownVolumeThreshold', 'accounts']);
+    for (const k of Object.keys(fam)) if (!known.has(k)) throw new InvalidInputError(`a key of ${where}`, k, `one of ${[...known].join(', ')}`);
+    const accounts = (fam.accounts as readonly AccountEntry[]).map((a, j) => {
+      const at = `\`families[${i}].accounts[${j}]\``;
+      if (typeof a !== 'object' || a === null) throw new InvalidInputError(at, a, 'an object { "id", "role"?, "createdAt"?, "keys"? }');
+      const id = parseId(a.id, `${at}.id`);
+      const list = a.keys ?? [];
+      if (!Array.isArray(list)) throw new InvalidInputError(`${at}.keys`, list, 'an array of { "key", "secret" }');
+      const count = checkApiKeyCount(list.length - 1);
+      if (!count.ok) throw new InvalidInputError(`${at}.keys`, `${list.length} keys`, 'at most 20 keys per account (R11)');
+      list.forEach((k, n) => {
+        if (typeof k?.key !== 'string' || k.key === '' || typeof k.secret !== 'string') {
+          throw new InvalidInputError(`${at}.keys[${n}]`, k, 'an object { "key": a non-empty string, "secret": a string }');
+        }
+        if (keys.has(k.key)) throw new InvalidInputError(`${at}.keys[${n}].key`, k.key, 'a key given once in the file');
+        keys.set(k.key, { account: id, secret: k.secret });
+      });
+      return { id, ...(a.role === undefined ? {} : { role: a.role }), ...(a.createdAt === undefined ? {} : { createdAt: readInstant(a.createdAt, `${at}.createdAt`) }) };
+    });
+    return {
+      id: parseId(fam.id, `${where}.id`),
+      accounts,
+      ...(fam.vipLevel === undefined ? {} : { vipLevel: fam.vipLevel }),
+      options: {
+        ...(fam.kind === undefined ? {} : { kind: fam.kind }),
+        ...(fam.ownVolumeThreshold === undefined ? {} : { ownVolumeThreshold: fam.ownVolumeThreshold }),
+      },
+    };
+  });
+  return { families, keys };
+}
+
+/** An instant as ISO text with a zone, or epoch milliseconds. */
+export function readInstant(value: unknown, field: string): number {
+  if (typeof value === 'number' && Number.isSafeInteger(value)) return value;
+  if (typeof value === 'string' && /(Z|[+-]\d\d:\d\d)$/.test(value) && Number.isFinite(Date.parse(value))) return Date.parse(value);
+  throw new InvalidInputError(field, value, 'an ISO instant with a zone (2026-11-21T08:00:00Z) or epoch milliseconds');
+}

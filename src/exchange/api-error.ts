@@ -1,0 +1,20 @@
+import { TraderatioError } from '../errors.js';
+
+/**
+ * A request the model exchange answers with an error: the HTTP status and the body
+ * `{ label, message }` of the description's section 7 (R12). Thrown inside a request's handling,
+ * answered by the HTTP or WebSocket layer.
+ */
+export class ApiError extends TraderatioError {
+  constructor(readonly status: number, label: string, message: string) {
+    super('EXCHANGE_API_ERROR', message, label);
+  }
+
+  /** The response body. */
+  body(): { readonly label: string; readonly message: string } {
+    return { label: this.label!, message: this.message };
+  }
+}
+
+/** 400 with `label`. */
+export const badRequest = (label: string, message: string): ApiError => new ApiError(400, label, message);

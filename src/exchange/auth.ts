@@ -1,0 +1,28 @@
+import { createHash, createHmac, timingSafeEqual } from 'node:crypto';
+
+/**
+ * The signature of a signed request (section 5 of the description): hex HMAC-SHA512 with the
+ * secret over five lines, method, path with `/api/v4`, the query as sent, hex SHA-512 of the body,
+ * and the Timestamp header.
+ *
+ * @example
+ * ```ts
+ * signRequest('secret', 'GET', '/api/v4/futures/usdt/orders', 'status=open', '', '1795219200')
+ * ```
+ */
+export function signRequest(secret: string, method: string, path: string, query: string, body: string | Buffer, timestamp: string): string {
+  const hashed = createHash('sha512').update(body).digest('hex');
+  return createHmac('sha512', secret).update(`${method.toUpperCase()}\n${path}\n${query}\n${hashed}\n${timestamp}`).digest('hex');
+}
+
+/** The signature of a WebSocket API request: `api\n{channel}\n{request parameters as sent}\n{timestamp}`. */
+export function signWebSocket(secret: string, channel: string, params: string, timestamp: string): string {
+  return createHmac('sha512', secret).update(`api\n${channel}\n${params}\n${timestamp}`).digest('hex');
+}
+
+/** Whether two hex signatures are the same, compared in constant time. */
+export function sameSignature(a: string, b: string): boolean {
+  const x = Buffer.from(a, 'utf8');
+  const y = Buffer.from(b.toLowerCase(), 'utf8');
+  return x.length === y.length && timingSafeEqual(x, y);
+}

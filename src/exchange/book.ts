@@ -1,0 +1,105 @@
+import type { Dec } from '../rules/decimal.js';
+
+/** A futures order as the model keeps it. */
+export interface FuturesOrder {
+  readonly id: number;
+  readonly market: 'futures';
+  readonly account: string;
+  readonly settle: string;
+  readonly contract: string;
+  /** Signed: positive buys, negative sells (the API's convention). */
+  size: Dec;
+  left: Dec;
+  price: Dec;
+  readonly tif: string;
+  readonly text: string;
+  readonly createdAt: number;
+  status: 'open' | 'finished';
+  finishAs: '' | 'filled' | 'cancelled' | 'ioc';
+  finishedAt: number | null;
+  fillPrice: Dec | null;
+  /** The size was sent as text: it is answered as text (`X-Service-Size-Decimal`), else as a number. */
+  readonly sizeAsText: boolean;
+}
+
+/** A spot order as the model keeps it. */
+export interface SpotOrder {
+  readonly id: string;
+  readonly market: 'spot';
+  readonly account: string;
+  readonly pair: string;
+  readonly side: 'buy' | 'sell';
+  readonly type: string;
+  readonly accountType: string;
+  amount: Dec;
+  left: Dec;
+  price: Dec;
+  readonly tif: string;
+  readonly text: string;
+  readonly createdAt: number;
+  status: 'open' | 'closed' | 'cancelled';
+  finishAs: '' | 'filled' | 'cancelled' | 'ioc';
+  finishedAt: number | null;
+  fillPrice: Dec | null;
+}
+
+/** A fill of one of the account's orders: what `my_trades` returns. */
+export interface Trade {
+  readonly id: number;
+  readonly at: number;
+  readonly market: 'futures' | 'spot';
+  /** The futures contract or spot pair. */
+  readonly instrument: string;
+  readonly orderId: string;
+  /** Contracts (signed) for futures; the amount of base currency for spot. */
+  readonly size: Dec;
+  readonly price: Dec;
+  readonly role: 'maker' | 'taker';
+  readonly side: 'buy' | 'sell';
+  readonly text: string;
+  readonly sizeAsText: boolean;
+}
+
+/** Orders kept finished per account, and fills kept, before the oldest are dropped. */
+const FINISHED_KEPT = 10_000;
+const TRADES_KEPT = 10_000;
+/** Open orders an account may hold at once (the futures label TOO_MANY_ORDERS past it). */
+export const MAX_OPEN_ORDERS = 100_000;
+
+/**
+ * One account's orders and fills, in memory bounded by {@link MAX_OPEN_ORDERS} open orders and the
+ * last 10,000 finished orders and 10,000 fills.
+ */
+export class Book {
+  readonly orders = new Map<string, FuturesOrder | SpotOrder>();
+  private readonly finished: string[] = [];
+  private finishedHead = 0;
+  open = 0;
+  readonly trades: Trade[] = [];
+
+  add(order: FuturesOrder | SpotOrder): void {
+    this.orders.set(String(order.id), order);
+    if (order.status === 'open') this.open++;
+    else this.retire(String(order.id));
+  }
+
+  /** Marks an order finished: it is kept among the last finished ones. */
+  finish(order: FuturesOrder | SpotOrder): void {
+    this.open--;
+    this.retire(String(order.id));
+  }
+
+  addTrade(trade: Trade): void {
+    this.trades.push(trade);
+    if (this.trades.length > TRADES_KEPT * 2) this.trades.splice(0, this.trades.length - TRADES_KEPT);
+  }
+
+  private retire(id: string): void {
+    this.finished.push(id);
+    if (this.finished.length - this.finishedHead > FINISHED_KEPT) this.orders.delete(this.finished[this.finishedHead++]!);
+    if (this.finishedHead > FINISHED_KEPT) {
+      this.finished.splice(0, this.finishedHead);
+      this.finishedHead = 0;
+    }
+  }
+}

@@ -1,0 +1,51 @@
+import { InvalidInputError } from '../errors.js';
+import { DAY_MS, HOUR_MS, formatUtcDay, parseUtcDay, utcDayStart, utcHourStart } from '../rules/calendar.js';
+import type { DecimalInput } from '../rules/decimal.js';
+import type { DailyActivity } from '../rules/timeline.js';
+import { readInstant } from './accounts.js';
+
+/** History as the core seeds it. */
+export interface History {
+  readonly days: readonly DailyActivity[];
+  readonly hours: readonly { readonly account: string; readonly hour: number; readonly requests: number; readonly traded?: DecimalInput }[];
+}
+
+/**
+ * Reads a history file (already parsed from JSON): the `activity` of a `timeline` file (one entry
+ * per account and UTC day, `{ account, day, contracts }`), and optionally `hours` of the abuse
+ * window (`{ account, hour, requests, traded }`, R9). A day is `YYYY-MM-DD` or a whole number of
+ * days relative to the model's today (`-1` is yesterday); an hour is ISO text or a number of hours
+ * relative to the current hour. Nothing may lie after `now`. The other keys of a timeline file
+ * (`accounts`, `vipLevel`, `vipChanges`) are left to the accounts file.
+ *
+ * @example
+ * ```ts
+ * readHistory({ activity: [{ account: 'A', day: -1, contracts: [{ contract: 'BTC_USDT', makerVolume: '600', place: 100 }] }] }, Date.now())
+ * ```
+ */
+export function readHistory(file: unknown, now: number): History {
+  const f = file as { activity?: unknown; hours?: unknown };
+  if (typeof f !== 'object' || f === null || Array.isArray(f)) throw new InvalidInputError('the history file', file, 'an object { "activity": [...], "hours"?: [...] }');
+  const activity = f.activity ?? [];
+  const hoursIn = f.hours ?? [];
+  if (!Array.isArray(activity)) throw new InvalidInputError('`activity`', activity, 'an array of { "account", "day", "contracts" }');
+  if (!Array.isArray(hoursIn)) throw new InvalidInputError('`hours`', hoursIn, 'an array of { "account", "hour", "requests", "traded" }');
+  const today = utcDayStart(now);
+  const days = activity.map((d: DailyActivity, i): DailyActivity => {
+    if (typeof d !== 'object' || d === null) throw new InvalidInputError(`\`activity[${i}]\``, d, 'an object { "account", "day", "contracts" }');
+    const day = typeof d.day === 'number' && Number.isSafeInteger(d.day) && d.day <= 0 && d.day > -10_000 ? today + d.day * DAY_MS : parseUtcDay(d.day, `\`activity[${i}].day\``);
+    if (day > today) throw new InvalidInputError(`\`activity[${i}].day\``, d.day, `a day up to the model's today (${formatUtcDay(today)})`);
+    return { ...d, day: formatUtcDay(day) };
+  });
+  const hour0 = utcHourStart(now);
+  const hours = hoursIn.map((h: { account: string; hour: unknown; requests: number; traded?: DecimalInput }, i) => {
+    if (typeof h !== 'object' || h === null) throw new InvalidInputError(`\`hours[${i}]\``, h, 'an object { "account", "hour", "requests", "traded" }');
+    const hour = typeof h.hour === 'number' && Number.isSafeInteger(h.hour) && h.hour <= 0 && h.hour > -10_000
+      ? hour0 + h.hour * HOUR_MS
+      : utcHourStart(readInstant(h.hour, `\`hours[${i}].hour\``));
+    if (hour > hour0) throw new InvalidInputError(`\`hours[${i}].hour\``, h.hour, 'an hour up to the current one');
+    if (typeof h.requests !== 'number' || !Number.isSafeInteger(h.requests) || h.requests < 0) throw new InvalidInputError(`\`hours[${i}].requests\``, h.requests, 'a non-negative integer');
+    return { account: h.account, hour, requests: h.requests, ...(h.traded === undefined ? {} : { traded: h.traded }) };
+  });
+  return { days, hours };
+}

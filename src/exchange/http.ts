@@ -1,0 +1,140 @@
+import { randomBytes } from 'node:crypto';
+import { type IncomingMessage, type Server, type ServerResponse, createServer } from 'node:http';
+import type { Socket } from 'node:net';
+import type { ExchangeModel } from './model.js';
+
+/** Limits of the HTTP layer. */
+export interface HttpLimits {
+  /** The largest request body read, in bytes; a larger one gets 413 and the connection is closed. */
+  readonly bodyLimitBytes: number;
+  /** Time a client has to send a whole request (headers and body), in milliseconds; past it, 408. */
+  readonly slowClientMs: number;
+}
+
+/** Microseconds on the model's clock (R15's X-In-Time and X-Out-Time). */
+export const micros = (ms: number): string => String(Math.floor(ms * 1000));
+
+const TRACE_PREFIX = randomBytes(6).toString('hex');
+let traces = 0;
+
+/** A trace id for X-Service-Trace-ID: unique within the run. */
+export const traceId = (): string => `${TRACE_PREFIX}${(++traces).toString(16).padStart(8, '0')}`;
+
+function errorText(label: string, message: string): string {
+  return JSON.stringify({ label, message });
+}
+
+/**
+ * The HTTP server in front of the model: keep-alive, JSON in and out, every response with the
+ * rate-limit headers of R12 where a limit applies, X-In-Time and X-Out-Time (R15) and
+ * X-Service-Trace-ID. Bodies over the cap get 413, requests slower than `slowClientMs` get 408,
+ * both in the exchange's error shape; every other client is served meanwhile.
+ */
+export function createHttpServer(model: ExchangeModel, limits: HttpLimits, admin: (req: { method: string; path: string; body: string }) => { status: number; body: unknown }): Server {
+  const server = createServer({
+    keepAlive: true,
+    requestTimeout: limits.slowClientMs,
+    headersTimeout: limits.slowClientMs,
+    connectionsCheckingInterval: Math.max(10, Math.min(1000, Math.floor(limits.slowClientMs / 4))),
+  }, (req, res) => {
+    const inAt = model.now();
+    const declared = Number(req.headers['content-length'] ?? 0);
+    if (declared > limits.bodyLimitBytes) {
+      tooLarge(model, res, inAt, limits.bodyLimitBytes);
+      req.resume();
+      return;
+    }
+    const chunks: Buffer[] = [];
+    let size = 0;
+    let refused = false;
+    req.on('data', (chunk: Buffer) => {
+      if (refused) return;
+      size += chunk.length;
+      if (size > limits.bodyLimitBytes) {
+        refused = true;
+        tooLarge(model, res, inAt, limits.bodyLimitBytes);
+        return;
+      }
+      chunks.push(chunk);
+    });
+    req.on('end', () => {
+      if (refused) return;
+      const body = chunks.length === 0 ? '' : chunks.length === 1 ? chunks[0]!.toString('utf8') : Buffer.concat(chunks).toString('utf8');
+      answer(model, req, res, inAt, body, admin);
+    });
+  });
+  // A client too slow to send its request (R: the exchange's error shape, then the connection closed).
+  server.on('clientError', (err: NodeJS.ErrnoException, socket: Socket) => {
+    const inflight = (socket as unknown as { _httpMessage?: ServerResponse | null })._httpMessage;
+    if (!socket.writable || (inflight !== undefined && inflight !== null && inflight.headersSent)) {
+      socket.destroy();
+      return;
+    }
+    const timeout = err.code === 'ERR_HTTP_REQUEST_TIMEOUT';
+    const status = timeout ? 408 : 400;
+    const text = timeout
+      ? errorText('BAD_REQUEST', `the request was not received in full within ${limits.slowClientMs} ms`)
+      : errorText('BAD_REQUEST', `the request could not be read as HTTP (${err.code ?? err.message})`);
+    const now = model.now();
+    socket.end(
+      `HTTP/1.1 ${status} ${timeout ? 'Request Timeout' : 'Bad Request'}\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(text)}\r\n` +
+      `X-In-Time: ${micros(now)}\r\nX-Out-Time: ${micros(model.now())}\r\nX-Service-Trace-ID: ${traceId()}\r\nConnection: close\r\n\r\n${text}`,
+    );
+  });
+  return server;
+}
+
+function answer(
+  model: ExchangeModel, req: IncomingMessage, res: ServerResponse, inAt: number, body: string,
+  admin: (req: { method: string; path: string; body: string }) => { status: number; body: unknown },
+): void {
+  const url = req.url ?? '/';
+  const q = url.indexOf('?');
+  const path = q < 0 ? url : url.slice(0, q);
+  let status: number;
+  let payload: unknown;
+  let headers: Record<string, string> = {};
+  try {
+    if (path.startsWith('/_model/') || path === '/_model') {
+      ({ status, body: payload } = admin({ method: req.method ?? 'GET', path, body }));
+    } else {
+    const h = req.headers;
+    ({ status, body: payload, headers } = model.handle({
+      method: req.method ?? 'GET',
+      path,
+      query: q < 0 ? '' : url.slice(q + 1),
+      key: header(h.key),
+      timestamp: header(h.timestamp),
+      sign: header(h.sign),
+      body,
+      ip: req.socket.remoteAddress ?? '',
+    }));
+    }
+  } catch (e) {
+    // A fault of the model itself: answered, never a crash, and the others are served on.
+    status = 500;
+    payload = { label: 'INTERNAL', message: (e as Error).message };
+  }
+  const text = JSON.stringify(payload);
+  headers['Content-Type'] = 'application/json';
+  headers['Content-Length'] = String(Buffer.byteLength(text));
+  headers['X-In-Time'] = micros(inAt);
+  headers['X-Service-Trace-ID'] = traceId();
+  headers['X-Out-Time'] = micros(model.now());
+  res.writeHead(status, headers);
+  res.end(text);
+}
+
+function tooLarge(model: ExchangeModel, res: ServerResponse, inAt: number, cap: number): void {
+  if (res.headersSent) return;
+  const text = errorText('INVALID_REQUEST_BODY', `the body is larger than ${cap} bytes`);
+  res.writeHead(413, {
+    'Content-Type': 'application/json', 'Content-Length': String(Buffer.byteLength(text)), Connection: 'close',
+    'X-In-Time': micros(inAt), 'X-Out-Time': micros(model.now()), 'X-Service-Trace-ID': traceId(),
+  });
+  res.end(text);
+}
+
+function header(v: string | string[] | undefined): string | undefined {
+  return Array.isArray(v) ? v[0] : v;
+}

@@ -1,0 +1,14 @@
+/**
+ * traderatio/exchange: a model of the exchange's rate-limit behaviour on localhost (the server
+ * behind `traderatio exchange`), started in the process for tests and benchmarks. ES module only:
+ * it is a development tool, and leaving it out of the CommonJS build keeps the package small.
+ *
+ * @packageDocumentation
+ */
+export { startExchange } from './server.js';
+export type { ExchangeOptions, RunningExchange } from './server.js';
+export type { ExchangeStats, AccountStats, LimitStats, PartyStats } from './stats.js';
+export type { AccountsFile, FamilyEntry, AccountEntry, ApiKey } from './accounts.js';
+export type { MarketsOptions, ContractSpec } from './markets.js';
+export type { FillModelOptions, FillShares } from './fill-model.js';
+export type { WindowMode } from './arrival-count.js';

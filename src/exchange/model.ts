@@ -1,0 +1,349 @@
+import { type Catalog, type CatalogOptions, type Classification, createCatalog } from '../catalog/catalog.js';
+import { checkTimestamp } from '../catalog/validators.js';
+import { InvalidInputError } from '../errors.js';
+import type { AbuseOptions } from '../rules/abuse.js';
+import type { FamilyOptions } from '../rules/family.js';
+import type { Clock } from '../schedule/clock.js';
+import { type AccountsFile, DEFAULT_ACCOUNTS, readAccounts } from './accounts.js';
+import { ApiError, badRequest } from './api-error.js';
+import type { WindowMode } from './arrival-count.js';
+import { signRequest, sameSignature } from './auth.js';
+import { type Account, type CountedLimit, ExchangeCore, type Party } from './core.js';
+import { FillModel, type FillModelOptions } from './fill-model.js';
+import { readHistory } from './history.js';
+import { type Markets, type MarketsOptions, DEFAULT_MARKETS, resolveMarkets } from './markets.js';
+import { type ExchangeStats, statsOf } from './stats.js';
+import { Trading, uidOf } from './trading.js';
+
+/** Options of the model exchange. */
+export interface ModelOptions {
+  /** The accounts file's content: families, accounts, keys. @default one main account, key `main-key` */
+  readonly accounts?: AccountsFile;
+  /** The history file's content (see `readHistory`), seeded at start and at every reset. */
+  readonly history?: unknown;
+  /** How "N per W" is counted (R13). @default "sliding" */
+  readonly window?: WindowMode;
+  /** The model's clock is `clock.wall()` plus this. @default 0 */
+  readonly clockOffsetMs?: number;
+  /** Check the SIGN header of every private request (section 5). @default false */
+  readonly verifySignatures?: boolean;
+  /** Abuse throttle thresholds (R9). */
+  readonly abuse?: AbuseOptions;
+  /** Per-endpoint limits (R10). */
+  readonly catalog?: CatalogOptions;
+  /** Rating options of every family (tiers, weights, coefficients); the accounts file's `kind` and `ownVolumeThreshold` win. */
+  readonly family?: FamilyOptions;
+  /** What the model trades. @default DEFAULT_MARKETS */
+  readonly markets?: MarketsOptions;
+  /** The fill model. */
+  readonly fills?: FillModelOptions;
+  /**
+   * `shared` (R16's default): a WebSocket order draws on its WebSocket limit and on the REST limit
+   * of the same action. `separate`: on WebSocket limits only, the tier of R3 replacing 100 per second.
+   * @default "shared"
+   */
+  readonly websocketBudget?: 'shared' | 'separate';
+}
+
+/** A request as the HTTP layer hands it over. */
+export interface RestRequest {
+  readonly method: string;
+  /** The path without the query. */
+  readonly path: string;
+  /** The query as sent, without `?`. */
+  readonly query: string;
+  readonly key: string | undefined;
+  readonly timestamp: string | undefined;
+  readonly sign: string | undefined;
+  readonly body: string;
+  readonly ip: string;
+}
+
+/** An answer: status, JSON body and headers (the rate-limit headers of R12 where a limit applies). */
+export interface RestResponse {
+  readonly status: number;
+  readonly body: unknown;
+  readonly headers: Record<string, string>;
+}
+
+const METHODS = new Set(['GET', 'POST', 'PUT', 'PATCH', 'DELETE']);
+const SUB_FORBIDDEN = new Set(['POST /withdrawals', 'POST /withdrawals/push', 'POST /wallet/sub_account_transfers']);
+
+type Handler = (m: ExchangeModel, a: Account, r: { c: Classification; body: unknown; query: URLSearchParams; id: string; at: number }) => unknown;
+
+/**
+ * The model exchange behind the HTTP and WebSocket layers: identifies the caller (KEY header,
+ * Timestamp of R11, SIGN when asked), admits or refuses through the core (R1-R13), runs the order
+ * endpoints on the fill model and answers as API v4 does. Time is read only through `now()`.
+ */
+export class ExchangeModel {
+  readonly catalog: Catalog;
+  readonly markets: Markets;
+  core!: ExchangeCore;
+  trading!: Trading;
+  private keys!: Map<string, { account: string; secret: string }>;
+  private readonly unidentified = new Map<string, number>();
+  private readonly classified = new Map<string, Classification>();
+
+  constructor(readonly options: ModelOptions, private readonly clock: Clock) {
+    if (options.window !== undefined && options.window !== 'sliding' && options.window !== 'fixed') throw new InvalidInputError('`window`', options.window, '"sliding" or "fixed"');
+    const offset = options.clockOffsetMs ?? 0;
+    if (typeof offset !== 'number' || !Number.isFinite(offset)) throw new InvalidInputError('`clockOffsetMs`', offset, 'a finite number of milliseconds');
+    if (options.websocketBudget !== undefined && options.websocketBudget !== 'shared' && options.websocketBudget !== 'separate') {
+      throw new InvalidInputError('`websocketBudget`', options.websocketBudget, '"shared" or "separate"');
+    }
+    this.catalog = createCatalog(options.catalog);
+    this.markets = resolveMarkets(options.markets ?? DEFAULT_MARKETS);
+    this.reset();
+  }
+
+  /** The model's clock: epoch milliseconds (with a fraction). */
+  now(): number {
+    return this.clock.wall() + (this.options.clockOffsetMs ?? 0);
+  }
+
+  /** Back to the start: the accounts file's families and keys, the history seeded, nothing counted. */
+  reset(): void {
+    const read = readAccounts(this.options.accounts ?? DEFAULT_ACCOUNTS);
+    const families = read.families.map((f) => ({ ...f, options: { ...this.options.family, ...f.options } }));
+    const core = new ExchangeCore(families, { window: this.options.window ?? 'sliding', ...(this.options.abuse === undefined ? {} : { abuse: this.options.abuse }) });
+    if (this.options.history !== undefined) core.seed(readHistory(this.options.history, this.now()));
+    this.core = core;
+    this.keys = new Map(read.keys);
+    this.trading = new Trading(core, this.markets, new FillModel(this.options.fills));
+    this.unidentified.clear();
+    this.classified.clear();
+  }
+
+  /** Adds an API key for an account (a new sub-account's). */
+  addKey(key: string, secret: string, account: string): void {
+    if (typeof key !== 'string' || key === '' || this.keys.has(key)) throw new InvalidInputError('`key`', key, 'a non-empty key not yet used');
+    if (typeof secret !== 'string') throw new InvalidInputError('`secret`', secret, 'a string');
+    this.keys.set(key, { account, secret });
+  }
+
+  /** The account and secret of an API key. */
+  keyOf(key: string | undefined): { account: Account; secret: string } | undefined {
+    const k = key === undefined ? undefined : this.keys.get(key);
+    return k === undefined ? undefined : { account: this.core.account(k.account), secret: k.secret };
+  }
+
+  stats(): ExchangeStats {
+    return statsOf(this.core, this.now(), this.unidentified);
+  }
+
+  /** Answers one REST request. */
+  handle(r: RestRequest): RestResponse {
+    let party: Party | null = null;
+    let headers: Record<string, string> = {};
+    try {
+      if (!r.path.startsWith('/api/v4/')) throw new ApiError(404, 'NOT_FOUND', `${r.path} is not a path of the API (they begin with /api/v4/)`);
+      if (!METHODS.has(r.method)) throw new ApiError(405, 'METHOD_NOT_ALLOWED', `method ${r.method} is not allowed`);
+      let body: unknown;
+      if (r.body.length > 0) {
+        try {
+          body = JSON.parse(r.body);
+        } catch (e) {
+          throw badRequest('INVALID_REQUEST_BODY', `the body is not JSON: ${(e as Error).message}`);
+        }
+      }
+      const query = new URLSearchParams(r.query);
+      const c = this.classify(r.method, r.path, body, query);
+      const route = `${c.method} ${c.endpoint}`;
+      let account: Account | null = null;
+      if (c.market === 'public') party = this.core.ip(r.ip);
+      else {
+        account = this.identify(r.key, r.timestamp, r.sign, (secret, ts) => signRequest(secret, r.method, r.path, r.query, r.body, ts));
+        party = account;
+        if (SUB_FORBIDDEN.has(route) && account.family.accounts.find((a) => a.id === account!.id)?.role !== 'main') {
+          throw new ApiError(403, 'FORBIDDEN', `${route} is not allowed for sub-account keys`);
+        }
+      }
+      const id = r.path.slice(r.path.lastIndexOf('/') + 1);
+      const instrument = account === null ? '' : this.instrumentOf(account, c, body, query, id);
+      const at = this.now();
+      const refused = this.core.admit(party, c, at, instrument);
+      headers = this.rateHeaders(party, c, at, refused);
+      if (refused !== null) {
+        const message = refused.label === 'TOO_FAST'
+          ? `${route}: at most ${refused.n} per ${refused.w / 1000} s`
+          : `too many requests on ${refused.key}: at most ${refused.n} per ${refused.w / 1000} s`;
+        return { status: 429, body: { label: refused.label, message }, headers };
+      }
+      const result = account === null ? this.publicAnswer(route, c, query) : this.execute(account, c, body, query, id, at);
+      return { status: route === 'DELETE /withdrawals/{withdrawal_id}' ? 202 : 200, body: result, headers };
+    } catch (e) {
+      if (e instanceof ApiError) {
+        if (party === null) this.unidentified.set(e.label!, (this.unidentified.get(e.label!) ?? 0) + 1);
+        else this.core.noteRefusal(party, e.label!);
+        return { status: e.status, body: e.body(), headers };
+      }
+      throw e;
+    }
+  }
+
+  /** Runs an admitted request of `account` on its endpoint; endpoints the model does not trade on answer `{}`. */
+  execute(account: Account, c: Classification, body: unknown, query: URLSearchParams, id: string, at: number): unknown {
+    const handler = ROUTES.get(`${c.method} ${c.endpoint}`);
+    return handler === undefined ? {} : handler(this, account, { c, body, query, id: decodeURIComponent(id), at });
+  }
+
+  /** The limits of R12 for the endpoint's binding limit: the refusing one, else the one with fewest left. */
+  rateHeaders(party: Party, c: Classification, at: number, refused: CountedLimit | null): Record<string, string> {
+    let pick = refused;
+    let left = Infinity;
+    if (pick === null) {
+      for (const l of this.core.limitsOf(party, c)) {
+        if (!Number.isFinite(l.n)) continue;
+        const rest = l.n - l.count.used(at, l.w);
+        if (rest < left) {
+          left = rest;
+          pick = l;
+        }
+      }
+    } else left = Math.max(0, pick.n - pick.count.used(at, pick.w));
+    if (pick === null) return {};
+    const reset = left > 0 && refused === null ? Math.floor(at / 1000) : Math.ceil(pick.count.freeAt(at, refused === null ? 1 : c.weight, pick.n, pick.w) / 1000);
+    return {
+      'X-Gate-RateLimit-Requests-Remain': String(Math.max(0, left)),
+      'X-Gate-RateLimit-Limit': String(pick.n),
+      'X-Gate-RateLimit-Reset-Timestamp': String(Number.isFinite(reset) ? reset : Math.floor(at / 1000)),
+    };
+  }
+
+  /** GET /account/rate_limit (R16): the tier in force, the account's own and the family's ratio at the latest snapshot. */
+  rateLimitReport(account: Account, at: number): unknown[] {
+    const family = this.core.familyInForce(account.family, at);
+    const f = this.core.inForce(account, at);
+    const two = (r: { ratio: { toFixed(n: number): string } | null } | null | undefined) => r?.ratio?.toFixed(2) ?? '0';
+    return [{
+      type: 'futures',
+      tier: String(f.tier.tier),
+      ratio: two(f.rating?.own),
+      main_ratio: two(family.aggregated),
+      updated_at: String(Math.floor((family.snapshotAt ?? at) / 1000)),
+    }];
+  }
+
+  /**
+   * The account of a signed request: its KEY, then (with `verifySignatures`) its SIGN against
+   * `signed(secret)`, then its Timestamp within 60 s of the model's clock (R11). Refused with
+   * INVALID_KEY, MISSING_REQUIRED_HEADER, INVALID_SIGNATURE or REQUEST_EXPIRED.
+   */
+  identify(key: string | undefined, timestamp: string | undefined, sign: string | undefined, signed: (secret: string, timestamp: string) => string): Account {
+    if (key === undefined || key === '') throw new ApiError(401, 'INVALID_KEY', 'the KEY header is missing');
+    const k = this.keys.get(key);
+    if (k === undefined) throw new ApiError(401, 'INVALID_KEY', `API key ${JSON.stringify(key)} is not known`);
+    const account = this.core.account(k.account);
+    if (this.options.verifySignatures === true) {
+      if (timestamp === undefined || sign === undefined) {
+        this.core.noteRefusal(account, 'MISSING_REQUIRED_HEADER');
+        throw new ApiError(401, 'MISSING_REQUIRED_HEADER', `missing ${timestamp === undefined ? 'Timestamp' : 'SIGN'} header`);
+      }
+      if (!sameSignature(signed(k.secret, timestamp), sign)) {
+        this.core.noteRefusal(account, 'INVALID_SIGNATURE');
+        throw new ApiError(401, 'INVALID_SIGNATURE', 'the signature does not match the request');
+      }
+    }
+    if (timestamp !== undefined) {
+      const ts = Number(timestamp);
+      const check = checkTimestamp(Number.isFinite(ts) ? ts : Number.NaN, this.now() / 1000);
+      if (!Number.isFinite(ts) || !check.ok) {
+        this.core.noteRefusal(account, 'REQUEST_EXPIRED');
+        throw new ApiError(401, 'REQUEST_EXPIRED', check.ok ? `Timestamp ${JSON.stringify(timestamp)} is not a number of seconds` : check.message);
+      }
+    }
+    return account;
+  }
+
+  /** Classifies a request (R10); classifications are kept by route and the body fields they read. */
+  classify(method: string, path: string, body: unknown, query: URLSearchParams): Classification {
+    const pair = query.get('currency_pair');
+    const read = body === undefined && pair !== null && path.startsWith('/api/v4/spot/') ? { currency_pair: pair } : body;
+    const key = `${method} ${path.replace(/\/\d+$/, '/0')}\n${sketch(read)}`;
+    let c = this.classified.get(key);
+    if (c === undefined) {
+      try {
+        c = this.catalog.classify(method, path, read);
+      } catch (e) {
+        if (!(e instanceof InvalidInputError)) throw e;
+        if (e.field === '`path`') throw new ApiError(404, 'NOT_FOUND', `${path} is not a path of the API v4`);
+        throw badRequest('INVALID_REQUEST_BODY', e.message);
+      }
+      if (this.classified.size >= 10_000) this.classified.clear();
+      this.classified.set(key, c);
+    }
+    return c;
+  }
+
+  /** The contract or pair an order request counts under (R1): named in the body or query, or the order's own. */
+  instrumentOf(account: Account, c: Classification, body: unknown, query: URLSearchParams, id: string): string {
+    if (c.action === 'other') return '';
+    if (c.instrument !== undefined) return c.instrument;
+    const named = query.get('contract') ?? query.get('currency_pair');
+    if (named !== null) return named;
+    const first = Array.isArray(body) ? body[0] : undefined;
+    const orderId = c.endpoint.endsWith('{order_id}') ? id : typeof first === 'object' && first !== null ? (first as { order_id?: unknown; id?: unknown }).order_id ?? (first as { id?: unknown }).id : first;
+    return this.trading.contractOfOrder(account.id, orderId) ?? '';
+  }
+
+  private publicAnswer(route: string, c: Classification, query: URLSearchParams): unknown {
+    void query;
+    if (route === 'GET /futures/{settle}/contracts') return this.trading.contractsJson(c.settle!);
+    if (route === 'GET /futures/{settle}/contracts/{contract}') return this.trading.contractJson(c.settle!, c.instrument ?? '');
+    if (route === 'GET /spot/currency_pairs') return this.markets.pairs().map((id) => ({ id, base: id.split('_')[0], quote: id.split('_')[1], trade_status: 'tradable' }));
+    if (route === 'GET /spot/time') return { server_time: Math.floor(this.now()) };
+    return {};
+  }
+}
+
+/** The body fields a classification reads: pairs, contracts, account types and a batch's size. */
+function sketch(body: unknown): string {
+  if (Array.isArray(body)) return `${body.length}:${body.map((o) => sketch1(o)).join(',')}`;
+  return sketch1(body);
+}
+
+function sketch1(o: unknown): string {
+  if (typeof o !== 'object' || o === null) return '';
+  const x = o as { currency_pair?: unknown; contract?: unknown; account?: unknown };
+  return `${typeof x.currency_pair === 'string' ? x.currency_pair : ''}|${typeof x.contract === 'string' ? x.contract : ''}|${x.account === 'margin' ? 'm' : ''}`;
+}
+
+function withdrawal(body: unknown, at: number, n: number): unknown {
+  const o = (typeof body === 'object' && body !== null ? body : {}) as Record<string, unknown>;
+  if (typeof o.address !== 'string' || o.address === '') throw badRequest('MISSING_REQUIRED_PARAM', 'address is required for a withdrawal');
+  return {
+    id: `w${n}`, txid: '', withdraw_order_id: o.withdraw_order_id ?? '', timestamp: String(Math.floor(at / 1000)), amount: String(o.amount ?? '0'),
+    currency: String(o.currency ?? ''), address: o.address, memo: String(o.memo ?? ''), withdraw_id: '', asset_class: '', status: 'REQUEST', chain: String(o.chain ?? ''),
+  };
+}
+
+let serial = 1;
+
+const ROUTES = new Map<string, Handler>([
+  ['POST /futures/{settle}/orders', (m, a, r) => m.trading.placeFutures(a, r.c.settle!, r.body, r.at)],
+  ['POST /futures/{settle}/batch_orders', (m, a, r) => m.trading.placeFuturesBatch(a, r.c.settle!, r.body, r.at)],
+  ['PUT /futures/{settle}/orders/{order_id}', (m, a, r) => m.trading.amendFutures(a, r.c.settle!, r.id, r.body, r.at)],
+  ['PATCH /futures/{settle}/orders/{order_id}', (m, a, r) => m.trading.amendFutures(a, r.c.settle!, r.id, r.body, r.at)],
+  ['POST /futures/{settle}/batch_amend_orders', (m, a, r) => m.trading.amendFuturesBatch(a, r.c.settle!, r.body, r.at)],
+  ['DELETE /futures/{settle}/orders/{order_id}', (m, a, r) => m.trading.cancelFutures(a, r.c.settle!, r.id, r.at)],
+  ['DELETE /futures/{settle}/orders', (m, a, r) => m.trading.cancelFuturesAll(a, r.c.settle!, r.query.get('contract') ?? undefined, r.at)],
+  ['POST /futures/{settle}/batch_cancel_orders', (m, a, r) => m.trading.cancelFuturesBatch(a, r.c.settle!, r.body, r.at)],
+  ['GET /futures/{settle}/orders', (m, a, r) => m.trading.listFutures(a, r.c.settle!, r.query)],
+  ['GET /futures/{settle}/my_trades', (m, a, r) => m.trading.futuresTrades(a, r.c.settle!, r.query)],
+  ['POST /spot/orders', (m, a, r) => m.trading.placeSpot(a, r.body, r.at)],
+  ['POST /spot/batch_orders', (m, a, r) => m.trading.placeSpotBatch(a, r.body, r.at)],
+  ['PATCH /spot/orders/{order_id}', (m, a, r) => m.trading.amendSpot(a, r.id, r.body ?? {}, r.query, r.at)],
+  ['POST /spot/amend_batch_orders', (m, a, r) => m.trading.amendSpotBatch(a, r.body, r.at)],
+  ['DELETE /spot/orders/{order_id}', (m, a, r) => m.trading.cancelSpot(a, r.id, r.query.get('currency_pair') ?? undefined, r.at)],
+  ['DELETE /spot/orders', (m, a, r) => m.trading.cancelSpotAll(a, r.query.get('currency_pair'), r.at)],
+  ['POST /spot/cancel_batch_orders', (m, a, r) => m.trading.cancelSpotBatch(a, r.body, r.at)],
+  ['GET /spot/orders', (m, a, r) => m.trading.listSpot(a, r.query)],
+  ['GET /spot/my_trades', (m, a, r) => m.trading.spotTrades(a, r.query)],
+  ['GET /account/rate_limit', (m, a, r) => m.rateLimitReport(a, r.at)],
+  ['POST /withdrawals', (_m, _a, r) => withdrawal(r.body, r.at, serial++)],
+  ['POST /withdrawals/push', () => ({ id: serial++ })],
+  ['POST /wallet/transfers', () => ({ tx_id: serial++ })],
+  ['POST /wallet/sub_account_to_sub_account', () => ({ tx_id: serial++ })],
+  ['GET /account/detail', (_m, a) => ({ user_id: uidOf(a), ip_whitelist: [], currency_pairs: [], key: { mode: 1 }, tier: 0 })],
+]);

@@ -1,0 +1,91 @@
+import type { AddressInfo } from 'node:net';
+import { InvalidInputError } from '../errors.js';
+import { type Clock, systemClock } from '../schedule/clock.js';
+import { handleAdmin } from './admin.js';
+import { createHttpServer } from './http.js';
+import { ExchangeModel, type ModelOptions } from './model.js';
+import type { ExchangeStats } from './stats.js';
+import { attachWebSocket } from './websocket.js';
+
+/** Options of {@link startExchange}. */
+export interface ExchangeOptions extends ModelOptions {
+  /** The port; 0 picks a free one. @default 0 */
+  readonly port?: number;
+  /** The address to listen on. @default "127.0.0.1" */
+  readonly host?: string;
+  /**
+   * Where the model reads time: `wall()` is its clock (plus `clockOffsetMs`). A `VirtualClock`
+   * moves only when told. @default the machine's clock, to the microsecond
+   */
+  readonly clock?: Clock;
+  /** The largest request body, in bytes: a larger one gets 413. @default 1048576 */
+  readonly bodyLimitBytes?: number;
+  /** Time a client has to send a whole request, in milliseconds: past it, 408. @default 10000 */
+  readonly slowClientMs?: number;
+}
+
+/** A running model exchange. */
+export interface RunningExchange {
+  /** `http://127.0.0.1:PORT`; the API is under `/api/v4`. */
+  readonly url: string;
+  /** `ws://127.0.0.1:PORT`; the WebSocket API on the same port. */
+  readonly wsUrl: string;
+  readonly port: number;
+  /** Counts per account and limit, tiers and throttles in force. */
+  stats(): ExchangeStats;
+  /** Stops listening, closes every connection. */
+  close(): Promise<void>;
+}
+
+/** The machine's clock with microseconds: X-In-Time and X-Out-Time are written in them (R15). */
+const microClock: Clock = {
+  ...systemClock,
+  wall: () => performance.timeOrigin + performance.now(),
+};
+
+/**
+ * Starts the model exchange in this process: the API v4 under `/api/v4` over HTTP (keep-alive,
+ * JSON) and the WebSocket API on the same port, limiting as the exchange does (R1-R13, R16),
+ * administration under `/_model/`.
+ *
+ * @example
+ * ```ts
+ * const exchange = await startExchange({ clock: new VirtualClock({ wallStart: Date.parse('2026-11-21T09:00:00Z') }) })
+ * const res = await fetch(`${exchange.url}/api/v4/futures/usdt/orders`, { method: 'POST', headers: { KEY: 'main-key' }, body: JSON.stringify({ contract: 'BTC_USDT', size: 1, price: '60000' }) })
+ * await exchange.close()
+ * ```
+ */
+export async function startExchange(options: ExchangeOptions = {}): Promise<RunningExchange> {
+  if (typeof options !== 'object' || options === null) throw new InvalidInputError('exchange options', options, 'an object');
+  const port = options.port ?? 0;
+  if (typeof port !== 'number' || !Number.isSafeInteger(port) || port < 0 || port > 65_535) throw new InvalidInputError('`port`', port, 'a port from 0 to 65535');
+  const bodyLimitBytes = options.bodyLimitBytes ?? 1 << 20;
+  if (typeof bodyLimitBytes !== 'number' || !Number.isSafeInteger(bodyLimitBytes) || bodyLimitBytes < 1) throw new InvalidInputError('`bodyLimitBytes`', bodyLimitBytes, 'a positive number of bytes');
+  const slowClientMs = options.slowClientMs ?? 10_000;
+  if (typeof slowClientMs !== 'number' || !Number.isSafeInteger(slowClientMs) || slowClientMs < 1) throw new InvalidInputError('`slowClientMs`', slowClientMs, 'a positive number of milliseconds');
+  const model = new ExchangeModel(options, options.clock ?? microClock);
+  const server = createHttpServer(model, { bodyLimitBytes, slowClientMs }, (req) => handleAdmin(model, req));
+  const wss = attachWebSocket(server, model);
+  const host = options.host ?? '127.0.0.1';
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(port, host, () => {
+      server.off('error', reject);
+      resolve();
+    });
+  });
+  const actual = (server.address() as AddressInfo).port;
+  const shown = host.includes(':') ? `[${host}]` : host;
+  return {
+    url: `http://${shown}:${actual}`,
+    wsUrl: `ws://${shown}:${actual}`,
+    port: actual,
+    stats: () => model.stats(),
+    close: () => new Promise<void>((resolve) => {
+      for (const ws of wss.clients) ws.terminate();
+      wss.close();
+      server.closeAllConnections();
+      server.close(() => resolve());
+    }),
+  };
+}

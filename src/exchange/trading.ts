@@ -1,0 +1,429 @@
+import { checkFuturesBatch, checkOrderText, checkSpotBatch } from '../catalog/validators.js';
+import { Dec } from '../rules/decimal.js';
+import { contractName } from '../rules/contracts.js';
+import { ApiError, badRequest } from './api-error.js';
+import { Book, type FuturesOrder, MAX_OPEN_ORDERS, type SpotOrder, type Trade } from './book.js';
+import type { Account, ExchangeCore } from './core.js';
+import type { FillModel } from './fill-model.js';
+import { type Markets, futuresVolume } from './markets.js';
+
+type Json = Record<string, unknown>;
+
+const DECIMAL = /^[+-]?(\d+\.?\d*|\.\d+)$/;
+const TIFS = new Set(['gtc', 'ioc', 'poc', 'fok']);
+const SPOT_ACCOUNTS = new Set(['spot', 'margin', 'unified', 'cross_margin']);
+
+/**
+ * The orders of every account: placing, amending and cancelling futures and spot orders, the
+ * model's fills (counted in the core, R1 and R9; spot fills for R14), and what the list and
+ * `my_trades` endpoints return. REST and WebSocket requests both come here once admitted.
+ */
+export class Trading {
+  private readonly books = new Map<string, Book>();
+  private nextOrder = 1;
+  private nextTrade = 1;
+
+  constructor(private readonly core: ExchangeCore, private readonly markets: Markets, private readonly fills: FillModel) {}
+
+  book(account: string): Book {
+    let b = this.books.get(account);
+    if (b === undefined) this.books.set(account, (b = new Book()));
+    return b;
+  }
+
+  /** The contract an order request on an existing order counts under (R1): the order's own. */
+  contractOfOrder(account: string, id: unknown): string | undefined {
+    const o = this.books.get(account)?.orders.get(String(id));
+    return o === undefined ? undefined : o.market === 'futures' ? o.contract : o.pair;
+  }
+
+  // ---- futures
+
+  placeFutures(account: Account, settle: string, body: unknown, at: number): Json {
+    const o = object(body);
+    const contract = this.contract(settle, o.contract);
+    const size = decimal(o.size, 'size', false);
+    if (size.isZero()) throw badRequest('INVALID_PARAM_VALUE', 'size must not be 0 (positive to buy, negative to sell)');
+    const priceGiven = o.price === undefined ? '0' : o.price;
+    const price = decimal(priceGiven, 'price', true);
+    const tif = o.tif === undefined ? (price.isZero() ? 'ioc' : 'gtc') : o.tif;
+    if (typeof tif !== 'string' || !TIFS.has(tif)) throw badRequest('INVALID_PARAM_VALUE', `tif ${JSON.stringify(tif)}: one of gtc, ioc, poc, fok`);
+    if (price.isZero() && tif !== 'ioc' && tif !== 'fok') throw badRequest('INVALID_PARAM_VALUE', 'a market order (price 0) takes tif ioc or fok');
+    const text = orderText(o.text);
+    const book = this.book(account.id);
+    if (book.open >= MAX_OPEN_ORDERS) throw badRequest('TOO_MANY_ORDERS', `${book.open} open orders; at most ${MAX_OPEN_ORDERS}`);
+    const order: FuturesOrder = {
+      id: this.nextOrder++, market: 'futures', account: account.id, settle, contract: contract.name, size, left: size, price: price.isZero() ? contract.price : price,
+      tif, text, createdAt: at, status: 'open', finishAs: '', finishedAt: null, fillPrice: null, sizeAsText: typeof o.size === 'string',
+    };
+    const outcome = price.isZero() ? 'taker' : this.fills.draw(contract.name);
+    if (outcome === 'taker' && tif !== 'poc') this.fill(account, book, order, 'taker', at);
+    else if (outcome === 'maker' && tif !== 'ioc' && tif !== 'fok') this.fill(account, book, order, 'maker', at);
+    else if (tif === 'ioc' || tif === 'fok') {
+      order.status = 'finished';
+      order.finishAs = tif === 'ioc' ? 'ioc' : 'cancelled';
+      order.finishedAt = at;
+    }
+    book.add(order);
+    return futuresJson(order, account);
+  }
+
+  placeFuturesBatch(account: Account, settle: string, body: unknown, at: number): Json[] {
+    const orders = array(body);
+    const check = checkFuturesBatch(orders);
+    if (!check.ok) throw badRequest(check.label, check.message);
+    return orders.map((o) => each(() => ({ succeeded: true, ...this.placeFutures(account, settle, o, at) })));
+  }
+
+  amendFutures(account: Account, settle: string, id: unknown, body: unknown, at: number): Json {
+    const o = object(body);
+    const order = this.futuresOrder(account, settle, id);
+    if (order.status !== 'open') throw badRequest('ORDER_FINISHED', `order ${order.id} is finished`);
+    const size = o.size === undefined ? undefined : decimal(o.size, 'size', false);
+    const price = o.price === undefined ? undefined : decimal(o.price, 'price', false);
+    if (size === undefined && price === undefined) throw badRequest('INVALID_PARAM_VALUE', 'an amendment names size or price');
+    if (size !== undefined && (size.isZero() || size.isNegative() !== order.size.isNegative())) {
+      throw badRequest('INVALID_PARAM_VALUE', `size ${size.toString()}: the new size of a ${order.size.isNegative() ? 'sell' : 'buy'} order, not 0`);
+    }
+    if (price !== undefined) order.price = price;
+    if (size !== undefined) order.left = order.size = size;
+    void at;
+    return futuresJson(order, account);
+  }
+
+  amendFuturesBatch(account: Account, settle: string, body: unknown, at: number): Json[] {
+    const list = array(body);
+    const check = checkFuturesBatch(list);
+    if (!check.ok) throw badRequest(check.label, check.message);
+    return list.map((o) => each(() => ({ succeeded: true, ...this.amendFutures(account, settle, (o as Json)?.order_id, o, at) })));
+  }
+
+  cancelFutures(account: Account, settle: string, id: unknown, at: number): Json {
+    const order = this.futuresOrder(account, settle, id);
+    if (order.status !== 'open') throw badRequest('ORDER_FINISHED', `order ${order.id} is finished`);
+    this.finish(this.book(account.id), order, 'cancelled', at);
+    return futuresJson(order, account);
+  }
+
+  cancelFuturesAll(account: Account, settle: string, contract: unknown, at: number): Json[] {
+    const c = this.contract(settle, contract);
+    const book = this.book(account.id);
+    const out: Json[] = [];
+    for (const o of book.orders.values()) {
+      if (o.market === 'futures' && o.settle === settle && o.contract === c.name && o.status === 'open') {
+        this.finish(book, o, 'cancelled', at);
+        out.push(futuresJson(o, account));
+      }
+    }
+    return out;
+  }
+
+  cancelFuturesBatch(account: Account, settle: string, body: unknown, at: number): Json[] {
+    const ids = array(body);
+    return ids.map((id) => ({ id: String(id), user_id: uidOf(account), ...each(() => (this.cancelFutures(account, settle, id, at), { succeeded: true })) }));
+  }
+
+  listFutures(account: Account, settle: string, query: URLSearchParams): Json[] {
+    const status = query.get('status') ?? 'open';
+    if (status !== 'open' && status !== 'finished') throw badRequest('INVALID_PARAM_VALUE', `status ${JSON.stringify(status)}: open or finished`);
+    const contract = query.get('contract');
+    if (contract !== null) this.contract(settle, contract);
+    const limit = listLimit(query);
+    const out: Json[] = [];
+    for (const o of [...this.book(account.id).orders.values()].reverse()) {
+      if (o.market !== 'futures' || o.settle !== settle || o.status !== status || (contract !== null && o.contract !== contractName(contract))) continue;
+      out.push(futuresJson(o, account));
+      if (out.length >= limit) break;
+    }
+    return out;
+  }
+
+  futuresTrades(account: Account, settle: string, query: URLSearchParams): Json[] {
+    const contract = query.get('contract');
+    const name = contract === null ? null : this.contract(settle, contract).name;
+    return this.trades(account, 'futures', name, query).map((t) => ({
+      id: t.id, create_time: t.at / 1000, contract: t.instrument, order_id: t.orderId, size: t.sizeAsText ? t.size.toString() : t.size.toNumber(),
+      price: t.price.toString(), role: t.role, text: t.text, fee: '0', point_fee: '0',
+    }));
+  }
+
+  contractsJson(settle: string): Json[] {
+    return this.markets.contracts(settle).map(contractJson);
+  }
+
+  contractJson(settle: string, name: string): Json {
+    return contractJson(this.contract(settle, name));
+  }
+
+  // ---- spot
+
+  placeSpot(account: Account, body: unknown, at: number): Json {
+    const o = object(body);
+    const pair = this.pair(o.currency_pair);
+    const side = o.side;
+    if (side !== 'buy' && side !== 'sell') throw badRequest(side === undefined ? 'MISSING_REQUIRED_PARAM' : 'INVALID_PARAM_VALUE', `side ${JSON.stringify(side)}: buy or sell`);
+    const type = o.type ?? 'limit';
+    if (type !== 'limit' && type !== 'market') throw badRequest('INVALID_PARAM_VALUE', `type ${JSON.stringify(type)}: limit or market`);
+    const amount = decimal(o.amount, 'amount', false);
+    if (amount.isNegative() || amount.isZero()) throw badRequest('INVALID_PARAM_VALUE', `amount ${JSON.stringify(o.amount)}: a positive amount`);
+    const price = type === 'market' ? this.markets.pairPrice(pair.name)! : decimal(o.price, 'price', false);
+    if (price.isNegative() || price.isZero()) throw badRequest('INVALID_PARAM_VALUE', `price ${JSON.stringify(o.price)}: a positive price`);
+    const accountType = o.account ?? 'spot';
+    if (typeof accountType !== 'string' || !SPOT_ACCOUNTS.has(accountType)) throw badRequest('INVALID_PARAM_VALUE', `account ${JSON.stringify(accountType)}: spot, margin, unified or cross_margin`);
+    const tif = o.time_in_force ?? (type === 'market' ? 'ioc' : 'gtc');
+    if (typeof tif !== 'string' || !TIFS.has(tif)) throw badRequest('INVALID_PARAM_VALUE', `time_in_force ${JSON.stringify(tif)}: one of gtc, ioc, poc, fok`);
+    const text = orderText(o.text);
+    const book = this.book(account.id);
+    if (book.open >= MAX_OPEN_ORDERS) throw badRequest('TOO_MANY_ORDERS', `${book.open} open orders; at most ${MAX_OPEN_ORDERS}`);
+    const order: SpotOrder = {
+      id: String(this.nextOrder++), market: 'spot', account: account.id, pair: pair.name, side, type, accountType, amount, left: amount, price, tif, text,
+      createdAt: at, status: 'open', finishAs: '', finishedAt: null, fillPrice: null,
+    };
+    const outcome = type === 'market' ? 'taker' : this.fills.draw(pair.name);
+    if (outcome === 'taker' && tif !== 'poc') this.fill(account, book, order, 'taker', at);
+    else if (outcome === 'maker' && tif !== 'ioc' && tif !== 'fok') this.fill(account, book, order, 'maker', at);
+    else if (tif === 'ioc' || tif === 'fok') this.close(order, tif === 'ioc' ? 'ioc' : 'cancelled', at);
+    book.add(order);
+    return spotJson(order);
+  }
+
+  placeSpotBatch(account: Account, body: unknown, at: number): Json[] {
+    const orders = array(body);
+    const check = checkSpotBatch(orders as { currency_pair?: string; account?: string }[]);
+    if (!check.ok) throw badRequest(check.label, check.message);
+    return orders.map((o) => each(() => ({ succeeded: true, ...this.placeSpot(account, o, at) }), { text: (o as Json)?.text ?? '' }));
+  }
+
+  amendSpot(account: Account, id: unknown, body: unknown, query: URLSearchParams | null, at: number): Json {
+    const o = object(body);
+    const order = this.spotOrder(account, id, o.currency_pair ?? query?.get('currency_pair'));
+    if (order.status !== 'open') throw badRequest('ORDER_CLOSED', `order ${order.id} is ${order.status}`);
+    const amount = o.amount === undefined ? undefined : decimal(o.amount, 'amount', false);
+    const price = o.price === undefined ? undefined : decimal(o.price, 'price', false);
+    if (amount === undefined && price === undefined) throw badRequest('INVALID_PARAM_VALUE', 'an amendment names amount or price');
+    if (amount !== undefined && (amount.isNegative() || amount.isZero())) throw badRequest('INVALID_PARAM_VALUE', `amount ${JSON.stringify(o.amount)}: a positive amount`);
+    if (price !== undefined && (price.isNegative() || price.isZero())) throw badRequest('INVALID_PARAM_VALUE', `price ${JSON.stringify(o.price)}: a positive price`);
+    if (amount !== undefined) order.amount = order.left = amount;
+    if (price !== undefined) order.price = price;
+    void at;
+    return spotJson(order);
+  }
+
+  amendSpotBatch(account: Account, body: unknown, at: number): Json[] {
+    return array(body).map((o) => each(() => ({ succeeded: true, ...this.amendSpot(account, (o as Json)?.order_id, o, null, at) })));
+  }
+
+  cancelSpot(account: Account, id: unknown, pair: unknown, at: number): Json {
+    const order = this.spotOrder(account, id, pair);
+    if (order.status !== 'open') throw badRequest('ORDER_CLOSED', `order ${order.id} is ${order.status}`);
+    const book = this.book(account.id);
+    this.close(order, 'cancelled', at);
+    book.finish(order);
+    return spotJson(order);
+  }
+
+  cancelSpotAll(account: Account, pair: unknown, at: number): Json[] {
+    const name = pair === null || pair === undefined ? null : this.pair(pair).name;
+    const book = this.book(account.id);
+    const out: Json[] = [];
+    for (const o of book.orders.values()) {
+      if (o.market === 'spot' && o.status === 'open' && (name === null || o.pair === name)) {
+        this.close(o, 'cancelled', at);
+        book.finish(o);
+        out.push(spotJson(o));
+      }
+    }
+    return out;
+  }
+
+  cancelSpotBatch(account: Account, body: unknown, at: number): Json[] {
+    return array(body).map((x) => {
+      const o = (typeof x === 'object' && x !== null ? x : {}) as Json;
+      return { currency_pair: o.currency_pair ?? '', id: String(o.id ?? ''), ...each(() => (this.cancelSpot(account, o.id, o.currency_pair, at), { succeeded: true })) };
+    });
+  }
+
+  listSpot(account: Account, query: URLSearchParams): Json[] {
+    const status = query.get('status') ?? 'open';
+    if (status !== 'open' && status !== 'finished') throw badRequest('INVALID_PARAM_VALUE', `status ${JSON.stringify(status)}: open or finished`);
+    const pair = query.get('currency_pair');
+    const name = pair === null ? null : this.pair(pair).name;
+    const limit = listLimit(query);
+    const out: Json[] = [];
+    for (const o of [...this.book(account.id).orders.values()].reverse()) {
+      if (o.market !== 'spot' || (status === 'open') !== (o.status === 'open') || (name !== null && o.pair !== name)) continue;
+      out.push(spotJson(o));
+      if (out.length >= limit) break;
+    }
+    return out;
+  }
+
+  spotTrades(account: Account, query: URLSearchParams): Json[] {
+    const pair = query.get('currency_pair');
+    const name = pair === null ? null : this.pair(pair).name;
+    return this.trades(account, 'spot', name, query).map((t) => ({
+      id: String(t.id), create_time: String(Math.floor(t.at / 1000)), create_time_ms: (t.at).toFixed(3), currency_pair: t.instrument, side: t.side, role: t.role,
+      amount: t.size.toString(), price: t.price.toString(), order_id: t.orderId, fee: '0', fee_currency: t.instrument.split('_')[1] ?? '', point_fee: '0', gt_fee: '0', text: t.text,
+    }));
+  }
+
+  // ---- shared
+
+  private fill(account: Account, book: Book, order: FuturesOrder | SpotOrder, role: 'maker' | 'taker', at: number): void {
+    const size = order.market === 'futures' ? order.left : order.left;
+    const price = order.price;
+    let volume: Dec;
+    if (order.market === 'futures') {
+      volume = futuresVolume(this.markets.contract(order.settle, order.contract)!, size, price);
+      order.status = 'finished';
+    } else {
+      volume = size.times(price);
+      order.status = 'closed';
+    }
+    order.left = new Dec(0);
+    order.fillPrice = price;
+    order.finishAs = 'filled';
+    order.finishedAt = at;
+    const trade: Trade = {
+      id: this.nextTrade++, at, market: order.market, instrument: order.market === 'futures' ? order.contract : order.pair, orderId: String(order.id),
+      size, price, role, side: order.market === 'futures' ? (size.isNegative() ? 'sell' : 'buy') : order.side, text: order.text,
+      sizeAsText: order.market === 'futures' ? order.sizeAsText : true,
+    };
+    book.addTrade(trade);
+    this.core.recordFill(account, order.market, trade.instrument, role, volume.toFixed(), at);
+  }
+
+  private finish(book: Book, order: FuturesOrder, as: 'cancelled', at: number): void {
+    order.status = 'finished';
+    order.finishAs = as;
+    order.finishedAt = at;
+    book.finish(order);
+  }
+
+  private close(order: SpotOrder, as: 'cancelled' | 'ioc', at: number): void {
+    order.status = 'cancelled';
+    order.finishAs = as;
+    order.finishedAt = at;
+  }
+
+  private trades(account: Account, market: 'futures' | 'spot', instrument: string | null, query: URLSearchParams): Trade[] {
+    const limit = listLimit(query);
+    const out: Trade[] = [];
+    const all = this.book(account.id).trades;
+    for (let i = all.length - 1; i >= 0 && out.length < limit; i--) {
+      const t = all[i]!;
+      if (t.market === market && (instrument === null || t.instrument === instrument)) out.push(t);
+    }
+    return out;
+  }
+
+  private contract(settle: string, name: unknown) {
+    if (name === undefined || name === null || name === '') throw badRequest('MISSING_REQUIRED_PARAM', 'contract is required');
+    const c = this.markets.contract(settle, contractName(name) ?? '');
+    if (c === undefined) {
+      throw badRequest('CONTRACT_NOT_FOUND', `contract ${JSON.stringify(name)} not found for settle ${settle} (${this.markets.contracts(settle).map((x) => x.name).join(', ')})`);
+    }
+    return c;
+  }
+
+  private pair(name: unknown): { name: string } {
+    if (name === undefined || name === null || name === '') throw badRequest('MISSING_REQUIRED_PARAM', 'currency_pair is required');
+    const normal = contractName(name) ?? '';
+    if (this.markets.pairPrice(normal) === undefined) throw badRequest('INVALID_CURRENCY_PAIR', `currency pair ${JSON.stringify(name)} not found (${this.markets.pairs().join(', ')})`);
+    return { name: normal };
+  }
+
+  private futuresOrder(account: Account, settle: string, id: unknown): FuturesOrder {
+    const o = this.books.get(account.id)?.orders.get(String(id));
+    if (o === undefined || o.market !== 'futures' || o.settle !== settle) throw new ApiError(404, 'ORDER_NOT_FOUND', `order ${JSON.stringify(id)} not found`);
+    return o;
+  }
+
+  private spotOrder(account: Account, id: unknown, pair: unknown): SpotOrder {
+    const o = this.books.get(account.id)?.orders.get(String(id));
+    if (o === undefined || o.market !== 'spot' || (pair !== undefined && pair !== null && contractName(pair) !== o.pair)) {
+      throw new ApiError(404, 'ORDER_NOT_FOUND', `order ${JSON.stringify(id)} not found${pair === undefined || pair === null ? '' : ` for ${String(pair)}`}`);
+    }
+    return o;
+  }
+}
+
+/** A numeric uid for an account id: stable, as the API's user ids are numbers. */
+export function uidOf(account: Account): number {
+  let h = 2166136261;
+  for (let i = 0; i < account.id.length; i++) h = Math.imul(h ^ account.id.charCodeAt(i), 16777619);
+  return 10_000_000 + ((h >>> 0) % 90_000_000);
+}
+
+function futuresJson(o: FuturesOrder, account: Account): Json {
+  const size = (d: Dec) => (o.sizeAsText ? d.toString() : d.toNumber());
+  return {
+    id: o.id, user: uidOf(account), contract: o.contract, create_time: o.createdAt / 1000, size: size(o.size), left: size(o.left), price: o.price.toString(),
+    fill_price: o.fillPrice?.toString() ?? '0', tif: o.tif, text: o.text, status: o.status, finish_as: o.finishAs,
+    ...(o.finishedAt === null ? {} : { finish_time: o.finishedAt / 1000 }), is_reduce_only: false, is_close: false, iceberg: 0,
+  };
+}
+
+function spotJson(o: SpotOrder): Json {
+  const filled = o.amount.minus(o.left);
+  return {
+    id: o.id, text: o.text, create_time: String(Math.floor(o.createdAt / 1000)), create_time_ms: o.createdAt, update_time: String(Math.floor((o.finishedAt ?? o.createdAt) / 1000)),
+    status: o.status, currency_pair: o.pair, type: o.type, account: o.accountType, side: o.side, amount: o.amount.toString(), price: o.price.toString(),
+    time_in_force: o.tif, left: o.left.toString(), filled_amount: filled.toString(), fill_price: o.fillPrice?.toString() ?? '0',
+    filled_total: filled.times(o.fillPrice ?? 0).toString(), finish_as: o.finishAs === '' ? 'open' : o.finishAs,
+  };
+}
+
+function contractJson(c: { name: string; multiplier: Dec; price: Dec; inverse: boolean }): Json {
+  return {
+    name: c.name, type: c.inverse ? 'inverse' : 'direct', quanto_multiplier: c.multiplier.toString(), mark_price: c.price.toString(), index_price: c.price.toString(),
+    last_price: c.price.toString(), order_price_round: '0.1', order_size_min: 1, order_size_max: 1_000_000, in_delisting: false, contract_type: '',
+  };
+}
+
+function object(body: unknown): Json {
+  if (typeof body !== 'object' || body === null || Array.isArray(body)) {
+    throw badRequest('INVALID_REQUEST_BODY', `the body must be a JSON object, got ${Array.isArray(body) ? 'an array' : body === undefined ? 'none' : JSON.stringify(body)}`);
+  }
+  return body as Json;
+}
+
+function array(body: unknown): unknown[] {
+  if (!Array.isArray(body) || body.length === 0) throw badRequest('INVALID_REQUEST_BODY', 'the body must be a non-empty JSON array');
+  return body;
+}
+
+function decimal(value: unknown, field: string, nonNegative: boolean): Dec {
+  if (value === undefined || value === null) throw badRequest('MISSING_REQUIRED_PARAM', `${field} is required`);
+  const text = typeof value === 'number' && Number.isFinite(value) ? String(value) : typeof value === 'string' ? value : '';
+  if (!DECIMAL.test(text)) throw badRequest('INVALID_PARAM_VALUE', `${field} ${JSON.stringify(value)}: a decimal number`);
+  const d = new Dec(text);
+  if (nonNegative && d.isNegative()) throw badRequest('INVALID_PARAM_VALUE', `${field} ${JSON.stringify(value)}: not negative`);
+  return d;
+}
+
+function orderText(text: unknown): string {
+  if (text === undefined) return '';
+  if (typeof text !== 'string') throw badRequest('INVALID_PARAM_VALUE', `text ${JSON.stringify(text)}: a string starting with "t-"`);
+  const check = checkOrderText(text);
+  if (!check.ok) throw badRequest(check.label, check.message);
+  return text;
+}
+
+function listLimit(query: URLSearchParams): number {
+  const raw = query.get('limit');
+  if (raw === null) return 100;
+  const n = Number(raw);
+  if (!Number.isSafeInteger(n) || n < 1 || n > 1000) throw badRequest('INVALID_PARAM_VALUE', `limit ${JSON.stringify(raw)}: from 1 to 1000`);
+  return n;
+}
+
+/** One item of a batch: its result, or its error as the batch endpoints report it. */
+function each(fn: () => Json, extra: Json = {}): Json {
+  try {
+    return fn();
+  } catch (e) {
+    if (e instanceof ApiError) return { ...extra, succeeded: false, label: e.label, message: e.message };
+    throw e;
+  }
+}

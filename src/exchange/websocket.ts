@@ -1,0 +1,179 @@
+import type { IncomingMessage, Server } from 'node:http';
+import type { Duplex } from 'node:stream';
+import { WebSocketServer } from 'ws';
+import type { Action, Classification, LimitSpec } from '../catalog/catalog.js';
+import { ApiError, badRequest } from './api-error.js';
+import { signWebSocket } from './auth.js';
+import type { Account } from './core.js';
+import { micros, traceId } from './http.js';
+import type { ExchangeModel } from './model.js';
+
+/** WebSocket connections one IP may hold (R16). */
+export const MAX_CONNECTIONS_PER_IP = 300;
+
+interface Channel {
+  readonly market: 'futures' | 'spot';
+  readonly action: Action;
+  /** The REST request the channel stands for: method, path after the settle or /spot, and where the order id is. */
+  readonly method: string;
+  readonly path: string;
+  readonly id?: 'order_id';
+  /** A query parameter read from `req_param` (cancel all of a contract or pair). */
+  readonly query?: string;
+}
+
+/** The order channels of the WebSocket API, as the REST requests they stand for. */
+const CHANNELS: ReadonlyMap<string, Channel> = new Map([
+  ['futures.order_place', { market: 'futures', action: 'place', method: 'POST', path: '/orders' }],
+  ['futures.order_batch_place', { market: 'futures', action: 'place', method: 'POST', path: '/batch_orders' }],
+  ['futures.order_amend', { market: 'futures', action: 'amend', method: 'PUT', path: '/orders', id: 'order_id' }],
+  ['futures.order_cancel', { market: 'futures', action: 'cancel', method: 'DELETE', path: '/orders', id: 'order_id' }],
+  ['futures.order_cancel_ids', { market: 'futures', action: 'cancel', method: 'POST', path: '/batch_cancel_orders' }],
+  ['futures.order_cancel_cp', { market: 'futures', action: 'cancel', method: 'DELETE', path: '/orders', query: 'contract' }],
+  ['futures.order_status', { market: 'futures', action: 'other', method: 'GET', path: '/orders', id: 'order_id' }],
+  ['futures.order_list', { market: 'futures', action: 'other', method: 'GET', path: '/orders' }],
+  ['spot.order_place', { market: 'spot', action: 'place', method: 'POST', path: '/orders' }],
+  ['spot.order_amend', { market: 'spot', action: 'amend', method: 'PATCH', path: '/orders', id: 'order_id' }],
+  ['spot.order_cancel', { market: 'spot', action: 'cancel', method: 'DELETE', path: '/orders', id: 'order_id' }],
+  ['spot.order_cancel_ids', { market: 'spot', action: 'cancel', method: 'POST', path: '/cancel_batch_orders' }],
+  ['spot.order_cancel_cp', { market: 'spot', action: 'cancel', method: 'DELETE', path: '/orders', query: 'currency_pair' }],
+  ['spot.order_status', { market: 'spot', action: 'other', method: 'GET', path: '/orders', id: 'order_id' }],
+  ['spot.order_list', { market: 'spot', action: 'other', method: 'GET', path: '/orders' }],
+]);
+
+interface Connection {
+  account: Account | null;
+  readonly settle: string;
+  readonly ip: string;
+}
+
+/**
+ * The WebSocket API on the HTTP server's port: `futures.login` / `spot.login`, then the order
+ * channels, each counted on its WebSocket limit of R10 and, by default, on the REST limit of the
+ * same action (R16), answered with R16's rate-limit fields and error codes (311/312 futures,
+ * 211/212 spot: per-endpoint limit / fill-ratio limit). A futures connection's settlement currency
+ * is the last part of its path (`/v4/ws/usdt`, `/v4/ws/btc`; usdt otherwise).
+ */
+export function attachWebSocket(server: Server, model: ExchangeModel): WebSocketServer {
+  const wss = new WebSocketServer({ noServer: true, maxPayload: 1 << 20 });
+  const perIp = new Map<string, number>();
+  server.on('upgrade', (req: IncomingMessage, socket: Duplex, head: Buffer) => {
+    const ip = req.socket.remoteAddress ?? '';
+    const open = perIp.get(ip) ?? 0;
+    if (open >= MAX_CONNECTIONS_PER_IP) {
+      const text = JSON.stringify({ label: 'TOO_MANY_REQUESTS', message: `${open} WebSocket connections from ${ip}; at most ${MAX_CONNECTIONS_PER_IP}` });
+      socket.end(`HTTP/1.1 429 Too Many Requests\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(text)}\r\nConnection: close\r\n\r\n${text}`);
+      return;
+    }
+    wss.handleUpgrade(req, socket, head, (ws) => {
+      perIp.set(ip, (perIp.get(ip) ?? 0) + 1);
+      const last = (req.url ?? '').split('?')[0]!.split('/').filter((s) => s.length > 0).at(-1)?.toLowerCase();
+      const conn: Connection = { account: null, settle: last === 'btc' || last === 'usd' ? last : 'usdt', ip };
+      ws.on('close', () => perIp.set(ip, (perIp.get(ip) ?? 1) - 1));
+      ws.on('message', (data) => {
+        const inAt = model.now();
+        ws.send(JSON.stringify(respond(model, conn, String(data), inAt)));
+      });
+      ws.on('error', () => ws.terminate());
+    });
+  });
+  return wss;
+}
+
+const combined = new WeakMap<Classification, Map<string, Classification>>();
+
+function respond(model: ExchangeModel, conn: Connection, text: string, inAt: number): unknown {
+  let channel = '';
+  let reqId: unknown = null;
+  let rate: Record<string, number> = {};
+  try {
+    let msg: { channel?: unknown; event?: unknown; payload?: { req_id?: unknown; req_param?: unknown; api_key?: string; timestamp?: string; signature?: string } };
+    try {
+      msg = JSON.parse(text) as typeof msg;
+    } catch (e) {
+      throw badRequest('INVALID_REQUEST_BODY', `the message is not JSON: ${(e as Error).message}`);
+    }
+    if (typeof msg !== 'object' || msg === null || typeof msg.channel !== 'string') throw badRequest('INVALID_REQUEST_BODY', 'a message is an object { time, channel, event, payload }');
+    channel = msg.channel;
+    const payload = typeof msg.payload === 'object' && msg.payload !== null ? msg.payload : {};
+    reqId = payload.req_id ?? null;
+    const params = payload.req_param;
+    if (channel === 'futures.login' || channel === 'spot.login') {
+      conn.account = model.identify(payload.api_key, payload.timestamp === undefined ? undefined : String(payload.timestamp), payload.signature,
+        (secret, ts) => signWebSocket(secret, channel, '', ts));
+      return reply(model, channel, reqId, inAt, '200', { data: { result: { api_key: payload.api_key, uid: String(conn.account.id) } } }, {});
+    }
+    const spec = CHANNELS.get(channel);
+    if (spec === undefined) throw new ApiError(400, 'INVALID_ARGUMENT', `channel ${JSON.stringify(channel)} is not one of ${[...CHANNELS.keys()].join(', ')}, futures.login, spot.login`);
+    const account = payload.api_key !== undefined
+      ? model.identify(payload.api_key, payload.timestamp === undefined ? undefined : String(payload.timestamp), payload.signature,
+        (secret, ts) => signWebSocket(secret, channel, params === undefined ? '' : JSON.stringify(params), ts))
+      : conn.account;
+    if (account === null) throw new ApiError(401, 'INVALID_KEY', `${channel} before a login (or an api_key in the payload)`);
+    const p = (typeof params === 'object' && params !== null ? params : {}) as Record<string, unknown>;
+    const id = spec.id === undefined ? '' : String(p.order_id ?? '');
+    const queryText = spec.query !== undefined && typeof p[spec.query] === 'string' ? `${spec.query}=${encodeURIComponent(p[spec.query] as string)}` : '';
+    const query = new URLSearchParams(spec.market === 'spot' && typeof p.currency_pair === 'string' && spec.query === undefined ? `currency_pair=${encodeURIComponent(p.currency_pair)}` : queryText);
+    const path = `/api/v4/${spec.market === 'futures' ? `futures/${conn.settle}` : 'spot'}${spec.path}${spec.id === undefined ? '' : `/${encodeURIComponent(id)}`}`;
+    const body = spec.method === 'GET' || spec.method === 'DELETE' || spec.query !== undefined ? undefined : params;
+    const rest = model.classify(spec.method, path, body, query);
+    const c = spec.action === 'other' ? rest : budget(model, rest, spec);
+    const at = model.now();
+    const refused = model.core.admit(account, c, at, model.instrumentOf(account, c, body, query, id));
+    if (spec.action === 'place' || spec.action === 'amend') rate = rateFields(model.rateHeaders(account, c, at, refused));
+    if (refused !== null) {
+      const code = (spec.market === 'futures' ? 300 : 200) + (refused.fillRatio ? 12 : 11);
+      model.core.noteRefusal(account, refused.label);
+      return reply(model, channel, reqId, inAt, String(code), { data: { errs: { label: refused.label, message: `too many requests on ${refused.key}: at most ${refused.n} per ${refused.w / 1000} s` } } }, rate);
+    }
+    return reply(model, channel, reqId, inAt, '200', { data: { result: model.execute(account, c, body, query, id, at) } }, rate);
+  } catch (e) {
+    if (!(e instanceof ApiError)) throw e;
+    if (conn.account !== null) model.core.noteRefusal(conn.account, e.label!);
+    return reply(model, channel, reqId, inAt, String(e.status), { data: { errs: e.body() } }, rate);
+  }
+}
+
+/** The limits a WebSocket order draws on (R16): its WebSocket limit and, shared by default, the REST one. */
+function budget(model: ExchangeModel, rest: Classification, spec: Channel): Classification {
+  const mode = model.options.websocketBudget ?? 'shared';
+  let byMode = combined.get(rest);
+  if (byMode === undefined) combined.set(rest, (byMode = new Map()));
+  let c = byMode.get(mode);
+  if (c === undefined) {
+    let ws: readonly LimitSpec[] = model.catalog.classifyWebSocket(spec.market, spec.action);
+    if (mode === 'separate' && spec.market === 'futures' && (spec.action === 'place' || spec.action === 'amend')) {
+      // The tier of R3 replaces the WebSocket 100 per second, on a budget of its own.
+      ws = ws.map((l) => ({ ...l, key: 'ws.futures.place' }));
+    }
+    c = { ...rest, limits: mode === 'shared' ? [...ws, ...rest.limits] : ws };
+    byMode.set(mode, c);
+  }
+  return c;
+}
+
+/** R16's fields from R12's headers; hidden when 0, the reset in milliseconds. */
+function rateFields(h: Record<string, string>): Record<string, number> {
+  const out: Record<string, number> = {};
+  const remain = Number(h['X-Gate-RateLimit-Requests-Remain'] ?? 0);
+  const limit = Number(h['X-Gate-RateLimit-Limit'] ?? 0);
+  const reset = Number(h['X-Gate-RateLimit-Reset-Timestamp'] ?? 0) * 1000;
+  if (remain !== 0) out.x_gate_ratelimit_requests_remain = remain;
+  if (limit !== 0) out.x_gate_ratelimit_limit = limit;
+  if (reset !== 0) out.x_gat_ratelimit_reset_timestamp = reset;
+  return out;
+}
+
+function reply(model: ExchangeModel, channel: string, reqId: unknown, inAt: number, status: string, data: { data: unknown }, rate: Record<string, number>): unknown {
+  const out = model.now();
+  return {
+    request_id: reqId,
+    ack: false,
+    header: {
+      response_time: String(Math.floor(out)), status, channel, event: 'api', trace_id: traceId(),
+      x_in_time: Number(micros(inAt)), x_out_time: Number(micros(out)), ...rate,
+    },
+    ...data,
+  };
+}
+

@@ -1,0 +1,35 @@
+import { type HeadersLike, headerReader, toNumber } from './feedback.js';
+
+/** The gateway's receive and send instants of one request (R15), Unix microseconds. */
+export interface GatewayTimes {
+  /** `X-In-Time`: when the gateway received the request. */
+  readonly inTime: number;
+  /** `X-Out-Time`: when the gateway sent the response. */
+  readonly outTime: number;
+}
+
+/**
+ * Reads `X-In-Time` and `X-Out-Time` (R15), case-insensitively, from a REST response's headers or
+ * from the `header` object of a WebSocket API response (which spells them `x_in_time` and
+ * `x_out_time`). Both must be there as whole non-negative microseconds, else `undefined`: a
+ * response without them gives no clock sample.
+ *
+ * @example
+ * ```ts
+ * const sentAt = Date.now()
+ * const response = await fetch(url, init)
+ * const times = readGatewayTimes(response.headers)
+ * if (times) clock = clock.add({ sentAt, receivedAt: Date.now(), ...times }).clock
+ * ```
+ */
+export function readGatewayTimes(headers: HeadersLike): GatewayTimes | undefined {
+  const get = headerReader(headers);
+  const inTime = micros(get('x-in-time') ?? get('x_in_time'));
+  const outTime = micros(get('x-out-time') ?? get('x_out_time'));
+  return inTime === undefined || outTime === undefined ? undefined : { inTime, outTime };
+}
+
+function micros(value: unknown): number | undefined {
+  const n = toNumber(value);
+  return n !== undefined && Number.isSafeInteger(n) && n >= 0 ? n : undefined;
+}

@@ -1,0 +1,210 @@
+// The command line as a user runs it: the built binary in a process of its own, its standard
+// streams real pipes. `npm test` builds dist/ first when it is older than the sources.
+import { spawn, spawnSync } from 'node:child_process';
+import { mkdirSync, mkdtempSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { buildIsStale } from '../../scripts/built.js';
+
+const root = resolve(import.meta.dirname, '../..');
+const bin = join(root, 'dist/cli/bin.js');
+const BOM = Buffer.from([0xef, 0xbb, 0xbf]);
+
+function cli(args: readonly string[], input?: string | Buffer) {
+  const r = spawnSync(process.execPath, [bin, ...args], { cwd: root, input: input ?? '', encoding: 'utf8' });
+  return { code: r.status, out: r.stdout, err: r.stderr };
+}
+
+/** The command with its standard output closed before it writes a byte. */
+function closedOutput(args: readonly string[]): Promise<{ code: number | null; signal: string | null; err: string }> {
+  const child = spawn(process.execPath, [bin, ...args], { cwd: root, stdio: ['ignore', 'pipe', 'pipe'] });
+  child.stdout.destroy();
+  let err = '';
+  child.stderr.setEncoding('utf8').on('data', (s: string) => (err += s));
+  return new Promise((done) => child.on('close', (code, signal) => done({ code, signal, err })));
+}
+
+let dir: string;
+beforeAll(() => {
+  if (buildIsStale(root)) throw new Error('dist/cli/bin.js is missing or older than src/: run `npm run build` first (npm test does it)');
+  dir = mkdtempSync(join(tmpdir(), 'traderatio-bin-'));
+});
+
+const file = (name: string, content: string | Buffer): string => {
+  writeFileSync(join(dir, name), content);
+  return join(dir, name);
+};
+
+describe('a closed pipe', () => {
+  it.each([
+    ['example'],
+    ['help'],
+    ['plan', 'examples/family.csv'],
+    ['timeline', 'examples/timeline.json'],
+    ['simulate', 'examples/requests.csv'],
+  ])('ends %s quietly with status 141, as a tool ended by SIGPIPE', async (...args) => {
+    const r = await closedOutput(args);
+    expect(r).toEqual({ code: 141, signal: null, err: '' });
+  });
+});
+
+describe('a byte-order mark', () => {
+  const inputs: [string, string, string[]][] = [
+    ['plan', 'examples/family.csv', []],
+    ['plan', 'examples/family.json', []],
+    ['timeline', 'examples/timeline.json', []],
+    ['simulate', 'examples/requests.csv', ['--json']],
+  ];
+  // simulate reports how long it took: everything else must be the same.
+  const stable = (out: string) => out.replace(/"seconds": [\d.e-]+/, '"seconds": 0');
+
+  it.each(inputs)('is read past in a %s file (%s) and on standard input', (command, path, flags) => {
+    const plain = cli([command, path, ...flags]);
+    expect(plain.code).toBe(0);
+    const withBom = Buffer.concat([BOM, readFileSync(join(root, path))]);
+    const named = file(`bom-${path.replace(/\W/g, '-')}${path.slice(path.lastIndexOf('.'))}`, withBom);
+    const fromFile = cli([command, named, ...flags]);
+    expect({ code: fromFile.code, err: fromFile.err }).toEqual({ code: 0, err: '' });
+    expect(stable(fromFile.out)).toBe(stable(plain.out));
+    const fromStdin = cli([command, '-', ...flags], withBom);
+    expect({ code: fromStdin.code, err: fromStdin.err }).toEqual({ code: 0, err: '' });
+    expect(stable(fromStdin.out)).toBe(stable(plain.out));
+  });
+
+  it('is not taken for part of the first column name when the log has no newline at all', () => {
+    const r = cli(['simulate', '-', '--json'], Buffer.concat([BOM, Buffer.from('at,account,method,path\r\n1763629200000,main,GET,/api/v4/spot/tickers')]));
+    expect(r.code).toBe(0);
+    expect(JSON.parse(r.out)).toMatchObject({ lines: 2, requests: 1 });
+  });
+});
+
+describe('standard input', () => {
+  it.each([
+    ['plan', 'examples/family.csv'],
+    ['plan', 'examples/family.json'],
+    ['timeline', 'examples/timeline.json'],
+  ])('is read for - (%s %s)', (command, path) => {
+    const r = cli([command, '-'], readFileSync(join(root, path)));
+    expect(r).toEqual({ ...cli([command, path]), code: 0 });
+  });
+
+  it('streams a request log for simulate -', () => {
+    const r = cli(['simulate', '-', '--json'], readFileSync(join(root, 'examples/requests.csv')));
+    expect(r.code).toBe(0);
+    expect(JSON.parse(r.out)).toMatchObject({ lines: 569, requests: 537, fills: 31, exchange: { refused: 54 } });
+  });
+
+  it('is named <stdin> in messages', () => {
+    expect(cli(['plan', '-'], 'account,contract,place\nA,BTC_USDT,x\n').err).toBe('traderatio: <stdin>:2: Expected `place` to be a non-negative integer, got "x"\n');
+  });
+});
+
+describe('empty and odd inputs', () => {
+  it('says that a timeline without activity has nothing to show, and draws no chart', () => {
+    const input = file('no-activity.json', '{\n  "accounts": [{ "id": "main" }],\n  "activity": []\n}\n');
+    const svg = join(dir, 'no-activity.svg');
+    const r = cli(['timeline', input, '--svg', svg]);
+    expect(r.code).toBe(1);
+    expect(r.err).toBe(`traderatio: ${input}:3: no activity: \`activity\` is empty, and without it every limit stays at tier 1; give each account's daily figures ({ "account", "day", "contracts" })\n`);
+    expect(r.out).toBe('');
+    expect(statSync(svg, { throwIfNoEntry: false })).toBeUndefined();
+  });
+
+  it.each([
+    ['plan', 'empty.csv', '', ':1: the file is empty: it needs a header row'],
+    ['plan', 'header.csv', 'account,contract\n', ':1: no activity: the file needs at least one row'],
+    ['plan', 'empty.json', '\n', ':1: the file is empty: it needs a JSON value'],
+    ['timeline', 'empty.json', '', ':1: the file is empty: it needs a JSON value'],
+    ['simulate', 'empty.csv', '', ':1: the file is empty: it needs a header row'],
+    ['simulate', 'header.csv', 'at,account,method,path\n# nothing yet\n', ':2: no requests and no fills: the log has a header and nothing else'],
+  ])('refuses an empty %s input (%s) in plain words', (command, name, content, message) => {
+    const path = file(`${command}-${name}`, content);
+    expect(cli([command, path])).toEqual({ code: 1, out: '', err: `traderatio: ${path}${message}\n` });
+  });
+
+  it.each(['plan', 'timeline', 'simulate'])('names a directory given to %s as its file', (command) => {
+    const d = join(dir, `a-directory-${command}`);
+    mkdirSync(d);
+    expect(cli([command, d])).toEqual({ code: 1, out: '', err: `traderatio: ${d}: cannot read it: it is a directory, not a file (EISDIR)\n` });
+  });
+
+  it.each(['plan', 'timeline', 'simulate'])('refuses a binary file given to %s without echoing its bytes', (command) => {
+    // The start of a PNG: bytes past ASCII, an escape sequence, a NUL.
+    const path = file(`image-${command}.png`, Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 0x1b, 0x5b, 0x32, 0x4a, 0x00, 0x00, 0x0d]));
+    const r = cli([command, path]);
+    expect(r).toEqual({ code: 1, out: '', err: `traderatio: ${path}:1: not UTF-8 text: byte 1 of the line is 0x89; save the file as UTF-8 (or is it a binary file?)\n` });
+  });
+
+  it('names the line of a NUL byte in a file that starts as text', () => {
+    const path = file('nul.csv', 'account,contract\nA,BTC_USDT\nB,ETH\u0000USDT\n');
+    expect(cli(['plan', path]).err).toBe(`traderatio: ${path}:3: not text: a NUL byte at byte 6 of the line; is it a binary file?\n`);
+    const log = file('nul-log.csv', 'at,account,method,path\n1793491200000,main,GET,/api/v4/spot/tickers\n1793491200001,main,GET,/api/v4/spot/tick\u0000ers\n');
+    expect(cli(['simulate', log]).err).toBe(`traderatio: ${log}:3: not text: a NUL byte at byte 41 of the line; is it a binary file?\n`);
+  });
+
+  it('refuses UTF-16 by name', () => {
+    const path = file('utf16.csv', Buffer.concat([Buffer.from([0xff, 0xfe]), Buffer.from('account,contract\n', 'utf16le')]));
+    expect(cli(['plan', path]).err).toBe(`traderatio: ${path}:1: the file is UTF-16 text; save it as UTF-8\n`);
+  });
+
+  it('shows control characters of a message as escapes', () => {
+    const path = file('escape.csv', 'account,contract,\u001b[2Jplace\u0007\nA,BTC_USDT,1\n');
+    const r = cli(['plan', path]);
+    expect(r.err).toMatch(new RegExp(`^traderatio: ${path}:1: `));
+    expect(r.err).toContain('\\x1b[2jplace\\x07');
+    expect(r.err).not.toMatch(/[\u0000-\u0009\u000b-\u001f]/);
+  });
+});
+
+describe('commands and options', () => {
+  it('prints the version with --version', () => {
+    const { version } = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as { version: string };
+    expect(cli(['--version'])).toEqual({ code: 0, out: `${version}\n`, err: '' });
+  });
+
+  it('prints the worked example as JSON with example --json, under both readings of R7', () => {
+    const r = cli(['example', '--json']);
+    expect(r.code).toBe(0);
+    const { readings } = JSON.parse(r.out) as { readings: { ownVolumeThreshold: string; aggregated: { numerator: string; denominator: string }; accounts: { limit: number }[] }[] };
+    expect(readings.map((x) => x.ownVolumeThreshold)).toEqual(['0', '1000000']);
+    expect(readings[0]!.aggregated).toMatchObject({ numerator: '1057', denominator: '129' });
+    expect(readings.map((x) => x.accounts.map((a) => a.limit))).toEqual([[250, 250, 300], [250, 250, 250]]);
+  });
+
+  it.each([['example', '--help'], ['example', '-h'], ['help', 'example']])('prints the help of example for %s %s', (...args) => {
+    const r = cli(args);
+    expect(r.code).toBe(0);
+    expect(r.out).toMatch(/^Usage: traderatio example \[options\]\n/);
+    expect(r.out).toContain('--json');
+    expect(r.out).not.toContain('318/44');
+  });
+
+  it.each([
+    [['example', '--bogus'], 'example has no option --bogus; its options are --json, --help'],
+    [['example', 'family.csv'], 'example takes no FILE, got "family.csv"'],
+    [['help', 'bogus'], 'no command "bogus"; the commands are plan, timeline, simulate, exchange, example'],
+    [['bogus'], 'unknown command "bogus"; the commands are plan, timeline, simulate, exchange, example'],
+    [['--bogus'], 'unknown option --bogus; run "traderatio --help"'],
+    [['timeline', 'examples/timeline.json', '--vip', '13'], 'timeline has no option --vip (the VIP level is in the file: "vipLevel", and "vipChanges" over time); its options are --svg, --html, --threshold, --broker, --json, --help'],
+    [['plan', 'examples/family.csv', '--threshold', '-5'], '--threshold takes a non-negative amount of USDT (such as 1000000 or 250000.50), got "-5"'],
+    [['plan', 'examples/family.csv', '--threshold=1,000'], '--threshold takes a non-negative amount of USDT (such as 1000000 or 250000.50), got "1,000"'],
+    [['timeline', 'examples/timeline.json', '--threshold', 'lots'], '--threshold takes a non-negative amount of USDT (such as 1000000 or 250000.50), got "lots"'],
+    [['plan', 'examples/family.csv', '--threshold'], '--threshold needs a value (--threshold X): own 7-day volume (USDT) from which an account takes max(own, aggregated) (default 1000000)'],
+    [['timeline', 'examples/timeline.json', '--svg', '--json'], '--svg needs a value (--svg OUT), got the option --json'],
+    [['plan', 'examples/family.csv', '--vip', 'high'], '--vip takes a VIP level (a whole number such as 14), got "high"'],
+    [['simulate', 'examples/requests.csv', '--vip=-1'], '--vip takes a VIP level (a whole number such as 14), got "-1"'],
+    [['plan', 'examples/family.csv', '--json=yes'], '--json takes no value, got "yes"'],
+    [['plan', 'examples/family.csv', '-x'], 'plan has no option -x; its options are --vip, --threshold, --broker, --json, --help'],
+  ])('refuses %j with exit code 2, naming what was typed', (args, message) => {
+    expect(cli(args)).toEqual({ code: 2, out: '', err: `traderatio: ${message}\n` });
+  });
+
+  it('reads a file whose name starts with a dash after --', () => {
+    const path = file('-family.csv', readFileSync(join(root, 'examples/family.csv')));
+    const r = spawnSync(process.execPath, [bin, 'plan', '--json', '--', '-family.csv'], { cwd: dir, encoding: 'utf8' });
+    expect(r.status).toBe(0);
+    expect(JSON.parse(r.stdout).accounts).toHaveLength(4);
+    expect(path).toContain('-family.csv');
+  });
+});

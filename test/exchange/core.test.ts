@@ -1,0 +1,83 @@
+import { describe, expect, it } from 'vitest';
+import { createCatalog } from '../../src/catalog/catalog.js';
+import { ExchangeCore } from '../../src/exchange/core.js';
+import { WORKED_EXAMPLE } from '../../src/rules/example.js';
+
+const catalog = createCatalog();
+const place = catalog.classify('POST', '/api/v4/futures/usdt/orders', { contract: 'BTC_USDT' });
+const cancel = catalog.classify('DELETE', '/api/v4/futures/usdt/orders/1');
+const DAY = '2026-11-20';
+const NEXT = Date.parse('2026-11-21T00:00:00Z');
+
+function exampleCore(window: 'sliding' | 'fixed' = 'sliding'): ExchangeCore {
+  const core = new ExchangeCore([{
+    id: 'f',
+    accounts: [{ id: 'A', role: 'main' }, { id: 'B' }, { id: 'C' }],
+    options: { ownVolumeThreshold: '0' },
+  }], { window });
+  core.seed({ days: WORKED_EXAMPLE.map((a) => ({ account: a.account, day: DAY, contracts: a.contracts })) });
+  return core;
+}
+
+describe('ExchangeCore', () => {
+  it('puts the worked example at 250, 250 and 300 from 08:00, and 100 before (R5, R7)', () => {
+    const core = exampleCore();
+    const limits = (at: number) => ['A', 'B', 'C'].map((id) => core.inForce(core.account(id), at).limit);
+    expect(limits(NEXT + 8 * 3_600_000 - 1)).toEqual([100, 100, 100]);
+    expect(limits(NEXT + 8 * 3_600_000)).toEqual([250, 250, 300]);
+  });
+
+  it('admits 300 of 400 placements in one second on C at tier 5, and counts all 400 (R9)', () => {
+    const core = exampleCore();
+    const c = core.account('C');
+    const t = NEXT + 9 * 3_600_000;
+    const refused = Array.from({ length: 400 }, (_, i) => core.admit(c, place, t + i * 2, 'BTC_USDT')).filter((r) => r !== null);
+    expect(refused.length).toBe(100);
+    expect(new Set(refused.map((r) => `${r!.key} ${r!.label}`))).toEqual(new Set(['futures.place TOO_MANY_REQUESTS']));
+    expect(c.family.futures.hourlyActivity('C').at(-1)?.requests).toBe(400);
+    // Cancels have their own limit (R10): the full placement limit does not hold them.
+    expect(core.admit(c, cancel, t + 900, 'BTC_USDT')).toBeNull();
+    expect(core.admit(c, place, t + 1000, 'BTC_USDT')).toBeNull();
+  });
+
+  it('lets 2 x 300 through across an aligned boundary with fixed windows, not with sliding ones', () => {
+    for (const [mode, admitted] of [['sliding', 300], ['fixed', 600]] as const) {
+      const core = exampleCore(mode);
+      const c = core.account('C');
+      const t = NEXT + 9 * 3_600_000 + 500;
+      let n = 0;
+      for (let i = 0; i < 600; i++) if (core.admit(c, place, t + (i < 300 ? 499 : 500), 'BTC_USDT') === null) n++;
+      expect(n).toBe(admitted);
+      expect(c.limits.get('futures.place')!.count.most).toBe(300);
+    }
+  });
+
+  it('throttles placement, not cancels, the hour after more than 86,400 requests with nothing traded (R9)', () => {
+    const core = new ExchangeCore([{ id: 'f', accounts: [{ id: 'main', role: 'main' }] }], { abuse: { requestThreshold: 100 } });
+    const a = core.account('main');
+    const h = Date.parse('2026-11-21T10:00:00Z');
+    for (let i = 0; i < 101; i++) core.admit(a, i % 2 === 0 ? place : cancel, h + i * 20, 'BTC_USDT');
+    expect(core.inForce(a, h + 3_599_999).throttle).toBeNull();
+    expect(core.inForce(a, h + 3_600_000).throttle?.reason).toBe('no-fills');
+    const after = Array.from({ length: 12 }, (_, i) => core.admit(a, place, h + 3_600_000 + i, 'BTC_USDT')?.key ?? 'ok');
+    expect(after.filter((k) => k === 'ok').length).toBe(10);
+    expect(after.at(-1)).toBe('abuse-throttle');
+    expect(core.admit(a, cancel, h + 3_600_100, 'BTC_USDT')).toBeNull();
+  });
+
+  it('labels a refused withdrawal TOO_FAST (R12)', () => {
+    const core = new ExchangeCore([{ id: 'f', accounts: [{ id: 'main', role: 'main' }] }]);
+    const w = catalog.classify('POST', '/withdrawals');
+    const a = core.account('main');
+    const t = Date.parse('2026-11-21T10:00:00Z');
+    expect(core.admit(a, w, t)).toBeNull();
+    expect(core.admit(a, w, t + 2999)?.label).toBe('TOO_FAST');
+    expect(core.admit(a, w, t + 3000)).toBeNull();
+  });
+
+  it('refuses history for an account it does not hold, and keeps what it had', () => {
+    const core = exampleCore();
+    expect(() => core.seed({ days: [{ account: 'Z', day: DAY, contracts: [] }] })).toThrow(/activity\[0\]\.account/);
+    expect(core.inForce(core.account('C'), NEXT + 9 * 3_600_000).limit).toBe(300);
+  });
+});

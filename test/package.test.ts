@@ -1,0 +1,193 @@
+// The package as a user gets it: packed from a copy of the sources with no dist/ (prepack builds
+// it), installed in a new project, imported as ESM and as CommonJS, its declarations type-checked
+// by a strict consumer under each module resolution, its command line run. Offline: the new
+// project's dependencies are the repository's own node_modules.
+import { execFileSync, spawn } from 'node:child_process';
+import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join, resolve } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+
+const root = resolve(import.meta.dirname, '..');
+const pkg = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as { version: string; dependencies: Record<string, string> };
+const work = mkdtempSync(join(tmpdir(), 'traderatio-pack-'));
+const app = join(work, 'app');
+const installed = join(app, 'node_modules', 'traderatio');
+let tarball: string;
+let files: string[];
+
+function run(command: string, args: readonly string[], cwd: string, input?: string): Promise<{ code: number | null; out: string; err: string }> {
+  return new Promise((done) => {
+    const child = spawn(command, args, { cwd, stdio: ['pipe', 'pipe', 'pipe'] });
+    let out = '';
+    let err = '';
+    child.stdout.setEncoding('utf8').on('data', (s: string) => (out += s));
+    child.stderr.setEncoding('utf8').on('data', (s: string) => (err += s));
+    child.stdin.end(input ?? '');
+    child.on('close', (code) => done({ code, out, err }));
+  });
+}
+
+beforeAll(async () => {
+  // A fresh clone: the files git knows, or would (uncommitted ones too), and no dist/.
+  const copy = join(work, 'clone');
+  const listed = execFileSync('git', ['ls-files', '-z', '--cached', '--others', '--exclude-standard'], { cwd: root, encoding: 'utf8' }).split('\0').filter((f) => f !== '');
+  for (const f of listed) {
+    if (statSync(join(root, f), { throwIfNoEntry: false })?.isFile() !== true) continue;
+    mkdirSync(dirname(join(copy, f)), { recursive: true });
+    copyFileSync(join(root, f), join(copy, f));
+  }
+  symlinkSync(join(root, 'node_modules'), join(copy, 'node_modules'));
+  const packed = await run('npm', ['pack', '--pack-destination', work, '--no-fund', '--no-audit'], copy);
+  expect(packed.code, packed.err).toBe(0);
+  tarball = join(work, `traderatio-${pkg.version}.tgz`);
+  files = execFileSync('tar', ['-tzf', tarball], { encoding: 'utf8' }).trim().split('\n').map((f) => f.replace(/^package\//, '')).sort();
+
+  // The new project: the package unpacked where npm would put it, its dependencies (and the
+  // TypeScript that checks the consumer) taken from the repository's node_modules.
+  mkdirSync(installed, { recursive: true });
+  execFileSync('tar', ['-xzf', tarball, '-C', installed, '--strip-components=1']);
+  for (const dep of [...Object.keys(pkg.dependencies), 'ioredis', 'redis', '@types/node']) {
+    mkdirSync(dirname(join(app, 'node_modules', dep)), { recursive: true });
+    symlinkSync(join(root, 'node_modules', dep), join(app, 'node_modules', dep));
+  }
+  writeFileSync(join(app, 'package.json'), JSON.stringify({ name: 'app', private: true, type: 'module', dependencies: { traderatio: pkg.version } }));
+}, 60_000);
+
+afterAll(() => rmSync(work, { recursive: true, force: true }));
+
+describe('the packed tarball', () => {
+  it('holds the build, the licence and the README, and nothing else', () => {
+    const allowed = [
+      /^(LICENSE|README\.md|package\.json)$/,
+      /^dist\/(index|redis)\.(js|cjs|d\.ts|d\.cts)$/,
+      /^dist\/exchange\.(js|d\.ts|d\.cts)$/,
+      /^dist\/chunk-[\w-]+\.(js|cjs)$/,
+      /^dist\/[a-z]+-[\w-]+\.d\.cts$/,
+      /^dist\/cli\/bin\.js$/,
+    ];
+    expect(files.filter((f) => !allowed.some((p) => p.test(f)))).toEqual([]);
+    expect(files).toEqual(expect.arrayContaining(['LICENSE', 'README.md', 'package.json', 'dist/index.js', 'dist/index.cjs', 'dist/index.d.ts', 'dist/index.d.cts', 'dist/redis.js', 'dist/redis.cjs', 'dist/redis.d.ts', 'dist/redis.d.cts', 'dist/exchange.js', 'dist/exchange.d.ts', 'dist/cli/bin.js']));
+    // traderatio/exchange is an ES module only.
+    expect(files).not.toContain('dist/exchange.cjs');
+  });
+
+  it('weighs less than 150 kB', () => {
+    expect(statSync(tarball).size).toBeLessThan(150_000);
+  });
+
+  it('says where the package lives, under the MIT licence', () => {
+    const manifest = JSON.parse(readFileSync(join(installed, 'package.json'), 'utf8')) as Record<string, unknown>;
+    expect(manifest).toMatchObject({
+      license: 'MIT',
+      repository: { type: 'git', url: 'git+https://github.com/traderatio/traderatio.git' },
+      homepage: 'https://github.com/traderatio/traderatio#readme',
+      bugs: { url: 'https://github.com/traderatio/traderatio/issues' },
+    });
+    expect((manifest.keywords as string[]).length).toBeGreaterThan(3);
+    expect(readFileSync(join(installed, 'LICENSE'), 'utf8')).toMatch(/^MIT License\n\nCopyright \(c\) \d{4} /);
+  });
+
+  it('has every file package.json points at', () => {
+    const manifest = readFileSync(join(installed, 'package.json'), 'utf8');
+    const targets = [...manifest.matchAll(/"(\.\/dist\/[^"]+)"/g)].map((m) => m[1]!.slice(2));
+    expect(targets.length).toBeGreaterThan(10);
+    expect(targets.filter((t) => !files.includes(t))).toEqual([]);
+  });
+
+  it('has a README whose links work on the registry page: absolute, or to a heading', () => {
+    const readme = readFileSync(join(installed, 'README.md'), 'utf8');
+    const links = [...readme.matchAll(/\]\(([^)\s]+)\)/g)].map((m) => m[1]!);
+    expect(links.length).toBeGreaterThan(0);
+    expect(links.filter((l) => !/^(https:\/\/|#)/.test(l))).toEqual([]);
+  });
+
+  it('leaves out of the declarations what is marked @internal', () => {
+    // What stays is a constructor parameter, which a declaration cannot leave out.
+    const lines = readdirSync(join(installed, 'dist')).filter((f) => f.endsWith('.d.cts') || f.endsWith('.d.ts'))
+      .flatMap((f) => readFileSync(join(installed, 'dist', f), 'utf8').split('\n'))
+      .filter((l) => l.includes('@internal'));
+    expect(lines.filter((l) => !/^\s*\/\*\* @internal \*\/ \w+: [^()]+(\);|,)$/.test(l))).toEqual([]);
+  });
+});
+
+describe('the installed package', () => {
+  it.each([
+    ['module', "import { tradeRatio, Scheduler, WindowLimit, InvalidInputError } from 'traderatio';\nimport { RedisStore, SharedLimit } from 'traderatio/redis';"],
+    ['commonjs', "const { tradeRatio, Scheduler, WindowLimit, InvalidInputError } = require('traderatio');\nconst { RedisStore, SharedLimit } = require('traderatio/redis');"],
+  ])('loads as %s, with one copy of the classes the two entries share', async (type, imports) => {
+    const r = await run(process.execPath, [`--input-type=${type}`, '-e', `${imports}
+      console.log(tradeRatio([{ contract: 'BTC_USDT', makerVolume: '1000', place: 100 }]).ratio.toFixed(2));
+      console.log(typeof Scheduler, typeof RedisStore, SharedLimit.prototype instanceof WindowLimit);
+      try { new RedisStore({}); } catch (e) { console.log(e instanceof InvalidInputError); }
+    `], app);
+    expect(r).toEqual({ code: 0, out: '10.00\nfunction function true\ntrue\n', err: '' });
+  });
+
+  it('starts the model exchange from traderatio/exchange, an ES module', async () => {
+    const r = await run(process.execPath, ['--input-type=module', '-e', `
+      import { VirtualClock } from 'traderatio';
+      import { startExchange } from 'traderatio/exchange';
+      const exchange = await startExchange({ clock: new VirtualClock({ wallStart: Date.parse('2026-11-21T09:00:00Z') }), port: 0 });
+      const res = await fetch(exchange.url + '/api/v4/futures/usdt/orders', { method: 'POST', headers: { KEY: 'main-key', 'Content-Type': 'application/json' }, body: JSON.stringify({ contract: 'BTC_USDT', size: 1, price: '60000' }) });
+      console.log(res.status, res.headers.get('X-Gate-RateLimit-Limit'));
+      await exchange.close();
+    `], app);
+    expect(r).toEqual({ code: 0, out: '200 100\n', err: '' });
+  });
+
+  it('runs its command line', async () => {
+    const bin = join(installed, 'dist/cli/bin.js');
+    expect(await run(process.execPath, [bin, '--version'], app)).toEqual({ code: 0, out: `${pkg.version}\n`, err: '' });
+    const plan = await run(process.execPath, [bin, 'plan', '-', '--json'], app, 'account,contract,maker_volume,place\nA,BTC_USDT,1000,100\n');
+    expect(plan.code).toBe(0);
+    expect(JSON.parse(plan.out).accounts[0]).toMatchObject({ account: 'A', tier: 5, limit: 300 });
+  });
+
+  // A strict consumer of both entries; @ts-expect-error lines fail the check if the member they
+  // reach for is in the declarations.
+  const consumer = `
+import { InvalidInputError, Scheduler, WindowLimit, tradeRatio, type RatioResult } from 'traderatio';
+import { RedisStore, SharedLimit, type RedisStoreOptions } from 'traderatio/redis';
+
+const r: RatioResult = tradeRatio([{ contract: 'BTC_USDT', makerVolume: '1000', place: 100 }]);
+export const ratio: string | undefined = r.ratio?.toFixed(2);
+declare const client: RedisStoreOptions['client'];
+const store = new RedisStore({ client, prefix: 'acct-42' });
+export const scheduler = new Scheduler({ store });
+export const limit: WindowLimit = scheduler.limit({ name: 'orders', limit: 100, windowMs: 1000 });
+export const refused = (e: unknown): boolean => e instanceof InvalidInputError && e.code === 'INVALID_INPUT';
+declare const shared: SharedLimit;
+// @ts-expect-error: internal to the Redis store
+store.acquire([], 1, 0);
+// @ts-expect-error: internal to a shared limit
+export const lease = shared.lease;
+// @ts-expect-error: internal to the scheduler
+export const waiting = limit.waiting;
+`;
+  const compilerOptions = { strict: true, noEmit: true, skipLibCheck: false, target: 'es2022', lib: ['es2022'], types: ['node'], exactOptionalPropertyTypes: true, noUncheckedIndexedAccess: true };
+
+  it('type-checks a strict consumer under moduleResolution nodenext (ESM and CommonJS), bundler and node10', async () => {
+    writeFileSync(join(app, 'consumer.ts'), consumer);
+    // The same consumer as a CommonJS module: its imports resolve with the "require" condition.
+    writeFileSync(join(app, 'consumer.cts'), consumer);
+    // traderatio/exchange is an ES module: an ESM consumer of it, its clock the library's.
+    writeFileSync(join(app, 'exchange.ts'), `
+import { VirtualClock } from 'traderatio';
+import { startExchange, type RunningExchange } from 'traderatio/exchange';
+export const running: Promise<RunningExchange> = startExchange({ clock: new VirtualClock(), port: 0 });
+`);
+    const configs = {
+      nodenext: { compilerOptions: { ...compilerOptions, module: 'nodenext', moduleResolution: 'nodenext' }, files: ['consumer.ts', 'consumer.cts', 'exchange.ts'] },
+      bundler: { compilerOptions: { ...compilerOptions, module: 'esnext', moduleResolution: 'bundler' }, files: ['consumer.ts', 'exchange.ts'] },
+      node10: { compilerOptions: { ...compilerOptions, module: 'commonjs', moduleResolution: 'node10', ignoreDeprecations: '5.0' }, files: ['consumer.ts', 'exchange.ts'] },
+    };
+    const tsc = join(root, 'node_modules/typescript/bin/tsc');
+    const results = await Promise.all(Object.entries(configs).map(async ([name, config]) => {
+      writeFileSync(join(app, `tsconfig.${name}.json`), JSON.stringify(config));
+      const r = await run(process.execPath, [tsc, '-p', `tsconfig.${name}.json`], app);
+      return { name, code: r.code, out: r.out };
+    }));
+    expect(results).toEqual(Object.keys(configs).map((name) => ({ name, code: 0, out: '' })));
+  }, 60_000);
+});
