@@ -8,7 +8,7 @@ import { contractName } from '../rules/contracts.js';
 import type { DecimalInput } from '../rules/decimal.js';
 import { type FamilyConfig, type FamilyOptions, resolveFamilyOptions } from '../rules/family.js';
 import { parseId, parseInstant } from '../rules/parse.js';
-import { type SpotFillConfig, type SpotFillOptions, resolveSpotFillOptions, spotFillApplies } from '../rules/spot-fill.js';
+import { type SpotFillConfig, type SpotFillOptions, UNNAMED_PAIR, resolveSpotFillOptions, spotFillLimits } from '../rules/spot-fill.js';
 import { type DailyActivity, type TimelineAccount, type VipChange, buildTimeline } from '../rules/timeline.js';
 import { TIERED_VIP_LEVEL, parseVipLevel } from '../rules/vip.js';
 import { type ArrivalCount, type WindowMode, arrivalCount } from './arrival-count.js';
@@ -41,12 +41,9 @@ const TIER_KEYS = new Set(['futures.place', 'ws.futures.place']);
 export const THROTTLE_KEY = 'abuse-throttle';
 /** The limit key of the spot low-fill throttle (R14). */
 export const SPOT_THROTTLE_KEY = 'spot-fill-throttle';
-/** The spot batch endpoints, which R14 does not name (throttled only with `includeBatches`). */
-const SPOT_BATCHES = new Set(['/spot/batch_orders', '/spot/amend_batch_orders']);
+
 /** The limits whose refusal the exchange labels TOO_FAST rather than TOO_MANY_REQUESTS (R12). */
 const TOO_FAST_KEYS = new Set(['withdrawals', 'withdrawals.push']);
-/** The pair a spot order request counts under when the request names none. */
-const UNNAMED_PAIR = 'UNNAMED_PAIR';
 
 /** One limit of one account (or IP) as the exchange counts it. */
 export class CountedLimit {
@@ -266,7 +263,7 @@ export class ExchangeCore {
       if (l === undefined) party.limits.set(spec.key, (l = this.counted(spec.key, spec.limit, spec.windowMs, spec.limit, false)));
       out.push(l);
     }
-    if (party instanceof Account && c.market === 'spot' && c.action !== 'other' && spotFillApplies({ action: c.action, batch: SPOT_BATCHES.has(c.endpoint) }, this.spotFill)) {
+    if (party instanceof Account && spotFillLimits(c, this.spotFill)) {
       out.push(party.spotThrottle);
     }
     if (party.byClass.size < 10_000) party.byClass.set(c, out);

@@ -98,6 +98,20 @@ export function buildSpotFillTimeline(hours: readonly HourlyActivity[], options:
   return buildHourlyThrottleTimeline(hours, (w) => decideSpotFill(w, config));
 }
 
+/** The spot batch endpoints (placement, amendment), which R14 does not name. */
+export const SPOT_BATCH_ENDPOINTS: ReadonlySet<string> = new Set(['/spot/batch_orders', '/spot/amend_batch_orders']);
+
+/** The pair a spot order request counts under (R14) when it names none. */
+export const UNNAMED_PAIR = 'UNNAMED_PAIR';
+
+/**
+ * Whether the spot low-fill throttle limits a classified request (R14): {@link spotFillApplies}
+ * on its market, action and endpoint.
+ */
+export function spotFillLimits(c: { readonly market: string; readonly action: string; readonly endpoint: string }, config: SpotFillConfig): boolean {
+  return c.market === 'spot' && (c.action === 'place' || c.action === 'amend') && (config.includeBatches || !SPOT_BATCH_ENDPOINTS.has(c.endpoint));
+}
+
 /** A spot order request, as far as R14 tells them apart. */
 export interface SpotOrderRequest {
   readonly action: 'place' | 'amend' | 'cancel';
