@@ -169,6 +169,29 @@ describe('RedisStore', () => {
     expect(await client.zcard(`{${prefix}}:l:orders`)).toBe(1);
   });
 
+  it('sends no permit after its lease ends when a task before it in the pass is slow: never over N in any window', async () => {
+    const prefix = prefixFor('slow-task');
+    await warm(prefix);
+    const store = new RedisStore({ client, prefix });
+    const s = new Scheduler({ store });
+    const l = s.limit({ name: 'orders', limit: 100, windowMs: 1000 });
+    const times: number[] = [];
+    // The second task, run from the same grant as those after it, does twice the lease (20 ms)
+    // of synchronous work: the rest of that grant can no longer be sent before its score.
+    const tasks = Array.from({ length: 150 }, (_, i) =>
+      s.schedule(() => {
+        times.push(performance.now());
+        if (i === 1) for (const end = performance.now() + 40; performance.now() < end; );
+      }, { limits: l }),
+    );
+    await Promise.all(tasks);
+    expect(times).toHaveLength(150);
+    expect(mostInAnyWindow(times, 1000)).toBeLessThanOrEqual(100);
+    await store.close();
+    // What was granted and not sent in time went back: Redis counts only what was sent.
+    expect(Number((await meta(prefix, 'orders')).used)).toBeLessThanOrEqual(100);
+  });
+
   it('waits while Redis is down, sends nothing, and goes on when it answers', async () => {
     const prefix = prefixFor('down');
     await warm(prefix);
