@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { type Broker, type Lease, SharedLimit } from '../../src/redis/shared-limit.js';
-import { VirtualClock } from '../../src/schedule/clock.js';
+import { type Clock, VirtualClock } from '../../src/schedule/clock.js';
 import { Scheduler } from '../../src/schedule/scheduler.js';
 import type { LimitStore } from '../../src/schedule/store.js';
 import { WindowLimit } from '../../src/schedule/window.js';
@@ -85,6 +85,33 @@ describe('Scheduler with a shared store', () => {
     const b = scheduler.limit({ name: 'b', limit: 10, windowMs: 1000 });
     void scheduler.schedule(() => 0, { limits: [a, b], weight: 2 });
     expect(calls.acquire).toEqual([{ names: ['a', 'b'], weight: 2 }]);
+  });
+
+  it('runs no task on a lease that ended while an earlier task of the same pass ran, gives it back and asks again', () => {
+    // A clock that a task moves forward itself, as a task doing synchronous work does.
+    let t = 0;
+    const clock: Clock = { now: () => t, wall: () => t, setTimer: () => null, clearTimer: () => {} };
+    const { broker, calls } = fakeBroker();
+    const scheduler = new Scheduler({ clock, store: { limit: (o, host) => new SharedLimit(o, broker, host) } });
+    const l = scheduler.limit({ name: 'orders', limit: 10, windowMs: 1000 }) as SharedLimit;
+    const ran: number[] = [];
+    for (let i = 0; i < 3; i++) {
+      void scheduler.schedule(() => {
+        ran.push(t);
+        if (i === 0) t = 30;
+      }, { limits: l });
+    }
+    calls.acquire.length = 0;
+    // Three permits, to be sent before 20: the first task takes until 30.
+    l.lease = { id: 'p.1', granted: 3, sent: 0, until: 20 };
+    scheduler.wake();
+    expect(ran).toEqual([0]);
+    expect(l.lease).toBeNull();
+    expect(calls.ended).toEqual([{ id: 'p.1', sent: 1 }]);
+    expect(calls.acquire).toEqual([{ names: ['orders'], weight: 1 }]);
+    l.lease = { id: 'p.2', granted: 2, sent: 0, until: 50 };
+    scheduler.wake();
+    expect(ran).toEqual([0, 30, 30]);
   });
 
   it('does not ask for shared permits while a limit kept here holds the task', async () => {
