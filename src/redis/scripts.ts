@@ -35,6 +35,20 @@ local function expire(meta, log, used, now, span)
 end
 `;
 
+/**
+ * Counts `weight` as sent now, under `id`: for what a process sent that Redis did not grant, or
+ * did not count long enough. Counting it now, no earlier than it was sent, only ever over-counts.
+ */
+const COUNT = `
+local function count(meta, log, used, now, span, id, weight)
+  used = expire(meta, log, used, now, span)
+  redis.call('ZADD', log, now, id)
+  redis.call('HSET', meta, '#' .. id, weight, 'used', used + weight)
+  redis.call('PEXPIRE', meta, math.ceil(span) + 60000)
+  redis.call('PEXPIRE', log, math.ceil(span) + 60000)
+end
+`;
+
 /** Reads a limit's configuration, writing the caller's when Redis has none. */
 const CONFIG = `
 local function config(meta, n, w, m)
@@ -178,7 +192,7 @@ return {1, granted, math.floor(now), unpack(cfg)}
  * sent now, which is no earlier than it was).
  * Returns {1, now} or {-2, now}.
  */
-export const HELLO = `${NOW}${EXPIRE}${CONFIG}${EPOCH}
+export const HELLO = `${NOW}${EXPIRE}${COUNT}${CONFIG}${EPOCH}
 if tonumber(ARGV[3]) > 0 and now > tonumber(ARGV[3]) then return {-2, math.floor(now)} end
 epochOf(KEYS[1], now)
 redis.call('ZADD', KEYS[2], now, ARGV[1])
@@ -187,16 +201,22 @@ for i = 1, (#KEYS - 2) / 2 do
   local b = 3 + (i - 1) * 4
   local n, w, m, u = config(meta, tonumber(ARGV[b + 1]), tonumber(ARGV[b + 2]), tonumber(ARGV[b + 3]))
   local weight = tonumber(ARGV[b + 4])
-  if weight > 0 then
-    local span = w + m
-    u = expire(meta, log, u, now, span)
-    redis.call('ZADD', log, now, ARGV[2])
-    redis.call('HSET', meta, '#' .. ARGV[2], weight, 'used', u + weight)
-    redis.call('PEXPIRE', meta, math.ceil(span) + 60000)
-    redis.call('PEXPIRE', log, math.ceil(span) + 60000)
-  end
+  if weight > 0 then count(meta, log, u, now, w + m, ARGV[2], weight) end
 end
 return {1, math.floor(now)}
+`;
+
+/**
+ * Permits a process may have sent after their score (its clock read after the dispatch was past
+ * the lease): counted again from now, so that they count until a window after they were sent.
+ * The grant keeps counting too until it leaves the window. A repeated id counts once.
+ * KEYS: meta, log. ARGV: n, w, m, id, weight.
+ */
+export const LATE = `${NOW}${EXPIRE}${COUNT}${CONFIG}
+if redis.call('HEXISTS', KEYS[1], '#' .. ARGV[4]) == 1 then return 0 end
+local n, w, m, u = config(KEYS[1], tonumber(ARGV[1]), tonumber(ARGV[2]), tonumber(ARGV[3]))
+count(KEYS[1], KEYS[2], u, now, w + m, ARGV[4], tonumber(ARGV[5]))
+return 1
 `;
 
 /** Whether Redis answers; changes nothing. */

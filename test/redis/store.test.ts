@@ -2,7 +2,7 @@ import { createClient } from 'redis';
 import { afterAll, describe, expect, it } from 'vitest';
 import { InvalidInputError } from '../../src/errors.js';
 import { RedisStore } from '../../src/redis/store.js';
-import { ACQUIRE } from '../../src/redis/scripts.js';
+import { ACQUIRE, LATE } from '../../src/redis/scripts.js';
 import { Scheduler } from '../../src/schedule/scheduler.js';
 import { memoryStore } from '../../src/schedule/store.js';
 import { REDIS_URL } from './address.js';
@@ -190,6 +190,39 @@ describe('RedisStore', () => {
     await store.close();
     // What was granted and not sent in time went back: Redis counts only what was sent.
     expect(Number((await meta(prefix, 'orders')).used)).toBeLessThanOrEqual(100);
+  });
+
+  it('has Redis count again a task held up past its lease after the check (a slow dispatch listener): never over N in any window', async () => {
+    const prefix = prefixFor('slow-listener');
+    await warm(prefix);
+    const store = new RedisStore({ client, prefix });
+    const s = new Scheduler({ store });
+    const l = s.limit({ name: 'orders', limit: 100, windowMs: 1000 });
+    const times: number[] = [];
+    let dispatches = 0;
+    // Runs after the scheduler checked the lease and before the task starts.
+    s.on((e) => {
+      if (e.type === 'dispatch' && ++dispatches === 2) for (const end = performance.now() + 200; performance.now() < end; );
+    });
+    await Promise.all(Array.from({ length: 150 }, () => s.schedule(() => void times.push(performance.now()), { limits: l })));
+    expect(times).toHaveLength(150);
+    expect(mostInAnyWindow(times, 1000)).toBeLessThanOrEqual(100);
+    await store.close();
+  });
+
+  it('counts permits sent late from when it hears of them, once for a repeated id', async () => {
+    const prefix = prefixFor('late');
+    await warm(prefix);
+    const keys = [`{${prefix}}:m:orders`, `{${prefix}}:l:orders`];
+    const [s0, us0] = (await client.call('TIME')) as [string, string];
+    const before = Number(s0) * 1000 + Number(us0) / 1000;
+    // n, w, m, id, weight
+    expect(await client.eval(LATE, 2, ...keys, 10, 1000, 0, 'p.t1', 3)).toBe(1);
+    expect(await client.eval(LATE, 2, ...keys, 10, 1000, 0, 'p.t1', 3)).toBe(0);
+    expect(Number((await meta(prefix, 'orders')).used)).toBe(3);
+    const [id, score] = (await client.zrange(keys[1]!, 0, -1, 'WITHSCORES')) as [string, string];
+    expect(id).toBe('p.t1');
+    expect(Number(score)).toBeGreaterThanOrEqual(before);
   });
 
   it('waits while Redis is down, sends nothing, and goes on when it answers', async () => {
