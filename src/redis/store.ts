@@ -87,7 +87,9 @@ const probeScript = new Script(PROBE);
  * atomic in Redis, on Redis's clock: it grants permits for all the limits of a task or none, and
  * counts them until `leaseMs` plus the window after the grant. A process sends them within
  * `leaseMs` of asking, measured on its own clock from before it asked, so no clock needs to agree
- * with another (R13 across processes).
+ * with another (R13 across processes). The scheduler checks the lease before each dispatch, and a
+ * task that may still have started after it (held up by a slow task, a listener or a GC pause) is
+ * counted again in Redis from when Redis hears of it.
  *
  * Faults: a request without an answer within `timeoutMs` has failed; Redis is then probed every
  * `retryMs`, and `onUnavailable` says what happens meanwhile (wait, or a local share). Permits
