@@ -1,7 +1,8 @@
 // The Lua scripts a Redis store runs. Each runs atomically in Redis, reads the instant from
-// Redis (TIME), and keeps per limit two keys: a hash ("meta": n, w, m, used, pause, and one
-// field "#<id>" per grant with its weight) and a sorted set ("log": grant id scored by the
-// latest instant its permits may be sent, the grant's instant plus the lease).
+// Redis (TIME), and keeps per limit two keys: a hash ("meta": n, w, m, used, pause, one field
+// "#<id>" per grant with its weight, and "~<id>" with the weight LATE moved out of a grant) and a
+// sorted set ("log": grant id scored by the latest instant its permits may be sent, the grant's
+// instant plus the lease).
 //
 // A grant scored s counts against the window until s + w + m: every permit of it is sent at
 // or before s, so no interval of w can hold more than n of them. The "epoch" key has no expiry;
@@ -24,6 +25,8 @@ local function expire(meta, log, used, now, span)
     for j = i, math.min(i + 499, #old) do ids[#ids + 1] = '#' .. old[j] end
     local ws = redis.call('HMGET', meta, unpack(ids))
     for j = 1, #ws do used = used - (tonumber(ws[j]) or 0) end
+    -- With each grant goes what LATE moved out of it ("~<id>").
+    for j = i, math.min(i + 499, #old) do ids[#ids + 1] = '~' .. old[j] end
     redis.call('HDEL', meta, unpack(ids))
     local members = {}
     for j = i, math.min(i + 499, #old) do members[#members + 1] = old[j] end
@@ -207,15 +210,26 @@ return {1, math.floor(now)}
 `;
 
 /**
- * Permits a process may have sent after their score (its clock read after the dispatch was past
- * the lease): counted again from now, so that they count until a window after they were sent.
- * The grant keeps counting too until it leaves the window. A repeated id counts once.
- * KEYS: meta, log. ARGV: n, w, m, id, weight.
+ * Permits of a grant that a process may have sent after their score (its clock, read after the
+ * dispatch, was past the lease): moved, in one step, out of the grant to an entry of their own
+ * counted from now, so that they count until a window after they were sent. A grant already gone
+ * from the log leaves nothing to move: they are counted from now all the same. The weight moved
+ * is kept ("~<grant>") for RELEASE, which then sets the grant to what was sent on time, whichever
+ * of the two Redis runs first. A repeated id does nothing.
+ * KEYS: meta, log. ARGV: n, w, m, id, weight, grant id.
  */
 export const LATE = `${NOW}${EXPIRE}${COUNT}${CONFIG}
 if redis.call('HEXISTS', KEYS[1], '#' .. ARGV[4]) == 1 then return 0 end
 local n, w, m, u = config(KEYS[1], tonumber(ARGV[1]), tonumber(ARGV[2]), tonumber(ARGV[3]))
-count(KEYS[1], KEYS[2], u, now, w + m, ARGV[4], tonumber(ARGV[5]))
+local weight = tonumber(ARGV[5])
+local g = tonumber(redis.call('HGET', KEYS[1], '#' .. ARGV[6]))
+if g then
+  local moved = math.min(g, weight)
+  redis.call('HSET', KEYS[1], '#' .. ARGV[6], g - moved)
+  redis.call('HINCRBY', KEYS[1], '~' .. ARGV[6], moved)
+  u = u - moved
+end
+count(KEYS[1], KEYS[2], u, now, w + m, ARGV[4], weight)
 return 1
 `;
 
@@ -224,16 +238,17 @@ export const PROBE = `return 1`;
 
 /**
  * Ends a grant on one limit: what was sent of it (`sent`) stays counted, the rest is given back.
- * Setting, not subtracting, makes a repeated call harmless.
+ * What LATE moved out of it is counted by an entry of its own, and left out here. Setting, not
+ * subtracting, makes a repeated call harmless.
  * KEYS: meta, log. ARGV: id, sent.
  */
 export const RELEASE = `
 local g = tonumber(redis.call('HGET', KEYS[1], '#' .. ARGV[1]))
 if not g then return 0 end
-local sent = tonumber(ARGV[2])
+local sent = tonumber(ARGV[2]) - (tonumber(redis.call('HGET', KEYS[1], '~' .. ARGV[1])) or 0)
 if sent >= g then return 0 end
 if sent <= 0 then
-  redis.call('HDEL', KEYS[1], '#' .. ARGV[1])
+  redis.call('HDEL', KEYS[1], '#' .. ARGV[1], '~' .. ARGV[1])
   redis.call('ZREM', KEYS[2], ARGV[1])
 else
   redis.call('HSET', KEYS[1], '#' .. ARGV[1], sent)

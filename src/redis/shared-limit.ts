@@ -21,9 +21,9 @@ export interface Broker {
   endLease(limit: SharedLimit, lease: Lease): void;
   /**
    * Weight of a lease that may have been sent after it ended (a clock read `at`, after the
-   * dispatch, is past it): has it counted again from now.
+   * dispatch, is past it): has it counted from now, for a window, rather than by the grant.
    */
-  late(limit: SharedLimit, weight: number, at: number): void;
+  late(limit: SharedLimit, lease: Lease, weight: number, at: number): void;
   /** Tells every process of a pause or a hold the exchange asked for (R12). */
   feedback(limit: SharedLimit, pauseMs: number, holdWeight: number, holdMs: number): void;
   /** Tells every process of a new N and W. */
@@ -136,11 +136,11 @@ export class SharedLimit extends WindowLimit {
     // `at` was read after the weight was taken and its task started. Before the lease ended, the
     // task started by its score in Redis. Otherwise it may have started after it (the process was
     // held up between the check and the start: a listener, a GC pause, the OS), and Redis must
-    // count it longer than the grant.
+    // count it longer than the grant does.
     const leases = this.unstampedLeases;
     for (let i = 0; i < leases.length; i++) {
       const lease = leases[i]!;
-      if (at >= lease.until) this.broker.late(this, lease.unstamped, at);
+      if (at >= lease.until) this.broker.late(this, lease, lease.unstamped, at);
       lease.unstamped = 0;
     }
     leases.length = 0;

@@ -274,11 +274,11 @@ export class RedisStore implements LimitStore {
   }
 
   /** @internal */
-  late(limit: SharedLimit, weight: number, at: number): void {
+  late(limit: SharedLimit, lease: Lease, weight: number, at: number): void {
     // A local share must not start while this may still be in a window.
     if (at > this.lastEffect) this.lastEffect = at;
     const id = `${this.id}.t${(this.seq++).toString(36)}`;
-    this.send(lateScript, [this.metaKey(limit), this.logKey(limit)], [limit.limit, limit.windowMs, limit.marginMs, id, weight]);
+    this.send(lateScript, [this.metaKey(limit), this.logKey(limit)], [limit.limit, limit.windowMs, limit.marginMs, id, weight, lease.id]);
   }
 
   /** @internal */

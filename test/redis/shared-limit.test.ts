@@ -7,14 +7,14 @@ import { WindowLimit } from '../../src/schedule/window.js';
 
 /** A broker that records what the limit asks of it, with no Redis behind it. */
 function fakeBroker() {
-  const calls = { acquire: [] as { names: string[]; weight: number }[], ended: [] as { id: string; sent: number }[], late: [] as { weight: number; at: number }[] };
+  const calls = { acquire: [] as { names: string[]; weight: number }[], ended: [] as { id: string; sent: number }[], late: [] as { id: string; weight: number; at: number }[] };
   const broker: Broker & { available: boolean; share: WindowLimit | null } = {
     leaseMs: 20,
     available: true,
     share: null,
     acquire: (linked, weight) => void calls.acquire.push({ names: linked.map((l) => l.name), weight }),
     endLease: (_limit: SharedLimit, lease: Lease) => void calls.ended.push({ id: lease.id, sent: lease.sent }),
-    late: (_limit: SharedLimit, weight: number, at: number) => void calls.late.push({ weight, at }),
+    late: (_limit: SharedLimit, lease: Lease, weight: number, at: number) => void calls.late.push({ id: lease.id, weight, at }),
     feedback: () => {},
     update: () => {},
     fallback: () => broker.share,
@@ -57,7 +57,7 @@ describe('SharedLimit', () => {
     // Taken before the end, but the first instant read after the task started is at the end.
     l.takeUnstamped(2);
     l.stamp(20);
-    expect(calls.late).toEqual([{ weight: 2, at: 20 }]);
+    expect(calls.late).toEqual([{ id: 'p.1', weight: 2, at: 20 }]);
     // Weight of a lease that ended, then of the next one, stamped together after both ended.
     l.takeUnstamped(1);
     l.endLease();
@@ -65,9 +65,9 @@ describe('SharedLimit', () => {
     l.takeUnstamped(2);
     l.stamp(31);
     expect(calls.late).toEqual([
-      { weight: 2, at: 20 },
-      { weight: 1, at: 31 },
-      { weight: 2, at: 31 },
+      { id: 'p.1', weight: 2, at: 20 },
+      { id: 'p.1', weight: 1, at: 31 },
+      { id: 'p.2', weight: 2, at: 31 },
     ]);
     expect(l.usedAt(31)).toBe(6);
   });
@@ -137,7 +137,7 @@ describe('Scheduler with a shared store', () => {
     expect(calls.ended).toEqual([{ id: 'p.1', sent: 1 }]);
     expect(calls.acquire).toEqual([{ names: ['orders'], weight: 1 }]);
     // The slow task itself is stamped when it returned, past the lease: counted again (safely).
-    expect(calls.late).toEqual([{ weight: 1, at: 30 }]);
+    expect(calls.late).toEqual([{ id: 'p.1', weight: 1, at: 30 }]);
     l.lease = { id: 'p.2', granted: 2, sent: 0, until: 50, unstamped: 0 };
     scheduler.wake();
     expect(ran).toEqual([0, 30, 30]);
