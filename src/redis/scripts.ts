@@ -5,7 +5,8 @@
 // instant plus the lease).
 //
 // A grant scored s counts against the window until s + w + m: every permit of it is sent at
-// or before s, so no interval of w can hold more than n of them. The "epoch" key has no expiry;
+// or before s, or else moved by LATE to an entry scored after it was sent, so no interval of w
+// can hold more than n of them. The "epoch" key has no expiry;
 // a Redis without it has lost its log (a restart) or is new, and grants nothing until a span
 // has passed since it was made again, so that permits granted before the loss have left the
 // window.
