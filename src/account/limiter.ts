@@ -7,6 +7,7 @@ import { type TierMargins, tierMargins } from '../rules/margins.js';
 import { parseCount, parseId, parseInstant, parseNonNegativeDecimal } from '../rules/parse.js';
 import { type SpotFillConfig, type SpotFillOptions, UNNAMED_PAIR, buildSpotFillTimeline, resolveSpotFillOptions, spotFillLimits } from '../rules/spot-fill.js';
 import { coefficientOf, normalizeContract } from '../rules/contracts.js';
+import { type RateLimitReport, type ReportPolicy, type TierReconciliation, readRateLimitReport, reconcileTier, reportFor } from '../rules/report.js';
 import { type ChangeReason, type DailyActivity, type Timeline, type TimelineAccount, buildTimeline } from '../rules/timeline.js';
 import { Dec } from '../rules/decimal.js';
 import { toDec } from '../rules/fixed.js';
@@ -51,6 +52,14 @@ export interface AccountLimiterOptions extends FamilyOptions {
    * @default "BTC_USDT"
    */
   readonly unknownContract?: string;
+  /**
+   * What {@link AccountLimiter.reportRateLimit} does with the exchange's report (R16) when it
+   * disagrees with the tier the rules give: `adopt` a report made at or after the latest snapshot
+   * (00:00) as the tier in force; `report` only (keep the local tier); `min`, the lower of the two.
+   * Every disagreement is reported as a `report` event whatever the policy.
+   * @default "adopt"
+   */
+  readonly reportPolicy?: ReportPolicy;
 }
 
 /** Options of one request. */
@@ -78,8 +87,11 @@ export interface AccountLimit {
   readonly throttle: Throttle | null;
   /** The spot low-fill throttle in force (R14), or null: spot placement and amendment. */
   readonly spotThrottle: Throttle | null;
-  /** Why the tier is what it is: the last change's reason, `live-downgrade`, or `initial`. */
-  readonly reason: ChangeReason | 'live-downgrade' | 'initial';
+  /**
+   * Why the tier is what it is: the last change's reason, `live-downgrade`, `initial`, or `report`
+   * when it is the exchange's reported tier (R16).
+   */
+  readonly reason: ChangeReason | 'live-downgrade' | 'initial' | 'report';
 }
 
 /**
@@ -100,6 +112,19 @@ export type LimiterEvent =
    * trading `needed` more USDT on spot before then avoids it.
    */
   | { readonly type: 'spot-fill-warning'; readonly account: string; readonly at: number; readonly trips: number; readonly requests: number; readonly traded: string; readonly needed: string }
+  /**
+   * The exchange's report (GET /account/rate_limit, R16) disagrees with the tier the rules give:
+   * both tiers with their limits, the report's age (`at` minus its `updated_at`, milliseconds),
+   * whether it is older than the latest snapshot (`stale`: it changed nothing), the policy, and
+   * the tier in force after it (`inForce`, from `source`).
+   */
+  | {
+    readonly type: 'report'; readonly account: string; readonly at: number;
+    readonly local: { readonly tier: number; readonly limit: number };
+    readonly reported: { readonly tier: number; readonly limit: number; readonly ratio: string; readonly mainRatio: string; readonly updatedAt: number };
+    readonly reportAgeMs: number; readonly stale: boolean; readonly policy: ReportPolicy;
+    readonly inForce: { readonly tier: number; readonly limit: number }; readonly source: 'local' | 'report';
+  }
   | { readonly type: 'error'; readonly at: number; readonly source: 'listener' | 'persist' | 'refresh'; readonly error: unknown };
 
 /** The limiter's state as plain, versioned JSON. */
@@ -145,6 +170,10 @@ interface AccountLimits {
   spotWarned: boolean;
   /** Spot requests that can be counted before the window of the next check would trip R14. */
   spotBudget: number;
+  /** The tier the rules give (after a live downgrade) and why, before the exchange's report. */
+  local: { tier: Tier; reason: AccountLimit['reason'] };
+  /** The exchange's latest report not older than the latest snapshot (R16), or null. */
+  report: RateLimitReport | null;
 }
 
 /**
@@ -172,6 +201,7 @@ export class AccountLimiter {
   private readonly live: boolean;
   private readonly warnAt: number;
   private readonly unknownContract: string;
+  private readonly reportPolicy: ReportPolicy;
   private accounts: TimelineAccount[];
   private vipLevel: number;
   private vipChanges: { at: number; level: number }[] = [];
@@ -206,6 +236,11 @@ export class AccountLimiter {
     this.warnAt = warnAt;
     this.unknownContract = normalizeContract(options.unknownContract ?? 'BTC_USDT', '`unknownContract`');
     this.vipLevel = parseVipLevel(options.vipLevel ?? TIERED_VIP_LEVEL, '`vipLevel`');
+    const reportPolicy = options.reportPolicy ?? 'adopt';
+    if (reportPolicy !== 'adopt' && reportPolicy !== 'report' && reportPolicy !== 'min') {
+      throw new InvalidInputError('`reportPolicy`', options.reportPolicy, '"adopt", "report" or "min"');
+    }
+    this.reportPolicy = reportPolicy;
     const persist = options.persist;
     if (persist !== undefined && (typeof persist !== 'object' || persist === null || typeof persist.everyMs !== 'number' ||
         !(persist.everyMs > 0) || !Number.isFinite(persist.everyMs) || typeof persist.save !== 'function')) {
@@ -306,6 +341,45 @@ export class AccountLimiter {
     this.accounts = accounts;
     this.addLimits(account);
     this.refreshWith(timeline);
+  }
+
+  /**
+   * Reconciles the exchange's own figure with the rules (R16): `answer` is the answer of
+   * GET /account/rate_limit (rows of string fields `tier`, `ratio`, `main_ratio`, `updated_at`,
+   * maybe `type`; the futures row, else the row without a type, is read). Under `reportPolicy`
+   * `adopt` (the default) a report made at or after the latest snapshot (00:00, or a later VIP
+   * change) sets the tier in force, and holds until the next snapshot, a VIP change, a newer
+   * report, or a live downgrade; `report` keeps the rules' tier; `min` takes the lower. A
+   * disagreement is told as a `report` event with both figures and the report's age. Returns the
+   * reconciliation, or `null` when the answer has no futures row. A bad answer throws an
+   * {@link InvalidInputError} and changes nothing.
+   *
+   * @example
+   * ```ts
+   * const answer = await (await fetch('https://api.gateio.ws/api/v4/account/rate_limit', { headers })).json()
+   * limiter.reportRateLimit('main', answer) // { tier, source: 'report' | 'local', disagreement }
+   * ```
+   */
+  reportRateLimit(account: string, answer: unknown): TierReconciliation | null {
+    const l = this.limitsOf(account);
+    const report = reportFor(readRateLimitReport(answer));
+    if (report === undefined) return null;
+    const now = this.wallNow();
+    const r = reconcileTier({ local: l.local.tier.tier, snapshotAt: this.latestChange(now), report, at: now, policy: this.reportPolicy, tiers: this.family.tiers });
+    if (report.updatedAt >= this.latestChange(now) && (l.report === null || report.updatedAt >= l.report.updatedAt)) l.report = report;
+    const inForce = this.reconciled(l, now);
+    this.apply(account, l, { ...l.state, at: now, tier: inForce.tier, limit: inForce.tier.limit, reason: inForce.reason });
+    const d = r.disagreement;
+    if (d !== null) {
+      this.emit({
+        type: 'report', account, at: now,
+        local: { tier: d.local.tier, limit: d.local.limit },
+        reported: { tier: d.reported.tier, limit: d.reported.limit, ratio: report.ratio.toString(), mainRatio: report.mainRatio.toString(), updatedAt: report.updatedAt },
+        reportAgeMs: d.reportAgeMs, stale: d.stale, policy: d.policy,
+        inForce: { tier: inForce.tier.tier, limit: inForce.tier.limit }, source: inForce.reason === 'report' ? 'report' : 'local',
+      });
+    }
+    return r;
   }
 
   /** The limit in force for `account` now. */
@@ -532,14 +606,37 @@ export class AccountLimiter {
         tier = l.liveCap;
         reason = 'live-downgrade';
       }
+      l.local = { tier, reason };
+      const inForce = this.reconciled(l, now);
       const throttle = buildAbuseTimeline(this.tracker.hourlyActivity(a.id), this.abuse).throttleAt(now).throttle;
       const spotThrottle = buildSpotFillTimeline(this.spotTracker.hourlyActivity(a.id), this.spotFill).throttleAt(now).throttle;
-      this.apply(a.id, l, { account: a.id, at: now, tier, limit: tier.limit, throttle, spotThrottle, reason });
+      this.apply(a.id, l, { account: a.id, at: now, tier: inForce.tier, limit: inForce.tier.limit, throttle, spotThrottle, reason: inForce.reason });
       this.resetWarning(a.id, l, now);
       l.spotWarned = false;
       this.checkSpotWarning(a.id, l, now);
       if (this.live) this.evaluateLive(a.id);
     }
+  }
+
+  /**
+   * The tier in force: the rules' (`l.local`), reconciled with the exchange's report held (R16).
+   * A report older than the latest snapshot or VIP change is dropped: it spoke of what came before.
+   */
+  private reconciled(l: AccountLimits, now: number): { tier: Tier; reason: AccountLimit['reason'] } {
+    if (l.report === null) return l.local;
+    const r = reconcileTier({ local: l.local.tier.tier, snapshotAt: this.latestChange(now), report: l.report, at: now, policy: this.reportPolicy, tiers: this.family.tiers });
+    if (r.disagreement?.stale === true) l.report = null;
+    return r.source === 'report' ? { tier: r.tier, reason: 'report' } : l.local;
+  }
+
+  /**
+   * The instant after which a report of the exchange is news (R16): the latest 00:00 snapshot, or
+   * the latest VIP change if later (a report made before it speaks of the level before).
+   */
+  private latestChange(now: number): number {
+    let at = utcDayStart(now);
+    for (const v of this.vipChanges) if (v.at <= now && v.at > at) at = v.at;
+    return at;
   }
 
   private apply(account: string, l: AccountLimits, next: AccountLimit): void {
@@ -610,9 +707,11 @@ export class AccountLimiter {
     const ratings = this.rate(utcDayStart(now) + DAY_MS);
     const r = ratings.find((x) => x.account === account);
     if (r === undefined) return;
-    const inForce = l.state.tier;
-    if (this.vipAt(now) >= TIERED_VIP_LEVEL && r.tier.tier < inForce.tier) {
+    if (this.vipAt(now) >= TIERED_VIP_LEVEL && r.tier.tier < l.local.tier.tier) {
       l.liveCap = r.tier;
+      l.local = { tier: r.tier, reason: 'live-downgrade' };
+      // A fall seen after the exchange's report is newer than it: the report no longer holds.
+      l.report = null;
       this.apply(account, l, { ...l.state, at: now, tier: r.tier, limit: r.tier.limit, reason: 'live-downgrade' });
     }
     // Requests that may be counted before the ratio could cross the bound below: each weighs at
@@ -714,6 +813,8 @@ export class AccountLimiter {
       warnBudget: 0,
       spotWarned: false,
       spotBudget: 0,
+      local: { tier: tier1, reason: 'initial' },
+      report: null,
     });
   }
 
