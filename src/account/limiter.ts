@@ -1,5 +1,6 @@
 import { InvalidInputError } from '../errors.js';
 import { type Catalog, type CatalogOptions, type Classification, createCatalog } from '../catalog/catalog.js';
+import type { WebSocketBudget } from '../catalog/channels.js';
 import { type AbuseConfig, type AbuseOptions, type Throttle, buildAbuseTimeline, resolveAbuseOptions } from '../rules/abuse.js';
 import { DAY_MS, HOUR_MS, RAISE_OFFSET_MS, formatUtcDay, formatUtcInstant, parseUtcDay, utcDayStart, utcHourStart } from '../rules/calendar.js';
 import { type FamilyConfig, type FamilyOptions, rateFamily, resolveFamilyOptions } from '../rules/family.js';
@@ -60,6 +61,14 @@ export interface AccountLimiterOptions extends FamilyOptions {
    * @default "adopt"
    */
   readonly reportPolicy?: ReportPolicy;
+  /**
+   * What a WebSocket order ({@link AccountLimiter.requestWebSocket}) draws on (R16). `shared`: its
+   * WebSocket limit of R10 and the REST limit of the same action for the same account, all at once
+   * (futures placement and amendment: the tier; cancels: the cancel limit). `separate`: its
+   * WebSocket limits only, the tier of R3 replacing the WebSocket futures 100 per second.
+   * @default "shared"
+   */
+  readonly websocketBudget?: WebSocketBudget;
 }
 
 /** Options of one request. */
@@ -73,6 +82,14 @@ export interface RequestOptions {
   readonly deadline?: number;
   /** Overrides the default priority (cancels 10, everything else 0). */
   readonly priority?: number;
+}
+
+/** Options of one WebSocket order request. */
+export interface WebSocketRequestOptions extends Omit<RequestOptions, 'body'> {
+  /** The `req_param` of the request: an order, a batch, an amendment, the ids to cancel. */
+  readonly params?: unknown;
+  /** The futures connection's settlement currency. @default "usdt" */
+  readonly settle?: string;
 }
 
 /** The limit in force for an account, and why. */
@@ -158,6 +175,8 @@ interface AccountLimits {
   readonly spotThrottle: Limit;
   readonly cancel: Limit;
   readonly other: Map<string, Limit>;
+  /** WebSocket futures placement and amendment on a budget of their own (R16 `separate`): the tier. */
+  wsPlace: Limit | null;
   state: AccountLimit;
   /** Live downgrade: the lowest tier the rolling ratio fell to since the last 08:00. */
   liveCap: Tier | null;
@@ -202,6 +221,7 @@ export class AccountLimiter {
   private readonly warnAt: number;
   private readonly unknownContract: string;
   private readonly reportPolicy: ReportPolicy;
+  private readonly websocketBudget: WebSocketBudget;
   private accounts: TimelineAccount[];
   private vipLevel: number;
   private vipChanges: { at: number; level: number }[] = [];
@@ -241,6 +261,11 @@ export class AccountLimiter {
       throw new InvalidInputError('`reportPolicy`', options.reportPolicy, '"adopt", "report" or "min"');
     }
     this.reportPolicy = reportPolicy;
+    const websocketBudget = options.websocketBudget ?? 'shared';
+    if (websocketBudget !== 'shared' && websocketBudget !== 'separate') {
+      throw new InvalidInputError('`websocketBudget`', options.websocketBudget, '"shared" or "separate"');
+    }
+    this.websocketBudget = websocketBudget;
     const persist = options.persist;
     if (persist !== undefined && (typeof persist !== 'object' || persist === null || typeof persist.everyMs !== 'number' ||
         !(persist.everyMs > 0) || !Number.isFinite(persist.everyMs) || typeof persist.save !== 'function')) {
@@ -273,7 +298,35 @@ export class AccountLimiter {
   request<T>(account: string, method: string, path: string, fn: () => T | PromiseLike<T>, options: RequestOptions = {}): Promise<Awaited<T>> {
     const limits = this.limitsOf(account);
     if (typeof options !== 'object' || options === null) throw new InvalidInputError('the request options', options, 'an object { body, contract, signal, deadline, priority }');
-    const c = this.catalog.classify(method, path, options.body);
+    return this.send(account, limits, this.catalog.classify(method, path, options.body), fn, options);
+  }
+
+  /**
+   * Sends one order request over the WebSocket API through the limits R16 decides, and counts it
+   * as its REST twin (R1, R9, R14): `channel` is the channel name (`futures.order_place`,
+   * `futures.order_batch_place`, `futures.order_amend`, `futures.order_cancel`,
+   * `futures.order_cancel_ids`, `futures.order_cancel_cp`, `spot.order_place`, `spot.order_amend`,
+   * `spot.order_cancel`, ..., and the status and list channels) and `options.params` its
+   * `req_param`. By default (`websocketBudget: 'shared'`) it draws on its WebSocket limit of R10
+   * and on the REST limit of the same action for the account at once; with `separate`, on its
+   * WebSocket limits only, futures placement and amendment on a budget of the tier. Resolves,
+   * rejects and refuses as {@link AccountLimiter.request} does.
+   *
+   * @example
+   * ```ts
+   * const params = { contract: 'BTC_USDT', size: 1, price: '0', tif: 'ioc' }
+   * await limiter.requestWebSocket('main', 'futures.order_place', () => ws.call('futures.order_place', params), { params })
+   * ```
+   */
+  requestWebSocket<T>(account: string, channel: string, fn: () => T | PromiseLike<T>, options: WebSocketRequestOptions = {}): Promise<Awaited<T>> {
+    const limits = this.limitsOf(account);
+    if (typeof options !== 'object' || options === null) throw new InvalidInputError('the request options', options, 'an object { params, contract, settle, signal, deadline, priority }');
+    const c = this.catalog.classifyChannel(channel, options.params, { budget: this.websocketBudget, ...(options.settle === undefined ? {} : { settle: options.settle }) });
+    return this.send(account, limits, c, fn, options);
+  }
+
+  /** Schedules a classified request on its limits, counting it when it starts (R1, R9, R14). */
+  private send<T>(account: string, limits: AccountLimits, c: Classification, fn: () => T | PromiseLike<T>, options: Omit<RequestOptions, 'body'>): Promise<Awaited<T>> {
     const named = options.contract === undefined ? undefined : normalizeContract(options.contract, '`contract`');
     const counted = c.market === 'futures' && c.action !== 'other';
     // Spot order requests count for the spot low-fill throttle (R14) under their pair.
@@ -644,6 +697,7 @@ export class AccountLimiter {
     l.state = next;
     if (before.limit !== next.limit) {
       l.place.update({ limit: next.limit });
+      l.wsPlace?.update({ limit: next.limit });
       this.emit({ type: 'limit', account, at: next.at, from: before.limit, to: next.limit, reason: next.reason });
     }
     if ((before.throttle?.reason ?? null) !== (next.throttle?.reason ?? null) || before.throttle?.limit !== next.throttle?.limit) {
@@ -786,14 +840,16 @@ export class AccountLimiter {
   }
 
   private limitsFor(account: string, l: AccountLimits, c: Classification): Limit[] {
-    return c.limits.map((spec) => {
-      if (c.market === 'futures' && spec.key === 'futures.place') return null;
-      if (c.market === 'futures' && spec.key === 'futures.cancel') return l.cancel;
+    return c.limits.flatMap((spec) => {
+      if (c.market === 'futures' && spec.key === 'futures.place') return [l.place, l.throttle];
+      if (c.market === 'futures' && spec.key === 'futures.cancel') return [l.cancel];
+      // R16 `separate`: WebSocket futures placement on a budget of its own, of the tier in force.
+      if (spec.key === 'ws.futures.place') return [(l.wsPlace ??= this.scheduler.limit({ name: `${account}:ws.futures.place`, limit: l.state.limit, windowMs: spec.windowMs })), l.throttle];
       const map = spec.scope === 'ip' ? this.ipLimits : l.other;
       let limit = map.get(spec.key);
       if (limit === undefined) map.set(spec.key, (limit = this.scheduler.limit({ name: `${spec.scope === 'ip' ? 'ip' : account}:${spec.key}`, limit: spec.limit, windowMs: spec.windowMs })));
-      return limit;
-    }).flatMap((x) => (x === null ? [l.place, l.throttle] : [x]))
+      return [limit];
+    })
       .concat(spotFillLimits(c, this.spotFill) ? [l.spotThrottle] : []);
   }
 
@@ -806,6 +862,7 @@ export class AccountLimiter {
       spotThrottle: this.scheduler.limit({ name: `${account}:spot-fill-throttle`, limit: UNTHROTTLED, windowMs: this.spotFill.limit.windowMs }),
       cancel: this.scheduler.limit({ name: `${account}:futures.cancel`, ...spec['futures.cancel']! }),
       other: new Map(),
+      wsPlace: null,
       state: { account, at: this.wallNow(), tier: tier1, limit: tier1.limit, throttle: null, spotThrottle: null, reason: 'initial' },
       liveCap: null,
       liveBudget: 0,
