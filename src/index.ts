@@ -80,5 +80,7 @@ export type { TierMargins } from './rules/margins.js';
 export { Tracker } from './account/tracker.js';
 export type { CountedAction, FillRole, TrackerState } from './account/tracker.js';
 export { AccountLimiter } from './account/limiter.js';
-export type { AccountLimit, AccountLimiterOptions, LimiterEvent, LimiterSnapshot, RequestOptions, WebSocketRequestOptions } from './account/limiter.js';
+export type {
+  AccountLimit, AccountLimiterOptions, LimiterClockSample, LimiterEvent, LimiterSnapshot, RequestOptions, WebSocketRequestOptions,
+} from './account/limiter.js';
 

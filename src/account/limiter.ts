@@ -1,4 +1,5 @@
 import { InvalidInputError } from '../errors.js';
+import { type Check, checkClockOffset } from '../catalog/validators.js';
 import { type Catalog, type CatalogOptions, type Classification, createCatalog } from '../catalog/catalog.js';
 import type { WebSocketBudget } from '../catalog/channels.js';
 import { type AbuseConfig, type AbuseOptions, type Throttle, buildAbuseTimeline, resolveAbuseOptions } from '../rules/abuse.js';
@@ -8,6 +9,7 @@ import { type TierMargins, tierMargins } from '../rules/margins.js';
 import { parseCount, parseId, parseInstant, parseNonNegativeDecimal } from '../rules/parse.js';
 import { type SpotFillConfig, type SpotFillOptions, UNNAMED_PAIR, buildSpotFillTimeline, resolveSpotFillOptions, spotFillLimits } from '../rules/spot-fill.js';
 import { coefficientOf, normalizeContract } from '../rules/contracts.js';
+import { type BoundaryDirection, type ClockEstimate, type ClockSample, ExchangeClock, type SampleRejection } from '../rules/exchange-clock.js';
 import { type RateLimitReport, type ReportPolicy, type TierReconciliation, readRateLimitReport, reconcileTier, reportFor } from '../rules/report.js';
 import { type ChangeReason, type DailyActivity, type Timeline, type TimelineAccount, buildTimeline } from '../rules/timeline.js';
 import { Dec } from '../rules/decimal.js';
@@ -15,6 +17,8 @@ import { toDec } from '../rules/fixed.js';
 import type { Tier } from '../rules/tiers.js';
 import { TIERED_VIP_LEVEL, parseVipLevel } from '../rules/vip.js';
 import { type Clock, systemClock } from '../schedule/clock.js';
+import type { HeadersLike } from '../schedule/feedback.js';
+import { readGatewayTimes } from '../schedule/gateway-time.js';
 import { type Limit, Scheduler } from '../schedule/scheduler.js';
 import { type FillRole, Tracker, type TrackerState } from './tracker.js';
 
@@ -69,7 +73,29 @@ export interface AccountLimiterOptions extends FamilyOptions {
    * @default "shared"
    */
   readonly websocketBudget?: WebSocketBudget;
+  /**
+   * The clock the rules' instants are taken on (R15). `estimate`: the exchange's, as estimated from
+   * the gateway times of responses given to {@link AccountLimiter.clockSample}; every boundary
+   * (00:00 snapshot, 08:00 raise, hourly throttle checks, a new sub-account's T+1 08:00) is applied
+   * on it, a lowering `error` early and a raise `error` late; before the first sample it is the
+   * local clock. The limiter's instants (events' `at`, `limitNow`, snapshots, the default `at` of
+   * `setVipLevel`, `addSubAccount` and `recordFill`, the hours requests are counted in) are then
+   * the exchange's, as estimated. `local`: the local wall clock as is.
+   * @default "estimate"
+   */
+  readonly exchangeClock?: 'estimate' | 'local';
 }
+
+/**
+ * One timed request for the exchange clock's estimate (R15): the local wall-clock instants it was
+ * sent and answered (the limiter's `clock.wall()`, `Date.now()` by default), and either the
+ * response's headers (REST) or the WebSocket answer's `header`, where `X-In-Time` and `X-Out-Time`
+ * are read, or those two in microseconds. `sentMono` and `receivedMono` (the limiter's
+ * `clock.now()`) let the estimate follow a step of the local wall clock at once.
+ */
+export type LimiterClockSample =
+  | ClockSample
+  | (Omit<ClockSample, 'inTime' | 'outTime'> & { readonly headers: HeadersLike });
 
 /** Options of one request. */
 export interface RequestOptions {
@@ -142,6 +168,12 @@ export type LimiterEvent =
     readonly reportAgeMs: number; readonly stale: boolean; readonly policy: ReportPolicy;
     readonly inForce: { readonly tier: number; readonly limit: number }; readonly source: 'local' | 'report';
   }
+  /**
+   * The local clock against the exchange's (R15, R11): `check` is `checkClockOffset` on the
+   * estimate, told when it changes: REQUEST_EXPIRED as soon as the local clock may be more than
+   * 60 s off (signed requests are about to fail), ok again once it is not.
+   */
+  | { readonly type: 'clock'; readonly at: number; readonly offsetMs: number; readonly errorMs: number; readonly check: Check }
   | { readonly type: 'error'; readonly at: number; readonly source: 'listener' | 'persist' | 'refresh'; readonly error: unknown };
 
 /** The limiter's state as plain, versioned JSON. */
@@ -222,6 +254,12 @@ export class AccountLimiter {
   private readonly unknownContract: string;
   private readonly reportPolicy: ReportPolicy;
   private readonly websocketBudget: WebSocketBudget;
+  private readonly estimateClock: boolean;
+  private exchange = new ExchangeClock();
+  /** Whether the last clock check was ok (R15): a `clock` event is told when it changes. */
+  private clockOk = true;
+  /** The boundary the hourly timer was set for, on the exchange's clock, and its side. */
+  private armed: { at: number; direction: BoundaryDirection } | null = null;
   private accounts: TimelineAccount[];
   private vipLevel: number;
   private vipChanges: { at: number; level: number }[] = [];
@@ -266,6 +304,9 @@ export class AccountLimiter {
       throw new InvalidInputError('`websocketBudget`', options.websocketBudget, '"shared" or "separate"');
     }
     this.websocketBudget = websocketBudget;
+    const exchangeClock = options.exchangeClock ?? 'estimate';
+    if (exchangeClock !== 'estimate' && exchangeClock !== 'local') throw new InvalidInputError('`exchangeClock`', options.exchangeClock, '"estimate" or "local"');
+    this.estimateClock = exchangeClock === 'estimate';
     const persist = options.persist;
     if (persist !== undefined && (typeof persist !== 'object' || persist === null || typeof persist.everyMs !== 'number' ||
         !(persist.everyMs > 0) || !Number.isFinite(persist.everyMs) || typeof persist.save !== 'function')) {
@@ -433,6 +474,51 @@ export class AccountLimiter {
       });
     }
     return r;
+  }
+
+  /**
+   * Takes a timed request for the estimate of the exchange's clock (R15). Returns whether the
+   * sample was taken, and why not: a response without gateway times (`no-gateway-times`), a
+   * negative round trip, reversed gateway times, or a lone sample that disagrees with the set (a
+   * gateway time far off) change nothing. A taken sample moves every boundary the limiter waits
+   * for, and tells a `clock` event when the local clock may now be more than 60 s off the
+   * exchange's (or is no longer). Bad input (a field that is not a number) throws an
+   * {@link InvalidInputError} and changes nothing. With `exchangeClock: 'local'` the estimate is
+   * kept and reported, and boundaries stay on the local clock.
+   *
+   * @example
+   * ```ts
+   * const sentAt = Date.now()
+   * const response = await limiter.request('main', 'GET', '/futures/usdt/accounts', () => fetch(url, init))
+   * limiter.clockSample({ sentAt, receivedAt: Date.now(), headers: response.headers })
+   * ```
+   */
+  clockSample(sample: LimiterClockSample): { readonly accepted: true } | { readonly accepted: false; readonly reason: SampleRejection | 'no-gateway-times' } {
+    if (typeof sample !== 'object' || sample === null) throw new InvalidInputError('the clock sample', sample, 'an object { sentAt, receivedAt, headers } or { sentAt, receivedAt, inTime, outTime }');
+    let timed: ClockSample = sample as ClockSample;
+    if ('headers' in sample) {
+      if (typeof sample.headers !== 'object' || sample.headers === null) throw new InvalidInputError('`headers`', sample.headers, 'the response headers, or a WebSocket answer\'s `header` object');
+      const times = readGatewayTimes(sample.headers);
+      if (times === undefined) return { accepted: false, reason: 'no-gateway-times' };
+      const { headers: _, ...rest } = sample;
+      timed = { ...rest, ...times };
+    }
+    const outcome = this.exchange.add(timed);
+    this.exchange = outcome.clock;
+    if (!outcome.accepted) return { accepted: false, reason: outcome.reason };
+    this.checkClock();
+    // The boundaries moved with the estimate: the timer is set again for the next one.
+    if (this.estimateClock && !this.closed) this.arm(this.wallNow());
+    return { accepted: true };
+  }
+
+  /**
+   * The exchange's clock as estimated now (R15): `offsetMs` (exchange = local + offset) within
+   * `errorMs`, or `null` before the first sample. A signed request's `Timestamp` is the local
+   * clock plus `offsetMs`.
+   */
+  clockEstimate(): ClockEstimate | null {
+    return this.exchange.estimate(this.localNow());
   }
 
   /** The limit in force for `account` now. */
@@ -636,21 +722,21 @@ export class AccountLimiter {
   private refreshWith(timeline: Timeline): void {
     if (this.closed) return;
     const now = this.wallNow();
+    // The instants the rules are read at (R15): the latest the exchange's clock may read, where a
+    // lowering is already due, and the earliest, where a raise is certain. A boundary the timer
+    // was set for is due on its side when it fires, whatever the rounding.
+    const armed = this.armed;
+    let early = this.edge('raise');
+    let late = this.edge('lower');
+    if (this.estimateClock && armed !== null && armed.direction === 'lower' && late < armed.at && this.localNow().wall >= this.exchange.boundaryLocal(armed.at, 'lower', this.localNow())) late = armed.at;
+    if (this.estimateClock && armed !== null && armed.direction === 'raise' && early < armed.at && this.localNow().wall >= this.exchange.boundaryLocal(armed.at, 'raise', this.localNow())) early = armed.at;
     // The next refresh is set first: whatever happens below, the hourly refreshes go on.
-    if (this.timer !== null) this.clock.clearTimer(this.timer);
-    this.timer = unrefTimer(this.clock.setTimer(() => {
-      this.timer = null;
-      try {
-        this.refresh();
-      } catch (error) {
-        this.report('refresh', error);
-      }
-    }, utcHourStart(now) + HOUR_MS - now));
+    this.arm(now);
     const since0800 = now - utcDayStart(now) >= RAISE_OFFSET_MS && now - utcDayStart(now) < RAISE_OFFSET_MS + HOUR_MS;
     for (const a of this.accounts) {
       const l = this.limits.get(a.id)!;
       if (a.createdAt !== undefined && now < a.createdAt) continue;
-      const state = timeline.limitAt(a.id, now);
+      const state = stricterState(timeline.limitAt(a.id, early), timeline.limitAt(a.id, late));
       if (since0800) l.liveCap = null;
       let tier = state.tier;
       // Below VIP 14 the tier is 1 whatever changed last (a drop at the instant of a raise changes nothing).
@@ -661,8 +747,10 @@ export class AccountLimiter {
       }
       l.local = { tier, reason };
       const inForce = this.reconciled(l, now);
-      const throttle = buildAbuseTimeline(this.tracker.hourlyActivity(a.id), this.abuse).throttleAt(now).throttle;
-      const spotThrottle = buildSpotFillTimeline(this.spotTracker.hourlyActivity(a.id), this.spotFill).throttleAt(now).throttle;
+      const abuse = buildAbuseTimeline(this.tracker.hourlyActivity(a.id), this.abuse);
+      const spot = buildSpotFillTimeline(this.spotTracker.hourlyActivity(a.id), this.spotFill);
+      const throttle = stricterThrottle(abuse.throttleAt(early).throttle, abuse.throttleAt(late).throttle);
+      const spotThrottle = stricterThrottle(spot.throttleAt(early).throttle, spot.throttleAt(late).throttle);
       this.apply(a.id, l, { account: a.id, at: now, tier: inForce.tier, limit: inForce.tier.limit, throttle, spotThrottle, reason: inForce.reason });
       this.resetWarning(a.id, l, now);
       l.spotWarned = false;
@@ -875,8 +963,66 @@ export class AccountLimiter {
     });
   }
 
+  /**
+   * Now, on the clock the rules are read on (R15): the exchange's as estimated (its middle), or
+   * with `exchangeClock: 'local'` or before the first sample, the local wall clock.
+   */
   private wallNow(): number {
-    return Math.floor(this.clock.wall());
+    const wall = Math.floor(this.clock.wall());
+    if (!this.estimateClock) return wall;
+    const e = this.exchange.estimate(this.localNow());
+    return e === null ? wall : Math.floor(wall + e.offsetMs);
+  }
+
+  /** The local wall and monotonic clocks read together (the estimate follows a wall step with them). */
+  private localNow(): { wall: number; mono: number } {
+    return { wall: Math.floor(this.clock.wall()), mono: this.clock.now() };
+  }
+
+  /** The exchange's instant now on the side a boundary of `direction` is compared on (R15). */
+  private edge(direction: BoundaryDirection): number {
+    return this.estimateClock ? this.exchange.toExchange(this.localNow(), direction) : Math.floor(this.clock.wall());
+  }
+
+  /**
+   * Sets the timer for the next boundary: every whole hour of the exchange's clock, reached on its
+   * lowering side (`error` early) and again on its raising side (`error` late) (R15).
+   */
+  private arm(now: number): void {
+    if (this.timer !== null) this.clock.clearTimer(this.timer);
+    const local = this.localNow();
+    let next: { at: number; direction: BoundaryDirection; wall: number } | null = null;
+    if (this.estimateClock) {
+      for (const at of [utcHourStart(now), utcHourStart(now) + HOUR_MS]) {
+        for (const direction of ['lower', 'raise'] as const) {
+          const wall = this.exchange.boundaryLocal(at, direction, local);
+          // Due now and not yet fired: boundaries fire in order, each side once.
+          const pending = wall > local.wall || (wall === local.wall && (this.armed === null || order(this.armed) < order({ at, direction })));
+          if (pending && (next === null || wall < next.wall)) next = { at, direction, wall };
+        }
+      }
+    }
+    next ??= { at: utcHourStart(now) + HOUR_MS, direction: 'lower', wall: local.wall + utcHourStart(now) + HOUR_MS - now };
+    const target = next;
+    this.timer = unrefTimer(this.clock.setTimer(() => {
+      this.timer = null;
+      this.armed = target;
+      try {
+        this.refresh();
+      } catch (error) {
+        this.report('refresh', error);
+      }
+    }, Math.max(0, target.wall - local.wall)));
+  }
+
+  /** Tells a `clock` event when the local clock's check against the exchange's changes (R15, R11). */
+  private checkClock(): void {
+    const e = this.exchange.estimate(this.localNow());
+    if (e === null) return;
+    const check = checkClockOffset(e);
+    if (check.ok === this.clockOk) return;
+    this.clockOk = check.ok;
+    this.emit({ type: 'clock', at: this.wallNow(), offsetMs: e.offsetMs, errorMs: e.errorMs, check });
   }
 
   /**
@@ -910,6 +1056,23 @@ export class AccountLimiter {
 function warn(error: unknown): void {
   const p = (globalThis as { process?: { emitWarning?: (warning: string | Error, type?: string) => void } }).process;
   p?.emitWarning?.(error instanceof Error ? error : String(error), 'TraderatioWarning');
+}
+
+/** The order boundaries fire in: by instant, the lowering side first. */
+function order(b: { readonly at: number; readonly direction: BoundaryDirection }): number {
+  return b.at * 2 + (b.direction === 'raise' ? 1 : 0);
+}
+
+/** Of the states at both edges of the exchange's clock (R15), the one of the lower tier (a raise waits, a lowering does not). */
+function stricterState<S extends { readonly tier: Tier }>(early: S, late: S): S {
+  return early.tier.tier < late.tier.tier ? early : late;
+}
+
+/** Of two throttles, the stricter: any throttle over none, else the lower rate. */
+function stricterThrottle(a: Throttle | null, b: Throttle | null): Throttle | null {
+  if (a === null) return b;
+  if (b === null) return a;
+  return a.limit / a.windowMs < b.limit / b.windowMs ? a : b;
 }
 
 /** An account of the family as the limiter keeps it: its own fields only. */
