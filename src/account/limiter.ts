@@ -736,7 +736,8 @@ export class AccountLimiter {
     for (const a of this.accounts) {
       const l = this.limits.get(a.id)!;
       if (a.createdAt !== undefined && now < a.createdAt) continue;
-      const state = stricterState(timeline.limitAt(a.id, early), timeline.limitAt(a.id, late));
+      // A sub-account created within the error of now has no state before its creation.
+      const state = stricterState(timeline.limitAt(a.id, Math.max(early, a.createdAt ?? early)), timeline.limitAt(a.id, late));
       if (since0800) l.liveCap = null;
       let tier = state.tier;
       // Below VIP 14 the tier is 1 whatever changed last (a drop at the instant of a raise changes nothing).

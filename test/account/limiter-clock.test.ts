@@ -106,6 +106,23 @@ describe('AccountLimiter on the exchange clock (R15)', () => {
     });
   }
 
+  it("raises a new sub-account at the exchange's next 08:00 plus the error bound (R8), with a local clock 3 s slow", async () => {
+    const { clock, limiter, sample, atLocal, limitEvents } = setup(-3000, T0 + 9 * H);
+    seedTier5(limiter, T0 - D);
+    sample(4, 6);
+    const e = limiter.clockEstimate()!;
+    limiter.addSubAccount('sub');
+    expect(limiter.limitNow('sub').limit).toBe(100);
+    const due = expected(e, clock.wall(), T0 + D + 8 * H, 'raise');
+    await atLocal(T0 + D + 8 * H - 3000);
+    expect(limiter.limitNow('sub').limit).toBe(100);
+    await atLocal(Math.ceil(due) + 1);
+    const raised = limitEvents().filter((r) => r.event.type === 'limit' && r.event.account === 'sub');
+    expect(raised.map((r) => r.event.type === 'limit' && r.event.to)).toEqual([300]);
+    expect(Math.abs(raised[0]!.local - due)).toBeLessThanOrEqual(1);
+    limiter.close();
+  });
+
   it('starts the abuse throttle error early and lifts it error late (R9 on the exchange clock)', async () => {
     const { clock, limiter, sample, atLocal, events } = setup(3000, T0 + 10 * H + 30 * 60_000, { abuse: { requestThreshold: 5 } });
     sample(4, 6);
