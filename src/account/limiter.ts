@@ -260,6 +260,8 @@ export class AccountLimiter {
   private clockOk = true;
   /** The boundary the hourly timer was set for, on the exchange's clock, and its side. */
   private armed: { at: number; direction: BoundaryDirection } | null = null;
+  /** The whole hours of the exchange's clock the rules were last read in, at both edges (R15). */
+  private readHours: { early: number; late: number } | null = null;
   private accounts: TimelineAccount[];
   private vipLevel: number;
   private vipChanges: { at: number; level: number }[] = [];
@@ -507,8 +509,14 @@ export class AccountLimiter {
     this.exchange = outcome.clock;
     if (!outcome.accepted) return { accepted: false, reason: outcome.reason };
     this.checkClock();
-    // The boundaries moved with the estimate: the timer is set again for the next one.
-    if (this.estimateClock && !this.closed) this.arm(this.wallNow());
+    // The boundaries moved with the estimate. Every boundary is a whole hour: when an edge of the
+    // estimate is now in another hour than when the rules were last read, one was crossed and the
+    // rules are read again; otherwise the timer is set again for the next one.
+    if (this.estimateClock && !this.closed) {
+      const h = this.readHours;
+      if (h === null || utcHourStart(this.edge('raise')) !== h.early || utcHourStart(this.edge('lower')) !== h.late) this.refresh();
+      else this.arm(this.wallNow());
+    }
     return { accepted: true };
   }
 
@@ -730,6 +738,7 @@ export class AccountLimiter {
     let late = this.edge('lower');
     if (this.estimateClock && armed !== null && armed.direction === 'lower' && late < armed.at && this.localNow().wall >= this.exchange.boundaryLocal(armed.at, 'lower', this.localNow())) late = armed.at;
     if (this.estimateClock && armed !== null && armed.direction === 'raise' && early < armed.at && this.localNow().wall >= this.exchange.boundaryLocal(armed.at, 'raise', this.localNow())) early = armed.at;
+    this.readHours = { early: utcHourStart(early), late: utcHourStart(late) };
     // The next refresh is set first: whatever happens below, the hourly refreshes go on.
     this.arm(now);
     const since0800 = now - utcDayStart(now) >= RAISE_OFFSET_MS && now - utcDayStart(now) < RAISE_OFFSET_MS + HOUR_MS;

@@ -73,6 +73,18 @@ describe('AccountLimiter on the exchange clock (R15)', () => {
     });
   }
 
+  it('applies at once a raise that the first sample shows is already due on the exchange clock', async () => {
+    // No sample yet: the local clock, 3 s slow, is taken as is.
+    const { limiter, sample, atLocal, limitEvents } = setup(-3000, T0 + 7 * H);
+    seedTier5(limiter, T0 - D);
+    await atLocal(T0 + 8 * H - 2000);
+    expect(limiter.limitNow('main').limit).toBe(100);
+    // The exchange's clock reads 08:00:01: its 08:00 raise is due.
+    sample(4, 6);
+    expect(limitEvents().map((r) => [r.local, r.event.type === 'limit' && r.event.to])).toEqual([[T0 + 8 * H - 2000, 300]]);
+    limiter.close();
+  });
+
   it('raises at the local 08:00 with exchangeClock "local", whatever the samples say', async () => {
     const { limiter, sample, atLocal, limitEvents } = setup(3000, T0 + 7 * H, { exchangeClock: 'local' });
     seedTier5(limiter, T0 - D);
