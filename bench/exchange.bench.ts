@@ -10,7 +10,7 @@
  * Latency: a small paced client of this file: 10 raw keep-alive connections, requests sent on a
  * fixed schedule, each timed with process.hrtime from the write to the last byte of its answer,
  * read in microseconds (autocannon reports whole milliseconds); bare and model in alternate
- * rounds at the same rate. The model's garbage-collection pauses in each round come from a
+ * rounds at the same rate. Each server's garbage-collection pauses in each round come from a
  * PerformanceObserver in its process.
  */
 import { type ChildProcess, spawn } from 'node:child_process';
@@ -29,19 +29,23 @@ interface Served {
   /** Starts counting CPU time and GC pauses. */
   start(): void;
   /** Stops; what was counted since `start`. */
-  stop(): Promise<{ cpuMs: number; gcCount: number; gcMaxMs: number; gcTotalMs: number }>;
+  stop(): Promise<{ cpuMs: number; minor: Pauses; major: Pauses }>;
 }
+
+/** Garbage-collection pauses of one kind: how many, the longest. */
+interface Pauses { n: number; maxMs: number }
 
 /** The part of every server script that reports CPU time and GC pauses over IPC. */
 const REPORT = `
-import { PerformanceObserver } from 'node:perf_hooks';
+import { PerformanceObserver, constants } from 'node:perf_hooks';
 let gc = [];
-new PerformanceObserver((list) => { for (const e of list.getEntries()) gc.push(e.duration); }).observe({ entryTypes: ['gc'] });
+new PerformanceObserver((list) => { for (const e of list.getEntries()) gc.push(e); }).observe({ entryTypes: ['gc'] });
 let base = process.cpuUsage();
+const pauses = (kind) => { const d = gc.filter((e) => e.detail.kind === kind).map((e) => e.duration); return { n: d.length, maxMs: Math.max(0, ...d) }; };
 process.on('message', (m) => {
   if (m === 'start') { base = process.cpuUsage(); gc = []; return; }
   const u = process.cpuUsage(base);
-  process.send({ cpuMs: (u.user + u.system) / 1000, gcCount: gc.length, gcMaxMs: Math.max(0, ...gc), gcTotalMs: gc.reduce((a, b) => a + b, 0) });
+  process.send({ cpuMs: (u.user + u.system) / 1000, minor: pauses(constants.NODE_PERFORMANCE_GC_MINOR), major: pauses(constants.NODE_PERFORMANCE_GC_MAJOR) });
 });
 `;
 
@@ -182,7 +186,7 @@ try {
       const used = await server.stop();
       measured.push({
         name, sorted: r.latencies.slice().sort(), statuses: r.statuses, late: r.late,
-        gc: `${used.gcCount}, max ${used.gcMaxMs.toFixed(2)} ms`,
+        gc: `${used.minor.n} minor (max ${used.minor.maxMs.toFixed(1)} ms), ${used.major.n} major (max ${used.major.maxMs.toFixed(1)} ms)`,
       });
     }
     for (const m of measured) {
