@@ -16,6 +16,8 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { type Socket, connect } from 'node:net';
 import autocannon from 'autocannon';
+import { ExchangeModel } from '../src/exchange/model.js';
+import { systemClock } from '../src/schedule/clock.js';
 import { printTable } from './measure.js';
 
 const seconds = Number(process.argv[2] ?? 5);
@@ -152,6 +154,27 @@ async function paced(url: string, rate: number, ms: number, connections: number)
   return { latencies: latencies.subarray(0, count), count, statuses, late };
 }
 
+/**
+ * The model alone, in this process, without HTTP: CPU time per accepted and filled placement
+ * (`handle` and the JSON of its answer), the median of 5 runs of 50,000 after one of warm-up.
+ */
+function inProcess(): number {
+  const clock = { ...systemClock, wall: () => performance.timeOrigin + performance.now() };
+  const model = new ExchangeModel({ family: { tiers: [{ minRatio: '0', limit: 1_000_000_000 }] }, fills: { maker: 0.6, taker: 0.4 } }, clock);
+  const request = { method: 'POST', path: place.path, query: '', key: 'main-key', timestamp: undefined, sign: undefined, body: place.body, ip: '127.0.0.1' };
+  const runs: number[] = [];
+  for (let run = 0; run < 6; run++) {
+    const before = process.cpuUsage();
+    for (let i = 0; i < 50_000; i++) {
+      const answer = model.handle(request);
+      if (answer.status !== 200 || JSON.stringify(answer.body).length === 0) throw new Error(`placement answered ${answer.status}`);
+    }
+    const used = process.cpuUsage(before);
+    if (run > 0) runs.push((used.user + used.system) / 50_000);
+  }
+  return runs.sort((a, b) => a - b)[2]!;
+}
+
 function quantile(sorted: Float64Array, q: number): number {
   return sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))]!;
 }
@@ -204,5 +227,7 @@ try {
 } finally {
   for (const s of [bare, raised, real]) s.child.kill('SIGTERM');
 }
+const alone = inProcess();
+console.log(`\nThe model alone (in process, no HTTP): ${alone.toFixed(1)} µs of CPU per accepted and filled placement`);
 printTable(`Throughput: futures placements, ${CONNECTIONS} keep-alive connections, ${seconds} s after a ${seconds} s warm-up`, rows);
 printTable(`Latency at ${RATE.toLocaleString('en-US')} requests per second (${CONNECTIONS} connections, paced, timed in microseconds, ${seconds} s per round)`, latency);
