@@ -37,7 +37,7 @@ export function adviceSvg(series: RatioSeries): string {
     `<svg xmlns="http://www.w3.org/2000/svg" width="${WIDTH}" height="${HEIGHT}" viewBox="0 0 ${WIDTH} ${HEIGHT}" font-family="sans-serif" font-size="11">`,
     `<rect width="${WIDTH}" height="${HEIGHT}" fill="#ffffff"/>`,
     `<text x="${LEFT}" y="22" font-size="15" font-weight="bold">Aggregated trade ratio by day (7 days to each day)</text>`,
-    points.length === 0 ? '' : `<text x="${LEFT}" y="40" fill="#555">${formatUtcDay(from)} to ${formatUtcDay(to)} (UTC). Bands: the tiers and their limits (r/s).</text>`,
+    points.length === 0 ? '' : `<text x="${LEFT}" y="40" fill="#555">${formatUtcDay(from)} to ${formatUtcDay(to)} (UTC). Bands: the tiers and their limits (r/s); on the right, the ratio each tier starts at.</text>`,
     `<line x1="${LEFT}" y1="56" x2="${LEFT + 24}" y2="56" stroke="#888" stroke-width="2"/><text x="${LEFT + 30}" y="60" fill="#333">as logged</text>`,
     `<line x1="${LEFT + 110}" y1="56" x2="${LEFT + 134}" y2="56" stroke="#1f4e8c" stroke-width="2.5"/><text x="${LEFT + 140}" y="60" fill="#333">with the changes together</text>`,
   ];
@@ -50,7 +50,7 @@ export function adviceSvg(series: RatioSeries): string {
     if (k > 0) out.push(`<text x="${LEFT + plotWidth - 4}" y="${f(y(low) - 3)}" text-anchor="end" fill="#777">${t.minRatio.toString()}</text>`);
   });
   if (points.length > 0) {
-    const axis = timeAxis(from, to, plotWidth);
+    const axis = timeAxis(from, to, plotWidth, 100);
     for (const tick of axis.ticks) {
       const tx = f(x(tick.at));
       out.push(`<line x1="${tx}" y1="${TOP}" x2="${tx}" y2="${TOP + plotHeight + 4}" stroke="#999" stroke-width="0.5"/>`);

@@ -1,4 +1,5 @@
 import type { FamilyOptions } from '../rules/family.js';
+import { adviceSvg } from './advise-chart.js';
 import { adviceHtml, adviceJson, renderAdvice, runAdvice } from './advise.js';
 import { type ParsedArgs, UsageError } from './options.js';
 import { openSource } from './source.js';
@@ -47,6 +48,11 @@ export async function adviseCommand(
     });
   } finally {
     if (progress) process.stderr.write('\n');
+  }
+  const svg = args.values.get('svg');
+  if (typeof svg === 'string') {
+    if (run.log === null) throw new UsageError(`${args.typed.get('svg')} draws the ratio over the days of a request log; ${context.file} holds 7-day figures`);
+    context.writeOut(svg, adviceSvg(run.log.series));
   }
   const html = args.values.get('html');
   if (typeof html === 'string') context.writeOut(html, adviceHtml(run));

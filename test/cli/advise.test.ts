@@ -147,3 +147,17 @@ describe('traderatio advise with bad input', () => {
     }
   });
 });
+
+describe('traderatio advise --svg', () => {
+  it('renders examples/advise.csv as the chart committed in docs/advise.svg', async () => {
+    const svg = join(dir, 'advise.svg');
+    expect((await capture(['advise', 'examples/advise.csv', '--svg', svg])).code).toBe(0);
+    expect(readFileSync(svg, 'utf8')).toBe(readFileSync('docs/advise.svg', 'utf8'));
+  });
+
+  it('refuses --svg for 7-day figures, which have no days to draw', async () => {
+    const { code, err } = await capture(['advise', 'examples/family.csv', '--svg', join(dir, 'x.svg')]);
+    expect(code).toBe(2);
+    expect(err).toContain('--svg draws the ratio over the days of a request log; examples/family.csv holds 7-day figures');
+  });
+});
