@@ -110,8 +110,6 @@ export class LogActivity {
       let h = a.spotHours.get(hour);
       if (h === undefined) a.spotHours.set(hour, (h = new Hour()));
       h.requests += c.orders;
-      // Spot pairs are named as the rules name them (R14); nothing else of spot is kept.
-      if (contract !== '' && contractName(contract) === undefined) normalizeContract(contract);
       return;
     }
     if (c.market !== 'futures') return;

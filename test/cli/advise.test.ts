@@ -119,6 +119,15 @@ describe('traderatio advise on 7-day figures', () => {
 });
 
 describe('traderatio advise with bad input', () => {
+  it('accepts what simulate accepts: a spot order on a pair no contract name fits, a futures order without a contract', async () => {
+    const file = join(dir, 'lenient.csv');
+    writeFileSync(file, 'at,account,method,path,contract\n1793491200000,main,POST,/api/v4/spot/orders,BTC USDT\n1793491200001,main,POST,/api/v4/futures/usdt/orders,\n');
+    expect((await capture(['simulate', file])).code).toBe(0);
+    const r = JSON.parse((await capture(['advise', file, '--json'])).out);
+    // The futures order counts under BTC_USDT, as the exchange model counts it.
+    expect(r.now.aggregated).toMatchObject({ denominator: '1' });
+  });
+
   it('refuses what simulate refuses, with the same file, line and message', async () => {
     const cases = [
       'at,account,method,path\n1793491200000,main,GET,/spot/tickers\n1793491199999,main,GET,/spot/tickers\n',
