@@ -120,25 +120,30 @@ export class LogActivity {
     if (action === 'cancel') {
       counts.cancel += n;
       const p = this.pending(a, name);
+      this.expire(p, at);
       for (let i = 0; i < n; i++) p.at.push(at);
     } else if (action === 'place') {
       counts.place += n;
       const p = a.pending.get(name);
       if (p === undefined) return;
-      // Cancels older than the window can pair with nothing from now on.
-      while (p.head < p.at.length && at - p.at[p.head]! > this.pairWindowMs) p.head++;
+      this.expire(p, at);
       const matched = Math.min(n, p.at.length - p.head);
       p.head += matched;
       counts.pairs += matched;
-      if (p.head === p.at.length) {
-        p.at.length = 0;
-        p.head = 0;
-      } else if (p.head > 1024) {
-        p.at = p.at.slice(p.head);
-        p.head = 0;
-      }
     } else {
       counts.amend += n;
+    }
+  }
+
+  /** Drops the cancels older than the window at `at`: they can pair with nothing from now on, so the queue holds one window at most. */
+  private expire(p: Pending, at: number): void {
+    while (p.head < p.at.length && at - p.at[p.head]! > this.pairWindowMs) p.head++;
+    if (p.head === p.at.length) {
+      p.at.length = 0;
+      p.head = 0;
+    } else if (p.head > 1024 && p.head * 2 > p.at.length) {
+      p.at = p.at.slice(p.head);
+      p.head = 0;
     }
   }
 
