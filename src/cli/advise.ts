@@ -48,12 +48,25 @@ function firstLine(text: string): string {
  */
 async function peek(source: Source): Promise<{ readonly log: boolean; readonly source: Source }> {
   const it = source.chunks[Symbol.asyncIterator]();
-  const first = await it.next();
-  const head = first.done === true ? '' : typeof first.value === 'string' ? first.value : first.value.toString('utf8', 0, Math.min(first.value.length, 65_536));
-  const header = firstLine(head.replace(/^\uFEFF/, '')).toLowerCase().split(',').map((c) => c.trim().replace(/^"|"$/g, ''));
+  // Pieces are read until the header is whole (or 64 KiB or the end has come): a pipe may bring it in parts.
+  const head: (Buffer | string)[] = [];
+  let text = '';
+  let ended = false;
+  while (!ended && text.length < 65_536) {
+    const next = await it.next();
+    if (next.done === true) ended = true;
+    else {
+      head.push(next.value);
+      text += typeof next.value === 'string' ? next.value : next.value.toString('utf8');
+      const line = firstLine(text.replace(/^\uFEFF/, ''));
+      if (line !== '' && text.includes('\n', text.indexOf(line))) break;
+    }
+  }
+  const header = firstLine(text.replace(/^\uFEFF/, '')).toLowerCase().split(',').map((c) => c.trim().replace(/^"|"$/g, ''));
   const log = !/\.json$/i.test(source.name) && header.includes('at');
   async function* again(): AsyncIterable<Buffer | string> {
-    if (first.done !== true) yield first.value;
+    yield* head;
+    if (ended) return;
     for (let next = await it.next(); next.done !== true; next = await it.next()) yield next.value;
   }
   return { log, source: { ...source, chunks: again() } };

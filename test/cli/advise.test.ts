@@ -103,6 +103,21 @@ describe('traderatio advise on a request log', () => {
   });
 });
 
+describe('traderatio advise on standard input', () => {
+  it('tells a log from 7-day figures when the header comes in pieces', async () => {
+    const text = readFileSync('examples/advise.csv', 'utf8');
+    async function* pieces() {
+      yield 'a';
+      yield 't,acc';
+      yield text.slice(6);
+    }
+    const out: string[] = [];
+    const code = await run(['advise', '-', '--json'], { out: (l) => out.push(l), err: () => {} }, { stdin: pieces() });
+    expect(code).toBe(0);
+    expect(JSON.parse(out.join('\n'))).toMatchObject({ format: 'log', log: { lines: 1527 } });
+  });
+});
+
 describe('traderatio advise on 7-day figures', () => {
   it('reads the plan format and ranks the findings', async () => {
     const { code, out } = await capture(['advise', 'examples/family.csv', '--json']);
