@@ -121,12 +121,15 @@ function unlistedContract(config: RatioConfig, entries: readonly Entry[]): strin
   }
 }
 
-/** `volume` USDT more maker volume for `account`, on its first contract (R1: the numerator does not weigh contracts). */
+/** `volume` USDT more maker volume for `account`, on its first contract, or on BTC_USDT when it has none (R1: the numerator does not weigh contracts). */
 export function withMakerAdded(activity: readonly AccountActivity[], account: string, volume: DecimalInput): AccountActivity[] {
   const d = draft(activity);
   const a = d.find((x) => x.account === account);
-  const e = a?.entries[0];
+  if (a === undefined) return done(d);
+  const e = a.entries[0];
   if (e !== undefined) e.maker = e.maker.plus(volume);
+  // An account that trades no futures yet: the volume goes on a contract of its own.
+  else a.entries.push({ contract: 'BTC_USDT', maker: new Dec(volume), taker: new Dec(0), place: 0, amend: 0, cancel: 0 });
   return done(d);
 }
 

@@ -97,6 +97,16 @@ describe('advise on the worked example', () => {
   });
 });
 
+describe('advise on an account without futures activity', () => {
+  it('adds the maker volume that takes it to the next tier on a contract of its own', () => {
+    // m: 900 / 100 = 9 (tier 4); s trades no futures and takes the aggregated ratio: 100 more makes 10.
+    const advice = advise([{ account: 'm', contracts: [{ contract: 'BTC_USDT', makerVolume: '900', place: 100 }] }, { account: 's', contracts: [] }]);
+    const f = advice.findings.find((x) => x.kind === 'next-tier-maker' && x.account === 's')!;
+    expect(f.figures.makerVolume).toBe('100');
+    expect(f.outcome.accounts.map((a) => a.tier.limit)).toEqual([300, 300]);
+  });
+});
+
 describe('advise with cancel + place pairs', () => {
   const activity: AccountActivity[] = [{ account: 'm', contracts: [{ contract: 'BTC_USDT', makerVolume: '9000', place: 1000, cancel: 800 }] }];
 
