@@ -37,6 +37,11 @@ export interface AdviseOptions extends FamilyOptions {
   readonly abuse?: AbuseOptions;
   /** The spot low-fill throttle (R14). @default the published one */
   readonly spotFill?: SpotFillOptions;
+  /**
+   * Advise one account of the family: findings about an account are made for it alone, and all
+   * are ranked by the limit they give it (then by the family's). @default every account
+   */
+  readonly account?: string;
 }
 
 /** An account's rating in an outcome. */
@@ -86,7 +91,7 @@ export interface Advice {
   readonly vipLevel: number;
   /** The family as it is. */
   readonly now: Outcome;
-  /** Findings ranked by the limit they add (summed over accounts), then by the aggregated ratio they give. */
+  /** Findings ranked by the limit they add (to `account`, or summed over accounts), then by the aggregated ratio they give. */
   readonly findings: readonly Finding[];
   /** The changes to how orders are sent made together (amends, maker instead of taker, quoting off the heavy contracts), or `null` when there is none. */
   readonly combination: { readonly kinds: readonly FindingKind[]; readonly activity: readonly AccountActivity[]; readonly outcome: Outcome } | null;
@@ -102,6 +107,7 @@ interface Resolved {
   readonly nearMiss: Dec;
   readonly abuse: ReturnType<typeof resolveAbuseOptions>;
   readonly spotFill: ReturnType<typeof resolveSpotFillOptions>;
+  readonly account: string | null;
 }
 
 function share(value: DecimalInput | undefined, fallback: string, field: string): Dec {
@@ -120,6 +126,7 @@ function resolve(options: AdviseOptions): Resolved {
     nearMiss: parseNonNegativeDecimal(o.nearMiss ?? '0.1', '`nearMiss`'),
     abuse: resolveAbuseOptions(o.abuse),
     spotFill: resolveSpotFillOptions(o.spotFill),
+    account: o.account === undefined ? null : parseId(o.account, '`account`'),
   };
 }
 
@@ -177,6 +184,7 @@ function readInput(input: AdviceInput | readonly AccountActivity[]): Required<Ad
  *   beats the aggregated one, with the volume that takes it over; the family as a broker family;
  * - `next-tier-maker`, `next-tier-requests` (R3): per account, the maker volume to add or the
  *   requests to drop for the next tier (the margins of {@link tierMargins}).
+ * With `account`, the findings about an account are made for it alone and ranked by what they give it.
  * With hourly activity, the checks of the 24-hour throttles (R9, R14) that tripped or came within
  * `nearMiss` of tripping, with the fill volume that would have kept each clear.
  *
@@ -191,6 +199,10 @@ function readInput(input: AdviceInput | readonly AccountActivity[]): Required<Ad
 export function advise(activity: AdviceInput | readonly AccountActivity[], options: AdviseOptions = {}): Advice {
   const r = resolve(options);
   const input = readInput(activity);
+  if (r.account !== null && !input.accounts.some((a) => a.account === r.account)) {
+    throw new InvalidInputError('`account`', r.account, `an account of the activity (${input.accounts.map((a) => a.account).join(', ')})`);
+  }
+  const advised = (a: { readonly account: string }): boolean => r.account === null || a.account === r.account;
   const ratio = r.family.ratio;
   const now = outcomeOf(input.accounts, r, null);
   const findings: Finding[] = [];
@@ -258,7 +270,7 @@ export function advise(activity: AdviceInput | readonly AccountActivity[], optio
       });
     }
     const threshold = toDec(r.family.ownVolumeThreshold);
-    for (const a of now.accounts) {
+    for (const a of now.accounts.filter(advised)) {
       if (a.basis !== 'aggregated' || compareRatio(a.own, now.aggregated) <= 0 || tierOfRatio(a.own, r.family.tiers).limit <= a.tier.limit) continue;
       const more = threshold.minus(a.own.volume);
       add({
@@ -277,7 +289,7 @@ export function advise(activity: AdviceInput | readonly AccountActivity[], optio
 
   // R3: the next tier, per account.
   if (r.vipLevel >= TIERED_VIP_LEVEL) {
-    for (const a of now.accounts) {
+    for (const a of now.accounts.filter(advised)) {
       const heaviest = input.accounts.find((x) => x.account === a.account)!.contracts
         .map((c) => coefficientOf(ratio.coefficients, normalizeContract(c.contract))).reduce((m, c) => Dec.max(m, c), new Dec(0));
       // Under max(own, aggregated) (R7) either ratio reaching the next bound will do: the nearer one.
@@ -304,7 +316,8 @@ export function advise(activity: AdviceInput | readonly AccountActivity[], optio
     }
   }
 
-  findings.sort((x, y) => y.outcome.gain - x.outcome.gain || compareRatio(y.outcome.aggregated, x.outcome.aggregated));
+  const gainOf = (o: Outcome): number => (r.account === null ? o.gain : o.accounts.find((a) => a.account === r.account)!.gain);
+  findings.sort((x, y) => gainOf(y.outcome) - gainOf(x.outcome) || y.outcome.gain - x.outcome.gain || compareRatio(y.outcome.aggregated, x.outcome.aggregated));
 
   let combination: Advice['combination'] = null;
   if (edits.length > 0) {
@@ -312,6 +325,6 @@ export function advise(activity: AdviceInput | readonly AccountActivity[], optio
     combination = { kinds: edits.map((e) => e.kind), activity: combined, outcome: outcomeOf(combined, r, now) };
   }
 
-  const throttles = input.hours.flatMap((h) => throttleNearMisses(h.account, h.market, h.hours, r.nearMiss, r));
+  const throttles = input.hours.filter(advised).flatMap((h) => throttleNearMisses(h.account, h.market, h.hours, r.nearMiss, r));
   return { vipLevel: r.vipLevel, now, findings, combination, throttles };
 }

@@ -32,6 +32,7 @@ export async function adviseCommand(
   const window = optionValue(args, 'pair-window', 'a whole number of milliseconds (such as 1000)', (v) => /^\d+$/.test(v) && Number.isSafeInteger(Number(v)));
   const takerShare = optionValue(args, 'taker-share', 'a share from 0 to 1 (such as 0.5)', isShare);
   const heavyShare = optionValue(args, 'heavy-share', 'a share from 0 to 1 (such as 0.5)', isShare);
+  const account = args.values.get('account');
   const source = openSource(context.file, stdin);
   const bar = (_bytes: number, lines: number): void => {
     process.stderr.write(`\r${lines.toLocaleString('en-US')} lines `);
@@ -41,6 +42,7 @@ export async function adviseCommand(
     run = await runAdvice(source, {
       ...context.options,
       vipLevel: context.vipLevel,
+      ...(typeof account === 'string' ? { account } : {}),
       ...(window === undefined ? {} : { pairWindowMs: Number(window) }),
       ...(takerShare === undefined ? {} : { takerShare }),
       ...(heavyShare === undefined ? {} : { heavyShare }),

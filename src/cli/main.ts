@@ -114,6 +114,7 @@ FILE is a request log as simulate reads it (a CSV header with an "at" column; st
 reads them (CSV or JSON); - reads standard input. A log's findings rate the 7 days that end with its last day.`,
     options: [
       VIP_OPTION, THRESHOLD_OPTION, BROKER_OPTION,
+      { name: 'account', value: 'ID', help: 'advise one account of the family: its findings, ranked by the limit they give it' },
       { name: 'pair-window', value: 'MS', help: 'a placement this soon after a cancel on the same contract and account is a pair that one amend could do (default 1000)' },
       { name: 'taker-share', value: 'X', help: 'the share of taker volume tried as maker volume, 0 to 1 (default 0.5)' },
       { name: 'heavy-share', value: 'X', help: 'the share of requests on heavy contracts tried on the others, 0 to 1 (default 0.5)' },

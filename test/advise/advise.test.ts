@@ -97,6 +97,19 @@ describe('advise on the worked example', () => {
   });
 });
 
+describe('advise for one account', () => {
+  it('makes the findings about an account for it alone, ranked by the limit they give it', () => {
+    const advice = advise(WORKED_EXAMPLE, { account: 'C' });
+    const about = advice.findings.filter((f) => f.kind.startsWith('next-tier') || f.kind === 'family-threshold').map((f) => f.account);
+    expect(new Set(about)).toEqual(new Set(['C']));
+    const gains = advice.findings.map((f) => f.outcome.accounts.find((a) => a.account === 'C')!.gain);
+    expect(gains).toEqual([...gains].sort((x, y) => y - x));
+    // C over the threshold by 999,670 USDT of maker volume: its own ratio then is tier 7 (400 r/s).
+    expect([advice.findings[0]!.kind, gains[0]]).toEqual(['family-threshold', 150]);
+    expect(() => advise(WORKED_EXAMPLE, { account: 'Z' })).toThrow('Expected `account` to be an account of the activity (A, B, C), got "Z"');
+  });
+});
+
 describe('advise on an account without futures activity', () => {
   it('adds the maker volume that takes it to the next tier on a contract of its own', () => {
     // m: 900 / 100 = 9 (tier 4); s trades no futures and takes the aggregated ratio: 100 more makes 10.
