@@ -150,9 +150,15 @@ export class WindowLimit {
 
   /**
    * Takes `weight` at `at` if the limit allows it: returns 0 when taken, otherwise how many
-   * milliseconds to wait before it could be (Infinity when the weight can never fit).
+   * milliseconds to wait before it could be (Infinity when the weight can never fit). A weight that
+   * is not a positive integer, or an instant or priority that is not a finite number, is an
+   * {@link InvalidInputError} naming it, and nothing is taken.
    */
   tryTake(weight: number, at: number, priority = 0): number {
+    // Checked without allocating: the refusal is thrown by helpers out of the hot path.
+    if (typeof weight !== 'number' || !Number.isSafeInteger(weight) || weight <= 0) badWeight(weight, this.name);
+    if (typeof at !== 'number' || at - at !== 0) badInstant(at, this.name);
+    if (typeof priority !== 'number' || priority - priority !== 0) badPriority(priority, this.name);
     const wait = this.waitFor(weight, at, priority);
     if (wait === 0) this.add(weight, at);
     return wait;
@@ -160,14 +166,10 @@ export class WindowLimit {
 
   /**
    * Milliseconds from `at` until `weight` fits (0: it fits now; Infinity: it never will, being
-   * heavier than the capacity). Takes nothing. `weight` is a positive integer, `at` a finite
-   * instant and `priority` a finite number, else an {@link InvalidInputError}.
+   * heavier than the capacity). Takes nothing, and checks nothing: a query for schedulers, which
+   * check at their boundary, as {@link tryTake} does.
    */
   waitFor(weight: number, at: number, priority = 0): number {
-    // Checked without allocating: the refusal is thrown by helpers out of the hot path.
-    if (typeof weight !== 'number' || !Number.isSafeInteger(weight) || weight <= 0) badWeight(weight, this.name);
-    if (typeof at !== 'number' || at - at !== 0) badInstant(at, this.name);
-    if (typeof priority !== 'number' || priority - priority !== 0) badPriority(priority, this.name);
     const t = at > this.latest ? at : this.latest;
     if (this.inWindow > 0 && this.times[this.start]! + this.span <= t) this.expire(t);
     if (this.holds.length > 0) this.holds = this.holds.filter((h) => h.until > t);
@@ -176,6 +178,12 @@ export class WindowLimit {
     if (this.pausedUntil <= t && this.used + this.unstamped + weight <= cap && (this.holds.length === 0 || this.used + this.unstamped + this.heldAt(t) + weight <= cap)) {
       return 0;
     }
+    // Apart, so that the common case above stays small enough to be inlined where it is called.
+    return this.waitFrom(weight, at, t, cap);
+  }
+
+  /** {@link waitFor} when `weight` does not fit at `t` (the later of `at` and the latest instant). */
+  private waitFrom(weight: number, at: number, t: number, cap: number): number {
     // Walk forward through the instants at which weight frees (log entries leaving the window,
     // holds ending) until enough has. Weight without an instant yet is taken as sent at `t`: its
     // instant will be later, so this may wake a caller a little early, never let one through early.
@@ -235,13 +243,19 @@ export class WindowLimit {
     const t = at > this.latest ? at : this.latest;
     this.latest = t;
     this.used += weight;
-    const size = this.times.length;
     if (this.inWindow > 0 && t - this.first < this.granularity) {
-      const last = this.tail === 0 ? size - 1 : this.tail - 1;
+      const last = this.tail === 0 ? this.times.length - 1 : this.tail - 1;
       this.times[last] = t;
       this.weights[last] = this.weights[last]! + weight;
-      return;
+    } else {
+      // Apart, so that the common case above stays small enough to be inlined where it is called.
+      this.push(weight, t);
     }
+  }
+
+  /** Counts `weight` (already in `used`) at `t` in a new entry. */
+  private push(weight: number, t: number): void {
+    const size = this.times.length;
     // Entries start at least a granule apart, so those still kept fit in the ring once what has
     // left is let go; rounding aside, which the last resort covers.
     if (this.count === size && this.inWindow > 0) this.expire(t);
