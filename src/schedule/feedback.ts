@@ -138,7 +138,8 @@ function number(get: (name: string) => unknown, suffix: string): number | undefi
 }
 
 /** `value` when it is at least `least` (and an integer, for a count), else `undefined`. */
-function kept(value: number | undefined, least: number, count = true): number | undefined {
+/** A header value kept only when feedback would take it: at least `least`, and whole when a count. */
+export function kept(value: number | undefined, least: number, count = true): number | undefined {
   return value !== undefined && value >= least && (!count || Number.isSafeInteger(value)) ? value : undefined;
 }
 
