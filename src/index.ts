@@ -78,5 +78,5 @@ export type { TierMargins } from './rules/margins.js';
 export { Tracker } from './account/tracker.js';
 export type { CountedAction, FillRole, TrackerState } from './account/tracker.js';
 export { AccountLimiter } from './account/limiter.js';
-export type { AccountLimit, AccountLimiterOptions, LimiterEvent, LimiterSnapshot, RequestOptions } from './account/limiter.js';
+export type { AccountLimit, AccountLimiterOptions, LimiterEvent, LimiterSnapshot, RequestOptions, SentRequest } from './account/limiter.js';
 

@@ -1,5 +1,5 @@
 import { InvalidInputError } from '../errors.js';
-import { type Catalog, type CatalogOptions, type Classification, createCatalog } from '../catalog/catalog.js';
+import { type Catalog, type CatalogOptions, type Classification, createCatalog, readClassification } from '../catalog/catalog.js';
 import { type AbuseConfig, type AbuseOptions, type Throttle, buildAbuseTimeline, resolveAbuseOptions } from '../rules/abuse.js';
 import { DAY_MS, HOUR_MS, RAISE_OFFSET_MS, formatUtcDay, formatUtcInstant, parseUtcDay, utcDayStart, utcHourStart } from '../rules/calendar.js';
 import { type FamilyConfig, type FamilyOptions, rateFamily, resolveFamilyOptions } from '../rules/family.js';
@@ -13,6 +13,7 @@ import { toDec } from '../rules/fixed.js';
 import type { Tier } from '../rules/tiers.js';
 import { TIERED_VIP_LEVEL, parseVipLevel } from '../rules/vip.js';
 import { type Clock, systemClock } from '../schedule/clock.js';
+import { type RateLimitFeedback, readFeedback } from '../schedule/feedback.js';
 import { type Limit, Scheduler } from '../schedule/scheduler.js';
 import { type FillRole, Tracker, type TrackerState } from './tracker.js';
 
@@ -64,6 +65,16 @@ export interface RequestOptions {
   readonly deadline?: number;
   /** Overrides the default priority (cancels 10, everything else 0). */
   readonly priority?: number;
+}
+
+/** A request as the engine sent it: what {@link AccountLimiter.request} was given. */
+export interface SentRequest {
+  readonly method: string;
+  /** The API path, with or without `/api/v4`; a query string is ignored. */
+  readonly path: string;
+  /** The request body, for a batch (its orders) and the spot pairs it names. */
+  readonly body?: unknown;
+  readonly contract?: string;
 }
 
 /** The limit in force for an account, and why. */
@@ -266,6 +277,33 @@ export class AccountLimiter {
       ...(options.signal === undefined ? {} : { signal: options.signal }),
       ...(options.deadline === undefined ? {} : { deadline: options.deadline }),
     });
+  }
+
+  /**
+   * Applies what the exchange said back about a request (R12) to the limits that request drew on,
+   * the ones {@link request} waits on for it. `request` is the request as sent (`{ method, path,
+   * body?, contract? }`) or its classification (`limiter.catalog.classify(...)`); `feedback` is
+   * what `feedbackFrom` reads from the response. It goes to the request's limit whose N is
+   * the `limit` the exchange names (to each one that has it: a spot batch's pairs), else to the
+   * endpoint's own limit (for a futures placement or amendment, the tier limit): a 429
+   * (TOO_MANY_REQUESTS, TOO_FAST) pauses it until the reset instant, or one window without one;
+   * fewer requests remaining than counted here hold the difference until the reset; a lower `limit`
+   * than configured lowers it. Bad input throws an {@link InvalidInputError} and changes nothing.
+   *
+   * @example
+   * ```ts
+   * const sent = { method: 'POST', path: '/api/v4/futures/usdt/orders', body }
+   * const res = await limiter.request('main', sent.method, sent.path, () => fetch(url, init), { body })
+   * limiter.feedback('main', sent, feedbackFrom(res, res.ok ? undefined : await res.clone().json()))
+   * ```
+   */
+  feedback(account: string, request: SentRequest | Classification, feedback: RateLimitFeedback): void {
+    const l = this.limitsOf(account);
+    const c = this.classificationOf(request);
+    const f = readFeedback(feedback, 'the feedback');
+    const limits = this.limitsFor(account, l, c);
+    const named = f.limit === undefined ? [] : limits.filter((x) => x.limit === f.limit);
+    for (const limit of named.length > 0 ? named : limits.slice(0, 1)) this.scheduler.feedback(limit, f);
   }
 
   /**
@@ -684,6 +722,17 @@ export class AccountLimiter {
     const l = this.limits.get(account);
     if (l === undefined) throw new InvalidInputError('`account`', account, `an account of the limiter (${[...this.limits.keys()].join(', ')})`);
     return l;
+  }
+
+  /** A request as sent, classified; or a classification, checked. */
+  private classificationOf(request: SentRequest | Classification): Classification {
+    if (typeof request !== 'object' || request === null) {
+      throw new InvalidInputError('the request', request, 'a request { method, path, body?, contract? } or a classification (catalog.classify)');
+    }
+    if ('limits' in request) return readClassification(request, 'the request');
+    const c = this.catalog.classify(request.method, request.path, request.body);
+    if (request.contract !== undefined) normalizeContract(request.contract, '`contract`');
+    return c;
   }
 
   private limitsFor(account: string, l: AccountLimits, c: Classification): Limit[] {

@@ -1,3 +1,5 @@
+import { InvalidInputError } from '../errors.js';
+
 /**
  * What the exchange says back about a limit (R12), as the scheduler takes it
  * ({@link Scheduler.feedback}).
@@ -74,6 +76,29 @@ export function feedbackFrom(response: { readonly status: number; readonly heade
     : undefined;
   const limited = response.status === 429 || label === 'TOO_MANY_REQUESTS' || label === 'TOO_FAST';
   return { limited, ...(label === undefined ? {} : { label }), ...readRateLimitHeaders(response.headers) };
+}
+
+/**
+ * Checks feedback given from outside (R12) before it changes a limit: `limited` a boolean, every
+ * number finite and non-negative (`limit` a positive integer), `label` a string. Returns it as is.
+ *
+ * @example
+ * ```ts
+ * readFeedback({ limited: true, resetAtMs: 1795219200000 }, 'the feedback') // the same object
+ * ```
+ */
+export function readFeedback(value: unknown, field: string): RateLimitFeedback {
+  if (typeof value !== 'object' || value === null || typeof (value as { limited?: unknown }).limited !== 'boolean') {
+    throw new InvalidInputError(field, value, 'a rate-limit feedback { limited, label?, remaining?, limit?, resetAtMs?, retryAfterMs? } (feedbackFrom makes one)');
+  }
+  const f = value as RateLimitFeedback;
+  if (f.label !== undefined && typeof f.label !== 'string') throw new InvalidInputError(`\`label\` of ${field}`, f.label, 'a string');
+  if (f.limit !== undefined && !(Number.isSafeInteger(f.limit) && f.limit > 0)) throw new InvalidInputError(`\`limit\` of ${field}`, f.limit, 'a positive integer');
+  for (const key of ['remaining', 'resetAtMs', 'retryAfterMs'] as const) {
+    const v = f[key];
+    if (v !== undefined && !(typeof v === 'number' && Number.isFinite(v) && v >= 0)) throw new InvalidInputError(`\`${key}\` of ${field}`, v, 'a finite non-negative number');
+  }
+  return f;
 }
 
 /** A case-insensitive getter over any {@link HeadersLike}. */
