@@ -67,14 +67,11 @@ export interface RequestOptions {
   readonly priority?: number;
 }
 
-/** A request as the engine sent it: what {@link AccountLimiter.request} was given. */
+/** A request as given to {@link AccountLimiter.request}. */
 export interface SentRequest {
   readonly method: string;
-  /** The API path, with or without `/api/v4`; a query string is ignored. */
   readonly path: string;
-  /** The request body, for a batch (its orders) and the spot pairs it names. */
   readonly body?: unknown;
-  readonly contract?: string;
 }
 
 /** The limit in force for an account, and why. */
@@ -280,21 +277,13 @@ export class AccountLimiter {
   }
 
   /**
-   * Applies what the exchange said back about a request (R12) to the limits that request drew on,
-   * the ones {@link request} waits on for it. `request` is the request as sent (`{ method, path,
-   * body?, contract? }`) or its classification (`limiter.catalog.classify(...)`); `feedback` is
-   * what `feedbackFrom` reads from the response. It goes to the request's limit whose N is
-   * the `limit` the exchange names (to each one that has it: a spot batch's pairs), else to the
-   * endpoint's own limit (for a futures placement or amendment, the tier limit): a 429
-   * (TOO_MANY_REQUESTS, TOO_FAST) pauses it until the reset instant, or one window without one;
-   * fewer requests remaining than counted here hold the difference until the reset; a lower `limit`
-   * than configured lowers it. Bad input throws an {@link InvalidInputError} and changes nothing.
+   * Applies the exchange's answer (R12, `feedbackFrom`) to the limit `request` (as sent, or its
+   * classification) drew on whose N the answer names (each, if several), else the endpoint's own
+   * (the tier limit for futures orders): a 429 pauses it until the reset (see `Scheduler.feedback`).
    *
    * @example
    * ```ts
-   * const sent = { method: 'POST', path: '/api/v4/futures/usdt/orders', body }
-   * const res = await limiter.request('main', sent.method, sent.path, () => fetch(url, init), { body })
-   * limiter.feedback('main', sent, feedbackFrom(res, res.ok ? undefined : await res.clone().json()))
+   * limiter.feedback('main', { method, path, body }, feedbackFrom(res, errorBody))
    * ```
    */
   feedback(account: string, request: SentRequest | Classification, feedback: RateLimitFeedback): void {
@@ -727,12 +716,10 @@ export class AccountLimiter {
   /** A request as sent, classified; or a classification, checked. */
   private classificationOf(request: SentRequest | Classification): Classification {
     if (typeof request !== 'object' || request === null) {
-      throw new InvalidInputError('the request', request, 'a request { method, path, body?, contract? } or a classification (catalog.classify)');
+      throw new InvalidInputError('the request', request, 'a request { method, path, body? } or a classification');
     }
     if ('limits' in request) return readClassification(request, 'the request');
-    const c = this.catalog.classify(request.method, request.path, request.body);
-    if (request.contract !== undefined) normalizeContract(request.contract, '`contract`');
-    return c;
+    return this.catalog.classify(request.method, request.path, request.body);
   }
 
   private limitsFor(account: string, l: AccountLimits, c: Classification): Limit[] {

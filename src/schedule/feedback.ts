@@ -80,7 +80,7 @@ export function feedbackFrom(response: { readonly status: number; readonly heade
 
 /**
  * Checks feedback given from outside (R12) before it changes a limit: `limited` a boolean, every
- * number finite and non-negative (`limit` a positive integer), `label` a string. Returns it as is.
+ * number finite and non-negative (`limit` a positive integer). Returns it as is.
  *
  * @example
  * ```ts
@@ -89,14 +89,13 @@ export function feedbackFrom(response: { readonly status: number; readonly heade
  */
 export function readFeedback(value: unknown, field: string): RateLimitFeedback {
   if (typeof value !== 'object' || value === null || typeof (value as { limited?: unknown }).limited !== 'boolean') {
-    throw new InvalidInputError(field, value, 'a rate-limit feedback { limited, label?, remaining?, limit?, resetAtMs?, retryAfterMs? } (feedbackFrom makes one)');
+    throw new InvalidInputError(field, value, 'a rate-limit feedback (feedbackFrom)');
   }
   const f = value as RateLimitFeedback;
-  if (f.label !== undefined && typeof f.label !== 'string') throw new InvalidInputError(`\`label\` of ${field}`, f.label, 'a string');
   if (f.limit !== undefined && !(Number.isSafeInteger(f.limit) && f.limit > 0)) throw new InvalidInputError(`\`limit\` of ${field}`, f.limit, 'a positive integer');
   for (const key of ['remaining', 'resetAtMs', 'retryAfterMs'] as const) {
     const v = f[key];
-    if (v !== undefined && !(typeof v === 'number' && Number.isFinite(v) && v >= 0)) throw new InvalidInputError(`\`${key}\` of ${field}`, v, 'a finite non-negative number');
+    if (v !== undefined && !(typeof v === 'number' && Number.isFinite(v) && v >= 0)) throw new InvalidInputError(`\`${key}\` of ${field}`, v, 'a number >= 0');
   }
   return f;
 }

@@ -87,7 +87,6 @@ describe('AccountLimiter.feedback', () => {
     ['an unknown account', 'nobody', { method: 'POST', path: ORDERS, body }, { limited: true }, 'Expected `account`'],
     ['a request that is not one', 'main', 'POST /orders', { limited: true }, 'Expected the request to be a request'],
     ['a path outside the API', 'main', { method: 'POST', path: '/nowhere' }, { limited: true }, 'Expected `path`'],
-    ['a bad contract', 'main', { method: 'DELETE', path: `${ORDERS}/1`, contract: 'btc usdt' }, { limited: true }, 'Expected `contract`'],
     ['a classification without limits', 'main', { market: 'futures', action: 'place', endpoint: '/x', method: 'POST', orders: 1, weight: 1, limits: [] }, { limited: true }, 'Expected the request to be a classification'],
     ['a classification with a bad limit', 'main', { market: 'spot', action: 'other', endpoint: '/x', method: 'GET', orders: 1, weight: 1, limits: [{ key: 'k', scope: 'account', limit: 0, windowMs: 1 }] }, { limited: true }, 'Expected `limits[0]` of the request.limit'],
     ['feedback without `limited`', 'main', { method: 'POST', path: ORDERS, body }, { remaining: 3 }, 'Expected the feedback to be a rate-limit feedback'],
