@@ -78,5 +78,7 @@ export type { TierMargins } from './rules/margins.js';
 export { Tracker } from './account/tracker.js';
 export type { CountedAction, FillRole, TrackerState } from './account/tracker.js';
 export { AccountLimiter } from './account/limiter.js';
+export { recordTrades } from './account/trades.js';
+export type { FuturesTradeRow, RecordTradesOptions, SpotTradeRow } from './account/trades.js';
 export type { AccountLimit, AccountLimiterOptions, LimiterEvent, LimiterSnapshot, RequestOptions, SentRequest } from './account/limiter.js';
 
