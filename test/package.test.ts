@@ -60,16 +60,15 @@ describe('the packed tarball', () => {
   it('holds the build, the licence and the README, and nothing else', () => {
     const allowed = [
       /^(LICENSE|README\.md|package\.json)$/,
-      /^dist\/(index|redis)\.(js|cjs|d\.ts|d\.cts)$/,
-      /^dist\/exchange\.(js|cjs|d\.ts|d\.cts)$/,
+      /^dist\/(index|redis|fetch|exchange)\.(js|cjs|d\.ts|d\.cts)$/,
       /^dist\/chunk-[\w-]+\.(js|cjs)$/,
       /^dist\/[a-z]+-[\w-]+\.d\.cts$/,
       /^dist\/cli\/bin\.js$/,
     ];
     expect(files.filter((f) => !allowed.some((p) => p.test(f)))).toEqual([]);
-    expect(files).toEqual(expect.arrayContaining(['LICENSE', 'README.md', 'package.json', 'dist/index.js', 'dist/index.cjs', 'dist/index.d.ts', 'dist/index.d.cts', 'dist/redis.js', 'dist/redis.cjs', 'dist/redis.d.ts', 'dist/redis.d.cts', 'dist/exchange.js', 'dist/exchange.cjs', 'dist/exchange.d.ts', 'dist/cli/bin.js']));
+    expect(files).toEqual(expect.arrayContaining(['LICENSE', 'README.md', 'package.json', 'dist/index.js', 'dist/index.cjs', 'dist/index.d.ts', 'dist/index.d.cts', 'dist/redis.js', 'dist/redis.cjs', 'dist/redis.d.ts', 'dist/redis.d.cts', 'dist/fetch.js', 'dist/fetch.cjs', 'dist/fetch.d.ts', 'dist/fetch.d.cts', 'dist/exchange.js', 'dist/exchange.cjs', 'dist/exchange.d.ts', 'dist/cli/bin.js']));
     // The code is there once, as ES modules: the CommonJS entries only require them.
-    for (const entry of ['index', 'redis', 'exchange']) {
+    for (const entry of ['index', 'redis', 'fetch', 'exchange']) {
       expect(readFileSync(join(installed, `dist/${entry}.cjs`), 'utf8')).toBe(`'use strict';\nmodule.exports = require('./${entry}.js');\n`);
     }
   });
@@ -115,15 +114,19 @@ describe('the packed tarball', () => {
 
 describe('the installed package', () => {
   it.each([
-    ['module', "import { tradeRatio, Scheduler, WindowLimit, InvalidInputError } from 'traderatio';\nimport { RedisStore, SharedLimit } from 'traderatio/redis';"],
-    ['commonjs', "const { tradeRatio, Scheduler, WindowLimit, InvalidInputError } = require('traderatio');\nconst { RedisStore, SharedLimit } = require('traderatio/redis');"],
-  ])('loads as %s, with one copy of the classes the two entries share', async (type, imports) => {
+    ['module', "import { tradeRatio, Scheduler, WindowLimit, InvalidInputError, AccountLimiter } from 'traderatio';\nimport { RedisStore, SharedLimit } from 'traderatio/redis';\nimport { limitedFetch } from 'traderatio/fetch';"],
+    ['commonjs', "const { tradeRatio, Scheduler, WindowLimit, InvalidInputError, AccountLimiter } = require('traderatio');\nconst { RedisStore, SharedLimit } = require('traderatio/redis');\nconst { limitedFetch } = require('traderatio/fetch');"],
+  ])('loads as %s, with one copy of the classes the three entries share', async (type, imports) => {
     const r = await run(process.execPath, [`--input-type=${type}`, '-e', `${imports}
       console.log(tradeRatio([{ contract: 'BTC_USDT', makerVolume: '1000', place: 100 }]).ratio.toFixed(2));
       console.log(typeof Scheduler, typeof RedisStore, SharedLimit.prototype instanceof WindowLimit);
       try { new RedisStore({}); } catch (e) { console.log(e instanceof InvalidInputError); }
+      const limiter = new AccountLimiter({ accounts: [{ id: 'main', role: 'main' }] });
+      console.log(typeof limitedFetch(limiter, { account: 'main' }));
+      try { limitedFetch(limiter, { account: 'other' }); } catch (e) { console.log(e instanceof InvalidInputError); }
+      limiter.close();
     `], app);
-    expect(r).toEqual({ code: 0, out: '10.00\nfunction function true\ntrue\n', err: '' });
+    expect(r).toEqual({ code: 0, out: '10.00\nfunction function true\ntrue\nfunction\ntrue\n', err: '' });
   });
 
   it('gives one copy of every class to a process that both requires and imports it', async () => {
@@ -163,6 +166,7 @@ describe('the installed package', () => {
   const consumer = `
 import { InvalidInputError, Scheduler, WindowLimit, tradeRatio, type RatioResult } from 'traderatio';
 import { RedisStore, SharedLimit, type RedisStoreOptions } from 'traderatio/redis';
+import { limitedFetch, type LimitedFetch } from 'traderatio/fetch';
 
 const r: RatioResult = tradeRatio([{ contract: 'BTC_USDT', makerVolume: '1000', place: 100 }]);
 export const ratio: string | undefined = r.ratio?.toFixed(2);
@@ -172,6 +176,9 @@ export const scheduler = new Scheduler({ store });
 export const limit: WindowLimit = scheduler.limit({ name: 'orders', limit: 100, windowMs: 1000 });
 export const refused = (e: unknown): boolean => e instanceof InvalidInputError && e.code === 'INVALID_INPUT';
 declare const shared: SharedLimit;
+declare const limiter: import('traderatio').AccountLimiter;
+// A limited fetch goes wherever fetch does.
+export const limited: typeof fetch = limitedFetch(limiter, { account: 'main' }) satisfies LimitedFetch;
 // @ts-expect-error: internal to the Redis store
 store.acquire([], 1, 0);
 // @ts-expect-error: internal to a shared limit

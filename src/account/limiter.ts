@@ -1,6 +1,6 @@
 import { InvalidInputError } from '../errors.js';
 import { type Check, checkClockOffset } from '../catalog/validators.js';
-import { type Catalog, type CatalogOptions, type Classification, createCatalog } from '../catalog/catalog.js';
+import { type Catalog, type CatalogOptions, type Classification, createCatalog, readClassification } from '../catalog/catalog.js';
 import type { WebSocketBudget } from '../catalog/channels.js';
 import { type AbuseConfig, type AbuseOptions, type Throttle, buildAbuseTimeline, resolveAbuseOptions } from '../rules/abuse.js';
 import { DAY_MS, HOUR_MS, RAISE_OFFSET_MS, formatUtcDay, formatUtcInstant, parseUtcDay, utcDayStart, utcHourStart } from '../rules/calendar.js';
@@ -17,7 +17,7 @@ import { toDec } from '../rules/fixed.js';
 import type { Tier } from '../rules/tiers.js';
 import { TIERED_VIP_LEVEL, parseVipLevel } from '../rules/vip.js';
 import { type Clock, systemClock } from '../schedule/clock.js';
-import type { HeadersLike } from '../schedule/feedback.js';
+import { type HeadersLike, type RateLimitFeedback, readFeedback } from '../schedule/feedback.js';
 import { readGatewayTimes } from '../schedule/gateway-time.js';
 import { type Limit, Scheduler } from '../schedule/scheduler.js';
 import { type FillRole, Tracker, type TrackerState } from './tracker.js';
@@ -116,6 +116,13 @@ export interface WebSocketRequestOptions extends Omit<RequestOptions, 'body'> {
   readonly params?: unknown;
   /** The futures connection's settlement currency. @default "usdt" */
   readonly settle?: string;
+}
+
+/** A request as given to {@link AccountLimiter.request}. */
+export interface SentRequest {
+  readonly method: string;
+  readonly path: string;
+  readonly body?: unknown;
 }
 
 /** The limit in force for an account, and why. */
@@ -397,6 +404,25 @@ export class AccountLimiter {
       ...(options.signal === undefined ? {} : { signal: options.signal }),
       ...(options.deadline === undefined ? {} : { deadline: options.deadline }),
     });
+  }
+
+  /**
+   * Applies the exchange's answer (R12, `feedbackFrom`) to the limit `request` (as sent, or its
+   * classification) drew on whose N the answer names (each, if several), else the endpoint's own
+   * (the tier limit for futures orders): a 429 pauses it until the reset (see `Scheduler.feedback`).
+   *
+   * @example
+   * ```ts
+   * limiter.feedback('main', { method, path, body }, feedbackFrom(res, errorBody))
+   * ```
+   */
+  feedback(account: string, request: SentRequest | Classification, feedback: RateLimitFeedback): void {
+    const l = this.limitsOf(account);
+    const c = this.classificationOf(request);
+    const f = readFeedback(feedback);
+    const limits = this.limitsFor(account, l, c);
+    const named = f.limit === undefined ? [] : limits.filter((x) => x.limit === f.limit);
+    for (const limit of named.length > 0 ? named : limits.slice(0, 1)) this.scheduler.feedback(limit, f);
   }
 
   /**
@@ -935,6 +961,15 @@ export class AccountLimiter {
     const l = this.limits.get(account);
     if (l === undefined) throw new InvalidInputError('`account`', account, `an account of the limiter (${[...this.limits.keys()].join(', ')})`);
     return l;
+  }
+
+  /** A request as sent, classified; or a classification, checked. */
+  private classificationOf(request: SentRequest | Classification): Classification {
+    if (typeof request !== 'object' || request === null) {
+      throw new InvalidInputError('the request', request, 'a request { method, path, body? } or a classification');
+    }
+    if ('limits' in request) return readClassification(request, 'the request');
+    return this.catalog.classify(request.method, request.path, request.body);
   }
 
   private limitsFor(account: string, l: AccountLimits, c: Classification): Limit[] {

@@ -243,6 +243,30 @@ function readBudget(budget: unknown): WebSocketBudget {
   return budget;
 }
 
+/**
+ * Checks a classification given from outside (one `classify` made, kept by the caller) before
+ * limits are looked up by it: its market, action, endpoint, weight and at least one limit, each
+ * with a key, a scope and N per W. Returns it as is.
+ *
+ * @example
+ * ```ts
+ * readClassification(createCatalog().classify('GET', '/spot/accounts'), 'the request') // the same object
+ * ```
+ */
+export function readClassification(value: unknown, field: string): Classification {
+  const c = value as Partial<Classification> | null;
+  if (typeof c !== 'object' || c === null || typeof c.market !== 'string' || typeof c.action !== 'string' || typeof c.endpoint !== 'string' ||
+      !Number.isSafeInteger(c.weight) || !Array.isArray(c.limits) || c.limits.length === 0) {
+    throw new InvalidInputError(field, value, 'a classification (catalog.classify)');
+  }
+  c.limits.forEach((spec: LimitSpec, i: number) => {
+    const where = `\`limits[${i}]\` of ${field}`;
+    if (typeof spec?.key !== 'string' || (spec.scope !== 'account' && spec.scope !== 'ip')) throw new InvalidInputError(where, spec, 'a limit spec');
+    readRateLimit(spec, where);
+  });
+  return c as Classification;
+}
+
 const GROUPS = new Set([
   'spot', 'margin', 'futures', 'delivery', 'options', 'wallet', 'withdrawals', 'sub_accounts', 'account', 'unified', 'earn',
   'loan', 'flash_swap', 'rebate', 'otc', 'p2p', 'crossex', 'tradfi', 'alpha',

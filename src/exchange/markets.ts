@@ -95,9 +95,3 @@ export function resolveMarkets(options: MarketsOptions = DEFAULT_MARKETS): Marke
     pairs: () => [...spot.keys()],
   };
 }
-
-/** USDT traded by a fill of `size` contracts at `price` (USD counted as USDT for inverse contracts). */
-export function futuresVolume(contract: Contract, size: Dec, price: Dec): Dec {
-  const notional = size.abs().times(contract.multiplier);
-  return contract.inverse ? notional : notional.times(price);
-}

@@ -5,7 +5,8 @@ import { ApiError, badRequest } from './api-error.js';
 import { Book, type FuturesOrder, MAX_OPEN_ORDERS, type SpotOrder, type Trade } from './book.js';
 import type { Account, ExchangeCore } from './core.js';
 import type { FillModel } from './fill-model.js';
-import { type Markets, futuresVolume } from './markets.js';
+import { type Markets } from './markets.js';
+import { futuresFillVolume } from '../rules/fill-volume.js';
 
 type Json = Record<string, unknown>;
 
@@ -274,7 +275,8 @@ export class Trading {
     const price = order.price;
     let volume: Dec;
     if (order.market === 'futures') {
-      volume = futuresVolume(this.markets.contract(order.settle, order.contract)!, size, price);
+      const contract = this.markets.contract(order.settle, order.contract)!;
+      volume = futuresFillVolume(size, contract.multiplier, price, contract.inverse);
       order.status = 'finished';
     } else {
       volume = size.times(price);

@@ -26,6 +26,13 @@ export function parsePositiveDecimal(value: unknown, field: string): Dec {
   return d;
 }
 
+/** Reads an exact decimal of either sign (a futures size: negative sells). */
+export function parseDecimal(value: unknown, field: string): Dec {
+  const d = toDecimal(value);
+  if (d === undefined || d.isNaN() || !d.isFinite()) throw new InvalidInputError(field, value, 'a decimal string');
+  return d;
+}
+
 function toDecimal(value: unknown): Dec | undefined {
   if (typeof value === 'string') {
     const text = value.trim();

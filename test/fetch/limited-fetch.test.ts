@@ -1,0 +1,113 @@
+import { describe, expect, it } from 'vitest';
+import { AccountLimiter } from '../../src/account/limiter.js';
+import { InvalidInputError, RefusedError } from '../../src/errors.js';
+import { limitedFetch } from '../../src/fetch/index.js';
+import { VirtualClock } from '../../src/schedule/clock.js';
+
+const T0 = Date.parse('2026-11-21T10:00:00Z');
+const HOST = 'https://api.example.test';
+const order = JSON.stringify({ contract: 'ETH_USDT', size: 1, price: '3000' });
+
+/** A limiter on a virtual clock and a fetch that answers what `answer` says, recording what it was sent. */
+function setup(answer: (url: string) => Response = () => Response.json({ id: 1 })) {
+  const clock = new VirtualClock({ start: 0, wallStart: T0 });
+  const limiter = new AccountLimiter({ accounts: [{ id: 'main', role: 'main' }], clock });
+  const sent: { at: number; url: string; init: RequestInit | undefined; input: unknown }[] = [];
+  const fetch = async (input: string | URL | Request, init?: RequestInit) => {
+    const url = input instanceof Request ? input.url : String(input);
+    sent.push({ at: clock.now(), url, init, input });
+    return answer(url);
+  };
+  return { clock, limiter, sent, fetch: limitedFetch(limiter, { account: 'main', fetch }) };
+}
+
+const tooMany = () => new Response('{"label":"TOO_MANY_REQUESTS","message":"slow down"}', {
+  status: 429,
+  headers: { 'X-Gate-RateLimit-Limit': '100', 'X-Gate-RateLimit-Requests-Remain': '0', 'X-Gate-RateLimit-Reset-Timestamp': String((T0 + 2_000) / 1000) },
+});
+
+describe('limitedFetch', () => {
+  it('classifies by method and full URL, counts a batch per order when sent, and passes the request on as given', async () => {
+    const { limiter, sent, fetch } = setup();
+    const init = { method: 'POST', headers: { KEY: 'k' }, body: `[${order},${order},${order}]` };
+    const res = await fetch(`${HOST}/api/v4/futures/usdt/batch_orders?settle=usdt`, init);
+    expect(await res.json()).toEqual({ id: 1 });
+    expect(sent.map((s) => [s.url, s.init])).toEqual([[`${HOST}/api/v4/futures/usdt/batch_orders?settle=usdt`, init]]);
+    expect(limiter.abuseHeadroom('main').requests).toBe(3);
+    limiter.close();
+  });
+
+  it('reads the path from /api/v4/ on, behind a proxy prefix, and a Request with its body', async () => {
+    const { limiter, sent, fetch } = setup();
+    const request = new Request(`${HOST}/gate/api/v4/futures/usdt/orders`, { method: 'POST', body: order });
+    const res = await fetch(request);
+    expect(res.status).toBe(200);
+    // The body was read from a clone: the request that was sent still has it.
+    expect(await (sent[0]!.input as Request).json()).toEqual(JSON.parse(order));
+    expect(limiter.abuseHeadroom('main').requests).toBe(1);
+    limiter.close();
+  });
+
+  it('pauses placements after a 429 until the reset, leaves the 429 body to the caller, and cancels go on', async () => {
+    const { clock, limiter, sent, fetch } = setup((url) => (url.endsWith('/orders') && answered === 0 ? tooMany() : Response.json({})));
+    let answered = 0;
+    const refused = await fetch(`${HOST}/api/v4/futures/usdt/orders`, { method: 'POST', body: order });
+    answered = 1;
+    expect(await refused.json()).toEqual({ label: 'TOO_MANY_REQUESTS', message: 'slow down' });
+    const next = fetch(`${HOST}/api/v4/futures/usdt/orders`, { method: 'POST', body: order });
+    await fetch(`${HOST}/api/v4/futures/usdt/orders/12`, { method: 'DELETE', contract: 'ETH_USDT' });
+    await clock.advance(1_999);
+    expect(sent.map((s) => s.at)).toEqual([0, 0]);
+    await clock.advance(1);
+    await next;
+    expect(sent.map((s) => s.at)).toEqual([0, 0, 2_000]);
+    limiter.close();
+  });
+
+  it('tells the exchange the deadline in Unix milliseconds on a futures order, and only where it is accepted', async () => {
+    const { limiter, sent, fetch } = setup();
+    await fetch(`${HOST}/api/v4/futures/usdt/orders`, { method: 'POST', body: order, deadline: 250 });
+    await fetch(`${HOST}/api/v4/spot/batch_orders`, { method: 'POST', body: '[{"currency_pair":"ETH_USDT"}]', deadline: 40, headers: { 'x-gate-exptime': '7' } });
+    await fetch(`${HOST}/api/v4/futures/usdt/batch_orders`, { method: 'POST', body: `[${order}]`, deadline: 250 });
+    const header = (i: number) => new Headers(sent[i]!.init!.headers).get('x-gate-exptime');
+    expect([header(0), header(1), header(2)]).toEqual([String(T0 + 250), '7', null]);
+    limiter.close();
+  });
+
+  it('refuses unsent a request still waiting at its deadline', async () => {
+    const clock = new VirtualClock({ start: 0, wallStart: T0 });
+    const limiter = new AccountLimiter({ accounts: [{ id: 'main', role: 'main' }], clock });
+    let sends = 0;
+    const fetch = limitedFetch(limiter, { account: 'main', fetch: async () => { sends++; return tooMany(); } });
+    await fetch(`${HOST}/api/v4/futures/usdt/orders`, { method: 'POST', body: order });
+    const late = fetch(`${HOST}/api/v4/futures/usdt/orders`, { method: 'POST', body: order, deadline: 100 });
+    const refusal = expect(late).rejects.toThrow(RefusedError);
+    await clock.advance(101);
+    await refusal;
+    expect(sends).toBe(1);
+    limiter.close();
+  });
+
+  it.each([
+    ['a URL outside the API', `${HOST}/status`, { method: 'GET' }, 'Expected `path`'],
+    ['a relative URL', '/api/v4/spot/accounts', { method: 'GET' }, 'Expected the URL to be an absolute URL'],
+    ['a batch whose body is not JSON', `${HOST}/api/v4/futures/usdt/batch_orders`, { method: 'POST', body: 'orders' }, 'Expected the body of POST /futures/{settle}/batch_orders'],
+  ])('rejects %s with an InvalidInputError and sends nothing', async (_, url, init, message) => {
+    const { limiter, sent, fetch } = setup();
+    await expect(fetch(url, init)).rejects.toThrow(InvalidInputError);
+    await expect(fetch(url, init)).rejects.toThrow(message);
+    expect(sent).toEqual([]);
+    expect(limiter.abuseHeadroom('main').requests).toBe(0);
+    limiter.close();
+  });
+
+  it.each([
+    ['an unknown account', { account: 'other' }, 'Expected `account`'],
+    ['a fetch that is not a function', { account: 'main', fetch: 'fetch' }, 'Expected `fetch`'],
+  ])('refuses %s when made', (_, options, message) => {
+    const limiter = new AccountLimiter({ accounts: [{ id: 'main', role: 'main' }] });
+    expect(() => limitedFetch(limiter, options as never)).toThrow(message);
+    expect(() => limitedFetch({} as never, { account: 'main' })).toThrow('Expected the limiter to be an AccountLimiter');
+    limiter.close();
+  });
+});
