@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { InvalidInputError } from '../errors.js';
 import { type Clock, systemClock } from '../schedule/clock.js';
+import { Listeners } from '../schedule/listeners.js';
 import type { LimitHost, LimitStore } from '../schedule/store.js';
 import { WindowLimit, type WindowLimitOptions } from '../schedule/window.js';
 import { type RedisScripting, Script, scriptingOf } from './client.js';
@@ -61,11 +62,18 @@ export interface RedisStoreOptions {
   readonly clock?: Clock;
 }
 
-/** What a Redis store tells its listeners: Redis stopped or started answering. */
+/**
+ * What a Redis store tells its listeners: Redis stopped or started answering, a process started
+ * sending on its local share. `error` reports a listener that threw (source `listener`), at an
+ * instant of the store's clock: the store carries on. An error thrown by a listener while it
+ * handles an `error` event, or an error with no listener to take it, becomes a process warning
+ * (`process.emitWarning`, type `TraderatioWarning`).
+ */
 export type RedisStoreEvent =
   | { readonly type: 'unavailable'; readonly error: unknown }
   | { readonly type: 'available' }
-  | { readonly type: 'local'; readonly limit: string };
+  | { readonly type: 'local'; readonly limit: string }
+  | { readonly type: 'error'; readonly at: number; readonly source: 'listener'; readonly error: unknown };
 
 interface Pending {
   readonly script: Script;
@@ -126,7 +134,7 @@ export class RedisStore implements LimitStore {
   private readonly epochKey: string;
   private readonly procsKey: string;
   private readonly limits = new Set<SharedLimit>();
-  private readonly listeners = new Set<(event: RedisStoreEvent) => void>();
+  private readonly listeners = new Listeners<RedisStoreEvent>((_source, error) => ({ type: 'error', at: this.clock.now(), source: 'listener', error }));
   private seq = 0;
   private up = true;
   private closed = false;
@@ -195,10 +203,17 @@ export class RedisStore implements LimitStore {
     return l;
   }
 
-  /** Listens to Redis becoming unavailable and available again. Returns a function that stops it. */
+  /**
+   * Listens to Redis becoming unavailable and available again. Returns a function that stops it.
+   * A listener that throws breaks nothing: its error is reported as an `error` event.
+   *
+   * @example
+   * ```ts
+   * store.on((event) => event.type === 'unavailable' && log.warn('Redis down', event.error))
+   * ```
+   */
   on(listener: (event: RedisStoreEvent) => void): () => void {
-    this.listeners.add(listener);
-    return () => this.listeners.delete(listener);
+    return this.listeners.add(listener);
   }
 
   /**
@@ -513,7 +528,7 @@ export class RedisStore implements LimitStore {
   }
 
   private emit(event: RedisStoreEvent): void {
-    for (const listener of this.listeners) listener(event);
+    this.listeners.emit(event);
   }
 
   private metaKey(l: WindowLimit): string {
