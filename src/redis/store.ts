@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { InvalidInputError } from '../errors.js';
-import { type Clock, systemClock } from '../schedule/clock.js';
+import { type Clock, MAX_TIMEOUT_MS, systemClock } from '../schedule/clock.js';
 import { Listeners } from '../schedule/listeners.js';
 import type { LimitHost, LimitStore } from '../schedule/store.js';
 import { WindowLimit, type WindowLimitOptions } from '../schedule/window.js';
@@ -168,18 +168,21 @@ export class RedisStore implements LimitStore {
     this.epochKey = `{${prefix}}:epoch`;
     this.procsKey = `{${prefix}}:procs`;
     const ms = (v: number): boolean => v > 0 && Number.isFinite(v);
-    this.leaseMs = readNumber(options.leaseMs, 20, '`leaseMs`', 'a positive number of milliseconds', ms);
+    // Waited with setTimeout, which fires a longer delay at once.
+    const timerMs = (v: number): boolean => v > 0 && v <= MAX_TIMEOUT_MS;
+    const timerExpected = `a positive number of milliseconds, at most ${MAX_TIMEOUT_MS}`;
+    this.leaseMs = readNumber(options.leaseMs, 20, '`leaseMs`', timerExpected, timerMs);
     this.prefetch = readNumber(options.prefetch, 0, '`prefetch`', 'a non-negative integer', (v) => Number.isSafeInteger(v) && v >= 0);
     this.maxBatch = readNumber(options.maxBatch, 64, '`maxBatch`', 'a positive integer', (v) => Number.isSafeInteger(v) && v > 0);
-    this.timeoutMs = readNumber(options.timeoutMs, 250, '`timeoutMs`', 'a positive number of milliseconds', ms);
-    this.retryMs = readNumber(options.retryMs, 50, '`retryMs`', 'a positive number of milliseconds', ms);
+    this.timeoutMs = readNumber(options.timeoutMs, 250, '`timeoutMs`', timerExpected, timerMs);
+    this.retryMs = readNumber(options.retryMs, 50, '`retryMs`', timerExpected, timerMs);
     const policy = options.onUnavailable ?? 'wait';
     if (policy !== 'wait' && policy !== 'local') throw new InvalidInputError('`onUnavailable`', policy, '"wait" or "local"');
     this.local = policy === 'local';
     if (this.local && options.processes === undefined) throw new InvalidInputError('`processes`', undefined, 'the most processes sharing the budget (required with onUnavailable "local")');
     this.processes = readNumber(options.processes, 0, '`processes`', 'a positive integer', (v) => Number.isSafeInteger(v) && v > 0);
     this.fallbackMaxMs = readNumber(options.fallbackMaxMs, 30_000, '`fallbackMaxMs`', 'a positive number of milliseconds', ms);
-    this.staleMs = readNumber(options.staleMs, 1000, '`staleMs`', 'a positive number of milliseconds', ms);
+    this.staleMs = readNumber(options.staleMs, 1000, '`staleMs`', timerExpected, timerMs);
     const clock = options.clock ?? systemClock;
     if (typeof clock !== 'object' || clock === null || typeof clock.now !== 'function') throw new InvalidInputError('`clock`', clock, 'a Clock');
     this.clock = clock;

@@ -369,6 +369,13 @@ describe('RedisStore: shared limits and listeners never wedge a process', () => 
     expect(events).toEqual(['unavailable', 'error:listener bug', 'available']);
   });
 
+  it('refuses a timing option longer than a timer can wait, naming it', () => {
+    for (const field of ['leaseMs', 'timeoutMs', 'retryMs', 'staleMs']) {
+      expect(() => new RedisStore({ client, [field]: 30 * 86_400_000 })).toThrow(InvalidInputError);
+      expect(() => new RedisStore({ client, [field]: 30 * 86_400_000 })).toThrow(`\`${field}\``);
+    }
+  });
+
   it('refuses a listener given as an event name, as an EventEmitter would take it', () => {
     const store = new RedisStore({ client, prefix: prefixFor('listener-name') });
     expect(() => store.on('unavailable' as never)).toThrow(InvalidInputError);
