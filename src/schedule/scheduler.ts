@@ -166,7 +166,9 @@ export class Scheduler {
   /**
    * Runs `fn` when every limit in `options.limits` allows `weight` at once, taking it from all of
    * them together. Resolves with what `fn` returns (or its promise settles to); rejects with
-   * `fn`'s error, or with a {@link RefusedError} when the task was refused and never ran.
+   * `fn`'s error, or with a {@link RefusedError} when the task was refused and never ran: among
+   * others `too-heavy` when a limit is lowered below its weight while it waits. A bad option
+   * throws an {@link InvalidInputError} naming it, before anything is queued or counted.
    */
   schedule<T>(fn: () => T | PromiseLike<T>, options: ScheduleOptions = {}): Promise<Awaited<T>> {
     // Every option is read before anything is queued or counted: a refused call leaves no trace.
