@@ -1,5 +1,5 @@
 /**
- * traderatio: an exchange's API v4 rate limits as exact rules (R1-R13), and a scheduler that keeps
+ * traderatio: an exchange's API v4 rate limits as exact rules (R1-R16), and a scheduler that keeps
  * a trading engine inside them.
  *
  * @packageDocumentation
@@ -35,6 +35,8 @@ export type {
 } from './rules/timeline.js';
 
 export { buildAbuseTimeline, checkAbuse, placementLimit, resolveAbuseOptions } from './rules/abuse.js';
+export { buildSpotFillTimeline, checkSpotFill, resolveSpotFillOptions, spotFillApplies } from './rules/spot-fill.js';
+export type { SpotFillConfig, SpotFillOptions, SpotOrderRequest } from './rules/spot-fill.js';
 export type {
   AbuseConfig, AbuseOptions, AbuseTimeline, AbuseWindow, HourlyActivity, PlacementLimit, RateLimit, Throttle, ThrottleChange,
   ThrottleReason, ThrottleState,

@@ -5,6 +5,7 @@ import { DAY_MS, HOUR_MS, RAISE_OFFSET_MS, formatUtcDay, formatUtcInstant, parse
 import { type FamilyConfig, type FamilyOptions, rateFamily, resolveFamilyOptions } from '../rules/family.js';
 import { type TierMargins, tierMargins } from '../rules/margins.js';
 import { parseCount, parseId, parseInstant, parseNonNegativeDecimal } from '../rules/parse.js';
+import { type SpotFillConfig, type SpotFillOptions, UNNAMED_PAIR, buildSpotFillTimeline, resolveSpotFillOptions, spotFillLimits } from '../rules/spot-fill.js';
 import { coefficientOf, normalizeContract } from '../rules/contracts.js';
 import { type ChangeReason, type DailyActivity, type Timeline, type TimelineAccount, buildTimeline } from '../rules/timeline.js';
 import { Dec } from '../rules/decimal.js';
@@ -28,6 +29,8 @@ export interface AccountLimiterOptions extends FamilyOptions {
   readonly catalog?: CatalogOptions;
   /** Abuse throttle thresholds (R9). */
   readonly abuse?: AbuseOptions;
+  /** Spot low-fill throttle thresholds and scope (R14). */
+  readonly spotFill?: SpotFillOptions;
   /**
    * `snapshot`: limits change at the snapshot instants (R5). `live`: besides, a fall of the rolling
    * ratio into a lower tier lowers the limit at that instant; raises still wait for 08:00.
@@ -74,6 +77,8 @@ export interface AccountLimit {
   readonly limit: number;
   /** The abuse throttle in force (R9), or null. */
   readonly throttle: Throttle | null;
+  /** The spot low-fill throttle in force (R14), or null: spot placement and amendment. */
+  readonly spotThrottle: Throttle | null;
   /** Why the tier is what it is: the last change's reason, `live-downgrade`, or `initial`. */
   readonly reason: ChangeReason | 'live-downgrade' | 'initial';
 }
@@ -89,6 +94,13 @@ export type LimiterEvent =
   | { readonly type: 'limit'; readonly account: string; readonly at: number; readonly from: number; readonly to: number; readonly reason: AccountLimit['reason'] }
   | { readonly type: 'throttle'; readonly account: string; readonly at: number; readonly throttle: Throttle | null }
   | { readonly type: 'abuse-warning'; readonly account: string; readonly at: number; readonly requests: number; readonly threshold: number }
+  | { readonly type: 'spot-throttle'; readonly account: string; readonly at: number; readonly throttle: Throttle | null }
+  /**
+   * The spot low-fill throttle (R14) would start at `trips` (the next whole hour) on the activity
+   * so far: `requests` spot requests and `traded` USDT in the window that hour will look at;
+   * trading `needed` more USDT on spot before then avoids it.
+   */
+  | { readonly type: 'spot-fill-warning'; readonly account: string; readonly at: number; readonly trips: number; readonly requests: number; readonly traded: string; readonly needed: string }
   | { readonly type: 'error'; readonly at: number; readonly source: 'listener' | 'persist' | 'refresh'; readonly error: unknown };
 
 /** The limiter's state as plain, versioned JSON. */
@@ -100,15 +112,26 @@ export interface LimiterSnapshot {
   readonly vipLevel: number;
   readonly vipChanges: readonly { readonly at: number; readonly level: number }[];
   readonly tracker: TrackerState;
+  /** Spot order requests and fills (R14); absent in snapshots that predate it. */
+  readonly spotTracker?: TrackerState;
 }
 
 const SNAPSHOT_VERSION = 1;
+
+/** An hour of order requests and USDT traded, seeded from the exchange's history. */
+interface SeededHour {
+  readonly account: string;
+  readonly hour: number;
+  readonly requests: number;
+  readonly traded?: string;
+}
 const UNTHROTTLED = 1_000_000_000;
 const CANCEL_PRIORITY = 10;
 
 interface AccountLimits {
   readonly place: Limit;
   readonly throttle: Limit;
+  readonly spotThrottle: Limit;
   readonly cancel: Limit;
   readonly other: Map<string, Limit>;
   state: AccountLimit;
@@ -119,12 +142,17 @@ interface AccountLimits {
   warned: boolean;
   /** Requests that can be counted in the rolling 24 hours before the early warning. */
   warnBudget: number;
+  /** Whether the spot low-fill warning was given since the last whole hour (R14). */
+  spotWarned: boolean;
+  /** Spot requests that can be counted before the window of the next check would trip R14. */
+  spotBudget: number;
 }
 
 /**
  * What a trading engine embeds for one exchange account or a family of a main account and its
  * sub-accounts: every request goes through it; it counts the engine's own requests and fills,
- * and keeps the futures placement limit on the tier (R3-R8) and the abuse throttle (R9) by itself,
+ * and keeps the futures placement limit on the tier (R3-R8), the abuse throttle (R9) and the spot
+ * low-fill throttle (R14) by itself,
  * at 00:00, at 08:00, every hour, on a VIP change and on a new sub-account. Cancels run on their own
  * limit, every other endpoint on its catalogue limit (R10).
  *
@@ -141,6 +169,7 @@ export class AccountLimiter {
   private readonly clock: Clock;
   private readonly family: FamilyConfig;
   private readonly abuse: AbuseConfig;
+  private readonly spotFill: SpotFillConfig;
   private readonly live: boolean;
   private readonly warnAt: number;
   private readonly unknownContract: string;
@@ -148,6 +177,7 @@ export class AccountLimiter {
   private vipLevel: number;
   private vipChanges: { at: number; level: number }[] = [];
   private tracker = new Tracker();
+  private spotTracker = new Tracker();
   private readonly limits = new Map<string, AccountLimits>();
   private readonly ipLimits = new Map<string, Limit>();
   private readonly listeners = new Listeners<LimiterEvent>((source, error) => ({ type: 'error', at: this.wallNow(), source, error }));
@@ -166,6 +196,7 @@ export class AccountLimiter {
     this.clock = clock;
     this.family = resolveFamilyOptions(options);
     this.abuse = resolveAbuseOptions(options.abuse);
+    this.spotFill = resolveSpotFillOptions(options.spotFill);
     this.catalog = createCatalog(options.catalog);
     if (options.downgrade !== undefined && options.downgrade !== 'snapshot' && options.downgrade !== 'live') {
       throw new InvalidInputError('`downgrade`', options.downgrade, '"snapshot" or "live"');
@@ -211,13 +242,21 @@ export class AccountLimiter {
     const c = this.catalog.classify(method, path, options.body);
     const named = options.contract === undefined ? undefined : normalizeContract(options.contract, '`contract`');
     const counted = c.market === 'futures' && c.action !== 'other';
+    // Spot order requests count for the spot low-fill throttle (R14) under their pair.
+    const spot = c.market === 'spot' && c.action !== 'other';
     // The contract it counts under, read now: one refused when the request starts would take a
     // permit for a request that never runs.
-    const contract = !counted ? undefined
+    const contract = spot ? spotPairOf(named ?? c.instrument)
+      : !counted ? undefined
       : (named ?? (c.instrument === undefined ? this.unknownContract : normalizeContract(c.instrument, 'the `contract` of the body')));
     const task = counted
       ? () => {
         this.count(account, contract!, c);
+        return fn();
+      }
+      : spot
+      ? () => {
+        this.countSpot(account, contract!, c);
         return fn();
       }
       : fn;
@@ -230,14 +269,20 @@ export class AccountLimiter {
     });
   }
 
-  /** Counts a fill: `volume` USDT on `contract`, as maker or taker (R1, R9), now or at `at`. */
-  recordFill(account: string, fill: { readonly contract: string; readonly role: FillRole; readonly volume: string | number; readonly at?: number }): void {
+  /**
+   * Counts a fill: `volume` USDT on `contract`, as maker or taker, now or at `at`: a futures fill
+   * (R1, R9), or with `market: 'spot'` a spot fill on the pair `contract` (R14).
+   */
+  recordFill(account: string, fill: { readonly contract: string; readonly role: FillRole; readonly volume: string | number; readonly at?: number; readonly market?: 'futures' | 'spot' }): void {
     this.limitsOf(account);
-    if (typeof fill !== 'object' || fill === null) throw new InvalidInputError('the fill', fill, 'an object { contract, role, volume, at? }');
+    if (typeof fill !== 'object' || fill === null) throw new InvalidInputError('the fill', fill, 'an object { contract, role, volume, at?, market? }');
+    const market = fill.market ?? 'futures';
+    if (market !== 'futures' && market !== 'spot') throw new InvalidInputError('`market`', fill.market, '"futures" or "spot"');
+    const tracker = market === 'spot' ? this.spotTracker : this.tracker;
     // Without `at`, now; never before what is counted already (the wall clock may step back).
-    const at = fill.at === undefined ? Math.max(this.wallNow(), this.tracker.lastInstant) : parseInstant(fill.at, '`at`');
-    this.tracker.recordFill(account, fill.contract, fill.role, fill.volume, at);
-    if (this.live) this.evaluateLive(account);
+    const at = fill.at === undefined ? Math.max(this.wallNow(), tracker.lastInstant) : parseInstant(fill.at, '`at`');
+    tracker.recordFill(account, fill.contract, fill.role, fill.volume, at);
+    if (market === 'futures' && this.live) this.evaluateLive(account);
   }
 
   /** Reports a change of the family's VIP level (R6), at once or at `at`. */
@@ -310,7 +355,7 @@ export class AccountLimiter {
   abuseHeadroom(account: string): { readonly requests: number; readonly traded: string; readonly fillRate: string | null; readonly remaining: number } {
     this.limitsOf(account);
     const now = this.wallNow();
-    const w = this.window24h(account, now);
+    const w = this.window24h(this.tracker, account, now);
     return {
       requests: w.requests,
       traded: w.traded.toFixed(),
@@ -320,15 +365,39 @@ export class AccountLimiter {
   }
 
   /**
+   * The spot low-fill rule's window for the next hourly check (R14): spot requests and USDT traded
+   * in the 23 whole hours before this one and this one so far, the fill ratio, how many more spot
+   * requests fit before that check would throttle (Infinity: none would; -1 or less: it would
+   * already), and the spot USDT still to trade before the check to avoid it ("0" if none).
+   */
+  spotFillHeadroom(account: string): { readonly requests: number; readonly traded: string; readonly fillRate: string | null; readonly remaining: number; readonly needed: string } {
+    this.limitsOf(account);
+    const w = this.spotWindow(account, this.wallNow());
+    return {
+      requests: w.requests,
+      traded: w.traded.toFixed(),
+      fillRate: w.requests === 0 ? null : w.traded.dividedBy(w.requests).toString(),
+      remaining: w.remaining,
+      needed: w.needed.toFixed(),
+    };
+  }
+
+  /**
    * Adds history fetched from the exchange, for days and hours before anything counted here and
    * not after now: daily activity per account and contract (R1), and hourly requests and USDT
    * traded (R9). The whole history is validated before any of it is added.
    */
-  seed(history: { readonly days?: readonly DailyActivity[]; readonly hours?: readonly { readonly account: string; readonly hour: number; readonly requests: number; readonly traded?: string }[] }): void {
-    if (typeof history !== 'object' || history === null) throw new InvalidInputError('the history', history, 'an object { days?, hours? }');
-    const { days = [], hours = [] } = history;
+  seed(history: {
+    readonly days?: readonly DailyActivity[];
+    readonly hours?: readonly SeededHour[];
+    /** Hourly spot order requests and spot USDT traded (R14). */
+    readonly spotHours?: readonly SeededHour[];
+  }): void {
+    if (typeof history !== 'object' || history === null) throw new InvalidInputError('the history', history, 'an object { days?, hours?, spotHours? }');
+    const { days = [], hours = [], spotHours = [] } = history;
     if (!Array.isArray(days)) throw new InvalidInputError('`days`', days, 'an array of daily activity { account, day, contracts }');
     if (!Array.isArray(hours)) throw new InvalidInputError('`hours`', hours, 'an array of hours { account, hour, requests, traded }');
+    if (!Array.isArray(spotHours)) throw new InvalidInputError('`spotHours`', spotHours, 'an array of hours { account, hour, requests, traded }');
     const now = this.wallNow();
     // Validated as a timeline first (accounts, days, contracts, counts, volumes).
     buildTimeline({ accounts: this.accounts, activity: days }, this.family);
@@ -337,20 +406,25 @@ export class AccountLimiter {
       if (start > utcDayStart(now)) throw new InvalidInputError(`\`days[${i}].day\``, d.day, `a day up to today (${formatUtcDay(now)}): history is what already happened`);
       return { account: d.account, start, contracts: d.contracts };
     });
-    const seededHours = hours.map((h, i) => {
-      if (typeof h !== 'object' || h === null) throw new InvalidInputError(`\`hours[${i}]\``, h, 'an object { account, hour, requests, traded }');
-      if (!this.limits.has(h.account)) throw new InvalidInputError(`\`hours[${i}].account\``, h.account, 'an account of the limiter');
-      const hour = utcHourStart(parseInstant(h.hour, `\`hours[${i}].hour\``));
-      if (hour > now) throw new InvalidInputError(`\`hours[${i}].hour\``, h.hour, `an hour up to this one (${formatUtcInstant(utcHourStart(now))}): history is what already happened`);
-      parseCount(h.requests, `\`hours[${i}].requests\``);
-      parseNonNegativeDecimal(h.traded ?? '0', `\`hours[${i}].traded\``);
+    const readHours = (list: readonly SeededHour[], name: string) => list.map((h, i) => {
+      if (typeof h !== 'object' || h === null) throw new InvalidInputError(`\`${name}[${i}]\``, h, 'an object { account, hour, requests, traded }');
+      if (!this.limits.has(h.account)) throw new InvalidInputError(`\`${name}[${i}].account\``, h.account, 'an account of the limiter');
+      const hour = utcHourStart(parseInstant(h.hour, `\`${name}[${i}].hour\``));
+      if (hour > now) throw new InvalidInputError(`\`${name}[${i}].hour\``, h.hour, `an hour up to this one (${formatUtcInstant(utcHourStart(now))}): history is what already happened`);
+      parseCount(h.requests, `\`${name}[${i}].requests\``);
+      parseNonNegativeDecimal(h.traded ?? '0', `\`${name}[${i}].traded\``);
       return { account: h.account, hour, requests: h.requests, traded: h.traded ?? '0' };
-    });
+    }).sort((a, b) => a.hour - b.hour);
+    const seededHours = readHours(hours, 'hours');
+    const seededSpotHours = readHours(spotHours, 'spotHours');
     const next = Tracker.restore(this.tracker.snapshot());
     for (const d of seededDays.sort((a, b) => a.start - b.start)) next.seedDay(d.account, d.start, d.contracts);
-    for (const h of seededHours.sort((a, b) => a.hour - b.hour)) next.seedHour(h.account, h.hour, h.requests, h.traded);
+    for (const h of seededHours) next.seedHour(h.account, h.hour, h.requests, h.traded);
+    const nextSpot = Tracker.restore(this.spotTracker.snapshot());
+    for (const h of seededSpotHours) nextSpot.seedHour(h.account, h.hour, h.requests, h.traded);
     const timeline = this.timelineOf(this.accounts, next, this.vipLevel, this.vipChanges);
     this.tracker = next;
+    this.spotTracker = nextSpot;
     this.refreshWith(timeline);
   }
 
@@ -364,6 +438,7 @@ export class AccountLimiter {
       vipLevel: this.vipLevel,
       vipChanges: this.vipChanges.map((v) => ({ ...v })),
       tracker: this.tracker.snapshot(),
+      spotTracker: this.spotTracker.snapshot(),
     };
   }
 
@@ -385,16 +460,18 @@ export class AccountLimiter {
     if (!Array.isArray(s.accounts)) throw new InvalidInputError('the snapshot `accounts`', s.accounts, 'an array of accounts');
     if (!Array.isArray(s.vipChanges)) throw new InvalidInputError('the snapshot `vipChanges`', s.vipChanges, 'an array of VIP changes');
     const tracker = Tracker.restore(s.tracker as TrackerState);
+    const spotTracker = s.spotTracker === undefined ? new Tracker() : Tracker.restore(s.spotTracker);
     // The timeline checks the family, the VIP history and the counts against each other, as
     // every refresh after this one will.
     const timeline = this.timelineOf(s.accounts, tracker, vipLevel, s.vipChanges);
-    for (const id of tracker.accountIds) {
+    for (const id of [...tracker.accountIds, ...spotTracker.accountIds]) {
       if (!s.accounts.some((a) => a.id === id)) throw new InvalidInputError('an account of the snapshot tracker', id, 'an account listed in the snapshot');
     }
     this.accounts = s.accounts.map(copyAccount);
     this.vipLevel = vipLevel;
     this.vipChanges = s.vipChanges.map((v) => ({ at: v.at, level: v.level })).sort((a, b) => a.at - b.at);
     this.tracker = tracker;
+    this.spotTracker = spotTracker;
     for (const a of this.accounts) if (!this.limits.has(a.id)) this.addLimits(a.id);
     this.refreshWith(timeline);
   }
@@ -455,8 +532,11 @@ export class AccountLimiter {
         reason = 'live-downgrade';
       }
       const throttle = buildAbuseTimeline(this.tracker.hourlyActivity(a.id), this.abuse).throttleAt(now).throttle;
-      this.apply(a.id, l, { account: a.id, at: now, tier, limit: tier.limit, throttle, reason });
+      const spotThrottle = buildSpotFillTimeline(this.spotTracker.hourlyActivity(a.id), this.spotFill).throttleAt(now).throttle;
+      this.apply(a.id, l, { account: a.id, at: now, tier, limit: tier.limit, throttle, spotThrottle, reason });
       this.resetWarning(a.id, l, now);
+      l.spotWarned = false;
+      this.checkSpotWarning(a.id, l, now);
       if (this.live) this.evaluateLive(a.id);
     }
   }
@@ -472,6 +552,42 @@ export class AccountLimiter {
       l.throttle.update(next.throttle === null ? { limit: UNTHROTTLED } : { limit: next.throttle.limit, windowMs: next.throttle.windowMs });
       this.emit({ type: 'throttle', account, at: next.at, throttle: next.throttle });
     }
+    if ((before.spotThrottle?.reason ?? null) !== (next.spotThrottle?.reason ?? null) || before.spotThrottle?.limit !== next.spotThrottle?.limit) {
+      l.spotThrottle.update(next.spotThrottle === null ? { limit: UNTHROTTLED } : { limit: next.spotThrottle.limit, windowMs: next.spotThrottle.windowMs });
+      this.emit({ type: 'spot-throttle', account, at: next.at, throttle: next.spotThrottle });
+    }
+  }
+
+  /** Counts a spot order request (R14) when it starts, and warns before the next check would throttle. */
+  private countSpot(account: string, pair: string, c: Classification): void {
+    const now = this.wallNow();
+    this.spotTracker.recordRequest(account, pair, c.action as 'place' | 'amend' | 'cancel', Math.max(now, this.spotTracker.lastInstant), c.orders);
+    const l = this.limits.get(account)!;
+    l.spotBudget -= c.orders;
+    if (l.spotBudget < 0 && !l.spotWarned) this.checkSpotWarning(account, l, now);
+  }
+
+  /** The early warning of R14: once an hour, when the next hourly check would throttle on what is counted so far. */
+  private checkSpotWarning(account: string, l: AccountLimits, now: number): void {
+    const w = this.spotWindow(account, now);
+    l.spotBudget = w.remaining;
+    if (w.remaining >= 0 || l.spotWarned) return;
+    l.spotWarned = true;
+    this.emit({ type: 'spot-fill-warning', account, at: now, trips: utcHourStart(now) + HOUR_MS, requests: w.requests, traded: w.traded.toFixed(), needed: w.needed.toFixed() });
+  }
+
+  /**
+   * The window the next hourly check of R14 looks at, so far, with the spot requests that still
+   * fit before it would throttle (negative: it would) and the USDT still to trade to avoid it.
+   */
+  private spotWindow(account: string, now: number): { requests: number; traded: Dec; remaining: number; needed: Dec } {
+    const w = this.window24h(this.spotTracker, account, now);
+    const { fillRateThreshold: thr, requestThreshold } = this.spotFill;
+    // It throttles when requests > requestThreshold and traded < thr * requests, that is when
+    // requests > max(requestThreshold, floor(traded / thr)) (requests being whole).
+    const remaining = thr.isZero() ? Infinity : Math.max(requestThreshold, w.traded.dividedBy(thr).floor().toNumber()) - w.requests;
+    const needed = remaining < 0 ? thr.times(w.requests).minus(w.traded) : new Dec(0);
+    return { ...w, remaining, needed };
   }
 
   private count(account: string, contract: string, c: Classification): void {
@@ -511,7 +627,7 @@ export class AccountLimiter {
   }
 
   private checkWarning(account: string, l: AccountLimits, now: number): void {
-    const w = this.window24h(account, now);
+    const w = this.window24h(this.tracker, account, now);
     const threshold = this.abuse.requestThreshold;
     if (w.requests >= this.warnAt * threshold && this.lowFill(w)) {
       l.warned = true;
@@ -527,18 +643,21 @@ export class AccountLimiter {
   }
 
   private resetWarning(account: string, l: AccountLimits, now: number): void {
-    const w = this.window24h(account, now);
+    const w = this.window24h(this.tracker, account, now);
     l.warned = false;
     l.warnBudget = Math.max(0, Math.ceil(this.warnAt * this.abuse.requestThreshold) - w.requests);
     if (l.warnBudget === 0) this.checkWarning(account, l, now);
   }
 
-  /** The abuse rule's rolling window at `now`: the 24 whole hours before this one, and this one so far. */
-  private window24h(account: string, now: number): { requests: number; traded: Dec } {
+  /**
+   * The rolling window of the hourly throttles (R9 on `tracker`'s futures counts, R14 on spot) at
+   * `now`: the 23 whole hours before this one, and this one so far.
+   */
+  private window24h(tracker: Tracker, account: string, now: number): { requests: number; traded: Dec } {
     const hour = utcHourStart(now);
     let requests = 0;
     let traded = new Dec(0);
-    for (const h of this.tracker.hourlyActivity(account)) {
+    for (const h of tracker.hourlyActivity(account)) {
       const start = h.hour as number;
       if (start < hour - 23 * HOUR_MS || start > hour) continue;
       requests += h.requests;
@@ -574,7 +693,8 @@ export class AccountLimiter {
       let limit = map.get(spec.key);
       if (limit === undefined) map.set(spec.key, (limit = this.scheduler.limit({ name: `${spec.scope === 'ip' ? 'ip' : account}:${spec.key}`, limit: spec.limit, windowMs: spec.windowMs })));
       return limit;
-    }).flatMap((x) => (x === null ? [l.place, l.throttle] : [x]));
+    }).flatMap((x) => (x === null ? [l.place, l.throttle] : [x]))
+      .concat(spotFillLimits(c, this.spotFill) ? [l.spotThrottle] : []);
   }
 
   private addLimits(account: string): void {
@@ -583,13 +703,16 @@ export class AccountLimiter {
     this.limits.set(account, {
       place: this.scheduler.limit({ name: `${account}:futures.place`, limit: tier1.limit, windowMs: spec['futures.place']!.windowMs }),
       throttle: this.scheduler.limit({ name: `${account}:abuse-throttle`, limit: UNTHROTTLED, windowMs: Math.max(this.abuse.noFillLimit.windowMs, this.abuse.lowFillLimit.windowMs) }),
+      spotThrottle: this.scheduler.limit({ name: `${account}:spot-fill-throttle`, limit: UNTHROTTLED, windowMs: this.spotFill.limit.windowMs }),
       cancel: this.scheduler.limit({ name: `${account}:futures.cancel`, ...spec['futures.cancel']! }),
       other: new Map(),
-      state: { account, at: this.wallNow(), tier: tier1, limit: tier1.limit, throttle: null, reason: 'initial' },
+      state: { account, at: this.wallNow(), tier: tier1, limit: tier1.limit, throttle: null, spotThrottle: null, reason: 'initial' },
       liveCap: null,
       liveBudget: 0,
       warned: false,
       warnBudget: 0,
+      spotWarned: false,
+      spotBudget: 0,
     });
   }
 
@@ -609,6 +732,11 @@ export class AccountLimiter {
 /** An account of the family as the limiter keeps it: its own fields only. */
 function copyAccount(a: TimelineAccount): TimelineAccount {
   return { id: a.id, ...(a.role === undefined ? {} : { role: a.role }), ...(a.createdAt === undefined ? {} : { createdAt: a.createdAt }) };
+}
+
+/** The pair a spot order request counts under (R14): the one it names, else a placeholder. */
+function spotPairOf(named: string | undefined): string {
+  return named === undefined ? UNNAMED_PAIR : normalizeContract(named, 'the `currency_pair` of the request');
 }
 
 function unrefTimer(handle: unknown): unknown {

@@ -107,7 +107,7 @@ The log is read as a stream, in constant memory; the accounts in it form one fam
   },
   exchange: {
     usage: 'exchange',
-    about: `a model of the exchange on localhost: API v4 over HTTP and WebSocket, limited as the exchange does (R1-R13, R16)
+    about: `a model of the exchange on localhost: API v4 over HTTP and WebSocket, limited as the exchange does (R1-R16)
 
 Prints its base URL; stops on Ctrl-C (SIGINT) or SIGTERM with a summary. Files are JSON (docs/exchange.md):
   --accounts FILE  { "families": [{ "id", "vipLevel"?, "kind"?, "ownVolumeThreshold"?, "accounts": [{ "id", "role"?, "createdAt"?, "keys": [{ "key", "secret" }] }] }] }

@@ -1,6 +1,6 @@
 import { type Catalog, type Classification, createCatalog } from '../catalog/catalog.js';
 import { InvalidInputError } from '../errors.js';
-import { type Account, type CountedLimit, ExchangeCore, type Party, THROTTLE_KEY } from '../exchange/core.js';
+import { type Account, type CountedLimit, ExchangeCore, type Party, SPOT_THROTTLE_KEY, THROTTLE_KEY } from '../exchange/core.js';
 import { SlidingCount } from '../exchange/sliding-count.js';
 import { HOUR_MS, formatUtcInstant } from '../rules/calendar.js';
 import { isInstant, parseInstant } from '../rules/parse.js';
@@ -101,6 +101,7 @@ interface AccountState extends PartyState {
   readonly party: Account;
   readonly place: Side;
   readonly throttle: Side;
+  readonly spotThrottle: Side;
 }
 
 /**
@@ -361,7 +362,9 @@ class Replay {
       const role = f.str(cols[6]!);
       if (role !== 'maker' && role !== 'taker') throw new InputFileError(this.file, no, `Expected \`fill_role\` to be "maker" or "taker", got "${role}"`);
       try {
-        this.core.recordFill(account.state.party, 'futures', f.str(cols[4]!), role, f.str(cols[7]!), at);
+        // A fill row's path, if any, says its market: a spot path makes it a spot fill (R14).
+        const market = !f.empty(cols[3]!) && /^(\/api\/v4)?\/spot\//.test(f.str(cols[3]!)) ? 'spot' : 'futures';
+        this.core.recordFill(account.state.party, market, f.str(cols[4]!), role, f.str(cols[7]!), at);
       } catch (e) {
         throw this.located(no, e);
       }
@@ -470,6 +473,7 @@ class Replay {
     for (const l of this.core.limitsOf(state.party, c)) {
       if (l.key === 'futures.place') out.push((state as AccountState).place);
       else if (l.key === THROTTLE_KEY) out.push((state as AccountState).throttle);
+      else if (l.key === SPOT_THROTTLE_KEY) out.push((state as AccountState).spotThrottle);
       else {
         let s = state.sides.get(l.key);
         if (s === undefined) state.sides.set(l.key, (s = side(l.key, l.n, l.w)));
@@ -480,7 +484,7 @@ class Replay {
     return out;
   }
 
-  /** The scheduler's tiers and throttles at the whole hour `at`: what the exchange has in force (R3-R9). */
+  /** The scheduler's tiers and throttles at the whole hour `at`: what the exchange has in force (R3-R9, R14). */
   private refresh(at: number): void {
     this.nextRefresh = at + HOUR_MS;
     for (const s of this.accounts.values()) {
@@ -488,6 +492,8 @@ class Replay {
       if (f.limit !== s.place.scheduled.limit) s.place.scheduled.update({ limit: f.limit });
       const n = f.throttle?.limit ?? UNTHROTTLED;
       if (n !== s.throttle.scheduled.limit) s.throttle.scheduled.update({ limit: n });
+      const spot = f.spotThrottle?.limit ?? UNTHROTTLED;
+      if (spot !== s.spotThrottle.scheduled.limit) s.spotThrottle.scheduled.update({ limit: spot });
     }
   }
 
@@ -520,6 +526,7 @@ class Replay {
       place: side('futures.place', this.family.tiers[0]!.limit, place.windowMs, this.family.tiers.at(-1)!.limit),
       throttle: side(THROTTLE_KEY, UNTHROTTLED, Math.max(abuse.noFillLimit.windowMs, abuse.lowFillLimit.windowMs),
         Math.max(abuse.noFillLimit.limit, abuse.lowFillLimit.limit)),
+      spotThrottle: side(SPOT_THROTTLE_KEY, UNTHROTTLED, this.core.spotFill.limit.windowMs, this.core.spotFill.limit.limit),
     };
     this.accounts.set(id, state);
     this.refresh(this.nextRefresh - HOUR_MS);

@@ -8,6 +8,7 @@ import { contractName } from '../rules/contracts.js';
 import type { DecimalInput } from '../rules/decimal.js';
 import { type FamilyConfig, type FamilyOptions, resolveFamilyOptions } from '../rules/family.js';
 import { parseId, parseInstant } from '../rules/parse.js';
+import { type SpotFillConfig, type SpotFillOptions, UNNAMED_PAIR, resolveSpotFillOptions, spotFillLimits } from '../rules/spot-fill.js';
 import { type DailyActivity, type TimelineAccount, type VipChange, buildTimeline } from '../rules/timeline.js';
 import { TIERED_VIP_LEVEL, parseVipLevel } from '../rules/vip.js';
 import { type ArrivalCount, type WindowMode, arrivalCount } from './arrival-count.js';
@@ -30,16 +31,19 @@ export interface CoreOptions {
   readonly window?: WindowMode;
   /** Abuse throttle thresholds (R9). */
   readonly abuse?: AbuseOptions | AbuseConfig;
+  /** Spot low-fill throttle thresholds and scope (R14). */
+  readonly spotFill?: SpotFillOptions | SpotFillConfig;
 }
 
 /** The keys of the limits whose N is the tier in force (R3): REST, and WebSocket on a budget of its own. */
 const TIER_KEYS = new Set(['futures.place', 'ws.futures.place']);
 /** The limit key of the abuse throttle (R9). */
 export const THROTTLE_KEY = 'abuse-throttle';
+/** The limit key of the spot low-fill throttle (R14). */
+export const SPOT_THROTTLE_KEY = 'spot-fill-throttle';
+
 /** The limits whose refusal the exchange labels TOO_FAST rather than TOO_MANY_REQUESTS (R12). */
 const TOO_FAST_KEYS = new Set(['withdrawals', 'withdrawals.push']);
-/** The pair a spot order request counts under when the request names none. */
-const UNNAMED_PAIR = 'UNNAMED_PAIR';
 
 /** One limit of one account (or IP) as the exchange counts it. */
 export class CountedLimit {
@@ -76,7 +80,7 @@ export class Party {
 export class Account extends Party {
   inForce: AccountInForce | null = null;
   readonly tierLimits: CountedLimit[] = [];
-  constructor(id: string, readonly family: Family, readonly throttle: CountedLimit) {
+  constructor(id: string, readonly family: Family, readonly throttle: CountedLimit, readonly spotThrottle: CountedLimit) {
     super(id);
   }
 }
@@ -94,7 +98,7 @@ export class Family {
 
 /**
  * What the exchange does with a request arriving at an instant: admit it or refuse it with the
- * label of R12, on every limit it draws on at once (R10, the tier of R3-R8, the throttle of R9),
+ * label of R12, on every limit it draws on at once (R10, the tier of R3-R8, the throttles of R9 and R14),
  * and count it as the rules count order requests, refused ones included (R1, R9). The instant is
  * passed in; nothing here reads a clock. `simulate` replays logs through it; the model exchange
  * serves HTTP and WebSocket in front of it.
@@ -109,6 +113,7 @@ export class Family {
 export class ExchangeCore {
   readonly window: WindowMode;
   readonly abuse: AbuseConfig;
+  readonly spotFill: SpotFillConfig;
   private readonly families = new Map<string, Family>();
   private readonly accounts = new Map<string, Account>();
   private readonly ips = new Map<string, Party>();
@@ -120,6 +125,7 @@ export class ExchangeCore {
     }
     this.window = options.window ?? 'sliding';
     this.abuse = resolveAbuseOptions(options.abuse);
+    this.spotFill = resolveSpotFillOptions(options.spotFill);
     for (const f of families) this.addFamily(f);
   }
 
@@ -257,6 +263,9 @@ export class ExchangeCore {
       if (l === undefined) party.limits.set(spec.key, (l = this.counted(spec.key, spec.limit, spec.windowMs, spec.limit, false)));
       out.push(l);
     }
+    if (party instanceof Account && spotFillLimits(c, this.spotFill)) {
+      out.push(party.spotThrottle);
+    }
     if (party.byClass.size < 10_000) party.byClass.set(c, out);
     return out;
   }
@@ -330,17 +339,18 @@ export class ExchangeCore {
 
   private refresh(family: Family, at: number): void {
     // The rules take whole milliseconds; the hour's decisions do not depend on the fraction.
-    const f = familyInForce(family, family.config, this.abuse, Math.floor(at));
+    const f = familyInForce(family, family.config, this.abuse, Math.floor(at), this.spotFill);
     family.inForce = f;
     family.until = f.until;
     const tier1 = family.config.tiers[0]!;
     for (const a of family.accounts) {
       const account = this.accounts.get(a.id)!;
-      const state = f.accounts.get(a.id) ?? { tier: tier1, limit: tier1.limit, throttle: null, vipLevel: this.vipLevelAt(family, at), reason: 'initial' as const, rating: null };
+      const state = f.accounts.get(a.id) ?? { tier: tier1, limit: tier1.limit, throttle: null, spotThrottle: null, vipLevel: this.vipLevelAt(family, at), reason: 'initial' as const, rating: null };
       account.inForce = state;
       for (const l of account.tierLimits) l.n = state.limit;
       account.throttle.n = state.throttle?.limit ?? Infinity;
       if (state.throttle !== null) account.throttle.w = state.throttle.windowMs;
+      account.spotThrottle.n = state.spotThrottle?.limit ?? Infinity;
     }
   }
 
@@ -358,8 +368,11 @@ export class ExchangeCore {
   private addAccountState(family: Family, id: string): Account {
     const { noFillLimit, lowFillLimit } = this.abuse;
     const throttle = this.counted(THROTTLE_KEY, Infinity, Math.max(noFillLimit.windowMs, lowFillLimit.windowMs), Math.max(noFillLimit.limit, lowFillLimit.limit), true);
-    const account = new Account(id, family, throttle);
+    const { limit } = this.spotFill;
+    const spotThrottle = this.counted(SPOT_THROTTLE_KEY, Infinity, limit.windowMs, limit.limit, false);
+    const account = new Account(id, family, throttle, spotThrottle);
     account.limits.set(THROTTLE_KEY, throttle);
+    account.limits.set(SPOT_THROTTLE_KEY, spotThrottle);
     this.accounts.set(id, account);
     return account;
   }

@@ -3,6 +3,7 @@ import { type AbuseConfig, type Throttle, buildAbuseTimeline } from '../rules/ab
 import { HOUR_MS, utcHourStart } from '../rules/calendar.js';
 import type { AccountRating, FamilyConfig } from '../rules/family.js';
 import type { RatioResult } from '../rules/ratio.js';
+import { type SpotFillConfig, buildSpotFillTimeline } from '../rules/spot-fill.js';
 import { type ChangeReason, type Snapshot, type TimelineAccount, type VipChange, buildTimeline } from '../rules/timeline.js';
 import type { Tier } from '../rules/tiers.js';
 
@@ -14,6 +15,8 @@ export interface FamilyActivity {
   readonly vipChanges: readonly VipChange[];
   /** The family's futures order requests and fills (R1, R9). */
   readonly futures: Tracker;
+  /** The family's spot order requests and fills (R14). */
+  readonly spot?: Tracker;
 }
 
 /** What is in force for one account at an instant. */
@@ -24,6 +27,8 @@ export interface AccountInForce {
   readonly limit: number;
   /** The abuse throttle of R9, or null. */
   readonly throttle: Throttle | null;
+  /** The spot low-fill throttle of R14, or null. */
+  readonly spotThrottle: Throttle | null;
   readonly vipLevel: number;
   /** Why the tier is what it is: the last change's reason, or `initial`. */
   readonly reason: ChangeReason | 'initial';
@@ -44,9 +49,9 @@ export interface FamilyInForce {
 }
 
 /**
- * The tier, limit and throttle in force for every account of a family at `at` (R3-R9), from the
- * same pure rules the account limiter refreshes on: the limit timeline's `limitAt` and the abuse
- * timeline's `throttleAt`. Both change only at whole hours, VIP changes and creations, so the
+ * The tier, limit and throttles in force for every account of a family at `at` (R3-R9, R14), from
+ * the same pure rules the account limiter refreshes on: the limit timeline's `limitAt` and the
+ * throttle timelines' `throttleAt`. Both change only at whole hours, VIP changes and creations, so the
  * answer holds until `until`.
  *
  * @example
@@ -55,7 +60,7 @@ export interface FamilyInForce {
  * f.accounts.get('main')?.limit // 100
  * ```
  */
-export function familyInForce(family: FamilyActivity, config: FamilyConfig, abuse: AbuseConfig, at: number): FamilyInForce {
+export function familyInForce(family: FamilyActivity, config: FamilyConfig, abuse: AbuseConfig, at: number, spotFill?: SpotFillConfig): FamilyInForce {
   const timeline = buildTimeline(
     { accounts: family.accounts, activity: family.futures.dailyActivity(), vipLevel: family.vipLevel, vipChanges: family.vipChanges },
     config,
@@ -70,10 +75,12 @@ export function familyInForce(family: FamilyActivity, config: FamilyConfig, abus
     }
     const state = timeline.limitAt(a.id, at);
     const throttle = buildAbuseTimeline(family.futures.hourlyActivity(a.id), abuse).throttleAt(at).throttle;
+    const spotThrottle = family.spot === undefined ? null : buildSpotFillTimeline(family.spot.hourlyActivity(a.id), spotFill).throttleAt(at).throttle;
     accounts.set(a.id, {
       tier: state.tier,
       limit: state.limit,
       throttle,
+      spotThrottle,
       vipLevel: state.vipLevel,
       reason: state.since?.reason ?? 'initial',
       rating: state.rating,

@@ -2,6 +2,7 @@ import { type Catalog, type CatalogOptions, type Classification, createCatalog }
 import { checkTimestamp } from '../catalog/validators.js';
 import { InvalidInputError } from '../errors.js';
 import type { AbuseOptions } from '../rules/abuse.js';
+import type { SpotFillOptions } from '../rules/spot-fill.js';
 import type { FamilyOptions } from '../rules/family.js';
 import type { Clock } from '../schedule/clock.js';
 import { type AccountsFile, DEFAULT_ACCOUNTS, readAccounts } from './accounts.js';
@@ -29,6 +30,8 @@ export interface ModelOptions {
   readonly verifySignatures?: boolean;
   /** Abuse throttle thresholds (R9). */
   readonly abuse?: AbuseOptions;
+  /** Spot low-fill throttle thresholds and scope (R14). */
+  readonly spotFill?: SpotFillOptions;
   /** Per-endpoint limits (R10). */
   readonly catalog?: CatalogOptions;
   /** Rating options of every family (tiers, weights, coefficients); the accounts file's `kind` and `ownVolumeThreshold` win. */
@@ -73,7 +76,7 @@ type Handler = (m: ExchangeModel, a: Account, r: { c: Classification; body: unkn
 
 /**
  * The model exchange behind the HTTP and WebSocket layers: identifies the caller (KEY header,
- * Timestamp of R11, SIGN when asked), admits or refuses through the core (R1-R13), runs the order
+ * Timestamp of R11, SIGN when asked), admits or refuses through the core (R1-R16), runs the order
  * endpoints on the fill model and answers as API v4 does. Time is read only through `now()`.
  */
 export class ExchangeModel {
@@ -106,7 +109,7 @@ export class ExchangeModel {
   reset(): void {
     const read = readAccounts(this.options.accounts ?? DEFAULT_ACCOUNTS);
     const families = read.families.map((f) => ({ ...f, options: { ...this.options.family, ...f.options } }));
-    const core = new ExchangeCore(families, { window: this.options.window ?? 'sliding', ...(this.options.abuse === undefined ? {} : { abuse: this.options.abuse }) });
+    const core = new ExchangeCore(families, { window: this.options.window ?? 'sliding', ...(this.options.abuse === undefined ? {} : { abuse: this.options.abuse }), ...(this.options.spotFill === undefined ? {} : { spotFill: this.options.spotFill }) });
     if (this.options.history !== undefined) core.seed(readHistory(this.options.history, this.now()));
     this.core = core;
     this.keys = new Map(read.keys);

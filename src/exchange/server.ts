@@ -45,7 +45,7 @@ const microClock: Clock = {
 
 /**
  * Starts the model exchange in this process: the API v4 under `/api/v4` over HTTP (keep-alive,
- * JSON) and the WebSocket API on the same port, limiting as the exchange does (R1-R13, R16),
+ * JSON) and the WebSocket API on the same port, limiting as the exchange does (R1-R16),
  * administration under `/_model/`.
  *
  * @example

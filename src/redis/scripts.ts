@@ -1,10 +1,12 @@
 // The Lua scripts a Redis store runs. Each runs atomically in Redis, reads the instant from
-// Redis (TIME), and keeps per limit two keys: a hash ("meta": n, w, m, used, pause, and one
-// field "#<id>" per grant with its weight) and a sorted set ("log": grant id scored by the
-// latest instant its permits may be sent, the grant's instant plus the lease).
+// Redis (TIME), and keeps per limit two keys: a hash ("meta": n, w, m, used, pause, one field
+// "#<id>" per grant with its weight, and "~<id>" with the weight LATE moved out of a grant) and a
+// sorted set ("log": grant id scored by the latest instant its permits may be sent, the grant's
+// instant plus the lease).
 //
 // A grant scored s counts against the window until s + w + m: every permit of it is sent at
-// or before s, so no interval of w can hold more than n of them. The "epoch" key has no expiry;
+// or before s, or else moved by LATE to an entry scored after it was sent, so no interval of w
+// can hold more than n of them. The "epoch" key has no expiry;
 // a Redis without it has lost its log (a restart) or is new, and grants nothing until a span
 // has passed since it was made again, so that permits granted before the loss have left the
 // window.
@@ -24,6 +26,8 @@ local function expire(meta, log, used, now, span)
     for j = i, math.min(i + 499, #old) do ids[#ids + 1] = '#' .. old[j] end
     local ws = redis.call('HMGET', meta, unpack(ids))
     for j = 1, #ws do used = used - (tonumber(ws[j]) or 0) end
+    -- With each grant goes what LATE moved out of it ("~<id>").
+    for j = i, math.min(i + 499, #old) do ids[#ids + 1] = '~' .. old[j] end
     redis.call('HDEL', meta, unpack(ids))
     local members = {}
     for j = i, math.min(i + 499, #old) do members[#members + 1] = old[j] end
@@ -32,6 +36,20 @@ local function expire(meta, log, used, now, span)
   if used < 0 then used = 0 end
   redis.call('HSET', meta, 'used', used)
   return used
+end
+`;
+
+/**
+ * Counts `weight` as sent now, under `id`: for what a process sent that Redis did not grant, or
+ * did not count long enough. Counting it now, no earlier than it was sent, only ever over-counts.
+ */
+const COUNT = `
+local function count(meta, log, used, now, span, id, weight)
+  used = expire(meta, log, used, now, span)
+  redis.call('ZADD', log, now, id)
+  redis.call('HSET', meta, '#' .. id, weight, 'used', used + weight)
+  redis.call('PEXPIRE', meta, math.ceil(span) + 60000)
+  redis.call('PEXPIRE', log, math.ceil(span) + 60000)
 end
 `;
 
@@ -178,7 +196,7 @@ return {1, granted, math.floor(now), unpack(cfg)}
  * sent now, which is no earlier than it was).
  * Returns {1, now} or {-2, now}.
  */
-export const HELLO = `${NOW}${EXPIRE}${CONFIG}${EPOCH}
+export const HELLO = `${NOW}${EXPIRE}${COUNT}${CONFIG}${EPOCH}
 if tonumber(ARGV[3]) > 0 and now > tonumber(ARGV[3]) then return {-2, math.floor(now)} end
 epochOf(KEYS[1], now)
 redis.call('ZADD', KEYS[2], now, ARGV[1])
@@ -187,16 +205,33 @@ for i = 1, (#KEYS - 2) / 2 do
   local b = 3 + (i - 1) * 4
   local n, w, m, u = config(meta, tonumber(ARGV[b + 1]), tonumber(ARGV[b + 2]), tonumber(ARGV[b + 3]))
   local weight = tonumber(ARGV[b + 4])
-  if weight > 0 then
-    local span = w + m
-    u = expire(meta, log, u, now, span)
-    redis.call('ZADD', log, now, ARGV[2])
-    redis.call('HSET', meta, '#' .. ARGV[2], weight, 'used', u + weight)
-    redis.call('PEXPIRE', meta, math.ceil(span) + 60000)
-    redis.call('PEXPIRE', log, math.ceil(span) + 60000)
-  end
+  if weight > 0 then count(meta, log, u, now, w + m, ARGV[2], weight) end
 end
 return {1, math.floor(now)}
+`;
+
+/**
+ * Permits of a grant that a process may have sent after their score (its clock, read after the
+ * dispatch, was past the lease): moved, in one step, out of the grant to an entry of their own
+ * counted from now, so that they count until a window after they were sent. A grant already gone
+ * from the log leaves nothing to move: they are counted from now all the same. The weight moved
+ * is kept ("~<grant>") for RELEASE, which then sets the grant to what was sent on time, whichever
+ * of the two Redis runs first. A repeated id does nothing.
+ * KEYS: meta, log. ARGV: n, w, m, id, weight, grant id.
+ */
+export const LATE = `${NOW}${EXPIRE}${COUNT}${CONFIG}
+if redis.call('HEXISTS', KEYS[1], '#' .. ARGV[4]) == 1 then return 0 end
+local n, w, m, u = config(KEYS[1], tonumber(ARGV[1]), tonumber(ARGV[2]), tonumber(ARGV[3]))
+local weight = tonumber(ARGV[5])
+local g = tonumber(redis.call('HGET', KEYS[1], '#' .. ARGV[6]))
+if g then
+  local moved = math.min(g, weight)
+  redis.call('HSET', KEYS[1], '#' .. ARGV[6], g - moved)
+  redis.call('HINCRBY', KEYS[1], '~' .. ARGV[6], moved)
+  u = u - moved
+end
+count(KEYS[1], KEYS[2], u, now, w + m, ARGV[4], weight)
+return 1
 `;
 
 /** Whether Redis answers; changes nothing. */
@@ -204,16 +239,17 @@ export const PROBE = `return 1`;
 
 /**
  * Ends a grant on one limit: what was sent of it (`sent`) stays counted, the rest is given back.
- * Setting, not subtracting, makes a repeated call harmless.
+ * What LATE moved out of it is counted by an entry of its own, and left out here. Setting, not
+ * subtracting, makes a repeated call harmless.
  * KEYS: meta, log. ARGV: id, sent.
  */
 export const RELEASE = `
 local g = tonumber(redis.call('HGET', KEYS[1], '#' .. ARGV[1]))
 if not g then return 0 end
-local sent = tonumber(ARGV[2])
+local sent = tonumber(ARGV[2]) - (tonumber(redis.call('HGET', KEYS[1], '~' .. ARGV[1])) or 0)
 if sent >= g then return 0 end
 if sent <= 0 then
-  redis.call('HDEL', KEYS[1], '#' .. ARGV[1])
+  redis.call('HDEL', KEYS[1], '#' .. ARGV[1], '~' .. ARGV[1])
   redis.call('ZREM', KEYS[2], ARGV[1])
 else
   redis.call('HSET', KEYS[1], '#' .. ARGV[1], sent)

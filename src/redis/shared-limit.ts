@@ -7,6 +7,8 @@ export interface Lease {
   readonly granted: number;
   sent: number;
   readonly until: number;
+  /** Of `sent`, the weight not yet given an instant read after it was sent (see `stamp`). */
+  unstamped: number;
 }
 
 /** What a shared limit asks of its store. */
@@ -17,6 +19,11 @@ export interface Broker {
   acquire(linked: readonly SharedLimit[], weight: number, priority: number): void;
   /** Gives back what was not sent of a lease. */
   endLease(limit: SharedLimit, lease: Lease): void;
+  /**
+   * Weight of a lease that may have been sent after it ended (a clock read `at`, after the
+   * dispatch, is past it): has it counted from now, for a window, rather than by the grant.
+   */
+  late(limit: SharedLimit, lease: Lease, weight: number, at: number): void;
   /** Tells every process of a pause or a hold the exchange asked for (R12). */
   feedback(limit: SharedLimit, pauseMs: number, holdWeight: number, holdMs: number): void;
   /** Tells every process of a new N and W. */
@@ -50,6 +57,8 @@ export class SharedLimit extends WindowLimit {
   /** @internal */ lease: Lease | null = null;
   /** @internal */ pending = false;
   /** @internal */ retryAt = -Infinity;
+  /** Leases with weight taken and not yet stamped (one, or two when a lease ended meanwhile). */
+  private readonly unstampedLeases: Lease[] = [];
   /** @internal While Redis fails: this process's own share of the limit (onUnavailable "local"). */
   share: WindowLimit | null = null;
   private pausedUntilHere = -Infinity;
@@ -123,12 +132,26 @@ export class SharedLimit extends WindowLimit {
   override takeUnstamped(weight: number): void {
     // From the lease when it has room (waitFor ended it if it had expired), else the local share.
     const lease = this.lease;
-    if (lease !== null && lease.granted - lease.sent >= weight) lease.sent += weight;
-    else this.share!.takeUnstamped(weight);
+    if (lease !== null && lease.granted - lease.sent >= weight) {
+      lease.sent += weight;
+      if (lease.unstamped === 0) this.unstampedLeases.push(lease);
+      lease.unstamped += weight;
+    } else this.share!.takeUnstamped(weight);
     super.takeUnstamped(weight);
   }
 
   override stamp(at: number): void {
+    // `at` was read after the weight was taken and its task started. Before the lease ended, the
+    // task started by its score in Redis. Otherwise it may have started after it (the process was
+    // held up between the check and the start: a listener, a GC pause, the OS), and Redis must
+    // count it longer than the grant does.
+    const leases = this.unstampedLeases;
+    for (let i = 0; i < leases.length; i++) {
+      const lease = leases[i]!;
+      if (at >= lease.until) this.broker.late(this, lease, lease.unstamped, at);
+      lease.unstamped = 0;
+    }
+    leases.length = 0;
     this.share?.stamp(at);
     super.stamp(at);
   }

@@ -5,7 +5,7 @@ import { Listeners } from '../schedule/listeners.js';
 import type { LimitHost, LimitStore } from '../schedule/store.js';
 import { WindowLimit, type WindowLimitOptions } from '../schedule/window.js';
 import { type RedisScripting, Script, scriptingOf } from './client.js';
-import { ACQUIRE, FEEDBACK, HELLO, PROBE, RELEASE, UPDATE } from './scripts.js';
+import { ACQUIRE, FEEDBACK, HELLO, LATE, PROBE, RELEASE, UPDATE } from './scripts.js';
 import { type Lease, SharedLimit } from './shared-limit.js';
 
 /** Options of a {@link RedisStore}. */
@@ -83,6 +83,7 @@ interface Pending {
 
 const acquireScript = new Script(ACQUIRE);
 const releaseScript = new Script(RELEASE);
+const lateScript = new Script(LATE);
 const feedbackScript = new Script(FEEDBACK);
 const updateScript = new Script(UPDATE);
 const helloScript = new Script(HELLO);
@@ -94,7 +95,9 @@ const probeScript = new Script(PROBE);
  * atomic in Redis, on Redis's clock: it grants permits for all the limits of a task or none, and
  * counts them until `leaseMs` plus the window after the grant. A process sends them within
  * `leaseMs` of asking, measured on its own clock from before it asked, so no clock needs to agree
- * with another (R13 across processes).
+ * with another (R13 across processes). The scheduler checks the lease before each dispatch, and a
+ * task that may still have started after it (held up by a slow task, a listener or a GC pause) is
+ * counted again in Redis from when Redis hears of it.
  *
  * Faults: a request without an answer within `timeoutMs` has failed; Redis is then probed every
  * `retryMs`, and `onUnavailable` says what happens meanwhile (wait, or a local share). Permits
@@ -289,6 +292,14 @@ export class RedisStore implements LimitStore {
   }
 
   /** @internal */
+  late(limit: SharedLimit, lease: Lease, weight: number, at: number): void {
+    // A local share must not start while this may still be in a window.
+    if (at > this.lastEffect) this.lastEffect = at;
+    const id = `${this.id}.t${(this.seq++).toString(36)}`;
+    this.send(lateScript, [this.metaKey(limit), this.logKey(limit)], [limit.limit, limit.windowMs, limit.marginMs, id, weight, lease.id]);
+  }
+
+  /** @internal */
   feedback(limit: SharedLimit, pauseMs: number, holdWeight: number, holdMs: number): void {
     const id = `${this.id}.h${(this.seq++).toString(36)}`;
     this.send(feedbackScript, [this.metaKey(limit), this.logKey(limit)], [limit.limit, limit.windowMs, limit.marginMs, Math.max(0, pauseMs), holdWeight, Math.max(0, holdMs), id]);
@@ -348,7 +359,7 @@ export class RedisStore implements LimitStore {
     if (status === 1) {
       const until = sentAt + this.leaseMs;
       for (const l of linked) {
-        const lease: Lease = { id, granted: value, sent: 0, until };
+        const lease: Lease = { id, granted: value, sent: 0, until, unstamped: 0 };
         if (now < until && !this.closed) l.lease = lease;
         else this.endLease(l, lease);
       }

@@ -149,6 +149,16 @@ export interface AbuseTimeline {
  */
 export function buildAbuseTimeline(hours: readonly HourlyActivity[], options: AbuseOptions | AbuseConfig = {}): AbuseTimeline {
   const config = resolveAbuseOptions(options);
+  return buildHourlyThrottleTimeline(hours, (w) => decideThrottle(w, config));
+}
+
+/**
+ * An hourly throttle over time, from hourly activity: each whole hour H decides, with `decide`, on
+ * the totals of [H - 24 h, H) what holds during [H, H + 1 h). The abuse throttle (R9) and the spot
+ * low-fill throttle (R14) are both this, with their own decision. Hours may come in any order; an
+ * hour given twice is refused.
+ */
+export function buildHourlyThrottleTimeline(hours: readonly HourlyActivity[], decide: (window: AbuseWindow) => Throttle | null): AbuseTimeline {
   if (!Array.isArray(hours)) throw new InvalidInputError('`hours`', hours, 'an array');
   const rows = hours.map((h, i) => {
     if (typeof h !== 'object' || h === null) throw new InvalidInputError(`\`hours[${i}]\``, h, 'an object { hour, requests, traded }');
@@ -184,7 +194,7 @@ export function buildAbuseTimeline(hours: readonly HourlyActivity[], options: Ab
     let previous = null as Throttle | null;
     for (let check = rows[0]!.hour + HOUR_MS; check <= rows.at(-1)!.hour + 25 * HOUR_MS; check += HOUR_MS) {
       const w = windowAt(check);
-      const throttle = decideThrottle(w, config);
+      const throttle = decide(w);
       if (throttle?.reason !== previous?.reason) {
         changes.push({ at: check, throttle, previous, requests: w.requests, traded: w.traded });
         previous = throttle;
@@ -198,7 +208,7 @@ export function buildAbuseTimeline(hours: readonly HourlyActivity[], options: Ab
       const instant = parseInstant(t, '`at`');
       const checkedAt = utcHourStart(instant);
       const w = windowAt(checkedAt);
-      return new State(instant, checkedAt, decideThrottle(w, config), w);
+      return new State(instant, checkedAt, decide(w), w);
     },
   };
 }

@@ -487,19 +487,29 @@ export class Scheduler {
         for (const l of limits) if (l.pass === pass) blocked = true;
         if (blocked) break;
         const weight = queue.headWeight();
+        // Permits of a shared store may be sent only until their lease ends, and the tasks run
+        // before this one in the pass may have taken a while (a slow signer, a GC pause): look
+        // at the clock again. A lease found over is given back and asked for anew. What those
+        // tasks took gets this instant, read after they started (a shared limit has Redis count
+        // again what may have started after its lease).
+        let at = now;
+        if (this.shared > 0) {
+          at = this.clock.now();
+          this.stampAll(at);
+        }
         let wait = 0;
-        for (const l of limits) wait = Math.max(wait, l.waitFor(weight, now, priority));
+        for (const l of limits) wait = Math.max(wait, l.waitFor(weight, at, priority));
         if (wait === Infinity && this.refuseHeadIfTooHeavy(g, weight)) continue;
-        if (wait > 0 && this.shared > 0) this.askShared(limits, weight, priority, now);
+        if (wait > 0 && this.shared > 0) this.askShared(limits, weight, priority, at);
         if (wait > 0) {
           for (const l of limits) l.pass = pass;
-          if (wait !== Infinity) wake = Math.min(wake, now + wait);
+          if (wait !== Infinity) wake = Math.min(wake, at + wait);
           break;
         }
         this.takeAll(limits, weight);
         const { fn, resolve } = queue.shift();
         this.release(g, weight);
-        this.countDispatch(limits, weight, priority, now);
+        this.countDispatch(limits, weight, priority, at);
         try {
           resolve(fn());
         } catch (e) {

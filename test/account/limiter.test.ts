@@ -120,6 +120,112 @@ describe('AccountLimiter', () => {
     limiter.close();
   });
 
+  it('counts spot order requests and spot fills, and throttles spot placement the hour after a fill ratio below 0.1 (R14)', async () => {
+    const { limiter, events, clock, at } = setup();
+    const spot = (fn: () => unknown, pair = 'ETH_USDT') => limiter.request('main', 'POST', '/api/v4/spot/orders', fn, { body: { currency_pair: pair } });
+    await at(T0 + 10 * H);
+    for (let i = 0; i < 100; i++) {
+      await spot(() => 'ok');
+      await clock.advance(150);
+    }
+    limiter.recordFill('main', { market: 'spot', contract: 'ETH_USDT', role: 'maker', volume: '9.99' });
+    // 9.99 USDT over 100 requests: 0.0999, below 0.1; 0.01 USDT more reaches exactly 0.1.
+    expect(limiter.spotFillHeadroom('main')).toMatchObject({ requests: 100, traded: '9.99', remaining: -1, needed: '0.01' });
+    expect(limiter.limitNow('main').spotThrottle).toBeNull();
+    await at(T0 + 11 * H - 1);
+    expect(limiter.limitNow('main').spotThrottle).toBeNull();
+    await at(T0 + 11 * H);
+    expect(limiter.limitNow('main').spotThrottle).toEqual({ limit: 10, windowMs: 10_000, reason: 'low-fill-rate' });
+    expect(events.filter((e) => e.type === 'spot-throttle')).toMatchObject([{ account: 'main', at: T0 + 11 * H, throttle: { limit: 10 } }]);
+    // 12 placements on one pair, 150 ms apart: 10 in the first 10 s; cancels and futures pass.
+    const sent: number[] = [];
+    const orders = Array.from({ length: 12 }, () => spot(() => sent.push(clock.now())));
+    const cancel = limiter.request('main', 'DELETE', '/api/v4/spot/orders/1?currency_pair=ETH_USDT', () => 'cancelled');
+    await expect(cancel).resolves.toBe('cancelled');
+    await clock.advance(9_999);
+    expect(sent).toHaveLength(10);
+    await clock.advance(10_001);
+    await Promise.all(orders);
+    expect(sent).toHaveLength(12);
+    // Futures placement is not throttled by R14.
+    expect(limiter.limitNow('main').throttle).toBeNull();
+    limiter.close();
+  });
+
+  it('does not throttle spot at a fill ratio of exactly 0.1, nor batches unless asked (R14)', async () => {
+    for (const [traded, includeBatches, throttled] of [['10', false, false], ['9.99', false, true]] as const) {
+      const { limiter, at } = setup({ spotFill: { includeBatches } });
+      limiter.seed({ spotHours: [{ account: 'main', hour: T0, requests: 100, traded }] });
+      await at(T0 + H);
+      expect({ traded, throttled: limiter.limitNow('main').spotThrottle !== null }).toEqual({ traded, throttled });
+      limiter.close();
+    }
+    const { limiter, clock, at } = setup();
+    limiter.seed({ spotHours: [{ account: 'main', hour: T0, requests: 100 }] });
+    await at(T0 + H);
+    expect(limiter.limitNow('main').spotThrottle?.reason).toBe('no-fills');
+    // A batch is not throttled by default: 11 batches, 150 ms apart, all start at once.
+    const sent: number[] = [];
+    for (let i = 0; i < 11; i++) {
+      await limiter.request('main', 'POST', '/api/v4/spot/batch_orders', () => sent.push(clock.now()), { body: [{ currency_pair: 'ETH_USDT' }] });
+      await clock.advance(150);
+    }
+    expect(sent).toHaveLength(11);
+    limiter.close();
+    const withBatches = setup({ spotFill: { includeBatches: true } });
+    withBatches.limiter.seed({ spotHours: [{ account: 'main', hour: T0, requests: 100 }] });
+    await withBatches.at(T0 + H);
+    const later: number[] = [];
+    const batches = Array.from({ length: 11 }, () => withBatches.limiter.request('main', 'POST', '/api/v4/spot/batch_orders', () => later.push(1), { body: [{ currency_pair: 'ETH_USDT' }] }));
+    await withBatches.clock.advance(5_000);
+    expect(later).toHaveLength(10);
+    withBatches.limiter.close();
+    await Promise.allSettled(batches);
+  });
+
+  it('warns once an hour before the next check would throttle spot, with the USDT that avoids it (R14)', async () => {
+    const { limiter, events, at } = setup();
+    limiter.seed({ spotHours: [{ account: 'main', hour: T0, requests: 99, traded: '10' }] });
+    await at(T0 + 30 * 60_000);
+    // 99 requests and 10 USDT: 0.101; the 101st request would make it 0.099.
+    expect(events.filter((e) => e.type === 'spot-fill-warning')).toHaveLength(0);
+    expect(limiter.spotFillHeadroom('main')).toMatchObject({ requests: 99, remaining: 1, needed: '0' });
+    await limiter.request('main', 'POST', '/api/v4/spot/orders', () => 'ok', { body: { currency_pair: 'BTC_USDT' } });
+    expect(events.filter((e) => e.type === 'spot-fill-warning')).toHaveLength(0); // 100 requests: exactly 0.1
+    await limiter.request('main', 'POST', '/api/v4/spot/orders', () => 'ok', { body: { currency_pair: 'BTC_USDT' } });
+    expect(events.filter((e) => e.type === 'spot-fill-warning')).toMatchObject([{ account: 'main', trips: T0 + H, requests: 101, traded: '10', needed: '0.1' }]);
+    await limiter.request('main', 'DELETE', '/api/v4/spot/orders/7?currency_pair=BTC_USDT', () => 'ok');
+    expect(events.filter((e) => e.type === 'spot-fill-warning')).toHaveLength(1);
+    limiter.close();
+  });
+
+  it('keeps spot counts across snapshot and restore, and reads a snapshot without them (R14)', async () => {
+    const { limiter, at } = setup();
+    limiter.seed({ spotHours: [{ account: 'main', hour: T0, requests: 100, traded: '1' }] });
+    const snap = JSON.parse(JSON.stringify(limiter.snapshot())) as LimiterSnapshot;
+    const other = setup();
+    other.limiter.restore(snap);
+    await other.at(T0 + H);
+    expect(other.limiter.limitNow('main').spotThrottle?.reason).toBe('low-fill-rate');
+    const { spotTracker: _, ...older } = snap;
+    const third = setup();
+    third.limiter.restore(older);
+    await third.at(T0 + H);
+    expect(third.limiter.limitNow('main').spotThrottle).toBeNull();
+    for (const l of [limiter, other.limiter, third.limiter]) l.close();
+    void at;
+  });
+
+  it('refuses bad spot input naming the field, and changes nothing', () => {
+    const { limiter } = setup();
+    expect(() => limiter.recordFill('main', { market: 'options' as never, contract: 'ETH_USDT', role: 'maker', volume: '1' })).toThrow('`market`');
+    expect(() => limiter.seed({ spotHours: [{ account: 'main', hour: T0, requests: -1 }] })).toThrow('`spotHours[0].requests`');
+    expect(() => limiter.seed({ spotHours: [{ account: 'ghost', hour: T0, requests: 1 }] })).toThrow('`spotHours[0].account`');
+    expect(() => new AccountLimiter({ accounts: [{ id: 'main' }], spotFill: { fillRateThreshold: 'x' } })).toThrow('`fillRateThreshold`');
+    expect(limiter.spotFillHeadroom('main')).toMatchObject({ requests: 0, traded: '0', remaining: 0, needed: '0' });
+    limiter.close();
+  });
+
   it('drops to tier 1 at a VIP drop and restores the snapshot tier at once on a rise (R6)', async () => {
     const { limiter, at } = setup();
     limiter.seed({ days: [{ account: 'main', day: T0 - D, contracts: [{ contract: 'BTC_USDT', makerVolume: '600', place: 100 }] }] });

@@ -162,6 +162,24 @@ describe('traderatio simulate', () => {
     expect(r.scheduler.maxMs).toBe(1000 - 10);
   });
 
+  it('shows the spot low-fill throttle: refusals the hour after a fill ratio below 0.1, none at exactly 0.1 (R14)', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'traderatio-'));
+    const run = async (traded: string) => {
+      const file = join(dir, `spot-${traded}.csv`);
+      const t = Date.parse('2026-11-20T09:00:00Z');
+      const rows = ['at,account,method,path,contract,orders,fill_role,fill_volume'];
+      for (let i = 0; i < 100; i++) rows.push(`${t + i * 1000},main,POST,/api/v4/spot/orders,ETH_USDT,1,,`);
+      rows.push(`${t + 200_000},main,,/api/v4/spot/orders,ETH_USDT,,maker,${traded}`);
+      // The hour after: 12 placements 150 ms apart (inside the pair's 10 per second) and a cancel.
+      for (let i = 0; i < 12; i++) rows.push(`${t + 3_600_000 + i * 150},main,POST,/api/v4/spot/orders,ETH_USDT,1,,`);
+      rows.push(`${t + 3_602_000},main,DELETE,/api/v4/spot/orders/1,ETH_USDT,1,,`);
+      writeFileSync(file, `${rows.join('\n')}\n`);
+      return JSON.parse((await capture(['simulate', file, '--json'])).out);
+    };
+    expect((await run('9.99')).exchange.byLimit).toEqual({ 'spot-fill-throttle': 2 });
+    expect((await run('10')).exchange.byLimit).toEqual({});
+  });
+
   it('reads CRLF line ends, comments, spaces around fields and account names past ASCII', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'traderatio-'));
     const file = join(dir, 'log.csv');

@@ -65,6 +65,47 @@ describe('ExchangeCore', () => {
     expect(core.admit(a, cancel, h + 3_600_100, 'BTC_USDT')).toBeNull();
   });
 
+  it('throttles spot placement and amendment, not cancels or batches, from the hour after a fill ratio below 0.1 (R14)', () => {
+    const core = new ExchangeCore([{ id: 'f', accounts: [{ id: 'main', role: 'main' }] }]);
+    const a = core.account('main');
+    const spotPlace = catalog.classify('POST', '/api/v4/spot/orders', { currency_pair: 'ETH_USDT' });
+    const spotAmend = catalog.classify('PATCH', '/api/v4/spot/orders/1', { currency_pair: 'ETH_USDT' });
+    const spotCancel = catalog.classify('DELETE', '/api/v4/spot/orders/1?currency_pair=ETH_USDT');
+    const spotBatch = catalog.classify('POST', '/api/v4/spot/batch_orders', [{ currency_pair: 'BTC_USDT' }]);
+    const h = Date.parse('2026-11-21T10:00:00Z');
+    // 100 spot requests and 9.99 USDT traded in the hour 10:00: a fill ratio of 0.0999.
+    for (let i = 0; i < 100; i++) expect(core.admit(a, spotPlace, h + i * 1000, 'ETH_USDT')).toBeNull();
+    core.recordFill(a, 'spot', 'ETH_USDT', 'maker', '9.99', h + 200_000);
+    expect(core.inForce(a, h + 3_599_999).spotThrottle).toBeNull();
+    expect(core.inForce(a, h + 3_600_000).spotThrottle).toEqual({ limit: 10, windowMs: 10_000, reason: 'low-fill-rate' });
+    const t = h + 3_600_000;
+    // 150 ms apart: well inside the pair's own 10 per second (R10).
+    const placed = Array.from({ length: 6 }, (_, i) => core.admit(a, spotPlace, t + i * 150, 'ETH_USDT')?.key ?? 'ok');
+    const amended = Array.from({ length: 5 }, (_, i) => core.admit(a, spotAmend, t + 900 + i * 150, 'ETH_USDT')?.key ?? 'ok');
+    expect([...placed, ...amended].filter((k) => k === 'ok').length).toBe(10);
+    expect(amended.at(-1)).toBe('spot-fill-throttle');
+    expect(core.admit(a, spotCancel, t + 2000, 'ETH_USDT')).toBeNull();
+    expect(core.admit(a, spotBatch, t + 2001, 'BTC_USDT')).toBeNull();
+    // Futures placement is not throttled by R14.
+    expect(core.admit(a, place, t + 2002, 'BTC_USDT')).toBeNull();
+  });
+
+  it('does not throttle spot at a fill ratio of exactly 0.1, and throttles batches with includeBatches (R14)', () => {
+    const run = (traded: string, includeBatches: boolean) => {
+      const core = new ExchangeCore([{ id: 'f', accounts: [{ id: 'main', role: 'main' }] }], { spotFill: { includeBatches } });
+      const a = core.account('main');
+      const batch = catalog.classify('POST', '/api/v4/spot/batch_orders', [{ currency_pair: 'ETH_USDT' }]);
+      const h = Date.parse('2026-11-21T10:00:00Z');
+      for (let i = 0; i < 100; i++) core.admit(a, batch, h + i * 1000, 'ETH_USDT');
+      core.recordFill(a, 'spot', 'ETH_USDT', 'taker', traded, h + 200_000);
+      const t = h + 3_600_000;
+      return Array.from({ length: 11 }, (_, i) => core.admit(a, batch, t + i * 150, 'ETH_USDT')?.key ?? 'ok').filter((k) => k !== 'ok');
+    };
+    expect(run('10', true)).toEqual([]);
+    expect(run('9.99', true)).toEqual(['spot-fill-throttle']);
+    expect(run('9.99', false)).toEqual([]);
+  });
+
   it('labels a refused withdrawal TOO_FAST (R12)', () => {
     const core = new ExchangeCore([{ id: 'f', accounts: [{ id: 'main', role: 'main' }] }]);
     const w = catalog.classify('POST', '/withdrawals');

@@ -1,19 +1,20 @@
 import { describe, expect, it } from 'vitest';
 import { type Broker, type Lease, SharedLimit } from '../../src/redis/shared-limit.js';
-import { VirtualClock } from '../../src/schedule/clock.js';
+import { type Clock, VirtualClock } from '../../src/schedule/clock.js';
 import { Scheduler } from '../../src/schedule/scheduler.js';
 import type { LimitStore } from '../../src/schedule/store.js';
 import { WindowLimit } from '../../src/schedule/window.js';
 
 /** A broker that records what the limit asks of it, with no Redis behind it. */
 function fakeBroker() {
-  const calls = { acquire: [] as { names: string[]; weight: number }[], ended: [] as { id: string; sent: number }[] };
+  const calls = { acquire: [] as { names: string[]; weight: number }[], ended: [] as { id: string; sent: number }[], late: [] as { id: string; weight: number; at: number }[] };
   const broker: Broker & { available: boolean; share: WindowLimit | null } = {
     leaseMs: 20,
     available: true,
     share: null,
     acquire: (linked, weight) => void calls.acquire.push({ names: linked.map((l) => l.name), weight }),
     endLease: (_limit: SharedLimit, lease: Lease) => void calls.ended.push({ id: lease.id, sent: lease.sent }),
+    late: (_limit: SharedLimit, lease: Lease, weight: number, at: number) => void calls.late.push({ id: lease.id, weight, at }),
     feedback: () => {},
     update: () => {},
     fallback: () => broker.share,
@@ -34,7 +35,7 @@ describe('SharedLimit', () => {
   it('sends on a lease until, not at, the instant it ends, then gives back what was not sent', () => {
     const { calls, scheduler } = setup();
     const l = scheduler.limit({ name: 'orders', limit: 10, windowMs: 1000 }) as SharedLimit;
-    l.lease = { id: 'p.1', granted: 3, sent: 0, until: 100 };
+    l.lease = { id: 'p.1', granted: 3, sent: 0, until: 100, unstamped: 0 };
     expect(l.waitFor(1, 99.999)).toBe(0);
     l.takeUnstamped(1);
     expect(l.lease.sent).toBe(1);
@@ -43,6 +44,32 @@ describe('SharedLimit', () => {
     expect(l.waitFor(1, 100)).toBe(20);
     expect(l.lease).toBeNull();
     expect(calls.ended).toEqual([{ id: 'p.1', sent: 1 }]);
+  });
+
+  it('has the store count again what was taken from a lease and stamped at or after its end', () => {
+    const { calls, scheduler } = setup();
+    const l = scheduler.limit({ name: 'orders', limit: 10, windowMs: 1000 }) as SharedLimit;
+    l.lease = { id: 'p.1', granted: 4, sent: 0, until: 20, unstamped: 0 };
+    // Stamped before the lease ended: the task started by its score, nothing to say.
+    l.takeUnstamped(1);
+    l.stamp(19.999);
+    expect(calls.late).toEqual([]);
+    // Taken before the end, but the first instant read after the task started is at the end.
+    l.takeUnstamped(2);
+    l.stamp(20);
+    expect(calls.late).toEqual([{ id: 'p.1', weight: 2, at: 20 }]);
+    // Weight of a lease that ended, then of the next one, stamped together after both ended.
+    l.takeUnstamped(1);
+    l.endLease();
+    l.lease = { id: 'p.2', granted: 2, sent: 0, until: 30, unstamped: 0 };
+    l.takeUnstamped(2);
+    l.stamp(31);
+    expect(calls.late).toEqual([
+      { id: 'p.1', weight: 2, at: 20 },
+      { id: 'p.1', weight: 1, at: 31 },
+      { id: 'p.2', weight: 2, at: 31 },
+    ]);
+    expect(l.usedAt(31)).toBe(6);
   });
 
   it('asks once while an answer is on its way, and not before Redis said to', () => {
@@ -85,6 +112,35 @@ describe('Scheduler with a shared store', () => {
     const b = scheduler.limit({ name: 'b', limit: 10, windowMs: 1000 });
     void scheduler.schedule(() => 0, { limits: [a, b], weight: 2 });
     expect(calls.acquire).toEqual([{ names: ['a', 'b'], weight: 2 }]);
+  });
+
+  it('runs no task on a lease that ended while an earlier task of the same pass ran, gives it back and asks again', () => {
+    // A clock that a task moves forward itself, as a task doing synchronous work does.
+    let t = 0;
+    const clock: Clock = { now: () => t, wall: () => t, setTimer: () => null, clearTimer: () => {} };
+    const { broker, calls } = fakeBroker();
+    const scheduler = new Scheduler({ clock, store: { limit: (o, host) => new SharedLimit(o, broker, host) } });
+    const l = scheduler.limit({ name: 'orders', limit: 10, windowMs: 1000 }) as SharedLimit;
+    const ran: number[] = [];
+    for (let i = 0; i < 3; i++) {
+      void scheduler.schedule(() => {
+        ran.push(t);
+        if (i === 0) t = 30;
+      }, { limits: l });
+    }
+    calls.acquire.length = 0;
+    // Three permits, to be sent before 20: the first task takes until 30.
+    l.lease = { id: 'p.1', granted: 3, sent: 0, until: 20, unstamped: 0 };
+    scheduler.wake();
+    expect(ran).toEqual([0]);
+    expect(l.lease).toBeNull();
+    expect(calls.ended).toEqual([{ id: 'p.1', sent: 1 }]);
+    expect(calls.acquire).toEqual([{ names: ['orders'], weight: 1 }]);
+    // The slow task itself is stamped when it returned, past the lease: counted again (safely).
+    expect(calls.late).toEqual([{ id: 'p.1', weight: 1, at: 30 }]);
+    l.lease = { id: 'p.2', granted: 2, sent: 0, until: 50, unstamped: 0 };
+    scheduler.wake();
+    expect(ran).toEqual([0, 30, 30]);
   });
 
   it('does not ask for shared permits while a limit kept here holds the task', async () => {

@@ -2,7 +2,7 @@ import { createClient } from 'redis';
 import { afterAll, describe, expect, it } from 'vitest';
 import { InvalidInputError } from '../../src/errors.js';
 import { RedisStore } from '../../src/redis/store.js';
-import { ACQUIRE } from '../../src/redis/scripts.js';
+import { ACQUIRE, LATE, RELEASE } from '../../src/redis/scripts.js';
 import { Scheduler } from '../../src/schedule/scheduler.js';
 import { memoryStore } from '../../src/schedule/store.js';
 import { REDIS_URL } from './address.js';
@@ -167,6 +167,80 @@ describe('RedisStore', () => {
     // The late grants were given back: only what was sent stays counted.
     await waitFor(async () => Number((await meta(prefix, 'orders')).used) === 1, 2000);
     expect(await client.zcard(`{${prefix}}:l:orders`)).toBe(1);
+  });
+
+  it('sends no permit after its lease ends when a task before it in the pass is slow: never over N in any window', async () => {
+    const prefix = prefixFor('slow-task');
+    await warm(prefix);
+    const store = new RedisStore({ client, prefix });
+    const s = new Scheduler({ store });
+    const l = s.limit({ name: 'orders', limit: 100, windowMs: 1000 });
+    const times: number[] = [];
+    // The second task, run from the same grant as those after it, does twice the lease (20 ms)
+    // of synchronous work: the rest of that grant can no longer be sent before its score.
+    const tasks = Array.from({ length: 150 }, (_, i) =>
+      s.schedule(() => {
+        times.push(performance.now());
+        if (i === 1) for (const end = performance.now() + 40; performance.now() < end; );
+      }, { limits: l }),
+    );
+    await Promise.all(tasks);
+    expect(times).toHaveLength(150);
+    expect(mostInAnyWindow(times, 1000)).toBeLessThanOrEqual(100);
+    await store.close();
+    // What was granted and not sent in time went back: Redis counts only what was sent.
+    expect(Number((await meta(prefix, 'orders')).used)).toBeLessThanOrEqual(100);
+  });
+
+  it('has Redis count again a task held up past its lease after the check (a slow dispatch listener): never over N in any window', async () => {
+    const prefix = prefixFor('slow-listener');
+    await warm(prefix);
+    const store = new RedisStore({ client, prefix });
+    const s = new Scheduler({ store });
+    const l = s.limit({ name: 'orders', limit: 100, windowMs: 1000 });
+    const times: number[] = [];
+    let dispatches = 0;
+    // Runs after the scheduler checked the lease and before the task starts.
+    s.on((e) => {
+      if (e.type === 'dispatch' && ++dispatches === 2) for (const end = performance.now() + 200; performance.now() < end; );
+    });
+    await Promise.all(Array.from({ length: 150 }, () => s.schedule(() => void times.push(performance.now()), { limits: l })));
+    expect(times).toHaveLength(150);
+    expect(mostInAnyWindow(times, 1000)).toBeLessThanOrEqual(100);
+    await store.close();
+  });
+
+  it('moves permits sent late out of their grant to an entry counted from when it hears of them, whatever the order with the release', async () => {
+    const prefix = prefixFor('late');
+    await warm(prefix);
+    const keys = [`{${prefix}}:m:orders`, `{${prefix}}:l:orders`];
+    const acquire = (id: string) =>
+      // id, weight, want, lease, deadline, process, P, stale, grace; then n, w, m, reserved
+      client.eval(ACQUIRE, 4, `{${prefix}}:epoch`, `{${prefix}}:procs`, ...keys, id, 1, 3, 20, 0, 'p', 0, 1000, 0, 10, 1000, 0, 0);
+    // n, w, m, id, weight, grant
+    const late = (id: string, grant: string) => client.eval(LATE, 2, ...keys, 10, 1000, 0, id, 1, grant);
+    const release = (grant: string, sent: number) => client.eval(RELEASE, 2, ...keys, grant, sent);
+    const [s0, us0] = (await client.call('TIME')) as [string, string];
+    const before = Number(s0) * 1000 + Number(us0) / 1000;
+    // Grants of 3; 2 sent of each, 1 of them late: the late one told before the release...
+    await acquire('p.1');
+    expect(await late('p.t1', 'p.1')).toBe(1);
+    expect(await late('p.t1', 'p.1')).toBe(0);
+    await release('p.1', 2);
+    // ... and after it.
+    await acquire('p.2');
+    await release('p.2', 2);
+    await late('p.t2', 'p.2');
+    const m = await meta(prefix, 'orders');
+    expect([m['#p.1'], m['#p.t1'], m['#p.2'], m['#p.t2'], m.used]).toEqual(['1', '1', '1', '1', '4']);
+    expect(Number(await client.zscore(keys[1]!, 'p.t1'))).toBeGreaterThanOrEqual(before);
+    // A late weight whose grant has left the log is counted all the same.
+    await late('p.t3', 'p.gone');
+    expect((await meta(prefix, 'orders')).used).toBe('5');
+    // Once out of the window, the grants take their moved weight with them.
+    await sleep(1100);
+    await acquire('p.3');
+    expect(Object.keys(await meta(prefix, 'orders')).filter((k) => k.startsWith('#') || k.startsWith('~'))).toEqual(['#p.3']);
   });
 
   it('waits while Redis is down, sends nothing, and goes on when it answers', async () => {

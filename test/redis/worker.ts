@@ -1,13 +1,16 @@
 // One engine process for the multi-process tests: draws on one shared limit as fast as it lets
 // it until `until` (epoch ms), printing each dispatch's instant (epoch ms, this machine's clock,
 // which every worker shares) as it happens, so that a worker killed mid-run leaves its log.
-// argv: port prefix until limit windowMs [name] [policy]
+// With slowMs > 0, one task in five does random synchronous work of up to slowMs after its
+// dispatch, delaying the tasks after it in the scheduler's pass.
+// argv: port prefix until limit windowMs [name] [policy] [slowMs]
 import { Redis } from 'ioredis';
 import { Scheduler } from '../../src/schedule/scheduler.js';
 import { RedisStore } from '../../src/redis/store.js';
 import { REDIS_PORT, REDIS_URL } from './address.js';
 
-const [port, prefix, until, limit, windowMs, name = 'worker', policy = 'wait'] = process.argv.slice(2);
+const [port, prefix, until, limit, windowMs, name = 'worker', policy = 'wait', slow = '0'] = process.argv.slice(2);
+const slowMs = Number(slow);
 const options = { connectionName: `${prefix}-${name}`, maxRetriesPerRequest: null, retryStrategy: () => 20 };
 const client = Number(port) === REDIS_PORT ? new Redis(REDIS_URL, options) : new Redis({ port: Number(port), host: '127.0.0.1', ...options });
 client.on('error', () => {});
@@ -33,6 +36,7 @@ await new Promise<void>((resolve) => {
       scheduler
         .schedule(() => {
           out += `${wall()}\n`;
+          if (slowMs > 0 && Math.random() < 0.2) for (const stop = performance.now() + Math.random() * slowMs; performance.now() < stop; );
         }, { limits: l })
         .finally(() => {
           live--;

@@ -1,0 +1,142 @@
+import { InvalidInputError } from '../errors.js';
+import {
+  type AbuseTimeline,
+  type AbuseWindow,
+  type HourlyActivity,
+  type RateLimit,
+  type Throttle,
+  buildHourlyThrottleTimeline,
+  readRateLimit,
+} from './abuse.js';
+import { Dec, type DecimalInput } from './decimal.js';
+import { parseCount, parseNonNegativeDecimal, readOptions } from './parse.js';
+
+/** Options of the spot low-fill throttle (R14). */
+export interface SpotFillOptions {
+  /**
+   * Fill ratio (USDT traded on spot per spot request) below which the throttle applies; exactly
+   * the threshold is not "below". @default "0.1"
+   */
+  readonly fillRateThreshold?: DecimalInput;
+  /**
+   * Spot requests in 24 h that must be exceeded before the throttle can apply ("more than"). The
+   * exchange states none: by default any request in the window counts. @default 0
+   */
+  readonly requestThreshold?: number;
+  /** The limit on throttled requests, per account. @default { limit: 10, windowMs: 10000 } */
+  readonly limit?: RateLimit;
+  /** Whether batch placement and batch amendment are throttled too (the rule does not name them). @default false */
+  readonly includeBatches?: boolean;
+}
+
+/** {@link SpotFillOptions} resolved once. */
+export interface SpotFillConfig {
+  readonly kind: 'spot-fill-config';
+  readonly fillRateThreshold: Dec;
+  readonly requestThreshold: number;
+  readonly limit: RateLimit;
+  readonly includeBatches: boolean;
+}
+
+/** Validates spot low-fill options into their complete form (left out: the defaults). */
+export function resolveSpotFillOptions(options?: SpotFillOptions | SpotFillConfig): SpotFillConfig {
+  const given = readOptions(options, 'the spot low-fill options');
+  if ('kind' in given && given.kind === 'spot-fill-config') return given;
+  const o = given as SpotFillOptions;
+  if (o.includeBatches !== undefined && typeof o.includeBatches !== 'boolean') {
+    throw new InvalidInputError('`includeBatches`', o.includeBatches, 'true or false');
+  }
+  return {
+    kind: 'spot-fill-config',
+    fillRateThreshold: parseNonNegativeDecimal(o.fillRateThreshold ?? '0.1', '`fillRateThreshold`'),
+    requestThreshold: parseCount(o.requestThreshold ?? 0, '`requestThreshold`'),
+    limit: readRateLimit(o.limit ?? { limit: 10, windowMs: 10_000 }, '`limit`'),
+    includeBatches: o.includeBatches ?? false,
+  };
+}
+
+/**
+ * Decides the spot low-fill throttle from one 24-hour window of spot activity (R14): more requests
+ * than `requestThreshold` (by default any) and a fill ratio (USDT traded / requests) below 0.1
+ * gives 10 per 10 s on spot placement and amendment; otherwise none. A fill ratio of exactly 0.1
+ * is not below; no requests, no throttle. The reason says whether anything was traded.
+ *
+ * @example
+ * ```ts
+ * checkSpotFill({ requests: 1000, traded: new Dec('99.99') })?.limit // 10
+ * checkSpotFill({ requests: 1000, traded: new Dec(100) })            // null: exactly 0.1
+ * ```
+ */
+export function checkSpotFill(window: AbuseWindow, options?: SpotFillOptions | SpotFillConfig): Throttle | null {
+  const config = resolveSpotFillOptions(options);
+  if (typeof window !== 'object' || window === null) throw new InvalidInputError('the window', window, 'an object { requests, traded }');
+  return decideSpotFill({ requests: parseCount(window.requests, '`requests`'), traded: parseNonNegativeDecimal(window.traded, '`traded`') }, config);
+}
+
+/** {@link checkSpotFill} on a window already read and options already resolved. */
+function decideSpotFill(window: AbuseWindow, config: SpotFillConfig): Throttle | null {
+  if (window.requests === 0 || window.requests <= config.requestThreshold) return null;
+  // traded / requests < threshold, compared exactly without dividing.
+  if (!window.traded.lessThan(config.fillRateThreshold.times(window.requests))) return null;
+  return { ...config.limit, reason: window.traded.isZero() ? 'no-fills' : 'low-fill-rate' };
+}
+
+/**
+ * The spot low-fill throttle of one account over time (R14), from its hourly spot activity
+ * (requests: every spot place, cancel and amend, failed ones included, each order of a batch; traded:
+ * spot USDT, maker + taker). Each whole hour H decides on [H - 24 h, H) what holds during
+ * [H, H + 1 h); the throttle lifts at the first check that no longer trips it.
+ *
+ * @example
+ * ```ts
+ * const t = buildSpotFillTimeline([{ hour: Date.UTC(2026, 10, 1), requests: 500, traded: '10' }])
+ * t.throttleAt(Date.UTC(2026, 10, 1, 1)).throttle?.limit // 10
+ * ```
+ */
+export function buildSpotFillTimeline(hours: readonly HourlyActivity[], options: SpotFillOptions | SpotFillConfig = {}): AbuseTimeline {
+  const config = resolveSpotFillOptions(options);
+  return buildHourlyThrottleTimeline(hours, (w) => decideSpotFill(w, config));
+}
+
+/** The spot batch endpoints (placement, amendment), which R14 does not name. */
+export const SPOT_BATCH_ENDPOINTS: ReadonlySet<string> = new Set(['/spot/batch_orders', '/spot/amend_batch_orders']);
+
+/** The pair a spot order request counts under (R14) when it names none. */
+export const UNNAMED_PAIR = 'UNNAMED_PAIR';
+
+/**
+ * Whether the spot low-fill throttle limits a classified request (R14): {@link spotFillApplies}
+ * on its market, action and endpoint.
+ */
+export function spotFillLimits(c: { readonly market: string; readonly action: string; readonly endpoint: string }, config: SpotFillConfig): boolean {
+  return c.market === 'spot' && (c.action === 'place' || c.action === 'amend') && (config.includeBatches || !SPOT_BATCH_ENDPOINTS.has(c.endpoint));
+}
+
+/** A spot order request, as far as R14 tells them apart. */
+export interface SpotOrderRequest {
+  readonly action: 'place' | 'amend' | 'cancel';
+  /** A batch (POST /spot/batch_orders, POST /spot/amend_batch_orders). @default false */
+  readonly batch?: boolean;
+}
+
+/**
+ * Whether the spot low-fill throttle applies to a request (R14): single placement and amendment
+ * (POST /spot/orders, PATCH /spot/orders/{order_id}); never cancels; batches only with
+ * `includeBatches`.
+ *
+ * @example
+ * ```ts
+ * spotFillApplies({ action: 'amend' })                                  // true
+ * spotFillApplies({ action: 'cancel' })                                 // false
+ * spotFillApplies({ action: 'place', batch: true }, { includeBatches: true }) // true
+ * ```
+ */
+export function spotFillApplies(request: SpotOrderRequest, options?: SpotFillOptions | SpotFillConfig): boolean {
+  const config = resolveSpotFillOptions(options);
+  if (typeof request !== 'object' || request === null) throw new InvalidInputError('the request', request, 'an object { action, batch }');
+  const { action, batch = false } = request;
+  if (action !== 'place' && action !== 'amend' && action !== 'cancel') throw new InvalidInputError('`action`', action, '"place", "amend" or "cancel"');
+  if (typeof batch !== 'boolean') throw new InvalidInputError('`batch`', batch, 'true or false');
+  if (action === 'cancel') return false;
+  return !batch || config.includeBatches;
+}
