@@ -79,7 +79,7 @@ describe('Scheduler liveness', () => {
       { kind: 'update' as const, at: 2, limit: 0, n: 3, w: 100 },
     ],
   };
-  test.prop([scenario], { numRuns: 500, examples: [[lowered]] })(
+  test.prop([scenario], { numRuns: 400, examples: [[lowered]] })(
     'every task runs exactly once or is refused with a reason, whatever limits, pauses, aborts, listeners and close do, and no window holds more than N',
     async ({ limits: specs, closeAt, events }) => {
       const clock = new VirtualClock();
@@ -163,5 +163,7 @@ describe('Scheduler liveness', () => {
       expect(scheduler.stats().queued).toBe(0);
       expect(clock.pendingTimers).toBe(0);
     },
+    // About 2 s alone; more on a machine busy with other suites.
+    30_000,
   );
 });
