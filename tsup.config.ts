@@ -16,29 +16,32 @@ const shared = {
 
 // `npm run build` empties dist/ first: the two builds below run side by side and must not clean
 // each other's output.
+const entries = ['index', 'redis', 'exchange'] as const;
 export default defineConfig([
   {
     ...shared,
-    // The command line is ESM only; one copy of the classes shared by `traderatio` and
-    // `traderatio/redis` (a shared store's limits must be the scheduler's own WindowLimit, its
-    // errors the same classes).
+    // The code is built once, as ES modules: one copy of the classes shared by every entry (a
+    // shared store's limits must be the scheduler's own WindowLimit, its errors the same classes),
+    // whether a user imports or requires them.
     entry: { index: 'src/index.ts', redis: 'src/redis/index.ts', exchange: 'src/exchange/index.ts', 'cli/bin': 'src/cli/bin.ts' },
     format: 'esm',
     splitting: true,
-    // The declarations are written once, for CommonJS (.d.cts); those of the ESM entries re-export
-    // them, which halves what the package weighs in declarations.
     onSuccess: async () => {
-      for (const entry of ['index', 'redis', 'exchange']) await writeFile(`dist/${entry}.d.ts`, `export * from './${entry}.cjs';\n`);
+      for (const entry of entries) {
+        // CommonJS entries require the ES modules (Node 20.19 and later load an ES module without
+        // top-level await from require); the declarations are written once, for CommonJS (.d.cts),
+        // and those of the ESM entries re-export them.
+        await writeFile(`dist/${entry}.cjs`, `'use strict';\nmodule.exports = require('./${entry}.js');\n`);
+        await writeFile(`dist/${entry}.d.ts`, `export * from './${entry}.cjs';\n`);
+      }
     },
   },
   {
     ...shared,
-    // traderatio/exchange is an ES module only: its CommonJS build is made for its declarations
-    // (which then share the library's) and left out of the package (package.json "files").
     entry: { index: 'src/index.ts', redis: 'src/redis/index.ts', exchange: 'src/exchange/index.ts' },
     format: 'cjs',
     splitting: true,
-    // The declarations say what a user may call: members marked @internal are left out.
-    dts: { compilerOptions: { stripInternal: true } },
+    // Declarations only. They say what a user may call: members marked @internal are left out.
+    dts: { only: true, compilerOptions: { stripInternal: true } },
   },
 ]);

@@ -68,6 +68,8 @@ export { WEBSOCKET_RATE_LIMIT_CODES, feedbackFromWebSocket, readWebSocketRateLim
 
 export { createCatalog, DEFAULT_LIMITS } from './catalog/catalog.js';
 export type { Action, Catalog, CatalogOptions, Classification, LimitSpec, Market } from './catalog/catalog.js';
+export { WEBSOCKET_ORDER_CHANNELS } from './catalog/channels.js';
+export type { WebSocketBudget } from './catalog/channels.js';
 export {
   checkApiKeyCount, checkClockOffset, checkCustomIdUsable, checkFuturesBatch, checkIpWhitelist, checkListLimit,
   checkOpenCrossExchangeOrders, checkOrderText, checkSpotBatch, checkTimestamp, checkWebSocketConnections,
@@ -78,5 +80,7 @@ export type { TierMargins } from './rules/margins.js';
 export { Tracker } from './account/tracker.js';
 export type { CountedAction, FillRole, TrackerState } from './account/tracker.js';
 export { AccountLimiter } from './account/limiter.js';
-export type { AccountLimit, AccountLimiterOptions, LimiterEvent, LimiterSnapshot, RequestOptions } from './account/limiter.js';
+export type {
+  AccountLimit, AccountLimiterOptions, LimiterClockSample, LimiterEvent, LimiterSnapshot, RequestOptions, WebSocketRequestOptions,
+} from './account/limiter.js';
 

@@ -61,15 +61,17 @@ describe('the packed tarball', () => {
     const allowed = [
       /^(LICENSE|README\.md|package\.json)$/,
       /^dist\/(index|redis)\.(js|cjs|d\.ts|d\.cts)$/,
-      /^dist\/exchange\.(js|d\.ts|d\.cts)$/,
+      /^dist\/exchange\.(js|cjs|d\.ts|d\.cts)$/,
       /^dist\/chunk-[\w-]+\.(js|cjs)$/,
       /^dist\/[a-z]+-[\w-]+\.d\.cts$/,
       /^dist\/cli\/bin\.js$/,
     ];
     expect(files.filter((f) => !allowed.some((p) => p.test(f)))).toEqual([]);
-    expect(files).toEqual(expect.arrayContaining(['LICENSE', 'README.md', 'package.json', 'dist/index.js', 'dist/index.cjs', 'dist/index.d.ts', 'dist/index.d.cts', 'dist/redis.js', 'dist/redis.cjs', 'dist/redis.d.ts', 'dist/redis.d.cts', 'dist/exchange.js', 'dist/exchange.d.ts', 'dist/cli/bin.js']));
-    // traderatio/exchange is an ES module only.
-    expect(files).not.toContain('dist/exchange.cjs');
+    expect(files).toEqual(expect.arrayContaining(['LICENSE', 'README.md', 'package.json', 'dist/index.js', 'dist/index.cjs', 'dist/index.d.ts', 'dist/index.d.cts', 'dist/redis.js', 'dist/redis.cjs', 'dist/redis.d.ts', 'dist/redis.d.cts', 'dist/exchange.js', 'dist/exchange.cjs', 'dist/exchange.d.ts', 'dist/cli/bin.js']));
+    // The code is there once, as ES modules: the CommonJS entries only require them.
+    for (const entry of ['index', 'redis', 'exchange']) {
+      expect(readFileSync(join(installed, `dist/${entry}.cjs`), 'utf8')).toBe(`'use strict';\nmodule.exports = require('./${entry}.js');\n`);
+    }
   });
 
   it('weighs less than 150 kB', () => {
@@ -124,7 +126,19 @@ describe('the installed package', () => {
     expect(r).toEqual({ code: 0, out: '10.00\nfunction function true\ntrue\n', err: '' });
   });
 
-  it('starts the model exchange from traderatio/exchange, an ES module', async () => {
+  it('gives one copy of every class to a process that both requires and imports it', async () => {
+    const r = await run(process.execPath, ['--input-type=module', '-e', `
+      import { createRequire } from 'node:module';
+      import * as esm from 'traderatio';
+      import { RedisStore } from 'traderatio/redis';
+      const require = createRequire(import.meta.url);
+      const cjs = require('traderatio');
+      console.log(cjs.Scheduler === esm.Scheduler, cjs.InvalidInputError === esm.InvalidInputError, require('traderatio/redis').RedisStore === RedisStore);
+    `], app);
+    expect(r).toEqual({ code: 0, out: 'true true true\n', err: '' });
+  });
+
+  it('starts the model exchange from traderatio/exchange', async () => {
     const r = await run(process.execPath, ['--input-type=module', '-e', `
       import { VirtualClock } from 'traderatio';
       import { startExchange } from 'traderatio/exchange';

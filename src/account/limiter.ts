@@ -1,5 +1,7 @@
 import { InvalidInputError } from '../errors.js';
+import { type Check, checkClockOffset } from '../catalog/validators.js';
 import { type Catalog, type CatalogOptions, type Classification, createCatalog } from '../catalog/catalog.js';
+import type { WebSocketBudget } from '../catalog/channels.js';
 import { type AbuseConfig, type AbuseOptions, type Throttle, buildAbuseTimeline, resolveAbuseOptions } from '../rules/abuse.js';
 import { DAY_MS, HOUR_MS, RAISE_OFFSET_MS, formatUtcDay, formatUtcInstant, parseUtcDay, utcDayStart, utcHourStart } from '../rules/calendar.js';
 import { type FamilyConfig, type FamilyOptions, rateFamily, resolveFamilyOptions } from '../rules/family.js';
@@ -7,12 +9,16 @@ import { type TierMargins, tierMargins } from '../rules/margins.js';
 import { parseCount, parseId, parseInstant, parseNonNegativeDecimal } from '../rules/parse.js';
 import { type SpotFillConfig, type SpotFillOptions, UNNAMED_PAIR, buildSpotFillTimeline, resolveSpotFillOptions, spotFillLimits } from '../rules/spot-fill.js';
 import { coefficientOf, normalizeContract } from '../rules/contracts.js';
+import { type BoundaryDirection, type ClockEstimate, type ClockSample, ExchangeClock, type SampleRejection } from '../rules/exchange-clock.js';
+import { type RateLimitReport, type ReportPolicy, type TierReconciliation, readRateLimitReport, reconcileTier, reportFor } from '../rules/report.js';
 import { type ChangeReason, type DailyActivity, type Timeline, type TimelineAccount, buildTimeline } from '../rules/timeline.js';
 import { Dec } from '../rules/decimal.js';
 import { toDec } from '../rules/fixed.js';
 import type { Tier } from '../rules/tiers.js';
 import { TIERED_VIP_LEVEL, parseVipLevel } from '../rules/vip.js';
 import { type Clock, systemClock } from '../schedule/clock.js';
+import type { HeadersLike } from '../schedule/feedback.js';
+import { readGatewayTimes } from '../schedule/gateway-time.js';
 import { type Limit, Scheduler } from '../schedule/scheduler.js';
 import { Listeners } from '../schedule/listeners.js';
 import { type FillRole, Tracker, type TrackerState } from './tracker.js';
@@ -52,7 +58,45 @@ export interface AccountLimiterOptions extends FamilyOptions {
    * @default "BTC_USDT"
    */
   readonly unknownContract?: string;
+  /**
+   * What {@link AccountLimiter.reportRateLimit} does with the exchange's report (R16) when it
+   * disagrees with the tier the rules give: `adopt` a report made at or after the latest snapshot
+   * (00:00) as the tier in force; `report` only (keep the local tier); `min`, the lower of the two.
+   * Every disagreement is reported as a `report` event whatever the policy.
+   * @default "adopt"
+   */
+  readonly reportPolicy?: ReportPolicy;
+  /**
+   * What a WebSocket order ({@link AccountLimiter.requestWebSocket}) draws on (R16). `shared`: its
+   * WebSocket limit of R10 and the REST limit of the same action for the same account, all at once
+   * (futures placement and amendment: the tier; cancels: the cancel limit). `separate`: its
+   * WebSocket limits only, the tier of R3 replacing the WebSocket futures 100 per second.
+   * @default "shared"
+   */
+  readonly websocketBudget?: WebSocketBudget;
+  /**
+   * The clock the rules' instants are taken on (R15). `estimate`: the exchange's, as estimated from
+   * the gateway times of responses given to {@link AccountLimiter.clockSample}; every boundary
+   * (00:00 snapshot, 08:00 raise, hourly throttle checks, a new sub-account's T+1 08:00) is applied
+   * on it, a lowering `error` early and a raise `error` late; before the first sample it is the
+   * local clock. The limiter's instants (events' `at`, `limitNow`, snapshots, the default `at` of
+   * `setVipLevel`, `addSubAccount` and `recordFill`, the hours requests are counted in) are then
+   * the exchange's, as estimated. `local`: the local wall clock as is.
+   * @default "estimate"
+   */
+  readonly exchangeClock?: 'estimate' | 'local';
 }
+
+/**
+ * One timed request for the exchange clock's estimate (R15): the local wall-clock instants it was
+ * sent and answered (the limiter's `clock.wall()`, `Date.now()` by default), and either the
+ * response's headers (REST) or the WebSocket answer's `header`, where `X-In-Time` and `X-Out-Time`
+ * are read, or those two in microseconds. `sentMono` and `receivedMono` (the limiter's
+ * `clock.now()`) let the estimate follow a step of the local wall clock at once.
+ */
+export type LimiterClockSample =
+  | ClockSample
+  | (Omit<ClockSample, 'inTime' | 'outTime'> & { readonly headers: HeadersLike });
 
 /** Options of one request. */
 export interface RequestOptions {
@@ -67,6 +111,14 @@ export interface RequestOptions {
   readonly priority?: number;
 }
 
+/** Options of one WebSocket order request. */
+export interface WebSocketRequestOptions extends Omit<RequestOptions, 'body'> {
+  /** The `req_param` of the request: an order, a batch, an amendment, the ids to cancel. */
+  readonly params?: unknown;
+  /** The futures connection's settlement currency. @default "usdt" */
+  readonly settle?: string;
+}
+
 /** The limit in force for an account, and why. */
 export interface AccountLimit {
   readonly account: string;
@@ -79,8 +131,11 @@ export interface AccountLimit {
   readonly throttle: Throttle | null;
   /** The spot low-fill throttle in force (R14), or null: spot placement and amendment. */
   readonly spotThrottle: Throttle | null;
-  /** Why the tier is what it is: the last change's reason, `live-downgrade`, or `initial`. */
-  readonly reason: ChangeReason | 'live-downgrade' | 'initial';
+  /**
+   * Why the tier is what it is: the last change's reason, `live-downgrade`, `initial`, or `report`
+   * when it is the exchange's reported tier (R16).
+   */
+  readonly reason: ChangeReason | 'live-downgrade' | 'initial' | 'report';
 }
 
 /**
@@ -101,6 +156,25 @@ export type LimiterEvent =
    * trading `needed` more USDT on spot before then avoids it.
    */
   | { readonly type: 'spot-fill-warning'; readonly account: string; readonly at: number; readonly trips: number; readonly requests: number; readonly traded: string; readonly needed: string }
+  /**
+   * The exchange's report (GET /account/rate_limit, R16) disagrees with the tier the rules give:
+   * both tiers with their limits, the report's age (`at` minus its `updated_at`, milliseconds),
+   * whether it is older than the latest snapshot (`stale`: it changed nothing), the policy, and
+   * the tier in force after it (`inForce`, from `source`).
+   */
+  | {
+    readonly type: 'report'; readonly account: string; readonly at: number;
+    readonly local: { readonly tier: number; readonly limit: number };
+    readonly reported: { readonly tier: number; readonly limit: number; readonly ratio: string; readonly mainRatio: string; readonly updatedAt: number };
+    readonly reportAgeMs: number; readonly stale: boolean; readonly policy: ReportPolicy;
+    readonly inForce: { readonly tier: number; readonly limit: number }; readonly source: 'local' | 'report';
+  }
+  /**
+   * The local clock against the exchange's (R15, R11): `check` is `checkClockOffset` on the
+   * estimate, told when it changes: REQUEST_EXPIRED as soon as the local clock may be more than
+   * 60 s off (signed requests are about to fail), ok again once it is not.
+   */
+  | { readonly type: 'clock'; readonly at: number; readonly offsetMs: number; readonly errorMs: number; readonly check: Check }
   | { readonly type: 'error'; readonly at: number; readonly source: 'listener' | 'persist' | 'refresh'; readonly error: unknown };
 
 /** The limiter's state as plain, versioned JSON. */
@@ -134,6 +208,8 @@ interface AccountLimits {
   readonly spotThrottle: Limit;
   readonly cancel: Limit;
   readonly other: Map<string, Limit>;
+  /** WebSocket futures placement and amendment on a budget of their own (R16 `separate`): the tier. */
+  wsPlace: Limit | null;
   state: AccountLimit;
   /** Live downgrade: the lowest tier the rolling ratio fell to since the last 08:00. */
   liveCap: Tier | null;
@@ -146,6 +222,10 @@ interface AccountLimits {
   spotWarned: boolean;
   /** Spot requests that can be counted before the window of the next check would trip R14. */
   spotBudget: number;
+  /** The tier the rules give (after a live downgrade) and why, before the exchange's report. */
+  local: { tier: Tier; reason: AccountLimit['reason'] };
+  /** The exchange's latest report not older than the latest snapshot (R16), or null. */
+  report: RateLimitReport | null;
 }
 
 /**
@@ -173,6 +253,16 @@ export class AccountLimiter {
   private readonly live: boolean;
   private readonly warnAt: number;
   private readonly unknownContract: string;
+  private readonly reportPolicy: ReportPolicy;
+  private readonly websocketBudget: WebSocketBudget;
+  private readonly estimateClock: boolean;
+  private exchange = new ExchangeClock();
+  /** Whether the last clock check was ok (R15): a `clock` event is told when it changes. */
+  private clockOk = true;
+  /** The boundary the hourly timer was set for, on the exchange's clock, and its side. */
+  private armed: { at: number; direction: BoundaryDirection } | null = null;
+  /** The whole hours of the exchange's clock the rules were last read in, at both edges (R15). */
+  private readHours: { early: number; late: number } | null = null;
   private accounts: TimelineAccount[];
   private vipLevel: number;
   private vipChanges: { at: number; level: number }[] = [];
@@ -207,6 +297,19 @@ export class AccountLimiter {
     this.warnAt = warnAt;
     this.unknownContract = normalizeContract(options.unknownContract ?? 'BTC_USDT', '`unknownContract`');
     this.vipLevel = parseVipLevel(options.vipLevel ?? TIERED_VIP_LEVEL, '`vipLevel`');
+    const reportPolicy = options.reportPolicy ?? 'adopt';
+    if (reportPolicy !== 'adopt' && reportPolicy !== 'report' && reportPolicy !== 'min') {
+      throw new InvalidInputError('`reportPolicy`', options.reportPolicy, '"adopt", "report" or "min"');
+    }
+    this.reportPolicy = reportPolicy;
+    const websocketBudget = options.websocketBudget ?? 'shared';
+    if (websocketBudget !== 'shared' && websocketBudget !== 'separate') {
+      throw new InvalidInputError('`websocketBudget`', options.websocketBudget, '"shared" or "separate"');
+    }
+    this.websocketBudget = websocketBudget;
+    const exchangeClock = options.exchangeClock ?? 'estimate';
+    if (exchangeClock !== 'estimate' && exchangeClock !== 'local') throw new InvalidInputError('`exchangeClock`', options.exchangeClock, '"estimate" or "local"');
+    this.estimateClock = exchangeClock === 'estimate';
     const persist = options.persist;
     if (persist !== undefined && (typeof persist !== 'object' || persist === null || typeof persist.everyMs !== 'number' ||
         !(persist.everyMs > 0) || !Number.isFinite(persist.everyMs) || typeof persist.save !== 'function')) {
@@ -239,7 +342,35 @@ export class AccountLimiter {
   request<T>(account: string, method: string, path: string, fn: () => T | PromiseLike<T>, options: RequestOptions = {}): Promise<Awaited<T>> {
     const limits = this.limitsOf(account);
     if (typeof options !== 'object' || options === null) throw new InvalidInputError('the request options', options, 'an object { body, contract, signal, deadline, priority }');
-    const c = this.catalog.classify(method, path, options.body);
+    return this.send(account, limits, this.catalog.classify(method, path, options.body), fn, options);
+  }
+
+  /**
+   * Sends one order request over the WebSocket API through the limits R16 decides, and counts it
+   * as its REST twin (R1, R9, R14): `channel` is the channel name (`futures.order_place`,
+   * `futures.order_batch_place`, `futures.order_amend`, `futures.order_cancel`,
+   * `futures.order_cancel_ids`, `futures.order_cancel_cp`, `spot.order_place`, `spot.order_amend`,
+   * `spot.order_cancel`, ..., and the status and list channels) and `options.params` its
+   * `req_param`. By default (`websocketBudget: 'shared'`) it draws on its WebSocket limit of R10
+   * and on the REST limit of the same action for the account at once; with `separate`, on its
+   * WebSocket limits only, futures placement and amendment on a budget of the tier. Resolves,
+   * rejects and refuses as {@link AccountLimiter.request} does.
+   *
+   * @example
+   * ```ts
+   * const params = { contract: 'BTC_USDT', size: 1, price: '0', tif: 'ioc' }
+   * await limiter.requestWebSocket('main', 'futures.order_place', () => ws.call('futures.order_place', params), { params })
+   * ```
+   */
+  requestWebSocket<T>(account: string, channel: string, fn: () => T | PromiseLike<T>, options: WebSocketRequestOptions = {}): Promise<Awaited<T>> {
+    const limits = this.limitsOf(account);
+    if (typeof options !== 'object' || options === null) throw new InvalidInputError('the request options', options, 'an object { params, contract, settle, signal, deadline, priority }');
+    const c = this.catalog.classifyChannel(channel, options.params, { budget: this.websocketBudget, ...(options.settle === undefined ? {} : { settle: options.settle }) });
+    return this.send(account, limits, c, fn, options);
+  }
+
+  /** Schedules a classified request on its limits, counting it when it starts (R1, R9, R14). */
+  private send<T>(account: string, limits: AccountLimits, c: Classification, fn: () => T | PromiseLike<T>, options: Omit<RequestOptions, 'body'>): Promise<Awaited<T>> {
     const named = options.contract === undefined ? undefined : normalizeContract(options.contract, '`contract`');
     const counted = c.market === 'futures' && c.action !== 'other';
     // Spot order requests count for the spot low-fill throttle (R14) under their pair.
@@ -307,6 +438,96 @@ export class AccountLimiter {
     this.accounts = accounts;
     this.addLimits(account);
     this.refreshWith(timeline);
+  }
+
+  /**
+   * Reconciles the exchange's own figure with the rules (R16): `answer` is the answer of
+   * GET /account/rate_limit (rows of string fields `tier`, `ratio`, `main_ratio`, `updated_at`,
+   * maybe `type`; the futures row, else the row without a type, is read). Under `reportPolicy`
+   * `adopt` (the default) a report made at or after the latest snapshot (00:00, or a later VIP
+   * change) sets the tier in force, and holds until the next snapshot, a VIP change, a newer
+   * report, or a live downgrade; `report` keeps the rules' tier; `min` takes the lower. A
+   * disagreement is told as a `report` event with both figures and the report's age. Returns the
+   * reconciliation, or `null` when the answer has no futures row. A bad answer throws an
+   * {@link InvalidInputError} and changes nothing.
+   *
+   * @example
+   * ```ts
+   * const answer = await (await fetch('https://api.gateio.ws/api/v4/account/rate_limit', { headers })).json()
+   * limiter.reportRateLimit('main', answer) // { tier, source: 'report' | 'local', disagreement }
+   * ```
+   */
+  reportRateLimit(account: string, answer: unknown): TierReconciliation | null {
+    const l = this.limitsOf(account);
+    const report = reportFor(readRateLimitReport(answer));
+    if (report === undefined) return null;
+    const now = this.wallNow();
+    const r = reconcileTier({ local: l.local.tier.tier, snapshotAt: this.latestChange(now), report, at: now, policy: this.reportPolicy, tiers: this.family.tiers });
+    if (report.updatedAt >= this.latestChange(now) && (l.report === null || report.updatedAt >= l.report.updatedAt)) l.report = report;
+    const inForce = this.reconciled(l, now);
+    this.apply(account, l, { ...l.state, at: now, tier: inForce.tier, limit: inForce.tier.limit, reason: inForce.reason });
+    const d = r.disagreement;
+    if (d !== null) {
+      this.emit({
+        type: 'report', account, at: now,
+        local: { tier: d.local.tier, limit: d.local.limit },
+        reported: { tier: d.reported.tier, limit: d.reported.limit, ratio: report.ratio.toString(), mainRatio: report.mainRatio.toString(), updatedAt: report.updatedAt },
+        reportAgeMs: d.reportAgeMs, stale: d.stale, policy: d.policy,
+        inForce: { tier: inForce.tier.tier, limit: inForce.tier.limit }, source: inForce.reason === 'report' ? 'report' : 'local',
+      });
+    }
+    return r;
+  }
+
+  /**
+   * Takes a timed request for the estimate of the exchange's clock (R15). Returns whether the
+   * sample was taken, and why not: a response without gateway times (`no-gateway-times`), a
+   * negative round trip, reversed gateway times, or a lone sample that disagrees with the set (a
+   * gateway time far off) change nothing. A taken sample moves every boundary the limiter waits
+   * for, and tells a `clock` event when the local clock may now be more than 60 s off the
+   * exchange's (or is no longer). Bad input (a field that is not a number) throws an
+   * {@link InvalidInputError} and changes nothing. With `exchangeClock: 'local'` the estimate is
+   * kept and reported, and boundaries stay on the local clock.
+   *
+   * @example
+   * ```ts
+   * const sentAt = Date.now()
+   * const response = await limiter.request('main', 'GET', '/futures/usdt/accounts', () => fetch(url, init))
+   * limiter.clockSample({ sentAt, receivedAt: Date.now(), headers: response.headers })
+   * ```
+   */
+  clockSample(sample: LimiterClockSample): { readonly accepted: true } | { readonly accepted: false; readonly reason: SampleRejection | 'no-gateway-times' } {
+    if (typeof sample !== 'object' || sample === null) throw new InvalidInputError('the clock sample', sample, 'an object { sentAt, receivedAt, headers } or { sentAt, receivedAt, inTime, outTime }');
+    let timed: ClockSample = sample as ClockSample;
+    if ('headers' in sample) {
+      if (typeof sample.headers !== 'object' || sample.headers === null) throw new InvalidInputError('`headers`', sample.headers, 'the response headers, or a WebSocket answer\'s `header` object');
+      const times = readGatewayTimes(sample.headers);
+      if (times === undefined) return { accepted: false, reason: 'no-gateway-times' };
+      const { headers: _, ...rest } = sample;
+      timed = { ...rest, ...times };
+    }
+    const outcome = this.exchange.add(timed);
+    this.exchange = outcome.clock;
+    if (!outcome.accepted) return { accepted: false, reason: outcome.reason };
+    this.checkClock();
+    // The boundaries moved with the estimate. Every boundary is a whole hour: when an edge of the
+    // estimate is now in another hour than when the rules were last read, one was crossed and the
+    // rules are read again; otherwise the timer is set again for the next one.
+    if (this.estimateClock && !this.closed) {
+      const h = this.readHours;
+      if (h === null || utcHourStart(this.edge('raise')) !== h.early || utcHourStart(this.edge('lower')) !== h.late) this.refresh();
+      else this.arm(this.wallNow());
+    }
+    return { accepted: true };
+  }
+
+  /**
+   * The exchange's clock as estimated now (R15): `offsetMs` (exchange = local + offset) within
+   * `errorMs`, or `null` before the first sample. A signed request's `Timestamp` is the local
+   * clock plus `offsetMs`.
+   */
+  clockEstimate(): ClockEstimate | null {
+    return this.exchange.estimate(this.localNow());
   }
 
   /** The limit in force for `account` now. */
@@ -508,21 +729,23 @@ export class AccountLimiter {
   private refreshWith(timeline: Timeline): void {
     if (this.closed) return;
     const now = this.wallNow();
+    // The instants the rules are read at (R15): the latest the exchange's clock may read, where a
+    // lowering is already due, and the earliest, where a raise is certain. A boundary the timer
+    // was set for is due on its side when it fires, whatever the rounding.
+    const armed = this.armed;
+    let early = this.edge('raise');
+    let late = this.edge('lower');
+    if (this.estimateClock && armed !== null && armed.direction === 'lower' && late < armed.at && this.localNow().wall >= this.exchange.boundaryLocal(armed.at, 'lower', this.localNow())) late = armed.at;
+    if (this.estimateClock && armed !== null && armed.direction === 'raise' && early < armed.at && this.localNow().wall >= this.exchange.boundaryLocal(armed.at, 'raise', this.localNow())) early = armed.at;
+    this.readHours = { early: utcHourStart(early), late: utcHourStart(late) };
     // The next refresh is set first: whatever happens below, the hourly refreshes go on.
-    if (this.timer !== null) this.clock.clearTimer(this.timer);
-    this.timer = unrefTimer(this.clock.setTimer(() => {
-      this.timer = null;
-      try {
-        this.refresh();
-      } catch (error) {
-        this.report('refresh', error);
-      }
-    }, utcHourStart(now) + HOUR_MS - now));
+    this.arm(now);
     const since0800 = now - utcDayStart(now) >= RAISE_OFFSET_MS && now - utcDayStart(now) < RAISE_OFFSET_MS + HOUR_MS;
     for (const a of this.accounts) {
       const l = this.limits.get(a.id)!;
       if (a.createdAt !== undefined && now < a.createdAt) continue;
-      const state = timeline.limitAt(a.id, now);
+      // A sub-account created within the error of now has no state before its creation.
+      const state = stricterState(timeline.limitAt(a.id, Math.max(early, a.createdAt ?? early)), timeline.limitAt(a.id, late));
       if (since0800) l.liveCap = null;
       let tier = state.tier;
       // Below VIP 14 the tier is 1 whatever changed last (a drop at the instant of a raise changes nothing).
@@ -531,9 +754,13 @@ export class AccountLimiter {
         tier = l.liveCap;
         reason = 'live-downgrade';
       }
-      const throttle = buildAbuseTimeline(this.tracker.hourlyActivity(a.id), this.abuse).throttleAt(now).throttle;
-      const spotThrottle = buildSpotFillTimeline(this.spotTracker.hourlyActivity(a.id), this.spotFill).throttleAt(now).throttle;
-      this.apply(a.id, l, { account: a.id, at: now, tier, limit: tier.limit, throttle, spotThrottle, reason });
+      l.local = { tier, reason };
+      const inForce = this.reconciled(l, now);
+      const abuse = buildAbuseTimeline(this.tracker.hourlyActivity(a.id), this.abuse);
+      const spot = buildSpotFillTimeline(this.spotTracker.hourlyActivity(a.id), this.spotFill);
+      const throttle = stricterThrottle(abuse.throttleAt(early).throttle, abuse.throttleAt(late).throttle);
+      const spotThrottle = stricterThrottle(spot.throttleAt(early).throttle, spot.throttleAt(late).throttle);
+      this.apply(a.id, l, { account: a.id, at: now, tier: inForce.tier, limit: inForce.tier.limit, throttle, spotThrottle, reason: inForce.reason });
       this.resetWarning(a.id, l, now);
       l.spotWarned = false;
       this.checkSpotWarning(a.id, l, now);
@@ -541,11 +768,33 @@ export class AccountLimiter {
     }
   }
 
+  /**
+   * The tier in force: the rules' (`l.local`), reconciled with the exchange's report held (R16).
+   * A report older than the latest snapshot or VIP change is dropped: it spoke of what came before.
+   */
+  private reconciled(l: AccountLimits, now: number): { tier: Tier; reason: AccountLimit['reason'] } {
+    if (l.report === null) return l.local;
+    const r = reconcileTier({ local: l.local.tier.tier, snapshotAt: this.latestChange(now), report: l.report, at: now, policy: this.reportPolicy, tiers: this.family.tiers });
+    if (r.disagreement?.stale === true) l.report = null;
+    return r.source === 'report' ? { tier: r.tier, reason: 'report' } : l.local;
+  }
+
+  /**
+   * The instant after which a report of the exchange is news (R16): the latest 00:00 snapshot, or
+   * the latest VIP change if later (a report made before it speaks of the level before).
+   */
+  private latestChange(now: number): number {
+    let at = utcDayStart(now);
+    for (const v of this.vipChanges) if (v.at <= now && v.at > at) at = v.at;
+    return at;
+  }
+
   private apply(account: string, l: AccountLimits, next: AccountLimit): void {
     const before = l.state;
     l.state = next;
     if (before.limit !== next.limit) {
       l.place.update({ limit: next.limit });
+      l.wsPlace?.update({ limit: next.limit });
       this.emit({ type: 'limit', account, at: next.at, from: before.limit, to: next.limit, reason: next.reason });
     }
     if ((before.throttle?.reason ?? null) !== (next.throttle?.reason ?? null) || before.throttle?.limit !== next.throttle?.limit) {
@@ -609,9 +858,11 @@ export class AccountLimiter {
     const ratings = this.rate(utcDayStart(now) + DAY_MS);
     const r = ratings.find((x) => x.account === account);
     if (r === undefined) return;
-    const inForce = l.state.tier;
-    if (this.vipAt(now) >= TIERED_VIP_LEVEL && r.tier.tier < inForce.tier) {
+    if (this.vipAt(now) >= TIERED_VIP_LEVEL && r.tier.tier < l.local.tier.tier) {
       l.liveCap = r.tier;
+      l.local = { tier: r.tier, reason: 'live-downgrade' };
+      // A fall seen after the exchange's report is newer than it: the report no longer holds.
+      l.report = null;
       this.apply(account, l, { ...l.state, at: now, tier: r.tier, limit: r.tier.limit, reason: 'live-downgrade' });
     }
     // Requests that may be counted before the ratio could cross the bound below: each weighs at
@@ -686,14 +937,16 @@ export class AccountLimiter {
   }
 
   private limitsFor(account: string, l: AccountLimits, c: Classification): Limit[] {
-    return c.limits.map((spec) => {
-      if (c.market === 'futures' && spec.key === 'futures.place') return null;
-      if (c.market === 'futures' && spec.key === 'futures.cancel') return l.cancel;
+    return c.limits.flatMap((spec) => {
+      if (c.market === 'futures' && spec.key === 'futures.place') return [l.place, l.throttle];
+      if (c.market === 'futures' && spec.key === 'futures.cancel') return [l.cancel];
+      // R16 `separate`: WebSocket futures placement on a budget of its own, of the tier in force.
+      if (spec.key === 'ws.futures.place') return [(l.wsPlace ??= this.scheduler.limit({ name: `${account}:ws.futures.place`, limit: l.state.limit, windowMs: spec.windowMs })), l.throttle];
       const map = spec.scope === 'ip' ? this.ipLimits : l.other;
       let limit = map.get(spec.key);
       if (limit === undefined) map.set(spec.key, (limit = this.scheduler.limit({ name: `${spec.scope === 'ip' ? 'ip' : account}:${spec.key}`, limit: spec.limit, windowMs: spec.windowMs })));
-      return limit;
-    }).flatMap((x) => (x === null ? [l.place, l.throttle] : [x]))
+      return [limit];
+    })
       .concat(spotFillLimits(c, this.spotFill) ? [l.spotThrottle] : []);
   }
 
@@ -706,6 +959,7 @@ export class AccountLimiter {
       spotThrottle: this.scheduler.limit({ name: `${account}:spot-fill-throttle`, limit: UNTHROTTLED, windowMs: this.spotFill.limit.windowMs }),
       cancel: this.scheduler.limit({ name: `${account}:futures.cancel`, ...spec['futures.cancel']! }),
       other: new Map(),
+      wsPlace: null,
       state: { account, at: this.wallNow(), tier: tier1, limit: tier1.limit, throttle: null, spotThrottle: null, reason: 'initial' },
       liveCap: null,
       liveBudget: 0,
@@ -713,11 +967,71 @@ export class AccountLimiter {
       warnBudget: 0,
       spotWarned: false,
       spotBudget: 0,
+      local: { tier: tier1, reason: 'initial' },
+      report: null,
     });
   }
 
+  /**
+   * Now, on the clock the rules are read on (R15): the exchange's as estimated (its middle), or
+   * with `exchangeClock: 'local'` or before the first sample, the local wall clock.
+   */
   private wallNow(): number {
-    return Math.floor(this.clock.wall());
+    const wall = Math.floor(this.clock.wall());
+    if (!this.estimateClock) return wall;
+    const e = this.exchange.estimate(this.localNow());
+    return e === null ? wall : Math.floor(wall + e.offsetMs);
+  }
+
+  /** The local wall and monotonic clocks read together (the estimate follows a wall step with them). */
+  private localNow(): { wall: number; mono: number } {
+    return { wall: Math.floor(this.clock.wall()), mono: this.clock.now() };
+  }
+
+  /** The exchange's instant now on the side a boundary of `direction` is compared on (R15). */
+  private edge(direction: BoundaryDirection): number {
+    return this.estimateClock ? this.exchange.toExchange(this.localNow(), direction) : Math.floor(this.clock.wall());
+  }
+
+  /**
+   * Sets the timer for the next boundary: every whole hour of the exchange's clock, reached on its
+   * lowering side (`error` early) and again on its raising side (`error` late) (R15).
+   */
+  private arm(now: number): void {
+    if (this.timer !== null) this.clock.clearTimer(this.timer);
+    const local = this.localNow();
+    let next: { at: number; direction: BoundaryDirection; wall: number } | null = null;
+    if (this.estimateClock) {
+      for (const at of [utcHourStart(now), utcHourStart(now) + HOUR_MS]) {
+        for (const direction of ['lower', 'raise'] as const) {
+          const wall = this.exchange.boundaryLocal(at, direction, local);
+          // Due now and not yet fired: boundaries fire in order, each side once.
+          const pending = wall > local.wall || (wall === local.wall && (this.armed === null || order(this.armed) < order({ at, direction })));
+          if (pending && (next === null || wall < next.wall)) next = { at, direction, wall };
+        }
+      }
+    }
+    next ??= { at: utcHourStart(now) + HOUR_MS, direction: 'lower', wall: local.wall + utcHourStart(now) + HOUR_MS - now };
+    const target = next;
+    this.timer = unrefTimer(this.clock.setTimer(() => {
+      this.timer = null;
+      this.armed = target;
+      try {
+        this.refresh();
+      } catch (error) {
+        this.report('refresh', error);
+      }
+    }, Math.max(0, target.wall - local.wall)));
+  }
+
+  /** Tells a `clock` event when the local clock's check against the exchange's changes (R15, R11). */
+  private checkClock(): void {
+    const e = this.exchange.estimate(this.localNow());
+    if (e === null) return;
+    const check = checkClockOffset(e);
+    if (check.ok === this.clockOk) return;
+    this.clockOk = check.ok;
+    this.emit({ type: 'clock', at: this.wallNow(), offsetMs: e.offsetMs, errorMs: e.errorMs, check });
   }
 
   private emit(event: LimiterEvent): void {
@@ -727,6 +1041,23 @@ export class AccountLimiter {
   private report(source: 'listener' | 'persist' | 'refresh', error: unknown): void {
     this.listeners.report(source, error);
   }
+}
+
+/** The order boundaries fire in: by instant, the lowering side first. */
+function order(b: { readonly at: number; readonly direction: BoundaryDirection }): number {
+  return b.at * 2 + (b.direction === 'raise' ? 1 : 0);
+}
+
+/** Of the states at both edges of the exchange's clock (R15), the one of the lower tier (a raise waits, a lowering does not). */
+function stricterState<S extends { readonly tier: Tier }>(early: S, late: S): S {
+  return early.tier.tier < late.tier.tier ? early : late;
+}
+
+/** Of two throttles, the stricter: any throttle over none, else the lower rate. */
+function stricterThrottle(a: Throttle | null, b: Throttle | null): Throttle | null {
+  if (a === null) return b;
+  if (b === null) return a;
+  return a.limit / a.windowMs < b.limit / b.windowMs ? a : b;
 }
 
 /** An account of the family as the limiter keeps it: its own fields only. */

@@ -1,6 +1,7 @@
 import { InvalidInputError } from '../errors.js';
 import { readRateLimit, type RateLimit } from '../rules/abuse.js';
 import { readOptions } from '../rules/parse.js';
+import { type WebSocketBudget, channelRequest } from './channels.js';
 
 /** The market a request belongs to (R10). */
 export type Market = 'spot' | 'margin' | 'futures' | 'delivery' | 'options' | 'wallet' | 'sub-accounts' | 'unified' | 'public' | 'other';
@@ -111,11 +112,22 @@ export interface Catalog {
    */
   classify(method: string, path: string, body?: unknown): Classification;
   /**
-   * The limits an order request sent over WebSocket draws on (R10): futures place, amend and
-   * cancel share 100 per second; spot place and amend 10 per second; spot cancels are not limited
-   * there.
+   * The WebSocket limits an order request sent over WebSocket draws on (R10): futures place, amend
+   * and cancel share 100 per second (`ws.futures.orders`); spot place and amend 10 per second
+   * (`ws.spot.place`); spot cancels are not limited there. With `budget` `separate` (R16) futures
+   * place and amend draw instead on a budget of their own whose N is the tier of R3
+   * (`ws.futures.place`, given here with the `futures.place` entry, tier 1).
    */
-  classifyWebSocket(market: 'futures' | 'spot', action: Action): readonly LimitSpec[];
+  classifyWebSocket(market: 'futures' | 'spot', action: Action, budget?: WebSocketBudget): readonly LimitSpec[];
+  /**
+   * Reads an order channel of the WebSocket API (`futures.order_place`, `futures.order_batch_place`,
+   * `spot.order_cancel`, ...) and its `req_param` as the REST request it stands for, with every
+   * limit it draws on (R16): under `budget` `shared` (the default) its WebSocket limits and the
+   * REST limits of the same request, all at once; under `separate` its WebSocket limits only.
+   * Status and list channels draw on the REST limit of their endpoint. `settle` is the futures
+   * connection's settlement currency.
+   */
+  classifyChannel(channel: string, params?: unknown, options?: { readonly settle?: string; readonly budget?: WebSocketBudget }): Classification;
 }
 
 /**
@@ -141,15 +153,29 @@ export function createCatalog(options?: CatalogOptions): Catalog {
   }
   Object.freeze(limits);
   const spec = (base: string, key: string = base, scope: 'account' | 'ip' = 'account'): LimitSpec => ({ key, scope, ...limits[base]! });
-  return {
+  const catalog: Catalog = {
     limits,
-    classifyWebSocket(market: 'futures' | 'spot', action: Action): readonly LimitSpec[] {
+    classifyWebSocket(market: 'futures' | 'spot', action: Action, budget: WebSocketBudget = 'shared'): readonly LimitSpec[] {
       if (market !== 'futures' && market !== 'spot') throw new InvalidInputError('`market`', market, '"futures" or "spot"');
       if (action !== 'place' && action !== 'amend' && action !== 'cancel' && action !== 'other') {
         throw new InvalidInputError('`action`', action, '"place", "amend", "cancel" or "other"');
       }
-      if (market === 'futures') return action === 'other' ? [] : [spec('ws.futures.orders')];
+      readBudget(budget);
+      if (market === 'futures') {
+        if (action === 'other') return [];
+        return budget === 'separate' && action !== 'cancel' ? [spec('futures.place', 'ws.futures.place')] : [spec('ws.futures.orders')];
+      }
       return action === 'place' || action === 'amend' ? [spec('ws.spot.place')] : [];
+    },
+    classifyChannel(channel: string, params?: unknown, options: { readonly settle?: string; readonly budget?: WebSocketBudget } = {}): Classification {
+      const { settle = 'usdt', budget = 'shared' } = readOptions(options, 'the channel options');
+      readBudget(budget);
+      const r = channelRequest(channel, params, settle);
+      const rest = catalog.classify(r.method, r.path, r.body);
+      const base = rest.instrument === undefined && r.instrument !== undefined ? { ...rest, instrument: r.instrument } : rest;
+      if (r.action === 'other') return base;
+      const ws = catalog.classifyWebSocket(r.market, r.action, budget);
+      return { ...base, limits: budget === 'shared' ? [...ws, ...rest.limits] : ws };
     },
     classify(method: string, path: string, body?: unknown): Classification {
       const m = typeof method === 'string' ? method.toUpperCase() : method;
@@ -209,6 +235,12 @@ export function createCatalog(options?: CatalogOptions): Catalog {
       }
     },
   };
+  return catalog;
+}
+
+function readBudget(budget: unknown): WebSocketBudget {
+  if (budget !== 'shared' && budget !== 'separate') throw new InvalidInputError('`budget`', budget, '"shared" or "separate"');
+  return budget;
 }
 
 const GROUPS = new Set([

@@ -78,9 +78,10 @@ export class Book {
   readonly trades: Trade[] = [];
 
   add(order: FuturesOrder | SpotOrder): void {
-    this.orders.set(String(order.id), order);
+    const id = String(order.id);
+    this.orders.set(id, order);
     if (order.status === 'open') this.open++;
-    else this.retire(String(order.id));
+    else this.retire(id);
   }
 
   /** Marks an order finished: it is kept among the last finished ones. */

@@ -228,10 +228,11 @@ export class ExchangeCore {
       party.refused.set(refused.label, (party.refused.get(refused.label) ?? 0) + 1);
     }
     if (account !== null && c.action !== 'other') {
+      // The tracker counts whole milliseconds; the model's clock has a fraction (R15's microseconds).
       if (c.market === 'futures') {
-        account.family.futures.recordRequest(account.id, instrument === '' ? 'BTC_USDT' : instrument, c.action, t, c.orders);
+        account.family.futures.recordRequest(account.id, instrument === '' ? 'BTC_USDT' : instrument, c.action, Math.floor(t), c.orders);
       } else if (c.market === 'spot') {
-        account.family.spot.recordRequest(account.id, contractName(instrument) ?? UNNAMED_PAIR, c.action, t, c.orders);
+        account.family.spot.recordRequest(account.id, contractName(instrument) ?? UNNAMED_PAIR, c.action, Math.floor(t), c.orders);
       }
     }
     return refused;
@@ -246,7 +247,7 @@ export class ExchangeCore {
   recordFill(account: Account, market: 'futures' | 'spot', instrument: string, role: FillRole, volume: DecimalInput, at: number): void {
     const t = at > this.latest ? at : this.latest;
     this.latest = t;
-    (market === 'futures' ? account.family.futures : account.family.spot).recordFill(account.id, instrument, role, volume, t);
+    (market === 'futures' ? account.family.futures : account.family.spot).recordFill(account.id, instrument, role, volume, Math.floor(t));
   }
 
   /** The limits `c` draws on for `party`, in the order checked. */

@@ -1,7 +1,6 @@
 /**
  * traderatio/exchange: a model of the exchange's rate-limit behaviour on localhost (the server
- * behind `traderatio exchange`), started in the process for tests and benchmarks. ES module only:
- * it is a development tool, and leaving it out of the CommonJS build keeps the package small.
+ * behind `traderatio exchange`), started in the process for tests and benchmarks.
  *
  * @packageDocumentation
  */

@@ -87,6 +87,8 @@ export class ExchangeModel {
   private keys!: Map<string, { account: string; secret: string }>;
   private readonly unidentified = new Map<string, number>();
   private readonly classified = new Map<string, Classification>();
+  /** Each classification's route name and handler, found once. */
+  private readonly routes = new WeakMap<Classification, { readonly name: string; readonly handler: Handler | undefined }>();
 
   constructor(readonly options: ModelOptions, private readonly clock: Clock) {
     if (options.window !== undefined && options.window !== 'sliding' && options.window !== 'fixed') throw new InvalidInputError('`window`', options.window, '"sliding" or "fixed"');
@@ -152,7 +154,7 @@ export class ExchangeModel {
       }
       const query = new URLSearchParams(r.query);
       const c = this.classify(r.method, r.path, body, query);
-      const route = `${c.method} ${c.endpoint}`;
+      const route = this.routeOf(c).name;
       let account: Account | null = null;
       if (c.market === 'public') party = this.core.ip(r.ip);
       else {
@@ -187,8 +189,17 @@ export class ExchangeModel {
 
   /** Runs an admitted request of `account` on its endpoint; endpoints the model does not trade on answer `{}`. */
   execute(account: Account, c: Classification, body: unknown, query: URLSearchParams, id: string, at: number): unknown {
-    const handler = ROUTES.get(`${c.method} ${c.endpoint}`);
-    return handler === undefined ? {} : handler(this, account, { c, body, query, id: decodeURIComponent(id), at });
+    const { handler } = this.routeOf(c);
+    return handler === undefined ? {} : handler(this, account, { c, body, query, id: id.includes('%') ? decodeURIComponent(id) : id, at });
+  }
+
+  private routeOf(c: Classification): { readonly name: string; readonly handler: Handler | undefined } {
+    let route = this.routes.get(c);
+    if (route === undefined) {
+      const name = `${c.method} ${c.endpoint}`;
+      this.routes.set(c, (route = { name, handler: ROUTES.get(name) }));
+    }
+    return route;
   }
 
   /** The limits of R12 for the endpoint's binding limit: the refusing one, else the one with fewest left. */
@@ -263,7 +274,9 @@ export class ExchangeModel {
   classify(method: string, path: string, body: unknown, query: URLSearchParams): Classification {
     const pair = query.get('currency_pair');
     const read = body === undefined && pair !== null && path.startsWith('/api/v4/spot/') ? { currency_pair: pair } : body;
-    const key = `${method} ${path.replace(/\/\d+$/, '/0')}\n${sketch(read)}`;
+    // Order ids at the end of a path share one classification; most paths end in a letter.
+    const last = path.charCodeAt(path.length - 1);
+    const key = `${method} ${last >= 48 && last <= 57 ? path.replace(/\/\d+$/, '/0') : path}\n${sketch(read)}`;
     let c = this.classified.get(key);
     if (c === undefined) {
       try {

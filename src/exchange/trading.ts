@@ -1,5 +1,5 @@
 import { checkFuturesBatch, checkOrderText, checkSpotBatch } from '../catalog/validators.js';
-import { Dec } from '../rules/decimal.js';
+import { Dec, ZERO } from '../rules/decimal.js';
 import { contractName } from '../rules/contracts.js';
 import { ApiError, badRequest } from './api-error.js';
 import { Book, type FuturesOrder, MAX_OPEN_ORDERS, type SpotOrder, type Trade } from './book.js';
@@ -280,7 +280,7 @@ export class Trading {
       volume = size.times(price);
       order.status = 'closed';
     }
-    order.left = new Dec(0);
+    order.left = ZERO;
     order.fillPrice = price;
     order.finishAs = 'filled';
     order.finishedAt = at;
@@ -348,20 +348,37 @@ export class Trading {
   }
 }
 
+const uids = new WeakMap<Account, number>();
+
 /** A numeric uid for an account id: stable, as the API's user ids are numbers. */
 export function uidOf(account: Account): number {
+  let uid = uids.get(account);
+  if (uid === undefined) uids.set(account, (uid = hashUid(account.id)));
+  return uid;
+}
+
+function hashUid(id: string): number {
   let h = 2166136261;
-  for (let i = 0; i < account.id.length; i++) h = Math.imul(h ^ account.id.charCodeAt(i), 16777619);
+  for (let i = 0; i < id.length; i++) h = Math.imul(h ^ id.charCodeAt(i), 16777619);
   return 10_000_000 + ((h >>> 0) % 90_000_000);
 }
 
 function futuresJson(o: FuturesOrder, account: Account): Json {
-  const size = (d: Dec) => (o.sizeAsText ? d.toString() : d.toNumber());
-  return {
-    id: o.id, user: uidOf(account), contract: o.contract, create_time: o.createdAt / 1000, size: size(o.size), left: size(o.left), price: o.price.toString(),
-    fill_price: o.fillPrice?.toString() ?? '0', tif: o.tif, text: o.text, status: o.status, finish_as: o.finishAs,
-    ...(o.finishedAt === null ? {} : { finish_time: o.finishedAt / 1000 }), is_reduce_only: false, is_close: false, iceberg: 0,
-  };
+  const user = uidOf(account);
+  const size = o.sizeAsText ? o.size.toString() : o.size.toNumber();
+  const left = o.left === ZERO ? (o.sizeAsText ? '0' : 0) : o.sizeAsText ? o.left.toString() : o.left.toNumber();
+  const price = o.price.toString();
+  const fillPrice = o.fillPrice === null ? '0' : o.fillPrice === o.price ? price : o.fillPrice.toString();
+  // Two literal shapes rather than a spread: the same keys in the same order, without the copy.
+  return o.finishedAt === null
+    ? {
+      id: o.id, user, contract: o.contract, create_time: o.createdAt / 1000, size, left, price, fill_price: fillPrice, tif: o.tif, text: o.text,
+      status: o.status, finish_as: o.finishAs, is_reduce_only: false, is_close: false, iceberg: 0,
+    }
+    : {
+      id: o.id, user, contract: o.contract, create_time: o.createdAt / 1000, size, left, price, fill_price: fillPrice, tif: o.tif, text: o.text,
+      status: o.status, finish_as: o.finishAs, finish_time: o.finishedAt / 1000, is_reduce_only: false, is_close: false, iceberg: 0,
+    };
 }
 
 function spotJson(o: SpotOrder): Json {
@@ -393,11 +410,23 @@ function array(body: unknown): unknown[] {
   return body;
 }
 
+/**
+ * Decimals read from request fields, by their text: orders repeat their prices and sizes, and a
+ * Decimal is immutable, so one read serves them all. Bounded: emptied when full.
+ */
+const readDecimals = new Map<string, Dec>();
+const READ_DECIMALS_KEPT = 4096;
+
 function decimal(value: unknown, field: string, nonNegative: boolean): Dec {
   if (value === undefined || value === null) throw badRequest('MISSING_REQUIRED_PARAM', `${field} is required`);
   const text = typeof value === 'number' && Number.isFinite(value) ? String(value) : typeof value === 'string' ? value : '';
-  if (!DECIMAL.test(text)) throw badRequest('INVALID_PARAM_VALUE', `${field} ${JSON.stringify(value)}: a decimal number`);
-  const d = new Dec(text);
+  let d = readDecimals.get(text);
+  if (d === undefined) {
+    if (!DECIMAL.test(text)) throw badRequest('INVALID_PARAM_VALUE', `${field} ${JSON.stringify(value)}: a decimal number`);
+    d = new Dec(text);
+    if (readDecimals.size >= READ_DECIMALS_KEPT) readDecimals.clear();
+    readDecimals.set(text, d);
+  }
   if (nonNegative && d.isNegative()) throw badRequest('INVALID_PARAM_VALUE', `${field} ${JSON.stringify(value)}: not negative`);
   return d;
 }

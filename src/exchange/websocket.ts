@@ -141,11 +141,8 @@ function budget(model: ExchangeModel, rest: Classification, spec: Channel): Clas
   if (byMode === undefined) combined.set(rest, (byMode = new Map()));
   let c = byMode.get(mode);
   if (c === undefined) {
-    let ws: readonly LimitSpec[] = model.catalog.classifyWebSocket(spec.market, spec.action);
-    if (mode === 'separate' && spec.market === 'futures' && (spec.action === 'place' || spec.action === 'amend')) {
-      // The tier of R3 replaces the WebSocket 100 per second, on a budget of its own.
-      ws = ws.map((l) => ({ ...l, key: 'ws.futures.place' }));
-    }
+    // Under `separate` the tier of R3 replaces the WebSocket 100 per second, on a budget of its own.
+    const ws: readonly LimitSpec[] = model.catalog.classifyWebSocket(spec.market, spec.action, mode);
     c = { ...rest, limits: mode === 'shared' ? [...ws, ...rest.limits] : ws };
     byMode.set(mode, c);
   }

@@ -106,6 +106,17 @@ describe('ExchangeCore', () => {
     expect(run('9.99', false)).toEqual([]);
   });
 
+  it('counts an order and its fill at an instant with a fraction of a millisecond, in that millisecond', () => {
+    const core = exampleCore();
+    const a = core.account('A');
+    const t = NEXT + 3_600_000 + 0.25;
+    expect(core.admit(a, place, t, 'BTC_USDT')).toBeNull();
+    core.recordFill(a, 'futures', 'BTC_USDT', 'maker', '60', t + 0.5);
+    const snapshot = a.family.futures.snapshot();
+    expect(snapshot.latest).toBe(NEXT + 3_600_000);
+    expect(snapshot.hours.filter((h) => h.account === 'A').at(-1)).toEqual({ account: 'A', hour: '2026-11-21T01:00:00.000Z', requests: 1, traded: '60' });
+  });
+
   it('labels a refused withdrawal TOO_FAST (R12)', () => {
     const core = new ExchangeCore([{ id: 'f', accounts: [{ id: 'main', role: 'main' }] }]);
     const w = catalog.classify('POST', '/withdrawals');

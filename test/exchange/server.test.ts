@@ -1,6 +1,6 @@
 import { connect } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
-import type { RunningExchange } from '../../src/exchange/server.js';
+import { type RunningExchange, startExchange } from '../../src/exchange/server.js';
 import { EXAMPLE_ACCOUNTS, EXAMPLE_HISTORY, call, model, sign } from './helpers.js';
 
 const ORDERS = '/api/v4/futures/usdt/orders';
@@ -223,6 +223,14 @@ describe('fills and administration', () => {
     for (let i = 0; i < 40; i++) second.push((await call(again.ex, 'POST', ORDERS, 'main-key', { ...order, size: i + 1 })).body.finish_as);
     await again.ex.close();
     expect(second).toEqual(placed.map((o) => o.finish_as));
+  });
+
+  it('accepts and fills placements on the machine clock, whose instants have microseconds (R15)', async () => {
+    running = await startExchange({ fills: { maker: 0.5, taker: 0.5 } });
+    const answers = [];
+    for (let i = 0; i < 5; i++) answers.push(await call(running, 'POST', ORDERS, 'main-key', order));
+    expect(answers.map((a) => [a.status, a.body.finish_as])).toEqual(Array.from({ length: 5 }, () => [200, 'filled']));
+    expect((await call(running, 'GET', '/api/v4/futures/usdt/my_trades', 'main-key')).body).toHaveLength(5);
   });
 
   it('creates a sub-account at tier 1 (R8) and drops a family below VIP 14 to tier 1 at once (R6)', async () => {

@@ -1,0 +1,85 @@
+import { InvalidInputError } from '../errors.js';
+import type { Action } from './catalog.js';
+
+/**
+ * Whether a WebSocket order draws on the REST limit of the same action too (R16): `shared` (the
+ * safe reading, the default) or `separate` (WebSocket limits only, the tier of R3 replacing the
+ * WebSocket futures 100 per second).
+ */
+export type WebSocketBudget = 'shared' | 'separate';
+
+/** An order channel of the WebSocket API as the REST request it stands for. */
+interface Channel {
+  readonly market: 'futures' | 'spot';
+  readonly action: Action;
+  readonly method: string;
+  /** The path after `/futures/{settle}` or `/spot`. */
+  readonly path: string;
+  /** The path ends with the order id of `req_param`. */
+  readonly id?: true;
+  /** `req_param` is the body (placement, amendment, batches). */
+  readonly body?: true;
+}
+
+const CHANNELS: ReadonlyMap<string, Channel> = new Map<string, Channel>([
+  ['futures.order_place', { market: 'futures', action: 'place', method: 'POST', path: '/orders', body: true }],
+  ['futures.order_batch_place', { market: 'futures', action: 'place', method: 'POST', path: '/batch_orders', body: true }],
+  ['futures.order_amend', { market: 'futures', action: 'amend', method: 'PUT', path: '/orders', id: true, body: true }],
+  ['futures.order_cancel', { market: 'futures', action: 'cancel', method: 'DELETE', path: '/orders', id: true }],
+  ['futures.order_cancel_ids', { market: 'futures', action: 'cancel', method: 'POST', path: '/batch_cancel_orders', body: true }],
+  ['futures.order_cancel_cp', { market: 'futures', action: 'cancel', method: 'DELETE', path: '/orders' }],
+  ['futures.order_status', { market: 'futures', action: 'other', method: 'GET', path: '/orders', id: true }],
+  ['futures.order_list', { market: 'futures', action: 'other', method: 'GET', path: '/orders' }],
+  ['spot.order_place', { market: 'spot', action: 'place', method: 'POST', path: '/orders', body: true }],
+  ['spot.order_amend', { market: 'spot', action: 'amend', method: 'PATCH', path: '/orders', id: true, body: true }],
+  ['spot.order_cancel', { market: 'spot', action: 'cancel', method: 'DELETE', path: '/orders', id: true }],
+  ['spot.order_cancel_ids', { market: 'spot', action: 'cancel', method: 'POST', path: '/cancel_batch_orders', body: true }],
+  ['spot.order_cancel_cp', { market: 'spot', action: 'cancel', method: 'DELETE', path: '/orders' }],
+  ['spot.order_status', { market: 'spot', action: 'other', method: 'GET', path: '/orders', id: true }],
+  ['spot.order_list', { market: 'spot', action: 'other', method: 'GET', path: '/orders' }],
+]);
+
+/**
+ * The order channels of the WebSocket API (R16), as their names are written: those
+ * `Catalog.classifyChannel` and `AccountLimiter.requestWebSocket` read.
+ *
+ * @example
+ * ```ts
+ * WEBSOCKET_ORDER_CHANNELS.includes('futures.order_batch_place') // true
+ * ```
+ */
+export const WEBSOCKET_ORDER_CHANNELS: readonly string[] = Object.freeze([...CHANNELS.keys()]);
+
+const SETTLES = new Set(['usdt', 'btc', 'usd']);
+
+/** The REST request a WebSocket order channel stands for, and the instrument `req_param` names. */
+export interface ChannelRequest {
+  readonly market: 'futures' | 'spot';
+  readonly action: Action;
+  readonly method: string;
+  readonly path: string;
+  readonly body?: unknown;
+  readonly instrument?: string;
+}
+
+/**
+ * Reads a WebSocket order channel (`futures.order_place`, `spot.order_cancel`, ...) and its
+ * `req_param` as the REST request it stands for (R16), on a futures connection of `settle`.
+ */
+export function channelRequest(channel: string, params: unknown, settle: string): ChannelRequest {
+  const c = typeof channel === 'string' ? CHANNELS.get(channel) : undefined;
+  if (c === undefined) throw new InvalidInputError('`channel`', channel, `an order channel of the WebSocket API (${WEBSOCKET_ORDER_CHANNELS.join(', ')})`);
+  if (typeof settle !== 'string' || !SETTLES.has(settle)) throw new InvalidInputError('`settle`', settle, '"usdt", "btc" or "usd"');
+  const p = typeof params === 'object' && params !== null && !Array.isArray(params) ? (params as Record<string, unknown>) : {};
+  const id = c.id === true ? `/${encodeURIComponent(String(p['order_id'] ?? '0'))}` : '';
+  const path = `/${c.market === 'futures' ? `futures/${settle}` : 'spot'}${c.path}${id}`;
+  const named = p['currency_pair'] ?? p['contract'];
+  return {
+    market: c.market,
+    action: c.action,
+    method: c.method,
+    path,
+    ...(c.body === true ? { body: params } : {}),
+    ...(typeof named === 'string' ? { instrument: named } : {}),
+  };
+}
