@@ -77,6 +77,10 @@ export {
 export type { Check } from './catalog/validators.js';
 export { tierMargins } from './rules/margins.js';
 export type { TierMargins } from './rules/margins.js';
+export { advise } from './advise/advise.js';
+export type { AccountOutcome, Advice, AdviceInput, AdviseOptions, Finding, FindingKind, Outcome } from './advise/advise.js';
+export type { PairCount } from './advise/edits.js';
+export type { ThrottleNearMiss } from './advise/throttles.js';
 export { Tracker } from './account/tracker.js';
 export type { CountedAction, FillRole, TrackerState } from './account/tracker.js';
 export { AccountLimiter } from './account/limiter.js';

@@ -5,6 +5,7 @@ import type { RatioResult } from '../rules/ratio.js';
 import { parseVipLevel } from '../rules/vip.js';
 import { writeFileSync } from 'node:fs';
 import { type OptionSpec, type ParsedArgs, UsageError, optionsHelp, parseOptions } from './options.js';
+import { adviseCommand } from './advise-command.js';
 import { exchangeCommand } from './exchange.js';
 import { makePlan, readPlan } from './plan.js';
 import { type SimulationReport, simulate } from './simulate.js';
@@ -104,6 +105,24 @@ a fill row has fill_role (maker or taker), fill_volume (USDT) and contract. at i
 The log is read as a stream, in constant memory; the accounts in it form one family.`,
     options: [{ ...VIP_OPTION, help: "the family's VIP level (default 14)" }, JSON_OPTION, HELP_OPTION],
     run: simulateCommand,
+  },
+  advise: {
+    usage: 'advise FILE',
+    about: `what to change in the order flow to raise the ratio: each change with its new ratios, tiers and limits, ranked
+
+FILE is a request log as simulate reads it (a CSV header with an "at" column; streamed) or 7-day figures as plan
+reads them (CSV or JSON); - reads standard input. A log's findings rate the 7 days that end with its last day.`,
+    options: [
+      VIP_OPTION, THRESHOLD_OPTION, BROKER_OPTION,
+      { name: 'account', value: 'ID', help: 'advise one account of the family: its findings, ranked by the limit they give it' },
+      { name: 'pair-window', value: 'MS', help: 'a placement this soon after a cancel on the same contract and account is a pair that one amend could do (default 1000)' },
+      { name: 'taker-share', value: 'X', help: 'the share of taker volume tried as maker volume, 0 to 1 (default 0.5)' },
+      { name: 'heavy-share', value: 'X', help: 'the share of requests on heavy contracts tried on the others, 0 to 1 (default 0.5)' },
+      { name: 'svg', value: 'OUT', help: 'also write the chart of a log: the aggregated ratio by day, with and without the changes' },
+      { name: 'html', value: 'OUT', help: 'also write a page with the advice and, for a log, its chart' },
+      JSON_OPTION, HELP_OPTION,
+    ],
+    run: (args, io, context) => adviseCommand(args, io, context, { file: fileOf('advise', args), vipLevel: vipOf(args), options: familyOptionsOf(args), writeOut }),
   },
   exchange: {
     usage: 'exchange',

@@ -1,15 +1,14 @@
 import { type Catalog, type Classification, createCatalog } from '../catalog/catalog.js';
-import { InvalidInputError } from '../errors.js';
+import type { FillRole } from '../account/tracker.js';
 import { type Account, type CountedLimit, ExchangeCore, type Party, SPOT_THROTTLE_KEY, THROTTLE_KEY } from '../exchange/core.js';
 import { SlidingCount } from '../exchange/sliding-count.js';
-import { HOUR_MS, formatUtcInstant } from '../rules/calendar.js';
-import { isInstant, parseInstant } from '../rules/parse.js';
+import { HOUR_MS } from '../rules/calendar.js';
 import { type FamilyConfig, type FamilyOptions, resolveFamilyOptions } from '../rules/family.js';
 import { WindowLimit } from '../schedule/window.js';
-import { InputFileError, splitCsvLine } from './input.js';
-import { NotTextError, type Source, textChunks } from './source.js';
+import { InputFileError } from './input.js';
+import { type LogRows, type LogSummary, readLog } from './log.js';
+import type { Source } from './source.js';
 
-const COLUMNS = ['at', 'account', 'method', 'path', 'contract', 'orders', 'fill_role', 'fill_volume'];
 const UNTHROTTLED = 1_000_000_000;
 /** The log's accounts form one family. */
 const FAMILY = 'log';
@@ -117,205 +116,15 @@ export async function simulate(source: Source, options: SimulateOptions = {}): P
   const catalog = createCatalog();
   const vipLevel = options.vipLevel ?? 14;
   const run = new Replay(source.name, family, catalog, vipLevel);
-  let lineNo = 0;
-  let bytes = 0;
-  try {
-    for await (const data of textChunks(source)) {
-      bytes += data.length;
-      let start = 0;
-      for (;;) {
-        const end = data.indexOf(10, start);
-        if (end < 0) break;
-        lineNo++;
-        // The line is read in place, bytes [start, end) of the chunk: no string is made of it.
-        run.line(lineNo, data, start, end > start && data[end - 1] === 13 ? end - 1 : end);
-        if (lineNo % 100_000 === 0) options.onProgress?.(bytes, lineNo);
-        start = end + 1;
-      }
-      // The last line, without a line end.
-      if (start < data.length) run.line(++lineNo, data, start, data[data.length - 1] === 13 ? data.length - 1 : data.length);
-    }
-  } catch (e) {
-    throw e instanceof NotTextError ? e.at(source.name, lineNo + 1) : e;
-  }
-  options.onProgress?.(bytes, lineNo);
-  return run.report(lineNo);
+  return run.report(await readLog(source, catalog, run, options.onProgress));
 }
 
-interface Recent {
-  readonly method: string;
-  /** The path, or with an id at its end, the path up to it. */
-  readonly prefix: string;
-  readonly id: boolean;
-  readonly contract: string;
-  readonly orders: string;
-  readonly c: Classification;
-}
-
-/**
- * The fields of one CSV line, as places in it: compared, parsed and cut only when needed. Lines
- * with quotes are split the careful way.
- */
-class Fields {
-  private buf: Buffer = Buffer.alloc(0);
-  private nextQuote = -1;
-  private cells: string[] | null = null;
-  private readonly starts: number[] = [];
-  private readonly ends: number[] = [];
-  count = 0;
-
-  /** Reads the line [from, to) of `buf`. */
-  read(buf: Buffer, from: number, to: number): boolean {
-    // The next quote in the chunk, looked for again only once passed: a chunk without quotes is
-    // searched once, not once a line.
-    if (buf !== this.buf || (this.nextQuote >= 0 && this.nextQuote < from)) this.nextQuote = buf.indexOf(34, from);
-    this.buf = buf;
-    const quote = this.nextQuote;
-    if (quote >= 0 && quote < to) {
-      const cells = splitCsvLine(buf.toString('utf8', from, to));
-      if (cells === undefined) return false;
-      this.cells = cells.map((c) => c.trim());
-      this.count = cells.length;
-      return true;
-    }
-    this.cells = null;
-    let start = from;
-    let k = 0;
-    for (;;) {
-      let comma = buf.indexOf(44, start);
-      if (comma >= to) comma = -1;
-      const end = comma < 0 ? to : comma;
-      let a = start;
-      let b = end;
-      while (a < b && buf[a] === 32) a++;
-      while (b > a && buf[b - 1] === 32) b--;
-      this.starts[k] = a;
-      this.ends[k] = b;
-      k++;
-      if (comma < 0) break;
-      start = comma + 1;
-    }
-    this.count = k;
-    return true;
-  }
-
-  /** The line as text, for messages. */
-  line(from: number, to: number): string {
-    return this.buf.toString('utf8', from, to);
-  }
-
-  str(i: number): string {
-    if (i < 0) return '';
-    return this.cells !== null ? this.cells[i]! : this.buf.toString('utf8', this.starts[i]!, this.ends[i]!);
-  }
-
-  empty(i: number): boolean {
-    return i < 0 || (this.cells !== null ? this.cells[i] === '' : this.starts[i] === this.ends[i]);
-  }
-
-  is(i: number, s: string): boolean {
-    if (i < 0) return s === '';
-    if (this.cells !== null) return this.cells[i] === s;
-    const a = this.starts[i]!;
-    const n = s.length;
-    if (this.ends[i]! - a !== n) return false;
-    const buf = this.buf;
-    for (let k = n - 1; k >= 0; k--) {
-      const c = s.charCodeAt(k);
-      // Past ASCII, bytes and characters differ: compare as text.
-      if (c > 127) return this.str(i) === s;
-      if (buf[a + k] !== c) return false;
-    }
-    return true;
-  }
-
-  hasPrefixThenDigits(i: number, prefix: string): boolean {
-    if (i < 0) return false;
-    if (this.cells !== null) {
-      const v = this.cells[i]!;
-      return v.length > prefix.length && v.startsWith(prefix) && digitsFrom(v, prefix.length);
-    }
-    const a = this.starts[i]!;
-    const b = this.ends[i]!;
-    const n = prefix.length;
-    if (b - a <= n) return false;
-    const buf = this.buf;
-    for (let k = n - 1; k >= 0; k--) {
-      const c = prefix.charCodeAt(k);
-      if (c > 127) return this.str(i).startsWith(prefix) && digitsFrom(this.str(i), n);
-      if (buf[a + k] !== c) return false;
-    }
-    for (let k = a + n; k < b; k++) {
-      const c = buf[k]!;
-      if (c < 48 || c > 57) return false;
-    }
-    return true;
-  }
-
-  /** A slot (0 to 255) for a request: lengths and end bytes of its fields, an order id left out. */
-  slot(iMethod: number, iPath: number, iContract: number, iOrders: number): number {
-    return (this.sketch(iMethod, false) * 3 + this.sketch(iPath, true) * 7 + this.sketch(iContract, false) * 11 + this.sketch(iOrders, false) * 13) & 255;
-  }
-
-  private sketch(i: number, dropId: boolean): number {
-    if (i < 0) return 0;
-    if (this.cells !== null) {
-      const v = this.cells[i]!;
-      let b = v.length;
-      if (dropId) {
-        let k = b;
-        while (k > 0 && v.charCodeAt(k - 1) >= 48 && v.charCodeAt(k - 1) <= 57) k--;
-        if (k < b && k > 0 && v.charCodeAt(k - 1) === 47) b = k;
-      }
-      return b === 0 ? 1 : b * 31 + v.charCodeAt(0) + 5 * v.charCodeAt(b - 1);
-    }
-    const buf = this.buf;
-    const a = this.starts[i]!;
-    let b = this.ends[i]!;
-    if (dropId) {
-      let k = b;
-      while (k > a && buf[k - 1]! >= 48 && buf[k - 1]! <= 57) k--;
-      if (k < b && k > a && buf[k - 1] === 47) b = k;
-    }
-    return b === a ? 1 : (b - a) * 31 + buf[a]! + 5 * buf[b - 1]!;
-  }
-
-  /** The field as a whole number, or NaN when it is not all digits. */
-  digits(i: number): number {
-    if (i < 0) return Number.NaN;
-    if (this.cells !== null) {
-      const v = this.cells[i]!;
-      return /^\d+$/.test(v) ? Number(v) : Number.NaN;
-    }
-    const buf = this.buf;
-    const a = this.starts[i]!;
-    const b = this.ends[i]!;
-    if (a === b) return Number.NaN;
-    let n = 0;
-    for (let k = a; k < b; k++) {
-      const c = buf[k]!;
-      if (c < 48 || c > 57) return Number.NaN;
-      n = n * 10 + (c - 48);
-    }
-    return n;
-  }
-}
-
-class Replay {
-  private readonly fields = new Fields();
-  private header: string[] | null = null;
-  /** Where each of COLUMNS is in the file, or -1. */
-  private cols: number[] = [];
+class Replay implements LogRows<AccountState> {
   /** The exchange's side: what it admits and refuses, and the activity it counts. */
   private readonly core: ExchangeCore;
   private readonly accounts = new Map<string, AccountState>();
   private readonly publicState: PartyState;
-  private readonly classified = new Map<string, Classification>();
   private nextRefresh = -Infinity;
-  private latest = -Infinity;
-  private first: number | null = null;
-  private requests = 0;
-  private fills = 0;
   private refused = 0;
   private readonly byLimit: Record<string, number> = {};
   private readonly examples: { line: number; at: number; limit: string }[] = [];
@@ -334,79 +143,18 @@ class Replay {
     this.publicState = { party: this.core.ip(''), sides: new Map(), byClass: new Map() };
   }
 
-  line(no: number, buf: Buffer, from: number, to: number): void {
-    if (from === to || buf[from] === 35 /* # */) return;
-    const f = this.fields;
-    if (!f.read(buf, from, to)) throw new InputFileError(this.file, no, 'a quoted field is not closed');
-    if (this.header === null) {
-      if (f.line(from, to).trim() === '') return;
-      this.header = Array.from({ length: f.count }, (_, i) => f.str(i).toLowerCase());
-      for (const h of this.header) if (!COLUMNS.includes(h)) throw new InputFileError(this.file, no, `unknown column "${h}"; the columns are ${COLUMNS.join(', ')}`);
-      for (const r of ['at', 'account']) if (!this.header.includes(r)) throw new InputFileError(this.file, no, `the header has no "${r}" column`);
-      this.cols = COLUMNS.map((c) => this.header!.indexOf(c));
-      return;
-    }
-    if (f.count !== this.header.length) {
-      if (f.line(from, to).trim() === '') return;
-      throw new InputFileError(this.file, no, `${f.count} fields where the header has ${this.header.length}`);
-    }
-    const cols = this.cols;
-    const at = this.instant(no, cols[0]!);
-    if (at < this.latest) throw new InputFileError(this.file, no, `Expected \`at\` to be at or after the line before (${formatUtcInstant(this.latest)}), got ${formatUtcInstant(at)}`);
-    this.latest = at;
-    this.first ??= at;
+  time(at: number): void {
     while (at >= this.nextRefresh) this.refresh(this.nextRefresh === -Infinity ? at - (at % HOUR_MS) : this.nextRefresh);
-    if (f.empty(cols[1]!)) throw new InputFileError(this.file, no, 'the field `account` is empty');
-    const account = this.accountOf(no, cols[1]!);
-    if (!f.empty(cols[6]!)) {
-      const role = f.str(cols[6]!);
-      if (role !== 'maker' && role !== 'taker') throw new InputFileError(this.file, no, `Expected \`fill_role\` to be "maker" or "taker", got "${role}"`);
-      try {
-        // A fill row's path, if any, says its market: a spot path makes it a spot fill (R14).
-        const market = !f.empty(cols[3]!) && /^(\/api\/v4)?\/spot\//.test(f.str(cols[3]!)) ? 'spot' : 'futures';
-        this.core.recordFill(account.state.party, market, f.str(cols[4]!), role, f.str(cols[7]!), at);
-      } catch (e) {
-        throw this.located(no, e);
-      }
-      this.fills++;
-      return;
-    }
-    this.request(no, at, account);
   }
 
-  private request(no: number, at: number, account: { readonly id: string; readonly state: AccountState }): void {
-    const f = this.fields;
-    const cols = this.cols;
-    const state = account.state;
-    let entry = this.recentLookup(cols[2]!, cols[3]!, cols[4]!, cols[5]!);
-    if (entry === undefined) {
-      const method = f.str(cols[2]!);
-      const path = f.str(cols[3]!);
-      const contract = f.str(cols[4]!);
-      const ordersText = f.str(cols[5]!);
-      const orders = ordersText === '' ? 1 : Number(ordersText);
-      if (!/^\d*$/.test(ordersText) || !Number.isSafeInteger(orders) || orders <= 0) {
-        throw new InputFileError(this.file, no, `Expected \`orders\` to be a positive integer, got "${ordersText}"`);
-      }
-      const key = `${method} ${withoutId(path)} ${orders} ${contract}`;
-      let c = this.classified.get(key);
-      if (c === undefined) {
-        const body = Array.from({ length: orders }, () => ({ contract, currency_pair: contract }));
-        c = this.at(no, () => this.catalog.classify(method, path, orders > 1 || /batch/.test(path) ? body : contract === '' ? undefined : body[0]));
-        if (this.classified.size < 100_000) this.classified.set(key, c);
-      }
-      entry = this.remember(method, path, contract, ordersText, c);
-    }
-    const c = entry.c;
-    this.requests++;
+  fill(at: number, state: AccountState, market: 'futures' | 'spot', contract: string, role: FillRole, volume: string): void {
+    this.core.recordFill(state.party, market, contract, role, volume, at);
+  }
+
+  request(at: number, state: AccountState, c: Classification, contract: string, no: number): void {
     const party = c.market === 'public' ? this.publicState : state;
     // As sent: the exchange refuses with 429 when any limit is full, and counts the request.
-    let refused: CountedLimit | null;
-    try {
-      refused = this.core.admit(party.party, c, at, entry.contract);
-    } catch (e) {
-      throw this.located(no, e);
-    }
+    const refused: CountedLimit | null = this.core.admit(party.party, c, at, contract);
     if (refused !== null) {
       this.refused++;
       this.byLimit[refused.key] = (this.byLimit[refused.key] ?? 0) + 1;
@@ -442,29 +190,6 @@ class Replay {
     this.delays.add(d - at);
   }
 
-  // The last few classifications, found by comparing the line's fields in place: cheaper than
-  // cutting and hashing them for every line, since logs repeat a handful of requests (an order id
-  // at the end of a path aside).
-  // Classifications in a small direct-mapped cache, placed by the lengths and a few characters of
-  // the request's fields (an order id at the end of a path left out) and checked against the
-  // fields themselves: no string is cut or hashed for a line whose request was seen before.
-  private readonly recent: (Recent | undefined)[] = new Array(256);
-
-  private recentLookup(iMethod: number, iPath: number, iContract: number, iOrders: number): Recent | undefined {
-    const f = this.fields;
-    const e = this.recent[f.slot(iMethod, iPath, iContract, iOrders)];
-    if (e === undefined || !f.is(iContract, e.contract) || !f.is(iMethod, e.method) || !f.is(iOrders, e.orders)) return undefined;
-    return (e.id ? f.hasPrefixThenDigits(iPath, e.prefix) : f.is(iPath, e.prefix)) ? e : undefined;
-  }
-
-  private remember(method: string, path: string, contract: string, orders: string, c: Classification): Recent {
-    const bare = withoutId(path);
-    const id = bare !== path;
-    const entry: Recent = { method, prefix: id ? bare.slice(0, -1) : path, id, contract, orders, c };
-    this.recent[this.fields.slot(this.cols[2]!, this.cols[3]!, this.cols[4]!, this.cols[5]!)] = entry;
-    return entry;
-  }
-
   /** The scheduler's sides of the limits the exchange counts `c` on, in the same order. */
   private sidesOf(state: PartyState, c: Classification): Side[] {
     const known = state.byClass.get(c);
@@ -497,28 +222,11 @@ class Replay {
     }
   }
 
-  // Accounts seen last, found by comparing names in place.
-  private readonly recentAccounts: { id: string; state: AccountState }[] = [];
-
-  private accountOf(no: number, i: number): { readonly id: string; readonly state: AccountState } {
-    for (const r of this.recentAccounts) if (this.fields.is(i, r.id)) return r;
-    const id = this.fields.str(i);
-    const record = { id, state: this.accounts.get(id) ?? this.addAccount(no, id) };
-    if (this.recentAccounts.length >= 8) this.recentAccounts.shift();
-    this.recentAccounts.push(record);
-    return record;
-  }
-
-  private addAccount(no: number, id: string): AccountState {
+  account(id: string, no: number): AccountState {
     if (this.accounts.size >= 10_000) throw new InputFileError(this.file, no, 'more than 10,000 accounts in one log');
     const place = this.catalog.limits['futures.place']!;
     const abuse = this.core.abuse;
-    let party: Account;
-    try {
-      party = this.core.addAccount(FAMILY, { id });
-    } catch (e) {
-      throw this.located(no, e);
-    }
+    const party: Account = this.core.addAccount(FAMILY, { id });
     const state: AccountState = {
       party,
       sides: new Map(),
@@ -533,39 +241,13 @@ class Replay {
     return state;
   }
 
-  private instant(no: number, i: number): number {
-    const f = this.fields;
-    let at = f.digits(i);
-    if (Number.isNaN(at)) {
-      const text = f.str(i);
-      at = /(Z|[+-]\d\d:\d\d)$/.test(text) ? Date.parse(text) : Number.NaN;
-      if (!Number.isSafeInteger(at)) throw new InputFileError(this.file, no, `Expected \`at\` to be epoch milliseconds or an ISO instant with a zone, got "${text}"`);
-    }
-    if (!isInstant(at)) this.at(no, () => parseInstant(at, '`at`'));
-    return at;
-  }
-
-  private at<T>(no: number, fn: () => T): T {
-    try {
-      return fn();
-    } catch (e) {
-      throw this.located(no, e);
-    }
-  }
-
-  private located(no: number, e: unknown): unknown {
-    return e instanceof InvalidInputError ? new InputFileError(this.file, no, e.message) : e;
-  }
-
-  report(lines: number): SimulationReport {
-    if (this.header === null) throw new InputFileError(this.file, 1, 'the file is empty: it needs a header row');
-    if (this.first === null) throw new InputFileError(this.file, lines, 'no requests and no fills: the log has a header and nothing else');
+  report(log: LogSummary): SimulationReport {
     return {
-      lines,
-      requests: this.requests,
-      fills: this.fills,
-      from: this.first,
-      to: this.latest === -Infinity ? null : this.latest,
+      lines: log.lines,
+      requests: log.requests,
+      fills: log.fills,
+      from: log.from,
+      to: log.to,
       exchange: { refused: this.refused, byLimit: { ...this.byLimit }, examples: [...this.examples] },
       scheduler: {
         delayed: this.delayed,
@@ -577,27 +259,6 @@ class Replay {
       },
     };
   }
-}
-
-/** Whether `text` from `from` on is all digits. */
-function digitsFrom(text: string, from: number): boolean {
-  for (let i = from; i < text.length; i++) {
-    const c = text.charCodeAt(i);
-    if (c < 48 || c > 57) return false;
-  }
-  return true;
-}
-
-/** The path with a trailing numeric id replaced, so that requests on different orders share a cache entry. */
-function withoutId(path: string): string {
-  const q = path.indexOf('?');
-  const p = q < 0 ? path : path.slice(0, q);
-  const slash = p.lastIndexOf('/');
-  for (let i = slash + 1; i < p.length; i++) {
-    const c = p.charCodeAt(i);
-    if (c < 48 || c > 57) return p;
-  }
-  return slash + 1 < p.length ? `${p.slice(0, slash)}/0` : p;
 }
 
 function side(key: string, limit: number, windowMs: number, most = limit): Side {

@@ -1,3 +1,5 @@
+import { InvalidInputError } from '../errors.js';
+
 /**
  * What the exchange says back about a limit (R12), as the scheduler takes it
  * ({@link Scheduler.feedback}).
@@ -35,7 +37,8 @@ const PREFIXES = ['x-gate-ratelimit-', 'x-service-ratelimit-'];
 /**
  * Reads the rate-limit headers of R12, case-insensitively, under either prefix the exchange uses
  * (`X-Gate-RateLimit-…` and `X-Service-RateLimit-…`): `Requests-Remain`, `Limit` and
- * `Reset-Timestamp` (Unix seconds), and `Retry-After` (seconds). Values that are not numbers are
+ * `Reset-Timestamp` (Unix seconds), and `Retry-After` (seconds). Values that are not numbers, or
+ * that {@link readFeedback} would refuse (a negative or fractional count, a negative time), are
  * left out.
  *
  * @example
@@ -46,10 +49,10 @@ const PREFIXES = ['x-gate-ratelimit-', 'x-service-ratelimit-'];
  */
 export function readRateLimitHeaders(headers: HeadersLike): RateLimitHeaders {
   const get = headerReader(headers);
-  const remaining = number(get, 'requests-remain');
-  const limit = number(get, 'limit');
-  const reset = number(get, 'reset-timestamp');
-  const retry = toNumber(get('retry-after'));
+  const remaining = kept(number(get, 'requests-remain'), 0);
+  const limit = kept(number(get, 'limit'), 1);
+  const reset = kept(number(get, 'reset-timestamp'), 0, false);
+  const retry = kept(toNumber(get('retry-after')), 0, false);
   return {
     ...(remaining === undefined ? {} : { remaining }),
     ...(limit === undefined ? {} : { limit }),
@@ -76,6 +79,40 @@ export function feedbackFrom(response: { readonly status: number; readonly heade
   return { limited, ...(label === undefined ? {} : { label }), ...readRateLimitHeaders(response.headers) };
 }
 
+/**
+ * Checks feedback before anything is applied: an object whose `limited` is a boolean, `label` a
+ * string, `remaining` a non-negative integer, `limit` a positive integer, and `resetAtMs` and
+ * `retryAfterMs` non-negative finite numbers, each when present. A bad field is an
+ * {@link InvalidInputError} naming it.
+ *
+ * @example
+ * ```ts
+ * readFeedback({ limited: true, retryAfterMs: 1000 }) // returned as given
+ * readFeedback({ limited: true, retryAfterMs: -5 })   // throws, naming `feedback.retryAfterMs`
+ * ```
+ */
+export function readFeedback(value: unknown): RateLimitFeedback {
+  if (typeof value !== 'object' || value === null) {
+    throw new InvalidInputError('the feedback', value, 'an object { limited, label?, remaining?, limit?, resetAtMs?, retryAfterMs? }');
+  }
+  const f = value as { readonly [K in keyof RateLimitFeedback]?: unknown };
+  if (typeof f.limited !== 'boolean') throw new InvalidInputError('`feedback.limited`', f.limited, 'true or false');
+  if (f.label !== undefined && typeof f.label !== 'string') throw new InvalidInputError('`feedback.label`', f.label, 'a string');
+  if (f.remaining !== undefined && (typeof f.remaining !== 'number' || !Number.isSafeInteger(f.remaining) || f.remaining < 0)) {
+    throw new InvalidInputError('`feedback.remaining`', f.remaining, 'a non-negative integer');
+  }
+  if (f.limit !== undefined && (typeof f.limit !== 'number' || !Number.isSafeInteger(f.limit) || f.limit <= 0)) {
+    throw new InvalidInputError('`feedback.limit`', f.limit, 'a positive integer');
+  }
+  for (const key of ['resetAtMs', 'retryAfterMs'] as const) {
+    const v = f[key];
+    if (v !== undefined && (typeof v !== 'number' || !Number.isFinite(v) || v < 0)) {
+      throw new InvalidInputError(`\`feedback.${key}\``, v, 'a non-negative finite number of milliseconds');
+    }
+  }
+  return value as RateLimitFeedback;
+}
+
 /** A case-insensitive getter over any {@link HeadersLike}. */
 export function headerReader(headers: HeadersLike): (name: string) => unknown {
   if (headers instanceof Map) {
@@ -98,6 +135,12 @@ function number(get: (name: string) => unknown, suffix: string): number | undefi
     if (v !== undefined) return v;
   }
   return undefined;
+}
+
+/** `value` when it is at least `least` (and an integer, for a count), else `undefined`. */
+/** A header value kept only when feedback would take it: at least `least`, and whole when a count. */
+export function kept(value: number | undefined, least: number, count = true): number | undefined {
+  return value !== undefined && value >= least && (!count || Number.isSafeInteger(value)) ? value : undefined;
 }
 
 /** A header value as a finite number (the first of a repeated header), or `undefined`. */

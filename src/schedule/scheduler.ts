@@ -1,6 +1,6 @@
 import { InvalidInputError, RefusedError, type RefusalReason } from '../errors.js';
 import { type Clock, systemClock } from './clock.js';
-import type { RateLimitFeedback } from './feedback.js';
+import { type RateLimitFeedback, readFeedback } from './feedback.js';
 import { type ErrorSource, Listeners } from './listeners.js';
 import { type Resolve, type Slot, TaskQueue, cancelSlot, isLive } from './queue.js';
 import { type LimitStore, memoryStore } from './store.js';
@@ -230,12 +230,20 @@ export class Scheduler {
    * Takes `weight` from every limit at once if all allow it now and nobody waits on them: returns
    * 0 when taken, otherwise milliseconds to wait (Infinity: never fits). For engines that send
    * synchronously. Tasks already waiting go first. `at`, when given, must be the current instant
-   * on the scheduler's clock.
+   * on the scheduler's clock. A weight that is not a positive integer, a priority or instant that
+   * is not a finite number, or a limit not made by this scheduler is an {@link InvalidInputError}
+   * naming it, and nothing is taken.
    */
   tryAcquire(limits: Limit | readonly Limit[], weight = 1, priority = 0, at: number = this.clock.now()): number {
+    // Checked first, without allocating; refusals are thrown by helpers out of the hot path.
+    if (typeof weight !== 'number' || !Number.isSafeInteger(weight) || weight <= 0) refuseInput('`weight`', weight, 'a positive integer');
+    if (typeof priority !== 'number' || priority - priority !== 0) refuseInput('`priority`', priority, 'a finite number');
+    if (typeof at !== 'number' || at - at !== 0) refuseInput('`at`', at, 'a finite instant on the scheduler clock');
+    const one = limits instanceof WindowLimit;
+    if (one ? limits.owner !== this : !this.ownsAll(limits)) this.refuseLimits(limits);
     // `at` is now, read after every earlier dispatch: the instant for what they took.
     if (this.unstampedCount > 0) this.stampAll(at);
-    if (limits instanceof WindowLimit) {
+    if (one) {
       // One limit, the common case: no array.
       const w = limits.waitFor(weight, at, priority);
       if (w > 0) {
@@ -266,10 +274,20 @@ export class Scheduler {
    * Applies what the exchange said about a limit (R12): a 429 (TOO_MANY_REQUESTS, or TOO_FAST
    * for withdrawals) pauses it until the reset instant, or for one window when none is given;
    * headers saying fewer requests remain than counted here shrink it until the reset; a lower
-   * `limit` than configured lowers it.
+   * `limit` than configured lowers it. Bad feedback (a field of the wrong type, a negative or NaN
+   * `retryAfterMs`, a `limit` at or below the limit's reserve) is an {@link InvalidInputError}
+   * naming the field, and nothing of it is applied.
    */
   feedback(limit: Limit, feedback: RateLimitFeedback): void {
+    // Everything is checked before anything is applied: a refused call leaves the limit as it was.
     this.ownedLimit(limit, 'the limit given feedback');
+    readFeedback(feedback);
+    if (feedback.limit !== undefined && feedback.limit < limit.limit) {
+      const reserved = limit.limit - limit.capacity(-Infinity);
+      if (feedback.limit <= reserved) {
+        throw new InvalidInputError('`feedback.limit`', feedback.limit, `more than the ${reserved} reserved on ${limit.name}`);
+      }
+    }
     const now = this.clock.now();
     this.stampAll(now);
     const resetAt = feedback.resetAtMs === undefined ? undefined : now + Math.max(0, feedback.resetAtMs - this.clock.wall());
@@ -280,7 +298,7 @@ export class Scheduler {
     } else if (feedback.remaining !== undefined && resetAt !== undefined) {
       limit.shrink(feedback.remaining, resetAt, now);
     }
-    if (feedback.limit !== undefined && feedback.limit > 0 && feedback.limit < limit.limit && Number.isSafeInteger(feedback.limit)) {
+    if (feedback.limit !== undefined && feedback.limit < limit.limit) {
       limit.update({ limit: feedback.limit });
     }
     this.pass();
@@ -596,6 +614,23 @@ export class Scheduler {
     return list;
   }
 
+  /** Whether `limits` is an array of limits of this scheduler, each once (without allocating). */
+  private ownsAll(limits: unknown): boolean {
+    if (!Array.isArray(limits)) return false;
+    for (let i = 0; i < limits.length; i++) {
+      const l: unknown = limits[i];
+      if (!(l instanceof WindowLimit) || l.owner !== this) return false;
+      for (let j = 0; j < i; j++) if (limits[j] === l) return false;
+    }
+    return true;
+  }
+
+  /** Throws the error `readLimits` gives for limits `ownsAll` refused. */
+  private refuseLimits(limits: unknown): never {
+    if (limits !== undefined) this.readLimits(limits as Limit | readonly Limit[]);
+    throw new InvalidInputError('`limits`', limits, 'a limit made by this scheduler, or an array of them');
+  }
+
   private ownedLimit(l: unknown, field: string): void {
     if (!(l instanceof WindowLimit) || l.owner !== this) throw new InvalidInputError(field, l, 'a limit made by this scheduler (scheduler.limit(...))');
   }
@@ -638,6 +673,11 @@ function limitId(l: Limit): number {
 
 function tooHeavy(weight: number, l: Limit, priority: number): string {
   return `weight ${weight} can never fit ${l.name} (${l.capacity(priority)} per ${l.windowMs} ms at priority ${priority})`;
+}
+
+/** Throws the error for a refused input: kept out of the hot paths that check it. */
+function refuseInput(field: string, value: unknown, expected: string): never {
+  throw new InvalidInputError(field, value, expected);
 }
 
 function readWeight(value: unknown): number {

@@ -1,5 +1,5 @@
 import { InvalidInputError } from '../errors.js';
-import { type HeadersLike, type RateLimitFeedback, type RateLimitHeaders, feedbackFrom, headerReader, toNumber } from './feedback.js';
+import { type HeadersLike, type RateLimitFeedback, type RateLimitHeaders, feedbackFrom, headerReader, kept, toNumber } from './feedback.js';
 
 /**
  * The WebSocket API's error codes for a rate limit (R16): spot 211 and 212, futures 311 and 312.
@@ -19,7 +19,8 @@ const LIMITED = new Set([429, ...WEBSOCKET_RATE_LIMIT_CODES.spot, ...WEBSOCKET_R
  * `x_gat_ratelimit_reset_timestamp` as its table writes it). The exchange hides a field whose value
  * is 0: on a header that carries the limit or the reset instant, a missing
  * `x_gate_ratelimit_requests_remain` therefore reads as 0 requests left. A header with none of
- * them (they come only with order placement and amendment) gives `{}`.
+ * them (they come only with order placement and amendment) gives `{}`. A value feedback would
+ * refuse (a negative or fractional count, a limit of 0) is left out.
  *
  * @example
  * ```ts
@@ -29,9 +30,10 @@ const LIMITED = new Set([429, ...WEBSOCKET_RATE_LIMIT_CODES.spot, ...WEBSOCKET_R
  */
 export function readWebSocketRateLimit(header: HeadersLike): RateLimitHeaders {
   const get = headerReader(header);
-  const remaining = toNumber(get('x_gate_ratelimit_requests_remain'));
-  const limit = toNumber(get('x_gate_ratelimit_limit'));
-  const reset = toNumber(get('x_gate_ratelimit_reset_timestamp')) ?? toNumber(get('x_gat_ratelimit_reset_timestamp'));
+  // Values feedback would refuse (negative, fractional counts) are left out, as on REST.
+  const remaining = kept(toNumber(get('x_gate_ratelimit_requests_remain')), 0);
+  const limit = kept(toNumber(get('x_gate_ratelimit_limit')), 1);
+  const reset = kept(toNumber(get('x_gate_ratelimit_reset_timestamp')) ?? toNumber(get('x_gat_ratelimit_reset_timestamp')), 0, false);
   if (remaining === undefined && limit === undefined && reset === undefined) return {};
   return {
     remaining: remaining ?? 0,

@@ -43,9 +43,12 @@ export interface WindowLimitState {
   readonly pausedUntil: number | 'forever' | null;
 }
 
-// The log keeps at most this many entries: dispatches closer together than maxWindowMs / SLOTS
-// share one entry, counted at the later instant. Counting weight later than it was sent only
-// ever over-counts, so the guarantee holds; it costs at most 1/SLOTS of a window in throughput.
+// The log keeps about this many entries: a dispatch within one granule (maxWindowMs / SLOTS) of
+// the FIRST instant of the newest entry joins it, and the entry counts at its last instant.
+// Counting weight later than it was sent only ever over-counts, so the guarantee holds; and as an
+// entry never spans more than a granule, no dispatch counts more than a granule late, whatever
+// the load: it costs at most 1/SLOTS of a window. (Merging on the gap to the LAST instant would
+// let a steady stream push one entry forward forever.)
 const SLOTS = 1024;
 
 /**
@@ -90,6 +93,8 @@ export class WindowLimit {
   /** Weight taken but not yet given an instant (see takeUnstamped); it counts until it is. */
   private unstamped = 0;
   private latest = -Infinity;
+  /** The first instant of the newest entry: later dispatches join it for one granule from it. */
+  private first = -Infinity;
   private holds: { weight: number; until: number }[] = [];
   private pausedUntil = -Infinity;
 
@@ -145,17 +150,24 @@ export class WindowLimit {
 
   /**
    * Takes `weight` at `at` if the limit allows it: returns 0 when taken, otherwise how many
-   * milliseconds to wait before it could be (Infinity when the weight can never fit).
+   * milliseconds to wait before it could be (Infinity when the weight can never fit). A weight that
+   * is not a positive integer, or an instant or priority that is not a finite number, is an
+   * {@link InvalidInputError} naming it, and nothing is taken.
    */
   tryTake(weight: number, at: number, priority = 0): number {
+    // Checked without allocating: the refusal is thrown by helpers out of the hot path.
+    if (typeof weight !== 'number' || !Number.isSafeInteger(weight) || weight <= 0) badWeight(weight, this.name);
+    if (typeof at !== 'number' || at - at !== 0) badInstant(at, this.name);
+    if (typeof priority !== 'number' || priority - priority !== 0) badPriority(priority, this.name);
     const wait = this.waitFor(weight, at, priority);
-    if (wait === 0) this.take(weight, at);
+    if (wait === 0) this.add(weight, at);
     return wait;
   }
 
   /**
    * Milliseconds from `at` until `weight` fits (0: it fits now; Infinity: it never will, being
-   * heavier than the capacity). Takes nothing.
+   * heavier than the capacity). Takes nothing, and checks nothing: a query for schedulers, which
+   * check at their boundary, as {@link tryTake} does.
    */
   waitFor(weight: number, at: number, priority = 0): number {
     const t = at > this.latest ? at : this.latest;
@@ -166,6 +178,12 @@ export class WindowLimit {
     if (this.pausedUntil <= t && this.used + this.unstamped + weight <= cap && (this.holds.length === 0 || this.used + this.unstamped + this.heldAt(t) + weight <= cap)) {
       return 0;
     }
+    // Apart, so that the common case above stays small enough to be inlined where it is called.
+    return this.waitFrom(weight, at, t, cap);
+  }
+
+  /** {@link waitFor} when `weight` does not fit at `t` (the later of `at` and the latest instant). */
+  private waitFrom(weight: number, at: number, t: number, cap: number): number {
     // Walk forward through the instants at which weight frees (log entries leaving the window,
     // holds ending) until enough has. Weight without an instant yet is taken as sent at `t`: its
     // instant will be later, so this may wake a caller a little early, never let one through early.
@@ -216,24 +234,46 @@ export class WindowLimit {
 
   /** Counts `weight` as dispatched at `at`, without checking (the caller checked `waitFor`). */
   take(weight: number, at: number): void {
+    if (typeof weight !== 'number' || !Number.isSafeInteger(weight) || weight <= 0) badWeight(weight, this.name);
+    if (typeof at !== 'number' || at - at !== 0) badInstant(at, this.name);
+    this.add(weight, at);
+  }
+
+  private add(weight: number, at: number): void {
     const t = at > this.latest ? at : this.latest;
     this.latest = t;
     this.used += weight;
+    if (this.inWindow > 0 && t - this.first < this.granularity) {
+      const last = this.tail === 0 ? this.times.length - 1 : this.tail - 1;
+      this.times[last] = t;
+      this.weights[last] = this.weights[last]! + weight;
+    } else {
+      // Apart, so that the common case above stays small enough to be inlined where it is called.
+      this.push(weight, t);
+    }
+  }
+
+  /** Counts `weight` (already in `used`) at `t` in a new entry. */
+  private push(weight: number, t: number): void {
     const size = this.times.length;
-    if (this.inWindow > 0) {
-      const last = this.tail === 0 ? size - 1 : this.tail - 1;
-      if (t - this.times[last]! < this.granularity || this.count === size) {
+    // Entries start at least a granule apart, so those still kept fit in the ring once what has
+    // left is let go; rounding aside, which the last resort covers.
+    if (this.count === size && this.inWindow > 0) this.expire(t);
+    if (this.count === size) {
+      if (this.inWindow < this.count) {
+        // Full of entries older than the window but kept for a longer one: drop the oldest.
+        if (++this.head === size) this.head = 0;
+        this.count--;
+      } else {
+        // The last resort: count it with the newest entry, later than sent (never earlier).
+        const last = this.tail === 0 ? size - 1 : this.tail - 1;
         this.times[last] = t;
         this.weights[last] = this.weights[last]! + weight;
         return;
       }
     }
-    if (this.count === size) {
-      // Full of entries older than the window but kept for a longer one: drop the oldest.
-      if (++this.head === size) this.head = 0;
-      this.count--;
-    }
     if (this.inWindow === 0) this.start = this.tail;
+    this.first = t;
     this.times[this.tail] = t;
     this.weights[this.tail] = weight;
     if (++this.tail === size) this.tail = 0;
@@ -264,7 +304,7 @@ export class WindowLimit {
     if (this.unstamped === 0) return;
     const weight = this.unstamped;
     this.unstamped = 0;
-    this.take(weight, at);
+    this.add(weight, at);
   }
 
   /** Weight counted in the window ending at `at` (feedback holds included). */
@@ -344,8 +384,30 @@ export class WindowLimit {
     };
   }
 
-  /** A limit in the state `snapshot()` gave. */
+  /**
+   * A limit in the state `snapshot()` gave. The whole state is checked before anything is built:
+   * a bad field is an {@link InvalidInputError} naming it.
+   */
   static restore(state: WindowLimitState): WindowLimit {
+    if (typeof state !== 'object' || state === null) throw new InvalidInputError('the limit state', state, 'an object as `snapshot()` gives');
+    const entries = readPairs(state, 'entries');
+    let previous = -Infinity;
+    for (const [i, [at, weight]] of entries.entries()) {
+      if (!Number.isFinite(at) || at < previous) {
+        throw new InvalidInputError(`\`entries[${i}][0]\` of the limit state`, at, `a finite instant, not before the entry before it (${previous})`);
+      }
+      if (!Number.isSafeInteger(weight) || weight <= 0) throw new InvalidInputError(`\`entries[${i}][1]\` of the limit state`, weight, 'a positive integer weight');
+      previous = at;
+    }
+    const holds = readPairs(state, 'holds');
+    for (const [i, [weight, until]] of holds.entries()) {
+      if (!Number.isFinite(weight) || weight <= 0) throw new InvalidInputError(`\`holds[${i}][0]\` of the limit state`, weight, 'a positive weight');
+      if (!Number.isFinite(until)) throw new InvalidInputError(`\`holds[${i}][1]\` of the limit state`, until, 'a finite instant');
+    }
+    const paused = state.pausedUntil as unknown;
+    if (paused !== null && paused !== 'forever' && (typeof paused !== 'number' || !Number.isFinite(paused))) {
+      throw new InvalidInputError('`pausedUntil` of the limit state', paused, 'null, "forever" or a finite instant');
+    }
     const l = new WindowLimit({
       name: state.name,
       limit: state.limit,
@@ -354,8 +416,13 @@ export class WindowLimit {
       marginMs: state.marginMs,
       ...(state.reserve === null ? {} : { reserve: state.reserve }),
     });
-    for (const [at, weight] of state.entries) l.take(weight, at);
-    l.holds = state.holds.map(([weight, until]) => ({ weight, until }));
+    // Each entry as it was, never merged with the one before: which dispatches share an entry was
+    // decided when they were sent; and a later dispatch starts an entry of its own.
+    for (const [at, weight] of entries) {
+      l.add(weight, at);
+      l.first = -Infinity;
+    }
+    l.holds = holds.map(([weight, until]) => ({ weight, until }));
     if (state.pausedUntil !== null) l.pause(state.pausedUntil === 'forever' ? Infinity : state.pausedUntil);
     return l;
   }
@@ -379,6 +446,30 @@ export class WindowLimit {
     for (const h of this.holds) if (h.until > t) held += h.weight;
     return held;
   }
+}
+
+/** `state[key]` as a list of [number, number] pairs, else an error naming it or its bad element. */
+function readPairs(state: WindowLimitState, key: 'entries' | 'holds'): readonly (readonly [number, number])[] {
+  const value: unknown = state[key];
+  if (!Array.isArray(value)) throw new InvalidInputError(`\`${key}\` of the limit state`, value, 'an array of [number, number] pairs');
+  for (const [i, pair] of (value as unknown[]).entries()) {
+    if (!Array.isArray(pair) || pair.length !== 2 || typeof pair[0] !== 'number' || typeof pair[1] !== 'number') {
+      throw new InvalidInputError(`\`${key}[${i}]\` of the limit state`, pair, 'a pair [number, number]');
+    }
+  }
+  return value as readonly (readonly [number, number])[];
+}
+
+function badWeight(value: unknown, name: string): never {
+  throw new InvalidInputError(`\`weight\` of ${name}`, value, 'a positive integer');
+}
+
+function badInstant(value: unknown, name: string): never {
+  throw new InvalidInputError(`\`at\` of ${name}`, value, 'a finite instant in milliseconds');
+}
+
+function badPriority(value: unknown, name: string): never {
+  throw new InvalidInputError(`\`priority\` of ${name}`, value, 'a finite number');
 }
 
 function readName(value: unknown): string {

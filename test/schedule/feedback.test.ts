@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { feedbackFrom, readRateLimitHeaders } from '../../src/schedule/feedback.js';
+import { InvalidInputError } from '../../src/errors.js';
+import { feedbackFrom, readFeedback, readRateLimitHeaders } from '../../src/schedule/feedback.js';
 
 describe('readRateLimitHeaders (R12)', () => {
   it('reads the X-Gate-RateLimit headers from fetch Headers, case-insensitively', () => {
@@ -19,6 +20,22 @@ describe('readRateLimitHeaders (R12)', () => {
 
   it('leaves out values that are not numbers', () => {
     expect(readRateLimitHeaders({ 'x-gate-ratelimit-limit': 'lots', 'x-gate-ratelimit-requests-remain': '' })).toEqual({});
+  });
+
+  it('leaves out negative and fractional counts and negative times, so that the feedback read is never refused', () => {
+    const headers = { 'x-gate-ratelimit-limit': '0', 'x-gate-ratelimit-requests-remain': '2.5', 'x-gate-ratelimit-reset-timestamp': '-1', 'retry-after': '-5' };
+    expect(readRateLimitHeaders(headers)).toEqual({});
+    expect(readFeedback(feedbackFrom({ status: 429, headers }))).toEqual({ limited: true });
+  });
+});
+
+describe('readFeedback', () => {
+  it('names the first bad field, and returns good feedback as given', () => {
+    const good = { limited: true, label: 'TOO_MANY_REQUESTS', remaining: 0, limit: 10, resetAtMs: 1_795_219_200_000, retryAfterMs: 0 };
+    expect(readFeedback(good)).toBe(good);
+    expect(() => readFeedback({ limited: true, retryAfterMs: Number.NaN })).toThrow('Expected `feedback.retryAfterMs` to be a non-negative finite number of milliseconds, got NaN');
+    expect(() => readFeedback({ limited: true, retryAfterMs: -5 })).toThrow(InvalidInputError);
+    expect(() => readFeedback(null)).toThrow('Expected the feedback to be an object');
   });
 });
 

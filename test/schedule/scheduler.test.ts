@@ -291,3 +291,22 @@ describe('Scheduler', () => {
     for (let i = 5; i < times.length; i++) expect(times[i]! - times[i - 5]!).toBeGreaterThanOrEqual(100);
   });
 });
+
+describe('Scheduler under a steady load below the limit', () => {
+  it('runs every task at once at half the limit: 10,000 per 1 s, one task every 0.2 ms', async () => {
+    const { clock, scheduler } = setup();
+    const l = scheduler.limit({ limit: 10_000, windowMs: 1000 });
+    let waited = 0;
+    const all: Promise<unknown>[] = [];
+    for (let i = 0; i < 25_000; i++) {
+      let ran = false;
+      all.push(scheduler.schedule(() => {
+        ran = true;
+      }, { limits: l }));
+      if (!ran) waited++;
+      await clock.advance(0.2);
+    }
+    await Promise.all(all);
+    expect(waited).toBe(0);
+  });
+});

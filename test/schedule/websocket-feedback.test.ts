@@ -1,3 +1,4 @@
+import { readFeedback } from '../../src/schedule/feedback.js';
 import { describe, expect, it } from 'vitest';
 import { InvalidInputError } from '../../src/errors.js';
 import { WEBSOCKET_RATE_LIMIT_CODES, feedbackFromWebSocket, readWebSocketRateLimit } from '../../src/schedule/websocket-feedback.js';
@@ -24,6 +25,14 @@ describe('readWebSocketRateLimit (R16)', () => {
     expect(readWebSocketRateLimit({ x_gate_ratelimit_limit: 10, x_gat_ratelimit_reset_timestamp: 1736408263764 }))
       .toEqual({ remaining: 0, limit: 10, resetAtMs: 1_736_408_263_764 });
     expect(readWebSocketRateLimit({ status: '200', channel: 'futures.order_cancel' })).toEqual({});
+  });
+});
+
+describe('readWebSocketRateLimit: values feedback would refuse', () => {
+  it('leaves out a negative or fractional count and a limit of 0, so the feedback it gives is never refused', () => {
+    expect(readWebSocketRateLimit({ x_gate_ratelimit_requests_remain: '-5', x_gate_ratelimit_limit: '0', x_gate_ratelimit_reset_timestamp: '-1' })).toEqual({});
+    expect(readWebSocketRateLimit({ x_gate_ratelimit_requests_remain: '2.5', x_gate_ratelimit_limit: '10' })).toEqual({ remaining: 0, limit: 10 });
+    expect(readFeedback(feedbackFromWebSocket({ header: { status: '311', x_gate_ratelimit_requests_remain: '-5', x_gate_ratelimit_limit: '-10' } }))).toEqual({ limited: true });
   });
 });
 

@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { InvalidInputError } from '../../src/errors.js';
 import { WindowLimit, type WindowLimitState } from '../../src/schedule/window.js';
 
 describe('WindowLimit (R13)', () => {
@@ -129,5 +130,97 @@ describe('WindowLimit snapshot of a pause without end', () => {
     const back = WindowLimit.restore(state);
     expect(back.waitFor(1, 1e12)).toBe(Infinity);
     expect(back.snapshot()).toEqual(l.snapshot());
+  });
+});
+
+describe('WindowLimit merging of close dispatches', () => {
+  it('lets a steady stream at half the limit through without a refusal (an entry spans one granule from its first instant)', () => {
+    // 10,000 per 1 s, one every 0.2 ms: merging on the gap to the last instant pushed one entry
+    // forward for ever and refused a fifth of these.
+    const l = new WindowLimit({ limit: 10_000, windowMs: 1000 });
+    let refused = 0;
+    for (let i = 0; i < 25_000; i++) if (l.tryTake(1, i * 0.2) !== 0) refused++;
+    expect(refused).toBe(0);
+    expect(l.usedAt(25_000 * 0.2)).toBeLessThanOrEqual(5000 + Math.ceil(1000 / 1024 / 0.2));
+  });
+
+  it('counts a merged entry at its last instant, and starts a new one a granule after the first', () => {
+    const l = new WindowLimit({ limit: 100, windowMs: 1024 }); // a granule of 1 ms
+    for (const t of [0, 0.25, 0.5, 0.75, 1, 1.25]) l.take(1, t);
+    expect(l.snapshot().entries).toEqual([[0.75, 4], [1.25, 2]]);
+  });
+});
+
+describe('WindowLimit input', () => {
+  it('refuses a weight that is not a positive integer, and an instant or priority that is not a finite number, taking nothing', () => {
+    const l = new WindowLimit({ name: 'x', limit: 5, windowMs: 1000 });
+    l.tryTake(2, 0);
+    const before = l.snapshot();
+    const cases: [() => unknown, string][] = [
+      [() => l.tryTake(-100, 1), '`weight` of x'],
+      [() => l.tryTake(0, 1), '`weight` of x'],
+      [() => l.tryTake(1.5, 1), '`weight` of x'],
+      [() => l.tryTake('2' as never, 1), '`weight` of x'],
+      [() => l.tryTake(Number.NaN, 1), '`weight` of x'],
+      [() => l.tryTake(1, Number.NaN), '`at` of x'],
+      [() => l.tryTake(1, '5' as never), '`at` of x'],
+      [() => l.tryTake(1, Infinity), '`at` of x'],
+      [() => l.tryTake(1, 1, Number.NaN), '`priority` of x'],
+      [() => l.take(-1, 1), '`weight` of x'],
+      [() => l.take(1, Number.NaN), '`at` of x'],
+    ];
+    for (const [call, field] of cases) {
+      expect(call).toThrow(InvalidInputError);
+      try {
+        call();
+      } catch (e) {
+        expect((e as InvalidInputError).field).toBe(field);
+      }
+    }
+    expect(l.snapshot()).toEqual(before);
+    expect(l.tryTake(3, 1)).toBe(0);
+    expect(l.tryTake(1, 2)).toBe(998);
+  });
+});
+
+describe('WindowLimit.restore of a bad state', () => {
+  const good = (): WindowLimitState => JSON.parse(JSON.stringify(new WindowLimit({ name: 'x', limit: 5, windowMs: 1000 }).snapshot())) as WindowLimitState;
+  const cases: [string, (s: WindowLimitState) => unknown, string][] = [
+    ['a negative weight, which would let 55 through a limit of 5', (s) => ({ ...s, entries: [[100, -50]] }), '`entries[0][1]` of the limit state'],
+    ['a NaN instant', (s) => ({ ...s, entries: [[Number.NaN, 1]] }), '`entries[0][0]` of the limit state'],
+    ['entries out of order', (s) => ({ ...s, entries: [[100, 1], [50, 1]] }), '`entries[1][0]` of the limit state'],
+    ['a fractional weight', (s) => ({ ...s, entries: [[100, 0.5]] }), '`entries[0][1]` of the limit state'],
+    ['entries that are not an array', (s) => ({ ...s, entries: { 0: [1, 1] } }), '`entries` of the limit state'],
+    ['an entry that is not a pair', (s) => ({ ...s, entries: [[1, 1, 1]] }), '`entries[0]` of the limit state'],
+    ['an entry of text', (s) => ({ ...s, entries: [['1', 1]] }), '`entries[0]` of the limit state'],
+    ['a hold of negative weight', (s) => ({ ...s, holds: [[-3, 500]] }), '`holds[0][0]` of the limit state'],
+    ['a hold without end', (s) => ({ ...s, holds: [[3, Number.NaN]] }), '`holds[0][1]` of the limit state'],
+    ['holds that are not an array', (s) => ({ ...s, holds: null }), '`holds` of the limit state'],
+    ['a NaN pause', (s) => ({ ...s, pausedUntil: Number.NaN }), '`pausedUntil` of the limit state'],
+    ['a pause of text', (s) => ({ ...s, pausedUntil: 'later' }), '`pausedUntil` of the limit state'],
+    ['no state', () => null, 'the limit state'],
+  ];
+  for (const [what, spoil, field] of cases) {
+    it(`refuses ${what}, naming the field`, () => {
+      let error: unknown;
+      try {
+        WindowLimit.restore(spoil(good()) as WindowLimitState);
+      } catch (e) {
+        error = e;
+      }
+      expect(error).toBeInstanceOf(InvalidInputError);
+      expect((error as InvalidInputError).field).toBe(field);
+    });
+  }
+
+  it('restores each entry as it was, without merging it with the one before', () => {
+    const l = new WindowLimit({ limit: 100, windowMs: 1024 }); // a granule of 1 ms
+    for (const t of [0, 0.75, 1, 1.5]) l.take(1, t);
+    const state = l.snapshot();
+    expect(state.entries).toEqual([[0.75, 2], [1.5, 2]]);
+    const back = WindowLimit.restore(state);
+    expect(back.snapshot()).toEqual(state);
+    back.take(1, 1.75); // within a granule of the last restored instant: an entry of its own
+    expect(back.snapshot().entries).toEqual([[0.75, 2], [1.5, 2], [1.75, 1]]);
   });
 });

@@ -1,0 +1,158 @@
+import { coefficientOf, normalizeContract } from '../rules/contracts.js';
+import { Dec, type DecimalInput } from '../rules/decimal.js';
+import type { AccountActivity } from '../rules/family.js';
+import type { ContractActivity, RatioConfig } from '../rules/ratio.js';
+
+/**
+ * Changes to a family's activity that the advisor rates with the rules themselves: each takes
+ * validated activity and gives new activity, leaving the input untouched. Names are normalised
+ * (R2) so that every edit finds a contract however it was written.
+ */
+
+/** One contract of one account, as plain numbers and exact amounts. */
+interface Entry {
+  readonly contract: string;
+  maker: Dec;
+  taker: Dec;
+  place: number;
+  amend: number;
+  cancel: number;
+}
+
+/** Activity as mutable entries, copied from `activity`. */
+type Draft = { readonly account: string; readonly entries: Entry[] }[];
+
+function draft(activity: readonly AccountActivity[]): Draft {
+  return activity.map((a) => ({
+    account: a.account,
+    entries: a.contracts.map((c) => ({
+      contract: normalizeContract(c.contract),
+      maker: new Dec(c.makerVolume ?? 0),
+      taker: new Dec(c.takerVolume ?? 0),
+      place: c.place ?? 0,
+      amend: c.amend ?? 0,
+      cancel: c.cancel ?? 0,
+    })),
+  }));
+}
+
+function done(d: Draft): AccountActivity[] {
+  return d.map((a) => ({
+    account: a.account,
+    contracts: a.entries.map((e): ContractActivity => ({
+      contract: e.contract, makerVolume: e.maker.toString(), takerVolume: e.taker.toString(), place: e.place, amend: e.amend, cancel: e.cancel,
+    })),
+  }));
+}
+
+/** Cancel + place pairs of one account on one contract. */
+export interface PairCount {
+  readonly account: string;
+  readonly contract: string;
+  readonly pairs: number;
+}
+
+/** Each pair made one amend: a placement and a cancel fewer, an amend more (R1). */
+export function withAmends(activity: readonly AccountActivity[], pairs: readonly PairCount[]): AccountActivity[] {
+  const d = draft(activity);
+  for (const p of pairs) {
+    const e = d.find((a) => a.account === p.account)?.entries.find((x) => x.contract === normalizeContract(p.contract));
+    if (e === undefined) continue;
+    e.place -= p.pairs;
+    e.cancel -= p.pairs;
+    e.amend += p.pairs;
+  }
+  return done(d);
+}
+
+/** `share` (0 to 1) of every contract's taker volume filled as maker instead (R1). */
+export function withMakerShare(activity: readonly AccountActivity[], share: Dec): AccountActivity[] {
+  const d = draft(activity);
+  for (const a of d) {
+    for (const e of a.entries) {
+      const moved = e.taker.times(share);
+      e.taker = e.taker.minus(moved);
+      e.maker = e.maker.plus(moved);
+    }
+  }
+  return done(d);
+}
+
+/** Whether a contract weighs more than the default coefficient (R2: BTC_USDT and ETH_USDT by default). */
+export function isHeavy(contract: string, config: RatioConfig): boolean {
+  return coefficientOf(config.coefficients, normalizeContract(contract)).greaterThan(config.coefficients.fallback);
+}
+
+/**
+ * `share` (0 to 1) of each heavy contract's requests (rounded down) sent on a contract of the
+ * default coefficient instead: the account's busiest such contract, or a name no coefficient
+ * lists. Volumes stay where they are (R2: the numerator does not weigh contracts).
+ */
+export function withHeavyMoved(activity: readonly AccountActivity[], share: Dec, config: RatioConfig): AccountActivity[] {
+  const d = draft(activity);
+  for (const a of d) {
+    const light = a.entries.filter((e) => !isHeavy(e.contract, config) && coefficientOf(config.coefficients, e.contract).equals(config.coefficients.fallback));
+    light.sort((x, y) => y.place + y.amend + y.cancel - (x.place + x.amend + x.cancel));
+    let target = light[0];
+    for (const e of a.entries.filter((x) => isHeavy(x.contract, config))) {
+      const move = (n: number): number => share.times(n).floor().toNumber();
+      const [place, amend, cancel] = [move(e.place), move(e.amend), move(e.cancel)];
+      if (place + amend + cancel === 0) continue;
+      if (target === undefined) {
+        target = { contract: unlistedContract(config, a.entries), maker: new Dec(0), taker: new Dec(0), place: 0, amend: 0, cancel: 0 };
+        a.entries.push(target);
+      }
+      e.place -= place;
+      e.amend -= amend;
+      e.cancel -= cancel;
+      target.place += place;
+      target.amend += amend;
+      target.cancel += cancel;
+    }
+  }
+  return done(d);
+}
+
+/** A contract name that no coefficient lists and the account does not trade: OTHER_USDT, OTHER2_USDT... */
+function unlistedContract(config: RatioConfig, entries: readonly Entry[]): string {
+  for (let i = 1; ; i++) {
+    const name = `OTHER${i === 1 ? '' : i}_USDT`;
+    if (!config.coefficients.byContract.has(name) && !entries.some((e) => e.contract === name)) return name;
+  }
+}
+
+/** `volume` USDT more maker volume for `account`, on its first contract, or on BTC_USDT when it has none (R1: the numerator does not weigh contracts). */
+export function withMakerAdded(activity: readonly AccountActivity[], account: string, volume: DecimalInput): AccountActivity[] {
+  const d = draft(activity);
+  const a = d.find((x) => x.account === account);
+  if (a === undefined) return done(d);
+  const e = a.entries[0];
+  if (e !== undefined) e.maker = e.maker.plus(volume);
+  // An account that trades no futures yet: the volume goes on a contract of its own.
+  else a.entries.push({ contract: 'BTC_USDT', maker: new Dec(volume), taker: new Dec(0), place: 0, amend: 0, cancel: 0 });
+  return done(d);
+}
+
+/**
+ * `count` counted requests fewer for `account` on its contracts of coefficient `coefficient`:
+ * placements first, then amendments, then cancels (when they count). Null when it has fewer.
+ */
+export function withRequestsDropped(activity: readonly AccountActivity[], account: string, count: number, coefficient: Dec, config: RatioConfig): AccountActivity[] | null {
+  const d = draft(activity);
+  const entries = (d.find((x) => x.account === account)?.entries ?? []).filter((e) => coefficientOf(config.coefficients, e.contract).equals(coefficient));
+  let left = count;
+  for (const field of ['place', 'amend', 'cancel'] as const) {
+    if (field === 'cancel' && !config.countCancels) continue;
+    for (const e of entries) {
+      const n = Math.min(left, e[field]);
+      e[field] -= n;
+      left -= n;
+    }
+  }
+  return left > 0 ? null : done(d);
+}
+
+/** The family without `account`, and `account` as a family of its own. */
+export function withAccountApart(activity: readonly AccountActivity[], account: string): { readonly rest: AccountActivity[]; readonly alone: AccountActivity[] } {
+  return { rest: activity.filter((a) => a.account !== account), alone: activity.filter((a) => a.account === account) };
+}
