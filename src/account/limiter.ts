@@ -20,6 +20,7 @@ import { type Clock, systemClock } from '../schedule/clock.js';
 import { type HeadersLike, type RateLimitFeedback, readFeedback } from '../schedule/feedback.js';
 import { readGatewayTimes } from '../schedule/gateway-time.js';
 import { type Limit, Scheduler } from '../schedule/scheduler.js';
+import { Listeners } from '../schedule/listeners.js';
 import { type FillRole, Tracker, type TrackerState } from './tracker.js';
 
 /** Options of an account limiter. */
@@ -276,7 +277,7 @@ export class AccountLimiter {
   private spotTracker = new Tracker();
   private readonly limits = new Map<string, AccountLimits>();
   private readonly ipLimits = new Map<string, Limit>();
-  private readonly listeners = new Set<(event: LimiterEvent) => void>();
+  private readonly listeners = new Listeners<LimiterEvent>((source, error) => ({ type: 'error', at: this.wallNow(), source, error }));
   private timer: unknown = null;
   private persistTimer: unknown = null;
   private closed = false;
@@ -727,9 +728,7 @@ export class AccountLimiter {
    * it. A listener that throws is reported as an `error` event; the limiter carries on.
    */
   on(listener: (event: LimiterEvent) => void): () => void {
-    if (typeof listener !== 'function') throw new InvalidInputError('the listener', listener, 'a function');
-    this.listeners.add(listener);
-    return () => this.listeners.delete(listener);
+    return this.listeners.add(listener);
   }
 
   /** Stops the limiter's timers and refuses waiting requests. */
@@ -1070,37 +1069,13 @@ export class AccountLimiter {
     this.emit({ type: 'clock', at: this.wallNow(), offsetMs: e.offsetMs, errorMs: e.errorMs, check });
   }
 
-  /**
-   * Tells every listener, each on its own: one that throws neither stops the others nor reaches
-   * the limiter's work (a refresh, a request being counted); it is reported once all have heard.
-   */
   private emit(event: LimiterEvent): void {
-    let thrown: unknown[] | undefined;
-    for (const listener of this.listeners) {
-      try {
-        listener(event);
-      } catch (error) {
-        (thrown ??= []).push(error);
-      }
-    }
-    if (thrown === undefined) return;
-    for (const error of thrown) {
-      if (event.type === 'error') warn(error);
-      else this.report('listener', error);
-    }
+    this.listeners.emit(event);
   }
 
-  /** Reports an error outside the limiter's own work as an `error` event, or a warning when nobody listens. */
   private report(source: 'listener' | 'persist' | 'refresh', error: unknown): void {
-    if (this.listeners.size === 0) warn(error);
-    else this.emit({ type: 'error', at: this.wallNow(), source, error });
+    this.listeners.report(source, error);
   }
-}
-
-/** Hands an error nobody took to the process as a warning (Node prints it once on standard error). */
-function warn(error: unknown): void {
-  const p = (globalThis as { process?: { emitWarning?: (warning: string | Error, type?: string) => void } }).process;
-  p?.emitWarning?.(error instanceof Error ? error : String(error), 'TraderatioWarning');
 }
 
 /** The order boundaries fire in: by instant, the lowering side first. */

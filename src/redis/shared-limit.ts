@@ -63,6 +63,8 @@ export class SharedLimit extends WindowLimit {
   share: WindowLimit | null = null;
   private pausedUntilHere = -Infinity;
   private adopting = false;
+  /** The N Redis holds when this process could not take it (at or below its reserve). */
+  private sharedN: number | null = null;
 
   constructor(
     options: WindowLimitOptions,
@@ -74,7 +76,13 @@ export class SharedLimit extends WindowLimit {
 
   /** The weight a task of this priority may not use (the reserve of a higher class). */
   reservedFor(priority: number): number {
-    return this.limit - this.capacity(priority);
+    return this.limit - super.capacity(priority);
+  }
+
+  /** The most weight a task of this priority may ever take: never more than Redis can grant it. */
+  override capacity(priority = 0): number {
+    const c = super.capacity(priority);
+    return this.sharedN === null ? c : Math.min(c, this.sharedN - (this.limit - c));
   }
 
   override isShared(): boolean {
@@ -167,12 +175,16 @@ export class SharedLimit extends WindowLimit {
 
   /** @internal Takes the N and W every process shares, as Redis holds them. */
   adopt(limit: number, windowMs: number): void {
-    if (limit === this.limit && windowMs === this.windowMs) return;
+    if (limit === (this.sharedN ?? this.limit) && windowMs === this.windowMs) return;
     this.adopting = true;
     try {
       this.update({ limit, windowMs: Math.min(windowMs, this.maxWindowMs) });
+      this.sharedN = null;
     } catch {
-      // A shared N at or below this process's reserve: keep the local one; Redis decides anyway.
+      // A shared N at or below this process's reserve: the local one stays (the reserve needs
+      // more), but tasks heavier than what Redis can grant them are refused, not asked for forever.
+      this.sharedN = limit;
+      this.owner?.changed(this, { limit: this.limit, windowMs: this.windowMs });
     } finally {
       this.adopting = false;
     }

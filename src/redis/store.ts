@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { InvalidInputError } from '../errors.js';
-import { type Clock, systemClock } from '../schedule/clock.js';
+import { type Clock, MAX_TIMEOUT_MS, systemClock } from '../schedule/clock.js';
+import { Listeners } from '../schedule/listeners.js';
 import type { LimitHost, LimitStore } from '../schedule/store.js';
 import { WindowLimit, type WindowLimitOptions } from '../schedule/window.js';
 import { type RedisScripting, Script, scriptingOf } from './client.js';
@@ -61,11 +62,18 @@ export interface RedisStoreOptions {
   readonly clock?: Clock;
 }
 
-/** What a Redis store tells its listeners: Redis stopped or started answering. */
+/**
+ * What a Redis store tells its listeners: Redis stopped or started answering, a process started
+ * sending on its local share. `error` reports a listener that threw (source `listener`), at an
+ * instant of the store's clock: the store carries on. An error thrown by a listener while it
+ * handles an `error` event, or an error with no listener to take it, becomes a process warning
+ * (`process.emitWarning`, type `TraderatioWarning`).
+ */
 export type RedisStoreEvent =
   | { readonly type: 'unavailable'; readonly error: unknown }
   | { readonly type: 'available' }
-  | { readonly type: 'local'; readonly limit: string };
+  | { readonly type: 'local'; readonly limit: string }
+  | { readonly type: 'error'; readonly at: number; readonly source: 'listener'; readonly error: unknown };
 
 interface Pending {
   readonly script: Script;
@@ -129,7 +137,7 @@ export class RedisStore implements LimitStore {
   private readonly epochKey: string;
   private readonly procsKey: string;
   private readonly limits = new Set<SharedLimit>();
-  private readonly listeners = new Set<(event: RedisStoreEvent) => void>();
+  private readonly listeners = new Listeners<RedisStoreEvent>((_source, error) => ({ type: 'error', at: this.clock.now(), source: 'listener', error }));
   private seq = 0;
   private up = true;
   private closed = false;
@@ -163,18 +171,21 @@ export class RedisStore implements LimitStore {
     this.epochKey = `{${prefix}}:epoch`;
     this.procsKey = `{${prefix}}:procs`;
     const ms = (v: number): boolean => v > 0 && Number.isFinite(v);
-    this.leaseMs = readNumber(options.leaseMs, 20, '`leaseMs`', 'a positive number of milliseconds', ms);
+    // Waited with setTimeout, which fires a longer delay at once.
+    const timerMs = (v: number): boolean => v > 0 && v <= MAX_TIMEOUT_MS;
+    const timerExpected = `a positive number of milliseconds, at most ${MAX_TIMEOUT_MS}`;
+    this.leaseMs = readNumber(options.leaseMs, 20, '`leaseMs`', timerExpected, timerMs);
     this.prefetch = readNumber(options.prefetch, 0, '`prefetch`', 'a non-negative integer', (v) => Number.isSafeInteger(v) && v >= 0);
     this.maxBatch = readNumber(options.maxBatch, 64, '`maxBatch`', 'a positive integer', (v) => Number.isSafeInteger(v) && v > 0);
-    this.timeoutMs = readNumber(options.timeoutMs, 250, '`timeoutMs`', 'a positive number of milliseconds', ms);
-    this.retryMs = readNumber(options.retryMs, 50, '`retryMs`', 'a positive number of milliseconds', ms);
+    this.timeoutMs = readNumber(options.timeoutMs, 250, '`timeoutMs`', timerExpected, timerMs);
+    this.retryMs = readNumber(options.retryMs, 50, '`retryMs`', timerExpected, timerMs);
     const policy = options.onUnavailable ?? 'wait';
     if (policy !== 'wait' && policy !== 'local') throw new InvalidInputError('`onUnavailable`', policy, '"wait" or "local"');
     this.local = policy === 'local';
     if (this.local && options.processes === undefined) throw new InvalidInputError('`processes`', undefined, 'the most processes sharing the budget (required with onUnavailable "local")');
     this.processes = readNumber(options.processes, 0, '`processes`', 'a positive integer', (v) => Number.isSafeInteger(v) && v > 0);
     this.fallbackMaxMs = readNumber(options.fallbackMaxMs, 30_000, '`fallbackMaxMs`', 'a positive number of milliseconds', ms);
-    this.staleMs = readNumber(options.staleMs, 1000, '`staleMs`', 'a positive number of milliseconds', ms);
+    this.staleMs = readNumber(options.staleMs, 1000, '`staleMs`', timerExpected, timerMs);
     const clock = options.clock ?? systemClock;
     if (typeof clock !== 'object' || clock === null || typeof clock.now !== 'function') throw new InvalidInputError('`clock`', clock, 'a Clock');
     this.clock = clock;
@@ -198,10 +209,17 @@ export class RedisStore implements LimitStore {
     return l;
   }
 
-  /** Listens to Redis becoming unavailable and available again. Returns a function that stops it. */
+  /**
+   * Listens to Redis becoming unavailable and available again. Returns a function that stops it.
+   * A listener that throws breaks nothing: its error is reported as an `error` event.
+   *
+   * @example
+   * ```ts
+   * store.on((event) => event.type === 'unavailable' && log.warn('Redis down', event.error))
+   * ```
+   */
   on(listener: (event: RedisStoreEvent) => void): () => void {
-    this.listeners.add(listener);
-    return () => this.listeners.delete(listener);
+    return this.listeners.add(listener);
   }
 
   /**
@@ -524,7 +542,7 @@ export class RedisStore implements LimitStore {
   }
 
   private emit(event: RedisStoreEvent): void {
-    for (const listener of this.listeners) listener(event);
+    this.listeners.emit(event);
   }
 
   private metaKey(l: WindowLimit): string {

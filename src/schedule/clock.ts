@@ -12,14 +12,59 @@ export interface Clock {
   clearTimer(handle: unknown): void;
 }
 
+/** The longest delay `setTimeout` keeps, in milliseconds: a longer one fires at once. */
+export const MAX_TIMEOUT_MS = 2 ** 31 - 1;
+
 /**
- * The machine's clocks: `performance.now()` and `Date.now()`, and `setTimeout`.
+ * A timer longer than `setTimeout` keeps (a 429 reset 40 days away, a limit of 1 per 30 days):
+ * armed in chunks of at most {@link MAX_TIMEOUT_MS}, each counted off when it fires, so that it
+ * never fires early. `unref` holds for every chunk.
+ */
+class LongTimer {
+  private handle: ReturnType<typeof setTimeout>;
+  private unrefed = false;
+
+  constructor(
+    private readonly callback: () => void,
+    private left: number,
+  ) {
+    this.handle = this.arm();
+  }
+
+  unref(): this {
+    this.unrefed = true;
+    this.handle.unref?.();
+    return this;
+  }
+
+  clear(): void {
+    clearTimeout(this.handle);
+  }
+
+  private arm(): ReturnType<typeof setTimeout> {
+    let handle: ReturnType<typeof setTimeout>;
+    if (this.left > MAX_TIMEOUT_MS) {
+      this.left -= MAX_TIMEOUT_MS;
+      handle = setTimeout(() => {
+        this.handle = this.arm();
+      }, MAX_TIMEOUT_MS);
+    } else {
+      handle = setTimeout(this.callback, Math.max(0, Math.ceil(this.left)));
+    }
+    if (this.unrefed) handle.unref?.();
+    return handle;
+  }
+}
+
+/**
+ * The machine's clocks: `performance.now()` and `Date.now()`, and `setTimeout`. A delay longer
+ * than `setTimeout` keeps (about 24.8 days) is waited in chunks.
  */
 export const systemClock: Clock = {
   now: () => performance.now(),
   wall: () => Date.now(),
-  setTimer: (callback, delayMs) => setTimeout(callback, Math.max(0, Math.ceil(delayMs))),
-  clearTimer: (handle) => clearTimeout(handle as ReturnType<typeof setTimeout>),
+  setTimer: (callback, delayMs) => (delayMs > MAX_TIMEOUT_MS ? new LongTimer(callback, delayMs) : setTimeout(callback, Math.max(0, Math.ceil(delayMs)))),
+  clearTimer: (handle) => (handle instanceof LongTimer ? handle.clear() : clearTimeout(handle as ReturnType<typeof setTimeout>)),
 };
 
 interface VirtualTimer {

@@ -82,6 +82,14 @@ export class TaskQueue {
     return { fn, resolve };
   }
 
+  /** Calls `visit` with the slot and weight of every waiter not cancelled, oldest first. */
+  forEachLive(visit: (slot: Slot, weight: number) => void): void {
+    for (let chunk = this.first, i = this.readAt; chunk !== null; chunk = chunk.next, i = 0) {
+      const end = chunk === this.last ? this.writeAt : CHUNK;
+      for (; i < end; i++) if (chunk.resolves[i] !== null) visit({ chunk, index: i }, chunk.weights[i]!);
+    }
+  }
+
   private advance(): void {
     const chunk = this.first!;
     // Let go of the function and resolver at once, not when the chunk goes.
@@ -98,6 +106,11 @@ export class TaskQueue {
       this.readAt = 0;
     }
   }
+}
+
+/** Whether the waiter is still in the queue (neither started nor cancelled). */
+export function isLive(slot: Slot): boolean {
+  return (slot.chunk.resolves[slot.index] ?? null) !== null;
 }
 
 /** Marks a waiter cancelled; returns its resolver, or null when it had left the queue already. */

@@ -1,7 +1,8 @@
 import { InvalidInputError, RefusedError, type RefusalReason } from '../errors.js';
 import { type Clock, systemClock } from './clock.js';
 import { type RateLimitFeedback, readFeedback } from './feedback.js';
-import { type Resolve, type Slot, TaskQueue, cancelSlot } from './queue.js';
+import { type ErrorSource, Listeners } from './listeners.js';
+import { type Resolve, type Slot, TaskQueue, cancelSlot, isLive } from './queue.js';
 import { type LimitStore, memoryStore } from './store.js';
 import { WindowLimit, type WindowLimitOptions } from './window.js';
 
@@ -38,12 +39,19 @@ export interface ScheduleOptions {
  */
 export type Limit = WindowLimit;
 
-/** What the scheduler tells its listeners. */
+/**
+ * What the scheduler tells its listeners. `error` reports a listener that threw (source
+ * `listener`): the scheduler carries on, the task being dispatched or refused still runs or is
+ * refused. An error thrown by a listener while it handles an `error` event, or an error with no
+ * listener to take it, becomes a process warning (`process.emitWarning`, type
+ * `TraderatioWarning`).
+ */
 export type SchedulerEvent =
   | { readonly type: 'dispatch'; readonly at: number; readonly weight: number; readonly priority: number; readonly limits: readonly string[] }
   | { readonly type: 'refuse'; readonly at: number; readonly reason: RefusalReason; readonly limits: readonly string[] }
   | { readonly type: 'limit'; readonly at: number; readonly limit: string; readonly from: { readonly limit: number; readonly windowMs: number }; readonly to: { readonly limit: number; readonly windowMs: number } }
-  | { readonly type: 'pause'; readonly at: number; readonly limit: string; readonly until: number };
+  | { readonly type: 'pause'; readonly at: number; readonly limit: string; readonly until: number }
+  | { readonly type: 'error'; readonly at: number; readonly source: ErrorSource; readonly error: unknown };
 
 /** Counters and the state of every limit. */
 export interface SchedulerStats {
@@ -125,7 +133,7 @@ export class Scheduler {
   private timer: unknown = null;
   private timerAt = Infinity;
   private closed = false;
-  private readonly listeners = new Set<(event: SchedulerEvent) => void>();
+  private readonly listeners = new Listeners<SchedulerEvent>((source, error) => ({ type: 'error', at: this.clock.now(), source, error }));
 
   constructor(options: SchedulerOptions = {}) {
     if (typeof options !== 'object' || options === null) throw new InvalidInputError('scheduler options', options, 'an object');
@@ -158,23 +166,26 @@ export class Scheduler {
   /**
    * Runs `fn` when every limit in `options.limits` allows `weight` at once, taking it from all of
    * them together. Resolves with what `fn` returns (or its promise settles to); rejects with
-   * `fn`'s error, or with a {@link RefusedError} when the task was refused and never ran.
+   * `fn`'s error, or with a {@link RefusedError} when the task was refused and never ran: among
+   * others `too-heavy` when a limit is lowered below its weight while it waits. A bad option
+   * throws an {@link InvalidInputError} naming it, before anything is queued or counted.
    */
   schedule<T>(fn: () => T | PromiseLike<T>, options: ScheduleOptions = {}): Promise<Awaited<T>> {
+    // Every option is read before anything is queued or counted: a refused call leaves no trace.
     if (typeof fn !== 'function') throw new InvalidInputError('the task', fn, 'a function');
+    if (typeof options !== 'object' || options === null) throw new InvalidInputError('the schedule options', options, 'an object { limits, weight, priority, signal, deadline }');
     const limits = this.readLimits(options.limits);
     const weight = readWeight(options.weight);
     const priority = readPriority(options.priority);
-    const { signal, deadline } = options;
+    const signal = readSignal(options.signal);
+    const { deadline } = options;
     if (deadline !== undefined && (typeof deadline !== 'number' || Number.isNaN(deadline))) {
       throw new InvalidInputError('`deadline`', deadline, 'an instant on the scheduler clock (a number)');
     }
     if (this.closed) return this.refuse('closed', limits, 'the scheduler is closed');
     if (signal?.aborted === true) return this.refuse('aborted', limits, 'the signal was aborted before the task started');
     for (const l of limits) {
-      if (weight > l.capacity(priority)) {
-        return this.refuse('too-heavy', limits, `weight ${weight} can never fit ${l.name} (${l.capacity(priority)} per ${l.windowMs} ms at priority ${priority})`);
-      }
+      if (weight > l.capacity(priority)) return this.refuse('too-heavy', limits, tooHeavy(weight, l, priority));
     }
     // At once, if nobody waits on these limits and all of them allow it: without reading the
     // clock when they have room whatever the instant (the weight gets its instant at the end of
@@ -193,19 +204,24 @@ export class Scheduler {
     const promise = new Promise<Awaited<T>>(capture as (resolve: (value: Awaited<T>) => void) => void);
     const resolve = captured!;
     captured = null;
-    const slot = group.queue.push(fn, resolve, weight, this.seq++);
+    let slot: Slot | null = null;
+    if (signal !== undefined) {
+      // Listened to before the task is queued: a signal that cannot be listened to queues nothing.
+      const onAbort = (): void => {
+        if (slot !== null) this.cancel(slot, group, weight, 'aborted', 'the signal was aborted before the task started');
+      };
+      signal.addEventListener('abort', onAbort, { once: true });
+      void promise.then(() => signal.removeEventListener('abort', onAbort), () => signal.removeEventListener('abort', onAbort));
+    }
+    slot = group.queue.push(fn, resolve, weight, this.seq++);
     group.live++;
     this.live++;
     for (const l of limits) {
       l.waiting++;
       l.queuedWeight += weight;
     }
-    if (signal !== undefined) {
-      const onAbort = (): void => this.cancel(slot, group, weight, 'aborted', 'the signal was aborted before the task started');
-      signal.addEventListener('abort', onAbort, { once: true });
-      void promise.then(() => signal.removeEventListener('abort', onAbort), () => signal.removeEventListener('abort', onAbort));
-    }
-    if (deadline !== undefined) pushDeadline(this.deadlines, { at: deadline, slot, group });
+    // A deadline that never comes needs no entry: it would only hold memory.
+    if (deadline !== undefined && deadline !== Infinity) pushDeadline(this.deadlines, { at: deadline, slot, group });
     this.pass();
     return promise;
   }
@@ -305,10 +321,13 @@ export class Scheduler {
     };
   }
 
-  /** Listens to dispatches, refusals, limit changes and pauses. Returns a function that stops it. */
+  /**
+   * Listens to dispatches, refusals, limit changes and pauses. Returns a function that stops it.
+   * A listener that throws breaks nothing: its error is reported as an `error` event (source
+   * `listener`) to the listeners, or as a process warning when it was handling one.
+   */
   on(listener: (event: SchedulerEvent) => void): () => void {
-    this.listeners.add(listener);
-    return () => this.listeners.delete(listener);
+    return this.listeners.add(listener);
   }
 
   /** Refuses every waiting task (`closed`) and every later one; clears the timer. */
@@ -331,10 +350,29 @@ export class Scheduler {
     if (!this.closed) this.pass();
   }
 
-  /** @internal A limit changed: applies it to the waiting tasks at once. */
+  /**
+   * @internal A limit changed: applies it to the waiting tasks at once. Those it can no longer
+   * fit are refused (`too-heavy`), as a new `schedule()` of them would be, so that they hold
+   * back nobody behind them.
+   */
   changed(limit: WindowLimit, from: { readonly limit: number; readonly windowMs: number }): void {
     this.emit({ type: 'limit', at: this.clock.now(), limit: limit.name, from, to: { limit: limit.limit, windowMs: limit.windowMs } });
-    this.pass();
+    if (limit.waiting > 0) this.refuseTooHeavy(limit);
+    if (!this.closed) this.pass();
+  }
+
+  /** Refuses every waiting task on `limit` heavier than what the limit allows its priority now. */
+  private refuseTooHeavy(limit: Limit): void {
+    for (const g of this.groups.values()) {
+      if (g.live === 0 || !g.limits.includes(limit)) continue;
+      const cap = limit.capacity(g.priority);
+      g.queue.forEachLive((slot, weight) => {
+        if (weight <= cap) return;
+        const resolve = cancelSlot(slot)!;
+        this.release(g, weight);
+        this.rejectWith(resolve, 'too-heavy', g.limits, tooHeavy(weight, limit, g.priority));
+      });
+    }
   }
 
   private admitAnytime(limits: readonly Limit[], weight: number, priority: number): boolean {
@@ -428,7 +466,24 @@ export class Scheduler {
       this.draining = false;
     }
     this.stampAll(this.clock.now());
-    this.setTimer(Math.min(wake, this.deadlines[0]?.at ?? Infinity));
+    // Closed by a task of this pass: no timer, whatever the pass found.
+    this.setTimer(this.closed ? Infinity : Math.min(wake, this.nextDeadline()));
+  }
+
+  /**
+   * The earliest deadline of a task still waiting. Entries of tasks that left the queue (run,
+   * aborted, refused) are dropped from the top here, and all of them once they outnumber the
+   * waiting tasks: they hold no timer and no memory for long.
+   */
+  private nextDeadline(): number {
+    const heap = this.deadlines;
+    if (heap.length > 2 * this.live + 64) {
+      const kept = heap.filter((d) => isLive(d.slot));
+      // A sorted array is a heap.
+      this.deadlines = kept.sort((a, b) => a.at - b.at);
+    }
+    while (this.deadlines.length > 0 && !isLive(this.deadlines[0]!.slot)) popDeadline(this.deadlines);
+    return this.deadlines[0]?.at ?? Infinity;
   }
 
   private drain(now: number): number {
@@ -462,6 +517,7 @@ export class Scheduler {
         }
         let wait = 0;
         for (const l of limits) wait = Math.max(wait, l.waitFor(weight, at, priority));
+        if (wait === Infinity && this.refuseHeadIfTooHeavy(g, weight)) continue;
         if (wait > 0 && this.shared > 0) this.askShared(limits, weight, priority, at);
         if (wait > 0) {
           for (const l of limits) l.pass = pass;
@@ -482,6 +538,18 @@ export class Scheduler {
     // A refused head may have held back lighter tasks behind it: look again.
     if (this.expireDeadlines(now, true) > 0) this.dirty = true;
     return wake;
+  }
+
+  /** Refuses the head of `g` if one of its limits can never fit it (a limit lowered elsewhere). */
+  private refuseHeadIfTooHeavy(g: Group, weight: number): boolean {
+    for (const l of g.limits) {
+      if (weight <= l.capacity(g.priority)) continue;
+      const { resolve } = g.queue.shift();
+      this.release(g, weight);
+      this.rejectWith(resolve, 'too-heavy', g.limits, tooHeavy(weight, l, g.priority));
+      return true;
+    }
+    return false;
   }
 
   private expireDeadlines(now: number, includingNow: boolean): number {
@@ -583,7 +651,7 @@ export class Scheduler {
   }
 
   private emit(event: SchedulerEvent): void {
-    for (const listener of this.listeners) listener(event);
+    this.listeners.emit(event);
   }
 }
 
@@ -603,6 +671,10 @@ function limitId(l: Limit): number {
   return id;
 }
 
+function tooHeavy(weight: number, l: Limit, priority: number): string {
+  return `weight ${weight} can never fit ${l.name} (${l.capacity(priority)} per ${l.windowMs} ms at priority ${priority})`;
+}
+
 /** Throws the error for a refused input: kept out of the hot paths that check it. */
 function refuseInput(field: string, value: unknown, expected: string): never {
   throw new InvalidInputError(field, value, expected);
@@ -612,6 +684,15 @@ function readWeight(value: unknown): number {
   if (value === undefined) return 1;
   if (typeof value !== 'number' || !Number.isSafeInteger(value) || value <= 0) throw new InvalidInputError('`weight`', value, 'a positive integer');
   return value;
+}
+
+function readSignal(value: unknown): AbortSignal | undefined {
+  if (value === undefined) return undefined;
+  const s = value as { aborted?: unknown; addEventListener?: unknown; removeEventListener?: unknown };
+  if (typeof s !== 'object' || s === null || typeof s.aborted !== 'boolean' || typeof s.addEventListener !== 'function' || typeof s.removeEventListener !== 'function') {
+    throw new InvalidInputError('`signal`', value, 'an AbortSignal');
+  }
+  return value as AbortSignal;
 }
 
 function readPriority(value: unknown): number {

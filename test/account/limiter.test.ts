@@ -1,4 +1,4 @@
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { AccountLimiter, type LimiterEvent, type LimiterSnapshot } from '../../src/account/limiter.js';
 import { InvalidInputError } from '../../src/errors.js';
 import { VirtualClock } from '../../src/schedule/clock.js';
@@ -492,6 +492,21 @@ describe('AccountLimiter: listeners and persist never break it', () => {
     expect(calls).toBe(3);
     expect(errors).toEqual([['persist', 'disk full'], ['persist', 'network down']]);
     limiter.close();
+  });
+
+  it('saves every 30 days on the system clock, not every millisecond', async () => {
+    vi.useFakeTimers({ now: T0 });
+    try {
+      let calls = 0;
+      const limiter = new AccountLimiter({ accounts: [{ id: 'main' }], persist: { everyMs: 30 * D, save: () => void calls++ } });
+      await vi.advanceTimersByTimeAsync(100);
+      expect(calls).toBe(0);
+      await vi.advanceTimersByTimeAsync(30 * D - 100);
+      expect(calls).toBe(1);
+      limiter.close();
+    } finally {
+      vi.useRealTimers();
+    }
   });
 
   it('hands an error nobody listens to to the process as a warning', async () => {

@@ -388,3 +388,71 @@ describe('RedisStore with onUnavailable "local"', () => {
     await Promise.all([cut.close(), fine.close()]);
   });
 });
+
+describe('RedisStore: shared limits and listeners never wedge a process', () => {
+  it('refuses a waiting task that a limit lowered by another process can no longer fit, and runs the rest', async () => {
+    const { a, b, la, lb } = await twoProcesses('lowered');
+    await a.schedule(() => 0, { limits: la, weight: 10 });
+    const heavy = a.schedule(() => 'heavy', { limits: la, weight: 8 });
+    const light = a.schedule(() => 'light', { limits: la, weight: 2 });
+    lb.update({ limit: 5 });
+    await expect(heavy).rejects.toMatchObject({ reason: 'too-heavy' });
+    await expect(light).resolves.toBe('light');
+    expect(la.limit).toBe(5);
+    expect(a.stats().queued).toBe(0);
+    expect(b.stats().queued).toBe(0);
+  });
+
+  it('refuses a waiting task heavier than what a shared limit at or below this process reserve can grant it', async () => {
+    const prefix = prefixFor('lowered-reserve');
+    await warm(prefix);
+    const a = new Scheduler({ store: new RedisStore({ client, prefix, retryMs: 20 }) });
+    const b = new Scheduler({ store: new RedisStore({ client, prefix }) });
+    const la = a.limit({ name: 'orders', limit: 10, windowMs: 1000, reserve: { priority: 5, weight: 4 } });
+    const lb = b.limit({ name: 'orders', limit: 10, windowMs: 1000 });
+    await a.schedule(() => 0, { limits: la, weight: 10, priority: 5 });
+    const low = a.schedule(() => 'low', { limits: la, weight: 1 });
+    const high = a.schedule(() => 'high', { limits: la, weight: 3, priority: 5 });
+    // 3 is below the reserve of 4 of this process: it keeps its N, but Redis grants at most 3.
+    lb.update({ limit: 3 });
+    await expect(low).rejects.toMatchObject({ reason: 'too-heavy' });
+    await expect(high).resolves.toBe('high');
+    expect(la.capacity(0)).toBeLessThan(1);
+    expect(la.capacity(5)).toBe(3);
+  });
+
+  it('goes on when a listener throws on unavailable, and reports its error to the others', async () => {
+    const prefix = prefixFor('listener-throws');
+    await warm(prefix);
+    const fault = { mode: 'down' as Fault };
+    const store = new RedisStore({ client: faulty(fault), prefix, retryMs: 20 });
+    const events: string[] = [];
+    store.on((e) => {
+      if (e.type === 'unavailable') throw new Error('listener bug');
+    });
+    store.on((e) => events.push(e.type === 'error' ? `error:${(e.error as Error).message}` : e.type));
+    const s = new Scheduler({ store });
+    const l = s.limit({ name: 'orders', limit: 10, windowMs: 1000 });
+    let ran = 0;
+    const tasks = Array.from({ length: 5 }, () => s.schedule(() => ran++, { limits: l }));
+    await sleep(200);
+    expect(ran).toBe(0);
+    fault.mode = 'none';
+    await Promise.all(tasks);
+    expect(ran).toBe(5);
+    expect(events).toEqual(['unavailable', 'error:listener bug', 'available']);
+  });
+
+  it('refuses a timing option longer than a timer can wait, naming it', () => {
+    for (const field of ['leaseMs', 'timeoutMs', 'retryMs', 'staleMs']) {
+      expect(() => new RedisStore({ client, [field]: 30 * 86_400_000 })).toThrow(InvalidInputError);
+      expect(() => new RedisStore({ client, [field]: 30 * 86_400_000 })).toThrow(`\`${field}\``);
+    }
+  });
+
+  it('refuses a listener given as an event name, as an EventEmitter would take it', () => {
+    const store = new RedisStore({ client, prefix: prefixFor('listener-name') });
+    expect(() => store.on('unavailable' as never)).toThrow(InvalidInputError);
+    expect(() => (store.on as (...a: unknown[]) => unknown)('unavailable', () => {})).toThrow(/the listener/);
+  });
+});
