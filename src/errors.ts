@@ -44,6 +44,35 @@ export class InvalidInputError extends TraderatioError {
   }
 }
 
+/**
+ * An input object has a field traderatio does not know: a typo, or the other spelling
+ * (`maker_volume` where the library and JSON files write `makerVolume`). Refused rather than
+ * ignored, since an ignored field silently reads as its default. `suggestion` is the known field it
+ * most likely meant, when one is close.
+ *
+ * @example
+ * ```ts
+ * tradeRatio([{ contract: 'BTC_USDT', maker_volume: '900', place: 100 }])
+ * // UnknownFieldError: Unknown field `maker_volume` in `contracts[0]`: did you mean `makerVolume`? The fields are ...
+ * ```
+ */
+export class UnknownFieldError extends InvalidInputError {
+  /** The unknown field's name, as given. */
+  readonly key: string;
+  /** The known field it most likely meant, if one is close. */
+  readonly suggestion: string | undefined;
+  /** Every field the object may have. */
+  readonly known: readonly string[];
+
+  constructor(key: string, owner: string, value: unknown, known: readonly string[], suggestion: string | undefined) {
+    super(`${key} in ${owner}`, value, 'a known field');
+    this.key = key;
+    this.suggestion = suggestion;
+    this.known = known;
+    this.message = `Unknown field \`${key}\` in ${owner}${suggestion === undefined ? '.' : `: did you mean \`${suggestion}\`?`} The fields are ${known.join(', ')}`;
+  }
+}
+
 /** True when `e` is any error thrown by traderatio. */
 export function isTraderatioError(e: unknown): e is TraderatioError {
   return e instanceof TraderatioError;

@@ -5,7 +5,7 @@
  * @packageDocumentation
  */
 export {
-  TraderatioError, InvalidInputError, RefusedError, isTraderatioError, isInvalidInputError, isRefusedError,
+  TraderatioError, InvalidInputError, UnknownFieldError, RefusedError, isTraderatioError, isInvalidInputError, isRefusedError,
 } from './errors.js';
 export type { RefusalReason } from './errors.js';
 

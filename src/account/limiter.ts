@@ -2,9 +2,9 @@ import { InvalidInputError } from '../errors.js';
 import { type Catalog, type CatalogOptions, type Classification, createCatalog } from '../catalog/catalog.js';
 import { type AbuseConfig, type AbuseOptions, type Throttle, buildAbuseTimeline, resolveAbuseOptions } from '../rules/abuse.js';
 import { DAY_MS, HOUR_MS, RAISE_OFFSET_MS, formatUtcDay, formatUtcInstant, parseUtcDay, utcDayStart, utcHourStart } from '../rules/calendar.js';
-import { type FamilyConfig, type FamilyOptions, rateFamily, resolveFamilyOptions } from '../rules/family.js';
+import { type FamilyConfig, type FamilyOptions, rateFamily, readFamilyOptions, FAMILY_OPTION_FIELDS } from '../rules/family.js';
 import { type TierMargins, tierMargins } from '../rules/margins.js';
-import { parseCount, parseId, parseInstant, parseNonNegativeDecimal } from '../rules/parse.js';
+import { checkFields, parseCount, parseId, parseInstant, parseNonNegativeDecimal } from '../rules/parse.js';
 import { type SpotFillConfig, type SpotFillOptions, UNNAMED_PAIR, buildSpotFillTimeline, resolveSpotFillOptions, spotFillLimits } from '../rules/spot-fill.js';
 import { coefficientOf, normalizeContract } from '../rules/contracts.js';
 import { type ChangeReason, type DailyActivity, type Timeline, type TimelineAccount, buildTimeline } from '../rules/timeline.js';
@@ -116,6 +116,10 @@ export interface LimiterSnapshot {
 }
 
 const SNAPSHOT_VERSION = 1;
+const SNAPSHOT_FIELDS: readonly string[] = ['format', 'version', 'at', 'accounts', 'vipLevel', 'vipChanges', 'tracker', 'spotTracker'];
+const LIMITER_OPTION_FIELDS: readonly string[] = [
+  ...FAMILY_OPTION_FIELDS, 'accounts', 'vipLevel', 'clock', 'catalog', 'abuse', 'spotFill', 'downgrade', 'warnAt', 'maxQueue', 'persist', 'unknownContract',
+];
 
 /** An hour of order requests and USDT traded, seeded from the exchange's history. */
 interface SeededHour {
@@ -193,7 +197,7 @@ export class AccountLimiter {
     }
     parseInstant(Math.floor(clock.wall()), 'the wall time of `clock`');
     this.clock = clock;
-    this.family = resolveFamilyOptions(options);
+    this.family = readFamilyOptions(options, LIMITER_OPTION_FIELDS, 'the limiter options');
     this.abuse = resolveAbuseOptions(options.abuse);
     this.spotFill = resolveSpotFillOptions(options.spotFill);
     this.catalog = createCatalog(options.catalog);
@@ -393,6 +397,7 @@ export class AccountLimiter {
     readonly spotHours?: readonly SeededHour[];
   }): void {
     if (typeof history !== 'object' || history === null) throw new InvalidInputError('the history', history, 'an object { days?, hours?, spotHours? }');
+    checkFields(history, ['days', 'hours', 'spotHours'], 'the history');
     const { days = [], hours = [], spotHours = [] } = history;
     if (!Array.isArray(days)) throw new InvalidInputError('`days`', days, 'an array of daily activity { account, day, contracts }');
     if (!Array.isArray(hours)) throw new InvalidInputError('`hours`', hours, 'an array of hours { account, hour, requests, traded }');
@@ -407,6 +412,7 @@ export class AccountLimiter {
     });
     const readHours = (list: readonly SeededHour[], name: string) => list.map((h, i) => {
       if (typeof h !== 'object' || h === null) throw new InvalidInputError(`\`${name}[${i}]\``, h, 'an object { account, hour, requests, traded }');
+      checkFields(h, ['account', 'hour', 'requests', 'traded'], `\`${name}[${i}]\``);
       if (!this.limits.has(h.account)) throw new InvalidInputError(`\`${name}[${i}].account\``, h.account, 'an account of the limiter');
       const hour = utcHourStart(parseInstant(h.hour, `\`${name}[${i}].hour\``));
       if (hour > now) throw new InvalidInputError(`\`${name}[${i}].hour\``, h.hour, `an hour up to this one (${formatUtcInstant(utcHourStart(now))}): history is what already happened`);
@@ -451,6 +457,7 @@ export class AccountLimiter {
     if (typeof s !== 'object' || s === null || s.format !== 'traderatio.account-limiter') {
       throw new InvalidInputError('the snapshot', snapshot, 'an account limiter snapshot ({ format: "traderatio.account-limiter", ... })');
     }
+    checkFields(s, SNAPSHOT_FIELDS, 'the snapshot');
     if (s.version !== SNAPSHOT_VERSION) {
       throw new InvalidInputError('the snapshot `version`', s.version, `version ${SNAPSHOT_VERSION} (this library reads no other)`);
     }

@@ -118,6 +118,8 @@ export interface Catalog {
   classifyWebSocket(market: 'futures' | 'spot', action: Action): readonly LimitSpec[];
 }
 
+const LIMIT_KEYS: readonly string[] = Object.keys(DEFAULT_LIMITS);
+
 /**
  * Makes a catalogue with the published limits of R10, overridden where `options.limits` says.
  *
@@ -129,14 +131,11 @@ export interface Catalog {
  * ```
  */
 export function createCatalog(options?: CatalogOptions): Catalog {
-  const overrides = readOptions(readOptions(options, 'the catalogue options').limits, '`limits`');
+  const overrides = readOptions(readOptions(options, 'the catalogue options', ['limits']).limits, '`limits`', LIMIT_KEYS);
   // Keys come from the caller (often parsed JSON): a map without a prototype, and only its own
   // keys looked up, so that "__proto__" or "constructor" is a key like any other, and refused.
   const limits: Record<string, RateLimit> = Object.assign(Object.create(null) as Record<string, RateLimit>, DEFAULT_LIMITS);
   for (const [key, value] of Object.entries(overrides)) {
-    if (!Object.hasOwn(DEFAULT_LIMITS, key)) {
-      throw new InvalidInputError('a `limits` key', key, `one of ${Object.keys(DEFAULT_LIMITS).join(', ')}`);
-    }
     limits[key] = readRateLimit(value, `\`limits.${key}\``);
   }
   Object.freeze(limits);

@@ -4,9 +4,9 @@ import { type Account, type CountedLimit, ExchangeCore, type Party, SPOT_THROTTL
 import { SlidingCount } from '../exchange/sliding-count.js';
 import { HOUR_MS, formatUtcInstant } from '../rules/calendar.js';
 import { isInstant, parseInstant } from '../rules/parse.js';
-import { type FamilyConfig, type FamilyOptions, resolveFamilyOptions } from '../rules/family.js';
+import { type FamilyConfig, type FamilyOptions, FAMILY_OPTION_FIELDS, readFamilyOptions } from '../rules/family.js';
 import { WindowLimit } from '../schedule/window.js';
-import { InputFileError, splitCsvLine } from './input.js';
+import { InputFileError, checkColumns, splitCsvLine } from './input.js';
 import { NotTextError, type Source, textChunks } from './source.js';
 
 const COLUMNS = ['at', 'account', 'method', 'path', 'contract', 'orders', 'fill_role', 'fill_volume'];
@@ -113,7 +113,7 @@ interface AccountState extends PartyState {
  * activity, refreshed at every whole hour (R3-R9).
  */
 export async function simulate(source: Source, options: SimulateOptions = {}): Promise<SimulationReport> {
-  const family = resolveFamilyOptions(options);
+  const family = readFamilyOptions(options, [...FAMILY_OPTION_FIELDS, 'vipLevel', 'onProgress'], 'the simulation options');
   const catalog = createCatalog();
   const vipLevel = options.vipLevel ?? 14;
   const run = new Replay(source.name, family, catalog, vipLevel);
@@ -340,8 +340,9 @@ class Replay {
     if (!f.read(buf, from, to)) throw new InputFileError(this.file, no, 'a quoted field is not closed');
     if (this.header === null) {
       if (f.line(from, to).trim() === '') return;
-      this.header = Array.from({ length: f.count }, (_, i) => f.str(i).toLowerCase());
-      for (const h of this.header) if (!COLUMNS.includes(h)) throw new InputFileError(this.file, no, `unknown column "${h}"; the columns are ${COLUMNS.join(', ')}`);
+      const typed = Array.from({ length: f.count }, (_, i) => f.str(i));
+      checkColumns(this.file, no, typed, COLUMNS);
+      this.header = typed.map((h) => h.toLowerCase());
       for (const r of ['at', 'account']) if (!this.header.includes(r)) throw new InputFileError(this.file, no, `the header has no "${r}" column`);
       this.cols = COLUMNS.map((c) => this.header!.indexOf(c));
       return;

@@ -1,4 +1,4 @@
-import { InvalidInputError } from '../errors.js';
+import { InvalidInputError, UnknownFieldError } from '../errors.js';
 import { formatUtcInstant } from '../rules/calendar.js';
 import type { FamilyOptions } from '../rules/family.js';
 import { type LimitChange, type Timeline, type TimelineInput, buildTimeline } from '../rules/timeline.js';
@@ -43,9 +43,7 @@ export function readTimeline(file: string, text: string, options: FamilyOptions)
     timeline = buildTimeline(input, options);
   } catch (e) {
     if (e instanceof InvalidInputError) {
-      const m = /`?(accounts|activity|vipChanges)\[(\d+)\](?:\.(\w+))?/.exec(e.message);
-      const path = m === null ? [] : [m[1]!, Number(m[2]), ...(m[3] === undefined ? [] : [m[3]])];
-      throw new InputFileError(file, path.length === 0 ? 1 : lineOf(path), e.message);
+      throw new InputFileError(file, lineOf(pathOf(e)), e.message);
     }
     throw e;
   }
@@ -54,6 +52,18 @@ export function readTimeline(file: string, text: string, options: FamilyOptions)
   }
   const instants = [timeline.start, ...timeline.changes.map((c) => c.at), ...timeline.snapshots.map((s) => s.day)];
   return { input, timeline, from: timeline.start, to: Math.max(...instants) + 86_400_000 };
+}
+
+/** The path in the file of the value an error is about, read from its message (an unknown field: the field itself). */
+function pathOf(e: InvalidInputError): (string | number)[] {
+  const m = /`?(accounts|activity|vipChanges)\[(\d+)\](?:\.(\w+))?/.exec(e.message);
+  const path: (string | number)[] = m === null ? [] : [m[1]!, Number(m[2]), ...(m[3] === undefined ? [] : [m[3]])];
+  if (e instanceof UnknownFieldError) {
+    const c = /`contracts\[(\d+)\]`/.exec(e.message);
+    if (c !== null) path.push('contracts', Number(c[1]));
+    path.push(e.key);
+  }
+  return path;
 }
 
 function pathText(path: readonly (string | number)[]): string {

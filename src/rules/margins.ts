@@ -40,7 +40,7 @@ export function tierMargins(
   ratio: RatioResult,
   options?: { readonly tiers?: TierTable | readonly TierRow[]; readonly makerWeight?: DecimalInput; readonly coefficient?: DecimalInput },
 ): TierMargins {
-  const o = readOptions(options, 'the margin options');
+  const o = readOptions(options, 'the margin options', ['tiers', 'makerWeight', 'coefficient']);
   const tiers = resolveTiers(o.tiers);
   const tier = tierOfRatio(ratio, tiers);
   const n = ratio.numerator;

@@ -1,4 +1,5 @@
-import { InvalidInputError } from '../errors.js';
+import { InvalidInputError, UnknownFieldError } from '../errors.js';
+import { closestName } from './names.js';
 import { Dec, type DecimalInput } from './decimal.js';
 
 const DECIMAL_TEXT = /^[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?$/;
@@ -90,14 +91,30 @@ export function parseUnixSeconds(value: unknown, field: string): number {
 
 /**
  * Reads an options argument: an object, or undefined for the defaults. `null` and other values
- * are refused: leave the argument out to take every default.
+ * are refused: leave the argument out to take every default. With `known`, a field not in it is
+ * refused too ({@link checkFields}).
  */
-export function readOptions<T extends object>(value: T | undefined, field = 'the options'): T {
+export function readOptions<T extends object>(value: T | undefined, field = 'the options', known?: readonly string[]): T {
   if (value === undefined) return {} as T;
   if (typeof value !== 'object' || value === null || Array.isArray(value)) {
     throw new InvalidInputError(field, value, 'an options object, or nothing for the defaults');
   }
+  if (known !== undefined) checkFields(value, known, field);
   return value;
+}
+
+/**
+ * Refuses an own enumerable field of `value` that is not in `known` with an
+ * {@link UnknownFieldError} naming it, the object (`owner`, built only when one is refused) and the
+ * closest known field. Every input object goes through here: an unknown field would otherwise read
+ * as its default, silently.
+ */
+export function checkFields(value: object, known: readonly string[], owner: string | (() => string)): void {
+  for (const key in value) {
+    if (!known.includes(key) && Object.prototype.hasOwnProperty.call(value, key)) {
+      throw new UnknownFieldError(key, typeof owner === 'string' ? owner : owner(), (value as Record<string, unknown>)[key], known, closestName(key, known));
+    }
+  }
 }
 
 /** Reads a non-empty identifier (account ids). */

@@ -1,7 +1,7 @@
 import { InvalidInputError } from '../errors.js';
 import { DAY_MS, RAISE_OFFSET_MS, formatUtcInstant, parseUtcDay, utcDayStart } from './calendar.js';
 import { type AccountRating, type FamilyConfig, type FamilyOptions, approxTotals, rateAccount, resolveFamilyOptions, windowRater } from './family.js';
-import { parseId, parseInstant } from './parse.js';
+import { checkFields, parseId, parseInstant } from './parse.js';
 import { type ActivityTotals, type ContractActivity, EMPTY_TOTALS, type RatioResult, addTotals, ratioOfTotals, totalsOf } from './ratio.js';
 import { tierOfRatio } from './tiers.js';
 import type { Tier } from './tiers.js';
@@ -150,6 +150,7 @@ interface AccountState {
 export function buildTimeline(input: TimelineInput, options: FamilyOptions | FamilyConfig = {}): Timeline {
   const config = resolveFamilyOptions(options);
   if (typeof input !== 'object' || input === null) throw new InvalidInputError('`input`', input, 'an object');
+  checkFields(input, TIMELINE_INPUT_FIELDS, 'the timeline input');
   const accounts = readAccounts(input.accounts);
   const initialVip = parseVipLevel(input.vipLevel ?? TIERED_VIP_LEVEL, '`vipLevel`');
   const vipChanges = readVipChanges(input.vipChanges ?? []);
@@ -469,6 +470,9 @@ function lastAtOrBefore(sorted: readonly number[], at: number): number {
   return lo - 1;
 }
 
+const TIMELINE_INPUT_FIELDS: readonly string[] = ['accounts', 'activity', 'vipLevel', 'vipChanges'];
+const DAILY_ACTIVITY_FIELDS: readonly string[] = ['account', 'day', 'contracts'];
+
 interface ReadAccount { readonly id: string; readonly createdAt: number | undefined }
 
 function readAccounts(list: unknown): Map<string, ReadAccount> {
@@ -477,6 +481,7 @@ function readAccounts(list: unknown): Map<string, ReadAccount> {
   let main: string | undefined;
   for (const [i, a] of (list as TimelineAccount[]).entries()) {
     if (typeof a !== 'object' || a === null) throw new InvalidInputError(`\`accounts[${i}]\``, a, 'an object { id, role?, createdAt? }');
+    checkFields(a, ['id', 'role', 'createdAt'], `\`accounts[${i}]\``);
     const id = parseId(a.id, `\`accounts[${i}].id\``);
     if (out.has(id)) throw new InvalidInputError(`\`accounts[${i}].id\``, id, 'an id listed once');
     const role = a.role ?? 'sub';
@@ -499,6 +504,7 @@ function readVipChanges(list: unknown): VipChange[] {
   if (!Array.isArray(list)) throw new InvalidInputError('`vipChanges`', list, 'an array');
   const out = (list as VipChange[]).map((v, i) => {
     if (typeof v !== 'object' || v === null) throw new InvalidInputError(`\`vipChanges[${i}]\``, v, 'an object { at, level }');
+    checkFields(v, ['at', 'level'], `\`vipChanges[${i}]\``);
     return { at: parseInstant(v.at, `\`vipChanges[${i}].at\``), level: parseVipLevel(v.level, `\`vipChanges[${i}].level\``) };
   });
   out.sort((a, b) => a.at - b.at);
@@ -533,6 +539,7 @@ function readActivity(
   for (let i = 0; i < entries.length; i++) {
     const entry = entries[i];
     if (typeof entry !== 'object' || entry === null) throw new InvalidInputError(`\`activity[${i}]\``, entry, 'an object { account, day, contracts }');
+    checkFields(entry, DAILY_ACTIVITY_FIELDS, () => `\`activity[${i}]\``);
     const account = accounts.get(entry.account);
     if (account === undefined) {
       throw new InvalidInputError(`\`activity[${i}].account\``, entry.account, `an account listed in \`accounts\` (${[...accounts.keys()].join(', ')})`);

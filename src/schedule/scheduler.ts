@@ -1,4 +1,5 @@
 import { InvalidInputError, RefusedError, type RefusalReason } from '../errors.js';
+import { checkFields } from '../rules/parse.js';
 import { type Clock, systemClock } from './clock.js';
 import type { RateLimitFeedback } from './feedback.js';
 import { type Resolve, type Slot, TaskQueue, cancelSlot } from './queue.js';
@@ -129,6 +130,7 @@ export class Scheduler {
 
   constructor(options: SchedulerOptions = {}) {
     if (typeof options !== 'object' || options === null) throw new InvalidInputError('scheduler options', options, 'an object');
+    checkFields(options, ['clock', 'maxQueue', 'store'], 'the scheduler options');
     this.clock = options.clock ?? systemClock;
     const maxQueue = options.maxQueue ?? 100_000;
     if (typeof maxQueue !== 'number' || !(maxQueue >= 0) || (!Number.isSafeInteger(maxQueue) && maxQueue !== Infinity)) {

@@ -208,3 +208,29 @@ describe('commands and options', () => {
     expect(path).toContain('-family.csv');
   });
 });
+
+describe('unknown fields', () => {
+  const timeline = (contract: string, extra = '') =>
+    `{\n  "accounts": [{ "id": "main", "role": "main" }],${extra}\n  "activity": [\n    { "account": "main", "day": "2026-11-01", "contracts": [${contract}] }\n  ]\n}\n`;
+  it.each([
+    ['timeline', 'snake.json', timeline('{ "contract": "BTC_USDT", "maker_volume": "800000", "place": 10 }'), ':4: Unknown field `maker_volume` in `contracts[0]` in `activity[0]` (main, 2026-11-01): did you mean `makerVolume`?'],
+    ['timeline', 'short.json', timeline('{ "contract": "BTC_USDT", "takerVol": "800000", "place": 10 }'), ':4: Unknown field `takerVol` in `contracts[0]` in `activity[0]` (main, 2026-11-01): did you mean `takerVolume`?'],
+    ['timeline', 'top.json', timeline('{ "contract": "BTC_USDT", "place": 10 }', '\n  "vip_level": 12,'), ':3: Unknown field `vip_level` in the timeline input: did you mean `vipLevel`?'],
+    ['timeline', 'foo.json', timeline('{ "contract": "BTC_USDT", "place": 10 }', '\n  "foo": 1,'), ':3: Unknown field `foo` in the timeline input. The fields are accounts, activity, vipLevel, vipChanges'],
+    ['plan', 'snake.json', '[\n  { "account": "A", "contract": "BTC_USDT",\n    "maker_volume": "5" }\n]\n', ':3: Unknown field `maker_volume` in row 0: did you mean `makerVolume`?'],
+    ['plan', 'camel.csv', 'account,contract,makerVolume\nA,BTC_USDT,5\n', ':1: unknown column "makerVolume": did you mean "maker_volume"? The columns are account, contract, maker_volume'],
+    ['simulate', 'camel.csv', 'at,account,method,path,fillRole\n', ':1: unknown column "fillRole": did you mean "fill_role"?'],
+  ])('%s refuses an unknown field in %s, naming its line and the closest known one', (command, name, content, message) => {
+    const path = file(`unknown-${command}-${name}`, content);
+    const r = cli([command, path]);
+    expect(r.code).toBe(1);
+    expect(r.out).toBe('');
+    expect(r.err).toContain(`traderatio: ${path}${message}`);
+  });
+
+  it('reads a plan in JSON with the library spelling', () => {
+    const r = cli(['plan', 'examples/family.json', '--json']);
+    expect(r.code).toBe(0);
+    expect(JSON.parse(r.out).accounts).toHaveLength(3);
+  });
+});

@@ -61,7 +61,7 @@ describe('traderatio plan', () => {
       [bad('c.csv', 'account,contract\nA,BTC_USDT\nA,btc-usdt\n'), ':3: account A lists btc-usdt again (first on line 2)'],
       [bad('d.csv', 'account,contract,colour\n'), ':1: unknown column "colour"'],
       [bad('e.csv', 'account,contract\nA,BTC_USDT,9\n'), ':2: 3 fields where the header (line 1) has 2'],
-      [bad('f.json', '[\n  { "account": "A", "contract": "BTC_USDT" },\n  { "account": "A", "contract": "ETH_USDT", "taker_volume": "x" }\n]\n'), ':3: Expected `taker_volume`'],
+      [bad('f.json', '[\n  { "account": "A", "contract": "BTC_USDT" },\n  { "account": "A", "contract": "ETH_USDT", "takerVolume": "x" }\n]\n'), ':3: Expected `takerVolume`'],
       [bad('g.json', '[\n  {"account": "A",\n'), ':3: not valid JSON'],
       [bad('h.csv', ''), ':1: the file is empty'],
     ];

@@ -1,6 +1,13 @@
 import { describe, expect, it } from 'vitest';
-import { InvalidInputError } from '../../src/errors.js';
-import { INSTANT_RANGE, isInstant, parseInstant, parseNonNegativeDecimal, parseUnixSeconds, readOptions } from '../../src/rules/parse.js';
+import { AccountLimiter } from '../../src/account/limiter.js';
+import { createCatalog } from '../../src/catalog/catalog.js';
+import { InvalidInputError, UnknownFieldError } from '../../src/errors.js';
+import { rateFamily } from '../../src/rules/family.js';
+import { INSTANT_RANGE, checkFields, isInstant, parseInstant, parseNonNegativeDecimal, parseUnixSeconds, readOptions } from '../../src/rules/parse.js';
+import { tradeRatio } from '../../src/rules/ratio.js';
+import { buildTimeline } from '../../src/rules/timeline.js';
+import { VirtualClock } from '../../src/schedule/clock.js';
+import { Scheduler } from '../../src/schedule/scheduler.js';
 
 const T = Date.parse('2026-11-01T00:00:00Z');
 
@@ -53,5 +60,58 @@ describe('readOptions', () => {
     expect(readOptions(given)).toBe(given);
     expect(() => readOptions(null as never, 'the ratio options')).toThrow('Expected the ratio options to be an options object, or nothing for the defaults, got null');
     expect(() => readOptions([] as never)).toThrow(InvalidInputError);
+  });
+});
+
+describe('checkFields', () => {
+  it('takes known fields and refuses any other, naming it, its object and the closest known one', () => {
+    expect(() => checkFields({ place: 1 }, ['place', 'amend'], 'the entry')).not.toThrow();
+    const error = (() => {
+      try {
+        checkFields({ place: 1, amnd: 2 }, ['place', 'amend'], () => 'the entry');
+      } catch (e) {
+        return e as UnknownFieldError;
+      }
+      return undefined;
+    })();
+    expect(error).toBeInstanceOf(UnknownFieldError);
+    expect(error).toBeInstanceOf(InvalidInputError);
+    expect(error).toMatchObject({ key: 'amnd', suggestion: 'amend', known: ['place', 'amend'], value: 2, code: 'INVALID_INPUT' });
+    expect(error!.message).toBe('Unknown field `amnd` in the entry: did you mean `amend`? The fields are place, amend');
+  });
+
+  it('refuses unknown fields of options through readOptions when told the known ones', () => {
+    expect(readOptions({ tiers: [] }, 'the margin options', ['tiers'])).toEqual({ tiers: [] });
+    expect(() => readOptions({ tier: [] }, 'the margin options', ['tiers'])).toThrow('Unknown field `tier` in the margin options: did you mean `tiers`?');
+  });
+});
+
+describe('every input object of the library', () => {
+  const clock = () => new VirtualClock({ start: 0, wallStart: T });
+  const limiter = () => new AccountLimiter({ accounts: [{ id: 'main', role: 'main' }], clock: clock() });
+  it.each<[string, () => unknown, string]>([
+    ['a contract entry of tradeRatio', () => tradeRatio([{ contract: 'BTC_USDT', maker_volume: '900', place: 100 } as never]), 'Unknown field `maker_volume` in `contracts[0]`: did you mean `makerVolume`?'],
+    ['the ratio options', () => tradeRatio([], { countcancels: false } as never), 'Unknown field `countcancels` in the ratio options: did you mean `countCancels`?'],
+    ['an account of rateFamily', () => rateFamily([{ account: 'A', contract: [] } as never]), 'Unknown field `contract` in `accounts[0]`: did you mean `contracts`?'],
+    ['the family options', () => rateFamily([], { ownVolumeTreshold: '0' } as never), 'Unknown field `ownVolumeTreshold` in the family options: did you mean `ownVolumeThreshold`?'],
+    ['a tier row', () => rateFamily([], { tiers: [{ minRatio: '0', limit: 100, max: 1 }] } as never), 'Unknown field `max` in `tiers[0]`.'],
+    ['the timeline input', () => buildTimeline({ accounts: [{ id: 'main' }], activity: [], vip_level: 12 } as never), 'Unknown field `vip_level` in the timeline input: did you mean `vipLevel`?'],
+    ['a timeline account', () => buildTimeline({ accounts: [{ id: 'main', created: T }], activity: [] } as never), 'Unknown field `created` in `accounts[0]`'],
+    ['a VIP change', () => buildTimeline({ accounts: [{ id: 'main' }], activity: [], vipChanges: [{ at: T, vip: 13 }] } as never), 'Unknown field `vip` in `vipChanges[0]`'],
+    ['a day of activity', () => buildTimeline({ accounts: [{ id: 'main' }], activity: [{ account: 'main', date: '2026-11-01', contracts: [] }] } as never), 'Unknown field `date` in `activity[0]`'],
+    ['the account limiter options', () => new AccountLimiter({ accounts: [{ id: 'main' }], clock: clock(), vip_level: 12 } as never), 'Unknown field `vip_level` in the limiter options: did you mean `vipLevel`?'],
+    ['the abuse options', () => new AccountLimiter({ accounts: [{ id: 'main' }], clock: clock(), abuse: { requestTreshold: 1 } } as never), 'did you mean `requestThreshold`?'],
+    ['a history', () => limiter().seed({ day: [] } as never), 'Unknown field `day` in the history: did you mean `days`?'],
+    ['an hour of history', () => limiter().seed({ hours: [{ account: 'main', hour: T, requests: 1, trade: '1' }] } as never), 'Unknown field `trade` in `hours[0]`: did you mean `traded`?'],
+    ['a snapshot', () => {
+      const l = limiter();
+      l.restore({ ...l.snapshot(), extra: 1 });
+    }, 'Unknown field `extra` in the snapshot'],
+    ['the scheduler options', () => new Scheduler({ max_queue: 5 } as never), 'Unknown field `max_queue` in the scheduler options: did you mean `maxQueue`?'],
+    ['the catalogue options', () => createCatalog({ limit: {} } as never), 'Unknown field `limit` in the catalogue options: did you mean `limits`?'],
+    ['a limit override', () => createCatalog({ limits: { 'futures.place': { limit: 1, window: 1000 } } } as never), 'Unknown field `window` in `limits.futures.place`: did you mean `windowMs`?'],
+  ])('refuses an unknown field in %s', (_, call, message) => {
+    expect(call).toThrow(UnknownFieldError);
+    expect(call).toThrow(message);
   });
 });
