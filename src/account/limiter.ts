@@ -235,13 +235,15 @@ export class AccountLimiter {
   /**
    * Sends one request through the limits it draws on (R10), and counts it (R1, R9) whatever its
    * outcome: a futures order request counts when it starts. Resolves or rejects as `fn` does, or
-   * rejects with a `RefusedError` when it never started. Bad input (an unknown account, path or
+   * rejects with a `RefusedError` when it never started. `path` is the API path or the full URL
+   * the HTTP client sends to (any host, query ignored). Bad input (an unknown account, path or
    * contract, a bad body or option) throws an {@link InvalidInputError} at once: nothing is
    * queued, taken or counted for it.
    */
-  request<T>(account: string, method: string, path: string, fn: () => T | PromiseLike<T>, options: RequestOptions = {}): Promise<Awaited<T>> {
+  request<T>(account: string, method: string, path: string | URL, fn: () => T | PromiseLike<T>, options: RequestOptions = {}): Promise<Awaited<T>> {
     const limits = this.limitsOf(account);
     if (typeof options !== 'object' || options === null) throw new InvalidInputError('the request options', options, 'an object { body, contract, signal, deadline, priority }');
+    checkFields(options, ['body', 'contract', 'signal', 'deadline', 'priority'], 'the request options');
     const c = this.catalog.classify(method, path, options.body);
     const named = options.contract === undefined ? undefined : normalizeContract(options.contract, '`contract`');
     const counted = c.market === 'futures' && c.action !== 'other';

@@ -105,11 +105,12 @@ export interface Catalog {
   /** The limits in force, by key. */
   readonly limits: Readonly<Record<string, RateLimit>>;
   /**
-   * Reads a request: method, path (with or without `/api/v4`, query ignored) and, for batches,
-   * the body (an array of orders or ids). Throws {@link InvalidInputError} for a method or path
+   * Reads a request: method, path (with or without `/api/v4`, query ignored; or the full URL an
+   * HTTP client hands over, `https://api.gateio.ws/api/v4/futures/usdt/orders?x=1`, any host, a
+   * `URL` too) and, for batches, the body (an array of orders or ids). Throws {@link InvalidInputError} for a method or path
    * that is not one of the API's.
    */
-  classify(method: string, path: string, body?: unknown): Classification;
+  classify(method: string, path: string | URL, body?: unknown): Classification;
   /**
    * The limits an order request sent over WebSocket draws on (R10): futures place, amend and
    * cancel share 100 per second; spot place and amend 10 per second; spot cancels are not limited
@@ -150,7 +151,7 @@ export function createCatalog(options?: CatalogOptions): Catalog {
       if (market === 'futures') return action === 'other' ? [] : [spec('ws.futures.orders')];
       return action === 'place' || action === 'amend' ? [spec('ws.spot.place')] : [];
     },
-    classify(method: string, path: string, body?: unknown): Classification {
+    classify(method: string, path: string | URL, body?: unknown): Classification {
       const m = typeof method === 'string' ? method.toUpperCase() : method;
       if (typeof m !== 'string' || !METHODS.has(m)) throw new InvalidInputError('`method`', method, 'one of GET, POST, PUT, PATCH, DELETE');
       const parsed = parsePath(path);
@@ -216,9 +217,16 @@ const GROUPS = new Set([
 ]);
 const SETTLES = new Set(['btc', 'usdt', 'usd']);
 
+/** The scheme and host of an absolute http(s) URL, as HTTP clients give it. */
+const ORIGIN = /^https?:\/\/[^/?#]*/i;
+
 function parsePath(path: unknown): { segments: string[] } {
-  if (typeof path !== 'string' || !path.startsWith('/')) throw new InvalidInputError('`path`', path, 'an API path starting with "/"');
-  let p = path.split('?')[0]!.split('#')[0]!;
+  let p: string;
+  if (typeof path === 'string' && path.startsWith('/')) p = path;
+  else if (typeof path === 'string' && ORIGIN.test(path)) p = path.replace(ORIGIN, '') || '/';
+  else if (path instanceof URL && /^https?:$/.test(path.protocol)) p = path.pathname;
+  else throw new InvalidInputError('`path`', path, 'an API path starting with "/", or a full http(s) URL');
+  p = p.split('?')[0]!.split('#')[0]!;
   if (p.startsWith('/api/v4/') || p === '/api/v4') p = p.slice('/api/v4'.length);
   const segments = p.split('/').filter((s) => s.length > 0);
   if (segments.length === 0 || !GROUPS.has(segments[0]!)) {

@@ -63,6 +63,23 @@ describe('createCatalog().classify (R10)', () => {
     expect(() => catalog.classifyWebSocket('options' as never, 'place')).toThrow('`market`');
   });
 
+  it.each([
+    'https://api.gateio.ws/api/v4/futures/usdt/orders',
+    'http://localhost:8080/api/v4/futures/usdt/orders?settle=usdt#x',
+    'HTTPS://fx-api.gateio.ws/api/v4/futures/usdt/orders',
+    new URL('https://host/api/v4/futures/usdt/orders?x=1'),
+  ])('reads a full URL as HTTP clients give it (%s): any host, the query ignored', (url) => {
+    const c = catalog.classify('POST', url);
+    expect(c).toEqual(catalog.classify('POST', '/api/v4/futures/usdt/orders'));
+    expect(c).toMatchObject({ endpoint: '/futures/{settle}/orders', market: 'futures', action: 'place' });
+  });
+
+  it('refuses a URL that is not http(s), or a relative path', () => {
+    expect(() => catalog.classify('POST', 'ftp://host/api/v4/futures/usdt/orders')).toThrow('an API path starting with "/", or a full http(s) URL');
+    expect(() => catalog.classify('POST', 'api/v4/futures/usdt/orders')).toThrow('an API path starting with "/", or a full http(s) URL');
+    expect(() => catalog.classify('POST', 'https://host/api/v4/nowhere')).toThrow('a path of the API v4');
+  });
+
   it('takes overrides of the published limits', () => {
     const c = createCatalog({ limits: { withdrawals: { limit: 1, windowMs: 5000 } } });
     expect(c.classify('POST', '/withdrawals').limits[0]).toMatchObject({ key: 'withdrawals', limit: 1, windowMs: 5000 });

@@ -107,6 +107,7 @@ describe('every input object of the library', () => {
       const l = limiter();
       l.restore({ ...l.snapshot(), extra: 1 });
     }, 'Unknown field `extra` in the snapshot'],
+    ['the request options', () => limiter().request('main', 'POST', 'https://api.gateio.ws/api/v4/futures/usdt/orders', () => 1, { contracts: 'BTC_USDT' } as never), 'Unknown field `contracts` in the request options: did you mean `contract`?'],
     ['the scheduler options', () => new Scheduler({ max_queue: 5 } as never), 'Unknown field `max_queue` in the scheduler options: did you mean `maxQueue`?'],
     ['the catalogue options', () => createCatalog({ limit: {} } as never), 'Unknown field `limit` in the catalogue options: did you mean `limits`?'],
     ['a limit override', () => createCatalog({ limits: { 'futures.place': { limit: 1, window: 1000 } } } as never), 'Unknown field `window` in `limits.futures.place`: did you mean `windowMs`?'],
