@@ -11,6 +11,7 @@ export type { RefusalReason } from './errors.js';
 
 export { Dec } from './rules/decimal.js';
 export type { DecimalInput } from './rules/decimal.js';
+export type { InstantInput } from './rules/parse.js';
 export {
   DAY_MS, HOUR_MS, utcDayStart, utcHourStart, addUtcDays, formatUtcDay, formatUtcInstant, parseUtcDay,
 } from './rules/calendar.js';

@@ -4,7 +4,7 @@ import { type AbuseConfig, type AbuseOptions, type Throttle, buildAbuseTimeline,
 import { DAY_MS, HOUR_MS, RAISE_OFFSET_MS, formatUtcDay, formatUtcInstant, parseUtcDay, utcDayStart, utcHourStart } from '../rules/calendar.js';
 import { type FamilyConfig, type FamilyOptions, rateFamily, readFamilyOptions, FAMILY_OPTION_FIELDS } from '../rules/family.js';
 import { type TierMargins, tierMargins } from '../rules/margins.js';
-import { checkFields, parseCount, parseId, parseInstant, parseNonNegativeDecimal } from '../rules/parse.js';
+import { type InstantInput, checkFields, parseCount, parseId, parseInstant, parseNonNegativeDecimal } from '../rules/parse.js';
 import { type SpotFillConfig, type SpotFillOptions, UNNAMED_PAIR, buildSpotFillTimeline, resolveSpotFillOptions, spotFillLimits } from '../rules/spot-fill.js';
 import { coefficientOf, normalizeContract } from '../rules/contracts.js';
 import { type ChangeReason, type DailyActivity, type Timeline, type TimelineAccount, buildTimeline } from '../rules/timeline.js';
@@ -278,7 +278,7 @@ export class AccountLimiter {
    * Counts a fill: `volume` USDT on `contract`, as maker or taker, now or at `at`: a futures fill
    * (R1, R9), or with `market: 'spot'` a spot fill on the pair `contract` (R14).
    */
-  recordFill(account: string, fill: { readonly contract: string; readonly role: FillRole; readonly volume: string | number; readonly at?: number; readonly market?: 'futures' | 'spot' }): void {
+  recordFill(account: string, fill: { readonly contract: string; readonly role: FillRole; readonly volume: string | number; readonly at?: InstantInput; readonly market?: 'futures' | 'spot' }): void {
     this.limitsOf(account);
     if (typeof fill !== 'object' || fill === null) throw new InvalidInputError('the fill', fill, 'an object { contract, role, volume, at?, market? }');
     const market = fill.market ?? 'futures';
@@ -291,7 +291,7 @@ export class AccountLimiter {
   }
 
   /** Reports a change of the family's VIP level (R6), at once or at `at`. */
-  setVipLevel(level: number, at: number = this.wallNow()): void {
+  setVipLevel(level: number, at: InstantInput = this.wallNow()): void {
     const l = parseVipLevel(level, '`level`');
     const instant = parseInstant(at, '`at`');
     const last = this.vipChanges.at(-1)?.at ?? -Infinity;
@@ -303,7 +303,7 @@ export class AccountLimiter {
   }
 
   /** Reports a new sub-account (R8), created now or at `at`. */
-  addSubAccount(id: string, at: number = this.wallNow()): void {
+  addSubAccount(id: string, at: InstantInput = this.wallNow()): void {
     const account = parseId(id, '`id`');
     if (this.limits.has(account)) throw new InvalidInputError('`id`', id, 'an id not yet in the family');
     const createdAt = parseInstant(at, '`at`');

@@ -537,13 +537,9 @@ class Replay {
   private instant(no: number, i: number): number {
     const f = this.fields;
     let at = f.digits(i);
-    if (Number.isNaN(at)) {
-      const text = f.str(i);
-      at = /(Z|[+-]\d\d:\d\d)$/.test(text) ? Date.parse(text) : Number.NaN;
-      if (!Number.isSafeInteger(at)) throw new InputFileError(this.file, no, `Expected \`at\` to be epoch milliseconds or an ISO instant with a zone, got "${text}"`);
-    }
-    if (!isInstant(at)) this.at(no, () => parseInstant(at, '`at`'));
-    return at;
+    if (isInstant(at)) return at;
+    const text = f.str(i);
+    return this.at(no, () => parseInstant(Number.isNaN(at) ? text : at, '`at`'));
   }
 
   private at<T>(no: number, fn: () => T): T {

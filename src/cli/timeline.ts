@@ -25,19 +25,7 @@ export function readTimeline(file: string, text: string, options: FamilyOptions)
     throw new InputFileError(file, 1, 'Expected an object { "accounts", "activity", "vipLevel", "vipChanges" }');
   }
   const v = value as Record<string, unknown>;
-  const instant = (x: unknown, path: (string | number)[]): unknown => {
-    if (typeof x !== 'string') return x;
-    const t = Date.parse(x);
-    if (!/(Z|[+-]\d\d:\d\d)$/.test(x) || !Number.isFinite(t)) throw new InputFileError(file, lineOf(path), `Expected \`${pathText(path)}\` to be an ISO instant with a zone (e.g. 2026-11-05T10:00:00Z), got "${x}"`);
-    return t;
-  };
-  const accounts = Array.isArray(v.accounts)
-    ? v.accounts.map((a, i) => (typeof a === 'object' && a !== null && 'createdAt' in a ? { ...a, createdAt: instant((a as { createdAt: unknown }).createdAt, ['accounts', i, 'createdAt']) } : a))
-    : v.accounts;
-  const vipChanges = Array.isArray(v.vipChanges)
-    ? v.vipChanges.map((c, i) => (typeof c === 'object' && c !== null ? { ...c, at: instant((c as { at: unknown }).at, ['vipChanges', i, 'at']) } : c))
-    : v.vipChanges;
-  const input = { ...v, accounts, ...(vipChanges === undefined ? {} : { vipChanges }) } as unknown as TimelineInput;
+  const input = v as unknown as TimelineInput;
   let timeline: Timeline;
   try {
     timeline = buildTimeline(input, options);
@@ -64,10 +52,6 @@ function pathOf(e: InvalidInputError): (string | number)[] {
     path.push(e.key);
   }
   return path;
-}
-
-function pathText(path: readonly (string | number)[]): string {
-  return path.map((p, i) => (typeof p === 'number' ? `[${p}]` : i === 0 ? p : `.${p}`)).join('');
 }
 
 /** The changes as a table. */

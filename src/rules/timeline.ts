@@ -1,7 +1,7 @@
 import { InvalidInputError } from '../errors.js';
 import { DAY_MS, RAISE_OFFSET_MS, formatUtcInstant, parseUtcDay, utcDayStart } from './calendar.js';
 import { type AccountRating, type FamilyConfig, type FamilyOptions, approxTotals, rateAccount, resolveFamilyOptions, windowRater } from './family.js';
-import { checkFields, parseId, parseInstant } from './parse.js';
+import { type InstantInput, checkFields, parseId, parseInstant } from './parse.js';
 import { type ActivityTotals, type ContractActivity, EMPTY_TOTALS, type RatioResult, addTotals, ratioOfTotals, totalsOf } from './ratio.js';
 import { tierOfRatio } from './tiers.js';
 import type { Tier } from './tiers.js';
@@ -14,8 +14,9 @@ export interface TimelineAccount {
   /** `main` for the main account (at most one). @default "sub" */
   readonly role?: 'main' | 'sub';
   /**
-   * When a sub-account was created (epoch ms). It is at tier 1 from then until 08:00 UTC of the
-   * next day (R8). Omit for accounts that existed before the timeline starts.
+   * When a sub-account was created (epoch ms; {@link buildTimeline} also reads a Date or ISO text,
+   * see {@link InstantInput}). It is at tier 1 from then until 08:00 UTC of the next day (R8). Omit
+   * for accounts that existed before the timeline starts.
    */
   readonly createdAt?: number;
 }
@@ -30,7 +31,7 @@ export interface DailyActivity {
 
 /** A change of the family's VIP level (the main account's; sub-accounts share it, R4). */
 export interface VipChange {
-  /** Epoch ms. */
+  /** Epoch ms ({@link buildTimeline} also reads a Date or ISO text, see {@link InstantInput}). */
   readonly at: number;
   readonly level: number;
 }
@@ -110,10 +111,10 @@ export interface Timeline {
   readonly changes: readonly LimitChange[];
   /** Every snapshot taken, in day order. */
   readonly snapshots: readonly Snapshot[];
-  /** The limit in force for `account` at `at` (epoch ms). */
-  limitAt(account: string, at: number): LimitState;
-  /** The VIP level in force at `at`. */
-  vipLevelAt(at: number): number;
+  /** The limit in force for `account` at `at` (epoch ms, a Date or ISO text: {@link InstantInput}). */
+  limitAt(account: string, at: InstantInput): LimitState;
+  /** The VIP level in force at `at` (epoch ms, a Date or ISO text). */
+  vipLevelAt(at: InstantInput): number;
 }
 
 // Events at one instant are applied in this order, then each account's change is recorded once.
@@ -332,10 +333,10 @@ export function buildTimeline(input: TimelineInput, options: FamilyOptions | Fam
     start,
     changes,
     snapshots,
-    vipLevelAt(at: number): number {
+    vipLevelAt(at: InstantInput): number {
       return vipLevelAt(parseInstant(at, '`at`'));
     },
-    limitAt(account: string, at: number): LimitState {
+    limitAt(account: string, at: InstantInput): LimitState {
       const instant = parseInstant(at, '`at`');
       const k = index.get(account);
       if (k === undefined) throw new InvalidInputError('`account`', account, `an account of the timeline (${ids.join(', ')})`);

@@ -29,12 +29,53 @@ describe('parseInstant', () => {
     ['a fraction', T + 0.5],
     ['NaN', Number.NaN],
     ['Infinity', Infinity],
-    ['text', String(T)],
+    ['digits as text', String(T)],
     ['undefined', undefined],
+    ['an invalid Date', new Date(Number.NaN)],
+    ['a Date before 2000', new Date('1999-12-31T23:59:59.999Z')],
+    ['ISO text before 2000', '1999-12-31T23:59:59Z'],
+    ['ISO text without a zone', '2026-11-01T10:00:00'],
+    ['February 30', '2026-02-30'],
+    ['month 13', '2026-13-01T00:00:00Z'],
+    ['hour 24', '2026-11-01T24:00:00Z'],
+    ['text around an instant', ' 2026-11-01T00:00:00Z'],
+    ['free text', 'November 1, 2026'],
   ])('refuses an instant %s, naming the field', (_, value) => {
     expect(isInstant(value)).toBe(false);
     expect(() => parseInstant(value, '`at`')).toThrow(InvalidInputError);
-    expect(() => parseInstant(value, '`at`')).toThrow('Expected `at` to be an instant in epoch milliseconds (an integer) from 2000-01-01 to 2200-01-01');
+    expect(() => parseInstant(value, '`at`')).toThrow('Expected `at` to be an instant from 2000-01-01 to 2200-01-01: epoch milliseconds (an integer), a Date, or ISO 8601 text with a zone (2026-11-05T10:00:00Z) or a day (2026-11-05)');
+  });
+
+  it.each<[string, unknown, number]>([
+    ['a Date', new Date('2026-11-01T00:00:00Z'), T],
+    ['ISO text in UTC', '2026-11-01T10:30:00Z', T + 10.5 * 3_600_000],
+    ['ISO text with milliseconds', '2026-11-01T00:00:00.250Z', T + 250],
+    ['ISO text with an offset', '2026-11-01T02:00:00+02:00', T],
+    ['ISO text with an offset without colon', '2026-10-31T19:00:00-0500', T],
+    ['ISO text without seconds', '2026-11-01T00:00Z', T],
+    ['an ISO day (its 00:00 UTC)', '2026-11-01', T],
+  ])('reads %s into epoch milliseconds', (_, value, ms) => {
+    expect(parseInstant(value, '`at`')).toBe(ms);
+  });
+
+  it('takes a Date and ISO text wherever an instant is taken: timeline queries, VIP changes, sub-accounts, fills', () => {
+    const timeline = buildTimeline({
+      accounts: [{ id: 'main', role: 'main' }, { id: 'sub', createdAt: '2026-11-01T12:00:00Z' as never }],
+      activity: [{ account: 'main', day: '2026-11-01', contracts: [{ contract: 'BTC_USDT', makerVolume: '600', place: 100 }] }],
+      vipChanges: [{ at: new Date('2026-11-03T00:00:00Z') as never, level: 13 }],
+    });
+    expect(timeline.limitAt('main', new Date('2026-11-02T08:00:00Z')).limit).toBe(250);
+    expect(timeline.limitAt('main', '2026-11-02T07:59:59.999Z').limit).toBe(100);
+    expect(timeline.vipLevelAt('2026-11-03')).toBe(13);
+    expect(timeline.changes.find((c) => c.account === 'sub')!.at).toBe(T + 12 * 3_600_000);
+    const limiter = new AccountLimiter({ accounts: [{ id: 'main', role: 'main' }], clock: new VirtualClock({ start: 0, wallStart: T + 86_400_000 }) });
+    limiter.addSubAccount('sub', '2026-11-01T12:00:00Z');
+    limiter.setVipLevel(13, new Date(T + 3_600_000));
+    limiter.recordFill('main', { contract: 'BTC_USDT', role: 'maker', volume: '10', at: '2026-11-01T13:00:00Z' });
+    const s = limiter.snapshot();
+    expect(s.accounts[1]).toEqual({ id: 'sub', createdAt: T + 12 * 3_600_000 });
+    expect(s.vipChanges).toEqual([{ at: T + 3_600_000, level: 13 }]);
+    limiter.close();
   });
 
   it('reads Unix seconds in the same range', () => {
