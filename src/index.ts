@@ -7,7 +7,7 @@
 export {
   TraderatioError, InvalidInputError, UnknownFieldError, RefusedError, isTraderatioError, isInvalidInputError, isRefusedError,
 } from './errors.js';
-export type { RefusalReason } from './errors.js';
+export type { ErrorCode, RefusalReason } from './errors.js';
 
 export { Dec } from './rules/decimal.js';
 export type { DecimalInput } from './rules/decimal.js';

@@ -304,6 +304,12 @@ class ComputedRatio implements RatioResult {
   get volume(): Dec {
     return (this.m.volume ??= toDec(this.fraction.volume));
   }
+  /** In `console.log` and `util.inspect`: the fields of {@link toJSON}, not the exact sums inside. */
+  [Symbol.for('nodejs.util.inspect.custom')](_depth: number, options: object, inspect?: (value: unknown, options: object) => string): unknown {
+    const plain = this.toJSON();
+    return inspect === undefined ? plain : `RatioResult ${inspect(plain, options)}`;
+  }
+
   /** Plain JSON: decimals as strings, the ratio as a string or null. */
   toJSON(): Record<string, string | number | null> {
     return {

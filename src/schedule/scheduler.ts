@@ -6,6 +6,8 @@ import { type Resolve, type Slot, TaskQueue, cancelSlot } from './queue.js';
 import { type LimitStore, memoryStore } from './store.js';
 import { WindowLimit, type WindowLimitOptions } from './window.js';
 
+const LIMIT_OPTION_FIELDS: readonly string[] = ['name', 'limit', 'windowMs', 'maxWindowMs', 'marginMs', 'reserve'];
+
 /** Options of a {@link Scheduler}. */
 export interface SchedulerOptions {
   /** Where time is read and the timer set. @default systemClock */
@@ -146,9 +148,17 @@ export class Scheduler {
 
   /**
    * Makes a limit that tasks of this scheduler can draw on, its state kept by the scheduler's
-   * store (in this process by default; shared with other processes by a Redis store).
+   * store (in this process by default; shared with other processes by a Redis store). A `name`
+   * that another limit of this scheduler has is refused: names key stats, events and shared state.
    */
   limit(options: WindowLimitOptions): Limit {
+    if (typeof options === 'object' && options !== null) {
+      checkFields(options, LIMIT_OPTION_FIELDS, 'the limit options');
+      // A name keys stats, events and a store's shared state: two limits may not share one.
+      if (options.name !== undefined && [...this.owned].some((o) => o.name === options.name)) {
+        throw new InvalidInputError('`name`', options.name, 'a name no other limit of this scheduler has');
+      }
+    }
     const l = this.store.limit(options, this);
     if (!(l instanceof WindowLimit) || l.owner !== null) throw new InvalidInputError('the limit the store made', l, 'a new WindowLimit');
     l.owner = this;
