@@ -336,13 +336,18 @@ export class AccountLimiter {
   }
 
   /**
-   * What reaches the next tier, or drops to the one below, on the ratio that sets the account's
-   * tier at the next snapshot: more maker volume, or fewer requests on `contract` (R1, R3, R7).
+   * What reaches the next tier, and the spare before the one below, on the ratio that sets the
+   * account's tier at the next snapshot: more maker volume or fewer requests on `contract` up, the
+   * volume that may be lost or the requests that may be added with the tier kept down (R1, R3,
+   * R7; see `tierMargins`). Below VIP 14 (R4) the tier is 1 whatever the ratio: `up` and `down`
+   * are null.
    */
   whatIf(account: string, contract = 'BTC_USDT'): TierMargins & { readonly basis: 'own' | 'aggregated' } {
     this.limitsOf(account);
     const r = this.rate(utcDayStart(this.wallNow()) + DAY_MS).find((x) => x.account === account)!;
     const basis = r.basis === 'own' || r.basis === 'max-own' ? 'own' : 'aggregated';
+    // Below VIP 14 every account is at tier 1 whatever its ratio (R4): nothing moves it.
+    if (this.vipAt(this.wallNow()) < TIERED_VIP_LEVEL) return { tier: this.family.tiers[0]!, up: null, down: null, basis };
     return {
       ...tierMargins(r.effective, {
         tiers: this.family.tiers,
@@ -627,7 +632,7 @@ export class AccountLimiter {
     // Requests that may be counted before the ratio could cross the bound below: each weighs at
     // most the heaviest coefficient, so counting them down is safe; then it is rated again.
     const margins = tierMargins(r.effective, { tiers: this.family.tiers, coefficient: this.heaviestCoefficient() });
-    l.liveBudget = margins.down === null ? Infinity : Math.max(1, margins.down.moreRequests);
+    l.liveBudget = margins.down === null ? Infinity : margins.down.spareRequests + 1;
   }
 
   private heaviestCoefficient(): string {

@@ -131,7 +131,8 @@ export function makePlan(input: PlanInput, options: FamilyOptions, vipLevel: num
       basis: a.basis,
       tier: a.tier.tier,
       limit: a.tier.limit,
-      margins: tierMargins(a.effective, marginOptions),
+      // Below VIP 14 no volume and no request count moves the tier (R4): no margins to give.
+      margins: tiered ? tierMargins(a.effective, marginOptions) : { tier: config.tiers[0]!, up: null, down: null },
     })),
   };
 }

@@ -267,6 +267,9 @@ describe('AccountLimiter', () => {
     expect(limiter.limitAtNext0800('sub')).toMatchObject({ limit: 250 }); // small accounts take the aggregated ratio
     expect(w.down?.tier.limit).toBe(200);
     expect(limiter.whatIf('main', 'SOL_USDT').up?.fewerRequests).toBe(25);
+    expect(w.down).toMatchObject({ spareRequests: 80 }); // 900 / 180 = 5 keeps tier 4
+    limiter.setVipLevel(13);
+    expect(limiter.whatIf('main')).toMatchObject({ tier: { tier: 1 }, up: null, down: null }); // below VIP 14 nothing moves the tier
     limiter.close();
   });
 

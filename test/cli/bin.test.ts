@@ -234,3 +234,23 @@ describe('unknown fields', () => {
     expect(JSON.parse(r.out).accounts).toHaveLength(3);
   });
 });
+
+describe('plan margins', () => {
+  it('offers no margin below VIP 14, and says why', () => {
+    const r = cli(['plan', 'examples/family.csv', '--vip', '13']);
+    expect(r.code).toBe(0);
+    expect(r.out).toMatch(/^A\s+7\.2273\s+13\.1177\s+aggregated\s+1\s+100 r\/s\s+-\s+-$/m);
+    expect(r.out).not.toContain('maker USDT');
+    expect(r.out).toContain('Below VIP 14 every account is at tier 1 whatever its ratio: no volume and no request count changes the limit.');
+    const json = JSON.parse(cli(['plan', 'examples/family.csv', '--vip', '13', '--json']).out);
+    expect(json.accounts[0]).toMatchObject({ tier: 1, up: null, down: null });
+  });
+
+  it('gives the spare before the tier below in one meaning, 0 and 0 at a ratio exactly on the bound', () => {
+    const r = cli(['plan', '-'], 'account,contract,maker_volume,place\nA,BTC_USDT,1000,100\n');
+    expect(r.code).toBe(0);
+    expect(r.out).toContain('0.00 maker USDT or 0 requests, then 250 r/s');
+    expect(r.out).not.toContain('-0.00');
+    expect(r.out).toContain('the maker\nvolume that may be lost, or the requests that may be added, with the tier kept; any more drops it.');
+  });
+});

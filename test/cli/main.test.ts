@@ -46,7 +46,7 @@ describe('traderatio plan', () => {
     const plan = JSON.parse(out);
     expect(plan.aggregated).toMatchObject({ numerator: '1057', denominator: '129', tier: 4, limit: 250 });
     expect(plan.accounts.map((a: { limit: number }) => a.limit)).toEqual([250, 250, 300]);
-    expect(plan.accounts[2].down).toMatchObject({ limit: 250, moreRequests: 1 });
+    expect(plan.accounts[2].down).toMatchObject({ limit: 250, spareRequests: 0 });
   });
 
   it('names the file, line and field of bad input, with exit code 1 and no stack trace', async () => {
