@@ -3,9 +3,22 @@ import type { RatioResult } from '../rules/ratio.js';
 import { TIERED_VIP_LEVEL } from '../rules/vip.js';
 import type { Plan } from './plan.js';
 
+/** Decimal places of a ratio in text output. */
+export const TEXT_RATIO_PLACES = 4;
+/** Decimal places of a ratio in JSON output; `numerator` / `denominator` beside it are exact. */
+export const JSON_RATIO_PLACES = 8;
+
+/**
+ * A ratio to `places` decimals (rounded half to even). Tiers are decided on the exact fraction,
+ * never on this figure.
+ */
+export function ratioPlaces(ratio: Dec, places: number): string {
+  return ratio.toFixed(places);
+}
+
 /** A ratio for people: 4 decimals, or "none" when no request was counted. */
 export function ratioText(r: RatioResult): string {
-  return r.ratio === null ? 'none' : r.ratio.toFixed(4);
+  return r.ratio === null ? 'none' : ratioPlaces(r.ratio, TEXT_RATIO_PLACES);
 }
 
 /** An aligned plain-text table. */
@@ -23,7 +36,7 @@ function usdt(d: Dec): string {
 export function renderPlan(plan: Plan): string {
   const head = [
     `Family: ${plan.accounts.length} account${plan.accounts.length === 1 ? '' : 's'}, VIP ${plan.vipLevel}${plan.vipLevel < TIERED_VIP_LEVEL ? ` (below ${TIERED_VIP_LEVEL}: every account at tier 1)` : ''}`,
-    `Aggregated ratio ${ratioText(plan.aggregated)} (${plan.aggregated.numerator.toString()} / ${plan.aggregated.denominator.toString()}): tier ${plan.aggregatedTier}, ${plan.aggregatedLimit} r/s`,
+    `Aggregated ratio ${ratioText(plan.aggregated)} (${plan.aggregated.numerator.toFixed()} / ${plan.aggregated.denominator.toFixed()}): tier ${plan.aggregatedTier}, ${plan.aggregatedLimit} r/s`,
     '',
   ];
   const rows = plan.accounts.map((a) => {
@@ -50,9 +63,9 @@ export function renderPlan(plan: Plan): string {
   return [...head, table(['account', 'own ratio', 'effective', 'basis', 'tier', 'limit', 'to the tier above', 'spare before the tier below'], rows), '', ...notes].join('\n');
 }
 
-/** A ratio as JSON-ready data: decimals as strings, null when no request was counted. */
+/** A ratio as JSON-ready data: decimals as strings, the ratio to 8 places (exact: numerator / denominator), null when no request was counted. */
 export function ratioJson(r: RatioResult): { ratio: string | null; numerator: string; denominator: string; volume: string } {
-  return { ratio: r.ratio?.toString() ?? null, numerator: r.numerator.toString(), denominator: r.denominator.toString(), volume: r.volume.toString() };
+  return { ratio: r.ratio === null ? null : ratioPlaces(r.ratio, JSON_RATIO_PLACES), numerator: r.numerator.toFixed(), denominator: r.denominator.toFixed(), volume: r.volume.toFixed() };
 }
 
 /** The plan as JSON-ready data: decimals as strings. */
@@ -68,8 +81,8 @@ export function planJson(plan: Plan): unknown {
       basis: a.basis,
       tier: a.tier,
       limit: a.limit,
-      up: a.margins.up === null ? null : { tier: a.margins.up.tier.tier, limit: a.margins.up.tier.limit, makerVolume: a.margins.up.makerVolume.toString(), fewerRequests: a.margins.up.fewerRequests },
-      down: a.margins.down === null ? null : { tier: a.margins.down.tier.tier, limit: a.margins.down.tier.limit, makerVolume: a.margins.down.makerVolume.toString(), spareRequests: a.margins.down.spareRequests },
+      up: a.margins.up === null ? null : { tier: a.margins.up.tier.tier, limit: a.margins.up.tier.limit, makerVolume: a.margins.up.makerVolume.toFixed(), fewerRequests: a.margins.up.fewerRequests },
+      down: a.margins.down === null ? null : { tier: a.margins.down.tier.tier, limit: a.margins.down.tier.limit, makerVolume: a.margins.down.makerVolume.toFixed(), spareRequests: a.margins.down.spareRequests },
     })),
   };
 }

@@ -33,8 +33,8 @@ export interface SimulationReport {
   readonly exchange: {
     readonly refused: number;
     readonly byLimit: Readonly<Record<string, number>>;
-    /** The first refused requests: line, instant and limit. */
-    readonly examples: readonly { readonly line: number; readonly at: number; readonly limit: string }[];
+    /** The first refused requests: line, instant, account and limit. */
+    readonly examples: readonly { readonly line: number; readonly at: number; readonly account: string; readonly limit: string }[];
   };
   /** The log sent through the scheduler: the delays it added, and what the exchange would refuse then. */
   readonly scheduler: {
@@ -318,7 +318,7 @@ class Replay {
   private fills = 0;
   private refused = 0;
   private readonly byLimit: Record<string, number> = {};
-  private readonly examples: { line: number; at: number; limit: string }[] = [];
+  private readonly examples: { line: number; at: number; account: string; limit: string }[] = [];
   private readonly delays = new Histogram();
   private delayed = 0;
   private tooHeavy = 0;
@@ -411,7 +411,7 @@ class Replay {
     if (refused !== null) {
       this.refused++;
       this.byLimit[refused.key] = (this.byLimit[refused.key] ?? 0) + 1;
-      if (this.examples.length < 5) this.examples.push({ line: no, at, limit: refused.key });
+      if (this.examples.length < 5) this.examples.push({ line: no, at, account: account.id, limit: refused.key });
     }
     const sides = this.sidesOf(party, c);
     // Through the scheduler: first in, first out on every limit it shares, at the earliest

@@ -4,7 +4,7 @@ import type { FamilyOptions } from '../rules/family.js';
 import { type LimitChange, type Timeline, type TimelineInput, buildTimeline } from '../rules/timeline.js';
 import { InputFileError, readJson } from './input.js';
 import { escapeXml, timelineSvg } from './chart.js';
-import { table } from './render.js';
+import { ratioJson, ratioText, table } from './render.js';
 
 /** A timeline file read and computed. */
 export interface TimelineRun {
@@ -63,7 +63,7 @@ export function renderTimeline(run: TimelineRun): string {
     `${c.limit}`,
     `${c.tier.tier}`,
     c.reason,
-    c.rating === null ? '-' : (c.rating.effective.ratio?.toFixed(4) ?? 'none'),
+    c.rating === null ? '-' : ratioText(c.rating.effective),
   ]);
   return [
     `Limits from ${formatUtcInstant(run.from)}: ${run.timeline.changes.length} change${run.timeline.changes.length === 1 ? '' : 's'}`,
@@ -83,7 +83,7 @@ export function timelineJson(run: TimelineRun): unknown {
       to: c.limit,
       tier: c.tier.tier,
       reason: c.reason,
-      snapshotRatio: c.rating?.effective.ratio?.toString() ?? null,
+      snapshotRatio: c.rating === null ? null : ratioJson(c.rating.effective).ratio,
     })),
   };
 }

@@ -11,7 +11,7 @@ export interface TierMargins {
     readonly tier: Tier;
     /** More maker volume, USDT (rounded up to 8 decimals), with nothing else changed. */
     readonly makerVolume: Dec;
-    /** Fewer requests on a contract of the given coefficient, with nothing else changed (null: none would do). */
+    /** Fewer requests on a contract of the given coefficient, with nothing else changed (null: none would do). At most 2^53 - 1. */
     readonly fewerRequests: number | null;
   } | null;
   /**
@@ -24,7 +24,7 @@ export interface TierMargins {
     readonly tier: Tier;
     /** Maker volume, USDT, that may be lost with the tier kept (rounded down to 8 decimals); losing more drops it. */
     readonly makerVolume: Dec;
-    /** Requests on a contract of the given coefficient that may be added with the tier kept; one more drops it. */
+    /** Requests on a contract of the given coefficient that may be added with the tier kept; one more drops it. At most 2^53 - 1 (more than any account sends). */
     readonly spareRequests: number;
   } | null;
 }
@@ -62,7 +62,7 @@ export function tierMargins(
   if (next !== undefined) {
     const makerVolume = Dec.max(0, next.minRatio.times(d).minus(n).dividedBy(mw)).toDecimalPlaces(8, Dec.ROUND_UP);
     // The ratio reaches the bound when d - k c <= n / bound.
-    const fewer = n.isZero() ? null : d.minus(n.dividedBy(next.minRatio)).dividedBy(c).ceil().toNumber();
+    const fewer = n.isZero() ? null : safeCount(d.minus(n.dividedBy(next.minRatio)).dividedBy(c).ceil());
     up = { tier: next, makerVolume, fewerRequests: fewer !== null && fewer < Math.ceil(d.dividedBy(c).toNumber()) ? Math.max(0, fewer) : null };
   }
   let down: TierMargins['down'] = null;
@@ -70,8 +70,13 @@ export function tierMargins(
     const below = tiers[tier.tier - 2]!;
     const makerVolume = n.minus(tier.minRatio.times(d)).dividedBy(mw).toDecimalPlaces(8, Dec.ROUND_DOWN);
     // It keeps the tier while n / (d + k c) >= bound: k <= (n / bound - d) / c.
-    const spareRequests = n.dividedBy(tier.minRatio).minus(d).dividedBy(c).floor().toNumber();
+    const spareRequests = safeCount(n.dividedBy(tier.minRatio).minus(d).dividedBy(c).floor());
     down = { tier: below, makerVolume, spareRequests };
   }
   return { tier, up, down };
+}
+
+/** A whole count as a number, held to the exact integer range: never a binary float such as 2.4e57. */
+function safeCount(k: Dec): number {
+  return k.greaterThan(Number.MAX_SAFE_INTEGER) ? Number.MAX_SAFE_INTEGER : k.toNumber();
 }

@@ -2,11 +2,18 @@ import { InvalidInputError, UnknownFieldError } from '../errors.js';
 import { closestName } from './names.js';
 import { Dec, type DecimalInput } from './decimal.js';
 
-const DECIMAL_TEXT = /^[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?$/;
+/**
+ * Decimal amounts as text: digits, and a fraction of at least one digit after a point, as the
+ * exchange's API writes them (`"1234.56"`). No `+`, no exponent (`1e5`), no bare point (`.5`,
+ * `5.`), no spaces, no thousands separators. A `-` is read so that a negative amount is refused
+ * as negative (and `-0` read as 0).
+ */
+const DECIMAL_TEXT = /^-?\d+(\.\d+)?$/;
 
 /**
  * Reads a non-negative exact decimal (USDT amounts, weights, coefficients). Strings must be plain
- * decimal text; numbers must be finite; Decimals must be finite. Anything else names `field`.
+ * decimal text (digits, optionally a point and more digits: `"1234.56"`, never `1e5`, `+5` or
+ * `.5`); numbers must be finite; Decimals must be finite. Anything else names `field`.
  * Zero is zero whatever its sign: `-0`, `"-0"` and `"-0.00"` are read as 0.
  */
 export function parseNonNegativeDecimal(value: unknown, field: string): Dec {

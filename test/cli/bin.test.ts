@@ -152,7 +152,7 @@ describe('empty and odd inputs', () => {
     const path = file('escape.csv', 'account,contract,\u001b[2Jplace\u0007\nA,BTC_USDT,1\n');
     const r = cli(['plan', path]);
     expect(r.err).toMatch(new RegExp(`^traderatio: ${path}:1: `));
-    expect(r.err).toContain('\\x1b[2jplace\\x07');
+    expect(r.err).toContain('\\x1b[2Jplace\\x07');
     expect(r.err).not.toMatch(/[\u0000-\u0009\u000b-\u001f]/);
   });
 });
@@ -252,5 +252,35 @@ describe('plan margins', () => {
     expect(r.out).toContain('0.00 maker USDT or 0 requests, then 250 r/s');
     expect(r.out).not.toContain('-0.00');
     expect(r.out).toContain('the maker\nvolume that may be lost, or the requests that may be added, with the tier kept; any more drops it.');
+  });
+});
+
+describe('numbers', () => {
+  it.each([
+    ['1e5'], ['1e400'], ['+5'], ['.5'], ['5.'],
+  ])('refuses the amount %s in a plan, naming the line and field', (amount) => {
+    const path = file(`amount-${amount}.csv`, `account,contract,maker_volume,place\nA,BTC_USDT,${amount},100\n`);
+    expect(cli(['plan', path])).toEqual({ code: 1, out: '', err: `traderatio: ${path}:2: Expected \`maker_volume\` of BTC_USDT in account A to be a non-negative decimal string, got "${amount}"\n` });
+  });
+
+  it('refuses the count 1e3, as every count is digits', () => {
+    const path = file('count.csv', 'account,contract,maker_volume,place\nA,BTC_USDT,5,1e3\n');
+    expect(cli(['plan', path]).err).toBe(`traderatio: ${path}:2: Expected \`place\` to be a non-negative integer, got "1e3"\n`);
+  });
+
+  it('prints ratios to 8 places in JSON with the exact fraction beside them, and huge counts as integers', () => {
+    const json = JSON.parse(cli(['plan', '-', '--json'], 'account,contract,maker_volume,place\nA,BTC_USDT,1000,3\n').out);
+    expect(json.accounts[0].own).toMatchObject({ ratio: '333.33333333', numerator: '1000', denominator: '3' });
+    const huge = cli(['plan', '-'], `account,contract,maker_volume,place\nA,BTC_USDT,1${'0'.repeat(60)},1\n`);
+    expect(huge.code).toBe(0);
+    expect(huge.out).not.toMatch(/\de\+\d/);
+  });
+
+  it('says which account each refused request came from, and counts in the singular for 1', () => {
+    const r = cli(['simulate', 'examples/requests.csv']);
+    expect(r.out).toMatch(/^ {2}e\.g\. line 102 at 2026-11-20T09:00:00\.300Z: account main over futures\.place$/m);
+    const one = cli(['simulate', '-'], 'at,account,method,path,fill_role,fill_volume,contract\n2026-11-20T09:00:00Z,main,GET,/spot/tickers,,,\n2026-11-20T09:00:01Z,main,,,maker,5,BTC_USDT\n');
+    expect(one.out).toMatch(/^3 lines \(1 request, 1 fill\) from/);
+    expect(one.out).toContain('As sent, the exchange would refuse 0 requests with 429.');
   });
 });

@@ -86,8 +86,18 @@ describe('parseInstant', () => {
 });
 
 describe('parseNonNegativeDecimal', () => {
+  it.each(['1e5', '1e400', '+5', '.5', '5.', '1,000', ' 5', '0x10', 'Infinity', '5e-3'])('refuses %s: amounts are plain decimal text', (text) => {
+    expect(() => parseNonNegativeDecimal(text, '`makerVolume`')).toThrow(`Expected \`makerVolume\` to be a non-negative decimal string, got "${text}"`);
+  });
+
+  it('reads plain decimal text, and numbers and Decimals as they are', () => {
+    expect(parseNonNegativeDecimal('1234.56', '`v`').toString()).toBe('1234.56');
+    expect(parseNonNegativeDecimal('0.00000000000000000001', '`v`').toString()).toBe('0.00000000000000000001');
+    expect(parseNonNegativeDecimal(1e5, '`v`').toString()).toBe('100000');
+  });
+
   it('reads zero of either sign as 0, as its comment says, and refuses any other negative amount', () => {
-    for (const zero of [-0, '-0', '-0.00', '+0']) expect(parseNonNegativeDecimal(zero, '`v`').toString()).toBe('0');
+    for (const zero of [-0, '-0', '-0.00']) expect(parseNonNegativeDecimal(zero, '`v`').toString()).toBe('0');
     expect(parseNonNegativeDecimal(-0, '`v`').isNegative()).toBe(false);
     expect(() => parseNonNegativeDecimal('-0.01', '`v`')).toThrow('Expected `v` to be a non-negative decimal string, got "-0.01"');
     expect(() => parseNonNegativeDecimal(-5, '`v`')).toThrow(InvalidInputError);
