@@ -24,6 +24,7 @@ export default defineConfig([
     // errors the same classes).
     entry: { index: 'src/index.ts', redis: 'src/redis/index.ts', exchange: 'src/exchange/index.ts', 'cli/bin': 'src/cli/bin.ts' },
     format: 'esm',
+    define: { ...shared.define, __TRADERATIO_FORMAT__: JSON.stringify('ESM') },
     splitting: true,
     // The declarations are written once, for CommonJS (.d.cts); those of the ESM entries re-export
     // them, which halves what the package weighs in declarations.
@@ -37,6 +38,7 @@ export default defineConfig([
     // (which then share the library's) and left out of the package (package.json "files").
     entry: { index: 'src/index.ts', redis: 'src/redis/index.ts', exchange: 'src/exchange/index.ts' },
     format: 'cjs',
+    define: { ...shared.define, __TRADERATIO_FORMAT__: JSON.stringify('CommonJS') },
     splitting: true,
     // The declarations say what a user may call: members marked @internal are left out.
     dts: { compilerOptions: { stripInternal: true } },

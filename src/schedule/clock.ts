@@ -1,3 +1,4 @@
+import { markBuild } from './build.js';
 import { performance } from 'node:perf_hooks';
 
 /**
@@ -15,12 +16,12 @@ export interface Clock {
 /**
  * The machine's clocks: `performance.now()` and `Date.now()`, and `setTimeout`.
  */
-export const systemClock: Clock = {
+export const systemClock: Clock = markBuild({
   now: () => performance.now(),
   wall: () => Date.now(),
   setTimer: (callback, delayMs) => setTimeout(callback, Math.max(0, Math.ceil(delayMs))),
   clearTimer: (handle) => clearTimeout(handle as ReturnType<typeof setTimeout>),
-};
+});
 
 interface VirtualTimer {
   readonly at: number;

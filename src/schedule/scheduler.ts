@@ -1,10 +1,14 @@
 import { InvalidInputError, RefusedError, type RefusalReason } from '../errors.js';
 import { checkFields } from '../rules/parse.js';
+import { checkSameBuild, markBuild } from './build.js';
 import { type Clock, systemClock } from './clock.js';
 import type { RateLimitFeedback } from './feedback.js';
 import { type Resolve, type Slot, TaskQueue, cancelSlot } from './queue.js';
 import { type LimitStore, memoryStore } from './store.js';
 import { WindowLimit, type WindowLimitOptions } from './window.js';
+
+// Limits say which copy of traderatio made them, for the message when two copies meet.
+markBuild(WindowLimit.prototype);
 
 const LIMIT_OPTION_FIELDS: readonly string[] = ['name', 'limit', 'windowMs', 'maxWindowMs', 'marginMs', 'reserve'];
 
@@ -160,6 +164,7 @@ export class Scheduler {
       }
     }
     const l = this.store.limit(options, this);
+    if (!(l instanceof WindowLimit)) checkSameBuild('the limit the store made', l, 'the scheduler', WindowLimit.prototype);
     if (!(l instanceof WindowLimit) || l.owner !== null) throw new InvalidInputError('the limit the store made', l, 'a new WindowLimit');
     l.owner = this;
     this.owned.add(l);
@@ -531,6 +536,7 @@ export class Scheduler {
   }
 
   private ownedLimit(l: unknown, field: string): void {
+    if (!(l instanceof WindowLimit)) checkSameBuild(field, l, 'the scheduler', WindowLimit.prototype);
     if (!(l instanceof WindowLimit) || l.owner !== this) throw new InvalidInputError(field, l, 'a limit made by this scheduler (scheduler.limit(...))');
   }
 
