@@ -6,11 +6,12 @@ import { pathToFileURL } from 'node:url';
 import { Redis } from 'ioredis';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { buildIsStale } from '../../scripts/built.js';
-import { BUILD, buildOf } from '../../src/schedule/build.js';
+import { BUILD, buildOf, copyOf } from '../../src/schedule/build.js';
 import { systemClock } from '../../src/schedule/clock.js';
 
 const root = resolve(import.meta.dirname, '../..');
 const require = createRequire(import.meta.url);
+const { version } = require(join(root, 'package.json')) as { version: string };
 type Library = typeof import('../../src/index.js');
 type RedisLibrary = typeof import('../../src/redis/index.js');
 
@@ -25,12 +26,14 @@ beforeAll(async () => {
 });
 
 describe('two builds in one program', () => {
-  it('marks the objects of each copy with its build', () => {
+  it('marks the objects of each copy with its build and version', () => {
     expect(BUILD).toBe('source');
     expect(buildOf(systemClock)).toBe('source');
     expect(buildOf(esm.systemClock)).toBe('ESM');
     expect(buildOf(cjs.systemClock)).toBe('CommonJS');
     expect(buildOf({})).toBeUndefined();
+    expect(copyOf(esm.systemClock)).toEqual({ build: 'ESM', version });
+    expect(copyOf(esm.systemClock)).not.toBe(copyOf(cjs.systemClock));
   });
 
   it('says so when an ESM scheduler is given a Redis store of the CommonJS build', () => {
@@ -38,7 +41,7 @@ describe('two builds in one program', () => {
     try {
       const scheduler = new esm.Scheduler({ store: new cjsRedis.RedisStore({ client, prefix: 'traderatio-build-test' }) });
       expect(() => scheduler.limit({ name: 'a', limit: 1, windowMs: 1000 })).toThrow(
-        'the scheduler comes from the ESM build of traderatio and the Redis store from its CommonJS build: the program loads two copies (one with import, one with require)',
+        `the scheduler comes from the ESM build of traderatio ${version} and the Redis store from the CommonJS build of traderatio ${version}: the program loads two copies of the library`,
       );
     } finally {
       client.disconnect();
@@ -48,9 +51,9 @@ describe('two builds in one program', () => {
   it('says so when a limit of the CommonJS build is given to an ESM scheduler', () => {
     const cjsLimit = new cjs.Scheduler().limit({ name: 'a', limit: 1, windowMs: 1000 });
     const scheduler = new esm.Scheduler();
-    expect(() => scheduler.schedule(() => 1, { limits: [cjsLimit] })).toThrow('comes from the CommonJS build of traderatio and the scheduler from its ESM build');
+    expect(() => scheduler.schedule(() => 1, { limits: [cjsLimit] })).toThrow(`comes from the CommonJS build of traderatio ${version} and the scheduler from the ESM build of traderatio ${version}`);
     expect(() => new esm.Scheduler({ store: cjs.memoryStore }).limit({ name: 'b', limit: 1, windowMs: 1000 })).toThrow(
-      'the limit the store made comes from the CommonJS build of traderatio and the scheduler from its ESM build',
+      `the limit the store made comes from the CommonJS build of traderatio ${version} and the scheduler from the ESM build of traderatio ${version}`,
     );
   });
 });
