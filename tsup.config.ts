@@ -25,6 +25,7 @@ export default defineConfig([
     // whether a user imports or requires them.
     entry: { index: 'src/index.ts', redis: 'src/redis/index.ts', fetch: 'src/fetch/index.ts', exchange: 'src/exchange/index.ts', 'cli/bin': 'src/cli/bin.ts' },
     format: 'esm',
+    define: { ...shared.define, __TRADERATIO_FORMAT__: JSON.stringify('ESM') },
     splitting: true,
     onSuccess: async () => {
       for (const entry of entries) {
@@ -40,6 +41,7 @@ export default defineConfig([
     ...shared,
     entry: { index: 'src/index.ts', redis: 'src/redis/index.ts', fetch: 'src/fetch/index.ts', exchange: 'src/exchange/index.ts' },
     format: 'cjs',
+    define: { ...shared.define, __TRADERATIO_FORMAT__: JSON.stringify('CommonJS') },
     splitting: true,
     // Declarations only. They say what a user may call: members marked @internal are left out.
     dts: { only: true, compilerOptions: { stripInternal: true } },

@@ -1,4 +1,15 @@
 /**
+ * The `code` of every {@link TraderatioError}: `INVALID_INPUT` (an {@link InvalidInputError}),
+ * `REFUSED_*` (a {@link RefusedError}, one per {@link RefusalReason}), `EXCHANGE_API_ERROR` (an
+ * error answer of the model exchange), and the command line's `INPUT_FILE` and `OUTPUT_FILE`.
+ */
+export type ErrorCode =
+  | 'INVALID_INPUT'
+  | 'REFUSED_QUEUE_FULL' | 'REFUSED_ABORTED' | 'REFUSED_DEADLINE' | 'REFUSED_TOO_HEAVY' | 'REFUSED_CLOSED'
+  | 'EXCHANGE_API_ERROR'
+  | 'INPUT_FILE' | 'OUTPUT_FILE';
+
+/**
  * Every error traderatio throws is a {@link TraderatioError}: one base class, a subclass per
  * family and a stable machine-readable `code`. Where the exchange has a label for the same
  * situation (R12), the error carries it as `label`.
@@ -10,11 +21,11 @@
  */
 export class TraderatioError extends Error {
   /** Stable machine-readable code, e.g. `INVALID_INPUT`. */
-  readonly code: string;
+  readonly code: ErrorCode;
   /** The exchange's label for the same situation, when it has one (e.g. `TOO_MANY_REQUESTS`). */
   readonly label: string | undefined;
 
-  constructor(code: string, message: string, label?: string) {
+  constructor(code: ErrorCode, message: string, label?: string) {
     super(message);
     this.name = new.target.name;
     this.code = code;
@@ -32,15 +43,48 @@ export class TraderatioError extends Error {
  * ```
  */
 export class InvalidInputError extends TraderatioError {
-  /** The field, as a person would name it (e.g. "`makerVolume` of BTC_USDT"). */
+  /**
+   * The field, as a person would name it, in plain text (e.g. "makerVolume of BTC_USDT"); the
+   * message quotes it in backticks.
+   */
   readonly field: string;
   /** The value that was refused. */
   readonly value: unknown;
 
   constructor(field: string, value: unknown, expected: string, label?: string) {
     super('INVALID_INPUT', `Expected ${field} to be ${expected}, got ${show(value)}`, label);
-    this.field = field;
+    // Names come quoted for the message ("`makerVolume` of BTC_USDT"); the field is kept plain.
+    this.field = field.replaceAll('`', '');
     this.value = value;
+  }
+}
+
+/**
+ * An input object has a field traderatio does not know: a typo, or the other spelling
+ * (`maker_volume` where the library and JSON files write `makerVolume`). Refused rather than
+ * ignored, since an ignored field silently reads as its default. `suggestion` is the known field it
+ * most likely meant, when one is close.
+ *
+ * @example
+ * ```ts
+ * tradeRatio([{ contract: 'BTC_USDT', maker_volume: '900', place: 100 }])
+ * // UnknownFieldError: Unknown field `maker_volume` in `contracts[0]`: did you mean `makerVolume`? The fields are ...
+ * ```
+ */
+export class UnknownFieldError extends InvalidInputError {
+  /** The unknown field's name, as given. */
+  readonly key: string;
+  /** The known field it most likely meant, if one is close. */
+  readonly suggestion: string | undefined;
+  /** Every field the object may have. */
+  readonly known: readonly string[];
+
+  constructor(key: string, owner: string, value: unknown, known: readonly string[], suggestion: string | undefined) {
+    super(`${key} in ${owner}`, value, 'a known field');
+    this.key = key;
+    this.suggestion = suggestion;
+    this.known = known;
+    this.message = `Unknown field \`${key}\` in ${owner}${suggestion === undefined ? '.' : `: did you mean \`${suggestion}\`?`} The fields are ${known.join(', ')}`;
   }
 }
 
@@ -74,6 +118,10 @@ export function show(value: unknown): string {
 /** Why the scheduler refused a task. */
 export type RefusalReason = 'queue-full' | 'aborted' | 'deadline' | 'too-heavy' | 'closed';
 
+const REFUSAL_CODES: { readonly [R in RefusalReason]: ErrorCode } = {
+  'queue-full': 'REFUSED_QUEUE_FULL', aborted: 'REFUSED_ABORTED', deadline: 'REFUSED_DEADLINE', 'too-heavy': 'REFUSED_TOO_HEAVY', closed: 'REFUSED_CLOSED',
+};
+
 /**
  * The scheduler refused a task: it never ran, and it holds nothing. `reason` says why:
  * the queue was full, its signal aborted, its deadline passed, its weight can never fit one of
@@ -87,7 +135,7 @@ export type RefusalReason = 'queue-full' | 'aborted' | 'deadline' | 'too-heavy' 
 export class RefusedError extends TraderatioError {
   readonly reason: RefusalReason;
   constructor(reason: RefusalReason, message: string) {
-    super(`REFUSED_${reason.toUpperCase().replaceAll('-', '_')}`, message);
+    super(REFUSAL_CODES[reason], message);
     this.reason = reason;
   }
 }

@@ -5,12 +5,13 @@
  * @packageDocumentation
  */
 export {
-  TraderatioError, InvalidInputError, RefusedError, isTraderatioError, isInvalidInputError, isRefusedError,
+  TraderatioError, InvalidInputError, UnknownFieldError, RefusedError, isTraderatioError, isInvalidInputError, isRefusedError,
 } from './errors.js';
-export type { RefusalReason } from './errors.js';
+export type { ErrorCode, RefusalReason } from './errors.js';
 
 export { Dec } from './rules/decimal.js';
 export type { DecimalInput } from './rules/decimal.js';
+export type { InstantInput } from './rules/parse.js';
 export {
   DAY_MS, HOUR_MS, utcDayStart, utcHourStart, addUtcDays, formatUtcDay, formatUtcInstant, parseUtcDay,
 } from './rules/calendar.js';

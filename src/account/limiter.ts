@@ -4,9 +4,9 @@ import { type Catalog, type CatalogOptions, type Classification, createCatalog, 
 import type { WebSocketBudget } from '../catalog/channels.js';
 import { type AbuseConfig, type AbuseOptions, type Throttle, buildAbuseTimeline, resolveAbuseOptions } from '../rules/abuse.js';
 import { DAY_MS, HOUR_MS, RAISE_OFFSET_MS, formatUtcDay, formatUtcInstant, parseUtcDay, utcDayStart, utcHourStart } from '../rules/calendar.js';
-import { type FamilyConfig, type FamilyOptions, rateFamily, resolveFamilyOptions } from '../rules/family.js';
+import { type FamilyConfig, type FamilyOptions, rateFamily, readFamilyOptions, FAMILY_OPTION_FIELDS } from '../rules/family.js';
 import { type TierMargins, tierMargins } from '../rules/margins.js';
-import { parseCount, parseId, parseInstant, parseNonNegativeDecimal } from '../rules/parse.js';
+import { type InstantInput, checkFields, parseCount, parseId, parseInstant, parseNonNegativeDecimal } from '../rules/parse.js';
 import { type SpotFillConfig, type SpotFillOptions, UNNAMED_PAIR, buildSpotFillTimeline, resolveSpotFillOptions, spotFillLimits } from '../rules/spot-fill.js';
 import { coefficientOf, normalizeContract } from '../rules/contracts.js';
 import { type BoundaryDirection, type ClockEstimate, type ClockSample, ExchangeClock, type SampleRejection } from '../rules/exchange-clock.js';
@@ -198,6 +198,11 @@ export interface LimiterSnapshot {
 }
 
 const SNAPSHOT_VERSION = 1;
+const SNAPSHOT_FIELDS: readonly string[] = ['format', 'version', 'at', 'accounts', 'vipLevel', 'vipChanges', 'tracker', 'spotTracker'];
+const LIMITER_OPTION_FIELDS: readonly string[] = [
+  ...FAMILY_OPTION_FIELDS, 'accounts', 'vipLevel', 'clock', 'catalog', 'abuse', 'spotFill', 'downgrade', 'warnAt', 'maxQueue', 'persist', 'unknownContract',
+  'reportPolicy', 'websocketBudget', 'exchangeClock',
+];
 
 /** An hour of order requests and USDT traded, seeded from the exchange's history. */
 interface SeededHour {
@@ -291,7 +296,7 @@ export class AccountLimiter {
     }
     parseInstant(Math.floor(clock.wall()), 'the wall time of `clock`');
     this.clock = clock;
-    this.family = resolveFamilyOptions(options);
+    this.family = readFamilyOptions(options, LIMITER_OPTION_FIELDS, 'the limiter options');
     this.abuse = resolveAbuseOptions(options.abuse);
     this.spotFill = resolveSpotFillOptions(options.spotFill);
     this.catalog = createCatalog(options.catalog);
@@ -342,13 +347,15 @@ export class AccountLimiter {
   /**
    * Sends one request through the limits it draws on (R10), and counts it (R1, R9) whatever its
    * outcome: a futures order request counts when it starts. Resolves or rejects as `fn` does, or
-   * rejects with a `RefusedError` when it never started. Bad input (an unknown account, path or
+   * rejects with a `RefusedError` when it never started. `path` is the API path or the full URL
+   * the HTTP client sends to (any host, query ignored). Bad input (an unknown account, path or
    * contract, a bad body or option) throws an {@link InvalidInputError} at once: nothing is
    * queued, taken or counted for it.
    */
-  request<T>(account: string, method: string, path: string, fn: () => T | PromiseLike<T>, options: RequestOptions = {}): Promise<Awaited<T>> {
+  request<T>(account: string, method: string, path: string | URL, fn: () => T | PromiseLike<T>, options: RequestOptions = {}): Promise<Awaited<T>> {
     const limits = this.limitsOf(account);
     if (typeof options !== 'object' || options === null) throw new InvalidInputError('the request options', options, 'an object { body, contract, signal, deadline, priority }');
+    checkFields(options, ['body', 'contract', 'signal', 'deadline', 'priority'], 'the request options');
     return this.send(account, limits, this.catalog.classify(method, path, options.body), fn, options);
   }
 
@@ -372,6 +379,7 @@ export class AccountLimiter {
   requestWebSocket<T>(account: string, channel: string, fn: () => T | PromiseLike<T>, options: WebSocketRequestOptions = {}): Promise<Awaited<T>> {
     const limits = this.limitsOf(account);
     if (typeof options !== 'object' || options === null) throw new InvalidInputError('the request options', options, 'an object { params, contract, settle, signal, deadline, priority }');
+    checkFields(options, ['params', 'contract', 'settle', 'signal', 'deadline', 'priority'], 'the request options');
     const c = this.catalog.classifyChannel(channel, options.params, { budget: this.websocketBudget, ...(options.settle === undefined ? {} : { settle: options.settle }) });
     return this.send(account, limits, c, fn, options);
   }
@@ -430,7 +438,7 @@ export class AccountLimiter {
    * Counts a fill: `volume` USDT on `contract`, as maker or taker, now or at `at`: a futures fill
    * (R1, R9), or with `market: 'spot'` a spot fill on the pair `contract` (R14).
    */
-  recordFill(account: string, fill: { readonly contract: string; readonly role: FillRole; readonly volume: string | number; readonly at?: number; readonly market?: 'futures' | 'spot' }): void {
+  recordFill(account: string, fill: { readonly contract: string; readonly role: FillRole; readonly volume: string | number; readonly at?: InstantInput; readonly market?: 'futures' | 'spot' }): void {
     this.limitsOf(account);
     if (typeof fill !== 'object' || fill === null) throw new InvalidInputError('the fill', fill, 'an object { contract, role, volume, at?, market? }');
     const market = fill.market ?? 'futures';
@@ -443,7 +451,7 @@ export class AccountLimiter {
   }
 
   /** Reports a change of the family's VIP level (R6), at once or at `at`. */
-  setVipLevel(level: number, at: number = this.wallNow()): void {
+  setVipLevel(level: number, at: InstantInput = this.wallNow()): void {
     const l = parseVipLevel(level, '`level`');
     const instant = parseInstant(at, '`at`');
     const last = this.vipChanges.at(-1)?.at ?? -Infinity;
@@ -455,7 +463,7 @@ export class AccountLimiter {
   }
 
   /** Reports a new sub-account (R8), created now or at `at`. */
-  addSubAccount(id: string, at: number = this.wallNow()): void {
+  addSubAccount(id: string, at: InstantInput = this.wallNow()): void {
     const account = parseId(id, '`id`');
     if (this.limits.has(account)) throw new InvalidInputError('`id`', id, 'an id not yet in the family');
     const createdAt = parseInstant(at, '`at`');
@@ -578,13 +586,18 @@ export class AccountLimiter {
   }
 
   /**
-   * What reaches the next tier, or drops to the one below, on the ratio that sets the account's
-   * tier at the next snapshot: more maker volume, or fewer requests on `contract` (R1, R3, R7).
+   * What reaches the next tier, and the spare before the one below, on the ratio that sets the
+   * account's tier at the next snapshot: more maker volume or fewer requests on `contract` up, the
+   * volume that may be lost or the requests that may be added with the tier kept down (R1, R3,
+   * R7; see `tierMargins`). Below VIP 14 (R4) the tier is 1 whatever the ratio: `up` and `down`
+   * are null.
    */
   whatIf(account: string, contract = 'BTC_USDT'): TierMargins & { readonly basis: 'own' | 'aggregated' } {
     this.limitsOf(account);
     const r = this.rate(utcDayStart(this.wallNow()) + DAY_MS).find((x) => x.account === account)!;
     const basis = r.basis === 'own' || r.basis === 'max-own' ? 'own' : 'aggregated';
+    // Below VIP 14 every account is at tier 1 whatever its ratio (R4): nothing moves it.
+    if (this.vipAt(this.wallNow()) < TIERED_VIP_LEVEL) return { tier: this.family.tiers[0]!, up: null, down: null, basis };
     return {
       ...tierMargins(r.effective, {
         tiers: this.family.tiers,
@@ -641,6 +654,7 @@ export class AccountLimiter {
     readonly spotHours?: readonly SeededHour[];
   }): void {
     if (typeof history !== 'object' || history === null) throw new InvalidInputError('the history', history, 'an object { days?, hours?, spotHours? }');
+    checkFields(history, ['days', 'hours', 'spotHours'], 'the history');
     const { days = [], hours = [], spotHours = [] } = history;
     if (!Array.isArray(days)) throw new InvalidInputError('`days`', days, 'an array of daily activity { account, day, contracts }');
     if (!Array.isArray(hours)) throw new InvalidInputError('`hours`', hours, 'an array of hours { account, hour, requests, traded }');
@@ -655,6 +669,7 @@ export class AccountLimiter {
     });
     const readHours = (list: readonly SeededHour[], name: string) => list.map((h, i) => {
       if (typeof h !== 'object' || h === null) throw new InvalidInputError(`\`${name}[${i}]\``, h, 'an object { account, hour, requests, traded }');
+      checkFields(h, ['account', 'hour', 'requests', 'traded'], `\`${name}[${i}]\``);
       if (!this.limits.has(h.account)) throw new InvalidInputError(`\`${name}[${i}].account\``, h.account, 'an account of the limiter');
       const hour = utcHourStart(parseInstant(h.hour, `\`${name}[${i}].hour\``));
       if (hour > now) throw new InvalidInputError(`\`${name}[${i}].hour\``, h.hour, `an hour up to this one (${formatUtcInstant(utcHourStart(now))}): history is what already happened`);
@@ -699,6 +714,7 @@ export class AccountLimiter {
     if (typeof s !== 'object' || s === null || s.format !== 'traderatio.account-limiter') {
       throw new InvalidInputError('the snapshot', snapshot, 'an account limiter snapshot ({ format: "traderatio.account-limiter", ... })');
     }
+    checkFields(s, SNAPSHOT_FIELDS, 'the snapshot');
     if (s.version !== SNAPSHOT_VERSION) {
       throw new InvalidInputError('the snapshot `version`', s.version, `version ${SNAPSHOT_VERSION} (this library reads no other)`);
     }
@@ -894,7 +910,7 @@ export class AccountLimiter {
     // Requests that may be counted before the ratio could cross the bound below: each weighs at
     // most the heaviest coefficient, so counting them down is safe; then it is rated again.
     const margins = tierMargins(r.effective, { tiers: this.family.tiers, coefficient: this.heaviestCoefficient() });
-    l.liveBudget = margins.down === null ? Infinity : Math.max(1, margins.down.moreRequests);
+    l.liveBudget = margins.down === null ? Infinity : margins.down.spareRequests + 1;
   }
 
   private heaviestCoefficient(): string {

@@ -4,7 +4,7 @@ import { DAY_MS, HOUR_MS, formatUtcDay, formatUtcInstant, parseUtcDay, parseUtcH
 import { contractName, normalizeContract } from '../rules/contracts.js';
 import { type DecimalInput } from '../rules/decimal.js';
 import { type Fixed, FixedSum, fixedFromDec, toDec } from '../rules/fixed.js';
-import { isInstant, parseCount, parseId, parseInstant, parseNonNegativeDecimal, parsePositiveInteger } from '../rules/parse.js';
+import { type InstantInput, isInstant, parseCount, parseId, parseInstant, parseNonNegativeDecimal, parsePositiveInteger } from '../rules/parse.js';
 import type { ContractActivity } from '../rules/ratio.js';
 import type { DailyActivity } from '../rules/timeline.js';
 
@@ -87,7 +87,8 @@ export class Tracker {
    * Records `orders` order requests (a batch counts once per order) of `action` on `contract` at
    * `at`. Failed requests count too: call it whatever the outcome.
    */
-  recordRequest(account: string, contract: string, action: CountedAction, at: number, orders = 1): void {
+  recordRequest(account: string, contract: string, action: CountedAction, instant: InstantInput, orders = 1): void {
+    const at = typeof instant === 'number' ? instant : parseInstant(instant, '`at`');
     if (!(at >= this.latest) || !isInstant(at)) this.refuseInstant(at);
     parsePositiveInteger(orders, '`orders`');
     if (action !== 'place' && action !== 'cancel' && action !== 'amend') throw new InvalidInputError('`action`', action, '"place", "amend" or "cancel"');
@@ -117,7 +118,8 @@ export class Tracker {
   }
 
   /** Records a fill: `volume` USDT traded on `contract` as maker or taker at `at`. */
-  recordFill(account: string, contract: string, role: FillRole, volume: DecimalInput, at: number): void {
+  recordFill(account: string, contract: string, role: FillRole, volume: DecimalInput, instant: InstantInput): void {
+    const at = typeof instant === 'number' ? instant : parseInstant(instant, '`at`');
     if (!(at >= this.latest) || !isInstant(at)) this.refuseInstant(at);
     if (role !== 'maker' && role !== 'taker') throw new InvalidInputError('`role`', role, '"maker" or "taker"');
     const name = normalizeContract(contract);

@@ -2,7 +2,7 @@ import { InvalidInputError } from '../errors.js';
 import { type AbuseOptions, type HourlyActivity, resolveAbuseOptions } from '../rules/abuse.js';
 import { coefficientOf, normalizeContract } from '../rules/contracts.js';
 import { Dec, type DecimalInput } from '../rules/decimal.js';
-import { type AccountActivity, type FamilyConfig, type FamilyOptions, type RatioBasis, rateFamily, resolveFamilyOptions } from '../rules/family.js';
+import { type AccountActivity, type FamilyConfig, type FamilyOptions, type RatioBasis, FAMILY_OPTION_FIELDS, rateFamily, readFamilyOptions, resolveFamilyOptions } from '../rules/family.js';
 import { toDec } from '../rules/fixed.js';
 import { tierMargins } from '../rules/margins.js';
 import { parseCount, parseId, parseNonNegativeDecimal, readOptions } from '../rules/parse.js';
@@ -116,10 +116,13 @@ function share(value: DecimalInput | undefined, fallback: string, field: string)
   return d;
 }
 
+/** The fields of {@link AdviseOptions}. */
+const ADVISE_OPTION_FIELDS: readonly string[] = [...FAMILY_OPTION_FIELDS, 'vipLevel', 'takerShare', 'heavyShare', 'nearMiss', 'abuse', 'spotFill', 'account'];
+
 function resolve(options: AdviseOptions): Resolved {
   const o = readOptions(options, 'the advise options');
   return {
-    family: resolveFamilyOptions(o),
+    family: readFamilyOptions(o, ADVISE_OPTION_FIELDS, 'the advise options'),
     vipLevel: parseVipLevel(o.vipLevel ?? TIERED_VIP_LEVEL),
     takerShare: share(o.takerShare, '0.5', '`takerShare`'),
     heavyShare: share(o.heavyShare, '0.5', '`heavyShare`'),
@@ -149,7 +152,7 @@ function joined(order: readonly AccountActivity[], a: Outcome, b: Outcome): Outc
 
 /** Reads the input: every account and contract validated by the rules, pairs and hours checked against it. */
 function readInput(input: AdviceInput | readonly AccountActivity[]): Required<AdviceInput> {
-  const given = Array.isArray(input) ? { accounts: input as readonly AccountActivity[] } : readOptions(input as AdviceInput, 'the advice input');
+  const given = Array.isArray(input) ? { accounts: input as readonly AccountActivity[] } : readOptions(input as AdviceInput, 'the advice input', ['accounts', 'pairs', 'hours']);
   if (!Array.isArray(given.accounts) || given.accounts.length === 0) throw new InvalidInputError('`accounts`', given.accounts, 'a non-empty array of account activity');
   const pairs = given.pairs ?? [];
   if (!Array.isArray(pairs)) throw new InvalidInputError('`pairs`', pairs, 'an array of { account, contract, pairs }');

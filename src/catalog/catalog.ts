@@ -106,11 +106,12 @@ export interface Catalog {
   /** The limits in force, by key. */
   readonly limits: Readonly<Record<string, RateLimit>>;
   /**
-   * Reads a request: method, path (with or without `/api/v4`, query ignored) and, for batches,
-   * the body (an array of orders or ids). Throws {@link InvalidInputError} for a method or path
+   * Reads a request: method, path (with or without `/api/v4`, query ignored; or the full URL an
+   * HTTP client hands over, `https://api.gateio.ws/api/v4/futures/usdt/orders?x=1`, any host, a
+   * `URL` too) and, for batches, the body (an array of orders or ids). Throws {@link InvalidInputError} for a method or path
    * that is not one of the API's.
    */
-  classify(method: string, path: string, body?: unknown): Classification;
+  classify(method: string, path: string | URL, body?: unknown): Classification;
   /**
    * The WebSocket limits an order request sent over WebSocket draws on (R10): futures place, amend
    * and cancel share 100 per second (`ws.futures.orders`); spot place and amend 10 per second
@@ -130,6 +131,8 @@ export interface Catalog {
   classifyChannel(channel: string, params?: unknown, options?: { readonly settle?: string; readonly budget?: WebSocketBudget }): Classification;
 }
 
+const LIMIT_KEYS: readonly string[] = Object.keys(DEFAULT_LIMITS);
+
 /**
  * Makes a catalogue with the published limits of R10, overridden where `options.limits` says.
  *
@@ -141,14 +144,11 @@ export interface Catalog {
  * ```
  */
 export function createCatalog(options?: CatalogOptions): Catalog {
-  const overrides = readOptions(readOptions(options, 'the catalogue options').limits, '`limits`');
+  const overrides = readOptions(readOptions(options, 'the catalogue options', ['limits']).limits, '`limits`', LIMIT_KEYS);
   // Keys come from the caller (often parsed JSON): a map without a prototype, and only its own
   // keys looked up, so that "__proto__" or "constructor" is a key like any other, and refused.
   const limits: Record<string, RateLimit> = Object.assign(Object.create(null) as Record<string, RateLimit>, DEFAULT_LIMITS);
   for (const [key, value] of Object.entries(overrides)) {
-    if (!Object.hasOwn(DEFAULT_LIMITS, key)) {
-      throw new InvalidInputError('a `limits` key', key, `one of ${Object.keys(DEFAULT_LIMITS).join(', ')}`);
-    }
     limits[key] = readRateLimit(value, `\`limits.${key}\``);
   }
   Object.freeze(limits);
@@ -168,7 +168,7 @@ export function createCatalog(options?: CatalogOptions): Catalog {
       return action === 'place' || action === 'amend' ? [spec('ws.spot.place')] : [];
     },
     classifyChannel(channel: string, params?: unknown, options: { readonly settle?: string; readonly budget?: WebSocketBudget } = {}): Classification {
-      const { settle = 'usdt', budget = 'shared' } = readOptions(options, 'the channel options');
+      const { settle = 'usdt', budget = 'shared' } = readOptions(options, 'the channel options', ['settle', 'budget']);
       readBudget(budget);
       const r = channelRequest(channel, params, settle);
       const rest = catalog.classify(r.method, r.path, r.body);
@@ -177,7 +177,7 @@ export function createCatalog(options?: CatalogOptions): Catalog {
       const ws = catalog.classifyWebSocket(r.market, r.action, budget);
       return { ...base, limits: budget === 'shared' ? [...ws, ...rest.limits] : ws };
     },
-    classify(method: string, path: string, body?: unknown): Classification {
+    classify(method: string, path: string | URL, body?: unknown): Classification {
       const m = typeof method === 'string' ? method.toUpperCase() : method;
       if (typeof m !== 'string' || !METHODS.has(m)) throw new InvalidInputError('`method`', method, 'one of GET, POST, PUT, PATCH, DELETE');
       const parsed = parsePath(path);
@@ -273,9 +273,16 @@ const GROUPS = new Set([
 ]);
 const SETTLES = new Set(['btc', 'usdt', 'usd']);
 
+/** The scheme and host of an absolute http(s) URL, as HTTP clients give it. */
+const ORIGIN = /^https?:\/\/[^/?#]*/i;
+
 function parsePath(path: unknown): { segments: string[] } {
-  if (typeof path !== 'string' || !path.startsWith('/')) throw new InvalidInputError('`path`', path, 'an API path starting with "/"');
-  let p = path.split('?')[0]!.split('#')[0]!;
+  let p: string;
+  if (typeof path === 'string' && path.startsWith('/')) p = path;
+  else if (typeof path === 'string' && ORIGIN.test(path)) p = path.replace(ORIGIN, '') || '/';
+  else if (path instanceof URL && /^https?:$/.test(path.protocol)) p = path.pathname;
+  else throw new InvalidInputError('`path`', path, 'an API path starting with "/", or a full http(s) URL');
+  p = p.split('?')[0]!.split('#')[0]!;
   if (p.startsWith('/api/v4/') || p === '/api/v4') p = p.slice('/api/v4'.length);
   const segments = p.split('/').filter((s) => s.length > 0);
   if (segments.length === 0 || !GROUPS.has(segments[0]!)) {

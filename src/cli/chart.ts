@@ -1,4 +1,5 @@
 import { formatUtcDay, formatUtcInstant } from '../rules/calendar.js';
+import { parseInstant } from '../rules/parse.js';
 import { DEFAULT_TIERS } from '../rules/tiers.js';
 import { timeAxis } from './ticks.js';
 import type { TimelineRun } from './timeline.js';
@@ -62,7 +63,9 @@ export function timelineSvg(run: TimelineRun): string {
     }
     out.push(`<text x="${LEFT}" y="${base - 8}" font-weight="bold" font-size="12">${escapeXml(id)}</text>`);
     const changes = run.timeline.changes.filter((c) => c.account === id);
-    const created = run.input.accounts.find((a) => a.id === id)?.createdAt;
+    const given = run.input.accounts.find((a) => a.id === id)?.createdAt;
+    // The file may give it as ISO text: the timeline read it already, so this cannot fail.
+    const created = given === undefined ? undefined : parseInstant(given, '`createdAt`');
     const start = created ?? run.from;
     let limit = changes[0]?.at === start ? changes[0]!.limit : run.timeline.limitAt(id, start).limit;
     const points: string[] = [`${f(x(start))},${f(y(i, limit))}`];

@@ -1,4 +1,5 @@
 import { InvalidInputError, TraderatioError } from '../errors.js';
+import { closestName } from '../rules/names.js';
 
 /** A record read from a file, with the line it starts on. */
 export interface Row {
@@ -57,6 +58,19 @@ export function splitCsvLine(text: string): string[] | undefined {
 }
 
 /**
+ * Refuses a header cell that is not one of the `known` columns (compared in lower case), naming
+ * it and the closest known column: CSV columns are snake_case (`maker_volume`), and `makerVolume`
+ * is answered with "did you mean "maker_volume"?".
+ */
+export function checkColumns(file: string, line: number, header: readonly string[], known: readonly string[]): void {
+  for (const h of header) {
+    if (known.includes(h.toLowerCase())) continue;
+    const near = closestName(h, known);
+    throw new InputFileError(file, line, `unknown column "${h}"${near === undefined ? '' : `: did you mean "${near}"?`} The columns are ${known.join(', ')}`);
+  }
+}
+
+/**
  * Reads CSV text with a header row into rows keyed by (lower-case) column name. Blank lines and
  * lines starting with `#` are skipped. `required` columns must be in the header.
  */
@@ -73,9 +87,7 @@ export function readCsv(file: string, text: string, required: readonly string[],
     if (header === undefined) {
       header = cells.map((c) => c.toLowerCase());
       headerLine = i + 1;
-      for (const h of header) {
-        if (!known.includes(h)) throw new InputFileError(file, headerLine, `unknown column "${h}"; the columns are ${known.join(', ')}`);
-      }
+      checkColumns(file, headerLine, cells, known);
       for (const r of required) {
         if (!header.includes(r)) throw new InputFileError(file, headerLine, `the header has no "${r}" column (required: ${required.join(', ')})`);
       }

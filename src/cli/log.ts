@@ -3,7 +3,7 @@ import { type Catalog, type Classification } from '../catalog/catalog.js';
 import { InvalidInputError } from '../errors.js';
 import { formatUtcInstant } from '../rules/calendar.js';
 import { isInstant, parseInstant } from '../rules/parse.js';
-import { InputFileError, splitCsvLine } from './input.js';
+import { InputFileError, checkColumns, splitCsvLine } from './input.js';
 import { NotTextError, type Source, textChunks } from './source.js';
 
 /** The columns of a request log. */
@@ -248,8 +248,9 @@ class LogReader<A> {
     if (!f.read(buf, from, to)) throw new InputFileError(this.file, no, 'a quoted field is not closed');
     if (this.header === null) {
       if (f.line(from, to).trim() === '') return;
-      this.header = Array.from({ length: f.count }, (_, i) => f.str(i).toLowerCase());
-      for (const h of this.header) if (!LOG_COLUMNS.includes(h)) throw new InputFileError(this.file, no, `unknown column "${h}"; the columns are ${LOG_COLUMNS.join(', ')}`);
+      const typed = Array.from({ length: f.count }, (_, i) => f.str(i));
+      checkColumns(this.file, no, typed, LOG_COLUMNS);
+      this.header = typed.map((h) => h.toLowerCase());
       for (const r of ['at', 'account']) if (!this.header.includes(r)) throw new InputFileError(this.file, no, `the header has no "${r}" column`);
       this.cols = LOG_COLUMNS.map((c) => this.header!.indexOf(c));
       return;
@@ -344,20 +345,13 @@ class LogReader<A> {
 
   private instant(no: number, i: number): number {
     const f = this.fields;
-    let at = f.digits(i);
-    if (Number.isNaN(at)) {
-      const text = f.str(i);
-      at = /(Z|[+-]\d\d:\d\d)$/.test(text) ? Date.parse(text) : Number.NaN;
-      if (!Number.isSafeInteger(at)) throw new InputFileError(this.file, no, `Expected \`at\` to be epoch milliseconds or an ISO instant with a zone, got "${text}"`);
+    const at = f.digits(i);
+    if (isInstant(at)) return at;
+    try {
+      return parseInstant(Number.isNaN(at) ? f.str(i) : at, '`at`');
+    } catch (e) {
+      throw this.located(no, e);
     }
-    if (!isInstant(at)) {
-      try {
-        parseInstant(at, '`at`');
-      } catch (e) {
-        throw this.located(no, e);
-      }
-    }
-    return at;
   }
 
   private located(no: number, e: unknown): unknown {

@@ -12,7 +12,7 @@ import { type SimulationReport, simulate } from './simulate.js';
 import { openSource, readInput } from './source.js';
 import { timelineSvg } from './chart.js';
 import { readTimeline, renderTimeline, timelineHtml, timelineJson } from './timeline.js';
-import { planJson, ratioJson, renderPlan } from './render.js';
+import { planJson, ratioJson, ratioText, renderPlan } from './render.js';
 
 // The package's version, written in at build time (tsup.config.ts, vitest.config.ts).
 declare const __TRADERATIO_VERSION__: string;
@@ -169,14 +169,14 @@ function commandHelp(c: Command): string {
 }
 
 function fraction(r: RatioResult): string {
-  return r.ratio === null ? 'none (no requests counted)' : `${r.numerator.toString()}/${r.denominator.toString()} = ${r.ratio.toFixed(4)}`;
+  return r.ratio === null ? 'none (no requests counted)' : `${r.numerator.toFixed()}/${r.denominator.toFixed()} = ${ratioText(r)}`;
 }
 
 function render(title: string, rating: FamilyRating): string {
   const lines = [title, `  aggregated ratio  ${fraction(rating.aggregated)}`];
   for (const a of rating.accounts) {
     lines.push(`  account ${a.account}  own ${fraction(a.own)}  volume ${a.own.volume.toString()} USDT`);
-    lines.push(`             effective ${a.effective.ratio?.toFixed(4) ?? 'none'} (${a.basis})  tier ${a.tier.tier}  limit ${a.tier.limit} r/s`);
+    lines.push(`             effective ${ratioText(a.effective)} (${a.basis})  tier ${a.tier.tier}  limit ${a.tier.limit} r/s`);
   }
   return lines.join('\n');
 }
@@ -293,16 +293,21 @@ async function simulateCommand(args: ParsedArgs, io: Io, { progress, stdin }: Re
 function renderSimulation(r: SimulationReport, seconds: number): string {
   const when = (t: number | null) => (t === null ? '-' : new Date(t).toISOString());
   const lines = [
-    `${r.lines.toLocaleString('en-US')} lines (${r.requests.toLocaleString('en-US')} requests, ${r.fills.toLocaleString('en-US')} fills) from ${when(r.from)} to ${when(r.to)}, read in ${seconds.toFixed(2)} s (${Math.round(r.lines / Math.max(seconds, 0.001)).toLocaleString('en-US')} lines/s)`,
+    `${counted(r.lines, 'line')} (${counted(r.requests, 'request')}, ${counted(r.fills, 'fill')}) from ${when(r.from)} to ${when(r.to)}, read in ${seconds.toFixed(2)} s (${Math.round(r.lines / Math.max(seconds, 0.001)).toLocaleString('en-US')} lines/s)`,
     '',
-    `As sent, the exchange would refuse ${r.exchange.refused.toLocaleString('en-US')} request${r.exchange.refused === 1 ? '' : 's'} with 429:`,
+    `As sent, the exchange would refuse ${counted(r.exchange.refused, 'request')} with 429${r.exchange.refused === 0 ? '.' : ':'}`,
     ...Object.entries(r.exchange.byLimit).sort((a, b) => b[1] - a[1]).map(([k, n]) => `  ${n.toLocaleString('en-US').padStart(12)}  over ${k}`),
-    ...r.exchange.examples.map((e) => `  e.g. line ${e.line} at ${when(e.at)}: over ${e.limit}`),
+    ...r.exchange.examples.map((e) => `  e.g. line ${e.line} at ${when(e.at)}: account ${e.account} over ${e.limit}`),
     '',
-    `Through the scheduler: ${r.scheduler.delayed.toLocaleString('en-US')} request${r.scheduler.delayed === 1 ? '' : 's'} delayed; delay p50 ${r.scheduler.p50Ms.toFixed(1)} ms, p99 ${r.scheduler.p99Ms.toFixed(1)} ms, max ${r.scheduler.maxMs.toFixed(1)} ms`,
+    `Through the scheduler: ${counted(r.scheduler.delayed, 'request')} delayed; delay p50 ${r.scheduler.p50Ms.toFixed(1)} ms, p99 ${r.scheduler.p99Ms.toFixed(1)} ms, max ${r.scheduler.maxMs.toFixed(1)} ms`,
     `  refused by the exchange at their scheduled instants: ${r.scheduler.refusedByExchange}${r.scheduler.tooHeavy > 0 ? `; ${r.scheduler.tooHeavy} too heavy for a limit, never sent` : ''}`,
   ];
   return lines.join('\n');
+}
+
+/** A count and its noun, singular for 1: "1 fill", "2,000 fills". */
+function counted(n: number, noun: string): string {
+  return `${n.toLocaleString('en-US')} ${noun}${n === 1 ? '' : 's'}`;
 }
 
 function writeOut(file: string, text: string): void {

@@ -4,9 +4,13 @@ import { tierOfRatio } from '../rules/tiers.js';
 import { TIERED_VIP_LEVEL } from '../rules/vip.js';
 import { type TierMargins, tierMargins } from '../rules/margins.js';
 import type { ContractActivity, RatioResult } from '../rules/ratio.js';
+import { UnknownFieldError } from '../errors.js';
+import { checkFields } from '../rules/parse.js';
 import { type Row, InputFileError, atRow, readCsv, readJson } from './input.js';
 
 const COLUMNS = ['account', 'contract', 'maker_volume', 'taker_volume', 'place', 'amend', 'cancel'];
+/** The same fields in a JSON file, spelt as the library spells them. */
+const JSON_FIELDS = ['account', 'contract', 'makerVolume', 'takerVolume', 'place', 'amend', 'cancel'];
 
 /** A family's 7-day activity read from a plan file. */
 export interface PlanInput {
@@ -14,9 +18,10 @@ export interface PlanInput {
 }
 
 /**
- * Reads a plan file: CSV with a header row, or JSON (an array of objects with the same keys).
- * Columns: account, contract, maker_volume, taker_volume, place, amend, cancel (the last five
- * default to 0). Each account and contract once. A name ending in .json or .csv says which;
+ * Reads a plan file: CSV with a header row, or JSON (an array of objects). CSV columns are
+ * snake_case: account, contract, maker_volume, taker_volume, place, amend, cancel (the last five
+ * default to 0); JSON fields are camelCase, as the library spells them (makerVolume, takerVolume).
+ * An unknown column or field is refused with the closest known one. Each account and contract once. A name ending in .json or .csv says which;
  * otherwise (standard input) JSON is told by its opening bracket.
  */
 export function readPlan(file: string, text: string): PlanInput {
@@ -53,7 +58,8 @@ export function readPlan(file: string, text: string): PlanInput {
       atRow(file, row.line, () => rateFamily([{ account, contracts: [entry] }]));
     } catch (e) {
       if (e instanceof InputFileError) {
-        throw new InputFileError(file, row.line, e.message.slice(e.message.indexOf(': ') + 2).replace('`makerVolume`', '`maker_volume`').replace('`takerVolume`', '`taker_volume`'));
+        const message = e.message.slice(e.message.indexOf(': ') + 2);
+        throw new InputFileError(file, row.line, json ? message : message.replace('`makerVolume`', '`maker_volume`').replace('`takerVolume`', '`taker_volume`'));
       }
       throw e;
     }
@@ -67,15 +73,20 @@ export function readPlan(file: string, text: string): PlanInput {
 
 function jsonRows(file: string, text: string): Row[] {
   const { value, lineOf } = readJson(file, text);
-  if (!Array.isArray(value)) throw new InputFileError(file, 1, 'Expected an array of rows ({ "account", "contract", "maker_volume", ... })');
+  if (!Array.isArray(value)) throw new InputFileError(file, 1, 'Expected an array of rows ({ "account", "contract", "makerVolume", ... })');
   return value.map((item, i) => {
     const line = lineOf([i]);
     if (typeof item !== 'object' || item === null || Array.isArray(item)) throw new InputFileError(file, line, `Expected row ${i} to be an object`);
+    try {
+      checkFields(item, JSON_FIELDS, `row ${i}`);
+    } catch (e) {
+      if (e instanceof UnknownFieldError) throw new InputFileError(file, lineOf([i, e.key]), e.message);
+      throw e;
+    }
     const fields: Record<string, string> = {};
     for (const [k, v] of Object.entries(item as Record<string, unknown>)) {
-      if (!COLUMNS.includes(k)) throw new InputFileError(file, lineOf([i, k]), `unknown field "${k}"; the fields are ${COLUMNS.join(', ')}`);
       if (typeof v !== 'string' && typeof v !== 'number') throw new InputFileError(file, lineOf([i, k]), `Expected \`${k}\` to be a string or a number, got ${JSON.stringify(v)}`);
-      fields[k] = String(v);
+      fields[COLUMNS[JSON_FIELDS.indexOf(k)]!] = String(v);
     }
     return { line, fields };
   });
@@ -120,7 +131,8 @@ export function makePlan(input: PlanInput, options: FamilyOptions, vipLevel: num
       basis: a.basis,
       tier: a.tier.tier,
       limit: a.tier.limit,
-      margins: tierMargins(a.effective, marginOptions),
+      // Below VIP 14 no volume and no request count moves the tier (R4): no margins to give.
+      margins: tiered ? tierMargins(a.effective, marginOptions) : { tier: config.tiers[0]!, up: null, down: null },
     })),
   };
 }

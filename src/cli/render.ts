@@ -1,10 +1,24 @@
 import type { Dec } from '../rules/decimal.js';
 import type { RatioResult } from '../rules/ratio.js';
+import { TIERED_VIP_LEVEL } from '../rules/vip.js';
 import type { Plan } from './plan.js';
+
+/** Decimal places of a ratio in text output. */
+export const TEXT_RATIO_PLACES = 4;
+/** Decimal places of a ratio in JSON output; `numerator` / `denominator` beside it are exact. */
+export const JSON_RATIO_PLACES = 8;
+
+/**
+ * A ratio to `places` decimals (rounded half to even). Tiers are decided on the exact fraction,
+ * never on this figure.
+ */
+export function ratioPlaces(ratio: Dec, places: number): string {
+  return ratio.toFixed(places);
+}
 
 /** A ratio for people: 4 decimals, or "none" when no request was counted. */
 export function ratioText(r: RatioResult): string {
-  return r.ratio === null ? 'none' : r.ratio.toFixed(4);
+  return r.ratio === null ? 'none' : ratioPlaces(r.ratio, TEXT_RATIO_PLACES);
 }
 
 /** An aligned plain-text table. */
@@ -21,8 +35,8 @@ function usdt(d: Dec): string {
 /** The plan as text. */
 export function renderPlan(plan: Plan): string {
   const head = [
-    `Family: ${plan.accounts.length} account${plan.accounts.length === 1 ? '' : 's'}, VIP ${plan.vipLevel}${plan.vipLevel < 14 ? ' (below 14: every account at tier 1)' : ''}`,
-    `Aggregated ratio ${ratioText(plan.aggregated)} (${plan.aggregated.numerator.toString()} / ${plan.aggregated.denominator.toString()}): tier ${plan.aggregatedTier}, ${plan.aggregatedLimit} r/s`,
+    `Family: ${plan.accounts.length} account${plan.accounts.length === 1 ? '' : 's'}, VIP ${plan.vipLevel}${plan.vipLevel < TIERED_VIP_LEVEL ? ` (below ${TIERED_VIP_LEVEL}: every account at tier 1)` : ''}`,
+    `Aggregated ratio ${ratioText(plan.aggregated)} (${plan.aggregated.numerator.toFixed()} / ${plan.aggregated.denominator.toFixed()}): tier ${plan.aggregatedTier}, ${plan.aggregatedLimit} r/s`,
     '',
   ];
   const rows = plan.accounts.map((a) => {
@@ -36,16 +50,22 @@ export function renderPlan(plan: Plan): string {
       String(a.tier),
       `${a.limit} r/s`,
       up === null ? '-' : `+${usdt(up.makerVolume)} maker USDT${up.fewerRequests === null ? '' : ` or -${up.fewerRequests} request${up.fewerRequests === 1 ? '' : 's'}`} -> ${up.tier.limit} r/s`,
-      down === null ? '-' : `-${usdt(down.makerVolume)} maker USDT or +${down.moreRequests} request${down.moreRequests === 1 ? '' : 's'} -> ${down.tier.limit} r/s`,
+      down === null ? '-' : `${usdt(down.makerVolume)} maker USDT or ${down.spareRequests} request${down.spareRequests === 1 ? '' : 's'}, then ${down.tier.limit} r/s`,
     ];
   });
-  return [...head, table(['account', 'own ratio', 'effective', 'basis', 'tier', 'limit', 'to the tier above', 'to the tier below'], rows),
-    '', 'Requests are counted at coefficient 1 (BTC_USDT, ETH_USDT); on a 0.4 contract, 2.5 times as many.'].join('\n');
+  const notes = plan.vipLevel < TIERED_VIP_LEVEL
+    ? [`Below VIP ${TIERED_VIP_LEVEL} every account is at tier 1 whatever its ratio: no volume and no request count changes the limit.`]
+    : [
+      'To the tier above: the maker volume to add, or the requests to drop, that reach it. Spare before the tier below: the maker',
+      'volume that may be lost, or the requests that may be added, with the tier kept; any more drops it.',
+      'Requests are counted at coefficient 1 (BTC_USDT, ETH_USDT); on a 0.4 contract, 2.5 times as many.',
+    ];
+  return [...head, table(['account', 'own ratio', 'effective', 'basis', 'tier', 'limit', 'to the tier above', 'spare before the tier below'], rows), '', ...notes].join('\n');
 }
 
-/** A ratio as JSON-ready data: decimals as strings, null when no request was counted. */
+/** A ratio as JSON-ready data: decimals as strings, the ratio to 8 places (exact: numerator / denominator), null when no request was counted. */
 export function ratioJson(r: RatioResult): { ratio: string | null; numerator: string; denominator: string; volume: string } {
-  return { ratio: r.ratio?.toString() ?? null, numerator: r.numerator.toString(), denominator: r.denominator.toString(), volume: r.volume.toString() };
+  return { ratio: r.ratio === null ? null : ratioPlaces(r.ratio, JSON_RATIO_PLACES), numerator: r.numerator.toFixed(), denominator: r.denominator.toFixed(), volume: r.volume.toFixed() };
 }
 
 /** The plan as JSON-ready data: decimals as strings. */
@@ -61,8 +81,8 @@ export function planJson(plan: Plan): unknown {
       basis: a.basis,
       tier: a.tier,
       limit: a.limit,
-      up: a.margins.up === null ? null : { tier: a.margins.up.tier.tier, limit: a.margins.up.tier.limit, makerVolume: a.margins.up.makerVolume.toString(), fewerRequests: a.margins.up.fewerRequests },
-      down: a.margins.down === null ? null : { tier: a.margins.down.tier.tier, limit: a.margins.down.tier.limit, makerVolume: a.margins.down.makerVolume.toString(), moreRequests: a.margins.down.moreRequests },
+      up: a.margins.up === null ? null : { tier: a.margins.up.tier.tier, limit: a.margins.up.tier.limit, makerVolume: a.margins.up.makerVolume.toFixed(), fewerRequests: a.margins.up.fewerRequests },
+      down: a.margins.down === null ? null : { tier: a.margins.down.tier.tier, limit: a.margins.down.tier.limit, makerVolume: a.margins.down.makerVolume.toFixed(), spareRequests: a.margins.down.spareRequests },
     })),
   };
 }

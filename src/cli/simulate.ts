@@ -3,7 +3,7 @@ import type { FillRole } from '../account/tracker.js';
 import { type Account, type CountedLimit, ExchangeCore, type Party, SPOT_THROTTLE_KEY, THROTTLE_KEY } from '../exchange/core.js';
 import { SlidingCount } from '../exchange/sliding-count.js';
 import { HOUR_MS } from '../rules/calendar.js';
-import { type FamilyConfig, type FamilyOptions, resolveFamilyOptions } from '../rules/family.js';
+import { type FamilyConfig, type FamilyOptions, FAMILY_OPTION_FIELDS, readFamilyOptions } from '../rules/family.js';
 import { WindowLimit } from '../schedule/window.js';
 import { InputFileError } from './input.js';
 import { type LogRows, type LogSummary, readLog } from './log.js';
@@ -33,7 +33,7 @@ export interface SimulationReport {
     readonly refused: number;
     readonly byLimit: Readonly<Record<string, number>>;
     /** The first refused requests: line, instant and limit. */
-    readonly examples: readonly { readonly line: number; readonly at: number; readonly limit: string }[];
+    readonly examples: readonly { readonly line: number; readonly at: number; readonly account: string; readonly limit: string }[];
   };
   /** The log sent through the scheduler: the delays it added, and what the exchange would refuse then. */
   readonly scheduler: {
@@ -112,7 +112,7 @@ interface AccountState extends PartyState {
  * activity, refreshed at every whole hour (R3-R9).
  */
 export async function simulate(source: Source, options: SimulateOptions = {}): Promise<SimulationReport> {
-  const family = resolveFamilyOptions(options);
+  const family = readFamilyOptions(options, [...FAMILY_OPTION_FIELDS, 'vipLevel', 'onProgress'], 'the simulation options');
   const catalog = createCatalog();
   const vipLevel = options.vipLevel ?? 14;
   const run = new Replay(source.name, family, catalog, vipLevel);
@@ -127,7 +127,7 @@ class Replay implements LogRows<AccountState> {
   private nextRefresh = -Infinity;
   private refused = 0;
   private readonly byLimit: Record<string, number> = {};
-  private readonly examples: { line: number; at: number; limit: string }[] = [];
+  private readonly examples: { line: number; at: number; account: string; limit: string }[] = [];
   private readonly delays = new Histogram();
   private delayed = 0;
   private tooHeavy = 0;
@@ -158,7 +158,7 @@ class Replay implements LogRows<AccountState> {
     if (refused !== null) {
       this.refused++;
       this.byLimit[refused.key] = (this.byLimit[refused.key] ?? 0) + 1;
-      if (this.examples.length < 5) this.examples.push({ line: no, at, limit: refused.key });
+      if (this.examples.length < 5) this.examples.push({ line: no, at, account: state.party.id, limit: refused.key });
     }
     const sides = this.sidesOf(party, c);
     // Through the scheduler: first in, first out on every limit it shares, at the earliest

@@ -1,10 +1,10 @@
-import { InvalidInputError } from '../errors.js';
+import { InvalidInputError, UnknownFieldError } from '../errors.js';
 import { formatUtcInstant } from '../rules/calendar.js';
 import type { FamilyOptions } from '../rules/family.js';
 import { type LimitChange, type Timeline, type TimelineInput, buildTimeline } from '../rules/timeline.js';
 import { InputFileError, readJson } from './input.js';
 import { escapeXml, timelineSvg } from './chart.js';
-import { table } from './render.js';
+import { ratioJson, ratioText, table } from './render.js';
 
 /** A timeline file read and computed. */
 export interface TimelineRun {
@@ -25,27 +25,13 @@ export function readTimeline(file: string, text: string, options: FamilyOptions)
     throw new InputFileError(file, 1, 'Expected an object { "accounts", "activity", "vipLevel", "vipChanges" }');
   }
   const v = value as Record<string, unknown>;
-  const instant = (x: unknown, path: (string | number)[]): unknown => {
-    if (typeof x !== 'string') return x;
-    const t = Date.parse(x);
-    if (!/(Z|[+-]\d\d:\d\d)$/.test(x) || !Number.isFinite(t)) throw new InputFileError(file, lineOf(path), `Expected \`${pathText(path)}\` to be an ISO instant with a zone (e.g. 2026-11-05T10:00:00Z), got "${x}"`);
-    return t;
-  };
-  const accounts = Array.isArray(v.accounts)
-    ? v.accounts.map((a, i) => (typeof a === 'object' && a !== null && 'createdAt' in a ? { ...a, createdAt: instant((a as { createdAt: unknown }).createdAt, ['accounts', i, 'createdAt']) } : a))
-    : v.accounts;
-  const vipChanges = Array.isArray(v.vipChanges)
-    ? v.vipChanges.map((c, i) => (typeof c === 'object' && c !== null ? { ...c, at: instant((c as { at: unknown }).at, ['vipChanges', i, 'at']) } : c))
-    : v.vipChanges;
-  const input = { ...v, accounts, ...(vipChanges === undefined ? {} : { vipChanges }) } as unknown as TimelineInput;
+  const input = v as unknown as TimelineInput;
   let timeline: Timeline;
   try {
     timeline = buildTimeline(input, options);
   } catch (e) {
     if (e instanceof InvalidInputError) {
-      const m = /`?(accounts|activity|vipChanges)\[(\d+)\](?:\.(\w+))?/.exec(e.message);
-      const path = m === null ? [] : [m[1]!, Number(m[2]), ...(m[3] === undefined ? [] : [m[3]])];
-      throw new InputFileError(file, path.length === 0 ? 1 : lineOf(path), e.message);
+      throw new InputFileError(file, lineOf(pathOf(e)), e.message);
     }
     throw e;
   }
@@ -56,8 +42,16 @@ export function readTimeline(file: string, text: string, options: FamilyOptions)
   return { input, timeline, from: timeline.start, to: Math.max(...instants) + 86_400_000 };
 }
 
-function pathText(path: readonly (string | number)[]): string {
-  return path.map((p, i) => (typeof p === 'number' ? `[${p}]` : i === 0 ? p : `.${p}`)).join('');
+/** The path in the file of the value an error is about, read from its message (an unknown field: the field itself). */
+function pathOf(e: InvalidInputError): (string | number)[] {
+  const m = /`?(accounts|activity|vipChanges)\[(\d+)\](?:\.(\w+))?/.exec(e.message);
+  const path: (string | number)[] = m === null ? [] : [m[1]!, Number(m[2]), ...(m[3] === undefined ? [] : [m[3]])];
+  if (e instanceof UnknownFieldError) {
+    const c = /`contracts\[(\d+)\]`/.exec(e.message);
+    if (c !== null) path.push('contracts', Number(c[1]));
+    path.push(e.key);
+  }
+  return path;
 }
 
 /** The changes as a table. */
@@ -69,7 +63,7 @@ export function renderTimeline(run: TimelineRun): string {
     `${c.limit}`,
     `${c.tier.tier}`,
     c.reason,
-    c.rating === null ? '-' : (c.rating.effective.ratio?.toFixed(4) ?? 'none'),
+    c.rating === null ? '-' : ratioText(c.rating.effective),
   ]);
   return [
     `Limits from ${formatUtcInstant(run.from)}: ${run.timeline.changes.length} change${run.timeline.changes.length === 1 ? '' : 's'}`,
@@ -89,7 +83,7 @@ export function timelineJson(run: TimelineRun): unknown {
       to: c.limit,
       tier: c.tier.tier,
       reason: c.reason,
-      snapshotRatio: c.rating?.effective.ratio?.toString() ?? null,
+      snapshotRatio: c.rating === null ? null : ratioJson(c.rating.effective).ratio,
     })),
   };
 }

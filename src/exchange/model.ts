@@ -283,7 +283,7 @@ export class ExchangeModel {
         c = this.catalog.classify(method, path, read);
       } catch (e) {
         if (!(e instanceof InvalidInputError)) throw e;
-        if (e.field === '`path`') throw new ApiError(404, 'NOT_FOUND', `${path} is not a path of the API v4`);
+        if (e.field === 'path') throw new ApiError(404, 'NOT_FOUND', `${path} is not a path of the API v4`);
         throw badRequest('INVALID_REQUEST_BODY', e.message);
       }
       if (this.classified.size >= 10_000) this.classified.clear();

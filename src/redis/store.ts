@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { InvalidInputError } from '../errors.js';
+import { checkSameBuild } from '../schedule/build.js';
 import { type Clock, MAX_TIMEOUT_MS, systemClock } from '../schedule/clock.js';
 import { Listeners } from '../schedule/listeners.js';
 import type { LimitHost, LimitStore } from '../schedule/store.js';
@@ -199,6 +200,7 @@ export class RedisStore implements LimitStore {
   /** Makes a limit whose budget lives in Redis: the {@link LimitStore} method `Scheduler.limit` calls. */
   limit(options: WindowLimitOptions, host: LimitHost): WindowLimit {
     if (this.closed) throw new InvalidInputError('the Redis store', 'closed', 'a store not closed');
+    if (host.clock !== this.clock) checkSameBuild('the scheduler', host.clock, 'the Redis store', this.clock);
     if (host.clock !== this.clock) throw new InvalidInputError('the scheduler clock', host.clock, "the Redis store's clock (its `clock` option)");
     const l = new SharedLimit(options, this, host);
     this.limits.add(l);

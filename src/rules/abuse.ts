@@ -1,7 +1,7 @@
 import { InvalidInputError } from '../errors.js';
 import { HOUR_MS, formatUtcInstant, parseUtcHour, utcHourStart } from './calendar.js';
 import { Dec, type DecimalInput, ZERO } from './decimal.js';
-import { addCounts, parseCount, parseInstant, parseNonNegativeDecimal, parsePositiveInteger, readOptions } from './parse.js';
+import { addCounts, checkFields, parseCount, parseInstant, parseNonNegativeDecimal, parsePositiveInteger, readOptions } from './parse.js';
 
 /** "N requests per W milliseconds". */
 export interface RateLimit {
@@ -34,6 +34,7 @@ export interface AbuseConfig {
 export function resolveAbuseOptions(options?: AbuseOptions | AbuseConfig): AbuseConfig {
   const given = readOptions(options, 'the abuse options');
   if ('kind' in given && given.kind === 'abuse-config') return given;
+  checkFields(given, ['requestThreshold', 'fillRateThreshold', 'noFillLimit', 'lowFillLimit'], 'the abuse options');
   const o = given as AbuseOptions;
   return {
     kind: 'abuse-config',
@@ -48,6 +49,7 @@ export function resolveAbuseOptions(options?: AbuseOptions | AbuseConfig): Abuse
 export function readRateLimit(value: unknown, field: string): RateLimit {
   if (typeof value !== 'object' || value === null) throw new InvalidInputError(field, value, 'an object { limit, windowMs }');
   const v = value as RateLimit;
+  checkFields(v, ['limit', 'windowMs'], field);
   return { limit: parsePositiveInteger(v.limit, `${field}.limit`), windowMs: parsePositiveInteger(v.windowMs, `${field}.windowMs`) };
 }
 

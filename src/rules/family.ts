@@ -1,10 +1,10 @@
 import { InvalidInputError } from '../errors.js';
 import type { DecimalInput } from './decimal.js';
 import { type Fixed, approxOf, fixedCmp, fixedFromDec } from './fixed.js';
-import { parseId, parseNonNegativeDecimal, readOptions } from './parse.js';
+import { checkFields, parseId, parseNonNegativeDecimal, readOptions } from './parse.js';
 import {
   type ActivityTotals, type ContractActivity, EMPTY_TOTALS, type RatioConfig, type RatioOptions, type RatioResult,
-  type Fraction, addTotals, compareFractions, fractionOf, fractionOfTotals, ratioOfTotals, resolveRatioOptions, totalsOf,
+  type Fraction, addTotals, compareFractions, fractionOf, fractionOfTotals, RATIO_OPTION_FIELDS, ratioConfigOf, ratioOfTotals, totalsOf,
 } from './ratio.js';
 import { type Tier, type TierRow, type TierTable, resolveTiers, tierOfFraction, tierOfRatio } from './tiers.js';
 import { TIERED_VIP_LEVEL, parseVipLevel } from './vip.js';
@@ -35,17 +35,29 @@ export interface FamilyConfig {
   readonly tiers: TierTable;
 }
 
+/** The fields of {@link FamilyOptions}. */
+export const FAMILY_OPTION_FIELDS: readonly string[] = Object.freeze([...RATIO_OPTION_FIELDS, 'ownVolumeThreshold', 'kind', 'tiers']);
+
 /** Validates family options into their complete form (left out: the defaults; `null` is refused). */
 export function resolveFamilyOptions(options?: FamilyOptions | FamilyConfig): FamilyConfig {
-  const given = readOptions(options, 'the family options');
+  return readFamilyOptions(options, FAMILY_OPTION_FIELDS, 'the family options');
+}
+
+/**
+ * Validates family options given as part of a wider options object, whose fields are `known`
+ * (the account limiter's options, say): a field in none of them is refused, naming `owner`.
+ */
+export function readFamilyOptions(options: FamilyOptions | FamilyConfig | undefined, known: readonly string[], owner: string): FamilyConfig {
+  const given = readOptions(options, owner);
   if ('kind' in given && given.kind === 'family-config') return given;
+  checkFields(given, known, owner);
   const o = given as FamilyOptions;
   if (o.kind !== undefined && o.kind !== 'standard' && o.kind !== 'broker') {
     throw new InvalidInputError('`kind`', o.kind, '"standard" or "broker"');
   }
   return {
     kind: 'family-config',
-    ratio: resolveRatioOptions(o),
+    ratio: ratioConfigOf(o),
     ownVolumeThreshold: fixedFromDec(parseNonNegativeDecimal(o.ownVolumeThreshold ?? '1000000', '`ownVolumeThreshold`')),
     familyKind: o.kind ?? 'standard',
     tiers: resolveTiers(o.tiers),
@@ -59,6 +71,9 @@ export interface AccountActivity {
   /** Its activity per contract. */
   readonly contracts: readonly ContractActivity[];
 }
+
+/** The fields of an {@link AccountActivity}. */
+const ACCOUNT_ACTIVITY_FIELDS: readonly string[] = ['account', 'contracts'];
 
 /**
  * Why an account has its effective ratio (R7):
@@ -263,7 +278,9 @@ export function rateFamily(
   const ids: string[] = [];
   const totals: ActivityTotals[] = [];
   const seen = new Set<string>();
-  for (const a of accounts) {
+  for (let i = 0; i < accounts.length; i++) {
+    const a = accounts[i]!;
+    if (typeof a === 'object' && a !== null) checkFields(a, ACCOUNT_ACTIVITY_FIELDS, `\`accounts[${i}]\``);
     const id = parseId(a?.account, '`account`');
     if (seen.has(id)) throw new InvalidInputError('`account`', id, 'each account once');
     seen.add(id);

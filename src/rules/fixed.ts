@@ -36,7 +36,7 @@ function scanPlain(text: string): number {
   for (let i = 0; i < n; i++) {
     const c = text.charCodeAt(i);
     if (c >= 48 && c <= 57) value = value * 10 + (c - 48);
-    else if (c === 46 && dot < 0 && i > 0) dot = i;
+    else if (c === 46 && dot < 0 && i > 0 && i < n - 1) dot = i;
     else return -1;
   }
   scannedValue = value;

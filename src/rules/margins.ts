@@ -11,36 +11,45 @@ export interface TierMargins {
     readonly tier: Tier;
     /** More maker volume, USDT (rounded up to 8 decimals), with nothing else changed. */
     readonly makerVolume: Dec;
-    /** Fewer requests on a contract of the given coefficient, with nothing else changed (null: none would do). */
+    /** Fewer requests on a contract of the given coefficient, with nothing else changed (null: none would do). At most 2^53 - 1. */
     readonly fewerRequests: number | null;
   } | null;
-  /** What drops it to the tier below, or `null` at the bottom (or with no counted request). */
+  /**
+   * The spare before the tier below, or `null` at the bottom (or with no counted request): what
+   * may be lost, or added, with the tier kept. Both figures mean the same: the most that keeps
+   * the tier, so that any more drops it (at a ratio exactly on the bound, both are 0).
+   */
   readonly down: {
+    /** The tier below. */
     readonly tier: Tier;
-    /** Maker volume that may be lost before the ratio falls: losing more than this drops it. */
+    /** Maker volume, USDT, that may be lost with the tier kept (rounded down to 8 decimals); losing more drops it. */
     readonly makerVolume: Dec;
-    /** The number of additional requests on a contract of the given coefficient that drops it. */
-    readonly moreRequests: number;
+    /** Requests on a contract of the given coefficient that may be added with the tier kept; one more drops it. At most 2^53 - 1 (more than any account sends). */
+    readonly spareRequests: number;
   } | null;
 }
 
 /**
- * The margins of a ratio to the tiers above and below (R1, R3): the maker volume to add, or the
- * requests to drop, to reach the next tier up; the volume that may be lost, or the requests that
- * may be added, before it falls to the next tier down. Exact, from the ratio's fraction.
+ * The margins of a ratio to the tiers above and below (R1, R3). Up: the least maker volume to
+ * add, or the fewest requests to drop, that reach the next tier up. Down: the most maker volume
+ * that may be lost, or the most requests that may be added, with the tier kept. Exact, from the
+ * ratio's fraction. Tiers only apply from VIP 14 (R4): below it no volume changes the tier, and
+ * the callers that know the VIP level (the plan command, `AccountLimiter.whatIf`) give no margins.
  *
  * @example
  * ```ts
  * const r = tradeRatio([{ contract: 'BTC_USDT', makerVolume: '900', place: 100 }]) // 9: tier 4
  * tierMargins(r).up?.makerVolume.toString() // '100' (to 10: tier 5)
  * tierMargins(r).up?.fewerRequests          // 10 (900 / 90 = 10)
+ * tierMargins(r).down?.makerVolume.toString() // '400' (900 - 400 = 500: still 5, tier 4)
+ * tierMargins(r).down?.spareRequests        // 80 (900 / 180 = 5: still tier 4; one more drops it)
  * ```
  */
 export function tierMargins(
   ratio: RatioResult,
   options?: { readonly tiers?: TierTable | readonly TierRow[]; readonly makerWeight?: DecimalInput; readonly coefficient?: DecimalInput },
 ): TierMargins {
-  const o = readOptions(options, 'the margin options');
+  const o = readOptions(options, 'the margin options', ['tiers', 'makerWeight', 'coefficient']);
   const tiers = resolveTiers(o.tiers);
   const tier = tierOfRatio(ratio, tiers);
   const n = ratio.numerator;
@@ -53,16 +62,21 @@ export function tierMargins(
   if (next !== undefined) {
     const makerVolume = Dec.max(0, next.minRatio.times(d).minus(n).dividedBy(mw)).toDecimalPlaces(8, Dec.ROUND_UP);
     // The ratio reaches the bound when d - k c <= n / bound.
-    const fewer = n.isZero() ? null : d.minus(n.dividedBy(next.minRatio)).dividedBy(c).ceil().toNumber();
+    const fewer = n.isZero() ? null : safeCount(d.minus(n.dividedBy(next.minRatio)).dividedBy(c).ceil());
     up = { tier: next, makerVolume, fewerRequests: fewer !== null && fewer < Math.ceil(d.dividedBy(c).toNumber()) ? Math.max(0, fewer) : null };
   }
   let down: TierMargins['down'] = null;
   if (tier.tier > 1) {
     const below = tiers[tier.tier - 2]!;
     const makerVolume = n.minus(tier.minRatio.times(d)).dividedBy(mw).toDecimalPlaces(8, Dec.ROUND_DOWN);
-    // It falls when n / (d + k c) < bound: k > (n / bound - d) / c.
-    const moreRequests = n.dividedBy(tier.minRatio).minus(d).dividedBy(c).floor().toNumber() + 1;
-    down = { tier: below, makerVolume, moreRequests };
+    // It keeps the tier while n / (d + k c) >= bound: k <= (n / bound - d) / c.
+    const spareRequests = safeCount(n.dividedBy(tier.minRatio).minus(d).dividedBy(c).floor());
+    down = { tier: below, makerVolume, spareRequests };
   }
   return { tier, up, down };
+}
+
+/** A whole count as a number, held to the exact integer range: never a binary float such as 2.4e57. */
+function safeCount(k: Dec): number {
+  return k.greaterThan(Number.MAX_SAFE_INTEGER) ? Number.MAX_SAFE_INTEGER : k.toNumber();
 }

@@ -1,11 +1,19 @@
-import { InvalidInputError } from '../errors.js';
+import { InvalidInputError, UnknownFieldError } from '../errors.js';
+import { closestName } from './names.js';
 import { Dec, type DecimalInput } from './decimal.js';
 
-const DECIMAL_TEXT = /^[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?$/;
+/**
+ * Decimal amounts as text: digits, and a fraction of at least one digit after a point, as the
+ * exchange's API writes them (`"1234.56"`). No `+`, no exponent (`1e5`), no bare point (`.5`,
+ * `5.`), no spaces, no thousands separators. A `-` is read so that a negative amount is refused
+ * as negative (and `-0` read as 0).
+ */
+const DECIMAL_TEXT = /^-?\d+(\.\d+)?$/;
 
 /**
  * Reads a non-negative exact decimal (USDT amounts, weights, coefficients). Strings must be plain
- * decimal text; numbers must be finite; Decimals must be finite. Anything else names `field`.
+ * decimal text (digits, optionally a point and more digits: `"1234.56"`, never `1e5`, `+5` or
+ * `.5`); numbers must be finite; Decimals must be finite. Anything else names `field`.
  * Zero is zero whatever its sign: `-0`, `"-0"` and `"-0.00"` are read as 0.
  */
 export function parseNonNegativeDecimal(value: unknown, field: string): Dec {
@@ -74,17 +82,52 @@ export const INSTANT_RANGE: { readonly from: number; readonly to: number } = Obj
 const FROM = INSTANT_RANGE.from;
 const TO = INSTANT_RANGE.to;
 
-const INSTANT_TEXT = 'an instant in epoch milliseconds (an integer) from 2000-01-01 to 2200-01-01';
+const INSTANT_TEXT = 'an instant from 2000-01-01 to 2200-01-01: epoch milliseconds (an integer), a Date, or ISO 8601 text with a zone (2026-11-05T10:00:00Z) or a day (2026-11-05)';
+
+/**
+ * An instant as traderatio takes it: epoch milliseconds, a `Date`, or ISO 8601 text, either a
+ * UTC day (`2026-11-05`, its 00:00) or a date and time with a zone (`2026-11-05T10:00:00Z`,
+ * `2026-11-05T12:00:00+02:00`). Text without a zone is refused: the machine's zone never decides.
+ * Every instant is read into epoch milliseconds, and results give epoch milliseconds.
+ */
+export type InstantInput = number | Date | string;
 
 /** Whether `value` is an instant of {@link INSTANT_RANGE}: an integer number of epoch milliseconds. No allocation. */
 export function isInstant(value: unknown): value is number {
   return typeof value === 'number' && value >= FROM && value < TO && Math.floor(value) === value;
 }
 
-/** Reads an instant: epoch milliseconds, an integer in {@link INSTANT_RANGE}. */
+/**
+ * Reads an instant ({@link InstantInput}) into epoch milliseconds, an integer in
+ * {@link INSTANT_RANGE}. Fractions of a millisecond in text are cut, as `Date.parse` does.
+ *
+ * @example
+ * ```ts
+ * parseInstant('2026-11-05T10:00:00Z', '`at`')               // 1793872800000
+ * parseInstant(new Date('2026-11-05T10:00:00Z'), '`at`')     // 1793872800000
+ * parseInstant('2026-11-05', '`at`')                         // 1793836800000
+ * ```
+ */
 export function parseInstant(value: unknown, field: string): number {
-  if (!isInstant(value)) throw new InvalidInputError(field, value, INSTANT_TEXT);
-  return value;
+  if (isInstant(value)) return value;
+  const at = typeof value === 'string' ? isoInstant(value)
+    : Object.prototype.toString.call(value) === '[object Date]' ? Date.prototype.getTime.call(value)
+    : Number.NaN;
+  if (!isInstant(at)) throw new InvalidInputError(field, value, INSTANT_TEXT);
+  return at;
+}
+
+const ISO = /^(\d{4})-(\d{2})-(\d{2})(?:T(\d{2}):(\d{2})(?::(\d{2})(?:\.\d{1,9})?)?(Z|[+-]\d{2}:?\d{2}))?$/i;
+
+/** ISO 8601 text as epoch milliseconds, or NaN: a day, or a date and time with a zone; every field in range. */
+function isoInstant(text: string): number {
+  const m = ISO.exec(text);
+  if (m === null) return Number.NaN;
+  const [, y, mo, d, h = '0', mi = '0', sec = '0'] = m;
+  const day = Date.UTC(Number(y), Number(mo) - 1, Number(d));
+  // Date.parse reads February 30 as March 2: a day is checked to be one of its month.
+  if (new Date(day).getUTCDate() !== Number(d) || Number(mo) < 1 || Number(mo) > 12 || Number(h) > 23 || Number(mi) > 59 || Number(sec) > 59) return Number.NaN;
+  return Date.parse(m[7] === undefined ? `${text}T00:00:00Z` : text);
 }
 
 /** Reads Unix seconds (the API's `Timestamp` header, R11): a finite number in {@link INSTANT_RANGE}. */
@@ -97,14 +140,30 @@ export function parseUnixSeconds(value: unknown, field: string): number {
 
 /**
  * Reads an options argument: an object, or undefined for the defaults. `null` and other values
- * are refused: leave the argument out to take every default.
+ * are refused: leave the argument out to take every default. With `known`, a field not in it is
+ * refused too ({@link checkFields}).
  */
-export function readOptions<T extends object>(value: T | undefined, field = 'the options'): T {
+export function readOptions<T extends object>(value: T | undefined, field = 'the options', known?: readonly string[]): T {
   if (value === undefined) return {} as T;
   if (typeof value !== 'object' || value === null || Array.isArray(value)) {
     throw new InvalidInputError(field, value, 'an options object, or nothing for the defaults');
   }
+  if (known !== undefined) checkFields(value, known, field);
   return value;
+}
+
+/**
+ * Refuses an own enumerable field of `value` that is not in `known` with an
+ * {@link UnknownFieldError} naming it, the object (`owner`, built only when one is refused) and the
+ * closest known field. Every input object goes through here: an unknown field would otherwise read
+ * as its default, silently.
+ */
+export function checkFields(value: object, known: readonly string[], owner: string | (() => string)): void {
+  for (const key in value) {
+    if (!known.includes(key) && Object.prototype.hasOwnProperty.call(value, key)) {
+      throw new UnknownFieldError(key, typeof owner === 'string' ? owner : owner(), (value as Record<string, unknown>)[key], known, closestName(key, known));
+    }
+  }
 }
 
 /** Reads a non-empty identifier (account ids). */

@@ -2,7 +2,7 @@ import { InvalidInputError } from '../errors.js';
 import { type CoefficientTable, contractName, normalizeContract, resolveCoefficients } from './contracts.js';
 import type { Dec, DecimalInput } from './decimal.js';
 import { type Fixed, FIXED_ZERO, FixedSum, fixedAdd, fixedCmp, fixedFromDec, fixedMul, fixedMulInt, toDec } from './fixed.js';
-import { addCounts, parseNonNegativeDecimal, readOptions } from './parse.js';
+import { addCounts, checkFields, parseNonNegativeDecimal, readOptions } from './parse.js';
 
 /**
  * One contract's activity over some period: USDT volumes as maker and taker, and the order
@@ -24,6 +24,9 @@ export interface ContractActivity {
   readonly cancel?: number;
 }
 
+/** The fields of a {@link ContractActivity}. */
+export const CONTRACT_ACTIVITY_FIELDS: readonly string[] = Object.freeze(['contract', 'makerVolume', 'takerVolume', 'place', 'amend', 'cancel']);
+
 /** Options of the trade ratio (R1, R2). */
 export interface RatioOptions {
   /** Weight of maker volume in the numerator. @default "1" */
@@ -40,6 +43,9 @@ export interface RatioOptions {
    */
   readonly countCancels?: boolean;
 }
+
+/** The fields of {@link RatioOptions}. */
+export const RATIO_OPTION_FIELDS: readonly string[] = Object.freeze(['makerWeight', 'takerWeight', 'coefficients', 'defaultCoefficient', 'countCancels']);
 
 /** {@link RatioOptions} resolved and validated once. Opaque: build it with {@link resolveRatioOptions}. */
 export interface RatioConfig {
@@ -64,7 +70,12 @@ export interface RatioConfig {
 export function resolveRatioOptions(options?: RatioOptions | RatioConfig): RatioConfig {
   const given = readOptions(options, 'the ratio options');
   if ('kind' in given && given.kind === 'ratio-config') return given;
-  const o = given as RatioOptions;
+  checkFields(given, RATIO_OPTION_FIELDS, 'the ratio options');
+  return ratioConfigOf(given as RatioOptions);
+}
+
+/** Resolves ratio options whose fields have been checked (the family options add their own). */
+export function ratioConfigOf(o: RatioOptions): RatioConfig {
   if (o.countCancels !== undefined && typeof o.countCancels !== 'boolean') {
     throw new InvalidInputError('`countCancels`', o.countCancels, 'a boolean');
   }
@@ -160,10 +171,12 @@ function sumList(activity: readonly ContractActivity[], config: RatioConfig, pla
   // Requests are integers: sum them per coefficient and multiply once per coefficient.
   const { coefficients, counts } = s;
   let requests = 0;
-  for (const entry of activity) {
+  for (let j = 0; j < activity.length; j++) {
+    const entry = activity[j]!;
     if (typeof entry !== 'object' || entry === null) {
       throw new InvalidInputError(`a contract entry${where(place)}`, entry, 'an object');
     }
+    checkFields(entry, CONTRACT_ACTIVITY_FIELDS, () => `\`contracts[${j}]\`${where(place)}`);
     const contract = contractName(entry.contract) ?? normalizeContract(entry.contract, `\`contract\`${where(place)}`);
     if (Array.isArray(seen) ? seen.includes(contract) : seen.has(contract)) {
       throw new InvalidInputError(`\`contract\`${where(place)}`, entry.contract, `each contract once per list (${contract} appears twice)`);
@@ -291,6 +304,12 @@ class ComputedRatio implements RatioResult {
   get volume(): Dec {
     return (this.m.volume ??= toDec(this.fraction.volume));
   }
+  /** In `console.log` and `util.inspect`: the fields of {@link toJSON}, not the exact sums inside. */
+  [Symbol.for('nodejs.util.inspect.custom')](_depth: number, options: object, inspect?: (value: unknown, options: object) => string): unknown {
+    const plain = this.toJSON();
+    return inspect === undefined ? plain : `RatioResult ${inspect(plain, options)}`;
+  }
+
   /** Plain JSON: decimals as strings, the ratio as a string or null. */
   toJSON(): Record<string, string | number | null> {
     return {

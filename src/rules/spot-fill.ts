@@ -9,7 +9,7 @@ import {
   readRateLimit,
 } from './abuse.js';
 import { Dec, type DecimalInput } from './decimal.js';
-import { parseCount, parseNonNegativeDecimal, readOptions } from './parse.js';
+import { checkFields, parseCount, parseNonNegativeDecimal, readOptions } from './parse.js';
 
 /** Options of the spot low-fill throttle (R14). */
 export interface SpotFillOptions {
@@ -42,6 +42,8 @@ export interface SpotFillConfig {
 export function resolveSpotFillOptions(options?: SpotFillOptions | SpotFillConfig): SpotFillConfig {
   const given = readOptions(options, 'the spot low-fill options');
   if ('kind' in given && given.kind === 'spot-fill-config') return given;
+  checkFields(given, ['fillRateThreshold', 'requestThreshold', 'limit', 'includeBatches'], 'the spot low-fill options');
+  checkFields(given, ['fillRateThreshold', 'requestThreshold', 'limit', 'includeBatches'], 'the spot low-fill options');
   const o = given as SpotFillOptions;
   if (o.includeBatches !== undefined && typeof o.includeBatches !== 'boolean') {
     throw new InvalidInputError('`includeBatches`', o.includeBatches, 'true or false');

@@ -1,6 +1,6 @@
 import { InvalidInputError, show } from '../errors.js';
 import type { Dec, DecimalInput } from './decimal.js';
-import { parseNonNegativeDecimal, parsePositiveInteger } from './parse.js';
+import { checkFields, parseNonNegativeDecimal, parsePositiveInteger } from './parse.js';
 import { type Fixed, fixedCmp, fixedFromDec, fixedMul } from './fixed.js';
 import { type Fraction, type RatioResult, fractionOf } from './ratio.js';
 
@@ -27,6 +27,8 @@ export interface Tier {
 /** A validated tier table: tiers in increasing order, tier 1 first. */
 export type TierTable = readonly Tier[];
 
+const TIER_ROW_FIELDS: readonly string[] = ['minRatio', 'limit'];
+
 /**
  * Validates a tier table (R3): the first bound is 0, bounds increase strictly, limits are
  * positive integers that never decrease from one tier to the next.
@@ -42,6 +44,7 @@ export function createTierTable(rows: readonly TierRow[]): TierTable {
   }
   const parsed = rows.map((row: TierRow, i) => {
     if (typeof row !== 'object' || row === null) throw new InvalidInputError(`\`tiers[${i}]\``, row, 'an object { minRatio, limit }');
+    checkFields(row, TIER_ROW_FIELDS, `\`tiers[${i}]\``);
     return {
       minRatio: parseNonNegativeDecimal(row.minRatio, `\`tiers[${i}].minRatio\``),
       limit: parsePositiveInteger(row.limit, `\`tiers[${i}].limit\``),

@@ -1,7 +1,7 @@
 import { InvalidInputError } from '../errors.js';
 import { DAY_MS, RAISE_OFFSET_MS, formatUtcInstant, parseUtcDay, utcDayStart } from './calendar.js';
 import { type AccountRating, type FamilyConfig, type FamilyOptions, approxTotals, rateAccount, resolveFamilyOptions, windowRater } from './family.js';
-import { parseId, parseInstant } from './parse.js';
+import { type InstantInput, checkFields, parseId, parseInstant } from './parse.js';
 import { type ActivityTotals, type ContractActivity, EMPTY_TOTALS, type RatioResult, addTotals, ratioOfTotals, totalsOf } from './ratio.js';
 import { tierOfRatio } from './tiers.js';
 import type { Tier } from './tiers.js';
@@ -14,8 +14,9 @@ export interface TimelineAccount {
   /** `main` for the main account (at most one). @default "sub" */
   readonly role?: 'main' | 'sub';
   /**
-   * When a sub-account was created (epoch ms). It is at tier 1 from then until 08:00 UTC of the
-   * next day (R8). Omit for accounts that existed before the timeline starts.
+   * When a sub-account was created (epoch ms; {@link buildTimeline} also reads a Date or ISO text,
+   * see {@link InstantInput}). It is at tier 1 from then until 08:00 UTC of the next day (R8). Omit
+   * for accounts that existed before the timeline starts.
    */
   readonly createdAt?: number;
 }
@@ -30,7 +31,7 @@ export interface DailyActivity {
 
 /** A change of the family's VIP level (the main account's; sub-accounts share it, R4). */
 export interface VipChange {
-  /** Epoch ms. */
+  /** Epoch ms ({@link buildTimeline} also reads a Date or ISO text, see {@link InstantInput}). */
   readonly at: number;
   readonly level: number;
 }
@@ -110,10 +111,10 @@ export interface Timeline {
   readonly changes: readonly LimitChange[];
   /** Every snapshot taken, in day order. */
   readonly snapshots: readonly Snapshot[];
-  /** The limit in force for `account` at `at` (epoch ms). */
-  limitAt(account: string, at: number): LimitState;
-  /** The VIP level in force at `at`. */
-  vipLevelAt(at: number): number;
+  /** The limit in force for `account` at `at` (epoch ms, a Date or ISO text: {@link InstantInput}). */
+  limitAt(account: string, at: InstantInput): LimitState;
+  /** The VIP level in force at `at` (epoch ms, a Date or ISO text). */
+  vipLevelAt(at: InstantInput): number;
 }
 
 // Events at one instant are applied in this order, then each account's change is recorded once.
@@ -150,6 +151,7 @@ interface AccountState {
 export function buildTimeline(input: TimelineInput, options: FamilyOptions | FamilyConfig = {}): Timeline {
   const config = resolveFamilyOptions(options);
   if (typeof input !== 'object' || input === null) throw new InvalidInputError('`input`', input, 'an object');
+  checkFields(input, TIMELINE_INPUT_FIELDS, 'the timeline input');
   const accounts = readAccounts(input.accounts);
   const initialVip = parseVipLevel(input.vipLevel ?? TIERED_VIP_LEVEL, '`vipLevel`');
   const vipChanges = readVipChanges(input.vipChanges ?? []);
@@ -331,10 +333,10 @@ export function buildTimeline(input: TimelineInput, options: FamilyOptions | Fam
     start,
     changes,
     snapshots,
-    vipLevelAt(at: number): number {
+    vipLevelAt(at: InstantInput): number {
       return vipLevelAt(parseInstant(at, '`at`'));
     },
-    limitAt(account: string, at: number): LimitState {
+    limitAt(account: string, at: InstantInput): LimitState {
       const instant = parseInstant(at, '`at`');
       const k = index.get(account);
       if (k === undefined) throw new InvalidInputError('`account`', account, `an account of the timeline (${ids.join(', ')})`);
@@ -469,6 +471,9 @@ function lastAtOrBefore(sorted: readonly number[], at: number): number {
   return lo - 1;
 }
 
+const TIMELINE_INPUT_FIELDS: readonly string[] = ['accounts', 'activity', 'vipLevel', 'vipChanges'];
+const DAILY_ACTIVITY_FIELDS: readonly string[] = ['account', 'day', 'contracts'];
+
 interface ReadAccount { readonly id: string; readonly createdAt: number | undefined }
 
 function readAccounts(list: unknown): Map<string, ReadAccount> {
@@ -477,6 +482,7 @@ function readAccounts(list: unknown): Map<string, ReadAccount> {
   let main: string | undefined;
   for (const [i, a] of (list as TimelineAccount[]).entries()) {
     if (typeof a !== 'object' || a === null) throw new InvalidInputError(`\`accounts[${i}]\``, a, 'an object { id, role?, createdAt? }');
+    checkFields(a, ['id', 'role', 'createdAt'], `\`accounts[${i}]\``);
     const id = parseId(a.id, `\`accounts[${i}].id\``);
     if (out.has(id)) throw new InvalidInputError(`\`accounts[${i}].id\``, id, 'an id listed once');
     const role = a.role ?? 'sub';
@@ -499,6 +505,7 @@ function readVipChanges(list: unknown): VipChange[] {
   if (!Array.isArray(list)) throw new InvalidInputError('`vipChanges`', list, 'an array');
   const out = (list as VipChange[]).map((v, i) => {
     if (typeof v !== 'object' || v === null) throw new InvalidInputError(`\`vipChanges[${i}]\``, v, 'an object { at, level }');
+    checkFields(v, ['at', 'level'], `\`vipChanges[${i}]\``);
     return { at: parseInstant(v.at, `\`vipChanges[${i}].at\``), level: parseVipLevel(v.level, `\`vipChanges[${i}].level\``) };
   });
   out.sort((a, b) => a.at - b.at);
@@ -533,6 +540,7 @@ function readActivity(
   for (let i = 0; i < entries.length; i++) {
     const entry = entries[i];
     if (typeof entry !== 'object' || entry === null) throw new InvalidInputError(`\`activity[${i}]\``, entry, 'an object { account, day, contracts }');
+    checkFields(entry, DAILY_ACTIVITY_FIELDS, () => `\`activity[${i}]\``);
     const account = accounts.get(entry.account);
     if (account === undefined) {
       throw new InvalidInputError(`\`activity[${i}].account\``, entry.account, `an account listed in \`accounts\` (${[...accounts.keys()].join(', ')})`);

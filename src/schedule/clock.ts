@@ -1,3 +1,4 @@
+import { markBuild } from './build.js';
 import { performance } from 'node:perf_hooks';
 
 /**
@@ -60,12 +61,12 @@ class LongTimer {
  * The machine's clocks: `performance.now()` and `Date.now()`, and `setTimeout`. A delay longer
  * than `setTimeout` keeps (about 24.8 days) is waited in chunks.
  */
-export const systemClock: Clock = {
+export const systemClock: Clock = markBuild({
   now: () => performance.now(),
   wall: () => Date.now(),
   setTimer: (callback, delayMs) => (delayMs > MAX_TIMEOUT_MS ? new LongTimer(callback, delayMs) : setTimeout(callback, Math.max(0, Math.ceil(delayMs)))),
   clearTimer: (handle) => (handle instanceof LongTimer ? handle.clear() : clearTimeout(handle as ReturnType<typeof setTimeout>)),
-};
+});
 
 interface VirtualTimer {
   readonly at: number;

@@ -1,10 +1,17 @@
 import { InvalidInputError, RefusedError, type RefusalReason } from '../errors.js';
+import { checkFields } from '../rules/parse.js';
+import { checkSameBuild, markBuild } from './build.js';
 import { type Clock, systemClock } from './clock.js';
 import { type RateLimitFeedback, readFeedback } from './feedback.js';
 import { type ErrorSource, Listeners } from './listeners.js';
 import { type Resolve, type Slot, TaskQueue, cancelSlot, isLive } from './queue.js';
 import { type LimitStore, memoryStore } from './store.js';
 import { WindowLimit, type WindowLimitOptions } from './window.js';
+
+// Limits say which copy of traderatio made them, for the message when two copies meet.
+markBuild(WindowLimit.prototype);
+
+const LIMIT_OPTION_FIELDS: readonly string[] = ['name', 'limit', 'windowMs', 'maxWindowMs', 'marginMs', 'reserve'];
 
 /** Options of a {@link Scheduler}. */
 export interface SchedulerOptions {
@@ -137,6 +144,7 @@ export class Scheduler {
 
   constructor(options: SchedulerOptions = {}) {
     if (typeof options !== 'object' || options === null) throw new InvalidInputError('scheduler options', options, 'an object');
+    checkFields(options, ['clock', 'maxQueue', 'store'], 'the scheduler options');
     this.clock = options.clock ?? systemClock;
     const maxQueue = options.maxQueue ?? 100_000;
     if (typeof maxQueue !== 'number' || !(maxQueue >= 0) || (!Number.isSafeInteger(maxQueue) && maxQueue !== Infinity)) {
@@ -152,10 +160,19 @@ export class Scheduler {
 
   /**
    * Makes a limit that tasks of this scheduler can draw on, its state kept by the scheduler's
-   * store (in this process by default; shared with other processes by a Redis store).
+   * store (in this process by default; shared with other processes by a Redis store). A `name`
+   * that another limit of this scheduler has is refused: names key stats, events and shared state.
    */
   limit(options: WindowLimitOptions): Limit {
+    if (typeof options === 'object' && options !== null) {
+      checkFields(options, LIMIT_OPTION_FIELDS, 'the limit options');
+      // A name keys stats, events and a store's shared state: two limits may not share one.
+      if (options.name !== undefined && [...this.owned].some((o) => o.name === options.name)) {
+        throw new InvalidInputError('`name`', options.name, 'a name no other limit of this scheduler has');
+      }
+    }
     const l = this.store.limit(options, this);
+    if (!(l instanceof WindowLimit)) checkSameBuild('the limit the store made', l, 'the scheduler', WindowLimit.prototype);
     if (!(l instanceof WindowLimit) || l.owner !== null) throw new InvalidInputError('the limit the store made', l, 'a new WindowLimit');
     l.owner = this;
     this.owned.add(l);
@@ -632,6 +649,7 @@ export class Scheduler {
   }
 
   private ownedLimit(l: unknown, field: string): void {
+    if (!(l instanceof WindowLimit)) checkSameBuild(field, l, 'the scheduler', WindowLimit.prototype);
     if (!(l instanceof WindowLimit) || l.owner !== this) throw new InvalidInputError(field, l, 'a limit made by this scheduler (scheduler.limit(...))');
   }
 

@@ -267,6 +267,9 @@ describe('AccountLimiter', () => {
     expect(limiter.limitAtNext0800('sub')).toMatchObject({ limit: 250 }); // small accounts take the aggregated ratio
     expect(w.down?.tier.limit).toBe(200);
     expect(limiter.whatIf('main', 'SOL_USDT').up?.fewerRequests).toBe(25);
+    expect(w.down).toMatchObject({ spareRequests: 80 }); // 900 / 180 = 5 keeps tier 4
+    limiter.setVipLevel(13);
+    expect(limiter.whatIf('main')).toMatchObject({ tier: { tier: 1 }, up: null, down: null }); // below VIP 14 nothing moves the tier
     limiter.close();
   });
 
@@ -433,7 +436,7 @@ describe('AccountLimiter: bad input changes nothing', () => {
     const { limiter, at } = setup();
     await at(T0 + H);
     const fill = (when?: number) => limiter.recordFill('main', { contract: 'BTC_USDT', role: 'maker', volume: '1', ...(when === undefined ? {} : { at: when }) });
-    expect(() => fill(9e15)).toThrow('Expected `at` to be an instant in epoch milliseconds (an integer) from 2000-01-01 to 2200-01-01, got 9000000000000000');
+    expect(() => fill(9e15)).toThrow('Expected `at` to be an instant from 2000-01-01 to 2200-01-01: epoch milliseconds (an integer), a Date, or ISO 8601 text with a zone (2026-11-05T10:00:00Z) or a day (2026-11-05), got 9000000000000000');
     expect(() => fill((T0 + H) * 1000)).toThrow(InvalidInputError);
     expect(() => limiter.snapshot()).not.toThrow();
     fill();

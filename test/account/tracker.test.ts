@@ -74,7 +74,7 @@ describe('Tracker: refused input leaves nothing behind', () => {
   it('refuses instants outside 2000 to 2200 (microseconds, negative, -1 on 1970-01-01)', () => {
     const t = new Tracker();
     for (const at of [-1, 0, T0 * 1000, 9e15, T0 + 0.5]) {
-      expect(() => t.recordRequest('main', 'BTC_USDT', 'place', at)).toThrow('Expected `at` to be an instant in epoch milliseconds (an integer) from 2000-01-01 to 2200-01-01');
+      expect(() => t.recordRequest('main', 'BTC_USDT', 'place', at)).toThrow('Expected `at` to be an instant from 2000-01-01 to 2200-01-01: epoch milliseconds (an integer), a Date, or ISO 8601 text with a zone (2026-11-05T10:00:00Z) or a day (2026-11-05)');
       expect(() => t.recordFill('main', 'BTC_USDT', 'maker', '1', at)).toThrow(InvalidInputError);
     }
     expect(t.snapshot()).toEqual({ latest: null, days: [], hours: [] });

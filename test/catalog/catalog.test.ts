@@ -63,10 +63,27 @@ describe('createCatalog().classify (R10)', () => {
     expect(() => catalog.classifyWebSocket('options' as never, 'place')).toThrow('`market`');
   });
 
+  it.each([
+    'https://api.gateio.ws/api/v4/futures/usdt/orders',
+    'http://localhost:8080/api/v4/futures/usdt/orders?settle=usdt#x',
+    'HTTPS://fx-api.gateio.ws/api/v4/futures/usdt/orders',
+    new URL('https://host/api/v4/futures/usdt/orders?x=1'),
+  ])('reads a full URL as HTTP clients give it (%s): any host, the query ignored', (url) => {
+    const c = catalog.classify('POST', url);
+    expect(c).toEqual(catalog.classify('POST', '/api/v4/futures/usdt/orders'));
+    expect(c).toMatchObject({ endpoint: '/futures/{settle}/orders', market: 'futures', action: 'place' });
+  });
+
+  it('refuses a URL that is not http(s), or a relative path', () => {
+    expect(() => catalog.classify('POST', 'ftp://host/api/v4/futures/usdt/orders')).toThrow('an API path starting with "/", or a full http(s) URL');
+    expect(() => catalog.classify('POST', 'api/v4/futures/usdt/orders')).toThrow('an API path starting with "/", or a full http(s) URL');
+    expect(() => catalog.classify('POST', 'https://host/api/v4/nowhere')).toThrow('a path of the API v4');
+  });
+
   it('takes overrides of the published limits', () => {
     const c = createCatalog({ limits: { withdrawals: { limit: 1, windowMs: 5000 } } });
     expect(c.classify('POST', '/withdrawals').limits[0]).toMatchObject({ key: 'withdrawals', limit: 1, windowMs: 5000 });
-    expect(() => createCatalog({ limits: { nope: { limit: 1, windowMs: 1 } } })).toThrow('Expected a `limits` key to be one of public');
+    expect(() => createCatalog({ limits: { nope: { limit: 1, windowMs: 1 } } })).toThrow('Unknown field `nope` in `limits`. The fields are public');
     expect(() => createCatalog({ limits: { withdrawals: { limit: 0, windowMs: 1 } } })).toThrow('`limits.withdrawals`.limit');
   });
 
@@ -82,8 +99,8 @@ describe('createCatalog().classify (R10)', () => {
 describe('createCatalog with keys from parsed JSON', () => {
   it('refuses a "__proto__" limit key and leaves the prototype of every object alone', () => {
     const options = JSON.parse('{ "limits": { "__proto__": { "limit": 1, "windowMs": 1 } } }') as CatalogOptions;
-    expect(() => createCatalog(options)).toThrow('Expected a `limits` key to be one of public');
-    expect(() => createCatalog(JSON.parse('{ "limits": { "constructor": { "limit": 1, "windowMs": 1 } } }') as CatalogOptions)).toThrow('a `limits` key');
+    expect(() => createCatalog(options)).toThrow('Unknown field `__proto__` in `limits`. The fields are public');
+    expect(() => createCatalog(JSON.parse('{ "limits": { "constructor": { "limit": 1, "windowMs": 1 } } }') as CatalogOptions)).toThrow('Unknown field `constructor` in `limits`');
     const c = createCatalog({ limits: { withdrawals: { limit: 2, windowMs: 3000 } } });
     expect(Object.getPrototypeOf(c.limits)).toBeNull();
     expect(c.limits['__proto__']).toBeUndefined();

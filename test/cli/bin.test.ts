@@ -152,7 +152,7 @@ describe('empty and odd inputs', () => {
     const path = file('escape.csv', 'account,contract,\u001b[2Jplace\u0007\nA,BTC_USDT,1\n');
     const r = cli(['plan', path]);
     expect(r.err).toMatch(new RegExp(`^traderatio: ${path}:1: `));
-    expect(r.err).toContain('\\x1b[2jplace\\x07');
+    expect(r.err).toContain('\\x1b[2Jplace\\x07');
     expect(r.err).not.toMatch(/[\u0000-\u0009\u000b-\u001f]/);
   });
 });
@@ -206,5 +206,81 @@ describe('commands and options', () => {
     expect(r.status).toBe(0);
     expect(JSON.parse(r.stdout).accounts).toHaveLength(4);
     expect(path).toContain('-family.csv');
+  });
+});
+
+describe('unknown fields', () => {
+  const timeline = (contract: string, extra = '') =>
+    `{\n  "accounts": [{ "id": "main", "role": "main" }],${extra}\n  "activity": [\n    { "account": "main", "day": "2026-11-01", "contracts": [${contract}] }\n  ]\n}\n`;
+  it.each([
+    ['timeline', 'snake.json', timeline('{ "contract": "BTC_USDT", "maker_volume": "800000", "place": 10 }'), ':4: Unknown field `maker_volume` in `contracts[0]` in `activity[0]` (main, 2026-11-01): did you mean `makerVolume`?'],
+    ['timeline', 'short.json', timeline('{ "contract": "BTC_USDT", "takerVol": "800000", "place": 10 }'), ':4: Unknown field `takerVol` in `contracts[0]` in `activity[0]` (main, 2026-11-01): did you mean `takerVolume`?'],
+    ['timeline', 'top.json', timeline('{ "contract": "BTC_USDT", "place": 10 }', '\n  "vip_level": 12,'), ':3: Unknown field `vip_level` in the timeline input: did you mean `vipLevel`?'],
+    ['timeline', 'foo.json', timeline('{ "contract": "BTC_USDT", "place": 10 }', '\n  "foo": 1,'), ':3: Unknown field `foo` in the timeline input. The fields are accounts, activity, vipLevel, vipChanges'],
+    ['plan', 'snake.json', '[\n  { "account": "A", "contract": "BTC_USDT",\n    "maker_volume": "5" }\n]\n', ':3: Unknown field `maker_volume` in row 0: did you mean `makerVolume`?'],
+    ['plan', 'camel.csv', 'account,contract,makerVolume\nA,BTC_USDT,5\n', ':1: unknown column "makerVolume": did you mean "maker_volume"? The columns are account, contract, maker_volume'],
+    ['simulate', 'camel.csv', 'at,account,method,path,fillRole\n', ':1: unknown column "fillRole": did you mean "fill_role"?'],
+  ])('%s refuses an unknown field in %s, naming its line and the closest known one', (command, name, content, message) => {
+    const path = file(`unknown-${command}-${name}`, content);
+    const r = cli([command, path]);
+    expect(r.code).toBe(1);
+    expect(r.out).toBe('');
+    expect(r.err).toContain(`traderatio: ${path}${message}`);
+  });
+
+  it('reads a plan in JSON with the library spelling', () => {
+    const r = cli(['plan', 'examples/family.json', '--json']);
+    expect(r.code).toBe(0);
+    expect(JSON.parse(r.out).accounts).toHaveLength(3);
+  });
+});
+
+describe('plan margins', () => {
+  it('offers no margin below VIP 14, and says why', () => {
+    const r = cli(['plan', 'examples/family.csv', '--vip', '13']);
+    expect(r.code).toBe(0);
+    expect(r.out).toMatch(/^A\s+7\.2273\s+13\.1177\s+aggregated\s+1\s+100 r\/s\s+-\s+-$/m);
+    expect(r.out).not.toContain('maker USDT');
+    expect(r.out).toContain('Below VIP 14 every account is at tier 1 whatever its ratio: no volume and no request count changes the limit.');
+    const json = JSON.parse(cli(['plan', 'examples/family.csv', '--vip', '13', '--json']).out);
+    expect(json.accounts[0]).toMatchObject({ tier: 1, up: null, down: null });
+  });
+
+  it('gives the spare before the tier below in one meaning, 0 and 0 at a ratio exactly on the bound', () => {
+    const r = cli(['plan', '-'], 'account,contract,maker_volume,place\nA,BTC_USDT,1000,100\n');
+    expect(r.code).toBe(0);
+    expect(r.out).toContain('0.00 maker USDT or 0 requests, then 250 r/s');
+    expect(r.out).not.toContain('-0.00');
+    expect(r.out).toContain('the maker\nvolume that may be lost, or the requests that may be added, with the tier kept; any more drops it.');
+  });
+});
+
+describe('numbers', () => {
+  it.each([
+    ['1e5'], ['1e400'], ['+5'], ['.5'], ['5.'],
+  ])('refuses the amount %s in a plan, naming the line and field', (amount) => {
+    const path = file(`amount-${amount}.csv`, `account,contract,maker_volume,place\nA,BTC_USDT,${amount},100\n`);
+    expect(cli(['plan', path])).toEqual({ code: 1, out: '', err: `traderatio: ${path}:2: Expected \`maker_volume\` of BTC_USDT in account A to be a non-negative decimal string, got "${amount}"\n` });
+  });
+
+  it('refuses the count 1e3, as every count is digits', () => {
+    const path = file('count.csv', 'account,contract,maker_volume,place\nA,BTC_USDT,5,1e3\n');
+    expect(cli(['plan', path]).err).toBe(`traderatio: ${path}:2: Expected \`place\` to be a non-negative integer, got "1e3"\n`);
+  });
+
+  it('prints ratios to 8 places in JSON with the exact fraction beside them, and huge counts as integers', () => {
+    const json = JSON.parse(cli(['plan', '-', '--json'], 'account,contract,maker_volume,place\nA,BTC_USDT,1000,3\n').out);
+    expect(json.accounts[0].own).toMatchObject({ ratio: '333.33333333', numerator: '1000', denominator: '3' });
+    const huge = cli(['plan', '-'], `account,contract,maker_volume,place\nA,BTC_USDT,1${'0'.repeat(60)},1\n`);
+    expect(huge.code).toBe(0);
+    expect(huge.out).not.toMatch(/\de\+\d/);
+  });
+
+  it('says which account each refused request came from, and counts in the singular for 1', () => {
+    const r = cli(['simulate', 'examples/requests.csv']);
+    expect(r.out).toMatch(/^ {2}e\.g\. line 102 at 2026-11-20T09:00:00\.300Z: account main over futures\.place$/m);
+    const one = cli(['simulate', '-'], 'at,account,method,path,fill_role,fill_volume,contract\n2026-11-20T09:00:00Z,main,GET,/spot/tickers,,,\n2026-11-20T09:00:01Z,main,,,maker,5,BTC_USDT\n');
+    expect(one.out).toMatch(/^3 lines \(1 request, 1 fill\) from/);
+    expect(one.out).toContain('As sent, the exchange would refuse 0 requests with 429.');
   });
 });

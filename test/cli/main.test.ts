@@ -46,7 +46,7 @@ describe('traderatio plan', () => {
     const plan = JSON.parse(out);
     expect(plan.aggregated).toMatchObject({ numerator: '1057', denominator: '129', tier: 4, limit: 250 });
     expect(plan.accounts.map((a: { limit: number }) => a.limit)).toEqual([250, 250, 300]);
-    expect(plan.accounts[2].down).toMatchObject({ limit: 250, moreRequests: 1 });
+    expect(plan.accounts[2].down).toMatchObject({ limit: 250, spareRequests: 0 });
   });
 
   it('names the file, line and field of bad input, with exit code 1 and no stack trace', async () => {
@@ -61,7 +61,7 @@ describe('traderatio plan', () => {
       [bad('c.csv', 'account,contract\nA,BTC_USDT\nA,btc-usdt\n'), ':3: account A lists btc-usdt again (first on line 2)'],
       [bad('d.csv', 'account,contract,colour\n'), ':1: unknown column "colour"'],
       [bad('e.csv', 'account,contract\nA,BTC_USDT,9\n'), ':2: 3 fields where the header (line 1) has 2'],
-      [bad('f.json', '[\n  { "account": "A", "contract": "BTC_USDT" },\n  { "account": "A", "contract": "ETH_USDT", "taker_volume": "x" }\n]\n'), ':3: Expected `taker_volume`'],
+      [bad('f.json', '[\n  { "account": "A", "contract": "BTC_USDT" },\n  { "account": "A", "contract": "ETH_USDT", "takerVolume": "x" }\n]\n'), ':3: Expected `takerVolume`'],
       [bad('g.json', '[\n  {"account": "A",\n'), ':3: not valid JSON'],
       [bad('h.csv', ''), ':1: the file is empty'],
     ];
@@ -132,7 +132,7 @@ describe('traderatio timeline', () => {
     expect(code).toBe(1);
     expect(err).toContain(`${file}:5: Expected \`activity[1].day\` to be a UTC day`);
     writeFileSync(file, '{ "accounts": [{ "id": "b", "createdAt": "yesterday" }], "activity": [] }');
-    expect((await capture(['timeline', file])).err).toContain('Expected `accounts[0].createdAt` to be an ISO instant');
+    expect((await capture(['timeline', file])).err).toContain('Expected `accounts[0].createdAt` to be an instant from 2000-01-01 to 2200-01-01: epoch milliseconds (an integer), a Date, or ISO 8601 text');
   });
 });
 
@@ -198,7 +198,7 @@ describe('traderatio simulate', () => {
     const dir = mkdtempSync(join(tmpdir(), 'traderatio-'));
     const cases: [string, string][] = [
       ['at,account,method,path\n1793491200000,main,GET,/spot/tickers\n1793491199999,main,GET,/spot/tickers\n', ':3: Expected `at` to be at or after the line before'],
-      ['at,account,method,path\nyesterday,main,GET,/spot/tickers\n', ':2: Expected `at` to be epoch milliseconds or an ISO instant'],
+      ['at,account,method,path\nyesterday,main,GET,/spot/tickers\n', ':2: Expected `at` to be an instant from 2000-01-01 to 2200-01-01: epoch milliseconds (an integer), a Date, or ISO 8601 text'],
       ['at,account,method,path\n1793491200000,main,GET,/nowhere\n', ':2: Expected `path` to be a path of the API v4'],
       ['at,account,contract,fill_role,fill_volume\n1793491200000,main,BTC_USDT,buyer,5\n', ':2: Expected `fill_role` to be "maker" or "taker", got "buyer"'],
       ['at,account,contract,fill_role,fill_volume\n1793491200000,main,BTC_USDT,maker,-5\n', ':2: Expected `volume` to be a non-negative decimal string, got "-5"'],
@@ -222,14 +222,14 @@ describe('traderatio with an instant out of range', () => {
     writeFileSync(json, '{\n  "accounts": [\n    { "id": "main", "role": "main" },\n    { "id": "b", "createdAt": 9000000000000000 }\n  ],\n  "activity": [{ "account": "main", "day": "2026-11-01", "contracts": [] }],\n  "vipChanges": [{ "at": "2300-01-01T00:00:00Z", "level": 12 }]\n}\n');
     const timeline = await capture(['timeline', json]);
     expect(timeline.code).toBe(1);
-    expect(timeline.err).toContain(`${json}:4: Expected \`accounts[1].createdAt\` to be an instant in epoch milliseconds (an integer) from 2000-01-01 to 2200-01-01, got 9000000000000000`);
+    expect(timeline.err).toContain(`${json}:4: Expected \`accounts[1].createdAt\` to be an instant from 2000-01-01 to 2200-01-01: epoch milliseconds (an integer), a Date, or ISO 8601 text with a zone (2026-11-05T10:00:00Z) or a day (2026-11-05), got 9000000000000000`);
     writeFileSync(json, '{\n  "accounts": [{ "id": "main", "role": "main" }],\n  "activity": [],\n  "vipChanges": [\n    { "at": "2300-01-01T00:00:00Z", "level": 12 }\n  ]\n}\n');
     expect((await capture(['timeline', json])).err).toContain(`${json}:5: Expected \`vipChanges[0].at\` to be an instant`);
     const csv = join(dir, 'x.csv');
     writeFileSync(csv, 'at,account,method,path,contract\n1793491200000,main,POST,/futures/usdt/orders,BTC_USDT\n1793491200000000,main,POST,/futures/usdt/orders,BTC_USDT\n');
     const simulate = await capture(['simulate', csv]);
     expect(simulate.code).toBe(1);
-    expect(simulate.err).toContain(`${csv}:3: Expected \`at\` to be an instant in epoch milliseconds (an integer) from 2000-01-01 to 2200-01-01, got 1793491200000000`);
+    expect(simulate.err).toContain(`${csv}:3: Expected \`at\` to be an instant from 2000-01-01 to 2200-01-01: epoch milliseconds (an integer), a Date, or ISO 8601 text with a zone (2026-11-05T10:00:00Z) or a day (2026-11-05), got 1793491200000000`);
     for (const r of [timeline, simulate]) expect(r.err).not.toContain('Invalid time value');
   });
 });

@@ -1,3 +1,4 @@
+import { inspect } from 'node:util';
 import { describe, expect, it } from 'vitest';
 import { InvalidInputError } from '../../src/errors.js';
 import { compareRatio, resolveRatioOptions, tradeRatio } from '../../src/rules/ratio.js';
@@ -80,6 +81,20 @@ describe('tradeRatio (R1)', () => {
     expect(() => resolveRatioOptions({ makerWeight: '-1' })).toThrow('`makerWeight`');
     expect(() => resolveRatioOptions({ coefficients: { SOL_USDT: '0' } })).toThrow('`coefficients.SOL_USDT`');
     expect(() => resolveRatioOptions({ defaultCoefficient: 'x' })).toThrow('`defaultCoefficient`');
+  });
+});
+
+describe('a ratio result printed', () => {
+  it('shows its decimals in console.log and JSON, not the exact sums inside', () => {
+    const r = tradeRatio([{ contract: 'BTC_USDT', makerVolume: '100', takerVolume: '200', place: 30 }, { contract: 'SOL_USDT', makerVolume: '20', takerVolume: '20', place: 35 }]);
+    const shown = inspect(r);
+    expect(shown).toBe(
+      "RatioResult {\n  ratio: '7.2272727272727272727272727272727272727272727272727272727272727272727272727272727',\n" +
+      "  numerator: '318',\n  denominator: '44',\n  makerVolume: '120',\n  takerVolume: '220',\n  volume: '340',\n  requests: 65\n}",
+    );
+    expect(shown).not.toMatch(/\d+n\b|units|scale/);
+    expect(inspect({ nested: r }, { depth: 4 })).toContain("ratio: '7.2272");
+    expect(JSON.parse(JSON.stringify(r))).toMatchObject({ ratio: expect.stringMatching(/^7\.2272/), numerator: '318', requests: 65 });
   });
 });
 

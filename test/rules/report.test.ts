@@ -106,7 +106,7 @@ describe('reconcileTier (R16)', () => {
     expect(() => reconcileTier({ ...base, local: 8 })).toThrow(/`local`.*1 to 7/);
     expect(() => reconcileTier({ ...base, policy: 'max' as 'min' })).toThrow(/`policy`/);
     expect(() => reconcileTier({ ...base, at: Number.NaN })).toThrow(/`at`/);
-    expect(() => reconcileTier({ ...base, snapshotAt: '2026-11-21' as unknown as number })).toThrow(/`snapshotAt`/);
+    expect(() => reconcileTier({ ...base, snapshotAt: '2026-11-21 00:00' as unknown as number })).toThrow(/`snapshotAt`/);
     expect(() => reconcileTier({ ...base, report: undefined as unknown as RateLimitReport })).toThrow(/`report`/);
   });
 });

@@ -15,6 +15,17 @@ function setup(maxQueue?: number) {
 }
 
 describe('Scheduler', () => {
+  it('refuses a second limit with a name another limit has, and unknown limit options', () => {
+    const scheduler = new Scheduler({ clock: new VirtualClock() });
+    scheduler.limit({ name: 'futures.place', limit: 100, windowMs: 1000 });
+    expect(() => scheduler.limit({ name: 'futures.place', limit: 50, windowMs: 1000 })).toThrow(
+      'Expected `name` to be a name no other limit of this scheduler has, got "futures.place"',
+    );
+    expect(scheduler.stats().limits.map((l) => l.name)).toEqual(['futures.place']);
+    expect(() => scheduler.limit({ name: 'b', limit: 1, window: 1000 } as never)).toThrow('Unknown field `window` in the limit options: did you mean `windowMs`?');
+    expect(() => new Scheduler({ clock: new VirtualClock() }).limit({ name: 'futures.place', limit: 1, windowMs: 1 })).not.toThrow();
+  });
+
   it('runs a task at once, inside schedule(), when its limits allow it', async () => {
     const { scheduler, log, task } = setup();
     const l = scheduler.limit({ limit: 2, windowMs: 1000 });
