@@ -41,7 +41,6 @@ export default defineConfig([
     ...shared,
     entry: { index: 'src/index.ts', redis: 'src/redis/index.ts', fetch: 'src/fetch/index.ts', exchange: 'src/exchange/index.ts' },
     format: 'cjs',
-    define: { ...shared.define, __TRADERATIO_FORMAT__: JSON.stringify('CommonJS') },
     splitting: true,
     // Declarations only. They say what a user may call: members marked @internal are left out.
     dts: { only: true, compilerOptions: { stripInternal: true } },

@@ -2,7 +2,7 @@ import { InvalidInputError } from '../errors.js';
 import { type AbuseOptions, type HourlyActivity, resolveAbuseOptions } from '../rules/abuse.js';
 import { coefficientOf, normalizeContract } from '../rules/contracts.js';
 import { Dec, type DecimalInput } from '../rules/decimal.js';
-import { type AccountActivity, type FamilyConfig, type FamilyOptions, type RatioBasis, FAMILY_OPTION_FIELDS, rateFamily, readFamilyOptions, resolveFamilyOptions } from '../rules/family.js';
+import { type AccountActivity, type FamilyConfig, type FamilyOptions, type RatioBasis, FAMILY_OPTION_FIELDS, rateFamily, readFamilyOptions } from '../rules/family.js';
 import { toDec } from '../rules/fixed.js';
 import { tierMargins } from '../rules/margins.js';
 import { parseCount, parseId, parseNonNegativeDecimal, readOptions } from '../rules/parse.js';
@@ -282,7 +282,7 @@ export function advise(activity: AdviceInput | readonly AccountActivity[], optio
         figures: { volume: a.own.volume.toString(), threshold: threshold.toString(), makerVolume: more.toString() },
       }, withMakerAdded(input.accounts, a.account, more));
     }
-    const broker = resolveFamilyOptions({ ...options, kind: 'broker' });
+    const broker = readFamilyOptions({ ...options, kind: 'broker' }, ADVISE_OPTION_FIELDS, 'the advise options');
     findings.push({
       kind: 'family-broker', rules: ['R7'], account: null, informational: true,
       change: 'rate the family as a broker family (every account by its own ratio)', figures: {},

@@ -1,6 +1,6 @@
 import { InvalidInputError } from '../errors.js';
 import { readRateLimit, type RateLimit } from '../rules/abuse.js';
-import { readOptions } from '../rules/parse.js';
+import { parsePositiveInteger, readOptions } from '../rules/parse.js';
 import { type WebSocketBudget, channelRequest } from './channels.js';
 
 /** The market a request belongs to (R10). */
@@ -262,7 +262,9 @@ export function readClassification(value: unknown, field: string): Classificatio
   c.limits.forEach((spec: LimitSpec, i: number) => {
     const where = `\`limits[${i}]\` of ${field}`;
     if (typeof spec?.key !== 'string' || (spec.scope !== 'account' && spec.scope !== 'ip')) throw new InvalidInputError(where, spec, 'a limit spec');
-    readRateLimit(spec, where);
+    // A spec carries its key and scope beside N and W: those two are read as a limit's.
+    parsePositiveInteger(spec.limit, `${where}.limit`);
+    parsePositiveInteger(spec.windowMs, `${where}.windowMs`);
   });
   return c as Classification;
 }

@@ -4,15 +4,15 @@ declare const __TRADERATIO_FORMAT__: string | undefined;
 declare const __TRADERATIO_VERSION__: string | undefined;
 
 /**
- * Which build of traderatio this copy is: `ESM` (loaded with `import`), `CommonJS` (loaded with
- * `require`), or `source` (the TypeScript sources, in this repository's tests).
+ * Which build of traderatio this copy is: `ESM` (the package, whose CommonJS entries require the
+ * same ES modules), or `source` (the TypeScript sources, in this repository's tests).
  */
 export const BUILD: string = typeof __TRADERATIO_FORMAT__ === 'string' ? __TRADERATIO_FORMAT__ : 'source';
 
 /**
- * This copy of the library, as its objects carry it. A program may load two copies (the ESM and
- * the CommonJS builds, or two installed versions): each has its own classes and `systemClock`,
- * and an object of one is not an object of the other.
+ * This copy of the library, as its objects carry it. A program may load two copies (two installed
+ * versions, or one bundled into the program beside one installed): each has its own classes and
+ * `systemClock`, and an object of one is not an object of the other.
  */
 interface Copy {
   readonly build: string;
@@ -49,8 +49,8 @@ export class MixedBuildsError extends InvalidInputError {
     super(what, value, `an object of the same copy of traderatio as ${where}`);
     const name = (c: Copy) => `the ${c.build} build of traderatio ${c.version}`;
     this.message = `${what} comes from ${name(theirs)} and ${where} from ${theirs.build === ours.build && theirs.version === ours.version ? 'another copy of it' : name(ours)}: ` +
-      'the program loads two copies of the library (one with import, one with require, or two installed versions), whose classes and clocks are not each other\'s. ' +
-      'Load traderatio and traderatio/redis the same way (both import, or both require), from one installation.';
+      'the program loads two copies of the library (two installed versions, or one bundled and one installed), whose classes and clocks are not each other\'s. ' +
+      'Load traderatio and traderatio/redis from one installation.';
   }
 }
 

@@ -54,7 +54,8 @@ describe('traderatio advise on a request log', () => {
     const now = rateFamily([{ account: 'm', contracts: [{ contract: 'BTC_USDT', makerVolume: '9000', place: 1520, cancel: 1520 }] }]);
     const edited = rateFamily([{ account: 'm', contracts: [{ contract: 'BTC_USDT', makerVolume: '9000', place: 510, amend: 1010, cancel: 510 }] }]);
     expect(r.now.aggregated.denominator).toBe(now.aggregated.denominator.toString());
-    expect(pairs.outcome.aggregated).toMatchObject({ numerator: '9000', denominator: edited.aggregated.denominator.toString(), ratio: edited.aggregated.ratio!.toString() });
+    // JSON gives ratios to 8 places, the exact numerator and denominator beside them.
+    expect(pairs.outcome.aggregated).toMatchObject({ numerator: '9000', denominator: edited.aggregated.denominator.toString(), ratio: edited.aggregated.ratio!.toFixed(8) });
     // 9000 / 3040 = 2.96 (tier 2, 150 r/s); 9000 / 2030 = 4.43 (tier 3, 200 r/s).
     expect([r.now.accounts[0].limit, pairs.outcome.accounts[0].limit]).toEqual([150, 200]);
     expect([now.accounts[0]!.tier.limit, edited.accounts[0]!.tier.limit]).toEqual([150, 200]);
@@ -71,7 +72,7 @@ describe('traderatio advise on a request log', () => {
     const r = JSON.parse((await capture(['advise', file, '--json'])).out);
     const library = advise({ accounts: [{ account: 'm', contracts: [{ contract: 'BTC_USDT', makerVolume: '9000', place: 1520, cancel: 1520 }] }], pairs: [{ account: 'm', contract: 'BTC_USDT', pairs: 1010 }] });
     expect(r.findings.map((f: { change: string }) => f.change)).toEqual(library.findings.map((f) => f.change));
-    expect(r.combination.outcome.aggregated.ratio).toBe(library.combination!.outcome.aggregated.ratio!.toString());
+    expect(r.combination.outcome.aggregated.ratio).toBe(library.combination!.outcome.aggregated.ratio!.toFixed(8));
   });
 
   it('prints a ranked table naming each rule, the combination, and the throttle near misses', async () => {

@@ -174,7 +174,7 @@ describe('WindowLimit input', () => {
       try {
         call();
       } catch (e) {
-        expect((e as InvalidInputError).field).toBe(field);
+        expect((e as InvalidInputError).field).toBe(field.replaceAll('`', ''));
       }
     }
     expect(l.snapshot()).toEqual(before);
@@ -209,7 +209,7 @@ describe('WindowLimit.restore of a bad state', () => {
         error = e;
       }
       expect(error).toBeInstanceOf(InvalidInputError);
-      expect((error as InvalidInputError).field).toBe(field);
+      expect((error as InvalidInputError).field).toBe(field.replaceAll('`', ''));
     });
   }
 
