@@ -1,6 +1,7 @@
 import { DAY_MS, formatUtcDay } from '../rules/calendar.js';
 import type { RatioResult } from '../rules/ratio.js';
 import type { TierTable } from '../rules/tiers.js';
+import { LEFT, RIGHT, SHADES, TOP, WIDTH } from './chart.js';
 import { timeAxis } from './ticks.js';
 
 /** The family's aggregated ratio on each day of a log (the 7 days ending that day), as logged and with the changes. */
@@ -9,13 +10,8 @@ export interface RatioSeries {
   readonly tiers: TierTable;
 }
 
-const WIDTH = 960;
 const HEIGHT = 420;
-const LEFT = 112;
-const RIGHT = 20;
-const TOP = 84;
 const BOTTOM = 56;
-const SHADES = ['#f4f4f4', '#eef3fb', '#e3ecf8', '#d6e4f5', '#c8dbf1', '#b9d1ed', '#a9c6e8'];
 
 /**
  * A line chart of the family's aggregated ratio over the days of a log, as logged (grey) and with

@@ -9,13 +9,14 @@ export function escapeXml(s: string): string {
   return s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;');
 }
 
-const WIDTH = 960;
-const LEFT = 112;
-const RIGHT = 20;
+/** The layout every chart shares: width, margins, and the shades of the tier bands (tier 1 first). */
+export const WIDTH = 960;
+export const LEFT = 112;
+export const RIGHT = 20;
+export const TOP = 84;
+export const SHADES = ['#f4f4f4', '#eef3fb', '#e3ecf8', '#d6e4f5', '#c8dbf1', '#b9d1ed', '#a9c6e8'];
 const PANEL = 160;
 const GAP = 52;
-const TOP = 84;
-const SHADES = ['#f4f4f4', '#eef3fb', '#e3ecf8', '#d6e4f5', '#c8dbf1', '#b9d1ed', '#a9c6e8'];
 
 /**
  * A step chart of each account's limit over time, one panel per account (R5, R6, R8). Each tier
