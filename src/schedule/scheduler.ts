@@ -627,7 +627,10 @@ export class Scheduler {
     if (value === undefined) return [];
     const list = Array.isArray(value) ? (value as readonly Limit[]) : [value as Limit];
     for (const l of list) this.ownedLimit(l, 'each of `limits`');
-    if (list.length > 1 && new Set(list).size !== list.length) throw new InvalidInputError('`limits`', list.map((l) => l.name), 'each limit once');
+    // Each limit once, checked without allocating (a task draws on a handful of limits).
+    for (let i = 1; i < list.length; i++) {
+      for (let j = 0; j < i; j++) if (list[j] === list[i]) throw new InvalidInputError('`limits`', list.map((l) => l.name), 'each limit once');
+    }
     return list;
   }
 
