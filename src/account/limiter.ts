@@ -59,6 +59,12 @@ export interface AccountLimiterOptions extends FamilyOptions {
    */
   readonly unknownContract?: string;
   /**
+   * Safety margin of R13, milliseconds: every limit counts each request for its window plus this,
+   * so that network jitter bringing two requests closer on arrival at the exchange (which counts
+   * arrivals) cannot put N + 1 in one of its windows. @default 0
+   */
+  readonly marginMs?: number;
+  /**
    * What {@link AccountLimiter.reportRateLimit} does with the exchange's report (R16) when it
    * disagrees with the tier the rules give: `adopt` a report made at or after the latest snapshot
    * (00:00) as the tier in force; `report` only (keep the local tier); `min`, the lower of the two.
@@ -201,7 +207,7 @@ const SNAPSHOT_VERSION = 1;
 const SNAPSHOT_FIELDS: readonly string[] = ['format', 'version', 'at', 'accounts', 'vipLevel', 'vipChanges', 'tracker', 'spotTracker'];
 const LIMITER_OPTION_FIELDS: readonly string[] = [
   ...FAMILY_OPTION_FIELDS, 'accounts', 'vipLevel', 'clock', 'catalog', 'abuse', 'spotFill', 'downgrade', 'warnAt', 'maxQueue', 'persist', 'unknownContract',
-  'reportPolicy', 'websocketBudget', 'exchangeClock',
+  'reportPolicy', 'websocketBudget', 'exchangeClock', 'marginMs',
 ];
 
 /** An hour of order requests and USDT traded, seeded from the exchange's history. */
@@ -262,6 +268,7 @@ export class AccountLimiter {
   private readonly family: FamilyConfig;
   private readonly abuse: AbuseConfig;
   private readonly spotFill: SpotFillConfig;
+  private readonly marginMs: number;
   private readonly live: boolean;
   private readonly warnAt: number;
   private readonly unknownContract: string;
@@ -299,6 +306,9 @@ export class AccountLimiter {
     this.family = readFamilyOptions(options, LIMITER_OPTION_FIELDS, 'the limiter options');
     this.abuse = resolveAbuseOptions(options.abuse);
     this.spotFill = resolveSpotFillOptions(options.spotFill);
+    const marginMs = options.marginMs ?? 0;
+    if (typeof marginMs !== 'number' || !Number.isFinite(marginMs) || marginMs < 0) throw new InvalidInputError('`marginMs`', options.marginMs, 'a non-negative number of milliseconds');
+    this.marginMs = marginMs;
     this.catalog = createCatalog(options.catalog);
     if (options.downgrade !== undefined && options.downgrade !== 'snapshot' && options.downgrade !== 'live') {
       throw new InvalidInputError('`downgrade`', options.downgrade, '"snapshot" or "live"');
@@ -992,10 +1002,10 @@ export class AccountLimiter {
       if (c.market === 'futures' && spec.key === 'futures.place') return [l.place, l.throttle];
       if (c.market === 'futures' && spec.key === 'futures.cancel') return [l.cancel];
       // R16 `separate`: WebSocket futures placement on a budget of its own, of the tier in force.
-      if (spec.key === 'ws.futures.place') return [(l.wsPlace ??= this.scheduler.limit({ name: `${account}:ws.futures.place`, limit: l.state.limit, windowMs: spec.windowMs })), l.throttle];
+      if (spec.key === 'ws.futures.place') return [(l.wsPlace ??= this.limit({ name: `${account}:ws.futures.place`, limit: l.state.limit, windowMs: spec.windowMs })), l.throttle];
       const map = spec.scope === 'ip' ? this.ipLimits : l.other;
       let limit = map.get(spec.key);
-      if (limit === undefined) map.set(spec.key, (limit = this.scheduler.limit({ name: `${spec.scope === 'ip' ? 'ip' : account}:${spec.key}`, limit: spec.limit, windowMs: spec.windowMs })));
+      if (limit === undefined) map.set(spec.key, (limit = this.limit({ name: `${spec.scope === 'ip' ? 'ip' : account}:${spec.key}`, limit: spec.limit, windowMs: spec.windowMs })));
       return [limit];
     })
       .concat(spotFillLimits(c, this.spotFill) ? [l.spotThrottle] : []);
@@ -1005,10 +1015,10 @@ export class AccountLimiter {
     const spec = this.catalog.limits;
     const tier1 = this.family.tiers[0]!;
     this.limits.set(account, {
-      place: this.scheduler.limit({ name: `${account}:futures.place`, limit: tier1.limit, windowMs: spec['futures.place']!.windowMs }),
-      throttle: this.scheduler.limit({ name: `${account}:abuse-throttle`, limit: UNTHROTTLED, windowMs: Math.max(this.abuse.noFillLimit.windowMs, this.abuse.lowFillLimit.windowMs) }),
-      spotThrottle: this.scheduler.limit({ name: `${account}:spot-fill-throttle`, limit: UNTHROTTLED, windowMs: this.spotFill.limit.windowMs }),
-      cancel: this.scheduler.limit({ name: `${account}:futures.cancel`, ...spec['futures.cancel']! }),
+      place: this.limit({ name: `${account}:futures.place`, limit: tier1.limit, windowMs: spec['futures.place']!.windowMs }),
+      throttle: this.limit({ name: `${account}:abuse-throttle`, limit: UNTHROTTLED, windowMs: Math.max(this.abuse.noFillLimit.windowMs, this.abuse.lowFillLimit.windowMs) }),
+      spotThrottle: this.limit({ name: `${account}:spot-fill-throttle`, limit: UNTHROTTLED, windowMs: this.spotFill.limit.windowMs }),
+      cancel: this.limit({ name: `${account}:futures.cancel`, ...spec['futures.cancel']! }),
       other: new Map(),
       wsPlace: null,
       state: { account, at: this.wallNow(), tier: tier1, limit: tier1.limit, throttle: null, spotThrottle: null, reason: 'initial' },
@@ -1027,6 +1037,11 @@ export class AccountLimiter {
    * Now, on the clock the rules are read on (R15): the exchange's as estimated (its middle), or
    * with `exchangeClock: 'local'` or before the first sample, the local wall clock.
    */
+  /** A limit of the limiter's scheduler, with the safety margin of R13 when one is set. */
+  private limit(options: { readonly name: string; readonly limit: number; readonly windowMs: number }): Limit {
+    return this.scheduler.limit(this.marginMs > 0 ? { ...options, marginMs: this.marginMs } : options);
+  }
+
   private wallNow(): number {
     const wall = Math.floor(this.clock.wall());
     if (!this.estimateClock) return wall;

@@ -226,6 +226,21 @@ describe('AccountLimiter', () => {
     limiter.close();
   });
 
+  it('counts every request for its window plus marginMs, so jitter on the way cannot put N + 1 in an exchange window (R13)', async () => {
+    for (const [marginMs, waited] of [[0, 1000], [5, 1005]] as const) {
+      const { limiter, clock } = setup({ marginMs });
+      const sent: number[] = [];
+      const all = Array.from({ length: 101 }, () => limiter.request('main', 'POST', '/api/v4/futures/usdt/orders', () => sent.push(clock.now()), { body: { contract: 'BTC_USDT' } }));
+      await clock.advance(waited - 1);
+      expect({ marginMs, sent: sent.length }).toEqual({ marginMs, sent: 100 });
+      await clock.advance(1);
+      await Promise.all(all);
+      expect({ marginMs, last: sent.at(-1)! - sent[0]! }).toEqual({ marginMs, last: waited });
+      limiter.close();
+    }
+    expect(() => setup({ marginMs: -1 })).toThrow('Expected `marginMs` to be a non-negative number of milliseconds, got -1');
+  });
+
   it('drops to tier 1 at a VIP drop and restores the snapshot tier at once on a rise (R6)', async () => {
     const { limiter, at } = setup();
     limiter.seed({ days: [{ account: 'main', day: T0 - D, contracts: [{ contract: 'BTC_USDT', makerVolume: '600', place: 100 }] }] });
