@@ -19,6 +19,8 @@ interface Channel {
   readonly id?: true;
   /** `req_param` is the body (placement, amendment, batches). */
   readonly body?: true;
+  /** The query parameter read from `req_param` (cancel all of a contract or pair). */
+  readonly query?: 'contract' | 'currency_pair';
 }
 
 const CHANNELS: ReadonlyMap<string, Channel> = new Map<string, Channel>([
@@ -27,14 +29,14 @@ const CHANNELS: ReadonlyMap<string, Channel> = new Map<string, Channel>([
   ['futures.order_amend', { market: 'futures', action: 'amend', method: 'PUT', path: '/orders', id: true, body: true }],
   ['futures.order_cancel', { market: 'futures', action: 'cancel', method: 'DELETE', path: '/orders', id: true }],
   ['futures.order_cancel_ids', { market: 'futures', action: 'cancel', method: 'POST', path: '/batch_cancel_orders', body: true }],
-  ['futures.order_cancel_cp', { market: 'futures', action: 'cancel', method: 'DELETE', path: '/orders' }],
+  ['futures.order_cancel_cp', { market: 'futures', action: 'cancel', method: 'DELETE', path: '/orders', query: 'contract' }],
   ['futures.order_status', { market: 'futures', action: 'other', method: 'GET', path: '/orders', id: true }],
   ['futures.order_list', { market: 'futures', action: 'other', method: 'GET', path: '/orders' }],
   ['spot.order_place', { market: 'spot', action: 'place', method: 'POST', path: '/orders', body: true }],
   ['spot.order_amend', { market: 'spot', action: 'amend', method: 'PATCH', path: '/orders', id: true, body: true }],
   ['spot.order_cancel', { market: 'spot', action: 'cancel', method: 'DELETE', path: '/orders', id: true }],
   ['spot.order_cancel_ids', { market: 'spot', action: 'cancel', method: 'POST', path: '/cancel_batch_orders', body: true }],
-  ['spot.order_cancel_cp', { market: 'spot', action: 'cancel', method: 'DELETE', path: '/orders' }],
+  ['spot.order_cancel_cp', { market: 'spot', action: 'cancel', method: 'DELETE', path: '/orders', query: 'currency_pair' }],
   ['spot.order_status', { market: 'spot', action: 'other', method: 'GET', path: '/orders', id: true }],
   ['spot.order_list', { market: 'spot', action: 'other', method: 'GET', path: '/orders' }],
 ]);
@@ -59,6 +61,13 @@ export interface ChannelRequest {
   readonly method: string;
   readonly path: string;
   readonly body?: unknown;
+  /**
+   * The query of the REST request: the contract or pair of a cancel-all, else the pair of a spot
+   * request (REST names it in the query), as `key=value`; empty when none.
+   */
+  readonly query: string;
+  /** The order id of `req_param` when the path ends with one, else empty. */
+  readonly id: string;
   readonly instrument?: string;
 }
 
@@ -71,15 +80,20 @@ export function channelRequest(channel: string, params: unknown, settle: string)
   if (c === undefined) throw new InvalidInputError('`channel`', channel, `an order channel of the WebSocket API (${WEBSOCKET_ORDER_CHANNELS.join(', ')})`);
   if (typeof settle !== 'string' || !SETTLES.has(settle)) throw new InvalidInputError('`settle`', settle, '"usdt", "btc" or "usd"');
   const p = typeof params === 'object' && params !== null && !Array.isArray(params) ? (params as Record<string, unknown>) : {};
-  const id = c.id === true ? `/${encodeURIComponent(String(p['order_id'] ?? '0'))}` : '';
-  const path = `/${c.market === 'futures' ? `futures/${settle}` : 'spot'}${c.path}${id}`;
+  const id = c.id === true ? String(p['order_id'] ?? '') : '';
+  // A path needs an id where the channel names one: a missing id is read as order 0.
+  const path = `/${c.market === 'futures' ? `futures/${settle}` : 'spot'}${c.path}${c.id === true ? `/${encodeURIComponent(id === '' ? '0' : id)}` : ''}`;
   const named = p['currency_pair'] ?? p['contract'];
+  const key = c.query ?? (c.market === 'spot' ? 'currency_pair' : undefined);
+  const value = key === undefined ? undefined : p[key];
   return {
     market: c.market,
     action: c.action,
     method: c.method,
     path,
     ...(c.body === true ? { body: params } : {}),
+    query: typeof value === 'string' ? `${key}=${encodeURIComponent(value)}` : '',
+    id,
     ...(typeof named === 'string' ? { instrument: named } : {}),
   };
 }

@@ -1,7 +1,8 @@
 import type { IncomingMessage, Server } from 'node:http';
 import type { Duplex } from 'node:stream';
 import { WebSocketServer } from 'ws';
-import type { Action, Classification, LimitSpec } from '../catalog/catalog.js';
+import type { Classification, LimitSpec } from '../catalog/catalog.js';
+import { type ChannelRequest, WEBSOCKET_ORDER_CHANNELS, channelRequest } from '../catalog/channels.js';
 import { ApiError, badRequest } from './api-error.js';
 import { signWebSocket } from './auth.js';
 import type { Account } from './core.js';
@@ -11,35 +12,6 @@ import type { ExchangeModel } from './model.js';
 /** WebSocket connections one IP may hold (R16). */
 export const MAX_CONNECTIONS_PER_IP = 300;
 
-interface Channel {
-  readonly market: 'futures' | 'spot';
-  readonly action: Action;
-  /** The REST request the channel stands for: method, path after the settle or /spot, and where the order id is. */
-  readonly method: string;
-  readonly path: string;
-  readonly id?: 'order_id';
-  /** A query parameter read from `req_param` (cancel all of a contract or pair). */
-  readonly query?: string;
-}
-
-/** The order channels of the WebSocket API, as the REST requests they stand for. */
-const CHANNELS: ReadonlyMap<string, Channel> = new Map([
-  ['futures.order_place', { market: 'futures', action: 'place', method: 'POST', path: '/orders' }],
-  ['futures.order_batch_place', { market: 'futures', action: 'place', method: 'POST', path: '/batch_orders' }],
-  ['futures.order_amend', { market: 'futures', action: 'amend', method: 'PUT', path: '/orders', id: 'order_id' }],
-  ['futures.order_cancel', { market: 'futures', action: 'cancel', method: 'DELETE', path: '/orders', id: 'order_id' }],
-  ['futures.order_cancel_ids', { market: 'futures', action: 'cancel', method: 'POST', path: '/batch_cancel_orders' }],
-  ['futures.order_cancel_cp', { market: 'futures', action: 'cancel', method: 'DELETE', path: '/orders', query: 'contract' }],
-  ['futures.order_status', { market: 'futures', action: 'other', method: 'GET', path: '/orders', id: 'order_id' }],
-  ['futures.order_list', { market: 'futures', action: 'other', method: 'GET', path: '/orders' }],
-  ['spot.order_place', { market: 'spot', action: 'place', method: 'POST', path: '/orders' }],
-  ['spot.order_amend', { market: 'spot', action: 'amend', method: 'PATCH', path: '/orders', id: 'order_id' }],
-  ['spot.order_cancel', { market: 'spot', action: 'cancel', method: 'DELETE', path: '/orders', id: 'order_id' }],
-  ['spot.order_cancel_ids', { market: 'spot', action: 'cancel', method: 'POST', path: '/cancel_batch_orders' }],
-  ['spot.order_cancel_cp', { market: 'spot', action: 'cancel', method: 'DELETE', path: '/orders', query: 'currency_pair' }],
-  ['spot.order_status', { market: 'spot', action: 'other', method: 'GET', path: '/orders', id: 'order_id' }],
-  ['spot.order_list', { market: 'spot', action: 'other', method: 'GET', path: '/orders' }],
-]);
 
 interface Connection {
   account: Account | null;
@@ -103,20 +75,17 @@ function respond(model: ExchangeModel, conn: Connection, text: string, inAt: num
         (secret, ts) => signWebSocket(secret, channel, '', ts));
       return reply(model, channel, reqId, inAt, '200', { data: { result: { api_key: payload.api_key, uid: String(conn.account.id) } } }, {});
     }
-    const spec = CHANNELS.get(channel);
-    if (spec === undefined) throw new ApiError(400, 'INVALID_ARGUMENT', `channel ${JSON.stringify(channel)} is not one of ${[...CHANNELS.keys()].join(', ')}, futures.login, spot.login`);
+    // The catalogue's table of order channels, read as the REST request each stands for (R16).
+    if (!WEBSOCKET_ORDER_CHANNELS.includes(channel)) throw new ApiError(400, 'INVALID_ARGUMENT', `channel ${JSON.stringify(channel)} is not one of ${WEBSOCKET_ORDER_CHANNELS.join(', ')}, futures.login, spot.login`);
     const account = payload.api_key !== undefined
       ? model.identify(payload.api_key, payload.timestamp === undefined ? undefined : String(payload.timestamp), payload.signature,
         (secret, ts) => signWebSocket(secret, channel, params === undefined ? '' : JSON.stringify(params), ts))
       : conn.account;
     if (account === null) throw new ApiError(401, 'INVALID_KEY', `${channel} before a login (or an api_key in the payload)`);
-    const p = (typeof params === 'object' && params !== null ? params : {}) as Record<string, unknown>;
-    const id = spec.id === undefined ? '' : String(p.order_id ?? '');
-    const queryText = spec.query !== undefined && typeof p[spec.query] === 'string' ? `${spec.query}=${encodeURIComponent(p[spec.query] as string)}` : '';
-    const query = new URLSearchParams(spec.market === 'spot' && typeof p.currency_pair === 'string' && spec.query === undefined ? `currency_pair=${encodeURIComponent(p.currency_pair)}` : queryText);
-    const path = `/api/v4/${spec.market === 'futures' ? `futures/${conn.settle}` : 'spot'}${spec.path}${spec.id === undefined ? '' : `/${encodeURIComponent(id)}`}`;
-    const body = spec.method === 'GET' || spec.method === 'DELETE' || spec.query !== undefined ? undefined : params;
-    const rest = model.classify(spec.method, path, body, query);
+    const spec = channelRequest(channel, params, conn.settle);
+    const { body, id } = spec;
+    const query = new URLSearchParams(spec.query);
+    const rest = model.classify(spec.method, `/api/v4${spec.path}`, body, query);
     const c = spec.action === 'other' ? rest : budget(model, rest, spec);
     const at = model.now();
     const refused = model.core.admit(account, c, at, model.instrumentOf(account, c, body, query, id));
@@ -135,7 +104,7 @@ function respond(model: ExchangeModel, conn: Connection, text: string, inAt: num
 }
 
 /** The limits a WebSocket order draws on (R16): its WebSocket limit and, shared by default, the REST one. */
-function budget(model: ExchangeModel, rest: Classification, spec: Channel): Classification {
+function budget(model: ExchangeModel, rest: Classification, spec: ChannelRequest): Classification {
   const mode = model.options.websocketBudget ?? 'shared';
   let byMode = combined.get(rest);
   if (byMode === undefined) combined.set(rest, (byMode = new Map()));

@@ -139,6 +139,5 @@ export function spotFillApplies(request: SpotOrderRequest, options?: SpotFillOpt
   const { action, batch = false } = request;
   if (action !== 'place' && action !== 'amend' && action !== 'cancel') throw new InvalidInputError('`action`', action, '"place", "amend" or "cancel"');
   if (typeof batch !== 'boolean') throw new InvalidInputError('`batch`', batch, 'true or false');
-  if (action === 'cancel') return false;
-  return !batch || config.includeBatches;
+  return spotFillLimits({ market: 'spot', action, endpoint: batch ? '/spot/batch_orders' : '/spot/orders' }, config);
 }

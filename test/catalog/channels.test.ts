@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { createCatalog } from '../../src/catalog/catalog.js';
-import { WEBSOCKET_ORDER_CHANNELS } from '../../src/catalog/channels.js';
+import { WEBSOCKET_ORDER_CHANNELS, channelRequest } from '../../src/catalog/channels.js';
 import { InvalidInputError } from '../../src/errors.js';
 
 const catalog = createCatalog();
@@ -41,5 +41,15 @@ describe('classifyChannel (R16)', () => {
     expect(() => catalog.classifyChannel('futures.tickers')).toThrow(InvalidInputError);
     expect(() => catalog.classifyChannel('futures.order_place', {}, { settle: 'USDT' })).toThrow('`settle`');
     expect(() => catalog.classifyChannel('futures.order_batch_place', [])).toThrow('at least one order');
+  });
+});
+
+describe('channelRequest: the REST request a channel stands for', () => {
+  it('puts the contract or pair of a cancel-all, and the pair of a spot request, in the query, and the order id in the path', () => {
+    expect(channelRequest('futures.order_cancel_cp', { contract: 'BTC_USDT', side: 'bid' }, 'usdt')).toMatchObject({ method: 'DELETE', path: '/futures/usdt/orders', query: 'contract=BTC_USDT', id: '' });
+    expect(channelRequest('spot.order_cancel_cp', { currency_pair: 'ETH_USDT' }, 'usdt')).toMatchObject({ path: '/spot/orders', query: 'currency_pair=ETH_USDT' });
+    expect(channelRequest('spot.order_amend', { order_id: '12', currency_pair: 'ETH_USDT', price: '1' }, 'usdt')).toMatchObject({ method: 'PATCH', path: '/spot/orders/12', query: 'currency_pair=ETH_USDT', id: '12', body: { order_id: '12', currency_pair: 'ETH_USDT', price: '1' } });
+    expect(channelRequest('futures.order_cancel', { order_id: '7' }, 'btc')).toEqual({ market: 'futures', action: 'cancel', method: 'DELETE', path: '/futures/btc/orders/7', query: '', id: '7' });
+    expect(() => channelRequest('futures.order_explode', {}, 'usdt')).toThrow('`channel`');
   });
 });
