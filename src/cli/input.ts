@@ -66,7 +66,7 @@ export function checkColumns(file: string, line: number, header: readonly string
   for (const h of header) {
     if (known.includes(h.toLowerCase())) continue;
     const near = closestName(h, known);
-    throw new InputFileError(file, line, `unknown column "${h}"${near === undefined ? '' : `: did you mean "${near}"?`} The columns are ${known.join(', ')}`);
+    throw new InputFileError(file, line, `unknown column "${h}"${near === undefined ? '.' : `: did you mean "${near}"?`} The columns are ${known.join(', ')}`);
   }
 }
 

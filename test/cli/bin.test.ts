@@ -220,6 +220,7 @@ describe('unknown fields', () => {
     ['plan', 'snake.json', '[\n  { "account": "A", "contract": "BTC_USDT",\n    "maker_volume": "5" }\n]\n', ':3: Unknown field `maker_volume` in row 0: did you mean `makerVolume`?'],
     ['plan', 'camel.csv', 'account,contract,makerVolume\nA,BTC_USDT,5\n', ':1: unknown column "makerVolume": did you mean "maker_volume"? The columns are account, contract, maker_volume'],
     ['simulate', 'camel.csv', 'at,account,method,path,fillRole\n', ':1: unknown column "fillRole": did you mean "fill_role"?'],
+    ['plan', 'proto.csv', 'account,contract,maker_volume,__proto__\nA,BTC_USDT,5,1\n', ':1: unknown column "__proto__". The columns are account, contract, maker_volume'],
   ])('%s refuses an unknown field in %s, naming its line and the closest known one', (command, name, content, message) => {
     const path = file(`unknown-${command}-${name}`, content);
     const r = cli([command, path]);
