@@ -19,6 +19,7 @@ import { TIERED_VIP_LEVEL, parseVipLevel } from '../rules/vip.js';
 import { type Clock, systemClock } from '../schedule/clock.js';
 import { type HeadersLike, type RateLimitFeedback, readFeedback } from '../schedule/feedback.js';
 import { readGatewayTimes } from '../schedule/gateway-time.js';
+import { ArrivalDelay } from '../schedule/arrival-delay.js';
 import { type Limit, Scheduler } from '../schedule/scheduler.js';
 import { Listeners } from '../schedule/listeners.js';
 import { type FillRole, Tracker, type TrackerState } from './tracker.js';
@@ -103,6 +104,21 @@ export interface AccountLimiterOptions extends FamilyOptions {
 export type LimiterClockSample =
   | ClockSample
   | (Omit<ClockSample, 'inTime' | 'outTime'> & { readonly headers: HeadersLike });
+
+/** One answered request, as `arrived` counts it at the exchange (R13). */
+interface Arrival {
+  readonly limits: readonly Limit[];
+  readonly weight: number;
+  readonly sentMono: number;
+  readonly receivedMono: number;
+  /** The gateway's receive instant minus the local send instant, in milliseconds. */
+  readonly delay: number;
+  /** Until when, plus the window, its limits count it: -Infinity until counted. */
+  arrived: number;
+}
+
+/** How long answers are kept to be counted again when a quicker way there shows: twice the longest window of the catalogue. */
+const ARRIVALS_KEPT_MS = 20_000;
 
 /** Options of one request. */
 export interface RequestOptions {
@@ -265,6 +281,12 @@ export class AccountLimiter {
   readonly scheduler: Scheduler;
   readonly catalog: Catalog;
   private readonly clock: Clock;
+  /** How much later than the quickest each request reached the exchange (R13). */
+  private readonly arrivalDelay = new ArrivalDelay();
+  /** The quickest way there (plus the clocks' offset) among the recent answers. */
+  private quickest = Infinity;
+  /** The answers of the last ARRIVALS_KEPT_MS, oldest first from `head`. */
+  private arrivals: { list: Arrival[]; head: number } = { list: [], head: 0 };
   private readonly family: FamilyConfig;
   private readonly abuse: AbuseConfig;
   private readonly spotFill: SpotFillConfig;
@@ -563,6 +585,63 @@ export class AccountLimiter {
       else this.arm(this.wallNow());
     }
     return { accepted: true };
+  }
+
+  /**
+   * The exchange answered `request` (as sent, or its classification): the answer's gateway times
+   * feed the clock's estimate, as {@link clockSample} does, and tell when the exchange began to
+   * count the request (R13: it counts arrivals). The limits the request drew on count it until one
+   * window after that, not only after it was sent, so a request slower on its way than the
+   * quickest cannot bring the next ones within one window of it at the exchange. The way there is
+   * measured against the quickest of the last 512 answers, so the offset of the exchange's clock
+   * drops out; an arrival is never put after the answer came back. Adapters call it for every
+   * answer; a sample the estimate refuses (a gateway time far off) counts nothing.
+   *
+   * @example
+   * ```ts
+   * const sentAt = Date.now(), sentMono = performance.now()
+   * const response = await limiter.request('main', 'POST', path, () => fetch(url, init), { body })
+   * limiter.arrived('main', { method: 'POST', path, body }, { sentAt, sentMono, receivedAt: Date.now(), headers: response.headers })
+   * ```
+   */
+  arrived(account: string, request: SentRequest | Classification, sample: LimiterClockSample): ReturnType<AccountLimiter['clockSample']> {
+    const l = this.limitsOf(account);
+    const c = this.classificationOf(request);
+    const outcome = this.clockSample(sample);
+    if (!outcome.accepted) return outcome;
+    const times = 'headers' in sample ? readGatewayTimes(sample.headers)! : sample;
+    const now = this.clock.now();
+    const wall = this.clock.wall();
+    const arrival: Arrival = {
+      limits: this.limitsFor(account, l, c),
+      weight: c.weight,
+      sentMono: sample.sentMono ?? now - (wall - sample.sentAt),
+      receivedMono: sample.receivedMono ?? now - (wall - sample.receivedAt),
+      delay: times.inTime / 1000 - sample.sentAt,
+      arrived: -Infinity,
+    };
+    const min = arrival.delay - this.arrivalDelay.add(arrival.delay);
+    // A quicker way there than any seen: the requests answered before were counted at the
+    // exchange later than thought, and count longer here too.
+    if (min < this.quickest) for (let i = this.arrivals.head; i < this.arrivals.list.length; i++) this.countArrival(this.arrivals.list[i]!, min);
+    this.quickest = min;
+    this.countArrival(arrival, min);
+    const kept = this.arrivals;
+    kept.list.push(arrival);
+    while (kept.head < kept.list.length - 1 && kept.list[kept.head]!.sentMono < now - ARRIVALS_KEPT_MS) kept.head++;
+    if (kept.head > 1024 && kept.head * 2 > kept.list.length) {
+      kept.list = kept.list.slice(kept.head);
+      kept.head = 0;
+    }
+    return outcome;
+  }
+
+  /** Counts `a` on its limits until one window after it reached the exchange, as far as `quickest` tells. */
+  private countArrival(a: Arrival, quickest: number): void {
+    const arrived = Math.min(a.sentMono + (a.delay - quickest), a.receivedMono);
+    if (arrived <= a.arrived || arrived <= a.sentMono) return;
+    for (const limit of a.limits) limit.extend(a.weight, a.arrived > a.sentMono ? a.arrived : a.sentMono, arrived);
+    a.arrived = arrived;
   }
 
   /**
