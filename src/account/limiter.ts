@@ -842,6 +842,7 @@ export class AccountLimiter {
     if (this.timer !== null) this.clock.clearTimer(this.timer);
     if (this.persistTimer !== null) this.clock.clearTimer(this.persistTimer);
     this.timer = this.persistTimer = null;
+    this.scheduler.setBoundary(Infinity, null);
     this.scheduler.close();
   }
 
@@ -1158,15 +1159,22 @@ export class AccountLimiter {
     }
     next ??= { at: utcHourStart(now) + HOUR_MS, direction: 'lower', wall: local.wall + utcHourStart(now) + HOUR_MS - now };
     const target = next;
-    this.timer = unrefTimer(this.clock.setTimer(() => {
+    const delay = Math.max(0, target.wall - local.wall);
+    const fire = (): void => {
+      if (this.timer !== null) this.clock.clearTimer(this.timer);
       this.timer = null;
+      this.scheduler.setBoundary(Infinity, null);
       this.armed = target;
       try {
         this.refresh();
       } catch (error) {
         this.report('refresh', error);
       }
-    }, Math.max(0, target.wall - local.wall)));
+    };
+    this.timer = unrefTimer(this.clock.setTimer(fire, delay));
+    // The scheduler applies it before letting anything through past it, should the timer be late
+    // (one due now is left to the timer: a refresh is not to start inside this one).
+    this.scheduler.setBoundary(local.mono + delay, delay > 0 ? fire : null);
   }
 
   /** Tells a `clock` event when the local clock's check against the exchange's changes (R15, R11). */
