@@ -132,6 +132,14 @@ export interface SentRequest {
   readonly body?: unknown;
 }
 
+/** A WebSocket order request as given to {@link AccountLimiter.requestWebSocket}. */
+export interface SentWebSocketRequest {
+  readonly channel: string;
+  readonly params?: unknown;
+  /** @default "usdt" */
+  readonly settle?: string;
+}
+
 /** The limit in force for an account, and why. */
 export interface AccountLimit {
   readonly account: string;
@@ -273,7 +281,8 @@ export class AccountLimiter {
   private readonly warnAt: number;
   private readonly unknownContract: string;
   private readonly reportPolicy: ReportPolicy;
-  private readonly websocketBudget: WebSocketBudget;
+  /** What a WebSocket order draws on (R16), as resolved from the options. */
+  readonly websocketBudget: WebSocketBudget;
   private readonly estimateClock: boolean;
   private exchange = new ExchangeClock();
   /** Whether the last clock check was ok (R15): a `clock` event is told when it changes. */
@@ -426,16 +435,18 @@ export class AccountLimiter {
   }
 
   /**
-   * Applies the exchange's answer (R12, `feedbackFrom`) to the limit `request` (as sent, or its
-   * classification) drew on whose N the answer names (each, if several), else the endpoint's own
-   * (the tier limit for futures orders): a 429 pauses it until the reset (see `Scheduler.feedback`).
+   * Applies the exchange's answer (R12, `feedbackFrom`; R16, `feedbackFromWebSocket`) to the limit
+   * `request` (as sent over REST or the WebSocket API, or its classification) drew on whose N the
+   * answer names (each, if several), else the endpoint's own (the tier limit for futures orders):
+   * a 429 pauses it until the reset (see `Scheduler.feedback`).
    *
    * @example
    * ```ts
    * limiter.feedback('main', { method, path, body }, feedbackFrom(res, errorBody))
+   * limiter.feedback('main', { channel: 'futures.order_place', params }, feedbackFromWebSocket(reply))
    * ```
    */
-  feedback(account: string, request: SentRequest | Classification, feedback: RateLimitFeedback): void {
+  feedback(account: string, request: SentRequest | SentWebSocketRequest | Classification, feedback: RateLimitFeedback): void {
     const l = this.limitsOf(account);
     const c = this.classificationOf(request);
     const f = readFeedback(feedback);
@@ -989,11 +1000,14 @@ export class AccountLimiter {
   }
 
   /** A request as sent, classified; or a classification, checked. */
-  private classificationOf(request: SentRequest | Classification): Classification {
+  private classificationOf(request: SentRequest | SentWebSocketRequest | Classification): Classification {
     if (typeof request !== 'object' || request === null) {
-      throw new InvalidInputError('the request', request, 'a request { method, path, body? } or a classification');
+      throw new InvalidInputError('the request', request, 'a request { method, path, body? }, { channel, params?, settle? } or a classification');
     }
     if ('limits' in request) return readClassification(request, 'the request');
+    if ('channel' in request) {
+      return this.catalog.classifyChannel(request.channel, request.params, { budget: this.websocketBudget, ...(request.settle === undefined ? {} : { settle: request.settle }) });
+    }
     return this.catalog.classify(request.method, request.path, request.body);
   }
 
