@@ -89,5 +89,5 @@ export type {
   AccountLimit, AccountLimiterOptions, LimiterClockSample, LimiterEvent, LimiterSnapshot, RequestOptions, SentRequest, SentWebSocketRequest, WebSocketRequestOptions,
 } from './account/limiter.js';
 export { recordTrades } from './account/trades.js';
-export type { FuturesTradeRow, RecordTradesOptions, SpotTradeRow } from './account/trades.js';
+export type { FuturesTradeRow, RecordTradesOptions, SpotTradeRow, UserTradesMessage } from './account/trades.js';
 
