@@ -73,6 +73,15 @@ export interface AccountLimiterOptions extends FamilyOptions {
    */
   readonly reportPolicy?: ReportPolicy;
   /**
+   * Polls the exchange's own figure (GET /account/rate_limit, R16) every `everyMs` milliseconds for
+   * every account of the family: `fetch(account)` resolves to the answer's JSON (sent the way the
+   * engine sends, e.g. through `traderatio/fetch` with the account's key), which
+   * {@link AccountLimiter.reportRateLimit} applies under `reportPolicy`. Off by default: the
+   * exchange marks the endpoint not yet open. A `fetch` that throws or rejects, or an answer that
+   * is refused, is reported as an `error` event (source `reconcile`) and polling goes on.
+   */
+  readonly reconcile?: { readonly everyMs: number; readonly fetch: (account: string) => unknown };
+  /**
    * What a WebSocket order ({@link AccountLimiter.requestWebSocket}) draws on (R16). `shared`: its
    * WebSocket limit of R10 and the REST limit of the same action for the same account, all at once
    * (futures placement and amendment: the tier; cancels: the cancel limit). `separate`: its
@@ -162,7 +171,8 @@ export interface AccountLimit {
 /**
  * What the limiter tells its listeners. `error` reports what went wrong outside the limiter's own
  * work, which it carries on with: a listener that threw (`listener`), a `persist.save` that threw
- * or rejected (`persist`), an hourly refresh that failed (`refresh`). An error thrown by a listener
+ * or rejected (`persist`), an hourly refresh that failed (`refresh`), a poll of the exchange's
+ * report that failed or was refused (`reconcile`). An error thrown by a listener
  * while it handles an `error` event, or an error with no listener to take it, becomes a process
  * warning (`process.emitWarning`), so that none is lost silently.
  */
@@ -196,7 +206,7 @@ export type LimiterEvent =
    * 60 s off (signed requests are about to fail), ok again once it is not.
    */
   | { readonly type: 'clock'; readonly at: number; readonly offsetMs: number; readonly errorMs: number; readonly check: Check }
-  | { readonly type: 'error'; readonly at: number; readonly source: 'listener' | 'persist' | 'refresh'; readonly error: unknown };
+  | { readonly type: 'error'; readonly at: number; readonly source: 'listener' | 'persist' | 'refresh' | 'reconcile'; readonly error: unknown };
 
 /** The limiter's state as plain, versioned JSON. */
 export interface LimiterSnapshot {
@@ -215,7 +225,7 @@ const SNAPSHOT_VERSION = 1;
 const SNAPSHOT_FIELDS: readonly string[] = ['format', 'version', 'at', 'accounts', 'vipLevel', 'vipChanges', 'tracker', 'spotTracker'];
 const LIMITER_OPTION_FIELDS: readonly string[] = [
   ...FAMILY_OPTION_FIELDS, 'accounts', 'vipLevel', 'clock', 'catalog', 'abuse', 'spotFill', 'downgrade', 'warnAt', 'maxQueue', 'persist', 'unknownContract',
-  'reportPolicy', 'websocketBudget', 'exchangeClock', 'marginMs',
+  'reportPolicy', 'websocketBudget', 'exchangeClock', 'marginMs', 'reconcile',
 ];
 
 /** An hour of order requests and USDT traded, seeded from the exchange's history. */
@@ -301,6 +311,7 @@ export class AccountLimiter {
   private readonly listeners = new Listeners<LimiterEvent>((source, error) => ({ type: 'error', at: this.wallNow(), source, error }));
   private timer: unknown = null;
   private persistTimer: unknown = null;
+  private reconcileTimer: unknown = null;
   private closed = false;
 
   constructor(options: AccountLimiterOptions) {
@@ -346,6 +357,11 @@ export class AccountLimiter {
         !(persist.everyMs > 0) || !Number.isFinite(persist.everyMs) || typeof persist.save !== 'function')) {
       throw new InvalidInputError('`persist`', persist, 'an object { everyMs: a positive number, save: a function }');
     }
+    const reconcile = options.reconcile;
+    if (reconcile !== undefined && (typeof reconcile !== 'object' || reconcile === null || typeof reconcile.everyMs !== 'number' ||
+        !(reconcile.everyMs > 0) || !Number.isFinite(reconcile.everyMs) || typeof reconcile.fetch !== 'function')) {
+      throw new InvalidInputError('`reconcile`', reconcile, 'an object { everyMs: a positive number, fetch: a function of the account }');
+    }
     // The timeline validates the family (ids, roles, creation instants) once here.
     const timeline = this.timelineOf(options.accounts, this.tracker, this.vipLevel, this.vipChanges);
     this.accounts = options.accounts.map(copyAccount);
@@ -359,6 +375,19 @@ export class AccountLimiter {
         void Promise.resolve().then(() => save(this.snapshot())).catch((error: unknown) => this.report('persist', error));
       };
       this.persistTimer = unrefTimer(this.clock.setTimer(tick, everyMs));
+    }
+    if (reconcile !== undefined) {
+      const { everyMs, fetch } = reconcile;
+      const poll = (): void => {
+        if (this.closed) return;
+        this.reconcileTimer = unrefTimer(this.clock.setTimer(poll, everyMs));
+        for (const a of this.accounts) {
+          void Promise.resolve().then(() => fetch(a.id)).then((answer) => {
+            if (!this.closed) this.reportRateLimit(a.id, answer);
+          }).catch((error: unknown) => this.report('reconcile', error));
+        }
+      };
+      this.reconcileTimer = unrefTimer(this.clock.setTimer(poll, everyMs));
     }
     this.refreshWith(timeline);
   }
@@ -773,7 +802,8 @@ export class AccountLimiter {
     this.closed = true;
     if (this.timer !== null) this.clock.clearTimer(this.timer);
     if (this.persistTimer !== null) this.clock.clearTimer(this.persistTimer);
-    this.timer = this.persistTimer = null;
+    if (this.reconcileTimer !== null) this.clock.clearTimer(this.reconcileTimer);
+    this.timer = this.persistTimer = this.reconcileTimer = null;
     this.scheduler.close();
   }
 
@@ -1118,7 +1148,7 @@ export class AccountLimiter {
     this.listeners.emit(event);
   }
 
-  private report(source: 'listener' | 'persist' | 'refresh', error: unknown): void {
+  private report(source: 'listener' | 'persist' | 'refresh' | 'reconcile', error: unknown): void {
     this.listeners.report(source, error);
   }
 }
