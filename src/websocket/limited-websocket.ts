@@ -11,8 +11,10 @@ import { feedbackFromWebSocket } from '../schedule/websocket-feedback.js';
  */
 export interface WebSocketLike {
   send(data: string): void;
-  addEventListener(type: 'message' | 'close', listener: (event: { readonly data?: unknown }) => void): void;
-  removeEventListener(type: 'message' | 'close', listener: (event: { readonly data?: unknown }) => void): void;
+  addEventListener(type: 'message', listener: (event: { readonly data: unknown }) => void): void;
+  addEventListener(type: 'close', listener: () => void): void;
+  removeEventListener(type: 'message', listener: (event: { readonly data: unknown }) => void): void;
+  removeEventListener(type: 'close', listener: () => void): void;
 }
 
 /** Options of {@link limitedWebSocket}. */
@@ -106,7 +108,7 @@ export function limitedWebSocket(limiter: AccountLimiter, options: LimitedWebSoc
   }
   const pending = new Map<string, Pending>();
 
-  const onMessage = (event: { readonly data?: unknown }): void => {
+  const onMessage = (event: { readonly data: unknown }): void => {
     let reply: WebSocketReply;
     try {
       reply = JSON.parse(typeof event.data === 'string' ? event.data : String(event.data)) as WebSocketReply;

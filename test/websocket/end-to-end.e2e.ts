@@ -48,7 +48,7 @@ function clockAt(at: number): Clock {
   };
 }
 
-interface Reply { readonly header: Record<string, unknown>; readonly data?: { result?: { id?: number } } }
+interface Reply { readonly header: Readonly<Record<string, unknown>>; readonly data?: { readonly result?: unknown } | undefined }
 type Send = (channel: string, params: unknown, signal?: AbortSignal) => Promise<Reply | null>;
 
 /** A logged-in futures connection; `bare` sends on it as is, matching replies by req_id. */
@@ -94,7 +94,7 @@ async function saturate(send: Send, clock: Clock, ms: number, sentAt: Map<string
       if (status === '311' || status === '312') refused++;
       else if (status === '200') {
         acceptedAt.push(Number(r.header['x_in_time']) / 1000);
-        lastId = r.data?.result?.id ?? lastId;
+        lastId = (r.data?.result as { id?: number } | undefined)?.id ?? lastId;
       }
     }
   };
@@ -135,8 +135,8 @@ async function throughTraderatio(ex: RunningExchange, clock: Clock, history: { a
       if (data.includes('order_cancel')) sentAt.set(`c${id}`, performance.now());
       socket.send(data);
     },
-    addEventListener: (type, l) => socket.addEventListener(type, l as never),
-    removeEventListener: (type, l) => socket.removeEventListener(type, l as never),
+    addEventListener: (type: 'message' | 'close', l: (e: { data: unknown }) => void) => socket.addEventListener(type as 'message', l),
+    removeEventListener: (type: 'message' | 'close', l: (e: { data: unknown }) => void) => socket.removeEventListener(type as 'message', l),
   };
   const api = limitedWebSocket(limiter, { account: 'main', socket: timed });
   const send: Send = (channel, params, signal) => api.request(channel, params, signal === undefined ? {} : { signal }).catch((e: unknown) => {

@@ -145,17 +145,17 @@ describe('limitedWebSocket', () => {
 
 /** A connection that records what it is sent; `reply` delivers a message to the wrapper. */
 function fakeSocket() {
-  const listeners = { message: new Set<(e: { data?: unknown }) => void>(), close: new Set<(e: { data?: unknown }) => void>() };
+  const listeners = { message: new Set<(e: { data: unknown }) => void>(), close: new Set<(e: { data: unknown }) => void>() };
   const sent: { channel: string; event: string; payload: { req_id: string; req_param?: unknown; req_header?: unknown } }[] = [];
   const socket: WebSocketLike = {
     send: (data) => void sent.push(JSON.parse(data) as (typeof sent)[number]),
-    addEventListener: (type, l) => void listeners[type].add(l),
-    removeEventListener: (type, l) => void listeners[type].delete(l),
+    addEventListener: (type: 'message' | 'close', l: (e: { data: unknown }) => void) => void listeners[type].add(l),
+    removeEventListener: (type: 'message' | 'close', l: (e: { data: unknown }) => void) => void listeners[type].delete(l),
   };
   return {
     socket,
     sent,
     reply: (message: unknown) => listeners.message.forEach((l) => l({ data: JSON.stringify(message) })),
-    close: () => listeners.close.forEach((l) => l({})),
+    close: () => listeners.close.forEach((l) => l({ data: undefined })),
   };
 }
