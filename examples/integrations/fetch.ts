@@ -54,5 +54,5 @@ console.log(`fills recorded: ${recorded}`);
 
 const now = limiter.limitNow('main');
 const clock = limiter.clockEstimate();
-console.log(`limit: ${now.limit} r/s (tier ${now.tier.tier}); exchange clock ${clock === null ? 'unknown' : `${clock.offsetMs.toFixed(1)} ms off, within ${clock.errorMs.toFixed(1)} ms`}`);
+console.log(`fetch: limit ${now.limit} r/s (tier ${now.tier.tier}); exchange clock ${clock === null ? 'unknown' : `${clock.offsetMs.toFixed(1)} ms off, within ${clock.errorMs.toFixed(1)} ms`}`);
 limiter.close();

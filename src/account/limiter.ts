@@ -74,6 +74,15 @@ export interface AccountLimiterOptions extends FamilyOptions {
    */
   readonly reportPolicy?: ReportPolicy;
   /**
+   * Polls the exchange's own figure (GET /account/rate_limit, R16) every `everyMs` milliseconds for
+   * every account of the family: `fetch(account)` resolves to the answer's JSON (sent the way the
+   * engine sends, e.g. through `traderatio/fetch` with the account's key), which
+   * {@link AccountLimiter.reportRateLimit} applies under `reportPolicy`. Off by default: the
+   * exchange marks the endpoint not yet open. A `fetch` that throws or rejects, or an answer that
+   * is refused, is reported as an `error` event (source `reconcile`) and polling goes on.
+   */
+  readonly reconcile?: { readonly everyMs: number; readonly fetch: (account: string) => unknown };
+  /**
    * What a WebSocket order ({@link AccountLimiter.requestWebSocket}) draws on (R16). `shared`: its
    * WebSocket limit of R10 and the REST limit of the same action for the same account, all at once
    * (futures placement and amendment: the tier; cancels: the cancel limit). `separate`: its
@@ -148,6 +157,14 @@ export interface SentRequest {
   readonly body?: unknown;
 }
 
+/** A WebSocket order request as given to {@link AccountLimiter.requestWebSocket}. */
+export interface SentWebSocketRequest {
+  readonly channel: string;
+  readonly params?: unknown;
+  /** @default "usdt" */
+  readonly settle?: string;
+}
+
 /** The limit in force for an account, and why. */
 export interface AccountLimit {
   readonly account: string;
@@ -170,7 +187,8 @@ export interface AccountLimit {
 /**
  * What the limiter tells its listeners. `error` reports what went wrong outside the limiter's own
  * work, which it carries on with: a listener that threw (`listener`), a `persist.save` that threw
- * or rejected (`persist`), an hourly refresh that failed (`refresh`). An error thrown by a listener
+ * or rejected (`persist`), an hourly refresh that failed (`refresh`), a poll of the exchange's
+ * report that failed or was refused (`reconcile`). An error thrown by a listener
  * while it handles an `error` event, or an error with no listener to take it, becomes a process
  * warning (`process.emitWarning`), so that none is lost silently.
  */
@@ -204,7 +222,7 @@ export type LimiterEvent =
    * 60 s off (signed requests are about to fail), ok again once it is not.
    */
   | { readonly type: 'clock'; readonly at: number; readonly offsetMs: number; readonly errorMs: number; readonly check: Check }
-  | { readonly type: 'error'; readonly at: number; readonly source: 'listener' | 'persist' | 'refresh'; readonly error: unknown };
+  | { readonly type: 'error'; readonly at: number; readonly source: 'listener' | 'persist' | 'refresh' | 'reconcile'; readonly error: unknown };
 
 /** The limiter's state as plain, versioned JSON. */
 export interface LimiterSnapshot {
@@ -223,7 +241,7 @@ const SNAPSHOT_VERSION = 1;
 const SNAPSHOT_FIELDS: readonly string[] = ['format', 'version', 'at', 'accounts', 'vipLevel', 'vipChanges', 'tracker', 'spotTracker'];
 const LIMITER_OPTION_FIELDS: readonly string[] = [
   ...FAMILY_OPTION_FIELDS, 'accounts', 'vipLevel', 'clock', 'catalog', 'abuse', 'spotFill', 'downgrade', 'warnAt', 'maxQueue', 'persist', 'unknownContract',
-  'reportPolicy', 'websocketBudget', 'exchangeClock', 'marginMs',
+  'reportPolicy', 'websocketBudget', 'exchangeClock', 'marginMs', 'reconcile',
 ];
 
 /** An hour of order requests and USDT traded, seeded from the exchange's history. */
@@ -295,7 +313,8 @@ export class AccountLimiter {
   private readonly warnAt: number;
   private readonly unknownContract: string;
   private readonly reportPolicy: ReportPolicy;
-  private readonly websocketBudget: WebSocketBudget;
+  /** What a WebSocket order draws on (R16), as resolved from the options. */
+  readonly websocketBudget: WebSocketBudget;
   private readonly estimateClock: boolean;
   private exchange = new ExchangeClock();
   /** Whether the last clock check was ok (R15): a `clock` event is told when it changes. */
@@ -314,6 +333,7 @@ export class AccountLimiter {
   private readonly listeners = new Listeners<LimiterEvent>((source, error) => ({ type: 'error', at: this.wallNow(), source, error }));
   private timer: unknown = null;
   private persistTimer: unknown = null;
+  private reconcileTimer: unknown = null;
   private closed = false;
 
   constructor(options: AccountLimiterOptions) {
@@ -359,6 +379,11 @@ export class AccountLimiter {
         !(persist.everyMs > 0) || !Number.isFinite(persist.everyMs) || typeof persist.save !== 'function')) {
       throw new InvalidInputError('`persist`', persist, 'an object { everyMs: a positive number, save: a function }');
     }
+    const reconcile = options.reconcile;
+    if (reconcile !== undefined && (typeof reconcile !== 'object' || reconcile === null || typeof reconcile.everyMs !== 'number' ||
+        !(reconcile.everyMs > 0) || !Number.isFinite(reconcile.everyMs) || typeof reconcile.fetch !== 'function')) {
+      throw new InvalidInputError('`reconcile`', reconcile, 'an object { everyMs: a positive number, fetch: a function of the account }');
+    }
     // The timeline validates the family (ids, roles, creation instants) once here.
     const timeline = this.timelineOf(options.accounts, this.tracker, this.vipLevel, this.vipChanges);
     this.accounts = options.accounts.map(copyAccount);
@@ -372,6 +397,19 @@ export class AccountLimiter {
         void Promise.resolve().then(() => save(this.snapshot())).catch((error: unknown) => this.report('persist', error));
       };
       this.persistTimer = unrefTimer(this.clock.setTimer(tick, everyMs));
+    }
+    if (reconcile !== undefined) {
+      const { everyMs, fetch } = reconcile;
+      const poll = (): void => {
+        if (this.closed) return;
+        this.reconcileTimer = unrefTimer(this.clock.setTimer(poll, everyMs));
+        for (const a of this.accounts) {
+          void Promise.resolve().then(() => fetch(a.id)).then((answer) => {
+            if (!this.closed) this.reportRateLimit(a.id, answer);
+          }).catch((error: unknown) => this.report('reconcile', error));
+        }
+      };
+      this.reconcileTimer = unrefTimer(this.clock.setTimer(poll, everyMs));
     }
     this.refreshWith(timeline);
   }
@@ -448,16 +486,18 @@ export class AccountLimiter {
   }
 
   /**
-   * Applies the exchange's answer (R12, `feedbackFrom`) to the limit `request` (as sent, or its
-   * classification) drew on whose N the answer names (each, if several), else the endpoint's own
-   * (the tier limit for futures orders): a 429 pauses it until the reset (see `Scheduler.feedback`).
+   * Applies the exchange's answer (R12, `feedbackFrom`; R16, `feedbackFromWebSocket`) to the limit
+   * `request` (as sent over REST or the WebSocket API, or its classification) drew on whose N the
+   * answer names (each, if several), else the endpoint's own (the tier limit for futures orders):
+   * a 429 pauses it until the reset (see `Scheduler.feedback`).
    *
    * @example
    * ```ts
    * limiter.feedback('main', { method, path, body }, feedbackFrom(res, errorBody))
+   * limiter.feedback('main', { channel: 'futures.order_place', params }, feedbackFromWebSocket(reply))
    * ```
    */
-  feedback(account: string, request: SentRequest | Classification, feedback: RateLimitFeedback): void {
+  feedback(account: string, request: SentRequest | SentWebSocketRequest | Classification, feedback: RateLimitFeedback): void {
     const l = this.limitsOf(account);
     const c = this.classificationOf(request);
     const f = readFeedback(feedback);
@@ -604,7 +644,7 @@ export class AccountLimiter {
    * limiter.arrived('main', { method: 'POST', path, body }, { sentAt, sentMono, receivedAt: Date.now(), headers: response.headers })
    * ```
    */
-  arrived(account: string, request: SentRequest | Classification, sample: LimiterClockSample): ReturnType<AccountLimiter['clockSample']> {
+  arrived(account: string, request: SentRequest | SentWebSocketRequest | Classification, sample: LimiterClockSample): ReturnType<AccountLimiter['clockSample']> {
     const l = this.limitsOf(account);
     const c = this.classificationOf(request);
     const outcome = this.clockSample(sample);
@@ -841,7 +881,8 @@ export class AccountLimiter {
     this.closed = true;
     if (this.timer !== null) this.clock.clearTimer(this.timer);
     if (this.persistTimer !== null) this.clock.clearTimer(this.persistTimer);
-    this.timer = this.persistTimer = null;
+    if (this.reconcileTimer !== null) this.clock.clearTimer(this.reconcileTimer);
+    this.timer = this.persistTimer = this.reconcileTimer = null;
     this.scheduler.setBoundary(Infinity, null);
     this.scheduler.close();
   }
@@ -1069,11 +1110,14 @@ export class AccountLimiter {
   }
 
   /** A request as sent, classified; or a classification, checked. */
-  private classificationOf(request: SentRequest | Classification): Classification {
+  private classificationOf(request: SentRequest | SentWebSocketRequest | Classification): Classification {
     if (typeof request !== 'object' || request === null) {
-      throw new InvalidInputError('the request', request, 'a request { method, path, body? } or a classification');
+      throw new InvalidInputError('the request', request, 'a request { method, path, body? }, { channel, params?, settle? } or a classification');
     }
     if ('limits' in request) return readClassification(request, 'the request');
+    if ('channel' in request) {
+      return this.catalog.classifyChannel(request.channel, request.params, { budget: this.websocketBudget, ...(request.settle === undefined ? {} : { settle: request.settle }) });
+    }
     return this.catalog.classify(request.method, request.path, request.body);
   }
 
@@ -1191,7 +1235,7 @@ export class AccountLimiter {
     this.listeners.emit(event);
   }
 
-  private report(source: 'listener' | 'persist' | 'refresh', error: unknown): void {
+  private report(source: 'listener' | 'persist' | 'refresh' | 'reconcile', error: unknown): void {
     this.listeners.report(source, error);
   }
 }
