@@ -86,8 +86,8 @@ export { Tracker } from './account/tracker.js';
 export type { CountedAction, FillRole, TrackerState } from './account/tracker.js';
 export { AccountLimiter } from './account/limiter.js';
 export type {
-  AccountLimit, AccountLimiterOptions, LimiterClockSample, LimiterEvent, LimiterSnapshot, RequestOptions, SentRequest, WebSocketRequestOptions,
+  AccountLimit, AccountLimiterOptions, LimiterClockSample, LimiterEvent, LimiterSnapshot, RequestOptions, SentRequest, SentWebSocketRequest, WebSocketRequestOptions,
 } from './account/limiter.js';
 export { recordTrades } from './account/trades.js';
-export type { FuturesTradeRow, RecordTradesOptions, SpotTradeRow } from './account/trades.js';
+export type { FuturesTradeRow, RecordTradesOptions, SpotTradeRow, UserTradesMessage } from './account/trades.js';
 

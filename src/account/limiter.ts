@@ -19,6 +19,7 @@ import { TIERED_VIP_LEVEL, parseVipLevel } from '../rules/vip.js';
 import { type Clock, systemClock } from '../schedule/clock.js';
 import { type HeadersLike, type RateLimitFeedback, readFeedback } from '../schedule/feedback.js';
 import { readGatewayTimes } from '../schedule/gateway-time.js';
+import { ArrivalDelay } from '../schedule/arrival-delay.js';
 import { type Limit, Scheduler } from '../schedule/scheduler.js';
 import { Listeners } from '../schedule/listeners.js';
 import { type FillRole, Tracker, type TrackerState } from './tracker.js';
@@ -73,6 +74,15 @@ export interface AccountLimiterOptions extends FamilyOptions {
    */
   readonly reportPolicy?: ReportPolicy;
   /**
+   * Polls the exchange's own figure (GET /account/rate_limit, R16) every `everyMs` milliseconds for
+   * every account of the family: `fetch(account)` resolves to the answer's JSON (sent the way the
+   * engine sends, e.g. through `traderatio/fetch` with the account's key), which
+   * {@link AccountLimiter.reportRateLimit} applies under `reportPolicy`. Off by default: the
+   * exchange marks the endpoint not yet open. A `fetch` that throws or rejects, or an answer that
+   * is refused, is reported as an `error` event (source `reconcile`) and polling goes on.
+   */
+  readonly reconcile?: { readonly everyMs: number; readonly fetch: (account: string) => unknown };
+  /**
    * What a WebSocket order ({@link AccountLimiter.requestWebSocket}) draws on (R16). `shared`: its
    * WebSocket limit of R10 and the REST limit of the same action for the same account, all at once
    * (futures placement and amendment: the tier; cancels: the cancel limit). `separate`: its
@@ -104,6 +114,21 @@ export type LimiterClockSample =
   | ClockSample
   | (Omit<ClockSample, 'inTime' | 'outTime'> & { readonly headers: HeadersLike });
 
+/** One answered request, as `arrived` counts it at the exchange (R13). */
+interface Arrival {
+  readonly limits: readonly Limit[];
+  readonly weight: number;
+  readonly sentMono: number;
+  readonly receivedMono: number;
+  /** The gateway's receive instant minus the local send instant, in milliseconds. */
+  readonly delay: number;
+  /** Until when, plus the window, its limits count it: -Infinity until counted. */
+  arrived: number;
+}
+
+/** How long answers are kept to be counted again when a quicker way there shows: twice the longest window of the catalogue. */
+const ARRIVALS_KEPT_MS = 20_000;
+
 /** Options of one request. */
 export interface RequestOptions {
   /** The request body: a batch's orders count one by one (R1). */
@@ -132,6 +157,14 @@ export interface SentRequest {
   readonly body?: unknown;
 }
 
+/** A WebSocket order request as given to {@link AccountLimiter.requestWebSocket}. */
+export interface SentWebSocketRequest {
+  readonly channel: string;
+  readonly params?: unknown;
+  /** @default "usdt" */
+  readonly settle?: string;
+}
+
 /** The limit in force for an account, and why. */
 export interface AccountLimit {
   readonly account: string;
@@ -154,7 +187,8 @@ export interface AccountLimit {
 /**
  * What the limiter tells its listeners. `error` reports what went wrong outside the limiter's own
  * work, which it carries on with: a listener that threw (`listener`), a `persist.save` that threw
- * or rejected (`persist`), an hourly refresh that failed (`refresh`). An error thrown by a listener
+ * or rejected (`persist`), an hourly refresh that failed (`refresh`), a poll of the exchange's
+ * report that failed or was refused (`reconcile`). An error thrown by a listener
  * while it handles an `error` event, or an error with no listener to take it, becomes a process
  * warning (`process.emitWarning`), so that none is lost silently.
  */
@@ -188,7 +222,7 @@ export type LimiterEvent =
    * 60 s off (signed requests are about to fail), ok again once it is not.
    */
   | { readonly type: 'clock'; readonly at: number; readonly offsetMs: number; readonly errorMs: number; readonly check: Check }
-  | { readonly type: 'error'; readonly at: number; readonly source: 'listener' | 'persist' | 'refresh'; readonly error: unknown };
+  | { readonly type: 'error'; readonly at: number; readonly source: 'listener' | 'persist' | 'refresh' | 'reconcile'; readonly error: unknown };
 
 /** The limiter's state as plain, versioned JSON. */
 export interface LimiterSnapshot {
@@ -207,7 +241,7 @@ const SNAPSHOT_VERSION = 1;
 const SNAPSHOT_FIELDS: readonly string[] = ['format', 'version', 'at', 'accounts', 'vipLevel', 'vipChanges', 'tracker', 'spotTracker'];
 const LIMITER_OPTION_FIELDS: readonly string[] = [
   ...FAMILY_OPTION_FIELDS, 'accounts', 'vipLevel', 'clock', 'catalog', 'abuse', 'spotFill', 'downgrade', 'warnAt', 'maxQueue', 'persist', 'unknownContract',
-  'reportPolicy', 'websocketBudget', 'exchangeClock', 'marginMs',
+  'reportPolicy', 'websocketBudget', 'exchangeClock', 'marginMs', 'reconcile',
 ];
 
 /** An hour of order requests and USDT traded, seeded from the exchange's history. */
@@ -265,6 +299,12 @@ export class AccountLimiter {
   readonly scheduler: Scheduler;
   readonly catalog: Catalog;
   private readonly clock: Clock;
+  /** How much later than the quickest each request reached the exchange (R13). */
+  private readonly arrivalDelay = new ArrivalDelay();
+  /** The quickest way there (plus the clocks' offset) among the recent answers. */
+  private quickest = Infinity;
+  /** The answers of the last ARRIVALS_KEPT_MS, oldest first from `head`. */
+  private arrivals: { list: Arrival[]; head: number } = { list: [], head: 0 };
   private readonly family: FamilyConfig;
   private readonly abuse: AbuseConfig;
   private readonly spotFill: SpotFillConfig;
@@ -273,7 +313,8 @@ export class AccountLimiter {
   private readonly warnAt: number;
   private readonly unknownContract: string;
   private readonly reportPolicy: ReportPolicy;
-  private readonly websocketBudget: WebSocketBudget;
+  /** What a WebSocket order draws on (R16), as resolved from the options. */
+  readonly websocketBudget: WebSocketBudget;
   private readonly estimateClock: boolean;
   private exchange = new ExchangeClock();
   /** Whether the last clock check was ok (R15): a `clock` event is told when it changes. */
@@ -292,6 +333,7 @@ export class AccountLimiter {
   private readonly listeners = new Listeners<LimiterEvent>((source, error) => ({ type: 'error', at: this.wallNow(), source, error }));
   private timer: unknown = null;
   private persistTimer: unknown = null;
+  private reconcileTimer: unknown = null;
   private closed = false;
 
   constructor(options: AccountLimiterOptions) {
@@ -337,6 +379,11 @@ export class AccountLimiter {
         !(persist.everyMs > 0) || !Number.isFinite(persist.everyMs) || typeof persist.save !== 'function')) {
       throw new InvalidInputError('`persist`', persist, 'an object { everyMs: a positive number, save: a function }');
     }
+    const reconcile = options.reconcile;
+    if (reconcile !== undefined && (typeof reconcile !== 'object' || reconcile === null || typeof reconcile.everyMs !== 'number' ||
+        !(reconcile.everyMs > 0) || !Number.isFinite(reconcile.everyMs) || typeof reconcile.fetch !== 'function')) {
+      throw new InvalidInputError('`reconcile`', reconcile, 'an object { everyMs: a positive number, fetch: a function of the account }');
+    }
     // The timeline validates the family (ids, roles, creation instants) once here.
     const timeline = this.timelineOf(options.accounts, this.tracker, this.vipLevel, this.vipChanges);
     this.accounts = options.accounts.map(copyAccount);
@@ -350,6 +397,19 @@ export class AccountLimiter {
         void Promise.resolve().then(() => save(this.snapshot())).catch((error: unknown) => this.report('persist', error));
       };
       this.persistTimer = unrefTimer(this.clock.setTimer(tick, everyMs));
+    }
+    if (reconcile !== undefined) {
+      const { everyMs, fetch } = reconcile;
+      const poll = (): void => {
+        if (this.closed) return;
+        this.reconcileTimer = unrefTimer(this.clock.setTimer(poll, everyMs));
+        for (const a of this.accounts) {
+          void Promise.resolve().then(() => fetch(a.id)).then((answer) => {
+            if (!this.closed) this.reportRateLimit(a.id, answer);
+          }).catch((error: unknown) => this.report('reconcile', error));
+        }
+      };
+      this.reconcileTimer = unrefTimer(this.clock.setTimer(poll, everyMs));
     }
     this.refreshWith(timeline);
   }
@@ -426,16 +486,18 @@ export class AccountLimiter {
   }
 
   /**
-   * Applies the exchange's answer (R12, `feedbackFrom`) to the limit `request` (as sent, or its
-   * classification) drew on whose N the answer names (each, if several), else the endpoint's own
-   * (the tier limit for futures orders): a 429 pauses it until the reset (see `Scheduler.feedback`).
+   * Applies the exchange's answer (R12, `feedbackFrom`; R16, `feedbackFromWebSocket`) to the limit
+   * `request` (as sent over REST or the WebSocket API, or its classification) drew on whose N the
+   * answer names (each, if several), else the endpoint's own (the tier limit for futures orders):
+   * a 429 pauses it until the reset (see `Scheduler.feedback`).
    *
    * @example
    * ```ts
    * limiter.feedback('main', { method, path, body }, feedbackFrom(res, errorBody))
+   * limiter.feedback('main', { channel: 'futures.order_place', params }, feedbackFromWebSocket(reply))
    * ```
    */
-  feedback(account: string, request: SentRequest | Classification, feedback: RateLimitFeedback): void {
+  feedback(account: string, request: SentRequest | SentWebSocketRequest | Classification, feedback: RateLimitFeedback): void {
     const l = this.limitsOf(account);
     const c = this.classificationOf(request);
     const f = readFeedback(feedback);
@@ -563,6 +625,63 @@ export class AccountLimiter {
       else this.arm(this.wallNow());
     }
     return { accepted: true };
+  }
+
+  /**
+   * The exchange answered `request` (as sent, or its classification): the answer's gateway times
+   * feed the clock's estimate, as {@link clockSample} does, and tell when the exchange began to
+   * count the request (R13: it counts arrivals). The limits the request drew on count it until one
+   * window after that, not only after it was sent, so a request slower on its way than the
+   * quickest cannot bring the next ones within one window of it at the exchange. The way there is
+   * measured against the quickest of the last 512 answers, so the offset of the exchange's clock
+   * drops out; an arrival is never put after the answer came back. Adapters call it for every
+   * answer; a sample the estimate refuses (a gateway time far off) counts nothing.
+   *
+   * @example
+   * ```ts
+   * const sentAt = Date.now(), sentMono = performance.now()
+   * const response = await limiter.request('main', 'POST', path, () => fetch(url, init), { body })
+   * limiter.arrived('main', { method: 'POST', path, body }, { sentAt, sentMono, receivedAt: Date.now(), headers: response.headers })
+   * ```
+   */
+  arrived(account: string, request: SentRequest | SentWebSocketRequest | Classification, sample: LimiterClockSample): ReturnType<AccountLimiter['clockSample']> {
+    const l = this.limitsOf(account);
+    const c = this.classificationOf(request);
+    const outcome = this.clockSample(sample);
+    if (!outcome.accepted) return outcome;
+    const times = 'headers' in sample ? readGatewayTimes(sample.headers)! : sample;
+    const now = this.clock.now();
+    const wall = this.clock.wall();
+    const arrival: Arrival = {
+      limits: this.limitsFor(account, l, c),
+      weight: c.weight,
+      sentMono: sample.sentMono ?? now - (wall - sample.sentAt),
+      receivedMono: sample.receivedMono ?? now - (wall - sample.receivedAt),
+      delay: times.inTime / 1000 - sample.sentAt,
+      arrived: -Infinity,
+    };
+    const min = arrival.delay - this.arrivalDelay.add(arrival.delay);
+    // A quicker way there than any seen: the requests answered before were counted at the
+    // exchange later than thought, and count longer here too.
+    if (min < this.quickest) for (let i = this.arrivals.head; i < this.arrivals.list.length; i++) this.countArrival(this.arrivals.list[i]!, min);
+    this.quickest = min;
+    this.countArrival(arrival, min);
+    const kept = this.arrivals;
+    kept.list.push(arrival);
+    while (kept.head < kept.list.length - 1 && kept.list[kept.head]!.sentMono < now - ARRIVALS_KEPT_MS) kept.head++;
+    if (kept.head > 1024 && kept.head * 2 > kept.list.length) {
+      kept.list = kept.list.slice(kept.head);
+      kept.head = 0;
+    }
+    return outcome;
+  }
+
+  /** Counts `a` on its limits until one window after it reached the exchange, as far as `quickest` tells. */
+  private countArrival(a: Arrival, quickest: number): void {
+    const arrived = Math.min(a.sentMono + (a.delay - quickest), a.receivedMono);
+    if (arrived <= a.arrived || arrived <= a.sentMono) return;
+    for (const limit of a.limits) limit.extend(a.weight, a.arrived > a.sentMono ? a.arrived : a.sentMono, arrived);
+    a.arrived = arrived;
   }
 
   /**
@@ -762,7 +881,9 @@ export class AccountLimiter {
     this.closed = true;
     if (this.timer !== null) this.clock.clearTimer(this.timer);
     if (this.persistTimer !== null) this.clock.clearTimer(this.persistTimer);
-    this.timer = this.persistTimer = null;
+    if (this.reconcileTimer !== null) this.clock.clearTimer(this.reconcileTimer);
+    this.timer = this.persistTimer = this.reconcileTimer = null;
+    this.scheduler.setBoundary(Infinity, null);
     this.scheduler.close();
   }
 
@@ -989,11 +1110,14 @@ export class AccountLimiter {
   }
 
   /** A request as sent, classified; or a classification, checked. */
-  private classificationOf(request: SentRequest | Classification): Classification {
+  private classificationOf(request: SentRequest | SentWebSocketRequest | Classification): Classification {
     if (typeof request !== 'object' || request === null) {
-      throw new InvalidInputError('the request', request, 'a request { method, path, body? } or a classification');
+      throw new InvalidInputError('the request', request, 'a request { method, path, body? }, { channel, params?, settle? } or a classification');
     }
     if ('limits' in request) return readClassification(request, 'the request');
+    if ('channel' in request) {
+      return this.catalog.classifyChannel(request.channel, request.params, { budget: this.websocketBudget, ...(request.settle === undefined ? {} : { settle: request.settle }) });
+    }
     return this.catalog.classify(request.method, request.path, request.body);
   }
 
@@ -1079,15 +1203,22 @@ export class AccountLimiter {
     }
     next ??= { at: utcHourStart(now) + HOUR_MS, direction: 'lower', wall: local.wall + utcHourStart(now) + HOUR_MS - now };
     const target = next;
-    this.timer = unrefTimer(this.clock.setTimer(() => {
+    const delay = Math.max(0, target.wall - local.wall);
+    const fire = (): void => {
+      if (this.timer !== null) this.clock.clearTimer(this.timer);
       this.timer = null;
+      this.scheduler.setBoundary(Infinity, null);
       this.armed = target;
       try {
         this.refresh();
       } catch (error) {
         this.report('refresh', error);
       }
-    }, Math.max(0, target.wall - local.wall)));
+    };
+    this.timer = unrefTimer(this.clock.setTimer(fire, delay));
+    // The scheduler applies it before letting anything through past it, should the timer be late
+    // (one due now is left to the timer: a refresh is not to start inside this one).
+    this.scheduler.setBoundary(local.mono + delay, delay > 0 ? fire : null);
   }
 
   /** Tells a `clock` event when the local clock's check against the exchange's changes (R15, R11). */
@@ -1104,7 +1235,7 @@ export class AccountLimiter {
     this.listeners.emit(event);
   }
 
-  private report(source: 'listener' | 'persist' | 'refresh', error: unknown): void {
+  private report(source: 'listener' | 'persist' | 'refresh' | 'reconcile', error: unknown): void {
     this.listeners.report(source, error);
   }
 }

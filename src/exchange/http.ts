@@ -108,6 +108,7 @@ function answer(
       sign: header(h.sign),
       body,
       ip: req.socket.remoteAddress ?? '',
+      at: inAt,
     }));
     }
   } catch (e) {

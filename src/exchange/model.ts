@@ -60,6 +60,8 @@ export interface RestRequest {
   readonly sign: string | undefined;
   readonly body: string;
   readonly ip: string;
+  /** When the request arrived (X-In-Time), on the model's clock: it counts from then (R13). @default now */
+  readonly at?: number;
 }
 
 /** An answer: status, JSON body and headers (the rate-limit headers of R12 where a limit applies). */
@@ -166,7 +168,7 @@ export class ExchangeModel {
       }
       const id = r.path.slice(r.path.lastIndexOf('/') + 1);
       const instrument = account === null ? '' : this.instrumentOf(account, c, body, query, id);
-      const at = this.now();
+      const at = r.at ?? this.now();
       const refused = this.core.admit(party, c, at, instrument);
       headers = this.rateHeaders(party, c, at, refused);
       if (refused !== null) {

@@ -87,7 +87,7 @@ function respond(model: ExchangeModel, conn: Connection, text: string, inAt: num
     const query = new URLSearchParams(spec.query);
     const rest = model.classify(spec.method, `/api/v4${spec.path}`, body, query);
     const c = spec.action === 'other' ? rest : budget(model, rest, spec);
-    const at = model.now();
+    const at = inAt;
     const refused = model.core.admit(account, c, at, model.instrumentOf(account, c, body, query, id));
     if (spec.action === 'place' || spec.action === 'amend') rate = rateFields(model.rateHeaders(account, c, at, refused));
     if (refused !== null) {
