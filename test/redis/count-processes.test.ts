@@ -2,7 +2,7 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
 import { Dec } from '../../src/rules/decimal.js';
-import { PORT, cleanPrefix, connect, sleep, uniquePrefix, waitFor } from './harness.js';
+import { PORT, cleanPrefix, connect, onLines, sleep, uniquePrefix, waitFor } from './harness.js';
 
 // Four engine processes on one account, each with an account limiter given a Redis store: the
 // counts are the account's, summed in Redis.
@@ -29,17 +29,11 @@ function startCountWorker(port: number, prefix: string, name: string, mode: 'req
     stdio: ['pipe', 'pipe', 'inherit'],
   });
   const w: CountWorker = { proc, events: [], counts: [], ready: false, exited: new Promise((resolve) => proc.on('exit', (code) => resolve(code))) };
-  let rest = '';
-  proc.stdout!.setEncoding('utf8');
-  proc.stdout!.on('data', (chunk: string) => {
-    const lines = (rest + chunk).split('\n');
-    rest = lines.pop()!;
-    for (const line of lines) {
-      const [tag, at, a, b] = line.split(' ');
-      if (tag === 'ready') w.ready = true;
-      else if (tag === 'event') w.events.push({ at: Number(at), event: JSON.parse(line.slice(line.indexOf('{'))) });
-      else if (tag === 'c') w.counts.push({ at: Number(at), orders: Number(a), volume: b! });
-    }
+  onLines(proc, (line) => {
+    const [tag, at, a, b] = line.split(' ');
+    if (tag === 'ready') w.ready = true;
+    else if (tag === 'event') w.events.push({ at: Number(at), event: JSON.parse(line.slice(line.indexOf('{'))) });
+    else if (tag === 'c') w.counts.push({ at: Number(at), orders: Number(a), volume: b! });
   });
   return w;
 }
