@@ -70,6 +70,7 @@ export class RedisCounts implements SharedCounts {
   private onTotals: ((totals: SharedTotals) => void) | null = null;
   private latest = -Infinity;
   private closed = false;
+  private closing: Promise<void> | null = null;
   /** Another round trip is due as soon as the one under way ends. */
   private again = false;
 
@@ -140,14 +141,17 @@ export class RedisCounts implements SharedCounts {
     });
   }
 
-  async close(): Promise<void> {
-    if (this.closed) return;
-    this.closed = true;
-    if (this.timer !== null) this.host.clock.clearTimer(this.timer);
-    this.timer = null;
-    await this.flight;
-    if (this.sent !== null || this.once.length > 0 || this.pending.size > 0) await this.sync();
-    for (const r of this.settling.splice(0)) r();
+  close(): Promise<void> {
+    // Closed by the limiter and by the store: both wait for the same last write.
+    this.closing ??= (async () => {
+      this.closed = true;
+      if (this.timer !== null) this.host.clock.clearTimer(this.timer);
+      this.timer = null;
+      await this.flight;
+      if (this.sent !== null || this.once.length > 0 || this.pending.size > 0) await this.sync();
+      for (const r of this.settling.splice(0)) r();
+    })();
+    return this.closing;
   }
 
   /** Counts `n` in one field of one bucket, as pending and as this process's own. */
