@@ -22,6 +22,8 @@ import { readGatewayTimes } from '../schedule/gateway-time.js';
 import { ArrivalDelay } from '../schedule/arrival-delay.js';
 import { type Limit, Scheduler } from '../schedule/scheduler.js';
 import { Listeners } from '../schedule/listeners.js';
+import type { LimitStore } from '../schedule/store.js';
+import type { SharedCounts, SharedTotals } from './shared-counts.js';
 import { type FillRole, Tracker, type TrackerState } from './tracker.js';
 
 /** Options of an account limiter. */
@@ -101,6 +103,13 @@ export interface AccountLimiterOptions extends FamilyOptions {
    * @default "estimate"
    */
   readonly exchangeClock?: 'estimate' | 'local';
+  /**
+   * Where the limits are kept (see `Scheduler`): a Redis store of `traderatio/redis` shares them
+   * with the other processes on the account (R10), and keeps the counts there too: requests and
+   * fills are then the account's totals over every process, and so are the tiers, throttles,
+   * warnings and headroom read from them (R1, R5, R9, R14). @default memoryStore
+   */
+  readonly store?: LimitStore & { counts?(): SharedCounts };
 }
 
 /**
@@ -241,7 +250,7 @@ const SNAPSHOT_VERSION = 1;
 const SNAPSHOT_FIELDS: readonly string[] = ['format', 'version', 'at', 'accounts', 'vipLevel', 'vipChanges', 'tracker', 'spotTracker'];
 const LIMITER_OPTION_FIELDS: readonly string[] = [
   ...FAMILY_OPTION_FIELDS, 'accounts', 'vipLevel', 'clock', 'catalog', 'abuse', 'spotFill', 'downgrade', 'warnAt', 'maxQueue', 'persist', 'unknownContract',
-  'reportPolicy', 'websocketBudget', 'exchangeClock', 'marginMs', 'reconcile',
+  'reportPolicy', 'websocketBudget', 'exchangeClock', 'marginMs', 'reconcile', 'store',
 ];
 
 /** An hour of order requests and USDT traded, seeded from the exchange's history. */
@@ -335,6 +344,8 @@ export class AccountLimiter {
   private persistTimer: unknown = null;
   private reconcileTimer: unknown = null;
   private closed = false;
+  /** The account's counts over every process, when the store keeps them (else null). */
+  private readonly shared: SharedCounts | null;
 
   constructor(options: AccountLimiterOptions) {
     if (typeof options !== 'object' || options === null) throw new InvalidInputError('limiter options', options, 'an object { accounts, ... }');
@@ -387,7 +398,9 @@ export class AccountLimiter {
     // The timeline validates the family (ids, roles, creation instants) once here.
     const timeline = this.timelineOf(options.accounts, this.tracker, this.vipLevel, this.vipChanges);
     this.accounts = options.accounts.map(copyAccount);
-    this.scheduler = new Scheduler({ clock: this.clock, ...(options.maxQueue === undefined ? {} : { maxQueue: options.maxQueue }) });
+    const store = options.store;
+    this.scheduler = new Scheduler({ clock: this.clock, ...(options.maxQueue === undefined ? {} : { maxQueue: options.maxQueue }), ...(store === undefined ? {} : { store }) });
+    this.shared = typeof store?.counts === 'function' ? store.counts() : null;
     for (const a of this.accounts) this.addLimits(a.id);
     if (persist !== undefined) {
       const { everyMs, save } = persist;
@@ -412,6 +425,24 @@ export class AccountLimiter {
       this.reconcileTimer = unrefTimer(this.clock.setTimer(poll, everyMs));
     }
     this.refreshWith(timeline);
+    this.shared?.start(() => this.accounts.map((a) => a.id), () => this.wallNow(), (totals) => this.sharedTotals(totals));
+  }
+
+  /** New totals of every process: the counts are theirs; limits follow at once the first time. */
+  private sharedTotals(totals: SharedTotals): void {
+    if (this.closed) return;
+    this.tracker = totals.futures;
+    this.spotTracker = totals.spot;
+    if (totals.history) {
+      this.refresh();
+      return;
+    }
+    const now = this.wallNow();
+    for (const [account, l] of this.limits) {
+      if (!l.warned) this.checkWarning(account, l, now);
+      if (!l.spotWarned) this.checkSpotWarning(account, l, now);
+      if (this.live) this.evaluateLive(account);
+    }
   }
 
   /**
@@ -519,6 +550,7 @@ export class AccountLimiter {
     // Without `at`, now; never before what is counted already (the wall clock may step back).
     const at = fill.at === undefined ? Math.max(this.wallNow(), tracker.lastInstant) : parseInstant(fill.at, '`at`');
     tracker.recordFill(account, fill.contract, fill.role, fill.volume, at);
+    this.shared?.fill(market, account, normalizeContract(fill.contract), fill.role, fill.volume, at);
     if (market === 'futures' && this.live) this.evaluateLive(account);
   }
 
@@ -808,11 +840,17 @@ export class AccountLimiter {
     }).sort((a, b) => a.hour - b.hour);
     const seededHours = readHours(hours, 'hours');
     const seededSpotHours = readHours(spotHours, 'spotHours');
-    const next = Tracker.restore(this.tracker.snapshot());
+    // With shared counts, the history alone goes to them, written once whoever seeds it; the
+    // limits follow when the totals come back with it.
+    const next = this.shared === null ? Tracker.restore(this.tracker.snapshot()) : new Tracker();
+    const nextSpot = this.shared === null ? Tracker.restore(this.spotTracker.snapshot()) : new Tracker();
     for (const d of seededDays.sort((a, b) => a.start - b.start)) next.seedDay(d.account, d.start, d.contracts);
     for (const h of seededHours) next.seedHour(h.account, h.hour, h.requests, h.traded);
-    const nextSpot = Tracker.restore(this.spotTracker.snapshot());
     for (const h of seededSpotHours) nextSpot.seedHour(h.account, h.hour, h.requests, h.traded);
+    if (this.shared !== null) {
+      this.shared.seed(next.snapshot(), nextSpot.snapshot(), 'add');
+      return;
+    }
     const timeline = this.timelineOf(this.accounts, next, this.vipLevel, this.vipChanges);
     this.tracker = next;
     this.spotTracker = nextSpot;
@@ -864,6 +902,8 @@ export class AccountLimiter {
     this.vipChanges = s.vipChanges.map((v) => ({ at: v.at, level: v.level })).sort((a, b) => a.at - b.at);
     this.tracker = tracker;
     this.spotTracker = spotTracker;
+    // With shared counts: written where they hold nothing for a day or an hour (a lost Redis).
+    this.shared?.seed(tracker.snapshot(), spotTracker.snapshot(), 'absent');
     for (const a of this.accounts) if (!this.limits.has(a.id)) this.addLimits(a.id);
     this.refreshWith(timeline);
   }
@@ -885,6 +925,7 @@ export class AccountLimiter {
     this.timer = this.persistTimer = this.reconcileTimer = null;
     this.scheduler.setBoundary(Infinity, null);
     this.scheduler.close();
+    void this.shared?.close();
   }
 
   /** Recomputes every account's limits now, and sets the timer for the next whole hour. */
@@ -983,7 +1024,9 @@ export class AccountLimiter {
   /** Counts a spot order request (R14) when it starts, and warns before the next check would throttle. */
   private countSpot(account: string, pair: string, c: Classification): void {
     const now = this.wallNow();
-    this.spotTracker.recordRequest(account, pair, c.action as 'place' | 'amend' | 'cancel', Math.max(now, this.spotTracker.lastInstant), c.orders);
+    const at = Math.max(now, this.spotTracker.lastInstant);
+    this.spotTracker.recordRequest(account, pair, c.action as 'place' | 'amend' | 'cancel', at, c.orders);
+    this.shared?.request('spot', account, pair, c.action as 'place' | 'amend' | 'cancel', c.orders, at);
     const l = this.limits.get(account)!;
     l.spotBudget -= c.orders;
     if (l.spotBudget < 0 && !l.spotWarned) this.checkSpotWarning(account, l, now);
@@ -1014,7 +1057,9 @@ export class AccountLimiter {
 
   private count(account: string, contract: string, c: Classification): void {
     const now = this.wallNow();
-    this.tracker.recordRequest(account, contract, c.action as 'place' | 'amend' | 'cancel', Math.max(now, this.tracker.lastInstant), c.orders);
+    const at = Math.max(now, this.tracker.lastInstant);
+    this.tracker.recordRequest(account, contract, c.action as 'place' | 'amend' | 'cancel', at, c.orders);
+    this.shared?.request('futures', account, contract, c.action as 'place' | 'amend' | 'cancel', c.orders, at);
     const l = this.limits.get(account)!;
     l.warnBudget -= c.orders;
     if (l.warnBudget <= 0 && !l.warned) this.checkWarning(account, l, now);
@@ -1209,11 +1254,16 @@ export class AccountLimiter {
       this.timer = null;
       this.scheduler.setBoundary(Infinity, null);
       this.armed = target;
-      try {
-        this.refresh();
-      } catch (error) {
-        this.report('refresh', error);
-      }
+      const refresh = (): void => {
+        try {
+          this.refresh();
+        } catch (error) {
+          this.report('refresh', error);
+        }
+      };
+      // Shared counts: decided once every process's counts up to the boundary are read.
+      if (this.shared === null) refresh();
+      else void this.shared.settle().then(refresh);
     };
     this.timer = unrefTimer(this.clock.setTimer(fire, delay));
     // The scheduler applies it before letting anything through past it, should the timer be late
