@@ -1,4 +1,4 @@
-import type { Dec } from '../rules/decimal.js';
+import { Dec } from '../rules/decimal.js';
 import type { RatioResult } from '../rules/ratio.js';
 import { TIERED_VIP_LEVEL } from '../rules/vip.js';
 import type { Plan } from './plan.js';
@@ -21,6 +21,19 @@ export function ratioText(r: RatioResult): string {
   return r.ratio === null ? 'none' : ratioPlaces(r.ratio, TEXT_RATIO_PLACES);
 }
 
+/**
+ * A fill ratio (USDT traded per request, R9 and R14) to 4 decimals, rounded down so that a ratio
+ * under a threshold never prints as the threshold; "none" without requests.
+ */
+export function fillRatioText(requests: number, traded: Dec): string {
+  return requests === 0 ? 'none' : traded.dividedBy(requests).toFixed(4, Dec.ROUND_DOWN);
+}
+
+/** A throttle's limit for people: "10 per 10 s". */
+export function throttleText(t: { readonly limit: number; readonly windowMs: number }): string {
+  return `${t.limit} per ${t.windowMs / 1000} s`;
+}
+
 /** An aligned plain-text table. */
 export function table(header: readonly string[], rows: readonly (readonly string[])[]): string {
   const width = header.map((h, i) => Math.max(h.length, ...rows.map((r) => (r[i] ?? '').length)));
@@ -28,7 +41,8 @@ export function table(header: readonly string[], rows: readonly (readonly string
   return [line(header), line(width.map((w) => '-'.repeat(w))), ...rows.map(line)].join('\n');
 }
 
-function usdt(d: Dec): string {
+/** A USDT amount: 2 decimals, or as many as it has up to 8. */
+export function usdt(d: Dec): string {
   return d.toFixed(d.decimalPlaces() > 2 ? Math.min(8, d.decimalPlaces()) : 2);
 }
 

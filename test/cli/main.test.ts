@@ -136,6 +136,100 @@ describe('traderatio timeline', () => {
   });
 });
 
+describe('traderatio timeline: the spot low-fill throttle (R14)', () => {
+  const H = '2026-11-03T09:00:00Z';
+  const at = (hours: number) => new Date(Date.parse(H) + hours * 3_600_000).toISOString();
+  /** A timeline file with one account, a day of futures activity and the given spot hours. */
+  const spotFile = (hours: readonly object[]) => {
+    const dir = mkdtempSync(join(tmpdir(), 'traderatio-'));
+    const file = join(dir, 'spot.json');
+    writeFileSync(file, `${JSON.stringify({
+      accounts: [{ id: 'main', role: 'main' }],
+      activity: [{ account: 'main', day: '2026-11-03', contracts: [{ contract: 'BTC_USDT', makerVolume: '1000', place: 100 }] }],
+      spotHours: hours,
+    }, null, 2)}\n`);
+    return { dir, file };
+  };
+  const periods = async (hours: readonly object[]) => {
+    const { code, out, err } = await capture(['timeline', spotFile(hours).file, '--json']);
+    expect(err).toBe('');
+    expect(code).toBe(0);
+    return JSON.parse(out).spotThrottles as { from: string; until: string; reason: string; requests: number; traded: string }[];
+  };
+
+  it('does not throttle at exactly 0.1 USDT per spot request', async () => {
+    expect(await periods([{ account: 'main', hour: H, requests: 1000, traded: '100' }])).toEqual([]);
+    const { out } = await capture(['timeline', spotFile([{ account: 'main', hour: H, requests: 1000, traded: '100' }]).file]);
+    expect(out).toContain('Spot low-fill throttle (R14): never in force.');
+  });
+
+  it('throttles just under 0.1 from the next hourly check until the window clears', async () => {
+    expect(await periods([{ account: 'main', hour: H, requests: 1000, traded: '99.99' }])).toEqual([
+      { account: 'main', from: at(1), until: at(25), limit: 10, windowMs: 10_000, reason: 'low-fill-rate', requests: 1000, traded: '99.99' },
+    ]);
+  });
+
+  it('does not throttle an hour with no spot requests, even with nothing traded', async () => {
+    expect(await periods([{ account: 'main', hour: H, requests: 0, traded: '0' }])).toEqual([]);
+    expect(await periods([{ account: 'main', hour: H, requests: 0, traded: '5' }])).toEqual([]);
+  });
+
+  it('lifts at the first hourly check that no longer trips it, and never before an hour', async () => {
+    // Nothing traded in hour H: throttled from H + 1. The fill in hour H + 1 brings the window to
+    // exactly 0.1: the check at H + 2 lifts it, one hour after it began, not at the fill itself.
+    const lifted = await periods([
+      { account: 'main', hour: H, requests: 100, traded: '0' },
+      { account: 'main', hour: at(1), requests: 0, traded: '10' },
+    ]);
+    expect(lifted.map((p) => [p.from, p.until, p.reason])).toEqual([[at(1), at(2), 'no-fills']]);
+    // 9.99 USDT in hour H + 1 is still under: the throttle holds until H + 1 leaves the window.
+    const held = await periods([
+      { account: 'main', hour: H, requests: 100, traded: '0' },
+      { account: 'main', hour: at(1), requests: 0, traded: '9.99' },
+    ]);
+    expect(held.map((p) => [p.from, p.until, p.reason])).toEqual([[at(1), at(2), 'no-fills'], [at(2), at(25), 'low-fill-rate']]);
+  });
+
+  it('prints the throttled hours and draws them in the chart with a legend', async () => {
+    const { dir, file } = spotFile([{ account: 'main', hour: H, requests: 300, traded: '0' }]);
+    const { out } = await capture(['timeline', file, '--svg', join(dir, 't.svg'), '--html', join(dir, 't.html')]);
+    expect(out).toContain('Spot low-fill throttle (R14): 1 period, 24 hours in all');
+    expect(out).toMatch(/main\s+2026-11-03T10:00:00\.000Z\s+2026-11-04T10:00:00\.000Z\s+24\s+10 per 10 s\s+no-fills\s+300\s+0\.00\s+0\.0000/);
+    const svg = readFileSync(join(dir, 't.svg'), 'utf8');
+    expect(svg).toContain('Orange: spot placement and amendment throttled');
+    expect(svg).toContain('<title>2026-11-03T10:00:00.000Z to 2026-11-04T10:00:00.000Z: spot 10 per 10 s (no-fills)</title>');
+    expect(readFileSync(join(dir, 't.html'), 'utf8')).toContain('<td>main</td><td>2026-11-03T10:00:00.000Z</td><td>2026-11-04T10:00:00.000Z</td><td>10 per 10 s</td>');
+  });
+
+  it('draws no spot legend for a file without spot activity', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'traderatio-'));
+    await capture(['timeline', 'examples/timeline-90d.json', '--svg', join(dir, 't.svg')]);
+    expect(readFileSync(join(dir, 't.svg'), 'utf8')).not.toContain('spot');
+    expect(JSON.parse((await capture(['timeline', 'examples/timeline-90d.json', '--json'])).out).spotThrottles).toBeNull();
+  });
+
+  it('names the line and field of bad spot hours', async () => {
+    const cases: [object[], number, string, string][] = [
+      [[{ account: 'main', hour: '2026-11-03T09:30:00Z', requests: 1 }], 0, 'hour', 'Expected `spotHours[0].hour` to be a whole UTC hour'],
+      [[{ account: 'main', hour: H, requests: -1 }], 0, 'requests', 'Expected `spotHours[0].requests` to be a non-negative integer, got -1'],
+      [[{ account: 'main', hour: H, requests: 1, traded: '1e3' }], 0, 'traded', 'Expected `spotHours[0].traded` to be a non-negative decimal string, got "1e3"'],
+      [[{ account: 'hedge', hour: H, requests: 1 }], 0, 'account', 'Expected `spotHours[0].account` to be an account of `accounts` (main), got "hedge"'],
+      [[{ account: 'main', hour: H, requests: 1, spot_traded: '1' }], 0, 'spot_traded', 'Unknown field `spot_traded` in `spotHours[0]`'],
+      [[{ account: 'main', hour: H, requests: 1 }, { account: 'main', hour: Date.parse(H), requests: 2 }], 1, 'hour', 'Expected `spotHours[1].hour` to be each hour of account main once (first as `spotHours[0].hour`)'],
+    ];
+    for (const [hours, index, field, message] of cases) {
+      const { file } = spotFile(hours);
+      const lines = readFileSync(file, 'utf8').split('\n');
+      // The line of the field in the index-th spot hour.
+      const after = lines.findIndex((l) => l.includes('"spotHours"'));
+      const line = lines.map((l, i) => [l, i + 1] as const).filter(([l, i]) => i > after && l.includes(`"${field}":`))[index]![1];
+      const { code, err } = await capture(['timeline', file]);
+      expect(code).toBe(1);
+      expect(err).toContain(`traderatio: ${file}:${line}: ${message}`);
+    }
+  });
+});
+
 describe('traderatio simulate', () => {
   it('replays the example log: what the exchange refuses as sent, and the delays the scheduler adds instead', async () => {
     const { code, out } = await capture(['simulate', 'examples/requests.csv', '--json']);
