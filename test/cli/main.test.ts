@@ -81,6 +81,82 @@ describe('traderatio plan', () => {
   });
 });
 
+describe('traderatio plan: the spot low-fill throttle (R14)', () => {
+  const plan = async (spotRows: string[], extra: string[] = []) => {
+    const dir = mkdtempSync(join(tmpdir(), 'traderatio-'));
+    const file = join(dir, 'spot.csv');
+    writeFileSync(file, ['account,contract,maker_volume,place,hour,spot_requests,spot_traded', 'A,BTC_USDT,100,30,,,', ...spotRows].join('\n'));
+    const r = await capture(['plan', file, ...extra]);
+    return { ...r, file };
+  };
+  const spot = async (spotRows: string[]) => {
+    const { code, out, err } = await plan(spotRows, ['--json']);
+    expect(err).toBe('');
+    expect(code).toBe(0);
+    return JSON.parse(out).spotFill.accounts[0] as { now: { throttle: { reason: string } | null }; next: { throttle: { reason: string } | null; requests: number; traded: string; remaining: number; needed: string } };
+  };
+
+  it('shows the example: A throttled now and at the next check, with the USDT that would clear it; B with room', async () => {
+    const { code, out } = await capture(['plan', 'examples/family-spot.csv']);
+    expect(code).toBe(0);
+    expect(out).toContain("Spot low-fill throttle (R14) during the hour from 2026-11-20T16:00:00.000Z (the file's latest), and at the check of 2026-11-20T17:00:00.000Z:");
+    expect(out).toMatch(/^A\s+10 per 10 s \(low-fill-rate\)\s+10 per 10 s \(low-fill-rate\)\s+6900\s+550\.00\s+0\.0797\s+trade 140\.00 USDT more$/m);
+    expect(out).toMatch(/^B\s+none\s+none\s+1000\s+215\.00\s+0\.2150\s+1150 more spot requests fit$/m);
+    // The 7-day figures are read as before: the worked example's aggregated ratio.
+    expect(out).toContain('Aggregated ratio 8.1938 (1057 / 129)');
+  });
+
+  it('does not throttle at exactly 0.1 USDT per spot request, and leaves no room for one more', async () => {
+    const a = await spot(['A,,,,2026-11-20T16:00:00Z,1000,100']);
+    expect(a.next).toMatchObject({ throttle: null, requests: 1000, traded: '100', remaining: 0, needed: '0' });
+  });
+
+  it('throttles just under 0.1 at the next check, and asks for the USDT that makes it 0.1', async () => {
+    const a = await spot(['A,,,,2026-11-20T16:00:00Z,1000,99.99']);
+    expect(a.now.throttle).toBeNull();
+    expect(a.next).toMatchObject({ throttle: { reason: 'low-fill-rate' }, remaining: -1, needed: '0.01' });
+  });
+
+  it('does not throttle an hour with no spot requests', async () => {
+    const a = await spot(['A,,,,2026-11-20T16:00:00Z,0,0']);
+    expect(a.now.throttle).toBeNull();
+    expect(a.next).toMatchObject({ throttle: null, requests: 0, remaining: 0 });
+  });
+
+  it('shows a throttle in force now that the next check lifts, once the fills of the hour bring the window to 0.1', async () => {
+    const a = await spot(['A,,,,2026-11-20T15:00:00Z,100,0', 'A,,,,2026-11-20T16:00:00Z,0,10']);
+    expect(a.now.throttle?.reason).toBe('no-fills');
+    expect(a.next).toMatchObject({ throttle: null, requests: 100, traded: '10' });
+    const { out } = await plan(['A,,,,2026-11-20T15:00:00Z,100,0', 'A,,,,2026-11-20T16:00:00Z,0,10']);
+    expect(out).toMatch(/^A\s+10 per 10 s \(no-fills\)\s+none\s+100\s+10\.00\s+0\.1000\s+0 more spot requests fit$/m);
+  });
+
+  it('reads spot hours from JSON with the library spelling', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'traderatio-'));
+    const file = join(dir, 'spot.json');
+    writeFileSync(file, JSON.stringify([{ account: 'A', contract: 'BTC_USDT', makerVolume: '100', place: 30 }, { account: 'A', hour: '2026-11-20T16:00:00Z', spotRequests: 10, spotTraded: '0.5' }]));
+    const r = JSON.parse((await capture(['plan', file, '--json'])).out);
+    expect(r.spotFill.accounts[0].next).toMatchObject({ throttle: { reason: 'low-fill-rate' }, needed: '0.5' });
+    expect(JSON.parse((await capture(['plan', 'examples/family.csv', '--json'])).out).spotFill).toBeNull();
+  });
+
+  it('names the line and field of bad spot rows', async () => {
+    const cases: [string[], string][] = [
+      [['A,,,,2026-11-20T16:30:00Z,10,1'], ':3: Expected `hour` to be a whole UTC hour'],
+      [['A,,,,2026-11-20T16:00:00Z,-1,1'], ':3: Expected `spot_requests` to be a non-negative integer, got "-1"'],
+      [['A,,,,2026-11-20T16:00:00Z,10,1e3'], ':3: Expected `spot_traded` to be a non-negative decimal string, got "1e3"'],
+      [['A,ETH_USDT,,,2026-11-20T16:00:00Z,10,1'], ':3: a row with an `hour` is an hour of spot activity (spot_requests, spot_traded): it takes no `contract`'],
+      [['A,ETH_USDT,,,,10,'], ':3: `spot_requests` belongs to an hour of spot activity: give its `hour`'],
+      [['A,,,,2026-11-20T16:00:00Z,10,1', 'A,,,,1795190400000,5,1'], ':4: account A lists the hour 1795190400000 again (first on line 3)'],
+    ];
+    for (const [rows, message] of cases) {
+      const { code, err, file } = await plan(rows);
+      expect(code).toBe(1);
+      expect(err).toContain(`${file}${message}`);
+    }
+  });
+});
+
 describe('traderatio timeline', () => {
   it('lists every change of the example with its instant, limits and reason', async () => {
     const { code, out } = await capture(['timeline', 'examples/timeline.json']);
