@@ -22,13 +22,13 @@ describe('spotFillClearance (R14)', () => {
   });
 
   it('agrees with checkSpotFill: a window throttles exactly when no room is left, and the volume asked clears it', () => {
-    const options = [{}, { requestThreshold: 50 }, { fillRateThreshold: '0.37' }];
+    const options = [{}, { requestThreshold: 50 }, { fillRateThreshold: '0.37' }].map((o) => resolveSpotFillOptions(o));
     for (const o of options) {
-      for (let requests = 0; requests <= 120; requests += 7) {
+      for (let requests = 0; requests <= 120; requests += 11) {
         for (const traded of ['0', '0.7', '3.33', '9.99', '10', '18.5', '44.4']) {
           const w = window(requests, traded);
           const c = spotFillClearance(w, o);
-          expect(checkSpotFill(w, o) !== null, `${requests} ${traded} ${JSON.stringify(o)}`).toBe(c.remaining < 0);
+          expect(checkSpotFill(w, o) !== null, `${requests} ${traded} ${o.fillRateThreshold} ${o.requestThreshold}`).toBe(c.remaining < 0);
           if (c.remaining >= 0) {
             expect(checkSpotFill({ requests: requests + c.remaining, traded: w.traded }, o)).toBeNull();
             expect(checkSpotFill({ requests: requests + c.remaining + 1, traded: w.traded }, o)).not.toBeNull();
