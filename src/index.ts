@@ -36,8 +36,8 @@ export type {
 } from './rules/timeline.js';
 
 export { buildAbuseTimeline, checkAbuse, placementLimit, resolveAbuseOptions } from './rules/abuse.js';
-export { buildSpotFillTimeline, checkSpotFill, resolveSpotFillOptions, spotFillApplies } from './rules/spot-fill.js';
-export type { SpotFillConfig, SpotFillOptions, SpotOrderRequest } from './rules/spot-fill.js';
+export { buildSpotFillTimeline, checkSpotFill, resolveSpotFillOptions, spotFillApplies, spotFillClearance } from './rules/spot-fill.js';
+export type { SpotFillClearance, SpotFillConfig, SpotFillOptions, SpotOrderRequest } from './rules/spot-fill.js';
 export type {
   AbuseConfig, AbuseOptions, AbuseTimeline, AbuseWindow, HourlyActivity, PlacementLimit, RateLimit, Throttle, ThrottleChange,
   ThrottleReason, ThrottleState,

@@ -7,7 +7,7 @@ import { DAY_MS, HOUR_MS, RAISE_OFFSET_MS, formatUtcDay, formatUtcInstant, parse
 import { type FamilyConfig, type FamilyOptions, rateFamily, readFamilyOptions, FAMILY_OPTION_FIELDS } from '../rules/family.js';
 import { type TierMargins, tierMargins } from '../rules/margins.js';
 import { type InstantInput, checkFields, parseCount, parseId, parseInstant, parseNonNegativeDecimal } from '../rules/parse.js';
-import { type SpotFillConfig, type SpotFillOptions, UNNAMED_PAIR, buildSpotFillTimeline, resolveSpotFillOptions, spotFillLimits } from '../rules/spot-fill.js';
+import { type SpotFillConfig, type SpotFillOptions, UNNAMED_PAIR, buildSpotFillTimeline, resolveSpotFillOptions, spotFillClearance, spotFillLimits } from '../rules/spot-fill.js';
 import { coefficientOf, normalizeContract } from '../rules/contracts.js';
 import { type BoundaryDirection, type ClockEstimate, type ClockSample, ExchangeClock, type SampleRejection } from '../rules/exchange-clock.js';
 import { type RateLimitReport, type ReportPolicy, type TierReconciliation, readRateLimitReport, reconcileTier, reportFor } from '../rules/report.js';
@@ -1047,13 +1047,9 @@ export class AccountLimiter {
    */
   private spotWindow(account: string, now: number): { requests: number; traded: Dec; remaining: number; needed: Dec } {
     const w = this.window24h(this.spotTracker, account, now);
-    const { fillRateThreshold: thr, requestThreshold } = this.spotFill;
-    // It throttles when requests > requestThreshold and traded < thr * requests, that is when
-    // requests > max(requestThreshold, floor(traded / thr)) (requests being whole).
-    const remaining = thr.isZero() ? Infinity : Math.max(requestThreshold, w.traded.dividedBy(thr).floor().toNumber()) - w.requests;
-    const needed = remaining < 0 ? thr.times(w.requests).minus(w.traded) : new Dec(0);
-    return { ...w, remaining, needed };
+    return { ...w, ...spotFillClearance(w, this.spotFill) };
   }
+
 
   private count(account: string, contract: string, c: Classification): void {
     const now = this.wallNow();
