@@ -1,7 +1,7 @@
 // Two copies of traderatio in one program: the package as built in dist/, and the same files
 // copied elsewhere (as a second installation would be). `npm test` builds dist/ first when it is
 // older than the sources.
-import { cpSync, mkdtempSync, rmSync } from 'node:fs';
+import { cpSync, mkdtempSync, rmSync, symlinkSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
@@ -27,6 +27,8 @@ beforeAll(async () => {
   esm = (await import(pathToFileURL(join(root, 'dist/index.js')).href)) as Library;
   cpSync(join(root, 'dist'), join(other, 'dist'), { recursive: true });
   cpSync(join(root, 'package.json'), join(other, 'package.json'));
+  // Its dependencies, as an installation has them beside it.
+  symlinkSync(join(root, 'node_modules'), join(other, 'node_modules'), 'dir');
   second = (await import(pathToFileURL(join(other, 'dist/index.js')).href)) as Library;
   secondRedis = require(join(other, 'dist/redis.cjs')) as RedisLibrary;
 });
