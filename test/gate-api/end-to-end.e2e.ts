@@ -140,7 +140,7 @@ describe('limitApiClient against the model exchange', () => {
     const thisHour = new Date(Math.floor(clock.wall() / HOUR) * HOUR).toISOString();
     const history = historyOf(clock, [{ account: 'main', hour: thisHour, requests: 90_000, traded: '0' }]);
     const limiter = new AccountLimiter({ accounts: [{ id: 'main', role: 'main' }], clock });
-    limiter.seed({ days: history.activity, hours: history.hours });
+    limiter.seed({ days: history.activity, hours: history.hours.map((h) => ({ ...h, hour: Date.parse(h.hour) })) });
     expect(limiter.limitNow('main').throttle).toBeNull();
     const through = await run(clock, history, 8_000, limiter);
     console.log(`gate-api abuse throttle: ${through.tooMany} x 429, ${through.accepted} placements accepted, throttle ${JSON.stringify(through.stats.throttle)}`);
