@@ -143,7 +143,7 @@ export class Trading {
     const contract = query.get('contract');
     const name = contract === null ? null : this.contract(settle, contract).name;
     return this.trades(account, 'futures', name, query).map((t) => ({
-      id: t.id, create_time: t.at / 1000, contract: t.instrument, order_id: t.orderId, size: t.sizeAsText ? t.size.toString() : t.size.toNumber(),
+      id: t.id, create_time: apiSeconds(t.at), contract: t.instrument, order_id: t.orderId, size: t.sizeAsText ? t.size.toString() : t.size.toNumber(),
       price: t.price.toString(), role: t.role, text: t.text, fee: '0', point_fee: '0',
     }));
   }
@@ -374,12 +374,12 @@ function futuresJson(o: FuturesOrder, account: Account): Json {
   // Two literal shapes rather than a spread: the same keys in the same order, without the copy.
   return o.finishedAt === null
     ? {
-      id: o.id, user, contract: o.contract, create_time: o.createdAt / 1000, size, left, price, fill_price: fillPrice, tif: o.tif, text: o.text,
+      id: o.id, user, contract: o.contract, create_time: apiSeconds(o.createdAt), size, left, price, fill_price: fillPrice, tif: o.tif, text: o.text,
       status: o.status, finish_as: o.finishAs, is_reduce_only: false, is_close: false, iceberg: 0,
     }
     : {
-      id: o.id, user, contract: o.contract, create_time: o.createdAt / 1000, size, left, price, fill_price: fillPrice, tif: o.tif, text: o.text,
-      status: o.status, finish_as: o.finishAs, finish_time: o.finishedAt / 1000, is_reduce_only: false, is_close: false, iceberg: 0,
+      id: o.id, user, contract: o.contract, create_time: apiSeconds(o.createdAt), size, left, price, fill_price: fillPrice, tif: o.tif, text: o.text,
+      status: o.status, finish_as: o.finishAs, finish_time: apiSeconds(o.finishedAt), is_reduce_only: false, is_close: false, iceberg: 0,
     };
 }
 
@@ -457,4 +457,13 @@ function each(fn: () => Json, extra: Json = {}): Json {
     if (e instanceof ApiError) return { ...extra, succeeded: false, label: e.label, message: e.message };
     throw e;
   }
+}
+
+/**
+ * An instant as the futures API writes it: Unix seconds to the millisecond (`1546569968.184`).
+ * More digits than the exchange sends break clients that read long numbers as big integers (the
+ * SDK's JSON parser turns any number of 16 or more digits into a BigInt, and fails on a fraction).
+ */
+function apiSeconds(ms: number): number {
+  return Math.floor(ms) / 1000;
 }
