@@ -25,7 +25,7 @@ const first = await Promise.all(placing.slice(0, 100));
 // A cancel does not wait behind the 50 placements: it has its own limit, and goes first.
 const cancelled = await futures.cancelFuturesOrder('usdt', String(first[0]!.body.id));
 assert.equal(cancelled.body.status, 'finished');
-await clock.advance(1_001);
+await clock.advance(1_000);
 await Promise.all(placing);
 
 const stats = exchange.stats().accounts.find((a) => a.account === 'main')!;
