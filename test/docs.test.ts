@@ -28,7 +28,8 @@ for (const file of files) {
         if (REDIS_URL !== DEFAULT_REDIS_URL) expect(local, 'an example reaches Redis in a way this test does not redirect').not.toMatch(/6379|new Redis\(\)|createClient\(\)/);
         writeFileSync(path, local.replace(/from 'traderatio\/([a-z-]+)'/g, "from '../../src/$1/index.js'").replaceAll("from 'traderatio'", "from '../../src/index.js'"));
         await import(pathToFileURL(path).href);
-      });
+        // A recipe loads its client library (the SDK's hundreds of modules) and starts the model.
+      }, 30_000);
     });
   });
 }
