@@ -14,7 +14,8 @@ export interface CcxtGate {
   readonly id: string;
   enableRateLimit: boolean;
   fetch2(path: unknown, api?: unknown, method?: string, params?: unknown, headers?: unknown, body?: unknown, config?: unknown): Promise<unknown>;
-  sign(path: unknown, api?: unknown, method?: string, params?: unknown, headers?: unknown, body?: unknown): { url: string; method: string; body?: unknown; headers?: unknown };
+  /** The request as it will be sent: `{ url, method, body, headers }`. */
+  sign(path: unknown, api?: unknown, method?: string, params?: unknown, headers?: unknown, body?: unknown): object;
   handleErrors(code: number, reason: string, url: string, method: string, headers: unknown, body: unknown, response: unknown, requestHeaders: unknown, requestBody: unknown): unknown;
 }
 
@@ -94,7 +95,7 @@ export function limitCcxt(limiter: AccountLimiter, exchange: CcxtGate, options: 
 
   exchange.fetch2 = function limitedFetch2(this: CcxtGate, path, api, method, params, headers, body, config) {
     // The request as ccxt builds it; signed again, with a fresh Timestamp, once admitted.
-    const built = sign.call(this, path, api, method, params, headers, body);
+    const built = sign.call(this, path, api, method, params, headers, body) as { readonly url: string; readonly method: string; readonly body?: unknown };
     const json = jsonBody(built.body);
     const classification = limiter.catalog.classify(built.method, built.url, json);
     const inFlight: InFlight = { exchange: this, classification, sentAt: 0, sentMono: 0 };

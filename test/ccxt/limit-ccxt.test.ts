@@ -86,7 +86,7 @@ describe('limitCcxt', () => {
     expect(used(l)).toMatchObject({ 'main:futures.place': 1 });
     await gate.createOrders([1, 2, 3].map(() => ({ symbol: BTC, type: 'limit', side: 'buy', amount: 1, price: 60000 })));
     expect(used(l)).toMatchObject({ 'main:futures.place': 4 });
-    await gate.cancelOrder(order.id, BTC);
+    await gate.cancelOrder(order.id!, BTC);
     expect(used(l)['main:futures.cancel']).toBe(1);
     await gate.cancelOrders(['2', '3'], BTC);
     expect(used(l)['main:futures.cancel']).toBe(3);
@@ -111,7 +111,7 @@ describe('limitCcxt', () => {
     // Answered: the HTTP client may hold a request a moment after ccxt hands it over.
     await vi.waitFor(() => expect(modelLimit(exchange!, 'futures.place')?.accepted).toBe(100), WAIT);
     expect(l.scheduler.stats().limits.find((x) => x.name === 'main:futures.place')?.waiting).toBe(21);
-    const cancelled = await gate.cancelOrder(first.id, BTC);
+    const cancelled = await gate.cancelOrder(first.id!, BTC);
     expect(cancelled.status).toBe('canceled');
     // The 21 placements still wait: nothing moved the clock.
     expect(l.scheduler.stats().limits.find((x) => x.name === 'main:futures.place')?.waiting).toBe(21);
