@@ -86,7 +86,7 @@ export function limitCcxt(limiter: AccountLimiter, exchange: CcxtGate, options: 
   limiter.limitNow(account);
   const clock = limiter.scheduler.clock;
 
-  // What the instance had of its own before (ccxt's methods live on its prototype).
+  // What the instance held of its own before: ccxt binds some of its methods on the instance.
   const own = new Map(['fetch2', 'handleErrors'].map((m) => [m, Object.getOwnPropertyDescriptor(exchange, m)] as const));
   const { fetch2, sign, handleErrors } = exchange;
   const rateLimited = exchange.enableRateLimit;
