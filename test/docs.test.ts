@@ -28,7 +28,8 @@ for (const file of files) {
         if (REDIS_URL !== DEFAULT_REDIS_URL) expect(local, 'an example reaches Redis in a way this test does not redirect').not.toMatch(/6379|new Redis\(\)|createClient\(\)/);
         writeFileSync(path, local.replaceAll("from 'traderatio/redis'", "from '../../src/redis/index.js'").replaceAll("from 'traderatio/exchange'", "from '../../src/exchange/index.js'").replaceAll("from 'traderatio/ccxt'", "from '../../src/ccxt/index.js'").replaceAll("from 'traderatio'", "from '../../src/index.js'"));
         await import(pathToFileURL(path).href);
-      });
+        // An example may start the model exchange and wait out a rate window in real time.
+      }, 30_000);
     });
   });
 }

@@ -23,7 +23,6 @@ const first = await gate.createOrder('BTC/USDT:USDT', 'limit', 'buy', 1, 60000);
 const orders = Array.from({ length: 150 }, () => gate.createOrder('BTC/USDT:USDT', 'limit', 'buy', 1, 60000));
 const cancelled = await gate.cancelOrder(first.id!, 'BTC/USDT:USDT');
 assert.equal(cancelled.status, 'canceled');
-assert.ok(limiter.scheduler.stats().limits.some((l) => l.name === 'main:futures.place' && l.waiting > 0));
 await Promise.all(orders);
 
 // The exchange refused nothing.
