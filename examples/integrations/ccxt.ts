@@ -34,3 +34,4 @@ limited.detach(); // the instance as it was, its throttle on again
 assert.equal(gate.enableRateLimit, true);
 limiter.close();
 await exchange.close();
+console.log('ccxt: placed, cancelled and withdrew through traderatio; the instance restored');

@@ -110,8 +110,9 @@ export function limitCcxt(limiter: AccountLimiter, exchange: CcxtGate, options: 
     const inFlight = current.getStore();
     if (inFlight?.exchange === this && typeof headers === 'object' && headers !== null) {
       const responseHeaders = headers as Record<string, string>;
+      // When the exchange began to count it (R13) and the exchange's clock (R15), then R12.
+      limiter.arrived(account, inFlight.classification, { sentAt: inFlight.sentAt, receivedAt: clock.wall(), sentMono: inFlight.sentMono, receivedMono: clock.now(), headers: responseHeaders });
       limiter.feedback(account, inFlight.classification, feedbackFrom({ status: code, headers: responseHeaders }, response));
-      limiter.clockSample({ sentAt: inFlight.sentAt, receivedAt: clock.wall(), sentMono: inFlight.sentMono, receivedMono: clock.now(), headers: responseHeaders });
     }
     return handleErrors.call(this, code, reason, url, method, headers, body, response, requestHeaders, requestBody);
   };
