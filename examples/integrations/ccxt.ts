@@ -34,4 +34,4 @@ limited.detach(); // the instance as it was, its throttle on again
 assert.equal(gate.enableRateLimit, true);
 limiter.close();
 await exchange.close();
-console.log('ccxt: placed, cancelled and withdrew through traderatio; the instance restored');
+console.log('ccxt: 151 placements and a cancel, none refused; the instance restored');
