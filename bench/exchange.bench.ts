@@ -4,7 +4,7 @@
  * Targets: at least 20,000 requests per second on one core; p99 added latency under 1 ms at 2,000
  * per second (the model's p99 minus a bare node:http server's at the same rate).
  *
- * Throughput: autocannon, 10 connections, as fast as they go; beside it the server's CPU time per
+ * Throughput: autocannon, 10 connections, as fast as they go, the servers in alternate rounds; beside it the server's CPU time per
  * request (user + system, all its threads, from process.cpuUsage), which says what one core can
  * serve even when the load generator and other work share the machine.
  * Latency: a small paced client of this file: 10 raw keep-alive connections, requests sent on a
@@ -186,18 +186,26 @@ const bare = await serve(BARE);
 const raised = await serve(MODEL(true));
 const real = await serve(MODEL(false));
 try {
-  for (const [name, server] of [['model, limits raised (every placement accepted and filled)', raised], ['model, published limits (mostly 429 at tier 1)', real], ['bare node:http answering {}', bare]] as const) {
-    await load(server.url); // warm-up
-    server.start();
-    const r = await load(server.url);
-    const used = await server.stop();
-    const codes = Object.entries(r.statusCodeStats ?? {}).map(([c, s]) => `${c}: ${(s as { count: number }).count}`).join(', ');
-    const answered = r.requests.total;
-    rows.push({
-      server: name, 'requests/s': Math.round(r.requests.average).toLocaleString('en-US'), 'p99 ms': r.latency.p99,
-      'server CPU µs/request': (used.cpuMs * 1000 / answered).toFixed(1), 'one core, requests/s': Math.round(answered / (used.cpuMs / 1000)).toLocaleString('en-US'),
-      statuses: codes, errors: r.errors + r.timeouts,
-    });
+  const servers = [['model, limits raised (every placement accepted and filled)', raised], ['model, published limits (mostly 429 at tier 1)', real], ['bare node:http answering {}', bare]] as const;
+  for (const [, server] of servers) await load(server.url); // warm-up
+  // Alternate rounds: the machine's load changes by the second, and each round's ratio to the bare
+  // server measured beside it is what the load moves least.
+  for (let round = 1; round <= ROUNDS; round++) {
+    const cpu: number[] = [];
+    for (const [name, server] of servers) {
+      server.start();
+      const r = await load(server.url);
+      const used = await server.stop();
+      const codes = Object.entries(r.statusCodeStats ?? {}).map(([c, s]) => `${c}: ${(s as { count: number }).count}`).join(', ');
+      const answered = r.requests.total;
+      cpu.push((used.cpuMs * 1000) / answered);
+      rows.push({
+        round, server: name, 'requests/s': Math.round(r.requests.average).toLocaleString('en-US'), 'p99 ms': r.latency.p99,
+        'server CPU µs/request': cpu.at(-1)!.toFixed(1), 'one core, requests/s': Math.round(answered / (used.cpuMs / 1000)).toLocaleString('en-US'),
+        'CPU / bare': '', statuses: codes, errors: r.errors + r.timeouts,
+      });
+    }
+    for (let i = 0; i < servers.length; i++) rows[rows.length - servers.length + i]!['CPU / bare'] = (cpu[i]! / cpu[servers.length - 1]!).toFixed(2);
   }
   const ms = seconds * 1000;
   for (const s of [bare, raised]) await paced(s.url, RATE, 1000, CONNECTIONS); // warm-up
@@ -229,5 +237,5 @@ try {
 }
 const alone = inProcess();
 console.log(`\nThe model alone (in process, no HTTP): ${alone.toFixed(1)} µs of CPU per accepted and filled placement`);
-printTable(`Throughput: futures placements, ${CONNECTIONS} keep-alive connections, ${seconds} s after a ${seconds} s warm-up`, rows);
+printTable(`Throughput: futures placements, ${CONNECTIONS} keep-alive connections, ${seconds} s per server and round after a ${seconds} s warm-up, ${ROUNDS} rounds`, rows);
 printTable(`Latency at ${RATE.toLocaleString('en-US')} requests per second (${CONNECTIONS} connections, paced, timed in microseconds, ${seconds} s per round)`, latency);

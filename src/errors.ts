@@ -1,12 +1,14 @@
 /**
  * The `code` of every {@link TraderatioError}: `INVALID_INPUT` (an {@link InvalidInputError}),
  * `REFUSED_*` (a {@link RefusedError}, one per {@link RefusalReason}), `EXCHANGE_API_ERROR` (an
- * error answer of the model exchange), and the command line's `INPUT_FILE` and `OUTPUT_FILE`.
+ * error answer of the model exchange), `NO_REPLY` (a {@link NoReplyError}), and the command line's
+ * `INPUT_FILE` and `OUTPUT_FILE`.
  */
 export type ErrorCode =
   | 'INVALID_INPUT'
   | 'REFUSED_QUEUE_FULL' | 'REFUSED_ABORTED' | 'REFUSED_DEADLINE' | 'REFUSED_TOO_HEAVY' | 'REFUSED_CLOSED'
   | 'EXCHANGE_API_ERROR'
+  | 'NO_REPLY'
   | 'INPUT_FILE' | 'OUTPUT_FILE';
 
 /**
@@ -143,4 +145,23 @@ export class RefusedError extends TraderatioError {
 /** True when `e` is a {@link RefusedError}. */
 export function isRefusedError(e: unknown): e is RefusedError {
   return e instanceof RefusedError;
+}
+
+/**
+ * A request was sent and no reply came: its WebSocket connection closed, or the reply took longer
+ * than allowed. Unlike a {@link RefusedError} the request left: it counted, and the exchange may
+ * have acted on it.
+ *
+ * @example
+ * ```ts
+ * api.request('futures.order_place', order).catch((e) => e instanceof NoReplyError && reconcileOpenOrders())
+ * ```
+ */
+export class NoReplyError extends TraderatioError {
+  /** The `req_id` of the request. */
+  readonly requestId: string;
+  constructor(requestId: string, message: string) {
+    super('NO_REPLY', message);
+    this.requestId = requestId;
+  }
 }

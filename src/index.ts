@@ -36,8 +36,8 @@ export type {
 } from './rules/timeline.js';
 
 export { buildAbuseTimeline, checkAbuse, placementLimit, resolveAbuseOptions } from './rules/abuse.js';
-export { buildSpotFillTimeline, checkSpotFill, resolveSpotFillOptions, spotFillApplies } from './rules/spot-fill.js';
-export type { SpotFillConfig, SpotFillOptions, SpotOrderRequest } from './rules/spot-fill.js';
+export { buildSpotFillTimeline, checkSpotFill, resolveSpotFillOptions, spotFillApplies, spotFillClearance } from './rules/spot-fill.js';
+export type { SpotFillClearance, SpotFillConfig, SpotFillOptions, SpotOrderRequest } from './rules/spot-fill.js';
 export type {
   AbuseConfig, AbuseOptions, AbuseTimeline, AbuseWindow, HourlyActivity, PlacementLimit, RateLimit, Throttle, ThrottleChange,
   ThrottleReason, ThrottleState,
@@ -86,8 +86,8 @@ export { Tracker } from './account/tracker.js';
 export type { CountedAction, FillRole, TrackerState } from './account/tracker.js';
 export { AccountLimiter } from './account/limiter.js';
 export type {
-  AccountLimit, AccountLimiterOptions, LimiterClockSample, LimiterEvent, LimiterSnapshot, RequestOptions, SentRequest, WebSocketRequestOptions,
+  AccountLimit, AccountLimiterOptions, LimiterClockSample, LimiterEvent, LimiterSnapshot, RequestOptions, SentRequest, SentWebSocketRequest, WebSocketRequestOptions,
 } from './account/limiter.js';
 export { recordTrades } from './account/trades.js';
-export type { FuturesTradeRow, RecordTradesOptions, SpotTradeRow } from './account/trades.js';
+export type { FuturesTradeRow, RecordTradesOptions, SpotTradeRow, UserTradesMessage } from './account/trades.js';
 

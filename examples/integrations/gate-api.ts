@@ -37,3 +37,4 @@ assert.equal(limiter.clockEstimate()?.samples, 8);
 detach();
 limiter.close();
 await exchange.close();
+console.log('gate-api: 150 placements and a cancel through FuturesApi, none refused');

@@ -7,7 +7,7 @@ import { DAY_MS, HOUR_MS, RAISE_OFFSET_MS, formatUtcDay, formatUtcInstant, parse
 import { type FamilyConfig, type FamilyOptions, rateFamily, readFamilyOptions, FAMILY_OPTION_FIELDS } from '../rules/family.js';
 import { type TierMargins, tierMargins } from '../rules/margins.js';
 import { type InstantInput, checkFields, parseCount, parseId, parseInstant, parseNonNegativeDecimal } from '../rules/parse.js';
-import { type SpotFillConfig, type SpotFillOptions, UNNAMED_PAIR, buildSpotFillTimeline, resolveSpotFillOptions, spotFillLimits } from '../rules/spot-fill.js';
+import { type SpotFillConfig, type SpotFillOptions, UNNAMED_PAIR, buildSpotFillTimeline, resolveSpotFillOptions, spotFillClearance, spotFillLimits } from '../rules/spot-fill.js';
 import { coefficientOf, normalizeContract } from '../rules/contracts.js';
 import { type BoundaryDirection, type ClockEstimate, type ClockSample, ExchangeClock, type SampleRejection } from '../rules/exchange-clock.js';
 import { type RateLimitReport, type ReportPolicy, type TierReconciliation, readRateLimitReport, reconcileTier, reportFor } from '../rules/report.js';
@@ -19,8 +19,11 @@ import { TIERED_VIP_LEVEL, parseVipLevel } from '../rules/vip.js';
 import { type Clock, systemClock } from '../schedule/clock.js';
 import { type HeadersLike, type RateLimitFeedback, readFeedback } from '../schedule/feedback.js';
 import { readGatewayTimes } from '../schedule/gateway-time.js';
+import { ArrivalDelay } from '../schedule/arrival-delay.js';
 import { type Limit, Scheduler } from '../schedule/scheduler.js';
 import { Listeners } from '../schedule/listeners.js';
+import type { LimitStore } from '../schedule/store.js';
+import type { SharedCounts, SharedTotals } from './shared-counts.js';
 import { type FillRole, Tracker, type TrackerState } from './tracker.js';
 
 /** Options of an account limiter. */
@@ -73,6 +76,15 @@ export interface AccountLimiterOptions extends FamilyOptions {
    */
   readonly reportPolicy?: ReportPolicy;
   /**
+   * Polls the exchange's own figure (GET /account/rate_limit, R16) every `everyMs` milliseconds for
+   * every account of the family: `fetch(account)` resolves to the answer's JSON (sent the way the
+   * engine sends, e.g. through `traderatio/fetch` with the account's key), which
+   * {@link AccountLimiter.reportRateLimit} applies under `reportPolicy`. Off by default: the
+   * exchange marks the endpoint not yet open. A `fetch` that throws or rejects, or an answer that
+   * is refused, is reported as an `error` event (source `reconcile`) and polling goes on.
+   */
+  readonly reconcile?: { readonly everyMs: number; readonly fetch: (account: string) => unknown };
+  /**
    * What a WebSocket order ({@link AccountLimiter.requestWebSocket}) draws on (R16). `shared`: its
    * WebSocket limit of R10 and the REST limit of the same action for the same account, all at once
    * (futures placement and amendment: the tier; cancels: the cancel limit). `separate`: its
@@ -91,6 +103,13 @@ export interface AccountLimiterOptions extends FamilyOptions {
    * @default "estimate"
    */
   readonly exchangeClock?: 'estimate' | 'local';
+  /**
+   * Where the limits are kept (see `Scheduler`): a Redis store of `traderatio/redis` shares them
+   * with the other processes on the account (R10), and keeps the counts there too: requests and
+   * fills are then the account's totals over every process, and so are the tiers, throttles,
+   * warnings and headroom read from them (R1, R5, R9, R14). @default memoryStore
+   */
+  readonly store?: LimitStore & { counts?(): SharedCounts };
 }
 
 /**
@@ -103,6 +122,21 @@ export interface AccountLimiterOptions extends FamilyOptions {
 export type LimiterClockSample =
   | ClockSample
   | (Omit<ClockSample, 'inTime' | 'outTime'> & { readonly headers: HeadersLike });
+
+/** One answered request, as `arrived` counts it at the exchange (R13). */
+interface Arrival {
+  readonly limits: readonly Limit[];
+  readonly weight: number;
+  readonly sentMono: number;
+  readonly receivedMono: number;
+  /** The gateway's receive instant minus the local send instant, in milliseconds. */
+  readonly delay: number;
+  /** Until when, plus the window, its limits count it: -Infinity until counted. */
+  arrived: number;
+}
+
+/** How long answers are kept to be counted again when a quicker way there shows: twice the longest window of the catalogue. */
+const ARRIVALS_KEPT_MS = 20_000;
 
 /** Options of one request. */
 export interface RequestOptions {
@@ -132,6 +166,14 @@ export interface SentRequest {
   readonly body?: unknown;
 }
 
+/** A WebSocket order request as given to {@link AccountLimiter.requestWebSocket}. */
+export interface SentWebSocketRequest {
+  readonly channel: string;
+  readonly params?: unknown;
+  /** @default "usdt" */
+  readonly settle?: string;
+}
+
 /** The limit in force for an account, and why. */
 export interface AccountLimit {
   readonly account: string;
@@ -154,7 +196,8 @@ export interface AccountLimit {
 /**
  * What the limiter tells its listeners. `error` reports what went wrong outside the limiter's own
  * work, which it carries on with: a listener that threw (`listener`), a `persist.save` that threw
- * or rejected (`persist`), an hourly refresh that failed (`refresh`). An error thrown by a listener
+ * or rejected (`persist`), an hourly refresh that failed (`refresh`), a poll of the exchange's
+ * report that failed or was refused (`reconcile`). An error thrown by a listener
  * while it handles an `error` event, or an error with no listener to take it, becomes a process
  * warning (`process.emitWarning`), so that none is lost silently.
  */
@@ -188,7 +231,7 @@ export type LimiterEvent =
    * 60 s off (signed requests are about to fail), ok again once it is not.
    */
   | { readonly type: 'clock'; readonly at: number; readonly offsetMs: number; readonly errorMs: number; readonly check: Check }
-  | { readonly type: 'error'; readonly at: number; readonly source: 'listener' | 'persist' | 'refresh'; readonly error: unknown };
+  | { readonly type: 'error'; readonly at: number; readonly source: 'listener' | 'persist' | 'refresh' | 'reconcile'; readonly error: unknown };
 
 /** The limiter's state as plain, versioned JSON. */
 export interface LimiterSnapshot {
@@ -207,7 +250,7 @@ const SNAPSHOT_VERSION = 1;
 const SNAPSHOT_FIELDS: readonly string[] = ['format', 'version', 'at', 'accounts', 'vipLevel', 'vipChanges', 'tracker', 'spotTracker'];
 const LIMITER_OPTION_FIELDS: readonly string[] = [
   ...FAMILY_OPTION_FIELDS, 'accounts', 'vipLevel', 'clock', 'catalog', 'abuse', 'spotFill', 'downgrade', 'warnAt', 'maxQueue', 'persist', 'unknownContract',
-  'reportPolicy', 'websocketBudget', 'exchangeClock', 'marginMs',
+  'reportPolicy', 'websocketBudget', 'exchangeClock', 'marginMs', 'reconcile', 'store',
 ];
 
 /** An hour of order requests and USDT traded, seeded from the exchange's history. */
@@ -265,6 +308,12 @@ export class AccountLimiter {
   readonly scheduler: Scheduler;
   readonly catalog: Catalog;
   private readonly clock: Clock;
+  /** How much later than the quickest each request reached the exchange (R13). */
+  private readonly arrivalDelay = new ArrivalDelay();
+  /** The quickest way there (plus the clocks' offset) among the recent answers. */
+  private quickest = Infinity;
+  /** The answers of the last ARRIVALS_KEPT_MS, oldest first from `head`. */
+  private arrivals: { list: Arrival[]; head: number } = { list: [], head: 0 };
   private readonly family: FamilyConfig;
   private readonly abuse: AbuseConfig;
   private readonly spotFill: SpotFillConfig;
@@ -273,7 +322,8 @@ export class AccountLimiter {
   private readonly warnAt: number;
   private readonly unknownContract: string;
   private readonly reportPolicy: ReportPolicy;
-  private readonly websocketBudget: WebSocketBudget;
+  /** What a WebSocket order draws on (R16), as resolved from the options. */
+  readonly websocketBudget: WebSocketBudget;
   private readonly estimateClock: boolean;
   private exchange = new ExchangeClock();
   /** Whether the last clock check was ok (R15): a `clock` event is told when it changes. */
@@ -292,7 +342,10 @@ export class AccountLimiter {
   private readonly listeners = new Listeners<LimiterEvent>((source, error) => ({ type: 'error', at: this.wallNow(), source, error }));
   private timer: unknown = null;
   private persistTimer: unknown = null;
+  private reconcileTimer: unknown = null;
   private closed = false;
+  /** The account's counts over every process, when the store keeps them (else null). */
+  private readonly shared: SharedCounts | null;
 
   constructor(options: AccountLimiterOptions) {
     if (typeof options !== 'object' || options === null) throw new InvalidInputError('limiter options', options, 'an object { accounts, ... }');
@@ -337,10 +390,17 @@ export class AccountLimiter {
         !(persist.everyMs > 0) || !Number.isFinite(persist.everyMs) || typeof persist.save !== 'function')) {
       throw new InvalidInputError('`persist`', persist, 'an object { everyMs: a positive number, save: a function }');
     }
+    const reconcile = options.reconcile;
+    if (reconcile !== undefined && (typeof reconcile !== 'object' || reconcile === null || typeof reconcile.everyMs !== 'number' ||
+        !(reconcile.everyMs > 0) || !Number.isFinite(reconcile.everyMs) || typeof reconcile.fetch !== 'function')) {
+      throw new InvalidInputError('`reconcile`', reconcile, 'an object { everyMs: a positive number, fetch: a function of the account }');
+    }
     // The timeline validates the family (ids, roles, creation instants) once here.
     const timeline = this.timelineOf(options.accounts, this.tracker, this.vipLevel, this.vipChanges);
     this.accounts = options.accounts.map(copyAccount);
-    this.scheduler = new Scheduler({ clock: this.clock, ...(options.maxQueue === undefined ? {} : { maxQueue: options.maxQueue }) });
+    const store = options.store;
+    this.scheduler = new Scheduler({ clock: this.clock, ...(options.maxQueue === undefined ? {} : { maxQueue: options.maxQueue }), ...(store === undefined ? {} : { store }) });
+    this.shared = typeof store?.counts === 'function' ? store.counts() : null;
     for (const a of this.accounts) this.addLimits(a.id);
     if (persist !== undefined) {
       const { everyMs, save } = persist;
@@ -351,7 +411,38 @@ export class AccountLimiter {
       };
       this.persistTimer = unrefTimer(this.clock.setTimer(tick, everyMs));
     }
+    if (reconcile !== undefined) {
+      const { everyMs, fetch } = reconcile;
+      const poll = (): void => {
+        if (this.closed) return;
+        this.reconcileTimer = unrefTimer(this.clock.setTimer(poll, everyMs));
+        for (const a of this.accounts) {
+          void Promise.resolve().then(() => fetch(a.id)).then((answer) => {
+            if (!this.closed) this.reportRateLimit(a.id, answer);
+          }).catch((error: unknown) => this.report('reconcile', error));
+        }
+      };
+      this.reconcileTimer = unrefTimer(this.clock.setTimer(poll, everyMs));
+    }
     this.refreshWith(timeline);
+    this.shared?.start(() => this.accounts.map((a) => a.id), () => this.wallNow(), (totals) => this.sharedTotals(totals));
+  }
+
+  /** New totals of every process: the counts are theirs; limits follow at once the first time. */
+  private sharedTotals(totals: SharedTotals): void {
+    if (this.closed) return;
+    this.tracker = totals.futures;
+    this.spotTracker = totals.spot;
+    if (totals.history) {
+      this.refresh();
+      return;
+    }
+    const now = this.wallNow();
+    for (const [account, l] of this.limits) {
+      if (!l.warned) this.checkWarning(account, l, now);
+      if (!l.spotWarned) this.checkSpotWarning(account, l, now);
+      if (this.live) this.evaluateLive(account);
+    }
   }
 
   /**
@@ -426,16 +517,18 @@ export class AccountLimiter {
   }
 
   /**
-   * Applies the exchange's answer (R12, `feedbackFrom`) to the limit `request` (as sent, or its
-   * classification) drew on whose N the answer names (each, if several), else the endpoint's own
-   * (the tier limit for futures orders): a 429 pauses it until the reset (see `Scheduler.feedback`).
+   * Applies the exchange's answer (R12, `feedbackFrom`; R16, `feedbackFromWebSocket`) to the limit
+   * `request` (as sent over REST or the WebSocket API, or its classification) drew on whose N the
+   * answer names (each, if several), else the endpoint's own (the tier limit for futures orders):
+   * a 429 pauses it until the reset (see `Scheduler.feedback`).
    *
    * @example
    * ```ts
    * limiter.feedback('main', { method, path, body }, feedbackFrom(res, errorBody))
+   * limiter.feedback('main', { channel: 'futures.order_place', params }, feedbackFromWebSocket(reply))
    * ```
    */
-  feedback(account: string, request: SentRequest | Classification, feedback: RateLimitFeedback): void {
+  feedback(account: string, request: SentRequest | SentWebSocketRequest | Classification, feedback: RateLimitFeedback): void {
     const l = this.limitsOf(account);
     const c = this.classificationOf(request);
     const f = readFeedback(feedback);
@@ -457,6 +550,7 @@ export class AccountLimiter {
     // Without `at`, now; never before what is counted already (the wall clock may step back).
     const at = fill.at === undefined ? Math.max(this.wallNow(), tracker.lastInstant) : parseInstant(fill.at, '`at`');
     tracker.recordFill(account, fill.contract, fill.role, fill.volume, at);
+    this.shared?.fill(market, account, normalizeContract(fill.contract), fill.role, fill.volume, at);
     if (market === 'futures' && this.live) this.evaluateLive(account);
   }
 
@@ -563,6 +657,63 @@ export class AccountLimiter {
       else this.arm(this.wallNow());
     }
     return { accepted: true };
+  }
+
+  /**
+   * The exchange answered `request` (as sent, or its classification): the answer's gateway times
+   * feed the clock's estimate, as {@link clockSample} does, and tell when the exchange began to
+   * count the request (R13: it counts arrivals). The limits the request drew on count it until one
+   * window after that, not only after it was sent, so a request slower on its way than the
+   * quickest cannot bring the next ones within one window of it at the exchange. The way there is
+   * measured against the quickest of the last 512 answers, so the offset of the exchange's clock
+   * drops out; an arrival is never put after the answer came back. Adapters call it for every
+   * answer; a sample the estimate refuses (a gateway time far off) counts nothing.
+   *
+   * @example
+   * ```ts
+   * const sentAt = Date.now(), sentMono = performance.now()
+   * const response = await limiter.request('main', 'POST', path, () => fetch(url, init), { body })
+   * limiter.arrived('main', { method: 'POST', path, body }, { sentAt, sentMono, receivedAt: Date.now(), headers: response.headers })
+   * ```
+   */
+  arrived(account: string, request: SentRequest | SentWebSocketRequest | Classification, sample: LimiterClockSample): ReturnType<AccountLimiter['clockSample']> {
+    const l = this.limitsOf(account);
+    const c = this.classificationOf(request);
+    const outcome = this.clockSample(sample);
+    if (!outcome.accepted) return outcome;
+    const times = 'headers' in sample ? readGatewayTimes(sample.headers)! : sample;
+    const now = this.clock.now();
+    const wall = this.clock.wall();
+    const arrival: Arrival = {
+      limits: this.limitsFor(account, l, c),
+      weight: c.weight,
+      sentMono: sample.sentMono ?? now - (wall - sample.sentAt),
+      receivedMono: sample.receivedMono ?? now - (wall - sample.receivedAt),
+      delay: times.inTime / 1000 - sample.sentAt,
+      arrived: -Infinity,
+    };
+    const min = arrival.delay - this.arrivalDelay.add(arrival.delay);
+    // A quicker way there than any seen: the requests answered before were counted at the
+    // exchange later than thought, and count longer here too.
+    if (min < this.quickest) for (let i = this.arrivals.head; i < this.arrivals.list.length; i++) this.countArrival(this.arrivals.list[i]!, min);
+    this.quickest = min;
+    this.countArrival(arrival, min);
+    const kept = this.arrivals;
+    kept.list.push(arrival);
+    while (kept.head < kept.list.length - 1 && kept.list[kept.head]!.sentMono < now - ARRIVALS_KEPT_MS) kept.head++;
+    if (kept.head > 1024 && kept.head * 2 > kept.list.length) {
+      kept.list = kept.list.slice(kept.head);
+      kept.head = 0;
+    }
+    return outcome;
+  }
+
+  /** Counts `a` on its limits until one window after it reached the exchange, as far as `quickest` tells. */
+  private countArrival(a: Arrival, quickest: number): void {
+    const arrived = Math.min(a.sentMono + (a.delay - quickest), a.receivedMono);
+    if (arrived <= a.arrived || arrived <= a.sentMono) return;
+    for (const limit of a.limits) limit.extend(a.weight, a.arrived > a.sentMono ? a.arrived : a.sentMono, arrived);
+    a.arrived = arrived;
   }
 
   /**
@@ -689,11 +840,17 @@ export class AccountLimiter {
     }).sort((a, b) => a.hour - b.hour);
     const seededHours = readHours(hours, 'hours');
     const seededSpotHours = readHours(spotHours, 'spotHours');
-    const next = Tracker.restore(this.tracker.snapshot());
+    // With shared counts, the history alone goes to them, written once whoever seeds it; the
+    // limits follow when the totals come back with it.
+    const next = this.shared === null ? Tracker.restore(this.tracker.snapshot()) : new Tracker();
+    const nextSpot = this.shared === null ? Tracker.restore(this.spotTracker.snapshot()) : new Tracker();
     for (const d of seededDays.sort((a, b) => a.start - b.start)) next.seedDay(d.account, d.start, d.contracts);
     for (const h of seededHours) next.seedHour(h.account, h.hour, h.requests, h.traded);
-    const nextSpot = Tracker.restore(this.spotTracker.snapshot());
     for (const h of seededSpotHours) nextSpot.seedHour(h.account, h.hour, h.requests, h.traded);
+    if (this.shared !== null) {
+      this.shared.seed(next.snapshot(), nextSpot.snapshot(), 'add');
+      return;
+    }
     const timeline = this.timelineOf(this.accounts, next, this.vipLevel, this.vipChanges);
     this.tracker = next;
     this.spotTracker = nextSpot;
@@ -745,6 +902,8 @@ export class AccountLimiter {
     this.vipChanges = s.vipChanges.map((v) => ({ at: v.at, level: v.level })).sort((a, b) => a.at - b.at);
     this.tracker = tracker;
     this.spotTracker = spotTracker;
+    // With shared counts: written where they hold nothing for a day or an hour (a lost Redis).
+    this.shared?.seed(tracker.snapshot(), spotTracker.snapshot(), 'absent');
     for (const a of this.accounts) if (!this.limits.has(a.id)) this.addLimits(a.id);
     this.refreshWith(timeline);
   }
@@ -762,8 +921,11 @@ export class AccountLimiter {
     this.closed = true;
     if (this.timer !== null) this.clock.clearTimer(this.timer);
     if (this.persistTimer !== null) this.clock.clearTimer(this.persistTimer);
-    this.timer = this.persistTimer = null;
+    if (this.reconcileTimer !== null) this.clock.clearTimer(this.reconcileTimer);
+    this.timer = this.persistTimer = this.reconcileTimer = null;
+    this.scheduler.setBoundary(Infinity, null);
     this.scheduler.close();
+    void this.shared?.close();
   }
 
   /** Recomputes every account's limits now, and sets the timer for the next whole hour. */
@@ -862,7 +1024,9 @@ export class AccountLimiter {
   /** Counts a spot order request (R14) when it starts, and warns before the next check would throttle. */
   private countSpot(account: string, pair: string, c: Classification): void {
     const now = this.wallNow();
-    this.spotTracker.recordRequest(account, pair, c.action as 'place' | 'amend' | 'cancel', Math.max(now, this.spotTracker.lastInstant), c.orders);
+    const at = Math.max(now, this.spotTracker.lastInstant);
+    this.spotTracker.recordRequest(account, pair, c.action as 'place' | 'amend' | 'cancel', at, c.orders);
+    this.shared?.request('spot', account, pair, c.action as 'place' | 'amend' | 'cancel', c.orders, at);
     const l = this.limits.get(account)!;
     l.spotBudget -= c.orders;
     if (l.spotBudget < 0 && !l.spotWarned) this.checkSpotWarning(account, l, now);
@@ -883,17 +1047,15 @@ export class AccountLimiter {
    */
   private spotWindow(account: string, now: number): { requests: number; traded: Dec; remaining: number; needed: Dec } {
     const w = this.window24h(this.spotTracker, account, now);
-    const { fillRateThreshold: thr, requestThreshold } = this.spotFill;
-    // It throttles when requests > requestThreshold and traded < thr * requests, that is when
-    // requests > max(requestThreshold, floor(traded / thr)) (requests being whole).
-    const remaining = thr.isZero() ? Infinity : Math.max(requestThreshold, w.traded.dividedBy(thr).floor().toNumber()) - w.requests;
-    const needed = remaining < 0 ? thr.times(w.requests).minus(w.traded) : new Dec(0);
-    return { ...w, remaining, needed };
+    return { ...w, ...spotFillClearance(w, this.spotFill) };
   }
+
 
   private count(account: string, contract: string, c: Classification): void {
     const now = this.wallNow();
-    this.tracker.recordRequest(account, contract, c.action as 'place' | 'amend' | 'cancel', Math.max(now, this.tracker.lastInstant), c.orders);
+    const at = Math.max(now, this.tracker.lastInstant);
+    this.tracker.recordRequest(account, contract, c.action as 'place' | 'amend' | 'cancel', at, c.orders);
+    this.shared?.request('futures', account, contract, c.action as 'place' | 'amend' | 'cancel', c.orders, at);
     const l = this.limits.get(account)!;
     l.warnBudget -= c.orders;
     if (l.warnBudget <= 0 && !l.warned) this.checkWarning(account, l, now);
@@ -989,11 +1151,14 @@ export class AccountLimiter {
   }
 
   /** A request as sent, classified; or a classification, checked. */
-  private classificationOf(request: SentRequest | Classification): Classification {
+  private classificationOf(request: SentRequest | SentWebSocketRequest | Classification): Classification {
     if (typeof request !== 'object' || request === null) {
-      throw new InvalidInputError('the request', request, 'a request { method, path, body? } or a classification');
+      throw new InvalidInputError('the request', request, 'a request { method, path, body? }, { channel, params?, settle? } or a classification');
     }
     if ('limits' in request) return readClassification(request, 'the request');
+    if ('channel' in request) {
+      return this.catalog.classifyChannel(request.channel, request.params, { budget: this.websocketBudget, ...(request.settle === undefined ? {} : { settle: request.settle }) });
+    }
     return this.catalog.classify(request.method, request.path, request.body);
   }
 
@@ -1079,15 +1244,27 @@ export class AccountLimiter {
     }
     next ??= { at: utcHourStart(now) + HOUR_MS, direction: 'lower', wall: local.wall + utcHourStart(now) + HOUR_MS - now };
     const target = next;
-    this.timer = unrefTimer(this.clock.setTimer(() => {
+    const delay = Math.max(0, target.wall - local.wall);
+    const fire = (): void => {
+      if (this.timer !== null) this.clock.clearTimer(this.timer);
       this.timer = null;
+      this.scheduler.setBoundary(Infinity, null);
       this.armed = target;
-      try {
-        this.refresh();
-      } catch (error) {
-        this.report('refresh', error);
-      }
-    }, Math.max(0, target.wall - local.wall)));
+      const refresh = (): void => {
+        try {
+          this.refresh();
+        } catch (error) {
+          this.report('refresh', error);
+        }
+      };
+      // Shared counts: decided once every process's counts up to the boundary are read.
+      if (this.shared === null) refresh();
+      else void this.shared.settle().then(refresh);
+    };
+    this.timer = unrefTimer(this.clock.setTimer(fire, delay));
+    // The scheduler applies it before letting anything through past it, should the timer be late
+    // (one due now is left to the timer: a refresh is not to start inside this one).
+    this.scheduler.setBoundary(local.mono + delay, delay > 0 ? fire : null);
   }
 
   /** Tells a `clock` event when the local clock's check against the exchange's changes (R15, R11). */
@@ -1104,7 +1281,7 @@ export class AccountLimiter {
     this.listeners.emit(event);
   }
 
-  private report(source: 'listener' | 'persist' | 'refresh', error: unknown): void {
+  private report(source: 'listener' | 'persist' | 'refresh' | 'reconcile', error: unknown): void {
     this.listeners.report(source, error);
   }
 }

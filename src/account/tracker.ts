@@ -15,9 +15,9 @@ export type CountedAction = 'place' | 'amend' | 'cancel';
 export type FillRole = 'maker' | 'taker';
 
 /** Days kept: the 7-day window, the day in progress and the day before (R5 needs two snapshots). */
-const DAYS_KEPT = 9;
+export const DAYS_KEPT = 9;
 /** Hours kept: the 24-hour window and the hour in progress (R9). */
-const HOURS_KEPT = 25;
+export const HOURS_KEPT = 25;
 
 class ContractDay {
   place = 0;

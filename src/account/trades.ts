@@ -35,18 +35,36 @@ const REMEMBERED_TRADES = 100_000;
 const seen = new WeakMap<AccountLimiter, Map<string, Set<string>>>();
 
 /**
- * Records `my_trades` rows with `limiter.recordFill`, now, each trade id once (the last 100,000 per
- * account: a REST catch-up and a stream may overlap): futures at |size| x multiplier x price USDT,
- * spot rows at amount x price (R1, R9, R14). Exact; a bad row refuses all.
+ * A message of the WebSocket user-trades channels (`futures.usertrades`, `spot.usertrades`): an
+ * `update` carries the account's new fills in `result`, each with the fields of a `my_trades` row
+ * (`id`, `contract` and `size` or `currency_pair` and `amount`, `price`, `role`).
+ */
+export interface UserTradesMessage {
+  readonly channel: string;
+  readonly event?: string;
+  readonly result?: unknown;
+}
+
+const USER_TRADES: Readonly<Record<string, 'futures' | 'spot'>> = { 'futures.usertrades': 'futures', 'spot.usertrades': 'spot' };
+
+/**
+ * Records fills with `limiter.recordFill`, now, each trade id once (the last 100,000 per account,
+ * one memory for both sources: a REST catch-up and the live stream may overlap): `my_trades` rows,
+ * or a WebSocket user-trades message (an `update`; its other events record nothing). Futures at
+ * |size| x multiplier x price USDT, spot at amount x price (R1, R9, R14). Exact; a bad row refuses
+ * all.
  *
  * @example
  * ```ts
  * recordTrades(limiter, 'main', rows, { multipliers: { BTC_USDT: '0.0001' } }) // { recorded: 2, duplicates: 0 }
+ * ws.on('message', (raw) => recordTrades(limiter, 'main', JSON.parse(String(raw)), { multipliers }))
  * ```
  */
-export function recordTrades(limiter: AccountLimiter, account: string, rows: readonly (FuturesTradeRow | SpotTradeRow)[], options: RecordTradesOptions = {}): { readonly recorded: number; readonly duplicates: number } {
+export function recordTrades(
+  limiter: AccountLimiter, account: string, trades: readonly (FuturesTradeRow | SpotTradeRow)[] | UserTradesMessage, options: RecordTradesOptions = {},
+): { readonly recorded: number; readonly duplicates: number } {
   limiter.limitNow(account);
-  if (!Array.isArray(rows)) throw new InvalidInputError('the trades', rows, 'an array');
+  const rows = tradeRows(trades);
   if (typeof options !== 'object' || options === null) throw new InvalidInputError('the options', options, 'an object');
   const multipliers = new Map<string, Dec>();
   for (const [name, m] of Object.entries(options.multipliers ?? {})) {
@@ -83,4 +101,19 @@ export function recordTrades(limiter: AccountLimiter, account: string, rows: rea
     recorded++;
   }
   return { recorded, duplicates: fills.length - recorded };
+}
+
+/** The rows of `my_trades`, or of a user-trades message (each row checked for the channel's market). */
+function tradeRows(trades: unknown): readonly (FuturesTradeRow | SpotTradeRow)[] {
+  if (Array.isArray(trades)) return trades;
+  const m = trades as Partial<UserTradesMessage> | null;
+  const market = typeof m === 'object' && m !== null && typeof m.channel === 'string' && Object.hasOwn(USER_TRADES, m.channel) ? USER_TRADES[m.channel] : undefined;
+  if (market === undefined) throw new InvalidInputError('the trades', trades, 'an array of my_trades rows or a futures.usertrades or spot.usertrades message');
+  if (m!.event !== 'update') return [];
+  if (!Array.isArray(m!.result)) throw new InvalidInputError('the `result` of the user-trades update', m!.result, 'an array of trades');
+  m!.result.forEach((row: unknown, i) => {
+    const named = typeof row === 'object' && row !== null && (market === 'spot' ? 'currency_pair' : 'contract') in row;
+    if (!named) throw new InvalidInputError(`\`result[${i}]\` of ${m!.channel}`, row, `a ${market} trade`);
+  });
+  return m!.result as (FuturesTradeRow | SpotTradeRow)[];
 }

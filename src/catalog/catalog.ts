@@ -338,6 +338,9 @@ function batchSize(route: string, body: unknown): number {
 function instrumentOf(segments: readonly string[], body: unknown): string | undefined {
   const i = segments.indexOf('currency_pairs');
   if (i >= 0 && segments[i + 1] !== undefined) return segments[i + 1];
+  // GET /futures/{settle}/contracts/{contract} names its contract in the path.
+  const j = segments.indexOf('contracts');
+  if (j >= 0 && segments[j + 1] !== undefined) return segments[j + 1];
   const first = Array.isArray(body) ? body[0] : body;
   if (typeof first === 'object' && first !== null) {
     const o = first as { currency_pair?: unknown; contract?: unknown };

@@ -1,6 +1,7 @@
 import { formatUtcDay, formatUtcInstant } from '../rules/calendar.js';
 import { parseInstant } from '../rules/parse.js';
 import { DEFAULT_TIERS } from '../rules/tiers.js';
+import { throttleText } from './render.js';
 import { timeAxis } from './ticks.js';
 import type { TimelineRun } from './timeline.js';
 
@@ -17,17 +18,23 @@ export const TOP = 84;
 export const SHADES = ['#f4f4f4', '#eef3fb', '#e3ecf8', '#d6e4f5', '#c8dbf1', '#b9d1ed', '#a9c6e8'];
 const PANEL = 160;
 const GAP = 52;
+/** The colour of the hours the spot low-fill throttle holds an account (R14). */
+const SPOT = '#e67e22';
 
 /**
  * A step chart of each account's limit over time, one panel per account (R5, R6, R8). Each tier
  * is a band labelled with its number and limit, the limit's line running through the middle of
  * its tier's band; raises at 08:00 are marked with an upward triangle, lowerings with a downward
- * one. The time axis is ticked by hours, days, weeks or months as the span asks (see
- * {@link timeAxis}), with the year.
+ * one. The hours the spot low-fill throttle holds an account (R14) are an orange band across its
+ * panel, with a strip along its top, named in the legend when the file gives spot activity. The
+ * time axis is ticked by hours, days, weeks or months as the span asks (see {@link timeAxis}),
+ * with the year.
  */
 export function timelineSvg(run: TimelineRun): string {
   const ids = run.input.accounts.map((a) => a.id);
-  const height = TOP + ids.length * (PANEL + GAP);
+  // The legend of the spot throttle takes a line of its own.
+  const top = TOP + (run.spot === null ? 0 : 18);
+  const height = top + ids.length * (PANEL + GAP);
   const plotWidth = WIDTH - LEFT - RIGHT;
   const x = (t: number): number => LEFT + ((t - run.from) / (run.to - run.from)) * plotWidth;
   // Each tier's band reaches halfway to the limits beside it.
@@ -37,7 +44,7 @@ export function timelineSvg(run: TimelineRun): string {
   edges.push(limits.at(-1)! + (limits.at(-1)! - limits.at(-2)!) / 2);
   const low = edges[0]!;
   const high = edges.at(-1)!;
-  const y0 = (i: number): number => TOP + i * (PANEL + GAP);
+  const y0 = (i: number): number => top + i * (PANEL + GAP);
   const y = (i: number, limit: number): number => y0(i) + PANEL - ((limit - low) / (high - low)) * PANEL;
   const axis = timeAxis(run.from, run.to, plotWidth);
   const f = (n: number): string => n.toFixed(1);
@@ -48,6 +55,12 @@ export function timelineSvg(run: TimelineRun): string {
     `<text x="${LEFT}" y="40" fill="#555">${formatUtcDay(run.from)} to ${formatUtcDay(run.to)} (UTC). Bands: the tiers and their limits. Green triangle: raised at 08:00 UTC or restored; red: lowered at once.</text>`,
     `<text x="${LEFT}" y="56" fill="#555">Grid: ${axis.step}${axis.minorStep === null ? '' : ` (lighter: ${axis.minorStep})`}.</text>`,
   ];
+  if (run.spot !== null) {
+    out.push(
+      `<rect x="${LEFT}" y="64" width="18" height="10" fill="${SPOT}" fill-opacity="0.35"/><rect x="${LEFT}" y="64" width="18" height="3" fill="${SPOT}"/>`,
+      `<text x="${LEFT + 24}" y="73" fill="#555">Orange: spot placement and amendment throttled (R14 low-fill throttle: under 0.1 USDT traded per spot request in the 24 hours before)${run.spot.length === 0 ? ', never here' : ''}.</text>`,
+    );
+  }
   ids.forEach((id, i) => {
     const base = y0(i);
     tiers.forEach((t, k) => {
@@ -55,6 +68,14 @@ export function timelineSvg(run: TimelineRun): string {
       out.push(`<rect x="${LEFT}" y="${f(top)}" width="${plotWidth}" height="${f(y(i, edges[k]!) - top)}" fill="${SHADES[k % SHADES.length]}"/>`);
       out.push(`<text x="${LEFT - 6}" y="${f(y(i, t.limit) + 4)}" text-anchor="end" fill="#555">tier ${t.tier} · ${t.limit}</text>`);
     });
+    for (const p of run.spot ?? []) {
+      if (p.account !== id) continue;
+      const left = x(p.from);
+      const width = f(Math.max(1, x(p.until) - left));
+      const title = `<title>${escapeXml(`${formatUtcInstant(p.from)} to ${formatUtcInstant(p.until)}: spot ${throttleText(p.throttle)} (${p.throttle.reason})`)}</title>`;
+      out.push(`<rect x="${f(left)}" y="${base}" width="${width}" height="${PANEL}" fill="${SPOT}" fill-opacity="0.35">${title}</rect>`);
+      out.push(`<rect x="${f(left)}" y="${base}" width="${width}" height="4" fill="${SPOT}"/>`);
+    }
     for (const m of axis.minor) out.push(`<line x1="${f(x(m))}" y1="${base}" x2="${f(x(m))}" y2="${base + PANEL}" stroke="#d8d8d8" stroke-width="0.5"/>`);
     for (const tick of axis.ticks) {
       const tx = f(x(tick.at));

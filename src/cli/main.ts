@@ -74,8 +74,10 @@ const COMMANDS: Readonly<Record<string, Command>> = {
     about: `ratios, tiers, limits and the margins to the tiers around, per account and for the family
 
 FILE is CSV with a header row, or JSON (an array of objects with the same keys); - reads standard input:
-  account,contract,maker_volume,taker_volume,place,amend,cancel
-one row per account and contract with its 7-day figures (USDT volumes, request counts).`,
+  account,contract,maker_volume,taker_volume,place,amend,cancel,hour,spot_requests,spot_traded
+one row per account and contract with its 7-day figures (USDT volumes, request counts); a row with an hour
+instead of a contract gives the account's spot requests and spot USDT traded in that hour (the spot low-fill
+throttle, R14: now, at the next hourly check, and what keeps it clear; the latest hour is the current one).`,
     options: [VIP_OPTION, THRESHOLD_OPTION, BROKER_OPTION, JSON_OPTION, HELP_OPTION],
     run: plan,
   },
@@ -85,9 +87,11 @@ one row per account and contract with its 7-day figures (USDT volumes, request c
 
 FILE is JSON (- reads standard input): { "accounts": [{ "id", "role"?, "createdAt"? }], "activity": [{ "account", "day",
 "contracts": [{ "contract", "makerVolume", "takerVolume", "place", "amend", "cancel" }] }],
-"vipLevel"?, "vipChanges"?: [{ "at", "level" }] }; instants as ISO text or epoch ms, days as YYYY-MM-DD.`,
+"vipLevel"?, "vipChanges"?: [{ "at", "level" }], "spotHours"?: [{ "account", "hour", "requests", "traded" }] };
+instants as ISO text or epoch ms, days as YYYY-MM-DD; spotHours gives each account's spot requests and spot USDT
+traded by hour, and the hours of the spot low-fill throttle (R14) follow the limits.`,
     options: [
-      { name: 'svg', value: 'OUT', help: 'also write a step chart per account (tiers shaded, raises and lowerings marked)' },
+      { name: 'svg', value: 'OUT', help: 'also write a step chart per account (tiers shaded, raises and lowerings marked, spot throttle hours in orange)' },
       { name: 'html', value: 'OUT', help: 'also write a page with the chart and the table' },
       THRESHOLD_OPTION, BROKER_OPTION, JSON_OPTION, HELP_OPTION,
     ],

@@ -7,32 +7,57 @@ import type { ContractActivity, RatioResult } from '../rules/ratio.js';
 import { UnknownFieldError } from '../errors.js';
 import { checkFields } from '../rules/parse.js';
 import { type Row, InputFileError, atRow, readCsv, readJson } from './input.js';
+import { type SpotFillOutlook, type SpotHour, readSpotHour, spotFillOutlook, spotTimelines } from './spot-hours.js';
 
-const COLUMNS = ['account', 'contract', 'maker_volume', 'taker_volume', 'place', 'amend', 'cancel'];
+const COLUMNS = ['account', 'contract', 'maker_volume', 'taker_volume', 'place', 'amend', 'cancel', 'hour', 'spot_requests', 'spot_traded'];
 /** The same fields in a JSON file, spelt as the library spells them. */
-const JSON_FIELDS = ['account', 'contract', 'makerVolume', 'takerVolume', 'place', 'amend', 'cancel'];
+const JSON_FIELDS = ['account', 'contract', 'makerVolume', 'takerVolume', 'place', 'amend', 'cancel', 'hour', 'spotRequests', 'spotTraded'];
+/** The columns of a row of 7-day figures, and of a row of an hour's spot activity. */
+const WEEK_COLUMNS = COLUMNS.slice(1, 7);
+const SPOT_COLUMNS = COLUMNS.slice(8);
 
-/** A family's 7-day activity read from a plan file. */
+/** A family's 7-day activity read from a plan file, and its accounts' hourly spot activity. */
 export interface PlanInput {
   readonly accounts: readonly { readonly account: string; readonly contracts: ContractActivity[]; readonly line: number }[];
+  /** Hours of spot requests and USDT traded (R14), in the file's order. */
+  readonly spotHours: readonly SpotHour[];
 }
 
 /**
  * Reads a plan file: CSV with a header row, or JSON (an array of objects). CSV columns are
  * snake_case: account, contract, maker_volume, taker_volume, place, amend, cancel (the last five
  * default to 0); JSON fields are camelCase, as the library spells them (makerVolume, takerVolume).
- * An unknown column or field is refused with the closest known one. Each account and contract once. A name ending in .json or .csv says which;
- * otherwise (standard input) JSON is told by its opening bracket.
+ * A row with an `hour` instead of a contract is an hour of the account's spot activity (R14):
+ * spot_requests and spot_traded (spotRequests, spotTraded in JSON). An unknown column or field is
+ * refused with the closest known one. Each account and contract, and each account and hour, once.
+ * A name ending in .json or .csv says which; otherwise (standard input) JSON is told by its
+ * opening bracket.
  */
 export function readPlan(file: string, text: string): PlanInput {
   const json = /\.json$/i.test(file) || (!/\.csv$/i.test(file) && /^\s*\[/.test(text));
   const rows = json ? jsonRows(file, text) : readCsv(file, text, ['account', 'contract'], COLUMNS);
   const accounts = new Map<string, { account: string; contracts: ContractActivity[]; line: number }>();
+  const spotHours: SpotHour[] = [];
   const seen = new Map<string, number>();
+  const name = (column: string): string => (json ? JSON_FIELDS[COLUMNS.indexOf(column)]! : column);
   for (const row of rows) {
     const f = row.fields;
     const account = f.account ?? '';
-    if (account === '') throw new InputFileError(file, row.line, 'the field `account` is empty');
+    if (account === '') throw new InputFileError(file, row.line, `the field \`account\` is empty`);
+    const given = (columns: readonly string[]) => columns.filter((c) => (f[c] ?? '') !== '').map(name);
+    if ((f.hour ?? '') !== '') {
+      const extra = given(WEEK_COLUMNS);
+      if (extra.length > 0) throw new InputFileError(file, row.line, `a row with an \`hour\` is an hour of spot activity (${SPOT_COLUMNS.map(name).join(', ')}): it takes no ${extra.map((c) => `\`${c}\``).join(', ')}`);
+      const h = atRow(file, row.line, () => readSpotHour(account, [f.hour, f.spot_requests ?? '', f.spot_traded], ['hour', ...SPOT_COLUMNS].map(name) as [string, string, string]));
+      const key = `${account}\u0001${h.hour}`;
+      const first = seen.get(key);
+      if (first !== undefined) throw new InputFileError(file, row.line, `account ${account} lists the hour ${f.hour} again (first on line ${first})`);
+      seen.set(key, row.line);
+      spotHours.push(h);
+      continue;
+    }
+    const spot = given(SPOT_COLUMNS);
+    if (spot.length > 0) throw new InputFileError(file, row.line, `${spot.map((c) => `\`${c}\``).join(', ')} ${spot.length === 1 ? 'belongs' : 'belong'} to an hour of spot activity: give its \`hour\``);
     const contract = f.contract ?? '';
     const key = `${account}\u0000${contract.toUpperCase().replaceAll('-', '_')}`;
     const first = seen.get(key);
@@ -67,8 +92,10 @@ export function readPlan(file: string, text: string): PlanInput {
     if (a === undefined) accounts.set(account, (a = { account, contracts: [], line: row.line }));
     a.contracts.push(entry);
   }
-  if (accounts.size === 0) throw new InputFileError(file, 1, 'no activity: the file needs at least one row');
-  return { accounts: [...accounts.values()] };
+  if (accounts.size === 0) {
+    throw new InputFileError(file, 1, spotHours.length === 0 ? 'no activity: the file needs at least one row' : 'no 7-day figures: the file needs at least one row with a contract beside its spot hours');
+  }
+  return { accounts: [...accounts.values()], spotHours };
 }
 
 function jsonRows(file: string, text: string): Row[] {
@@ -110,6 +137,11 @@ export interface Plan {
   readonly aggregatedTier: number;
   readonly aggregatedLimit: number;
   readonly accounts: readonly AccountPlan[];
+  /**
+   * The spot low-fill throttle (R14) of the accounts with spot hours, during the file's latest hour
+   * (`current`, its activity so far); null when the file has no spot hours.
+   */
+  readonly spotFill: { readonly current: number; readonly accounts: readonly SpotFillOutlook[] } | null;
 }
 
 /** Ratios, tiers, limits and margins of every account and of the family (R1-R4, R7). */
@@ -119,7 +151,9 @@ export function makePlan(input: PlanInput, options: FamilyOptions, vipLevel: num
   const tiered = vipLevel >= TIERED_VIP_LEVEL;
   const aggregatedTier = tiered ? tierOfRatio(rating.aggregated, config.tiers) : config.tiers[0]!;
   const marginOptions = { tiers: config.tiers, makerWeight: toDec(config.ratio.makerWeight) };
+  const current = Math.max(...input.spotHours.map((h) => h.hour));
   return {
+    spotFill: input.spotHours.length === 0 ? null : { current, accounts: spotFillOutlook(spotTimelines(input.spotHours), current) },
     vipLevel,
     aggregated: rating.aggregated,
     aggregatedTier: aggregatedTier.tier,

@@ -1,7 +1,10 @@
-import type { Dec } from '../rules/decimal.js';
+import { Dec } from '../rules/decimal.js';
 import type { RatioResult } from '../rules/ratio.js';
 import { TIERED_VIP_LEVEL } from '../rules/vip.js';
+import { HOUR_MS, formatUtcInstant } from '../rules/calendar.js';
+import type { Throttle } from '../rules/abuse.js';
 import type { Plan } from './plan.js';
+import type { SpotFillOutlook } from './spot-hours.js';
 
 /** Decimal places of a ratio in text output. */
 export const TEXT_RATIO_PLACES = 4;
@@ -21,6 +24,19 @@ export function ratioText(r: RatioResult): string {
   return r.ratio === null ? 'none' : ratioPlaces(r.ratio, TEXT_RATIO_PLACES);
 }
 
+/**
+ * A fill ratio (USDT traded per request, R9 and R14) to 4 decimals, rounded down so that a ratio
+ * under a threshold never prints as the threshold; "none" without requests.
+ */
+export function fillRatioText(requests: number, traded: Dec): string {
+  return requests === 0 ? 'none' : traded.dividedBy(requests).toFixed(4, Dec.ROUND_DOWN);
+}
+
+/** A throttle's limit for people: "10 per 10 s". */
+export function throttleText(t: { readonly limit: number; readonly windowMs: number }): string {
+  return `${t.limit} per ${t.windowMs / 1000} s`;
+}
+
 /** An aligned plain-text table. */
 export function table(header: readonly string[], rows: readonly (readonly string[])[]): string {
   const width = header.map((h, i) => Math.max(h.length, ...rows.map((r) => (r[i] ?? '').length)));
@@ -28,7 +44,8 @@ export function table(header: readonly string[], rows: readonly (readonly string
   return [line(header), line(width.map((w) => '-'.repeat(w))), ...rows.map(line)].join('\n');
 }
 
-function usdt(d: Dec): string {
+/** A USDT amount: 2 decimals, or as many as it has up to 8. */
+export function usdt(d: Dec): string {
   return d.toFixed(d.decimalPlaces() > 2 ? Math.min(8, d.decimalPlaces()) : 2);
 }
 
@@ -60,7 +77,57 @@ export function renderPlan(plan: Plan): string {
       'volume that may be lost, or the requests that may be added, with the tier kept; any more drops it.',
       'Requests are counted at coefficient 1 (BTC_USDT, ETH_USDT); on a 0.4 contract, 2.5 times as many.',
     ];
-  return [...head, table(['account', 'own ratio', 'effective', 'basis', 'tier', 'limit', 'to the tier above', 'spare before the tier below'], rows), '', ...notes].join('\n');
+  return [
+    ...head, table(['account', 'own ratio', 'effective', 'basis', 'tier', 'limit', 'to the tier above', 'spare before the tier below'], rows), '', ...notes,
+    ...(plan.spotFill === null ? [] : ['', ...renderSpotFill(plan.spotFill.current, plan.spotFill.accounts)]),
+  ].join('\n');
+}
+
+/** A throttle in force, or "none". */
+function throttleOrNone(t: Throttle | null): string {
+  return t === null ? 'none' : `${throttleText(t)} (${t.reason})`;
+}
+
+/** The spot low-fill throttle now and at the next hourly check, with what keeps the next one clear (R14). */
+function renderSpotFill(current: number, accounts: readonly SpotFillOutlook[]): string[] {
+  const next = formatUtcInstant(current + HOUR_MS);
+  const rows = accounts.map((o) => [
+    o.account,
+    throttleOrNone(o.now.throttle),
+    throttleOrNone(o.next.throttle),
+    String(o.next.requests),
+    usdt(o.next.traded),
+    fillRatioText(o.next.requests, o.next.traded),
+    o.next.throttle !== null
+      ? `trade ${usdt(o.clearance.needed)} USDT more`
+      : o.clearance.remaining === Infinity ? '-' : `${o.clearance.remaining} more spot request${o.clearance.remaining === 1 ? '' : 's'} fit`,
+  ]);
+  return [
+    `Spot low-fill throttle (R14) during the hour from ${formatUtcInstant(current)} (the file's latest), and at the check of ${next}:`,
+    '',
+    table(['account', 'now', 'next check', 'requests 24 h', 'traded USDT', 'fill ratio', 'to stay clear at the next check'], rows),
+    '',
+    'Now: what the check at the start of the hour put in force. Next check: what the check at its end decides on the 24 hours',
+    "up to it (the figures shown; the file's latest hour as it stands), under 0.1 USDT per spot request throttling spot",
+    'placement and amendment. To stay clear: the spot USDT to trade before it, or the spot requests that may still be sent.',
+  ];
+}
+
+/** The spot low-fill throttle of a plan as JSON-ready data. */
+function spotFillJson(current: number, accounts: readonly SpotFillOutlook[]): unknown {
+  const throttle = (t: Throttle | null) => (t === null ? null : { limit: t.limit, windowMs: t.windowMs, reason: t.reason });
+  return {
+    current: formatUtcInstant(current),
+    nextCheck: formatUtcInstant(current + HOUR_MS),
+    accounts: accounts.map((o) => ({
+      account: o.account,
+      now: { checkedAt: formatUtcInstant(o.now.checkedAt), throttle: throttle(o.now.throttle), requests: o.now.requests, traded: o.now.traded.toFixed() },
+      next: {
+        checkedAt: formatUtcInstant(o.next.checkedAt), throttle: throttle(o.next.throttle), requests: o.next.requests, traded: o.next.traded.toFixed(),
+        remaining: o.clearance.remaining === Infinity ? null : o.clearance.remaining, needed: o.clearance.needed.toFixed(),
+      },
+    })),
+  };
 }
 
 /** A ratio as JSON-ready data: decimals as strings, the ratio to 8 places (exact: numerator / denominator), null when no request was counted. */
@@ -84,5 +151,6 @@ export function planJson(plan: Plan): unknown {
       up: a.margins.up === null ? null : { tier: a.margins.up.tier.tier, limit: a.margins.up.tier.limit, makerVolume: a.margins.up.makerVolume.toFixed(), fewerRequests: a.margins.up.fewerRequests },
       down: a.margins.down === null ? null : { tier: a.margins.down.tier.tier, limit: a.margins.down.tier.limit, makerVolume: a.margins.down.makerVolume.toFixed(), spareRequests: a.margins.down.spareRequests },
     })),
+    spotFill: plan.spotFill === null ? null : spotFillJson(plan.spotFill.current, plan.spotFill.accounts),
   };
 }

@@ -60,14 +60,29 @@ export interface RestRequest {
   readonly sign: string | undefined;
   readonly body: string;
   readonly ip: string;
+  /** When the request arrived (X-In-Time), on the model's clock: it counts from then (R13). @default now */
+  readonly at?: number;
 }
 
-/** An answer: status, JSON body and headers (the rate-limit headers of R12 where a limit applies). */
+/**
+ * What R12's headers say of the endpoint's binding limit: requests left, its N, and the second
+ * (epoch seconds) at which a request fits again (the current second while some are left).
+ */
+export interface RateInForce {
+  readonly remain: number;
+  readonly limit: number;
+  readonly reset: number;
+}
+
+/** An answer: status, JSON body and the rate-limit figures of R12 where a limit applies. */
 export interface RestResponse {
   readonly status: number;
   readonly body: unknown;
-  readonly headers: Record<string, string>;
+  readonly rate: RateInForce | null;
 }
+
+/** The query of a request without one: read only (`get`), never written. */
+const NO_QUERY = new URLSearchParams();
 
 const METHODS = new Set(['GET', 'POST', 'PUT', 'PATCH', 'DELETE']);
 const SUB_FORBIDDEN = new Set(['POST /withdrawals', 'POST /withdrawals/push', 'POST /wallet/sub_account_transfers']);
@@ -140,7 +155,7 @@ export class ExchangeModel {
   /** Answers one REST request. */
   handle(r: RestRequest): RestResponse {
     let party: Party | null = null;
-    let headers: Record<string, string> = {};
+    let rate: RateInForce | null = null;
     try {
       if (!r.path.startsWith('/api/v4/')) throw new ApiError(404, 'NOT_FOUND', `${r.path} is not a path of the API (they begin with /api/v4/)`);
       if (!METHODS.has(r.method)) throw new ApiError(405, 'METHOD_NOT_ALLOWED', `method ${r.method} is not allowed`);
@@ -152,7 +167,7 @@ export class ExchangeModel {
           throw badRequest('INVALID_REQUEST_BODY', `the body is not JSON: ${(e as Error).message}`);
         }
       }
-      const query = new URLSearchParams(r.query);
+      const query = r.query === '' ? NO_QUERY : new URLSearchParams(r.query);
       const c = this.classify(r.method, r.path, body, query);
       const route = this.routeOf(c).name;
       let account: Account | null = null;
@@ -166,22 +181,22 @@ export class ExchangeModel {
       }
       const id = r.path.slice(r.path.lastIndexOf('/') + 1);
       const instrument = account === null ? '' : this.instrumentOf(account, c, body, query, id);
-      const at = this.now();
+      const at = r.at ?? this.now();
       const refused = this.core.admit(party, c, at, instrument);
-      headers = this.rateHeaders(party, c, at, refused);
+      rate = this.rateOf(party, c, at, refused);
       if (refused !== null) {
         const message = refused.label === 'TOO_FAST'
           ? `${route}: at most ${refused.n} per ${refused.w / 1000} s`
           : `too many requests on ${refused.key}: at most ${refused.n} per ${refused.w / 1000} s`;
-        return { status: 429, body: { label: refused.label, message }, headers };
+        return { status: 429, body: { label: refused.label, message }, rate };
       }
       const result = account === null ? this.publicAnswer(route, c, query) : this.execute(account, c, body, query, id, at);
-      return { status: route === 'DELETE /withdrawals/{withdrawal_id}' ? 202 : 200, body: result, headers };
+      return { status: route === 'DELETE /withdrawals/{withdrawal_id}' ? 202 : 200, body: result, rate };
     } catch (e) {
       if (e instanceof ApiError) {
         if (party === null) this.unidentified.set(e.label!, (this.unidentified.get(e.label!) ?? 0) + 1);
         else this.core.noteRefusal(party, e.label!);
-        return { status: e.status, body: e.body(), headers };
+        return { status: e.status, body: e.body(), rate };
       }
       throw e;
     }
@@ -202,8 +217,8 @@ export class ExchangeModel {
     return route;
   }
 
-  /** The limits of R12 for the endpoint's binding limit: the refusing one, else the one with fewest left. */
-  rateHeaders(party: Party, c: Classification, at: number, refused: CountedLimit | null): Record<string, string> {
+  /** R12's figures for the endpoint's binding limit: the refusing one, else the one with fewest left; null where no limit applies. */
+  rateOf(party: Party, c: Classification, at: number, refused: CountedLimit | null): RateInForce | null {
     let pick = refused;
     let left = Infinity;
     if (pick === null) {
@@ -216,13 +231,9 @@ export class ExchangeModel {
         }
       }
     } else left = Math.max(0, pick.n - pick.count.used(at, pick.w));
-    if (pick === null) return {};
+    if (pick === null) return null;
     const reset = left > 0 && refused === null ? Math.floor(at / 1000) : Math.ceil(pick.count.freeAt(at, refused === null ? 1 : c.weight, pick.n, pick.w) / 1000);
-    return {
-      'X-Gate-RateLimit-Requests-Remain': String(Math.max(0, left)),
-      'X-Gate-RateLimit-Limit': String(pick.n),
-      'X-Gate-RateLimit-Reset-Timestamp': String(Number.isFinite(reset) ? reset : Math.floor(at / 1000)),
-    };
+    return { remain: Math.max(0, left), limit: pick.n, reset: Number.isFinite(reset) ? reset : Math.floor(at / 1000) };
   }
 
   /** GET /account/rate_limit (R16): the tier in force, the account's own and the family's ratio at the latest snapshot. */

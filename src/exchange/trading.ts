@@ -7,6 +7,7 @@ import type { Account, ExchangeCore } from './core.js';
 import type { FillModel } from './fill-model.js';
 import { type Markets } from './markets.js';
 import { futuresFillVolume } from '../rules/fill-volume.js';
+import { FuturesOrderJson, apiSeconds } from './order-json.js';
 
 type Json = Record<string, unknown>;
 
@@ -40,7 +41,7 @@ export class Trading {
 
   // ---- futures
 
-  placeFutures(account: Account, settle: string, body: unknown, at: number): Json {
+  placeFutures(account: Account, settle: string, body: unknown, at: number): FuturesOrderJson {
     const o = object(body);
     const contract = this.contract(settle, o.contract);
     const size = decimal(o.size, 'size', false);
@@ -76,7 +77,7 @@ export class Trading {
     return orders.map((o) => each(() => ({ succeeded: true, ...this.placeFutures(account, settle, o, at) })));
   }
 
-  amendFutures(account: Account, settle: string, id: unknown, body: unknown, at: number): Json {
+  amendFutures(account: Account, settle: string, id: unknown, body: unknown, at: number): FuturesOrderJson {
     const o = object(body);
     const order = this.futuresOrder(account, settle, id);
     if (order.status !== 'open') throw badRequest('ORDER_FINISHED', `order ${order.id} is finished`);
@@ -99,17 +100,17 @@ export class Trading {
     return list.map((o) => each(() => ({ succeeded: true, ...this.amendFutures(account, settle, (o as Json)?.order_id, o, at) })));
   }
 
-  cancelFutures(account: Account, settle: string, id: unknown, at: number): Json {
+  cancelFutures(account: Account, settle: string, id: unknown, at: number): FuturesOrderJson {
     const order = this.futuresOrder(account, settle, id);
     if (order.status !== 'open') throw badRequest('ORDER_FINISHED', `order ${order.id} is finished`);
     this.finish(this.book(account.id), order, 'cancelled', at);
     return futuresJson(order, account);
   }
 
-  cancelFuturesAll(account: Account, settle: string, contract: unknown, at: number): Json[] {
+  cancelFuturesAll(account: Account, settle: string, contract: unknown, at: number): FuturesOrderJson[] {
     const c = this.contract(settle, contract);
     const book = this.book(account.id);
-    const out: Json[] = [];
+    const out: FuturesOrderJson[] = [];
     for (const o of book.orders.values()) {
       if (o.market === 'futures' && o.settle === settle && o.contract === c.name && o.status === 'open') {
         this.finish(book, o, 'cancelled', at);
@@ -124,13 +125,13 @@ export class Trading {
     return ids.map((id) => ({ id: String(id), user_id: uidOf(account), ...each(() => (this.cancelFutures(account, settle, id, at), { succeeded: true })) }));
   }
 
-  listFutures(account: Account, settle: string, query: URLSearchParams): Json[] {
+  listFutures(account: Account, settle: string, query: URLSearchParams): FuturesOrderJson[] {
     const status = query.get('status') ?? 'open';
     if (status !== 'open' && status !== 'finished') throw badRequest('INVALID_PARAM_VALUE', `status ${JSON.stringify(status)}: open or finished`);
     const contract = query.get('contract');
     if (contract !== null) this.contract(settle, contract);
     const limit = listLimit(query);
-    const out: Json[] = [];
+    const out: FuturesOrderJson[] = [];
     for (const o of [...this.book(account.id).orders.values()].reverse()) {
       if (o.market !== 'futures' || o.settle !== settle || o.status !== status || (contract !== null && o.contract !== contractName(contract))) continue;
       out.push(futuresJson(o, account));
@@ -292,7 +293,7 @@ export class Trading {
       sizeAsText: order.market === 'futures' ? order.sizeAsText : true,
     };
     book.addTrade(trade);
-    this.core.recordFill(account, order.market, trade.instrument, role, volume.toFixed(), at);
+    this.core.recordFill(account, order.market, trade.instrument, role, volume, at);
   }
 
   private finish(book: Book, order: FuturesOrder, as: 'cancelled', at: number): void {
@@ -365,22 +366,8 @@ function hashUid(id: string): number {
   return 10_000_000 + ((h >>> 0) % 90_000_000);
 }
 
-function futuresJson(o: FuturesOrder, account: Account): Json {
-  const user = uidOf(account);
-  const size = o.sizeAsText ? o.size.toString() : o.size.toNumber();
-  const left = o.left === ZERO ? (o.sizeAsText ? '0' : 0) : o.sizeAsText ? o.left.toString() : o.left.toNumber();
-  const price = o.price.toString();
-  const fillPrice = o.fillPrice === null ? '0' : o.fillPrice === o.price ? price : o.fillPrice.toString();
-  // Two literal shapes rather than a spread: the same keys in the same order, without the copy.
-  return o.finishedAt === null
-    ? {
-      id: o.id, user, contract: o.contract, create_time: apiSeconds(o.createdAt), size, left, price, fill_price: fillPrice, tif: o.tif, text: o.text,
-      status: o.status, finish_as: o.finishAs, is_reduce_only: false, is_close: false, iceberg: 0,
-    }
-    : {
-      id: o.id, user, contract: o.contract, create_time: apiSeconds(o.createdAt), size, left, price, fill_price: fillPrice, tif: o.tif, text: o.text,
-      status: o.status, finish_as: o.finishAs, finish_time: apiSeconds(o.finishedAt), is_reduce_only: false, is_close: false, iceberg: 0,
-    };
+function futuresJson(o: FuturesOrder, account: Account): FuturesOrderJson {
+  return new FuturesOrderJson(o, uidOf(account));
 }
 
 function spotJson(o: SpotOrder): Json {
@@ -459,11 +446,3 @@ function each(fn: () => Json, extra: Json = {}): Json {
   }
 }
 
-/**
- * An instant as the futures API writes it: Unix seconds to the millisecond (`1546569968.184`).
- * More digits than the exchange sends break clients that read long numbers as big integers (the
- * SDK's JSON parser turns any number of 16 or more digits into a BigInt, and fails on a fraction).
- */
-function apiSeconds(ms: number): number {
-  return Math.floor(ms) / 1000;
-}

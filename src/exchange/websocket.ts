@@ -7,7 +7,7 @@ import { ApiError, badRequest } from './api-error.js';
 import { signWebSocket } from './auth.js';
 import type { Account } from './core.js';
 import { micros, traceId } from './http.js';
-import type { ExchangeModel } from './model.js';
+import type { ExchangeModel, RateInForce } from './model.js';
 
 /** WebSocket connections one IP may hold (R16). */
 export const MAX_CONNECTIONS_PER_IP = 300;
@@ -87,9 +87,9 @@ function respond(model: ExchangeModel, conn: Connection, text: string, inAt: num
     const query = new URLSearchParams(spec.query);
     const rest = model.classify(spec.method, `/api/v4${spec.path}`, body, query);
     const c = spec.action === 'other' ? rest : budget(model, rest, spec);
-    const at = model.now();
+    const at = inAt;
     const refused = model.core.admit(account, c, at, model.instrumentOf(account, c, body, query, id));
-    if (spec.action === 'place' || spec.action === 'amend') rate = rateFields(model.rateHeaders(account, c, at, refused));
+    if (spec.action === 'place' || spec.action === 'amend') rate = rateFields(model.rateOf(account, c, at, refused));
     if (refused !== null) {
       const code = (spec.market === 'futures' ? 300 : 200) + (refused.fillRatio ? 12 : 11);
       model.core.noteRefusal(account, refused.label);
@@ -118,15 +118,13 @@ function budget(model: ExchangeModel, rest: Classification, spec: ChannelRequest
   return c;
 }
 
-/** R16's fields from R12's headers; hidden when 0, the reset in milliseconds. */
-function rateFields(h: Record<string, string>): Record<string, number> {
+/** R16's fields from R12's figures; hidden when 0, the reset in milliseconds. */
+function rateFields(rate: RateInForce | null): Record<string, number> {
   const out: Record<string, number> = {};
-  const remain = Number(h['X-Gate-RateLimit-Requests-Remain'] ?? 0);
-  const limit = Number(h['X-Gate-RateLimit-Limit'] ?? 0);
-  const reset = Number(h['X-Gate-RateLimit-Reset-Timestamp'] ?? 0) * 1000;
-  if (remain !== 0) out.x_gate_ratelimit_requests_remain = remain;
-  if (limit !== 0) out.x_gate_ratelimit_limit = limit;
-  if (reset !== 0) out.x_gat_ratelimit_reset_timestamp = reset;
+  if (rate === null) return out;
+  if (rate.remain !== 0) out.x_gate_ratelimit_requests_remain = rate.remain;
+  if (rate.limit !== 0) out.x_gate_ratelimit_limit = rate.limit;
+  if (rate.reset !== 0) out.x_gat_ratelimit_reset_timestamp = rate.reset * 1000;
   return out;
 }
 

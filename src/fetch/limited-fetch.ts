@@ -1,6 +1,7 @@
 import { InvalidInputError } from '../errors.js';
 import type { AccountLimiter } from '../account/limiter.js';
 import type { Classification } from '../catalog/catalog.js';
+import { jsonBody } from '../catalog/json-body.js';
 import { feedbackFrom } from '../schedule/feedback.js';
 
 /** A `fetch`. */
@@ -32,8 +33,9 @@ const API_PREFIX = '/api/v4/';
 
 /**
  * Wraps `fetch`: each request to the API v4 (any host; the path from `/api/v4/` on) is classified
- * with its JSON body (R10), waits on its limits, counts when sent; its response's rate-limit
- * headers and 429 go to `limiter.feedback` (R12), an error body read from a clone; `deadline` goes
+ * with its JSON body (R10), waits on its limits, counts when sent; its response's gateway times
+ * go to `limiter.arrived` (R13, R15), its rate-limit headers and 429 to `limiter.feedback` (R12),
+ * an error body read from a clone; `deadline` goes
  * to the exchange where accepted. A URL outside the API rejects with an `InvalidInputError`, unsent.
  *
  * @example
@@ -59,11 +61,15 @@ export function limitedFetch(limiter: AccountLimiter, options: LimitedFetchOptio
     const { deadline, contract, priority, ...fetchInit } = init;
     const c: Classification = limiter.catalog.classify(method, path, body);
     const signal = init.signal ?? request?.signal ?? undefined;
+    let sentAt = 0;
+    let sentMono = 0;
     const response = await limiter.request(account, method, path, () => {
+      sentMono = clock.now();
+      sentAt = clock.wall();
       if (deadline === undefined || !EXPIRING.has(`${c.method} ${c.endpoint}`)) return send(input, fetchInit);
       const headers = new Headers(fetchInit.headers ?? request?.headers);
       // The deadline on the exchange's clock, as far as the wall clock tells it.
-      if (!headers.has(EXPIRY)) headers.set(EXPIRY, String(Math.floor(clock.wall() + (deadline - clock.now()))));
+      if (!headers.has(EXPIRY)) headers.set(EXPIRY, String(Math.floor(sentAt + (deadline - sentMono))));
       return send(input, { ...fetchInit, headers });
     }, {
       body,
@@ -72,6 +78,8 @@ export function limitedFetch(limiter: AccountLimiter, options: LimitedFetchOptio
       ...(signal === undefined ? {} : { signal }),
       ...(deadline === undefined ? {} : { deadline }),
     });
+    // When the exchange began to count it (R13) and the exchange's clock (R15), from X-In-Time.
+    limiter.arrived(account, c, { sentAt, sentMono, receivedAt: clock.wall(), receivedMono: clock.now(), headers: response.headers });
     const error = response.ok ? undefined : await response.clone().json().catch(() => undefined);
     limiter.feedback(account, c, feedbackFrom(response, error));
     return response;
@@ -88,13 +96,4 @@ function apiPath(input: string | URL): string {
   }
   const at = url.pathname.indexOf(API_PREFIX);
   return at < 0 ? url.pathname : url.pathname.slice(at);
-}
-
-/** A text request body read as JSON; else `undefined`. */
-function jsonBody(body: RequestInit['body']): unknown {
-  try {
-    return typeof body === 'string' ? JSON.parse(body) as unknown : undefined;
-  } catch {
-    return undefined;
-  }
 }

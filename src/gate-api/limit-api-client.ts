@@ -45,7 +45,7 @@ const limited = new WeakSet<object>();
  * waits on its limits before the SDK signs it (so its `Timestamp` is fresh, R11), and is counted
  * when sent (R1, R9); cancels go before placements. Its answer, or the error the SDK throws, gives
  * the rate-limit headers and a 429 or TOO_FAST to `limiter.feedback` (R12), and `X-In-Time` and
- * `X-Out-Time` to `limiter.clockSample` (R15). Only this client's `request` is replaced: no axios
+ * `X-Out-Time` to `limiter.arrived` (R13, R15). Only this client's `request` is replaced: no axios
  * instance, the global one included, is touched. Bad input throws an `InvalidInputError`.
  *
  * @example
@@ -110,8 +110,9 @@ export function limitApiClient(limiter: AccountLimiter, options: LimitApiClientO
     } finally {
       if (response !== undefined && typeof response.headers === 'object' && response.headers !== null) {
         const headers = response.headers as HeadersLike;
+        // When the exchange began to count it (R13) and the exchange's clock (R15), then R12.
+        limiter.arrived(account, c, { sentAt, receivedAt, sentMono, receivedMono, headers });
         limiter.feedback(account, c, feedbackFrom({ status: response.status, headers }, response.status < 400 ? undefined : errorBody(response.data)));
-        limiter.clockSample({ sentAt, receivedAt, sentMono, receivedMono, headers });
       }
     }
   };

@@ -3,10 +3,12 @@ import { InvalidInputError } from '../errors.js';
 import { checkSameBuild } from '../schedule/build.js';
 import { type Clock, MAX_TIMEOUT_MS, systemClock } from '../schedule/clock.js';
 import { Listeners } from '../schedule/listeners.js';
+import type { SharedCounts } from '../account/shared-counts.js';
 import type { LimitHost, LimitStore } from '../schedule/store.js';
 import { WindowLimit, type WindowLimitOptions } from '../schedule/window.js';
 import { type RedisScripting, Script, scriptingOf } from './client.js';
-import { ACQUIRE, FEEDBACK, HELLO, LATE, PROBE, RELEASE, UPDATE } from './scripts.js';
+import { ACQUIRE, COUNTS, FEEDBACK, HELLO, LATE, PROBE, RELEASE, UPDATE } from './scripts.js';
+import { RedisCounts } from './counts.js';
 import { type Lease, SharedLimit } from './shared-limit.js';
 
 /** Options of a {@link RedisStore}. */
@@ -61,6 +63,12 @@ export interface RedisStoreOptions {
   readonly staleMs?: number;
   /** The clock of the schedulers using the store (theirs must be the same). @default systemClock */
   readonly clock?: Clock;
+  /**
+   * With an account limiter: how often its counts (requests, fills) are written to Redis and the
+   * account's totals read back, in milliseconds; what a process counts is at most this far behind
+   * in the other processes' totals (plus a round trip). @default 50
+   */
+  readonly countFlushMs?: number;
 }
 
 /**
@@ -89,6 +97,7 @@ const feedbackScript = new Script(FEEDBACK);
 const updateScript = new Script(UPDATE);
 const helloScript = new Script(HELLO);
 const probeScript = new Script(PROBE);
+const countsScript = new Script(COUNTS);
 
 /**
  * Keeps limits in Redis so that every process drawing on them shares one budget (R10: the
@@ -135,9 +144,11 @@ export class RedisStore implements LimitStore {
   private readonly processes: number;
   private readonly fallbackMaxMs: number;
   private readonly staleMs: number;
+  private readonly countFlushMs: number;
   private readonly epochKey: string;
   private readonly procsKey: string;
   private readonly limits = new Set<SharedLimit>();
+  private readonly counters = new Set<RedisCounts>();
   private readonly listeners = new Listeners<RedisStoreEvent>((_source, error) => ({ type: 'error', at: this.clock.now(), source: 'listener', error }));
   private seq = 0;
   private up = true;
@@ -187,6 +198,7 @@ export class RedisStore implements LimitStore {
     this.processes = readNumber(options.processes, 0, '`processes`', 'a positive integer', (v) => Number.isSafeInteger(v) && v > 0);
     this.fallbackMaxMs = readNumber(options.fallbackMaxMs, 30_000, '`fallbackMaxMs`', 'a positive number of milliseconds', ms);
     this.staleMs = readNumber(options.staleMs, 1000, '`staleMs`', timerExpected, timerMs);
+    this.countFlushMs = readNumber(options.countFlushMs, 50, '`countFlushMs`', timerExpected, timerMs);
     const clock = options.clock ?? systemClock;
     if (typeof clock !== 'object' || clock === null || typeof clock.now !== 'function') throw new InvalidInputError('`clock`', clock, 'a Clock');
     this.clock = clock;
@@ -212,6 +224,27 @@ export class RedisStore implements LimitStore {
   }
 
   /**
+   * The counts of an account limiter, kept in Redis for every process on the budget (R1, R9, R14):
+   * an `AccountLimiter` given this store calls it, and reads its limits, tiers and throttles from
+   * the account's totals. Each call makes counts of their own (one per limiter).
+   *
+   * @example
+   * ```ts
+   * const limiter = new AccountLimiter({ accounts: [{ id: 'main', role: 'main' }], store })
+   * limiter.abuseHeadroom('main').requests // every process's requests in the rolling 24 hours
+   * ```
+   */
+  counts(): SharedCounts {
+    if (this.closed) throw new InvalidInputError('the Redis store', 'closed', 'a store not closed');
+    const c = new RedisCounts({
+      prefix: this.prefix, id: this.id, clock: this.clock, flushMs: this.countFlushMs, retryMs: this.retryMs,
+      run: (keys, args) => this.call(countsScript, keys, args),
+    });
+    this.counters.add(c);
+    return c;
+  }
+
+  /**
    * Listens to Redis becoming unavailable and available again. Returns a function that stops it.
    * A listener that throws breaks nothing: its error is reported as an `error` event.
    *
@@ -225,8 +258,8 @@ export class RedisStore implements LimitStore {
   }
 
   /**
-   * Gives back every permit granted to this process and not sent, and waits (one attempt, up to
-   * `timeoutMs`) until Redis has them. The client stays open.
+   * Gives back every permit granted to this process and not sent, writes the counts not yet
+   * written, and waits (one attempt, up to `timeoutMs`) until Redis has them. The client stays open.
    */
   async close(): Promise<void> {
     this.closed = true;
@@ -236,7 +269,7 @@ export class RedisStore implements LimitStore {
     if (this.probeTimer !== null) clearTimeout(this.probeTimer);
     this.probeTimer = null;
     this.kick();
-    await this.flushing;
+    await Promise.all([this.flushing, ...[...this.counters].map((c) => c.close())]);
     if (this.retryTimer !== null) clearTimeout(this.retryTimer);
     this.retryTimer = null;
   }

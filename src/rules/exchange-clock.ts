@@ -1,5 +1,5 @@
 import { InvalidInputError } from '../errors.js';
-import { parseCount, parseInstant, parsePositiveInteger } from './parse.js';
+import { INSTANT_RANGE, parseCount, parseInstant, parsePositiveInteger } from './parse.js';
 
 /**
  * One request timed at both ends (R15): the local instants it left and came back, and the
@@ -296,12 +296,18 @@ type ReadSample =
   | { readonly ok: true; readonly measured: Measured; readonly mono: boolean; readonly base: number }
   | { readonly ok: false; readonly reason: SampleRejection };
 
+/** An instant of a sample: as {@link parseInstant} reads it, or epoch milliseconds with a fraction (a clock finer than 1 ms). */
+function readWallInstant(value: unknown, field: string): number {
+  if (typeof value === 'number' && value >= INSTANT_RANGE.from && value < INSTANT_RANGE.to) return value;
+  return parseInstant(value as number, field);
+}
+
 function readSample(sample: ClockSample, mono: boolean | undefined, config: ExchangeClockConfig): ReadSample {
   if (typeof sample !== 'object' || sample === null) {
     throw new InvalidInputError('a clock sample', sample, 'an object { sentAt, receivedAt, inTime, outTime }');
   }
-  const sentAt = parseInstant(sample.sentAt, '`sentAt`');
-  const receivedAt = parseInstant(sample.receivedAt, '`receivedAt`');
+  const sentAt = readWallInstant(sample.sentAt, '`sentAt`');
+  const receivedAt = readWallInstant(sample.receivedAt, '`receivedAt`');
   const inTime = parseCount(sample.inTime, '`inTime` (X-In-Time, Unix microseconds)');
   const outTime = parseCount(sample.outTime, '`outTime` (X-Out-Time, Unix microseconds)');
   const hasMono = sample.sentMono !== undefined || sample.receivedMono !== undefined;

@@ -43,7 +43,6 @@ export function resolveSpotFillOptions(options?: SpotFillOptions | SpotFillConfi
   const given = readOptions(options, 'the spot low-fill options');
   if ('kind' in given && given.kind === 'spot-fill-config') return given;
   checkFields(given, ['fillRateThreshold', 'requestThreshold', 'limit', 'includeBatches'], 'the spot low-fill options');
-  checkFields(given, ['fillRateThreshold', 'requestThreshold', 'limit', 'includeBatches'], 'the spot low-fill options');
   const o = given as SpotFillOptions;
   if (o.includeBatches !== undefined && typeof o.includeBatches !== 'boolean') {
     throw new InvalidInputError('`includeBatches`', o.includeBatches, 'true or false');
@@ -81,6 +80,39 @@ function decideSpotFill(window: AbuseWindow, config: SpotFillConfig): Throttle |
   // traded / requests < threshold, compared exactly without dividing.
   if (!window.traded.lessThan(config.fillRateThreshold.times(window.requests))) return null;
   return { ...config.limit, reason: window.traded.isZero() ? 'no-fills' : 'low-fill-rate' };
+}
+
+/** How far one 24-hour window of spot activity stands from the spot low-fill throttle (R14). */
+export interface SpotFillClearance {
+  /**
+   * Spot requests that may still be added before a check on the window throttles (Infinity: none
+   * would; negative: it throttles already, by that many requests).
+   */
+  readonly remaining: number;
+  /** USDT more traded in the window that keeps the check clear (0 when it is clear already). */
+  readonly needed: Dec;
+}
+
+/**
+ * The room a 24-hour window of spot activity leaves before {@link checkSpotFill} throttles (R14):
+ * the spot requests that still fit at its volume, and the USDT to trade to stay clear. The check
+ * throttles when requests > requestThreshold and traded < threshold x requests, that is when
+ * requests > max(requestThreshold, floor(traded / threshold)) (requests being whole).
+ *
+ * @example
+ * ```ts
+ * spotFillClearance({ requests: 1000, traded: new Dec('99.5') }).needed.toString() // '0.5'
+ * spotFillClearance({ requests: 1000, traded: new Dec(100) }).remaining            // 0
+ * ```
+ */
+export function spotFillClearance(window: AbuseWindow, options?: SpotFillOptions | SpotFillConfig): SpotFillClearance {
+  const config = resolveSpotFillOptions(options);
+  if (typeof window !== 'object' || window === null) throw new InvalidInputError('the window', window, 'an object { requests, traded }');
+  const requests = parseCount(window.requests, '`requests`');
+  const traded = parseNonNegativeDecimal(window.traded, '`traded`');
+  const thr = config.fillRateThreshold;
+  const remaining = thr.isZero() ? Infinity : Math.max(config.requestThreshold, traded.dividedBy(thr).floor().toNumber()) - requests;
+  return { remaining, needed: remaining < 0 ? thr.times(requests).minus(traded) : new Dec(0) };
 }
 
 /**

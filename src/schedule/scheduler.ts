@@ -140,6 +140,9 @@ export class Scheduler {
   private timer: unknown = null;
   private timerAt = Infinity;
   private closed = false;
+  // A change of limits due at an instant (see setBoundary), applied before any decision past it.
+  private boundaryAt = Infinity;
+  private boundaryFn: (() => void) | null = null;
   private readonly listeners = new Listeners<SchedulerEvent>((source, error) => ({ type: 'error', at: this.clock.now(), source, error }));
 
   constructor(options: SchedulerOptions = {}) {
@@ -207,8 +210,9 @@ export class Scheduler {
     // At once, if nobody waits on these limits and all of them allow it: without reading the
     // clock when they have room whatever the instant (the weight gets its instant at the end of
     // this turn), else at the instant read now.
-    if (deadline === undefined && !this.draining && this.admitAnytime(limits, weight, priority)) return run(fn);
+    if (deadline === undefined && !this.draining && this.boundaryAt === Infinity && this.admitAnytime(limits, weight, priority)) return run(fn);
     const now = this.clock.now();
+    if (now >= this.boundaryAt) this.reachBoundary();
     this.stampAll(now);
     if (deadline !== undefined && deadline < now) return this.refuse('deadline', limits, 'the deadline had passed when the task was given');
     if (!this.draining && this.admitNow(limits, weight, priority, now)) {
@@ -258,6 +262,7 @@ export class Scheduler {
     if (typeof at !== 'number' || at - at !== 0) refuseInput('`at`', at, 'a finite instant on the scheduler clock');
     const one = limits instanceof WindowLimit;
     if (one ? limits.owner !== this : !this.ownsAll(limits)) this.refuseLimits(limits);
+    if (at >= this.boundaryAt) this.reachBoundary();
     // `at` is now, read after every earlier dispatch: the instant for what they took.
     if (this.unstampedCount > 0) this.stampAll(at);
     if (one) {
@@ -464,6 +469,24 @@ export class Scheduler {
     return true;
   }
 
+  /**
+   * @internal Calls `fn` before anything is decided at or after `at` (this scheduler's clock),
+   * once: a change of limits due at an instant (a lower tier, a throttle) is applied before any
+   * task is let through past it, even when the timer meant for it fires late (a busy process).
+   * One at a time: a new one replaces the last; `null` removes it. Admission then reads the clock.
+   */
+  setBoundary(at: number, fn: (() => void) | null): void {
+    this.boundaryAt = fn === null ? Infinity : at;
+    this.boundaryFn = fn;
+  }
+
+  private reachBoundary(): void {
+    const fn = this.boundaryFn;
+    this.boundaryAt = Infinity;
+    this.boundaryFn = null;
+    fn?.();
+  }
+
   /** Runs every task that can run now, in order, then sets the one timer for the next. */
   private pass(): void {
     if (this.draining) {
@@ -476,6 +499,7 @@ export class Scheduler {
       do {
         this.dirty = false;
         const now = this.clock.now();
+        if (now >= this.boundaryAt) this.reachBoundary();
         this.stampAll(now);
         wake = this.drain(now);
       } while (this.dirty);

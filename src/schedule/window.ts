@@ -95,7 +95,11 @@ export class WindowLimit {
   private latest = -Infinity;
   /** The first instant of the newest entry: later dispatches join it for one granule from it. */
   private first = -Infinity;
-  private holds: { weight: number; until: number }[] = [];
+  // Feedback holds: weight counted in [from, until) besides the log (a shrink from the exchange's
+  // headers holds from now; a late arrival, from when its entry leaves the window).
+  private holds: { weight: number; from: number; until: number }[] = [];
+  /** The earliest `until` among the holds: none ends before it. */
+  private holdsEnd = Infinity;
   private pausedUntil = -Infinity;
 
   // A scheduler's bookkeeping, on every limit so that all limits share one shape (and the hot
@@ -172,7 +176,7 @@ export class WindowLimit {
   waitFor(weight: number, at: number, priority = 0): number {
     const t = at > this.latest ? at : this.latest;
     if (this.inWindow > 0 && this.times[this.start]! + this.span <= t) this.expire(t);
-    if (this.holds.length > 0) this.holds = this.holds.filter((h) => h.until > t);
+    if (this.holdsEnd <= t) this.dropHolds(t);
     const cap = this.reserve !== null && priority < this.reserve.priority ? this.n - this.reserve.weight : this.n;
     if (weight > cap) return Infinity;
     if (this.pausedUntil <= t && this.used + this.unstamped + weight <= cap && (this.holds.length === 0 || this.used + this.unstamped + this.heldAt(t) + weight <= cap)) {
@@ -205,7 +209,10 @@ export class WindowLimit {
       }
       if (counted + this.heldAt(from) + weight <= cap) return from - at;
       let next = left > 0 ? this.times[i]! + this.span : unstamped > 0 ? t + this.span : Infinity;
-      for (const h of this.holds) if (h.until > from && h.until < next) next = h.until;
+      for (const h of this.holds) {
+        if (h.until > from && h.until < next) next = h.until;
+        if (h.from > from && h.from < next) next = h.from;
+      }
       if (next === Infinity) return Infinity;
       from = next;
     }
@@ -362,7 +369,40 @@ export class WindowLimit {
     const t = at > this.latest ? at : this.latest;
     if (this.inWindow > 0) this.expire(t);
     const extra = this.n - remaining - this.used - this.unstamped - this.heldAt(t);
-    if (extra > 0 && until > t) this.holds.push({ weight: extra, until });
+    if (extra > 0 && until > t) this.hold(extra, -Infinity, until);
+  }
+
+  /**
+   * The exchange counted `weight` sent at `sentAt` from `arrivedAt` (R13: it counts arrivals, and
+   * the way there takes longer for some requests than others): it counts here until `arrivedAt`
+   * plus the window too, not only until `sentAt` plus the window. An earlier `arrivedAt` changes
+   * nothing. Requests sent together and arriving together share one hold, as log entries do.
+   *
+   * @example
+   * ```ts
+   * const l = new WindowLimit({ limit: 1, windowMs: 1000 })
+   * l.tryTake(1, 0)
+   * l.extend(1, 0, 30)  // it reached the exchange 30 ms after it was sent
+   * l.tryTake(1, 1000)  // 30: the exchange still counts it until 1030
+   * ```
+   */
+  extend(weight: number, sentAt: number, arrivedAt: number): void {
+    if (typeof weight !== 'number' || !Number.isSafeInteger(weight) || weight <= 0) badWeight(weight, this.name);
+    if (typeof sentAt !== 'number' || sentAt - sentAt !== 0) badInstant(sentAt, this.name);
+    if (typeof arrivedAt !== 'number' || arrivedAt - arrivedAt !== 0) badInstant(arrivedAt, this.name);
+    if (arrivedAt <= sentAt) return;
+    const from = sentAt + this.span;
+    const until = arrivedAt + this.span;
+    const last = this.holds.length > 0 ? this.holds[this.holds.length - 1]! : undefined;
+    // Joined to the last hold when both ends are within a granule: it starts at the earlier start
+    // and ends at the later end, so it counts at least as long as each would have.
+    if (last !== undefined && last.from > -Infinity && Math.abs(last.from - from) < this.granularity && Math.abs(last.until - until) < this.granularity) {
+      last.weight += weight;
+      if (from < last.from) last.from = from;
+      if (until > last.until) last.until = until;
+      return;
+    }
+    this.hold(weight, from, until);
   }
 
   /** The state as plain data. Weight taken without an instant is given the latest one seen. */
@@ -422,7 +462,8 @@ export class WindowLimit {
       l.add(weight, at);
       l.first = -Infinity;
     }
-    l.holds = holds.map(([weight, until]) => ({ weight, until }));
+    l.holds = holds.map(([weight, until]) => ({ weight, from: -Infinity, until }));
+    for (const h of l.holds) if (h.until < l.holdsEnd) l.holdsEnd = h.until;
     if (state.pausedUntil !== null) l.pause(state.pausedUntil === 'forever' ? Infinity : state.pausedUntil);
     return l;
   }
@@ -443,8 +484,26 @@ export class WindowLimit {
 
   private heldAt(t: number): number {
     let held = 0;
-    for (const h of this.holds) if (h.until > t) held += h.weight;
+    for (const h of this.holds) if (h.until > t && h.from <= t) held += h.weight;
     return held;
+  }
+
+  private hold(weight: number, from: number, until: number): void {
+    this.holds.push({ weight, from, until });
+    if (until < this.holdsEnd) this.holdsEnd = until;
+  }
+
+  /** Lets go of the holds ended at `t`, in place. */
+  private dropHolds(t: number): void {
+    let k = 0;
+    let end = Infinity;
+    for (const h of this.holds) {
+      if (h.until <= t) continue;
+      this.holds[k++] = h;
+      if (h.until < end) end = h.until;
+    }
+    this.holds.length = k;
+    this.holdsEnd = end;
   }
 }
 

@@ -183,6 +183,22 @@ describe('AccountLimiter', () => {
     await Promise.allSettled(batches);
   });
 
+  it('lifts the spot throttle at the first hourly check that no longer trips it, never before an hour (R14)', async () => {
+    const { limiter, events, at } = setup();
+    limiter.seed({ spotHours: [{ account: 'main', hour: T0, requests: 100 }] });
+    await at(T0 + H);
+    expect(limiter.limitNow('main').spotThrottle?.reason).toBe('no-fills');
+    // 10 USDT traded in the throttled hour brings the window to exactly 0.1: the next check lifts it.
+    await at(T0 + H + 60_000);
+    limiter.recordFill('main', { market: 'spot', contract: 'ETH_USDT', role: 'taker', volume: '10' });
+    await at(T0 + 2 * H - 1);
+    expect(limiter.limitNow('main').spotThrottle?.reason).toBe('no-fills');
+    await at(T0 + 2 * H);
+    expect(limiter.limitNow('main').spotThrottle).toBeNull();
+    expect(events.filter((e) => e.type === 'spot-throttle').map((e) => [e.at, e.throttle?.reason ?? null])).toEqual([[T0 + H, 'no-fills'], [T0 + 2 * H, null]]);
+    limiter.close();
+  });
+
   it('warns once an hour before the next check would throttle spot, with the USDT that avoids it (R14)', async () => {
     const { limiter, events, at } = setup();
     limiter.seed({ spotHours: [{ account: 'main', hour: T0, requests: 99, traded: '10' }] });

@@ -35,6 +35,40 @@ describe('recordTrades', () => {
     limiter.close();
   });
 
+  it('records the fills of WebSocket user-trades updates, sharing the trade ids with my_trades rows', () => {
+    const limiter = setup();
+    const futures = {
+      time: 1795338001, channel: 'futures.usertrades', event: 'update',
+      result: [
+        { id: '5', contract: 'BTC_USDT', create_time: 1795338001, order_id: '7', size: -2, price: '60000', role: 'taker', text: 'web', fee: 0.1 },
+        { id: '6', contract: 'DOGE_USDT', create_time: 1795338001, order_id: '8', size: 3, price: '0.1', role: 'maker', text: 'web', fee: 0 },
+      ],
+    };
+    // Trade 5 came first through the REST catch-up: the stream's copy is a duplicate.
+    recordTrades(limiter, 'main', [{ id: 5, contract: 'BTC_USDT', size: '-2', price: '60000', role: 'taker' }], { multipliers });
+    expect(recordTrades(limiter, 'main', futures, { multipliers })).toEqual({ recorded: 1, duplicates: 1 });
+    // 2 x 0.0001 x 60000 = 12, once; 3 x 10 x 0.1 = 3.
+    expect(limiter.abuseHeadroom('main').traded).toBe('15');
+    const spot = { channel: 'spot.usertrades', event: 'update', result: [{ id: 5736713, currency_pair: 'BTC_USDT', side: 'sell', amount: '0.001', price: '60000.5', role: 'taker' }] };
+    expect(recordTrades(limiter, 'main', spot)).toEqual({ recorded: 1, duplicates: 0 });
+    expect(limiter.spotFillHeadroom('main').traded).toBe('60.0005');
+    // The answer to a subscription records nothing.
+    expect(recordTrades(limiter, 'main', { channel: 'futures.usertrades', event: 'subscribe', result: { status: 'success' } })).toEqual({ recorded: 0, duplicates: 0 });
+    limiter.close();
+  });
+
+  it.each([
+    ['another channel', { channel: 'futures.trades', event: 'update', result: [] }, 'Expected the trades'],
+    ['an update without rows', { channel: 'spot.usertrades', event: 'update', result: {} }, 'Expected the `result` of the user-trades update'],
+    ['a spot row on the futures channel', { channel: 'futures.usertrades', event: 'update', result: [{ id: 1, currency_pair: 'BTC_USDT', amount: '1', price: '1', role: 'maker' }] }, 'Expected `result[0]` of futures.usertrades'],
+    ['a channel named like a built-in', { channel: 'toString', event: 'update', result: [] }, 'Expected the trades'],
+  ])('refuses %s, recording nothing', (_, message, error) => {
+    const limiter = setup();
+    expect(() => recordTrades(limiter, 'main', message as never, { multipliers })).toThrow(error);
+    expect(limiter.abuseHeadroom('main').traded).toBe('0');
+    limiter.close();
+  });
+
   it.each([
     ['a contract without a multiplier', [{ id: 1, contract: 'ETH_USDT', size: 1, price: '1', role: 'maker' }], 'Expected `multipliers.ETH_USDT`'],
     ['a role that is neither', [{ id: 1, contract: 'BTC_USDT', size: 1, price: '1', role: 'both' }], 'Expected `trades[1].role`'],

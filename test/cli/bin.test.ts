@@ -216,7 +216,7 @@ describe('unknown fields', () => {
     ['timeline', 'snake.json', timeline('{ "contract": "BTC_USDT", "maker_volume": "800000", "place": 10 }'), ':4: Unknown field `maker_volume` in `contracts[0]` in `activity[0]` (main, 2026-11-01): did you mean `makerVolume`?'],
     ['timeline', 'short.json', timeline('{ "contract": "BTC_USDT", "takerVol": "800000", "place": 10 }'), ':4: Unknown field `takerVol` in `contracts[0]` in `activity[0]` (main, 2026-11-01): did you mean `takerVolume`?'],
     ['timeline', 'top.json', timeline('{ "contract": "BTC_USDT", "place": 10 }', '\n  "vip_level": 12,'), ':3: Unknown field `vip_level` in the timeline input: did you mean `vipLevel`?'],
-    ['timeline', 'foo.json', timeline('{ "contract": "BTC_USDT", "place": 10 }', '\n  "foo": 1,'), ':3: Unknown field `foo` in the timeline input. The fields are accounts, activity, vipLevel, vipChanges'],
+    ['timeline', 'foo.json', timeline('{ "contract": "BTC_USDT", "place": 10 }', '\n  "foo": 1,'), ':3: Unknown field `foo` in the timeline input. The fields are accounts, activity, vipLevel, vipChanges, spotHours'],
     ['plan', 'snake.json', '[\n  { "account": "A", "contract": "BTC_USDT",\n    "maker_volume": "5" }\n]\n', ':3: Unknown field `maker_volume` in row 0: did you mean `makerVolume`?'],
     ['plan', 'camel.csv', 'account,contract,makerVolume\nA,BTC_USDT,5\n', ':1: unknown column "makerVolume": did you mean "maker_volume"? The columns are account, contract, maker_volume'],
     ['simulate', 'camel.csv', 'at,account,method,path,fillRole\n', ':1: unknown column "fillRole": did you mean "fill_role"?'],

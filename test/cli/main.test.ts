@@ -81,6 +81,82 @@ describe('traderatio plan', () => {
   });
 });
 
+describe('traderatio plan: the spot low-fill throttle (R14)', () => {
+  const plan = async (spotRows: string[], extra: string[] = []) => {
+    const dir = mkdtempSync(join(tmpdir(), 'traderatio-'));
+    const file = join(dir, 'spot.csv');
+    writeFileSync(file, ['account,contract,maker_volume,place,hour,spot_requests,spot_traded', 'A,BTC_USDT,100,30,,,', ...spotRows].join('\n'));
+    const r = await capture(['plan', file, ...extra]);
+    return { ...r, file };
+  };
+  const spot = async (spotRows: string[]) => {
+    const { code, out, err } = await plan(spotRows, ['--json']);
+    expect(err).toBe('');
+    expect(code).toBe(0);
+    return JSON.parse(out).spotFill.accounts[0] as { now: { throttle: { reason: string } | null }; next: { throttle: { reason: string } | null; requests: number; traded: string; remaining: number; needed: string } };
+  };
+
+  it('shows the example: A throttled now and at the next check, with the USDT that would clear it; B with room', async () => {
+    const { code, out } = await capture(['plan', 'examples/family-spot.csv']);
+    expect(code).toBe(0);
+    expect(out).toContain("Spot low-fill throttle (R14) during the hour from 2026-11-20T16:00:00.000Z (the file's latest), and at the check of 2026-11-20T17:00:00.000Z:");
+    expect(out).toMatch(/^A\s+10 per 10 s \(low-fill-rate\)\s+10 per 10 s \(low-fill-rate\)\s+6900\s+550\.00\s+0\.0797\s+trade 140\.00 USDT more$/m);
+    expect(out).toMatch(/^B\s+none\s+none\s+1000\s+215\.00\s+0\.2150\s+1150 more spot requests fit$/m);
+    // The 7-day figures are read as before: the worked example's aggregated ratio.
+    expect(out).toContain('Aggregated ratio 8.1938 (1057 / 129)');
+  });
+
+  it('does not throttle at exactly 0.1 USDT per spot request, and leaves no room for one more', async () => {
+    const a = await spot(['A,,,,2026-11-20T16:00:00Z,1000,100']);
+    expect(a.next).toMatchObject({ throttle: null, requests: 1000, traded: '100', remaining: 0, needed: '0' });
+  });
+
+  it('throttles just under 0.1 at the next check, and asks for the USDT that makes it 0.1', async () => {
+    const a = await spot(['A,,,,2026-11-20T16:00:00Z,1000,99.99']);
+    expect(a.now.throttle).toBeNull();
+    expect(a.next).toMatchObject({ throttle: { reason: 'low-fill-rate' }, remaining: -1, needed: '0.01' });
+  });
+
+  it('does not throttle an hour with no spot requests', async () => {
+    const a = await spot(['A,,,,2026-11-20T16:00:00Z,0,0']);
+    expect(a.now.throttle).toBeNull();
+    expect(a.next).toMatchObject({ throttle: null, requests: 0, remaining: 0 });
+  });
+
+  it('shows a throttle in force now that the next check lifts, once the fills of the hour bring the window to 0.1', async () => {
+    const a = await spot(['A,,,,2026-11-20T15:00:00Z,100,0', 'A,,,,2026-11-20T16:00:00Z,0,10']);
+    expect(a.now.throttle?.reason).toBe('no-fills');
+    expect(a.next).toMatchObject({ throttle: null, requests: 100, traded: '10' });
+    const { out } = await plan(['A,,,,2026-11-20T15:00:00Z,100,0', 'A,,,,2026-11-20T16:00:00Z,0,10']);
+    expect(out).toMatch(/^A\s+10 per 10 s \(no-fills\)\s+none\s+100\s+10\.00\s+0\.1000\s+0 more spot requests fit$/m);
+  });
+
+  it('reads spot hours from JSON with the library spelling', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'traderatio-'));
+    const file = join(dir, 'spot.json');
+    writeFileSync(file, JSON.stringify([{ account: 'A', contract: 'BTC_USDT', makerVolume: '100', place: 30 }, { account: 'A', hour: '2026-11-20T16:00:00Z', spotRequests: 10, spotTraded: '0.5' }]));
+    const r = JSON.parse((await capture(['plan', file, '--json'])).out);
+    expect(r.spotFill.accounts[0].next).toMatchObject({ throttle: { reason: 'low-fill-rate' }, needed: '0.5' });
+    expect(JSON.parse((await capture(['plan', 'examples/family.csv', '--json'])).out).spotFill).toBeNull();
+  });
+
+  it('names the line and field of bad spot rows', async () => {
+    const cases: [string[], string][] = [
+      [['A,,,,2026-11-20T16:30:00Z,10,1'], ':3: Expected `hour` to be a whole UTC hour'],
+      [['A,,,,2026-11-20T16:00:00Z,-1,1'], ':3: Expected `spot_requests` to be a non-negative integer, got "-1"'],
+      [['A,,,,2026-11-20T16:00:00Z,10,1e3'], ':3: Expected `spot_traded` to be a non-negative decimal string, got "1e3"'],
+      [['A,ETH_USDT,,,2026-11-20T16:00:00Z,10,1'], ':3: a row with an `hour` is an hour of spot activity (spot_requests, spot_traded): it takes no `contract`'],
+      [['A,ETH_USDT,,,,10,'], ':3: `spot_requests` belongs to an hour of spot activity: give its `hour`'],
+      [['A,,,,2026-11-20T16:00:00Z,10,1', 'A,,,,1795190400000,5,1'], ':4: account A lists the hour 1795190400000 again (first on line 3)'],
+    ];
+    for (const [rows, message] of cases) {
+      const { code, err, file } = await plan(rows);
+      expect(code).toBe(1);
+      expect(err).toContain(`${file}${message}`);
+    }
+  });
+});
+
 describe('traderatio timeline', () => {
   it('lists every change of the example with its instant, limits and reason', async () => {
     const { code, out } = await capture(['timeline', 'examples/timeline.json']);
@@ -133,6 +209,100 @@ describe('traderatio timeline', () => {
     expect(err).toContain(`${file}:5: Expected \`activity[1].day\` to be a UTC day`);
     writeFileSync(file, '{ "accounts": [{ "id": "b", "createdAt": "yesterday" }], "activity": [] }');
     expect((await capture(['timeline', file])).err).toContain('Expected `accounts[0].createdAt` to be an instant from 2000-01-01 to 2200-01-01: epoch milliseconds (an integer), a Date, or ISO 8601 text');
+  });
+});
+
+describe('traderatio timeline: the spot low-fill throttle (R14)', () => {
+  const H = '2026-11-03T09:00:00Z';
+  const at = (hours: number) => new Date(Date.parse(H) + hours * 3_600_000).toISOString();
+  /** A timeline file with one account, a day of futures activity and the given spot hours. */
+  const spotFile = (hours: readonly object[]) => {
+    const dir = mkdtempSync(join(tmpdir(), 'traderatio-'));
+    const file = join(dir, 'spot.json');
+    writeFileSync(file, `${JSON.stringify({
+      accounts: [{ id: 'main', role: 'main' }],
+      activity: [{ account: 'main', day: '2026-11-03', contracts: [{ contract: 'BTC_USDT', makerVolume: '1000', place: 100 }] }],
+      spotHours: hours,
+    }, null, 2)}\n`);
+    return { dir, file };
+  };
+  const periods = async (hours: readonly object[]) => {
+    const { code, out, err } = await capture(['timeline', spotFile(hours).file, '--json']);
+    expect(err).toBe('');
+    expect(code).toBe(0);
+    return JSON.parse(out).spotThrottles as { from: string; until: string; reason: string; requests: number; traded: string }[];
+  };
+
+  it('does not throttle at exactly 0.1 USDT per spot request', async () => {
+    expect(await periods([{ account: 'main', hour: H, requests: 1000, traded: '100' }])).toEqual([]);
+    const { out } = await capture(['timeline', spotFile([{ account: 'main', hour: H, requests: 1000, traded: '100' }]).file]);
+    expect(out).toContain('Spot low-fill throttle (R14): never in force.');
+  });
+
+  it('throttles just under 0.1 from the next hourly check until the window clears', async () => {
+    expect(await periods([{ account: 'main', hour: H, requests: 1000, traded: '99.99' }])).toEqual([
+      { account: 'main', from: at(1), until: at(25), limit: 10, windowMs: 10_000, reason: 'low-fill-rate', requests: 1000, traded: '99.99' },
+    ]);
+  });
+
+  it('does not throttle an hour with no spot requests, even with nothing traded', async () => {
+    expect(await periods([{ account: 'main', hour: H, requests: 0, traded: '0' }])).toEqual([]);
+    expect(await periods([{ account: 'main', hour: H, requests: 0, traded: '5' }])).toEqual([]);
+  });
+
+  it('lifts at the first hourly check that no longer trips it, and never before an hour', async () => {
+    // Nothing traded in hour H: throttled from H + 1. The fill in hour H + 1 brings the window to
+    // exactly 0.1: the check at H + 2 lifts it, one hour after it began, not at the fill itself.
+    const lifted = await periods([
+      { account: 'main', hour: H, requests: 100, traded: '0' },
+      { account: 'main', hour: at(1), requests: 0, traded: '10' },
+    ]);
+    expect(lifted.map((p) => [p.from, p.until, p.reason])).toEqual([[at(1), at(2), 'no-fills']]);
+    // 9.99 USDT in hour H + 1 is still under: the throttle holds until H + 1 leaves the window.
+    const held = await periods([
+      { account: 'main', hour: H, requests: 100, traded: '0' },
+      { account: 'main', hour: at(1), requests: 0, traded: '9.99' },
+    ]);
+    expect(held.map((p) => [p.from, p.until, p.reason])).toEqual([[at(1), at(2), 'no-fills'], [at(2), at(25), 'low-fill-rate']]);
+  });
+
+  it('prints the throttled hours and draws them in the chart with a legend', async () => {
+    const { dir, file } = spotFile([{ account: 'main', hour: H, requests: 300, traded: '0' }]);
+    const { out } = await capture(['timeline', file, '--svg', join(dir, 't.svg'), '--html', join(dir, 't.html')]);
+    expect(out).toContain('Spot low-fill throttle (R14): 1 period, 24 hours in all');
+    expect(out).toMatch(/main\s+2026-11-03T10:00:00\.000Z\s+2026-11-04T10:00:00\.000Z\s+24\s+10 per 10 s\s+no-fills\s+300\s+0\.00\s+0\.0000/);
+    const svg = readFileSync(join(dir, 't.svg'), 'utf8');
+    expect(svg).toContain('Orange: spot placement and amendment throttled');
+    expect(svg).toContain('<title>2026-11-03T10:00:00.000Z to 2026-11-04T10:00:00.000Z: spot 10 per 10 s (no-fills)</title>');
+    expect(readFileSync(join(dir, 't.html'), 'utf8')).toContain('<td>main</td><td>2026-11-03T10:00:00.000Z</td><td>2026-11-04T10:00:00.000Z</td><td>10 per 10 s</td>');
+  });
+
+  it('draws no spot legend for a file without spot activity', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'traderatio-'));
+    await capture(['timeline', 'examples/timeline-90d.json', '--svg', join(dir, 't.svg')]);
+    expect(readFileSync(join(dir, 't.svg'), 'utf8')).not.toContain('spot');
+    expect(JSON.parse((await capture(['timeline', 'examples/timeline-90d.json', '--json'])).out).spotThrottles).toBeNull();
+  });
+
+  it('names the line and field of bad spot hours', async () => {
+    const cases: [object[], number, string, string][] = [
+      [[{ account: 'main', hour: '2026-11-03T09:30:00Z', requests: 1 }], 0, 'hour', 'Expected `spotHours[0].hour` to be a whole UTC hour'],
+      [[{ account: 'main', hour: H, requests: -1 }], 0, 'requests', 'Expected `spotHours[0].requests` to be a non-negative integer, got -1'],
+      [[{ account: 'main', hour: H, requests: 1, traded: '1e3' }], 0, 'traded', 'Expected `spotHours[0].traded` to be a non-negative decimal string, got "1e3"'],
+      [[{ account: 'hedge', hour: H, requests: 1 }], 0, 'account', 'Expected `spotHours[0].account` to be an account of `accounts` (main), got "hedge"'],
+      [[{ account: 'main', hour: H, requests: 1, spot_traded: '1' }], 0, 'spot_traded', 'Unknown field `spot_traded` in `spotHours[0]`'],
+      [[{ account: 'main', hour: H, requests: 1 }, { account: 'main', hour: Date.parse(H), requests: 2 }], 1, 'hour', 'Expected `spotHours[1].hour` to be each hour of account main once (first as `spotHours[0].hour`)'],
+    ];
+    for (const [hours, index, field, message] of cases) {
+      const { file } = spotFile(hours);
+      const lines = readFileSync(file, 'utf8').split('\n');
+      // The line of the field in the index-th spot hour.
+      const after = lines.findIndex((l) => l.includes('"spotHours"'));
+      const line = lines.map((l, i) => [l, i + 1] as const).filter(([l, i]) => i > after && l.includes(`"${field}":`))[index]![1];
+      const { code, err } = await capture(['timeline', file]);
+      expect(code).toBe(1);
+      expect(err).toContain(`traderatio: ${file}:${line}: ${message}`);
+    }
   });
 });
 

@@ -54,18 +54,23 @@ export function startWorker(port: number, prefix: string, until: number, name: s
     id: '',
     exited: new Promise((resolve) => proc.on('exit', (code) => resolve(code))),
   };
+  onLines(proc, (line) => {
+    if (line.startsWith('id ')) w.id = line.slice(3);
+    else if (line.startsWith('event ')) w.events.push(line.slice(6));
+    else if (line.length > 0) w.times.push(Number(line));
+  });
+  return w;
+}
+
+/** Calls `onLine` with each whole line a child process writes to its stdout. */
+export function onLines(proc: ChildProcess, onLine: (line: string) => void): void {
   let rest = '';
   proc.stdout!.setEncoding('utf8');
   proc.stdout!.on('data', (chunk: string) => {
     const lines = (rest + chunk).split('\n');
     rest = lines.pop()!;
-    for (const line of lines) {
-      if (line.startsWith('id ')) w.id = line.slice(3);
-      else if (line.startsWith('event ')) w.events.push(line.slice(6));
-      else if (line.length > 0) w.times.push(Number(line));
-    }
+    for (const line of lines) onLine(line);
   });
-  return w;
 }
 
 /** The most dispatches in any interval [x, x + windowMs). */

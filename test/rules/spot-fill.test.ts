@@ -1,10 +1,48 @@
 import { describe, expect, it } from 'vitest';
 import { InvalidInputError } from '../../src/errors.js';
 import { Dec } from '../../src/rules/decimal.js';
-import { buildSpotFillTimeline, checkSpotFill, resolveSpotFillOptions, spotFillApplies } from '../../src/rules/spot-fill.js';
+import { buildSpotFillTimeline, checkSpotFill, resolveSpotFillOptions, spotFillApplies, spotFillClearance } from '../../src/rules/spot-fill.js';
 
 const H = (iso: string) => Date.parse(iso);
 const window = (requests: number, traded: string) => ({ requests, traded: new Dec(traded) });
+
+describe('spotFillClearance (R14)', () => {
+  it.each([
+    // requests, traded, remaining, needed
+    [1000, '100', 0, '0'],
+    [1000, '99.5', -5, '0.5'],
+    [1000, '0', -1000, '100'],
+    [0, '0', 0, '0'],
+    [0, '10', 100, '0'],
+    [10, '1.05', 0, '0'],
+  ])('leaves %i requests with %s USDT traded room for %i more, and asks %s USDT', (requests, traded, remaining, needed) => {
+    const c = spotFillClearance(window(requests, traded));
+    expect(c.remaining).toBe(remaining);
+    expect(c.needed.toString()).toBe(needed);
+  });
+
+  it('agrees with checkSpotFill: a window throttles exactly when no room is left, and the volume asked clears it', () => {
+    const options = [{}, { requestThreshold: 50 }, { fillRateThreshold: '0.37' }].map((o) => resolveSpotFillOptions(o));
+    for (const o of options) {
+      for (let requests = 0; requests <= 120; requests += 11) {
+        for (const traded of ['0', '0.7', '3.33', '9.99', '10', '18.5', '44.4']) {
+          const w = window(requests, traded);
+          const c = spotFillClearance(w, o);
+          expect(checkSpotFill(w, o) !== null, `${requests} ${traded} ${o.fillRateThreshold} ${o.requestThreshold}`).toBe(c.remaining < 0);
+          if (c.remaining >= 0) {
+            expect(checkSpotFill({ requests: requests + c.remaining, traded: w.traded }, o)).toBeNull();
+            expect(checkSpotFill({ requests: requests + c.remaining + 1, traded: w.traded }, o)).not.toBeNull();
+          }
+          expect(checkSpotFill({ requests, traded: w.traded.plus(c.needed) }, o)).toBeNull();
+        }
+      }
+    }
+  });
+
+  it('never throttles with a threshold of 0', () => {
+    expect(spotFillClearance(window(5, '0'), { fillRateThreshold: '0' }).remaining).toBe(Infinity);
+  });
+});
 
 describe('checkSpotFill (R14)', () => {
   it('does not throttle at a fill ratio of exactly 0.1 ("below")', () => {

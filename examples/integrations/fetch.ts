@@ -1,0 +1,58 @@
+/**
+ * traderatio in front of Node's fetch: every API v4 request waits on the account's limits, counts
+ * when sent, and its answer goes back to the limiter (429s and rate-limit headers, gateway times).
+ * Signing happens in the fetch given to limitedFetch, after the wait, so the Timestamp is fresh.
+ *
+ * Run: GATE_URL=https://api.gateio.ws GATE_KEY=... GATE_SECRET=... node --import tsx examples/integrations/fetch.ts
+ * (against the model exchange: `npx traderatio exchange`, then GATE_URL=<its URL> GATE_KEY=main-key)
+ */
+import { createHash, createHmac } from 'node:crypto';
+import { AccountLimiter, recordTrades } from 'traderatio';
+import { limitedFetch } from 'traderatio/fetch';
+
+const base = process.env.GATE_URL ?? 'https://api.gateio.ws';
+const key = process.env.GATE_KEY ?? '';
+const secret = process.env.GATE_SECRET ?? '';
+
+/** Node's fetch, signing each request as API v4 asks (HMAC-SHA512 of method, path, query, body hash, timestamp). */
+const signed = (input: string | URL | Request, init: RequestInit = {}): Promise<Response> => {
+  const url = new URL(String(input));
+  const body = typeof init.body === 'string' ? init.body : '';
+  const timestamp = String(Math.floor(Date.now() / 1000));
+  const payload = [init.method ?? 'GET', url.pathname, url.search.slice(1), createHash('sha512').update(body).digest('hex'), timestamp].join('\n');
+  const headers = new Headers(init.headers);
+  headers.set('KEY', key);
+  headers.set('Timestamp', timestamp);
+  headers.set('SIGN', createHmac('sha512', secret).update(payload).digest('hex'));
+  headers.set('Content-Type', 'application/json');
+  return fetch(url, { ...init, headers });
+};
+
+const limiter = new AccountLimiter({ accounts: [{ id: 'main', role: 'main' }], vipLevel: 14 });
+const gate = limitedFetch(limiter, { account: 'main', fetch: signed });
+
+// Forty orders at once: they go out as the placement limit allows, none refused by the exchange.
+const placed = await Promise.all(Array.from({ length: 40 }, async (_, i) => {
+  const res = await gate(`${base}/api/v4/futures/usdt/orders`, {
+    method: 'POST',
+    body: JSON.stringify({ contract: 'BTC_USDT', size: 1, price: String(60_000 - i), tif: 'gtc' }),
+  });
+  return { status: res.status, order: (await res.json()) as { id?: number } };
+}));
+console.log(`placed: ${placed.filter((p) => p.status === 201 || p.status === 200).length} of ${placed.length}`);
+
+// A cancel outranks placements waiting on the same account.
+const last = placed.at(-1)!.order.id;
+const cancel = await gate(`${base}/api/v4/futures/usdt/orders/${last}`, { method: 'DELETE', contract: 'BTC_USDT' });
+console.log(`cancel: ${cancel.status}`);
+
+// Fills, as the exchange reports them, feed the trade ratio (R1): once per trade id.
+const trades = (await (await gate(`${base}/api/v4/futures/usdt/my_trades?contract=BTC_USDT`)).json()) as Parameters<typeof recordTrades>[2];
+const contract = (await (await gate(`${base}/api/v4/futures/usdt/contracts/BTC_USDT`)).json()) as { quanto_multiplier: string };
+const { recorded } = recordTrades(limiter, 'main', trades, { multipliers: { BTC_USDT: contract.quanto_multiplier } });
+console.log(`fills recorded: ${recorded}`);
+
+const now = limiter.limitNow('main');
+const clock = limiter.clockEstimate();
+console.log(`fetch: limit ${now.limit} r/s (tier ${now.tier.tier}); exchange clock ${clock === null ? 'unknown' : `${clock.offsetMs.toFixed(1)} ms off, within ${clock.errorMs.toFixed(1)} ms`}`);
+limiter.close();

@@ -1,0 +1,203 @@
+import { InvalidInputError, NoReplyError } from '../errors.js';
+import type { AccountLimiter } from '../account/limiter.js';
+import type { Classification } from '../catalog/catalog.js';
+import { WEBSOCKET_ORDER_CHANNELS } from '../catalog/channels.js';
+import type { HeadersLike } from '../schedule/feedback.js';
+import { feedbackFromWebSocket } from '../schedule/websocket-feedback.js';
+
+/**
+ * What the wrapper needs of a connection: the WHATWG `WebSocket` interface, which the platform's
+ * `WebSocket` and the `ws` package's both implement. It must be open.
+ */
+export interface WebSocketLike {
+  send(data: string): void;
+  addEventListener(type: 'message', listener: (event: { readonly data: unknown }) => void): void;
+  addEventListener(type: 'close', listener: () => void): void;
+  removeEventListener(type: 'message', listener: (event: { readonly data: unknown }) => void): void;
+  removeEventListener(type: 'close', listener: () => void): void;
+}
+
+/** Options of {@link limitedWebSocket}. */
+export interface LimitedWebSocketOptions {
+  /** The account the connection is logged in as. */
+  readonly account: string;
+  /** The open connection to the WebSocket API. */
+  readonly socket: WebSocketLike;
+  /** The settlement currency of a futures connection (the last part of its URL). @default "usdt" */
+  readonly settle?: string;
+  /** How long a sent request waits for its reply before it rejects with a {@link NoReplyError}. @default 30000 */
+  readonly timeoutMs?: number;
+}
+
+/** Options of one request: those of `AccountLimiter.requestWebSocket`, and more of the payload. */
+export interface WebSocketCallOptions {
+  /** @default a fresh id of this wrapper */
+  readonly reqId?: string;
+  /** Fields of `payload` besides `req_id` and `req_param`: `api_key`, `signature`, `timestamp`, `req_header`. */
+  readonly payload?: Readonly<Record<string, unknown>>;
+  readonly contract?: string;
+  readonly priority?: number;
+  readonly signal?: AbortSignal;
+  /** An instant on the limiter's clock by which the request must have been sent; a placement also expires then at the exchange. */
+  readonly deadline?: number;
+}
+
+/** A reply of the WebSocket API (`ack: false`), as parsed. */
+export interface WebSocketReply {
+  readonly request_id: string;
+  readonly header: Readonly<Record<string, unknown>>;
+  readonly data?: { readonly result?: unknown; readonly errs?: { readonly label?: string; readonly message?: string } };
+  readonly [field: string]: unknown;
+}
+
+/** What {@link limitedWebSocket} returns. */
+export interface LimitedWebSocket {
+  /**
+   * Sends a request on `channel` with `params` as its `req_param` and resolves with its reply,
+   * whatever its status (a refusal too: read `header.status`). Order channels wait on their limits
+   * first (R16); others (`futures.login`, ...) are sent at once.
+   */
+  request(channel: string, params?: unknown, options?: WebSocketCallOptions): Promise<WebSocketReply>;
+  /** Stops listening to the connection (which stays open); requests still waiting for a reply reject. */
+  close(): void;
+}
+
+// Channels whose requests take `req_header` with the deadline in Unix milliseconds (x-gate-exptime).
+const EXPIRING = new Set(['futures.order_place', 'futures.order_batch_place', 'spot.order_place']);
+
+let wrappers = 0;
+
+/**
+ * Wraps a connection to the exchange's WebSocket API for `account` (R16): each request on an order
+ * channel (`futures.order_place`, `futures.order_batch_place`, `futures.order_amend`,
+ * `futures.order_cancel`, their batch and spot twins) waits on its limits through
+ * `limiter.requestWebSocket` (REST and WebSocket shared by default) and counts when sent; its
+ * reply's rate-limit fields (reset in ms) and codes 211/212/311/312 go to `limiter.feedback`, and
+ * its `x_in_time`/`x_out_time` to `limiter.arrived` (R13, R15). Replies are matched by `req_id`;
+ * an acknowledgement (`ack: true`) is passed over for the reply that follows it.
+ *
+ * @example
+ * ```ts
+ * const api = limitedWebSocket(limiter, { account: 'main', socket: new WebSocket(url) })
+ * const reply = await api.request('futures.order_place', { contract: 'BTC_USDT', size: 1, price: '60000' })
+ * ```
+ */
+export function limitedWebSocket(limiter: AccountLimiter, options: LimitedWebSocketOptions): LimitedWebSocket {
+  if (typeof (limiter as Partial<AccountLimiter> | null)?.requestWebSocket !== 'function') throw new InvalidInputError('the limiter', limiter, 'an AccountLimiter');
+  if (typeof options !== 'object' || options === null) throw new InvalidInputError('the options', options, 'an object { account, socket, settle?, timeoutMs? }');
+  const { account, socket, settle = 'usdt', timeoutMs = 30_000 } = options;
+  limiter.limitNow(account);
+  if (typeof socket?.send !== 'function' || typeof socket.addEventListener !== 'function') {
+    throw new InvalidInputError('`socket`', socket, 'a WebSocket (send, addEventListener)');
+  }
+  limiter.catalog.classifyChannel('futures.order_status', undefined, { settle });
+  if (typeof timeoutMs !== 'number' || !(timeoutMs > 0)) throw new InvalidInputError('`timeoutMs`', timeoutMs, 'a positive number of milliseconds');
+  const clock = limiter.scheduler.clock;
+  const prefix = `tr${(++wrappers).toString(36)}-`;
+  let sent = 0;
+  let closed = false;
+
+  interface Pending {
+    readonly channel: string;
+    readonly params: unknown;
+    readonly sentAt: number;
+    readonly sentMono: number;
+    readonly timer: unknown;
+    readonly resolve: (reply: WebSocketReply) => void;
+    readonly reject: (error: unknown) => void;
+  }
+  const pending = new Map<string, Pending>();
+
+  const onMessage = (event: { readonly data: unknown }): void => {
+    let reply: WebSocketReply;
+    try {
+      reply = JSON.parse(typeof event.data === 'string' ? event.data : String(event.data)) as WebSocketReply;
+    } catch {
+      return;
+    }
+    const p = typeof reply === 'object' && reply !== null && reply.ack !== true ? pending.get(String(reply.request_id)) : undefined;
+    if (p === undefined) return;
+    pending.delete(String(reply.request_id));
+    clock.clearTimer(p.timer);
+    const header = typeof reply.header === 'object' && reply.header !== null ? reply.header : {};
+    try {
+      const sample = { sentAt: p.sentAt, receivedAt: clock.wall(), sentMono: p.sentMono, receivedMono: clock.now(), headers: header as HeadersLike };
+      if (WEBSOCKET_ORDER_CHANNELS.includes(p.channel)) {
+        // When the exchange began to count it (R13) and the exchange's clock (R15).
+        limiter.arrived(account, { channel: p.channel, params: p.params, settle }, sample);
+        limiter.feedback(account, refusedOn(limiter, p.channel, p.params, settle, header['status']), feedbackFromWebSocket(reply));
+      } else {
+        limiter.clockSample(sample);
+      }
+    } catch (error) {
+      // A reply the limiter cannot take is the caller's to see, not the connection's to throw.
+      p.reject(error);
+      return;
+    }
+    p.resolve(reply);
+  };
+  const fail = (id: string, message: string): void => {
+    const p = pending.get(id);
+    if (p === undefined) return;
+    pending.delete(id);
+    clock.clearTimer(p.timer);
+    p.reject(new NoReplyError(id, message));
+  };
+  const onClose = (): void => {
+    for (const id of [...pending.keys()]) fail(id, `the connection closed before the reply to ${id}`);
+  };
+  socket.addEventListener('message', onMessage);
+  socket.addEventListener('close', onClose);
+
+  return {
+    request(channel, params, call = {}) {
+      if (closed) throw new InvalidInputError('the WebSocket wrapper', 'closed', 'open (close() was called)');
+      if (typeof call !== 'object' || call === null) throw new InvalidInputError('the request options', call, 'an object { reqId, payload, contract, priority, signal, deadline }');
+      const { reqId = `${prefix}${++sent}`, payload = {}, deadline, ...limits } = call;
+      if (typeof reqId !== 'string' || reqId === '' || pending.has(reqId)) throw new InvalidInputError('`reqId`', reqId, 'a request id not waiting for a reply');
+      const send = (): Promise<WebSocketReply> => new Promise((resolve, reject) => {
+        const header = deadline !== undefined && EXPIRING.has(channel)
+          // The deadline on the exchange's clock, as far as the wall clock tells it.
+          ? { req_header: { 'x-gate-exptime': String(Math.floor(clock.wall() + (deadline - clock.now()))), ...(payload['req_header'] as object | undefined) } }
+          : {};
+        const text = JSON.stringify({
+          time: Math.floor(clock.wall() / 1000), channel, event: 'api',
+          payload: { req_id: reqId, ...(params === undefined ? {} : { req_param: params }), ...payload, ...header },
+        });
+        const timer = clock.setTimer(() => fail(reqId, `no reply to ${reqId} (${channel}) within ${timeoutMs} ms`), timeoutMs);
+        (timer as { unref?: () => void } | null)?.unref?.();
+        pending.set(reqId, { channel, params, sentAt: clock.wall(), sentMono: clock.now(), timer, resolve, reject });
+        try {
+          socket.send(text);
+        } catch (error) {
+          pending.delete(reqId);
+          clock.clearTimer(timer);
+          reject(error);
+        }
+      });
+      if (!WEBSOCKET_ORDER_CHANNELS.includes(channel)) return send();
+      return limiter.requestWebSocket(account, channel, send, { params, settle, ...limits, ...(deadline === undefined ? {} : { deadline }) });
+    },
+    close() {
+      closed = true;
+      socket.removeEventListener('message', onMessage);
+      socket.removeEventListener('close', onClose);
+      for (const id of [...pending.keys()]) fail(id, `the wrapper was closed before the reply to ${id}`);
+    },
+  };
+}
+
+// The futures limits whose N is the tier (R3): a 312 refusal is theirs, a 311 another's.
+const TIER_KEYS = new Set(['futures.place', 'ws.futures.place']);
+
+/**
+ * What a futures reply speaks of: a 312 (fill-ratio limit) of the tier, a 311 (per-endpoint limit)
+ * of the others; an N in the reply could name both at tier 1, where both are 100 per second.
+ */
+function refusedOn(limiter: AccountLimiter, channel: string, params: unknown, settle: string, status: unknown): Classification {
+  const c = limiter.catalog.classifyChannel(channel, params, { settle, budget: limiter.websocketBudget });
+  const code = String(status);
+  if (c.market !== 'futures' || (code !== '311' && code !== '312')) return c;
+  const limits = c.limits.filter((l) => TIER_KEYS.has(l.key) === (code === '312'));
+  return limits.length === 0 ? c : { ...c, limits };
+}

@@ -1,0 +1,36 @@
+import { describe, expect, it } from 'vitest';
+import { exchangeCommand } from '../../src/cli/exchange.js';
+
+function args(values: Record<string, string | true>, positionals: string[] = []) {
+  return { values: new Map(Object.entries(values)), typed: new Map(Object.keys(values).map((k) => [k, `--${k}`])), positionals };
+}
+
+describe('traderatio exchange', () => {
+  it('prints its URL, serves until stopped, then prints what it counted per account', async () => {
+    const lines: string[] = [];
+    let stop!: (signal: string) => void;
+    const stopped = new Promise<string>((resolve) => (stop = resolve));
+    const run = exchangeCommand(args({ port: '0', window: 'fixed' }), {
+      out: (line) => {
+        lines.push(line);
+        const url = /^traderatio exchange: (http:\/\/\S+)$/.exec(line)?.[1];
+        if (url === undefined) return;
+        void fetch(`${url}/api/v4/futures/usdt/orders`, { method: 'POST', headers: { KEY: 'main-key' }, body: JSON.stringify({ contract: 'BTC_USDT', size: 1, price: '60000' }) })
+          .then((res) => res.text()).then(() => stop('SIGINT'));
+      },
+      stop: stopped,
+      stdin: (async function* () {})(),
+    });
+    await run;
+    expect(lines[0]).toMatch(/^traderatio exchange: http:\/\/127\.0\.0\.1:\d+$/);
+    expect(lines[2]).toContain('window fixed');
+    expect(lines).toContain('traderatio exchange: stopped (SIGINT)');
+    expect(lines.at(-1)).toMatch(/^ {2}account main \(default\): 1 accepted, refused none; tier 1 /);
+  });
+
+  it('refuses a FILE argument and a window it does not know', async () => {
+    const run = { out: () => {}, stop: new Promise<string>(() => {}), stdin: (async function* () {})() };
+    await expect(exchangeCommand(args({}, ['accounts.json']), run)).rejects.toThrow('exchange takes no FILE, got "accounts.json"');
+    await expect(exchangeCommand(args({ port: '0', window: 'rolling' }), run)).rejects.toThrow('rolling');
+  });
+});

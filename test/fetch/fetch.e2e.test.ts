@@ -1,0 +1,116 @@
+// limitedFetch in front of Node's fetch against the model exchange: one engine saturating futures
+// placement on a tier-4 account (250 per second) with cancels mixed in, Node's fetch bare beside
+// it; then an 08:00 raise and an abuse throttle during a run.
+import { afterEach, describe, expect, it } from 'vitest';
+import { AccountLimiter } from '../../src/account/limiter.js';
+import type { RunningExchange } from '../../src/exchange/index.js';
+import { limitedFetch, type FetchFunction } from '../../src/fetch/index.js';
+import type { Clock } from '../../src/schedule/clock.js';
+import { DAY, HOUR, SECOND, type Engine, clockAt, day, describeRun, model, saturate } from '../e2e/harness.js';
+
+const RUN_MS = 10_000;
+let exchange: RunningExchange | undefined;
+let limiter: AccountLimiter | undefined;
+afterEach(async () => {
+  limiter?.close();
+  await exchange?.close();
+  exchange = undefined;
+  limiter = undefined;
+});
+
+/** Node's fetch, noting when each cancel went out. */
+function transport() {
+  let cancelSent = 0;
+  const send: FetchFunction = (input, init) => {
+    if (init?.method === 'DELETE') cancelSent = performance.now();
+    return globalThis.fetch(input, init);
+  };
+  return { send, sentCancel: () => cancelSent };
+}
+
+/** Placements of one BTC_USDT contract and cancels by id, through `fetch`. */
+function engine(fetch: FetchFunction, url: string): Engine {
+  const headers = { KEY: 'main-key', 'Content-Type': 'application/json' };
+  const body = JSON.stringify({ contract: 'BTC_USDT', size: 1, price: '60000' });
+  return {
+    async place(signal) {
+      const res = await fetch(`${url}/api/v4/futures/usdt/orders`, { method: 'POST', headers, body, signal });
+      const answer = (await res.json()) as { id?: number };
+      return { status: res.status, ...(res.ok && answer.id !== undefined ? { id: answer.id } : {}) };
+    },
+    async cancel(id, signal) {
+      const res = await fetch(`${url}/api/v4/futures/usdt/orders/${id}`, { method: 'DELETE', headers, signal, contract: 'BTC_USDT' } as RequestInit);
+      await res.arrayBuffer();
+      return { status: res.status };
+    },
+  };
+}
+
+/** A limiter on `clock` seeded with the model's history (days before today, hours of today). */
+function limiterFor(clock: Clock & { today: number }, history: { activity: ReturnType<typeof day>[]; hours?: { account: string; hour: number; requests: number; traded?: string }[] }) {
+  const l = new AccountLimiter({ accounts: [{ id: 'main', role: 'main' }], clock });
+  l.seed({
+    days: history.activity.map((d) => ({ ...d, day: new Date(clock.today + d.day * DAY).toISOString().slice(0, 10) })),
+    hours: (history.hours ?? []).map((h) => ({ ...h, hour: Math.floor(clock.wall() / HOUR) * HOUR + h.hour * HOUR })),
+  });
+  return l;
+}
+
+describe('limitedFetch against the model exchange', () => {
+  it('uses the whole tier-4 placement limit without a 429, cancels undelayed; bare fetch beside it', async () => {
+    // 09:00 UTC: yesterday's ratio of 9 is in force since 08:00 (tier 4, 250 per second).
+    const clock = clockAt(9 * HOUR);
+    const history = { activity: [day(1, '900000', 100_000)] };
+    limiter = limiterFor(clock, history);
+    expect(limiter.limitNow('main').limit).toBe(250);
+    exchange = await model(clock, history);
+    const t = transport();
+    const through = await saturate(engine(limitedFetch(limiter, { account: 'main', fetch: t.send }), exchange.url), exchange, { runMs: RUN_MS, limit: 250, sentCancel: t.sentCancel });
+    limiter.close();
+    await exchange.close();
+
+    exchange = await model(clock, history);
+    const b = transport();
+    const bare = await saturate(engine(b.send, exchange.url), exchange, { runMs: RUN_MS, limit: 250, sentCancel: b.sentCancel });
+    console.log(describeRun('through traderatio', through));
+    console.log(describeRun('bare fetch', bare));
+    expect(through.tooMany).toBe(0);
+    expect(through.most).toBe(250);
+    expect(through.utilization).toBeGreaterThanOrEqual(0.99);
+    expect(through.cancelWaitP99).toBeLessThan(5);
+    expect(bare.tooMany).toBeGreaterThan(0);
+  }, 60_000);
+
+  it('follows an 08:00 raise without a 429', async () => {
+    // 07:59:57: tier 4 in force; today's snapshot (ratio 15 over the two days) raises it to 300 at 08:00.
+    const clock = clockAt(8 * HOUR - 3 * SECOND);
+    const history = { activity: [day(2, '900000', 100_000), day(1, '2100000', 100_000)] };
+    limiter = limiterFor(clock, history);
+    expect(limiter.limitNow('main').limit).toBe(250);
+    exchange = await model(clock, history);
+    const t = transport();
+    const run = await saturate(engine(limitedFetch(limiter, { account: 'main', fetch: t.send }), exchange.url), exchange, { runMs: 6 * SECOND, limit: 250, sentCancel: t.sentCancel });
+    console.log(describeRun('08:00 raise', run));
+    expect(run.tooMany).toBe(0);
+    expect(limiter.limitNow('main').limit).toBe(300);
+    expect(run.most).toBe(300);
+  }, 60_000);
+
+  it('follows an abuse throttle at 09:00 without a 429', async () => {
+    // 08:59:57, 86,400 requests already this hour and nothing traded: the run's own requests make
+    // it more than 86,400, and the check at 09:00 limits placement to 10 per 10 s.
+    const clock = clockAt(9 * HOUR - 3 * SECOND);
+    const history = { activity: [day(1, '900000', 100_000)], hours: [{ account: 'main', hour: 0, requests: 86_400, traded: '0' }] };
+    limiter = limiterFor(clock, history);
+    expect(limiter.limitNow('main').throttle).toBeNull();
+    exchange = await model(clock, history);
+    const t = transport();
+    const run = await saturate(engine(limitedFetch(limiter, { account: 'main', fetch: t.send }), exchange.url), exchange, { runMs: 6 * SECOND, limit: 250, sentCancel: t.sentCancel });
+    console.log(describeRun('abuse throttle at 09:00', run));
+    expect(run.tooMany).toBe(0);
+    expect(limiter.limitNow('main').throttle).not.toBeNull();
+    const throttle = exchange.stats().accounts.find((a) => a.account === 'main')!.limits.find((l) => l.key === 'abuse-throttle')!;
+    expect(throttle.limit).toBe(10);
+    expect(throttle.refused).toBe(0);
+  }, 60_000);
+});

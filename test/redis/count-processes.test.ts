@@ -1,0 +1,153 @@
+import { type ChildProcess, spawn } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+import { afterAll, describe, expect, it } from 'vitest';
+import { Dec } from '../../src/rules/decimal.js';
+import { PORT, cleanPrefix, connect, onLines, sleep, uniquePrefix, waitFor } from './harness.js';
+
+// Four engine processes on one account, each with an account limiter given a Redis store: the
+// counts are the account's, summed in Redis.
+const client = connect();
+const prefixes: string[] = [];
+afterAll(async () => {
+  for (const p of prefixes) await cleanPrefix(client, p);
+  client.disconnect();
+});
+
+interface CountWorker {
+  readonly proc: ChildProcess;
+  readonly events: { at: number; event: { type: string; [k: string]: unknown } }[];
+  /** Counts as the worker made them: instant, orders, USDT. */
+  readonly counts: { at: number; orders: number; volume: string }[];
+  ready: boolean;
+  readonly exited: Promise<number | null>;
+}
+
+const workerPath = fileURLToPath(new URL('./count-worker.ts', import.meta.url));
+
+function startCountWorker(port: number, prefix: string, name: string, mode: 'requests' | 'fills', count: number, threshold: number): CountWorker {
+  const proc = spawn(process.execPath, ['--import', 'tsx', workerPath, String(port), prefix, name, mode, String(count), String(threshold)], {
+    stdio: ['pipe', 'pipe', 'inherit'],
+  });
+  const w: CountWorker = { proc, events: [], counts: [], ready: false, exited: new Promise((resolve) => proc.on('exit', (code) => resolve(code))) };
+  onLines(proc, (line) => {
+    const [tag, at, a, b] = line.split(' ');
+    if (tag === 'ready') w.ready = true;
+    else if (tag === 'event') w.events.push({ at: Number(at), event: JSON.parse(line.slice(line.indexOf('{'))) });
+    else if (tag === 'c') w.counts.push({ at: Number(at), orders: Number(a), volume: b! });
+  });
+  return w;
+}
+
+/** Redis's totals of the account's day: orders and USDT traded. */
+async function dayTotals(port: number, prefix: string): Promise<{ orders: number; volume: Dec }> {
+  const c = connect(port);
+  try {
+    const keys = await c.keys(`{${prefix}}:c:d:*`);
+    let orders = 0;
+    let volume = new Dec(0);
+    for (const key of keys) {
+      for (const [field, value] of Object.entries(await c.hgetall(key))) {
+        const tag = field.slice(field.lastIndexOf(':') + 1);
+        if (tag === 'p') orders += Number(value);
+        else if (tag[0] === 'm' || tag[0] === 't') volume = volume.plus(new Dec(value).times(new Dec(10).pow(Number(tag.slice(1)))));
+      }
+    }
+    return { orders, volume };
+  } finally {
+    c.disconnect();
+  }
+}
+
+/** Starts four workers and, once all are loaded, tells them when to start and stop (from 1 s on). */
+async function startFour(port: number, prefix: string, tag: string, mode: 'requests' | 'fills', count: number, threshold: number, runMs: number, offsetFrom: (start: number) => number = () => 0) {
+  const workers = [0, 1, 2, 3].map((i) => startCountWorker(port, prefix, `${tag}${i}`, mode, count, threshold));
+  await waitFor(() => workers.every((w) => w.ready), 30_000);
+  const start = Date.now() + 1000;
+  const until = start + runMs;
+  for (const w of workers) w.proc.stdin!.write(`${start} ${until} ${offsetFrom(start)}\n`);
+  return { workers, start, until };
+}
+
+const sum = (counts: readonly { orders: number; volume: string }[]) => counts.reduce((s, c) => ({ orders: s.orders + c.orders, volume: s.volume.plus(c.volume) }), { orders: 0, volume: new Dec(0) });
+
+/** Makes a prefix look in use for a minute: a new one grants nothing for a window (10 s here). */
+async function warm(port: number, prefix: string): Promise<void> {
+  const c = connect(port);
+  const [s, us] = (await c.call('TIME')) as [string, string];
+  await c.set(`{${prefix}}:epoch`, String(Number(s) * 1000 + Number(us) / 1000 - 60_000));
+  c.disconnect();
+}
+
+const startRedis = (port: number): ChildProcess => spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'], { stdio: 'ignore' });
+
+describe('four processes counting on one account', () => {
+  it('engage the abuse throttle in every process on the account total, the early warning first', async () => {
+    // A threshold of 100 requests (warning at 90): each process sends 40, never enough alone;
+    // together they send 160. A whole hour of their shared clock falls 10 s after the start.
+    const prefix = uniquePrefix('count-abuse');
+    prefixes.push(prefix);
+    await warm(PORT, prefix);
+    const virtualHour = Math.floor(Date.now() / 3_600_000) * 3_600_000 + 10 * 3_600_000;
+    const { workers, start } = await startFour(PORT, prefix, 'a', 'requests', 40, 100, 12_000, (s) => virtualHour - (s + 10_000));
+    const hourAt = start + 10_000;
+    const codes = await Promise.all(workers.map((w) => w.exited));
+    expect(codes).toEqual([0, 0, 0, 0]);
+    for (const w of workers) {
+      const warning = w.events.find((e) => e.event.type === 'abuse-warning');
+      const throttle = w.events.find((e) => e.event.type === 'throttle' && e.event.throttle !== null);
+      expect(warning).toBeDefined();
+      expect(throttle).toBeDefined();
+      // Warned on the account's requests (more than its own 40), before the hour.
+      expect(warning!.event.requests).toBeGreaterThanOrEqual(90);
+      expect(warning!.at).toBeLessThan(hourAt);
+      // Throttled at the hourly check, on nothing traded (R9).
+      expect(throttle!.at).toBeGreaterThanOrEqual(hourAt - 50);
+      expect(throttle!.event.throttle).toMatchObject({ reason: 'no-fills', limit: 10 });
+    }
+  }, 60_000);
+
+  it('sum in Redis what each process counted, across lost connections, a Redis restart and a killed process', async () => {
+    const port = 20_000 + Math.floor(Math.random() * 20_000);
+    let server = startRedis(port);
+    const probe = connect(port);
+    try {
+      await waitFor(async () => (await probe.ping().catch(() => '')) === 'PONG', 5000);
+      const prefix = uniquePrefix('count-faults');
+      await warm(port, prefix);
+      const { workers, start } = await startFour(port, prefix, 'f', 'fills', 0, 86_400, 9000);
+      await sleep(start + 1500 - Date.now());
+      // Every connection killed.
+      const list = (await probe.call('CLIENT', 'LIST')) as string;
+      const ours = list.split('\n').filter((line) => line.includes(`name=${prefix}-`));
+      expect(ours).toHaveLength(4);
+      for (const line of ours) await probe.call('CLIENT', 'KILL', 'ID', /id=(\d+)/.exec(line)![1]!);
+      // Redis restarted, its data gone: each process writes again what it counted.
+      await sleep(start + 3000 - Date.now());
+      server.kill('SIGKILL');
+      await sleep(500);
+      server = startRedis(port);
+      await waitFor(async () => (await probe.ping().catch(() => '')) === 'PONG', 5000);
+      // One process killed.
+      await sleep(start + 6000 - Date.now());
+      const victim = workers[0]!;
+      victim.proc.kill('SIGKILL');
+      const killedAt = Date.now();
+      const codes = await Promise.all(workers.slice(1).map((w) => w.exited));
+      expect(codes).toEqual([0, 0, 0]);
+      await sleep(300);
+      const totals = await dayTotals(port, prefix);
+      const survivors = sum(workers.slice(1).flatMap((w) => w.counts));
+      const killed = sum(victim.counts);
+      // The killed process loses at most what it counted in its last 2 x (50 + 250) ms.
+      const bound = sum(victim.counts.filter((c) => c.at >= killedAt - 600));
+      expect(survivors.orders).toBeGreaterThan(0);
+      expect(totals.orders).toBeLessThanOrEqual(survivors.orders + killed.orders);
+      expect(totals.orders).toBeGreaterThanOrEqual(survivors.orders + killed.orders - bound.orders);
+      expect(totals.volume.lessThanOrEqualTo(survivors.volume.plus(killed.volume))).toBe(true);
+      expect(totals.volume.greaterThanOrEqualTo(survivors.volume.plus(killed.volume).minus(bound.volume))).toBe(true);
+    } finally {
+      server.kill('SIGKILL');
+      probe.disconnect();
+    }
+  }, 60_000);
+});
