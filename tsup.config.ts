@@ -19,14 +19,14 @@ const shared = {
 
 // `npm run build` empties dist/ first: the two builds below run side by side and must not clean
 // each other's output.
-const entries = ['index', 'redis', 'fetch', 'websocket', 'exchange'] as const;
+const entries = ['index', 'redis', 'fetch', 'ccxt', 'gate-api', 'websocket', 'exchange'] as const;
 export default defineConfig([
   {
     ...shared,
     // The code is built once, as ES modules: one copy of the classes shared by every entry (a
     // shared store's limits must be the scheduler's own WindowLimit, its errors the same classes),
     // whether a user imports or requires them.
-    entry: { index: 'src/index.ts', redis: 'src/redis/index.ts', fetch: 'src/fetch/index.ts', websocket: 'src/websocket/index.ts', exchange: 'src/exchange/index.ts', 'cli/bin': 'src/cli/bin.ts' },
+    entry: { index: 'src/index.ts', redis: 'src/redis/index.ts', fetch: 'src/fetch/index.ts', ccxt: 'src/ccxt/index.ts', 'gate-api': 'src/gate-api/index.ts', websocket: 'src/websocket/index.ts', exchange: 'src/exchange/index.ts', 'cli/bin': 'src/cli/bin.ts' },
     format: 'esm',
     define: { ...shared.define, __TRADERATIO_FORMAT__: JSON.stringify('ESM') },
     splitting: true,
@@ -42,7 +42,7 @@ export default defineConfig([
   },
   {
     ...shared,
-    entry: { index: 'src/index.ts', redis: 'src/redis/index.ts', fetch: 'src/fetch/index.ts', websocket: 'src/websocket/index.ts', exchange: 'src/exchange/index.ts' },
+    entry: { index: 'src/index.ts', redis: 'src/redis/index.ts', fetch: 'src/fetch/index.ts', ccxt: 'src/ccxt/index.ts', 'gate-api': 'src/gate-api/index.ts', websocket: 'src/websocket/index.ts', exchange: 'src/exchange/index.ts' },
     format: 'cjs',
     splitting: true,
     // Declarations only. They say what a user may call: members marked @internal are left out.

@@ -26,9 +26,10 @@ for (const file of files) {
         // Examples connect to the Redis a reader has (127.0.0.1:6379); here, to the tests' own.
         const local = code.replaceAll("new Redis({ host: '127.0.0.1', port: 6379 })", `new Redis(${JSON.stringify(REDIS_URL)})`);
         if (REDIS_URL !== DEFAULT_REDIS_URL) expect(local, 'an example reaches Redis in a way this test does not redirect').not.toMatch(/6379|new Redis\(\)|createClient\(\)/);
-        writeFileSync(path, local.replaceAll("from 'traderatio/redis'", "from '../../src/redis/index.js'").replaceAll("from 'traderatio/exchange'", "from '../../src/exchange/index.js'").replaceAll("from 'traderatio'", "from '../../src/index.js'"));
+        writeFileSync(path, local.replace(/from 'traderatio\/([a-z-]+)'/g, "from '../../src/$1/index.js'").replaceAll("from 'traderatio'", "from '../../src/index.js'"));
         await import(pathToFileURL(path).href);
-      });
+        // A recipe loads its client library (the SDK's hundreds of modules) and starts the model.
+      }, 30_000);
     });
   });
 }

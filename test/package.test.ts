@@ -60,15 +60,15 @@ describe('the packed tarball', () => {
   it('holds the build, the licence and the README, and nothing else', () => {
     const allowed = [
       /^(LICENSE|README\.md|package\.json)$/,
-      /^dist\/(index|redis|fetch|websocket|exchange)\.(js|cjs|d\.ts|d\.cts)$/,
+      /^dist\/(index|redis|fetch|ccxt|gate-api|websocket|exchange)\.(js|cjs|d\.ts|d\.cts)$/,
       /^dist\/chunk-[\w-]+\.(js|cjs)$/,
       /^dist\/[a-z]+-[\w-]+\.d\.cts$/,
       /^dist\/cli\/bin\.js$/,
     ];
     expect(files.filter((f) => !allowed.some((p) => p.test(f)))).toEqual([]);
-    expect(files).toEqual(expect.arrayContaining(['LICENSE', 'README.md', 'package.json', 'dist/index.js', 'dist/index.cjs', 'dist/index.d.ts', 'dist/index.d.cts', 'dist/redis.js', 'dist/redis.cjs', 'dist/redis.d.ts', 'dist/redis.d.cts', 'dist/fetch.js', 'dist/fetch.cjs', 'dist/fetch.d.ts', 'dist/fetch.d.cts', 'dist/websocket.js', 'dist/websocket.cjs', 'dist/websocket.d.ts', 'dist/websocket.d.cts', 'dist/exchange.js', 'dist/exchange.cjs', 'dist/exchange.d.ts', 'dist/cli/bin.js']));
+    expect(files).toEqual(expect.arrayContaining(['LICENSE', 'README.md', 'package.json', 'dist/index.js', 'dist/index.cjs', 'dist/index.d.ts', 'dist/index.d.cts', 'dist/redis.js', 'dist/redis.cjs', 'dist/redis.d.ts', 'dist/redis.d.cts', 'dist/fetch.js', 'dist/fetch.cjs', 'dist/fetch.d.ts', 'dist/fetch.d.cts', 'dist/ccxt.js', 'dist/ccxt.cjs', 'dist/ccxt.d.ts', 'dist/ccxt.d.cts', 'dist/gate-api.js', 'dist/gate-api.cjs', 'dist/gate-api.d.ts', 'dist/gate-api.d.cts', 'dist/websocket.js', 'dist/websocket.cjs', 'dist/websocket.d.ts', 'dist/websocket.d.cts', 'dist/exchange.js', 'dist/exchange.cjs', 'dist/exchange.d.ts', 'dist/cli/bin.js']));
     // The code is there once, as ES modules: the CommonJS entries only require them.
-    for (const entry of ['index', 'redis', 'fetch', 'websocket', 'exchange']) {
+    for (const entry of ['index', 'redis', 'fetch', 'ccxt', 'gate-api', 'websocket', 'exchange']) {
       expect(readFileSync(join(installed, `dist/${entry}.cjs`), 'utf8')).toBe(`'use strict';\nmodule.exports = require('./${entry}.js');\n`);
     }
   });
@@ -114,8 +114,8 @@ describe('the packed tarball', () => {
 
 describe('the installed package', () => {
   it.each([
-    ['module', "import { tradeRatio, Scheduler, WindowLimit, InvalidInputError, AccountLimiter } from 'traderatio';\nimport { RedisStore, SharedLimit } from 'traderatio/redis';\nimport { limitedFetch } from 'traderatio/fetch';\nimport { limitedWebSocket } from 'traderatio/websocket';"],
-    ['commonjs', "const { tradeRatio, Scheduler, WindowLimit, InvalidInputError, AccountLimiter } = require('traderatio');\nconst { RedisStore, SharedLimit } = require('traderatio/redis');\nconst { limitedFetch } = require('traderatio/fetch');\nconst { limitedWebSocket } = require('traderatio/websocket');"],
+    ['module', "import { tradeRatio, Scheduler, WindowLimit, InvalidInputError, AccountLimiter } from 'traderatio';\nimport { RedisStore, SharedLimit } from 'traderatio/redis';\nimport { limitedFetch } from 'traderatio/fetch';\nimport { limitedWebSocket } from 'traderatio/websocket';\nimport { limitCcxt } from 'traderatio/ccxt';\nimport { limitApiClient } from 'traderatio/gate-api';"],
+    ['commonjs', "const { tradeRatio, Scheduler, WindowLimit, InvalidInputError, AccountLimiter } = require('traderatio');\nconst { RedisStore, SharedLimit } = require('traderatio/redis');\nconst { limitedFetch } = require('traderatio/fetch');\nconst { limitedWebSocket } = require('traderatio/websocket');\nconst { limitCcxt } = require('traderatio/ccxt');\nconst { limitApiClient } = require('traderatio/gate-api');"],
   ])('loads as %s, with one copy of the classes the three entries share', async (type, imports) => {
     const r = await run(process.execPath, [`--input-type=${type}`, '-e', `${imports}
       console.log(tradeRatio([{ contract: 'BTC_USDT', makerVolume: '1000', place: 100 }]).ratio.toFixed(2));
@@ -125,9 +125,11 @@ describe('the installed package', () => {
       console.log(typeof limitedFetch(limiter, { account: 'main' }));
       try { limitedFetch(limiter, { account: 'other' }); } catch (e) { console.log(e instanceof InvalidInputError); }
       try { limitedWebSocket(limiter, { account: 'main', socket: {} }); } catch (e) { console.log(e instanceof InvalidInputError); }
+      try { limitCcxt(limiter, { id: 'binance' }, { account: 'main' }); } catch (e) { console.log(e instanceof InvalidInputError); }
+      try { limitApiClient(limiter, { account: 'main', client: {} }); } catch (e) { console.log(e instanceof InvalidInputError); }
       limiter.close();
     `], app);
-    expect(r).toEqual({ code: 0, out: '10.00\nfunction function true\ntrue\nfunction\ntrue\ntrue\n', err: '' });
+    expect(r).toEqual({ code: 0, out: '10.00\nfunction function true\ntrue\nfunction\ntrue\ntrue\ntrue\ntrue\n', err: '' });
   });
 
   it('gives one copy of every class to a process that both requires and imports it', async () => {
@@ -169,6 +171,7 @@ import { InvalidInputError, Scheduler, WindowLimit, tradeRatio, type RatioResult
 import { RedisStore, SharedLimit, type RedisStoreOptions } from 'traderatio/redis';
 import { limitedFetch, type LimitedFetch } from 'traderatio/fetch';
 import { limitedWebSocket, type LimitedWebSocket } from 'traderatio/websocket';
+import { limitCcxt, type CcxtGate } from 'traderatio/ccxt';
 
 const r: RatioResult = tradeRatio([{ contract: 'BTC_USDT', makerVolume: '1000', place: 100 }]);
 export const ratio: string | undefined = r.ratio?.toFixed(2);
@@ -184,6 +187,8 @@ export const limited: typeof fetch = limitedFetch(limiter, { account: 'main' }) 
 // A limited WebSocket takes the platform's WebSocket as it is.
 declare const socket: WebSocket;
 export const api: LimitedWebSocket = limitedWebSocket(limiter, { account: 'main', socket });
+declare const gate: CcxtGate;
+export const detach: () => void = limitCcxt(limiter, gate, { account: 'main' }).detach;
 // @ts-expect-error: internal to the Redis store
 store.acquire([], 1, 0);
 // @ts-expect-error: internal to a shared limit

@@ -38,7 +38,7 @@ export class FuturesOrderJson {
     self.id = o.id;
     self.user = user;
     self.contract = o.contract;
-    self.create_time = o.createdAt / 1000;
+    self.create_time = apiSeconds(o.createdAt);
     self.size = o.sizeAsText ? o.size.toString() : o.size.toNumber();
     self.left = o.left === ZERO ? (o.sizeAsText ? '0' : 0) : o.sizeAsText ? o.left.toString() : o.left.toNumber();
     self.price = price;
@@ -47,7 +47,7 @@ export class FuturesOrderJson {
     self.text = o.text;
     self.status = o.status;
     self.finish_as = o.finishAs;
-    if (o.finishedAt !== null) self.finish_time = o.finishedAt / 1000;
+    if (o.finishedAt !== null) self.finish_time = apiSeconds(o.finishedAt);
     self.is_reduce_only = false;
     self.is_close = false;
     self.iceberg = 0;
@@ -77,4 +77,9 @@ function string(s: string): string {
     if (c < 0x20 || c > 0x7e || c === 0x22 || c === 0x5c) return JSON.stringify(s);
   }
   return `"${s}"`;
+}
+
+/** Unix seconds to the millisecond, as the exchange writes them: a finer fraction breaks the SDK's JSON reader. */
+export function apiSeconds(ms: number): number {
+  return Math.floor(ms) / 1000;
 }

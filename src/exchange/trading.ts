@@ -7,7 +7,7 @@ import type { Account, ExchangeCore } from './core.js';
 import type { FillModel } from './fill-model.js';
 import { type Markets } from './markets.js';
 import { futuresFillVolume } from '../rules/fill-volume.js';
-import { FuturesOrderJson } from './order-json.js';
+import { FuturesOrderJson, apiSeconds } from './order-json.js';
 
 type Json = Record<string, unknown>;
 
@@ -144,7 +144,7 @@ export class Trading {
     const contract = query.get('contract');
     const name = contract === null ? null : this.contract(settle, contract).name;
     return this.trades(account, 'futures', name, query).map((t) => ({
-      id: t.id, create_time: t.at / 1000, contract: t.instrument, order_id: t.orderId, size: t.sizeAsText ? t.size.toString() : t.size.toNumber(),
+      id: t.id, create_time: apiSeconds(t.at), contract: t.instrument, order_id: t.orderId, size: t.sizeAsText ? t.size.toString() : t.size.toNumber(),
       price: t.price.toString(), role: t.role, text: t.text, fee: '0', point_fee: '0',
     }));
   }
@@ -445,3 +445,4 @@ function each(fn: () => Json, extra: Json = {}): Json {
     throw e;
   }
 }
+

@@ -1,6 +1,7 @@
 import { InvalidInputError } from '../errors.js';
 import type { AccountLimiter } from '../account/limiter.js';
 import type { Classification } from '../catalog/catalog.js';
+import { jsonBody } from '../catalog/json-body.js';
 import { feedbackFrom } from '../schedule/feedback.js';
 
 /** A `fetch`. */
@@ -95,13 +96,4 @@ function apiPath(input: string | URL): string {
   }
   const at = url.pathname.indexOf(API_PREFIX);
   return at < 0 ? url.pathname : url.pathname.slice(at);
-}
-
-/** A text request body read as JSON; else `undefined`. */
-function jsonBody(body: RequestInit['body']): unknown {
-  try {
-    return typeof body === 'string' ? JSON.parse(body) as unknown : undefined;
-  } catch {
-    return undefined;
-  }
 }

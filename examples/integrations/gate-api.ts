@@ -1,0 +1,40 @@
+// The exchange's Node SDK (gate-api) behind traderatio, against the model exchange on localhost.
+import assert from 'node:assert/strict';
+import { ApiClient, FuturesApi } from 'gate-api';
+import { AccountLimiter, VirtualClock } from 'traderatio';
+import { startExchange } from 'traderatio/exchange';
+import { limitApiClient } from 'traderatio/gate-api';
+
+// The model stands in for the exchange (one main account, KEY main-key, tier 1: 100 placements per
+// second), on a virtual clock that the example moves; the SDK signs with the machine's clock.
+// Against the exchange: no clock (the limiter reads the machine's) and `new ApiClient()`.
+const clock = new VirtualClock({ wallStart: Date.now() });
+const exchange = await startExchange({ port: 0, clock });
+const limiter = new AccountLimiter({ accounts: [{ id: 'main', role: 'main' }], clock });
+
+const client = new ApiClient(`${exchange.url}/api/v4`);
+client.setApiKeySecret('main-key', 'main-secret');
+// The one line: every API class built on this client now waits on the account's limits.
+const { detach } = limitApiClient(limiter, { account: 'main', client });
+
+const futures = new FuturesApi(client);
+const order = { contract: 'BTC_USDT', size: '1', price: '60000' };
+// 150 placements at once: 100 leave now, 50 wait for the next second; none is refused.
+const placing = Array.from({ length: 150 }, () => futures.createFuturesOrder('usdt', order));
+const first = await Promise.all(placing.slice(0, 100));
+// A cancel does not wait behind the 50 placements: it has its own limit, and goes first.
+const cancelled = await futures.cancelFuturesOrder('usdt', String(first[0]!.body.id));
+assert.equal(cancelled.body.status, 'finished');
+await clock.advance(1_000);
+await Promise.all(placing);
+
+const stats = exchange.stats().accounts.find((a) => a.account === 'main')!;
+assert.equal(stats.limits.find((l) => l.key === 'futures.place')?.accepted, 150);
+assert.deepEqual(stats.refused, {});
+// Each answer's X-In-Time and X-Out-Time feed the estimate of the exchange's clock (R15).
+assert.equal(limiter.clockEstimate()?.samples, 8);
+
+detach();
+limiter.close();
+await exchange.close();
+console.log('gate-api: 150 placements and a cancel through FuturesApi, none refused');

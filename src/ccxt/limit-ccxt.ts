@@ -1,0 +1,134 @@
+import { AsyncLocalStorage } from 'node:async_hooks';
+import { InvalidInputError } from '../errors.js';
+import type { AccountLimiter } from '../account/limiter.js';
+import type { Classification } from '../catalog/catalog.js';
+import { jsonBody } from '../catalog/json-body.js';
+import { feedbackFrom } from '../schedule/feedback.js';
+
+/**
+ * The part of a ccxt `gate` (or `gateio`) instance the limiter works through: ccxt's own
+ * `fetch2` (throttle, sign, send), `sign` (the request as it will be sent), `handleErrors` (every
+ * response, with its status, headers and parsed body) and `enableRateLimit`.
+ */
+export interface CcxtGate {
+  readonly id: string;
+  enableRateLimit: boolean;
+  fetch2(path: unknown, api?: unknown, method?: string, params?: unknown, headers?: unknown, body?: unknown, config?: unknown): Promise<unknown>;
+  /** The request as it will be sent: `{ url, method, body, headers }`. */
+  sign(path: unknown, api?: unknown, method?: string, params?: unknown, headers?: unknown, body?: unknown): object;
+  handleErrors(code: number, reason: string, url: string, method: string, headers: unknown, body: unknown, response: unknown, requestHeaders: unknown, requestBody: unknown): unknown;
+}
+
+/** Options of {@link limitCcxt}. */
+export interface LimitCcxtOptions {
+  /** The account of the limiter the instance's API key belongs to. */
+  readonly account: string;
+}
+
+/** What {@link limitCcxt} returns. */
+export interface LimitedCcxt {
+  /** The instance, now limited. */
+  readonly exchange: CcxtGate;
+  /**
+   * Gives the instance back as it was: its own `fetch2` and `handleErrors`, and `enableRateLimit`
+   * as it was before. Requests already admitted finish as they started. Calling it again does nothing.
+   */
+  detach(): void;
+}
+
+/** One request on its way through ccxt: what it was classified as, and when it was sent. */
+interface InFlight {
+  readonly exchange: CcxtGate;
+  readonly classification: Classification;
+  sentAt: number;
+  sentMono: number;
+}
+
+const IDS = new Set(['gate', 'gateio']);
+const METHODS = ['fetch2', 'sign', 'handleErrors'] as const;
+// The request ccxt is sending from this call chain: `handleErrors` runs in a promise callback
+// of the `fetch2` call that sent it, many at once on one instance.
+const current = new AsyncLocalStorage<InFlight>();
+const attached = new WeakSet<object>();
+
+/**
+ * Puts a ccxt `gate` (or `gateio`) instance behind an account limiter: every REST request it
+ * makes waits on the limits its endpoint and action draw on (R10; a batch per order, R1), ccxt's
+ * own throttle (one bucket per instance, whose costs are not the published limits) switched off.
+ * The request is read as ccxt will send it (method, URL, JSON body) and waits before ccxt signs,
+ * so its `Timestamp` is taken when it leaves (R11). Cancels, batch cancels and cancel-alls
+ * outrank placements. Each response's rate-limit headers and a 429 or TOO_FAST (ccxt's
+ * `RateLimitExceeded`) go to the limit the request drew on (R12), its `X-In-Time`/`X-Out-Time`
+ * to the limiter's exchange clock (R15). Not a gate instance, an instance already limited, or an
+ * unknown account: an {@link InvalidInputError}, the instance untouched.
+ *
+ * A cancel by order id names no contract: it counts under the limiter's `unknownContract`.
+ * ccxt's retries (`maxRetriesOnFailure`, off by default) are sent within the one admission.
+ *
+ * @example
+ * ```ts
+ * const gate = new ccxt.gate({ apiKey, secret })
+ * const limited = limitCcxt(limiter, gate, { account: 'main' })
+ * await gate.createOrder('BTC/USDT:USDT', 'limit', 'buy', 1, 60000) // waits on futures placement
+ * limited.detach()
+ * ```
+ */
+export function limitCcxt(limiter: AccountLimiter, exchange: CcxtGate, options: LimitCcxtOptions): LimitedCcxt {
+  // Checked by shape, not class: a limiter from the CommonJS build works with this ES module too.
+  if (typeof (limiter as Partial<AccountLimiter> | null)?.feedback !== 'function') throw new InvalidInputError('the limiter', limiter, 'an AccountLimiter');
+  const ex = exchange as Partial<CcxtGate> | null;
+  if (typeof ex !== 'object' || ex === null || !IDS.has(ex.id as string) || METHODS.some((m) => typeof ex[m] !== 'function')) {
+    throw new InvalidInputError('the exchange', typeof ex === 'object' && ex !== null ? `a ccxt instance with id ${String(ex.id)}` : ex, 'a ccxt gate (or gateio) instance');
+  }
+  if (attached.has(exchange)) throw new InvalidInputError('the exchange', `the ${exchange.id} instance`, 'an instance not limited yet (detach the other limiter first)');
+  if (typeof options !== 'object' || options === null) throw new InvalidInputError('the options', options, 'an object { account }');
+  const { account } = options;
+  limiter.limitNow(account);
+  const clock = limiter.scheduler.clock;
+
+  // What the instance held of its own before: ccxt binds some of its methods on the instance.
+  const own = new Map(['fetch2', 'handleErrors'].map((m) => [m, Object.getOwnPropertyDescriptor(exchange, m)] as const));
+  const { fetch2, sign, handleErrors } = exchange;
+  const rateLimited = exchange.enableRateLimit;
+  attached.add(exchange);
+  exchange.enableRateLimit = false;
+
+  exchange.fetch2 = function limitedFetch2(this: CcxtGate, path, api, method, params, headers, body, config) {
+    // The request as ccxt builds it; signed again, with a fresh Timestamp, once admitted.
+    const built = sign.call(this, path, api, method, params, headers, body) as { readonly url: string; readonly method: string; readonly body?: unknown };
+    const json = jsonBody(built.body);
+    const classification = limiter.catalog.classify(built.method, built.url, json);
+    const inFlight: InFlight = { exchange: this, classification, sentAt: 0, sentMono: 0 };
+    return limiter.request(account, built.method, built.url, () => {
+      inFlight.sentAt = clock.wall();
+      inFlight.sentMono = clock.now();
+      return current.run(inFlight, () => fetch2.call(this, path, api, method, params, headers, body, config));
+    }, { body: json });
+  };
+
+  exchange.handleErrors = function limitedHandleErrors(this: CcxtGate, code, reason, url, method, headers, body, response, requestHeaders, requestBody) {
+    const inFlight = current.getStore();
+    if (inFlight?.exchange === this && typeof headers === 'object' && headers !== null) {
+      const responseHeaders = headers as Record<string, string>;
+      // When the exchange began to count it (R13) and the exchange's clock (R15), then R12.
+      limiter.arrived(account, inFlight.classification, { sentAt: inFlight.sentAt, receivedAt: clock.wall(), sentMono: inFlight.sentMono, receivedMono: clock.now(), headers: responseHeaders });
+      limiter.feedback(account, inFlight.classification, feedbackFrom({ status: code, headers: responseHeaders }, response));
+    }
+    return handleErrors.call(this, code, reason, url, method, headers, body, response, requestHeaders, requestBody);
+  };
+
+  let detached = false;
+  return {
+    exchange,
+    detach() {
+      if (detached) return;
+      detached = true;
+      for (const [name, descriptor] of own) {
+        if (descriptor === undefined) delete (exchange as unknown as Record<string, unknown>)[name];
+        else Object.defineProperty(exchange, name, descriptor);
+      }
+      exchange.enableRateLimit = rateLimited;
+      attached.delete(exchange);
+    },
+  };
+}

@@ -1,0 +1,147 @@
+import { InvalidInputError } from '../errors.js';
+import type { AccountLimiter } from '../account/limiter.js';
+import { feedbackFrom, type HeadersLike } from '../schedule/feedback.js';
+
+/** What the adapter reads of a response of `gate-api` (an axios response). */
+export interface GateApiResponse {
+  readonly status: number;
+  readonly headers: unknown;
+  readonly data?: unknown;
+}
+
+/** What the adapter reads of a request of `gate-api` (an axios request config, path parameters filled in). */
+export interface GateApiRequestConfig {
+  readonly method?: string;
+  readonly url?: string;
+  readonly params?: unknown;
+  readonly data?: unknown;
+}
+
+/** The `ApiClient` of `gate-api`, as far as the adapter uses it: the method every API class calls. */
+export interface GateApiClient {
+  request(config: GateApiRequestConfig, responseType: string, authSettings: string[]): Promise<{ readonly response: GateApiResponse; readonly body: unknown }>;
+}
+
+/** Options of {@link limitApiClient}. */
+export interface LimitApiClientOptions {
+  /** The account the client's key belongs to. */
+  readonly account: string;
+  /** The `ApiClient` every API class (`FuturesApi`, `SpotApi`, ...) of the account is built on. */
+  readonly client: GateApiClient;
+}
+
+/** What {@link limitApiClient} returns. */
+export interface LimitedApiClient {
+  /** Gives the client back its own `request`: what it sends afterwards goes straight out. */
+  detach(): void;
+}
+
+// The clients limited now: one limiter per client, or a request would wait twice and count twice.
+const limited = new WeakSet<object>();
+
+/**
+ * Puts an `ApiClient` of the exchange's Node SDK (`gate-api`) behind an account limiter: every
+ * request of every API class built on it is classified by method, filled-in path and body (R10),
+ * waits on its limits before the SDK signs it (so its `Timestamp` is fresh, R11), and is counted
+ * when sent (R1, R9); cancels go before placements. Its answer, or the error the SDK throws, gives
+ * the rate-limit headers and a 429 or TOO_FAST to `limiter.feedback` (R12), and `X-In-Time` and
+ * `X-Out-Time` to `limiter.arrived` (R13, R15). Only this client's `request` is replaced: no axios
+ * instance, the global one included, is touched. Bad input throws an `InvalidInputError`.
+ *
+ * @example
+ * ```ts
+ * const client = new ApiClient()
+ * client.setApiKeySecret(key, secret)
+ * const { detach } = limitApiClient(limiter, { account: 'main', client })
+ * await new FuturesApi(client).createFuturesOrder('usdt', { contract: 'BTC_USDT', size: '1', price: '60000' })
+ * ```
+ */
+export function limitApiClient(limiter: AccountLimiter, options: LimitApiClientOptions): LimitedApiClient {
+  // Checked by shape, not class: a limiter from the CommonJS build works with this ES module too.
+  if (typeof (limiter as Partial<AccountLimiter> | null)?.feedback !== 'function') throw new InvalidInputError('the limiter', kind(limiter), 'an AccountLimiter');
+  if (typeof options !== 'object' || options === null) throw new InvalidInputError('the options', options, 'an object { account, client }');
+  const { account, client } = options;
+  if (typeof (client as Partial<GateApiClient> | null)?.request !== 'function') throw new InvalidInputError('`client`', kind(client), 'an ApiClient of gate-api');
+  if (limited.has(client)) throw new InvalidInputError('`client`', 'an ApiClient limited already', 'an ApiClient not limited yet (detach it first)');
+  limiter.limitNow(account);
+  const clock = limiter.scheduler.clock;
+  const own = Object.getOwnPropertyDescriptor(client, 'request');
+  const send = client.request;
+
+  const request: GateApiClient['request'] = async (config, responseType, authSettings) => {
+    if (typeof config !== 'object' || config === null) throw new InvalidInputError('the request config', config, 'an object { method, url, params, data }');
+    const method = config.method ?? 'GET';
+    const url = config.url;
+    if (typeof url !== 'string') throw new InvalidInputError('the request config\'s `url`', url, 'the URL of an endpoint');
+    const body = config.data;
+    const c = limiter.catalog.classify(method, url, body);
+    // A futures cancel of all orders names its contract in the query, which the catalogue does not read.
+    const query = config.params as { readonly contract?: unknown } | undefined;
+    const contract = c.instrument === undefined && c.action !== 'other' && typeof query?.contract === 'string' && query.contract !== '' ? query.contract : undefined;
+    let sentAt = 0;
+    let sentMono = 0;
+    let receivedAt = 0;
+    let receivedMono = 0;
+    const received = () => {
+      receivedAt = clock.wall();
+      receivedMono = clock.now();
+    };
+    let response: GateApiResponse | undefined;
+    try {
+      const result = await limiter.request(account, method, url, () => {
+        sentAt = clock.wall();
+        sentMono = clock.now();
+        // The SDK signs inside `request`, now that the limits let it go.
+        return send.call(client, config, responseType, authSettings).then((r) => {
+          received();
+          return r;
+        }, (error: unknown) => {
+          received();
+          throw error;
+        });
+      }, { body, ...(contract === undefined ? {} : { contract }) });
+      response = result.response;
+      return result;
+    } catch (error) {
+      // The SDK rejects with axios's error; an answer from the exchange is on its `response`.
+      const r = (error as { response?: unknown } | null)?.response;
+      if (typeof r === 'object' && r !== null && typeof (r as GateApiResponse).status === 'number') response = r as GateApiResponse;
+      throw error;
+    } finally {
+      if (response !== undefined && typeof response.headers === 'object' && response.headers !== null) {
+        const headers = response.headers as HeadersLike;
+        // When the exchange began to count it (R13) and the exchange's clock (R15), then R12.
+        limiter.arrived(account, c, { sentAt, receivedAt, sentMono, receivedMono, headers });
+        limiter.feedback(account, c, feedbackFrom({ status: response.status, headers }, response.status < 400 ? undefined : errorBody(response.data)));
+      }
+    }
+  };
+
+  limited.add(client);
+  (client as { request: GateApiClient['request'] }).request = request;
+  let attached = true;
+  return {
+    detach() {
+      if (!attached) return;
+      attached = false;
+      if (own === undefined) delete (client as { request?: unknown }).request;
+      else Object.defineProperty(client, 'request', own);
+      limited.delete(client);
+    },
+  };
+}
+
+/** An error body as parsed by the SDK, or its text when it was not parsed. */
+function errorBody(data: unknown): unknown {
+  if (typeof data !== 'string') return data;
+  try {
+    return JSON.parse(data) as unknown;
+  } catch {
+    return undefined;
+  }
+}
+
+/** A value for an error message that never spells out an object (a client holds its key and secret). */
+function kind(value: unknown): unknown {
+  return typeof value === 'object' && value !== null ? `an object (${value.constructor?.name ?? 'no class'})` : value;
+}
