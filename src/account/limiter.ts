@@ -949,8 +949,8 @@ export class AccountLimiter {
     const armed = this.armed;
     let early = this.edge('raise');
     let late = this.edge('lower');
-    if (this.estimateClock && armed !== null && armed.direction === 'lower' && late < armed.at && this.localNow().wall >= this.exchange.boundaryLocal(armed.at, 'lower', this.localNow())) late = armed.at;
-    if (this.estimateClock && armed !== null && armed.direction === 'raise' && early < armed.at && this.localNow().wall >= this.exchange.boundaryLocal(armed.at, 'raise', this.localNow())) early = armed.at;
+    if (this.estimateClock && armed !== null && armed.direction === 'lower' && late < armed.at && this.localNow().wall >= this.boundaryLocal(armed.at, 'lower', this.localNow())) late = armed.at;
+    if (this.estimateClock && armed !== null && armed.direction === 'raise' && early < armed.at && this.localNow().wall >= this.boundaryLocal(armed.at, 'raise', this.localNow())) early = armed.at;
     this.readHours = { early: utcHourStart(early), late: utcHourStart(late) };
     // The next refresh is set first: whatever happens below, the hourly refreshes go on.
     this.arm(now);
@@ -1221,7 +1221,26 @@ export class AccountLimiter {
 
   /** The exchange's instant now on the side a boundary of `direction` is compared on (R15). */
   private edge(direction: BoundaryDirection): number {
-    return this.estimateClock ? this.exchange.toExchange(this.localNow(), direction) : Math.floor(this.clock.wall());
+    if (!this.estimateClock) return Math.floor(this.clock.wall());
+    const at = this.exchange.toExchange(this.localNow(), direction);
+    return direction === 'lower' ? at + this.transit() : at;
+  }
+
+  /** The local instant a boundary is due at (R15); a lowering earlier by the way there (see transit). */
+  private boundaryLocal(at: number, direction: BoundaryDirection, local: { wall: number; mono: number }): number {
+    const wall = this.exchange.boundaryLocal(at, direction, local);
+    return direction === 'lower' ? wall - this.transit() : wall;
+  }
+
+  /**
+   * The longest way to the exchange among the recent answers, in whole milliseconds (0 before
+   * any): a request sent now may be counted that much later, so a lowering applies that much
+   * earlier, and nothing sent before it reaches the exchange after it (R15, R13).
+   */
+  private transit(): number {
+    const estimate = this.exchange.estimate(this.localNow());
+    const slowest = this.arrivalDelay.max;
+    return estimate === null || slowest === -Infinity ? 0 : Math.max(0, Math.ceil(slowest - estimate.offsetMs));
   }
 
   /**
@@ -1235,7 +1254,7 @@ export class AccountLimiter {
     if (this.estimateClock) {
       for (const at of [utcHourStart(now), utcHourStart(now) + HOUR_MS]) {
         for (const direction of ['lower', 'raise'] as const) {
-          const wall = this.exchange.boundaryLocal(at, direction, local);
+          const wall = this.boundaryLocal(at, direction, local);
           // Due now and not yet fired: boundaries fire in order, each side once.
           const pending = wall > local.wall || (wall === local.wall && (this.armed === null || order(this.armed) < order({ at, direction })));
           if (pending && (next === null || wall < next.wall)) next = { at, direction, wall };

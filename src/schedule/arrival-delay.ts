@@ -25,10 +25,22 @@ export class ArrivalDelay {
   private head = 0;
   private tail = 0;
   private seq = 0;
+  // The same for the maximum, decreasing in value.
+  private readonly highs: Float64Array;
+  private readonly highSeqs: Float64Array;
+  private highHead = 0;
+  private highTail = 0;
 
   constructor(private readonly size = 512) {
     this.values = new Float64Array(size + 1);
     this.seqs = new Float64Array(size + 1);
+    this.highs = new Float64Array(size + 1);
+    this.highSeqs = new Float64Array(size + 1);
+  }
+
+  /** The largest of the recent samples: minus the clocks' offset, the slowest way there (-Infinity before any). */
+  get max(): number {
+    return this.highHead === this.highTail ? -Infinity : this.highs[this.highHead]!;
   }
 
   /** Takes one sample (milliseconds); returns its excess over the smallest of the recent ones. */
@@ -46,6 +58,15 @@ export class ArrivalDelay {
     this.tail = this.tail + 1 === n ? 0 : this.tail + 1;
     // The oldest candidate leaves once `size` samples are newer.
     if (this.seqs[this.head]! <= seq - this.size) this.head = this.head + 1 === n ? 0 : this.head + 1;
+    while (this.highTail !== this.highHead) {
+      const last = this.highTail === 0 ? n - 1 : this.highTail - 1;
+      if (this.highs[last]! > sample) break;
+      this.highTail = last;
+    }
+    this.highs[this.highTail] = sample;
+    this.highSeqs[this.highTail] = seq;
+    this.highTail = this.highTail + 1 === n ? 0 : this.highTail + 1;
+    if (this.highSeqs[this.highHead]! <= seq - this.size) this.highHead = this.highHead + 1 === n ? 0 : this.highHead + 1;
     return sample - this.values[this.head]!;
   }
 }

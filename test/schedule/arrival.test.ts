@@ -181,3 +181,42 @@ describe('AccountLimiter.arrived', () => {
     limiter.close();
   });
 });
+
+describe('lowerings ahead of the way there (R15, R13)', () => {
+  it('ArrivalDelay keeps the largest recent sample too', () => {
+    const d = new ArrivalDelay(3);
+    expect(d.max).toBe(-Infinity);
+    d.add(100);
+    d.add(105);
+    d.add(99);
+    expect(d.max).toBe(105);
+    d.add(101);
+    d.add(98);
+    // 105 is now 4 samples old.
+    expect(d.max).toBe(101);
+  });
+
+  it('applies an abuse throttle early by the slowest way there, so nothing sent before it arrives after it', async () => {
+    const hour = Date.parse('2026-11-02T09:00:00Z');
+    const clock = new VirtualClock({ start: 0, wallStart: hour - 10_000 });
+    const limiter = new AccountLimiter({ accounts: [{ id: 'main', role: 'main' }], clock });
+    limiter.seed({ days: [{ account: 'main', day: '2026-11-01', contracts: [{ contract: 'BTC_USDT', makerVolume: '900000', place: 100_000 }] }], hours: [{ account: 'main', hour: hour - 3_600_000, requests: 86_401 }] });
+    const place = { method: 'POST', path: '/futures/usdt/orders', body: { contract: 'BTC_USDT', size: 1 } };
+    // Answers whose requests took 300 ms to the exchange and 1 ms back, on clocks that agree: the
+    // estimate puts the exchange's clock 149.5 ms ahead within 152.5 ms (it cannot tell the two
+    // ways apart), and the slowest way there 150.5 ms beyond that: 452 ms in all.
+    for (let i = 0; i < 5; i++) {
+      const sent = clock.wall();
+      const inTime = (sent + 300) * 1000;
+      limiter.arrived('main', place, { sentAt: sent, sentMono: clock.now(), receivedAt: sent + 301, receivedMono: clock.now() + 301, headers: { 'X-In-Time': String(inTime), 'X-Out-Time': String(inTime) } });
+      await clock.advanceTo(clock.now() + 400);
+    }
+    await clock.advanceTo(10_000 - 470);
+    expect(limiter.limitNow('main').throttle).toBeNull();
+    // A request sent 400 ms before 09:00 may reach the exchange after it: the throttle is in force
+    // (the clock's offset and error bound alone would wait until 302 ms before).
+    await clock.advanceTo(10_000 - 400);
+    expect(limiter.limitNow('main').throttle).not.toBeNull();
+    limiter.close();
+  });
+});
