@@ -34,12 +34,7 @@ interface Peer {
 const connect = (): Redis => new Redis({ port: PORT, host: '127.0.0.1' });
 const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
 
-/**
- * traderatio's Redis store; with `counting`, each task is also counted as an account limiter
- * given the store counts an order (R1, R9): in the process, written to Redis in batches with the
- * account's totals read back.
- */
-function traderatio(name: string, prefetch: number, counting = false): Peer {
+function traderatio(name: string, prefetch: number): Peer {
   return {
     name,
     async make(prefix, n, windowMs) {
@@ -47,13 +42,8 @@ function traderatio(name: string, prefetch: number, counting = false): Peer {
       const store = new RedisStore({ client, prefix, prefetch });
       const s = new Scheduler({ store });
       const limits = s.limit({ name: 'orders', limit: n, windowMs });
-      const counts = counting ? store.counts() : null;
-      counts?.start(() => ['main'], Date.now, () => {});
       return {
-        run: counts === null ? (task) => s.schedule(task, { limits }) : (task) => s.schedule(() => {
-          counts.request('futures', 'main', 'BTC_USDT', 'place', 1, Date.now());
-          return task();
-        }, { limits }),
+        run: (task) => s.schedule(task, { limits }),
         async close() {
           s.close();
           await store.close();
@@ -67,7 +57,6 @@ function traderatio(name: string, prefetch: number, counting = false): Peer {
 const peers: Peer[] = [
   traderatio('traderatio (one round trip per admission)', 0),
   traderatio('traderatio (leases of 32)', 32),
-  traderatio('traderatio (one round trip, counting orders)', 0, true),
   {
     name: 'rate-limiter-flexible RateLimiterRedis',
     async make(prefix, n, windowMs) {
