@@ -26,13 +26,13 @@ describe('FuturesOrderJson', () => {
     expect(answer.json()).toBe(JSON.stringify(answer));
   });
 
-  it('has the fields of the API order, finish_time only once finished', () => {
+  it('has the fields of the API order, finish_time only once finished, times to the millisecond', () => {
     const o: FuturesOrder = {
       id: 7, market: 'futures', account: 'main', settle: 'usdt', contract: 'BTC_USDT', size: new Dec(-3), left: new Dec(-3), price: new Dec('60000.5'), tif: 'gtc', text: 't-x',
       createdAt: 1_795_000_000_123.5, status: 'open', finishAs: '', finishedAt: null, fillPrice: null, sizeAsText: false,
     };
     expect(JSON.parse(new FuturesOrderJson(o, 10_000_001).json())).toEqual({
-      id: 7, user: 10_000_001, contract: 'BTC_USDT', create_time: 1_795_000_000.1235, size: -3, left: -3, price: '60000.5', fill_price: '0', tif: 'gtc', text: 't-x',
+      id: 7, user: 10_000_001, contract: 'BTC_USDT', create_time: 1_795_000_000.123, size: -3, left: -3, price: '60000.5', fill_price: '0', tif: 'gtc', text: 't-x',
       status: 'open', finish_as: '', is_reduce_only: false, is_close: false, iceberg: 0,
     });
     const done = { ...o, status: 'finished' as const, finishAs: 'filled' as const, finishedAt: o.createdAt, left: ZERO, fillPrice: o.price };

@@ -46,7 +46,7 @@ describe('the same request log through simulate and through the model', () => {
     } finally {
       await ex.close();
     }
-  });
+  }, 60_000);
 });
 
 describe('the WebSocket API (R10, R16)', () => {
