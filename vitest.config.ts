@@ -9,6 +9,8 @@ export default defineConfig({
     include: ['test/**/*.test.ts'],
     pool: 'forks',
     maxWorkers: 2,
+    // A test that starts processes (the command line, a recipe) may take seconds on a busy machine.
+    testTimeout: 15_000,
     reporters: ['default', './test/summary-reporter.ts'],
   },
 });

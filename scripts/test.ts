@@ -40,7 +40,8 @@ const run = async (args: readonly string[]): Promise<number> => {
 };
 const given = process.argv.slice(2);
 // The whole suite: the end-to-end runs (*.e2e.test.ts: an engine saturating the model exchange,
-// whose figures a busy machine would spoil) after the rest, one at a time.
+// several processes on one Redis, the recipes; runs whose timing a busy machine would spoil)
+// after the rest, one at a time.
 let code = given.length > 0 ? await run(given) : await run(['--exclude', '**/*.e2e.test.ts']);
 if (given.length === 0 && code === 0) code = await run(['--maxWorkers', '1', '.e2e.test.ts']);
 await redis.stop();
