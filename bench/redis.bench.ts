@@ -34,7 +34,12 @@ interface Peer {
 const connect = (): Redis => new Redis({ port: PORT, host: '127.0.0.1' });
 const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
 
-function traderatio(name: string, prefetch: number): Peer {
+/**
+ * traderatio's Redis store; with `counting`, each task is also counted as an account limiter
+ * given the store counts an order (R1, R9): in the process, written to Redis in batches with the
+ * account's totals read back.
+ */
+function traderatio(name: string, prefetch: number, counting = false): Peer {
   return {
     name,
     async make(prefix, n, windowMs) {
@@ -42,8 +47,13 @@ function traderatio(name: string, prefetch: number): Peer {
       const store = new RedisStore({ client, prefix, prefetch });
       const s = new Scheduler({ store });
       const limits = s.limit({ name: 'orders', limit: n, windowMs });
+      const counts = counting ? store.counts() : null;
+      counts?.start(() => ['main'], Date.now, () => {});
       return {
-        run: (task) => s.schedule(task, { limits }),
+        run: counts === null ? (task) => s.schedule(task, { limits }) : (task) => s.schedule(() => {
+          counts.request('futures', 'main', 'BTC_USDT', 'place', 1, Date.now());
+          return task();
+        }, { limits }),
         async close() {
           s.close();
           await store.close();
@@ -57,6 +67,7 @@ function traderatio(name: string, prefetch: number): Peer {
 const peers: Peer[] = [
   traderatio('traderatio (one round trip per admission)', 0),
   traderatio('traderatio (leases of 32)', 32),
+  traderatio('traderatio (one round trip, counting orders)', 0, true),
   {
     name: 'rate-limiter-flexible RateLimiterRedis',
     async make(prefix, n, windowMs) {

@@ -53,15 +53,19 @@ local function count(meta, log, used, now, span, id, weight)
 end
 `;
 
-/** Reads a limit's configuration, writing the caller's when Redis has none. */
+/**
+ * Reads a limit's configuration, writing the caller's when Redis has none; with `field`, reads it
+ * too in the same call (last of the values returned), and the instant the keys were last set to
+ * expire ("x").
+ */
 const CONFIG = `
-local function config(meta, n, w, m)
-  local c = redis.call('HMGET', meta, 'n', 'w', 'm', 'used', 'pause')
+local function config(meta, n, w, m, field)
+  local c = redis.call('HMGET', meta, 'n', 'w', 'm', 'used', 'pause', 'x', field or 'x')
   if not c[1] then
     redis.call('HSET', meta, 'n', n, 'w', w, 'm', m, 'used', 0)
-    return n, w, m, 0, 0
+    return n, w, m, 0, 0, 0, false
   end
-  return tonumber(c[1]), tonumber(c[2]), tonumber(c[3]), tonumber(c[4]) or 0, tonumber(c[5]) or 0
+  return tonumber(c[1]), tonumber(c[2]), tonumber(c[3]), tonumber(c[4]) or 0, tonumber(c[5]) or 0, tonumber(c[6]) or 0, c[7]
 end
 `;
 
@@ -120,14 +124,18 @@ if P > 0 then
   fresh = redis.call('ZCOUNT', KEYS[2], now - stale, '+inf')
 end
 local cfg = {}
-local prev = redis.call('HGET', KEYS[3], '#' .. id)
-if prev then
-  for i = 1, k do
-    local c = redis.call('HMGET', KEYS[1 + 2 * i], 'n', 'w')
-    cfg[#cfg + 1] = tonumber(c[1]); cfg[#cfg + 1] = tonumber(c[2])
-  end
-  return {1, tonumber(prev), math.floor(now), unpack(cfg)}
+-- Every limit's configuration first, with whether this id was granted already (a repeated
+-- request returns its grant again) and when the keys were last set to expire.
+local conf = {}
+local prev = false
+for i = 1, k do
+  local b = 9 + (i - 1) * 4
+  local c = {config(KEYS[1 + 2 * i], tonumber(ARGV[b + 1]), tonumber(ARGV[b + 2]), tonumber(ARGV[b + 3]), '#' .. id)}
+  conf[i] = c
+  if c[7] then prev = c[7] end
+  cfg[#cfg + 1] = c[1]; cfg[#cfg + 1] = c[2]
 end
+if prev then return {1, tonumber(prev), math.floor(now), unpack(cfg)} end
 local wait = 0
 local heavy = 0
 local free = want
@@ -136,8 +144,7 @@ local spans = {}
 for i = 1, k do
   local meta, log = KEYS[1 + 2 * i], KEYS[2 + 2 * i]
   local b = 9 + (i - 1) * 4
-  local n, w, m, u, pause = config(meta, tonumber(ARGV[b + 1]), tonumber(ARGV[b + 2]), tonumber(ARGV[b + 3]))
-  cfg[#cfg + 1] = n; cfg[#cfg + 1] = w
+  local n, w, m, u, pause = conf[i][1], conf[i][2], conf[i][3], conf[i][4], conf[i][5]
   local span = w + m
   spans[i] = span
   u = expire(meta, log, u, now, span)
@@ -180,10 +187,16 @@ local granted = math.max(weight, free)
 for i = 1, k do
   local meta, log = KEYS[1 + 2 * i], KEYS[2 + 2 * i]
   redis.call('ZADD', log, now + lease, id)
-  redis.call('HSET', meta, '#' .. id, granted, 'used', used[i] + granted)
   local ttl = math.ceil(spans[i] + lease) + 60000
-  redis.call('PEXPIRE', meta, ttl)
-  redis.call('PEXPIRE', log, ttl)
+  -- The keys' expiry is set again when it is 10 s old, or when the log may be new (nothing was
+  -- counted): they expire 50 to 60 s after their last write, at two calls fewer per grant.
+  local x = conf[i][6]
+  if used[i] == 0 or now + ttl - x > 10000 then
+    x = now + ttl
+    redis.call('PEXPIRE', meta, ttl)
+    redis.call('PEXPIRE', log, ttl)
+  end
+  redis.call('HSET', meta, '#' .. id, granted, 'used', used[i] + granted, 'x', x)
 end
 return {1, granted, math.floor(now), unpack(cfg)}
 `;
