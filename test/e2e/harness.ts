@@ -1,6 +1,7 @@
 // What the end-to-end tests share: the model exchange started on a clock set to a chosen time of
 // today (UTC), with a chosen history, and an engine saturating futures placement with cancels
 // mixed in, measured from the model's counts and from when each cancel went out.
+import { setMaxListeners } from 'node:events';
 import { startExchange, type RunningExchange } from '../../src/exchange/index.js';
 import type { ExchangeOptions } from '../../src/exchange/server.js';
 import type { Clock } from '../../src/schedule/clock.js';
@@ -70,6 +71,8 @@ export async function saturate(engine: Engine, exchange: RunningExchange, option
 }): Promise<SaturationResult> {
   const end = performance.now() + options.runMs;
   const stop = new AbortController();
+  // Every request of the run listens to it: thousands at once is the point, not a leak.
+  setMaxListeners(0, stop.signal);
   const timer = setTimeout(() => stop.abort(), options.runMs);
   // A request given up at the end of the run is not an answer.
   const given = <T>(p: Promise<T>) => p.catch((e: unknown) => {
