@@ -1227,9 +1227,9 @@ export class AccountLimiter {
   }
 
   /** The local instant a boundary is due at (R15); a lowering earlier by the way there (see transit). */
-  private boundaryLocal(at: number, direction: BoundaryDirection, local: { wall: number; mono: number }): number {
+  private boundaryLocal(at: number, direction: BoundaryDirection, local: { wall: number; mono: number }, transit = direction === 'lower' ? this.transit() : 0): number {
     const wall = this.exchange.boundaryLocal(at, direction, local);
-    return direction === 'lower' ? wall - this.transit() : wall;
+    return direction === 'lower' ? wall - transit : wall;
   }
 
   /**
@@ -1252,9 +1252,11 @@ export class AccountLimiter {
     const local = this.localNow();
     let next: { at: number; direction: BoundaryDirection; wall: number } | null = null;
     if (this.estimateClock) {
+      // Read once for the four boundaries: arm runs after every clock sample.
+      const transit = this.transit();
       for (const at of [utcHourStart(now), utcHourStart(now) + HOUR_MS]) {
         for (const direction of ['lower', 'raise'] as const) {
-          const wall = this.boundaryLocal(at, direction, local);
+          const wall = this.boundaryLocal(at, direction, local, direction === 'lower' ? transit : 0);
           // Due now and not yet fired: boundaries fire in order, each side once.
           const pending = wall > local.wall || (wall === local.wall && (this.armed === null || order(this.armed) < order({ at, direction })));
           if (pending && (next === null || wall < next.wall)) next = { at, direction, wall };
