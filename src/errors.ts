@@ -22,6 +22,8 @@ export type ErrorCode =
  * ```
  */
 export class TraderatioError extends Error {
+  /** The class's name, written out: the package's code is minified, class names with it. */
+  override readonly name: string = 'TraderatioError';
   /** Stable machine-readable code, e.g. `INVALID_INPUT`. */
   readonly code: ErrorCode;
   /** The exchange's label for the same situation, when it has one (e.g. `TOO_MANY_REQUESTS`). */
@@ -29,7 +31,6 @@ export class TraderatioError extends Error {
 
   constructor(code: ErrorCode, message: string, label?: string) {
     super(message);
-    this.name = new.target.name;
     this.code = code;
     this.label = label;
   }
@@ -45,6 +46,7 @@ export class TraderatioError extends Error {
  * ```
  */
 export class InvalidInputError extends TraderatioError {
+  override readonly name: string = 'InvalidInputError';
   /**
    * The field, as a person would name it, in plain text (e.g. "makerVolume of BTC_USDT"); the
    * message quotes it in backticks.
@@ -74,6 +76,7 @@ export class InvalidInputError extends TraderatioError {
  * ```
  */
 export class UnknownFieldError extends InvalidInputError {
+  override readonly name: string = 'UnknownFieldError';
   /** The unknown field's name, as given. */
   readonly key: string;
   /** The known field it most likely meant, if one is close. */
@@ -135,6 +138,7 @@ const REFUSAL_CODES: { readonly [R in RefusalReason]: ErrorCode } = {
  * ```
  */
 export class RefusedError extends TraderatioError {
+  override readonly name: string = 'RefusedError';
   readonly reason: RefusalReason;
   constructor(reason: RefusalReason, message: string) {
     super(REFUSAL_CODES[reason], message);
@@ -158,6 +162,7 @@ export function isRefusedError(e: unknown): e is RefusedError {
  * ```
  */
 export class NoReplyError extends TraderatioError {
+  override readonly name: string = 'NoReplyError';
   /** The `req_id` of the request. */
   readonly requestId: string;
   constructor(requestId: string, message: string) {

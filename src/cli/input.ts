@@ -12,6 +12,7 @@ export interface Row {
  * file as a whole is at fault: missing, a directory).
  */
 export class InputFileError extends TraderatioError {
+  override readonly name: string = 'InputFileError';
   constructor(readonly file: string, readonly line: number | null, message: string) {
     super('INPUT_FILE', `${file}${line === null ? '' : `:${line}`}: ${message}`);
   }

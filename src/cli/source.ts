@@ -64,6 +64,7 @@ async function* rethrowing(name: string, chunks: AsyncIterable<Buffer>): AsyncIt
  * after the lines before them; the reader, which counts lines, says which line it is on.
  */
 export class NotTextError extends TraderatioError {
+  override readonly name: string = 'NotTextError';
   constructor(readonly what: string) {
     super('INPUT_FILE', what);
   }

@@ -6,6 +6,7 @@ import { TraderatioError } from '../errors.js';
  * answered by the HTTP or WebSocket layer.
  */
 export class ApiError extends TraderatioError {
+  override readonly name: string = 'ApiError';
   constructor(readonly status: number, label: string, message: string) {
     super('EXCHANGE_API_ERROR', message, label);
   }
