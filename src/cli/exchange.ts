@@ -48,7 +48,7 @@ export async function exchangeCommand(args: ParsedArgs, run: ExchangeRun): Promi
     exchange = await startExchange(options);
   } catch (e) {
     if (e instanceof InvalidInputError) {
-      const file = /`(activity|hours)/.test(e.message) ? history : /`fills/.test(e.message) ? fills : accounts;
+      const file = /`(activity|hours|spotHours)|the history file/.test(e.message) ? history : /`fills/.test(e.message) ? fills : accounts;
       throw file === undefined ? e : new InputFileError(file.name, 1, e.message);
     }
     if ((e as NodeJS.ErrnoException).code === 'EADDRINUSE') throw new UsageError(`port ${options.port} is in use; choose another with --port N (0 picks a free one)`);

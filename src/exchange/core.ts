@@ -12,6 +12,7 @@ import { type SpotFillConfig, type SpotFillOptions, UNNAMED_PAIR, resolveSpotFil
 import { type DailyActivity, type TimelineAccount, type VipChange, buildTimeline } from '../rules/timeline.js';
 import { TIERED_VIP_LEVEL, parseVipLevel } from '../rules/vip.js';
 import { type ArrivalCount, type WindowMode, arrivalCount } from './arrival-count.js';
+import type { HistoryHour } from './history.js';
 import { type AccountInForce, type FamilyInForce, familyInForce } from './in-force.js';
 
 /** A family of accounts as the exchange holds it: a main account and sub-accounts, or a broker's. */
@@ -89,7 +90,7 @@ export class Account extends Party {
 export class Family {
   futures = new Tracker();
   /** Spot order requests and fills per account and hour, the activity the spot low-fill throttle reads (R14). */
-  readonly spot = new Tracker();
+  spot = new Tracker();
   readonly vipChanges: VipChange[] = [];
   inForce: FamilyInForce | null = null;
   until = -Infinity;
@@ -303,11 +304,11 @@ export class ExchangeCore {
   }
 
   /**
-   * Seeds history before anything is counted: daily activity as `timeline` reads it (R5), and
-   * hours of order requests and USDT traded (R9). Validated whole first: nothing is added if any
-   * of it is wrong.
+   * Seeds history before anything is counted: daily activity as `timeline` reads it (R5), hours
+   * of order requests and USDT traded (R9), and the same hours on spot (R14). Validated whole
+   * first: nothing is added if any of it is wrong.
    */
-  seed(history: { readonly days?: readonly DailyActivity[]; readonly hours?: readonly { readonly account: string; readonly hour: number; readonly requests: number; readonly traded?: DecimalInput }[] }): void {
+  seed(history: { readonly days?: readonly DailyActivity[]; readonly hours?: readonly HistoryHour[]; readonly spotHours?: readonly HistoryHour[] }): void {
     const byFamily = new Map<Family, DailyActivity[]>();
     (history.days ?? []).forEach((d, i) => {
       const a = this.accounts.get(d?.account);
@@ -317,23 +318,31 @@ export class ExchangeCore {
       byFamily.set(a.family, list);
     });
     for (const [family, days] of byFamily) buildTimeline({ accounts: family.accounts, activity: days }, family.config);
-    const hours = [...(history.hours ?? [])].map((h, i) => {
+    const readHours = (list: readonly HistoryHour[] | undefined, name: string) => (list ?? []).map((h, i) => {
       const a = this.accounts.get(h?.account);
-      if (a === undefined) throw new InvalidInputError(`\`hours[${i}].account\``, h?.account, 'an account of the accounts file');
-      return { account: a, hour: utcHourStart(parseInstant(h.hour, `\`hours[${i}].hour\``)), requests: h.requests, traded: h.traded ?? '0' };
+      if (a === undefined) throw new InvalidInputError(`\`${name}[${i}].account\``, h?.account, 'an account of the accounts file');
+      return { account: a, hour: utcHourStart(parseInstant(h.hour, `\`${name}[${i}].hour\``)), requests: h.requests, traded: h.traded ?? '0' };
     });
-    // Each family's tracker is made again with the history, then swapped in: all or nothing.
-    const next = new Map<Family, Tracker>();
+    const hours = readHours(history.hours, 'hours');
+    const spotHours = readHours(history.spotHours, 'spotHours');
+    const seedHours = (t: Tracker, family: Family, list: typeof hours) => {
+      for (const h of list.filter((x) => x.account.family === family).sort((a, b) => a.hour - b.hour)) t.seedHour(h.account.id, h.hour, h.requests, h.traded);
+    };
+    // Each family's trackers are made again with the history, then swapped in: all or nothing.
+    const next = new Map<Family, { futures: Tracker; spot: Tracker }>();
     for (const family of this.families.values()) {
       const t = Tracker.restore(family.futures.snapshot());
       const days = (byFamily.get(family) ?? []).map((d, i) => ({ ...d, start: parseUtcDay(d.day, `\`activity[${i}].day\``) }));
       days.sort((a, b) => a.start - b.start);
       for (const d of days) t.seedDay(d.account, d.start, d.contracts);
-      for (const h of hours.filter((x) => x.account.family === family).sort((a, b) => a.hour - b.hour)) t.seedHour(h.account.id, h.hour, h.requests, h.traded);
-      next.set(family, t);
+      seedHours(t, family, hours);
+      const spot = Tracker.restore(family.spot.snapshot());
+      seedHours(spot, family, spotHours);
+      next.set(family, { futures: t, spot });
     }
     for (const [family, t] of next) {
-      family.futures = t;
+      family.futures = t.futures;
+      family.spot = t.spot;
       family.until = -Infinity;
     }
   }

@@ -2,21 +2,33 @@ import { InvalidInputError } from '../errors.js';
 import { DAY_MS, HOUR_MS, formatUtcDay, parseUtcDay, utcDayStart, utcHourStart } from '../rules/calendar.js';
 import type { DecimalInput } from '../rules/decimal.js';
 import type { DailyActivity } from '../rules/timeline.js';
+import { checkFields } from '../rules/parse.js';
 import { readInstant } from './accounts.js';
+
+/** One hour of an account's order requests and USDT traded, futures (R9) or spot (R14). */
+export interface HistoryHour {
+  readonly account: string;
+  readonly hour: number;
+  readonly requests: number;
+  readonly traded?: DecimalInput;
+}
 
 /** History as the core seeds it. */
 export interface History {
   readonly days: readonly DailyActivity[];
-  readonly hours: readonly { readonly account: string; readonly hour: number; readonly requests: number; readonly traded?: DecimalInput }[];
+  readonly hours: readonly HistoryHour[];
+  /** Hours of spot order requests and USDT traded on spot, the activity of R14. */
+  readonly spotHours?: readonly HistoryHour[];
 }
 
 /**
  * Reads a history file (already parsed from JSON): the `activity` of a `timeline` file (one entry
- * per account and UTC day, `{ account, day, contracts }`), and optionally `hours` of the abuse
- * window (`{ account, hour, requests, traded }`, R9). A day is `YYYY-MM-DD` or a whole number of
+ * per account and UTC day, `{ account, day, contracts }`), optionally `hours` of the abuse window
+ * (`{ account, hour, requests, traded }`, R9) and `spotHours`, the same for spot order requests
+ * and USDT traded on spot (R14's low-fill throttle). A day is `YYYY-MM-DD` or a whole number of
  * days relative to the model's today (`-1` is yesterday); an hour is ISO text or a number of hours
  * relative to the current hour. Nothing may lie after `now`. The other keys of a timeline file
- * (`accounts`, `vipLevel`, `vipChanges`) are left to the accounts file.
+ * (`accounts`, `vipLevel`, `vipChanges`) are left to the accounts file; any other key is refused.
  *
  * @example
  * ```ts
@@ -24,12 +36,11 @@ export interface History {
  * ```
  */
 export function readHistory(file: unknown, now: number): History {
-  const f = file as { activity?: unknown; hours?: unknown };
-  if (typeof f !== 'object' || f === null || Array.isArray(f)) throw new InvalidInputError('the history file', file, 'an object { "activity": [...], "hours"?: [...] }');
+  const f = file as { activity?: unknown; hours?: unknown; spotHours?: unknown };
+  if (typeof f !== 'object' || f === null || Array.isArray(f)) throw new InvalidInputError('the history file', file, 'an object { "activity": [...], "hours"?: [...], "spotHours"?: [...] }');
+  checkFields(f, ['activity', 'hours', 'spotHours', 'accounts', 'vipLevel', 'vipChanges'], 'the history file');
   const activity = f.activity ?? [];
-  const hoursIn = f.hours ?? [];
   if (!Array.isArray(activity)) throw new InvalidInputError('`activity`', activity, 'an array of { "account", "day", "contracts" }');
-  if (!Array.isArray(hoursIn)) throw new InvalidInputError('`hours`', hoursIn, 'an array of { "account", "hour", "requests", "traded" }');
   const today = utcDayStart(now);
   const days = activity.map((d: DailyActivity, i): DailyActivity => {
     if (typeof d !== 'object' || d === null) throw new InvalidInputError(`\`activity[${i}]\``, d, 'an object { "account", "day", "contracts" }');
@@ -37,15 +48,24 @@ export function readHistory(file: unknown, now: number): History {
     if (day > today) throw new InvalidInputError(`\`activity[${i}].day\``, d.day, `a day up to the model's today (${formatUtcDay(today)})`);
     return { ...d, day: formatUtcDay(day) };
   });
+  const spotHours = readHours(f.spotHours, 'spotHours', now);
+  return { days, hours: readHours(f.hours, 'hours', now), ...(spotHours.length > 0 ? { spotHours } : {}) };
+}
+
+/** The `hours` or `spotHours` of a history file: `{ account, hour, requests, traded }` each. */
+function readHours(value: unknown, name: string, now: number): HistoryHour[] {
+  const list = value ?? [];
+  if (!Array.isArray(list)) throw new InvalidInputError(`\`${name}\``, list, 'an array of { "account", "hour", "requests", "traded" }');
   const hour0 = utcHourStart(now);
-  const hours = hoursIn.map((h: { account: string; hour: unknown; requests: number; traded?: DecimalInput }, i) => {
-    if (typeof h !== 'object' || h === null) throw new InvalidInputError(`\`hours[${i}]\``, h, 'an object { "account", "hour", "requests", "traded" }');
+  return list.map((h: { account: string; hour: unknown; requests: number; traded?: DecimalInput }, i) => {
+    const where = `\`${name}[${i}]`;
+    if (typeof h !== 'object' || h === null) throw new InvalidInputError(`${where}\``, h, 'an object { "account", "hour", "requests", "traded" }');
+    checkFields(h, ['account', 'hour', 'requests', 'traded'], `${where}\``);
     const hour = typeof h.hour === 'number' && Number.isSafeInteger(h.hour) && h.hour <= 0 && h.hour > -10_000
       ? hour0 + h.hour * HOUR_MS
-      : utcHourStart(readInstant(h.hour, `\`hours[${i}].hour\``));
-    if (hour > hour0) throw new InvalidInputError(`\`hours[${i}].hour\``, h.hour, 'an hour up to the current one');
-    if (typeof h.requests !== 'number' || !Number.isSafeInteger(h.requests) || h.requests < 0) throw new InvalidInputError(`\`hours[${i}].requests\``, h.requests, 'a non-negative integer');
+      : utcHourStart(readInstant(h.hour, `${where}.hour\``));
+    if (hour > hour0) throw new InvalidInputError(`${where}.hour\``, h.hour, 'an hour up to the current one');
+    if (typeof h.requests !== 'number' || !Number.isSafeInteger(h.requests) || h.requests < 0) throw new InvalidInputError(`${where}.requests\``, h.requests, 'a non-negative integer');
     return { account: h.account, hour, requests: h.requests, ...(h.traded === undefined ? {} : { traded: h.traded }) };
   });
-  return { days, hours };
 }

@@ -1,3 +1,6 @@
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { exchangeCommand } from '../../src/cli/exchange.js';
 
@@ -32,5 +35,13 @@ describe('traderatio exchange', () => {
     const run = { out: () => {}, stop: new Promise<string>(() => {}), stdin: (async function* () {})() };
     await expect(exchangeCommand(args({}, ['accounts.json']), run)).rejects.toThrow('exchange takes no FILE, got "accounts.json"');
     await expect(exchangeCommand(args({ port: '0', window: 'rolling' }), run)).rejects.toThrow('rolling');
+  });
+
+  it('names the history file and the field when its spotHours are wrong', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'traderatio-exchange-'));
+    const file = join(dir, 'history.json');
+    writeFileSync(file, JSON.stringify({ spotHours: [{ account: 'main', hour: -1, requests: 'many' }] }));
+    const run = { out: () => {}, stop: new Promise<string>(() => {}), stdin: (async function* () {})() };
+    await expect(exchangeCommand(args({ port: '0', history: file }), run)).rejects.toThrow(/history\.json.*`spotHours\[0\]\.requests`.*"many"/s);
   });
 });

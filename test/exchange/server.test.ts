@@ -127,6 +127,42 @@ describe('rule edges through HTTP', () => {
   });
 });
 
+describe('spot history (R14)', () => {
+  const SPOT = '/api/v4/spot/orders';
+  const o = { currency_pair: 'BTC_USDT', side: 'buy', amount: '0.001', price: '60000' };
+
+  it('starts inside the spot low-fill throttle from seeded spotHours: fill ratio 0.0999 throttled at once, exactly 0.1 not', async () => {
+    for (const [traded, throttled] of [['9.99', true], ['10', false]] as const) {
+      const { ex, clock } = await model('2026-11-21T10:00:00Z', {
+        history: { spotHours: [{ account: 'main', hour: -1, requests: 100, traded }] },
+      });
+      running = ex;
+      // Ten in the first second (the pair's own 10 per 1 s), two more in the next.
+      const statuses = [];
+      for (let i = 0; i < 10; i++) statuses.push((await call(ex, 'POST', SPOT, 'main-key', o)).status);
+      await clock.advance(1000);
+      for (let i = 0; i < 2; i++) statuses.push((await call(ex, 'POST', SPOT, 'main-key', o)).status);
+      expect(statuses.filter((s) => s === 429).length).toBe(throttled ? 2 : 0);
+      const limit = ex.stats().accounts[0]!.limits.find((l) => l.key === 'spot-fill-throttle')!;
+      expect([limit.limit, limit.refused]).toEqual(throttled ? [10, 2] : [null, 0]);
+      // Futures placement is not the spot throttle's business.
+      expect((await call(ex, 'POST', ORDERS, 'main-key', order)).status).toBe(200);
+      await ex.close();
+      running = undefined;
+    }
+  });
+
+  it('refuses spotHours of an unknown account, a bad count or an unknown field, naming it', async () => {
+    const bad = [
+      [{ spotHours: [{ account: 'nobody', hour: -1, requests: 1 }] }, /spotHours\[0\]\.account/],
+      [{ spotHours: [{ account: 'main', hour: -1, requests: -1 }] }, /spotHours\[0\]\.requests/],
+      [{ spotHours: [{ account: 'main', hour: -1, requests: 1, trade: '5' }] }, /trade.*traded/],
+      [{ spotHour: [] }, /spotHour.*spotHours/],
+    ] as const;
+    for (const [history, message] of bad) await expect(model('2026-11-21T10:00:00Z', { history })).rejects.toThrow(message);
+  });
+});
+
 describe('identification (R11, section 5)', () => {
   it('answers a missing or unknown KEY with 401 INVALID_KEY, and an old Timestamp with REQUEST_EXPIRED', async () => {
     const { ex } = await model('2026-11-21T10:00:00Z');
