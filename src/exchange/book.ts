@@ -43,21 +43,16 @@ export interface SpotOrder {
   fillPrice: Dec | null;
 }
 
-/** A fill of one of the account's orders: what `my_trades` returns. */
+/**
+ * A fill of one of the account's orders: what `my_trades` returns. A fill takes its order whole
+ * at placement (the fill model's rule), so the order gives the rest: instrument, size, price,
+ * side, text. Four fields per fill keep the last 10,000 light for the garbage collector.
+ */
 export interface Trade {
   readonly id: number;
   readonly at: number;
-  readonly market: 'futures' | 'spot';
-  /** The futures contract or spot pair. */
-  readonly instrument: string;
-  readonly orderId: string;
-  /** Contracts (signed) for futures; the amount of base currency for spot. */
-  readonly size: Dec;
-  readonly price: Dec;
   readonly role: 'maker' | 'taker';
-  readonly side: 'buy' | 'sell';
-  readonly text: string;
-  readonly sizeAsText: boolean;
+  readonly order: FuturesOrder | SpotOrder;
 }
 
 /** Orders kept finished per account, and fills kept, before the oldest are dropped. */
@@ -72,22 +67,21 @@ export const MAX_OPEN_ORDERS = 100_000;
  */
 export class Book {
   readonly orders = new Map<string, FuturesOrder | SpotOrder>();
-  private readonly finished: string[] = [];
+  private readonly finished: (FuturesOrder | SpotOrder)[] = [];
   private finishedHead = 0;
   open = 0;
   readonly trades: Trade[] = [];
 
   add(order: FuturesOrder | SpotOrder): void {
-    const id = String(order.id);
-    this.orders.set(id, order);
+    this.orders.set(String(order.id), order);
     if (order.status === 'open') this.open++;
-    else this.retire(id);
+    else this.retire(order);
   }
 
   /** Marks an order finished: it is kept among the last finished ones. */
   finish(order: FuturesOrder | SpotOrder): void {
     this.open--;
-    this.retire(String(order.id));
+    this.retire(order);
   }
 
   addTrade(trade: Trade): void {
@@ -95,9 +89,9 @@ export class Book {
     if (this.trades.length > TRADES_KEPT * 2) this.trades.splice(0, this.trades.length - TRADES_KEPT);
   }
 
-  private retire(id: string): void {
-    this.finished.push(id);
-    if (this.finished.length - this.finishedHead > FINISHED_KEPT) this.orders.delete(this.finished[this.finishedHead++]!);
+  private retire(order: FuturesOrder | SpotOrder): void {
+    this.finished.push(order);
+    if (this.finished.length - this.finishedHead > FINISHED_KEPT) this.orders.delete(String(this.finished[this.finishedHead++]!.id));
     if (this.finishedHead > FINISHED_KEPT) {
       this.finished.splice(0, this.finishedHead);
       this.finishedHead = 0;

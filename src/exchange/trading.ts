@@ -143,10 +143,13 @@ export class Trading {
   futuresTrades(account: Account, settle: string, query: URLSearchParams): Json[] {
     const contract = query.get('contract');
     const name = contract === null ? null : this.contract(settle, contract).name;
-    return this.trades(account, 'futures', name, query).map((t) => ({
-      id: t.id, create_time: apiSeconds(t.at), contract: t.instrument, order_id: t.orderId, size: t.sizeAsText ? t.size.toString() : t.size.toNumber(),
-      price: t.price.toString(), role: t.role, text: t.text, fee: '0', point_fee: '0',
-    }));
+    return this.trades(account, 'futures', name, query).map(({ id, at, role, order: o }) => {
+      const f = o as FuturesOrder;
+      return {
+        id, create_time: apiSeconds(at), contract: f.contract, order_id: String(f.id), size: f.sizeAsText ? f.size.toString() : f.size.toNumber(),
+        price: f.price.toString(), role, text: f.text, fee: '0', point_fee: '0',
+      };
+    });
   }
 
   contractsJson(settle: string): Json[] {
@@ -263,10 +266,13 @@ export class Trading {
   spotTrades(account: Account, query: URLSearchParams): Json[] {
     const pair = query.get('currency_pair');
     const name = pair === null ? null : this.pair(pair).name;
-    return this.trades(account, 'spot', name, query).map((t) => ({
-      id: String(t.id), create_time: String(Math.floor(t.at / 1000)), create_time_ms: (t.at).toFixed(3), currency_pair: t.instrument, side: t.side, role: t.role,
-      amount: t.size.toString(), price: t.price.toString(), order_id: t.orderId, fee: '0', fee_currency: t.instrument.split('_')[1] ?? '', point_fee: '0', gt_fee: '0', text: t.text,
-    }));
+    return this.trades(account, 'spot', name, query).map(({ id, at, role, order: o }) => {
+      const s = o as SpotOrder;
+      return {
+        id: String(id), create_time: String(Math.floor(at / 1000)), create_time_ms: at.toFixed(3), currency_pair: s.pair, side: s.side, role,
+        amount: s.amount.toString(), price: s.price.toString(), order_id: s.id, fee: '0', fee_currency: s.pair.split('_')[1] ?? '', point_fee: '0', gt_fee: '0', text: s.text,
+      };
+    });
   }
 
   // ---- shared
@@ -287,13 +293,8 @@ export class Trading {
     order.fillPrice = price;
     order.finishAs = 'filled';
     order.finishedAt = at;
-    const trade: Trade = {
-      id: this.nextTrade++, at, market: order.market, instrument: order.market === 'futures' ? order.contract : order.pair, orderId: String(order.id),
-      size, price, role, side: order.market === 'futures' ? (size.isNegative() ? 'sell' : 'buy') : order.side, text: order.text,
-      sizeAsText: order.market === 'futures' ? order.sizeAsText : true,
-    };
-    book.addTrade(trade);
-    this.core.recordFill(account, order.market, trade.instrument, role, volume, at);
+    book.addTrade({ id: this.nextTrade++, at, role, order });
+    this.core.recordFill(account, order.market, order.market === 'futures' ? order.contract : order.pair, role, volume, at);
   }
 
   private finish(book: Book, order: FuturesOrder, as: 'cancelled', at: number): void {
@@ -315,7 +316,8 @@ export class Trading {
     const all = this.book(account.id).trades;
     for (let i = all.length - 1; i >= 0 && out.length < limit; i--) {
       const t = all[i]!;
-      if (t.market === market && (instrument === null || t.instrument === instrument)) out.push(t);
+      const o = t.order;
+      if (o.market === market && (instrument === null || (o.market === 'futures' ? o.contract : o.pair) === instrument)) out.push(t);
     }
     return out;
   }
