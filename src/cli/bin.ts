@@ -1,5 +1,6 @@
 #!/usr/bin/env node
 import { EXIT, run } from './main.js';
+import { relaunchWithFlags, youngGenerationSet } from './young-generation.js';
 
 // A reader that stops early (`traderatio plan f.csv | head -2`) closes the pipe: end quietly, with
 // the status a Unix tool killed by SIGPIPE has. Any other failure to write is said in one line.
@@ -10,9 +11,14 @@ for (const stream of [process.stdout, process.stderr]) {
   });
 }
 
-void run(process.argv.slice(2), {
-  out: (line) => process.stdout.write(`${line}\n`),
-  err: (line) => process.stderr.write(`${line}\n`),
-}, { progress: process.stderr.isTTY === true }).then((code) => {
-  process.exitCode = code;
-});
+const args = process.argv.slice(2);
+if (args[0] === 'exchange' && !youngGenerationSet(process.execArgv, process.env.NODE_OPTIONS)) {
+  relaunchWithFlags(process.argv[1]!, args);
+} else {
+  void run(args, {
+    out: (line) => process.stdout.write(`${line}\n`),
+    err: (line) => process.stderr.write(`${line}\n`),
+  }, { progress: process.stderr.isTTY === true }).then((code) => {
+    process.exitCode = code;
+  });
+}

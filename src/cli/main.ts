@@ -33,12 +33,19 @@ export interface RunOptions {
   readonly stop?: () => Promise<string>;
 }
 
-/** The first of SIGINT and SIGTERM to arrive. */
+const ignore = (): void => {};
+
+/**
+ * The first of SIGINT and SIGTERM to arrive. Later ones are let pass while the command ends (a
+ * Ctrl-C reaches both the command and the node it runs the exchange in, which is also sent it).
+ */
 function onSignal(): Promise<string> {
   return new Promise((resolve) => {
     const done = (signal: string) => {
       process.off('SIGINT', done);
       process.off('SIGTERM', done);
+      process.on('SIGINT', ignore);
+      process.on('SIGTERM', ignore);
       resolve(signal);
     };
     process.once('SIGINT', done);

@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { exchangeCommand } from '../../src/cli/exchange.js';
+import { youngGenerationSet } from '../../src/cli/young-generation.js';
 
 function args(values: Record<string, string | true>, positionals: string[] = []) {
   return { values: new Map(Object.entries(values)), typed: new Map(Object.keys(values).map((k) => [k, `--${k}`])), positionals };
@@ -43,5 +44,14 @@ describe('traderatio exchange', () => {
     writeFileSync(file, JSON.stringify({ spotHours: [{ account: 'main', hour: -1, requests: 'many' }] }));
     const run = { out: () => {}, stop: new Promise<string>(() => {}), stdin: (async function* () {})() };
     await expect(exchangeCommand(args({ port: '0', history: file }), run)).rejects.toThrow(/history\.json.*`spotHours\[0\]\.requests`.*"many"/s);
+  });
+
+  it('leaves a young generation size the user gave, on the command line or in NODE_OPTIONS, in either spelling', () => {
+    expect(youngGenerationSet([], undefined)).toBe(false);
+    expect(youngGenerationSet(['--max-old-space-size=4096', '--inspect'], '--enable-source-maps')).toBe(false);
+    expect(youngGenerationSet(['--max-semi-space-size=8'], undefined)).toBe(true);
+    expect(youngGenerationSet([], '--enable-source-maps --max_semi_space_size=4')).toBe(true);
+    expect(youngGenerationSet(['--min-semi-space-size', '4'], '')).toBe(true);
+    expect(youngGenerationSet([], '--max-young-generation-size=3')).toBe(true);
   });
 });
