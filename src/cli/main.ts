@@ -42,14 +42,16 @@ const ignore = (): void => {};
 function onSignal(): Promise<string> {
   return new Promise((resolve) => {
     const done = (signal: string) => {
-      process.off('SIGINT', done);
-      process.off('SIGTERM', done);
+      // Ignoring first: were a signal's last listener removed, even for an instant, node would give
+      // it back its default action, and a second Ctrl-C arriving then would end the process.
       process.on('SIGINT', ignore);
       process.on('SIGTERM', ignore);
+      process.off('SIGINT', done);
+      process.off('SIGTERM', done);
       resolve(signal);
     };
-    process.once('SIGINT', done);
-    process.once('SIGTERM', done);
+    process.on('SIGINT', done);
+    process.on('SIGTERM', done);
   });
 }
 

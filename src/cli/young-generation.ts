@@ -16,20 +16,25 @@ export function youngGenerationSet(execArgv: readonly string[], nodeOptions: str
 
 /**
  * Runs this command again in a node started with {@link EXCHANGE_NODE_FLAGS} (a heap's sizes are
- * fixed when node starts), its standard streams the same; signals sent to this process go to it,
- * and this process ends as it ends.
+ * fixed when node starts), its standard streams the same, and ends as it ends. The node runs in a
+ * session of its own, so that a terminal's Ctrl-C reaches this process alone, which hands each
+ * SIGINT and SIGTERM on once: a node sent the same signal twice, the second while it exits,
+ * could end by that signal instead of with its status. When it reads a terminal (a FILE `-`), it
+ * stays in the terminal's group, which sends a Ctrl-C to both.
  */
 export function relaunchWithFlags(script: string, args: readonly string[]): void {
-  const child = spawn(process.execPath, [...EXCHANGE_NODE_FLAGS, ...process.execArgv, script, ...args], { stdio: 'inherit' });
+  const readsTerminal = process.stdin.isTTY === true && args.includes('-');
+  const child = spawn(process.execPath, [...EXCHANGE_NODE_FLAGS, ...process.execArgv, script, ...args], { stdio: 'inherit', detached: !readsTerminal });
   const forward = (signal: NodeJS.Signals) => child.kill(signal);
-  process.on('SIGINT', forward);
+  const onInterrupt = readsTerminal ? () => {} : forward;
+  process.on('SIGINT', onInterrupt);
   process.on('SIGTERM', forward);
   child.on('error', (e) => {
     process.stderr.write(`traderatio: cannot start node for the exchange (${e.message})\n`);
     process.exit(1);
   });
   child.on('exit', (code, signal) => {
-    process.off('SIGINT', forward);
+    process.off('SIGINT', onInterrupt);
     process.off('SIGTERM', forward);
     if (signal !== null) process.kill(process.pid, signal);
     else process.exit(code ?? 1);
