@@ -31,9 +31,11 @@ function errorText(label: string, message: string): string {
  * X-Service-Trace-ID. Bodies over the cap get 413, requests slower than `slowClientMs` get 408,
  * both in the exchange's error shape; every other client is served meanwhile.
  */
-export function createHttpServer(model: ExchangeModel, limits: HttpLimits, admin: (req: { method: string; path: string; body: string }) => { status: number; body: unknown }): Server {
+export function createHttpServer(model: ExchangeModel, limits: HttpLimits, admin: AdminHandler): Server {
   const server = createServer({
     keepAlive: true,
+    // The exchange answers a request without Host as any other (the front reads them so too).
+    requireHostHeader: false,
     requestTimeout: limits.slowClientMs,
     headersTimeout: limits.slowClientMs,
     connectionsCheckingInterval: Math.max(10, Math.min(1000, Math.floor(limits.slowClientMs / 4))),
@@ -85,11 +87,33 @@ export function createHttpServer(model: ExchangeModel, limits: HttpLimits, admin
   return server;
 }
 
-function answer(
-  model: ExchangeModel, req: IncomingMessage, res: ServerResponse, inAt: number, body: string,
-  admin: (req: { method: string; path: string; body: string }) => { status: number; body: unknown },
-): void {
-  const url = req.url ?? '/';
+/** The administration entry: `/_model/...` requests. */
+export type AdminHandler = (req: { method: string; path: string; body: string }) => { status: number; body: unknown };
+
+/** One request as both HTTP paths read it. */
+export interface ApiRequest {
+  readonly method: string;
+  /** The request target: path and query. */
+  readonly url: string;
+  readonly key: string | undefined;
+  readonly timestamp: string | undefined;
+  readonly sign: string | undefined;
+  readonly body: string;
+  readonly ip: string;
+  /** X-In-Time: when the request was read, on the model's clock. */
+  readonly inAt: number;
+}
+
+/** The answer to one request, before it is written: status, the limit it was counted on, the JSON text. */
+export interface ApiAnswer {
+  readonly status: number;
+  readonly rate: RateInForce | null;
+  readonly text: string;
+}
+
+/** Answers one request: the model's API, or the administration under `/_model/`. */
+export function respond(model: ExchangeModel, admin: AdminHandler, req: ApiRequest): ApiAnswer {
+  const url = req.url;
   const q = url.indexOf('?');
   const path = q < 0 ? url : url.slice(0, q);
   let status: number;
@@ -97,19 +121,18 @@ function answer(
   let rate: RateInForce | null = null;
   try {
     if (path.startsWith('/_model/') || path === '/_model') {
-      ({ status, body: payload } = admin({ method: req.method ?? 'GET', path, body }));
+      ({ status, body: payload } = admin({ method: req.method, path, body: req.body }));
     } else {
-      const h = req.headers;
       ({ status, body: payload, rate } = model.handle({
-        method: req.method ?? 'GET',
+        method: req.method,
         path,
         query: q < 0 ? '' : url.slice(q + 1),
-        key: header(h.key),
-        timestamp: header(h.timestamp),
-        sign: header(h.sign),
-        body,
-        ip: req.socket.remoteAddress ?? '',
-        at: inAt,
+        key: req.key,
+        timestamp: req.timestamp,
+        sign: req.sign,
+        body: req.body,
+        ip: req.ip,
+        at: req.inAt,
       }));
     }
   } catch (e) {
@@ -117,7 +140,15 @@ function answer(
     status = 500;
     payload = { label: 'INTERNAL', message: (e as Error).message };
   }
-  const text = payload instanceof FuturesOrderJson ? payload.json() : JSON.stringify(payload);
+  return { status, rate, text: payload instanceof FuturesOrderJson ? payload.json() : JSON.stringify(payload) };
+}
+
+function answer(model: ExchangeModel, req: IncomingMessage, res: ServerResponse, inAt: number, body: string, admin: AdminHandler): void {
+  const h = req.headers;
+  const { status, rate, text } = respond(model, admin, {
+    method: req.method ?? 'GET', url: req.url ?? '/', key: header(h.key), timestamp: header(h.timestamp), sign: header(h.sign),
+    body, ip: req.socket.remoteAddress ?? '', inAt,
+  });
   const length = String(Buffer.byteLength(text));
   // One flat list, in the order the exchange writes them: node:http reads it without a copy.
   res.writeHead(status, rate === null

@@ -2,6 +2,7 @@ import type { AddressInfo } from 'node:net';
 import { InvalidInputError } from '../errors.js';
 import { type Clock, systemClock } from '../schedule/clock.js';
 import { handleAdmin } from './admin.js';
+import { serveFast } from './fast-http.js';
 import { createHttpServer } from './http.js';
 import { ExchangeModel, type ModelOptions } from './model.js';
 import type { ExchangeStats } from './stats.js';
@@ -64,7 +65,9 @@ export async function startExchange(options: ExchangeOptions = {}): Promise<Runn
   const slowClientMs = options.slowClientMs ?? 10_000;
   if (typeof slowClientMs !== 'number' || !Number.isSafeInteger(slowClientMs) || slowClientMs < 1) throw new InvalidInputError('`slowClientMs`', slowClientMs, 'a positive number of milliseconds');
   const model = new ExchangeModel(options, options.clock ?? microClock);
-  const server = createHttpServer(model, { bodyLimitBytes, slowClientMs }, (req) => handleAdmin(model, req));
+  const admin = (req: { method: string; path: string; body: string }) => handleAdmin(model, req);
+  const server = createHttpServer(model, { bodyLimitBytes, slowClientMs }, admin);
+  const fast = serveFast(server, model, { bodyLimitBytes, slowClientMs }, admin);
   const wss = attachWebSocket(server, model);
   const host = options.host ?? '127.0.0.1';
   await new Promise<void>((resolve, reject) => {
@@ -84,6 +87,7 @@ export async function startExchange(options: ExchangeOptions = {}): Promise<Runn
     close: () => new Promise<void>((resolve) => {
       for (const ws of wss.clients) ws.terminate();
       wss.close();
+      fast.destroyAll();
       server.closeAllConnections();
       server.close(() => resolve());
     }),
