@@ -1,6 +1,6 @@
 import { STATUS_CODES, type Server } from 'node:http';
 import type { Socket } from 'node:net';
-import { type AdminHandler, type HttpLimits, micros, respond, traceId } from './http.js';
+import { type AdminHandler, type HttpLimits, closingAnswer, micros, respond, tooSlowText, traceId } from './http.js';
 import type { ExchangeModel } from './model.js';
 
 /** Methods read here; any other (HEAD, CONNECT, ...) goes to node:http. */
@@ -19,14 +19,17 @@ const MAX_HEAD_BYTES = 16 * 1024;
 const HAND_OFF = -1;
 /** serveOne: the connection was closed as the request asked. */
 const CLOSED = -2;
+/** serveOne: the request has not arrived whole yet. */
+const PARTIAL = -3;
 
 /**
- * The model's HTTP front: plain HTTP/1.1 requests that arrive whole (a request line, headers,
- * a Content-Length body within the cap, no Transfer-Encoding, Expect or Upgrade) are read and
- * answered here, one `write` each, without node:http's per-request objects and streams; the
- * first request that is anything else (partial, chunked, HTTP/1.0, HEAD, an upgrade to the
- * WebSocket API, malformed, too large) hands its connection to node:http, with every byte not
- * yet answered, for the rest of the connection's life. Both answer through the same `respond`.
+ * The model's HTTP front: plain HTTP/1.1 requests (a request line, headers, a Content-Length
+ * body within the cap, no Transfer-Encoding, Expect or Upgrade) are read and answered here, one
+ * `write` each, without node:http's per-request objects and streams; a request not whole in what
+ * was read waits for the rest (408 past `slowClientMs`, as node:http answers). The first request
+ * that is anything else (chunked, HTTP/1.0, HEAD, an upgrade to the WebSocket API, malformed,
+ * too large) hands its connection to node:http, with every byte not yet answered, for the rest
+ * of the connection's life. Both answer through the same `respond`.
  *
  * Takes over `server`'s connections: call before it listens. An idle connection is closed after
  * `server.keepAliveTimeout`, as node:http does. Returns what closes the sockets still read here.
@@ -54,7 +57,8 @@ export function serveFast(server: Server, model: ExchangeModel, limits: HttpLimi
 
   const serveOne = (socket: Socket, buf: Buffer, pos: number): number => {
     const end = buf.indexOf(END_OF_HEAD, pos);
-    if (end < 0 || end - pos > MAX_HEAD_BYTES) return HAND_OFF;
+    if (end < 0) return buf.length - pos > MAX_HEAD_BYTES ? HAND_OFF : PARTIAL;
+    if (end - pos > MAX_HEAD_BYTES) return HAND_OFF;
     const lines = buf.toString('latin1', pos, end).split('\r\n');
     const line = lines[0]!;
     const s1 = line.indexOf(' ');
@@ -107,7 +111,7 @@ export function serveFast(server: Server, model: ExchangeModel, limits: HttpLimi
     }
     if (length < 0) length = 0;
     const start = end + 4;
-    if (buf.length - start < length) return HAND_OFF;
+    if (buf.length - start < length) return PARTIAL;
     const inAt = model.now();
     const body = length === 0 ? '' : buf.toString('utf8', start, start + length);
     const { status, rate, text } = respond(model, admin, { method, url, key, timestamp, sign, body, ip: socket.remoteAddress ?? '', inAt });
@@ -117,7 +121,7 @@ export function serveFast(server: Server, model: ExchangeModel, limits: HttpLimi
       dateText = new Date(second * 1000).toUTCString();
     }
     // The headers in node:http's order for the same answer, then the body: one write.
-    socket.write(
+    const flushed = socket.write(
       `HTTP/1.1 ${status} ${STATUS_CODES[status] ?? 'Unknown'}\r\n` +
       (rate === null ? '' : `X-Gate-RateLimit-Requests-Remain: ${rate.remain}\r\nX-Gate-RateLimit-Limit: ${rate.limit}\r\nX-Gate-RateLimit-Reset-Timestamp: ${rate.reset}\r\n`) +
       `Content-Type: application/json\r\nContent-Length: ${Buffer.byteLength(text)}\r\nX-In-Time: ${micros(inAt)}\r\n` +
@@ -128,6 +132,11 @@ export function serveFast(server: Server, model: ExchangeModel, limits: HttpLimi
       socket.end();
       return CLOSED;
     }
+    // A client that sends without reading its answers is read no further until they drain.
+    if (!flushed && !socket.isPaused()) {
+      socket.pause();
+      socket.once('drain', () => socket.resume());
+    }
     return start + length;
   };
 
@@ -135,23 +144,51 @@ export function serveFast(server: Server, model: ExchangeModel, limits: HttpLimi
     open.add(socket);
     socket.setNoDelay(true);
     socket.on('error', () => socket.destroy());
-    // An idle connection is closed after node:http's keep-alive timeout, as node:http closes its own.
-    if (idleMs > 0) socket.setTimeout(idleMs, () => socket.destroy());
+    // An idle connection is closed after node:http's keep-alive timeout, as node:http closes its
+    // own; while a request is on its way, `slowClientMs` applies instead.
+    socket.setTimeout(idleMs);
+    socket.on('timeout', () => socket.destroy());
     socket.once('close', () => open.delete(socket));
+    // The start of a request not yet whole, and the timer that answers 408 if the rest is slower
+    // than `slowClientMs` (from the first byte of the request, as node:http counts).
+    let held: Buffer | null = null;
+    let slow: NodeJS.Timeout | null = null;
+    const tooSlow = (): void => {
+      socket.removeAllListeners('data');
+      socket.end(closingAnswer(model, 408, tooSlowText(limits.slowClientMs)));
+    };
     socket.on('data', (chunk: Buffer) => {
+      const buf = held === null ? chunk : Buffer.concat([held, chunk]);
+      held = null;
       let pos = 0;
-      while (pos < chunk.length) {
-        const next = serveOne(socket, chunk, pos);
-        if (next === CLOSED) {
-          socket.removeAllListeners('data');
+      while (pos < buf.length) {
+        const next = serveOne(socket, buf, pos);
+        if (next >= 0) {
+          pos = next;
+          if (slow !== null) {
+            clearTimeout(slow);
+            slow = null;
+            socket.setTimeout(idleMs);
+          }
+          continue;
+        }
+        if (next === PARTIAL) {
+          held = buf.subarray(pos);
+          if (slow === null) {
+            slow = setTimeout(tooSlow, limits.slowClientMs);
+            socket.setTimeout(0);
+          }
           return;
         }
-        if (next === HAND_OFF) {
-          handOff(socket, chunk.subarray(pos));
-          return;
-        }
-        pos = next;
+        if (slow !== null) clearTimeout(slow);
+        slow = null;
+        socket.removeAllListeners('data');
+        if (next === HAND_OFF) handOff(socket, buf.subarray(pos));
+        return;
       }
+    });
+    socket.once('close', () => {
+      if (slow !== null) clearTimeout(slow);
     });
   });
   return {

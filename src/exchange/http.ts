@@ -76,15 +76,21 @@ export function createHttpServer(model: ExchangeModel, limits: HttpLimits, admin
     const timeout = err.code === 'ERR_HTTP_REQUEST_TIMEOUT';
     const status = timeout ? 408 : 400;
     const text = timeout
-      ? errorText('BAD_REQUEST', `the request was not received in full within ${limits.slowClientMs} ms`)
+      ? tooSlowText(limits.slowClientMs)
       : errorText('BAD_REQUEST', `the request could not be read as HTTP (${err.code ?? err.message})`);
-    const now = model.now();
-    socket.end(
-      `HTTP/1.1 ${status} ${timeout ? 'Request Timeout' : 'Bad Request'}\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(text)}\r\n` +
-      `X-In-Time: ${micros(now)}\r\nX-Out-Time: ${micros(model.now())}\r\nX-Service-Trace-ID: ${traceId()}\r\nConnection: close\r\n\r\n${text}`,
-    );
+    socket.end(closingAnswer(model, status, text));
   });
   return server;
+}
+
+/** The 408 answer's text to a client that did not send its whole request within `slowClientMs`. */
+export const tooSlowText = (slowClientMs: number): string => errorText('BAD_REQUEST', `the request was not received in full within ${slowClientMs} ms`);
+
+/** A whole answer, as written on a connection that is then closed (a request that could not be read, or read in time). */
+export function closingAnswer(model: ExchangeModel, status: number, text: string): string {
+  const now = model.now();
+  return `HTTP/1.1 ${status} ${status === 408 ? 'Request Timeout' : 'Bad Request'}\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(text)}\r\n` +
+    `X-In-Time: ${micros(now)}\r\nX-Out-Time: ${micros(model.now())}\r\nX-Service-Trace-ID: ${traceId()}\r\nConnection: close\r\n\r\n${text}`;
 }
 
 /** The administration entry: `/_model/...` requests. */

@@ -85,9 +85,11 @@ describe('the HTTP front', () => {
     const all = [placement(1), placement(2), placement(3)].join('');
     const pipelined = await exchange(ex, [all + closing]);
     expect(pipelined.map((a) => a.body.size ?? 'contracts')).toEqual([1, 2, 3, 'contracts']);
-    // Byte by byte: the first partial request hands the connection to node:http, which reads the rest.
+    // 7 bytes at a time: each request is read once whole.
+    const writes = vi.spyOn(ServerResponse.prototype, 'writeHead');
     const text = placement(4) + placement(5) + closing;
     const split = await exchange(ex, [...text.match(/[^]{1,7}/g)!], 1);
+    expect(writes).not.toHaveBeenCalled();
     expect(split.map((a) => a.body.size ?? 'contracts')).toEqual([4, 5, 'contracts']);
     expect(split.map((a) => a.status)).toEqual([200, 200, 200]);
   });
@@ -139,4 +141,32 @@ describe('the HTTP front', () => {
     await new Promise((resolve, reject) => { ws.once('open', resolve); ws.once('error', reject); });
     ws.close();
   });
+});
+
+describe('the HTTP front under a client that does not read', () => {
+  it('stops reading while its answers wait, and answers every request once they are read', async () => {
+    const ex = await start({ family: { tiers: [{ minRatio: '0', limit: 1_000_000 }] } });
+    const socket = connect(ex.port, '127.0.0.1');
+    const n = 30_000;
+    const all = Array.from({ length: n }, (_, i) => placement(i + 1)).join('') + closing;
+    socket.pause();
+    socket.write(all);
+    // About 30 MB of answers, of which the buffers between the two hold a few MB: the server
+    // answers until they are full, then reads no further (its count stops short of n).
+    const count = () => ex.stats().accounts.reduce((sum, a) => sum + a.accepted + Object.values(a.refused).reduce((x, y) => x + y, 0), 0);
+    let answered = -1;
+    for (let last = -2; answered !== last || answered === 0; ) {
+      last = answered;
+      await new Promise((r) => setTimeout(r, 250));
+      answered = count();
+    }
+    expect(answered).toBeLessThan(n);
+    const chunks: Buffer[] = [];
+    socket.on('data', (d) => chunks.push(d));
+    socket.resume();
+    await new Promise<void>((resolve) => socket.on('close', () => resolve()));
+    const answers = parse(Buffer.concat(chunks));
+    expect(answers.length).toBe(n + 1);
+    expect(answers.slice(0, n).map((a) => a.body.size)).toEqual(Array.from({ length: n }, (_, i) => i + 1));
+  }, 30_000);
 });
