@@ -16,6 +16,11 @@
  * configured). Reported per setup: answers 429, the share of the placement limit in force used
  * in each half (from the model's counts), and the p50 and p99 wait of a request between the
  * engine asking ccxt for it and ccxt handing it to its HTTP layer.
+ *
+ * Environment, for variants: HEADLINE_SETUPS (a comma-separated list of the setups to run),
+ * HEADLINE_MARGIN_MS (the traderatio processes' margin, default 20), HEADLINE_NO_THROTTLE=1 (no
+ * 07:00 hour of requests: tier 1 before 08:00 instead of the throttle; the first half's column
+ * then counts tier-1 placements against the throttle's possible 10).
  */
 import { spawn } from 'node:child_process';
 import { Redis } from 'ioredis';
@@ -63,7 +68,7 @@ function runEngine(config: object): Promise<EngineResult> {
 
 const rows: Record<string, string | number>[] = [];
 const redis = new Redis({ host: '127.0.0.1', port: 6379 });
-for (const setup of ['traderatio', 'ccxt', 'static'] as const) {
+for (const setup of (process.env['HEADLINE_SETUPS']?.split(',') ?? ['traderatio', 'ccxt', 'static']) as ('traderatio' | 'ccxt' | 'static')[]) {
   // Half a run before 08:00, plus 12 s for the processes to start and a new Redis prefix to
   // wait out its longest window (docs/distributed.md, Redis restarts).
   const clock = modelClock(half + 12_000);
@@ -72,7 +77,7 @@ for (const setup of ['traderatio', 'ccxt', 'static'] as const) {
     { account: 'main', day: day(2), contracts: [{ contract: 'BTC_USDT', makerVolume: '0', place: 100_000 }] },
     { account: 'main', day: day(1), contracts: [{ contract: 'BTC_USDT', makerVolume: '1800000', place: 100_000 }] },
   ];
-  const hours = [{ account: 'main', hour: new Date(clock.raise - DAY - HOUR).toISOString(), requests: 86_401, traded: '0' }];
+  const hours = process.env['HEADLINE_NO_THROTTLE'] ? [] : [{ account: 'main', hour: new Date(clock.raise - DAY - HOUR).toISOString(), requests: 86_401, traded: '0' }];
   const exchange = await startExchange({ port: 0, clock, history: { activity: days, hours }, fills: { maker: 0.05, taker: 0.05 } });
   const prefix = `bench-headline-${process.pid}-${setup}`;
   const start = clock.raise - half;

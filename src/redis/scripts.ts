@@ -55,17 +55,24 @@ end
 
 /**
  * Reads a limit's configuration, writing the caller's when Redis has none; with `field`, reads it
- * too in the same call (last of the values returned), and the instant the keys were last set to
- * expire ("x").
+ * too in the same call, and the instant the keys were last set to expire ("x").
+ * Returns n, w, the margin in force, used, pause, x, the field, and the late arrival any process
+ * measured ("mx", ms) with when it was set ("mxt"). The margin in force is the configured one
+ * ("m"), or "mx" when larger and set within the last max(10 s, 2 w): every grant counts that much
+ * longer than w, in every script alike, so a request some process saw arrive that much later
+ * than its quickest cannot bring two windows' requests into one at the exchange (R13).
  */
 const CONFIG = `
 local function config(meta, n, w, m, field)
-  local c = redis.call('HMGET', meta, 'n', 'w', 'm', 'used', 'pause', 'x', field or 'x')
+  local c = redis.call('HMGET', meta, 'n', 'w', 'm', 'used', 'pause', 'x', field or 'x', 'mx', 'mxt')
   if not c[1] then
     redis.call('HSET', meta, 'n', n, 'w', w, 'm', m, 'used', 0)
-    return n, w, m, 0, 0, 0, false
+    return n, w, m, 0, 0, 0, false, 0, 0
   end
-  return tonumber(c[1]), tonumber(c[2]), tonumber(c[3]), tonumber(c[4]) or 0, tonumber(c[5]) or 0, tonumber(c[6]) or 0, c[7]
+  local cw, cm = tonumber(c[2]), tonumber(c[3])
+  local mx, mxt = tonumber(c[8]) or 0, tonumber(c[9]) or 0
+  if mx > cm and now - mxt <= math.max(10000, 2 * cw) then cm = mx end
+  return tonumber(c[1]), cw, cm, tonumber(c[4]) or 0, tonumber(c[5]) or 0, tonumber(c[6]) or 0, c[7], mx, mxt
 end
 `;
 
@@ -100,7 +107,8 @@ end
  * KEYS: epoch, processes, then meta and log of each limit.
  * ARGV: id, weight, want, lease (ms), deadline (Redis ms; 0: none), process, P (0: no local
  * shares), stale (ms), grace (ms), then per limit: n, w, m, reserved (held back from this
- * priority).
+ * priority), late (the latest arrival this process measured lately, ms: kept as "mx" when it is
+ * the largest, or the one kept is older than its time).
  * Returns {1, granted, now, n1, w1, ...}, {0, wait ms, now, n1, w1, ...}, {-1, index of the limit
  * the weight can never fit, now, ...} or {-2, 0, now} past its deadline (nothing done). A
  * repeated id returns its grant again.
@@ -129,8 +137,13 @@ local cfg = {}
 local conf = {}
 local prev = false
 for i = 1, k do
-  local b = 9 + (i - 1) * 4
+  local b = 9 + (i - 1) * 5
   local c = {config(KEYS[1 + 2 * i], tonumber(ARGV[b + 1]), tonumber(ARGV[b + 2]), tonumber(ARGV[b + 3]), '#' .. id)}
+  local late = tonumber(ARGV[b + 5])
+  if late > 0 and (late >= c[8] or now - c[9] > math.max(10000, 2 * c[2])) then
+    redis.call('HSET', KEYS[1 + 2 * i], 'mx', late, 'mxt', now)
+    if late > c[3] then c[3] = late end
+  end
   conf[i] = c
   if c[7] then prev = c[7] end
   cfg[#cfg + 1] = c[1]; cfg[#cfg + 1] = c[2]
@@ -143,7 +156,7 @@ local used = {}
 local spans = {}
 for i = 1, k do
   local meta, log = KEYS[1 + 2 * i], KEYS[2 + 2 * i]
-  local b = 9 + (i - 1) * 4
+  local b = 9 + (i - 1) * 5
   local n, w, m, u, pause = conf[i][1], conf[i][2], conf[i][3], conf[i][4], conf[i][5]
   local span = w + m
   spans[i] = span

@@ -65,6 +65,10 @@ export class SharedLimit extends WindowLimit {
   private adopting = false;
   /** The N Redis holds when this process could not take it (at or below its reserve). */
   private sharedN: number | null = null;
+  /** The latest arrivals measured (ms after the quickest way), in two periods: this one and the last. */
+  private late = 0;
+  private lateBefore = 0;
+  private lateFrom = -Infinity;
 
   constructor(
     options: WindowLimitOptions,
@@ -154,6 +158,34 @@ export class SharedLimit extends WindowLimit {
     leases.length = 0;
     this.share?.stamp(at);
     super.stamp(at);
+  }
+
+  /**
+   * The exchange counted `weight` from `arrivedAt` (R13): counted here as in memory, and the
+   * lateness (`arrivedAt - sentAt`) kept for Redis, where every process's grants on this limit
+   * then count that much longer than the window while it is the latest any process measured
+   * lately. A grant is counted by Redis, not here: its entry must outlast the late arrival there.
+   */
+  override extend(weight: number, sentAt: number, arrivedAt: number): void {
+    super.extend(weight, sentAt, arrivedAt);
+    const late = arrivedAt - sentAt;
+    if (late <= 0) return;
+    this.lateAt(sentAt);
+    if (late > this.late) this.late = late;
+  }
+
+  /** The latest arrival this process measured in the last one or two periods (max(10 s, 2 W) each), in ms. */
+  lateness(at: number): number {
+    this.lateAt(at);
+    return Math.ceil(Math.max(this.late, this.lateBefore));
+  }
+
+  private lateAt(at: number): void {
+    const period = Math.max(10_000, 2 * this.windowMs);
+    if (at - this.lateFrom < period) return;
+    this.lateBefore = at - this.lateFrom < 2 * period ? this.late : 0;
+    this.late = 0;
+    this.lateFrom = at;
   }
 
   override pause(until: number): void {

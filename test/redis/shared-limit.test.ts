@@ -32,6 +32,26 @@ function setup() {
 }
 
 describe('SharedLimit', () => {
+  it('keeps the latest arrival it is told of for max(10 s, 2 W) to twice that, for Redis to count grants longer (R13)', () => {
+    const { scheduler } = setup();
+    const l = scheduler.limit({ name: 'orders', limit: 10, windowMs: 1000 }) as SharedLimit;
+    expect(l.lateness(0)).toBe(0);
+    l.extend(1, 100, 130.2);
+    l.extend(1, 200, 210);
+    expect(l.lateness(300)).toBe(31);
+    // A period later it is still the latest of the last two periods.
+    expect(l.lateness(10_099)).toBe(31);
+    expect(l.lateness(10_100)).toBe(31);
+    l.extend(1, 12_000, 12_005);
+    expect(l.lateness(12_000)).toBe(31);
+    // Two periods after it was measured, only the later one is left.
+    expect(l.lateness(20_100)).toBe(5);
+    expect(l.lateness(40_100)).toBe(0);
+    // Earlier than sent: nothing.
+    l.extend(1, 50_000, 49_000);
+    expect(l.lateness(50_000)).toBe(0);
+  });
+
   it('sends on a lease until, not at, the instant it ends, then gives back what was not sent', () => {
     const { calls, scheduler } = setup();
     const l = scheduler.limit({ name: 'orders', limit: 10, windowMs: 1000 }) as SharedLimit;

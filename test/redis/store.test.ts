@@ -118,14 +118,41 @@ describe('RedisStore', () => {
     const prefix = prefixFor('idem');
     await warm(prefix);
     const keys = [`{${prefix}}:epoch`, `{${prefix}}:procs`, `{${prefix}}:m:orders`, `{${prefix}}:l:orders`];
-    // id, weight, want, lease, deadline, process, P, stale, grace; then n, w, m, reserved
-    const args = ['p.1', 1, 3, 20, 0, 'p', 0, 1000, 0, 10, 1000, 0, 0];
+    // id, weight, want, lease, deadline, process, P, stale, grace; then n, w, m, reserved, late
+    const args = ['p.1', 1, 3, 20, 0, 'p', 0, 1000, 0, 10, 1000, 0, 0, 0];
     const a = (await client.eval(ACQUIRE, keys.length, ...keys, ...args)) as number[];
     const b = (await client.eval(ACQUIRE, keys.length, ...keys, ...args)) as number[];
     expect(a.slice(0, 2)).toEqual([1, 3]);
     expect(b.slice(0, 2)).toEqual([1, 3]);
     expect(Number((await meta(prefix, 'orders')).used)).toBe(3);
     expect(await client.zcard(`{${prefix}}:l:orders`)).toBe(1);
+  });
+
+  it('counts every grant longer by the latest arrival any process measured lately, the configured margin otherwise (R13)', async () => {
+    const prefix = prefixFor('late');
+    await warm(prefix);
+    const keys = [`{${prefix}}:epoch`, `{${prefix}}:procs`, `{${prefix}}:m:orders`, `{${prefix}}:l:orders`];
+    // id, weight, want, lease, deadline, process, P, stale, grace; then n, w, m, reserved, late
+    const acquire = (id: string, late: number) => client.eval(ACQUIRE, keys.length, ...keys, id, 1, 1, 0, 0, 'p', 0, 1000, 0, 1, 1000, 5, 0, late) as Promise<number[]>;
+    // A process saw one of its requests arrive 300 ms after its quickest: every grant counts
+    // 1,300 ms, the second process's next one waits for that, not 1,005 ms.
+    expect((await acquire('a.1', 300))[0]).toBe(1);
+    const waited = await acquire('b.1', 0);
+    expect(waited[0]).toBe(0);
+    expect(waited[1]).toBeGreaterThan(1_250);
+    expect(waited[1]).toBeLessThanOrEqual(1_300);
+    expect(Number((await meta(prefix, 'orders')).mx)).toBe(300);
+    // A smaller lateness does not replace a larger one still in its time.
+    await acquire('b.2', 40);
+    expect(Number((await meta(prefix, 'orders')).mx)).toBe(300);
+    // Set longer ago than max(10 s, 2 W): the configured margin again, and the next lateness kept.
+    const [sec] = (await client.call('TIME')) as [string, string];
+    await client.hset(`{${prefix}}:m:orders`, 'mxt', String(Number(sec) * 1000 - 10_500));
+    const after = await acquire('b.3', 0);
+    expect(after[0]).toBe(0);
+    expect(after[1]).toBeLessThanOrEqual(1_005);
+    await acquire('b.4', 40);
+    expect(Number((await meta(prefix, 'orders')).mx)).toBe(40);
   });
 
   it('gives back a grant whose answer was lost, and charges the retry once', async () => {
@@ -216,7 +243,7 @@ describe('RedisStore', () => {
     const keys = [`{${prefix}}:m:orders`, `{${prefix}}:l:orders`];
     const acquire = (id: string) =>
       // id, weight, want, lease, deadline, process, P, stale, grace; then n, w, m, reserved
-      client.eval(ACQUIRE, 4, `{${prefix}}:epoch`, `{${prefix}}:procs`, ...keys, id, 1, 3, 20, 0, 'p', 0, 1000, 0, 10, 1000, 0, 0);
+      client.eval(ACQUIRE, 4, `{${prefix}}:epoch`, `{${prefix}}:procs`, ...keys, id, 1, 3, 20, 0, 'p', 0, 1000, 0, 10, 1000, 0, 0, 0);
     // n, w, m, id, weight, grant
     const late = (id: string, grant: string) => client.eval(LATE, 2, ...keys, 10, 1000, 0, id, 1, grant);
     const release = (grant: string, sent: number) => client.eval(RELEASE, 2, ...keys, grant, sent);
