@@ -160,12 +160,11 @@ export class SharedLimit extends WindowLimit {
     super.stamp(at);
   }
 
-  /**
-   * The exchange counted `weight` from `arrivedAt` (R13): counted here as in memory, and the
-   * lateness (`arrivedAt - sentAt`) kept for Redis, where every process's grants on this limit
-   * then count that much longer than the window while it is the latest any process measured
-   * lately. A grant is counted by Redis, not here: its entry must outlast the late arrival there.
-   */
+  // The exchange counted `weight` from `arrivedAt` (R13): counted here as in memory, and the
+  // lateness (`arrivedAt - sentAt`) kept for Redis, where every process's grants on this limit
+  // then count that much longer than the window while it is the latest any process measured
+  // lately. A grant is counted by Redis, not here: its entry must outlast the late arrival there.
+  /** @internal */
   override extend(weight: number, sentAt: number, arrivedAt: number): void {
     super.extend(weight, sentAt, arrivedAt);
     const late = arrivedAt - sentAt;
@@ -174,7 +173,7 @@ export class SharedLimit extends WindowLimit {
     if (late > this.late) this.late = late;
   }
 
-  /** The latest arrival this process measured in the last one or two periods (max(10 s, 2 W) each), in ms. */
+  /** @internal The latest arrival this process measured in the last one or two periods (max(10 s, 2 W) each), in ms. */
   lateness(at: number): number {
     this.lateAt(at);
     return Math.ceil(Math.max(this.late, this.lateBefore));
