@@ -43,8 +43,9 @@ export function serveFast(server: Server, model: ExchangeModel, limits: HttpLimi
   let dateSecond = -1;
   let dateText = '';
 
-  const handOff = (socket: Socket, rest: Buffer | null): void => {
+  const handOff = (socket: Socket, rest: Buffer | null, drained: () => void): void => {
     socket.pause();
+    socket.off('drain', drained);
     socket.removeAllListeners('data');
     socket.removeAllListeners('error');
     socket.removeAllListeners('timeout');
@@ -121,7 +122,7 @@ export function serveFast(server: Server, model: ExchangeModel, limits: HttpLimi
       dateText = new Date(second * 1000).toUTCString();
     }
     // The headers in node:http's order for the same answer, then the body: one write.
-    const flushed = socket.write(
+    socket.write(
       `HTTP/1.1 ${status} ${STATUS_CODES[status] ?? 'Unknown'}\r\n` +
       (rate === null ? '' : `X-Gate-RateLimit-Requests-Remain: ${rate.remain}\r\nX-Gate-RateLimit-Limit: ${rate.limit}\r\nX-Gate-RateLimit-Reset-Timestamp: ${rate.reset}\r\n`) +
       `Content-Type: application/json\r\nContent-Length: ${Buffer.byteLength(text)}\r\nX-In-Time: ${micros(inAt)}\r\n` +
@@ -131,11 +132,6 @@ export function serveFast(server: Server, model: ExchangeModel, limits: HttpLimi
     if (close) {
       socket.end();
       return CLOSED;
-    }
-    // A client that sends without reading its answers is read no further until they drain.
-    if (!flushed && !socket.isPaused()) {
-      socket.pause();
-      socket.once('drain', () => socket.resume());
     }
     return start + length;
   };
@@ -157,7 +153,15 @@ export function serveFast(server: Server, model: ExchangeModel, limits: HttpLimi
       socket.removeAllListeners('data');
       socket.end(closingAnswer(model, 408, tooSlowText(limits.slowClientMs)));
     };
+    const drained = (): void => {
+      socket.resume();
+    };
     socket.on('data', (chunk: Buffer) => {
+      // A client that sends without reading its answers is read no further until they drain.
+      if (socket.writableNeedDrain && !socket.isPaused()) {
+        socket.pause();
+        socket.once('drain', drained);
+      }
       const buf = held === null ? chunk : Buffer.concat([held, chunk]);
       held = null;
       let pos = 0;
@@ -183,7 +187,7 @@ export function serveFast(server: Server, model: ExchangeModel, limits: HttpLimi
         if (slow !== null) clearTimeout(slow);
         slow = null;
         socket.removeAllListeners('data');
-        if (next === HAND_OFF) handOff(socket, buf.subarray(pos));
+        if (next === HAND_OFF) handOff(socket, buf.subarray(pos), drained);
         return;
       }
     });

@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { type IncomingMessage, type Server, type ServerResponse, createServer } from 'node:http';
+import { type IncomingMessage, STATUS_CODES, type Server, type ServerResponse, createServer } from 'node:http';
 import type { Socket } from 'node:net';
 import type { ExchangeModel, RateInForce } from './model.js';
 import { FuturesOrderJson } from './order-json.js';
@@ -89,7 +89,7 @@ export const tooSlowText = (slowClientMs: number): string => errorText('BAD_REQU
 /** A whole answer, as written on a connection that is then closed (a request that could not be read, or read in time). */
 export function closingAnswer(model: ExchangeModel, status: number, text: string): string {
   const now = model.now();
-  return `HTTP/1.1 ${status} ${status === 408 ? 'Request Timeout' : 'Bad Request'}\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(text)}\r\n` +
+  return `HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(text)}\r\n` +
     `X-In-Time: ${micros(now)}\r\nX-Out-Time: ${micros(model.now())}\r\nX-Service-Trace-ID: ${traceId()}\r\nConnection: close\r\n\r\n${text}`;
 }
 

@@ -3,7 +3,7 @@ import { InvalidInputError } from '../errors.js';
 import { type Clock, systemClock } from '../schedule/clock.js';
 import { handleAdmin } from './admin.js';
 import { serveFast } from './fast-http.js';
-import { createHttpServer } from './http.js';
+import { type AdminHandler, createHttpServer } from './http.js';
 import { ExchangeModel, type ModelOptions } from './model.js';
 import type { ExchangeStats } from './stats.js';
 import { attachWebSocket } from './websocket.js';
@@ -65,7 +65,7 @@ export async function startExchange(options: ExchangeOptions = {}): Promise<Runn
   const slowClientMs = options.slowClientMs ?? 10_000;
   if (typeof slowClientMs !== 'number' || !Number.isSafeInteger(slowClientMs) || slowClientMs < 1) throw new InvalidInputError('`slowClientMs`', slowClientMs, 'a positive number of milliseconds');
   const model = new ExchangeModel(options, options.clock ?? microClock);
-  const admin = (req: { method: string; path: string; body: string }) => handleAdmin(model, req);
+  const admin: AdminHandler = (req) => handleAdmin(model, req);
   const server = createHttpServer(model, { bodyLimitBytes, slowClientMs }, admin);
   const fast = serveFast(server, model, { bodyLimitBytes, slowClientMs }, admin);
   const wss = attachWebSocket(server, model);

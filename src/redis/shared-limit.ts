@@ -173,7 +173,10 @@ export class SharedLimit extends WindowLimit {
     if (late > this.late) this.late = late;
   }
 
-  /** @internal The latest arrival this process measured in the last one or two periods (max(10 s, 2 W) each), in ms. */
+  /**
+   * @internal The latest arrival this process measured in the last one or two periods (max(10 s,
+   * 2 W) each), in ms; `at` on the scheduler's clock (`host.clock`), as `extend`'s instants are.
+   */
   lateness(at: number): number {
     this.lateAt(at);
     return Math.ceil(Math.max(this.late, this.lateBefore));

@@ -303,7 +303,7 @@ export class RedisStore implements LimitStore {
     for (const l of linked) {
       l.pending = true;
       keys.push(this.metaKey(l), this.logKey(l));
-      args.push(l.limit, l.windowMs, l.marginMs, l.reservedFor(priority), l.lateness(sentAt));
+      args.push(l.limit, l.windowMs, l.marginMs, l.reservedFor(priority), l.lateness(l.host.clock.now()));
     }
     this.call(acquireScript, keys, args, true).then(
       (reply) => this.answered(linked, id, weight, reply as number[], sentAt),

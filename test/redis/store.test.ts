@@ -142,9 +142,16 @@ describe('RedisStore', () => {
     expect(waited[1]).toBeGreaterThan(1_250);
     expect(waited[1]).toBeLessThanOrEqual(1_300);
     expect(Number((await meta(prefix, 'orders')).mx)).toBe(300);
-    // A smaller lateness does not replace a larger one still in its time.
+    // A smaller lateness does not replace a larger one still in its time; the same one sets its
+    // time again only once it is a second old.
     await acquire('b.2', 40);
     expect(Number((await meta(prefix, 'orders')).mx)).toBe(300);
+    const setAt = (await meta(prefix, 'orders')).mxt;
+    await acquire('a.2', 300);
+    expect((await meta(prefix, 'orders')).mxt).toBe(setAt);
+    await client.hset(`{${prefix}}:m:orders`, 'mxt', String(Number(setAt) - 1_001));
+    await acquire('a.3', 300);
+    expect(Number((await meta(prefix, 'orders')).mxt)).toBeGreaterThan(Number(setAt) - 1);
     // Set longer ago than max(10 s, 2 W): the configured margin again, and the next lateness kept.
     const [sec] = (await client.call('TIME')) as [string, string];
     await client.hset(`{${prefix}}:m:orders`, 'mxt', String(Number(sec) * 1000 - 10_500));
