@@ -39,7 +39,7 @@ const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms
  * given the store counts an order (R1, R9): in the process, written to Redis in batches with the
  * account's totals read back.
  */
-function traderatio(name: string, prefetch: number, counting = false): Peer {
+function traderatio(name: string, prefetch: number | 'auto', counting = false): Peer {
   return {
     name,
     async make(prefix, n, windowMs) {
@@ -65,8 +65,10 @@ function traderatio(name: string, prefetch: number, counting = false): Peer {
 }
 
 const peers: Peer[] = [
+  traderatio('traderatio (default: leases while the limit has room)', 'auto'),
   traderatio('traderatio (one round trip per admission)', 0),
   traderatio('traderatio (leases of 32)', 32),
+  traderatio('traderatio (default, counting orders)', 'auto', true),
   traderatio('traderatio (one round trip, counting orders)', 0, true),
   {
     name: 'rate-limiter-flexible RateLimiterRedis',
@@ -197,7 +199,9 @@ const self = fileURLToPath(import.meta.url);
 
 /** Runs `mode` in PROCESSES children at once; returns each child's output lines. */
 async function children(mode: string, peer: number, prefix: string, args: readonly string[]): Promise<string[][]> {
-  const start = Date.now() + 1500;
+  // Room for four Node processes to load on a busy machine: each must be waiting from the start
+  // for the shares to say anything.
+  const start = Date.now() + 4000;
   const runs = Array.from({ length: PROCESSES }, () => {
     const p = spawn(process.execPath, ['--import', 'tsx', self, 'child', mode, String(peer), prefix, String(start), ...args], { stdio: ['ignore', 'pipe', 'inherit'] });
     let out = '';
@@ -257,23 +261,44 @@ async function compliance(client: Redis): Promise<void> {
   printTable(`${PROCESSES} processes sharing one limit of 100 per 1 s through Redis, 50 waiting in each, ${seconds} s from the first dispatch`, rows);
 }
 
-/** The two designs on a binding limit, 5 runs each: how little the least-served process gets. */
+/**
+ * The furthest any process's share strays from an equal one over any `spanMs` of the run (start
+ * instants every 50 ms): |sent - total / processes| / (total / processes).
+ */
+function worstShare(each: readonly (readonly number[])[], from: number, to: number, spanMs: number): number {
+  let worst = 0;
+  for (let a = from; a + spanMs <= to; a += 50) {
+    const counts = each.map((ts) => ts.filter((t) => t >= a && t < a + spanMs).length);
+    const equal = counts.reduce((x, y) => x + y, 0) / counts.length;
+    if (equal > 0) for (const c of counts) worst = Math.max(worst, Math.abs(c - equal) / equal);
+  }
+  return worst;
+}
+
+/** The designs on a binding limit, 5 runs each: how far from equal the processes' shares are. */
 async function fairness(client: Redis): Promise<void> {
   const rows: Record<string, string | number>[] = [];
   const seconds = 4;
-  for (let i = 0; i < 2; i++) {
+  for (const i of [0, 1, 2, 5]) {
     const least: number[] = [];
+    const worst: number[] = [];
     for (let run = 0; run < 5; run++) {
       const prefix = newPrefix();
       await warm(client, prefix);
       const outs = await children('compliance', i, prefix, [String(seconds)]);
       const t0 = Math.min(...outs.flat().map(Number));
-      least.push(Math.min(...outs.map((lines) => lines.map(Number).filter((t) => t < t0 + seconds * 1000).length)));
+      const each = outs.map((lines) => lines.map(Number).filter((t) => t < t0 + seconds * 1000));
+      least.push(Math.min(...each.map((ts) => ts.length)));
+      worst.push(worstShare(each, t0, t0 + seconds * 1000, 2000));
       await clean(client, prefix);
     }
-    rows.push({ peer: peers[i]!.name, 'least-served process, each run': least.join(', '), 'runs where one sent nothing': least.filter((n) => n === 0).length });
+    rows.push({
+      peer: peers[i]!.name,
+      'least-served process in 4 s, each run': least.join(', '),
+      'furthest from an equal share over any 2 s, each run': worst.map((w) => `${(w * 100).toFixed(0)}%`).join(', '),
+    });
   }
-  printTable(`${PROCESSES} processes on one limit of 100 per 1 s, 5 runs of ${seconds} s: what the least-served process sent`, rows);
+  printTable(`${PROCESSES} processes on one limit of 100 per 1 s, 50 waiting in each, 5 runs of ${seconds} s`, rows);
 }
 
 async function child(mode: string, peerIndex: number, prefix: string, start: number, rest: readonly string[]): Promise<void> {

@@ -16,26 +16,47 @@ local t = redis.call('TIME')
 local now = tonumber(t[1]) * 1000 + tonumber(t[2]) / 1000
 `;
 
-/** Drops grants that left the window; returns the weight still in it. */
-const EXPIRE = `
+/**
+ * The process a grant id belongs to (ids are "<process>.<n>"): each process's weight in the
+ * window is kept as "u.<process>", for fair shares.
+ */
+const OWNER = `
+local function owner(id)
+  return string.match(id, '^[^.]*')
+end
+`;
+
+/**
+ * Drops grants that left the window, with their processes' weight and what LATE moved out of them
+ * ("~<id>"); returns the weight still in it and the weight dropped per process. Grants are dropped lazily (see ACQUIRE): the weight counted may include some that left,
+ * which only ever over-counts.
+ */
+const EXPIRE = `${OWNER}
 local function expire(meta, log, used, now, span)
   local old = redis.call('ZRANGEBYSCORE', log, '-inf', now - span)
-  if #old == 0 then return used end
+  if #old == 0 then return used, {} end
+  local per = {}
   for i = 1, #old, 500 do
+    local last = math.min(i + 499, #old)
     local ids = {}
-    for j = i, math.min(i + 499, #old) do ids[#ids + 1] = '#' .. old[j] end
+    for j = i, last do ids[#ids + 1] = '#' .. old[j] end
     local ws = redis.call('HMGET', meta, unpack(ids))
-    for j = 1, #ws do used = used - (tonumber(ws[j]) or 0) end
-    -- With each grant goes what LATE moved out of it ("~<id>").
-    for j = i, math.min(i + 499, #old) do ids[#ids + 1] = '~' .. old[j] end
+    for j = 1, #ws do
+      local g = tonumber(ws[j]) or 0
+      used = used - g
+      local p = owner(old[i + j - 1])
+      per[p] = (per[p] or 0) + g
+    end
+    for j = i, last do ids[#ids + 1] = '~' .. old[j] end
     redis.call('HDEL', meta, unpack(ids))
-    local members = {}
-    for j = i, math.min(i + 499, #old) do members[#members + 1] = old[j] end
-    redis.call('ZREM', log, unpack(members))
+  end
+  redis.call('ZREMRANGEBYSCORE', log, '-inf', now - span)
+  for p, g in pairs(per) do
+    if g > 0 then redis.call('HINCRBY', meta, 'u.' .. p, -g) end
   end
   if used < 0 then used = 0 end
   redis.call('HSET', meta, 'used', used)
-  return used
+  return used, per
 end
 `;
 
@@ -48,31 +69,36 @@ local function count(meta, log, used, now, span, id, weight)
   used = expire(meta, log, used, now, span)
   redis.call('ZADD', log, now, id)
   redis.call('HSET', meta, '#' .. id, weight, 'used', used + weight)
+  redis.call('HINCRBY', meta, 'u.' .. owner(id), weight)
   redis.call('PEXPIRE', meta, math.ceil(span) + 60000)
   redis.call('PEXPIRE', log, math.ceil(span) + 60000)
 end
 `;
 
 /**
- * Reads a limit's configuration, writing the caller's when Redis has none; with `field`, reads it
- * too in the same call, and the instant the keys were last set to expire ("x").
- * Returns n, w, the margin in force, used, pause, x, the field, and the late arrival any process
- * measured ("mx", ms) with when it was set ("mxt"). The margin in force is the configured one
- * ("m"), or "mx" when larger and set within the last max(10 s, 2 w): every grant counts that much
- * longer than w, in every script alike, so a request some process saw arrive that much later
- * than its quickest cannot bring two windows' requests into one at the exchange (R13).
+ * Reads a limit's configuration, writing the caller's when Redis has none; with `fields`, reads
+ * them too in the same call.
+ * Returns n, w, the margin in force, used, pause, the values of `fields` in order, then the late
+ * arrival any process measured ("mx", ms) with when it was set ("mxt"). The margin in force is the
+ * configured one ("m"), or "mx" when larger and set within the last max(10 s, 2 w): every grant
+ * counts that much longer than w, in every script alike, so a request some process saw arrive
+ * that much later than its quickest cannot bring two windows' requests into one at the exchange
+ * (R13).
  */
 const CONFIG = `
-local function config(meta, n, w, m, field)
-  local c = redis.call('HMGET', meta, 'n', 'w', 'm', 'used', 'pause', 'x', field or 'x', 'mx', 'mxt')
+local function config(meta, n, w, m, fields)
+  fields = fields or {}
+  local c = redis.call('HMGET', meta, 'n', 'w', 'm', 'used', 'pause', 'mx', 'mxt', unpack(fields))
+  local extra = {}
+  for j = 1, #fields do extra[j] = c[7 + j] or false end
   if not c[1] then
     redis.call('HSET', meta, 'n', n, 'w', w, 'm', m, 'used', 0)
-    return n, w, m, 0, 0, 0, false, 0, 0
+    return n, w, m, 0, 0, extra, 0, 0
   end
   local cw, cm = tonumber(c[2]), tonumber(c[3])
-  local mx, mxt = tonumber(c[8]) or 0, tonumber(c[9]) or 0
+  local mx, mxt = tonumber(c[6]) or 0, tonumber(c[7]) or 0
   if mx > cm and now - mxt <= math.max(10000, 2 * cw) then cm = mx end
-  return tonumber(c[1]), cw, cm, tonumber(c[4]) or 0, tonumber(c[5]) or 0, tonumber(c[6]) or 0, c[7], mx, mxt
+  return tonumber(c[1]), cw, cm, tonumber(c[4]) or 0, tonumber(c[5]) or 0, extra, mx, mxt
 end
 `;
 
@@ -104,14 +130,39 @@ end
 
 /**
  * Grants permits for one task on one or more limits, all or none.
- * KEYS: epoch, processes, then meta and log of each limit.
- * ARGV: id, weight, want, lease (ms), deadline (Redis ms; 0: none), process, P (0: no local
- * shares), stale (ms), grace (ms), then per limit: n, w, m, reserved (held back from this
- * priority), late (the latest arrival this process measured lately, ms: kept as "mx" when it is
- * the largest, or the one kept is older than its time).
+ * KEYS: epoch, processes, then meta, log and waiting processes ("q": process -> "until:weight")
+ * of each limit.
+ * ARGV: id, weight, want (what waits, as much as one grant may take), lease (ms), deadline
+ * (Redis ms; 0: none), process, P (0: no local shares), stale (ms), grace (ms), extra (permits
+ * beyond want, a lease for tasks to come), room (1: the extra only while the limit stays at most
+ * half used), queued (the weight this process has waiting), then per limit: n, w, m, reserved
+ * (held back from this priority), late (the latest arrival this process measured lately, ms:
+ * kept as "mx" when it is the largest, or the one kept is older than its time).
  * Returns {1, granted, now, n1, w1, ...}, {0, wait ms, now, n1, w1, ...}, {-1, index of the limit
  * the weight can never fit, now, ...} or {-2, 0, now} past its deadline (nothing done). A
  * repeated id returns its grant again.
+ *
+ * Fair shares: a process with more waiting than it is granted says so in "q" until a little after
+ * it will ask again (a new entry sets the key's expiry). While other processes wait and what all of them want does not fit, a
+ * grant goes first to the one with the least weight in the window ("u.<process>"); the others are
+ * told to look again when it is due to ask. Grants that left the window are dropped when it
+ * matters (what waits may not fit counting them, others wait) or a span after the last time,
+ * which saves most grants four calls.
+ *
+ * In order: every limit's configuration first, with whether this id was granted already (a
+ * repeated request returns its grant again), when the keys were last set to expire ("x"), when
+ * grants that left the window were last dropped ("e"), until when some process may be waiting
+ * ("qt"), and this process's weight in the window. The latest arrival sent is kept when larger, or
+ * when the one kept is out of its time; the same one is kept again once a second at most, so that
+ * it stays in force while measured, at no call on most grants. A process held back for another
+ * looks again when that one is due to have asked; one denied for room when Redis says enough will
+ * have left the window, or after `stale` when shares held for processes away may free first. A
+ * process waiting (denied, or granted less than waits) is listed in "q" until `lease` + 10 ms
+ * after it is due to ask again. A lease for tasks to come is never added while processes wait
+ * their turn, and with room only while the limit stays at most half used, so that it holds back
+ * no other process on a limit that binds. The keys' expiry is set again when it is 10 s old, or
+ * when the log may be new (nothing was counted): they expire 50 to 60 s after their last write,
+ * at two calls fewer per grant.
  */
 export const ACQUIRE = `${NOW}${EXPIRE}${CONFIG}${AWAY}${EPOCH}
 local id = ARGV[1]
@@ -119,99 +170,165 @@ local weight = tonumber(ARGV[2])
 local want = tonumber(ARGV[3])
 local lease = tonumber(ARGV[4])
 local deadline = tonumber(ARGV[5])
+local proc = ARGV[6]
 local P = tonumber(ARGV[7])
 local stale = tonumber(ARGV[8])
 local grace = tonumber(ARGV[9])
+local extra = tonumber(ARGV[10])
+local room = ARGV[11] == '1'
+local queued = math.max(tonumber(ARGV[12]), weight)
 if deadline > 0 and now > deadline then return {-2, 0, math.floor(now)} end
-local k = (#KEYS - 2) / 2
+local k = (#KEYS - 2) / 3
 local epoch = epochOf(KEYS[1], now)
 local fresh = 0
 if P > 0 then
-  redis.call('ZADD', KEYS[2], now, ARGV[6])
+  redis.call('ZADD', KEYS[2], now, proc)
   redis.call('ZREMRANGEBYSCORE', KEYS[2], '-inf', now - grace - 172800000)
   fresh = redis.call('ZCOUNT', KEYS[2], now - stale, '+inf')
 end
+local slack = lease + 10
+local mine = 'u.' .. proc
 local cfg = {}
--- Every limit's configuration first, with whether this id was granted already (a repeated
--- request returns its grant again) and when the keys were last set to expire.
 local conf = {}
 local prev = false
 for i = 1, k do
-  local b = 9 + (i - 1) * 5
-  local c = {config(KEYS[1 + 2 * i], tonumber(ARGV[b + 1]), tonumber(ARGV[b + 2]), tonumber(ARGV[b + 3]), '#' .. id)}
-  -- Kept when larger, or when the one kept is out of its time; the same one is kept again once a
-  -- second at most, so that it stays in force while measured, at no call on most grants.
+  local meta = KEYS[3 * i]
+  local b = 12 + (i - 1) * 5
+  local n, w, m, u, pause, f, mx, mxt = config(meta, tonumber(ARGV[b + 1]), tonumber(ARGV[b + 2]), tonumber(ARGV[b + 3]), {'#' .. id, 'x', 'e', 'qt', mine})
   local late = tonumber(ARGV[b + 5])
-  if late > 0 and (late > c[8] or now - c[9] > (late == c[8] and 1000 or math.max(10000, 2 * c[2]))) then
-    redis.call('HSET', KEYS[1 + 2 * i], 'mx', late, 'mxt', now)
-    if late > c[3] then c[3] = late end
+  if late > 0 and (late > mx or now - mxt > (late == mx and 1000 or math.max(10000, 2 * w))) then
+    redis.call('HSET', meta, 'mx', late, 'mxt', now)
+    if late > m then m = late end
   end
-  conf[i] = c
-  if c[7] then prev = c[7] end
-  cfg[#cfg + 1] = c[1]; cfg[#cfg + 1] = c[2]
+  conf[i] = {n = n, w = w, m = m, u = u, pause = pause, x = tonumber(f[2]) or 0, e = tonumber(f[3]) or 0, qt = tonumber(f[4]) or 0, own = math.max(0, tonumber(f[5]) or 0)}
+  if f[1] then prev = f[1] end
+  cfg[#cfg + 1] = n; cfg[#cfg + 1] = w
 end
 if prev then return {1, tonumber(prev), math.floor(now), unpack(cfg)} end
 local wait = 0
 local heavy = 0
 local free = want
-local used = {}
-local spans = {}
 for i = 1, k do
-  local meta, log = KEYS[1 + 2 * i], KEYS[2 + 2 * i]
-  local b = 9 + (i - 1) * 5
-  local n, w, m, u, pause = conf[i][1], conf[i][2], conf[i][3], conf[i][4], conf[i][5]
-  local span = w + m
-  spans[i] = span
-  u = expire(meta, log, u, now, span)
-  used[i] = u
-  local cap = n - tonumber(ARGV[b + 4])
+  local meta, log, q = KEYS[3 * i], KEYS[3 * i + 1], KEYS[3 * i + 2]
+  local b = 12 + (i - 1) * 5
+  local c = conf[i]
+  local u = c.u
+  local span = c.w + c.m
+  c.span = span
+  local cap = c.n - tonumber(ARGV[b + 4])
   if weight > cap then
     heavy = i
   else
-    if P > 0 then cap = cap - math.min(n, away(KEYS[2], now, epoch, P, fresh, grace + 2 * span) * math.floor(n / P)) end
-    local from = math.max(epoch + span + lease, pause)
+    if P > 0 then cap = cap - math.min(c.n, away(KEYS[2], now, epoch, P, fresh, grace + 2 * span) * math.floor(c.n / P)) end
+    c.cap = cap
+    local from = math.max(epoch + span + lease, c.pause)
+    local others = c.qt >= now
     if from > now then
       wait = math.max(wait, from - now)
-    elseif u + weight > cap then
-      local need = u + weight - cap
-      -- Shares held for processes away may free before any grant does: look again after stale.
-      local found = stale
-      if need <= u then
-        local entries = redis.call('ZRANGE', log, 0, -1, 'WITHSCORES')
-        local ids = {}
-        for j = 1, #entries, 2 do ids[#ids + 1] = '#' .. entries[j] end
-        local ws = redis.call('HMGET', meta, unpack(ids))
-        local freed = 0
-        for j = 1, #ws do
-          freed = freed + (tonumber(ws[j]) or 0)
-          if freed >= need then
-            found = tonumber(entries[2 * j]) + span - now
-            break
+    else
+      if u + want > cap or others or now - c.e >= span then
+        local per
+        u, per = expire(meta, log, u, now, span)
+        c.own = math.max(0, c.own - (per[proc] or 0))
+        c.swept = true
+      end
+      local fair = math.huge
+      local due = now
+      if others then
+        local all = redis.call('HGETALL', q)
+        local fields, dues, demand = {}, {}, 0
+        for j = 1, #all, 2 do
+          local s = string.find(all[j + 1], ':', 1, true)
+          local til = tonumber(string.sub(all[j + 1], 1, s - 1))
+          if all[j] == proc then
+            c.listed = true
+          elseif til >= now then
+            fields[#fields + 1] = 'u.' .. all[j]
+            dues[#dues + 1] = til
+            demand = demand + tonumber(string.sub(all[j + 1], s + 1))
           end
         end
+        if #fields > 0 and u + queued + demand > cap then
+          c.fair = true
+          local us = redis.call('HMGET', meta, unpack(fields))
+          local least = math.huge
+          for j = 1, #us do
+            local x = math.max(0, tonumber(us[j]) or 0)
+            if x < least then least, due = x, dues[j] end
+          end
+          fair = least + weight - c.own
+        end
       end
-      wait = math.max(wait, found)
-    else
-      free = math.min(free, cap - u)
+      if fair < weight then
+        wait = math.max(wait, due - slack - now, 1)
+      elseif u + weight > cap then
+        local need = u + weight - cap
+        local found = stale
+        if need <= u then
+          local entries = redis.call('ZRANGE', log, 0, -1, 'WITHSCORES')
+          local ids = {}
+          for j = 1, #entries, 2 do ids[#ids + 1] = '#' .. entries[j] end
+          local ws = redis.call('HMGET', meta, unpack(ids))
+          local freed = 0
+          for j = 1, #ws do
+            freed = freed + (tonumber(ws[j]) or 0)
+            if freed >= need then
+              found = tonumber(entries[2 * j]) + span - now
+              break
+            end
+          end
+        end
+        wait = math.max(wait, found)
+      else
+        free = math.min(free, cap - u, fair)
+      end
     end
   end
+  c.u = u
 end
 if heavy > 0 then return {-1, heavy, math.floor(now), unpack(cfg)} end
-if wait > 0 then return {0, math.ceil(wait), math.floor(now), unpack(cfg)} end
+if wait > 0 then
+  wait = math.ceil(wait)
+  for i = 1, k do
+    local meta, q = KEYS[3 * i], KEYS[3 * i + 2]
+    local til = math.ceil(now + wait + slack)
+    if redis.call('HSET', q, proc, til .. ':' .. queued) == 1 then redis.call('PEXPIRE', q, math.ceil(conf[i].span + lease) + 60000) end
+    if til > conf[i].qt then redis.call('HSET', meta, 'qt', til) end
+  end
+  return {0, wait, math.floor(now), unpack(cfg)}
+end
 local granted = math.max(weight, free)
+if extra > 0 then
+  local x = extra
+  for i = 1, k do
+    local c = conf[i]
+    if c.fair then x = 0 else x = math.min(x, (room and math.floor(c.cap / 2) or c.cap) - c.u - granted) end
+  end
+  if x > 0 then granted = granted + x end
+end
+local more = queued - granted
 for i = 1, k do
-  local meta, log = KEYS[1 + 2 * i], KEYS[2 + 2 * i]
+  local meta, log, q = KEYS[3 * i], KEYS[3 * i + 1], KEYS[3 * i + 2]
+  local c = conf[i]
   redis.call('ZADD', log, now + lease, id)
-  local ttl = math.ceil(spans[i] + lease) + 60000
-  -- The keys' expiry is set again when it is 10 s old, or when the log may be new (nothing was
-  -- counted): they expire 50 to 60 s after their last write, at two calls fewer per grant.
-  local x = conf[i][6]
-  if used[i] == 0 or now + ttl - x > 10000 then
+  local ttl = math.ceil(c.span + lease) + 60000
+  local x = c.x
+  if c.u == 0 or now + ttl - x > 10000 then
     x = now + ttl
     redis.call('PEXPIRE', meta, ttl)
     redis.call('PEXPIRE', log, ttl)
+    redis.call('PEXPIRE', q, ttl)
   end
-  redis.call('HSET', meta, '#' .. id, granted, 'used', used[i] + granted, 'x', x)
+  local set = {'#' .. id, granted, 'used', c.u + granted, 'x', x, mine, c.own + granted}
+  if c.swept then set[#set + 1] = 'e'; set[#set + 1] = now end
+  if more > 0 then
+    local til = math.ceil(now + slack)
+    if redis.call('HSET', q, proc, til .. ':' .. more) == 1 then redis.call('PEXPIRE', q, ttl) end
+    set[#set + 1] = 'qt'; set[#set + 1] = math.max(c.qt, til)
+  elseif c.listed then
+    redis.call('HDEL', q, proc)
+  end
+  redis.call('HSET', meta, unpack(set))
 end
 return {1, granted, math.floor(now), unpack(cfg)}
 `;
@@ -256,6 +373,7 @@ if g then
   local moved = math.min(g, weight)
   redis.call('HSET', KEYS[1], '#' .. ARGV[6], g - moved)
   redis.call('HINCRBY', KEYS[1], '~' .. ARGV[6], moved)
+  redis.call('HINCRBY', KEYS[1], 'u.' .. owner(ARGV[6]), -moved)
   u = u - moved
 end
 count(KEYS[1], KEYS[2], u, now, w + m, ARGV[4], weight)
@@ -271,7 +389,7 @@ export const PROBE = `return 1`;
  * subtracting, makes a repeated call harmless.
  * KEYS: meta, log. ARGV: id, sent.
  */
-export const RELEASE = `
+export const RELEASE = `${OWNER}
 local g = tonumber(redis.call('HGET', KEYS[1], '#' .. ARGV[1]))
 if not g then return 0 end
 local sent = tonumber(ARGV[2]) - (tonumber(redis.call('HGET', KEYS[1], '~' .. ARGV[1])) or 0)
@@ -285,6 +403,7 @@ end
 local used = (tonumber(redis.call('HGET', KEYS[1], 'used')) or 0) - (g - sent)
 if used < 0 then used = 0 end
 redis.call('HSET', KEYS[1], 'used', used)
+redis.call('HINCRBY', KEYS[1], 'u.' .. owner(ARGV[1]), sent - g)
 return g - sent
 `;
 
@@ -305,6 +424,7 @@ if hold > 0 and holdMs > 0 then
   if extra > 0 then
     redis.call('ZADD', KEYS[2], now + holdMs - span, ARGV[7])
     redis.call('HSET', KEYS[1], '#' .. ARGV[7], extra, 'used', u + extra)
+    redis.call('HINCRBY', KEYS[1], 'u.' .. owner(ARGV[7]), extra)
   end
 end
 local ttl = math.ceil(span + math.max(p, holdMs)) + 60000

@@ -28,11 +28,18 @@ export interface RedisStoreOptions {
    */
   readonly leaseMs?: number;
   /**
-   * Permits asked for beyond what the tasks waiting on a limit need (a lease kept for tasks still
-   * to come). 0 asks for exactly what waits: one round trip per admission when one task waits.
-   * @default 0
+   * Permits asked for beyond what the tasks waiting on a limit need: a lease kept for tasks still
+   * to come, sent without a round trip while it lasts (`leaseMs`); what is left of it is given
+   * back when it ends.
+   * - `"auto"`: as many as this process sent on the limit in the last `leaseMs` at its rate over
+   *   the last window, at most 32, and only while the limit stays at most half used and no other
+   *   process waits its turn: a lease then holds back nobody, and on a limit that binds every
+   *   admission is one round trip;
+   * - a number: that many, whenever the limit has room for them;
+   * - 0: exactly what waits, one round trip per admission when one task waits.
+   * @default "auto"
    */
-  readonly prefetch?: number;
+  readonly prefetch?: number | 'auto';
   /**
    * The most weight one request asks for for the tasks already waiting; never more than a
    * sixteenth of the limit, so that processes waiting together take turns. @default 64
@@ -90,6 +97,9 @@ interface Pending {
   readonly args: readonly (string | number)[];
 }
 
+/** The most permits `prefetch: "auto"` asks for beyond what waits. */
+const AUTO_MAX = 32;
+
 const acquireScript = new Script(ACQUIRE);
 const releaseScript = new Script(RELEASE);
 const lateScript = new Script(LATE);
@@ -136,6 +146,7 @@ export class RedisStore implements LimitStore {
   readonly prefix: string;
   readonly clock: Clock;
   private readonly redis: RedisScripting;
+  /** Permits asked for beyond what waits; -1 for `"auto"`. */
   private readonly prefetch: number;
   private readonly maxBatch: number;
   private readonly timeoutMs: number;
@@ -187,7 +198,7 @@ export class RedisStore implements LimitStore {
     const timerMs = (v: number): boolean => v > 0 && v <= MAX_TIMEOUT_MS;
     const timerExpected = `a positive number of milliseconds, at most ${MAX_TIMEOUT_MS}`;
     this.leaseMs = readNumber(options.leaseMs, 20, '`leaseMs`', timerExpected, timerMs);
-    this.prefetch = readNumber(options.prefetch, 0, '`prefetch`', 'a non-negative integer', (v) => Number.isSafeInteger(v) && v >= 0);
+    this.prefetch = options.prefetch === 'auto' ? -1 : readNumber(options.prefetch, -1, '`prefetch`', 'a non-negative integer or "auto"', (v) => Number.isSafeInteger(v) && v >= 0);
     this.maxBatch = readNumber(options.maxBatch, 64, '`maxBatch`', 'a positive integer', (v) => Number.isSafeInteger(v) && v > 0);
     this.timeoutMs = readNumber(options.timeoutMs, 250, '`timeoutMs`', timerExpected, timerMs);
     this.retryMs = readNumber(options.retryMs, 50, '`retryMs`', timerExpected, timerMs);
@@ -291,19 +302,23 @@ export class RedisStore implements LimitStore {
     // all wait when a window frees then take turns rather than the fastest taking it all.
     let batch = this.maxBatch;
     let queued = 0;
+    const sentAt = this.clock.now();
+    const at = linked[0]!.host.clock.now();
+    let extra = this.prefetch < 0 ? AUTO_MAX : this.prefetch;
     for (const l of linked) {
       if (l.queuedWeight > queued) queued = l.queuedWeight;
       batch = Math.min(batch, Math.ceil(l.limit / 16));
+      // "auto": what this process sent in the last leaseMs, at its rate over the last window.
+      if (this.prefetch < 0) extra = Math.min(extra, Math.floor((l.usedAt(at) * this.leaseMs) / l.windowMs));
     }
-    const want = Math.max(weight, Math.min(queued, batch)) + this.prefetch;
+    const want = Math.max(weight, Math.min(queued, batch));
     const keys: string[] = [this.epochKey, this.procsKey];
     const grace = this.staleMs + this.leaseMs + this.fallbackMaxMs;
-    const sentAt = this.clock.now();
-    const args: (string | number)[] = [id, weight, want, this.leaseMs, this.deadline(sentAt), this.id, this.processes, this.staleMs, grace];
+    const args: (string | number)[] = [id, weight, want, this.leaseMs, this.deadline(sentAt), this.id, this.processes, this.staleMs, grace, extra, this.prefetch < 0 ? 1 : 0, queued];
     for (const l of linked) {
       l.pending = true;
-      keys.push(this.metaKey(l), this.logKey(l));
-      args.push(l.limit, l.windowMs, l.marginMs, l.reservedFor(priority), l.lateness(l.host.clock.now()));
+      keys.push(this.metaKey(l), this.logKey(l), this.waitKey(l));
+      args.push(l.limit, l.windowMs, l.marginMs, l.reservedFor(priority), l.lateness(at));
     }
     this.call(acquireScript, keys, args, true).then(
       (reply) => this.answered(linked, id, weight, reply as number[], sentAt),
@@ -314,7 +329,7 @@ export class RedisStore implements LimitStore {
           l.retryAt = now + this.retryMs;
         }
         // The script may have run and its answer been lost: give back whatever it granted.
-        for (let i = 0; i < linked.length; i++) this.send(releaseScript, [keys[2 + 2 * i]!, keys[3 + 2 * i]!], [id, 0]);
+        for (const l of linked) this.send(releaseScript, [this.metaKey(l), this.logKey(l)], [id, 0]);
         this.failed(error);
         linked[0]!.host.wake();
       },
@@ -586,6 +601,10 @@ export class RedisStore implements LimitStore {
 
   private logKey(l: WindowLimit): string {
     return `{${this.prefix}}:l:${l.name}`;
+  }
+
+  private waitKey(l: WindowLimit): string {
+    return `{${this.prefix}}:q:${l.name}`;
   }
 }
 

@@ -90,6 +90,20 @@ export function countIn(times: readonly number[], from: number, to: number): num
   return n;
 }
 
+/**
+ * The furthest any process's share strays from an equal one over any `spanMs` from `from` to `to`
+ * (start instants every 50 ms): |sent - total / processes| / (total / processes).
+ */
+export function worstShare(each: readonly (readonly number[])[], from: number, to: number, spanMs: number): number {
+  let worst = 0;
+  for (let a = from; a + spanMs <= to; a += 50) {
+    const counts = each.map((ts) => countIn(ts, a, a + spanMs));
+    const equal = counts.reduce((x, y) => x + y, 0) / counts.length;
+    for (const c of counts) worst = Math.max(worst, Math.abs(c - equal) / equal);
+  }
+  return worst;
+}
+
 export const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
 
 export async function waitFor(check: () => boolean | Promise<boolean>, timeoutMs: number): Promise<void> {

@@ -1,6 +1,6 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { afterAll, describe, expect, it } from 'vitest';
-import { PORT, type Worker, cleanPrefix, connect, countIn, mostInAnyWindow, sleep, startWorker, uniquePrefix, waitFor } from './harness.js';
+import { PORT, type Worker, cleanPrefix, connect, countIn, mostInAnyWindow, sleep, startWorker, uniquePrefix, waitFor, worstShare } from './harness.js';
 
 // Four engine processes on one account share one limit of 100 per second through Redis
 // (the tests' Redis, REDIS_URL; each test with a key prefix of its own).
@@ -27,7 +27,7 @@ const all = (workers: readonly Worker[]): number[] => workers.flatMap((w) => w.t
 const first = (workers: readonly Worker[]): number => Math.min(...all(workers));
 
 describe('four processes on one Redis limit of 100 per second', () => {
-  it('never send more than 100 in any second, and use at least 95% of the limit over 5 s', async () => {
+  it('never send more than 100 in any second, use at least 95% of the limit over 5 s, and share it within 20% of equal over any 2 s', async () => {
     const { workers } = run(PORT, 'saturate', 6);
     await Promise.all(workers.map((w) => w.exited));
     const times = all(workers);
@@ -35,6 +35,12 @@ describe('four processes on one Redis limit of 100 per second', () => {
     const t0 = first(workers);
     expect(countIn(times, t0, t0 + 5000)).toBeGreaterThanOrEqual(0.95 * 5 * N);
     for (const w of workers) expect(w.times.length).toBeGreaterThan(0);
+    // Fair shares once all four wait: from a window after the last one's first dispatch (it
+    // catches up on the others meanwhile) to the first one's last.
+    const from = Math.max(...workers.map((w) => Math.min(...w.times))) + W;
+    const to = Math.min(...workers.map((w) => Math.max(...w.times)));
+    expect(to - from).toBeGreaterThanOrEqual(2000);
+    expect(worstShare(workers.map((w) => w.times), from, to, 2000)).toBeLessThanOrEqual(0.2);
   }, 30_000);
 
   it('never send more than 100 in any second when one task in five does random synchronous work of up to 50 ms', async () => {

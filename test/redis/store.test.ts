@@ -6,7 +6,7 @@ import { ACQUIRE, LATE, RELEASE } from '../../src/redis/scripts.js';
 import { Scheduler } from '../../src/schedule/scheduler.js';
 import { memoryStore } from '../../src/schedule/store.js';
 import { REDIS_URL } from './address.js';
-import { cleanPrefix, connect, mostInAnyWindow, sleep, uniquePrefix, waitFor } from './harness.js';
+import { cleanPrefix, connect, mostInAnyWindow, sleep, uniquePrefix, waitFor, worstShare } from './harness.js';
 
 const client = connect();
 const prefixes: string[] = [];
@@ -117,9 +117,9 @@ describe('RedisStore', () => {
   it('answers a repeated request with its first grant, charging once', async () => {
     const prefix = prefixFor('idem');
     await warm(prefix);
-    const keys = [`{${prefix}}:epoch`, `{${prefix}}:procs`, `{${prefix}}:m:orders`, `{${prefix}}:l:orders`];
-    // id, weight, want, lease, deadline, process, P, stale, grace; then n, w, m, reserved, late
-    const args = ['p.1', 1, 3, 20, 0, 'p', 0, 1000, 0, 10, 1000, 0, 0, 0];
+    const keys = [`{${prefix}}:epoch`, `{${prefix}}:procs`, `{${prefix}}:m:orders`, `{${prefix}}:l:orders`, `{${prefix}}:q:orders`];
+    // id, weight, want, lease, deadline, process, P, stale, grace, extra, room, queued; then n, w, m, reserved, late
+    const args = ['p.1', 1, 3, 20, 0, 'p', 0, 1000, 0, 0, 0, 3, 10, 1000, 0, 0, 0];
     const a = (await client.eval(ACQUIRE, keys.length, ...keys, ...args)) as number[];
     const b = (await client.eval(ACQUIRE, keys.length, ...keys, ...args)) as number[];
     expect(a.slice(0, 2)).toEqual([1, 3]);
@@ -131,9 +131,9 @@ describe('RedisStore', () => {
   it('counts every grant longer by the latest arrival any process measured lately, the configured margin otherwise (R13)', async () => {
     const prefix = prefixFor('late');
     await warm(prefix);
-    const keys = [`{${prefix}}:epoch`, `{${prefix}}:procs`, `{${prefix}}:m:orders`, `{${prefix}}:l:orders`];
-    // id, weight, want, lease, deadline, process, P, stale, grace; then n, w, m, reserved, late
-    const acquire = (id: string, late: number) => client.eval(ACQUIRE, keys.length, ...keys, id, 1, 1, 0, 0, 'p', 0, 1000, 0, 1, 1000, 5, 0, late) as Promise<number[]>;
+    const keys = [`{${prefix}}:epoch`, `{${prefix}}:procs`, `{${prefix}}:m:orders`, `{${prefix}}:l:orders`, `{${prefix}}:q:orders`];
+    // id, weight, want, lease, deadline, process, P, stale, grace, extra, room, queued; then n, w, m, reserved, late
+    const acquire = (id: string, late: number) => client.eval(ACQUIRE, keys.length, ...keys, id, 1, 1, 0, 0, 'p', 0, 1000, 0, 0, 0, 1, 1, 1000, 5, 0, late) as Promise<number[]>;
     // A process saw one of its requests arrive 300 ms after its quickest: every grant counts
     // 1,300 ms, the second process's next one waits for that, not 1,005 ms.
     expect((await acquire('a.1', 300))[0]).toBe(1);
@@ -249,8 +249,8 @@ describe('RedisStore', () => {
     await warm(prefix);
     const keys = [`{${prefix}}:m:orders`, `{${prefix}}:l:orders`];
     const acquire = (id: string) =>
-      // id, weight, want, lease, deadline, process, P, stale, grace; then n, w, m, reserved
-      client.eval(ACQUIRE, 4, `{${prefix}}:epoch`, `{${prefix}}:procs`, ...keys, id, 1, 3, 20, 0, 'p', 0, 1000, 0, 10, 1000, 0, 0, 0);
+      // id, weight, want, lease, deadline, process, P, stale, grace, extra, room, queued; then n, w, m, reserved, late
+      client.eval(ACQUIRE, 5, `{${prefix}}:epoch`, `{${prefix}}:procs`, ...keys, `{${prefix}}:q:orders`, id, 1, 3, 20, 0, 'p', 0, 1000, 0, 0, 0, 3, 10, 1000, 0, 0, 0);
     // n, w, m, id, weight, grant
     const late = (id: string, grant: string) => client.eval(LATE, 2, ...keys, 10, 1000, 0, id, 1, grant);
     const release = (grant: string, sent: number) => client.eval(RELEASE, 2, ...keys, grant, sent);
@@ -275,6 +275,102 @@ describe('RedisStore', () => {
     await sleep(1100);
     await acquire('p.3');
     expect(Object.keys(await meta(prefix, 'orders')).filter((k) => k.startsWith('#') || k.startsWith('~'))).toEqual(['#p.3']);
+  });
+
+  /** ACQUIRE on one limit of `n` per second for the process the id starts with (`<process>.<n>`). */
+  function acquireOn(prefix: string, id: string, o: { weight?: number; want?: number; extra?: number; room?: boolean; queued?: number; n?: number } = {}): Promise<number[]> {
+    const keys = [`{${prefix}}:epoch`, `{${prefix}}:procs`, `{${prefix}}:m:orders`, `{${prefix}}:l:orders`, `{${prefix}}:q:orders`];
+    const weight = o.weight ?? 1;
+    // id, weight, want, lease, deadline, process, P, stale, grace, extra, room, queued; then n, w, m, reserved, late
+    const args = [id, weight, o.want ?? weight, 20, 0, id.split('.')[0]!, 0, 1000, 0, o.extra ?? 0, o.room === true ? 1 : 0, o.queued ?? weight, o.n ?? 10, 1000, 0, 0, 0];
+    return client.eval(ACQUIRE, keys.length, ...keys, ...args) as Promise<number[]>;
+  }
+
+  it('grants a limit that binds to the waiting process with the least in the window first, and only while it waits (fair shares)', async () => {
+    const prefix = prefixFor('fair');
+    await warm(prefix);
+    const release = (grant: string, sent: number) => client.eval(RELEASE, 2, `{${prefix}}:m:orders`, `{${prefix}}:l:orders`, grant, sent);
+    // a takes 8 of 10 with 5 more waiting; b asks for 4 and gets the 2 left, 2 more waiting.
+    expect((await acquireOn(prefix, 'a.1', { want: 8, queued: 13 })).slice(0, 2)).toEqual([1, 8]);
+    expect((await acquireOn(prefix, 'b.1', { want: 4, queued: 4 })).slice(0, 2)).toEqual([1, 2]);
+    expect(Object.keys(await client.hgetall(`{${prefix}}:q:orders`)).sort()).toEqual(['a', 'b']);
+    // a sent 4 of its 8: 4 free. b waits with 2 in the window, a has 4: a is told to look again
+    // (room or not), b gets its 2, and a the rest once b no longer waits.
+    await release('a.1', 4);
+    const held = await acquireOn(prefix, 'a.2', { queued: 5 });
+    expect(held[0]).toBe(0);
+    expect(held[1]).toBeGreaterThanOrEqual(1);
+    expect((await acquireOn(prefix, 'b.2', { want: 2, queued: 2 })).slice(0, 2)).toEqual([1, 2]);
+    expect(Object.keys(await client.hgetall(`{${prefix}}:q:orders`))).toEqual(['a']);
+    expect((await acquireOn(prefix, 'a.3', { want: 5, queued: 5 })).slice(0, 2)).toEqual([1, 2]);
+    const m = await meta(prefix, 'orders');
+    expect([m['u.a'], m['u.b'], m.used]).toEqual(['6', '4', '10']);
+    // A process past the time it said it would ask holds nobody back: a's 2 sent of 6 free 4, and
+    // b, listed with 4 in the window but due long ago, does not keep them from a.
+    await release('a.3', 0);
+    await release('a.1', 2);
+    await client.hset(`{${prefix}}:q:orders`, 'b', '1:4');
+    expect((await acquireOn(prefix, 'a.4', { want: 4, queued: 4 })).slice(0, 2)).toEqual([1, 4]);
+  });
+
+  it('adds a lease for tasks to come only while the limit stays at most half used with room, whenever it has room with a number', async () => {
+    const prefix = prefixFor('extra');
+    await warm(prefix);
+    // 1 + 4 extra: 5 of 10 used, half.
+    expect((await acquireOn(prefix, 'a.1', { extra: 4, room: true })).slice(0, 2)).toEqual([1, 5]);
+    // Half used already: only what waits.
+    expect((await acquireOn(prefix, 'a.2', { extra: 4, room: true })).slice(0, 2)).toEqual([1, 1]);
+    // A number of extra permits: as many as fit, 3 of 4.
+    expect((await acquireOn(prefix, 'a.3', { extra: 4 })).slice(0, 2)).toEqual([1, 4]);
+    expect((await meta(prefix, 'orders')).used).toBe('10');
+  });
+
+  it('sends most tasks on leases when one process sends steadily on a limit far from binding ("auto"), and asks for each with 0', async () => {
+    for (const prefetch of ['auto', 0] as const) {
+      const prefix = prefixFor('auto');
+      await warm(prefix);
+      let acquires = 0;
+      const counting = {
+        evalsha: (sha: string, numKeys: number, ...rest: (string | number)[]) => {
+          if (numKeys > 4 && String(rest[0]).endsWith(':epoch')) acquires++;
+          return client.evalsha(sha, numKeys, ...rest);
+        },
+        eval: (script: string, numKeys: number, ...rest: (string | number)[]) => client.eval(script, numKeys, ...rest),
+      };
+      const store = new RedisStore({ client: counting, prefix, prefetch });
+      const s = new Scheduler({ store });
+      const l = s.limit({ name: 'orders', limit: 100_000, windowMs: 1000 });
+      let sent = 0;
+      const end = Date.now() + 600;
+      while (Date.now() < end) await s.schedule(() => sent++, { limits: l });
+      s.close();
+      await store.close();
+      if (prefetch === 0) expect(acquires).toBe(sent);
+      else expect(acquires).toBeLessThan(sent / 4);
+    }
+  });
+
+  it('gives four processes waiting on a limit that binds shares within 20% of equal over any 2 s, never over N in any window', async () => {
+    const prefix = prefixFor('shares');
+    await warm(prefix);
+    const times: number[][] = [[], [], [], []];
+    const stores = times.map(() => new RedisStore({ client, prefix }));
+    const schedulers = stores.map((store) => new Scheduler({ store }));
+    const limits = schedulers.map((s) => s.limit({ name: 'orders', limit: 20, windowMs: 250 }));
+    const t0 = Date.now();
+    const end = t0 + 2600;
+    // Each keeps 20 tasks waiting until the end.
+    const loop = async (i: number): Promise<void> => {
+      while (Date.now() < end) await schedulers[i]!.schedule(() => times[i]!.push(Date.now()), { limits: limits[i]! });
+    };
+    await Promise.all(times.flatMap((_, i) => Array.from({ length: 20 }, () => loop(i))));
+    for (const s of schedulers) s.close();
+    await Promise.all(stores.map((s) => s.close()));
+    expect(mostInAnyWindow(times.flat(), 250)).toBeLessThanOrEqual(20);
+    const worst = worstShare(times, t0, t0 + 2500, 2000);
+    expect(worst).toBeLessThanOrEqual(0.2);
+    // Utilization kept: 20 per 250 ms for 2.5 s is 200.
+    expect(times.flat().filter((t) => t < t0 + 2500).length).toBeGreaterThanOrEqual(180);
   });
 
   it('waits while Redis is down, sends nothing, and goes on when it answers', async () => {
