@@ -17,46 +17,26 @@ local now = tonumber(t[1]) * 1000 + tonumber(t[2]) / 1000
 `;
 
 /**
- * The process a grant id belongs to (ids are "<process>.<n>"): each process's weight in the
- * window is kept as "u.<process>", for fair shares.
+ * Drops grants that left the window, with what LATE moved out of them ("~<id>"); returns the
+ * weight still in it. Grants are dropped lazily (see ACQUIRE): the weight counted may include some
+ * that left, which only ever over-counts.
  */
-const OWNER = `
-local function owner(id)
-  return string.match(id, '^[^.]*')
-end
-`;
-
-/**
- * Drops grants that left the window, with their processes' weight and what LATE moved out of them
- * ("~<id>"); returns the weight still in it and the weight dropped per process. Grants are dropped lazily (see ACQUIRE): the weight counted may include some that left,
- * which only ever over-counts.
- */
-const EXPIRE = `${OWNER}
+const EXPIRE = `
 local function expire(meta, log, used, now, span)
   local old = redis.call('ZRANGEBYSCORE', log, '-inf', now - span)
-  if #old == 0 then return used, {} end
-  local per = {}
+  if #old == 0 then return used end
   for i = 1, #old, 500 do
-    local last = math.min(i + 499, #old)
     local ids = {}
-    for j = i, last do ids[#ids + 1] = '#' .. old[j] end
+    for j = i, math.min(i + 499, #old) do ids[#ids + 1] = '#' .. old[j] end
     local ws = redis.call('HMGET', meta, unpack(ids))
-    for j = 1, #ws do
-      local g = tonumber(ws[j]) or 0
-      used = used - g
-      local p = owner(old[i + j - 1])
-      per[p] = (per[p] or 0) + g
-    end
-    for j = i, last do ids[#ids + 1] = '~' .. old[j] end
+    for j = 1, #ws do used = used - (tonumber(ws[j]) or 0) end
+    for j = i, math.min(i + 499, #old) do ids[#ids + 1] = '~' .. old[j] end
     redis.call('HDEL', meta, unpack(ids))
   end
   redis.call('ZREMRANGEBYSCORE', log, '-inf', now - span)
-  for p, g in pairs(per) do
-    if g > 0 then redis.call('HINCRBY', meta, 'u.' .. p, -g) end
-  end
   if used < 0 then used = 0 end
   redis.call('HSET', meta, 'used', used)
-  return used, per
+  return used
 end
 `;
 
@@ -69,7 +49,6 @@ local function count(meta, log, used, now, span, id, weight)
   used = expire(meta, log, used, now, span)
   redis.call('ZADD', log, now, id)
   redis.call('HSET', meta, '#' .. id, weight, 'used', used + weight)
-  redis.call('HINCRBY', meta, 'u.' .. owner(id), weight)
   redis.call('PEXPIRE', meta, math.ceil(span) + 60000)
   redis.call('PEXPIRE', log, math.ceil(span) + 60000)
 end
@@ -130,8 +109,8 @@ end
 
 /**
  * Grants permits for one task on one or more limits, all or none.
- * KEYS: epoch, processes, then meta, log and waiting processes ("q": process -> "until:weight")
- * of each limit.
+ * KEYS: epoch, processes, then meta, log and waiting processes of each limit ("q": process ->
+ * "until:weight waiting:score:instant of the score").
  * ARGV: id, weight, want (what waits, as much as one grant may take), lease (ms), deadline
  * (Redis ms; 0: none), process, P (0: no local shares), stale (ms), grace (ms), extra (permits
  * beyond want, a lease for tasks to come), room (1: the extra only while the limit stays at most
@@ -143,26 +122,32 @@ end
  * repeated id returns its grant again.
  *
  * Fair shares: a process with more waiting than it is granted says so in "q" until a little after
- * it will ask again (a new entry sets the key's expiry). While other processes wait and what all of them want does not fit, a
- * grant goes first to the one with the least weight in the window ("u.<process>"); the others are
- * told to look again when it is due to ask. Grants that left the window are dropped when it
- * matters (what waits may not fit counting them, others wait) or a span after the last time,
- * which saves most grants four calls.
+ * it will ask again (a new entry sets the key's expiry), with its score: the weight it was granted
+ * while listed, decaying by e every quarter of a window (what it took one window does not weigh
+ * on the next). While other processes wait and what all of them want does not fit, a grant goes
+ * only to a process whose score is less than one above the least of the others waiting; the
+ * others are told to look again when that one is due to ask. Permits freed one by one thus go
+ * round the processes one by one, not to whichever process's grants left the window first. An
+ * entry whose score has decayed away (10 windows and 10 s) is dropped.
+ *
+ * Grants that left the window are dropped when it matters (what waits may not fit counting them,
+ * others wait), else every span or 250 ms, whichever is shorter (so that one drop never holds
+ * Redis up for long): most grants save four calls.
  *
  * In order: every limit's configuration first, with whether this id was granted already (a
  * repeated request returns its grant again), when the keys were last set to expire ("x"), when
  * grants that left the window were last dropped ("e"), until when some process may be waiting
- * ("qt"), and this process's weight in the window. The latest arrival sent is kept when larger, or
- * when the one kept is out of its time; the same one is kept again once a second at most, so that
- * it stays in force while measured, at no call on most grants. A process held back for another
- * looks again when that one is due to have asked; one denied for room when Redis says enough will
- * have left the window, or after `stale` when shares held for processes away may free first. A
- * process waiting (denied, or granted less than waits) is listed in "q" until `lease` + 10 ms
- * after it is due to ask again. A lease for tasks to come is never added while processes wait
- * their turn, and with room only while the limit stays at most half used, so that it holds back
- * no other process on a limit that binds. The keys' expiry is set again when it is 10 s old, or
- * when the log may be new (nothing was counted): they expire 50 to 60 s after their last write,
- * at two calls fewer per grant.
+ * ("qt"). The latest arrival sent is kept when larger, or when the one kept is out of its time;
+ * the same one is kept again once a second at most, so that it stays in force while measured, at
+ * no call on most grants. A process held back for another looks again when that one is due to
+ * have asked; one denied for room when Redis says enough will have left the window, or after
+ * `stale` when shares held for processes away may free first. A process waiting (denied, or
+ * granted less than waits) is listed in "q" until `lease` + 50 ms after it is due to ask again; a
+ * process listed that is granted all it waits for stays in "q", not waiting, with its score. A
+ * lease for tasks to come is never added while processes wait their turn, and with room only
+ * while the limit stays at most half used, so that it holds back no other process on a limit that
+ * binds. The keys' expiry is set again when it is 10 s old, or when the log may be new (nothing
+ * was counted): they expire 50 to 60 s after their last write, at two calls fewer per grant.
  */
 export const ACQUIRE = `${NOW}${EXPIRE}${CONFIG}${AWAY}${EPOCH}
 local id = ARGV[1]
@@ -186,21 +171,20 @@ if P > 0 then
   redis.call('ZREMRANGEBYSCORE', KEYS[2], '-inf', now - grace - 172800000)
   fresh = redis.call('ZCOUNT', KEYS[2], now - stale, '+inf')
 end
-local slack = lease + 10
-local mine = 'u.' .. proc
+local slack = lease + 50
 local cfg = {}
 local conf = {}
 local prev = false
 for i = 1, k do
   local meta = KEYS[3 * i]
   local b = 12 + (i - 1) * 5
-  local n, w, m, u, pause, f, mx, mxt = config(meta, tonumber(ARGV[b + 1]), tonumber(ARGV[b + 2]), tonumber(ARGV[b + 3]), {'#' .. id, 'x', 'e', 'qt', mine})
+  local n, w, m, u, pause, f, mx, mxt = config(meta, tonumber(ARGV[b + 1]), tonumber(ARGV[b + 2]), tonumber(ARGV[b + 3]), {'#' .. id, 'x', 'e', 'qt'})
   local late = tonumber(ARGV[b + 5])
   if late > 0 and (late > mx or now - mxt > (late == mx and 1000 or math.max(10000, 2 * w))) then
     redis.call('HSET', meta, 'mx', late, 'mxt', now)
     if late > m then m = late end
   end
-  conf[i] = {n = n, w = w, m = m, u = u, pause = pause, x = tonumber(f[2]) or 0, e = tonumber(f[3]) or 0, qt = tonumber(f[4]) or 0, own = math.max(0, tonumber(f[5]) or 0)}
+  conf[i] = {n = n, w = w, m = m, u = u, pause = pause, x = tonumber(f[2]) or 0, e = tonumber(f[3]) or 0, qt = tonumber(f[4]) or 0, score = 0}
   if f[1] then prev = f[1] end
   cfg[#cfg + 1] = n; cfg[#cfg + 1] = w
 end
@@ -226,41 +210,38 @@ for i = 1, k do
     if from > now then
       wait = math.max(wait, from - now)
     else
-      if u + want > cap or others or now - c.e >= span then
-        local per
-        u, per = expire(meta, log, u, now, span)
-        c.own = math.max(0, c.own - (per[proc] or 0))
+      if u + want > cap or others or now - c.e >= math.min(span, 250) then
+        u = expire(meta, log, u, now, span)
         c.swept = true
       end
       local fair = math.huge
       local due = now
       if others then
         local all = redis.call('HGETALL', q)
-        local fields, dues, demand = {}, {}, 0
+        local demand, least, any, gone = 0, math.huge, false, {}
         for j = 1, #all, 2 do
-          local s = string.find(all[j + 1], ':', 1, true)
-          local til = tonumber(string.sub(all[j + 1], 1, s - 1))
+          local til, d, v, t = string.match(all[j + 1], '^([^:]*):([^:]*):([^:]*):(.*)$')
+          til, t = tonumber(til), tonumber(t)
+          local sc = tonumber(v) * math.exp(4 * (t - now) / c.w)
           if all[j] == proc then
             c.listed = true
+            c.score = sc
           elseif til >= now then
-            fields[#fields + 1] = 'u.' .. all[j]
-            dues[#dues + 1] = til
-            demand = demand + tonumber(string.sub(all[j + 1], s + 1))
+            any = true
+            demand = demand + tonumber(d)
+            if sc < least then least, due = sc, til end
+          elseif now - t > 10 * c.w + 10000 then
+            gone[#gone + 1] = all[j]
           end
         end
-        if #fields > 0 and u + queued + demand > cap then
+        if #gone > 0 then redis.call('HDEL', q, unpack(gone)) end
+        if any and u + queued + demand > cap then
           c.fair = true
-          local us = redis.call('HMGET', meta, unpack(fields))
-          local least = math.huge
-          for j = 1, #us do
-            local x = math.max(0, tonumber(us[j]) or 0)
-            if x < least then least, due = x, dues[j] end
-          end
-          fair = least + weight - c.own
+          fair = math.floor(least + 1 - c.score) + weight
         end
       end
       if fair < weight then
-        wait = math.max(wait, due - slack - now, 1)
+        wait = math.max(wait, due - slack - now, 2)
       elseif u + weight > cap then
         local need = u + weight - cap
         local found = stale
@@ -292,7 +273,7 @@ if wait > 0 then
   for i = 1, k do
     local meta, q = KEYS[3 * i], KEYS[3 * i + 2]
     local til = math.ceil(now + wait + slack)
-    if redis.call('HSET', q, proc, til .. ':' .. queued) == 1 then redis.call('PEXPIRE', q, math.ceil(conf[i].span + lease) + 60000) end
+    if redis.call('HSET', q, proc, til .. ':' .. queued .. ':' .. conf[i].score .. ':' .. now) == 1 then redis.call('PEXPIRE', q, math.ceil(conf[i].span + lease) + 60000) end
     if til > conf[i].qt then redis.call('HSET', meta, 'qt', til) end
   end
   return {0, wait, math.floor(now), unpack(cfg)}
@@ -319,14 +300,15 @@ for i = 1, k do
     redis.call('PEXPIRE', log, ttl)
     redis.call('PEXPIRE', q, ttl)
   end
-  local set = {'#' .. id, granted, 'used', c.u + granted, 'x', x, mine, c.own + granted}
+  local set = {'#' .. id, granted, 'used', c.u + granted, 'x', x}
   if c.swept then set[#set + 1] = 'e'; set[#set + 1] = now end
+  local score = c.score + granted
   if more > 0 then
     local til = math.ceil(now + slack)
-    if redis.call('HSET', q, proc, til .. ':' .. more) == 1 then redis.call('PEXPIRE', q, ttl) end
+    if redis.call('HSET', q, proc, til .. ':' .. more .. ':' .. score .. ':' .. now) == 1 then redis.call('PEXPIRE', q, ttl) end
     set[#set + 1] = 'qt'; set[#set + 1] = math.max(c.qt, til)
   elseif c.listed then
-    redis.call('HDEL', q, proc)
+    redis.call('HSET', q, proc, '0:0:' .. score .. ':' .. now)
   end
   redis.call('HSET', meta, unpack(set))
 end
@@ -373,7 +355,6 @@ if g then
   local moved = math.min(g, weight)
   redis.call('HSET', KEYS[1], '#' .. ARGV[6], g - moved)
   redis.call('HINCRBY', KEYS[1], '~' .. ARGV[6], moved)
-  redis.call('HINCRBY', KEYS[1], 'u.' .. owner(ARGV[6]), -moved)
   u = u - moved
 end
 count(KEYS[1], KEYS[2], u, now, w + m, ARGV[4], weight)
@@ -389,7 +370,7 @@ export const PROBE = `return 1`;
  * subtracting, makes a repeated call harmless.
  * KEYS: meta, log. ARGV: id, sent.
  */
-export const RELEASE = `${OWNER}
+export const RELEASE = `
 local g = tonumber(redis.call('HGET', KEYS[1], '#' .. ARGV[1]))
 if not g then return 0 end
 local sent = tonumber(ARGV[2]) - (tonumber(redis.call('HGET', KEYS[1], '~' .. ARGV[1])) or 0)
@@ -403,7 +384,6 @@ end
 local used = (tonumber(redis.call('HGET', KEYS[1], 'used')) or 0) - (g - sent)
 if used < 0 then used = 0 end
 redis.call('HSET', KEYS[1], 'used', used)
-redis.call('HINCRBY', KEYS[1], 'u.' .. owner(ARGV[1]), sent - g)
 return g - sent
 `;
 
@@ -424,7 +404,6 @@ if hold > 0 and holdMs > 0 then
   if extra > 0 then
     redis.call('ZADD', KEYS[2], now + holdMs - span, ARGV[7])
     redis.call('HSET', KEYS[1], '#' .. ARGV[7], extra, 'used', u + extra)
-    redis.call('HINCRBY', KEYS[1], 'u.' .. owner(ARGV[7]), extra)
   end
 end
 local ttl = math.ceil(span + math.max(p, holdMs)) + 60000

@@ -286,31 +286,40 @@ describe('RedisStore', () => {
     return client.eval(ACQUIRE, keys.length, ...keys, ...args) as Promise<number[]>;
   }
 
-  it('grants a limit that binds to the waiting process with the least in the window first, and only while it waits (fair shares)', async () => {
+  it('grants a limit that binds only to a waiting process within one permit of the least served of the others waiting, and only while they wait (fair shares)', async () => {
     const prefix = prefixFor('fair');
     await warm(prefix);
+    const q = `{${prefix}}:q:orders`;
     const release = (grant: string, sent: number) => client.eval(RELEASE, 2, `{${prefix}}:m:orders`, `{${prefix}}:l:orders`, grant, sent);
     // a takes 8 of 10 with 5 more waiting; b asks for 4 and gets the 2 left, 2 more waiting.
     expect((await acquireOn(prefix, 'a.1', { want: 8, queued: 13 })).slice(0, 2)).toEqual([1, 8]);
     expect((await acquireOn(prefix, 'b.1', { want: 4, queued: 4 })).slice(0, 2)).toEqual([1, 2]);
-    expect(Object.keys(await client.hgetall(`{${prefix}}:q:orders`)).sort()).toEqual(['a', 'b']);
-    // a sent 4 of its 8: 4 free. b waits with 2 in the window, a has 4: a is told to look again
+    expect(Object.keys(await client.hgetall(q)).sort()).toEqual(['a', 'b']);
+    // a sent 4 of its 8: 4 free. b waits with a score of 2, a has 8: a is told to look again
     // (room or not), b gets its 2, and a the rest once b no longer waits.
     await release('a.1', 4);
     const held = await acquireOn(prefix, 'a.2', { queued: 5 });
     expect(held[0]).toBe(0);
-    expect(held[1]).toBeGreaterThanOrEqual(1);
+    expect(held[1]).toBeGreaterThanOrEqual(2);
     expect((await acquireOn(prefix, 'b.2', { want: 2, queued: 2 })).slice(0, 2)).toEqual([1, 2]);
-    expect(Object.keys(await client.hgetall(`{${prefix}}:q:orders`))).toEqual(['a']);
+    // b keeps its score, no longer waiting.
+    expect((await client.hget(q, 'b'))!.split(':').slice(0, 2)).toEqual(['0', '0']);
+    expect(Number((await client.hget(q, 'b'))!.split(':')[2])).toBeCloseTo(4, 1);
     expect((await acquireOn(prefix, 'a.3', { want: 5, queued: 5 })).slice(0, 2)).toEqual([1, 2]);
-    const m = await meta(prefix, 'orders');
-    expect([m['u.a'], m['u.b'], m.used]).toEqual(['6', '4', '10']);
-    // A process past the time it said it would ask holds nobody back: a's 2 sent of 6 free 4, and
-    // b, listed with 4 in the window but due long ago, does not keep them from a.
+    expect((await meta(prefix, 'orders')).used).toBe('10');
+    // c takes the 2 that a gives back and waits for 4 more, scored 2. With 2 free again and a
+    // listed as waiting with a score of 10, a is held back and c is not.
     await release('a.3', 0);
-    await release('a.1', 2);
-    await client.hset(`{${prefix}}:q:orders`, 'b', '1:4');
-    expect((await acquireOn(prefix, 'a.4', { want: 4, queued: 4 })).slice(0, 2)).toEqual([1, 4]);
+    expect((await acquireOn(prefix, 'c.1', { want: 2, queued: 6 })).slice(0, 2)).toEqual([1, 2]);
+    await release('c.1', 0);
+    await client.hset(q, 'a', `${Date.now() + 60_000}:5:10:${Date.now()}`);
+    expect((await acquireOn(prefix, 'a.4', { queued: 5 }))[0]).toBe(0);
+    expect((await acquireOn(prefix, 'c.2', { want: 2, queued: 4 })).slice(0, 2)).toEqual([1, 2]);
+    // A process past the time it said it would ask holds nobody back: a, listed as due long ago
+    // with a score of 0, does not keep c (scored 4) from the 2 freed again.
+    await release('c.2', 0);
+    await client.hset(q, 'a', `1:5:0:${Date.now()}`);
+    expect((await acquireOn(prefix, 'c.3', { want: 2, queued: 2 })).slice(0, 2)).toEqual([1, 2]);
   });
 
   it('adds a lease for tasks to come only while the limit stays at most half used with room, whenever it has room with a number', async () => {
