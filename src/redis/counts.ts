@@ -51,6 +51,9 @@ interface Batch {
  */
 export class RedisCounts implements SharedCounts {
   private pending: Buckets = new Map();
+  /** Requests not yet in `pending` and `own` (see `request`), all of the hour `fastHour`. */
+  private fast = new Map<string, Map<string, number[]>>();
+  private fastHour = -Infinity;
   private readonly own: Buckets = new Map();
   private sent: Batch | null = null;
   private readonly once: Batch[] = [];
@@ -84,9 +87,40 @@ export class RedisCounts implements SharedCounts {
   }
 
   request(market: CountedMarket, account: string, contract: string, action: CountedAction, orders: number, at: number): void {
-    const n = BigInt(orders);
-    this.add(market === 'spot' ? 'D' : 'd', utcDayStart(at), account, `${contract}:${action[0]}`, n);
-    this.add(market === 'spot' ? 'H' : 'h', utcHourStart(at), account, 'r', n);
+    // Counted as plain numbers by account and contract, within one hour, and moved into the
+    // buckets before anything reads them: a request costs two map lookups, not four bucket
+    // updates in BigInt.
+    if (!(at >= this.fastHour && at < this.fastHour + HOUR_MS)) {
+      this.fold();
+      this.fastHour = utcHourStart(at);
+    }
+    let byContract = this.fast.get(account);
+    if (byContract === undefined) this.fast.set(account, (byContract = new Map()));
+    let counts = byContract.get(contract);
+    if (counts === undefined) byContract.set(contract, (counts = [0, 0, 0, 0, 0, 0]));
+    counts[(market === 'spot' ? 3 : 0) + (action === 'place' ? 0 : action === 'amend' ? 1 : 2)]! += orders;
+  }
+
+  /** Moves the requests counted since the last time into the buckets, as pending and own. */
+  private fold(): void {
+    if (this.fast.size === 0) return;
+    const day = utcDayStart(this.fastHour);
+    for (const [account, byContract] of this.fast) {
+      let futures = 0;
+      let spot = 0;
+      for (const [contract, counts] of byContract) {
+        for (let i = 0; i < 6; i++) {
+          const n = counts[i]!;
+          if (n === 0) continue;
+          this.add(i < 3 ? 'd' : 'D', day, account, `${contract}:${'pac'[i % 3]!}`, BigInt(n));
+          if (i < 3) futures += n;
+          else spot += n;
+        }
+      }
+      if (futures > 0) this.add('h', this.fastHour, account, 'r', BigInt(futures));
+      if (spot > 0) this.add('H', this.fastHour, account, 'r', BigInt(spot));
+    }
+    this.fast = new Map();
   }
 
   fill(market: CountedMarket, account: string, contract: string, role: FillRole, volume: string | number, at: number): void {
@@ -148,6 +182,7 @@ export class RedisCounts implements SharedCounts {
       if (this.timer !== null) this.host.clock.clearTimer(this.timer);
       this.timer = null;
       await this.flight;
+      this.fold();
       if (this.sent !== null || this.once.length > 0 || this.pending.size > 0) await this.sync();
       for (const r of this.settling.splice(0)) r();
     })();
@@ -189,6 +224,7 @@ export class RedisCounts implements SharedCounts {
 
   /** One round trip: the batch due (a batch sent before and unanswered first), and the totals. */
   private async sync(): Promise<void> {
+    this.fold();
     const now = this.now();
     let batch = this.sent ?? this.once[0] ?? null;
     if (batch === null && this.pending.size > 0) {
@@ -281,6 +317,7 @@ export class RedisCounts implements SharedCounts {
 
   /** Forgets the days and hours no rule reads any more. */
   private prune(now: number): void {
+    this.fold();
     const day = utcDayStart(now) - DAYS_KEPT * DAY_MS;
     const hour = utcHourStart(now) - HOURS_KEPT * HOUR_MS;
     for (const map of [this.totals, this.own]) {
@@ -294,6 +331,7 @@ export class RedisCounts implements SharedCounts {
   /** Hands the limiter the totals with what it counted and Redis does not hold yet. */
   private publish(): void {
     if (this.onTotals === null || this.closed) return;
+    this.fold();
     const all: Buckets = new Map();
     for (const b of [this.totals, this.sent?.buckets, this.pending]) {
       for (const [key, fields] of b ?? []) for (const [f, n] of fields) addTo(all, key, f, n);
