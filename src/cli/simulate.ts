@@ -4,6 +4,7 @@ import { type Account, type CountedLimit, ExchangeCore, type Party, SPOT_THROTTL
 import { SlidingCount } from '../exchange/sliding-count.js';
 import { HOUR_MS } from '../rules/calendar.js';
 import { type FamilyConfig, type FamilyOptions, FAMILY_OPTION_FIELDS, readFamilyOptions } from '../rules/family.js';
+import { TIERED_VIP_LEVEL } from '../rules/vip.js';
 import { WindowLimit } from '../schedule/window.js';
 import { InputFileError } from './input.js';
 import { type LogRows, type LogSummary, readLog } from './log.js';
@@ -114,7 +115,7 @@ interface AccountState extends PartyState {
 export async function simulate(source: Source, options: SimulateOptions = {}): Promise<SimulationReport> {
   const family = readFamilyOptions(options, [...FAMILY_OPTION_FIELDS, 'vipLevel', 'onProgress'], 'the simulation options');
   const catalog = createCatalog();
-  const vipLevel = options.vipLevel ?? 14;
+  const vipLevel = options.vipLevel ?? TIERED_VIP_LEVEL;
   const run = new Replay(source.name, family, catalog, vipLevel);
   return run.report(await readLog(source, catalog, run, options.onProgress));
 }
