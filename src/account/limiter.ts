@@ -2,7 +2,7 @@ import { InvalidInputError } from '../errors.js';
 import { type Check, checkClockOffset } from '../catalog/validators.js';
 import { type Catalog, type CatalogOptions, type Classification, createCatalog, readClassification } from '../catalog/catalog.js';
 import type { WebSocketBudget } from '../catalog/channels.js';
-import { type AbuseConfig, type AbuseOptions, type Throttle, buildAbuseTimeline, resolveAbuseOptions } from '../rules/abuse.js';
+import { type AbuseConfig, type AbuseOptions, type Throttle, UNTHROTTLED, buildAbuseTimeline, resolveAbuseOptions } from '../rules/abuse.js';
 import { DAY_MS, HOUR_MS, RAISE_OFFSET_MS, formatUtcDay, formatUtcInstant, parseUtcDay, utcDayStart, utcHourStart } from '../rules/calendar.js';
 import { type FamilyConfig, type FamilyOptions, rateFamily, readFamilyOptions, FAMILY_OPTION_FIELDS } from '../rules/family.js';
 import { type TierMargins, tierMargins } from '../rules/margins.js';
@@ -260,7 +260,6 @@ interface SeededHour {
   readonly requests: number;
   readonly traded?: string;
 }
-const UNTHROTTLED = 1_000_000_000;
 const CANCEL_PRIORITY = 10;
 
 interface AccountLimits {

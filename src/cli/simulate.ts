@@ -2,6 +2,7 @@ import { type Catalog, type Classification, createCatalog } from '../catalog/cat
 import type { FillRole } from '../account/tracker.js';
 import { type Account, type CountedLimit, ExchangeCore, type Party, SPOT_THROTTLE_KEY, THROTTLE_KEY } from '../exchange/core.js';
 import { SlidingCount } from '../exchange/sliding-count.js';
+import { UNTHROTTLED } from '../rules/abuse.js';
 import { HOUR_MS } from '../rules/calendar.js';
 import { type FamilyConfig, type FamilyOptions, FAMILY_OPTION_FIELDS, readFamilyOptions } from '../rules/family.js';
 import { TIERED_VIP_LEVEL } from '../rules/vip.js';
@@ -10,7 +11,6 @@ import { InputFileError } from './input.js';
 import { type LogRows, type LogSummary, readLog } from './log.js';
 import type { Source } from './source.js';
 
-const UNTHROTTLED = 1_000_000_000;
 /** The log's accounts form one family. */
 const FAMILY = 'log';
 
