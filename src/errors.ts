@@ -1,14 +1,15 @@
 /**
  * The `code` of every {@link TraderatioError}: `INVALID_INPUT` (an {@link InvalidInputError}),
  * `REFUSED_*` (a {@link RefusedError}, one per {@link RefusalReason}), `EXCHANGE_API_ERROR` (an
- * error answer of the model exchange), `NO_REPLY` (a {@link NoReplyError}), and the command line's
- * `INPUT_FILE` and `OUTPUT_FILE`.
+ * error answer of the model exchange), `NO_REPLY` (a {@link NoReplyError}), `TOO_MANY_TIMERS` (a
+ * {@link TooManyTimersError}), and the command line's `INPUT_FILE` and `OUTPUT_FILE`.
  */
 export type ErrorCode =
   | 'INVALID_INPUT'
   | 'REFUSED_QUEUE_FULL' | 'REFUSED_ABORTED' | 'REFUSED_DEADLINE' | 'REFUSED_TOO_HEAVY' | 'REFUSED_CLOSED'
   | 'EXCHANGE_API_ERROR'
   | 'NO_REPLY'
+  | 'TOO_MANY_TIMERS'
   | 'INPUT_FILE' | 'OUTPUT_FILE';
 
 /**
@@ -168,5 +169,28 @@ export class NoReplyError extends TraderatioError {
   constructor(requestId: string, message: string) {
     super('NO_REPLY', message);
     this.requestId = requestId;
+  }
+}
+
+/**
+ * A `VirtualClock` fired more timers in one `runAll` than its `limit` allows (`limit`, 1,000,000
+ * unless given) and still had some left: something sets a new timer each time one fires, and the
+ * run would never end. Thrown instead of looping for ever; the clock keeps the time it reached.
+ *
+ * @example
+ * ```ts
+ * const clock = new VirtualClock()
+ * const tick = () => clock.setTimer(tick, 1000)
+ * tick()
+ * await clock.runAll(100).catch((e) => e instanceof TooManyTimersError && e.limit) // 100
+ * ```
+ */
+export class TooManyTimersError extends TraderatioError {
+  override readonly name: string = 'TooManyTimersError';
+  /** How many timers the run was allowed to fire. */
+  readonly limit: number;
+  constructor(limit: number, message: string) {
+    super('TOO_MANY_TIMERS', message);
+    this.limit = limit;
   }
 }

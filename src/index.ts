@@ -5,7 +5,7 @@
  * @packageDocumentation
  */
 export {
-  TraderatioError, InvalidInputError, UnknownFieldError, RefusedError, isTraderatioError, isInvalidInputError, isRefusedError,
+  TraderatioError, InvalidInputError, UnknownFieldError, RefusedError, TooManyTimersError, isTraderatioError, isInvalidInputError, isRefusedError,
 } from './errors.js';
 export type { ErrorCode, RefusalReason } from './errors.js';
 

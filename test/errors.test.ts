@@ -1,5 +1,5 @@
 import { describe, expect, expectTypeOf, it } from 'vitest';
-import { type ErrorCode, InvalidInputError, RefusedError, TraderatioError } from '../src/errors.js';
+import { type ErrorCode, InvalidInputError, RefusedError, TooManyTimersError, TraderatioError } from '../src/errors.js';
 import { tradeRatio } from '../src/rules/ratio.js';
 
 describe('InvalidInputError', () => {
@@ -24,5 +24,6 @@ describe('TraderatioError.code', () => {
     expect(new InvalidInputError('x', 1, 'y').code).toBe('INVALID_INPUT');
     expect(['queue-full', 'aborted', 'deadline', 'too-heavy', 'closed'].map((r) => new RefusedError(r as never, '').code))
       .toEqual(['REFUSED_QUEUE_FULL', 'REFUSED_ABORTED', 'REFUSED_DEADLINE', 'REFUSED_TOO_HEAVY', 'REFUSED_CLOSED']);
+    expect(new TooManyTimersError(10, '').code).toBe('TOO_MANY_TIMERS');
   });
 });

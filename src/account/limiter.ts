@@ -2,7 +2,7 @@ import { InvalidInputError } from '../errors.js';
 import { type Check, checkClockOffset } from '../catalog/validators.js';
 import { type Catalog, type CatalogOptions, type Classification, createCatalog, readClassification } from '../catalog/catalog.js';
 import type { WebSocketBudget } from '../catalog/channels.js';
-import { type AbuseConfig, type AbuseOptions, type Throttle, buildAbuseTimeline, resolveAbuseOptions } from '../rules/abuse.js';
+import { type AbuseConfig, type AbuseOptions, type Throttle, UNTHROTTLED, buildAbuseTimeline, resolveAbuseOptions } from '../rules/abuse.js';
 import { DAY_MS, HOUR_MS, RAISE_OFFSET_MS, formatUtcDay, formatUtcInstant, parseUtcDay, utcDayStart, utcHourStart } from '../rules/calendar.js';
 import { type FamilyConfig, type FamilyOptions, rateFamily, readFamilyOptions, FAMILY_OPTION_FIELDS } from '../rules/family.js';
 import { type TierMargins, tierMargins } from '../rules/margins.js';
@@ -15,7 +15,7 @@ import { type ChangeReason, type DailyActivity, type Timeline, type TimelineAcco
 import { Dec } from '../rules/decimal.js';
 import { toDec } from '../rules/fixed.js';
 import type { Tier } from '../rules/tiers.js';
-import { TIERED_VIP_LEVEL, parseVipLevel } from '../rules/vip.js';
+import { TIERED_VIP_LEVEL, isTieredVip, parseVipLevel, tierInForce } from '../rules/vip.js';
 import { type Clock, systemClock } from '../schedule/clock.js';
 import { type HeadersLike, type RateLimitFeedback, readFeedback } from '../schedule/feedback.js';
 import { readGatewayTimes } from '../schedule/gateway-time.js';
@@ -260,7 +260,6 @@ interface SeededHour {
   readonly requests: number;
   readonly traded?: string;
 }
-const UNTHROTTLED = 1_000_000_000;
 const CANCEL_PRIORITY = 10;
 
 interface AccountLimits {
@@ -742,7 +741,7 @@ export class AccountLimiter {
     const next = now < today + RAISE_OFFSET_MS ? today : today + DAY_MS;
     const rating = this.rate(next === today ? today : today + DAY_MS);
     const r = rating.find((x) => x.account === account)!;
-    const tier = this.vipAt(now) >= TIERED_VIP_LEVEL ? r.tier : this.family.tiers[0]!;
+    const tier = tierInForce(this.vipAt(now), r.tier, this.family.tiers);
     return { at: next + RAISE_OFFSET_MS, tier, limit: tier.limit };
   }
 
@@ -757,8 +756,9 @@ export class AccountLimiter {
     this.limitsOf(account);
     const r = this.rate(utcDayStart(this.wallNow()) + DAY_MS).find((x) => x.account === account)!;
     const basis = r.basis === 'own' || r.basis === 'max-own' ? 'own' : 'aggregated';
+    const vip = this.vipAt(this.wallNow());
     // Below VIP 14 every account is at tier 1 whatever its ratio (R4): nothing moves it.
-    if (this.vipAt(this.wallNow()) < TIERED_VIP_LEVEL) return { tier: this.family.tiers[0]!, up: null, down: null, basis };
+    if (!isTieredVip(vip)) return { tier: tierInForce(vip, r.tier, this.family.tiers), up: null, down: null, basis };
     return {
       ...tierMargins(r.effective, {
         tiers: this.family.tiers,
@@ -963,7 +963,7 @@ export class AccountLimiter {
       if (since0800) l.liveCap = null;
       let tier = state.tier;
       // Below VIP 14 the tier is 1 whatever changed last (a drop at the instant of a raise changes nothing).
-      let reason: AccountLimit['reason'] = state.vipLevel < TIERED_VIP_LEVEL ? 'vip-below-14' : (state.since?.reason ?? 'initial');
+      let reason: AccountLimit['reason'] = !isTieredVip(state.vipLevel) ? 'vip-below-14' : (state.since?.reason ?? 'initial');
       if (l.liveCap !== null && l.liveCap.tier < tier.tier) {
         tier = l.liveCap;
         reason = 'live-downgrade';
@@ -1072,7 +1072,7 @@ export class AccountLimiter {
     const ratings = this.rate(utcDayStart(now) + DAY_MS);
     const r = ratings.find((x) => x.account === account);
     if (r === undefined) return;
-    if (this.vipAt(now) >= TIERED_VIP_LEVEL && r.tier.tier < l.local.tier.tier) {
+    if (isTieredVip(this.vipAt(now)) && r.tier.tier < l.local.tier.tier) {
       l.liveCap = r.tier;
       l.local = { tier: r.tier, reason: 'live-downgrade' };
       // A fall seen after the exchange's report is newer than it: the report no longer holds.

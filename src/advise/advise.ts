@@ -9,7 +9,7 @@ import { parseCount, parseId, parseNonNegativeDecimal, readOptions } from '../ru
 import { type RatioResult, compareRatio } from '../rules/ratio.js';
 import { type SpotFillOptions, resolveSpotFillOptions } from '../rules/spot-fill.js';
 import { type Tier, tierOfRatio } from '../rules/tiers.js';
-import { TIERED_VIP_LEVEL, parseVipLevel } from '../rules/vip.js';
+import { TIERED_VIP_LEVEL, isTieredVip, parseVipLevel, tierInForce } from '../rules/vip.js';
 import { type PairCount, isHeavy, withAccountApart, withAmends, withHeavyMoved, withMakerAdded, withMakerShare, withRequestsDropped } from './edits.js';
 import { type ThrottleNearMiss, throttleNearMisses } from './throttles.js';
 
@@ -136,7 +136,7 @@ function resolve(options: AdviseOptions): Resolved {
 /** Rates `activity` with the rules, and each account's gain over `now`. */
 function outcomeOf(activity: readonly AccountActivity[], r: Resolved, now: Outcome | null, family: FamilyConfig = r.family): Outcome {
   const rating = rateFamily(activity, family, r.vipLevel);
-  const aggregatedTier = r.vipLevel >= TIERED_VIP_LEVEL ? tierOfRatio(rating.aggregated, family.tiers) : family.tiers[0]!;
+  const aggregatedTier = tierInForce(r.vipLevel, tierOfRatio(rating.aggregated, family.tiers), family.tiers);
   const accounts = rating.accounts.map((a) => {
     const before = now?.accounts.find((b) => b.account === a.account)?.tier.limit ?? a.tier.limit;
     return { account: a.account, own: a.own, effective: a.effective, basis: a.basis, tier: a.tier, gain: a.tier.limit - before };
@@ -291,7 +291,7 @@ export function advise(activity: AdviceInput | readonly AccountActivity[], optio
   }
 
   // R3: the next tier, per account.
-  if (r.vipLevel >= TIERED_VIP_LEVEL) {
+  if (isTieredVip(r.vipLevel)) {
     for (const a of now.accounts.filter(advised)) {
       const heaviest = input.accounts.find((x) => x.account === a.account)!.contracts
         .map((c) => coefficientOf(ratio.coefficients, normalizeContract(c.contract))).reduce((m, c) => Dec.max(m, c), new Dec(0));

@@ -5,6 +5,7 @@ import { createCatalog } from '../catalog/catalog.js';
 import { DAY_MS, HOUR_MS, formatUtcDay, formatUtcInstant } from '../rules/calendar.js';
 import type { RatioResult } from '../rules/ratio.js';
 import { resolveTiers } from '../rules/tiers.js';
+import { TIERED_VIP_LEVEL, isTieredVip } from '../rules/vip.js';
 import { adviceSvg, type RatioSeries } from './advise-chart.js';
 import { escapeXml } from './chart.js';
 import { readLog } from './log.js';
@@ -125,7 +126,7 @@ export function renderAdvice(run: AdviceRun): string {
     out.push(`${l.lines.toLocaleString('en-US')} lines from ${formatUtcInstant(l.from)} to ${formatUtcInstant(l.to)}, read in ${l.seconds.toFixed(2)} s (${Math.round(l.lines / Math.max(l.seconds, 0.001)).toLocaleString('en-US')} lines/s)`);
     out.push(`Rated: the 7 days ${formatUtcDay(l.windowFrom)} to ${formatUtcDay(l.windowTo)} (the snapshot of ${formatUtcDay(l.windowTo + DAY_MS)} 00:00 UTC)`);
   }
-  out.push(`Family: ${now.accounts.length} account${now.accounts.length === 1 ? '' : 's'}, VIP ${advice.vipLevel}${advice.vipLevel < 14 ? ' (below 14: every account at tier 1, whatever the ratio)' : ''}`);
+  out.push(`Family: ${now.accounts.length} account${now.accounts.length === 1 ? '' : 's'}, VIP ${advice.vipLevel}${!isTieredVip(advice.vipLevel) ? ` (below ${TIERED_VIP_LEVEL}: every account at tier 1, whatever the ratio)` : ''}`);
   out.push(`Now: aggregated ratio ${ratioText(now.aggregated)} (tier ${now.aggregatedTier.tier}); limits ${limitsText(now)} r/s`, '');
   const rows = advice.findings.map((f, i) => [
     String(i + 1), f.rules.join(','), `${f.change}${f.informational ? ' (informational)' : ''}`, ratioText(f.outcome.aggregated), limitsText(f.outcome), gainText(f.outcome.gain),

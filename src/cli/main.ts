@@ -2,7 +2,7 @@ import { InvalidInputError, TraderatioError } from '../errors.js';
 import { type FamilyOptions, type FamilyRating, rateFamily, resolveFamilyOptions } from '../rules/family.js';
 import { WORKED_EXAMPLE } from '../rules/example.js';
 import type { RatioResult } from '../rules/ratio.js';
-import { parseVipLevel } from '../rules/vip.js';
+import { TIERED_VIP_LEVEL, parseVipLevel } from '../rules/vip.js';
 import { writeFileSync } from 'node:fs';
 import { type OptionSpec, type ParsedArgs, UsageError, optionsHelp, parseOptions } from './options.js';
 import { adviseCommand } from './advise-command.js';
@@ -75,7 +75,7 @@ const HELP_OPTION: OptionSpec = { name: 'help', short: 'h', help: 'this help' };
 const JSON_OPTION: OptionSpec = { name: 'json', help: 'print JSON' };
 const THRESHOLD_OPTION: OptionSpec = { name: 'threshold', value: 'X', help: 'own 7-day volume (USDT) from which an account takes max(own, aggregated) (default 1000000)' };
 const BROKER_OPTION: OptionSpec = { name: 'broker', help: 'rate every account by its own ratio only' };
-const VIP_OPTION: OptionSpec = { name: 'vip', value: 'N', help: "the family's VIP level (default 14; below 14 every account is at tier 1)" };
+const VIP_OPTION: OptionSpec = { name: 'vip', value: 'N', help: `the family's VIP level (default ${TIERED_VIP_LEVEL}; below ${TIERED_VIP_LEVEL} every account is at tier 1)` };
 
 const COMMANDS: Readonly<Record<string, Command>> = {
   plan: {
@@ -116,7 +116,7 @@ FILE is a CSV request log with a header row, in time order (- reads standard inp
 A request row has method and path (contract names the futures contract, orders a batch's size);
 a fill row has fill_role (maker or taker), fill_volume (USDT) and contract. at is epoch ms or ISO.
 The log is read as a stream, in constant memory; the accounts in it form one family.`,
-    options: [{ ...VIP_OPTION, help: "the family's VIP level (default 14)" }, JSON_OPTION, HELP_OPTION],
+    options: [{ ...VIP_OPTION, help: `the family's VIP level (default ${TIERED_VIP_LEVEL})` }, JSON_OPTION, HELP_OPTION],
     run: simulateCommand,
   },
   advise: {
@@ -233,11 +233,11 @@ function fileOf(name: string, { positionals }: ParsedArgs): string {
 
 function vipOf({ values, typed }: ParsedArgs): number {
   const value = values.get('vip');
-  if (value === undefined || value === true) return 14;
+  if (value === undefined || value === true) return TIERED_VIP_LEVEL;
   try {
     return parseVipLevel(/^\d+$/.test(value) ? Number(value) : Number.NaN);
   } catch (e) {
-    if (e instanceof InvalidInputError) throw new UsageError(`${typed.get('vip')} takes a VIP level (a whole number such as 14), got "${value}"`);
+    if (e instanceof InvalidInputError) throw new UsageError(`${typed.get('vip')} takes a VIP level (a whole number such as ${TIERED_VIP_LEVEL}), got "${value}"`);
     throw e;
   }
 }

@@ -1,7 +1,7 @@
 import { type FamilyOptions, rateFamily, resolveFamilyOptions } from '../rules/family.js';
 import { toDec } from '../rules/fixed.js';
 import { tierOfRatio } from '../rules/tiers.js';
-import { TIERED_VIP_LEVEL } from '../rules/vip.js';
+import { isTieredVip, tierInForce } from '../rules/vip.js';
 import { type TierMargins, tierMargins } from '../rules/margins.js';
 import type { ContractActivity, RatioResult } from '../rules/ratio.js';
 import { UnknownFieldError } from '../errors.js';
@@ -148,8 +148,8 @@ export interface Plan {
 export function makePlan(input: PlanInput, options: FamilyOptions, vipLevel: number): Plan {
   const config = resolveFamilyOptions(options);
   const rating = rateFamily(input.accounts.map((a) => ({ account: a.account, contracts: a.contracts })), config, vipLevel);
-  const tiered = vipLevel >= TIERED_VIP_LEVEL;
-  const aggregatedTier = tiered ? tierOfRatio(rating.aggregated, config.tiers) : config.tiers[0]!;
+  const tiered = isTieredVip(vipLevel);
+  const aggregatedTier = tierInForce(vipLevel, tierOfRatio(rating.aggregated, config.tiers), config.tiers);
   const marginOptions = { tiers: config.tiers, makerWeight: toDec(config.ratio.makerWeight) };
   const current = Math.max(...input.spotHours.map((h) => h.hour));
   return {
@@ -165,8 +165,9 @@ export function makePlan(input: PlanInput, options: FamilyOptions, vipLevel: num
       basis: a.basis,
       tier: a.tier.tier,
       limit: a.tier.limit,
-      // Below VIP 14 no volume and no request count moves the tier (R4): no margins to give.
-      margins: tiered ? tierMargins(a.effective, marginOptions) : { tier: config.tiers[0]!, up: null, down: null },
+      // Below VIP 14 no volume and no request count moves the account from the tier 1 its rating
+      // gave (R4): no margins to give.
+      margins: tiered ? tierMargins(a.effective, marginOptions) : { tier: a.tier, up: null, down: null },
     })),
   };
 }

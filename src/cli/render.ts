@@ -1,6 +1,6 @@
 import { Dec } from '../rules/decimal.js';
 import type { RatioResult } from '../rules/ratio.js';
-import { TIERED_VIP_LEVEL } from '../rules/vip.js';
+import { TIERED_VIP_LEVEL, isTieredVip } from '../rules/vip.js';
 import { HOUR_MS, formatUtcInstant } from '../rules/calendar.js';
 import type { Throttle } from '../rules/abuse.js';
 import type { Plan } from './plan.js';
@@ -52,7 +52,7 @@ export function usdt(d: Dec): string {
 /** The plan as text. */
 export function renderPlan(plan: Plan): string {
   const head = [
-    `Family: ${plan.accounts.length} account${plan.accounts.length === 1 ? '' : 's'}, VIP ${plan.vipLevel}${plan.vipLevel < TIERED_VIP_LEVEL ? ` (below ${TIERED_VIP_LEVEL}: every account at tier 1)` : ''}`,
+    `Family: ${plan.accounts.length} account${plan.accounts.length === 1 ? '' : 's'}, VIP ${plan.vipLevel}${!isTieredVip(plan.vipLevel) ? ` (below ${TIERED_VIP_LEVEL}: every account at tier 1)` : ''}`,
     `Aggregated ratio ${ratioText(plan.aggregated)} (${plan.aggregated.numerator.toFixed()} / ${plan.aggregated.denominator.toFixed()}): tier ${plan.aggregatedTier}, ${plan.aggregatedLimit} r/s`,
     '',
   ];
@@ -70,7 +70,7 @@ export function renderPlan(plan: Plan): string {
       down === null ? '-' : `${usdt(down.makerVolume)} maker USDT or ${down.spareRequests} request${down.spareRequests === 1 ? '' : 's'}, then ${down.tier.limit} r/s`,
     ];
   });
-  const notes = plan.vipLevel < TIERED_VIP_LEVEL
+  const notes = !isTieredVip(plan.vipLevel)
     ? [`Below VIP ${TIERED_VIP_LEVEL} every account is at tier 1 whatever its ratio: no volume and no request count changes the limit.`]
     : [
       'To the tier above: the maker volume to add, or the requests to drop, that reach it. Spare before the tier below: the maker',

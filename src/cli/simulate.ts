@@ -2,14 +2,15 @@ import { type Catalog, type Classification, createCatalog } from '../catalog/cat
 import type { FillRole } from '../account/tracker.js';
 import { type Account, type CountedLimit, ExchangeCore, type Party, SPOT_THROTTLE_KEY, THROTTLE_KEY } from '../exchange/core.js';
 import { SlidingCount } from '../exchange/sliding-count.js';
+import { UNTHROTTLED } from '../rules/abuse.js';
 import { HOUR_MS } from '../rules/calendar.js';
 import { type FamilyConfig, type FamilyOptions, FAMILY_OPTION_FIELDS, readFamilyOptions } from '../rules/family.js';
+import { TIERED_VIP_LEVEL } from '../rules/vip.js';
 import { WindowLimit } from '../schedule/window.js';
 import { InputFileError } from './input.js';
 import { type LogRows, type LogSummary, readLog } from './log.js';
 import type { Source } from './source.js';
 
-const UNTHROTTLED = 1_000_000_000;
 /** The log's accounts form one family. */
 const FAMILY = 'log';
 
@@ -114,7 +115,7 @@ interface AccountState extends PartyState {
 export async function simulate(source: Source, options: SimulateOptions = {}): Promise<SimulationReport> {
   const family = readFamilyOptions(options, [...FAMILY_OPTION_FIELDS, 'vipLevel', 'onProgress'], 'the simulation options');
   const catalog = createCatalog();
-  const vipLevel = options.vipLevel ?? 14;
+  const vipLevel = options.vipLevel ?? TIERED_VIP_LEVEL;
   const run = new Replay(source.name, family, catalog, vipLevel);
   return run.report(await readLog(source, catalog, run, options.onProgress));
 }

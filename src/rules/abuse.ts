@@ -61,6 +61,14 @@ export interface Throttle extends RateLimit {
   readonly reason: ThrottleReason;
 }
 
+/**
+ * The limit a throttle's window holds while no throttle (R9, R14) is in force: more requests than
+ * any window can hold, so it never delays one. A live throttle window is kept through the hours
+ * when none is in force, so that one turning on counts the dispatches already in its window
+ * (R13); a finite count, because a scheduler's limit is a positive integer.
+ */
+export const UNTHROTTLED = 1_000_000_000;
+
 /** 24-hour totals the throttle is decided on. */
 export interface AbuseWindow {
   /** Every place, cancel and amend request, failed ones included. */

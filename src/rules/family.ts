@@ -7,7 +7,7 @@ import {
   type Fraction, addTotals, compareFractions, fractionOf, fractionOfTotals, RATIO_OPTION_FIELDS, ratioConfigOf, ratioOfTotals, totalsOf,
 } from './ratio.js';
 import { type Tier, type TierRow, type TierTable, resolveTiers, tierOfFraction, tierOfRatio } from './tiers.js';
-import { TIERED_VIP_LEVEL, parseVipLevel } from './vip.js';
+import { TIERED_VIP_LEVEL, parseVipLevel, tierInForce } from './vip.js';
 
 /** How a family's accounts are rated (R7). */
 export type FamilyKind = 'standard' | 'broker';
@@ -116,16 +116,21 @@ export function rateTotals(
   let sum = EMPTY_TOTALS;
   for (const t of totals) sum = addTotals(sum, t);
   const aggregated = ratioOfTotals(sum, config.ratio);
-  const tiered = vipLevel >= TIERED_VIP_LEVEL;
-  const aggregatedTier = tiered && config.familyKind !== 'broker' ? tierOfRatio(aggregated, config.tiers) : config.tiers[0]!;
-  const accounts = ids.map((account, i) => rateAccount(account, totals[i]!, sum, aggregated, aggregatedTier, config, tiered));
+  // A broker family rates every account by its own ratio: the aggregated tier is never used.
+  const aggregatedTier = config.familyKind !== 'broker' ? tierOfRatio(aggregated, config.tiers) : config.tiers[0]!;
+  const accounts = ids.map((account, i) => {
+    const rating = rateAccount(account, totals[i]!, sum, aggregated, aggregatedTier, config);
+    const tier = tierInForce(vipLevel, rating.tier, config.tiers);
+    return tier === rating.tier ? rating : { ...rating, tier };
+  });
   return { aggregated, accounts };
 }
 
 /**
  * Rates one account of a family given the family's summed totals, aggregated ratio and its tier
  * (R7): broker families by the own ratio; otherwise the aggregated ratio below the volume
- * threshold and max(own, aggregated) from it.
+ * threshold and max(own, aggregated) from it. The tier is the one the ratio earns: the VIP level
+ * (R4) is applied by the caller, which knows it ({@link tierInForce}).
  */
 export function rateAccount(
   account: string,
@@ -134,7 +139,6 @@ export function rateAccount(
   aggregated: RatioResult,
   aggregatedTier: Tier,
   config: FamilyConfig,
-  tiered: boolean,
 ): AccountRating {
   // An account with exactly the family's activity shares its ratio object.
   const own = totals === familyTotals ? aggregated : ratioOfTotals(totals, config.ratio);
@@ -143,7 +147,7 @@ export function rateAccount(
   // Decided by the basis, not by object identity: an account alone in its family shares the
   // aggregated ratio object, yet a broker family rates it as its own.
   const byAggregate = basis === 'aggregated' || basis === 'max-aggregated';
-  const tier = !tiered ? config.tiers[0]! : byAggregate ? aggregatedTier : tierOfRatio(effective, config.tiers);
+  const tier = byAggregate ? aggregatedTier : tierOfRatio(effective, config.tiers);
   return { account, own, effective, basis, tier };
 }
 

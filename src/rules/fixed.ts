@@ -1,3 +1,4 @@
+import { InvalidInputError } from '../errors.js';
 import { Dec } from './decimal.js';
 
 /**
@@ -60,7 +61,7 @@ export function fixedFromPlainText(text: string): Fixed | undefined {
 export function fixedFromDec(d: Dec): Fixed {
   // toFixed() without an argument writes every digit in plain notation.
   const f = fixedFromPlainText(d.toFixed());
-  if (f === undefined) throw new RangeError(`not a non-negative finite decimal: ${d.toString()}`);
+  if (f === undefined) throw new InvalidInputError('`d` of fixedFromDec', d, 'a non-negative finite decimal');
   return f;
 }
 

@@ -5,7 +5,7 @@ import { type InstantInput, checkFields, parseId, parseInstant } from './parse.j
 import { type ActivityTotals, type ContractActivity, EMPTY_TOTALS, type RatioResult, addTotals, ratioOfTotals, totalsOf } from './ratio.js';
 import { tierOfRatio } from './tiers.js';
 import type { Tier } from './tiers.js';
-import { TIERED_VIP_LEVEL, parseVipLevel } from './vip.js';
+import { TIERED_VIP_LEVEL, isTieredVip, parseVipLevel, tierInForce } from './vip.js';
 
 /** An account of the family. */
 export interface TimelineAccount {
@@ -263,11 +263,11 @@ export function buildTimeline(input: TimelineInput, options: FamilyOptions | Fam
           break;
         }
         case Kind.Vip: {
-          const wasTiered = vip >= TIERED_VIP_LEVEL;
+          const wasTiered = isTieredVip(vip);
           vip = e.level!;
           vipAt.push(at);
           vipLevels.push(vip);
-          const isTiered = vip >= TIERED_VIP_LEVEL;
+          const isTiered = isTieredVip(vip);
           if (wasTiered && !isTiered) all('vip-below-14');
           if (!wasTiered && isTiered) {
             for (const s of state) s.ratioTier = s.snapshotTier;
@@ -312,7 +312,7 @@ export function buildTimeline(input: TimelineInput, options: FamilyOptions | Fam
     for (let k = 0; k < ids.length; k++) {
       const s = state[k]!;
       if (!s.created) continue;
-      s.inForce = vip < TIERED_VIP_LEVEL || at < s.newSubUntil ? tier1 : s.ratioTier;
+      s.inForce = at < s.newSubUntil ? tier1 : tierInForce(vip, s.ratioTier, config.tiers);
       const previous = before[k]!;
       const reason = reasons[k];
       if ((previous !== null && previous.tier === s.inForce.tier) || reason === undefined) continue;
@@ -399,7 +399,7 @@ class SnapshotRecord implements Snapshot {
   /** The rating of the account at `i`, made once. */
   ratingAt(i: number): AccountRating {
     const f = this.familyRating();
-    return (this.memo[i] ??= rateAccount(this.ids[i]!, this.windowTotals()[i]!, f.totals, f.aggregated, f.tier, this.config, true));
+    return (this.memo[i] ??= rateAccount(this.ids[i]!, this.windowTotals()[i]!, f.totals, f.aggregated, f.tier, this.config));
   }
   private familyRating() {
     if (this.family === undefined) {

@@ -1,4 +1,5 @@
 import { InvalidInputError } from '../errors.js';
+import type { Tier, TierTable } from './tiers.js';
 
 /** The VIP level from which perpetual-futures limits follow the trade ratio (R4). */
 export const TIERED_VIP_LEVEL = 14;
@@ -25,4 +26,21 @@ export function parseVipLevel(value: unknown, field = '`vipLevel`'): number {
  */
 export function isTieredVip(level: number): boolean {
   return parseVipLevel(level) >= TIERED_VIP_LEVEL;
+}
+
+/**
+ * The tier in force for an account at this VIP level whose trade ratio earns `ratioTier` (R4):
+ * that tier from VIP 14, the first tier of `tiers` below it, whatever the ratio. Every rating, the
+ * timeline, the account limiter and the CLI ask this one function, so that the threshold and the
+ * fallback live in one place.
+ *
+ * @example
+ * ```ts
+ * const earned = tierFor('8.19') // tier 4, 250 r/s
+ * tierInForce(14, earned, DEFAULT_TIERS).limit // 250
+ * tierInForce(13, earned, DEFAULT_TIERS).limit // 100
+ * ```
+ */
+export function tierInForce(vipLevel: number, ratioTier: Tier, tiers: TierTable): Tier {
+  return isTieredVip(vipLevel) ? ratioTier : tiers[0]!;
 }

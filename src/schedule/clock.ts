@@ -1,3 +1,4 @@
+import { InvalidInputError, TooManyTimersError } from '../errors.js';
 import { markBuild } from './build.js';
 import { performance } from 'node:perf_hooks';
 
@@ -124,7 +125,7 @@ export class VirtualClock implements Clock {
 
   /** Moves time forward by `ms`, firing every timer due on the way. */
   async advance(ms: number): Promise<void> {
-    if (!(ms >= 0)) throw new RangeError(`VirtualClock.advance: expected a non-negative number of milliseconds, got ${ms}`);
+    if (!(ms >= 0)) throw new InvalidInputError('`ms` of VirtualClock.advance', ms, 'a non-negative number of milliseconds');
     await this.advanceTo(this.time + ms);
   }
 
@@ -151,7 +152,7 @@ export class VirtualClock implements Clock {
       if (next === undefined) return;
       await this.advanceTo(next.at);
     }
-    throw new Error(`VirtualClock.runAll: more than ${limit} timers fired; is something rescheduling forever?`);
+    throw new TooManyTimersError(limit, `VirtualClock.runAll: more than ${limit} timers fired; is something rescheduling forever?`);
   }
 
   private nextTimer(): VirtualTimer | undefined {

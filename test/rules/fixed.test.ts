@@ -1,5 +1,6 @@
 import { fc, test } from '@fast-check/vitest';
 import { describe, expect, it } from 'vitest';
+import { InvalidInputError } from '../../src/errors.js';
 import { Dec } from '../../src/rules/decimal.js';
 import { FixedSum, fixedAdd, fixedCmp, fixedFromDec, fixedFromPlainText, fixedMul, toDec } from '../../src/rules/fixed.js';
 
@@ -40,5 +41,11 @@ describe('Fixed', () => {
   it('converts Decimals exactly, however small or large', () => {
     expect(toDec(fixedFromDec(new Dec('1e-30'))).equals('1e-30')).toBe(true);
     expect(toDec(fixedFromDec(new Dec('123456789012345678901234567890.5'))).toFixed()).toBe('123456789012345678901234567890.5');
+  });
+
+  it('refuses a negative or infinite Decimal with an InvalidInputError naming the value', () => {
+    expect(() => fixedFromDec(new Dec('-5'))).toThrow(InvalidInputError);
+    expect(() => fixedFromDec(new Dec('-5'))).toThrow('Expected `d` of fixedFromDec to be a non-negative finite decimal, got -5');
+    expect(() => fixedFromDec(new Dec(Infinity))).toThrow('got Infinity');
   });
 });

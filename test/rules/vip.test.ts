@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { isTieredVip, parseVipLevel } from '../../src/rules/vip.js';
+import { isTieredVip, parseVipLevel, tierInForce } from '../../src/rules/vip.js';
+import { DEFAULT_TIERS, tierFor } from '../../src/rules/tiers.js';
 import { rateFamily } from '../../src/rules/family.js';
 import { WORKED_EXAMPLE } from '../../src/rules/example.js';
 
@@ -9,6 +10,13 @@ describe('isTieredVip (R4)', () => {
     expect(isTieredVip(14)).toBe(true);
     expect(isTieredVip(16)).toBe(true);
     expect(isTieredVip(0)).toBe(false);
+  });
+
+  it('keeps the tier the ratio earns from VIP 14 and puts the account at tier 1 below it', () => {
+    const earned = tierFor('8.19');
+    expect(tierInForce(14, earned, DEFAULT_TIERS)).toBe(earned);
+    expect(tierInForce(13, earned, DEFAULT_TIERS)).toBe(DEFAULT_TIERS[0]);
+    expect(tierInForce(13, earned, DEFAULT_TIERS).limit).toBe(100);
   });
 
   it('refuses a VIP level that is not a non-negative integer', () => {

@@ -1,4 +1,5 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
+import { InvalidInputError, TooManyTimersError } from '../../src/errors.js';
 import { MAX_TIMEOUT_MS, VirtualClock, systemClock } from '../../src/schedule/clock.js';
 import { Scheduler } from '../../src/schedule/scheduler.js';
 
@@ -29,7 +30,27 @@ describe('VirtualClock', () => {
     clock.setTimer(tick, 100);
     await clock.runAll();
     expect([n, clock.now(), clock.pendingTimers]).toEqual([5, 500, 0]);
-    await expect(clock.advance(-1)).rejects.toThrow('non-negative');
+  });
+
+  it('refuses to move time back, naming the value', async () => {
+    const clock = new VirtualClock({ start: 100 });
+    await expect(clock.advance(-1)).rejects.toThrow(InvalidInputError);
+    await expect(clock.advance(-1)).rejects.toThrow('Expected `ms` of VirtualClock.advance to be a non-negative number of milliseconds, got -1');
+    expect(clock.now()).toBe(100);
+  });
+
+  it('stops a run whose timers never run out after `limit` of them, with a TooManyTimersError', async () => {
+    const clock = new VirtualClock();
+    const tick = (): void => {
+      clock.setTimer(tick, 1000);
+    };
+    tick();
+    const error = await clock.runAll(100).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(TooManyTimersError);
+    expect((error as TooManyTimersError).code).toBe('TOO_MANY_TIMERS');
+    expect((error as TooManyTimersError).limit).toBe(100);
+    expect((error as TooManyTimersError).message).toBe('VirtualClock.runAll: more than 100 timers fired; is something rescheduling forever?');
+    expect(clock.now()).toBe(100_000);
   });
 });
 
