@@ -240,7 +240,9 @@ export class RedisCounts implements SharedCounts {
     const args: (string | number)[] = [this.host.id, batch?.seq ?? 0, this.epoch, batch?.mode ?? 'add', batch?.once === undefined ? 0 : 1, batch?.buckets.size ?? 0, reads.length];
     for (const [key, fields] of batch?.buckets ?? []) {
       keys.push(p + key);
-      args.push(expiry(key), fields.size);
+      // How long from now, on this process's clock: the bucket's day or hour is this process's
+      // (an engine on a clock of its own, a replay), and Redis's clock may be hours from it.
+      args.push(Math.max(1, Math.ceil(expiry(key) - now)), fields.size);
       for (const [f, n] of fields) args.push(f, n.toString());
     }
     for (const key of reads) keys.push(p + key);

@@ -435,7 +435,7 @@ return 1
  * KEYS: epoch, batch numbers, the once key (or the epoch again), the keys written, the keys read.
  * ARGV: process, batch number (0: none), epoch the process knows ('': none), 'add' or 'absent'
  * (write only keys that do not exist), once (1: the third key must be new), keys written, keys
- * read, then per key written: expiry (Redis ms), fields, field, increment, ...
+ * read, then per key written: time to live (ms), fields, field, increment, ...
  * Returns {status (1 written, 0 written before, -3 epoch changed), epoch, last batch number of the
  * process, then each key read as field, value, ...}.
  */
@@ -467,7 +467,7 @@ else
       local n = tonumber(ARGV[a + 1])
       if ARGV[4] == 'add' or redis.call('EXISTS', key) == 0 then
         for j = 1, n do redis.call('HINCRBY', key, ARGV[a + 2 * j], ARGV[a + 2 * j + 1]) end
-        redis.call('PEXPIREAT', key, ARGV[a])
+        redis.call('PEXPIRE', key, ARGV[a])
       end
       a = a + 2 + 2 * n
     end

@@ -176,6 +176,27 @@ describe('an account limiter given a Redis store', () => {
     }
   });
 
+  it("keeps them that long on the limiter's clock, not Redis's: a seeded hour 23 h before a clock 30 h behind stays", async () => {
+    // A limiter whose clock is 30 h behind this machine's (an engine replaying a day, a model
+    // exchange's clock): its hour of 23 h ago ends in 2 h on its clock, long past on Redis's.
+    const prefix = await prefixFor('ttl-shifted');
+    const offset = -30 * 3_600_000;
+    const a = limiterOn(prefix, { clock: shifted(offset) });
+    try {
+      const now = Date.now() + offset;
+      const hour = Math.floor(now / 3_600_000) * 3_600_000 - 23 * 3_600_000;
+      a.limiter.seed({ hours: [{ account: 'main', hour: new Date(hour).toISOString(), requests: 86_401, traded: '0' }] });
+      await waitFor(() => a.limiter.abuseHeadroom('main').requests === 86_401, 2000);
+      const ttl = await client.pttl(`{${prefix}}:c:h:${hour}:main`);
+      expect(Math.abs(now + ttl - (hour + 26 * 3_600_000))).toBeLessThan(5000);
+      // Read again in full a second later: still there, still counted.
+      await sleep(1200);
+      expect(a.limiter.abuseHeadroom('main').requests).toBe(86_401);
+    } finally {
+      await a.close();
+    }
+  });
+
   it('warns and throttles on the account total, not on one process', async () => {
     // 40 requests in each of two processes, the threshold 60: each process alone stays below
     // the warning (at 54), the account reaches it and passes the threshold.
