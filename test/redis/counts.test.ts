@@ -185,7 +185,7 @@ describe('an account limiter given a Redis store', () => {
     try {
       const now = Date.now() + offset;
       const hour = Math.floor(now / 3_600_000) * 3_600_000 - 23 * 3_600_000;
-      a.limiter.seed({ hours: [{ account: 'main', hour: new Date(hour).toISOString(), requests: 86_401, traded: '0' }] });
+      a.limiter.seed({ hours: [{ account: 'main', hour, requests: 86_401, traded: '0' }] });
       await waitFor(() => a.limiter.abuseHeadroom('main').requests === 86_401, 2000);
       const ttl = await client.pttl(`{${prefix}}:c:h:${hour}:main`);
       expect(Math.abs(now + ttl - (hour + 26 * 3_600_000))).toBeLessThan(5000);
