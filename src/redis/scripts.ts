@@ -128,7 +128,7 @@ end
  * only to a process whose score is less than one above the least of the others waiting; the
  * others are told to look again when that one is due to ask. Permits freed one by one thus go
  * round the processes one by one, not to whichever process's grants left the window first. An
- * entry whose score has decayed away (10 windows and 10 s) is dropped.
+ * entry whose score has decayed away (10 windows and 10 s), or that cannot be read, is dropped.
  *
  * Grants that left the window are dropped when it matters (what waits may not fit counting them,
  * others wait), else every span or 250 ms, whichever is shorter (so that one drop never holds
@@ -221,14 +221,16 @@ for i = 1, k do
         local demand, least, any, gone = 0, math.huge, false, {}
         for j = 1, #all, 2 do
           local til, d, v, t = string.match(all[j + 1], '^([^:]*):([^:]*):([^:]*):(.*)$')
-          til, t = tonumber(til), tonumber(t)
-          local sc = tonumber(v) * math.exp(4 * (t - now) / c.w)
-          if all[j] == proc then
+          til, d, v, t = tonumber(til), tonumber(d), tonumber(v), tonumber(t)
+          local sc = v and t and v * math.exp(4 * (t - now) / c.w)
+          if not (til and d and sc) then
+            gone[#gone + 1] = all[j]
+          elseif all[j] == proc then
             c.listed = true
             c.score = sc
           elseif til >= now then
             any = true
-            demand = demand + tonumber(d)
+            demand = demand + d
             if sc < least then least, due = sc, til end
           elseif now - t > 10 * c.w + 10000 then
             gone[#gone + 1] = all[j]

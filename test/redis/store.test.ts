@@ -320,6 +320,12 @@ describe('RedisStore', () => {
     await release('c.2', 0);
     await client.hset(q, 'a', `1:5:0:${Date.now()}`);
     expect((await acquireOn(prefix, 'c.3', { want: 2, queued: 2 })).slice(0, 2)).toEqual([1, 2]);
+    // An entry that cannot be read (written by anything but this script) is dropped, not a fault
+    // of every admission on the limit.
+    await client.hset(q, 'z', 'not:an:entry');
+    await release('c.3', 0);
+    expect((await acquireOn(prefix, 'c.4', { want: 2, queued: 4 })).slice(0, 2)).toEqual([1, 2]);
+    expect(await client.hexists(q, 'z')).toBe(0);
   });
 
   it('adds a lease for tasks to come only while the limit stays at most half used with room, whenever it has room with a number', async () => {
