@@ -2,6 +2,7 @@ import { InvalidInputError } from '../errors.js';
 import { HOUR_MS, formatUtcInstant, parseUtcHour, utcHourStart } from './calendar.js';
 import { Dec, type DecimalInput, ZERO } from './decimal.js';
 import { addCounts, checkFields, parseCount, parseInstant, parseNonNegativeDecimal, parsePositiveInteger, readOptions } from './parse.js';
+import { partitionPoint } from './search.js';
 
 /** "N requests per W milliseconds". */
 export interface RateLimit {
@@ -242,14 +243,7 @@ class State implements ThrottleState {
 
 /** Index of the first element >= `t` in an ascending array (the array's length if none). */
 function firstAtOrAfter(sorted: readonly number[], t: number): number {
-  let lo = 0;
-  let hi = sorted.length;
-  while (lo < hi) {
-    const mid = (lo + hi) >>> 1;
-    if (sorted[mid]! < t) lo = mid + 1;
-    else hi = mid;
-  }
-  return lo;
+  return partitionPoint(sorted.length, (i) => sorted[i]! < t);
 }
 
 /** The limits on futures order placement and amendment at one instant. */

@@ -3,6 +3,7 @@ import { DAY_MS, RAISE_OFFSET_MS, formatUtcInstant, parseUtcDay, utcDayStart } f
 import { type AccountRating, type FamilyConfig, type FamilyOptions, approxTotals, rateAccount, resolveFamilyOptions, windowRater } from './family.js';
 import { type InstantInput, checkFields, parseId, parseInstant } from './parse.js';
 import { type ActivityTotals, type ContractActivity, EMPTY_TOTALS, type RatioResult, addTotals, ratioOfTotals, totalsOf } from './ratio.js';
+import { partitionPoint } from './search.js';
 import { tierOfRatio } from './tiers.js';
 import type { Tier } from './tiers.js';
 import { TIERED_VIP_LEVEL, isTieredVip, parseVipLevel, tierInForce } from './vip.js';
@@ -387,14 +388,8 @@ class SnapshotRecord implements Snapshot {
   }
   /** An account's rating (ids are sorted), or null when it did not exist yet. */
   ratingOf(account: string): AccountRating | null {
-    let lo = 0;
-    let hi = this.ids.length;
-    while (lo < hi) {
-      const mid = (lo + hi) >>> 1;
-      if (this.ids[mid]! < account) lo = mid + 1;
-      else hi = mid;
-    }
-    return this.ids[lo] === account ? this.ratingAt(lo) : null;
+    const i = partitionPoint(this.ids.length, (k) => this.ids[k]! < account);
+    return this.ids[i] === account ? this.ratingAt(i) : null;
   }
   /** The rating of the account at `i`, made once. */
   ratingAt(i: number): AccountRating {
@@ -461,14 +456,7 @@ class Change implements LimitChange {
 
 /** Index of the last element <= `at` in an ascending array, or -1. */
 function lastAtOrBefore(sorted: readonly number[], at: number): number {
-  let lo = 0;
-  let hi = sorted.length;
-  while (lo < hi) {
-    const mid = (lo + hi) >>> 1;
-    if (sorted[mid]! <= at) lo = mid + 1;
-    else hi = mid;
-  }
-  return lo - 1;
+  return partitionPoint(sorted.length, (i) => sorted[i]! <= at) - 1;
 }
 
 const TIMELINE_INPUT_FIELDS: readonly string[] = ['accounts', 'activity', 'vipLevel', 'vipChanges'];
