@@ -25,6 +25,14 @@ export function utcHourStart(at: number): number {
   return at - mod(at, HOUR_MS);
 }
 
+/**
+ * Whether `at` falls in the UTC day that starts at `dayStart` (00:00 UTC, epoch ms): what
+ * `utcDayStart(at) === dayStart` says, in two comparisons for the paths that ask it per request.
+ */
+export function isInUtcDay(at: number, dayStart: number): boolean {
+  return at >= dayStart && at - dayStart < DAY_MS;
+}
+
 function mod(a: number, m: number): number {
   const r = a % m;
   return r < 0 ? r + m : r;
