@@ -7,6 +7,7 @@ import { type Fixed, FixedSum, fixedFromDec, toDec } from '../rules/fixed.js';
 import { type InstantInput, isInstant, parseCount, parseId, parseInstant, parseNonNegativeDecimal, parsePositiveInteger } from '../rules/parse.js';
 import type { ContractActivity } from '../rules/ratio.js';
 import { RATIO_WINDOW_DAYS, ratioWindow } from '../rules/ratio-window.js';
+import { THROTTLE_WINDOW_HOURS } from '../rules/throttle-window.js';
 import type { DailyActivity } from '../rules/timeline.js';
 
 /** An order action the tracker counts (R1, R9). */
@@ -18,7 +19,7 @@ export type FillRole = 'maker' | 'taker';
 /** Days kept: the 7-day window, the day in progress and the day before (R5 needs two snapshots). */
 export const DAYS_KEPT = RATIO_WINDOW_DAYS + 2;
 /** Hours kept: the 24-hour window and the hour in progress (R9). */
-export const HOURS_KEPT = 25;
+export const HOURS_KEPT = THROTTLE_WINDOW_HOURS + 1;
 
 class ContractDay {
   place = 0;

@@ -3,6 +3,12 @@ import { addDays, formatISO, isMatch, parse } from 'date-fns';
 import { InvalidInputError } from '../errors.js';
 import { isInstant } from './parse.js';
 
+/** The instants [from, to), epoch milliseconds: `from` included, `to` excluded. */
+export interface TimeSpan {
+  readonly from: number;
+  readonly to: number;
+}
+
 /** One UTC day in milliseconds. Epoch milliseconds have no leap seconds, so every UTC day has it. */
 export const DAY_MS = 86_400_000;
 /** One hour in milliseconds. */

@@ -1,13 +1,7 @@
-import { DAY_MS } from './calendar.js';
+import { DAY_MS, type TimeSpan } from './calendar.js';
 
 /** The days a rating covers (R1, R5): the 7 whole UTC days before its 00:00. */
 export const RATIO_WINDOW_DAYS = 7;
-
-/** The instants [from, to), epoch milliseconds: `from` included, `to` excluded. */
-export interface TimeSpan {
-  readonly from: number;
-  readonly to: number;
-}
 
 /**
  * The 7 UTC days a rating taken at 00:00 UTC of `ratingDay` covers (R1, R5): from 00:00 seven days
