@@ -1,11 +1,13 @@
 import { InvalidInputError } from '../errors.js';
 import type { HourlyActivity } from '../rules/abuse.js';
-import { DAY_MS, HOUR_MS, formatUtcDay, formatUtcInstant, parseUtcDay, parseUtcHour } from '../rules/calendar.js';
+import { DAY_MS, HOUR_MS, formatUtcDay, formatUtcInstant, isInUtcDay, parseUtcDay, parseUtcHour, utcDayStart, utcHourStart } from '../rules/calendar.js';
 import { contractName, normalizeContract } from '../rules/contracts.js';
 import { type DecimalInput } from '../rules/decimal.js';
 import { type Fixed, FixedSum, fixedFromDec, toDec } from '../rules/fixed.js';
 import { type InstantInput, isInstant, parseCount, parseId, parseInstant, parseNonNegativeDecimal, parsePositiveInteger } from '../rules/parse.js';
 import type { ContractActivity } from '../rules/ratio.js';
+import { RATIO_WINDOW_DAYS, ratioWindow } from '../rules/ratio-window.js';
+import { THROTTLE_WINDOW_HOURS } from '../rules/throttle-window.js';
 import type { DailyActivity } from '../rules/timeline.js';
 
 /** An order action the tracker counts (R1, R9). */
@@ -15,9 +17,9 @@ export type CountedAction = 'place' | 'amend' | 'cancel';
 export type FillRole = 'maker' | 'taker';
 
 /** Days kept: the 7-day window, the day in progress and the day before (R5 needs two snapshots). */
-export const DAYS_KEPT = 9;
+export const DAYS_KEPT = RATIO_WINDOW_DAYS + 2;
 /** Hours kept: the 24-hour window and the hour in progress (R9). */
-export const HOURS_KEPT = 25;
+export const HOURS_KEPT = THROTTLE_WINDOW_HOURS + 1;
 
 class ContractDay {
   place = 0;
@@ -100,7 +102,7 @@ export class Tracker {
     }
     const day = a.day;
     let c: ContractDay;
-    if (contract === a.lastContract && a.lastCounters !== null && day !== null && at - day.start < DAY_MS && at >= day.start) {
+    if (contract === a.lastContract && a.lastCounters !== null && day !== null && isInUtcDay(at, day.start)) {
       c = a.lastCounters;
     } else {
       const name = contractName(contract) ?? normalizeContract(contract);
@@ -174,6 +176,15 @@ export class Tracker {
     return [...sums].map(([contract, s]) => ({
       contract, makerVolume: text(s.maker.value()), takerVolume: text(s.taker.value()), place: s.place, amend: s.amend, cancel: s.cancel,
     }));
+  }
+
+  /**
+   * An account's activity per contract over the 7 days the rating at 00:00 UTC of `ratingDay`
+   * covers (R1, R5; {@link ratioWindow}): the day in progress counts from the next day's rating.
+   */
+  ratioWindowActivity(account: string, ratingDay: number): ContractActivity[] {
+    const { from, to } = ratioWindow(ratingDay);
+    return this.activityBetween(account, from, to);
   }
 
   /** An account's hourly activity, as the abuse timeline takes it (R9). */
@@ -287,7 +298,7 @@ export class Tracker {
   }
 
   private dayOf(a: AccountCounters, at: number): Day {
-    const start = at - (at % DAY_MS);
+    const start = utcDayStart(at);
     if (a.day !== null && a.day.start === start) return a.day;
     const d = new Day(start);
     a.days.push(d);
@@ -298,7 +309,7 @@ export class Tracker {
   }
 
   private hourOf(a: AccountCounters, at: number): Hour {
-    const start = at - (at % HOUR_MS);
+    const start = utcHourStart(at);
     if (a.hour !== null && a.hour.start === start) return a.hour;
     const h = new Hour(start);
     a.hours.push(h);

@@ -1,7 +1,9 @@
 import { InvalidInputError } from '../errors.js';
 import { HOUR_MS, formatUtcInstant, parseUtcHour, utcHourStart } from './calendar.js';
 import { Dec, type DecimalInput, ZERO } from './decimal.js';
-import { addCounts, checkFields, parseCount, parseInstant, parseNonNegativeDecimal, parsePositiveInteger, readOptions } from './parse.js';
+import { fillRateOf, isFillRateBelow } from './fill-rate.js';
+import { checkFields, parseCount, parseInstant, parseNonNegativeDecimal, parsePositiveInteger, readOptions } from './parse.js';
+import { type AbuseWindow, THROTTLE_WINDOW_HOURS, throttleWindowSums } from './throttle-window.js';
 
 /** "N requests per W milliseconds". */
 export interface RateLimit {
@@ -69,13 +71,7 @@ export interface Throttle extends RateLimit {
  */
 export const UNTHROTTLED = 1_000_000_000;
 
-/** 24-hour totals the throttle is decided on. */
-export interface AbuseWindow {
-  /** Every place, cancel and amend request, failed ones included. */
-  readonly requests: number;
-  /** USDT traded, maker + taker, unweighted. */
-  readonly traded: Dec;
-}
+export type { AbuseWindow } from './throttle-window.js';
 
 /**
  * Decides the throttle from one 24-hour window (R9): more than 86,400 requests and nothing traded
@@ -98,8 +94,7 @@ export function checkAbuse(window: AbuseWindow, options?: AbuseOptions | AbuseCo
 function decideThrottle(window: AbuseWindow, config: AbuseConfig): Throttle | null {
   if (window.requests <= config.requestThreshold) return null;
   if (window.traded.isZero()) return { ...config.noFillLimit, reason: 'no-fills' };
-  // traded / requests < threshold, compared exactly without dividing.
-  if (window.traded.lessThan(config.fillRateThreshold.times(window.requests))) return { ...config.lowFillLimit, reason: 'low-fill-rate' };
+  if (isFillRateBelow(window.traded, window.requests, config.fillRateThreshold)) return { ...config.lowFillLimit, reason: 'low-fill-rate' };
   return null;
 }
 
@@ -184,25 +179,13 @@ export function buildHourlyThrottleTimeline(hours: readonly HourlyActivity[], de
       throw new InvalidInputError('`hours[].hour`', formatUtcInstant(rows[i]!.hour), 'each hour once');
     }
   }
-  // Prefix sums: prefix[k] totals rows[0..k), so any 24-hour window is two binary searches.
-  const at = rows.map((r) => r.hour);
-  const prefixRequests = [0];
-  const prefixTraded = [ZERO];
-  for (const r of rows) {
-    prefixRequests.push(addCounts(prefixRequests.at(-1)!, r.requests, 'requests in total'));
-    prefixTraded.push(prefixTraded.at(-1)!.plus(r.traded));
-  }
-  const before = (t: number): number => firstAtOrAfter(at, t);
-  const windowAt = (check: number): AbuseWindow => {
-    const lo = before(check - 24 * HOUR_MS);
-    const hi = before(check);
-    return { requests: prefixRequests[hi]! - prefixRequests[lo]!, traded: prefixTraded[hi]!.minus(prefixTraded[lo]!) };
-  };
+  const windowAt = throttleWindowSums(rows);
 
   const changes: ThrottleChange[] = [];
   if (rows.length > 0) {
     let previous = null as Throttle | null;
-    for (let check = rows[0]!.hour + HOUR_MS; check <= rows.at(-1)!.hour + 25 * HOUR_MS; check += HOUR_MS) {
+    // From the first check that reads an hour to the first after the last hour has left the window.
+    for (let check = rows[0]!.hour + HOUR_MS; check <= rows.at(-1)!.hour + (THROTTLE_WINDOW_HOURS + 1) * HOUR_MS; check += HOUR_MS) {
       const w = windowAt(check);
       const throttle = decide(w);
       if (throttle?.reason !== previous?.reason) {
@@ -235,21 +218,9 @@ class State implements ThrottleState {
     this.traded = window.traded;
   }
   get fillRate(): Dec | null {
-    if (this.rate === undefined) this.rate = this.requests === 0 ? null : this.traded.dividedBy(this.requests);
+    if (this.rate === undefined) this.rate = fillRateOf(this.traded, this.requests);
     return this.rate;
   }
-}
-
-/** Index of the first element >= `t` in an ascending array (the array's length if none). */
-function firstAtOrAfter(sorted: readonly number[], t: number): number {
-  let lo = 0;
-  let hi = sorted.length;
-  while (lo < hi) {
-    const mid = (lo + hi) >>> 1;
-    if (sorted[mid]! < t) lo = mid + 1;
-    else hi = mid;
-  }
-  return lo;
 }
 
 /** The limits on futures order placement and amendment at one instant. */

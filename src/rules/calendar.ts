@@ -3,6 +3,12 @@ import { addDays, formatISO, isMatch, parse } from 'date-fns';
 import { InvalidInputError } from '../errors.js';
 import { isInstant } from './parse.js';
 
+/** The instants [from, to), epoch milliseconds: `from` included, `to` excluded. */
+export interface TimeSpan {
+  readonly from: number;
+  readonly to: number;
+}
+
 /** One UTC day in milliseconds. Epoch milliseconds have no leap seconds, so every UTC day has it. */
 export const DAY_MS = 86_400_000;
 /** One hour in milliseconds. */
@@ -23,6 +29,14 @@ export function utcDayStart(at: number): number {
 /** The whole UTC hour holding `at` (see {@link utcDayStart} for why it is arithmetic). */
 export function utcHourStart(at: number): number {
   return at - mod(at, HOUR_MS);
+}
+
+/**
+ * Whether `at` falls in the UTC day that starts at `dayStart` (00:00 UTC, epoch ms): what
+ * `utcDayStart(at) === dayStart` says, in two comparisons for the paths that ask it per request.
+ */
+export function isInUtcDay(at: number, dayStart: number): boolean {
+  return at >= dayStart && at - dayStart < DAY_MS;
 }
 
 function mod(a: number, m: number): number {

@@ -6,7 +6,7 @@ import {
   type ActivityTotals, type ContractActivity, EMPTY_TOTALS, type RatioConfig, type RatioOptions, type RatioResult,
   type Fraction, addTotals, compareFractions, fractionOf, fractionOfTotals, RATIO_OPTION_FIELDS, ratioConfigOf, ratioOfTotals, totalsOf,
 } from './ratio.js';
-import { type Tier, type TierRow, type TierTable, resolveTiers, tierOfFraction, tierOfRatio } from './tiers.js';
+import { type Tier, type TierRow, type TierTable, resolveTiers, tierIndexReached, tierOfFraction, tierOfRatio } from './tiers.js';
 import { TIERED_VIP_LEVEL, parseVipLevel, tierInForce } from './vip.js';
 
 /** How a family's accounts are rated (R7). */
@@ -218,8 +218,7 @@ function rateWindows(
     if (d === 0) return config.tiers[0];
     const x = n / d;
     if (!Number.isFinite(x)) return undefined;
-    let i = bounds.length - 1;
-    while (i > 0 && bounds[i]! > x) i--;
+    const i = tierIndexReached(bounds.length, (j) => bounds[j]! <= x);
     if (i > 0 && !apart(x, bounds[i]!)) return undefined;
     if (i + 1 < bounds.length && !apart(x, bounds[i + 1]!)) return undefined;
     return config.tiers[i];

@@ -2,7 +2,7 @@ import { InvalidInputError } from '../errors.js';
 import { type CoefficientTable, contractName, normalizeContract, resolveCoefficients } from './contracts.js';
 import type { Dec, DecimalInput } from './decimal.js';
 import { type Fixed, FIXED_ZERO, FixedSum, fixedAdd, fixedCmp, fixedFromDec, fixedMul, fixedMulInt, toDec } from './fixed.js';
-import { addCounts, checkFields, parseNonNegativeDecimal, readOptions } from './parse.js';
+import { addCounts, checkFields, parseCount, parseNonNegativeDecimal, readOptions } from './parse.js';
 
 /**
  * One contract's activity over some period: USDT volumes as maker and taker, and the order
@@ -210,8 +210,9 @@ function count(value: number | undefined, field: string, contract: string, place
   if (value === undefined) return 0;
   // Counts below 2^50 keep every sum of three exact.
   if (typeof value === 'number' && Number.isSafeInteger(value) && value >= 0 && value < 2 ** 50) return value;
-  const huge = typeof value === 'number' && Number.isSafeInteger(value) && value >= 0;
-  throw new InvalidInputError(`\`${field}\` of ${contract}${where(place)}`, value, huge ? 'a non-negative integer below 2^50' : 'a non-negative integer');
+  const name = `\`${field}\` of ${contract}${where(place)}`;
+  parseCount(value, name); // refuses what is no count at all
+  throw new InvalidInputError(name, value, 'a non-negative integer below 2^50');
 }
 
 /** Adds a non-negative amount: plain text the fast way, anything else validated by decimal.js. */

@@ -9,6 +9,7 @@ import {
   readRateLimit,
 } from './abuse.js';
 import { Dec, type DecimalInput } from './decimal.js';
+import { isFillRateBelow } from './fill-rate.js';
 import { checkFields, parseCount, parseNonNegativeDecimal, readOptions } from './parse.js';
 
 /** Options of the spot low-fill throttle (R14). */
@@ -77,8 +78,7 @@ export function checkSpotFill(window: AbuseWindow, options?: SpotFillOptions | S
 /** {@link checkSpotFill} on a window already read and options already resolved. */
 function decideSpotFill(window: AbuseWindow, config: SpotFillConfig): Throttle | null {
   if (window.requests === 0 || window.requests <= config.requestThreshold) return null;
-  // traded / requests < threshold, compared exactly without dividing.
-  if (!window.traded.lessThan(config.fillRateThreshold.times(window.requests))) return null;
+  if (!isFillRateBelow(window.traded, window.requests, config.fillRateThreshold)) return null;
   return { ...config.limit, reason: window.traded.isZero() ? 'no-fills' : 'low-fill-rate' };
 }
 

@@ -3,6 +3,7 @@ import type { Dec, DecimalInput } from './decimal.js';
 import { checkFields, parseNonNegativeDecimal, parsePositiveInteger } from './parse.js';
 import { type Fixed, fixedCmp, fixedFromDec, fixedMul } from './fixed.js';
 import { type Fraction, type RatioResult, fractionOf } from './ratio.js';
+import { partitionPoint } from './search.js';
 
 /** One row of a tier table as a user writes it. */
 export interface TierRow {
@@ -109,10 +110,24 @@ export function tierFor(ratio: DecimalInput | null, tiers: TierTable | readonly 
   const table = resolveTiers(tiers);
   if (ratio === null) return table[0]!;
   const r = parseNonNegativeDecimal(ratio, '`ratio`');
-  for (let i = table.length - 1; i > 0; i--) {
-    if (r.greaterThanOrEqualTo(table[i]!.minRatio)) return table[i]!;
-  }
-  return table[0]!;
+  return table[tierIndexReached(table.length, (i) => r.greaterThanOrEqualTo(table[i]!.minRatio))]!;
+}
+
+/**
+ * The index in a tier table of the highest tier whose lower bound a ratio reaches (R3), given
+ * `reaches(i)`: whether the ratio is at or above the bound of the tier at index `i`. The bounds
+ * increase, so the tiers reached are a prefix; the first tier's bound is 0, reached by every
+ * ratio, and is not asked about. Every tier lookup (on decimals, exact fractions or screening
+ * doubles) is this one.
+ *
+ * @example
+ * ```ts
+ * const x = 8.19
+ * DEFAULT_TIERS[tierIndexReached(DEFAULT_TIERS.length, (i) => x >= DEFAULT_TIERS[i]!.minRatio.toNumber())]!.limit // 250
+ * ```
+ */
+export function tierIndexReached(tierCount: number, reaches: (index: number) => boolean): number {
+  return partitionPoint(tierCount - 1, (i) => reaches(i + 1));
 }
 
 /**
@@ -132,15 +147,7 @@ export function tierOfRatio(ratio: RatioResult, tiers: TierTable | readonly Tier
 export function tierOfFraction({ numerator, denominator }: Fraction, tiers: TierTable): Tier {
   if (denominator.units === 0n) return tiers[0]!;
   const bounds = boundsOf(tiers);
-  // Binary search for the last tier whose bound the ratio reaches.
-  let lo = 0;
-  let hi = tiers.length - 1;
-  while (lo < hi) {
-    const mid = (lo + hi + 1) >>> 1;
-    if (fixedCmp(numerator, fixedMul(bounds[mid]!, denominator)) >= 0) lo = mid;
-    else hi = mid - 1;
-  }
-  return tiers[lo]!;
+  return tiers[tierIndexReached(tiers.length, (i) => fixedCmp(numerator, fixedMul(bounds[i]!, denominator)) >= 0)]!;
 }
 
 const boundCache = new WeakMap<TierTable, readonly Fixed[]>();

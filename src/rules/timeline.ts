@@ -3,6 +3,8 @@ import { DAY_MS, RAISE_OFFSET_MS, formatUtcInstant, parseUtcDay, utcDayStart } f
 import { type AccountRating, type FamilyConfig, type FamilyOptions, approxTotals, rateAccount, resolveFamilyOptions, windowRater } from './family.js';
 import { type InstantInput, checkFields, parseId, parseInstant } from './parse.js';
 import { type ActivityTotals, type ContractActivity, EMPTY_TOTALS, type RatioResult, addTotals, ratioOfTotals, totalsOf } from './ratio.js';
+import { RATIO_WINDOW_DAYS, ratioWindow, sumRatioWindow } from './ratio-window.js';
+import { partitionPoint } from './search.js';
 import { tierOfRatio } from './tiers.js';
 import type { Tier } from './tiers.js';
 import { TIERED_VIP_LEVEL, isTieredVip, parseVipLevel, tierInForce } from './vip.js';
@@ -199,17 +201,20 @@ export function buildTimeline(input: TimelineInput, options: FamilyOptions | Fam
       return { maker, taker, weighted };
     });
     const rate = windowRater(config);
-    for (let day = first + DAY_MS; day <= days.last + 8 * DAY_MS; day += DAY_MS) {
+    for (let day = first + DAY_MS; day <= days.last + (RATIO_WINDOW_DAYS + 1) * DAY_MS; day += DAY_MS) {
       const present = createdAt.some((c) => c !== undefined && c > day)
         ? ids.flatMap((_, k) => (createdAt[k] === undefined || createdAt[k]! <= day ? [k] : []))
         : allAccounts;
-      const end = (day - first) / DAY_MS; // window: day indices [end - 7, end)
+      // The window's day indices, cut to the days with activity.
+      const window = ratioWindow(day);
+      const from = Math.max(0, (window.from - first) / DAY_MS);
+      const to = Math.min((window.to - first) / DAY_MS, span);
       const approx = present.map((k) => {
         const a = approxDays[k]!;
         let maker = 0;
         let taker = 0;
         let weighted = 0;
-        for (let j = Math.max(0, end - 7); j < Math.min(end, span); j++) {
+        for (let j = from; j < to; j++) {
           maker += a.maker[j]!;
           taker += a.taker[j]!;
           weighted += a.weighted[j]!;
@@ -387,14 +392,8 @@ class SnapshotRecord implements Snapshot {
   }
   /** An account's rating (ids are sorted), or null when it did not exist yet. */
   ratingOf(account: string): AccountRating | null {
-    let lo = 0;
-    let hi = this.ids.length;
-    while (lo < hi) {
-      const mid = (lo + hi) >>> 1;
-      if (this.ids[mid]! < account) lo = mid + 1;
-      else hi = mid;
-    }
-    return this.ids[lo] === account ? this.ratingAt(lo) : null;
+    const i = partitionPoint(this.ids.length, (k) => this.ids[k]! < account);
+    return this.ids[i] === account ? this.ratingAt(i) : null;
   }
   /** The rating of the account at `i`, made once. */
   ratingAt(i: number): AccountRating {
@@ -414,12 +413,7 @@ class SnapshotRecord implements Snapshot {
 
 /** An account's exact totals over [day - 7 days, day). */
 function windowOf(days: ReadonlyMap<number, ActivityTotals>, day: number): ActivityTotals {
-  let t = EMPTY_TOTALS;
-  for (let d = day - 7 * DAY_MS; d < day; d += DAY_MS) {
-    const x = days.get(d);
-    if (x !== undefined) t = addTotals(t, x);
-  }
-  return t;
+  return sumRatioWindow(day, (d) => days.get(d), addTotals, EMPTY_TOTALS);
 }
 
 /** A limit state, whose snapshot rating is read from the snapshot when asked for. */
@@ -461,14 +455,7 @@ class Change implements LimitChange {
 
 /** Index of the last element <= `at` in an ascending array, or -1. */
 function lastAtOrBefore(sorted: readonly number[], at: number): number {
-  let lo = 0;
-  let hi = sorted.length;
-  while (lo < hi) {
-    const mid = (lo + hi) >>> 1;
-    if (sorted[mid]! <= at) lo = mid + 1;
-    else hi = mid;
-  }
-  return lo - 1;
+  return partitionPoint(sorted.length, (i) => sorted[i]! <= at) - 1;
 }
 
 const TIMELINE_INPUT_FIELDS: readonly string[] = ['accounts', 'activity', 'vipLevel', 'vipChanges'];

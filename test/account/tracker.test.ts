@@ -28,6 +28,20 @@ describe('Tracker (R1, R9)', () => {
     ]);
   });
 
+  it('gives the activity of the 7 days a rating covers: 23:59:59.999 the day before in, 00:00 of the rating day out', () => {
+    const t = new Tracker();
+    const rating = T0 + 8 * D;
+    t.recordRequest('main', 'BTC_USDT', 'place', T0 + D - 1); // 8 days before: out
+    t.recordRequest('main', 'BTC_USDT', 'place', T0 + D, 2); // exactly 7 days before: in
+    t.recordRequest('main', 'BTC_USDT', 'place', rating - 1, 4); // 23:59:59.999 the day before: in
+    t.recordRequest('main', 'BTC_USDT', 'place', rating, 8); // the rating day: out
+    expect(t.ratioWindowActivity('main', rating)).toEqual([
+      { contract: 'BTC_USDT', makerVolume: '0', takerVolume: '0', place: 6, amend: 0, cancel: 0 },
+    ]);
+    expect(t.ratioWindowActivity('main', rating)).toEqual(t.activityBetween('main', rating - 7 * D, rating));
+    expect(t.ratioWindowActivity('other', rating)).toEqual([]);
+  });
+
   it('keeps nine days and 25 hours, however long it runs', () => {
     const t = new Tracker();
     for (let h = 0; h < 24 * 30; h++) t.recordRequest('main', 'BTC_USDT', 'place', T0 + h * H);

@@ -2,7 +2,7 @@ import { UTCDate } from '@date-fns/utc';
 import { fc, test } from '@fast-check/vitest';
 import { startOfDay, startOfHour } from 'date-fns';
 import { describe, expect, it } from 'vitest';
-import { addUtcDays, formatUtcDay, parseUtcDay, parseUtcHour, utcDayStart, utcHourStart } from '../../src/rules/calendar.js';
+import { addUtcDays, formatUtcDay, isInUtcDay, parseUtcDay, parseUtcHour, utcDayStart, utcHourStart } from '../../src/rules/calendar.js';
 
 describe('calendar', () => {
   test.prop([fc.integer({ min: -8_640_000_000_000, max: 8_640_000_000_000 })])(
@@ -12,6 +12,20 @@ describe('calendar', () => {
       expect(utcHourStart(at)).toBe(startOfHour(new UTCDate(at)).getTime());
     },
   );
+
+  test.prop([fc.integer({ min: 946_684_800_000, max: 7_258_118_400_000 }), fc.integer({ min: -2, max: 2 })])(
+    'says an instant is in a UTC day exactly when the day holds it',
+    (at, shift) => {
+      const day = utcDayStart(at) + shift * 86_400_000;
+      expect(isInUtcDay(at, day)).toBe(utcDayStart(at) === day);
+    },
+  );
+
+  it('puts 23:59:59.999 in its day and 00:00 in the next', () => {
+    expect(isInUtcDay(Date.UTC(2026, 10, 7, 23, 59, 59, 999), Date.UTC(2026, 10, 7))).toBe(true);
+    expect(isInUtcDay(Date.UTC(2026, 10, 8), Date.UTC(2026, 10, 7))).toBe(false);
+    expect(isInUtcDay(Date.UTC(2026, 10, 8), Date.UTC(2026, 10, 8))).toBe(true);
+  });
 
   it('reads and writes UTC days', () => {
     expect(parseUtcDay('2026-11-21', 'day')).toBe(Date.UTC(2026, 10, 21));

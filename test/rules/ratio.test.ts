@@ -70,6 +70,8 @@ describe('tradeRatio (R1)', () => {
   it('refuses counts that are not non-negative integers', () => {
     expect(() => tradeRatio([{ contract: 'BTC_USDT', place: -1 }])).toThrow('Expected `place` of BTC_USDT to be a non-negative integer, got -1');
     expect(() => tradeRatio([{ contract: 'BTC_USDT', amend: 1.5 }])).toThrow('`amend` of BTC_USDT');
+    expect(() => tradeRatio([{ contract: 'BTC_USDT', cancel: 2 ** 50 }])).toThrow('Expected `cancel` of BTC_USDT to be a non-negative integer below 2^50');
+    expect(() => tradeRatio([{ contract: 'BTC_USDT', place: 2 ** 53 }])).toThrow('Expected `place` of BTC_USDT to be a non-negative integer, got');
   });
 
   it('refuses an empty contract name and a contract listed twice in one list', () => {

@@ -1,6 +1,7 @@
+import { fc, test } from '@fast-check/vitest';
 import { describe, expect, it } from 'vitest';
 import { Dec } from '../../src/rules/decimal.js';
-import { DEFAULT_TIERS, createTierTable, resolveTiers, tierFor, tierOfRatio } from '../../src/rules/tiers.js';
+import { DEFAULT_TIERS, createTierTable, resolveTiers, tierFor, tierIndexReached, tierOfRatio } from '../../src/rules/tiers.js';
 import { tradeRatio } from '../../src/rules/ratio.js';
 
 describe('tierFor (R3)', () => {
@@ -82,5 +83,31 @@ describe('tierFor with a table of rows', () => {
       .toThrow('`tiers[2].minRatio`');
     expect(tierFor('5', [{ minRatio: '0', limit: 100 }, { minRatio: '3', limit: 200 }, { minRatio: '10', limit: 300 }])).toMatchObject({ tier: 2, limit: 200 });
     expect(() => tierOfRatio(tradeRatio([]), [])).toThrow('`tiers`');
+  });
+});
+
+describe('tierIndexReached (R3)', () => {
+  const bounds = DEFAULT_TIERS.map((t) => t.minRatio.toNumber());
+  const indexOf = (x: number): number => tierIndexReached(bounds.length, (i) => x >= bounds[i]!);
+
+  it('puts a ratio below every bound but the first in the first tier, without asking about tier 1', () => {
+    const asked: number[] = [];
+    expect(tierIndexReached(bounds.length, (i) => (asked.push(i), 0.5 >= bounds[i]!))).toBe(0);
+    expect(asked).not.toContain(0);
+  });
+
+  it('includes a bound in the tier it opens: 1 is tier 2, 0.999 tier 1, 50 the top tier', () => {
+    expect(indexOf(1)).toBe(1);
+    expect(indexOf(0.999)).toBe(0);
+    expect(indexOf(50)).toBe(bounds.length - 1);
+    expect(indexOf(1e9)).toBe(bounds.length - 1);
+  });
+
+  it('gives the only tier of a one-tier table', () => {
+    expect(tierIndexReached(1, () => true)).toBe(0);
+  });
+
+  test.prop([fc.double({ min: 0, max: 100, noNaN: true })])('agrees with tierFor on the default table', (x) => {
+    expect(indexOf(x) + 1).toBe(tierFor(new Dec(x)).tier);
   });
 });

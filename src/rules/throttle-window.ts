@@ -1,0 +1,82 @@
+import { HOUR_MS, type TimeSpan, utcHourStart } from './calendar.js';
+import { type Dec, ZERO } from './decimal.js';
+import { addCounts } from './parse.js';
+import { partitionPoint } from './search.js';
+
+/** The hours an hourly throttle check reads (R9, R14): the 24 whole UTC hours before it. */
+export const THROTTLE_WINDOW_HOURS = 24;
+
+/** 24-hour totals the throttle is decided on. */
+export interface AbuseWindow {
+  /** Every place, cancel and amend request, failed ones included. */
+  readonly requests: number;
+  /** USDT traded, maker + taker, unweighted. */
+  readonly traded: Dec;
+}
+
+/**
+ * The window the hourly throttle check at the whole UTC hour `checkAt` reads (R9, R14): the 24
+ * hours before it, [checkAt - 24 h, checkAt). An hour whose start is `checkAt - 24 h` is in it;
+ * the hour starting at `checkAt` is not.
+ *
+ * @example
+ * ```ts
+ * throttleWindow(Date.UTC(2026, 10, 2, 5)) // { from: Date.UTC(2026, 10, 1, 5), to: Date.UTC(2026, 10, 2, 5) }
+ * ```
+ */
+export function throttleWindow(checkAt: number): TimeSpan {
+  return { from: checkAt - THROTTLE_WINDOW_HOURS * HOUR_MS, to: checkAt };
+}
+
+/**
+ * The next hourly throttle check after `at` (R9, R14): the whole UTC hour that follows. Its
+ * window ({@link throttleWindow}) is the 23 whole hours before `at`'s hour and that hour so far:
+ * what it reads is what a request at `at` adds to.
+ *
+ * @example
+ * ```ts
+ * nextThrottleCheck(Date.UTC(2026, 10, 1, 4, 59, 59, 999)) // Date.UTC(2026, 10, 1, 5)
+ * nextThrottleCheck(Date.UTC(2026, 10, 1, 5))               // Date.UTC(2026, 10, 1, 6)
+ * ```
+ */
+export function nextThrottleCheck(at: number): number {
+  return utcHourStart(at) + HOUR_MS;
+}
+
+/** One hour of counts, read: a whole UTC hour (epoch ms), its requests and the USDT traded in it. */
+export interface HourCounts {
+  readonly hour: number;
+  readonly requests: number;
+  readonly traded: Dec;
+}
+
+/**
+ * The totals of any throttle window over hourly counts (R9, R14): returns a function giving, for a
+ * check at `checkAt`, the requests and USDT traded in the hours of {@link throttleWindow}. `hours`
+ * are in increasing order, each once; they are summed once up front (a request total past 2^53 is
+ * refused), so that each window then costs two binary searches.
+ *
+ * @example
+ * ```ts
+ * const sums = throttleWindowSums([{ hour: Date.UTC(2026, 10, 1), requests: 5, traded: new Dec(2) }])
+ * sums(Date.UTC(2026, 10, 1, 1)).requests // 5
+ * sums(Date.UTC(2026, 10, 2, 1)).requests // 0: 25 hours later, out of the window
+ * ```
+ */
+export function throttleWindowSums(hours: readonly HourCounts[]): (checkAt: number) => AbuseWindow {
+  // Prefix sums: prefix[k] totals hours[0..k).
+  const at = hours.map((h) => h.hour);
+  const prefixRequests = [0];
+  const prefixTraded = [ZERO];
+  for (const h of hours) {
+    prefixRequests.push(addCounts(prefixRequests.at(-1)!, h.requests, 'requests in total'));
+    prefixTraded.push(prefixTraded.at(-1)!.plus(h.traded));
+  }
+  const firstAtOrAfter = (t: number): number => partitionPoint(at.length, (i) => at[i]! < t);
+  return (checkAt) => {
+    const { from, to } = throttleWindow(checkAt);
+    const lo = firstAtOrAfter(from);
+    const hi = firstAtOrAfter(to);
+    return { requests: prefixRequests[hi]! - prefixRequests[lo]!, traded: prefixTraded[hi]!.minus(prefixTraded[lo]!) };
+  };
+}
