@@ -2,12 +2,12 @@ import { InvalidInputError } from '../errors.js';
 import { checkClockOffset } from '../catalog/validators.js';
 import { type Catalog, type Classification, createCatalog, readClassification } from '../catalog/catalog.js';
 import type { WebSocketBudget } from '../catalog/channels.js';
-import { type AbuseConfig, type Throttle, UNTHROTTLED, buildAbuseTimeline, resolveAbuseOptions } from '../rules/abuse.js';
+import { type AbuseConfig, UNTHROTTLED, resolveAbuseOptions } from '../rules/abuse.js';
 import { DAY_MS, HOUR_MS, RAISE_OFFSET_MS, formatUtcDay, formatUtcInstant, parseUtcDay, utcDayStart, utcHourStart } from '../rules/calendar.js';
 import { type FamilyConfig, rateFamily, readFamilyOptions } from '../rules/family.js';
 import { type TierMargins, tierMargins } from '../rules/margins.js';
 import { type InstantInput, checkFields, parseCount, parseId, parseInstant, parseNonNegativeDecimal } from '../rules/parse.js';
-import { type SpotFillConfig, UNNAMED_PAIR, buildSpotFillTimeline, resolveSpotFillOptions, spotFillClearance, spotFillLimits } from '../rules/spot-fill.js';
+import { type SpotFillConfig, UNNAMED_PAIR, resolveSpotFillOptions, spotFillClearance, spotFillLimits } from '../rules/spot-fill.js';
 import { coefficientOf, normalizeContract } from '../rules/contracts.js';
 import { type BoundaryDirection, type ClockEstimate, type ClockSample, ExchangeClock, type SampleRejection } from '../rules/exchange-clock.js';
 import { type RateLimitReport, type ReportPolicy, type TierReconciliation, readRateLimitReport, reconcileTier, reportFor } from '../rules/report.js';
@@ -29,6 +29,7 @@ import {
   type AccountLimiterOptions, type LimiterClockSample, type RequestOptions, type SentRequest, type SentWebSocketRequest, type WebSocketRequestOptions,
   LIMITER_OPTION_FIELDS,
 } from './limiter-options.js';
+import { type LimitsState, limitsAt } from './in-force.js';
 import { type LimiterSnapshot, SNAPSHOT_FIELDS, SNAPSHOT_VERSION, copyAccount } from './persistence.js';
 
 export type { AccountLimit, LimiterEvent } from './limiter-events.js';
@@ -754,26 +755,21 @@ export class AccountLimiter {
     // The next refresh is set first: whatever happens below, the hourly refreshes go on.
     this.arm(now);
     const since0800 = now - utcDayStart(now) >= RAISE_OFFSET_MS && now - utcDayStart(now) < RAISE_OFFSET_MS + HOUR_MS;
+    const rules: LimitsState = { timeline, futures: this.tracker, spot: this.spotTracker, abuse: this.abuse, spotFill: this.spotFill };
     for (const a of this.accounts) {
       const l = this.limits.get(a.id)!;
       if (a.createdAt !== undefined && now < a.createdAt) continue;
-      // A sub-account created within the error of now has no state before its creation.
-      const state = stricterState(timeline.limitAt(a.id, Math.max(early, a.createdAt ?? early)), timeline.limitAt(a.id, late));
+      const state = limitsAt(rules, a, { early, late });
       if (since0800) l.liveCap = null;
       let tier = state.tier;
-      // Below VIP 14 the tier is 1 whatever changed last (a drop at the instant of a raise changes nothing).
-      let reason: AccountLimit['reason'] = !isTieredVip(state.vipLevel) ? 'vip-below-14' : (state.since?.reason ?? 'initial');
+      let reason: AccountLimit['reason'] = state.reason;
       if (l.liveCap !== null && l.liveCap.tier < tier.tier) {
         tier = l.liveCap;
         reason = 'live-downgrade';
       }
       l.local = { tier, reason };
       const inForce = this.reconciled(l, now);
-      const abuse = buildAbuseTimeline(this.tracker.hourlyActivity(a.id), this.abuse);
-      const spot = buildSpotFillTimeline(this.spotTracker.hourlyActivity(a.id), this.spotFill);
-      const throttle = stricterThrottle(abuse.throttleAt(early).throttle, abuse.throttleAt(late).throttle);
-      const spotThrottle = stricterThrottle(spot.throttleAt(early).throttle, spot.throttleAt(late).throttle);
-      this.apply(a.id, l, { account: a.id, at: now, tier: inForce.tier, limit: inForce.tier.limit, throttle, spotThrottle, reason: inForce.reason });
+      this.apply(a.id, l, { account: a.id, at: now, tier: inForce.tier, limit: inForce.tier.limit, throttle: state.throttle, spotThrottle: state.spotThrottle, reason: inForce.reason });
       this.resetWarning(a.id, l, now);
       l.spotWarned = false;
       this.checkSpotWarning(a.id, l, now);
@@ -1109,18 +1105,6 @@ export class AccountLimiter {
 /** The order boundaries fire in: by instant, the lowering side first. */
 function order(b: { readonly at: number; readonly direction: BoundaryDirection }): number {
   return b.at * 2 + (b.direction === 'raise' ? 1 : 0);
-}
-
-/** Of the states at both edges of the exchange's clock (R15), the one of the lower tier (a raise waits, a lowering does not). */
-function stricterState<S extends { readonly tier: Tier }>(early: S, late: S): S {
-  return early.tier.tier < late.tier.tier ? early : late;
-}
-
-/** Of two throttles, the stricter: any throttle over none, else the lower rate. */
-function stricterThrottle(a: Throttle | null, b: Throttle | null): Throttle | null {
-  if (a === null) return b;
-  if (b === null) return a;
-  return a.limit / a.windowMs < b.limit / b.windowMs ? a : b;
 }
 
 /** The pair a spot order request counts under (R14): the one it names, else a placeholder. */
