@@ -7,12 +7,11 @@ import { DAY_MS, HOUR_MS, RAISE_OFFSET_MS, formatUtcDay, formatUtcInstant, parse
 import { type FamilyConfig, rateFamily, readFamilyOptions } from '../rules/family.js';
 import { type TierMargins, tierMargins } from '../rules/margins.js';
 import { type InstantInput, checkFields, parseCount, parseId, parseInstant, parseNonNegativeDecimal } from '../rules/parse.js';
-import { type SpotFillConfig, UNNAMED_PAIR, resolveSpotFillOptions, spotFillClearance, spotFillLimits } from '../rules/spot-fill.js';
+import { type SpotFillConfig, UNNAMED_PAIR, resolveSpotFillOptions, spotFillLimits } from '../rules/spot-fill.js';
 import { coefficientOf, normalizeContract } from '../rules/contracts.js';
 import { type BoundaryDirection, type ClockEstimate, type ClockSample, ExchangeClock, type SampleRejection } from '../rules/exchange-clock.js';
 import { type RateLimitReport, type ReportPolicy, type TierReconciliation, readRateLimitReport, reconcileTier, reportFor } from '../rules/report.js';
 import { type DailyActivity, type Timeline, type TimelineAccount, buildTimeline } from '../rules/timeline.js';
-import { Dec } from '../rules/decimal.js';
 import { toDec } from '../rules/fixed.js';
 import type { Tier } from '../rules/tiers.js';
 import { TIERED_VIP_LEVEL, isTieredVip, parseVipLevel, tierInForce } from '../rules/vip.js';
@@ -30,6 +29,8 @@ import {
   LIMITER_OPTION_FIELDS,
 } from './limiter-options.js';
 import { type LimitsState, limitsAt } from './in-force.js';
+import { lowFill, rollingDay, spotWindow } from './rolling-window.js';
+import { AccountWarnings } from './warnings.js';
 import { type LimiterSnapshot, SNAPSHOT_FIELDS, SNAPSHOT_VERSION, copyAccount } from './persistence.js';
 
 export type { AccountLimit, LimiterEvent } from './limiter-events.js';
@@ -75,13 +76,8 @@ interface AccountLimits {
   liveCap: Tier | null;
   /** Live downgrade: order requests that can be counted before the rolling ratio may cross down. */
   liveBudget: number;
-  warned: boolean;
-  /** Requests that can be counted in the rolling 24 hours before the early warning. */
-  warnBudget: number;
-  /** Whether the spot low-fill warning was given since the last whole hour (R14). */
-  spotWarned: boolean;
-  /** Spot requests that can be counted before the window of the next check would trip R14. */
-  spotBudget: number;
+  /** The early warnings of R9 and R14. */
+  readonly warnings: AccountWarnings;
   /** The tier the rules give (after a live downgrade) and why, before the exchange's report. */
   local: { tier: Tier; reason: AccountLimit['reason'] };
   /** The exchange's latest report not older than the latest snapshot (R16), or null. */
@@ -238,8 +234,7 @@ export class AccountLimiter {
     }
     const now = this.wallNow();
     for (const [account, l] of this.limits) {
-      if (!l.warned) this.checkWarning(account, l, now);
-      if (!l.spotWarned) this.checkSpotWarning(account, l, now);
+      l.warnings.recheck(this.tracker, this.spotTracker, now);
       if (this.live) this.evaluateLive(account);
     }
   }
@@ -576,12 +571,12 @@ export class AccountLimiter {
   abuseHeadroom(account: string): { readonly requests: number; readonly traded: string; readonly fillRate: string | null; readonly remaining: number } {
     this.limitsOf(account);
     const now = this.wallNow();
-    const w = this.window24h(this.tracker, account, now);
+    const w = rollingDay(this.tracker, account, now);
     return {
       requests: w.requests,
       traded: w.traded.toFixed(),
       fillRate: w.requests === 0 ? null : w.traded.dividedBy(w.requests).toString(),
-      remaining: this.lowFill(w) ? Math.max(0, this.abuse.requestThreshold - w.requests) : Infinity,
+      remaining: lowFill(w, this.abuse) ? Math.max(0, this.abuse.requestThreshold - w.requests) : Infinity,
     };
   }
 
@@ -593,7 +588,7 @@ export class AccountLimiter {
    */
   spotFillHeadroom(account: string): { readonly requests: number; readonly traded: string; readonly fillRate: string | null; readonly remaining: number; readonly needed: string } {
     this.limitsOf(account);
-    const w = this.spotWindow(account, this.wallNow());
+    const w = spotWindow(this.spotTracker, account, this.wallNow(), this.spotFill);
     return {
       requests: w.requests,
       traded: w.traded.toFixed(),
@@ -770,9 +765,7 @@ export class AccountLimiter {
       l.local = { tier, reason };
       const inForce = this.reconciled(l, now);
       this.apply(a.id, l, { account: a.id, at: now, tier: inForce.tier, limit: inForce.tier.limit, throttle: state.throttle, spotThrottle: state.spotThrottle, reason: inForce.reason });
-      this.resetWarning(a.id, l, now);
-      l.spotWarned = false;
-      this.checkSpotWarning(a.id, l, now);
+      l.warnings.reset(this.tracker, this.spotTracker, now);
       if (this.live) this.evaluateLive(a.id);
     }
   }
@@ -822,29 +815,8 @@ export class AccountLimiter {
     const at = Math.max(now, this.spotTracker.lastInstant);
     this.spotTracker.recordRequest(account, pair, c.action as 'place' | 'amend' | 'cancel', at, c.orders);
     this.shared?.request('spot', account, pair, c.action as 'place' | 'amend' | 'cancel', c.orders, at);
-    const l = this.limits.get(account)!;
-    l.spotBudget -= c.orders;
-    if (l.spotBudget < 0 && !l.spotWarned) this.checkSpotWarning(account, l, now);
+    this.limits.get(account)!.warnings.countSpot(c.orders, this.spotTracker, now);
   }
-
-  /** The early warning of R14: once an hour, when the next hourly check would throttle on what is counted so far. */
-  private checkSpotWarning(account: string, l: AccountLimits, now: number): void {
-    const w = this.spotWindow(account, now);
-    l.spotBudget = w.remaining;
-    if (w.remaining >= 0 || l.spotWarned) return;
-    l.spotWarned = true;
-    this.emit({ type: 'spot-fill-warning', account, at: now, trips: utcHourStart(now) + HOUR_MS, requests: w.requests, traded: w.traded.toFixed(), needed: w.needed.toFixed() });
-  }
-
-  /**
-   * The window the next hourly check of R14 looks at, so far, with the spot requests that still
-   * fit before it would throttle (negative: it would) and the USDT still to trade to avoid it.
-   */
-  private spotWindow(account: string, now: number): { requests: number; traded: Dec; remaining: number; needed: Dec } {
-    const w = this.window24h(this.spotTracker, account, now);
-    return { ...w, ...spotFillClearance(w, this.spotFill) };
-  }
-
 
   private count(account: string, contract: string, c: Classification): void {
     const now = this.wallNow();
@@ -852,8 +824,7 @@ export class AccountLimiter {
     this.tracker.recordRequest(account, contract, c.action as 'place' | 'amend' | 'cancel', at, c.orders);
     this.shared?.request('futures', account, contract, c.action as 'place' | 'amend' | 'cancel', c.orders, at);
     const l = this.limits.get(account)!;
-    l.warnBudget -= c.orders;
-    if (l.warnBudget <= 0 && !l.warned) this.checkWarning(account, l, now);
+    l.warnings.countFutures(c.orders, this.tracker, now);
     if (this.live) {
       l.liveBudget -= c.orders;
       if (l.liveBudget <= 0) this.evaluateLive(account);
@@ -884,46 +855,6 @@ export class AccountLimiter {
     let max = this.family.ratio.coefficients.fallback;
     for (const c of this.family.ratio.coefficients.byContract.values()) if (c.greaterThan(max)) max = c;
     return max.toString();
-  }
-
-  private checkWarning(account: string, l: AccountLimits, now: number): void {
-    const w = this.window24h(this.tracker, account, now);
-    const threshold = this.abuse.requestThreshold;
-    if (w.requests >= this.warnAt * threshold && this.lowFill(w)) {
-      l.warned = true;
-      this.emit({ type: 'abuse-warning', account, at: now, requests: w.requests, threshold });
-    } else {
-      l.warnBudget = Math.max(1, Math.ceil(this.warnAt * threshold) - w.requests);
-    }
-  }
-
-  /** Whether the window's fill rate would trip the throttle once past the request threshold (R9). */
-  private lowFill(w: { requests: number; traded: Dec }): boolean {
-    return w.traded.isZero() || w.traded.lessThan(this.abuse.fillRateThreshold.times(Math.max(1, w.requests)));
-  }
-
-  private resetWarning(account: string, l: AccountLimits, now: number): void {
-    const w = this.window24h(this.tracker, account, now);
-    l.warned = false;
-    l.warnBudget = Math.max(0, Math.ceil(this.warnAt * this.abuse.requestThreshold) - w.requests);
-    if (l.warnBudget === 0) this.checkWarning(account, l, now);
-  }
-
-  /**
-   * The rolling window of the hourly throttles (R9 on `tracker`'s futures counts, R14 on spot) at
-   * `now`: the 23 whole hours before this one, and this one so far.
-   */
-  private window24h(tracker: Tracker, account: string, now: number): { requests: number; traded: Dec } {
-    const hour = utcHourStart(now);
-    let requests = 0;
-    let traded = new Dec(0);
-    for (const h of tracker.hourlyActivity(account)) {
-      const start = h.hour as number;
-      if (start < hour - 23 * HOUR_MS || start > hour) continue;
-      requests += h.requests;
-      traded = traded.plus(h.traded ?? '0');
-    }
-    return { requests, traded };
   }
 
   /** Ratings of every account over the 7 days before `snapshotDay` (partial today included). */
@@ -984,10 +915,7 @@ export class AccountLimiter {
       state: { account, at: this.wallNow(), tier: tier1, limit: tier1.limit, throttle: null, spotThrottle: null, reason: 'initial' },
       liveCap: null,
       liveBudget: 0,
-      warned: false,
-      warnBudget: 0,
-      spotWarned: false,
-      spotBudget: 0,
+      warnings: new AccountWarnings(account, { abuse: this.abuse, spotFill: this.spotFill, warnAt: this.warnAt }, (event) => this.emit(event)),
       local: { tier: tier1, reason: 'initial' },
       report: null,
     });
