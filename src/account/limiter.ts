@@ -22,7 +22,7 @@ import { ArrivalDelay } from '../schedule/arrival-delay.js';
 import { type Limit, Scheduler } from '../schedule/scheduler.js';
 import { Listeners } from '../schedule/listeners.js';
 import type { SharedCounts, SharedTotals } from './shared-counts.js';
-import { type FillRole, Tracker, type TrackerState } from './tracker.js';
+import { type FillRole, Tracker } from './tracker.js';
 import type { AccountLimit, LimiterEvent } from './limiter-events.js';
 import {
   type AccountLimiterOptions, type LimiterClockSample, type RequestOptions, type SentRequest, type SentWebSocketRequest, type WebSocketRequestOptions,
@@ -31,7 +31,7 @@ import {
 import { type LimitsState, limitsAt } from './in-force.js';
 import { lowFill, rollingDay, spotWindow } from './rolling-window.js';
 import { AccountWarnings } from './warnings.js';
-import { type LimiterSnapshot, SNAPSHOT_FIELDS, SNAPSHOT_VERSION, copyAccount } from './persistence.js';
+import { type LimiterSnapshot, copyAccount, readSnapshot, snapshotOf } from './persistence.js';
 
 export type { AccountLimit, LimiterEvent } from './limiter-events.js';
 export type {
@@ -654,16 +654,8 @@ export class AccountLimiter {
 
   /** The state as plain, versioned JSON (counts, family, VIP), for `restore` after a restart. */
   snapshot(): LimiterSnapshot {
-    return {
-      format: 'traderatio.account-limiter',
-      version: SNAPSHOT_VERSION,
-      at: this.wallNow(),
-      accounts: this.accounts.map(copyAccount),
-      vipLevel: this.vipLevel,
-      vipChanges: this.vipChanges.map((v) => ({ ...v })),
-      tracker: this.tracker.snapshot(),
-      spotTracker: this.spotTracker.snapshot(),
-    };
+    const { accounts, vipLevel, vipChanges, tracker, spotTracker } = this;
+    return snapshotOf({ accounts, vipLevel, vipChanges, tracker, spotTracker }, this.wallNow());
   }
 
   /**
@@ -672,33 +664,16 @@ export class AccountLimiter {
    * all of it is read and checked before any of it is applied.
    */
   restore(snapshot: unknown): void {
-    const s = snapshot as Partial<LimiterSnapshot>;
-    if (typeof s !== 'object' || s === null || s.format !== 'traderatio.account-limiter') {
-      throw new InvalidInputError('the snapshot', snapshot, 'an account limiter snapshot ({ format: "traderatio.account-limiter", ... })');
-    }
-    checkFields(s, SNAPSHOT_FIELDS, 'the snapshot');
-    if (s.version !== SNAPSHOT_VERSION) {
-      throw new InvalidInputError('the snapshot `version`', s.version, `version ${SNAPSHOT_VERSION} (this library reads no other)`);
-    }
-    parseInstant(s.at, 'the snapshot `at`');
-    const vipLevel = parseVipLevel(s.vipLevel, 'the snapshot `vipLevel`');
-    if (!Array.isArray(s.accounts)) throw new InvalidInputError('the snapshot `accounts`', s.accounts, 'an array of accounts');
-    if (!Array.isArray(s.vipChanges)) throw new InvalidInputError('the snapshot `vipChanges`', s.vipChanges, 'an array of VIP changes');
-    const tracker = Tracker.restore(s.tracker as TrackerState);
-    const spotTracker = s.spotTracker === undefined ? new Tracker() : Tracker.restore(s.spotTracker);
     // The timeline checks the family, the VIP history and the counts against each other, as
     // every refresh after this one will.
-    const timeline = this.timelineOf(s.accounts, tracker, vipLevel, s.vipChanges);
-    for (const id of [...tracker.accountIds, ...spotTracker.accountIds]) {
-      if (!s.accounts.some((a) => a.id === id)) throw new InvalidInputError('an account of the snapshot tracker', id, 'an account listed in the snapshot');
-    }
-    this.accounts = s.accounts.map(copyAccount);
-    this.vipLevel = vipLevel;
-    this.vipChanges = s.vipChanges.map((v) => ({ at: v.at, level: v.level })).sort((a, b) => a.at - b.at);
-    this.tracker = tracker;
-    this.spotTracker = spotTracker;
+    const { state, checked: timeline } = readSnapshot(snapshot, (s) => this.timelineOf(s.accounts, s.tracker, s.vipLevel, s.vipChanges));
+    this.accounts = [...state.accounts];
+    this.vipLevel = state.vipLevel;
+    this.vipChanges = [...state.vipChanges];
+    this.tracker = state.tracker;
+    this.spotTracker = state.spotTracker;
     // With shared counts: written where they hold nothing for a day or an hour (a lost Redis).
-    this.shared?.seed(tracker.snapshot(), spotTracker.snapshot(), 'absent');
+    this.shared?.seed(state.tracker.snapshot(), state.spotTracker.snapshot(), 'absent');
     for (const a of this.accounts) if (!this.limits.has(a.id)) this.addLimits(a.id);
     this.refreshWith(timeline);
   }
