@@ -1,127 +1,43 @@
 import { InvalidInputError } from '../errors.js';
-import { type Check, checkClockOffset } from '../catalog/validators.js';
-import { type Catalog, type CatalogOptions, type Classification, createCatalog, readClassification } from '../catalog/catalog.js';
+import { checkClockOffset } from '../catalog/validators.js';
+import { type Catalog, type Classification, createCatalog, readClassification } from '../catalog/catalog.js';
 import type { WebSocketBudget } from '../catalog/channels.js';
-import { type AbuseConfig, type AbuseOptions, type Throttle, UNTHROTTLED, buildAbuseTimeline, resolveAbuseOptions } from '../rules/abuse.js';
+import { type AbuseConfig, UNTHROTTLED, resolveAbuseOptions } from '../rules/abuse.js';
 import { DAY_MS, HOUR_MS, RAISE_OFFSET_MS, formatUtcDay, formatUtcInstant, parseUtcDay, utcDayStart, utcHourStart } from '../rules/calendar.js';
-import { type FamilyConfig, type FamilyOptions, rateFamily, readFamilyOptions, FAMILY_OPTION_FIELDS } from '../rules/family.js';
+import { type FamilyConfig, rateFamily, readFamilyOptions } from '../rules/family.js';
 import { type TierMargins, tierMargins } from '../rules/margins.js';
 import { type InstantInput, checkFields, parseCount, parseId, parseInstant, parseNonNegativeDecimal } from '../rules/parse.js';
-import { type SpotFillConfig, type SpotFillOptions, UNNAMED_PAIR, buildSpotFillTimeline, resolveSpotFillOptions, spotFillClearance, spotFillLimits } from '../rules/spot-fill.js';
+import { type SpotFillConfig, UNNAMED_PAIR, resolveSpotFillOptions, spotFillLimits } from '../rules/spot-fill.js';
 import { coefficientOf, normalizeContract } from '../rules/contracts.js';
 import { type BoundaryDirection, type ClockEstimate, type ClockSample, ExchangeClock, type SampleRejection } from '../rules/exchange-clock.js';
 import { type RateLimitReport, type ReportPolicy, type TierReconciliation, readRateLimitReport, reconcileTier, reportFor } from '../rules/report.js';
-import { type ChangeReason, type DailyActivity, type Timeline, type TimelineAccount, buildTimeline } from '../rules/timeline.js';
-import { Dec } from '../rules/decimal.js';
+import { type DailyActivity, type Timeline, type TimelineAccount, buildTimeline } from '../rules/timeline.js';
 import { toDec } from '../rules/fixed.js';
 import type { Tier } from '../rules/tiers.js';
 import { TIERED_VIP_LEVEL, isTieredVip, parseVipLevel, tierInForce } from '../rules/vip.js';
 import { type Clock, systemClock } from '../schedule/clock.js';
-import { type HeadersLike, type RateLimitFeedback, readFeedback } from '../schedule/feedback.js';
+import { type RateLimitFeedback, readFeedback } from '../schedule/feedback.js';
 import { readGatewayTimes } from '../schedule/gateway-time.js';
 import { ArrivalDelay } from '../schedule/arrival-delay.js';
 import { type Limit, Scheduler } from '../schedule/scheduler.js';
 import { Listeners } from '../schedule/listeners.js';
-import type { LimitStore } from '../schedule/store.js';
 import type { SharedCounts, SharedTotals } from './shared-counts.js';
-import { type FillRole, Tracker, type TrackerState } from './tracker.js';
+import { type FillRole, Tracker } from './tracker.js';
+import type { AccountLimit, LimiterEvent } from './limiter-events.js';
+import {
+  type AccountLimiterOptions, type LimiterClockSample, type RequestOptions, type SentRequest, type SentWebSocketRequest, type WebSocketRequestOptions,
+  LIMITER_OPTION_FIELDS,
+} from './limiter-options.js';
+import { type LimitsState, limitsAt } from './in-force.js';
+import { lowFill, rollingDay, spotWindow } from './rolling-window.js';
+import { AccountWarnings } from './warnings.js';
+import { type LimiterSnapshot, copyAccount, readSnapshot, snapshotOf } from './persistence.js';
 
-/** Options of an account limiter. */
-export interface AccountLimiterOptions extends FamilyOptions {
-  /** The family: a main account and its sub-accounts (or a single account). */
-  readonly accounts: readonly TimelineAccount[];
-  /** The family's VIP level now (R4). @default 14 */
-  readonly vipLevel?: number;
-  /** Where time is read. @default systemClock */
-  readonly clock?: Clock;
-  /** Per-endpoint limits (R10). */
-  readonly catalog?: CatalogOptions;
-  /** Abuse throttle thresholds (R9). */
-  readonly abuse?: AbuseOptions;
-  /** Spot low-fill throttle thresholds and scope (R14). */
-  readonly spotFill?: SpotFillOptions;
-  /**
-   * `snapshot`: limits change at the snapshot instants (R5). `live`: besides, a fall of the rolling
-   * ratio into a lower tier lowers the limit at that instant; raises still wait for 08:00.
-   * @default "snapshot"
-   */
-  readonly downgrade?: 'snapshot' | 'live';
-  /** Share of the abuse request threshold at which `abuse-warning` fires. @default 0.9 */
-  readonly warnAt?: number;
-  /** Tasks that may wait at once. @default 100000 */
-  readonly maxQueue?: number;
-  /**
-   * Calls `save` with a snapshot every `everyMs` milliseconds. A `save` that throws or rejects
-   * is reported as an `error` event (source `persist`) and the next save runs as planned.
-   */
-  readonly persist?: { readonly everyMs: number; readonly save: (snapshot: LimiterSnapshot) => unknown };
-  /**
-   * The contract an order request counts under when neither the caller nor the body names one
-   * (a cancel by order id). The heaviest coefficient is the safe choice: it lowers the ratio most.
-   * @default "BTC_USDT"
-   */
-  readonly unknownContract?: string;
-  /**
-   * Safety margin of R13, milliseconds: every limit counts each request for its window plus this,
-   * so that network jitter bringing two requests closer on arrival at the exchange (which counts
-   * arrivals) cannot put N + 1 in one of its windows. @default 0
-   */
-  readonly marginMs?: number;
-  /**
-   * What {@link AccountLimiter.reportRateLimit} does with the exchange's report (R16) when it
-   * disagrees with the tier the rules give: `adopt` a report made at or after the latest snapshot
-   * (00:00) as the tier in force; `report` only (keep the local tier); `min`, the lower of the two.
-   * Every disagreement is reported as a `report` event whatever the policy.
-   * @default "adopt"
-   */
-  readonly reportPolicy?: ReportPolicy;
-  /**
-   * Polls the exchange's own figure (GET /account/rate_limit, R16) every `everyMs` milliseconds for
-   * every account of the family: `fetch(account)` resolves to the answer's JSON (sent the way the
-   * engine sends, e.g. through `traderatio/fetch` with the account's key), which
-   * {@link AccountLimiter.reportRateLimit} applies under `reportPolicy`. Off by default: the
-   * exchange marks the endpoint not yet open. A `fetch` that throws or rejects, or an answer that
-   * is refused, is reported as an `error` event (source `reconcile`) and polling goes on.
-   */
-  readonly reconcile?: { readonly everyMs: number; readonly fetch: (account: string) => unknown };
-  /**
-   * What a WebSocket order ({@link AccountLimiter.requestWebSocket}) draws on (R16). `shared`: its
-   * WebSocket limit of R10 and the REST limit of the same action for the same account, all at once
-   * (futures placement and amendment: the tier; cancels: the cancel limit). `separate`: its
-   * WebSocket limits only, the tier of R3 replacing the WebSocket futures 100 per second.
-   * @default "shared"
-   */
-  readonly websocketBudget?: WebSocketBudget;
-  /**
-   * The clock the rules' instants are taken on (R15). `estimate`: the exchange's, as estimated from
-   * the gateway times of responses given to {@link AccountLimiter.clockSample}; every boundary
-   * (00:00 snapshot, 08:00 raise, hourly throttle checks, a new sub-account's T+1 08:00) is applied
-   * on it, a lowering `error` early and a raise `error` late; before the first sample it is the
-   * local clock. The limiter's instants (events' `at`, `limitNow`, snapshots, the default `at` of
-   * `setVipLevel`, `addSubAccount` and `recordFill`, the hours requests are counted in) are then
-   * the exchange's, as estimated. `local`: the local wall clock as is.
-   * @default "estimate"
-   */
-  readonly exchangeClock?: 'estimate' | 'local';
-  /**
-   * Where the limits are kept (see `Scheduler`): a Redis store of `traderatio/redis` shares them
-   * with the other processes on the account (R10), and keeps the counts there too: requests and
-   * fills are then the account's totals over every process, and so are the tiers, throttles,
-   * warnings and headroom read from them (R1, R5, R9, R14). @default memoryStore
-   */
-  readonly store?: LimitStore & { counts?(): SharedCounts };
-}
-
-/**
- * One timed request for the exchange clock's estimate (R15): the local wall-clock instants it was
- * sent and answered (the limiter's `clock.wall()`, `Date.now()` by default), and either the
- * response's headers (REST) or the WebSocket answer's `header`, where `X-In-Time` and `X-Out-Time`
- * are read, or those two in microseconds. `sentMono` and `receivedMono` (the limiter's
- * `clock.now()`) let the estimate follow a step of the local wall clock at once.
- */
-export type LimiterClockSample =
-  | ClockSample
-  | (Omit<ClockSample, 'inTime' | 'outTime'> & { readonly headers: HeadersLike });
+export type { AccountLimit, LimiterEvent } from './limiter-events.js';
+export type {
+  AccountLimiterOptions, LimiterClockSample, RequestOptions, SentRequest, SentWebSocketRequest, WebSocketRequestOptions,
+} from './limiter-options.js';
+export type { LimiterSnapshot } from './persistence.js';
 
 /** One answered request, as `arrived` counts it at the exchange (R13). */
 interface Arrival {
@@ -137,121 +53,6 @@ interface Arrival {
 
 /** How long answers are kept to be counted again when a quicker way there shows: twice the longest window of the catalogue. */
 const ARRIVALS_KEPT_MS = 20_000;
-
-/** Options of one request. */
-export interface RequestOptions {
-  /** The request body: a batch's orders count one by one (R1). */
-  readonly body?: unknown;
-  /** The futures contract, when neither path nor body names it (a cancel by order id). */
-  readonly contract?: string;
-  readonly signal?: AbortSignal;
-  /** An instant on the limiter's clock by which the request must have started. */
-  readonly deadline?: number;
-  /** Overrides the default priority (cancels 10, everything else 0). */
-  readonly priority?: number;
-}
-
-/** Options of one WebSocket order request. */
-export interface WebSocketRequestOptions extends Omit<RequestOptions, 'body'> {
-  /** The `req_param` of the request: an order, a batch, an amendment, the ids to cancel. */
-  readonly params?: unknown;
-  /** The futures connection's settlement currency. @default "usdt" */
-  readonly settle?: string;
-}
-
-/** A request as given to {@link AccountLimiter.request}. */
-export interface SentRequest {
-  readonly method: string;
-  readonly path: string;
-  readonly body?: unknown;
-}
-
-/** A WebSocket order request as given to {@link AccountLimiter.requestWebSocket}. */
-export interface SentWebSocketRequest {
-  readonly channel: string;
-  readonly params?: unknown;
-  /** @default "usdt" */
-  readonly settle?: string;
-}
-
-/** The limit in force for an account, and why. */
-export interface AccountLimit {
-  readonly account: string;
-  readonly at: number;
-  /** Tier by the rules (R3-R8), after a live downgrade when that option is on. */
-  readonly tier: Tier;
-  /** Futures placement and amendment, requests per second, before the throttle. */
-  readonly limit: number;
-  /** The abuse throttle in force (R9), or null. */
-  readonly throttle: Throttle | null;
-  /** The spot low-fill throttle in force (R14), or null: spot placement and amendment. */
-  readonly spotThrottle: Throttle | null;
-  /**
-   * Why the tier is what it is: the last change's reason, `live-downgrade`, `initial`, or `report`
-   * when it is the exchange's reported tier (R16).
-   */
-  readonly reason: ChangeReason | 'live-downgrade' | 'initial' | 'report';
-}
-
-/**
- * What the limiter tells its listeners. `error` reports what went wrong outside the limiter's own
- * work, which it carries on with: a listener that threw (`listener`), a `persist.save` that threw
- * or rejected (`persist`), an hourly refresh that failed (`refresh`), a poll of the exchange's
- * report that failed or was refused (`reconcile`). An error thrown by a listener
- * while it handles an `error` event, or an error with no listener to take it, becomes a process
- * warning (`process.emitWarning`), so that none is lost silently.
- */
-export type LimiterEvent =
-  | { readonly type: 'limit'; readonly account: string; readonly at: number; readonly from: number; readonly to: number; readonly reason: AccountLimit['reason'] }
-  | { readonly type: 'throttle'; readonly account: string; readonly at: number; readonly throttle: Throttle | null }
-  | { readonly type: 'abuse-warning'; readonly account: string; readonly at: number; readonly requests: number; readonly threshold: number }
-  | { readonly type: 'spot-throttle'; readonly account: string; readonly at: number; readonly throttle: Throttle | null }
-  /**
-   * The spot low-fill throttle (R14) would start at `trips` (the next whole hour) on the activity
-   * so far: `requests` spot requests and `traded` USDT in the window that hour will look at;
-   * trading `needed` more USDT on spot before then avoids it.
-   */
-  | { readonly type: 'spot-fill-warning'; readonly account: string; readonly at: number; readonly trips: number; readonly requests: number; readonly traded: string; readonly needed: string }
-  /**
-   * The exchange's report (GET /account/rate_limit, R16) disagrees with the tier the rules give:
-   * both tiers with their limits, the report's age (`at` minus its `updated_at`, milliseconds),
-   * whether it is older than the latest snapshot (`stale`: it changed nothing), the policy, and
-   * the tier in force after it (`inForce`, from `source`).
-   */
-  | {
-    readonly type: 'report'; readonly account: string; readonly at: number;
-    readonly local: { readonly tier: number; readonly limit: number };
-    readonly reported: { readonly tier: number; readonly limit: number; readonly ratio: string; readonly mainRatio: string; readonly updatedAt: number };
-    readonly reportAgeMs: number; readonly stale: boolean; readonly policy: ReportPolicy;
-    readonly inForce: { readonly tier: number; readonly limit: number }; readonly source: 'local' | 'report';
-  }
-  /**
-   * The local clock against the exchange's (R15, R11): `check` is `checkClockOffset` on the
-   * estimate, told when it changes: REQUEST_EXPIRED as soon as the local clock may be more than
-   * 60 s off (signed requests are about to fail), ok again once it is not.
-   */
-  | { readonly type: 'clock'; readonly at: number; readonly offsetMs: number; readonly errorMs: number; readonly check: Check }
-  | { readonly type: 'error'; readonly at: number; readonly source: 'listener' | 'persist' | 'refresh' | 'reconcile'; readonly error: unknown };
-
-/** The limiter's state as plain, versioned JSON. */
-export interface LimiterSnapshot {
-  readonly format: 'traderatio.account-limiter';
-  readonly version: 1;
-  readonly at: number;
-  readonly accounts: readonly TimelineAccount[];
-  readonly vipLevel: number;
-  readonly vipChanges: readonly { readonly at: number; readonly level: number }[];
-  readonly tracker: TrackerState;
-  /** Spot order requests and fills (R14); absent in snapshots that predate it. */
-  readonly spotTracker?: TrackerState;
-}
-
-const SNAPSHOT_VERSION = 1;
-const SNAPSHOT_FIELDS: readonly string[] = ['format', 'version', 'at', 'accounts', 'vipLevel', 'vipChanges', 'tracker', 'spotTracker'];
-const LIMITER_OPTION_FIELDS: readonly string[] = [
-  ...FAMILY_OPTION_FIELDS, 'accounts', 'vipLevel', 'clock', 'catalog', 'abuse', 'spotFill', 'downgrade', 'warnAt', 'maxQueue', 'persist', 'unknownContract',
-  'reportPolicy', 'websocketBudget', 'exchangeClock', 'marginMs', 'reconcile', 'store',
-];
 
 /** An hour of order requests and USDT traded, seeded from the exchange's history. */
 interface SeededHour {
@@ -275,13 +76,8 @@ interface AccountLimits {
   liveCap: Tier | null;
   /** Live downgrade: order requests that can be counted before the rolling ratio may cross down. */
   liveBudget: number;
-  warned: boolean;
-  /** Requests that can be counted in the rolling 24 hours before the early warning. */
-  warnBudget: number;
-  /** Whether the spot low-fill warning was given since the last whole hour (R14). */
-  spotWarned: boolean;
-  /** Spot requests that can be counted before the window of the next check would trip R14. */
-  spotBudget: number;
+  /** The early warnings of R9 and R14. */
+  readonly warnings: AccountWarnings;
   /** The tier the rules give (after a live downgrade) and why, before the exchange's report. */
   local: { tier: Tier; reason: AccountLimit['reason'] };
   /** The exchange's latest report not older than the latest snapshot (R16), or null. */
@@ -438,8 +234,7 @@ export class AccountLimiter {
     }
     const now = this.wallNow();
     for (const [account, l] of this.limits) {
-      if (!l.warned) this.checkWarning(account, l, now);
-      if (!l.spotWarned) this.checkSpotWarning(account, l, now);
+      l.warnings.recheck(this.tracker, this.spotTracker, now);
       if (this.live) this.evaluateLive(account);
     }
   }
@@ -776,12 +571,12 @@ export class AccountLimiter {
   abuseHeadroom(account: string): { readonly requests: number; readonly traded: string; readonly fillRate: string | null; readonly remaining: number } {
     this.limitsOf(account);
     const now = this.wallNow();
-    const w = this.window24h(this.tracker, account, now);
+    const w = rollingDay(this.tracker, account, now);
     return {
       requests: w.requests,
       traded: w.traded.toFixed(),
       fillRate: w.requests === 0 ? null : w.traded.dividedBy(w.requests).toString(),
-      remaining: this.lowFill(w) ? Math.max(0, this.abuse.requestThreshold - w.requests) : Infinity,
+      remaining: lowFill(w, this.abuse) ? Math.max(0, this.abuse.requestThreshold - w.requests) : Infinity,
     };
   }
 
@@ -793,7 +588,7 @@ export class AccountLimiter {
    */
   spotFillHeadroom(account: string): { readonly requests: number; readonly traded: string; readonly fillRate: string | null; readonly remaining: number; readonly needed: string } {
     this.limitsOf(account);
-    const w = this.spotWindow(account, this.wallNow());
+    const w = spotWindow(this.spotTracker, account, this.wallNow(), this.spotFill);
     return {
       requests: w.requests,
       traded: w.traded.toFixed(),
@@ -859,16 +654,8 @@ export class AccountLimiter {
 
   /** The state as plain, versioned JSON (counts, family, VIP), for `restore` after a restart. */
   snapshot(): LimiterSnapshot {
-    return {
-      format: 'traderatio.account-limiter',
-      version: SNAPSHOT_VERSION,
-      at: this.wallNow(),
-      accounts: this.accounts.map(copyAccount),
-      vipLevel: this.vipLevel,
-      vipChanges: this.vipChanges.map((v) => ({ ...v })),
-      tracker: this.tracker.snapshot(),
-      spotTracker: this.spotTracker.snapshot(),
-    };
+    const { accounts, vipLevel, vipChanges, tracker, spotTracker } = this;
+    return snapshotOf({ accounts, vipLevel, vipChanges, tracker, spotTracker }, this.wallNow());
   }
 
   /**
@@ -877,33 +664,16 @@ export class AccountLimiter {
    * all of it is read and checked before any of it is applied.
    */
   restore(snapshot: unknown): void {
-    const s = snapshot as Partial<LimiterSnapshot>;
-    if (typeof s !== 'object' || s === null || s.format !== 'traderatio.account-limiter') {
-      throw new InvalidInputError('the snapshot', snapshot, 'an account limiter snapshot ({ format: "traderatio.account-limiter", ... })');
-    }
-    checkFields(s, SNAPSHOT_FIELDS, 'the snapshot');
-    if (s.version !== SNAPSHOT_VERSION) {
-      throw new InvalidInputError('the snapshot `version`', s.version, `version ${SNAPSHOT_VERSION} (this library reads no other)`);
-    }
-    parseInstant(s.at, 'the snapshot `at`');
-    const vipLevel = parseVipLevel(s.vipLevel, 'the snapshot `vipLevel`');
-    if (!Array.isArray(s.accounts)) throw new InvalidInputError('the snapshot `accounts`', s.accounts, 'an array of accounts');
-    if (!Array.isArray(s.vipChanges)) throw new InvalidInputError('the snapshot `vipChanges`', s.vipChanges, 'an array of VIP changes');
-    const tracker = Tracker.restore(s.tracker as TrackerState);
-    const spotTracker = s.spotTracker === undefined ? new Tracker() : Tracker.restore(s.spotTracker);
     // The timeline checks the family, the VIP history and the counts against each other, as
     // every refresh after this one will.
-    const timeline = this.timelineOf(s.accounts, tracker, vipLevel, s.vipChanges);
-    for (const id of [...tracker.accountIds, ...spotTracker.accountIds]) {
-      if (!s.accounts.some((a) => a.id === id)) throw new InvalidInputError('an account of the snapshot tracker', id, 'an account listed in the snapshot');
-    }
-    this.accounts = s.accounts.map(copyAccount);
-    this.vipLevel = vipLevel;
-    this.vipChanges = s.vipChanges.map((v) => ({ at: v.at, level: v.level })).sort((a, b) => a.at - b.at);
-    this.tracker = tracker;
-    this.spotTracker = spotTracker;
+    const { state, checked: timeline } = readSnapshot(snapshot, (s) => this.timelineOf(s.accounts, s.tracker, s.vipLevel, s.vipChanges));
+    this.accounts = [...state.accounts];
+    this.vipLevel = state.vipLevel;
+    this.vipChanges = [...state.vipChanges];
+    this.tracker = state.tracker;
+    this.spotTracker = state.spotTracker;
     // With shared counts: written where they hold nothing for a day or an hour (a lost Redis).
-    this.shared?.seed(tracker.snapshot(), spotTracker.snapshot(), 'absent');
+    this.shared?.seed(state.tracker.snapshot(), state.spotTracker.snapshot(), 'absent');
     for (const a of this.accounts) if (!this.limits.has(a.id)) this.addLimits(a.id);
     this.refreshWith(timeline);
   }
@@ -955,29 +725,22 @@ export class AccountLimiter {
     // The next refresh is set first: whatever happens below, the hourly refreshes go on.
     this.arm(now);
     const since0800 = now - utcDayStart(now) >= RAISE_OFFSET_MS && now - utcDayStart(now) < RAISE_OFFSET_MS + HOUR_MS;
+    const rules: LimitsState = { timeline, futures: this.tracker, spot: this.spotTracker, abuse: this.abuse, spotFill: this.spotFill };
     for (const a of this.accounts) {
       const l = this.limits.get(a.id)!;
       if (a.createdAt !== undefined && now < a.createdAt) continue;
-      // A sub-account created within the error of now has no state before its creation.
-      const state = stricterState(timeline.limitAt(a.id, Math.max(early, a.createdAt ?? early)), timeline.limitAt(a.id, late));
+      const state = limitsAt(rules, a, { early, late });
       if (since0800) l.liveCap = null;
       let tier = state.tier;
-      // Below VIP 14 the tier is 1 whatever changed last (a drop at the instant of a raise changes nothing).
-      let reason: AccountLimit['reason'] = !isTieredVip(state.vipLevel) ? 'vip-below-14' : (state.since?.reason ?? 'initial');
+      let reason: AccountLimit['reason'] = state.reason;
       if (l.liveCap !== null && l.liveCap.tier < tier.tier) {
         tier = l.liveCap;
         reason = 'live-downgrade';
       }
       l.local = { tier, reason };
       const inForce = this.reconciled(l, now);
-      const abuse = buildAbuseTimeline(this.tracker.hourlyActivity(a.id), this.abuse);
-      const spot = buildSpotFillTimeline(this.spotTracker.hourlyActivity(a.id), this.spotFill);
-      const throttle = stricterThrottle(abuse.throttleAt(early).throttle, abuse.throttleAt(late).throttle);
-      const spotThrottle = stricterThrottle(spot.throttleAt(early).throttle, spot.throttleAt(late).throttle);
-      this.apply(a.id, l, { account: a.id, at: now, tier: inForce.tier, limit: inForce.tier.limit, throttle, spotThrottle, reason: inForce.reason });
-      this.resetWarning(a.id, l, now);
-      l.spotWarned = false;
-      this.checkSpotWarning(a.id, l, now);
+      this.apply(a.id, l, { account: a.id, at: now, tier: inForce.tier, limit: inForce.tier.limit, throttle: state.throttle, spotThrottle: state.spotThrottle, reason: inForce.reason });
+      l.warnings.reset(this.tracker, this.spotTracker, now);
       if (this.live) this.evaluateLive(a.id);
     }
   }
@@ -1027,29 +790,8 @@ export class AccountLimiter {
     const at = Math.max(now, this.spotTracker.lastInstant);
     this.spotTracker.recordRequest(account, pair, c.action as 'place' | 'amend' | 'cancel', at, c.orders);
     this.shared?.request('spot', account, pair, c.action as 'place' | 'amend' | 'cancel', c.orders, at);
-    const l = this.limits.get(account)!;
-    l.spotBudget -= c.orders;
-    if (l.spotBudget < 0 && !l.spotWarned) this.checkSpotWarning(account, l, now);
+    this.limits.get(account)!.warnings.countSpot(c.orders, this.spotTracker, now);
   }
-
-  /** The early warning of R14: once an hour, when the next hourly check would throttle on what is counted so far. */
-  private checkSpotWarning(account: string, l: AccountLimits, now: number): void {
-    const w = this.spotWindow(account, now);
-    l.spotBudget = w.remaining;
-    if (w.remaining >= 0 || l.spotWarned) return;
-    l.spotWarned = true;
-    this.emit({ type: 'spot-fill-warning', account, at: now, trips: utcHourStart(now) + HOUR_MS, requests: w.requests, traded: w.traded.toFixed(), needed: w.needed.toFixed() });
-  }
-
-  /**
-   * The window the next hourly check of R14 looks at, so far, with the spot requests that still
-   * fit before it would throttle (negative: it would) and the USDT still to trade to avoid it.
-   */
-  private spotWindow(account: string, now: number): { requests: number; traded: Dec; remaining: number; needed: Dec } {
-    const w = this.window24h(this.spotTracker, account, now);
-    return { ...w, ...spotFillClearance(w, this.spotFill) };
-  }
-
 
   private count(account: string, contract: string, c: Classification): void {
     const now = this.wallNow();
@@ -1057,8 +799,7 @@ export class AccountLimiter {
     this.tracker.recordRequest(account, contract, c.action as 'place' | 'amend' | 'cancel', at, c.orders);
     this.shared?.request('futures', account, contract, c.action as 'place' | 'amend' | 'cancel', c.orders, at);
     const l = this.limits.get(account)!;
-    l.warnBudget -= c.orders;
-    if (l.warnBudget <= 0 && !l.warned) this.checkWarning(account, l, now);
+    l.warnings.countFutures(c.orders, this.tracker, now);
     if (this.live) {
       l.liveBudget -= c.orders;
       if (l.liveBudget <= 0) this.evaluateLive(account);
@@ -1089,46 +830,6 @@ export class AccountLimiter {
     let max = this.family.ratio.coefficients.fallback;
     for (const c of this.family.ratio.coefficients.byContract.values()) if (c.greaterThan(max)) max = c;
     return max.toString();
-  }
-
-  private checkWarning(account: string, l: AccountLimits, now: number): void {
-    const w = this.window24h(this.tracker, account, now);
-    const threshold = this.abuse.requestThreshold;
-    if (w.requests >= this.warnAt * threshold && this.lowFill(w)) {
-      l.warned = true;
-      this.emit({ type: 'abuse-warning', account, at: now, requests: w.requests, threshold });
-    } else {
-      l.warnBudget = Math.max(1, Math.ceil(this.warnAt * threshold) - w.requests);
-    }
-  }
-
-  /** Whether the window's fill rate would trip the throttle once past the request threshold (R9). */
-  private lowFill(w: { requests: number; traded: Dec }): boolean {
-    return w.traded.isZero() || w.traded.lessThan(this.abuse.fillRateThreshold.times(Math.max(1, w.requests)));
-  }
-
-  private resetWarning(account: string, l: AccountLimits, now: number): void {
-    const w = this.window24h(this.tracker, account, now);
-    l.warned = false;
-    l.warnBudget = Math.max(0, Math.ceil(this.warnAt * this.abuse.requestThreshold) - w.requests);
-    if (l.warnBudget === 0) this.checkWarning(account, l, now);
-  }
-
-  /**
-   * The rolling window of the hourly throttles (R9 on `tracker`'s futures counts, R14 on spot) at
-   * `now`: the 23 whole hours before this one, and this one so far.
-   */
-  private window24h(tracker: Tracker, account: string, now: number): { requests: number; traded: Dec } {
-    const hour = utcHourStart(now);
-    let requests = 0;
-    let traded = new Dec(0);
-    for (const h of tracker.hourlyActivity(account)) {
-      const start = h.hour as number;
-      if (start < hour - 23 * HOUR_MS || start > hour) continue;
-      requests += h.requests;
-      traded = traded.plus(h.traded ?? '0');
-    }
-    return { requests, traded };
   }
 
   /** Ratings of every account over the 7 days before `snapshotDay` (partial today included). */
@@ -1189,10 +890,7 @@ export class AccountLimiter {
       state: { account, at: this.wallNow(), tier: tier1, limit: tier1.limit, throttle: null, spotThrottle: null, reason: 'initial' },
       liveCap: null,
       liveBudget: 0,
-      warned: false,
-      warnBudget: 0,
-      spotWarned: false,
-      spotBudget: 0,
+      warnings: new AccountWarnings(account, { abuse: this.abuse, spotFill: this.spotFill, warnAt: this.warnAt }, (event) => this.emit(event)),
       local: { tier: tier1, reason: 'initial' },
       report: null,
     });
@@ -1310,23 +1008,6 @@ export class AccountLimiter {
 /** The order boundaries fire in: by instant, the lowering side first. */
 function order(b: { readonly at: number; readonly direction: BoundaryDirection }): number {
   return b.at * 2 + (b.direction === 'raise' ? 1 : 0);
-}
-
-/** Of the states at both edges of the exchange's clock (R15), the one of the lower tier (a raise waits, a lowering does not). */
-function stricterState<S extends { readonly tier: Tier }>(early: S, late: S): S {
-  return early.tier.tier < late.tier.tier ? early : late;
-}
-
-/** Of two throttles, the stricter: any throttle over none, else the lower rate. */
-function stricterThrottle(a: Throttle | null, b: Throttle | null): Throttle | null {
-  if (a === null) return b;
-  if (b === null) return a;
-  return a.limit / a.windowMs < b.limit / b.windowMs ? a : b;
-}
-
-/** An account of the family as the limiter keeps it: its own fields only. */
-function copyAccount(a: TimelineAccount): TimelineAccount {
-  return { id: a.id, ...(a.role === undefined ? {} : { role: a.role }), ...(a.createdAt === undefined ? {} : { createdAt: a.createdAt }) };
 }
 
 /** The pair a spot order request counts under (R14): the one it names, else a placeholder. */

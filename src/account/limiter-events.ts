@@ -1,0 +1,64 @@
+import type { Check } from '../catalog/validators.js';
+import type { Throttle } from '../rules/abuse.js';
+import type { ReportPolicy } from '../rules/report.js';
+import type { ChangeReason } from '../rules/timeline.js';
+import type { Tier } from '../rules/tiers.js';
+
+/** The limit in force for an account, and why. */
+export interface AccountLimit {
+  readonly account: string;
+  readonly at: number;
+  /** Tier by the rules (R3-R8), after a live downgrade when that option is on. */
+  readonly tier: Tier;
+  /** Futures placement and amendment, requests per second, before the throttle. */
+  readonly limit: number;
+  /** The abuse throttle in force (R9), or null. */
+  readonly throttle: Throttle | null;
+  /** The spot low-fill throttle in force (R14), or null: spot placement and amendment. */
+  readonly spotThrottle: Throttle | null;
+  /**
+   * Why the tier is what it is: the last change's reason, `live-downgrade`, `initial`, or `report`
+   * when it is the exchange's reported tier (R16).
+   */
+  readonly reason: ChangeReason | 'live-downgrade' | 'initial' | 'report';
+}
+
+/**
+ * What the limiter tells its listeners. `error` reports what went wrong outside the limiter's own
+ * work, which it carries on with: a listener that threw (`listener`), a `persist.save` that threw
+ * or rejected (`persist`), an hourly refresh that failed (`refresh`), a poll of the exchange's
+ * report that failed or was refused (`reconcile`). An error thrown by a listener
+ * while it handles an `error` event, or an error with no listener to take it, becomes a process
+ * warning (`process.emitWarning`), so that none is lost silently.
+ */
+export type LimiterEvent =
+  | { readonly type: 'limit'; readonly account: string; readonly at: number; readonly from: number; readonly to: number; readonly reason: AccountLimit['reason'] }
+  | { readonly type: 'throttle'; readonly account: string; readonly at: number; readonly throttle: Throttle | null }
+  | { readonly type: 'abuse-warning'; readonly account: string; readonly at: number; readonly requests: number; readonly threshold: number }
+  | { readonly type: 'spot-throttle'; readonly account: string; readonly at: number; readonly throttle: Throttle | null }
+  /**
+   * The spot low-fill throttle (R14) would start at `trips` (the next whole hour) on the activity
+   * so far: `requests` spot requests and `traded` USDT in the window that hour will look at;
+   * trading `needed` more USDT on spot before then avoids it.
+   */
+  | { readonly type: 'spot-fill-warning'; readonly account: string; readonly at: number; readonly trips: number; readonly requests: number; readonly traded: string; readonly needed: string }
+  /**
+   * The exchange's report (GET /account/rate_limit, R16) disagrees with the tier the rules give:
+   * both tiers with their limits, the report's age (`at` minus its `updated_at`, milliseconds),
+   * whether it is older than the latest snapshot (`stale`: it changed nothing), the policy, and
+   * the tier in force after it (`inForce`, from `source`).
+   */
+  | {
+    readonly type: 'report'; readonly account: string; readonly at: number;
+    readonly local: { readonly tier: number; readonly limit: number };
+    readonly reported: { readonly tier: number; readonly limit: number; readonly ratio: string; readonly mainRatio: string; readonly updatedAt: number };
+    readonly reportAgeMs: number; readonly stale: boolean; readonly policy: ReportPolicy;
+    readonly inForce: { readonly tier: number; readonly limit: number }; readonly source: 'local' | 'report';
+  }
+  /**
+   * The local clock against the exchange's (R15, R11): `check` is `checkClockOffset` on the
+   * estimate, told when it changes: REQUEST_EXPIRED as soon as the local clock may be more than
+   * 60 s off (signed requests are about to fail), ok again once it is not.
+   */
+  | { readonly type: 'clock'; readonly at: number; readonly offsetMs: number; readonly errorMs: number; readonly check: Check }
+  | { readonly type: 'error'; readonly at: number; readonly source: 'listener' | 'persist' | 'refresh' | 'reconcile'; readonly error: unknown };

@@ -1,0 +1,152 @@
+import type { CatalogOptions } from '../catalog/catalog.js';
+import type { WebSocketBudget } from '../catalog/channels.js';
+import type { AbuseOptions } from '../rules/abuse.js';
+import type { ClockSample } from '../rules/exchange-clock.js';
+import { type FamilyOptions, FAMILY_OPTION_FIELDS } from '../rules/family.js';
+import type { ReportPolicy } from '../rules/report.js';
+import type { SpotFillOptions } from '../rules/spot-fill.js';
+import type { TimelineAccount } from '../rules/timeline.js';
+import type { Clock } from '../schedule/clock.js';
+import type { HeadersLike } from '../schedule/feedback.js';
+import type { LimitStore } from '../schedule/store.js';
+import type { LimiterSnapshot } from './persistence.js';
+import type { SharedCounts } from './shared-counts.js';
+
+/** Options of an account limiter. */
+export interface AccountLimiterOptions extends FamilyOptions {
+  /** The family: a main account and its sub-accounts (or a single account). */
+  readonly accounts: readonly TimelineAccount[];
+  /** The family's VIP level now (R4). @default 14 */
+  readonly vipLevel?: number;
+  /** Where time is read. @default systemClock */
+  readonly clock?: Clock;
+  /** Per-endpoint limits (R10). */
+  readonly catalog?: CatalogOptions;
+  /** Abuse throttle thresholds (R9). */
+  readonly abuse?: AbuseOptions;
+  /** Spot low-fill throttle thresholds and scope (R14). */
+  readonly spotFill?: SpotFillOptions;
+  /**
+   * `snapshot`: limits change at the snapshot instants (R5). `live`: besides, a fall of the rolling
+   * ratio into a lower tier lowers the limit at that instant; raises still wait for 08:00.
+   * @default "snapshot"
+   */
+  readonly downgrade?: 'snapshot' | 'live';
+  /** Share of the abuse request threshold at which `abuse-warning` fires. @default 0.9 */
+  readonly warnAt?: number;
+  /** Tasks that may wait at once. @default 100000 */
+  readonly maxQueue?: number;
+  /**
+   * Calls `save` with a snapshot every `everyMs` milliseconds. A `save` that throws or rejects
+   * is reported as an `error` event (source `persist`) and the next save runs as planned.
+   */
+  readonly persist?: { readonly everyMs: number; readonly save: (snapshot: LimiterSnapshot) => unknown };
+  /**
+   * The contract an order request counts under when neither the caller nor the body names one
+   * (a cancel by order id). The heaviest coefficient is the safe choice: it lowers the ratio most.
+   * @default "BTC_USDT"
+   */
+  readonly unknownContract?: string;
+  /**
+   * Safety margin of R13, milliseconds: every limit counts each request for its window plus this,
+   * so that network jitter bringing two requests closer on arrival at the exchange (which counts
+   * arrivals) cannot put N + 1 in one of its windows. @default 0
+   */
+  readonly marginMs?: number;
+  /**
+   * What {@link AccountLimiter.reportRateLimit} does with the exchange's report (R16) when it
+   * disagrees with the tier the rules give: `adopt` a report made at or after the latest snapshot
+   * (00:00) as the tier in force; `report` only (keep the local tier); `min`, the lower of the two.
+   * Every disagreement is reported as a `report` event whatever the policy.
+   * @default "adopt"
+   */
+  readonly reportPolicy?: ReportPolicy;
+  /**
+   * Polls the exchange's own figure (GET /account/rate_limit, R16) every `everyMs` milliseconds for
+   * every account of the family: `fetch(account)` resolves to the answer's JSON (sent the way the
+   * engine sends, e.g. through `traderatio/fetch` with the account's key), which
+   * {@link AccountLimiter.reportRateLimit} applies under `reportPolicy`. Off by default: the
+   * exchange marks the endpoint not yet open. A `fetch` that throws or rejects, or an answer that
+   * is refused, is reported as an `error` event (source `reconcile`) and polling goes on.
+   */
+  readonly reconcile?: { readonly everyMs: number; readonly fetch: (account: string) => unknown };
+  /**
+   * What a WebSocket order ({@link AccountLimiter.requestWebSocket}) draws on (R16). `shared`: its
+   * WebSocket limit of R10 and the REST limit of the same action for the same account, all at once
+   * (futures placement and amendment: the tier; cancels: the cancel limit). `separate`: its
+   * WebSocket limits only, the tier of R3 replacing the WebSocket futures 100 per second.
+   * @default "shared"
+   */
+  readonly websocketBudget?: WebSocketBudget;
+  /**
+   * The clock the rules' instants are taken on (R15). `estimate`: the exchange's, as estimated from
+   * the gateway times of responses given to {@link AccountLimiter.clockSample}; every boundary
+   * (00:00 snapshot, 08:00 raise, hourly throttle checks, a new sub-account's T+1 08:00) is applied
+   * on it, a lowering `error` early and a raise `error` late; before the first sample it is the
+   * local clock. The limiter's instants (events' `at`, `limitNow`, snapshots, the default `at` of
+   * `setVipLevel`, `addSubAccount` and `recordFill`, the hours requests are counted in) are then
+   * the exchange's, as estimated. `local`: the local wall clock as is.
+   * @default "estimate"
+   */
+  readonly exchangeClock?: 'estimate' | 'local';
+  /**
+   * Where the limits are kept (see `Scheduler`): a Redis store of `traderatio/redis` shares them
+   * with the other processes on the account (R10), and keeps the counts there too: requests and
+   * fills are then the account's totals over every process, and so are the tiers, throttles,
+   * warnings and headroom read from them (R1, R5, R9, R14). @default memoryStore
+   */
+  readonly store?: LimitStore & { counts?(): SharedCounts };
+}
+
+/**
+ * One timed request for the exchange clock's estimate (R15): the local wall-clock instants it was
+ * sent and answered (the limiter's `clock.wall()`, `Date.now()` by default), and either the
+ * response's headers (REST) or the WebSocket answer's `header`, where `X-In-Time` and `X-Out-Time`
+ * are read, or those two in microseconds. `sentMono` and `receivedMono` (the limiter's
+ * `clock.now()`) let the estimate follow a step of the local wall clock at once.
+ */
+export type LimiterClockSample =
+  | ClockSample
+  | (Omit<ClockSample, 'inTime' | 'outTime'> & { readonly headers: HeadersLike });
+
+/** Options of one request. */
+export interface RequestOptions {
+  /** The request body: a batch's orders count one by one (R1). */
+  readonly body?: unknown;
+  /** The futures contract, when neither path nor body names it (a cancel by order id). */
+  readonly contract?: string;
+  readonly signal?: AbortSignal;
+  /** An instant on the limiter's clock by which the request must have started. */
+  readonly deadline?: number;
+  /** Overrides the default priority (cancels 10, everything else 0). */
+  readonly priority?: number;
+}
+
+/** Options of one WebSocket order request. */
+export interface WebSocketRequestOptions extends Omit<RequestOptions, 'body'> {
+  /** The `req_param` of the request: an order, a batch, an amendment, the ids to cancel. */
+  readonly params?: unknown;
+  /** The futures connection's settlement currency. @default "usdt" */
+  readonly settle?: string;
+}
+
+/** A request as given to {@link AccountLimiter.request}. */
+export interface SentRequest {
+  readonly method: string;
+  readonly path: string;
+  readonly body?: unknown;
+}
+
+/** A WebSocket order request as given to {@link AccountLimiter.requestWebSocket}. */
+export interface SentWebSocketRequest {
+  readonly channel: string;
+  readonly params?: unknown;
+  /** @default "usdt" */
+  readonly settle?: string;
+}
+
+/** Every field of {@link AccountLimiterOptions}, for the check that refuses an unknown one. */
+export const LIMITER_OPTION_FIELDS: readonly string[] = [
+  ...FAMILY_OPTION_FIELDS, 'accounts', 'vipLevel', 'clock', 'catalog', 'abuse', 'spotFill', 'downgrade', 'warnAt', 'maxQueue', 'persist', 'unknownContract',
+  'reportPolicy', 'websocketBudget', 'exchangeClock', 'marginMs', 'reconcile', 'store',
+];

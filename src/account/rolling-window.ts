@@ -1,0 +1,67 @@
+import type { AbuseConfig } from '../rules/abuse.js';
+import { HOUR_MS, utcHourStart } from '../rules/calendar.js';
+import { Dec } from '../rules/decimal.js';
+import { type SpotFillConfig, spotFillClearance } from '../rules/spot-fill.js';
+import type { HourlyCounts } from './in-force.js';
+
+/** Order requests and USDT traded in a window. */
+export interface TradedWindow {
+  readonly requests: number;
+  readonly traded: Dec;
+}
+
+/** The window of R14's next hourly check so far, with the room it leaves (see `spotFillClearance`). */
+export interface SpotWindow extends TradedWindow {
+  /** Spot requests that still fit before the check would throttle (negative: it would). */
+  readonly remaining: number;
+  /** USDT still to trade on spot before the check to avoid it. */
+  readonly needed: Dec;
+}
+
+/**
+ * The rolling window of the hourly throttles (R9 on futures counts, R14 on spot) at `now`: the 23
+ * whole hours before this one, and this one so far.
+ *
+ * @example
+ * ```ts
+ * rollingDay(tracker, 'main', Date.now()).requests // 1200
+ * ```
+ */
+export function rollingDay(counts: HourlyCounts, account: string, now: number): TradedWindow {
+  const hour = utcHourStart(now);
+  let requests = 0;
+  let traded = new Dec(0);
+  for (const h of counts.hourlyActivity(account)) {
+    const start = h.hour as number;
+    if (start < hour - 23 * HOUR_MS || start > hour) continue;
+    requests += h.requests;
+    traded = traded.plus(h.traded ?? '0');
+  }
+  return { requests, traded };
+}
+
+/**
+ * Whether the window's fill rate would trip the abuse throttle once past the request threshold (R9).
+ *
+ * @example
+ * ```ts
+ * lowFill({ requests: 100, traded: new Dec(0) }, resolveAbuseOptions()) // true
+ * ```
+ */
+export function lowFill(w: TradedWindow, abuse: AbuseConfig): boolean {
+  return w.traded.isZero() || w.traded.lessThan(abuse.fillRateThreshold.times(Math.max(1, w.requests)));
+}
+
+/**
+ * The window the next hourly check of R14 looks at, so far, with the spot requests that still
+ * fit before it would throttle (negative: it would) and the USDT still to trade to avoid it.
+ *
+ * @example
+ * ```ts
+ * spotWindow(spotTracker, 'main', Date.now(), resolveSpotFillOptions()).remaining // 0
+ * ```
+ */
+export function spotWindow(spot: HourlyCounts, account: string, now: number, spotFill: SpotFillConfig): SpotWindow {
+  const w = rollingDay(spot, account, now);
+  return { ...w, ...spotFillClearance(w, spotFill) };
+}
