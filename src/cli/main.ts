@@ -8,7 +8,8 @@ import { type OptionSpec, type ParsedArgs, UsageError, optionsHelp, parseOptions
 import { adviseCommand } from './advise-command.js';
 import { exchangeCommand } from './exchange.js';
 import { makePlan, readPlan } from './plan.js';
-import { type SimulationReport, simulate } from './simulate.js';
+import type { SimulationReport } from './simulate/replay.js';
+import { simulate } from './simulate/simulate.js';
 import { openSource, readInput } from './source.js';
 import { timelineSvg } from './chart.js';
 import { readTimeline, renderTimeline, timelineHtml, timelineJson } from './timeline.js';
