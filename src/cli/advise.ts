@@ -8,7 +8,7 @@ import { resolveTiers } from '../rules/tiers.js';
 import { TIERED_VIP_LEVEL, isTieredVip } from '../rules/vip.js';
 import { adviceSvg, type RatioSeries } from './advise-chart.js';
 import { escapeXml } from './chart.js';
-import { readLog } from './log.js';
+import { readLog } from './simulate/read-log.js';
 import { readPlan } from './plan.js';
 import { ratioJson, ratioText, table } from './render.js';
 import { type Source, readText } from './source.js';

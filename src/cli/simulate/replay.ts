@@ -7,7 +7,7 @@ import { HOUR_MS } from '../../rules/calendar.js';
 import type { FamilyConfig } from '../../rules/family.js';
 import { WindowLimit } from '../../schedule/window.js';
 import { InputFileError } from '../input.js';
-import type { LogRows, LogSummary } from '../log.js';
+import type { LogRows, LogSummary } from './log-reader.js';
 import { Histogram } from './histogram.js';
 
 /** The log's accounts form one family. */

@@ -2,7 +2,7 @@ import { createCatalog } from '../../catalog/catalog.js';
 import { FAMILY_OPTION_FIELDS, type FamilyOptions, readFamilyOptions } from '../../rules/family.js';
 import { TIERED_VIP_LEVEL } from '../../rules/vip.js';
 import type { Source } from '../source.js';
-import { readLog } from '../log.js';
+import { readLog } from './read-log.js';
 import { Replay, type SimulationReport } from './replay.js';
 
 /** Options of a simulation. */
