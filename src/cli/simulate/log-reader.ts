@@ -6,6 +6,7 @@ import { isInstant, parseInstant } from '../../rules/parse.js';
 import { FieldScanner } from '../csv/field-scanner.js';
 import { InputFileError, checkColumns } from '../input.js';
 import { type Recent, RequestCache } from './request-cache.js';
+import { wholeNumber } from '../whole-number.js';
 
 /** The columns of a request log. */
 export const LOG_COLUMNS = ['at', 'account', 'method', 'path', 'contract', 'orders', 'fill_role', 'fill_volume'];
@@ -108,8 +109,8 @@ export class LogReader<A> {
     const f = this.fields;
     const cols = this.cols;
     const ordersText = f.str(cols[5]!);
-    const orders = ordersText === '' ? 1 : Number(ordersText);
-    if (!/^\d*$/.test(ordersText) || !Number.isSafeInteger(orders) || orders <= 0) {
+    const orders = ordersText === '' ? 1 : wholeNumber(ordersText);
+    if (orders === undefined || orders <= 0) {
       throw new InputFileError(this.file, no, `Expected \`orders\` to be a positive integer, got "${ordersText}"`);
     }
     return this.cache.classify(f.str(cols[2]!), f.str(cols[3]!), f.str(cols[4]!), ordersText, orders, cols);
