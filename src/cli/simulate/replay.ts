@@ -3,7 +3,7 @@ import type { FillRole } from '../../account/tracker.js';
 import { type Account, type CountedLimit, ExchangeCore, type Party, SPOT_THROTTLE_KEY, THROTTLE_KEY } from '../../exchange/core.js';
 import { SlidingCount } from '../../exchange/sliding-count.js';
 import { UNTHROTTLED } from '../../rules/abuse.js';
-import { HOUR_MS } from '../../rules/calendar.js';
+import { HOUR_MS, utcHourStart } from '../../rules/calendar.js';
 import type { FamilyConfig } from '../../rules/family.js';
 import { WindowLimit } from '../../schedule/window.js';
 import { InputFileError } from '../input.js';
@@ -95,7 +95,7 @@ export class Replay implements LogRows<AccountState> {
   }
 
   time(at: number): void {
-    while (at >= this.nextRefresh) this.refresh(this.nextRefresh === -Infinity ? at - (at % HOUR_MS) : this.nextRefresh);
+    while (at >= this.nextRefresh) this.refresh(this.nextRefresh === -Infinity ? utcHourStart(at) : this.nextRefresh);
   }
 
   fill(at: number, state: AccountState, market: 'futures' | 'spot', contract: string, role: FillRole, volume: string): void {
