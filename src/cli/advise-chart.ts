@@ -1,4 +1,4 @@
-import { DAY_MS, formatUtcDay } from '../rules/calendar.js';
+import { addUtcDays, formatUtcDay } from '../rules/calendar.js';
 import type { RatioResult } from '../rules/ratio.js';
 import type { TierTable } from '../rules/tiers.js';
 import { LEFT, RIGHT, SHADES, TOP, WIDTH } from './chart.js';
@@ -25,7 +25,7 @@ export function adviceSvg(series: RatioSeries): string {
   const plotWidth = WIDTH - LEFT - RIGHT;
   const plotHeight = HEIGHT - TOP - BOTTOM;
   const from = points.length === 0 ? 0 : points[0]!.day;
-  const to = points.length === 0 ? DAY_MS : Math.max(points.at(-1)!.day, from + DAY_MS);
+  const to = Math.max(points.at(-1)?.day ?? from, addUtcDays(from, 1));
   const x = (t: number): number => LEFT + ((t - from) / (to - from)) * plotWidth;
   const y = (r: number): number => TOP + plotHeight - (Math.min(r, top) / top) * plotHeight;
   const f = (n: number): string => n.toFixed(1);

@@ -3,6 +3,7 @@ import { adviceSvg } from './advise-chart.js';
 import { adviceHtml, adviceJson, renderAdvice, runAdvice } from './advise.js';
 import { type ParsedArgs, UsageError } from './options.js';
 import { openSource } from './source.js';
+import { wholeNumber } from './whole-number.js';
 
 /** What `traderatio advise` is given by the command line's shared parts. */
 export interface AdviseCommandContext {
@@ -29,7 +30,7 @@ export async function adviseCommand(
   { progress, stdin }: { readonly progress: boolean; readonly stdin: AsyncIterable<Buffer | string> },
   context: AdviseCommandContext,
 ): Promise<number> {
-  const window = optionValue(args, 'pair-window', 'a whole number of milliseconds (such as 1000)', (v) => /^\d+$/.test(v) && Number.isSafeInteger(Number(v)));
+  const window = optionValue(args, 'pair-window', 'a whole number of milliseconds (such as 1000)', (v) => wholeNumber(v) !== undefined);
   const takerShare = optionValue(args, 'taker-share', 'a share from 0 to 1 (such as 0.5)', isShare);
   const heavyShare = optionValue(args, 'heavy-share', 'a share from 0 to 1 (such as 0.5)', isShare);
   const account = args.values.get('account');

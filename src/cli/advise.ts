@@ -2,13 +2,13 @@ import { type Advice, type AdviseOptions, type Outcome, advise } from '../advise
 import { LogActivity, type LogAccount } from '../advise/log-activity.js';
 import type { ThrottleNearMiss } from '../advise/throttles.js';
 import { createCatalog } from '../catalog/catalog.js';
-import { DAY_MS, HOUR_MS, formatUtcDay, formatUtcInstant } from '../rules/calendar.js';
+import { HOUR_MS, addUtcDays, formatUtcDay, formatUtcInstant, utcDayStart } from '../rules/calendar.js';
 import type { RatioResult } from '../rules/ratio.js';
 import { resolveTiers } from '../rules/tiers.js';
 import { TIERED_VIP_LEVEL, isTieredVip } from '../rules/vip.js';
 import { adviceSvg, type RatioSeries } from './advise-chart.js';
 import { escapeXml } from './chart.js';
-import { readLog } from './log.js';
+import { readLog } from './simulate/read-log.js';
 import { readPlan } from './plan.js';
 import { ratioJson, ratioText, table } from './render.js';
 import { type Source, readText } from './source.js';
@@ -94,7 +94,7 @@ export async function runAdvice(input: Source, options: AdviceRunOptions = {}): 
     fill: (at, a, market, contract, role, volume) => activity.fill(at, a, market, contract, role, volume),
   }, onProgress);
   const seconds = (performance.now() - started) / 1000;
-  const lastDay = summary.to - (summary.to % DAY_MS);
+  const lastDay = utcDayStart(summary.to);
   const advice = advise(activity.window(lastDay, true), adviseOptions);
   const series: { day: number; now: RatioResult; changed: RatioResult | null }[] = [];
   for (const day of activity.days()) {
@@ -104,7 +104,7 @@ export async function runAdvice(input: Source, options: AdviceRunOptions = {}): 
   return {
     format: 'log',
     advice,
-    log: { lines: summary.lines, seconds, from: summary.from, to: summary.to, windowFrom: lastDay - 6 * DAY_MS, windowTo: lastDay, series: { points: series, tiers: resolveTiers(options.tiers) } },
+    log: { lines: summary.lines, seconds, from: summary.from, to: summary.to, windowFrom: addUtcDays(lastDay, -6), windowTo: lastDay, series: { points: series, tiers: resolveTiers(options.tiers) } },
   };
 }
 
@@ -124,7 +124,7 @@ export function renderAdvice(run: AdviceRun): string {
   if (run.log !== null) {
     const l = run.log;
     out.push(`${l.lines.toLocaleString('en-US')} lines from ${formatUtcInstant(l.from)} to ${formatUtcInstant(l.to)}, read in ${l.seconds.toFixed(2)} s (${Math.round(l.lines / Math.max(l.seconds, 0.001)).toLocaleString('en-US')} lines/s)`);
-    out.push(`Rated: the 7 days ${formatUtcDay(l.windowFrom)} to ${formatUtcDay(l.windowTo)} (the snapshot of ${formatUtcDay(l.windowTo + DAY_MS)} 00:00 UTC)`);
+    out.push(`Rated: the 7 days ${formatUtcDay(l.windowFrom)} to ${formatUtcDay(l.windowTo)} (the snapshot of ${formatUtcDay(addUtcDays(l.windowTo, 1))} 00:00 UTC)`);
   }
   out.push(`Family: ${now.accounts.length} account${now.accounts.length === 1 ? '' : 's'}, VIP ${advice.vipLevel}${!isTieredVip(advice.vipLevel) ? ` (below ${TIERED_VIP_LEVEL}: every account at tier 1, whatever the ratio)` : ''}`);
   out.push(`Now: aggregated ratio ${ratioText(now.aggregated)} (tier ${now.aggregatedTier.tier}); limits ${limitsText(now)} r/s`, '');

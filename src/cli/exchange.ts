@@ -4,6 +4,7 @@ import type { ExchangeStats } from '../exchange/stats.js';
 import { InputFileError, readJson } from './input.js';
 import { type ParsedArgs, UsageError } from './options.js';
 import { readInput } from './source.js';
+import { wholeNumber } from './whole-number.js';
 
 /** What the exchange command needs from its caller: where to write, and what ends the run. */
 export interface ExchangeRun {
@@ -23,8 +24,9 @@ export async function exchangeCommand(args: ParsedArgs, run: ExchangeRun): Promi
   const options: { -readonly [K in keyof ExchangeOptions]: ExchangeOptions[K] } = { port: 8080 };
   const port = values.get('port');
   if (port !== undefined) {
-    if (port === true || !/^\d+$/.test(port) || Number(port) > 65_535) throw new UsageError(`${typed.get('port')} takes a port from 0 to 65535 (0 picks a free one), got "${String(port)}"`);
-    options.port = Number(port);
+    const n = port === true ? undefined : wholeNumber(port);
+    if (n === undefined || n > 65_535) throw new UsageError(`${typed.get('port')} takes a port from 0 to 65535 (0 picks a free one), got "${String(port)}"`);
+    options.port = n;
   }
   const window = values.get('window');
   if (window !== undefined) {
@@ -33,8 +35,9 @@ export async function exchangeCommand(args: ParsedArgs, run: ExchangeRun): Promi
   }
   const offset = values.get('clock-offset-ms');
   if (offset !== undefined) {
-    if (offset === true || !/^[+-]?\d+$/.test(offset)) throw new UsageError(`${typed.get('clock-offset-ms')} takes a whole number of milliseconds (such as -3600000), got "${String(offset)}"`);
-    options.clockOffsetMs = Number(offset);
+    const ms = offset === true ? undefined : wholeNumber(offset, { signed: true });
+    if (ms === undefined) throw new UsageError(`${typed.get('clock-offset-ms')} takes a whole number of milliseconds (such as -3600000), got "${String(offset)}"`);
+    options.clockOffsetMs = ms;
   }
   if (values.has('verify-signatures')) options.verifySignatures = true;
   const accounts = await jsonFile(values.get('accounts'), run.stdin);

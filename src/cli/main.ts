@@ -8,11 +8,13 @@ import { type OptionSpec, type ParsedArgs, UsageError, optionsHelp, parseOptions
 import { adviseCommand } from './advise-command.js';
 import { exchangeCommand } from './exchange.js';
 import { makePlan, readPlan } from './plan.js';
-import { type SimulationReport, simulate } from './simulate.js';
+import type { SimulationReport } from './simulate/replay.js';
+import { simulate } from './simulate/simulate.js';
 import { openSource, readInput } from './source.js';
 import { timelineSvg } from './chart.js';
 import { readTimeline, renderTimeline, timelineHtml, timelineJson } from './timeline.js';
 import { planJson, ratioJson, ratioText, renderPlan } from './render.js';
+import { wholeNumber } from './whole-number.js';
 
 // The package's version, written in at build time (tsup.config.ts, vitest.config.ts).
 declare const __TRADERATIO_VERSION__: string;
@@ -235,7 +237,7 @@ function vipOf({ values, typed }: ParsedArgs): number {
   const value = values.get('vip');
   if (value === undefined || value === true) return TIERED_VIP_LEVEL;
   try {
-    return parseVipLevel(/^\d+$/.test(value) ? Number(value) : Number.NaN);
+    return parseVipLevel(wholeNumber(value) ?? Number.NaN);
   } catch (e) {
     if (e instanceof InvalidInputError) throw new UsageError(`${typed.get('vip')} takes a VIP level (a whole number such as ${TIERED_VIP_LEVEL}), got "${value}"`);
     throw e;

@@ -8,6 +8,7 @@ import { UnknownFieldError } from '../errors.js';
 import { checkFields } from '../rules/parse.js';
 import { type Row, InputFileError, atRow, readCsv, readJson } from './input.js';
 import { type SpotFillOutlook, type SpotHour, readSpotHour, spotFillOutlook, spotTimelines } from './spot-hours.js';
+import { wholeNumber } from './whole-number.js';
 
 const COLUMNS = ['account', 'contract', 'maker_volume', 'taker_volume', 'place', 'amend', 'cancel', 'hour', 'spot_requests', 'spot_traded'];
 /** The same fields in a JSON file, spelt as the library spells them. */
@@ -66,8 +67,8 @@ export function readPlan(file: string, text: string): PlanInput {
     const count = (name: string): number | undefined => {
       const v = f[name];
       if (v === undefined || v === '') return undefined;
-      const n = Number(v);
-      if (!/^\d+$/.test(v) || !Number.isSafeInteger(n)) throw new InputFileError(file, row.line, `Expected \`${name}\` to be a non-negative integer, got "${v}"`);
+      const n = wholeNumber(v);
+      if (n === undefined) throw new InputFileError(file, row.line, `Expected \`${name}\` to be a non-negative integer, got "${v}"`);
       return n;
     };
     const entry: ContractActivity = {

@@ -4,6 +4,7 @@ import { HOUR_MS, formatUtcInstant, parseUtcHour } from '../rules/calendar.js';
 import type { Dec } from '../rules/decimal.js';
 import { parseCount, parseNonNegativeDecimal } from '../rules/parse.js';
 import { type SpotFillClearance, buildSpotFillTimeline, resolveSpotFillOptions, spotFillClearance } from '../rules/spot-fill.js';
+import { wholeNumber } from './whole-number.js';
 
 /**
  * One hour of an account's spot activity as the command line reads it (R14): spot place, amend
@@ -22,7 +23,7 @@ export interface SpotHour {
  */
 export function readSpotHour(account: string, values: readonly [unknown, unknown, unknown], names: readonly [string, string, string]): SpotHour {
   const [hour, requests, traded] = values;
-  const digits = (v: unknown): unknown => (typeof v === 'string' && /^\d+$/.test(v) ? Number(v) : v);
+  const digits = (v: unknown): unknown => (typeof v === 'string' ? (wholeNumber(v) ?? v) : v);
   return {
     account,
     hour: parseUtcHour(digits(hour), `\`${names[0]}\``),

@@ -1,5 +1,5 @@
 import { InvalidInputError, UnknownFieldError } from '../errors.js';
-import { DAY_MS, HOUR_MS, formatUtcInstant, utcDayStart } from '../rules/calendar.js';
+import { HOUR_MS, addUtcDays, formatUtcInstant, utcDayStart } from '../rules/calendar.js';
 import type { FamilyOptions } from '../rules/family.js';
 import { checkFields } from '../rules/parse.js';
 import { type LimitChange, type Timeline, type TimelineInput, buildTimeline } from '../rules/timeline.js';
@@ -52,7 +52,7 @@ export function readTimeline(file: string, text: string, options: FamilyOptions)
   }
   const instants = [timeline.start, ...timeline.changes.map((c) => c.at), ...timeline.snapshots.map((s) => s.day), ...(spot ?? []).map((p) => p.until)];
   const from = Math.min(timeline.start, ...(spot ?? []).map((p) => utcDayStart(p.from)));
-  return { input, timeline, from, to: Math.max(...instants) + DAY_MS, spot };
+  return { input, timeline, from, to: addUtcDays(Math.max(...instants), 1), spot };
 }
 
 /** The `spotHours` of a timeline file, each of an account of the file and each hour once per account. */

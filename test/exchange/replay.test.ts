@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import WebSocket from 'ws';
-import { simulate } from '../../src/cli/simulate.js';
+import { simulate } from '../../src/cli/simulate/simulate.js';
 import { call, model } from './helpers.js';
 
 const T0 = Date.parse('2026-11-21T10:00:00Z');

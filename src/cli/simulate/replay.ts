@@ -1,26 +1,17 @@
-import { type Catalog, type Classification, createCatalog } from '../catalog/catalog.js';
-import type { FillRole } from '../account/tracker.js';
-import { type Account, type CountedLimit, ExchangeCore, type Party, SPOT_THROTTLE_KEY, THROTTLE_KEY } from '../exchange/core.js';
-import { SlidingCount } from '../exchange/sliding-count.js';
-import { UNTHROTTLED } from '../rules/abuse.js';
-import { HOUR_MS } from '../rules/calendar.js';
-import { type FamilyConfig, type FamilyOptions, FAMILY_OPTION_FIELDS, readFamilyOptions } from '../rules/family.js';
-import { TIERED_VIP_LEVEL } from '../rules/vip.js';
-import { WindowLimit } from '../schedule/window.js';
-import { InputFileError } from './input.js';
-import { type LogRows, type LogSummary, readLog } from './log.js';
-import type { Source } from './source.js';
+import { type Catalog, type Classification } from '../../catalog/catalog.js';
+import type { FillRole } from '../../account/tracker.js';
+import { type Account, type CountedLimit, ExchangeCore, type Party, SPOT_THROTTLE_KEY, THROTTLE_KEY } from '../../exchange/core.js';
+import { SlidingCount } from '../../exchange/sliding-count.js';
+import { UNTHROTTLED } from '../../rules/abuse.js';
+import { HOUR_MS, utcHourStart } from '../../rules/calendar.js';
+import type { FamilyConfig } from '../../rules/family.js';
+import { WindowLimit } from '../../schedule/window.js';
+import { InputFileError } from '../input.js';
+import type { LogRows, LogSummary } from './log-reader.js';
+import { Histogram } from './histogram.js';
 
 /** The log's accounts form one family. */
 const FAMILY = 'log';
-
-/** Options of a simulation. */
-export interface SimulateOptions extends FamilyOptions {
-  /** The family's VIP level. @default 14 */
-  readonly vipLevel?: number;
-  /** Called with the bytes read so far, at most every 100,000 lines. */
-  readonly onProgress?: (bytes: number, lines: number) => void;
-}
 
 /** What a replay found. */
 export interface SimulationReport {
@@ -47,35 +38,6 @@ export interface SimulationReport {
     /** Requests the exchange would refuse at their scheduled instants: 0 when the schedule is right. */
     readonly refusedByExchange: number;
   };
-}
-
-/** A log-scale histogram of delays: 1% buckets, constant memory, quantiles read as bucket tops. */
-class Histogram {
-  private readonly counts = new Float64Array(2200);
-  private zero = 0;
-  total = 0;
-  max = 0;
-  add(ms: number): void {
-    this.total++;
-    if (ms > this.max) this.max = ms;
-    if (ms <= 0.001) {
-      this.zero++;
-      return;
-    }
-    const i = Math.min(this.counts.length - 1, Math.max(0, Math.ceil(Math.log(ms / 0.001) / Math.log(1.01))));
-    this.counts[i]!++;
-  }
-  quantile(q: number): number {
-    if (this.total === 0) return 0;
-    let rank = Math.ceil(q * this.total);
-    if (rank <= this.zero) return 0;
-    rank -= this.zero;
-    for (let i = 0; i < this.counts.length; i++) {
-      rank -= this.counts[i]!;
-      if (rank <= 0) return Math.min(this.max, 0.001 * 1.01 ** i);
-    }
-    return this.max;
-  }
 }
 
 /** One limit as the scheduler side of the replay sees it. */
@@ -105,22 +67,10 @@ interface AccountState extends PartyState {
 }
 
 /**
- * Replays a request log (CSV: at, account, method, path, contract, orders, fill_role, fill_volume)
- * twice in one streaming pass, in constant memory: as sent, through the rules as the exchange
- * applies them (which requests would get a 429, and from which limit), and through the scheduler's
- * admission (the delays it adds), checking the scheduled instants against the rules again.
- * The accounts of the log form one family; tiers and the abuse throttle follow the log's own
- * activity, refreshed at every whole hour (R3-R9).
+ * The two sides of a replay, handed the rows of a log: the exchange's (what it admits and refuses)
+ * and the scheduler's (the delays it adds, and its schedule checked against the rules).
  */
-export async function simulate(source: Source, options: SimulateOptions = {}): Promise<SimulationReport> {
-  const family = readFamilyOptions(options, [...FAMILY_OPTION_FIELDS, 'vipLevel', 'onProgress'], 'the simulation options');
-  const catalog = createCatalog();
-  const vipLevel = options.vipLevel ?? TIERED_VIP_LEVEL;
-  const run = new Replay(source.name, family, catalog, vipLevel);
-  return run.report(await readLog(source, catalog, run, options.onProgress));
-}
-
-class Replay implements LogRows<AccountState> {
+export class Replay implements LogRows<AccountState> {
   /** The exchange's side: what it admits and refuses, and the activity it counts. */
   private readonly core: ExchangeCore;
   private readonly accounts = new Map<string, AccountState>();
@@ -145,7 +95,7 @@ class Replay implements LogRows<AccountState> {
   }
 
   time(at: number): void {
-    while (at >= this.nextRefresh) this.refresh(this.nextRefresh === -Infinity ? at - (at % HOUR_MS) : this.nextRefresh);
+    while (at >= this.nextRefresh) this.refresh(this.nextRefresh === -Infinity ? utcHourStart(at) : this.nextRefresh);
   }
 
   fill(at: number, state: AccountState, market: 'futures' | 'spot', contract: string, role: FillRole, volume: string): void {

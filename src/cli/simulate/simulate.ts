@@ -1,0 +1,30 @@
+import { createCatalog } from '../../catalog/catalog.js';
+import { FAMILY_OPTION_FIELDS, type FamilyOptions, readFamilyOptions } from '../../rules/family.js';
+import { TIERED_VIP_LEVEL } from '../../rules/vip.js';
+import type { Source } from '../source.js';
+import { readLog } from './read-log.js';
+import { Replay, type SimulationReport } from './replay.js';
+
+/** Options of a simulation. */
+export interface SimulateOptions extends FamilyOptions {
+  /** The family's VIP level. @default 14 */
+  readonly vipLevel?: number;
+  /** Called with the bytes read so far, at most every 100,000 lines. */
+  readonly onProgress?: (bytes: number, lines: number) => void;
+}
+
+/**
+ * Replays a request log (CSV: at, account, method, path, contract, orders, fill_role, fill_volume)
+ * twice in one streaming pass, in constant memory: as sent, through the rules as the exchange
+ * applies them (which requests would get a 429, and from which limit), and through the scheduler's
+ * admission (the delays it adds), checking the scheduled instants against the rules again.
+ * The accounts of the log form one family; tiers and the abuse throttle follow the log's own
+ * activity, refreshed at every whole hour (R3-R9).
+ */
+export async function simulate(source: Source, options: SimulateOptions = {}): Promise<SimulationReport> {
+  const family = readFamilyOptions(options, [...FAMILY_OPTION_FIELDS, 'vipLevel', 'onProgress'], 'the simulation options');
+  const catalog = createCatalog();
+  const vipLevel = options.vipLevel ?? TIERED_VIP_LEVEL;
+  const run = new Replay(source.name, family, catalog, vipLevel);
+  return run.report(await readLog(source, catalog, run, options.onProgress));
+}
