@@ -1,6 +1,6 @@
 import { createClient } from 'redis';
 import { afterAll, describe, expect, it } from 'vitest';
-import { InvalidInputError } from '../../src/errors.js';
+import { InvalidInputError, NoReplyError } from '../../src/errors.js';
 import { RedisStore } from '../../src/redis/store.js';
 import { ACQUIRE, LATE, RELEASE } from '../../src/redis/scripts.js';
 import { VirtualClock } from '../../src/schedule/clock.js';
@@ -416,6 +416,24 @@ describe('RedisStore', () => {
     await Promise.all(tasks);
     expect(ran).toBe(5);
     expect(events).toEqual(['unavailable', 'available']);
+  });
+
+  it('takes a request without an answer within timeoutMs as failed, with a NoReplyError naming the script', async () => {
+    const clock = new VirtualClock();
+    const never = { evalsha: () => new Promise(() => {}), eval: () => new Promise(() => {}) };
+    const store = new RedisStore({ client: never, prefix: prefixFor('no-reply'), timeoutMs: 100, clock });
+    const errors: unknown[] = [];
+    store.on((e) => e.type === 'unavailable' && errors.push(e.error));
+    const s = new Scheduler({ store, clock });
+    void s.schedule(() => 0, { limits: s.limit({ name: 'orders', limit: 10, windowMs: 1000 }) }).catch(() => {});
+    await clock.advance(99);
+    expect(store.available).toBe(true);
+    await clock.advance(1);
+    expect(store.available).toBe(false);
+    expect(errors).toHaveLength(1);
+    expect(errors[0]).toBeInstanceOf(NoReplyError);
+    expect(errors[0]).toMatchObject({ code: 'NO_REPLY', requestId: 'acquire', message: 'Redis did not answer within 100 ms' });
+    s.close();
   });
 
   it('gives back the unsent rest of a lease when it ends', async () => {
