@@ -14,6 +14,7 @@ import { LocalShares } from './local-share.js';
 import { Outbox } from './outbox.js';
 import { RedisKeys, runWithin, type ScriptName } from './protocol.js';
 import { type Lease, SharedLimit } from './shared-limit.js';
+import { isPositiveInteger } from '../schedule/positive-integer.js';
 
 /** Options of a {@link RedisStore}. */
 export interface RedisStoreOptions {
@@ -172,14 +173,14 @@ export class RedisStore implements LimitStore {
     const timerExpected = `a positive number of milliseconds, at most ${MAX_TIMEOUT_MS}`;
     this.leaseMs = readNumber(options.leaseMs, 20, '`leaseMs`', timerExpected, timerMs);
     this.prefetch = options.prefetch === 'auto' ? -1 : readNumber(options.prefetch, -1, '`prefetch`', 'a non-negative integer or "auto"', (v) => Number.isSafeInteger(v) && v >= 0);
-    this.maxBatch = readNumber(options.maxBatch, 64, '`maxBatch`', 'a positive integer', (v) => Number.isSafeInteger(v) && v > 0);
+    this.maxBatch = readNumber(options.maxBatch, 64, '`maxBatch`', 'a positive integer', isPositiveInteger);
     this.timeoutMs = readNumber(options.timeoutMs, 250, '`timeoutMs`', timerExpected, timerMs);
     this.retryMs = readNumber(options.retryMs, 50, '`retryMs`', timerExpected, timerMs);
     const policy = options.onUnavailable ?? 'wait';
     if (policy !== 'wait' && policy !== 'local') throw new InvalidInputError('`onUnavailable`', policy, '"wait" or "local"');
     const local = policy === 'local';
     if (local && options.processes === undefined) throw new InvalidInputError('`processes`', undefined, 'the most processes sharing the budget (required with onUnavailable "local")');
-    this.processes = readNumber(options.processes, 0, '`processes`', 'a positive integer', (v) => Number.isSafeInteger(v) && v > 0);
+    this.processes = readNumber(options.processes, 0, '`processes`', 'a positive integer', isPositiveInteger);
     this.fallbackMaxMs = readNumber(options.fallbackMaxMs, 30_000, '`fallbackMaxMs`', 'a positive number of milliseconds', ms);
     this.staleMs = readNumber(options.staleMs, 1000, '`staleMs`', timerExpected, timerMs);
     this.countFlushMs = readNumber(options.countFlushMs, 50, '`countFlushMs`', timerExpected, timerMs);
