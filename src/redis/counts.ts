@@ -69,7 +69,7 @@ export class RedisCounts implements SharedCounts {
   private lastRead = -Infinity;
   private settling: (() => void)[] = [];
   private accounts: () => readonly string[] = () => [];
-  private now: () => number = () => Date.now();
+  private now: () => number = () => this.host.clock.wall();
   private onTotals: ((totals: SharedTotals) => void) | null = null;
   private latest = -Infinity;
   private closed = false;

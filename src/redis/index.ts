@@ -6,3 +6,4 @@ export { RedisStore } from './store.js';
 export type { RedisStoreEvent, RedisStoreOptions } from './store.js';
 export { SharedLimit } from './shared-limit.js';
 export type { RedisScripting } from './client.js';
+export { NoReplyError } from '../errors.js';

@@ -1,15 +1,20 @@
 import { randomBytes } from 'node:crypto';
 import { InvalidInputError } from '../errors.js';
 import { checkSameBuild } from '../schedule/build.js';
-import { type Clock, MAX_TIMEOUT_MS, systemClock } from '../schedule/clock.js';
+import { type Clock, MAX_TIMEOUT_MS, systemClock, unrefTimer } from '../schedule/clock.js';
 import { Listeners } from '../schedule/listeners.js';
 import type { SharedCounts } from '../account/shared-counts.js';
 import type { LimitHost, LimitStore } from '../schedule/store.js';
 import { WindowLimit, type WindowLimitOptions } from '../schedule/window.js';
-import { type RedisScripting, Script, scriptingOf } from './client.js';
-import { ACQUIRE, COUNTS, FEEDBACK, HELLO, LATE, PROBE, RELEASE, UPDATE } from './scripts.js';
+import { Availability } from './availability.js';
+import { type RedisScripting, scriptingOf } from './client.js';
+import { ClockOffset } from './clock-offset.js';
 import { RedisCounts } from './counts.js';
+import { LocalShares } from './local-share.js';
+import { Outbox } from './outbox.js';
+import { RedisKeys, runWithin, type ScriptName } from './protocol.js';
 import { type Lease, SharedLimit } from './shared-limit.js';
+import { isPositiveInteger } from '../schedule/positive-integer.js';
 
 /** Options of a {@link RedisStore}. */
 export interface RedisStoreOptions {
@@ -91,23 +96,8 @@ export type RedisStoreEvent =
   | { readonly type: 'local'; readonly limit: string }
   | { readonly type: 'error'; readonly at: number; readonly source: 'listener'; readonly error: unknown };
 
-interface Pending {
-  readonly script: Script;
-  readonly keys: readonly string[];
-  readonly args: readonly (string | number)[];
-}
-
 /** The most permits `prefetch: "auto"` asks for beyond what waits. */
 const AUTO_MAX = 32;
-
-const acquireScript = new Script(ACQUIRE);
-const releaseScript = new Script(RELEASE);
-const lateScript = new Script(LATE);
-const feedbackScript = new Script(FEEDBACK);
-const updateScript = new Script(UPDATE);
-const helloScript = new Script(HELLO);
-const probeScript = new Script(PROBE);
-const countsScript = new Script(COUNTS);
 
 /**
  * Keeps limits in Redis so that every process drawing on them shares one budget (R10: the
@@ -151,36 +141,21 @@ export class RedisStore implements LimitStore {
   private readonly maxBatch: number;
   private readonly timeoutMs: number;
   private readonly retryMs: number;
-  private readonly local: boolean;
   private readonly processes: number;
   private readonly fallbackMaxMs: number;
   private readonly staleMs: number;
   private readonly countFlushMs: number;
-  private readonly epochKey: string;
-  private readonly procsKey: string;
+  private readonly keys: RedisKeys;
   private readonly limits = new Set<SharedLimit>();
   private readonly counters = new Set<RedisCounts>();
   private readonly listeners = new Listeners<RedisStoreEvent>((_source, error) => ({ type: 'error', at: this.clock.now(), source: 'listener', error }));
+  private readonly offset = new ClockOffset();
+  private readonly outbox: Outbox;
+  private readonly availability: Availability;
+  private readonly shares: LocalShares;
   private seq = 0;
-  private up = true;
   private closed = false;
-  private outbox: Pending[] = [];
-  private flushing: Promise<void> | null = null;
-  private retryTimer: ReturnType<typeof setTimeout> | null = null;
-  private probeTimer: ReturnType<typeof setTimeout> | null = null;
-  private heartbeatTimer: ReturnType<typeof setInterval> | null = null;
-  /** Redis's clock minus ours, at least: known after the first answer. */
-  private offset: number | null = null;
-  /** The latest local instant at which a request of ours may still take effect in Redis. */
-  private lastEffect = -Infinity;
-  private lastSent = -Infinity;
-  /**
-   * The latest send instant of a request of ours that Redis is known to have run: Redis last
-   * heard of this process no earlier than this.
-   */
-  private lastHeard = -Infinity;
-  /** Local-share dispatches Redis has not been told of yet. */
-  private unreported = false;
+  private heartbeatTimer: unknown = null;
   private hello: Promise<boolean> | null = null;
 
   constructor(options: RedisStoreOptions) {
@@ -191,33 +166,53 @@ export class RedisStore implements LimitStore {
       throw new InvalidInputError('`prefix`', prefix, 'a non-empty string without braces');
     }
     this.prefix = prefix;
-    this.epochKey = `{${prefix}}:epoch`;
-    this.procsKey = `{${prefix}}:procs`;
+    this.keys = new RedisKeys(prefix);
     const ms = (v: number): boolean => v > 0 && Number.isFinite(v);
     // Waited with setTimeout, which fires a longer delay at once.
     const timerMs = (v: number): boolean => v > 0 && v <= MAX_TIMEOUT_MS;
     const timerExpected = `a positive number of milliseconds, at most ${MAX_TIMEOUT_MS}`;
     this.leaseMs = readNumber(options.leaseMs, 20, '`leaseMs`', timerExpected, timerMs);
     this.prefetch = options.prefetch === 'auto' ? -1 : readNumber(options.prefetch, -1, '`prefetch`', 'a non-negative integer or "auto"', (v) => Number.isSafeInteger(v) && v >= 0);
-    this.maxBatch = readNumber(options.maxBatch, 64, '`maxBatch`', 'a positive integer', (v) => Number.isSafeInteger(v) && v > 0);
+    this.maxBatch = readNumber(options.maxBatch, 64, '`maxBatch`', 'a positive integer', isPositiveInteger);
     this.timeoutMs = readNumber(options.timeoutMs, 250, '`timeoutMs`', timerExpected, timerMs);
     this.retryMs = readNumber(options.retryMs, 50, '`retryMs`', timerExpected, timerMs);
     const policy = options.onUnavailable ?? 'wait';
     if (policy !== 'wait' && policy !== 'local') throw new InvalidInputError('`onUnavailable`', policy, '"wait" or "local"');
-    this.local = policy === 'local';
-    if (this.local && options.processes === undefined) throw new InvalidInputError('`processes`', undefined, 'the most processes sharing the budget (required with onUnavailable "local")');
-    this.processes = readNumber(options.processes, 0, '`processes`', 'a positive integer', (v) => Number.isSafeInteger(v) && v > 0);
+    const local = policy === 'local';
+    if (local && options.processes === undefined) throw new InvalidInputError('`processes`', undefined, 'the most processes sharing the budget (required with onUnavailable "local")');
+    this.processes = readNumber(options.processes, 0, '`processes`', 'a positive integer', isPositiveInteger);
     this.fallbackMaxMs = readNumber(options.fallbackMaxMs, 30_000, '`fallbackMaxMs`', 'a positive number of milliseconds', ms);
     this.staleMs = readNumber(options.staleMs, 1000, '`staleMs`', timerExpected, timerMs);
     this.countFlushMs = readNumber(options.countFlushMs, 50, '`countFlushMs`', timerExpected, timerMs);
     const clock = options.clock ?? systemClock;
     if (typeof clock !== 'object' || clock === null || typeof clock.now !== 'function') throw new InvalidInputError('`clock`', clock, 'a Clock');
     this.clock = clock;
+    this.shares = new LocalShares({ enabled: local, processes: this.processes, staleMs: this.staleMs, leaseMs: this.leaseMs, fallbackMaxMs: this.fallbackMaxMs });
+    this.outbox = new Outbox({
+      clock,
+      retryMs: this.retryMs,
+      run: (p) => this.call(p.script, p.keys, p.args),
+      failed: (error) => this.availability.failed(error),
+      isClosed: () => this.closed,
+    });
+    this.availability = new Availability({
+      clock,
+      retryMs: this.retryMs,
+      isClosed: () => this.closed,
+      probe: () => this.call('probe', [this.keys.epoch], []),
+      down: (error) => this.emit({ type: 'unavailable', error }),
+      up: () => {
+        this.emit({ type: 'available' });
+        this.outbox.kick();
+      },
+      // A local share may start later: have every scheduler look again then.
+      wake: () => this.wakeAll(),
+    });
   }
 
   /** Whether Redis answered the last request. */
   get available(): boolean {
-    return this.up;
+    return this.availability.up;
   }
 
   /** Makes a limit whose budget lives in Redis: the {@link LimitStore} method `Scheduler.limit` calls. */
@@ -227,10 +222,7 @@ export class RedisStore implements LimitStore {
     if (host.clock !== this.clock) throw new InvalidInputError('the scheduler clock', host.clock, "the Redis store's clock (its `clock` option)");
     const l = new SharedLimit(options, this, host);
     this.limits.add(l);
-    if (this.local && this.heartbeatTimer === null) {
-      this.heartbeatTimer = setInterval(() => this.heartbeat(), this.staleMs / 4);
-      this.heartbeatTimer.unref?.();
-    }
+    if (this.shares.enabled && this.heartbeatTimer === null) this.heartbeat();
     return l;
   }
 
@@ -249,7 +241,7 @@ export class RedisStore implements LimitStore {
     if (this.closed) throw new InvalidInputError('the Redis store', 'closed', 'a store not closed');
     const c = new RedisCounts({
       prefix: this.prefix, id: this.id, clock: this.clock, flushMs: this.countFlushMs, retryMs: this.retryMs,
-      run: (keys, args) => this.call(countsScript, keys, args),
+      run: (keys, args) => this.call('counts', keys, args),
     });
     this.counters.add(c);
     return c;
@@ -275,20 +267,16 @@ export class RedisStore implements LimitStore {
   async close(): Promise<void> {
     this.closed = true;
     for (const l of this.limits) l.endLease();
-    if (this.heartbeatTimer !== null) clearInterval(this.heartbeatTimer);
+    if (this.heartbeatTimer !== null) this.clock.clearTimer(this.heartbeatTimer);
     this.heartbeatTimer = null;
-    if (this.probeTimer !== null) clearTimeout(this.probeTimer);
-    this.probeTimer = null;
-    this.kick();
-    await Promise.all([this.flushing, ...[...this.counters].map((c) => c.close())]);
-    if (this.retryTimer !== null) clearTimeout(this.retryTimer);
-    this.retryTimer = null;
+    this.availability.close();
+    await Promise.all([this.outbox.close(), ...[...this.counters].map((c) => c.close())]);
   }
 
   /** @internal */
   acquire(linked: readonly SharedLimit[], weight: number, priority: number): void {
-    if (this.closed || !this.up) return;
-    if (this.unreported) {
+    if (this.closed || !this.availability.up) return;
+    if (this.shares.unreported) {
       // Back from a local share: Redis hears of what was sent on it before granting more.
       for (const l of linked) l.pending = true;
       void this.sayHello().then(() => {
@@ -312,15 +300,15 @@ export class RedisStore implements LimitStore {
       if (this.prefetch < 0) extra = Math.min(extra, Math.floor((l.usedAt(at) * this.leaseMs) / l.windowMs));
     }
     const want = Math.max(weight, Math.min(queued, batch));
-    const keys: string[] = [this.epochKey, this.procsKey];
+    const keys: string[] = [this.keys.epoch, this.keys.procs];
     const grace = this.staleMs + this.leaseMs + this.fallbackMaxMs;
-    const args: (string | number)[] = [id, weight, want, this.leaseMs, this.deadline(sentAt), this.id, this.processes, this.staleMs, grace, extra, this.prefetch < 0 ? 1 : 0, queued];
+    const args: (string | number)[] = [id, weight, want, this.leaseMs, this.offset.deadline(sentAt, this.timeoutMs), this.id, this.processes, this.staleMs, grace, extra, this.prefetch < 0 ? 1 : 0, queued];
     for (const l of linked) {
       l.pending = true;
-      keys.push(this.metaKey(l), this.logKey(l), this.waitKey(l));
+      keys.push(this.keys.meta(l.name), this.keys.log(l.name), this.keys.wait(l.name));
       args.push(l.limit, l.windowMs, l.marginMs, l.reservedFor(priority), l.lateness(at));
     }
-    this.call(acquireScript, keys, args, true).then(
+    this.call('acquire', keys, args, true).then(
       (reply) => this.answered(linked, id, weight, reply as number[], sentAt),
       (error: unknown) => {
         const now = this.clock.now();
@@ -329,8 +317,8 @@ export class RedisStore implements LimitStore {
           l.retryAt = now + this.retryMs;
         }
         // The script may have run and its answer been lost: give back whatever it granted.
-        for (const l of linked) this.send(releaseScript, [this.metaKey(l), this.logKey(l)], [id, 0]);
-        this.failed(error);
+        for (const l of linked) this.send('release', l, [id, 0]);
+        this.availability.failed(error);
         linked[0]!.host.wake();
       },
     );
@@ -338,32 +326,27 @@ export class RedisStore implements LimitStore {
 
   /** @internal */
   endLease(limit: SharedLimit, lease: Lease): void {
-    if (lease.sent < lease.granted) this.send(releaseScript, [this.metaKey(limit), this.logKey(limit)], [lease.id, lease.sent]);
+    if (lease.sent < lease.granted) this.send('release', limit, [lease.id, lease.sent]);
   }
 
   /** @internal */
   late(limit: SharedLimit, lease: Lease, weight: number, at: number): void {
     // A local share must not start while this may still be in a window.
-    if (at > this.lastEffect) this.lastEffect = at;
+    this.shares.mayActUntil(at);
     const id = `${this.id}.t${(this.seq++).toString(36)}`;
-    this.send(lateScript, [this.metaKey(limit), this.logKey(limit)], [limit.limit, limit.windowMs, limit.marginMs, id, weight, lease.id]);
+    this.send('late', limit, [limit.limit, limit.windowMs, limit.marginMs, id, weight, lease.id]);
   }
 
   /** @internal */
   feedback(limit: SharedLimit, pauseMs: number, holdWeight: number, holdMs: number): void {
     const id = `${this.id}.h${(this.seq++).toString(36)}`;
-    this.send(feedbackScript, [this.metaKey(limit), this.logKey(limit)], [limit.limit, limit.windowMs, limit.marginMs, Math.max(0, pauseMs), holdWeight, Math.max(0, holdMs), id]);
+    this.send('feedback', limit, [limit.limit, limit.windowMs, limit.marginMs, Math.max(0, pauseMs), holdWeight, Math.max(0, holdMs), id]);
   }
 
   /** @internal */
   update(limit: SharedLimit): void {
-    this.send(updateScript, [this.metaKey(limit)], [limit.limit, limit.windowMs, limit.marginMs]);
-    const share = limit.share;
-    if (share !== null) {
-      const n = Math.floor(limit.limit / this.processes);
-      if (n >= 1) share.update({ limit: n, windowMs: Math.min(limit.windowMs, share.maxWindowMs) });
-      else share.pause(Infinity);
-    }
+    this.outbox.send({ script: 'update', keys: [this.keys.meta(limit.name)], args: [limit.limit, limit.windowMs, limit.marginMs] });
+    this.shares.resize(limit);
   }
 
   /**
@@ -371,21 +354,8 @@ export class RedisStore implements LimitStore {
    * wait, or the share has not started or has run out).
    */
   fallback(limit: SharedLimit, at: number): WindowLimit | null {
-    if (!this.local || this.up || this.offset === null) return null;
-    // From when nothing Redis granted before can be in a window with what the share sends, until
-    // Redis may stop holding the share back from the others (it holds it for fallbackMaxMs and
-    // two spans past the last it heard of this process, which is no earlier than lastHeard).
-    const span = limit.windowMs + limit.marginMs;
-    const from = this.lastEffect + this.staleMs + this.leaseMs + span;
-    if (at < from || at >= this.lastHeard + this.staleMs + this.leaseMs + span + this.fallbackMaxMs) return null;
-    if (limit.share === null) {
-      const n = Math.floor(limit.limit / this.processes);
-      if (n < 1) return null;
-      limit.share = new WindowLimit({ name: limit.name, limit: n, windowMs: limit.windowMs, marginMs: limit.marginMs });
-      this.unreported = true;
-      this.emit({ type: 'local', limit: limit.name });
-    }
-    return limit.share;
+    if (this.availability.up || !this.offset.known) return null;
+    return this.shares.fallback(limit, at, (l) => this.emit({ type: 'local', limit: l.name }));
   }
 
   /**
@@ -393,18 +363,14 @@ export class RedisStore implements LimitStore {
    * again: until its local share starts, or a while (Redis answering again wakes the scheduler).
    */
   downWait(limit: SharedLimit, at: number): number {
-    if (this.local && this.offset !== null && Math.floor(limit.limit / this.processes) >= 1) {
-      const from = this.lastEffect + this.staleMs + this.leaseMs + limit.windowMs + limit.marginMs;
-      if (from > at) return from - at;
-    }
-    return 1000;
+    return this.shares.downWait(limit, at, this.offset.known);
   }
 
   private answered(linked: readonly SharedLimit[], id: string, weight: number, reply: number[], sentAt: number): void {
     const now = this.clock.now();
     const [status, value, redisNow] = reply as [number, number, number];
-    this.learn(Number(redisNow), now);
-    if (status !== -2 && sentAt > this.lastHeard) this.lastHeard = sentAt;
+    this.offset.learn(Number(redisNow), now);
+    if (status !== -2) this.shares.heard(sentAt);
     for (const l of linked) l.pending = false;
     if (status === 1) {
       const until = sentAt + this.leaseMs;
@@ -416,10 +382,9 @@ export class RedisStore implements LimitStore {
       // More than the asking task needs: what is left when the lease ends goes back at once,
       // not when the process next asks.
       if (value > weight && now < until) {
-        const timer = setTimeout(() => {
+        unrefTimer(this.clock.setTimer(() => {
           for (const l of linked) if (l.lease?.id === id) l.endLease();
-        }, until - now);
-        timer.unref?.();
+        }, until - now));
       }
     } else {
       // Denied: Redis said when enough will have left the window; or the weight can never fit,
@@ -430,7 +395,7 @@ export class RedisStore implements LimitStore {
     if (status !== -2) {
       for (let i = 0; i < linked.length; i++) linked[i]!.adopt(Number(reply[3 + 2 * i]), Number(reply[4 + 2 * i]));
     }
-    this.recovered();
+    this.availability.answered();
     linked[0]!.host.wake();
   }
 
@@ -438,151 +403,62 @@ export class RedisStore implements LimitStore {
    * Runs a script, failing after `timeoutMs`. For a script that says this process is here
    * (`says`), notes until when it may take effect in Redis.
    */
-  private call(script: Script, keys: readonly string[], args: readonly (string | number)[], says = false): Promise<unknown> {
+  private call(script: ScriptName, keys: readonly string[], args: readonly (string | number)[], says = false): Promise<unknown> {
     if (says) {
       const sentAt = this.clock.now();
-      this.lastSent = sentAt;
-      if (sentAt + this.timeoutMs > this.lastEffect) this.lastEffect = sentAt + this.timeoutMs;
+      this.shares.said(sentAt, sentAt + this.timeoutMs);
     }
-    return new Promise((resolve, reject) => {
-      const timer = setTimeout(() => reject(new Error(`Redis did not answer within ${this.timeoutMs} ms`)), this.timeoutMs);
-      script.run(this.redis, keys, args).then(
-        (value) => {
-          clearTimeout(timer);
-          resolve(value);
-        },
-        (error: unknown) => {
-          clearTimeout(timer);
-          reject(error);
-        },
-      );
-    });
+    return runWithin(this.redis, this.clock, this.timeoutMs, script, keys, args);
   }
 
-  /**
-   * The latest instant on Redis's clock at which a request sent at `sentAt` may still act: past
-   * it, the script does nothing. Redis's clock is at least ours plus `offset`, so a request that
-   * acts did so before `sentAt + timeoutMs` on ours. 0 (none) until the offset is known.
-   */
-  private deadline(sentAt: number): number {
-    return this.offset === null ? 0 : Math.floor(sentAt + this.timeoutMs + this.offset);
-  }
-
-  private learn(redisNow: number, receivedAt: number): void {
-    // Redis read its clock before we received the answer: its clock minus ours is at least this.
-    const offset = redisNow - receivedAt;
-    if (this.offset === null || offset > this.offset) this.offset = offset;
-  }
-
-  /** Writes that must reach Redis, in order, retried until they do (releases, feedback, updates). */
-  private send(script: Script, keys: readonly string[], args: readonly (string | number)[]): void {
-    this.outbox.push({ script, keys, args });
-    this.kick();
-  }
-
-  private kick(): void {
-    if (this.flushing === null && this.outbox.length > 0) this.flushing = this.flush();
-  }
-
-  private async flush(): Promise<void> {
-    try {
-      while (this.outbox.length > 0) {
-        const batch = this.outbox;
-        this.outbox = [];
-        const results = await Promise.allSettled(batch.map((p) => this.call(p.script, p.keys, p.args)));
-        const failed = batch.filter((_, i) => results[i]!.status === 'rejected');
-        if (failed.length === 0) continue;
-        this.outbox = failed.concat(this.outbox);
-        this.failed((results.find((r) => r.status === 'rejected') as PromiseRejectedResult).reason);
-        if (this.closed) return;
-        if (this.retryTimer === null) {
-          this.retryTimer = setTimeout(() => {
-            this.retryTimer = null;
-            this.kick();
-          }, this.retryMs);
-          this.retryTimer.unref?.();
-        }
-        return;
-      }
-    } finally {
-      this.flushing = null;
-    }
+  /** A write on `limit`'s settings and log that must reach Redis (see {@link Outbox}). */
+  private send(script: ScriptName, limit: SharedLimit, args: readonly (string | number)[]): void {
+    this.outbox.send({ script, keys: [this.keys.meta(limit.name), this.keys.log(limit.name)], args });
   }
 
   /** With `"local"`: says this process is here when no request has said it lately. */
   private heartbeat(): void {
-    if (!this.up || this.closed || this.clock.now() - this.lastSent < this.staleMs / 4) return;
-    void this.sayHello();
+    this.heartbeatTimer = unrefTimer(this.clock.setTimer(() => {
+      if (this.closed) return;
+      this.heartbeat();
+      if (!this.availability.up || this.clock.now() - this.shares.lastSent < this.staleMs / 4) return;
+      void this.sayHello();
+    }, this.staleMs / 4));
   }
 
   /** Tells Redis this process is here, with what it sent on local shares. True when Redis heard. */
   private sayHello(): Promise<boolean> {
     if (this.hello !== null) return this.hello;
-    const keys: string[] = [this.epochKey, this.procsKey];
+    const keys: string[] = [this.keys.epoch, this.keys.procs];
     const sentAt = this.clock.now();
     const id = `${this.id}.r${(this.seq++).toString(36)}`;
-    const args: (string | number)[] = [this.id, id, this.deadline(sentAt)];
+    const args: (string | number)[] = [this.id, id, this.offset.deadline(sentAt, this.timeoutMs)];
     const shares: SharedLimit[] = [];
     for (const l of this.limits) {
       if (l.share === null) continue;
-      keys.push(this.metaKey(l), this.logKey(l));
+      keys.push(this.keys.meta(l.name), this.keys.log(l.name));
       args.push(l.limit, l.windowMs, l.marginMs, l.share.usedAt(sentAt));
       shares.push(l);
     }
-    this.hello = this.call(helloScript, keys, args, true).then(
+    this.hello = this.call('hello', keys, args, true).then(
       (reply) => {
         this.hello = null;
         const [status, redisNow] = reply as [number, number];
-        this.learn(Number(redisNow), this.clock.now());
+        this.offset.learn(Number(redisNow), this.clock.now());
         if (status !== 1) return false;
-        if (sentAt > this.lastHeard) this.lastHeard = sentAt;
+        this.shares.heard(sentAt);
         for (const l of shares) l.share = null;
-        this.unreported = false;
-        this.recovered();
+        this.shares.unreported = false;
+        this.availability.answered();
         return true;
       },
       (error: unknown) => {
         this.hello = null;
-        this.failed(error);
+        this.availability.failed(error);
         return false;
       },
     );
     return this.hello;
-  }
-
-  private failed(error: unknown): void {
-    if (!this.up || this.closed) return;
-    this.up = false;
-    this.emit({ type: 'unavailable', error });
-    this.probe();
-    // A local share may start later: have every scheduler look again then.
-    this.wakeAll();
-  }
-
-  /** While Redis fails: asks whether it answers, without changing anything there. */
-  private probe(): void {
-    if (this.probeTimer !== null || this.closed) return;
-    this.probeTimer = setTimeout(() => {
-      this.call(probeScript, [this.epochKey], []).then(
-        () => {
-          this.probeTimer = null;
-          this.recovered();
-        },
-        () => {
-          this.probeTimer = null;
-          if (!this.up) this.probe();
-        },
-      );
-    }, this.retryMs);
-    this.probeTimer.unref?.();
-  }
-
-  private recovered(): void {
-    if (this.up || this.closed) return;
-    this.up = true;
-    this.emit({ type: 'available' });
-    this.kick();
-    this.wakeAll();
   }
 
   private wakeAll(): void {
@@ -593,18 +469,6 @@ export class RedisStore implements LimitStore {
 
   private emit(event: RedisStoreEvent): void {
     this.listeners.emit(event);
-  }
-
-  private metaKey(l: WindowLimit): string {
-    return `{${this.prefix}}:m:${l.name}`;
-  }
-
-  private logKey(l: WindowLimit): string {
-    return `{${this.prefix}}:l:${l.name}`;
-  }
-
-  private waitKey(l: WindowLimit): string {
-    return `{${this.prefix}}:q:${l.name}`;
   }
 }
 

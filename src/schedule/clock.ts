@@ -166,3 +166,12 @@ export class VirtualClock implements Clock {
 function settle(): Promise<void> {
   return new Promise((resolve) => setImmediate(resolve));
 }
+
+/**
+ * Lets the process exit while `handle` (what {@link Clock.setTimer} returned) waits: for timers of
+ * background work (retries, heartbeats) that must not keep a process alive. Returns the handle.
+ */
+export function unrefTimer(handle: unknown): unknown {
+  (handle as { unref?: () => void } | null)?.unref?.();
+  return handle;
+}

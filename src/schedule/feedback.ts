@@ -1,4 +1,5 @@
 import { InvalidInputError } from '../errors.js';
+import { isPositiveInteger } from './positive-integer.js';
 
 /**
  * What the exchange says back about a limit (R12), as the scheduler takes it
@@ -101,7 +102,7 @@ export function readFeedback(value: unknown): RateLimitFeedback {
   if (f.remaining !== undefined && (typeof f.remaining !== 'number' || !Number.isSafeInteger(f.remaining) || f.remaining < 0)) {
     throw new InvalidInputError('`feedback.remaining`', f.remaining, 'a non-negative integer');
   }
-  if (f.limit !== undefined && (typeof f.limit !== 'number' || !Number.isSafeInteger(f.limit) || f.limit <= 0)) {
+  if (f.limit !== undefined && !isPositiveInteger(f.limit)) {
     throw new InvalidInputError('`feedback.limit`', f.limit, 'a positive integer');
   }
   for (const key of ['resetAtMs', 'retryAfterMs'] as const) {

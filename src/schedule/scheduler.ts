@@ -7,6 +7,7 @@ import { type ErrorSource, Listeners } from './listeners.js';
 import { type Resolve, type Slot, TaskQueue, cancelSlot, isLive } from './queue.js';
 import { type LimitStore, memoryStore } from './store.js';
 import { WindowLimit, type WindowLimitOptions } from './window.js';
+import { isPositiveInteger } from './positive-integer.js';
 
 // Limits say which copy of traderatio made them, for the message when two copies meet.
 markBuild(WindowLimit.prototype);
@@ -257,7 +258,7 @@ export class Scheduler {
    */
   tryAcquire(limits: Limit | readonly Limit[], weight = 1, priority = 0, at: number = this.clock.now()): number {
     // Checked first, without allocating; refusals are thrown by helpers out of the hot path.
-    if (typeof weight !== 'number' || !Number.isSafeInteger(weight) || weight <= 0) refuseInput('`weight`', weight, 'a positive integer');
+    if (!isPositiveInteger(weight)) refuseInput('`weight`', weight, 'a positive integer');
     if (typeof priority !== 'number' || priority - priority !== 0) refuseInput('`priority`', priority, 'a finite number');
     if (typeof at !== 'number' || at - at !== 0) refuseInput('`at`', at, 'a finite instant on the scheduler clock');
     const one = limits instanceof WindowLimit;
@@ -727,7 +728,7 @@ function refuseInput(field: string, value: unknown, expected: string): never {
 
 function readWeight(value: unknown): number {
   if (value === undefined) return 1;
-  if (typeof value !== 'number' || !Number.isSafeInteger(value) || value <= 0) throw new InvalidInputError('`weight`', value, 'a positive integer');
+  if (!isPositiveInteger(value)) throw new InvalidInputError('`weight`', value, 'a positive integer');
   return value;
 }
 

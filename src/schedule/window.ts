@@ -1,4 +1,5 @@
 import { InvalidInputError } from '../errors.js';
+import { isPositiveInteger } from './positive-integer.js';
 
 /** Options of a limit: "at most `limit` weight in any interval of `windowMs`" (R13). */
 export interface WindowLimitOptions {
@@ -160,7 +161,7 @@ export class WindowLimit {
    */
   tryTake(weight: number, at: number, priority = 0): number {
     // Checked without allocating: the refusal is thrown by helpers out of the hot path.
-    if (typeof weight !== 'number' || !Number.isSafeInteger(weight) || weight <= 0) badWeight(weight, this.name);
+    if (!isPositiveInteger(weight)) badWeight(weight, this.name);
     if (typeof at !== 'number' || at - at !== 0) badInstant(at, this.name);
     if (typeof priority !== 'number' || priority - priority !== 0) badPriority(priority, this.name);
     const wait = this.waitFor(weight, at, priority);
@@ -241,7 +242,7 @@ export class WindowLimit {
 
   /** Counts `weight` as dispatched at `at`, without checking (the caller checked `waitFor`). */
   take(weight: number, at: number): void {
-    if (typeof weight !== 'number' || !Number.isSafeInteger(weight) || weight <= 0) badWeight(weight, this.name);
+    if (!isPositiveInteger(weight)) badWeight(weight, this.name);
     if (typeof at !== 'number' || at - at !== 0) badInstant(at, this.name);
     this.add(weight, at);
   }
@@ -387,7 +388,7 @@ export class WindowLimit {
    * ```
    */
   extend(weight: number, sentAt: number, arrivedAt: number): void {
-    if (typeof weight !== 'number' || !Number.isSafeInteger(weight) || weight <= 0) badWeight(weight, this.name);
+    if (!isPositiveInteger(weight)) badWeight(weight, this.name);
     if (typeof sentAt !== 'number' || sentAt - sentAt !== 0) badInstant(sentAt, this.name);
     if (typeof arrivedAt !== 'number' || arrivedAt - arrivedAt !== 0) badInstant(arrivedAt, this.name);
     if (arrivedAt <= sentAt) return;
@@ -436,7 +437,7 @@ export class WindowLimit {
       if (!Number.isFinite(at) || at < previous) {
         throw new InvalidInputError(`\`entries[${i}][0]\` of the limit state`, at, `a finite instant, not before the entry before it (${previous})`);
       }
-      if (!Number.isSafeInteger(weight) || weight <= 0) throw new InvalidInputError(`\`entries[${i}][1]\` of the limit state`, weight, 'a positive integer weight');
+      if (!isPositiveInteger(weight)) throw new InvalidInputError(`\`entries[${i}][1]\` of the limit state`, weight, 'a positive integer weight');
       previous = at;
     }
     const holds = readPairs(state, 'holds');
@@ -537,7 +538,7 @@ function readName(value: unknown): string {
 }
 
 function readLimit(value: unknown, name: string): number {
-  if (typeof value !== 'number' || !Number.isSafeInteger(value) || value <= 0) {
+  if (!isPositiveInteger(value)) {
     throw new InvalidInputError(`\`limit\` of ${name}`, value, 'a positive integer');
   }
   return value;
@@ -560,7 +561,7 @@ function readReserve(value: unknown, n: number, name: string): { priority: numbe
   if (typeof r !== 'object' || r === null || typeof r.priority !== 'number' || !Number.isFinite(r.priority)) {
     throw new InvalidInputError(`\`reserve.priority\` of ${name}`, r?.priority, 'a finite number');
   }
-  if (typeof r.weight !== 'number' || !Number.isSafeInteger(r.weight) || r.weight <= 0 || r.weight >= n) {
+  if (!isPositiveInteger(r.weight) || r.weight >= n) {
     throw new InvalidInputError(`\`reserve.weight\` of ${name}`, r.weight, `a positive integer below \`limit\` (${n})`);
   }
   return { priority: r.priority, weight: r.weight };

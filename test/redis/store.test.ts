@@ -1,8 +1,9 @@
 import { createClient } from 'redis';
 import { afterAll, describe, expect, it } from 'vitest';
-import { InvalidInputError } from '../../src/errors.js';
+import { InvalidInputError, NoReplyError } from '../../src/errors.js';
 import { RedisStore } from '../../src/redis/store.js';
 import { ACQUIRE, LATE, RELEASE } from '../../src/redis/scripts.js';
+import { VirtualClock } from '../../src/schedule/clock.js';
 import { Scheduler } from '../../src/schedule/scheduler.js';
 import { memoryStore } from '../../src/schedule/store.js';
 import { REDIS_URL } from './address.js';
@@ -43,8 +44,11 @@ async function twoProcesses(name: string) {
 
 type Fault = 'none' | 'lose-reply' | 'down' | 'slow';
 
-/** An ioredis-shaped client whose ACQUIRE calls can be made to fail in the ways a network does. */
-function faulty(fault: { mode: Fault }) {
+/**
+ * An ioredis-shaped client whose ACQUIRE calls can be made to fail in the ways a network does.
+ * `slow` holds up an answer (400 ms of real time unless given: a virtual clock's advance).
+ */
+function faulty(fault: { mode: Fault }, slow: () => Promise<void> = () => sleep(400)) {
   const isAcquire = (args: unknown[]): boolean => args.length > 4 && String(args[0]).endsWith(':epoch');
   const wrap =
     (call: (...a: any[]) => Promise<unknown>) =>
@@ -53,7 +57,7 @@ function faulty(fault: { mode: Fault }) {
       if (fault.mode === 'down') throw new Error('connection refused');
       const reply = await call(script, numKeys, ...rest);
       if (acquire && fault.mode === 'lose-reply') throw new Error('connection reset after the script ran');
-      if (acquire && fault.mode === 'slow') await sleep(400);
+      if (acquire && fault.mode === 'slow') await slow();
       return reply;
     };
   return { evalsha: wrap(client.evalsha.bind(client)), eval: wrap(client.eval.bind(client)) };
@@ -187,13 +191,15 @@ describe('RedisStore', () => {
     const prefix = prefixFor('slow');
     await warm(prefix);
     const fault = { mode: 'slow' as Fault };
-    const store = new RedisStore({ client: faulty(fault), prefix, timeoutMs: 1000, leaseMs: 50 });
-    const s = new Scheduler({ store });
+    const clock = new VirtualClock();
+    let slowAnswers = 0;
+    // Every answer comes 400 ms late on the store's clock, past its 50 ms lease: none is used.
+    const store = new RedisStore({ client: faulty(fault, async () => { await clock.advance(400); slowAnswers++; }), prefix, timeoutMs: 1000, leaseMs: 50, clock });
+    const s = new Scheduler({ store, clock });
     const l = s.limit({ name: 'orders', limit: 10, windowMs: 1000 });
     let ran = 0;
     const p = s.schedule(() => ran++, { limits: l });
-    // Every answer comes 400 ms late, past its 50 ms lease: none is used.
-    await sleep(1000);
+    await waitFor(() => slowAnswers >= 2, 2000);
     expect(ran).toBe(0);
     fault.mode = 'none';
     await p;
@@ -392,30 +398,54 @@ describe('RedisStore', () => {
     const prefix = prefixFor('down');
     await warm(prefix);
     const fault = { mode: 'down' as Fault };
-    const store = new RedisStore({ client: faulty(fault), prefix, retryMs: 20 });
+    const clock = new VirtualClock();
+    const store = new RedisStore({ client: faulty(fault), prefix, retryMs: 20, clock });
     const events: string[] = [];
     store.on((e) => events.push(e.type));
-    const s = new Scheduler({ store });
+    const s = new Scheduler({ store, clock });
     const l = s.limit({ name: 'orders', limit: 10, windowMs: 1000 });
     let ran = 0;
     const tasks = Array.from({ length: 5 }, () => s.schedule(() => ran++, { limits: l }));
-    await sleep(200);
+    await clock.advance(200);
     expect(ran).toBe(0);
     expect(store.available).toBe(false);
     fault.mode = 'none';
+    // The next probe reaches Redis; its answer and the grant after it take real round trips, with
+    // the virtual clock standing still (no request times out meanwhile).
+    await clock.advance(20);
     await Promise.all(tasks);
     expect(ran).toBe(5);
     expect(events).toEqual(['unavailable', 'available']);
   });
 
+  it('takes a request without an answer within timeoutMs as failed, with a NoReplyError naming the script', async () => {
+    const clock = new VirtualClock();
+    const never = { evalsha: () => new Promise(() => {}), eval: () => new Promise(() => {}) };
+    const store = new RedisStore({ client: never, prefix: prefixFor('no-reply'), timeoutMs: 100, clock });
+    const errors: unknown[] = [];
+    store.on((e) => e.type === 'unavailable' && errors.push(e.error));
+    const s = new Scheduler({ store, clock });
+    void s.schedule(() => 0, { limits: s.limit({ name: 'orders', limit: 10, windowMs: 1000 }) }).catch(() => {});
+    await clock.advance(99);
+    expect(store.available).toBe(true);
+    await clock.advance(1);
+    expect(store.available).toBe(false);
+    expect(errors).toHaveLength(1);
+    expect(errors[0]).toBeInstanceOf(NoReplyError);
+    expect(errors[0]).toMatchObject({ code: 'NO_REPLY', requestId: 'acquire', message: 'Redis did not answer within 100 ms' });
+    s.close();
+  });
+
   it('gives back the unsent rest of a lease when it ends', async () => {
     const prefix = prefixFor('lease');
     await warm(prefix);
-    const store = new RedisStore({ client, prefix, prefetch: 10, leaseMs: 30 });
-    const s = new Scheduler({ store });
+    const clock = new VirtualClock();
+    const store = new RedisStore({ client, prefix, prefetch: 10, leaseMs: 30, clock });
+    const s = new Scheduler({ store, clock });
     const l = s.limit({ name: 'orders', limit: 100, windowMs: 1000 });
     await Promise.all([1, 2, 3].map(() => s.schedule(() => 0, { limits: l })));
     expect(Number((await meta(prefix, 'orders')).used)).toBeGreaterThan(3);
+    await clock.advance(30);
     await waitFor(async () => Number((await meta(prefix, 'orders')).used) === 3, 1000);
   });
 
@@ -570,19 +600,21 @@ describe('RedisStore: shared limits and listeners never wedge a process', () => 
     const prefix = prefixFor('listener-throws');
     await warm(prefix);
     const fault = { mode: 'down' as Fault };
-    const store = new RedisStore({ client: faulty(fault), prefix, retryMs: 20 });
+    const clock = new VirtualClock();
+    const store = new RedisStore({ client: faulty(fault), prefix, retryMs: 20, clock });
     const events: string[] = [];
     store.on((e) => {
       if (e.type === 'unavailable') throw new Error('listener bug');
     });
     store.on((e) => events.push(e.type === 'error' ? `error:${(e.error as Error).message}` : e.type));
-    const s = new Scheduler({ store });
+    const s = new Scheduler({ store, clock });
     const l = s.limit({ name: 'orders', limit: 10, windowMs: 1000 });
     let ran = 0;
     const tasks = Array.from({ length: 5 }, () => s.schedule(() => ran++, { limits: l }));
-    await sleep(200);
+    await clock.advance(200);
     expect(ran).toBe(0);
     fault.mode = 'none';
+    await clock.advance(20);
     await Promise.all(tasks);
     expect(ran).toBe(5);
     expect(events).toEqual(['unavailable', 'error:listener bug', 'available']);

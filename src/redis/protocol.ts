@@ -1,0 +1,66 @@
+import { NoReplyError } from '../errors.js';
+import type { Clock } from '../schedule/clock.js';
+import { type RedisScripting, Script } from './client.js';
+import { ACQUIRE, COUNTS, FEEDBACK, HELLO, LATE, PROBE, RELEASE, UPDATE } from './scripts.js';
+
+/** The scripts a Redis store runs, by name (the name a {@link NoReplyError} reports). */
+export const scripts = {
+  acquire: new Script(ACQUIRE),
+  release: new Script(RELEASE),
+  late: new Script(LATE),
+  feedback: new Script(FEEDBACK),
+  update: new Script(UPDATE),
+  hello: new Script(HELLO),
+  probe: new Script(PROBE),
+  counts: new Script(COUNTS),
+} as const;
+
+/** The name of one of the store's {@link scripts}. */
+export type ScriptName = keyof typeof scripts;
+
+/**
+ * The keys of one budget: `{prefix}:...`, all in one cluster slot. `epoch` says which data Redis
+ * holds (a restart changes it), `procs` when each process was last heard of; each limit has its
+ * settings (`m`), its log of grants (`l`) and the processes waiting on it (`q`).
+ */
+export class RedisKeys {
+  readonly epoch: string;
+  readonly procs: string;
+
+  constructor(private readonly prefix: string) {
+    this.epoch = `{${prefix}}:epoch`;
+    this.procs = `{${prefix}}:procs`;
+  }
+
+  meta(name: string): string {
+    return `{${this.prefix}}:m:${name}`;
+  }
+
+  log(name: string): string {
+    return `{${this.prefix}}:l:${name}`;
+  }
+
+  wait(name: string): string {
+    return `{${this.prefix}}:q:${name}`;
+  }
+}
+
+/**
+ * Runs a script, failing with a {@link NoReplyError} (its `requestId` the script's name) when no
+ * answer comes within `timeoutMs` on `clock`: the script may still have run.
+ */
+export function runWithin(redis: RedisScripting, clock: Clock, timeoutMs: number, name: ScriptName, keys: readonly string[], args: readonly (string | number)[]): Promise<unknown> {
+  return new Promise((resolve, reject) => {
+    const timer = clock.setTimer(() => reject(new NoReplyError(name, `Redis did not answer within ${timeoutMs} ms`)), timeoutMs);
+    scripts[name].run(redis, keys, args).then(
+      (value) => {
+        clock.clearTimer(timer);
+        resolve(value);
+      },
+      (error: unknown) => {
+        clock.clearTimer(timer);
+        reject(error);
+      },
+    );
+  });
+}
