@@ -10,7 +10,7 @@ import {
 } from './abuse.js';
 import { Dec, type DecimalInput } from './decimal.js';
 import { isFillRateBelow } from './fill-rate.js';
-import { checkFields, parseCount, parseNonNegativeDecimal, readOptions } from './parse.js';
+import { parseCount, parseNonNegativeDecimal, resolveOptions } from './parse.js';
 
 /** Options of the spot low-fill throttle (R14). */
 export interface SpotFillOptions {
@@ -41,10 +41,12 @@ export interface SpotFillConfig {
 
 /** Validates spot low-fill options into their complete form (left out: the defaults). */
 export function resolveSpotFillOptions(options?: SpotFillOptions | SpotFillConfig): SpotFillConfig {
-  const given = readOptions(options, 'the spot low-fill options');
-  if ('kind' in given && given.kind === 'spot-fill-config') return given;
-  checkFields(given, ['fillRateThreshold', 'requestThreshold', 'limit', 'includeBatches'], 'the spot low-fill options');
-  const o = given as SpotFillOptions;
+  return resolveOptions(options, 'spot-fill-config', SPOT_FILL_OPTION_FIELDS, 'the spot low-fill options', spotFillConfigOf);
+}
+
+const SPOT_FILL_OPTION_FIELDS: readonly string[] = ['fillRateThreshold', 'requestThreshold', 'limit', 'includeBatches'];
+
+function spotFillConfigOf(o: SpotFillOptions): SpotFillConfig {
   if (o.includeBatches !== undefined && typeof o.includeBatches !== 'boolean') {
     throw new InvalidInputError('`includeBatches`', o.includeBatches, 'true or false');
   }
