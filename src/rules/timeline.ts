@@ -1,5 +1,5 @@
 import { InvalidInputError } from '../errors.js';
-import { DAY_MS, RAISE_OFFSET_MS, formatUtcInstant, parseUtcDay, utcDayStart } from './calendar.js';
+import { DAY_MS, RAISE_OFFSET_MS, formatUtcInstant, nextDayRaiseAt, parseUtcDay, utcDayStart } from './calendar.js';
 import { type AccountRating, type FamilyConfig, type FamilyOptions, approxTotals, rateAccount, resolveFamilyOptions, windowRater } from './family.js';
 import { type InstantInput, checkFields, parseId, parseInstant } from './parse.js';
 import { type ActivityTotals, type ContractActivity, EMPTY_TOTALS, type RatioResult, addTotals, ratioOfTotals, totalsOf } from './ratio.js';
@@ -174,7 +174,7 @@ export function buildTimeline(input: TimelineInput, options: FamilyOptions | Fam
     const created = accounts.get(id)!.createdAt;
     if (created === undefined) continue;
     events.push({ at: created, kind: Kind.Create, account: id });
-    events.push({ at: utcDayStart(created) + DAY_MS + RAISE_OFFSET_MS, kind: Kind.RulesBegin, account: id });
+    events.push({ at: nextDayRaiseAt(created), kind: Kind.RulesBegin, account: id });
   }
 
   // Rolling 7-day windows of every account, one snapshot per day from the day after the first
@@ -269,7 +269,7 @@ export function buildTimeline(input: TimelineInput, options: FamilyOptions | Fam
           const k = index.get(e.account!)!;
           const s = state[k]!;
           s.created = true;
-          s.newSubUntil = utcDayStart(at) + DAY_MS + RAISE_OFFSET_MS;
+          s.newSubUntil = nextDayRaiseAt(at);
           s.ratioTier = tier1;
           reasons[k] = 'new-sub-account';
           break;
