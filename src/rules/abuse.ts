@@ -3,7 +3,7 @@ import { HOUR_MS, formatUtcInstant, parseUtcHour, utcHourStart } from './calenda
 import { Dec, type DecimalInput, ZERO } from './decimal.js';
 import { fillRateOf, isFillRateBelow } from './fill-rate.js';
 import { checkFields, parseCount, parseInstant, parseNonNegativeDecimal, parsePositiveInteger, resolveOptions } from './parse.js';
-import { type AbuseWindow, THROTTLE_WINDOW_HOURS, throttleWindowSums } from './throttle-window.js';
+import { type AbuseWindow, THROTTLE_WINDOW_HOURS, readThrottleWindow, throttleWindowSums } from './throttle-window.js';
 
 /** "N requests per W milliseconds". */
 export interface RateLimit {
@@ -88,8 +88,7 @@ export type { AbuseWindow } from './throttle-window.js';
  */
 export function checkAbuse(window: AbuseWindow, options?: AbuseOptions | AbuseConfig): Throttle | null {
   const config = resolveAbuseOptions(options);
-  if (typeof window !== 'object' || window === null) throw new InvalidInputError('the window', window, 'an object { requests, traded }');
-  return decideThrottle({ requests: parseCount(window.requests, '`requests`'), traded: parseNonNegativeDecimal(window.traded, '`traded`') }, config);
+  return decideThrottle(readThrottleWindow(window), config);
 }
 
 /** {@link checkAbuse} on a window already read and options already resolved. */

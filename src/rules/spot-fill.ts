@@ -10,6 +10,7 @@ import {
 } from './abuse.js';
 import { Dec, type DecimalInput } from './decimal.js';
 import { isFillRateBelow } from './fill-rate.js';
+import { readThrottleWindow } from './throttle-window.js';
 import { parseCount, parseNonNegativeDecimal, resolveOptions } from './parse.js';
 
 /** Options of the spot low-fill throttle (R14). */
@@ -73,8 +74,7 @@ function spotFillConfigOf(o: SpotFillOptions): SpotFillConfig {
  */
 export function checkSpotFill(window: AbuseWindow, options?: SpotFillOptions | SpotFillConfig): Throttle | null {
   const config = resolveSpotFillOptions(options);
-  if (typeof window !== 'object' || window === null) throw new InvalidInputError('the window', window, 'an object { requests, traded }');
-  return decideSpotFill({ requests: parseCount(window.requests, '`requests`'), traded: parseNonNegativeDecimal(window.traded, '`traded`') }, config);
+  return decideSpotFill(readThrottleWindow(window), config);
 }
 
 /** {@link checkSpotFill} on a window already read and options already resolved. */
@@ -109,9 +109,7 @@ export interface SpotFillClearance {
  */
 export function spotFillClearance(window: AbuseWindow, options?: SpotFillOptions | SpotFillConfig): SpotFillClearance {
   const config = resolveSpotFillOptions(options);
-  if (typeof window !== 'object' || window === null) throw new InvalidInputError('the window', window, 'an object { requests, traded }');
-  const requests = parseCount(window.requests, '`requests`');
-  const traded = parseNonNegativeDecimal(window.traded, '`traded`');
+  const { requests, traded } = readThrottleWindow(window);
   const thr = config.fillRateThreshold;
   const remaining = thr.isZero() ? Infinity : Math.max(config.requestThreshold, traded.dividedBy(thr).floor().toNumber()) - requests;
   return { remaining, needed: remaining < 0 ? thr.times(requests).minus(traded) : new Dec(0) };
