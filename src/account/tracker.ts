@@ -7,7 +7,7 @@ import { type Fixed, FixedSum, fixedFromDec, toDec } from '../rules/fixed.js';
 import { type InstantInput, isInstant, parseCount, parseId, parseInstant, parseNonNegativeDecimal, parsePositiveInteger } from '../rules/parse.js';
 import type { ContractActivity } from '../rules/ratio.js';
 import { RATIO_WINDOW_DAYS, ratioWindow } from '../rules/ratio-window.js';
-import { THROTTLE_WINDOW_HOURS } from '../rules/throttle-window.js';
+import { type AbuseWindow, THROTTLE_WINDOW_HOURS, throttleWindowSums } from '../rules/throttle-window.js';
 import type { DailyActivity } from '../rules/timeline.js';
 
 /** An order action the tracker counts (R1, R9). */
@@ -190,6 +190,16 @@ export class Tracker {
   /** An account's hourly activity, as the abuse timeline takes it (R9). */
   hourlyActivity(account: string): HourlyActivity[] {
     return (this.accounts.get(account)?.hours ?? []).map((h) => ({ hour: h.start, requests: h.requests, traded: text(h.traded.value()) }));
+  }
+
+  /**
+   * An account's requests and USDT traded over the window the hourly throttle check at the whole
+   * UTC hour `checkAt` reads (R9, R14; `throttleWindow`): for the check a request at `at` counts
+   * towards, `checkAt` is `nextThrottleCheck(at)`.
+   */
+  throttleWindowTotals(account: string, checkAt: number): AbuseWindow {
+    const hours = (this.accounts.get(account)?.hours ?? []).map((h) => ({ hour: h.start, requests: h.requests, traded: toDec(h.traded.value()) }));
+    return throttleWindowSums(hours)(checkAt);
   }
 
   /** The state as plain data, accounts in the order of their ids. */

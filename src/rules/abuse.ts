@@ -2,8 +2,8 @@ import { InvalidInputError } from '../errors.js';
 import { HOUR_MS, formatUtcInstant, parseUtcHour, utcHourStart } from './calendar.js';
 import { Dec, type DecimalInput, ZERO } from './decimal.js';
 import { fillRateOf, isFillRateBelow } from './fill-rate.js';
-import { checkFields, parseCount, parseInstant, parseNonNegativeDecimal, parsePositiveInteger, readOptions } from './parse.js';
-import { type AbuseWindow, THROTTLE_WINDOW_HOURS, throttleWindowSums } from './throttle-window.js';
+import { checkFields, parseCount, parseInstant, parseNonNegativeDecimal, parsePositiveInteger, resolveOptions } from './parse.js';
+import { type AbuseWindow, THROTTLE_WINDOW_HOURS, readThrottleWindow, throttleWindowSums } from './throttle-window.js';
 
 /** "N requests per W milliseconds". */
 export interface RateLimit {
@@ -34,10 +34,12 @@ export interface AbuseConfig {
 
 /** Validates abuse options into their complete form (left out: the defaults; `null` is refused). */
 export function resolveAbuseOptions(options?: AbuseOptions | AbuseConfig): AbuseConfig {
-  const given = readOptions(options, 'the abuse options');
-  if ('kind' in given && given.kind === 'abuse-config') return given;
-  checkFields(given, ['requestThreshold', 'fillRateThreshold', 'noFillLimit', 'lowFillLimit'], 'the abuse options');
-  const o = given as AbuseOptions;
+  return resolveOptions(options, 'abuse-config', ABUSE_OPTION_FIELDS, 'the abuse options', abuseConfigOf);
+}
+
+const ABUSE_OPTION_FIELDS: readonly string[] = ['requestThreshold', 'fillRateThreshold', 'noFillLimit', 'lowFillLimit'];
+
+function abuseConfigOf(o: AbuseOptions): AbuseConfig {
   return {
     kind: 'abuse-config',
     requestThreshold: parseCount(o.requestThreshold ?? 86_400, '`requestThreshold`'),
@@ -86,8 +88,7 @@ export type { AbuseWindow } from './throttle-window.js';
  */
 export function checkAbuse(window: AbuseWindow, options?: AbuseOptions | AbuseConfig): Throttle | null {
   const config = resolveAbuseOptions(options);
-  if (typeof window !== 'object' || window === null) throw new InvalidInputError('the window', window, 'an object { requests, traded }');
-  return decideThrottle({ requests: parseCount(window.requests, '`requests`'), traded: parseNonNegativeDecimal(window.traded, '`traded`') }, config);
+  return decideThrottle(readThrottleWindow(window), config);
 }
 
 /** {@link checkAbuse} on a window already read and options already resolved. */

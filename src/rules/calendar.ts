@@ -26,6 +26,20 @@ export function utcDayStart(at: number): number {
   return at - mod(at, DAY_MS);
 }
 
+/**
+ * 08:00 UTC of the day after the one holding `at`: a sub-account created at `at` is at tier 1
+ * until then, and the ratio rules apply to it from then (R8).
+ *
+ * @example
+ * ```ts
+ * nextDayRaiseAt(Date.UTC(2026, 10, 1, 23, 59, 59, 999)) // Date.UTC(2026, 10, 2, 8)
+ * nextDayRaiseAt(Date.UTC(2026, 10, 2))                  // Date.UTC(2026, 10, 3, 8)
+ * ```
+ */
+export function nextDayRaiseAt(at: number): number {
+  return utcDayStart(at) + DAY_MS + RAISE_OFFSET_MS;
+}
+
 /** The whole UTC hour holding `at` (see {@link utcDayStart} for why it is arithmetic). */
 export function utcHourStart(at: number): number {
   return at - mod(at, HOUR_MS);

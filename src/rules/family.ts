@@ -1,7 +1,7 @@
 import { InvalidInputError } from '../errors.js';
 import type { DecimalInput } from './decimal.js';
 import { type Fixed, approxOf, fixedCmp, fixedFromDec } from './fixed.js';
-import { checkFields, parseId, parseNonNegativeDecimal, readOptions } from './parse.js';
+import { checkFields, parseId, parseNonNegativeDecimal, resolveOptions } from './parse.js';
 import {
   type ActivityTotals, type ContractActivity, EMPTY_TOTALS, type RatioConfig, type RatioOptions, type RatioResult,
   type Fraction, addTotals, compareFractions, fractionOf, fractionOfTotals, RATIO_OPTION_FIELDS, ratioConfigOf, ratioOfTotals, totalsOf,
@@ -48,10 +48,10 @@ export function resolveFamilyOptions(options?: FamilyOptions | FamilyConfig): Fa
  * (the account limiter's options, say): a field in none of them is refused, naming `owner`.
  */
 export function readFamilyOptions(options: FamilyOptions | FamilyConfig | undefined, known: readonly string[], owner: string): FamilyConfig {
-  const given = readOptions(options, owner);
-  if ('kind' in given && given.kind === 'family-config') return given;
-  checkFields(given, known, owner);
-  const o = given as FamilyOptions;
+  return resolveOptions(options, 'family-config', known, owner, familyConfigOf);
+}
+
+function familyConfigOf(o: FamilyOptions): FamilyConfig {
   if (o.kind !== undefined && o.kind !== 'standard' && o.kind !== 'broker') {
     throw new InvalidInputError('`kind`', o.kind, '"standard" or "broker"');
   }

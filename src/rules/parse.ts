@@ -153,6 +153,31 @@ export function readOptions<T extends object>(value: T | undefined, field = 'the
 }
 
 /**
+ * Reads options that may come resolved already (R1-R14 options are resolved once into a config
+ * tagged with its `kind`): a config of `kind` passes through as it is; anything else is read by
+ * {@link readOptions}, a field not in `known` is refused naming `owner`, and `resolve` turns the
+ * options into their config.
+ *
+ * @example
+ * ```ts
+ * const config = resolveOptions({ countCancels: false }, 'ratio-config', RATIO_OPTION_FIELDS, 'the ratio options', ratioConfigOf)
+ * resolveOptions(config, 'ratio-config', RATIO_OPTION_FIELDS, 'the ratio options', ratioConfigOf) === config // true
+ * ```
+ */
+export function resolveOptions<O extends object, C extends { readonly kind: string }>(
+  options: O | C | undefined,
+  kind: C['kind'],
+  known: readonly string[],
+  owner: string,
+  resolve: (given: O) => C,
+): C {
+  const given = readOptions<O | C>(options, owner);
+  if ('kind' in given && given.kind === kind) return given as C;
+  checkFields(given, known, owner);
+  return resolve(given as O);
+}
+
+/**
  * Refuses an own enumerable field of `value` that is not in `known` with an
  * {@link UnknownFieldError} naming it, the object (`owner`, built only when one is refused) and the
  * closest known field. Every input object goes through here: an unknown field would otherwise read

@@ -2,7 +2,7 @@ import { InvalidInputError } from '../errors.js';
 import { type CoefficientTable, contractName, normalizeContract, resolveCoefficients } from './contracts.js';
 import type { Dec, DecimalInput } from './decimal.js';
 import { type Fixed, FIXED_ZERO, FixedSum, fixedAdd, fixedCmp, fixedFromDec, fixedMul, fixedMulInt, toDec } from './fixed.js';
-import { addCounts, checkFields, parseCount, parseNonNegativeDecimal, readOptions } from './parse.js';
+import { addCounts, checkFields, parseCount, parseNonNegativeDecimal, resolveOptions } from './parse.js';
 
 /**
  * One contract's activity over some period: USDT volumes as maker and taker, and the order
@@ -68,10 +68,7 @@ export interface RatioConfig {
  * ```
  */
 export function resolveRatioOptions(options?: RatioOptions | RatioConfig): RatioConfig {
-  const given = readOptions(options, 'the ratio options');
-  if ('kind' in given && given.kind === 'ratio-config') return given;
-  checkFields(given, RATIO_OPTION_FIELDS, 'the ratio options');
-  return ratioConfigOf(given as RatioOptions);
+  return resolveOptions(options, 'ratio-config', RATIO_OPTION_FIELDS, 'the ratio options', ratioConfigOf);
 }
 
 /** Resolves ratio options whose fields have been checked (the family options add their own). */

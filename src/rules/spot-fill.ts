@@ -10,7 +10,8 @@ import {
 } from './abuse.js';
 import { Dec, type DecimalInput } from './decimal.js';
 import { isFillRateBelow } from './fill-rate.js';
-import { checkFields, parseCount, parseNonNegativeDecimal, readOptions } from './parse.js';
+import { readThrottleWindow } from './throttle-window.js';
+import { parseCount, parseNonNegativeDecimal, resolveOptions } from './parse.js';
 
 /** Options of the spot low-fill throttle (R14). */
 export interface SpotFillOptions {
@@ -41,10 +42,12 @@ export interface SpotFillConfig {
 
 /** Validates spot low-fill options into their complete form (left out: the defaults). */
 export function resolveSpotFillOptions(options?: SpotFillOptions | SpotFillConfig): SpotFillConfig {
-  const given = readOptions(options, 'the spot low-fill options');
-  if ('kind' in given && given.kind === 'spot-fill-config') return given;
-  checkFields(given, ['fillRateThreshold', 'requestThreshold', 'limit', 'includeBatches'], 'the spot low-fill options');
-  const o = given as SpotFillOptions;
+  return resolveOptions(options, 'spot-fill-config', SPOT_FILL_OPTION_FIELDS, 'the spot low-fill options', spotFillConfigOf);
+}
+
+const SPOT_FILL_OPTION_FIELDS: readonly string[] = ['fillRateThreshold', 'requestThreshold', 'limit', 'includeBatches'];
+
+function spotFillConfigOf(o: SpotFillOptions): SpotFillConfig {
   if (o.includeBatches !== undefined && typeof o.includeBatches !== 'boolean') {
     throw new InvalidInputError('`includeBatches`', o.includeBatches, 'true or false');
   }
@@ -71,8 +74,7 @@ export function resolveSpotFillOptions(options?: SpotFillOptions | SpotFillConfi
  */
 export function checkSpotFill(window: AbuseWindow, options?: SpotFillOptions | SpotFillConfig): Throttle | null {
   const config = resolveSpotFillOptions(options);
-  if (typeof window !== 'object' || window === null) throw new InvalidInputError('the window', window, 'an object { requests, traded }');
-  return decideSpotFill({ requests: parseCount(window.requests, '`requests`'), traded: parseNonNegativeDecimal(window.traded, '`traded`') }, config);
+  return decideSpotFill(readThrottleWindow(window), config);
 }
 
 /** {@link checkSpotFill} on a window already read and options already resolved. */
@@ -107,9 +109,7 @@ export interface SpotFillClearance {
  */
 export function spotFillClearance(window: AbuseWindow, options?: SpotFillOptions | SpotFillConfig): SpotFillClearance {
   const config = resolveSpotFillOptions(options);
-  if (typeof window !== 'object' || window === null) throw new InvalidInputError('the window', window, 'an object { requests, traded }');
-  const requests = parseCount(window.requests, '`requests`');
-  const traded = parseNonNegativeDecimal(window.traded, '`traded`');
+  const { requests, traded } = readThrottleWindow(window);
   const thr = config.fillRateThreshold;
   const remaining = thr.isZero() ? Infinity : Math.max(config.requestThreshold, traded.dividedBy(thr).floor().toNumber()) - requests;
   return { remaining, needed: remaining < 0 ? thr.times(requests).minus(traded) : new Dec(0) };

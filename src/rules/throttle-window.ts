@@ -1,6 +1,7 @@
+import { InvalidInputError } from '../errors.js';
 import { HOUR_MS, type TimeSpan, utcHourStart } from './calendar.js';
 import { type Dec, ZERO } from './decimal.js';
-import { addCounts } from './parse.js';
+import { addCounts, parseCount, parseNonNegativeDecimal } from './parse.js';
 import { partitionPoint } from './search.js';
 
 /** The hours an hourly throttle check reads (R9, R14): the 24 whole UTC hours before it. */
@@ -12,6 +13,21 @@ export interface AbuseWindow {
   readonly requests: number;
   /** USDT traded, maker + taker, unweighted. */
   readonly traded: Dec;
+}
+
+/**
+ * Reads a window's totals as a user gives them (R9, R14): an object whose `requests` is a count and
+ * whose `traded` is a non-negative decimal. Anything else is refused naming the field.
+ *
+ * @example
+ * ```ts
+ * readThrottleWindow({ requests: 86_401, traded: '864' }).traded.toString() // '864'
+ * ```
+ */
+export function readThrottleWindow(window: unknown): AbuseWindow {
+  if (typeof window !== 'object' || window === null) throw new InvalidInputError('the window', window, 'an object { requests, traded }');
+  const w = window as { readonly requests?: unknown; readonly traded?: unknown };
+  return { requests: parseCount(w.requests, '`requests`'), traded: parseNonNegativeDecimal(w.traded, '`traded`') };
 }
 
 /**

@@ -1,5 +1,5 @@
 import { InvalidInputError } from '../errors.js';
-import { DAY_MS, RAISE_OFFSET_MS, formatUtcInstant, parseUtcDay, utcDayStart } from './calendar.js';
+import { DAY_MS, RAISE_OFFSET_MS, formatUtcInstant, nextDayRaiseAt, parseUtcDay, utcDayStart } from './calendar.js';
 import { type AccountRating, type FamilyConfig, type FamilyOptions, approxTotals, rateAccount, resolveFamilyOptions, windowRater } from './family.js';
 import { type InstantInput, checkFields, parseId, parseInstant } from './parse.js';
 import { type ActivityTotals, type ContractActivity, EMPTY_TOTALS, type RatioResult, addTotals, ratioOfTotals, totalsOf } from './ratio.js';
@@ -174,7 +174,7 @@ export function buildTimeline(input: TimelineInput, options: FamilyOptions | Fam
     const created = accounts.get(id)!.createdAt;
     if (created === undefined) continue;
     events.push({ at: created, kind: Kind.Create, account: id });
-    events.push({ at: utcDayStart(created) + DAY_MS + RAISE_OFFSET_MS, kind: Kind.RulesBegin, account: id });
+    events.push({ at: nextDayRaiseAt(created), kind: Kind.RulesBegin, account: id });
   }
 
   // Rolling 7-day windows of every account, one snapshot per day from the day after the first
@@ -250,6 +250,13 @@ export function buildTimeline(input: TimelineInput, options: FamilyOptions | Fam
   const before: (Tier | null)[] = ids.map(() => null);
   const reasons: (ChangeReason | undefined)[] = ids.map(() => undefined);
   const all = (reason: ChangeReason) => reasons.fill(reason);
+  // Each account a snapshot rated: its index, its state, the tier the snapshot gave it and its place in the snapshot.
+  const eachRated = (snap: SnapshotRecord, visit: (k: number, s: AccountState, tier: Tier, j: number) => void): void => {
+    for (let j = 0; j < snap.ids.length; j++) {
+      const k = index.get(snap.ids[j]!)!;
+      visit(k, state[k]!, snap.tiers[j]!, j);
+    }
+  };
 
   for (let i = 0; i < events.length;) {
     const at = events[i]!.at;
@@ -262,7 +269,7 @@ export function buildTimeline(input: TimelineInput, options: FamilyOptions | Fam
           const k = index.get(e.account!)!;
           const s = state[k]!;
           s.created = true;
-          s.newSubUntil = utcDayStart(at) + DAY_MS + RAISE_OFFSET_MS;
+          s.newSubUntil = nextDayRaiseAt(at);
           s.ratioTier = tier1;
           reasons[k] = 'new-sub-account';
           break;
@@ -282,10 +289,7 @@ export function buildTimeline(input: TimelineInput, options: FamilyOptions | Fam
         }
         case Kind.Snapshot: {
           const snap = snapshots[e.day!]!;
-          for (let j = 0; j < snap.ids.length; j++) {
-            const k = index.get(snap.ids[j]!)!;
-            const s = state[k]!;
-            const tier = snap.tiers[j]!;
+          eachRated(snap, (k, s, tier, j) => {
             s.snapshot = snap;
             s.snapshotIndex = j;
             s.snapshotTier = tier;
@@ -293,22 +297,17 @@ export function buildTimeline(input: TimelineInput, options: FamilyOptions | Fam
               s.ratioTier = tier;
               reasons[k] = 'lowered-at-snapshot';
             }
-          }
+          });
           break;
         }
-        case Kind.Raise: {
-          const snap = snapshots[e.day!]!;
-          for (let j = 0; j < snap.ids.length; j++) {
-            const k = index.get(snap.ids[j]!)!;
-            const s = state[k]!;
-            const tier = snap.tiers[j]!;
+        case Kind.Raise:
+          eachRated(snapshots[e.day!]!, (k, s, tier) => {
             if (tier.tier > s.ratioTier.tier) {
               s.ratioTier = tier;
               reasons[k] = 'raised-at-0800';
             }
-          }
+          });
           break;
-        }
         case Kind.RulesBegin:
           reasons[index.get(e.account!)!] = 'new-sub-account-rules-begin';
           break;

@@ -2,7 +2,7 @@ import { UTCDate } from '@date-fns/utc';
 import { fc, test } from '@fast-check/vitest';
 import { startOfDay, startOfHour } from 'date-fns';
 import { describe, expect, it } from 'vitest';
-import { addUtcDays, formatUtcDay, isInUtcDay, parseUtcDay, parseUtcHour, utcDayStart, utcHourStart } from '../../src/rules/calendar.js';
+import { addUtcDays, formatUtcDay, isInUtcDay, nextDayRaiseAt, parseUtcDay, parseUtcHour, utcDayStart, utcHourStart } from '../../src/rules/calendar.js';
 
 describe('calendar', () => {
   test.prop([fc.integer({ min: -8_640_000_000_000, max: 8_640_000_000_000 })])(
@@ -25,6 +25,12 @@ describe('calendar', () => {
     expect(isInUtcDay(Date.UTC(2026, 10, 7, 23, 59, 59, 999), Date.UTC(2026, 10, 7))).toBe(true);
     expect(isInUtcDay(Date.UTC(2026, 10, 8), Date.UTC(2026, 10, 7))).toBe(false);
     expect(isInUtcDay(Date.UTC(2026, 10, 8), Date.UTC(2026, 10, 8))).toBe(true);
+  });
+
+  it('gives 08:00 UTC of the next day, from the first to the last millisecond of a day (R8)', () => {
+    expect(nextDayRaiseAt(Date.UTC(2026, 10, 1))).toBe(Date.UTC(2026, 10, 2, 8));
+    expect(nextDayRaiseAt(Date.UTC(2026, 10, 1, 23, 59, 59, 999))).toBe(Date.UTC(2026, 10, 2, 8));
+    expect(nextDayRaiseAt(Date.UTC(2026, 10, 2))).toBe(Date.UTC(2026, 10, 3, 8));
   });
 
   it('reads and writes UTC days', () => {

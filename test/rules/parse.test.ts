@@ -2,8 +2,8 @@ import { describe, expect, it } from 'vitest';
 import { AccountLimiter } from '../../src/account/limiter.js';
 import { createCatalog } from '../../src/catalog/catalog.js';
 import { InvalidInputError, UnknownFieldError } from '../../src/errors.js';
-import { rateFamily } from '../../src/rules/family.js';
-import { INSTANT_RANGE, checkFields, isInstant, parseInstant, parseNonNegativeDecimal, parseUnixSeconds, readOptions } from '../../src/rules/parse.js';
+import { resolveFamilyOptions, rateFamily } from '../../src/rules/family.js';
+import { INSTANT_RANGE, checkFields, isInstant, parseInstant, parseNonNegativeDecimal, parseUnixSeconds, readOptions, resolveOptions } from '../../src/rules/parse.js';
 import { tradeRatio } from '../../src/rules/ratio.js';
 import { buildTimeline } from '../../src/rules/timeline.js';
 import { VirtualClock } from '../../src/schedule/clock.js';
@@ -111,6 +111,31 @@ describe('readOptions', () => {
     expect(readOptions(given)).toBe(given);
     expect(() => readOptions(null as never, 'the ratio options')).toThrow('Expected the ratio options to be an options object, or nothing for the defaults, got null');
     expect(() => readOptions([] as never)).toThrow(InvalidInputError);
+  });
+});
+
+describe('resolveOptions', () => {
+  interface Options { readonly size?: number; readonly kind?: 'small' | 'large' }
+  interface Config { readonly kind: 'size-config'; readonly size: number }
+  const resolve = (o: Options): Config => ({ kind: 'size-config', size: o.size ?? 1 });
+  const read = (options?: Options | Config): Config => resolveOptions(options, 'size-config', ['size', 'kind'], 'the size options', resolve);
+
+  it('passes a config of its kind through untouched and resolves anything else', () => {
+    const config = read({ size: 3 });
+    expect(config).toEqual({ kind: 'size-config', size: 3 });
+    expect(read(config)).toBe(config);
+    expect(read()).toEqual({ kind: 'size-config', size: 1 });
+  });
+
+  it('reads an options field named kind as an option, not as a config', () => {
+    expect(read({ kind: 'large', size: 2 })).toEqual({ kind: 'size-config', size: 2 });
+    expect(resolveFamilyOptions({ kind: 'broker' }).familyKind).toBe('broker');
+  });
+
+  it('refuses null and an unknown field, naming the options', () => {
+    expect(() => read(null as never)).toThrow('Expected the size options to be an options object');
+    expect(() => read({ sise: 2 } as never)).toThrow(UnknownFieldError);
+    expect(() => read({ sise: 2 } as never)).toThrow('the size options');
   });
 });
 

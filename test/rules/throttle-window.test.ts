@@ -2,7 +2,7 @@ import { fc, test } from '@fast-check/vitest';
 import { describe, expect, it } from 'vitest';
 import { HOUR_MS } from '../../src/rules/calendar.js';
 import { Dec } from '../../src/rules/decimal.js';
-import { type HourCounts, THROTTLE_WINDOW_HOURS, nextThrottleCheck, throttleWindow, throttleWindowSums } from '../../src/rules/throttle-window.js';
+import { type HourCounts, THROTTLE_WINDOW_HOURS, nextThrottleCheck, readThrottleWindow, throttleWindow, throttleWindowSums } from '../../src/rules/throttle-window.js';
 
 const CHECK = Date.UTC(2026, 10, 2, 5);
 
@@ -62,4 +62,15 @@ describe('throttleWindowSums (R9, R14)', () => {
       expect(w.traded.toString()).toBe(inside.reduce((d, r) => d.plus(r.traded), new Dec(0)).toString());
     },
   );
+});
+
+describe('readThrottleWindow (R9, R14)', () => {
+  it('reads a count and a decimal, and refuses anything else naming the field', () => {
+    const w = readThrottleWindow({ requests: 86_400, traded: '864' });
+    expect(w.requests).toBe(86_400);
+    expect(w.traded.toString()).toBe('864');
+    expect(() => readThrottleWindow(null)).toThrow('Expected the window to be an object { requests, traded }');
+    expect(() => readThrottleWindow({ requests: -1, traded: '0' })).toThrow('`requests`');
+    expect(() => readThrottleWindow({ requests: 1, traded: '-1' })).toThrow('`traded`');
+  });
 });
