@@ -31,7 +31,8 @@ import {
 import { type LimitsState, limitsAt } from './in-force.js';
 import { lowFill, rollingDay, spotWindow } from './rolling-window.js';
 import { AccountWarnings } from './warnings.js';
-import { type LimiterSnapshot, copyAccount, readSnapshot, snapshotOf } from './persistence.js';
+import { type LimiterSnapshot, copyAccount, readSnapshot, saveEvery, snapshotOf } from './persistence.js';
+import { type Repeating, every, unrefTimer } from './timers.js';
 
 export type { AccountLimit, LimiterEvent } from './limiter-events.js';
 export type {
@@ -136,8 +137,10 @@ export class AccountLimiter {
   private readonly ipLimits = new Map<string, Limit>();
   private readonly listeners = new Listeners<LimiterEvent>((source, error) => ({ type: 'error', at: this.wallNow(), source, error }));
   private timer: unknown = null;
-  private persistTimer: unknown = null;
-  private reconcileTimer: unknown = null;
+  /** Saving snapshots (`persist`), or null. */
+  private persisting: Repeating | null = null;
+  /** Polling the exchange's report (`reconcile`), or null. */
+  private polling: Repeating | null = null;
   private closed = false;
   /** The account's counts over every process, when the store keeps them (else null). */
   private readonly shared: SharedCounts | null;
@@ -197,27 +200,16 @@ export class AccountLimiter {
     this.scheduler = new Scheduler({ clock: this.clock, ...(options.maxQueue === undefined ? {} : { maxQueue: options.maxQueue }), ...(store === undefined ? {} : { store }) });
     this.shared = typeof store?.counts === 'function' ? store.counts() : null;
     for (const a of this.accounts) this.addLimits(a.id);
-    if (persist !== undefined) {
-      const { everyMs, save } = persist;
-      const tick = (): void => {
-        if (this.closed) return;
-        this.persistTimer = unrefTimer(this.clock.setTimer(tick, everyMs));
-        void Promise.resolve().then(() => save(this.snapshot())).catch((error: unknown) => this.report('persist', error));
-      };
-      this.persistTimer = unrefTimer(this.clock.setTimer(tick, everyMs));
-    }
+    if (persist !== undefined) this.persisting = saveEvery(this.clock, persist, () => this.snapshot(), (error) => this.report('persist', error));
     if (reconcile !== undefined) {
-      const { everyMs, fetch } = reconcile;
-      const poll = (): void => {
-        if (this.closed) return;
-        this.reconcileTimer = unrefTimer(this.clock.setTimer(poll, everyMs));
+      const { fetch } = reconcile;
+      this.polling = every(this.clock, reconcile.everyMs, () => {
         for (const a of this.accounts) {
           void Promise.resolve().then(() => fetch(a.id)).then((answer) => {
             if (!this.closed) this.reportRateLimit(a.id, answer);
           }).catch((error: unknown) => this.report('reconcile', error));
         }
-      };
-      this.reconcileTimer = unrefTimer(this.clock.setTimer(poll, everyMs));
+      });
     }
     this.refreshWith(timeline);
     this.shared?.start(() => this.accounts.map((a) => a.id), () => this.wallNow(), (totals) => this.sharedTotals(totals));
@@ -690,9 +682,9 @@ export class AccountLimiter {
   close(): void {
     this.closed = true;
     if (this.timer !== null) this.clock.clearTimer(this.timer);
-    if (this.persistTimer !== null) this.clock.clearTimer(this.persistTimer);
-    if (this.reconcileTimer !== null) this.clock.clearTimer(this.reconcileTimer);
-    this.timer = this.persistTimer = this.reconcileTimer = null;
+    this.persisting?.stop();
+    this.polling?.stop();
+    this.timer = this.persisting = this.polling = null;
     this.scheduler.setBoundary(Infinity, null);
     this.scheduler.close();
     void this.shared?.close();
@@ -1013,9 +1005,4 @@ function order(b: { readonly at: number; readonly direction: BoundaryDirection }
 /** The pair a spot order request counts under (R14): the one it names, else a placeholder. */
 function spotPairOf(named: string | undefined): string {
   return named === undefined ? UNNAMED_PAIR : normalizeContract(named, 'the `currency_pair` of the request');
-}
-
-function unrefTimer(handle: unknown): unknown {
-  (handle as { unref?: () => void } | null)?.unref?.();
-  return handle;
 }

@@ -2,6 +2,8 @@ import { InvalidInputError } from '../errors.js';
 import { checkFields, parseInstant } from '../rules/parse.js';
 import type { TimelineAccount } from '../rules/timeline.js';
 import { parseVipLevel } from '../rules/vip.js';
+import type { Clock } from '../schedule/clock.js';
+import { type Repeating, every } from './timers.js';
 import { Tracker, type TrackerState } from './tracker.js';
 
 /** The limiter's state as plain, versioned JSON. */
@@ -97,4 +99,26 @@ export function readSnapshot<T>(snapshot: unknown, check: (state: LimiterState) 
     },
     checked,
   };
+}
+
+/**
+ * Saves a snapshot every `everyMs` milliseconds (the limiter's `persist` option): `save` is called
+ * with `snapshot()`; one that throws or rejects is given to `fail`, and the next save runs as planned.
+ *
+ * @example
+ * ```ts
+ * const saving = saveEvery(systemClock, { everyMs: 60_000, save: (s) => writeFile(path, JSON.stringify(s)) }, () => limiter.snapshot(), console.error)
+ * saving.stop()
+ * ```
+ */
+export function saveEvery(
+  clock: Clock,
+  persist: { readonly everyMs: number; readonly save: (snapshot: LimiterSnapshot) => unknown },
+  snapshot: () => LimiterSnapshot,
+  fail: (error: unknown) => void,
+): Repeating {
+  const { everyMs, save } = persist;
+  return every(clock, everyMs, () => {
+    void Promise.resolve().then(() => save(snapshot())).catch(fail);
+  });
 }
