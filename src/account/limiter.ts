@@ -4,7 +4,7 @@ import { type Catalog, type Classification, createCatalog, readClassification } 
 import type { WebSocketBudget } from '../catalog/channels.js';
 import { type AbuseConfig, UNTHROTTLED, resolveAbuseOptions } from '../rules/abuse.js';
 import { DAY_MS, HOUR_MS, RAISE_OFFSET_MS, formatUtcDay, formatUtcInstant, parseUtcDay, utcDayStart, utcHourStart } from '../rules/calendar.js';
-import { type FamilyConfig, rateFamily, readFamilyOptions } from '../rules/family.js';
+import { type FamilyConfig, readFamilyOptions } from '../rules/family.js';
 import { type TierMargins, tierMargins } from '../rules/margins.js';
 import { type InstantInput, checkFields, parseCount, parseId, parseInstant, parseNonNegativeDecimal } from '../rules/parse.js';
 import { type SpotFillConfig, UNNAMED_PAIR, resolveSpotFillOptions, spotFillLimits } from '../rules/spot-fill.js';
@@ -29,6 +29,7 @@ import {
   LIMITER_OPTION_FIELDS,
 } from './limiter-options.js';
 import { type LimitsState, limitsAt } from './in-force.js';
+import { type FamilyState, latestChange, ratingsBefore, vipAt } from './family-state.js';
 import { lowFill, rollingDay, spotWindow } from './rolling-window.js';
 import { AccountWarnings } from './warnings.js';
 import { type LimiterSnapshot, copyAccount, readSnapshot, saveEvery, snapshotOf } from './persistence.js';
@@ -386,8 +387,8 @@ export class AccountLimiter {
     const report = reportFor(readRateLimitReport(answer));
     if (report === undefined) return null;
     const now = this.wallNow();
-    const r = reconcileTier({ local: l.local.tier.tier, snapshotAt: this.latestChange(now), report, at: now, policy: this.reportPolicy, tiers: this.family.tiers });
-    if (report.updatedAt >= this.latestChange(now) && (l.report === null || report.updatedAt >= l.report.updatedAt)) l.report = report;
+    const r = reconcileTier({ local: l.local.tier.tier, snapshotAt: latestChange(this.familyState(), now), report, at: now, policy: this.reportPolicy, tiers: this.family.tiers });
+    if (report.updatedAt >= latestChange(this.familyState(), now) && (l.report === null || report.updatedAt >= l.report.updatedAt)) l.report = report;
     const inForce = this.reconciled(l, now);
     this.apply(account, l, { ...l.state, at: now, tier: inForce.tier, limit: inForce.tier.limit, reason: inForce.reason });
     const d = r.disagreement;
@@ -526,9 +527,9 @@ export class AccountLimiter {
     const now = this.wallNow();
     const today = utcDayStart(now);
     const next = now < today + RAISE_OFFSET_MS ? today : today + DAY_MS;
-    const rating = this.rate(next === today ? today : today + DAY_MS);
+    const rating = ratingsBefore(this.familyState(), this.family, next === today ? today : today + DAY_MS, now);
     const r = rating.find((x) => x.account === account)!;
-    const tier = tierInForce(this.vipAt(now), r.tier, this.family.tiers);
+    const tier = tierInForce(vipAt(this.familyState(), now), r.tier, this.family.tiers);
     return { at: next + RAISE_OFFSET_MS, tier, limit: tier.limit };
   }
 
@@ -541,9 +542,9 @@ export class AccountLimiter {
    */
   whatIf(account: string, contract = 'BTC_USDT'): TierMargins & { readonly basis: 'own' | 'aggregated' } {
     this.limitsOf(account);
-    const r = this.rate(utcDayStart(this.wallNow()) + DAY_MS).find((x) => x.account === account)!;
+    const r = ratingsBefore(this.familyState(), this.family, utcDayStart(this.wallNow()) + DAY_MS, this.wallNow()).find((x) => x.account === account)!;
     const basis = r.basis === 'own' || r.basis === 'max-own' ? 'own' : 'aggregated';
-    const vip = this.vipAt(this.wallNow());
+    const vip = vipAt(this.familyState(), this.wallNow());
     // Below VIP 14 every account is at tier 1 whatever its ratio (R4): nothing moves it.
     if (!isTieredVip(vip)) return { tier: tierInForce(vip, r.tier, this.family.tiers), up: null, down: null, basis };
     return {
@@ -646,8 +647,7 @@ export class AccountLimiter {
 
   /** The state as plain, versioned JSON (counts, family, VIP), for `restore` after a restart. */
   snapshot(): LimiterSnapshot {
-    const { accounts, vipLevel, vipChanges, tracker, spotTracker } = this;
-    return snapshotOf({ accounts, vipLevel, vipChanges, tracker, spotTracker }, this.wallNow());
+    return snapshotOf(this.familyState(), this.wallNow());
   }
 
   /**
@@ -743,19 +743,9 @@ export class AccountLimiter {
    */
   private reconciled(l: AccountLimits, now: number): { tier: Tier; reason: AccountLimit['reason'] } {
     if (l.report === null) return l.local;
-    const r = reconcileTier({ local: l.local.tier.tier, snapshotAt: this.latestChange(now), report: l.report, at: now, policy: this.reportPolicy, tiers: this.family.tiers });
+    const r = reconcileTier({ local: l.local.tier.tier, snapshotAt: latestChange(this.familyState(), now), report: l.report, at: now, policy: this.reportPolicy, tiers: this.family.tiers });
     if (r.disagreement?.stale === true) l.report = null;
     return r.source === 'report' ? { tier: r.tier, reason: 'report' } : l.local;
-  }
-
-  /**
-   * The instant after which a report of the exchange is news (R16): the latest 00:00 snapshot, or
-   * the latest VIP change if later (a report made before it speaks of the level before).
-   */
-  private latestChange(now: number): number {
-    let at = utcDayStart(now);
-    for (const v of this.vipChanges) if (v.at <= now && v.at > at) at = v.at;
-    return at;
   }
 
   private apply(account: string, l: AccountLimits, next: AccountLimit): void {
@@ -802,10 +792,10 @@ export class AccountLimiter {
   private evaluateLive(account: string): void {
     const l = this.limits.get(account)!;
     const now = this.wallNow();
-    const ratings = this.rate(utcDayStart(now) + DAY_MS);
+    const ratings = ratingsBefore(this.familyState(), this.family, utcDayStart(now) + DAY_MS, now);
     const r = ratings.find((x) => x.account === account);
     if (r === undefined) return;
-    if (isTieredVip(this.vipAt(now)) && r.tier.tier < l.local.tier.tier) {
+    if (isTieredVip(vipAt(this.familyState(), now)) && r.tier.tier < l.local.tier.tier) {
       l.liveCap = r.tier;
       l.local = { tier: r.tier, reason: 'live-downgrade' };
       // A fall seen after the exchange's report is newer than it: the report no longer holds.
@@ -824,17 +814,9 @@ export class AccountLimiter {
     return max.toString();
   }
 
-  /** Ratings of every account over the 7 days before `snapshotDay` (partial today included). */
-  private rate(snapshotDay: number) {
-    const present = this.accounts.filter((a) => a.createdAt === undefined || a.createdAt <= this.wallNow());
-    const accounts = present.map((a) => ({ account: a.id, contracts: this.tracker.activityBetween(a.id, snapshotDay - 7 * DAY_MS, snapshotDay) }));
-    return rateFamily(accounts, this.family).accounts;
-  }
-
-  private vipAt(at: number): number {
-    let level = this.vipLevel;
-    for (const v of this.vipChanges) if (v.at <= at) level = v.level;
-    return level;
+  /** The family, its VIP history and its counts as they are now (the fields themselves, not copies). */
+  private familyState(): FamilyState {
+    return { accounts: this.accounts, vipLevel: this.vipLevel, vipChanges: this.vipChanges, tracker: this.tracker, spotTracker: this.spotTracker };
   }
 
   private limitsOf(account: string): AccountLimits {

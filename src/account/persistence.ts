@@ -3,6 +3,7 @@ import { checkFields, parseInstant } from '../rules/parse.js';
 import type { TimelineAccount } from '../rules/timeline.js';
 import { parseVipLevel } from '../rules/vip.js';
 import type { Clock } from '../schedule/clock.js';
+import type { FamilyState } from './family-state.js';
 import { type Repeating, every } from './timers.js';
 import { Tracker, type TrackerState } from './tracker.js';
 
@@ -27,15 +28,6 @@ export function copyAccount(a: TimelineAccount): TimelineAccount {
   return { id: a.id, ...(a.role === undefined ? {} : { role: a.role }), ...(a.createdAt === undefined ? {} : { createdAt: a.createdAt }) };
 }
 
-/** What a limiter snapshot holds: the family, its VIP history and its counts. */
-export interface LimiterState {
-  readonly accounts: readonly TimelineAccount[];
-  readonly vipLevel: number;
-  readonly vipChanges: readonly { readonly at: number; readonly level: number }[];
-  readonly tracker: Tracker;
-  readonly spotTracker: Tracker;
-}
-
 /**
  * The state as a snapshot taken at `at`: plain, versioned JSON, copied (nothing of it is shared
  * with the state).
@@ -45,7 +37,7 @@ export interface LimiterState {
  * JSON.stringify(snapshotOf({ accounts, vipLevel: 14, vipChanges: [], tracker, spotTracker }, Date.now()))
  * ```
  */
-export function snapshotOf(state: LimiterState, at: number): LimiterSnapshot {
+export function snapshotOf(state: FamilyState, at: number): LimiterSnapshot {
   return {
     format: 'traderatio.account-limiter',
     version: SNAPSHOT_VERSION,
@@ -69,7 +61,7 @@ export function snapshotOf(state: LimiterState, at: number): LimiterSnapshot {
  * const { state } = readSnapshot(JSON.parse(saved), () => undefined)
  * ```
  */
-export function readSnapshot<T>(snapshot: unknown, check: (state: LimiterState) => T): { readonly state: LimiterState; readonly checked: T } {
+export function readSnapshot<T>(snapshot: unknown, check: (state: FamilyState) => T): { readonly state: FamilyState; readonly checked: T } {
   const s = snapshot as Partial<LimiterSnapshot>;
   if (typeof s !== 'object' || s === null || s.format !== 'traderatio.account-limiter') {
     throw new InvalidInputError('the snapshot', snapshot, 'an account limiter snapshot ({ format: "traderatio.account-limiter", ... })');
