@@ -32,6 +32,7 @@ import { type LimitsState, limitsAt } from './in-force.js';
 import { type FamilyState, latestChange, ratingsBefore, vipAt } from './family-state.js';
 import { lowFill, rollingDay, spotWindow } from './rolling-window.js';
 import { AccountWarnings } from './warnings.js';
+import { LiveDowngrade } from './live-downgrade.js';
 import { type LimiterSnapshot, copyAccount, readSnapshot, saveEvery, snapshotOf } from './persistence.js';
 import { type Repeating, every, unrefTimer } from './timers.js';
 
@@ -74,10 +75,8 @@ interface AccountLimits {
   /** WebSocket futures placement and amendment on a budget of their own (R16 `separate`): the tier. */
   wsPlace: Limit | null;
   state: AccountLimit;
-  /** Live downgrade: the lowest tier the rolling ratio fell to since the last 08:00. */
-  liveCap: Tier | null;
-  /** Live downgrade: order requests that can be counted before the rolling ratio may cross down. */
-  liveBudget: number;
+  /** The live downgrade (R5 `live`). */
+  readonly live: LiveDowngrade;
   /** The early warnings of R9 and R14. */
   readonly warnings: AccountWarnings;
   /** The tier the rules give (after a live downgrade) and why, before the exchange's report. */
@@ -716,20 +715,13 @@ export class AccountLimiter {
     this.readHours = { early: utcHourStart(early), late: utcHourStart(late) };
     // The next refresh is set first: whatever happens below, the hourly refreshes go on.
     this.arm(now);
-    const since0800 = now - utcDayStart(now) >= RAISE_OFFSET_MS && now - utcDayStart(now) < RAISE_OFFSET_MS + HOUR_MS;
     const rules: LimitsState = { timeline, futures: this.tracker, spot: this.spotTracker, abuse: this.abuse, spotFill: this.spotFill };
     for (const a of this.accounts) {
       const l = this.limits.get(a.id)!;
       if (a.createdAt !== undefined && now < a.createdAt) continue;
       const state = limitsAt(rules, a, { early, late });
-      if (since0800) l.liveCap = null;
-      let tier = state.tier;
-      let reason: AccountLimit['reason'] = state.reason;
-      if (l.liveCap !== null && l.liveCap.tier < tier.tier) {
-        tier = l.liveCap;
-        reason = 'live-downgrade';
-      }
-      l.local = { tier, reason };
+      const capped = l.live.capped(now, state.tier);
+      l.local = { tier: capped.tier, reason: capped.capped ? 'live-downgrade' : state.reason };
       const inForce = this.reconciled(l, now);
       this.apply(a.id, l, { account: a.id, at: now, tier: inForce.tier, limit: inForce.tier.limit, throttle: state.throttle, spotThrottle: state.spotThrottle, reason: inForce.reason });
       l.warnings.reset(this.tracker, this.spotTracker, now);
@@ -782,36 +774,23 @@ export class AccountLimiter {
     this.shared?.request('futures', account, contract, c.action as 'place' | 'amend' | 'cancel', c.orders, at);
     const l = this.limits.get(account)!;
     l.warnings.countFutures(c.orders, this.tracker, now);
-    if (this.live) {
-      l.liveBudget -= c.orders;
-      if (l.liveBudget <= 0) this.evaluateLive(account);
-    }
+    if (this.live && l.live.count(c.orders)) this.evaluateLive(account);
   }
 
   /** Live downgrade (R5 `live`): rates the next snapshot's window so far, lowers at once if it fell. */
   private evaluateLive(account: string): void {
     const l = this.limits.get(account)!;
     const now = this.wallNow();
-    const ratings = ratingsBefore(this.familyState(), this.family, utcDayStart(now) + DAY_MS, now);
-    const r = ratings.find((x) => x.account === account);
-    if (r === undefined) return;
-    if (isTieredVip(vipAt(this.familyState(), now)) && r.tier.tier < l.local.tier.tier) {
-      l.liveCap = r.tier;
-      l.local = { tier: r.tier, reason: 'live-downgrade' };
+    const r = l.live.rate(this.familyState(), account, now, l.local.tier);
+    if (r === null) return;
+    if (r.fell) {
+      const tier = r.rating.tier;
+      l.local = { tier, reason: 'live-downgrade' };
       // A fall seen after the exchange's report is newer than it: the report no longer holds.
       l.report = null;
-      this.apply(account, l, { ...l.state, at: now, tier: r.tier, limit: r.tier.limit, reason: 'live-downgrade' });
+      this.apply(account, l, { ...l.state, at: now, tier, limit: tier.limit, reason: 'live-downgrade' });
     }
-    // Requests that may be counted before the ratio could cross the bound below: each weighs at
-    // most the heaviest coefficient, so counting them down is safe; then it is rated again.
-    const margins = tierMargins(r.effective, { tiers: this.family.tiers, coefficient: this.heaviestCoefficient() });
-    l.liveBudget = margins.down === null ? Infinity : margins.down.spareRequests + 1;
-  }
-
-  private heaviestCoefficient(): string {
-    let max = this.family.ratio.coefficients.fallback;
-    for (const c of this.family.ratio.coefficients.byContract.values()) if (c.greaterThan(max)) max = c;
-    return max.toString();
+    l.live.rearm(r.rating);
   }
 
   /** The family, its VIP history and its counts as they are now (the fields themselves, not copies). */
@@ -862,8 +841,7 @@ export class AccountLimiter {
       other: new Map(),
       wsPlace: null,
       state: { account, at: this.wallNow(), tier: tier1, limit: tier1.limit, throttle: null, spotThrottle: null, reason: 'initial' },
-      liveCap: null,
-      liveBudget: 0,
+      live: new LiveDowngrade(this.family),
       warnings: new AccountWarnings(account, { abuse: this.abuse, spotFill: this.spotFill, warnAt: this.warnAt }, (event) => this.emit(event)),
       local: { tier: tier1, reason: 'initial' },
       report: null,
