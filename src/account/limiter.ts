@@ -3,18 +3,16 @@ import { checkClockOffset } from '../catalog/validators.js';
 import { type Catalog, type Classification, createCatalog, readClassification } from '../catalog/catalog.js';
 import type { WebSocketBudget } from '../catalog/channels.js';
 import { type AbuseConfig, UNTHROTTLED, resolveAbuseOptions } from '../rules/abuse.js';
-import { DAY_MS, HOUR_MS, RAISE_OFFSET_MS, formatUtcDay, formatUtcInstant, parseUtcDay, utcDayStart, utcHourStart } from '../rules/calendar.js';
+import { HOUR_MS, formatUtcDay, formatUtcInstant, parseUtcDay, utcDayStart, utcHourStart } from '../rules/calendar.js';
 import { type FamilyConfig, readFamilyOptions } from '../rules/family.js';
-import { type TierMargins, tierMargins } from '../rules/margins.js';
 import { type InstantInput, checkFields, parseCount, parseId, parseInstant, parseNonNegativeDecimal } from '../rules/parse.js';
 import { type SpotFillConfig, UNNAMED_PAIR, resolveSpotFillOptions, spotFillLimits } from '../rules/spot-fill.js';
-import { coefficientOf, normalizeContract } from '../rules/contracts.js';
+import { normalizeContract } from '../rules/contracts.js';
 import { type BoundaryDirection, type ClockEstimate, type ClockSample, ExchangeClock, type SampleRejection } from '../rules/exchange-clock.js';
 import { type RateLimitReport, type ReportPolicy, type TierReconciliation, readRateLimitReport, reconcileTier, reportFor } from '../rules/report.js';
 import { type DailyActivity, type Timeline, type TimelineAccount, buildTimeline } from '../rules/timeline.js';
-import { toDec } from '../rules/fixed.js';
 import type { Tier } from '../rules/tiers.js';
-import { TIERED_VIP_LEVEL, isTieredVip, parseVipLevel, tierInForce } from '../rules/vip.js';
+import { TIERED_VIP_LEVEL, parseVipLevel } from '../rules/vip.js';
 import { type Clock, systemClock } from '../schedule/clock.js';
 import { type RateLimitFeedback, readFeedback } from '../schedule/feedback.js';
 import { readGatewayTimes } from '../schedule/gateway-time.js';
@@ -29,10 +27,10 @@ import {
   LIMITER_OPTION_FIELDS,
 } from './limiter-options.js';
 import { type LimitsState, limitsAt } from './in-force.js';
-import { type FamilyState, latestChange, ratingsBefore, vipAt } from './family-state.js';
-import { lowFill, rollingDay, spotWindow } from './rolling-window.js';
+import { type FamilyState, latestChange } from './family-state.js';
 import { AccountWarnings } from './warnings.js';
 import { LiveDowngrade } from './live-downgrade.js';
+import { type AbuseHeadroom, type SpotFillHeadroom, type TierAtNext0800, type WhatIf, abuseHeadroom, spotFillHeadroom, tierAtNext0800, whatIf } from './queries.js';
 import { type LimiterSnapshot, copyAccount, readSnapshot, saveEvery, snapshotOf } from './persistence.js';
 import { type Repeating, every, unrefTimer } from './timers.js';
 
@@ -521,15 +519,9 @@ export class AccountLimiter {
    * The tier at the next 08:00 UTC given the activity so far: the snapshot of the coming 00:00
    * over the last six days and today until now (R5, R7).
    */
-  limitAtNext0800(account: string): { readonly at: number; readonly tier: Tier; readonly limit: number } {
+  limitAtNext0800(account: string): TierAtNext0800 {
     this.limitsOf(account);
-    const now = this.wallNow();
-    const today = utcDayStart(now);
-    const next = now < today + RAISE_OFFSET_MS ? today : today + DAY_MS;
-    const rating = ratingsBefore(this.familyState(), this.family, next === today ? today : today + DAY_MS, now);
-    const r = rating.find((x) => x.account === account)!;
-    const tier = tierInForce(vipAt(this.familyState(), now), r.tier, this.family.tiers);
-    return { at: next + RAISE_OFFSET_MS, tier, limit: tier.limit };
+    return tierAtNext0800(this.familyState(), this.family, account, this.wallNow());
   }
 
   /**
@@ -539,37 +531,18 @@ export class AccountLimiter {
    * R7; see `tierMargins`). Below VIP 14 (R4) the tier is 1 whatever the ratio: `up` and `down`
    * are null.
    */
-  whatIf(account: string, contract = 'BTC_USDT'): TierMargins & { readonly basis: 'own' | 'aggregated' } {
+  whatIf(account: string, contract = 'BTC_USDT'): WhatIf {
     this.limitsOf(account);
-    const r = ratingsBefore(this.familyState(), this.family, utcDayStart(this.wallNow()) + DAY_MS, this.wallNow()).find((x) => x.account === account)!;
-    const basis = r.basis === 'own' || r.basis === 'max-own' ? 'own' : 'aggregated';
-    const vip = vipAt(this.familyState(), this.wallNow());
-    // Below VIP 14 every account is at tier 1 whatever its ratio (R4): nothing moves it.
-    if (!isTieredVip(vip)) return { tier: tierInForce(vip, r.tier, this.family.tiers), up: null, down: null, basis };
-    return {
-      ...tierMargins(r.effective, {
-        tiers: this.family.tiers,
-        makerWeight: toDec(this.family.ratio.makerWeight),
-        coefficient: coefficientOf(this.family.ratio.coefficients, contract),
-      }),
-      basis,
-    };
+    return whatIf(this.familyState(), this.family, account, contract, this.wallNow());
   }
 
   /**
    * The rolling 24 hours of the abuse rule (R9): requests, USDT traded, fill rate, and how many more
    * requests fit before the throttle trips at the current fill rate (Infinity: it never does).
    */
-  abuseHeadroom(account: string): { readonly requests: number; readonly traded: string; readonly fillRate: string | null; readonly remaining: number } {
+  abuseHeadroom(account: string): AbuseHeadroom {
     this.limitsOf(account);
-    const now = this.wallNow();
-    const w = rollingDay(this.tracker, account, now);
-    return {
-      requests: w.requests,
-      traded: w.traded.toFixed(),
-      fillRate: w.requests === 0 ? null : w.traded.dividedBy(w.requests).toString(),
-      remaining: lowFill(w, this.abuse) ? Math.max(0, this.abuse.requestThreshold - w.requests) : Infinity,
-    };
+    return abuseHeadroom(this.tracker, this.abuse, account, this.wallNow());
   }
 
   /**
@@ -578,16 +551,9 @@ export class AccountLimiter {
    * requests fit before that check would throttle (Infinity: none would; -1 or less: it would
    * already), and the spot USDT still to trade before the check to avoid it ("0" if none).
    */
-  spotFillHeadroom(account: string): { readonly requests: number; readonly traded: string; readonly fillRate: string | null; readonly remaining: number; readonly needed: string } {
+  spotFillHeadroom(account: string): SpotFillHeadroom {
     this.limitsOf(account);
-    const w = spotWindow(this.spotTracker, account, this.wallNow(), this.spotFill);
-    return {
-      requests: w.requests,
-      traded: w.traded.toFixed(),
-      fillRate: w.requests === 0 ? null : w.traded.dividedBy(w.requests).toString(),
-      remaining: w.remaining,
-      needed: w.needed.toFixed(),
-    };
+    return spotFillHeadroom(this.spotTracker, this.spotFill, account, this.wallNow());
   }
 
   /**
