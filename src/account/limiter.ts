@@ -1,19 +1,19 @@
 import { InvalidInputError } from '../errors.js';
 import { checkClockOffset } from '../catalog/validators.js';
-import { type Catalog, type Classification, createCatalog, readClassification } from '../catalog/catalog.js';
+import { type Catalog, type Classification, readClassification } from '../catalog/catalog.js';
 import type { WebSocketBudget } from '../catalog/channels.js';
-import { type AbuseConfig, UNTHROTTLED, resolveAbuseOptions } from '../rules/abuse.js';
+import { type AbuseConfig, UNTHROTTLED } from '../rules/abuse.js';
 import { HOUR_MS, formatUtcDay, formatUtcInstant, parseUtcDay, utcDayStart, utcHourStart } from '../rules/calendar.js';
-import { type FamilyConfig, readFamilyOptions } from '../rules/family.js';
+import type { FamilyConfig } from '../rules/family.js';
 import { type InstantInput, checkFields, parseCount, parseId, parseInstant, parseNonNegativeDecimal } from '../rules/parse.js';
-import { type SpotFillConfig, UNNAMED_PAIR, resolveSpotFillOptions, spotFillLimits } from '../rules/spot-fill.js';
+import { type SpotFillConfig, UNNAMED_PAIR, spotFillLimits } from '../rules/spot-fill.js';
 import { normalizeContract } from '../rules/contracts.js';
 import { type BoundaryDirection, type ClockEstimate, type ClockSample, ExchangeClock, type SampleRejection } from '../rules/exchange-clock.js';
 import { type RateLimitReport, type ReportPolicy, type TierReconciliation, readRateLimitReport, reconcileTier, reportFor } from '../rules/report.js';
 import { type DailyActivity, type Timeline, type TimelineAccount, buildTimeline } from '../rules/timeline.js';
 import type { Tier } from '../rules/tiers.js';
-import { TIERED_VIP_LEVEL, parseVipLevel } from '../rules/vip.js';
-import { type Clock, systemClock } from '../schedule/clock.js';
+import { parseVipLevel } from '../rules/vip.js';
+import type { Clock } from '../schedule/clock.js';
 import { type RateLimitFeedback, readFeedback } from '../schedule/feedback.js';
 import { readGatewayTimes } from '../schedule/gateway-time.js';
 import { ArrivalDelay } from '../schedule/arrival-delay.js';
@@ -24,7 +24,7 @@ import { type FillRole, Tracker } from './tracker.js';
 import type { AccountLimit, LimiterEvent } from './limiter-events.js';
 import {
   type AccountLimiterOptions, type LimiterClockSample, type RequestOptions, type SentRequest, type SentWebSocketRequest, type WebSocketRequestOptions,
-  LIMITER_OPTION_FIELDS,
+  resolveLimiterOptions,
 } from './limiter-options.js';
 import { type LimitsState, limitsAt } from './in-force.js';
 import { type FamilyState, latestChange } from './family-state.js';
@@ -144,53 +144,22 @@ export class AccountLimiter {
   private readonly shared: SharedCounts | null;
 
   constructor(options: AccountLimiterOptions) {
-    if (typeof options !== 'object' || options === null) throw new InvalidInputError('limiter options', options, 'an object { accounts, ... }');
     // Every option is read before anything is made: a refused one leaves no timer behind.
-    const clock = options.clock ?? systemClock;
-    if (typeof clock !== 'object' || clock === null || typeof clock.wall !== 'function' || typeof clock.setTimer !== 'function') {
-      throw new InvalidInputError('`clock`', clock, 'a Clock { now, wall, setTimer, clearTimer }');
-    }
-    parseInstant(Math.floor(clock.wall()), 'the wall time of `clock`');
-    this.clock = clock;
-    this.family = readFamilyOptions(options, LIMITER_OPTION_FIELDS, 'the limiter options');
-    this.abuse = resolveAbuseOptions(options.abuse);
-    this.spotFill = resolveSpotFillOptions(options.spotFill);
-    const marginMs = options.marginMs ?? 0;
-    if (typeof marginMs !== 'number' || !Number.isFinite(marginMs) || marginMs < 0) throw new InvalidInputError('`marginMs`', options.marginMs, 'a non-negative number of milliseconds');
-    this.marginMs = marginMs;
-    this.catalog = createCatalog(options.catalog);
-    if (options.downgrade !== undefined && options.downgrade !== 'snapshot' && options.downgrade !== 'live') {
-      throw new InvalidInputError('`downgrade`', options.downgrade, '"snapshot" or "live"');
-    }
-    this.live = options.downgrade === 'live';
-    const warnAt = options.warnAt ?? 0.9;
-    if (typeof warnAt !== 'number' || !(warnAt > 0 && warnAt <= 1)) throw new InvalidInputError('`warnAt`', options.warnAt, 'a share above 0 and at most 1');
-    this.warnAt = warnAt;
-    this.unknownContract = normalizeContract(options.unknownContract ?? 'BTC_USDT', '`unknownContract`');
-    this.vipLevel = parseVipLevel(options.vipLevel ?? TIERED_VIP_LEVEL, '`vipLevel`');
-    const reportPolicy = options.reportPolicy ?? 'adopt';
-    if (reportPolicy !== 'adopt' && reportPolicy !== 'report' && reportPolicy !== 'min') {
-      throw new InvalidInputError('`reportPolicy`', options.reportPolicy, '"adopt", "report" or "min"');
-    }
-    this.reportPolicy = reportPolicy;
-    const websocketBudget = options.websocketBudget ?? 'shared';
-    if (websocketBudget !== 'shared' && websocketBudget !== 'separate') {
-      throw new InvalidInputError('`websocketBudget`', options.websocketBudget, '"shared" or "separate"');
-    }
-    this.websocketBudget = websocketBudget;
-    const exchangeClock = options.exchangeClock ?? 'estimate';
-    if (exchangeClock !== 'estimate' && exchangeClock !== 'local') throw new InvalidInputError('`exchangeClock`', options.exchangeClock, '"estimate" or "local"');
-    this.estimateClock = exchangeClock === 'estimate';
-    const persist = options.persist;
-    if (persist !== undefined && (typeof persist !== 'object' || persist === null || typeof persist.everyMs !== 'number' ||
-        !(persist.everyMs > 0) || !Number.isFinite(persist.everyMs) || typeof persist.save !== 'function')) {
-      throw new InvalidInputError('`persist`', persist, 'an object { everyMs: a positive number, save: a function }');
-    }
-    const reconcile = options.reconcile;
-    if (reconcile !== undefined && (typeof reconcile !== 'object' || reconcile === null || typeof reconcile.everyMs !== 'number' ||
-        !(reconcile.everyMs > 0) || !Number.isFinite(reconcile.everyMs) || typeof reconcile.fetch !== 'function')) {
-      throw new InvalidInputError('`reconcile`', reconcile, 'an object { everyMs: a positive number, fetch: a function of the account }');
-    }
+    const config = resolveLimiterOptions(options);
+    const { persist, reconcile } = config;
+    this.clock = config.clock;
+    this.family = config.family;
+    this.abuse = config.abuse;
+    this.spotFill = config.spotFill;
+    this.marginMs = config.marginMs;
+    this.catalog = config.catalog;
+    this.live = config.live;
+    this.warnAt = config.warnAt;
+    this.unknownContract = config.unknownContract;
+    this.vipLevel = config.vipLevel;
+    this.reportPolicy = config.reportPolicy;
+    this.websocketBudget = config.websocketBudget;
+    this.estimateClock = config.estimateClock;
     // The timeline validates the family (ids, roles, creation instants) once here.
     const timeline = this.timelineOf(options.accounts, this.tracker, this.vipLevel, this.vipChanges);
     this.accounts = options.accounts.map(copyAccount);
