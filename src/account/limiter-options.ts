@@ -1,12 +1,16 @@
-import type { CatalogOptions } from '../catalog/catalog.js';
+import { InvalidInputError } from '../errors.js';
+import { type Catalog, type CatalogOptions, createCatalog } from '../catalog/catalog.js';
 import type { WebSocketBudget } from '../catalog/channels.js';
-import type { AbuseOptions } from '../rules/abuse.js';
+import { type AbuseConfig, type AbuseOptions, resolveAbuseOptions } from '../rules/abuse.js';
+import { normalizeContract } from '../rules/contracts.js';
 import type { ClockSample } from '../rules/exchange-clock.js';
-import { type FamilyOptions, FAMILY_OPTION_FIELDS } from '../rules/family.js';
+import { type FamilyConfig, type FamilyOptions, FAMILY_OPTION_FIELDS, readFamilyOptions } from '../rules/family.js';
+import { parseInstant } from '../rules/parse.js';
 import type { ReportPolicy } from '../rules/report.js';
-import type { SpotFillOptions } from '../rules/spot-fill.js';
+import { type SpotFillConfig, type SpotFillOptions, resolveSpotFillOptions } from '../rules/spot-fill.js';
 import type { TimelineAccount } from '../rules/timeline.js';
-import type { Clock } from '../schedule/clock.js';
+import { TIERED_VIP_LEVEL, parseVipLevel } from '../rules/vip.js';
+import { type Clock, systemClock } from '../schedule/clock.js';
 import type { HeadersLike } from '../schedule/feedback.js';
 import type { LimitStore } from '../schedule/store.js';
 import type { LimiterSnapshot } from './persistence.js';
@@ -146,7 +150,84 @@ export interface SentWebSocketRequest {
 }
 
 /** Every field of {@link AccountLimiterOptions}, for the check that refuses an unknown one. */
-export const LIMITER_OPTION_FIELDS: readonly string[] = [
+const LIMITER_OPTION_FIELDS: readonly string[] = [
   ...FAMILY_OPTION_FIELDS, 'accounts', 'vipLevel', 'clock', 'catalog', 'abuse', 'spotFill', 'downgrade', 'warnAt', 'maxQueue', 'persist', 'unknownContract',
   'reportPolicy', 'websocketBudget', 'exchangeClock', 'marginMs', 'reconcile', 'store',
 ];
+
+/** The limiter's options, read and checked: every field present. */
+export interface LimiterConfig {
+  readonly clock: Clock;
+  readonly family: FamilyConfig;
+  readonly abuse: AbuseConfig;
+  readonly spotFill: SpotFillConfig;
+  readonly marginMs: number;
+  readonly catalog: Catalog;
+  /** `downgrade: 'live'`. */
+  readonly live: boolean;
+  readonly warnAt: number;
+  readonly unknownContract: string;
+  readonly vipLevel: number;
+  readonly reportPolicy: ReportPolicy;
+  readonly websocketBudget: WebSocketBudget;
+  /** `exchangeClock: 'estimate'`. */
+  readonly estimateClock: boolean;
+  readonly persist: AccountLimiterOptions['persist'];
+  readonly reconcile: AccountLimiterOptions['reconcile'];
+}
+
+/**
+ * Reads and checks the limiter's options (all but the family's accounts, which its timeline
+ * checks), the defaults filled in. A refused option throws an {@link InvalidInputError} naming it.
+ *
+ * @example
+ * ```ts
+ * resolveLimiterOptions({ accounts: [{ id: 'main' }] }).warnAt // 0.9
+ * ```
+ */
+export function resolveLimiterOptions(options: AccountLimiterOptions): LimiterConfig {
+  if (typeof options !== 'object' || options === null) throw new InvalidInputError('limiter options', options, 'an object { accounts, ... }');
+  const clock = options.clock ?? systemClock;
+  if (typeof clock !== 'object' || clock === null || typeof clock.wall !== 'function' || typeof clock.setTimer !== 'function') {
+    throw new InvalidInputError('`clock`', clock, 'a Clock { now, wall, setTimer, clearTimer }');
+  }
+  parseInstant(Math.floor(clock.wall()), 'the wall time of `clock`');
+  const family = readFamilyOptions(options, LIMITER_OPTION_FIELDS, 'the limiter options');
+  const abuse = resolveAbuseOptions(options.abuse);
+  const spotFill = resolveSpotFillOptions(options.spotFill);
+  const marginMs = options.marginMs ?? 0;
+  if (typeof marginMs !== 'number' || !Number.isFinite(marginMs) || marginMs < 0) throw new InvalidInputError('`marginMs`', options.marginMs, 'a non-negative number of milliseconds');
+  const catalog = createCatalog(options.catalog);
+  if (options.downgrade !== undefined && options.downgrade !== 'snapshot' && options.downgrade !== 'live') {
+    throw new InvalidInputError('`downgrade`', options.downgrade, '"snapshot" or "live"');
+  }
+  const live = options.downgrade === 'live';
+  const warnAt = options.warnAt ?? 0.9;
+  if (typeof warnAt !== 'number' || !(warnAt > 0 && warnAt <= 1)) throw new InvalidInputError('`warnAt`', options.warnAt, 'a share above 0 and at most 1');
+  const unknownContract = normalizeContract(options.unknownContract ?? 'BTC_USDT', '`unknownContract`');
+  const vipLevel = parseVipLevel(options.vipLevel ?? TIERED_VIP_LEVEL, '`vipLevel`');
+  const reportPolicy = options.reportPolicy ?? 'adopt';
+  if (reportPolicy !== 'adopt' && reportPolicy !== 'report' && reportPolicy !== 'min') {
+    throw new InvalidInputError('`reportPolicy`', options.reportPolicy, '"adopt", "report" or "min"');
+  }
+  const websocketBudget = options.websocketBudget ?? 'shared';
+  if (websocketBudget !== 'shared' && websocketBudget !== 'separate') {
+    throw new InvalidInputError('`websocketBudget`', options.websocketBudget, '"shared" or "separate"');
+  }
+  const exchangeClock = options.exchangeClock ?? 'estimate';
+  if (exchangeClock !== 'estimate' && exchangeClock !== 'local') throw new InvalidInputError('`exchangeClock`', options.exchangeClock, '"estimate" or "local"');
+  const estimateClock = exchangeClock === 'estimate';
+  const persist = options.persist;
+  if (persist !== undefined && (typeof persist !== 'object' || persist === null || typeof persist.everyMs !== 'number' ||
+      !(persist.everyMs > 0) || !Number.isFinite(persist.everyMs) || typeof persist.save !== 'function')) {
+    throw new InvalidInputError('`persist`', persist, 'an object { everyMs: a positive number, save: a function }');
+  }
+  const reconcile = options.reconcile;
+  if (reconcile !== undefined && (typeof reconcile !== 'object' || reconcile === null || typeof reconcile.everyMs !== 'number' ||
+      !(reconcile.everyMs > 0) || !Number.isFinite(reconcile.everyMs) || typeof reconcile.fetch !== 'function')) {
+    throw new InvalidInputError('`reconcile`', reconcile, 'an object { everyMs: a positive number, fetch: a function of the account }');
+  }
+  return {
+    clock, family, abuse, spotFill, marginMs, catalog, live, warnAt, unknownContract, vipLevel, reportPolicy, websocketBudget, estimateClock, persist, reconcile,
+  };
+}

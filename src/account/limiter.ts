@@ -1,21 +1,19 @@
 import { InvalidInputError } from '../errors.js';
 import { checkClockOffset } from '../catalog/validators.js';
-import { type Catalog, type Classification, createCatalog, readClassification } from '../catalog/catalog.js';
+import { type Catalog, type Classification, readClassification } from '../catalog/catalog.js';
 import type { WebSocketBudget } from '../catalog/channels.js';
-import { type AbuseConfig, UNTHROTTLED, resolveAbuseOptions } from '../rules/abuse.js';
-import { DAY_MS, HOUR_MS, RAISE_OFFSET_MS, formatUtcDay, formatUtcInstant, parseUtcDay, utcDayStart, utcHourStart } from '../rules/calendar.js';
-import { type FamilyConfig, rateFamily, readFamilyOptions } from '../rules/family.js';
-import { type TierMargins, tierMargins } from '../rules/margins.js';
+import { type AbuseConfig, UNTHROTTLED } from '../rules/abuse.js';
+import { HOUR_MS, formatUtcDay, formatUtcInstant, parseUtcDay, utcDayStart, utcHourStart } from '../rules/calendar.js';
+import type { FamilyConfig } from '../rules/family.js';
 import { type InstantInput, checkFields, parseCount, parseId, parseInstant, parseNonNegativeDecimal } from '../rules/parse.js';
-import { type SpotFillConfig, UNNAMED_PAIR, resolveSpotFillOptions, spotFillLimits } from '../rules/spot-fill.js';
-import { coefficientOf, normalizeContract } from '../rules/contracts.js';
+import { type SpotFillConfig, UNNAMED_PAIR, spotFillLimits } from '../rules/spot-fill.js';
+import { normalizeContract } from '../rules/contracts.js';
 import { type BoundaryDirection, type ClockEstimate, type ClockSample, ExchangeClock, type SampleRejection } from '../rules/exchange-clock.js';
 import { type RateLimitReport, type ReportPolicy, type TierReconciliation, readRateLimitReport, reconcileTier, reportFor } from '../rules/report.js';
 import { type DailyActivity, type Timeline, type TimelineAccount, buildTimeline } from '../rules/timeline.js';
-import { toDec } from '../rules/fixed.js';
 import type { Tier } from '../rules/tiers.js';
-import { TIERED_VIP_LEVEL, isTieredVip, parseVipLevel, tierInForce } from '../rules/vip.js';
-import { type Clock, systemClock } from '../schedule/clock.js';
+import { parseVipLevel } from '../rules/vip.js';
+import type { Clock } from '../schedule/clock.js';
 import { type RateLimitFeedback, readFeedback } from '../schedule/feedback.js';
 import { readGatewayTimes } from '../schedule/gateway-time.js';
 import { ArrivalDelay } from '../schedule/arrival-delay.js';
@@ -26,12 +24,15 @@ import { type FillRole, Tracker } from './tracker.js';
 import type { AccountLimit, LimiterEvent } from './limiter-events.js';
 import {
   type AccountLimiterOptions, type LimiterClockSample, type RequestOptions, type SentRequest, type SentWebSocketRequest, type WebSocketRequestOptions,
-  LIMITER_OPTION_FIELDS,
+  resolveLimiterOptions,
 } from './limiter-options.js';
 import { type LimitsState, limitsAt } from './in-force.js';
-import { lowFill, rollingDay, spotWindow } from './rolling-window.js';
+import { type FamilyState, latestChange } from './family-state.js';
 import { AccountWarnings } from './warnings.js';
-import { type LimiterSnapshot, copyAccount, readSnapshot, snapshotOf } from './persistence.js';
+import { LiveDowngrade } from './live-downgrade.js';
+import { type AbuseHeadroom, type SpotFillHeadroom, type TierAtNext0800, type WhatIf, abuseHeadroom, spotFillHeadroom, tierAtNext0800, whatIf } from './queries.js';
+import { type LimiterSnapshot, copyAccount, readSnapshot, saveEvery, snapshotOf } from './persistence.js';
+import { type Repeating, every, unrefTimer } from './timers.js';
 
 export type { AccountLimit, LimiterEvent } from './limiter-events.js';
 export type {
@@ -72,10 +73,8 @@ interface AccountLimits {
   /** WebSocket futures placement and amendment on a budget of their own (R16 `separate`): the tier. */
   wsPlace: Limit | null;
   state: AccountLimit;
-  /** Live downgrade: the lowest tier the rolling ratio fell to since the last 08:00. */
-  liveCap: Tier | null;
-  /** Live downgrade: order requests that can be counted before the rolling ratio may cross down. */
-  liveBudget: number;
+  /** The live downgrade (R5 `live`). */
+  readonly live: LiveDowngrade;
   /** The early warnings of R9 and R14. */
   readonly warnings: AccountWarnings;
   /** The tier the rules give (after a live downgrade) and why, before the exchange's report. */
@@ -136,60 +135,31 @@ export class AccountLimiter {
   private readonly ipLimits = new Map<string, Limit>();
   private readonly listeners = new Listeners<LimiterEvent>((source, error) => ({ type: 'error', at: this.wallNow(), source, error }));
   private timer: unknown = null;
-  private persistTimer: unknown = null;
-  private reconcileTimer: unknown = null;
+  /** Saving snapshots (`persist`), or null. */
+  private persisting: Repeating | null = null;
+  /** Polling the exchange's report (`reconcile`), or null. */
+  private polling: Repeating | null = null;
   private closed = false;
   /** The account's counts over every process, when the store keeps them (else null). */
   private readonly shared: SharedCounts | null;
 
   constructor(options: AccountLimiterOptions) {
-    if (typeof options !== 'object' || options === null) throw new InvalidInputError('limiter options', options, 'an object { accounts, ... }');
     // Every option is read before anything is made: a refused one leaves no timer behind.
-    const clock = options.clock ?? systemClock;
-    if (typeof clock !== 'object' || clock === null || typeof clock.wall !== 'function' || typeof clock.setTimer !== 'function') {
-      throw new InvalidInputError('`clock`', clock, 'a Clock { now, wall, setTimer, clearTimer }');
-    }
-    parseInstant(Math.floor(clock.wall()), 'the wall time of `clock`');
-    this.clock = clock;
-    this.family = readFamilyOptions(options, LIMITER_OPTION_FIELDS, 'the limiter options');
-    this.abuse = resolveAbuseOptions(options.abuse);
-    this.spotFill = resolveSpotFillOptions(options.spotFill);
-    const marginMs = options.marginMs ?? 0;
-    if (typeof marginMs !== 'number' || !Number.isFinite(marginMs) || marginMs < 0) throw new InvalidInputError('`marginMs`', options.marginMs, 'a non-negative number of milliseconds');
-    this.marginMs = marginMs;
-    this.catalog = createCatalog(options.catalog);
-    if (options.downgrade !== undefined && options.downgrade !== 'snapshot' && options.downgrade !== 'live') {
-      throw new InvalidInputError('`downgrade`', options.downgrade, '"snapshot" or "live"');
-    }
-    this.live = options.downgrade === 'live';
-    const warnAt = options.warnAt ?? 0.9;
-    if (typeof warnAt !== 'number' || !(warnAt > 0 && warnAt <= 1)) throw new InvalidInputError('`warnAt`', options.warnAt, 'a share above 0 and at most 1');
-    this.warnAt = warnAt;
-    this.unknownContract = normalizeContract(options.unknownContract ?? 'BTC_USDT', '`unknownContract`');
-    this.vipLevel = parseVipLevel(options.vipLevel ?? TIERED_VIP_LEVEL, '`vipLevel`');
-    const reportPolicy = options.reportPolicy ?? 'adopt';
-    if (reportPolicy !== 'adopt' && reportPolicy !== 'report' && reportPolicy !== 'min') {
-      throw new InvalidInputError('`reportPolicy`', options.reportPolicy, '"adopt", "report" or "min"');
-    }
-    this.reportPolicy = reportPolicy;
-    const websocketBudget = options.websocketBudget ?? 'shared';
-    if (websocketBudget !== 'shared' && websocketBudget !== 'separate') {
-      throw new InvalidInputError('`websocketBudget`', options.websocketBudget, '"shared" or "separate"');
-    }
-    this.websocketBudget = websocketBudget;
-    const exchangeClock = options.exchangeClock ?? 'estimate';
-    if (exchangeClock !== 'estimate' && exchangeClock !== 'local') throw new InvalidInputError('`exchangeClock`', options.exchangeClock, '"estimate" or "local"');
-    this.estimateClock = exchangeClock === 'estimate';
-    const persist = options.persist;
-    if (persist !== undefined && (typeof persist !== 'object' || persist === null || typeof persist.everyMs !== 'number' ||
-        !(persist.everyMs > 0) || !Number.isFinite(persist.everyMs) || typeof persist.save !== 'function')) {
-      throw new InvalidInputError('`persist`', persist, 'an object { everyMs: a positive number, save: a function }');
-    }
-    const reconcile = options.reconcile;
-    if (reconcile !== undefined && (typeof reconcile !== 'object' || reconcile === null || typeof reconcile.everyMs !== 'number' ||
-        !(reconcile.everyMs > 0) || !Number.isFinite(reconcile.everyMs) || typeof reconcile.fetch !== 'function')) {
-      throw new InvalidInputError('`reconcile`', reconcile, 'an object { everyMs: a positive number, fetch: a function of the account }');
-    }
+    const config = resolveLimiterOptions(options);
+    const { persist, reconcile } = config;
+    this.clock = config.clock;
+    this.family = config.family;
+    this.abuse = config.abuse;
+    this.spotFill = config.spotFill;
+    this.marginMs = config.marginMs;
+    this.catalog = config.catalog;
+    this.live = config.live;
+    this.warnAt = config.warnAt;
+    this.unknownContract = config.unknownContract;
+    this.vipLevel = config.vipLevel;
+    this.reportPolicy = config.reportPolicy;
+    this.websocketBudget = config.websocketBudget;
+    this.estimateClock = config.estimateClock;
     // The timeline validates the family (ids, roles, creation instants) once here.
     const timeline = this.timelineOf(options.accounts, this.tracker, this.vipLevel, this.vipChanges);
     this.accounts = options.accounts.map(copyAccount);
@@ -197,27 +167,16 @@ export class AccountLimiter {
     this.scheduler = new Scheduler({ clock: this.clock, ...(options.maxQueue === undefined ? {} : { maxQueue: options.maxQueue }), ...(store === undefined ? {} : { store }) });
     this.shared = typeof store?.counts === 'function' ? store.counts() : null;
     for (const a of this.accounts) this.addLimits(a.id);
-    if (persist !== undefined) {
-      const { everyMs, save } = persist;
-      const tick = (): void => {
-        if (this.closed) return;
-        this.persistTimer = unrefTimer(this.clock.setTimer(tick, everyMs));
-        void Promise.resolve().then(() => save(this.snapshot())).catch((error: unknown) => this.report('persist', error));
-      };
-      this.persistTimer = unrefTimer(this.clock.setTimer(tick, everyMs));
-    }
+    if (persist !== undefined) this.persisting = saveEvery(this.clock, persist, () => this.snapshot(), (error) => this.report('persist', error));
     if (reconcile !== undefined) {
-      const { everyMs, fetch } = reconcile;
-      const poll = (): void => {
-        if (this.closed) return;
-        this.reconcileTimer = unrefTimer(this.clock.setTimer(poll, everyMs));
+      const { fetch } = reconcile;
+      this.polling = every(this.clock, reconcile.everyMs, () => {
         for (const a of this.accounts) {
           void Promise.resolve().then(() => fetch(a.id)).then((answer) => {
             if (!this.closed) this.reportRateLimit(a.id, answer);
           }).catch((error: unknown) => this.report('reconcile', error));
         }
-      };
-      this.reconcileTimer = unrefTimer(this.clock.setTimer(poll, everyMs));
+      });
     }
     this.refreshWith(timeline);
     this.shared?.start(() => this.accounts.map((a) => a.id), () => this.wallNow(), (totals) => this.sharedTotals(totals));
@@ -394,8 +353,8 @@ export class AccountLimiter {
     const report = reportFor(readRateLimitReport(answer));
     if (report === undefined) return null;
     const now = this.wallNow();
-    const r = reconcileTier({ local: l.local.tier.tier, snapshotAt: this.latestChange(now), report, at: now, policy: this.reportPolicy, tiers: this.family.tiers });
-    if (report.updatedAt >= this.latestChange(now) && (l.report === null || report.updatedAt >= l.report.updatedAt)) l.report = report;
+    const r = reconcileTier({ local: l.local.tier.tier, snapshotAt: latestChange(this.familyState(), now), report, at: now, policy: this.reportPolicy, tiers: this.family.tiers });
+    if (report.updatedAt >= latestChange(this.familyState(), now) && (l.report === null || report.updatedAt >= l.report.updatedAt)) l.report = report;
     const inForce = this.reconciled(l, now);
     this.apply(account, l, { ...l.state, at: now, tier: inForce.tier, limit: inForce.tier.limit, reason: inForce.reason });
     const d = r.disagreement;
@@ -529,15 +488,9 @@ export class AccountLimiter {
    * The tier at the next 08:00 UTC given the activity so far: the snapshot of the coming 00:00
    * over the last six days and today until now (R5, R7).
    */
-  limitAtNext0800(account: string): { readonly at: number; readonly tier: Tier; readonly limit: number } {
+  limitAtNext0800(account: string): TierAtNext0800 {
     this.limitsOf(account);
-    const now = this.wallNow();
-    const today = utcDayStart(now);
-    const next = now < today + RAISE_OFFSET_MS ? today : today + DAY_MS;
-    const rating = this.rate(next === today ? today : today + DAY_MS);
-    const r = rating.find((x) => x.account === account)!;
-    const tier = tierInForce(this.vipAt(now), r.tier, this.family.tiers);
-    return { at: next + RAISE_OFFSET_MS, tier, limit: tier.limit };
+    return tierAtNext0800(this.familyState(), this.family, account, this.wallNow());
   }
 
   /**
@@ -547,37 +500,18 @@ export class AccountLimiter {
    * R7; see `tierMargins`). Below VIP 14 (R4) the tier is 1 whatever the ratio: `up` and `down`
    * are null.
    */
-  whatIf(account: string, contract = 'BTC_USDT'): TierMargins & { readonly basis: 'own' | 'aggregated' } {
+  whatIf(account: string, contract = 'BTC_USDT'): WhatIf {
     this.limitsOf(account);
-    const r = this.rate(utcDayStart(this.wallNow()) + DAY_MS).find((x) => x.account === account)!;
-    const basis = r.basis === 'own' || r.basis === 'max-own' ? 'own' : 'aggregated';
-    const vip = this.vipAt(this.wallNow());
-    // Below VIP 14 every account is at tier 1 whatever its ratio (R4): nothing moves it.
-    if (!isTieredVip(vip)) return { tier: tierInForce(vip, r.tier, this.family.tiers), up: null, down: null, basis };
-    return {
-      ...tierMargins(r.effective, {
-        tiers: this.family.tiers,
-        makerWeight: toDec(this.family.ratio.makerWeight),
-        coefficient: coefficientOf(this.family.ratio.coefficients, contract),
-      }),
-      basis,
-    };
+    return whatIf(this.familyState(), this.family, account, contract, this.wallNow());
   }
 
   /**
    * The rolling 24 hours of the abuse rule (R9): requests, USDT traded, fill rate, and how many more
    * requests fit before the throttle trips at the current fill rate (Infinity: it never does).
    */
-  abuseHeadroom(account: string): { readonly requests: number; readonly traded: string; readonly fillRate: string | null; readonly remaining: number } {
+  abuseHeadroom(account: string): AbuseHeadroom {
     this.limitsOf(account);
-    const now = this.wallNow();
-    const w = rollingDay(this.tracker, account, now);
-    return {
-      requests: w.requests,
-      traded: w.traded.toFixed(),
-      fillRate: w.requests === 0 ? null : w.traded.dividedBy(w.requests).toString(),
-      remaining: lowFill(w, this.abuse) ? Math.max(0, this.abuse.requestThreshold - w.requests) : Infinity,
-    };
+    return abuseHeadroom(this.tracker, this.abuse, account, this.wallNow());
   }
 
   /**
@@ -586,16 +520,9 @@ export class AccountLimiter {
    * requests fit before that check would throttle (Infinity: none would; -1 or less: it would
    * already), and the spot USDT still to trade before the check to avoid it ("0" if none).
    */
-  spotFillHeadroom(account: string): { readonly requests: number; readonly traded: string; readonly fillRate: string | null; readonly remaining: number; readonly needed: string } {
+  spotFillHeadroom(account: string): SpotFillHeadroom {
     this.limitsOf(account);
-    const w = spotWindow(this.spotTracker, account, this.wallNow(), this.spotFill);
-    return {
-      requests: w.requests,
-      traded: w.traded.toFixed(),
-      fillRate: w.requests === 0 ? null : w.traded.dividedBy(w.requests).toString(),
-      remaining: w.remaining,
-      needed: w.needed.toFixed(),
-    };
+    return spotFillHeadroom(this.spotTracker, this.spotFill, account, this.wallNow());
   }
 
   /**
@@ -654,8 +581,7 @@ export class AccountLimiter {
 
   /** The state as plain, versioned JSON (counts, family, VIP), for `restore` after a restart. */
   snapshot(): LimiterSnapshot {
-    const { accounts, vipLevel, vipChanges, tracker, spotTracker } = this;
-    return snapshotOf({ accounts, vipLevel, vipChanges, tracker, spotTracker }, this.wallNow());
+    return snapshotOf(this.familyState(), this.wallNow());
   }
 
   /**
@@ -690,9 +616,9 @@ export class AccountLimiter {
   close(): void {
     this.closed = true;
     if (this.timer !== null) this.clock.clearTimer(this.timer);
-    if (this.persistTimer !== null) this.clock.clearTimer(this.persistTimer);
-    if (this.reconcileTimer !== null) this.clock.clearTimer(this.reconcileTimer);
-    this.timer = this.persistTimer = this.reconcileTimer = null;
+    this.persisting?.stop();
+    this.polling?.stop();
+    this.timer = this.persisting = this.polling = null;
     this.scheduler.setBoundary(Infinity, null);
     this.scheduler.close();
     void this.shared?.close();
@@ -724,20 +650,13 @@ export class AccountLimiter {
     this.readHours = { early: utcHourStart(early), late: utcHourStart(late) };
     // The next refresh is set first: whatever happens below, the hourly refreshes go on.
     this.arm(now);
-    const since0800 = now - utcDayStart(now) >= RAISE_OFFSET_MS && now - utcDayStart(now) < RAISE_OFFSET_MS + HOUR_MS;
     const rules: LimitsState = { timeline, futures: this.tracker, spot: this.spotTracker, abuse: this.abuse, spotFill: this.spotFill };
     for (const a of this.accounts) {
       const l = this.limits.get(a.id)!;
       if (a.createdAt !== undefined && now < a.createdAt) continue;
       const state = limitsAt(rules, a, { early, late });
-      if (since0800) l.liveCap = null;
-      let tier = state.tier;
-      let reason: AccountLimit['reason'] = state.reason;
-      if (l.liveCap !== null && l.liveCap.tier < tier.tier) {
-        tier = l.liveCap;
-        reason = 'live-downgrade';
-      }
-      l.local = { tier, reason };
+      const capped = l.live.capped(now, state.tier);
+      l.local = { tier: capped.tier, reason: capped.capped ? 'live-downgrade' : state.reason };
       const inForce = this.reconciled(l, now);
       this.apply(a.id, l, { account: a.id, at: now, tier: inForce.tier, limit: inForce.tier.limit, throttle: state.throttle, spotThrottle: state.spotThrottle, reason: inForce.reason });
       l.warnings.reset(this.tracker, this.spotTracker, now);
@@ -751,19 +670,9 @@ export class AccountLimiter {
    */
   private reconciled(l: AccountLimits, now: number): { tier: Tier; reason: AccountLimit['reason'] } {
     if (l.report === null) return l.local;
-    const r = reconcileTier({ local: l.local.tier.tier, snapshotAt: this.latestChange(now), report: l.report, at: now, policy: this.reportPolicy, tiers: this.family.tiers });
+    const r = reconcileTier({ local: l.local.tier.tier, snapshotAt: latestChange(this.familyState(), now), report: l.report, at: now, policy: this.reportPolicy, tiers: this.family.tiers });
     if (r.disagreement?.stale === true) l.report = null;
     return r.source === 'report' ? { tier: r.tier, reason: 'report' } : l.local;
-  }
-
-  /**
-   * The instant after which a report of the exchange is news (R16): the latest 00:00 snapshot, or
-   * the latest VIP change if later (a report made before it speaks of the level before).
-   */
-  private latestChange(now: number): number {
-    let at = utcDayStart(now);
-    for (const v of this.vipChanges) if (v.at <= now && v.at > at) at = v.at;
-    return at;
   }
 
   private apply(account: string, l: AccountLimits, next: AccountLimit): void {
@@ -800,49 +709,28 @@ export class AccountLimiter {
     this.shared?.request('futures', account, contract, c.action as 'place' | 'amend' | 'cancel', c.orders, at);
     const l = this.limits.get(account)!;
     l.warnings.countFutures(c.orders, this.tracker, now);
-    if (this.live) {
-      l.liveBudget -= c.orders;
-      if (l.liveBudget <= 0) this.evaluateLive(account);
-    }
+    if (this.live && l.live.count(c.orders)) this.evaluateLive(account);
   }
 
   /** Live downgrade (R5 `live`): rates the next snapshot's window so far, lowers at once if it fell. */
   private evaluateLive(account: string): void {
     const l = this.limits.get(account)!;
     const now = this.wallNow();
-    const ratings = this.rate(utcDayStart(now) + DAY_MS);
-    const r = ratings.find((x) => x.account === account);
-    if (r === undefined) return;
-    if (isTieredVip(this.vipAt(now)) && r.tier.tier < l.local.tier.tier) {
-      l.liveCap = r.tier;
-      l.local = { tier: r.tier, reason: 'live-downgrade' };
+    const r = l.live.rate(this.familyState(), account, now, l.local.tier);
+    if (r === null) return;
+    if (r.fell) {
+      const tier = r.rating.tier;
+      l.local = { tier, reason: 'live-downgrade' };
       // A fall seen after the exchange's report is newer than it: the report no longer holds.
       l.report = null;
-      this.apply(account, l, { ...l.state, at: now, tier: r.tier, limit: r.tier.limit, reason: 'live-downgrade' });
+      this.apply(account, l, { ...l.state, at: now, tier, limit: tier.limit, reason: 'live-downgrade' });
     }
-    // Requests that may be counted before the ratio could cross the bound below: each weighs at
-    // most the heaviest coefficient, so counting them down is safe; then it is rated again.
-    const margins = tierMargins(r.effective, { tiers: this.family.tiers, coefficient: this.heaviestCoefficient() });
-    l.liveBudget = margins.down === null ? Infinity : margins.down.spareRequests + 1;
+    l.live.rearm(r.rating);
   }
 
-  private heaviestCoefficient(): string {
-    let max = this.family.ratio.coefficients.fallback;
-    for (const c of this.family.ratio.coefficients.byContract.values()) if (c.greaterThan(max)) max = c;
-    return max.toString();
-  }
-
-  /** Ratings of every account over the 7 days before `snapshotDay` (partial today included). */
-  private rate(snapshotDay: number) {
-    const present = this.accounts.filter((a) => a.createdAt === undefined || a.createdAt <= this.wallNow());
-    const accounts = present.map((a) => ({ account: a.id, contracts: this.tracker.activityBetween(a.id, snapshotDay - 7 * DAY_MS, snapshotDay) }));
-    return rateFamily(accounts, this.family).accounts;
-  }
-
-  private vipAt(at: number): number {
-    let level = this.vipLevel;
-    for (const v of this.vipChanges) if (v.at <= at) level = v.level;
-    return level;
+  /** The family, its VIP history and its counts as they are now (the fields themselves, not copies). */
+  private familyState(): FamilyState {
+    return { accounts: this.accounts, vipLevel: this.vipLevel, vipChanges: this.vipChanges, tracker: this.tracker, spotTracker: this.spotTracker };
   }
 
   private limitsOf(account: string): AccountLimits {
@@ -888,8 +776,7 @@ export class AccountLimiter {
       other: new Map(),
       wsPlace: null,
       state: { account, at: this.wallNow(), tier: tier1, limit: tier1.limit, throttle: null, spotThrottle: null, reason: 'initial' },
-      liveCap: null,
-      liveBudget: 0,
+      live: new LiveDowngrade(this.family),
       warnings: new AccountWarnings(account, { abuse: this.abuse, spotFill: this.spotFill, warnAt: this.warnAt }, (event) => this.emit(event)),
       local: { tier: tier1, reason: 'initial' },
       report: null,
@@ -1013,9 +900,4 @@ function order(b: { readonly at: number; readonly direction: BoundaryDirection }
 /** The pair a spot order request counts under (R14): the one it names, else a placeholder. */
 function spotPairOf(named: string | undefined): string {
   return named === undefined ? UNNAMED_PAIR : normalizeContract(named, 'the `currency_pair` of the request');
-}
-
-function unrefTimer(handle: unknown): unknown {
-  (handle as { unref?: () => void } | null)?.unref?.();
-  return handle;
 }

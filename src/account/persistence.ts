@@ -2,6 +2,9 @@ import { InvalidInputError } from '../errors.js';
 import { checkFields, parseInstant } from '../rules/parse.js';
 import type { TimelineAccount } from '../rules/timeline.js';
 import { parseVipLevel } from '../rules/vip.js';
+import type { Clock } from '../schedule/clock.js';
+import type { FamilyState } from './family-state.js';
+import { type Repeating, every } from './timers.js';
 import { Tracker, type TrackerState } from './tracker.js';
 
 /** The limiter's state as plain, versioned JSON. */
@@ -25,15 +28,6 @@ export function copyAccount(a: TimelineAccount): TimelineAccount {
   return { id: a.id, ...(a.role === undefined ? {} : { role: a.role }), ...(a.createdAt === undefined ? {} : { createdAt: a.createdAt }) };
 }
 
-/** What a limiter snapshot holds: the family, its VIP history and its counts. */
-export interface LimiterState {
-  readonly accounts: readonly TimelineAccount[];
-  readonly vipLevel: number;
-  readonly vipChanges: readonly { readonly at: number; readonly level: number }[];
-  readonly tracker: Tracker;
-  readonly spotTracker: Tracker;
-}
-
 /**
  * The state as a snapshot taken at `at`: plain, versioned JSON, copied (nothing of it is shared
  * with the state).
@@ -43,7 +37,7 @@ export interface LimiterState {
  * JSON.stringify(snapshotOf({ accounts, vipLevel: 14, vipChanges: [], tracker, spotTracker }, Date.now()))
  * ```
  */
-export function snapshotOf(state: LimiterState, at: number): LimiterSnapshot {
+export function snapshotOf(state: FamilyState, at: number): LimiterSnapshot {
   return {
     format: 'traderatio.account-limiter',
     version: SNAPSHOT_VERSION,
@@ -67,7 +61,7 @@ export function snapshotOf(state: LimiterState, at: number): LimiterSnapshot {
  * const { state } = readSnapshot(JSON.parse(saved), () => undefined)
  * ```
  */
-export function readSnapshot<T>(snapshot: unknown, check: (state: LimiterState) => T): { readonly state: LimiterState; readonly checked: T } {
+export function readSnapshot<T>(snapshot: unknown, check: (state: FamilyState) => T): { readonly state: FamilyState; readonly checked: T } {
   const s = snapshot as Partial<LimiterSnapshot>;
   if (typeof s !== 'object' || s === null || s.format !== 'traderatio.account-limiter') {
     throw new InvalidInputError('the snapshot', snapshot, 'an account limiter snapshot ({ format: "traderatio.account-limiter", ... })');
@@ -97,4 +91,26 @@ export function readSnapshot<T>(snapshot: unknown, check: (state: LimiterState) 
     },
     checked,
   };
+}
+
+/**
+ * Saves a snapshot every `everyMs` milliseconds (the limiter's `persist` option): `save` is called
+ * with `snapshot()`; one that throws or rejects is given to `fail`, and the next save runs as planned.
+ *
+ * @example
+ * ```ts
+ * const saving = saveEvery(systemClock, { everyMs: 60_000, save: (s) => writeFile(path, JSON.stringify(s)) }, () => limiter.snapshot(), console.error)
+ * saving.stop()
+ * ```
+ */
+export function saveEvery(
+  clock: Clock,
+  persist: { readonly everyMs: number; readonly save: (snapshot: LimiterSnapshot) => unknown },
+  snapshot: () => LimiterSnapshot,
+  fail: (error: unknown) => void,
+): Repeating {
+  const { everyMs, save } = persist;
+  return every(clock, everyMs, () => {
+    void Promise.resolve().then(() => save(snapshot())).catch(fail);
+  });
 }

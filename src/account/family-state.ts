@@ -1,0 +1,64 @@
+import { DAY_MS, utcDayStart } from '../rules/calendar.js';
+import { type AccountRating, type FamilyConfig, rateFamily } from '../rules/family.js';
+import type { TimelineAccount } from '../rules/timeline.js';
+import type { Tracker } from './tracker.js';
+
+/**
+ * What an account limiter knows of its family: the accounts, the VIP history and the counts. It is
+ * what a snapshot holds, and what every rule the limiter reads is a function of (with the instant).
+ */
+export interface FamilyState {
+  readonly accounts: readonly TimelineAccount[];
+  /** The VIP level before the first change (R4). */
+  readonly vipLevel: number;
+  /** VIP changes in order (R6). */
+  readonly vipChanges: readonly { readonly at: number; readonly level: number }[];
+  /** Futures order requests and fills (R1, R9). */
+  readonly tracker: Tracker;
+  /** Spot order requests and fills (R14). */
+  readonly spotTracker: Tracker;
+}
+
+/**
+ * Ratings of every account created by `now` over the 7 days before `snapshotDay` (00:00 UTC; a
+ * partial today included), as the snapshot at `snapshotDay` will rate them (R1, R5, R7).
+ *
+ * @example
+ * ```ts
+ * ratingsBefore(state, family, utcDayStart(now) + DAY_MS, now).find((r) => r.account === 'main')?.tier.tier // 5
+ * ```
+ */
+export function ratingsBefore(state: FamilyState, family: FamilyConfig, snapshotDay: number, now: number): readonly AccountRating[] {
+  const present = state.accounts.filter((a) => a.createdAt === undefined || a.createdAt <= now);
+  const accounts = present.map((a) => ({ account: a.id, contracts: state.tracker.activityBetween(a.id, snapshotDay - 7 * DAY_MS, snapshotDay) }));
+  return rateFamily(accounts, family).accounts;
+}
+
+/**
+ * The family's VIP level at `at` (R4, R6).
+ *
+ * @example
+ * ```ts
+ * vipAt({ ...state, vipLevel: 14, vipChanges: [{ at: t, level: 12 }] }, t) // 12
+ * ```
+ */
+export function vipAt(state: Pick<FamilyState, 'vipLevel' | 'vipChanges'>, at: number): number {
+  let level = state.vipLevel;
+  for (const v of state.vipChanges) if (v.at <= at) level = v.level;
+  return level;
+}
+
+/**
+ * The instant after which a report of the exchange is news (R16): the latest 00:00 snapshot, or
+ * the latest VIP change if later (a report made before it speaks of the level before).
+ *
+ * @example
+ * ```ts
+ * latestChange({ vipChanges: [] }, Date.parse('2026-11-02T09:30:00Z')) // Date.parse('2026-11-02T00:00:00Z')
+ * ```
+ */
+export function latestChange(state: Pick<FamilyState, 'vipChanges'>, now: number): number {
+  let at = utcDayStart(now);
+  for (const v of state.vipChanges) if (v.at <= now && v.at > at) at = v.at;
+  return at;
+}

@@ -1,0 +1,132 @@
+import type { AbuseConfig } from '../rules/abuse.js';
+import { DAY_MS, RAISE_OFFSET_MS, utcDayStart } from '../rules/calendar.js';
+import { coefficientOf } from '../rules/contracts.js';
+import type { FamilyConfig } from '../rules/family.js';
+import { toDec } from '../rules/fixed.js';
+import { type TierMargins, tierMargins } from '../rules/margins.js';
+import type { SpotFillConfig } from '../rules/spot-fill.js';
+import type { Tier } from '../rules/tiers.js';
+import { isTieredVip, tierInForce } from '../rules/vip.js';
+import { type FamilyState, ratingsBefore, vipAt } from './family-state.js';
+import type { HourlyCounts } from './in-force.js';
+import { lowFill, rollingDay, spotWindow } from './rolling-window.js';
+
+// What an account limiter answers about the time ahead, as pure functions of its family state and
+// the instant: each is read on demand, none changes anything.
+
+/** The tier in force from the next 08:00 UTC on the activity so far. */
+export interface TierAtNext0800 {
+  /** The next 08:00 UTC, epoch ms. */
+  readonly at: number;
+  readonly tier: Tier;
+  /** Futures placement and amendment, requests per second. */
+  readonly limit: number;
+}
+
+/** The margins of the ratio that sets an account's tier at the next snapshot, and whose ratio it is. */
+export type WhatIf = TierMargins & { readonly basis: 'own' | 'aggregated' };
+
+/** The rolling 24 hours of the abuse rule (R9) and the room they leave. */
+export interface AbuseHeadroom {
+  readonly requests: number;
+  /** USDT traded, a decimal string. */
+  readonly traded: string;
+  /** USDT traded per request, or null before any request. */
+  readonly fillRate: string | null;
+  /** Requests that fit before the throttle trips at the current fill rate (Infinity: it never does). */
+  readonly remaining: number;
+}
+
+/** The window of the next hourly check of R14 so far and the room it leaves. */
+export interface SpotFillHeadroom extends AbuseHeadroom {
+  /** Spot USDT still to trade before the check to avoid the throttle ("0" if none). */
+  readonly needed: string;
+}
+
+/**
+ * The tier at the next 08:00 UTC given the activity so far: the snapshot of the coming 00:00
+ * over the last six days and today until `now` (R5, R7), or of today's 00:00 before 08:00.
+ * `account` must be one of the state's, created by `now`.
+ *
+ * @example
+ * ```ts
+ * tierAtNext0800(state, family, 'main', Date.now()).limit // 250
+ * ```
+ */
+export function tierAtNext0800(state: FamilyState, family: FamilyConfig, account: string, now: number): TierAtNext0800 {
+  const today = utcDayStart(now);
+  const next = now < today + RAISE_OFFSET_MS ? today : today + DAY_MS;
+  const rating = ratingsBefore(state, family, next === today ? today : today + DAY_MS, now);
+  const r = rating.find((x) => x.account === account)!;
+  const tier = tierInForce(vipAt(state, now), r.tier, family.tiers);
+  return { at: next + RAISE_OFFSET_MS, tier, limit: tier.limit };
+}
+
+/**
+ * What reaches the next tier, and the spare before the one below, on the ratio that sets the
+ * account's tier at the next snapshot: more maker volume or fewer requests on `contract` up, the
+ * volume that may be lost or the requests that may be added with the tier kept down (R1, R3,
+ * R7; see `tierMargins`). Below VIP 14 (R4) the tier is 1 whatever the ratio: `up` and `down`
+ * are null. `account` must be one of the state's, created by `now`.
+ *
+ * @example
+ * ```ts
+ * whatIf(state, family, 'main', 'BTC_USDT', Date.now()).up?.makerVolume // "12500.5"
+ * ```
+ */
+export function whatIf(state: FamilyState, family: FamilyConfig, account: string, contract: string, now: number): WhatIf {
+  const r = ratingsBefore(state, family, utcDayStart(now) + DAY_MS, now).find((x) => x.account === account)!;
+  const basis = r.basis === 'own' || r.basis === 'max-own' ? 'own' : 'aggregated';
+  const vip = vipAt(state, now);
+  // Below VIP 14 every account is at tier 1 whatever its ratio (R4): nothing moves it.
+  if (!isTieredVip(vip)) return { tier: tierInForce(vip, r.tier, family.tiers), up: null, down: null, basis };
+  return {
+    ...tierMargins(r.effective, {
+      tiers: family.tiers,
+      makerWeight: toDec(family.ratio.makerWeight),
+      coefficient: coefficientOf(family.ratio.coefficients, contract),
+    }),
+    basis,
+  };
+}
+
+/**
+ * The rolling 24 hours of the abuse rule (R9) at `now`: requests, USDT traded, fill rate, and how
+ * many more requests fit before the throttle trips at the current fill rate.
+ *
+ * @example
+ * ```ts
+ * abuseHeadroom(tracker, resolveAbuseOptions(), 'main', Date.now()).remaining // Infinity
+ * ```
+ */
+export function abuseHeadroom(futures: HourlyCounts, abuse: AbuseConfig, account: string, now: number): AbuseHeadroom {
+  const w = rollingDay(futures, account, now);
+  return {
+    requests: w.requests,
+    traded: w.traded.toFixed(),
+    fillRate: w.requests === 0 ? null : w.traded.dividedBy(w.requests).toString(),
+    remaining: lowFill(w, abuse) ? Math.max(0, abuse.requestThreshold - w.requests) : Infinity,
+  };
+}
+
+/**
+ * The spot low-fill rule's window for the next hourly check (R14): spot requests and USDT traded
+ * in the 23 whole hours before this one and this one so far, the fill ratio, how many more spot
+ * requests fit before that check would throttle (Infinity: none would; -1 or less: it would
+ * already), and the spot USDT still to trade before the check to avoid it.
+ *
+ * @example
+ * ```ts
+ * spotFillHeadroom(spotTracker, resolveSpotFillOptions(), 'main', Date.now()).needed // "0"
+ * ```
+ */
+export function spotFillHeadroom(spot: HourlyCounts, spotFill: SpotFillConfig, account: string, now: number): SpotFillHeadroom {
+  const w = spotWindow(spot, account, now, spotFill);
+  return {
+    requests: w.requests,
+    traded: w.traded.toFixed(),
+    fillRate: w.requests === 0 ? null : w.traded.dividedBy(w.requests).toString(),
+    remaining: w.remaining,
+    needed: w.needed.toFixed(),
+  };
+}

@@ -1,0 +1,44 @@
+import type { Clock } from '../schedule/clock.js';
+
+/** A repeating timer, as {@link every} sets it. */
+export interface Repeating {
+  /** Stops it: no run starts after this. */
+  stop(): void;
+}
+
+/**
+ * Lets the process exit while the timer is pending, where the clock's handle can (Node's
+ * `unref`): a limiter's timers never keep an engine alive on their own.
+ */
+export function unrefTimer(handle: unknown): unknown {
+  (handle as { unref?: () => void } | null)?.unref?.();
+  return handle;
+}
+
+/**
+ * Runs `run` every `everyMs` milliseconds on `clock`, the first time `everyMs` from now, until
+ * stopped. The next run is set before this one starts, so a run that throws stops nothing.
+ *
+ * @example
+ * ```ts
+ * const t = every(systemClock, 60_000, () => save(limiter.snapshot()))
+ * t.stop()
+ * ```
+ */
+export function every(clock: Clock, everyMs: number, run: () => void): Repeating {
+  let stopped = false;
+  let handle: unknown = null;
+  const tick = (): void => {
+    if (stopped) return;
+    handle = unrefTimer(clock.setTimer(tick, everyMs));
+    run();
+  };
+  handle = unrefTimer(clock.setTimer(tick, everyMs));
+  return {
+    stop: () => {
+      stopped = true;
+      if (handle !== null) clock.clearTimer(handle);
+      handle = null;
+    },
+  };
+}
