@@ -1,11 +1,4 @@
 import { InvalidInputError, TraderatioError } from '../errors.js';
-import { closestName } from '../rules/names.js';
-
-/** A record read from a file, with the line it starts on. */
-export interface Row {
-  readonly line: number;
-  readonly fields: Readonly<Record<string, string>>;
-}
 
 /**
  * A problem in an input file: names the file, the line and the field (the line is null when the
@@ -28,83 +21,6 @@ export function atRow<T>(file: string, line: number, fn: () => T): T {
     if (e instanceof InvalidInputError) throw new InputFileError(file, line, e.message);
     throw e;
   }
-}
-
-/**
- * Splits one CSV line (RFC 4180 quoting: fields in double quotes may hold commas and doubled
- * quotes). Returns undefined for an unterminated quote.
- */
-export function splitCsvLine(text: string): string[] | undefined {
-  if (!text.includes('"')) return text.split(',').map((f) => f.trim());
-  const out: string[] = [];
-  let field = '';
-  let quoted = false;
-  for (let i = 0; i < text.length; i++) {
-    const c = text[i]!;
-    if (quoted) {
-      if (c === '"' && text[i + 1] === '"') {
-        field += '"';
-        i++;
-      } else if (c === '"') quoted = false;
-      else field += c;
-    } else if (c === '"') quoted = true;
-    else if (c === ',') {
-      out.push(field.trim());
-      field = '';
-    } else field += c;
-  }
-  if (quoted) return undefined;
-  out.push(field.trim());
-  return out;
-}
-
-/**
- * Refuses a header cell that is not one of the `known` columns (compared in lower case), naming
- * it and the closest known column: CSV columns are snake_case (`maker_volume`), and `makerVolume`
- * is answered with "did you mean "maker_volume"?".
- */
-export function checkColumns(file: string, line: number, header: readonly string[], known: readonly string[]): void {
-  for (const h of header) {
-    if (known.includes(h.toLowerCase())) continue;
-    const near = closestName(h, known);
-    throw new InputFileError(file, line, `unknown column "${h}"${near === undefined ? '.' : `: did you mean "${near}"?`} The columns are ${known.join(', ')}`);
-  }
-}
-
-/**
- * Reads CSV text with a header row into rows keyed by (lower-case) column name. Blank lines and
- * lines starting with `#` are skipped. `required` columns must be in the header.
- */
-export function readCsv(file: string, text: string, required: readonly string[], known: readonly string[]): Row[] {
-  const lines = text.split(/\r?\n/);
-  let header: string[] | undefined;
-  let headerLine = 0;
-  const rows: Row[] = [];
-  for (let i = 0; i < lines.length; i++) {
-    const raw = lines[i]!;
-    if (raw.trim() === '' || raw.trimStart().startsWith('#')) continue;
-    const cells = splitCsvLine(raw);
-    if (cells === undefined) throw new InputFileError(file, i + 1, 'a quoted field is not closed');
-    if (header === undefined) {
-      header = cells.map((c) => c.toLowerCase());
-      headerLine = i + 1;
-      checkColumns(file, headerLine, cells, known);
-      for (const r of required) {
-        if (!header.includes(r)) throw new InputFileError(file, headerLine, `the header has no "${r}" column (required: ${required.join(', ')})`);
-      }
-      continue;
-    }
-    if (cells.length !== header.length) {
-      throw new InputFileError(file, i + 1, `${cells.length} fields where the header (line ${headerLine}) has ${header.length}`);
-    }
-    const fields: Record<string, string> = {};
-    header.forEach((h, k) => {
-      fields[h] = cells[k]!;
-    });
-    rows.push({ line: i + 1, fields });
-  }
-  if (header === undefined) throw new InputFileError(file, 1, 'the file is empty: it needs a header row');
-  return rows;
 }
 
 /**
