@@ -7,8 +7,8 @@ import { FieldScanner } from '../csv/field-scanner.js';
 import { checkColumns } from '../csv/columns.js';
 import { CSV_FAULT_MESSAGES } from '../csv/rules.js';
 import { InputFileError } from '../input.js';
-import { type Recent, RequestCache } from './request-cache.js';
 import { wholeNumber } from '../whole-number.js';
+import { type Recent, RequestCache } from './request-cache.js';
 
 /** The columns of a request log. */
 export const LOG_COLUMNS = ['at', 'account', 'method', 'path', 'contract', 'orders', 'fill_role', 'fill_volume'];
