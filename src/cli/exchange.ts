@@ -1,7 +1,8 @@
 import { InvalidInputError } from '../errors.js';
 import { type ExchangeOptions, startExchange } from '../exchange/server.js';
 import type { ExchangeStats } from '../exchange/stats.js';
-import { InputFileError, readJson } from './input.js';
+import { InputFileError } from './input.js';
+import { readJson } from './read-json.js';
 import { type ParsedArgs, UsageError } from './options.js';
 import { readInput } from './source.js';
 import { wholeNumber } from './whole-number.js';

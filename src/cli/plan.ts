@@ -6,7 +6,9 @@ import { type TierMargins, tierMargins } from '../rules/margins.js';
 import type { ContractActivity, RatioResult } from '../rules/ratio.js';
 import { UnknownFieldError } from '../errors.js';
 import { checkFields } from '../rules/parse.js';
-import { type Row, InputFileError, atRow, readCsv, readJson } from './input.js';
+import { type Row, readCsv } from './csv/read-csv.js';
+import { InputFileError, atRow } from './input.js';
+import { readJson } from './read-json.js';
 import { type SpotFillOutlook, type SpotHour, readSpotHour, spotFillOutlook, spotTimelines } from './spot-hours.js';
 import { wholeNumber } from './whole-number.js';
 

@@ -3,7 +3,8 @@ import { HOUR_MS, addUtcDays, formatUtcInstant, utcDayStart } from '../rules/cal
 import type { FamilyOptions } from '../rules/family.js';
 import { checkFields } from '../rules/parse.js';
 import { type LimitChange, type Timeline, type TimelineInput, buildTimeline } from '../rules/timeline.js';
-import { InputFileError, readJson } from './input.js';
+import { InputFileError } from './input.js';
+import { readJson } from './read-json.js';
 import { escapeXml, timelineSvg } from './chart.js';
 import { fillRatioText, ratioJson, ratioText, table, throttleText, usdt } from './render.js';
 import { type SpotHour, type SpotThrottlePeriod, checkSpotHoursOnce, readSpotHour, spotThrottlePeriods, spotTimelines } from './spot-hours.js';

@@ -1,7 +1,9 @@
-import { splitCsvLine } from '../input.js';
+import { type CsvFault } from './rules.js';
+import { splitCsvLine } from './split-line.js';
 
 /**
- * The fields of one CSV line, as places in it: compared, parsed and cut only when needed. Lines
+ * The fields of one CSV line, as places in it: compared, parsed and cut only when needed, under
+ * the rules of ./rules.ts (the same as the plan reader's csv-parse, and tested against it). Lines
  * with quotes are split the careful way.
  */
 export class FieldScanner {
@@ -12,8 +14,15 @@ export class FieldScanner {
   private readonly ends: number[] = [];
   count = 0;
 
-  /** Reads the line [from, to) of `buf`. */
-  read(buf: Buffer, from: number, to: number): boolean {
+  /** Whether the line [from, to) of `buf` is skipped: empty, only spaces and tabs, or a comment. */
+  skipped(buf: Buffer, from: number, to: number): boolean {
+    let a = from;
+    while (a < to && (buf[a] === 32 || buf[a] === 9)) a++;
+    return a === to || buf[a] === 35;
+  }
+
+  /** Reads the line [from, to) of `buf` (not skipped); returns the fault if it breaks a rule. */
+  read(buf: Buffer, from: number, to: number): CsvFault | undefined {
     // The next quote in the chunk, looked for again only once passed: a chunk without quotes is
     // searched once, not once a line.
     if (buf !== this.buf || (this.nextQuote >= 0 && this.nextQuote < from)) this.nextQuote = buf.indexOf(34, from);
@@ -21,10 +30,10 @@ export class FieldScanner {
     const quote = this.nextQuote;
     if (quote >= 0 && quote < to) {
       const cells = splitCsvLine(buf.toString('utf8', from, to));
-      if (cells === undefined) return false;
-      this.cells = cells.map((c) => c.trim());
+      if (typeof cells === 'string') return cells;
+      this.cells = cells;
       this.count = cells.length;
-      return true;
+      return undefined;
     }
     this.cells = null;
     let start = from;
@@ -35,8 +44,8 @@ export class FieldScanner {
       const end = comma < 0 ? to : comma;
       let a = start;
       let b = end;
-      while (a < b && buf[a] === 32) a++;
-      while (b > a && buf[b - 1] === 32) b--;
+      while (a < b && (buf[a] === 32 || buf[a] === 9)) a++;
+      while (b > a && (buf[b - 1] === 32 || buf[b - 1] === 9)) b--;
       this.starts[k] = a;
       this.ends[k] = b;
       k++;
@@ -44,12 +53,7 @@ export class FieldScanner {
       start = comma + 1;
     }
     this.count = k;
-    return true;
-  }
-
-  /** The line as text, for messages. */
-  line(from: number, to: number): string {
-    return this.buf.toString('utf8', from, to);
+    return undefined;
   }
 
   str(i: number): string {

@@ -4,9 +4,11 @@ import { InvalidInputError } from '../../errors.js';
 import { formatUtcInstant } from '../../rules/calendar.js';
 import { isInstant, parseInstant } from '../../rules/parse.js';
 import { FieldScanner } from '../csv/field-scanner.js';
-import { InputFileError, checkColumns } from '../input.js';
-import { type Recent, RequestCache } from './request-cache.js';
+import { checkColumns } from '../csv/columns.js';
+import { CSV_FAULT_MESSAGES } from '../csv/rules.js';
+import { InputFileError } from '../input.js';
 import { wholeNumber } from '../whole-number.js';
+import { type Recent, RequestCache } from './request-cache.js';
 
 /** The columns of a request log. */
 export const LOG_COLUMNS = ['at', 'account', 'method', 'path', 'contract', 'orders', 'fill_role', 'fill_volume'];
@@ -61,11 +63,11 @@ export class LogReader<A> {
   }
 
   line(no: number, buf: Buffer, from: number, to: number): void {
-    if (from === to || buf[from] === 35 /* # */) return;
     const f = this.fields;
-    if (!f.read(buf, from, to)) throw new InputFileError(this.file, no, 'a quoted field is not closed');
+    if (f.skipped(buf, from, to)) return;
+    const fault = f.read(buf, from, to);
+    if (fault !== undefined) throw new InputFileError(this.file, no, CSV_FAULT_MESSAGES[fault]);
     if (this.header === null) {
-      if (f.line(from, to).trim() === '') return;
       const typed = Array.from({ length: f.count }, (_, i) => f.str(i));
       checkColumns(this.file, no, typed, LOG_COLUMNS);
       this.header = typed.map((h) => h.toLowerCase());
@@ -74,7 +76,6 @@ export class LogReader<A> {
       return;
     }
     if (f.count !== this.header.length) {
-      if (f.line(from, to).trim() === '') return;
       throw new InputFileError(this.file, no, `${f.count} fields where the header has ${this.header.length}`);
     }
     const cols = this.cols;

@@ -1,0 +1,15 @@
+import { closestName } from '../../rules/names.js';
+import { InputFileError } from '../input.js';
+
+/**
+ * Refuses a header cell that is not one of the `known` columns (compared in lower case), naming
+ * it and the closest known column: CSV columns are snake_case (`maker_volume`), and `makerVolume`
+ * is answered with "did you mean "maker_volume"?".
+ */
+export function checkColumns(file: string, line: number, header: readonly string[], known: readonly string[]): void {
+  for (const h of header) {
+    if (known.includes(h.toLowerCase())) continue;
+    const near = closestName(h, known);
+    throw new InputFileError(file, line, `unknown column "${h}"${near === undefined ? '.' : `: did you mean "${near}"?`} The columns are ${known.join(', ')}`);
+  }
+}

@@ -1,0 +1,83 @@
+import { CsvError, parse } from 'csv-parse/sync';
+import { InputFileError } from '../input.js';
+import { checkColumns } from './columns.js';
+import { CSV_FAULT_MESSAGES, type CsvFault } from './rules.js';
+
+/** A record read from a file, with the line it starts on. */
+export interface Row {
+  readonly line: number;
+  readonly fields: Readonly<Record<string, string>>;
+}
+
+/** csv-parse set to the rules of ./rules.ts, for one line at a time. */
+const OPTIONS = {
+  delimiter: ',',
+  quote: '"',
+  escape: '"',
+  record_delimiter: '\n',
+  comment: '#',
+  comment_no_infix: true,
+  trim: true,
+  skip_empty_lines: true,
+} as const;
+
+/** The faults of the rules, by the codes csv-parse gives them. */
+const FAULTS: Readonly<Record<string, CsvFault>> = {
+  CSV_QUOTE_NOT_CLOSED: 'unclosed',
+  INVALID_OPENING_QUOTE: 'stray-quote',
+  CSV_INVALID_CLOSING_QUOTE: 'stray-quote',
+  CSV_NON_TRIMABLE_CHAR_AFTER_CLOSING_QUOTE: 'stray-quote',
+};
+
+/**
+ * The records of CSV text with their lines, read by csv-parse under the rules of ./rules.ts:
+ * skipped lines (blank, comments) left out. A line that breaks a rule is refused with its line.
+ * Each line is parsed on its own, so that a quote left open is refused on the line it opens.
+ */
+export function csvRecords(file: string, text: string): { readonly line: number; readonly cells: string[] }[] {
+  const out: { line: number; cells: string[] }[] = [];
+  const lines = text.split(/\r?\n/);
+  for (let i = 0; i < lines.length; i++) {
+    let records: string[][];
+    try {
+      records = parse(lines[i]!, OPTIONS) as string[][];
+    } catch (e) {
+      if (!(e instanceof CsvError)) throw e;
+      const fault = FAULTS[e.code];
+      throw new InputFileError(file, i + 1, fault === undefined ? e.message : CSV_FAULT_MESSAGES[fault]);
+    }
+    if (records.length > 0) out.push({ line: i + 1, cells: records[0]! });
+  }
+  return out;
+}
+
+/**
+ * Reads CSV text with a header row into rows keyed by (lower-case) column name, under the rules
+ * of ./rules.ts. `required` columns must be in the header; a column not `known` is refused.
+ */
+export function readCsv(file: string, text: string, required: readonly string[], known: readonly string[]): Row[] {
+  let header: string[] | undefined;
+  let headerLine = 0;
+  const rows: Row[] = [];
+  for (const { line, cells } of csvRecords(file, text)) {
+    if (header === undefined) {
+      header = cells.map((c) => c.toLowerCase());
+      headerLine = line;
+      checkColumns(file, headerLine, cells, known);
+      for (const r of required) {
+        if (!header.includes(r)) throw new InputFileError(file, headerLine, `the header has no "${r}" column (required: ${required.join(', ')})`);
+      }
+      continue;
+    }
+    if (cells.length !== header.length) {
+      throw new InputFileError(file, line, `${cells.length} fields where the header (line ${headerLine}) has ${header.length}`);
+    }
+    const fields: Record<string, string> = {};
+    header.forEach((h, k) => {
+      fields[h] = cells[k]!;
+    });
+    rows.push({ line, fields });
+  }
+  if (header === undefined) throw new InputFileError(file, 1, 'the file is empty: it needs a header row');
+  return rows;
+}
