@@ -294,7 +294,8 @@ export class RedisStore implements LimitStore {
     const at = linked[0]!.host.clock.now();
     let extra = this.prefetch < 0 ? AUTO_MAX : this.prefetch;
     for (const l of linked) {
-      if (l.queuedWeight > queued) queued = l.queuedWeight;
+      const q = l.host.queuedWeight(l);
+      if (q > queued) queued = q;
       batch = Math.min(batch, Math.ceil(l.limit / 16));
       // "auto": what this process sent in the last leaseMs, at its rate over the last window.
       if (this.prefetch < 0) extra = Math.min(extra, Math.floor((l.usedAt(at) * this.leaseMs) / l.windowMs));
