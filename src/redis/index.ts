@@ -3,7 +3,8 @@
  * The client (ioredis or node-redis) is the application's own, an optional peer dependency.
  */
 export { RedisStore } from './store.js';
-export type { RedisStoreEvent, RedisStoreOptions } from './store.js';
+export type { RedisStoreEvent } from './store.js';
+export type { RedisStoreOptions } from './options.js';
 export { SharedLimit } from './shared-limit.js';
 export type { RedisScripting } from './client.js';
 export { NoReplyError } from '../errors.js';

@@ -1,3 +1,4 @@
+import type { Limit } from '../schedule/limit.js';
 import type { LimitHost } from '../schedule/store.js';
 import { WindowLimit, type WindowLimitOptions } from '../schedule/window.js';
 
@@ -121,7 +122,7 @@ export class SharedLimit extends WindowLimit {
     return this.broker.leaseMs;
   }
 
-  override request(linked: readonly WindowLimit[], weight: number, priority: number, at: number): void {
+  override request(linked: readonly Limit[], weight: number, priority: number, at: number): void {
     for (const l of linked) {
       const s = l as SharedLimit;
       if (s.pending || s.retryAt > at) return;

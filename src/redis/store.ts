@@ -1,87 +1,22 @@
 import { randomBytes } from 'node:crypto';
 import { InvalidInputError } from '../errors.js';
 import { checkSameBuild } from '../schedule/build.js';
-import { type Clock, MAX_TIMEOUT_MS, systemClock, unrefTimer } from '../schedule/clock.js';
+import { type Clock, unrefTimer } from '../schedule/clock.js';
 import { Listeners } from '../schedule/listeners.js';
 import type { SharedCounts } from '../account/shared-counts.js';
 import type { LimitHost, LimitStore } from '../schedule/store.js';
 import { WindowLimit, type WindowLimitOptions } from '../schedule/window.js';
 import { Availability } from './availability.js';
-import { type RedisScripting, scriptingOf } from './client.js';
+import type { RedisScripting } from './client.js';
 import { ClockOffset } from './clock-offset.js';
 import { RedisCounts } from './counts.js';
 import { LocalShares } from './local-share.js';
 import { Outbox } from './outbox.js';
 import { RedisKeys, runWithin, type ScriptName } from './protocol.js';
 import { type Lease, SharedLimit } from './shared-limit.js';
-import { isPositiveInteger } from '../schedule/positive-integer.js';
+import { type RedisStoreOptions, resolveStoreOptions } from './options.js';
 
-/** Options of a {@link RedisStore}. */
-export interface RedisStoreOptions {
-  /** An ioredis or node-redis client, connected; the store never closes it. */
-  readonly client: unknown;
-  /**
-   * Names the budget: processes whose stores have the same prefix and limits of the same name
-   * share one budget. Keys are `{prefix}:...`, all in one cluster slot. @default "traderatio"
-   */
-  readonly prefix?: string;
-  /**
-   * How long permits may be sent after they were asked for, in milliseconds; Redis counts them
-   * that much longer than the window. Permits that arrive later are given back unused, so a slow
-   * Redis costs throughput, never the limit. Steady throughput is at most N x W / (W + leaseMs).
-   * @default 20
-   */
-  readonly leaseMs?: number;
-  /**
-   * Permits asked for beyond what the tasks waiting on a limit need: a lease kept for tasks still
-   * to come, sent without a round trip while it lasts (`leaseMs`); what is left of it is given
-   * back when it ends.
-   * - `"auto"`: as many as this process sent on the limit in the last `leaseMs` at its rate over
-   *   the last window, at most 32, and only while the limit stays at most half used and no other
-   *   process waits its turn: a lease then holds back nobody, and on a limit that binds every
-   *   admission is one round trip;
-   * - a number: that many, whenever the limit has room for them;
-   * - 0: exactly what waits, one round trip per admission when one task waits.
-   * @default "auto"
-   */
-  readonly prefetch?: number | 'auto';
-  /**
-   * The most weight one request asks for for the tasks already waiting; never more than a
-   * sixteenth of the limit, so that processes waiting together take turns. @default 64
-   */
-  readonly maxBatch?: number;
-  /** A request without an answer this long counts as failed, in milliseconds. @default 250 */
-  readonly timeoutMs?: number;
-  /** Time between attempts to reach Redis while it fails, in milliseconds. @default 50 */
-  readonly retryMs?: number;
-  /**
-   * What the process does while Redis cannot be reached:
-   * - `"wait"`: nothing is sent until Redis answers again;
-   * - `"local"`: after a pause long enough for what Redis granted to leave every window, each
-   *   process sends on a share of its own, floor(N / `processes`) per window, for at most
-   *   `fallbackMaxMs`; Redis holds the shares of processes it has not heard from back from the
-   *   others meanwhile.
-   * @default "wait"
-   */
-  readonly onUnavailable?: 'wait' | 'local';
-  /** With `"local"`: the most processes that share the budget (required). */
-  readonly processes?: number;
-  /** With `"local"`: the longest a process sends on its local share, in milliseconds. @default 30000 */
-  readonly fallbackMaxMs?: number;
-  /**
-   * With `"local"`: a process not heard from this long is taken as away (perhaps on its share);
-   * each process says it is here at least four times as often. @default 1000
-   */
-  readonly staleMs?: number;
-  /** The clock of the schedulers using the store (theirs must be the same). @default systemClock */
-  readonly clock?: Clock;
-  /**
-   * With an account limiter: how often its counts (requests, fills) are written to Redis and the
-   * account's totals read back, in milliseconds; what a process counts is at most this far behind
-   * in the other processes' totals (plus a round trip). @default 50
-   */
-  readonly countFlushMs?: number;
-}
+export type { RedisStoreOptions } from './options.js';
 
 /**
  * What a Redis store tells its listeners: Redis stopped or started answering, a process started
@@ -159,34 +94,21 @@ export class RedisStore implements LimitStore {
   private hello: Promise<boolean> | null = null;
 
   constructor(options: RedisStoreOptions) {
-    if (typeof options !== 'object' || options === null) throw new InvalidInputError('Redis store options', options, 'an object { client }');
-    this.redis = scriptingOf(options.client);
-    const prefix = options.prefix ?? 'traderatio';
-    if (typeof prefix !== 'string' || prefix.length === 0 || /[{}]/.test(prefix)) {
-      throw new InvalidInputError('`prefix`', prefix, 'a non-empty string without braces');
-    }
-    this.prefix = prefix;
-    this.keys = new RedisKeys(prefix);
-    const ms = (v: number): boolean => v > 0 && Number.isFinite(v);
-    // Waited with setTimeout, which fires a longer delay at once.
-    const timerMs = (v: number): boolean => v > 0 && v <= MAX_TIMEOUT_MS;
-    const timerExpected = `a positive number of milliseconds, at most ${MAX_TIMEOUT_MS}`;
-    this.leaseMs = readNumber(options.leaseMs, 20, '`leaseMs`', timerExpected, timerMs);
-    this.prefetch = options.prefetch === 'auto' ? -1 : readNumber(options.prefetch, -1, '`prefetch`', 'a non-negative integer or "auto"', (v) => Number.isSafeInteger(v) && v >= 0);
-    this.maxBatch = readNumber(options.maxBatch, 64, '`maxBatch`', 'a positive integer', isPositiveInteger);
-    this.timeoutMs = readNumber(options.timeoutMs, 250, '`timeoutMs`', timerExpected, timerMs);
-    this.retryMs = readNumber(options.retryMs, 50, '`retryMs`', timerExpected, timerMs);
-    const policy = options.onUnavailable ?? 'wait';
-    if (policy !== 'wait' && policy !== 'local') throw new InvalidInputError('`onUnavailable`', policy, '"wait" or "local"');
-    const local = policy === 'local';
-    if (local && options.processes === undefined) throw new InvalidInputError('`processes`', undefined, 'the most processes sharing the budget (required with onUnavailable "local")');
-    this.processes = readNumber(options.processes, 0, '`processes`', 'a positive integer', isPositiveInteger);
-    this.fallbackMaxMs = readNumber(options.fallbackMaxMs, 30_000, '`fallbackMaxMs`', 'a positive number of milliseconds', ms);
-    this.staleMs = readNumber(options.staleMs, 1000, '`staleMs`', timerExpected, timerMs);
-    this.countFlushMs = readNumber(options.countFlushMs, 50, '`countFlushMs`', timerExpected, timerMs);
-    const clock = options.clock ?? systemClock;
-    if (typeof clock !== 'object' || clock === null || typeof clock.now !== 'function') throw new InvalidInputError('`clock`', clock, 'a Clock');
-    this.clock = clock;
+    const o = resolveStoreOptions(options);
+    this.redis = o.redis;
+    this.prefix = o.prefix;
+    this.keys = new RedisKeys(o.prefix);
+    this.leaseMs = o.leaseMs;
+    this.prefetch = o.prefetch;
+    this.maxBatch = o.maxBatch;
+    this.timeoutMs = o.timeoutMs;
+    this.retryMs = o.retryMs;
+    this.processes = o.processes;
+    this.fallbackMaxMs = o.fallbackMaxMs;
+    this.staleMs = o.staleMs;
+    this.countFlushMs = o.countFlushMs;
+    this.clock = o.clock;
+    const { local, clock } = o;
     this.shares = new LocalShares({ enabled: local, processes: this.processes, staleMs: this.staleMs, leaseMs: this.leaseMs, fallbackMaxMs: this.fallbackMaxMs });
     this.outbox = new Outbox({
       clock,
@@ -294,7 +216,8 @@ export class RedisStore implements LimitStore {
     const at = linked[0]!.host.clock.now();
     let extra = this.prefetch < 0 ? AUTO_MAX : this.prefetch;
     for (const l of linked) {
-      if (l.queuedWeight > queued) queued = l.queuedWeight;
+      const q = l.host.queuedWeight(l);
+      if (q > queued) queued = q;
       batch = Math.min(batch, Math.ceil(l.limit / 16));
       // "auto": what this process sent in the last leaseMs, at its rate over the last window.
       if (this.prefetch < 0) extra = Math.min(extra, Math.floor((l.usedAt(at) * this.leaseMs) / l.windowMs));
@@ -470,10 +393,4 @@ export class RedisStore implements LimitStore {
   private emit(event: RedisStoreEvent): void {
     this.listeners.emit(event);
   }
-}
-
-function readNumber(value: unknown, fallback: number, field: string, expected: string, ok: (v: number) => boolean): number {
-  if (value === undefined) return fallback;
-  if (typeof value !== 'number' || !ok(value)) throw new InvalidInputError(field, value, expected);
-  return value;
 }

@@ -7,6 +7,8 @@ import { type ErrorSource, Listeners } from './listeners.js';
 import { type Resolve, type Slot, TaskQueue, cancelSlot, isLive } from './queue.js';
 import { type LimitStore, memoryStore } from './store.js';
 import { WindowLimit, type WindowLimitOptions } from './window.js';
+import type { Limit } from './limit.js';
+import { LimitBook } from './limit-book.js';
 import { isPositiveInteger } from './positive-integer.js';
 
 // Limits say which copy of traderatio made them, for the message when two copies meet.
@@ -41,11 +43,7 @@ export interface ScheduleOptions {
   readonly deadline?: number;
 }
 
-/**
- * A limit owned by a scheduler: a {@link WindowLimit} made by {@link Scheduler.limit}, whose
- * changes (`update`) the scheduler applies to its waiting tasks at once.
- */
-export type Limit = WindowLimit;
+export type { Limit } from './limit.js';
 
 /**
  * What the scheduler tells its listeners. `error` reports a listener that threw (source
@@ -85,6 +83,8 @@ export interface SchedulerStats {
 interface Group {
   readonly priority: number;
   readonly limits: readonly Limit[];
+  /** The scheduler's books of `limits`, in the same order. */
+  readonly books: readonly LimitBook[];
   readonly queue: TaskQueue;
   live: number;
 }
@@ -125,7 +125,8 @@ export class Scheduler {
   /** Limits whose permits come from another process's store. */
   private shared = 0;
   private readonly groups = new Map<string, Group>();
-  private readonly owned = new Set<Limit>();
+  /** Each limit of this scheduler, with what the scheduler keeps about it. */
+  private readonly books = new Map<Limit, LimitBook>();
   private deadlines: Deadline[] = [];
   private seq = 0;
   private passNo = 0;
@@ -134,7 +135,7 @@ export class Scheduler {
   private readonly refusedCounts: Record<RefusalReason, number> = { 'queue-full': 0, aborted: 0, deadline: 0, 'too-heavy': 0, closed: 0 };
   private draining = false;
   // Limits holding weight without an instant: the first `unstampedCount` of this array.
-  private readonly unstamped: Limit[] = [];
+  private readonly unstamped: LimitBook[] = [];
   private unstampedCount = 0;
   private stampQueued = false;
   private dirty = false;
@@ -171,7 +172,7 @@ export class Scheduler {
     if (typeof options === 'object' && options !== null) {
       checkFields(options, LIMIT_OPTION_FIELDS, 'the limit options');
       // A name keys stats, events and a store's shared state: two limits may not share one.
-      if (options.name !== undefined && [...this.owned].some((o) => o.name === options.name)) {
+      if (options.name !== undefined && [...this.books.keys()].some((o) => o.name === options.name)) {
         throw new InvalidInputError('`name`', options.name, 'a name no other limit of this scheduler has');
       }
     }
@@ -179,7 +180,7 @@ export class Scheduler {
     if (!(l instanceof WindowLimit)) checkSameBuild('the limit the store made', l, 'the scheduler', WindowLimit.prototype);
     if (!(l instanceof WindowLimit) || l.owner !== null) throw new InvalidInputError('the limit the store made', l, 'a new WindowLimit');
     l.owner = this;
-    this.owned.add(l);
+    this.books.set(l, new LimitBook(l));
     if (l.isShared()) this.shared++;
     return l;
   }
@@ -238,9 +239,9 @@ export class Scheduler {
     slot = group.queue.push(fn, resolve, weight, this.seq++);
     group.live++;
     this.live++;
-    for (const l of limits) {
-      l.waiting++;
-      l.queuedWeight += weight;
+    for (const b of group.books) {
+      b.waiting++;
+      b.queuedWeight += weight;
     }
     // A deadline that never comes needs no entry: it would only hold memory.
     if (deadline !== undefined && deadline !== Infinity) pushDeadline(this.deadlines, { at: deadline, slot, group });
@@ -261,33 +262,36 @@ export class Scheduler {
     if (!isPositiveInteger(weight)) refuseInput('`weight`', weight, 'a positive integer');
     if (typeof priority !== 'number' || priority - priority !== 0) refuseInput('`priority`', priority, 'a finite number');
     if (typeof at !== 'number' || at - at !== 0) refuseInput('`at`', at, 'a finite instant on the scheduler clock');
-    const one = limits instanceof WindowLimit;
-    if (one ? limits.owner !== this : !this.ownsAll(limits)) this.refuseLimits(limits);
+    const one = !Array.isArray(limits);
+    const book = one ? this.books.get(limits as Limit) : undefined;
+    if (one ? book === undefined : !this.ownsAll(limits)) this.refuseLimits(limits);
     if (at >= this.boundaryAt) this.reachBoundary();
     // `at` is now, read after every earlier dispatch: the instant for what they took.
     if (this.unstampedCount > 0) this.stampAll(at);
-    if (one) {
+    if (book !== undefined) {
       // One limit, the common case: no array.
-      const w = limits.waitFor(weight, at, priority);
+      const l = book.limit;
+      const w = l.waitFor(weight, at, priority);
       if (w > 0) {
-        if (this.shared > 0 && limits.lacks(weight, at)) limits.request([limits], weight, priority, at);
+        if (this.shared > 0 && l.lacks(weight, at)) l.request([l], weight, priority, at);
         return w;
       }
-      if (limits.waiting > 0) return limits.windowMs / limits.limit;
-      this.takeOne(limits, weight);
+      if (book.waiting > 0) return l.windowMs / l.limit;
+      this.takeOne(book, weight);
     } else {
+      const list = limits as readonly Limit[];
       let wait = 0;
-      for (let i = 0; i < limits.length; i++) {
-        const l = limits[i]!;
+      for (let i = 0; i < list.length; i++) {
+        const l = list[i]!;
         const w = l.waitFor(weight, at, priority);
-        const behind = l.waiting > 0 && w === 0 ? l.windowMs / l.limit : w;
+        const behind = this.books.get(l)!.waiting > 0 && w === 0 ? l.windowMs / l.limit : w;
         if (behind > wait) wait = behind;
       }
       if (wait > 0) {
-        if (this.shared > 0) this.askShared(limits, weight, priority, at);
+        if (this.shared > 0) this.askShared(list, weight, priority, at);
         return wait;
       }
-      this.takeAll(limits, weight);
+      this.takeAll(list, weight);
     }
     this.dispatched++;
     return 0;
@@ -335,11 +339,11 @@ export class Scheduler {
       queued: this.live,
       dispatched: this.dispatched,
       refused: { ...this.refusedCounts },
-      limits: [...this.owned].map((l) => {
+      limits: [...this.books.values()].map(({ limit: l, waiting, queuedWeight }) => {
         const used = l.usedAt(now);
         const free = Math.max(0, l.limit - used);
-        const expectedWaitMs = l.queuedWeight + 1 <= free ? 0 : ((l.queuedWeight + 1 - free) / l.limit) * l.windowMs;
-        return { name: l.name, limit: l.limit, windowMs: l.windowMs, used, waiting: l.waiting, expectedWaitMs };
+        const expectedWaitMs = queuedWeight + 1 <= free ? 0 : ((queuedWeight + 1 - free) / l.limit) * l.windowMs;
+        return { name: l.name, limit: l.limit, windowMs: l.windowMs, used, waiting, expectedWaitMs };
       }),
     };
   }
@@ -373,14 +377,19 @@ export class Scheduler {
     if (!this.closed) this.pass();
   }
 
+  /** @internal The weight of the tasks waiting on `limit` (what a shared store asks for). */
+  queuedWeight(limit: Limit): number {
+    return this.books.get(limit)?.queuedWeight ?? 0;
+  }
+
   /**
    * @internal A limit changed: applies it to the waiting tasks at once. Those it can no longer
    * fit are refused (`too-heavy`), as a new `schedule()` of them would be, so that they hold
    * back nobody behind them.
    */
-  changed(limit: WindowLimit, from: { readonly limit: number; readonly windowMs: number }): void {
+  changed(limit: Limit, from: { readonly limit: number; readonly windowMs: number }): void {
     this.emit({ type: 'limit', at: this.clock.now(), limit: limit.name, from, to: { limit: limit.limit, windowMs: limit.windowMs } });
-    if (limit.waiting > 0) this.refuseTooHeavy(limit);
+    if ((this.books.get(limit)?.waiting ?? 0) > 0) this.refuseTooHeavy(limit);
     if (!this.closed) this.pass();
   }
 
@@ -401,7 +410,7 @@ export class Scheduler {
   private admitAnytime(limits: readonly Limit[], weight: number, priority: number): boolean {
     for (let i = 0; i < limits.length; i++) {
       const l = limits[i]!;
-      if (l.waiting > 0 || !l.fitsAnytime(weight, priority)) return false;
+      if (this.books.get(l)!.waiting > 0 || !l.fitsAnytime(weight, priority)) return false;
     }
     this.takeAll(limits, weight);
     this.countDispatch(limits, weight, priority, undefined);
@@ -415,14 +424,14 @@ export class Scheduler {
    * than it was, so no window can hold more than N of them (R13).
    */
   private takeAll(limits: readonly Limit[], weight: number): void {
-    for (let i = 0; i < limits.length; i++) this.takeOne(limits[i]!, weight);
+    for (let i = 0; i < limits.length; i++) this.takeOne(this.books.get(limits[i]!)!, weight);
   }
 
-  private takeOne(l: Limit, weight: number): void {
-    l.takeUnstamped(weight);
-    if (!l.queuedStamp) {
-      l.queuedStamp = true;
-      this.unstamped[this.unstampedCount++] = l;
+  private takeOne(b: LimitBook, weight: number): void {
+    b.limit.takeUnstamped(weight);
+    if (!b.queuedStamp) {
+      b.queuedStamp = true;
+      this.unstamped[this.unstampedCount++] = b;
     }
     if (!this.stampQueued) {
       this.stampQueued = true;
@@ -439,9 +448,9 @@ export class Scheduler {
   private stampAll(now: number): void {
     const list = this.unstamped;
     for (let i = 0; i < this.unstampedCount; i++) {
-      const l = list[i]!;
-      l.stamp(now);
-      l.queuedStamp = false;
+      const b = list[i]!;
+      b.limit.stamp(now);
+      b.queuedStamp = false;
     }
     this.unstampedCount = 0;
   }
@@ -464,7 +473,7 @@ export class Scheduler {
   private admitNow(limits: readonly Limit[], weight: number, priority: number, now: number): boolean {
     for (let i = 0; i < limits.length; i++) {
       const l = limits[i]!;
-      if (l.waiting > 0 || l.waitFor(weight, now, priority) !== 0) return false;
+      if (this.books.get(l)!.waiting > 0 || l.waitFor(weight, now, priority) !== 0) return false;
     }
     this.takeAll(limits, weight);
     return true;
@@ -541,10 +550,10 @@ export class Scheduler {
     order.sort((a, b) => b.priority - a.priority || a.queue.headSeq() - b.queue.headSeq());
     let wake = Infinity;
     for (const g of order) {
-      const { queue, limits, priority } = g;
+      const { queue, limits, books, priority } = g;
       while (queue.skipCancelled()) {
         let blocked = false;
-        for (const l of limits) if (l.pass === pass) blocked = true;
+        for (const b of books) if (b.pass === pass) blocked = true;
         if (blocked) break;
         const weight = queue.headWeight();
         // Permits of a shared store may be sent only until their lease ends, and the tasks run
@@ -562,11 +571,11 @@ export class Scheduler {
         if (wait === Infinity && this.refuseHeadIfTooHeavy(g, weight)) continue;
         if (wait > 0 && this.shared > 0) this.askShared(limits, weight, priority, at);
         if (wait > 0) {
-          for (const l of limits) l.pass = pass;
+          for (const b of books) b.pass = pass;
           if (wait !== Infinity) wake = Math.min(wake, at + wait);
           break;
         }
-        this.takeAll(limits, weight);
+        for (const b of books) this.takeOne(b, weight);
         const { fn, resolve } = queue.shift();
         this.release(g, weight);
         this.countDispatch(limits, weight, priority, at);
@@ -618,9 +627,9 @@ export class Scheduler {
   private release(group: Group, weight: number): void {
     group.live--;
     this.live--;
-    for (const l of group.limits) {
-      l.waiting--;
-      l.queuedWeight -= weight;
+    for (const b of group.books) {
+      b.waiting--;
+      b.queuedWeight -= weight;
     }
   }
 
@@ -642,7 +651,7 @@ export class Scheduler {
     for (const l of limits) key += `|${limitId(l)}`;
     let g = this.groups.get(key);
     if (g === undefined) {
-      g = { priority, limits, queue: new TaskQueue(), live: 0 };
+      g = { priority, limits, books: limits.map((l) => this.books.get(l)!), queue: new TaskQueue(), live: 0 };
       this.groups.set(key, g);
     }
     return g;
@@ -664,7 +673,7 @@ export class Scheduler {
     if (!Array.isArray(limits)) return false;
     for (let i = 0; i < limits.length; i++) {
       const l: unknown = limits[i];
-      if (!(l instanceof WindowLimit) || l.owner !== this) return false;
+      if (!this.books.has(l as Limit)) return false;
       for (let j = 0; j < i; j++) if (limits[j] === l) return false;
     }
     return true;
@@ -677,8 +686,9 @@ export class Scheduler {
   }
 
   private ownedLimit(l: unknown, field: string): void {
+    if (this.books.has(l as Limit)) return;
     if (!(l instanceof WindowLimit)) checkSameBuild(field, l, 'the scheduler', WindowLimit.prototype);
-    if (!(l instanceof WindowLimit) || l.owner !== this) throw new InvalidInputError(field, l, 'a limit made by this scheduler (scheduler.limit(...))');
+    throw new InvalidInputError(field, l, 'a limit made by this scheduler (scheduler.limit(...))');
   }
 
   private countDispatch(limits: readonly Limit[], weight: number, priority: number, at: number | undefined): void {

@@ -1,4 +1,5 @@
 import type { Clock } from './clock.js';
+import type { Limit } from './limit.js';
 import { WindowLimit, type WindowLimitOptions } from './window.js';
 
 /**
@@ -9,6 +10,8 @@ export interface LimitHost {
   readonly clock: Clock;
   /** Runs the scheduler's queue again: call when a limit's answer changed without a call to it. */
   wake(): void;
+  /** The weight of the tasks waiting on `limit`, one of the limits this store made for the host. */
+  queuedWeight(limit: Limit): number;
 }
 
 /**

@@ -1,4 +1,5 @@
 import { InvalidInputError } from '../errors.js';
+import type { Limit } from './limit.js';
 import { isPositiveInteger } from './positive-integer.js';
 
 /** Options of a limit: "at most `limit` weight in any interval of `windowMs`" (R13). */
@@ -69,7 +70,7 @@ const SLOTS = 1024;
  * l.tryTake(1, 20)   // 980: wait 980 ms (the first expires at 1000)
  * ```
  */
-export class WindowLimit {
+export class WindowLimit implements Limit {
   readonly name: string;
   private n: number;
   private w: number;
@@ -103,14 +104,8 @@ export class WindowLimit {
   private holdsEnd = Infinity;
   private pausedUntil = -Infinity;
 
-  // A scheduler's bookkeeping, on every limit so that all limits share one shape (and the hot
-  // methods stay monomorphic): the scheduler that owns it, tasks waiting on it and their weight,
-  // the pass that last found it blocked, and whether it holds weight without an instant.
-  /** @internal */ owner: { changed(limit: WindowLimit, from: { limit: number; windowMs: number }): void } | null = null;
-  /** @internal */ waiting = 0;
-  /** @internal */ queuedWeight = 0;
-  /** @internal */ pass = 0;
-  /** @internal */ queuedStamp = false;
+  /** @internal The scheduler that owns this limit: told of each change of N or W. */
+  owner: { changed(limit: Limit, from: { limit: number; windowMs: number }): void } | null = null;
 
   constructor(options: WindowLimitOptions) {
     if (typeof options !== 'object' || options === null) throw new InvalidInputError('limit options', options, 'an object { limit, windowMs }');
@@ -233,7 +228,7 @@ export class WindowLimit {
    * them, all from the same store), all or none. The answer arrives later and wakes the
    * scheduler. A limit kept in this process has nothing to ask.
    */
-  request(_linked: readonly WindowLimit[], _weight: number, _priority: number, _at: number): void {}
+  request(_linked: readonly Limit[], _weight: number, _priority: number, _at: number): void {}
 
   /** Whether the budget is shared with other processes (made by a shared store). */
   isShared(): boolean {

@@ -462,9 +462,10 @@ describe('RedisStore', () => {
   });
 
   it('shares a 429 pause with every process (R12)', async () => {
-    const { a, b, la, lb } = await twoProcesses('pause');
+    const { prefix, a, b, la, lb } = await twoProcesses('pause');
     a.feedback(la, { limited: true, retryAfterMs: 400 });
-    await sleep(50);
+    // Redis holds the pause, on its own clock: b's wait is measured in real time.
+    await waitFor(async () => (await meta(prefix, 'orders')).pause !== undefined, 1000);
     const start = performance.now();
     await b.schedule(() => 0, { limits: lb });
     expect(performance.now() - start).toBeGreaterThanOrEqual(300);
@@ -474,7 +475,7 @@ describe('RedisStore', () => {
     const { prefix, a, b, la, lb } = await twoProcesses('update');
     await a.schedule(() => 0, { limits: la });
     la.update({ limit: 3 });
-    await sleep(50);
+    await waitFor(async () => (await meta(prefix, 'orders')).n === '3', 1000);
     const seen: number[] = [];
     b.on((e) => e.type === 'limit' && seen.push(e.to.limit));
     await Promise.all([1, 2, 3].map(() => b.schedule(() => 0, { limits: lb })));
