@@ -16,30 +16,29 @@ export {
   DAY_MS, HOUR_MS, utcDayStart, utcHourStart, addUtcDays, formatUtcDay, formatUtcInstant, parseUtcDay,
 } from './rules/calendar.js';
 
-export { DEFAULT_COEFFICIENTS, DEFAULT_COEFFICIENT, normalizeContract, resolveCoefficients, coefficientOf } from './rules/contracts.js';
-export type { CoefficientTable } from './rules/contracts.js';
+export { DEFAULT_COEFFICIENTS, DEFAULT_COEFFICIENT, normalizeContract } from './rules/contracts.js';
 
-export { tradeRatio, resolveRatioOptions, compareRatio } from './rules/ratio.js';
-export type { ContractActivity, RatioOptions, RatioConfig, RatioResult } from './rules/ratio.js';
+export { tradeRatio, compareRatio } from './rules/ratio.js';
+export type { ContractActivity, RatioOptions, RatioResult } from './rules/ratio.js';
 
-export { DEFAULT_TIERS, createTierTable, resolveTiers, tierFor, tierOfRatio } from './rules/tiers.js';
+export { DEFAULT_TIERS, createTierTable, tierFor, tierOfRatio } from './rules/tiers.js';
 export type { Tier, TierRow, TierTable } from './rules/tiers.js';
 
 export { TIERED_VIP_LEVEL, isTieredVip, parseVipLevel } from './rules/vip.js';
 
-export { rateFamily, resolveFamilyOptions } from './rules/family.js';
-export type { AccountActivity, AccountRating, FamilyConfig, FamilyKind, FamilyOptions, FamilyRating, RatioBasis } from './rules/family.js';
+export { rateFamily } from './rules/family.js';
+export type { AccountActivity, AccountRating, FamilyKind, FamilyOptions, FamilyRating, RatioBasis } from './rules/family.js';
 
 export { buildTimeline } from './rules/timeline.js';
 export type {
   ChangeReason, DailyActivity, LimitChange, LimitState, Snapshot, Timeline, TimelineAccount, TimelineInput, VipChange,
 } from './rules/timeline.js';
 
-export { buildAbuseTimeline, checkAbuse, placementLimit, resolveAbuseOptions } from './rules/abuse.js';
-export { buildSpotFillTimeline, checkSpotFill, resolveSpotFillOptions, spotFillApplies, spotFillClearance } from './rules/spot-fill.js';
-export type { SpotFillClearance, SpotFillConfig, SpotFillOptions, SpotOrderRequest } from './rules/spot-fill.js';
+export { buildAbuseTimeline, checkAbuse, placementLimit } from './rules/abuse.js';
+export { buildSpotFillTimeline, checkSpotFill, spotFillApplies, spotFillClearance } from './rules/spot-fill.js';
+export type { SpotFillClearance, SpotFillOptions, SpotOrderRequest } from './rules/spot-fill.js';
 export type {
-  AbuseConfig, AbuseOptions, AbuseTimeline, AbuseWindow, HourlyActivity, PlacementLimit, RateLimit, Throttle, ThrottleChange,
+  AbuseOptions, AbuseTimeline, AbuseWindow, HourlyActivity, PlacementLimit, RateLimit, Throttle, ThrottleChange,
   ThrottleReason, ThrottleState,
 } from './rules/abuse.js';
 
@@ -47,7 +46,7 @@ export { WORKED_EXAMPLE } from './rules/example.js';
 
 export { ExchangeClock } from './rules/exchange-clock.js';
 export type {
-  BoundaryDirection, ClockEstimate, ClockSample, ExchangeClockConfig, ExchangeClockOptions, LocalInstant, SampleOutcome,
+  BoundaryDirection, ClockEstimate, ClockSample, ExchangeClockOptions, LocalInstant, SampleOutcome,
   SampleRejection,
 } from './rules/exchange-clock.js';
 export { readRateLimitReport, reconcileTier, reportFor } from './rules/report.js';

@@ -103,6 +103,14 @@ describe('the packed tarball', () => {
     expect(links.filter((l) => !/^(https:\/\/|#)/.test(l))).toEqual([]);
   });
 
+  it('declares no internal form of the options: no `Fixed`, no `*Config` type', () => {
+    // GateApiRequestConfig is the gate-api SDK's own request type, which traderatio/gate-api wraps.
+    const names = readdirSync(join(installed, 'dist')).filter((f) => f.endsWith('.d.cts') || f.endsWith('.d.ts'))
+      .flatMap((f) => [...readFileSync(join(installed, 'dist', f), 'utf8').matchAll(/\b(Fixed\w*|\w*Config)\b/g)].map((m) => `${f}: ${m[1]!}`))
+      .filter((n) => !n.endsWith(': GateApiRequestConfig'));
+    expect(names).toEqual([]);
+  });
+
   it('leaves out of the declarations what is marked @internal', () => {
     // What stays is a constructor parameter, which a declaration cannot leave out.
     const lines = readdirSync(join(installed, 'dist')).filter((f) => f.endsWith('.d.cts') || f.endsWith('.d.ts'))

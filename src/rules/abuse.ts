@@ -88,6 +88,9 @@ export interface AbuseWindow {
  * checkAbuse({ requests: 86_400, traded: new Dec(0) })          // null
  * ```
  */
+export function checkAbuse(window: AbuseWindow, options?: AbuseOptions): Throttle | null;
+/** @internal */
+export function checkAbuse(window: AbuseWindow, options?: AbuseOptions | AbuseConfig): Throttle | null;
 export function checkAbuse(window: AbuseWindow, options?: AbuseOptions | AbuseConfig): Throttle | null {
   const config = resolveAbuseOptions(options);
   if (typeof window !== 'object' || window === null) throw new InvalidInputError('the window', window, 'an object { requests, traded }');
@@ -157,6 +160,9 @@ export interface AbuseTimeline {
  * t.throttleAt(Date.UTC(2026, 10, 1, 1))?.throttle?.limit // 10
  * ```
  */
+export function buildAbuseTimeline(hours: readonly HourlyActivity[], options?: AbuseOptions): AbuseTimeline;
+/** @internal */
+export function buildAbuseTimeline(hours: readonly HourlyActivity[], options?: AbuseOptions | AbuseConfig): AbuseTimeline;
 export function buildAbuseTimeline(hours: readonly HourlyActivity[], options: AbuseOptions | AbuseConfig = {}): AbuseTimeline {
   const config = resolveAbuseOptions(options);
   return buildHourlyThrottleTimeline(hours, (w) => decideThrottle(w, config));
