@@ -6,8 +6,8 @@ const { version } = JSON.parse(readFileSync('package.json', 'utf8')) as { versio
 const shared = {
   target: 'node20',
   define: { __TRADERATIO_VERSION__: JSON.stringify(version) },
-  // Minified (whitespace, syntax and names) to keep the package under 150 kB packed. Names are
-  // minified without esbuild's keepNames, which wraps every function and class in a naming call
+  // Minified (whitespace, syntax and names) to keep the package under 152 kB packed
+  // (test/package.test.ts). Names are minified without esbuild's keepNames, which wraps every function and class in a naming call
   // and cost 45% of the scheduler's tasks per second (6.6 M against 12.6 M a second on
   // `npm run bench:scheduler -- overhead`); minified as it is, the figure is that of the code as
   // written (12.6 M against 11.9 M). Error classes write their names out (src/errors.ts).
@@ -23,14 +23,19 @@ const shared = {
 
 // `npm run build` empties dist/ first: the two builds below run side by side and must not clean
 // each other's output.
-const entries = ['index', 'redis', 'fetch', 'ccxt', 'gate-api', 'websocket', 'exchange'] as const;
+const entries = ['index', 'rules', 'testing', 'redis', 'fetch', 'ccxt', 'gate-api', 'websocket', 'exchange'] as const;
+// Each package entry's source: the root, then the subpaths (package.json "exports").
+const sources = {
+  index: 'src/index.ts', rules: 'src/rules/index.ts', testing: 'src/testing/index.ts', redis: 'src/redis/index.ts', fetch: 'src/fetch/index.ts',
+  ccxt: 'src/ccxt/index.ts', 'gate-api': 'src/gate-api/index.ts', websocket: 'src/websocket/index.ts', exchange: 'src/exchange/index.ts',
+} satisfies Record<(typeof entries)[number], string>;
 export default defineConfig([
   {
     ...shared,
     // The code is built once, as ES modules: one copy of the classes shared by every entry (a
     // shared store's limits must be the scheduler's own WindowLimit, its errors the same classes),
     // whether a user imports or requires them.
-    entry: { index: 'src/index.ts', redis: 'src/redis/index.ts', fetch: 'src/fetch/index.ts', ccxt: 'src/ccxt/index.ts', 'gate-api': 'src/gate-api/index.ts', websocket: 'src/websocket/index.ts', exchange: 'src/exchange/index.ts', 'cli/bin': 'src/cli/bin.ts' },
+    entry: { ...sources, 'cli/bin': 'src/cli/bin.ts' },
     format: 'esm',
     define: { ...shared.define, __TRADERATIO_FORMAT__: JSON.stringify('ESM') },
     splitting: true,
@@ -46,7 +51,7 @@ export default defineConfig([
   },
   {
     ...shared,
-    entry: { index: 'src/index.ts', redis: 'src/redis/index.ts', fetch: 'src/fetch/index.ts', ccxt: 'src/ccxt/index.ts', 'gate-api': 'src/gate-api/index.ts', websocket: 'src/websocket/index.ts', exchange: 'src/exchange/index.ts' },
+    entry: sources,
     format: 'cjs',
     splitting: true,
     // Declarations only. They say what a user may call: members marked @internal are left out.

@@ -2,7 +2,7 @@
  * Benchmarks of the pure rules (R1-R9), on the built package. Run: npm run bench:rules [case prefix]
  * Prints the median of several runs of each case; the target is 50 ms each.
  */
-import { type DailyActivity, buildAbuseTimeline, buildTimeline, rateFamily, tradeRatio } from '../dist/index.js';
+import { type DailyActivity, buildAbuseTimeline, buildTimeline, rateFamily, tradeRatio } from '../dist/rules.js';
 import { median, printTable, time } from './measure.js';
 
 // A deterministic generator, so every run measures the same data.

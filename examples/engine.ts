@@ -4,7 +4,8 @@
  * Run: npm run example:engine
  */
 import assert from 'node:assert/strict';
-import { AccountLimiter, VirtualClock, type LimiterSnapshot } from 'traderatio';
+import { AccountLimiter, type LimiterSnapshot } from 'traderatio';
+import { VirtualClock } from 'traderatio/testing';
 
 const clock = new VirtualClock({ wallStart: Date.parse('2026-11-20T09:00:00Z') });
 const limiter = new AccountLimiter({

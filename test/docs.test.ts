@@ -5,7 +5,7 @@ import { describe, expect, it } from 'vitest';
 import { DEFAULT_REDIS_URL, REDIS_URL } from './redis/address.js';
 
 // Every ```ts block in README.md and docs/*.md is a runnable example: it imports from
-// 'traderatio' and asserts what it shows. Each runs here against the sources.
+// 'traderatio' or one of its subpaths ('traderatio/rules', ...) and asserts what it shows. Each runs here against the sources.
 const root = resolve(import.meta.dirname, '..');
 const out = join(root, 'test', '.docs');
 const files = ['README.md', ...readdirSync(join(root, 'docs')).filter((f) => f.endsWith('.md')).map((f) => `docs/${f}`)];
@@ -21,7 +21,7 @@ for (const file of files) {
     blocks.forEach((code, i) => {
       const line = text.slice(0, text.indexOf(code)).split('\n').length;
       it(`runs the example at line ${line}`, async () => {
-        expect(code).toMatch(/from 'traderatio'/);
+        expect(code).toMatch(/from 'traderatio(\/[a-z-]+)?'/);
         const path = join(out, `${file.replace(/[/.]/g, '_')}_${i}.ts`);
         // Examples connect to the Redis a reader has (127.0.0.1:6379); here, to the tests' own.
         const local = code.replaceAll("new Redis({ host: '127.0.0.1', port: 6379 })", `new Redis(${JSON.stringify(REDIS_URL)})`);

@@ -1,7 +1,8 @@
 // The exchange's Node SDK (gate-api) behind traderatio, against the model exchange on localhost.
 import assert from 'node:assert/strict';
 import { ApiClient, FuturesApi } from 'gate-api';
-import { AccountLimiter, VirtualClock } from 'traderatio';
+import { AccountLimiter } from 'traderatio';
+import { VirtualClock } from 'traderatio/testing';
 import { startExchange } from 'traderatio/exchange';
 import { limitApiClient } from 'traderatio/gate-api';
 

@@ -86,6 +86,9 @@ export type { AbuseWindow } from './throttle-window.js';
  * checkAbuse({ requests: 86_400, traded: new Dec(0) })          // null
  * ```
  */
+export function checkAbuse(window: AbuseWindow, options?: AbuseOptions): Throttle | null;
+/** @internal */
+export function checkAbuse(window: AbuseWindow, options?: AbuseOptions | AbuseConfig): Throttle | null;
 export function checkAbuse(window: AbuseWindow, options?: AbuseOptions | AbuseConfig): Throttle | null {
   const config = resolveAbuseOptions(options);
   return decideThrottle(readThrottleWindow(window), config);
@@ -153,6 +156,9 @@ export interface AbuseTimeline {
  * t.throttleAt(Date.UTC(2026, 10, 1, 1))?.throttle?.limit // 10
  * ```
  */
+export function buildAbuseTimeline(hours: readonly HourlyActivity[], options?: AbuseOptions): AbuseTimeline;
+/** @internal */
+export function buildAbuseTimeline(hours: readonly HourlyActivity[], options?: AbuseOptions | AbuseConfig): AbuseTimeline;
 export function buildAbuseTimeline(hours: readonly HourlyActivity[], options: AbuseOptions | AbuseConfig = {}): AbuseTimeline {
   const config = resolveAbuseOptions(options);
   return buildHourlyThrottleTimeline(hours, (w) => decideThrottle(w, config));

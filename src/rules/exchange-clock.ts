@@ -162,7 +162,7 @@ export function resolveClockOptions(options: ExchangeClockOptions = {}): Exchang
  * ```
  */
 export class ExchangeClock {
-  /** The resolved options. */
+  /** @internal The resolved options. */
   readonly config: ExchangeClockConfig;
   private state: State = EMPTY;
 

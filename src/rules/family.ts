@@ -270,6 +270,9 @@ function rateWindows(
  * family.accounts[0]!.tier.limit // 250
  * ```
  */
+export function rateFamily(accounts: readonly AccountActivity[], options?: FamilyOptions, vipLevel?: number): FamilyRating;
+/** @internal */
+export function rateFamily(accounts: readonly AccountActivity[], options?: FamilyOptions | FamilyConfig, vipLevel?: number): FamilyRating;
 export function rateFamily(
   accounts: readonly AccountActivity[],
   options: FamilyOptions | FamilyConfig = {},

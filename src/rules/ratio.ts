@@ -341,6 +341,9 @@ export function ratioOfTotals(totals: ActivityTotals, config: RatioConfig): Rati
  * r.denominator.toString() // '44'
  * ```
  */
+export function tradeRatio(activity: readonly ContractActivity[], options?: RatioOptions): RatioResult;
+/** @internal */
+export function tradeRatio(activity: readonly ContractActivity[], options?: RatioOptions | RatioConfig): RatioResult;
 export function tradeRatio(activity: readonly ContractActivity[], options: RatioOptions | RatioConfig = {}): RatioResult {
   const config = resolveRatioOptions(options);
   return ratioOfTotals(totalsOf(activity, config), config);

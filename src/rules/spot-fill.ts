@@ -72,6 +72,9 @@ function spotFillConfigOf(o: SpotFillOptions): SpotFillConfig {
  * checkSpotFill({ requests: 1000, traded: new Dec(100) })            // null: exactly 0.1
  * ```
  */
+export function checkSpotFill(window: AbuseWindow, options?: SpotFillOptions): Throttle | null;
+/** @internal */
+export function checkSpotFill(window: AbuseWindow, options?: SpotFillOptions | SpotFillConfig): Throttle | null;
 export function checkSpotFill(window: AbuseWindow, options?: SpotFillOptions | SpotFillConfig): Throttle | null {
   const config = resolveSpotFillOptions(options);
   return decideSpotFill(readThrottleWindow(window), config);
@@ -107,6 +110,9 @@ export interface SpotFillClearance {
  * spotFillClearance({ requests: 1000, traded: new Dec(100) }).remaining            // 0
  * ```
  */
+export function spotFillClearance(window: AbuseWindow, options?: SpotFillOptions): SpotFillClearance;
+/** @internal */
+export function spotFillClearance(window: AbuseWindow, options?: SpotFillOptions | SpotFillConfig): SpotFillClearance;
 export function spotFillClearance(window: AbuseWindow, options?: SpotFillOptions | SpotFillConfig): SpotFillClearance {
   const config = resolveSpotFillOptions(options);
   const { requests, traded } = readThrottleWindow(window);
@@ -127,6 +133,9 @@ export function spotFillClearance(window: AbuseWindow, options?: SpotFillOptions
  * t.throttleAt(Date.UTC(2026, 10, 1, 1)).throttle?.limit // 10
  * ```
  */
+export function buildSpotFillTimeline(hours: readonly HourlyActivity[], options?: SpotFillOptions): AbuseTimeline;
+/** @internal */
+export function buildSpotFillTimeline(hours: readonly HourlyActivity[], options?: SpotFillOptions | SpotFillConfig): AbuseTimeline;
 export function buildSpotFillTimeline(hours: readonly HourlyActivity[], options: SpotFillOptions | SpotFillConfig = {}): AbuseTimeline {
   const config = resolveSpotFillOptions(options);
   return buildHourlyThrottleTimeline(hours, (w) => decideSpotFill(w, config));
@@ -165,6 +174,9 @@ export interface SpotOrderRequest {
  * spotFillApplies({ action: 'place', batch: true }, { includeBatches: true }) // true
  * ```
  */
+export function spotFillApplies(request: SpotOrderRequest, options?: SpotFillOptions): boolean;
+/** @internal */
+export function spotFillApplies(request: SpotOrderRequest, options?: SpotFillOptions | SpotFillConfig): boolean;
 export function spotFillApplies(request: SpotOrderRequest, options?: SpotFillOptions | SpotFillConfig): boolean {
   const config = resolveSpotFillOptions(options);
   if (typeof request !== 'object' || request === null) throw new InvalidInputError('the request', request, 'an object { action, batch }');

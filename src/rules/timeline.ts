@@ -150,6 +150,9 @@ interface AccountState {
  * timeline.limitAt('main', Date.parse('2026-11-02T08:00:00.000Z')).limit // 250
  * ```
  */
+export function buildTimeline(input: TimelineInput, options?: FamilyOptions): Timeline;
+/** @internal */
+export function buildTimeline(input: TimelineInput, options?: FamilyOptions | FamilyConfig): Timeline;
 export function buildTimeline(input: TimelineInput, options: FamilyOptions | FamilyConfig = {}): Timeline {
   const config = resolveFamilyOptions(options);
   if (typeof input !== 'object' || input === null) throw new InvalidInputError('`input`', input, 'an object');
