@@ -7,7 +7,6 @@ import { type Fixed, FixedSum, fixedFromDec, toDec } from '../rules/fixed.js';
 import { type InstantInput, isInstant, parseCount, parseId, parseInstant, parseNonNegativeDecimal, parsePositiveInteger } from '../rules/parse.js';
 import type { ContractActivity } from '../rules/ratio.js';
 import { RATIO_WINDOW_DAYS, ratioWindow } from '../rules/ratio-window.js';
-import { type AbuseWindow, THROTTLE_WINDOW_HOURS, throttleWindowSums } from '../rules/throttle-window.js';
 import type { DailyActivity } from '../rules/timeline.js';
 
 /** An order action the tracker counts (R1, R9). */
@@ -19,7 +18,7 @@ export type FillRole = 'maker' | 'taker';
 /** Days kept: the 7-day window, the day in progress and the day before (R5 needs two snapshots). */
 export const DAYS_KEPT = RATIO_WINDOW_DAYS + 2;
 /** Hours kept: the 24-hour window and the hour in progress (R9). */
-export const HOURS_KEPT = THROTTLE_WINDOW_HOURS + 1;
+export const HOURS_KEPT = 25;
 
 class ContractDay {
   place = 0;
@@ -178,10 +177,7 @@ export class Tracker {
     }));
   }
 
-  /**
-   * An account's activity per contract over the 7 days the rating at 00:00 UTC of `ratingDay`
-   * covers (R1, R5; {@link ratioWindow}): the day in progress counts from the next day's rating.
-   */
+  /** @internal An account's activity per contract over the 7 days the rating at `ratingDay` covers (R1, R5; `ratioWindow`). */
   ratioWindowActivity(account: string, ratingDay: number): ContractActivity[] {
     const { from, to } = ratioWindow(ratingDay);
     return this.activityBetween(account, from, to);
@@ -190,16 +186,6 @@ export class Tracker {
   /** An account's hourly activity, as the abuse timeline takes it (R9). */
   hourlyActivity(account: string): HourlyActivity[] {
     return (this.accounts.get(account)?.hours ?? []).map((h) => ({ hour: h.start, requests: h.requests, traded: text(h.traded.value()) }));
-  }
-
-  /**
-   * An account's requests and USDT traded over the window the hourly throttle check at the whole
-   * UTC hour `checkAt` reads (R9, R14; `throttleWindow`): for the check a request at `at` counts
-   * towards, `checkAt` is `nextThrottleCheck(at)`.
-   */
-  throttleWindowTotals(account: string, checkAt: number): AbuseWindow {
-    const hours = (this.accounts.get(account)?.hours ?? []).map((h) => ({ hour: h.start, requests: h.requests, traded: toDec(h.traded.value()) }));
-    return throttleWindowSums(hours)(checkAt);
   }
 
   /** The state as plain data, accounts in the order of their ids. */

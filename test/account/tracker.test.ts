@@ -42,21 +42,6 @@ describe('Tracker (R1, R9)', () => {
     expect(t.ratioWindowActivity('other', rating)).toEqual([]);
   });
 
-  it('totals the 24 hours an hourly check reads: the hour 24 hours before in, the check hour out', () => {
-    const t = new Tracker();
-    const check = T0 + 30 * H;
-    t.recordRequest('main', 'BTC_USDT', 'place', T0 + 6 * H - 1); // 24 h and 1 ms before: out
-    t.recordRequest('main', 'BTC_USDT', 'place', T0 + 6 * H, 2); // exactly 24 h before: in
-    t.recordFill('main', 'BTC_USDT', 'taker', '1.5', T0 + 6 * H + 1);
-    t.recordRequest('main', 'BTC_USDT', 'place', check - 1, 4); // 23:59:59.999 later: in
-    t.recordRequest('main', 'BTC_USDT', 'place', check, 8); // the check hour: out
-    const w = t.throttleWindowTotals('main', check);
-    expect(w.requests).toBe(6);
-    expect(w.traded.toString()).toBe('1.5');
-    expect(t.throttleWindowTotals('main', check + H).requests).toBe(12);
-    expect(t.throttleWindowTotals('other', check).requests).toBe(0);
-  });
-
   it('keeps nine days and 25 hours, however long it runs', () => {
     const t = new Tracker();
     for (let h = 0; h < 24 * 30; h++) t.recordRequest('main', 'BTC_USDT', 'place', T0 + h * H);
