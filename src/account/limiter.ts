@@ -3,14 +3,14 @@ import { checkClockOffset } from '../catalog/validators.js';
 import { type Catalog, type Classification, readClassification } from '../catalog/catalog.js';
 import type { WebSocketBudget } from '../catalog/channels.js';
 import { type AbuseConfig, UNTHROTTLED } from '../rules/abuse.js';
-import { HOUR_MS, formatUtcDay, formatUtcInstant, parseUtcDay, utcDayStart, utcHourStart } from '../rules/calendar.js';
+import { HOUR_MS, formatUtcInstant, utcHourStart } from '../rules/calendar.js';
 import type { FamilyConfig } from '../rules/family.js';
-import { type InstantInput, checkFields, parseCount, parseId, parseInstant, parseNonNegativeDecimal } from '../rules/parse.js';
+import { type InstantInput, checkFields, parseId, parseInstant } from '../rules/parse.js';
 import { type SpotFillConfig, UNNAMED_PAIR, spotFillLimits } from '../rules/spot-fill.js';
 import { normalizeContract } from '../rules/contracts.js';
 import { type BoundaryDirection, type ClockEstimate, type ClockSample, ExchangeClock, type SampleRejection } from '../rules/exchange-clock.js';
 import { type RateLimitReport, type ReportPolicy, type TierReconciliation, readRateLimitReport, reconcileTier, reportFor } from '../rules/report.js';
-import { type DailyActivity, type Timeline, type TimelineAccount, buildTimeline } from '../rules/timeline.js';
+import { type Timeline, type TimelineAccount, buildTimeline } from '../rules/timeline.js';
 import type { Tier } from '../rules/tiers.js';
 import { parseVipLevel } from '../rules/vip.js';
 import type { Clock } from '../schedule/clock.js';
@@ -30,6 +30,7 @@ import { type LimitsState, limitsAt } from './in-force.js';
 import { type FamilyState, latestChange } from './family-state.js';
 import { AccountWarnings } from './warnings.js';
 import { LiveDowngrade } from './live-downgrade.js';
+import { type LimiterHistory, addHistory, readHistory } from './history.js';
 import { type AbuseHeadroom, type SpotFillHeadroom, type TierAtNext0800, type WhatIf, abuseHeadroom, spotFillHeadroom, tierAtNext0800, whatIf } from './queries.js';
 import { type LimiterSnapshot, copyAccount, readSnapshot, saveEvery, snapshotOf } from './persistence.js';
 import { type Repeating, every, unrefTimer } from './timers.js';
@@ -55,13 +56,6 @@ interface Arrival {
 /** How long answers are kept to be counted again when a quicker way there shows: twice the longest window of the catalogue. */
 const ARRIVALS_KEPT_MS = 20_000;
 
-/** An hour of order requests and USDT traded, seeded from the exchange's history. */
-interface SeededHour {
-  readonly account: string;
-  readonly hour: number;
-  readonly requests: number;
-  readonly traded?: string;
-}
 const CANCEL_PRIORITY = 10;
 
 interface AccountLimits {
@@ -530,45 +524,13 @@ export class AccountLimiter {
    * not after now: daily activity per account and contract (R1), and hourly requests and USDT
    * traded (R9). The whole history is validated before any of it is added.
    */
-  seed(history: {
-    readonly days?: readonly DailyActivity[];
-    readonly hours?: readonly SeededHour[];
-    /** Hourly spot order requests and spot USDT traded (R14). */
-    readonly spotHours?: readonly SeededHour[];
-  }): void {
-    if (typeof history !== 'object' || history === null) throw new InvalidInputError('the history', history, 'an object { days?, hours?, spotHours? }');
-    checkFields(history, ['days', 'hours', 'spotHours'], 'the history');
-    const { days = [], hours = [], spotHours = [] } = history;
-    if (!Array.isArray(days)) throw new InvalidInputError('`days`', days, 'an array of daily activity { account, day, contracts }');
-    if (!Array.isArray(hours)) throw new InvalidInputError('`hours`', hours, 'an array of hours { account, hour, requests, traded }');
-    if (!Array.isArray(spotHours)) throw new InvalidInputError('`spotHours`', spotHours, 'an array of hours { account, hour, requests, traded }');
-    const now = this.wallNow();
-    // Validated as a timeline first (accounts, days, contracts, counts, volumes).
-    buildTimeline({ accounts: this.accounts, activity: days }, this.family);
-    const seededDays = days.map((d, i) => {
-      const start = parseUtcDay(d.day, `\`days[${i}].day\``);
-      if (start > utcDayStart(now)) throw new InvalidInputError(`\`days[${i}].day\``, d.day, `a day up to today (${formatUtcDay(now)}): history is what already happened`);
-      return { account: d.account, start, contracts: d.contracts };
-    });
-    const readHours = (list: readonly SeededHour[], name: string) => list.map((h, i) => {
-      if (typeof h !== 'object' || h === null) throw new InvalidInputError(`\`${name}[${i}]\``, h, 'an object { account, hour, requests, traded }');
-      checkFields(h, ['account', 'hour', 'requests', 'traded'], `\`${name}[${i}]\``);
-      if (!this.limits.has(h.account)) throw new InvalidInputError(`\`${name}[${i}].account\``, h.account, 'an account of the limiter');
-      const hour = utcHourStart(parseInstant(h.hour, `\`${name}[${i}].hour\``));
-      if (hour > now) throw new InvalidInputError(`\`${name}[${i}].hour\``, h.hour, `an hour up to this one (${formatUtcInstant(utcHourStart(now))}): history is what already happened`);
-      parseCount(h.requests, `\`${name}[${i}].requests\``);
-      parseNonNegativeDecimal(h.traded ?? '0', `\`${name}[${i}].traded\``);
-      return { account: h.account, hour, requests: h.requests, traded: h.traded ?? '0' };
-    }).sort((a, b) => a.hour - b.hour);
-    const seededHours = readHours(hours, 'hours');
-    const seededSpotHours = readHours(spotHours, 'spotHours');
+  seed(history: LimiterHistory): void {
+    const read = readHistory(history, this.accounts, (id) => this.limits.has(id), this.family, this.wallNow());
     // With shared counts, the history alone goes to them, written once whoever seeds it; the
     // limits follow when the totals come back with it.
     const next = this.shared === null ? Tracker.restore(this.tracker.snapshot()) : new Tracker();
     const nextSpot = this.shared === null ? Tracker.restore(this.spotTracker.snapshot()) : new Tracker();
-    for (const d of seededDays.sort((a, b) => a.start - b.start)) next.seedDay(d.account, d.start, d.contracts);
-    for (const h of seededHours) next.seedHour(h.account, h.hour, h.requests, h.traded);
-    for (const h of seededSpotHours) nextSpot.seedHour(h.account, h.hour, h.requests, h.traded);
+    addHistory(read, next, nextSpot);
     if (this.shared !== null) {
       this.shared.seed(next.snapshot(), nextSpot.snapshot(), 'add');
       return;
