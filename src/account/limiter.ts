@@ -16,7 +16,6 @@ import { parseVipLevel } from '../rules/vip.js';
 import type { Clock } from '../schedule/clock.js';
 import { type RateLimitFeedback, readFeedback } from '../schedule/feedback.js';
 import { readGatewayTimes } from '../schedule/gateway-time.js';
-import { ArrivalDelay } from '../schedule/arrival-delay.js';
 import { type Limit, Scheduler } from '../schedule/scheduler.js';
 import { Listeners } from '../schedule/listeners.js';
 import type { SharedCounts, SharedTotals } from './shared-counts.js';
@@ -30,6 +29,7 @@ import { type LimitsState, limitsAt } from './in-force.js';
 import { type FamilyState, latestChange } from './family-state.js';
 import { AccountWarnings } from './warnings.js';
 import { LiveDowngrade } from './live-downgrade.js';
+import { Arrivals } from './arrivals.js';
 import { type LimiterHistory, addHistory, readHistory } from './history.js';
 import { type AbuseHeadroom, type SpotFillHeadroom, type TierAtNext0800, type WhatIf, abuseHeadroom, spotFillHeadroom, tierAtNext0800, whatIf } from './queries.js';
 import { type LimiterSnapshot, copyAccount, readSnapshot, saveEvery, snapshotOf } from './persistence.js';
@@ -40,21 +40,6 @@ export type {
   AccountLimiterOptions, LimiterClockSample, RequestOptions, SentRequest, SentWebSocketRequest, WebSocketRequestOptions,
 } from './limiter-options.js';
 export type { LimiterSnapshot } from './persistence.js';
-
-/** One answered request, as `arrived` counts it at the exchange (R13). */
-interface Arrival {
-  readonly limits: readonly Limit[];
-  readonly weight: number;
-  readonly sentMono: number;
-  readonly receivedMono: number;
-  /** The gateway's receive instant minus the local send instant, in milliseconds. */
-  readonly delay: number;
-  /** Until when, plus the window, its limits count it: -Infinity until counted. */
-  arrived: number;
-}
-
-/** How long answers are kept to be counted again when a quicker way there shows: twice the longest window of the catalogue. */
-const ARRIVALS_KEPT_MS = 20_000;
 
 const CANCEL_PRIORITY = 10;
 
@@ -96,12 +81,8 @@ export class AccountLimiter {
   readonly scheduler: Scheduler;
   readonly catalog: Catalog;
   private readonly clock: Clock;
-  /** How much later than the quickest each request reached the exchange (R13). */
-  private readonly arrivalDelay = new ArrivalDelay();
-  /** The quickest way there (plus the clocks' offset) among the recent answers. */
-  private quickest = Infinity;
-  /** The answers of the last ARRIVALS_KEPT_MS, oldest first from `head`. */
-  private arrivals: { list: Arrival[]; head: number } = { list: [], head: 0 };
+  /** The answered requests, counted where they reached the exchange (R13). */
+  private readonly arrivals = new Arrivals();
   private readonly family: FamilyConfig;
   private readonly abuse: AbuseConfig;
   private readonly spotFill: SpotFillConfig;
@@ -431,36 +412,14 @@ export class AccountLimiter {
     const times = 'headers' in sample ? readGatewayTimes(sample.headers)! : sample;
     const now = this.clock.now();
     const wall = this.clock.wall();
-    const arrival: Arrival = {
+    this.arrivals.add({
       limits: this.limitsFor(account, l, c),
       weight: c.weight,
       sentMono: sample.sentMono ?? now - (wall - sample.sentAt),
       receivedMono: sample.receivedMono ?? now - (wall - sample.receivedAt),
       delay: times.inTime / 1000 - sample.sentAt,
-      arrived: -Infinity,
-    };
-    const min = arrival.delay - this.arrivalDelay.add(arrival.delay);
-    // A quicker way there than any seen: the requests answered before were counted at the
-    // exchange later than thought, and count longer here too.
-    if (min < this.quickest) for (let i = this.arrivals.head; i < this.arrivals.list.length; i++) this.countArrival(this.arrivals.list[i]!, min);
-    this.quickest = min;
-    this.countArrival(arrival, min);
-    const kept = this.arrivals;
-    kept.list.push(arrival);
-    while (kept.head < kept.list.length - 1 && kept.list[kept.head]!.sentMono < now - ARRIVALS_KEPT_MS) kept.head++;
-    if (kept.head > 1024 && kept.head * 2 > kept.list.length) {
-      kept.list = kept.list.slice(kept.head);
-      kept.head = 0;
-    }
+    }, now);
     return outcome;
-  }
-
-  /** Counts `a` on its limits until one window after it reached the exchange, as far as `quickest` tells. */
-  private countArrival(a: Arrival, quickest: number): void {
-    const arrived = Math.min(a.sentMono + (a.delay - quickest), a.receivedMono);
-    if (arrived <= a.arrived || arrived <= a.sentMono) return;
-    for (const limit of a.limits) limit.extend(a.weight, a.arrived > a.sentMono ? a.arrived : a.sentMono, arrived);
-    a.arrived = arrived;
   }
 
   /**
@@ -786,7 +745,7 @@ export class AccountLimiter {
    */
   private transit(): number {
     const estimate = this.exchange.estimate(this.localNow());
-    const slowest = this.arrivalDelay.max;
+    const slowest = this.arrivals.slowest;
     return estimate === null || slowest === -Infinity ? 0 : Math.max(0, Math.ceil(slowest - estimate.offsetMs));
   }
 
