@@ -1,5 +1,4 @@
 import { InvalidInputError } from '../errors.js';
-import { checkClockOffset } from '../catalog/validators.js';
 import { type Catalog, type Classification, readClassification } from '../catalog/catalog.js';
 import type { WebSocketBudget } from '../catalog/channels.js';
 import { type AbuseConfig, UNTHROTTLED } from '../rules/abuse.js';
@@ -8,7 +7,7 @@ import type { FamilyConfig } from '../rules/family.js';
 import { type InstantInput, checkFields, parseId, parseInstant } from '../rules/parse.js';
 import { type SpotFillConfig, UNNAMED_PAIR, spotFillLimits } from '../rules/spot-fill.js';
 import { normalizeContract } from '../rules/contracts.js';
-import { type BoundaryDirection, type ClockEstimate, type ClockSample, ExchangeClock, type SampleRejection } from '../rules/exchange-clock.js';
+import type { BoundaryDirection, ClockEstimate } from '../rules/exchange-clock.js';
 import { type RateLimitReport, type ReportPolicy, type TierReconciliation, readRateLimitReport, reconcileTier, reportFor } from '../rules/report.js';
 import { type Timeline, type TimelineAccount, buildTimeline } from '../rules/timeline.js';
 import type { Tier } from '../rules/tiers.js';
@@ -30,6 +29,7 @@ import { type FamilyState, latestChange } from './family-state.js';
 import { AccountWarnings } from './warnings.js';
 import { LiveDowngrade } from './live-downgrade.js';
 import { Arrivals } from './arrivals.js';
+import { ExchangeTime, type SampleOutcome } from './exchange-time.js';
 import { type LimiterHistory, addHistory, readHistory } from './history.js';
 import { type AbuseHeadroom, type SpotFillHeadroom, type TierAtNext0800, type WhatIf, abuseHeadroom, spotFillHeadroom, tierAtNext0800, whatIf } from './queries.js';
 import { type LimiterSnapshot, copyAccount, readSnapshot, saveEvery, snapshotOf } from './persistence.js';
@@ -93,10 +93,8 @@ export class AccountLimiter {
   private readonly reportPolicy: ReportPolicy;
   /** What a WebSocket order draws on (R16), as resolved from the options. */
   readonly websocketBudget: WebSocketBudget;
-  private readonly estimateClock: boolean;
-  private exchange = new ExchangeClock();
-  /** Whether the last clock check was ok (R15): a `clock` event is told when it changes. */
-  private clockOk = true;
+  /** The clock the rules are read on (R15). */
+  private readonly time: ExchangeTime;
   /** The boundary the hourly timer was set for, on the exchange's clock, and its side. */
   private armed: { at: number; direction: BoundaryDirection } | null = null;
   /** The whole hours of the exchange's clock the rules were last read in, at both edges (R15). */
@@ -134,7 +132,7 @@ export class AccountLimiter {
     this.vipLevel = config.vipLevel;
     this.reportPolicy = config.reportPolicy;
     this.websocketBudget = config.websocketBudget;
-    this.estimateClock = config.estimateClock;
+    this.time = new ExchangeTime(this.clock, config.estimateClock, this.arrivals);
     // The timeline validates the family (ids, roles, creation instants) once here.
     const timeline = this.timelineOf(options.accounts, this.tracker, this.vipLevel, this.vipChanges);
     this.accounts = options.accounts.map(copyAccount);
@@ -362,26 +360,16 @@ export class AccountLimiter {
    * limiter.clockSample({ sentAt, receivedAt: Date.now(), headers: response.headers })
    * ```
    */
-  clockSample(sample: LimiterClockSample): { readonly accepted: true } | { readonly accepted: false; readonly reason: SampleRejection | 'no-gateway-times' } {
-    if (typeof sample !== 'object' || sample === null) throw new InvalidInputError('the clock sample', sample, 'an object { sentAt, receivedAt, headers } or { sentAt, receivedAt, inTime, outTime }');
-    let timed: ClockSample = sample as ClockSample;
-    if ('headers' in sample) {
-      if (typeof sample.headers !== 'object' || sample.headers === null) throw new InvalidInputError('`headers`', sample.headers, 'the response headers, or a WebSocket answer\'s `header` object');
-      const times = readGatewayTimes(sample.headers);
-      if (times === undefined) return { accepted: false, reason: 'no-gateway-times' };
-      const { headers: _, ...rest } = sample;
-      timed = { ...rest, ...times };
-    }
-    const outcome = this.exchange.add(timed);
-    this.exchange = outcome.clock;
-    if (!outcome.accepted) return { accepted: false, reason: outcome.reason };
+  clockSample(sample: LimiterClockSample): SampleOutcome {
+    const outcome = this.time.add(sample);
+    if (!outcome.accepted) return outcome;
     this.checkClock();
     // The boundaries moved with the estimate. Every boundary is a whole hour: when an edge of the
     // estimate is now in another hour than when the rules were last read, one was crossed and the
     // rules are read again; otherwise the timer is set again for the next one.
-    if (this.estimateClock && !this.closed) {
+    if (this.time.estimating && !this.closed) {
       const h = this.readHours;
-      if (h === null || utcHourStart(this.edge('raise')) !== h.early || utcHourStart(this.edge('lower')) !== h.late) this.refresh();
+      if (h === null || utcHourStart(this.time.edge('raise')) !== h.early || utcHourStart(this.time.edge('lower')) !== h.late) this.refresh();
       else this.arm(this.wallNow());
     }
     return { accepted: true };
@@ -428,7 +416,7 @@ export class AccountLimiter {
    * clock plus `offsetMs`.
    */
   clockEstimate(): ClockEstimate | null {
-    return this.exchange.estimate(this.localNow());
+    return this.time.estimate();
   }
 
   /** The limit in force for `account` now. */
@@ -564,10 +552,10 @@ export class AccountLimiter {
     // lowering is already due, and the earliest, where a raise is certain. A boundary the timer
     // was set for is due on its side when it fires, whatever the rounding.
     const armed = this.armed;
-    let early = this.edge('raise');
-    let late = this.edge('lower');
-    if (this.estimateClock && armed !== null && armed.direction === 'lower' && late < armed.at && this.localNow().wall >= this.boundaryLocal(armed.at, 'lower', this.localNow())) late = armed.at;
-    if (this.estimateClock && armed !== null && armed.direction === 'raise' && early < armed.at && this.localNow().wall >= this.boundaryLocal(armed.at, 'raise', this.localNow())) early = armed.at;
+    let early = this.time.edge('raise');
+    let late = this.time.edge('lower');
+    if (this.time.estimating && armed !== null && armed.direction === 'lower' && late < armed.at && this.time.local().wall >= this.time.boundaryLocal(armed.at, 'lower', this.time.local())) late = armed.at;
+    if (this.time.estimating && armed !== null && armed.direction === 'raise' && early < armed.at && this.time.local().wall >= this.time.boundaryLocal(armed.at, 'raise', this.time.local())) early = armed.at;
     this.readHours = { early: utcHourStart(early), late: utcHourStart(late) };
     // The next refresh is set first: whatever happens below, the hourly refreshes go on.
     this.arm(now);
@@ -704,49 +692,13 @@ export class AccountLimiter {
     });
   }
 
-  /**
-   * Now, on the clock the rules are read on (R15): the exchange's as estimated (its middle), or
-   * with `exchangeClock: 'local'` or before the first sample, the local wall clock.
-   */
   /** A limit of the limiter's scheduler, with the safety margin of R13 when one is set. */
   private limit(options: { readonly name: string; readonly limit: number; readonly windowMs: number }): Limit {
     return this.scheduler.limit(this.marginMs > 0 ? { ...options, marginMs: this.marginMs } : options);
   }
 
   private wallNow(): number {
-    const wall = Math.floor(this.clock.wall());
-    if (!this.estimateClock) return wall;
-    const e = this.exchange.estimate(this.localNow());
-    return e === null ? wall : Math.floor(wall + e.offsetMs);
-  }
-
-  /** The local wall and monotonic clocks read together (the estimate follows a wall step with them). */
-  private localNow(): { wall: number; mono: number } {
-    return { wall: Math.floor(this.clock.wall()), mono: this.clock.now() };
-  }
-
-  /** The exchange's instant now on the side a boundary of `direction` is compared on (R15). */
-  private edge(direction: BoundaryDirection): number {
-    if (!this.estimateClock) return Math.floor(this.clock.wall());
-    const at = this.exchange.toExchange(this.localNow(), direction);
-    return direction === 'lower' ? at + this.transit() : at;
-  }
-
-  /** The local instant a boundary is due at (R15); a lowering earlier by the way there (see transit). */
-  private boundaryLocal(at: number, direction: BoundaryDirection, local: { wall: number; mono: number }, transit = direction === 'lower' ? this.transit() : 0): number {
-    const wall = this.exchange.boundaryLocal(at, direction, local);
-    return direction === 'lower' ? wall - transit : wall;
-  }
-
-  /**
-   * The longest way to the exchange among the recent answers, in whole milliseconds (0 before
-   * any): a request sent now may be counted that much later, so a lowering applies that much
-   * earlier, and nothing sent before it reaches the exchange after it (R15, R13).
-   */
-  private transit(): number {
-    const estimate = this.exchange.estimate(this.localNow());
-    const slowest = this.arrivals.slowest;
-    return estimate === null || slowest === -Infinity ? 0 : Math.max(0, Math.ceil(slowest - estimate.offsetMs));
+    return this.time.now();
   }
 
   /**
@@ -755,14 +707,14 @@ export class AccountLimiter {
    */
   private arm(now: number): void {
     if (this.timer !== null) this.clock.clearTimer(this.timer);
-    const local = this.localNow();
+    const local = this.time.local();
     let next: { at: number; direction: BoundaryDirection; wall: number } | null = null;
-    if (this.estimateClock) {
+    if (this.time.estimating) {
       // Read once for the four boundaries: arm runs after every clock sample.
-      const transit = this.transit();
+      const transit = this.time.transit();
       for (const at of [utcHourStart(now), utcHourStart(now) + HOUR_MS]) {
         for (const direction of ['lower', 'raise'] as const) {
-          const wall = this.boundaryLocal(at, direction, local, direction === 'lower' ? transit : 0);
+          const wall = this.time.boundaryLocal(at, direction, local, direction === 'lower' ? transit : 0);
           // Due now and not yet fired: boundaries fire in order, each side once.
           const pending = wall > local.wall || (wall === local.wall && (this.armed === null || order(this.armed) < order({ at, direction })));
           if (pending && (next === null || wall < next.wall)) next = { at, direction, wall };
@@ -796,12 +748,8 @@ export class AccountLimiter {
 
   /** Tells a `clock` event when the local clock's check against the exchange's changes (R15, R11). */
   private checkClock(): void {
-    const e = this.exchange.estimate(this.localNow());
-    if (e === null) return;
-    const check = checkClockOffset(e);
-    if (check.ok === this.clockOk) return;
-    this.clockOk = check.ok;
-    this.emit({ type: 'clock', at: this.wallNow(), offsetMs: e.offsetMs, errorMs: e.errorMs, check });
+    const change = this.time.checkChange();
+    if (change !== null) this.emit({ type: 'clock', at: this.wallNow(), ...change });
   }
 
   private emit(event: LimiterEvent): void {
