@@ -2,12 +2,12 @@ import { InvalidInputError } from '../errors.js';
 import { type Catalog, type Classification, readClassification } from '../catalog/catalog.js';
 import type { WebSocketBudget } from '../catalog/channels.js';
 import { type AbuseConfig, UNTHROTTLED } from '../rules/abuse.js';
-import { HOUR_MS, formatUtcInstant, utcHourStart } from '../rules/calendar.js';
+import { formatUtcInstant } from '../rules/calendar.js';
 import type { FamilyConfig } from '../rules/family.js';
 import { type InstantInput, checkFields, parseId, parseInstant } from '../rules/parse.js';
 import { type SpotFillConfig, UNNAMED_PAIR, spotFillLimits } from '../rules/spot-fill.js';
 import { normalizeContract } from '../rules/contracts.js';
-import type { BoundaryDirection, ClockEstimate } from '../rules/exchange-clock.js';
+import type { ClockEstimate } from '../rules/exchange-clock.js';
 import { type RateLimitReport, type ReportPolicy, type TierReconciliation, readRateLimitReport, reconcileTier, reportFor } from '../rules/report.js';
 import { type Timeline, type TimelineAccount, buildTimeline } from '../rules/timeline.js';
 import type { Tier } from '../rules/tiers.js';
@@ -30,10 +30,11 @@ import { AccountWarnings } from './warnings.js';
 import { LiveDowngrade } from './live-downgrade.js';
 import { Arrivals } from './arrivals.js';
 import { ExchangeTime, type SampleOutcome } from './exchange-time.js';
+import { BoundaryTimer } from './boundary-timer.js';
 import { type LimiterHistory, addHistory, readHistory } from './history.js';
 import { type AbuseHeadroom, type SpotFillHeadroom, type TierAtNext0800, type WhatIf, abuseHeadroom, spotFillHeadroom, tierAtNext0800, whatIf } from './queries.js';
 import { type LimiterSnapshot, copyAccount, readSnapshot, saveEvery, snapshotOf } from './persistence.js';
-import { type Repeating, every, unrefTimer } from './timers.js';
+import { type Repeating, every } from './timers.js';
 
 export type { AccountLimit, LimiterEvent } from './limiter-events.js';
 export type {
@@ -95,10 +96,8 @@ export class AccountLimiter {
   readonly websocketBudget: WebSocketBudget;
   /** The clock the rules are read on (R15). */
   private readonly time: ExchangeTime;
-  /** The boundary the hourly timer was set for, on the exchange's clock, and its side. */
-  private armed: { at: number; direction: BoundaryDirection } | null = null;
-  /** The whole hours of the exchange's clock the rules were last read in, at both edges (R15). */
-  private readHours: { early: number; late: number } | null = null;
+  /** The timer of the hourly boundaries of the exchange's clock (R15). */
+  private readonly boundaries: BoundaryTimer;
   private accounts: TimelineAccount[];
   private vipLevel: number;
   private vipChanges: { at: number; level: number }[] = [];
@@ -107,7 +106,6 @@ export class AccountLimiter {
   private readonly limits = new Map<string, AccountLimits>();
   private readonly ipLimits = new Map<string, Limit>();
   private readonly listeners = new Listeners<LimiterEvent>((source, error) => ({ type: 'error', at: this.wallNow(), source, error }));
-  private timer: unknown = null;
   /** Saving snapshots (`persist`), or null. */
   private persisting: Repeating | null = null;
   /** Polling the exchange's report (`reconcile`), or null. */
@@ -139,6 +137,7 @@ export class AccountLimiter {
     const store = options.store;
     this.scheduler = new Scheduler({ clock: this.clock, ...(options.maxQueue === undefined ? {} : { maxQueue: options.maxQueue }), ...(store === undefined ? {} : { store }) });
     this.shared = typeof store?.counts === 'function' ? store.counts() : null;
+    this.boundaries = new BoundaryTimer(this.clock, this.time, this.scheduler, () => this.atBoundary());
     for (const a of this.accounts) this.addLimits(a.id);
     if (persist !== undefined) this.persisting = saveEvery(this.clock, persist, () => this.snapshot(), (error) => this.report('persist', error));
     if (reconcile !== undefined) {
@@ -368,9 +367,8 @@ export class AccountLimiter {
     // estimate is now in another hour than when the rules were last read, one was crossed and the
     // rules are read again; otherwise the timer is set again for the next one.
     if (this.time.estimating && !this.closed) {
-      const h = this.readHours;
-      if (h === null || utcHourStart(this.time.edge('raise')) !== h.early || utcHourStart(this.time.edge('lower')) !== h.late) this.refresh();
-      else this.arm(this.wallNow());
+      if (this.boundaries.crossed()) this.refresh();
+      else this.boundaries.arm(this.wallNow());
     }
     return { accepted: true };
   }
@@ -524,10 +522,10 @@ export class AccountLimiter {
   /** Stops the limiter's timers and refuses waiting requests. */
   close(): void {
     this.closed = true;
-    if (this.timer !== null) this.clock.clearTimer(this.timer);
+    this.boundaries.stop();
     this.persisting?.stop();
     this.polling?.stop();
-    this.timer = this.persisting = this.polling = null;
+    this.persisting = this.polling = null;
     this.scheduler.setBoundary(Infinity, null);
     this.scheduler.close();
     void this.shared?.close();
@@ -551,14 +549,9 @@ export class AccountLimiter {
     // The instants the rules are read at (R15): the latest the exchange's clock may read, where a
     // lowering is already due, and the earliest, where a raise is certain. A boundary the timer
     // was set for is due on its side when it fires, whatever the rounding.
-    const armed = this.armed;
-    let early = this.time.edge('raise');
-    let late = this.time.edge('lower');
-    if (this.time.estimating && armed !== null && armed.direction === 'lower' && late < armed.at && this.time.local().wall >= this.time.boundaryLocal(armed.at, 'lower', this.time.local())) late = armed.at;
-    if (this.time.estimating && armed !== null && armed.direction === 'raise' && early < armed.at && this.time.local().wall >= this.time.boundaryLocal(armed.at, 'raise', this.time.local())) early = armed.at;
-    this.readHours = { early: utcHourStart(early), late: utcHourStart(late) };
+    const { early, late } = this.boundaries.edges();
     // The next refresh is set first: whatever happens below, the hourly refreshes go on.
-    this.arm(now);
+    this.boundaries.arm(now);
     const rules: LimitsState = { timeline, futures: this.tracker, spot: this.spotTracker, abuse: this.abuse, spotFill: this.spotFill };
     for (const a of this.accounts) {
       const l = this.limits.get(a.id)!;
@@ -701,49 +694,17 @@ export class AccountLimiter {
     return this.time.now();
   }
 
-  /**
-   * Sets the timer for the next boundary: every whole hour of the exchange's clock, reached on its
-   * lowering side (`error` early) and again on its raising side (`error` late) (R15).
-   */
-  private arm(now: number): void {
-    if (this.timer !== null) this.clock.clearTimer(this.timer);
-    const local = this.time.local();
-    let next: { at: number; direction: BoundaryDirection; wall: number } | null = null;
-    if (this.time.estimating) {
-      // Read once for the four boundaries: arm runs after every clock sample.
-      const transit = this.time.transit();
-      for (const at of [utcHourStart(now), utcHourStart(now) + HOUR_MS]) {
-        for (const direction of ['lower', 'raise'] as const) {
-          const wall = this.time.boundaryLocal(at, direction, local, direction === 'lower' ? transit : 0);
-          // Due now and not yet fired: boundaries fire in order, each side once.
-          const pending = wall > local.wall || (wall === local.wall && (this.armed === null || order(this.armed) < order({ at, direction })));
-          if (pending && (next === null || wall < next.wall)) next = { at, direction, wall };
-        }
+  /** At a boundary of the exchange's clock: the rules are read again (shared counts: once every process's counts up to it are read). */
+  private atBoundary(): void {
+    const refresh = (): void => {
+      try {
+        this.refresh();
+      } catch (error) {
+        this.report('refresh', error);
       }
-    }
-    next ??= { at: utcHourStart(now) + HOUR_MS, direction: 'lower', wall: local.wall + utcHourStart(now) + HOUR_MS - now };
-    const target = next;
-    const delay = Math.max(0, target.wall - local.wall);
-    const fire = (): void => {
-      if (this.timer !== null) this.clock.clearTimer(this.timer);
-      this.timer = null;
-      this.scheduler.setBoundary(Infinity, null);
-      this.armed = target;
-      const refresh = (): void => {
-        try {
-          this.refresh();
-        } catch (error) {
-          this.report('refresh', error);
-        }
-      };
-      // Shared counts: decided once every process's counts up to the boundary are read.
-      if (this.shared === null) refresh();
-      else void this.shared.settle().then(refresh);
     };
-    this.timer = unrefTimer(this.clock.setTimer(fire, delay));
-    // The scheduler applies it before letting anything through past it, should the timer be late
-    // (one due now is left to the timer: a refresh is not to start inside this one).
-    this.scheduler.setBoundary(local.mono + delay, delay > 0 ? fire : null);
+    if (this.shared === null) refresh();
+    else void this.shared.settle().then(refresh);
   }
 
   /** Tells a `clock` event when the local clock's check against the exchange's changes (R15, R11). */
@@ -759,11 +720,6 @@ export class AccountLimiter {
   private report(source: 'listener' | 'persist' | 'refresh' | 'reconcile', error: unknown): void {
     this.listeners.report(source, error);
   }
-}
-
-/** The order boundaries fire in: by instant, the lowering side first. */
-function order(b: { readonly at: number; readonly direction: BoundaryDirection }): number {
-  return b.at * 2 + (b.direction === 'raise' ? 1 : 0);
 }
 
 /** The pair a spot order request counts under (R14): the one it names, else a placeholder. */
