@@ -1,21 +1,21 @@
 import { InvalidInputError } from '../errors.js';
 import { type Catalog, type Classification, readClassification } from '../catalog/catalog.js';
 import type { WebSocketBudget } from '../catalog/channels.js';
-import { type AbuseConfig, UNTHROTTLED } from '../rules/abuse.js';
+import type { AbuseConfig } from '../rules/abuse.js';
 import { formatUtcInstant } from '../rules/calendar.js';
 import type { FamilyConfig } from '../rules/family.js';
 import { type InstantInput, checkFields, parseId, parseInstant } from '../rules/parse.js';
-import { type SpotFillConfig, UNNAMED_PAIR, spotFillLimits } from '../rules/spot-fill.js';
+import { type SpotFillConfig, UNNAMED_PAIR } from '../rules/spot-fill.js';
 import { normalizeContract } from '../rules/contracts.js';
 import type { ClockEstimate } from '../rules/exchange-clock.js';
-import { type RateLimitReport, type ReportPolicy, type TierReconciliation, readRateLimitReport, reconcileTier, reportFor } from '../rules/report.js';
+import { type ReportPolicy, type TierReconciliation, readRateLimitReport, reconcileTier, reportFor } from '../rules/report.js';
 import { type Timeline, type TimelineAccount, buildTimeline } from '../rules/timeline.js';
 import type { Tier } from '../rules/tiers.js';
 import { parseVipLevel } from '../rules/vip.js';
 import type { Clock } from '../schedule/clock.js';
 import { type RateLimitFeedback, readFeedback } from '../schedule/feedback.js';
 import { readGatewayTimes } from '../schedule/gateway-time.js';
-import { type Limit, Scheduler } from '../schedule/scheduler.js';
+import { Scheduler } from '../schedule/scheduler.js';
 import { Listeners } from '../schedule/listeners.js';
 import type { SharedCounts, SharedTotals } from './shared-counts.js';
 import { type FillRole, Tracker } from './tracker.js';
@@ -26,11 +26,10 @@ import {
 } from './limiter-options.js';
 import { type LimitsState, limitsAt } from './in-force.js';
 import { type FamilyState, latestChange } from './family-state.js';
-import { AccountWarnings } from './warnings.js';
-import { LiveDowngrade } from './live-downgrade.js';
 import { Arrivals } from './arrivals.js';
 import { ExchangeTime, type SampleOutcome } from './exchange-time.js';
 import { BoundaryTimer } from './boundary-timer.js';
+import { type AccountLimits, RequestLimits } from './request-limits.js';
 import { type LimiterHistory, addHistory, readHistory } from './history.js';
 import { type AbuseHeadroom, type SpotFillHeadroom, type TierAtNext0800, type WhatIf, abuseHeadroom, spotFillHeadroom, tierAtNext0800, whatIf } from './queries.js';
 import { type LimiterSnapshot, copyAccount, readSnapshot, saveEvery, snapshotOf } from './persistence.js';
@@ -43,25 +42,6 @@ export type {
 export type { LimiterSnapshot } from './persistence.js';
 
 const CANCEL_PRIORITY = 10;
-
-interface AccountLimits {
-  readonly place: Limit;
-  readonly throttle: Limit;
-  readonly spotThrottle: Limit;
-  readonly cancel: Limit;
-  readonly other: Map<string, Limit>;
-  /** WebSocket futures placement and amendment on a budget of their own (R16 `separate`): the tier. */
-  wsPlace: Limit | null;
-  state: AccountLimit;
-  /** The live downgrade (R5 `live`). */
-  readonly live: LiveDowngrade;
-  /** The early warnings of R9 and R14. */
-  readonly warnings: AccountWarnings;
-  /** The tier the rules give (after a live downgrade) and why, before the exchange's report. */
-  local: { tier: Tier; reason: AccountLimit['reason'] };
-  /** The exchange's latest report not older than the latest snapshot (R16), or null. */
-  report: RateLimitReport | null;
-}
 
 /**
  * What a trading engine embeds for one exchange account or a family of a main account and its
@@ -104,7 +84,8 @@ export class AccountLimiter {
   private tracker = new Tracker();
   private spotTracker = new Tracker();
   private readonly limits = new Map<string, AccountLimits>();
-  private readonly ipLimits = new Map<string, Limit>();
+  /** The scheduler limits requests draw on. */
+  private readonly requestLimits: RequestLimits;
   private readonly listeners = new Listeners<LimiterEvent>((source, error) => ({ type: 'error', at: this.wallNow(), source, error }));
   /** Saving snapshots (`persist`), or null. */
   private persisting: Repeating | null = null;
@@ -137,6 +118,9 @@ export class AccountLimiter {
     const store = options.store;
     this.scheduler = new Scheduler({ clock: this.clock, ...(options.maxQueue === undefined ? {} : { maxQueue: options.maxQueue }), ...(store === undefined ? {} : { store }) });
     this.shared = typeof store?.counts === 'function' ? store.counts() : null;
+    this.requestLimits = new RequestLimits(this.scheduler, {
+      marginMs: this.marginMs, catalog: this.catalog, family: this.family, abuse: this.abuse, spotFill: this.spotFill, warnAt: this.warnAt,
+    }, (event) => this.emit(event));
     this.boundaries = new BoundaryTimer(this.clock, this.time, this.scheduler, () => this.atBoundary());
     for (const a of this.accounts) this.addLimits(a.id);
     if (persist !== undefined) this.persisting = saveEvery(this.clock, persist, () => this.snapshot(), (error) => this.report('persist', error));
@@ -233,7 +217,7 @@ export class AccountLimiter {
       }
       : fn;
     return this.scheduler.schedule(task, {
-      limits: this.limitsFor(account, limits, c),
+      limits: this.requestLimits.for(account, limits, c),
       weight: c.weight,
       priority: options.priority ?? (c.action === 'cancel' ? CANCEL_PRIORITY : 0),
       ...(options.signal === undefined ? {} : { signal: options.signal }),
@@ -257,7 +241,7 @@ export class AccountLimiter {
     const l = this.limitsOf(account);
     const c = this.classificationOf(request);
     const f = readFeedback(feedback);
-    const limits = this.limitsFor(account, l, c);
+    const limits = this.requestLimits.for(account, l, c);
     const named = f.limit === undefined ? [] : limits.filter((x) => x.limit === f.limit);
     for (const limit of named.length > 0 ? named : limits.slice(0, 1)) this.scheduler.feedback(limit, f);
   }
@@ -328,7 +312,7 @@ export class AccountLimiter {
     const r = reconcileTier({ local: l.local.tier.tier, snapshotAt: latestChange(this.familyState(), now), report, at: now, policy: this.reportPolicy, tiers: this.family.tiers });
     if (report.updatedAt >= latestChange(this.familyState(), now) && (l.report === null || report.updatedAt >= l.report.updatedAt)) l.report = report;
     const inForce = this.reconciled(l, now);
-    this.apply(account, l, { ...l.state, at: now, tier: inForce.tier, limit: inForce.tier.limit, reason: inForce.reason });
+    this.requestLimits.apply(account, l, { ...l.state, at: now, tier: inForce.tier, limit: inForce.tier.limit, reason: inForce.reason });
     const d = r.disagreement;
     if (d !== null) {
       this.emit({
@@ -399,7 +383,7 @@ export class AccountLimiter {
     const now = this.clock.now();
     const wall = this.clock.wall();
     this.arrivals.add({
-      limits: this.limitsFor(account, l, c),
+      limits: this.requestLimits.for(account, l, c),
       weight: c.weight,
       sentMono: sample.sentMono ?? now - (wall - sample.sentAt),
       receivedMono: sample.receivedMono ?? now - (wall - sample.receivedAt),
@@ -560,7 +544,7 @@ export class AccountLimiter {
       const capped = l.live.capped(now, state.tier);
       l.local = { tier: capped.tier, reason: capped.capped ? 'live-downgrade' : state.reason };
       const inForce = this.reconciled(l, now);
-      this.apply(a.id, l, { account: a.id, at: now, tier: inForce.tier, limit: inForce.tier.limit, throttle: state.throttle, spotThrottle: state.spotThrottle, reason: inForce.reason });
+      this.requestLimits.apply(a.id, l, { account: a.id, at: now, tier: inForce.tier, limit: inForce.tier.limit, throttle: state.throttle, spotThrottle: state.spotThrottle, reason: inForce.reason });
       l.warnings.reset(this.tracker, this.spotTracker, now);
       if (this.live) this.evaluateLive(a.id);
     }
@@ -575,24 +559,6 @@ export class AccountLimiter {
     const r = reconcileTier({ local: l.local.tier.tier, snapshotAt: latestChange(this.familyState(), now), report: l.report, at: now, policy: this.reportPolicy, tiers: this.family.tiers });
     if (r.disagreement?.stale === true) l.report = null;
     return r.source === 'report' ? { tier: r.tier, reason: 'report' } : l.local;
-  }
-
-  private apply(account: string, l: AccountLimits, next: AccountLimit): void {
-    const before = l.state;
-    l.state = next;
-    if (before.limit !== next.limit) {
-      l.place.update({ limit: next.limit });
-      l.wsPlace?.update({ limit: next.limit });
-      this.emit({ type: 'limit', account, at: next.at, from: before.limit, to: next.limit, reason: next.reason });
-    }
-    if ((before.throttle?.reason ?? null) !== (next.throttle?.reason ?? null) || before.throttle?.limit !== next.throttle?.limit) {
-      l.throttle.update(next.throttle === null ? { limit: UNTHROTTLED } : { limit: next.throttle.limit, windowMs: next.throttle.windowMs });
-      this.emit({ type: 'throttle', account, at: next.at, throttle: next.throttle });
-    }
-    if ((before.spotThrottle?.reason ?? null) !== (next.spotThrottle?.reason ?? null) || before.spotThrottle?.limit !== next.spotThrottle?.limit) {
-      l.spotThrottle.update(next.spotThrottle === null ? { limit: UNTHROTTLED } : { limit: next.spotThrottle.limit, windowMs: next.spotThrottle.windowMs });
-      this.emit({ type: 'spot-throttle', account, at: next.at, throttle: next.spotThrottle });
-    }
   }
 
   /** Counts a spot order request (R14) when it starts, and warns before the next check would throttle. */
@@ -625,7 +591,7 @@ export class AccountLimiter {
       l.local = { tier, reason: 'live-downgrade' };
       // A fall seen after the exchange's report is newer than it: the report no longer holds.
       l.report = null;
-      this.apply(account, l, { ...l.state, at: now, tier, limit: tier.limit, reason: 'live-downgrade' });
+      this.requestLimits.apply(account, l, { ...l.state, at: now, tier, limit: tier.limit, reason: 'live-downgrade' });
     }
     l.live.rearm(r.rating);
   }
@@ -653,41 +619,8 @@ export class AccountLimiter {
     return this.catalog.classify(request.method, request.path, request.body);
   }
 
-  private limitsFor(account: string, l: AccountLimits, c: Classification): Limit[] {
-    return c.limits.flatMap((spec) => {
-      if (c.market === 'futures' && spec.key === 'futures.place') return [l.place, l.throttle];
-      if (c.market === 'futures' && spec.key === 'futures.cancel') return [l.cancel];
-      // R16 `separate`: WebSocket futures placement on a budget of its own, of the tier in force.
-      if (spec.key === 'ws.futures.place') return [(l.wsPlace ??= this.limit({ name: `${account}:ws.futures.place`, limit: l.state.limit, windowMs: spec.windowMs })), l.throttle];
-      const map = spec.scope === 'ip' ? this.ipLimits : l.other;
-      let limit = map.get(spec.key);
-      if (limit === undefined) map.set(spec.key, (limit = this.limit({ name: `${spec.scope === 'ip' ? 'ip' : account}:${spec.key}`, limit: spec.limit, windowMs: spec.windowMs })));
-      return [limit];
-    })
-      .concat(spotFillLimits(c, this.spotFill) ? [l.spotThrottle] : []);
-  }
-
   private addLimits(account: string): void {
-    const spec = this.catalog.limits;
-    const tier1 = this.family.tiers[0]!;
-    this.limits.set(account, {
-      place: this.limit({ name: `${account}:futures.place`, limit: tier1.limit, windowMs: spec['futures.place']!.windowMs }),
-      throttle: this.limit({ name: `${account}:abuse-throttle`, limit: UNTHROTTLED, windowMs: Math.max(this.abuse.noFillLimit.windowMs, this.abuse.lowFillLimit.windowMs) }),
-      spotThrottle: this.limit({ name: `${account}:spot-fill-throttle`, limit: UNTHROTTLED, windowMs: this.spotFill.limit.windowMs }),
-      cancel: this.limit({ name: `${account}:futures.cancel`, ...spec['futures.cancel']! }),
-      other: new Map(),
-      wsPlace: null,
-      state: { account, at: this.wallNow(), tier: tier1, limit: tier1.limit, throttle: null, spotThrottle: null, reason: 'initial' },
-      live: new LiveDowngrade(this.family),
-      warnings: new AccountWarnings(account, { abuse: this.abuse, spotFill: this.spotFill, warnAt: this.warnAt }, (event) => this.emit(event)),
-      local: { tier: tier1, reason: 'initial' },
-      report: null,
-    });
-  }
-
-  /** A limit of the limiter's scheduler, with the safety margin of R13 when one is set. */
-  private limit(options: { readonly name: string; readonly limit: number; readonly windowMs: number }): Limit {
-    return this.scheduler.limit(this.marginMs > 0 ? { ...options, marginMs: this.marginMs } : options);
+    this.limits.set(account, this.requestLimits.create(account, this.wallNow()));
   }
 
   private wallNow(): number {
