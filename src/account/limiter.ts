@@ -1,23 +1,21 @@
 import { InvalidInputError } from '../errors.js';
-import { checkClockOffset } from '../catalog/validators.js';
 import { type Catalog, type Classification, readClassification } from '../catalog/catalog.js';
 import type { WebSocketBudget } from '../catalog/channels.js';
-import { type AbuseConfig, UNTHROTTLED } from '../rules/abuse.js';
-import { HOUR_MS, formatUtcDay, formatUtcInstant, parseUtcDay, utcDayStart, utcHourStart } from '../rules/calendar.js';
+import type { AbuseConfig } from '../rules/abuse.js';
+import { formatUtcInstant } from '../rules/calendar.js';
 import type { FamilyConfig } from '../rules/family.js';
-import { type InstantInput, checkFields, parseCount, parseId, parseInstant, parseNonNegativeDecimal } from '../rules/parse.js';
-import { type SpotFillConfig, UNNAMED_PAIR, spotFillLimits } from '../rules/spot-fill.js';
+import { type InstantInput, checkFields, parseId, parseInstant } from '../rules/parse.js';
+import { type SpotFillConfig, UNNAMED_PAIR } from '../rules/spot-fill.js';
 import { normalizeContract } from '../rules/contracts.js';
-import { type BoundaryDirection, type ClockEstimate, type ClockSample, ExchangeClock, type SampleRejection } from '../rules/exchange-clock.js';
-import { type RateLimitReport, type ReportPolicy, type TierReconciliation, readRateLimitReport, reconcileTier, reportFor } from '../rules/report.js';
-import { type DailyActivity, type Timeline, type TimelineAccount, buildTimeline } from '../rules/timeline.js';
+import type { ClockEstimate } from '../rules/exchange-clock.js';
+import { type ReportPolicy, type TierReconciliation, readRateLimitReport, reconcileTier, reportFor } from '../rules/report.js';
+import { type Timeline, type TimelineAccount, buildTimeline } from '../rules/timeline.js';
 import type { Tier } from '../rules/tiers.js';
 import { parseVipLevel } from '../rules/vip.js';
 import type { Clock } from '../schedule/clock.js';
 import { type RateLimitFeedback, readFeedback } from '../schedule/feedback.js';
 import { readGatewayTimes } from '../schedule/gateway-time.js';
-import { ArrivalDelay } from '../schedule/arrival-delay.js';
-import { type Limit, Scheduler } from '../schedule/scheduler.js';
+import { Scheduler } from '../schedule/scheduler.js';
 import { Listeners } from '../schedule/listeners.js';
 import type { SharedCounts, SharedTotals } from './shared-counts.js';
 import { type FillRole, Tracker } from './tracker.js';
@@ -28,11 +26,14 @@ import {
 } from './limiter-options.js';
 import { type LimitsState, limitsAt } from './in-force.js';
 import { type FamilyState, latestChange } from './family-state.js';
-import { AccountWarnings } from './warnings.js';
-import { LiveDowngrade } from './live-downgrade.js';
+import { Arrivals } from './arrivals.js';
+import { ExchangeTime, type SampleOutcome } from './exchange-time.js';
+import { BoundaryTimer } from './boundary-timer.js';
+import { type AccountLimits, RequestLimits } from './request-limits.js';
+import { type LimiterHistory, addHistory, readHistory } from './history.js';
 import { type AbuseHeadroom, type SpotFillHeadroom, type TierAtNext0800, type WhatIf, abuseHeadroom, spotFillHeadroom, tierAtNext0800, whatIf } from './queries.js';
 import { type LimiterSnapshot, copyAccount, readSnapshot, saveEvery, snapshotOf } from './persistence.js';
-import { type Repeating, every, unrefTimer } from './timers.js';
+import { type Repeating, every } from './timers.js';
 
 export type { AccountLimit, LimiterEvent } from './limiter-events.js';
 export type {
@@ -40,48 +41,7 @@ export type {
 } from './limiter-options.js';
 export type { LimiterSnapshot } from './persistence.js';
 
-/** One answered request, as `arrived` counts it at the exchange (R13). */
-interface Arrival {
-  readonly limits: readonly Limit[];
-  readonly weight: number;
-  readonly sentMono: number;
-  readonly receivedMono: number;
-  /** The gateway's receive instant minus the local send instant, in milliseconds. */
-  readonly delay: number;
-  /** Until when, plus the window, its limits count it: -Infinity until counted. */
-  arrived: number;
-}
-
-/** How long answers are kept to be counted again when a quicker way there shows: twice the longest window of the catalogue. */
-const ARRIVALS_KEPT_MS = 20_000;
-
-/** An hour of order requests and USDT traded, seeded from the exchange's history. */
-interface SeededHour {
-  readonly account: string;
-  readonly hour: number;
-  readonly requests: number;
-  readonly traded?: string;
-}
 const CANCEL_PRIORITY = 10;
-
-interface AccountLimits {
-  readonly place: Limit;
-  readonly throttle: Limit;
-  readonly spotThrottle: Limit;
-  readonly cancel: Limit;
-  readonly other: Map<string, Limit>;
-  /** WebSocket futures placement and amendment on a budget of their own (R16 `separate`): the tier. */
-  wsPlace: Limit | null;
-  state: AccountLimit;
-  /** The live downgrade (R5 `live`). */
-  readonly live: LiveDowngrade;
-  /** The early warnings of R9 and R14. */
-  readonly warnings: AccountWarnings;
-  /** The tier the rules give (after a live downgrade) and why, before the exchange's report. */
-  local: { tier: Tier; reason: AccountLimit['reason'] };
-  /** The exchange's latest report not older than the latest snapshot (R16), or null. */
-  report: RateLimitReport | null;
-}
 
 /**
  * What a trading engine embeds for one exchange account or a family of a main account and its
@@ -102,12 +62,8 @@ export class AccountLimiter {
   readonly scheduler: Scheduler;
   readonly catalog: Catalog;
   private readonly clock: Clock;
-  /** How much later than the quickest each request reached the exchange (R13). */
-  private readonly arrivalDelay = new ArrivalDelay();
-  /** The quickest way there (plus the clocks' offset) among the recent answers. */
-  private quickest = Infinity;
-  /** The answers of the last ARRIVALS_KEPT_MS, oldest first from `head`. */
-  private arrivals: { list: Arrival[]; head: number } = { list: [], head: 0 };
+  /** The answered requests, counted where they reached the exchange (R13). */
+  private readonly arrivals = new Arrivals();
   private readonly family: FamilyConfig;
   private readonly abuse: AbuseConfig;
   private readonly spotFill: SpotFillConfig;
@@ -118,23 +74,19 @@ export class AccountLimiter {
   private readonly reportPolicy: ReportPolicy;
   /** What a WebSocket order draws on (R16), as resolved from the options. */
   readonly websocketBudget: WebSocketBudget;
-  private readonly estimateClock: boolean;
-  private exchange = new ExchangeClock();
-  /** Whether the last clock check was ok (R15): a `clock` event is told when it changes. */
-  private clockOk = true;
-  /** The boundary the hourly timer was set for, on the exchange's clock, and its side. */
-  private armed: { at: number; direction: BoundaryDirection } | null = null;
-  /** The whole hours of the exchange's clock the rules were last read in, at both edges (R15). */
-  private readHours: { early: number; late: number } | null = null;
+  /** The clock the rules are read on (R15). */
+  private readonly time: ExchangeTime;
+  /** The timer of the hourly boundaries of the exchange's clock (R15). */
+  private readonly boundaries: BoundaryTimer;
   private accounts: TimelineAccount[];
   private vipLevel: number;
   private vipChanges: { at: number; level: number }[] = [];
   private tracker = new Tracker();
   private spotTracker = new Tracker();
   private readonly limits = new Map<string, AccountLimits>();
-  private readonly ipLimits = new Map<string, Limit>();
+  /** The scheduler limits requests draw on. */
+  private readonly requestLimits: RequestLimits;
   private readonly listeners = new Listeners<LimiterEvent>((source, error) => ({ type: 'error', at: this.wallNow(), source, error }));
-  private timer: unknown = null;
   /** Saving snapshots (`persist`), or null. */
   private persisting: Repeating | null = null;
   /** Polling the exchange's report (`reconcile`), or null. */
@@ -159,13 +111,17 @@ export class AccountLimiter {
     this.vipLevel = config.vipLevel;
     this.reportPolicy = config.reportPolicy;
     this.websocketBudget = config.websocketBudget;
-    this.estimateClock = config.estimateClock;
+    this.time = new ExchangeTime(this.clock, config.estimateClock, this.arrivals);
     // The timeline validates the family (ids, roles, creation instants) once here.
     const timeline = this.timelineOf(options.accounts, this.tracker, this.vipLevel, this.vipChanges);
     this.accounts = options.accounts.map(copyAccount);
     const store = options.store;
     this.scheduler = new Scheduler({ clock: this.clock, ...(options.maxQueue === undefined ? {} : { maxQueue: options.maxQueue }), ...(store === undefined ? {} : { store }) });
     this.shared = typeof store?.counts === 'function' ? store.counts() : null;
+    this.requestLimits = new RequestLimits(this.scheduler, {
+      marginMs: this.marginMs, catalog: this.catalog, family: this.family, abuse: this.abuse, spotFill: this.spotFill, warnAt: this.warnAt,
+    }, (event) => this.emit(event));
+    this.boundaries = new BoundaryTimer(this.clock, this.time, this.scheduler, () => this.atBoundary());
     for (const a of this.accounts) this.addLimits(a.id);
     if (persist !== undefined) this.persisting = saveEvery(this.clock, persist, () => this.snapshot(), (error) => this.report('persist', error));
     if (reconcile !== undefined) {
@@ -261,7 +217,7 @@ export class AccountLimiter {
       }
       : fn;
     return this.scheduler.schedule(task, {
-      limits: this.limitsFor(account, limits, c),
+      limits: this.requestLimits.for(account, limits, c),
       weight: c.weight,
       priority: options.priority ?? (c.action === 'cancel' ? CANCEL_PRIORITY : 0),
       ...(options.signal === undefined ? {} : { signal: options.signal }),
@@ -285,7 +241,7 @@ export class AccountLimiter {
     const l = this.limitsOf(account);
     const c = this.classificationOf(request);
     const f = readFeedback(feedback);
-    const limits = this.limitsFor(account, l, c);
+    const limits = this.requestLimits.for(account, l, c);
     const named = f.limit === undefined ? [] : limits.filter((x) => x.limit === f.limit);
     for (const limit of named.length > 0 ? named : limits.slice(0, 1)) this.scheduler.feedback(limit, f);
   }
@@ -356,7 +312,7 @@ export class AccountLimiter {
     const r = reconcileTier({ local: l.local.tier.tier, snapshotAt: latestChange(this.familyState(), now), report, at: now, policy: this.reportPolicy, tiers: this.family.tiers });
     if (report.updatedAt >= latestChange(this.familyState(), now) && (l.report === null || report.updatedAt >= l.report.updatedAt)) l.report = report;
     const inForce = this.reconciled(l, now);
-    this.apply(account, l, { ...l.state, at: now, tier: inForce.tier, limit: inForce.tier.limit, reason: inForce.reason });
+    this.requestLimits.apply(account, l, { ...l.state, at: now, tier: inForce.tier, limit: inForce.tier.limit, reason: inForce.reason });
     const d = r.disagreement;
     if (d !== null) {
       this.emit({
@@ -387,27 +343,16 @@ export class AccountLimiter {
    * limiter.clockSample({ sentAt, receivedAt: Date.now(), headers: response.headers })
    * ```
    */
-  clockSample(sample: LimiterClockSample): { readonly accepted: true } | { readonly accepted: false; readonly reason: SampleRejection | 'no-gateway-times' } {
-    if (typeof sample !== 'object' || sample === null) throw new InvalidInputError('the clock sample', sample, 'an object { sentAt, receivedAt, headers } or { sentAt, receivedAt, inTime, outTime }');
-    let timed: ClockSample = sample as ClockSample;
-    if ('headers' in sample) {
-      if (typeof sample.headers !== 'object' || sample.headers === null) throw new InvalidInputError('`headers`', sample.headers, 'the response headers, or a WebSocket answer\'s `header` object');
-      const times = readGatewayTimes(sample.headers);
-      if (times === undefined) return { accepted: false, reason: 'no-gateway-times' };
-      const { headers: _, ...rest } = sample;
-      timed = { ...rest, ...times };
-    }
-    const outcome = this.exchange.add(timed);
-    this.exchange = outcome.clock;
-    if (!outcome.accepted) return { accepted: false, reason: outcome.reason };
+  clockSample(sample: LimiterClockSample): SampleOutcome {
+    const outcome = this.time.add(sample);
+    if (!outcome.accepted) return outcome;
     this.checkClock();
     // The boundaries moved with the estimate. Every boundary is a whole hour: when an edge of the
     // estimate is now in another hour than when the rules were last read, one was crossed and the
     // rules are read again; otherwise the timer is set again for the next one.
-    if (this.estimateClock && !this.closed) {
-      const h = this.readHours;
-      if (h === null || utcHourStart(this.edge('raise')) !== h.early || utcHourStart(this.edge('lower')) !== h.late) this.refresh();
-      else this.arm(this.wallNow());
+    if (this.time.estimating && !this.closed) {
+      if (this.boundaries.crossed()) this.refresh();
+      else this.boundaries.arm(this.wallNow());
     }
     return { accepted: true };
   }
@@ -437,36 +382,14 @@ export class AccountLimiter {
     const times = 'headers' in sample ? readGatewayTimes(sample.headers)! : sample;
     const now = this.clock.now();
     const wall = this.clock.wall();
-    const arrival: Arrival = {
-      limits: this.limitsFor(account, l, c),
+    this.arrivals.add({
+      limits: this.requestLimits.for(account, l, c),
       weight: c.weight,
       sentMono: sample.sentMono ?? now - (wall - sample.sentAt),
       receivedMono: sample.receivedMono ?? now - (wall - sample.receivedAt),
       delay: times.inTime / 1000 - sample.sentAt,
-      arrived: -Infinity,
-    };
-    const min = arrival.delay - this.arrivalDelay.add(arrival.delay);
-    // A quicker way there than any seen: the requests answered before were counted at the
-    // exchange later than thought, and count longer here too.
-    if (min < this.quickest) for (let i = this.arrivals.head; i < this.arrivals.list.length; i++) this.countArrival(this.arrivals.list[i]!, min);
-    this.quickest = min;
-    this.countArrival(arrival, min);
-    const kept = this.arrivals;
-    kept.list.push(arrival);
-    while (kept.head < kept.list.length - 1 && kept.list[kept.head]!.sentMono < now - ARRIVALS_KEPT_MS) kept.head++;
-    if (kept.head > 1024 && kept.head * 2 > kept.list.length) {
-      kept.list = kept.list.slice(kept.head);
-      kept.head = 0;
-    }
+    }, now);
     return outcome;
-  }
-
-  /** Counts `a` on its limits until one window after it reached the exchange, as far as `quickest` tells. */
-  private countArrival(a: Arrival, quickest: number): void {
-    const arrived = Math.min(a.sentMono + (a.delay - quickest), a.receivedMono);
-    if (arrived <= a.arrived || arrived <= a.sentMono) return;
-    for (const limit of a.limits) limit.extend(a.weight, a.arrived > a.sentMono ? a.arrived : a.sentMono, arrived);
-    a.arrived = arrived;
   }
 
   /**
@@ -475,7 +398,7 @@ export class AccountLimiter {
    * clock plus `offsetMs`.
    */
   clockEstimate(): ClockEstimate | null {
-    return this.exchange.estimate(this.localNow());
+    return this.time.estimate();
   }
 
   /** The limit in force for `account` now. */
@@ -530,45 +453,13 @@ export class AccountLimiter {
    * not after now: daily activity per account and contract (R1), and hourly requests and USDT
    * traded (R9). The whole history is validated before any of it is added.
    */
-  seed(history: {
-    readonly days?: readonly DailyActivity[];
-    readonly hours?: readonly SeededHour[];
-    /** Hourly spot order requests and spot USDT traded (R14). */
-    readonly spotHours?: readonly SeededHour[];
-  }): void {
-    if (typeof history !== 'object' || history === null) throw new InvalidInputError('the history', history, 'an object { days?, hours?, spotHours? }');
-    checkFields(history, ['days', 'hours', 'spotHours'], 'the history');
-    const { days = [], hours = [], spotHours = [] } = history;
-    if (!Array.isArray(days)) throw new InvalidInputError('`days`', days, 'an array of daily activity { account, day, contracts }');
-    if (!Array.isArray(hours)) throw new InvalidInputError('`hours`', hours, 'an array of hours { account, hour, requests, traded }');
-    if (!Array.isArray(spotHours)) throw new InvalidInputError('`spotHours`', spotHours, 'an array of hours { account, hour, requests, traded }');
-    const now = this.wallNow();
-    // Validated as a timeline first (accounts, days, contracts, counts, volumes).
-    buildTimeline({ accounts: this.accounts, activity: days }, this.family);
-    const seededDays = days.map((d, i) => {
-      const start = parseUtcDay(d.day, `\`days[${i}].day\``);
-      if (start > utcDayStart(now)) throw new InvalidInputError(`\`days[${i}].day\``, d.day, `a day up to today (${formatUtcDay(now)}): history is what already happened`);
-      return { account: d.account, start, contracts: d.contracts };
-    });
-    const readHours = (list: readonly SeededHour[], name: string) => list.map((h, i) => {
-      if (typeof h !== 'object' || h === null) throw new InvalidInputError(`\`${name}[${i}]\``, h, 'an object { account, hour, requests, traded }');
-      checkFields(h, ['account', 'hour', 'requests', 'traded'], `\`${name}[${i}]\``);
-      if (!this.limits.has(h.account)) throw new InvalidInputError(`\`${name}[${i}].account\``, h.account, 'an account of the limiter');
-      const hour = utcHourStart(parseInstant(h.hour, `\`${name}[${i}].hour\``));
-      if (hour > now) throw new InvalidInputError(`\`${name}[${i}].hour\``, h.hour, `an hour up to this one (${formatUtcInstant(utcHourStart(now))}): history is what already happened`);
-      parseCount(h.requests, `\`${name}[${i}].requests\``);
-      parseNonNegativeDecimal(h.traded ?? '0', `\`${name}[${i}].traded\``);
-      return { account: h.account, hour, requests: h.requests, traded: h.traded ?? '0' };
-    }).sort((a, b) => a.hour - b.hour);
-    const seededHours = readHours(hours, 'hours');
-    const seededSpotHours = readHours(spotHours, 'spotHours');
+  seed(history: LimiterHistory): void {
+    const read = readHistory(history, this.accounts, (id) => this.limits.has(id), this.family, this.wallNow());
     // With shared counts, the history alone goes to them, written once whoever seeds it; the
     // limits follow when the totals come back with it.
     const next = this.shared === null ? Tracker.restore(this.tracker.snapshot()) : new Tracker();
     const nextSpot = this.shared === null ? Tracker.restore(this.spotTracker.snapshot()) : new Tracker();
-    for (const d of seededDays.sort((a, b) => a.start - b.start)) next.seedDay(d.account, d.start, d.contracts);
-    for (const h of seededHours) next.seedHour(h.account, h.hour, h.requests, h.traded);
-    for (const h of seededSpotHours) nextSpot.seedHour(h.account, h.hour, h.requests, h.traded);
+    addHistory(read, next, nextSpot);
     if (this.shared !== null) {
       this.shared.seed(next.snapshot(), nextSpot.snapshot(), 'add');
       return;
@@ -615,10 +506,10 @@ export class AccountLimiter {
   /** Stops the limiter's timers and refuses waiting requests. */
   close(): void {
     this.closed = true;
-    if (this.timer !== null) this.clock.clearTimer(this.timer);
+    this.boundaries.stop();
     this.persisting?.stop();
     this.polling?.stop();
-    this.timer = this.persisting = this.polling = null;
+    this.persisting = this.polling = null;
     this.scheduler.setBoundary(Infinity, null);
     this.scheduler.close();
     void this.shared?.close();
@@ -642,14 +533,9 @@ export class AccountLimiter {
     // The instants the rules are read at (R15): the latest the exchange's clock may read, where a
     // lowering is already due, and the earliest, where a raise is certain. A boundary the timer
     // was set for is due on its side when it fires, whatever the rounding.
-    const armed = this.armed;
-    let early = this.edge('raise');
-    let late = this.edge('lower');
-    if (this.estimateClock && armed !== null && armed.direction === 'lower' && late < armed.at && this.localNow().wall >= this.boundaryLocal(armed.at, 'lower', this.localNow())) late = armed.at;
-    if (this.estimateClock && armed !== null && armed.direction === 'raise' && early < armed.at && this.localNow().wall >= this.boundaryLocal(armed.at, 'raise', this.localNow())) early = armed.at;
-    this.readHours = { early: utcHourStart(early), late: utcHourStart(late) };
+    const { early, late } = this.boundaries.edges();
     // The next refresh is set first: whatever happens below, the hourly refreshes go on.
-    this.arm(now);
+    this.boundaries.arm(now);
     const rules: LimitsState = { timeline, futures: this.tracker, spot: this.spotTracker, abuse: this.abuse, spotFill: this.spotFill };
     for (const a of this.accounts) {
       const l = this.limits.get(a.id)!;
@@ -658,7 +544,7 @@ export class AccountLimiter {
       const capped = l.live.capped(now, state.tier);
       l.local = { tier: capped.tier, reason: capped.capped ? 'live-downgrade' : state.reason };
       const inForce = this.reconciled(l, now);
-      this.apply(a.id, l, { account: a.id, at: now, tier: inForce.tier, limit: inForce.tier.limit, throttle: state.throttle, spotThrottle: state.spotThrottle, reason: inForce.reason });
+      this.requestLimits.apply(a.id, l, { account: a.id, at: now, tier: inForce.tier, limit: inForce.tier.limit, throttle: state.throttle, spotThrottle: state.spotThrottle, reason: inForce.reason });
       l.warnings.reset(this.tracker, this.spotTracker, now);
       if (this.live) this.evaluateLive(a.id);
     }
@@ -673,24 +559,6 @@ export class AccountLimiter {
     const r = reconcileTier({ local: l.local.tier.tier, snapshotAt: latestChange(this.familyState(), now), report: l.report, at: now, policy: this.reportPolicy, tiers: this.family.tiers });
     if (r.disagreement?.stale === true) l.report = null;
     return r.source === 'report' ? { tier: r.tier, reason: 'report' } : l.local;
-  }
-
-  private apply(account: string, l: AccountLimits, next: AccountLimit): void {
-    const before = l.state;
-    l.state = next;
-    if (before.limit !== next.limit) {
-      l.place.update({ limit: next.limit });
-      l.wsPlace?.update({ limit: next.limit });
-      this.emit({ type: 'limit', account, at: next.at, from: before.limit, to: next.limit, reason: next.reason });
-    }
-    if ((before.throttle?.reason ?? null) !== (next.throttle?.reason ?? null) || before.throttle?.limit !== next.throttle?.limit) {
-      l.throttle.update(next.throttle === null ? { limit: UNTHROTTLED } : { limit: next.throttle.limit, windowMs: next.throttle.windowMs });
-      this.emit({ type: 'throttle', account, at: next.at, throttle: next.throttle });
-    }
-    if ((before.spotThrottle?.reason ?? null) !== (next.spotThrottle?.reason ?? null) || before.spotThrottle?.limit !== next.spotThrottle?.limit) {
-      l.spotThrottle.update(next.spotThrottle === null ? { limit: UNTHROTTLED } : { limit: next.spotThrottle.limit, windowMs: next.spotThrottle.windowMs });
-      this.emit({ type: 'spot-throttle', account, at: next.at, throttle: next.spotThrottle });
-    }
   }
 
   /** Counts a spot order request (R14) when it starts, and warns before the next check would throttle. */
@@ -723,7 +591,7 @@ export class AccountLimiter {
       l.local = { tier, reason: 'live-downgrade' };
       // A fall seen after the exchange's report is newer than it: the report no longer holds.
       l.report = null;
-      this.apply(account, l, { ...l.state, at: now, tier, limit: tier.limit, reason: 'live-downgrade' });
+      this.requestLimits.apply(account, l, { ...l.state, at: now, tier, limit: tier.limit, reason: 'live-downgrade' });
     }
     l.live.rearm(r.rating);
   }
@@ -751,136 +619,31 @@ export class AccountLimiter {
     return this.catalog.classify(request.method, request.path, request.body);
   }
 
-  private limitsFor(account: string, l: AccountLimits, c: Classification): Limit[] {
-    return c.limits.flatMap((spec) => {
-      if (c.market === 'futures' && spec.key === 'futures.place') return [l.place, l.throttle];
-      if (c.market === 'futures' && spec.key === 'futures.cancel') return [l.cancel];
-      // R16 `separate`: WebSocket futures placement on a budget of its own, of the tier in force.
-      if (spec.key === 'ws.futures.place') return [(l.wsPlace ??= this.limit({ name: `${account}:ws.futures.place`, limit: l.state.limit, windowMs: spec.windowMs })), l.throttle];
-      const map = spec.scope === 'ip' ? this.ipLimits : l.other;
-      let limit = map.get(spec.key);
-      if (limit === undefined) map.set(spec.key, (limit = this.limit({ name: `${spec.scope === 'ip' ? 'ip' : account}:${spec.key}`, limit: spec.limit, windowMs: spec.windowMs })));
-      return [limit];
-    })
-      .concat(spotFillLimits(c, this.spotFill) ? [l.spotThrottle] : []);
-  }
-
   private addLimits(account: string): void {
-    const spec = this.catalog.limits;
-    const tier1 = this.family.tiers[0]!;
-    this.limits.set(account, {
-      place: this.limit({ name: `${account}:futures.place`, limit: tier1.limit, windowMs: spec['futures.place']!.windowMs }),
-      throttle: this.limit({ name: `${account}:abuse-throttle`, limit: UNTHROTTLED, windowMs: Math.max(this.abuse.noFillLimit.windowMs, this.abuse.lowFillLimit.windowMs) }),
-      spotThrottle: this.limit({ name: `${account}:spot-fill-throttle`, limit: UNTHROTTLED, windowMs: this.spotFill.limit.windowMs }),
-      cancel: this.limit({ name: `${account}:futures.cancel`, ...spec['futures.cancel']! }),
-      other: new Map(),
-      wsPlace: null,
-      state: { account, at: this.wallNow(), tier: tier1, limit: tier1.limit, throttle: null, spotThrottle: null, reason: 'initial' },
-      live: new LiveDowngrade(this.family),
-      warnings: new AccountWarnings(account, { abuse: this.abuse, spotFill: this.spotFill, warnAt: this.warnAt }, (event) => this.emit(event)),
-      local: { tier: tier1, reason: 'initial' },
-      report: null,
-    });
-  }
-
-  /**
-   * Now, on the clock the rules are read on (R15): the exchange's as estimated (its middle), or
-   * with `exchangeClock: 'local'` or before the first sample, the local wall clock.
-   */
-  /** A limit of the limiter's scheduler, with the safety margin of R13 when one is set. */
-  private limit(options: { readonly name: string; readonly limit: number; readonly windowMs: number }): Limit {
-    return this.scheduler.limit(this.marginMs > 0 ? { ...options, marginMs: this.marginMs } : options);
+    this.limits.set(account, this.requestLimits.create(account, this.wallNow()));
   }
 
   private wallNow(): number {
-    const wall = Math.floor(this.clock.wall());
-    if (!this.estimateClock) return wall;
-    const e = this.exchange.estimate(this.localNow());
-    return e === null ? wall : Math.floor(wall + e.offsetMs);
+    return this.time.now();
   }
 
-  /** The local wall and monotonic clocks read together (the estimate follows a wall step with them). */
-  private localNow(): { wall: number; mono: number } {
-    return { wall: Math.floor(this.clock.wall()), mono: this.clock.now() };
-  }
-
-  /** The exchange's instant now on the side a boundary of `direction` is compared on (R15). */
-  private edge(direction: BoundaryDirection): number {
-    if (!this.estimateClock) return Math.floor(this.clock.wall());
-    const at = this.exchange.toExchange(this.localNow(), direction);
-    return direction === 'lower' ? at + this.transit() : at;
-  }
-
-  /** The local instant a boundary is due at (R15); a lowering earlier by the way there (see transit). */
-  private boundaryLocal(at: number, direction: BoundaryDirection, local: { wall: number; mono: number }, transit = direction === 'lower' ? this.transit() : 0): number {
-    const wall = this.exchange.boundaryLocal(at, direction, local);
-    return direction === 'lower' ? wall - transit : wall;
-  }
-
-  /**
-   * The longest way to the exchange among the recent answers, in whole milliseconds (0 before
-   * any): a request sent now may be counted that much later, so a lowering applies that much
-   * earlier, and nothing sent before it reaches the exchange after it (R15, R13).
-   */
-  private transit(): number {
-    const estimate = this.exchange.estimate(this.localNow());
-    const slowest = this.arrivalDelay.max;
-    return estimate === null || slowest === -Infinity ? 0 : Math.max(0, Math.ceil(slowest - estimate.offsetMs));
-  }
-
-  /**
-   * Sets the timer for the next boundary: every whole hour of the exchange's clock, reached on its
-   * lowering side (`error` early) and again on its raising side (`error` late) (R15).
-   */
-  private arm(now: number): void {
-    if (this.timer !== null) this.clock.clearTimer(this.timer);
-    const local = this.localNow();
-    let next: { at: number; direction: BoundaryDirection; wall: number } | null = null;
-    if (this.estimateClock) {
-      // Read once for the four boundaries: arm runs after every clock sample.
-      const transit = this.transit();
-      for (const at of [utcHourStart(now), utcHourStart(now) + HOUR_MS]) {
-        for (const direction of ['lower', 'raise'] as const) {
-          const wall = this.boundaryLocal(at, direction, local, direction === 'lower' ? transit : 0);
-          // Due now and not yet fired: boundaries fire in order, each side once.
-          const pending = wall > local.wall || (wall === local.wall && (this.armed === null || order(this.armed) < order({ at, direction })));
-          if (pending && (next === null || wall < next.wall)) next = { at, direction, wall };
-        }
+  /** At a boundary of the exchange's clock: the rules are read again (shared counts: once every process's counts up to it are read). */
+  private atBoundary(): void {
+    const refresh = (): void => {
+      try {
+        this.refresh();
+      } catch (error) {
+        this.report('refresh', error);
       }
-    }
-    next ??= { at: utcHourStart(now) + HOUR_MS, direction: 'lower', wall: local.wall + utcHourStart(now) + HOUR_MS - now };
-    const target = next;
-    const delay = Math.max(0, target.wall - local.wall);
-    const fire = (): void => {
-      if (this.timer !== null) this.clock.clearTimer(this.timer);
-      this.timer = null;
-      this.scheduler.setBoundary(Infinity, null);
-      this.armed = target;
-      const refresh = (): void => {
-        try {
-          this.refresh();
-        } catch (error) {
-          this.report('refresh', error);
-        }
-      };
-      // Shared counts: decided once every process's counts up to the boundary are read.
-      if (this.shared === null) refresh();
-      else void this.shared.settle().then(refresh);
     };
-    this.timer = unrefTimer(this.clock.setTimer(fire, delay));
-    // The scheduler applies it before letting anything through past it, should the timer be late
-    // (one due now is left to the timer: a refresh is not to start inside this one).
-    this.scheduler.setBoundary(local.mono + delay, delay > 0 ? fire : null);
+    if (this.shared === null) refresh();
+    else void this.shared.settle().then(refresh);
   }
 
   /** Tells a `clock` event when the local clock's check against the exchange's changes (R15, R11). */
   private checkClock(): void {
-    const e = this.exchange.estimate(this.localNow());
-    if (e === null) return;
-    const check = checkClockOffset(e);
-    if (check.ok === this.clockOk) return;
-    this.clockOk = check.ok;
-    this.emit({ type: 'clock', at: this.wallNow(), offsetMs: e.offsetMs, errorMs: e.errorMs, check });
+    const change = this.time.checkChange();
+    if (change !== null) this.emit({ type: 'clock', at: this.wallNow(), ...change });
   }
 
   private emit(event: LimiterEvent): void {
@@ -890,11 +653,6 @@ export class AccountLimiter {
   private report(source: 'listener' | 'persist' | 'refresh' | 'reconcile', error: unknown): void {
     this.listeners.report(source, error);
   }
-}
-
-/** The order boundaries fire in: by instant, the lowering side first. */
-function order(b: { readonly at: number; readonly direction: BoundaryDirection }): number {
-  return b.at * 2 + (b.direction === 'raise' ? 1 : 0);
 }
 
 /** The pair a spot order request counts under (R14): the one it names, else a placeholder. */

@@ -1,0 +1,75 @@
+import { ArrivalDelay } from '../schedule/arrival-delay.js';
+import type { Limit } from '../schedule/scheduler.js';
+
+/** One answered request, as `arrived` counts it at the exchange (R13). */
+interface Arrival extends AnsweredRequest {
+  /** Until when, plus the window, its limits count it: -Infinity until counted. */
+  arrived: number;
+}
+
+/** How long answers are kept to be counted again when a quicker way there shows: twice the longest window of the catalogue. */
+const ARRIVALS_KEPT_MS = 20_000;
+
+/** One answered request: the limits it drew on, its weight, and its way to the exchange. */
+export interface AnsweredRequest {
+  readonly limits: readonly Limit[];
+  readonly weight: number;
+  /** Sent and answered, on the local monotonic clock. */
+  readonly sentMono: number;
+  readonly receivedMono: number;
+  /** The gateway's receive instant minus the local send instant, in milliseconds. */
+  readonly delay: number;
+}
+
+/**
+ * The answered requests of the last seconds, each counted on its limits until one window after it
+ * reached the exchange (R13: the exchange counts arrivals). The way there is measured against the
+ * quickest recent answer, so the offset of the exchange's clock drops out; when a quicker way shows,
+ * the answers kept are counted again, longer.
+ *
+ * @example
+ * ```ts
+ * const arrivals = new Arrivals()
+ * arrivals.add({ limits, weight: 1, sentMono, receivedMono, delay: inTimeMs - sentAt }, clock.now())
+ * ```
+ */
+export class Arrivals {
+  /** How much later than the quickest each request reached the exchange (R13). */
+  private readonly arrivalDelay = new ArrivalDelay();
+  /** The quickest way there (plus the clocks' offset) among the recent answers. */
+  private quickest = Infinity;
+  /** The answers of the last ARRIVALS_KEPT_MS, oldest first from `head`. */
+  private arrivals: { list: Arrival[]; head: number } = { list: [], head: 0 };
+
+  /** The longest way there among the recent answers (plus the clocks' offset), or -Infinity before any. */
+  get slowest(): number {
+    return this.arrivalDelay.max;
+  }
+
+  /** Counts an answered request, at `now` on the monotonic clock. */
+  add(request: AnsweredRequest, now: number): void {
+    const arrival: Arrival = { ...request, arrived: -Infinity };
+    const min = arrival.delay - this.arrivalDelay.add(arrival.delay);
+    // A quicker way there than any seen: the requests answered before were counted at the
+    // exchange later than thought, and count longer here too.
+    if (min < this.quickest) for (let i = this.arrivals.head; i < this.arrivals.list.length; i++) countArrival(this.arrivals.list[i]!, min);
+    this.quickest = min;
+    countArrival(arrival, min);
+    const kept = this.arrivals;
+    kept.list.push(arrival);
+    while (kept.head < kept.list.length - 1 && kept.list[kept.head]!.sentMono < now - ARRIVALS_KEPT_MS) kept.head++;
+    if (kept.head > 1024 && kept.head * 2 > kept.list.length) {
+      kept.list = kept.list.slice(kept.head);
+      kept.head = 0;
+    }
+  }
+}
+
+/** Counts `a` on its limits until one window after it reached the exchange, as far as `quickest` tells. */
+function countArrival(a: Arrival, quickest: number): void {
+  const arrived = Math.min(a.sentMono + (a.delay - quickest), a.receivedMono);
+  if (arrived <= a.arrived || arrived <= a.sentMono) return;
+  for (const limit of a.limits) limit.extend(a.weight, a.arrived > a.sentMono ? a.arrived : a.sentMono, arrived);
+  a.arrived = arrived;
+}
+

@@ -1,0 +1,118 @@
+import { InvalidInputError } from '../errors.js';
+import { type Check, checkClockOffset } from '../catalog/validators.js';
+import { type BoundaryDirection, type ClockEstimate, type ClockSample, ExchangeClock, type SampleRejection } from '../rules/exchange-clock.js';
+import type { Clock } from '../schedule/clock.js';
+import { readGatewayTimes } from '../schedule/gateway-time.js';
+import type { LimiterClockSample } from './limiter-options.js';
+
+/** The local wall and monotonic clocks read together. */
+export interface LocalInstant {
+  readonly wall: number;
+  readonly mono: number;
+}
+
+/** What a clock sample did: taken, or why not. */
+export type SampleOutcome = { readonly accepted: true } | { readonly accepted: false; readonly reason: SampleRejection | 'no-gateway-times' };
+
+/**
+ * The clock the limiter's rules are read on (R15): the exchange's, as estimated from the gateway
+ * times of answers, or the local wall clock (`exchangeClock: 'local'`, or before the first sample).
+ * It tells the instant now, the edges of the estimate a lowering and a raise are compared at, and
+ * the local instant a boundary of the exchange's clock is due at. A lowering is due earlier by the
+ * slowest recent way to the exchange (`transit`): nothing sent before it reaches the exchange after it.
+ *
+ * @example
+ * ```ts
+ * const time = new ExchangeTime(systemClock, true, arrivals)
+ * time.add({ sentAt, receivedAt: Date.now(), headers: response.headers })
+ * time.now() // the exchange's instant, as estimated
+ * ```
+ */
+export class ExchangeTime {
+  private exchange = new ExchangeClock();
+  /** Whether the last clock check was ok (R15): a `clock` event is told when it changes. */
+  private clockOk = true;
+
+  /**
+   * @param estimating whether the rules are read on the estimate (`exchangeClock: 'estimate'`)
+   * @param arrivals where the slowest recent way to the exchange is read (R13)
+   */
+  constructor(private readonly clock: Clock, readonly estimating: boolean, private readonly arrivals: { readonly slowest: number }) {}
+
+  /**
+   * Now, on the clock the rules are read on (R15): the exchange's as estimated (its middle), or
+   * with `exchangeClock: 'local'` or before the first sample, the local wall clock.
+   */
+  now(): number {
+    const wall = Math.floor(this.clock.wall());
+    if (!this.estimating) return wall;
+    const e = this.exchange.estimate(this.local());
+    return e === null ? wall : Math.floor(wall + e.offsetMs);
+  }
+
+  /** The local wall and monotonic clocks read together (the estimate follows a wall step with them). */
+  local(): LocalInstant {
+    return { wall: Math.floor(this.clock.wall()), mono: this.clock.now() };
+  }
+
+  /** The exchange's clock as estimated now, or null before the first sample. */
+  estimate(): ClockEstimate | null {
+    return this.exchange.estimate(this.local());
+  }
+
+  /** The exchange's instant now on the side a boundary of `direction` is compared on (R15). */
+  edge(direction: BoundaryDirection): number {
+    if (!this.estimating) return Math.floor(this.clock.wall());
+    const at = this.exchange.toExchange(this.local(), direction);
+    return direction === 'lower' ? at + this.transit() : at;
+  }
+
+  /** The local instant a boundary is due at (R15); a lowering earlier by the way there (see transit). */
+  boundaryLocal(at: number, direction: BoundaryDirection, local: LocalInstant, transit = direction === 'lower' ? this.transit() : 0): number {
+    const wall = this.exchange.boundaryLocal(at, direction, local);
+    return direction === 'lower' ? wall - transit : wall;
+  }
+
+  /**
+   * The longest way to the exchange among the recent answers, in whole milliseconds (0 before
+   * any): a request sent now may be counted that much later, so a lowering applies that much
+   * earlier, and nothing sent before it reaches the exchange after it (R15, R13).
+   */
+  transit(): number {
+    const estimate = this.exchange.estimate(this.local());
+    const slowest = this.arrivals.slowest;
+    return estimate === null || slowest === -Infinity ? 0 : Math.max(0, Math.ceil(slowest - estimate.offsetMs));
+  }
+
+  /**
+   * Takes a timed request for the estimate (see `AccountLimiter.clockSample`): bad input throws an
+   * {@link InvalidInputError} and changes nothing.
+   */
+  add(sample: LimiterClockSample): SampleOutcome {
+    if (typeof sample !== 'object' || sample === null) throw new InvalidInputError('the clock sample', sample, 'an object { sentAt, receivedAt, headers } or { sentAt, receivedAt, inTime, outTime }');
+    let timed: ClockSample = sample as ClockSample;
+    if ('headers' in sample) {
+      if (typeof sample.headers !== 'object' || sample.headers === null) throw new InvalidInputError('`headers`', sample.headers, 'the response headers, or a WebSocket answer\'s `header` object');
+      const times = readGatewayTimes(sample.headers);
+      if (times === undefined) return { accepted: false, reason: 'no-gateway-times' };
+      const { headers: _, ...rest } = sample;
+      timed = { ...rest, ...times };
+    }
+    const outcome = this.exchange.add(timed);
+    this.exchange = outcome.clock;
+    return outcome.accepted ? { accepted: true } : { accepted: false, reason: outcome.reason };
+  }
+
+  /**
+   * The local clock against the exchange's (R15, R11), when the check changed since it was last
+   * told: `checkClockOffset` on the estimate; null when it did not change or before any sample.
+   */
+  checkChange(): { readonly offsetMs: number; readonly errorMs: number; readonly check: Check } | null {
+    const e = this.exchange.estimate(this.local());
+    if (e === null) return null;
+    const check = checkClockOffset(e);
+    if (check.ok === this.clockOk) return null;
+    this.clockOk = check.ok;
+    return { offsetMs: e.offsetMs, errorMs: e.errorMs, check };
+  }
+}

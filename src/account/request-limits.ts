@@ -1,0 +1,120 @@
+import type { Catalog, Classification } from '../catalog/catalog.js';
+import { type AbuseConfig, UNTHROTTLED } from '../rules/abuse.js';
+import type { FamilyConfig } from '../rules/family.js';
+import type { RateLimitReport } from '../rules/report.js';
+import { type SpotFillConfig, spotFillLimits } from '../rules/spot-fill.js';
+import type { Tier } from '../rules/tiers.js';
+import type { Limit, Scheduler } from '../schedule/scheduler.js';
+import type { AccountLimit, LimiterEvent } from './limiter-events.js';
+import { LiveDowngrade } from './live-downgrade.js';
+import { AccountWarnings } from './warnings.js';
+
+/** An account's scheduler limits, and the state they are set from. */
+export interface AccountLimits {
+  readonly place: Limit;
+  readonly throttle: Limit;
+  readonly spotThrottle: Limit;
+  readonly cancel: Limit;
+  readonly other: Map<string, Limit>;
+  /** WebSocket futures placement and amendment on a budget of their own (R16 `separate`): the tier. */
+  wsPlace: Limit | null;
+  state: AccountLimit;
+  /** The live downgrade (R5 `live`). */
+  readonly live: LiveDowngrade;
+  /** The early warnings of R9 and R14. */
+  readonly warnings: AccountWarnings;
+  /** The tier the rules give (after a live downgrade) and why, before the exchange's report. */
+  local: { tier: Tier; reason: AccountLimit['reason'] };
+  /** The exchange's latest report not older than the latest snapshot (R16), or null. */
+  report: RateLimitReport | null;
+}
+
+/** What the limits are made from. */
+export interface RequestLimitsConfig {
+  /** Safety margin of R13, milliseconds. */
+  readonly marginMs: number;
+  readonly catalog: Catalog;
+  readonly family: FamilyConfig;
+  readonly abuse: AbuseConfig;
+  readonly spotFill: SpotFillConfig;
+  readonly warnAt: number;
+}
+
+/**
+ * The scheduler limits an account limiter's requests draw on: per account the tier's futures
+ * placement limit, the abuse and spot low-fill throttles, the cancel limit and the catalogue's
+ * others (R10), made when first drawn on; per IP the catalogue's IP limits. Each limit counts with
+ * the safety margin of R13 when one is set.
+ *
+ * @example
+ * ```ts
+ * const limits = new RequestLimits(scheduler, config, (event) => console.log(event))
+ * const main = limits.create('main', Date.now())
+ * limits.for('main', main, catalog.classify('POST', '/futures/usdt/orders', body))
+ * ```
+ */
+export class RequestLimits {
+  private readonly ipLimits = new Map<string, Limit>();
+
+  constructor(private readonly scheduler: Scheduler, private readonly config: RequestLimitsConfig, private readonly emit: (event: LimiterEvent) => void) {}
+
+  /** New limits for `account`, at tier 1 until the rules are read, at `now`. */
+  create(account: string, now: number): AccountLimits {
+    const spec = this.config.catalog.limits;
+    const tier1 = this.config.family.tiers[0]!;
+    return {
+      place: this.limit({ name: `${account}:futures.place`, limit: tier1.limit, windowMs: spec['futures.place']!.windowMs }),
+      throttle: this.limit({ name: `${account}:abuse-throttle`, limit: UNTHROTTLED, windowMs: Math.max(this.config.abuse.noFillLimit.windowMs, this.config.abuse.lowFillLimit.windowMs) }),
+      spotThrottle: this.limit({ name: `${account}:spot-fill-throttle`, limit: UNTHROTTLED, windowMs: this.config.spotFill.limit.windowMs }),
+      cancel: this.limit({ name: `${account}:futures.cancel`, ...spec['futures.cancel']! }),
+      other: new Map(),
+      wsPlace: null,
+      state: { account, at: now, tier: tier1, limit: tier1.limit, throttle: null, spotThrottle: null, reason: 'initial' },
+      live: new LiveDowngrade(this.config.family),
+      warnings: new AccountWarnings(account, { abuse: this.config.abuse, spotFill: this.config.spotFill, warnAt: this.config.warnAt }, (event) => this.emit(event)),
+      local: { tier: tier1, reason: 'initial' },
+      report: null,
+    };
+  }
+
+
+  /** The limits a classified request of `account` draws on (R10, R16; the throttles of R9, R14). */
+  for(account: string, l: AccountLimits, c: Classification): Limit[] {
+    return c.limits.flatMap((spec) => {
+      if (c.market === 'futures' && spec.key === 'futures.place') return [l.place, l.throttle];
+      if (c.market === 'futures' && spec.key === 'futures.cancel') return [l.cancel];
+      // R16 `separate`: WebSocket futures placement on a budget of its own, of the tier in force.
+      if (spec.key === 'ws.futures.place') return [(l.wsPlace ??= this.limit({ name: `${account}:ws.futures.place`, limit: l.state.limit, windowMs: spec.windowMs })), l.throttle];
+      const map = spec.scope === 'ip' ? this.ipLimits : l.other;
+      let limit = map.get(spec.key);
+      if (limit === undefined) map.set(spec.key, (limit = this.limit({ name: `${spec.scope === 'ip' ? 'ip' : account}:${spec.key}`, limit: spec.limit, windowMs: spec.windowMs })));
+      return [limit];
+    })
+      .concat(spotFillLimits(c, this.config.spotFill) ? [l.spotThrottle] : []);
+  }
+
+
+  /** Sets `l` to `next`: its limits follow, and each change is told (`limit`, `throttle`, `spot-throttle`). */
+  apply(account: string, l: AccountLimits, next: AccountLimit): void {
+    const before = l.state;
+    l.state = next;
+    if (before.limit !== next.limit) {
+      l.place.update({ limit: next.limit });
+      l.wsPlace?.update({ limit: next.limit });
+      this.emit({ type: 'limit', account, at: next.at, from: before.limit, to: next.limit, reason: next.reason });
+    }
+    if ((before.throttle?.reason ?? null) !== (next.throttle?.reason ?? null) || before.throttle?.limit !== next.throttle?.limit) {
+      l.throttle.update(next.throttle === null ? { limit: UNTHROTTLED } : { limit: next.throttle.limit, windowMs: next.throttle.windowMs });
+      this.emit({ type: 'throttle', account, at: next.at, throttle: next.throttle });
+    }
+    if ((before.spotThrottle?.reason ?? null) !== (next.spotThrottle?.reason ?? null) || before.spotThrottle?.limit !== next.spotThrottle?.limit) {
+      l.spotThrottle.update(next.spotThrottle === null ? { limit: UNTHROTTLED } : { limit: next.spotThrottle.limit, windowMs: next.spotThrottle.windowMs });
+      this.emit({ type: 'spot-throttle', account, at: next.at, throttle: next.spotThrottle });
+    }
+  }
+
+  /** A limit of the limiter's scheduler, with the safety margin of R13 when one is set. */
+  private limit(options: { readonly name: string; readonly limit: number; readonly windowMs: number }): Limit {
+    return this.scheduler.limit(this.config.marginMs > 0 ? { ...options, marginMs: this.config.marginMs } : options);
+  }
+}
