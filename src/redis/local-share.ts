@@ -4,7 +4,7 @@ import type { SharedLimit } from './shared-limit.js';
 /** The settings of `onUnavailable: "local"` (see `RedisStoreOptions`). */
 export interface LocalShareOptions {
   /** Whether the policy is `"local"`; with `"wait"` no share ever starts. */
-  readonly enabled: boolean;
+  readonly local: boolean;
   readonly processes: number;
   readonly staleMs: number;
   readonly leaseMs: number;
@@ -34,7 +34,7 @@ export class LocalShares {
   constructor(private readonly options: LocalShareOptions) {}
 
   get enabled(): boolean {
-    return this.options.enabled;
+    return this.options.local;
   }
 
   /** A request saying this process is here was sent at `sentAt`: it may act until `until`. */
@@ -64,8 +64,8 @@ export class LocalShares {
    * after its clock offset is known.
    */
   fallback(limit: SharedLimit, at: number, start: (limit: SharedLimit) => void): WindowLimit | null {
-    const { enabled, staleMs, leaseMs, fallbackMaxMs } = this.options;
-    if (!enabled) return null;
+    const { local, staleMs, leaseMs, fallbackMaxMs } = this.options;
+    if (!local) return null;
     // Redis holds the share back from the others for fallbackMaxMs and two spans past the last it
     // heard of this process, which is no earlier than lastHeard.
     const span = limit.windowMs + limit.marginMs;
@@ -86,7 +86,7 @@ export class LocalShares {
    * until its local share starts, or a while (Redis answering again wakes the scheduler).
    */
   downWait(limit: SharedLimit, at: number, offsetKnown: boolean): number {
-    if (this.options.enabled && offsetKnown && this.size(limit.limit) >= 1) {
+    if (this.options.local && offsetKnown && this.size(limit.limit) >= 1) {
       const from = this.lastEffect + this.options.staleMs + this.options.leaseMs + limit.windowMs + limit.marginMs;
       if (from > at) return from - at;
     }

@@ -14,7 +14,7 @@ import { LocalShares } from './local-share.js';
 import { Outbox } from './outbox.js';
 import { RedisKeys, runWithin, type ScriptName } from './protocol.js';
 import { type Lease, SharedLimit } from './shared-limit.js';
-import { type RedisStoreOptions, resolveStoreOptions } from './options.js';
+import { type RedisStoreOptions, resolveStoreOptions, type StoreConfig } from './options.js';
 
 export type { RedisStoreOptions } from './options.js';
 
@@ -71,15 +71,8 @@ export class RedisStore implements LimitStore {
   readonly prefix: string;
   readonly clock: Clock;
   private readonly redis: RedisScripting;
-  /** Permits asked for beyond what waits; -1 for `"auto"`. */
-  private readonly prefetch: number;
-  private readonly maxBatch: number;
-  private readonly timeoutMs: number;
-  private readonly retryMs: number;
-  private readonly processes: number;
-  private readonly fallbackMaxMs: number;
-  private readonly staleMs: number;
-  private readonly countFlushMs: number;
+  /** The options, checked and complete. */
+  private readonly config: StoreConfig;
   private readonly keys: RedisKeys;
   private readonly limits = new Set<SharedLimit>();
   private readonly counters = new Set<RedisCounts>();
@@ -95,31 +88,24 @@ export class RedisStore implements LimitStore {
 
   constructor(options: RedisStoreOptions) {
     const o = resolveStoreOptions(options);
+    this.config = o;
     this.redis = o.redis;
     this.prefix = o.prefix;
     this.keys = new RedisKeys(o.prefix);
     this.leaseMs = o.leaseMs;
-    this.prefetch = o.prefetch;
-    this.maxBatch = o.maxBatch;
-    this.timeoutMs = o.timeoutMs;
-    this.retryMs = o.retryMs;
-    this.processes = o.processes;
-    this.fallbackMaxMs = o.fallbackMaxMs;
-    this.staleMs = o.staleMs;
-    this.countFlushMs = o.countFlushMs;
     this.clock = o.clock;
-    const { local, clock } = o;
-    this.shares = new LocalShares({ enabled: local, processes: this.processes, staleMs: this.staleMs, leaseMs: this.leaseMs, fallbackMaxMs: this.fallbackMaxMs });
+    const { clock } = o;
+    this.shares = new LocalShares(o);
     this.outbox = new Outbox({
       clock,
-      retryMs: this.retryMs,
+      retryMs: o.retryMs,
       run: (p) => this.call(p.script, p.keys, p.args),
       failed: (error) => this.availability.failed(error),
       isClosed: () => this.closed,
     });
     this.availability = new Availability({
       clock,
-      retryMs: this.retryMs,
+      retryMs: o.retryMs,
       isClosed: () => this.closed,
       probe: () => this.call('probe', [this.keys.epoch], []),
       down: (error) => this.emit({ type: 'unavailable', error }),
@@ -162,7 +148,7 @@ export class RedisStore implements LimitStore {
   counts(): SharedCounts {
     if (this.closed) throw new InvalidInputError('the Redis store', 'closed', 'a store not closed');
     const c = new RedisCounts({
-      prefix: this.prefix, id: this.id, clock: this.clock, flushMs: this.countFlushMs, retryMs: this.retryMs,
+      prefix: this.prefix, id: this.id, clock: this.clock, flushMs: this.config.countFlushMs, retryMs: this.config.retryMs,
       run: (keys, args) => this.call('counts', keys, args),
     });
     this.counters.add(c);
@@ -210,22 +196,22 @@ export class RedisStore implements LimitStore {
     const id = `${this.id}.${(this.seq++).toString(36)}`;
     // Ask for what waits, but not for more than a sixteenth of a limit at once: processes that
     // all wait when a window frees then take turns rather than the fastest taking it all.
-    let batch = this.maxBatch;
+    let batch = this.config.maxBatch;
     let queued = 0;
     const sentAt = this.clock.now();
     const at = linked[0]!.host.clock.now();
-    let extra = this.prefetch < 0 ? AUTO_MAX : this.prefetch;
+    let extra = this.config.prefetch < 0 ? AUTO_MAX : this.config.prefetch;
     for (const l of linked) {
       const q = l.host.queuedWeight(l);
       if (q > queued) queued = q;
       batch = Math.min(batch, Math.ceil(l.limit / 16));
       // "auto": what this process sent in the last leaseMs, at its rate over the last window.
-      if (this.prefetch < 0) extra = Math.min(extra, Math.floor((l.usedAt(at) * this.leaseMs) / l.windowMs));
+      if (this.config.prefetch < 0) extra = Math.min(extra, Math.floor((l.usedAt(at) * this.leaseMs) / l.windowMs));
     }
     const want = Math.max(weight, Math.min(queued, batch));
     const keys: string[] = [this.keys.epoch, this.keys.procs];
-    const grace = this.staleMs + this.leaseMs + this.fallbackMaxMs;
-    const args: (string | number)[] = [id, weight, want, this.leaseMs, this.offset.deadline(sentAt, this.timeoutMs), this.id, this.processes, this.staleMs, grace, extra, this.prefetch < 0 ? 1 : 0, queued];
+    const grace = this.config.staleMs + this.leaseMs + this.config.fallbackMaxMs;
+    const args: (string | number)[] = [id, weight, want, this.leaseMs, this.offset.deadline(sentAt, this.config.timeoutMs), this.id, this.config.processes, this.config.staleMs, grace, extra, this.config.prefetch < 0 ? 1 : 0, queued];
     for (const l of linked) {
       l.pending = true;
       keys.push(this.keys.meta(l.name), this.keys.log(l.name), this.keys.wait(l.name));
@@ -237,7 +223,7 @@ export class RedisStore implements LimitStore {
         const now = this.clock.now();
         for (const l of linked) {
           l.pending = false;
-          l.retryAt = now + this.retryMs;
+          l.retryAt = now + this.config.retryMs;
         }
         // The script may have run and its answer been lost: give back whatever it granted.
         for (const l of linked) this.send('release', l, [id, 0]);
@@ -312,7 +298,7 @@ export class RedisStore implements LimitStore {
     } else {
       // Denied: Redis said when enough will have left the window; or the weight can never fit,
       // or the request came after its deadline: look again later.
-      const retryAt = now + (status === 0 ? value : this.retryMs);
+      const retryAt = now + (status === 0 ? value : this.config.retryMs);
       for (const l of linked) l.retryAt = retryAt;
     }
     if (status !== -2) {
@@ -329,9 +315,9 @@ export class RedisStore implements LimitStore {
   private call(script: ScriptName, keys: readonly string[], args: readonly (string | number)[], says = false): Promise<unknown> {
     if (says) {
       const sentAt = this.clock.now();
-      this.shares.said(sentAt, sentAt + this.timeoutMs);
+      this.shares.said(sentAt, sentAt + this.config.timeoutMs);
     }
-    return runWithin(this.redis, this.clock, this.timeoutMs, script, keys, args);
+    return runWithin(this.redis, this.clock, this.config.timeoutMs, script, keys, args);
   }
 
   /** A write on `limit`'s settings and log that must reach Redis (see {@link Outbox}). */
@@ -344,9 +330,9 @@ export class RedisStore implements LimitStore {
     this.heartbeatTimer = unrefTimer(this.clock.setTimer(() => {
       if (this.closed) return;
       this.heartbeat();
-      if (!this.availability.up || this.clock.now() - this.shares.lastSent < this.staleMs / 4) return;
+      if (!this.availability.up || this.clock.now() - this.shares.lastSent < this.config.staleMs / 4) return;
       void this.sayHello();
-    }, this.staleMs / 4));
+    }, this.config.staleMs / 4));
   }
 
   /** Tells Redis this process is here, with what it sent on local shares. True when Redis heard. */
@@ -355,7 +341,7 @@ export class RedisStore implements LimitStore {
     const keys: string[] = [this.keys.epoch, this.keys.procs];
     const sentAt = this.clock.now();
     const id = `${this.id}.r${(this.seq++).toString(36)}`;
-    const args: (string | number)[] = [this.id, id, this.offset.deadline(sentAt, this.timeoutMs)];
+    const args: (string | number)[] = [this.id, id, this.offset.deadline(sentAt, this.config.timeoutMs)];
     const shares: SharedLimit[] = [];
     for (const l of this.limits) {
       if (l.share === null) continue;

@@ -168,7 +168,7 @@ export class Scheduler {
    * store (in this process by default; shared with other processes by a Redis store). A `name`
    * that another limit of this scheduler has is refused: names key stats, events and shared state.
    */
-  limit(options: WindowLimitOptions): Limit {
+  limit(options: WindowLimitOptions): WindowLimit {
     if (typeof options === 'object' && options !== null) {
       checkFields(options, LIMIT_OPTION_FIELDS, 'the limit options');
       // A name keys stats, events and a store's shared state: two limits may not share one.
