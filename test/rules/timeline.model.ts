@@ -1,8 +1,8 @@
 // A slow reference model of the limit timeline, written from docs/rules.md (R1-R8) and not from
 // src/rules/timeline.ts: every query is answered from the rules alone, by exact integer arithmetic
-// on the input as given. It only reads the default options (weights 1 and 0.9, coefficients 1 for
-// BTC_USDT and ETH_USDT and 0.4 otherwise, the R3 table, the 1,000,000 own-volume threshold) and
-// contract names already written as the API writes them.
+// on the input as given. It reads the default ratio options (weights 1 and 0.9, coefficients 1 for
+// BTC_USDT and ETH_USDT and 0.4 otherwise, the R3 table), contract names already written as the
+// API writes them, and R7's own-volume threshold (whole USDT) and broker families.
 
 export const DAY = 86_400_000;
 export const HOUR = 3_600_000;
@@ -15,6 +15,12 @@ export interface ModelContract {
   readonly place?: number;
   readonly amend?: number;
   readonly cancel?: number;
+}
+
+/** R7's options: the own-volume threshold in whole USDT (default 1,000,000), broker families. */
+export interface ModelOptions {
+  readonly ownVolumeThreshold?: number;
+  readonly kind?: 'standard' | 'broker';
 }
 
 export interface ModelInput {
@@ -65,7 +71,7 @@ export class TimelineModel {
   private readonly memo = new Map<string, number>();
   private readonly vipChanges: readonly { at: number; level: number }[];
 
-  constructor(private readonly input: ModelInput) {
+  constructor(private readonly input: ModelInput, private readonly options: ModelOptions = {}) {
     this.vipChanges = [...(input.vipChanges ?? [])].sort((a, b) => a.at - b.at);
   }
 
@@ -103,9 +109,12 @@ export class TimelineModel {
       add(family, a.contracts);
       if (a.account === account) add(own, a.contracts);
     }
-    // R7: below 1,000,000 USDT of own volume the aggregated ratio; otherwise max(own, aggregated),
-    // which is the higher of the two tiers (an undefined ratio is the lowest).
-    const tier = own.volume < 1_000_000n * 10n ** 8n ? tierOf(family) : Math.max(tierOf(own), tierOf(family));
+    // R7: below the threshold (1,000,000 USDT) of own volume the aggregated ratio; otherwise
+    // max(own, aggregated), which is the higher of the two tiers (an undefined ratio is the
+    // lowest). Broker families: the own ratio only.
+    const threshold = BigInt(this.options.ownVolumeThreshold ?? 1_000_000) * 10n ** 8n;
+    const tier = this.options.kind === 'broker' ? tierOf(own)
+      : own.volume < threshold ? tierOf(family) : Math.max(tierOf(own), tierOf(family));
     this.memo.set(key, tier);
     return tier;
   }

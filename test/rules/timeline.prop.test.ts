@@ -1,7 +1,7 @@
 import { fc, test } from '@fast-check/vitest';
 import { describe, expect, it } from 'vitest';
 import { buildTimeline } from '../../src/rules/timeline.js';
-import { DAY, HOUR, type ModelContract, type ModelInput, TimelineModel } from './timeline.model.js';
+import { DAY, HOUR, type ModelContract, type ModelInput, type ModelOptions, TimelineModel } from './timeline.model.js';
 
 const START = Date.UTC(2026, 10, 2);
 
@@ -21,7 +21,7 @@ function times(text: string, n: number): string {
 }
 
 /** One contract's day: a ratio near a bound on its requests, scaled up now and then past the 1,000,000 USDT threshold of R7. */
-const contract: fc.Arbitrary<ModelContract> = fc
+const nearBound: fc.Arbitrary<ModelContract> = fc
   .record({
     contract: fc.constantFrom('BTC_USDT', 'ETH_USDT', 'SOL_USDT'),
     requests: fc.integer({ min: 0, max: 300 }),
@@ -36,6 +36,18 @@ const contract: fc.Arbitrary<ModelContract> = fc
     return { contract, [taker ? 'takerVolume' : 'makerVolume']: times(target, n), [kind]: n };
   });
 
+/** One contract's day whose volume puts a week's own volume on R7's threshold, or 1e-8 USDT below it. */
+const nearThreshold: fc.Arbitrary<ModelContract> = fc
+  .record({
+    contract: fc.constantFrom('BTC_USDT', 'SOL_USDT'),
+    volume: fc.constantFrom('1000000', '999999.99999999', '500000'),
+    // Ratios 50, 10, 4 and 2.5 on 1,000,000 USDT: on tier bounds and between them.
+    place: fc.constantFrom(20_000, 100_000, 250_000, 400_000),
+  })
+  .map(({ contract, volume, place }) => ({ contract, makerVolume: volume, place }));
+
+const contract = fc.oneof({ weight: 3, arbitrary: nearBound }, { weight: 1, arbitrary: nearThreshold });
+
 const timelineCase = fc
   .record({
     accounts: fc.integer({ min: 1, max: 3 }),
@@ -44,8 +56,10 @@ const timelineCase = fc
     vipLevel: fc.constantFrom(13, 14, 15),
     vipChanges: fc.uniqueArray(fc.tuple(instant(14), fc.constantFrom(12, 13, 14, 15)), { maxLength: 3, selector: ([at]) => at }),
     queries: fc.array(instant(22), { maxLength: 20 }),
+    // R7 as the library reads it by default, as the exchange's worked example does (max() for every account), and for brokers.
+    options: fc.constantFrom<ModelOptions>({}, {}, { ownVolumeThreshold: 0 }, { kind: 'broker' }),
   })
-  .map(({ accounts, created, activity, vipLevel, vipChanges, queries }) => {
+  .map(({ accounts, created, activity, vipLevel, vipChanges, queries, options }) => {
     const ids = Array.from({ length: accounts }, (_, i) => (i === 0 ? 'main' : `sub${i}`));
     const createdAt = ids.map((_, i) => (i === 0 ? undefined : created[i]));
     const seen = new Set<string>();
@@ -64,7 +78,7 @@ const timelineCase = fc
       vipLevel,
       vipChanges: vipChanges.map(([at, level]) => ({ at, level })),
     };
-    return { input, queries };
+    return { input, queries, options };
   });
 
 /** Every instant worth asking about: each day's edges, each VIP change and creation a millisecond either side, and random ones. */
@@ -94,9 +108,9 @@ describe('buildTimeline against a day-by-day model of R1-R8', () => {
     for (const [iso, limit] of steps) expect([iso, model.limitAt('main', Date.parse(iso))]).toEqual([iso, limit]);
   });
 
-  test.prop([timelineCase], { numRuns: 250 })('gives the model\'s limit and VIP level for every account at every edge instant', ({ input, queries }) => {
-    const timeline = buildTimeline(input);
-    const model = new TimelineModel(input);
+  test.prop([timelineCase], { numRuns: 250 })('gives the model\'s limit and VIP level for every account at every edge instant', ({ input, queries, options }) => {
+    const timeline = buildTimeline(input, options);
+    const model = new TimelineModel(input, options);
     // Disagreements are gathered and compared once: an expect per query would be most of the run.
     const wrong: unknown[] = [];
     for (const at of instantsOf(input, queries)) {
@@ -113,15 +127,38 @@ describe('buildTimeline against a day-by-day model of R1-R8', () => {
     expect(wrong).toEqual([]);
   });
 
-  test.prop([timelineCase], { numRuns: 150 })('lists a change exactly where the model\'s tier turns, with the tier before and after', ({ input }) => {
-    const timeline = buildTimeline(input);
-    const model = new TimelineModel(input);
+  test.prop([timelineCase], { numRuns: 150 })('lists a change exactly where the model\'s tier turns, with the tier before and after', ({ input, options }) => {
+    const timeline = buildTimeline(input, options);
+    const model = new TimelineModel(input, options);
     for (const c of timeline.changes) {
       const at = new Date(c.at).toISOString();
       expect({ account: c.account, at, tier: c.tier.tier }).toEqual({ account: c.account, at, tier: model.tierAt(c.account, c.at) });
       if (c.previousTier !== null) {
         expect({ account: c.account, at, before: c.previousTier.tier }).toEqual({ account: c.account, at, before: model.tierAt(c.account, c.at - 1) });
       }
+    }
+  });
+
+  // Sparse random weeks seldom put an account's own volume exactly on R7's threshold with its own
+  // ratio above the family's: this one does, on one day, and asks the day after.
+  test.prop([
+    fc.constantFrom('1000000', '999999.99999999', '1000000.00000001'),
+    fc.constantFrom(20_000, 100_000, 250_000, 400_000),
+    fc.integer({ min: 0, max: 2_000_000 }),
+    fc.constantFrom<ModelOptions>({}, { ownVolumeThreshold: 1_000_000 }, { ownVolumeThreshold: 999_999 }),
+  ], { numRuns: 60 })('rates an account by max(own, aggregated) from exactly the threshold of own volume, and by the aggregate below it', (volume, place, noise, options) => {
+    const day = START + 2 * DAY;
+    const input: ModelInput = {
+      accounts: [{ id: 'main', role: 'main' }, { id: 'sub1' }],
+      activity: [
+        { account: 'main', day, contracts: [{ contract: 'BTC_USDT', makerVolume: volume, place }] },
+        { account: 'sub1', day, contracts: [{ contract: 'ETH_USDT', cancel: noise }] },
+      ],
+    };
+    const timeline = buildTimeline(input, options);
+    const model = new TimelineModel(input, options);
+    for (const at of [day + DAY, day + DAY + 8 * HOUR - 1, day + DAY + 8 * HOUR]) {
+      for (const id of ['main', 'sub1']) expect([id, at, timeline.limitAt(id, at).tier.tier]).toEqual([id, at, model.tierAt(id, at)]);
     }
   });
 });
