@@ -36,7 +36,7 @@ export async function exchangeCommand(args: ParsedArgs, run: ExchangeRun): Promi
   }
   const offset = values.get('clock-offset-ms');
   if (offset !== undefined) {
-    const ms = offset === true ? undefined : wholeNumber(offset, { signed: true });
+    const ms = offset === true ? undefined : wholeNumber(offset, 'signed');
     if (ms === undefined) throw new UsageError(`${typed.get('clock-offset-ms')} takes a whole number of milliseconds (such as -3600000), got "${String(offset)}"`);
     options.clockOffsetMs = ms;
   }

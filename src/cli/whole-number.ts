@@ -7,13 +7,9 @@
  * @example
  * wholeNumber('250'); // 250
  * wholeNumber('-5'); // undefined
- * wholeNumber('-5', { signed: true }); // -5
+ * wholeNumber('-5', 'signed'); // -5
  */
-export function wholeNumber(text: string, { signed = false }: { readonly signed?: boolean } = {}): number | undefined {
-  if (!(signed ? SIGNED_DIGITS : DIGITS).test(text)) return undefined;
-  const n = Number(text);
+export function wholeNumber(text: string, sign?: 'signed'): number | undefined {
+  const n = (sign === undefined ? /^\d+$/ : /^[+-]?\d+$/).test(text) ? Number(text) : Number.NaN;
   return Number.isSafeInteger(n) ? n : undefined;
 }
-
-const DIGITS = /^\d+$/;
-const SIGNED_DIGITS = /^[+-]?\d+$/;

@@ -16,9 +16,9 @@ describe('wholeNumber', () => {
   });
 
   it('takes a sign when signed', () => {
-    expect(wholeNumber('-3600000', { signed: true })).toBe(-3_600_000);
-    expect(wholeNumber('+5', { signed: true })).toBe(5);
-    expect(wholeNumber('--5', { signed: true })).toBeUndefined();
-    expect(wholeNumber('-9007199254740992', { signed: true })).toBeUndefined();
+    expect(wholeNumber('-3600000', 'signed')).toBe(-3_600_000);
+    expect(wholeNumber('+5', 'signed')).toBe(5);
+    expect(wholeNumber('--5', 'signed')).toBeUndefined();
+    expect(wholeNumber('-9007199254740992', 'signed')).toBeUndefined();
   });
 });

@@ -4,7 +4,7 @@ import { splitCsvLine } from './split-line.js';
 /**
  * The fields of one CSV line, as places in it: compared, parsed and cut only when needed, under
  * the rules of ./rules.ts (the same as the plan reader's csv-parse, and tested against it). Lines
- * with quotes are split the careful way.
+ * with quotes, rare in a log, are split by csv-parse itself.
  */
 export class FieldScanner {
   private buf: Buffer = Buffer.alloc(0);

@@ -1,7 +1,7 @@
-import { CsvError, parse } from 'csv-parse/sync';
 import { InputFileError } from '../input.js';
 import { checkColumns } from './columns.js';
-import { CSV_FAULT_MESSAGES, type CsvFault } from './rules.js';
+import { CSV_FAULT_MESSAGES } from './rules.js';
+import { splitCsvLine } from './split-line.js';
 
 /** A record read from a file, with the line it starts on. */
 export interface Row {
@@ -9,44 +9,17 @@ export interface Row {
   readonly fields: Readonly<Record<string, string>>;
 }
 
-/** csv-parse set to the rules of ./rules.ts, for one line at a time. */
-const OPTIONS = {
-  delimiter: ',',
-  quote: '"',
-  escape: '"',
-  record_delimiter: '\n',
-  comment: '#',
-  comment_no_infix: true,
-  trim: true,
-  skip_empty_lines: true,
-} as const;
-
-/** The faults of the rules, by the codes csv-parse gives them. */
-const FAULTS: Readonly<Record<string, CsvFault>> = {
-  CSV_QUOTE_NOT_CLOSED: 'unclosed',
-  INVALID_OPENING_QUOTE: 'stray-quote',
-  CSV_INVALID_CLOSING_QUOTE: 'stray-quote',
-  CSV_NON_TRIMABLE_CHAR_AFTER_CLOSING_QUOTE: 'stray-quote',
-};
-
 /**
  * The records of CSV text with their lines, read by csv-parse under the rules of ./rules.ts:
  * skipped lines (blank, comments) left out. A line that breaks a rule is refused with its line.
- * Each line is parsed on its own, so that a quote left open is refused on the line it opens.
  */
 export function csvRecords(file: string, text: string): { readonly line: number; readonly cells: string[] }[] {
   const out: { line: number; cells: string[] }[] = [];
   const lines = text.split(/\r?\n/);
   for (let i = 0; i < lines.length; i++) {
-    let records: string[][];
-    try {
-      records = parse(lines[i]!, OPTIONS) as string[][];
-    } catch (e) {
-      if (!(e instanceof CsvError)) throw e;
-      const fault = FAULTS[e.code];
-      throw new InputFileError(file, i + 1, fault === undefined ? e.message : CSV_FAULT_MESSAGES[fault]);
-    }
-    if (records.length > 0) out.push({ line: i + 1, cells: records[0]! });
+    const cells = splitCsvLine(lines[i]!);
+    if (typeof cells === 'string') throw new InputFileError(file, i + 1, CSV_FAULT_MESSAGES[cells]);
+    if (cells.length > 0) out.push({ line: i + 1, cells });
   }
   return out;
 }

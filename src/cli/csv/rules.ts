@@ -17,16 +17,6 @@ export type CsvFault = 'unclosed' | 'stray-quote';
 
 /** What each fault is told as, after the file and line. */
 export const CSV_FAULT_MESSAGES: Readonly<Record<CsvFault, string>> = {
-  unclosed: 'a quoted field is not closed on its line (a field in quotes cannot span lines)',
-  'stray-quote': 'a quote out of place: a quote only opens or closes a field; put a field with a quote in it in quotes whole, the quote doubled ("a""b")',
+  unclosed: 'a quote is not closed on its line',
+  'stray-quote': 'a quote out of place: write "a""b" for a"b',
 };
-
-/** Whether the character `c` (a UTF-16 code unit or a byte) is dropped around a field: a space or a tab. */
-export function isCsvSpace(c: number): boolean {
-  return c === 32 || c === 9;
-}
-
-/** The code of the double quote. */
-export const QUOTE = 34;
-/** The code of the comma. */
-export const COMMA = 44;

@@ -1,46 +1,25 @@
-import { COMMA, type CsvFault, QUOTE, isCsvSpace } from './rules.js';
+import { CsvError, parse } from 'csv-parse/sync';
+import type { CsvFault } from './rules.js';
+
+/** csv-parse set to the rules of ./rules.ts (its defaults: comma, double quote, a quote doubled), for one line. */
+const OPTIONS = { record_delimiter: '\n', comment: '#', comment_no_infix: true, trim: true, skip_empty_lines: true } as const;
 
 /**
- * Splits one CSV line (not skipped) into its fields under the rules of ./rules.ts: spaces and tabs
- * around a field dropped, a field in double quotes kept as written with its doubled quotes made
- * single. Returns the fault instead when the line breaks a rule.
+ * Splits one CSV line into its fields with csv-parse, under the rules of ./rules.ts: spaces and
+ * tabs around a field dropped, a field in double quotes kept as written with its doubled quotes
+ * made single; none for a skipped line. Returns the fault instead when the line breaks a rule.
+ * Parsed a line at a time, a quote left open is refused on the line it opens.
  *
  * @example
  * splitCsvLine(' a , "b, c" ,"say ""hi"""'); // ['a', 'b, c', 'say "hi"']
  * splitCsvLine('a,"b'); // 'unclosed'
  */
 export function splitCsvLine(text: string): string[] | CsvFault {
-  const out: string[] = [];
-  const n = text.length;
-  let i = 0;
-  for (;;) {
-    while (i < n && isCsvSpace(text.charCodeAt(i))) i++;
-    if (i < n && text.charCodeAt(i) === QUOTE) {
-      let field = '';
-      i++;
-      for (;;) {
-        const q = text.indexOf('"', i);
-        if (q < 0) return 'unclosed';
-        field += text.slice(i, q);
-        i = q + 1;
-        if (text.charCodeAt(i) !== QUOTE) break;
-        field += '"';
-        i++;
-      }
-      while (i < n && isCsvSpace(text.charCodeAt(i))) i++;
-      if (i < n && text.charCodeAt(i) !== COMMA) return 'stray-quote';
-      out.push(field);
-    } else {
-      let end = text.indexOf(',', i);
-      if (end < 0) end = n;
-      const q = text.indexOf('"', i);
-      if (q >= 0 && q < end) return 'stray-quote';
-      let b = end;
-      while (b > i && isCsvSpace(text.charCodeAt(b - 1))) b--;
-      out.push(text.slice(i, b));
-      i = end;
-    }
-    if (i >= n) return out;
-    i++;
+  try {
+    return (parse(text, OPTIONS) as string[][])[0] ?? [];
+  } catch (e) {
+    if (!(e instanceof CsvError)) throw e;
+    // The other faults csv-parse knows are of options not set here (column counts, record sizes).
+    return e.code === 'CSV_QUOTE_NOT_CLOSED' ? 'unclosed' : 'stray-quote';
   }
 }
