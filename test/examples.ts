@@ -67,7 +67,8 @@ export function exportsOf(list: readonly Entry[]): Map<string, Export[]> {
 function exportOf(checker: ts.TypeChecker, exported: ts.Symbol): Export {
   const examples: Example[] = [];
   const memberExamples: Example[] = [];
-  // A re-export may carry the example itself (`/** @example ... */ export { X } from '...'`).
+  // A re-export may carry the example itself (`/** @example ... */ export { X } from '...'`): the
+  // entry documents what it re-exports, in place of the declaration (another entry's may differ).
   let symbol = exported;
   while (symbol.flags & ts.SymbolFlags.Alias) {
     for (const d of symbol.declarations ?? []) {
@@ -78,8 +79,9 @@ function exportOf(checker: ts.TypeChecker, exported: ts.Symbol): Export {
     if (next === undefined || next === symbol) break;
     symbol = next;
   }
+  const documented = examples.length > 0;
   for (const d of symbol.declarations ?? []) {
-    examples.push(...examplesOf(d, exported.name));
+    if (!documented) examples.push(...examplesOf(d, exported.name));
     if (ts.isClassDeclaration(d)) {
       for (const m of d.members) {
         if (m.name === undefined || ts.isPrivateIdentifier(m.name)) continue;
