@@ -50,6 +50,7 @@ for (const entry of all) {
       examples.forEach((example, i) => {
         it(`runs the example of ${example.of} (${example.at})`, async () => {
           expect(importsThePackage(example.code), 'the example imports what it uses from the package').toBe(true);
+          expect(toModule(example.code).assertions, 'the example asserts what it shows (`expression // value`)').toBeGreaterThan(0);
           await run(write(entry.name, example, i));
         }, 30_000);
       });
