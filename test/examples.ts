@@ -102,7 +102,9 @@ function dedupe(list: Example[]): Example[] {
 
 function examplesOf(node: ts.Node, of: string): Example[] {
   const source = node.getSourceFile();
-  const docs = (node as { jsDoc?: ts.JSDoc[] }).jsDoc ?? [];
+  // The comment of `export const X = ...` is on its statement, not on the declaration of X.
+  const commented = ts.isVariableDeclaration(node) ? node.parent.parent : node;
+  const docs = (commented as { jsDoc?: ts.JSDoc[] }).jsDoc ?? [];
   const out: Example[] = [];
   for (const doc of docs) {
     for (const tag of doc.tags ?? []) {
