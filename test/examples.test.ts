@@ -106,3 +106,15 @@ describe('an example', () => {
     expect(text).toContain("from '../../src/fetch/index.js'");
   });
 });
+
+describe('the examples of an entry', () => {
+  it('are those of a re-export when it has its own, in place of the declaration\'s', () => {
+    const noReply = found.get('websocket')?.find((x) => x.name === 'NoReplyError');
+    expect(noReply?.examples.map((e) => e.at)).toEqual([expect.stringMatching(/^src\/websocket\/index\.ts:\d+$/)]);
+  });
+
+  it('are read from the declaration a re-export resolves to', () => {
+    const start = found.get('exchange')?.find((x) => x.name === 'startExchange');
+    expect(start?.examples.map((e) => e.at)).toEqual([expect.stringMatching(/^src\/exchange\/server\.ts:\d+$/)]);
+  });
+});
