@@ -3,13 +3,49 @@ import { readRateLimit, type RateLimit } from '../rules/abuse.js';
 import { parsePositiveInteger, readOptions } from '../rules/parse.js';
 import { type WebSocketBudget, channelRequest } from './channels.js';
 
-/** The market a request belongs to (R10). */
+/**
+ * The market a request belongs to (R10): public market data is counted per IP.
+ *
+ * @example
+ * ```ts
+ * import { type Market, createCatalog } from 'traderatio'
+ *
+ * const catalog = createCatalog()
+ * const market: Market = catalog.classify('GET', '/futures/usdt/tickers').market
+ * market // 'public'
+ * catalog.classify('POST', '/wallet/transfers').market // 'wallet'
+ * ```
+ */
 export type Market = 'spot' | 'margin' | 'futures' | 'delivery' | 'options' | 'wallet' | 'sub-accounts' | 'unified' | 'public' | 'other';
 
-/** What a request does to orders: the rules count place, amend and cancel (R1, R9, R10). */
+/**
+ * What a request does to orders: the rules count place, amend and cancel (R1, R9, R10).
+ *
+ * @example
+ * ```ts
+ * import { type Action, createCatalog } from 'traderatio'
+ *
+ * const catalog = createCatalog()
+ * const action: Action = catalog.classify('PUT', '/futures/usdt/orders/123').action
+ * action // 'amend'
+ * catalog.classify('DELETE', '/spot/orders/123').action // 'cancel'
+ * catalog.classify('GET', '/spot/orders').action // 'other'
+ * ```
+ */
 export type Action = 'place' | 'amend' | 'cancel' | 'other';
 
-/** One limit a request draws on: its key (requests with the same key share it), N and W. */
+/**
+ * One limit a request draws on: its key (requests with the same key share it), N and W.
+ *
+ * @example
+ * ```ts
+ * import { type LimitSpec, createCatalog } from 'traderatio'
+ *
+ * const [spec] = createCatalog().classify('POST', '/spot/orders', { currency_pair: 'BTC_USDT' }).limits
+ * const place: LimitSpec = spec!
+ * place // { key: 'spot.place:BTC_USDT', scope: 'account', limit: 10, windowMs: 1000 }
+ * ```
+ */
 export interface LimitSpec extends RateLimit {
   /** e.g. `futures.place`, `spot.place:BTC_USDT`, `wallet:POST /wallet/transfers`. */
   readonly key: string;
@@ -17,7 +53,17 @@ export interface LimitSpec extends RateLimit {
   readonly scope: 'account' | 'ip';
 }
 
-/** A request as the catalogue reads it. */
+/**
+ * A request as the catalogue reads it.
+ *
+ * @example
+ * ```ts
+ * import { type Classification, createCatalog } from 'traderatio'
+ *
+ * const c: Classification = createCatalog().classify('POST', 'https://api.gateio.ws/api/v4/spot/orders?x=1', { currency_pair: 'BTC_USDT' })
+ * c // { method: 'POST', endpoint: '/spot/orders', orders: 1, weight: 1, instrument: 'BTC_USDT', market: 'spot', action: 'place', limits: [{ key: 'spot.place:BTC_USDT', scope: 'account', limit: 10, windowMs: 1000 }] }
+ * ```
+ */
 export interface Classification {
   readonly method: string;
   /** The path without `/api/v4` and query, with its variable parts named: `/futures/{settle}/orders/{order_id}`. */
@@ -47,6 +93,14 @@ export interface Classification {
  * `delivery.cancel`, `delivery.other`, `options.place`, `options.cancel`, `options.other`,
  * `sub-accounts`, `unified.loans`, `private.other`, and over WebSocket `ws.futures.orders`,
  * `ws.spot.place`.
+ * @example
+ * ```ts
+ * import { DEFAULT_LIMITS } from 'traderatio'
+ *
+ * DEFAULT_LIMITS['futures.place'] // { limit: 100, windowMs: 1000 }
+ * DEFAULT_LIMITS['withdrawals'] // { limit: 1, windowMs: 3000 }
+ * DEFAULT_LIMITS['public'] // { limit: 200, windowMs: 10000 }
+ * ```
  */
 export const DEFAULT_LIMITS: Readonly<Record<string, RateLimit>> = Object.freeze({
   public: { limit: 200, windowMs: 10_000 },
@@ -95,13 +149,42 @@ const PUBLIC = [
 
 const METHODS = new Set(['GET', 'POST', 'PUT', 'PATCH', 'DELETE']);
 
-/** Options of a catalogue. */
+/**
+ * Options of a catalogue.
+ *
+ * @example
+ * ```ts
+ * import { type CatalogOptions, createCatalog } from 'traderatio'
+ *
+ * // A futures placement limit of 250 a second (tier 4) instead of the published 100.
+ * const options: CatalogOptions = { limits: { 'futures.place': { limit: 250, windowMs: 1000 } } }
+ * const catalog = createCatalog(options)
+ * catalog.classify('POST', '/futures/usdt/orders', { contract: 'BTC_USDT', size: 1 }).limits[0]?.limit // 250
+ * catalog.limits['futures.cancel'] // { limit: 200, windowMs: 1000 }
+ * ```
+ */
 export interface CatalogOptions {
   /** Replaces published limits by key (see {@link DEFAULT_LIMITS}). @default {} */
   readonly limits?: Readonly<Record<string, RateLimit>>;
 }
 
-/** A request catalogue: classifies requests and says which limits each draws on (R10). */
+/**
+ * A request catalogue: classifies requests and says which limits each draws on (R10).
+ *
+ * @example
+ * ```ts
+ * import { type Catalog, createCatalog } from 'traderatio'
+ *
+ * const catalog: Catalog = createCatalog()
+ * catalog.classifyWebSocket('futures', 'place') // [{ key: 'ws.futures.orders', scope: 'account', limit: 100, windowMs: 1000 }]
+ * // Over WebSocket, an order draws on its WebSocket limit and the REST limit of its action (R16).
+ * catalog.classifyChannel('futures.order_place', { contract: 'BTC_USDT', size: 1 }).limits.map((l) => l.key) // ['ws.futures.orders', 'futures.place']
+ * catalog.classifyChannel('futures.order_place', { contract: 'BTC_USDT', size: 1 }, { budget: 'separate' }).limits.map((l) => l.key) // ['ws.futures.place']
+ * let error: unknown
+ * try { catalog.classify('GET', '/nope') } catch (e) { error = e }
+ * (error as Error).name // 'InvalidInputError'
+ * ```
+ */
 export interface Catalog {
   /** The limits in force, by key. */
   readonly limits: Readonly<Record<string, RateLimit>>;
@@ -138,9 +221,11 @@ const LIMIT_KEYS: readonly string[] = Object.keys(DEFAULT_LIMITS);
  *
  * @example
  * ```ts
+ * import { createCatalog } from 'traderatio'
+ *
  * const c = createCatalog()
- * c.classify('POST', '/api/v4/futures/usdt/batch_orders', [{}, {}, {}])
- * // { market: 'futures', action: 'place', orders: 3, limits: [{ key: 'futures.place', limit: 100, windowMs: 1000, ... }], ... }
+ * // A batch counts per order (R1).
+ * c.classify('POST', '/api/v4/futures/usdt/batch_orders', [{}, {}, {}]) // { method: 'POST', endpoint: '/futures/{settle}/batch_orders', orders: 3, weight: 3, settle: 'usdt', market: 'futures', action: 'place', limits: [{ key: 'futures.place', scope: 'account', limit: 100, windowMs: 1000 }] }
  * ```
  */
 export function createCatalog(options?: CatalogOptions): Catalog {

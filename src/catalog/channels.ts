@@ -5,6 +5,13 @@ import type { Action } from './catalog.js';
  * Whether a WebSocket order draws on the REST limit of the same action too (R16): `shared` (the
  * safe reading, the default) or `separate` (WebSocket limits only, the tier of R3 replacing the
  * WebSocket futures 100 per second).
+ * @example
+ * ```ts
+ * import { type WebSocketBudget, createCatalog } from 'traderatio'
+ *
+ * const budget: WebSocketBudget = 'separate'
+ * createCatalog().classifyWebSocket('futures', 'place', budget) // [{ key: 'ws.futures.place', scope: 'account', limit: 100, windowMs: 1000 }]
+ * ```
  */
 export type WebSocketBudget = 'shared' | 'separate';
 
@@ -47,7 +54,11 @@ const CHANNELS: ReadonlyMap<string, Channel> = new Map<string, Channel>([
  *
  * @example
  * ```ts
+ * import { WEBSOCKET_ORDER_CHANNELS } from 'traderatio'
+ *
  * WEBSOCKET_ORDER_CHANNELS.includes('futures.order_batch_place') // true
+ * WEBSOCKET_ORDER_CHANNELS.includes('futures.login') // false
+ * WEBSOCKET_ORDER_CHANNELS.length // 15
  * ```
  */
 export const WEBSOCKET_ORDER_CHANNELS: readonly string[] = Object.freeze([...CHANNELS.keys()]);

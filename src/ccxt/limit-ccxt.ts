@@ -9,6 +9,22 @@ import { feedbackFrom } from '../schedule/feedback.js';
  * The part of a ccxt `gate` (or `gateio`) instance the limiter works through: ccxt's own
  * `fetch2` (throttle, sign, send), `sign` (the request as it will be sent), `handleErrors` (every
  * response, with its status, headers and parsed body) and `enableRateLimit`.
+ *
+ * @example
+ * ```ts
+ * import ccxt from 'ccxt'
+ * import { AccountLimiter } from 'traderatio'
+ * import { type CcxtGate, limitCcxt } from 'traderatio/ccxt'
+ *
+ * const limiter = new AccountLimiter({ accounts: [{ id: 'main', role: 'main' }] })
+ * const gate: CcxtGate = new ccxt.gate()
+ * limitCcxt(limiter, gate, { account: 'main' }).exchange.id // 'gate'
+ * // Another exchange's instance is refused.
+ * let error: unknown
+ * try { limitCcxt(limiter, new ccxt.binance() as never, { account: 'main' }) } catch (e) { error = e }
+ * (error as Error).message // 'Expected the exchange to be a ccxt gate (or gateio) instance, got "a ccxt instance with id binance"'
+ * limiter.close()
+ * ```
  */
 export interface CcxtGate {
   readonly id: string;
@@ -19,13 +35,55 @@ export interface CcxtGate {
   handleErrors(code: number, reason: string, url: string, method: string, headers: unknown, body: unknown, response: unknown, requestHeaders: unknown, requestBody: unknown): unknown;
 }
 
-/** Options of {@link limitCcxt}. */
+/**
+ * Options of {@link limitCcxt}.
+ *
+ * @example
+ * ```ts
+ * import ccxt from 'ccxt'
+ * import { AccountLimiter } from 'traderatio'
+ * import { type LimitCcxtOptions, limitCcxt } from 'traderatio/ccxt'
+ *
+ * const limiter = new AccountLimiter({ accounts: [{ id: 'main', role: 'main' }, { id: 'sub1' }] })
+ * const gate = new ccxt.gate()
+ * const options: LimitCcxtOptions = { account: 'sub1' }
+ * limitCcxt(limiter, gate, options).exchange === gate // true
+ * // An account the limiter does not know: refused, the instance untouched.
+ * const other = new ccxt.gate()
+ * let error: unknown
+ * try { limitCcxt(limiter, other, { account: 'nobody' }) } catch (e) { error = e }
+ * (error as Error).message // 'Expected `account` to be an account of the limiter (main, sub1), got "nobody"'
+ * other.enableRateLimit // true
+ * limiter.close()
+ * ```
+ */
 export interface LimitCcxtOptions {
   /** The account of the limiter the instance's API key belongs to. */
   readonly account: string;
 }
 
-/** What {@link limitCcxt} returns. */
+/**
+ * What {@link limitCcxt} returns.
+ *
+ * @example
+ * ```ts
+ * import ccxt from 'ccxt'
+ * import { AccountLimiter } from 'traderatio'
+ * import { type LimitedCcxt, limitCcxt } from 'traderatio/ccxt'
+ *
+ * const limiter = new AccountLimiter({ accounts: [{ id: 'main', role: 'main' }] })
+ * const gate = new ccxt.gate()
+ * const limited: LimitedCcxt = limitCcxt(limiter, gate, { account: 'main' })
+ * limited.exchange === gate // true
+ * gate.enableRateLimit // false
+ * limited.detach()
+ * limited.detach() // does nothing the second time
+ * gate.enableRateLimit // true
+ * // Detached, the instance can be limited again.
+ * limitCcxt(limiter, gate, { account: 'main' }).detach()
+ * limiter.close()
+ * ```
+ */
 export interface LimitedCcxt {
   /** The instance, now limited. */
   readonly exchange: CcxtGate;
@@ -67,10 +125,38 @@ const attached = new WeakSet<object>();
  *
  * @example
  * ```ts
- * const gate = new ccxt.gate({ apiKey, secret })
+ * import ccxt from 'ccxt'
+ * import { AccountLimiter, VirtualClock } from 'traderatio'
+ * import { limitCcxt } from 'traderatio/ccxt'
+ * import { startExchange } from 'traderatio/exchange'
+ *
+ * // The model exchange stands in for api.gateio.ws (one main account, tier 1: 100 placements a
+ * // second), on a clock that the example moves and the limiter reads.
+ * const clock = new VirtualClock({ wallStart: Date.now() })
+ * const exchange = await startExchange({ port: 0, clock })
+ * const gate = new ccxt.gate({ apiKey: 'main-key', secret: 'main-secret' })
+ * const api = gate.urls['api'] as Record<string, Record<string, string>>
+ * for (const urls of Object.values(api)) for (const type of Object.keys(urls)) urls[type] = `${exchange.url}/api/v4`
+ *
+ * const limiter = new AccountLimiter({ accounts: [{ id: 'main', role: 'main' }], clock })
  * const limited = limitCcxt(limiter, gate, { account: 'main' })
- * await gate.createOrder('BTC/USDT:USDT', 'limit', 'buy', 1, 60000) // waits on futures placement
- * limited.detach()
+ * gate.enableRateLimit // false
+ * await gate.loadMarkets()
+ * // 101 placements at once: 100 leave now, the last when the clock has moved a second.
+ * const placing = Array.from({ length: 101 }, () => gate.createOrder('BTC/USDT:USDT', 'limit', 'buy', 1, 60000))
+ * const first = await Promise.all(placing.slice(0, 100))
+ * // A cancel has its own limit: it does not wait behind the placement.
+ * const cancelled = await gate.cancelOrder(first[0]!.id!, 'BTC/USDT:USDT')
+ * cancelled.status // 'canceled'
+ * await clock.advance(1_000)
+ * await Promise.all(placing)
+ * exchange.stats().accounts[0]?.refused // {}
+ * exchange.stats().accounts[0]?.limits.find((l) => l.key === 'futures.place')?.accepted // 101
+ *
+ * limited.detach() // the instance as it was, its own throttle on again
+ * gate.enableRateLimit // true
+ * limiter.close()
+ * await exchange.close()
  * ```
  */
 export function limitCcxt(limiter: AccountLimiter, exchange: CcxtGate, options: LimitCcxtOptions): LimitedCcxt {

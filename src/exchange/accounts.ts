@@ -5,13 +5,47 @@ import { parseId } from '../rules/parse.js';
 import type { DecimalInput } from '../rules/decimal.js';
 import type { FamilySpec } from './core.js';
 
-/** An API key of an account: what the `KEY` header carries, and the secret that signs (section 5). */
+/**
+ * An API key of an account: what the `KEY` header carries, and the secret that signs (section 5).
+ *
+ * @example
+ * ```ts
+ * import { startExchange } from 'traderatio/exchange'
+ *
+ * const accounts = { families: [{ id: 'desk', accounts: [{ id: 'A', role: 'main' as const, keys: [{ key: 'a-key', secret: 'a-secret' }] }] }] }
+ * const exchange = await startExchange({ port: 0, accounts })
+ * const orders = `${exchange.url}/api/v4/futures/usdt/orders`
+ * const body = JSON.stringify({ contract: 'BTC_USDT', size: 1, price: '60000' })
+ * const known = await fetch(orders, { method: 'POST', headers: { KEY: 'a-key' }, body })
+ * known.status // 200
+ * const unknown = await fetch(orders, { method: 'POST', headers: { KEY: 'main-key' }, body })
+ * unknown.status // 401
+ * await unknown.json() // { label: 'INVALID_KEY', message: 'API key "main-key" is not known' }
+ * await exchange.close()
+ * ```
+ */
 export interface ApiKey {
   readonly key: string;
   readonly secret: string;
 }
 
-/** An account of the accounts file. */
+/**
+ * An account of the accounts file.
+ *
+ * @example
+ * ```ts
+ * import { startExchange } from 'traderatio/exchange'
+ *
+ * // A sub-account created yesterday at 10:00 UTC: tier 1 until 08:00 today (R8), then rated.
+ * const createdAt = new Date(Date.now() - 86_400_000).toISOString().slice(0, 10) + 'T10:00:00Z'
+ * const exchange = await startExchange({ port: 0, accounts: { families: [{ id: 'desk', accounts: [
+ *   { id: 'A', role: 'main', keys: [{ key: 'a-key', secret: 'a-secret' }] },
+ *   { id: 'B', role: 'sub', createdAt, keys: [{ key: 'b-key', secret: 'b-secret' }] },
+ * ] }] } })
+ * exchange.stats().accounts.map((a) => [a.account, a.family]) // [['A', 'desk'], ['B', 'desk']]
+ * await exchange.close()
+ * ```
+ */
 export interface AccountEntry {
   readonly id: string;
   /** `main` for the family's main account (at most one). @default "sub" */
@@ -22,7 +56,24 @@ export interface AccountEntry {
   readonly keys?: readonly ApiKey[];
 }
 
-/** A family of the accounts file. */
+/**
+ * A family of the accounts file.
+ *
+ * @example
+ * ```ts
+ * import { startExchange } from 'traderatio/exchange'
+ *
+ * // Below VIP 14, every account of the family is at tier 1 (R4).
+ * const exchange = await startExchange({ port: 0, accounts: { families: [
+ *   { id: 'desk', vipLevel: 5, kind: 'standard', ownVolumeThreshold: '500000', accounts: [{ id: 'A', role: 'main', keys: [{ key: 'a-key', secret: 'a-secret' }] }] },
+ * ] } })
+ * const a = exchange.stats().accounts[0]!
+ * a.vipLevel // 5
+ * a.tier // 1
+ * a.limit // 100
+ * await exchange.close()
+ * ```
+ */
 export interface FamilyEntry {
   readonly id: string;
   /** The family's VIP level (R4). @default 14 */
@@ -34,7 +85,26 @@ export interface FamilyEntry {
   readonly accounts: readonly AccountEntry[];
 }
 
-/** The accounts file: `{ "families": [...] }`. */
+/**
+ * The accounts file: `{ "families": [...] }`, the `accounts` option of {@link startExchange}
+ * (or the file given to `traderatio exchange --accounts`).
+ *
+ * @example
+ * ```ts
+ * import { type AccountsFile, startExchange } from 'traderatio/exchange'
+ *
+ * const accounts: AccountsFile = { families: [
+ *   { id: 'desk', accounts: [
+ *     { id: 'A', role: 'main', keys: [{ key: 'a-key', secret: 'a-secret' }] },
+ *     { id: 'A1', keys: [{ key: 'a1-key', secret: 'a1-secret' }] },
+ *   ] },
+ *   { id: 'fund', accounts: [{ id: 'F', role: 'main', keys: [{ key: 'f-key', secret: 'f-secret' }] }] },
+ * ] }
+ * const exchange = await startExchange({ port: 0, accounts })
+ * exchange.stats().accounts.map((a) => a.account) // ['A', 'A1', 'F']
+ * await exchange.close()
+ * ```
+ */
 export interface AccountsFile {
   readonly families: readonly FamilyEntry[];
 }

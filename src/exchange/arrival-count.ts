@@ -5,6 +5,16 @@ import { SlidingCount } from './sliding-count.js';
  * How the exchange counts "N per W" (R13): `sliding`, never more than N in any interval of length
  * W (the strictest reading, the default); `fixed`, counters that reset on windows aligned to
  * multiples of W on the exchange's clock, as many exchanges count.
+ *
+ * @example
+ * ```ts
+ * import { type WindowMode, startExchange } from 'traderatio/exchange'
+ *
+ * const window: WindowMode = 'fixed'
+ * const exchange = await startExchange({ port: 0, window })
+ * exchange.stats().window // 'fixed'
+ * await exchange.close()
+ * ```
  */
 export type WindowMode = 'sliding' | 'fixed';
 

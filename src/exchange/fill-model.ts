@@ -1,7 +1,23 @@
 import { InvalidInputError } from '../errors.js';
 import { normalizeContract } from '../rules/contracts.js';
 
-/** Shares of orders that fill at once as maker and as taker; the rest stay open. */
+/**
+ * Shares of orders that fill at once as maker and as taker; the rest stay open.
+ *
+ * @example
+ * ```ts
+ * import { startExchange } from 'traderatio/exchange'
+ *
+ * // Every BTC_USDT order stays open; every ETH_USDT order fills at once as taker.
+ * const exchange = await startExchange({ port: 0, fills: { instruments: { BTC_USDT: { maker: 0, taker: 0 }, ETH_USDT: { maker: 0, taker: 1 } } } })
+ * const place = async (contract: string) => (await fetch(`${exchange.url}/api/v4/futures/usdt/orders`, {
+ *   method: 'POST', headers: { KEY: 'main-key' }, body: JSON.stringify({ contract, size: 1, price: '100' }),
+ * })).json()
+ * ;(await place('BTC_USDT')).status // 'open'
+ * ;(await place('ETH_USDT')).finish_as // 'filled'
+ * await exchange.close()
+ * ```
+ */
 export interface FillShares {
   /** @default 0.2 */
   readonly maker?: number;
@@ -9,7 +25,22 @@ export interface FillShares {
   readonly taker?: number;
 }
 
-/** Options of the model's fills. */
+/**
+ * Options of the model's fills: the same seed and the same requests give the same fills.
+ *
+ * @example
+ * ```ts
+ * import { startExchange } from 'traderatio/exchange'
+ *
+ * // Every order fills at once as taker: each placement is a trade of `my_trades`.
+ * const exchange = await startExchange({ port: 0, fills: { seed: 7, maker: 0, taker: 1 } })
+ * const headers = { KEY: 'main-key' }
+ * await fetch(`${exchange.url}/api/v4/futures/usdt/orders`, { method: 'POST', headers, body: JSON.stringify({ contract: 'BTC_USDT', size: 2, price: '60000' }) })
+ * const trades = await (await fetch(`${exchange.url}/api/v4/futures/usdt/my_trades?contract=BTC_USDT`, { headers })).json()
+ * trades.map((t: { size: number; role: string }) => [t.size, t.role]) // [[2, 'taker']]
+ * await exchange.close()
+ * ```
+ */
 export interface FillModelOptions extends FillShares {
   /** Seed of the draws: the same seed and the same requests give the same fills. @default 1 */
   readonly seed?: number;

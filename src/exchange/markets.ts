@@ -3,7 +3,20 @@ import { Dec } from '../rules/decimal.js';
 import { normalizeContract } from '../rules/contracts.js';
 import { parsePositiveDecimal } from '../rules/parse.js';
 
-/** A futures contract the model trades: its quanto multiplier and reference price. */
+/**
+ * A futures contract the model trades: its quanto multiplier and reference price.
+ *
+ * @example
+ * ```ts
+ * import { startExchange } from 'traderatio/exchange'
+ *
+ * const exchange = await startExchange({ port: 0, markets: { futures: { usdt: { XRP_USDT: { multiplier: '10', price: '0.5' } } } } })
+ * const contract = await (await fetch(`${exchange.url}/api/v4/futures/usdt/contracts/XRP_USDT`)).json()
+ * contract.quanto_multiplier // '10'
+ * contract.mark_price // '0.5'
+ * await exchange.close()
+ * ```
+ */
 export interface ContractSpec {
   /** Contract size: one contract is `multiplier` of the base currency (USD for an inverse one). */
   readonly multiplier: string;
@@ -13,7 +26,23 @@ export interface ContractSpec {
   readonly inverse?: boolean;
 }
 
-/** What the model trades: futures contracts per settlement currency, and spot currency pairs. */
+/**
+ * What the model trades: futures contracts per settlement currency, and spot currency pairs. Given,
+ * it replaces the default markets (BTC, ETH, SOL and DOGE against USDT; BTC_USD inverse).
+ *
+ * @example
+ * ```ts
+ * import { startExchange } from 'traderatio/exchange'
+ *
+ * const exchange = await startExchange({ port: 0, markets: {
+ *   futures: { usdt: { BTC_USDT: { multiplier: '0.0001', price: '60000' }, XRP_USDT: { multiplier: '10', price: '0.5' } } },
+ *   spot: { XRP_USDT: { price: '0.5' } },
+ * } })
+ * const contracts = await (await fetch(`${exchange.url}/api/v4/futures/usdt/contracts`)).json()
+ * contracts.map((c: { name: string }) => c.name) // ['BTC_USDT', 'XRP_USDT']
+ * await exchange.close()
+ * ```
+ */
 export interface MarketsOptions {
   /** Contracts per settlement currency (`usdt`, `btc`, `usd`). */
   readonly futures?: Readonly<Record<string, Readonly<Record<string, ContractSpec>>>>;

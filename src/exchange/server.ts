@@ -8,7 +8,24 @@ import { ExchangeModel, type ModelOptions } from './model.js';
 import type { ExchangeStats } from './stats.js';
 import { attachWebSocket } from './websocket.js';
 
-/** Options of {@link startExchange}. */
+/**
+ * Options of {@link startExchange}: those of the model (accounts, markets, fills, how windows
+ * count) and of its server.
+ *
+ * @example
+ * ```ts
+ * import { startExchange } from 'traderatio/exchange'
+ *
+ * const exchange = await startExchange({ port: 0, host: '127.0.0.1', window: 'fixed', bodyLimitBytes: 1024 })
+ * const res = await fetch(`${exchange.url}/api/v4/futures/usdt/orders`, {
+ *   method: 'POST',
+ *   headers: { KEY: 'main-key', 'Content-Type': 'application/json' },
+ *   body: JSON.stringify({ contract: 'BTC_USDT', size: 1, price: '60000', text: 'x'.repeat(2000) }),
+ * })
+ * res.status // 413
+ * await exchange.close()
+ * ```
+ */
 export interface ExchangeOptions extends ModelOptions {
   /** The port; 0 picks a free one. @default 0 */
   readonly port?: number;
@@ -25,7 +42,20 @@ export interface ExchangeOptions extends ModelOptions {
   readonly slowClientMs?: number;
 }
 
-/** A running model exchange. */
+/**
+ * A running model exchange: where it listens, what it has counted, and how to stop it.
+ *
+ * @example
+ * ```ts
+ * import { startExchange } from 'traderatio/exchange'
+ *
+ * const exchange = await startExchange({ port: 0 })
+ * exchange.url === `http://127.0.0.1:${exchange.port}` // true
+ * exchange.wsUrl === `ws://127.0.0.1:${exchange.port}` // true
+ * exchange.stats().accounts.map((a) => a.account) // ['main']
+ * await exchange.close()
+ * ```
+ */
 export interface RunningExchange {
   /** `http://127.0.0.1:PORT`; the API is under `/api/v4`. */
   readonly url: string;
@@ -51,8 +81,18 @@ const microClock: Clock = {
  *
  * @example
  * ```ts
- * const exchange = await startExchange({ clock: new VirtualClock({ wallStart: Date.parse('2026-11-21T09:00:00Z') }) })
- * const res = await fetch(`${exchange.url}/api/v4/futures/usdt/orders`, { method: 'POST', headers: { KEY: 'main-key' }, body: JSON.stringify({ contract: 'BTC_USDT', size: 1, price: '60000' }) })
+ * import { startExchange } from 'traderatio/exchange'
+ *
+ * // One main account (KEY main-key) at tier 1: 100 futures placements a second.
+ * const exchange = await startExchange({ port: 0 })
+ * const res = await fetch(`${exchange.url}/api/v4/futures/usdt/orders`, {
+ *   method: 'POST',
+ *   headers: { KEY: 'main-key', 'Content-Type': 'application/json' },
+ *   body: JSON.stringify({ contract: 'BTC_USDT', size: 1, price: '60000' }),
+ * })
+ * res.status // 200
+ * res.headers.get('X-Gate-RateLimit-Limit') // '100'
+ * res.headers.get('X-Gate-RateLimit-Requests-Remain') // '99'
  * await exchange.close()
  * ```
  */

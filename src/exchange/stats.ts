@@ -1,7 +1,21 @@
 import type { Throttle } from '../rules/abuse.js';
 import type { Account, ExchangeCore, Party } from './core.js';
 
-/** One limit of one account or IP, as counted. */
+/**
+ * One limit of one account or IP, as counted.
+ *
+ * @example
+ * ```ts
+ * import { startExchange } from 'traderatio/exchange'
+ *
+ * const exchange = await startExchange({ port: 0 })
+ * const order = { method: 'POST', headers: { KEY: 'main-key' }, body: JSON.stringify({ contract: 'BTC_USDT', size: 1, price: '60000' }) }
+ * await fetch(`${exchange.url}/api/v4/futures/usdt/orders`, order)
+ * await fetch(`${exchange.url}/api/v4/futures/usdt/orders`, order)
+ * exchange.stats().accounts[0]?.limits.find((l) => l.key === 'futures.place') // { key: 'futures.place', limit: 100, windowMs: 1000, accepted: 2, refused: 0, most: 2 }
+ * await exchange.close()
+ * ```
+ */
 export interface LimitStats {
   readonly key: string;
   /** N in force (null for a throttle not in force) and W, in milliseconds. */
@@ -13,7 +27,23 @@ export interface LimitStats {
   readonly most: number;
 }
 
-/** An account's or an IP's counts. */
+/**
+ * An account's or an IP's counts: public endpoints are limited per IP.
+ *
+ * @example
+ * ```ts
+ * import { startExchange } from 'traderatio/exchange'
+ *
+ * const exchange = await startExchange({ port: 0 })
+ * await fetch(`${exchange.url}/api/v4/futures/usdt/contracts`)
+ * const ip = exchange.stats().ips[0]
+ * ip?.ip // '127.0.0.1'
+ * ip?.accepted // 1
+ * ip?.refused // {}
+ * ip?.limits.map((l) => [l.key, l.limit, l.windowMs]) // [['public:GET /futures/{settle}/contracts', 200, 10000]]
+ * await exchange.close()
+ * ```
+ */
 export interface PartyStats {
   readonly accepted: number;
   /** Refused requests by the exchange's label (TOO_MANY_REQUESTS, TOO_FAST, REQUEST_EXPIRED, ...). */
@@ -21,7 +51,29 @@ export interface PartyStats {
   readonly limits: readonly LimitStats[];
 }
 
-/** An account's counts, and what is in force for it. */
+/**
+ * An account's counts, and what is in force for it.
+ *
+ * @example
+ * ```ts
+ * import { startExchange } from 'traderatio/exchange'
+ *
+ * const exchange = await startExchange({ port: 0 })
+ * await fetch(`${exchange.url}/api/v4/futures/usdt/orders`, { method: 'POST', headers: { KEY: 'nope' }, body: '{}' })
+ * await fetch(`${exchange.url}/api/v4/futures/usdt/orders`, { method: 'POST', headers: { KEY: 'main-key' }, body: JSON.stringify({ contract: 'NOPE_USDT', size: 1 }) })
+ * const main = exchange.stats().accounts[0]!
+ * main.account // 'main'
+ * main.family // 'default'
+ * main.vipLevel // 14
+ * main.tier // 1
+ * main.limit // 100
+ * main.throttle // null
+ * // The unknown key is no account's; the unknown contract was refused by the endpoint's own checks.
+ * main.accepted // 1
+ * main.refused // { CONTRACT_NOT_FOUND: 1 }
+ * await exchange.close()
+ * ```
+ */
 export interface AccountStats extends PartyStats {
   readonly account: string;
   readonly family: string;
@@ -32,7 +84,23 @@ export interface AccountStats extends PartyStats {
   readonly throttle: Throttle | null;
 }
 
-/** What the model exchange has counted. */
+/**
+ * What the model exchange has counted.
+ *
+ * @example
+ * ```ts
+ * import { startExchange } from 'traderatio/exchange'
+ *
+ * const exchange = await startExchange({ port: 0 })
+ * await fetch(`${exchange.url}/api/v4/futures/usdt/orders`, { method: 'POST', headers: { KEY: 'nope' }, body: '{}' })
+ * const stats = exchange.stats()
+ * stats.window // 'sliding'
+ * stats.accounts.length // 1
+ * stats.unidentified // { INVALID_KEY: 1 }
+ * Number.isNaN(Date.parse(stats.at)) // false
+ * await exchange.close()
+ * ```
+ */
 export interface ExchangeStats {
   /** The model's clock, ISO text. */
   readonly at: string;

@@ -4,10 +4,58 @@ import type { Classification } from '../catalog/catalog.js';
 import { jsonBody } from '../catalog/json-body.js';
 import { feedbackFrom } from '../schedule/feedback.js';
 
-/** A `fetch`. */
+/**
+ * A `fetch`: the one that sends, where a request is signed (after its wait, so its `Timestamp`
+ * is fresh).
+ *
+ * @example
+ * ```ts
+ * import { AccountLimiter } from 'traderatio'
+ * import { startExchange } from 'traderatio/exchange'
+ * import { type FetchFunction, limitedFetch } from 'traderatio/fetch'
+ *
+ * const exchange = await startExchange({ port: 0 })
+ * // Against the exchange, this is where the request is signed (KEY, Timestamp, SIGN).
+ * const signed: FetchFunction = (input, init) => {
+ *   const headers = new Headers(init?.headers)
+ *   headers.set('KEY', 'main-key')
+ *   return fetch(input, { ...init, headers })
+ * }
+ * const limiter = new AccountLimiter({ accounts: [{ id: 'main', role: 'main' }] })
+ * const gate = limitedFetch(limiter, { account: 'main', fetch: signed })
+ * const res = await gate(`${exchange.url}/api/v4/futures/usdt/orders?contract=BTC_USDT&status=open`)
+ * res.status // 200
+ * await res.json() // []
+ * limiter.close()
+ * await exchange.close()
+ * ```
+ */
 export type FetchFunction = (input: string | URL | Request, init?: RequestInit) => Promise<Response>;
 
-/** Options of limitedFetch. */
+/**
+ * Options of {@link limitedFetch}: the account the requests are sent as, and the `fetch` that
+ * sends them.
+ *
+ * @example
+ * ```ts
+ * import { AccountLimiter } from 'traderatio'
+ * import { type LimitedFetchOptions, limitedFetch } from 'traderatio/fetch'
+ *
+ * const limiter = new AccountLimiter({ accounts: [{ id: 'main', role: 'main' }, { id: 'sub1' }] })
+ * const sent: string[] = []
+ * const options: LimitedFetchOptions = {
+ *   account: 'sub1',
+ *   fetch: async (input) => {
+ *     sent.push(String(input))
+ *     return Response.json([])
+ *   },
+ * }
+ * const gate = limitedFetch(limiter, options)
+ * await gate('https://api.gateio.ws/api/v4/spot/open_orders')
+ * sent // ['https://api.gateio.ws/api/v4/spot/open_orders']
+ * limiter.close()
+ * ```
+ */
 export interface LimitedFetchOptions {
   /** The account. */
   readonly account: string;
@@ -15,14 +63,61 @@ export interface LimitedFetchOptions {
   readonly fetch?: FetchFunction;
 }
 
-/** `RequestInit` and options of `AccountLimiter.request`. */
+/**
+ * `RequestInit` and options of `AccountLimiter.request`: `deadline` (an instant on the limiter's
+ * clock by which the request must have been sent, also sent to the exchange on placements as
+ * `x-gate-exptime`), `contract` (of a cancel by id, whose path names none) and `priority`.
+ *
+ * @example
+ * ```ts
+ * import { AccountLimiter, VirtualClock } from 'traderatio'
+ * import { startExchange } from 'traderatio/exchange'
+ * import { limitedFetch } from 'traderatio/fetch'
+ *
+ * // The model and the limiter on one clock that the example moves.
+ * const clock = new VirtualClock({ wallStart: Date.now() })
+ * const exchange = await startExchange({ port: 0, clock })
+ * const limiter = new AccountLimiter({ accounts: [{ id: 'main', role: 'main' }], clock })
+ * const gate = limitedFetch(limiter, { account: 'main' })
+ * const orders = `${exchange.url}/api/v4/futures/usdt/orders`
+ * const order = { method: 'POST', headers: { KEY: 'main-key' }, body: JSON.stringify({ contract: 'BTC_USDT', size: 1, price: '60000' }) }
+ *
+ * // Tier 1: 100 placements a second. The 101st cannot leave within 500 ms: refused, never sent.
+ * const placed = await Promise.all(Array.from({ length: 100 }, () => gate(orders, order)))
+ * const late = gate(orders, { ...order, deadline: clock.now() + 500 }).catch((e) => e.code)
+ * // A cancel names its contract (its path does not), and does not wait behind placements.
+ * const { id } = await placed[0]!.json()
+ * const cancel = await gate(`${orders}/${id}`, { method: 'DELETE', headers: { KEY: 'main-key' }, contract: 'BTC_USDT', priority: 10 })
+ * cancel.status // 200
+ * await clock.advance(1_000)
+ * await late // 'REFUSED_DEADLINE'
+ * exchange.stats().accounts[0]?.refused // {}
+ * limiter.close()
+ * await exchange.close()
+ * ```
+ */
 export interface LimitedRequestInit extends RequestInit {
   readonly deadline?: number;
   readonly contract?: string;
   readonly priority?: number;
 }
 
-/** What {@link limitedFetch} returns. */
+/**
+ * What {@link limitedFetch} returns: `fetch`'s signature, with the options of
+ * {@link LimitedRequestInit}. A URL outside the API v4 rejects, unsent.
+ *
+ * @example
+ * ```ts
+ * import { AccountLimiter } from 'traderatio'
+ * import { type LimitedFetch, limitedFetch } from 'traderatio/fetch'
+ *
+ * const limiter = new AccountLimiter({ accounts: [{ id: 'main', role: 'main' }] })
+ * const gate: LimitedFetch = limitedFetch(limiter, { account: 'main', fetch: async () => Response.json({}) })
+ * await gate('https://example.com/index.html').catch((e) => e.code) // 'INVALID_INPUT'
+ * await gate('not a url').catch((e) => e.message) // 'Expected the URL to be an absolute URL, got "not a url"'
+ * limiter.close()
+ * ```
+ */
 export type LimitedFetch = (input: string | URL | Request, init?: LimitedRequestInit) => Promise<Response>;
 
 // The endpoints that take the deadline header (the description's section 1, which writes it
@@ -40,7 +135,27 @@ const API_PREFIX = '/api/v4/';
  *
  * @example
  * ```ts
- * const res = await limitedFetch(limiter, { account: 'main' })(url, { method: 'POST', headers, body })
+ * import { AccountLimiter, VirtualClock } from 'traderatio'
+ * import { startExchange } from 'traderatio/exchange'
+ * import { limitedFetch } from 'traderatio/fetch'
+ *
+ * // The model exchange on localhost (the real one is https://api.gateio.ws), on a clock that the
+ * // example moves; the limiter reads the same clock.
+ * const clock = new VirtualClock({ wallStart: Date.now() })
+ * const exchange = await startExchange({ port: 0, clock })
+ * const limiter = new AccountLimiter({ accounts: [{ id: 'main', role: 'main' }], clock })
+ * const gate = limitedFetch(limiter, { account: 'main' })
+ *
+ * // 101 placements at once at tier 1 (100 a second): 100 leave now, the last a second later.
+ * const order = { method: 'POST', headers: { KEY: 'main-key' }, body: JSON.stringify({ contract: 'BTC_USDT', size: 1, price: '60000' }) }
+ * const placing = Array.from({ length: 101 }, () => gate(`${exchange.url}/api/v4/futures/usdt/orders`, order))
+ * await Promise.all(placing.slice(0, 100))
+ * await clock.advance(1_000)
+ * const answers = await Promise.all(placing)
+ * answers.filter((res) => res.status === 200).length // 101
+ * exchange.stats().accounts[0]?.refused // {}
+ * limiter.close()
+ * await exchange.close()
  * ```
  */
 export function limitedFetch(limiter: AccountLimiter, options: LimitedFetchOptions): LimitedFetch {

@@ -2,14 +2,64 @@ import { InvalidInputError } from '../errors.js';
 import type { AccountLimiter } from '../account/limiter.js';
 import { feedbackFrom, type HeadersLike } from '../schedule/feedback.js';
 
-/** What the adapter reads of a response of `gate-api` (an axios response). */
+/**
+ * What the adapter reads of a response of `gate-api` (an axios response): its status and headers
+ * (rate-limit headers, `X-In-Time` and `X-Out-Time`), and its body when it is an error.
+ *
+ * @example
+ * ```ts
+ * import { AccountLimiter } from 'traderatio'
+ * import { type GateApiClient, type GateApiResponse, limitApiClient } from 'traderatio/gate-api'
+ *
+ * // A stand-in client whose answers carry the gateway's times, in microseconds (R15).
+ * const client: GateApiClient = {
+ *   async request() {
+ *     const response: GateApiResponse = { status: 200, headers: { 'x-in-time': String(Date.now() * 1000), 'x-out-time': String(Date.now() * 1000 + 100) } }
+ *     return { response, body: [] }
+ *   },
+ * }
+ * const limiter = new AccountLimiter({ accounts: [{ id: 'main', role: 'main' }] })
+ * limitApiClient(limiter, { account: 'main', client })
+ * limiter.clockEstimate() // null
+ * await client.request({ method: 'GET', url: 'https://api.gateio.ws/api/v4/futures/usdt/orders' }, 'Object', ['apiv4'])
+ * limiter.clockEstimate()?.samples // 1
+ * limiter.close()
+ * ```
+ */
 export interface GateApiResponse {
   readonly status: number;
   readonly headers: unknown;
   readonly data?: unknown;
 }
 
-/** What the adapter reads of a request of `gate-api` (an axios request config, path parameters filled in). */
+/**
+ * What the adapter reads of a request of `gate-api` (an axios request config, path parameters
+ * filled in): the method, the URL, the query (`params`: a cancel of all orders names its contract
+ * there) and the body (`data`: a batch counts per order).
+ *
+ * @example
+ * ```ts
+ * import { AccountLimiter } from 'traderatio'
+ * import { type GateApiClient, type GateApiRequestConfig, limitApiClient } from 'traderatio/gate-api'
+ *
+ * const sent: GateApiRequestConfig[] = []
+ * const client: GateApiClient = {
+ *   async request(config) {
+ *     sent.push(config)
+ *     return { response: { status: 200, headers: {} }, body: [] }
+ *   },
+ * }
+ * const limiter = new AccountLimiter({ accounts: [{ id: 'main', role: 'main' }] })
+ * limitApiClient(limiter, { account: 'main', client })
+ * const cancelAll: GateApiRequestConfig = { method: 'DELETE', url: 'https://api.gateio.ws/api/v4/futures/usdt/orders', params: { contract: 'BTC_USDT' } }
+ * await client.request(cancelAll, 'Object', ['apiv4'])
+ * sent // [{ method: 'DELETE', url: 'https://api.gateio.ws/api/v4/futures/usdt/orders', params: { contract: 'BTC_USDT' } }]
+ * // A config without a URL is refused, unsent.
+ * await client.request({ method: 'GET' }, 'Object', []).catch((e) => e.message) // "Expected the request config's `url` to be the URL of an endpoint, got undefined"
+ * sent.length // 1
+ * limiter.close()
+ * ```
+ */
 export interface GateApiRequestConfig {
   readonly method?: string;
   readonly url?: string;
@@ -17,12 +67,53 @@ export interface GateApiRequestConfig {
   readonly data?: unknown;
 }
 
-/** The `ApiClient` of `gate-api`, as far as the adapter uses it: the method every API class calls. */
+/**
+ * The `ApiClient` of `gate-api`, as far as the adapter uses it: the method every API class calls.
+ *
+ * @example
+ * ```ts
+ * import { ApiClient } from 'gate-api'
+ * import { AccountLimiter } from 'traderatio'
+ * import { type GateApiClient, limitApiClient } from 'traderatio/gate-api'
+ *
+ * const client: GateApiClient = new ApiClient()
+ * const limiter = new AccountLimiter({ accounts: [{ id: 'main', role: 'main' }] })
+ * const { detach } = limitApiClient(limiter, { account: 'main', client })
+ * // Something else than a client is refused; the error never spells the object out.
+ * let error: unknown
+ * try { limitApiClient(limiter, { account: 'main', client: {} as GateApiClient }) } catch (e) { error = e }
+ * (error as Error).message // 'Expected `client` to be an ApiClient of gate-api, got "an object (Object)"'
+ * detach()
+ * limiter.close()
+ * ```
+ */
 export interface GateApiClient {
   request(config: GateApiRequestConfig, responseType: string, authSettings: string[]): Promise<{ readonly response: GateApiResponse; readonly body: unknown }>;
 }
 
-/** Options of {@link limitApiClient}. */
+/**
+ * Options of {@link limitApiClient}.
+ *
+ * @example
+ * ```ts
+ * import { ApiClient } from 'gate-api'
+ * import { AccountLimiter } from 'traderatio'
+ * import { type LimitApiClientOptions, limitApiClient } from 'traderatio/gate-api'
+ *
+ * // One client per account: each sub-account's key on its own client.
+ * const limiter = new AccountLimiter({ accounts: [{ id: 'main', role: 'main' }, { id: 'sub1' }] })
+ * const client = new ApiClient()
+ * client.setApiKeySecret('sub1-key', 'sub1-secret')
+ * const options: LimitApiClientOptions = { account: 'sub1', client }
+ * const { detach } = limitApiClient(limiter, options)
+ * // A client is limited once at a time.
+ * let error: unknown
+ * try { limitApiClient(limiter, options) } catch (e) { error = e }
+ * (error as Error).message // 'Expected `client` to be an ApiClient not limited yet (detach it first), got "an ApiClient limited already"'
+ * detach()
+ * limiter.close()
+ * ```
+ */
 export interface LimitApiClientOptions {
   /** The account the client's key belongs to. */
   readonly account: string;
@@ -30,7 +121,25 @@ export interface LimitApiClientOptions {
   readonly client: GateApiClient;
 }
 
-/** What {@link limitApiClient} returns. */
+/**
+ * What {@link limitApiClient} returns.
+ *
+ * @example
+ * ```ts
+ * import { ApiClient } from 'gate-api'
+ * import { AccountLimiter } from 'traderatio'
+ * import { type LimitedApiClient, limitApiClient } from 'traderatio/gate-api'
+ *
+ * const limiter = new AccountLimiter({ accounts: [{ id: 'main', role: 'main' }] })
+ * const client = new ApiClient()
+ * const own = client.request
+ * const limited: LimitedApiClient = limitApiClient(limiter, { account: 'main', client })
+ * client.request === own // false
+ * limited.detach()
+ * client.request === own // true
+ * limiter.close()
+ * ```
+ */
 export interface LimitedApiClient {
   /** Gives the client back its own `request`: what it sends afterwards goes straight out. */
   detach(): void;
@@ -50,10 +159,35 @@ const limited = new WeakSet<object>();
  *
  * @example
  * ```ts
- * const client = new ApiClient()
- * client.setApiKeySecret(key, secret)
+ * import { ApiClient, FuturesApi } from 'gate-api'
+ * import { AccountLimiter, VirtualClock } from 'traderatio'
+ * import { startExchange } from 'traderatio/exchange'
+ * import { limitApiClient } from 'traderatio/gate-api'
+ *
+ * // The model stands in for the exchange (one main account, KEY main-key, tier 1: 100 placements
+ * // a second), on a clock that the example moves and the limiter reads. Against the exchange: no
+ * // clock, and `new ApiClient()`.
+ * const clock = new VirtualClock({ wallStart: Date.now() })
+ * const exchange = await startExchange({ port: 0, clock })
+ * const limiter = new AccountLimiter({ accounts: [{ id: 'main', role: 'main' }], clock })
+ * const client = new ApiClient(`${exchange.url}/api/v4`)
+ * client.setApiKeySecret('main-key', 'main-secret')
  * const { detach } = limitApiClient(limiter, { account: 'main', client })
- * await new FuturesApi(client).createFuturesOrder('usdt', { contract: 'BTC_USDT', size: '1', price: '60000' })
+ *
+ * // 101 placements at once: 100 leave now, the last when the clock has moved a second.
+ * const futures = new FuturesApi(client)
+ * const order = { contract: 'BTC_USDT', size: '1', price: '60000' }
+ * const placing = Array.from({ length: 101 }, () => futures.createFuturesOrder('usdt', order))
+ * const first = await Promise.all(placing.slice(0, 100))
+ * // A cancel has its own limit, and goes first.
+ * const cancelled = await futures.cancelFuturesOrder('usdt', String(first[0]!.body.id))
+ * cancelled.body.status // 'finished'
+ * await clock.advance(1_000)
+ * await Promise.all(placing)
+ * exchange.stats().accounts[0]?.refused // {}
+ * detach()
+ * limiter.close()
+ * await exchange.close()
  * ```
  */
 export function limitApiClient(limiter: AccountLimiter, options: LimitApiClientOptions): LimitedApiClient {

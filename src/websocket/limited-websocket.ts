@@ -8,6 +8,31 @@ import { feedbackFromWebSocket } from '../schedule/websocket-feedback.js';
 /**
  * What the wrapper needs of a connection: the WHATWG `WebSocket` interface, which the platform's
  * `WebSocket` and the `ws` package's both implement. It must be open.
+ *
+ * @example
+ * ```ts
+ * import { AccountLimiter } from 'traderatio'
+ * import { type WebSocketLike, limitedWebSocket } from 'traderatio/websocket'
+ *
+ * // A stand-in connection that answers every request with status 200.
+ * const listeners = new Set<(event: { readonly data: unknown }) => void>()
+ * const socket: WebSocketLike = {
+ *   send(data) {
+ *     const { payload } = JSON.parse(data)
+ *     const reply = { request_id: payload.req_id, ack: false, header: { status: '200' }, data: { result: { echo: payload.req_param } } }
+ *     queueMicrotask(() => { for (const listener of listeners) listener({ data: JSON.stringify(reply) }) })
+ *   },
+ *   addEventListener(type: string, listener: never) { if (type === 'message') listeners.add(listener) },
+ *   removeEventListener(type: string, listener: never) { listeners.delete(listener) },
+ * }
+ * const limiter = new AccountLimiter({ accounts: [{ id: 'main', role: 'main' }] })
+ * const api = limitedWebSocket(limiter, { account: 'main', socket })
+ * const reply = await api.request('futures.order_status', { order_id: '1' }, { contract: 'BTC_USDT' })
+ * reply.data?.result // { echo: { order_id: '1' } }
+ * api.close()
+ * listeners.size // 0
+ * limiter.close()
+ * ```
  */
 export interface WebSocketLike {
   send(data: string): void;
@@ -17,7 +42,32 @@ export interface WebSocketLike {
   removeEventListener(type: 'close', listener: () => void): void;
 }
 
-/** Options of {@link limitedWebSocket}. */
+/**
+ * Options of {@link limitedWebSocket}.
+ *
+ * @example
+ * ```ts
+ * import WebSocket from 'ws'
+ * import { AccountLimiter } from 'traderatio'
+ * import { startExchange } from 'traderatio/exchange'
+ * import { type LimitedWebSocketOptions, limitedWebSocket } from 'traderatio/websocket'
+ *
+ * const exchange = await startExchange({ port: 0 })
+ * const limiter = new AccountLimiter({ accounts: [{ id: 'main', role: 'main' }] })
+ * // The futures connection of BTC-settled contracts: its URL ends in /btc, and so does `settle`.
+ * const socket = new WebSocket(`${exchange.wsUrl}/v4/ws/btc`)
+ * await new Promise((resolve, reject) => socket.once('open', resolve).once('error', reject))
+ * const options: LimitedWebSocketOptions = { account: 'main', socket, settle: 'btc', timeoutMs: 5_000 }
+ * const api = limitedWebSocket(limiter, options)
+ * await api.request('futures.login', undefined, { payload: { api_key: 'main-key' } })
+ * const reply = await api.request('futures.order_place', { contract: 'BTC_USD', size: 1, price: '60000' })
+ * reply.header['status'] // '200'
+ * api.close()
+ * socket.close()
+ * limiter.close()
+ * await exchange.close()
+ * ```
+ */
 export interface LimitedWebSocketOptions {
   /** The account the connection is logged in as. */
   readonly account: string;
@@ -29,7 +79,36 @@ export interface LimitedWebSocketOptions {
   readonly timeoutMs?: number;
 }
 
-/** Options of one request: those of `AccountLimiter.requestWebSocket`, and more of the payload. */
+/**
+ * Options of one request: those of `AccountLimiter.requestWebSocket`, and more of the payload.
+ *
+ * @example
+ * ```ts
+ * import WebSocket from 'ws'
+ * import { AccountLimiter } from 'traderatio'
+ * import { startExchange } from 'traderatio/exchange'
+ * import { limitedWebSocket } from 'traderatio/websocket'
+ *
+ * const exchange = await startExchange({ port: 0 })
+ * const limiter = new AccountLimiter({ accounts: [{ id: 'main', role: 'main' }] })
+ * const socket = new WebSocket(`${exchange.wsUrl}/v4/ws/usdt`)
+ * await new Promise((resolve, reject) => socket.once('open', resolve).once('error', reject))
+ * const api = limitedWebSocket(limiter, { account: 'main', socket })
+ * // The real exchange also wants `signature` and `timestamp` in the payload of the login.
+ * const login = await api.request('futures.login', undefined, { reqId: 'login-1', payload: { api_key: 'main-key' } })
+ * login.request_id // 'login-1'
+ * // Sent within a second or refused unsent; the exchange gets the deadline too (x-gate-exptime).
+ * const placed = await api.request('futures.order_place', { contract: 'BTC_USDT', size: 1, price: '60000' }, {
+ *   deadline: limiter.scheduler.clock.now() + 1_000,
+ *   priority: 1,
+ * })
+ * placed.header['status'] // '200'
+ * api.close()
+ * socket.close()
+ * limiter.close()
+ * await exchange.close()
+ * ```
+ */
 export interface WebSocketCallOptions {
   /** @default a fresh id of this wrapper */
   readonly reqId?: string;
@@ -42,7 +121,36 @@ export interface WebSocketCallOptions {
   readonly deadline?: number;
 }
 
-/** A reply of the WebSocket API (`ack: false`), as parsed. */
+/**
+ * A reply of the WebSocket API (`ack: false`), as parsed: `header` holds its status, its gateway
+ * times and, on order channels, its rate-limit fields; `data` its result or its errors.
+ *
+ * @example
+ * ```ts
+ * import WebSocket from 'ws'
+ * import { AccountLimiter } from 'traderatio'
+ * import { startExchange } from 'traderatio/exchange'
+ * import { type WebSocketReply, limitedWebSocket } from 'traderatio/websocket'
+ *
+ * const exchange = await startExchange({ port: 0 })
+ * const limiter = new AccountLimiter({ accounts: [{ id: 'main', role: 'main' }] })
+ * const socket = new WebSocket(`${exchange.wsUrl}/v4/ws/usdt`)
+ * await new Promise((resolve, reject) => socket.once('open', resolve).once('error', reject))
+ * const api = limitedWebSocket(limiter, { account: 'main', socket })
+ * await api.request('futures.login', undefined, { payload: { api_key: 'main-key' } })
+ * const reply: WebSocketReply = await api.request('futures.order_place', { contract: 'BTC_USDT', size: 1, price: '60000' }, { reqId: 'place-1' })
+ * reply.request_id // 'place-1'
+ * reply.header['status'] // '200'
+ * reply.header['x_gate_ratelimit_limit'] // 100
+ * reply.header['x_gate_ratelimit_requests_remain'] // 99
+ * const order = reply.data?.result as { contract: string; size: number; status: string }
+ * ;[order.contract, order.size, order.status] // ['BTC_USDT', 1, 'open']
+ * api.close()
+ * socket.close()
+ * limiter.close()
+ * await exchange.close()
+ * ```
+ */
 export interface WebSocketReply {
   readonly request_id: string;
   readonly header: Readonly<Record<string, unknown>>;
@@ -50,7 +158,34 @@ export interface WebSocketReply {
   readonly [field: string]: unknown;
 }
 
-/** What {@link limitedWebSocket} returns. */
+/**
+ * What {@link limitedWebSocket} returns.
+ *
+ * @example
+ * ```ts
+ * import WebSocket from 'ws'
+ * import { AccountLimiter } from 'traderatio'
+ * import { startExchange } from 'traderatio/exchange'
+ * import { type LimitedWebSocket, limitedWebSocket } from 'traderatio/websocket'
+ *
+ * const exchange = await startExchange({ port: 0 })
+ * const limiter = new AccountLimiter({ accounts: [{ id: 'main', role: 'main' }] })
+ * const socket = new WebSocket(`${exchange.wsUrl}/v4/ws/usdt`)
+ * await new Promise((resolve, reject) => socket.once('open', resolve).once('error', reject))
+ * const api: LimitedWebSocket = limitedWebSocket(limiter, { account: 'main', socket })
+ * // Not logged in: the exchange refuses, and the reply says so.
+ * const refused = await api.request('futures.order_place', { contract: 'BTC_USDT', size: 1, price: '60000' })
+ * refused.header['status'] === '200' // false
+ * api.close()
+ * // Closed: no more requests.
+ * let error: unknown
+ * try { api.request('futures.login') } catch (e) { error = e }
+ * (error as Error).name // 'InvalidInputError'
+ * socket.close()
+ * limiter.close()
+ * await exchange.close()
+ * ```
+ */
 export interface LimitedWebSocket {
   /**
    * Sends a request on `channel` with `params` as its `req_param` and resolves with its reply,
@@ -78,8 +213,32 @@ let wrappers = 0;
  *
  * @example
  * ```ts
- * const api = limitedWebSocket(limiter, { account: 'main', socket: new WebSocket(url) })
- * const reply = await api.request('futures.order_place', { contract: 'BTC_USDT', size: 1, price: '60000' })
+ * import WebSocket from 'ws'
+ * import { AccountLimiter } from 'traderatio'
+ * import { startExchange } from 'traderatio/exchange'
+ * import { limitedWebSocket } from 'traderatio/websocket'
+ *
+ * // The model exchange on localhost; the real one is wss://fx-ws.gateio.ws/v4/ws/usdt.
+ * const exchange = await startExchange({ port: 0 })
+ * const limiter = new AccountLimiter({ accounts: [{ id: 'main', role: 'main' }] })
+ * const socket = new WebSocket(`${exchange.wsUrl}/v4/ws/usdt`)
+ * await new Promise((resolve, reject) => socket.once('open', resolve).once('error', reject))
+ * const api = limitedWebSocket(limiter, { account: 'main', socket })
+ *
+ * // The login is sent at once; orders wait on their limits (R16) and count when sent.
+ * const login = await api.request('futures.login', undefined, { payload: { api_key: 'main-key' } })
+ * login.header['status'] // '200'
+ * const order = { contract: 'BTC_USDT', size: 1, price: '60000' }
+ * const placed = await Promise.all([1, 2, 3].map(() => api.request('futures.order_place', order)))
+ * placed.map((r) => r.header['status']) // ['200', '200', '200']
+ * const { id } = placed[0]!.data!.result as { id: number }
+ * const cancelled = await api.request('futures.order_cancel', { order_id: String(id) })
+ * cancelled.header['status'] // '200'
+ * limiter.abuseHeadroom('main').requests // 4
+ * api.close()
+ * socket.close()
+ * limiter.close()
+ * await exchange.close()
  * ```
  */
 export function limitedWebSocket(limiter: AccountLimiter, options: LimitedWebSocketOptions): LimitedWebSocket {

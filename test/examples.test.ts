@@ -1,0 +1,120 @@
+import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { describe, expect, it } from 'vitest';
+import { type Example, entries, exportsOf, importsThePackage, toModule } from './examples.js';
+
+// Every @example of an export runs here against the sources, as the Markdown examples do
+// (test/docs.test.ts): it imports what it uses from 'traderatio' (or a subpath) as a reader's
+// code would, and a line `expression // value` with a literal value asserts that the expression
+// equals it.
+//
+// The entries in CHECKED are complete: every export has an @example, and every example runs. The
+// list grows until it holds every entry; until then, the others' exports without a runnable
+// example are counted and listed, not failed.
+const CHECKED = ['fetch', 'ccxt', 'gate-api', 'websocket', 'exchange'];
+
+const root = resolve(import.meta.dirname, '..');
+const out = join(root, 'test', '.examples');
+rmSync(out, { recursive: true, force: true });
+mkdirSync(out, { recursive: true });
+
+const all = entries();
+const found = exportsOf(all);
+
+function write(entry: string, example: Example, i: number): string {
+  const path = join(out, `${entry}_${example.of.replace(/\W/g, '_')}_${i}.ts`);
+  writeFileSync(path, toModule(example.code).text);
+  return path;
+}
+
+async function run(path: string): Promise<void> {
+  await import(pathToFileURL(path).href);
+}
+
+describe('the entries', () => {
+  it('are read from tsup.config.ts, the root and the subpaths', () => {
+    expect(all.map((e) => e.specifier)).toEqual(expect.arrayContaining(['traderatio', ...CHECKED.map((c) => `traderatio/${c}`)]));
+  });
+});
+
+for (const entry of all) {
+  const list = found.get(entry.name) ?? [];
+  const examples = list.flatMap((x) => [...x.examples, ...x.memberExamples]);
+  if (CHECKED.includes(entry.name)) {
+    describe(entry.specifier, () => {
+      it('gives every export an @example', () => {
+        expect(list.length).toBeGreaterThan(0);
+        expect(list.filter((x) => x.examples.length === 0).map((x) => x.name)).toEqual([]);
+      });
+      examples.forEach((example, i) => {
+        it(`runs the example of ${example.of} (${example.at})`, async () => {
+          expect(importsThePackage(example.code), 'the example imports what it uses from the package').toBe(true);
+          expect(toModule(example.code).assertions, 'the example asserts what it shows (`expression // value`)').toBeGreaterThan(0);
+          await run(write(entry.name, example, i));
+        }, 30_000);
+      });
+    });
+  } else {
+    describe(entry.specifier, () => {
+      it('reports the exports without a runnable @example', async () => {
+        const none: string[] = [];
+        const failing: string[] = [];
+        for (const x of list) {
+          if (x.examples.length === 0) {
+            none.push(x.name);
+            continue;
+          }
+          for (const [i, example] of x.examples.entries()) {
+            // An example that does not import what it uses cannot run as a reader would run it.
+            let runs = importsThePackage(example.code);
+            if (runs) {
+              try {
+                // An example that cannot run here may wait forever: it is given a few seconds.
+                await Promise.race([run(write(entry.name, example, i)), new Promise((_, reject) => setTimeout(() => reject(new Error('timed out')), 5_000).unref())]);
+              } catch {
+                runs = false;
+              }
+            }
+            if (!runs) {
+              failing.push(`${x.name} (${example.at})`);
+              break;
+            }
+          }
+        }
+        const missing = none.length + failing.length;
+        console.log([
+          `${entry.specifier}: ${missing} of ${list.length} exports without a runnable @example`,
+          `  without an @example (${none.length}): ${none.join(', ')}`,
+          `  with an @example that does not run as written (${failing.length}): ${failing.join(', ')}`,
+        ].join('\n'));
+        expect(list.length).toBeGreaterThan(0);
+        expect(missing).toBeLessThanOrEqual(list.length);
+      }, 120_000);
+    });
+  }
+}
+
+describe('an example', () => {
+  it('asserts a line whose comment is a literal, and leaves other comments alone', () => {
+    const { text, assertions } = toModule("import { f } from 'traderatio/fetch'\nf(1) // 2\nf('a // b') // ['x', { y: -1 }]\nf(3) // 'a' or 'b'\nconst x = f(4) // 5\n");
+    expect(assertions).toBe(2);
+    expect(text).toContain('expect(f(1)).toEqual(2);');
+    expect(text).toContain("expect(f('a // b')).toEqual(['x', { y: -1 }]);");
+    expect(text).toContain("f(3) // 'a' or 'b'");
+    expect(text).toContain('const x = f(4) // 5');
+    expect(text).toContain("from '../../src/fetch/index.js'");
+  });
+});
+
+describe('the examples of an entry', () => {
+  it('are those of a re-export when it has its own, in place of the declaration\'s', () => {
+    const noReply = found.get('websocket')?.find((x) => x.name === 'NoReplyError');
+    expect(noReply?.examples.map((e) => e.at)).toEqual([expect.stringMatching(/^src\/websocket\/index\.ts:\d+$/)]);
+  });
+
+  it('are read from the declaration a re-export resolves to', () => {
+    const start = found.get('exchange')?.find((x) => x.name === 'startExchange');
+    expect(start?.examples.map((e) => e.at)).toEqual([expect.stringMatching(/^src\/exchange\/server\.ts:\d+$/)]);
+  });
+});
