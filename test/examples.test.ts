@@ -33,7 +33,7 @@ async function run(path: string): Promise<void> {
 }
 
 describe('the entries', () => {
-  it('are read from tsup.config.ts, the root and the subpaths', () => {
+  it('are read from package.json "exports": the root and the subpaths', () => {
     expect(all.map((e) => e.specifier)).toEqual(expect.arrayContaining(['traderatio', ...CHECKED.map((c) => `traderatio/${c}`)]));
   });
 });

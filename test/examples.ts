@@ -37,16 +37,17 @@ export interface Export {
 }
 
 /**
- * The package's entries, from the first entry map of tsup.config.ts (the build's ES modules):
- * every `src/.../index.ts` there is a subpath of the package (the command line's bin is not).
+ * The package's entries, from package.json "exports": the root (`src/index.ts`) and every subpath
+ * `./<name>` (`src/<name>/index.ts`).
  */
 export function entries(): Entry[] {
-  const config = readFileSync(join(root, 'tsup.config.ts'), 'utf8');
-  const map = /entry:\s*\{([^}]*)\}/.exec(config);
-  if (map === null) throw new Error('tsup.config.ts has no entry map');
-  return [...map[1]!.matchAll(/'?([\w/-]+)'?\s*:\s*'([^']+)'/g)]
-    .filter((m) => m[2]!.endsWith('/index.ts'))
-    .map((m) => ({ name: m[1]!, specifier: m[1] === 'index' ? 'traderatio' : `traderatio/${m[1]}`, source: m[2]! }));
+  const { exports } = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as { exports: Record<string, unknown> };
+  return Object.keys(exports)
+    .filter((key) => key === '.' || /^\.\/[\w-]+$/.test(key))
+    .map((key) => {
+      const name = key === '.' ? 'index' : key.slice(2);
+      return { name, specifier: key === '.' ? 'traderatio' : `traderatio/${name}`, source: key === '.' ? 'src/index.ts' : `src/${name}/index.ts` };
+    });
 }
 
 /** Every export of each entry with its examples, from one program over the sources. */

@@ -126,7 +126,8 @@ const attached = new WeakSet<object>();
  * @example
  * ```ts
  * import ccxt from 'ccxt'
- * import { AccountLimiter, VirtualClock } from 'traderatio'
+ * import { AccountLimiter } from 'traderatio'
+ * import { VirtualClock } from 'traderatio/testing'
  * import { limitCcxt } from 'traderatio/ccxt'
  * import { startExchange } from 'traderatio/exchange'
  *

@@ -70,7 +70,8 @@ export interface LimitedFetchOptions {
  *
  * @example
  * ```ts
- * import { AccountLimiter, VirtualClock } from 'traderatio'
+ * import { AccountLimiter } from 'traderatio'
+ * import { VirtualClock } from 'traderatio/testing'
  * import { startExchange } from 'traderatio/exchange'
  * import { limitedFetch } from 'traderatio/fetch'
  *
@@ -135,7 +136,8 @@ const API_PREFIX = '/api/v4/';
  *
  * @example
  * ```ts
- * import { AccountLimiter, VirtualClock } from 'traderatio'
+ * import { AccountLimiter } from 'traderatio'
+ * import { VirtualClock } from 'traderatio/testing'
  * import { startExchange } from 'traderatio/exchange'
  * import { limitedFetch } from 'traderatio/fetch'
  *

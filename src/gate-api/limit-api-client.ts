@@ -160,7 +160,8 @@ const limited = new WeakSet<object>();
  * @example
  * ```ts
  * import { ApiClient, FuturesApi } from 'gate-api'
- * import { AccountLimiter, VirtualClock } from 'traderatio'
+ * import { AccountLimiter } from 'traderatio'
+ * import { VirtualClock } from 'traderatio/testing'
  * import { startExchange } from 'traderatio/exchange'
  * import { limitApiClient } from 'traderatio/gate-api'
  *
