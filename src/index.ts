@@ -43,7 +43,7 @@ export { feedbackFromWebSocket } from './schedule/websocket-feedback.js';
 export type { GatewayTimes } from './schedule/gateway-time.js';
 
 export { createCatalog, DEFAULT_LIMITS } from './catalog/catalog.js';
-export type { Action, Catalog, CatalogOptions, Classification, LimitSpec, Market } from './catalog/catalog.js';
+export type { Action, Catalog, CatalogOptions, Classification, EndpointLimit, Market } from './catalog/catalog.js';
 export type { WebSocketBudget } from './catalog/channels.js';
 export type { Check } from './catalog/validators.js';
 
@@ -55,11 +55,11 @@ export { rateFamily } from './rules/family.js';
 export type { AccountActivity, AccountRating, FamilyKind, FamilyOptions, FamilyRating, RatioBasis } from './rules/family.js';
 export { buildTimeline } from './rules/timeline.js';
 export type {
-  ChangeReason, DailyActivity, LimitChange, LimitState, Snapshot, Timeline, TimelineAccount, TimelineInput, VipChange,
+  ChangeReason, DailyActivity, TierChange, TierState, DailyRating, Timeline, TimelineAccount, TimelineInput, VipChange,
 } from './rules/timeline.js';
 export { checkAbuse } from './rules/abuse.js';
 export type {
-  AbuseOptions, AbuseTimeline, AbuseWindow, HourlyActivity, PlacementLimit, RateLimit, Throttle, ThrottleChange, ThrottleReason, ThrottleState,
+  AbuseOptions, AbuseTimeline, AbuseWindow, HourlyActivity, PlacementLimits, WindowSpec, Throttle, ThrottleChange, ThrottleReason, ThrottleState,
 } from './rules/abuse.js';
 export { checkSpotFill } from './rules/spot-fill.js';
 export type { SpotFillClearance, SpotFillOptions, SpotOrderRequest } from './rules/spot-fill.js';

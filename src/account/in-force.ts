@@ -4,7 +4,7 @@ import { HOUR_MS, utcHourStart } from '../rules/calendar.js';
 import type { AccountRating, FamilyConfig } from '../rules/family.js';
 import type { RatioResult } from '../rules/ratio.js';
 import { type SpotFillConfig, buildSpotFillTimeline } from '../rules/spot-fill.js';
-import { type ChangeReason, type Snapshot, type Timeline, type TimelineAccount, type VipChange, buildTimeline } from '../rules/timeline.js';
+import { type ChangeReason, type DailyRating, type Timeline, type TimelineAccount, type VipChange, buildTimeline } from '../rules/timeline.js';
 import type { Tier } from '../rules/tiers.js';
 import { isTieredVip } from '../rules/vip.js';
 
@@ -183,7 +183,7 @@ export function familyInForce(family: FamilyActivity, config: FamilyConfig, abus
     const l = limitsAt(state, a, at);
     accounts.set(a.id, { tier: l.tier, limit: l.limit, throttle: l.throttle, spotThrottle: l.spotThrottle, vipLevel: l.vipLevel, reason: l.lastChange, rating: l.rating });
   }
-  let snapshot: Snapshot | null = null;
+  let snapshot: DailyRating | null = null;
   for (const s of timeline.snapshots) if (s.day <= at) snapshot = s;
   return { at, until, accounts, aggregated: snapshot?.aggregated ?? null, snapshotAt: snapshot?.day ?? null };
 }

@@ -1,5 +1,5 @@
 import { InvalidInputError } from '../errors.js';
-import { readRateLimit, type RateLimit } from '../rules/abuse.js';
+import { readRateLimit, type WindowSpec } from '../rules/abuse.js';
 import { parsePositiveInteger, readOptions } from '../rules/parse.js';
 import { type WebSocketBudget, channelRequest } from './channels.js';
 
@@ -39,14 +39,14 @@ export type Action = 'place' | 'amend' | 'cancel' | 'other';
  *
  * @example
  * ```ts
- * import { type LimitSpec, createCatalog } from 'traderatio'
+ * import { type EndpointLimit, createCatalog } from 'traderatio'
  *
  * const [spec] = createCatalog().classify('POST', '/spot/orders', { currency_pair: 'BTC_USDT' }).limits
- * const place: LimitSpec = spec!
+ * const place: EndpointLimit = spec!
  * place // { key: 'spot.place:BTC_USDT', scope: 'account', limit: 10, windowMs: 1000 }
  * ```
  */
-export interface LimitSpec extends RateLimit {
+export interface EndpointLimit extends WindowSpec {
   /** e.g. `futures.place`, `spot.place:BTC_USDT`, `wallet:POST /wallet/transfers`. */
   readonly key: string;
   /** Who it counts for: the account (uid), or the caller's IP for public endpoints. */
@@ -83,7 +83,7 @@ export interface Classification {
   /** The currency pair or contract, when the path or body names one. */
   readonly instrument?: string;
   /** Every limit it draws on, all at once. */
-  readonly limits: readonly LimitSpec[];
+  readonly limits: readonly EndpointLimit[];
 }
 
 /**
@@ -102,7 +102,7 @@ export interface Classification {
  * DEFAULT_LIMITS['public'] // { limit: 200, windowMs: 10000 }
  * ```
  */
-export const DEFAULT_LIMITS: Readonly<Record<string, RateLimit>> = Object.freeze({
+export const DEFAULT_LIMITS: Readonly<Record<string, WindowSpec>> = Object.freeze({
   public: { limit: 200, windowMs: 10_000 },
   'wallet.heavy': { limit: 80, windowMs: 10_000 },
   'wallet.other': { limit: 200, windowMs: 10_000 },
@@ -165,7 +165,7 @@ const METHODS = new Set(['GET', 'POST', 'PUT', 'PATCH', 'DELETE']);
  */
 export interface CatalogOptions {
   /** Replaces published limits by key (see {@link DEFAULT_LIMITS}). @default {} */
-  readonly limits?: Readonly<Record<string, RateLimit>>;
+  readonly limits?: Readonly<Record<string, WindowSpec>>;
 }
 
 /**
@@ -187,7 +187,7 @@ export interface CatalogOptions {
  */
 export interface Catalog {
   /** The limits in force, by key. */
-  readonly limits: Readonly<Record<string, RateLimit>>;
+  readonly limits: Readonly<Record<string, WindowSpec>>;
   /**
    * Reads a request: method, path (with or without `/api/v4`, query ignored; or the full URL an
    * HTTP client hands over, `https://api.gateio.ws/api/v4/futures/usdt/orders?x=1`, any host, a
@@ -202,7 +202,7 @@ export interface Catalog {
    * place and amend draw instead on a budget of their own whose N is the tier of R3
    * (`ws.futures.place`, given here with the `futures.place` entry, tier 1).
    */
-  classifyWebSocket(market: 'futures' | 'spot', action: Action, budget?: WebSocketBudget): readonly LimitSpec[];
+  classifyWebSocket(market: 'futures' | 'spot', action: Action, budget?: WebSocketBudget): readonly EndpointLimit[];
   /**
    * Reads an order channel of the WebSocket API (`futures.order_place`, `futures.order_batch_place`,
    * `spot.order_cancel`, ...) and its `req_param` as the REST request it stands for, with every
@@ -232,15 +232,15 @@ export function createCatalog(options?: CatalogOptions): Catalog {
   const overrides = readOptions(readOptions(options, 'the catalogue options', ['limits']).limits, '`limits`', LIMIT_KEYS);
   // Keys come from the caller (often parsed JSON): a map without a prototype, and only its own
   // keys looked up, so that "__proto__" or "constructor" is a key like any other, and refused.
-  const limits: Record<string, RateLimit> = Object.assign(Object.create(null) as Record<string, RateLimit>, DEFAULT_LIMITS);
+  const limits: Record<string, WindowSpec> = Object.assign(Object.create(null) as Record<string, WindowSpec>, DEFAULT_LIMITS);
   for (const [key, value] of Object.entries(overrides)) {
     limits[key] = readRateLimit(value, `\`limits.${key}\``);
   }
   Object.freeze(limits);
-  const spec = (base: string, key: string = base, scope: 'account' | 'ip' = 'account'): LimitSpec => ({ key, scope, ...limits[base]! });
+  const spec = (base: string, key: string = base, scope: 'account' | 'ip' = 'account'): EndpointLimit => ({ key, scope, ...limits[base]! });
   const catalog: Catalog = {
     limits,
-    classifyWebSocket(market: 'futures' | 'spot', action: Action, budget: WebSocketBudget = 'shared'): readonly LimitSpec[] {
+    classifyWebSocket(market: 'futures' | 'spot', action: Action, budget: WebSocketBudget = 'shared'): readonly EndpointLimit[] {
       if (market !== 'futures' && market !== 'spot') throw new InvalidInputError('`market`', market, '"futures" or "spot"');
       if (action !== 'place' && action !== 'amend' && action !== 'cancel' && action !== 'other') {
         throw new InvalidInputError('`action`', action, '"place", "amend", "cancel" or "other"');
@@ -344,7 +344,7 @@ export function readClassification(value: unknown, field: string): Classificatio
       !Number.isSafeInteger(c.weight) || !Array.isArray(c.limits) || c.limits.length === 0) {
     throw new InvalidInputError(field, value, 'a classification (catalog.classify)');
   }
-  c.limits.forEach((spec: LimitSpec, i: number) => {
+  c.limits.forEach((spec: EndpointLimit, i: number) => {
     const where = `\`limits[${i}]\` of ${field}`;
     if (typeof spec?.key !== 'string' || (spec.scope !== 'account' && spec.scope !== 'ip')) throw new InvalidInputError(where, spec, 'a limit spec');
     // A spec carries its key and scope beside N and W: those two are read as a limit's.

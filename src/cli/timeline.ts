@@ -2,7 +2,7 @@ import { InvalidInputError, UnknownFieldError } from '../errors.js';
 import { HOUR_MS, addUtcDays, formatUtcInstant, utcDayStart } from '../rules/calendar.js';
 import type { FamilyOptions } from '../rules/family.js';
 import { checkFields } from '../rules/parse.js';
-import { type LimitChange, type Timeline, type TimelineInput, buildTimeline } from '../rules/timeline.js';
+import { type TierChange, type Timeline, type TimelineInput, buildTimeline } from '../rules/timeline.js';
 import { InputFileError } from './input.js';
 import { readJson } from './read-json.js';
 import { escapeXml, timelineSvg } from './chart.js';
@@ -134,7 +134,7 @@ function spotPeriodJson(p: SpotThrottlePeriod): unknown {
 export function timelineJson(run: TimelineRun): unknown {
   return {
     from: formatUtcInstant(run.from),
-    changes: run.timeline.changes.map((c: LimitChange) => ({
+    changes: run.timeline.changes.map((c: TierChange) => ({
       at: formatUtcInstant(c.at),
       account: c.account,
       from: c.previousTier?.limit ?? null,

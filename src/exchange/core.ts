@@ -1,6 +1,6 @@
 import { Tracker } from '../account/tracker.js';
 import type { FillRole } from '../account/tracker.js';
-import type { Classification, LimitSpec } from '../catalog/catalog.js';
+import type { Classification, EndpointLimit } from '../catalog/catalog.js';
 import { InvalidInputError } from '../errors.js';
 import { type AbuseConfig, type AbuseOptions, resolveAbuseOptions } from '../rules/abuse.js';
 import { formatUtcInstant, parseUtcDay, utcHourStart } from '../rules/calendar.js';
@@ -364,7 +364,7 @@ export class ExchangeCore {
     }
   }
 
-  private tierLimit(account: Account, spec: LimitSpec): CountedLimit {
+  private tierLimit(account: Account, spec: EndpointLimit): CountedLimit {
     let l = account.limits.get(spec.key);
     if (l === undefined) {
       const tiers = account.family.config.tiers;

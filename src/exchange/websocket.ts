@@ -1,7 +1,7 @@
 import type { IncomingMessage, Server } from 'node:http';
 import type { Duplex } from 'node:stream';
 import { WebSocketServer } from 'ws';
-import type { Classification, LimitSpec } from '../catalog/catalog.js';
+import type { Classification, EndpointLimit } from '../catalog/catalog.js';
 import { type ChannelRequest, WEBSOCKET_ORDER_CHANNELS, channelRequest } from '../catalog/channels.js';
 import { ApiError, badRequest } from './api-error.js';
 import { signWebSocket } from './auth.js';
@@ -111,7 +111,7 @@ function budget(model: ExchangeModel, rest: Classification, spec: ChannelRequest
   let c = byMode.get(mode);
   if (c === undefined) {
     // Under `separate` the tier of R3 replaces the WebSocket 100 per second, on a budget of its own.
-    const ws: readonly LimitSpec[] = model.catalog.classifyWebSocket(spec.market, spec.action, mode);
+    const ws: readonly EndpointLimit[] = model.catalog.classifyWebSocket(spec.market, spec.action, mode);
     c = { ...rest, limits: mode === 'shared' ? [...ws, ...rest.limits] : ws };
     byMode.set(mode, c);
   }

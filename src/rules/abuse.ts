@@ -6,7 +6,7 @@ import { checkFields, parseCount, parseInstant, parseNonNegativeDecimal, parsePo
 import { type AbuseWindow, THROTTLE_WINDOW_HOURS, readThrottleWindow, throttleWindowSums } from './throttle-window.js';
 
 /** "N requests per W milliseconds". */
-export interface RateLimit {
+export interface WindowSpec {
   readonly limit: number;
   readonly windowMs: number;
 }
@@ -18,9 +18,9 @@ export interface AbuseOptions {
   /** Fill rate (USDT traded per request) below which the low-fill throttle applies. @default "0.01" */
   readonly fillRateThreshold?: DecimalInput;
   /** Placement limit when nothing was traded. @default { limit: 10, windowMs: 10000 } */
-  readonly noFillLimit?: RateLimit;
+  readonly noFillLimit?: WindowSpec;
   /** Placement limit when the fill rate is below the threshold. @default { limit: 20, windowMs: 10000 } */
-  readonly lowFillLimit?: RateLimit;
+  readonly lowFillLimit?: WindowSpec;
 }
 
 /** {@link AbuseOptions} resolved once. */
@@ -28,8 +28,8 @@ export interface AbuseConfig {
   readonly kind: 'abuse-config';
   readonly requestThreshold: number;
   readonly fillRateThreshold: Dec;
-  readonly noFillLimit: RateLimit;
-  readonly lowFillLimit: RateLimit;
+  readonly noFillLimit: WindowSpec;
+  readonly lowFillLimit: WindowSpec;
 }
 
 /** Validates abuse options into their complete form (left out: the defaults; `null` is refused). */
@@ -50,9 +50,9 @@ function abuseConfigOf(o: AbuseOptions): AbuseConfig {
 }
 
 /** Reads an "N per W ms" limit. */
-export function readRateLimit(value: unknown, field: string): RateLimit {
+export function readRateLimit(value: unknown, field: string): WindowSpec {
   if (typeof value !== 'object' || value === null) throw new InvalidInputError(field, value, 'an object { limit, windowMs }');
-  const v = value as RateLimit;
+  const v = value as WindowSpec;
   checkFields(v, ['limit', 'windowMs'], field);
   return { limit: parsePositiveInteger(v.limit, `${field}.limit`), windowMs: parsePositiveInteger(v.windowMs, `${field}.windowMs`) };
 }
@@ -61,7 +61,7 @@ export function readRateLimit(value: unknown, field: string): RateLimit {
 export type ThrottleReason = 'no-fills' | 'low-fill-rate';
 
 /** A throttle in force. */
-export interface Throttle extends RateLimit {
+export interface Throttle extends WindowSpec {
   readonly reason: ThrottleReason;
 }
 
@@ -231,13 +231,13 @@ class State implements ThrottleState {
 }
 
 /** The limits on futures order placement and amendment at one instant. */
-export interface PlacementLimit {
+export interface PlacementLimits {
   /** The tier's limit, requests per second (R3). */
   readonly tierLimit: number;
   /** The abuse throttle, if one is in force (R9). */
   readonly throttle: Throttle | null;
   /** Every limit that applies at once, as "N per W ms": the scheduler draws on all of them. */
-  readonly limits: readonly RateLimit[];
+  readonly limits: readonly WindowSpec[];
   /** min(tier limit, throttle) as requests per second. */
   readonly perSecond: Dec;
 }
@@ -250,9 +250,9 @@ export interface PlacementLimit {
  * placementLimit(300, { limit: 10, windowMs: 10_000, reason: 'no-fills' }).perSecond.toString() // '1'
  * ```
  */
-export function placementLimit(tierLimit: number, throttle: Throttle | null): PlacementLimit {
+export function placementLimit(tierLimit: number, throttle: Throttle | null): PlacementLimits {
   const perTier = parsePositiveInteger(tierLimit, '`tierLimit`');
-  const tier: RateLimit = { limit: perTier, windowMs: 1000 };
+  const tier: WindowSpec = { limit: perTier, windowMs: 1000 };
   if (throttle === null) return { tierLimit: perTier, throttle, limits: [tier], perSecond: new Dec(perTier) };
   const throttled = new Dec(throttle.limit).times(1000).dividedBy(throttle.windowMs);
   return {

@@ -33,12 +33,12 @@ export type { AccountActivity, AccountRating, FamilyKind, FamilyOptions, FamilyR
 
 export { buildTimeline } from './timeline.js';
 export type {
-  ChangeReason, DailyActivity, LimitChange, LimitState, Snapshot, Timeline, TimelineAccount, TimelineInput, VipChange,
+  ChangeReason, DailyActivity, TierChange, TierState, DailyRating, Timeline, TimelineAccount, TimelineInput, VipChange,
 } from './timeline.js';
 
 export { buildAbuseTimeline, checkAbuse, placementLimit } from './abuse.js';
 export type {
-  AbuseOptions, AbuseTimeline, AbuseWindow, HourlyActivity, PlacementLimit, RateLimit, Throttle, ThrottleChange, ThrottleReason,
+  AbuseOptions, AbuseTimeline, AbuseWindow, HourlyActivity, PlacementLimits, WindowSpec, Throttle, ThrottleChange, ThrottleReason,
   ThrottleState,
 } from './abuse.js';
 export { buildSpotFillTimeline, checkSpotFill, spotFillApplies, spotFillClearance } from './spot-fill.js';

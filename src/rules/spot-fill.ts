@@ -3,7 +3,7 @@ import {
   type AbuseTimeline,
   type AbuseWindow,
   type HourlyActivity,
-  type RateLimit,
+  type WindowSpec,
   type Throttle,
   buildHourlyThrottleTimeline,
   readRateLimit,
@@ -26,7 +26,7 @@ export interface SpotFillOptions {
    */
   readonly requestThreshold?: number;
   /** The limit on throttled requests, per account. @default { limit: 10, windowMs: 10000 } */
-  readonly limit?: RateLimit;
+  readonly limit?: WindowSpec;
   /** Whether batch placement and batch amendment are throttled too (the rule does not name them). @default false */
   readonly includeBatches?: boolean;
 }
@@ -36,7 +36,7 @@ export interface SpotFillConfig {
   readonly kind: 'spot-fill-config';
   readonly fillRateThreshold: Dec;
   readonly requestThreshold: number;
-  readonly limit: RateLimit;
+  readonly limit: WindowSpec;
   readonly includeBatches: boolean;
 }
 

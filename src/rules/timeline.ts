@@ -67,7 +67,7 @@ export type ChangeReason =
   | 'new-sub-account-rules-begin';
 
 /** One change of an account's limit. */
-export interface LimitChange {
+export interface TierChange {
   /** Epoch ms from which the new limit is in force. */
   readonly at: number;
   readonly account: string;
@@ -82,7 +82,7 @@ export interface LimitChange {
 }
 
 /** The limit in force for an account at an instant. */
-export interface LimitState {
+export interface TierState {
   readonly account: string;
   /** The instant asked about. */
   readonly at: number;
@@ -90,7 +90,7 @@ export interface LimitState {
   /** Requests per second. */
   readonly limit: number;
   /** The change that set it, or `null` while nothing has changed since the start (tier 1, no history). */
-  readonly since: LimitChange | null;
+  readonly since: TierChange | null;
   /** The VIP level at `at`. */
   readonly vipLevel: number;
   /** The latest snapshot's rating of the account at `at`, or `null` before the first one. */
@@ -98,7 +98,7 @@ export interface LimitState {
 }
 
 /** A family's snapshot at 00:00 UTC of a day (R5). */
-export interface Snapshot {
+export interface DailyRating {
   /** 00:00 UTC of the day, epoch ms. The window is [day - 7 days, day). */
   readonly day: number;
   readonly aggregated: RatioResult;
@@ -110,11 +110,11 @@ export interface Timeline {
   /** 00:00 UTC of the first day the input mentions. Before it every account is at tier 1. */
   readonly start: number;
   /** Every change, in time order (ties by account id). */
-  readonly changes: readonly LimitChange[];
+  readonly changes: readonly TierChange[];
   /** Every snapshot taken, in day order. */
-  readonly snapshots: readonly Snapshot[];
+  readonly snapshots: readonly DailyRating[];
   /** The limit in force for `account` at `at` (epoch ms, a Date or ISO text: {@link InstantInput}). */
-  limitAt(account: string, at: InstantInput): LimitState;
+  limitAt(account: string, at: InstantInput): TierState;
   /** The VIP level in force at `at` (epoch ms, a Date or ISO text). */
   vipLevelAt(at: InstantInput): number;
 }
@@ -247,8 +247,8 @@ export function buildTimeline(input: TimelineInput, options: FamilyOptions | Fam
   let vip = initialVip;
   const vipAt: number[] = [];
   const vipLevels: number[] = [];
-  const changes: LimitChange[] = [];
-  const perAccount: LimitChange[][] = ids.map(() => []);
+  const changes: TierChange[] = [];
+  const perAccount: TierChange[][] = ids.map(() => []);
   // Per instant: each account's tier before it (null: not created yet) and the last reason given.
   const before: (Tier | null)[] = ids.map(() => null);
   const reasons: (ChangeReason | undefined)[] = ids.map(() => undefined);
@@ -343,7 +343,7 @@ export function buildTimeline(input: TimelineInput, options: FamilyOptions | Fam
     vipLevelAt(at: InstantInput): number {
       return vipLevelAt(parseInstant(at, '`at`'));
     },
-    limitAt(account: string, at: InstantInput): LimitState {
+    limitAt(account: string, at: InstantInput): TierState {
       const instant = parseInstant(at, '`at`');
       const k = index.get(account);
       if (k === undefined) throw new InvalidInputError('`account`', account, `an account of the timeline (${ids.join(', ')})`);
@@ -366,7 +366,7 @@ export function buildTimeline(input: TimelineInput, options: FamilyOptions | Fam
  * their exact ratios are rebuilt from the totals when first read: a year of a large family holds
  * tens of thousands of them, and keeping them all alive costs more than computing the few read.
  */
-class SnapshotRecord implements Snapshot {
+class SnapshotRecord implements DailyRating {
   private family: { totals: ActivityTotals; aggregated: RatioResult; tier: Tier } | undefined;
   private memo: (AccountRating | undefined)[] = [];
 
@@ -419,13 +419,13 @@ function windowOf(days: ReadonlyMap<number, ActivityTotals>, day: number): Activ
 }
 
 /** A limit state, whose snapshot rating is read from the snapshot when asked for. */
-class State implements LimitState {
+class State implements TierState {
   readonly limit: number;
   constructor(
     readonly account: string,
     readonly at: number,
     readonly tier: Tier,
-    readonly since: LimitChange | null,
+    readonly since: TierChange | null,
     readonly vipLevel: number,
     private readonly snapshot: SnapshotRecord | null,
   ) {
@@ -437,7 +437,7 @@ class State implements LimitState {
 }
 
 /** A change, whose snapshot rating is read from the snapshot when asked for. */
-class Change implements LimitChange {
+class Change implements TierChange {
   readonly limit: number;
   constructor(
     readonly at: number,
