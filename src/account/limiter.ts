@@ -67,9 +67,7 @@ export class AccountLimiter {
   private readonly family: FamilyConfig;
   private readonly abuse: AbuseConfig;
   private readonly spotFill: SpotFillConfig;
-  private readonly marginMs: number;
   private readonly live: boolean;
-  private readonly warnAt: number;
   private readonly unknownContract: string;
   private readonly reportPolicy: ReportPolicy;
   /** What a WebSocket order draws on (R16), as resolved from the options. */
@@ -103,10 +101,8 @@ export class AccountLimiter {
     this.family = config.family;
     this.abuse = config.abuse;
     this.spotFill = config.spotFill;
-    this.marginMs = config.marginMs;
     this.catalog = config.catalog;
     this.live = config.live;
-    this.warnAt = config.warnAt;
     this.unknownContract = config.unknownContract;
     this.vipLevel = config.vipLevel;
     this.reportPolicy = config.reportPolicy;
@@ -119,7 +115,7 @@ export class AccountLimiter {
     this.scheduler = new Scheduler({ clock: this.clock, ...(options.maxQueue === undefined ? {} : { maxQueue: options.maxQueue }), ...(store === undefined ? {} : { store }) });
     this.shared = typeof store?.counts === 'function' ? store.counts() : null;
     this.requestLimits = new RequestLimits(this.scheduler, {
-      marginMs: this.marginMs, catalog: this.catalog, family: this.family, abuse: this.abuse, spotFill: this.spotFill, warnAt: this.warnAt,
+      marginMs: config.marginMs, catalog: this.catalog, family: this.family, abuse: this.abuse, spotFill: this.spotFill, warnAt: config.warnAt,
     }, (event) => this.emit(event));
     this.boundaries = new BoundaryTimer(this.clock, this.time, this.scheduler, () => this.atBoundary());
     for (const a of this.accounts) this.addLimits(a.id);

@@ -6,7 +6,7 @@ import type { AccountLimit, LimiterEvent } from './limiter-events.js';
 /** An account's tier by the rules and the exchange's report held for it (R16). */
 export interface HeldReport {
   /** The tier the rules give (after a live downgrade) and why, before the exchange's report. */
-  readonly local: { readonly tier: Tier; readonly reason: AccountLimit['reason'] };
+  local: { tier: Tier; reason: AccountLimit['reason'] };
   /** The exchange's latest report not older than the latest snapshot (R16), or null. */
   report: RateLimitReport | null;
 }
