@@ -8,9 +8,8 @@ import { type InstantInput, checkFields, parseId, parseInstant } from '../rules/
 import { type SpotFillConfig, UNNAMED_PAIR } from '../rules/spot-fill.js';
 import { normalizeContract } from '../rules/contracts.js';
 import type { ClockEstimate } from '../rules/exchange-clock.js';
-import { type ReportPolicy, type TierReconciliation, readRateLimitReport, reconcileTier, reportFor } from '../rules/report.js';
+import { type ReportPolicy, type TierReconciliation, readRateLimitReport, reportFor } from '../rules/report.js';
 import { type Timeline, type TimelineAccount, buildTimeline } from '../rules/timeline.js';
-import type { Tier } from '../rules/tiers.js';
 import { parseVipLevel } from '../rules/vip.js';
 import type { Clock } from '../schedule/clock.js';
 import { type RateLimitFeedback, readFeedback } from '../schedule/feedback.js';
@@ -30,6 +29,7 @@ import { Arrivals } from './arrivals.js';
 import { ExchangeTime, type SampleOutcome } from './exchange-time.js';
 import { BoundaryTimer } from './boundary-timer.js';
 import { type AccountLimits, RequestLimits } from './request-limits.js';
+import { type ReconcileContext, reconciled, reportEvent, takeReport } from './reconcile.js';
 import { type LimiterHistory, addHistory, readHistory } from './history.js';
 import { type AbuseHeadroom, type SpotFillHeadroom, type TierAtNext0800, type WhatIf, abuseHeadroom, spotFillHeadroom, tierAtNext0800, whatIf } from './queries.js';
 import { type LimiterSnapshot, copyAccount, readSnapshot, saveEvery, snapshotOf } from './persistence.js';
@@ -67,9 +67,7 @@ export class AccountLimiter {
   private readonly family: FamilyConfig;
   private readonly abuse: AbuseConfig;
   private readonly spotFill: SpotFillConfig;
-  private readonly marginMs: number;
   private readonly live: boolean;
-  private readonly warnAt: number;
   private readonly unknownContract: string;
   private readonly reportPolicy: ReportPolicy;
   /** What a WebSocket order draws on (R16), as resolved from the options. */
@@ -103,10 +101,8 @@ export class AccountLimiter {
     this.family = config.family;
     this.abuse = config.abuse;
     this.spotFill = config.spotFill;
-    this.marginMs = config.marginMs;
     this.catalog = config.catalog;
     this.live = config.live;
-    this.warnAt = config.warnAt;
     this.unknownContract = config.unknownContract;
     this.vipLevel = config.vipLevel;
     this.reportPolicy = config.reportPolicy;
@@ -119,7 +115,7 @@ export class AccountLimiter {
     this.scheduler = new Scheduler({ clock: this.clock, ...(options.maxQueue === undefined ? {} : { maxQueue: options.maxQueue }), ...(store === undefined ? {} : { store }) });
     this.shared = typeof store?.counts === 'function' ? store.counts() : null;
     this.requestLimits = new RequestLimits(this.scheduler, {
-      marginMs: this.marginMs, catalog: this.catalog, family: this.family, abuse: this.abuse, spotFill: this.spotFill, warnAt: this.warnAt,
+      marginMs: config.marginMs, catalog: this.catalog, family: this.family, abuse: this.abuse, spotFill: this.spotFill, warnAt: config.warnAt,
     }, (event) => this.emit(event));
     this.boundaries = new BoundaryTimer(this.clock, this.time, this.scheduler, () => this.atBoundary());
     for (const a of this.accounts) this.addLimits(a.id);
@@ -309,20 +305,10 @@ export class AccountLimiter {
     const report = reportFor(readRateLimitReport(answer));
     if (report === undefined) return null;
     const now = this.wallNow();
-    const r = reconcileTier({ local: l.local.tier.tier, snapshotAt: latestChange(this.familyState(), now), report, at: now, policy: this.reportPolicy, tiers: this.family.tiers });
-    if (report.updatedAt >= latestChange(this.familyState(), now) && (l.report === null || report.updatedAt >= l.report.updatedAt)) l.report = report;
-    const inForce = this.reconciled(l, now);
+    const r = takeReport(l, report, this.reconcileContext(now));
+    const inForce = reconciled(l, this.reconcileContext(now));
     this.requestLimits.apply(account, l, { ...l.state, at: now, tier: inForce.tier, limit: inForce.tier.limit, reason: inForce.reason });
-    const d = r.disagreement;
-    if (d !== null) {
-      this.emit({
-        type: 'report', account, at: now,
-        local: { tier: d.local.tier, limit: d.local.limit },
-        reported: { tier: d.reported.tier, limit: d.reported.limit, ratio: report.ratio.toString(), mainRatio: report.mainRatio.toString(), updatedAt: report.updatedAt },
-        reportAgeMs: d.reportAgeMs, stale: d.stale, policy: d.policy,
-        inForce: { tier: inForce.tier.tier, limit: inForce.tier.limit }, source: inForce.reason === 'report' ? 'report' : 'local',
-      });
-    }
+    if (r.disagreement !== null) this.emit(reportEvent(account, now, report, r.disagreement, inForce));
     return r;
   }
 
@@ -543,22 +529,16 @@ export class AccountLimiter {
       const state = limitsAt(rules, a, { early, late });
       const capped = l.live.capped(now, state.tier);
       l.local = { tier: capped.tier, reason: capped.capped ? 'live-downgrade' : state.reason };
-      const inForce = this.reconciled(l, now);
+      const inForce = reconciled(l, this.reconcileContext(now));
       this.requestLimits.apply(a.id, l, { account: a.id, at: now, tier: inForce.tier, limit: inForce.tier.limit, throttle: state.throttle, spotThrottle: state.spotThrottle, reason: inForce.reason });
       l.warnings.reset(this.tracker, this.spotTracker, now);
       if (this.live) this.evaluateLive(a.id);
     }
   }
 
-  /**
-   * The tier in force: the rules' (`l.local`), reconciled with the exchange's report held (R16).
-   * A report older than the latest snapshot or VIP change is dropped: it spoke of what came before.
-   */
-  private reconciled(l: AccountLimits, now: number): { tier: Tier; reason: AccountLimit['reason'] } {
-    if (l.report === null) return l.local;
-    const r = reconcileTier({ local: l.local.tier.tier, snapshotAt: latestChange(this.familyState(), now), report: l.report, at: now, policy: this.reportPolicy, tiers: this.family.tiers });
-    if (r.disagreement?.stale === true) l.report = null;
-    return r.source === 'report' ? { tier: r.tier, reason: 'report' } : l.local;
+  /** What a report of the exchange is reconciled against now (R16). */
+  private reconcileContext(now: number): ReconcileContext {
+    return { at: now, snapshotAt: latestChange(this.familyState(), now), policy: this.reportPolicy, tiers: this.family.tiers };
   }
 
   /** Counts a spot order request (R14) when it starts, and warns before the next check would throttle. */

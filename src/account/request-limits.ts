@@ -1,16 +1,15 @@
 import type { Catalog, Classification } from '../catalog/catalog.js';
 import { type AbuseConfig, UNTHROTTLED } from '../rules/abuse.js';
 import type { FamilyConfig } from '../rules/family.js';
-import type { RateLimitReport } from '../rules/report.js';
 import { type SpotFillConfig, spotFillLimits } from '../rules/spot-fill.js';
-import type { Tier } from '../rules/tiers.js';
 import type { Limit, Scheduler } from '../schedule/scheduler.js';
 import type { AccountLimit, LimiterEvent } from './limiter-events.js';
 import { LiveDowngrade } from './live-downgrade.js';
+import type { HeldReport } from './reconcile.js';
 import { AccountWarnings } from './warnings.js';
 
 /** An account's scheduler limits, and the state they are set from. */
-export interface AccountLimits {
+export interface AccountLimits extends HeldReport {
   readonly place: Limit;
   readonly throttle: Limit;
   readonly spotThrottle: Limit;
@@ -23,10 +22,6 @@ export interface AccountLimits {
   readonly live: LiveDowngrade;
   /** The early warnings of R9 and R14. */
   readonly warnings: AccountWarnings;
-  /** The tier the rules give (after a live downgrade) and why, before the exchange's report. */
-  local: { tier: Tier; reason: AccountLimit['reason'] };
-  /** The exchange's latest report not older than the latest snapshot (R16), or null. */
-  report: RateLimitReport | null;
 }
 
 /** What the limits are made from. */
@@ -77,7 +72,6 @@ export class RequestLimits {
     };
   }
 
-
   /** The limits a classified request of `account` draws on (R10, R16; the throttles of R9, R14). */
   for(account: string, l: AccountLimits, c: Classification): Limit[] {
     return c.limits.flatMap((spec) => {
@@ -92,7 +86,6 @@ export class RequestLimits {
     })
       .concat(spotFillLimits(c, this.config.spotFill) ? [l.spotThrottle] : []);
   }
-
 
   /** Sets `l` to `next`: its limits follow, and each change is told (`limit`, `throttle`, `spot-throttle`). */
   apply(account: string, l: AccountLimits, next: AccountLimit): void {

@@ -1,0 +1,77 @@
+import type { FamilyConfig } from '../rules/family.js';
+import { type RateLimitReport, type ReportPolicy, type TierReconciliation, reconcileTier } from '../rules/report.js';
+import type { Tier } from '../rules/tiers.js';
+import type { AccountLimit, LimiterEvent } from './limiter-events.js';
+
+/** An account's tier by the rules and the exchange's report held for it (R16). */
+export interface HeldReport {
+  /** The tier the rules give (after a live downgrade) and why, before the exchange's report. */
+  local: { tier: Tier; reason: AccountLimit['reason'] };
+  /** The exchange's latest report not older than the latest snapshot (R16), or null. */
+  report: RateLimitReport | null;
+}
+
+/** What a report is reconciled against at `at`. */
+export interface ReconcileContext {
+  readonly at: number;
+  /** The instant after which a report is news: the latest snapshot or VIP change (see `latestChange`). */
+  readonly snapshotAt: number;
+  readonly policy: ReportPolicy;
+  readonly tiers: FamilyConfig['tiers'];
+}
+
+/**
+ * Reconciles a new report of the exchange with the rules' tier (R16), and holds it when it is news
+ * (made at or after `snapshotAt`, and not older than the report held).
+ *
+ * @example
+ * ```ts
+ * takeReport(held, report, { at: Date.now(), snapshotAt, policy: 'adopt', tiers }).source // "report"
+ * ```
+ */
+export function takeReport(held: HeldReport, report: RateLimitReport, context: ReconcileContext): TierReconciliation {
+  const r = reconcileTier({ local: held.local.tier.tier, snapshotAt: context.snapshotAt, report, at: context.at, policy: context.policy, tiers: context.tiers });
+  if (report.updatedAt >= context.snapshotAt && (held.report === null || report.updatedAt >= held.report.updatedAt)) held.report = report;
+  return r;
+}
+
+/**
+ * The tier in force: the rules' (`held.local`), reconciled with the exchange's report held (R16).
+ * A report older than the latest snapshot or VIP change is dropped: it spoke of what came before.
+ *
+ * @example
+ * ```ts
+ * reconciled(held, { at: Date.now(), snapshotAt, policy: 'min', tiers }).tier.tier // 3
+ * ```
+ */
+export function reconciled(held: HeldReport, context: ReconcileContext): { tier: Tier; reason: AccountLimit['reason'] } {
+  if (held.report === null) return held.local;
+  const r = reconcileTier({ local: held.local.tier.tier, snapshotAt: context.snapshotAt, report: held.report, at: context.at, policy: context.policy, tiers: context.tiers });
+  if (r.disagreement?.stale === true) held.report = null;
+  return r.source === 'report' ? { tier: r.tier, reason: 'report' } : held.local;
+}
+
+/**
+ * The `report` event of a disagreement between the exchange's report and the rules (R16), with
+ * the tier in force after it.
+ *
+ * @example
+ * ```ts
+ * if (r.disagreement !== null) emit(reportEvent('main', now, report, r.disagreement, inForce))
+ * ```
+ */
+export function reportEvent(
+  account: string,
+  at: number,
+  report: RateLimitReport,
+  d: NonNullable<TierReconciliation['disagreement']>,
+  inForce: { readonly tier: Tier; readonly reason: AccountLimit['reason'] },
+): LimiterEvent {
+  return {
+    type: 'report', account, at,
+    local: { tier: d.local.tier, limit: d.local.limit },
+    reported: { tier: d.reported.tier, limit: d.reported.limit, ratio: report.ratio.toString(), mainRatio: report.mainRatio.toString(), updatedAt: report.updatedAt },
+    reportAgeMs: d.reportAgeMs, stale: d.stale, policy: d.policy,
+    inForce: { tier: inForce.tier.tier, limit: inForce.tier.limit }, source: inForce.reason === 'report' ? 'report' : 'local',
+  };
+}
