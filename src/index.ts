@@ -22,7 +22,7 @@ export type { InstantInput } from './rules/parse.js';
 
 export { AccountLimiter } from './account/limiter.js';
 export type {
-  AccountLimit, AccountLimiterOptions, LimiterClockSample, LimiterEvent, LimiterSnapshot, RequestOptions, SentRequest, SentWebSocketRequest, WebSocketRequestOptions,
+  AccountStatus, AccountLimiterOptions, LimiterClockSample, LimiterEvent, LimiterSnapshot, RequestOptions, SentRequest, SentWebSocketRequest, WebSocketRequestOptions,
 } from './account/limiter.js';
 export { recordTrades } from './account/trades.js';
 export type { FuturesTradeRow, RecordTradesOptions, SpotTradeRow, UserTradesMessage } from './account/trades.js';

@@ -5,7 +5,7 @@ import type { ChangeReason } from '../rules/timeline.js';
 import type { Tier } from '../rules/tiers.js';
 
 /** The limit in force for an account, and why. */
-export interface AccountLimit {
+export interface AccountStatus {
   readonly account: string;
   readonly at: number;
   /** Tier by the rules (R3-R8), after a live downgrade when that option is on. */
@@ -32,7 +32,7 @@ export interface AccountLimit {
  * warning (`process.emitWarning`), so that none is lost silently.
  */
 export type LimiterEvent =
-  | { readonly type: 'limit'; readonly account: string; readonly at: number; readonly from: number; readonly to: number; readonly reason: AccountLimit['reason'] }
+  | { readonly type: 'limit'; readonly account: string; readonly at: number; readonly from: number; readonly to: number; readonly reason: AccountStatus['reason'] }
   | { readonly type: 'throttle'; readonly account: string; readonly at: number; readonly throttle: Throttle | null }
   | { readonly type: 'abuse-warning'; readonly account: string; readonly at: number; readonly requests: number; readonly threshold: number }
   | { readonly type: 'spot-throttle'; readonly account: string; readonly at: number; readonly throttle: Throttle | null }

@@ -18,7 +18,7 @@ import { Scheduler } from '../schedule/scheduler.js';
 import { Listeners } from '../schedule/listeners.js';
 import type { SharedCounts, SharedTotals } from './shared-counts.js';
 import { type FillRole, Tracker } from './tracker.js';
-import type { AccountLimit, LimiterEvent } from './limiter-events.js';
+import type { AccountStatus, LimiterEvent } from './limiter-events.js';
 import {
   type AccountLimiterOptions, type LimiterClockSample, type RequestOptions, type SentRequest, type SentWebSocketRequest, type WebSocketRequestOptions,
   resolveLimiterOptions,
@@ -35,7 +35,7 @@ import { type AbuseHeadroom, type SpotFillHeadroom, type TierAtNext0800, type Wh
 import { type LimiterSnapshot, copyAccount, readSnapshot, saveEvery, snapshotOf } from './persistence.js';
 import { type Repeating, every } from './timers.js';
 
-export type { AccountLimit, LimiterEvent } from './limiter-events.js';
+export type { AccountStatus, LimiterEvent } from './limiter-events.js';
 export type {
   AccountLimiterOptions, LimiterClockSample, RequestOptions, SentRequest, SentWebSocketRequest, WebSocketRequestOptions,
 } from './limiter-options.js';
@@ -388,7 +388,7 @@ export class AccountLimiter {
   }
 
   /** The limit in force for `account` now. */
-  limitNow(account: string): AccountLimit {
+  limitNow(account: string): AccountStatus {
     // The state holds from the last refresh until the next (every hour, and at every change).
     return { ...this.limitsOf(account).state, at: this.wallNow() };
   }

@@ -1,12 +1,12 @@
 import type { FamilyConfig } from '../rules/family.js';
 import { type RateLimitReport, type ReportPolicy, type TierReconciliation, reconcileTier } from '../rules/report.js';
 import type { Tier } from '../rules/tiers.js';
-import type { AccountLimit, LimiterEvent } from './limiter-events.js';
+import type { AccountStatus, LimiterEvent } from './limiter-events.js';
 
 /** An account's tier by the rules and the exchange's report held for it (R16). */
 export interface HeldReport {
   /** The tier the rules give (after a live downgrade) and why, before the exchange's report. */
-  local: { tier: Tier; reason: AccountLimit['reason'] };
+  local: { tier: Tier; reason: AccountStatus['reason'] };
   /** The exchange's latest report not older than the latest snapshot (R16), or null. */
   report: RateLimitReport | null;
 }
@@ -44,7 +44,7 @@ export function takeReport(held: HeldReport, report: RateLimitReport, context: R
  * reconciled(held, { at: Date.now(), snapshotAt, policy: 'min', tiers }).tier.tier // 3
  * ```
  */
-export function reconciled(held: HeldReport, context: ReconcileContext): { tier: Tier; reason: AccountLimit['reason'] } {
+export function reconciled(held: HeldReport, context: ReconcileContext): { tier: Tier; reason: AccountStatus['reason'] } {
   if (held.report === null) return held.local;
   const r = reconcileTier({ local: held.local.tier.tier, snapshotAt: context.snapshotAt, report: held.report, at: context.at, policy: context.policy, tiers: context.tiers });
   if (r.disagreement?.stale === true) held.report = null;
@@ -65,7 +65,7 @@ export function reportEvent(
   at: number,
   report: RateLimitReport,
   d: NonNullable<TierReconciliation['disagreement']>,
-  inForce: { readonly tier: Tier; readonly reason: AccountLimit['reason'] },
+  inForce: { readonly tier: Tier; readonly reason: AccountStatus['reason'] },
 ): LimiterEvent {
   return {
     type: 'report', account, at,

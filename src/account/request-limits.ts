@@ -3,7 +3,7 @@ import { type AbuseConfig, UNTHROTTLED } from '../rules/abuse.js';
 import type { FamilyConfig } from '../rules/family.js';
 import { type SpotFillConfig, spotFillLimits } from '../rules/spot-fill.js';
 import type { Limit, Scheduler } from '../schedule/scheduler.js';
-import type { AccountLimit, LimiterEvent } from './limiter-events.js';
+import type { AccountStatus, LimiterEvent } from './limiter-events.js';
 import { LiveDowngrade } from './live-downgrade.js';
 import type { HeldReport } from './reconcile.js';
 import { AccountWarnings } from './warnings.js';
@@ -17,7 +17,7 @@ export interface AccountLimits extends HeldReport {
   readonly other: Map<string, Limit>;
   /** WebSocket futures placement and amendment on a budget of their own (R16 `separate`): the tier. */
   wsPlace: Limit | null;
-  state: AccountLimit;
+  state: AccountStatus;
   /** The live downgrade (R5 `live`). */
   readonly live: LiveDowngrade;
   /** The early warnings of R9 and R14. */
@@ -88,7 +88,7 @@ export class RequestLimits {
   }
 
   /** Sets `l` to `next`: its limits follow, and each change is told (`limit`, `throttle`, `spot-throttle`). */
-  apply(account: string, l: AccountLimits, next: AccountLimit): void {
+  apply(account: string, l: AccountLimits, next: AccountStatus): void {
     const before = l.state;
     l.state = next;
     if (before.limit !== next.limit) {
