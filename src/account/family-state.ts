@@ -30,7 +30,7 @@ export interface FamilyState {
  */
 export function ratingsBefore(state: FamilyState, family: FamilyConfig, snapshotDay: number, now: number): readonly AccountRating[] {
   const present = state.accounts.filter((a) => a.createdAt === undefined || a.createdAt <= now);
-  const accounts = present.map((a) => ({ account: a.id, contracts: state.tracker.activityBetween(a.id, snapshotDay - 7 * DAY_MS, snapshotDay) }));
+  const accounts = present.map((a) => ({ account: a.id, contracts: state.tracker.ratioWindowActivity(a.id, snapshotDay) }));
   return rateFamily(accounts, family).accounts;
 }
 

@@ -1,4 +1,4 @@
-import type { AbuseConfig } from '../rules/abuse.js';
+import { type AbuseConfig, abuseLowFill } from '../rules/abuse.js';
 import { DAY_MS, RAISE_OFFSET_MS, utcDayStart } from '../rules/calendar.js';
 import { coefficientOf } from '../rules/contracts.js';
 import type { FamilyConfig } from '../rules/family.js';
@@ -9,7 +9,7 @@ import type { Tier } from '../rules/tiers.js';
 import { isTieredVip, tierInForce } from '../rules/vip.js';
 import { type FamilyState, ratingsBefore, vipAt } from './family-state.js';
 import type { HourlyCounts } from './in-force.js';
-import { lowFill, rollingDay, spotWindow } from './rolling-window.js';
+import { rollingDay, spotWindow } from './rolling-window.js';
 
 // What an account limiter answers about the time ahead, as pure functions of its family state and
 // the instant: each is read on demand, none changes anything.
@@ -105,7 +105,7 @@ export function abuseHeadroom(futures: HourlyCounts, abuse: AbuseConfig, account
     requests: w.requests,
     traded: w.traded.toFixed(),
     fillRate: w.requests === 0 ? null : w.traded.dividedBy(w.requests).toString(),
-    remaining: lowFill(w, abuse) ? Math.max(0, abuse.requestThreshold - w.requests) : Infinity,
+    remaining: abuseLowFill(w, abuse) ? Math.max(0, abuse.requestThreshold - w.requests) : Infinity,
   };
 }
 

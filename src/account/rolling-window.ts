@@ -1,5 +1,4 @@
-import type { AbuseConfig } from '../rules/abuse.js';
-import { HOUR_MS, utcHourStart } from '../rules/calendar.js';
+import { nextThrottleCheck, throttleWindow } from '../rules/throttle-window.js';
 import { Dec } from '../rules/decimal.js';
 import { type SpotFillConfig, spotFillClearance } from '../rules/spot-fill.js';
 import type { HourlyCounts } from './in-force.js';
@@ -19,37 +18,21 @@ export interface SpotWindow extends TradedWindow {
 }
 
 /**
- * The rolling window of the hourly throttles (R9 on futures counts, R14 on spot) at `now`: the 23
- * whole hours before this one, and this one so far.
- *
- * @example
- * ```ts
- * rollingDay(tracker, 'main', Date.now()).requests // 1200
- * ```
+ * The rolling window of the hourly throttles (R9 on futures counts, R14 on spot) at `now`: the
+ * window of the next hourly check ({@link throttleWindow} of {@link nextThrottleCheck}), the 23
+ * whole hours before this one and this one so far.
  */
 export function rollingDay(counts: HourlyCounts, account: string, now: number): TradedWindow {
-  const hour = utcHourStart(now);
+  const { from, to } = throttleWindow(nextThrottleCheck(now));
   let requests = 0;
   let traded = new Dec(0);
   for (const h of counts.hourlyActivity(account)) {
     const start = h.hour as number;
-    if (start < hour - 23 * HOUR_MS || start > hour) continue;
+    if (start < from || start >= to) continue;
     requests += h.requests;
     traded = traded.plus(h.traded ?? '0');
   }
   return { requests, traded };
-}
-
-/**
- * Whether the window's fill rate would trip the abuse throttle once past the request threshold (R9).
- *
- * @example
- * ```ts
- * lowFill({ requests: 100, traded: new Dec(0) }, resolveAbuseOptions()) // true
- * ```
- */
-export function lowFill(w: TradedWindow, abuse: AbuseConfig): boolean {
-  return w.traded.isZero() || w.traded.lessThan(abuse.fillRateThreshold.times(Math.max(1, w.requests)));
 }
 
 /**

@@ -1,9 +1,9 @@
-import type { AbuseConfig } from '../rules/abuse.js';
+import { type AbuseConfig, abuseLowFill } from '../rules/abuse.js';
 import { HOUR_MS, utcHourStart } from '../rules/calendar.js';
 import type { SpotFillConfig } from '../rules/spot-fill.js';
 import type { HourlyCounts } from './in-force.js';
 import type { LimiterEvent } from './limiter-events.js';
-import { lowFill, rollingDay, spotWindow } from './rolling-window.js';
+import { rollingDay, spotWindow } from './rolling-window.js';
 
 /** What the early warnings are read against. */
 export interface WarningConfig {
@@ -68,7 +68,7 @@ export class AccountWarnings {
   private checkAbuse(futures: HourlyCounts, now: number): void {
     const w = rollingDay(futures, this.account, now);
     const threshold = this.config.abuse.requestThreshold;
-    if (w.requests >= this.config.warnAt * threshold && lowFill(w, this.config.abuse)) {
+    if (w.requests >= this.config.warnAt * threshold && abuseLowFill(w, this.config.abuse)) {
       this.warned = true;
       this.emit({ type: 'abuse-warning', account: this.account, at: now, requests: w.requests, threshold });
     } else {

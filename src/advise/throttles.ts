@@ -2,6 +2,7 @@ import { type AbuseConfig, type HourlyActivity, type Throttle, buildAbuseTimelin
 import { HOUR_MS, parseUtcHour } from '../rules/calendar.js';
 import { Dec } from '../rules/decimal.js';
 import { type SpotFillConfig, buildSpotFillTimeline, checkSpotFill } from '../rules/spot-fill.js';
+import { THROTTLE_WINDOW_HOURS } from '../rules/throttle-window.js';
 
 /** An hourly check at which a 24-hour throttle tripped, or came within the margin of tripping (R9, R14). */
 export interface ThrottleNearMiss {
@@ -46,7 +47,8 @@ export function throttleNearMisses(
   const last = Math.max(...starts);
   const rate = market === 'futures' ? config.abuse.fillRateThreshold : config.spotFill.fillRateThreshold;
   const out: ThrottleNearMiss[] = [];
-  for (let at = first + HOUR_MS; at <= last + 24 * HOUR_MS; at += HOUR_MS) {
+  // Every check whose window (R9, R14) holds one of the hours: the last holds `last` as its first.
+  for (let at = first + HOUR_MS; at <= last + THROTTLE_WINDOW_HOURS * HOUR_MS; at += HOUR_MS) {
     const state = timeline.throttleAt(at);
     if (state.requests === 0) continue;
     const withMargin = new Dec(state.requests).times(margin.plus(1)).ceil().toNumber();

@@ -96,10 +96,18 @@ export function checkAbuse(window: AbuseWindow, options?: AbuseOptions | AbuseCo
 
 /** {@link checkAbuse} on a window already read and options already resolved. */
 function decideThrottle(window: AbuseWindow, config: AbuseConfig): Throttle | null {
-  if (window.requests <= config.requestThreshold) return null;
-  if (window.traded.isZero()) return { ...config.noFillLimit, reason: 'no-fills' };
-  if (isFillRateBelow(window.traded, window.requests, config.fillRateThreshold)) return { ...config.lowFillLimit, reason: 'low-fill-rate' };
-  return null;
+  if (window.requests <= config.requestThreshold || !abuseLowFill(window, config)) return null;
+  return window.traded.isZero() ? { ...config.noFillLimit, reason: 'no-fills' } : { ...config.lowFillLimit, reason: 'low-fill-rate' };
+}
+
+/**
+ * @internal Whether a window's fills are low enough for the abuse throttle (R9), whatever its
+ * request count: nothing traded, or a fill rate below the threshold (a window with no request is
+ * read as one request). The throttle applies when this holds and the requests are over the
+ * threshold; the account limiter's warning and headroom ask it of the window so far.
+ */
+export function abuseLowFill(window: AbuseWindow, config: AbuseConfig): boolean {
+  return window.traded.isZero() || isFillRateBelow(window.traded, Math.max(1, window.requests), config.fillRateThreshold);
 }
 
 /** One hour of an account's activity. */

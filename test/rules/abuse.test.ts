@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { InvalidInputError } from '../../src/errors.js';
 import { Dec } from '../../src/rules/decimal.js';
-import { buildAbuseTimeline, checkAbuse, placementLimit, resolveAbuseOptions } from '../../src/rules/abuse.js';
+import { abuseLowFill, buildAbuseTimeline, checkAbuse, placementLimit, resolveAbuseOptions } from '../../src/rules/abuse.js';
 
 const H = (iso: string) => Date.parse(iso);
 const window = (requests: number, traded: string) => ({ requests, traded: new Dec(traded) });
@@ -112,5 +112,24 @@ describe('checkAbuse input', () => {
     expect(() => checkAbuse(null as never)).toThrow('the window');
     expect(() => checkAbuse({ requests: 90_000, traded: new Dec(0) }, null as never)).toThrow('the abuse options');
     expect(checkAbuse({ requests: 90_000, traded: '0' as never })).toMatchObject({ reason: 'no-fills' });
+  });
+});
+
+describe('abuseLowFill (R9), the low-fill test the throttle and the limiter\'s warnings share', () => {
+  const config = resolveAbuseOptions({ fillRateThreshold: '0.1' });
+  it('holds with nothing traded, or below the rate; not at exactly the rate', () => {
+    expect(abuseLowFill({ requests: 1000, traded: new Dec(0) }, config)).toBe(true);
+    expect(abuseLowFill({ requests: 1000, traded: new Dec('99.99999999') }, config)).toBe(true);
+    expect(abuseLowFill({ requests: 1000, traded: new Dec(100) }, config)).toBe(false);
+  });
+  it('reads a window with no request as one request', () => {
+    expect(abuseLowFill({ requests: 0, traded: new Dec('0.09') }, config)).toBe(true);
+    expect(abuseLowFill({ requests: 0, traded: new Dec('0.1') }, config)).toBe(false);
+  });
+  it('is what checkAbuse decides once the requests are over the threshold', () => {
+    for (const traded of ['0', '8640.1', '8640.09999999', '86400']) {
+      const window = { requests: 86_401, traded: new Dec(traded) };
+      expect(checkAbuse(window, config) !== null).toBe(abuseLowFill(window, config));
+    }
   });
 });
