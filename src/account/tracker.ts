@@ -20,7 +20,8 @@ export const DAYS_KEPT = RATIO_WINDOW_DAYS + 2;
 /** Hours kept: the 24-hour window and the hour in progress (R9). */
 export const HOURS_KEPT = 25;
 
-class ContractDay {
+/** One contract's counts in a day: order requests by action, and USDT traded by role (R1). */
+export class ContractDay {
   place = 0;
   amend = 0;
   cancel = 0;

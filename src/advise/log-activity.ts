@@ -1,3 +1,4 @@
+import { ContractDay as TrackedDay } from '../account/tracker.js';
 import type { Classification } from '../catalog/catalog.js';
 import { InvalidInputError } from '../errors.js';
 import type { HourlyActivity } from '../rules/abuse.js';
@@ -11,14 +12,9 @@ import type { AdviceInput } from './advise.js';
 import type { PairCount } from './edits.js';
 
 /** One contract's counts on one UTC day. */
-class ContractDay {
-  place = 0;
-  amend = 0;
-  cancel = 0;
+class ContractDay extends TrackedDay {
   /** Placements that followed a cancel on the same contract within the window. */
   pairs = 0;
-  readonly maker = new FixedSum();
-  readonly taker = new FixedSum();
 }
 
 /** An hour's order requests and USDT traded. */
