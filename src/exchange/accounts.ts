@@ -147,8 +147,9 @@ export function readAccounts(file: unknown): AccountsRead {
       const id = parseId(a.id, `${at}.id`);
       const list = a.keys ?? [];
       if (!Array.isArray(list)) throw new InvalidInputError(`${at}.keys`, list, 'an array of { "key", "secret" }');
-      const count = checkApiKeyCount(list.length - 1);
-      if (!count.ok) throw new InvalidInputError(`${at}.keys`, `${list.length} keys`, 'at most 20 keys per account (R11)');
+      // R11 checks a key about to be made against those that exist: the last of the list against
+      // the others. An account without keys (`keys` is optional) has none to check.
+      if (list.length > 0 && !checkApiKeyCount(list.length - 1).ok) throw new InvalidInputError(`${at}.keys`, `${list.length} keys`, 'at most 20 keys per account (R11)');
       list.forEach((k, n) => {
         if (typeof k?.key !== 'string' || k.key === '' || typeof k.secret !== 'string') {
           throw new InvalidInputError(`${at}.keys[${n}]`, k, 'an object { "key": a non-empty string, "secret": a string }');
