@@ -9,10 +9,36 @@ import type { ContractActivity } from '../rules/ratio.js';
 import { RATIO_WINDOW_DAYS, ratioWindow } from '../rules/ratio-window.js';
 import type { DailyActivity } from '../rules/timeline.js';
 
-/** An order action the tracker counts (R1, R9). */
+/**
+ * An order action the tracker counts (R1, R9).
+ *
+ * @example
+ * ```ts
+ * import { type CountedAction } from 'traderatio'
+ * import { Tracker } from 'traderatio/rules'
+ *
+ * const t = new Tracker()
+ * const action: CountedAction = 'cancel'
+ * t.recordRequest('main', 'BTC_USDT', action, Date.parse('2026-11-21T10:00:00Z'), 3)
+ * t.dailyActivity()[0]!.contracts[0]!.cancel // 3
+ * ```
+ */
 export type CountedAction = 'place' | 'amend' | 'cancel';
 
-/** Whether a fill was as maker or taker. */
+/**
+ * Whether a fill was as maker or taker.
+ *
+ * @example
+ * ```ts
+ * import { type FillRole } from 'traderatio'
+ * import { Tracker } from 'traderatio/rules'
+ *
+ * const t = new Tracker()
+ * const role: FillRole = 'taker'
+ * t.recordFill('main', 'BTC_USDT', role, '99.5', Date.parse('2026-11-21T10:00:00Z'))
+ * t.dailyActivity()[0]!.contracts[0]!.takerVolume // '99.5'
+ * ```
+ */
 export type FillRole = 'maker' | 'taker';
 
 /** Days kept: the 7-day window, the day in progress and the day before (R5 needs two snapshots). */
@@ -55,7 +81,21 @@ class AccountCounters {
   lastCounters: ContractDay | null = null;
 }
 
-/** The tracker's state as plain, versioned JSON data. */
+/**
+ * The tracker's state as plain, versioned JSON data.
+ *
+ * @example
+ * ```ts
+ * import { type TrackerState } from 'traderatio'
+ * import { Tracker } from 'traderatio/rules'
+ *
+ * const t = new Tracker()
+ * t.recordRequest('main', 'BTC_USDT', 'place', Date.parse('2026-11-21T10:00:00Z'))
+ * const state: TrackerState = JSON.parse(JSON.stringify(t.snapshot()))
+ * state.hours // [{ account: 'main', hour: '2026-11-21T10:00:00.000Z', requests: 1, traded: '0' }]
+ * Tracker.restore(state).accountIds // ['main']
+ * ```
+ */
 export interface TrackerState {
   readonly latest: number | null;
   readonly days: readonly {
@@ -74,9 +114,13 @@ export interface TrackerState {
  *
  * @example
  * ```ts
+ * import { Tracker } from 'traderatio/rules'
+ *
  * const t = new Tracker()
- * t.recordRequest('main', 'BTC_USDT', 'place', Date.now())
- * t.recordFill('main', 'BTC_USDT', 'maker', '1250.5', Date.now())
+ * const at = Date.parse('2026-11-21T10:00:00Z')
+ * t.recordRequest('main', 'BTC_USDT', 'place', at)
+ * t.recordFill('main', 'BTC_USDT', 'maker', '1250.5', at + 1000)
+ * t.hourlyActivity('main') // [{ hour: 1795255200000, requests: 1, traded: '1250.5' }]
  * ```
  */
 export class Tracker {

@@ -5,13 +5,33 @@ import { fillRateOf, isFillRateBelow } from './fill-rate.js';
 import { checkFields, parseCount, parseInstant, parseNonNegativeDecimal, parsePositiveInteger, resolveOptions } from './parse.js';
 import { type AbuseWindow, THROTTLE_WINDOW_HOURS, readThrottleWindow, throttleWindowSums } from './throttle-window.js';
 
-/** "N requests per W milliseconds". */
+/**
+ * "N requests per W milliseconds".
+ *
+ * @example
+ * ```ts
+ * import { type WindowSpec, checkAbuse, Dec } from 'traderatio'
+ *
+ * const noFillLimit: WindowSpec = { limit: 5, windowMs: 10_000 }
+ * checkAbuse({ requests: 86_401, traded: new Dec(0) }, { noFillLimit }) // { limit: 5, windowMs: 10000, reason: 'no-fills' }
+ * ```
+ */
 export interface WindowSpec {
   readonly limit: number;
   readonly windowMs: number;
 }
 
-/** Options of the abuse throttle (R9). */
+/**
+ * Options of the abuse throttle (R9).
+ *
+ * @example
+ * ```ts
+ * import { type AbuseOptions, checkAbuse, Dec } from 'traderatio'
+ *
+ * const options: AbuseOptions = { requestThreshold: 1000 }
+ * checkAbuse({ requests: 1001, traded: new Dec(0) }, options)?.reason // 'no-fills'
+ * ```
+ */
 export interface AbuseOptions {
   /** Requests in 24 h that must be exceeded to trip it ("more than"). @default 86400 */
   readonly requestThreshold?: number;
@@ -57,10 +77,30 @@ export function readRateLimit(value: unknown, field: string): WindowSpec {
   return { limit: parsePositiveInteger(v.limit, `${field}.limit`), windowMs: parsePositiveInteger(v.windowMs, `${field}.windowMs`) };
 }
 
-/** Why the throttle is on: nothing traded, or a fill rate below the threshold. */
+/**
+ * Why the throttle is on: nothing traded, or a fill rate below the threshold.
+ *
+ * @example
+ * ```ts
+ * import { type ThrottleReason, checkAbuse, Dec } from 'traderatio'
+ *
+ * const reason: ThrottleReason | undefined = checkAbuse({ requests: 86_401, traded: new Dec(864) })?.reason
+ * reason // 'low-fill-rate'
+ * ```
+ */
 export type ThrottleReason = 'no-fills' | 'low-fill-rate';
 
-/** A throttle in force. */
+/**
+ * A throttle in force.
+ *
+ * @example
+ * ```ts
+ * import { type Throttle, checkAbuse, Dec } from 'traderatio'
+ *
+ * const throttle: Throttle | null = checkAbuse({ requests: 86_401, traded: new Dec(0) })
+ * throttle // { limit: 10, windowMs: 10000, reason: 'no-fills' }
+ * ```
+ */
 export interface Throttle extends WindowSpec {
   readonly reason: ThrottleReason;
 }
@@ -82,8 +122,10 @@ export type { AbuseWindow } from './throttle-window.js';
  *
  * @example
  * ```ts
+ * import { checkAbuse, Dec } from 'traderatio'
+ *
  * checkAbuse({ requests: 86_401, traded: new Dec(864) })?.limit // 20
- * checkAbuse({ requests: 86_400, traded: new Dec(0) })          // null
+ * checkAbuse({ requests: 86_400, traded: new Dec(0) }) // null
  * ```
  */
 export function checkAbuse(window: AbuseWindow, options?: AbuseOptions): Throttle | null;
@@ -110,7 +152,18 @@ export function abuseLowFill(window: AbuseWindow, config: AbuseConfig): boolean 
   return window.traded.isZero() || isFillRateBelow(window.traded, Math.max(1, window.requests), config.fillRateThreshold);
 }
 
-/** One hour of an account's activity. */
+/**
+ * One hour of an account's activity.
+ *
+ * @example
+ * ```ts
+ * import { type HourlyActivity } from 'traderatio'
+ * import { buildAbuseTimeline } from 'traderatio/rules'
+ *
+ * const hour: HourlyActivity = { hour: '2026-11-01T00:00:00Z', requests: 86_401, traded: '864' }
+ * buildAbuseTimeline([hour]).throttleAt(Date.UTC(2026, 10, 1, 1)).throttle?.reason // 'low-fill-rate'
+ * ```
+ */
 export interface HourlyActivity {
   /** The whole UTC hour (epoch ms, or ISO text ending in Z) the counts belong to. */
   readonly hour: number | string;
@@ -120,7 +173,20 @@ export interface HourlyActivity {
   readonly traded?: DecimalInput;
 }
 
-/** The throttle decision in force at an instant. */
+/**
+ * The throttle decision in force at an instant.
+ *
+ * @example
+ * ```ts
+ * import { type ThrottleState } from 'traderatio'
+ * import { buildAbuseTimeline } from 'traderatio/rules'
+ *
+ * const state: ThrottleState = buildAbuseTimeline([{ hour: Date.UTC(2026, 10, 1), requests: 86_401 }]).throttleAt(Date.UTC(2026, 10, 1, 1, 30))
+ * new Date(state.checkedAt).toISOString() // '2026-11-01T01:00:00.000Z'
+ * state.until - state.checkedAt // 3600000
+ * state.fillRate?.toString() // '0'
+ * ```
+ */
 export interface ThrottleState {
   /** The instant asked about. */
   readonly at: number;
@@ -136,7 +202,19 @@ export interface ThrottleState {
   readonly fillRate: Dec | null;
 }
 
-/** A change of the throttle at an hourly check. */
+/**
+ * A change of the throttle at an hourly check.
+ *
+ * @example
+ * ```ts
+ * import { type ThrottleChange } from 'traderatio'
+ * import { buildAbuseTimeline } from 'traderatio/rules'
+ *
+ * const [on, off]: readonly ThrottleChange[] = buildAbuseTimeline([{ hour: Date.UTC(2026, 10, 1), requests: 86_401 }]).changes
+ * on!.throttle?.reason // 'no-fills'
+ * new Date(off!.at).toISOString() // '2026-11-02T01:00:00.000Z'
+ * ```
+ */
 export interface ThrottleChange {
   readonly at: number;
   readonly throttle: Throttle | null;
@@ -145,7 +223,18 @@ export interface ThrottleChange {
   readonly traded: Dec;
 }
 
-/** An account's abuse throttle over time. */
+/**
+ * An account's abuse throttle over time.
+ *
+ * @example
+ * ```ts
+ * import { type AbuseTimeline } from 'traderatio'
+ * import { buildAbuseTimeline } from 'traderatio/rules'
+ *
+ * const timeline: AbuseTimeline = buildAbuseTimeline([{ hour: Date.UTC(2026, 10, 1), requests: 86_401 }])
+ * timeline.changes.map((c) => c.throttle?.reason ?? null) // ['no-fills', null]
+ * ```
+ */
 export interface AbuseTimeline {
   /** Every change, in time order: the throttle starting, changing kind or lifting. */
   readonly changes: readonly ThrottleChange[];
@@ -160,6 +249,8 @@ export interface AbuseTimeline {
  *
  * @example
  * ```ts
+ * import { buildAbuseTimeline } from 'traderatio/rules'
+ *
  * const t = buildAbuseTimeline([{ hour: Date.UTC(2026, 10, 1), requests: 86_401 }])
  * t.throttleAt(Date.UTC(2026, 10, 1, 1))?.throttle?.limit // 10
  * ```
@@ -238,7 +329,18 @@ class State implements ThrottleState {
   }
 }
 
-/** The limits on futures order placement and amendment at one instant. */
+/**
+ * The limits on futures order placement and amendment at one instant.
+ *
+ * @example
+ * ```ts
+ * import { type PlacementLimits } from 'traderatio'
+ * import { placementLimit } from 'traderatio/rules'
+ *
+ * const limits: PlacementLimits = placementLimit(300, { limit: 10, windowMs: 10_000, reason: 'no-fills' })
+ * limits.limits // [{ limit: 300, windowMs: 1000 }, { limit: 10, windowMs: 10000 }]
+ * ```
+ */
 export interface PlacementLimits {
   /** The tier's limit, requests per second (R3). */
   readonly tierLimit: number;
@@ -255,6 +357,9 @@ export interface PlacementLimits {
  *
  * @example
  * ```ts
+ * import { placementLimit } from 'traderatio/rules'
+ *
+ * placementLimit(300, null).perSecond.toString() // '300'
  * placementLimit(300, { limit: 10, windowMs: 10_000, reason: 'no-fills' }).perSecond.toString() // '1'
  * ```
  */

@@ -4,6 +4,15 @@ import { INSTANT_RANGE, parseCount, parseInstant, parsePositiveInteger } from '.
 /**
  * One request timed at both ends (R15): the local instants it left and came back, and the
  * gateway's `X-In-Time` and `X-Out-Time` (Unix microseconds).
+ *
+ * @example
+ * ```ts
+ * import { type ClockSample, ExchangeClock } from 'traderatio'
+ *
+ * const sent = Date.parse('2026-11-21T07:00:00Z')
+ * const sample: ClockSample = { sentAt: sent, receivedAt: sent + 40, inTime: (sent + 19) * 1000, outTime: (sent + 21) * 1000 }
+ * new ExchangeClock().add(sample).accepted // true
+ * ```
  */
 export interface ClockSample {
   /** The local wall clock when the request was sent: epoch milliseconds (`Date.now()`). */
@@ -29,13 +38,50 @@ export interface ClockSample {
  * A local instant to read the estimate at: the wall clock (epoch milliseconds), or the wall and
  * monotonic clocks read together. The pair lets a clock whose samples carry monotonic instants
  * follow a step of the wall clock made since its latest sample.
+ *
+ * @example
+ * ```ts
+ * import { ExchangeClock, type LocalInstant } from 'traderatio'
+ *
+ * const sent = Date.parse('2026-11-21T07:00:00Z')
+ * const inTime = (sent + 19 - 3000) * 1000
+ * const { clock } = new ExchangeClock().add({ sentAt: sent, receivedAt: sent + 40, sentMono: 0, receivedMono: 40, inTime, outTime: inTime + 2000 })
+ * // The wall clock stepped 1 s forward; the monotonic one did not move.
+ * const at: LocalInstant = { wall: sent + 1040, mono: 40 }
+ * clock.estimate(at)!.offsetMs // -4000
+ * ```
  */
 export type LocalInstant = number | { readonly wall: number; readonly mono: number };
 
-/** A lowering (00:00 snapshot, throttle start) or a raise (08:00, throttle lift) (R15). */
+/**
+ * A lowering (00:00 snapshot, throttle start) or a raise (08:00, throttle lift) (R15).
+ *
+ * @example
+ * ```ts
+ * import { type BoundaryDirection, ExchangeClock } from 'traderatio'
+ *
+ * const sent = Date.parse('2026-11-21T07:00:00Z')
+ * const inTime = (sent + 19 - 3000) * 1000 // the gateway reads 3 s behind
+ * const { clock } = new ExchangeClock().add({ sentAt: sent, receivedAt: sent + 40, inTime, outTime: inTime + 2000 })
+ * const direction: BoundaryDirection = 'lower'
+ * new Date(clock.boundaryLocal(Date.parse('2026-11-21T08:00:00Z'), direction, sent + 40)).toISOString() // '2026-11-21T08:00:02.925Z'
+ * ```
+ */
 export type BoundaryDirection = 'lower' | 'raise';
 
-/** Options of {@link ExchangeClock}. */
+/**
+ * Options of {@link ExchangeClock}.
+ *
+ * @example
+ * ```ts
+ * import { ExchangeClock, type ExchangeClockOptions } from 'traderatio'
+ *
+ * const options: ExchangeClockOptions = { driftPpm: 0 }
+ * const sent = Date.parse('2026-11-21T07:00:00Z')
+ * const { clock } = new ExchangeClock(options).add({ sentAt: sent, receivedAt: sent + 40, inTime: (sent + 19) * 1000, outTime: (sent + 21) * 1000 })
+ * clock.estimate(sent + 3_600_000)!.errorMs // 20.001
+ * ```
+ */
 export interface ExchangeClockOptions {
   /** Samples kept: the sliding set the best sample is chosen from. @default 8 */
   readonly window?: number;
@@ -58,7 +104,20 @@ export interface ExchangeClockConfig {
   readonly resolutionMs: number;
 }
 
-/** The exchange's clock as estimated at a local instant (R15). */
+/**
+ * The exchange's clock as estimated at a local instant (R15).
+ *
+ * @example
+ * ```ts
+ * import { type ClockEstimate, ExchangeClock } from 'traderatio'
+ *
+ * const sent = Date.parse('2026-11-21T07:00:00Z')
+ * const inTime = (sent + 19 - 3000) * 1000 // the gateway reads 3 s behind
+ * const { clock } = new ExchangeClock().add({ sentAt: sent, receivedAt: sent + 40, inTime, outTime: inTime + 2000 })
+ * const estimate: ClockEstimate | null = clock.estimate(sent + 40)
+ * estimate // { offsetMs: -3000, errorMs: 20.0013, rttMs: 38, ageMs: 20, samples: 1 }
+ * ```
+ */
 export interface ClockEstimate {
   /** The exchange's time minus the local wall clock, milliseconds: exchange = local + offsetMs. */
   readonly offsetMs: number;
@@ -79,10 +138,32 @@ export interface ClockEstimate {
  * Why a sample was not taken: its round trip is negative by more than the clocks' resolution (the
  * gateway's times, or the local clock, are wrong), the gateway sent before it received, or it
  * disagrees with the set (its interval and the estimate's do not meet).
+ *
+ * @example
+ * ```ts
+ * import { ExchangeClock, type SampleRejection } from 'traderatio'
+ *
+ * const sent = Date.parse('2026-11-21T07:00:00Z')
+ * const outcome = new ExchangeClock().add({ sentAt: sent, receivedAt: sent + 40, inTime: (sent + 21) * 1000, outTime: (sent + 19) * 1000 })
+ * const reason: SampleRejection | undefined = outcome.accepted ? undefined : outcome.reason
+ * reason // 'reversed-gateway-times'
+ * ```
  */
 export type SampleRejection = 'negative-round-trip' | 'reversed-gateway-times' | 'inconsistent';
 
-/** What {@link ExchangeClock.add} did with a sample. */
+/**
+ * What {@link ExchangeClock.add} did with a sample.
+ *
+ * @example
+ * ```ts
+ * import { ExchangeClock, type SampleOutcome } from 'traderatio'
+ *
+ * const sent = Date.parse('2026-11-21T07:00:00Z')
+ * const outcome: SampleOutcome = new ExchangeClock().add({ sentAt: sent, receivedAt: sent + 40, inTime: (sent + 19) * 1000, outTime: (sent + 21) * 1000 })
+ * outcome.accepted && outcome.replaced // false
+ * outcome.clock.estimate(sent + 40)!.offsetMs // 0
+ * ```
+ */
 export type SampleOutcome =
   | {
     readonly accepted: true;
@@ -152,13 +233,15 @@ export function resolveClockOptions(options: ExchangeClockOptions = {}): Exchang
  *
  * @example
  * ```ts
+ * import { ExchangeClock } from 'traderatio'
+ *
  * const sent = Date.parse('2026-11-21T07:00:00Z')
  * // The gateway's clock reads 3 s behind ours; the request took 40 ms, 2 ms of them at the gateway.
  * const inTime = (sent + 19 - 3000) * 1000
  * const { clock } = new ExchangeClock().add({ sentAt: sent, receivedAt: sent + 40, inTime, outTime: inTime + 2000 })
  * clock.estimate(sent + 40) // { offsetMs: -3000, errorMs: 20.0013, rttMs: 38, ageMs: 20, samples: 1 }
  * // The exchange's 08:00 is 08:00:03 here; a raise waits out the error, with an hour's drift in it.
- * clock.boundaryLocal(Date.parse('2026-11-21T08:00:00Z'), 'raise', sent + 40) // 08:00:03.075 local
+ * new Date(clock.boundaryLocal(Date.parse('2026-11-21T08:00:00Z'), 'raise', sent + 40)).toISOString() // '2026-11-21T08:00:03.075Z'
  * ```
  */
 export class ExchangeClock {
@@ -178,8 +261,13 @@ export class ExchangeClock {
    *
    * @example
    * ```ts
-   * const outcome = clock.add({ sentAt, receivedAt, ...readGatewayTimes(response.headers) })
-   * if (outcome.accepted) clock = outcome.clock
+   * import { ExchangeClock } from 'traderatio'
+   * import { readGatewayTimes } from 'traderatio/rules'
+   *
+   * const sentAt = Date.parse('2026-11-21T07:00:00Z')
+   * const times = readGatewayTimes({ x_in_time: (sentAt + 19) * 1000, x_out_time: (sentAt + 21) * 1000 })!
+   * const outcome = new ExchangeClock().add({ sentAt, receivedAt: sentAt + 40, ...times })
+   * outcome.accepted // true
    * ```
    */
   add(sample: ClockSample): SampleOutcome {
@@ -203,8 +291,13 @@ export class ExchangeClock {
    *
    * @example
    * ```ts
-   * const e = clock.estimate(Date.now())
-   * if (e) console.log(`exchange = local ${e.offsetMs >= 0 ? '+' : '-'} ${Math.abs(e.offsetMs)} ms ± ${e.errorMs}`)
+   * import { ExchangeClock } from 'traderatio'
+   *
+   * const sent = Date.parse('2026-11-21T07:00:00Z')
+   * const inTime = (sent + 19 - 3000) * 1000 // the gateway reads 3 s behind
+   * const { clock } = new ExchangeClock().add({ sentAt: sent, receivedAt: sent + 40, inTime, outTime: inTime + 2000 })
+   * clock.estimate(sent + 40)!.offsetMs // -3000
+   * new ExchangeClock().estimate(sent) // null
    * ```
    */
   estimate(at: LocalInstant): ClockEstimate | null {
@@ -229,8 +322,14 @@ export class ExchangeClock {
    *
    * @example
    * ```ts
+   * import { ExchangeClock } from 'traderatio'
+   *
+   * const sent = Date.parse('2026-11-21T07:00:00Z')
+   * const inTime = (sent + 19 - 3000) * 1000 // the gateway reads 3 s behind
+   * const { clock } = new ExchangeClock().add({ sentAt: sent, receivedAt: sent + 40, inTime, outTime: inTime + 2000 })
    * const eight = Date.parse('2026-11-21T08:00:00Z')
-   * setTimeout(raise, clock.boundaryLocal(eight, 'raise', Date.now()) - Date.now())
+   * clock.boundaryLocal(eight, 'raise', sent + 40) - eight // 3075
+   * clock.boundaryLocal(eight, 'lower', sent + 40) - eight // 2925
    * ```
    */
   boundaryLocal(exchangeInstant: number, direction: BoundaryDirection, at: LocalInstant): number {
@@ -252,7 +351,13 @@ export class ExchangeClock {
    *
    * @example
    * ```ts
-   * const raised = clock.toExchange(Date.now(), 'raise') >= Date.parse('2026-11-21T08:00:00Z')
+   * import { ExchangeClock } from 'traderatio'
+   *
+   * const sent = Date.parse('2026-11-21T07:00:00Z')
+   * const inTime = (sent + 19 - 3000) * 1000 // the gateway reads 3 s behind
+   * const { clock } = new ExchangeClock().add({ sentAt: sent, receivedAt: sent + 40, inTime, outTime: inTime + 2000 })
+   * new Date(clock.toExchange(sent + 40, 'raise')).toISOString() // '2026-11-21T06:59:57.019Z'
+   * new Date(clock.toExchange(sent + 40, 'lower')).toISOString() // '2026-11-21T06:59:57.061Z'
    * ```
    */
   toExchange(at: LocalInstant, direction: BoundaryDirection): number {

@@ -13,7 +13,17 @@ import { isFillRateBelow } from './fill-rate.js';
 import { readThrottleWindow } from './throttle-window.js';
 import { parseCount, parseNonNegativeDecimal, resolveOptions } from './parse.js';
 
-/** Options of the spot low-fill throttle (R14). */
+/**
+ * Options of the spot low-fill throttle (R14).
+ *
+ * @example
+ * ```ts
+ * import { type SpotFillOptions, checkSpotFill, Dec } from 'traderatio'
+ *
+ * const options: SpotFillOptions = { fillRateThreshold: '0.2' }
+ * checkSpotFill({ requests: 1000, traded: new Dec(150) }, options)?.reason // 'low-fill-rate'
+ * ```
+ */
 export interface SpotFillOptions {
   /**
    * Fill ratio (USDT traded on spot per spot request) below which the throttle applies; exactly
@@ -68,8 +78,10 @@ function spotFillConfigOf(o: SpotFillOptions): SpotFillConfig {
  *
  * @example
  * ```ts
+ * import { checkSpotFill, Dec } from 'traderatio'
+ *
  * checkSpotFill({ requests: 1000, traded: new Dec('99.99') })?.limit // 10
- * checkSpotFill({ requests: 1000, traded: new Dec(100) })            // null: exactly 0.1
+ * checkSpotFill({ requests: 1000, traded: new Dec(100) }) // null
  * ```
  */
 export function checkSpotFill(window: AbuseWindow, options?: SpotFillOptions): Throttle | null;
@@ -87,7 +99,18 @@ function decideSpotFill(window: AbuseWindow, config: SpotFillConfig): Throttle |
   return { ...config.limit, reason: window.traded.isZero() ? 'no-fills' : 'low-fill-rate' };
 }
 
-/** How far one 24-hour window of spot activity stands from the spot low-fill throttle (R14). */
+/**
+ * How far one 24-hour window of spot activity stands from the spot low-fill throttle (R14).
+ *
+ * @example
+ * ```ts
+ * import { type SpotFillClearance, Dec } from 'traderatio'
+ * import { spotFillClearance } from 'traderatio/rules'
+ *
+ * const clearance: SpotFillClearance = spotFillClearance({ requests: 900, traded: new Dec(100) })
+ * clearance.remaining // 100
+ * ```
+ */
 export interface SpotFillClearance {
   /**
    * Spot requests that may still be added before a check on the window throttles (Infinity: none
@@ -106,8 +129,11 @@ export interface SpotFillClearance {
  *
  * @example
  * ```ts
+ * import { Dec } from 'traderatio'
+ * import { spotFillClearance } from 'traderatio/rules'
+ *
  * spotFillClearance({ requests: 1000, traded: new Dec('99.5') }).needed.toString() // '0.5'
- * spotFillClearance({ requests: 1000, traded: new Dec(100) }).remaining            // 0
+ * spotFillClearance({ requests: 1000, traded: new Dec(100) }).remaining // 0
  * ```
  */
 export function spotFillClearance(window: AbuseWindow, options?: SpotFillOptions): SpotFillClearance;
@@ -129,6 +155,8 @@ export function spotFillClearance(window: AbuseWindow, options?: SpotFillOptions
  *
  * @example
  * ```ts
+ * import { buildSpotFillTimeline } from 'traderatio/rules'
+ *
  * const t = buildSpotFillTimeline([{ hour: Date.UTC(2026, 10, 1), requests: 500, traded: '10' }])
  * t.throttleAt(Date.UTC(2026, 10, 1, 1)).throttle?.limit // 10
  * ```
@@ -155,7 +183,18 @@ export function spotFillLimits(c: { readonly market: string; readonly action: st
   return c.market === 'spot' && (c.action === 'place' || c.action === 'amend') && (config.includeBatches || !SPOT_BATCH_ENDPOINTS.has(c.endpoint));
 }
 
-/** A spot order request, as far as R14 tells them apart. */
+/**
+ * A spot order request, as far as R14 tells them apart.
+ *
+ * @example
+ * ```ts
+ * import { type SpotOrderRequest } from 'traderatio'
+ * import { spotFillApplies } from 'traderatio/rules'
+ *
+ * const batch: SpotOrderRequest = { action: 'place', batch: true }
+ * spotFillApplies(batch) // false
+ * ```
+ */
 export interface SpotOrderRequest {
   readonly action: 'place' | 'amend' | 'cancel';
   /** A batch (POST /spot/batch_orders, POST /spot/amend_batch_orders). @default false */
@@ -169,8 +208,10 @@ export interface SpotOrderRequest {
  *
  * @example
  * ```ts
- * spotFillApplies({ action: 'amend' })                                  // true
- * spotFillApplies({ action: 'cancel' })                                 // false
+ * import { spotFillApplies } from 'traderatio/rules'
+ *
+ * spotFillApplies({ action: 'amend' }) // true
+ * spotFillApplies({ action: 'cancel' }) // false
  * spotFillApplies({ action: 'place', batch: true }, { includeBatches: true }) // true
  * ```
  */

@@ -7,7 +7,17 @@ import { partitionPoint } from './search.js';
 /** The hours an hourly throttle check reads (R9, R14): the 24 whole UTC hours before it. */
 export const THROTTLE_WINDOW_HOURS = 24;
 
-/** 24-hour totals the throttle is decided on. */
+/**
+ * 24-hour totals the throttle is decided on.
+ *
+ * @example
+ * ```ts
+ * import { type AbuseWindow, checkAbuse, Dec } from 'traderatio'
+ *
+ * const window: AbuseWindow = { requests: 86_401, traded: new Dec('864.01') }
+ * checkAbuse(window) // null
+ * ```
+ */
 export interface AbuseWindow {
   /** Every place, cancel and amend request, failed ones included. */
   readonly requests: number;

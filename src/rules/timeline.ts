@@ -9,7 +9,18 @@ import { tierOfRatio } from './tiers.js';
 import type { Tier } from './tiers.js';
 import { TIERED_VIP_LEVEL, isTieredVip, parseVipLevel, tierInForce } from './vip.js';
 
-/** An account of the family. */
+/**
+ * An account of the family.
+ *
+ * @example
+ * ```ts
+ * import { type TimelineAccount, buildTimeline } from 'traderatio'
+ *
+ * const bot: TimelineAccount = { id: 'bot', createdAt: Date.parse('2026-11-05T10:00:00Z') }
+ * const timeline = buildTimeline({ accounts: [{ id: 'main', role: 'main' }, bot], activity: [] })
+ * timeline.limitAt('bot', '2026-11-05T12:00:00Z').since?.reason // 'new-sub-account'
+ * ```
+ */
 export interface TimelineAccount {
   /** The account's id. */
   readonly id: string;
@@ -23,7 +34,18 @@ export interface TimelineAccount {
   readonly createdAt?: number;
 }
 
-/** One account's activity on one UTC day. */
+/**
+ * One account's activity on one UTC day.
+ *
+ * @example
+ * ```ts
+ * import { type DailyActivity, buildTimeline } from 'traderatio'
+ *
+ * const day: DailyActivity = { account: 'main', day: '2026-11-01', contracts: [{ contract: 'BTC_USDT', makerVolume: '600', place: 100 }] }
+ * const timeline = buildTimeline({ accounts: [{ id: 'main', role: 'main' }], activity: [day] })
+ * timeline.limitAt('main', '2026-11-02T08:00:00Z').limit // 250
+ * ```
+ */
 export interface DailyActivity {
   readonly account: string;
   /** The UTC day: `YYYY-MM-DD` or epoch ms at 00:00 UTC. */
@@ -31,14 +53,40 @@ export interface DailyActivity {
   readonly contracts: readonly ContractActivity[];
 }
 
-/** A change of the family's VIP level (the main account's; sub-accounts share it, R4). */
+/**
+ * A change of the family's VIP level (the main account's; sub-accounts share it, R4).
+ *
+ * @example
+ * ```ts
+ * import { type VipChange, buildTimeline } from 'traderatio'
+ *
+ * const drop: VipChange = { at: Date.parse('2026-11-06T00:00:00Z'), level: 13 }
+ * const timeline = buildTimeline({ accounts: [{ id: 'main', role: 'main' }], activity: [], vipChanges: [drop] })
+ * timeline.vipLevelAt('2026-11-05T23:59:59Z') // 14
+ * timeline.vipLevelAt('2026-11-06T00:00:00Z') // 13
+ * ```
+ */
 export interface VipChange {
   /** Epoch ms ({@link buildTimeline} also reads a Date or ISO text, see {@link InstantInput}). */
   readonly at: number;
   readonly level: number;
 }
 
-/** Everything the timeline is computed from. Arrays may come in any order. */
+/**
+ * Everything the timeline is computed from. Arrays may come in any order.
+ *
+ * @example
+ * ```ts
+ * import { type TimelineInput, buildTimeline } from 'traderatio'
+ *
+ * const input: TimelineInput = {
+ *   accounts: [{ id: 'main', role: 'main' }],
+ *   activity: [{ account: 'main', day: '2026-11-01', contracts: [{ contract: 'BTC_USDT', makerVolume: '600', place: 100 }] }],
+ *   vipLevel: 13,
+ * }
+ * buildTimeline(input).limitAt('main', '2026-11-02T08:00:00Z').limit // 100
+ * ```
+ */
 export interface TimelineInput {
   readonly accounts: readonly TimelineAccount[];
   /** Daily activity. One entry per account and day; a repeat is refused. */
@@ -57,6 +105,18 @@ export interface TimelineInput {
  * - `vip-restored`: the VIP level rose to 14 or more, the latest snapshot's tier at once (R6);
  * - `new-sub-account`: a sub-account was created, tier 1 (R8);
  * - `new-sub-account-rules-begin`: 08:00 UTC of the day after its creation, R5-R7 apply (R8).
+ *
+ * @example
+ * ```ts
+ * import { type ChangeReason, buildTimeline } from 'traderatio'
+ *
+ * const timeline = buildTimeline({
+ *   accounts: [{ id: 'main', role: 'main' }],
+ *   activity: [{ account: 'main', day: '2026-11-01', contracts: [{ contract: 'BTC_USDT', makerVolume: '600', place: 100 }] }],
+ * })
+ * const reasons: ChangeReason[] = timeline.changes.map((c) => c.reason)
+ * reasons // ['raised-at-0800', 'lowered-at-snapshot']
+ * ```
  */
 export type ChangeReason =
   | 'raised-at-0800'
@@ -66,7 +126,23 @@ export type ChangeReason =
   | 'new-sub-account'
   | 'new-sub-account-rules-begin';
 
-/** One change of an account's limit. */
+/**
+ * One change of an account's limit.
+ *
+ * @example
+ * ```ts
+ * import { type TierChange, buildTimeline } from 'traderatio'
+ *
+ * const timeline = buildTimeline({
+ *   accounts: [{ id: 'main', role: 'main' }],
+ *   activity: [{ account: 'main', day: '2026-11-01', contracts: [{ contract: 'BTC_USDT', makerVolume: '600', place: 100 }] }],
+ * })
+ * const raise: TierChange = timeline.changes[0]!
+ * new Date(raise.at).toISOString() // '2026-11-02T08:00:00.000Z'
+ * raise.previousTier?.tier // 1
+ * raise.tier.tier // 4
+ * ```
+ */
 export interface TierChange {
   /** Epoch ms from which the new limit is in force. */
   readonly at: number;
@@ -81,7 +157,22 @@ export interface TierChange {
   readonly rating: AccountRating | null;
 }
 
-/** The limit in force for an account at an instant. */
+/**
+ * The limit in force for an account at an instant.
+ *
+ * @example
+ * ```ts
+ * import { type TierState, buildTimeline } from 'traderatio'
+ *
+ * const timeline = buildTimeline({
+ *   accounts: [{ id: 'main', role: 'main' }],
+ *   activity: [{ account: 'main', day: '2026-11-01', contracts: [{ contract: 'BTC_USDT', makerVolume: '600', place: 100 }] }],
+ * })
+ * const state: TierState = timeline.limitAt('main', '2026-11-02T09:00:00Z')
+ * state.limit // 250
+ * state.rating?.effective.ratio.toString() // '6'
+ * ```
+ */
 export interface TierState {
   readonly account: string;
   /** The instant asked about. */
@@ -97,7 +188,22 @@ export interface TierState {
   readonly rating: AccountRating | null;
 }
 
-/** A family's snapshot at 00:00 UTC of a day (R5). */
+/**
+ * A family's snapshot at 00:00 UTC of a day (R5).
+ *
+ * @example
+ * ```ts
+ * import { type DailyRating, buildTimeline } from 'traderatio'
+ *
+ * const timeline = buildTimeline({
+ *   accounts: [{ id: 'main', role: 'main' }],
+ *   activity: [{ account: 'main', day: '2026-11-01', contracts: [{ contract: 'BTC_USDT', makerVolume: '600', place: 100 }] }],
+ * })
+ * const first: DailyRating = timeline.snapshots[0]!
+ * new Date(first.day).toISOString() // '2026-11-02T00:00:00.000Z'
+ * first.aggregated.ratio.toString() // '6'
+ * ```
+ */
 export interface DailyRating {
   /** 00:00 UTC of the day, epoch ms. The window is [day - 7 days, day). */
   readonly day: number;
@@ -105,7 +211,21 @@ export interface DailyRating {
   readonly accounts: readonly AccountRating[];
 }
 
-/** A computed limit timeline: answers any instant by binary search, without replaying history. */
+/**
+ * A computed limit timeline: answers any instant by binary search, without replaying history.
+ *
+ * @example
+ * ```ts
+ * import { type Timeline, buildTimeline } from 'traderatio'
+ *
+ * const timeline: Timeline = buildTimeline({
+ *   accounts: [{ id: 'main', role: 'main' }],
+ *   activity: [{ account: 'main', day: '2026-11-01', contracts: [{ contract: 'BTC_USDT', makerVolume: '600', place: 100 }] }],
+ * })
+ * timeline.snapshots.length // 8
+ * timeline.limitAt('main', '2026-11-09T00:00:00Z').limit // 100
+ * ```
+ */
 export interface Timeline {
   /** 00:00 UTC of the first day the input mentions. Before it every account is at tier 1. */
   readonly start: number;
@@ -142,6 +262,8 @@ interface AccountState {
  *
  * @example
  * ```ts
+ * import { buildTimeline } from 'traderatio'
+ *
  * const timeline = buildTimeline({
  *   accounts: [{ id: 'main', role: 'main' }],
  *   activity: [{ account: 'main', day: '2026-11-01', contracts: [{ contract: 'BTC_USDT', makerVolume: '600', place: 100 }] }],

@@ -4,6 +4,14 @@ import { isPositiveInteger } from './positive-integer.js';
 /**
  * What the exchange says back about a limit (R12), as the scheduler takes it
  * ({@link Scheduler.feedback}).
+ *
+ * @example
+ * ```ts
+ * import { type RateLimitFeedback, feedbackFrom } from 'traderatio'
+ *
+ * const feedback: RateLimitFeedback = feedbackFrom({ status: 429, headers: { 'Retry-After': '2' } })
+ * feedback // { limited: true, retryAfterMs: 2000 }
+ * ```
  */
 export interface RateLimitFeedback {
   /** The request was refused for its rate: HTTP 429, label TOO_MANY_REQUESTS or TOO_FAST. */
@@ -20,7 +28,17 @@ export interface RateLimitFeedback {
   readonly retryAfterMs?: number;
 }
 
-/** The headers of R12 read from a response: every field is absent when its header is. */
+/**
+ * The headers of R12 read from a response: every field is absent when its header is.
+ *
+ * @example
+ * ```ts
+ * import { type RateLimitHeaders, readRateLimitHeaders } from 'traderatio'
+ *
+ * const read: RateLimitHeaders = readRateLimitHeaders({ 'X-Gate-RateLimit-Limit': '10' })
+ * read // { limit: 10 }
+ * ```
+ */
 export interface RateLimitHeaders {
   readonly remaining?: number;
   readonly limit?: number;
@@ -28,7 +46,17 @@ export interface RateLimitHeaders {
   readonly retryAfterMs?: number;
 }
 
-/** Anything that holds headers: fetch's `Headers`, Node's incoming headers, a Map or a plain object. */
+/**
+ * Anything that holds headers: fetch's `Headers`, Node's incoming headers, a Map or a plain object.
+ *
+ * @example
+ * ```ts
+ * import { type HeadersLike, readRateLimitHeaders } from 'traderatio'
+ *
+ * const headers: HeadersLike = new Headers({ 'X-Service-RateLimit-Requests-Remain': '7' })
+ * readRateLimitHeaders(headers) // { remaining: 7 }
+ * ```
+ */
 export type HeadersLike =
   | { get(name: string): string | null | undefined }
   | Readonly<Record<string, string | readonly string[] | number | undefined>>;
@@ -44,8 +72,9 @@ const PREFIXES = ['x-gate-ratelimit-', 'x-service-ratelimit-'];
  *
  * @example
  * ```ts
- * readRateLimitHeaders({ 'x-gate-ratelimit-requests-remain': '3', 'x-gate-ratelimit-reset-timestamp': '1795219200' })
- * // { remaining: 3, resetAtMs: 1795219200000 }
+ * import { readRateLimitHeaders } from 'traderatio'
+ *
+ * readRateLimitHeaders({ 'x-gate-ratelimit-requests-remain': '3', 'x-gate-ratelimit-reset-timestamp': '1795219200' }) // { remaining: 3, resetAtMs: 1795219200000 }
  * ```
  */
 export function readRateLimitHeaders(headers: HeadersLike): RateLimitHeaders {
@@ -68,8 +97,10 @@ export function readRateLimitHeaders(headers: HeadersLike): RateLimitHeaders {
  *
  * @example
  * ```ts
- * const response = await fetch(url, init)
- * scheduler.feedback(placeLimit, feedbackFrom(response, response.ok ? undefined : await response.clone().json()))
+ * import { feedbackFrom } from 'traderatio'
+ *
+ * const response = new Response('{"label":"TOO_MANY_REQUESTS"}', { status: 429, headers: { 'X-Gate-RateLimit-Limit': '10' } })
+ * feedbackFrom(response, await response.clone().json()) // { limited: true, label: 'TOO_MANY_REQUESTS', limit: 10 }
  * ```
  */
 export function feedbackFrom(response: { readonly status: number; readonly headers: HeadersLike }, body?: unknown): RateLimitFeedback {

@@ -1,6 +1,17 @@
 import { type HeadersLike, headerReader, toNumber } from './feedback.js';
 
-/** The gateway's receive and send instants of one request (R15), Unix microseconds. */
+/**
+ * The gateway's receive and send instants of one request (R15), Unix microseconds.
+ *
+ * @example
+ * ```ts
+ * import { type GatewayTimes } from 'traderatio'
+ * import { readGatewayTimes } from 'traderatio/rules'
+ *
+ * const times: GatewayTimes | undefined = readGatewayTimes({ x_in_time: 1736408263764000, x_out_time: 1736408263765210 })
+ * times!.outTime - times!.inTime // 1210
+ * ```
+ */
 export interface GatewayTimes {
   /** `X-In-Time`: when the gateway received the request. */
   readonly inTime: number;
@@ -16,10 +27,11 @@ export interface GatewayTimes {
  *
  * @example
  * ```ts
- * const sentAt = Date.now()
- * const response = await fetch(url, init)
- * const times = readGatewayTimes(response.headers)
- * if (times) clock = clock.add({ sentAt, receivedAt: Date.now(), ...times }).clock
+ * import { readGatewayTimes } from 'traderatio/rules'
+ *
+ * const headers = new Headers({ 'X-In-Time': '1736408263764000', 'X-Out-Time': '1736408263765210' })
+ * readGatewayTimes(headers) // { inTime: 1736408263764000, outTime: 1736408263765210 }
+ * readGatewayTimes({ 'x-in-time': '1736408263764000' }) === undefined // true
  * ```
  */
 export function readGatewayTimes(headers: HeadersLike): GatewayTimes | undefined {

@@ -4,6 +4,13 @@ import { type HeadersLike, type RateLimitFeedback, type RateLimitHeaders, feedba
 /**
  * The WebSocket API's error codes for a rate limit (R16): spot 211 and 212, futures 311 and 312.
  * They mean what HTTP 429 means on REST (R12).
+ *
+ * @example
+ * ```ts
+ * import { WEBSOCKET_RATE_LIMIT_CODES } from 'traderatio/rules'
+ *
+ * WEBSOCKET_RATE_LIMIT_CODES // { spot: [211, 212], futures: [311, 312] }
+ * ```
  */
 export const WEBSOCKET_RATE_LIMIT_CODES: Readonly<{ spot: readonly number[]; futures: readonly number[] }> = Object.freeze({
   spot: Object.freeze([211, 212]),
@@ -24,8 +31,10 @@ const LIMITED = new Set([429, ...WEBSOCKET_RATE_LIMIT_CODES.spot, ...WEBSOCKET_R
  *
  * @example
  * ```ts
- * readWebSocketRateLimit({ x_gate_ratelimit_limit: 10, x_gat_ratelimit_reset_timestamp: 1736408263764 })
- * // { remaining: 0, limit: 10, resetAtMs: 1736408263764 }
+ * import { readWebSocketRateLimit } from 'traderatio/rules'
+ *
+ * readWebSocketRateLimit({ x_gate_ratelimit_limit: 10, x_gat_ratelimit_reset_timestamp: 1736408263764 }) // { remaining: 0, limit: 10, resetAtMs: 1736408263764 }
+ * readWebSocketRateLimit({ status: '200' }) // {}
  * ```
  */
 export function readWebSocketRateLimit(header: HeadersLike): RateLimitHeaders {
@@ -52,7 +61,12 @@ export function readWebSocketRateLimit(header: HeadersLike): RateLimitHeaders {
  *
  * @example
  * ```ts
- * ws.on('message', (raw) => scheduler.feedback(place, feedbackFromWebSocket(JSON.parse(String(raw)))))
+ * import { feedbackFromWebSocket } from 'traderatio'
+ *
+ * const refused = { header: { status: '311' }, data: { errs: { label: 'TOO_MANY_REQUESTS', message: 'too fast' } } }
+ * feedbackFromWebSocket(refused) // { limited: true, label: 'TOO_MANY_REQUESTS' }
+ * const placed = { header: { status: '200', x_gate_ratelimit_requests_remain: 9, x_gate_ratelimit_limit: 10 }, data: { result: {} } }
+ * feedbackFromWebSocket(placed) // { limited: false, remaining: 9, limit: 10 }
  * ```
  */
 export function feedbackFromWebSocket(response: unknown): RateLimitFeedback {
