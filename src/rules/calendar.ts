@@ -9,9 +9,27 @@ export interface TimeSpan {
   readonly to: number;
 }
 
-/** One UTC day in milliseconds. Epoch milliseconds have no leap seconds, so every UTC day has it. */
+/**
+ * One UTC day in milliseconds. Epoch milliseconds have no leap seconds, so every UTC day has it.
+ *
+ * @example
+ * ```ts
+ * import { DAY_MS, formatUtcDay } from 'traderatio/rules'
+ *
+ * formatUtcDay(Date.UTC(2026, 10, 5) + DAY_MS) // '2026-11-06'
+ * ```
+ */
 export const DAY_MS = 86_400_000;
-/** One hour in milliseconds. */
+/**
+ * One hour in milliseconds.
+ *
+ * @example
+ * ```ts
+ * import { HOUR_MS, formatUtcInstant } from 'traderatio/rules'
+ *
+ * formatUtcInstant(Date.UTC(2026, 10, 5, 10) + HOUR_MS) // '2026-11-05T11:00:00.000Z'
+ * ```
+ */
 export const HOUR_MS = 3_600_000;
 /** 08:00 UTC, the hour at which a raised limit takes effect (R5). */
 export const RAISE_OFFSET_MS = 8 * HOUR_MS;
@@ -21,6 +39,13 @@ export const RAISE_OFFSET_MS = 8 * HOUR_MS;
  * milliseconds count no leap seconds, so every UTC day is exactly {@link DAY_MS} long and flooring
  * gives what date-fns' `startOfDay` on a `UTCDate` gives (the tests check both agree); this runs
  * on hot paths where a Date object per call is too dear.
+ *
+ * @example
+ * ```ts
+ * import { formatUtcInstant, utcDayStart } from 'traderatio/rules'
+ *
+ * formatUtcInstant(utcDayStart(Date.UTC(2026, 10, 5, 23, 59))) // '2026-11-05T00:00:00.000Z'
+ * ```
  */
 export function utcDayStart(at: number): number {
   return at - mod(at, DAY_MS);
@@ -40,7 +65,16 @@ export function nextDayRaiseAt(at: number): number {
   return utcDayStart(at) + DAY_MS + RAISE_OFFSET_MS;
 }
 
-/** The whole UTC hour holding `at` (see {@link utcDayStart} for why it is arithmetic). */
+/**
+ * The whole UTC hour holding `at` (see {@link utcDayStart} for why it is arithmetic).
+ *
+ * @example
+ * ```ts
+ * import { formatUtcInstant, utcHourStart } from 'traderatio/rules'
+ *
+ * formatUtcInstant(utcHourStart(Date.UTC(2026, 10, 5, 10, 30))) // '2026-11-05T10:00:00.000Z'
+ * ```
+ */
 export function utcHourStart(at: number): number {
   return at - mod(at, HOUR_MS);
 }
@@ -58,17 +92,44 @@ function mod(a: number, m: number): number {
   return r < 0 ? r + m : r;
 }
 
-/** The UTC day `days` days after the one starting at `dayStart`. */
+/**
+ * The UTC day `days` days after the one starting at `dayStart`.
+ *
+ * @example
+ * ```ts
+ * import { addUtcDays, formatUtcDay, parseUtcDay } from 'traderatio/rules'
+ *
+ * formatUtcDay(addUtcDays(parseUtcDay('2026-11-05', 'day'), -7)) // '2026-10-29'
+ * ```
+ */
 export function addUtcDays(dayStart: number, days: number): number {
   return addDays(new UTCDate(dayStart), days).getTime();
 }
 
-/** `YYYY-MM-DD` of the UTC day holding `at`. */
+/**
+ * `YYYY-MM-DD` of the UTC day holding `at`.
+ *
+ * @example
+ * ```ts
+ * import { formatUtcDay } from 'traderatio/rules'
+ *
+ * formatUtcDay(Date.UTC(2026, 10, 5, 23, 59, 59)) // '2026-11-05'
+ * ```
+ */
 export function formatUtcDay(at: number): string {
   return formatISO(new UTCDate(at), { representation: 'date' });
 }
 
-/** ISO 8601 text of an instant in UTC, with milliseconds: `2026-11-21T08:00:00.000Z`. */
+/**
+ * ISO 8601 text of an instant in UTC, with milliseconds: `2026-11-21T08:00:00.000Z`.
+ *
+ * @example
+ * ```ts
+ * import { formatUtcInstant } from 'traderatio/rules'
+ *
+ * formatUtcInstant(Date.UTC(2026, 10, 21, 8)) // '2026-11-21T08:00:00.000Z'
+ * ```
+ */
 export function formatUtcInstant(at: number): string {
   return new Date(at).toISOString();
 }
@@ -76,6 +137,14 @@ export function formatUtcInstant(at: number): string {
 /**
  * Reads a UTC day: `YYYY-MM-DD` text, or epoch milliseconds at exactly 00:00 UTC, from 2000-01-01
  * to 2199-12-31 (the instants of `INSTANT_RANGE`). Returns the day's first millisecond.
+ *
+ * @example
+ * ```ts
+ * import { parseUtcDay } from 'traderatio/rules'
+ *
+ * parseUtcDay('2026-11-05', '`day`') === Date.UTC(2026, 10, 5) // true
+ * parseUtcDay(Date.UTC(2026, 10, 5), '`day`') // 1793836800000
+ * ```
  */
 export function parseUtcDay(value: unknown, field: string): number {
   let day: number | undefined;

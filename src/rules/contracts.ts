@@ -7,13 +7,34 @@ const CONTRACT_NAME = /^[A-Z0-9]+(_[A-Z0-9]+)+$/;
 /**
  * The published contract coefficients (R2): BTC_USDT and ETH_USDT weigh 1; every other
  * contract weighs {@link DEFAULT_COEFFICIENT}.
+ *
+ * @example
+ * ```ts
+ * import { tradeRatio } from 'traderatio'
+ * import { DEFAULT_COEFFICIENTS } from 'traderatio/rules'
+ *
+ * DEFAULT_COEFFICIENTS // { BTC_USDT: '1', ETH_USDT: '1' }
+ * const coefficients = { ...DEFAULT_COEFFICIENTS, SOL_USDT: '0.5' }
+ * tradeRatio([{ contract: 'SOL_USDT', place: 10 }], { coefficients }).denominator.toString() // '5'
+ * ```
  */
 export const DEFAULT_COEFFICIENTS: Readonly<Record<string, string>> = Object.freeze({
   BTC_USDT: '1',
   ETH_USDT: '1',
 });
 
-/** The coefficient of a contract missing from the table (R2): 0.4. */
+/**
+ * The coefficient of a contract missing from the table (R2): 0.4.
+ *
+ * @example
+ * ```ts
+ * import { tradeRatio } from 'traderatio'
+ * import { DEFAULT_COEFFICIENT } from 'traderatio/rules'
+ *
+ * DEFAULT_COEFFICIENT // '0.4'
+ * tradeRatio([{ contract: 'SOL_USDT', place: 10 }]).denominator.toString() // '4'
+ * ```
+ */
 export const DEFAULT_COEFFICIENT = '0.4';
 
 /**
@@ -23,7 +44,10 @@ export const DEFAULT_COEFFICIENT = '0.4';
  *
  * @example
  * ```ts
+ * import { normalizeContract } from 'traderatio/rules'
+ *
  * normalizeContract('btc-usdt') // 'BTC_USDT'
+ * normalizeContract('ETH_USDT') // 'ETH_USDT'
  * ```
  */
 export function normalizeContract(name: unknown, field = '`contract`'): string {

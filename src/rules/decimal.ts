@@ -5,6 +5,14 @@ import { Decimal } from 'decimal.js';
  * into the caller's `Decimal` and no setting of theirs changes our arithmetic. 80 significant
  * digits keep every sum and product of realistic USDT amounts exact; only a ratio's quotient is
  * ever rounded, and tier lookups compare the exact fraction instead (R1).
+ *
+ * @example
+ * ```ts
+ * import { Dec } from 'traderatio'
+ *
+ * new Dec('0.1').plus('0.2').toString() // '0.3'
+ * new Dec('1057').dividedBy('129').toDecimalPlaces(2).toString() // '8.19'
+ * ```
  */
 export const Dec = Decimal.clone({
   precision: 80,
@@ -16,7 +24,17 @@ export const Dec = Decimal.clone({
 /** A decimal value produced by traderatio (a decimal.js `Decimal`). */
 export type Dec = Decimal;
 
-/** What traderatio accepts wherever an amount goes in: a decimal string, a number or a Decimal. */
+/**
+ * What traderatio accepts wherever an amount goes in: a decimal string, a number or a Decimal.
+ *
+ * @example
+ * ```ts
+ * import { tradeRatio, type DecimalInput } from 'traderatio'
+ *
+ * const volume: DecimalInput = '1250.5'
+ * tradeRatio([{ contract: 'BTC_USDT', makerVolume: volume, place: 10 }]).ratio?.toString() // '125.05'
+ * ```
+ */
 export type DecimalInput = Decimal.Value;
 
 /** Zero, shared. Decimals are immutable. */

@@ -9,10 +9,32 @@ import {
 import { type Tier, type TierRow, type TierTable, resolveTiers, tierIndexReached, tierOfFraction, tierOfRatio } from './tiers.js';
 import { TIERED_VIP_LEVEL, parseVipLevel, tierInForce } from './vip.js';
 
-/** How a family's accounts are rated (R7). */
+/**
+ * How a family's accounts are rated (R7).
+ *
+ * @example
+ * ```ts
+ * import { rateFamily, type FamilyKind } from 'traderatio'
+ * import { WORKED_EXAMPLE } from 'traderatio/rules'
+ *
+ * const kind: FamilyKind = 'broker'
+ * rateFamily(WORKED_EXAMPLE, { kind }).accounts.map((a) => a.basis) // ['own', 'own', 'own']
+ * ```
+ */
 export type FamilyKind = 'standard' | 'broker';
 
-/** Options of a family's ratios and limits (R1-R4, R7). */
+/**
+ * Options of a family's ratios and limits (R1-R4, R7).
+ *
+ * @example
+ * ```ts
+ * import { rateFamily, type FamilyOptions } from 'traderatio'
+ * import { WORKED_EXAMPLE } from 'traderatio/rules'
+ *
+ * const options: FamilyOptions = { ownVolumeThreshold: '0', countCancels: false }
+ * rateFamily(WORKED_EXAMPLE, options).accounts.map((a) => a.tier.limit) // [250, 250, 300]
+ * ```
+ */
 export interface FamilyOptions extends RatioOptions {
   /**
    * Own 7-day volume (maker + taker, unweighted USDT) from which an account is rated by
@@ -64,7 +86,17 @@ function familyConfigOf(o: FamilyOptions): FamilyConfig {
   };
 }
 
-/** One account's activity over the 7-day window. */
+/**
+ * One account's activity over the 7-day window.
+ *
+ * @example
+ * ```ts
+ * import { rateFamily, type AccountActivity } from 'traderatio'
+ *
+ * const main: AccountActivity = { account: 'main', contracts: [{ contract: 'BTC_USDT', makerVolume: '300', place: 100 }] }
+ * rateFamily([main]).accounts[0]?.tier.limit // 200
+ * ```
+ */
 export interface AccountActivity {
   /** The account's id (uid or any name). */
   readonly account: string;
@@ -80,10 +112,32 @@ const ACCOUNT_ACTIVITY_FIELDS: readonly string[] = ['account', 'contracts'];
  * - `aggregated`: own volume below the threshold, so the family's aggregated ratio;
  * - `max-own` / `max-aggregated`: at or above the threshold, max() picked its own / the aggregated ratio;
  * - `own`: a broker family, own ratio only.
+ *
+ * @example
+ * ```ts
+ * import { rateFamily, type RatioBasis } from 'traderatio'
+ * import { WORKED_EXAMPLE } from 'traderatio/rules'
+ *
+ * const bases: RatioBasis[] = rateFamily(WORKED_EXAMPLE, { ownVolumeThreshold: '0' }).accounts.map((a) => a.basis)
+ * bases // ['max-aggregated', 'max-aggregated', 'max-own']
+ * ```
  */
 export type RatioBasis = 'aggregated' | 'max-own' | 'max-aggregated' | 'own';
 
-/** One account's ratios, tier and limit. */
+/**
+ * One account's ratios, tier and limit.
+ *
+ * @example
+ * ```ts
+ * import { rateFamily, type AccountRating } from 'traderatio'
+ * import { WORKED_EXAMPLE } from 'traderatio/rules'
+ *
+ * const c: AccountRating = rateFamily(WORKED_EXAMPLE, { ownVolumeThreshold: '0' }).accounts[2]!
+ * c.own.ratio?.toDecimalPlaces(2).toString() // '10.06'
+ * c.effective === c.own // true
+ * c.tier.limit // 300
+ * ```
+ */
 export interface AccountRating {
   readonly account: string;
   /** The account's own ratio (R1 over its own activity). */
@@ -95,7 +149,19 @@ export interface AccountRating {
   readonly tier: Tier;
 }
 
-/** A family's ratios and limits at one snapshot. */
+/**
+ * A family's ratios and limits at one snapshot.
+ *
+ * @example
+ * ```ts
+ * import { rateFamily, type FamilyRating } from 'traderatio'
+ * import { WORKED_EXAMPLE } from 'traderatio/rules'
+ *
+ * const family: FamilyRating = rateFamily(WORKED_EXAMPLE)
+ * family.aggregated.ratio?.toDecimalPlaces(2).toString() // '8.19'
+ * family.accounts.map((a) => a.account) // ['A', 'B', 'C']
+ * ```
+ */
 export interface FamilyRating {
   /** R1 over every account's activity, main included. */
   readonly aggregated: RatioResult;
@@ -263,6 +329,8 @@ function rateWindows(
  *
  * @example
  * ```ts
+ * import { rateFamily } from 'traderatio'
+ *
  * const family = rateFamily([
  *   { account: 'A', contracts: [{ contract: 'BTC_USDT', makerVolume: '100', takerVolume: '200', place: 30 }] },
  *   { account: 'B', contracts: [{ contract: 'BTC_USDT', makerVolume: '50', place: 40 }] },

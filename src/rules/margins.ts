@@ -3,7 +3,20 @@ import { parsePositiveDecimal, readOptions } from './parse.js';
 import type { RatioResult } from './ratio.js';
 import { type Tier, type TierRow, type TierTable, resolveTiers, tierOfRatio } from './tiers.js';
 
-/** How far a ratio is from the tiers around it. */
+/**
+ * How far a ratio is from the tiers around it.
+ *
+ * @example
+ * ```ts
+ * import { tierMargins, tradeRatio, type TierMargins } from 'traderatio'
+ *
+ * const m: TierMargins = tierMargins(tradeRatio([{ contract: 'BTC_USDT', makerVolume: '300', place: 100 }]))
+ * m.tier.tier // 3
+ * m.up?.tier.limit // 250
+ * m.down?.tier.limit // 150
+ * tierMargins(tradeRatio([])).up // null
+ * ```
+ */
 export interface TierMargins {
   readonly tier: Tier;
   /** What reaches the next tier up, or `null` at the top (or with no counted request). */
@@ -38,11 +51,15 @@ export interface TierMargins {
  *
  * @example
  * ```ts
+ * import { tierMargins, tradeRatio } from 'traderatio'
+ *
  * const r = tradeRatio([{ contract: 'BTC_USDT', makerVolume: '900', place: 100 }]) // 9: tier 4
- * tierMargins(r).up?.makerVolume.toString() // '100' (to 10: tier 5)
- * tierMargins(r).up?.fewerRequests          // 10 (900 / 90 = 10)
- * tierMargins(r).down?.makerVolume.toString() // '400' (900 - 400 = 500: still 5, tier 4)
- * tierMargins(r).down?.spareRequests        // 80 (900 / 180 = 5: still tier 4; one more drops it)
+ * // 100 more maker volume, or 10 fewer requests, reach 10 (tier 5).
+ * tierMargins(r).up?.makerVolume.toString() // '100'
+ * tierMargins(r).up?.fewerRequests // 10
+ * // 400 less volume, or 80 more requests, still keep 5 (tier 4).
+ * tierMargins(r).down?.makerVolume.toString() // '400'
+ * tierMargins(r).down?.spareRequests // 80
  * ```
  */
 export function tierMargins(

@@ -89,6 +89,17 @@ const INSTANT_TEXT = 'an instant from 2000-01-01 to 2200-01-01: epoch millisecon
  * UTC day (`2026-11-05`, its 00:00) or a date and time with a zone (`2026-11-05T10:00:00Z`,
  * `2026-11-05T12:00:00+02:00`). Text without a zone is refused: the machine's zone never decides.
  * Every instant is read into epoch milliseconds, and results give epoch milliseconds.
+ *
+ * @example
+ * ```ts
+ * import type { InstantInput } from 'traderatio'
+ * import { Tracker } from 'traderatio/rules'
+ *
+ * const at: InstantInput = '2026-11-05T12:00:00+02:00'
+ * const tracker = new Tracker()
+ * tracker.recordRequest('main', 'BTC_USDT', 'place', at)
+ * tracker.snapshot().hours[0]?.hour // '2026-11-05T10:00:00.000Z'
+ * ```
  */
 export type InstantInput = number | Date | string;
 

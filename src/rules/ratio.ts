@@ -8,6 +8,14 @@ import { addCounts, checkFields, parseCount, parseNonNegativeDecimal, resolveOpt
  * One contract's activity over some period: USDT volumes as maker and taker, and the order
  * requests sent for it. Volumes are decimal strings as the API sends them (numbers and Decimals
  * are accepted too); counts are integers. A batch request counts once per order in it (R1).
+ *
+ * @example
+ * ```ts
+ * import { tradeRatio, type ContractActivity } from 'traderatio'
+ *
+ * const btc: ContractActivity = { contract: 'btc-usdt', makerVolume: '900', takerVolume: '100', place: 80, cancel: 20 }
+ * tradeRatio([btc]).ratio?.toString() // '9.9'
+ * ```
  */
 export interface ContractActivity {
   /** Contract name as the API writes it (`BTC_USDT`); `BTC-USDT` and lower case are read as the same (R2). */
@@ -27,7 +35,17 @@ export interface ContractActivity {
 /** The fields of a {@link ContractActivity}. */
 export const CONTRACT_ACTIVITY_FIELDS: readonly string[] = Object.freeze(['contract', 'makerVolume', 'takerVolume', 'place', 'amend', 'cancel']);
 
-/** Options of the trade ratio (R1, R2). */
+/**
+ * Options of the trade ratio (R1, R2).
+ *
+ * @example
+ * ```ts
+ * import { tradeRatio, type RatioOptions } from 'traderatio'
+ *
+ * const options: RatioOptions = { countCancels: false, coefficients: { SOL_USDT: '0.5' } }
+ * tradeRatio([{ contract: 'SOL_USDT', makerVolume: '90', place: 10, cancel: 10 }], options).ratio?.toString() // '18'
+ * ```
+ */
 export interface RatioOptions {
   /** Weight of maker volume in the numerator. @default "1" */
   readonly makerWeight?: DecimalInput;
@@ -218,7 +236,20 @@ function addAmount(sum: FixedSum, value: DecimalInput, field: string, contract: 
   sum.add(fixedFromDec(parseNonNegativeDecimal(value, `\`${field}\` of ${contract}${where(place)}`)));
 }
 
-/** A trade ratio with everything it was made of, all exact. */
+/**
+ * A trade ratio with everything it was made of, all exact.
+ *
+ * @example
+ * ```ts
+ * import { tradeRatio, type RatioResult } from 'traderatio'
+ *
+ * const r: RatioResult = tradeRatio([{ contract: 'BTC_USDT', makerVolume: '100', takerVolume: '200', place: 30 }])
+ * r.numerator.toString() // '280'
+ * r.denominator.toString() // '30'
+ * r.ratio?.toDecimalPlaces(2).toString() // '9.33'
+ * tradeRatio([]).ratio // null
+ * ```
+ */
 export interface RatioResult {
   /**
    * numerator / denominator, or `null` when no request was counted (the ratio is undefined and
@@ -333,6 +364,8 @@ export function ratioOfTotals(totals: ActivityTotals, config: RatioConfig): Rati
  *
  * @example
  * ```ts
+ * import { tradeRatio } from 'traderatio'
+ *
  * const r = tradeRatio([
  *   { contract: 'BTC_USDT', makerVolume: '100', takerVolume: '200', place: 30 },
  *   { contract: 'SOL_USDT', makerVolume: '20', takerVolume: '20', place: 35 },
@@ -355,6 +388,9 @@ export function tradeRatio(activity: readonly ContractActivity[], options: Ratio
  *
  * @example
  * ```ts
+ * import { tradeRatio } from 'traderatio'
+ * import { compareRatio } from 'traderatio/rules'
+ *
  * compareRatio(tradeRatio([{ contract: 'BTC_USDT', makerVolume: '2', place: 1 }]), tradeRatio([])) // 1
  * ```
  */

@@ -3,7 +3,18 @@ import type { Dec } from './decimal.js';
 import { parseInstant, parseNonNegativeDecimal, parsePositiveInteger } from './parse.js';
 import { type Tier, type TierRow, type TierTable, resolveTiers } from './tiers.js';
 
-/** One row of GET /account/rate_limit (R16): the exchange's own figure for the account. */
+/**
+ * One row of GET /account/rate_limit (R16): the exchange's own figure for the account.
+ *
+ * @example
+ * ```ts
+ * import type { RateLimitReport } from 'traderatio'
+ * import { readRateLimitReport, reportFor } from 'traderatio/rules'
+ *
+ * const row: RateLimitReport | undefined = reportFor(readRateLimitReport({ tier: '2', ratio: '1.5', main_ratio: '1.5', updated_at: 1795219200 }))
+ * row?.mainRatio.toString() // '1.5'
+ * ```
+ */
 export interface RateLimitReport {
   /** `type` as the exchange writes it (`spot`, `futures`), when the row has one. */
   readonly type?: string;
@@ -26,8 +37,12 @@ export interface RateLimitReport {
  *
  * @example
  * ```ts
- * readRateLimitReport([{ type: 'futures', tier: '4', ratio: '8.19', main_ratio: '8.19', updated_at: '1795219200' }])
- * // [{ type: 'futures', tier: 4, ratio: Dec(8.19), mainRatio: Dec(8.19), updatedAt: 1795219200000 }]
+ * import { readRateLimitReport } from 'traderatio/rules'
+ *
+ * const [row] = readRateLimitReport([{ type: 'futures', tier: '4', ratio: '8.19', main_ratio: '8.19', updated_at: '1795219200' }])
+ * row?.tier // 4
+ * row?.ratio.toString() // '8.19'
+ * row?.updatedAt // 1795219200000
  * ```
  */
 export function readRateLimitReport(rows: unknown): readonly RateLimitReport[] {
@@ -64,7 +79,14 @@ export function readRateLimitReport(rows: unknown): readonly RateLimitReport[] {
  *
  * @example
  * ```ts
- * reportFor(readRateLimitReport(await response.json()))?.tier
+ * import { readRateLimitReport, reportFor } from 'traderatio/rules'
+ *
+ * const reports = readRateLimitReport([
+ *   { type: 'spot', tier: '1', ratio: '0', main_ratio: '0', updated_at: '1795219200' },
+ *   { type: 'futures', tier: '4', ratio: '8.19', main_ratio: '8.19', updated_at: '1795219200' },
+ * ])
+ * reportFor(reports)?.tier // 4
+ * reportFor(reports, 'spot')?.tier // 1
  * ```
  */
 export function reportFor(reports: readonly RateLimitReport[], type = 'futures'): RateLimitReport | undefined {
@@ -75,10 +97,34 @@ export function reportFor(reports: readonly RateLimitReport[], type = 'futures')
  * What to do when the exchange's report and the local rules disagree (R16): `adopt` the report
  * when it is at least as new as the latest snapshot; `report` only (keep the local tier); `min`,
  * the lower of the two (for engines that must never exceed).
+ *
+ * @example
+ * ```ts
+ * import type { ReportPolicy } from 'traderatio'
+ * import { readRateLimitReport, reconcileTier } from 'traderatio/rules'
+ *
+ * const report = readRateLimitReport({ tier: '5', ratio: '10.06', main_ratio: '8.19', updated_at: 1795219200 })[0]!
+ * const policy: ReportPolicy = 'min'
+ * reconcileTier({ local: 4, snapshotAt: null, report, at: 1_795_219_260_000, policy }).source // 'local'
+ * ```
  */
 export type ReportPolicy = 'adopt' | 'report' | 'min';
 
-/** What {@link reconcileTier} is given. */
+/**
+ * What {@link reconcileTier} is given.
+ *
+ * @example
+ * ```ts
+ * import type { ReconcileInput } from 'traderatio'
+ * import { readRateLimitReport, reconcileTier } from 'traderatio/rules'
+ *
+ * // A report made the day before the latest snapshot (00:00 UTC) is stale: the local tier stays.
+ * const report = readRateLimitReport({ tier: '5', ratio: '10.06', main_ratio: '8.19', updated_at: 1795132800 })[0]!
+ * const input: ReconcileInput = { local: 4, snapshotAt: 1_795_219_200_000, report, at: 1_795_219_260_000 }
+ * reconcileTier(input).tier.tier // 4
+ * reconcileTier(input).disagreement?.stale // true
+ * ```
+ */
 export interface ReconcileInput {
   /** The tier the local rules put in force at `at`. */
   readonly local: number;
@@ -94,7 +140,20 @@ export interface ReconcileInput {
   readonly tiers?: TierTable | readonly TierRow[];
 }
 
-/** A disagreement between the local tier and the exchange's, to report (R16). */
+/**
+ * A disagreement between the local tier and the exchange's, to report (R16).
+ *
+ * @example
+ * ```ts
+ * import type { TierDisagreement } from 'traderatio'
+ * import { readRateLimitReport, reconcileTier } from 'traderatio/rules'
+ *
+ * const report = readRateLimitReport({ tier: '3', ratio: '4', main_ratio: '4', updated_at: 1795219200 })[0]!
+ * const d: TierDisagreement | null = reconcileTier({ local: 4, snapshotAt: null, report, at: 1_795_219_200_000, policy: 'report' }).disagreement
+ * d?.local.limit // 250
+ * d?.reported.limit // 200
+ * ```
+ */
 export interface TierDisagreement {
   /** The tier the local rules put in force. */
   readonly local: Tier;
@@ -108,7 +167,20 @@ export interface TierDisagreement {
   readonly report: RateLimitReport;
 }
 
-/** The tier in force after reconciliation, where it comes from, and what to report. */
+/**
+ * The tier in force after reconciliation, where it comes from, and what to report.
+ *
+ * @example
+ * ```ts
+ * import type { TierReconciliation } from 'traderatio'
+ * import { readRateLimitReport, reconcileTier } from 'traderatio/rules'
+ *
+ * const report = readRateLimitReport({ tier: '4', ratio: '8.19', main_ratio: '8.19', updated_at: 1795219200 })[0]!
+ * const r: TierReconciliation = reconcileTier({ local: 4, snapshotAt: null, report, at: 1_795_219_200_000 })
+ * r.source // 'local'
+ * r.disagreement // null
+ * ```
+ */
 export interface TierReconciliation {
   readonly tier: Tier;
   readonly source: 'local' | 'report';
@@ -125,9 +197,13 @@ export interface TierReconciliation {
  *
  * @example
  * ```ts
+ * import { readRateLimitReport, reconcileTier } from 'traderatio/rules'
+ *
  * const report = readRateLimitReport([{ tier: '5', ratio: '10.06', main_ratio: '8.19', updated_at: '1795219200' }])[0]!
- * reconcileTier({ local: 4, snapshotAt: 1_795_219_200_000, report, at: 1_795_219_260_000 })
- * // { tier: tier 5, source: 'report', disagreement: { local: tier 4, reported: tier 5, reportAgeMs: 60000, stale: false, ... } }
+ * const r = reconcileTier({ local: 4, snapshotAt: 1_795_219_200_000, report, at: 1_795_219_260_000 })
+ * r.tier.tier // 5
+ * r.source // 'report'
+ * r.disagreement?.reportAgeMs // 60000
  * ```
  */
 export function reconcileTier(input: ReconcileInput): TierReconciliation {

@@ -5,7 +5,17 @@ import { type Fixed, fixedCmp, fixedFromDec, fixedMul } from './fixed.js';
 import { type Fraction, type RatioResult, fractionOf } from './ratio.js';
 import { partitionPoint } from './search.js';
 
-/** One row of a tier table as a user writes it. */
+/**
+ * One row of a tier table as a user writes it.
+ *
+ * @example
+ * ```ts
+ * import { tierFor, type TierRow } from 'traderatio'
+ *
+ * const rows: TierRow[] = [{ minRatio: '0', limit: 100 }, { minRatio: '2.5', limit: 300 }]
+ * tierFor('2.5', rows).limit // 300
+ * ```
+ */
 export interface TierRow {
   /** The lowest ratio of the tier (included). The first row's must be 0. */
   readonly minRatio: DecimalInput;
@@ -13,7 +23,19 @@ export interface TierRow {
   readonly limit: number;
 }
 
-/** One tier of a validated table. */
+/**
+ * One tier of a validated table.
+ *
+ * @example
+ * ```ts
+ * import { tierFor, type Tier } from 'traderatio'
+ *
+ * const tier: Tier = tierFor('8.19')
+ * tier.tier // 4
+ * tier.limit // 250
+ * tier.maxRatio?.toString() // '10'
+ * ```
+ */
 export interface Tier {
   /** 1 for the lowest tier. */
   readonly tier: number;
@@ -25,7 +47,19 @@ export interface Tier {
   readonly limit: number;
 }
 
-/** A validated tier table: tiers in increasing order, tier 1 first. */
+/**
+ * A validated tier table: tiers in increasing order, tier 1 first.
+ *
+ * @example
+ * ```ts
+ * import { tierFor, type TierTable } from 'traderatio'
+ * import { createTierTable } from 'traderatio/rules'
+ *
+ * const table: TierTable = createTierTable([{ minRatio: '0', limit: 100 }, { minRatio: '4', limit: 200 }])
+ * table.map((t) => t.maxRatio?.toString() ?? null) // ['4', null]
+ * tierFor('3.99', table).tier // 1
+ * ```
+ */
 export type TierTable = readonly Tier[];
 
 const TIER_ROW_FIELDS: readonly string[] = ['minRatio', 'limit'];
@@ -36,7 +70,11 @@ const TIER_ROW_FIELDS: readonly string[] = ['minRatio', 'limit'];
  *
  * @example
  * ```ts
+ * import { tierFor } from 'traderatio'
+ * import { createTierTable } from 'traderatio/rules'
+ *
  * const table = createTierTable([{ minRatio: '0', limit: 100 }, { minRatio: '2', limit: 300 }])
+ * tierFor('2', table).limit // 300
  * ```
  */
 export function createTierTable(rows: readonly TierRow[]): TierTable {
@@ -76,7 +114,17 @@ export function createTierTable(rows: readonly TierRow[]): TierTable {
 
 const validated = new WeakSet<TierTable>();
 
-/** The published perpetual-futures tier table (R3): 100 to 400 requests per second. */
+/**
+ * The published perpetual-futures tier table (R3): 100 to 400 requests per second.
+ *
+ * @example
+ * ```ts
+ * import { DEFAULT_TIERS } from 'traderatio'
+ *
+ * DEFAULT_TIERS.map((t) => t.limit) // [100, 150, 200, 250, 300, 350, 400]
+ * DEFAULT_TIERS.map((t) => t.minRatio.toNumber()) // [0, 1, 3, 5, 10, 20, 50]
+ * ```
+ */
 export const DEFAULT_TIERS: TierTable = createTierTable([
   { minRatio: '0', limit: 100 },
   { minRatio: '1', limit: 150 },
@@ -102,6 +150,8 @@ export function resolveTiers(tiers: TierTable | readonly TierRow[] | undefined):
  *
  * @example
  * ```ts
+ * import { tierFor } from 'traderatio'
+ *
  * tierFor('8.19').limit  // 250
  * tierFor('10.06').limit // 300
  * ```
@@ -136,7 +186,11 @@ export function tierIndexReached(tierCount: number, reaches: (index: number) => 
  *
  * @example
  * ```ts
- * tierOfRatio(tradeRatio([{ contract: 'BTC_USDT', makerVolume: '15', place: 3 }])).tier // 4 (exactly 5)
+ * import { tradeRatio } from 'traderatio'
+ * import { tierOfRatio } from 'traderatio/rules'
+ *
+ * // Exactly 5: tier 4.
+ * tierOfRatio(tradeRatio([{ contract: 'BTC_USDT', makerVolume: '15', place: 3 }])).tier // 4
  * ```
  */
 export function tierOfRatio(ratio: RatioResult, tiers: TierTable | readonly TierRow[] = DEFAULT_TIERS): Tier {

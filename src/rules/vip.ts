@@ -1,11 +1,31 @@
 import { InvalidInputError } from '../errors.js';
 import type { Tier, TierTable } from './tiers.js';
 
-/** The VIP level from which perpetual-futures limits follow the trade ratio (R4). */
+/**
+ * The VIP level from which perpetual-futures limits follow the trade ratio (R4).
+ *
+ * @example
+ * ```ts
+ * import { TIERED_VIP_LEVEL, isTieredVip } from 'traderatio/rules'
+ *
+ * TIERED_VIP_LEVEL // 14
+ * isTieredVip(TIERED_VIP_LEVEL - 1) // false
+ * ```
+ */
 export const TIERED_VIP_LEVEL = 14;
 
 /**
  * Reads a VIP level: a non-negative integer.
+ *
+ * @example
+ * ```ts
+ * import { parseVipLevel } from 'traderatio/rules'
+ *
+ * parseVipLevel(14) // 14
+ * let refused: unknown
+ * try { parseVipLevel(-1) } catch (e) { refused = e }
+ * (refused as Error).name // 'InvalidInputError'
+ * ```
  */
 export function parseVipLevel(value: unknown, field = '`vipLevel`'): number {
   if (typeof value !== 'number' || !Number.isInteger(value) || value < 0) {
@@ -20,6 +40,8 @@ export function parseVipLevel(value: unknown, field = '`vipLevel`'): number {
  *
  * @example
  * ```ts
+ * import { isTieredVip } from 'traderatio/rules'
+ *
  * isTieredVip(14) // true
  * isTieredVip(13) // false
  * ```
