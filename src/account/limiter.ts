@@ -53,9 +53,14 @@ const CANCEL_PRIORITY = 10;
  *
  * @example
  * ```ts
+ * import { AccountLimiter } from 'traderatio'
+ *
  * const limiter = new AccountLimiter({ accounts: [{ id: 'main', role: 'main' }] })
- * const order = await limiter.request('main', 'POST', '/futures/usdt/orders', () => api.post(...), { body })
+ * const body = { contract: 'BTC_USDT', size: 1, price: '60000' }
+ * await limiter.request('main', 'POST', '/futures/usdt/orders', () => ({ id: 1 }), { body }) // { id: 1 }
  * limiter.recordFill('main', { contract: 'BTC_USDT', role: 'maker', volume: '1250.5' })
+ * limiter.limitNow('main').limit // 100
+ * limiter.close()
  * ```
  */
 export class AccountLimiter {
