@@ -4,7 +4,21 @@ import type { ReportPolicy } from '../rules/report.js';
 import type { ChangeReason } from '../rules/timeline.js';
 import type { Tier } from '../rules/tiers.js';
 
-/** The limit in force for an account, and why. */
+/**
+ * The limit in force for an account, and why.
+ *
+ * @example
+ * ```ts
+ * import { AccountLimiter, type AccountStatus } from 'traderatio'
+ *
+ * const limiter = new AccountLimiter({ accounts: [{ id: 'main', role: 'main' }] })
+ * const status: AccountStatus = limiter.limitNow('main')
+ * status.tier.tier // 1
+ * status.limit // 100
+ * status.reason // 'initial'
+ * limiter.close()
+ * ```
+ */
 export interface AccountStatus {
   readonly account: string;
   readonly at: number;
@@ -30,6 +44,21 @@ export interface AccountStatus {
  * report that failed or was refused (`reconcile`). An error thrown by a listener
  * while it handles an `error` event, or an error with no listener to take it, becomes a process
  * warning (`process.emitWarning`), so that none is lost silently.
+ *
+ * @example
+ * ```ts
+ * import { AccountLimiter, type LimiterEvent } from 'traderatio'
+ *
+ * const limiter = new AccountLimiter({ accounts: [{ id: 'main', role: 'main' }] })
+ * const events: LimiterEvent[] = []
+ * limiter.on((event) => events.push(event))
+ * // The exchange reports tier 4 (GET /account/rate_limit, R16): adopted, and told.
+ * const updated_at = String(Math.floor(Date.now() / 1000))
+ * limiter.reportRateLimit('main', [{ type: 'futures', tier: '4', ratio: '8.19', main_ratio: '8.19', updated_at }])
+ * events.map((e) => e.type) // ['limit', 'report']
+ * events[0]?.type === 'limit' && events[0].to // 250
+ * limiter.close()
+ * ```
  */
 export type LimiterEvent =
   | { readonly type: 'limit'; readonly account: string; readonly at: number; readonly from: number; readonly to: number; readonly reason: AccountStatus['reason'] }

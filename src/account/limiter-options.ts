@@ -16,7 +16,19 @@ import type { LimitStore } from '../schedule/store.js';
 import type { LimiterSnapshot } from './persistence.js';
 import type { SharedCounts } from './shared-counts.js';
 
-/** Options of an account limiter. */
+/**
+ * Options of an account limiter.
+ *
+ * @example
+ * ```ts
+ * import { AccountLimiter, type AccountLimiterOptions } from 'traderatio'
+ *
+ * const options: AccountLimiterOptions = { accounts: [{ id: 'main', role: 'main' }], vipLevel: 2 }
+ * const limiter = new AccountLimiter(options)
+ * limiter.limitNow('main').reason // 'vip-below-14'
+ * limiter.close()
+ * ```
+ */
 export interface AccountLimiterOptions extends FamilyOptions {
   /** The family: a main account and its sub-accounts (or a single account). */
   readonly accounts: readonly TimelineAccount[];
@@ -108,12 +120,37 @@ export interface AccountLimiterOptions extends FamilyOptions {
  * response's headers (REST) or the WebSocket answer's `header`, where `X-In-Time` and `X-Out-Time`
  * are read, or those two in microseconds. `sentMono` and `receivedMono` (the limiter's
  * `clock.now()`) let the estimate follow a step of the local wall clock at once.
+ *
+ * @example
+ * ```ts
+ * import { AccountLimiter, type LimiterClockSample } from 'traderatio'
+ *
+ * const limiter = new AccountLimiter({ accounts: [{ id: 'main' }] })
+ * const sentAt = Date.now(), inTime = (sentAt + 1_010) * 1_000 // the exchange 1 s ahead, in µs
+ * const sample: LimiterClockSample = { sentAt, receivedAt: sentAt + 20, headers: { 'x-in-time': `${inTime}`, 'x-out-time': `${inTime + 1_000}` } }
+ * limiter.clockSample(sample) // { accepted: true }
+ * limiter.clockEstimate()?.offsetMs // 1000.5
+ * limiter.close()
+ * ```
  */
 export type LimiterClockSample =
   | ClockSample
   | (Omit<ClockSample, 'inTime' | 'outTime'> & { readonly headers: HeadersLike });
 
-/** Options of one request. */
+/**
+ * Options of one request.
+ *
+ * @example
+ * ```ts
+ * import { AccountLimiter, type RequestOptions } from 'traderatio'
+ *
+ * const limiter = new AccountLimiter({ accounts: [{ id: 'main' }] })
+ * // A cancel by order id: the contract it counts under, and the cancels' priority.
+ * const options: RequestOptions = { contract: 'ETH_USDT', priority: 10 }
+ * await limiter.request('main', 'DELETE', '/futures/usdt/orders/123', () => 'cancelled', options) // 'cancelled'
+ * limiter.close()
+ * ```
+ */
 export interface RequestOptions {
   /** The request body: a batch's orders count one by one (R1). */
   readonly body?: unknown;
@@ -126,7 +163,19 @@ export interface RequestOptions {
   readonly priority?: number;
 }
 
-/** Options of one WebSocket order request. */
+/**
+ * Options of one WebSocket order request.
+ *
+ * @example
+ * ```ts
+ * import { AccountLimiter, type WebSocketRequestOptions } from 'traderatio'
+ *
+ * const limiter = new AccountLimiter({ accounts: [{ id: 'main' }] })
+ * const options: WebSocketRequestOptions = { params: { contract: 'BTC_USDT', size: 1, price: '60000' } }
+ * await limiter.requestWebSocket('main', 'futures.order_place', () => 'placed', options) // 'placed'
+ * limiter.close()
+ * ```
+ */
 export interface WebSocketRequestOptions extends Omit<RequestOptions, 'body'> {
   /** The `req_param` of the request: an order, a batch, an amendment, the ids to cancel. */
   readonly params?: unknown;
@@ -134,14 +183,48 @@ export interface WebSocketRequestOptions extends Omit<RequestOptions, 'body'> {
   readonly settle?: string;
 }
 
-/** A request as given to {@link AccountLimiter.request}. */
+/**
+ * A request as given to {@link AccountLimiter.request}.
+ *
+ * @example
+ * ```ts
+ * import { AccountLimiter, type SentRequest } from 'traderatio'
+ * import { VirtualClock } from 'traderatio/testing'
+ *
+ * const clock = new VirtualClock({ wallStart: Date.now() })
+ * const limiter = new AccountLimiter({ accounts: [{ id: 'main' }], clock })
+ * const sent: SentRequest = { method: 'GET', path: '/futures/usdt/accounts' }
+ * limiter.feedback('main', sent, { limited: true, retryAfterMs: 1_000 }) // a 429: wait a second
+ * const started = limiter.request('main', sent.method, sent.path, () => clock.now())
+ * await clock.advance(1_000)
+ * await started // 1000
+ * limiter.close()
+ * ```
+ */
 export interface SentRequest {
   readonly method: string;
   readonly path: string;
   readonly body?: unknown;
 }
 
-/** A WebSocket order request as given to {@link AccountLimiter.requestWebSocket}. */
+/**
+ * A WebSocket order request as given to {@link AccountLimiter.requestWebSocket}.
+ *
+ * @example
+ * ```ts
+ * import { AccountLimiter, type SentWebSocketRequest } from 'traderatio'
+ * import { VirtualClock } from 'traderatio/testing'
+ *
+ * const clock = new VirtualClock({ wallStart: Date.now() })
+ * const limiter = new AccountLimiter({ accounts: [{ id: 'main' }], clock })
+ * const sent: SentWebSocketRequest = { channel: 'futures.order_place', params: { contract: 'BTC_USDT', size: 1, price: '60000' } }
+ * limiter.feedback('main', sent, { limited: true, retryAfterMs: 1_000 }) // refused for its rate
+ * const started = limiter.requestWebSocket('main', sent.channel, () => clock.now(), { params: sent.params })
+ * await clock.advance(1_000)
+ * await started // 1000
+ * limiter.close()
+ * ```
+ */
 export interface SentWebSocketRequest {
   readonly channel: string;
   readonly params?: unknown;

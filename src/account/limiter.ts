@@ -53,9 +53,14 @@ const CANCEL_PRIORITY = 10;
  *
  * @example
  * ```ts
+ * import { AccountLimiter } from 'traderatio'
+ *
  * const limiter = new AccountLimiter({ accounts: [{ id: 'main', role: 'main' }] })
- * const order = await limiter.request('main', 'POST', '/futures/usdt/orders', () => api.post(...), { body })
+ * const body = { contract: 'BTC_USDT', size: 1, price: '60000' }
+ * await limiter.request('main', 'POST', '/futures/usdt/orders', () => ({ id: 1 }), { body }) // { id: 1 }
  * limiter.recordFill('main', { contract: 'BTC_USDT', role: 'maker', volume: '1250.5' })
+ * limiter.limitNow('main').limit // 100
+ * limiter.close()
  * ```
  */
 export class AccountLimiter {
@@ -178,8 +183,13 @@ export class AccountLimiter {
    *
    * @example
    * ```ts
+   * import { AccountLimiter } from 'traderatio'
+   *
+   * const limiter = new AccountLimiter({ accounts: [{ id: 'main' }] })
    * const params = { contract: 'BTC_USDT', size: 1, price: '0', tif: 'ioc' }
-   * await limiter.requestWebSocket('main', 'futures.order_place', () => ws.call('futures.order_place', params), { params })
+   * await limiter.requestWebSocket('main', 'futures.order_place', () => ({ status: 'finished' }), { params }) // { status: 'finished' }
+   * limiter.abuseHeadroom('main').requests // 1
+   * limiter.close()
    * ```
    */
   requestWebSocket<T>(account: string, channel: string, fn: () => T | PromiseLike<T>, options: WebSocketRequestOptions = {}): Promise<Awaited<T>> {
@@ -229,8 +239,17 @@ export class AccountLimiter {
    *
    * @example
    * ```ts
-   * limiter.feedback('main', { method, path, body }, feedbackFrom(res, errorBody))
-   * limiter.feedback('main', { channel: 'futures.order_place', params }, feedbackFromWebSocket(reply))
+   * import { AccountLimiter, feedbackFrom } from 'traderatio'
+   * import { VirtualClock } from 'traderatio/testing'
+   *
+   * const clock = new VirtualClock({ wallStart: Date.now() })
+   * const limiter = new AccountLimiter({ accounts: [{ id: 'main' }], clock })
+   * const res = new Response('{"label":"TOO_MANY_REQUESTS"}', { status: 429, headers: { 'Retry-After': '2' } })
+   * limiter.feedback('main', { method: 'GET', path: '/spot/accounts' }, feedbackFrom(res, await res.json()))
+   * const next = limiter.request('main', 'GET', '/spot/accounts', () => clock.now())
+   * await clock.advance(2_000)
+   * await next // 2000
+   * limiter.close()
    * ```
    */
   feedback(account: string, request: SentRequest | SentWebSocketRequest | Classification, feedback: RateLimitFeedback): void {
@@ -296,8 +315,14 @@ export class AccountLimiter {
    *
    * @example
    * ```ts
-   * const answer = await (await fetch('https://api.gateio.ws/api/v4/account/rate_limit', { headers })).json()
-   * limiter.reportRateLimit('main', answer) // { tier, source: 'report' | 'local', disagreement }
+   * import { AccountLimiter } from 'traderatio'
+   *
+   * const limiter = new AccountLimiter({ accounts: [{ id: 'main', role: 'main' }] })
+   * const updated_at = String(Math.floor(Date.now() / 1000))
+   * const answer = [{ type: 'futures', tier: '4', ratio: '8.19', main_ratio: '8.19', updated_at }]
+   * limiter.reportRateLimit('main', answer)?.source // 'report'
+   * limiter.limitNow('main').limit // 250
+   * limiter.close()
    * ```
    */
   reportRateLimit(account: string, answer: unknown): TierReconciliation | null {
@@ -324,9 +349,15 @@ export class AccountLimiter {
    *
    * @example
    * ```ts
-   * const sentAt = Date.now()
-   * const response = await limiter.request('main', 'GET', '/futures/usdt/accounts', () => fetch(url, init))
-   * limiter.clockSample({ sentAt, receivedAt: Date.now(), headers: response.headers })
+   * import { AccountLimiter } from 'traderatio'
+   *
+   * const limiter = new AccountLimiter({ accounts: [{ id: 'main' }] })
+   * const sentAt = Date.now(), inTime = (sentAt - 4_990) * 1_000 // the exchange 5 s behind, in µs
+   * const headers = new Headers({ 'X-In-Time': `${inTime}`, 'X-Out-Time': `${inTime + 1_000}` })
+   * limiter.clockSample({ sentAt, receivedAt: sentAt + 20, headers }) // { accepted: true }
+   * limiter.clockEstimate()?.offsetMs // -4999.5
+   * limiter.clockSample({ sentAt, receivedAt: sentAt + 20, headers: {} }) // { accepted: false, reason: 'no-gateway-times' }
+   * limiter.close()
    * ```
    */
   clockSample(sample: LimiterClockSample): SampleOutcome {
@@ -355,9 +386,15 @@ export class AccountLimiter {
    *
    * @example
    * ```ts
-   * const sentAt = Date.now(), sentMono = performance.now()
-   * const response = await limiter.request('main', 'POST', path, () => fetch(url, init), { body })
-   * limiter.arrived('main', { method: 'POST', path, body }, { sentAt, sentMono, receivedAt: Date.now(), headers: response.headers })
+   * import { AccountLimiter } from 'traderatio'
+   *
+   * const limiter = new AccountLimiter({ accounts: [{ id: 'main' }] })
+   * const path = '/futures/usdt/orders', body = { contract: 'BTC_USDT', size: 1, price: '60000' }
+   * const sentAt = Date.now()
+   * await limiter.request('main', 'POST', path, () => 'placed', { body }) // 'placed'
+   * const headers = { 'x-in-time': `${(sentAt + 8) * 1_000}`, 'x-out-time': `${(sentAt + 9) * 1_000}` }
+   * limiter.arrived('main', { method: 'POST', path, body }, { sentAt, receivedAt: sentAt + 16, headers }) // { accepted: true }
+   * limiter.close()
    * ```
    */
   arrived(account: string, request: SentRequest | SentWebSocketRequest | Classification, sample: LimiterClockSample): ReturnType<AccountLimiter['clockSample']> {

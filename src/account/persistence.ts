@@ -7,7 +7,22 @@ import type { FamilyState } from './family-state.js';
 import { type Repeating, every } from './timers.js';
 import { Tracker, type TrackerState } from './tracker.js';
 
-/** The limiter's state as plain, versioned JSON. */
+/**
+ * The limiter's state as plain, versioned JSON.
+ *
+ * @example
+ * ```ts
+ * import { AccountLimiter, type LimiterSnapshot } from 'traderatio'
+ *
+ * const limiter = new AccountLimiter({ accounts: [{ id: 'main' }], vipLevel: 2 })
+ * const snapshot: LimiterSnapshot = JSON.parse(JSON.stringify(limiter.snapshot()))
+ * limiter.close()
+ * const restarted = new AccountLimiter({ accounts: snapshot.accounts })
+ * restarted.restore(snapshot)
+ * restarted.snapshot().vipLevel // 2
+ * restarted.close()
+ * ```
+ */
 export interface LimiterSnapshot {
   readonly format: 'traderatio.account-limiter';
   readonly version: 1;

@@ -6,7 +6,20 @@ import { parseDecimal, parseNonNegativeDecimal, parsePositiveDecimal } from '../
 import type { AccountLimiter } from './limiter.js';
 import type { FillRole } from './tracker.js';
 
-/** A row of GET /futures/{settle}/my_trades. */
+/**
+ * A row of GET /futures/{settle}/my_trades.
+ *
+ * @example
+ * ```ts
+ * import { AccountLimiter, type FuturesTradeRow, recordTrades } from 'traderatio'
+ *
+ * const limiter = new AccountLimiter({ accounts: [{ id: 'main' }] })
+ * const row: FuturesTradeRow = { id: 1, contract: 'BTC_USDT', size: -20, price: '60000', role: 'taker' }
+ * recordTrades(limiter, 'main', [row], { multipliers: { BTC_USDT: '0.0001' } }) // { recorded: 1, duplicates: 0 }
+ * limiter.abuseHeadroom('main').traded // '120'
+ * limiter.close()
+ * ```
+ */
 export interface FuturesTradeRow {
   readonly id: string | number;
   readonly contract: string;
@@ -15,7 +28,20 @@ export interface FuturesTradeRow {
   readonly role: FillRole;
 }
 
-/** A row of GET /spot/my_trades. */
+/**
+ * A row of GET /spot/my_trades.
+ *
+ * @example
+ * ```ts
+ * import { AccountLimiter, type SpotTradeRow, recordTrades } from 'traderatio'
+ *
+ * const limiter = new AccountLimiter({ accounts: [{ id: 'main' }] })
+ * const row: SpotTradeRow = { id: 7, currency_pair: 'BTC_USDT', amount: '0.01', price: '60000', role: 'maker' }
+ * recordTrades(limiter, 'main', [row, row]) // { recorded: 1, duplicates: 1 }
+ * limiter.spotFillHeadroom('main').traded // '600'
+ * limiter.close()
+ * ```
+ */
 export interface SpotTradeRow {
   readonly id: string | number;
   readonly currency_pair: string;
@@ -24,7 +50,21 @@ export interface SpotTradeRow {
   readonly role: FillRole;
 }
 
-/** `quanto_multiplier` by futures contract traded (USDT-margined). */
+/**
+ * `quanto_multiplier` by futures contract traded (USDT-margined).
+ *
+ * @example
+ * ```ts
+ * import { AccountLimiter, type RecordTradesOptions, recordTrades } from 'traderatio'
+ *
+ * const limiter = new AccountLimiter({ accounts: [{ id: 'main' }] })
+ * const options: RecordTradesOptions = { multipliers: { BTC_USDT: '0.0001', ETH_USDT: '0.01' } }
+ * const rows = [{ id: 1, contract: 'ETH_USDT', size: 3, price: '3000', role: 'maker' as const }]
+ * recordTrades(limiter, 'main', rows, options) // { recorded: 1, duplicates: 0 }
+ * limiter.abuseHeadroom('main').traded // '90'
+ * limiter.close()
+ * ```
+ */
 export interface RecordTradesOptions {
   readonly multipliers?: Readonly<Record<string, DecimalInput>>;
 }
@@ -38,6 +78,18 @@ const seen = new WeakMap<AccountLimiter, Map<string, Set<string>>>();
  * A message of the WebSocket user-trades channels (`futures.usertrades`, `spot.usertrades`): an
  * `update` carries the account's new fills in `result`, each with the fields of a `my_trades` row
  * (`id`, `contract` and `size` or `currency_pair` and `amount`, `price`, `role`).
+ *
+ * @example
+ * ```ts
+ * import { AccountLimiter, type UserTradesMessage, recordTrades } from 'traderatio'
+ *
+ * const limiter = new AccountLimiter({ accounts: [{ id: 'main' }] })
+ * const fill = { id: 9, currency_pair: 'ETH_USDT', amount: '2', price: '3000', role: 'taker' }
+ * const message: UserTradesMessage = { channel: 'spot.usertrades', event: 'update', result: [fill] }
+ * recordTrades(limiter, 'main', message) // { recorded: 1, duplicates: 0 }
+ * recordTrades(limiter, 'main', { ...message, event: 'subscribe' }) // { recorded: 0, duplicates: 0 }
+ * limiter.close()
+ * ```
  */
 export interface UserTradesMessage {
   readonly channel: string;
@@ -56,8 +108,18 @@ const USER_TRADES: Readonly<Record<string, 'futures' | 'spot'>> = { 'futures.use
  *
  * @example
  * ```ts
+ * import { AccountLimiter, recordTrades } from 'traderatio'
+ *
+ * const limiter = new AccountLimiter({ accounts: [{ id: 'main' }] })
+ * const rows = [
+ *   { id: 1, contract: 'BTC_USDT', size: 10, price: '60000', role: 'maker' as const },
+ *   { id: 2, contract: 'BTC_USDT', size: -5, price: '60100', role: 'taker' as const },
+ * ]
  * recordTrades(limiter, 'main', rows, { multipliers: { BTC_USDT: '0.0001' } }) // { recorded: 2, duplicates: 0 }
- * ws.on('message', (raw) => recordTrades(limiter, 'main', JSON.parse(String(raw)), { multipliers }))
+ * // The live stream repeats a fill the REST catch-up had: counted once.
+ * const update = { channel: 'futures.usertrades', event: 'update', result: [rows[1]] }
+ * recordTrades(limiter, 'main', update, { multipliers: { BTC_USDT: '0.0001' } }) // { recorded: 0, duplicates: 1 }
+ * limiter.close()
  * ```
  */
 export function recordTrades(

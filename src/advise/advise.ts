@@ -13,7 +13,18 @@ import { TIERED_VIP_LEVEL, isTieredVip, parseVipLevel, tierInForce } from '../ru
 import { type PairCount, isHeavy, withAccountApart, withAmends, withHeavyMoved, withMakerAdded, withMakerShare, withRequestsDropped } from './edits.js';
 import { type ThrottleNearMiss, throttleNearMisses } from './throttles.js';
 
-/** What the advisor reads: a family's 7-day activity, and what a request log adds to it. */
+/**
+ * What the advisor reads: a family's 7-day activity, and what a request log adds to it.
+ *
+ * @example
+ * ```ts
+ * import { type AdviceInput, advise } from 'traderatio'
+ *
+ * const accounts = [{ account: 'A', contracts: [{ contract: 'BTC_USDT', makerVolume: '400', takerVolume: '100', place: 50, cancel: 40 }] }]
+ * const input: AdviceInput = { accounts, pairs: [{ account: 'A', contract: 'BTC_USDT', pairs: 30 }] }
+ * advise(input).findings.find((f) => f.kind === 'amend-pairs')?.change // 'send 30 cancel + place pairs as one amend each'
+ * ```
+ */
 export interface AdviceInput {
   /** Each account's activity over the 7-day window, per contract (as {@link rateFamily} takes it). */
   readonly accounts: readonly AccountActivity[];
@@ -23,7 +34,18 @@ export interface AdviceInput {
   readonly hours?: readonly { readonly account: string; readonly market: 'futures' | 'spot'; readonly hours: readonly HourlyActivity[] }[];
 }
 
-/** Options of {@link advise}: those of the family's ratios and limits, and the shares the findings try. */
+/**
+ * Options of {@link advise}: those of the family's ratios and limits, and the shares the findings try.
+ *
+ * @example
+ * ```ts
+ * import { type AdviseOptions, advise } from 'traderatio'
+ *
+ * const accounts = [{ account: 'A', contracts: [{ contract: 'BTC_USDT', makerVolume: '400', takerVolume: '100', place: 50, cancel: 40 }] }]
+ * const options: AdviseOptions = { takerShare: '1' } // try all taker volume as maker
+ * advise(accounts, options).findings.find((f) => f.kind === 'taker-to-maker')?.figures // { share: '1', movedVolume: '100', numeratorGain: '10' }
+ * ```
+ */
 export interface AdviseOptions extends FamilyOptions {
   /** The family's VIP level (R4). @default 14 */
   readonly vipLevel?: number;
@@ -44,7 +66,19 @@ export interface AdviseOptions extends FamilyOptions {
   readonly account?: string;
 }
 
-/** An account's rating in an outcome. */
+/**
+ * An account's rating in an outcome.
+ *
+ * @example
+ * ```ts
+ * import { type AccountOutcome, advise } from 'traderatio'
+ *
+ * const accounts = [{ account: 'A', contracts: [{ contract: 'BTC_USDT', makerVolume: '400', takerVolume: '100', place: 50, cancel: 40 }] }]
+ * const a: AccountOutcome | undefined = advise(accounts).now.accounts[0]
+ * a?.tier.limit // 250
+ * a?.basis // 'aggregated'
+ * ```
+ */
 export interface AccountOutcome {
   readonly account: string;
   readonly own: RatioResult;
@@ -55,7 +89,19 @@ export interface AccountOutcome {
   readonly gain: number;
 }
 
-/** A family rated by the rules (R1-R4, R7). */
+/**
+ * A family rated by the rules (R1-R4, R7).
+ *
+ * @example
+ * ```ts
+ * import { type Outcome, advise } from 'traderatio'
+ *
+ * const accounts = [{ account: 'A', contracts: [{ contract: 'BTC_USDT', makerVolume: '400', takerVolume: '100', place: 50, cancel: 40 }] }]
+ * const now: Outcome = advise(accounts).now
+ * now.aggregatedTier.limit // 250
+ * now.gain // 0
+ * ```
+ */
 export interface Outcome {
   readonly aggregated: RatioResult;
   readonly aggregatedTier: Tier;
@@ -64,12 +110,35 @@ export interface Outcome {
   readonly gain: number;
 }
 
-/** What a finding changes. */
+/**
+ * What a finding changes.
+ *
+ * @example
+ * ```ts
+ * import { type FindingKind, advise } from 'traderatio'
+ *
+ * const accounts = [{ account: 'A', contracts: [{ contract: 'BTC_USDT', makerVolume: '400', takerVolume: '100', place: 50, cancel: 40 }] }]
+ * const kinds: FindingKind[] = advise(accounts).findings.map((f) => f.kind)
+ * kinds // ['next-tier-maker', 'next-tier-requests', 'heavy-contracts', 'taker-to-maker']
+ * ```
+ */
 export type FindingKind =
   | 'amend-pairs' | 'heavy-contracts' | 'taker-to-maker' | 'family-apart' | 'family-threshold' | 'family-broker'
   | 'next-tier-maker' | 'next-tier-requests';
 
-/** One change to the order flow, with what it alone would give. */
+/**
+ * One change to the order flow, with what it alone would give.
+ *
+ * @example
+ * ```ts
+ * import { type Finding, advise } from 'traderatio'
+ *
+ * const accounts = [{ account: 'A', contracts: [{ contract: 'BTC_USDT', makerVolume: '400', takerVolume: '100', place: 50, cancel: 40 }] }]
+ * const best: Finding | undefined = advise(accounts).findings[0]
+ * best?.change // 'A: 410 USDT more maker volume for tier 5 (300 r/s)'
+ * best?.outcome.accounts[0]?.tier.limit // 300
+ * ```
+ */
 export interface Finding {
   readonly kind: FindingKind;
   /** The rules it rests on (`R1`, `R2`, `R3`, `R7`). */
@@ -86,7 +155,19 @@ export interface Finding {
   readonly outcome: Outcome;
 }
 
-/** The advice for a family. */
+/**
+ * The advice for a family.
+ *
+ * @example
+ * ```ts
+ * import { type Advice, advise } from 'traderatio'
+ *
+ * const accounts = [{ account: 'A', contracts: [{ contract: 'BTC_USDT', makerVolume: '400', takerVolume: '100', place: 50, cancel: 40 }] }]
+ * const advice: Advice = advise(accounts)
+ * advice.combination?.kinds // ['taker-to-maker', 'heavy-contracts']
+ * advice.throttles // []
+ * ```
+ */
 export interface Advice {
   readonly vipLevel: number;
   /** The family as it is. */
@@ -193,9 +274,12 @@ function readInput(input: AdviceInput | readonly AccountActivity[]): Required<Ad
  *
  * @example
  * ```ts
+ * import { advise } from 'traderatio'
+ * import { WORKED_EXAMPLE } from 'traderatio/rules'
+ *
  * const advice = advise(WORKED_EXAMPLE, { ownVolumeThreshold: '0' })
  * const a = advice.findings.find((f) => f.kind === 'next-tier-maker' && f.account === 'A')
- * a?.figures.makerVolume                                              // '233'
+ * a?.figures.makerVolume                                              // '122'
  * a?.outcome.accounts.find((x) => x.account === 'A')?.tier.limit      // 300
  * ```
  */

@@ -45,7 +45,18 @@ function done(d: Draft): AccountActivity[] {
   }));
 }
 
-/** Cancel + place pairs of one account on one contract. */
+/**
+ * Cancel + place pairs of one account on one contract.
+ *
+ * @example
+ * ```ts
+ * import { type PairCount, advise } from 'traderatio'
+ *
+ * const accounts = [{ account: 'A', contracts: [{ contract: 'BTC_USDT', makerVolume: '400', takerVolume: '100', place: 50, cancel: 40 }] }]
+ * const pairs: PairCount[] = [{ account: 'A', contract: 'BTC_USDT', pairs: 30 }]
+ * advise({ accounts, pairs }).findings.find((f) => f.kind === 'amend-pairs')?.figures // { pairs: 30, requestsSaved: 30 }
+ * ```
+ */
 export interface PairCount {
   readonly account: string;
   readonly contract: string;

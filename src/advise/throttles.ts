@@ -4,7 +4,21 @@ import { Dec } from '../rules/decimal.js';
 import { type SpotFillConfig, buildSpotFillTimeline, checkSpotFill } from '../rules/spot-fill.js';
 import { THROTTLE_WINDOW_HOURS } from '../rules/throttle-window.js';
 
-/** An hourly check at which a 24-hour throttle tripped, or came within the margin of tripping (R9, R14). */
+/**
+ * An hourly check at which a 24-hour throttle tripped, or came within the margin of tripping (R9, R14).
+ *
+ * @example
+ * ```ts
+ * import { type ThrottleNearMiss, advise } from 'traderatio'
+ *
+ * const accounts = [{ account: 'A', contracts: [{ contract: 'BTC_USDT', makerVolume: '400', takerVolume: '100', place: 50, cancel: 40 }] }]
+ * // 100 spot order requests in an hour, nothing filled: the low-fill throttle (R14) trips.
+ * const hours = [{ account: 'A', market: 'spot' as const, hours: [{ hour: '2026-11-21T10:00:00Z', requests: 100 }] }]
+ * const first: ThrottleNearMiss | undefined = advise({ accounts, hours }).throttles[0]
+ * first?.tripped // { limit: 10, windowMs: 10000, reason: 'no-fills' }
+ * first?.clearVolume.toString() // '11'
+ * ```
+ */
 export interface ThrottleNearMiss {
   readonly account: string;
   /** `futures`: the abuse throttle (R9); `spot`: the spot low-fill throttle (R14). */
