@@ -54,7 +54,7 @@ const CHANNELS: ReadonlyMap<string, Channel> = new Map<string, Channel>([
  *
  * @example
  * ```ts
- * import { WEBSOCKET_ORDER_CHANNELS } from 'traderatio'
+ * import { WEBSOCKET_ORDER_CHANNELS } from 'traderatio/rules'
  *
  * WEBSOCKET_ORDER_CHANNELS.includes('futures.order_batch_place') // true
  * WEBSOCKET_ORDER_CHANNELS.includes('futures.login') // false
