@@ -26,12 +26,6 @@ export interface AnsweredRequest {
  * reached the exchange (R13: the exchange counts arrivals). The way there is measured against the
  * quickest recent answer, so the offset of the exchange's clock drops out; when a quicker way shows,
  * the answers kept are counted again, longer.
- *
- * @example
- * ```ts
- * const arrivals = new Arrivals()
- * arrivals.add({ limits, weight: 1, sentMono, receivedMono, delay: inTimeMs - sentAt }, clock.now())
- * ```
  */
 export class Arrivals {
   /** How much later than the quickest each request reached the exchange (R13). */

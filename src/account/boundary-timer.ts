@@ -13,12 +13,6 @@ import { unrefTimer } from './timers.js';
  * The scheduler holds each boundary too, so that nothing is let through past it should the timer
  * be late. It tells the edges the rules are to be read at, and whether a new clock sample moved
  * them across a whole hour.
- *
- * @example
- * ```ts
- * const boundaries = new BoundaryTimer(clock, time, scheduler, () => limiter.refresh())
- * boundaries.arm(time.now())
- * ```
  */
 export class BoundaryTimer {
   private timer: unknown = null;

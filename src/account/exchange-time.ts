@@ -20,13 +20,6 @@ export type SampleOutcome = { readonly accepted: true } | { readonly accepted: f
  * It tells the instant now, the edges of the estimate a lowering and a raise are compared at, and
  * the local instant a boundary of the exchange's clock is due at. A lowering is due earlier by the
  * slowest recent way to the exchange (`transit`): nothing sent before it reaches the exchange after it.
- *
- * @example
- * ```ts
- * const time = new ExchangeTime(systemClock, true, arrivals)
- * time.add({ sentAt, receivedAt: Date.now(), headers: response.headers })
- * time.now() // the exchange's instant, as estimated
- * ```
  */
 export class ExchangeTime {
   private exchange = new ExchangeClock();

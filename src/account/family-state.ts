@@ -22,11 +22,6 @@ export interface FamilyState {
 /**
  * Ratings of every account created by `now` over the 7 days before `snapshotDay` (00:00 UTC; a
  * partial today included), as the snapshot at `snapshotDay` will rate them (R1, R5, R7).
- *
- * @example
- * ```ts
- * ratingsBefore(state, family, utcDayStart(now) + DAY_MS, now).find((r) => r.account === 'main')?.tier.tier // 5
- * ```
  */
 export function ratingsBefore(state: FamilyState, family: FamilyConfig, snapshotDay: number, now: number): readonly AccountRating[] {
   const present = state.accounts.filter((a) => a.createdAt === undefined || a.createdAt <= now);
@@ -36,11 +31,6 @@ export function ratingsBefore(state: FamilyState, family: FamilyConfig, snapshot
 
 /**
  * The family's VIP level at `at` (R4, R6).
- *
- * @example
- * ```ts
- * vipAt({ ...state, vipLevel: 14, vipChanges: [{ at: t, level: 12 }] }, t) // 12
- * ```
  */
 export function vipAt(state: Pick<FamilyState, 'vipLevel' | 'vipChanges'>, at: number): number {
   let level = state.vipLevel;
@@ -51,11 +41,6 @@ export function vipAt(state: Pick<FamilyState, 'vipLevel' | 'vipChanges'>, at: n
 /**
  * The instant after which a report of the exchange is news (R16): the latest 00:00 snapshot, or
  * the latest VIP change if later (a report made before it speaks of the level before).
- *
- * @example
- * ```ts
- * latestChange({ vipChanges: [] }, Date.parse('2026-11-02T09:30:00Z')) // Date.parse('2026-11-02T00:00:00Z')
- * ```
  */
 export function latestChange(state: Pick<FamilyState, 'vipChanges'>, now: number): number {
   let at = utcDayStart(now);

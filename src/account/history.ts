@@ -33,11 +33,6 @@ export interface ReadHistory {
  * contract (R1), checked as a timeline, up to today; hourly requests and USDT traded (R9, R14) of
  * accounts that `isAccount` knows, up to this hour. History is what already happened: a day or
  * an hour after now is refused. The first fault throws an {@link InvalidInputError} naming it.
- *
- * @example
- * ```ts
- * const read = readHistory({ hours: [{ account: 'main', hour: Date.parse('2026-11-02T09:00:00Z'), requests: 120 }] }, accounts, (id) => id === 'main', family, Date.now())
- * ```
  */
 export function readHistory(history: LimiterHistory, accounts: readonly TimelineAccount[], isAccount: (id: string) => boolean, family: FamilyConfig, now: number): ReadHistory {
   if (typeof history !== 'object' || history === null) throw new InvalidInputError('the history', history, 'an object { days?, hours?, spotHours? }');
@@ -70,11 +65,6 @@ export function readHistory(history: LimiterHistory, accounts: readonly Timeline
 
 /**
  * Adds read history to the counts: days and futures hours to `futures`, spot hours to `spot`.
- *
- * @example
- * ```ts
- * addHistory(readHistory(history, accounts, isAccount, family, Date.now()), tracker, spotTracker)
- * ```
  */
 export function addHistory(history: ReadHistory, futures: Tracker, spot: Tracker): void {
   for (const d of history.days) futures.seedDay(d.account, d.start, d.contracts);

@@ -67,12 +67,6 @@ export interface LimitsInForce {
  * creation: `early` is then its creation. The account must be one of the timeline's and not be
  * created after `late` (the timeline throws otherwise). The answer holds until the next whole
  * hour, VIP change or creation.
- *
- * @example
- * ```ts
- * const timeline = buildTimeline({ accounts: [{ id: 'main' }], activity: tracker.dailyActivity() })
- * limitsAt({ timeline, futures: tracker, spot: null, abuse: resolveAbuseOptions() }, { id: 'main' }, Date.now()).limit // 100
- * ```
  */
 export function limitsAt(state: LimitsState, account: TimelineAccount, at: number | InstantBounds): LimitsInForce {
   const early = typeof at === 'number' ? at : at.early;
@@ -159,12 +153,6 @@ export interface FamilyInForce {
  * the same pure rules the account limiter refreshes on: the limit timeline's `limitAt` and the
  * throttle timelines' `throttleAt`. Both change only at whole hours, VIP changes and creations, so the
  * answer holds until `until`.
- *
- * @example
- * ```ts
- * const f = familyInForce({ accounts: [{ id: 'main' }], vipLevel: 14, vipChanges: [], futures: new Tracker() }, config, abuse, Date.now())
- * f.accounts.get('main')?.limit // 100
- * ```
  */
 export function familyInForce(family: FamilyActivity, config: FamilyConfig, abuse: AbuseConfig, at: number, spotFill?: SpotFillConfig): FamilyInForce {
   const timeline = buildTimeline(

@@ -262,11 +262,6 @@ export interface LimiterConfig {
 /**
  * Reads and checks the limiter's options (all but the family's accounts, which its timeline
  * checks), the defaults filled in. A refused option throws an {@link InvalidInputError} naming it.
- *
- * @example
- * ```ts
- * resolveLimiterOptions({ accounts: [{ id: 'main' }] }).warnAt // 0.9
- * ```
  */
 export function resolveLimiterOptions(options: AccountLimiterOptions): LimiterConfig {
   if (typeof options !== 'object' || options === null) throw new InvalidInputError('limiter options', options, 'an object { accounts, ... }');

@@ -11,12 +11,6 @@ import { type FamilyState, ratingsBefore, vipAt } from './family-state.js';
  * fall into a lower tier caps the tier at once; raises still wait for 08:00, where the cap is
  * dropped. The ratio is rated again only once enough requests were counted to cross down (each
  * weighing at most the heaviest coefficient), or on a fill.
- *
- * @example
- * ```ts
- * const live = new LiveDowngrade(family)
- * if (live.count(1)) { const fell = live.rate(state, 'main', Date.now(), tier) }
- * ```
  */
 export class LiveDowngrade {
   /** The lowest tier the rolling ratio fell to since the last 08:00, or null. */

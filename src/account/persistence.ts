@@ -46,11 +46,6 @@ export function copyAccount(a: TimelineAccount): TimelineAccount {
 /**
  * The state as a snapshot taken at `at`: plain, versioned JSON, copied (nothing of it is shared
  * with the state).
- *
- * @example
- * ```ts
- * JSON.stringify(snapshotOf({ accounts, vipLevel: 14, vipChanges: [], tracker, spotTracker }, Date.now()))
- * ```
  */
 export function snapshotOf(state: FamilyState, at: number): LimiterSnapshot {
   return {
@@ -70,11 +65,6 @@ export function snapshotOf(state: FamilyState, at: number): LimiterSnapshot {
  * before the snapshot's own last check (every account counted is one of its accounts) and throws on
  * a state the limiter would refuse; its answer is returned with the state. A snapshot that is not
  * one, is corrupt, or comes from a later version is refused with an {@link InvalidInputError}.
- *
- * @example
- * ```ts
- * const { state } = readSnapshot(JSON.parse(saved), () => undefined)
- * ```
  */
 export function readSnapshot<T>(snapshot: unknown, check: (state: FamilyState) => T): { readonly state: FamilyState; readonly checked: T } {
   const s = snapshot as Partial<LimiterSnapshot>;
@@ -111,12 +101,6 @@ export function readSnapshot<T>(snapshot: unknown, check: (state: FamilyState) =
 /**
  * Saves a snapshot every `everyMs` milliseconds (the limiter's `persist` option): `save` is called
  * with `snapshot()`; one that throws or rejects is given to `fail`, and the next save runs as planned.
- *
- * @example
- * ```ts
- * const saving = saveEvery(systemClock, { everyMs: 60_000, save: (s) => writeFile(path, JSON.stringify(s)) }, () => limiter.snapshot(), console.error)
- * saving.stop()
- * ```
  */
 export function saveEvery(
   clock: Clock,

@@ -47,11 +47,6 @@ export interface SpotFillHeadroom extends AbuseHeadroom {
  * The tier at the next 08:00 UTC given the activity so far: the snapshot of the coming 00:00
  * over the last six days and today until `now` (R5, R7), or of today's 00:00 before 08:00.
  * `account` must be one of the state's, created by `now`.
- *
- * @example
- * ```ts
- * tierAtNext0800(state, family, 'main', Date.now()).limit // 250
- * ```
  */
 export function tierAtNext0800(state: FamilyState, family: FamilyConfig, account: string, now: number): TierAtNext0800 {
   const today = utcDayStart(now);
@@ -68,11 +63,6 @@ export function tierAtNext0800(state: FamilyState, family: FamilyConfig, account
  * volume that may be lost or the requests that may be added with the tier kept down (R1, R3,
  * R7; see `tierMargins`). Below VIP 14 (R4) the tier is 1 whatever the ratio: `up` and `down`
  * are null. `account` must be one of the state's, created by `now`.
- *
- * @example
- * ```ts
- * whatIf(state, family, 'main', 'BTC_USDT', Date.now()).up?.makerVolume // "12500.5"
- * ```
  */
 export function whatIf(state: FamilyState, family: FamilyConfig, account: string, contract: string, now: number): WhatIf {
   const r = ratingsBefore(state, family, utcDayStart(now) + DAY_MS, now).find((x) => x.account === account)!;
@@ -93,11 +83,6 @@ export function whatIf(state: FamilyState, family: FamilyConfig, account: string
 /**
  * The rolling 24 hours of the abuse rule (R9) at `now`: requests, USDT traded, fill rate, and how
  * many more requests fit before the throttle trips at the current fill rate.
- *
- * @example
- * ```ts
- * abuseHeadroom(tracker, resolveAbuseOptions(), 'main', Date.now()).remaining // Infinity
- * ```
  */
 export function abuseHeadroom(futures: HourlyCounts, abuse: AbuseConfig, account: string, now: number): AbuseHeadroom {
   const w = rollingDay(futures, account, now);
@@ -114,11 +99,6 @@ export function abuseHeadroom(futures: HourlyCounts, abuse: AbuseConfig, account
  * in the 23 whole hours before this one and this one so far, the fill ratio, how many more spot
  * requests fit before that check would throttle (Infinity: none would; -1 or less: it would
  * already), and the spot USDT still to trade before the check to avoid it.
- *
- * @example
- * ```ts
- * spotFillHeadroom(spotTracker, resolveSpotFillOptions(), 'main', Date.now()).needed // "0"
- * ```
  */
 export function spotFillHeadroom(spot: HourlyCounts, spotFill: SpotFillConfig, account: string, now: number): SpotFillHeadroom {
   const w = spotWindow(spot, account, now, spotFill);

@@ -23,11 +23,6 @@ export interface ReconcileContext {
 /**
  * Reconciles a new report of the exchange with the rules' tier (R16), and holds it when it is news
  * (made at or after `snapshotAt`, and not older than the report held).
- *
- * @example
- * ```ts
- * takeReport(held, report, { at: Date.now(), snapshotAt, policy: 'adopt', tiers }).source // "report"
- * ```
  */
 export function takeReport(held: HeldReport, report: RateLimitReport, context: ReconcileContext): TierReconciliation {
   const r = reconcileTier({ local: held.local.tier.tier, snapshotAt: context.snapshotAt, report, at: context.at, policy: context.policy, tiers: context.tiers });
@@ -38,11 +33,6 @@ export function takeReport(held: HeldReport, report: RateLimitReport, context: R
 /**
  * The tier in force: the rules' (`held.local`), reconciled with the exchange's report held (R16).
  * A report older than the latest snapshot or VIP change is dropped: it spoke of what came before.
- *
- * @example
- * ```ts
- * reconciled(held, { at: Date.now(), snapshotAt, policy: 'min', tiers }).tier.tier // 3
- * ```
  */
 export function reconciled(held: HeldReport, context: ReconcileContext): { tier: Tier; reason: AccountStatus['reason'] } {
   if (held.report === null) return held.local;
@@ -54,11 +44,6 @@ export function reconciled(held: HeldReport, context: ReconcileContext): { tier:
 /**
  * The `report` event of a disagreement between the exchange's report and the rules (R16), with
  * the tier in force after it.
- *
- * @example
- * ```ts
- * if (r.disagreement !== null) emit(reportEvent('main', now, report, r.disagreement, inForce))
- * ```
  */
 export function reportEvent(
   account: string,

@@ -40,13 +40,6 @@ export interface RequestLimitsConfig {
  * placement limit, the abuse and spot low-fill throttles, the cancel limit and the catalogue's
  * others (R10), made when first drawn on; per IP the catalogue's IP limits. Each limit counts with
  * the safety margin of R13 when one is set.
- *
- * @example
- * ```ts
- * const limits = new RequestLimits(scheduler, config, (event) => console.log(event))
- * const main = limits.create('main', Date.now())
- * limits.for('main', main, catalog.classify('POST', '/futures/usdt/orders', body))
- * ```
  */
 export class RequestLimits {
   private readonly ipLimits = new Map<string, Limit>();

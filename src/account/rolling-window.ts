@@ -38,11 +38,6 @@ export function rollingDay(counts: HourlyCounts, account: string, now: number): 
 /**
  * The window the next hourly check of R14 looks at, so far, with the spot requests that still
  * fit before it would throttle (negative: it would) and the USDT still to trade to avoid it.
- *
- * @example
- * ```ts
- * spotWindow(spotTracker, 'main', Date.now(), resolveSpotFillOptions()).remaining // 0
- * ```
  */
 export function spotWindow(spot: HourlyCounts, account: string, now: number, spotFill: SpotFillConfig): SpotWindow {
   const w = rollingDay(spot, account, now);

@@ -18,12 +18,6 @@ export function unrefTimer(handle: unknown): unknown {
 /**
  * Runs `run` every `everyMs` milliseconds on `clock`, the first time `everyMs` from now, until
  * stopped. The next run is set before this one starts, so a run that throws stops nothing.
- *
- * @example
- * ```ts
- * const t = every(systemClock, 60_000, () => save(limiter.snapshot()))
- * t.stop()
- * ```
  */
 export function every(clock: Clock, everyMs: number, run: () => void): Repeating {
   let stopped = false;

@@ -19,12 +19,6 @@ export interface WarningConfig {
  * an hour when the next hourly check of R14 would throttle on what is counted so far. Requests are
  * counted down against a budget, so the window is read again only when a warning may be due.
  * The counts are passed in at every call: the limiter's trackers may be replaced (shared counts).
- *
- * @example
- * ```ts
- * const warnings = new AccountWarnings('main', { abuse, spotFill, warnAt: 0.9 }, (event) => console.log(event))
- * warnings.countFutures(1, tracker, Date.now())
- * ```
  */
 export class AccountWarnings {
   private warned = false;

@@ -332,11 +332,6 @@ function readBudget(budget: unknown): WebSocketBudget {
  * Checks a classification given from outside (one `classify` made, kept by the caller) before
  * limits are looked up by it: its market, action, endpoint, weight and at least one limit, each
  * with a key, a scope and N per W. Returns it as is.
- *
- * @example
- * ```ts
- * readClassification(createCatalog().classify('GET', '/spot/accounts'), 'the request') // the same object
- * ```
  */
 export function readClassification(value: unknown, field: string): Classification {
   const c = value as Partial<Classification> | null;

@@ -1,12 +1,6 @@
 /**
  * A request body as an HTTP client sends it, read as JSON for the catalogue (a batch's orders, the
  * contract): a JSON string parsed; anything else, or text that is not JSON, `undefined`.
- *
- * @example
- * ```ts
- * jsonBody('[{"contract":"BTC_USDT"}]') // [{ contract: 'BTC_USDT' }]
- * jsonBody('') // undefined
- * ```
  */
 export function jsonBody(body: unknown): unknown {
   try {

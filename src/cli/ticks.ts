@@ -99,11 +99,6 @@ export interface TimeAxis {
  * hours, days, weeks (from Monday), months or years whose ticks fall at least `minGapPx` apart (50 by default),
  * labelled as people read them (`06:00`, `Nov 5`, `Nov`, `2027`). The year is given on the first
  * tick and on the first tick of each new year.
- *
- * @example
- * ```ts
- * timeAxis(Date.parse('2026-11-01T00:00:00Z'), Date.parse('2027-11-01T00:00:00Z'), 870).step // 'months'
- * ```
  */
 export function timeAxis(from: number, to: number, widthPx: number, minGapPx = 50): TimeAxis {
   const pxPerMs = widthPx / Math.max(1, to - from);

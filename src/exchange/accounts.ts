@@ -124,11 +124,6 @@ export const DEFAULT_ACCOUNTS: AccountsFile = Object.freeze<AccountsFile>({
  * Reads an accounts file (already parsed from JSON): families of a main account and sub-accounts
  * (or a broker's accounts), their VIP level, rating options and creation instants, and each
  * account's API keys. Keys are unique across the file. Every error names the field.
- *
- * @example
- * ```ts
- * readAccounts({ families: [{ id: 'desk', accounts: [{ id: 'A', role: 'main', keys: [{ key: 'k', secret: 's' }] }] }] }).keys.get('k')?.account // 'A'
- * ```
  */
 export function readAccounts(file: unknown): AccountsRead {
   const f = file as Partial<AccountsFile>;

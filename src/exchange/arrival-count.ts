@@ -39,12 +39,6 @@ export interface ArrivalCount {
 /**
  * A counter for `mode`. `keep`: the largest N the limit can have; a sliding count keeps that many
  * arrivals at most, which decides exactly for any N up to it.
- *
- * @example
- * ```ts
- * const c = arrivalCount('sliding', 300)
- * if (c.fits(at, 1, 300, 1000)) c.add(at, 1)
- * ```
  */
 export function arrivalCount(mode: WindowMode, keep: number): ArrivalCount {
   return mode === 'fixed' ? new FixedCount() : new SlidingCount(keep);

@@ -4,11 +4,6 @@ import { createHash, createHmac, timingSafeEqual } from 'node:crypto';
  * The signature of a signed request (section 5 of the description): hex HMAC-SHA512 with the
  * secret over five lines, method, path with `/api/v4`, the query as sent, hex SHA-512 of the body,
  * and the Timestamp header.
- *
- * @example
- * ```ts
- * signRequest('secret', 'GET', '/api/v4/futures/usdt/orders', 'status=open', '', '1795219200')
- * ```
  */
 export function signRequest(secret: string, method: string, path: string, query: string, body: string | Buffer, timestamp: string): string {
   const hashed = createHash('sha512').update(body).digest('hex');

@@ -103,13 +103,6 @@ export class Family {
  * and count it as the rules count order requests, refused ones included (R1, R9). The instant is
  * passed in; nothing here reads a clock. `simulate` replays logs through it; the model exchange
  * serves HTTP and WebSocket in front of it.
- *
- * @example
- * ```ts
- * const core = new ExchangeCore([{ id: 'f', accounts: [{ id: 'main', role: 'main' }] }])
- * const c = createCatalog().classify('POST', '/api/v4/futures/usdt/orders', { contract: 'BTC_USDT' })
- * core.admit(core.account('main'), c, Date.now(), 'BTC_USDT') // null: admitted
- * ```
  */
 export class ExchangeCore {
   readonly window: WindowMode;

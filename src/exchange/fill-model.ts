@@ -57,12 +57,6 @@ export type FillOutcome = 'maker' | 'taker' | 'open';
  * (a resting order met by the model's counterparty), otherwise it stays open until amended or
  * cancelled. Fills are at the order's price (a market order's at the contract's reference
  * price). Draws come from a 32-bit generator (mulberry32) in the order orders arrive.
- *
- * @example
- * ```ts
- * const fills = new FillModel({ seed: 7, maker: 0.5, taker: 0.1 })
- * fills.draw('BTC_USDT') // 'maker', 'taker' or 'open'
- * ```
  */
 export class FillModel {
   private state: number;

@@ -4,14 +4,6 @@ import type { ArrivalCount } from './arrival-count.js';
  * Weight arrived in the aligned window [kW, (k + 1)W) that holds the instant: the counters many
  * exchanges keep, reset at every multiple of W on the exchange's clock (R13, the fixed reading).
  * Up to 2N can arrive within one W across a boundary.
- *
- * @example
- * ```ts
- * const c = new FixedCount()
- * c.add(999, 2)
- * c.fits(999, 1, 2, 1000)  // false
- * c.fits(1000, 1, 2, 1000) // true: a new window began at 1000
- * ```
  */
 export class FixedCount implements ArrivalCount {
   private start = -Infinity;

@@ -29,11 +29,6 @@ export interface History {
  * days relative to the model's today (`-1` is yesterday); an hour is ISO text or a number of hours
  * relative to the current hour. Nothing may lie after `now`. The other keys of a timeline file
  * (`accounts`, `vipLevel`, `vipChanges`) are left to the accounts file; any other key is refused.
- *
- * @example
- * ```ts
- * readHistory({ activity: [{ account: 'A', day: -1, contracts: [{ contract: 'BTC_USDT', makerVolume: '600', place: 100 }] }] }, Date.now())
- * ```
  */
 export function readHistory(file: unknown, now: number): History {
   const f = file as { activity?: unknown; hours?: unknown; spotHours?: unknown };

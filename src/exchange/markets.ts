@@ -89,11 +89,6 @@ export interface Markets {
 
 /**
  * Validates the markets the model trades into lookups.
- *
- * @example
- * ```ts
- * resolveMarkets().contract('usdt', 'BTC_USDT')?.multiplier.toString() // '0.0001'
- * ```
  */
 export function resolveMarkets(options: MarketsOptions = DEFAULT_MARKETS): Markets {
   const futures = new Map<string, Map<string, Contract>>();

@@ -6,12 +6,6 @@ import type { FuturesOrder } from './book.js';
  * placement, an amendment or a cancellation is the most frequent body the model writes, and
  * writing it field by field costs about half of `JSON.stringify` (which gives the same text).
  * Its own enumerable fields, in order, are those of the API's order.
- *
- * @example
- * ```ts
- * const answer = new FuturesOrderJson(order, 10_000_001)
- * answer.json() === JSON.stringify(answer) // true
- * ```
  */
 export class FuturesOrderJson {
   declare readonly id: number;

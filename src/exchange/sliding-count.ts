@@ -4,14 +4,6 @@ import type { ArrivalCount } from './arrival-count.js';
  * Weight arrived in (t - W, t], counted exactly, one entry per arrival (R13, the sliding
  * reading): the exchange's view of a log of requests, and an independent check of a schedule.
  * Holds at most `keep` entries.
- *
- * @example
- * ```ts
- * const c = new SlidingCount(2)
- * c.add(0, 1); c.add(500, 1)
- * c.fits(999, 1, 2, 1000)  // false: two in (-1, 999]
- * c.fits(1000, 1, 2, 1000) // true: the first left the window at 1000
- * ```
  */
 export class SlidingCount implements ArrivalCount {
   private times: number[] = [];

@@ -54,12 +54,6 @@ export function utcDayStart(at: number): number {
 /**
  * 08:00 UTC of the day after the one holding `at`: a sub-account created at `at` is at tier 1
  * until then, and the ratio rules apply to it from then (R8).
- *
- * @example
- * ```ts
- * nextDayRaiseAt(Date.UTC(2026, 10, 1, 23, 59, 59, 999)) // Date.UTC(2026, 10, 2, 8)
- * nextDayRaiseAt(Date.UTC(2026, 10, 2))                  // Date.UTC(2026, 10, 3, 8)
- * ```
  */
 export function nextDayRaiseAt(at: number): number {
   return utcDayStart(at) + DAY_MS + RAISE_OFFSET_MS;

@@ -73,11 +73,6 @@ export interface CoefficientTable {
 /**
  * Resolves a coefficient table (R2). Every coefficient must be a positive decimal; contract names
  * are normalised and may not repeat after normalisation.
- *
- * @example
- * ```ts
- * coefficientOf(resolveCoefficients({ SOL_USDT: '0.5' }), 'SOL_USDT').toString() // '0.5'
- * ```
  */
 export function resolveCoefficients(
   table: Readonly<Record<string, DecimalInput>> = DEFAULT_COEFFICIENTS,

@@ -4,12 +4,6 @@ import { type Dec } from './decimal.js';
  * Whether the fill rate, USDT `traded` per request, is below `threshold` (R9, R14): decided exactly
  * as traded < threshold x requests, without dividing. A rate exactly at the threshold is not below
  * it; with no request nothing is below (0 < 0 is false). Both throttles ask this one test.
- *
- * @example
- * ```ts
- * isFillRateBelow(new Dec('99.99'), 1000, new Dec('0.1')) // true
- * isFillRateBelow(new Dec(100), 1000, new Dec('0.1'))     // false: exactly 0.1
- * ```
  */
 export function isFillRateBelow(traded: Dec, requests: number, threshold: Dec): boolean {
   return traded.lessThan(threshold.times(requests));
@@ -17,12 +11,6 @@ export function isFillRateBelow(traded: Dec, requests: number, threshold: Dec): 
 
 /**
  * The fill rate, USDT `traded` per request (R9, R14), or `null` with no request.
- *
- * @example
- * ```ts
- * fillRateOf(new Dec(100), 1000)?.toString() // '0.1'
- * fillRateOf(new Dec(0), 0)                  // null
- * ```
  */
 export function fillRateOf(traded: Dec, requests: number): Dec | null {
   return requests === 0 ? null : traded.dividedBy(requests);

@@ -4,11 +4,6 @@ import type { Dec } from './decimal.js';
  * USDT traded by a futures fill (R1): |size| x multiplier x price, the multiplier being the
  * contract's `quanto_multiplier`. An inverse contract's |size| x multiplier is already USD, which
  * counts as USDT. Exact: no rounding.
- *
- * @example
- * ```ts
- * futuresFillVolume(new Dec('-3'), new Dec('0.0001'), new Dec('60000.5')).toFixed() // '18.00015'
- * ```
  */
 export function futuresFillVolume(size: Dec, multiplier: Dec, price: Dec, inverse = false): Dec {
   const notional = size.abs().times(multiplier);

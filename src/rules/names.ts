@@ -3,13 +3,6 @@
  * the same name in the other spelling (`maker_volume` for `makerVolume`, `MakerVolume`), a known
  * name it begins (`takerVol` for `takerVolume`), else the nearest by edit distance, within a third
  * of its length.
- *
- * @example
- * ```ts
- * closestName('maker_volume', ['contract', 'makerVolume']) // 'makerVolume'
- * closestName('plcae', ['place', 'amend'])                  // 'place'
- * closestName('foo', ['place', 'amend'])                    // undefined
- * ```
  */
 export function closestName(name: string, known: readonly string[]): string | undefined {
   const folded = fold(name);

@@ -111,13 +111,6 @@ export function isInstant(value: unknown): value is number {
 /**
  * Reads an instant ({@link InstantInput}) into epoch milliseconds, an integer in
  * {@link INSTANT_RANGE}. Fractions of a millisecond in text are cut, as `Date.parse` does.
- *
- * @example
- * ```ts
- * parseInstant('2026-11-05T10:00:00Z', '`at`')               // 1793872800000
- * parseInstant(new Date('2026-11-05T10:00:00Z'), '`at`')     // 1793872800000
- * parseInstant('2026-11-05', '`at`')                         // 1793836800000
- * ```
  */
 export function parseInstant(value: unknown, field: string): number {
   if (isInstant(value)) return value;
@@ -168,12 +161,6 @@ export function readOptions<T extends object>(value: T | undefined, field = 'the
  * tagged with its `kind`): a config of `kind` passes through as it is; anything else is read by
  * {@link readOptions}, a field not in `known` is refused naming `owner`, and `resolve` turns the
  * options into their config.
- *
- * @example
- * ```ts
- * const config = resolveOptions({ countCancels: false }, 'ratio-config', RATIO_OPTION_FIELDS, 'the ratio options', ratioConfigOf)
- * resolveOptions(config, 'ratio-config', RATIO_OPTION_FIELDS, 'the ratio options', ratioConfigOf) === config // true
- * ```
  */
 export function resolveOptions<O extends object, C extends { readonly kind: string }>(
   options: O | C | undefined,

@@ -8,11 +8,6 @@ export const RATIO_WINDOW_DAYS = 7;
  * before it to the rating's 00:00, excluded. The rating's own day is not in it: activity at
  * 23:59:59.999 the day before counts, activity at the rating's 00:00 counts from the next rating.
  * `ratingDay` is epoch milliseconds at 00:00 UTC.
- *
- * @example
- * ```ts
- * ratioWindow(Date.UTC(2026, 10, 8)) // { from: Date.UTC(2026, 10, 1), to: Date.UTC(2026, 10, 8) }
- * ```
  */
 export function ratioWindow(ratingDay: number): TimeSpan {
   return { from: ratingDay - RATIO_WINDOW_DAYS * DAY_MS, to: ratingDay };
@@ -22,12 +17,6 @@ export function ratioWindow(ratingDay: number): TimeSpan {
  * Per-day counts summed over the window of the rating at `ratingDay` ({@link ratioWindow}):
  * `countsOf(day)` for each of its 7 days (epoch milliseconds at 00:00 UTC), oldest first, added
  * to `zero` with `add`. A day with no counts (`undefined`) adds nothing.
- *
- * @example
- * ```ts
- * const perDay = new Map([[Date.UTC(2026, 10, 1), 5], [Date.UTC(2026, 10, 8), 3]])
- * sumRatioWindow(Date.UTC(2026, 10, 8), (day) => perDay.get(day), (a, b) => a + b, 0) // 5
- * ```
  */
 export function sumRatioWindow<T>(ratingDay: number, countsOf: (day: number) => T | undefined, add: (sum: T, counts: T) => T, zero: T): T {
   const { from, to } = ratioWindow(ratingDay);

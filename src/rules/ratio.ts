@@ -79,11 +79,6 @@ export interface RatioConfig {
  * Validates ratio options into their complete form. Pass the result wherever options are taken
  * to skip validating them again. Leave the options out for the defaults: `null` is refused with
  * an {@link InvalidInputError}, as it is by every function that takes these options.
- *
- * @example
- * ```ts
- * const config = resolveRatioOptions({ countCancels: false })
- * ```
  */
 export function resolveRatioOptions(options?: RatioOptions | RatioConfig): RatioConfig {
   return resolveOptions(options, 'ratio-config', RATIO_OPTION_FIELDS, 'the ratio options', ratioConfigOf);

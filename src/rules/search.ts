@@ -3,13 +3,6 @@
  * `predicate` must hold on a prefix of the indices and fail on the rest (true, ..., true, false,
  * ..., false), as "the element is before the one sought" does on a sorted array; it is asked about
  * O(log length) indices. Every binary search of the rules is this one.
- *
- * @example
- * ```ts
- * const sorted = [1, 3, 3, 7]
- * partitionPoint(sorted.length, (i) => sorted[i]! < 3)  // 1: the first element >= 3
- * partitionPoint(sorted.length, (i) => sorted[i]! <= 3) // 3: one past the last element <= 3
- * ```
  */
 export function partitionPoint(length: number, predicate: (index: number) => boolean): number {
   let lo = 0;

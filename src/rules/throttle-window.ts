@@ -28,11 +28,6 @@ export interface AbuseWindow {
 /**
  * Reads a window's totals as a user gives them (R9, R14): an object whose `requests` is a count and
  * whose `traded` is a non-negative decimal. Anything else is refused naming the field.
- *
- * @example
- * ```ts
- * readThrottleWindow({ requests: 86_401, traded: '864' }).traded.toString() // '864'
- * ```
  */
 export function readThrottleWindow(window: unknown): AbuseWindow {
   if (typeof window !== 'object' || window === null) throw new InvalidInputError('the window', window, 'an object { requests, traded }');
@@ -44,11 +39,6 @@ export function readThrottleWindow(window: unknown): AbuseWindow {
  * The window the hourly throttle check at the whole UTC hour `checkAt` reads (R9, R14): the 24
  * hours before it, [checkAt - 24 h, checkAt). An hour whose start is `checkAt - 24 h` is in it;
  * the hour starting at `checkAt` is not.
- *
- * @example
- * ```ts
- * throttleWindow(Date.UTC(2026, 10, 2, 5)) // { from: Date.UTC(2026, 10, 1, 5), to: Date.UTC(2026, 10, 2, 5) }
- * ```
  */
 export function throttleWindow(checkAt: number): TimeSpan {
   return { from: checkAt - THROTTLE_WINDOW_HOURS * HOUR_MS, to: checkAt };
@@ -58,12 +48,6 @@ export function throttleWindow(checkAt: number): TimeSpan {
  * The next hourly throttle check after `at` (R9, R14): the whole UTC hour that follows. Its
  * window ({@link throttleWindow}) is the 23 whole hours before `at`'s hour and that hour so far:
  * what it reads is what a request at `at` adds to.
- *
- * @example
- * ```ts
- * nextThrottleCheck(Date.UTC(2026, 10, 1, 4, 59, 59, 999)) // Date.UTC(2026, 10, 1, 5)
- * nextThrottleCheck(Date.UTC(2026, 10, 1, 5))               // Date.UTC(2026, 10, 1, 6)
- * ```
  */
 export function nextThrottleCheck(at: number): number {
   return utcHourStart(at) + HOUR_MS;
@@ -81,13 +65,6 @@ export interface HourCounts {
  * check at `checkAt`, the requests and USDT traded in the hours of {@link throttleWindow}. `hours`
  * are in increasing order, each once; they are summed once up front (a request total past 2^53 is
  * refused), so that each window then costs two binary searches.
- *
- * @example
- * ```ts
- * const sums = throttleWindowSums([{ hour: Date.UTC(2026, 10, 1), requests: 5, traded: new Dec(2) }])
- * sums(Date.UTC(2026, 10, 1, 1)).requests // 5
- * sums(Date.UTC(2026, 10, 2, 1)).requests // 0: 25 hours later, out of the window
- * ```
  */
 export function throttleWindowSums(hours: readonly HourCounts[]): (checkAt: number) => AbuseWindow {
   // Prefix sums: prefix[k] totals hours[0..k).

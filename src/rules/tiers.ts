@@ -169,12 +169,6 @@ export function tierFor(ratio: DecimalInput | null, tiers: TierTable | readonly 
  * increase, so the tiers reached are a prefix; the first tier's bound is 0, reached by every
  * ratio, and is not asked about. Every tier lookup (on decimals, exact fractions or screening
  * doubles) is this one.
- *
- * @example
- * ```ts
- * const x = 8.19
- * DEFAULT_TIERS[tierIndexReached(DEFAULT_TIERS.length, (i) => x >= DEFAULT_TIERS[i]!.minRatio.toNumber())]!.limit // 250
- * ```
  */
 export function tierIndexReached(tierCount: number, reaches: (index: number) => boolean): number {
   return partitionPoint(tierCount - 1, (i) => reaches(i + 1));

@@ -55,13 +55,6 @@ export function isTieredVip(level: number): boolean {
  * that tier from VIP 14, the first tier of `tiers` below it, whatever the ratio. Every rating, the
  * timeline, the account limiter and the CLI ask this one function, so that the threshold and the
  * fallback live in one place.
- *
- * @example
- * ```ts
- * const earned = tierFor('8.19') // tier 4, 250 r/s
- * tierInForce(14, earned, DEFAULT_TIERS).limit // 250
- * tierInForce(13, earned, DEFAULT_TIERS).limit // 100
- * ```
  */
 export function tierInForce(vipLevel: number, ratioTier: Tier, tiers: TierTable): Tier {
   return isTieredVip(vipLevel) ? ratioTier : tiers[0]!;

@@ -9,10 +9,6 @@ const OPTIONS = { record_delimiter: '\n', comment: '#', comment_no_infix: true, 
  * tabs around a field dropped, a field in double quotes kept as written with its doubled quotes
  * made single; none for a skipped line. Returns the fault instead when the line breaks a rule.
  * Parsed a line at a time, a quote left open is refused on the line it opens.
- *
- * @example
- * splitCsvLine(' a , "b, c" ,"say ""hi"""'); // ['a', 'b, c', 'say "hi"']
- * splitCsvLine('a,"b'); // 'unclosed'
  */
 export function splitCsvLine(text: string): string[] | CsvFault {
   try {
