@@ -236,7 +236,21 @@ export function isRefusedError(e: unknown): e is RefusedError {
  *
  * @example
  * ```ts
- * api.request('futures.order_place', order).catch((e) => e instanceof NoReplyError && reconcileOpenOrders())
+ * import { Scheduler } from 'traderatio'
+ * import { NoReplyError, RedisStore } from 'traderatio/redis'
+ * import { VirtualClock } from 'traderatio/testing'
+ *
+ * const silent = { evalsha: () => new Promise(() => {}), eval: () => new Promise(() => {}) } // a Redis that never answers
+ * const clock = new VirtualClock()
+ * const store = new RedisStore({ client: silent, clock, timeoutMs: 250 })
+ * let error: unknown
+ * store.on((event) => { if (event.type === 'unavailable') error = event.error })
+ * const scheduler = new Scheduler({ clock, store })
+ * scheduler.schedule(() => 1, { limits: scheduler.limit({ limit: 10, windowMs: 1000 }) }).catch(() => {})
+ * await clock.advance(250)
+ * error instanceof NoReplyError && error.code // 'NO_REPLY'
+ * scheduler.close()
+ * await Promise.all([store.close(), clock.advance(250)])
  * ```
  */
 export class NoReplyError extends TraderatioError {
