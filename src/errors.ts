@@ -3,6 +3,16 @@
  * `REFUSED_*` (a {@link RefusedError}, one per {@link RefusalReason}), `EXCHANGE_API_ERROR` (an
  * error answer of the model exchange), `NO_REPLY` (a {@link NoReplyError}), `TOO_MANY_TIMERS` (a
  * {@link TooManyTimersError}), and the command line's `INPUT_FILE` and `OUTPUT_FILE`.
+ *
+ * @example
+ * ```ts
+ * import { type ErrorCode, Scheduler, isTraderatioError } from 'traderatio'
+ *
+ * const scheduler = new Scheduler()
+ * scheduler.close()
+ * const code: ErrorCode | null = await scheduler.schedule(() => 1).catch((e) => (isTraderatioError(e) ? e.code : null))
+ * code // 'REFUSED_CLOSED'
+ * ```
  */
 export type ErrorCode =
   | 'INVALID_INPUT'
@@ -19,7 +29,12 @@ export type ErrorCode =
  *
  * @example
  * ```ts
- * try { tierFor('-1') } catch (e) { if (isTraderatioError(e)) console.log(e.code) }
+ * import { Scheduler, TraderatioError } from 'traderatio'
+ *
+ * let caught: unknown
+ * try { new Scheduler().limit({ limit: 0, windowMs: 1000 }) } catch (e) { caught = e }
+ * caught instanceof TraderatioError // true
+ * caught instanceof TraderatioError && [caught.name, caught.code] // ['InvalidInputError', 'INVALID_INPUT']
  * ```
  */
 export class TraderatioError extends Error {
@@ -43,7 +58,11 @@ export class TraderatioError extends Error {
  *
  * @example
  * ```ts
- * new InvalidInputError('`makerVolume` of BTC_USDT', '-5', 'a non-negative decimal string')
+ * import { InvalidInputError, Scheduler } from 'traderatio'
+ *
+ * let caught: unknown
+ * try { new Scheduler().limit({ name: 'futures.place', limit: 0, windowMs: 1000 }) } catch (e) { caught = e }
+ * caught instanceof InvalidInputError && [caught.field, caught.value] // ['limit of futures.place', 0]
  * ```
  */
 export class InvalidInputError extends TraderatioError {
@@ -72,8 +91,11 @@ export class InvalidInputError extends TraderatioError {
  *
  * @example
  * ```ts
- * tradeRatio([{ contract: 'BTC_USDT', maker_volume: '900', place: 100 }])
- * // UnknownFieldError: Unknown field `maker_volume` in `contracts[0]`: did you mean `makerVolume`? The fields are ...
+ * import { UnknownFieldError, tradeRatio } from 'traderatio'
+ *
+ * let caught: unknown
+ * try { tradeRatio(JSON.parse('[{ "contract": "BTC_USDT", "maker_volume": "900", "place": 100 }]')) } catch (e) { caught = e }
+ * caught instanceof UnknownFieldError && [caught.key, caught.suggestion] // ['maker_volume', 'makerVolume']
  * ```
  */
 export class UnknownFieldError extends InvalidInputError {
@@ -94,12 +116,35 @@ export class UnknownFieldError extends InvalidInputError {
   }
 }
 
-/** True when `e` is any error thrown by traderatio. */
+/**
+ * True when `e` is any error thrown by traderatio.
+ *
+ * @example
+ * ```ts
+ * import { Scheduler, isTraderatioError } from 'traderatio'
+ *
+ * let caught: unknown
+ * try { new Scheduler({ maxQueue: -1 }) } catch (e) { caught = e }
+ * isTraderatioError(caught) // true
+ * isTraderatioError(new Error('other')) // false
+ * ```
+ */
 export function isTraderatioError(e: unknown): e is TraderatioError {
   return e instanceof TraderatioError;
 }
 
-/** True when `e` is an {@link InvalidInputError}. */
+/**
+ * True when `e` is an {@link InvalidInputError}.
+ *
+ * @example
+ * ```ts
+ * import { Scheduler, isInvalidInputError } from 'traderatio'
+ *
+ * let caught: unknown
+ * try { new Scheduler().limit({ limit: 10, windowMs: -1 }) } catch (e) { caught = e }
+ * isInvalidInputError(caught) && caught.field // 'windowMs of limit'
+ * ```
+ */
 export function isInvalidInputError(e: unknown): e is InvalidInputError {
   return e instanceof InvalidInputError;
 }
@@ -121,7 +166,19 @@ export function show(value: unknown): string {
   }
 }
 
-/** Why the scheduler refused a task. */
+/**
+ * Why the scheduler refused a task.
+ *
+ * @example
+ * ```ts
+ * import { type RefusalReason, Scheduler, isRefusedError } from 'traderatio'
+ *
+ * const scheduler = new Scheduler()
+ * const place = scheduler.limit({ limit: 1, windowMs: 1000 })
+ * const reason: RefusalReason | null = await scheduler.schedule(() => 1, { limits: place, weight: 2 }).catch((e) => (isRefusedError(e) ? e.reason : null))
+ * reason // 'too-heavy'
+ * ```
+ */
 export type RefusalReason = 'queue-full' | 'aborted' | 'deadline' | 'too-heavy' | 'closed';
 
 const REFUSAL_CODES: { readonly [R in RefusalReason]: ErrorCode } = {
@@ -135,7 +192,14 @@ const REFUSAL_CODES: { readonly [R in RefusalReason]: ErrorCode } = {
  *
  * @example
  * ```ts
- * scheduler.schedule(fn, { limits: [l], signal }).catch((e) => isRefusedError(e) && e.reason === 'aborted')
+ * import { RefusedError, Scheduler } from 'traderatio'
+ *
+ * const scheduler = new Scheduler()
+ * const signal = AbortSignal.abort()
+ * const error = await scheduler.schedule(() => 1, { signal }).catch((e) => e)
+ * error instanceof RefusedError // true
+ * error.reason // 'aborted'
+ * error.code // 'REFUSED_ABORTED'
  * ```
  */
 export class RefusedError extends TraderatioError {
@@ -147,7 +211,20 @@ export class RefusedError extends TraderatioError {
   }
 }
 
-/** True when `e` is a {@link RefusedError}. */
+/**
+ * True when `e` is a {@link RefusedError}.
+ *
+ * @example
+ * ```ts
+ * import { Scheduler, isRefusedError } from 'traderatio'
+ *
+ * const scheduler = new Scheduler({ maxQueue: 1 })
+ * const place = scheduler.limit({ limit: 1, windowMs: 60_000 })
+ * const tasks = [1, 2, 3].map((i) => scheduler.schedule(() => i, { limits: place }).catch((e) => isRefusedError(e) && e.reason))
+ * scheduler.close()
+ * await Promise.all(tasks) // [1, 'closed', 'queue-full']
+ * ```
+ */
 export function isRefusedError(e: unknown): e is RefusedError {
   return e instanceof RefusedError;
 }
@@ -159,7 +236,21 @@ export function isRefusedError(e: unknown): e is RefusedError {
  *
  * @example
  * ```ts
- * api.request('futures.order_place', order).catch((e) => e instanceof NoReplyError && reconcileOpenOrders())
+ * import { Scheduler } from 'traderatio'
+ * import { NoReplyError, RedisStore } from 'traderatio/redis'
+ * import { VirtualClock } from 'traderatio/testing'
+ *
+ * const silent = { evalsha: () => new Promise(() => {}), eval: () => new Promise(() => {}) } // a Redis that never answers
+ * const clock = new VirtualClock()
+ * const store = new RedisStore({ client: silent, clock, timeoutMs: 250 })
+ * let error: unknown
+ * store.on((event) => { if (event.type === 'unavailable') error = event.error })
+ * const scheduler = new Scheduler({ clock, store })
+ * scheduler.schedule(() => 1, { limits: scheduler.limit({ limit: 10, windowMs: 1000 }) }).catch(() => {})
+ * await clock.advance(250)
+ * error instanceof NoReplyError && error.code // 'NO_REPLY'
+ * scheduler.close()
+ * await Promise.all([store.close(), clock.advance(250)])
  * ```
  */
 export class NoReplyError extends TraderatioError {
@@ -179,6 +270,8 @@ export class NoReplyError extends TraderatioError {
  *
  * @example
  * ```ts
+ * import { TooManyTimersError, VirtualClock } from 'traderatio/testing'
+ *
  * const clock = new VirtualClock()
  * const tick = () => clock.setTimer(tick, 1000)
  * tick()

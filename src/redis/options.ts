@@ -3,7 +3,22 @@ import { type Clock, MAX_TIMEOUT_MS, systemClock } from '../schedule/clock.js';
 import { isPositiveInteger } from '../schedule/positive-integer.js';
 import { type RedisScripting, scriptingOf } from './client.js';
 
-/** Options of a `RedisStore`. */
+/**
+ * Options of a `RedisStore`.
+ *
+ * @example
+ * ```ts
+ * import { Redis } from 'ioredis'
+ * import { RedisStore, type RedisStoreOptions } from 'traderatio/redis'
+ *
+ * const client = new Redis({ host: '127.0.0.1', port: 6379 })
+ * const options: RedisStoreOptions = { client, prefix: 'acct-42', leaseMs: 50, onUnavailable: 'local', processes: 4 }
+ * const store = new RedisStore(options)
+ * store.leaseMs // 50
+ * await store.close()
+ * await client.quit()
+ * ```
+ */
 export interface RedisStoreOptions {
   /** An ioredis or node-redis client, connected; the store never closes it. */
   readonly client: unknown;

@@ -48,10 +48,22 @@ export interface Broker {
  *
  * @example
  * ```ts
- * const scheduler = new Scheduler({ store: new RedisStore({ client, prefix: 'acct-42' }) })
+ * import { Redis } from 'ioredis'
+ * import { Scheduler } from 'traderatio'
+ * import { RedisStore, SharedLimit } from 'traderatio/redis'
+ *
+ * const client = new Redis({ host: '127.0.0.1', port: 6379 })
+ * const prefix = `acct-42-${Date.now()}`
+ * const store = new RedisStore({ client, prefix })
+ * const scheduler = new Scheduler({ store })
  * const place = scheduler.limit({ name: 'futures.place', limit: 100, windowMs: 1000 })
- * place.isShared() // true
- * place.update({ limit: 250 }) // every process takes it from its next answer (R13)
+ * place instanceof SharedLimit // true
+ * await scheduler.schedule(() => 'sent', { limits: place }) // 'sent'
+ * place.usedAt(scheduler.clock.now()) // 1
+ * scheduler.close()
+ * await store.close()
+ * await client.del(...(await client.keys(`{${prefix}}:*`)))
+ * await client.quit()
  * ```
  */
 export class SharedLimit extends WindowLimit {

@@ -24,6 +24,25 @@ export type { RedisStoreOptions } from './options.js';
  * instant of the store's clock: the store carries on. An error thrown by a listener while it
  * handles an `error` event, or an error with no listener to take it, becomes a process warning
  * (`process.emitWarning`, type `TraderatioWarning`).
+ *
+ * @example
+ * ```ts
+ * import { Scheduler } from 'traderatio'
+ * import { RedisStore, type RedisStoreEvent } from 'traderatio/redis'
+ * import { VirtualClock } from 'traderatio/testing'
+ *
+ * const silent = { evalsha: () => new Promise(() => {}), eval: () => new Promise(() => {}) } // a Redis that never answers
+ * const clock = new VirtualClock()
+ * const store = new RedisStore({ client: silent, clock, timeoutMs: 250 })
+ * const events: RedisStoreEvent['type'][] = []
+ * store.on((event) => events.push(event.type))
+ * const scheduler = new Scheduler({ clock, store })
+ * scheduler.schedule(() => 1, { limits: scheduler.limit({ limit: 10, windowMs: 1000 }) }).catch(() => {})
+ * await clock.advance(250)
+ * events // ['unavailable']
+ * scheduler.close()
+ * await Promise.all([store.close(), clock.advance(250)])
+ * ```
  */
 export type RedisStoreEvent =
   | { readonly type: 'unavailable'; readonly error: unknown }
@@ -56,10 +75,17 @@ const AUTO_MAX = 32;
  * import { Scheduler } from 'traderatio'
  * import { RedisStore } from 'traderatio/redis'
  *
- * const store = new RedisStore({ client: new Redis(), prefix: 'acct-42' })
+ * const client = new Redis({ host: '127.0.0.1', port: 6379 })
+ * const prefix = `acct-42-${Date.now()}`
+ * const store = new RedisStore({ client, prefix })
  * const scheduler = new Scheduler({ store })
  * const place = scheduler.limit({ name: 'futures.place', limit: 100, windowMs: 1000 })
- * await scheduler.schedule(() => api.placeOrder(order), { limits: place })
+ * await scheduler.schedule(() => 'sent', { limits: place }) // 'sent'
+ * store.available // true
+ * scheduler.close()
+ * await store.close()
+ * await client.del(...(await client.keys(`{${prefix}}:*`)))
+ * await client.quit()
  * ```
  */
 // Also the Broker of its shared limits (`new SharedLimit(options, this, host)` checks that): not

@@ -6,6 +6,15 @@ import { performance } from 'node:perf_hooks';
  * Where the scheduler reads time and sets its one timer. `now()` is monotonic milliseconds (it
  * never goes back; R13 measures windows on it); `wall()` is Unix epoch milliseconds, used only to
  * read the exchange's reset timestamps (R12).
+ *
+ * @example
+ * ```ts
+ * import { type Clock, Scheduler } from 'traderatio'
+ * import { VirtualClock } from 'traderatio/testing'
+ *
+ * const clock: Clock = new VirtualClock({ start: 5000 })
+ * new Scheduler({ clock }).clock.now() // 5000
+ * ```
  */
 export interface Clock {
   now(): number;
@@ -61,6 +70,15 @@ class LongTimer {
 /**
  * The machine's clocks: `performance.now()` and `Date.now()`, and `setTimeout`. A delay longer
  * than `setTimeout` keeps (about 24.8 days) is waited in chunks.
+ *
+ * @example
+ * ```ts
+ * import { Scheduler, systemClock } from 'traderatio'
+ *
+ * const scheduler = new Scheduler({ clock: systemClock })
+ * scheduler.clock === systemClock // true
+ * Math.abs(systemClock.wall() - Date.now()) < 1000 // true
+ * ```
  */
 export const systemClock: Clock = markBuild({
   now: () => performance.now(),
@@ -83,9 +101,17 @@ interface VirtualTimer {
  *
  * @example
  * ```ts
+ * import { Scheduler } from 'traderatio'
+ * import { VirtualClock } from 'traderatio/testing'
+ *
  * const clock = new VirtualClock({ start: 0, wallStart: Date.parse('2026-11-21T00:00:00Z') })
  * const scheduler = new Scheduler({ clock })
- * await clock.advance(1000)
+ * const place = scheduler.limit({ limit: 1, windowMs: 60_000 })
+ * const sent: number[] = []
+ * for (let i = 0; i < 3; i++) void scheduler.schedule(() => sent.push(clock.now()), { limits: place })
+ * await clock.advance(120_000)
+ * sent // [0, 60000, 120000]
+ * new Date(clock.wall()).toISOString() // '2026-11-21T00:02:00.000Z'
  * ```
  */
 export class VirtualClock implements Clock {

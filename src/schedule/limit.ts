@@ -7,7 +7,13 @@ import type { WindowLimitState } from './window.js';
  *
  * @example
  * ```ts
+ * import { type Limit, Scheduler } from 'traderatio'
+ * import { VirtualClock } from 'traderatio/testing'
+ *
+ * const scheduler = new Scheduler({ clock: new VirtualClock() })
  * const place: Limit = scheduler.limit({ name: 'futures.place', limit: 100, windowMs: 1000 })
+ * await scheduler.schedule(() => 'sent', { limits: place, weight: 3 }) // 'sent'
+ * place.usedAt(0) // 3
  * ```
  */
 export interface Limit {

@@ -16,7 +16,21 @@ markBuild(WindowLimit.prototype);
 
 const LIMIT_OPTION_FIELDS: readonly string[] = ['name', 'limit', 'windowMs', 'maxWindowMs', 'marginMs', 'reserve'];
 
-/** Options of a {@link Scheduler}. */
+/**
+ * Options of a {@link Scheduler}.
+ *
+ * @example
+ * ```ts
+ * import { Scheduler, type SchedulerOptions } from 'traderatio'
+ * import { VirtualClock } from 'traderatio/testing'
+ *
+ * const options: SchedulerOptions = { clock: new VirtualClock(), maxQueue: 1 }
+ * const scheduler = new Scheduler(options)
+ * const place = scheduler.limit({ limit: 1, windowMs: 1000 })
+ * for (let i = 0; i < 3; i++) scheduler.schedule(() => i, { limits: place }).catch(() => {})
+ * scheduler.stats().refused['queue-full'] // 1
+ * ```
+ */
 export interface SchedulerOptions {
   /** Where time is read and the timer set. @default systemClock */
   readonly clock?: Clock;
@@ -29,7 +43,21 @@ export interface SchedulerOptions {
   readonly store?: LimitStore;
 }
 
-/** Options of one task. */
+/**
+ * Options of one task.
+ *
+ * @example
+ * ```ts
+ * import { type ScheduleOptions, Scheduler } from 'traderatio'
+ * import { VirtualClock } from 'traderatio/testing'
+ *
+ * const scheduler = new Scheduler({ clock: new VirtualClock() })
+ * const place = scheduler.limit({ name: 'spot.place', limit: 10, windowMs: 1000 })
+ * const options: ScheduleOptions = { limits: place, weight: 4, priority: 1 }
+ * await scheduler.schedule(() => 'batch sent', options) // 'batch sent'
+ * place.usedAt(0) // 4
+ * ```
+ */
 export interface ScheduleOptions {
   /** The limits the task draws on, all at once or not at all. @default [] */
   readonly limits?: Limit | readonly Limit[];
@@ -51,6 +79,19 @@ export type { Limit } from './limit.js';
  * refused. An error thrown by a listener while it handles an `error` event, or an error with no
  * listener to take it, becomes a process warning (`process.emitWarning`, type
  * `TraderatioWarning`).
+ *
+ * @example
+ * ```ts
+ * import { Scheduler, type SchedulerEvent } from 'traderatio'
+ * import { VirtualClock } from 'traderatio/testing'
+ *
+ * const scheduler = new Scheduler({ clock: new VirtualClock() })
+ * const place = scheduler.limit({ name: 'futures.place', limit: 1, windowMs: 1000 })
+ * const events: SchedulerEvent[] = []
+ * scheduler.on((event) => events.push(event))
+ * await scheduler.schedule(() => 1, { limits: place })
+ * events // [{ type: 'dispatch', at: 0, weight: 1, priority: 0, limits: ['futures.place'] }]
+ * ```
  */
 export type SchedulerEvent =
   | { readonly type: 'dispatch'; readonly at: number; readonly weight: number; readonly priority: number; readonly limits: readonly string[] }
@@ -59,7 +100,23 @@ export type SchedulerEvent =
   | { readonly type: 'pause'; readonly at: number; readonly limit: string; readonly until: number }
   | { readonly type: 'error'; readonly at: number; readonly source: ErrorSource; readonly error: unknown };
 
-/** Counters and the state of every limit. */
+/**
+ * Counters and the state of every limit.
+ *
+ * @example
+ * ```ts
+ * import { Scheduler, type SchedulerStats } from 'traderatio'
+ * import { VirtualClock } from 'traderatio/testing'
+ *
+ * const scheduler = new Scheduler({ clock: new VirtualClock() })
+ * const place = scheduler.limit({ name: 'futures.place', limit: 2, windowMs: 1000 })
+ * for (let i = 0; i < 3; i++) void scheduler.schedule(() => i, { limits: place })
+ * const stats: SchedulerStats = scheduler.stats()
+ * stats.dispatched // 2
+ * stats.queued // 1
+ * stats.limits[0]?.used // 2
+ * ```
+ */
 export interface SchedulerStats {
   /** Tasks waiting now. */
   readonly queued: number;
@@ -111,11 +168,17 @@ function capture(resolve: Resolve): void {
  *
  * @example
  * ```ts
- * const scheduler = new Scheduler()
- * const place = scheduler.limit({ name: 'futures.place', limit: 100, windowMs: 1000 })
- * const cancel = scheduler.limit({ name: 'futures.cancel', limit: 200, windowMs: 1000 })
- * await scheduler.schedule(() => api.placeOrder(order), { limits: place })
- * await scheduler.schedule(() => api.cancelOrder(id), { limits: cancel, priority: 10 })
+ * import { Scheduler } from 'traderatio'
+ * import { VirtualClock } from 'traderatio/testing'
+ *
+ * const clock = new VirtualClock()
+ * const scheduler = new Scheduler({ clock })
+ * const place = scheduler.limit({ name: 'futures.place', limit: 2, windowMs: 1000 })
+ * const sent: number[] = []
+ * const tasks = [1, 2, 3].map(() => scheduler.schedule(() => sent.push(clock.now()), { limits: place }))
+ * await clock.advance(1000)
+ * await Promise.all(tasks)
+ * sent // [0, 0, 1000]
  * ```
  */
 export class Scheduler {

@@ -5,6 +5,17 @@ import { WindowLimit, type WindowLimitOptions } from './window.js';
 /**
  * What a store is told of the scheduler that asks it for a limit: the clock the scheduler reads,
  * and how to wake it when permits arrive from elsewhere (a shared store's reply).
+ *
+ * @example
+ * ```ts
+ * import { type LimitHost, type LimitStore, Scheduler, memoryStore } from 'traderatio'
+ * import { VirtualClock } from 'traderatio/testing'
+ *
+ * const hosts: LimitHost[] = []
+ * const store: LimitStore = { limit: (options, host) => (hosts.push(host), memoryStore.limit(options, host)) }
+ * new Scheduler({ clock: new VirtualClock({ start: 42 }), store }).limit({ limit: 1, windowMs: 1000 })
+ * hosts[0]?.clock.now() // 42
+ * ```
  */
 export interface LimitHost {
   readonly clock: Clock;
@@ -25,8 +36,12 @@ export interface LimitHost {
  *
  * @example
  * ```ts
- * const scheduler = new Scheduler({ store: memoryStore })
- * scheduler.limit({ name: 'futures.place', limit: 100, windowMs: 1000 })
+ * import { type LimitStore, Scheduler, memoryStore } from 'traderatio'
+ *
+ * const made: string[] = []
+ * const store: LimitStore = { limit: (options, host) => (made.push(options.name ?? ''), memoryStore.limit(options, host)) }
+ * new Scheduler({ store }).limit({ name: 'futures.place', limit: 100, windowMs: 1000 })
+ * made // ['futures.place']
  * ```
  */
 export interface LimitStore {
@@ -34,7 +49,17 @@ export interface LimitStore {
   limit(options: WindowLimitOptions, host: LimitHost): WindowLimit;
 }
 
-/** The default store: each limit is a sliding log in this process. */
+/**
+ * The default store: each limit is a sliding log in this process.
+ *
+ * @example
+ * ```ts
+ * import { Scheduler, WindowLimit, memoryStore } from 'traderatio'
+ *
+ * const scheduler = new Scheduler({ store: memoryStore })
+ * scheduler.limit({ limit: 100, windowMs: 1000 }) instanceof WindowLimit // true
+ * ```
+ */
 export const memoryStore: LimitStore = {
   limit: (options) => new WindowLimit(options),
 };

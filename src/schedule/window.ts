@@ -2,7 +2,19 @@ import { InvalidInputError } from '../errors.js';
 import type { Limit } from './limit.js';
 import { isPositiveInteger } from './positive-integer.js';
 
-/** Options of a limit: "at most `limit` weight in any interval of `windowMs`" (R13). */
+/**
+ * Options of a limit: "at most `limit` weight in any interval of `windowMs`" (R13).
+ *
+ * @example
+ * ```ts
+ * import { WindowLimit, type WindowLimitOptions } from 'traderatio'
+ *
+ * const options: WindowLimitOptions = { name: 'ws', limit: 10, windowMs: 1000, reserve: { priority: 10, weight: 2 } }
+ * const l = new WindowLimit(options)
+ * l.capacity() // 8
+ * l.capacity(10) // 10
+ * ```
+ */
 export interface WindowLimitOptions {
   /** A name for stats, events and errors. @default "limit" */
   readonly name?: string;
@@ -29,7 +41,20 @@ export interface WindowLimitOptions {
   readonly reserve?: { readonly priority: number; readonly weight: number };
 }
 
-/** A limit's state as plain data: what `snapshot()` gives and `WindowLimit.restore` takes. */
+/**
+ * A limit's state as plain data: what `snapshot()` gives and `WindowLimit.restore` takes.
+ *
+ * @example
+ * ```ts
+ * import { WindowLimit, type WindowLimitState } from 'traderatio'
+ *
+ * const l = new WindowLimit({ name: 'futures.place', limit: 2, windowMs: 1000 })
+ * l.tryTake(1, 100)
+ * const state: WindowLimitState = JSON.parse(JSON.stringify(l.snapshot()))
+ * state.entries // [[100, 1]]
+ * WindowLimit.restore(state).tryTake(2, 500) // 600
+ * ```
+ */
 export interface WindowLimitState {
   readonly name: string;
   readonly limit: number;
@@ -64,10 +89,12 @@ const SLOTS = 1024;
  *
  * @example
  * ```ts
+ * import { WindowLimit } from 'traderatio'
+ *
  * const l = new WindowLimit({ limit: 2, windowMs: 1000 })
- * l.tryTake(1, 0)    // 0: taken
- * l.tryTake(1, 10)   // 0: taken
- * l.tryTake(1, 20)   // 980: wait 980 ms (the first expires at 1000)
+ * l.tryTake(1, 0) // 0
+ * l.tryTake(1, 10) // 0
+ * l.tryTake(1, 20) // 980
  * ```
  */
 export class WindowLimit implements Limit {
