@@ -9,14 +9,6 @@
  * than the quickest seen (the limit's margin covers what is).
  *
  * The smallest of the last `size` samples, kept in a monotone queue: O(1) a sample.
- *
- * @example
- * ```ts
- * const d = new ArrivalDelay()
- * d.add(5003)  // 0: the first sample is the quickest so far
- * d.add(5001)  // 0: quicker still
- * d.add(5021)  // 20: 20 ms later on its way than the quickest
- * ```
  */
 export class ArrivalDelay {
   private readonly values: Float64Array;

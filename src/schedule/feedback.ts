@@ -116,12 +116,6 @@ export function feedbackFrom(response: { readonly status: number; readonly heade
  * string, `remaining` a non-negative integer, `limit` a positive integer, and `resetAtMs` and
  * `retryAfterMs` non-negative finite numbers, each when present. A bad field is an
  * {@link InvalidInputError} naming it.
- *
- * @example
- * ```ts
- * readFeedback({ limited: true, retryAfterMs: 1000 }) // returned as given
- * readFeedback({ limited: true, retryAfterMs: -5 })   // throws, naming `feedback.retryAfterMs`
- * ```
  */
 export function readFeedback(value: unknown): RateLimitFeedback {
   if (typeof value !== 'object' || value === null) {
