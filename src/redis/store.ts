@@ -187,7 +187,20 @@ export class RedisStore implements LimitStore {
    *
    * @example
    * ```ts
-   * store.on((event) => event.type === 'unavailable' && log.warn('Redis down', event.error))
+   * import { Scheduler } from 'traderatio'
+   * import { RedisStore } from 'traderatio/redis'
+   * import { VirtualClock } from 'traderatio/testing'
+   *
+   * const clock = new VirtualClock()
+   * const store = new RedisStore({ client: { evalsha: () => new Promise(() => {}), eval: () => new Promise(() => {}) }, clock })
+   * const log: string[] = []
+   * store.on((event) => event.type === 'unavailable' && log.push(`Redis down: ${String(event.error)}`))
+   * const scheduler = new Scheduler({ clock, store })
+   * scheduler.schedule(() => 1, { limits: scheduler.limit({ limit: 10, windowMs: 1000 }) }).catch(() => {})
+   * await clock.advance(250)
+   * log // ['Redis down: NoReplyError: Redis did not answer within 250 ms']
+   * scheduler.close()
+   * await Promise.all([store.close(), clock.advance(250)])
    * ```
    */
   on(listener: (event: RedisStoreEvent) => void): () => void {

@@ -403,10 +403,13 @@ export class WindowLimit implements Limit {
    *
    * @example
    * ```ts
+   * import { WindowLimit } from 'traderatio'
+   *
    * const l = new WindowLimit({ limit: 1, windowMs: 1000 })
    * l.tryTake(1, 0)
-   * l.extend(1, 0, 30)  // it reached the exchange 30 ms after it was sent
-   * l.tryTake(1, 1000)  // 30: the exchange still counts it until 1030
+   * l.extend(1, 0, 30) // it reached the exchange 30 ms after it was sent
+   * // The exchange still counts it until 1030:
+   * l.tryTake(1, 1000) // 30
    * ```
    */
   extend(weight: number, sentAt: number, arrivedAt: number): void {
