@@ -6,5 +6,4 @@ export { RedisStore } from './store.js';
 export type { RedisStoreEvent } from './store.js';
 export type { RedisStoreOptions } from './options.js';
 export { SharedLimit } from './shared-limit.js';
-export type { RedisScripting } from './client.js';
 export { NoReplyError } from '../errors.js';

@@ -164,12 +164,6 @@ export class RedisStore implements LimitStore {
    * The counts of an account limiter, kept in Redis for every process on the budget (R1, R9, R14):
    * an `AccountLimiter` given this store calls it, and reads its limits, tiers and throttles from
    * the account's totals. Each call makes counts of their own (one per limiter).
-   *
-   * @example
-   * ```ts
-   * const limiter = new AccountLimiter({ accounts: [{ id: 'main', role: 'main' }], store })
-   * limiter.abuseHeadroom('main').requests // every process's requests in the rolling 24 hours
-   * ```
    */
   counts(): SharedCounts {
     if (this.closed) throw new InvalidInputError('the Redis store', 'closed', 'a store not closed');
