@@ -375,11 +375,12 @@ describe('RedisStore', () => {
       while (Date.now() < end) await s.schedule(() => sent++, { limits: l });
       s.close();
       await store.close();
-      // With 0, one grant of one permit a task and never a lease. (A request that reaches Redis
-      // after its deadline, on a loaded machine, is refused and asked again: more admissions than
-      // tasks, never more grants.)
+      // With 0, every task asks Redis and is granted one permit, never a lease. (On a loaded
+      // machine a request that reaches Redis after its deadline is refused and asked again, and a
+      // grant that comes back after its lease's end is given back and asked again: more
+      // admissions and grants than tasks, each of one permit.)
       if (prefetch === 0) {
-        expect(grants).toBe(sent);
+        expect(grants).toBeGreaterThanOrEqual(sent);
         expect(leases).toBe(0);
       } else expect(acquires).toBeLessThan(sent / 4);
     }
