@@ -178,7 +178,7 @@ export class Scheduler<L extends Limit = WindowLimit> {
       }
     }
     const l = this.store.limit(options, this);
-    if (!(l instanceof WindowLimit)) checkSameBuild('the limit the store made', l, 'the scheduler', WindowLimit.prototype);
+    checkSameBuild('the limit the store made', l, 'the scheduler', WindowLimit.prototype);
     // A limit of this copy of the library (a WindowLimit, or a shared one), not owned yet.
     if (copyOf(l) !== copyOf(WindowLimit.prototype) || l.owner !== null) throw new InvalidInputError('the limit the store made', l, 'a new limit');
     l.owner = this;
@@ -689,7 +689,7 @@ export class Scheduler<L extends Limit = WindowLimit> {
 
   private ownedLimit(l: unknown, field: string): void {
     if (this.books.has(l as Limit)) return;
-    if (!(l instanceof WindowLimit)) checkSameBuild(field, l, 'the scheduler', WindowLimit.prototype);
+    checkSameBuild(field, l, 'the scheduler', WindowLimit.prototype);
     throw new InvalidInputError(field, l, 'a limit made by this scheduler (scheduler.limit(...))');
   }
 
