@@ -134,7 +134,10 @@ describe('the installed package', () => {
   ])('loads as %s, with one copy of the classes the three entries share', async (type, imports) => {
     const r = await run(process.execPath, [`--input-type=${type}`, '-e', `${imports}
       console.log(tradeRatio([{ contract: 'BTC_USDT', makerVolume: '1000', place: 100 }]).ratio.toFixed(2));
-      console.log(typeof Scheduler, typeof RedisStore, SharedLimit.prototype instanceof WindowLimit);
+      // A shared limit is no WindowLimit, but the root's Scheduler takes it as one of its limits.
+      const never = () => new Promise(() => {});
+      const shared = new Scheduler({ store: new RedisStore({ client: { eval: never, evalsha: never }, prefix: 'p' }) }).limit({ name: 'orders', limit: 10, windowMs: 1000 });
+      console.log(typeof Scheduler, typeof RedisStore, shared instanceof SharedLimit && !(shared instanceof WindowLimit) && shared.isShared());
       try { new RedisStore({}); } catch (e) { console.log(e instanceof InvalidInputError, e.name, e.code); }
       const limiter = new AccountLimiter({ accounts: [{ id: 'main', role: 'main' }] });
       console.log(typeof limitedFetch(limiter, { account: 'main' }));
@@ -196,7 +199,7 @@ describe('the installed package', () => {
   // A strict consumer of both entries; @ts-expect-error lines fail the check if the member they
   // reach for is in the declarations.
   const consumer = `
-import { InvalidInputError, Scheduler, WindowLimit, tradeRatio, type RatioResult } from 'traderatio';
+import { InvalidInputError, Scheduler, WindowLimit, tradeRatio, type Limit, type RatioResult } from 'traderatio';
 import { RedisStore, SharedLimit, type RedisStoreOptions } from 'traderatio/redis';
 import { limitedFetch, type LimitedFetch } from 'traderatio/fetch';
 import { limitedWebSocket, type LimitedWebSocket } from 'traderatio/websocket';
@@ -211,7 +214,11 @@ export const ratio: string | undefined = r.ratio?.toFixed(2);
 declare const client: RedisStoreOptions['client'];
 const store = new RedisStore({ client, prefix: 'acct-42' });
 export const scheduler = new Scheduler({ store });
-export const limit: WindowLimit = scheduler.limit({ name: 'orders', limit: 100, windowMs: 1000 });
+export const limit: SharedLimit = scheduler.limit({ name: 'orders', limit: 100, windowMs: 1000 });
+export const memoryLimit: WindowLimit = new Scheduler().limit({ name: 'orders', limit: 100, windowMs: 1000 });
+// A shared limit goes wherever a limit does.
+export const placed: Promise<number> = scheduler.schedule(() => 1, { limits: limit });
+export const limits: Limit[] = [limit, memoryLimit];
 export const refused = (e: unknown): boolean => e instanceof InvalidInputError && e.code === 'INVALID_INPUT';
 declare const shared: SharedLimit;
 declare const limiter: import('traderatio').AccountLimiter;

@@ -1,7 +1,7 @@
 import { HOUR_MS, utcHourStart } from '../rules/calendar.js';
 import type { BoundaryDirection } from '../rules/exchange-clock.js';
 import type { Clock } from '../schedule/clock.js';
-import type { Scheduler } from '../schedule/scheduler.js';
+import type { Limit, Scheduler } from '../schedule/scheduler.js';
 import type { ExchangeTime } from './exchange-time.js';
 import type { InstantBounds } from './in-force.js';
 import { unrefTimer } from './timers.js';
@@ -25,7 +25,7 @@ export class BoundaryTimer {
   constructor(
     private readonly clock: Clock,
     private readonly time: ExchangeTime,
-    private readonly scheduler: Scheduler,
+    private readonly scheduler: Scheduler<Limit>,
     private readonly onBoundary: () => void,
   ) {}
 

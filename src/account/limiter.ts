@@ -14,7 +14,7 @@ import { parseVipLevel } from '../rules/vip.js';
 import type { Clock } from '../schedule/clock.js';
 import { type RateLimitFeedback, readFeedback } from '../schedule/feedback.js';
 import { readGatewayTimes } from '../schedule/gateway-time.js';
-import { Scheduler } from '../schedule/scheduler.js';
+import { type Limit, Scheduler } from '../schedule/scheduler.js';
 import { Listeners } from '../schedule/listeners.js';
 import type { SharedCounts, SharedTotals } from './shared-counts.js';
 import { type FillRole, Tracker } from './tracker.js';
@@ -64,7 +64,7 @@ const CANCEL_PRIORITY = 10;
  * ```
  */
 export class AccountLimiter {
-  readonly scheduler: Scheduler;
+  readonly scheduler: Scheduler<Limit>;
   readonly catalog: Catalog;
   private readonly clock: Clock;
   /** The answered requests, counted where they reached the exchange (R13). */

@@ -44,7 +44,7 @@ export interface RequestLimitsConfig {
 export class RequestLimits {
   private readonly ipLimits = new Map<string, Limit>();
 
-  constructor(private readonly scheduler: Scheduler, private readonly config: RequestLimitsConfig, private readonly emit: (event: LimiterEvent) => void) {}
+  constructor(private readonly scheduler: Scheduler<Limit>, private readonly config: RequestLimitsConfig, private readonly emit: (event: LimiterEvent) => void) {}
 
   /** New limits for `account`, at tier 1 until the rules are read, at `now`. */
   create(account: string, now: number): AccountLimits {

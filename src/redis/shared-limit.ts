@@ -1,6 +1,7 @@
-import type { Limit } from '../schedule/limit.js';
+import { markBuild } from '../schedule/build.js';
+import type { Limit, LimitOwner } from '../schedule/limit.js';
 import type { LimitHost } from '../schedule/store.js';
-import { WindowLimit, type WindowLimitOptions } from '../schedule/window.js';
+import { checkTake, WindowLimit, type WindowLimitOptions, type WindowLimitState } from '../schedule/window.js';
 
 /** Permits granted by the store to this process: usable until `until` on the local clock. */
 export interface Lease {
@@ -66,10 +67,14 @@ export interface Broker {
  * await client.quit()
  * ```
  */
-export class SharedLimit extends WindowLimit {
+export class SharedLimit implements Limit {
+  /** @internal The scheduler that owns this limit: told of each change of N or W. */
+  owner: LimitOwner | null = null;
   /** @internal */ lease: Lease | null = null;
   /** @internal */ pending = false;
   /** @internal */ retryAt = -Infinity;
+  /** This process's view of the limit: N, W, the reserve, and the log of its own dispatches. */
+  private readonly local: WindowLimit;
   /** Leases with weight taken and not yet stamped (one, or two when a lease ended meanwhile). */
   private readonly unstampedLeases: Lease[] = [];
   /** @internal While Redis fails: this process's own share of the limit (onUnavailable "local"). */
@@ -88,35 +93,71 @@ export class SharedLimit extends WindowLimit {
     private readonly broker: Broker,
     /** @internal */ readonly host: LimitHost,
   ) {
-    super(options);
+    this.local = new WindowLimit(options);
+  }
+
+  /** A name for stats, events and errors, and the key of the limit in Redis. */
+  get name(): string {
+    return this.local.name;
+  }
+
+  /** N. */
+  get limit(): number {
+    return this.local.limit;
+  }
+
+  /** W, in milliseconds. */
+  get windowMs(): number {
+    return this.local.windowMs;
+  }
+
+  /** The longest W `update` may set, in milliseconds. */
+  get maxWindowMs(): number {
+    return this.local.maxWindowMs;
+  }
+
+  /** How much longer than W each dispatch counts, in milliseconds. */
+  get marginMs(): number {
+    return this.local.marginMs;
   }
 
   /** The weight a task of this priority may not use (the reserve of a higher class). */
   reservedFor(priority: number): number {
-    return this.limit - super.capacity(priority);
+    return this.limit - this.local.capacity(priority);
   }
 
   /** The most weight a task of this priority may ever take: never more than Redis can grant it. */
-  override capacity(priority = 0): number {
-    const c = super.capacity(priority);
+  capacity(priority = 0): number {
+    const c = this.local.capacity(priority);
     return this.sharedN === null ? c : Math.min(c, this.sharedN - (this.limit - c));
   }
 
-  override isShared(): boolean {
+  /**
+   * Takes `weight` at `at` if the lease allows it: returns 0 when taken, otherwise how many
+   * milliseconds to wait (see {@link WindowLimit.tryTake}). Counted in this process's log only.
+   */
+  tryTake(weight: number, at: number, priority = 0): number {
+    checkTake(weight, at, priority, this.name);
+    const wait = this.waitFor(weight, at, priority);
+    if (wait === 0) this.local.take(weight, at);
+    return wait;
+  }
+
+  isShared(): boolean {
     return true;
   }
 
-  override fitsAnytime(): boolean {
+  fitsAnytime(): boolean {
     return false;
   }
 
-  override lacks(weight: number, at: number): boolean {
+  lacks(weight: number, at: number): boolean {
     if (this.pausedUntilHere > at || !this.broker.available) return false;
     const lease = this.lease;
     return lease === null || at >= lease.until || lease.granted - lease.sent < weight;
   }
 
-  override waitFor(weight: number, at: number, priority = 0): number {
+  waitFor(weight: number, at: number, priority = 0): number {
     if (weight > this.capacity(priority)) return Infinity;
     if (this.pausedUntilHere > at) return this.pausedUntilHere - at;
     const lease = this.lease;
@@ -134,7 +175,7 @@ export class SharedLimit extends WindowLimit {
     return this.broker.leaseMs;
   }
 
-  override request(linked: readonly Limit[], weight: number, priority: number, at: number): void {
+  request(linked: readonly Limit[], weight: number, priority: number, at: number): void {
     for (const l of linked) {
       const s = l as SharedLimit;
       if (s.pending || s.retryAt > at) return;
@@ -146,7 +187,12 @@ export class SharedLimit extends WindowLimit {
     this.broker.acquire(linked as readonly SharedLimit[], weight, priority);
   }
 
-  override takeUnstamped(weight: number): void {
+  /** Counts `weight` as dispatched at `at` in this process's log, without checking. */
+  take(weight: number, at: number): void {
+    this.local.take(weight, at);
+  }
+
+  takeUnstamped(weight: number): void {
     // From the lease when it has room (waitFor ended it if it had expired), else the local share.
     const lease = this.lease;
     if (lease !== null && lease.granted - lease.sent >= weight) {
@@ -154,10 +200,10 @@ export class SharedLimit extends WindowLimit {
       if (lease.unstamped === 0) this.unstampedLeases.push(lease);
       lease.unstamped += weight;
     } else this.share!.takeUnstamped(weight);
-    super.takeUnstamped(weight);
+    this.local.takeUnstamped(weight);
   }
 
-  override stamp(at: number): void {
+  stamp(at: number): void {
     // `at` was read after the weight was taken and its task started. Before the lease ended, the
     // task started by its score in Redis. Otherwise it may have started after it (the process was
     // held up between the check and the start: a listener, a GC pause, the OS), and Redis must
@@ -170,16 +216,26 @@ export class SharedLimit extends WindowLimit {
     }
     leases.length = 0;
     this.share?.stamp(at);
-    super.stamp(at);
+    this.local.stamp(at);
+  }
+
+  /** Weight this process dispatched in the window ending at `at` (feedback holds included). */
+  usedAt(at: number): number {
+    return this.local.usedAt(at);
+  }
+
+  /** The state of this process's view of the limit, as plain data. */
+  snapshot(): WindowLimitState {
+    return this.local.snapshot();
   }
 
   // The exchange counted `weight` from `arrivedAt` (R13): counted here as in memory, and the
   // lateness (`arrivedAt - sentAt`) kept for Redis, where every process's grants on this limit
   // then count that much longer than the window while it is the latest any process measured
   // lately. A grant is counted by Redis, not here: its entry must outlast the late arrival there.
-  /** @internal */
-  override extend(weight: number, sentAt: number, arrivedAt: number): void {
-    super.extend(weight, sentAt, arrivedAt);
+  /** The exchange counted `weight` sent at `sentAt` from `arrivedAt` (see {@link WindowLimit.extend}). */
+  extend(weight: number, sentAt: number, arrivedAt: number): void {
+    this.local.extend(weight, sentAt, arrivedAt);
     const late = arrivedAt - sentAt;
     if (late <= 0) return;
     this.lateAt(sentAt);
@@ -203,20 +259,23 @@ export class SharedLimit extends WindowLimit {
     this.lateFrom = at;
   }
 
-  override pause(until: number): void {
-    super.pause(until);
+  pause(until: number): void {
+    this.local.pause(until);
     if (until <= this.pausedUntilHere) return;
     this.pausedUntilHere = until;
     this.broker.feedback(this, until - this.host.clock.now(), 0, 0);
   }
 
-  override shrink(remaining: number, until: number, at: number): void {
-    super.shrink(remaining, until, at);
+  shrink(remaining: number, until: number, at: number): void {
+    this.local.shrink(remaining, until, at);
     if (until > at && remaining < this.limit) this.broker.feedback(this, 0, this.limit - remaining, until - at);
   }
 
-  override update(change: { readonly limit?: number; readonly windowMs?: number }): void {
-    super.update(change);
+  /** Changes N and W from now on, for every process (see {@link WindowLimit.update}). */
+  update(change: { readonly limit?: number; readonly windowMs?: number }): void {
+    const from = { limit: this.limit, windowMs: this.windowMs };
+    this.local.update(change);
+    this.owner?.changed(this, from);
     if (!this.adopting) this.broker.update(this);
   }
 
@@ -245,3 +304,6 @@ export class SharedLimit extends WindowLimit {
     this.broker.endLease(this, lease);
   }
 }
+
+// Shared limits say which copy of traderatio made them, as in-memory ones do.
+markBuild(SharedLimit.prototype);

@@ -90,7 +90,7 @@ const AUTO_MAX = 32;
  */
 // Also the Broker of its shared limits (`new SharedLimit(options, this, host)` checks that): not
 // in the implements clause, since Broker's methods are internal and left out of the declarations.
-export class RedisStore implements LimitStore {
+export class RedisStore implements LimitStore<SharedLimit> {
   /** Names this process's grants in Redis (`<id>.<n>`), so they can be told apart there. */
   readonly id = randomBytes(6).toString('base64url');
   readonly leaseMs: number;
@@ -150,7 +150,7 @@ export class RedisStore implements LimitStore {
   }
 
   /** Makes a limit whose budget lives in Redis: the {@link LimitStore} method `Scheduler.limit` calls. */
-  limit(options: WindowLimitOptions, host: LimitHost): WindowLimit {
+  limit(options: WindowLimitOptions, host: LimitHost): SharedLimit {
     if (this.closed) throw new InvalidInputError('the Redis store', 'closed', 'a store not closed');
     if (host.clock !== this.clock) checkSameBuild('the scheduler', host.clock, 'the Redis store', this.clock);
     if (host.clock !== this.clock) throw new InvalidInputError('the scheduler clock', host.clock, "the Redis store's clock (its `clock` option)");

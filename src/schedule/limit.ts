@@ -17,6 +17,8 @@ import type { WindowLimitState } from './window.js';
  * ```
  */
 export interface Limit {
+  /** @internal The scheduler that owns the limit, told of each change of N or W; null until one does. */
+  owner: LimitOwner | null;
   readonly name: string;
   readonly limit: number;
   readonly windowMs: number;
@@ -38,4 +40,10 @@ export interface Limit {
   shrink(remaining: number, until: number, at: number): void;
   extend(weight: number, sentAt: number, arrivedAt: number): void;
   snapshot(): WindowLimitState;
+}
+
+/** @internal What a limit tells the scheduler that owns it. */
+export interface LimitOwner {
+  /** N or W of `limit` changed, from `from`. */
+  changed(limit: Limit, from: { limit: number; windowMs: number }): void;
 }

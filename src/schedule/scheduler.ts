@@ -1,6 +1,6 @@
 import { InvalidInputError, RefusedError, type RefusalReason } from '../errors.js';
 import { checkFields } from '../rules/parse.js';
-import { checkSameBuild, markBuild } from './build.js';
+import { checkSameBuild, copyOf, markBuild } from './build.js';
 import { type Clock, systemClock } from './clock.js';
 import { type RateLimitFeedback, readFeedback } from './feedback.js';
 import { type ErrorSource, Listeners } from './listeners.js';
@@ -17,7 +17,7 @@ markBuild(WindowLimit.prototype);
 const LIMIT_OPTION_FIELDS: readonly string[] = ['name', 'limit', 'windowMs', 'maxWindowMs', 'marginMs', 'reserve'];
 
 /**
- * Options of a {@link Scheduler}.
+ * Options of a {@link Scheduler} whose store makes limits of type `L`.
  *
  * @example
  * ```ts
@@ -31,7 +31,7 @@ const LIMIT_OPTION_FIELDS: readonly string[] = ['name', 'limit', 'windowMs', 'ma
  * scheduler.stats().refused['queue-full'] // 1
  * ```
  */
-export interface SchedulerOptions {
+export interface SchedulerOptions<L extends Limit = WindowLimit> {
   /** Where time is read and the timer set. @default systemClock */
   readonly clock?: Clock;
   /** Tasks that may wait at once; one more is refused at once (`queue-full`). @default 100000 */
@@ -40,7 +40,7 @@ export interface SchedulerOptions {
    * Where the limits' state is kept: in this process, or shared by several (the Redis store of
    * `traderatio/redis`). @default memoryStore
    */
-  readonly store?: LimitStore;
+  readonly store?: LimitStore<L>;
 }
 
 /**
@@ -181,10 +181,10 @@ function capture(resolve: Resolve): void {
  * sent // [0, 0, 1000]
  * ```
  */
-export class Scheduler {
+export class Scheduler<L extends Limit = WindowLimit> {
   readonly clock: Clock;
   private readonly maxQueue: number;
-  private readonly store: LimitStore;
+  private readonly store: LimitStore<L>;
   /** Limits whose permits come from another process's store. */
   private shared = 0;
   private readonly groups = new Map<string, Group>();
@@ -210,7 +210,7 @@ export class Scheduler {
   private boundaryFn: (() => void) | null = null;
   private readonly listeners = new Listeners<SchedulerEvent>((source, error) => ({ type: 'error', at: this.clock.now(), source, error }));
 
-  constructor(options: SchedulerOptions = {}) {
+  constructor(options: SchedulerOptions<L> = {}) {
     if (typeof options !== 'object' || options === null) throw new InvalidInputError('scheduler options', options, 'an object');
     checkFields(options, ['clock', 'maxQueue', 'store'], 'the scheduler options');
     this.clock = options.clock ?? systemClock;
@@ -219,7 +219,8 @@ export class Scheduler {
       throw new InvalidInputError('`maxQueue`', options.maxQueue, 'a non-negative integer or Infinity');
     }
     this.maxQueue = maxQueue;
-    const store = options.store ?? memoryStore;
+    // Without a store, L is its default, WindowLimit: the memory store's.
+    const store = options.store ?? (memoryStore as LimitStore<Limit> as LimitStore<L>);
     if (typeof store !== 'object' || store === null || typeof store.limit !== 'function') {
       throw new InvalidInputError('`store`', store, 'a limit store (an object with a `limit` method)');
     }
@@ -231,7 +232,7 @@ export class Scheduler {
    * store (in this process by default; shared with other processes by a Redis store). A `name`
    * that another limit of this scheduler has is refused: names key stats, events and shared state.
    */
-  limit(options: WindowLimitOptions): WindowLimit {
+  limit(options: WindowLimitOptions): L {
     if (typeof options === 'object' && options !== null) {
       checkFields(options, LIMIT_OPTION_FIELDS, 'the limit options');
       // A name keys stats, events and a store's shared state: two limits may not share one.
@@ -240,8 +241,9 @@ export class Scheduler {
       }
     }
     const l = this.store.limit(options, this);
-    if (!(l instanceof WindowLimit)) checkSameBuild('the limit the store made', l, 'the scheduler', WindowLimit.prototype);
-    if (!(l instanceof WindowLimit) || l.owner !== null) throw new InvalidInputError('the limit the store made', l, 'a new WindowLimit');
+    checkSameBuild('the limit the store made', l, 'the scheduler', WindowLimit.prototype);
+    // A limit of this copy of the library (a WindowLimit, or a shared one), not owned yet.
+    if (copyOf(l) !== copyOf(WindowLimit.prototype) || l.owner !== null) throw new InvalidInputError('the limit the store made', l, 'a new limit');
     l.owner = this;
     this.books.set(l, new LimitBook(l));
     if (l.isShared()) this.shared++;
@@ -750,7 +752,7 @@ export class Scheduler {
 
   private ownedLimit(l: unknown, field: string): void {
     if (this.books.has(l as Limit)) return;
-    if (!(l instanceof WindowLimit)) checkSameBuild(field, l, 'the scheduler', WindowLimit.prototype);
+    checkSameBuild(field, l, 'the scheduler', WindowLimit.prototype);
     throw new InvalidInputError(field, l, 'a limit made by this scheduler (scheduler.limit(...))');
   }
 

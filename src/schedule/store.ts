@@ -31,8 +31,9 @@ export interface LimitHost {
  * taking it. The default keeps each limit in this process ({@link memoryStore}); a shared store
  * (`traderatio/redis`) makes limits whose budget several processes draw on.
  *
- * A store returns a {@link WindowLimit} or a subclass of it; a subclass that decides elsewhere
- * answers `lacks` with true while it holds no permits, and fetches them on `request`.
+ * A store returns a {@link Limit} of this library: a {@link WindowLimit}, or one that decides
+ * elsewhere, which answers `lacks` with true while it holds no permits and fetches them on
+ * `request`.
  *
  * @example
  * ```ts
@@ -44,9 +45,9 @@ export interface LimitHost {
  * made // ['futures.place']
  * ```
  */
-export interface LimitStore {
+export interface LimitStore<L extends Limit = Limit> {
   /** Makes the state of one limit for the scheduler `host`. */
-  limit(options: WindowLimitOptions, host: LimitHost): WindowLimit;
+  limit(options: WindowLimitOptions, host: LimitHost): L;
 }
 
 /**
@@ -60,6 +61,6 @@ export interface LimitStore {
  * scheduler.limit({ limit: 100, windowMs: 1000 }) instanceof WindowLimit // true
  * ```
  */
-export const memoryStore: LimitStore = {
+export const memoryStore: LimitStore<WindowLimit> = {
   limit: (options) => new WindowLimit(options),
 };

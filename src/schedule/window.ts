@@ -1,5 +1,5 @@
 import { InvalidInputError } from '../errors.js';
-import type { Limit } from './limit.js';
+import type { Limit, LimitOwner } from './limit.js';
 import { isPositiveInteger } from './positive-integer.js';
 
 /**
@@ -132,7 +132,7 @@ export class WindowLimit implements Limit {
   private pausedUntil = -Infinity;
 
   /** @internal The scheduler that owns this limit: told of each change of N or W. */
-  owner: { changed(limit: Limit, from: { limit: number; windowMs: number }): void } | null = null;
+  owner: LimitOwner | null = null;
 
   constructor(options: WindowLimitOptions) {
     if (typeof options !== 'object' || options === null) throw new InvalidInputError('limit options', options, 'an object { limit, windowMs }');
@@ -182,10 +182,7 @@ export class WindowLimit implements Limit {
    * {@link InvalidInputError} naming it, and nothing is taken.
    */
   tryTake(weight: number, at: number, priority = 0): number {
-    // Checked without allocating: the refusal is thrown by helpers out of the hot path.
-    if (!isPositiveInteger(weight)) badWeight(weight, this.name);
-    if (typeof at !== 'number' || at - at !== 0) badInstant(at, this.name);
-    if (typeof priority !== 'number' || priority - priority !== 0) badPriority(priority, this.name);
+    checkTake(weight, at, priority, this.name);
     const wait = this.waitFor(weight, at, priority);
     if (wait === 0) this.add(weight, at);
     return wait;
@@ -531,6 +528,17 @@ export class WindowLimit implements Limit {
     this.holds.length = k;
     this.holdsEnd = end;
   }
+}
+
+/**
+ * @internal Refuses what `tryTake` of limit `name` may not take: a weight that is not a positive
+ * integer, an instant or priority that is not a finite number. Checked without allocating: the
+ * refusal is thrown by helpers out of the hot path.
+ */
+export function checkTake(weight: number, at: number, priority: number, name: string): void {
+  if (!isPositiveInteger(weight)) badWeight(weight, name);
+  if (typeof at !== 'number' || at - at !== 0) badInstant(at, name);
+  if (typeof priority !== 'number' || priority - priority !== 0) badPriority(priority, name);
 }
 
 /** `state[key]` as a list of [number, number] pairs, else an error naming it or its bad element. */

@@ -32,6 +32,27 @@ function setup() {
 }
 
 describe('SharedLimit', () => {
+  it('is a Limit of its own, not a WindowLimit: a scheduler runs tasks on it, tells it of changes and reports it', async () => {
+    const { clock, calls, scheduler } = setup();
+    const events: string[] = [];
+    scheduler.on((e) => void (e.type === 'limit' && events.push(`${e.limit} ${e.from.limit}->${e.to.limit}`)));
+    const l = scheduler.limit({ name: 'orders', limit: 10, windowMs: 1000 });
+    expect(l).toBeInstanceOf(SharedLimit);
+    expect(l).not.toBeInstanceOf(WindowLimit);
+    // No lease yet: the task waits and the limit asks the broker.
+    const done = scheduler.schedule(() => 'sent', { limits: l, weight: 2 });
+    expect(calls.acquire).toEqual([{ names: ['orders'], weight: 2 }]);
+    (l as SharedLimit).lease = { id: 'p.1', granted: 2, sent: 0, until: 100, unstamped: 0 };
+    (l as SharedLimit).pending = false;
+    scheduler.wake();
+    await expect(done).resolves.toBe('sent');
+    await clock.advance(1);
+    expect(scheduler.stats().limits).toEqual([{ name: 'orders', limit: 10, windowMs: 1000, used: 2, waiting: 0, expectedWaitMs: 0 }]);
+    l.update({ limit: 8 });
+    expect(events).toEqual(['orders 10->8']);
+    expect(l.limit).toBe(8);
+  });
+
   it('keeps the latest arrival it is told of for max(10 s, 2 W) to twice that, for Redis to count grants longer (R13)', () => {
     const { scheduler } = setup();
     const l = scheduler.limit({ name: 'orders', limit: 10, windowMs: 1000 }) as SharedLimit;
