@@ -12,10 +12,13 @@ import { type RedisScripting, scriptingOf } from './client.js';
  * import { RedisStore, type RedisStoreOptions } from 'traderatio/redis'
  *
  * const client = new Redis({ host: '127.0.0.1', port: 6379 })
- * const options: RedisStoreOptions = { client, prefix: 'acct-42', leaseMs: 50, onUnavailable: 'local', processes: 4 }
+ * const prefix = `acct-42-${Date.now()}`
+ * const options: RedisStoreOptions = { client, prefix, leaseMs: 50, onUnavailable: 'local', processes: 4 }
  * const store = new RedisStore(options)
  * store.leaseMs // 50
  * await store.close()
+ * await client.ping() // answered after what the store sent
+ * for (const key of await client.keys(`{${prefix}}:*`)) await client.del(key)
  * await client.quit()
  * ```
  */
