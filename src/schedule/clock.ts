@@ -91,7 +91,8 @@ interface VirtualTimer {
   readonly at: number;
   readonly seq: number;
   readonly callback: () => void;
-  cancelled: boolean;
+  /** Fired or cleared: it stays in the heap until it reaches the top, where it is dropped. */
+  done: boolean;
 }
 
 /**
@@ -117,7 +118,9 @@ interface VirtualTimer {
 export class VirtualClock implements Clock {
   private time: number;
   private readonly wallOffset: number;
-  private timers: VirtualTimer[] = [];
+  /** Timers by instant, then by the order they were set: a binary heap. */
+  private heap: VirtualTimer[] = [];
+  private live = 0;
   private seq = 0;
 
   constructor(options: { readonly start?: number; readonly wallStart?: number } = {}) {
@@ -134,19 +137,36 @@ export class VirtualClock implements Clock {
   }
 
   setTimer(callback: () => void, delayMs: number): unknown {
-    const timer: VirtualTimer = { at: this.time + Math.max(0, delayMs), seq: this.seq++, callback, cancelled: false };
-    this.timers.push(timer);
+    const timer: VirtualTimer = { at: this.time + Math.max(0, delayMs), seq: this.seq++, callback, done: false };
+    const heap = this.heap;
+    heap.push(timer);
+    let i = heap.length - 1;
+    while (i > 0) {
+      const parent = (i - 1) >> 1;
+      if (!earlier(timer, heap[parent]!)) break;
+      heap[i] = heap[parent]!;
+      i = parent;
+    }
+    heap[i] = timer;
+    this.live++;
     return timer;
   }
 
   clearTimer(handle: unknown): void {
-    (handle as VirtualTimer).cancelled = true;
-    this.timers = this.timers.filter((t) => t !== handle);
+    const timer = handle as VirtualTimer;
+    if (timer.done) return;
+    timer.done = true;
+    this.live--;
+    // Cleared timers wait in the heap until they reach its top; never many more than live ones.
+    if (this.heap.length > 2 * this.live + 64) {
+      // A sorted array is a heap.
+      this.heap = this.heap.filter((t) => !t.done).sort((a, b) => (earlier(a, b) ? -1 : 1));
+    }
   }
 
   /** Timers set and not yet fired. */
   get pendingTimers(): number {
-    return this.timers.length;
+    return this.live;
   }
 
   /** Moves time forward by `ms`, firing every timer due on the way. */
@@ -161,13 +181,42 @@ export class VirtualClock implements Clock {
     for (;;) {
       const next = this.nextTimer();
       if (next === undefined || next.at > at) break;
-      this.timers = this.timers.filter((t) => t !== next);
-      this.time = Math.max(this.time, next.at);
-      next.callback();
+      this.fire(next);
       await settle();
     }
     this.time = Math.max(this.time, at);
     await settle();
+  }
+
+  /**
+   * Moves time forward to `at` at once, firing every timer due on the way in order, without
+   * waiting: promise callbacks run only when the caller yields. For work whose timers do all of
+   * it synchronously, such as a replay of a log through a scheduler, where a macrotask turn per
+   * timer would cost more than the work. An instant earlier than now leaves time where it is.
+   *
+   * @example
+   * ```ts
+   * import { Scheduler } from 'traderatio'
+   * import { VirtualClock } from 'traderatio/testing'
+   *
+   * const clock = new VirtualClock()
+   * const scheduler = new Scheduler({ clock })
+   * const place = scheduler.limit({ limit: 1, windowMs: 1000 })
+   * const sent: number[] = []
+   * for (let i = 0; i < 3; i++) void scheduler.schedule(() => sent.push(clock.now()), { limits: place })
+   * clock.moveTo(1500)
+   * sent // [0, 1000]
+   * clock.now() // 1500
+   * ```
+   */
+  moveTo(at: number): void {
+    if (typeof at !== 'number' || Number.isNaN(at)) throw new InvalidInputError('`at` of VirtualClock.moveTo', at, 'an instant on this clock (a number)');
+    for (;;) {
+      const next = this.nextTimer();
+      if (next === undefined || next.at > at) break;
+      this.fire(next);
+    }
+    if (at > this.time) this.time = at;
   }
 
   /** Fires timers, moving time as far as needed, until none is left (at most `limit` of them). */
@@ -181,11 +230,42 @@ export class VirtualClock implements Clock {
     throw new TooManyTimersError(limit, `VirtualClock.runAll: more than ${limit} timers fired; is something rescheduling forever?`);
   }
 
-  private nextTimer(): VirtualTimer | undefined {
-    let best: VirtualTimer | undefined;
-    for (const t of this.timers) if (best === undefined || t.at < best.at || (t.at === best.at && t.seq < best.seq)) best = t;
-    return best;
+  /** Takes `timer` (the earliest) off the heap, moves time to it and calls it back. */
+  private fire(timer: VirtualTimer): void {
+    this.pop();
+    timer.done = true;
+    this.live--;
+    if (timer.at > this.time) this.time = timer.at;
+    timer.callback();
   }
+
+  /** The earliest timer not yet fired or cleared, the done ones above it dropped. */
+  private nextTimer(): VirtualTimer | undefined {
+    const heap = this.heap;
+    while (heap.length > 0 && heap[0]!.done) this.pop();
+    return heap[0];
+  }
+
+  private pop(): void {
+    const heap = this.heap;
+    const last = heap.pop()!;
+    if (heap.length === 0) return;
+    let i = 0;
+    for (;;) {
+      const l = 2 * i + 1;
+      if (l >= heap.length) break;
+      const r = l + 1;
+      const c = r < heap.length && earlier(heap[r]!, heap[l]!) ? r : l;
+      if (!earlier(heap[c]!, last)) break;
+      heap[i] = heap[c]!;
+      i = c;
+    }
+    heap[i] = last;
+  }
+}
+
+function earlier(a: VirtualTimer, b: VirtualTimer): boolean {
+  return a.at < b.at || (a.at === b.at && a.seq < b.seq);
 }
 
 /** Lets every pending promise callback run (a macrotask turn). */

@@ -1,3 +1,4 @@
+import { fc, test } from '@fast-check/vitest';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { InvalidInputError, TooManyTimersError } from '../../src/errors.js';
 import { MAX_TIMEOUT_MS, VirtualClock, systemClock } from '../../src/schedule/clock.js';
@@ -51,6 +52,76 @@ describe('VirtualClock', () => {
     expect((error as TooManyTimersError).limit).toBe(100);
     expect((error as TooManyTimersError).message).toBe('VirtualClock.runAll: more than 100 timers fired; is something rescheduling forever?');
     expect(clock.now()).toBe(100_000);
+  });
+});
+
+describe('VirtualClock.moveTo', () => {
+  it('fires every timer due on the way at once, in order, without letting promise callbacks run', async () => {
+    const clock = new VirtualClock({ start: 100 });
+    const fired: string[] = [];
+    let settled = false;
+    clock.setTimer(() => {
+      fired.push(`b@${clock.now()}`);
+      void Promise.resolve().then(() => (settled = true));
+    }, 50);
+    clock.setTimer(() => fired.push(`a@${clock.now()}`), 10);
+    clock.setTimer(() => fired.push(`c@${clock.now()}`), 50);
+    clock.clearTimer(clock.setTimer(() => fired.push('never'), 20));
+    clock.moveTo(149);
+    expect([fired, clock.now(), clock.pendingTimers]).toEqual([['a@110'], 149, 2]);
+    clock.moveTo(300);
+    expect([fired, clock.now(), clock.pendingTimers, settled]).toEqual([['a@110', 'b@150', 'c@150'], 300, 0, false]);
+    await Promise.resolve();
+    expect(settled).toBe(true);
+  });
+
+  it('fires a timer set by a timer on the way, and leaves time where it is for an instant already passed', () => {
+    const clock = new VirtualClock();
+    const fired: number[] = [];
+    clock.setTimer(() => clock.setTimer(() => fired.push(clock.now()), 30), 10);
+    clock.moveTo(100);
+    clock.moveTo(50);
+    expect([fired, clock.now()]).toEqual([[40], 100]);
+  });
+
+  it('refuses an instant that is not a number, naming it, and moves nothing', () => {
+    const clock = new VirtualClock({ start: 5 });
+    let fired = false;
+    clock.setTimer(() => (fired = true), 0);
+    for (const bad of [Number.NaN, '10', undefined]) {
+      expect(() => clock.moveTo(bad as number)).toThrow(InvalidInputError);
+      expect(() => clock.moveTo(bad as number)).toThrow('Expected `at` of VirtualClock.moveTo to be an instant on this clock (a number)');
+    }
+    expect([clock.now(), fired, clock.pendingTimers]).toEqual([5, false, 1]);
+  });
+
+  test.prop([fc.array(fc.record({ delay: fc.integer({ min: 0, max: 50 }), cleared: fc.boolean() }), { maxLength: 200 })])(
+    'fires the timers not cleared in order of instant, then of setting, whatever the order they were set in',
+    (timers) => {
+      const clock = new VirtualClock();
+      const fired: number[] = [];
+      timers.forEach((t, i) => {
+        const handle = clock.setTimer(() => fired.push(i), t.delay);
+        if (t.cleared) clock.clearTimer(handle);
+      });
+      expect(clock.pendingTimers).toBe(timers.filter((t) => !t.cleared).length);
+      clock.moveTo(25);
+      clock.moveTo(60);
+      const expected = timers.map((t, i) => ({ ...t, i })).filter((t) => !t.cleared).sort((a, b) => a.delay - b.delay || a.i - b.i).map((t) => t.i);
+      expect(fired).toEqual(expected);
+      expect(clock.pendingTimers).toBe(0);
+    },
+  );
+
+  it('keeps no more than a few cleared timers for each live one', () => {
+    const clock = new VirtualClock();
+    const kept = clock.setTimer(() => {}, 1_000_000);
+    for (let i = 0; i < 100_000; i++) clock.clearTimer(clock.setTimer(() => {}, 500_000 + i));
+    expect(clock.pendingTimers).toBe(1);
+    expect((clock as unknown as { heap: unknown[] }).heap.length).toBeLessThanOrEqual(2 * 1 + 64);
+    clock.clearTimer(kept);
+    clock.clearTimer(kept);
+    expect(clock.pendingTimers).toBe(0);
   });
 });
 
