@@ -1,19 +1,38 @@
 /**
  * A first-in-first-out queue of waiting tasks kept as columns in fixed-size chunks: a waiter costs
- * its function, its promise's resolver, its weight and its arrival number, with no object of its
+ * its function, its promise's resolver (or a shared submission), its weight, its arrival number
+ * and the number a submitted task is called with, with no object of its
  * own. A chunk is dropped as soon as its last waiter leaves, so a drained queue gives its memory
  * back.
  */
 const CHUNK = 1024;
 
+import type { RefusalReason } from '../errors.js';
+
 /** Settles a waiter's promise: with the task's result, or with a rejected promise. */
 export type Resolve = (value: unknown) => void;
 
+/**
+ * What a task given without a promise reports to (`Scheduler.submit`): one object may serve
+ * many tasks, so that a waiter costs no promise and no closure of its own for its outcome.
+ */
+export interface Submission {
+  /** The task was refused and never ran. */
+  refused(reason: RefusalReason): void;
+  /** The task ran and threw `error`. */
+  failed(error: unknown): void;
+}
+
+/** Who learns what became of a waiter: its promise's resolver, or a submission. */
+export type Waiter = Resolve | Submission;
+
 export class Chunk {
-  readonly fns: (() => unknown)[] = new Array(CHUNK);
-  readonly resolves: (Resolve | null)[] = new Array(CHUNK);
+  readonly fns: ((arg: number) => unknown)[] = new Array(CHUNK);
+  readonly resolves: (Waiter | null)[] = new Array(CHUNK);
   readonly weights = new Float64Array(CHUNK);
   readonly seqs = new Float64Array(CHUNK);
+  /** The number a submitted task is called with (a replay's arrival instant). */
+  readonly args = new Float64Array(CHUNK);
   next: Chunk | null = null;
 }
 
@@ -35,7 +54,7 @@ export class TaskQueue {
     return this.slots === 0;
   }
 
-  push(fn: () => unknown, resolve: Resolve, weight: number, seq: number): Slot {
+  push(fn: (arg: number) => unknown, resolve: Waiter, weight: number, seq: number, arg = 0): Slot {
     if (this.last === null || this.writeAt === CHUNK) {
       const chunk = new Chunk();
       if (this.last === null) {
@@ -53,6 +72,7 @@ export class TaskQueue {
     chunk.resolves[index] = resolve;
     chunk.weights[index] = weight;
     chunk.seqs[index] = seq;
+    chunk.args[index] = arg;
     this.slots++;
     return { chunk, index };
   }
@@ -73,8 +93,13 @@ export class TaskQueue {
     return this.first!.seqs[this.readAt]!;
   }
 
+  /** The number the head is called with (call after skipCancelled returned true). */
+  headArg(): number {
+    return this.first!.args[this.readAt]!;
+  }
+
   /** Removes the head and returns its function and resolver. */
-  shift(): { fn: () => unknown; resolve: Resolve } {
+  shift(): { fn: (arg: number) => unknown; resolve: Waiter } {
     const chunk = this.first!;
     const fn = chunk.fns[this.readAt]!;
     const resolve = chunk.resolves[this.readAt]!;
@@ -114,7 +139,7 @@ export function isLive(slot: Slot): boolean {
 }
 
 /** Marks a waiter cancelled; returns its resolver, or null when it had left the queue already. */
-export function cancelSlot(slot: Slot): Resolve | null {
+export function cancelSlot(slot: Slot): Waiter | null {
   const resolve = slot.chunk.resolves[slot.index] ?? null;
   if (resolve === null) return null;
   slot.chunk.resolves[slot.index] = null;

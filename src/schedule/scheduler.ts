@@ -4,7 +4,7 @@ import { checkSameBuild, copyOf, markBuild } from './build.js';
 import { type Clock, systemClock } from './clock.js';
 import { type RateLimitFeedback, readFeedback } from './feedback.js';
 import { type ErrorSource, Listeners } from './listeners.js';
-import { type Resolve, type Slot, TaskQueue, cancelSlot, isLive } from './queue.js';
+import { type Resolve, type Slot, type Submission, TaskQueue, type Waiter, cancelSlot, isLive } from './queue.js';
 import { type LimitStore, memoryStore } from './store.js';
 import { WindowLimit, type WindowLimitOptions } from './window.js';
 import type { Limit } from './limit.js';
@@ -13,6 +13,9 @@ import { isPositiveInteger } from './positive-integer.js';
 
 // Limits say which copy of traderatio made them, for the message when two copies meet.
 markBuild(WindowLimit.prototype);
+
+/** Tasks a scheduler lets wait at once unless told otherwise (`maxQueue`). */
+export const DEFAULT_MAX_QUEUE = 100_000;
 
 const LIMIT_OPTION_FIELDS: readonly string[] = ['name', 'limit', 'windowMs', 'maxWindowMs', 'marginMs', 'reserve'];
 
@@ -144,6 +147,22 @@ interface Group {
   readonly books: readonly LimitBook[];
   readonly queue: TaskQueue;
   live: number;
+  /** Taken out of the scheduler's groups (it emptied): a route holding it makes a new one. */
+  gone: boolean;
+}
+
+/**
+ * @internal What a kind of task draws on, checked once for many `submit`s: its limits (each
+ * made by the scheduler, each once), its weight and its priority.
+ */
+export interface SubmitRoute {
+  readonly limits: readonly Limit[];
+  readonly weight: number;
+  readonly priority: number;
+  /** @internal */
+  readonly books: readonly LimitBook[];
+  /** @internal The group its tasks wait in, kept while the scheduler keeps it. */
+  group: Group | null;
 }
 
 interface Deadline {
@@ -190,6 +209,8 @@ export class Scheduler<L extends Limit = WindowLimit> {
   private readonly groups = new Map<string, Group>();
   /** Each limit of this scheduler, with what the scheduler keeps about it. */
   private readonly books = new Map<Limit, LimitBook>();
+  /** The names of its limits, each once. */
+  private readonly names = new Set<string>();
   private deadlines: Deadline[] = [];
   private seq = 0;
   private passNo = 0;
@@ -214,7 +235,7 @@ export class Scheduler<L extends Limit = WindowLimit> {
     if (typeof options !== 'object' || options === null) throw new InvalidInputError('scheduler options', options, 'an object');
     checkFields(options, ['clock', 'maxQueue', 'store'], 'the scheduler options');
     this.clock = options.clock ?? systemClock;
-    const maxQueue = options.maxQueue ?? 100_000;
+    const maxQueue = options.maxQueue ?? DEFAULT_MAX_QUEUE;
     if (typeof maxQueue !== 'number' || !(maxQueue >= 0) || (!Number.isSafeInteger(maxQueue) && maxQueue !== Infinity)) {
       throw new InvalidInputError('`maxQueue`', options.maxQueue, 'a non-negative integer or Infinity');
     }
@@ -236,7 +257,7 @@ export class Scheduler<L extends Limit = WindowLimit> {
     if (typeof options === 'object' && options !== null) {
       checkFields(options, LIMIT_OPTION_FIELDS, 'the limit options');
       // A name keys stats, events and a store's shared state: two limits may not share one.
-      if (options.name !== undefined && [...this.books.keys()].some((o) => o.name === options.name)) {
+      if (options.name !== undefined && this.names.has(options.name)) {
         throw new InvalidInputError('`name`', options.name, 'a name no other limit of this scheduler has');
       }
     }
@@ -246,6 +267,7 @@ export class Scheduler<L extends Limit = WindowLimit> {
     if (copyOf(l) !== copyOf(WindowLimit.prototype) || l.owner !== null) throw new InvalidInputError('the limit the store made', l, 'a new limit');
     l.owner = this;
     this.books.set(l, new LimitBook(l));
+    this.names.add(l.name);
     if (l.isShared()) this.shared++;
     return l;
   }
@@ -301,17 +323,78 @@ export class Scheduler<L extends Limit = WindowLimit> {
       signal.addEventListener('abort', onAbort, { once: true });
       void promise.then(() => signal.removeEventListener('abort', onAbort), () => signal.removeEventListener('abort', onAbort));
     }
-    slot = group.queue.push(fn, resolve, weight, this.seq++);
+    slot = this.enqueue(group, fn, resolve, weight);
+    // A deadline that never comes needs no entry: it would only hold memory.
+    if (deadline !== undefined && deadline !== Infinity) pushDeadline(this.deadlines, { at: deadline, slot, group });
+    this.pass();
+    return promise;
+  }
+
+  /**
+   * @internal Checks once what a kind of task draws on, for {@link Scheduler.submit}: the limits
+   * (each made by this scheduler, each once), the weight and the priority, as `schedule` does.
+   */
+  route(options: { readonly limits: readonly Limit[]; readonly weight: number; readonly priority: number }): SubmitRoute {
+    const limits = [...this.readLimits(options.limits)];
+    return {
+      limits, weight: readWeight(options.weight), priority: readPriority(options.priority), books: limits.map((l) => this.books.get(l)!), group: null,
+    };
+  }
+
+  /**
+   * @internal Runs `fn(arg)` when every limit of `route` allows its weight, as `schedule` does
+   * (the same queue, order and limits), for callers that give many tasks in one synchronous run
+   * on a clock that moves only when told: a replay on a `VirtualClock`. No promise and no object
+   * per task: `fn` runs inside `submit` or inside the scheduler's timer, and what it took gets
+   * the instant read right after it returns. A refusal calls `submission.refused(reason)`, an
+   * error `fn` throws `submission.failed(error)`; one `fn` and one submission may serve every
+   * task of a route, `arg` telling them apart (a replay's arrival instant).
+   */
+  submit(fn: (arg: number) => void, arg: number, route: SubmitRoute, submission: Submission): void {
+    const { limits, books, weight, priority } = route;
+    if (this.closed) return this.rejectWith(submission, 'closed', limits, '');
+    for (let i = 0; i < limits.length; i++) {
+      if (weight > limits[i]!.capacity(priority)) return this.rejectWith(submission, 'too-heavy', limits, '');
+    }
+    const now = this.clock.now();
+    if (now >= this.boundaryAt) this.reachBoundary();
+    if (this.unstampedCount > 0) this.stampAll(now);
+    if (!this.draining && this.admitBooks(books, weight, priority, now)) {
+      this.countDispatch(limits, weight, priority, now);
+      runSubmitted(fn, arg, submission);
+      this.stampAll(this.clock.now());
+      return;
+    }
+    if (this.live >= this.maxQueue) return this.rejectWith(submission, 'queue-full', limits, '');
+    let group = route.group;
+    if (group === null || group.gone) group = route.group = this.groupFor(priority, limits);
+    this.enqueue(group, fn, submission, weight, arg);
+    // Behind a task of its group, with the timer set for the heads: a pass would find what the
+    // last one found (no permits of a shared store to ask for).
+    if (group.live > 1 && this.timer !== null && this.shared === 0) return;
+    this.pass();
+  }
+
+  /** Takes `weight` from every book's limit if nobody waits on them and all allow it at `now`. */
+  private admitBooks(books: readonly LimitBook[], weight: number, priority: number, now: number): boolean {
+    for (let i = 0; i < books.length; i++) {
+      const b = books[i]!;
+      if (b.waiting > 0 || b.limit.waitFor(weight, now, priority) !== 0) return false;
+    }
+    for (let i = 0; i < books.length; i++) this.takeOne(books[i]!, weight);
+    return true;
+  }
+
+  /** Puts a task at the back of its group's queue and counts it waiting on each of its limits. */
+  private enqueue(group: Group, fn: (arg: number) => unknown, waiter: Waiter, weight: number, arg = 0): Slot {
+    const slot = group.queue.push(fn, waiter, weight, this.seq++, arg);
     group.live++;
     this.live++;
     for (const b of group.books) {
       b.waiting++;
       b.queuedWeight += weight;
     }
-    // A deadline that never comes needs no entry: it would only hold memory.
-    if (deadline !== undefined && deadline !== Infinity) pushDeadline(this.deadlines, { at: deadline, slot, group });
-    this.pass();
-    return promise;
+    return slot;
   }
 
   /**
@@ -610,16 +693,25 @@ export class Scheduler<L extends Limit = WindowLimit> {
     const order: Group[] = [];
     for (const [key, g] of this.groups) {
       if (g.queue.skipCancelled()) order.push(g);
-      else if (g.live === 0) this.groups.delete(key);
+      else if (g.live === 0) {
+        g.gone = true;
+        this.groups.delete(key);
+      }
     }
     order.sort((a, b) => b.priority - a.priority || a.queue.headSeq() - b.queue.headSeq());
     let wake = Infinity;
+    let sent = 0;
     for (const g of order) {
       const { queue, limits, books, priority } = g;
       while (queue.skipCancelled()) {
         let blocked = false;
         for (const b of books) if (b.pass === pass) blocked = true;
-        if (blocked) break;
+        if (blocked) {
+          // Held by a group that went first in this pass: when tasks were sent in it, that
+          // group's head may now be younger than this one's, so look again in the right order.
+          if (sent > 0) this.dirty = true;
+          break;
+        }
         const weight = queue.headWeight();
         // Permits of a shared store may be sent only until their lease ends, and the tasks run
         // before this one in the pass may have taken a while (a slow signer, a GC pause): look
@@ -641,11 +733,18 @@ export class Scheduler<L extends Limit = WindowLimit> {
           break;
         }
         for (const b of books) this.takeOne(b, weight);
+        const arg = queue.headArg();
         const { fn, resolve } = queue.shift();
+        sent++;
         this.release(g, weight);
         this.countDispatch(limits, weight, priority, at);
+        if (typeof resolve !== 'function') {
+          runSubmitted(fn, arg, resolve);
+          continue;
+        }
         try {
-          resolve(fn());
+          // A task of `schedule` takes no argument.
+          resolve((fn as () => unknown)());
         } catch (e) {
           resolve(Promise.reject(e));
         }
@@ -716,7 +815,7 @@ export class Scheduler<L extends Limit = WindowLimit> {
     for (const l of limits) key += `|${limitId(l)}`;
     let g = this.groups.get(key);
     if (g === undefined) {
-      g = { priority, limits, books: limits.map((l) => this.books.get(l)!), queue: new TaskQueue(), live: 0 };
+      g = { priority, limits, books: limits.map((l) => this.books.get(l)!), queue: new TaskQueue(), live: 0, gone: false };
       this.groups.set(key, g);
     }
     return g;
@@ -762,17 +861,36 @@ export class Scheduler<L extends Limit = WindowLimit> {
   }
 
   private refuse<T>(reason: RefusalReason, limits: readonly Limit[], message: string): Promise<T> {
-    this.refusedCounts[reason]++;
-    if (this.listeners.size > 0) this.emit({ type: 'refuse', at: this.clock.now(), reason, limits: limits.map((l) => l.name) });
+    this.countRefusal(reason, limits);
     return Promise.reject(new RefusedError(reason, message));
   }
 
-  private rejectWith(resolve: Resolve, reason: RefusalReason, limits: readonly Limit[], message: string): void {
-    resolve(this.refuse(reason, limits, message));
+  private countRefusal(reason: RefusalReason, limits: readonly Limit[]): void {
+    this.refusedCounts[reason]++;
+    if (this.listeners.size > 0) this.emit({ type: 'refuse', at: this.clock.now(), reason, limits: limits.map((l) => l.name) });
+  }
+
+  /** Refuses a waiter: rejects its promise, or tells its submission (no error made, no message). */
+  private rejectWith(waiter: Waiter, reason: RefusalReason, limits: readonly Limit[], message: string): void {
+    if (typeof waiter === 'function') {
+      waiter(this.refuse(reason, limits, message));
+    } else {
+      this.countRefusal(reason, limits);
+      waiter.refused(reason);
+    }
   }
 
   private emit(event: SchedulerEvent): void {
     this.listeners.emit(event);
+  }
+}
+
+/** Runs a submitted task, telling its submission if it throws. */
+function runSubmitted(fn: (arg: number) => unknown, arg: number, submission: Submission): void {
+  try {
+    fn(arg);
+  } catch (e) {
+    submission.failed(e);
   }
 }
 

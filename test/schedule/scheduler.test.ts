@@ -101,6 +101,21 @@ describe('Scheduler', () => {
     expect(log.map((e) => e.name)).toEqual(['first', 'cancel-1', 'cancel-2', 'place-1', 'place-2']);
   });
 
+  it('sends an older task as soon as it fits when the group ahead of it sent its head and waits on its next', async () => {
+    const clock = new VirtualClock();
+    const s = new Scheduler({ clock });
+    const one = s.limit({ name: 'one', limit: 1, windowMs: 10 });
+    const three = s.limit({ name: 'three', limit: 3, windowMs: 10 });
+    const sent: string[] = [];
+    // At 10 the first group sends its second task (2 of three) and waits with its fourth (2
+    // more): the third, older than the fourth, fits in the 1 left and goes at 10, not at 20.
+    const tasks = ([[[three], 2], [[three], 2], [[one, three], 1], [[three], 2]] as const).map(([limits, weight], i) =>
+      s.schedule(() => sent.push(`${i}@${clock.now()}`), { limits: [...limits], weight }));
+    await clock.runAll();
+    await Promise.all(tasks);
+    expect(sent).toEqual(['0@0', '1@10', '2@10', '3@20']);
+  });
+
   it('keeps reserved headroom for a priority class', async () => {
     const { scheduler, log, task } = setup();
     const ws = scheduler.limit({ limit: 3, windowMs: 1000, reserve: { priority: 10, weight: 1 } });
