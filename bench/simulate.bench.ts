@@ -42,7 +42,7 @@ const run = spawnSync('/usr/bin/time', ['-f', '%M', process.execPath, 'dist/cli/
 rmSync(file);
 if (run.status !== 0) throw new Error(`simulate failed: ${run.stderr}`);
 const peakKiB = Number(run.stderr.trim().split('\n').at(-1));
-const report = JSON.parse(run.stdout) as { lines: number; seconds: number; exchange: { refused: number }; scheduler: { refusedByExchange: number } };
+const report = JSON.parse(run.stdout) as { lines: number; seconds: number; exchange: { refused: number }; scheduler: { refusedByExchange: number; queueFull: number } };
 const seconds = report.seconds;
 printTable('simulate: a generated log streamed from disk', [{
   lines: report.lines.toLocaleString('en-US'),
@@ -53,4 +53,5 @@ printTable('simulate: a generated log streamed from disk', [{
   'peak memory MiB': (peakKiB / 1024).toFixed(0),
   'refused as sent': report.exchange.refused,
   'refused as scheduled': report.scheduler.refusedByExchange,
+  'queue full': report.scheduler.queueFull,
 }]);

@@ -164,6 +164,12 @@ export interface RequestOptions {
 }
 
 /**
+ * The priority a cancel gets unless told otherwise, above everything else's 0: a cancel never
+ * waits behind placements on a limit they share.
+ */
+export const CANCEL_PRIORITY = 10;
+
+/**
  * Options of one WebSocket order request.
  *
  * @example

@@ -20,7 +20,7 @@ import type { SharedCounts, SharedTotals } from './shared-counts.js';
 import { type FillRole, Tracker } from './tracker.js';
 import type { AccountStatus, LimiterEvent } from './limiter-events.js';
 import {
-  type AccountLimiterOptions, type LimiterClockSample, type RequestOptions, type SentRequest, type SentWebSocketRequest, type WebSocketRequestOptions,
+  type AccountLimiterOptions, CANCEL_PRIORITY, type LimiterClockSample, type RequestOptions, type SentRequest, type SentWebSocketRequest, type WebSocketRequestOptions,
   resolveLimiterOptions,
 } from './limiter-options.js';
 import { type LimitsState, limitsAt } from './in-force.js';
@@ -41,7 +41,6 @@ export type {
 } from './limiter-options.js';
 export type { LimiterSnapshot } from './persistence.js';
 
-const CANCEL_PRIORITY = 10;
 
 /**
  * What a trading engine embeds for one exchange account or a family of a main account and its

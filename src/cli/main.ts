@@ -3,6 +3,7 @@ import { type FamilyOptions, type FamilyRating, rateFamily, resolveFamilyOptions
 import { WORKED_EXAMPLE } from '../rules/example.js';
 import type { RatioResult } from '../rules/ratio.js';
 import { TIERED_VIP_LEVEL, parseVipLevel } from '../rules/vip.js';
+import { DEFAULT_MAX_QUEUE } from '../schedule/scheduler.js';
 import { writeFileSync } from 'node:fs';
 import { type OptionSpec, type ParsedArgs, UsageError, optionsHelp, parseOptions } from './options.js';
 import { adviseCommand } from './advise-command.js';
@@ -117,8 +118,13 @@ FILE is a CSV request log with a header row, in time order (- reads standard inp
   at,account,method,path,contract,orders,fill_role,fill_volume
 A request row has method and path (contract names the futures contract, orders a batch's size);
 a fill row has fill_role (maker or taker), fill_volume (USDT) and contract. at is epoch ms or ISO.
-The log is read as a stream, in constant memory; the accounts in it form one family.`,
-    options: [{ ...VIP_OPTION, help: `the family's VIP level (default ${TIERED_VIP_LEVEL})` }, JSON_OPTION, HELP_OPTION],
+The log is read as a stream, in constant memory; the accounts in it form one family. The scheduler's
+side is the library's scheduler on a virtual clock, as an engine runs it for the family.`,
+    options: [
+      { ...VIP_OPTION, help: `the family's VIP level (default ${TIERED_VIP_LEVEL})` },
+      { name: 'max-queue', value: 'N', help: `requests the scheduler holds waiting at once, as the engine's would; one more is refused and never sent (default ${DEFAULT_MAX_QUEUE.toLocaleString('en-US')})` },
+      JSON_OPTION, HELP_OPTION,
+    ],
     run: simulateCommand,
   },
   advise: {
@@ -244,6 +250,14 @@ function vipOf({ values, typed }: ParsedArgs): number {
   }
 }
 
+function maxQueueOf({ values, typed }: ParsedArgs): number {
+  const value = values.get('max-queue');
+  if (value === undefined) return DEFAULT_MAX_QUEUE;
+  const n = value === true ? undefined : wholeNumber(value);
+  if (n === undefined) throw new UsageError(`${typed.get('max-queue')} takes a number of requests (a whole number such as ${DEFAULT_MAX_QUEUE}), got ${value === true ? 'nothing' : `"${value}"`}`);
+  return n;
+}
+
 /** `--threshold` and `--broker`, checked here so that an error names the option as typed. */
 function familyOptionsOf({ values, typed }: ParsedArgs): FamilyOptions {
   const threshold = values.get('threshold');
@@ -286,6 +300,7 @@ async function timeline(args: ParsedArgs, io: Io, { stdin }: Required<RunOptions
 async function simulateCommand(args: ParsedArgs, io: Io, { progress, stdin }: Required<RunOptions>): Promise<number> {
   const file = fileOf('simulate', args);
   const vipLevel = vipOf(args);
+  const maxQueue = maxQueueOf(args);
   const source = openSource(file, stdin);
   const started = performance.now();
   const bar = (bytes: number, lines: number): void => {
@@ -298,7 +313,7 @@ async function simulateCommand(args: ParsedArgs, io: Io, { progress, stdin }: Re
     const share = source.size === 0 ? 1 : bytes / source.size;
     process.stderr.write(`\r[${'#'.repeat(Math.round(share * 30)).padEnd(30, '.')}] ${(share * 100).toFixed(0).padStart(3)}%  ${counts}`);
   };
-  const report = await simulate(source, { vipLevel, ...(progress ? { onProgress: bar } : {}) });
+  const report = await simulate(source, { vipLevel, maxQueue, ...(progress ? { onProgress: bar } : {}) });
   if (progress) process.stderr.write('\n');
   const seconds = (performance.now() - started) / 1000;
   io.out(args.values.has('json') ? JSON.stringify({ ...report, seconds }, null, 2) : renderSimulation(report, seconds));
@@ -316,6 +331,7 @@ function renderSimulation(r: SimulationReport, seconds: number): string {
     '',
     `Through the scheduler: ${counted(r.scheduler.delayed, 'request')} delayed; delay p50 ${r.scheduler.p50Ms.toFixed(1)} ms, p99 ${r.scheduler.p99Ms.toFixed(1)} ms, max ${r.scheduler.maxMs.toFixed(1)} ms`,
     `  refused by the exchange at their scheduled instants: ${r.scheduler.refusedByExchange}${r.scheduler.tooHeavy > 0 ? `; ${r.scheduler.tooHeavy} too heavy for a limit, never sent` : ''}`,
+    ...(r.scheduler.queueFull > 0 ? [`  refused by the scheduler, its queue full: ${counted(r.scheduler.queueFull, 'request')}, never sent`] : []),
   ];
   return lines.join('\n');
 }

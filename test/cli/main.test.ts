@@ -364,6 +364,23 @@ describe('traderatio simulate', () => {
     expect(r.requests).toBe(202);
   });
 
+  it('holds at most --max-queue requests waiting, as an engine would, and says how many it refused', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'traderatio-'));
+    const file = join(dir, 'burst.csv');
+    const t = Date.parse('2026-11-20T09:00:00Z');
+    // 130 placements at once: tier 1 sends 100, 30 wait; room for 20 of them.
+    writeFileSync(file, `at,account,method,path,contract\n${Array.from({ length: 130 }, () => `${t},main,POST,/futures/usdt/orders,BTC_USDT`).join('\n')}\n`);
+    const text = await capture(['simulate', file, '--max-queue', '20']);
+    expect(text.code).toBe(0);
+    expect(text.out).toContain('Through the scheduler: 20 requests delayed;');
+    expect(text.out).toContain('  refused by the scheduler, its queue full: 10 requests, never sent');
+    expect(JSON.parse((await capture(['simulate', file, '--json'])).out).scheduler).toMatchObject({ delayed: 30, queueFull: 0 });
+    for (const bad of ['x', '-1', '1.5']) {
+      const { code, err } = await capture(['simulate', file, `--max-queue=${bad}`]);
+      expect({ code, err }).toMatchObject({ code: 2, err: expect.stringContaining(`--max-queue takes a number of requests (a whole number such as 100000), got "${bad}"`) });
+    }
+  });
+
   it('names the line and field of bad input', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'traderatio-'));
     const cases: [string, string][] = [

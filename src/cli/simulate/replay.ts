@@ -5,7 +5,12 @@ import { SlidingCount } from '../../exchange/sliding-count.js';
 import { UNTHROTTLED } from '../../rules/abuse.js';
 import { HOUR_MS, utcHourStart } from '../../rules/calendar.js';
 import type { FamilyConfig } from '../../rules/family.js';
-import { WindowLimit } from '../../schedule/window.js';
+import { CANCEL_PRIORITY } from '../../account/limiter-options.js';
+import type { RefusalReason } from '../../errors.js';
+import { VirtualClock } from '../../schedule/clock.js';
+import type { Submission } from '../../schedule/queue.js';
+import { Scheduler, type SubmitRoute } from '../../schedule/scheduler.js';
+import type { WindowLimit } from '../../schedule/window.js';
 import { InputFileError } from '../input.js';
 import type { LogRows, LogSummary } from './log-reader.js';
 import { Histogram } from './histogram.js';
@@ -27,14 +32,19 @@ export interface SimulationReport {
     /** The first refused requests: line, instant and limit. */
     readonly examples: readonly { readonly line: number; readonly at: number; readonly account: string; readonly limit: string }[];
   };
-  /** The log sent through the scheduler: the delays it added, and what the exchange would refuse then. */
+  /**
+   * The log sent through the scheduler (the library's, on a virtual clock): the delays it added,
+   * what it refused, and what the exchange would refuse at the instants it sent at.
+   */
   readonly scheduler: {
     readonly delayed: number;
     readonly p50Ms: number;
     readonly p99Ms: number;
     readonly maxMs: number;
-    /** Requests heavier than a limit could ever take (refused by the scheduler). */
+    /** Requests heavier than a limit could ever take (refused by the scheduler, never sent). */
     readonly tooHeavy: number;
+    /** Requests refused because as many as the scheduler's `maxQueue` were waiting already (never sent). */
+    readonly queueFull: number;
     /** Requests the exchange would refuse at their scheduled instants: 0 when the schedule is right. */
     readonly refusedByExchange: number;
   };
@@ -43,20 +53,28 @@ export interface SimulationReport {
 /** One limit as the scheduler side of the replay sees it. */
 interface Side {
   readonly key: string;
-  /** The scheduler's limit (N and W in force), and the last instant it dispatched at. */
+  /** The scheduler's limit (N and W in force). */
   readonly scheduled: WindowLimit;
-  last: number;
   /** The schedule checked against the rules. */
   readonly check: SlidingCount;
+}
+
+/** What a kind of request draws on through the scheduler: its sides, their limits, its priority. */
+interface Route extends SubmitRoute {
+  readonly sides: readonly Side[];
+  /** Counts a request of this kind sent now, given to the scheduler at the instant it is called with. */
+  readonly sent: (at: number) => void;
 }
 
 /** An account (or the log's one IP, for public requests) on both sides of the replay. */
 interface PartyState {
   /** As the exchange counts it. */
   readonly party: Party;
+  /** Prefix of its limits' names in the scheduler, which must each be unique. */
+  readonly name: string;
   readonly sides: Map<string, Side>;
-  /** The sides each (cached) classification draws on. */
-  readonly byClass: Map<Classification, Side[]>;
+  /** The route of each (cached) classification. */
+  readonly byClass: Map<Classification, Route>;
 }
 
 interface AccountState extends PartyState {
@@ -69,10 +87,16 @@ interface AccountState extends PartyState {
 /**
  * The two sides of a replay, handed the rows of a log: the exchange's (what it admits and refuses)
  * and the scheduler's (the delays it adds, and its schedule checked against the rules).
+ *
+ * The scheduler's side is the library's {@link Scheduler} on a {@link VirtualClock}, as an engine
+ * runs it for the family: each request is given to it at its instant in the log, cancels ahead of
+ * everything else, and the instant it lets the request through is the instant it is sent.
  */
 export class Replay implements LogRows<AccountState> {
   /** The exchange's side: what it admits and refuses, and the activity it counts. */
   private readonly core: ExchangeCore;
+  private readonly clock = new VirtualClock();
+  private readonly scheduler: Scheduler;
   private readonly accounts = new Map<string, AccountState>();
   private readonly publicState: PartyState;
   private nextRefresh = -Infinity;
@@ -81,7 +105,7 @@ export class Replay implements LogRows<AccountState> {
   private readonly examples: { line: number; at: number; account: string; limit: string }[] = [];
   private readonly delays = new Histogram();
   private delayed = 0;
-  private tooHeavy = 0;
+  private readonly refusedByScheduler: Record<RefusalReason, number> = { 'queue-full': 0, aborted: 0, deadline: 0, 'too-heavy': 0, closed: 0 };
   private refusedLater = 0;
 
   constructor(
@@ -89,13 +113,31 @@ export class Replay implements LogRows<AccountState> {
     private readonly family: FamilyConfig,
     private readonly catalog: Catalog,
     vipLevel: number,
+    maxQueue: number | undefined,
   ) {
+    this.scheduler = new Scheduler({ clock: this.clock, ...(maxQueue === undefined ? {} : { maxQueue }) });
     this.core = new ExchangeCore([{ id: FAMILY, accounts: [], vipLevel, options: family }]);
-    this.publicState = { party: this.core.ip(''), sides: new Map(), byClass: new Map() };
+    this.publicState = { party: this.core.ip(''), name: 'public', sides: new Map(), byClass: new Map() };
   }
 
   time(at: number): void {
-    while (at >= this.nextRefresh) this.refresh(this.nextRefresh === -Infinity ? utcHourStart(at) : this.nextRefresh);
+    while (at >= this.nextRefresh) {
+      if (this.nextRefresh === -Infinity) {
+        this.clock.moveTo(at);
+        this.refresh(utcHourStart(at));
+        continue;
+      }
+      // The tiers and throttles of the whole hour are in force before anything is decided at it:
+      // what the scheduler's timer lets through at that instant already waits on them.
+      const hour = this.nextRefresh;
+      this.scheduler.setBoundary(hour, () => this.refresh(hour));
+      this.clock.moveTo(hour);
+      if (this.nextRefresh === hour) {
+        this.scheduler.setBoundary(Infinity, null);
+        this.refresh(hour);
+      }
+    }
+    this.clock.moveTo(at);
   }
 
   fill(at: number, state: AccountState, market: 'futures' | 'spot', contract: string, role: FillRole, volume: string): void {
@@ -111,53 +153,60 @@ export class Replay implements LogRows<AccountState> {
       this.byLimit[refused.key] = (this.byLimit[refused.key] ?? 0) + 1;
       if (this.examples.length < 5) this.examples.push({ line: no, at, account: state.party.id, limit: refused.key });
     }
-    const sides = this.sidesOf(party, c);
-    // Through the scheduler: first in, first out on every limit it shares, at the earliest
-    // instant all of its limits allow.
-    let d = at;
-    for (const s of sides) if (s.last > d) d = s.last;
-    for (;;) {
-      let wait = 0;
-      for (const s of sides) {
-        const w = s.scheduled.waitFor(c.weight, d);
-        if (w > wait) wait = w;
-      }
-      if (wait === 0) break;
-      if (wait === Infinity) {
-        this.tooHeavy++;
-        return;
-      }
-      d += wait;
-    }
-    for (const s of sides) {
-      s.scheduled.take(c.weight, d);
-      s.last = d;
-      if (s.scheduled.limit < UNTHROTTLED) {
-        if (!s.check.fits(d, c.weight, s.scheduled.limit, s.scheduled.windowMs)) this.refusedLater++;
-        s.check.add(d, c.weight);
+    // Through the scheduler: given to it now, sent when it lets the request through.
+    const route = this.routeOf(party, c);
+    this.scheduler.submit(route.sent, at, route, this.submission);
+  }
+
+  /** A request the scheduler let through now, given to it at `at`. */
+  private sent(at: number, route: Route): void {
+    const d = this.clock.now();
+    for (const s of route.sides) {
+      const l = s.scheduled;
+      if (l.limit < UNTHROTTLED) {
+        if (!s.check.fits(d, route.weight, l.limit, l.windowMs)) this.refusedLater++;
+        s.check.add(d, route.weight);
       }
     }
     if (d > at) this.delayed++;
     this.delays.add(d - at);
   }
 
+  /** What becomes of the requests given to the scheduler that it does not send. */
+  private readonly submission: Submission = {
+    refused: (reason) => {
+      this.refusedByScheduler[reason]++;
+    },
+    // Sending is counting, which does not throw; if it ever did, the report says so.
+    failed: (error) => {
+      this.failure ??= error;
+    },
+  };
+
+  private failure: unknown = undefined;
+
   /** The scheduler's sides of the limits the exchange counts `c` on, in the same order. */
-  private sidesOf(state: PartyState, c: Classification): Side[] {
+  private routeOf(state: PartyState, c: Classification): Route {
     const known = state.byClass.get(c);
     if (known !== undefined) return known;
-    const out: Side[] = [];
+    const sides: Side[] = [];
     for (const l of this.core.limitsOf(state.party, c)) {
-      if (l.key === 'futures.place') out.push((state as AccountState).place);
-      else if (l.key === THROTTLE_KEY) out.push((state as AccountState).throttle);
-      else if (l.key === SPOT_THROTTLE_KEY) out.push((state as AccountState).spotThrottle);
+      if (l.key === 'futures.place') sides.push((state as AccountState).place);
+      else if (l.key === THROTTLE_KEY) sides.push((state as AccountState).throttle);
+      else if (l.key === SPOT_THROTTLE_KEY) sides.push((state as AccountState).spotThrottle);
       else {
         let s = state.sides.get(l.key);
-        if (s === undefined) state.sides.set(l.key, (s = side(l.key, l.n, l.w)));
-        out.push(s);
+        if (s === undefined) state.sides.set(l.key, (s = this.side(state.name, l.key, l.n, l.w)));
+        sides.push(s);
       }
     }
-    if (state.byClass.size < 10_000) state.byClass.set(c, out);
-    return out;
+    const route: Route = {
+      sides,
+      ...this.scheduler.route({ limits: sides.map((s) => s.scheduled), weight: c.weight, priority: c.action === 'cancel' ? CANCEL_PRIORITY : 0 }),
+      sent: (at) => this.sent(at, route),
+    };
+    if (state.byClass.size < 10_000) state.byClass.set(c, route);
+    return route;
   }
 
   /** The scheduler's tiers and throttles at the whole hour `at`: what the exchange has in force (R3-R9, R14). */
@@ -173,19 +222,36 @@ export class Replay implements LogRows<AccountState> {
     }
   }
 
+  /**
+   * After the log's last line: lets the scheduler send what still waits, the tiers and
+   * throttles refreshed at every whole hour on the way, as they would be.
+   */
+  private finish(): void {
+    while (this.scheduler.stats().queued > 0) {
+      if (this.clock.pendingTimers === 0) throw new Error(`the replay's scheduler holds ${this.scheduler.stats().queued} requests and no timer`);
+      this.time(this.nextRefresh);
+    }
+  }
+
+  private side(party: string, key: string, limit: number, windowMs: number, most = limit): Side {
+    return { key, scheduled: this.scheduler.limit({ name: `${party}: ${key}`, limit, windowMs }), check: new SlidingCount(most) };
+  }
+
   account(id: string, no: number): AccountState {
     if (this.accounts.size >= 10_000) throw new InputFileError(this.file, no, 'more than 10,000 accounts in one log');
     const place = this.catalog.limits['futures.place']!;
     const abuse = this.core.abuse;
     const party: Account = this.core.addAccount(FAMILY, { id });
+    const name = `account ${id}`;
     const state: AccountState = {
       party,
+      name,
       sides: new Map(),
       byClass: new Map(),
-      place: side('futures.place', this.family.tiers[0]!.limit, place.windowMs, this.family.tiers.at(-1)!.limit),
-      throttle: side(THROTTLE_KEY, UNTHROTTLED, Math.max(abuse.noFillLimit.windowMs, abuse.lowFillLimit.windowMs),
+      place: this.side(name, 'futures.place', this.family.tiers[0]!.limit, place.windowMs, this.family.tiers.at(-1)!.limit),
+      throttle: this.side(name, THROTTLE_KEY, UNTHROTTLED, Math.max(abuse.noFillLimit.windowMs, abuse.lowFillLimit.windowMs),
         Math.max(abuse.noFillLimit.limit, abuse.lowFillLimit.limit)),
-      spotThrottle: side(SPOT_THROTTLE_KEY, UNTHROTTLED, this.core.spotFill.limit.windowMs, this.core.spotFill.limit.limit),
+      spotThrottle: this.side(name, SPOT_THROTTLE_KEY, UNTHROTTLED, this.core.spotFill.limit.windowMs, this.core.spotFill.limit.limit),
     };
     this.accounts.set(id, state);
     this.refresh(this.nextRefresh - HOUR_MS);
@@ -193,6 +259,8 @@ export class Replay implements LogRows<AccountState> {
   }
 
   report(log: LogSummary): SimulationReport {
+    this.finish();
+    if (this.failure !== undefined) throw this.failure;
     return {
       lines: log.lines,
       requests: log.requests,
@@ -205,13 +273,11 @@ export class Replay implements LogRows<AccountState> {
         p50Ms: this.delays.quantile(0.5),
         p99Ms: this.delays.quantile(0.99),
         maxMs: this.delays.max,
-        tooHeavy: this.tooHeavy,
+        tooHeavy: this.refusedByScheduler['too-heavy'],
+        queueFull: this.refusedByScheduler['queue-full'],
         refusedByExchange: this.refusedLater,
       },
     };
   }
 }
 
-function side(key: string, limit: number, windowMs: number, most = limit): Side {
-  return { key, scheduled: new WindowLimit({ name: key, limit, windowMs }), last: -Infinity, check: new SlidingCount(most) };
-}

@@ -9,6 +9,12 @@ import { Replay, type SimulationReport } from './replay.js';
 export interface SimulateOptions extends FamilyOptions {
   /** The family's VIP level. @default 14 */
   readonly vipLevel?: number;
+  /**
+   * Requests the scheduler holds waiting at once, as the engine's scheduler would: one more is
+   * refused (`queueFull` in the report) and never sent. A non-negative integer, or Infinity to hold
+   * every request (memory then grows with the backlog). @default 100000
+   */
+  readonly maxQueue?: number;
   /** Called with the bytes read so far, at most every 100,000 lines. */
   readonly onProgress?: (bytes: number, lines: number) => void;
 }
@@ -22,9 +28,10 @@ export interface SimulateOptions extends FamilyOptions {
  * activity, refreshed at every whole hour (R3-R9).
  */
 export async function simulate(source: Source, options: SimulateOptions = {}): Promise<SimulationReport> {
-  const family = readFamilyOptions(options, [...FAMILY_OPTION_FIELDS, 'vipLevel', 'onProgress'], 'the simulation options');
+  const family = readFamilyOptions(options, [...FAMILY_OPTION_FIELDS, 'vipLevel', 'maxQueue', 'onProgress'], 'the simulation options');
   const catalog = createCatalog();
   const vipLevel = options.vipLevel ?? TIERED_VIP_LEVEL;
-  const run = new Replay(source.name, family, catalog, vipLevel);
+  // The scheduler checks `maxQueue`, as it does an engine's.
+  const run = new Replay(source.name, family, catalog, vipLevel, options.maxQueue);
   return run.report(await readLog(source, catalog, run, options.onProgress));
 }
