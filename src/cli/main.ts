@@ -122,7 +122,7 @@ The log is read as a stream, in constant memory; the accounts in it form one fam
 side is the library's scheduler on a virtual clock, as an engine runs it for the family.`,
     options: [
       { ...VIP_OPTION, help: `the family's VIP level (default ${TIERED_VIP_LEVEL})` },
-      { name: 'max-queue', value: 'N', help: `requests the scheduler holds waiting at once, as the engine's would; one more is refused and never sent (default ${DEFAULT_MAX_QUEUE.toLocaleString('en-US')})` },
+      { name: 'max-queue', value: 'N', help: `requests the scheduler holds waiting at once, as the engine's would; one more is refused and never sent (default ${DEFAULT_MAX_QUEUE.toLocaleString('en-US')}; Infinity holds every one, memory growing with the backlog)` },
       JSON_OPTION, HELP_OPTION,
     ],
     run: simulateCommand,
@@ -253,8 +253,8 @@ function vipOf({ values, typed }: ParsedArgs): number {
 function maxQueueOf({ values, typed }: ParsedArgs): number {
   const value = values.get('max-queue');
   if (value === undefined) return DEFAULT_MAX_QUEUE;
-  const n = value === true ? undefined : wholeNumber(value);
-  if (n === undefined) throw new UsageError(`${typed.get('max-queue')} takes a number of requests (a whole number such as ${DEFAULT_MAX_QUEUE}), got ${value === true ? 'nothing' : `"${value}"`}`);
+  const n = value === true ? undefined : value === 'Infinity' ? Infinity : wholeNumber(value);
+  if (n === undefined) throw new UsageError(`${typed.get('max-queue')} takes a number of requests (a whole number such as ${DEFAULT_MAX_QUEUE}, or Infinity), got ${value === true ? 'nothing' : `"${value}"`}`);
   return n;
 }
 

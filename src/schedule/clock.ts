@@ -91,6 +91,8 @@ interface VirtualTimer {
   readonly at: number;
   readonly seq: number;
   readonly callback: () => void;
+  /** The clock that set it: a handle of another clock is not cleared by this one. */
+  readonly clock: VirtualClock;
   /** Fired or cleared: it stays in the heap until it reaches the top, where it is dropped. */
   done: boolean;
 }
@@ -137,7 +139,7 @@ export class VirtualClock implements Clock {
   }
 
   setTimer(callback: () => void, delayMs: number): unknown {
-    const timer: VirtualTimer = { at: this.time + Math.max(0, delayMs), seq: this.seq++, callback, done: false };
+    const timer: VirtualTimer = { at: this.time + Math.max(0, delayMs), seq: this.seq++, callback, clock: this, done: false };
     const heap = this.heap;
     heap.push(timer);
     let i = heap.length - 1;
@@ -153,8 +155,9 @@ export class VirtualClock implements Clock {
   }
 
   clearTimer(handle: unknown): void {
-    const timer = handle as VirtualTimer;
-    if (timer.done) return;
+    // As clearTimeout does, a handle that is not a live timer of this clock is let be.
+    const timer = handle as VirtualTimer | null | undefined;
+    if (typeof timer !== 'object' || timer === null || timer.clock !== this || timer.done) return;
     timer.done = true;
     this.live--;
     // Cleared timers wait in the heap until they reach its top; never many more than live ones.
@@ -210,7 +213,7 @@ export class VirtualClock implements Clock {
    * ```
    */
   moveTo(at: number): void {
-    if (typeof at !== 'number' || Number.isNaN(at)) throw new InvalidInputError('`at` of VirtualClock.moveTo', at, 'an instant on this clock (a number)');
+    if (typeof at !== 'number' || !Number.isFinite(at)) throw new InvalidInputError('`at` of VirtualClock.moveTo', at, 'an instant on this clock (a finite number)');
     for (;;) {
       const next = this.nextTimer();
       if (next === undefined || next.at > at) break;

@@ -165,6 +165,12 @@ export interface SubmitRoute {
   group: Group | null;
 }
 
+/** A group in a pass's order, by the arrival number of its head when placed. */
+interface Head {
+  readonly group: Group;
+  seq: number;
+}
+
 interface Deadline {
   readonly at: number;
   readonly slot: Slot;
@@ -293,6 +299,7 @@ export class Scheduler<L extends Limit = WindowLimit> {
     }
     if (this.closed) return this.refuse('closed', limits, 'the scheduler is closed');
     if (signal?.aborted === true) return this.refuse('aborted', limits, 'the signal was aborted before the task started');
+    this.boundaryIfDue();
     for (const l of limits) {
       if (weight > l.capacity(priority)) return this.refuse('too-heavy', limits, tooHeavy(weight, l, priority));
     }
@@ -335,6 +342,7 @@ export class Scheduler<L extends Limit = WindowLimit> {
    * (each made by this scheduler, each once), the weight and the priority, as `schedule` does.
    */
   route(options: { readonly limits: readonly Limit[]; readonly weight: number; readonly priority: number }): SubmitRoute {
+    if (typeof options !== 'object' || options === null) throw new InvalidInputError('the route', options, 'an object { limits, weight, priority }');
     const limits = [...this.readLimits(options.limits)];
     return {
       limits, weight: readWeight(options.weight), priority: readPriority(options.priority), books: limits.map((l) => this.books.get(l)!), group: null,
@@ -353,6 +361,7 @@ export class Scheduler<L extends Limit = WindowLimit> {
   submit(fn: (arg: number) => void, arg: number, route: SubmitRoute, submission: Submission): void {
     const { limits, books, weight, priority } = route;
     if (this.closed) return this.rejectWith(submission, 'closed', limits, '');
+    this.boundaryIfDue();
     for (let i = 0; i < limits.length; i++) {
       if (weight > limits[i]!.capacity(priority)) return this.rejectWith(submission, 'too-heavy', limits, '');
     }
@@ -638,6 +647,11 @@ export class Scheduler<L extends Limit = WindowLimit> {
     this.boundaryFn = fn;
   }
 
+  /** Applies a change of limits that is due now: a task's weight is checked against what is in force. */
+  private boundaryIfDue(): void {
+    if (this.boundaryAt !== Infinity && this.clock.now() >= this.boundaryAt) this.reachBoundary();
+  }
+
   private reachBoundary(): void {
     const fn = this.boundaryFn;
     this.boundaryAt = Infinity;
@@ -685,69 +699,85 @@ export class Scheduler<L extends Limit = WindowLimit> {
     return this.deadlines[0]?.at ?? Infinity;
   }
 
+  /**
+   * Runs what can run at `now`, one head at a time in the order of the queue as a whole: higher
+   * priority first, then the oldest. A head that must wait holds every one of its limits for the
+   * rest of the pass, and so does a head held by one of them: no younger task of its priority or
+   * lower goes ahead of it on any limit it draws on. Returns the instant to look again.
+   */
   private drain(now: number): number {
     // A task may still start at its deadline: refuse those past it, run what can run, then refuse
     // those whose deadline is now and that could not.
     this.expireDeadlines(now, false);
     const pass = ++this.passNo;
-    const order: Group[] = [];
+    const heads: Head[] = [];
     for (const [key, g] of this.groups) {
-      if (g.queue.skipCancelled()) order.push(g);
+      if (g.queue.skipCancelled()) heads.push({ group: g, seq: g.queue.headSeq() });
       else if (g.live === 0) {
         g.gone = true;
         this.groups.delete(key);
       }
     }
-    order.sort((a, b) => b.priority - a.priority || a.queue.headSeq() - b.queue.headSeq());
+    // A sorted array is a heap.
+    heads.sort(headOrder);
     let wake = Infinity;
-    let sent = 0;
-    for (const g of order) {
+    while (heads.length > 0) {
+      const top = heads[0]!;
+      const g = top.group;
       const { queue, limits, books, priority } = g;
-      while (queue.skipCancelled()) {
-        let blocked = false;
-        for (const b of books) if (b.pass === pass) blocked = true;
-        if (blocked) {
-          // Held by a group that went first in this pass: when tasks were sent in it, that
-          // group's head may now be younger than this one's, so look again in the right order.
-          if (sent > 0) this.dirty = true;
-          break;
-        }
-        const weight = queue.headWeight();
-        // Permits of a shared store may be sent only until their lease ends, and the tasks run
-        // before this one in the pass may have taken a while (a slow signer, a GC pause): look
-        // at the clock again. A lease found over is given back and asked for anew. What those
-        // tasks took gets this instant, read after they started (a shared limit has Redis count
-        // again what may have started after its lease).
-        let at = now;
-        if (this.shared > 0) {
-          at = this.clock.now();
-          this.stampAll(at);
-        }
-        let wait = 0;
-        for (const l of limits) wait = Math.max(wait, l.waitFor(weight, at, priority));
-        if (wait === Infinity && this.refuseHeadIfTooHeavy(g, weight)) continue;
-        if (wait > 0 && this.shared > 0) this.askShared(limits, weight, priority, at);
-        if (wait > 0) {
-          for (const b of books) b.pass = pass;
-          if (wait !== Infinity) wake = Math.min(wake, at + wait);
-          break;
-        }
-        for (const b of books) this.takeOne(b, weight);
-        const arg = queue.headArg();
-        const { fn, resolve } = queue.shift();
-        sent++;
-        this.release(g, weight);
-        this.countDispatch(limits, weight, priority, at);
-        if (typeof resolve !== 'function') {
-          runSubmitted(fn, arg, resolve);
-          continue;
-        }
-        try {
-          // A task of `schedule` takes no argument.
-          resolve((fn as () => unknown)());
-        } catch (e) {
-          resolve(Promise.reject(e));
-        }
+      if (!queue.skipCancelled()) {
+        popHead(heads);
+        continue;
+      }
+      // Its head was sent, refused or cancelled since it was placed: its next one is younger.
+      const seq = queue.headSeq();
+      if (seq !== top.seq) {
+        top.seq = seq;
+        siftHead(heads, 0);
+        continue;
+      }
+      let blocked = false;
+      for (const b of books) if (b.pass === pass) blocked = true;
+      if (blocked) {
+        for (const b of books) b.pass = pass;
+        popHead(heads);
+        continue;
+      }
+      const weight = queue.headWeight();
+      // Permits of a shared store may be sent only until their lease ends, and the tasks run
+      // before this one in the pass may have taken a while (a slow signer, a GC pause): look
+      // at the clock again. A lease found over is given back and asked for anew. What those
+      // tasks took gets this instant, read after they started (a shared limit has Redis count
+      // again what may have started after its lease).
+      let at = now;
+      if (this.shared > 0) {
+        at = this.clock.now();
+        this.stampAll(at);
+      }
+      let wait = 0;
+      for (const l of limits) wait = Math.max(wait, l.waitFor(weight, at, priority));
+      if (wait === Infinity && this.refuseHeadIfTooHeavy(g, weight)) continue;
+      if (wait > 0 && this.shared > 0) this.askShared(limits, weight, priority, at);
+      if (wait > 0) {
+        for (const b of books) b.pass = pass;
+        if (wait !== Infinity) wake = Math.min(wake, at + wait);
+        popHead(heads);
+        continue;
+      }
+      for (const b of books) this.takeOne(b, weight);
+      const arg = queue.headArg();
+      const { fn, resolve } = queue.shift();
+      this.release(g, weight);
+      this.countDispatch(limits, weight, priority, at);
+      if (typeof resolve !== 'function') {
+        runSubmitted(fn, arg, resolve);
+        continue;
+      }
+      try {
+        // A task of `schedule` takes no argument.
+        resolve((fn as () => unknown)());
+      } catch (e) {
+        resolve(Promise.reject(e));
       }
     }
     // A refused head may have held back lighter tasks behind it: look again.
@@ -938,6 +968,33 @@ function readPriority(value: unknown): number {
   if (value === undefined) return 0;
   if (typeof value !== 'number' || !Number.isFinite(value)) throw new InvalidInputError('`priority`', value, 'a finite number');
   return value;
+}
+
+/** Negative when `a` goes before `b`: higher priority first, then the older head. */
+function headOrder(a: Head, b: Head): number {
+  return b.group.priority - a.group.priority || a.seq - b.seq;
+}
+
+/** Moves the head at `i`, whose key grew, down to its place in the heap. */
+function siftHead(heap: Head[], i: number): void {
+  const h = heap[i]!;
+  for (;;) {
+    const l = 2 * i + 1;
+    if (l >= heap.length) break;
+    const r = l + 1;
+    const c = r < heap.length && headOrder(heap[r]!, heap[l]!) < 0 ? r : l;
+    if (headOrder(heap[c]!, h) >= 0) break;
+    heap[i] = heap[c]!;
+    i = c;
+  }
+  heap[i] = h;
+}
+
+function popHead(heap: Head[]): void {
+  const last = heap.pop()!;
+  if (heap.length === 0) return;
+  heap[0] = last;
+  siftHead(heap, 0);
 }
 
 function pushDeadline(heap: Deadline[], d: Deadline): void {

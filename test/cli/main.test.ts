@@ -375,9 +375,11 @@ describe('traderatio simulate', () => {
     expect(text.out).toContain('Through the scheduler: 20 requests delayed;');
     expect(text.out).toContain('  refused by the scheduler, its queue full: 10 requests, never sent');
     expect(JSON.parse((await capture(['simulate', file, '--json'])).out).scheduler).toMatchObject({ delayed: 30, queueFull: 0 });
+    expect(JSON.parse((await capture(['simulate', file, '--json', '--max-queue', 'Infinity'])).out).scheduler).toMatchObject({ delayed: 30, queueFull: 0 });
+    expect(JSON.parse((await capture(['simulate', file, '--json', '--max-queue', '0'])).out).scheduler).toMatchObject({ delayed: 0, queueFull: 30 });
     for (const bad of ['x', '-1', '1.5']) {
       const { code, err } = await capture(['simulate', file, `--max-queue=${bad}`]);
-      expect({ code, err }).toMatchObject({ code: 2, err: expect.stringContaining(`--max-queue takes a number of requests (a whole number such as 100000), got "${bad}"`) });
+      expect({ code, err }).toMatchObject({ code: 2, err: expect.stringContaining(`--max-queue takes a number of requests (a whole number such as 100000, or Infinity), got "${bad}"`) });
     }
   });
 

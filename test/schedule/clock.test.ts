@@ -88,9 +88,9 @@ describe('VirtualClock.moveTo', () => {
     const clock = new VirtualClock({ start: 5 });
     let fired = false;
     clock.setTimer(() => (fired = true), 0);
-    for (const bad of [Number.NaN, '10', undefined]) {
+    for (const bad of [Number.NaN, Infinity, '10', undefined]) {
       expect(() => clock.moveTo(bad as number)).toThrow(InvalidInputError);
-      expect(() => clock.moveTo(bad as number)).toThrow('Expected `at` of VirtualClock.moveTo to be an instant on this clock (a number)');
+      expect(() => clock.moveTo(bad as number)).toThrow('Expected `at` of VirtualClock.moveTo to be an instant on this clock (a finite number)');
     }
     expect([clock.now(), fired, clock.pendingTimers]).toEqual([5, false, 1]);
   });
@@ -119,6 +119,11 @@ describe('VirtualClock.moveTo', () => {
     for (let i = 0; i < 100_000; i++) clock.clearTimer(clock.setTimer(() => {}, 500_000 + i));
     expect(clock.pendingTimers).toBe(1);
     expect((clock as unknown as { heap: unknown[] }).heap.length).toBeLessThanOrEqual(2 * 1 + 64);
+    // A handle of another clock, or no timer at all, is let be, as clearTimeout lets it be.
+    const other = new VirtualClock();
+    const theirs = other.setTimer(() => {}, 10);
+    for (const handle of [theirs, undefined, null, 42]) clock.clearTimer(handle);
+    expect([clock.pendingTimers, other.pendingTimers]).toEqual([1, 1]);
     clock.clearTimer(kept);
     clock.clearTimer(kept);
     expect(clock.pendingTimers).toBe(0);

@@ -116,6 +116,36 @@ describe('Scheduler', () => {
     expect(sent).toEqual(['0@0', '1@10', '2@10', '3@20']);
   });
 
+  it('sends first in, first out across groups that share a limit, one head at a time', async () => {
+    const clock = new VirtualClock();
+    const s = new Scheduler({ clock });
+    const shared = s.limit({ name: 'shared', limit: 3, windowMs: 100 });
+    const x = s.limit({ name: 'x', limit: 100, windowMs: 100 });
+    const y = s.limit({ name: 'y', limit: 100, windowMs: 100 });
+    const sent: number[] = [];
+    // Tasks 4 and 6 draw on y, the others on x; all on the shared 3 per 100 ms. At 100 the x group
+    // must not send 5 and 7 before the older 4.
+    const tasks = [x, x, x, x, y, x, y, x].map((l, i) => s.schedule(() => sent.push(i), { limits: [shared, l] }));
+    await clock.runAll();
+    await Promise.all(tasks);
+    expect(sent).toEqual([0, 1, 2, 3, 4, 5, 6, 7]);
+  });
+
+  it('lets no younger task past an older one on a limit they share, even when the older waits on another limit', async () => {
+    const clock = new VirtualClock();
+    const s = new Scheduler({ clock });
+    const a = s.limit({ name: 'a', limit: 3, windowMs: 100 });
+    const b = s.limit({ name: 'b', limit: 10, windowMs: 100 });
+    const sent: string[] = [];
+    // Task 1 waits for room on a behind task 0; task 2 waits behind task 1 on a, so it holds b
+    // too: task 3, on b only, goes after task 2.
+    const specs = [[[a], 1], [[a], 3], [[a, b], 1], [[b], 1]] as const;
+    const tasks = specs.map(([limits, weight], i) => s.schedule(() => sent.push(`${i}@${clock.now()}`), { limits: [...limits], weight }));
+    await clock.runAll();
+    await Promise.all(tasks);
+    expect(sent).toEqual(['0@0', '1@100', '2@200', '3@200']);
+  });
+
   it('keeps reserved headroom for a priority class', async () => {
     const { scheduler, log, task } = setup();
     const ws = scheduler.limit({ limit: 3, windowMs: 1000, reserve: { priority: 10, weight: 1 } });

@@ -98,6 +98,20 @@ describe('Scheduler.submit', () => {
     expect(s.stats().refused).toMatchObject({ 'too-heavy': 3, 'queue-full': 1, closed: 2 });
   });
 
+  it('checks the weight against the limits of a change due now, as schedule() does', async () => {
+    for (const via of ['submit', 'schedule'] as const) {
+      const clock = new VirtualClock({ start: 100 });
+      const s = new Scheduler({ clock });
+      const place = s.limit({ limit: 1, windowMs: 100 });
+      s.setBoundary(100, () => place.update({ limit: 5 }));
+      const sub = recorder();
+      const ran: number[] = [];
+      if (via === 'submit') s.submit((arg) => ran.push(arg), 1, s.route({ limits: [place], weight: 3, priority: 0 }), sub);
+      else await s.schedule(() => ran.push(1), { limits: place, weight: 3 }).catch((e: Error) => sub.refused(e.message as RefusalReason));
+      expect({ via, ran, refusals: sub.refusals, limit: place.limit }).toEqual({ via, ran: [1], refusals: [], limit: 5 });
+    }
+  });
+
   it('hands an error the task throws to the submission, and goes on with the next task', () => {
     const clock = new VirtualClock();
     const s = new Scheduler({ clock });
@@ -124,6 +138,7 @@ describe('Scheduler.submit', () => {
       [{ limits: [mine, mine], weight: 1, priority: 0 }, '`limits`'],
       [{ limits: [mine], weight: 0, priority: 0 }, '`weight`'],
       [{ limits: [mine], weight: 1, priority: Number.NaN }, '`priority`'],
+      [undefined as unknown as object, 'the route'],
     ];
     for (const [options, field] of cases) {
       const error = (() => {

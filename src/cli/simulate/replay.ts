@@ -70,7 +70,7 @@ interface Route extends SubmitRoute {
 interface PartyState {
   /** As the exchange counts it. */
   readonly party: Party;
-  /** Prefix of its limits' names in the scheduler, which must each be unique. */
+  /** Its part of its limits' names in the scheduler. */
   readonly name: string;
   readonly sides: Map<string, Side>;
   /** The route of each (cached) classification. */
@@ -234,7 +234,9 @@ export class Replay implements LogRows<AccountState> {
   }
 
   private side(party: string, key: string, limit: number, windowMs: number, most = limit): Side {
-    return { key, scheduled: this.scheduler.limit({ name: `${party}: ${key}`, limit, windowMs }), check: new SlidingCount(most) };
+    // Names key the scheduler's limits, each once: the party and the key as a pair, since either
+    // may hold any text of the log (an account id, a spot pair).
+    return { key, scheduled: this.scheduler.limit({ name: JSON.stringify([party, key]), limit, windowMs }), check: new SlidingCount(most) };
   }
 
   account(id: string, no: number): AccountState {
@@ -242,7 +244,7 @@ export class Replay implements LogRows<AccountState> {
     const place = this.catalog.limits['futures.place']!;
     const abuse = this.core.abuse;
     const party: Account = this.core.addAccount(FAMILY, { id });
-    const name = `account ${id}`;
+    const name = `account:${id}`;
     const state: AccountState = {
       party,
       name,

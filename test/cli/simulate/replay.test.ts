@@ -116,6 +116,12 @@ describe('simulate through the scheduler', () => {
     expect((await run(csv(rows))).scheduler).toMatchObject({ queueFull: 0, delayed: 30 });
   });
 
+  it('keeps apart the limits of accounts and pairs whose names would run together', async () => {
+    const text = [HEADER, `${T},a: spot.place:X,POST,/api/v4/futures/usdt/orders,BTC_USDT,1`, `${T},a,POST,/api/v4/spot/orders,X: futures.place,1`].join('\n');
+    const report = await run(text);
+    expect(report).toMatchObject({ requests: 2, scheduler: { delayed: 0, refusedByExchange: 0 } });
+  });
+
   it('refuses a bad maxQueue, naming it, before reading anything', async () => {
     for (const bad of [-1, 1.5, Number.NaN, '10']) {
       let read = false;
