@@ -361,18 +361,19 @@ export class Scheduler<L extends Limit = WindowLimit> {
   submit(fn: (arg: number) => void, arg: number, route: SubmitRoute, submission: Submission): void {
     const { limits, books, weight, priority } = route;
     if (this.closed) return this.rejectWith(submission, 'closed', limits, '');
-    this.boundaryIfDue();
-    for (let i = 0; i < limits.length; i++) {
-      if (weight > limits[i]!.capacity(priority)) return this.rejectWith(submission, 'too-heavy', limits, '');
-    }
     const now = this.clock.now();
     if (now >= this.boundaryAt) this.reachBoundary();
     if (this.unstampedCount > 0) this.stampAll(now);
+    // What fits now is not too heavy: the check of every limit's capacity waits for a task that
+    // does not go at once.
     if (!this.draining && this.admitBooks(books, weight, priority, now)) {
       this.countDispatch(limits, weight, priority, now);
       runSubmitted(fn, arg, submission);
       this.stampAll(this.clock.now());
       return;
+    }
+    for (let i = 0; i < limits.length; i++) {
+      if (weight > limits[i]!.capacity(priority)) return this.rejectWith(submission, 'too-heavy', limits, '');
     }
     if (this.live >= this.maxQueue) return this.rejectWith(submission, 'queue-full', limits, '');
     let group = route.group;
@@ -771,13 +772,20 @@ export class Scheduler<L extends Limit = WindowLimit> {
       this.countDispatch(limits, weight, priority, at);
       if (typeof resolve !== 'function') {
         runSubmitted(fn, arg, resolve);
-        continue;
+      } else {
+        try {
+          // A task of `schedule` takes no argument.
+          resolve((fn as () => unknown)());
+        } catch (e) {
+          resolve(Promise.reject(e));
+        }
       }
-      try {
-        // A task of `schedule` takes no argument.
-        resolve((fn as () => unknown)());
-      } catch (e) {
-        resolve(Promise.reject(e));
+      // Its next head is younger: to its place in the order, or out of it.
+      if (!queue.skipCancelled()) {
+        popHead(heads);
+      } else if (heads[0] === top) {
+        top.seq = queue.headSeq();
+        if (heads.length > 1) siftHead(heads, 0);
       }
     }
     // A refused head may have held back lighter tasks behind it: look again.
