@@ -57,6 +57,8 @@ export class ContractDay {
 
 class Day {
   readonly contracts = new Map<string, ContractDay>();
+  /** The counters of each contract as requests spelled it (`btc-usdt`, `BTC_USDT`): found without normalising again. */
+  readonly spelled = new Map<string, ContractDay>();
   constructor(readonly start: number) {}
   contract(name: string): ContractDay {
     let c = this.contracts.get(name);
@@ -149,8 +151,16 @@ export class Tracker {
     if (contract === a.lastContract && a.lastCounters !== null && day !== null && isInUtcDay(at, day.start)) {
       c = a.lastCounters;
     } else {
-      const name = contractName(contract) ?? normalizeContract(contract);
-      c = this.dayOf(a, at).contract(name);
+      const found = day !== null && isInUtcDay(at, day.start) ? day.spelled.get(contract) : undefined;
+      if (found !== undefined) {
+        c = found;
+      } else {
+        const name = contractName(contract) ?? normalizeContract(contract);
+        const d = this.dayOf(a, at);
+        c = d.contract(name);
+        // Spellings are few; a flood of them (a broken feed) is not kept.
+        if (d.spelled.size < 1024) d.spelled.set(contract, c);
+      }
       a.lastContract = contract;
       a.lastCounters = c;
     }

@@ -9,7 +9,8 @@ const H = 3_600_000;
 const D = 86_400_000;
 
 const account = fc.constantFrom('main', 'sub');
-const contract = fc.constantFrom('BTC_USDT', 'sol-usdt', 'ETH_USDT');
+// Two spellings of one contract count as one (BTC_USDT, btc-usdt).
+const contract = fc.constantFrom('BTC_USDT', 'sol-usdt', 'ETH_USDT', 'btc-usdt', 'SOL_USDT');
 const dt = fc.integer({ min: 0, max: 5 * H });
 
 /** A call that must be accepted: its instant is read from the tracker when it runs. */
