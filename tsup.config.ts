@@ -6,7 +6,7 @@ const { version } = JSON.parse(readFileSync('package.json', 'utf8')) as { versio
 const shared = {
   target: 'node20',
   define: { __TRADERATIO_VERSION__: JSON.stringify(version) },
-  // Minified (whitespace, syntax and names) to keep the package under 152 kB packed
+  // Minified (whitespace, syntax and names) to keep the package under its budget packed
   // (test/package.test.ts). Names are minified without esbuild's keepNames, which wraps every function and class in a naming call
   // and cost 45% of the scheduler's tasks per second (6.6 M against 12.6 M a second on
   // `npm run bench:scheduler -- overhead`); minified as it is, the figure is that of the code as

@@ -80,8 +80,10 @@ describe('the packed tarball', () => {
   // traderatio/rules and traderatio/testing are eight files more, and code reached from more
   // entries is split into more chunks, of code and of declarations (63 files in dist/ against 44):
   // 2.8 kB for the same code; the rules' and the limiter's one concept per file about 1.4 kB.
-  it('weighs less than 172 kB', () => {
-    expect(statSync(tarball).size).toBeLessThan(172_000);
+  // 175 kB since simulate replays through the Scheduler: its path without promises, the virtual
+  // clock's heap and moveTo, and the drain by a heap of queue heads are 2.2 kB (171.8 kB packed).
+  it('weighs less than 175 kB', () => {
+    expect(statSync(tarball).size).toBeLessThan(175_000);
   });
 
   it('says where the package lives, under the MIT licence', () => {
