@@ -149,6 +149,8 @@ interface Group {
   live: number;
   /** Taken out of the scheduler's groups (it emptied): a route holding it makes a new one. */
   gone: boolean;
+  /** The pass whose order of heads holds it, or 0. */
+  inPass: number;
 }
 
 /**
@@ -218,6 +220,8 @@ export class Scheduler<L extends Limit = WindowLimit> {
   /** The names of its limits, each once. */
   private readonly names = new Set<string>();
   private deadlines: Deadline[] = [];
+  /** The order of queue heads of the pass running now, or null. */
+  private heads: Head[] | null = null;
   private seq = 0;
   private passNo = 0;
   private live = 0;
@@ -398,6 +402,12 @@ export class Scheduler<L extends Limit = WindowLimit> {
   /** Puts a task at the back of its group's queue and counts it waiting on each of its limits. */
   private enqueue(group: Group, fn: (arg: number) => unknown, waiter: Waiter, weight: number, arg = 0): Slot {
     const slot = group.queue.push(fn, waiter, weight, this.seq++, arg);
+    // Given by a task of the pass running now: it takes its place in the pass's order, so that it
+    // goes before younger tasks of its priority, and after older ones, on any limit they share.
+    if (this.heads !== null && group.inPass !== this.passNo) {
+      group.inPass = this.passNo;
+      pushHead(this.heads, { group, seq: group.queue.headSeq() });
+    }
     group.live++;
     this.live++;
     for (const b of group.books) {
@@ -704,7 +714,8 @@ export class Scheduler<L extends Limit = WindowLimit> {
    * Runs what can run at `now`, one head at a time in the order of the queue as a whole: higher
    * priority first, then the oldest. A head that must wait holds every one of its limits for the
    * rest of the pass, and so does a head held by one of them: no younger task of its priority or
-   * lower goes ahead of it on any limit it draws on. Returns the instant to look again.
+   * lower goes ahead of it on any limit it draws on. A task given by a task of the pass takes its
+   * place in the order at once. Returns the instant to look again.
    */
   private drain(now: number): number {
     // A task may still start at its deadline: refuse those past it, run what can run, then refuse
@@ -713,14 +724,29 @@ export class Scheduler<L extends Limit = WindowLimit> {
     const pass = ++this.passNo;
     const heads: Head[] = [];
     for (const [key, g] of this.groups) {
-      if (g.queue.skipCancelled()) heads.push({ group: g, seq: g.queue.headSeq() });
-      else if (g.live === 0) {
+      if (g.queue.skipCancelled()) {
+        heads.push({ group: g, seq: g.queue.headSeq() });
+        g.inPass = pass;
+      } else if (g.live === 0) {
         g.gone = true;
         this.groups.delete(key);
       }
     }
     // A sorted array is a heap.
     heads.sort(headOrder);
+    this.heads = heads;
+    let wake: number;
+    try {
+      wake = this.drainHeads(heads, pass, now);
+    } finally {
+      this.heads = null;
+    }
+    // A refused head may have held back lighter tasks behind it: look again.
+    if (this.expireDeadlines(now, true) > 0) this.dirty = true;
+    return wake;
+  }
+
+  private drainHeads(heads: Head[], pass: number, now: number): number {
     let wake = Infinity;
     while (heads.length > 0) {
       const top = heads[0]!;
@@ -780,16 +806,16 @@ export class Scheduler<L extends Limit = WindowLimit> {
           resolve(Promise.reject(e));
         }
       }
-      // Its next head is younger: to its place in the order, or out of it.
+      // Its next head is younger: to its place in the order, or out of it (unless the task gave
+      // the order a group of its own, which the top of the loop sorts out).
+      if (heads[0] !== top) continue;
       if (!queue.skipCancelled()) {
         popHead(heads);
-      } else if (heads[0] === top) {
+      } else {
         top.seq = queue.headSeq();
         if (heads.length > 1) siftHead(heads, 0);
       }
     }
-    // A refused head may have held back lighter tasks behind it: look again.
-    if (this.expireDeadlines(now, true) > 0) this.dirty = true;
     return wake;
   }
 
@@ -853,7 +879,7 @@ export class Scheduler<L extends Limit = WindowLimit> {
     for (const l of limits) key += `|${limitId(l)}`;
     let g = this.groups.get(key);
     if (g === undefined) {
-      g = { priority, limits, books: limits.map((l) => this.books.get(l)!), queue: new TaskQueue(), live: 0, gone: false };
+      g = { priority, limits, books: limits.map((l) => this.books.get(l)!), queue: new TaskQueue(), live: 0, gone: false, inPass: 0 };
       this.groups.set(key, g);
     }
     return g;
@@ -983,6 +1009,18 @@ function headOrder(a: Head, b: Head): number {
   return b.group.priority - a.group.priority || a.seq - b.seq;
 }
 
+function pushHead(heap: Head[], h: Head): void {
+  let i = heap.length;
+  heap.push(h);
+  while (i > 0) {
+    const parent = (i - 1) >> 1;
+    if (headOrder(heap[parent]!, h) <= 0) break;
+    heap[i] = heap[parent]!;
+    i = parent;
+  }
+  heap[i] = h;
+}
+
 /** Moves the head at `i`, whose key grew, down to its place in the heap. */
 function siftHead(heap: Head[], i: number): void {
   const h = heap[i]!;
@@ -999,6 +1037,7 @@ function siftHead(heap: Head[], i: number): void {
 }
 
 function popHead(heap: Head[]): void {
+  heap[0]!.group.inPass = 0;
   const last = heap.pop()!;
   if (heap.length === 0) return;
   heap[0] = last;

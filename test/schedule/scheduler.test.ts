@@ -146,6 +146,43 @@ describe('Scheduler', () => {
     expect(sent).toEqual(['0@0', '1@100', '2@200', '3@200']);
   });
 
+  it('puts a task given by a task of the running pass in its place in the order: before younger ones, after higher priorities', async () => {
+    const clock = new VirtualClock();
+    const s = new Scheduler({ clock });
+    const l1 = s.limit({ name: 'l1', limit: 2, windowMs: 1000 });
+    const l2 = s.limit({ name: 'l2', limit: 2, windowMs: 1000 });
+    const sent: string[] = [];
+    const all: Promise<unknown>[] = [];
+    all.push(s.schedule(() => 0, { limits: l1 }), s.schedule(() => 0, { limits: l1 }));
+    // Sent at 1000 by the timer's pass, it gives a task on l2, then a younger one on l1 and l2:
+    // the younger may not take l2's room first.
+    all.push(s.schedule(() => {
+      sent.push(`waiting@${clock.now()}`);
+      all.push(s.schedule(() => sent.push(`older@${clock.now()}`), { limits: l2 }));
+      all.push(s.schedule(() => sent.push(`younger@${clock.now()}`), { limits: [l1, l2] }));
+    }, { limits: [l1, l2] }));
+    await clock.advance(3000);
+    await Promise.all(all);
+    expect(sent).toEqual(['waiting@1000', 'older@1000', 'younger@2000']);
+
+    const c2 = new VirtualClock();
+    const s2 = new Scheduler({ clock: c2 });
+    const l = s2.limit({ name: 'l', limit: 2, windowMs: 1000 });
+    const order: string[] = [];
+    void s2.schedule(() => order.push(`first@${c2.now()}`), { limits: l, weight: 2 });
+    await c2.advanceTo(300);
+    // Sent at 1000, it gives two tasks of priority 0 and then one of priority 1: with room for
+    // one, the priority 1 goes at once.
+    void s2.schedule(() => {
+      order.push(`parent@${c2.now()}`);
+      void s2.schedule(() => order.push(`low@${c2.now()}`), { limits: l });
+      void s2.schedule(() => order.push(`low2@${c2.now()}`), { limits: l, weight: 2 });
+      void s2.schedule(() => order.push(`high@${c2.now()}`), { limits: l, priority: 1 });
+    }, { limits: l });
+    await c2.advance(5000);
+    expect(order).toEqual(['first@0', 'parent@1000', 'high@1000', 'low@2000', 'low2@3000']);
+  });
+
   it('keeps reserved headroom for a priority class', async () => {
     const { scheduler, log, task } = setup();
     const ws = scheduler.limit({ limit: 3, windowMs: 1000, reserve: { priority: 10, weight: 1 } });
