@@ -1,5 +1,6 @@
 import { InvalidInputError, TooManyTimersError } from '../errors.js';
 import { markBuild } from './build.js';
+import { heapOf, heapPop, heapPush } from './heap.js';
 import { performance } from 'node:perf_hooks';
 
 /**
@@ -140,16 +141,7 @@ export class VirtualClock implements Clock {
 
   setTimer(callback: () => void, delayMs: number): unknown {
     const timer: VirtualTimer = { at: this.time + Math.max(0, delayMs), seq: this.seq++, callback, clock: this, done: false };
-    const heap = this.heap;
-    heap.push(timer);
-    let i = heap.length - 1;
-    while (i > 0) {
-      const parent = (i - 1) >> 1;
-      if (!earlier(timer, heap[parent]!)) break;
-      heap[i] = heap[parent]!;
-      i = parent;
-    }
-    heap[i] = timer;
+    heapPush(this.heap, timer, earlier);
     this.live++;
     return timer;
   }
@@ -162,8 +154,7 @@ export class VirtualClock implements Clock {
     this.live--;
     // Cleared timers wait in the heap until they reach its top; never many more than live ones.
     if (this.heap.length > 2 * this.live + 64) {
-      // A sorted array is a heap.
-      this.heap = this.heap.filter((t) => !t.done).sort((a, b) => (earlier(a, b) ? -1 : 1));
+      this.heap = heapOf(this.heap.filter((t) => !t.done), earlier);
     }
   }
 
@@ -235,7 +226,7 @@ export class VirtualClock implements Clock {
 
   /** Takes `timer` (the earliest) off the heap, moves time to it and calls it back. */
   private fire(timer: VirtualTimer): void {
-    this.pop();
+    heapPop(this.heap, earlier);
     timer.done = true;
     this.live--;
     if (timer.at > this.time) this.time = timer.at;
@@ -245,25 +236,8 @@ export class VirtualClock implements Clock {
   /** The earliest timer not yet fired or cleared, the done ones above it dropped. */
   private nextTimer(): VirtualTimer | undefined {
     const heap = this.heap;
-    while (heap.length > 0 && heap[0]!.done) this.pop();
+    while (heap.length > 0 && heap[0]!.done) heapPop(heap, earlier);
     return heap[0];
-  }
-
-  private pop(): void {
-    const heap = this.heap;
-    const last = heap.pop()!;
-    if (heap.length === 0) return;
-    let i = 0;
-    for (;;) {
-      const l = 2 * i + 1;
-      if (l >= heap.length) break;
-      const r = l + 1;
-      const c = r < heap.length && earlier(heap[r]!, heap[l]!) ? r : l;
-      if (!earlier(heap[c]!, last)) break;
-      heap[i] = heap[c]!;
-      i = c;
-    }
-    heap[i] = last;
   }
 }
 

@@ -1,5 +1,5 @@
 import { InvalidInputError, RefusedError, type RefusalReason } from '../errors.js';
-import { checkFields } from '../rules/parse.js';
+import { checkFields, isPositiveInteger } from '../rules/parse.js';
 import { checkSameBuild, copyOf, markBuild } from './build.js';
 import { type Clock, systemClock } from './clock.js';
 import { type RateLimitFeedback, readFeedback } from './feedback.js';
@@ -9,7 +9,7 @@ import { type LimitStore, memoryStore } from './store.js';
 import { WindowLimit, type WindowLimitOptions } from './window.js';
 import type { Limit } from './limit.js';
 import { LimitBook } from './limit-book.js';
-import { isPositiveInteger } from './positive-integer.js';
+import { heapOf, heapPop, heapPush, heapSiftDown } from './heap.js';
 
 // Limits say which copy of traderatio made them, for the message when two copies meet.
 markBuild(WindowLimit.prototype);
@@ -165,6 +165,8 @@ export interface SubmitRoute {
   readonly books: readonly LimitBook[];
   /** @internal The group its tasks wait in, kept while the scheduler keeps it. */
   group: Group | null;
+  /** @internal The scheduler that checked it. */
+  readonly owner: object;
 }
 
 /** A group in a pass's order, by the arrival number of its head when placed. */
@@ -336,7 +338,7 @@ export class Scheduler<L extends Limit = WindowLimit> {
     }
     slot = this.enqueue(group, fn, resolve, weight);
     // A deadline that never comes needs no entry: it would only hold memory.
-    if (deadline !== undefined && deadline !== Infinity) pushDeadline(this.deadlines, { at: deadline, slot, group });
+    if (deadline !== undefined && deadline !== Infinity) heapPush(this.deadlines, { at: deadline, slot, group }, deadlineBefore);
     this.pass();
     return promise;
   }
@@ -349,7 +351,7 @@ export class Scheduler<L extends Limit = WindowLimit> {
     if (typeof options !== 'object' || options === null) throw new InvalidInputError('the route', options, 'an object { limits, weight, priority }');
     const limits = [...this.readLimits(options.limits)];
     return {
-      limits, weight: readWeight(options.weight), priority: readPriority(options.priority), books: limits.map((l) => this.books.get(l)!), group: null,
+      limits, weight: readWeight(options.weight), priority: readPriority(options.priority), books: limits.map((l) => this.books.get(l)!), group: null, owner: this,
     };
   }
 
@@ -363,6 +365,8 @@ export class Scheduler<L extends Limit = WindowLimit> {
    * task of a route, `arg` telling them apart (a replay's arrival instant).
    */
   submit(fn: (arg: number) => void, arg: number, route: SubmitRoute, submission: Submission): void {
+    if (typeof fn !== 'function') throw new InvalidInputError('the task', fn, 'a function');
+    if (route?.owner !== this) throw new InvalidInputError('the route', route, 'a route of this scheduler (scheduler.route(...))');
     const { limits, books, weight, priority } = route;
     if (this.closed) return this.rejectWith(submission, 'closed', limits, '');
     const now = this.clock.now();
@@ -406,7 +410,7 @@ export class Scheduler<L extends Limit = WindowLimit> {
     // goes before younger tasks of its priority, and after older ones, on any limit they share.
     if (this.heads !== null && group.inPass !== this.passNo) {
       group.inPass = this.passNo;
-      pushHead(this.heads, { group, seq: group.queue.headSeq() });
+      heapPush(this.heads, { group, seq: group.queue.headSeq() }, headBefore);
     }
     group.live++;
     this.live++;
@@ -702,11 +706,9 @@ export class Scheduler<L extends Limit = WindowLimit> {
   private nextDeadline(): number {
     const heap = this.deadlines;
     if (heap.length > 2 * this.live + 64) {
-      const kept = heap.filter((d) => isLive(d.slot));
-      // A sorted array is a heap.
-      this.deadlines = kept.sort((a, b) => a.at - b.at);
+      this.deadlines = heapOf(heap.filter((d) => isLive(d.slot)), deadlineBefore);
     }
-    while (this.deadlines.length > 0 && !isLive(this.deadlines[0]!.slot)) popDeadline(this.deadlines);
+    while (this.deadlines.length > 0 && !isLive(this.deadlines[0]!.slot)) heapPop(this.deadlines, deadlineBefore);
     return this.deadlines[0]?.at ?? Infinity;
   }
 
@@ -732,8 +734,7 @@ export class Scheduler<L extends Limit = WindowLimit> {
         this.groups.delete(key);
       }
     }
-    // A sorted array is a heap.
-    heads.sort(headOrder);
+    heapOf(heads, headBefore);
     this.heads = heads;
     let wake: number;
     try {
@@ -760,7 +761,7 @@ export class Scheduler<L extends Limit = WindowLimit> {
       const seq = queue.headSeq();
       if (seq !== top.seq) {
         top.seq = seq;
-        siftHead(heads, 0);
+        heapSiftDown(heads, 0, headBefore);
         continue;
       }
       let blocked = false;
@@ -813,7 +814,7 @@ export class Scheduler<L extends Limit = WindowLimit> {
         popHead(heads);
       } else {
         top.seq = queue.headSeq();
-        if (heads.length > 1) siftHead(heads, 0);
+        if (heads.length > 1) heapSiftDown(heads, 0, headBefore);
       }
     }
     return wake;
@@ -834,7 +835,7 @@ export class Scheduler<L extends Limit = WindowLimit> {
   private expireDeadlines(now: number, includingNow: boolean): number {
     let expired = 0;
     while (this.deadlines.length > 0 && (this.deadlines[0]!.at < now || (includingNow && this.deadlines[0]!.at === now))) {
-      const d = popDeadline(this.deadlines);
+      const d = heapPop(this.deadlines, deadlineBefore)!;
       const resolve = cancelSlot(d.slot);
       if (resolve === null) continue;
       this.release(d.group, d.slot.chunk.weights[d.slot.index]!);
@@ -1004,73 +1005,19 @@ function readPriority(value: unknown): number {
   return value;
 }
 
-/** Negative when `a` goes before `b`: higher priority first, then the older head. */
-function headOrder(a: Head, b: Head): number {
-  return b.group.priority - a.group.priority || a.seq - b.seq;
+/** Higher priority first, then the older head. */
+function headBefore(a: Head, b: Head): boolean {
+  const pa = a.group.priority;
+  const pb = b.group.priority;
+  return pa > pb || (pa === pb && a.seq < b.seq);
 }
 
-function pushHead(heap: Head[], h: Head): void {
-  let i = heap.length;
-  heap.push(h);
-  while (i > 0) {
-    const parent = (i - 1) >> 1;
-    if (headOrder(heap[parent]!, h) <= 0) break;
-    heap[i] = heap[parent]!;
-    i = parent;
-  }
-  heap[i] = h;
+/** Takes the first head out of the pass's order. */
+function popHead(heads: Head[]): void {
+  heads[0]!.group.inPass = 0;
+  heapPop(heads, headBefore);
 }
 
-/** Moves the head at `i`, whose key grew, down to its place in the heap. */
-function siftHead(heap: Head[], i: number): void {
-  const h = heap[i]!;
-  for (;;) {
-    const l = 2 * i + 1;
-    if (l >= heap.length) break;
-    const r = l + 1;
-    const c = r < heap.length && headOrder(heap[r]!, heap[l]!) < 0 ? r : l;
-    if (headOrder(heap[c]!, h) >= 0) break;
-    heap[i] = heap[c]!;
-    i = c;
-  }
-  heap[i] = h;
-}
-
-function popHead(heap: Head[]): void {
-  heap[0]!.group.inPass = 0;
-  const last = heap.pop()!;
-  if (heap.length === 0) return;
-  heap[0] = last;
-  siftHead(heap, 0);
-}
-
-function pushDeadline(heap: Deadline[], d: Deadline): void {
-  heap.push(d);
-  let i = heap.length - 1;
-  while (i > 0) {
-    const parent = (i - 1) >> 1;
-    if (heap[parent]!.at <= heap[i]!.at) break;
-    [heap[parent], heap[i]] = [heap[i]!, heap[parent]!];
-    i = parent;
-  }
-}
-
-function popDeadline(heap: Deadline[]): Deadline {
-  const top = heap[0]!;
-  const last = heap.pop()!;
-  if (heap.length > 0) {
-    heap[0] = last;
-    let i = 0;
-    for (;;) {
-      const l = 2 * i + 1;
-      const r = l + 1;
-      let m = i;
-      if (l < heap.length && heap[l]!.at < heap[m]!.at) m = l;
-      if (r < heap.length && heap[r]!.at < heap[m]!.at) m = r;
-      if (m === i) break;
-      [heap[m], heap[i]] = [heap[i]!, heap[m]!];
-      i = m;
-    }
-  }
-  return top;
+function deadlineBefore(a: Deadline, b: Deadline): boolean {
+  return a.at < b.at;
 }

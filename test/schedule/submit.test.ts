@@ -152,6 +152,14 @@ describe('Scheduler.submit', () => {
       expect(error).toBeInstanceOf(InvalidInputError);
       expect((error as Error).message).toContain(`Expected ${field}`);
     }
+    // A task that is not a function, or a route of another scheduler, is refused before anything
+    // is taken or queued.
+    const mineRoute = s.route({ limits: [mine], weight: 1, priority: 0 });
+    const theirs = new Scheduler({ clock: new VirtualClock() }).route({ limits: [], weight: 1, priority: 0 });
+    expect(() => s.submit('run' as never, 0, mineRoute, recorder())).toThrow('Expected the task to be a function');
+    expect(() => s.submit(() => {}, 0, theirs, recorder())).toThrow('Expected the route to be a route of this scheduler');
+    expect(() => s.submit(() => {}, 0, undefined as never, recorder())).toThrow(InvalidInputError);
     expect(s.stats()).toMatchObject({ queued: 0, dispatched: 0 });
+    expect(mine.usedAt(0)).toBe(0);
   });
 });

@@ -6,7 +6,6 @@ import { UNTHROTTLED } from '../../rules/abuse.js';
 import { HOUR_MS, utcHourStart } from '../../rules/calendar.js';
 import type { FamilyConfig } from '../../rules/family.js';
 import { CANCEL_PRIORITY } from '../../account/limiter-options.js';
-import type { RefusalReason } from '../../errors.js';
 import { VirtualClock } from '../../schedule/clock.js';
 import type { Submission } from '../../schedule/queue.js';
 import { Scheduler, type SubmitRoute } from '../../schedule/scheduler.js';
@@ -105,7 +104,6 @@ export class Replay implements LogRows<AccountState> {
   private readonly examples: { line: number; at: number; account: string; limit: string }[] = [];
   private readonly delays = new Histogram();
   private delayed = 0;
-  private readonly refusedByScheduler: Record<RefusalReason, number> = { 'queue-full': 0, aborted: 0, deadline: 0, 'too-heavy': 0, closed: 0 };
   private refusedLater = 0;
 
   constructor(
@@ -174,9 +172,8 @@ export class Replay implements LogRows<AccountState> {
 
   /** What becomes of the requests given to the scheduler that it does not send. */
   private readonly submission: Submission = {
-    refused: (reason) => {
-      this.refusedByScheduler[reason]++;
-    },
+    // The scheduler counts its refusals by reason (its stats).
+    refused: () => {},
     // Sending is counting, which does not throw; if it ever did, the report says so.
     failed: (error) => {
       this.failure ??= error;
@@ -212,14 +209,16 @@ export class Replay implements LogRows<AccountState> {
   /** The scheduler's tiers and throttles at the whole hour `at`: what the exchange has in force (R3-R9, R14). */
   private refresh(at: number): void {
     this.nextRefresh = at + HOUR_MS;
-    for (const s of this.accounts.values()) {
-      const f = this.core.inForce(s.party, at);
-      if (f.limit !== s.place.scheduled.limit) s.place.scheduled.update({ limit: f.limit });
-      const n = f.throttle?.limit ?? UNTHROTTLED;
-      if (n !== s.throttle.scheduled.limit) s.throttle.scheduled.update({ limit: n });
-      const spot = f.spotThrottle?.limit ?? UNTHROTTLED;
-      if (spot !== s.spotThrottle.scheduled.limit) s.spotThrottle.scheduled.update({ limit: spot });
-    }
+    for (const s of this.accounts.values()) this.refreshAccount(s, at);
+  }
+
+  private refreshAccount(s: AccountState, at: number): void {
+    const f = this.core.inForce(s.party, at);
+    if (f.limit !== s.place.scheduled.limit) s.place.scheduled.update({ limit: f.limit });
+    const n = f.throttle?.limit ?? UNTHROTTLED;
+    if (n !== s.throttle.scheduled.limit) s.throttle.scheduled.update({ limit: n });
+    const spot = f.spotThrottle?.limit ?? UNTHROTTLED;
+    if (spot !== s.spotThrottle.scheduled.limit) s.spotThrottle.scheduled.update({ limit: spot });
   }
 
   /**
@@ -227,8 +226,8 @@ export class Replay implements LogRows<AccountState> {
    * throttles refreshed at every whole hour on the way, as they would be.
    */
   private finish(): void {
-    while (this.scheduler.stats().queued > 0) {
-      if (this.clock.pendingTimers === 0) throw new Error(`the replay's scheduler holds ${this.scheduler.stats().queued} requests and no timer`);
+    for (let queued = this.scheduler.stats().queued; queued > 0; queued = this.scheduler.stats().queued) {
+      if (this.clock.pendingTimers === 0) throw new Error(`the replay's scheduler holds ${queued} requests and no timer`);
       this.time(this.nextRefresh);
     }
   }
@@ -256,13 +255,15 @@ export class Replay implements LogRows<AccountState> {
       spotThrottle: this.side(name, SPOT_THROTTLE_KEY, UNTHROTTLED, this.core.spotFill.limit.windowMs, this.core.spotFill.limit.limit),
     };
     this.accounts.set(id, state);
-    this.refresh(this.nextRefresh - HOUR_MS);
+    // What is in force for it this hour; the others' limits are as they were.
+    this.refreshAccount(state, this.nextRefresh - HOUR_MS);
     return state;
   }
 
   report(log: LogSummary): SimulationReport {
     this.finish();
     if (this.failure !== undefined) throw this.failure;
+    const refusedBy = this.scheduler.stats().refused;
     return {
       lines: log.lines,
       requests: log.requests,
@@ -275,8 +276,8 @@ export class Replay implements LogRows<AccountState> {
         p50Ms: this.delays.quantile(0.5),
         p99Ms: this.delays.quantile(0.99),
         maxMs: this.delays.max,
-        tooHeavy: this.refusedByScheduler['too-heavy'],
-        queueFull: this.refusedByScheduler['queue-full'],
+        tooHeavy: refusedBy['too-heavy'],
+        queueFull: refusedBy['queue-full'],
         refusedByExchange: this.refusedLater,
       },
     };
