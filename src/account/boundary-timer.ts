@@ -4,7 +4,7 @@ import type { Clock } from '../schedule/clock.js';
 import type { Limit, Scheduler } from '../schedule/scheduler.js';
 import type { ExchangeTime } from './exchange-time.js';
 import type { InstantBounds } from './in-force.js';
-import { unrefTimer } from './timers.js';
+import { unrefTimer } from '../schedule/clock.js';
 
 /**
  * The timer of the account limiter's boundaries: every whole hour of the exchange's clock (00:00

@@ -329,8 +329,9 @@ export class AccountLimiter {
     const report = reportFor(readRateLimitReport(answer));
     if (report === undefined) return null;
     const now = this.wallNow();
-    const r = takeReport(l, report, this.reconcileContext(now));
-    const inForce = reconciled(l, this.reconcileContext(now));
+    const context = this.reconcileContext(now);
+    const r = takeReport(l, report, context);
+    const inForce = reconciled(l, context);
     this.requestLimits.apply(account, l, { ...l.state, at: now, tier: inForce.tier, limit: inForce.tier.limit, reason: inForce.reason });
     if (r.disagreement !== null) this.emit(reportEvent(account, now, report, r.disagreement, inForce));
     return r;

@@ -3,6 +3,7 @@ import { DAY_MS, RAISE_OFFSET_MS, utcDayStart } from '../rules/calendar.js';
 import { coefficientOf } from '../rules/contracts.js';
 import type { FamilyConfig } from '../rules/family.js';
 import { toDec } from '../rules/fixed.js';
+import { fillRateOf } from '../rules/fill-rate.js';
 import { type TierMargins, tierMargins } from '../rules/margins.js';
 import type { SpotFillConfig } from '../rules/spot-fill.js';
 import type { Tier } from '../rules/tiers.js';
@@ -51,7 +52,7 @@ export interface SpotFillHeadroom extends AbuseHeadroom {
 export function tierAtNext0800(state: FamilyState, family: FamilyConfig, account: string, now: number): TierAtNext0800 {
   const today = utcDayStart(now);
   const next = now < today + RAISE_OFFSET_MS ? today : today + DAY_MS;
-  const rating = ratingsBefore(state, family, next === today ? today : today + DAY_MS, now);
+  const rating = ratingsBefore(state, family, next, now);
   const r = rating.find((x) => x.account === account)!;
   const tier = tierInForce(vipAt(state, now), r.tier, family.tiers);
   return { at: next + RAISE_OFFSET_MS, tier, limit: tier.limit };
@@ -89,7 +90,7 @@ export function abuseHeadroom(futures: HourlyCounts, abuse: AbuseConfig, account
   return {
     requests: w.requests,
     traded: w.traded.toFixed(),
-    fillRate: w.requests === 0 ? null : w.traded.dividedBy(w.requests).toString(),
+    fillRate: fillRateOf(w.traded, w.requests)?.toString() ?? null,
     remaining: abuseLowFill(w, abuse) ? Math.max(0, abuse.requestThreshold - w.requests) : Infinity,
   };
 }
@@ -105,7 +106,7 @@ export function spotFillHeadroom(spot: HourlyCounts, spotFill: SpotFillConfig, a
   return {
     requests: w.requests,
     traded: w.traded.toFixed(),
-    fillRate: w.requests === 0 ? null : w.traded.dividedBy(w.requests).toString(),
+    fillRate: fillRateOf(w.traded, w.requests)?.toString() ?? null,
     remaining: w.remaining,
     needed: w.needed.toFixed(),
   };

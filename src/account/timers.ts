@@ -1,18 +1,9 @@
-import type { Clock } from '../schedule/clock.js';
+import { type Clock, unrefTimer } from '../schedule/clock.js';
 
 /** A repeating timer, as {@link every} sets it. */
 export interface Repeating {
   /** Stops it: no run starts after this. */
   stop(): void;
-}
-
-/**
- * Lets the process exit while the timer is pending, where the clock's handle can (Node's
- * `unref`): a limiter's timers never keep an engine alive on their own.
- */
-export function unrefTimer(handle: unknown): unknown {
-  (handle as { unref?: () => void } | null)?.unref?.();
-  return handle;
 }
 
 /**

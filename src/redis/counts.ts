@@ -4,7 +4,7 @@ import { type CountedAction, DAYS_KEPT, type FillRole, HOURS_KEPT, Tracker, type
 import { DAY_MS, HOUR_MS, formatUtcDay, formatUtcInstant, parseUtcDay, parseUtcHour, utcDayStart, utcHourStart } from '../rules/calendar.js';
 import { type Fixed, fixedFromDec, toDec } from '../rules/fixed.js';
 import { parseNonNegativeDecimal } from '../rules/parse.js';
-import type { Clock } from '../schedule/clock.js';
+import { type Clock, unrefTimer } from '../schedule/clock.js';
 
 /**
  * Counts by Redis key, then by field: `<kind>:<start>:<account>` (kind `d` a futures day, `h` a
@@ -217,9 +217,7 @@ export class RedisCounts implements SharedCounts {
   }
 
   private setTimer(callback: () => void, ms: number): unknown {
-    const handle = this.host.clock.setTimer(callback, ms);
-    (handle as { unref?: () => void } | null)?.unref?.();
-    return handle;
+    return unrefTimer(this.host.clock.setTimer(callback, ms));
   }
 
   /** One round trip: the batch due (a batch sent before and unanswered first), and the totals. */

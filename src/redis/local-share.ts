@@ -64,13 +64,10 @@ export class LocalShares {
    * after its clock offset is known.
    */
   fallback(limit: SharedLimit, at: number, start: (limit: SharedLimit) => void): WindowLimit | null {
-    const { local, staleMs, leaseMs, fallbackMaxMs } = this.options;
-    if (!local) return null;
+    if (!this.options.local) return null;
     // Redis holds the share back from the others for fallbackMaxMs and two spans past the last it
     // heard of this process, which is no earlier than lastHeard.
-    const span = limit.windowMs + limit.marginMs;
-    const from = this.lastEffect + staleMs + leaseMs + span;
-    if (at < from || at >= this.lastHeard + staleMs + leaseMs + span + fallbackMaxMs) return null;
+    if (at < this.startsAt(limit, this.lastEffect) || at >= this.startsAt(limit, this.lastHeard) + this.options.fallbackMaxMs) return null;
     if (limit.share === null) {
       const n = this.size(limit.limit);
       if (n < 1) return null;
@@ -87,10 +84,15 @@ export class LocalShares {
    */
   downWait(limit: SharedLimit, at: number, offsetKnown: boolean): number {
     if (this.options.local && offsetKnown && this.size(limit.limit) >= 1) {
-      const from = this.lastEffect + this.options.staleMs + this.options.leaseMs + limit.windowMs + limit.marginMs;
+      const from = this.startsAt(limit, this.lastEffect);
       if (from > at) return from - at;
     }
     return 1000;
+  }
+
+  /** When a local share of `limit` may start, counted from `last`: a stale span, a lease and a window past it. */
+  private startsAt(limit: SharedLimit, last: number): number {
+    return last + this.options.staleMs + this.options.leaseMs + limit.windowMs + limit.marginMs;
   }
 
   /** `limit` has a new N or W: its share, if it has one, follows. */

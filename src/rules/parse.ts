@@ -67,10 +67,16 @@ export function parseCount(value: unknown, field: string): number {
 
 /** Reads a positive safe integer (limits, window lengths). */
 export function parsePositiveInteger(value: unknown, field: string): number {
-  if (typeof value !== 'number' || !Number.isSafeInteger(value) || value <= 0) {
-    throw new InvalidInputError(field, value, 'a positive integer');
-  }
+  if (!isPositiveInteger(value)) throw new InvalidInputError(field, value, 'a positive integer');
   return value;
+}
+
+/**
+ * Whether `value` is a positive safe integer: what a weight, an N per window, a batch size or a
+ * number of processes must be. Cheap enough for the admission path (no allocation).
+ */
+export function isPositiveInteger(value: unknown): value is number {
+  return typeof value === 'number' && Number.isSafeInteger(value) && value > 0;
 }
 
 /**

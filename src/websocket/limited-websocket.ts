@@ -3,6 +3,7 @@ import type { AccountLimiter } from '../account/limiter.js';
 import type { Classification } from '../catalog/catalog.js';
 import { WEBSOCKET_ORDER_CHANNELS } from '../catalog/channels.js';
 import type { HeadersLike } from '../schedule/feedback.js';
+import { unrefTimer } from '../schedule/clock.js';
 import { feedbackFromWebSocket } from '../schedule/websocket-feedback.js';
 
 /**
@@ -323,8 +324,7 @@ export function limitedWebSocket(limiter: AccountLimiter, options: LimitedWebSoc
           time: Math.floor(clock.wall() / 1000), channel, event: 'api',
           payload: { req_id: reqId, ...(params === undefined ? {} : { req_param: params }), ...payload, ...header },
         });
-        const timer = clock.setTimer(() => fail(reqId, `no reply to ${reqId} (${channel}) within ${timeoutMs} ms`), timeoutMs);
-        (timer as { unref?: () => void } | null)?.unref?.();
+        const timer = unrefTimer(clock.setTimer(() => fail(reqId, `no reply to ${reqId} (${channel}) within ${timeoutMs} ms`), timeoutMs));
         pending.set(reqId, { channel, params, sentAt: clock.wall(), sentMono: clock.now(), timer, resolve, reject });
         try {
           socket.send(text);

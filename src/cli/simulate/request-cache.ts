@@ -42,14 +42,14 @@ export class RequestCache {
    * contract and orders are (at 2 to 5).
    */
   classify(method: string, path: string, contract: string, ordersText: string, orders: number, cols: readonly number[]): Recent {
-    const key = `${method} ${withoutId(path)} ${orders} ${contract}`;
+    const bare = withoutId(path);
+    const key = `${method} ${bare} ${orders} ${contract}`;
     let c = this.classified.get(key);
     if (c === undefined) {
       const body = Array.from({ length: orders }, () => ({ contract, currency_pair: contract }));
       c = this.catalog.classify(method, path, orders > 1 || /batch/.test(path) ? body : contract === '' ? undefined : body[0]);
       if (this.classified.size < 100_000) this.classified.set(key, c);
     }
-    const bare = withoutId(path);
     const id = bare !== path;
     const entry: Recent = { method, prefix: id ? bare.slice(0, -1) : path, id, contract, orders: ordersText, c };
     this.recent[this.fields.slot(cols[2]!, cols[3]!, cols[4]!, cols[5]!)] = entry;
