@@ -1,0 +1,44 @@
+import { readFileSync, readdirSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { ERROR_CODES, LABELS, LIMITER_EVENTS, render } from '../scripts/troubleshooting.js';
+
+const root = resolve(import.meta.dirname, '..');
+
+/** Every label a source file gives an error body or error: `badRequest('X'`, `new ApiError(400, 'X'`, `label: 'X'`. */
+function labelsInSources(): Map<string, string> {
+  const found = new Map<string, string>();
+  const walk = (dir: string): void => {
+    for (const entry of readdirSync(dir, { withFileTypes: true })) {
+      const path = join(dir, entry.name);
+      if (entry.isDirectory()) walk(path);
+      else if (entry.name.endsWith('.ts')) {
+        const text = readFileSync(path, 'utf8');
+        for (const m of text.matchAll(/(?:badRequest\(|ApiError\(\d{3},\s*|\blabel:\s*)'([A-Z][A-Z_]+)'/g)) found.set(m[1]!, path.slice(root.length + 1));
+      }
+    }
+  };
+  walk(join(root, 'src'));
+  return found;
+}
+
+describe('docs/troubleshooting.md', () => {
+  it('is the rendering of scripts/troubleshooting.ts (run `npm run docs:troubleshooting` after changing it)', () => {
+    expect(readFileSync(join(root, 'docs', 'troubleshooting.md'), 'utf8')).toBe(render());
+  });
+
+  it('has a line for every label the sources give an error', () => {
+    const found = labelsInSources();
+    expect(found.size).toBeGreaterThan(10);
+    expect([...found].filter(([label]) => LABELS[label] === undefined).map(([label, file]) => `${label} (${file})`)).toEqual([]);
+  });
+
+  it('says what each line means and what to do', () => {
+    for (const entry of [...Object.values(LABELS), ...Object.values(ERROR_CODES), ...Object.values(LIMITER_EVENTS)]) {
+      expect(entry.means.length).toBeGreaterThan(10);
+      expect(entry.todo.length).toBeGreaterThan(3);
+    }
+    expect(render()).toContain('| `REFUSED_DEADLINE` |');
+    expect(render()).toContain('| `abuse-warning` |');
+  });
+});
