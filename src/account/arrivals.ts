@@ -43,7 +43,7 @@ export class Arrivals {
   /** Counts an answered request, at `now` on the monotonic clock. */
   add(request: AnsweredRequest, now: number): void {
     const arrival: Arrival = { ...request, arrived: -Infinity };
-    const min = arrival.delay - this.arrivalDelay.add(arrival.delay);
+    const min = arrival.delay - this.arrivalDelay.add(arrival.delay, now);
     // A quicker way there than any seen: the requests answered before were counted at the
     // exchange later than thought, and count longer here too.
     if (min < this.quickest) for (let i = this.arrivals.head; i < this.arrivals.list.length; i++) countArrival(this.arrivals.list[i]!, min);

@@ -380,9 +380,10 @@ export class AccountLimiter {
    * count the request (R13: it counts arrivals). The limits the request drew on count it until one
    * window after that, not only after it was sent, so a request slower on its way than the
    * quickest cannot bring the next ones within one window of it at the exchange. The way there is
-   * measured against the quickest of the last 512 answers, so the offset of the exchange's clock
-   * drops out; an arrival is never put after the answer came back. Adapters call it for every
-   * answer; a sample the estimate refuses (a gateway time far off) counts nothing.
+   * measured against the quickest answer of the last 60 s, so the offset of the exchange's clock
+   * drops out and a way there slower for a while is measured against the quick one all along; an
+   * arrival is never put after the answer came back. Adapters call it for every answer; a sample
+   * the estimate refuses (a gateway time far off) counts nothing.
    *
    * @example
    * ```ts

@@ -6,6 +6,7 @@ import { InvalidInputError } from '../../src/errors.js';
 import { ArrivalDelay } from '../../src/schedule/arrival-delay.js';
 import { VirtualClock } from '../../src/schedule/clock.js';
 import { WindowLimit } from '../../src/schedule/window.js';
+import { SlidingCount } from '../../src/exchange/sliding-count.js';
 
 describe('WindowLimit.extend', () => {
   it('counts a request until one window after it arrived, not after it was sent', () => {
@@ -78,23 +79,38 @@ describe('WindowLimit.extend', () => {
 });
 
 describe('ArrivalDelay', () => {
-  it('gives each sample over the smallest of the recent ones', () => {
-    const d = new ArrivalDelay(3);
-    expect(d.add(100)).toBe(0);
-    expect(d.add(105)).toBe(5);
-    expect(d.add(99)).toBe(0);
-    expect(d.add(120)).toBe(21);
-    expect(d.add(110)).toBe(11);
-    // 99 is now 4 samples old: the smallest of the last 3 is 110.
-    expect(d.add(130)).toBe(20);
-    expect(d.add(115)).toBe(5);
+  it('gives each sample over the smallest of those of the last horizon', () => {
+    const d = new ArrivalDelay(512, 1000);
+    expect(d.add(100, 0)).toBe(0);
+    expect(d.add(105, 100)).toBe(5);
+    expect(d.add(99, 200)).toBe(0);
+    expect(d.add(120, 300)).toBe(21);
+    expect(d.add(110, 1100)).toBe(11);
+    // 99 came at 200: at 1200 it is a horizon old, and the smallest since is 110.
+    expect(d.add(130, 1200)).toBe(20);
+    expect(d.add(115, 1250)).toBe(5);
   });
 
-  it('follows a way there that got slower once the quick samples are old', () => {
-    const d = new ArrivalDelay(4);
-    d.add(1);
-    for (let i = 0; i < 3; i++) d.add(50);
-    expect(d.add(50)).toBe(0);
+  it('keeps the quickest for the horizon however many samples come meanwhile', () => {
+    const d = new ArrivalDelay(4, 60_000);
+    d.add(2, 0);
+    // 3 s of a way 30 ms slower at 250 answers a second: 750 samples, far more than `size`.
+    for (let i = 1; i <= 750; i++) expect(d.add(32, i * 4)).toBe(30);
+    expect(d.add(2, 3004)).toBe(0);
+  });
+
+  it('follows a way there that got slower once the quick samples are a horizon old', () => {
+    const d = new ArrivalDelay(4, 60_000);
+    d.add(1, 0);
+    expect(d.add(50, 59_999)).toBe(49);
+    expect(d.add(50, 60_000)).toBe(0);
+  });
+
+  it('drops candidates a horizon old while the way there gets slower for long', () => {
+    const d = new ArrivalDelay(4, 1000);
+    for (let i = 0; i < 100_000; i++) d.add(i, i);
+    // At 100,000 the samples of 99,000 and before are a horizon old: the smallest left is 99,001.
+    expect(d.add(99_999, 100_000)).toBe(998);
   });
 });
 
@@ -182,16 +198,69 @@ describe('AccountLimiter.arrived', () => {
   });
 });
 
+describe('a change of route (R13)', () => {
+  /**
+   * 16 placements in flight at tier 4 (250 a second), each reaching the exchange `route(sent)` ms
+   * after it was sent and answered 1 ms later, the exchange counting arrivals over a sliding
+   * second: the answers 429 and the placements accepted in `runMs`.
+   */
+  async function run(route: (sent: number) => number, runMs: number) {
+    const WALL = Date.parse('2026-11-02T09:00:00Z');
+    const clock = new VirtualClock({ start: 0, wallStart: WALL });
+    const limiter = new AccountLimiter({ accounts: [{ id: 'main', role: 'main' }], clock });
+    const updated_at = String(Math.floor(WALL / 1000));
+    limiter.reportRateLimit('main', [{ type: 'futures', tier: '4', ratio: '8.19', main_ratio: '8.19', updated_at }]);
+    const n = limiter.limitNow('main').limit;
+    const exchange = new SlidingCount(n);
+    const place = { method: 'POST', path: '/futures/usdt/orders', body: { contract: 'BTC_USDT', size: 1 } };
+    let tooMany = 0;
+    let accepted = 0;
+    const one = async (): Promise<void> => {
+      let sentMono = 0;
+      const delay = await limiter.request('main', place.method, place.path, () => {
+        sentMono = clock.now();
+        const d = route(sentMono);
+        return new Promise<number>((resolve) => clock.setTimer(() => resolve(d), d + 1));
+      }, { body: place.body });
+      const arrivedAt = sentMono + delay;
+      if (exchange.fits(arrivedAt, 1, n, 1000)) {
+        exchange.add(arrivedAt, 1);
+        accepted++;
+      } else tooMany++;
+      const inTime = Math.round((WALL + arrivedAt) * 1000);
+      limiter.arrived('main', place, {
+        sentAt: WALL + sentMono, sentMono, receivedAt: WALL + arrivedAt + 1, receivedMono: arrivedAt + 1,
+        headers: { 'X-In-Time': String(inTime), 'X-Out-Time': String(inTime + 100) },
+      });
+    };
+    const workers = Array.from({ length: 16 }, async () => {
+      while (clock.now() < runMs) await one();
+    });
+    await clock.advanceTo(runMs + 1000);
+    await Promise.all(workers);
+    limiter.close();
+    return { tooMany, accepted, most: exchange.most };
+  }
+
+  it('gives no 429 when the way there is 30 ms slower for 3 s, then quick again', async () => {
+    const r = await run((sent) => (sent >= 4000 && sent < 7000 ? 32 : 2), 10_000);
+    expect(r.tooMany).toBe(0);
+    expect(r.most).toBeLessThanOrEqual(250);
+    // The slow seconds count each placement 30 ms longer: about 3% of those 3 s, and no more.
+    expect(r.accepted).toBeGreaterThan(0.95 * 250 * 10);
+  });
+});
+
 describe('lowerings ahead of the way there (R15, R13)', () => {
-  it('ArrivalDelay keeps the largest recent sample too', () => {
+  it('ArrivalDelay keeps the largest of the last `size` samples too', () => {
     const d = new ArrivalDelay(3);
     expect(d.max).toBe(-Infinity);
-    d.add(100);
-    d.add(105);
-    d.add(99);
+    d.add(100, 0);
+    d.add(105, 1);
+    d.add(99, 2);
     expect(d.max).toBe(105);
-    d.add(101);
-    d.add(98);
+    d.add(101, 3);
+    d.add(98, 4);
     // 105 is now 4 samples old.
     expect(d.max).toBe(101);
   });
