@@ -18,10 +18,6 @@ import { type Limit, Scheduler } from '../src/schedule/scheduler.js';
 interface Config {
   readonly setup: 'traderatio' | 'ccxt' | 'static';
   readonly url: string;
-  /** The model's clock: this machine's wall clock plus this offset, in ms. */
-  readonly offset: number;
-  /** Wall instant (model clock) the run ends. */
-  readonly end: number;
   readonly prefix: string;
   readonly history: { days: object[]; hours: object[] };
   /** The share of each published limit a static process keeps for itself. */
@@ -30,16 +26,28 @@ interface Config {
 }
 
 const config = JSON.parse(process.argv[2]!) as Config;
-const clock: Clock = {
-  now: () => performance.now(),
-  wall: () => performance.timeOrigin + performance.now() + config.offset,
-  setTimer: (fn, ms) => setTimeout(fn, Math.max(0, ms)),
-  clearTimer: (t) => clearTimeout(t as ReturnType<typeof setTimeout>),
-};
 
 const gate = new ccxt.gate({ apiKey: 'main-key', secret: 'main-secret', enableRateLimit: config.setup === 'ccxt' });
 const api = gate.urls['api'] as Record<string, Record<string, string>>;
 for (const side of Object.values(api)) for (const type of Object.keys(side)) side[type] = `${config.url}/api/v4`;
+await gate.loadMarkets();
+
+// Started: the benchmark sets the model's clock once every process is, and says when to stop.
+process.stdout.write('ready\n');
+const { offset, end } = await new Promise<{ offset: number; end: number }>((resolve) => {
+  let line = '';
+  process.stdin.setEncoding('utf8').on('data', (s: string) => {
+    line += s;
+    if (line.includes('\n')) resolve(JSON.parse(line) as { offset: number; end: number });
+  });
+});
+/** The model's clock: this machine's wall clock plus `offset`. */
+const clock: Clock = {
+  now: () => performance.now(),
+  wall: () => performance.timeOrigin + performance.now() + offset,
+  setTimer: (fn, ms) => setTimeout(fn, Math.max(0, ms)),
+  clearTimer: (t) => clearTimeout(t as ReturnType<typeof setTimeout>),
+};
 gate.nonce = () => Math.floor(clock.wall());
 
 let limiter: AccountLimiter | undefined;
@@ -96,7 +104,6 @@ const next = (): number => {
 const BTC = 'BTC/USDT:USDT';
 const open: string[] = [];
 const counts = { sent: 0, placements: 0, amends: 0, cancels: 0, tooMany: 0, otherErrors: 0, givenUp: 0 };
-await gate.loadMarkets();
 
 /** One request, its wait timed from here to ccxt handing it over. */
 function act(): Promise<void> {
@@ -137,9 +144,9 @@ async function request(): Promise<void> {
 const stop = setTimeout(() => {
   limiter?.scheduler.close();
   statics?.close();
-}, config.end - clock.wall());
+}, end - clock.wall());
 await Promise.all(Array.from({ length: 16 }, async () => {
-  while (clock.wall() < config.end) await act();
+  while (clock.wall() < end) await act();
 }));
 clearTimeout(stop);
 const state = limiter === undefined ? null : limiter.limitNow('main');

@@ -40,38 +40,53 @@ interface EngineResult {
   sent: number; placements: number; amends: number; cancels: number; tooMany: number; otherErrors: number; givenUp: number; waits: number[];
 }
 
-/** A clock this machine's, moved so that it reads 08:00 UTC today minus `before` now. */
-function modelClock(before: number): Clock & { offset: number; raise: number } {
+/**
+ * A clock this machine's, moved (`moveTo`) so that it reads 08:00 UTC today minus `before` now;
+ * until then it reads that less a minute.
+ */
+function modelClock(): Clock & { offset: number; raise: number; moveTo(before: number): void } {
   const now = performance.timeOrigin + performance.now();
   const raise = Math.floor(now / DAY) * DAY + 8 * HOUR;
-  const offset = raise - before - now;
-  return {
-    offset,
+  const clock = {
+    offset: raise - 60_000 - now,
     raise,
+    moveTo(before: number) {
+      clock.offset = raise - before - (performance.timeOrigin + performance.now());
+    },
     now: () => performance.now(),
-    wall: () => performance.timeOrigin + performance.now() + offset,
-    setTimer: (fn, ms) => setTimeout(fn, Math.max(0, ms)),
-    clearTimer: (t) => clearTimeout(t as ReturnType<typeof setTimeout>),
+    wall: () => performance.timeOrigin + performance.now() + clock.offset,
+    setTimer: (fn: () => void, ms: number) => setTimeout(fn, Math.max(0, ms)),
+    clearTimer: (t: unknown) => clearTimeout(t as ReturnType<typeof setTimeout>),
   };
+  return clock;
 }
 
-function runEngine(config: object): Promise<EngineResult> {
-  const child = spawn(process.execPath, ['--import', 'tsx', engine, JSON.stringify(config)], { stdio: ['ignore', 'pipe', 'inherit'] });
+/**
+ * One engine process: `ready` resolves once it has started and loaded the markets (a process
+ * takes seconds to start on a busy machine); `go(offset, end)` then sets it running on the
+ * model's clock until `end`, and `result` resolves with what it did.
+ */
+function startEngine(config: object): { ready: Promise<void>; go: (offset: number, end: number) => void; result: Promise<EngineResult> } {
+  const child = spawn(process.execPath, ['--import', 'tsx', engine, JSON.stringify(config)], { stdio: ['pipe', 'pipe', 'inherit'] });
   let out = '';
-  child.stdout.setEncoding('utf8').on('data', (s: string) => (out += s));
-  return new Promise((resolve, reject) => child.on('close', (code) => {
+  let isReady: () => void = () => {};
+  const ready = new Promise<void>((resolve) => (isReady = resolve));
+  child.stdout.setEncoding('utf8').on('data', (s: string) => {
+    out += s;
+    if (out.startsWith('ready\n')) isReady();
+  });
+  const result = new Promise<EngineResult>((resolve, reject) => child.on('close', (code) => {
     const line = out.trim().split('\n').at(-1) ?? '';
     if (code === 0 && line.startsWith('{')) resolve(JSON.parse(line) as EngineResult);
     else reject(new Error(`engine exited with ${code}: ${out.slice(-500)}`));
   }));
+  return { ready, go: (offset, end) => child.stdin.end(`${JSON.stringify({ offset, end })}\n`), result };
 }
 
 const rows: Record<string, string | number>[] = [];
 const redis = new Redis({ host: '127.0.0.1', port: 6379 });
 for (const setup of (process.env['HEADLINE_SETUPS']?.split(',') ?? ['traderatio', 'ccxt', 'static']) as ('traderatio' | 'ccxt' | 'static')[]) {
-  // Half a run before 08:00, plus 12 s for the processes to start and a new Redis prefix to
-  // wait out its longest window (docs/distributed.md, Redis restarts).
-  const clock = modelClock(half + 12_000);
+  const clock = modelClock();
   const day = (n: number) => new Date(clock.raise - n * DAY).toISOString().slice(0, 10);
   const days = [
     { account: 'main', day: day(2), contracts: [{ contract: 'BTC_USDT', makerVolume: '0', place: 100_000 }] },
@@ -80,6 +95,14 @@ for (const setup of (process.env['HEADLINE_SETUPS']?.split(',') ?? ['traderatio'
   const hours = process.env['HEADLINE_NO_THROTTLE'] ? [] : [{ account: 'main', hour: new Date(clock.raise - DAY - HOUR).toISOString(), requests: 86_401, traded: '0' }];
   const exchange = await startExchange({ port: 0, clock, history: { activity: days, hours }, fills: { maker: 0.05, taker: 0.05 } });
   const prefix = `bench-headline-${process.pid}-${setup}`;
+  const engines = Array.from({ length: PROCESSES }, (_, i) => startEngine({
+    setup, url: exchange.url, prefix, share: 1 / PROCESSES, seed: i + 1,
+    history: { days, hours: hours.map((h) => ({ ...h, hour: Date.parse(h.hour) })) },
+  }));
+  await Promise.all(engines.map((e) => e.ready));
+  // Every process started: half a run before 08:00, plus 12 s for a new Redis prefix to wait out
+  // the longest window in force (the throttle's 10 s; docs/distributed.md, Redis restarts).
+  clock.moveTo(half + 12_000);
   const start = clock.raise - half;
   const end = clock.raise + half;
   const placed = () => exchange.stats().accounts[0]!.limits.find((l) => l.key === 'futures.place')?.accepted ?? 0;
@@ -89,10 +112,8 @@ for (const setup of (process.env['HEADLINE_SETUPS']?.split(',') ?? ['traderatio'
     setTimeout(() => (atStart = placed()), start - clock.wall()),
     setTimeout(() => (atRaise = placed()), clock.raise - 1 - clock.wall()),
   ];
-  const results = await Promise.all(Array.from({ length: PROCESSES }, (_, i) => runEngine({
-    setup, url: exchange.url, offset: clock.offset, end, prefix, share: 1 / PROCESSES, seed: i + 1,
-    history: { days, hours: hours.map((h) => ({ ...h, hour: Date.parse(h.hour) })) },
-  })));
+  for (const e of engines) e.go(clock.offset, end);
+  const results = await Promise.all(engines.map((e) => e.result));
   marks.forEach(clearTimeout);
   const after = placed() - atRaise;
   const stats = exchange.stats().accounts[0]!;

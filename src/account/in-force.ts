@@ -89,6 +89,15 @@ export function limitsAt(state: LimitsState, account: TimelineAccount, at: numbe
   };
 }
 
+/**
+ * Of two readings of what is in force, the stricter (R15: a lowering is never late): the one of
+ * the lower tier, with each throttle the stricter of the two.
+ */
+export function stricterLimits(a: LimitsInForce, b: LimitsInForce): LimitsInForce {
+  const base = stricterState(a, b);
+  return { ...base, throttle: stricterThrottle(a.throttle, b.throttle), spotThrottle: stricterThrottle(a.spotThrottle, b.spotThrottle) };
+}
+
 /** Of the states at both edges of the exchange's clock (R15), the one of the lower tier (a raise waits, a lowering does not). */
 function stricterState<S extends { readonly tier: Tier }>(early: S, late: S): S {
   return early.tier.tier < late.tier.tier ? early : late;

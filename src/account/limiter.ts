@@ -2,7 +2,7 @@ import { InvalidInputError } from '../errors.js';
 import { type Catalog, type Classification, readClassification } from '../catalog/catalog.js';
 import type { WebSocketBudget } from '../catalog/channels.js';
 import type { AbuseConfig } from '../rules/abuse.js';
-import { formatUtcInstant } from '../rules/calendar.js';
+import { formatUtcInstant, utcHourStart } from '../rules/calendar.js';
 import type { FamilyConfig } from '../rules/family.js';
 import { type InstantInput, checkFields, parseId, parseInstant } from '../rules/parse.js';
 import { type SpotFillConfig, UNNAMED_PAIR } from '../rules/spot-fill.js';
@@ -23,7 +23,8 @@ import {
   type AccountLimiterOptions, CANCEL_PRIORITY, type LimiterClockSample, type RequestOptions, type SentRequest, type SentWebSocketRequest, type WebSocketRequestOptions,
   resolveLimiterOptions,
 } from './limiter-options.js';
-import { type LimitsState, limitsAt } from './in-force.js';
+import { type LimitsState, limitsAt, stricterLimits } from './in-force.js';
+import { withUnread } from './unread.js';
 import { type FamilyState, latestChange } from './family-state.js';
 import { Arrivals } from './arrivals.js';
 import { ExchangeTime, type SampleOutcome } from './exchange-time.js';
@@ -550,8 +551,12 @@ export class AccountLimiter {
     return buildTimeline({ accounts, activity: tracker.dailyActivity(), vipLevel, vipChanges }, this.family);
   }
 
-  /** Applies the timeline of the state now in force, and sets the timer for the next whole hour. */
-  private refreshWith(timeline: Timeline): void {
+  /**
+   * Applies the timeline of the state now in force, and sets the timer for the next whole hour.
+   * With `unread`, each account's limits are the stricter of those the counts give and of those
+   * they give with the requests other processes may have counted and not yet shared.
+   */
+  private refreshWith(timeline: Timeline, unread?: (account: string) => LimitsState): void {
     if (this.closed) return;
     const now = this.wallNow();
     // The instants the rules are read at (R15): the latest the exchange's clock may read, where a
@@ -564,7 +569,8 @@ export class AccountLimiter {
     for (const a of this.accounts) {
       const l = this.limits.get(a.id)!;
       if (a.createdAt !== undefined && now < a.createdAt) continue;
-      const state = limitsAt(rules, a, { early, late });
+      const known = limitsAt(rules, a, { early, late });
+      const state = unread === undefined ? known : stricterLimits(known, limitsAt(unread(a.id), a, { early, late }));
       const capped = l.live.capped(now, state.tier);
       l.local = { tier: capped.tier, reason: capped.capped ? 'live-downgrade' : state.reason };
       const inForce = reconciled(l, this.reconcileContext(now));
@@ -572,6 +578,19 @@ export class AccountLimiter {
       l.warnings.reset(this.tracker, this.spotTracker, now);
       if (this.live) this.evaluateLive(a.id);
     }
+  }
+
+  /**
+   * The rules' state with, for `account`, as many more order requests as its limits let other
+   * processes count and not yet share (`unreadMs`), put just before the boundary `at`: the limits
+   * read from it are never looser than those the shared counts will show once every process's
+   * counts up to the boundary are read.
+   */
+  private unreadState(account: string, unreadMs: number, at: number): LimitsState {
+    const most = this.requestLimits.mostCounted(this.limitsOf(account), unreadMs);
+    const futures = Tracker.restore(withUnread(this.tracker.snapshot(), account, this.unknownContract, at, most.futures));
+    const spot = Tracker.restore(withUnread(this.spotTracker.snapshot(), account, UNNAMED_PAIR, at, most.spot));
+    return { timeline: this.timelineOf(this.accounts, futures, this.vipLevel, this.vipChanges), futures, spot, abuse: this.abuse, spotFill: this.spotFill };
   }
 
   /** What a report of the exchange is reconciled against now (R16). */
@@ -645,17 +664,35 @@ export class AccountLimiter {
     return this.time.now();
   }
 
-  /** At a boundary of the exchange's clock: the rules are read again (shared counts: once every process's counts up to it are read). */
+  /**
+   * At a boundary of the exchange's clock the rules are read again, and what they decide is in
+   * force before anything is sent past it (R15). With shared counts, other processes' counts of
+   * the last moments may not be read yet: the limits are decided at once on the totals read, each
+   * the stricter of what they give and what they give with as many more requests as the limits
+   * let through since (a lowering is never late), then again once every process's counts up to
+   * the boundary are read (a raise may be late).
+   */
   private atBoundary(): void {
-    const refresh = (): void => {
+    const refresh = (unread?: (account: string) => LimitsState): void => {
       try {
-        this.refresh();
+        if (unread === undefined) this.refresh();
+        else if (!this.closed) this.refreshWith(this.timelineOf(this.accounts, this.tracker, this.vipLevel, this.vipChanges), unread);
       } catch (error) {
         this.report('refresh', error);
       }
     };
-    if (this.shared === null) refresh();
-    else void this.shared.settle().then(refresh);
+    const shared = this.shared;
+    if (shared === null) {
+      refresh();
+      return;
+    }
+    const now = this.wallNow();
+    const unreadMs = shared.unreadMs(now);
+    // Just before the boundary the timer was set for (or now, past it): the last instant whose
+    // requests the boundary's rules count.
+    const at = Math.max(this.tracker.lastInstant, this.spotTracker.lastInstant, Math.min(now, utcHourStart(this.boundaries.edges().late + 1) - 1));
+    if (Number.isFinite(unreadMs)) refresh((account) => this.unreadState(account, unreadMs, at));
+    void shared.settle().then(() => refresh());
   }
 
   /** Tells a `clock` event when the local clock's check against the exchange's changes (R15, R11). */

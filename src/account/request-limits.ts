@@ -80,6 +80,21 @@ export class RequestLimits {
       .concat(spotFillLimits(c, this.config.spotFill) ? [l.spotThrottle] : []);
   }
 
+  /**
+   * The most order requests (R9, R14) `l`'s limits let through in any `ms`: each counting limit's
+   * N for every window the interval touches. Spot counts those of the pairs drawn on so far.
+   */
+  mostCounted(l: AccountLimits, ms: number): { readonly futures: number; readonly spot: number } {
+    const most = (limit: Limit): number => (limit.limit >= UNTHROTTLED ? 0 : limit.limit * (1 + Math.ceil(ms / limit.windowMs)));
+    let futures = most(l.place) + most(l.cancel) + (l.wsPlace === null ? 0 : most(l.wsPlace));
+    let spot = 0;
+    for (const [key, limit] of l.other) {
+      if (key === 'ws.futures.orders') futures += most(limit);
+      else if (key.startsWith('spot.place') || key === 'spot.cancel' || key === 'ws.spot.place') spot += most(limit);
+    }
+    return { futures, spot };
+  }
+
   /** Sets `l` to `next`: its limits follow, and each change is told (`limit`, `throttle`, `spot-throttle`). */
   apply(account: string, l: AccountLimits, next: AccountStatus): void {
     const before = l.state;

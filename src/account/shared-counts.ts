@@ -34,6 +34,12 @@ export interface SharedCounts {
    * history), `absent` writes only the days and hours the totals do not hold (a restored snapshot).
    */
   seed(futures: TrackerState, spot: TrackerState, mode: 'add' | 'absent'): void;
+  /**
+   * How far back from now (the limiter's instant, ms) the totals last handed over may lack another
+   * process's counts: what a process counted that long ago or less may not be in them yet.
+   * Infinity before the first reading.
+   */
+  unreadMs(now: number): number;
   /** Resolves once the counts of every process up to now have been read (at a boundary). */
   settle(): Promise<void>;
   /** Stops following the totals; what is counted and not written is written (one attempt). */

@@ -29,6 +29,8 @@ export interface CountsHost {
   readonly clock: Clock;
   readonly flushMs: number;
   readonly retryMs: number;
+  /** How long a write may take to reach Redis before it has failed, in milliseconds. */
+  readonly timeoutMs: number;
   /** Runs the counts script (with the store's timeout). */
   run(keys: readonly string[], args: readonly (string | number)[]): Promise<unknown>;
 }
@@ -161,6 +163,12 @@ export class RedisCounts implements SharedCounts {
     }
     this.once.push({ seq: 0, buckets, once: hash.digest('base64url'), mode });
     this.tick();
+  }
+
+  unreadMs(now: number): number {
+    // The last reading was sent at `lastRead`; a batch counted up to flushMs before it is in it,
+    // unless it was still on its way (at most timeoutMs).
+    return now - this.lastRead + this.host.flushMs + this.host.timeoutMs;
   }
 
   settle(): Promise<void> {

@@ -73,6 +73,8 @@ export class SharedLimit implements Limit {
   /** @internal */ lease: Lease | null = null;
   /** @internal */ pending = false;
   /** @internal */ retryAt = -Infinity;
+  /** @internal How many times this process changed N or W: a denial made before the last change is not waited out. */
+  changes = 0;
   /** This process's view of the limit: N, W, the reserve, and the log of its own dispatches. */
   private readonly local: WindowLimit;
   /** Leases with weight taken and not yet stamped (one, or two when a lease ended meanwhile). */
@@ -275,6 +277,12 @@ export class SharedLimit implements Limit {
   update(change: { readonly limit?: number; readonly windowMs?: number }): void {
     const from = { limit: this.limit, windowMs: this.windowMs };
     this.local.update(change);
+    if (!this.adopting) {
+      // A wait Redis gave was worked out on the N and W before: ask again at once (a throttle
+      // lifted, a tier raised, must not keep its tasks waiting out the old window).
+      this.changes++;
+      this.retryAt = -Infinity;
+    }
     this.owner?.changed(this, from);
     if (!this.adopting) this.broker.update(this);
   }

@@ -168,7 +168,7 @@ export class RedisStore implements LimitStore<SharedLimit> {
   counts(): SharedCounts {
     if (this.closed) throw new InvalidInputError('the Redis store', 'closed', 'a store not closed');
     const c = new RedisCounts({
-      prefix: this.prefix, id: this.id, clock: this.clock, flushMs: this.config.countFlushMs, retryMs: this.config.retryMs,
+      prefix: this.prefix, id: this.id, clock: this.clock, flushMs: this.config.countFlushMs, retryMs: this.config.retryMs, timeoutMs: this.config.timeoutMs,
       run: (keys, args) => this.call('counts', keys, args),
     });
     this.counters.add(c);
@@ -242,6 +242,7 @@ export class RedisStore implements LimitStore<SharedLimit> {
       if (this.config.prefetch < 0) extra = Math.min(extra, Math.floor((l.usedAt(at) * this.leaseMs) / l.windowMs));
     }
     const want = Math.max(weight, Math.min(queued, batch));
+    const changes = linked.map((l) => l.changes);
     const keys: string[] = [this.keys.epoch, this.keys.procs];
     const grace = this.config.staleMs + this.leaseMs + this.config.fallbackMaxMs;
     const args: (string | number)[] = [id, weight, want, this.leaseMs, this.offset.deadline(sentAt, this.config.timeoutMs), this.id, this.config.processes, this.config.staleMs, grace, extra, this.config.prefetch < 0 ? 1 : 0, queued];
@@ -251,7 +252,7 @@ export class RedisStore implements LimitStore<SharedLimit> {
       args.push(l.limit, l.windowMs, l.marginMs, l.reservedFor(priority), l.lateness(at));
     }
     this.call('acquire', keys, args, true).then(
-      (reply) => this.answered(linked, id, weight, reply as number[], sentAt),
+      (reply) => this.answered(linked, id, weight, reply as number[], sentAt, changes),
       (error: unknown) => {
         const now = this.clock.now();
         for (const l of linked) {
@@ -308,7 +309,7 @@ export class RedisStore implements LimitStore<SharedLimit> {
     return this.shares.downWait(limit, at, this.offset.known);
   }
 
-  private answered(linked: readonly SharedLimit[], id: string, weight: number, reply: number[], sentAt: number): void {
+  private answered(linked: readonly SharedLimit[], id: string, weight: number, reply: number[], sentAt: number, changes: readonly number[]): void {
     const now = this.clock.now();
     const [status, value, redisNow] = reply as [number, number, number];
     this.offset.learn(Number(redisNow), now);
@@ -330,8 +331,10 @@ export class RedisStore implements LimitStore<SharedLimit> {
       }
     } else {
       // Denied: Redis said when enough will have left the window; or the weight can never fit,
-      // or the request came after its deadline: look again later.
-      const retryAt = now + (status === 0 ? value : this.config.retryMs);
+      // or the request came after its deadline: look again later. A limit this process changed
+      // since it asked looks again at once: the wait was worked out on what it was before.
+      const changed = linked.some((l, i) => l.changes !== changes[i]);
+      const retryAt = changed ? now : now + (status === 0 ? value : this.config.retryMs);
       for (const l of linked) l.retryAt = retryAt;
     }
     if (status !== -2) {

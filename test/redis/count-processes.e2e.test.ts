@@ -18,22 +18,25 @@ interface CountWorker {
   readonly events: { at: number; event: { type: string; [k: string]: unknown } }[];
   /** Counts as the worker made them: instant, orders, USDT. */
   readonly counts: { at: number; orders: number; volume: string }[];
+  /** Instants (of its clock) of the orders asked for after the hour that went out (mode `boundary`). */
+  readonly sent: number[];
   ready: boolean;
   readonly exited: Promise<number | null>;
 }
 
 const workerPath = fileURLToPath(new URL('./count-worker.ts', import.meta.url));
 
-function startCountWorker(port: number, prefix: string, name: string, mode: 'requests' | 'fills', count: number, threshold: number): CountWorker {
+function startCountWorker(port: number, prefix: string, name: string, mode: 'requests' | 'fills' | 'boundary', count: number, threshold: number): CountWorker {
   const proc = spawn(process.execPath, ['--import', 'tsx', workerPath, String(port), prefix, name, mode, String(count), String(threshold)], {
     stdio: ['pipe', 'pipe', 'inherit'],
   });
-  const w: CountWorker = { proc, events: [], counts: [], ready: false, exited: new Promise((resolve) => proc.on('exit', (code) => resolve(code))) };
+  const w: CountWorker = { proc, events: [], counts: [], sent: [], ready: false, exited: new Promise((resolve) => proc.on('exit', (code) => resolve(code))) };
   onLines(proc, (line) => {
     const [tag, at, a, b] = line.split(' ');
     if (tag === 'ready') w.ready = true;
     else if (tag === 'event') w.events.push({ at: Number(at), event: JSON.parse(line.slice(line.indexOf('{'))) });
     else if (tag === 'c') w.counts.push({ at: Number(at), orders: Number(a), volume: b! });
+    else if (tag === 's') w.sent.push(Number(at));
   });
   return w;
 }
@@ -59,7 +62,7 @@ async function dayTotals(port: number, prefix: string): Promise<{ orders: number
 }
 
 /** Starts four workers and, once all are loaded, tells them when to start and stop (from 1 s on). */
-async function startFour(port: number, prefix: string, tag: string, mode: 'requests' | 'fills', count: number, threshold: number, runMs: number, offsetFrom: (start: number) => number = () => 0) {
+async function startFour(port: number, prefix: string, tag: string, mode: 'requests' | 'fills' | 'boundary', count: number, threshold: number, runMs: number, offsetFrom: (start: number) => number = () => 0) {
   const workers = [0, 1, 2, 3].map((i) => startCountWorker(port, prefix, `${tag}${i}`, mode, count, threshold));
   await waitFor(() => workers.every((w) => w.ready), 30_000);
   const start = Date.now() + 1000;
@@ -104,6 +107,26 @@ describe('four processes counting on one account', () => {
       expect(throttle!.at).toBeGreaterThanOrEqual(hourAt - 50);
       expect(throttle!.event.throttle).toMatchObject({ reason: 'no-fills', limit: 10 });
     }
+  }, 60_000);
+
+  it('have a throttle starting at a whole hour in force in every process at that hour (R9, R15)', async () => {
+    // A threshold of 100 requests: the four send 30 each 10 s before a whole hour of their shared
+    // clock, so its check throttles placement to 10 per 10 s. Each asks for 20 more placements
+    // 1 ms after the hour: the account may send at most 10 in its first 10 s, none while the
+    // 120 sent before it are in the throttle's window, whichever process sends them.
+    const prefix = uniquePrefix('count-boundary');
+    prefixes.push(prefix);
+    await warm(PORT, prefix);
+    const virtualHour = Math.floor(Date.now() / 3_600_000) * 3_600_000 + 10 * 3_600_000;
+    const { workers } = await startFour(PORT, prefix, 'b', 'boundary', 30, 100, 12_000, (s) => virtualHour - (s + 10_000));
+    const codes = await Promise.all(workers.map((w) => w.exited));
+    expect(codes).toEqual([0, 0, 0, 0]);
+    const sent = workers.flatMap((w) => w.sent).sort((a, b) => a - b);
+    console.log(`after the hour: ${sent.length} placements sent, the first ${sent.length === 0 ? '-' : `${(sent[0]! - virtualHour).toFixed(0)} ms`} after it`);
+    for (const w of workers) expect(w.events.some((e) => e.event.type === 'throttle' && e.event.throttle !== null)).toBe(true);
+    expect(sent.filter((at) => at < virtualHour + 10_000).length).toBeLessThanOrEqual(10);
+    // The 120 sent 10 s before the hour count in the throttle's window for most of a second more.
+    expect(sent.filter((at) => at < virtualHour + 500)).toEqual([]);
   }, 60_000);
 
   it('sum in Redis what each process counted, across lost connections, a Redis restart and a killed process', async () => {

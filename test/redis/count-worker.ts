@@ -5,7 +5,10 @@
 // clock; the shift) on stdin; then from `start`:
 // - mode `requests`: sends `count` futures orders (no fill), as fast as the limits let it;
 // - mode `fills`: until `until`, sends orders and records fills, and prints each count as it makes
-//   it (`c <epoch ms> <orders> <volume>`), so that a worker killed mid-run leaves its log.
+//   it (`c <epoch ms> <orders> <volume>`), so that a worker killed mid-run leaves its log;
+// - mode `boundary`: sends `count` futures orders at once, then 20 more asked 1 ms after the next
+//   whole hour of its clock, and prints the instant of its clock each of those went out
+//   (`s <instant>`).
 // Every limiter event is printed as `event <epoch ms> <json>`. Exits at `until`.
 // argv: port prefix name mode count threshold
 import { createInterface } from 'node:readline';
@@ -45,6 +48,13 @@ const order = (contract: string) => limiter.request('main', 'POST', '/futures/us
 
 if (mode === 'requests') {
   await Promise.all(Array.from({ length: Number(count) }, () => order('BTC_USDT'))).catch(() => {});
+} else if (mode === 'boundary') {
+  void Promise.all(Array.from({ length: Number(count) }, () => order('BTC_USDT'))).catch(() => {});
+  const hour = Math.floor(clock.wall() / 3_600_000) * 3_600_000 + 3_600_000;
+  await sleep(hour + 1 - clock.wall());
+  for (let i = 0; i < 20; i++) {
+    void limiter.request('main', 'POST', '/futures/usdt/orders', () => log(`s ${clock.wall()}`), { body: { contract: 'BTC_USDT', size: 1 } }).catch(() => {});
+  }
 } else {
   while (Date.now() < until) {
     void order(Math.random() < 0.5 ? 'BTC_USDT' : 'ETH_USDT').catch(() => {});

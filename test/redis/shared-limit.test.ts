@@ -53,6 +53,39 @@ describe('SharedLimit', () => {
     expect(l.limit).toBe(8);
   });
 
+  it('asks again at once when N or W changes here, not when Redis said to look again (a throttle lifted)', async () => {
+    const { clock, calls, scheduler } = setup();
+    const l = scheduler.limit({ name: 'throttle', limit: 10, windowMs: 10_000 }) as SharedLimit;
+    const done = scheduler.schedule(() => 'sent', { limits: l });
+    expect(calls.acquire).toHaveLength(1);
+    // Denied: the window frees in 9 s.
+    l.pending = false;
+    l.retryAt = clock.now() + 9_000;
+    await clock.advance(1_000);
+    expect(calls.acquire).toHaveLength(1);
+    l.update({ limit: 1_000_000_000 });
+    expect(calls.acquire).toHaveLength(2);
+    l.lease = { id: 'p.2', granted: 1, sent: 0, until: clock.now() + 20, unstamped: 0 };
+    l.pending = false;
+    scheduler.wake();
+    await expect(done).resolves.toBe('sent');
+    expect(clock.now()).toBe(1_000);
+  });
+
+  it('waits out a denial when the change came from Redis (adopted), not made here', async () => {
+    const { clock, calls, scheduler } = setup();
+    const l = scheduler.limit({ name: 'throttle', limit: 10, windowMs: 10_000 }) as SharedLimit;
+    const done = scheduler.schedule(() => 'sent', { limits: l }).catch((e: unknown) => e);
+    l.pending = false;
+    l.retryAt = clock.now() + 9_000;
+    l.adopt(20, 10_000);
+    await clock.advance(1_000);
+    expect(l.limit).toBe(20);
+    expect(calls.acquire).toHaveLength(1);
+    scheduler.close();
+    await done;
+  });
+
   it('keeps the latest arrival it is told of for max(10 s, 2 W) to twice that, for Redis to count grants longer (R13)', () => {
     const { scheduler } = setup();
     const l = scheduler.limit({ name: 'orders', limit: 10, windowMs: 1000 }) as SharedLimit;

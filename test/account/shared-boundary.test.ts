@@ -1,0 +1,109 @@
+// R9, R15 with counts shared by several processes: at a whole hour the limits are decided at once,
+// on the totals read and on them plus what other processes may have counted and not yet shared,
+// the stricter (a lowering is never late); then again on the totals up to the hour (a raise may be).
+import { describe, expect, it } from 'vitest';
+import { AccountLimiter } from '../../src/account/limiter.js';
+import type { SharedCounts, SharedTotals } from '../../src/account/shared-counts.js';
+import { Tracker } from '../../src/account/tracker.js';
+import { withUnread } from '../../src/account/unread.js';
+import { VirtualClock } from '../../src/schedule/clock.js';
+import { WindowLimit } from '../../src/schedule/window.js';
+
+const HOUR = Date.parse('2026-11-02T09:00:00Z');
+
+/** Shared counts that hand over the totals the test says, `unreadMs` behind, and settle when told. */
+class FakeCounts implements SharedCounts {
+  onTotals: ((totals: SharedTotals) => void) | null = null;
+  settles: (() => void)[] = [];
+  constructor(private readonly unread: number) {}
+  start(_accounts: () => readonly string[], _now: () => number, onTotals: (totals: SharedTotals) => void): void {
+    this.onTotals = onTotals;
+  }
+  /** Hands over `requests` in the hour before HOUR, nothing traded. */
+  totals(requests: number): void {
+    const futures = Tracker.restore({ latest: HOUR - 3_600_000, days: [], hours: [{ account: 'main', hour: new Date(HOUR - 3_600_000).toISOString(), requests, traded: '0' }] });
+    this.onTotals!({ futures, spot: new Tracker(), history: true });
+  }
+  unreadMs(): number {
+    return this.unread;
+  }
+  request(): void {}
+  fill(): void {}
+  seed(): void {}
+  settle(): Promise<void> {
+    return new Promise((resolve) => this.settles.push(resolve));
+  }
+  close(): Promise<void> {
+    return Promise.resolve();
+  }
+}
+
+function setup(requests: number, unreadMs: number) {
+  const clock = new VirtualClock({ start: 0, wallStart: HOUR - 10_000 });
+  const counts = new FakeCounts(unreadMs);
+  const store = { limit: (o: ConstructorParameters<typeof WindowLimit>[0]) => new WindowLimit(o), counts: () => counts };
+  const limiter = new AccountLimiter({ accounts: [{ id: 'main', role: 'main' }], clock, store, abuse: { requestThreshold: 1000 } });
+  counts.totals(requests);
+  return { clock, counts, limiter };
+}
+
+describe('a boundary with shared counts', () => {
+  it('throttles at the hour when the requests other processes may not have shared yet could cross the threshold, and lifts it on the totals', async () => {
+    // Tier 1 (100 placements and 200 cancels a second): in 300 ms at most 200 + 400 requests.
+    const { clock, counts, limiter } = setup(401, 300);
+    await clock.advanceTo(9_999);
+    expect(limiter.limitNow('main').throttle).toBeNull();
+    await clock.advanceTo(10_000);
+    expect(limiter.limitNow('main').throttle).toMatchObject({ reason: 'no-fills', limit: 10 });
+    // Every process's counts up to the hour read: 401, the throttle does not trip.
+    expect(counts.settles.length).toBeGreaterThan(0);
+    for (const settled of counts.settles) settled();
+    await clock.advance(0);
+    expect(limiter.limitNow('main').throttle).toBeNull();
+    limiter.close();
+  });
+
+  it('does not throttle when even the most the limits let through stays at or below the threshold', async () => {
+    const { clock, limiter } = setup(400, 300);
+    await clock.advanceTo(10_000);
+    expect(limiter.limitNow('main').throttle).toBeNull();
+    limiter.close();
+  });
+
+  it('throttles at the hour on the totals read, before they are settled', async () => {
+    const { clock, counts, limiter } = setup(1001, 300);
+    await clock.advanceTo(10_000);
+    expect(limiter.limitNow('main').throttle).toMatchObject({ reason: 'no-fills', limit: 10 });
+    for (const settled of counts.settles) settled();
+    await clock.advance(0);
+    expect(limiter.limitNow('main').throttle).toMatchObject({ reason: 'no-fills', limit: 10 });
+    limiter.close();
+  });
+});
+
+describe('withUnread', () => {
+  const state = {
+    latest: HOUR - 60_000,
+    days: [{ account: 'main', day: '2026-11-02', contracts: [{ contract: 'BTC_USDT', makerVolume: '5', takerVolume: '0', place: 10, amend: 0, cancel: 1 }] }],
+    hours: [{ account: 'main', hour: '2026-11-02T08:00:00.000Z', requests: 11, traded: '5' }],
+  };
+
+  it('adds the requests to the day and the hour of the instant, leaving the state given unchanged', () => {
+    const more = withUnread(state, 'main', 'BTC_USDT', HOUR - 1, 7);
+    expect(more.days[0]!.contracts[0]).toMatchObject({ place: 17, cancel: 1, makerVolume: '5' });
+    expect(more.hours[0]).toMatchObject({ requests: 18, traded: '5' });
+    expect(state.hours[0]!.requests).toBe(11);
+    expect(state.days[0]!.contracts[0]!.place).toBe(10);
+  });
+
+  it('makes the day, contract and hour it adds to when there are none, in order', () => {
+    const more = withUnread(state, 'sub', 'ETH_USDT', HOUR + 5, 3);
+    expect(more.days.map((d) => `${d.account} ${d.day}`)).toEqual(['main 2026-11-02', 'sub 2026-11-02']);
+    expect(more.hours.map((h) => `${h.account} ${h.hour} ${h.requests}`)).toEqual(['main 2026-11-02T08:00:00.000Z 11', 'sub 2026-11-02T09:00:00.000Z 3']);
+    expect(Tracker.restore(more).hourlyActivity('sub')).toEqual([{ hour: HOUR, requests: 3, traded: '0' }]);
+  });
+
+  it('returns the state itself for no requests', () => {
+    expect(withUnread(state, 'main', 'BTC_USDT', HOUR - 1, 0)).toBe(state);
+  });
+});
