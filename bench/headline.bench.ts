@@ -35,6 +35,8 @@ const HOUR = 3_600_000;
 const PROCESSES = 4;
 const half = (seconds * 1000) / 2;
 const engine = new URL('./headline-engine.ts', import.meta.url).pathname;
+// The engine imports the Redis store's sources, whose .lua files scripts/lua.ts loads as text.
+const luaText = new URL('../scripts/lua.ts', import.meta.url).href;
 
 interface EngineResult {
   sent: number; placements: number; amends: number; cancels: number; tooMany: number; otherErrors: number; givenUp: number; waits: number[];
@@ -67,7 +69,7 @@ function modelClock(): Clock & { offset: number; raise: number; moveTo(before: n
  * model's clock until `end`, and `result` resolves with what it did.
  */
 function startEngine(config: object): { ready: Promise<void>; go: (offset: number, end: number) => void; result: Promise<EngineResult> } {
-  const child = spawn(process.execPath, ['--import', 'tsx', engine, JSON.stringify(config)], { stdio: ['pipe', 'pipe', 'inherit'] });
+  const child = spawn(process.execPath, ['--import', 'tsx', '--import', luaText, engine, JSON.stringify(config)], { stdio: ['pipe', 'pipe', 'inherit'] });
   let out = '';
   let isReady: () => void = () => {};
   const ready = new Promise<void>((resolve) => (isReady = resolve));

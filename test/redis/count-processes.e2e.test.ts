@@ -2,7 +2,7 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
 import { Dec } from '../../src/rules/decimal.js';
-import { PORT, cleanPrefix, connect, onLines, sleep, uniquePrefix, waitFor } from './harness.js';
+import { PORT, cleanPrefix, connect, luaText, onLines, sleep, uniquePrefix, waitFor } from './harness.js';
 
 // Four engine processes on one account, each with an account limiter given a Redis store: the
 // counts are the account's, summed in Redis.
@@ -27,7 +27,7 @@ interface CountWorker {
 const workerPath = fileURLToPath(new URL('./count-worker.ts', import.meta.url));
 
 function startCountWorker(port: number, prefix: string, name: string, mode: 'requests' | 'fills' | 'boundary', count: number, threshold: number): CountWorker {
-  const proc = spawn(process.execPath, ['--import', 'tsx', workerPath, String(port), prefix, name, mode, String(count), String(threshold)], {
+  const proc = spawn(process.execPath, ['--import', 'tsx', '--import', luaText, workerPath, String(port), prefix, name, mode, String(count), String(threshold)], {
     stdio: ['pipe', 'pipe', 'inherit'],
   });
   const w: CountWorker = { proc, events: [], counts: [], sent: [], ready: false, exited: new Promise((resolve) => proc.on('exit', (code) => resolve(code))) };

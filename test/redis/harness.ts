@@ -37,13 +37,15 @@ export interface Worker {
 }
 
 const workerPath = fileURLToPath(new URL('./worker.ts', import.meta.url));
+/** Loads the store's .lua files as text in a process run with tsx (see scripts/lua.ts). */
+export const luaText = new URL('../../scripts/lua.ts', import.meta.url).href;
 
 /**
  * Starts a worker process. `slowMs` > 0: one task in five does random synchronous work of up to
  * `slowMs` after its dispatch (a slow signer, a large serialisation, a GC pause).
  */
 export function startWorker(port: number, prefix: string, until: number, name: string, limit = 100, windowMs = 1000, policy: 'wait' | 'local' = 'wait', slowMs = 0): Worker {
-  const proc = spawn(process.execPath, ['--import', 'tsx', workerPath, String(port), prefix, String(until), String(limit), String(windowMs), name, policy, String(slowMs)], {
+  const proc = spawn(process.execPath, ['--import', 'tsx', '--import', luaText, workerPath, String(port), prefix, String(until), String(limit), String(windowMs), name, policy, String(slowMs)], {
     stdio: ['ignore', 'pipe', 'inherit'],
   });
   const w: Worker = {

@@ -1,0 +1,20 @@
+-- What the exchange said (R12), for every process: a pause of `pause` ms from now, and a hold
+-- of `hold` weight for `holdMs` ms (headers saying fewer remain than counted).
+-- KEYS: meta, log. ARGV: n, w, m, pause ms, hold weight, hold ms, hold id.
+local n, w, m, u, pause = config(KEYS[1], tonumber(ARGV[1]), tonumber(ARGV[2]), tonumber(ARGV[3]))
+local span = w + m
+local p = tonumber(ARGV[4])
+if p > 0 and now + p > pause then redis.call('HSET', KEYS[1], 'pause', now + p) end
+local hold, holdMs = tonumber(ARGV[5]), tonumber(ARGV[6])
+if hold > 0 and holdMs > 0 then
+  u = expire(KEYS[1], KEYS[2], u, now, span)
+  local extra = math.min(hold, n) - u
+  if extra > 0 then
+    redis.call('ZADD', KEYS[2], now + holdMs - span, ARGV[7])
+    redis.call('HSET', KEYS[1], '#' .. ARGV[7], extra, 'used', u + extra)
+  end
+end
+local ttl = math.ceil(span + math.max(p, holdMs)) + 60000
+redis.call('PEXPIRE', KEYS[1], ttl)
+redis.call('PEXPIRE', KEYS[2], ttl)
+return 1
