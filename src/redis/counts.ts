@@ -5,6 +5,7 @@ import { DAY_MS, HOUR_MS, formatUtcDay, formatUtcInstant, parseUtcDay, parseUtcH
 import { type Fixed, fixedFromDec, toDec } from '../rules/fixed.js';
 import { parseNonNegativeDecimal } from '../rules/parse.js';
 import { type Clock, unrefTimer } from '../schedule/clock.js';
+import type { CountsCall } from './calls.js';
 
 /**
  * Counts by Redis key, then by field: `<kind>:<start>:<account>` (kind `d` a futures day, `h` a
@@ -24,7 +25,6 @@ const HOUR_TTL_MS = HOURS_KEPT * HOUR_MS;
 
 /** What the counts need of their Redis store. */
 export interface CountsHost {
-  readonly prefix: string;
   readonly id: string;
   readonly clock: Clock;
   readonly flushMs: number;
@@ -32,7 +32,7 @@ export interface CountsHost {
   /** How long a write may take to reach Redis before it has failed, in milliseconds. */
   readonly timeoutMs: number;
   /** Runs the counts script (with the store's timeout). */
-  run(keys: readonly string[], args: readonly (string | number)[]): Promise<unknown>;
+  run(call: CountsCall): Promise<unknown>;
 }
 
 interface Batch {
@@ -241,20 +241,16 @@ export class RedisCounts implements SharedCounts {
     const full = this.full || now - this.lastFull >= FULL_READ_MS;
     const settled = this.settling.splice(0);
     const reads = this.readKeys(now, full);
-    const p = `{${this.host.prefix}}:c:`;
-    const keys: string[] = [`{${this.host.prefix}}:epoch`, `${p}seq`, batch?.once === undefined ? `{${this.host.prefix}}:epoch` : `${p}once:${batch.once}`];
-    const args: (string | number)[] = [this.host.id, batch?.seq ?? 0, this.epoch, batch?.mode ?? 'add', batch?.once === undefined ? 0 : 1, batch?.buckets.size ?? 0, reads.length];
+    const writes: CountsCall['writes'][number][] = [];
     for (const [key, fields] of batch?.buckets ?? []) {
-      keys.push(p + key);
       // How long from now, on this process's clock: the bucket's day or hour is this process's
       // (an engine on a clock of its own, a replay), and Redis's clock may be hours from it.
-      args.push(Math.max(1, Math.ceil(expiry(key) - now)), fields.size);
-      for (const [f, n] of fields) args.push(f, n.toString());
+      writes.push({ key, ttlMs: Math.max(1, Math.ceil(expiry(key) - now)), fields });
     }
-    for (const key of reads) keys.push(p + key);
+    const call: CountsCall = { process: this.host.id, batch: batch?.seq ?? 0, epoch: this.epoch, mode: batch?.mode ?? 'add', once: batch?.once, writes, reads };
     let reply: unknown[];
     try {
-      reply = (await this.host.run(keys, args)) as unknown[];
+      reply = (await this.host.run(call)) as unknown[];
     } catch {
       // Unanswered: the batch stays to be sent again under its number; counts go on adding up.
       this.retry(settled);

@@ -1,13 +1,9 @@
 import type { Clock } from '../schedule/clock.js';
 import { unrefTimer } from '../schedule/clock.js';
-import type { ScriptName } from './protocol.js';
+import type { ScriptCall } from './calls.js';
 
 /** A write that must reach Redis. */
-export interface Pending {
-  readonly script: ScriptName;
-  readonly keys: readonly string[];
-  readonly args: readonly (string | number)[];
-}
+export type Pending = ScriptCall;
 
 /** What an {@link Outbox} needs of its store. */
 export interface OutboxHost {

@@ -1,5 +1,6 @@
 import { NoReplyError } from '../errors.js';
 import type { Clock } from '../schedule/clock.js';
+import type { Encoded } from './calls.js';
 import { type RedisScripting, Script } from './client.js';
 import { ACQUIRE, COUNTS, FEEDBACK, HELLO, LATE, PROBE, RELEASE, UPDATE } from './scripts.js';
 
@@ -43,13 +44,18 @@ export class RedisKeys {
   wait(name: string): string {
     return `{${this.prefix}}:q:${name}`;
   }
+
+  /** A key of an account's shared counts (`seq`, `once:<id>`, a day's or an hour's counts). */
+  counts(name: string): string {
+    return `{${this.prefix}}:c:${name}`;
+  }
 }
 
 /**
  * Runs a script, failing with a {@link NoReplyError} (its `requestId` the script's name) when no
  * answer comes within `timeoutMs` on `clock`: the script may still have run.
  */
-export function runWithin(redis: RedisScripting, clock: Clock, timeoutMs: number, name: ScriptName, keys: readonly string[], args: readonly (string | number)[]): Promise<unknown> {
+export function runWithin(redis: RedisScripting, clock: Clock, timeoutMs: number, name: ScriptName, { keys, args }: Encoded): Promise<unknown> {
   return new Promise((resolve, reject) => {
     const timer = clock.setTimer(() => reject(new NoReplyError(name, `Redis did not answer within ${timeoutMs} ms`)), timeoutMs);
     scripts[name].run(redis, keys, args).then(

@@ -7,6 +7,7 @@ import type { SharedCounts } from '../account/shared-counts.js';
 import type { LimitHost, LimitStore } from '../schedule/store.js';
 import { WindowLimit, type WindowLimitOptions } from '../schedule/window.js';
 import { Availability } from './availability.js';
+import { encodeAcquire, encodeCounts, encodeFeedback, encodeHello, encodeLate, encodeProbe, encodeRelease, encodeUpdate, type Encoded, type HelloCall } from './calls.js';
 import type { RedisScripting } from './client.js';
 import { ClockOffset } from './clock-offset.js';
 import { RedisCounts } from './counts.js';
@@ -125,7 +126,7 @@ export class RedisStore implements LimitStore<SharedLimit> {
     this.outbox = new Outbox({
       clock,
       retryMs: o.retryMs,
-      run: (p) => this.call(p.script, p.keys, p.args),
+      run: (p) => this.call(p.script, p),
       failed: (error) => this.availability.failed(error),
       isClosed: () => this.closed,
     });
@@ -133,7 +134,7 @@ export class RedisStore implements LimitStore<SharedLimit> {
       clock,
       retryMs: o.retryMs,
       isClosed: () => this.closed,
-      probe: () => this.call('probe', [this.keys.epoch], []),
+      probe: () => this.call('probe', encodeProbe(this.keys)),
       down: (error) => this.emit({ type: 'unavailable', error }),
       up: () => {
         this.emit({ type: 'available' });
@@ -168,8 +169,8 @@ export class RedisStore implements LimitStore<SharedLimit> {
   counts(): SharedCounts {
     if (this.closed) throw new InvalidInputError('the Redis store', 'closed', 'a store not closed');
     const c = new RedisCounts({
-      prefix: this.prefix, id: this.id, clock: this.clock, flushMs: this.config.countFlushMs, retryMs: this.config.retryMs, timeoutMs: this.config.timeoutMs,
-      run: (keys, args) => this.call('counts', keys, args),
+      id: this.id, clock: this.clock, flushMs: this.config.countFlushMs, retryMs: this.config.retryMs, timeoutMs: this.config.timeoutMs,
+      run: (call) => this.call('counts', encodeCounts(this.keys, call)),
     });
     this.counters.add(c);
     return c;
@@ -243,15 +244,14 @@ export class RedisStore implements LimitStore<SharedLimit> {
     }
     const want = Math.max(weight, Math.min(queued, batch));
     const changes = linked.map((l) => l.changes);
-    const keys: string[] = [this.keys.epoch, this.keys.procs];
-    const grace = this.config.staleMs + this.leaseMs + this.config.fallbackMaxMs;
-    const args: (string | number)[] = [id, weight, want, this.leaseMs, this.offset.deadline(sentAt, this.config.timeoutMs), this.id, this.config.processes, this.config.staleMs, grace, extra, this.config.prefetch < 0 ? 1 : 0, queued];
-    for (const l of linked) {
-      l.pending = true;
-      keys.push(this.keys.meta(l.name), this.keys.log(l.name), this.keys.wait(l.name));
-      args.push(l.limit, l.windowMs, l.marginMs, l.reservedFor(priority), l.lateness(at));
-    }
-    this.call('acquire', keys, args, true).then(
+    for (const l of linked) l.pending = true;
+    const call = encodeAcquire(this.keys, {
+      id, weight, want, leaseMs: this.leaseMs, deadline: this.offset.deadline(sentAt, this.config.timeoutMs), process: this.id,
+      processes: this.config.processes, staleMs: this.config.staleMs, graceMs: this.config.staleMs + this.leaseMs + this.config.fallbackMaxMs,
+      extra, room: this.config.prefetch < 0, queued,
+      limits: linked.map((l) => ({ name: l.name, limit: l.limit, windowMs: l.windowMs, marginMs: l.marginMs, reserved: l.reservedFor(priority), lateMs: l.lateness(at) })),
+    });
+    this.call('acquire', call, true).then(
       (reply) => this.answered(linked, id, weight, reply as number[], sentAt, changes),
       (error: unknown) => {
         const now = this.clock.now();
@@ -260,7 +260,7 @@ export class RedisStore implements LimitStore<SharedLimit> {
           l.retryAt = now + this.config.retryMs;
         }
         // The script may have run and its answer been lost: give back whatever it granted.
-        for (const l of linked) this.send('release', l, [id, 0]);
+        for (const l of linked) this.write('release', encodeRelease(this.keys, { limit: l.name, grant: id, sent: 0 }));
         this.availability.failed(error);
         linked[0]!.host.wake();
       },
@@ -269,7 +269,7 @@ export class RedisStore implements LimitStore<SharedLimit> {
 
   /** @internal */
   endLease(limit: SharedLimit, lease: Lease): void {
-    if (lease.sent < lease.granted) this.send('release', limit, [lease.id, lease.sent]);
+    if (lease.sent < lease.granted) this.write('release', encodeRelease(this.keys, { limit: limit.name, grant: lease.id, sent: lease.sent }));
   }
 
   /** @internal */
@@ -277,18 +277,18 @@ export class RedisStore implements LimitStore<SharedLimit> {
     // A local share must not start while this may still be in a window.
     this.shares.mayActUntil(at);
     const id = `${this.id}.t${(this.seq++).toString(36)}`;
-    this.send('late', limit, [limit.limit, limit.windowMs, limit.marginMs, id, weight, lease.id]);
+    this.write('late', encodeLate(this.keys, { limit, id, weight, grant: lease.id }));
   }
 
   /** @internal */
   feedback(limit: SharedLimit, pauseMs: number, holdWeight: number, holdMs: number): void {
     const id = `${this.id}.h${(this.seq++).toString(36)}`;
-    this.send('feedback', limit, [limit.limit, limit.windowMs, limit.marginMs, Math.max(0, pauseMs), holdWeight, Math.max(0, holdMs), id]);
+    this.write('feedback', encodeFeedback(this.keys, { limit, pauseMs: Math.max(0, pauseMs), holdWeight, holdMs: Math.max(0, holdMs), id }));
   }
 
   /** @internal */
   update(limit: SharedLimit): void {
-    this.outbox.send({ script: 'update', keys: [this.keys.meta(limit.name)], args: [limit.limit, limit.windowMs, limit.marginMs] });
+    this.write('update', encodeUpdate(this.keys, { limit }));
     this.shares.resize(limit);
   }
 
@@ -348,17 +348,17 @@ export class RedisStore implements LimitStore<SharedLimit> {
    * Runs a script, failing after `timeoutMs`. For a script that says this process is here
    * (`says`), notes until when it may take effect in Redis.
    */
-  private call(script: ScriptName, keys: readonly string[], args: readonly (string | number)[], says = false): Promise<unknown> {
+  private call(script: ScriptName, encoded: Encoded, says = false): Promise<unknown> {
     if (says) {
       const sentAt = this.clock.now();
       this.shares.said(sentAt, sentAt + this.config.timeoutMs);
     }
-    return runWithin(this.redis, this.clock, this.config.timeoutMs, script, keys, args);
+    return runWithin(this.redis, this.clock, this.config.timeoutMs, script, encoded);
   }
 
-  /** A write on `limit`'s settings and log that must reach Redis (see {@link Outbox}). */
-  private send(script: ScriptName, limit: SharedLimit, args: readonly (string | number)[]): void {
-    this.outbox.send({ script, keys: [this.keys.meta(limit.name), this.keys.log(limit.name)], args });
+  /** A write that must reach Redis (see {@link Outbox}). */
+  private write(script: ScriptName, encoded: Encoded): void {
+    this.outbox.send({ script, ...encoded });
   }
 
   /** With `"local"`: says this process is here when no request has said it lately. */
@@ -374,18 +374,17 @@ export class RedisStore implements LimitStore<SharedLimit> {
   /** Tells Redis this process is here, with what it sent on local shares. True when Redis heard. */
   private sayHello(): Promise<boolean> {
     if (this.hello !== null) return this.hello;
-    const keys: string[] = [this.keys.epoch, this.keys.procs];
     const sentAt = this.clock.now();
     const id = `${this.id}.r${(this.seq++).toString(36)}`;
-    const args: (string | number)[] = [this.id, id, this.offset.deadline(sentAt, this.config.timeoutMs)];
+    const limits: HelloCall['limits'][number][] = [];
     const shares: SharedLimit[] = [];
     for (const l of this.limits) {
       if (l.share === null) continue;
-      keys.push(this.keys.meta(l.name), this.keys.log(l.name));
-      args.push(l.limit, l.windowMs, l.marginMs, l.share.usedAt(sentAt));
+      limits.push({ name: l.name, limit: l.limit, windowMs: l.windowMs, marginMs: l.marginMs, sent: l.share.usedAt(sentAt) });
       shares.push(l);
     }
-    this.hello = this.call('hello', keys, args, true).then(
+    const call = encodeHello(this.keys, { process: this.id, id, deadline: this.offset.deadline(sentAt, this.config.timeoutMs), limits });
+    this.hello = this.call('hello', call, true).then(
       (reply) => {
         this.hello = null;
         const [status, redisNow] = reply as [number, number];

@@ -2,7 +2,9 @@ import { createClient } from 'redis';
 import { afterAll, describe, expect, it } from 'vitest';
 import { InvalidInputError, NoReplyError } from '../../src/errors.js';
 import { RedisStore } from '../../src/redis/store.js';
-import { ACQUIRE, LATE, RELEASE } from '../../src/redis/scripts.js';
+import { type AcquireCall, type Encoded, encodeAcquire, encodeLate, encodeRelease } from '../../src/redis/calls.js';
+import { scriptingOf } from '../../src/redis/client.js';
+import { RedisKeys, type ScriptName, scripts } from '../../src/redis/protocol.js';
 import { VirtualClock } from '../../src/schedule/clock.js';
 import { Scheduler } from '../../src/schedule/scheduler.js';
 import { memoryStore } from '../../src/schedule/store.js';
@@ -25,6 +27,19 @@ function prefixFor(name: string): string {
 /** Reads a limit's hash in Redis: n, w, used and the grants. */
 async function meta(prefix: string, name: string): Promise<Record<string, string>> {
   return client.hgetall(`{${prefix}}:m:${name}`);
+}
+
+/** Runs one of the store's scripts on `client`, as the store does. */
+function run<T = unknown>(script: ScriptName, call: Encoded): Promise<T> {
+  return scripts[script].run(scriptingOf(client), call.keys, call.args) as Promise<T>;
+}
+
+/** An ACQUIRE of `weight` 1 on one limit "orders" of 10 per second, with a lease of 20 ms, as process "p". */
+function acquireCall(id: string, o: Partial<AcquireCall> = {}, limit: Partial<AcquireCall['limits'][number]> = {}): AcquireCall {
+  return {
+    id, weight: 1, want: 1, leaseMs: 20, deadline: 0, process: 'p', processes: 0, staleMs: 1000, graceMs: 0, extra: 0, room: false, queued: 1,
+    ...o, limits: [{ name: 'orders', limit: 10, windowMs: 1000, marginMs: 0, reserved: 0, lateMs: 0, ...limit }],
+  };
 }
 
 /** Skips the first-use wait: a Redis new to the prefix grants nothing for one span. */
@@ -121,11 +136,9 @@ describe('RedisStore', () => {
   it('answers a repeated request with its first grant, charging once', async () => {
     const prefix = prefixFor('idem');
     await warm(prefix);
-    const keys = [`{${prefix}}:epoch`, `{${prefix}}:procs`, `{${prefix}}:m:orders`, `{${prefix}}:l:orders`, `{${prefix}}:q:orders`];
-    // id, weight, want, lease, deadline, process, P, stale, grace, extra, room, queued; then n, w, m, reserved, late
-    const args = ['p.1', 1, 3, 20, 0, 'p', 0, 1000, 0, 0, 0, 3, 10, 1000, 0, 0, 0];
-    const a = (await client.eval(ACQUIRE, keys.length, ...keys, ...args)) as number[];
-    const b = (await client.eval(ACQUIRE, keys.length, ...keys, ...args)) as number[];
+    const call = encodeAcquire(new RedisKeys(prefix), acquireCall('p.1', { want: 3, queued: 3 }));
+    const a = await run<number[]>('acquire', call);
+    const b = await run<number[]>('acquire', call);
     expect(a.slice(0, 2)).toEqual([1, 3]);
     expect(b.slice(0, 2)).toEqual([1, 3]);
     expect(Number((await meta(prefix, 'orders')).used)).toBe(3);
@@ -135,9 +148,7 @@ describe('RedisStore', () => {
   it('counts every grant longer by the latest arrival any process measured lately, the configured margin otherwise (R13)', async () => {
     const prefix = prefixFor('late');
     await warm(prefix);
-    const keys = [`{${prefix}}:epoch`, `{${prefix}}:procs`, `{${prefix}}:m:orders`, `{${prefix}}:l:orders`, `{${prefix}}:q:orders`];
-    // id, weight, want, lease, deadline, process, P, stale, grace, extra, room, queued; then n, w, m, reserved, late
-    const acquire = (id: string, late: number) => client.eval(ACQUIRE, keys.length, ...keys, id, 1, 1, 0, 0, 'p', 0, 1000, 0, 0, 0, 1, 1, 1000, 5, 0, late) as Promise<number[]>;
+    const acquire = (id: string, lateMs: number) => run<number[]>('acquire', encodeAcquire(new RedisKeys(prefix), acquireCall(id, { leaseMs: 0 }, { limit: 1, marginMs: 5, lateMs })));
     // A process saw one of its requests arrive 300 ms after its quickest: every grant counts
     // 1,300 ms, the second process's next one waits for that, not 1,005 ms.
     expect((await acquire('a.1', 300))[0]).toBe(1);
@@ -253,13 +264,11 @@ describe('RedisStore', () => {
   it('moves permits sent late out of their grant to an entry counted from when it hears of them, whatever the order with the release', async () => {
     const prefix = prefixFor('late');
     await warm(prefix);
-    const keys = [`{${prefix}}:m:orders`, `{${prefix}}:l:orders`];
-    const acquire = (id: string) =>
-      // id, weight, want, lease, deadline, process, P, stale, grace, extra, room, queued; then n, w, m, reserved, late
-      client.eval(ACQUIRE, 5, `{${prefix}}:epoch`, `{${prefix}}:procs`, ...keys, `{${prefix}}:q:orders`, id, 1, 3, 20, 0, 'p', 0, 1000, 0, 0, 0, 3, 10, 1000, 0, 0, 0);
-    // n, w, m, id, weight, grant
-    const late = (id: string, grant: string) => client.eval(LATE, 2, ...keys, 10, 1000, 0, id, 1, grant);
-    const release = (grant: string, sent: number) => client.eval(RELEASE, 2, ...keys, grant, sent);
+    const k = new RedisKeys(prefix);
+    const keys = [k.meta('orders'), k.log('orders')];
+    const acquire = (id: string) => run('acquire', encodeAcquire(k, acquireCall(id, { want: 3, queued: 3 })));
+    const late = (id: string, grant: string) => run('late', encodeLate(k, { limit: { name: 'orders', limit: 10, windowMs: 1000, marginMs: 0 }, id, weight: 1, grant }));
+    const release = (grant: string, sent: number) => run('release', encodeRelease(k, { limit: 'orders', grant, sent }));
     const [s0, us0] = (await client.call('TIME')) as [string, string];
     const before = Number(s0) * 1000 + Number(us0) / 1000;
     // Grants of 3; 2 sent of each, 1 of them late: the late one told before the release...
@@ -285,18 +294,16 @@ describe('RedisStore', () => {
 
   /** ACQUIRE on one limit of `n` per second for the process the id starts with (`<process>.<n>`). */
   function acquireOn(prefix: string, id: string, o: { weight?: number; want?: number; extra?: number; room?: boolean; queued?: number; n?: number } = {}): Promise<number[]> {
-    const keys = [`{${prefix}}:epoch`, `{${prefix}}:procs`, `{${prefix}}:m:orders`, `{${prefix}}:l:orders`, `{${prefix}}:q:orders`];
     const weight = o.weight ?? 1;
-    // id, weight, want, lease, deadline, process, P, stale, grace, extra, room, queued; then n, w, m, reserved, late
-    const args = [id, weight, o.want ?? weight, 20, 0, id.split('.')[0]!, 0, 1000, 0, o.extra ?? 0, o.room === true ? 1 : 0, o.queued ?? weight, o.n ?? 10, 1000, 0, 0, 0];
-    return client.eval(ACQUIRE, keys.length, ...keys, ...args) as Promise<number[]>;
+    const call = acquireCall(id, { weight, want: o.want ?? weight, process: id.split('.')[0]!, extra: o.extra ?? 0, room: o.room === true, queued: o.queued ?? weight }, { limit: o.n ?? 10 });
+    return run<number[]>('acquire', encodeAcquire(new RedisKeys(prefix), call));
   }
 
   it('grants a limit that binds only to a waiting process within one permit of the least served of the others waiting, and only while they wait (fair shares)', async () => {
     const prefix = prefixFor('fair');
     await warm(prefix);
     const q = `{${prefix}}:q:orders`;
-    const release = (grant: string, sent: number) => client.eval(RELEASE, 2, `{${prefix}}:m:orders`, `{${prefix}}:l:orders`, grant, sent);
+    const release = (grant: string, sent: number) => run('release', encodeRelease(new RedisKeys(prefix), { limit: 'orders', grant, sent }));
     // a takes 8 of 10 with 5 more waiting; b asks for 4 and gets the 2 left, 2 more waiting.
     expect((await acquireOn(prefix, 'a.1', { want: 8, queued: 13 })).slice(0, 2)).toEqual([1, 8]);
     expect((await acquireOn(prefix, 'b.1', { want: 4, queued: 4 })).slice(0, 2)).toEqual([1, 2]);

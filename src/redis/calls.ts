@@ -1,0 +1,185 @@
+// A call of each Lua script (src/redis/lua), typed, and its encoding as the KEYS and ARGV the script
+// reads by position: the order is written once, here, beside the script's own comment of it.
+import type { RedisKeys, ScriptName } from './protocol.js';
+
+/** A script's KEYS and ARGV, in the order it reads them. */
+export interface Encoded {
+  readonly keys: readonly string[];
+  readonly args: readonly (string | number)[];
+}
+
+/** A call of a script: which one, and its KEYS and ARGV. */
+export interface ScriptCall extends Encoded {
+  readonly script: ScriptName;
+}
+
+/** A limit as every script that may create its settings in Redis gives it. */
+export interface LimitSettings {
+  readonly name: string;
+  /** N: the permits in any window. */
+  readonly limit: number;
+  /** W, ms. */
+  readonly windowMs: number;
+  /** How much longer than W a grant counts, ms. */
+  readonly marginMs: number;
+}
+
+/** Asks for permits for one task on one or more limits, all or none (lua/acquire.lua). */
+export interface AcquireCall {
+  /** Names the grant (`<process>.<n>`): a repeated id returns its grant again. */
+  readonly id: string;
+  /** The task's weight. */
+  readonly weight: number;
+  /** What waits, as much as one grant may take (at least `weight`). */
+  readonly want: number;
+  /** How long after asking the process may send its permits, ms. */
+  readonly leaseMs: number;
+  /** Redis instant past which nothing is done, ms (0: none). */
+  readonly deadline: number;
+  /** The process asking. */
+  readonly process: string;
+  /** The processes sharing the budget when Redis is down (0: no local shares). */
+  readonly processes: number;
+  /** After how long unheard a process may be sending on its local share, ms. */
+  readonly staleMs: number;
+  /** How long a process unheard of is still counted, beyond the window, ms. */
+  readonly graceMs: number;
+  /** Permits beyond `want`: a lease for tasks to come. */
+  readonly extra: number;
+  /** The extra only while the limit stays at most half used. */
+  readonly room: boolean;
+  /** The weight this process has waiting. */
+  readonly queued: number;
+  readonly limits: readonly (LimitSettings & {
+    /** Held back from this priority. */
+    readonly reserved: number;
+    /** The latest arrival this process measured lately, ms (0: none). */
+    readonly lateMs: number;
+  })[];
+}
+
+/** KEYS: epoch, processes, then meta, log and waiting processes of each limit. */
+export function encodeAcquire(keys: RedisKeys, c: AcquireCall): Encoded {
+  const k: string[] = [keys.epoch, keys.procs];
+  const a: (string | number)[] = [c.id, c.weight, c.want, c.leaseMs, c.deadline, c.process, c.processes, c.staleMs, c.graceMs, c.extra, c.room ? 1 : 0, c.queued];
+  for (const l of c.limits) {
+    k.push(keys.meta(l.name), keys.log(l.name), keys.wait(l.name));
+    a.push(l.limit, l.windowMs, l.marginMs, l.reserved, l.lateMs);
+  }
+  return { keys: k, args: a };
+}
+
+/** A process says it is here, with what it sent on local shares (lua/hello.lua). */
+export interface HelloCall {
+  readonly process: string;
+  /** Names the entries of what was sent. */
+  readonly id: string;
+  /** Redis instant past which nothing is done, ms (0: none). */
+  readonly deadline: number;
+  /** The limits it sent on: what it sent is counted as sent now. */
+  readonly limits: readonly (LimitSettings & { readonly sent: number })[];
+}
+
+/** KEYS: epoch, processes, then meta and log of each limit. */
+export function encodeHello(keys: RedisKeys, c: HelloCall): Encoded {
+  const k: string[] = [keys.epoch, keys.procs];
+  const a: (string | number)[] = [c.process, c.id, c.deadline];
+  for (const l of c.limits) {
+    k.push(keys.meta(l.name), keys.log(l.name));
+    a.push(l.limit, l.windowMs, l.marginMs, l.sent);
+  }
+  return { keys: k, args: a };
+}
+
+/** Permits of a grant that may have been sent after their score, counted from now (lua/late.lua). */
+export interface LateCall {
+  readonly limit: LimitSettings;
+  /** Names the entry counted from now: a repeated id does nothing. */
+  readonly id: string;
+  readonly weight: number;
+  /** The grant they are moved out of. */
+  readonly grant: string;
+}
+
+/** KEYS: meta, log. */
+export function encodeLate(keys: RedisKeys, c: LateCall): Encoded {
+  const l = c.limit;
+  return { keys: [keys.meta(l.name), keys.log(l.name)], args: [l.limit, l.windowMs, l.marginMs, c.id, c.weight, c.grant] };
+}
+
+/** Ends a grant on one limit: what was sent stays counted, the rest is given back (lua/release.lua). */
+export interface ReleaseCall {
+  readonly limit: string;
+  readonly grant: string;
+  readonly sent: number;
+}
+
+/** KEYS: meta, log. */
+export function encodeRelease(keys: RedisKeys, c: ReleaseCall): Encoded {
+  return { keys: [keys.meta(c.limit), keys.log(c.limit)], args: [c.grant, c.sent] };
+}
+
+/** What the exchange said, for every process (lua/feedback.lua, R12). */
+export interface FeedbackCall {
+  readonly limit: LimitSettings;
+  /** A pause from now, ms (0: none). */
+  readonly pauseMs: number;
+  /** A weight held (0: none) ... */
+  readonly holdWeight: number;
+  /** ... for this long from now, ms. */
+  readonly holdMs: number;
+  /** Names the hold's entry. */
+  readonly id: string;
+}
+
+/** KEYS: meta, log. */
+export function encodeFeedback(keys: RedisKeys, c: FeedbackCall): Encoded {
+  const l = c.limit;
+  return { keys: [keys.meta(l.name), keys.log(l.name)], args: [l.limit, l.windowMs, l.marginMs, c.pauseMs, c.holdWeight, c.holdMs, c.id] };
+}
+
+/** A new N and W for every process (lua/update.lua, R13). */
+export interface UpdateCall {
+  readonly limit: LimitSettings;
+}
+
+/** KEYS: meta. */
+export function encodeUpdate(keys: RedisKeys, c: UpdateCall): Encoded {
+  const l = c.limit;
+  return { keys: [keys.meta(l.name)], args: [l.limit, l.windowMs, l.marginMs] };
+}
+
+/** KEYS: epoch (the probe reads nothing; the key names the slot). */
+export function encodeProbe(keys: RedisKeys): Encoded {
+  return { keys: [keys.epoch], args: [] };
+}
+
+/** Writes a batch of an account's counts and reads the totals back (lua/counts.lua). */
+export interface CountsCall {
+  readonly process: string;
+  /** The batch number, in order per process (0: none, or history written once under `once`). */
+  readonly batch: number;
+  /** The epoch the process knows ('': none). */
+  readonly epoch: string;
+  /** `absent`: write only keys that do not exist. */
+  readonly mode: 'add' | 'absent';
+  /** History written once under this id, whichever process writes it. */
+  readonly once?: string | undefined;
+  /** The keys written (names under the counts' prefix), each with its time to live and increments. */
+  readonly writes: readonly { readonly key: string; readonly ttlMs: number; readonly fields: ReadonlyMap<string, bigint> }[];
+  /** The keys read back (names under the counts' prefix). */
+  readonly reads: readonly string[];
+}
+
+/** KEYS: epoch, batch numbers, the once key (or the epoch again), the keys written, the keys read. */
+export function encodeCounts(keys: RedisKeys, c: CountsCall): Encoded {
+  const k: string[] = [keys.epoch, keys.counts('seq'), c.once === undefined ? keys.epoch : keys.counts(`once:${c.once}`)];
+  const a: (string | number)[] = [c.process, c.batch, c.epoch, c.mode, c.once === undefined ? 0 : 1, c.writes.length, c.reads.length];
+  for (const w of c.writes) {
+    k.push(keys.counts(w.key));
+    a.push(w.ttlMs, w.fields.size);
+    for (const [f, n] of w.fields) a.push(f, n.toString());
+  }
+  for (const key of c.reads) k.push(keys.counts(key));
+  return { keys: k, args: a };
+}
