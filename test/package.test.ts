@@ -260,4 +260,28 @@ export const running: Promise<RunningExchange> = startExchange({ clock: new Virt
     }));
     expect(results).toEqual(Object.keys(configs).map((name) => ({ name, code: 0, out: '' })));
   }, 60_000);
+
+  it('type-checks a consumer with TypeScript\'s default lib (the DOM included) and skipLibCheck false', async () => {
+    // The DOM's RequestInit has a `priority` of its own ('high' | 'low' | 'auto'): the options of a
+    // limited fetch extend it, and must not redeclare what it has.
+    writeFileSync(join(app, 'dom.ts'), `
+import { AccountLimiter } from 'traderatio';
+import { limitedFetch, type LimitedRequestInit } from 'traderatio/fetch';
+import { limitedWebSocket } from 'traderatio/websocket';
+import { limitApiClient } from 'traderatio/gate-api';
+import { limitCcxt } from 'traderatio/ccxt';
+
+const limiter = new AccountLimiter({ accounts: [{ id: 'main', role: 'main' }] });
+const gate = limitedFetch(limiter, { account: 'main' });
+const init: LimitedRequestInit = { method: 'DELETE', priority: 'high', queuePriority: 10, contract: 'BTC_USDT' };
+export const cancel: Promise<Response> = gate('https://api.gateio.ws/api/v4/futures/usdt/orders/1', init);
+declare const socket: WebSocket;
+export const api = limitedWebSocket(limiter, { account: 'main', socket });
+export const kinds = [limitApiClient, limitCcxt].length;
+`);
+    const config = { compilerOptions: { strict: true, noEmit: true, skipLibCheck: false, target: 'es2022', module: 'nodenext', moduleResolution: 'nodenext', types: ['node'] }, files: ['dom.ts'] };
+    writeFileSync(join(app, 'tsconfig.dom.json'), JSON.stringify(config));
+    const r = await run(process.execPath, [join(root, 'node_modules/typescript/bin/tsc'), '-p', 'tsconfig.dom.json'], app);
+    expect({ code: r.code, out: r.out }).toEqual({ code: 0, out: '' });
+  }, 60_000);
 });

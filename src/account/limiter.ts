@@ -159,7 +159,7 @@ export class AccountLimiter {
    * Sends one request through the limits it draws on (R10), and counts it (R1, R9) whatever its
    * outcome: a futures order request counts when it starts. Resolves or rejects as `fn` does, or
    * rejects with a `RefusedError` when it never started. `path` is the API path or the full URL
-   * the HTTP client sends to (any host, query ignored). Bad input (an unknown account, path or
+   * the HTTP client sends to (any host; of the query only a spot request's `currency_pair` is read). Bad input (an unknown account, path or
    * contract, a bad body or option) throws an {@link InvalidInputError} at once: nothing is
    * queued, taken or counted for it.
    */

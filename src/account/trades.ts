@@ -7,7 +7,8 @@ import type { AccountLimiter } from './limiter.js';
 import type { FillRole } from './tracker.js';
 
 /**
- * A row of GET /futures/{settle}/my_trades.
+ * A row of GET /futures/{settle}/my_trades (its id `id`) or of GET
+ * /futures/{settle}/my_trades_timerange (its id `trade_id`).
  *
  * @example
  * ```ts
@@ -17,16 +18,24 @@ import type { FillRole } from './tracker.js';
  * const row: FuturesTradeRow = { id: 1, contract: 'BTC_USDT', size: -20, price: '60000', role: 'taker' }
  * recordTrades(limiter, 'main', [row], { multipliers: { BTC_USDT: '0.0001' } }) // { recorded: 1, duplicates: 0 }
  * limiter.abuseHeadroom('main').traded // '120'
+ * // The same fill from my_trades_timerange, whose rows name it `trade_id`: counted once.
+ * const timerange: FuturesTradeRow = { trade_id: '1', contract: 'BTC_USDT', size: '-20', price: '60000', role: 'taker' }
+ * recordTrades(limiter, 'main', [timerange], { multipliers: { BTC_USDT: '0.0001' } }) // { recorded: 0, duplicates: 1 }
  * limiter.close()
  * ```
  */
-export interface FuturesTradeRow {
-  readonly id: string | number;
+export type FuturesTradeRow = {
   readonly contract: string;
   readonly size: string | number;
   readonly price: string | number;
   readonly role: FillRole;
-}
+} & TradeId;
+
+// A trade's id as the exchange writes it: `id` in the rows of `my_trades` and the user-trades
+// channels, `trade_id` in the rows of GET /futures/{settle}/my_trades_timerange.
+type TradeId =
+  | { readonly id: string | number; readonly trade_id?: string | number | undefined }
+  | { readonly id?: undefined; readonly trade_id: string | number };
 
 /**
  * A row of GET /spot/my_trades.
@@ -42,13 +51,12 @@ export interface FuturesTradeRow {
  * limiter.close()
  * ```
  */
-export interface SpotTradeRow {
-  readonly id: string | number;
+export type SpotTradeRow = {
   readonly currency_pair: string;
   readonly amount: string | number;
   readonly price: string | number;
   readonly role: FillRole;
-}
+} & TradeId;
 
 /**
  * `quanto_multiplier` by futures contract traded (USDT-margined).
@@ -135,8 +143,11 @@ export function recordTrades(
   const fills = rows.map((row, i) => {
     const at = `\`trades[${i}]`;
     if (typeof row !== 'object' || row === null) throw new InvalidInputError(`${at}\``, row, 'an object');
-    const { id, role } = row;
-    if (!(typeof id === 'string' ? id !== '' : Number.isSafeInteger(id))) throw new InvalidInputError(`${at}.id\``, id, 'a trade id');
+    const { role } = row;
+    // my_trades_timerange writes the id as `trade_id`; the other answers as `id`.
+    const named = row.id === undefined && row.trade_id !== undefined ? 'trade_id' : 'id';
+    const id = row[named];
+    if (!(typeof id === 'string' ? id !== '' : Number.isSafeInteger(id))) throw new InvalidInputError(`${at}.${named}\``, id, 'a trade id');
     if (role !== 'maker' && role !== 'taker') throw new InvalidInputError(`${at}.role\``, role, '"maker" or "taker"');
     const price = parseNonNegativeDecimal(row.price, `${at}.price\``);
     if ('currency_pair' in row) {

@@ -189,7 +189,8 @@ export interface Catalog {
   /** The limits in force, by key. */
   readonly limits: Readonly<Record<string, WindowSpec>>;
   /**
-   * Reads a request: method, path (with or without `/api/v4`, query ignored; or the full URL an
+   * Reads a request: method, path (with or without `/api/v4`; of the query only the
+   * `currency_pair` of a spot request by order id, whose body names none; or the full URL an
    * HTTP client hands over, `https://api.gateio.ws/api/v4/futures/usdt/orders?x=1`, any host, a
    * `URL` too) and, for batches, the body (an array of orders or ids). Throws {@link InvalidInputError} for a method or path
    * that is not one of the API's.
@@ -265,14 +266,13 @@ export function createCatalog(options?: CatalogOptions): Catalog {
     classify(method: string, path: string | URL, body?: unknown): Classification {
       const m = typeof method === 'string' ? method.toUpperCase() : method;
       if (typeof m !== 'string' || !METHODS.has(m)) throw new InvalidInputError('`method`', method, 'one of GET, POST, PUT, PATCH, DELETE');
-      const parsed = parsePath(path);
-      const { segments } = parsed;
+      const { segments, query } = parsePath(path);
       const group = segments[0]!;
       const settle = group === 'futures' || group === 'delivery' ? segments[1] : undefined;
       const endpoint = template(segments);
       const route = `${m} ${endpoint}`;
       const orders = batchSize(route, body);
-      const instrument = instrumentOf(segments, body);
+      const instrument = instrumentOf(segments, body, query);
       const base = { method: m, endpoint, orders, weight: 1, ...(settle === undefined ? {} : { settle }), ...(instrument === undefined ? {} : { instrument }) };
 
       if (PUBLIC.some((re) => re.test(route))) {
@@ -285,7 +285,7 @@ export function createCatalog(options?: CatalogOptions): Catalog {
           const action = orderAction(route);
           if (group === 'spot' && (action === 'place' || action === 'amend')) {
             // 10 r/s per uid and market: one limit per currency pair the request names.
-            const pairs = pairsOf(segments, body);
+            const pairs = pairsOf(segments, body, query);
             return { ...base, market, action, limits: (pairs.length === 0 ? ['*'] : pairs).map((pair) => spec('spot.place', `spot.place:${pair}`)) };
           }
           if (group === 'spot' && action === 'cancel') return { ...base, market, action, limits: [spec('spot.cancel')] };
@@ -358,12 +358,13 @@ const SETTLES = new Set(['btc', 'usdt', 'usd']);
 /** The scheme and host of an absolute http(s) URL, as HTTP clients give it. */
 const ORIGIN = /^https?:\/\/[^/?#]*/i;
 
-function parsePath(path: unknown): { segments: string[] } {
+function parsePath(path: unknown): { segments: string[]; query: URLSearchParams } {
   let p: string;
   if (typeof path === 'string' && path.startsWith('/')) p = path;
   else if (typeof path === 'string' && ORIGIN.test(path)) p = path.replace(ORIGIN, '') || '/';
   else if (path instanceof URL && /^https?:$/.test(path.protocol)) p = path.pathname;
   else throw new InvalidInputError('`path`', path, 'an API path starting with "/", or a full http(s) URL');
+  const search = path instanceof URL ? path.search : /\?[^#]*/.exec(p)?.[0] ?? '';
   p = p.split('?')[0]!.split('#')[0]!;
   if (p.startsWith('/api/v4/') || p === '/api/v4') p = p.slice('/api/v4'.length);
   const segments = p.split('/').filter((s) => s.length > 0);
@@ -376,7 +377,7 @@ function parsePath(path: unknown): { segments: string[] } {
     segments.splice(1, 0, 'btc');
   }
   if (segments[0] === 'futures' || segments[0] === 'delivery') segments[1] = segments[1]!.toLowerCase();
-  return { segments };
+  return { segments, query: new URLSearchParams(search) };
 }
 
 // Names the variable segments of a path: settle, ids, currency pairs and contracts.
@@ -415,7 +416,7 @@ function batchSize(route: string, body: unknown): number {
   return body.length;
 }
 
-function instrumentOf(segments: readonly string[], body: unknown): string | undefined {
+function instrumentOf(segments: readonly string[], body: unknown, query: URLSearchParams): string | undefined {
   const i = segments.indexOf('currency_pairs');
   if (i >= 0 && segments[i + 1] !== undefined) return segments[i + 1];
   // GET /futures/{settle}/contracts/{contract} names its contract in the path.
@@ -427,10 +428,20 @@ function instrumentOf(segments: readonly string[], body: unknown): string | unde
     if (typeof o.currency_pair === 'string') return o.currency_pair;
     if (typeof o.contract === 'string') return o.contract;
   }
-  return undefined;
+  return queryPair(segments, query);
 }
 
-function pairsOf(segments: readonly string[], body: unknown): string[] {
+/**
+ * The currency pair a spot request by order id names in its query
+ * (`PATCH /spot/orders/{order_id}?currency_pair=BTC_USDT`), when its body names none.
+ */
+function queryPair(segments: readonly string[], query: URLSearchParams): string | undefined {
+  if (segments[0] !== 'spot') return undefined;
+  const pair = query.get('currency_pair');
+  return pair === null || pair === '' ? undefined : pair;
+}
+
+function pairsOf(segments: readonly string[], body: unknown, query: URLSearchParams): string[] {
   const pairs = new Set<string>();
   for (const o of Array.isArray(body) ? body : [body]) {
     if (typeof o === 'object' && o !== null && typeof (o as { currency_pair?: unknown }).currency_pair === 'string') {
@@ -441,6 +452,8 @@ function pairsOf(segments: readonly string[], body: unknown): string[] {
     const i = segments.indexOf('currency_pairs');
     if (i >= 0 && segments[i + 1] !== undefined) pairs.add(segments[i + 1]!);
   }
+  const named = pairs.size === 0 ? queryPair(segments, query) : undefined;
+  if (named !== undefined) pairs.add(named);
   return [...pairs].sort();
 }
 

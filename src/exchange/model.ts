@@ -358,6 +358,7 @@ const ROUTES = new Map<string, Handler>([
   ['POST /futures/{settle}/batch_cancel_orders', (m, a, r) => m.trading.cancelFuturesBatch(a, r.c.settle!, r.body, r.at)],
   ['GET /futures/{settle}/orders', (m, a, r) => m.trading.listFutures(a, r.c.settle!, r.query)],
   ['GET /futures/{settle}/my_trades', (m, a, r) => m.trading.futuresTrades(a, r.c.settle!, r.query)],
+  ['GET /futures/{settle}/my_trades_timerange', (m, a, r) => m.trading.futuresTradesTimerange(a, r.c.settle!, r.query)],
   ['POST /spot/orders', (m, a, r) => m.trading.placeSpot(a, r.body, r.at)],
   ['POST /spot/batch_orders', (m, a, r) => m.trading.placeSpotBatch(a, r.body, r.at)],
   ['PATCH /spot/orders/{order_id}', (m, a, r) => m.trading.amendSpot(a, r.id, r.body ?? {}, r.query, r.at)],

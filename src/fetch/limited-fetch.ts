@@ -66,7 +66,8 @@ export interface LimitedFetchOptions {
 /**
  * `RequestInit` and options of `AccountLimiter.request`: `deadline` (an instant on the limiter's
  * clock by which the request must have been sent, also sent to the exchange on placements as
- * `x-gate-exptime`), `contract` (of a cancel by id, whose path names none) and `priority`.
+ * `x-gate-exptime`), `contract` (of a cancel by id, whose path names none) and `queuePriority`
+ * (the limiter's `priority`; `fetch`'s own `priority` hint is passed on).
  *
  * @example
  * ```ts
@@ -88,7 +89,7 @@ export interface LimitedFetchOptions {
  * const late = gate(orders, { ...order, deadline: clock.now() + 500 }).catch((e) => e.code)
  * // A cancel names its contract (its path does not), and does not wait behind placements.
  * const { id } = await placed[0]!.json()
- * const cancel = await gate(`${orders}/${id}`, { method: 'DELETE', headers: { KEY: 'main-key' }, contract: 'BTC_USDT', priority: 10 })
+ * const cancel = await gate(`${orders}/${id}`, { method: 'DELETE', headers: { KEY: 'main-key' }, contract: 'BTC_USDT', queuePriority: 10 })
  * cancel.status // 200
  * await clock.advance(1_000)
  * await late // 'REFUSED_DEADLINE'
@@ -100,7 +101,12 @@ export interface LimitedFetchOptions {
 export interface LimitedRequestInit extends RequestInit {
   readonly deadline?: number;
   readonly contract?: string;
-  readonly priority?: number;
+  /**
+   * The limiter's priority of the request (higher goes first; cancels default to a higher one than
+   * placements). Not `priority`, which is `fetch`'s own (`'high' | 'low' | 'auto'`) and passed on
+   * as given.
+   */
+  readonly queuePriority?: number;
 }
 
 /**
@@ -174,8 +180,8 @@ export function limitedFetch(limiter: AccountLimiter, options: LimitedFetchOptio
     const request = input instanceof Request ? input : undefined;
     const method = (init.method ?? request?.method ?? 'GET').toUpperCase();
     const path = apiPath(request?.url ?? (input as string | URL));
-    const body = jsonBody(init.body ?? (request === undefined || request.body === null ? undefined : await request.clone().text()));
-    const { deadline, contract, priority, ...fetchInit } = init;
+    const body = jsonBody(init.body !== undefined && init.body !== null ? await bodyText(init.body) : request === undefined || request.body === null ? undefined : await request.clone().text());
+    const { deadline, contract, queuePriority: priority, ...fetchInit } = init;
     const c: Classification = limiter.catalog.classify(method, path, body);
     const signal = init.signal ?? request?.signal ?? undefined;
     let sentAt = 0;
@@ -203,7 +209,7 @@ export function limitedFetch(limiter: AccountLimiter, options: LimitedFetchOptio
   };
 }
 
-/** The API path of a URL: from `/api/v4/` on (a proxy may put a prefix before it), without the query. */
+/** The API path of a URL: from `/api/v4/` on (a proxy may put a prefix before it), with its query. */
 function apiPath(input: string | URL): string {
   let url: URL;
   try {
@@ -212,5 +218,22 @@ function apiPath(input: string | URL): string {
     throw new InvalidInputError('the URL', input, 'an absolute URL');
   }
   const at = url.pathname.indexOf(API_PREFIX);
-  return at < 0 ? url.pathname : url.pathname.slice(at);
+  return (at < 0 ? url.pathname : url.pathname.slice(at)) + url.search;
+}
+
+const BODIES = 'a string, Uint8Array (or another typed array or DataView), ArrayBuffer, Blob, URLSearchParams, or a Request with a body';
+
+/**
+ * The text of a body `fetch` takes, to classify it by: bytes decoded as UTF-8, a form's fields as
+ * a JSON object (the API takes JSON; a form is read for the contract or pair it names). A stream
+ * or FormData cannot be read without taking it from the request: refused by name.
+ */
+async function bodyText(body: unknown): Promise<string> {
+  if (typeof body === 'string') return body;
+  if (body instanceof URLSearchParams) return JSON.stringify(Object.fromEntries(body));
+  if (ArrayBuffer.isView(body)) return new TextDecoder().decode(new Uint8Array(body.buffer, body.byteOffset, body.byteLength));
+  if (body instanceof ArrayBuffer) return new TextDecoder().decode(new Uint8Array(body));
+  if (body instanceof Blob) return body.text();
+  const kind = typeof body === 'object' && body !== null ? `a ${body.constructor?.name ?? 'body'}` : body;
+  throw new InvalidInputError('`init.body`', kind, BODIES);
 }

@@ -209,9 +209,12 @@ export function limitApiClient(limiter: AccountLimiter, options: LimitApiClientO
     const url = config.url;
     if (typeof url !== 'string') throw new InvalidInputError('the request config\'s `url`', url, 'the URL of an endpoint');
     const body = config.data;
-    const c = limiter.catalog.classify(method, url, body);
+    // A spot request by order id names its pair in the query (`params`), as the catalogue reads it from a URL.
+    const query = config.params as { readonly contract?: unknown; readonly currency_pair?: unknown } | undefined;
+    const pair = typeof query?.currency_pair === 'string' && query.currency_pair !== '' ? `?currency_pair=${encodeURIComponent(query.currency_pair)}` : '';
+    const target = pair === '' ? url : url.split('?')[0] + pair;
+    const c = limiter.catalog.classify(method, target, body);
     // A futures cancel of all orders names its contract in the query, which the catalogue does not read.
-    const query = config.params as { readonly contract?: unknown } | undefined;
     const contract = c.instrument === undefined && c.action !== 'other' && typeof query?.contract === 'string' && query.contract !== '' ? query.contract : undefined;
     let sentAt = 0;
     let sentMono = 0;
@@ -223,7 +226,7 @@ export function limitApiClient(limiter: AccountLimiter, options: LimitApiClientO
     };
     let response: GateApiResponse | undefined;
     try {
-      const result = await limiter.request(account, method, url, () => {
+      const result = await limiter.request(account, method, target, () => {
         sentAt = clock.wall();
         sentMono = clock.now();
         // The SDK signs inside `request`, now that the limits let it go.

@@ -76,6 +76,11 @@ export interface ScheduleOptions {
 
 export type { Limit } from './limit.js';
 
+// The longest a reset instant of the exchange's feedback holds a limit (R12): one hour, the
+// longest any rule holds one back (the throttles of R9 and R14 last an hour). A reset further off
+// (milliseconds read as seconds, 1e30, the year 3000) cannot be meant, and is bounded to it.
+const MAX_FEEDBACK_PAUSE_MS = 3_600_000;
+
 /**
  * What the scheduler tells its listeners. `error` reports a listener that threw (source
  * `listener`): the scheduler carries on, the task being dispatched or refused still runs or is
@@ -101,6 +106,13 @@ export type SchedulerEvent =
   | { readonly type: 'refuse'; readonly at: number; readonly reason: RefusalReason; readonly limits: readonly string[] }
   | { readonly type: 'limit'; readonly at: number; readonly limit: string; readonly from: { readonly limit: number; readonly windowMs: number }; readonly to: { readonly limit: number; readonly windowMs: number } }
   | { readonly type: 'pause'; readonly at: number; readonly limit: string; readonly until: number }
+  /**
+   * Feedback named a reset further off than an hour (milliseconds where
+   * seconds are expected, 1e30, the year 3000): `header` says which (`Retry-After`, or the reset
+   * timestamp of R12, which the WebSocket API writes `x_gat_ratelimit_reset_timestamp`),
+   * `resetAt` the instant it gave (the limiter's clock), `until` the bound taken instead.
+   */
+  | { readonly type: 'reset-bounded'; readonly at: number; readonly limit: string; readonly header: 'X-Gate-RateLimit-Reset-Timestamp' | 'Retry-After'; readonly resetAt: number; readonly until: number }
   | { readonly type: 'error'; readonly at: number; readonly source: ErrorSource; readonly error: unknown };
 
 /**
@@ -472,7 +484,9 @@ export class Scheduler<L extends Limit = WindowLimit> {
   /**
    * Applies what the exchange said about a limit (R12): a 429 (TOO_MANY_REQUESTS, or TOO_FAST
    * for withdrawals) pauses it until the reset instant, or for one window when none is given;
-   * headers saying fewer requests remain than counted here shrink it until the reset; a lower
+   * headers saying fewer requests remain than counted here shrink it until the reset. A reset
+   * (or `Retry-After`) further off than an hour (the longest any rule holds a limit) cannot be meant: the pause
+   * or shrink ends at that bound, told as a `reset-bounded` event naming the header. A lower
    * `limit` than configured lowers it. Bad feedback (a field of the wrong type, a negative or NaN
    * `retryAfterMs`, a `limit` at or below the limit's reserve) is an {@link InvalidInputError}
    * naming the field, and nothing of it is applied.
@@ -489,9 +503,15 @@ export class Scheduler<L extends Limit = WindowLimit> {
     }
     const now = this.clock.now();
     this.stampAll(now);
-    const resetAt = feedback.resetAtMs === undefined ? undefined : now + Math.max(0, feedback.resetAtMs - this.clock.wall());
+    const bounded = (header: 'X-Gate-RateLimit-Reset-Timestamp' | 'Retry-After', at: number): number => {
+      if (at - now <= MAX_FEEDBACK_PAUSE_MS) return at;
+      const until = now + MAX_FEEDBACK_PAUSE_MS;
+      this.emit({ type: 'reset-bounded', at: now, limit: limit.name, header, resetAt: at, until });
+      return until;
+    };
+    const resetAt = feedback.resetAtMs === undefined ? undefined : bounded('X-Gate-RateLimit-Reset-Timestamp', now + Math.max(0, feedback.resetAtMs - this.clock.wall()));
     if (feedback.limited) {
-      const until = resetAt !== undefined && resetAt > now ? resetAt : now + (feedback.retryAfterMs ?? limit.windowMs);
+      const until = resetAt !== undefined && resetAt > now ? resetAt : feedback.retryAfterMs === undefined ? now + limit.windowMs : bounded('Retry-After', now + feedback.retryAfterMs);
       limit.pause(until);
       this.emit({ type: 'pause', at: now, limit: limit.name, until });
     } else if (feedback.remaining !== undefined && resetAt !== undefined) {

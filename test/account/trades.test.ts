@@ -25,6 +25,24 @@ describe('recordTrades', () => {
     limiter.close();
   });
 
+  it('reads the rows of my_trades_timerange, whose id is `trade_id`, as the same trades as my_trades', () => {
+    const limiter = setup();
+    const timerange = [
+      { trade_id: '41', contract: 'BTC_USDT', size: '-2', close_size: '0', price: '60000', role: 'maker' as const },
+      { trade_id: '42', contract: 'BTC_USDT', size: '1', close_size: '0', price: '60000', role: 'taker' as const },
+    ];
+    expect(recordTrades(limiter, 'main', timerange, { multipliers })).toEqual({ recorded: 2, duplicates: 0 });
+    expect(recordTrades(limiter, 'main', [{ id: 41, contract: 'BTC_USDT', size: -2, price: '60000', role: 'maker' }], { multipliers })).toEqual({ recorded: 0, duplicates: 1 });
+    expect(limiter.abuseHeadroom('main').traded).toBe('18');
+    // A row with neither is refused by the name the exchange uses for it, and nothing is recorded.
+    expect(() => recordTrades(limiter, 'main', [{ trade_id: '', contract: 'BTC_USDT', size: 1, price: '1', role: 'maker' }], { multipliers }))
+      .toThrow('Expected `trades[0].trade_id` to be a trade id, got ""');
+    expect(() => recordTrades(limiter, 'main', [{ contract: 'BTC_USDT', size: 1, price: '1', role: 'maker' } as never], { multipliers }))
+      .toThrow('Expected `trades[0].id` to be a trade id, got undefined');
+    expect(limiter.abuseHeadroom('main').traded).toBe('18');
+    limiter.close();
+  });
+
   it('records a trade once when a catch-up and a stream report it both, futures and spot ids apart', () => {
     const limiter = setup();
     const fill = { id: 5, contract: 'BTC_USDT', size: '1', price: '60000', role: 'maker' as const };

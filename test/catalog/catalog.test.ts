@@ -23,6 +23,11 @@ describe('createCatalog().classify (R10)', () => {
     ['POST', '/spot/orders', { currency_pair: 'BTC_USDT' }, 'spot', 'place', ['spot.place:BTC_USDT 10/1000']],
     ['POST', '/spot/orders', { currency_pair: 'ETH_USDT', account: 'margin' }, 'margin', 'place', ['spot.place:ETH_USDT 10/1000']],
     ['PATCH', '/spot/orders/77', { currency_pair: 'BTC_USDT' }, 'spot', 'amend', ['spot.place:BTC_USDT 10/1000']],
+    // The amend by id names its pair in the query (R10: 10 per second per pair, its placements' limit).
+    ['PATCH', '/spot/orders/77?currency_pair=SOL_USDT', undefined, 'spot', 'amend', ['spot.place:SOL_USDT 10/1000']],
+    ['PATCH', 'https://api.gateio.ws/api/v4/spot/orders/77?account=spot&currency_pair=SOL_USDT', {}, 'spot', 'amend', ['spot.place:SOL_USDT 10/1000']],
+    ['PATCH', '/spot/orders/77?currency_pair=SOL_USDT', { currency_pair: 'BTC_USDT' }, 'spot', 'amend', ['spot.place:BTC_USDT 10/1000']],
+    ['PATCH', '/spot/orders/77?currency_pair=', undefined, 'spot', 'amend', ['spot.place:* 10/1000']],
     ['DELETE', '/spot/orders/77', undefined, 'spot', 'cancel', ['spot.cancel 200/1000']],
     ['GET', '/spot/tickers', undefined, 'public', 'other', ['public:GET /spot/tickers 200/10000']],
     ['GET', '/spot/accounts', undefined, 'spot', 'other', ['spot:GET /spot/accounts 200/10000']],
@@ -111,5 +116,12 @@ describe('createCatalog with keys from parsed JSON', () => {
   it('refuses null options or limits, naming them', () => {
     expect(() => createCatalog(null as never)).toThrow('Expected the catalogue options to be an options object');
     expect(() => createCatalog({ limits: null as never })).toThrow('Expected `limits` to be an options object');
+  });
+});
+
+describe('a spot request by order id', () => {
+  it('counts under the pair its query names (R14), the futures ones never reading the query', () => {
+    expect(catalog.classify('DELETE', new URL('https://api.gateio.ws/api/v4/spot/orders/9?currency_pair=ETH_USDT')).instrument).toBe('ETH_USDT');
+    expect(catalog.classify('DELETE', '/futures/usdt/orders/9?currency_pair=ETH_USDT').instrument).toBeUndefined();
   });
 });

@@ -34,3 +34,22 @@ describe('futures placement answers', () => {
     expect(answered.map((a) => a.price)).toEqual(expected);
   });
 });
+
+describe('my_trades_timerange', () => {
+  const get = (m: ExchangeModel, path: string, query: string) =>
+    m.handle({ method: 'GET', path, query, key: 'main-key', timestamp: undefined, sign: undefined, body: '', ip: '127.0.0.1' });
+
+  it('answers the fills of my_trades with their id as `trade_id` and their size as text, within from and to', () => {
+    const m = exchange();
+    place(m, { contract: 'BTC_USDT', size: 2, price: '60000' });
+    place(m, { contract: 'BTC_USDT', size: -3, price: '60100' });
+    const trades = get(m, '/api/v4/futures/usdt/my_trades', 'contract=BTC_USDT').body as { id: number }[];
+    const timerange = get(m, '/api/v4/futures/usdt/my_trades_timerange', 'contract=BTC_USDT').body as Record<string, unknown>[];
+    expect(timerange.map((t) => [t['trade_id'], t['size'], t['price'], t['role']])).toEqual([[String(trades[0]!.id), '-3', '60100', 'maker'], [String(trades[1]!.id), '2', '60000', 'maker']]);
+    expect(timerange[0]).not.toHaveProperty('id');
+    const at = Date.parse('2026-11-21T10:00:00Z') / 1000;
+    expect(get(m, '/api/v4/futures/usdt/my_trades_timerange', `from=${at + 1}`).body).toEqual([]);
+    expect((get(m, '/api/v4/futures/usdt/my_trades_timerange', `from=${at}&to=${at}`).body as unknown[]).length).toBe(2);
+    expect(get(m, '/api/v4/futures/usdt/my_trades_timerange', 'from=soon')).toMatchObject({ status: 400, body: { label: 'INVALID_PARAM_VALUE' } });
+  });
+});

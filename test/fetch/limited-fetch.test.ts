@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { AccountLimiter } from '../../src/account/limiter.js';
 import { InvalidInputError, RefusedError } from '../../src/errors.js';
-import { limitedFetch } from '../../src/fetch/index.js';
+import { type LimitedRequestInit, limitedFetch } from '../../src/fetch/index.js';
 import { VirtualClock } from '../../src/schedule/clock.js';
 
 const T0 = Date.parse('2026-11-21T10:00:00Z');
@@ -89,9 +89,57 @@ describe('limitedFetch', () => {
   });
 
   it.each([
+    ['a Uint8Array', (text: string) => new TextEncoder().encode(text)],
+    ['an ArrayBuffer', (text: string) => new TextEncoder().encode(text).buffer],
+    ['a DataView', (text: string) => new DataView(new TextEncoder().encode(text).buffer)],
+    ['a Blob', (text: string) => new Blob([text])],
+  ])('reads a body given as %s: the pair of a spot order and the orders of a batch', async (_, encode) => {
+    const { limiter, sent, fetch } = setup();
+    await fetch(`${HOST}/api/v4/spot/orders`, { method: 'POST', body: encode('{"currency_pair":"SOL_USDT","amount":"1","price":"100"}') });
+    await fetch(`${HOST}/api/v4/futures/usdt/batch_orders`, { method: 'POST', body: encode(`[${order},${order}]`) });
+    expect(limiter.scheduler.stats().limits.map((l) => l.name)).toContain('main:spot.place:SOL_USDT');
+    expect(limiter.abuseHeadroom('main').requests).toBe(2);
+    expect(limiter.spotFillHeadroom('main').requests).toBe(1);
+    expect(sent.length).toBe(2);
+    limiter.close();
+  });
+
+  it('reads a form body (URLSearchParams) for the pair it names', async () => {
+    const { limiter, fetch } = setup();
+    await fetch(`${HOST}/api/v4/spot/orders`, { method: 'POST', body: new URLSearchParams({ currency_pair: 'SOL_USDT', amount: '1' }) });
+    expect(limiter.scheduler.stats().limits.map((l) => l.name)).toContain('main:spot.place:SOL_USDT');
+    limiter.close();
+  });
+
+  it('draws a spot amend by id on the limit of the pair its query names, with that pair\'s placements (R10)', async () => {
+    const { clock, limiter, sent, fetch } = setup();
+    const place = () => fetch(`${HOST}/api/v4/spot/orders`, { method: 'POST', body: '{"currency_pair":"BTC_USDT","amount":"1","price":"1"}' });
+    await Promise.all(Array.from({ length: 10 }, place));
+    await fetch(`${HOST}/api/v4/spot/orders/13?currency_pair=ETH_USDT`, { method: 'PATCH', body: '{"amount":"2"}' });
+    const amend = fetch(`${HOST}/api/v4/spot/orders/12?currency_pair=BTC_USDT`, { method: 'PATCH', body: '{"amount":"2"}' });
+    await clock.advance(999);
+    expect(sent.length).toBe(11);
+    await clock.advance(1);
+    await amend;
+    expect(sent.map((s) => s.at)).toEqual([...Array.from({ length: 11 }, () => 0), 1_000]);
+    expect(sent.at(-1)!.url).toBe(`${HOST}/api/v4/spot/orders/12?currency_pair=BTC_USDT`);
+    limiter.close();
+  });
+
+  it('passes fetch\'s own `priority` hint on, and takes the limiter\'s as `queuePriority`', async () => {
+    const { limiter, sent, fetch } = setup();
+    // Node's types leave `priority` out of RequestInit; the DOM's have it.
+    await fetch(`${HOST}/api/v4/spot/accounts`, { priority: 'high', queuePriority: 3 } as LimitedRequestInit);
+    expect(sent[0]!.init).toEqual({ priority: 'high' });
+    limiter.close();
+  });
+
+  it.each([
     ['a URL outside the API', `${HOST}/status`, { method: 'GET' }, 'Expected `path`'],
     ['a relative URL', '/api/v4/spot/accounts', { method: 'GET' }, 'Expected the URL to be an absolute URL'],
     ['a batch whose body is not JSON', `${HOST}/api/v4/futures/usdt/batch_orders`, { method: 'POST', body: 'orders' }, 'Expected the body of POST /futures/{settle}/batch_orders'],
+    ['a body given as a stream', `${HOST}/api/v4/futures/usdt/orders`, { method: 'POST', body: new Blob([order]).stream(), duplex: 'half' as const }, 'Expected `init.body` to be a string, Uint8Array'],
+    ['a body given as FormData', `${HOST}/api/v4/spot/orders`, { method: 'POST', body: new FormData() }, 'got "a FormData"'],
   ])('rejects %s with an InvalidInputError and sends nothing', async (_, url, init, message) => {
     const { limiter, sent, fetch } = setup();
     await expect(fetch(url, init)).rejects.toThrow(InvalidInputError);

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { RefusedError } from '../../src/errors.js';
 import { VirtualClock } from '../../src/schedule/clock.js';
-import { Scheduler } from '../../src/schedule/scheduler.js';
+import { Scheduler, type SchedulerEvent } from '../../src/schedule/scheduler.js';
 
 function setup(maxQueue?: number) {
   const clock = new VirtualClock();
@@ -287,6 +287,43 @@ describe('Scheduler', () => {
     expect(scheduler.tryAcquire(l)).toBe(0);
     expect(scheduler.tryAcquire(l)).toBeGreaterThan(0);
     expect(events).toEqual(['pause', 'dispatch']);
+  });
+
+  it.each([
+    ['a reset timestamp in milliseconds read as seconds', { resetAtMs: 1_800_000_002_000 * 1000 }, 'X-Gate-RateLimit-Reset-Timestamp'],
+    ['a reset timestamp of 1e30 seconds', { resetAtMs: 1e33 }, 'X-Gate-RateLimit-Reset-Timestamp'],
+    ['a reset in the year 3000', { resetAtMs: Date.parse('3000-01-01T00:00:00Z') }, 'X-Gate-RateLimit-Reset-Timestamp'],
+    ['a Retry-After of a year', { retryAfterMs: 365 * 86_400_000 }, 'Retry-After'],
+  ])('bounds the pause of %s to an hour, and says so naming the header', async (_, reset, header) => {
+    const clock = new VirtualClock({ wallStart: 1_800_000_000_000 });
+    const scheduler = new Scheduler({ clock });
+    const l = scheduler.limit({ name: 'place', limit: 10, windowMs: 1000 });
+    const events: SchedulerEvent[] = [];
+    scheduler.on((e) => events.push(e));
+    scheduler.feedback(l, { limited: true, ...reset });
+    expect(events).toEqual([
+      { type: 'reset-bounded', at: 0, limit: 'place', header, resetAt: expect.any(Number), until: 3_600_000 },
+      { type: 'pause', at: 0, limit: 'place', until: 3_600_000 },
+    ]);
+    const ran: number[] = [];
+    const p = scheduler.schedule(() => ran.push(clock.now()), { limits: l });
+    await clock.advance(3_599_999);
+    expect(ran).toEqual([]);
+    await clock.advance(1);
+    await p;
+    expect(ran).toEqual([3_600_000]);
+  });
+
+  it('bounds a shrink whose reset cannot be meant, and takes a reset of exactly an hour as given', async () => {
+    const clock = new VirtualClock({ wallStart: 1_800_000_000_000 });
+    const scheduler = new Scheduler({ clock });
+    const l = scheduler.limit({ name: 'place', limit: 1, windowMs: 1000 });
+    const events: string[] = [];
+    scheduler.on((e) => events.push(e.type));
+    scheduler.feedback(l, { limited: false, remaining: 0, resetAtMs: 1e33 });
+    expect(scheduler.tryAcquire(l)).toBe(3_600_000);
+    scheduler.feedback(l, { limited: true, resetAtMs: 1_800_000_000_000 + 3_600_000 });
+    expect(events).toEqual(['reset-bounded', 'pause']);
   });
 
   it('pauses for one window after a 429 with no reset instant, and lowers to a smaller stated limit', async () => {
