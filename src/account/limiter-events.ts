@@ -16,10 +16,29 @@ import type { Tier } from '../rules/tiers.js';
  * status.tier.tier // 1
  * status.limit // 100
  * status.reason // 'initial'
+ * status.source // 'assumed'
  * limiter.close()
  * ```
  */
-export interface AccountStatus {
+export interface AccountStatus extends LimitState {
+  /**
+   * Where the limit comes from: `exchange`, the exchange's own figure (GET /account/rate_limit, or
+   * the `X-Gate-RateLimit-Limit` of a placement's answer, R16); `rules`, the rules on counted or
+   * seeded activity (or VIP below 14, R4); `assumed`, neither: no activity in the latest
+   * snapshot's window and nothing reported, the tier of an account the limiter knows nothing
+   * about (R16). An `assumed-tier` event tells it once.
+   */
+  readonly source: 'assumed' | 'rules' | 'exchange';
+  /**
+   * What asking GET /account/rate_limit came to: `unasked`, `open` (it answered), `not-open` (a
+   * 404, a refusal or an answer that is not a report: the headers of placements take over).
+   */
+  readonly reportEndpoint: 'unasked' | 'open' | 'not-open';
+}
+
+
+/** What the limiter keeps of an account's limit between refreshes: its status but where it comes from. */
+export interface LimitState {
   readonly account: string;
   readonly at: number;
   /** Tier by the rules (R3-R8), after a live downgrade when that option is on. */
@@ -41,7 +60,8 @@ export interface AccountStatus {
  * What the limiter tells its listeners. `error` reports what went wrong outside the limiter's own
  * work, which it carries on with: a listener that threw (`listener`), a `persist.save` that threw
  * or rejected (`persist`), an hourly refresh that failed (`refresh`), a poll of the exchange's
- * report that failed or was refused (`reconcile`). An error thrown by a listener
+ * report that failed or was refused (`reconcile`), fills an adapter read from an answer and
+ * could not record (`fills`). An error thrown by a listener
  * while it handles an `error` event, or an error with no listener to take it, becomes a process
  * warning (`process.emitWarning`), so that none is lost silently.
  *
@@ -62,6 +82,28 @@ export interface AccountStatus {
  */
 export type LimiterEvent =
   | { readonly type: 'limit'; readonly account: string; readonly at: number; readonly from: number; readonly to: number; readonly reason: AccountStatus['reason'] }
+  /**
+   * The account's first request went out on an assumed tier (R16): nothing counted, seeded or
+   * reported tells the limiter its tier. `learnFrom` names what would: the exchange's GET
+   * /account/rate_limit (the adapters ask it when they attach), the `X-Gate-RateLimit-Limit` of a
+   * placement's answer (the adapters read it on every answer), or `seed()` with the family's
+   * activity of the last 7 days. Told once per account.
+   */
+  | { readonly type: 'assumed-tier'; readonly account: string; readonly at: number; readonly tier: number; readonly limit: number; readonly learnFrom: readonly string[] }
+  /**
+   * A placement's answer stated a limit (`X-Gate-RateLimit-Limit`, or the WebSocket API's
+   * `x_gate_ratelimit_limit`) other than the one in force (`from`): the exchange's own figure for
+   * its tier (`stated`, tier `tier`), taken under `policy` (R16): the limit in force is now `to`.
+   */
+  | {
+    readonly type: 'exchange-limit'; readonly account: string; readonly at: number; readonly header: string;
+    readonly from: number; readonly stated: number; readonly tier: number; readonly policy: ReportPolicy; readonly to: number;
+  }
+  /**
+   * GET /account/rate_limit did not answer a report (`reason`: its status, the error, or why the
+   * answer was not one): marked not open; the headers of placements take over (R16). Not an error.
+   */
+  | { readonly type: 'report-unavailable'; readonly account: string; readonly at: number; readonly reason: string }
   | { readonly type: 'throttle'; readonly account: string; readonly at: number; readonly throttle: Throttle | null }
   | { readonly type: 'abuse-warning'; readonly account: string; readonly at: number; readonly requests: number; readonly threshold: number }
   | { readonly type: 'spot-throttle'; readonly account: string; readonly at: number; readonly throttle: Throttle | null }
@@ -90,4 +132,4 @@ export type LimiterEvent =
    * 60 s off (signed requests are about to fail), ok again once it is not.
    */
   | { readonly type: 'clock'; readonly at: number; readonly offsetMs: number; readonly errorMs: number; readonly check: Check }
-  | { readonly type: 'error'; readonly at: number; readonly source: 'listener' | 'persist' | 'refresh' | 'reconcile'; readonly error: unknown };
+  | { readonly type: 'error'; readonly at: number; readonly source: 'listener' | 'persist' | 'refresh' | 'reconcile' | 'fills'; readonly error: unknown };

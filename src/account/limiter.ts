@@ -10,7 +10,9 @@ import { normalizeContract } from '../rules/contracts.js';
 import type { ClockEstimate } from '../rules/exchange-clock.js';
 import { type ReportPolicy, type TierReconciliation, readRateLimitReport, reportFor } from '../rules/report.js';
 import { type Timeline, type TimelineAccount, buildTimeline } from '../rules/timeline.js';
-import { parseVipLevel } from '../rules/vip.js';
+import { isTieredVip, parseVipLevel } from '../rules/vip.js';
+import { Dec } from '../rules/decimal.js';
+import type { Tier } from '../rules/tiers.js';
 import type { Clock } from '../schedule/clock.js';
 import { type RateLimitFeedback, readFeedback } from '../schedule/feedback.js';
 import { readGatewayTimes } from '../schedule/gateway-time.js';
@@ -222,6 +224,11 @@ export class AccountLimiter {
         return fn();
       }
       : fn;
+    if (!limits.toldAssumed && c.market === 'futures' && (c.action === 'place' || c.action === 'amend') && this.sourceOf(limits) === 'assumed') {
+      limits.toldAssumed = true;
+      const { tier } = limits.state;
+      this.emit({ type: 'assumed-tier', account, at: this.wallNow(), tier: tier.tier, limit: limits.state.limit, learnFrom: LEARN_FROM });
+    }
     return this.scheduler.schedule(task, {
       limits: this.requestLimits.for(account, limits, c),
       weight: c.weight,
@@ -255,7 +262,17 @@ export class AccountLimiter {
   feedback(account: string, request: SentRequest | SentWebSocketRequest | Classification, feedback: RateLimitFeedback): void {
     const l = this.limitsOf(account);
     const c = this.classificationOf(request);
-    const f = readFeedback(feedback);
+    let f = readFeedback(feedback);
+    const stated = f.limit === undefined ? undefined : this.statedTier(l, c, f.limit);
+    if (stated !== undefined) {
+      this.adoptStated(account, l, stated);
+      // Taken by the policy: the tier limit is not lowered again below. Under `report` it is, as
+      // any limit an answer states lower (R12).
+      if (this.reportPolicy !== 'report') {
+        const { limit: _, ...rest } = f;
+        f = rest;
+      }
+    }
     const limits = this.requestLimits.for(account, l, c);
     const named = f.limit === undefined ? [] : limits.filter((x) => x.limit === f.limit);
     for (const limit of named.length > 0 ? named : limits.slice(0, 1)) this.scheduler.feedback(limit, f);
@@ -328,6 +345,7 @@ export class AccountLimiter {
   reportRateLimit(account: string, answer: unknown): TierReconciliation | null {
     const l = this.limitsOf(account);
     const report = reportFor(readRateLimitReport(answer));
+    l.reportEndpoint = 'open';
     if (report === undefined) return null;
     const now = this.wallNow();
     const context = this.reconcileContext(now);
@@ -336,6 +354,65 @@ export class AccountLimiter {
     this.requestLimits.apply(account, l, { ...l.state, at: now, tier: inForce.tier, limit: inForce.tier.limit, reason: inForce.reason });
     if (r.disagreement !== null) this.emit(reportEvent(account, now, report, r.disagreement, inForce));
     return r;
+  }
+
+  /**
+   * GET /account/rate_limit did not answer a report for `account` (R16): a 404, a refusal, an
+   * error, or an answer that is not one; `reason` says which. The endpoint is marked not open
+   * (`limitNow(account).reportEndpoint`) and a `report-unavailable` event tells it; it is not an
+   * error: the `X-Gate-RateLimit-Limit` of placements' answers takes over. The adapters call it
+   * when the ask they make as they attach fails.
+   *
+   * @example
+   * ```ts
+   * import { AccountLimiter } from 'traderatio'
+   *
+   * const limiter = new AccountLimiter({ accounts: [{ id: 'main', role: 'main' }] })
+   * limiter.rateLimitUnavailable('main', 'HTTP 404')
+   * limiter.limitNow('main').reportEndpoint // 'not-open'
+   * limiter.close()
+   * ```
+   */
+  rateLimitUnavailable(account: string, reason: string): void {
+    const l = this.limitsOf(account);
+    if (typeof reason !== 'string') throw new InvalidInputError('`reason`', reason, 'a string');
+    l.reportEndpoint = 'not-open';
+    this.emit({ type: 'report-unavailable', account, at: this.wallNow(), reason });
+  }
+
+  /**
+   * The tier whose limit a placement's answer states (R16), or undefined when the figure is not
+   * the tier's to read: the request does not draw on the tier limit, the figure is the limit in
+   * force already, no tier has it, it may be a throttle's (R9, at or below its N while in force),
+   * or another limit the request draws on has that N (the WebSocket 100 per second, R10).
+   */
+  private statedTier(l: AccountLimits, c: Classification, figure: number): Tier | undefined {
+    if (c.market !== 'futures' || (c.action !== 'place' && c.action !== 'amend') || figure === l.state.limit) return undefined;
+    if (!c.limits.some((x) => TIER_KEYS.has(x.key)) || c.limits.some((x) => !TIER_KEYS.has(x.key) && x.limit === figure)) return undefined;
+    if (l.state.throttle !== null && figure <= l.state.throttle.limit) return undefined;
+    return this.family.tiers.find((t) => t.limit === figure);
+  }
+
+  /**
+   * Takes the tier a placement's answer states as a report of the exchange made now (R16), under
+   * `reportPolicy`: held until the rules change at a boundary after it, a newer report or the
+   * next snapshot; told as an `exchange-limit` event with both figures.
+   */
+  private adoptStated(account: string, l: AccountLimits, tier: Tier): void {
+    const now = this.wallNow();
+    const from = l.state.limit;
+    const context = this.reconcileContext(now);
+    takeReport(l, { type: 'futures', tier: tier.tier, ratio: UNKNOWN_RATIO, mainRatio: UNKNOWN_RATIO, updatedAt: now }, context);
+    l.stated = true;
+    const inForce = reconciled(l, context);
+    this.requestLimits.apply(account, l, { ...l.state, at: now, tier: inForce.tier, limit: inForce.tier.limit, reason: inForce.reason });
+    this.emit({ type: 'exchange-limit', account, at: now, header: 'X-Gate-RateLimit-Limit', from, stated: tier.limit, tier: tier.tier, policy: this.reportPolicy, to: l.state.limit });
+  }
+
+  /** Where the account's limit comes from (R16). */
+  private sourceOf(l: AccountLimits): AccountStatus['source'] {
+    if (l.report !== null && (l.state.reason === 'report' || l.report.tier === l.state.tier.tier)) return 'exchange';
+    return l.known ? 'rules' : 'assumed';
   }
 
   /**
@@ -429,7 +506,8 @@ export class AccountLimiter {
   /** The limit in force for `account` now. */
   limitNow(account: string): AccountStatus {
     // The state holds from the last refresh until the next (every hour, and at every change).
-    return { ...this.limitsOf(account).state, at: this.wallNow() };
+    const l = this.limitsOf(account);
+    return { ...l.state, at: this.wallNow(), source: this.sourceOf(l), reportEndpoint: l.reportEndpoint };
   }
 
   /**
@@ -571,6 +649,14 @@ export class AccountLimiter {
       if (a.createdAt !== undefined && now < a.createdAt) continue;
       const known = limitsAt(rules, a, { early, late });
       const state = unread === undefined ? known : stricterLimits(known, limitsAt(unread(a.id), a, { early, late }));
+      l.known = !isTieredVip(state.vipLevel) || state.rating?.effective.ratio != null || state.reason === 'new-sub-account' || state.reason === 'new-sub-account-rules-begin';
+      // A figure a placement's answer stated holds until the rules change at a boundary after it
+      // (R16: a raise or lowering the rules predict still applies at its boundary).
+      const since = timeline.limitAt(a.id, late).since;
+      if (l.stated && l.report !== null && since !== null && since.at > l.report.updatedAt) {
+        l.report = null;
+        l.stated = false;
+      }
       const capped = l.live.capped(now, state.tier);
       l.local = { tier: capped.tier, reason: capped.capped ? 'live-downgrade' : state.reason };
       const inForce = reconciled(l, this.reconcileContext(now));
@@ -705,10 +791,27 @@ export class AccountLimiter {
     this.listeners.emit(event);
   }
 
-  private report(source: 'listener' | 'persist' | 'refresh' | 'reconcile', error: unknown): void {
+  private report(source: 'listener' | 'persist' | 'refresh' | 'reconcile' | 'fills', error: unknown): void {
     this.listeners.report(source, error);
   }
+
+  /**
+   * Reports an error of an adapter's own work, which it carries on with, as an `error` event.
+   *
+   * @internal
+   */
+  reportError(source: 'fills', error: unknown): void {
+    this.report(source, error);
+  }
 }
+
+// What tells the limiter an account's tier (R16), as the `assumed-tier` event names it.
+const LEARN_FROM: readonly string[] = Object.freeze(['GET /account/rate_limit', 'X-Gate-RateLimit-Limit', 'seed()']);
+// The limits whose N is the tier (R3): futures placement and amendment, over REST and, with a
+// budget of its own (R16 `separate`), over the WebSocket API.
+const TIER_KEYS = new Set(['futures.place', 'ws.futures.place']);
+// A figure stated in a header carries no ratio.
+const UNKNOWN_RATIO = new Dec(0);
 
 /** The pair a spot order request counts under (R14): the one it names, else a placeholder. */
 function spotPairOf(named: string | undefined): string {

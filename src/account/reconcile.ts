@@ -9,6 +9,8 @@ export interface HeldReport {
   local: { tier: Tier; reason: AccountStatus['reason'] };
   /** The exchange's latest report not older than the latest snapshot (R16), or null. */
   report: RateLimitReport | null;
+  /** The report held is a figure a placement's answer stated (R16), not GET /account/rate_limit's. */
+  stated: boolean;
 }
 
 /** What a report is reconciled against at `at`. */
@@ -26,7 +28,10 @@ export interface ReconcileContext {
  */
 export function takeReport(held: HeldReport, report: RateLimitReport, context: ReconcileContext): TierReconciliation {
   const r = reconcileTier({ local: held.local.tier.tier, snapshotAt: context.snapshotAt, report, at: context.at, policy: context.policy, tiers: context.tiers });
-  if (report.updatedAt >= context.snapshotAt && (held.report === null || report.updatedAt >= held.report.updatedAt)) held.report = report;
+  if (report.updatedAt >= context.snapshotAt && (held.report === null || report.updatedAt >= held.report.updatedAt)) {
+    held.report = report;
+    held.stated = false;
+  }
   return r;
 }
 

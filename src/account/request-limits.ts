@@ -3,7 +3,7 @@ import { type AbuseConfig, UNTHROTTLED } from '../rules/abuse.js';
 import type { FamilyConfig } from '../rules/family.js';
 import { type SpotFillConfig, spotFillLimits } from '../rules/spot-fill.js';
 import type { Limit, Scheduler } from '../schedule/scheduler.js';
-import type { AccountStatus, LimiterEvent } from './limiter-events.js';
+import type { AccountStatus, LimitState, LimiterEvent } from './limiter-events.js';
 import { LiveDowngrade } from './live-downgrade.js';
 import type { HeldReport } from './reconcile.js';
 import { AccountWarnings } from './warnings.js';
@@ -17,7 +17,13 @@ export interface AccountLimits extends HeldReport {
   readonly other: Map<string, Limit>;
   /** WebSocket futures placement and amendment on a budget of their own (R16 `separate`): the tier. */
   wsPlace: Limit | null;
-  state: AccountStatus;
+  state: LimitState;
+  /** The rules' tier rests on activity (counted or seeded) or on the VIP level (R4): not an assumption. */
+  known: boolean;
+  /** What asking GET /account/rate_limit came to (R16). */
+  reportEndpoint: AccountStatus['reportEndpoint'];
+  /** The `assumed-tier` event was told. */
+  toldAssumed: boolean;
   /** The live downgrade (R5 `live`). */
   readonly live: LiveDowngrade;
   /** The early warnings of R9 and R14. */
@@ -58,10 +64,14 @@ export class RequestLimits {
       other: new Map(),
       wsPlace: null,
       state: { account, at: now, tier: tier1, limit: tier1.limit, throttle: null, spotThrottle: null, reason: 'initial' },
+      known: false,
+      reportEndpoint: 'unasked',
+      toldAssumed: false,
       live: new LiveDowngrade(this.config.family),
       warnings: new AccountWarnings(account, { abuse: this.config.abuse, spotFill: this.config.spotFill, warnAt: this.config.warnAt }, (event) => this.emit(event)),
       local: { tier: tier1, reason: 'initial' },
       report: null,
+      stated: false,
     };
   }
 
@@ -96,7 +106,7 @@ export class RequestLimits {
   }
 
   /** Sets `l` to `next`: its limits follow, and each change is told (`limit`, `throttle`, `spot-throttle`). */
-  apply(account: string, l: AccountLimits, next: AccountStatus): void {
+  apply(account: string, l: AccountLimits, next: LimitState): void {
     const before = l.state;
     l.state = next;
     if (before.limit !== next.limit) {

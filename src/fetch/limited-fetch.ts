@@ -1,8 +1,12 @@
-import { InvalidInputError } from '../errors.js';
+import { InvalidInputError, isRefusedError } from '../errors.js';
 import type { AccountLimiter } from '../account/limiter.js';
 import type { Classification } from '../catalog/catalog.js';
 import { jsonBody } from '../catalog/json-body.js';
 import { feedbackFrom } from '../schedule/feedback.js';
+import { AnswerFills } from '../account/answer-fills.js';
+import { askRateLimit } from '../account/ask-rate-limit.js';
+import { every } from '../account/timers.js';
+import { checkFields } from '../rules/parse.js';
 
 /**
  * A `fetch`: the one that sends, where a request is signed (after its wait, so its `Timestamp`
@@ -61,6 +65,19 @@ export interface LimitedFetchOptions {
   readonly account: string;
   /** The `fetch` that sends. @default globalThis.fetch */
   readonly fetch?: FetchFunction;
+  /**
+   * Ask the exchange's own figure, GET /account/rate_limit (R16), through `fetch` at the host of
+   * the first request, before that request goes: requests wait for its answer. A 404 or a refusal
+   * marks it not open, and the headers of placements' answers take over.
+   * @default true
+   */
+  readonly askRateLimit?: boolean;
+  /**
+   * Poll the account's fills every `everyMs` milliseconds (futures `usdt` and spot `my_trades`,
+   * through `fetch` at the host of the first request), for engines that never ask for them: each
+   * answer's fills are recorded as every `my_trades` answer's are. Off by default.
+   */
+  readonly fills?: { readonly everyMs: number };
 }
 
 /**
@@ -175,8 +192,40 @@ export function limitedFetch(limiter: AccountLimiter, options: LimitedFetchOptio
   const send = options.fetch ?? (globalThis as { fetch?: FetchFunction }).fetch;
   if (typeof send !== 'function') throw new InvalidInputError('`fetch`', options.fetch, 'a fetch function');
   const clock = limiter.scheduler.clock;
+  checkFields(options, ['account', 'fetch', 'askRateLimit', 'fills'], 'the options');
+  const ask = options.askRateLimit ?? true;
+  if (typeof ask !== 'boolean') throw new InvalidInputError('`askRateLimit`', ask, 'true or false');
+  const everyMs = readPoll(options.fills);
 
-  return async (input, init = {}) => {
+  // The API's base (`https://host/prefix/api/v4/`), from the first request to it.
+  let base: string | null = null;
+  let learning: Promise<void> | null = null;
+  const fills = new AnswerFills(limiter, account, {
+    ask: async (settle, name) => (await (await call(`${base!}futures/${settle}/contracts/${encodeURIComponent(name)}`)).response.json()) as unknown,
+  });
+  /** The first request to the API: the base is known; ask the report and start the poll. */
+  const attach = (url: string): void => {
+    base = apiBase(url);
+    if (base === null) return;
+    learning = ask ? askRateLimit(limiter, account, async () => {
+      const { response } = await call(`${base!}account/rate_limit`);
+      return { status: response.status, body: response.ok ? await response.json().catch(() => undefined) : undefined };
+    }) : Promise.resolve();
+    if (everyMs !== undefined) {
+      const poll = every(clock, everyMs, () => {
+        for (const path of ['futures/usdt/my_trades', 'spot/my_trades']) {
+          call(`${base!}${path}`).catch((error: unknown) => {
+            // A closed limiter ends the poll; anything else is the poll's to report, and it goes on.
+            if (isRefusedError(error) && error.reason === 'closed') poll.stop();
+            else limiter.reportError('fills', error);
+          });
+        }
+      });
+    }
+  };
+
+  /** Sends one request through the limiter; its answer read (feedback, times, fills). */
+  const call = async (input: string | URL | Request, init: LimitedRequestInit = {}): Promise<{ response: Response }> => {
     const request = input instanceof Request ? input : undefined;
     const method = (init.method ?? request?.method ?? 'GET').toUpperCase();
     const path = apiPath(request?.url ?? (input as string | URL));
@@ -205,8 +254,32 @@ export function limitedFetch(limiter: AccountLimiter, options: LimitedFetchOptio
     limiter.arrived(account, c, { sentAt, sentMono, receivedAt: clock.wall(), receivedMono: clock.now(), headers: response.headers });
     const error = response.ok ? undefined : await response.clone().json().catch(() => undefined);
     limiter.feedback(account, c, feedbackFrom(response, error));
-    return response;
+    // Fills in the answer are counted before the caller has it (R1, R9, R14).
+    if (response.ok && fills.reads(c)) await fills.take(c, await response.clone().json().catch(() => undefined));
+    return { response };
   };
+
+  return async (input, init = {}) => {
+    if (learning === null) attach(input instanceof Request ? input.url : String(input));
+    if (learning !== null) await learning;
+    return (await call(input, init)).response;
+  };
+}
+
+/** The API's base of a URL, up to and with `/api/v4/`, or null when it has none. */
+function apiBase(url: string): string | null {
+  const at = url.indexOf(API_PREFIX);
+  return at < 0 || !/^https?:\/\//i.test(url) ? null : url.slice(0, at + API_PREFIX.length);
+}
+
+/** The `fills` option: the poll's period, or undefined for none. */
+function readPoll(fills: unknown): number | undefined {
+  if (fills === undefined) return undefined;
+  const everyMs = (fills as { everyMs?: unknown } | null)?.everyMs;
+  if (typeof everyMs !== 'number' || !(everyMs > 0) || !Number.isFinite(everyMs)) {
+    throw new InvalidInputError('`fills`', fills, 'an object { everyMs: a positive number of milliseconds }');
+  }
+  return everyMs;
 }
 
 /** The API path of a URL: from `/api/v4/` on (a proxy may put a prefix before it), with its query. */

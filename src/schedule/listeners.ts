@@ -1,7 +1,7 @@
 import { InvalidInputError } from '../errors.js';
 
 /** Where an error reported to listeners came from. */
-export type ErrorSource = 'listener' | 'persist' | 'refresh' | 'reconcile';
+export type ErrorSource = 'listener' | 'persist' | 'refresh' | 'reconcile' | 'fills';
 
 /**
  * The listeners of a scheduler, a limiter or a store, told each on its own: one that throws

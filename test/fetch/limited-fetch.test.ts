@@ -1,4 +1,5 @@
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
+import { startExchange } from '../../src/exchange/index.js';
 import { AccountLimiter } from '../../src/account/limiter.js';
 import { InvalidInputError, RefusedError } from '../../src/errors.js';
 import { type LimitedRequestInit, limitedFetch } from '../../src/fetch/index.js';
@@ -18,7 +19,8 @@ function setup(answer: (url: string) => Response = () => Response.json({ id: 1 }
     sent.push({ at: clock.now(), url, init, input });
     return answer(url);
   };
-  return { clock, limiter, sent, fetch: limitedFetch(limiter, { account: 'main', fetch }) };
+  // The exchange's own figure is asked for in tests of its own, below.
+  return { clock, limiter, sent, fetch: limitedFetch(limiter, { account: 'main', fetch, askRateLimit: false }) };
 }
 
 const tooMany = () => new Response('{"label":"TOO_MANY_REQUESTS","message":"slow down"}', {
@@ -78,7 +80,7 @@ describe('limitedFetch', () => {
     const clock = new VirtualClock({ start: 0, wallStart: T0 });
     const limiter = new AccountLimiter({ accounts: [{ id: 'main', role: 'main' }], clock });
     let sends = 0;
-    const fetch = limitedFetch(limiter, { account: 'main', fetch: async () => { sends++; return tooMany(); } });
+    const fetch = limitedFetch(limiter, { account: 'main', fetch: async () => { sends++; return tooMany(); }, askRateLimit: false });
     await fetch(`${HOST}/api/v4/futures/usdt/orders`, { method: 'POST', body: order });
     const late = fetch(`${HOST}/api/v4/futures/usdt/orders`, { method: 'POST', body: order, deadline: 100 });
     const refusal = expect(late).rejects.toThrow(RefusedError);
@@ -157,5 +159,82 @@ describe('limitedFetch', () => {
     expect(() => limitedFetch(limiter, options as never)).toThrow(message);
     expect(() => limitedFetch({} as never, { account: 'main' })).toThrow('Expected the limiter to be an AccountLimiter');
     limiter.close();
+  });
+});
+
+describe('limitedFetch learns from the exchange', () => {
+  // Ratio 10 the day before 10:00: tier 5, 300 per second, at the exchange (R3, R5).
+  const tier5 = { activity: [{ account: 'main', day: '2026-11-20', contracts: [{ contract: 'BTC_USDT', makerVolume: '1000000', place: 100_000 }] }] };
+  const keyed = (input: string | URL | Request, init?: RequestInit) => {
+    const headers = new Headers(init?.headers);
+    headers.set('KEY', 'main-key');
+    return globalThis.fetch(input, { ...init, headers });
+  };
+
+  async function model(options: { history?: unknown; fills?: { maker: number; taker: number } } = {}) {
+    const clock = new VirtualClock({ start: 0, wallStart: T0 });
+    const exchange = await startExchange({ port: 0, clock, fills: options.fills ?? { maker: 0, taker: 0 }, ...(options.history === undefined ? {} : { history: options.history }) });
+    const limiter = new AccountLimiter({ accounts: [{ id: 'main', role: 'main' }], clock });
+    return { clock, exchange, limiter };
+  }
+
+  it('asks GET /account/rate_limit before the first request goes, and places at the tier the exchange reports', async () => {
+    const { clock, exchange, limiter } = await model({ history: tier5 });
+    const gate = limitedFetch(limiter, { account: 'main', fetch: keyed });
+    const place = () => gate(`${exchange.url}/api/v4/futures/usdt/orders`, { method: 'POST', body: order.replace('ETH_USDT', 'BTC_USDT') });
+    const placing = Array.from({ length: 301 }, place);
+    await Promise.all(placing.slice(0, 300));
+    expect(limiter.limitNow('main')).toMatchObject({ limit: 300, source: 'exchange', reportEndpoint: 'open' });
+    await clock.advance(1_000);
+    await Promise.all(placing);
+    const stats = exchange.stats().accounts[0]!;
+    expect(stats.refused).toEqual({});
+    expect(stats.limits.find((l) => l.key === 'futures.place')?.accepted).toBe(301);
+    limiter.close();
+    await exchange.close();
+  });
+
+  it('marks the endpoint not open on a 404 and goes on, the placements\' headers raising the limit instead', async () => {
+    const { exchange, limiter } = await model({ history: tier5 });
+    const events: string[] = [];
+    limiter.on((e) => events.push(e.type));
+    const notOpen = (input: string | URL | Request, init?: RequestInit) =>
+      (String(input).endsWith('/account/rate_limit') ? Promise.resolve(Response.json({ label: 'NOT_FOUND' }, { status: 404 })) : keyed(input, init));
+    const gate = limitedFetch(limiter, { account: 'main', fetch: notOpen });
+    const res = await gate(`${exchange.url}/api/v4/futures/usdt/orders`, { method: 'POST', body: order.replace('ETH_USDT', 'BTC_USDT') });
+    expect(res.status).toBe(200);
+    expect(limiter.limitNow('main')).toMatchObject({ limit: 300, source: 'exchange', reportEndpoint: 'not-open' });
+    expect(events).toEqual(['report-unavailable', 'assumed-tier', 'limit', 'exchange-limit']);
+    limiter.close();
+    await exchange.close();
+  });
+
+  it('records the fills of my_trades and my_trades_timerange once each, at the multiplier of the contract it asks for', async () => {
+    const { exchange, limiter } = await model({ fills: { maker: 1, taker: 0 } });
+    const gate = limitedFetch(limiter, { account: 'main', fetch: keyed });
+    for (const size of [2, -3]) await gate(`${exchange.url}/api/v4/futures/usdt/orders`, { method: 'POST', body: JSON.stringify({ contract: 'BTC_USDT', size, price: '60000' }) });
+    await gate(`${exchange.url}/api/v4/spot/orders`, { method: 'POST', body: JSON.stringify({ currency_pair: 'ETH_USDT', side: 'buy', amount: '0.5', price: '3000' }) });
+    const trades = await (await gate(`${exchange.url}/api/v4/futures/usdt/my_trades_timerange`)).json();
+    expect(trades).toHaveLength(2);
+    // 5 contracts x 0.0001 x 60000, as maker; none twice.
+    expect(limiter.abuseHeadroom('main').traded).toBe('30');
+    await gate(`${exchange.url}/api/v4/futures/usdt/my_trades?contract=BTC_USDT`);
+    await gate(`${exchange.url}/api/v4/spot/my_trades`);
+    expect(limiter.abuseHeadroom('main').traded).toBe('30');
+    expect(limiter.spotFillHeadroom('main').traded).toBe('1500');
+    limiter.close();
+    await exchange.close();
+  });
+
+  it('polls the fills of an engine that never asks for them, with `fills: { everyMs }`', async () => {
+    const { clock, exchange, limiter } = await model({ fills: { maker: 0, taker: 1 } });
+    const gate = limitedFetch(limiter, { account: 'main', fetch: keyed, fills: { everyMs: 5_000 } });
+    await gate(`${exchange.url}/api/v4/futures/usdt/orders`, { method: 'POST', body: JSON.stringify({ contract: 'BTC_USDT', size: 10, price: '60000' }) });
+    expect(limiter.abuseHeadroom('main').traded).toBe('0');
+    await clock.advance(5_000);
+    await vi.waitFor(() => expect(limiter.abuseHeadroom('main').traded).toBe('60'));
+    expect(() => limitedFetch(limiter, { account: 'main', fills: { everyMs: 0 } })).toThrow('Expected `fills` to be an object { everyMs: a positive number of milliseconds }');
+    limiter.close();
+    await exchange.close();
   });
 });

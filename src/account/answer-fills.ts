@@ -1,0 +1,77 @@
+import type { Classification } from '../catalog/catalog.js';
+import { normalizeContract } from '../rules/contracts.js';
+import type { AccountLimiter } from './limiter.js';
+import { type FuturesTradeRow, type SpotTradeRow, recordTrades } from './trades.js';
+
+// The answers whose rows are the account's fills (R1, R9, R14).
+const TRADES = new Set(['GET /futures/{settle}/my_trades', 'GET /futures/{settle}/my_trades_timerange', 'GET /spot/my_trades']);
+// The answers that give contracts' quanto_multiplier.
+const CONTRACTS = new Set(['GET /futures/{settle}/contracts', 'GET /futures/{settle}/contracts/{contract}']);
+
+/** What an adapter's client can tell of futures contracts: a multiplier it loaded, or one it asks for. */
+export interface ContractSource {
+  /** The `quanto_multiplier` of `contract` the client has loaded already (ccxt's markets), if any. */
+  readonly known?: (contract: string) => string | undefined;
+  /** Asks GET /futures/{settle}/contracts/{contract} through the client: its parsed answer. */
+  readonly ask?: (settle: string, contract: string) => Promise<unknown>;
+}
+
+/**
+ * The fills in the answers an adapter's client fetches, recorded with the limiter as they come
+ * (`recordTrades`: each trade id once): the rows of futures and spot `my_trades` and
+ * `my_trades_timerange`. A futures fill is counted at its contract's multiplier, taken from the
+ * contracts answers the client fetched, from what the client loaded (`known`), or else asked for
+ * once (`ask`). A fill that cannot be recorded is reported as an `error` event (source `fills`):
+ * the client's answer is given back as it is.
+ */
+export class AnswerFills {
+  private readonly multipliers = new Map<string, string>();
+
+  constructor(private readonly limiter: AccountLimiter, private readonly account: string, private readonly contracts: ContractSource = {}) {}
+
+  /** Whether an answer to `c` is one {@link take} reads. */
+  reads(c: Classification): boolean {
+    const route = `${c.method} ${c.endpoint}`;
+    return TRADES.has(route) || CONTRACTS.has(route);
+  }
+
+  /** Reads a successful answer to `c` (its parsed body): contracts' multipliers, or fills to record. */
+  async take(c: Classification, body: unknown): Promise<void> {
+    const route = `${c.method} ${c.endpoint}`;
+    try {
+      if (CONTRACTS.has(route)) this.learn(body);
+      else if (TRADES.has(route) && Array.isArray(body) && body.length > 0) await this.record(c, body as readonly (FuturesTradeRow | SpotTradeRow)[]);
+    } catch (error) {
+      this.limiter.reportError('fills', error);
+    }
+  }
+
+  /** Remembers the `quanto_multiplier` of every contract of a contracts answer. */
+  private learn(body: unknown): void {
+    for (const c of Array.isArray(body) ? body : [body]) {
+      if (typeof c !== 'object' || c === null) continue;
+      const { name, quanto_multiplier: m } = c as { name?: unknown; quanto_multiplier?: unknown };
+      if (typeof name === 'string' && (typeof m === 'string' || typeof m === 'number')) this.multipliers.set(normalizeContract(name), String(m));
+    }
+  }
+
+  private async record(c: Classification, rows: readonly (FuturesTradeRow | SpotTradeRow)[]): Promise<void> {
+    const multipliers: Record<string, string> = {};
+    if (c.market === 'futures') {
+      for (const row of rows) {
+        const name = typeof row === 'object' && row !== null && typeof (row as FuturesTradeRow).contract === 'string' ? normalizeContract((row as FuturesTradeRow).contract) : undefined;
+        if (name === undefined || name in multipliers) continue;
+        const m = await this.multiplierOf(c.settle ?? 'usdt', name);
+        if (m !== undefined) multipliers[name] = m;
+      }
+    }
+    recordTrades(this.limiter, this.account, rows, { multipliers });
+  }
+
+  private async multiplierOf(settle: string, contract: string): Promise<string | undefined> {
+    const m = this.multipliers.get(contract) ?? this.contracts.known?.(contract);
+    if (m !== undefined || this.contracts.ask === undefined) return m;
+    this.learn(await this.contracts.ask(settle, contract));
+    return this.multipliers.get(contract);
+  }
+}
