@@ -1,3 +1,4 @@
+import { InvalidInputError } from '../errors.js';
 import type { Classification } from '../catalog/catalog.js';
 import { normalizeContract } from '../rules/contracts.js';
 import type { AccountLimiter } from './limiter.js';
@@ -74,4 +75,14 @@ export class AnswerFills {
     this.learn(await this.contracts.ask(settle, contract));
     return this.multipliers.get(contract);
   }
+}
+
+/** An adapter's `fills` option, `{ everyMs }`: the poll's period in milliseconds, or undefined for none. */
+export function readFillsPoll(fills: unknown): number | undefined {
+  if (fills === undefined) return undefined;
+  const everyMs = (fills as { everyMs?: unknown } | null)?.everyMs;
+  if (typeof everyMs !== 'number' || !(everyMs > 0) || !Number.isFinite(everyMs)) {
+    throw new InvalidInputError('`fills`', fills, 'an object { everyMs: a positive number of milliseconds }');
+  }
+  return everyMs;
 }

@@ -1,9 +1,13 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
-import { InvalidInputError } from '../errors.js';
+import { InvalidInputError, isRefusedError } from '../errors.js';
 import type { AccountLimiter } from '../account/limiter.js';
 import type { Classification } from '../catalog/catalog.js';
 import { jsonBody } from '../catalog/json-body.js';
 import { feedbackFrom } from '../schedule/feedback.js';
+import { AnswerFills, readFillsPoll } from '../account/answer-fills.js';
+import { askRateLimit } from '../account/ask-rate-limit.js';
+import { every } from '../account/timers.js';
+import { checkFields } from '../rules/parse.js';
 
 /**
  * The part of a ccxt `gate` (or `gateio`) instance the limiter works through: ccxt's own
@@ -60,6 +64,18 @@ export interface CcxtGate {
 export interface LimitCcxtOptions {
   /** The account of the limiter the instance's API key belongs to. */
   readonly account: string;
+  /**
+   * Ask the exchange's own figure, GET /account/rate_limit (R16), through the instance as it is
+   * limited, when it has an API key: its requests wait for the answer. A 404 or a refusal marks it
+   * not open, and the headers of placements' answers take over.
+   * @default true
+   */
+  readonly askRateLimit?: boolean;
+  /**
+   * Poll the account's fills every `everyMs` milliseconds (futures `usdt` and spot `my_trades`,
+   * through the instance), for engines that never ask for them. Off by default.
+   */
+  readonly fills?: { readonly everyMs: number };
 }
 
 /**
@@ -103,6 +119,14 @@ interface InFlight {
 }
 
 const IDS = new Set(['gate', 'gateio']);
+// ccxt's methods for the endpoints the adapter asks itself (GET /account/rate_limit, a contract,
+// the fills polled).
+const RATE_LIMIT = 'privateAccountGetRateLimit';
+const CONTRACT = 'publicFuturesGetSettleContractsContract';
+const POLLED = ['privateFuturesGetSettleMyTrades', 'privateSpotGetMyTrades'] as const;
+// The instance whose ask of GET /account/rate_limit is in flight: the one request of it that does
+// not wait for that answer.
+const asking = new AsyncLocalStorage<object>();
 const METHODS = ['fetch2', 'sign', 'handleErrors'] as const;
 // The request ccxt is sending from this call chain: `handleErrors` runs in a promise callback
 // of the `fetch2` call that sent it, many at once on one instance.
@@ -171,7 +195,21 @@ export function limitCcxt(limiter: AccountLimiter, exchange: CcxtGate, options: 
   if (typeof options !== 'object' || options === null) throw new InvalidInputError('the options', options, 'an object { account }');
   const { account } = options;
   limiter.limitNow(account);
+  checkFields(options, ['account', 'askRateLimit', 'fills'], 'the options');
+  const ask = options.askRateLimit ?? true;
+  if (typeof ask !== 'boolean') throw new InvalidInputError('`askRateLimit`', ask, 'true or false');
+  const everyMs = readFillsPoll(options.fills);
   const clock = limiter.scheduler.clock;
+  const implicit = exchange as unknown as Partial<Record<typeof RATE_LIMIT | typeof CONTRACT | typeof POLLED[number], (params?: object) => Promise<unknown>>>;
+  const fills = new AnswerFills(limiter, account, {
+    known: (contract) => {
+      const size = (exchange as { markets_by_id?: Record<string, readonly { contractSize?: unknown }[] | undefined> }).markets_by_id?.[contract]?.[0]?.contractSize;
+      return typeof size === 'number' || typeof size === 'string' ? String(size) : undefined;
+    },
+    ask: (settle, contract) => implicit[CONTRACT]!.call(exchange, { settle, contract }),
+  });
+  // Requests wait for the exchange's own figure; the ask itself does not.
+  let learning: Promise<void> | null = null;
 
   // What the instance held of its own before: ccxt binds some of its methods on the instance.
   const own = new Map(['fetch2', 'handleErrors'].map((m) => [m, Object.getOwnPropertyDescriptor(exchange, m)] as const));
@@ -180,17 +218,21 @@ export function limitCcxt(limiter: AccountLimiter, exchange: CcxtGate, options: 
   attached.add(exchange);
   exchange.enableRateLimit = false;
 
-  exchange.fetch2 = function limitedFetch2(this: CcxtGate, path, api, method, params, headers, body, config) {
+  exchange.fetch2 = async function limitedFetch2(this: CcxtGate, path, api, method, params, headers, body, config) {
+    if (learning !== null && asking.getStore() !== this) await learning;
     // The request as ccxt builds it; signed again, with a fresh Timestamp, once admitted.
     const built = sign.call(this, path, api, method, params, headers, body) as { readonly url: string; readonly method: string; readonly body?: unknown };
     const json = jsonBody(built.body);
     const classification = limiter.catalog.classify(built.method, built.url, json);
     const inFlight: InFlight = { exchange: this, classification, sentAt: 0, sentMono: 0 };
-    return limiter.request(account, built.method, built.url, () => {
+    const answer = await limiter.request(account, built.method, built.url, () => {
       inFlight.sentAt = clock.wall();
       inFlight.sentMono = clock.now();
       return current.run(inFlight, () => fetch2.call(this, path, api, method, params, headers, body, config));
     }, { body: json });
+    // Fills in the answer are counted before the caller has it (R1, R9, R14).
+    if (fills.reads(classification)) await fills.take(classification, answer);
+    return answer;
   };
 
   exchange.handleErrors = function limitedHandleErrors(this: CcxtGate, code, reason, url, method, headers, body, response, requestHeaders, requestBody) {
@@ -204,12 +246,28 @@ export function limitCcxt(limiter: AccountLimiter, exchange: CcxtGate, options: 
     return handleErrors.call(this, code, reason, url, method, headers, body, response, requestHeaders, requestBody);
   };
 
+  const apiKey = (exchange as { apiKey?: unknown }).apiKey;
+  if (ask && typeof apiKey === 'string' && apiKey !== '' && typeof implicit[RATE_LIMIT] === 'function') {
+    // ccxt throws on an answer that is not a success (a 404, a refusal): marked not open.
+    learning = askRateLimit(limiter, account, async () => ({ status: 200, body: await asking.run(exchange, () => implicit[RATE_LIMIT]!.call(exchange)) }));
+  }
+  const poll = everyMs === undefined ? null : every(clock, everyMs, () => {
+    for (const name of POLLED) {
+      implicit[name]!.call(exchange, name === POLLED[0] ? { settle: 'usdt' } : {}).catch((error: unknown) => {
+        // A closed limiter ends the poll; anything else is the poll's to report, and it goes on.
+        if (isRefusedError(error) && error.reason === 'closed') poll?.stop();
+        else limiter.reportError('fills', error);
+      });
+    }
+  });
+
   let detached = false;
   return {
     exchange,
     detach() {
       if (detached) return;
       detached = true;
+      poll?.stop();
       for (const [name, descriptor] of own) {
         if (descriptor === undefined) delete (exchange as unknown as Record<string, unknown>)[name];
         else Object.defineProperty(exchange, name, descriptor);
@@ -219,3 +277,4 @@ export function limitCcxt(limiter: AccountLimiter, exchange: CcxtGate, options: 
     },
   };
 }
+

@@ -3,7 +3,7 @@ import type { AccountLimiter } from '../account/limiter.js';
 import type { Classification } from '../catalog/catalog.js';
 import { jsonBody } from '../catalog/json-body.js';
 import { feedbackFrom } from '../schedule/feedback.js';
-import { AnswerFills } from '../account/answer-fills.js';
+import { AnswerFills, readFillsPoll } from '../account/answer-fills.js';
 import { askRateLimit } from '../account/ask-rate-limit.js';
 import { every } from '../account/timers.js';
 import { checkFields } from '../rules/parse.js';
@@ -195,7 +195,7 @@ export function limitedFetch(limiter: AccountLimiter, options: LimitedFetchOptio
   checkFields(options, ['account', 'fetch', 'askRateLimit', 'fills'], 'the options');
   const ask = options.askRateLimit ?? true;
   if (typeof ask !== 'boolean') throw new InvalidInputError('`askRateLimit`', ask, 'true or false');
-  const everyMs = readPoll(options.fills);
+  const everyMs = readFillsPoll(options.fills);
 
   // The API's base (`https://host/prefix/api/v4/`), from the first request to it.
   let base: string | null = null;
@@ -270,16 +270,6 @@ export function limitedFetch(limiter: AccountLimiter, options: LimitedFetchOptio
 function apiBase(url: string): string | null {
   const at = url.indexOf(API_PREFIX);
   return at < 0 || !/^https?:\/\//i.test(url) ? null : url.slice(0, at + API_PREFIX.length);
-}
-
-/** The `fills` option: the poll's period, or undefined for none. */
-function readPoll(fills: unknown): number | undefined {
-  if (fills === undefined) return undefined;
-  const everyMs = (fills as { everyMs?: unknown } | null)?.everyMs;
-  if (typeof everyMs !== 'number' || !(everyMs > 0) || !Number.isFinite(everyMs)) {
-    throw new InvalidInputError('`fills`', fills, 'an object { everyMs: a positive number of milliseconds }');
-  }
-  return everyMs;
 }
 
 /** The API path of a URL: from `/api/v4/` on (a proxy may put a prefix before it), with its query. */

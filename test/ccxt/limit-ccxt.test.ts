@@ -27,7 +27,8 @@ async function setUp(options: { limiter?: object; gate?: Record<string, unknown>
   limiter = new AccountLimiter({ accounts: [{ id: 'main', role: 'main' }], clock, ...options.limiter });
   const gate = gateAt(exchange, options.gate);
   const sent = recordSends(gate);
-  const limited = limitCcxt(limiter, gate, { account: 'main' });
+  // The exchange's own figure is asked for in tests of its own, below: here, what is sent is the test's.
+  const limited = limitCcxt(limiter, gate, { account: 'main', askRateLimit: false });
   return { clock, gate, sent, limited, limiter, exchange };
 }
 
@@ -177,5 +178,63 @@ describe('limitCcxt', () => {
     expect(l.clockEstimate()).toBeNull();
     await gate.fetchTime();
     expect(l.clockEstimate()).toMatchObject({ offsetMs: 0 });
+  });
+});
+
+describe('limitCcxt learns from the exchange', () => {
+  const utcDay = (ms: number) => new Date(ms).toISOString().slice(0, 10);
+
+  /** The model (tier `ratio`'s, from the day before) and a limiter on one virtual clock at 10:00 UTC today, ccxt limited. */
+  async function learning(options: { makerVolume?: string; fills?: { maker: number; taker: number }; ccxt?: object; limiterAt?: 'tier4' } = {}) {
+    const now = Date.now();
+    const clock = new VirtualClock({ start: 0, wallStart: now });
+    const yesterday = utcDay(now - 86_400_000);
+    const history = { activity: [{ account: 'main', day: yesterday, contracts: [{ contract: 'BTC_USDT', makerVolume: options.makerVolume ?? '1000000', place: 100_000 }] }] };
+    exchange = await startExchange({ port: 0, clock, fills: options.fills ?? { maker: 0, taker: 0 }, history });
+    limiter = new AccountLimiter({ accounts: [{ id: 'main', role: 'main' }], clock });
+    const gate = gateAt(exchange);
+    const sent = recordSends(gate);
+    const limited = limitCcxt(limiter, gate, { account: 'main', ...options.ccxt });
+    return { clock, gate, sent, limited, limiter, exchange };
+  }
+
+  it('asks GET /account/rate_limit as it attaches, and requests wait for the answer', async () => {
+    const { gate, sent, limiter: l } = await learning();
+    const markets = gate.loadMarkets();
+    await markets;
+    expect(sent.map((s) => new URL(s.url).pathname)[0]).toBe('/api/v4/account/rate_limit');
+    expect(l.limitNow('main')).toMatchObject({ limit: 300, source: 'exchange', reportEndpoint: 'open' });
+  });
+
+  it('marks the endpoint not open when the instance has no key, and asks nothing', async () => {
+    const clock = new VirtualClock({ start: 0, wallStart: Date.now() });
+    limiter = new AccountLimiter({ accounts: [{ id: 'main', role: 'main' }], clock });
+    const gate = new ccxt.gate();
+    limitCcxt(limiter, gate, { account: 'main' });
+    expect(limiter.limitNow('main').reportEndpoint).toBe('unasked');
+  });
+
+  it('records the fills fetchMyTrades reads (my_trades_timerange), exactly, once each', async () => {
+    const { gate, limiter: l } = await learning({ fills: { maker: 1, taker: 0 } });
+    await gate.loadMarkets();
+    await gate.createOrder(BTC, 'limit', 'buy', 2, 60000);
+    await gate.createOrder(BTC, 'limit', 'sell', 3, 60100);
+    const trades = await gate.fetchMyTrades(BTC);
+    expect(trades).toHaveLength(2);
+    // 2 x 0.0001 x 60000 + 3 x 0.0001 x 60100, as maker.
+    expect(l.abuseHeadroom('main').traded).toBe('30.03');
+    await gate.fetchMyTrades(BTC);
+    expect(l.abuseHeadroom('main').traded).toBe('30.03');
+    expect(JSON.stringify(l.snapshot().tracker)).toContain('"makerVolume":"30.03"');
+  });
+
+  it('polls fills with `fills: { everyMs }` and stops when detached', async () => {
+    const { clock, gate, limited, limiter: l } = await learning({ fills: { maker: 0, taker: 1 }, ccxt: { fills: { everyMs: 1_000 } } });
+    await gate.loadMarkets();
+    await gate.createOrder(BTC, 'limit', 'buy', 10, 60000);
+    expect(l.abuseHeadroom('main').traded).toBe('0');
+    await clock.advance(1_000);
+    await vi.waitFor(() => expect(l.abuseHeadroom('main').traded).toBe('60'), WAIT);
+    limited.detach();
   });
 });
