@@ -1,4 +1,8 @@
-import { InvalidInputError } from '../errors.js';
+import { InvalidInputError, isRefusedError } from '../errors.js';
+import { AnswerFills, readFillsPoll } from '../account/answer-fills.js';
+import { askRateLimit } from '../account/ask-rate-limit.js';
+import { every } from '../account/timers.js';
+import { checkFields } from '../rules/parse.js';
 import type { AccountLimiter } from '../account/limiter.js';
 import { feedbackFrom, type HeadersLike } from '../schedule/feedback.js';
 
@@ -119,6 +123,18 @@ export interface LimitApiClientOptions {
   readonly account: string;
   /** The `ApiClient` every API class (`FuturesApi`, `SpotApi`, ...) of the account is built on. */
   readonly client: GateApiClient;
+  /**
+   * Ask the exchange's own figure, GET /account/rate_limit (R16), through the client as it is
+   * limited, when it has a key (`setApiKeySecret`): its requests wait for the answer. A 404 or a
+   * refusal marks it not open, and the headers of placements' answers take over.
+   * @default true
+   */
+  readonly askRateLimit?: boolean;
+  /**
+   * Poll the account's fills every `everyMs` milliseconds (futures `usdt` and spot `my_trades`,
+   * through the client), for engines that never ask for them. Off by default.
+   */
+  readonly fills?: { readonly everyMs: number };
 }
 
 /**
@@ -199,11 +215,32 @@ export function limitApiClient(limiter: AccountLimiter, options: LimitApiClientO
   if (typeof (client as Partial<GateApiClient> | null)?.request !== 'function') throw new InvalidInputError('`client`', kind(client), 'an ApiClient of gate-api');
   if (limited.has(client)) throw new InvalidInputError('`client`', 'an ApiClient limited already', 'an ApiClient not limited yet (detach it first)');
   limiter.limitNow(account);
+  checkFields(options, ['account', 'client', 'askRateLimit', 'fills'], 'the options');
+  const ask = options.askRateLimit ?? true;
+  if (typeof ask !== 'boolean') throw new InvalidInputError('`askRateLimit`', ask, 'true or false');
+  const everyMs = readFillsPoll(options.fills);
   const clock = limiter.scheduler.clock;
   const own = Object.getOwnPropertyDescriptor(client, 'request');
   const send = client.request;
-
+  const sdk = client as GateApiClient & { readonly basePath?: unknown; readonly defaultHeaders?: object; readonly authentications?: { readonly apiv4?: { readonly key?: unknown } } };
+  const base = typeof sdk.basePath === 'string' ? sdk.basePath : 'https://api.gateio.ws/api/v4';
+  /** A GET of the API as the SDK's API classes send it (signed when `signed`), limited: its raw answer. */
+  const get = async (path: string, params: object, signed: boolean): Promise<{ status: number; data: unknown }> => {
+    const config = { method: 'GET', url: `${base}${path}`, params, headers: { ...sdk.defaultHeaders, Accept: 'application/json' } };
+    const { response } = await limitedRequest(config, 'any', signed ? ['apiv4'] : []);
+    return { status: response.status, data: response.data };
+  };
+  const fills = new AnswerFills(limiter, account, {
+    ask: async (settle, contract) => (await get(`/futures/${settle}/contracts/${encodeURIComponent(contract)}`, {}, false)).data,
+  });
+  // The engine's requests wait for the exchange's own figure; the ask itself does not.
+  let learning: Promise<void> | null = null;
   const request: GateApiClient['request'] = async (config, responseType, authSettings) => {
+    if (learning !== null) await learning;
+    return limitedRequest(config, responseType, authSettings);
+  };
+
+  const limitedRequest: GateApiClient['request'] = async (config, responseType, authSettings) => {
     if (typeof config !== 'object' || config === null) throw new InvalidInputError('the request config', config, 'an object { method, url, params, data }');
     const method = config.method ?? 'GET';
     const url = config.url;
@@ -239,6 +276,9 @@ export function limitApiClient(limiter: AccountLimiter, options: LimitApiClientO
         });
       }, { body, ...(contract === undefined ? {} : { contract }) });
       response = result.response;
+      // Fills in the answer are counted before the caller has it (R1, R9, R14): from the JSON as
+      // sent (`data`), not from the SDK's models, whose fields are renamed.
+      if (result.response.status < 300 && fills.reads(c)) await fills.take(c, result.response.data);
       return result;
     } catch (error) {
       // The SDK rejects with axios's error; an answer from the exchange is on its `response`.
@@ -257,11 +297,35 @@ export function limitApiClient(limiter: AccountLimiter, options: LimitApiClientO
 
   limited.add(client);
   (client as { request: GateApiClient['request'] }).request = request;
+  const key = sdk.authentications?.apiv4?.key;
+  if (ask && typeof key === 'string' && key !== '') {
+    learning = askRateLimit(limiter, account, async () => {
+      try {
+        const { status, data } = await get('/account/rate_limit', {}, true);
+        return { status, body: data };
+      } catch (error) {
+        // The SDK rejects an answer that is not a success with axios's error: its status.
+        const status = (error as { response?: { status?: unknown } } | null)?.response?.status;
+        if (typeof status === 'number') return { status, body: undefined };
+        throw error;
+      }
+    });
+  }
+  const poll = everyMs === undefined ? null : every(clock, everyMs, () => {
+    for (const [path, params] of [['/futures/usdt/my_trades', {}], ['/spot/my_trades', {}]] as const) {
+      get(path, params, true).catch((error: unknown) => {
+        // A closed limiter ends the poll; anything else is the poll's to report, and it goes on.
+        if (isRefusedError(error) && error.reason === 'closed') poll?.stop();
+        else limiter.reportError('fills', error);
+      });
+    }
+  });
   let attached = true;
   return {
     detach() {
       if (!attached) return;
       attached = false;
+      poll?.stop();
       if (own === undefined) delete (client as { request?: unknown }).request;
       else Object.defineProperty(client, 'request', own);
       limited.delete(client);

@@ -28,7 +28,8 @@ async function setup(options: { readonly limiterHistory?: typeof tier4 } = {}) {
   limiter = new AccountLimiter({ accounts: [{ id: 'main', role: 'main' }], clock });
   if (options.limiterHistory !== undefined) limiter.seed({ days: options.limiterHistory });
   const sdk = sdkClient(exchange, clock);
-  const limited = limitApiClient(limiter, { account: 'main', client: sdk.client });
+  // The exchange's own figure is asked for in tests of its own, below: here, what is sent is the test's.
+  const limited = limitApiClient(limiter, { account: 'main', client: sdk.client, askRateLimit: false });
   return { clock, limiter, exchange, ...sdk, limited, futures: new FuturesApi(sdk.client), spot: new SpotApi(sdk.client) };
 }
 
@@ -193,5 +194,49 @@ describe('limitApiClient', { timeout: 30_000 }, () => {
     expect(() => limitApiClient(l, { account: 'main', client })).toThrow(/Expected `client` to be an ApiClient not limited yet \(detach it first\), got "an ApiClient limited already"/);
     first.detach();
     limitApiClient(l, { account: 'main', client }).detach();
+  });
+});
+
+describe('limitApiClient learns from the exchange', () => {
+  // Ratio 10 the day before: tier 5 (300 per second) at the exchange.
+  const tier5 = { activity: [{ account: 'main', day: '2026-11-20', contracts: [{ contract: 'BTC_USDT', makerVolume: '1000000', place: 100_000 }] }] };
+
+  async function learning(fills = { maker: 0, taker: 0 }, options: { fills?: { everyMs: number } } = {}) {
+    const clock = new VirtualClock({ start: 0, wallStart: T0 });
+    exchange = await startExchange({ port: 0, clock, fills, history: tier5 });
+    limiter = new AccountLimiter({ accounts: [{ id: 'main', role: 'main' }], clock });
+    const sdk = sdkClient(exchange, clock);
+    const limited = limitApiClient(limiter, { account: 'main', client: sdk.client, ...options });
+    return { clock, limiter, exchange, ...sdk, limited, futures: new FuturesApi(sdk.client), spot: new SpotApi(sdk.client) };
+  }
+
+  it('asks GET /account/rate_limit as it attaches: 300 placements leave at once at tier 5, none refused', async () => {
+    const { clock, limiter: l, exchange: ex, futures, sent } = await learning();
+    const placing = Array.from({ length: 301 }, () => futures.createFuturesOrder('usdt', order));
+    await Promise.all(placing.slice(0, 300));
+    expect(sent[0]).toMatchObject({ method: 'GET', at: 0 });
+    expect(l.limitNow('main')).toMatchObject({ limit: 300, source: 'exchange', reportEndpoint: 'open' });
+    await clock.advance(1_000);
+    await Promise.all(placing);
+    expect(ex.stats().accounts[0]!.refused).toEqual({});
+  });
+
+  it('records the fills of getMyTradesWithTimeRange and listMyTrades, exactly, once each', async () => {
+    const { limiter: l, futures, spot } = await learning({ maker: 0, taker: 1 });
+    await futures.createFuturesOrder('usdt', { contract: 'BTC_USDT', size: '-4', price: '60000' });
+    await spot.createOrder({ currencyPair: 'ETH_USDT', side: 'buy' as never, amount: '2', price: '3000' });
+    const { body } = await futures.getMyTradesWithTimeRange('usdt', {});
+    expect(body).toHaveLength(1);
+    await futures.getMyTrades('usdt', {});
+    await spot.listMyTrades({});
+    expect(l.abuseHeadroom('main').traded).toBe('24');
+    expect(l.spotFillHeadroom('main').traded).toBe('6000');
+  });
+
+  it('draws a spot amend by id on the limit of the pair its query names', async () => {
+    const { limiter: l, spot } = await learning();
+    const placed = await spot.createOrder({ currencyPair: 'ETH_USDT', side: 'buy' as never, amount: '2', price: '3000' });
+    await spot.amendOrder(String(placed.body.id), { amount: '3' }, { currencyPair: 'ETH_USDT' });
+    expect(used(l)['main:spot.place:ETH_USDT']).toBe(2);
   });
 });
