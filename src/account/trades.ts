@@ -81,6 +81,9 @@ export interface RecordTradesOptions {
 const REMEMBERED_TRADES = 100_000;
 
 const seen = new WeakMap<AccountLimiter, Map<string, Set<string>>>();
+// Multipliers given before, per limiter: a source of fills that has none (a WebSocket stream) uses
+// those a REST answer came with.
+const knownMultipliers = new WeakMap<AccountLimiter, Map<string, Dec>>();
 
 /**
  * A message of the WebSocket user-trades channels (`futures.usertrades`, `spot.usertrades`): an
@@ -111,8 +114,8 @@ const USER_TRADES: Readonly<Record<string, 'futures' | 'spot'>> = { 'futures.use
  * Records fills with `limiter.recordFill`, now, each trade id once (the last 100,000 per account,
  * one memory for both sources: a REST catch-up and the live stream may overlap): `my_trades` rows,
  * or a WebSocket user-trades message (an `update`; its other events record nothing). Futures at
- * |size| x multiplier x price USDT, spot at amount x price (R1, R9, R14). Exact; a bad row refuses
- * all.
+ * |size| x multiplier x price USDT, spot at amount x price (R1, R9, R14); a multiplier given once
+ * is remembered for the limiter, for fills given later without it. Exact; a bad row refuses all.
  *
  * @example
  * ```ts
@@ -140,6 +143,8 @@ export function recordTrades(
   for (const [name, m] of Object.entries(options.multipliers ?? {})) {
     multipliers.set(normalizeContract(name, 'a contract of `multipliers`'), parsePositiveDecimal(m, `\`multipliers.${name}\``));
   }
+  let known = knownMultipliers.get(limiter);
+  if (known === undefined) knownMultipliers.set(limiter, (known = new Map()));
   const fills = rows.map((row, i) => {
     const at = `\`trades[${i}]`;
     if (typeof row !== 'object' || row === null) throw new InvalidInputError(`${at}\``, row, 'an object');
@@ -155,11 +160,12 @@ export function recordTrades(
       return { key: `spot:${id}`, contract: pair, role, market: 'spot' as const, volume: parseNonNegativeDecimal(row.amount, `${at}.amount\``).times(price) };
     }
     const contract = normalizeContract(row.contract, `${at}.contract\``);
-    const multiplier = multipliers.get(contract);
+    const multiplier = multipliers.get(contract) ?? known.get(contract);
     if (multiplier === undefined) throw new InvalidInputError(`\`multipliers.${contract}\``, undefined, 'its quanto_multiplier');
     const volume = futuresFillVolume(parseDecimal(row.size, `${at}.size\``), multiplier, price);
     return { key: `futures:${id}`, contract, role, market: 'futures' as const, volume };
   });
+  for (const [contract, m] of multipliers) known.set(contract, m);
   let byAccount = seen.get(limiter);
   if (byAccount === undefined) seen.set(limiter, (byAccount = new Map()));
   let ids = byAccount.get(account);

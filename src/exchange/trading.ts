@@ -153,6 +153,29 @@ export class Trading {
   }
 
   /**
+   * The account's fills of `market` after the fill `afterId`, oldest first, as the WebSocket
+   * user-trades channels push them (the rows of `my_trades`), and the id of the last one.
+   */
+  tradesAfter(account: Account, market: 'futures' | 'spot', afterId: number): { readonly rows: Json[]; readonly last: number } {
+    const rows: Json[] = [];
+    let last = afterId;
+    for (const t of this.book(account.id).trades) {
+      if (t.id <= afterId || t.order.market !== market) continue;
+      last = Math.max(last, t.id);
+      const o = t.order;
+      rows.push(o.market === 'futures'
+        ? { id: t.id, create_time: apiSeconds(t.at), create_time_ms: t.at, contract: o.contract, order_id: String(o.id), size: o.size.toNumber(), price: o.price.toString(), role: t.role, text: o.text, fee: '0', point_fee: '0' }
+        : { id: String(t.id), create_time: Math.floor(t.at / 1000), create_time_ms: t.at.toFixed(3), currency_pair: o.pair, side: o.side, role: t.role, amount: o.amount.toString(), price: o.price.toString(), order_id: o.id, fee: '0', fee_currency: o.pair.split('_')[1] ?? '', point_fee: '0', gt_fee: '0', text: o.text });
+    }
+    return { rows, last };
+  }
+
+  /** The id of the account's latest fill (0 before any). */
+  lastTradeId(account: Account): number {
+    return this.book(account.id).trades.at(-1)?.id ?? 0;
+  }
+
+  /**
    * GET /futures/{settle}/my_trades_timerange: the fills of `from` to `to` (Unix seconds, both
    * optional), newest first, each id written `trade_id` and each size a string, as the API does.
    */

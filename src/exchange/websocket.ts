@@ -17,11 +17,17 @@ interface Connection {
   account: Account | null;
   readonly settle: string;
   readonly ip: string;
+  /** The user-trades channels subscribed to, and the id of the last fill each has pushed. */
+  readonly userTrades: Map<'futures' | 'spot', number>;
 }
 
+// The channels that push the account's fills, by market.
+const USER_TRADES: Readonly<Record<string, 'futures' | 'spot'>> = { 'futures.usertrades': 'futures', 'spot.usertrades': 'spot' };
+
 /**
- * The WebSocket API on the HTTP server's port: `futures.login` / `spot.login`, then the order
- * channels, each counted on its WebSocket limit of R10 and, by default, on the REST limit of the
+ * The WebSocket API on the HTTP server's port: `futures.login` / `spot.login`, the user-trades
+ * channels (`futures.usertrades`, `spot.usertrades`: subscribed, the account's new fills are
+ * pushed as `update`s after each message of the connection), then the order channels, each counted on its WebSocket limit of R10 and, by default, on the REST limit of the
  * same action (R16), answered with R16's rate-limit fields and error codes (311/312 futures,
  * 211/212 spot: per-endpoint limit / fill-ratio limit). A futures connection's settlement currency
  * is the last part of its path (`/v4/ws/usdt`, `/v4/ws/btc`; usdt otherwise).
@@ -40,11 +46,19 @@ export function attachWebSocket(server: Server, model: ExchangeModel): WebSocket
     wss.handleUpgrade(req, socket, head, (ws) => {
       perIp.set(ip, (perIp.get(ip) ?? 0) + 1);
       const last = (req.url ?? '').split('?')[0]!.split('/').filter((s) => s.length > 0).at(-1)?.toLowerCase();
-      const conn: Connection = { account: null, settle: last === 'btc' || last === 'usd' ? last : 'usdt', ip };
+      const conn: Connection = { account: null, settle: last === 'btc' || last === 'usd' ? last : 'usdt', ip, userTrades: new Map() };
       ws.on('close', () => perIp.set(ip, (perIp.get(ip) ?? 1) - 1));
       ws.on('message', (data) => {
         const inAt = model.now();
         ws.send(JSON.stringify(respond(model, conn, String(data), inAt)));
+        // Fills made since the last push, on the channels subscribed to: pushed after each message.
+        for (const [market, after] of conn.userTrades) {
+          const { rows, last: id } = model.trading.tradesAfter(conn.account!, market, after);
+          if (rows.length === 0) continue;
+          conn.userTrades.set(market, id);
+          const channel = `${market}.usertrades`;
+          ws.send(JSON.stringify({ time: Math.floor(model.now() / 1000), time_ms: Math.floor(model.now()), channel, event: 'update', result: rows }));
+        }
       });
       ws.on('error', () => ws.terminate());
     });
@@ -74,6 +88,13 @@ function respond(model: ExchangeModel, conn: Connection, text: string, inAt: num
       conn.account = model.identify(payload.api_key, payload.timestamp === undefined ? undefined : String(payload.timestamp), payload.signature,
         (secret, ts) => signWebSocket(secret, channel, '', ts));
       return reply(model, channel, reqId, inAt, '200', { data: { result: { api_key: payload.api_key, uid: String(conn.account.id) } } }, {});
+    }
+    const market = Object.hasOwn(USER_TRADES, channel) ? USER_TRADES[channel] : undefined;
+    if (market !== undefined && (msg.event === 'subscribe' || msg.event === 'unsubscribe')) {
+      if (conn.account === null) throw new ApiError(401, 'INVALID_KEY', `${channel} before a login`);
+      if (msg.event === 'subscribe') conn.userTrades.set(market, model.trading.lastTradeId(conn.account));
+      else conn.userTrades.delete(market);
+      return { time: Math.floor(model.now() / 1000), channel, event: msg.event, result: { status: 'success' } };
     }
     // The catalogue's table of order channels, read as the REST request each stands for (R16).
     if (!WEBSOCKET_ORDER_CHANNELS.includes(channel)) throw new ApiError(400, 'INVALID_ARGUMENT', `channel ${JSON.stringify(channel)} is not one of ${WEBSOCKET_ORDER_CHANNELS.join(', ')}, futures.login, spot.login`);

@@ -5,6 +5,7 @@ import { WEBSOCKET_ORDER_CHANNELS } from '../catalog/channels.js';
 import type { HeadersLike } from '../schedule/feedback.js';
 import { unrefTimer } from '../schedule/clock.js';
 import { feedbackFromWebSocket } from '../schedule/websocket-feedback.js';
+import { type UserTradesMessage, recordTrades } from '../account/trades.js';
 
 /**
  * What the wrapper needs of a connection: the WHATWG `WebSocket` interface, which the platform's
@@ -78,6 +79,12 @@ export interface LimitedWebSocketOptions {
   readonly settle?: string;
   /** How long a sent request waits for its reply before it rejects with a {@link NoReplyError}. @default 30000 */
   readonly timeoutMs?: number;
+  /**
+   * The `quanto_multiplier` of futures contracts, for the fills the `futures.usertrades` channel
+   * pushes on this connection (recorded as they come, R1, R9). Those a REST adapter's answers
+   * gave the same limiter are known already.
+   */
+  readonly multipliers?: Readonly<Record<string, string | number>>;
 }
 
 /**
@@ -245,7 +252,7 @@ let wrappers = 0;
 export function limitedWebSocket(limiter: AccountLimiter, options: LimitedWebSocketOptions): LimitedWebSocket {
   if (typeof (limiter as Partial<AccountLimiter> | null)?.requestWebSocket !== 'function') throw new InvalidInputError('the limiter', limiter, 'an AccountLimiter');
   if (typeof options !== 'object' || options === null) throw new InvalidInputError('the options', options, 'an object { account, socket, settle?, timeoutMs? }');
-  const { account, socket, settle = 'usdt', timeoutMs = 30_000 } = options;
+  const { account, socket, settle = 'usdt', timeoutMs = 30_000, multipliers } = options;
   limiter.limitNow(account);
   if (typeof socket?.send !== 'function' || typeof socket.addEventListener !== 'function') {
     throw new InvalidInputError('`socket`', socket, 'a WebSocket (send, addEventListener)');
@@ -267,12 +274,23 @@ export function limitedWebSocket(limiter: AccountLimiter, options: LimitedWebSoc
     readonly reject: (error: unknown) => void;
   }
   const pending = new Map<string, Pending>();
+  // The first placement, sent alone while the tier is not the exchange's; 'done' once answered.
+  let probe: Promise<void> | 'done' | null = null;
 
   const onMessage = (event: { readonly data: unknown }): void => {
     let reply: WebSocketReply;
     try {
       reply = JSON.parse(typeof event.data === 'string' ? event.data : String(event.data)) as WebSocketReply;
     } catch {
+      return;
+    }
+    if (isUserTrades(reply)) {
+      // Fills pushed by the user-trades channels count as they come (R1, R9, R14), once each.
+      try {
+        recordTrades(limiter, account, reply, multipliers === undefined ? {} : { multipliers });
+      } catch (error) {
+        limiter.reportError('fills', error);
+      }
       return;
     }
     const p = typeof reply === 'object' && reply !== null && reply.ack !== true ? pending.get(String(reply.request_id)) : undefined;
@@ -335,7 +353,19 @@ export function limitedWebSocket(limiter: AccountLimiter, options: LimitedWebSoc
         }
       });
       if (!WEBSOCKET_ORDER_CHANNELS.includes(channel)) return send();
-      return limiter.requestWebSocket(account, channel, send, { params, settle, ...limits, ...(deadline === undefined ? {} : { deadline }) });
+      const go = () => limiter.requestWebSocket(account, channel, send, { params, settle, ...limits, ...(deadline === undefined ? {} : { deadline }) });
+      if (probe === 'done' || !drawsOnTier(limiter, channel, params, settle)) return go();
+      // Until the exchange has stated its figure for the tier (R16), the first placement goes
+      // alone: its reply's x_gate_ratelimit_limit sets the limit the others then go on.
+      if (probe === null && limiter.limitNow(account).source !== 'exchange') {
+        const first = go();
+        probe = first.then(() => undefined, () => undefined).then(() => {
+          probe = 'done';
+        });
+        return first;
+      }
+      if (probe === null) probe = 'done';
+      return probe === 'done' ? go() : probe.then(go);
     },
     close() {
       closed = true;
@@ -359,4 +389,16 @@ function refusedOn(limiter: AccountLimiter, channel: string, params: unknown, se
   if (c.market !== 'futures' || (code !== '311' && code !== '312')) return c;
   const limits = c.limits.filter((l) => TIER_KEYS.has(l.key) === (code === '312'));
   return limits.length === 0 ? c : { ...c, limits };
+}
+
+/** Whether a channel's request draws on the tier's limit (futures placement and amendment, R3). */
+function drawsOnTier(limiter: AccountLimiter, channel: string, params: unknown, settle: string): boolean {
+  const c = limiter.catalog.classifyChannel(channel, params, { settle, budget: limiter.websocketBudget });
+  return c.market === 'futures' && (c.action === 'place' || c.action === 'amend');
+}
+
+/** A message of a user-trades channel (`futures.usertrades`, `spot.usertrades`), not a reply. */
+function isUserTrades(message: unknown): message is UserTradesMessage {
+  const channel = (message as { channel?: unknown } | null)?.channel;
+  return (channel === 'futures.usertrades' || channel === 'spot.usertrades') && (message as { request_id?: unknown }).request_id === undefined;
 }

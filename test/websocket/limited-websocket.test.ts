@@ -159,3 +159,45 @@ function fakeSocket() {
     close: () => listeners.close.forEach((l) => l({ data: undefined })),
   };
 }
+
+describe('limitedWebSocket learns from the exchange', () => {
+  // Ratio 10 the day before: tier 5 (300 per second) at the exchange; its own budget over WebSocket (R16 `separate`).
+  const tier5 = { activity: [{ account: 'main', day: '2026-11-20', contracts: [{ contract: 'BTC_USDT', makerVolume: '1000000', place: 100_000 }] }] };
+
+  async function connected(options: { fills?: { maker: number; taker: number }; multipliers?: Record<string, string> } = {}) {
+    const { ex, clock } = await model(START, { websocketBudget: 'separate', history: tier5, ...(options.fills === undefined ? {} : { fills: options.fills }) });
+    exchange = ex;
+    const limiter = new AccountLimiter({ accounts: [{ id: 'main', role: 'main' }], clock, websocketBudget: 'separate' });
+    const socket = new WebSocket(`${ex.wsUrl}/v4/ws/usdt`);
+    sockets.push(socket);
+    await new Promise((resolve, reject) => socket.once('open', resolve).once('error', reject));
+    const api = limitedWebSocket(limiter, { account: 'main', socket, ...(options.multipliers === undefined ? {} : { multipliers: options.multipliers }) });
+    await api.request('futures.login', undefined, { payload: { api_key: 'main-key' } });
+    return { ex, clock, limiter, socket, api };
+  }
+
+  it('sends the first placement alone, and the rest at the limit its reply states: 300 at once at tier 5, none refused', async () => {
+    const { ex, clock, limiter, api } = await connected();
+    expect(limiter.limitNow('main').limit).toBe(100);
+    const placing = Array.from({ length: 301 }, () => api.request('futures.order_place', order));
+    const replies = await Promise.all(placing.slice(0, 300));
+    expect(replies.every((r) => r.header['status'] === '200')).toBe(true);
+    expect(limiter.limitNow('main')).toMatchObject({ limit: 300, source: 'exchange' });
+    await clock.advance(1_000);
+    await Promise.all(placing);
+    expect(ex.stats().accounts[0]!.refused).toEqual({});
+    api.close();
+    limiter.close();
+  });
+
+  it('records the fills the futures.usertrades channel pushes, once each, at the multipliers given', async () => {
+    const { limiter, socket, api } = await connected({ fills: { maker: 0, taker: 1 }, multipliers: { BTC_USDT: '0.0001' } });
+    socket.send(JSON.stringify({ time: 0, channel: 'futures.usertrades', event: 'subscribe', payload: ['main', '!all'] }));
+    await api.request('futures.order_place', { contract: 'BTC_USDT', size: -3, price: '60000' });
+    await api.request('futures.order_place', { contract: 'BTC_USDT', size: 2, price: '60000' });
+    await settle();
+    expect(limiter.abuseHeadroom('main').traded).toBe('30');
+    api.close();
+    limiter.close();
+  });
+});
