@@ -1,0 +1,266 @@
+// The engines of docs/integrations.md, each set up exactly as its recipe shows (the limiter and
+// the one line in front of the client, nothing added: no seed, no report call, no option), and a
+// run that saturates futures placement through one of them against the model exchange: what the
+// end-to-end test asserts (answers 429, fills counted) and what bench/recipes.bench.ts measures
+// (placements per second from the second second on).
+import { createHash, createHmac } from 'node:crypto';
+import ccxt from 'ccxt';
+import { ApiClient, FuturesApi } from 'gate-api';
+import WebSocket from 'ws';
+import { AccountLimiter } from '../../src/account/limiter.js';
+import { limitCcxt } from '../../src/ccxt/index.js';
+import { startExchange, type RunningExchange } from '../../src/exchange/index.js';
+import { limitedFetch } from '../../src/fetch/index.js';
+import { limitApiClient } from '../../src/gate-api/index.js';
+import { limitedWebSocket } from '../../src/websocket/index.js';
+
+export const RECIPES = ['fetch', 'ccxt', 'gate-api', 'websocket'] as const;
+export type Recipe = typeof RECIPES[number];
+
+const DAY = 86_400_000;
+const ORDER = { contract: 'BTC_USDT', size: 1, price: '60000' };
+
+/** What a run needs of an engine: a placement and a cancel (each its answer's status), the fills asked once, and its limiter. */
+export interface RecipeEngine {
+  readonly limiter: AccountLimiter;
+  /** One placement: 429 when the exchange refused it for its rate, its order id otherwise. */
+  place(): Promise<{ readonly tooMany: boolean; readonly id?: string }>;
+  cancel(id: string): Promise<{ readonly tooMany: boolean }>;
+  /** The client's own "my trades" method, once. */
+  myTrades(): Promise<void>;
+  close(): Promise<void>;
+}
+
+/**
+ * A family's futures history for the model, the last two whole days: `makerVolume` over 100,000
+ * placements a day (ratio 10: tier 5; 9: tier 4; 0: tier 1), so that the tier holds all day today.
+ */
+export function history(makerVolume: string, now = Date.now()): { activity: { account: string; day: string; contracts: { contract: string; makerVolume: string; place: number }[] }[] } {
+  const day = (n: number) => new Date(Math.floor(now / DAY) * DAY - n * DAY).toISOString().slice(0, 10);
+  return { activity: [2, 1].map((n) => ({ account: 'main', day: day(n), contracts: [{ contract: 'BTC_USDT', makerVolume, place: 100_000 }] })) };
+}
+
+/** The same history as the limiter's `seed` takes it. */
+export function seedOf(h: ReturnType<typeof history>) {
+  return { days: h.activity };
+}
+
+/** The recipe's engine on the model exchange `ex`; `limiterOptions` only where the recipe shows them. */
+export async function engineOf(recipe: Recipe, ex: RunningExchange, before?: (limiter: AccountLimiter) => void): Promise<RecipeEngine> {
+  switch (recipe) {
+    case 'fetch': {
+      // docs/integrations.md, fetch: Node's fetch, signing each request as API v4 asks.
+      const key = 'main-key';
+      const secret = 'main-secret';
+      const signed = (input: string | URL | Request, init: RequestInit = {}): Promise<Response> => {
+        const url = new URL(String(input));
+        const body = typeof init.body === 'string' ? init.body : '';
+        const timestamp = String(Math.floor(Date.now() / 1000));
+        const payload = [init.method ?? 'GET', url.pathname, url.search.slice(1), createHash('sha512').update(body).digest('hex'), timestamp].join('\n');
+        const headers = new Headers(init.headers);
+        headers.set('KEY', key);
+        headers.set('Timestamp', timestamp);
+        headers.set('SIGN', createHmac('sha512', secret).update(payload).digest('hex'));
+        headers.set('Content-Type', 'application/json');
+        return fetch(url, { ...init, headers });
+      };
+      const limiter = new AccountLimiter({ accounts: [{ id: 'main', role: 'main' }] });
+      before?.(limiter);
+      const gate = limitedFetch(limiter, { account: 'main', fetch: signed });
+      const orders = `${ex.url}/api/v4/futures/usdt/orders`;
+      return {
+        limiter,
+        async place() {
+          const res = await gate(orders, { method: 'POST', body: JSON.stringify(ORDER) });
+          const body = (await res.json()) as { id?: number };
+          return { tooMany: res.status === 429, ...(body.id === undefined ? {} : { id: String(body.id) }) };
+        },
+        async cancel(id) {
+          const res = await gate(`${orders}/${id}`, { method: 'DELETE', contract: 'BTC_USDT' });
+          await res.arrayBuffer();
+          return { tooMany: res.status === 429 };
+        },
+        async myTrades() {
+          await (await gate(`${ex.url}/api/v4/futures/usdt/my_trades?contract=BTC_USDT`)).arrayBuffer();
+        },
+        async close() {
+          limiter.close();
+        },
+      };
+    }
+    case 'ccxt': {
+      // docs/integrations.md, ccxt.
+      const gate = new ccxt.gate({ apiKey: 'main-key', secret: 'main-secret' });
+      const api = gate.urls['api'] as Record<string, Record<string, string>>;
+      for (const urls of Object.values(api)) for (const type of Object.keys(urls)) urls[type] = `${ex.url}/api/v4`;
+      const limiter = new AccountLimiter({ accounts: [{ id: 'main', role: 'main' }], marginMs: 5 });
+      before?.(limiter);
+      limitCcxt(limiter, gate, { account: 'main' });
+      await gate.loadMarkets();
+      const tooMany = (e: unknown) => {
+        if (e instanceof ccxt.RateLimitExceeded) return true;
+        if (e instanceof ccxt.ExchangeError) return false;
+        throw e;
+      };
+      return {
+        limiter,
+        async place() {
+          try {
+            return { tooMany: false, id: (await gate.createOrder('BTC/USDT:USDT', 'limit', 'buy', 1, 60000)).id! };
+          } catch (e) {
+            return { tooMany: tooMany(e) };
+          }
+        },
+        async cancel(id) {
+          try {
+            await gate.cancelOrder(id, 'BTC/USDT:USDT');
+            return { tooMany: false };
+          } catch (e) {
+            return { tooMany: tooMany(e) };
+          }
+        },
+        async myTrades() {
+          await gate.fetchMyTrades('BTC/USDT:USDT');
+        },
+        async close() {
+          limiter.close();
+        },
+      };
+    }
+    case 'gate-api': {
+      // docs/integrations.md, gate-api.
+      const limiter = new AccountLimiter({ accounts: [{ id: 'main', role: 'main' }] });
+      before?.(limiter);
+      const client = new ApiClient(`${ex.url}/api/v4`);
+      client.setApiKeySecret('main-key', 'main-secret');
+      limitApiClient(limiter, { account: 'main', client });
+      const futures = new FuturesApi(client);
+      const status = (e: unknown): boolean => {
+        const s = (e as { response?: { status?: unknown } } | null)?.response?.status;
+        if (typeof s !== 'number') throw e;
+        return s === 429;
+      };
+      return {
+        limiter,
+        async place() {
+          try {
+            return { tooMany: false, id: String((await futures.createFuturesOrder('usdt', { contract: 'BTC_USDT', size: '1', price: '60000' })).body.id) };
+          } catch (e) {
+            return { tooMany: status(e) };
+          }
+        },
+        async cancel(id) {
+          try {
+            await futures.cancelFuturesOrder('usdt', id);
+            return { tooMany: false };
+          } catch (e) {
+            return { tooMany: status(e) };
+          }
+        },
+        async myTrades() {
+          await futures.getMyTrades('usdt', { contract: 'BTC_USDT' });
+        },
+        async close() {
+          limiter.close();
+        },
+      };
+    }
+    case 'websocket': {
+      // docs/integrations.md, WebSocket API, on a model whose WebSocket orders have a budget of
+      // their own (R16 `separate`: the tier replaces the WebSocket 100 per second).
+      const limiter = new AccountLimiter({ accounts: [{ id: 'main', role: 'main' }], websocketBudget: 'separate' });
+      before?.(limiter);
+      const socket = new WebSocket(`${ex.wsUrl}/v4/ws/usdt`);
+      await new Promise((resolve, reject) => socket.once('open', resolve).once('error', reject));
+      const api = limitedWebSocket(limiter, { account: 'main', socket, multipliers: { BTC_USDT: '0.0001' } });
+      await api.request('futures.login', undefined, { payload: { api_key: 'main-key' } });
+      socket.send(JSON.stringify({ time: Math.floor(Date.now() / 1000), channel: 'futures.usertrades', event: 'subscribe', payload: ['!all'] }));
+      const refused = (status: unknown) => status === '311' || status === '312';
+      return {
+        limiter,
+        async place() {
+          const r = await api.request('futures.order_place', ORDER);
+          const id = (r.data?.result as { id?: number } | undefined)?.id;
+          return { tooMany: refused(r.header['status']), ...(id === undefined ? {} : { id: String(id) }) };
+        },
+        async cancel(id) {
+          return { tooMany: refused((await api.request('futures.order_cancel', { order_id: id })).header['status']) };
+        },
+        async myTrades() {
+          // The fills come on futures.usertrades after each reply: one more request lets the last arrive.
+          await api.request('futures.order_status', { order_id: '1' });
+        },
+        async close() {
+          api.close();
+          socket.close();
+          limiter.close();
+        },
+      };
+    }
+  }
+}
+
+/** What a saturating run through a recipe's engine came to. */
+export interface RecipeRun {
+  readonly recipe: Recipe;
+  /** Answers 429 (311/312 over WebSocket), placements and cancels. */
+  readonly tooMany: number;
+  /** Placements the model accepted in each whole second of the run. */
+  readonly perSecond: readonly number[];
+  /** Placements accepted per second from the second second on, over `limit`. */
+  readonly utilization: number;
+  readonly accepted: number;
+}
+
+/**
+ * `workers` placing through the engine as fast as answers come back, a cancel of the latest order
+ * every 10 ms, for `runMs`; the model's count of accepted placements read each second.
+ */
+export async function saturate(engine: RecipeEngine, ex: RunningExchange, options: { readonly runMs: number; readonly limit: number; readonly workers?: number }): Promise<RecipeRun & { recipe: never }> {
+  // Over REST on the tier's limit; over WebSocket with a budget of its own, on that one (R16).
+  const placeAccepted = () => ex.stats().accounts.find((a) => a.account === 'main')!.limits
+    .filter((l) => l.key === 'futures.place' || l.key === 'ws.futures.place').reduce((n, l) => n + l.accepted, 0);
+  const start = performance.now();
+  const end = start + options.runMs;
+  const marks: number[] = [placeAccepted()];
+  const ticker = setInterval(() => marks.push(placeAccepted()), 1_000);
+  let tooMany = 0;
+  let lastId: string | undefined;
+  const worker = async () => {
+    while (performance.now() < end) {
+      const r = await engine.place();
+      if (r.tooMany) tooMany++;
+      else if (r.id !== undefined) lastId = r.id;
+    }
+  };
+  const canceller = async () => {
+    while (performance.now() < end) {
+      await new Promise((r) => setTimeout(r, 10));
+      if (lastId !== undefined && (await engine.cancel(lastId)).tooMany) tooMany++;
+    }
+  };
+  await Promise.all([...Array.from({ length: options.workers ?? 32 }, worker), canceller()]);
+  clearInterval(ticker);
+  const perSecond = marks.slice(1).map((m, i) => m - marks[i]!);
+  const later = perSecond.slice(1);
+  const utilization = later.length === 0 ? 0 : later.reduce((a, b) => a + b, 0) / (later.length * options.limit);
+  return { recipe: undefined as never, tooMany, perSecond, utilization, accepted: placeAccepted() - marks[0]! };
+}
+
+/**
+ * One saturating run of `recipe` on a fresh model exchange whose family history gives `tier`
+ * (5: 300 per second; 1: 100), the engine as the recipe shows it; `limiterHistory` seeds the
+ * limiter first (a family history the exchange does not agree with).
+ */
+export async function runRecipe(recipe: Recipe, options: { readonly exchangeMakerVolume: string; readonly limit: number; readonly runMs: number; readonly limiterMakerVolume?: string }): Promise<RecipeRun> {
+  const ex = await startExchange({ port: 0, history: history(options.exchangeMakerVolume), fills: { maker: 0, taker: 0 }, websocketBudget: 'separate' });
+  const limiterHistory = options.limiterMakerVolume;
+  const engine = await engineOf(recipe, ex, limiterHistory === undefined ? undefined : (limiter) => limiter.seed(seedOf(history(limiterHistory))));
+  try {
+    const run = await saturate(engine, ex, options);
+    return { ...run, recipe };
+  } finally {
+    await engine.close();
+    await ex.close();
+  }
+}
