@@ -1,13 +1,14 @@
 /**
  * traderatio in front of Node's fetch: every API v4 request waits on the account's limits, counts
- * when sent, and its answer goes back to the limiter (429s and rate-limit headers, gateway times).
- * Signing happens in the fetch given to limitedFetch, after the wait, so the Timestamp is fresh.
+ * when sent, and its answer goes back to the limiter (429s and rate-limit headers, gateway times,
+ * fills). Signing happens in the fetch given to limitedFetch, after the wait, so the Timestamp is
+ * fresh. The tier is the exchange's: asked once (GET /account/rate_limit) before the first request.
  *
  * Run: GATE_URL=https://api.gateio.ws GATE_KEY=... GATE_SECRET=... node --import tsx examples/integrations/fetch.ts
  * (against the model exchange: `npx traderatio exchange`, then GATE_URL=<its URL> GATE_KEY=main-key)
  */
 import { createHash, createHmac } from 'node:crypto';
-import { AccountLimiter, recordTrades } from 'traderatio';
+import { AccountLimiter } from 'traderatio';
 import { limitedFetch } from 'traderatio/fetch';
 
 const base = process.env.GATE_URL ?? 'https://api.gateio.ws';
@@ -28,7 +29,7 @@ const signed = (input: string | URL | Request, init: RequestInit = {}): Promise<
   return fetch(url, { ...init, headers });
 };
 
-const limiter = new AccountLimiter({ accounts: [{ id: 'main', role: 'main' }], vipLevel: 14 });
+const limiter = new AccountLimiter({ accounts: [{ id: 'main', role: 'main' }] });
 const gate = limitedFetch(limiter, { account: 'main', fetch: signed });
 
 // Forty orders at once: they go out as the placement limit allows, none refused by the exchange.
@@ -46,13 +47,11 @@ const last = placed.at(-1)!.order.id;
 const cancel = await gate(`${base}/api/v4/futures/usdt/orders/${last}`, { method: 'DELETE', contract: 'BTC_USDT' });
 console.log(`cancel: ${cancel.status}`);
 
-// Fills, as the exchange reports them, feed the trade ratio (R1): once per trade id.
-const trades = (await (await gate(`${base}/api/v4/futures/usdt/my_trades?contract=BTC_USDT`)).json()) as Parameters<typeof recordTrades>[2];
-const contract = (await (await gate(`${base}/api/v4/futures/usdt/contracts/BTC_USDT`)).json()) as { quanto_multiplier: string };
-const { recorded } = recordTrades(limiter, 'main', trades, { multipliers: { BTC_USDT: contract.quanto_multiplier } });
-console.log(`fills recorded: ${recorded}`);
+// Fills in every my_trades answer feed the trade ratio (R1), once per trade id.
+await (await gate(`${base}/api/v4/futures/usdt/my_trades?contract=BTC_USDT`)).json();
+console.log(`fills counted: ${limiter.abuseHeadroom('main').traded} USDT`);
 
 const now = limiter.limitNow('main');
 const clock = limiter.clockEstimate();
-console.log(`fetch: limit ${now.limit} r/s (tier ${now.tier.tier}); exchange clock ${clock === null ? 'unknown' : `${clock.offsetMs.toFixed(1)} ms off, within ${clock.errorMs.toFixed(1)} ms`}`);
+console.log(`fetch: limit ${now.limit} r/s (tier ${now.tier.tier}, ${now.source}); exchange clock ${clock === null ? 'unknown' : `${clock.offsetMs.toFixed(1)} ms off, within ${clock.errorMs.toFixed(1)} ms`}`);
 limiter.close();

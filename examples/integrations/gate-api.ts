@@ -15,7 +15,8 @@ const limiter = new AccountLimiter({ accounts: [{ id: 'main', role: 'main' }], c
 
 const client = new ApiClient(`${exchange.url}/api/v4`);
 client.setApiKeySecret('main-key', 'main-secret');
-// The one line: every API class built on this client now waits on the account's limits.
+// The one line: every API class built on this client now waits on the account's limits, on the
+// tier the exchange reports (GET /account/rate_limit, asked as it attaches).
 const { detach } = limitApiClient(limiter, { account: 'main', client });
 
 const futures = new FuturesApi(client);
@@ -32,10 +33,12 @@ await Promise.all(placing);
 const stats = exchange.stats().accounts.find((a) => a.account === 'main')!;
 assert.equal(stats.limits.find((l) => l.key === 'futures.place')?.accepted, 150);
 assert.deepEqual(stats.refused, {});
-// Each answer's X-In-Time and X-Out-Time feed the estimate of the exchange's clock (R15).
-assert.equal(limiter.clockEstimate()?.samples, 8);
+assert.equal(limiter.limitNow('main').source, 'exchange');
+
+// The fills getMyTrades reads feed the trade ratio (R1), once per trade id.
+const trades = await futures.getMyTrades('usdt', { contract: 'BTC_USDT' });
 
 detach();
 limiter.close();
 await exchange.close();
-console.log('gate-api: 150 placements and a cancel through FuturesApi, none refused');
+console.log(`gate-api: 150 placements and a cancel through FuturesApi, none refused; ${trades.body.length} fills, ${limiter.abuseHeadroom('main').traded} USDT counted`);

@@ -45,8 +45,12 @@ export function seedOf(h: ReturnType<typeof history>) {
   return { days: h.activity };
 }
 
-/** The recipe's engine on the model exchange `ex`; `limiterOptions` only where the recipe shows them. */
-export async function engineOf(recipe: Recipe, ex: RunningExchange, before?: (limiter: AccountLimiter) => void): Promise<RecipeEngine> {
+/**
+ * The recipe's engine on the model exchange `ex`. `before` runs on the limiter before the client
+ * is put behind it; `bare` leaves the client as it is (the limiter made, and unused): the peer a
+ * benchmark measures beside it.
+ */
+export async function engineOf(recipe: Recipe, ex: RunningExchange, before?: (limiter: AccountLimiter) => void, bare = false): Promise<RecipeEngine> {
   switch (recipe) {
     case 'fetch': {
       // docs/integrations.md, fetch: Node's fetch, signing each request as API v4 asks.
@@ -66,7 +70,7 @@ export async function engineOf(recipe: Recipe, ex: RunningExchange, before?: (li
       };
       const limiter = new AccountLimiter({ accounts: [{ id: 'main', role: 'main' }] });
       before?.(limiter);
-      const gate = limitedFetch(limiter, { account: 'main', fetch: signed });
+      const gate: ReturnType<typeof limitedFetch> = bare ? signed : limitedFetch(limiter, { account: 'main', fetch: signed });
       const orders = `${ex.url}/api/v4/futures/usdt/orders`;
       return {
         limiter,
@@ -95,7 +99,7 @@ export async function engineOf(recipe: Recipe, ex: RunningExchange, before?: (li
       for (const urls of Object.values(api)) for (const type of Object.keys(urls)) urls[type] = `${ex.url}/api/v4`;
       const limiter = new AccountLimiter({ accounts: [{ id: 'main', role: 'main' }], marginMs: 5 });
       before?.(limiter);
-      limitCcxt(limiter, gate, { account: 'main' });
+      if (!bare) limitCcxt(limiter, gate, { account: 'main' });
       await gate.loadMarkets();
       const tooMany = (e: unknown) => {
         if (e instanceof ccxt.RateLimitExceeded) return true;
@@ -128,12 +132,12 @@ export async function engineOf(recipe: Recipe, ex: RunningExchange, before?: (li
       };
     }
     case 'gate-api': {
-      // docs/integrations.md, gate-api.
+      // docs/integrations.md, gate-api (against the exchange: no clock).
       const limiter = new AccountLimiter({ accounts: [{ id: 'main', role: 'main' }] });
       before?.(limiter);
       const client = new ApiClient(`${ex.url}/api/v4`);
       client.setApiKeySecret('main-key', 'main-secret');
-      limitApiClient(limiter, { account: 'main', client });
+      if (!bare) limitApiClient(limiter, { account: 'main', client });
       const futures = new FuturesApi(client);
       const status = (e: unknown): boolean => {
         const s = (e as { response?: { status?: unknown } } | null)?.response?.status;
@@ -172,7 +176,7 @@ export async function engineOf(recipe: Recipe, ex: RunningExchange, before?: (li
       before?.(limiter);
       const socket = new WebSocket(`${ex.wsUrl}/v4/ws/usdt`);
       await new Promise((resolve, reject) => socket.once('open', resolve).once('error', reject));
-      const api = limitedWebSocket(limiter, { account: 'main', socket, multipliers: { BTC_USDT: '0.0001' } });
+      const api = bare ? bareWebSocket(socket) : limitedWebSocket(limiter, { account: 'main', socket, multipliers: { BTC_USDT: '0.0001' } });
       await api.request('futures.login', undefined, { payload: { api_key: 'main-key' } });
       socket.send(JSON.stringify({ time: Math.floor(Date.now() / 1000), channel: 'futures.usertrades', event: 'subscribe', payload: ['!all'] }));
       const refused = (status: unknown) => status === '311' || status === '312';
@@ -252,10 +256,12 @@ export async function saturate(engine: RecipeEngine, ex: RunningExchange, option
  * (5: 300 per second; 1: 100), the engine as the recipe shows it; `limiterHistory` seeds the
  * limiter first (a family history the exchange does not agree with).
  */
-export async function runRecipe(recipe: Recipe, options: { readonly exchangeMakerVolume: string; readonly limit: number; readonly runMs: number; readonly limiterMakerVolume?: string }): Promise<RecipeRun> {
+export async function runRecipe(recipe: Recipe, options: {
+  readonly exchangeMakerVolume: string; readonly limit: number; readonly runMs: number; readonly limiterMakerVolume?: string; readonly bare?: boolean;
+}): Promise<RecipeRun> {
   const ex = await startExchange({ port: 0, history: history(options.exchangeMakerVolume), fills: { maker: 0, taker: 0 }, websocketBudget: 'separate' });
   const limiterHistory = options.limiterMakerVolume;
-  const engine = await engineOf(recipe, ex, limiterHistory === undefined ? undefined : (limiter) => limiter.seed(seedOf(history(limiterHistory))));
+  const engine = await engineOf(recipe, ex, limiterHistory === undefined ? undefined : (limiter) => limiter.seed(seedOf(history(limiterHistory))), options.bare);
   try {
     const run = await saturate(engine, ex, options);
     return { ...run, recipe };
@@ -263,4 +269,24 @@ export async function runRecipe(recipe: Recipe, options: { readonly exchangeMake
     await engine.close();
     await ex.close();
   }
+}
+
+/** A WebSocket API client with nothing in front of it: each request sent at once, its reply matched by req_id. */
+function bareWebSocket(socket: WebSocket): Pick<ReturnType<typeof limitedWebSocket>, 'request' | 'close'> {
+  type Reply = Awaited<ReturnType<ReturnType<typeof limitedWebSocket>['request']>>;
+  const waiting = new Map<string, (reply: Reply) => void>();
+  socket.on('message', (raw) => {
+    const m = JSON.parse(String(raw)) as Reply & { request_id?: string };
+    if (m.request_id !== undefined) waiting.get(m.request_id)?.(m);
+    waiting.delete(String(m.request_id));
+  });
+  let n = 0;
+  return {
+    request: (channel, params, options = {}) => new Promise<Reply>((resolve) => {
+      const id = `bare-${++n}`;
+      waiting.set(id, resolve);
+      socket.send(JSON.stringify({ time: Math.floor(Date.now() / 1000), channel, event: 'api', payload: { req_id: id, req_param: params, ...options.payload } }));
+    }),
+    close: () => waiting.clear(),
+  };
 }
