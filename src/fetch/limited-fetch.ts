@@ -37,8 +37,8 @@ import { checkFields } from '../rules/parse.js';
 export type FetchFunction = (input: string | URL | Request, init?: RequestInit) => Promise<Response>;
 
 /**
- * Options of {@link limitedFetch}: the account the requests are sent as, and the `fetch` that
- * sends them.
+ * Options of {@link limitedFetch}: the account the requests are sent as, the `fetch` that sends
+ * them, whether the exchange's own figure for the tier is asked first, and a poll of fills.
  *
  * @example
  * ```ts
@@ -51,12 +51,19 @@ export type FetchFunction = (input: string | URL | Request, init?: RequestInit) 
  *   account: 'sub1',
  *   fetch: async (input) => {
  *     sent.push(String(input))
+ *     // The exchange reports tier 5 for the account (R16).
+ *     if (String(input).endsWith('/account/rate_limit')) return Response.json([{ type: 'futures', tier: '5', ratio: '10.5', main_ratio: '10.5', updated_at: String(Math.floor(Date.now() / 1000)) }])
  *     return Response.json([])
  *   },
  * }
  * const gate = limitedFetch(limiter, options)
  * await gate('https://api.gateio.ws/api/v4/spot/open_orders')
- * sent // ['https://api.gateio.ws/api/v4/spot/open_orders']
+ * sent // ['https://api.gateio.ws/api/v4/account/rate_limit', 'https://api.gateio.ws/api/v4/spot/open_orders']
+ * limiter.limitNow('sub1').limit // 300
+ * // Without the ask: the first request goes first.
+ * const quiet = limitedFetch(limiter, { ...options, account: 'main', askRateLimit: false })
+ * await quiet('https://api.gateio.ws/api/v4/spot/open_orders')
+ * sent.length // 3
  * limiter.close()
  * ```
  */
