@@ -23,6 +23,18 @@ export const LIMITER_EVENTS: Table<LimiterEvent['type']> = {
     means: "The account's placement limit changed (`from`, `to`); `reason` says why: a raise at 08:00, a lowering at the 00:00 rating, a VIP change, a new sub-account, a live downgrade, the exchange's report.",
     todo: 'Nothing: the limiter already sends at the new limit. Log it; a lowering you did not expect is worth a look at `plan` or `timeline`.',
   },
+  'assumed-tier': {
+    means: "The account's first placement went out on an assumed tier (tier 1): nothing counted, seeded or reported tells the limiter its tier. `learnFrom` names what would.",
+    todo: 'Put the client behind an adapter (it asks GET /account/rate_limit and reads the `X-Gate-RateLimit-Limit` of every placement), or `seed` the family\'s last 7 days.',
+  },
+  'exchange-limit': {
+    means: "A placement's answer stated a limit (`stated`, tier `tier`) other than the one in force (`from`): the exchange's own figure, taken under `policy`; `to` is the limit in force now.",
+    todo: 'Nothing: the limiter sends at it. Often, the limiter lacks history: seed it to follow the 00:00 snapshot and the throttles as well.',
+  },
+  'report-unavailable': {
+    means: 'GET /account/rate_limit did not answer a report (`reason`: its status, the error): marked not open; the headers of placements take over.',
+    todo: 'Nothing: the exchange marks the endpoint not yet open. A 401 means the client does not sign that request.',
+  },
   throttle: {
     means: 'The futures abuse throttle started (`throttle` holds its N per 10 s and its end) or lifted (`throttle` null): more than 86,400 requests in 24 h with almost nothing traded.',
     todo: 'Trade more per request, or send fewer requests, before the next whole hour; `advise` says how much. Placements go at 10 or 20 per 10 s meanwhile; cancels are not throttled.',
@@ -48,7 +60,7 @@ export const LIMITER_EVENTS: Table<LimiterEvent['type']> = {
     todo: "Fix the machine's clock (NTP). Until then signed requests fail with REQUEST_EXPIRED.",
   },
   error: {
-    means: 'Something around the limiter failed without stopping it: a listener threw, persisting or refreshing failed, a reconcile call failed (`source`, `error`).',
+    means: 'Something around the limiter failed without stopping it: a listener threw, persisting or refreshing failed, a reconcile call failed, fills an adapter read could not be recorded (`source`, `error`).',
     todo: 'Read `error`. A listener should not throw; a persist or refresh failure is retried on the next change.',
   },
 };
@@ -63,6 +75,10 @@ export const SCHEDULER_EVENTS: Table<SchedulerEvent['type']> = {
   pause: {
     means: 'A limit is paused until `until`: the exchange answered 429 or reported nothing remaining, with a reset instant.',
     todo: 'Nothing: tasks on that limit wait until then. Frequent pauses mean something else sends on the same account outside the limiter.',
+  },
+  'reset-bounded': {
+    means: "Feedback named a reset instant further off than an hour (`header`: milliseconds read as seconds, 1e30, the year 3000): the pause ends at `until`, an hour on, instead.",
+    todo: 'Nothing: the limit goes on after the bound. Something between the exchange and the engine may rewrite the header.',
   },
   error: { means: 'A listener threw, or a task failed in a way the scheduler reports (`source`, `error`).', todo: 'Read `error`; fix the listener.' },
 };

@@ -25,7 +25,8 @@ async function setup(fetchReport?: (account: string) => unknown) {
     return (await send!(`${ex.url}/api/v4/account/rate_limit`, { headers: { KEY: 'main-key' } })).json();
   };
   const limiter = new AccountLimiter({ accounts: [{ id: 'main', role: 'main' }], clock, reconcile: { everyMs: 60_000, fetch: fetchReport ?? fromModel } });
-  send = limitedFetch(limiter, { account: 'main' });
+  // The poll is what this file tests: the adapter's own ask as it attaches is left out.
+  send = limitedFetch(limiter, { account: 'main', askRateLimit: false });
   const events: LimiterEvent[] = [];
   let told: (() => void) | undefined;
   limiter.on((e) => {
