@@ -1,5 +1,5 @@
 import { DAY_MS, utcDayStart } from '../rules/calendar.js';
-import { type AccountRating, type FamilyConfig, rateFamily } from '../rules/family.js';
+import { type AccountRating, type FamilyConfig, type FamilyRating, rateFamily } from '../rules/family.js';
 import type { TimelineAccount } from '../rules/timeline.js';
 import type { Tracker } from './tracker.js';
 
@@ -24,9 +24,14 @@ export interface FamilyState {
  * partial today included), as the snapshot at `snapshotDay` will rate them (R1, R5, R7).
  */
 export function ratingsBefore(state: FamilyState, family: FamilyConfig, snapshotDay: number, now: number): readonly AccountRating[] {
+  return familyRatingBefore(state, family, snapshotDay, now).accounts;
+}
+
+/** {@link ratingsBefore} with the family's aggregated ratio. */
+export function familyRatingBefore(state: FamilyState, family: FamilyConfig, snapshotDay: number, now: number): FamilyRating {
   const present = state.accounts.filter((a) => a.createdAt === undefined || a.createdAt <= now);
   const accounts = present.map((a) => ({ account: a.id, contracts: state.tracker.ratioWindowActivity(a.id, snapshotDay) }));
-  return rateFamily(accounts, family).accounts;
+  return rateFamily(accounts, family);
 }
 
 /**

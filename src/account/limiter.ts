@@ -520,10 +520,11 @@ export class AccountLimiter {
   }
 
   /**
-   * What reaches the next tier, and the spare before the one below, on the ratio that sets the
-   * account's tier at the next snapshot: more maker volume or fewer requests on `contract` up, the
-   * volume that may be lost or the requests that may be added with the tier kept down (R1, R3,
-   * R7; see `tierMargins`). Below VIP 14 (R4) the tier is 1 whatever the ratio: `up` and `down`
+   * What reaches the next tier, and the spare before the one below, at the next snapshot, over
+   * every path of R7 at once (the account's own ratio, the family's aggregated ratio, the volume
+   * that takes it over the own-volume threshold): the least maker volume or the fewest requests
+   * on `contract` up, the most volume that may be lost or requests that may be added with the
+   * tier kept down (R1, R3, R7). `basis` names the ratio that sets the tier now. Below VIP 14 (R4) the tier is 1 whatever the ratio: `up` and `down`
    * are null.
    */
   whatIf(account: string, contract = 'BTC_USDT'): WhatIf {

@@ -2,13 +2,12 @@ import { type AbuseConfig, abuseLowFill } from '../rules/abuse.js';
 import { DAY_MS, RAISE_OFFSET_MS, utcDayStart } from '../rules/calendar.js';
 import { coefficientOf } from '../rules/contracts.js';
 import type { FamilyConfig } from '../rules/family.js';
-import { toDec } from '../rules/fixed.js';
 import { fillRateOf } from '../rules/fill-rate.js';
-import { type TierMargins, tierMargins } from '../rules/margins.js';
+import { type TierMargins, accountMargins } from '../rules/margins.js';
 import type { SpotFillConfig } from '../rules/spot-fill.js';
 import type { Tier } from '../rules/tiers.js';
 import { isTieredVip, tierInForce } from '../rules/vip.js';
-import { type FamilyState, ratingsBefore, vipAt } from './family-state.js';
+import { type FamilyState, familyRatingBefore, ratingsBefore, vipAt } from './family-state.js';
 import type { HourlyCounts } from './in-force.js';
 import { rollingDay, spotWindow } from './rolling-window.js';
 
@@ -59,26 +58,23 @@ export function tierAtNext0800(state: FamilyState, family: FamilyConfig, account
 }
 
 /**
- * What reaches the next tier, and the spare before the one below, on the ratio that sets the
- * account's tier at the next snapshot: more maker volume or fewer requests on `contract` up, the
- * volume that may be lost or the requests that may be added with the tier kept down (R1, R3,
- * R7; see `tierMargins`). Below VIP 14 (R4) the tier is 1 whatever the ratio: `up` and `down`
+ * What reaches the next tier, and the spare before the one below, at the next snapshot, over
+ * every path of R7 at once (the account's own ratio, the family's aggregated ratio, the volume
+ * that takes it over the own-volume threshold): the least maker volume or the fewest requests
+ * on `contract` up, the most volume that may be lost or requests that may be added with the
+ * tier kept down (R1, R3, R7). `basis` names the ratio that sets the tier now. Below VIP 14 (R4) the tier is 1 whatever the ratio: `up` and `down`
  * are null. `account` must be one of the state's, created by `now`.
  */
 export function whatIf(state: FamilyState, family: FamilyConfig, account: string, contract: string, now: number): WhatIf {
-  const r = ratingsBefore(state, family, utcDayStart(now) + DAY_MS, now).find((x) => x.account === account)!;
+  const rating = familyRatingBefore(state, family, utcDayStart(now) + DAY_MS, now);
+  const r = rating.accounts.find((x) => x.account === account)!;
   const basis = r.basis === 'own' || r.basis === 'max-own' ? 'own' : 'aggregated';
   const vip = vipAt(state, now);
   // Below VIP 14 every account is at tier 1 whatever its ratio (R4): nothing moves it.
   if (!isTieredVip(vip)) return { tier: tierInForce(vip, r.tier, family.tiers), up: null, down: null, basis };
-  return {
-    ...tierMargins(r.effective, {
-      tiers: family.tiers,
-      makerWeight: toDec(family.ratio.makerWeight),
-      coefficient: coefficientOf(family.ratio.coefficients, contract),
-    }),
-    basis,
-  };
+  // Every path of R7 at once: the own ratio, the aggregated one, the own-volume threshold.
+  const { tier, up, down } = accountMargins(r.own, rating.aggregated, family, { coefficient: coefficientOf(family.ratio.coefficients, contract) });
+  return { tier, up, down, basis };
 }
 
 /**

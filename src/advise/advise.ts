@@ -4,7 +4,7 @@ import { coefficientOf, normalizeContract } from '../rules/contracts.js';
 import { Dec, type DecimalInput } from '../rules/decimal.js';
 import { type AccountActivity, type FamilyConfig, type FamilyOptions, type RatioBasis, FAMILY_OPTION_FIELDS, rateFamily, readFamilyOptions } from '../rules/family.js';
 import { toDec } from '../rules/fixed.js';
-import { tierMargins } from '../rules/margins.js';
+import { accountMargins } from '../rules/margins.js';
 import { parseCount, parseId, parseNonNegativeDecimal, readOptions } from '../rules/parse.js';
 import { type RatioResult, compareRatio } from '../rules/ratio.js';
 import { type SpotFillOptions, resolveSpotFillOptions } from '../rules/spot-fill.js';
@@ -267,7 +267,7 @@ function readInput(input: AdviceInput | readonly AccountActivity[]): Required<Ad
  *   aggregated ratio down, rated apart; an account under the own-volume threshold whose own ratio
  *   beats the aggregated one, with the volume that takes it over; the family as a broker family;
  * - `next-tier-maker`, `next-tier-requests` (R3): per account, the maker volume to add or the
- *   requests to drop for the next tier (the margins of {@link tierMargins}).
+ *   requests to drop for the next tier, over every path of R7 (the margins `plan` gives).
  * With `account`, the findings about an account are made for it alone and ranked by what they give it.
  * With hourly activity, the checks of the 24-hour throttles (R9, R14) that tripped or came within
  * `nearMiss` of tripping, with the fill volume that would have kept each clear.
@@ -379,14 +379,10 @@ export function advise(activity: AdviceInput | readonly AccountActivity[], optio
     for (const a of now.accounts.filter(advised)) {
       const heaviest = input.accounts.find((x) => x.account === a.account)!.contracts
         .map((c) => coefficientOf(ratio.coefficients, normalizeContract(c.contract))).reduce((m, c) => Dec.max(m, c), new Dec(0));
-      // Under max(own, aggregated) (R7) either ratio reaching the next bound will do: the nearer one.
-      const marginOptions = { tiers: r.family.tiers, makerWeight: toDec(ratio.makerWeight), ...(heaviest.isZero() ? {} : { coefficient: heaviest }) };
-      const ups = [tierMargins(a.effective, marginOptions).up];
-      if (a.basis === 'max-own' || a.basis === 'max-aggregated') ups.push(tierMargins(a.basis === 'max-own' ? now.aggregated : a.own, marginOptions).up);
-      const reachable = ups.filter((u): u is NonNullable<typeof u> => u !== null && u.tier.tier === a.tier.tier + 1);
-      if (reachable.length === 0) continue;
-      const up = reachable.reduce((x, y) => (y.makerVolume.lessThan(x.makerVolume) ? y : x));
-      const fewer = reachable.map((u) => u.fewerRequests).reduce((x: number, n) => (n === null ? x : Math.min(x, n)), Infinity);
+      // Every path of R7 at once: the aggregated ratio, the own ratio, the own-volume threshold.
+      const up = accountMargins(a.own, now.aggregated, r.family, heaviest.isZero() ? {} : { coefficient: heaviest }).up;
+      if (up === null) continue;
+      const fewer = up.fewerRequests ?? Infinity;
       add({
         kind: 'next-tier-maker', rules: ['R1', 'R3'], account: a.account, informational: false,
         change: `${a.account}: ${up.makerVolume.toString()} USDT more maker volume for tier ${up.tier.tier} (${up.tier.limit} r/s)`,

@@ -1,8 +1,7 @@
 import { type FamilyOptions, rateFamily, resolveFamilyOptions } from '../rules/family.js';
-import { toDec } from '../rules/fixed.js';
 import { tierOfRatio } from '../rules/tiers.js';
 import { isTieredVip, tierInForce } from '../rules/vip.js';
-import { type TierMargins, tierMargins } from '../rules/margins.js';
+import { type AccountMargins, accountMargins } from '../rules/margins.js';
 import type { ContractActivity, RatioResult } from '../rules/ratio.js';
 import { UnknownFieldError } from '../errors.js';
 import { checkFields } from '../rules/parse.js';
@@ -130,7 +129,8 @@ export interface AccountPlan {
   readonly basis: string;
   readonly tier: number;
   readonly limit: number;
-  readonly margins: TierMargins;
+  /** Every tier above and the spare before the one below, over every path of R7 (`accountMargins`). */
+  readonly margins: AccountMargins;
 }
 
 /** The plan of a family. */
@@ -153,7 +153,6 @@ export function makePlan(input: PlanInput, options: FamilyOptions, vipLevel: num
   const rating = rateFamily(input.accounts.map((a) => ({ account: a.account, contracts: a.contracts })), config, vipLevel);
   const tiered = isTieredVip(vipLevel);
   const aggregatedTier = tierInForce(vipLevel, tierOfRatio(rating.aggregated, config.tiers), config.tiers);
-  const marginOptions = { tiers: config.tiers, makerWeight: toDec(config.ratio.makerWeight) };
   const current = Math.max(...input.spotHours.map((h) => h.hour));
   return {
     spotFill: input.spotHours.length === 0 ? null : { current, accounts: spotFillOutlook(spotTimelines(input.spotHours), current) },
@@ -170,7 +169,7 @@ export function makePlan(input: PlanInput, options: FamilyOptions, vipLevel: num
       limit: a.tier.limit,
       // Below VIP 14 no volume and no request count moves the account from the tier 1 its rating
       // gave (R4): no margins to give.
-      margins: tiered ? tierMargins(a.effective, marginOptions) : { tier: a.tier, up: null, down: null },
+      margins: tiered ? accountMargins(a.own, rating.aggregated, config) : { tier: a.tier, up: null, down: null, steps: [] },
     })),
   };
 }

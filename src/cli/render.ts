@@ -3,6 +3,7 @@ import type { RatioResult } from '../rules/ratio.js';
 import { TIERED_VIP_LEVEL, isTieredVip } from '../rules/vip.js';
 import { HOUR_MS, formatUtcInstant } from '../rules/calendar.js';
 import type { Throttle } from '../rules/abuse.js';
+import type { TierStep } from '../rules/margins.js';
 import type { Plan } from './plan.js';
 import type { SpotFillOutlook } from './spot-hours.js';
 
@@ -66,15 +67,17 @@ export function renderPlan(plan: Plan): string {
       a.basis,
       String(a.tier),
       `${a.limit} r/s`,
-      up === null ? '-' : `+${usdt(up.makerVolume)} maker USDT${up.fewerRequests === null ? '' : ` or -${up.fewerRequests} request${up.fewerRequests === 1 ? '' : 's'}`} -> ${up.tier.limit} r/s`,
+      up === null ? '-' : `+${usdt(up.makerVolume)} maker USDT (${up.makerPath})${up.fewerRequests === null ? '' : ` or -${up.fewerRequests} request${up.fewerRequests === 1 ? '' : 's'} (${up.requestPath})`} -> ${up.tier.limit} r/s`,
       down === null ? '-' : `${usdt(down.makerVolume)} maker USDT or ${down.spareRequests} request${down.spareRequests === 1 ? '' : 's'}, then ${down.tier.limit} r/s`,
     ];
   });
   const notes = !isTieredVip(plan.vipLevel)
     ? [`Below VIP ${TIERED_VIP_LEVEL} every account is at tier 1 whatever its ratio: no volume and no request count changes the limit.`]
     : [
-      'To the tier above: the maker volume to add, or the requests to drop, that reach it. Spare before the tier below: the maker',
-      'volume that may be lost, or the requests that may be added, with the tier kept; any more drops it.',
+      'To the tier above: the least maker volume to add, or the fewest requests to drop, that reach it, by whichever of the',
+      "account's own ratio, the aggregated ratio or the own-volume threshold gets there first (named in brackets).",
+      'Spare before the tier below: the maker volume that may be lost, or the requests that may be added, with the tier kept;',
+      'any more drops it.',
       'Requests are counted at coefficient 1 (BTC_USDT, ETH_USDT); on a 0.4 contract, 2.5 times as many.',
     ];
   return [
@@ -135,6 +138,14 @@ export function ratioJson(r: RatioResult): { ratio: string | null; numerator: st
   return { ratio: r.ratio === null ? null : ratioPlaces(r.ratio, JSON_RATIO_PLACES), numerator: r.numerator.toFixed(), denominator: r.denominator.toFixed(), volume: r.volume.toFixed() };
 }
 
+/** What reaches one tier above, as JSON-ready data. */
+function stepJson(s: TierStep): unknown {
+  return {
+    tier: s.tier.tier, limit: s.tier.limit, makerVolume: s.makerVolume.toFixed(), makerPath: s.makerPath,
+    requestWeight: s.requestWeight?.toFixed() ?? null, fewerRequests: s.fewerRequests, requestPath: s.requestPath,
+  };
+}
+
 /** The plan as JSON-ready data: decimals as strings. */
 export function planJson(plan: Plan): unknown {
   const ratio = ratioJson;
@@ -148,7 +159,8 @@ export function planJson(plan: Plan): unknown {
       basis: a.basis,
       tier: a.tier,
       limit: a.limit,
-      up: a.margins.up === null ? null : { tier: a.margins.up.tier.tier, limit: a.margins.up.tier.limit, makerVolume: a.margins.up.makerVolume.toFixed(), fewerRequests: a.margins.up.fewerRequests },
+      up: a.margins.up === null ? null : stepJson(a.margins.up),
+      steps: a.margins.steps.map(stepJson),
       down: a.margins.down === null ? null : { tier: a.margins.down.tier.tier, limit: a.margins.down.tier.limit, makerVolume: a.margins.down.makerVolume.toFixed(), spareRequests: a.margins.down.spareRequests },
     })),
     spotFill: plan.spotFill === null ? null : spotFillJson(plan.spotFill.current, plan.spotFill.accounts),

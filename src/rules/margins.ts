@@ -1,5 +1,7 @@
 import { Dec, type DecimalInput } from './decimal.js';
 import { parsePositiveDecimal, readOptions } from './parse.js';
+import type { FamilyConfig } from './family.js';
+import { toDec } from './fixed.js';
 import type { RatioResult } from './ratio.js';
 import { type Tier, type TierRow, type TierTable, resolveTiers, tierOfRatio } from './tiers.js';
 
@@ -96,4 +98,149 @@ export function tierMargins(
 /** A whole count as a number, held to the exact integer range: never a binary float such as 2.4e57. */
 function safeCount(k: Dec): number {
   return k.greaterThan(Number.MAX_SAFE_INTEGER) ? Number.MAX_SAFE_INTEGER : k.toNumber();
+}
+
+/**
+ * The way a change reaches a tier under R7: the family's aggregated ratio; the account's own ratio
+ * (max(own, aggregated), or a broker family's own ratio); or the own-volume threshold, when the
+ * own ratio is already there and only the volume that takes the account over the threshold is
+ * missing.
+ */
+export type MarginPath = 'aggregated' | 'own' | 'threshold';
+
+/** What reaches one tier above an account's, over every path of R7, the least of each kind of change. */
+export interface TierStep {
+  readonly tier: Tier;
+  /** More maker volume for the account, USDT (rounded up to 8 decimals): the least over every path. */
+  readonly makerVolume: Dec;
+  /** The path that least volume takes. */
+  readonly makerPath: MarginPath;
+  /**
+   * Weighted requests (requests times their coefficient) the account must drop, the least over
+   * the aggregated and the own path, or null when no drop within its own requests reaches the
+   * tier (an undefined ratio is the lowest tier, R1).
+   */
+  readonly requestWeight: Dec | null;
+  /** The path of `requestWeight`. */
+  readonly requestPath: 'aggregated' | 'own' | null;
+  /** `requestWeight` as requests on a contract of the given coefficient, rounded up; null: none would do. At most 2^53 - 1. */
+  readonly fewerRequests: number | null;
+}
+
+/** An account's margins over every path of R7: every tier above, and the spare before the tier below. */
+export interface AccountMargins extends TierMargins {
+  /** What reaches the next tier up (the first of `steps`), or null at the top or when nothing would. */
+  readonly up: TierStep | null;
+  /** Every tier above the account's, nearest first, each with the least change that reaches it. */
+  readonly steps: readonly TierStep[];
+}
+
+/** Options of {@link accountMargins}. */
+export interface AccountMarginOptions {
+  /** The coefficient of the contract `fewerRequests` and `spareRequests` count on. @default 1 */
+  readonly coefficient?: DecimalInput;
+}
+
+/**
+ * The margins of one account of a family, decided over every path of R7 at once (R1, R3, R7).
+ * Its tier is the one its rating gives: the aggregated ratio under the own-volume threshold,
+ * max(own, aggregated) from it, the own ratio in a broker family. Up, for every tier above: the
+ * least maker volume the account may add that reaches it, by the aggregated ratio (which it
+ * raises too), by its own ratio, or by the volume that takes it over the threshold, whichever is
+ * least; and the fewest weighted requests it may drop, by the aggregated or its own ratio, within
+ * its own requests. Down: the most maker volume that may be lost, or requests that may be added,
+ * with the tier kept by any path (losing more drops it). The family's VIP level is the caller's:
+ * below 14 (R4) no change moves an account from tier 1. `plan`, `advise` and
+ * `AccountLimiter.whatIf` all ask this function.
+ */
+export function accountMargins(own: RatioResult, aggregated: RatioResult, family: FamilyConfig, options: AccountMarginOptions = {}): AccountMargins {
+  const tiers = family.tiers;
+  const mw = toDec(family.ratio.makerWeight);
+  const c = parsePositiveDecimal(options.coefficient ?? '1', '`coefficient`');
+  const threshold = toDec(family.ownVolumeThreshold);
+  const broker = family.familyKind === 'broker';
+  const ownCounts = !own.denominator.isZero();
+  const aggCounts = !broker && !aggregated.denominator.isZero();
+  // The own ratio rates the account now (with max()) when it is over the threshold, or always in a broker family.
+  const eligible = broker || own.volume.greaterThanOrEqualTo(threshold);
+  const ownTier = tierOfRatio(own, tiers);
+  const aggTier = tierOfRatio(aggregated, tiers);
+  const tier = broker ? ownTier : eligible && ownTier.tier > aggTier.tier ? ownTier : aggTier;
+
+  const steps: TierStep[] = [];
+  for (const next of tiers.slice(tier.tier)) {
+    const b = next.minRatio;
+    // Maker volume x raises both numerators by mw x, and the account's volume by x.
+    let maker: { x: Dec; path: MarginPath } | null = null;
+    if (aggCounts) maker = { x: Dec.max(0, b.times(aggregated.denominator).minus(aggregated.numerator).dividedBy(mw)), path: 'aggregated' };
+    if (ownCounts) {
+      const byRatio = Dec.max(0, b.times(own.denominator).minus(own.numerator).dividedBy(mw));
+      const over = broker ? new Dec(0) : Dec.max(0, threshold.minus(own.volume));
+      const x = Dec.max(byRatio, over);
+      if (maker === null || x.lessThan(maker.x)) maker = { x, path: over.greaterThan(byRatio) ? 'threshold' : 'own' };
+    }
+    if (maker === null) break;
+    // Dropping w weighted requests of the account: N / (D - w) >= b with D - w > 0, and w within its own.
+    let drop: { w: Dec; path: 'aggregated' | 'own' } | null = null;
+    const least = (r: RatioResult): Dec | null => {
+      if (r.numerator.isZero()) return null;
+      const w = Dec.max(0, r.denominator.minus(r.numerator.dividedBy(b)));
+      return w.lessThan(r.denominator) && w.lessThanOrEqualTo(own.denominator) ? w : null;
+    };
+    if (aggCounts) {
+      const w = least(aggregated);
+      if (w !== null) drop = { w, path: 'aggregated' };
+    }
+    if (ownCounts && eligible) {
+      const w = least(own);
+      if (w !== null && (drop === null || w.lessThan(drop.w))) drop = { w, path: 'own' };
+    }
+    let fewer: number | null = null;
+    if (drop !== null) {
+      const r = drop.path === 'own' ? own : aggregated;
+      // The quotient is rounded at 80 digits: the count is settled on exact products, N >= b (D - k c).
+      const reaches = (k: Dec): boolean => r.numerator.greaterThanOrEqualTo(b.times(r.denominator.minus(k.times(c))));
+      let k = Dec.max(0, drop.w.dividedBy(c).ceil());
+      while (k.greaterThan(0) && reaches(k.minus(1))) k = k.minus(1);
+      while (!reaches(k)) k = k.plus(1);
+      // Requests of coefficient c come whole: k of them must leave a request counted, and be the account's own.
+      fewer = k.times(c).lessThan(r.denominator) && k.times(c).lessThanOrEqualTo(own.denominator) ? safeCount(k) : null;
+    }
+    steps.push({
+      tier: next,
+      makerVolume: maker.x.toDecimalPlaces(8, Dec.ROUND_UP),
+      makerPath: maker.path,
+      requestWeight: drop?.w ?? null,
+      requestPath: drop?.path ?? null,
+      fewerRequests: fewer,
+    });
+  }
+
+  let down: TierMargins['down'] = null;
+  if (tier.tier > 1) {
+    const b = tier.minRatio;
+    // Every path that holds the tier now; the most that keeps any of them.
+    const holds: { r: RatioResult; own: boolean }[] = [];
+    if (aggCounts && aggTier.tier >= tier.tier) holds.push({ r: aggregated, own: false });
+    // An own ratio with volume and no request yet holds the tier once requests come: it counts for the spare requests.
+    if (eligible && (ownTier.tier >= tier.tier || (!ownCounts && !own.numerator.isZero()))) holds.push({ r: own, own: true });
+    let makerVolume = new Dec(0);
+    let spare = new Dec(0);
+    for (const { r, own: byOwn } of holds) {
+      if (!r.denominator.isZero()) {
+        let x = r.numerator.minus(b.times(r.denominator)).dividedBy(mw);
+        // Below the threshold the own ratio no longer rates the account.
+        if (byOwn && !broker) x = Dec.min(x, own.volume.minus(threshold));
+        makerVolume = Dec.max(makerVolume, x);
+      }
+      // Settled on exact products: the most k with N >= b (D + k c).
+      const keeps = (k: Dec): boolean => r.numerator.greaterThanOrEqualTo(b.times(r.denominator.plus(k.times(c))));
+      let k = Dec.max(0, r.numerator.dividedBy(b).minus(r.denominator).dividedBy(c).floor());
+      while (!keeps(k) && k.greaterThan(0)) k = k.minus(1);
+      while (keeps(k.plus(1))) k = k.plus(1);
+      spare = Dec.max(spare, k);
+    }
+    down = { tier: tiers[tier.tier - 2]!, makerVolume: makerVolume.toDecimalPlaces(8, Dec.ROUND_DOWN), spareRequests: safeCount(spare) };
+  }
+  return { tier, up: steps[0] ?? null, steps, down };
 }

@@ -456,6 +456,22 @@ describe('AccountLimiter: bad input changes nothing', () => {
     limiter.close();
   });
 
+  it('gives the least change over every path of R7: the own ratio when it gets there before the aggregated one', async () => {
+    // small 600,000 / 100,000 = 6 and big 1,500,000 / 100,000 = 15: aggregated 10.5 (tier 5). With
+    // the threshold at 0 small is rated max(6, 10.5): 1,400,000 USDT more takes its own ratio to 20
+    // (tier 6) before 1,900,000 would take the aggregated one there.
+    const { limiter, at } = setup({ accounts: [{ id: 'small', role: 'main' }, { id: 'big' }], ownVolumeThreshold: '0' });
+    const day = (account: string, maker: string) => ({ account, day: '2026-10-31', contracts: [{ contract: 'BTC_USDT', makerVolume: maker, place: 100_000 }] });
+    limiter.seed({ days: [day('small', '600000'), day('big', '1500000')] });
+    await at(T0 + H);
+    const w = limiter.whatIf('small');
+    expect(w.basis).toBe('aggregated');
+    expect(w.up?.tier.limit).toBe(350);
+    expect(w.up?.makerVolume.toString()).toBe('1400000');
+    expect(w.up?.fewerRequests).toBe(70_000); // 600,000 / 30,000 = 20
+    limiter.close();
+  });
+
   it("refuses an unknownContract that is not a contract name when made", () => {
     expect(() => new AccountLimiter({ accounts: [{ id: 'main' }], unknownContract: '??' })).toThrow('Expected `unknownContract` to be a contract name');
     const limiter = new AccountLimiter({ accounts: [{ id: 'main' }], unknownContract: 'sol-usdt', clock: new VirtualClock({ wallStart: T0 }) });

@@ -125,7 +125,7 @@ describe('traderatio advise on 7-day figures', () => {
     expect(code).toBe(0);
     const r = JSON.parse(out);
     expect(r.format).toBe('plan');
-    expect(r.findings[0]).toMatchObject({ kind: 'next-tier-maker', account: 'A', rules: ['R1', 'R3'] });
+    expect(r.findings[0]).toMatchObject({ kind: 'next-tier-maker', rules: ['R1', 'R3'] });
     for (let i = 1; i < r.findings.length; i++) expect(r.findings[i - 1].outcome.gain).toBeGreaterThanOrEqual(r.findings[i].outcome.gain);
   });
 

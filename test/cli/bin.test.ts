@@ -252,7 +252,7 @@ describe('plan margins', () => {
     expect(r.code).toBe(0);
     expect(r.out).toContain('0.00 maker USDT or 0 requests, then 250 r/s');
     expect(r.out).not.toContain('-0.00');
-    expect(r.out).toContain('the maker\nvolume that may be lost, or the requests that may be added, with the tier kept; any more drops it.');
+    expect(r.out).toContain('Spare before the tier below: the maker volume that may be lost, or the requests that may be added, with the tier kept;\nany more drops it.');
   });
 });
 

@@ -1,4 +1,4 @@
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -38,6 +38,23 @@ describe('traderatio plan', () => {
     expect(out).toContain('Aggregated ratio 13.1177 (2494057.5 / 190129): tier 5, 300 r/s');
     expect(out).toMatch(/^D\s+13\.1211\s+13\.1211\s+max-own\s+5\s+300 r\/s/m);
     expect(out).toMatch(/^A\s+7\.2273\s+13\.1177\s+aggregated\s+5\s+300 r\/s/m);
+  });
+
+  it('gives the least volume over every path of R7, and every tier above in --json', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'traderatio-plan-'));
+    const file = join(dir, 'm.csv');
+    writeFileSync(file, 'account,contract,maker_volume,place\nsmall,BTC_USDT,600000,100000\nbig,BTC_USDT,1500000,100000\n');
+    const text = (await capture(['plan', file, '--threshold', '0'])).out;
+    // By its own ratio 1,400,000 USDT more reaches 20; by the aggregated one, 1,900,000.
+    expect(text).toMatch(/^small\s.*\+1400000\.00 maker USDT \(own\) or -70000 requests \(own\) -> 350 r\/s/m);
+    const plan = JSON.parse((await capture(['plan', file, '--threshold', '0', '--json'])).out);
+    expect(plan.accounts[0].up).toMatchObject({ tier: 6, makerVolume: '1400000', makerPath: 'own', fewerRequests: 70_000, requestPath: 'own' });
+    expect(plan.accounts[0].steps.map((s: { tier: number; makerVolume: string }) => [s.tier, s.makerVolume])).toEqual([[6, '1400000'], [7, '4400000']]);
+    // Under the default threshold small (600,000 USDT) is rated by the aggregated ratio: 400,000 USDT
+    // takes it over the threshold, and 1,400,000 takes its own ratio to 20, still before the aggregated one.
+    const standard = JSON.parse((await capture(['plan', file, '--json'])).out);
+    expect(standard.accounts[0].up).toMatchObject({ makerVolume: '1400000', makerPath: 'own' });
+    rmSync(dir, { recursive: true });
   });
 
   it('reads the same family from JSON and prints JSON with --json', async () => {
