@@ -9,7 +9,8 @@ import { type OptionSpec, type ParsedArgs, UsageError, optionsHelp, parseOptions
 import { adviseCommand } from './advise-command.js';
 import { exchangeCommand } from './exchange.js';
 import { makePlan, readPlan } from './plan.js';
-import type { SimulationReport } from './simulate/replay.js';
+import { readReplayHistory } from './simulate/history.js';
+import { renderSimulation, simulationHtml, simulationJson, simulationSvg } from './simulate/render.js';
 import { simulate } from './simulate/simulate.js';
 import { openSource, readInput } from './source.js';
 import { timelineSvg } from './chart.js';
@@ -119,9 +120,15 @@ FILE is a CSV request log with a header row, in time order (- reads standard inp
 A request row has method and path (contract names the futures contract, orders a batch's size);
 a fill row has fill_role (maker or taker), fill_volume (USDT) and contract. at is epoch ms or ISO.
 The log is read as a stream, in constant memory; the accounts in it form one family. The scheduler's
-side is the library's scheduler on a virtual clock, as an engine runs it for the family.`,
+side is the library's scheduler on a virtual clock, as an engine runs it for the family.
+Without --history every account starts at tier 1 (no activity before the log is known); the report
+says where each account's starting tier comes from.`,
     options: [
-      { ...VIP_OPTION, help: `the family's VIP level (default ${TIERED_VIP_LEVEL})` },
+      { name: 'history', value: 'FILE', help: 'what happened before the log (JSON, as timeline and the exchange read it: "activity" by day, "hours", "spotHours", "accounts", "vipLevel", "vipChanges"): each account starts at the tier it gives' },
+      { ...VIP_OPTION, help: `the family's VIP level (default: the history's "vipLevel", else ${TIERED_VIP_LEVEL})` },
+      THRESHOLD_OPTION, BROKER_OPTION,
+      { name: 'svg', value: 'OUT', help: 'also write a chart per account: the limit in force over time and the requests refused in each minute' },
+      { name: 'html', value: 'OUT', help: 'also write a page with the chart and the report' },
       { name: 'max-queue', value: 'N', help: `requests the scheduler holds waiting at once, as the engine's would; one more is refused and never sent (default ${DEFAULT_MAX_QUEUE.toLocaleString('en-US')}; Infinity holds every one, memory growing with the backlog)` },
       JSON_OPTION, HELP_OPTION,
     ],
@@ -299,8 +306,13 @@ async function timeline(args: ParsedArgs, io: Io, { stdin }: Required<RunOptions
 
 async function simulateCommand(args: ParsedArgs, io: Io, { progress, stdin }: Required<RunOptions>): Promise<number> {
   const file = fileOf('simulate', args);
-  const vipLevel = vipOf(args);
+  const vipLevel = args.values.has('vip') ? vipOf(args) : undefined;
+  const family = familyOptionsOf(args);
   const maxQueue = maxQueueOf(args);
+  const historyFile = args.values.get('history');
+  if (historyFile === true) throw new UsageError(`${args.typed.get('history')} takes a FILE`);
+  if (historyFile === '-' && file === '-') throw new UsageError(`${args.typed.get('history')} and the log cannot both read standard input`);
+  const history = historyFile === undefined ? undefined : await readInput(historyFile, stdin).then(({ name, text }) => readReplayHistory(name, text));
   const source = openSource(file, stdin);
   const started = performance.now();
   const bar = (bytes: number, lines: number): void => {
@@ -313,32 +325,17 @@ async function simulateCommand(args: ParsedArgs, io: Io, { progress, stdin }: Re
     const share = source.size === 0 ? 1 : bytes / source.size;
     process.stderr.write(`\r[${'#'.repeat(Math.round(share * 30)).padEnd(30, '.')}] ${(share * 100).toFixed(0).padStart(3)}%  ${counts}`);
   };
-  const report = await simulate(source, { vipLevel, maxQueue, ...(progress ? { onProgress: bar } : {}) });
+  const report = await simulate(source, {
+    ...family, maxQueue, ...(vipLevel === undefined ? {} : { vipLevel }), ...(history === undefined ? {} : { history }), ...(progress ? { onProgress: bar } : {}),
+  });
   if (progress) process.stderr.write('\n');
   const seconds = (performance.now() - started) / 1000;
-  io.out(args.values.has('json') ? JSON.stringify({ ...report, seconds }, null, 2) : renderSimulation(report, seconds));
+  const svg = args.values.get('svg');
+  const html = args.values.get('html');
+  if (typeof svg === 'string') writeOut(svg, simulationSvg(report));
+  if (typeof html === 'string') writeOut(html, simulationHtml(report, seconds));
+  io.out(args.values.has('json') ? JSON.stringify(simulationJson(report, seconds), null, 2) : renderSimulation(report, seconds));
   return EXIT.ok;
-}
-
-function renderSimulation(r: SimulationReport, seconds: number): string {
-  const when = (t: number | null) => (t === null ? '-' : new Date(t).toISOString());
-  const lines = [
-    `${counted(r.lines, 'line')} (${counted(r.requests, 'request')}, ${counted(r.fills, 'fill')}) from ${when(r.from)} to ${when(r.to)}, read in ${seconds.toFixed(2)} s (${Math.round(r.lines / Math.max(seconds, 0.001)).toLocaleString('en-US')} lines/s)`,
-    '',
-    `As sent, the exchange would refuse ${counted(r.exchange.refused, 'request')} with 429${r.exchange.refused === 0 ? '.' : ':'}`,
-    ...Object.entries(r.exchange.byLimit).sort((a, b) => b[1] - a[1]).map(([k, n]) => `  ${n.toLocaleString('en-US').padStart(12)}  over ${k}`),
-    ...r.exchange.examples.map((e) => `  e.g. line ${e.line} at ${when(e.at)}: account ${e.account} over ${e.limit}`),
-    '',
-    `Through the scheduler: ${counted(r.scheduler.delayed, 'request')} delayed; delay p50 ${r.scheduler.p50Ms.toFixed(1)} ms, p99 ${r.scheduler.p99Ms.toFixed(1)} ms, max ${r.scheduler.maxMs.toFixed(1)} ms`,
-    `  refused by the exchange at their scheduled instants: ${r.scheduler.refusedByExchange}${r.scheduler.tooHeavy > 0 ? `; ${r.scheduler.tooHeavy} too heavy for a limit, never sent` : ''}`,
-    ...(r.scheduler.queueFull > 0 ? [`  refused by the scheduler, its queue full: ${counted(r.scheduler.queueFull, 'request')}, never sent`] : []),
-  ];
-  return lines.join('\n');
-}
-
-/** A count and its noun, singular for 1: "1 fill", "2,000 fills". */
-function counted(n: number, noun: string): string {
-  return `${n.toLocaleString('en-US')} ${noun}${n === 1 ? '' : 's'}`;
 }
 
 function writeOut(file: string, text: string): void {

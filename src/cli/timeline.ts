@@ -73,8 +73,8 @@ function readSpotHours(value: unknown, input: TimelineInput): SpotHour[] {
 }
 
 /** The path in the file of the value an error is about, read from its message (an unknown field: the field itself). */
-function pathOf(e: InvalidInputError): (string | number)[] {
-  const m = /`?(accounts|activity|vipChanges|spotHours)\[(\d+)\](?:\.(\w+))?/.exec(e.message);
+export function pathOf(e: InvalidInputError): (string | number)[] {
+  const m = /`?(accounts|activity|vipChanges|spotHours|hours)\[(\d+)\](?:\.(\w+))?/.exec(e.message);
   const path: (string | number)[] = m === null ? [] : [m[1]!, Number(m[2]), ...(m[3] === undefined ? [] : [m[3]])];
   if (e instanceof UnknownFieldError) {
     const c = /`contracts\[(\d+)\]`/.exec(e.message);

@@ -336,6 +336,59 @@ describe('traderatio simulate', () => {
     expect(r.scheduler.delayed).toBeGreaterThanOrEqual(54);
   });
 
+  it('starts each account at the tier its history gives, says where it comes from, and reports by account and by minute', async () => {
+    const args = ['simulate', 'examples/yesterday.csv', '--history', 'examples/yesterday-history.json'];
+    const text = (await capture(args)).out;
+    expect(text.indexOf('Starting tiers')).toBeLessThan(text.indexOf('As sent'));
+    expect(text).toMatch(/^main\s+6\s+350 r\/s\s+2026-11-19T23:59:00.000Z\s+history: the snapshot of 2026-11-19 00:00 UTC rates it 24.5714 \(max-own\)/m);
+    expect(text).toMatch(/^bot\s+650\s+70\s+abuse-throttle 40 \(no-fills: 40\); futures.place 30 \(tier 4 \(raised-at-0800\): 30\)\s+280 in 1 s \(limit 250\)/m);
+    expect(text).toMatch(/^2026-11-20T00:00\s+360\s+40\s+futures.place 40$/m);
+    const r = JSON.parse((await capture([...args, '--json'])).out);
+    expect(r.start[0]).toMatchObject({ account: 'main', tier: 6, limit: 350, source: 'history', snapshotAt: '2026-11-19T00:00:00.000Z', rating: { basis: 'max-own', own: { ratio: '24.57142857' } } });
+    expect(r.minutes.map((m: { minute: string; refused: number }) => [m.minute, m.refused])).toEqual([
+      ['2026-11-19T23:59:00.000Z', 20], ['2026-11-20T00:00:00.000Z', 40], ['2026-11-20T01:30:00.000Z', 20], ['2026-11-20T02:00:00.000Z', 0],
+      ['2026-11-20T07:59:00.000Z', 30], ['2026-11-20T08:00:00.000Z', 0],
+    ]);
+    expect(r.accounts.find((a: { account: string }) => a.account === 'main')).toMatchObject({ requests: 720, refused: 40, byLimit: { 'futures.place': { refused: 40, reasons: { 'tier 5 (lowered-at-snapshot)': 40 } } } });
+    expect(r.peaks.find((p: { account: string; limit: string }) => p.account === 'main' && p.limit === 'futures.place')).toMatchObject({ most: 340, windowMs: 1000, n: 300 });
+    // Without the history, every account starts at tier 1, and says so.
+    const bare = JSON.parse((await capture(['simulate', 'examples/yesterday.csv', '--json'])).out);
+    expect(bare.start.map((s: { limit: number; source: string }) => [s.limit, s.source])).toEqual([[100, 'assumed'], [100, 'assumed']]);
+    expect(bare.exchange.refused).toBeGreaterThan(r.exchange.refused);
+    // --vip below 14 puts every account at tier 1; --broker rates main by its own ratio only.
+    const vip = JSON.parse((await capture([...args, '--vip', '13', '--json'])).out);
+    expect(vip.start.map((s: { limit: number; source: string }) => [s.limit, s.source])).toEqual([[100, 'vip'], [100, 'vip']]);
+    const broker = JSON.parse((await capture([...args, '--broker', '--json'])).out);
+    expect(broker.start.map((s: { rating: { basis: string } }) => s.rating.basis)).toEqual(['own', 'own']);
+  });
+
+  it('refuses a history that runs into the log, naming the file, the line and the field', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'traderatio-'));
+    const history = join(dir, 'h.json');
+    writeFileSync(history, JSON.stringify({ activity: [{ account: 'main', day: '2026-11-19', contracts: [] }] }, null, 2));
+    const { code, err } = await capture(['simulate', 'examples/yesterday.csv', '--history', history]);
+    expect(code).toBe(1);
+    expect(err).toBe(`traderatio: ${history}:5: Expected \`activity[0].day\` to be a day before the log's first (2026-11-19): the history is what happened before the log, got "2026-11-19"`);
+    writeFileSync(history, '{ "activity": [], "hours": [{ "account": "main", "hour": "x", "requests": 1 }] }');
+    expect((await capture(['simulate', 'examples/yesterday.csv', '--history', history])).err).toContain(`${history}:1: Expected \`hours[0].hour\``);
+    expect((await capture(['simulate', '-', '--history', '-'])).code).toBe(2);
+    rmSync(dir, { recursive: true });
+  });
+
+  it('draws the limit in force and the refusals by minute with --svg, and a page with --html', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'traderatio-'));
+    const svg = join(dir, 'sim.svg');
+    const html = join(dir, 'sim.html');
+    const { code } = await capture(['simulate', 'examples/yesterday.csv', '--history', 'examples/yesterday-history.json', '--svg', svg, '--html', html]);
+    expect(code).toBe(0);
+    const chart = readFileSync(svg, 'utf8');
+    expect(chart).toMatch(/^<svg /);
+    expect(chart).toContain('throttled: futures placement 10 per 10 s (R9)');
+    expect(chart).toContain('<title>2026-11-20T00:00: 40 refused</title>');
+    expect(readFileSync(html, 'utf8')).toContain('Starting tiers');
+    rmSync(dir, { recursive: true });
+  });
+
   it('counts a batch once per order on the futures limit, and reads quoted fields', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'traderatio-'));
     const file = join(dir, 'log.csv');
@@ -407,7 +460,10 @@ describe('traderatio simulate', () => {
       ['at,account,method,path\nyesterday,main,GET,/spot/tickers\n', ':2: Expected `at` to be an instant from 2000-01-01 to 2200-01-01: epoch milliseconds (an integer), a Date, or ISO 8601 text'],
       ['at,account,method,path\n1793491200000,main,GET,/nowhere\n', ':2: Expected `path` to be a path of the API v4'],
       ['at,account,contract,fill_role,fill_volume\n1793491200000,main,BTC_USDT,buyer,5\n', ':2: Expected `fill_role` to be "maker" or "taker", got "buyer"'],
-      ['at,account,contract,fill_role,fill_volume\n1793491200000,main,BTC_USDT,maker,-5\n', ':2: Expected `volume` to be a non-negative decimal string, got "-5"'],
+      ['at,account,contract,fill_role,fill_volume\n1793491200000,main,BTC_USDT,maker,-5\n', ':2: Expected `fill_volume` to be a non-negative decimal string, got "-5"'],
+      // A column is named as the file spells it.
+      ['At,Account,contract,Fill_Role,Fill_Volume\n1793491200000,main,BTC_USDT,maker,1e5\n', ':2: Expected `Fill_Volume` to be a non-negative decimal string, got "1e5"'],
+      ['AT,account,contract,fill_role,fill_volume\n1793491200000,main,BTC_USDT,maker,1\n1793491100000,main,BTC_USDT,maker,1\n', ':3: Expected `AT` to be at or after the line before'],
       ['at,account,method,path,orders\n1793491200000,main,POST,/futures/usdt/batch_orders,zero\n', ':2: Expected `orders` to be a positive integer, got "zero"'],
       ['at,who\n', ':1: unknown column "who"'],
       ['at,account\n1793491200000,main,extra\n', ':2: 3 fields where the header has 2'],

@@ -2,13 +2,16 @@ import type { FillRole } from '../../account/tracker.js';
 import type { Catalog, Classification } from '../../catalog/catalog.js';
 import { InvalidInputError } from '../../errors.js';
 import { formatUtcInstant } from '../../rules/calendar.js';
-import { isInstant, parseInstant } from '../../rules/parse.js';
+import { isInstant, parseInstant, parseNonNegativeDecimal } from '../../rules/parse.js';
 import { FieldScanner } from '../csv/field-scanner.js';
 import { checkColumns } from '../csv/columns.js';
 import { CSV_FAULT_MESSAGES } from '../csv/rules.js';
 import { InputFileError } from '../input.js';
 import { wholeNumber } from '../whole-number.js';
 import { type Recent, RequestCache } from './request-cache.js';
+
+/** Plain decimal text, which every amount check accepts: the common case, told at once. */
+const PLAIN_AMOUNT = /^\d{1,30}(\.\d{1,30})?$/;
 
 /** The columns of a request log. */
 export const LOG_COLUMNS = ['at', 'account', 'method', 'path', 'contract', 'orders', 'fill_role', 'fill_volume'];
@@ -45,6 +48,8 @@ export interface LogSummary {
 export class LogReader<A> {
   private readonly fields = new FieldScanner();
   private header: string[] | null = null;
+  /** Each of LOG_COLUMNS as the file spells it, for messages. */
+  private names: string[] = LOG_COLUMNS;
   /** Where each of LOG_COLUMNS is in the file, or -1. */
   private cols: number[] = [];
   private latest = -Infinity;
@@ -73,6 +78,7 @@ export class LogReader<A> {
       this.header = typed.map((h) => h.toLowerCase());
       for (const r of ['at', 'account']) if (!this.header.includes(r)) throw new InputFileError(this.file, no, `the header has no "${r}" column`);
       this.cols = LOG_COLUMNS.map((c) => this.header!.indexOf(c));
+      this.names = LOG_COLUMNS.map((c, i) => typed[this.cols[i]!] ?? c);
       return;
     }
     if (f.count !== this.header.length) {
@@ -80,20 +86,23 @@ export class LogReader<A> {
     }
     const cols = this.cols;
     const at = this.instant(no, cols[0]!);
-    if (at < this.latest) throw new InputFileError(this.file, no, `Expected \`at\` to be at or after the line before (${formatUtcInstant(this.latest)}), got ${formatUtcInstant(at)}`);
+    if (at < this.latest) throw new InputFileError(this.file, no, `Expected \`${this.names[0]}\` to be at or after the line before (${formatUtcInstant(this.latest)}), got ${formatUtcInstant(at)}`);
     this.latest = at;
     this.first ??= at;
     const rows = this.rows;
     try {
       rows.time(at);
-      if (f.empty(cols[1]!)) throw new InputFileError(this.file, no, 'the field `account` is empty');
+      if (f.empty(cols[1]!)) throw new InputFileError(this.file, no, `the field \`${this.names[1]}\` is empty`);
       const account = this.accountOf(no, cols[1]!);
       if (!f.empty(cols[6]!)) {
         const role = f.str(cols[6]!);
-        if (role !== 'maker' && role !== 'taker') throw new InputFileError(this.file, no, `Expected \`fill_role\` to be "maker" or "taker", got "${role}"`);
+        if (role !== 'maker' && role !== 'taker') throw new InputFileError(this.file, no, `Expected \`${this.names[6]}\` to be "maker" or "taker", got "${role}"`);
+        const volume = f.str(cols[7]!);
+        // Checked here, so that a refusal names the column as the file spells it.
+        if (!PLAIN_AMOUNT.test(volume)) parseNonNegativeDecimal(volume, `\`${this.names[7]}\``);
         // A fill row's path, if any, says its market: a spot path makes it a spot fill (R14).
         const market = !f.empty(cols[3]!) && /^(\/api\/v4)?\/spot\//.test(f.str(cols[3]!)) ? 'spot' : 'futures';
-        rows.fill(at, account, market, f.str(cols[4]!), role, f.str(cols[7]!), no);
+        rows.fill(at, account, market, f.str(cols[4]!), role, volume, no);
         this.fills++;
         return;
       }
@@ -112,7 +121,7 @@ export class LogReader<A> {
     const ordersText = f.str(cols[5]!);
     const orders = ordersText === '' ? 1 : wholeNumber(ordersText);
     if (orders === undefined || orders <= 0) {
-      throw new InputFileError(this.file, no, `Expected \`orders\` to be a positive integer, got "${ordersText}"`);
+      throw new InputFileError(this.file, no, `Expected \`${this.names[5]}\` to be a positive integer, got "${ordersText}"`);
     }
     return this.cache.classify(f.str(cols[2]!), f.str(cols[3]!), f.str(cols[4]!), ordersText, orders, cols);
   }
@@ -136,7 +145,7 @@ export class LogReader<A> {
     const at = f.digits(i);
     if (isInstant(at)) return at;
     try {
-      return parseInstant(Number.isNaN(at) ? f.str(i) : at, '`at`');
+      return parseInstant(Number.isNaN(at) ? f.str(i) : at, `\`${this.names[0]}\``);
     } catch (e) {
       throw this.located(no, e);
     }

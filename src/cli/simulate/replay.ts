@@ -4,6 +4,7 @@ import { type Account, type CountedLimit, ExchangeCore, type Party, SPOT_THROTTL
 import { SlidingCount } from '../../exchange/sliding-count.js';
 import { UNTHROTTLED } from '../../rules/abuse.js';
 import { HOUR_MS, utcHourStart } from '../../rules/calendar.js';
+import { isTieredVip } from '../../rules/vip.js';
 import type { FamilyConfig } from '../../rules/family.js';
 import { CANCEL_PRIORITY } from '../../account/limiter-options.js';
 import { VirtualClock } from '../../schedule/clock.js';
@@ -13,9 +14,14 @@ import type { WindowLimit } from '../../schedule/window.js';
 import { InputFileError } from '../input.js';
 import type { LogRows, LogSummary } from './log-reader.js';
 import { Histogram } from './histogram.js';
+import type { ReplayHistory } from './history.js';
+import { type AccountTally, type LimitChange, type MinuteTally, type StartSource, type StartingTier, type WindowPeak, countRefusal } from './tally.js';
 
 /** The log's accounts form one family. */
 const FAMILY = 'log';
+const MINUTE_MS = 60_000;
+/** How far past a limit's largest N the most in a window is counted. */
+const PEAK_CAP = 10;
 
 /** What a replay found. */
 export interface SimulationReport {
@@ -47,6 +53,26 @@ export interface SimulationReport {
     /** Requests the exchange would refuse at their scheduled instants: 0 when the schedule is right. */
     readonly refusedByExchange: number;
   };
+  /** Each account's tier and limit as it entered the replay, and where they come from. */
+  readonly start: readonly StartingTier[];
+  /** Each account's requests, refusals by limit and reason, and waits through the scheduler. */
+  readonly accounts: readonly AccountTally[];
+  /** Each minute with a request: requests and refusals by limit, in order of time. */
+  readonly minutes: readonly MinuteTally[];
+  /** The most requests each account sent in any one window of each of its limits, as sent. */
+  readonly peaks: readonly WindowPeak[];
+  /** The limits in force over the replay: each account's first, then every change, in order of time. */
+  readonly limits: readonly LimitChange[];
+}
+
+/** A request the exchange refused as sent. */
+export interface Refusal {
+  readonly line: number;
+  readonly at: number;
+  readonly account: string;
+  /** The limit that refused it (`futures.place`, `abuse-throttle`, ...). */
+  readonly limit: string;
+  readonly reason: string;
 }
 
 /** One limit as the scheduler side of the replay sees it. */
@@ -56,11 +82,20 @@ interface Side {
   readonly scheduled: WindowLimit;
   /** The schedule checked against the rules. */
   readonly check: SlidingCount;
+  /** The log as sent, refused requests included: the most in any window. */
+  readonly demand: SlidingCount;
+  readonly cap: number;
+  /** The window that went furthest over the N in force then (or came nearest): its count and that N. */
+  peakOver: number;
+  peakMost: number;
+  peakN: number;
 }
 
 /** What a kind of request draws on through the scheduler: its sides, their limits, its priority. */
 interface Route extends SubmitRoute {
   readonly sides: readonly Side[];
+  /** The account whose waits it counts, or null for the public requests of the log's IP. */
+  readonly tally: AccountTally | null;
   /** Counts a request of this kind sent now, given to the scheduler at the instant it is called with. */
   readonly sent: (at: number) => void;
 }
@@ -78,6 +113,9 @@ interface PartyState {
 
 interface AccountState extends PartyState {
   readonly party: Account;
+  readonly tally: AccountTally;
+  /** The limits in force last recorded. */
+  last: LimitChange | null;
   readonly place: Side;
   readonly throttle: Side;
   readonly spotThrottle: Side;
@@ -105,6 +143,10 @@ export class Replay implements LogRows<AccountState> {
   private readonly delays = new Histogram();
   private delayed = 0;
   private refusedLater = 0;
+  private readonly start: StartingTier[] = [];
+  private readonly minutes: MinuteTally[] = [];
+  private minute: MinuteTally | null = null;
+  private readonly limits: LimitChange[] = [];
 
   constructor(
     private readonly file: string,
@@ -112,15 +154,33 @@ export class Replay implements LogRows<AccountState> {
     private readonly catalog: Catalog,
     vipLevel: number,
     maxQueue: number | undefined,
+    private readonly history: ReplayHistory | null = null,
+    private readonly onRefusal: ((r: Refusal) => void) | null = null,
   ) {
     this.scheduler = new Scheduler({ clock: this.clock, ...(maxQueue === undefined ? {} : { maxQueue }) });
     this.core = new ExchangeCore([{ id: FAMILY, accounts: [], vipLevel, options: family }]);
     this.publicState = { party: this.core.ip(''), name: 'public', sides: new Map(), byClass: new Map() };
   }
 
+  /**
+   * At the log's first instant, before anything is counted: the history's accounts, VIP changes
+   * and activity, and the tier each account starts at.
+   */
+  private begin(at: number): void {
+    const h = this.history;
+    if (h === null) return;
+    const history = h.read(at);
+    const family = this.core.family(FAMILY);
+    for (const a of h.accounts) this.core.addAccount(FAMILY, a);
+    for (const v of h.vipChanges) this.core.setVipLevel(family, v.level, v.at);
+    this.core.seed(history);
+    for (const a of h.accounts) this.stateOf(a.id, at);
+  }
+
   time(at: number): void {
     while (at >= this.nextRefresh) {
       if (this.nextRefresh === -Infinity) {
+        this.begin(at);
         this.clock.moveTo(at);
         this.refresh(utcHourStart(at));
         continue;
@@ -144,16 +204,50 @@ export class Replay implements LogRows<AccountState> {
 
   request(at: number, state: AccountState, c: Classification, contract: string, no: number): void {
     const party = c.market === 'public' ? this.publicState : state;
+    const route = this.routeOf(party, c);
     // As sent: the exchange refuses with 429 when any limit is full, and counts the request.
     const refused: CountedLimit | null = this.core.admit(party.party, c, at, contract);
+    const weight = c.weight;
+    for (const s of route.sides) {
+      const n = s.scheduled.limit;
+      const u = s.demand.used(at, s.scheduled.windowMs) + weight;
+      s.demand.add(at, weight);
+      if (u - n > s.peakOver) {
+        s.peakOver = u - n;
+        s.peakMost = u;
+        s.peakN = n;
+      }
+    }
+    let m = this.minute;
+    if (m === null || at >= m.minute + MINUTE_MS) {
+      this.minutes.push((m = this.minute = { minute: at - (at % MINUTE_MS), requests: 0, refused: 0, byLimit: {}, byAccount: {} }));
+    }
+    m.requests++;
+    const tally = state.tally;
+    tally.requests++;
     if (refused !== null) {
       this.refused++;
       this.byLimit[refused.key] = (this.byLimit[refused.key] ?? 0) + 1;
+      m.refused++;
+      m.byLimit[refused.key] = (m.byLimit[refused.key] ?? 0) + 1;
+      m.byAccount[state.party.id] = (m.byAccount[state.party.id] ?? 0) + 1;
+      tally.refused++;
+      const reason = this.reasonOf(state, refused);
+      countRefusal(tally.byLimit, refused.key, reason);
       if (this.examples.length < 5) this.examples.push({ line: no, at, account: state.party.id, limit: refused.key });
+      this.onRefusal?.({ line: no, at, account: state.party.id, limit: refused.key, reason });
     }
     // Through the scheduler: given to it now, sent when it lets the request through.
-    const route = this.routeOf(party, c);
     this.scheduler.submit(route.sent, at, route, this.submission);
+  }
+
+  /** Why a limit that refused was what it was: the tier and its reason, a throttle's reason, or an endpoint's limit (R10). */
+  private reasonOf(state: AccountState, refused: CountedLimit): string {
+    const f = state.party.inForce;
+    if (refused.key === THROTTLE_KEY) return f?.throttle?.reason ?? 'abuse-throttle';
+    if (refused.key === SPOT_THROTTLE_KEY) return f?.spotThrottle?.reason ?? 'spot-fill-throttle';
+    if (refused.fillRatio && f !== null) return `tier ${f.tier.tier} (${f.reason})`;
+    return 'endpoint';
   }
 
   /** A request the scheduler let through now, given to it at `at`. */
@@ -166,7 +260,15 @@ export class Replay implements LogRows<AccountState> {
         s.check.add(d, route.weight);
       }
     }
-    if (d > at) this.delayed++;
+    if (d > at) {
+      this.delayed++;
+      const t = route.tally;
+      if (t !== null) {
+        t.delayed++;
+        t.totalWaitMs += d - at;
+        if (d - at > t.maxWaitMs) t.maxWaitMs = d - at;
+      }
+    }
     this.delays.add(d - at);
   }
 
@@ -199,6 +301,7 @@ export class Replay implements LogRows<AccountState> {
     }
     const route: Route = {
       sides,
+      tally: state === this.publicState ? null : (state as AccountState).tally,
       ...this.scheduler.route({ limits: sides.map((s) => s.scheduled), weight: c.weight, priority: c.action === 'cancel' ? CANCEL_PRIORITY : 0 }),
       sent: (at) => this.sent(at, route),
     };
@@ -214,6 +317,12 @@ export class Replay implements LogRows<AccountState> {
 
   private refreshAccount(s: AccountState, at: number): void {
     const f = this.core.inForce(s.party, at);
+    const throttle = f.throttle?.limit ?? null;
+    const spotThrottle = f.spotThrottle?.limit ?? null;
+    const l = s.last;
+    if (l === null || l.limit !== f.limit || l.throttle !== throttle || l.spotThrottle !== spotThrottle || l.tier !== f.tier.tier) {
+      this.limits.push((s.last = { at, account: s.party.id, limit: f.limit, tier: f.tier.tier, reason: f.reason, throttle, spotThrottle }));
+    }
     if (f.limit !== s.place.scheduled.limit) s.place.scheduled.update({ limit: f.limit });
     const n = f.throttle?.limit ?? UNTHROTTLED;
     if (n !== s.throttle.scheduled.limit) s.throttle.scheduled.update({ limit: n });
@@ -235,18 +344,28 @@ export class Replay implements LogRows<AccountState> {
   private side(party: string, key: string, limit: number, windowMs: number, most = limit): Side {
     // Names key the scheduler's limits, each once: the party and the key as a pair, since either
     // may hold any text of the log (an account id, a spot pair).
-    return { key, scheduled: this.scheduler.limit({ name: JSON.stringify([party, key]), limit, windowMs }), check: new SlidingCount(most) };
+    const cap = PEAK_CAP * most;
+    return { key, scheduled: this.scheduler.limit({ name: JSON.stringify([party, key]), limit, windowMs }), check: new SlidingCount(most), demand: new SlidingCount(cap), cap, peakOver: -Infinity, peakMost: 0, peakN: limit };
   }
 
   account(id: string, no: number): AccountState {
     if (this.accounts.size >= 10_000) throw new InputFileError(this.file, no, 'more than 10,000 accounts in one log');
+    return this.stateOf(id, this.clock.now());
+  }
+
+  /** An account's state, made the first time it is named (by the history or the log) at `at`. */
+  private stateOf(id: string, at: number): AccountState {
+    const known = this.accounts.get(id);
+    if (known !== undefined) return known;
     const place = this.catalog.limits['futures.place']!;
     const abuse = this.core.abuse;
-    const party: Account = this.core.addAccount(FAMILY, { id });
+    const party: Account = this.core.findAccount(id) ?? this.core.addAccount(FAMILY, { id });
     const name = `account:${id}`;
     const state: AccountState = {
       party,
       name,
+      tally: { account: id, requests: 0, refused: 0, byLimit: {}, delayed: 0, maxWaitMs: 0, totalWaitMs: 0 },
+      last: null,
       sides: new Map(),
       byClass: new Map(),
       place: this.side(name, 'futures.place', this.family.tiers[0]!.limit, place.windowMs, this.family.tiers.at(-1)!.limit),
@@ -256,8 +375,20 @@ export class Replay implements LogRows<AccountState> {
     };
     this.accounts.set(id, state);
     // What is in force for it this hour; the others' limits are as they were.
-    this.refreshAccount(state, this.nextRefresh - HOUR_MS);
+    this.refreshAccount(state, this.nextRefresh === -Infinity ? utcHourStart(at) : this.nextRefresh - HOUR_MS);
+    this.start.push(this.startOf(party, at));
     return state;
+  }
+
+  /** The tier an account enters the replay at, and where it comes from. */
+  private startOf(party: Account, at: number): StartingTier {
+    const f = this.core.inForce(party, at);
+    const family = this.core.familyInForce(party.family, at);
+    const created = party.family.accounts.find((a) => a.id === party.id)?.createdAt;
+    const source: StartSource = !isTieredVip(f.vipLevel) ? 'vip'
+      : created !== undefined && f.reason === 'new-sub-account' ? 'new-sub-account'
+      : this.history !== null && f.rating !== null ? 'history' : 'assumed';
+    return { account: party.id, at, tier: f.tier.tier, limit: f.limit, source, snapshotAt: family.snapshotAt, rating: f.rating, reason: f.reason };
   }
 
   report(log: LogSummary): SimulationReport {
@@ -280,6 +411,13 @@ export class Replay implements LogRows<AccountState> {
         queueFull: refusedBy['queue-full'],
         refusedByExchange: this.refusedLater,
       },
+      start: this.start,
+      accounts: [...this.accounts.values()].map((a) => a.tally),
+      minutes: this.minutes,
+      peaks: [...this.accounts.values()].flatMap((a) => [a.place, ...a.sides.values()].filter((x) => x.peakMost > 0).map((x) => ({
+        account: a.party.id, limit: x.key, most: x.peakMost, cap: x.cap, windowMs: x.scheduled.windowMs, n: x.peakN,
+      }))),
+      limits: this.limits,
     };
   }
 }

@@ -3,7 +3,8 @@ import { FAMILY_OPTION_FIELDS, type FamilyOptions, readFamilyOptions } from '../
 import { TIERED_VIP_LEVEL } from '../../rules/vip.js';
 import type { Source } from '../source.js';
 import { readLog } from './read-log.js';
-import { Replay, type SimulationReport } from './replay.js';
+import type { ReplayHistory } from './history.js';
+import { type Refusal, Replay, type SimulationReport } from './replay.js';
 
 /** Options of a simulation. */
 export interface SimulateOptions extends FamilyOptions {
@@ -17,6 +18,13 @@ export interface SimulateOptions extends FamilyOptions {
   readonly maxQueue?: number;
   /** Called with the bytes read so far, at most every 100,000 lines. */
   readonly onProgress?: (bytes: number, lines: number) => void;
+  /**
+   * What happened before the log (`readReplayHistory`): its accounts start at the tiers the history
+   * gives them, and its VIP level is the family's unless `vipLevel` is given. @default none: every account starts at tier 1
+   */
+  readonly history?: ReplayHistory;
+  /** Called with every request the exchange refuses as sent, in the log's order. */
+  readonly onRefusal?: (refusal: Refusal) => void;
 }
 
 /**
@@ -24,14 +32,14 @@ export interface SimulateOptions extends FamilyOptions {
  * twice in one streaming pass, in constant memory: as sent, through the rules as the exchange
  * applies them (which requests would get a 429, and from which limit), and through the scheduler's
  * admission (the delays it adds), checking the scheduled instants against the rules again.
- * The accounts of the log form one family; tiers and the abuse throttle follow the log's own
- * activity, refreshed at every whole hour (R3-R9).
+ * The accounts of the log form one family; tiers and the abuse throttle follow the history given
+ * and the log's own activity, refreshed at every whole hour (R3-R9, R14).
  */
 export async function simulate(source: Source, options: SimulateOptions = {}): Promise<SimulationReport> {
-  const family = readFamilyOptions(options, [...FAMILY_OPTION_FIELDS, 'vipLevel', 'maxQueue', 'onProgress'], 'the simulation options');
+  const family = readFamilyOptions(options, [...FAMILY_OPTION_FIELDS, 'vipLevel', 'maxQueue', 'onProgress', 'history', 'onRefusal'], 'the simulation options');
   const catalog = createCatalog();
-  const vipLevel = options.vipLevel ?? TIERED_VIP_LEVEL;
+  const vipLevel = options.vipLevel ?? options.history?.vipLevel ?? TIERED_VIP_LEVEL;
   // The scheduler checks `maxQueue`, as it does an engine's.
-  const run = new Replay(source.name, family, catalog, vipLevel, options.maxQueue);
+  const run = new Replay(source.name, family, catalog, vipLevel, options.maxQueue, options.history ?? null, options.onRefusal ?? null);
   return run.report(await readLog(source, catalog, run, options.onProgress));
 }
