@@ -26,6 +26,8 @@ export interface LimitSettings {
 
 /** Asks for permits for one task on one or more limits, all or none (lua/acquire.lua). */
 export interface AcquireCall {
+  /** The instant to run at, ms; none: Redis's clock (TIME), which every process shares. */
+  readonly at?: number | undefined;
   /** Names the grant (`<process>.<n>`): a repeated id returns its grant again. */
   readonly id: string;
   /** The task's weight. */
@@ -66,11 +68,14 @@ export function encodeAcquire(keys: RedisKeys, c: AcquireCall): Encoded {
     k.push(keys.meta(l.name), keys.log(l.name), keys.wait(l.name));
     a.push(l.limit, l.windowMs, l.marginMs, l.reserved, l.lateMs);
   }
+  a.push(c.at ?? '');
   return { keys: k, args: a };
 }
 
 /** A process says it is here, with what it sent on local shares (lua/hello.lua). */
 export interface HelloCall {
+  /** The instant to run at, ms; none: Redis's clock (TIME), which every process shares. */
+  readonly at?: number | undefined;
   readonly process: string;
   /** Names the entries of what was sent. */
   readonly id: string;
@@ -88,11 +93,14 @@ export function encodeHello(keys: RedisKeys, c: HelloCall): Encoded {
     k.push(keys.meta(l.name), keys.log(l.name));
     a.push(l.limit, l.windowMs, l.marginMs, l.sent);
   }
+  a.push(c.at ?? '');
   return { keys: k, args: a };
 }
 
 /** Permits of a grant that may have been sent after their score, counted from now (lua/late.lua). */
 export interface LateCall {
+  /** The instant to run at, ms; none: Redis's clock (TIME), which every process shares. */
+  readonly at?: number | undefined;
   readonly limit: LimitSettings;
   /** Names the entry counted from now: a repeated id does nothing. */
   readonly id: string;
@@ -104,7 +112,7 @@ export interface LateCall {
 /** KEYS: meta, log. */
 export function encodeLate(keys: RedisKeys, c: LateCall): Encoded {
   const l = c.limit;
-  return { keys: [keys.meta(l.name), keys.log(l.name)], args: [l.limit, l.windowMs, l.marginMs, c.id, c.weight, c.grant] };
+  return { keys: [keys.meta(l.name), keys.log(l.name)], args: [l.limit, l.windowMs, l.marginMs, c.id, c.weight, c.grant, c.at ?? ''] };
 }
 
 /** Ends a grant on one limit: what was sent stays counted, the rest is given back (lua/release.lua). */
@@ -121,6 +129,8 @@ export function encodeRelease(keys: RedisKeys, c: ReleaseCall): Encoded {
 
 /** What the exchange said, for every process (lua/feedback.lua, R12). */
 export interface FeedbackCall {
+  /** The instant to run at, ms; none: Redis's clock (TIME), which every process shares. */
+  readonly at?: number | undefined;
   readonly limit: LimitSettings;
   /** A pause from now, ms (0: none). */
   readonly pauseMs: number;
@@ -135,7 +145,7 @@ export interface FeedbackCall {
 /** KEYS: meta, log. */
 export function encodeFeedback(keys: RedisKeys, c: FeedbackCall): Encoded {
   const l = c.limit;
-  return { keys: [keys.meta(l.name), keys.log(l.name)], args: [l.limit, l.windowMs, l.marginMs, c.pauseMs, c.holdWeight, c.holdMs, c.id] };
+  return { keys: [keys.meta(l.name), keys.log(l.name)], args: [l.limit, l.windowMs, l.marginMs, c.pauseMs, c.holdWeight, c.holdMs, c.id, c.at ?? ''] };
 }
 
 /** A new N and W for every process (lua/update.lua, R13). */
@@ -156,6 +166,8 @@ export function encodeProbe(keys: RedisKeys): Encoded {
 
 /** Writes a batch of an account's counts and reads the totals back (lua/counts.lua). */
 export interface CountsCall {
+  /** The instant to run at, ms; none: Redis's clock (TIME), which every process shares. */
+  readonly at?: number | undefined;
   readonly process: string;
   /** The batch number, in order per process (0: none, or history written once under `once`). */
   readonly batch: number;
@@ -181,5 +193,6 @@ export function encodeCounts(keys: RedisKeys, c: CountsCall): Encoded {
     for (const [f, n] of w.fields) a.push(f, n.toString());
   }
   for (const key of c.reads) k.push(keys.counts(key));
+  a.push(c.at ?? '');
   return { keys: k, args: a };
 }

@@ -86,6 +86,12 @@ export interface RedisStoreOptions {
    * in the other processes' totals (plus a round trip). @default 50
    */
   readonly countFlushMs?: number;
+  /**
+   * @internal Whose instants Redis runs its scripts at: its own clock (`TIME`), the one every
+   * process shares; or the store's `clock`, for tests on a VirtualClock, whose time Redis cannot
+   * see (every store on the budget then has that clock). @default "redis"
+   */
+  readonly instants?: 'redis' | 'clock';
 }
 
 /** {@link RedisStoreOptions} read and checked, every default filled in. */
@@ -106,6 +112,8 @@ export interface StoreConfig {
   readonly staleMs: number;
   readonly countFlushMs: number;
   readonly clock: Clock;
+  /** Whether Redis runs its scripts at the instants of `clock` instead of its own. */
+  readonly clockInRedis: boolean;
 }
 
 /**
@@ -138,7 +146,9 @@ export function resolveStoreOptions(options: RedisStoreOptions): StoreConfig {
   const countFlushMs = readNumber(options.countFlushMs, 50, '`countFlushMs`', timerExpected, timerMs);
   const clock = options.clock ?? systemClock;
   if (typeof clock !== 'object' || clock === null || typeof clock.now !== 'function') throw new InvalidInputError('`clock`', clock, 'a Clock');
-  return { redis, prefix, leaseMs, prefetch, maxBatch, timeoutMs, retryMs, local, processes, fallbackMaxMs, staleMs, countFlushMs, clock };
+  const instants = options.instants ?? 'redis';
+  if (instants !== 'redis' && instants !== 'clock') throw new InvalidInputError('`instants`', instants, '"redis" or "clock"');
+  return { redis, prefix, leaseMs, prefetch, maxBatch, timeoutMs, retryMs, local, processes, fallbackMaxMs, staleMs, countFlushMs, clock, clockInRedis: instants === 'clock' };
 }
 
 function readNumber(value: unknown, fallback: number, field: string, expected: string, ok: (v: number) => boolean): number {

@@ -1,9 +1,10 @@
 // The Lua scripts a Redis store runs, assembled from the files of src/redis/lua/: a script's text
 // is the functions it calls, then its body (as bottleneck assembles its scripts). Each runs
-// atomically in Redis, reads the instant from Redis (TIME), and keeps per limit two keys: a hash
-// ("meta": n, w, m, used, pause, one field "#<id>" per grant with its weight, and "~<id>" with the
-// weight LATE moved out of a grant) and a sorted set ("log": grant id scored by the latest instant
-// its permits may be sent, the grant's instant plus the lease).
+// atomically in Redis, reads the instant from Redis (TIME) unless its caller gives one (a test),
+// and keeps per limit two keys: a hash ("meta": n, w, m, used, pause, one field "#<id>" per grant
+// with its weight, and "~<id>" with the weight LATE moved out of a grant) and a sorted set ("log":
+// grant id scored by the latest instant its permits may be sent, the grant's instant plus the
+// lease).
 //
 // A grant scored s counts against the window until s + w + m: every permit of it is sent at
 // or before s, or else moved by LATE to an entry scored after it was sent, so no interval of w
@@ -17,6 +18,7 @@ import config from './lua/config.lua';
 import count from './lua/count.lua';
 import epoch from './lua/epoch.lua';
 import expire from './lua/expire.lua';
+import instant from './lua/instant.lua';
 import now from './lua/now.lua';
 import acquire from './lua/acquire.lua';
 import counts from './lua/counts.lua';
@@ -28,13 +30,13 @@ import release from './lua/release.lua';
 import update from './lua/update.lua';
 
 /** Grants permits for one task on one or more limits, all or none (lua/acquire.lua). */
-export const ACQUIRE = [now, expire, config, away, epoch, acquire].join('');
+export const ACQUIRE = [instant, now, expire, config, away, epoch, acquire].join('');
 
 /** A process says it is here, with what it sent on local shares (lua/hello.lua). */
-export const HELLO = [now, expire, count, config, epoch, hello].join('');
+export const HELLO = [instant, now, expire, count, config, epoch, hello].join('');
 
 /** Moves permits a process may have sent after their score to an entry of their own (lua/late.lua). */
-export const LATE = [now, expire, count, config, late].join('');
+export const LATE = [instant, now, expire, count, config, late].join('');
 
 /** Whether Redis answers; changes nothing (lua/probe.lua). */
 export const PROBE = probe;
@@ -43,10 +45,10 @@ export const PROBE = probe;
 export const RELEASE = release;
 
 /** What the exchange said, for every process: a pause and a hold (lua/feedback.lua). */
-export const FEEDBACK = [now, expire, config, feedback].join('');
+export const FEEDBACK = [instant, now, expire, config, feedback].join('');
 
 /** A new N and W for every process (lua/update.lua). */
 export const UPDATE = update;
 
 /** Writes a batch of an account's counts and reads the totals back (lua/counts.lua). */
-export const COUNTS = counts;
+export const COUNTS = [instant, counts].join('');

@@ -170,7 +170,7 @@ export class RedisStore implements LimitStore<SharedLimit> {
     if (this.closed) throw new InvalidInputError('the Redis store', 'closed', 'a store not closed');
     const c = new RedisCounts({
       id: this.id, clock: this.clock, flushMs: this.config.countFlushMs, retryMs: this.config.retryMs, timeoutMs: this.config.timeoutMs,
-      run: (call) => this.call('counts', encodeCounts(this.keys, call)),
+      run: (call) => this.call('counts', encodeCounts(this.keys, { ...call, at: this.at() })),
     });
     this.counters.add(c);
     return c;
@@ -246,7 +246,7 @@ export class RedisStore implements LimitStore<SharedLimit> {
     const changes = linked.map((l) => l.changes);
     for (const l of linked) l.pending = true;
     const call = encodeAcquire(this.keys, {
-      id, weight, want, leaseMs: this.leaseMs, deadline: this.offset.deadline(sentAt, this.config.timeoutMs), process: this.id,
+      at: this.at(), id, weight, want, leaseMs: this.leaseMs, deadline: this.offset.deadline(sentAt, this.config.timeoutMs), process: this.id,
       processes: this.config.processes, staleMs: this.config.staleMs, graceMs: this.config.staleMs + this.leaseMs + this.config.fallbackMaxMs,
       extra, room: this.config.prefetch < 0, queued,
       limits: linked.map((l) => ({ name: l.name, limit: l.limit, windowMs: l.windowMs, marginMs: l.marginMs, reserved: l.reservedFor(priority), lateMs: l.lateness(at) })),
@@ -277,13 +277,13 @@ export class RedisStore implements LimitStore<SharedLimit> {
     // A local share must not start while this may still be in a window.
     this.shares.mayActUntil(at);
     const id = `${this.id}.t${(this.seq++).toString(36)}`;
-    this.write('late', encodeLate(this.keys, { limit, id, weight, grant: lease.id }));
+    this.write('late', encodeLate(this.keys, { at: this.at(), limit, id, weight, grant: lease.id }));
   }
 
   /** @internal */
   feedback(limit: SharedLimit, pauseMs: number, holdWeight: number, holdMs: number): void {
     const id = `${this.id}.h${(this.seq++).toString(36)}`;
-    this.write('feedback', encodeFeedback(this.keys, { limit, pauseMs: Math.max(0, pauseMs), holdWeight, holdMs: Math.max(0, holdMs), id }));
+    this.write('feedback', encodeFeedback(this.keys, { at: this.at(), limit, pauseMs: Math.max(0, pauseMs), holdWeight, holdMs: Math.max(0, holdMs), id }));
   }
 
   /** @internal */
@@ -356,6 +356,11 @@ export class RedisStore implements LimitStore<SharedLimit> {
     return runWithin(this.redis, this.clock, this.config.timeoutMs, script, encoded);
   }
 
+  /** The instant Redis is to run a script at: none, its own, unless the options say the store's clock's. */
+  private at(): number | undefined {
+    return this.config.clockInRedis ? this.clock.now() : undefined;
+  }
+
   /** A write that must reach Redis (see {@link Outbox}). */
   private write(script: ScriptName, encoded: Encoded): void {
     this.outbox.send({ script, ...encoded });
@@ -383,7 +388,7 @@ export class RedisStore implements LimitStore<SharedLimit> {
       limits.push({ name: l.name, limit: l.limit, windowMs: l.windowMs, marginMs: l.marginMs, sent: l.share.usedAt(sentAt) });
       shares.push(l);
     }
-    const call = encodeHello(this.keys, { process: this.id, id, deadline: this.offset.deadline(sentAt, this.config.timeoutMs), limits });
+    const call = encodeHello(this.keys, { at: this.at(), process: this.id, id, deadline: this.offset.deadline(sentAt, this.config.timeoutMs), limits });
     this.hello = this.call('hello', call, true).then(
       (reply) => {
         this.hello = null;

@@ -6,7 +6,8 @@
 -- beyond want, a lease for tasks to come), room (1: the extra only while the limit stays at most
 -- half used), queued (the weight this process has waiting), then per limit: n, w, m, reserved
 -- (held back from this priority), late (the latest arrival this process measured lately, ms:
--- kept as "mx" when it is the largest, or the one kept is older than its time).
+-- kept as "mx" when it is the largest, or the one kept is older than its time), and last the
+-- instant (see instant.lua).
 -- Returns {1, granted, now, n1, w1, ...}, {0, wait ms, now, n1, w1, ...}, {-1, index of the limit
 -- the weight can never fit, now, ...} or {-2, 0, now} past its deadline (nothing done). A
 -- repeated id returns its grant again.

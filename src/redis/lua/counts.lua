@@ -6,13 +6,13 @@
 -- KEYS: epoch, batch numbers, the once key (or the epoch again), the keys written, the keys read.
 -- ARGV: process, batch number (0: none), epoch the process knows ('': none), 'add' or 'absent'
 -- (write only keys that do not exist), once (1: the third key must be new), keys written, keys
--- read, then per key written: time to live (ms), fields, field, increment, ...
+-- read, then per key written: time to live (ms), fields, field, increment, ..., and last the
+-- instant (see instant.lua).
 -- Returns {status (1 written, 0 written before, -3 epoch changed), epoch, last batch number of the
 -- process, then each key read as field, value, ...}.
 local raw = redis.call('GET', KEYS[1])
 if not raw then
-  local t = redis.call('TIME')
-  raw = tostring(tonumber(t[1]) * 1000 + tonumber(t[2]) / 1000)
+  raw = tostring(instant())
   redis.call('SET', KEYS[1], raw)
 end
 local nw, nr = tonumber(ARGV[6]), tonumber(ARGV[7])

@@ -1,6 +1,7 @@
 -- What the exchange said (R12), for every process: a pause of `pause` ms from now, and a hold
 -- of `hold` weight for `holdMs` ms (headers saying fewer remain than counted).
--- KEYS: meta, log. ARGV: n, w, m, pause ms, hold weight, hold ms, hold id.
+-- KEYS: meta, log. ARGV: n, w, m, pause ms, hold weight, hold ms, hold id, the instant (see
+-- instant.lua).
 local n, w, m, u, pause = config(KEYS[1], tonumber(ARGV[1]), tonumber(ARGV[2]), tonumber(ARGV[3]))
 local span = w + m
 local p = tonumber(ARGV[4])

@@ -2,7 +2,7 @@
 -- past its deadline.
 -- KEYS: epoch, processes, then meta and log of each limit.
 -- ARGV: process, id for the entries, deadline, then per limit: n, w, m, weight sent (counted as
--- sent now, which is no earlier than it was).
+-- sent now, which is no earlier than it was), and last the instant (see instant.lua).
 -- Returns {1, now} or {-2, now}.
 if tonumber(ARGV[3]) > 0 and now > tonumber(ARGV[3]) then return {-2, math.floor(now)} end
 epochOf(KEYS[1], now)

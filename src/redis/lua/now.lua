@@ -1,2 +1,2 @@
-local t = redis.call('TIME')
-local now = tonumber(t[1]) * 1000 + tonumber(t[2]) / 1000
+-- The instant this script runs at (see instant.lua).
+local now = instant()
