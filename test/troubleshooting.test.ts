@@ -14,7 +14,7 @@ function labelsInSources(): Map<string, string> {
       if (entry.isDirectory()) walk(path);
       else if (entry.name.endsWith('.ts')) {
         const text = readFileSync(path, 'utf8');
-        for (const m of text.matchAll(/(?:badRequest\(|ApiError\(\d{3},\s*|\blabel:\s*)'([A-Z][A-Z_]+)'/g)) found.set(m[1]!, path.slice(root.length + 1));
+        for (const m of text.matchAll(/(?:badRequest\(\s*|ApiError\(\s*\d{3},\s*|\blabel:\s*)'([A-Z][A-Z_]+)'/g)) found.set(m[1]!, path.slice(root.length + 1));
       }
     }
   };
