@@ -5,7 +5,7 @@ import { type AbuseConfig, type AbuseOptions, resolveAbuseOptions } from '../rul
 import { normalizeContract } from '../rules/contracts.js';
 import type { ClockSample } from '../rules/exchange-clock.js';
 import { type FamilyConfig, type FamilyOptions, FAMILY_OPTION_FIELDS, readFamilyOptions } from '../rules/family.js';
-import { parseInstant } from '../rules/parse.js';
+import { isPositiveInteger, parseInstant } from '../rules/parse.js';
 import type { ReportPolicy } from '../rules/report.js';
 import { type SpotFillConfig, type SpotFillOptions, resolveSpotFillOptions } from '../rules/spot-fill.js';
 import type { TimelineAccount } from '../rules/timeline.js';
@@ -69,6 +69,14 @@ export interface AccountLimiterOptions extends FamilyOptions {
    * arrivals) cannot put N + 1 in one of its windows. @default 0
    */
   readonly marginMs?: number;
+  /**
+   * Spreads futures placements across the placement limit's window under saturation (R13): with
+   * `k` above 1, placements also draw on a limit of ceil(N / k) per W / k, so that a saturated
+   * limit sends about N / k every W / k instead of replaying one burst of N each window (the
+   * engine's cancels then do not queue behind the burst in the HTTP client and the network).
+   * 1 leaves placements unpaced. @default 1
+   */
+  readonly pacing?: number;
   /**
    * What {@link AccountLimiter.reportRateLimit} does with the exchange's report (R16) when it
    * disagrees with the tier the rules give: `adopt` a report made at or after the latest snapshot
@@ -241,7 +249,7 @@ export interface SentWebSocketRequest {
 /** Every field of {@link AccountLimiterOptions}, for the check that refuses an unknown one. */
 const LIMITER_OPTION_FIELDS: readonly string[] = [
   ...FAMILY_OPTION_FIELDS, 'accounts', 'vipLevel', 'clock', 'catalog', 'abuse', 'spotFill', 'downgrade', 'warnAt', 'maxQueue', 'persist', 'unknownContract',
-  'reportPolicy', 'websocketBudget', 'exchangeClock', 'marginMs', 'reconcile', 'store',
+  'reportPolicy', 'websocketBudget', 'exchangeClock', 'marginMs', 'pacing', 'reconcile', 'store',
 ];
 
 /** The limiter's options, read and checked: every field present. */
@@ -251,6 +259,8 @@ export interface LimiterConfig {
   readonly abuse: AbuseConfig;
   readonly spotFill: SpotFillConfig;
   readonly marginMs: number;
+  /** Parts of the window placements are spread over (1: unpaced). */
+  readonly pacing: number;
   readonly catalog: Catalog;
   /** `downgrade: 'live'`. */
   readonly live: boolean;
@@ -281,6 +291,8 @@ export function resolveLimiterOptions(options: AccountLimiterOptions): LimiterCo
   const spotFill = resolveSpotFillOptions(options.spotFill);
   const marginMs = options.marginMs ?? 0;
   if (typeof marginMs !== 'number' || !Number.isFinite(marginMs) || marginMs < 0) throw new InvalidInputError('`marginMs`', options.marginMs, 'a non-negative number of milliseconds');
+  const pacing = options.pacing ?? 1;
+  if (!isPositiveInteger(pacing) || pacing > 100) throw new InvalidInputError('`pacing`', options.pacing, 'a whole number from 1 to 100');
   const catalog = createCatalog(options.catalog);
   if (options.downgrade !== undefined && options.downgrade !== 'snapshot' && options.downgrade !== 'live') {
     throw new InvalidInputError('`downgrade`', options.downgrade, '"snapshot" or "live"');
@@ -312,6 +324,6 @@ export function resolveLimiterOptions(options: AccountLimiterOptions): LimiterCo
     throw new InvalidInputError('`reconcile`', reconcile, 'an object { everyMs: a positive number, fetch: a function of the account }');
   }
   return {
-    clock, family, abuse, spotFill, marginMs, catalog, live, warnAt, unknownContract, vipLevel, reportPolicy, websocketBudget, estimateClock, persist, reconcile,
+    clock, family, abuse, spotFill, marginMs, pacing, catalog, live, warnAt, unknownContract, vipLevel, reportPolicy, websocketBudget, estimateClock, persist, reconcile,
   };
 }

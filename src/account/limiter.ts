@@ -122,7 +122,7 @@ export class AccountLimiter {
     this.scheduler = new Scheduler({ clock: this.clock, ...(options.maxQueue === undefined ? {} : { maxQueue: options.maxQueue }), ...(store === undefined ? {} : { store }) });
     this.shared = typeof store?.counts === 'function' ? store.counts() : null;
     this.requestLimits = new RequestLimits(this.scheduler, {
-      marginMs: config.marginMs, catalog: this.catalog, family: this.family, abuse: this.abuse, spotFill: this.spotFill, warnAt: config.warnAt,
+      marginMs: config.marginMs, pacing: config.pacing, catalog: this.catalog, family: this.family, abuse: this.abuse, spotFill: this.spotFill, warnAt: config.warnAt,
     }, (event) => this.emit(event));
     this.boundaries = new BoundaryTimer(this.clock, this.time, this.scheduler, () => this.atBoundary());
     for (const a of this.accounts) this.addLimits(a.id);

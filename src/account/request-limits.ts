@@ -14,6 +14,8 @@ export interface AccountLimits extends HeldReport {
   readonly throttle: Limit;
   readonly spotThrottle: Limit;
   readonly cancel: Limit;
+  /** Placements spread across the window (`pacing`): ceil(N / k) per W / k, or null unpaced. */
+  readonly pace: Limit | null;
   readonly other: Map<string, Limit>;
   /** WebSocket futures placement and amendment on a budget of their own (R16 `separate`): the tier. */
   wsPlace: Limit | null;
@@ -34,6 +36,8 @@ export interface AccountLimits extends HeldReport {
 export interface RequestLimitsConfig {
   /** Safety margin of R13, milliseconds. */
   readonly marginMs: number;
+  /** Parts of the placement window placements are spread over (1: unpaced). */
+  readonly pacing: number;
   readonly catalog: Catalog;
   readonly family: FamilyConfig;
   readonly abuse: AbuseConfig;
@@ -61,6 +65,10 @@ export class RequestLimits {
       throttle: this.limit({ name: `${account}:abuse-throttle`, limit: UNTHROTTLED, windowMs: Math.max(this.config.abuse.noFillLimit.windowMs, this.config.abuse.lowFillLimit.windowMs) }),
       spotThrottle: this.limit({ name: `${account}:spot-fill-throttle`, limit: UNTHROTTLED, windowMs: this.config.spotFill.limit.windowMs }),
       cancel: this.limit({ name: `${account}:futures.cancel`, ...spec['futures.cancel']! }),
+      pace: this.config.pacing > 1
+        // Not what the exchange counts, so no margin: the placement limit itself keeps to N per W.
+        ? this.scheduler.limit({ name: `${account}:futures.place.pace`, limit: this.paced(tier1.limit), windowMs: spec['futures.place']!.windowMs / this.config.pacing })
+        : null,
       other: new Map(),
       wsPlace: null,
       state: { account, at: now, tier: tier1, limit: tier1.limit, throttle: null, spotThrottle: null, reason: 'initial' },
@@ -78,7 +86,10 @@ export class RequestLimits {
   /** The limits a classified request of `account` draws on (R10, R16; the throttles of R9, R14). */
   for(account: string, l: AccountLimits, c: Classification): Limit[] {
     return c.limits.flatMap((spec) => {
-      if (c.market === 'futures' && spec.key === 'futures.place') return [l.place, l.throttle];
+      if (c.market === 'futures' && spec.key === 'futures.place') {
+        // A batch heavier than a part of the window goes unpaced rather than never.
+        return l.pace === null || c.weight > l.pace.limit ? [l.place, l.throttle] : [l.place, l.throttle, l.pace];
+      }
       if (c.market === 'futures' && spec.key === 'futures.cancel') return [l.cancel];
       // R16 `separate`: WebSocket futures placement on a budget of its own, of the tier in force.
       if (spec.key === 'ws.futures.place') return [(l.wsPlace ??= this.limit({ name: `${account}:ws.futures.place`, limit: l.state.limit, windowMs: spec.windowMs })), l.throttle];
@@ -111,6 +122,7 @@ export class RequestLimits {
     l.state = next;
     if (before.limit !== next.limit) {
       l.place.update({ limit: next.limit });
+      l.pace?.update({ limit: this.paced(next.limit) });
       l.wsPlace?.update({ limit: next.limit });
       this.emit({ type: 'limit', account, at: next.at, from: before.limit, to: next.limit, reason: next.reason });
     }
@@ -122,6 +134,11 @@ export class RequestLimits {
       l.spotThrottle.update(next.spotThrottle === null ? { limit: UNTHROTTLED } : { limit: next.spotThrottle.limit, windowMs: next.spotThrottle.windowMs });
       this.emit({ type: 'spot-throttle', account, at: next.at, throttle: next.spotThrottle });
     }
+  }
+
+  /** The pace of a placement limit of `n`: its share of one part of the window. */
+  private paced(n: number): number {
+    return Math.ceil(n / this.config.pacing);
   }
 
   /** A limit of the limiter's scheduler, with the safety margin of R13 when one is set. */

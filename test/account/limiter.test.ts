@@ -257,6 +257,55 @@ describe('AccountLimiter', () => {
     expect(() => setup({ marginMs: -1 })).toThrow('Expected `marginMs` to be a non-negative number of milliseconds, got -1');
   });
 
+  it('spreads placements across the window with pacing, N / k every W / k, and keeps N in any W (R13)', async () => {
+    const mostIn = (sent: readonly number[], ms: number) => {
+      let most = 0;
+      for (let i = 0, j = 0; i < sent.length; i++) {
+        while (sent[i]! - sent[j]! >= ms) j++;
+        most = Math.max(most, i - j + 1);
+      }
+      return most;
+    };
+    for (const pacing of [1, 10]) {
+      const { limiter, clock } = setup({ pacing });
+      const sent: number[] = [];
+      const all = Array.from({ length: 300 }, () => limiter.request('main', 'POST', '/api/v4/futures/usdt/orders', () => sent.push(clock.now()), { body: { contract: 'BTC_USDT' } }));
+      // A cancel asked for meanwhile goes at once: it draws on its own limit.
+      await clock.advance(50);
+      let cancelled = -1;
+      await limiter.request('main', 'DELETE', '/api/v4/futures/usdt/orders/1', () => (cancelled = clock.now()), { contract: 'BTC_USDT' });
+      expect(cancelled).toBe(50);
+      await clock.advance(3000);
+      await Promise.all(all);
+      expect({ pacing, sent: sent.length, mostInAWindow: mostIn(sent, 1000) }).toEqual({ pacing, sent: 300, mostInAWindow: 100 });
+      expect({ pacing, mostIn100ms: mostIn(sent, 100) }).toEqual({ pacing, mostIn100ms: pacing === 1 ? 100 : 10 });
+      // Unpaced, all of a window's placements at once; paced, the last of 300 within the 3 s.
+      expect({ pacing, last: sent.at(-1) }).toEqual({ pacing, last: pacing === 1 ? 2000 : 2900 });
+      limiter.close();
+    }
+    for (const bad of [0, 1.5, 101, '10']) {
+      expect(() => setup({ pacing: bad as number })).toThrow(`Expected \`pacing\` to be a whole number from 1 to 100, got ${typeof bad === 'string' ? `"${bad}"` : bad}`);
+    }
+  });
+
+  it('paces a placement limit that changes, and sends a batch heavier than a part of the window unpaced', async () => {
+    const { limiter, clock } = setup({ pacing: 10 });
+    const updated_at = String(Math.floor(T0 / 1000));
+    limiter.reportRateLimit('main', [{ type: 'futures', tier: '4', ratio: '8.19', main_ratio: '8.19', updated_at }]);
+    const sent: number[] = [];
+    const all = Array.from({ length: 60 }, () => limiter.request('main', 'POST', '/api/v4/futures/usdt/orders', () => sent.push(clock.now()), { body: { contract: 'BTC_USDT' } }));
+    await clock.advance(0);
+    // 250 a second: 25 every 100 ms.
+    expect(sent.length).toBe(25);
+    await clock.advance(300);
+    await Promise.all(all);
+    const batch = Array.from({ length: 30 }, () => ({ contract: 'BTC_USDT', size: 1 }));
+    let batchAt = -1;
+    await limiter.request('main', 'POST', '/api/v4/futures/usdt/batch_orders', () => (batchAt = clock.now()), { body: batch });
+    expect(batchAt).toBe(300);
+    limiter.close();
+  });
+
   it('drops to tier 1 at a VIP drop and restores the snapshot tier at once on a rise (R6)', async () => {
     const { limiter, at } = setup();
     limiter.seed({ days: [{ account: 'main', day: T0 - D, contracts: [{ contract: 'BTC_USDT', makerVolume: '600', place: 100 }] }] });

@@ -1,0 +1,95 @@
+/**
+ * Pacing (the account limiter's `pacing` option) under saturation: one engine saturating futures
+ * placement on a tier-4 account (250 per second) through limitedFetch against the model exchange,
+ * 32 placements in flight and a cancel every 10 ms, for `seconds` (default 10) per setting, in
+ * this process. Run: npm run bench:pacing [seconds].
+ *
+ * Reported per setting: answers 429, placements accepted against what the limit allows in the run,
+ * the most placements sent in any 100 ms, and a cancel's wait from the engine asking for it to
+ * fetch sending it (the limiter's) and to its answer (the HTTP client and the network: what a
+ * burst of placements holds it up by).
+ */
+import { AccountLimiter } from '../src/account/limiter.js';
+import { limitedFetch, type FetchFunction } from '../src/fetch/index.js';
+import { DAY, HOUR, clockAt, day, model } from '../test/e2e/harness.js';
+import { median, printTable } from './measure.js';
+
+const seconds = Number(process.argv[2] ?? 10);
+if (!Number.isFinite(seconds) || seconds < 3) throw new Error(`seconds: a number of at least 3, got ${process.argv[2]}`);
+const runMs = seconds * 1000;
+const settings = (process.env['PACING'] ?? '1,5,10,20').split(',').map(Number);
+
+/** The most instants of `sorted` in any `ms`. */
+function mostIn(sorted: readonly number[], ms: number): number {
+  let most = 0;
+  for (let i = 0, j = 0; i < sorted.length; i++) {
+    while (sorted[i]! - sorted[j]! >= ms) j++;
+    most = Math.max(most, i - j + 1);
+  }
+  return most;
+}
+
+const pct = (xs: number[], p: number) => (xs.length === 0 ? 0 : [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor(xs.length * p))]!);
+
+const rows: Record<string, string | number>[] = [];
+for (const pacing of settings) {
+  // 09:00 UTC: yesterday's ratio of 9 is in force since 08:00 (tier 4, 250 per second).
+  const clock = clockAt(9 * HOUR);
+  const history = { activity: [day(1, '900000', 100_000)] };
+  const limiter = new AccountLimiter({ accounts: [{ id: 'main', role: 'main' }], clock, pacing });
+  limiter.seed({ days: history.activity.map((d) => ({ ...d, day: new Date(clock.today + d.day * DAY).toISOString().slice(0, 10) })) });
+  const exchange = await model(clock, history);
+  const placed: number[] = [];
+  let cancelSent = 0;
+  const send: FetchFunction = (input, init) => {
+    if (init?.method === 'DELETE') cancelSent = performance.now();
+    else placed.push(performance.now());
+    return globalThis.fetch(input, init);
+  };
+  const fetch = limitedFetch(limiter, { account: 'main', fetch: send });
+  const headers = { KEY: 'main-key', 'Content-Type': 'application/json' };
+  const body = JSON.stringify({ contract: 'BTC_USDT', size: 1, price: '60000' });
+  const url = `${exchange.url}/api/v4/futures/usdt/orders`;
+  const stop = new AbortController();
+  const end = performance.now() + runMs;
+  setTimeout(() => stop.abort(), runMs);
+  let tooMany = 0;
+  let lastId = 1;
+  const waits: number[] = [];
+  const answers: number[] = [];
+  const worker = async () => {
+    while (performance.now() < end) {
+      const res = await fetch(url, { method: 'POST', headers, body, signal: stop.signal }).catch(() => undefined);
+      if (res === undefined) break;
+      const answer = (await res.json()) as { id?: number };
+      if (res.status === 429) tooMany++;
+      else if (answer.id !== undefined) lastId = answer.id;
+    }
+  };
+  const canceller = async () => {
+    while (performance.now() < end) {
+      await new Promise((r) => setTimeout(r, 10));
+      const asked = performance.now();
+      const res = await fetch(`${url}/${lastId}`, { method: 'DELETE', headers, signal: stop.signal, contract: 'BTC_USDT' } as RequestInit).catch(() => undefined);
+      if (res === undefined) break;
+      await res.arrayBuffer();
+      waits.push(cancelSent - asked);
+      answers.push(performance.now() - asked);
+      if (res.status === 429) tooMany++;
+    }
+  };
+  await Promise.all([...Array.from({ length: 32 }, worker), canceller()]);
+  const place = exchange.stats().accounts[0]!.limits.find((l) => l.key === 'futures.place')!;
+  limiter.close();
+  await exchange.close();
+  rows.push({
+    pacing: pacing === 1 ? '1 (unpaced, the default)' : `${pacing} (${250 / pacing} per ${1000 / pacing} ms)`,
+    'answers 429': tooMany,
+    'placements accepted': `${place.accepted} of ${250 * seconds} (${((100 * place.accepted) / (250 * seconds)).toFixed(1)}%)`,
+    'most sent in 100 ms': mostIn(placed, 100),
+    'cancel wait p50 / p99 ms': `${median(waits).toFixed(2)} / ${pct(waits, 0.99).toFixed(2)}`,
+    'cancel answered p50 / p99 ms': `${median(answers).toFixed(2)} / ${pct(answers, 0.99).toFixed(2)}`,
+  });
+  console.error(`pacing ${pacing}: done`);
+}
+printTable(`One engine saturating tier-4 futures placement (250 per second) through limitedFetch, ${seconds} s per setting`, rows);
