@@ -565,7 +565,7 @@ export class AccountLimiter {
     const nextSpot = this.shared === null ? Tracker.restore(this.spotTracker.snapshot()) : new Tracker();
     addHistory(read, next, nextSpot);
     if (this.shared !== null) {
-      this.shared.seed(next.snapshot(), nextSpot.snapshot(), 'add');
+      this.shared.seed(next.snapshot(), nextSpot.snapshot(), 'merge');
       return;
     }
     const timeline = this.timelineOf(this.accounts, next, this.vipLevel, this.vipChanges);

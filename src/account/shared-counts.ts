@@ -30,10 +30,13 @@ export interface SharedCounts {
   /** Counts a fill of `volume` USDT (validated) on `contract` at `at`. */
   fill(market: CountedMarket, account: string, contract: string, role: FillRole, volume: string | number, at: number): void;
   /**
-   * Writes history once, whichever process does it and however often: `add` adds it (seeded
-   * history), `absent` writes only the days and hours the totals do not hold (a restored snapshot).
+   * Writes history, whichever process does it, in whatever order and however often: `merge`
+   * merges seeded history per account, day and hour with the history seeded before (the bucket
+   * holding more requests, then more volume, is kept: a later fetch of the same history), beside
+   * the live counts; `absent` writes only the days and hours the totals do not hold (a restored
+   * snapshot).
    */
-  seed(futures: TrackerState, spot: TrackerState, mode: 'add' | 'absent'): void;
+  seed(futures: TrackerState, spot: TrackerState, mode: 'merge' | 'absent'): void;
   /**
    * How far back from now (the limiter's instant, ms) the totals last handed over may lack another
    * process's counts: what a process counted that long ago or less may not be in them yet.

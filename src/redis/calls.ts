@@ -52,6 +52,8 @@ export interface AcquireCall {
   readonly room: boolean;
   /** The weight this process has waiting. */
   readonly queued: number;
+  /** An N at or above which a limit is not in force: a new or restarted Redis holds it back not at all. */
+  readonly unlimited: number;
   readonly limits: readonly (LimitSettings & {
     /** Held back from this priority. */
     readonly reserved: number;
@@ -63,7 +65,7 @@ export interface AcquireCall {
 /** KEYS: epoch, processes, then meta, log and waiting processes of each limit. */
 export function encodeAcquire(keys: RedisKeys, c: AcquireCall): Encoded {
   const k: string[] = [keys.epoch, keys.procs];
-  const a: (string | number)[] = [c.id, c.weight, c.want, c.leaseMs, c.deadline, c.process, c.processes, c.staleMs, c.graceMs, c.extra, c.room ? 1 : 0, c.queued];
+  const a: (string | number)[] = [c.id, c.weight, c.want, c.leaseMs, c.deadline, c.process, c.processes, c.staleMs, c.graceMs, c.extra, c.room ? 1 : 0, c.queued, c.unlimited];
   for (const l of c.limits) {
     k.push(keys.meta(l.name), keys.log(l.name), keys.wait(l.name));
     a.push(l.limit, l.windowMs, l.marginMs, l.reserved, l.lateMs);
@@ -173,8 +175,11 @@ export interface CountsCall {
   readonly batch: number;
   /** The epoch the process knows ('': none). */
   readonly epoch: string;
-  /** `absent`: write only keys that do not exist. */
-  readonly mode: 'add' | 'absent';
+  /**
+   * `absent`: write only keys that do not exist; `merge`: seeded history, each key's marked fields
+   * replaced when the rank written is higher than the one held.
+   */
+  readonly mode: 'add' | 'absent' | 'merge';
   /** History written once under this id, whichever process writes it. */
   readonly once?: string | undefined;
   /** The keys written (names under the counts' prefix), each with its time to live and increments. */

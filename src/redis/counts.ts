@@ -40,7 +40,7 @@ interface Batch {
   readonly seq: number;
   readonly buckets: Buckets;
   readonly once?: string;
-  readonly mode: 'add' | 'absent';
+  readonly mode: 'add' | 'absent' | 'merge';
 }
 
 /**
@@ -132,10 +132,12 @@ export class RedisCounts implements SharedCounts {
     }
   }
 
-  seed(futures: TrackerState, spot: TrackerState, mode: 'add' | 'absent'): void {
+  seed(futures: TrackerState, spot: TrackerState, mode: 'merge' | 'absent'): void {
     const buckets: Buckets = new Map();
+    // Merged history is kept apart from live counts in each bucket: its fields are marked SEEDED.
+    const mark = mode === 'merge' ? SEEDED : '';
     const put = (kind: string, start: number, account: string, field: string, n: bigint): void => {
-      if (n > 0n) addTo(buckets, `${kind}:${start}:${account}`, field, n);
+      if (n > 0n) addTo(buckets, `${kind}:${start}:${account}`, mark + field, n);
     };
     for (const [state, day, hour] of [[futures, 'd', 'h'], [spot, 'D', 'H']] as const) {
       for (const d of state.days) {
@@ -155,6 +157,14 @@ export class RedisCounts implements SharedCounts {
       }
     }
     if (buckets.size === 0) return;
+    if (mode === 'merge') {
+      // Each bucket's seeded fields replace those Redis holds when they rank higher (see rankOf):
+      // written in any order, by any process, any number of times, the highest stays.
+      for (const fields of buckets.values()) fields.set(SEEDED, rankOf(fields));
+      this.once.push({ seq: 0, buckets, mode });
+      this.tick();
+      return;
+    }
     // The id is the history itself: several processes writing the same history write it once.
     const hash = createHash('sha1').update(mode);
     for (const [key, fields] of [...buckets].sort(([a], [b]) => (a < b ? -1 : 1))) {
@@ -191,7 +201,8 @@ export class RedisCounts implements SharedCounts {
       this.timer = null;
       await this.flight;
       this.fold();
-      if (this.sent !== null || this.once.length > 0 || this.pending.size > 0) await this.sync();
+      // One round trip a batch (history waiting is one batch each), one attempt each.
+      for (let n = this.once.length + 2; n > 0 && (this.sent !== null || this.once.length > 0 || this.pending.size > 0); n--) await this.sync();
       for (const r of this.settling.splice(0)) r();
     })();
     return this.closing;
@@ -343,6 +354,12 @@ export class RedisCounts implements SharedCounts {
     for (const batch of this.once) {
       for (const [key, fields] of batch.buckets) {
         if (batch.mode === 'absent' && this.totals.has(key)) continue;
+        if (batch.mode === 'merge') {
+          // Not written yet: it stands in for the seeded history Redis holds when it ranks higher.
+          const held = all.get(key);
+          if ((held?.get(SEEDED) ?? -1n) >= fields.get(SEEDED)!) continue;
+          if (held !== undefined) for (const f of [...held.keys()]) if (f.startsWith(SEEDED)) held.delete(f);
+        }
         for (const [f, n] of fields) addTo(all, key, f, n);
       }
     }
@@ -351,6 +368,32 @@ export class RedisCounts implements SharedCounts {
     if (history) this.history = false;
     this.onTotals({ ...trackersOf(all, this.latest), history });
   }
+}
+
+/** Marks a bucket's fields of seeded history; the field of the mark alone holds their rank. */
+const SEEDED = '=';
+/** The smallest unit of volume a rank tells apart: 10^-45 USDT. */
+const RANK_SCALE = 45;
+
+/**
+ * The rank of a bucket's seeded history: its requests first, then its volume (maker, taker or
+ * traded), as one number of a fixed 151 digits (compared as text in Redis). History fetched later
+ * holds at least as much of every day and hour as history fetched before, so the higher rank is
+ * the later fetch: their union.
+ */
+function rankOf(fields: ReadonlyMap<string, bigint>): bigint {
+  let requests = 0n;
+  let volume = 0n;
+  for (const [marked, n] of fields) {
+    const f = marked.slice(SEEDED.length);
+    const tag = f.slice(f.lastIndexOf(':') + 1);
+    if (f === 'r' || tag === 'p' || tag === 'a' || tag === 'c') requests += n;
+    else {
+      const e = Number(tag.slice(1)) + RANK_SCALE;
+      if (e >= 0) volume += n * 10n ** BigInt(e);
+    }
+  }
+  return 10n ** 150n + requests * 10n ** 100n + volume;
 }
 
 function sameFields(a: Map<string, bigint> | undefined, b: Map<string, bigint> | undefined): boolean {
@@ -397,7 +440,14 @@ function trackersOf(buckets: Buckets, latest: number): { futures: Tracker; spot:
   type Day = { account: string; day: string; contracts: TrackerState['days'][number]['contracts'][number][] };
   const states = { futures: { days: [] as [number, Day][], hours: [] as [number, TrackerState['hours'][number]][] }, spot: { days: [] as [number, Day][], hours: [] as [number, TrackerState['hours'][number]][] } };
   let last = latest;
-  for (const [key, fields] of buckets) {
+  for (const [key, marked] of buckets) {
+    // Seeded and live counts of a bucket add up; the rank of the seeded ones is not a count.
+    const fields = new Map<string, bigint>();
+    for (const [f, n] of marked) {
+      if (f === SEEDED) continue;
+      const name = f.startsWith(SEEDED) ? f.slice(SEEDED.length) : f;
+      fields.set(name, (fields.get(name) ?? 0n) + n);
+    }
     const kind = key[0]!;
     const at = key.indexOf(':', 2);
     const start = Number(key.slice(2, at));

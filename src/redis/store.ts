@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { InvalidInputError } from '../errors.js';
+import { UNTHROTTLED } from '../rules/abuse.js';
 import { checkSameBuild } from '../schedule/build.js';
 import { type Clock, unrefTimer } from '../schedule/clock.js';
 import { Listeners } from '../schedule/listeners.js';
@@ -248,7 +249,7 @@ export class RedisStore implements LimitStore<SharedLimit> {
     const call = encodeAcquire(this.keys, {
       at: this.at(), id, weight, want, leaseMs: this.leaseMs, deadline: this.offset.deadline(sentAt, this.config.timeoutMs), process: this.id,
       processes: this.config.processes, staleMs: this.config.staleMs, graceMs: this.config.staleMs + this.leaseMs + this.config.fallbackMaxMs,
-      extra, room: this.config.prefetch < 0, queued,
+      extra, room: this.config.prefetch < 0, queued, unlimited: UNTHROTTLED,
       limits: linked.map((l) => ({ name: l.name, limit: l.limit, windowMs: l.windowMs, marginMs: l.marginMs, reserved: l.reservedFor(priority), lateMs: l.lateness(at) })),
     });
     this.call('acquire', call, true).then(

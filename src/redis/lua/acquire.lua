@@ -4,7 +4,8 @@
 -- ARGV: id, weight, want (what waits, as much as one grant may take), lease (ms), deadline
 -- (Redis ms; 0: none), process, P (0: no local shares), stale (ms), grace (ms), extra (permits
 -- beyond want, a lease for tasks to come), room (1: the extra only while the limit stays at most
--- half used), queued (the weight this process has waiting), then per limit: n, w, m, reserved
+-- half used), queued (the weight this process has waiting), unlimited (an N at or above which a
+-- limit is not in force: a throttle off), then per limit: n, w, m, reserved
 -- (held back from this priority), late (the latest arrival this process measured lately, ms:
 -- kept as "mx" when it is the largest, or the one kept is older than its time), and last the
 -- instant (see instant.lua).
@@ -32,7 +33,12 @@
 -- the same one is kept again once a second at most, so that it stays in force while measured, at
 -- no call on most grants. A process held back for another looks again when that one is due to
 -- have asked; one denied for room when Redis says enough will have left the window, or after
--- `stale` when shares held for processes away may free first. A process waiting (denied, or
+-- `stale` when shares held for processes away may free first. A Redis new or restarted (its
+-- epoch younger than a limit's span and lease) holds back a limit in force, never one that is
+-- not (N at or above `unlimited`): permits granted before the loss may still be in its window,
+-- and a limit not in force has none the exchange counts. A process denied is listed in "q" of
+-- the limits that held it back, not of those that had room for it: it competes on those only when
+-- it asks again. A process waiting (denied, or
 -- granted less than waits) is listed in "q" until `lease` + 50 ms after it is due to ask again; a
 -- process listed that is granted all it waits for stays in "q", not waiting, with its score. A
 -- lease for tasks to come is never added while processes wait their turn, and with room only
@@ -51,6 +57,7 @@ local grace = tonumber(ARGV[9])
 local extra = tonumber(ARGV[10])
 local room = ARGV[11] == '1'
 local queued = math.max(tonumber(ARGV[12]), weight)
+local unlimited = tonumber(ARGV[13])
 if deadline > 0 and now > deadline then return {-2, 0, math.floor(now)} end
 local k = (#KEYS - 2) / 3
 local epoch = epochOf(KEYS[1], now)
@@ -66,7 +73,7 @@ local conf = {}
 local prev = false
 for i = 1, k do
   local meta = KEYS[3 * i]
-  local b = 12 + (i - 1) * 5
+  local b = 13 + (i - 1) * 5
   local n, w, m, u, pause, f, mx, mxt = config(meta, tonumber(ARGV[b + 1]), tonumber(ARGV[b + 2]), tonumber(ARGV[b + 3]), {'#' .. id, 'x', 'e', 'qt'})
   local late = tonumber(ARGV[b + 5])
   if late > 0 and (late > mx or now - mxt > (late == mx and 1000 or math.max(10000, 2 * w))) then
@@ -83,7 +90,7 @@ local heavy = 0
 local free = want
 for i = 1, k do
   local meta, log, q = KEYS[3 * i], KEYS[3 * i + 1], KEYS[3 * i + 2]
-  local b = 12 + (i - 1) * 5
+  local b = 13 + (i - 1) * 5
   local c = conf[i]
   local u = c.u
   local span = c.w + c.m
@@ -94,9 +101,10 @@ for i = 1, k do
   else
     if P > 0 then cap = cap - math.min(c.n, away(KEYS[2], now, epoch, P, fresh, grace + 2 * span) * math.floor(c.n / P)) end
     c.cap = cap
-    local from = math.max(epoch + span + lease, c.pause)
+    local from = math.max(c.n < unlimited and epoch + span + lease or 0, c.pause)
     local others = c.qt >= now
     if from > now then
+      c.held = true
       wait = math.max(wait, from - now)
     else
       if u + want > cap or others or now - c.e >= math.min(span, 250) then
@@ -132,8 +140,10 @@ for i = 1, k do
         end
       end
       if fair < weight then
+        c.held = true
         wait = math.max(wait, due - slack - now, 2)
       elseif u + weight > cap then
+        c.held = true
         local need = u + weight - cap
         local found = stale
         if need <= u then
@@ -162,10 +172,12 @@ if heavy > 0 then return {-1, heavy, math.floor(now), unpack(cfg)} end
 if wait > 0 then
   wait = math.ceil(wait)
   for i = 1, k do
-    local meta, q = KEYS[3 * i], KEYS[3 * i + 2]
-    local til = math.ceil(now + wait + slack)
-    if redis.call('HSET', q, proc, til .. ':' .. queued .. ':' .. conf[i].score .. ':' .. now) == 1 then redis.call('PEXPIRE', q, math.ceil(conf[i].span + lease) + 60000) end
-    if til > conf[i].qt then redis.call('HSET', meta, 'qt', til) end
+    if conf[i].held then
+      local meta, q = KEYS[3 * i], KEYS[3 * i + 2]
+      local til = math.ceil(now + wait + slack)
+      if redis.call('HSET', q, proc, til .. ':' .. queued .. ':' .. conf[i].score .. ':' .. now) == 1 then redis.call('PEXPIRE', q, math.ceil(conf[i].span + lease) + 60000) end
+      if til > conf[i].qt then redis.call('HSET', meta, 'qt', til) end
+    end
   end
   return {0, wait, math.floor(now), unpack(cfg)}
 end

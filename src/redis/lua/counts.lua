@@ -4,10 +4,12 @@
 -- under an id, whichever process writes it. Nothing is written when the process counted on data
 -- Redis has lost since (the epoch differs): the process writes its own counts again whole.
 -- KEYS: epoch, batch numbers, the once key (or the epoch again), the keys written, the keys read.
--- ARGV: process, batch number (0: none), epoch the process knows ('': none), 'add' or 'absent'
--- (write only keys that do not exist), once (1: the third key must be new), keys written, keys
--- read, then per key written: time to live (ms), fields, field, increment, ..., and last the
--- instant (see instant.lua).
+-- ARGV: process, batch number (0: none), epoch the process knows ('': none), 'add', 'absent'
+-- (write only keys that do not exist) or 'merge' (seeded history: a key's fields marked '=' are
+-- replaced by those written, increments taken as values, when the rank written in field '=' is
+-- higher than the one held; texts of digits of one length), once (1: the third key must be new),
+-- keys written, keys read, then per key written: time to live (ms), fields, field, increment,
+-- ..., and last the instant (see instant.lua).
 -- Returns {status (1 written, 0 written before, -3 epoch changed), epoch, last batch number of the
 -- process, then each key read as field, value, ...}.
 local raw = redis.call('GET', KEYS[1])
@@ -34,7 +36,20 @@ else
     for i = 1, nw do
       local key = KEYS[3 + i]
       local n = tonumber(ARGV[a + 1])
-      if ARGV[4] == 'add' or redis.call('EXISTS', key) == 0 then
+      if ARGV[4] == 'merge' then
+        local rank = false
+        for j = 1, n do if ARGV[a + 2 * j] == '=' then rank = ARGV[a + 2 * j + 1] end end
+        local held = redis.call('HGET', key, '=')
+        if rank and (not held or rank > held) then
+          local old = {}
+          for _, f in ipairs(redis.call('HKEYS', key)) do
+            if string.sub(f, 1, 1) == '=' then old[#old + 1] = f end
+          end
+          if #old > 0 then redis.call('HDEL', key, unpack(old)) end
+          for j = 1, n do redis.call('HSET', key, ARGV[a + 2 * j], ARGV[a + 2 * j + 1]) end
+          redis.call('PEXPIRE', key, ARGV[a])
+        end
+      elseif ARGV[4] == 'add' or redis.call('EXISTS', key) == 0 then
         for j = 1, n do redis.call('HINCRBY', key, ARGV[a + 2 * j], ARGV[a + 2 * j + 1]) end
         redis.call('PEXPIRE', key, ARGV[a])
       end
