@@ -1,11 +1,13 @@
 import { afterAll, describe, expect, it } from 'vitest';
 import { AccountLimiter, type LimiterEvent } from '../../src/account/limiter.js';
 import { RedisStore } from '../../src/redis/store.js';
-import type { Clock } from '../../src/schedule/clock.js';
-import { cleanPrefix, connect, sleep, uniquePrefix, waitFor } from './harness.js';
+import { cleanPrefix, connect, uniquePrefix } from './harness.js';
+import { VirtualRedis, settleOn } from './virtual.js';
 
 // An account limiter given a Redis store counts in Redis: every process reads the account's
-// totals. Two limiters in one test play two processes, each with a store of its own.
+// totals. Two limiters in one test play two processes, each with a store of its own, on one
+// virtual clock that Redis runs its scripts at (test/redis/virtual.ts): nothing waits for the
+// machine's clock.
 const client = connect();
 const prefixes: string[] = [];
 afterAll(async () => {
@@ -13,14 +15,15 @@ afterAll(async () => {
   client.disconnect();
 });
 
-async function prefixFor(name: string): Promise<string> {
-  const p = uniquePrefix(name);
-  prefixes.push(p);
+/** A prefix of the test's own and a virtual clock whose wall reads `wall` now. */
+async function setup(name: string, wall = Date.now()): Promise<{ prefix: string; v: VirtualRedis }> {
+  const prefix = uniquePrefix(name);
+  prefixes.push(prefix);
+  const v = new VirtualRedis(client, 1_000_000, wall);
   // A prefix seen for the first time grants nothing for one window (10 s for the abuse throttle's
-  // limit): these tests start from a prefix in use a minute already.
-  const [s, us] = (await client.call('TIME')) as [string, string];
-  await client.set(`{${p}}:epoch`, String(Number(s) * 1000 + Number(us) / 1000 - 60_000));
-  return p;
+  // limit): these tests start from a prefix in use long already.
+  await v.warm(prefix);
+  return { prefix, v };
 }
 
 type Mode = 'ok' | 'lose-reply' | 'down';
@@ -41,23 +44,12 @@ function faulty(fault: { mode: Mode; calls: number }) {
 
 const ACCOUNTS = [{ id: 'main', role: 'main' as const }];
 
-/** This machine's clock, its wall shifted by `offset` ms: limiters given the same are driven together. */
-function shifted(offset: number): Clock {
-  return {
-    now: () => performance.now(),
-    wall: () => Date.now() + offset,
-    setTimer: (callback, ms) => setTimeout(callback, ms),
-    clearTimer: (handle) => clearTimeout(handle as ReturnType<typeof setTimeout>),
-  };
-}
-
-function limiterOn(prefix: string, options: { client?: unknown; threshold?: number; clock?: Clock } = {}) {
-  const store = new RedisStore({ client: options.client ?? client, prefix, timeoutMs: 100, retryMs: 20, ...(options.clock === undefined ? {} : { clock: options.clock }) });
+function limiterOn(v: VirtualRedis, prefix: string, options: { client?: object; threshold?: number } = {}) {
+  const store = new RedisStore({ ...v.options(prefix, options.client), timeoutMs: 100, retryMs: 20 });
   const events: LimiterEvent[] = [];
   const limiter = new AccountLimiter({
-    accounts: ACCOUNTS, store, exchangeClock: 'local',
+    accounts: ACCOUNTS, store, exchangeClock: 'local', clock: v.clock,
     ...(options.threshold === undefined ? {} : { abuse: { requestThreshold: options.threshold } }),
-    ...(options.clock === undefined ? {} : { clock: options.clock }),
   });
   limiter.on((e) => events.push(e));
   return {
@@ -73,15 +65,15 @@ const place = (l: AccountLimiter, contract = 'BTC_USDT') => l.request('main', 'P
 
 describe('an account limiter given a Redis store', () => {
   it('reads the totals of every process: requests and exact volumes summed', async () => {
-    const prefix = await prefixFor('sum');
-    const a = limiterOn(prefix);
-    const b = limiterOn(prefix);
+    const { prefix, v } = await setup('sum');
+    const a = limiterOn(v, prefix);
+    const b = limiterOn(v, prefix);
     try {
-      await Promise.all([...Array.from({ length: 7 }, () => place(a.limiter)), ...Array.from({ length: 5 }, () => place(b.limiter, 'ETH_USDT'))]);
+      await settleOn(v, [...Array.from({ length: 7 }, () => place(a.limiter)), ...Array.from({ length: 5 }, () => place(b.limiter, 'ETH_USDT'))]);
       a.limiter.recordFill('main', { contract: 'BTC_USDT', role: 'maker', volume: '0.0000000000123456789' });
       b.limiter.recordFill('main', { contract: 'BTC_USDT', role: 'maker', volume: '12345678901234.5' });
       b.limiter.recordFill('main', { contract: 'ETH_USDT', role: 'taker', volume: '0.1' });
-      for (const x of [a, b]) await waitFor(() => x.limiter.abuseHeadroom('main').requests === 12 && x.limiter.abuseHeadroom('main').traded === '12345678901234.6000000000123456789', 2000);
+      for (const x of [a, b]) await v.until(() => x.limiter.abuseHeadroom('main').requests === 12 && x.limiter.abuseHeadroom('main').traded === '12345678901234.6000000000123456789', 2000);
       for (const x of [a, b]) {
         const day = x.limiter.snapshot().tracker.days[0]!;
         const byName = Object.fromEntries(day.contracts.map((c) => [c.contract, c]));
@@ -95,28 +87,28 @@ describe('an account limiter given a Redis store', () => {
   });
 
   it('counts a batch whose answer was lost once, and keeps counts while Redis does not answer', async () => {
-    const prefix = await prefixFor('faults');
+    const { prefix, v } = await setup('faults');
     const fault = { mode: 'ok' as Mode, calls: 0 };
-    const a = limiterOn(prefix, { client: faulty(fault) });
-    const reader = limiterOn(prefix);
+    const a = limiterOn(v, prefix, { client: faulty(fault) });
+    const reader = limiterOn(v, prefix);
     try {
-      await Promise.all(Array.from({ length: 3 }, () => place(a.limiter)));
-      await waitFor(() => reader.limiter.abuseHeadroom('main').requests === 3, 2000);
+      await settleOn(v, Array.from({ length: 3 }, () => place(a.limiter)));
+      await v.until(() => reader.limiter.abuseHeadroom('main').requests === 3, 2000);
       // The script runs and its answer is lost: the batch is sent again, and counted once.
       fault.mode = 'lose-reply';
       a.limiter.recordFill('main', { contract: 'BTC_USDT', role: 'taker', volume: '2.5' });
       const calls = fault.calls;
-      await waitFor(() => fault.calls >= calls + 3, 2000);
+      await v.until(() => fault.calls >= calls + 3, 2000);
       fault.mode = 'down';
       a.limiter.recordFill('main', { contract: 'BTC_USDT', role: 'taker', volume: '1' });
       a.limiter.recordFill('main', { contract: 'BTC_USDT', role: 'maker', volume: '4' });
-      await sleep(200);
+      await v.advance(200);
       // Counted here meanwhile, not yet in Redis.
       expect(a.limiter.abuseHeadroom('main').traded).toBe('7.5');
       expect(reader.limiter.abuseHeadroom('main').traded).toBe('2.5');
       fault.mode = 'ok';
-      await waitFor(() => reader.limiter.abuseHeadroom('main').traded === '7.5', 2000);
-      await sleep(200);
+      await v.until(() => reader.limiter.abuseHeadroom('main').traded === '7.5', 2000);
+      await v.advance(200);
       expect(reader.limiter.abuseHeadroom('main')).toMatchObject({ requests: 3, traded: '7.5' });
       expect(a.limiter.abuseHeadroom('main')).toMatchObject({ requests: 3, traded: '7.5' });
     } finally {
@@ -126,22 +118,22 @@ describe('an account limiter given a Redis store', () => {
   });
 
   it('writes seeded history and a restored snapshot once, however many processes do it', async () => {
-    const prefix = await prefixFor('seed');
-    const a = limiterOn(prefix);
-    const b = limiterOn(prefix);
+    const { prefix, v } = await setup('seed');
+    const a = limiterOn(v, prefix);
+    const b = limiterOn(v, prefix);
     try {
-      const hour = Math.floor(Date.now() / 3_600_000) * 3_600_000 - 3_600_000;
+      const hour = Math.floor(v.clock.wall() / 3_600_000) * 3_600_000 - 3_600_000;
       const history = { hours: [{ account: 'main', hour, requests: 500, traded: '10' }], days: [{ account: 'main', day: new Date(hour - 86_400_000).toISOString().slice(0, 10), contracts: [{ contract: 'BTC_USDT', makerVolume: '100', takerVolume: '0', place: 40, amend: 0, cancel: 0 }] }] };
       a.limiter.seed(history);
       b.limiter.seed(history);
       a.limiter.seed(history);
-      for (const x of [a, b]) await waitFor(() => x.limiter.abuseHeadroom('main').requests === 500, 2000);
-      await sleep(200);
+      for (const x of [a, b]) await v.until(() => x.limiter.abuseHeadroom('main').requests === 500, 2000);
+      await v.advance(200);
       const snapshot = a.limiter.snapshot();
       // A restart: the snapshot restored while Redis still holds the counts adds nothing.
       b.limiter.restore(snapshot);
       a.limiter.restore(snapshot);
-      await sleep(300);
+      await v.advance(300);
       for (const x of [a, b]) {
         expect(x.limiter.abuseHeadroom('main')).toMatchObject({ requests: 500, traded: '10' });
         expect(x.limiter.snapshot().tracker.days.find((d) => d.contracts.length > 0)?.contracts[0]).toMatchObject({ place: 40, makerVolume: '100' });
@@ -150,7 +142,7 @@ describe('an account limiter given a Redis store', () => {
       await cleanPrefix(client, prefix);
       b.limiter.restore(snapshot);
       a.limiter.restore(snapshot);
-      await sleep(300);
+      await v.advance(300);
       expect(await client.hget(`{${prefix}}:c:h:${hour}:main`, 'r')).toBe('500');
     } finally {
       await a.close();
@@ -159,12 +151,12 @@ describe('an account limiter given a Redis store', () => {
   });
 
   it('keeps days 8 days after they end and hours 25 hours after they end', async () => {
-    const prefix = await prefixFor('ttl');
-    const a = limiterOn(prefix);
+    const { prefix, v } = await setup('ttl');
+    const a = limiterOn(v, prefix);
     try {
-      await place(a.limiter);
-      await waitFor(async () => (await client.exists(`{${prefix}}:c:seq`)) === 1, 2000);
-      const now = Date.now();
+      await settleOn(v, [place(a.limiter)]);
+      await v.until(async () => (await client.exists(`{${prefix}}:c:seq`)) === 1, 2000);
+      const now = v.clock.wall();
       const day = Math.floor(now / 86_400_000) * 86_400_000;
       const hour = Math.floor(now / 3_600_000) * 3_600_000;
       const dayTtl = await client.pttl(`{${prefix}}:c:d:${day}:main`);
@@ -179,18 +171,17 @@ describe('an account limiter given a Redis store', () => {
   it("keeps them that long on the limiter's clock, not Redis's: a seeded hour 23 h before a clock 30 h behind stays", async () => {
     // A limiter whose clock is 30 h behind this machine's (an engine replaying a day, a model
     // exchange's clock): its hour of 23 h ago ends in 2 h on its clock, long past on Redis's.
-    const prefix = await prefixFor('ttl-shifted');
-    const offset = -30 * 3_600_000;
-    const a = limiterOn(prefix, { clock: shifted(offset) });
+    const { prefix, v } = await setup('ttl-shifted', Date.now() - 30 * 3_600_000);
+    const a = limiterOn(v, prefix);
     try {
-      const now = Date.now() + offset;
+      const now = v.clock.wall();
       const hour = Math.floor(now / 3_600_000) * 3_600_000 - 23 * 3_600_000;
       a.limiter.seed({ hours: [{ account: 'main', hour, requests: 86_401, traded: '0' }] });
-      await waitFor(() => a.limiter.abuseHeadroom('main').requests === 86_401, 2000);
+      await v.until(() => a.limiter.abuseHeadroom('main').requests === 86_401, 2000);
       const ttl = await client.pttl(`{${prefix}}:c:h:${hour}:main`);
       expect(Math.abs(now + ttl - (hour + 26 * 3_600_000))).toBeLessThan(5000);
       // Read again in full a second later: still there, still counted.
-      await sleep(1200);
+      await v.advance(1200);
       expect(a.limiter.abuseHeadroom('main').requests).toBe(86_401);
     } finally {
       await a.close();
@@ -200,12 +191,12 @@ describe('an account limiter given a Redis store', () => {
   it('warns and throttles on the account total, not on one process', async () => {
     // 40 requests in each of two processes, the threshold 60: each process alone stays below
     // the warning (at 54), the account reaches it and passes the threshold.
-    const prefix = await prefixFor('warn');
-    const a = limiterOn(prefix, { threshold: 60 });
-    const b = limiterOn(prefix, { threshold: 60 });
+    const { prefix, v } = await setup('warn');
+    const a = limiterOn(v, prefix, { threshold: 60 });
+    const b = limiterOn(v, prefix, { threshold: 60 });
     try {
-      await Promise.all([...Array.from({ length: 40 }, () => place(a.limiter)), ...Array.from({ length: 40 }, () => place(b.limiter))]);
-      for (const x of [a, b]) await waitFor(() => x.events.some((e) => e.type === 'abuse-warning') && x.limiter.abuseHeadroom('main').requests === 80, 2000);
+      await settleOn(v, [...Array.from({ length: 40 }, () => place(a.limiter)), ...Array.from({ length: 40 }, () => place(b.limiter))]);
+      for (const x of [a, b]) await v.until(() => x.events.some((e) => e.type === 'abuse-warning') && x.limiter.abuseHeadroom('main').requests === 80, 2000);
       for (const x of [a, b]) {
         const w = x.events.find((e) => e.type === 'abuse-warning') as Extract<LimiterEvent, { type: 'abuse-warning' }>;
         expect(w.requests).toBeGreaterThanOrEqual(54);
@@ -227,19 +218,18 @@ describe('two processes at a boundary, on shared counts', () => {
   it('lower the limit at the 00:00 snapshot to the same tier, rated on both processes\' counts', async () => {
     // Before: a week rated high (tier 7). Today A sends 30 orders and B fills 120 USDT as maker:
     // on their sum the week rates 2 (150); A's alone would rate below 1 (100), B's 3 (200).
-    const prefix = await prefixFor('midnight');
     const midnight = Math.floor(Date.now() / DAY) * DAY + 20 * DAY;
-    const offset = midnight - (Date.now() + 4000);
-    const a = limiterOn(prefix, { clock: shifted(offset) });
-    const b = limiterOn(prefix, { clock: shifted(offset) });
+    const { prefix, v } = await setup('midnight', midnight - 4000);
+    const a = limiterOn(v, prefix);
+    const b = limiterOn(v, prefix);
     try {
       const today = midnight - DAY;
       a.limiter.seed({ days: [{ account: 'main', day: dayText(today - 7 * DAY), contracts: activity(10, 10_000) }, ...[6, 5, 4, 3, 2, 1].map((k) => ({ account: 'main', day: dayText(today - k * DAY), contracts: activity(10, 10) }))] });
-      await waitFor(() => b.limiter.limitNow('main').limit === 400, 3000);
-      await Promise.all(Array.from({ length: 30 }, () => place(a.limiter)));
+      await v.until(() => b.limiter.limitNow('main').limit === 400, 3000);
+      await settleOn(v, Array.from({ length: 30 }, () => place(a.limiter)));
       b.limiter.recordFill('main', { contract: 'BTC_USDT', role: 'maker', volume: '120' });
-      for (const x of [a, b]) await waitFor(() => x.limiter.limitAtNext0800('main').limit === 150, 3000);
-      for (const x of [a, b]) await waitFor(() => x.limiter.limitNow('main').limit === 150, 8000);
+      for (const x of [a, b]) await v.until(() => x.limiter.limitAtNext0800('main').limit === 150, 3000);
+      for (const x of [a, b]) await v.until(() => x.limiter.limitNow('main').limit === 150, 8000);
       for (const x of [a, b]) {
         // Lowered at midnight at once: on the totals read and on them plus the requests the other
         // process may not have shared yet (600 at tier 1, which rate the week below 1), the
@@ -258,17 +248,16 @@ describe('two processes at a boundary, on shared counts', () => {
 
   it('raise the limit at 08:00 to the same tier, on history only one of them seeded', async () => {
     // The snapshot of yesterday rated 1.125 (150), today's 3 (200): the raise waits for 08:00.
-    const prefix = await prefixFor('raise');
     const eight = Math.floor(Date.now() / DAY) * DAY + 20 * DAY + 8 * 3_600_000;
-    const offset = eight - (Date.now() + 4000);
-    const a = limiterOn(prefix, { clock: shifted(offset) });
-    const b = limiterOn(prefix, { clock: shifted(offset) });
+    const { prefix, v } = await setup('raise', eight - 4000);
+    const a = limiterOn(v, prefix);
+    const b = limiterOn(v, prefix);
     try {
       const today = eight - 8 * 3_600_000;
       a.limiter.seed({ days: [{ account: 'main', day: dayText(today - 8 * DAY), contracts: activity(100, 0) }, ...[7, 6, 5, 4, 3, 2, 1].map((k) => ({ account: 'main', day: dayText(today - k * DAY), contracts: activity(10, 30) }))] });
-      for (const x of [a, b]) await waitFor(() => x.limiter.limitNow('main').limit === 150, 3000);
+      for (const x of [a, b]) await v.until(() => x.limiter.limitNow('main').limit === 150, 3000);
       for (const x of [a, b]) expect(x.limiter.limitAtNext0800('main')).toMatchObject({ at: eight, limit: 200 });
-      for (const x of [a, b]) await waitFor(() => x.limiter.limitNow('main').limit === 200, 8000);
+      for (const x of [a, b]) await v.until(() => x.limiter.limitNow('main').limit === 200, 8000);
       for (const x of [a, b]) {
         const last = x.events.filter((e): e is LimitEvent => e.type === 'limit').at(-1)!;
         expect(last).toMatchObject({ from: 150, to: 200 });

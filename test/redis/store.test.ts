@@ -11,7 +11,7 @@ import { Scheduler } from '../../src/schedule/scheduler.js';
 import { memoryStore } from '../../src/schedule/store.js';
 import { REDIS_URL } from './address.js';
 import { cleanPrefix, connect, mostInAnyWindow, uniquePrefix, worstShare } from './harness.js';
-import { type Scripting, VirtualRedis } from './virtual.js';
+import { type Scripting, VirtualRedis, settleOn } from './virtual.js';
 
 const client = connect();
 const prefixes: string[] = [];
@@ -50,14 +50,6 @@ const T0 = 1_000_000_000;
 /** Skips the first-use wait for scripts run at {@link T0}: a Redis new to the prefix grants nothing for one span. */
 async function warm(prefix: string): Promise<void> {
   await client.set(`{${prefix}}:epoch`, '0');
-}
-
-/** Runs `v`'s clock until every one of `tasks` has settled; their outcomes. */
-async function settleOn<T>(v: VirtualRedis, tasks: readonly Promise<T>[], maxMs?: number): Promise<PromiseSettledResult<T>[]> {
-  let done = false;
-  const all = Promise.allSettled(tasks).finally(() => (done = true));
-  await v.until(() => done, maxMs);
-  return all;
 }
 
 /** Two schedulers, as two processes would have, on one limit of 10 per second in Redis, on one virtual clock. */

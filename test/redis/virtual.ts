@@ -44,8 +44,9 @@ export class VirtualRedis {
   private inflight = 0;
   private drained: (() => void)[] = [];
 
-  constructor(private readonly redis: Redis, start = 1_000_000) {
-    this.clock = new SteppedClock({ start });
+  /** `start`: the clock's first instant; `wallStart`: its first wall-clock reading (dates), this machine's by default. */
+  constructor(private readonly redis: Redis, start = 1_000_000, wallStart = Date.now()) {
+    this.clock = new SteppedClock({ start, wallStart });
   }
 
   /**
@@ -128,4 +129,12 @@ export class VirtualRedis {
     }
     throw new Error(`more than ${limit} timers`);
   }
+}
+
+/** Runs `v`'s clock until every one of `tasks` has settled; their outcomes. */
+export async function settleOn<T>(v: VirtualRedis, tasks: readonly Promise<T>[], maxMs?: number): Promise<PromiseSettledResult<T>[]> {
+  let done = false;
+  const all = Promise.allSettled(tasks).finally(() => (done = true));
+  await v.until(() => done, maxMs);
+  return all;
 }
