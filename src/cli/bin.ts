@@ -1,6 +1,5 @@
 #!/usr/bin/env node
 import { EXIT, run } from './main.js';
-import { relaunchWithFlags, youngGenerationSet } from './young-generation.js';
 
 // A reader that stops early (`traderatio plan f.csv | head -2`) closes the pipe: end quietly, with
 // the status a Unix tool killed by SIGPIPE has. Any other failure to write is said in one line.
@@ -12,13 +11,9 @@ for (const stream of [process.stdout, process.stderr]) {
 }
 
 const args = process.argv.slice(2);
-if (args[0] === 'exchange' && !youngGenerationSet(process.execArgv, process.env.NODE_OPTIONS)) {
-  relaunchWithFlags(process.argv[1]!, args);
-} else {
-  void run(args, {
-    out: (line) => process.stdout.write(`${line}\n`),
-    err: (line) => process.stderr.write(`${line}\n`),
-  }, { progress: process.stderr.isTTY === true }).then((code) => {
-    process.exitCode = code;
-  });
-}
+void run(args, {
+  out: (line) => process.stdout.write(`${line}\n`),
+  err: (line) => process.stderr.write(`${line}\n`),
+}, { progress: process.stderr.isTTY === true }).then((code) => {
+  process.exitCode = code;
+});

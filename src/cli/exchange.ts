@@ -29,6 +29,16 @@ export async function exchangeCommand(args: ParsedArgs, run: ExchangeRun): Promi
     if (n === undefined || n > 65_535) throw new UsageError(`${typed.get('port')} takes a port from 0 to 65535 (0 picks a free one), got "${String(port)}"`);
     options.port = n;
   }
+  const host = values.get('host');
+  if (host !== undefined) {
+    if (host === true || host === '') throw new UsageError(`${typed.get('host')} takes an address to listen on (127.0.0.1, 0.0.0.0, ::1...)`);
+    options.host = host;
+  }
+  const token = values.get('admin-token');
+  if (token !== undefined) {
+    if (token === true || token.length < 8) throw new UsageError(`${typed.get('admin-token')} takes a token of at least 8 characters`);
+    options.adminToken = token;
+  }
   const window = values.get('window');
   if (window !== undefined) {
     if (window !== 'sliding' && window !== 'fixed') throw new UsageError(`${typed.get('window')} takes sliding or fixed, got "${String(window)}"`);
@@ -60,6 +70,7 @@ export async function exchangeCommand(args: ParsedArgs, run: ExchangeRun): Promi
   }
   run.out(`traderatio exchange: ${exchange.url}`);
   run.out(`  REST under ${exchange.url}/api/v4, WebSocket on ${exchange.wsUrl}, administration under ${exchange.url}/_model/`);
+  if (exchange.adminToken !== null) run.out(`  administration requires the header Authorization: Bearer ${exchange.adminToken}`);
   run.out(`  window ${options.window ?? 'sliding'}${options.clockOffsetMs ? `, clock offset ${options.clockOffsetMs} ms` : ''}${options.verifySignatures ? ', signatures verified' : ''}; stop with Ctrl-C`);
   const signal = await run.stop;
   const stats = exchange.stats();

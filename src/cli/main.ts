@@ -161,7 +161,9 @@ Prints its base URL; stops on Ctrl-C (SIGINT) or SIGTERM with a summary. Files a
   --history FILE   { "activity": [{ "account", "day", "contracts" }] (as timeline reads it), "hours"?: [{ "account", "hour", "requests", "traded" }] }
 Without --accounts: one main account, KEY main-key, secret main-secret.`,
     options: [
-      { name: 'port', value: 'N', help: 'the port to listen on, 127.0.0.1 (default 8080; 0 picks a free one)' },
+      { name: 'port', value: 'N', help: 'the port to listen on (default 8080; 0 picks a free one)' },
+      { name: 'host', value: 'ADDR', help: 'the address to listen on (default 127.0.0.1); off loopback the administration requires a token' },
+      { name: 'admin-token', value: 'TOKEN', help: 'the token /_model/ requires as Authorization: Bearer TOKEN (made at random and printed off loopback)' },
       { name: 'accounts', value: 'FILE', help: 'families, accounts, API keys and secrets, VIP levels, creation instants' },
       { name: 'history', value: 'FILE', help: 'activity of the last days (and hours) to start from' },
       { name: 'window', value: 'MODE', help: 'sliding (never more than N in any W; default) or fixed (counters reset on aligned windows)' },

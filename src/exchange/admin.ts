@@ -1,3 +1,4 @@
+import { timingSafeEqual } from 'node:crypto';
 import { InvalidInputError } from '../errors.js';
 import type { ExchangeModel } from './model.js';
 
@@ -8,10 +9,14 @@ import type { ExchangeModel } from './model.js';
  * - `POST /_model/vip` `{ "account", "level" }`: the VIP level of the account's family, now (R6);
  * - `POST /_model/sub_accounts` `{ "main", "id", "keys"? }`: a sub-account of `main`'s family, created now (R8);
  * - `POST /_model/reset`: back to the start (accounts file, history), nothing counted.
- * Errors are answered as the API's are: `{ label, message }`.
+ * Errors are answered as the API's are: `{ label, message }`. With a `token`, every request must
+ * carry `Authorization: Bearer <token>` (401 INVALID_CREDENTIALS otherwise).
  */
-export function handleAdmin(model: ExchangeModel, req: { method: string; path: string; body: string }): { status: number; body: unknown } {
+export function handleAdmin(model: ExchangeModel, req: { method: string; path: string; body: string; authorization?: string | undefined }, token?: string): { status: number; body: unknown } {
   const route = `${req.method} ${req.path.replace(/\/+$/, '')}`;
+  if (token !== undefined && !sameToken(req.authorization, token)) {
+    return { status: 401, body: { label: 'INVALID_CREDENTIALS', message: 'the administration takes the header Authorization: Bearer <token> (printed at start-up)' } };
+  }
   try {
     const body = req.body === '' ? {} : JSON.parse(req.body) as Record<string, unknown>;
     if (typeof body !== 'object' || body === null || Array.isArray(body)) throw new InvalidInputError('the body', body, 'a JSON object');
@@ -22,7 +27,8 @@ export function handleAdmin(model: ExchangeModel, req: { method: string; path: s
         return { status: 200, body: { now: new Date(model.now()).toISOString(), ms: Math.floor(model.now()) } };
       case 'POST /_model/vip': {
         const account = model.core.account(body.account as string);
-        model.core.setVipLevel(account.family, body.level as number, model.now());
+        // The model's clock has a fraction of a millisecond (R15); a change takes effect at a whole one.
+        model.core.setVipLevel(account.family, body.level as number, Math.floor(model.now()));
         return { status: 200, body: { family: account.family.id, level: body.level } };
       }
       case 'POST /_model/sub_accounts': {
@@ -50,4 +56,10 @@ export function handleAdmin(model: ExchangeModel, req: { method: string; path: s
     if (e instanceof InvalidInputError) return { status: 400, body: { label: 'INVALID_PARAM_VALUE', message: e.message } };
     throw e;
   }
+}
+
+function sameToken(authorization: string | undefined, token: string): boolean {
+  const given = Buffer.from(authorization ?? '', 'utf8');
+  const wanted = Buffer.from(`Bearer ${token}`, 'utf8');
+  return given.length === wanted.length && timingSafeEqual(given, wanted);
 }

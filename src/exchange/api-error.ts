@@ -1,4 +1,5 @@
 import { TraderatioError } from '../errors.js';
+import type { Account } from './core.js';
 
 /**
  * A request the model exchange answers with an error: the HTTP status and the body
@@ -7,6 +8,8 @@ import { TraderatioError } from '../errors.js';
  */
 export class ApiError extends TraderatioError {
   override readonly name: string = 'ApiError';
+  /** The account the refusal is counted for, when the request was identified before it was refused. */
+  account: Account | null = null;
   constructor(readonly status: number, label: string, message: string) {
     super('EXCHANGE_API_ERROR', message, label);
   }

@@ -26,59 +26,88 @@ function errorText(label: string, message: string): string {
 }
 
 /**
- * The HTTP server in front of the model: keep-alive, JSON in and out, every response with the
- * rate-limit headers of R12 where a limit applies, X-In-Time and X-Out-Time (R15) and
- * X-Service-Trace-ID. Bodies over the cap get 413, requests slower than `slowClientMs` get 408,
- * both in the exchange's error shape; every other client is served meanwhile.
+ * The HTTP server in front of the model (node:http): keep-alive, JSON in and out, every response
+ * with the rate-limit headers of R12 where a limit applies, X-In-Time and X-Out-Time (R15) and
+ * X-Service-Trace-ID. A body over the cap is read to its end and discarded, then answered 413
+ * and the connection closed (closed while the upload still arrives, the client would see a reset
+ * instead of the answer); a request slower than `slowClientMs` gets 408; bytes that cannot be read
+ * as HTTP get 400 once the requests read before them are answered. Each in the exchange's error
+ * shape; every other client is served meanwhile.
  */
 export function createHttpServer(model: ExchangeModel, limits: HttpLimits, admin: AdminHandler): Server {
+  /** Per connection, its requests read and not yet answered: a 400 for what follows them waits for their answers. */
+  const pending = new WeakMap<Socket, Map<IncomingMessage, ServerResponse>>();
+  const closing = new WeakSet<Socket>();
   const server = createServer({
     keepAlive: true,
-    // The exchange answers a request without Host as any other (the front reads them so too).
+    // The exchange answers a request without Host as any other.
     requireHostHeader: false,
     requestTimeout: limits.slowClientMs,
     headersTimeout: limits.slowClientMs,
     connectionsCheckingInterval: Math.max(10, Math.min(1000, Math.floor(limits.slowClientMs / 4))),
   }, (req, res) => {
     const inAt = model.now();
+    let open = pending.get(req.socket);
+    if (open === undefined) pending.set(req.socket, (open = new Map()));
+    open.set(req, res);
+    res.once('close', () => open.delete(req));
     const declared = Number(req.headers['content-length'] ?? 0);
-    if (declared > limits.bodyLimitBytes) {
-      tooLarge(model, res, inAt, limits.bodyLimitBytes);
-      req.resume();
-      return;
-    }
     const chunks: Buffer[] = [];
     let size = 0;
-    let refused = false;
+    let refused = declared > limits.bodyLimitBytes;
     req.on('data', (chunk: Buffer) => {
       if (refused) return;
       size += chunk.length;
       if (size > limits.bodyLimitBytes) {
         refused = true;
-        tooLarge(model, res, inAt, limits.bodyLimitBytes);
+        chunks.length = 0;
         return;
       }
       chunks.push(chunk);
     });
     req.on('end', () => {
-      if (refused) return;
+      if (refused) {
+        tooLarge(model, res, inAt, limits.bodyLimitBytes);
+        return;
+      }
       const body = chunks.length === 0 ? '' : chunks.length === 1 ? chunks[0]!.toString('utf8') : Buffer.concat(chunks).toString('utf8');
       answer(model, req, res, inAt, body, admin);
     });
   });
-  // A client too slow to send its request (R: the exchange's error shape, then the connection closed).
+  // An Expect other than 100-continue: node's own answer would be an empty 417.
+  server.on('checkExpectation', (req: IncomingMessage, res: ServerResponse) => {
+    const text = errorText('BAD_REQUEST', `Expect ${JSON.stringify(req.headers.expect ?? '')} cannot be met: only 100-continue`);
+    req.resume();
+    res.writeHead(417, { 'Content-Type': 'application/json', 'Content-Length': String(Buffer.byteLength(text)), 'X-Service-Trace-ID': traceId() });
+    res.end(text);
+  });
+  // A request that cannot be read, or not in time: the exchange's error shape, then the connection closed.
   server.on('clientError', (err: NodeJS.ErrnoException, socket: Socket) => {
-    const inflight = (socket as unknown as { _httpMessage?: ServerResponse | null })._httpMessage;
-    if (!socket.writable || (inflight !== undefined && inflight !== null && inflight.headersSent)) {
-      socket.destroy();
-      return;
-    }
+    if (closing.has(socket)) return;
+    closing.add(socket);
     const timeout = err.code === 'ERR_HTTP_REQUEST_TIMEOUT';
     const status = timeout ? 408 : 400;
     const text = timeout
       ? tooSlowText(limits.slowClientMs)
       : errorText('BAD_REQUEST', `the request could not be read as HTTP (${err.code ?? err.message})`);
-    socket.end(closingAnswer(model, status, text));
+    const close = () => {
+      if (socket.writable) socket.end(closingAnswer(model, status, text));
+    };
+    const waiting = [...(pending.get(socket) ?? new Map<IncomingMessage, ServerResponse>())];
+    if (!timeout && waiting.length > 0 && waiting.every(([req]) => req.complete)) {
+      // The requests read whole before the bytes that could not be read are answered first, and
+      // the 400 follows them; after an answer that closes the connection (HTTP/1.0), nothing does.
+      socket.pause();
+      let left = waiting.length;
+      for (const [, res] of waiting) res.once('close', () => --left === 0 && close());
+      return;
+    }
+    const inflight = (socket as unknown as { _httpMessage?: ServerResponse | null })._httpMessage;
+    if (!socket.writable || (inflight !== undefined && inflight !== null && inflight.headersSent)) {
+      socket.destroy();
+      return;
+    }
+    close();
   });
   return server;
 }
@@ -93,8 +122,8 @@ export function closingAnswer(model: ExchangeModel, status: number, text: string
     `X-In-Time: ${micros(now)}\r\nX-Out-Time: ${micros(model.now())}\r\nX-Service-Trace-ID: ${traceId()}\r\nConnection: close\r\n\r\n${text}`;
 }
 
-/** The administration entry: `/_model/...` requests. */
-export type AdminHandler = (req: { method: string; path: string; body: string }) => { status: number; body: unknown };
+/** The administration entry: `/_model/...` requests, with their Authorization header. */
+export type AdminHandler = (req: { method: string; path: string; body: string; authorization: string | undefined }) => { status: number; body: unknown };
 
 /** One request as both HTTP paths read it. */
 export interface ApiRequest {
@@ -104,6 +133,8 @@ export interface ApiRequest {
   readonly key: string | undefined;
   readonly timestamp: string | undefined;
   readonly sign: string | undefined;
+  /** The Authorization header: the administration's token, when one is required. */
+  readonly authorization?: string | undefined;
   readonly body: string;
   readonly ip: string;
   /** X-In-Time: when the request was read, on the model's clock. */
@@ -127,7 +158,7 @@ export function respond(model: ExchangeModel, admin: AdminHandler, req: ApiReque
   let rate: RateInForce | null = null;
   try {
     if (path.startsWith('/_model/') || path === '/_model') {
-      ({ status, body: payload } = admin({ method: req.method, path, body: req.body }));
+      ({ status, body: payload } = admin({ method: req.method, path, body: req.body, authorization: req.authorization }));
     } else {
       ({ status, body: payload, rate } = model.handle({
         method: req.method,
@@ -153,7 +184,7 @@ function answer(model: ExchangeModel, req: IncomingMessage, res: ServerResponse,
   const h = req.headers;
   const { status, rate, text } = respond(model, admin, {
     method: req.method ?? 'GET', url: req.url ?? '/', key: header(h.key), timestamp: header(h.timestamp), sign: header(h.sign),
-    body, ip: req.socket.remoteAddress ?? '', inAt,
+    authorization: h.authorization, body, ip: req.socket.remoteAddress ?? '', inAt,
   });
   const length = String(Buffer.byteLength(text));
   // One flat list, in the order the exchange writes them: node:http reads it without a copy.
@@ -166,6 +197,7 @@ function answer(model: ExchangeModel, req: IncomingMessage, res: ServerResponse,
   res.end(text);
 }
 
+/** The 413 answer, once the body has been read to its end (and discarded): the connection is then closed. */
 function tooLarge(model: ExchangeModel, res: ServerResponse, inAt: number, cap: number): void {
   if (res.headersSent) return;
   const text = errorText('INVALID_REQUEST_BODY', `the body is larger than ${cap} bytes`);

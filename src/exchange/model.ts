@@ -1,6 +1,8 @@
 import { type Catalog, type CatalogOptions, type Classification, createCatalog } from '../catalog/catalog.js';
 import { checkTimestamp } from '../catalog/validators.js';
 import { InvalidInputError } from '../errors.js';
+import { isInstant } from '../rules/parse.js';
+import { utcDayStart } from '../rules/calendar.js';
 import type { AbuseOptions } from '../rules/abuse.js';
 import type { SpotFillOptions } from '../rules/spot-fill.js';
 import type { FamilyOptions } from '../rules/family.js';
@@ -87,7 +89,14 @@ const NO_QUERY = new URLSearchParams();
 const METHODS = new Set(['GET', 'POST', 'PUT', 'PATCH', 'DELETE']);
 const SUB_FORBIDDEN = new Set(['POST /withdrawals', 'POST /withdrawals/push', 'POST /wallet/sub_account_transfers']);
 
-type Handler = (m: ExchangeModel, a: Account, r: { c: Classification; body: unknown; query: URLSearchParams; id: string; at: number }) => unknown;
+/** What an endpoint's handler reads of an admitted request. */
+interface Admitted { readonly c: Classification; readonly body: unknown; readonly query: URLSearchParams; readonly id: string; readonly at: number }
+/** A private endpoint, for the account that sent the request. */
+type Handler = (m: ExchangeModel, a: Account, r: Admitted) => unknown;
+/** A public endpoint (market data), the same for every caller. */
+type PublicHandler = (m: ExchangeModel, r: Admitted) => unknown;
+/** An endpoint the model answers, found once per classification. */
+interface Route { readonly name: string; readonly handler: ((m: ExchangeModel, a: Account | null, r: Admitted) => unknown) | undefined }
 
 /**
  * The model exchange behind the HTTP and WebSocket layers: identifies the caller (KEY header,
@@ -103,7 +112,7 @@ export class ExchangeModel {
   private readonly unidentified = new Map<string, number>();
   private readonly classified = new Map<string, Classification>();
   /** Each classification's route name and handler, found once. */
-  private readonly routes = new WeakMap<Classification, { readonly name: string; readonly handler: Handler | undefined }>();
+  private readonly routes = new WeakMap<Classification, Route>();
 
   constructor(readonly options: ModelOptions, private readonly clock: Clock) {
     if (options.window !== undefined && options.window !== 'sliding' && options.window !== 'fixed') throw new InvalidInputError('`window`', options.window, '"sliding" or "fixed"');
@@ -169,50 +178,64 @@ export class ExchangeModel {
       }
       const query = r.query === '' ? NO_QUERY : new URLSearchParams(r.query);
       const c = this.classify(r.method, r.path, body, query);
-      const route = this.routeOf(c).name;
+      const route = this.routeOf(c);
+      if (route.handler === undefined) throw notAnswered(c);
+      const id = pathId(r.path);
       let account: Account | null = null;
       if (c.market === 'public') party = this.core.ip(r.ip);
       else {
         account = this.identify(r.key, r.timestamp, r.sign, (secret, ts) => signRequest(secret, r.method, r.path, r.query, r.body, ts));
         party = account;
-        if (SUB_FORBIDDEN.has(route) && account.family.accounts.find((a) => a.id === account!.id)?.role !== 'main') {
-          throw new ApiError(403, 'FORBIDDEN', `${route} is not allowed for sub-account keys`);
+        if (SUB_FORBIDDEN.has(route.name) && account.family.accounts.find((a) => a.id === account!.id)?.role !== 'main') {
+          throw new ApiError(403, 'FORBIDDEN', `${route.name} is not allowed for sub-account keys`);
         }
       }
-      const id = r.path.slice(r.path.lastIndexOf('/') + 1);
       const instrument = account === null ? '' : this.instrumentOf(account, c, body, query, id);
       const at = r.at ?? this.now();
       const refused = this.core.admit(party, c, at, instrument);
       rate = this.rateOf(party, c, at, refused);
       if (refused !== null) {
         const message = refused.label === 'TOO_FAST'
-          ? `${route}: at most ${refused.n} per ${refused.w / 1000} s`
+          ? `${route.name}: at most ${refused.n} per ${refused.w / 1000} s`
           : `too many requests on ${refused.key}: at most ${refused.n} per ${refused.w / 1000} s`;
         return { status: 429, body: { label: refused.label, message }, rate };
       }
-      const result = account === null ? this.publicAnswer(route, c, query) : this.execute(account, c, body, query, id, at);
-      return { status: route === 'DELETE /withdrawals/{withdrawal_id}' ? 202 : 200, body: result, rate };
+      const result = route.handler(this, account, { c, body, query, id, at });
+      return { status: 200, body: result, rate };
     } catch (e) {
       if (e instanceof ApiError) {
-        if (party === null) this.unidentified.set(e.label!, (this.unidentified.get(e.label!) ?? 0) + 1);
-        else this.core.noteRefusal(party, e.label!);
+        this.noteRefusal(party ?? e.account, e.label!);
         return { status: e.status, body: e.body(), rate };
       }
       throw e;
     }
   }
 
-  /** Runs an admitted request of `account` on its endpoint; endpoints the model does not trade on answer `{}`. */
-  execute(account: Account, c: Classification, body: unknown, query: URLSearchParams, id: string, at: number): unknown {
-    const { handler } = this.routeOf(c);
-    return handler === undefined ? {} : handler(this, account, { c, body, query, id: id.includes('%') ? decodeURIComponent(id) : id, at });
+  /** Counts a refusal once: on the account (or IP) it was made for, else as unidentified. */
+  noteRefusal(party: Party | null, label: string): void {
+    if (party === null) this.unidentified.set(label, (this.unidentified.get(label) ?? 0) + 1);
+    else this.core.noteRefusal(party, label);
   }
 
-  private routeOf(c: Classification): { readonly name: string; readonly handler: Handler | undefined } {
+  /**
+   * Runs an admitted order request of `account` (over WebSocket) on its endpoint; `id` is the
+   * order id as given (not percent-encoded).
+   */
+  execute(account: Account, c: Classification, body: unknown, query: URLSearchParams, id: string, at: number): unknown {
+    const { handler } = this.routeOf(c);
+    if (handler === undefined) throw notAnswered(c);
+    return handler(this, account, { c, body, query, id, at });
+  }
+
+  private routeOf(c: Classification): Route {
     let route = this.routes.get(c);
     if (route === undefined) {
       const name = `${c.method} ${c.endpoint}`;
-      this.routes.set(c, (route = { name, handler: ROUTES.get(name) }));
+      const pub = c.market === 'public' ? PUBLIC_ROUTES.get(name) : undefined;
+      const own = c.market === 'public' ? undefined : ROUTES.get(name);
+      const handler = pub !== undefined ? (m: ExchangeModel, _a: Account | null, r: Admitted) => pub(m, r)
+        : own !== undefined ? (m: ExchangeModel, a: Account | null, r: Admitted) => own(m, a!, r) : undefined;
+      this.routes.set(c, (route = { name, handler }));
     }
     return route;
   }
@@ -246,39 +269,45 @@ export class ExchangeModel {
       tier: String(f.tier.tier),
       ratio: two(f.rating?.own),
       main_ratio: two(family.aggregated),
-      updated_at: String(Math.floor((family.snapshotAt ?? at) / 1000)),
+      updated_at: String(Math.floor((family.snapshotAt ?? utcDayStart(Math.floor(at))) / 1000)),
     }];
   }
 
   /**
    * The account of a signed request: its KEY, then (with `verifySignatures`) its SIGN against
    * `signed(secret)`, then its Timestamp within 60 s of the model's clock (R11). Refused with
-   * INVALID_KEY, MISSING_REQUIRED_HEADER, INVALID_SIGNATURE or REQUEST_EXPIRED.
+   * INVALID_CREDENTIALS (no KEY, Timestamp nor SIGN), MISSING_REQUIRED_HEADER, INVALID_KEY,
+   * INVALID_SIGNATURE, INVALID_PARAM_VALUE (a Timestamp that is not a number) or REQUEST_EXPIRED;
+   * a refusal made once the key is known names its account (`ApiError.account`).
    */
   identify(key: string | undefined, timestamp: string | undefined, sign: string | undefined, signed: (secret: string, timestamp: string) => string): Account {
-    if (key === undefined || key === '') throw new ApiError(401, 'INVALID_KEY', 'the KEY header is missing');
+    if (key === undefined || key === '') {
+      if (timestamp === undefined && sign === undefined) throw new ApiError(401, 'INVALID_CREDENTIALS', 'no credentials: a private endpoint takes the KEY, Timestamp and SIGN headers');
+      throw new ApiError(401, 'MISSING_REQUIRED_HEADER', `the KEY header is ${key === undefined ? 'missing' : 'empty'}`);
+    }
     const k = this.keys.get(key);
     if (k === undefined) throw new ApiError(401, 'INVALID_KEY', `API key ${JSON.stringify(key)} is not known`);
     const account = this.core.account(k.account);
+    const refuse = (status: number, label: string, message: string): ApiError => Object.assign(new ApiError(status, label, message), { account });
     if (this.options.verifySignatures === true) {
-      if (timestamp === undefined || sign === undefined) {
-        this.core.noteRefusal(account, 'MISSING_REQUIRED_HEADER');
-        throw new ApiError(401, 'MISSING_REQUIRED_HEADER', `missing ${timestamp === undefined ? 'Timestamp' : 'SIGN'} header`);
-      }
-      if (!sameSignature(signed(k.secret, timestamp), sign)) {
-        this.core.noteRefusal(account, 'INVALID_SIGNATURE');
-        throw new ApiError(401, 'INVALID_SIGNATURE', 'the signature does not match the request');
-      }
+      if (timestamp === undefined || sign === undefined) throw refuse(401, 'MISSING_REQUIRED_HEADER', `missing ${timestamp === undefined ? 'Timestamp' : 'SIGN'} header`);
+      if (!sameSignature(signed(k.secret, timestamp), sign)) throw refuse(401, 'INVALID_SIGNATURE', 'the signature does not match the request');
     }
     if (timestamp !== undefined) {
-      const ts = Number(timestamp);
-      const check = checkTimestamp(Number.isFinite(ts) ? ts : Number.NaN, this.now() / 1000);
-      if (!Number.isFinite(ts) || !check.ok) {
-        this.core.noteRefusal(account, 'REQUEST_EXPIRED');
-        throw new ApiError(401, 'REQUEST_EXPIRED', check.ok ? `Timestamp ${JSON.stringify(timestamp)} is not a number of seconds` : check.message);
+      const ts = TIMESTAMP_TEXT.test(timestamp) ? Number(timestamp) : Number.NaN;
+      if (!Number.isFinite(ts)) throw refuse(400, 'INVALID_PARAM_VALUE', `Timestamp ${JSON.stringify(timestamp)}: Unix seconds, such as 1795338001 or 1795338001.123`);
+      const server = this.signedNow() / 1000;
+      const check = isInstant(Math.floor(ts * 1000)) ? checkTimestamp(ts, server) : null;
+      if (check === null || !check.ok) {
+        throw refuse(401, 'REQUEST_EXPIRED', check === null ? `Timestamp ${timestamp} is not within 60 s of server time (${Math.floor(server)})` : check.message);
       }
     }
     return account;
+  }
+
+  /** The instant signed requests' Timestamps are checked against (R11): the model's clock. */
+  signedNow(): number {
+    return this.now();
   }
 
   /** Classifies a request (R10); classifications are kept by route and the body fields they read. */
@@ -314,13 +343,26 @@ export class ExchangeModel {
     return this.trading.contractOfOrder(account.id, orderId) ?? '';
   }
 
-  private publicAnswer(route: string, c: Classification, query: URLSearchParams): unknown {
-    void query;
-    if (route === 'GET /futures/{settle}/contracts') return this.trading.contractsJson(c.settle!);
-    if (route === 'GET /futures/{settle}/contracts/{contract}') return this.trading.contractJson(c.settle!, c.instrument ?? '');
-    if (route === 'GET /spot/currency_pairs') return this.markets.pairs().map((id) => ({ id, base: id.split('_')[0], quote: id.split('_')[1], trade_status: 'tradable' }));
-    if (route === 'GET /spot/time') return { server_time: Math.floor(this.now()) };
-    return {};
+}
+
+/** A Timestamp header's text: a number of seconds as a client writes one (`1795338001`, `1795338001.123`, `1.795e9`). */
+const TIMESTAMP_TEXT = /^-?\d+(\.\d+)?(e[+-]?\d+)?$/i;
+
+/** The refusal of a request the model does not answer: 405 on a path it answers with other methods, else 404. */
+function notAnswered(c: Classification): ApiError {
+  const methods = ANSWERED.get(c.endpoint);
+  if (methods !== undefined) return new ApiError(405, 'METHOD_NOT_ALLOWED', `${c.method} ${c.endpoint}: the model answers ${methods.join(', ')} there`);
+  return new ApiError(404, 'NOT_FOUND', `${c.method} ${c.endpoint} is not a path the model answers (docs/exchange.md lists them)`);
+}
+
+/** The last segment of a path, percent-decoded: an order id. Refused before anything is counted when it cannot be decoded. */
+function pathId(path: string): string {
+  const raw = path.slice(path.lastIndexOf('/') + 1);
+  if (!raw.includes('%')) return raw;
+  try {
+    return decodeURIComponent(raw);
+  } catch {
+    throw badRequest('INVALID_PARAM_VALUE', `${JSON.stringify(raw)} is not percent-encoded text`);
   }
 }
 
@@ -375,3 +417,38 @@ const ROUTES = new Map<string, Handler>([
   ['POST /wallet/sub_account_to_sub_account', () => ({ tx_id: serial++ })],
   ['GET /account/detail', (_m, a) => ({ user_id: uidOf(a), ip_whitelist: [], currency_pairs: [], key: { mode: 1 }, tier: 0 })],
 ]);
+
+const PUBLIC_ROUTES = new Map<string, PublicHandler>([
+  ['GET /futures/{settle}/contracts', (m, r) => m.trading.contractsJson(r.c.settle!)],
+  ['GET /futures/{settle}/contracts/{contract}', (m, r) => m.trading.contractJson(r.c.settle!, r.c.instrument ?? '')],
+  ['GET /spot/currency_pairs', (m) => m.markets.pairs().map((id) => ({ id, base: id.split('_')[0], quote: id.split('_')[1], trade_status: 'tradable' }))],
+  ['GET /spot/time', (m) => ({ server_time: Math.floor(m.now()) })],
+  ['GET /spot/currencies', (m) => currenciesJson(m.markets)],
+  // What the model does not trade: listed empty, as an exchange with none of them would.
+  ['GET /margin/currency_pairs', () => []],
+  ['GET /delivery/{settle}/contracts', () => []],
+  ['GET /options/underlyings', () => []],
+]);
+
+/** The currencies of the pairs and contracts traded, as `GET /spot/currencies` lists them. */
+function currenciesJson(markets: Markets): unknown[] {
+  const names = new Set<string>();
+  for (const pair of markets.pairs()) for (const c of pair.split('_')) names.add(c);
+  for (const settle of ['usdt', 'btc', 'usd']) for (const c of markets.contracts(settle)) for (const x of c.name.split('_')) names.add(x);
+  return [...names].sort().map((currency) => ({
+    currency, name: currency, delisted: false, withdraw_disabled: false, withdraw_delayed: false, deposit_disabled: false, trade_disabled: false,
+    fixed_rate: '', chain: currency, chains: [],
+  }));
+}
+
+/** Every route the model answers (`GET /futures/{settle}/contracts`, ...), public ones first: what docs/exchange.md lists. */
+export function answeredRoutes(): { readonly public: readonly string[]; readonly private: readonly string[] } {
+  return { public: [...PUBLIC_ROUTES.keys()], private: [...ROUTES.keys()] };
+}
+
+/** Every path the model answers, with its methods: a path it answers with other methods is refused with 405, any other with 404. */
+const ANSWERED = new Map<string, string[]>();
+for (const name of [...ROUTES.keys(), ...PUBLIC_ROUTES.keys()]) {
+  const [method, endpoint] = name.split(' ') as [string, string];
+  ANSWERED.set(endpoint, [...(ANSWERED.get(endpoint) ?? []), method]);
+}

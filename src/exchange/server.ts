@@ -1,8 +1,8 @@
-import type { AddressInfo } from 'node:net';
+import { randomBytes } from 'node:crypto';
+import { type AddressInfo, isIP } from 'node:net';
 import { InvalidInputError } from '../errors.js';
 import { type Clock, systemClock } from '../schedule/clock.js';
 import { handleAdmin } from './admin.js';
-import { serveFast } from './fast-http.js';
 import { type AdminHandler, createHttpServer } from './http.js';
 import { ExchangeModel, type ModelOptions } from './model.js';
 import type { ExchangeStats } from './stats.js';
@@ -40,6 +40,12 @@ export interface ExchangeOptions extends ModelOptions {
   readonly bodyLimitBytes?: number;
   /** Time a client has to send a whole request, in milliseconds: past it, 408. @default 10000 */
   readonly slowClientMs?: number;
+  /**
+   * The token the administration (`/_model/`) requires, as `Authorization: Bearer <token>`. On a
+   * `host` other than loopback one is always required: without this option, one is made at random
+   * (`RunningExchange.adminToken`). @default none on loopback
+   */
+  readonly adminToken?: string;
 }
 
 /**
@@ -62,6 +68,8 @@ export interface RunningExchange {
   /** `ws://127.0.0.1:PORT`; the WebSocket API on the same port. */
   readonly wsUrl: string;
   readonly port: number;
+  /** The token the administration requires (`Authorization: Bearer <token>`), or null when it requires none (loopback only). */
+  readonly adminToken: string | null;
   /** Counts per account and limit, tiers and throttles in force. */
   stats(): ExchangeStats;
   /** Stops listening, closes every connection. */
@@ -104,12 +112,15 @@ export async function startExchange(options: ExchangeOptions = {}): Promise<Runn
   if (typeof bodyLimitBytes !== 'number' || !Number.isSafeInteger(bodyLimitBytes) || bodyLimitBytes < 1) throw new InvalidInputError('`bodyLimitBytes`', bodyLimitBytes, 'a positive number of bytes');
   const slowClientMs = options.slowClientMs ?? 10_000;
   if (typeof slowClientMs !== 'number' || !Number.isSafeInteger(slowClientMs) || slowClientMs < 1) throw new InvalidInputError('`slowClientMs`', slowClientMs, 'a positive number of milliseconds');
-  const model = new ExchangeModel(options, options.clock ?? microClock);
-  const admin: AdminHandler = (req) => handleAdmin(model, req);
-  const server = createHttpServer(model, { bodyLimitBytes, slowClientMs }, admin);
-  const fast = serveFast(server, model, { bodyLimitBytes, slowClientMs }, admin);
-  const wss = attachWebSocket(server, model);
   const host = options.host ?? '127.0.0.1';
+  if (typeof host !== 'string' || host === '') throw new InvalidInputError('`host`', host, 'an address to listen on');
+  const given = options.adminToken;
+  if (given !== undefined && (typeof given !== 'string' || given.length < 8)) throw new InvalidInputError('`adminToken`', given, 'a token of at least 8 characters');
+  const adminToken = given ?? (isLoopback(host) ? undefined : randomBytes(18).toString('base64url'));
+  const model = new ExchangeModel(options, options.clock ?? microClock);
+  const admin: AdminHandler = (req) => handleAdmin(model, req, adminToken);
+  const server = createHttpServer(model, { bodyLimitBytes, slowClientMs }, admin);
+  const wss = attachWebSocket(server, model);
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(port, host, () => {
@@ -123,13 +134,19 @@ export async function startExchange(options: ExchangeOptions = {}): Promise<Runn
     url: `http://${shown}:${actual}`,
     wsUrl: `ws://${shown}:${actual}`,
     port: actual,
+    adminToken: adminToken ?? null,
     stats: () => model.stats(),
     close: () => new Promise<void>((resolve) => {
       for (const ws of wss.clients) ws.terminate();
       wss.close();
-      fast.destroyAll();
       server.closeAllConnections();
       server.close(() => resolve());
     }),
   };
+}
+
+/** Whether `host` is a loopback address: only this machine can reach it. */
+export function isLoopback(host: string): boolean {
+  if (host === 'localhost' || host === '::1' || host === '[::1]') return true;
+  return isIP(host) === 4 && host.startsWith('127.');
 }

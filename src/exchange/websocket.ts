@@ -72,6 +72,8 @@ function respond(model: ExchangeModel, conn: Connection, text: string, inAt: num
   let channel = '';
   let reqId: unknown = null;
   let rate: Record<string, number> = {};
+  // Whom a refusal is counted for: the connection's account, or the one the message names.
+  let who: Account | null = conn.account;
   try {
     let msg: { channel?: unknown; event?: unknown; payload?: { req_id?: unknown; req_param?: unknown; api_key?: string; timestamp?: string; signature?: string } };
     try {
@@ -102,7 +104,8 @@ function respond(model: ExchangeModel, conn: Connection, text: string, inAt: num
       ? model.identify(payload.api_key, payload.timestamp === undefined ? undefined : String(payload.timestamp), payload.signature,
         (secret, ts) => signWebSocket(secret, channel, params === undefined ? '' : JSON.stringify(params), ts))
       : conn.account;
-    if (account === null) throw new ApiError(401, 'INVALID_KEY', `${channel} before a login (or an api_key in the payload)`);
+    if (account === null) throw new ApiError(401, 'INVALID_CREDENTIALS', `${channel} before a login (or an api_key in the payload)`);
+    who = account;
     const spec = channelRequest(channel, params, conn.settle);
     const { body, id } = spec;
     const query = new URLSearchParams(spec.query);
@@ -113,14 +116,14 @@ function respond(model: ExchangeModel, conn: Connection, text: string, inAt: num
     if (spec.action === 'place' || spec.action === 'amend') rate = rateFields(model.rateOf(account, c, at, refused));
     if (refused !== null) {
       const code = (spec.market === 'futures' ? 300 : 200) + (refused.fillRatio ? 12 : 11);
-      model.core.noteRefusal(account, refused.label);
       return reply(model, channel, reqId, inAt, String(code), { data: { errs: { label: refused.label, message: `too many requests on ${refused.key}: at most ${refused.n} per ${refused.w / 1000} s` } } }, rate);
     }
     return reply(model, channel, reqId, inAt, '200', { data: { result: model.execute(account, c, body, query, id, at) } }, rate);
   } catch (e) {
-    if (!(e instanceof ApiError)) throw e;
-    if (conn.account !== null) model.core.noteRefusal(conn.account, e.label!);
-    return reply(model, channel, reqId, inAt, String(e.status), { data: { errs: e.body() } }, rate);
+    // A fault of the model itself is answered too, never let through to stop the process.
+    const error = e instanceof ApiError ? e : new ApiError(500, 'INTERNAL', (e as Error)?.message ?? String(e));
+    model.noteRefusal(error.account ?? who, error.label!);
+    return reply(model, channel, reqId, inAt, String(error.status), { data: { errs: error.body() } }, rate);
   }
 }
 

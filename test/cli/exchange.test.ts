@@ -3,7 +3,6 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { exchangeCommand } from '../../src/cli/exchange.js';
-import { youngGenerationSet } from '../../src/cli/young-generation.js';
 
 function args(values: Record<string, string | true>, positionals: string[] = []) {
   return { values: new Map(Object.entries(values)), typed: new Map(Object.keys(values).map((k) => [k, `--${k}`])), positionals };
@@ -32,6 +31,31 @@ describe('traderatio exchange', () => {
     expect(lines.at(-1)).toMatch(/^ {2}account main \(default\): 1 accepted, refused none; tier 1 /);
   });
 
+  it('prints the token the administration requires, and requires it', async () => {
+    const lines: string[] = [];
+    let stop!: (signal: string) => void;
+    const stopped = new Promise<string>((resolve) => (stop = resolve));
+    const statuses: number[] = [];
+    await exchangeCommand(args({ port: '0', 'admin-token': 'a-long-token' }), {
+      out: (line) => {
+        lines.push(line);
+        const url = /^traderatio exchange: (http:\/\/\S+)$/.exec(line)?.[1];
+        if (url === undefined) return;
+        void (async () => {
+          statuses.push((await fetch(`${url}/_model/stats`)).status);
+          statuses.push((await fetch(`${url}/_model/stats`, { headers: { Authorization: 'Bearer a-long-token' } })).status);
+          stop('SIGTERM');
+        })();
+      },
+      stop: stopped,
+      stdin: (async function* () {})(),
+    });
+    expect(lines).toContain('  administration requires the header Authorization: Bearer a-long-token');
+    expect(statuses).toEqual([401, 200]);
+    const run = { out: () => {}, stop: new Promise<string>(() => {}), stdin: (async function* () {})() };
+    await expect(exchangeCommand(args({ port: '0', 'admin-token': 'short' }), run)).rejects.toThrow('--admin-token takes a token of at least 8 characters');
+  });
+
   it('refuses a FILE argument and a window it does not know', async () => {
     const run = { out: () => {}, stop: new Promise<string>(() => {}), stdin: (async function* () {})() };
     await expect(exchangeCommand(args({}, ['accounts.json']), run)).rejects.toThrow('exchange takes no FILE, got "accounts.json"');
@@ -44,14 +68,5 @@ describe('traderatio exchange', () => {
     writeFileSync(file, JSON.stringify({ spotHours: [{ account: 'main', hour: -1, requests: 'many' }] }));
     const run = { out: () => {}, stop: new Promise<string>(() => {}), stdin: (async function* () {})() };
     await expect(exchangeCommand(args({ port: '0', history: file }), run)).rejects.toThrow(/history\.json.*`spotHours\[0\]\.requests`.*"many"/s);
-  });
-
-  it('leaves a young generation size the user gave, on the command line or in NODE_OPTIONS, in either spelling', () => {
-    expect(youngGenerationSet([], undefined)).toBe(false);
-    expect(youngGenerationSet(['--max-old-space-size=4096', '--inspect'], '--enable-source-maps')).toBe(false);
-    expect(youngGenerationSet(['--max-semi-space-size=8'], undefined)).toBe(true);
-    expect(youngGenerationSet([], '--enable-source-maps --max_semi_space_size=4')).toBe(true);
-    expect(youngGenerationSet(['--min-semi-space-size', '4'], '')).toBe(true);
-    expect(youngGenerationSet([], '--max-young-generation-size=3')).toBe(true);
   });
 });

@@ -47,7 +47,7 @@ describe('the headers of every answer (R12, R15)', () => {
       await call(ex, 'POST', ORDERS, 'main-key', { contract: 'BTC_USDT', size: 1, price: '60000' }),
       await call(ex, 'POST', ORDERS, 'main-key', { contract: 'BTC_USDT', size: 0, price: '60000' }),
       await call(ex, 'GET', '/api/v4/futures/usdt/contracts'),
-      await call(ex, 'GET', '/api/v4/spot/accounts'),
+      await call(ex, 'GET', '/api/v4/spot/orders'),
       await call(ex, 'GET', '/nowhere'),
     ];
     expect(answers.map((a) => a.status)).toEqual([200, 400, 200, 401, 404]);

@@ -62,7 +62,7 @@ describe('the WebSocket API (R10, R16)', () => {
       ws.send(JSON.stringify({ time: 0, channel, event: 'api', payload }));
     });
     try {
-      expect((await send('futures.order_place', { req_id: 'x', req_param: { contract: 'BTC_USDT', size: 1, price: '1' } })).data.errs.label).toBe('INVALID_KEY');
+      expect((await send('futures.order_place', { req_id: 'x', req_param: { contract: 'BTC_USDT', size: 1, price: '1' } })).data.errs.label).toBe('INVALID_CREDENTIALS');
       const login = await send('futures.login', { req_id: 'l', api_key: 'main-key' });
       expect(login.header.status).toBe('200');
       const placed = await send('futures.order_place', { req_id: 'p1', req_param: { contract: 'BTC_USDT', size: 1, price: '60000' } });

@@ -164,10 +164,13 @@ describe('spot history (R14)', () => {
 });
 
 describe('identification (R11, section 5)', () => {
-  it('answers a missing or unknown KEY with 401 INVALID_KEY, and an old Timestamp with REQUEST_EXPIRED', async () => {
+  it('answers no credentials with INVALID_CREDENTIALS, a missing KEY with MISSING_REQUIRED_HEADER, an unknown one with INVALID_KEY, an old Timestamp with REQUEST_EXPIRED', async () => {
     const { ex } = await model('2026-11-21T10:00:00Z');
     running = ex;
-    expect((await call(ex, 'POST', ORDERS, undefined, order)).body.label).toBe('INVALID_KEY');
+    const none = await call(ex, 'POST', ORDERS, undefined, order);
+    expect([none.status, none.body.label]).toEqual([401, 'INVALID_CREDENTIALS']);
+    const keyless = await call(ex, 'POST', ORDERS, undefined, order, { Timestamp: String(Date.parse('2026-11-21T10:00:00Z') / 1000) });
+    expect([keyless.status, keyless.body.label]).toEqual([401, 'MISSING_REQUIRED_HEADER']);
     const unknown = await call(ex, 'POST', ORDERS, 'nope', order);
     expect([unknown.status, unknown.body.label]).toEqual([401, 'INVALID_KEY']);
     const now = Date.parse('2026-11-21T10:00:00Z') / 1000;
@@ -228,15 +231,22 @@ describe('bad requests', () => {
     expect((await call(ex, 'GET', '/api/v4/futures/usdt/orders', 'main-key')).status).toBe(200);
   });
 
-  it('answers every other path {} under its published limit (R10), legacy futures paths as btc (section 9)', async () => {
+  it('answers 404 in the error shape on a path it does not answer, 405 on one it answers with other methods; legacy futures paths as btc (section 9)', async () => {
     const { ex } = await model('2026-11-21T10:00:00Z');
     running = ex;
-    const r = await call(ex, 'GET', '/api/v4/unified/accounts', 'main-key');
-    expect([r.status, r.body, r.headers.get('x-gate-ratelimit-limit')]).toEqual([200, {}, '150']);
+    for (const path of ['/api/v4/spot/nope', '/api/v4/futures/eth/orders', '/api/v4/futures/usdt/nope', '/api/v4/margin/nothing', '/api/v4/unified/nothing', '/api/v4/nope']) {
+      const r = await call(ex, 'GET', path, 'main-key');
+      expect([path, r.status, r.body.label, typeof r.body.message]).toEqual([path, 404, 'NOT_FOUND', 'string']);
+    }
+    const wrongMethod = await call(ex, 'DELETE', '/api/v4/futures/usdt/contracts', 'main-key');
+    expect([wrongMethod.status, wrongMethod.body.label]).toEqual([405, 'METHOD_NOT_ALLOWED']);
+    // Nothing was counted for them: the account has made no request.
+    expect(ex.stats().accounts[0]!.accepted).toBe(0);
     const legacy = await call(ex, 'POST', '/api/v4/futures/orders', 'main-key', { contract: 'BTC_USD', size: 1, price: '60000' });
     expect([legacy.status, legacy.body.contract]).toEqual([200, 'BTC_USD']);
-    for (let i = 0; i < 80; i++) await call(ex, 'GET', '/api/v4/wallet/total_balance', 'main-key');
-    expect((await call(ex, 'GET', '/api/v4/wallet/total_balance', 'main-key')).status).toBe(429);
+    // The heavy wallet endpoints share 80 per 10 s (R10).
+    for (let i = 0; i < 80; i++) await call(ex, 'POST', '/api/v4/wallet/transfers', 'main-key', { currency: 'USDT', from: 'spot', to: 'futures', amount: '1', settle: 'usdt' });
+    expect((await call(ex, 'POST', '/api/v4/wallet/transfers', 'main-key', { currency: 'USDT', from: 'spot', to: 'futures', amount: '1', settle: 'usdt' })).status).toBe(429);
   });
 });
 
