@@ -4,6 +4,7 @@ import type { FamilyKind } from '../rules/family.js';
 import { parseId } from '../rules/parse.js';
 import type { DecimalInput } from '../rules/decimal.js';
 import type { FamilySpec } from './core.js';
+import { type StartingBalances, readBalances } from './funds.js';
 
 /**
  * An API key of an account: what the `KEY` header carries, and the secret that signs (section 5).
@@ -54,6 +55,8 @@ export interface AccountEntry {
   readonly createdAt?: string | number;
   /** Its API keys, at most 20 (R11). */
   readonly keys?: readonly ApiKey[];
+  /** Its starting balances: spot by currency, futures by settlement currency. @default DEFAULT_BALANCES */
+  readonly balances?: StartingBalances;
 }
 
 /**
@@ -113,6 +116,8 @@ export interface AccountsFile {
 export interface AccountsRead {
   readonly families: readonly FamilySpec[];
   readonly keys: ReadonlyMap<string, { readonly account: string; readonly secret: string }>;
+  /** Starting balances of the accounts that give them. */
+  readonly balances: ReadonlyMap<string, StartingBalances>;
 }
 
 /** The accounts used when none are given: one main account, key `main-key`, secret `main-secret`. */
@@ -131,6 +136,7 @@ export function readAccounts(file: unknown): AccountsRead {
     throw new InvalidInputError('the accounts file', file, 'an object { "families": [ { "id", "accounts": [...] }, ... ] }');
   }
   const keys = new Map<string, { account: string; secret: string }>();
+  const balances = new Map<string, StartingBalances>();
   const families = f.families.map((fam, i): FamilySpec => {
     const where = `\`families[${i}]\``;
     if (typeof fam !== 'object' || fam === null || !Array.isArray(fam.accounts)) throw new InvalidInputError(where, fam, 'an object { "id", "accounts": [...] }');
@@ -152,6 +158,7 @@ export function readAccounts(file: unknown): AccountsRead {
         if (keys.has(k.key)) throw new InvalidInputError(`${at}.keys[${n}].key`, k.key, 'a key given once in the file');
         keys.set(k.key, { account: id, secret: k.secret });
       });
+      if (a.balances !== undefined) balances.set(id, readBalances(a.balances, `${at}.balances`));
       return { id, ...(a.role === undefined ? {} : { role: a.role }), ...(a.createdAt === undefined ? {} : { createdAt: readInstant(a.createdAt, `${at}.createdAt`) }) };
     });
     return {
@@ -164,7 +171,7 @@ export function readAccounts(file: unknown): AccountsRead {
       },
     };
   });
-  return { families, keys };
+  return { families, keys, balances };
 }
 
 /** An instant as ISO text with a zone, or epoch milliseconds. */

@@ -13,17 +13,45 @@ import { parsePositiveDecimal } from '../rules/parse.js';
  * const exchange = await startExchange({ port: 0, markets: { futures: { usdt: { XRP_USDT: { multiplier: '10', price: '0.5' } } } } })
  * const contract = await (await fetch(`${exchange.url}/api/v4/futures/usdt/contracts/XRP_USDT`)).json()
  * contract.quanto_multiplier // '10'
- * contract.mark_price // '0.5'
+ * contract.order_price_round // '0.000001'
  * await exchange.close()
  * ```
  */
 export interface ContractSpec {
   /** Contract size: one contract is `multiplier` of the base currency (USD for an inverse one). */
   readonly multiplier: string;
-  /** The price a market order fills at, and that `contracts` shows as mark price. */
+  /** The price the walk starts from at 00:00 UTC of the day the model starts (docs/exchange.md, Prices). */
   readonly price: string;
   /** Inverse contracts (settled in BTC or USD) are quoted in USD: a contract is `multiplier` USD. @default false */
   readonly inverse?: boolean;
+  /** The price step (`order_price_round`). @default 10^(e − 5) for a price of about 10^e: 0.1 at 60000 */
+  readonly tick?: string;
+}
+
+/**
+ * A spot currency pair the model trades: its reference price and, optionally, its precision.
+ *
+ * @example
+ * ```ts
+ * import { startExchange } from 'traderatio/exchange'
+ *
+ * const exchange = await startExchange({ port: 0, markets: { spot: { XRP_USDT: { price: '0.5', tick: '0.0001', amountPrecision: 1 } } } })
+ * const pair = await (await fetch(`${exchange.url}/api/v4/spot/currency_pairs/XRP_USDT`)).json()
+ * pair.precision // 4
+ * pair.amount_precision // 1
+ * pair.min_base_amount // '0.1'
+ * await exchange.close()
+ * ```
+ */
+export interface PairSpec {
+  /** The price the walk starts from at 00:00 UTC of the day the model starts, and market orders' price then. */
+  readonly price: string;
+  /** The price step (`precision` is its number of decimals). @default as a contract's tick */
+  readonly tick?: string;
+  /** Decimals of an amount (`amount_precision`); the smallest amount is one unit of the last. @default e + 2 for a price of about 10^e, at least 0 */
+  readonly amountPrecision?: number;
+  /** The smallest order value in the quote currency (`min_quote_amount`). @default "1" */
+  readonly minQuote?: string;
 }
 
 /**
@@ -47,7 +75,7 @@ export interface MarketsOptions {
   /** Contracts per settlement currency (`usdt`, `btc`, `usd`). */
   readonly futures?: Readonly<Record<string, Readonly<Record<string, ContractSpec>>>>;
   /** Spot currency pairs and their reference prices. */
-  readonly spot?: Readonly<Record<string, { readonly price: string }>>;
+  readonly spot?: Readonly<Record<string, PairSpec>>;
 }
 
 /** The default markets. */
@@ -77,14 +105,32 @@ export interface Contract {
   readonly multiplier: Dec;
   readonly price: Dec;
   readonly inverse: boolean;
+  readonly tick: Dec;
+}
+
+/** A resolved currency pair. */
+export interface Pair {
+  readonly name: string;
+  readonly base: string;
+  readonly quote: string;
+  readonly price: Dec;
+  readonly tick: Dec;
+  readonly amountPrecision: number;
+  readonly minQuote: Dec;
 }
 
 /** Markets resolved once. */
 export interface Markets {
   contract(settle: string, name: string): Contract | undefined;
   contracts(settle: string): readonly Contract[];
+  pair(name: string): Pair | undefined;
   pairPrice(pair: string): Dec | undefined;
   pairs(): readonly string[];
+}
+
+/** The default price step for a price of about 10^e: 10^(e − 5). */
+function defaultTick(price: Dec): Dec {
+  return new Dec(10).pow(Math.floor(Math.log10(price.toNumber())) - 5);
 }
 
 /**
@@ -98,24 +144,40 @@ export function resolveMarkets(options: MarketsOptions = DEFAULT_MARKETS): Marke
     for (const [raw, spec] of Object.entries(table)) {
       const name = normalizeContract(raw, `a contract of \`markets.futures.${settle}\``);
       const where = `\`markets.futures.${settle}.${raw}\``;
+      const price = parsePositiveDecimal(spec?.price, `${where}.price`);
       contracts.set(name, {
         name,
         settle,
         multiplier: parsePositiveDecimal(spec?.multiplier, `${where}.multiplier`),
-        price: parsePositiveDecimal(spec?.price, `${where}.price`),
+        price,
         inverse: spec.inverse === true,
+        tick: spec.tick === undefined ? defaultTick(price) : parsePositiveDecimal(spec.tick, `${where}.tick`),
       });
     }
     futures.set(settle, contracts);
   }
-  const spot = new Map<string, Dec>();
+  const spot = new Map<string, Pair>();
   for (const [raw, spec] of Object.entries(options.spot ?? {})) {
-    spot.set(normalizeContract(raw, 'a pair of `markets.spot`'), parsePositiveDecimal(spec?.price, `\`markets.spot.${raw}.price\``));
+    const name = normalizeContract(raw, 'a pair of `markets.spot`');
+    const where = `\`markets.spot.${raw}`;
+    const price = parsePositiveDecimal(spec?.price, `${where}.price\``);
+    const precision = spec.amountPrecision ?? Math.max(0, Math.floor(Math.log10(price.toNumber())) + 2);
+    if (typeof precision !== 'number' || !Number.isSafeInteger(precision) || precision < 0 || precision > 18) {
+      throw new InvalidInputError(`${where}.amountPrecision\``, precision, 'a whole number of decimals from 0 to 18');
+    }
+    const [base, quote] = name.split('_') as [string, string];
+    spot.set(name, {
+      name, base, quote, price,
+      tick: spec.tick === undefined ? defaultTick(price) : parsePositiveDecimal(spec.tick, `${where}.tick\``),
+      amountPrecision: precision,
+      minQuote: spec.minQuote === undefined ? new Dec(1) : parsePositiveDecimal(spec.minQuote, `${where}.minQuote\``),
+    });
   }
   return {
     contract: (settle, name) => futures.get(settle)?.get(name),
     contracts: (settle) => [...(futures.get(settle)?.values() ?? [])],
-    pairPrice: (pair) => spot.get(pair),
+    pair: (name) => spot.get(name),
+    pairPrice: (pair) => spot.get(pair)?.price,
     pairs: () => [...spot.keys()],
   };
 }

@@ -14,7 +14,8 @@ import { signRequest, sameSignature } from './auth.js';
 import { type Account, type CountedLimit, ExchangeCore, type Party } from './core.js';
 import { FillModel, type FillModelOptions } from './fill-model.js';
 import { readHistory } from './history.js';
-import { type Markets, type MarketsOptions, DEFAULT_MARKETS, resolveMarkets } from './markets.js';
+import { type Markets, type MarketsOptions, type Pair, DEFAULT_MARKETS, resolveMarkets } from './markets.js';
+import { MarketData, type PricesOptions, whole } from './market-data.js';
 import { type ExchangeStats, statsOf } from './stats.js';
 import { Trading, uidOf } from './trading.js';
 
@@ -42,6 +43,8 @@ export interface ModelOptions {
   readonly markets?: MarketsOptions;
   /** The fill model. */
   readonly fills?: FillModelOptions;
+  /** The price walks market data is read from. */
+  readonly prices?: PricesOptions;
   /**
    * `shared` (R16's default): a WebSocket order draws on its WebSocket limit and on the REST limit
    * of the same action. `separate`: on WebSocket limits only, the tier of R3 replacing 100 per second.
@@ -106,6 +109,8 @@ interface Route { readonly name: string; readonly handler: ((m: ExchangeModel, a
 export class ExchangeModel {
   readonly catalog: Catalog;
   readonly markets: Markets;
+  /** Tickers, order books, trades and candles, from the price walks. */
+  readonly data: MarketData;
   core!: ExchangeCore;
   trading!: Trading;
   private keys!: Map<string, { account: string; secret: string }>;
@@ -123,6 +128,7 @@ export class ExchangeModel {
     }
     this.catalog = createCatalog(options.catalog);
     this.markets = resolveMarkets(options.markets ?? DEFAULT_MARKETS);
+    this.data = new MarketData(this.markets, options.prices ?? {}, this.now());
     this.reset();
   }
 
@@ -139,7 +145,7 @@ export class ExchangeModel {
     if (this.options.history !== undefined) core.seed(readHistory(this.options.history, this.now()));
     this.core = core;
     this.keys = new Map(read.keys);
-    this.trading = new Trading(core, this.markets, new FillModel(this.options.fills));
+    this.trading = new Trading(core, this.markets, new FillModel(this.options.fills), this.data, read.balances);
     this.unidentified.clear();
     this.classified.clear();
   }
@@ -401,6 +407,10 @@ const ROUTES = new Map<string, Handler>([
   ['GET /futures/{settle}/orders', (m, a, r) => m.trading.listFutures(a, r.c.settle!, r.query)],
   ['GET /futures/{settle}/my_trades', (m, a, r) => m.trading.futuresTrades(a, r.c.settle!, r.query)],
   ['GET /futures/{settle}/my_trades_timerange', (m, a, r) => m.trading.futuresTradesTimerange(a, r.c.settle!, r.query)],
+  ['GET /futures/{settle}/orders/{order_id}', (m, a, r) => m.trading.futuresOrderJson(a, r.c.settle!, r.id)],
+  ['GET /futures/{settle}/accounts', (m, a, r) => m.trading.futuresAccount(a, r.c.settle!, r.at)],
+  ['GET /futures/{settle}/positions', (m, a, r) => m.trading.positions(a, r.c.settle!, r.query, r.at)],
+  ['GET /futures/{settle}/positions/{contract}', (m, a, r) => m.trading.positionJson(a, m.trading.contract(r.c.settle!, r.id), r.at)],
   ['POST /spot/orders', (m, a, r) => m.trading.placeSpot(a, r.body, r.at)],
   ['POST /spot/batch_orders', (m, a, r) => m.trading.placeSpotBatch(a, r.body, r.at)],
   ['PATCH /spot/orders/{order_id}', (m, a, r) => m.trading.amendSpot(a, r.id, r.body ?? {}, r.query, r.at)],
@@ -410,6 +420,9 @@ const ROUTES = new Map<string, Handler>([
   ['POST /spot/cancel_batch_orders', (m, a, r) => m.trading.cancelSpotBatch(a, r.body, r.at)],
   ['GET /spot/orders', (m, a, r) => m.trading.listSpot(a, r.query)],
   ['GET /spot/my_trades', (m, a, r) => m.trading.spotTrades(a, r.query)],
+  ['GET /spot/orders/{order_id}', (m, a, r) => m.trading.spotOrderJson(a, r.id, r.query.get('currency_pair') ?? undefined)],
+  ['GET /spot/open_orders', (m, a, r) => m.trading.spotOpenOrders(a, r.query)],
+  ['GET /spot/accounts', (m, a, r) => m.trading.spotAccounts(a, r.query)],
   ['GET /account/rate_limit', (m, a, r) => m.rateLimitReport(a, r.at)],
   ['POST /withdrawals', (_m, _a, r) => withdrawal(r.body, r.at, serial++)],
   ['POST /withdrawals/push', () => ({ id: serial++ })],
@@ -419,9 +432,18 @@ const ROUTES = new Map<string, Handler>([
 ]);
 
 const PUBLIC_ROUTES = new Map<string, PublicHandler>([
-  ['GET /futures/{settle}/contracts', (m, r) => m.trading.contractsJson(r.c.settle!)],
-  ['GET /futures/{settle}/contracts/{contract}', (m, r) => m.trading.contractJson(r.c.settle!, r.c.instrument ?? '')],
-  ['GET /spot/currency_pairs', (m) => m.markets.pairs().map((id) => ({ id, base: id.split('_')[0], quote: id.split('_')[1], trade_status: 'tradable' }))],
+  ['GET /futures/{settle}/contracts', (m, r) => m.trading.contractsJson(r.c.settle!, r.at)],
+  ['GET /futures/{settle}/contracts/{contract}', (m, r) => m.trading.contractJson(r.c.settle!, r.c.instrument ?? '', r.at)],
+  ['GET /futures/{settle}/tickers', (m, r) => contractsNamed(m, r).map((c) => m.data.futuresTicker(c, r.at))],
+  ['GET /futures/{settle}/order_book', (m, r) => m.data.futuresBook(m.trading.contract(r.c.settle!, r.query.get('contract')), r.at, depth(r.query, 100), r.query.get('with_id') === 'true')],
+  ['GET /futures/{settle}/trades', (m, r) => m.data.futuresTrades(m.trading.contract(r.c.settle!, r.query.get('contract')), r.at, listed(r.query, 100, 1000))],
+  ['GET /futures/{settle}/candlesticks', (m, r) => m.data.futuresCandles(m.trading.contract(r.c.settle!, r.query.get('contract')), r.at, r.query)],
+  ['GET /spot/currency_pairs', (m) => m.markets.pairs().map((id) => pairJson(m.markets.pair(id)!, m))],
+  ['GET /spot/currency_pairs/{currency_pair}', (m, r) => pairJson(m.trading.pair(r.c.instrument), m)],
+  ['GET /spot/tickers', (m, r) => (r.query.get('currency_pair') === null ? m.markets.pairs() : [r.query.get('currency_pair')]).map((p) => m.data.spotTicker(m.trading.pair(p), r.at))],
+  ['GET /spot/order_book', (m, r) => m.data.spotBook(m.trading.pair(r.query.get('currency_pair')), r.at, depth(r.query, 100), r.query.get('with_id') === 'true')],
+  ['GET /spot/trades', (m, r) => m.data.spotTrades(m.trading.pair(r.query.get('currency_pair')), r.at, listed(r.query, 100, 1000))],
+  ['GET /spot/candlesticks', (m, r) => m.data.spotCandles(m.trading.pair(r.query.get('currency_pair')), r.at, r.query)],
   ['GET /spot/time', (m) => ({ server_time: Math.floor(m.now()) })],
   ['GET /spot/currencies', (m) => currenciesJson(m.markets)],
   // What the model does not trade: listed empty, as an exchange with none of them would.
@@ -429,6 +451,33 @@ const PUBLIC_ROUTES = new Map<string, PublicHandler>([
   ['GET /delivery/{settle}/contracts', () => []],
   ['GET /options/underlyings', () => []],
 ]);
+
+/** The contract a ticker query names, or every contract of the settlement currency. */
+function contractsNamed(m: ExchangeModel, r: Admitted) {
+  const named = r.query.get('contract');
+  return named === null ? m.markets.contracts(r.c.settle!) : [m.trading.contract(r.c.settle!, named)];
+}
+
+/** An order book's depth: `limit` levels a side. */
+function depth(query: URLSearchParams, most: number): number {
+  const raw = query.get('limit');
+  return raw === null ? 10 : whole(raw, 'limit', 1, most);
+}
+
+/** A list's length: `limit`, or `fallback`. */
+function listed(query: URLSearchParams, fallback: number, most: number): number {
+  const raw = query.get('limit');
+  return raw === null ? fallback : whole(raw, 'limit', 1, most);
+}
+
+/** A currency pair as `GET /spot/currency_pairs` answers it: precision and limits. */
+function pairJson(p: Pair, m: ExchangeModel): unknown {
+  return {
+    id: p.name, base: p.base, base_name: p.base, quote: p.quote, quote_name: p.quote, fee: '0.2', min_base_amount: m.data.minBase(p).toString(), min_quote_amount: p.minQuote.toString(),
+    max_base_amount: '', max_quote_amount: '', amount_precision: p.amountPrecision, precision: Math.max(0, p.tick.decimalPlaces()), trade_status: 'tradable',
+    sell_start: 0, buy_start: 0, delisting_time: 0, type: 'normal', trade_url: '', st_tag: false,
+  };
+}
 
 /** The currencies of the pairs and contracts traded, as `GET /spot/currencies` lists them. */
 function currenciesJson(markets: Markets): unknown[] {

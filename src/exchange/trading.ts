@@ -5,7 +5,9 @@ import { ApiError, badRequest } from './api-error.js';
 import { Book, type FuturesOrder, MAX_OPEN_ORDERS, type SpotOrder, type Trade } from './book.js';
 import type { Account, ExchangeCore } from './core.js';
 import type { FillModel } from './fill-model.js';
-import { type Markets } from './markets.js';
+import { type Contract, type Markets, type Pair } from './markets.js';
+import { DEFAULT_BALANCES, Funds, LEVERAGE, type StartingBalances, positionValue, profit } from './funds.js';
+import { type MarketData, whole } from './market-data.js';
 import { futuresFillVolume } from '../rules/fill-volume.js';
 import { FuturesOrderJson, apiSeconds } from './order-json.js';
 
@@ -22,10 +24,24 @@ const SPOT_ACCOUNTS = new Set(['spot', 'margin', 'unified', 'cross_margin']);
  */
 export class Trading {
   private readonly books = new Map<string, Book>();
+  private readonly funds = new Map<string, Funds>();
   private nextOrder = 1;
   private nextTrade = 1;
 
-  constructor(private readonly core: ExchangeCore, private readonly markets: Markets, private readonly fills: FillModel) {}
+  constructor(
+    private readonly core: ExchangeCore,
+    private readonly markets: Markets,
+    private readonly fills: FillModel,
+    private readonly data: MarketData,
+    private readonly balances: ReadonlyMap<string, StartingBalances> = new Map(),
+  ) {}
+
+  /** An account's funds: its starting balances (the accounts file's, else DEFAULT_BALANCES) moved by its fills. */
+  fundsOf(account: string): Funds {
+    let f = this.funds.get(account);
+    if (f === undefined) this.funds.set(account, (f = new Funds(this.balances.get(account) ?? DEFAULT_BALANCES)));
+    return f;
+  }
 
   book(account: string): Book {
     let b = this.books.get(account);
@@ -55,7 +71,7 @@ export class Trading {
     const book = this.book(account.id);
     if (book.open >= MAX_OPEN_ORDERS) throw badRequest('TOO_MANY_ORDERS', `${book.open} open orders; at most ${MAX_OPEN_ORDERS}`);
     const order: FuturesOrder = {
-      id: this.nextOrder++, market: 'futures', account: account.id, settle, contract: contract.name, size, left: size, price: price.isZero() ? contract.price : price,
+      id: this.nextOrder++, market: 'futures', account: account.id, settle, contract: contract.name, size, left: size, price: price.isZero() ? this.data.contractPrice(contract, at) : price,
       tif, text, createdAt: at, status: 'open', finishAs: '', finishedAt: null, fillPrice: null, sizeAsText: typeof o.size === 'string',
     };
     const outcome = price.isZero() ? 'taker' : this.fills.draw(contract.name);
@@ -193,12 +209,13 @@ export class Trading {
     });
   }
 
-  contractsJson(settle: string): Json[] {
-    return this.markets.contracts(settle).map(contractJson);
+  contractsJson(settle: string, at: number): Json[] {
+    return this.markets.contracts(settle).map((c) => contractJson(c, this.data.contractPrice(c, at), at));
   }
 
-  contractJson(settle: string, name: string): Json {
-    return contractJson(this.contract(settle, name));
+  contractJson(settle: string, name: string, at: number): Json {
+    const c = this.contract(settle, name);
+    return contractJson(c, this.data.contractPrice(c, at), at);
   }
 
   // ---- spot
@@ -212,7 +229,7 @@ export class Trading {
     if (type !== 'limit' && type !== 'market') throw badRequest('INVALID_PARAM_VALUE', `type ${JSON.stringify(type)}: limit or market`);
     const amount = decimal(o.amount, 'amount', false);
     if (amount.isNegative() || amount.isZero()) throw badRequest('INVALID_PARAM_VALUE', `amount ${JSON.stringify(o.amount)}: a positive amount`);
-    const price = type === 'market' ? this.markets.pairPrice(pair.name)! : decimal(o.price, 'price', false);
+    const price = type === 'market' ? this.data.pairPrice(pair, at) : decimal(o.price, 'price', false);
     if (price.isNegative() || price.isZero()) throw badRequest('INVALID_PARAM_VALUE', `price ${JSON.stringify(o.price)}: a positive price`);
     const accountType = o.account ?? 'spot';
     if (typeof accountType !== 'string' || !SPOT_ACCOUNTS.has(accountType)) throw badRequest('INVALID_PARAM_VALUE', `account ${JSON.stringify(accountType)}: spot, margin, unified or cross_margin`);
@@ -307,7 +324,9 @@ export class Trading {
   spotTrades(account: Account, query: URLSearchParams): Json[] {
     const pair = query.get('currency_pair');
     const name = pair === null ? null : this.pair(pair).name;
-    return this.trades(account, 'spot', name, query).map(({ id, at, role, order: o }) => {
+    const from = seconds(query.get('from'), -Infinity);
+    const to = seconds(query.get('to'), Infinity);
+    return this.trades(account, 'spot', name, query, (at) => at >= from && at <= to).map(({ id, at, role, order: o }) => {
       const s = o as SpotOrder;
       return {
         id: String(id), create_time: String(Math.floor(at / 1000)), create_time_ms: at.toFixed(3), currency_pair: s.pair, side: s.side, role,
@@ -326,9 +345,12 @@ export class Trading {
       const contract = this.markets.contract(order.settle, order.contract)!;
       volume = futuresFillVolume(size, contract.multiplier, price, contract.inverse);
       order.status = 'finished';
+      this.fundsOf(account.id).futuresFill(contract, size, price, at);
     } else {
       volume = size.times(price);
       order.status = 'closed';
+      const pair = this.markets.pair(order.pair)!;
+      this.fundsOf(account.id).spotFill(pair.base, pair.quote, order.side, size, price);
     }
     order.left = ZERO;
     order.fillPrice = price;
@@ -351,19 +373,109 @@ export class Trading {
     order.finishedAt = at;
   }
 
+  /** The account's fills, newest first: of one instrument when named, at instants `when` takes, past `offset`, at most `limit`. */
   private trades(account: Account, market: 'futures' | 'spot', instrument: string | null, query: URLSearchParams, when: (at: number) => boolean = () => true): Trade[] {
     const limit = listLimit(query);
+    const offset = query.get('offset') === null ? 0 : whole(query.get('offset')!, 'offset', 0, 1_000_000);
     const out: Trade[] = [];
+    let skipped = 0;
     const all = this.book(account.id).trades;
     for (let i = all.length - 1; i >= 0 && out.length < limit; i--) {
       const t = all[i]!;
       const o = t.order;
-      if (o.market === market && (instrument === null || (o.market === 'futures' ? o.contract : o.pair) === instrument) && when(t.at)) out.push(t);
+      if (o.market !== market || (instrument !== null && (o.market === 'futures' ? o.contract : o.pair) !== instrument)) continue;
+      if (!when(t.at)) continue;
+      if (skipped++ < offset) continue;
+      out.push(t);
     }
     return out;
   }
 
-  private contract(settle: string, name: unknown) {
+  futuresOrderJson(account: Account, settle: string, id: unknown): FuturesOrderJson {
+    return futuresJson(this.futuresOrder(account, settle, id), account);
+  }
+
+  spotOrderJson(account: Account, id: unknown, pair: unknown): Json {
+    return spotJson(this.spotOrder(account, id, pair));
+  }
+
+  /** GET /spot/open_orders: the open orders by pair. */
+  spotOpenOrders(account: Account, query: URLSearchParams): Json[] {
+    const limit = listLimit(query);
+    const byPair = new Map<string, Json[]>();
+    for (const o of [...this.book(account.id).orders.values()].reverse()) {
+      if (o.market !== 'spot' || o.status !== 'open') continue;
+      const list = byPair.get(o.pair) ?? [];
+      if (list.length < limit) list.push(spotJson(o));
+      byPair.set(o.pair, list);
+    }
+    return [...byPair].map(([pair, orders]) => ({ currency_pair: pair, total: orders.length, orders }));
+  }
+
+  /** GET /spot/accounts: each currency's balance, less what open orders hold (`locked`). */
+  spotAccounts(account: Account, query: URLSearchParams): Json[] {
+    const funds = this.fundsOf(account.id);
+    const locked = new Map<string, Dec>();
+    for (const o of this.book(account.id).orders.values()) {
+      if (o.market !== 'spot' || o.status !== 'open') continue;
+      const pair = this.markets.pair(o.pair)!;
+      const [currency, amount] = o.side === 'buy' ? [pair.quote, o.left.times(o.price)] : [pair.base, o.left];
+      locked.set(currency, (locked.get(currency) ?? ZERO).plus(amount));
+    }
+    const only = query.get('currency');
+    const names = new Set([...funds.spot.keys(), ...locked.keys()]);
+    if (only !== null) {
+      if (!names.has(only)) return [];
+      names.clear();
+      names.add(only);
+    }
+    return [...names].sort().map((currency) => {
+      const l = locked.get(currency) ?? ZERO;
+      return { currency, available: (funds.spot.get(currency) ?? ZERO).minus(l).toString(), locked: l.toString(), update_id: 0 };
+    });
+  }
+
+  /** GET /futures/{settle}/accounts: the balance, the positions' profit and margin at the walk's price, what is left. */
+  futuresAccount(account: Account, settle: string, at: number): Json {
+    const a = this.fundsOf(account.id).account(settle);
+    let unrealised = ZERO;
+    let margin = ZERO;
+    for (const p of a.positions.values()) {
+      const mark = this.data.contractPrice(p.contract, at);
+      unrealised = unrealised.plus(profit(p.contract, p.size, p.entry, mark));
+      margin = margin.plus(positionValue(p.contract, p.size, p.entry.isZero() ? mark : p.entry).div(LEVERAGE));
+    }
+    return {
+      user: uidOf(account), currency: settle.toUpperCase(), total: a.total.toString(), unrealised_pnl: unrealised.toString(), position_margin: margin.toString(), order_margin: '0',
+      available: a.total.plus(unrealised).minus(margin).toString(), point: '0', bonus: '0', in_dual_mode: false, enable_credit: false,
+      position_initial_margin: margin.toString(), maintenance_margin: margin.div(2).toString(), cross_available: a.total.plus(unrealised).minus(margin).toString(),
+      history: { dnw: '0', pnl: a.total.toString(), fee: '0', refr: '0', fund: '0', point_dnw: '0', point_fee: '0', point_refr: '0', bonus_dnw: '0', bonus_offset: '0' },
+    };
+  }
+
+  /** GET /futures/{settle}/positions: every position the account has held, at the walk's price. */
+  positions(account: Account, settle: string, query: URLSearchParams, at: number): Json[] {
+    const holding = query.get('holding') === 'true';
+    return [...this.fundsOf(account.id).account(settle).positions.values()].filter((p) => !holding || !p.size.isZero()).map((p) => this.positionJson(account, p.contract, at));
+  }
+
+  /** GET /futures/{settle}/positions/{contract}: one position (size 0 when none is held). */
+  positionJson(account: Account, contract: Contract, at: number): Json {
+    const p = this.fundsOf(account.id).account(contract.settle).positions.get(contract.name);
+    const size = p?.size ?? ZERO;
+    const entry = p?.entry ?? ZERO;
+    const mark = this.data.contractPrice(contract, at);
+    const value = positionValue(contract, size, mark);
+    return {
+      user: uidOf(account), contract: contract.name, size: size.toNumber(), leverage: String(LEVERAGE), risk_limit: '1000000', leverage_max: '100', maintenance_rate: '0.005',
+      value: value.toString(), margin: positionValue(contract, size, entry.isZero() ? mark : entry).div(LEVERAGE).toString(), entry_price: entry.toString(), liq_price: '0',
+      mark_price: mark.toString(), unrealised_pnl: profit(contract, size, entry, mark).toString(), realised_pnl: (p?.realised ?? ZERO).toString(), pnl_pnl: (p?.realised ?? ZERO).toString(),
+      pnl_fund: '0', pnl_fee: '0', history_pnl: (p?.realised ?? ZERO).toString(), last_close_pnl: '0', realised_point: '0', history_point: '0', adl_ranking: 5, pending_orders: 0,
+      close_order: null, mode: 'single', cross_leverage_limit: '0', update_time: Math.floor((p?.updatedAt ?? at) / 1000), open_time: Math.floor((p?.openedAt ?? at) / 1000),
+    };
+  }
+
+  contract(settle: string, name: unknown): Contract {
     if (name === undefined || name === null || name === '') throw badRequest('MISSING_REQUIRED_PARAM', 'contract is required');
     const c = this.markets.contract(settle, contractName(name) ?? '');
     if (c === undefined) {
@@ -372,11 +484,11 @@ export class Trading {
     return c;
   }
 
-  private pair(name: unknown): { name: string } {
+  pair(name: unknown): Pair {
     if (name === undefined || name === null || name === '') throw badRequest('MISSING_REQUIRED_PARAM', 'currency_pair is required');
-    const normal = contractName(name) ?? '';
-    if (this.markets.pairPrice(normal) === undefined) throw badRequest('INVALID_CURRENCY_PAIR', `currency pair ${JSON.stringify(name)} not found (${this.markets.pairs().join(', ')})`);
-    return { name: normal };
+    const pair = this.markets.pair(contractName(name) ?? '');
+    if (pair === undefined) throw badRequest('INVALID_CURRENCY_PAIR', `currency pair ${JSON.stringify(name)} not found (${this.markets.pairs().join(', ')})`);
+    return pair;
   }
 
   private futuresOrder(account: Account, settle: string, id: unknown): FuturesOrder {
@@ -416,17 +528,27 @@ function futuresJson(o: FuturesOrder, account: Account): FuturesOrderJson {
 function spotJson(o: SpotOrder): Json {
   const filled = o.amount.minus(o.left);
   return {
-    id: o.id, text: o.text, create_time: String(Math.floor(o.createdAt / 1000)), create_time_ms: o.createdAt, update_time: String(Math.floor((o.finishedAt ?? o.createdAt) / 1000)),
+    // Whole milliseconds: the SDK reads numbers as big integers, and a fraction stops it.
+    id: o.id, text: o.text, create_time: String(Math.floor(o.createdAt / 1000)), create_time_ms: Math.floor(o.createdAt), update_time: String(Math.floor((o.finishedAt ?? o.createdAt) / 1000)),
+    update_time_ms: Math.floor(o.finishedAt ?? o.createdAt),
     status: o.status, currency_pair: o.pair, type: o.type, account: o.accountType, side: o.side, amount: o.amount.toString(), price: o.price.toString(),
     time_in_force: o.tif, left: o.left.toString(), filled_amount: filled.toString(), fill_price: o.fillPrice?.toString() ?? '0',
     filled_total: filled.times(o.fillPrice ?? 0).toString(), finish_as: o.finishAs === '' ? 'open' : o.finishAs,
   };
 }
 
-function contractJson(c: { name: string; multiplier: Dec; price: Dec; inverse: boolean }): Json {
+/** A contract as `GET /futures/{settle}/contracts` answers it: precision, limits and prices at the walk's. */
+function contractJson(c: Contract, price: Dec, at: number): Json {
+  const tick = c.tick.toString();
+  const funding = 8 * 3600;
   return {
-    name: c.name, type: c.inverse ? 'inverse' : 'direct', quanto_multiplier: c.multiplier.toString(), mark_price: c.price.toString(), index_price: c.price.toString(),
-    last_price: c.price.toString(), order_price_round: '0.1', order_size_min: 1, order_size_max: 1_000_000, in_delisting: false, contract_type: '',
+    name: c.name, type: c.inverse ? 'inverse' : 'direct', quanto_multiplier: c.multiplier.toString(), ref_discount_rate: '0', order_price_deviate: '0.5', maintenance_rate: '0.005',
+    mark_type: 'index', last_price: price.toString(), mark_price: price.toString(), index_price: price.toString(), funding_rate_indicative: '0.0001', mark_price_round: tick,
+    funding_offset: 0, in_delisting: false, risk_limit_base: '1000000', interest_rate: '0.0003', order_price_round: tick, order_size_min: 1, ref_rebate_rate: '0.2',
+    funding_interval: funding, risk_limit_step: '1000000', leverage_min: '1', leverage_max: '100', risk_limit_max: '8000000', maker_fee_rate: '-0.00025', taker_fee_rate: '0.00075',
+    funding_rate: '0.0001', order_size_max: 1_000_000, funding_next_apply: (Math.floor(at / 1000 / funding) + 1) * funding, short_users: 0, config_change_time: 0, trade_size: 0,
+    position_size: 0, long_users: 0, funding_impact_value: '60000', orders_limit: 100, trade_id: 0, orderbook_id: 0, enable_bonus: false, enable_credit: true, create_time: 0,
+    funding_cap_ratio: '0.75', status: 'trading', launch_time: 0, contract_type: '',
   };
 }
 
