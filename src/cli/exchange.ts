@@ -50,6 +50,21 @@ export async function exchangeCommand(args: ParsedArgs, run: ExchangeRun): Promi
     if (ms === undefined) throw new UsageError(`${typed.get('clock-offset-ms')} takes a whole number of milliseconds (such as -3600000), got "${String(offset)}"`);
     options.clockOffsetMs = ms;
   }
+  const startAt = values.get('start-at');
+  if (startAt !== undefined) {
+    const at = startAt === true ? Number.NaN : /^\d+$/.test(startAt) ? Number(startAt) : /(Z|[+-]\d\d:\d\d)$/.test(startAt) ? Date.parse(startAt) : Number.NaN;
+    if (!Number.isSafeInteger(at)) throw new UsageError(`${typed.get('start-at')} takes an instant with a zone (2026-11-21T07:59:00Z) or epoch milliseconds, got "${String(startAt)}"`);
+    options.startAt = at;
+  }
+  const speed = values.get('speed');
+  if (speed !== undefined) {
+    const x = speed === true || !/^\d+(\.\d+)?$/.test(speed) ? Number.NaN : Number(speed);
+    if (!(x > 0 && x <= 10_000)) throw new UsageError(`${typed.get('speed')} takes how many times faster the model's clock runs, above 0 and at most 10000, got "${String(speed)}"`);
+    options.speed = x;
+  }
+  if ((startAt !== undefined || speed !== undefined) && offset !== undefined) {
+    throw new UsageError(`${typed.get('clock-offset-ms')} and ${typed.get(startAt !== undefined ? 'start-at' : 'speed')} cannot be given together: the clock starts at --start-at`);
+  }
   if (values.has('verify-signatures')) options.verifySignatures = true;
   const accounts = await jsonFile(values.get('accounts'), run.stdin);
   const history = await jsonFile(values.get('history'), run.stdin);
@@ -71,6 +86,9 @@ export async function exchangeCommand(args: ParsedArgs, run: ExchangeRun): Promi
   run.out(`traderatio exchange: ${exchange.url}`);
   run.out(`  REST under ${exchange.url}/api/v4, WebSocket on ${exchange.wsUrl}, administration under ${exchange.url}/_model/`);
   if (exchange.adminToken !== null) run.out(`  administration requires the header Authorization: Bearer ${exchange.adminToken}`);
+  if (options.startAt !== undefined || options.speed !== undefined) {
+    run.out(`  the model's clock starts at ${new Date(Math.floor(exchange.clockStart ?? 0)).toISOString()}${options.speed === undefined || options.speed === 1 ? '' : `, running ${options.speed} times as fast`}; Timestamps are checked against this machine's clock`);
+  }
   run.out(`  window ${options.window ?? 'sliding'}${options.clockOffsetMs ? `, clock offset ${options.clockOffsetMs} ms` : ''}${options.verifySignatures ? ', signatures verified' : ''}; stop with Ctrl-C`);
   const signal = await run.stop;
   const stats = exchange.stats();

@@ -5,7 +5,7 @@ import type { ExchangeModel } from './model.js';
 /**
  * The model's administration, under `/_model/` (off the API's paths):
  * - `GET /_model/stats`: counts per account and limit, tiers and throttles in force;
- * - `GET /_model/clock`: the model's clock;
+ * - `GET /_model/clock`: the model's clock, where it started, its speed, and what Timestamps are checked against;
  * - `POST /_model/vip` `{ "account", "level" }`: the VIP level of the account's family, now (R6);
  * - `POST /_model/sub_accounts` `{ "main", "id", "keys"? }`: a sub-account of `main`'s family, created now (R8);
  * - `POST /_model/reset`: back to the start (accounts file, history), nothing counted.
@@ -24,7 +24,7 @@ export function handleAdmin(model: ExchangeModel, req: { method: string; path: s
       case 'GET /_model/stats':
         return { status: 200, body: model.stats() };
       case 'GET /_model/clock':
-        return { status: 200, body: { now: new Date(model.now()).toISOString(), ms: Math.floor(model.now()) } };
+        return { status: 200, body: { now: new Date(model.now()).toISOString(), ms: Math.floor(model.now()), ...model.clockMode() } };
       case 'POST /_model/vip': {
         const account = model.core.account(body.account as string);
         // The model's clock has a fraction of a millisecond (R15); a change takes effect at a whole one.

@@ -7,7 +7,7 @@ import type { AbuseOptions } from '../rules/abuse.js';
 import type { SpotFillOptions } from '../rules/spot-fill.js';
 import type { FamilyOptions } from '../rules/family.js';
 import type { Clock } from '../schedule/clock.js';
-import { type AccountsFile, DEFAULT_ACCOUNTS, readAccounts } from './accounts.js';
+import { type AccountsFile, DEFAULT_ACCOUNTS, readAccounts, readInstant } from './accounts.js';
 import { ApiError, badRequest } from './api-error.js';
 import type { WindowMode } from './arrival-count.js';
 import { signRequest, sameSignature } from './auth.js';
@@ -27,8 +27,25 @@ export interface ModelOptions {
   readonly history?: unknown;
   /** How "N per W" is counted (R13). @default "sliding" */
   readonly window?: WindowMode;
-  /** The model's clock is `clock.wall()` plus this. @default 0 */
+  /**
+   * The model's clock is `clock.wall()` plus this. Signed requests' Timestamps are checked
+   * against the model's clock: an engine signing with the machine's clock is refused beyond 60 s.
+   * @default 0
+   */
   readonly clockOffsetMs?: number;
+  /**
+   * The instant the model's clock starts at (epoch ms, or ISO text with a zone): it then runs
+   * from there (`speed` times as fast as `clock.wall()`). Signed requests' Timestamps are
+   * checked against `clock.wall()`, the clock engines sign with, so that an unmodified engine
+   * runs against a model started at any instant. Not with `clockOffsetMs`. @default the clock's
+   * instant, when `speed` is given
+   */
+  readonly startAt?: number | string;
+  /**
+   * How many times faster than `clock.wall()` the model's clock runs from `startAt`: every
+   * window, hour and day of the rules passes that much sooner. @default 1
+   */
+  readonly speed?: number;
   /** Check the SIGN header of every private request (section 5). @default false */
   readonly verifySignatures?: boolean;
   /** Abuse throttle thresholds (R9). */
@@ -119,10 +136,14 @@ export class ExchangeModel {
   /** Each classification's route name and handler, found once. */
   private readonly routes = new WeakMap<Classification, Route>();
 
+  /** With `startAt` or `speed`: the model's instant at the clock's `wallAtStart`, and the speed. */
+  private readonly started: { readonly at: number; readonly wallAtStart: number; readonly speed: number } | null;
+
   constructor(readonly options: ModelOptions, private readonly clock: Clock) {
     if (options.window !== undefined && options.window !== 'sliding' && options.window !== 'fixed') throw new InvalidInputError('`window`', options.window, '"sliding" or "fixed"');
     const offset = options.clockOffsetMs ?? 0;
     if (typeof offset !== 'number' || !Number.isFinite(offset)) throw new InvalidInputError('`clockOffsetMs`', offset, 'a finite number of milliseconds');
+    this.started = readStart(options, clock.wall());
     if (options.websocketBudget !== undefined && options.websocketBudget !== 'shared' && options.websocketBudget !== 'separate') {
       throw new InvalidInputError('`websocketBudget`', options.websocketBudget, '"shared" or "separate"');
     }
@@ -134,7 +155,15 @@ export class ExchangeModel {
 
   /** The model's clock: epoch milliseconds (with a fraction). */
   now(): number {
-    return this.clock.wall() + (this.options.clockOffsetMs ?? 0);
+    const s = this.started;
+    return s === null ? this.clock.wall() + (this.options.clockOffsetMs ?? 0) : s.at + (this.clock.wall() - s.wallAtStart) * s.speed;
+  }
+
+  /** How the clock runs: from where, how fast, and what signed requests' Timestamps are checked against. */
+  clockMode(): { readonly startAt: number | null; readonly speed: number; readonly timestamps: 'model' | 'machine' } {
+    return this.started === null
+      ? { startAt: null, speed: 1, timestamps: 'model' }
+      : { startAt: this.started.at, speed: this.started.speed, timestamps: 'machine' };
   }
 
   /** Back to the start: the accounts file's families and keys, the history seeded, nothing counted. */
@@ -311,9 +340,12 @@ export class ExchangeModel {
     return account;
   }
 
-  /** The instant signed requests' Timestamps are checked against (R11): the model's clock. */
+  /**
+   * The instant signed requests' Timestamps are checked against (R11): the model's clock, or,
+   * when it was started elsewhere (`startAt`, `speed`), the clock engines sign with.
+   */
   signedNow(): number {
-    return this.now();
+    return this.started === null ? this.now() : this.clock.wall();
   }
 
   /** Classifies a request (R10); classifications are kept by route and the body fields they read. */
@@ -349,6 +381,18 @@ export class ExchangeModel {
     return this.trading.contractOfOrder(account.id, orderId) ?? '';
   }
 
+}
+
+/** Reads `startAt` and `speed`: null when neither is given. */
+function readStart(options: ModelOptions, wall: number): { at: number; wallAtStart: number; speed: number } | null {
+  if (options.startAt === undefined && options.speed === undefined) return null;
+  if (options.clockOffsetMs !== undefined && options.clockOffsetMs !== 0) {
+    throw new InvalidInputError('`clockOffsetMs`', options.clockOffsetMs, 'none with `startAt` or `speed` (the clock starts at `startAt`)');
+  }
+  const speed = options.speed ?? 1;
+  if (typeof speed !== 'number' || !(speed > 0 && speed <= 10_000)) throw new InvalidInputError('`speed`', speed, 'a number above 0, at most 10000');
+  const at = options.startAt === undefined ? wall : readInstant(options.startAt, '`startAt`');
+  return { at, wallAtStart: wall, speed };
 }
 
 /** A Timestamp header's text: a number of seconds as a client writes one (`1795338001`, `1795338001.123`, `1.795e9`). */

@@ -32,8 +32,9 @@ export interface ExchangeOptions extends ModelOptions {
   /** The address to listen on. @default "127.0.0.1" */
   readonly host?: string;
   /**
-   * Where the model reads time: `wall()` is its clock (plus `clockOffsetMs`). A `VirtualClock`
-   * moves only when told. @default the machine's clock, to the microsecond
+   * Where the model reads time: `wall()` is its clock (plus `clockOffsetMs`; or, with `startAt`
+   * or `speed`, what moves its clock from `startAt`, and what Timestamps are checked against). A
+   * `VirtualClock` moves only when told. @default the machine's clock, to the microsecond
    */
   readonly clock?: Clock;
   /** The largest request body, in bytes: a larger one gets 413. @default 1048576 */
@@ -68,6 +69,8 @@ export interface RunningExchange {
   /** `ws://127.0.0.1:PORT`; the WebSocket API on the same port. */
   readonly wsUrl: string;
   readonly port: number;
+  /** The instant the model's clock started at, with `startAt` or `speed`; else null. */
+  readonly clockStart: number | null;
   /** The token the administration requires (`Authorization: Bearer <token>`), or null when it requires none (loopback only). */
   readonly adminToken: string | null;
   /** Counts per account and limit, tiers and throttles in force. */
@@ -135,6 +138,7 @@ export async function startExchange(options: ExchangeOptions = {}): Promise<Runn
     wsUrl: `ws://${shown}:${actual}`,
     port: actual,
     adminToken: adminToken ?? null,
+    clockStart: model.clockMode().startAt,
     stats: () => model.stats(),
     close: () => new Promise<void>((resolve) => {
       for (const ws of wss.clients) ws.terminate();

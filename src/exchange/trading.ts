@@ -8,6 +8,7 @@ import type { FillModel } from './fill-model.js';
 import { type Contract, type Markets, type Pair } from './markets.js';
 import { DEFAULT_BALANCES, Funds, LEVERAGE, type StartingBalances, positionValue, profit } from './funds.js';
 import { type MarketData, whole } from './market-data.js';
+import { hashText } from './price-walk.js';
 import { futuresFillVolume } from '../rules/fill-volume.js';
 import { FuturesOrderJson, apiSeconds } from './order-json.js';
 
@@ -516,9 +517,7 @@ export function uidOf(account: Account): number {
 }
 
 function hashUid(id: string): number {
-  let h = 2166136261;
-  for (let i = 0; i < id.length; i++) h = Math.imul(h ^ id.charCodeAt(i), 16777619);
-  return 10_000_000 + ((h >>> 0) % 90_000_000);
+  return 10_000_000 + ((hashText(id) >>> 0) % 90_000_000);
 }
 
 function futuresJson(o: FuturesOrder, account: Account): FuturesOrderJson {

@@ -58,12 +58,14 @@ function inShape(a: { status: number; body: unknown }): void {
   expect(a.status).not.toBe(500);
 }
 
-/** The connection held open through the fuzzing: a keep-alive client placing an order after every run. */
+/** A keep-alive connection held beside the fuzzing, placing an order after every run. */
 let steady: { send(): Promise<number> } | undefined;
 async function served(): Promise<void> {
   if (steady === undefined) {
     const socket = connect(ex.port, '127.0.0.1');
     await new Promise((resolve) => socket.once('connect', resolve));
+    // Closed by the server after its keep-alive timeout (5 s idle): the next run opens another.
+    socket.once('close', () => (steady = undefined));
     let buffered = Buffer.alloc(0);
     let waiting: ((status: number) => void) | undefined;
     socket.on('data', (d: Buffer) => {

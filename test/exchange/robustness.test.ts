@@ -4,6 +4,7 @@ import { request } from 'node:http';
 import { connect } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import { WebSocket } from 'ws';
+import { summary } from '../../src/cli/exchange.js';
 import { type RunningExchange, isLoopback, startExchange } from '../../src/exchange/server.js';
 import { call, model } from './helpers.js';
 
@@ -94,6 +95,8 @@ describe('the Timestamp header and order ids in the path', () => {
     const stats = ex.stats();
     expect(stats.accounts[0]!.refused).toEqual({ INVALID_PARAM_VALUE: 3, REQUEST_EXPIRED: 2 });
     expect(stats.unidentified).toEqual({});
+    // The stop summary of `traderatio exchange` says so, once.
+    expect(summary(stats)).toEqual(['  account main (default): 1 accepted, refused 3 INVALID_PARAM_VALUE, 2 REQUEST_EXPIRED; tier 1 (100 r/s)']);
   });
 
   it('refuses an order id that cannot be percent-decoded before anything is counted', async () => {
