@@ -2,6 +2,7 @@ import { type Catalog, type CatalogOptions, type Classification, createCatalog }
 import { checkTimestamp } from '../catalog/validators.js';
 import { InvalidInputError } from '../errors.js';
 import { isInstant } from '../rules/parse.js';
+import { contractName } from '../rules/contracts.js';
 import { utcDayStart } from '../rules/calendar.js';
 import type { AbuseOptions } from '../rules/abuse.js';
 import type { SpotFillOptions } from '../rules/spot-fill.js';
@@ -373,9 +374,10 @@ export class ExchangeModel {
   /** The contract or pair an order request counts under (R1): named in the body or query, or the order's own. */
   instrumentOf(account: Account, c: Classification, body: unknown, query: URLSearchParams, id: string): string {
     if (c.action === 'other') return '';
-    if (c.instrument !== undefined) return c.instrument;
+    // A name that is no contract's or pair's (`NOPE`) is counted as unnamed: the endpoint refuses it after.
+    if (c.instrument !== undefined) return contractName(c.instrument) ?? '';
     const named = query.get('contract') ?? query.get('currency_pair');
-    if (named !== null) return named;
+    if (named !== null) return contractName(named) ?? '';
     const first = Array.isArray(body) ? body[0] : undefined;
     const orderId = c.endpoint.endsWith('{order_id}') ? id : typeof first === 'object' && first !== null ? (first as { order_id?: unknown; id?: unknown }).order_id ?? (first as { id?: unknown }).id : first;
     return this.trading.contractOfOrder(account.id, orderId) ?? '';

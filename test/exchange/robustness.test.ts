@@ -114,6 +114,17 @@ describe('the Timestamp header and order ids in the path', () => {
   });
 });
 
+describe('instrument names that are no contract', () => {
+  it('answers a placement or a cancel of contract "NOPE" with CONTRACT_NOT_FOUND, counted, not 500', async () => {
+    const { ex } = await model(NOW);
+    running = ex;
+    const place = await call(ex, 'POST', ORDERS, 'main-key', { contract: 'NOPE', size: 1, price: '1' });
+    const cancel = await call(ex, 'DELETE', `${ORDERS}?contract=NOPE`, 'main-key');
+    expect([place.status, place.body.label, cancel.status, cancel.body.label]).toEqual([400, 'CONTRACT_NOT_FOUND', 400, 'CONTRACT_NOT_FOUND']);
+    expect(ex.stats().accounts[0]!.accepted).toBe(2);
+  });
+});
+
 describe('bytes after a request', () => {
   it('places an HTTP/1.0 order followed by more bytes once, answers it 200 and closes the connection', async () => {
     const { ex } = await model(NOW);
