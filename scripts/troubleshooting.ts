@@ -132,13 +132,17 @@ export const LABELS: { readonly [label: string]: Entry } = {
   TOO_MANY_ORDERS: { means: 'A batch holds too many orders (spot: more than 10 per currency pair; futures: more than 10).', todo: 'Split the batch.' },
   MIXED_ACCOUNT_TYPE: { means: 'A spot batch mixes account types.', todo: 'One account type per batch.' },
   REQUEST_EXPIRED: {
-    means: "The signed request's Timestamp is more than 60 s from the exchange's time, or is not a number.",
+    means: "The signed request's Timestamp is more than 60 s from the exchange's time (one that is not a number of seconds is INVALID_PARAM_VALUE).",
     todo: "Fix the local clock; the limiter's `clock` event tells when it is off.",
   },
   TOO_MANY_CONNECTIONS: { means: 'More than 300 WebSocket connections from one IP.', todo: 'Share connections.' },
+  INVALID_CREDENTIALS: {
+    means: 'No credentials: a private endpoint without KEY, Timestamp and SIGN; on the model exchange also its administration (`/_model/`) without the token it requires.',
+    todo: 'Send the API key headers; for the administration, `Authorization: Bearer <token>` as printed at start-up.',
+  },
   INVALID_KEY: { means: 'The API key is not known.', todo: 'Check the key (on the model exchange: its accounts file).' },
   INVALID_SIGNATURE: { means: 'The signature does not match the request.', todo: 'Sign method, path, query, body hash and timestamp as the exchange describes.' },
-  MISSING_REQUIRED_HEADER: { means: 'A signed request lacks KEY, Timestamp or SIGN.', todo: 'Send all three.' },
+  MISSING_REQUIRED_HEADER: { means: 'A signed request lacks KEY (while it has Timestamp or SIGN), or Timestamp or SIGN where signatures are checked.', todo: 'Send all three.' },
   INVALID_PARAM_VALUE: { means: 'A parameter has a value the endpoint does not take; the message names it.', todo: 'Fix the parameter.' },
   INVALID_REQUEST_BODY: { means: 'The body is not the JSON the endpoint takes.', todo: 'Fix the body.' },
   MISSING_REQUIRED_PARAM: { means: 'A required parameter is missing; the message names it.', todo: 'Add it.' },
@@ -150,7 +154,7 @@ export const LABELS: { readonly [label: string]: Entry } = {
   ORDER_CLOSED: { means: 'The order is closed.', todo: 'Nothing to amend or cancel.' },
   NOT_FOUND: { means: 'No such endpoint.', todo: 'Check the path (docs/exchange.md lists what the model exchange answers).' },
   METHOD_NOT_ALLOWED: { means: 'The endpoint exists but not with this method.', todo: 'Check the method.' },
-  FORBIDDEN: { means: 'The request is not allowed (on the model exchange: its administration paths without their token).', todo: 'Send the token printed at start-up.' },
+  FORBIDDEN: { means: 'The request is not allowed: a sub-account key on withdrawals and sub-account transfers.', todo: 'Send it with the main account\'s key.' },
   INTERNAL: { means: 'The server failed while handling the request.', todo: 'Report it with the request that caused it.' },
 };
 
