@@ -82,8 +82,9 @@ describe('the packed tarball', () => {
   // 2.8 kB for the same code; the rules' and the limiter's one concept per file about 1.4 kB.
   // 175 kB since simulate replays through the Scheduler: its path without promises, the virtual
   // clock's heap and moveTo, and the drain by a heap of queue heads are 2.2 kB (171.8 kB packed).
-  it('weighs less than 175 kB', () => {
-    expect(statSync(tarball).size).toBeLessThan(175_000);
+  // 180 kB with `traderatio proxy` in the command line (dist/cli/bin.js): 5.4 kB packed.
+  it('weighs less than 180 kB', () => {
+    expect(statSync(tarball).size).toBeLessThan(180_000);
   });
 
   it('is under the MIT licence and names no repository, homepage or tracker', () => {

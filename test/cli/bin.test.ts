@@ -183,8 +183,8 @@ describe('commands and options', () => {
   it.each([
     [['example', '--bogus'], 'example has no option --bogus; its options are --json, --help'],
     [['example', 'family.csv'], 'example takes no FILE, got "family.csv"'],
-    [['help', 'bogus'], 'no command "bogus"; the commands are plan, timeline, simulate, advise, exchange, example'],
-    [['bogus'], 'unknown command "bogus"; the commands are plan, timeline, simulate, advise, exchange, example'],
+    [['help', 'bogus'], 'no command "bogus"; the commands are plan, timeline, simulate, advise, exchange, proxy, example'],
+    [['bogus'], 'unknown command "bogus"; the commands are plan, timeline, simulate, advise, exchange, proxy, example'],
     [['--bogus'], 'unknown option --bogus; run "traderatio --help"'],
     [['timeline', 'examples/timeline.json', '--vip', '13'], 'timeline has no option --vip (the VIP level is in the file: "vipLevel", and "vipChanges" over time); its options are --svg, --html, --threshold, --broker, --json, --help'],
     [['plan', 'examples/family.csv', '--threshold', '-5'], '--threshold takes a non-negative amount of USDT (such as 1000000 or 250000.50), got "-5"'],

@@ -1,0 +1,137 @@
+import { InvalidInputError } from '../errors.js';
+import { type ProxyOptions, startProxy } from '../proxy/server.js';
+import { RedisStore } from '../redis/store.js';
+import { InputFileError } from './input.js';
+import { type ParsedArgs, UsageError } from './options.js';
+import { readJson } from './read-json.js';
+import { readInput } from './source.js';
+import { wholeNumber } from './whole-number.js';
+
+/** What the proxy command needs from its caller: where to write, and what ends the run. */
+export interface ProxyRun {
+  out(line: string): void;
+  /** Resolves when the proxy should stop (SIGINT, SIGTERM). */
+  readonly stop: Promise<string>;
+  readonly stdin: AsyncIterable<Buffer | string>;
+}
+
+/** A Redis client the store can use, and how to let it go. */
+interface RedisConnection {
+  readonly client: unknown;
+  close(): Promise<void>;
+}
+
+/**
+ * `traderatio proxy`: starts the proxy in front of `--upstream`, prints its URL, and on SIGINT or
+ * SIGTERM stops (refusing what still waits) and prints what each account sent.
+ */
+export async function proxyCommand(args: ParsedArgs, run: ProxyRun): Promise<void> {
+  if (args.positionals.length > 0) throw new UsageError(`proxy takes no FILE, got "${args.positionals[0]}" (the accounts file is --accounts FILE)`);
+  const { values, typed } = args;
+  const upstream = values.get('upstream');
+  if (typeof upstream !== 'string') throw new UsageError('proxy needs --upstream URL: the exchange to forward to, e.g. --upstream https://api.gateio.ws');
+  const number = (name: string, least: number): number | undefined => {
+    const v = values.get(name);
+    if (v === undefined) return undefined;
+    const n = v === true ? undefined : wholeNumber(v);
+    if (n === undefined || n < least || (name === 'port' && n > 65_535)) {
+      throw new UsageError(`${typed.get(name)} takes a whole number${least > 0 ? ` from ${least}` : ''}${name === 'port' ? ' to 65535 (0 picks a free one)' : ''}, got "${String(v)}"`);
+    }
+    return n;
+  };
+  const port = number('port', 0) ?? 8081;
+  const marginMs = number('margin-ms', 0);
+  const timeoutMs = number('timeout-ms', 1);
+  const maxSockets = number('max-sockets', 1);
+  const accounts = await jsonFile(values.get('accounts'), run.stdin);
+  const history = await jsonFile(values.get('history'), run.stdin);
+  const redisUrl = values.get('redis');
+  if (redisUrl === true) throw new UsageError(`${typed.get('redis')} takes a Redis URL, e.g. redis://127.0.0.1:6379`);
+  const prefix = values.get('redis-prefix');
+  if (prefix === true || (prefix !== undefined && redisUrl === undefined)) throw new UsageError(`${typed.get('redis-prefix')} takes a name, and goes with --redis URL`);
+  const redis = redisUrl === undefined ? null : await connect(redisUrl);
+  const stores: RedisStore[] = [];
+  const options: ProxyOptions = {
+    upstream, port,
+    ...(marginMs === undefined ? {} : { marginMs }),
+    ...(timeoutMs === undefined ? {} : { timeoutMs }),
+    ...(maxSockets === undefined ? {} : { maxSockets }),
+    ...(accounts === undefined ? {} : { accounts: accounts.value }),
+    ...(history === undefined ? {} : { history: history.value }),
+    ...(values.has('log') ? { log: (line: string) => run.out(line) } : {}),
+    ...(redis === null ? {} : {
+      store: (family: string) => {
+        const store = new RedisStore({ client: redis.client, prefix: `${prefix ?? 'traderatio'}:${family}` });
+        stores.push(store);
+        return store;
+      },
+    }),
+  };
+  let proxy;
+  try {
+    proxy = await startProxy(options);
+  } catch (e) {
+    await redis?.close();
+    if (e instanceof InvalidInputError) {
+      if (e.message.startsWith('Expected `upstream`')) throw new UsageError(`${typed.get('upstream')} takes an http or https URL, got "${upstream}"`);
+      const file = /`(activity|hours|spotHours)|the history file/.test(e.message) ? history : accounts;
+      throw file === undefined ? e : new InputFileError(file.name, 1, e.message);
+    }
+    if ((e as NodeJS.ErrnoException).code === 'EADDRINUSE') throw new UsageError(`port ${port} is in use; choose another with --port N (0 picks a free one)`);
+    throw e;
+  }
+  run.out(`traderatio proxy: ${proxy.url} -> ${new URL(upstream).origin}`);
+  run.out(`  REST under ${proxy.url}/api/v4`);
+  const families = proxy.limiters.size - 1;
+  run.out(`  ${families} ${families === 1 ? 'family' : 'families'}${redis === null ? '' : `, limits and counts shared in Redis (${redactUrl(redisUrl!)})`}; stop with Ctrl-C`);
+  const signal = await run.stop;
+  const summary = [...proxy.limiters].map(([family, l]) => `  ${family}: ${l.scheduler.stats().dispatched} sent, ${Object.values(l.scheduler.stats().refused).reduce((a, b) => a + b, 0)} refused`);
+  await proxy.close();
+  for (const s of stores) await s.close();
+  await redis?.close();
+  run.out(`traderatio proxy: stopped (${signal})`);
+  for (const line of summary) run.out(line);
+}
+
+/** The URL without its password, for printing. */
+function redactUrl(url: string): string {
+  try {
+    const u = new URL(url);
+    if (u.password !== '') u.password = '***';
+    return u.toString();
+  } catch {
+    return 'the URL given';
+  }
+}
+
+/** A client of ioredis, else of node-redis: whichever the user installed (optional peer dependencies). */
+async function connect(url: string): Promise<RedisConnection> {
+  try {
+    new URL(url);
+  } catch {
+    throw new UsageError(`--redis takes a Redis URL such as redis://127.0.0.1:6379, got "${url}"`);
+  }
+  try {
+    const { Redis } = await import('ioredis');
+    const client = new Redis(url, { lazyConnect: true, maxRetriesPerRequest: null });
+    await client.connect();
+    return { client, close: async () => void (await client.quit()) };
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code !== 'ERR_MODULE_NOT_FOUND') throw new InvalidInputError('--redis', redactUrl(url), `a Redis that answers (${(e as Error).message})`);
+  }
+  try {
+    const { createClient } = await import('redis');
+    const client = createClient({ url });
+    await client.connect();
+    return { client, close: async () => void (await client.quit()) };
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code === 'ERR_MODULE_NOT_FOUND') throw new UsageError('--redis needs a Redis client installed beside traderatio: npm install ioredis (or redis)');
+    throw new InvalidInputError('--redis', redactUrl(url), `a Redis that answers (${(e as Error).message})`);
+  }
+}
+
+async function jsonFile(file: string | true | undefined, stdin: AsyncIterable<Buffer | string>): Promise<{ name: string; value: unknown } | undefined> {
+  if (file === undefined || file === true) return undefined;
+  const { name, text } = await readInput(file, stdin);
+  return { name, value: readJson(name, text).value };
+}

@@ -1,0 +1,324 @@
+import http, { type IncomingMessage, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { AccountLimiter } from '../account/limiter.js';
+import type { SharedCounts } from '../account/shared-counts.js';
+import type { Classification } from '../catalog/catalog.js';
+import { jsonBody } from '../catalog/json-body.js';
+import { InvalidInputError, isRefusedError } from '../errors.js';
+import { readHistory } from '../exchange/history.js';
+import type { FamilyOptions } from '../rules/family.js';
+import { isPositiveInteger } from '../rules/parse.js';
+import { type Clock, systemClock } from '../schedule/clock.js';
+import { feedbackFrom } from '../schedule/feedback.js';
+import type { LimitStore } from '../schedule/store.js';
+import { readProxyAccounts } from './accounts.js';
+import { signatureRemainingMs } from './expiry.js';
+import { FillRecorder } from './fills.js';
+import { LABELS, type ProxyLabel, errorBody } from './labels.js';
+import { Upstream, type UpstreamResult, endToEnd } from './upstream.js';
+
+/** Options of {@link startProxy}. */
+export interface ProxyOptions {
+  /** The exchange's base URL, e.g. `https://api.gateio.ws` (the API is under `/api/v4` there). */
+  readonly upstream: string;
+  /** The port; 0 picks a free one. @default 0 */
+  readonly port?: number;
+  /** The address to listen on. @default "127.0.0.1" */
+  readonly host?: string;
+  /** The accounts file, parsed (the model exchange's format). @default one account, KEY main-key */
+  readonly accounts?: unknown;
+  /** A history file, parsed (the model exchange's format): the activity to start the limiters from. */
+  readonly history?: unknown;
+  /** Where time is read. @default systemClock */
+  readonly clock?: Clock;
+  /** The store of each family's limits (a Redis store shares them between proxies). @default each in this process */
+  readonly store?: (family: string) => LimitStore & { counts?(): SharedCounts };
+  /** The limiters' safety margin (R13), in milliseconds. @default 0 */
+  readonly marginMs?: number;
+  /** Time kept for a request's way to the exchange when its signature is about to expire, in milliseconds. @default 1000 */
+  readonly expiryMarginMs?: number;
+  /** The longest a forwarded request may take to be answered, in milliseconds. @default 30000 */
+  readonly timeoutMs?: number;
+  /** Connections to the upstream open at once, at most. @default 64 */
+  readonly maxSockets?: number;
+  /** The largest request body, in bytes. @default 1048576 */
+  readonly bodyLimitBytes?: number;
+  /** Where one line per request goes (method, path, status, account, wait), never a header or a body. */
+  readonly log?: (line: string) => void;
+}
+
+/** A running proxy. */
+export interface RunningProxy {
+  /** `http://127.0.0.1:PORT`: the base URL to give the engine in place of the exchange's. */
+  readonly url: string;
+  readonly port: number;
+  /** Each family's limiter, by family id (and `public` for requests without a key). */
+  readonly limiters: ReadonlyMap<string, AccountLimiter>;
+  /** Stops listening, refuses waiting requests, closes every connection and the limiters. */
+  close(): Promise<void>;
+}
+
+/** The limiter of requests that carry no key: public endpoints, limited per IP (R10), the proxy's. */
+const PUBLIC = 'public';
+const API_PREFIX = '/api/v4/';
+
+/** The options read and checked once. */
+interface Config {
+  readonly clock: Clock;
+  readonly expiryMarginMs: number;
+  readonly bodyLimitBytes: number;
+  readonly log: ((line: string) => void) | undefined;
+}
+
+/**
+ * Starts the proxy: an HTTP server that takes API v4 requests as the exchange would, finds the
+ * account by the `KEY` header, waits on that account's limits (every rule of the limiter, cancels
+ * first), forwards the request unchanged to the upstream and relays its answer, after giving the
+ * limiter its rate-limit headers, 429s and gateway times (R12, R13, R15) and recording the fills
+ * of `my_trades` answers (R1, R9, R14).
+ */
+export async function startProxy(options: ProxyOptions): Promise<RunningProxy> {
+  if (typeof options !== 'object' || options === null) throw new InvalidInputError('the proxy options', options, 'an object { upstream, ... }');
+  let base: URL;
+  try {
+    base = new URL(options.upstream);
+  } catch {
+    throw new InvalidInputError('`upstream`', options.upstream, 'an http or https URL, e.g. https://api.gateio.ws');
+  }
+  if (base.protocol !== 'http:' && base.protocol !== 'https:') throw new InvalidInputError('`upstream`', options.upstream, 'an http or https URL, e.g. https://api.gateio.ws');
+  const port = options.port ?? 0;
+  if (!Number.isSafeInteger(port) || port < 0 || port > 65_535) throw new InvalidInputError('`port`', port, 'a port from 0 to 65535');
+  const expiryMarginMs = nonNegative(options.expiryMarginMs ?? 1000, '`expiryMarginMs`');
+  const marginMs = nonNegative(options.marginMs ?? 0, '`marginMs`');
+  const timeoutMs = positive(options.timeoutMs ?? 30_000, '`timeoutMs`');
+  const maxSockets = positive(options.maxSockets ?? 64, '`maxSockets`');
+  const bodyLimitBytes = positive(options.bodyLimitBytes ?? 1 << 20, '`bodyLimitBytes`');
+  if (options.log !== undefined && typeof options.log !== 'function') throw new InvalidInputError('`log`', options.log, 'a function taking a line');
+  const clock = options.clock ?? systemClock;
+  const accounts = readProxyAccounts(options.accounts);
+  const history = options.history === undefined ? undefined : readHistory(options.history, clock.wall());
+
+  const limiters = new Map<string, AccountLimiter>();
+  const made: AccountLimiter[] = [];
+  try {
+    for (const f of accounts.families) {
+      const store = options.store?.(f.id);
+      const limiter = new AccountLimiter({
+        accounts: f.accounts, clock, marginMs, ...(f.vipLevel === undefined ? {} : { vipLevel: f.vipLevel }), ...((f.options as FamilyOptions | undefined) ?? {}), ...(store === undefined ? {} : { store }),
+      });
+      made.push(limiter);
+      limiters.set(f.id, limiter);
+      if (history !== undefined) {
+        const ids = new Set(f.accounts.map((a) => a.id));
+        const mine = <T extends { account: string }>(list: readonly T[] | undefined) => (list ?? []).filter((x) => ids.has(x.account));
+        const hours = (list: readonly { account: string; hour: number; requests: number; traded?: unknown }[] | undefined) =>
+          mine(list).map((h) => ({ account: h.account, hour: h.hour, requests: h.requests, ...(h.traded === undefined ? {} : { traded: String(h.traded) }) }));
+        limiter.seed({ days: mine(history.days), hours: hours(history.hours), spotHours: hours(history.spotHours) });
+      }
+    }
+    const publicLimiter = new AccountLimiter({ accounts: [{ id: PUBLIC }], clock, marginMs });
+    made.push(publicLimiter);
+    limiters.set(PUBLIC, publicLimiter);
+  } catch (e) {
+    for (const l of made) l.close();
+    throw e;
+  }
+
+  const upstream = new Upstream(base, { maxSockets, timeoutMs });
+  const config: Config = { clock, expiryMarginMs, bodyLimitBytes, log: options.log };
+  const publicLimiter = limiters.get(PUBLIC)!;
+  const fills = new FillRecorder(async (settle, contract) => {
+    const path = `${API_PREFIX}futures/${settle}/contracts/${contract}`;
+    const result = await publicLimiter.request(PUBLIC, 'GET', path, () => upstream.send('GET', path, ['Accept', 'application/json'], Buffer.alloc(0)));
+    return result.ok && result.answer.status === 200 ? JSON.parse(result.answer.body.toString('utf8')) as unknown : undefined;
+  }, (error) => options.log?.(`fills not recorded: ${error instanceof Error ? error.message : String(error)}`));
+
+  const route = (key: string | undefined): { limiter: AccountLimiter; account: string } | null => {
+    if (key === undefined) return { limiter: publicLimiter, account: PUBLIC };
+    const a = accounts.keys.get(key);
+    return a === undefined ? null : { limiter: limiters.get(a.family)!, account: a.account };
+  };
+
+  const server = http.createServer({ keepAlive: true }, (req, res) => {
+    void handle(req, res, config, upstream, fills, route).catch((error: unknown) => {
+      // Nothing of the request is in the message: only what went wrong here.
+      options.log?.(`error: ${error instanceof Error ? error.message : String(error)}`);
+      if (!res.headersSent) answer(res, 500, 'TRADERATIO_PROXY_ERROR', 'the proxy failed to handle the request');
+      else res.destroy();
+    });
+  });
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(port, options.host ?? '127.0.0.1', () => {
+      server.off('error', reject);
+      resolve();
+    });
+  });
+  const actual = (server.address() as AddressInfo).port;
+  const host = options.host ?? '127.0.0.1';
+  const shown = host.includes(':') ? `[${host}]` : host;
+  return {
+    url: `http://${shown}:${actual}`,
+    port: actual,
+    limiters,
+    close: () => new Promise<void>((resolve) => {
+      for (const l of limiters.values()) l.close();
+      upstream.close();
+      server.closeAllConnections();
+      server.close(() => resolve());
+    }),
+  };
+}
+
+async function handle(
+  req: IncomingMessage, res: ServerResponse, config: Config, upstream: Upstream, fills: FillRecorder,
+  route: (key: string | undefined) => { limiter: AccountLimiter; account: string } | null,
+): Promise<void> {
+  const url = req.url ?? '/';
+  const method = (req.method ?? 'GET').toUpperCase();
+  const path = url.split('?')[0]!;
+  if (!path.startsWith(API_PREFIX)) {
+    answer(res, 404, 'NOT_FOUND', `${method} ${path} is not under ${API_PREFIX}`);
+    return;
+  }
+  const body = await readBody(req, config.bodyLimitBytes);
+  if (body === null) {
+    answer(res, 413, LABELS.bodyTooLarge, `the body is over ${config.bodyLimitBytes} bytes`);
+    req.socket.destroySoon();
+    return;
+  }
+  const key = header(req, 'key');
+  const target = route(key);
+  if (target === null) {
+    answer(res, 401, LABELS.unknownKey, 'the KEY header names no account of the proxy\'s accounts file');
+    return;
+  }
+  const { limiter, account } = target;
+  const text = body.toString('utf8');
+  let c: Classification;
+  try {
+    c = limiter.catalog.classify(method, path, jsonBody(text));
+  } catch (e) {
+    answer(res, 400, LABELS.invalidRequest, e instanceof Error ? e.message : String(e));
+    return;
+  }
+  const clock = config.clock;
+  // The last instant the signature is good for (R11), on the exchange's clock at its latest (R15).
+  const estimate = limiter.clockEstimate();
+  const exchangeNow = clock.wall() + (estimate === null ? 0 : estimate.offsetMs + estimate.errorMs);
+  const remaining = key === undefined ? undefined : signatureRemainingMs(header(req, 'timestamp'), exchangeNow, config.expiryMarginMs);
+  if (remaining !== undefined && remaining <= 0) {
+    answer(res, 401, LABELS.expired, 'the signature\'s Timestamp is over 60 s old on the exchange\'s clock: sign it again; never forwarded');
+    log(config, method, path, 401, account, 0);
+    return;
+  }
+  // A client gone while its request waits: the request is given up, never sent.
+  const gone = new AbortController();
+  res.on('close', () => {
+    if (!res.writableFinished) gone.abort();
+  });
+  const askedMono = clock.now();
+  let sentAt = 0;
+  let sentMono = 0;
+  let result: UpstreamResult;
+  try {
+    result = await limiter.request(account, method, path, () => {
+      sentMono = clock.now();
+      sentAt = clock.wall();
+      return upstream.send(method, url, req.rawHeaders, body);
+    }, { body: jsonBody(text), signal: gone.signal, ...(remaining === undefined ? {} : { deadline: askedMono + remaining }) });
+  } catch (e) {
+    if (!isRefusedError(e)) throw e;
+    if (e.reason === 'aborted') return;
+    const [status, label, message] = refusal(e.reason);
+    answer(res, status, label, message);
+    log(config, method, path, status, account, clock.now() - askedMono);
+    return;
+  }
+  const waited = sentMono - askedMono;
+  if (!result.ok) {
+    const status = result.reason === 'timeout' ? 504 : 502;
+    answer(res, status, result.reason === 'timeout' ? LABELS.upstreamTimeout : LABELS.upstreamUnreachable, `the upstream: ${result.message}`);
+    log(config, method, path, status, account, waited);
+    return;
+  }
+  const a = result.answer;
+  const headers = headerObject(a.rawHeaders);
+  try {
+    // When the exchange began to count it (R13) and its clock (R15); then its limits (R12).
+    limiter.arrived(account, c, { sentAt, sentMono, receivedAt: clock.wall(), receivedMono: clock.now(), headers });
+    const error = a.status >= 200 && a.status < 300 ? undefined : jsonBody(a.body.toString('utf8'));
+    limiter.feedback(account, c, feedbackFrom({ status: a.status, headers }, error));
+  } catch (e) {
+    // An answer the limiter cannot take (a header out of range) is still the client's.
+    config.log?.(`an answer's headers not taken: ${e instanceof Error ? e.message : String(e)}`);
+  }
+  fills.relayed(limiter, account, c, a.status, a.body);
+  const out = endToEnd(a.rawHeaders);
+  if (!out.some((h, i) => i % 2 === 0 && h.toLowerCase() === 'content-length')) out.push('Content-Length', String(a.body.length));
+  res.writeHead(a.status, out);
+  res.end(a.body);
+  log(config, method, path, a.status, account, waited);
+}
+
+/** The answer to a request the limiter refused: it was never sent. */
+function refusal(reason: string): [number, ProxyLabel, string] {
+  switch (reason) {
+    case 'deadline': return [401, LABELS.expired, 'the limits would have held the request past its signature\'s 60 s: sign it again; never forwarded'];
+    case 'queue-full': return [503, LABELS.queueFull, 'too many requests wait on this account already; never forwarded'];
+    case 'too-heavy': return [400, LABELS.tooHeavy, 'the request weighs more than one of its limits allows in a whole window; never forwarded'];
+    default: return [503, LABELS.closed, 'the proxy is stopping; never forwarded'];
+  }
+}
+
+/** An answer of the proxy's own, in the exchange's error shape (section 7). */
+function answer(res: ServerResponse, status: number, label: string, message: string): void {
+  const text = JSON.stringify(errorBody(label, message));
+  res.writeHead(status, { 'Content-Type': 'application/json', 'Content-Length': Buffer.byteLength(text) });
+  res.end(text);
+}
+
+function log(config: Config, method: string, path: string, status: number, account: string, waitedMs: number): void {
+  config.log?.(`${method} ${path} ${status} ${account} waited ${waitedMs.toFixed(1)} ms`);
+}
+
+function header(req: IncomingMessage, name: string): string | undefined {
+  const v = req.headers[name];
+  return Array.isArray(v) ? v[0] : v;
+}
+
+/** Raw headers as a lower-cased record, repeated names joined as node does. */
+function headerObject(raw: readonly string[]): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (let i = 0; i < raw.length; i += 2) {
+    const name = raw[i]!.toLowerCase();
+    out[name] = name in out ? `${out[name]}, ${raw[i + 1]!}` : raw[i + 1]!;
+  }
+  return out;
+}
+
+/** The whole body, or null past `limit` bytes. */
+function readBody(req: IncomingMessage, limit: number): Promise<Buffer | null> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    let over = false;
+    req.on('data', (c: Buffer) => {
+      size += c.length;
+      if (size > limit) over = true;
+      else chunks.push(c);
+    });
+    req.on('end', () => resolve(over ? null : Buffer.concat(chunks)));
+    req.on('error', reject);
+  });
+}
+
+function nonNegative(value: unknown, field: string): number {
+  if (typeof value !== 'number' || !Number.isFinite(value) || value < 0) throw new InvalidInputError(field, value, 'a non-negative number of milliseconds');
+  return value;
+}
+
+function positive(value: unknown, field: string): number {
+  if (!isPositiveInteger(value)) throw new InvalidInputError(field, value, 'a positive whole number');
+  return value as number;
+}

@@ -1,0 +1,58 @@
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { proxyCommand } from '../../src/cli/proxy.js';
+import { startExchange } from '../../src/exchange/index.js';
+
+function args(values: Record<string, string | true>, positionals: string[] = []) {
+  return { values: new Map(Object.entries(values)), typed: new Map(Object.keys(values).map((k) => [k, `--${k}`])), positionals };
+}
+
+const idle = () => ({ out: () => {}, stop: new Promise<string>(() => {}), stdin: (async function* () {})() });
+
+describe('traderatio proxy', () => {
+  it('prints its URL, forwards until stopped, logs without secrets, then prints what each family sent', async () => {
+    const exchange = await startExchange({ port: 0 });
+    const dir = mkdtempSync(join(tmpdir(), 'traderatio-proxy-'));
+    const accounts = join(dir, 'accounts.json');
+    // The model's file, less its secrets: the proxy never signs.
+    writeFileSync(accounts, JSON.stringify({ families: [{ id: 'default', accounts: [{ id: 'main', role: 'main', keys: [{ key: 'main-key' }] }] }] }));
+    const lines: string[] = [];
+    let stop!: (signal: string) => void;
+    const stopped = new Promise<string>((resolve) => (stop = resolve));
+    await proxyCommand(args({ port: '0', upstream: exchange.url, accounts, log: true}), {
+      out: (line) => {
+        lines.push(line);
+        const url = /^traderatio proxy: (http:\/\/\S+) -> /.exec(line)?.[1];
+        if (url === undefined) return;
+        void fetch(`${url}/api/v4/futures/usdt/orders`, { method: 'POST', headers: { KEY: 'main-key', SIGN: 'not-logged' }, body: JSON.stringify({ contract: 'BTC_USDT', size: 1, price: '60000' }) })
+          .then((res) => res.text()).then(() => stop('SIGTERM'));
+      },
+      stop: stopped,
+      stdin: (async function* () {})(),
+    });
+    await exchange.close();
+    expect(lines[0]).toMatch(/^traderatio proxy: http:\/\/127\.0\.0\.1:\d+ -> http:\/\/127\.0\.0\.1:\d+$/);
+    expect(lines[2]).toMatch(/^ {2}1 family; stop with Ctrl-C$/);
+    expect(lines).toContainEqual(expect.stringMatching(/^POST \/api\/v4\/futures\/usdt\/orders 200 main waited /));
+    expect(lines).toContain('traderatio proxy: stopped (SIGTERM)');
+    expect(lines).toContain('  default: 1 sent, 0 refused');
+    expect(lines.join('\n')).not.toMatch(/main-key|not-logged/);
+  });
+
+  it('refuses a missing or bad --upstream, a FILE argument, a bad port and --redis-prefix alone', async () => {
+    await expect(proxyCommand(args({}), idle())).rejects.toThrow('proxy needs --upstream URL');
+    await expect(proxyCommand(args({ upstream: 'gate' }), idle())).rejects.toThrow('--upstream takes an http or https URL, got "gate"');
+    await expect(proxyCommand(args({ upstream: 'http://127.0.0.1:1' }, ['accounts.json']), idle())).rejects.toThrow('proxy takes no FILE, got "accounts.json"');
+    await expect(proxyCommand(args({ upstream: 'http://127.0.0.1:1', port: '70000' }), idle())).rejects.toThrow('--port takes a whole number to 65535');
+    await expect(proxyCommand(args({ upstream: 'http://127.0.0.1:1', 'redis-prefix': 'x' }), idle())).rejects.toThrow('--redis-prefix takes a name, and goes with --redis URL');
+  });
+
+  it('names the accounts file and the field when a key is wrong', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'traderatio-proxy-'));
+    const file = join(dir, 'accounts.json');
+    writeFileSync(file, JSON.stringify({ families: [{ id: 'd', accounts: [{ id: 'A', keys: [{ key: '' }] }] }] }));
+    await expect(proxyCommand(args({ upstream: 'http://127.0.0.1:1', port: '0', accounts: file }), idle())).rejects.toThrow(/accounts\.json.*`families\[0\]\.accounts\[0\]`\.keys\[0\].*got \{"key":""\}/s);
+  });
+});

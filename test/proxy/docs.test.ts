@@ -1,0 +1,43 @@
+// The Python example of docs/proxy.md, run as a reader would: through the proxy, against the model
+// exchange verifying its signatures.
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { type RunningExchange, startExchange } from '../../src/exchange/index.js';
+import { type RunningProxy, startProxy } from '../../src/proxy/server.js';
+import { ACCOUNTS, runPython } from './helpers.js';
+
+const doc = readFileSync(resolve(import.meta.dirname, '../../docs/proxy.md'), 'utf8');
+const blocks = [...doc.matchAll(/```python\n([\s\S]*?)```/g)].map((m) => m[1]!);
+
+let exchange: RunningExchange | undefined;
+let proxy: RunningProxy | undefined;
+afterEach(async () => {
+  await proxy?.close();
+  await exchange?.close();
+  proxy = exchange = undefined;
+});
+
+describe('docs/proxy.md', () => {
+  it('has one Python example', () => {
+    expect(blocks).toHaveLength(1);
+  });
+
+  it('runs its Python example through the proxy, and the proxy counts its requests and fills', async () => {
+    exchange = await startExchange({ port: 0, accounts: ACCOUNTS, verifySignatures: true, fills: { seed: 3, maker: 0.5, taker: 0 } });
+    proxy = await startProxy({ upstream: exchange.url, accounts: ACCOUNTS });
+    const file = join(mkdtempSync(join(tmpdir(), 'traderatio-docs-')), 'example.py');
+    writeFileSync(file, blocks[0]!);
+    const r = await runPython(file, { GATE_URL: proxy.url }, 30_000);
+    expect(r.err).toBe('');
+    const [, cancelled, filled] = /^4 placed, (\d+) cancelled, (\d+) filled\n$/.exec(r.out)!.map(Number);
+    // Some filled and some were cancelled with this seed: both paths ran.
+    expect([cancelled! > 0, filled! > 0, cancelled! + filled!]).toEqual([true, true, 4]);
+    const limiter = proxy.limiters.get('desk')!;
+    expect(limiter.abuseHeadroom('main').requests).toBe(4 + cancelled!);
+    // Each fill is 1 contract (0.0001 BTC) at 60,000 USDT: recorded from the my_trades answer.
+    await expect.poll(() => limiter.abuseHeadroom('main').traded).toBe(String(6 * filled!));
+    expect(exchange.stats().accounts[0]!.refused).toEqual({});
+  });
+});

@@ -1,0 +1,197 @@
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { afterEach, describe, expect, it } from 'vitest';
+import { type RunningExchange, startExchange } from '../../src/exchange/index.js';
+import { type ProxyOptions, type RunningProxy, startProxy } from '../../src/proxy/server.js';
+import { VirtualClock } from '../../src/schedule/clock.js';
+import { ACCOUNTS } from './helpers.js';
+
+const ORDER = JSON.stringify({ contract: 'BTC_USDT', size: 1, price: '60000' });
+let proxy: RunningProxy | undefined;
+let exchange: RunningExchange | undefined;
+let fake: http.Server | undefined;
+
+afterEach(async () => {
+  await proxy?.close();
+  await exchange?.close();
+  if (fake !== undefined) await new Promise((resolve) => fake!.close(resolve));
+  proxy = exchange = fake = undefined;
+});
+
+interface Seen {
+  readonly method: string;
+  readonly url: string;
+  readonly rawHeaders: readonly string[];
+  readonly body: string;
+}
+
+/** An upstream that notes each request and answers with `reply`. */
+async function fakeUpstream(reply: (seen: Seen, res: http.ServerResponse) => void): Promise<{ url: string; seen: Seen[] }> {
+  const seen: Seen[] = [];
+  fake = http.createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (c: Buffer) => chunks.push(c));
+    req.on('end', () => {
+      const s = { method: req.method!, url: req.url!, rawHeaders: req.rawHeaders, body: Buffer.concat(chunks).toString('utf8') };
+      seen.push(s);
+      reply(s, res);
+    });
+  });
+  await new Promise<void>((resolve) => fake!.listen(0, '127.0.0.1', resolve));
+  return { url: `http://127.0.0.1:${(fake.address() as AddressInfo).port}`, seen };
+}
+
+async function start(options: ProxyOptions): Promise<RunningProxy> {
+  proxy = await startProxy({ accounts: ACCOUNTS, ...options });
+  return proxy;
+}
+
+const signed = (timestamp: number) => ({ KEY: 'main-key', Timestamp: String(timestamp), SIGN: 'ab'.repeat(64), 'Content-Type': 'application/json' });
+
+describe('the proxy', () => {
+  it('forwards a request unchanged (method, path, query, body, the signature\'s headers) and relays the answer as sent', async () => {
+    const up = await fakeUpstream((_, res) => {
+      res.writeHead(201, { 'Content-Type': 'application/json', 'X-Custom': 'kept', 'X-Gate-RateLimit-Limit': '100' });
+      res.end('{"id":7}');
+    });
+    await start({ upstream: up.url });
+    const ts = Math.floor(Date.now() / 1000);
+    const res = await fetch(`${proxy!.url}/api/v4/futures/usdt/orders?b=2&a=1`, { method: 'POST', headers: signed(ts), body: ORDER });
+    expect(res.status).toBe(201);
+    expect(res.headers.get('x-custom')).toBe('kept');
+    expect(await res.text()).toBe('{"id":7}');
+    expect(up.seen).toHaveLength(1);
+    const s = up.seen[0]!;
+    expect([s.method, s.url, s.body]).toEqual(['POST', '/api/v4/futures/usdt/orders?b=2&a=1', ORDER]);
+    const headers = Object.fromEntries(Array.from({ length: s.rawHeaders.length / 2 }, (_, i) => [s.rawHeaders[2 * i]!.toLowerCase(), s.rawHeaders[2 * i + 1]!]));
+    expect(headers).toMatchObject({ key: 'main-key', timestamp: String(ts), sign: 'ab'.repeat(64), host: new URL(up.url).host });
+    expect(proxy!.limiters.get('desk')!.abuseHeadroom('main').requests).toBe(1);
+  });
+
+  it('keeps the engine inside its limits: 150 placements at tier 1 go 100 then 50 a second later, a cancel goes before them, none refused', async () => {
+    const clock = new VirtualClock({ wallStart: Date.now() });
+    exchange = await startExchange({ port: 0, clock, accounts: ACCOUNTS, fills: { maker: 0, taker: 0 } });
+    await start({ upstream: exchange.url, clock });
+    const post = () => fetch(`${proxy!.url}/api/v4/futures/usdt/orders`, { method: 'POST', headers: { KEY: 'main-key' }, body: ORDER });
+    const placing = Array.from({ length: 150 }, post);
+    const first = await Promise.all(placing.slice(0, 100));
+    const { id } = (await first[0]!.json()) as { id: number };
+    // The cancel has its own limit and outranks the 50 waiting placements.
+    const cancel = await fetch(`${proxy!.url}/api/v4/futures/usdt/orders/${id}`, { method: 'DELETE', headers: { KEY: 'main-key' } });
+    expect(cancel.status).toBe(200);
+    const place = () => exchange!.stats().accounts[0]!.limits.find((l) => l.key === 'futures.place')!;
+    expect(place().accepted).toBe(100);
+    await clock.advance(1_000);
+    const all = await Promise.all(placing);
+    expect(all.map((r) => r.status).filter((s) => s !== 200)).toEqual([]);
+    expect(place().accepted).toBe(150);
+    expect(exchange.stats().accounts[0]!.refused).toEqual({});
+  });
+
+  it('answers a request whose signature is already over 60 s old at once, never forwarding it', async () => {
+    const up = await fakeUpstream((_, res) => res.end('{}'));
+    await start({ upstream: up.url });
+    const res = await fetch(`${proxy!.url}/api/v4/futures/usdt/orders`, { method: 'POST', headers: signed(Math.floor(Date.now() / 1000) - 61), body: ORDER });
+    expect(res.status).toBe(401);
+    expect(await res.json()).toEqual({ label: 'TRADERATIO_REQUEST_EXPIRED', message: expect.stringContaining('never forwarded') });
+    expect(up.seen).toHaveLength(0);
+    expect(proxy!.limiters.get('desk')!.abuseHeadroom('main').requests).toBe(0);
+  });
+
+  it('refuses a request the limits would hold past its signature\'s 60 s, when that comes, never forwarding it', async () => {
+    const clock = new VirtualClock({ wallStart: Date.now() });
+    const up = await fakeUpstream((_, res) => res.end('{}'));
+    await start({ upstream: up.url, clock, expiryMarginMs: 0 });
+    const post = (ts: number) => fetch(`${proxy!.url}/api/v4/futures/usdt/orders`, { method: 'POST', headers: signed(ts), body: ORDER });
+    const now = clock.wall() / 1000;
+    await Promise.all(Array.from({ length: 100 }, () => post(Math.floor(now))));
+    // 100 sent this second at tier 1: the next may leave in 1 s, its signature is good for 0.5 s more.
+    const late = post(now - 59.5);
+    // One that is good long enough waits and goes.
+    const patient = post(Math.floor(now));
+    await clock.advance(600);
+    const refused = await late;
+    expect(refused.status).toBe(401);
+    expect(((await refused.json()) as { label: string }).label).toBe('TRADERATIO_REQUEST_EXPIRED');
+    expect(up.seen).toHaveLength(100);
+    await clock.advance(400);
+    expect((await patient).status).toBe(200);
+    expect(up.seen).toHaveLength(101);
+  });
+
+  it('answers an unknown key at once, never forwarding it', async () => {
+    const up = await fakeUpstream((_, res) => res.end('{}'));
+    await start({ upstream: up.url });
+    const res = await fetch(`${proxy!.url}/api/v4/spot/accounts`, { headers: { KEY: 'someone-else' } });
+    expect(res.status).toBe(401);
+    expect(((await res.json()) as { label: string }).label).toBe('TRADERATIO_UNKNOWN_KEY');
+    expect(up.seen).toHaveLength(0);
+  });
+
+  it('passes a 429 back unchanged and pauses the limit it names until the reset', async () => {
+    const clock = new VirtualClock({ wallStart: Date.now() });
+    const up = await fakeUpstream((_, res) => {
+      res.writeHead(up.seen.length === 1 ? 429 : 200, { 'Content-Type': 'application/json', 'Retry-After': '2' });
+      res.end(up.seen.length === 1 ? '{"label":"TOO_MANY_REQUESTS","message":"slow down"}' : '[]');
+    });
+    await start({ upstream: up.url, clock });
+    const get = () => fetch(`${proxy!.url}/api/v4/spot/open_orders`, { headers: { KEY: 'main-key' } });
+    const first = await get();
+    expect(first.status).toBe(429);
+    expect(await first.json()).toEqual({ label: 'TOO_MANY_REQUESTS', message: 'slow down' });
+    const second = get();
+    await clock.advance(1_999);
+    expect(up.seen).toHaveLength(1);
+    await clock.advance(1);
+    expect((await second).status).toBe(200);
+    expect(up.seen).toHaveLength(2);
+  });
+
+  it('answers 502 when the upstream cannot be reached and 504 when it does not answer in time', async () => {
+    const closed = await fakeUpstream(() => {});
+    await new Promise((resolve) => fake!.close(resolve));
+    fake = undefined;
+    await start({ upstream: closed.url });
+    const unreachable = await fetch(`${proxy!.url}/api/v4/spot/open_orders`, { headers: { KEY: 'main-key' } });
+    expect(unreachable.status).toBe(502);
+    expect(((await unreachable.json()) as { label: string }).label).toBe('TRADERATIO_UPSTREAM_UNREACHABLE');
+    await proxy!.close();
+    const silent = await fakeUpstream(() => {});
+    proxy = await startProxy({ upstream: silent.url, accounts: ACCOUNTS, timeoutMs: 50 });
+    const slow = await fetch(`${proxy.url}/api/v4/spot/open_orders`, { headers: { KEY: 'main-key' } });
+    expect(slow.status).toBe(504);
+    expect(((await slow.json()) as { label: string }).label).toBe('TRADERATIO_UPSTREAM_TIMEOUT');
+    fake!.closeAllConnections();
+  });
+
+  it('records the fills of the my_trades answers it relays, each trade once, asking the contract\'s multiplier', async () => {
+    exchange = await startExchange({ port: 0, accounts: ACCOUNTS, fills: { maker: 1, taker: 0 } });
+    await start({ upstream: exchange.url });
+    for (let i = 0; i < 2; i++) await fetch(`${proxy!.url}/api/v4/futures/usdt/orders`, { method: 'POST', headers: { KEY: 'main-key' }, body: ORDER });
+    const trades = () => fetch(`${proxy!.url}/api/v4/futures/usdt/my_trades?contract=BTC_USDT`, { headers: { KEY: 'main-key' } }).then((r) => r.json());
+    expect(await trades()).toHaveLength(2);
+    await trades();
+    const limiter = proxy!.limiters.get('desk')!;
+    await expect.poll(() => limiter.abuseHeadroom('main').traded).toBe('12');
+    // The same trades relayed again are not counted again.
+    await trades();
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    expect(limiter.abuseHeadroom('main').traded).toBe('12');
+  });
+
+  it('writes no header and no body to its log: method, path, status, account, wait', async () => {
+    const up = await fakeUpstream((_, res) => res.end('{}'));
+    const lines: string[] = [];
+    await start({ upstream: up.url, log: (line) => lines.push(line) });
+    await fetch(`${proxy!.url}/api/v4/futures/usdt/orders?x=secret-query`, { method: 'POST', headers: signed(Math.floor(Date.now() / 1000)), body: ORDER });
+    expect(lines).toHaveLength(1);
+    expect(lines[0]).toMatch(/^POST \/api\/v4\/futures\/usdt\/orders 200 main waited \d+\.\d ms$/);
+    expect(lines.join('\n')).not.toMatch(/main-key|abab|60000|secret/);
+  });
+
+  it('refuses bad options by name and starts nothing', async () => {
+    await expect(startProxy({ upstream: 'ftp://x' })).rejects.toThrow('Expected `upstream` to be an http or https URL');
+    await expect(startProxy({ upstream: 'http://127.0.0.1:1', timeoutMs: 0 })).rejects.toThrow('Expected `timeoutMs` to be a positive whole number, got 0');
+    await expect(startProxy({ upstream: 'http://127.0.0.1:1', accounts: { families: [] } })).rejects.toThrow('the accounts file');
+  });
+});
