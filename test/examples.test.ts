@@ -30,7 +30,7 @@ async function run(path: string): Promise<void> {
 
 describe('the entries', () => {
   it('are read from package.json "exports": the root and the subpaths', () => {
-    expect(all.map((e) => e.specifier)).toEqual(['traderatio', 'traderatio/rules', 'traderatio/testing', 'traderatio/redis', 'traderatio/fetch', 'traderatio/ccxt', 'traderatio/gate-api', 'traderatio/websocket', 'traderatio/exchange']);
+    expect(all.map((e) => e.specifier)).toEqual(['traderatio', 'traderatio/rules', 'traderatio/testing', 'traderatio/redis', 'traderatio/fetch', 'traderatio/ccxt', 'traderatio/gate-api', 'traderatio/websocket', 'traderatio/exchange', 'traderatio/metrics']);
   });
 });
 

@@ -15,7 +15,7 @@ const load = async (subpath: string): Promise<Record<string, unknown>> => (await
 
 describe('the package entries', () => {
   it('are the root, traderatio/rules, traderatio/testing and the integrations', () => {
-    expect(subpaths).toEqual(['.', './rules', './testing', './redis', './fetch', './ccxt', './gate-api', './websocket', './exchange']);
+    expect(subpaths).toEqual(['.', './rules', './testing', './redis', './fetch', './ccxt', './gate-api', './websocket', './exchange', './metrics']);
   });
 
   it.each(subpaths)('load: %s exports values', async (subpath) => {

@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import http, { type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { AccountLimiter } from '../account/limiter.js';
@@ -11,10 +12,14 @@ import { isPositiveInteger } from '../rules/parse.js';
 import { type Clock, systemClock } from '../schedule/clock.js';
 import { feedbackFrom } from '../schedule/feedback.js';
 import type { LimitStore } from '../schedule/store.js';
+import { Counter } from 'prom-client';
+import { LimiterMetrics } from '../metrics/limiter-metrics.js';
 import { readProxyAccounts } from './accounts.js';
 import { signatureRemainingMs } from './expiry.js';
 import { FillRecorder } from './fills.js';
 import { LABELS, type ProxyLabel, errorBody } from './labels.js';
+import { proxyStatus } from './status.js';
+import { STATUS_PAGE } from './status-page.js';
 import { Upstream, type UpstreamResult, endToEnd } from './upstream.js';
 
 /** Options of {@link startProxy}. */
@@ -45,6 +50,8 @@ export interface ProxyOptions {
   readonly bodyLimitBytes?: number;
   /** Where one line per request goes (method, path, status, account, wait), never a header or a body. */
   readonly log?: (line: string) => void;
+  /** How often the status page's events are sent, in milliseconds. @default 1000 */
+  readonly statusEveryMs?: number;
 }
 
 /** A running proxy. */
@@ -54,6 +61,8 @@ export interface RunningProxy {
   readonly port: number;
   /** Each family's limiter, by family id (and `public` for requests without a key). */
   readonly limiters: ReadonlyMap<string, AccountLimiter>;
+  /** The metrics served at `/metrics`. */
+  readonly metrics: LimiterMetrics;
   /** Stops listening, refuses waiting requests, closes every connection and the limiters. */
   close(): Promise<void>;
 }
@@ -65,6 +74,10 @@ const API_PREFIX = '/api/v4/';
 /** The options read and checked once. */
 interface Config {
   readonly clock: Clock;
+  readonly metrics: LimiterMetrics;
+  /** Requests the proxy answered itself, never forwarded, by label. */
+  readonly refused: Counter;
+  readonly familyOf: (limiter: AccountLimiter) => string;
   readonly expiryMarginMs: number;
   readonly bodyLimitBytes: number;
   readonly log: ((line: string) => void) | undefined;
@@ -93,6 +106,7 @@ export async function startProxy(options: ProxyOptions): Promise<RunningProxy> {
   const timeoutMs = positive(options.timeoutMs ?? 30_000, '`timeoutMs`');
   const maxSockets = positive(options.maxSockets ?? 64, '`maxSockets`');
   const bodyLimitBytes = positive(options.bodyLimitBytes ?? 1 << 20, '`bodyLimitBytes`');
+  const statusEveryMs = positive(options.statusEveryMs ?? 1000, '`statusEveryMs`');
   if (options.log !== undefined && typeof options.log !== 'function') throw new InvalidInputError('`log`', options.log, 'a function taking a line');
   const clock = options.clock ?? systemClock;
   const accounts = readProxyAccounts(options.accounts);
@@ -125,7 +139,13 @@ export async function startProxy(options: ProxyOptions): Promise<RunningProxy> {
   }
 
   const upstream = new Upstream(base, { maxSockets, timeoutMs });
-  const config: Config = { clock, expiryMarginMs, bodyLimitBytes, log: options.log };
+  const metrics = new LimiterMetrics();
+  for (const [family, limiter] of limiters) metrics.watch(limiter, family);
+  const refused = new Counter({
+    name: 'traderatio_proxy_refused_total', help: 'Requests the proxy answered itself, never forwarded, by label (docs/proxy.md).', labelNames: ['family', 'account', 'label'], registers: [metrics.registry],
+  });
+  const families = new Map([...limiters].map(([family, l]) => [l, family]));
+  const config: Config = { clock, expiryMarginMs, bodyLimitBytes, log: options.log, metrics, refused, familyOf: (l) => families.get(l)! };
   const publicLimiter = limiters.get(PUBLIC)!;
   const fills = new FillRecorder(async (settle, contract) => {
     const path = `${API_PREFIX}futures/${settle}/contracts/${contract}`;
@@ -139,7 +159,20 @@ export async function startProxy(options: ProxyOptions): Promise<RunningProxy> {
     return a === undefined ? null : { limiter: limiters.get(a.family)!, account: a.account };
   };
 
+  const events = new Set<ServerResponse>();
+  const status = (): string => JSON.stringify(proxyStatus(limiters, PUBLIC, clock.wall()));
+  const ticker = setInterval(() => {
+    if (events.size === 0) return;
+    const text = `data: ${status()}\n\n`;
+    for (const res of events) res.write(text);
+  }, statusEveryMs);
+  ticker.unref();
   const server = http.createServer({ keepAlive: true }, (req, res) => {
+    const path = (req.url ?? '/').split('?')[0]!;
+    if (req.method === 'GET' && !path.startsWith(API_PREFIX)) {
+      serveOwn(path, res, metrics, status, events);
+      return;
+    }
     void handle(req, res, config, upstream, fills, route).catch((error: unknown) => {
       // Nothing of the request is in the message: only what went wrong here.
       options.log?.(`error: ${error instanceof Error ? error.message : String(error)}`);
@@ -161,7 +194,10 @@ export async function startProxy(options: ProxyOptions): Promise<RunningProxy> {
     url: `http://${shown}:${actual}`,
     port: actual,
     limiters,
+    metrics,
     close: () => new Promise<void>((resolve) => {
+      clearInterval(ticker);
+      for (const res of events) res.end();
       for (const l of limiters.values()) l.close();
       upstream.close();
       server.closeAllConnections();
@@ -191,6 +227,7 @@ async function handle(
   const target = route(key);
   if (target === null) {
     answer(res, 401, LABELS.unknownKey, 'the KEY header names no account of the proxy\'s accounts file');
+    config.refused.inc({ family: '', account: '', label: LABELS.unknownKey });
     return;
   }
   const { limiter, account } = target;
@@ -200,6 +237,7 @@ async function handle(
     c = limiter.catalog.classify(method, path, jsonBody(text));
   } catch (e) {
     answer(res, 400, LABELS.invalidRequest, e instanceof Error ? e.message : String(e));
+    config.refused.inc({ family: config.familyOf(limiter), account, label: LABELS.invalidRequest });
     return;
   }
   const clock = config.clock;
@@ -209,6 +247,7 @@ async function handle(
   const remaining = key === undefined ? undefined : signatureRemainingMs(header(req, 'timestamp'), exchangeNow, config.expiryMarginMs);
   if (remaining !== undefined && remaining <= 0) {
     answer(res, 401, LABELS.expired, 'the signature\'s Timestamp is over 60 s old on the exchange\'s clock: sign it again; never forwarded');
+    config.refused.inc({ family: config.familyOf(limiter), account, label: LABELS.expired });
     log(config, method, path, 401, account, 0);
     return;
   }
@@ -232,10 +271,12 @@ async function handle(
     if (e.reason === 'aborted') return;
     const [status, label, message] = refusal(e.reason);
     answer(res, status, label, message);
+    config.refused.inc({ family: config.familyOf(limiter), account, label });
     log(config, method, path, status, account, clock.now() - askedMono);
     return;
   }
   const waited = sentMono - askedMono;
+  config.metrics.observeWait(config.familyOf(limiter), account, c.action, waited);
   if (!result.ok) {
     const status = result.reason === 'timeout' ? 504 : 502;
     answer(res, status, result.reason === 'timeout' ? LABELS.upstreamTimeout : LABELS.upstreamUnreachable, `the upstream: ${result.message}`);
@@ -259,6 +300,40 @@ async function handle(
   res.writeHead(a.status, out);
   res.end(a.body);
   log(config, method, path, a.status, account, waited);
+}
+
+// The status page's one inline script, allowed by its hash and nothing else.
+const PAGE_SCRIPT = /<script>([\s\S]*?)<\/script>/.exec(STATUS_PAGE)![1]!;
+const PAGE_POLICY = `default-src 'none'; script-src 'sha256-${createHash('sha256').update(PAGE_SCRIPT).digest('base64')}'; style-src 'unsafe-inline'; connect-src 'self'`;
+
+/** The proxy's own pages: the status page, its events, its JSON, the metrics. */
+function serveOwn(path: string, res: ServerResponse, metrics: LimiterMetrics, status: () => string, events: Set<ServerResponse>): void {
+  switch (path) {
+    case '/':
+      res.writeHead(200, { 'Content-Type': 'text/html; charset=utf-8', 'Content-Security-Policy': PAGE_POLICY, 'Cache-Control': 'no-store' });
+      res.end(STATUS_PAGE);
+      return;
+    case '/events':
+      res.writeHead(200, { 'Content-Type': 'text/event-stream', 'Cache-Control': 'no-store', Connection: 'keep-alive' });
+      res.write(`data: ${status()}\n\n`);
+      events.add(res);
+      res.on('close', () => events.delete(res));
+      return;
+    case '/status.json': {
+      const text = status();
+      res.writeHead(200, { 'Content-Type': 'application/json', 'Content-Length': Buffer.byteLength(text) });
+      res.end(text);
+      return;
+    }
+    case '/metrics':
+      void metrics.registry.metrics().then((text) => {
+        res.writeHead(200, { 'Content-Type': metrics.registry.contentType });
+        res.end(text);
+      });
+      return;
+    default:
+      answer(res, 404, 'NOT_FOUND', `GET ${path}: the proxy serves /api/v4/..., /, /events, /status.json and /metrics`);
+  }
 }
 
 /** The answer to a request the limiter refused: it was never sent. */

@@ -68,23 +68,25 @@ describe('the proxy', () => {
     expect(proxy!.limiters.get('desk')!.abuseHeadroom('main').requests).toBe(1);
   });
 
-  it('keeps the engine inside its limits: 150 placements at tier 1 go 100 then 50 a second later, a cancel goes before them, none refused', async () => {
+  it('keeps the engine inside its limits: 15 spot placements on a pair go 10 then 5 a second later, a cancel goes before them, none refused', async () => {
     const clock = new VirtualClock({ wallStart: Date.now() });
     exchange = await startExchange({ port: 0, clock, accounts: ACCOUNTS, fills: { maker: 0, taker: 0 } });
     await start({ upstream: exchange.url, clock });
-    const post = () => fetch(`${proxy!.url}/api/v4/futures/usdt/orders`, { method: 'POST', headers: { KEY: 'main-key' }, body: ORDER });
-    const placing = Array.from({ length: 150 }, post);
-    const first = await Promise.all(placing.slice(0, 100));
-    const { id } = (await first[0]!.json()) as { id: number };
-    // The cancel has its own limit and outranks the 50 waiting placements.
-    const cancel = await fetch(`${proxy!.url}/api/v4/futures/usdt/orders/${id}`, { method: 'DELETE', headers: { KEY: 'main-key' } });
+    const order = JSON.stringify({ currency_pair: 'BTC_USDT', side: 'buy', amount: '0.001', price: '60000' });
+    const post = () => fetch(`${proxy!.url}/api/v4/spot/orders`, { method: 'POST', headers: { KEY: 'main-key' }, body: order });
+    // Spot placement: 10 a second per pair (R10).
+    const placing = Array.from({ length: 15 }, post);
+    const first = await Promise.all(placing.slice(0, 10));
+    const { id } = (await first[0]!.json()) as { id: string };
+    // The cancel has its own limit and outranks the 5 waiting placements.
+    const cancel = await fetch(`${proxy!.url}/api/v4/spot/orders/${id}?currency_pair=BTC_USDT`, { method: 'DELETE', headers: { KEY: 'main-key' } });
     expect(cancel.status).toBe(200);
-    const place = () => exchange!.stats().accounts[0]!.limits.find((l) => l.key === 'futures.place')!;
-    expect(place().accepted).toBe(100);
+    const place = () => exchange!.stats().accounts[0]!.limits.find((l) => l.key === 'spot.place:BTC_USDT')!;
+    expect(place().accepted).toBe(10);
     await clock.advance(1_000);
     const all = await Promise.all(placing);
     expect(all.map((r) => r.status).filter((s) => s !== 200)).toEqual([]);
-    expect(place().accepted).toBe(150);
+    expect(place().accepted).toBe(15);
     expect(exchange.stats().accounts[0]!.refused).toEqual({});
   });
 
@@ -193,5 +195,35 @@ describe('the proxy', () => {
     await expect(startProxy({ upstream: 'ftp://x' })).rejects.toThrow('Expected `upstream` to be an http or https URL');
     await expect(startProxy({ upstream: 'http://127.0.0.1:1', timeoutMs: 0 })).rejects.toThrow('Expected `timeoutMs` to be a positive whole number, got 0');
     await expect(startProxy({ upstream: 'http://127.0.0.1:1', accounts: { families: [] } })).rejects.toThrow('the accounts file');
+  });
+
+  it('serves its metrics, its status as JSON and as live events, and a page that loads nothing from elsewhere', async () => {
+    exchange = await startExchange({ port: 0, accounts: ACCOUNTS, fills: { maker: 0, taker: 0 } });
+    await start({ upstream: exchange.url, statusEveryMs: 20 });
+    await fetch(`${proxy!.url}/api/v4/futures/usdt/orders`, { method: 'POST', headers: { KEY: 'main-key' }, body: ORDER });
+    await fetch(`${proxy!.url}/api/v4/futures/usdt/orders`, { method: 'POST', headers: { KEY: 'main-key', Timestamp: '1' }, body: ORDER });
+    const metrics = await fetch(`${proxy!.url}/metrics`);
+    expect(metrics.headers.get('content-type')).toMatch(/^text\/plain; version=0\.0\.4/);
+    const text = await metrics.text();
+    expect(text).toContain('traderatio_sent_total{family="desk",account="main",limit="futures.place"} 1');
+    expect(text).toContain('traderatio_proxy_refused_total{family="desk",account="main",label="TRADERATIO_REQUEST_EXPIRED"} 1');
+    expect(text).toContain('traderatio_wait_seconds_count{family="desk",account="main",action="place"} 1');
+    const status = (await (await fetch(`${proxy!.url}/status.json`)).json()) as { accounts: { account: string; tier: number; limits: { limit: string; used: number }[] }[] };
+    const main = status.accounts.find((a) => a.account === 'main')!;
+    expect(main.tier).toBe(1);
+    expect(main.limits.find((l) => l.limit === 'futures.place')!.used).toBe(1);
+    // Two events of the stream, a tick apart.
+    const events = await fetch(`${proxy!.url}/events`);
+    expect(events.headers.get('content-type')).toBe('text/event-stream');
+    const reader = events.body!.getReader();
+    let seen = '';
+    while ((seen.match(/^data: /gm) ?? []).length < 2) seen += new TextDecoder().decode((await reader.read()).value);
+    await reader.cancel();
+    expect(JSON.parse(seen.split('\n')[0]!.slice(6))).toMatchObject({ accounts: expect.arrayContaining([expect.objectContaining({ account: 'main', placeLimit: 100 })]) });
+    const page = await fetch(`${proxy!.url}/`);
+    expect(page.headers.get('content-security-policy')).toMatch(/^default-src 'none'; script-src 'sha256-[A-Za-z0-9+/=]+'; style-src 'unsafe-inline'; connect-src 'self'$/);
+    const html = await page.text();
+    expect(html).toContain("new EventSource('/events')");
+    expect(html).not.toMatch(/<script[^>]+src|<link|https?:\/\/(?!www\.w3)/);
   });
 });

@@ -1,0 +1,228 @@
+import { Counter, Gauge, Histogram, Registry } from 'prom-client';
+import type { AccountLimiter } from '../account/limiter.js';
+import { InvalidInputError } from '../errors.js';
+import type { SchedulerEvent } from '../schedule/scheduler.js';
+
+/**
+ * Options of {@link LimiterMetrics}.
+ *
+ * @example
+ * ```ts
+ * import { Registry } from 'prom-client'
+ * import { type LimiterMetricsOptions, LimiterMetrics } from 'traderatio/metrics'
+ *
+ * // Into the application's own registry, beside its other metrics, under another prefix.
+ * const registry = new Registry()
+ * const options: LimiterMetricsOptions = { registry, prefix: 'desk_', waitBuckets: [0.001, 0.01, 0.1, 1] }
+ * const metrics = new LimiterMetrics(options)
+ * metrics.registry === registry // true
+ * ;(await registry.metrics()).includes('# TYPE desk_limit gauge') // true
+ * ```
+ */
+export interface LimiterMetricsOptions {
+  /** Where the metrics are registered. @default a new Registry of its own */
+  readonly registry?: Registry;
+  /** What every metric's name starts with. @default "traderatio_" */
+  readonly prefix?: string;
+  /** The wait histogram's buckets, in seconds. @default 0.0005 to 60 */
+  readonly waitBuckets?: readonly number[];
+}
+
+/** The accounts, limits and queries of one watched limiter. */
+interface Watched {
+  readonly limiter: AccountLimiter;
+  readonly family: string;
+  readonly stop: () => void;
+}
+
+const WAIT_BUCKETS = [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60];
+
+/**
+ * Prometheus metrics of account limiters (prom-client), for an engine that embeds the library and
+ * for `traderatio proxy`'s `/metrics`. Per family, account and limit: the limit in force (N and W),
+ * used in the trailing window, waiting, sent, refused by reason, answers 429 (R12: each 429 or
+ * rate-limit refusal given to `limiter.feedback`); per account: the tier (R3) and where it comes
+ * from, the tier and limit at the next 08:00 UTC and that instant (R5), the throttles in force
+ * and their headroom (R9, R14); and a histogram of how long requests waited, which the caller
+ * observes ({@link LimiterMetrics.observeWait}). Gauges are read from the limiters at each scrape;
+ * counters count from when the limiter is watched.
+ *
+ * @example
+ * ```ts
+ * import { AccountLimiter } from 'traderatio'
+ * import { LimiterMetrics } from 'traderatio/metrics'
+ *
+ * const limiter = new AccountLimiter({ accounts: [{ id: 'main', role: 'main' }] })
+ * const metrics = new LimiterMetrics()
+ * metrics.watch(limiter, 'desk')
+ * const started = performance.now()
+ * await limiter.request('main', 'POST', '/futures/usdt/orders', () => 'placed', { body: { contract: 'BTC_USDT', size: 1, price: '60000' } })
+ * metrics.observeWait('desk', 'main', 'place', performance.now() - started)
+ * const text = await metrics.registry.metrics() // the Prometheus text format, for GET /metrics
+ * text.includes('traderatio_limit{family="desk",account="main",limit="futures.place"} 100') // true
+ * text.includes('traderatio_sent_total{family="desk",account="main",limit="futures.place"} 1') // true
+ * text.includes('traderatio_tier{family="desk",account="main",source="initial"} 1') // true
+ * text.includes('traderatio_wait_seconds_count{family="desk",account="main",action="place"} 1') // true
+ * limiter.close()
+ * ```
+ */
+export class LimiterMetrics {
+  /** The registry the metrics are in: `await registry.metrics()` is the text to serve. */
+  readonly registry: Registry;
+  private readonly watched = new Map<string, Watched>();
+  private readonly sent: Counter;
+  private readonly refused: Counter;
+  private readonly limited: Counter;
+  private readonly wait: Histogram;
+
+  constructor(options: LimiterMetricsOptions = {}) {
+    if (typeof options !== 'object' || options === null) throw new InvalidInputError('the metrics options', options, 'an object { registry?, prefix?, waitBuckets? }');
+    const prefix = options.prefix ?? 'traderatio_';
+    if (typeof prefix !== 'string' || !/^[a-zA-Z_:][a-zA-Z0-9_:]*$/.test(prefix)) throw new InvalidInputError('`prefix`', prefix, 'a Prometheus metric name prefix ([a-zA-Z_:][a-zA-Z0-9_:]*)');
+    const buckets = options.waitBuckets ?? WAIT_BUCKETS;
+    if (!Array.isArray(buckets) || buckets.length === 0 || buckets.some((b, i) => typeof b !== 'number' || !(b > 0) || !Number.isFinite(b) || (i > 0 && b <= buckets[i - 1]!))) {
+      throw new InvalidInputError('`waitBuckets`', buckets, 'increasing positive numbers of seconds');
+    }
+    if (options.registry !== undefined && !(options.registry instanceof Registry)) throw new InvalidInputError('`registry`', options.registry, "a Registry of prom-client");
+    const registry = options.registry ?? new Registry();
+    this.registry = registry;
+    const registers = [registry];
+    const perLimit = ['family', 'account', 'limit'];
+    const gauge = (name: string, help: string, labelNames: string[], read: (w: Watched, set: (labels: Record<string, string>, value: number) => void) => void): void => {
+      const watched = this.watched;
+      new Gauge({
+        name: prefix + name, help, labelNames, registers,
+        collect() {
+          this.reset();
+          for (const w of watched.values()) read(w, (labels, value) => this.set(labels, value));
+        },
+      });
+    };
+    gauge('limit', 'The limit in force: N requests (weight) per window.', perLimit, (w, set) => {
+      for (const l of w.limiter.scheduler.stats().limits) set(limitLabels(w.family, l.name), l.limit);
+    });
+    gauge('limit_window_seconds', 'The window W of the limit in force.', perLimit, (w, set) => {
+      for (const l of w.limiter.scheduler.stats().limits) set(limitLabels(w.family, l.name), l.windowMs / 1000);
+    });
+    gauge('limit_used', 'Weight counted in the trailing window now.', perLimit, (w, set) => {
+      for (const l of w.limiter.scheduler.stats().limits) set(limitLabels(w.family, l.name), l.used);
+    });
+    gauge('limit_waiting', 'Requests waiting on the limit now.', perLimit, (w, set) => {
+      for (const l of w.limiter.scheduler.stats().limits) set(limitLabels(w.family, l.name), l.waiting);
+    });
+    this.sent = new Counter({ name: `${prefix}sent_total`, help: 'Weight sent on the limit since it was watched.', labelNames: perLimit, registers });
+    this.refused = new Counter({ name: `${prefix}refused_total`, help: 'Requests the limiter refused, never sent, by reason (queue-full, aborted, deadline, too-heavy, closed).', labelNames: [...perLimit, 'reason'], registers });
+    this.limited = new Counter({ name: `${prefix}answers_429_total`, help: 'Answers that refused a request for its rate (HTTP 429, TOO_MANY_REQUESTS, TOO_FAST, WebSocket 211/212/311/312), by the limit they paused.', labelNames: perLimit, registers });
+    const perAccount = ['family', 'account'];
+    gauge('tier', 'The tier in force (R3); source: why (initial, snapshot, raise, vip, report, live-downgrade, ...).', [...perAccount, 'source'], (w, set) => {
+      for (const account of accountsOf(w.limiter)) {
+        const s = w.limiter.limitNow(account);
+        set({ family: w.family, account, source: s.reason }, s.tier.tier);
+      }
+    });
+    gauge('tier_limit', 'Futures placement and amendment limit of the tier in force, requests per second (R3).', perAccount, (w, set) => {
+      for (const account of accountsOf(w.limiter)) set({ family: w.family, account }, w.limiter.limitNow(account).limit);
+    });
+    gauge('next_tier', 'The tier at the next 08:00 UTC on the activity so far (R5).', perAccount, (w, set) => {
+      for (const account of accountsOf(w.limiter)) set({ family: w.family, account }, w.limiter.limitAtNext0800(account).tier.tier);
+    });
+    gauge('next_tier_limit', 'The placement limit at the next 08:00 UTC on the activity so far, requests per second (R5).', perAccount, (w, set) => {
+      for (const account of accountsOf(w.limiter)) set({ family: w.family, account }, w.limiter.limitAtNext0800(account).limit);
+    });
+    gauge('next_tier_change_timestamp_seconds', 'The next 08:00 UTC, when a better tier takes effect (R5), Unix seconds.', perAccount, (w, set) => {
+      for (const account of accountsOf(w.limiter)) set({ family: w.family, account }, w.limiter.limitAtNext0800(account).at / 1000);
+    });
+    gauge('throttle_limit', 'A throttle in force: its N per window (kind abuse, R9; spot-fill, R14); absent when none.', [...perAccount, 'kind'], (w, set) => {
+      for (const account of accountsOf(w.limiter)) {
+        const s = w.limiter.limitNow(account);
+        if (s.throttle !== null) set({ family: w.family, account, kind: 'abuse' }, s.throttle.limit);
+        if (s.spotThrottle !== null) set({ family: w.family, account, kind: 'spot-fill' }, s.spotThrottle.limit);
+      }
+    });
+    gauge('throttle_headroom_requests', 'Requests that fit before the throttle trips at the current fill rate (+Inf: it never does; kind abuse, R9; spot-fill, R14).', [...perAccount, 'kind'], (w, set) => {
+      for (const account of accountsOf(w.limiter)) {
+        set({ family: w.family, account, kind: 'abuse' }, w.limiter.abuseHeadroom(account).remaining);
+        set({ family: w.family, account, kind: 'spot-fill' }, w.limiter.spotFillHeadroom(account).remaining);
+      }
+    });
+    gauge('throttle_window_requests', 'Order requests in the throttle\'s window so far (kind abuse: 24 h, R9; spot-fill: the next check\'s, R14).', [...perAccount, 'kind'], (w, set) => {
+      for (const account of accountsOf(w.limiter)) {
+        set({ family: w.family, account, kind: 'abuse' }, w.limiter.abuseHeadroom(account).requests);
+        set({ family: w.family, account, kind: 'spot-fill' }, w.limiter.spotFillHeadroom(account).requests);
+      }
+    });
+    this.wait = new Histogram({ name: `${prefix}wait_seconds`, help: 'How long requests waited on their limits before they were sent, by action (place, amend, cancel, other).', labelNames: [...perAccount, 'action'], buckets: [...buckets], registers });
+  }
+
+  /**
+   * Watches `limiter` under the label `family` (a name of its own in these metrics): its limits
+   * and accounts at every scrape, and from now on what it sends, refuses and is refused. Returns
+   * a function that stops watching it (its metrics go at the next scrape).
+   *
+   * @example
+   * ```ts
+   * import { AccountLimiter } from 'traderatio'
+   * import { LimiterMetrics } from 'traderatio/metrics'
+   *
+   * const limiter = new AccountLimiter({ accounts: [{ id: 'main', role: 'main' }] })
+   * const metrics = new LimiterMetrics()
+   * const stop = metrics.watch(limiter)
+   * ;(await metrics.registry.metrics()).includes('traderatio_tier_limit{family="default",account="main"} 100') // true
+   * stop()
+   * ;(await metrics.registry.metrics()).includes('account="main"') // false
+   * limiter.close()
+   * ```
+   */
+  watch(limiter: AccountLimiter, family = 'default'): () => void {
+    if (typeof (limiter as Partial<AccountLimiter> | null)?.limitNow !== 'function') throw new InvalidInputError('the limiter', limiter, 'an AccountLimiter');
+    if (typeof family !== 'string' || family === '') throw new InvalidInputError('`family`', family, 'a non-empty name');
+    if (this.watched.has(family)) throw new InvalidInputError('`family`', family, 'a name not watched already');
+    const off = limiter.scheduler.on((event) => this.count(family, event));
+    const stop = (): void => {
+      off();
+      if (this.watched.get(family)?.limiter === limiter) this.watched.delete(family);
+    };
+    this.watched.set(family, { limiter, family, stop });
+    return stop;
+  }
+
+  /** Counts a request that waited `waitedMs` milliseconds before it was sent, for the wait histogram. */
+  observeWait(family: string, account: string, action: string, waitedMs: number): void {
+    if (!(waitedMs >= 0) || !Number.isFinite(waitedMs)) throw new InvalidInputError('`waitedMs`', waitedMs, 'a non-negative number of milliseconds');
+    this.wait.observe({ family, account, action }, waitedMs / 1000);
+  }
+
+  private count(family: string, event: SchedulerEvent): void {
+    if (event.type === 'dispatch') {
+      for (const name of event.limits) this.sent.inc(limitLabels(family, name), event.weight);
+    } else if (event.type === 'refuse') {
+      for (const name of event.limits) this.refused.inc({ ...limitLabels(family, name), reason: event.reason });
+    } else if (event.type === 'pause') {
+      this.limited.inc(limitLabels(family, event.limit));
+    }
+  }
+}
+
+/** A limiter's limit named `account:key` (`ip:key` for limits per IP, R10) as labels. */
+function limitLabels(family: string, name: string): Record<string, string> {
+  const at = name.indexOf(':');
+  return at < 0 ? { family, account: '', limit: name } : { family, account: name.slice(0, at), limit: name.slice(at + 1) };
+}
+
+/** The accounts of a limiter: those its limits are named for. */
+function accountsOf(limiter: AccountLimiter): string[] {
+  const accounts = new Set<string>();
+  for (const l of limiter.scheduler.stats().limits) {
+    const at = l.name.indexOf(':');
+    const account = l.name.slice(0, at);
+    if (at > 0 && account !== 'ip' && !accounts.has(account)) {
+      try {
+        limiter.limitNow(account);
+        accounts.add(account);
+      } catch {
+        // A prefix that names no account of the limiter.
+      }
+    }
+  }
+  return [...accounts];
+}
