@@ -183,10 +183,13 @@ Without --accounts: one main account, KEY main-key, secret main-secret.`,
 
 Give the engine the proxy's URL in place of the exchange's: each API v4 request is matched to its account by the
 KEY header, waits on that account's limits (cancels first), and is forwarded unchanged; answers come back as sent.
+The WebSocket API too (/ws/v4/, /v4/ws/{settle}): order messages wait on their limits, the rest passes at once.
 A request its limits would hold past its signature's 60 s is answered at once with TRADERATIO_REQUEST_EXPIRED.
-Files are JSON (docs/proxy.md): --accounts and --history as traderatio exchange reads them (secrets may be left out).`,
+Files are JSON (docs/proxy.md): --accounts and --history as traderatio exchange reads them (secrets may be left out).
+Serves /metrics (Prometheus) and a live status page at /.`,
     options: [
       { name: 'upstream', value: 'URL', help: 'the exchange to forward to (required), e.g. https://api.gateio.ws' },
+      { name: 'futures-ws', value: 'URL', help: 'where futures WebSocket connections go, e.g. wss://fx-ws.gateio.ws (default: the upstream\'s host)' },
       { name: 'port', value: 'N', help: 'the port to listen on, 127.0.0.1 (default 8081; 0 picks a free one)' },
       { name: 'accounts', value: 'FILE', help: 'families, accounts and their API keys (without it: one account, KEY main-key)' },
       { name: 'history', value: 'FILE', help: 'activity of the last days (and hours) to start the limits from' },

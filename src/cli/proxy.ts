@@ -51,8 +51,11 @@ export async function proxyCommand(args: ParsedArgs, run: ProxyRun): Promise<voi
   if (prefix === true || (prefix !== undefined && redisUrl === undefined)) throw new UsageError(`${typed.get('redis-prefix')} takes a name, and goes with --redis URL`);
   const redis = redisUrl === undefined ? null : await connect(redisUrl);
   const stores: RedisStore[] = [];
+  const futuresWs = values.get('futures-ws');
+  if (futuresWs === true) throw new UsageError(`${typed.get('futures-ws')} takes a ws or wss URL, e.g. wss://fx-ws.gateio.ws`);
   const options: ProxyOptions = {
     upstream, port,
+    ...(futuresWs === undefined ? {} : { futuresWebSocket: futuresWs }),
     ...(marginMs === undefined ? {} : { marginMs }),
     ...(timeoutMs === undefined ? {} : { timeoutMs }),
     ...(maxSockets === undefined ? {} : { maxSockets }),
@@ -74,6 +77,7 @@ export async function proxyCommand(args: ParsedArgs, run: ProxyRun): Promise<voi
     await redis?.close();
     if (e instanceof InvalidInputError) {
       if (e.message.startsWith('Expected `upstream`')) throw new UsageError(`${typed.get('upstream')} takes an http or https URL, got "${upstream}"`);
+      if (e.message.startsWith('Expected `futuresWebSocket`')) throw new UsageError(`${typed.get('futures-ws')} takes a ws or wss URL, got "${String(futuresWs)}"`);
       const file = /`(activity|hours|spotHours)|the history file/.test(e.message) ? history : accounts;
       throw file === undefined ? e : new InputFileError(file.name, 1, e.message);
     }
@@ -81,7 +85,7 @@ export async function proxyCommand(args: ParsedArgs, run: ProxyRun): Promise<voi
     throw e;
   }
   run.out(`traderatio proxy: ${proxy.url} -> ${new URL(upstream).origin}`);
-  run.out(`  REST under ${proxy.url}/api/v4`);
+  run.out(`  REST under ${proxy.url}/api/v4, WebSocket on ${proxy.wsUrl}, metrics at ${proxy.url}/metrics, status at ${proxy.url}/`);
   const families = proxy.limiters.size - 1;
   run.out(`  ${families} ${families === 1 ? 'family' : 'families'}${redis === null ? '' : `, limits and counts shared in Redis (${redactUrl(redisUrl!)})`}; stop with Ctrl-C`);
   const signal = await run.stop;

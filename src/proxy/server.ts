@@ -21,11 +21,17 @@ import { LABELS, type ProxyLabel, errorBody } from './labels.js';
 import { proxyStatus } from './status.js';
 import { STATUS_PAGE } from './status-page.js';
 import { Upstream, type UpstreamResult, endToEnd } from './upstream.js';
+import { attachWebSocketProxy } from './websocket.js';
 
 /** Options of {@link startProxy}. */
 export interface ProxyOptions {
   /** The exchange's base URL, e.g. `https://api.gateio.ws` (the API is under `/api/v4` there). */
   readonly upstream: string;
+  /**
+   * Where futures WebSocket connections (`/v4/ws/{settle}`) go, e.g. `wss://fx-ws.gateio.ws`.
+   * Spot ones (`/ws/v4/`) go to the upstream's host. @default the upstream's host, ws: or wss:
+   */
+  readonly futuresWebSocket?: string;
   /** The port; 0 picks a free one. @default 0 */
   readonly port?: number;
   /** The address to listen on. @default "127.0.0.1" */
@@ -58,6 +64,8 @@ export interface ProxyOptions {
 export interface RunningProxy {
   /** `http://127.0.0.1:PORT`: the base URL to give the engine in place of the exchange's. */
   readonly url: string;
+  /** `ws://127.0.0.1:PORT`: the WebSocket API's, `/ws/v4/` (spot) and `/v4/ws/{settle}` (futures). */
+  readonly wsUrl: string;
   readonly port: number;
   /** Each family's limiter, by family id (and `public` for requests without a key). */
   readonly limiters: ReadonlyMap<string, AccountLimiter>;
@@ -99,6 +107,16 @@ export async function startProxy(options: ProxyOptions): Promise<RunningProxy> {
     throw new InvalidInputError('`upstream`', options.upstream, 'an http or https URL, e.g. https://api.gateio.ws');
   }
   if (base.protocol !== 'http:' && base.protocol !== 'https:') throw new InvalidInputError('`upstream`', options.upstream, 'an http or https URL, e.g. https://api.gateio.ws');
+  const spotWs = new URL(base.origin.replace(/^http/, 'ws'));
+  let futuresWs = spotWs;
+  if (options.futuresWebSocket !== undefined) {
+    try {
+      futuresWs = new URL(options.futuresWebSocket);
+    } catch {
+      futuresWs = new URL('about:blank');
+    }
+    if (futuresWs.protocol !== 'ws:' && futuresWs.protocol !== 'wss:') throw new InvalidInputError('`futuresWebSocket`', options.futuresWebSocket, 'a ws or wss URL, e.g. wss://fx-ws.gateio.ws');
+  }
   const port = options.port ?? 0;
   if (!Number.isSafeInteger(port) || port < 0 || port > 65_535) throw new InvalidInputError('`port`', port, 'a port from 0 to 65535');
   const expiryMarginMs = nonNegative(options.expiryMarginMs ?? 1000, '`expiryMarginMs`');
@@ -180,6 +198,14 @@ export async function startProxy(options: ProxyOptions): Promise<RunningProxy> {
       else res.destroy();
     });
   });
+  const sockets = attachWebSocketProxy(server, {
+    spot: spotWs, futures: futuresWs,
+    route: (key) => {
+      const a = accounts.keys.get(key);
+      return a === undefined ? null : { limiter: limiters.get(a.family)!, account: a.account };
+    },
+    refused: (limiter, account, label) => refused.inc({ family: limiter === null ? '' : families.get(limiter)!, account, label }),
+  });
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(port, options.host ?? '127.0.0.1', () => {
@@ -192,11 +218,13 @@ export async function startProxy(options: ProxyOptions): Promise<RunningProxy> {
   const shown = host.includes(':') ? `[${host}]` : host;
   return {
     url: `http://${shown}:${actual}`,
+    wsUrl: `ws://${shown}:${actual}`,
     port: actual,
     limiters,
     metrics,
     close: () => new Promise<void>((resolve) => {
       clearInterval(ticker);
+      sockets.close();
       for (const res of events) res.end();
       for (const l of limiters.values()) l.close();
       upstream.close();

@@ -47,6 +47,7 @@ describe('traderatio proxy', () => {
     await expect(proxyCommand(args({ upstream: 'http://127.0.0.1:1' }, ['accounts.json']), idle())).rejects.toThrow('proxy takes no FILE, got "accounts.json"');
     await expect(proxyCommand(args({ upstream: 'http://127.0.0.1:1', port: '70000' }), idle())).rejects.toThrow('--port takes a whole number to 65535');
     await expect(proxyCommand(args({ upstream: 'http://127.0.0.1:1', 'redis-prefix': 'x' }), idle())).rejects.toThrow('--redis-prefix takes a name, and goes with --redis URL');
+    await expect(proxyCommand(args({ upstream: 'http://127.0.0.1:1', 'futures-ws': 'http://x' }), idle())).rejects.toThrow('--futures-ws takes a ws or wss URL, got "http://x"');
   });
 
   it('names the accounts file and the field when a key is wrong', async () => {
