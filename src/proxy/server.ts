@@ -198,6 +198,10 @@ export async function startProxy(options: ProxyOptions): Promise<RunningProxy> {
       else res.destroy();
     });
   });
+  // A client has 10 s to send a whole request (as the model gives), not node's default 300 s:
+  // the wait on the limits comes after, and is bounded by the signature's 60 s.
+  server.requestTimeout = 10_000;
+  server.headersTimeout = 10_000;
   const sockets = attachWebSocketProxy(server, {
     spot: spotWs, futures: futuresWs,
     route: (key) => {
