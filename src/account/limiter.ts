@@ -388,6 +388,8 @@ export class AccountLimiter {
    */
   private statedTier(l: AccountLimits, c: Classification, figure: number): Tier | undefined {
     if (c.market !== 'futures' || (c.action !== 'place' && c.action !== 'amend') || figure === l.state.limit) return undefined;
+    // The figure taken already, still held (under `report` or `min` it may not be the one in force): told once.
+    if (l.stated && l.report !== null && l.statedLimit === figure) return undefined;
     if (!c.limits.some((x) => TIER_KEYS.has(x.key)) || c.limits.some((x) => !TIER_KEYS.has(x.key) && x.limit === figure)) return undefined;
     if (l.state.throttle !== null && figure <= l.state.throttle.limit) return undefined;
     return this.family.tiers.find((t) => t.limit === figure);
@@ -404,6 +406,7 @@ export class AccountLimiter {
     const context = this.reconcileContext(now);
     takeReport(l, { type: 'futures', tier: tier.tier, ratio: UNKNOWN_RATIO, mainRatio: UNKNOWN_RATIO, updatedAt: now }, context);
     l.stated = true;
+    l.statedLimit = tier.limit;
     const inForce = reconciled(l, context);
     this.requestLimits.apply(account, l, { ...l.state, at: now, tier: inForce.tier, limit: inForce.tier.limit, reason: inForce.reason });
     this.emit({ type: 'exchange-limit', account, at: now, header: 'X-Gate-RateLimit-Limit', from, stated: tier.limit, tier: tier.tier, policy: this.reportPolicy, to: l.state.limit });

@@ -11,6 +11,8 @@ export interface HeldReport {
   report: RateLimitReport | null;
   /** The report held is a figure a placement's answer stated (R16), not GET /account/rate_limit's. */
   stated: boolean;
+  /** The limit the latest such figure stated. */
+  statedLimit: number | null;
 }
 
 /** What a report is reconciled against at `at`. */

@@ -80,6 +80,7 @@ export class RequestLimits {
       local: { tier: tier1, reason: 'initial' },
       report: null,
       stated: false,
+      statedLimit: null,
     };
   }
 

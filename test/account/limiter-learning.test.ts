@@ -88,6 +88,8 @@ describe('the X-Gate-RateLimit-Limit of a placement\'s answer (R16)', () => {
   it('under `min` takes a lowering only, and under `report` keeps the rules\' tier, lowering the limit as any stated N', () => {
     const min = setup({ reportPolicy: 'min' });
     min.limiter.feedback('main', placement, stating(300));
+    // Every answer states it again: told once.
+    min.limiter.feedback('main', placement, stating(300));
     expect(min.placeLimit()).toBe(100);
     expect(min.events).toEqual([{ type: 'exchange-limit', account: 'main', at: T0, header: 'X-Gate-RateLimit-Limit', from: 100, stated: 300, tier: 5, policy: 'min', to: 100 }]);
     min.limiter.seed({ days: [tier5Day(Date.parse('2026-11-20T00:00:00Z'))] });
@@ -97,6 +99,12 @@ describe('the X-Gate-RateLimit-Limit of a placement\'s answer (R16)', () => {
     report.limiter.feedback('main', placement, stating(300));
     expect(report.placeLimit()).toBe(100);
     expect(report.limiter.limitNow('main').source).toBe('assumed');
+    report.limiter.seed({ days: [tier5Day(Date.parse('2026-11-20T00:00:00Z'))] });
+    report.limiter.feedback('main', placement, stating(200));
+    report.limiter.feedback('main', placement, stating(200));
+    expect(report.placeLimit()).toBe(200);
+    expect(report.limiter.limitNow('main')).toMatchObject({ limit: 300, source: 'rules' });
+    expect(report.events.filter((e) => e.type === 'exchange-limit').map((e) => e.type === 'exchange-limit' && [e.stated, e.to])).toEqual([[300, 100], [200, 300]]);
     for (const s of [min, report]) s.limiter.close();
   });
 
