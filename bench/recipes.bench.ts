@@ -1,9 +1,10 @@
 /**
  * The recipes of docs/integrations.md as an engine runs them: for each client (fetch, ccxt,
  * gate-api, WebSocket), the engine set up exactly as its recipe shows (no seed, no report call)
- * saturates futures placement on a tier-5 account of the model exchange (300 per second) for
- * `seconds` (default 10), 32 placing loops and a cancel every 10 ms; beside it, the same client
- * bare (nothing in front of it). Reported per client: answers 429, placements the model accepted
+ * saturates futures placement on a tier-5 account of the model exchange (300 per second, in a
+ * worker thread of its own: it does not share the client's event loop) for `seconds` (default
+ * 10), 32 placing loops and a cancel every 10 ms; beside it, the same client bare (nothing in
+ * front of it). Reported per client: answers 429, placements the model accepted
  * per second from the second second on (the first is the limiter learning the tier) and their
  * share of 300; for the bare client, the placements it sent per second (accepted or refused):
  * what the client reaches on this machine at all. Run: npm run bench:recipes [seconds].
@@ -17,8 +18,8 @@ const LIMIT = 300;
 
 const rows: Record<string, string | number>[] = [];
 for (const recipe of RECIPES) {
-  const limited = await runRecipe(recipe, { exchangeMakerVolume: '1000000', limit: LIMIT, runMs: seconds * 1000 });
-  const bare = await runRecipe(recipe, { exchangeMakerVolume: '1000000', limit: LIMIT, runMs: seconds * 1000, bare: true });
+  const limited = await runRecipe(recipe, { exchangeMakerVolume: '1000000', limit: LIMIT, runMs: seconds * 1000, modelWorker: true });
+  const bare = await runRecipe(recipe, { exchangeMakerVolume: '1000000', limit: LIMIT, runMs: seconds * 1000, bare: true, modelWorker: true });
   const later = limited.perSecond.slice(1);
   const perSecond = later.length === 0 ? 0 : later.reduce((a, b) => a + b, 0) / later.length;
   rows.push({

@@ -4,12 +4,13 @@
 // end-to-end test asserts (answers 429, fills counted) and what bench/recipes.bench.ts measures
 // (placements per second from the second second on).
 import { createHash, createHmac } from 'node:crypto';
+import { Worker } from 'node:worker_threads';
 import ccxt from 'ccxt';
 import { ApiClient, FuturesApi } from 'gate-api';
 import WebSocket from 'ws';
 import { AccountLimiter } from '../../src/account/limiter.js';
 import { limitCcxt } from '../../src/ccxt/index.js';
-import { startExchange, type RunningExchange } from '../../src/exchange/index.js';
+import { type ExchangeStats, type RunningExchange, startExchange } from '../../src/exchange/index.js';
 import { limitedFetch } from '../../src/fetch/index.js';
 import { limitApiClient } from '../../src/gate-api/index.js';
 import { limitedWebSocket } from '../../src/websocket/index.js';
@@ -50,7 +51,7 @@ export function seedOf(h: ReturnType<typeof history>) {
  * is put behind it; `bare` leaves the client as it is (the limiter made, and unused): the peer a
  * benchmark measures beside it.
  */
-export async function engineOf(recipe: Recipe, ex: RunningExchange, before?: (limiter: AccountLimiter) => void, bare = false): Promise<RecipeEngine> {
+export async function engineOf(recipe: Recipe, ex: Pick<Model, 'url' | 'wsUrl'>, before?: (limiter: AccountLimiter) => void, bare = false): Promise<RecipeEngine> {
   switch (recipe) {
     case 'fetch': {
       // docs/integrations.md, fetch: Node's fetch, signing each request as API v4 asks.
@@ -220,13 +221,13 @@ export interface RecipeRun {
  * `workers` placing through the engine as fast as answers come back, a cancel of the latest order
  * every 10 ms, for `runMs`; the model's count of accepted placements read each second.
  */
-export async function saturate(engine: RecipeEngine, ex: RunningExchange, options: { readonly runMs: number; readonly limit: number; readonly workers?: number }): Promise<RecipeRun & { recipe: never }> {
+export async function saturate(engine: RecipeEngine, ex: Model, options: { readonly runMs: number; readonly limit: number; readonly workers?: number }): Promise<RecipeRun & { recipe: never }> {
   // Over REST on the tier's limit; over WebSocket with a budget of its own, on that one (R16).
-  const placeAccepted = () => ex.stats().accounts.find((a) => a.account === 'main')!.limits
+  const placeAccepted = async () => (await ex.stats()).accounts.find((a) => a.account === 'main')!.limits
     .filter((l) => l.key === 'futures.place' || l.key === 'ws.futures.place').reduce((n, l) => n + l.accepted, 0);
   const start = performance.now();
   const end = start + options.runMs;
-  const marks: number[] = [placeAccepted()];
+  const marks: Promise<number>[] = [placeAccepted()];
   const ticker = setInterval(() => marks.push(placeAccepted()), 1_000);
   let tooMany = 0;
   let lastId: string | undefined;
@@ -245,10 +246,54 @@ export async function saturate(engine: RecipeEngine, ex: RunningExchange, option
   };
   await Promise.all([...Array.from({ length: options.workers ?? 32 }, worker), canceller()]);
   clearInterval(ticker);
-  const perSecond = marks.slice(1).map((m, i) => m - marks[i]!);
+  const counts = await Promise.all(marks);
+  const perSecond = counts.slice(1).map((m, i) => m - counts[i]!);
   const later = perSecond.slice(1);
   const utilization = later.length === 0 ? 0 : later.reduce((a, b) => a + b, 0) / (later.length * options.limit);
-  return { recipe: undefined as never, tooMany, perSecond, utilization, accepted: placeAccepted() - marks[0]! };
+  return { recipe: undefined as never, tooMany, perSecond, utilization, accepted: (await placeAccepted()) - counts[0]! };
+}
+
+/** The model exchange as a run reads it: in this thread, or in a worker thread of its own. */
+export interface Model {
+  readonly url: string;
+  readonly wsUrl: string;
+  stats(): Promise<ExchangeStats>;
+  close(): Promise<void>;
+}
+
+/** Starts the model exchange with `options`, in this thread or (`worker`) in a worker thread of its own. */
+export async function startModel(options: Parameters<typeof startExchange>[0], worker = false): Promise<Model> {
+  if (!worker) {
+    const ex: RunningExchange = await startExchange(options);
+    return { url: ex.url, wsUrl: ex.wsUrl, stats: async () => ex.stats(), close: () => ex.close() };
+  }
+  // The worker loads the TypeScript sources through tsx, as this thread does.
+  const entry = new URL('./model-worker.ts', import.meta.url).href;
+  const w = new Worker(`import('tsx/esm/api').then(({ tsImport }) => tsImport(${JSON.stringify(entry)}, ${JSON.stringify(import.meta.url)}))`, { eval: true, workerData: options });
+  const started = await new Promise<{ url: string; wsUrl: string }>((resolve, reject) => w.once('message', resolve).once('error', reject));
+  const next = <T>(key: string) => new Promise<T>((resolve) => {
+    const on = (m: Record<string, unknown>) => {
+      if (!(key in m)) return;
+      w.off('message', on);
+      resolve(m[key] as T);
+    };
+    w.on('message', on);
+  });
+  return {
+    url: started.url,
+    wsUrl: started.wsUrl,
+    stats: () => {
+      const answer = next<ExchangeStats>('stats');
+      w.postMessage('stats');
+      return answer;
+    },
+    close: async () => {
+      const closed = next<boolean>('closed');
+      w.postMessage('close');
+      await closed;
+      await w.terminate();
+    },
+  };
 }
 
 /**
@@ -258,8 +303,10 @@ export async function saturate(engine: RecipeEngine, ex: RunningExchange, option
  */
 export async function runRecipe(recipe: Recipe, options: {
   readonly exchangeMakerVolume: string; readonly limit: number; readonly runMs: number; readonly limiterMakerVolume?: string; readonly bare?: boolean;
+  /** The model in a worker thread of its own, not sharing the client's event loop. */
+  readonly modelWorker?: boolean;
 }): Promise<RecipeRun> {
-  const ex = await startExchange({ port: 0, history: history(options.exchangeMakerVolume), fills: { maker: 0, taker: 0 }, websocketBudget: 'separate' });
+  const ex = await startModel({ port: 0, history: history(options.exchangeMakerVolume), fills: { maker: 0, taker: 0 }, websocketBudget: 'separate' }, options.modelWorker);
   const limiterHistory = options.limiterMakerVolume;
   const engine = await engineOf(recipe, ex, limiterHistory === undefined ? undefined : (limiter) => limiter.seed(seedOf(history(limiterHistory))), options.bare);
   try {
