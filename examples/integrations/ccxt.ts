@@ -2,12 +2,15 @@
 import assert from 'node:assert/strict';
 import ccxt from 'ccxt';
 import { AccountLimiter } from 'traderatio';
+import { VirtualClock } from 'traderatio/testing';
 import { limitCcxt } from 'traderatio/ccxt';
 import { startExchange } from 'traderatio/exchange';
 
 // The model exchange stands in for api.gateio.ws: one main account at tier 1 (100 placements per
-// second), key main-key. Against the exchange, leave the URLs as they are.
-const exchange = await startExchange({ port: 0 });
+// second), key main-key, on a virtual clock that the example moves (ccxt signs with the machine's).
+// Against the exchange: no clock (the limiter reads the machine's), and the URLs as they are.
+const clock = new VirtualClock({ wallStart: Date.now() });
+const exchange = await startExchange({ port: 0, clock });
 const gate = new ccxt.gate({ apiKey: 'main-key', secret: 'main-secret' });
 const api = gate.urls['api'] as Record<string, Record<string, string>>;
 for (const urls of Object.values(api)) for (const type of Object.keys(urls)) urls[type] = `${exchange.url}/api/v4`;
@@ -16,22 +19,24 @@ for (const urls of Object.values(api)) for (const type of Object.keys(urls)) url
 // on the tier the exchange reports (GET /account/rate_limit, asked as it attaches).
 // A few milliseconds of margin (R13): a request may reach the exchange a little quicker than any
 // answered yet (a connection already open), and the exchange counts arrivals.
-const limiter = new AccountLimiter({ accounts: [{ id: 'main', role: 'main' }], marginMs: 5 });
+const limiter = new AccountLimiter({ accounts: [{ id: 'main', role: 'main' }], marginMs: 5, clock });
 const limited = limitCcxt(limiter, gate, { account: 'main' });
 assert.equal(gate.enableRateLimit, false); // ccxt's own throttle is off
 
 await gate.loadMarkets();
-const first = await gate.createOrder('BTC/USDT:USDT', 'limit', 'buy', 1, 60000);
-// 150 more at once: 99 go now, the rest as the window frees. A cancel does not wait behind them.
-const orders = Array.from({ length: 150 }, () => gate.createOrder('BTC/USDT:USDT', 'limit', 'buy', 1, 60000));
-const cancelled = await gate.cancelOrder(first.id!, 'BTC/USDT:USDT');
+// 150 placements at once: 100 leave now, 50 when the clock has moved a second and the margin.
+const placing = Array.from({ length: 150 }, () => gate.createOrder('BTC/USDT:USDT', 'limit', 'buy', 1, 60000));
+const first = await Promise.all(placing.slice(0, 100));
+// A cancel does not wait behind the 50 placements: it has its own limit, and goes first.
+const cancelled = await gate.cancelOrder(first[0]!.id!, 'BTC/USDT:USDT');
 assert.equal(cancelled.status, 'canceled');
-await Promise.all(orders);
+await clock.advance(1_005);
+await Promise.all(placing);
 
 // The exchange refused nothing.
 const account = exchange.stats().accounts[0]!;
 assert.deepEqual(account.refused, {});
-assert.equal(account.limits.find((l) => l.key === 'futures.place')!.accepted, 151);
+assert.equal(account.limits.find((l) => l.key === 'futures.place')!.accepted, 150);
 assert.equal(limiter.limitNow('main').source, 'exchange');
 
 // The fills fetchMyTrades reads feed the trade ratio (R1), once per trade id.
@@ -41,4 +46,4 @@ limited.detach(); // the instance as it was, its throttle on again
 assert.equal(gate.enableRateLimit, true);
 limiter.close();
 await exchange.close();
-console.log(`ccxt: 151 placements and a cancel, none refused; ${trades.length} fills, ${limiter.abuseHeadroom('main').traded} USDT counted; the instance restored`);
+console.log(`ccxt: 150 placements and a cancel, none refused; ${trades.length} fills, ${limiter.abuseHeadroom('main').traded} USDT counted; the instance restored`);

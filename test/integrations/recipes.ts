@@ -69,7 +69,7 @@ export async function engineOf(recipe: Recipe, ex: Pick<Model, 'url' | 'wsUrl'>,
         headers.set('Content-Type', 'application/json');
         return fetch(url, { ...init, headers });
       };
-      const limiter = new AccountLimiter({ accounts: [{ id: 'main', role: 'main' }] });
+      const limiter = new AccountLimiter({ accounts: [{ id: 'main', role: 'main' }], marginMs: 5 });
       before?.(limiter);
       const gate: ReturnType<typeof limitedFetch> = bare ? signed : limitedFetch(limiter, { account: 'main', fetch: signed });
       const orders = `${ex.url}/api/v4/futures/usdt/orders`;
@@ -98,6 +98,7 @@ export async function engineOf(recipe: Recipe, ex: Pick<Model, 'url' | 'wsUrl'>,
       const gate = new ccxt.gate({ apiKey: 'main-key', secret: 'main-secret' });
       const api = gate.urls['api'] as Record<string, Record<string, string>>;
       for (const urls of Object.values(api)) for (const type of Object.keys(urls)) urls[type] = `${ex.url}/api/v4`;
+      // (Against the exchange: no clock.)
       const limiter = new AccountLimiter({ accounts: [{ id: 'main', role: 'main' }], marginMs: 5 });
       before?.(limiter);
       if (!bare) limitCcxt(limiter, gate, { account: 'main' });
@@ -134,7 +135,7 @@ export async function engineOf(recipe: Recipe, ex: Pick<Model, 'url' | 'wsUrl'>,
     }
     case 'gate-api': {
       // docs/integrations.md, gate-api (against the exchange: no clock).
-      const limiter = new AccountLimiter({ accounts: [{ id: 'main', role: 'main' }] });
+      const limiter = new AccountLimiter({ accounts: [{ id: 'main', role: 'main' }], marginMs: 5 });
       before?.(limiter);
       const client = new ApiClient(`${ex.url}/api/v4`);
       client.setApiKeySecret('main-key', 'main-secret');
@@ -173,7 +174,7 @@ export async function engineOf(recipe: Recipe, ex: Pick<Model, 'url' | 'wsUrl'>,
     case 'websocket': {
       // docs/integrations.md, WebSocket API, on a model whose WebSocket orders have a budget of
       // their own (R16 `separate`: the tier replaces the WebSocket 100 per second).
-      const limiter = new AccountLimiter({ accounts: [{ id: 'main', role: 'main' }], websocketBudget: 'separate' });
+      const limiter = new AccountLimiter({ accounts: [{ id: 'main', role: 'main' }], marginMs: 5, websocketBudget: 'separate' });
       before?.(limiter);
       const socket = new WebSocket(`${ex.wsUrl}/v4/ws/usdt`);
       await new Promise((resolve, reject) => socket.once('open', resolve).once('error', reject));
@@ -215,13 +216,15 @@ export interface RecipeRun {
   /** Placements accepted per second from the second second on, over `limit`. */
   readonly utilization: number;
   readonly accepted: number;
+  /** The limiter's status at the end of the run: the limit in force and where it comes from. */
+  readonly status: { readonly limit: number; readonly source: string };
 }
 
 /**
  * `workers` placing through the engine as fast as answers come back, a cancel of the latest order
  * every 10 ms, for `runMs`; the model's count of accepted placements read each second.
  */
-export async function saturate(engine: RecipeEngine, ex: Model, options: { readonly runMs: number; readonly limit: number; readonly workers?: number }): Promise<RecipeRun & { recipe: never }> {
+export async function saturate(engine: RecipeEngine, ex: Model, options: { readonly runMs: number; readonly limit: number; readonly workers?: number }): Promise<Omit<RecipeRun, 'recipe' | 'status'>> {
   // Over REST on the tier's limit; over WebSocket with a budget of its own, on that one (R16).
   const placeAccepted = async () => (await ex.stats()).accounts.find((a) => a.account === 'main')!.limits
     .filter((l) => l.key === 'futures.place' || l.key === 'ws.futures.place').reduce((n, l) => n + l.accepted, 0);
@@ -250,7 +253,7 @@ export async function saturate(engine: RecipeEngine, ex: Model, options: { reado
   const perSecond = counts.slice(1).map((m, i) => m - counts[i]!);
   const later = perSecond.slice(1);
   const utilization = later.length === 0 ? 0 : later.reduce((a, b) => a + b, 0) / (later.length * options.limit);
-  return { recipe: undefined as never, tooMany, perSecond, utilization, accepted: (await placeAccepted()) - counts[0]! };
+  return { tooMany, perSecond, utilization, accepted: (await placeAccepted()) - counts[0]! };
 }
 
 /** The model exchange as a run reads it: in this thread, or in a worker thread of its own. */
@@ -311,7 +314,8 @@ export async function runRecipe(recipe: Recipe, options: {
   const engine = await engineOf(recipe, ex, limiterHistory === undefined ? undefined : (limiter) => limiter.seed(seedOf(history(limiterHistory))), options.bare);
   try {
     const run = await saturate(engine, ex, options);
-    return { ...run, recipe };
+    const { limit, source } = engine.limiter.limitNow('main');
+    return { ...run, recipe, status: { limit, source } };
   } finally {
     await engine.close();
     await ex.close();
