@@ -72,6 +72,6 @@ export type {
 export type { RateLimitReport, ReconcileInput, ReportPolicy, TierDisagreement, TierReconciliation } from './rules/report.js';
 
 export { advise } from './advise/advise.js';
-export type { AccountOutcome, Advice, AdviceInput, AdviseOptions, Finding, FindingKind, Outcome } from './advise/advise.js';
+export type { AccountOutcome, Advice, AdviceInput, AdviseOptions, Finding, FindingCost, FindingKind, Outcome } from './advise/advise.js';
 export type { PairCount } from './advise/edits.js';
 export type { ThrottleNearMiss } from './advise/throttles.js';

@@ -10,7 +10,7 @@ import { type RatioResult, compareRatio } from '../rules/ratio.js';
 import { type SpotFillOptions, resolveSpotFillOptions } from '../rules/spot-fill.js';
 import { type Tier, tierOfRatio } from '../rules/tiers.js';
 import { TIERED_VIP_LEVEL, isTieredVip, parseVipLevel, tierInForce } from '../rules/vip.js';
-import { type PairCount, isHeavy, withAccountApart, withAmends, withHeavyMoved, withMakerAdded, withMakerShare, withRequestsDropped } from './edits.js';
+import { type PairCount, isHeavy, requestsToDrop, withAccountApart, withAmends, withHeavyMoved, withMakerAdded, withMakerShare, withRequestsDroppedFrom } from './edits.js';
 import { type ThrottleNearMiss, throttleNearMisses } from './throttles.js';
 
 /**
@@ -49,7 +49,10 @@ export interface AdviceInput {
 export interface AdviseOptions extends FamilyOptions {
   /** The family's VIP level (R4). @default 14 */
   readonly vipLevel?: number;
-  /** Share of taker volume tried as maker volume, 0 to 1. @default "0.5" */
+  /**
+   * Share of taker volume tried as maker volume, 0 to 1. Left out, the least share that takes an
+   * account to its next tier (rounded up to 0.0001), or 0.5 when no share does. @default the share that reaches a tier
+   */
   readonly takerShare?: DecimalInput;
   /** Share of the requests on heavy contracts tried on a contract of the default coefficient, 0 to 1. @default "0.5" */
   readonly heavyShare?: DecimalInput;
@@ -119,12 +122,34 @@ export interface Outcome {
  *
  * const accounts = [{ account: 'A', contracts: [{ contract: 'BTC_USDT', makerVolume: '400', takerVolume: '100', place: 50, cancel: 40 }] }]
  * const kinds: FindingKind[] = advise(accounts).findings.map((f) => f.kind)
- * kinds // ['next-tier-maker', 'next-tier-requests', 'heavy-contracts', 'taker-to-maker']
+ * kinds // ['next-tier-maker', 'next-tier-requests', 'taker-to-maker', 'heavy-contracts']
  * ```
  */
 export type FindingKind =
   | 'amend-pairs' | 'heavy-contracts' | 'taker-to-maker' | 'family-apart' | 'family-threshold' | 'family-broker'
   | 'next-tier-maker' | 'next-tier-requests';
+
+/**
+ * What a finding asks of the desk, the first key of the ranking: `free`, a change to how orders are
+ * sent that costs nothing (cancel + place pairs sent as amends); `volume`, a change in what is
+ * traded or requested (maker volume, taker volume filled as maker, requests dropped, the volume
+ * over the own-volume threshold); `informational`, a choice of strategy or of how the family is
+ * set up, ranked apart.
+ *
+ * @example
+ * ```ts
+ * import { type FindingCost, advise } from 'traderatio'
+ *
+ * const accounts = [{ account: 'A', contracts: [{ contract: 'BTC_USDT', makerVolume: '400', takerVolume: '100', place: 50, cancel: 40 }] }]
+ * const costs: FindingCost[] = advise({ accounts, pairs: [{ account: 'A', contract: 'BTC_USDT', pairs: 30 }] }).findings.map((f) => f.cost)
+ * costs[0] // 'free'
+ * costs.at(-1) // 'informational'
+ * ```
+ */
+export type FindingCost = 'free' | 'volume' | 'informational';
+
+/** The order of the costs in the ranking. */
+const COST_ORDER: Readonly<Record<FindingCost, number>> = { free: 0, volume: 1, informational: 2 };
 
 /**
  * One change to the order flow, with what it alone would give.
@@ -149,6 +174,10 @@ export interface Finding {
   readonly account: string | null;
   /** True when it depends on the engine's strategy (where it quotes, which accounts it groups) rather than on how it sends orders. */
   readonly informational: boolean;
+  /** What it asks of the desk: the first key of the ranking. */
+  readonly cost: FindingCost;
+  /** The limit it adds, requests per second: to `account` when advising one, else summed over the accounts. */
+  readonly gain: number;
   /** Its figures: counts as numbers, amounts as exact decimal strings. */
   readonly figures: Readonly<Record<string, number | string>>;
   /** The family rated with this change alone. */
@@ -172,7 +201,11 @@ export interface Advice {
   readonly vipLevel: number;
   /** The family as it is. */
   readonly now: Outcome;
-  /** Findings ranked by the limit they add (to `account`, or summed over accounts), then by the aggregated ratio they give. */
+  /**
+   * Findings ranked by what they ask (free changes, then changes in volume, then informational
+   * ones), then by the limit they add (to `account`, or summed over accounts), then by the
+   * aggregated ratio they give.
+   */
   readonly findings: readonly Finding[];
   /** The changes to how orders are sent made together (amends, maker instead of taker, quoting off the heavy contracts), or `null` when there is none. */
   readonly combination: { readonly kinds: readonly FindingKind[]; readonly activity: readonly AccountActivity[]; readonly outcome: Outcome } | null;
@@ -184,6 +217,8 @@ interface Resolved {
   readonly family: FamilyConfig;
   readonly vipLevel: number;
   readonly takerShare: Dec;
+  /** Whether the share was given, or is to be found (the least that reaches a tier). */
+  readonly takerShareGiven: boolean;
   readonly heavyShare: Dec;
   readonly nearMiss: Dec;
   readonly abuse: ReturnType<typeof resolveAbuseOptions>;
@@ -206,6 +241,7 @@ function resolve(options: AdviseOptions): Resolved {
     family: readFamilyOptions(o, ADVISE_OPTION_FIELDS, 'the advise options'),
     vipLevel: parseVipLevel(o.vipLevel ?? TIERED_VIP_LEVEL),
     takerShare: share(o.takerShare, '0.5', '`takerShare`'),
+    takerShareGiven: o.takerShare !== undefined,
     heavyShare: share(o.heavyShare, '0.5', '`heavyShare`'),
     nearMiss: parseNonNegativeDecimal(o.nearMiss ?? '0.1', '`nearMiss`'),
     abuse: resolveAbuseOptions(o.abuse),
@@ -290,12 +326,16 @@ export function advise(activity: AdviceInput | readonly AccountActivity[], optio
     throw new InvalidInputError('`account`', r.account, `an account of the activity (${input.accounts.map((a) => a.account).join(', ')})`);
   }
   const advised = (a: { readonly account: string }): boolean => r.account === null || a.account === r.account;
+  // An account without futures activity (a spot-only one) is no subject of a futures finding.
+  const trades = (a: AccountOutcome): boolean => a.own.requests > 0 || !a.own.volume.isZero();
   const ratio = r.family.ratio;
   const now = outcomeOf(input.accounts, r, null);
+  const gainOf = (o: Outcome): number => (r.account === null ? o.gain : o.accounts.find((a) => a.account === r.account)!.gain);
   const findings: Finding[] = [];
-  const add = (f: Omit<Finding, 'outcome'>, edited: readonly AccountActivity[]): void => {
-    findings.push({ ...f, outcome: outcomeOf(edited, r, now) });
+  const push = (f: Omit<Finding, 'gain' | 'informational'>): void => {
+    findings.push({ ...f, informational: f.cost === 'informational', gain: gainOf(f.outcome) });
   };
+  const add = (f: Omit<Finding, 'outcome' | 'gain' | 'informational'>, edited: readonly AccountActivity[]): void => push({ ...f, outcome: outcomeOf(edited, r, now) });
   const edits: { kind: FindingKind; edit: (a: readonly AccountActivity[]) => AccountActivity[] }[] = [];
 
   // R1: cancel + place pairs as amends.
@@ -304,8 +344,8 @@ export function advise(activity: AdviceInput | readonly AccountActivity[], optio
     const edit = (a: readonly AccountActivity[]) => withAmends(a, pairs);
     const outcome = outcomeOf(edit(input.accounts), r, now);
     const count = pairs.reduce((s, p) => s + p.pairs, 0);
-    findings.push({
-      kind: 'amend-pairs', rules: ['R1'], account: null, informational: false,
+    push({
+      kind: 'amend-pairs', rules: ['R1'], account: null, cost: 'free',
       change: `send ${count} cancel + place pair${count === 1 ? '' : 's'} as one amend each`,
       figures: { pairs: count, requestsSaved: now.aggregated.requests - outcome.aggregated.requests },
       outcome,
@@ -313,15 +353,22 @@ export function advise(activity: AdviceInput | readonly AccountActivity[], optio
     edits.push({ kind: 'amend-pairs', edit });
   }
 
-  // R1: taker volume filled as maker.
+  // R1: taker volume filled as maker: the least share that takes an account to its next tier.
   const taker = now.aggregated.takerVolume;
-  if (!taker.isZero() && !r.takerShare.isZero() && ratio.makerWeight !== ratio.takerWeight) {
-    const edit = (a: readonly AccountActivity[]) => withMakerShare(a, r.takerShare);
-    const moved = taker.times(r.takerShare);
+  const weightGain = toDec(ratio.makerWeight).minus(toDec(ratio.takerWeight));
+  if (!taker.isZero() && !r.takerShare.isZero() && weightGain.greaterThan(0)) {
+    const reaching = r.takerShareGiven ? null : takerShareToNextTier(now, r, weightGain, (a) => advised(a) && trades(a));
+    const takerShare = reaching?.share ?? r.takerShare;
+    const edit = (a: readonly AccountActivity[]) => withMakerShare(a, takerShare);
+    const moved = taker.times(takerShare);
+    const reach = reaching === null ? '' : `: ${reaching.account} reaches tier ${reaching.tier.tier} (${reaching.tier.limit} r/s)`;
     add({
-      kind: 'taker-to-maker', rules: ['R1'], account: null, informational: false,
-      change: `fill ${r.takerShare.times(100).toString()}% of taker volume (${moved.toString()} USDT) as maker`,
-      figures: { share: r.takerShare.toString(), movedVolume: moved.toString(), numeratorGain: toDec(ratio.makerWeight).minus(toDec(ratio.takerWeight)).times(moved).toString() },
+      kind: 'taker-to-maker', rules: ['R1'], account: null, cost: 'volume',
+      change: `fill ${takerShare.times(100).toString()}% of taker volume (${moved.toString()} USDT) as maker${reach}`,
+      figures: {
+        share: takerShare.toString(), movedVolume: moved.toString(), numeratorGain: weightGain.times(moved).toString(),
+        ...(reaching === null ? {} : { reaches: reaching.account, tier: reaching.tier.tier, limit: reaching.tier.limit }),
+      },
     }, edit(input.accounts));
     edits.push({ kind: 'taker-to-maker', edit });
   }
@@ -333,8 +380,8 @@ export function advise(activity: AdviceInput | readonly AccountActivity[], optio
   if (heavy.requests > 0 && !r.heavyShare.isZero()) {
     const edit = (a: readonly AccountActivity[]) => withHeavyMoved(a, r.heavyShare, ratio);
     add({
-      kind: 'heavy-contracts', rules: ['R2'], account: null, informational: true,
-      change: `send ${r.heavyShare.times(100).toString()}% of the requests on heavy contracts (coefficient above ${ratio.coefficients.fallback.toString()}) on a contract of coefficient ${ratio.coefficients.fallback.toString()}`,
+      kind: 'heavy-contracts', rules: ['R2'], account: null, cost: 'informational',
+      change: `quote on a contract of coefficient ${ratio.coefficients.fallback.toString()} instead of the heavy contracts (coefficient above ${ratio.coefficients.fallback.toString()}) for ${r.heavyShare.times(100).toString()}% of their requests and fills`,
       figures: {
         heavyRequests: heavy.requests, heavyWeighted: heavy.denominator.toString(), otherRequests: light.requests, otherWeighted: light.denominator.toString(),
         share: r.heavyShare.toString(),
@@ -346,61 +393,69 @@ export function advise(activity: AdviceInput | readonly AccountActivity[], optio
   // R7: the family.
   if (input.accounts.length > 1 && r.family.familyKind === 'standard') {
     for (const a of now.accounts) {
-      if (compareRatio(a.own, now.aggregated) >= 0) continue;
+      if (!trades(a) || a.own.ratio === null || compareRatio(a.own, now.aggregated) >= 0) continue;
       const { rest, alone } = withAccountApart(input.accounts, a.account);
       const outcome = joined(input.accounts, outcomeOf(rest, r, now), outcomeOf(alone, r, now));
-      findings.push({
-        kind: 'family-apart', rules: ['R7'], account: a.account, informational: true,
-        change: `${a.account}'s own ratio (${a.own.ratio?.toFixed(4) ?? 'none'}) pulls the aggregated ratio down: rated apart from the family`,
-        figures: { ownRatio: a.own.ratio?.toString() ?? 'none', aggregatedWithout: outcome.aggregated.ratio?.toString() ?? 'none' },
+      push({
+        kind: 'family-apart', rules: ['R7'], account: a.account, cost: 'informational',
+        change: `${a.account}'s own ratio (${a.own.ratio.toFixed(4)}) pulls the aggregated ratio down: rated apart from the family`,
+        figures: { ownRatio: ratioFigure(a.own), aggregatedWithout: ratioFigure(outcome.aggregated) },
         outcome,
       });
     }
     const threshold = toDec(r.family.ownVolumeThreshold);
     for (const a of now.accounts.filter(advised)) {
-      if (a.basis !== 'aggregated' || compareRatio(a.own, now.aggregated) <= 0 || tierOfRatio(a.own, r.family.tiers).limit <= a.tier.limit) continue;
+      if (!trades(a) || a.basis !== 'aggregated' || compareRatio(a.own, now.aggregated) <= 0 || tierOfRatio(a.own, r.family.tiers).limit <= a.tier.limit) continue;
       const more = threshold.minus(a.own.volume);
-      add({
-        kind: 'family-threshold', rules: ['R7'], account: a.account, informational: true,
-        change: `${a.account} trades ${a.own.volume.toString()} USDT, under the ${threshold.toString()} USDT threshold, with an own ratio above the aggregated one: ${more.toString()} USDT more (as maker) takes it over, to max(own, aggregated)`,
-        figures: { volume: a.own.volume.toString(), threshold: threshold.toString(), makerVolume: more.toString() },
-      }, withMakerAdded(input.accounts, a.account, more));
+      // The gain of crossing the threshold alone: the account rated by max(own, aggregated) on the
+      // ratios it has, not on the ratios the volume that takes it over would give it.
+      const over = readFamilyOptions({ ...options, ownVolumeThreshold: a.own.volume.toFixed() }, ADVISE_OPTION_FIELDS, 'the advise options');
+      const crossed = outcomeOf(input.accounts, r, now, over).accounts.find((x) => x.account === a.account)!;
+      const accounts = now.accounts.map((x) => (x.account === a.account ? crossed : x));
+      push({
+        kind: 'family-threshold', rules: ['R7'], account: a.account, cost: 'volume',
+        change: `${a.account} trades ${a.own.volume.toString()} USDT, under the ${threshold.toString()} USDT threshold: ${more.toString()} USDT more takes it over, where its own ratio (${ratioText4(a.own)}) rates it: tier ${crossed.tier.tier} (${crossed.tier.limit} r/s)`,
+        figures: { volume: a.own.volume.toString(), threshold: threshold.toString(), makerVolume: more.toString(), tier: crossed.tier.tier, limit: crossed.tier.limit },
+        outcome: { ...now, accounts, gain: accounts.reduce((sum, x) => sum + x.gain, 0) },
+      });
     }
     const broker = readFamilyOptions({ ...options, kind: 'broker' }, ADVISE_OPTION_FIELDS, 'the advise options');
-    findings.push({
-      kind: 'family-broker', rules: ['R7'], account: null, informational: true,
+    push({
+      kind: 'family-broker', rules: ['R7'], account: null, cost: 'informational',
       change: 'rate the family as a broker family (every account by its own ratio)', figures: {},
       outcome: outcomeOf(input.accounts, r, now, broker),
     });
   }
 
-  // R3: the next tier, per account.
+  // R3: the next tier, per account, over every path of R7 (the margins plan gives).
   if (isTieredVip(r.vipLevel)) {
-    for (const a of now.accounts.filter(advised)) {
-      const heaviest = input.accounts.find((x) => x.account === a.account)!.contracts
-        .map((c) => coefficientOf(ratio.coefficients, normalizeContract(c.contract))).reduce((m, c) => Dec.max(m, c), new Dec(0));
-      // Every path of R7 at once: the aggregated ratio, the own ratio, the own-volume threshold.
-      const up = accountMargins(a.own, now.aggregated, r.family, heaviest.isZero() ? {} : { coefficient: heaviest }).up;
+    for (const a of now.accounts.filter((x) => advised(x) && trades(x))) {
+      const up = accountMargins(a.own, now.aggregated, r.family).up;
       if (up === null) continue;
-      const fewer = up.fewerRequests ?? Infinity;
       add({
-        kind: 'next-tier-maker', rules: ['R1', 'R3'], account: a.account, informational: false,
-        change: `${a.account}: ${up.makerVolume.toString()} USDT more maker volume for tier ${up.tier.tier} (${up.tier.limit} r/s)`,
-        figures: { makerVolume: up.makerVolume.toString(), tier: up.tier.tier, limit: up.tier.limit },
+        kind: 'next-tier-maker', rules: ['R1', 'R3'], account: a.account, cost: 'volume',
+        change: `${a.account}: ${up.makerVolume.toString()} USDT more maker volume for tier ${up.tier.tier} (${up.tier.limit} r/s)${up.makerPath === 'aggregated' ? '' : `, by its own ratio${up.makerPath === 'threshold' ? ' over the threshold' : ''}`}`,
+        figures: { makerVolume: up.makerVolume.toString(), path: up.makerPath, tier: up.tier.tier, limit: up.tier.limit },
       }, withMakerAdded(input.accounts, a.account, up.makerVolume));
-      const dropped = fewer === Infinity ? null : withRequestsDropped(input.accounts, a.account, fewer, heaviest, ratio);
-      if (dropped !== null) {
-        add({
-          kind: 'next-tier-requests', rules: ['R1', 'R3'], account: a.account, informational: false,
-          change: `${a.account}: ${fewer} requests fewer on contracts of coefficient ${heaviest.toString()} for tier ${up.tier.tier} (${up.tier.limit} r/s)`,
-          figures: { fewerRequests: fewer, coefficient: heaviest.toString(), tier: up.tier.tier, limit: up.tier.limit },
-        }, dropped);
-      }
+      if (up.requestWeight === null) continue;
+      // The fewest requests that weigh enough: the heaviest contracts first, then the others.
+      const drops = requestsToDrop(input.accounts.find((x) => x.account === a.account)!.contracts, up.requestWeight, ratio);
+      if (drops === null) continue;
+      const edited = withRequestsDroppedFrom(input.accounts, a.account, drops, ratio);
+      const outcome = outcomeOf(edited, r, now);
+      if (outcome.accounts.find((x) => x.account === a.account)!.tier.tier < up.tier.tier) continue;
+      const fewer = drops.reduce((sum, d) => sum + d.count, 0);
+      const where = drops.map((d) => `${d.count} on ${d.contract}`).join(', ');
+      push({
+        kind: 'next-tier-requests', rules: ['R1', 'R3'], account: a.account, cost: 'volume',
+        change: `${a.account}: ${fewer} requests fewer (${where}) for tier ${up.tier.tier} (${up.tier.limit} r/s)`,
+        figures: { fewerRequests: fewer, byContract: where, path: up.requestPath!, tier: up.tier.tier, limit: up.tier.limit },
+        outcome,
+      });
     }
   }
 
-  const gainOf = (o: Outcome): number => (r.account === null ? o.gain : o.accounts.find((a) => a.account === r.account)!.gain);
-  findings.sort((x, y) => gainOf(y.outcome) - gainOf(x.outcome) || y.outcome.gain - x.outcome.gain || compareRatio(y.outcome.aggregated, x.outcome.aggregated));
+  findings.sort((x, y) => COST_ORDER[x.cost] - COST_ORDER[y.cost] || y.gain - x.gain || y.outcome.gain - x.outcome.gain || compareRatio(y.outcome.aggregated, x.outcome.aggregated));
 
   let combination: Advice['combination'] = null;
   if (edits.length > 0) {
@@ -410,4 +465,44 @@ export function advise(activity: AdviceInput | readonly AccountActivity[], optio
 
   const throttles = input.hours.filter(advised).flatMap((h) => throttleNearMisses(h.account, h.market, h.hours, r.nearMiss, r));
   return { vipLevel: r.vipLevel, now, findings, combination, throttles };
+}
+
+/** A ratio as a figure: 8 decimals, or "none" when no request was counted. */
+function ratioFigure(r: RatioResult): string {
+  return r.ratio === null ? 'none' : r.ratio.toFixed(8);
+}
+
+/** A ratio for a sentence: 4 decimals. */
+function ratioText4(r: RatioResult): string {
+  return r.ratio === null ? 'none' : r.ratio.toFixed(4);
+}
+
+/**
+ * The least share of every account's taker volume that, filled as maker instead, takes one of the
+ * `eligible` accounts to its next tier (R1, R3, R7): by the aggregated ratio, or by its own where
+ * its own ratio rates it (over the threshold, or in a broker family). Rounded up to 0.0001; null
+ * when no share up to all of it does.
+ */
+function takerShareToNextTier(now: Outcome, r: Resolved, weightGain: Dec, eligible: (a: AccountOutcome) => boolean): { share: Dec; account: string; tier: Tier } | null {
+  const tiers = r.family.tiers;
+  const agg = now.aggregated;
+  const broker = r.family.familyKind === 'broker';
+  const threshold = toDec(r.family.ownVolumeThreshold);
+  let best: { share: Dec; account: string; tier: Tier } | null = null;
+  for (const a of now.accounts.filter(eligible)) {
+    const next = tiers[a.tier.tier];
+    if (next === undefined) continue;
+    const b = next.minRatio;
+    // The numerator a share s adds: weightGain x s x the taker volume it moves.
+    const needed = (x: RatioResult, takerVolume: Dec): Dec | null =>
+      x.denominator.isZero() || takerVolume.isZero() ? null : b.times(x.denominator).minus(x.numerator).dividedBy(weightGain.times(takerVolume));
+    const shares = [
+      broker ? null : needed(agg, agg.takerVolume),
+      broker || a.own.volume.greaterThanOrEqualTo(threshold) ? needed(a.own, a.own.takerVolume) : null,
+    ].filter((x): x is Dec => x !== null && x.lessThanOrEqualTo(1));
+    if (shares.length === 0) continue;
+    const share = Dec.max(0, Dec.min(...shares)).toDecimalPlaces(4, Dec.ROUND_UP);
+    if (best === null || share.lessThan(best.share)) best = { share: Dec.min(share, 1), account: a.account, tier: next };
+  }
+  return best;
 }

@@ -95,9 +95,10 @@ export function isHeavy(contract: string, config: RatioConfig): boolean {
 }
 
 /**
- * `share` (0 to 1) of each heavy contract's requests (rounded down) sent on a contract of the
- * default coefficient instead: the account's busiest such contract, or a name no coefficient
- * lists. Volumes stay where they are (R2: the numerator does not weigh contracts).
+ * `share` (0 to 1) of each heavy contract's quoting moved to a contract of the default coefficient
+ * instead: the account's busiest such contract, or a name no coefficient lists. Its requests
+ * (rounded down) and its fills go together, as they would; only the requests change the ratio
+ * (R2: the numerator does not weigh contracts).
  */
 export function withHeavyMoved(activity: readonly AccountActivity[], share: Dec, config: RatioConfig): AccountActivity[] {
   const d = draft(activity);
@@ -113,6 +114,12 @@ export function withHeavyMoved(activity: readonly AccountActivity[], share: Dec,
         target = { contract: unlistedContract(config, a.entries), maker: new Dec(0), taker: new Dec(0), place: 0, amend: 0, cancel: 0 };
         a.entries.push(target);
       }
+      const maker = e.maker.times(share);
+      const taker = e.taker.times(share);
+      e.maker = e.maker.minus(maker);
+      e.taker = e.taker.minus(taker);
+      target.maker = target.maker.plus(maker);
+      target.taker = target.taker.plus(taker);
       e.place -= place;
       e.amend -= amend;
       e.cancel -= cancel;
@@ -144,23 +151,51 @@ export function withMakerAdded(activity: readonly AccountActivity[], account: st
   return done(d);
 }
 
+/** Requests of one contract to drop. */
+export interface RequestDrop {
+  readonly contract: string;
+  readonly count: number;
+}
+
 /**
- * `count` counted requests fewer for `account` on its contracts of coefficient `coefficient`:
- * placements first, then amendments, then cancels (when they count). Null when it has fewer.
+ * The fewest counted requests of an account's `contracts` that weigh at least `weight` (R1, R2):
+ * the heaviest contracts first (a request of coefficient 1 weighs as much as 2.5 of 0.4), the
+ * busiest first among equals. Null when all of them weigh less.
  */
-export function withRequestsDropped(activity: readonly AccountActivity[], account: string, count: number, coefficient: Dec, config: RatioConfig): AccountActivity[] | null {
+export function requestsToDrop(contracts: readonly ContractActivity[], weight: Dec, config: RatioConfig): RequestDrop[] | null {
+  const counted = contracts.map((c) => ({
+    contract: normalizeContract(c.contract),
+    coefficient: coefficientOf(config.coefficients, normalizeContract(c.contract)),
+    requests: (c.place ?? 0) + (c.amend ?? 0) + (config.countCancels ? c.cancel ?? 0 : 0),
+  })).filter((c) => c.requests > 0);
+  counted.sort((x, y) => y.coefficient.comparedTo(x.coefficient) || y.requests - x.requests);
+  const drops: RequestDrop[] = [];
+  let left = weight;
+  for (const c of counted) {
+    if (left.lessThanOrEqualTo(0)) break;
+    const count = Math.min(c.requests, left.dividedBy(c.coefficient).ceil().toNumber());
+    drops.push({ contract: c.contract, count });
+    left = left.minus(c.coefficient.times(count));
+  }
+  return left.greaterThan(0) ? null : drops;
+}
+
+/** Counted requests fewer for `account` on each contract of `drops`: placements first, then amendments, then cancels (when they count). */
+export function withRequestsDroppedFrom(activity: readonly AccountActivity[], account: string, drops: readonly RequestDrop[], config: RatioConfig): AccountActivity[] {
   const d = draft(activity);
-  const entries = (d.find((x) => x.account === account)?.entries ?? []).filter((e) => coefficientOf(config.coefficients, e.contract).equals(coefficient));
-  let left = count;
-  for (const field of ['place', 'amend', 'cancel'] as const) {
-    if (field === 'cancel' && !config.countCancels) continue;
-    for (const e of entries) {
+  const entries = d.find((x) => x.account === account)?.entries ?? [];
+  for (const drop of drops) {
+    const e = entries.find((x) => x.contract === drop.contract);
+    if (e === undefined) continue;
+    let left = drop.count;
+    for (const field of ['place', 'amend', 'cancel'] as const) {
+      if (field === 'cancel' && !config.countCancels) continue;
       const n = Math.min(left, e[field]);
       e[field] -= n;
       left -= n;
     }
   }
-  return left > 0 ? null : done(d);
+  return done(d);
 }
 
 /** The family without `account`, and `account` as a family of its own. */

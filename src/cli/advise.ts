@@ -128,10 +128,18 @@ export function renderAdvice(run: AdviceRun): string {
   }
   out.push(`Family: ${now.accounts.length} account${now.accounts.length === 1 ? '' : 's'}, VIP ${advice.vipLevel}${!isTieredVip(advice.vipLevel) ? ` (below ${TIERED_VIP_LEVEL}: every account at tier 1, whatever the ratio)` : ''}`);
   out.push(`Now: aggregated ratio ${ratioText(now.aggregated)} (tier ${now.aggregatedTier.tier}); limits ${limitsText(now)} r/s`, '');
-  const rows = advice.findings.map((f, i) => [
-    String(i + 1), f.rules.join(','), `${f.change}${f.informational ? ' (informational)' : ''}`, ratioText(f.outcome.aggregated), limitsText(f.outcome), gainText(f.outcome.gain),
-  ]);
-  out.push(table(['rank', 'rule', 'change', 'aggregated', 'limits r/s', 'gain'], rows));
+  const row = (f: Advice['findings'][number], i: number) => [
+    String(i + 1), f.rules.join(','), f.cost === 'free' ? 'free' : f.cost === 'volume' ? 'volume' : '-', f.change, ratioText(f.outcome.aggregated), limitsText(f.outcome), gainText(f.gain),
+  ];
+  const header = ['rank', 'rule', 'cost', 'change', 'aggregated', 'limits r/s', 'gain'];
+  const actionable = advice.findings.filter((f) => !f.informational);
+  out.push('What to change: free changes first, then changes in volume, each ranked by the limit it adds:');
+  out.push(actionable.length === 0 ? '  none' : table(header, actionable.map(row)));
+  const informational = advice.findings.filter((f) => f.informational);
+  if (informational.length > 0) {
+    out.push('', 'Informational (where to quote, how the family is set up), apart:');
+    out.push(table(header, informational.map((f, i) => row(f, actionable.length + i))));
+  }
   const c = advice.combination;
   if (c !== null) out.push('', `Together (${c.kinds.join(', ')}): aggregated ratio ${ratioText(c.outcome.aggregated)} (tier ${c.outcome.aggregatedTier.tier}); limits ${limitsText(c.outcome)} r/s; ${gainText(c.outcome.gain)}`);
   for (const f of advice.findings.filter((x) => x.kind === 'heavy-contracts')) {
@@ -178,12 +186,14 @@ export function adviceJson(run: AdviceRun): unknown {
     ...(run.log === null ? {} : {
       log: {
         lines: run.log.lines, seconds: run.log.seconds, from: run.log.from, to: run.log.to, windowFrom: formatUtcDay(run.log.windowFrom), windowTo: formatUtcDay(run.log.windowTo),
-        days: run.log.series.points.map((p) => ({ day: formatUtcDay(p.day), now: p.now.ratio?.toString() ?? null, changed: p.changed?.ratio?.toString() ?? null })),
+        days: run.log.series.points.map((p) => ({ day: formatUtcDay(p.day), now: ratioJson(p.now).ratio, changed: p.changed === null ? null : ratioJson(p.changed).ratio })),
       },
     }),
     vipLevel: advice.vipLevel,
     now: outcomeJson(advice.now),
-    findings: advice.findings.map((f, i) => ({ rank: i + 1, kind: f.kind, rules: f.rules, account: f.account, change: f.change, informational: f.informational, figures: f.figures, outcome: outcomeJson(f.outcome) })),
+    findings: advice.findings.map((f, i) => ({
+      rank: i + 1, kind: f.kind, rules: f.rules, account: f.account, change: f.change, cost: f.cost, informational: f.informational, gain: f.gain, figures: f.figures, outcome: outcomeJson(f.outcome),
+    })),
     combination: advice.combination === null ? null : { kinds: advice.combination.kinds, outcome: outcomeJson(advice.combination.outcome) },
     throttles: advice.throttles.map((t) => ({
       account: t.account, rule: t.rule, market: t.market, checkedAt: formatUtcInstant(t.checkedAt), requests: t.requests, traded: t.traded.toString(),

@@ -82,18 +82,62 @@ describe('advise on the worked example', () => {
     expect(broker.outcome.accounts.map((x) => x.tier.limit)).toEqual(limits(WORKED_EXAMPLE, { kind: 'broker' }));
   });
 
-  it('finds an account under the threshold whose own ratio would do better over it', () => {
+  it('finds an account under the threshold whose own ratio would do better over it, with the gain of crossing it alone', () => {
     // C's own ratio 10.06 beats the aggregated 8.19, but C trades 330 USDT, under 1,000,000.
     const f = advise(WORKED_EXAMPLE).findings.find((x) => x.kind === 'family-threshold')!;
     expect(f.account).toBe('C');
     expect(f.figures.makerVolume).toBe('999670');
-    expect(f.outcome.accounts.find((x) => x.account === 'C')!.basis).toBe('max-own');
+    const c = f.outcome.accounts.find((x) => x.account === 'C')!;
+    expect(c.basis).toBe('max-own');
+    // Over the threshold on the ratios it has, 10.06: tier 5, +50 r/s (not the +450 the volume itself would give).
+    expect([c.tier.limit, f.gain, f.cost]).toEqual([300, 50, 'volume']);
+    expect(f.outcome.accounts.filter((x) => x.account !== 'C').map((x) => x.gain)).toEqual([0, 0]);
   });
 
-  it('ranks the findings by the limit they add, then by the aggregated ratio', () => {
-    const { findings } = advise(WORKED_EXAMPLE);
-    for (let i = 1; i < findings.length; i++) expect(findings[i - 1]!.outcome.gain).toBeGreaterThanOrEqual(findings[i]!.outcome.gain);
-    expect(findings[0]!.outcome.gain).toBeGreaterThan(0);
+  it('ranks free changes first, then changes in volume by the limit they add, informational ones apart', () => {
+    // The worked example with 5 cancels of A on BTC_USDT, each followed by a placement: 1057 / 134 = 7.89.
+    const accounts = WORKED_EXAMPLE.map((a) => (a.account !== 'A' ? a : { ...a, contracts: a.contracts.map((c) => (c.contract === 'BTC_USDT' ? { ...c, cancel: 5 } : c)) }));
+    const { findings } = advise({ accounts, pairs: [{ account: 'A', contract: 'BTC_USDT', pairs: 5 }] });
+    const order = { free: 0, volume: 1, informational: 2 };
+    for (let i = 1; i < findings.length; i++) {
+      const [x, y] = [findings[i - 1]!, findings[i]!];
+      expect(order[x.cost]).toBeLessThanOrEqual(order[y.cost]);
+      if (x.cost === y.cost) expect(x.gain).toBeGreaterThanOrEqual(y.gain);
+    }
+    expect(findings[0]).toMatchObject({ kind: 'amend-pairs', cost: 'free' });
+    // 10 x 134 - 1057 = 283 USDT from any account lifts everyone to 300: +150, ahead of C over the threshold (+50).
+    const volume = findings.filter((f) => f.cost === 'volume');
+    expect(volume[0]!.gain).toBe(150);
+    expect(volume.find((f) => f.kind === 'next-tier-maker' && f.account === 'A')).toMatchObject({ gain: 150, figures: { makerVolume: '283' } });
+    expect(volume.findIndex((f) => f.kind === 'family-threshold')).toBeGreaterThan(volume.findIndex((f) => f.gain === 150));
+    expect(findings.filter((f) => f.informational).map((f) => f.kind)).toEqual(expect.arrayContaining(['heavy-contracts', 'family-broker']));
+  });
+
+  it('gives the share of taker volume that reaches the next tier, and the tier it reaches', () => {
+    // 1057 / 129: tier 5 at 1290, 233 more numerator; 0.1 per USDT moved of 630 taker: 233 / 63 = 3.7 > 1.
+    // With threshold 0, C's own ratio (312/31) is the nearest: A's own 318 + 0.1 x 220 s reaches 440 at s = 5.5 (no);
+    // a small family shows it: 900 maker + 1000 taker over 180 requests = (900 + 900) / 180 = 10: tier 5.
+    const accounts = [{ account: 'm', contracts: [{ contract: 'BTC_USDT', makerVolume: '900', takerVolume: '1000', place: 100 }] }];
+    // (900 + 900) / 100 = 18 (tier 5); 20 needs 200 more numerator: 2000 USDT of taker at 0.1 each, but
+    // there are 1000: no share does. At 180 requests: 10 (tier 5)... at 190: 9.47 (tier 4), 10 needs 100: 1000 USDT.
+    const f = advise([{ account: 'm', contracts: [{ ...accounts[0]!.contracts[0]!, place: 190 }] }]).findings.find((x) => x.kind === 'taker-to-maker')!;
+    expect(f.figures).toMatchObject({ share: '1', movedVolume: '1000', reaches: 'm', tier: 5 });
+    const half = advise([{ account: 'm', contracts: [{ ...accounts[0]!.contracts[0]!, place: 185 }] }]).findings.find((x) => x.kind === 'taker-to-maker')!;
+    // 1800 / 185 = 9.73; 1850 needed: 50 more, 500 USDT: half the taker volume.
+    expect(half.figures).toMatchObject({ share: '0.5', movedVolume: '500', tier: 5 });
+    expect(half.gain).toBe(50);
+    // Given a share, it tries that one.
+    expect(advise(accounts, { takerShare: '0.25' }).findings.find((x) => x.kind === 'taker-to-maker')!.figures.share).toBe('0.25');
+  });
+
+  it('drops requests over every contract, the heaviest first, when the heaviest has too few', () => {
+    // 1000 / (10 + 250 x 0.4 = 110) = 9.09; 10 needs 100: 10 on BTC_USDT and then 0 more (10 + 0): 10 requests.
+    // With 5 on BTC_USDT: 5 x 1 + 13 x 0.4 = 10.2: 18 requests.
+    const f = advise([{ account: 'm', contracts: [{ contract: 'BTC_USDT', makerVolume: '1000', place: 5 }, { contract: 'SOL_USDT', place: 262 }] }])
+      .findings.find((x) => x.kind === 'next-tier-requests')!;
+    // 1000 / (5 + 104.8) = 9.11; 100 weight is needed: 9.8 fewer: 5 on BTC_USDT, then 12 on SOL_USDT (4.8).
+    expect(f.figures).toMatchObject({ fewerRequests: 17, byContract: '5 on BTC_USDT, 12 on SOL_USDT', tier: 5 });
+    expect(f.outcome.accounts[0]!.tier.tier).toBe(5);
   });
 });
 
@@ -103,20 +147,24 @@ describe('advise for one account', () => {
     const about = advice.findings.filter((f) => f.kind.startsWith('next-tier') || f.kind === 'family-threshold').map((f) => f.account);
     expect(new Set(about)).toEqual(new Set(['C']));
     const gains = advice.findings.map((f) => f.outcome.accounts.find((a) => a.account === 'C')!.gain);
-    expect(gains).toEqual([...gains].sort((x, y) => y - x));
-    // C over the threshold by 999,670 USDT of maker volume: its own ratio then is tier 7 (400 r/s).
-    expect([advice.findings[0]!.kind, gains[0]]).toEqual(['family-threshold', 150]);
+    expect(advice.findings.map((f) => f.gain)).toEqual(gains);
+    const volume = advice.findings.filter((f) => f.cost === 'volume').map((f) => f.gain);
+    expect(volume).toEqual([...volume].sort((x, y) => y - x));
+    // 233 USDT of maker volume takes the aggregated ratio, and C, to 300; over the threshold its own ratio gives it 300 too.
+    expect(advice.findings[0]!.kind).toMatch(/^next-tier-/);
+    expect(gains[0]).toBe(50);
+    expect(advice.findings.find((f) => f.kind === 'family-threshold')!.gain).toBe(50);
     expect(() => advise(WORKED_EXAMPLE, { account: 'Z' })).toThrow('Expected `account` to be an account of the activity (A, B, C), got "Z"');
   });
 });
 
 describe('advise on an account without futures activity', () => {
-  it('adds the maker volume that takes it to the next tier on a contract of its own', () => {
-    // m: 900 / 100 = 9 (tier 4); s trades no futures and takes the aggregated ratio: 100 more makes 10.
+  it('leaves a spot-only account out of the futures findings', () => {
+    // m: 900 / 100 = 9 (tier 4); s trades no futures: it takes the aggregated ratio, and is no subject of a finding.
     const advice = advise([{ account: 'm', contracts: [{ contract: 'BTC_USDT', makerVolume: '900', place: 100 }] }, { account: 's', contracts: [] }]);
-    const f = advice.findings.find((x) => x.kind === 'next-tier-maker' && x.account === 's')!;
-    expect(f.figures.makerVolume).toBe('100');
-    expect(f.outcome.accounts.map((a) => a.tier.limit)).toEqual([300, 300]);
+    expect(advice.findings.filter((x) => x.account === 's')).toEqual([]);
+    expect(advice.findings.find((x) => x.kind === 'next-tier-maker' && x.account === 'm')!.outcome.accounts.map((a) => a.tier.limit)).toEqual([300, 300]);
+    expect(advice.now.accounts.map((a) => a.tier.limit)).toEqual([250, 250]);
   });
 });
 

@@ -77,7 +77,8 @@ describe('traderatio advise on a request log', () => {
 
   it('prints a ranked table naming each rule, the combination, and the throttle near misses', async () => {
     const { out } = await capture(['advise', file]);
-    expect(out).toMatch(/^1\s+R1\s+send 1010 cancel \+ place pairs as one amend each\s+4\.4335\s+m 200\s+\+50 r\/s$/m);
+    expect(out).toMatch(/^1\s+R1\s+free\s+send 1010 cancel \+ place pairs as one amend each\s+4\.4335\s+m 200\s+\+50 r\/s$/m);
+    expect(out.indexOf('What to change')).toBeLessThan(out.indexOf('Informational (where to quote'));
     expect(out).toContain('Together (amend-pairs, heavy-contracts)');
     expect(out).toContain('24-hour throttles (R9 futures, R14 spot): no hourly check tripped or came within 10% of tripping');
   });
