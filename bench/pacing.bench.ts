@@ -8,8 +8,14 @@
  * the most placements sent in any 100 ms, and a cancel's wait from the engine asking for it to
  * fetch sending it (the limiter's) and to its answer (the HTTP client and the network: what a
  * burst of placements holds it up by).
+ *
+ * First, the same engine on a virtual clock (nothing else running can change it): 64 placements
+ * in flight, each answered 5 ms after it is sent, the exchange counting arrivals over a sliding
+ * second, 60 s per setting: placements accepted and the most in any 100 ms, exact.
  */
 import { AccountLimiter } from '../src/account/limiter.js';
+import { SlidingCount } from '../src/exchange/sliding-count.js';
+import { VirtualClock } from '../src/schedule/clock.js';
 import { limitedFetch, type FetchFunction } from '../src/fetch/index.js';
 import { DAY, HOUR, clockAt, day, model } from '../test/e2e/harness.js';
 import { median, printTable } from './measure.js';
@@ -30,6 +36,48 @@ function mostIn(sorted: readonly number[], ms: number): number {
 }
 
 const pct = (xs: number[], p: number) => (xs.length === 0 ? 0 : [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor(xs.length * p))]!);
+
+/** The engine on a virtual clock: placements accepted, answers 429 and the most sent in any 100 ms. */
+async function virtualRun(pacing: number, ms: number) {
+  const WALL = Date.parse('2026-11-02T09:00:00Z');
+  const clock = new VirtualClock({ start: 0, wallStart: WALL });
+  const limiter = new AccountLimiter({ accounts: [{ id: 'main', role: 'main' }], clock, pacing });
+  limiter.reportRateLimit('main', [{ type: 'futures', tier: '4', ratio: '8.19', main_ratio: '8.19', updated_at: String(Math.floor(WALL / 1000)) }]);
+  const exchange = new SlidingCount(250);
+  const sent: number[] = [];
+  let accepted = 0;
+  let tooMany = 0;
+  const body = { contract: 'BTC_USDT', size: 1 };
+  const workers = Array.from({ length: 64 }, async () => {
+    while (clock.now() < ms) {
+      const at = await limiter.request('main', 'POST', '/futures/usdt/orders', () => {
+        sent.push(clock.now());
+        return new Promise<number>((resolve) => clock.setTimer(() => resolve(clock.now()), 5));
+      }, { body });
+      if (exchange.fits(at, 1, 250, 1000)) {
+        exchange.add(at, 1);
+        accepted++;
+      } else tooMany++;
+    }
+  });
+  await clock.advanceTo(ms + 1000);
+  await Promise.all(workers);
+  limiter.close();
+  return { accepted: sent.filter((t) => t < ms).length, tooMany, most: mostIn(sent, 100) };
+}
+
+const virtualMs = 60_000;
+const virtualRows: Record<string, string | number>[] = [];
+for (const pacing of settings) {
+  const r = await virtualRun(pacing, virtualMs);
+  virtualRows.push({
+    pacing: pacing === 1 ? '1 (unpaced, the default)' : `${pacing} (${250 / pacing} per ${1000 / pacing} ms)`,
+    'answers 429': r.tooMany,
+    'placements sent': `${r.accepted} of ${250 * (virtualMs / 1000)} (${((100 * r.accepted) / (250 * (virtualMs / 1000))).toFixed(2)}%)`,
+    'most sent in 100 ms': r.most,
+  });
+}
+printTable(`On a virtual clock: 64 placements in flight at tier 4 (250 per second), answered in 5 ms, ${virtualMs / 1000} s per setting`, virtualRows);
 
 const rows: Record<string, string | number>[] = [];
 for (const pacing of settings) {
