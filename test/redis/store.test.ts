@@ -113,8 +113,9 @@ describe('RedisStore', () => {
     await settleOn(v, runs.flat());
     expect(times).toHaveLength(50);
     expect(mostInAnyWindow(times, 300)).toBeLessThanOrEqual(10);
-    // Five windows' worth, sent in four windows and a lease each: the budget is used, not wasted.
-    expect(Math.max(...times) - Math.min(...times)).toBeLessThanOrEqual(4 * 320);
+    // Five windows' worth, sent in four windows and a lease each, give or take the few ms a
+    // process waits for its turn (fair shares): the budget is used, not wasted.
+    expect(Math.max(...times) - Math.min(...times)).toBeLessThanOrEqual(4 * 320 + 50);
     await Promise.all(stores.map((s) => s.close()));
     expect(Number((await meta(prefix, 'orders')).used)).toBeLessThanOrEqual(10);
   });
