@@ -12,6 +12,7 @@ afterAll(() => client.disconnect());
 
 const redis: ContractStore = {
   name: 'Redis store',
+  widens: false,
   async world(maxQueue) {
     const prefix = uniquePrefix('contract');
     // From instant 0, as the scenarios' instants are.
