@@ -8,19 +8,9 @@ const shared = {
   define: { __TRADERATIO_VERSION__: JSON.stringify(version) },
   // The Redis store's Lua scripts (src/redis/lua) are built in as text: dist needs no .lua file.
   loader: { '.lua': 'text' },
-  // Minified (whitespace, syntax and names) to keep the package under its budget packed
-  // (test/package.test.ts). Names are minified without esbuild's keepNames, which wraps every function and class in a naming call
-  // and cost 45% of the scheduler's tasks per second (6.6 M against 12.6 M a second on
-  // `npm run bench:scheduler -- overhead`); minified as it is, the figure is that of the code as
-  // written (12.6 M against 11.9 M). Error classes write their names out (src/errors.ts).
-  minify: true,
-  // In lines of at most 2,000 characters, not one per file: Node shows the line an uncaught
-  // error was thrown from, and a whole file on one line would fill the terminal. Shorter lines
-  // cost packed size: 200 characters weighed 2.5 kB more than 1,000 (151.1 against 148.6 kB),
-  // 1,000 0.3 kB more than 2,000 (150.1 against 149.8 kB).
-  esbuildOptions(options: { lineLimit?: number }) {
-    options.lineLimit = 2000;
-  },
+  // Readable output, as the sources are written: a user's stack trace names our functions. No
+  // keepNames either, which would wrap every function and class in a naming call on the hot path.
+  minify: false,
 } as const;
 
 // `npm run build` empties dist/ first: the two builds below run side by side and must not clean

@@ -1,8 +1,8 @@
 /**
- * The `code` of every {@link TraderatioError}: `INVALID_INPUT` (an {@link InvalidInputError}),
- * `REFUSED_*` (a {@link RefusedError}, one per {@link RefusalReason}), `EXCHANGE_API_ERROR` (an
- * error answer of the model exchange), `NO_REPLY` (a {@link NoReplyError}), `TOO_MANY_TIMERS` (a
- * {@link TooManyTimersError}), and the command line's `INPUT_FILE` and `OUTPUT_FILE`.
+ * The `code` of every error the core throws: `INVALID_INPUT` (an {@link InvalidInputError}),
+ * `REFUSED_*` (a {@link RefusedError}, one per {@link RefusalReason}), `NO_REPLY` (a
+ * {@link NoReplyError}) and `TOO_MANY_TIMERS` (a {@link TooManyTimersError}). The command line and
+ * the model exchange, which an engine never calls, have codes of their own.
  *
  * @example
  * ```ts
@@ -17,15 +17,15 @@
 export type ErrorCode =
   | 'INVALID_INPUT'
   | 'REFUSED_QUEUE_FULL' | 'REFUSED_ABORTED' | 'REFUSED_DEADLINE' | 'REFUSED_TOO_HEAVY' | 'REFUSED_CLOSED'
-  | 'EXCHANGE_API_ERROR'
   | 'NO_REPLY'
-  | 'TOO_MANY_TIMERS'
-  | 'INPUT_FILE' | 'OUTPUT_FILE';
+  | 'TOO_MANY_TIMERS';
 
 /**
  * Every error traderatio throws is a {@link TraderatioError}: one base class, a subclass per
  * family and a stable machine-readable `code`. Where the exchange has a label for the same
- * situation (R12), the error carries it as `label`.
+ * situation (R12), the error carries it as `label`. `Code` is the union its codes come from: the
+ * core's {@link ErrorCode} unless a layer of its own (the command line, the model exchange) says
+ * otherwise.
  *
  * @example
  * ```ts
@@ -37,16 +37,17 @@ export type ErrorCode =
  * caught instanceof TraderatioError && [caught.name, caught.code] // ['InvalidInputError', 'INVALID_INPUT']
  * ```
  */
-export class TraderatioError extends Error {
-  /** The class's name, written out: the package's code is minified, class names with it. */
-  override readonly name: string = 'TraderatioError';
+export class TraderatioError<Code extends string = ErrorCode> extends Error {
+  /** The class's name, e.g. `InvalidInputError`. */
+  override readonly name: string;
   /** Stable machine-readable code, e.g. `INVALID_INPUT`. */
-  readonly code: ErrorCode;
+  readonly code: Code;
   /** The exchange's label for the same situation, when it has one (e.g. `TOO_MANY_REQUESTS`). */
   readonly label: string | undefined;
 
-  constructor(code: ErrorCode, message: string, label?: string) {
+  constructor(code: Code, message: string, label?: string) {
     super(message);
+    this.name = new.target.name;
     this.code = code;
     this.label = label;
   }
@@ -66,7 +67,6 @@ export class TraderatioError extends Error {
  * ```
  */
 export class InvalidInputError extends TraderatioError {
-  override readonly name: string = 'InvalidInputError';
   /**
    * The field, as a person would name it, in plain text (e.g. "makerVolume of BTC_USDT"); the
    * message quotes it in backticks.
@@ -99,7 +99,6 @@ export class InvalidInputError extends TraderatioError {
  * ```
  */
 export class UnknownFieldError extends InvalidInputError {
-  override readonly name: string = 'UnknownFieldError';
   /** The unknown field's name, as given. */
   readonly key: string;
   /** The known field it most likely meant, if one is close. */
@@ -203,7 +202,6 @@ const REFUSAL_CODES: { readonly [R in RefusalReason]: ErrorCode } = {
  * ```
  */
 export class RefusedError extends TraderatioError {
-  override readonly name: string = 'RefusedError';
   readonly reason: RefusalReason;
   constructor(reason: RefusalReason, message: string) {
     super(REFUSAL_CODES[reason], message);
@@ -254,7 +252,6 @@ export function isRefusedError(e: unknown): e is RefusedError {
  * ```
  */
 export class NoReplyError extends TraderatioError {
-  override readonly name: string = 'NoReplyError';
   /** The `req_id` of the request. */
   readonly requestId: string;
   constructor(requestId: string, message: string) {
@@ -279,7 +276,6 @@ export class NoReplyError extends TraderatioError {
  * ```
  */
 export class TooManyTimersError extends TraderatioError {
-  override readonly name: string = 'TooManyTimersError';
   /** How many timers the run was allowed to fire. */
   readonly limit: number;
   constructor(limit: number, message: string) {

@@ -1,5 +1,10 @@
 import { describe, expect, expectTypeOf, it } from 'vitest';
-import { type ErrorCode, InvalidInputError, RefusedError, TooManyTimersError, TraderatioError } from '../src/errors.js';
+import { type CliErrorCode, run } from '../src/cli/main.js';
+import { ApiError } from '../src/exchange/api-error.js';
+import type { ExchangeErrorCode } from '../src/exchange/index.js';
+import { type ErrorCode, InvalidInputError, NoReplyError, RefusedError, TooManyTimersError, TraderatioError, UnknownFieldError } from '../src/errors.js';
+import { InputFileError } from '../src/cli/input.js';
+import { MixedBuildsError } from '../src/schedule/build.js';
 import { tradeRatio } from '../src/rules/ratio.js';
 
 describe('InvalidInputError', () => {
@@ -25,5 +30,35 @@ describe('TraderatioError.code', () => {
     expect(['queue-full', 'aborted', 'deadline', 'too-heavy', 'closed'].map((r) => new RefusedError(r as never, '').code))
       .toEqual(['REFUSED_QUEUE_FULL', 'REFUSED_ABORTED', 'REFUSED_DEADLINE', 'REFUSED_TOO_HEAVY', 'REFUSED_CLOSED']);
     expect(new TooManyTimersError(10, '').code).toBe('TOO_MANY_TIMERS');
+    expect(new NoReplyError('1', '').code).toBe('NO_REPLY');
+  });
+
+  it('holds the core\'s codes only: the command line and the model exchange have unions of their own', () => {
+    expectTypeOf<'INPUT_FILE' | 'OUTPUT_FILE' | 'EXCHANGE_API_ERROR'>().not.toExtend<ErrorCode>();
+    expectTypeOf<CliErrorCode>().toEqualTypeOf<'INPUT_FILE' | 'OUTPUT_FILE'>();
+    expectTypeOf<ExchangeErrorCode>().toEqualTypeOf<'EXCHANGE_API_ERROR'>();
+    expectTypeOf<ApiError['code']>().toEqualTypeOf<ExchangeErrorCode>();
+    expectTypeOf<InputFileError['code']>().toEqualTypeOf<CliErrorCode>();
+    expect(new ApiError(400, 'INVALID_PARAM_VALUE', 'x').code).toBe('EXCHANGE_API_ERROR');
+    expect(new InputFileError('a.csv', 2, 'x').code).toBe('INPUT_FILE');
+  });
+
+  it('of a file the command line cannot write is OUTPUT_FILE', async () => {
+    const err: string[] = [];
+    const code = await run(['timeline', 'examples/timeline.json', '--svg', '/nonexistent-dir/out.svg'], { out: () => {}, err: (l) => err.push(l) });
+    expect([code, err.join('\n')]).toEqual([1, expect.stringContaining('/nonexistent-dir/out.svg: cannot write it')]);
+  });
+});
+
+describe('TraderatioError.name', () => {
+  it('is the class\'s own name, without writing it out in each class', () => {
+    const made = [
+      new TraderatioError('INVALID_INPUT', ''), new InvalidInputError('x', 1, 'y'), new UnknownFieldError('k', 'o', 1, ['a'], undefined),
+      new RefusedError('closed', ''), new NoReplyError('1', ''), new TooManyTimersError(1, ''),
+      new ApiError(400, 'L', ''), new InputFileError('f', null, ''),
+      new MixedBuildsError('w', {}, { build: 'ESM', version: '1' } as never, 'x', { build: 'CJS', version: '1' } as never),
+    ];
+    expect(made.map((e) => e.name)).toEqual(['TraderatioError', 'InvalidInputError', 'UnknownFieldError', 'RefusedError', 'NoReplyError', 'TooManyTimersError', 'ApiError', 'InputFileError', 'MixedBuildsError']);
+    expect(String(new RefusedError('closed', 'the scheduler is closed'))).toBe('RefusedError: the scheduler is closed');
   });
 });

@@ -1,11 +1,17 @@
 import { InvalidInputError, TraderatioError } from '../errors.js';
 
 /**
+ * The `code` of the command line's errors: `INPUT_FILE` (an input file is missing, not text, or has
+ * a bad line) and `OUTPUT_FILE` (an output file cannot be written). The core's codes are
+ * `ErrorCode`.
+ */
+export type CliErrorCode = 'INPUT_FILE' | 'OUTPUT_FILE';
+
+/**
  * A problem in an input file: names the file, the line and the field (the line is null when the
  * file as a whole is at fault: missing, a directory).
  */
-export class InputFileError extends TraderatioError {
-  override readonly name: string = 'InputFileError';
+export class InputFileError extends TraderatioError<CliErrorCode> {
   constructor(readonly file: string, readonly line: number | null, message: string) {
     super('INPUT_FILE', `${file}${line === null ? '' : `:${line}`}: ${message}`);
   }

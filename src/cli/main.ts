@@ -13,11 +13,14 @@ import { makePlan, readPlan } from './plan.js';
 import { readReplayHistory } from './simulate/history.js';
 import { renderSimulation, simulationHtml, simulationJson, simulationSvg } from './simulate/render.js';
 import { simulate } from './simulate/simulate.js';
+import type { CliErrorCode } from './input.js';
 import { openSource, readInput } from './source.js';
 import { timelineSvg } from './chart.js';
 import { readTimeline, renderTimeline, timelineHtml, timelineJson } from './timeline.js';
 import { planJson, ratioJson, ratioText, renderPlan } from './render.js';
 import { wholeNumber } from './whole-number.js';
+
+export type { CliErrorCode } from './input.js';
 
 // The package's version, written in at build time (tsup.config.ts, vitest.config.ts).
 declare const __TRADERATIO_VERSION__: string;
@@ -376,14 +379,13 @@ function writeOut(file: string, text: string): void {
   try {
     writeFileSync(file, text);
   } catch (e) {
-    throw new TraderatioError('OUTPUT_FILE', `${file}: cannot write it (${(e as NodeJS.ErrnoException).code ?? (e as Error).message})`);
+    throw new TraderatioError<CliErrorCode>('OUTPUT_FILE', `${file}: cannot write it (${(e as NodeJS.ErrnoException).code ?? (e as Error).message})`);
   }
 }
 
 /** Control characters of a message shown as escapes, so that input never drives the terminal. */
 function printable(message: string): string {
-  // eslint-disable-next-line no-control-regex
-  return message.replace(/[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/g, (c) => `\\x${c.charCodeAt(0).toString(16).padStart(2, '0')}`);
+  return message.replace(/(?![\t\n])\p{Cc}/gu, (c) => `\\x${c.charCodeAt(0).toString(16).padStart(2, '0')}`);
 }
 
 /** Runs the command line with `argv` (without node and the script); resolves to the exit code. */

@@ -1,7 +1,7 @@
 import { isUtf8 } from 'node:buffer';
 import { createReadStream, readFileSync, statSync } from 'node:fs';
 import { TraderatioError } from '../errors.js';
-import { InputFileError } from './input.js';
+import { type CliErrorCode, InputFileError } from './input.js';
 
 /** The name a command gives standard input, read when a FILE argument is `-`. */
 export const STDIN_NAME = '<stdin>';
@@ -63,8 +63,7 @@ async function* rethrowing(name: string, chunks: AsyncIterable<Buffer>): AsyncIt
  * Bytes that are not text: a NUL byte, or bytes that are not UTF-8. Thrown by {@link textChunks}
  * after the lines before them; the reader, which counts lines, says which line it is on.
  */
-export class NotTextError extends TraderatioError {
-  override readonly name: string = 'NotTextError';
+export class NotTextError extends TraderatioError<CliErrorCode> {
   constructor(readonly what: string) {
     super('INPUT_FILE', what);
   }

@@ -2,12 +2,26 @@ import { TraderatioError } from '../errors.js';
 import type { Account } from './core.js';
 
 /**
+ * The `code` of the model exchange's errors: `EXCHANGE_API_ERROR`, a request it answers with an
+ * error (the answer's body carries the exchange's `label`). The core's codes are
+ * `ErrorCode`, the command line's its own.
+ *
+ * @example
+ * ```ts
+ * import type { ExchangeErrorCode } from 'traderatio/exchange'
+ *
+ * const code: ExchangeErrorCode = 'EXCHANGE_API_ERROR'
+ * code // 'EXCHANGE_API_ERROR'
+ * ```
+ */
+export type ExchangeErrorCode = 'EXCHANGE_API_ERROR';
+
+/**
  * A request the model exchange answers with an error: the HTTP status and the body
  * `{ label, message }` of the description's section 7 (R12). Thrown inside a request's handling,
  * answered by the HTTP or WebSocket layer.
  */
-export class ApiError extends TraderatioError {
-  override readonly name: string = 'ApiError';
+export class ApiError extends TraderatioError<ExchangeErrorCode> {
   /** The account the refusal is counted for, when the request was identified before it was refused. */
   account: Account | null = null;
   constructor(readonly status: number, label: string, message: string) {

@@ -13,7 +13,7 @@ import { type DailyActivity, type TimelineAccount, type VipChange, buildTimeline
 import { TIERED_VIP_LEVEL, parseVipLevel } from '../rules/vip.js';
 import { type ArrivalCount, type WindowMode, arrivalCount } from './arrival-count.js';
 import type { HistoryHour } from './history.js';
-import { type AccountInForce, type FamilyInForce, familyInForce } from './in-force.js';
+import { type AccountInForce, type FamilyInForce, familyInForce } from '../account/in-force.js';
 
 /** A family of accounts as the exchange holds it: a main account and sub-accounts, or a broker's. */
 export interface FamilySpec {

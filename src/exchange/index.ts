@@ -13,3 +13,4 @@ export type { PricesOptions } from './market-data.js';
 export type { StartingBalances } from './funds.js';
 export type { FillModelOptions, FillShares } from './fill-model.js';
 export type { WindowMode } from './arrival-count.js';
+export type { ExchangeErrorCode } from './api-error.js';

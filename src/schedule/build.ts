@@ -45,7 +45,6 @@ export function buildOf(value: unknown): string | undefined {
  * Said plainly, since the usual message ("expected the store's clock, got {}") does not tell.
  */
 export class MixedBuildsError extends InvalidInputError {
-  override readonly name: string = 'MixedBuildsError';
   constructor(what: string, value: unknown, theirs: Copy, where: string, ours: Copy) {
     super(what, value, `an object of the same copy of traderatio as ${where}`);
     const name = (c: Copy) => `the ${c.build} build of traderatio ${c.version}`;
