@@ -1,19 +1,28 @@
-// The command line as a user runs it: the built binary in a process of its own, its standard
-// streams real pipes. `npm test` builds dist/ first when it is older than the sources.
+// The command line as a user runs it, in this process: the CLI's `run` with the arguments, its
+// standard streams and its standard input given, as bin.ts gives them. What needs a process of its
+// own (the shebang, exit codes, a closed pipe, the exchange's relaunch and Ctrl-C) runs the built
+// binary; `npm test` builds dist/ first when it is older than the sources.
 import { spawn, spawnSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { buildIsStale } from '../../scripts/built.js';
+import { run } from '../../src/cli/main.js';
 
 const root = resolve(import.meta.dirname, '../..');
 const bin = join(root, 'dist/cli/bin.js');
 const BOM = Buffer.from([0xef, 0xbb, 0xbf]);
 
-function cli(args: readonly string[], input?: string | Buffer) {
-  const r = spawnSync(process.execPath, [bin, ...args], { cwd: root, input: input ?? '', encoding: 'utf8' });
-  return { code: r.status, out: r.stdout, err: r.stderr };
+/** Runs the command line in this process; standard output and error as a process would write them. */
+async function cli(args: readonly string[], input?: string | Buffer) {
+  let out = '';
+  let err = '';
+  const stdin = (async function* () {
+    if (input !== undefined && input.length > 0) yield input;
+  })();
+  const code = await run(args, { out: (line) => (out += `${line}\n`), err: (line) => (err += `${line}\n`) }, { stdin });
+  return { code, out, err };
 }
 
 /** The command with its standard output closed before it writes a byte. */
@@ -36,12 +45,20 @@ const file = (name: string, content: string | Buffer): string => {
   return join(dir, name);
 };
 
+describe('the binary', () => {
+  it('runs as a program of its own (its shebang) and exits with the status of the command', async () => {
+    const { version } = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as { version: string };
+    const ok = spawnSync(bin, ['--version'], { cwd: root, encoding: 'utf8' });
+    expect([ok.status, ok.stdout, ok.stderr]).toEqual([0, `${version}\n`, '']);
+    const usage = spawnSync(bin, ['plan', 'examples/family.csv', '--json=yes'], { cwd: root, encoding: 'utf8' });
+    expect([usage.status, usage.stdout, usage.stderr]).toEqual([2, '', 'traderatio: --json takes no value, got "yes"\n']);
+  });
+});
+
 describe('a closed pipe', () => {
+  // One command that writes at once, one that streams its input first.
   it.each([
-    ['example'],
     ['help'],
-    ['plan', 'examples/family.csv'],
-    ['timeline', 'examples/timeline.json'],
     ['simulate', 'examples/requests.csv'],
   ])('ends %s quietly with status 141, as a tool ended by SIGPIPE', async (...args) => {
     const r = await closedOutput(args);
@@ -59,21 +76,21 @@ describe('a byte-order mark', () => {
   // simulate reports how long it took: everything else must be the same.
   const stable = (out: string) => out.replace(/"seconds": [\d.e-]+/, '"seconds": 0');
 
-  it.each(inputs)('is read past in a %s file (%s) and on standard input', (command, path, flags) => {
-    const plain = cli([command, path, ...flags]);
+  it.each(inputs)('is read past in a %s file (%s) and on standard input', async (command, path, flags) => {
+    const plain = await cli([command, path, ...flags]);
     expect(plain.code).toBe(0);
     const withBom = Buffer.concat([BOM, readFileSync(join(root, path))]);
     const named = file(`bom-${path.replace(/\W/g, '-')}${path.slice(path.lastIndexOf('.'))}`, withBom);
-    const fromFile = cli([command, named, ...flags]);
+    const fromFile = await cli([command, named, ...flags]);
     expect({ code: fromFile.code, err: fromFile.err }).toEqual({ code: 0, err: '' });
     expect(stable(fromFile.out)).toBe(stable(plain.out));
-    const fromStdin = cli([command, '-', ...flags], withBom);
+    const fromStdin = await cli([command, '-', ...flags], withBom);
     expect({ code: fromStdin.code, err: fromStdin.err }).toEqual({ code: 0, err: '' });
     expect(stable(fromStdin.out)).toBe(stable(plain.out));
   });
 
-  it('is not taken for part of the first column name when the log has no newline at all', () => {
-    const r = cli(['simulate', '-', '--json'], Buffer.concat([BOM, Buffer.from('at,account,method,path\r\n1763629200000,main,GET,/api/v4/spot/tickers')]));
+  it('is not taken for part of the first column name when the log has no newline at all', async () => {
+    const r = await cli(['simulate', '-', '--json'], Buffer.concat([BOM, Buffer.from('at,account,method,path\r\n1763629200000,main,GET,/api/v4/spot/tickers')]));
     expect(r.code).toBe(0);
     expect(JSON.parse(r.out)).toMatchObject({ lines: 2, requests: 1 });
   });
@@ -84,27 +101,27 @@ describe('standard input', () => {
     ['plan', 'examples/family.csv'],
     ['plan', 'examples/family.json'],
     ['timeline', 'examples/timeline.json'],
-  ])('is read for - (%s %s)', (command, path) => {
-    const r = cli([command, '-'], readFileSync(join(root, path)));
-    expect(r).toEqual({ ...cli([command, path]), code: 0 });
+  ])('is read for - (%s %s)', async (command, path) => {
+    const r = await cli([command, '-'], readFileSync(join(root, path)));
+    expect(r).toEqual({ ...(await cli([command, path])), code: 0 });
   });
 
-  it('streams a request log for simulate -', () => {
-    const r = cli(['simulate', '-', '--json'], readFileSync(join(root, 'examples/requests.csv')));
+  it('streams a request log for simulate -', async () => {
+    const r = await cli(['simulate', '-', '--json'], readFileSync(join(root, 'examples/requests.csv')));
     expect(r.code).toBe(0);
     expect(JSON.parse(r.out)).toMatchObject({ lines: 569, requests: 537, fills: 31, exchange: { refused: 54 } });
   });
 
-  it('is named <stdin> in messages', () => {
-    expect(cli(['plan', '-'], 'account,contract,place\nA,BTC_USDT,x\n').err).toBe('traderatio: <stdin>:2: Expected `place` to be a non-negative integer, got "x"\n');
+  it('is named <stdin> in messages', async () => {
+    expect((await cli(['plan', '-'], 'account,contract,place\nA,BTC_USDT,x\n')).err).toBe('traderatio: <stdin>:2: Expected `place` to be a non-negative integer, got "x"\n');
   });
 });
 
 describe('empty and odd inputs', () => {
-  it('says that a timeline without activity has nothing to show, and draws no chart', () => {
+  it('says that a timeline without activity has nothing to show, and draws no chart', async () => {
     const input = file('no-activity.json', '{\n  "accounts": [{ "id": "main" }],\n  "activity": []\n}\n');
     const svg = join(dir, 'no-activity.svg');
-    const r = cli(['timeline', input, '--svg', svg]);
+    const r = await cli(['timeline', input, '--svg', svg]);
     expect(r.code).toBe(1);
     expect(r.err).toBe(`traderatio: ${input}:3: no activity: \`activity\` is empty, and without it every limit stays at tier 1; give each account's daily figures ({ "account", "day", "contracts" })\n`);
     expect(r.out).toBe('');
@@ -118,39 +135,39 @@ describe('empty and odd inputs', () => {
     ['timeline', 'empty.json', '', ':1: the file is empty: it needs a JSON value'],
     ['simulate', 'empty.csv', '', ':1: the file is empty: it needs a header row'],
     ['simulate', 'header.csv', 'at,account,method,path\n# nothing yet\n', ':2: no requests and no fills: the log has a header and nothing else'],
-  ])('refuses an empty %s input (%s) in plain words', (command, name, content, message) => {
+  ])('refuses an empty %s input (%s) in plain words', async (command, name, content, message) => {
     const path = file(`${command}-${name}`, content);
-    expect(cli([command, path])).toEqual({ code: 1, out: '', err: `traderatio: ${path}${message}\n` });
+    expect(await cli([command, path])).toEqual({ code: 1, out: '', err: `traderatio: ${path}${message}\n` });
   });
 
-  it.each(['plan', 'timeline', 'simulate'])('names a directory given to %s as its file', (command) => {
+  it.each(['plan', 'timeline', 'simulate'])('names a directory given to %s as its file', async (command) => {
     const d = join(dir, `a-directory-${command}`);
     mkdirSync(d);
-    expect(cli([command, d])).toEqual({ code: 1, out: '', err: `traderatio: ${d}: cannot read it: it is a directory, not a file (EISDIR)\n` });
+    expect(await cli([command, d])).toEqual({ code: 1, out: '', err: `traderatio: ${d}: cannot read it: it is a directory, not a file (EISDIR)\n` });
   });
 
-  it.each(['plan', 'timeline', 'simulate'])('refuses a binary file given to %s without echoing its bytes', (command) => {
+  it.each(['plan', 'timeline', 'simulate'])('refuses a binary file given to %s without echoing its bytes', async (command) => {
     // The start of a PNG: bytes past ASCII, an escape sequence, a NUL.
     const path = file(`image-${command}.png`, Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 0x1b, 0x5b, 0x32, 0x4a, 0x00, 0x00, 0x0d]));
-    const r = cli([command, path]);
+    const r = await cli([command, path]);
     expect(r).toEqual({ code: 1, out: '', err: `traderatio: ${path}:1: not UTF-8 text: byte 1 of the line is 0x89; save the file as UTF-8 (or is it a binary file?)\n` });
   });
 
-  it('names the line of a NUL byte in a file that starts as text', () => {
+  it('names the line of a NUL byte in a file that starts as text', async () => {
     const path = file('nul.csv', 'account,contract\nA,BTC_USDT\nB,ETH\u0000USDT\n');
-    expect(cli(['plan', path]).err).toBe(`traderatio: ${path}:3: not text: a NUL byte at byte 6 of the line; is it a binary file?\n`);
+    expect((await cli(['plan', path])).err).toBe(`traderatio: ${path}:3: not text: a NUL byte at byte 6 of the line; is it a binary file?\n`);
     const log = file('nul-log.csv', 'at,account,method,path\n1793491200000,main,GET,/api/v4/spot/tickers\n1793491200001,main,GET,/api/v4/spot/tick\u0000ers\n');
-    expect(cli(['simulate', log]).err).toBe(`traderatio: ${log}:3: not text: a NUL byte at byte 41 of the line; is it a binary file?\n`);
+    expect((await cli(['simulate', log])).err).toBe(`traderatio: ${log}:3: not text: a NUL byte at byte 41 of the line; is it a binary file?\n`);
   });
 
-  it('refuses UTF-16 by name', () => {
+  it('refuses UTF-16 by name', async () => {
     const path = file('utf16.csv', Buffer.concat([Buffer.from([0xff, 0xfe]), Buffer.from('account,contract\n', 'utf16le')]));
-    expect(cli(['plan', path]).err).toBe(`traderatio: ${path}:1: the file is UTF-16 text; save it as UTF-8\n`);
+    expect((await cli(['plan', path])).err).toBe(`traderatio: ${path}:1: the file is UTF-16 text; save it as UTF-8\n`);
   });
 
-  it('shows control characters of a message as escapes', () => {
+  it('shows control characters of a message as escapes', async () => {
     const path = file('escape.csv', 'account,contract,\u001b[2Jplace\u0007\nA,BTC_USDT,1\n');
-    const r = cli(['plan', path]);
+    const r = await cli(['plan', path]);
     expect(r.err).toMatch(new RegExp(`^traderatio: ${path}:1: `));
     expect(r.err).toContain('\\x1b[2Jplace\\x07');
     expect(r.err).not.toMatch(/[\u0000-\u0009\u000b-\u001f]/);
@@ -158,13 +175,13 @@ describe('empty and odd inputs', () => {
 });
 
 describe('commands and options', () => {
-  it('prints the version with --version', () => {
+  it('prints the version with --version', async () => {
     const { version } = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as { version: string };
-    expect(cli(['--version'])).toEqual({ code: 0, out: `${version}\n`, err: '' });
+    expect(await cli(['--version'])).toEqual({ code: 0, out: `${version}\n`, err: '' });
   });
 
-  it('prints the worked example as JSON with example --json, under both readings of R7', () => {
-    const r = cli(['example', '--json']);
+  it('prints the worked example as JSON with example --json, under both readings of R7', async () => {
+    const r = await cli(['example', '--json']);
     expect(r.code).toBe(0);
     const { readings } = JSON.parse(r.out) as { readings: { ownVolumeThreshold: string; aggregated: { numerator: string; denominator: string }; accounts: { limit: number }[] }[] };
     expect(readings.map((x) => x.ownVolumeThreshold)).toEqual(['0', '1000000']);
@@ -172,8 +189,8 @@ describe('commands and options', () => {
     expect(readings.map((x) => x.accounts.map((a) => a.limit))).toEqual([[250, 250, 300], [250, 250, 250]]);
   });
 
-  it.each([['example', '--help'], ['example', '-h'], ['help', 'example']])('prints the help of example for %s %s', (...args) => {
-    const r = cli(args);
+  it.each([['example', '--help'], ['example', '-h'], ['help', 'example']])('prints the help of example for %s %s', async (...args) => {
+    const r = await cli(args);
     expect(r.code).toBe(0);
     expect(r.out).toMatch(/^Usage: traderatio example \[options\]\n/);
     expect(r.out).toContain('--json');
@@ -196,16 +213,21 @@ describe('commands and options', () => {
     [['simulate', 'examples/requests.csv', '--vip=-1'], '--vip takes a VIP level (a whole number such as 14), got "-1"'],
     [['plan', 'examples/family.csv', '--json=yes'], '--json takes no value, got "yes"'],
     [['plan', 'examples/family.csv', '-x'], 'plan has no option -x; its options are --vip, --threshold, --broker, --json, --help'],
-  ])('refuses %j with exit code 2, naming what was typed', (args, message) => {
-    expect(cli(args)).toEqual({ code: 2, out: '', err: `traderatio: ${message}\n` });
+  ])('refuses %j with exit code 2, naming what was typed', async (args, message) => {
+    expect(await cli(args)).toEqual({ code: 2, out: '', err: `traderatio: ${message}\n` });
   });
 
-  it('reads a file whose name starts with a dash after --', () => {
-    const path = file('-family.csv', readFileSync(join(root, 'examples/family.csv')));
-    const r = spawnSync(process.execPath, [bin, 'plan', '--json', '--', '-family.csv'], { cwd: dir, encoding: 'utf8' });
-    expect(r.status).toBe(0);
-    expect(JSON.parse(r.stdout).accounts).toHaveLength(4);
-    expect(path).toContain('-family.csv');
+  it('reads a file whose name starts with a dash after --', async () => {
+    file('-family.csv', readFileSync(join(root, 'examples/family.csv')));
+    const cwd = process.cwd();
+    process.chdir(dir);
+    try {
+      const r = await cli(['plan', '--json', '--', '-family.csv']);
+      expect(r.code).toBe(0);
+      expect(JSON.parse(r.out).accounts).toHaveLength(4);
+    } finally {
+      process.chdir(cwd);
+    }
   });
 });
 
@@ -221,34 +243,34 @@ describe('unknown fields', () => {
     ['plan', 'camel.csv', 'account,contract,makerVolume\nA,BTC_USDT,5\n', ':1: unknown column "makerVolume": did you mean "maker_volume"? The columns are account, contract, maker_volume'],
     ['simulate', 'camel.csv', 'at,account,method,path,fillRole\n', ':1: unknown column "fillRole": did you mean "fill_role"?'],
     ['plan', 'proto.csv', 'account,contract,maker_volume,__proto__\nA,BTC_USDT,5,1\n', ':1: unknown column "__proto__". The columns are account, contract, maker_volume'],
-  ])('%s refuses an unknown field in %s, naming its line and the closest known one', (command, name, content, message) => {
+  ])('%s refuses an unknown field in %s, naming its line and the closest known one', async (command, name, content, message) => {
     const path = file(`unknown-${command}-${name}`, content);
-    const r = cli([command, path]);
+    const r = await cli([command, path]);
     expect(r.code).toBe(1);
     expect(r.out).toBe('');
     expect(r.err).toContain(`traderatio: ${path}${message}`);
   });
 
-  it('reads a plan in JSON with the library spelling', () => {
-    const r = cli(['plan', 'examples/family.json', '--json']);
+  it('reads a plan in JSON with the library spelling', async () => {
+    const r = await cli(['plan', 'examples/family.json', '--json']);
     expect(r.code).toBe(0);
     expect(JSON.parse(r.out).accounts).toHaveLength(3);
   });
 });
 
 describe('plan margins', () => {
-  it('offers no margin below VIP 14, and says why', () => {
-    const r = cli(['plan', 'examples/family.csv', '--vip', '13']);
+  it('offers no margin below VIP 14, and says why', async () => {
+    const r = await cli(['plan', 'examples/family.csv', '--vip', '13']);
     expect(r.code).toBe(0);
     expect(r.out).toMatch(/^A\s+7\.2273\s+13\.1177\s+aggregated\s+1\s+100 r\/s\s+-\s+-$/m);
     expect(r.out).not.toContain('maker USDT');
     expect(r.out).toContain('Below VIP 14 every account is at tier 1 whatever its ratio: no volume and no request count changes the limit.');
-    const json = JSON.parse(cli(['plan', 'examples/family.csv', '--vip', '13', '--json']).out);
+    const json = JSON.parse((await cli(['plan', 'examples/family.csv', '--vip', '13', '--json'])).out);
     expect(json.accounts[0]).toMatchObject({ tier: 1, up: null, down: null });
   });
 
-  it('gives the spare before the tier below in one meaning, 0 and 0 at a ratio exactly on the bound', () => {
-    const r = cli(['plan', '-'], 'account,contract,maker_volume,place\nA,BTC_USDT,1000,100\n');
+  it('gives the spare before the tier below in one meaning, 0 and 0 at a ratio exactly on the bound', async () => {
+    const r = await cli(['plan', '-'], 'account,contract,maker_volume,place\nA,BTC_USDT,1000,100\n');
     expect(r.code).toBe(0);
     expect(r.out).toContain('0.00 maker USDT or 0 requests, then 250 r/s');
     expect(r.out).not.toContain('-0.00');
@@ -259,28 +281,28 @@ describe('plan margins', () => {
 describe('numbers', () => {
   it.each([
     ['1e5'], ['1e400'], ['+5'], ['.5'], ['5.'],
-  ])('refuses the amount %s in a plan, naming the line and field', (amount) => {
+  ])('refuses the amount %s in a plan, naming the line and field', async (amount) => {
     const path = file(`amount-${amount}.csv`, `account,contract,maker_volume,place\nA,BTC_USDT,${amount},100\n`);
-    expect(cli(['plan', path])).toEqual({ code: 1, out: '', err: `traderatio: ${path}:2: Expected \`maker_volume\` of BTC_USDT in account A to be a non-negative decimal string, got "${amount}"\n` });
+    expect(await cli(['plan', path])).toEqual({ code: 1, out: '', err: `traderatio: ${path}:2: Expected \`maker_volume\` of BTC_USDT in account A to be a non-negative decimal string, got "${amount}"\n` });
   });
 
-  it('refuses the count 1e3, as every count is digits', () => {
+  it('refuses the count 1e3, as every count is digits', async () => {
     const path = file('count.csv', 'account,contract,maker_volume,place\nA,BTC_USDT,5,1e3\n');
-    expect(cli(['plan', path]).err).toBe(`traderatio: ${path}:2: Expected \`place\` to be a non-negative integer, got "1e3"\n`);
+    expect((await cli(['plan', path])).err).toBe(`traderatio: ${path}:2: Expected \`place\` to be a non-negative integer, got "1e3"\n`);
   });
 
-  it('prints ratios to 8 places in JSON with the exact fraction beside them, and huge counts as integers', () => {
-    const json = JSON.parse(cli(['plan', '-', '--json'], 'account,contract,maker_volume,place\nA,BTC_USDT,1000,3\n').out);
+  it('prints ratios to 8 places in JSON with the exact fraction beside them, and huge counts as integers', async () => {
+    const json = JSON.parse((await cli(['plan', '-', '--json'], 'account,contract,maker_volume,place\nA,BTC_USDT,1000,3\n')).out);
     expect(json.accounts[0].own).toMatchObject({ ratio: '333.33333333', numerator: '1000', denominator: '3' });
-    const huge = cli(['plan', '-'], `account,contract,maker_volume,place\nA,BTC_USDT,1${'0'.repeat(60)},1\n`);
+    const huge = await cli(['plan', '-'], `account,contract,maker_volume,place\nA,BTC_USDT,1${'0'.repeat(60)},1\n`);
     expect(huge.code).toBe(0);
     expect(huge.out).not.toMatch(/\de\+\d/);
   });
 
-  it('says which account each refused request came from, and counts in the singular for 1', () => {
-    const r = cli(['simulate', 'examples/requests.csv']);
+  it('says which account each refused request came from, and counts in the singular for 1', async () => {
+    const r = await cli(['simulate', 'examples/requests.csv']);
     expect(r.out).toMatch(/^ {2}e\.g\. line 102 at 2026-11-20T09:00:00\.300Z: account main over futures\.place$/m);
-    const one = cli(['simulate', '-'], 'at,account,method,path,fill_role,fill_volume,contract\n2026-11-20T09:00:00Z,main,GET,/spot/tickers,,,\n2026-11-20T09:00:01Z,main,,,maker,5,BTC_USDT\n');
+    const one = await cli(['simulate', '-'], 'at,account,method,path,fill_role,fill_volume,contract\n2026-11-20T09:00:00Z,main,GET,/spot/tickers,,,\n2026-11-20T09:00:01Z,main,,,maker,5,BTC_USDT\n');
     expect(one.out).toMatch(/^3 lines \(1 request, 1 fill\) from/);
     expect(one.out).toContain('As sent, the exchange would refuse 0 requests with 429.');
   });
