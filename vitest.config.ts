@@ -11,8 +11,9 @@ export default defineConfig({
     include: ['test/**/*.test.ts'],
     pool: 'forks',
     maxWorkers: 2,
-    // A test that starts processes (the command line, a recipe) may take seconds on a busy machine.
-    testTimeout: 15_000,
+    // Timeouts catch a test that hangs, not a slow one: on a busy machine a test may take a minute.
+    testTimeout: 60_000,
+    hookTimeout: 60_000,
     reporters: ['default', './test/summary-reporter.ts'],
   },
 });

@@ -29,7 +29,7 @@ for (const file of files) {
         writeFileSync(path, local.replace(/from 'traderatio\/([a-z-]+)'/g, "from '../../src/$1/index.js'").replaceAll("from 'traderatio'", "from '../../src/index.js'"));
         await import(pathToFileURL(path).href);
         // A recipe loads its client library (the SDK's hundreds of modules) and starts the model.
-      }, 30_000);
+      }, 60_000);
     });
   });
 }

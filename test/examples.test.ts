@@ -49,7 +49,7 @@ for (const entry of all) {
         expect(importsThePackage(example.code), 'the example imports what it uses from the package').toBe(true);
         expect(toModule(example.code).assertions, 'the example asserts what it shows (`expression // value`)').toBeGreaterThan(0);
         await run(write(entry.name, example, i));
-      }, 30_000);
+      }, 60_000);
     });
   });
 }

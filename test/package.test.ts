@@ -52,9 +52,9 @@ beforeAll(async () => {
     symlinkSync(join(root, 'node_modules', dep), join(app, 'node_modules', dep));
   }
   writeFileSync(join(app, 'package.json'), JSON.stringify({ name: 'app', private: true, type: 'module', dependencies: { traderatio: pkg.version } }));
-  // Packing builds the package (nine entries, two builds and the declarations), which takes a
-  // while beside the rest of the suite on a busy machine.
-}, 120_000);
+  // Packing builds the package (nine entries, two builds and the declarations): minutes beside the
+  // rest of the suite on a busy machine.
+}, 600_000);
 
 afterAll(() => rmSync(work, { recursive: true, force: true }));
 
@@ -264,7 +264,7 @@ export const running: Promise<RunningExchange> = startExchange({ clock: new Virt
       return { name, code: r.code, out: r.out };
     }));
     expect(results).toEqual(Object.keys(configs).map((name) => ({ name, code: 0, out: '' })));
-  }, 60_000);
+  }, 300_000);
 
   it('type-checks a consumer with TypeScript\'s default lib (the DOM included) and skipLibCheck false', async () => {
     // The DOM's RequestInit has a `priority` of its own ('high' | 'low' | 'auto'): the options of a
@@ -288,5 +288,5 @@ export const kinds = [limitApiClient, limitCcxt].length;
     writeFileSync(join(app, 'tsconfig.dom.json'), JSON.stringify(config));
     const r = await run(process.execPath, [join(root, 'node_modules/typescript/bin/tsc'), '-p', 'tsconfig.dom.json'], app);
     expect({ code: r.code, out: r.out }).toEqual({ code: 0, out: '' });
-  }, 60_000);
+  }, 300_000);
 });

@@ -44,7 +44,7 @@ function accepted(ex: RunningExchange): Record<string, number> {
 }
 
 // Real HTTP to the model: more time than the default on a loaded machine.
-describe('limitApiClient', { timeout: 30_000 }, () => {
+describe('limitApiClient', () => {
   it('puts each call of the SDK on the limits of its endpoint, from the filled-in path and the body, as the model counts it', async () => {
     const { limiter, exchange, futures, spot } = await setup();
     const placed = await futures.createFuturesOrder('usdt', order);

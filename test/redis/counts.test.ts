@@ -244,7 +244,7 @@ describe('two processes at a boundary, on shared counts', () => {
       await a.close();
       await b.close();
     }
-  }, 20_000);
+  }, 60_000);
 
   it('raise the limit at 08:00 to the same tier, on history only one of them seeded', async () => {
     // The snapshot of yesterday rated 1.125 (150), today's 3 (200): the raise waits for 08:00.
@@ -267,5 +267,5 @@ describe('two processes at a boundary, on shared counts', () => {
       await a.close();
       await b.close();
     }
-  }, 20_000);
+  }, 60_000);
 });

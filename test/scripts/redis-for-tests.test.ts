@@ -29,7 +29,7 @@ describe('redisForTests', () => {
       client.disconnect();
       await redis.stop();
     }
-  }, 15_000);
+  }, 60_000);
 
   it('uses the Redis that answers where it looks, and starts nothing', async () => {
     const redis = await redisForTests({ fallback: REDIS_URL });
