@@ -2,7 +2,7 @@
 // TypeScript declares each private member by name only (`private timer;`) so that a class is not
 // taken for another of the same shape; one ES private name does that as well (it is what
 // TypeScript itself writes for a class with `#fields`), and what the members are is the sources'
-// business, not the package's: their names and doc comments were 8 kB of the declarations.
+// business, not the package's: their names and doc comments only weigh on the declarations.
 // A private constructor stays: it says that the class is not built with `new`.
 import { readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';

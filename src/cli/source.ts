@@ -152,7 +152,7 @@ function startOfText(name: string, buf: Buffer): number {
 
 // Buffer's indexOf and lastIndexOf are given an offset at every call here: a call without one
 // changes what V8 assumes of the function they share, and slows every search the line reader makes
-// afterwards (by a tenth, measured with `npm run bench:simulate`).
+// afterwards (`npm run bench:simulate` shows it).
 
 /** Whether `buf` is UTF-8 text without NUL bytes. */
 function isText(buf: Buffer): boolean {
