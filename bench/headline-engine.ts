@@ -70,7 +70,7 @@ if (config.setup === 'traderatio') {
   const catalog = createCatalog();
   const limits = new Map<string, Limit>();
   const fetch2 = gate.fetch2.bind(gate);
-  gate.fetch2 = function (path: unknown, apiName?: unknown, method?: string, params?: unknown, headers?: unknown, body?: unknown, cfg?: unknown) {
+  gate.fetch2 = ((path: unknown, apiName?: unknown, method?: string, params?: unknown, headers?: unknown, body?: unknown, cfg?: unknown) => {
     const built = gate.sign(path as string, apiName as string, method, params as object, headers as never, body as never) as { url: string; method: string; body?: string };
     const c = catalog.classify(built.method, built.url, built.body === undefined || built.body === '' ? undefined : JSON.parse(built.body));
     const mine = c.limits.map((s) => {
@@ -79,18 +79,18 @@ if (config.setup === 'traderatio') {
       return l;
     });
     return statics!.schedule(() => fetch2(path, apiName, method, params as never, headers as never, body, cfg as never), { limits: mine, weight: c.weight }) as Promise<unknown>;
-  } as typeof gate.fetch2;
+  }) as typeof gate.fetch2;
 }
 
 // When each request was wanted (kept through ccxt's awaits) and when ccxt handed it to its HTTP layer.
 const wanted = new AsyncLocalStorage<number>();
 const waits: number[] = [];
 const send = gate.fetch.bind(gate);
-gate.fetch = function (url: string, method = 'GET', headers?: Record<string, string>, body?: unknown) {
+gate.fetch = ((url: string, method = 'GET', headers?: Record<string, string>, body?: unknown) => {
   const w = wanted.getStore();
   if (w !== undefined) waits.push(performance.now() - w);
   return send(url, method, headers, body);
-} as typeof gate.fetch;
+}) as typeof gate.fetch;
 
 let random = config.seed >>> 0;
 const next = (): number => {

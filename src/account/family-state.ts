@@ -1,4 +1,4 @@
-import { DAY_MS, utcDayStart } from '../rules/calendar.js';
+import { utcDayStart } from '../rules/calendar.js';
 import { type AccountRating, type FamilyConfig, type FamilyRating, rateFamily } from '../rules/family.js';
 import type { TimelineAccount } from '../rules/timeline.js';
 import type { Tracker } from './tracker.js';

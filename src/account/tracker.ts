@@ -2,7 +2,7 @@ import { InvalidInputError } from '../errors.js';
 import type { HourlyActivity } from '../rules/abuse.js';
 import { DAY_MS, HOUR_MS, formatUtcDay, formatUtcInstant, isInUtcDay, parseUtcDay, parseUtcHour, utcDayStart, utcHourStart } from '../rules/calendar.js';
 import { contractName, normalizeContract } from '../rules/contracts.js';
-import { type DecimalInput } from '../rules/decimal.js';
+import type { DecimalInput } from '../rules/decimal.js';
 import { type Fixed, FixedSum, fixedFromDec, toDec } from '../rules/fixed.js';
 import { type InstantInput, isInstant, parseCount, parseId, parseInstant, parseNonNegativeDecimal, parsePositiveInteger } from '../rules/parse.js';
 import type { ContractActivity } from '../rules/ratio.js';

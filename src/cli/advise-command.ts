@@ -38,7 +38,7 @@ export async function adviseCommand(
   const bar = (_bytes: number, lines: number): void => {
     process.stderr.write(`\r${lines.toLocaleString('en-US')} lines `);
   };
-  let run;
+  let run: Awaited<ReturnType<typeof runAdvice>>;
   try {
     run = await runAdvice(source, {
       ...context.options,

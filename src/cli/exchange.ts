@@ -1,5 +1,5 @@
 import { InvalidInputError } from '../errors.js';
-import { type ExchangeOptions, startExchange } from '../exchange/server.js';
+import { type ExchangeOptions, type RunningExchange, startExchange } from '../exchange/server.js';
 import type { ExchangeStats } from '../exchange/stats.js';
 import { InputFileError } from './input.js';
 import { readJson } from './read-json.js';
@@ -72,7 +72,7 @@ export async function exchangeCommand(args: ParsedArgs, run: ExchangeRun): Promi
   if (accounts !== undefined) options.accounts = accounts.value as NonNullable<ExchangeOptions['accounts']>;
   if (history !== undefined) options.history = history.value;
   if (fills !== undefined) options.fills = fills.value as NonNullable<ExchangeOptions['fills']>;
-  let exchange;
+  let exchange: RunningExchange;
   try {
     exchange = await startExchange(options);
   } catch (e) {

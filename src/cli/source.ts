@@ -1,5 +1,5 @@
 import { isUtf8 } from 'node:buffer';
-import { createReadStream, readFileSync, statSync } from 'node:fs';
+import { createReadStream, statSync } from 'node:fs';
 import { TraderatioError } from '../errors.js';
 import { type CliErrorCode, InputFileError } from './input.js';
 

@@ -16,7 +16,7 @@ export class FixedCount implements ArrivalCount {
     return this.count + weight <= n;
   }
 
-  add(at: number, weight: number): void {
+  add(_at: number, weight: number): void {
     this.count += weight;
     if (this.count > this.most) this.most = this.count;
   }

@@ -6,7 +6,7 @@ import { type Clock, unrefTimer } from '../schedule/clock.js';
 import { Listeners } from '../schedule/listeners.js';
 import type { SharedCounts } from '../account/shared-counts.js';
 import type { LimitHost, LimitStore } from '../schedule/store.js';
-import { WindowLimit, type WindowLimitOptions } from '../schedule/window.js';
+import type { WindowLimit, WindowLimitOptions } from '../schedule/window.js';
 import { Availability } from './availability.js';
 import { encodeAcquire, encodeCounts, encodeFeedback, encodeHello, encodeLate, encodeProbe, encodeRelease, encodeUpdate, type Encoded, type HelloCall } from './calls.js';
 import type { RedisScripting } from './client.js';

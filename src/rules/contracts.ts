@@ -1,5 +1,5 @@
 import { InvalidInputError } from '../errors.js';
-import { Dec, type DecimalInput } from './decimal.js';
+import type { Dec, DecimalInput } from './decimal.js';
 import { parsePositiveDecimal } from './parse.js';
 
 const CONTRACT_NAME = /^[A-Z0-9]+(_[A-Z0-9]+)+$/;

@@ -189,7 +189,7 @@ export function resolveOptions<O extends object, C extends { readonly kind: stri
  */
 export function checkFields(value: object, known: readonly string[], owner: string | (() => string)): void {
   for (const key in value) {
-    if (!known.includes(key) && Object.prototype.hasOwnProperty.call(value, key)) {
+    if (!known.includes(key) && Object.hasOwn(value, key)) {
       throw new UnknownFieldError(key, typeof owner === 'string' ? owner : owner(), (value as Record<string, unknown>)[key], known, closestName(key, known));
     }
   }

@@ -105,7 +105,7 @@ describe('limitCcxt', () => {
   });
 
   it('sends a cancel at once while placements wait on the placement limit', async () => {
-    const { gate, sent, clock, limiter: l } = await setUp();
+    const { gate, clock, limiter: l } = await setUp();
     await gate.loadMarkets();
     const first = await gate.createOrder(BTC, 'limit', 'buy', 1, 60000);
     const placements = Array.from({ length: 120 }, () => gate.createOrder(BTC, 'limit', 'buy', 1, 60000));

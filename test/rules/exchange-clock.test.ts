@@ -145,12 +145,12 @@ describe('ExchangeClock (R15)', () => {
     it('with wall instants only: samples after a step replace the set once `confirm` of them agree', () => {
       let clock = fed(500, 10);
       const at = SEVEN + 10_000;
-      const after = (i: number) => sample(500, { at: at + i * 1000, up: 5, gateway: 1, down: 5 }, { step: 10_000 });
-      expect(clock.add(after(0)).accepted).toBe(false);
-      clock = clock.add(after(0)).clock;
-      expect(clock.add(after(1)).accepted).toBe(false);
-      clock = clock.add(after(1)).clock;
-      const third = clock.add(after(2));
+      const sampleAt = (i: number) => sample(500, { at: at + i * 1000, up: 5, gateway: 1, down: 5 }, { step: 10_000 });
+      expect(clock.add(sampleAt(0)).accepted).toBe(false);
+      clock = clock.add(sampleAt(0)).clock;
+      expect(clock.add(sampleAt(1)).accepted).toBe(false);
+      clock = clock.add(sampleAt(1)).clock;
+      const third = clock.add(sampleAt(2));
       expect(third).toMatchObject({ accepted: true, replaced: true, wallStepMs: 0 });
       const e = third.clock.estimate(at + 12_000 + 10_000)!;
       expect(Math.abs(e.offsetMs - (500 - 10_000))).toBeLessThanOrEqual(e.errorMs);

@@ -155,8 +155,12 @@ function fakeSocket() {
   return {
     socket,
     sent,
-    reply: (message: unknown) => listeners.message.forEach((l) => l({ data: JSON.stringify(message) })),
-    close: () => listeners.close.forEach((l) => l({ data: undefined })),
+    reply: (message: unknown) => {
+      for (const l of listeners.message) l({ data: JSON.stringify(message) });
+    },
+    close: () => {
+      for (const l of listeners.close) l({ data: undefined });
+    },
   };
 }
 

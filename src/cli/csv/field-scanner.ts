@@ -1,4 +1,4 @@
-import { type CsvFault } from './rules.js';
+import type { CsvFault } from './rules.js';
 import { splitCsvLine } from './split-line.js';
 
 /**

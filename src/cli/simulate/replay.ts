@@ -1,4 +1,4 @@
-import { type Catalog, type Classification } from '../../catalog/catalog.js';
+import type { Catalog, Classification } from '../../catalog/catalog.js';
 import type { FillRole } from '../../account/tracker.js';
 import { type Account, type CountedLimit, ExchangeCore, type Party, SPOT_THROTTLE_KEY, THROTTLE_KEY } from '../../exchange/core.js';
 import { SlidingCount } from '../../exchange/sliding-count.js';
