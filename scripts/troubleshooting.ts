@@ -1,12 +1,14 @@
 // docs/troubleshooting.md is generated from this file (`npm run docs:troubleshooting`). Each table
-// is typed by the code's own list (the ErrorCode union, the event unions), so a code or event
+// is typed by the code's own list (the error code unions, the event unions), so a code or event
 // added without a line here fails `npm run typecheck`; test/troubleshooting.test.ts checks that the
 // page is this rendering and that every label a source file gives an error has a line.
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import type { LimiterEvent } from '../src/account/limiter.js';
+import type { CliErrorCode } from '../src/cli/main.js';
 import type { ErrorCode } from '../src/errors.js';
+import type { ExchangeErrorCode } from '../src/exchange/index.js';
 import type { RedisStoreEvent } from '../src/redis/store.js';
 import type { SchedulerEvent } from '../src/schedule/scheduler.js';
 
@@ -96,7 +98,8 @@ export const REDIS_EVENTS: Table<RedisStoreEvent['type']> = {
   error: { means: 'A listener of the store threw.', todo: 'Fix the listener.' },
 };
 
-export const ERROR_CODES: Table<ErrorCode> = {
+// The core's codes, the command line's and the model exchange's: a user may meet any of them.
+export const ERROR_CODES: Table<ErrorCode | CliErrorCode | ExchangeErrorCode> = {
   INVALID_INPUT: {
     means: 'A call was given a value it cannot take; the message names the field, the value and what was expected. Nothing was changed, counted or queued.',
     todo: 'Fix the value named in the message (`error.field`, `error.value`).',
