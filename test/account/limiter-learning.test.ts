@@ -3,7 +3,6 @@ import { AccountLimiter, type AccountLimiterOptions, type LimiterEvent } from '.
 import { VirtualClock } from '../../src/schedule/clock.js';
 import { feedbackFrom } from '../../src/schedule/feedback.js';
 
-const DAY = 86_400_000;
 const HOUR = 3_600_000;
 const T0 = Date.parse('2026-11-21T10:00:00Z');
 const ORDERS = '/api/v4/futures/usdt/orders';
