@@ -158,7 +158,10 @@ export function simulationSvg(r: SimulationReport): string {
       };
       changes.forEach((c, k) => {
         const v = pick(c);
-        if (v === null) return flush();
+        if (v === null) {
+          flush();
+          return;
+        }
         const x0 = f(x(Math.max(c.at, from)));
         const x1 = f(x(changes[k + 1]?.at ?? to));
         pts.push(`${x0},${f(y(v))}`, `${x1},${f(y(v))}`);
