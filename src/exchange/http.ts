@@ -103,7 +103,7 @@ export function createHttpServer(model: ExchangeModel, limits: HttpLimits, admin
       return;
     }
     const inflight = (socket as unknown as { _httpMessage?: ServerResponse | null })._httpMessage;
-    if (!socket.writable || (inflight !== undefined && inflight !== null && inflight.headersSent)) {
+    if (!socket.writable || inflight?.headersSent === true) {
       socket.destroy();
       return;
     }

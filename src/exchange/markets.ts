@@ -1,5 +1,5 @@
 import { InvalidInputError } from '../errors.js';
-import type { Dec } from '../rules/decimal.js';
+import { Dec } from '../rules/decimal.js';
 import { normalizeContract } from '../rules/contracts.js';
 import { parsePositiveDecimal } from '../rules/parse.js';
 

@@ -5,7 +5,7 @@ import { ApiError, badRequest } from './api-error.js';
 import { Book, type FuturesOrder, MAX_OPEN_ORDERS, type SpotOrder, type Trade } from './book.js';
 import type { Account, ExchangeCore } from './core.js';
 import type { FillModel } from './fill-model.js';
-import { type Contract, type Markets, type Pair } from './markets.js';
+import type { Contract, Markets, Pair } from './markets.js';
 import { DEFAULT_BALANCES, Funds, LEVERAGE, type StartingBalances, positionValue, profit } from './funds.js';
 import { type MarketData, whole } from './market-data.js';
 import { hashText } from './price-walk.js';

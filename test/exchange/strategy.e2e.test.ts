@@ -4,7 +4,6 @@
 // the price walks, balances and positions that follow the model's fills, orders by id, open and
 // finished, amend, cancel, batches, and the account's trades.
 import axios from 'axios';
-import ccxt from 'ccxt';
 import { ApiClient, FuturesApi, SpotApi } from 'gate-api';
 import { afterEach, describe, expect, it } from 'vitest';
 import { type RunningExchange, startExchange } from '../../src/exchange/index.js';
