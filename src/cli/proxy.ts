@@ -70,7 +70,7 @@ export async function proxyCommand(args: ParsedArgs, run: ProxyRun): Promise<voi
       },
     }),
   };
-  let proxy;
+  let proxy: Awaited<ReturnType<typeof startProxy>>;
   try {
     proxy = await startProxy(options);
   } catch (e) {

@@ -50,7 +50,7 @@ export function proxyStatus(limiters: ReadonlyMap<string, AccountLimiter>, publi
     if (family === publicFamily) continue;
     for (const [account, limits] of byAccount) {
       if (account === 'ip') continue;
-      let s;
+      let s: ReturnType<typeof limiter.limitNow>;
       try {
         s = limiter.limitNow(account);
       } catch {

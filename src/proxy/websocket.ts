@@ -128,7 +128,7 @@ function relay(client: WebSocket, upstream: WebSocket, settle: string, options: 
     }
     const channel = typeof msg?.channel === 'string' ? msg.channel : null;
     const payload = typeof msg?.payload === 'object' && msg.payload !== null ? msg.payload : {};
-    if (channel !== null && channel.endsWith('.login') && typeof payload.api_key === 'string') loginKey = payload.api_key;
+    if (channel?.endsWith('.login') === true && typeof payload.api_key === 'string') loginKey = payload.api_key;
     const key = typeof payload.api_key === 'string' ? payload.api_key : loginKey;
     if (channel === null || msg?.event !== 'api' || !WEBSOCKET_ORDER_CHANNELS.includes(channel) || key === null) {
       // Not an order request, or one of no account (the exchange refuses it): passed as it is.
