@@ -6,9 +6,14 @@
  * from the build, each in a process of its own, as a user runs them; the two setups alternate over
  * ROUNDS rounds, the model's counts reset before each. Figures: answers 429, placements the model
  * accepted and their share of 250 per second over the run, the most it counted in any second.
+ * A third setup, two `traderatio proxy --redis` processes in front of the account, each with the
+ * engine through it at 16 threads, runs when a Redis answers at REDIS_URL (default
+ * redis://127.0.0.1:6379); its keys are removed after.
  * Run: npm run bench:proxy [seconds] [rounds]
  */
 import { type ChildProcess, spawn } from 'node:child_process';
+import { createHash, createHmac, randomBytes } from 'node:crypto';
+import { Redis } from 'ioredis';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
@@ -47,9 +52,9 @@ function start(args: readonly string[], pattern: RegExp): Promise<{ url: string;
 
 interface Run { readonly tooMany: number; readonly accepted: number; readonly most: number; readonly cancels: number }
 
-function engine(url: string): Promise<{ statuses: Record<string, number>; cancels: number }> {
+function engine(url: string, threads = 32): Promise<{ statuses: Record<string, number>; cancels: number }> {
   const child = spawn('python3', [join(root, 'examples/proxy/engine.py')], {
-    env: { ...process.env, GATE_URL: url, GATE_KEY: 'main-key', GATE_SECRET: 'main-secret', SECONDS: String(SECONDS), THREADS: '32' },
+    env: { ...process.env, GATE_URL: url, GATE_KEY: 'main-key', GATE_SECRET: 'main-secret', SECONDS: String(SECONDS), THREADS: String(threads) },
     stdio: ['ignore', 'pipe', 'inherit'],
   });
   let out = '';
@@ -60,21 +65,46 @@ function engine(url: string): Promise<{ statuses: Record<string, number>; cancel
 const model = await start(['exchange', '--port', '0', '--accounts', accounts, '--history', history, '--fills', fills, '--verify-signatures'], /traderatio exchange: (http:\/\/\S+)/);
 const proxy = await start(['proxy', '--port', '0', '--upstream', model.url, '--accounts', accounts, '--history', history], /traderatio proxy: (http:\/\/\S+) ->/);
 
-async function measure(url: string): Promise<Run> {
+/** The engine through each of `urls` at once (32 threads in all), the model's counts reset before. */
+async function measure(urls: readonly string[]): Promise<Run> {
   await fetch(`${model.url}/_model/reset`, { method: 'POST' });
-  const r = await engine(url);
+  const rs = await Promise.all(urls.map((url) => engine(url, 32 / urls.length)));
   const stats = (await (await fetch(`${model.url}/_model/stats`)).json()) as { accounts: { limits: { key: string; accepted: number; most: number }[] }[] };
   const place = stats.accounts[0]!.limits.find((l) => l.key === 'futures.place')!;
-  return { tooMany: r.statuses['429'] ?? 0, accepted: place.accepted, most: place.most, cancels: r.cancels };
+  return { tooMany: rs.reduce((n, r) => n + (r.statuses['429'] ?? 0), 0), accepted: place.accepted, most: place.most, cancels: rs.reduce((n, r) => n + r.cancels, 0) };
 }
 
-const runs: Record<string, Run[]> = { 'through traderatio proxy': [], 'straight at the model': [] };
-for (let round = 0; round < ROUNDS; round++) {
-  runs['through traderatio proxy']!.push(await measure(proxy.url));
-  runs['straight at the model']!.push(await measure(model.url));
+/** One placement, signed as section 5 says: a budget new to Redis starts one window (10 s) after it is first asked. */
+async function warm(url: string): Promise<void> {
+  const body = JSON.stringify({ contract: 'BTC_USDT', size: 1, price: '60000' });
+  const timestamp = String(Math.floor(Date.now() / 1000));
+  const payload = ['POST', '/api/v4/futures/usdt/orders', '', createHash('sha512').update(body).digest('hex'), timestamp].join('\n');
+  const headers = { KEY: 'main-key', Timestamp: timestamp, SIGN: createHmac('sha512', 'main-secret').update(payload).digest('hex') };
+  await (await fetch(`${url}/api/v4/futures/usdt/orders`, { method: 'POST', headers, body })).text();
 }
-proxy.child.kill('SIGTERM');
-model.child.kill('SIGTERM');
+
+const redisUrl = process.env['REDIS_URL'] ?? 'redis://127.0.0.1:6379';
+const redis = new Redis(redisUrl, { lazyConnect: true, maxRetriesPerRequest: 1, retryStrategy: () => null });
+redis.on('error', () => {});
+const redisUp = await redis.connect().then(() => true, () => false);
+const prefix = `bench-proxy-${randomBytes(4).toString('hex')}`;
+const shared = redisUp
+  ? await Promise.all([0, 1].map(() => start(['proxy', '--port', '0', '--upstream', model.url, '--accounts', accounts, '--history', history, '--redis', redisUrl, '--redis-prefix', prefix], /traderatio proxy: (http:\/\/\S+) ->/)))
+  : [];
+for (const p of shared) await warm(p.url);
+
+const runs: Record<string, Run[]> = { 'through traderatio proxy': [], 'straight at the model': [], ...(redisUp ? { 'two proxies, --redis, 16 threads each': [] } : {}) };
+for (let round = 0; round < ROUNDS; round++) {
+  runs['through traderatio proxy']!.push(await measure([proxy.url]));
+  runs['straight at the model']!.push(await measure([model.url]));
+  if (redisUp) runs['two proxies, --redis, 16 threads each']!.push(await measure(shared.map((p) => p.url)));
+}
+for (const p of [proxy, model, ...shared]) p.child.kill('SIGTERM');
+if (redisUp) {
+  const keys = await redis.keys(`{${prefix}:desk}:*`);
+  if (keys.length > 0) await redis.del(...keys);
+  await redis.quit();
+}
 
 const share = (r: Run) => r.accepted / (LIMIT * SECONDS);
 printTable(`Python engine (32 threads, ${SECONDS} s per run, ${ROUNDS} rounds) on a tier-4 account (${LIMIT} placements/s); load average ${loadavg().map((l) => l.toFixed(1)).join(' ')}`, Object.entries(runs).map(([setup, rs]) => ({
