@@ -21,12 +21,13 @@ const app = await Application.bootstrapWithPlugins({
   tsconfig: join(root, 'tsconfig.json'),
   out: join(root, 'docs', 'api'),
   name: 'traderatio',
-  readme: join(root, 'README.md'),
+  // The README links docs/*.md and this reference by relative paths, which belong to the
+  // repository, not to the reference: its front page is the list of entries.
+  readme: 'none',
   excludeInternal: true,
   excludePrivate: true,
   treatWarningsAsErrors: true,
   logLevel: LogLevel.Warn,
-  // The README links docs/*.md by relative paths, which the reference does not carry.
   validation: { notExported: true, invalidLink: true, rewrittenLink: false, notDocumented: false, unusedMergeModuleWith: true },
 });
 const project = await app.convert();
