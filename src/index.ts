@@ -16,9 +16,9 @@ export {
 } from './errors.js';
 export type { ErrorCode, RefusalReason } from './errors.js';
 
-export { Dec } from './rules/decimal.js';
-export type { DecimalInput } from './rules/decimal.js';
-export type { InstantInput } from './rules/parse.js';
+export { Dec } from './internal/decimal.js';
+export type { DecimalInput } from './internal/decimal.js';
+export type { InstantInput } from './internal/parse.js';
 
 export { AccountLimiter } from './account/limiter.js';
 export type {

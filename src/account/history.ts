@@ -1,7 +1,7 @@
 import { InvalidInputError } from '../errors.js';
 import { formatUtcDay, formatUtcInstant, parseUtcDay, utcDayStart, utcHourStart } from '../rules/calendar.js';
 import type { FamilyConfig } from '../rules/family.js';
-import { checkFields, parseCount, parseInstant, parseNonNegativeDecimal } from '../rules/parse.js';
+import { checkFields, parseCount, parseInstant, parseNonNegativeDecimal } from '../internal/parse.js';
 import { type DailyActivity, type TimelineAccount, buildTimeline } from '../rules/timeline.js';
 import type { Tracker } from './tracker.js';
 

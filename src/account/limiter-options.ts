@@ -5,7 +5,7 @@ import { type AbuseConfig, type AbuseOptions, resolveAbuseOptions } from '../rul
 import { normalizeContract } from '../rules/contracts.js';
 import type { ClockSample } from '../rules/exchange-clock.js';
 import { type FamilyConfig, type FamilyOptions, FAMILY_OPTION_FIELDS, readFamilyOptions } from '../rules/family.js';
-import { isPositiveInteger, parseInstant } from '../rules/parse.js';
+import { isPositiveInteger, parseInstant } from '../internal/parse.js';
 import type { ReportPolicy } from '../rules/report.js';
 import { type SpotFillConfig, type SpotFillOptions, resolveSpotFillOptions } from '../rules/spot-fill.js';
 import type { TimelineAccount } from '../rules/timeline.js';

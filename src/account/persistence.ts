@@ -1,5 +1,5 @@
 import { InvalidInputError } from '../errors.js';
-import { checkFields, parseInstant } from '../rules/parse.js';
+import { checkFields, parseInstant } from '../internal/parse.js';
 import type { TimelineAccount } from '../rules/timeline.js';
 import { parseVipLevel } from '../rules/vip.js';
 import type { Clock } from '../schedule/clock.js';

@@ -1,5 +1,5 @@
 import { nextThrottleCheck, throttleWindow } from '../rules/throttle-window.js';
-import { Dec } from '../rules/decimal.js';
+import { Dec } from '../internal/decimal.js';
 import { type SpotFillConfig, spotFillClearance } from '../rules/spot-fill.js';
 import type { HourlyCounts } from './in-force.js';
 

@@ -1,8 +1,8 @@
 import { InvalidInputError } from '../errors.js';
 import { normalizeContract } from '../rules/contracts.js';
-import type { Dec, DecimalInput } from '../rules/decimal.js';
+import type { Dec, DecimalInput } from '../internal/decimal.js';
 import { futuresFillVolume } from '../rules/fill-volume.js';
-import { parseDecimal, parseNonNegativeDecimal, parsePositiveDecimal } from '../rules/parse.js';
+import { parseDecimal, parseNonNegativeDecimal, parsePositiveDecimal } from '../internal/parse.js';
 import type { AccountLimiter } from './limiter.js';
 import type { FillRole } from './tracker.js';
 

@@ -1,11 +1,11 @@
 import { InvalidInputError } from '../errors.js';
 import { type AbuseOptions, type HourlyActivity, resolveAbuseOptions } from '../rules/abuse.js';
 import { coefficientOf, normalizeContract } from '../rules/contracts.js';
-import { Dec, type DecimalInput } from '../rules/decimal.js';
+import { Dec, type DecimalInput } from '../internal/decimal.js';
 import { type AccountActivity, type FamilyConfig, type FamilyOptions, type RatioBasis, FAMILY_OPTION_FIELDS, rateFamily, readFamilyOptions } from '../rules/family.js';
-import { toDec } from '../rules/fixed.js';
+import { toDec } from '../internal/fixed.js';
 import { accountMargins } from '../rules/margins.js';
-import { parseCount, parseId, parseNonNegativeDecimal, readOptions } from '../rules/parse.js';
+import { parseCount, parseId, parseNonNegativeDecimal, readOptions } from '../internal/parse.js';
 import { type RatioResult, compareRatio } from '../rules/ratio.js';
 import { type SpotFillOptions, resolveSpotFillOptions } from '../rules/spot-fill.js';
 import { type Tier, tierOfRatio } from '../rules/tiers.js';

@@ -1,5 +1,5 @@
 import { coefficientOf, normalizeContract } from '../rules/contracts.js';
-import { Dec, type DecimalInput } from '../rules/decimal.js';
+import { Dec, type DecimalInput } from '../internal/decimal.js';
 import type { AccountActivity } from '../rules/family.js';
 import type { ContractActivity, RatioConfig } from '../rules/ratio.js';
 

@@ -1,6 +1,6 @@
 import { type AbuseConfig, type HourlyActivity, type Throttle, buildAbuseTimeline, checkAbuse } from '../rules/abuse.js';
 import { HOUR_MS, parseUtcHour } from '../rules/calendar.js';
-import { Dec } from '../rules/decimal.js';
+import { Dec } from '../internal/decimal.js';
 import { type SpotFillConfig, buildSpotFillTimeline, checkSpotFill } from '../rules/spot-fill.js';
 import { THROTTLE_WINDOW_HOURS } from '../rules/throttle-window.js';
 

@@ -1,6 +1,6 @@
 import { InvalidInputError } from '../errors.js';
 import { readRateLimit, type WindowSpec } from '../rules/abuse.js';
-import { parsePositiveInteger, readOptions } from '../rules/parse.js';
+import { parsePositiveInteger, readOptions } from '../internal/parse.js';
 import { type WebSocketBudget, channelRequest } from './channels.js';
 
 /**

@@ -6,7 +6,7 @@
  * {@link InvalidInputError} naming it, never answered ok.
  */
 import { InvalidInputError } from '../errors.js';
-import { parseCount, parseInstant, parseUnixSeconds } from '../rules/parse.js';
+import { parseCount, parseInstant, parseUnixSeconds } from '../internal/parse.js';
 
 /**
  * A check's outcome: ok, or the exchange's label and why.

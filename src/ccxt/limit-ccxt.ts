@@ -7,7 +7,7 @@ import { feedbackFrom } from '../schedule/feedback.js';
 import { AnswerFills, readFillsPoll } from '../account/answer-fills.js';
 import { askRateLimit } from '../account/ask-rate-limit.js';
 import { every } from '../account/timers.js';
-import { checkFields } from '../rules/parse.js';
+import { checkFields } from '../internal/parse.js';
 
 /**
  * The part of a ccxt `gate` (or `gateio`) instance the limiter works through: ccxt's own

@@ -1,5 +1,5 @@
 import { formatUtcDay, formatUtcInstant } from '../rules/calendar.js';
-import { parseInstant } from '../rules/parse.js';
+import { parseInstant } from '../internal/parse.js';
 import { DEFAULT_TIERS } from '../rules/tiers.js';
 import { throttleText } from './render.js';
 import { timeAxis } from './ticks.js';

@@ -4,7 +4,7 @@ import { isTieredVip, tierInForce } from '../rules/vip.js';
 import { type AccountMargins, accountMargins } from '../rules/margins.js';
 import type { ContractActivity, RatioResult } from '../rules/ratio.js';
 import { UnknownFieldError } from '../errors.js';
-import { checkFields } from '../rules/parse.js';
+import { checkFields } from '../internal/parse.js';
 import { type Row, readCsv } from './csv/read-csv.js';
 import { InputFileError, atRow } from './input.js';
 import { readJson } from './read-json.js';

@@ -1,4 +1,4 @@
-import { Dec } from '../rules/decimal.js';
+import { Dec } from '../internal/decimal.js';
 import type { RatioResult } from '../rules/ratio.js';
 import { TIERED_VIP_LEVEL, isTieredVip } from '../rules/vip.js';
 import { HOUR_MS, formatUtcInstant } from '../rules/calendar.js';

@@ -1,8 +1,8 @@
 import { InvalidInputError } from '../errors.js';
 import type { AbuseTimeline, Throttle, ThrottleState } from '../rules/abuse.js';
 import { HOUR_MS, formatUtcInstant, parseUtcHour } from '../rules/calendar.js';
-import type { Dec } from '../rules/decimal.js';
-import { parseCount, parseNonNegativeDecimal } from '../rules/parse.js';
+import type { Dec } from '../internal/decimal.js';
+import { parseCount, parseNonNegativeDecimal } from '../internal/parse.js';
 import { type SpotFillClearance, buildSpotFillTimeline, resolveSpotFillOptions, spotFillClearance } from '../rules/spot-fill.js';
 import { wholeNumber } from './whole-number.js';
 

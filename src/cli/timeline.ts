@@ -1,7 +1,7 @@
 import { InvalidInputError, UnknownFieldError } from '../errors.js';
 import { HOUR_MS, addUtcDays, formatUtcInstant, utcDayStart } from '../rules/calendar.js';
 import type { FamilyOptions } from '../rules/family.js';
-import { checkFields } from '../rules/parse.js';
+import { checkFields } from '../internal/parse.js';
 import { type TierChange, type Timeline, type TimelineInput, buildTimeline } from '../rules/timeline.js';
 import { InputFileError } from './input.js';
 import { readJson } from './read-json.js';

@@ -1,8 +1,8 @@
 import { checkApiKeyCount } from '../catalog/validators.js';
 import { InvalidInputError } from '../errors.js';
 import type { FamilyKind } from '../rules/family.js';
-import { parseId } from '../rules/parse.js';
-import type { DecimalInput } from '../rules/decimal.js';
+import { parseId } from '../internal/parse.js';
+import type { DecimalInput } from '../internal/decimal.js';
 import type { FamilySpec } from './core.js';
 import { type StartingBalances, readBalances } from './funds.js';
 

@@ -1,4 +1,4 @@
-import type { Dec } from '../rules/decimal.js';
+import type { Dec } from '../internal/decimal.js';
 
 /** A futures order as the model keeps it. */
 export interface FuturesOrder {

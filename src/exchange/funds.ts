@@ -1,6 +1,6 @@
 import { InvalidInputError } from '../errors.js';
-import { Dec, ZERO } from '../rules/decimal.js';
-import { parseNonNegativeDecimal } from '../rules/parse.js';
+import { Dec, ZERO } from '../internal/decimal.js';
+import { parseNonNegativeDecimal } from '../internal/parse.js';
 import type { Contract } from './markets.js';
 
 /**

@@ -1,8 +1,8 @@
 import { InvalidInputError } from '../errors.js';
 import { DAY_MS, HOUR_MS, formatUtcDay, parseUtcDay, utcDayStart, utcHourStart } from '../rules/calendar.js';
-import type { DecimalInput } from '../rules/decimal.js';
+import type { DecimalInput } from '../internal/decimal.js';
 import type { DailyActivity } from '../rules/timeline.js';
-import { checkFields } from '../rules/parse.js';
+import { checkFields } from '../internal/parse.js';
 import { readInstant } from './accounts.js';
 
 /** One hour of an account's order requests and USDT traded, futures (R9) or spot (R14). */

@@ -1,6 +1,6 @@
 import { InvalidInputError } from '../errors.js';
 import { utcDayStart } from '../rules/calendar.js';
-import { Dec } from '../rules/decimal.js';
+import { Dec } from '../internal/decimal.js';
 import { badRequest } from './api-error.js';
 import type { Contract, Markets, Pair } from './markets.js';
 import { PriceWalk, hashText, uniform } from './price-walk.js';

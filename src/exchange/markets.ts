@@ -1,7 +1,7 @@
 import { InvalidInputError } from '../errors.js';
-import { Dec } from '../rules/decimal.js';
+import { Dec } from '../internal/decimal.js';
 import { normalizeContract } from '../rules/contracts.js';
-import { parsePositiveDecimal } from '../rules/parse.js';
+import { parsePositiveDecimal } from '../internal/parse.js';
 
 /**
  * A futures contract the model trades: its quanto multiplier and reference price.

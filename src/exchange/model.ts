@@ -1,7 +1,7 @@
 import { type Catalog, type CatalogOptions, type Classification, createCatalog } from '../catalog/catalog.js';
 import { checkTimestamp } from '../catalog/validators.js';
 import { InvalidInputError } from '../errors.js';
-import { isInstant } from '../rules/parse.js';
+import { isInstant } from '../internal/parse.js';
 import { contractName } from '../rules/contracts.js';
 import { utcDayStart } from '../rules/calendar.js';
 import type { AbuseOptions } from '../rules/abuse.js';

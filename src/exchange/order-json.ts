@@ -1,4 +1,4 @@
-import { ZERO } from '../rules/decimal.js';
+import { ZERO } from '../internal/decimal.js';
 import type { FuturesOrder } from './book.js';
 
 /**

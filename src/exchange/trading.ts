@@ -1,5 +1,5 @@
 import { checkFuturesBatch, checkOrderText, checkSpotBatch } from '../catalog/validators.js';
-import { Dec, ZERO } from '../rules/decimal.js';
+import { Dec, ZERO } from '../internal/decimal.js';
 import { contractName } from '../rules/contracts.js';
 import { ApiError, badRequest } from './api-error.js';
 import { Book, type FuturesOrder, MAX_OPEN_ORDERS, type SpotOrder, type Trade } from './book.js';

@@ -6,7 +6,7 @@ import { feedbackFrom } from '../schedule/feedback.js';
 import { AnswerFills, readFillsPoll } from '../account/answer-fills.js';
 import { askRateLimit } from '../account/ask-rate-limit.js';
 import { every } from '../account/timers.js';
-import { checkFields } from '../rules/parse.js';
+import { checkFields } from '../internal/parse.js';
 
 /**
  * A `fetch`: the one that sends, where a request is signed (after its wait, so its `Timestamp`

@@ -2,7 +2,7 @@ import { InvalidInputError, isRefusedError } from '../errors.js';
 import { AnswerFills, readFillsPoll } from '../account/answer-fills.js';
 import { askRateLimit } from '../account/ask-rate-limit.js';
 import { every } from '../account/timers.js';
-import { checkFields } from '../rules/parse.js';
+import { checkFields } from '../internal/parse.js';
 import type { AccountLimiter } from '../account/limiter.js';
 import { feedbackFrom, type HeadersLike } from '../schedule/feedback.js';
 

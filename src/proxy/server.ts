@@ -8,7 +8,7 @@ import { jsonBody } from '../catalog/json-body.js';
 import { InvalidInputError, isRefusedError } from '../errors.js';
 import { readHistory } from '../exchange/history.js';
 import type { FamilyOptions } from '../rules/family.js';
-import { isPositiveInteger } from '../rules/parse.js';
+import { isPositiveInteger } from '../internal/parse.js';
 import { type Clock, systemClock } from '../schedule/clock.js';
 import { feedbackFrom } from '../schedule/feedback.js';
 import type { LimitStore } from '../schedule/store.js';

@@ -2,8 +2,8 @@ import { createHash } from 'node:crypto';
 import type { CountedMarket, SharedCounts, SharedTotals } from '../account/shared-counts.js';
 import { type CountedAction, DAYS_KEPT, type FillRole, HOURS_KEPT, Tracker, type TrackerState } from '../account/tracker.js';
 import { DAY_MS, HOUR_MS, formatUtcDay, formatUtcInstant, parseUtcDay, parseUtcHour, utcDayStart, utcHourStart } from '../rules/calendar.js';
-import { type Fixed, fixedFromDec, toDec } from '../rules/fixed.js';
-import { parseNonNegativeDecimal } from '../rules/parse.js';
+import { type Fixed, fixedFromDec, toDec } from '../internal/fixed.js';
+import { parseNonNegativeDecimal } from '../internal/parse.js';
 import { type Clock, unrefTimer } from '../schedule/clock.js';
 import type { CountsCall } from './calls.js';
 

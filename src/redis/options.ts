@@ -1,6 +1,6 @@
 import { InvalidInputError } from '../errors.js';
 import { type Clock, MAX_TIMEOUT_MS, systemClock } from '../schedule/clock.js';
-import { isPositiveInteger } from '../rules/parse.js';
+import { isPositiveInteger } from '../internal/parse.js';
 import { type RedisScripting, scriptingOf } from './client.js';
 
 /**

@@ -1,8 +1,8 @@
 import { InvalidInputError } from '../errors.js';
 import { HOUR_MS, formatUtcInstant, parseUtcHour, utcHourStart } from './calendar.js';
-import { Dec, type DecimalInput, ZERO } from './decimal.js';
+import { Dec, type DecimalInput, ZERO } from '../internal/decimal.js';
 import { fillRateOf, isFillRateBelow } from './fill-rate.js';
-import { checkFields, parseCount, parseInstant, parseNonNegativeDecimal, parsePositiveInteger, resolveOptions } from './parse.js';
+import { checkFields, parseCount, parseInstant, parseNonNegativeDecimal, parsePositiveInteger, resolveOptions } from '../internal/parse.js';
 import { type AbuseWindow, THROTTLE_WINDOW_HOURS, readThrottleWindow, throttleWindowSums } from './throttle-window.js';
 
 /**

@@ -1,7 +1,7 @@
 import { UTCDate } from '@date-fns/utc';
 import { addDays, formatISO, isMatch, parse } from 'date-fns';
 import { InvalidInputError } from '../errors.js';
-import { isInstant } from './parse.js';
+import { isInstant } from '../internal/parse.js';
 
 /** The instants [from, to), epoch milliseconds: `from` included, `to` excluded. */
 export interface TimeSpan {

@@ -1,6 +1,6 @@
 import { InvalidInputError } from '../errors.js';
-import type { Dec, DecimalInput } from './decimal.js';
-import { parsePositiveDecimal } from './parse.js';
+import type { Dec, DecimalInput } from '../internal/decimal.js';
+import { parsePositiveDecimal } from '../internal/parse.js';
 
 const CONTRACT_NAME = /^[A-Z0-9]+(_[A-Z0-9]+)+$/;
 

@@ -1,5 +1,5 @@
 import { InvalidInputError } from '../errors.js';
-import { INSTANT_RANGE, parseCount, parseInstant, parsePositiveInteger } from './parse.js';
+import { INSTANT_RANGE, parseCount, parseInstant, parsePositiveInteger } from '../internal/parse.js';
 
 /**
  * One request timed at both ends (R15): the local instants it left and came back, and the

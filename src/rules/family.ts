@@ -1,7 +1,7 @@
 import { InvalidInputError } from '../errors.js';
-import type { DecimalInput } from './decimal.js';
-import { type Fixed, approxOf, fixedCmp, fixedFromDec } from './fixed.js';
-import { checkFields, parseId, parseNonNegativeDecimal, resolveOptions } from './parse.js';
+import type { DecimalInput } from '../internal/decimal.js';
+import { type Fixed, approxOf, fixedCmp, fixedFromDec } from '../internal/fixed.js';
+import { checkFields, parseId, parseNonNegativeDecimal, resolveOptions } from '../internal/parse.js';
 import {
   type ActivityTotals, type ContractActivity, EMPTY_TOTALS, type RatioConfig, type RatioOptions, type RatioResult,
   type Fraction, addTotals, compareFractions, fractionOf, fractionOfTotals, RATIO_OPTION_FIELDS, ratioConfigOf, ratioOfTotals, totalsOf,

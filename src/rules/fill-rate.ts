@@ -1,4 +1,4 @@
-import type { Dec } from './decimal.js';
+import type { Dec } from '../internal/decimal.js';
 
 /**
  * Whether the fill rate, USDT `traded` per request, is below `threshold` (R9, R14): decided exactly

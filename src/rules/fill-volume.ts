@@ -1,4 +1,4 @@
-import type { Dec } from './decimal.js';
+import type { Dec } from '../internal/decimal.js';
 
 /**
  * USDT traded by a futures fill (R1): |size| x multiplier x price, the multiplier being the

@@ -11,9 +11,9 @@
  *
  * @packageDocumentation
  */
-export { Dec } from './decimal.js';
-export type { DecimalInput } from './decimal.js';
-export type { InstantInput } from './parse.js';
+export { Dec } from '../internal/decimal.js';
+export type { DecimalInput } from '../internal/decimal.js';
+export type { InstantInput } from '../internal/parse.js';
 export {
   DAY_MS, HOUR_MS, utcDayStart, utcHourStart, addUtcDays, formatUtcDay, formatUtcInstant, parseUtcDay,
 } from './calendar.js';

@@ -1,7 +1,7 @@
-import { Dec, type DecimalInput } from './decimal.js';
-import { parsePositiveDecimal, readOptions } from './parse.js';
+import { Dec, type DecimalInput } from '../internal/decimal.js';
+import { parsePositiveDecimal, readOptions } from '../internal/parse.js';
 import type { FamilyConfig } from './family.js';
-import { toDec } from './fixed.js';
+import { toDec } from '../internal/fixed.js';
 import type { RatioResult } from './ratio.js';
 import { type Tier, type TierRow, type TierTable, resolveTiers, tierOfRatio } from './tiers.js';
 

@@ -1,8 +1,8 @@
 import { InvalidInputError } from '../errors.js';
 import { type CoefficientTable, contractName, normalizeContract, resolveCoefficients } from './contracts.js';
-import type { Dec, DecimalInput } from './decimal.js';
-import { type Fixed, FIXED_ZERO, FixedSum, fixedAdd, fixedCmp, fixedFromDec, fixedMul, fixedMulInt, toDec } from './fixed.js';
-import { addCounts, checkFields, parseCount, parseNonNegativeDecimal, resolveOptions } from './parse.js';
+import type { Dec, DecimalInput } from '../internal/decimal.js';
+import { type Fixed, FIXED_ZERO, FixedSum, fixedAdd, fixedCmp, fixedFromDec, fixedMul, fixedMulInt, toDec } from '../internal/fixed.js';
+import { addCounts, checkFields, parseCount, parseNonNegativeDecimal, resolveOptions } from '../internal/parse.js';
 
 /**
  * One contract's activity over some period: USDT volumes as maker and taker, and the order

@@ -1,6 +1,6 @@
 import { InvalidInputError } from '../errors.js';
-import type { Dec } from './decimal.js';
-import { parseInstant, parseNonNegativeDecimal, parsePositiveInteger } from './parse.js';
+import type { Dec } from '../internal/decimal.js';
+import { parseInstant, parseNonNegativeDecimal, parsePositiveInteger } from '../internal/parse.js';
 import { type Tier, type TierRow, type TierTable, resolveTiers } from './tiers.js';
 
 /**

@@ -8,10 +8,10 @@ import {
   buildHourlyThrottleTimeline,
   readRateLimit,
 } from './abuse.js';
-import { Dec, type DecimalInput } from './decimal.js';
+import { Dec, type DecimalInput } from '../internal/decimal.js';
 import { isFillRateBelow } from './fill-rate.js';
 import { readThrottleWindow } from './throttle-window.js';
-import { parseCount, parseNonNegativeDecimal, resolveOptions } from './parse.js';
+import { parseCount, parseNonNegativeDecimal, resolveOptions } from '../internal/parse.js';
 
 /**
  * Options of the spot low-fill throttle (R14).

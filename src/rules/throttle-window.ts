@@ -1,8 +1,8 @@
 import { InvalidInputError } from '../errors.js';
 import { HOUR_MS, type TimeSpan, utcHourStart } from './calendar.js';
-import { type Dec, ZERO } from './decimal.js';
-import { addCounts, parseCount, parseNonNegativeDecimal } from './parse.js';
-import { partitionPoint } from './search.js';
+import { type Dec, ZERO } from '../internal/decimal.js';
+import { addCounts, parseCount, parseNonNegativeDecimal } from '../internal/parse.js';
+import { partitionPoint } from '../internal/search.js';
 
 /** The hours an hourly throttle check reads (R9, R14): the 24 whole UTC hours before it. */
 export const THROTTLE_WINDOW_HOURS = 24;

@@ -1,9 +1,9 @@
 import { InvalidInputError, show } from '../errors.js';
-import type { Dec, DecimalInput } from './decimal.js';
-import { checkFields, parseNonNegativeDecimal, parsePositiveInteger } from './parse.js';
-import { type Fixed, fixedCmp, fixedFromDec, fixedMul } from './fixed.js';
+import type { Dec, DecimalInput } from '../internal/decimal.js';
+import { checkFields, parseNonNegativeDecimal, parsePositiveInteger } from '../internal/parse.js';
+import { type Fixed, fixedCmp, fixedFromDec, fixedMul } from '../internal/fixed.js';
 import { type Fraction, type RatioResult, fractionOf } from './ratio.js';
-import { partitionPoint } from './search.js';
+import { partitionPoint } from '../internal/search.js';
 
 /**
  * One row of a tier table as a user writes it.

@@ -1,5 +1,5 @@
 import { InvalidInputError } from '../errors.js';
-import { isPositiveInteger } from '../rules/parse.js';
+import { isPositiveInteger } from '../internal/parse.js';
 
 /**
  * What the exchange says back about a limit (R12), as the scheduler takes it

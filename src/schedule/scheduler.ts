@@ -1,5 +1,5 @@
 import { InvalidInputError, RefusedError, type RefusalReason } from '../errors.js';
-import { checkFields, isPositiveInteger } from '../rules/parse.js';
+import { checkFields, isPositiveInteger } from '../internal/parse.js';
 import { checkSameBuild, copyOf, markBuild } from './build.js';
 import { type Clock, systemClock } from './clock.js';
 import { type RateLimitFeedback, readFeedback } from './feedback.js';

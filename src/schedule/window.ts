@@ -1,6 +1,6 @@
 import { InvalidInputError } from '../errors.js';
 import type { Limit, LimitOwner } from './limit.js';
-import { isPositiveInteger } from '../rules/parse.js';
+import { isPositiveInteger } from '../internal/parse.js';
 
 /**
  * Options of a limit: "at most `limit` weight in any interval of `windowMs`" (R13).

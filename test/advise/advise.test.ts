@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { advise } from '../../src/advise/advise.js';
 import { checkAbuse } from '../../src/rules/abuse.js';
 import { HOUR_MS } from '../../src/rules/calendar.js';
-import { Dec } from '../../src/rules/decimal.js';
+import { Dec } from '../../src/internal/decimal.js';
 import { WORKED_EXAMPLE } from '../../src/rules/example.js';
 import { type AccountActivity, rateFamily } from '../../src/rules/family.js';
 import { checkSpotFill } from '../../src/rules/spot-fill.js';

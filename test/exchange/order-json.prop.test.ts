@@ -1,6 +1,6 @@
 import { fc, test } from '@fast-check/vitest';
 import { describe, expect, it } from 'vitest';
-import { Dec, ZERO } from '../../src/rules/decimal.js';
+import { Dec, ZERO } from '../../src/internal/decimal.js';
 import type { FuturesOrder } from '../../src/exchange/book.js';
 import { FuturesOrderJson } from '../../src/exchange/order-json.js';
 

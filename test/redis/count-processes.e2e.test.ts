@@ -1,7 +1,7 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
-import { Dec } from '../../src/rules/decimal.js';
+import { Dec } from '../../src/internal/decimal.js';
 import { PORT, cleanPrefix, connect, luaText, onLines, sleep, uniquePrefix, waitFor } from './harness.js';
 
 // Four engine processes on one account, each with an account limiter given a Redis store: the

@@ -1,7 +1,7 @@
 import { fc, test } from '@fast-check/vitest';
 import { describe, expect } from 'vitest';
 import { approxTotals, rateTotals, resolveFamilyOptions, windowRater } from '../../src/rules/family.js';
-import { Dec } from '../../src/rules/decimal.js';
+import { Dec } from '../../src/internal/decimal.js';
 import { resolveRatioOptions, totalsOf, type ContractActivity } from '../../src/rules/ratio.js';
 import { contractList } from '../arbitraries.js';
 

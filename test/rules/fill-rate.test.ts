@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { Dec } from '../../src/rules/decimal.js';
+import { Dec } from '../../src/internal/decimal.js';
 import { fillRateOf, isFillRateBelow } from '../../src/rules/fill-rate.js';
 
 describe('isFillRateBelow (R9, R14)', () => {

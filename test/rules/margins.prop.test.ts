@@ -1,6 +1,6 @@
 import { fc, test } from '@fast-check/vitest';
 import { describe, expect } from 'vitest';
-import { Dec, type DecimalInput } from '../../src/rules/decimal.js';
+import { Dec, type DecimalInput } from '../../src/internal/decimal.js';
 import { type AccountActivity, type FamilyConfig, rateFamily, resolveFamilyOptions } from '../../src/rules/family.js';
 import { accountMargins } from '../../src/rules/margins.js';
 

@@ -4,7 +4,7 @@ import { makePlan } from '../../src/cli/plan.js';
 import { InvalidInputError } from '../../src/errors.js';
 import { tierMargins } from '../../src/rules/margins.js';
 import { tradeRatio } from '../../src/rules/ratio.js';
-import { Dec } from '../../src/rules/decimal.js';
+import { Dec } from '../../src/internal/decimal.js';
 
 const nine = tradeRatio([{ contract: 'BTC_USDT', makerVolume: '900', place: 100 }]);
 

@@ -1,6 +1,6 @@
 import { fc, test } from '@fast-check/vitest';
 import { describe, expect } from 'vitest';
-import { Dec } from '../../src/rules/decimal.js';
+import { Dec } from '../../src/internal/decimal.js';
 import { compareRatio, tradeRatio } from '../../src/rules/ratio.js';
 import { tierFor, tierOfRatio } from '../../src/rules/tiers.js';
 import { rateFamily } from '../../src/rules/family.js';

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { InvalidInputError } from '../../src/errors.js';
-import { Dec } from '../../src/rules/decimal.js';
+import { Dec } from '../../src/internal/decimal.js';
 import { buildSpotFillTimeline, checkSpotFill, resolveSpotFillOptions, spotFillApplies, spotFillClearance } from '../../src/rules/spot-fill.js';
 
 const H = (iso: string) => Date.parse(iso);

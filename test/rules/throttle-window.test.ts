@@ -1,7 +1,7 @@
 import { fc, test } from '@fast-check/vitest';
 import { describe, expect, it } from 'vitest';
 import { HOUR_MS } from '../../src/rules/calendar.js';
-import { Dec } from '../../src/rules/decimal.js';
+import { Dec } from '../../src/internal/decimal.js';
 import { type HourCounts, THROTTLE_WINDOW_HOURS, nextThrottleCheck, readThrottleWindow, throttleWindow, throttleWindowSums } from '../../src/rules/throttle-window.js';
 
 const CHECK = Date.UTC(2026, 10, 2, 5);

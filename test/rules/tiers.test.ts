@@ -1,6 +1,6 @@
 import { fc, test } from '@fast-check/vitest';
 import { describe, expect, it } from 'vitest';
-import { Dec } from '../../src/rules/decimal.js';
+import { Dec } from '../../src/internal/decimal.js';
 import { DEFAULT_TIERS, createTierTable, resolveTiers, tierFor, tierIndexReached, tierOfRatio } from '../../src/rules/tiers.js';
 import { tradeRatio } from '../../src/rules/ratio.js';
 

@@ -1,4 +1,4 @@
-import { closestName } from '../../rules/names.js';
+import { closestName } from '../../internal/names.js';
 import { InputFileError } from '../input.js';
 
 /**

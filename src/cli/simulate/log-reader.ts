@@ -2,7 +2,7 @@ import type { FillRole } from '../../account/tracker.js';
 import type { Catalog, Classification } from '../../catalog/catalog.js';
 import { InvalidInputError } from '../../errors.js';
 import { formatUtcInstant } from '../../rules/calendar.js';
-import { isInstant, parseInstant, parseNonNegativeDecimal } from '../../rules/parse.js';
+import { isInstant, parseInstant, parseNonNegativeDecimal } from '../../internal/parse.js';
 import { FieldScanner } from '../csv/field-scanner.js';
 import { checkColumns } from '../csv/columns.js';
 import { CSV_FAULT_MESSAGES } from '../csv/rules.js';

@@ -3,7 +3,7 @@
 import { InvalidInputError } from '../../errors.js';
 import { formatUtcInstant, parseUtcDay, utcDayStart } from '../calendar.js';
 import type { FamilyConfig } from '../family.js';
-import { checkFields, parseId, parseInstant } from '../parse.js';
+import { checkFields, parseId, parseInstant } from '../../internal/parse.js';
 import { type ActivityTotals, type ContractActivity, totalsOf } from '../ratio.js';
 import { parseVipLevel } from '../vip.js';
 

@@ -2,8 +2,8 @@
 import { InvalidInputError } from '../../errors.js';
 import { formatUtcInstant } from '../calendar.js';
 import type { AccountRating } from '../family.js';
-import { type InstantInput, parseInstant } from '../parse.js';
-import { partitionPoint } from '../search.js';
+import { type InstantInput, parseInstant } from '../../internal/parse.js';
+import { partitionPoint } from '../../internal/search.js';
 import type { Tier } from '../tiers.js';
 import type { ReadAccount } from './input.js';
 import type { Replayed, TierChange } from './replay.js';

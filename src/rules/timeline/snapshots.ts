@@ -3,7 +3,7 @@ import { DAY_MS } from '../calendar.js';
 import { type AccountRating, type FamilyConfig, approxTotals, rateAccount, windowRater } from '../family.js';
 import { type ActivityTotals, EMPTY_TOTALS, type RatioResult, addTotals, ratioOfTotals } from '../ratio.js';
 import { RATIO_WINDOW_DAYS, ratioWindow, sumRatioWindow } from '../ratio-window.js';
-import { partitionPoint } from '../search.js';
+import { partitionPoint } from '../../internal/search.js';
 import { type Tier, tierOfRatio } from '../tiers.js';
 import type { ReadActivity } from './input.js';
 

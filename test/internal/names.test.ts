@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { closestName } from '../../src/rules/names.js';
+import { closestName } from '../../src/internal/names.js';
 
 const FIELDS = ['contract', 'makerVolume', 'takerVolume', 'place', 'amend', 'cancel'];
 

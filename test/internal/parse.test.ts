@@ -3,7 +3,7 @@ import { AccountLimiter } from '../../src/account/limiter.js';
 import { createCatalog } from '../../src/catalog/catalog.js';
 import { InvalidInputError, UnknownFieldError } from '../../src/errors.js';
 import { resolveFamilyOptions, rateFamily } from '../../src/rules/family.js';
-import { INSTANT_RANGE, checkFields, isInstant, parseInstant, parseNonNegativeDecimal, parseUnixSeconds, readOptions, resolveOptions } from '../../src/rules/parse.js';
+import { INSTANT_RANGE, checkFields, isInstant, parseInstant, parseNonNegativeDecimal, parseUnixSeconds, readOptions, resolveOptions } from '../../src/internal/parse.js';
 import { tradeRatio } from '../../src/rules/ratio.js';
 import { buildTimeline } from '../../src/rules/timeline.js';
 import { VirtualClock } from '../../src/schedule/clock.js';

@@ -1,6 +1,6 @@
 import { fc, test } from '@fast-check/vitest';
 import { describe, expect, it } from 'vitest';
-import { partitionPoint } from '../../src/rules/search.js';
+import { partitionPoint } from '../../src/internal/search.js';
 
 /** The obviously correct answer: the first index where the predicate fails, found by walking. */
 function linearPartitionPoint(length: number, predicate: (index: number) => boolean): number {

@@ -1,8 +1,8 @@
 import { fc, test } from '@fast-check/vitest';
 import { describe, expect, it } from 'vitest';
 import { InvalidInputError } from '../../src/errors.js';
-import { Dec } from '../../src/rules/decimal.js';
-import { FixedSum, fixedAdd, fixedCmp, fixedFromDec, fixedFromPlainText, fixedMul, toDec } from '../../src/rules/fixed.js';
+import { Dec } from '../../src/internal/decimal.js';
+import { FixedSum, fixedAdd, fixedCmp, fixedFromDec, fixedFromPlainText, fixedMul, toDec } from '../../src/internal/fixed.js';
 
 const plain = fc
   .tuple(fc.bigInt({ min: 0n, max: 10n ** 30n }), fc.nat({ max: 20 }))
