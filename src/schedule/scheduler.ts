@@ -1,15 +1,17 @@
-import { InvalidInputError, RefusedError, type RefusalReason } from '../errors.js';
+import { InvalidInputError, type RefusalReason } from '../errors.js';
 import { checkFields, isPositiveInteger } from '../internal/parse.js';
 import { checkSameBuild, copyOf, markBuild } from './build.js';
 import { type Clock, systemClock } from './clock.js';
 import { type RateLimitFeedback, readFeedback } from './feedback.js';
-import { type ErrorSource, Listeners } from './listeners.js';
-import { type Resolve, type Slot, type Submission, TaskQueue, type Waiter, cancelSlot, isLive } from './queue.js';
+import { type Resolve, type Slot } from './queue.js';
 import { type LimitStore, memoryStore } from './store.js';
 import { WindowLimit, type WindowLimitOptions } from './window.js';
 import type { Limit } from './limit.js';
 import { LimitBook } from './limit-book.js';
-import { heapOf, heapPop, heapPush, heapSiftDown } from './heap.js';
+import { heapPush } from './heap.js';
+import { deadlineBefore, readPriority, readWeight, tooHeavy } from './dispatcher.js';
+import { SubmitPath } from './submit.js';
+import type { SchedulerEvent } from './events.js';
 
 // Limits say which copy of traderatio made them, for the message when two copies meet.
 markBuild(WindowLimit.prototype);
@@ -81,39 +83,7 @@ export type { Limit } from './limit.js';
 // (milliseconds read as seconds, 1e30, the year 3000) cannot be meant, and is bounded to it.
 const MAX_FEEDBACK_PAUSE_MS = 3_600_000;
 
-/**
- * What the scheduler tells its listeners. `error` reports a listener that threw (source
- * `listener`): the scheduler carries on, the task being dispatched or refused still runs or is
- * refused. An error thrown by a listener while it handles an `error` event, or an error with no
- * listener to take it, becomes a process warning (`process.emitWarning`, type
- * `TraderatioWarning`).
- *
- * @example
- * ```ts
- * import { Scheduler, type SchedulerEvent } from 'traderatio'
- * import { VirtualClock } from 'traderatio/testing'
- *
- * const scheduler = new Scheduler({ clock: new VirtualClock() })
- * const place = scheduler.limit({ name: 'futures.place', limit: 1, windowMs: 1000 })
- * const events: SchedulerEvent[] = []
- * scheduler.on((event) => events.push(event))
- * await scheduler.schedule(() => 1, { limits: place })
- * events // [{ type: 'dispatch', at: 0, weight: 1, priority: 0, limits: ['futures.place'] }]
- * ```
- */
-export type SchedulerEvent =
-  | { readonly type: 'dispatch'; readonly at: number; readonly weight: number; readonly priority: number; readonly limits: readonly string[] }
-  | { readonly type: 'refuse'; readonly at: number; readonly reason: RefusalReason; readonly limits: readonly string[] }
-  | { readonly type: 'limit'; readonly at: number; readonly limit: string; readonly from: { readonly limit: number; readonly windowMs: number }; readonly to: { readonly limit: number; readonly windowMs: number } }
-  | { readonly type: 'pause'; readonly at: number; readonly limit: string; readonly until: number }
-  /**
-   * Feedback named a reset further off than an hour (milliseconds where
-   * seconds are expected, 1e30, the year 3000): `header` says which (`Retry-After`, or the reset
-   * timestamp of R12, which the WebSocket API writes `x_gat_ratelimit_reset_timestamp`),
-   * `resetAt` the instant it gave (the limiter's clock), `until` the bound taken instead.
-   */
-  | { readonly type: 'reset-bounded'; readonly at: number; readonly limit: string; readonly header: 'X-Gate-RateLimit-Reset-Timestamp' | 'Retry-After'; readonly resetAt: number; readonly until: number }
-  | { readonly type: 'error'; readonly at: number; readonly source: ErrorSource; readonly error: unknown };
+export type { SchedulerEvent } from './events.js';
 
 /**
  * Counters and the state of every limit.
@@ -152,47 +122,6 @@ export interface SchedulerStats {
   }[];
 }
 
-interface Group {
-  readonly priority: number;
-  readonly limits: readonly Limit[];
-  /** The scheduler's books of `limits`, in the same order. */
-  readonly books: readonly LimitBook[];
-  readonly queue: TaskQueue;
-  live: number;
-  /** Taken out of the scheduler's groups (it emptied): a route holding it makes a new one. */
-  gone: boolean;
-  /** The pass whose order of heads holds it, or 0. */
-  inPass: number;
-}
-
-/**
- * @internal What a kind of task draws on, checked once for many `submit`s: its limits (each
- * made by the scheduler, each once), its weight and its priority.
- */
-export interface SubmitRoute {
-  readonly limits: readonly Limit[];
-  readonly weight: number;
-  readonly priority: number;
-  /** @internal */
-  readonly books: readonly LimitBook[];
-  /** @internal The group its tasks wait in, kept while the scheduler keeps it. */
-  group: Group | null;
-  /** @internal The scheduler that checked it. */
-  readonly owner: object;
-}
-
-/** A group in a pass's order, by the arrival number of its head when placed. */
-interface Head {
-  readonly group: Group;
-  seq: number;
-}
-
-interface Deadline {
-  readonly at: number;
-  readonly slot: Slot;
-  readonly group: Group;
-}
-
 let captured: Resolve | null = null;
 function capture(resolve: Resolve): void {
   captured = resolve;
@@ -222,54 +151,9 @@ function capture(resolve: Resolve): void {
  * sent // [0, 0, 1000]
  * ```
  */
-export class Scheduler<L extends Limit = WindowLimit> {
-  readonly clock: Clock;
-  private readonly maxQueue: number;
-  private readonly store: LimitStore<L>;
-  /** Limits whose permits come from another process's store. */
-  private shared = 0;
-  private readonly groups = new Map<string, Group>();
-  /** Each limit of this scheduler, with what the scheduler keeps about it. */
-  private readonly books = new Map<Limit, LimitBook>();
-  /** The names of its limits, each once. */
-  private readonly names = new Set<string>();
-  private deadlines: Deadline[] = [];
-  /** The order of queue heads of the pass running now, or null. */
-  private heads: Head[] | null = null;
-  private seq = 0;
-  private passNo = 0;
-  private live = 0;
-  private dispatched = 0;
-  private readonly refusedCounts: Record<RefusalReason, number> = { 'queue-full': 0, aborted: 0, deadline: 0, 'too-heavy': 0, closed: 0 };
-  private draining = false;
-  // Limits holding weight without an instant: the first `unstampedCount` of this array.
-  private readonly unstamped: LimitBook[] = [];
-  private unstampedCount = 0;
-  private stampQueued = false;
-  private dirty = false;
-  private timer: unknown = null;
-  private timerAt = Infinity;
-  private closed = false;
-  // A change of limits due at an instant (see setBoundary), applied before any decision past it.
-  private boundaryAt = Infinity;
-  private boundaryFn: (() => void) | null = null;
-  private readonly listeners = new Listeners<SchedulerEvent>((source, error) => ({ type: 'error', at: this.clock.now(), source, error }));
-
+export class Scheduler<L extends Limit = WindowLimit> extends SubmitPath<L> {
   constructor(options: SchedulerOptions<L> = {}) {
-    if (typeof options !== 'object' || options === null) throw new InvalidInputError('scheduler options', options, 'an object');
-    checkFields(options, ['clock', 'maxQueue', 'store'], 'the scheduler options');
-    this.clock = options.clock ?? systemClock;
-    const maxQueue = options.maxQueue ?? DEFAULT_MAX_QUEUE;
-    if (typeof maxQueue !== 'number' || !(maxQueue >= 0) || (!Number.isSafeInteger(maxQueue) && maxQueue !== Infinity)) {
-      throw new InvalidInputError('`maxQueue`', options.maxQueue, 'a non-negative integer or Infinity');
-    }
-    this.maxQueue = maxQueue;
-    // Without a store, L is its default, WindowLimit: the memory store's.
-    const store = options.store ?? (memoryStore as LimitStore<Limit> as LimitStore<L>);
-    if (typeof store !== 'object' || store === null || typeof store.limit !== 'function') {
-      throw new InvalidInputError('`store`', store, 'a limit store (an object with a `limit` method)');
-    }
-    this.store = store;
+    super(...readSchedulerOptions<L>(options));
   }
 
   /**
@@ -353,84 +237,6 @@ export class Scheduler<L extends Limit = WindowLimit> {
     if (deadline !== undefined && deadline !== Infinity) heapPush(this.deadlines, { at: deadline, slot, group }, deadlineBefore);
     this.pass();
     return promise;
-  }
-
-  /**
-   * @internal Checks once what a kind of task draws on, for {@link Scheduler.submit}: the limits
-   * (each made by this scheduler, each once), the weight and the priority, as `schedule` does.
-   */
-  route(options: { readonly limits: readonly Limit[]; readonly weight: number; readonly priority: number }): SubmitRoute {
-    if (typeof options !== 'object' || options === null) throw new InvalidInputError('the route', options, 'an object { limits, weight, priority }');
-    const limits = [...this.readLimits(options.limits)];
-    return {
-      limits, weight: readWeight(options.weight), priority: readPriority(options.priority), books: limits.map((l) => this.books.get(l)!), group: null, owner: this,
-    };
-  }
-
-  /**
-   * @internal Runs `fn(arg)` when every limit of `route` allows its weight, as `schedule` does
-   * (the same queue, order and limits), for callers that give many tasks in one synchronous run
-   * on a clock that moves only when told: a replay on a `VirtualClock`. No promise and no object
-   * per task: `fn` runs inside `submit` or inside the scheduler's timer, and what it took gets
-   * the instant read right after it returns. A refusal calls `submission.refused(reason)`, an
-   * error `fn` throws `submission.failed(error)`; one `fn` and one submission may serve every
-   * task of a route, `arg` telling them apart (a replay's arrival instant).
-   */
-  submit(fn: (arg: number) => void, arg: number, route: SubmitRoute, submission: Submission): void {
-    if (typeof fn !== 'function') throw new InvalidInputError('the task', fn, 'a function');
-    if (route?.owner !== this) throw new InvalidInputError('the route', route, 'a route of this scheduler (scheduler.route(...))');
-    const { limits, books, weight, priority } = route;
-    if (this.closed) return this.rejectWith(submission, 'closed', limits, '');
-    const now = this.clock.now();
-    if (now >= this.boundaryAt) this.reachBoundary();
-    if (this.unstampedCount > 0) this.stampAll(now);
-    // What fits now is not too heavy: the check of every limit's capacity waits for a task that
-    // does not go at once.
-    if (!this.draining && this.admitBooks(books, weight, priority, now)) {
-      this.countDispatch(limits, weight, priority, now);
-      runSubmitted(fn, arg, submission);
-      this.stampAll(this.clock.now());
-      return;
-    }
-    for (let i = 0; i < limits.length; i++) {
-      if (weight > limits[i]!.capacity(priority)) return this.rejectWith(submission, 'too-heavy', limits, '');
-    }
-    if (this.live >= this.maxQueue) return this.rejectWith(submission, 'queue-full', limits, '');
-    let group = route.group;
-    if (group === null || group.gone) group = route.group = this.groupFor(priority, limits);
-    this.enqueue(group, fn, submission, weight, arg);
-    // Behind a task of its group, with the timer set for the heads: a pass would find what the
-    // last one found (no permits of a shared store to ask for).
-    if (group.live > 1 && this.timer !== null && this.shared === 0) return;
-    this.pass();
-  }
-
-  /** Takes `weight` from every book's limit if nobody waits on them and all allow it at `now`. */
-  private admitBooks(books: readonly LimitBook[], weight: number, priority: number, now: number): boolean {
-    for (let i = 0; i < books.length; i++) {
-      const b = books[i]!;
-      if (b.waiting > 0 || b.limit.waitFor(weight, now, priority) !== 0) return false;
-    }
-    for (let i = 0; i < books.length; i++) this.takeOne(books[i]!, weight);
-    return true;
-  }
-
-  /** Puts a task at the back of its group's queue and counts it waiting on each of its limits. */
-  private enqueue(group: Group, fn: (arg: number) => unknown, waiter: Waiter, weight: number, arg = 0): Slot {
-    const slot = group.queue.push(fn, waiter, weight, this.seq++, arg);
-    // Given by a task of the pass running now: it takes its place in the pass's order, so that it
-    // goes before younger tasks of its priority, and after older ones, on any limit they share.
-    if (this.heads !== null && group.inPass !== this.passNo) {
-      group.inPass = this.passNo;
-      heapPush(this.heads, { group, seq: group.queue.headSeq() }, headBefore);
-    }
-    group.live++;
-    this.live++;
-    for (const b of group.books) {
-      b.waiting++;
-      b.queuedWeight += weight;
-    }
-    return slot;
   }
 
   /**
@@ -563,420 +369,6 @@ export class Scheduler<L extends Limit = WindowLimit> {
     this.deadlines = [];
     this.setTimer(Infinity);
   }
-
-  /** @internal A shared limit's permits arrived: runs what can run. */
-  wake(): void {
-    if (!this.closed) this.pass();
-  }
-
-  /** @internal The weight of the tasks waiting on `limit` (what a shared store asks for). */
-  queuedWeight(limit: Limit): number {
-    return this.books.get(limit)?.queuedWeight ?? 0;
-  }
-
-  /**
-   * @internal A limit changed: applies it to the waiting tasks at once. Those it can no longer
-   * fit are refused (`too-heavy`), as a new `schedule()` of them would be, so that they hold
-   * back nobody behind them.
-   */
-  changed(limit: Limit, from: { readonly limit: number; readonly windowMs: number }): void {
-    this.emit({ type: 'limit', at: this.clock.now(), limit: limit.name, from, to: { limit: limit.limit, windowMs: limit.windowMs } });
-    if ((this.books.get(limit)?.waiting ?? 0) > 0) this.refuseTooHeavy(limit);
-    if (!this.closed) this.pass();
-  }
-
-  /** Refuses every waiting task on `limit` heavier than what the limit allows its priority now. */
-  private refuseTooHeavy(limit: Limit): void {
-    for (const g of this.groups.values()) {
-      if (g.live === 0 || !g.limits.includes(limit)) continue;
-      const cap = limit.capacity(g.priority);
-      g.queue.forEachLive((slot, weight) => {
-        if (weight <= cap) return;
-        const resolve = cancelSlot(slot)!;
-        this.release(g, weight);
-        this.rejectWith(resolve, 'too-heavy', g.limits, tooHeavy(weight, limit, g.priority));
-      });
-    }
-  }
-
-  private admitAnytime(limits: readonly Limit[], weight: number, priority: number): boolean {
-    for (let i = 0; i < limits.length; i++) {
-      const l = limits[i]!;
-      if (this.books.get(l)!.waiting > 0 || !l.fitsAnytime(weight, priority)) return false;
-    }
-    this.takeAll(limits, weight);
-    this.countDispatch(limits, weight, priority, undefined);
-    return true;
-  }
-
-  /**
-   * Takes `weight` from every limit for a task about to start. The weight gets its instant from a
-   * clock read after the task started (at the end of this pass or this turn, or at the next
-   * decision), never the instant the decision was made on: a dispatch is never counted as earlier
-   * than it was, so no window can hold more than N of them (R13).
-   */
-  private takeAll(limits: readonly Limit[], weight: number): void {
-    for (let i = 0; i < limits.length; i++) this.takeOne(this.books.get(limits[i]!)!, weight);
-  }
-
-  private takeOne(b: LimitBook, weight: number): void {
-    b.limit.takeUnstamped(weight);
-    if (!b.queuedStamp) {
-      b.queuedStamp = true;
-      this.unstamped[this.unstampedCount++] = b;
-    }
-    if (!this.stampQueued) {
-      this.stampQueued = true;
-      queueMicrotask(this.stampLater);
-    }
-  }
-
-  private readonly stampLater = (): void => {
-    this.stampQueued = false;
-    if (this.unstampedCount > 0) this.stampAll(this.clock.now());
-  };
-
-  /** Gives every weight taken without an instant the instant `now`, read after it was taken. */
-  private stampAll(now: number): void {
-    const list = this.unstamped;
-    for (let i = 0; i < this.unstampedCount; i++) {
-      const b = list[i]!;
-      b.limit.stamp(now);
-      b.queuedStamp = false;
-    }
-    this.unstampedCount = 0;
-  }
-
-  /**
-   * A task waits: if what holds it back is only permits a shared store has not given yet, asks
-   * for them, for all its shared limits in one request (all or none, R13). Permits for one limit
-   * are never asked while another limit would hold the task anyway.
-   */
-  private askShared(limits: readonly Limit[], weight: number, priority: number, now: number): void {
-    let ask: Limit[] | null = null;
-    for (let i = 0; i < limits.length; i++) {
-      const l = limits[i]!;
-      if (l.lacks(weight, now)) (ask ??= []).push(l);
-      else if (l.waitFor(weight, now, priority) > 0) return;
-    }
-    if (ask !== null) ask[0]!.request(ask, weight, priority, now);
-  }
-
-  private admitNow(limits: readonly Limit[], weight: number, priority: number, now: number): boolean {
-    for (let i = 0; i < limits.length; i++) {
-      const l = limits[i]!;
-      if (this.books.get(l)!.waiting > 0 || l.waitFor(weight, now, priority) !== 0) return false;
-    }
-    this.takeAll(limits, weight);
-    return true;
-  }
-
-  /**
-   * @internal Calls `fn` before anything is decided at or after `at` (this scheduler's clock),
-   * once: a change of limits due at an instant (a lower tier, a throttle) is applied before any
-   * task is let through past it, even when the timer meant for it fires late (a busy process).
-   * One at a time: a new one replaces the last; `null` removes it. Admission then reads the clock.
-   */
-  setBoundary(at: number, fn: (() => void) | null): void {
-    this.boundaryAt = fn === null ? Infinity : at;
-    this.boundaryFn = fn;
-  }
-
-  /** Applies a change of limits that is due now: a task's weight is checked against what is in force. */
-  private boundaryIfDue(): void {
-    if (this.boundaryAt !== Infinity && this.clock.now() >= this.boundaryAt) this.reachBoundary();
-  }
-
-  private reachBoundary(): void {
-    const fn = this.boundaryFn;
-    this.boundaryAt = Infinity;
-    this.boundaryFn = null;
-    fn?.();
-  }
-
-  /** Runs every task that can run now, in order, then sets the one timer for the next. */
-  private pass(): void {
-    if (this.draining) {
-      this.dirty = true;
-      return;
-    }
-    this.draining = true;
-    let wake = Infinity;
-    try {
-      do {
-        this.dirty = false;
-        const now = this.clock.now();
-        if (now >= this.boundaryAt) this.reachBoundary();
-        this.stampAll(now);
-        wake = this.drain(now);
-      } while (this.dirty);
-    } finally {
-      this.draining = false;
-    }
-    this.stampAll(this.clock.now());
-    // Closed by a task of this pass: no timer, whatever the pass found.
-    this.setTimer(this.closed ? Infinity : Math.min(wake, this.nextDeadline()));
-  }
-
-  /**
-   * The earliest deadline of a task still waiting. Entries of tasks that left the queue (run,
-   * aborted, refused) are dropped from the top here, and all of them once they outnumber the
-   * waiting tasks: they hold no timer and no memory for long.
-   */
-  private nextDeadline(): number {
-    const heap = this.deadlines;
-    if (heap.length > 2 * this.live + 64) {
-      this.deadlines = heapOf(heap.filter((d) => isLive(d.slot)), deadlineBefore);
-    }
-    while (this.deadlines.length > 0 && !isLive(this.deadlines[0]!.slot)) heapPop(this.deadlines, deadlineBefore);
-    return this.deadlines[0]?.at ?? Infinity;
-  }
-
-  /**
-   * Runs what can run at `now`, one head at a time in the order of the queue as a whole: higher
-   * priority first, then the oldest. A head that must wait holds every one of its limits for the
-   * rest of the pass, and so does a head held by one of them: no younger task of its priority or
-   * lower goes ahead of it on any limit it draws on. A task given by a task of the pass takes its
-   * place in the order at once. Returns the instant to look again.
-   */
-  private drain(now: number): number {
-    // A task may still start at its deadline: refuse those past it, run what can run, then refuse
-    // those whose deadline is now and that could not.
-    this.expireDeadlines(now, false);
-    const pass = ++this.passNo;
-    const heads: Head[] = [];
-    for (const [key, g] of this.groups) {
-      if (g.queue.skipCancelled()) {
-        heads.push({ group: g, seq: g.queue.headSeq() });
-        g.inPass = pass;
-      } else if (g.live === 0) {
-        g.gone = true;
-        this.groups.delete(key);
-      }
-    }
-    heapOf(heads, headBefore);
-    this.heads = heads;
-    let wake: number;
-    try {
-      wake = this.drainHeads(heads, pass, now);
-    } finally {
-      this.heads = null;
-    }
-    // A refused head may have held back lighter tasks behind it: look again.
-    if (this.expireDeadlines(now, true) > 0) this.dirty = true;
-    return wake;
-  }
-
-  private drainHeads(heads: Head[], pass: number, now: number): number {
-    let wake = Infinity;
-    while (heads.length > 0) {
-      const top = heads[0]!;
-      const g = top.group;
-      const { queue, limits, books, priority } = g;
-      if (!queue.skipCancelled()) {
-        popHead(heads);
-        continue;
-      }
-      // Its head was sent, refused or cancelled since it was placed: its next one is younger.
-      const seq = queue.headSeq();
-      if (seq !== top.seq) {
-        top.seq = seq;
-        heapSiftDown(heads, 0, headBefore);
-        continue;
-      }
-      let blocked = false;
-      for (const b of books) if (b.pass === pass) blocked = true;
-      if (blocked) {
-        for (const b of books) b.pass = pass;
-        popHead(heads);
-        continue;
-      }
-      const weight = queue.headWeight();
-      // Permits of a shared store may be sent only until their lease ends, and the tasks run
-      // before this one in the pass may have taken a while (a slow signer, a GC pause): look
-      // at the clock again. A lease found over is given back and asked for anew. What those
-      // tasks took gets this instant, read after they started (a shared limit has Redis count
-      // again what may have started after its lease).
-      let at = now;
-      if (this.shared > 0) {
-        at = this.clock.now();
-        this.stampAll(at);
-      }
-      let wait = 0;
-      for (const l of limits) wait = Math.max(wait, l.waitFor(weight, at, priority));
-      if (wait === Infinity && this.refuseHeadIfTooHeavy(g, weight)) continue;
-      if (wait > 0 && this.shared > 0) this.askShared(limits, weight, priority, at);
-      if (wait > 0) {
-        for (const b of books) b.pass = pass;
-        if (wait !== Infinity) wake = Math.min(wake, at + wait);
-        popHead(heads);
-        continue;
-      }
-      for (const b of books) this.takeOne(b, weight);
-      const arg = queue.headArg();
-      const { fn, resolve } = queue.shift();
-      this.release(g, weight);
-      this.countDispatch(limits, weight, priority, at);
-      if (typeof resolve !== 'function') {
-        runSubmitted(fn, arg, resolve);
-      } else {
-        try {
-          // A task of `schedule` takes no argument.
-          resolve((fn as () => unknown)());
-        } catch (e) {
-          resolve(Promise.reject(e));
-        }
-      }
-      // Its next head is younger: to its place in the order, or out of it (unless the task gave
-      // the order a group of its own, which the top of the loop sorts out).
-      if (heads[0] !== top) continue;
-      if (!queue.skipCancelled()) {
-        popHead(heads);
-      } else {
-        top.seq = queue.headSeq();
-        if (heads.length > 1) heapSiftDown(heads, 0, headBefore);
-      }
-    }
-    return wake;
-  }
-
-  /** Refuses the head of `g` if one of its limits can never fit it (a limit lowered elsewhere). */
-  private refuseHeadIfTooHeavy(g: Group, weight: number): boolean {
-    for (const l of g.limits) {
-      if (weight <= l.capacity(g.priority)) continue;
-      const { resolve } = g.queue.shift();
-      this.release(g, weight);
-      this.rejectWith(resolve, 'too-heavy', g.limits, tooHeavy(weight, l, g.priority));
-      return true;
-    }
-    return false;
-  }
-
-  private expireDeadlines(now: number, includingNow: boolean): number {
-    let expired = 0;
-    while (this.deadlines.length > 0 && (this.deadlines[0]!.at < now || (includingNow && this.deadlines[0]!.at === now))) {
-      const d = heapPop(this.deadlines, deadlineBefore)!;
-      const resolve = cancelSlot(d.slot);
-      if (resolve === null) continue;
-      this.release(d.group, d.slot.chunk.weights[d.slot.index]!);
-      this.rejectWith(resolve, 'deadline', d.group.limits, 'the deadline passed before the limits allowed the task');
-      expired++;
-    }
-    return expired;
-  }
-
-  private cancel(slot: Slot, group: Group, weight: number, reason: RefusalReason, message: string): void {
-    const resolve = cancelSlot(slot);
-    if (resolve === null) return;
-    this.release(group, weight);
-    this.rejectWith(resolve, reason, group.limits, message);
-    this.pass();
-  }
-
-  private release(group: Group, weight: number): void {
-    group.live--;
-    this.live--;
-    for (const b of group.books) {
-      b.waiting--;
-      b.queuedWeight -= weight;
-    }
-  }
-
-  private setTimer(at: number): void {
-    if (at === this.timerAt) return;
-    if (this.timer !== null) this.clock.clearTimer(this.timer);
-    this.timer = null;
-    this.timerAt = at;
-    if (at === Infinity) return;
-    this.timer = this.clock.setTimer(() => {
-      this.timer = null;
-      this.timerAt = Infinity;
-      this.pass();
-    }, at - this.clock.now());
-  }
-
-  private groupFor(priority: number, limits: readonly Limit[]): Group {
-    let key = String(priority);
-    for (const l of limits) key += `|${limitId(l)}`;
-    let g = this.groups.get(key);
-    if (g === undefined) {
-      g = { priority, limits, books: limits.map((l) => this.books.get(l)!), queue: new TaskQueue(), live: 0, gone: false, inPass: 0 };
-      this.groups.set(key, g);
-    }
-    return g;
-  }
-
-  private readLimits(value: Limit | readonly Limit[] | undefined): readonly Limit[] {
-    if (value === undefined) return [];
-    const list = Array.isArray(value) ? (value as readonly Limit[]) : [value as Limit];
-    for (const l of list) this.ownedLimit(l, 'each of `limits`');
-    // Each limit once, checked without allocating (a task draws on a handful of limits).
-    for (let i = 1; i < list.length; i++) {
-      for (let j = 0; j < i; j++) if (list[j] === list[i]) throw new InvalidInputError('`limits`', list.map((l) => l.name), 'each limit once');
-    }
-    return list;
-  }
-
-  /** Whether `limits` is an array of limits of this scheduler, each once (without allocating). */
-  private ownsAll(limits: unknown): boolean {
-    if (!Array.isArray(limits)) return false;
-    for (let i = 0; i < limits.length; i++) {
-      const l: unknown = limits[i];
-      if (!this.books.has(l as Limit)) return false;
-      for (let j = 0; j < i; j++) if (limits[j] === l) return false;
-    }
-    return true;
-  }
-
-  /** Throws the error `readLimits` gives for limits `ownsAll` refused. */
-  private refuseLimits(limits: unknown): never {
-    if (limits !== undefined) this.readLimits(limits as Limit | readonly Limit[]);
-    throw new InvalidInputError('`limits`', limits, 'a limit made by this scheduler, or an array of them');
-  }
-
-  private ownedLimit(l: unknown, field: string): void {
-    if (this.books.has(l as Limit)) return;
-    checkSameBuild(field, l, 'the scheduler', WindowLimit.prototype);
-    throw new InvalidInputError(field, l, 'a limit made by this scheduler (scheduler.limit(...))');
-  }
-
-  private countDispatch(limits: readonly Limit[], weight: number, priority: number, at: number | undefined): void {
-    this.dispatched++;
-    if (this.listeners.size > 0) this.emit({ type: 'dispatch', at: at ?? this.clock.now(), weight, priority, limits: limits.map((l) => l.name) });
-  }
-
-  private refuse<T>(reason: RefusalReason, limits: readonly Limit[], message: string): Promise<T> {
-    this.countRefusal(reason, limits);
-    return Promise.reject(new RefusedError(reason, message));
-  }
-
-  private countRefusal(reason: RefusalReason, limits: readonly Limit[]): void {
-    this.refusedCounts[reason]++;
-    if (this.listeners.size > 0) this.emit({ type: 'refuse', at: this.clock.now(), reason, limits: limits.map((l) => l.name) });
-  }
-
-  /** Refuses a waiter: rejects its promise, or tells its submission (no error made, no message). */
-  private rejectWith(waiter: Waiter, reason: RefusalReason, limits: readonly Limit[], message: string): void {
-    if (typeof waiter === 'function') {
-      waiter(this.refuse(reason, limits, message));
-    } else {
-      this.countRefusal(reason, limits);
-      waiter.refused(reason);
-    }
-  }
-
-  private emit(event: SchedulerEvent): void {
-    this.listeners.emit(event);
-  }
-}
-
-/** Runs a submitted task, telling its submission if it throws. */
-function runSubmitted(fn: (arg: number) => unknown, arg: number, submission: Submission): void {
-  try {
-    fn(arg);
-  } catch (e) {
-    submission.failed(e);
-  }
 }
 
 function run<T>(fn: () => T | PromiseLike<T>): Promise<Awaited<T>> {
@@ -987,27 +379,9 @@ function run<T>(fn: () => T | PromiseLike<T>): Promise<Awaited<T>> {
   }
 }
 
-const ids = new WeakMap<Limit, number>();
-let nextId = 0;
-function limitId(l: Limit): number {
-  let id = ids.get(l);
-  if (id === undefined) ids.set(l, (id = nextId++));
-  return id;
-}
-
-function tooHeavy(weight: number, l: Limit, priority: number): string {
-  return `weight ${weight} can never fit ${l.name} (${l.capacity(priority)} per ${l.windowMs} ms at priority ${priority})`;
-}
-
 /** Throws the error for a refused input: kept out of the hot paths that check it. */
 function refuseInput(field: string, value: unknown, expected: string): never {
   throw new InvalidInputError(field, value, expected);
-}
-
-function readWeight(value: unknown): number {
-  if (value === undefined) return 1;
-  if (!isPositiveInteger(value)) throw new InvalidInputError('`weight`', value, 'a positive integer');
-  return value;
 }
 
 function readSignal(value: unknown): AbortSignal | undefined {
@@ -1019,25 +393,18 @@ function readSignal(value: unknown): AbortSignal | undefined {
   return value as AbortSignal;
 }
 
-function readPriority(value: unknown): number {
-  if (value === undefined) return 0;
-  if (typeof value !== 'number' || !Number.isFinite(value)) throw new InvalidInputError('`priority`', value, 'a finite number');
-  return value;
-}
-
-/** Higher priority first, then the older head. */
-function headBefore(a: Head, b: Head): boolean {
-  const pa = a.group.priority;
-  const pb = b.group.priority;
-  return pa > pb || (pa === pb && a.seq < b.seq);
-}
-
-/** Takes the first head out of the pass's order. */
-function popHead(heads: Head[]): void {
-  heads[0]!.group.inPass = 0;
-  heapPop(heads, headBefore);
-}
-
-function deadlineBefore(a: Deadline, b: Deadline): boolean {
-  return a.at < b.at;
+function readSchedulerOptions<L extends Limit>(options: SchedulerOptions<L>): [Clock, number, LimitStore<L>] {
+  if (typeof options !== 'object' || options === null) throw new InvalidInputError('scheduler options', options, 'an object');
+  checkFields(options, ['clock', 'maxQueue', 'store'], 'the scheduler options');
+  const clock = options.clock ?? systemClock;
+  const maxQueue = options.maxQueue ?? DEFAULT_MAX_QUEUE;
+  if (typeof maxQueue !== 'number' || !(maxQueue >= 0) || (!Number.isSafeInteger(maxQueue) && maxQueue !== Infinity)) {
+    throw new InvalidInputError('`maxQueue`', options.maxQueue, 'a non-negative integer or Infinity');
+  }
+  // Without a store, L is its default, WindowLimit: the memory store's.
+  const store = options.store ?? (memoryStore as LimitStore<Limit> as LimitStore<L>);
+  if (typeof store !== 'object' || store === null || typeof store.limit !== 'function') {
+    throw new InvalidInputError('`store`', store, 'a limit store (an object with a `limit` method)');
+  }
+  return [clock, maxQueue, store];
 }
