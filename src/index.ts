@@ -58,8 +58,9 @@ export type {
   ChangeReason, DailyActivity, TierChange, TierState, DailyRating, Timeline, TimelineAccount, TimelineInput, VipChange,
 } from './rules/timeline.js';
 export { checkAbuse } from './rules/abuse.js';
+export type { WindowSpec } from './rules/window-spec.js';
 export type {
-  AbuseOptions, AbuseTimeline, AbuseWindow, HourlyActivity, PlacementLimits, WindowSpec, Throttle, ThrottleChange, ThrottleReason, ThrottleState,
+  AbuseOptions, AbuseTimeline, AbuseWindow, HourlyActivity, PlacementLimits, Throttle, ThrottleChange, ThrottleReason, ThrottleState,
 } from './rules/abuse.js';
 export { checkSpotFill } from './rules/spot-fill.js';
 export type { SpotFillClearance, SpotFillOptions, SpotOrderRequest } from './rules/spot-fill.js';

@@ -1,5 +1,5 @@
 import { InvalidInputError } from '../errors.js';
-import { readRateLimit, type WindowSpec } from '../rules/abuse.js';
+import { readRateLimit, type WindowSpec } from '../rules/window-spec.js';
 import { parsePositiveInteger, readOptions } from '../internal/parse.js';
 import { type WebSocketBudget, channelRequest } from './channels.js';
 

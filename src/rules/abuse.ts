@@ -2,24 +2,9 @@ import { InvalidInputError } from '../errors.js';
 import { HOUR_MS, formatUtcInstant, parseUtcHour, utcHourStart } from './calendar.js';
 import { Dec, type DecimalInput, ZERO } from '../internal/decimal.js';
 import { fillRateOf, isFillRateBelow } from './fill-rate.js';
-import { checkFields, parseCount, parseInstant, parseNonNegativeDecimal, parsePositiveInteger, resolveOptions } from '../internal/parse.js';
+import { parseCount, parseInstant, parseNonNegativeDecimal, parsePositiveInteger, resolveOptions } from '../internal/parse.js';
 import { type AbuseWindow, THROTTLE_WINDOW_HOURS, readThrottleWindow, throttleWindowSums } from './throttle-window.js';
-
-/**
- * "N requests per W milliseconds".
- *
- * @example
- * ```ts
- * import { type WindowSpec, checkAbuse, Dec } from 'traderatio'
- *
- * const noFillLimit: WindowSpec = { limit: 5, windowMs: 10_000 }
- * checkAbuse({ requests: 86_401, traded: new Dec(0) }, { noFillLimit }) // { limit: 5, windowMs: 10000, reason: 'no-fills' }
- * ```
- */
-export interface WindowSpec {
-  readonly limit: number;
-  readonly windowMs: number;
-}
+import { type WindowSpec, readRateLimit } from './window-spec.js';
 
 /**
  * Options of the abuse throttle (R9).
@@ -67,14 +52,6 @@ function abuseConfigOf(o: AbuseOptions): AbuseConfig {
     noFillLimit: readRateLimit(o.noFillLimit ?? { limit: 10, windowMs: 10_000 }, '`noFillLimit`'),
     lowFillLimit: readRateLimit(o.lowFillLimit ?? { limit: 20, windowMs: 10_000 }, '`lowFillLimit`'),
   };
-}
-
-/** Reads an "N per W ms" limit. */
-export function readRateLimit(value: unknown, field: string): WindowSpec {
-  if (typeof value !== 'object' || value === null) throw new InvalidInputError(field, value, 'an object { limit, windowMs }');
-  const v = value as WindowSpec;
-  checkFields(v, ['limit', 'windowMs'], field);
-  return { limit: parsePositiveInteger(v.limit, `${field}.limit`), windowMs: parsePositiveInteger(v.windowMs, `${field}.windowMs`) };
 }
 
 /**

@@ -37,8 +37,9 @@ export type {
 } from './timeline.js';
 
 export { buildAbuseTimeline, checkAbuse, placementLimit } from './abuse.js';
+export type { WindowSpec } from './window-spec.js';
 export type {
-  AbuseOptions, AbuseTimeline, AbuseWindow, HourlyActivity, PlacementLimits, WindowSpec, Throttle, ThrottleChange, ThrottleReason,
+  AbuseOptions, AbuseTimeline, AbuseWindow, HourlyActivity, PlacementLimits, Throttle, ThrottleChange, ThrottleReason,
   ThrottleState,
 } from './abuse.js';
 export { buildSpotFillTimeline, checkSpotFill, spotFillApplies, spotFillClearance } from './spot-fill.js';

@@ -3,12 +3,11 @@ import {
   type AbuseTimeline,
   type AbuseWindow,
   type HourlyActivity,
-  type WindowSpec,
   type Throttle,
   buildHourlyThrottleTimeline,
-  readRateLimit,
 } from './abuse.js';
 import { Dec, type DecimalInput } from '../internal/decimal.js';
+import { type WindowSpec, readRateLimit } from './window-spec.js';
 import { isFillRateBelow } from './fill-rate.js';
 import { readThrottleWindow } from './throttle-window.js';
 import { parseCount, parseNonNegativeDecimal, resolveOptions } from '../internal/parse.js';
