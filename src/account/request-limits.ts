@@ -1,7 +1,8 @@
 import type { Catalog, Classification } from '../catalog/catalog.js';
 import { type AbuseConfig, UNTHROTTLED } from '../rules/abuse.js';
 import type { FamilyConfig } from '../rules/family.js';
-import { type SpotFillConfig, spotFillLimits } from '../rules/spot-fill.js';
+import type { SpotFillConfig } from '../rules/spot-fill.js';
+import { spotFillLimits } from '../catalog/spot-fill.js';
 import type { Limit, Scheduler } from '../schedule/scheduler.js';
 import type { AccountStatus, LimitState, LimiterEvent } from './limiter-events.js';
 import { LiveDowngrade } from './live-downgrade.js';

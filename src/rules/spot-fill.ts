@@ -168,18 +168,15 @@ export function buildSpotFillTimeline(hours: readonly HourlyActivity[], options:
   return buildHourlyThrottleTimeline(hours, (w) => decideSpotFill(w, config));
 }
 
-/** The spot batch endpoints (placement, amendment), which R14 does not name. */
-export const SPOT_BATCH_ENDPOINTS: ReadonlySet<string> = new Set(['/spot/batch_orders', '/spot/amend_batch_orders']);
-
 /** The pair a spot order request counts under (R14) when it names none. */
 export const UNNAMED_PAIR = 'UNNAMED_PAIR';
 
 /**
- * Whether the spot low-fill throttle limits a classified request (R14): {@link spotFillApplies}
- * on its market, action and endpoint.
+ * Whether the spot low-fill throttle limits a spot request (R14): placement and amendment, a batch
+ * only with `includeBatches`. Which endpoints are batches is the catalogue's to say.
  */
-export function spotFillLimits(c: { readonly market: string; readonly action: string; readonly endpoint: string }, config: SpotFillConfig): boolean {
-  return c.market === 'spot' && (c.action === 'place' || c.action === 'amend') && (config.includeBatches || !SPOT_BATCH_ENDPOINTS.has(c.endpoint));
+export function spotFillLimitsOrder(action: string, batch: boolean, config: SpotFillConfig): boolean {
+  return (action === 'place' || action === 'amend') && (config.includeBatches || !batch);
 }
 
 /**
@@ -223,5 +220,5 @@ export function spotFillApplies(request: SpotOrderRequest, options?: SpotFillOpt
   const { action, batch = false } = request;
   if (action !== 'place' && action !== 'amend' && action !== 'cancel') throw new InvalidInputError('`action`', action, '"place", "amend" or "cancel"');
   if (typeof batch !== 'boolean') throw new InvalidInputError('`batch`', batch, 'true or false');
-  return spotFillLimits({ market: 'spot', action, endpoint: batch ? '/spot/batch_orders' : '/spot/orders' }, config);
+  return spotFillLimitsOrder(action, batch, config);
 }
