@@ -5,6 +5,6 @@
  *
  * @packageDocumentation
  */
-export { VirtualClock } from '../schedule/clock.js';
+export { VirtualClock } from './virtual-clock.js';
 export type { Clock } from '../schedule/clock.js';
 export { TooManyTimersError } from '../errors.js';

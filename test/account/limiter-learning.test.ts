@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { AccountLimiter, type AccountLimiterOptions, type LimiterEvent } from '../../src/account/limiter.js';
-import { VirtualClock } from '../../src/schedule/clock.js';
+import { VirtualClock } from '../../src/testing/virtual-clock.js';
 import { feedbackFrom } from '../../src/schedule/feedback.js';
 
 const HOUR = 3_600_000;

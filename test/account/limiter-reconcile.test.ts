@@ -2,7 +2,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { AccountLimiter, type LimiterEvent } from '../../src/account/limiter.js';
 import type { RunningExchange } from '../../src/exchange/index.js';
 import { type LimitedFetch, limitedFetch } from '../../src/fetch/index.js';
-import { VirtualClock } from '../../src/schedule/clock.js';
+import { VirtualClock } from '../../src/testing/virtual-clock.js';
 import { model } from '../exchange/helpers.js';
 
 let exchange: RunningExchange | undefined;

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { AccountLimiter, type LimiterEvent } from '../../src/account/limiter.js';
 import { InvalidInputError } from '../../src/errors.js';
-import { VirtualClock } from '../../src/schedule/clock.js';
+import { VirtualClock } from '../../src/testing/virtual-clock.js';
 
 const T0 = Date.parse('2026-11-01T00:00:00Z');
 const H = 3_600_000;

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { AccountLimiter } from '../../src/account/limiter.js';
 import { InvalidInputError } from '../../src/errors.js';
-import { VirtualClock } from '../../src/schedule/clock.js';
+import { VirtualClock } from '../../src/testing/virtual-clock.js';
 
 const T0 = Date.parse('2026-11-01T10:00:00Z');
 

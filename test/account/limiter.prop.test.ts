@@ -2,7 +2,7 @@ import { fc, test } from '@fast-check/vitest';
 import { describe, expect } from 'vitest';
 import { AccountLimiter, type LimiterSnapshot } from '../../src/account/limiter.js';
 import { InvalidInputError } from '../../src/errors.js';
-import { VirtualClock } from '../../src/schedule/clock.js';
+import { VirtualClock } from '../../src/testing/virtual-clock.js';
 import { badAmount, badContract, badCount, badId, badInstant } from '../arbitraries.js';
 
 const T0 = Date.parse('2026-11-01T00:00:00Z');

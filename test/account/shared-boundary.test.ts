@@ -6,7 +6,7 @@ import { AccountLimiter } from '../../src/account/limiter.js';
 import type { SharedCounts, SharedTotals } from '../../src/account/shared-counts.js';
 import { Tracker } from '../../src/account/tracker.js';
 import { withUnread } from '../../src/account/unread.js';
-import { VirtualClock } from '../../src/schedule/clock.js';
+import { VirtualClock } from '../../src/testing/virtual-clock.js';
 import { WindowLimit } from '../../src/schedule/window.js';
 
 const HOUR = Date.parse('2026-11-02T09:00:00Z');

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { AccountLimiter } from '../../src/account/limiter.js';
 import { recordTrades } from '../../src/account/trades.js';
-import { VirtualClock } from '../../src/schedule/clock.js';
+import { VirtualClock } from '../../src/testing/virtual-clock.js';
 
 const T0 = Date.parse('2026-11-21T10:00:00Z');
 const multipliers = { BTC_USDT: '0.0001', DOGE_USDT: '10' };

@@ -4,7 +4,7 @@ import { AccountLimiter } from '../../src/account/limiter.js';
 import { limitCcxt } from '../../src/ccxt/index.js';
 import { InvalidInputError } from '../../src/errors.js';
 import { startExchange, type RunningExchange } from '../../src/exchange/index.js';
-import { VirtualClock } from '../../src/schedule/clock.js';
+import { VirtualClock } from '../../src/testing/virtual-clock.js';
 import { gateAt, recordSends } from './helpers.js';
 
 const BTC = 'BTC/USDT:USDT';

@@ -1,5 +1,5 @@
 import { createHmac, createHash } from 'node:crypto';
-import { VirtualClock } from '../../src/schedule/clock.js';
+import { VirtualClock } from '../../src/testing/virtual-clock.js';
 import { type ExchangeOptions, type RunningExchange, startExchange } from '../../src/exchange/server.js';
 import { WORKED_EXAMPLE } from '../../src/rules/example.js';
 

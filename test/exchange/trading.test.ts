@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { ExchangeModel } from '../../src/exchange/model.js';
-import { VirtualClock } from '../../src/schedule/clock.js';
+import { VirtualClock } from '../../src/testing/virtual-clock.js';
 
 const ORDERS = '/api/v4/futures/usdt/orders';
 

@@ -3,7 +3,7 @@ import { startExchange } from '../../src/exchange/index.js';
 import { AccountLimiter } from '../../src/account/limiter.js';
 import { InvalidInputError, RefusedError } from '../../src/errors.js';
 import { type LimitedRequestInit, limitedFetch } from '../../src/fetch/index.js';
-import { VirtualClock } from '../../src/schedule/clock.js';
+import { VirtualClock } from '../../src/testing/virtual-clock.js';
 
 const T0 = Date.parse('2026-11-21T10:00:00Z');
 const HOST = 'https://api.example.test';

@@ -5,7 +5,7 @@ import { AccountLimiter } from '../../src/account/limiter.js';
 import { InvalidInputError, RefusedError } from '../../src/errors.js';
 import { startExchange, type RunningExchange } from '../../src/exchange/index.js';
 import { limitApiClient } from '../../src/gate-api/index.js';
-import { VirtualClock } from '../../src/schedule/clock.js';
+import { VirtualClock } from '../../src/testing/virtual-clock.js';
 import { sdkClient } from './helpers.js';
 
 const T0 = Date.parse('2026-11-21T09:00:00Z');

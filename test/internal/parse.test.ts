@@ -6,7 +6,7 @@ import { resolveFamilyOptions, rateFamily } from '../../src/rules/family.js';
 import { INSTANT_RANGE, checkFields, isInstant, parseInstant, parseNonNegativeDecimal, parseUnixSeconds, readOptions, resolveOptions } from '../../src/internal/parse.js';
 import { tradeRatio } from '../../src/rules/ratio.js';
 import { buildTimeline } from '../../src/rules/timeline.js';
-import { VirtualClock } from '../../src/schedule/clock.js';
+import { VirtualClock } from '../../src/testing/virtual-clock.js';
 import { Scheduler } from '../../src/schedule/scheduler.js';
 
 const T = Date.parse('2026-11-01T00:00:00Z');

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { Availability } from '../../src/redis/availability.js';
-import { VirtualClock } from '../../src/schedule/clock.js';
+import { VirtualClock } from '../../src/testing/virtual-clock.js';
 
 describe('Availability', () => {
   it('goes down at the first failure, probes every retryMs on its clock, and comes back at the first answer', async () => {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { Outbox, type Pending } from '../../src/redis/outbox.js';
-import { VirtualClock } from '../../src/schedule/clock.js';
+import { VirtualClock } from '../../src/testing/virtual-clock.js';
 
 function write(n: number): Pending {
   return { script: 'release', keys: ['k'], args: [n] };

@@ -6,7 +6,7 @@ import { RedisStore } from '../../src/redis/store.js';
 import { type AcquireCall, type Encoded, encodeAcquire, encodeLate, encodeRelease } from '../../src/redis/calls.js';
 import { scriptingOf } from '../../src/redis/client.js';
 import { RedisKeys, type ScriptName, scripts } from '../../src/redis/protocol.js';
-import { VirtualClock } from '../../src/schedule/clock.js';
+import { VirtualClock } from '../../src/testing/virtual-clock.js';
 import { Scheduler } from '../../src/schedule/scheduler.js';
 import { memoryStore } from '../../src/schedule/store.js';
 import { REDIS_URL } from './address.js';

@@ -4,7 +4,7 @@
 // changes nothing a test sees.
 import { setImmediate as turn } from 'node:timers/promises';
 import type { Redis } from 'ioredis';
-import { VirtualClock } from '../../src/schedule/clock.js';
+import { VirtualClock } from '../../src/testing/virtual-clock.js';
 
 /** A VirtualClock that says when its next timer is due. */
 export class SteppedClock extends VirtualClock {

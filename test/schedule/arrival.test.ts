@@ -4,7 +4,7 @@ import { describe, expect, it } from 'vitest';
 import { AccountLimiter } from '../../src/account/limiter.js';
 import { InvalidInputError } from '../../src/errors.js';
 import { ArrivalDelay } from '../../src/schedule/arrival-delay.js';
-import { VirtualClock } from '../../src/schedule/clock.js';
+import { VirtualClock } from '../../src/testing/virtual-clock.js';
 import { WindowLimit } from '../../src/schedule/window.js';
 import { SlidingCount } from '../../src/exchange/sliding-count.js';
 

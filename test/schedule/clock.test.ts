@@ -1,7 +1,8 @@
 import { fc, test } from '@fast-check/vitest';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { InvalidInputError, TooManyTimersError } from '../../src/errors.js';
-import { MAX_TIMEOUT_MS, VirtualClock, systemClock } from '../../src/schedule/clock.js';
+import { MAX_TIMEOUT_MS, systemClock } from '../../src/schedule/clock.js';
+import { VirtualClock } from '../../src/testing/virtual-clock.js';
 import { Scheduler } from '../../src/schedule/scheduler.js';
 
 const DAY = 86_400_000;

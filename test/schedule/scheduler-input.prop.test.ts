@@ -1,7 +1,7 @@
 import { fc, test } from '@fast-check/vitest';
 import { describe, expect } from 'vitest';
 import { InvalidInputError } from '../../src/errors.js';
-import { VirtualClock } from '../../src/schedule/clock.js';
+import { VirtualClock } from '../../src/testing/virtual-clock.js';
 import { type Limit, Scheduler } from '../../src/schedule/scheduler.js';
 import { WindowLimit, type WindowLimitState } from '../../src/schedule/window.js';
 import { badPositive } from '../arbitraries.js';

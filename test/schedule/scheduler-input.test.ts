@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { InvalidInputError } from '../../src/errors.js';
-import { VirtualClock } from '../../src/schedule/clock.js';
+import { VirtualClock } from '../../src/testing/virtual-clock.js';
 import { Scheduler } from '../../src/schedule/scheduler.js';
 
 /** The field named by the InvalidInputError `call` throws (fails when it throws nothing else). */

@@ -3,7 +3,7 @@
 import { fc, test } from '@fast-check/vitest';
 import { afterEach, beforeEach, describe, expect, vi } from 'vitest';
 import { RefusedError } from '../../src/errors.js';
-import { VirtualClock } from '../../src/schedule/clock.js';
+import { VirtualClock } from '../../src/testing/virtual-clock.js';
 import { type Limit, Scheduler } from '../../src/schedule/scheduler.js';
 
 /** One run's scheduler on a virtual clock, with the store under test, and how to move its clock. */

@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { InvalidInputError, RefusedError } from '../../src/errors.js';
-import { VirtualClock } from '../../src/schedule/clock.js';
+import { VirtualClock } from '../../src/testing/virtual-clock.js';
 import { Scheduler, type SchedulerEvent } from '../../src/schedule/scheduler.js';
 
 function setup() {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { RefusedError } from '../../src/errors.js';
-import { VirtualClock } from '../../src/schedule/clock.js';
+import { VirtualClock } from '../../src/testing/virtual-clock.js';
 import { Scheduler, type SchedulerEvent } from '../../src/schedule/scheduler.js';
 
 function setup(maxQueue?: number) {

@@ -1,7 +1,7 @@
 import { fc, test } from '@fast-check/vitest';
 import { describe, expect, it } from 'vitest';
 import { InvalidInputError, type RefusalReason } from '../../src/errors.js';
-import { VirtualClock } from '../../src/schedule/clock.js';
+import { VirtualClock } from '../../src/testing/virtual-clock.js';
 import type { Submission } from '../../src/schedule/queue.js';
 import { Scheduler } from '../../src/schedule/scheduler.js';
 

@@ -3,7 +3,7 @@ import WebSocket from 'ws';
 import { AccountLimiter } from '../../src/account/limiter.js';
 import { InvalidInputError, NoReplyError } from '../../src/errors.js';
 import type { RunningExchange } from '../../src/exchange/index.js';
-import { VirtualClock } from '../../src/schedule/clock.js';
+import { VirtualClock } from '../../src/testing/virtual-clock.js';
 import { limitedWebSocket, type WebSocketLike } from '../../src/websocket/index.js';
 import { call, model } from '../exchange/helpers.js';
 

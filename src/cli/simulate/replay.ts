@@ -7,7 +7,7 @@ import { HOUR_MS, utcHourStart } from '../../rules/calendar.js';
 import { isTieredVip } from '../../rules/vip.js';
 import type { FamilyConfig } from '../../rules/family.js';
 import { CANCEL_PRIORITY } from '../../account/limiter-options.js';
-import { VirtualClock } from '../../schedule/clock.js';
+import { VirtualClock } from '../../testing/virtual-clock.js';
 import type { Submission } from '../../schedule/queue.js';
 import { Scheduler } from '../../schedule/scheduler.js';
 import type { SubmitRoute } from '../../schedule/submit.js';

@@ -4,7 +4,7 @@ import { readReplayHistory } from '../../../src/cli/simulate/history.js';
 import type { Refusal } from '../../../src/cli/simulate/replay.js';
 import { simulate } from '../../../src/cli/simulate/simulate.js';
 import { ExchangeModel } from '../../../src/exchange/model.js';
-import { VirtualClock } from '../../../src/schedule/clock.js';
+import { VirtualClock } from '../../../src/testing/virtual-clock.js';
 
 // examples/yesterday.csv: a night's log of main and bot from 23:59 UTC, over 00:00 (main's tier
 // lowered at the snapshot), the abuse throttle's check of 02:00 (bot's no-fill throttle lifted)
