@@ -3,7 +3,7 @@
  * Run: npm run bench:account. Target: at least 5,000,000 recorded requests per second.
  */
 import { performance } from 'node:perf_hooks';
-import { Tracker } from '../dist/rules.js';
+import { Tracker } from '../dist/index.js';
 import { median, printTable } from './measure.js';
 
 const contracts = Array.from({ length: 50 }, (_, i) => (i === 0 ? 'BTC_USDT' : i === 1 ? 'ETH_USDT' : `C${i}_USDT`));

@@ -91,7 +91,8 @@ export class InvalidInputError extends TraderatioError {
  *
  * @example
  * ```ts
- * import { UnknownFieldError, tradeRatio } from 'traderatio'
+ * import { UnknownFieldError } from 'traderatio'
+ * import { tradeRatio } from 'traderatio/rules'
  *
  * let caught: unknown
  * try { tradeRatio(JSON.parse('[{ "contract": "BTC_USDT", "maker_volume": "900", "place": 100 }]')) } catch (e) { caught = e }
@@ -234,9 +235,9 @@ export function isRefusedError(e: unknown): e is RefusedError {
  *
  * @example
  * ```ts
- * import { Scheduler } from 'traderatio'
- * import { NoReplyError, RedisStore } from 'traderatio/redis'
+ * import { Scheduler, NoReplyError } from 'traderatio'
  * import { VirtualClock } from 'traderatio/testing'
+ * import { RedisStore } from 'traderatio/redis'
  *
  * const silent = { evalsha: () => new Promise(() => {}), eval: () => new Promise(() => {}) } // a Redis that never answers
  * const clock = new VirtualClock()
@@ -249,6 +250,24 @@ export function isRefusedError(e: unknown): e is RefusedError {
  * error instanceof NoReplyError && error.code // 'NO_REPLY'
  * scheduler.close()
  * await Promise.all([store.close(), clock.advance(250)])
+ * ```
+ *
+ * @example
+ * ```ts
+ * import { AccountLimiter, NoReplyError } from 'traderatio'
+ * import { limitedWebSocket } from 'traderatio/websocket'
+ *
+ * // A connection that never answers.
+ * const socket = { send() {}, addEventListener() {}, removeEventListener() {} }
+ * const limiter = new AccountLimiter({ accounts: [{ id: 'main', role: 'main' }] })
+ * const api = limitedWebSocket(limiter, { account: 'main', socket, timeoutMs: 50 })
+ * const error = await api.request('futures.order_place', { contract: 'BTC_USDT', size: 1, price: '60000' }, { reqId: 'p1' }).catch((e) => e)
+ * error instanceof NoReplyError // true
+ * error.code // 'NO_REPLY'
+ * error.message // 'no reply to p1 (futures.order_place) within 50 ms'
+ * // It was sent: it counts.
+ * limiter.abuseHeadroom('main').requests // 1
+ * limiter.close()
  * ```
  */
 export class NoReplyError extends TraderatioError {

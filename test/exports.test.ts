@@ -5,6 +5,7 @@ import { readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { describe, expect, it } from 'vitest';
+import { entries, exportsOf } from './examples.js';
 
 const root = resolve(import.meta.dirname, '..');
 const manifest = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as { exports: Record<string, unknown> };
@@ -15,7 +16,7 @@ const load = async (subpath: string): Promise<Record<string, unknown>> => (await
 
 describe('the package entries', () => {
   it('are the root, traderatio/rules, traderatio/testing and the integrations', () => {
-    expect(subpaths).toEqual(['.', './rules', './testing', './redis', './fetch', './ccxt', './gate-api', './websocket', './exchange', './metrics']);
+    expect(subpaths).toEqual(['.', './rules', './catalog', './advise', './testing', './redis', './fetch', './ccxt', './gate-api', './websocket', './exchange', './metrics']);
   });
 
   it.each(subpaths)('load: %s exports values', async (subpath) => {
@@ -25,6 +26,14 @@ describe('the package entries', () => {
   it('export no resolve* function: options are resolved inside the package', async () => {
     const found = (await Promise.all(subpaths.map(async (s) => Object.keys(await load(s)).filter((n) => /^resolve/.test(n)).map((n) => `${s} ${n}`)))).flat();
     expect(found).toEqual([]);
+  });
+
+  it('give each name, value or type, from one entry only', () => {
+    const found = exportsOf(entries());
+    const holders = new Map<string, string[]>();
+    for (const [entry, list] of found) for (const x of list) holders.set(x.name, [...(holders.get(x.name) ?? []), entry]);
+    expect(holders.size).toBeGreaterThan(100);
+    expect([...holders].filter(([, on]) => on.length > 1).map(([name, on]) => `${name}: ${on.join(', ')}`)).toEqual([]);
   });
 
   it('give VirtualClock and its error from traderatio/testing only', async () => {
@@ -43,19 +52,22 @@ describe('the root entry', () => {
     expect(names.length, names.join(', ')).toBeLessThanOrEqual(30);
   });
 
-  it('exports what an engine and a planner use', async () => {
+  it('exports what an engine uses', async () => {
     expect(Object.keys(await load('.')).sort()).toEqual([
-      'AccountLimiter', 'DEFAULT_LIMITS', 'DEFAULT_TIERS', 'Dec', 'ExchangeClock', 'InvalidInputError', 'RefusedError', 'Scheduler',
-      'TraderatioError', 'UnknownFieldError', 'WindowLimit', 'advise', 'buildTimeline', 'checkAbuse', 'checkSpotFill', 'createCatalog',
-      'feedbackFrom', 'feedbackFromWebSocket', 'isInvalidInputError', 'isRefusedError', 'isTraderatioError', 'memoryStore', 'rateFamily',
-      'readRateLimitHeaders', 'recordTrades', 'systemClock', 'tierFor', 'tierMargins', 'tradeRatio',
+      'AccountLimiter', 'Dec', 'ExchangeClock', 'InvalidInputError', 'NoReplyError', 'RefusedError', 'Scheduler', 'Tracker', 'TraderatioError',
+      'UnknownFieldError', 'WEBSOCKET_RATE_LIMIT_CODES', 'WindowLimit', 'feedbackFrom', 'feedbackFromWebSocket', 'isInvalidInputError',
+      'isRefusedError', 'isTraderatioError', 'memoryStore', 'readGatewayTimes', 'readRateLimitHeaders', 'readWebSocketRateLimit', 'recordTrades',
+      'systemClock',
     ].sort());
   });
+});
 
-  it('shares its rule functions with traderatio/rules: the same functions, not copies', async () => {
-    const [top, rules] = await Promise.all([load('.'), load('./rules')]);
-    const shared = Object.keys(top).filter((n) => n in rules);
-    expect(shared.sort()).toEqual(['DEFAULT_TIERS', 'Dec', 'ExchangeClock', 'buildTimeline', 'checkAbuse', 'checkSpotFill', 'rateFamily', 'tierFor', 'tierMargins', 'tradeRatio']);
-    expect(shared.filter((n) => top[n] !== rules[n])).toEqual([]);
+describe('traderatio/rules', () => {
+  it('exports the rules: functions and constants, no class that keeps state', async () => {
+    const rules = await load('./rules');
+    const classes = Object.entries(rules).filter(([, v]) => typeof v === 'function' && /^class\b/.test(Function.prototype.toString.call(v))).map(([k]) => k);
+    expect(classes).toEqual([]);
+    expect(Object.keys(rules)).toEqual(expect.arrayContaining(['tradeRatio', 'tierFor', 'rateFamily', 'buildTimeline', 'checkAbuse', 'checkSpotFill', 'tierMargins']));
+    expect(Object.keys(rules)).not.toContain('Tracker');
   });
 });

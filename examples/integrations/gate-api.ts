@@ -3,8 +3,8 @@ import assert from 'node:assert/strict';
 import { ApiClient, FuturesApi } from 'gate-api';
 import { AccountLimiter } from 'traderatio';
 import { VirtualClock } from 'traderatio/testing';
-import { startExchange } from 'traderatio/exchange';
 import { limitApiClient } from 'traderatio/gate-api';
+import { startExchange } from 'traderatio/exchange';
 
 // The model stands in for the exchange (one main account, KEY main-key, tier 1: 100 placements per
 // second), on a virtual clock that the example moves; the SDK signs with the machine's clock.

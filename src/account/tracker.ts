@@ -14,8 +14,7 @@ import type { DailyActivity } from '../rules/timeline.js';
  *
  * @example
  * ```ts
- * import { type CountedAction } from 'traderatio'
- * import { Tracker } from 'traderatio/rules'
+ * import { type CountedAction, Tracker } from 'traderatio'
  *
  * const t = new Tracker()
  * const action: CountedAction = 'cancel'
@@ -30,8 +29,7 @@ export type CountedAction = 'place' | 'amend' | 'cancel';
  *
  * @example
  * ```ts
- * import { type FillRole } from 'traderatio'
- * import { Tracker } from 'traderatio/rules'
+ * import { type FillRole, Tracker } from 'traderatio'
  *
  * const t = new Tracker()
  * const role: FillRole = 'taker'
@@ -88,8 +86,7 @@ class AccountCounters {
  *
  * @example
  * ```ts
- * import { type TrackerState } from 'traderatio'
- * import { Tracker } from 'traderatio/rules'
+ * import { type TrackerState, Tracker } from 'traderatio'
  *
  * const t = new Tracker()
  * t.recordRequest('main', 'BTC_USDT', 'place', Date.parse('2026-11-21T10:00:00Z'))
@@ -116,7 +113,7 @@ export interface TrackerState {
  *
  * @example
  * ```ts
- * import { Tracker } from 'traderatio/rules'
+ * import { Tracker } from 'traderatio'
  *
  * const t = new Tracker()
  * const at = Date.parse('2026-11-21T10:00:00Z')

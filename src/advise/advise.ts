@@ -18,7 +18,7 @@ import { type ThrottleNearMiss, throttleNearMisses } from './throttles.js';
  *
  * @example
  * ```ts
- * import { type AdviceInput, advise } from 'traderatio'
+ * import { type AdviceInput, advise } from 'traderatio/advise'
  *
  * const accounts = [{ account: 'A', contracts: [{ contract: 'BTC_USDT', makerVolume: '400', takerVolume: '100', place: 50, cancel: 40 }] }]
  * const input: AdviceInput = { accounts, pairs: [{ account: 'A', contract: 'BTC_USDT', pairs: 30 }] }
@@ -39,7 +39,7 @@ export interface AdviceInput {
  *
  * @example
  * ```ts
- * import { type AdviseOptions, advise } from 'traderatio'
+ * import { type AdviseOptions, advise } from 'traderatio/advise'
  *
  * const accounts = [{ account: 'A', contracts: [{ contract: 'BTC_USDT', makerVolume: '400', takerVolume: '100', place: 50, cancel: 40 }] }]
  * const options: AdviseOptions = { takerShare: '1' } // try all taker volume as maker
@@ -74,7 +74,7 @@ export interface AdviseOptions extends FamilyOptions {
  *
  * @example
  * ```ts
- * import { type AccountOutcome, advise } from 'traderatio'
+ * import { type AccountOutcome, advise } from 'traderatio/advise'
  *
  * const accounts = [{ account: 'A', contracts: [{ contract: 'BTC_USDT', makerVolume: '400', takerVolume: '100', place: 50, cancel: 40 }] }]
  * const a: AccountOutcome | undefined = advise(accounts).now.accounts[0]
@@ -97,7 +97,7 @@ export interface AccountOutcome {
  *
  * @example
  * ```ts
- * import { type Outcome, advise } from 'traderatio'
+ * import { type Outcome, advise } from 'traderatio/advise'
  *
  * const accounts = [{ account: 'A', contracts: [{ contract: 'BTC_USDT', makerVolume: '400', takerVolume: '100', place: 50, cancel: 40 }] }]
  * const now: Outcome = advise(accounts).now
@@ -118,7 +118,7 @@ export interface Outcome {
  *
  * @example
  * ```ts
- * import { type FindingKind, advise } from 'traderatio'
+ * import { type FindingKind, advise } from 'traderatio/advise'
  *
  * const accounts = [{ account: 'A', contracts: [{ contract: 'BTC_USDT', makerVolume: '400', takerVolume: '100', place: 50, cancel: 40 }] }]
  * const kinds: FindingKind[] = advise(accounts).findings.map((f) => f.kind)
@@ -156,7 +156,7 @@ const COST_ORDER: Readonly<Record<FindingCost, number>> = { free: 0, volume: 1, 
  *
  * @example
  * ```ts
- * import { type Finding, advise } from 'traderatio'
+ * import { type Finding, advise } from 'traderatio/advise'
  *
  * const accounts = [{ account: 'A', contracts: [{ contract: 'BTC_USDT', makerVolume: '400', takerVolume: '100', place: 50, cancel: 40 }] }]
  * const best: Finding | undefined = advise(accounts).findings[0]
@@ -189,7 +189,7 @@ export interface Finding {
  *
  * @example
  * ```ts
- * import { type Advice, advise } from 'traderatio'
+ * import { type Advice, advise } from 'traderatio/advise'
  *
  * const accounts = [{ account: 'A', contracts: [{ contract: 'BTC_USDT', makerVolume: '400', takerVolume: '100', place: 50, cancel: 40 }] }]
  * const advice: Advice = advise(accounts)
@@ -310,8 +310,8 @@ function readInput(input: AdviceInput | readonly AccountActivity[]): Required<Ad
  *
  * @example
  * ```ts
- * import { advise } from 'traderatio'
  * import { WORKED_EXAMPLE } from 'traderatio/rules'
+ * import { advise } from 'traderatio/advise'
  *
  * const advice = advise(WORKED_EXAMPLE, { ownVolumeThreshold: '0' })
  * const a = advice.findings.find((f) => f.kind === 'next-tier-maker' && f.account === 'A')

@@ -50,7 +50,7 @@ function done(d: Draft): AccountActivity[] {
  *
  * @example
  * ```ts
- * import { type PairCount, advise } from 'traderatio'
+ * import { type PairCount, advise } from 'traderatio/advise'
  *
  * const accounts = [{ account: 'A', contracts: [{ contract: 'BTC_USDT', makerVolume: '400', takerVolume: '100', place: 50, cancel: 40 }] }]
  * const pairs: PairCount[] = [{ account: 'A', contract: 'BTC_USDT', pairs: 30 }]

@@ -9,7 +9,7 @@ import { THROTTLE_WINDOW_HOURS } from '../rules/throttle-window.js';
  *
  * @example
  * ```ts
- * import { type ThrottleNearMiss, advise } from 'traderatio'
+ * import { type ThrottleNearMiss, advise } from 'traderatio/advise'
  *
  * const accounts = [{ account: 'A', contracts: [{ contract: 'BTC_USDT', makerVolume: '400', takerVolume: '100', place: 50, cancel: 40 }] }]
  * // 100 spot order requests in an hour, nothing filled: the low-fill throttle (R14) trips.

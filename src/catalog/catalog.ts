@@ -8,7 +8,7 @@ import { type WebSocketBudget, channelRequest } from './channels.js';
  *
  * @example
  * ```ts
- * import { type Market, createCatalog } from 'traderatio'
+ * import { type Market, createCatalog } from 'traderatio/catalog'
  *
  * const catalog = createCatalog()
  * const market: Market = catalog.classify('GET', '/futures/usdt/tickers').market
@@ -23,7 +23,7 @@ export type Market = 'spot' | 'margin' | 'futures' | 'delivery' | 'options' | 'w
  *
  * @example
  * ```ts
- * import { type Action, createCatalog } from 'traderatio'
+ * import { type Action, createCatalog } from 'traderatio/catalog'
  *
  * const catalog = createCatalog()
  * const action: Action = catalog.classify('PUT', '/futures/usdt/orders/123').action
@@ -39,7 +39,7 @@ export type Action = 'place' | 'amend' | 'cancel' | 'other';
  *
  * @example
  * ```ts
- * import { type EndpointLimit, createCatalog } from 'traderatio'
+ * import { type EndpointLimit, createCatalog } from 'traderatio/catalog'
  *
  * const [spec] = createCatalog().classify('POST', '/spot/orders', { currency_pair: 'BTC_USDT' }).limits
  * const place: EndpointLimit = spec!
@@ -58,7 +58,7 @@ export interface EndpointLimit extends WindowSpec {
  *
  * @example
  * ```ts
- * import { type Classification, createCatalog } from 'traderatio'
+ * import { type Classification, createCatalog } from 'traderatio/catalog'
  *
  * const c: Classification = createCatalog().classify('POST', 'https://api.gateio.ws/api/v4/spot/orders?x=1', { currency_pair: 'BTC_USDT' })
  * c // { method: 'POST', endpoint: '/spot/orders', orders: 1, weight: 1, instrument: 'BTC_USDT', market: 'spot', action: 'place', limits: [{ key: 'spot.place:BTC_USDT', scope: 'account', limit: 10, windowMs: 1000 }] }
@@ -95,7 +95,7 @@ export interface Classification {
  * `ws.spot.place`.
  * @example
  * ```ts
- * import { DEFAULT_LIMITS } from 'traderatio'
+ * import { DEFAULT_LIMITS } from 'traderatio/catalog'
  *
  * DEFAULT_LIMITS['futures.place'] // { limit: 100, windowMs: 1000 }
  * DEFAULT_LIMITS['withdrawals'] // { limit: 1, windowMs: 3000 }
@@ -154,7 +154,7 @@ const METHODS = new Set(['GET', 'POST', 'PUT', 'PATCH', 'DELETE']);
  *
  * @example
  * ```ts
- * import { type CatalogOptions, createCatalog } from 'traderatio'
+ * import { type CatalogOptions, createCatalog } from 'traderatio/catalog'
  *
  * // A futures placement limit of 250 a second (tier 4) instead of the published 100.
  * const options: CatalogOptions = { limits: { 'futures.place': { limit: 250, windowMs: 1000 } } }
@@ -173,7 +173,7 @@ export interface CatalogOptions {
  *
  * @example
  * ```ts
- * import { type Catalog, createCatalog } from 'traderatio'
+ * import { type Catalog, createCatalog } from 'traderatio/catalog'
  *
  * const catalog: Catalog = createCatalog()
  * catalog.classifyWebSocket('futures', 'place') // [{ key: 'ws.futures.orders', scope: 'account', limit: 100, windowMs: 1000 }]
@@ -222,7 +222,7 @@ const LIMIT_KEYS: readonly string[] = Object.keys(DEFAULT_LIMITS);
  *
  * @example
  * ```ts
- * import { createCatalog } from 'traderatio'
+ * import { createCatalog } from 'traderatio/catalog'
  *
  * const c = createCatalog()
  * // A batch counts per order (R1).

@@ -7,7 +7,7 @@ import type { Action } from './catalog.js';
  * WebSocket futures 100 per second).
  * @example
  * ```ts
- * import { type WebSocketBudget, createCatalog } from 'traderatio'
+ * import { type WebSocketBudget, createCatalog } from 'traderatio/catalog'
  *
  * const budget: WebSocketBudget = 'separate'
  * createCatalog().classifyWebSocket('futures', 'place', budget) // [{ key: 'ws.futures.place', scope: 'account', limit: 100, windowMs: 1000 }]
@@ -54,7 +54,7 @@ const CHANNELS: ReadonlyMap<string, Channel> = new Map<string, Channel>([
  *
  * @example
  * ```ts
- * import { WEBSOCKET_ORDER_CHANNELS } from 'traderatio/rules'
+ * import { WEBSOCKET_ORDER_CHANNELS } from 'traderatio/catalog'
  *
  * WEBSOCKET_ORDER_CHANNELS.includes('futures.order_batch_place') // true
  * WEBSOCKET_ORDER_CHANNELS.includes('futures.login') // false

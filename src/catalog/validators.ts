@@ -13,7 +13,7 @@ import { parseCount, parseInstant, parseUnixSeconds } from '../internal/parse.js
  *
  * @example
  * ```ts
- * import { type Check, checkFuturesBatch } from 'traderatio/rules'
+ * import { type Check, checkFuturesBatch } from 'traderatio/catalog'
  *
  * const check: Check = checkFuturesBatch(Array.from({ length: 11 }, () => ({ contract: 'BTC_USDT', size: 1 })))
  * check.ok // false
@@ -32,7 +32,7 @@ const fail = (label: string, message: string): Check => ({ ok: false, label, mes
  *
  * @example
  * ```ts
- * import { checkSpotBatch } from 'traderatio/rules'
+ * import { checkSpotBatch } from 'traderatio/catalog'
  *
  * checkSpotBatch([{ currency_pair: 'BTC_USDT', account: 'spot' }, { currency_pair: 'ETH_USDT', account: 'margin' }]) // { ok: false, label: 'MIXED_ACCOUNT_TYPE', message: 'one batch mixes account types: margin, spot' }
  * checkSpotBatch(Array.from({ length: 10 }, () => ({ currency_pair: 'BTC_USDT' }))) // { ok: true }
@@ -58,7 +58,7 @@ export function checkSpotBatch(orders: readonly { readonly currency_pair?: strin
  *
  * @example
  * ```ts
- * import { checkFuturesBatch } from 'traderatio/rules'
+ * import { checkFuturesBatch } from 'traderatio/catalog'
  *
  * const order = { contract: 'BTC_USDT', size: 1, price: '60000' }
  * checkFuturesBatch(Array.from({ length: 10 }, () => order)) // { ok: true }
@@ -76,7 +76,7 @@ export function checkFuturesBatch(orders: readonly unknown[]): Check {
  *
  * @example
  * ```ts
- * import { checkOpenCrossExchangeOrders } from 'traderatio/rules'
+ * import { checkOpenCrossExchangeOrders } from 'traderatio/catalog'
  *
  * checkOpenCrossExchangeOrders(999) // { ok: true }
  * checkOpenCrossExchangeOrders(1000) // { ok: false, label: 'TOO_MANY_ORDERS', message: '1000 cross-exchange orders open; at most 1000' }
@@ -91,7 +91,7 @@ export function checkOpenCrossExchangeOrders(open: number): Check {
  *
  * @example
  * ```ts
- * import { checkApiKeyCount } from 'traderatio/rules'
+ * import { checkApiKeyCount } from 'traderatio/catalog'
  *
  * checkApiKeyCount(19) // { ok: true }
  * checkApiKeyCount(20) // { ok: false, label: 'INVALID_PARAM_VALUE', message: '20 API keys exist; at most 20 per account' }
@@ -108,7 +108,7 @@ const IPV4 = /^(25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)(\.(25[0-5]|2[0-4]\d|1\d\d|[1-9]
  *
  * @example
  * ```ts
- * import { checkIpWhitelist } from 'traderatio/rules'
+ * import { checkIpWhitelist } from 'traderatio/catalog'
  *
  * checkIpWhitelist(['203.0.113.7', '198.51.100.1']) // { ok: true }
  * checkIpWhitelist(['203.0.113.0/24']) // { ok: false, label: 'INVALID_PARAM_VALUE', message: '"203.0.113.0/24" is not a single IPv4 address (no ranges, no IPv6)' }
@@ -130,7 +130,7 @@ export function checkIpWhitelist(addresses: readonly string[]): Check {
  *
  * @example
  * ```ts
- * import { checkTimestamp } from 'traderatio/rules'
+ * import { checkTimestamp } from 'traderatio/catalog'
  *
  * checkTimestamp(1_795_000_060, 1_795_000_000) // { ok: true }
  * checkTimestamp(1_795_000_000, 1_795_000_061) // { ok: false, label: 'REQUEST_EXPIRED', message: 'the timestamp is 61 s from server time; at most 60' }
@@ -154,7 +154,7 @@ function withinSixtySeconds(offSeconds: number): Check {
  *
  * @example
  * ```ts
- * import { checkClockOffset } from 'traderatio/rules'
+ * import { checkClockOffset } from 'traderatio/catalog'
  *
  * checkClockOffset({ offsetMs: -59_990, errorMs: 10 }) // { ok: true }
  * checkClockOffset({ offsetMs: -59_990, errorMs: 20 }) // { ok: false, label: 'REQUEST_EXPIRED', message: 'the timestamp is 60.01 s from server time; at most 60' }
@@ -173,7 +173,7 @@ export function checkClockOffset(estimate: { readonly offsetMs: number; readonly
  *
  * @example
  * ```ts
- * import { checkWebSocketConnections } from 'traderatio/rules'
+ * import { checkWebSocketConnections } from 'traderatio/catalog'
  *
  * checkWebSocketConnections(299) // { ok: true }
  * checkWebSocketConnections(300) // { ok: false, label: 'TOO_MANY_CONNECTIONS', message: '300 WebSocket connections open from this IP; at most 300' }
@@ -189,7 +189,7 @@ export function checkWebSocketConnections(open: number): Check {
  *
  * @example
  * ```ts
- * import { checkOrderText } from 'traderatio/rules'
+ * import { checkOrderText } from 'traderatio/catalog'
  *
  * checkOrderText('t-grid-42') // { ok: true }
  * checkOrderText('grid-42') // { ok: false, label: 'INVALID_PARAM_VALUE', message: 'custom text must start with "t-"' }
@@ -208,7 +208,7 @@ export function checkOrderText(text: string): Check {
  *
  * @example
  * ```ts
- * import { checkCustomIdUsable } from 'traderatio/rules'
+ * import { checkCustomIdUsable } from 'traderatio/catalog'
  *
  * const createdAt = Date.parse('2026-11-21T09:00:00Z')
  * checkCustomIdUsable(createdAt, createdAt + 30 * 60_000) // { ok: true }
@@ -231,7 +231,7 @@ const LIST_LIMITS: ReadonlyMap<string, { readonly min: number; readonly max: num
  * `"GET /wallet/sub_account_balances"`); any other route has none and is ok.
  * @example
  * ```ts
- * import { checkListLimit } from 'traderatio/rules'
+ * import { checkListLimit } from 'traderatio/catalog'
  *
  * checkListLimit('GET /wallet/sub_account_balances', 100) // { ok: true }
  * checkListLimit('GET /wallet/sub_account_balances', 101) // { ok: false, label: 'INVALID_PARAM_VALUE', message: 'limit 101 for GET /wallet/sub_account_balances; from 1 to 100' }

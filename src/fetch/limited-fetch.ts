@@ -15,8 +15,8 @@ import { checkFields } from '../internal/parse.js';
  * @example
  * ```ts
  * import { AccountLimiter } from 'traderatio'
- * import { startExchange } from 'traderatio/exchange'
  * import { type FetchFunction, limitedFetch } from 'traderatio/fetch'
+ * import { startExchange } from 'traderatio/exchange'
  *
  * const exchange = await startExchange({ port: 0 })
  * // Against the exchange, this is where the request is signed (KEY, Timestamp, SIGN).
@@ -97,8 +97,8 @@ export interface LimitedFetchOptions {
  * ```ts
  * import { AccountLimiter } from 'traderatio'
  * import { VirtualClock } from 'traderatio/testing'
- * import { startExchange } from 'traderatio/exchange'
  * import { limitedFetch } from 'traderatio/fetch'
+ * import { startExchange } from 'traderatio/exchange'
  *
  * // The model and the limiter on one clock that the example moves.
  * const clock = new VirtualClock({ wallStart: Date.now() })
@@ -168,8 +168,8 @@ const API_PREFIX = '/api/v4/';
  * ```ts
  * import { AccountLimiter } from 'traderatio'
  * import { VirtualClock } from 'traderatio/testing'
- * import { startExchange } from 'traderatio/exchange'
  * import { limitedFetch } from 'traderatio/fetch'
+ * import { startExchange } from 'traderatio/exchange'
  *
  * // The model exchange on localhost (the real one is https://api.gateio.ws), on a clock that the
  * // example moves; the limiter reads the same clock.

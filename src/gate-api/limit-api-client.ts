@@ -178,8 +178,8 @@ const limited = new WeakSet<object>();
  * import { ApiClient, FuturesApi } from 'gate-api'
  * import { AccountLimiter } from 'traderatio'
  * import { VirtualClock } from 'traderatio/testing'
- * import { startExchange } from 'traderatio/exchange'
  * import { limitApiClient } from 'traderatio/gate-api'
+ * import { startExchange } from 'traderatio/exchange'
  *
  * // The model stands in for the exchange (one main account, KEY main-key, tier 1: 100 placements
  * // a second), on a clock that the example moves and the limiter reads. Against the exchange: no

@@ -29,7 +29,8 @@ export type Dec = Decimal;
  *
  * @example
  * ```ts
- * import { tradeRatio, type DecimalInput } from 'traderatio'
+ * import { type DecimalInput } from 'traderatio'
+ * import { tradeRatio } from 'traderatio/rules'
  *
  * const volume: DecimalInput = '1250.5'
  * tradeRatio([{ contract: 'BTC_USDT', makerVolume: volume, place: 10 }]).ratio?.toString() // '125.05'

@@ -98,8 +98,7 @@ const INSTANT_TEXT = 'an instant from 2000-01-01 to 2200-01-01: epoch millisecon
  *
  * @example
  * ```ts
- * import type { InstantInput } from 'traderatio'
- * import { Tracker } from 'traderatio/rules'
+ * import { type InstantInput, Tracker } from 'traderatio'
  *
  * const at: InstantInput = '2026-11-05T12:00:00+02:00'
  * const tracker = new Tracker()

@@ -6,4 +6,3 @@ export { RedisStore } from './store.js';
 export type { RedisStoreEvent } from './store.js';
 export type { RedisStoreOptions } from './options.js';
 export { SharedLimit } from './shared-limit.js';
-export { NoReplyError } from '../errors.js';

@@ -30,8 +30,8 @@ export type { RedisStoreOptions } from './options.js';
  * @example
  * ```ts
  * import { Scheduler } from 'traderatio'
- * import { RedisStore, type RedisStoreEvent } from 'traderatio/redis'
  * import { VirtualClock } from 'traderatio/testing'
+ * import { RedisStore, type RedisStoreEvent } from 'traderatio/redis'
  *
  * const silent = { evalsha: () => new Promise(() => {}), eval: () => new Promise(() => {}) } // a Redis that never answers
  * const clock = new VirtualClock()
@@ -184,8 +184,8 @@ export class RedisStore implements LimitStore<SharedLimit> {
    * @example
    * ```ts
    * import { Scheduler } from 'traderatio'
-   * import { RedisStore } from 'traderatio/redis'
    * import { VirtualClock } from 'traderatio/testing'
+   * import { RedisStore } from 'traderatio/redis'
    *
    * const clock = new VirtualClock()
    * const store = new RedisStore({ client: { evalsha: () => new Promise(() => {}), eval: () => new Promise(() => {}) }, clock })

@@ -11,7 +11,8 @@ import { type WindowSpec, readRateLimit } from './window-spec.js';
  *
  * @example
  * ```ts
- * import { type AbuseOptions, checkAbuse, Dec } from 'traderatio'
+ * import { Dec } from 'traderatio'
+ * import { type AbuseOptions, checkAbuse } from 'traderatio/rules'
  *
  * const options: AbuseOptions = { requestThreshold: 1000 }
  * checkAbuse({ requests: 1001, traded: new Dec(0) }, options)?.reason // 'no-fills'
@@ -59,7 +60,8 @@ function abuseConfigOf(o: AbuseOptions): AbuseConfig {
  *
  * @example
  * ```ts
- * import { type ThrottleReason, checkAbuse, Dec } from 'traderatio'
+ * import { Dec } from 'traderatio'
+ * import { type ThrottleReason, checkAbuse } from 'traderatio/rules'
  *
  * const reason: ThrottleReason | undefined = checkAbuse({ requests: 86_401, traded: new Dec(864) })?.reason
  * reason // 'low-fill-rate'
@@ -72,7 +74,8 @@ export type ThrottleReason = 'no-fills' | 'low-fill-rate';
  *
  * @example
  * ```ts
- * import { type Throttle, checkAbuse, Dec } from 'traderatio'
+ * import { Dec } from 'traderatio'
+ * import { type Throttle, checkAbuse } from 'traderatio/rules'
  *
  * const throttle: Throttle | null = checkAbuse({ requests: 86_401, traded: new Dec(0) })
  * throttle // { limit: 10, windowMs: 10000, reason: 'no-fills' }
@@ -99,7 +102,8 @@ export type { AbuseWindow } from './throttle-window.js';
  *
  * @example
  * ```ts
- * import { checkAbuse, Dec } from 'traderatio'
+ * import { Dec } from 'traderatio'
+ * import { checkAbuse } from 'traderatio/rules'
  *
  * checkAbuse({ requests: 86_401, traded: new Dec(864) })?.limit // 20
  * checkAbuse({ requests: 86_400, traded: new Dec(0) }) // null
@@ -134,8 +138,7 @@ export function abuseLowFill(window: AbuseWindow, config: AbuseConfig): boolean 
  *
  * @example
  * ```ts
- * import { type HourlyActivity } from 'traderatio'
- * import { buildAbuseTimeline } from 'traderatio/rules'
+ * import { type HourlyActivity, buildAbuseTimeline } from 'traderatio/rules'
  *
  * const hour: HourlyActivity = { hour: '2026-11-01T00:00:00Z', requests: 86_401, traded: '864' }
  * buildAbuseTimeline([hour]).throttleAt(Date.UTC(2026, 10, 1, 1)).throttle?.reason // 'low-fill-rate'
@@ -155,8 +158,7 @@ export interface HourlyActivity {
  *
  * @example
  * ```ts
- * import { type ThrottleState } from 'traderatio'
- * import { buildAbuseTimeline } from 'traderatio/rules'
+ * import { type ThrottleState, buildAbuseTimeline } from 'traderatio/rules'
  *
  * const state: ThrottleState = buildAbuseTimeline([{ hour: Date.UTC(2026, 10, 1), requests: 86_401 }]).throttleAt(Date.UTC(2026, 10, 1, 1, 30))
  * new Date(state.checkedAt).toISOString() // '2026-11-01T01:00:00.000Z'
@@ -184,8 +186,7 @@ export interface ThrottleState {
  *
  * @example
  * ```ts
- * import { type ThrottleChange } from 'traderatio'
- * import { buildAbuseTimeline } from 'traderatio/rules'
+ * import { type ThrottleChange, buildAbuseTimeline } from 'traderatio/rules'
  *
  * const [on, off]: readonly ThrottleChange[] = buildAbuseTimeline([{ hour: Date.UTC(2026, 10, 1), requests: 86_401 }]).changes
  * on!.throttle?.reason // 'no-fills'
@@ -205,8 +206,7 @@ export interface ThrottleChange {
  *
  * @example
  * ```ts
- * import { type AbuseTimeline } from 'traderatio'
- * import { buildAbuseTimeline } from 'traderatio/rules'
+ * import { type AbuseTimeline, buildAbuseTimeline } from 'traderatio/rules'
  *
  * const timeline: AbuseTimeline = buildAbuseTimeline([{ hour: Date.UTC(2026, 10, 1), requests: 86_401 }])
  * timeline.changes.map((c) => c.throttle?.reason ?? null) // ['no-fills', null]
@@ -311,8 +311,7 @@ class State implements ThrottleState {
  *
  * @example
  * ```ts
- * import { type PlacementLimits } from 'traderatio'
- * import { placementLimit } from 'traderatio/rules'
+ * import { type PlacementLimits, placementLimit } from 'traderatio/rules'
  *
  * const limits: PlacementLimits = placementLimit(300, { limit: 10, windowMs: 10_000, reason: 'no-fills' })
  * limits.limits // [{ limit: 300, windowMs: 1000 }, { limit: 10, windowMs: 10000 }]

@@ -10,8 +10,7 @@ const CONTRACT_NAME = /^[A-Z0-9]+(_[A-Z0-9]+)+$/;
  *
  * @example
  * ```ts
- * import { tradeRatio } from 'traderatio'
- * import { DEFAULT_COEFFICIENTS } from 'traderatio/rules'
+ * import { tradeRatio, DEFAULT_COEFFICIENTS } from 'traderatio/rules'
  *
  * DEFAULT_COEFFICIENTS // { BTC_USDT: '1', ETH_USDT: '1' }
  * const coefficients = { ...DEFAULT_COEFFICIENTS, SOL_USDT: '0.5' }
@@ -28,8 +27,7 @@ export const DEFAULT_COEFFICIENTS: Readonly<Record<string, string>> = Object.fre
  *
  * @example
  * ```ts
- * import { tradeRatio } from 'traderatio'
- * import { DEFAULT_COEFFICIENT } from 'traderatio/rules'
+ * import { tradeRatio, DEFAULT_COEFFICIENT } from 'traderatio/rules'
  *
  * DEFAULT_COEFFICIENT // '0.4'
  * tradeRatio([{ contract: 'SOL_USDT', place: 10 }]).denominator.toString() // '4'

@@ -8,8 +8,7 @@ import type { AccountActivity } from './family.js';
  *
  * @example
  * ```ts
- * import { rateFamily } from 'traderatio'
- * import { WORKED_EXAMPLE } from 'traderatio/rules'
+ * import { rateFamily, WORKED_EXAMPLE } from 'traderatio/rules'
  *
  * rateFamily(WORKED_EXAMPLE, { ownVolumeThreshold: '0' }).accounts.map((a) => a.tier.limit) // [250, 250, 300]
  * ```

@@ -261,8 +261,7 @@ export class ExchangeClock {
    *
    * @example
    * ```ts
-   * import { ExchangeClock } from 'traderatio'
-   * import { readGatewayTimes } from 'traderatio/rules'
+   * import { ExchangeClock, readGatewayTimes } from 'traderatio'
    *
    * const sentAt = Date.parse('2026-11-21T07:00:00Z')
    * const times = readGatewayTimes({ x_in_time: (sentAt + 19) * 1000, x_out_time: (sentAt + 21) * 1000 })!

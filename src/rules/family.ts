@@ -14,8 +14,7 @@ import { TIERED_VIP_LEVEL, parseVipLevel, tierInForce } from './vip.js';
  *
  * @example
  * ```ts
- * import { rateFamily, type FamilyKind } from 'traderatio'
- * import { WORKED_EXAMPLE } from 'traderatio/rules'
+ * import { rateFamily, type FamilyKind, WORKED_EXAMPLE } from 'traderatio/rules'
  *
  * const kind: FamilyKind = 'broker'
  * rateFamily(WORKED_EXAMPLE, { kind }).accounts.map((a) => a.basis) // ['own', 'own', 'own']
@@ -28,8 +27,7 @@ export type FamilyKind = 'standard' | 'broker';
  *
  * @example
  * ```ts
- * import { rateFamily, type FamilyOptions } from 'traderatio'
- * import { WORKED_EXAMPLE } from 'traderatio/rules'
+ * import { rateFamily, type FamilyOptions, WORKED_EXAMPLE } from 'traderatio/rules'
  *
  * const options: FamilyOptions = { ownVolumeThreshold: '0', countCancels: false }
  * rateFamily(WORKED_EXAMPLE, options).accounts.map((a) => a.tier.limit) // [250, 250, 300]
@@ -91,7 +89,7 @@ function familyConfigOf(o: FamilyOptions): FamilyConfig {
  *
  * @example
  * ```ts
- * import { rateFamily, type AccountActivity } from 'traderatio'
+ * import { rateFamily, type AccountActivity } from 'traderatio/rules'
  *
  * const main: AccountActivity = { account: 'main', contracts: [{ contract: 'BTC_USDT', makerVolume: '300', place: 100 }] }
  * rateFamily([main]).accounts[0]?.tier.limit // 200
@@ -115,8 +113,7 @@ const ACCOUNT_ACTIVITY_FIELDS: readonly string[] = ['account', 'contracts'];
  *
  * @example
  * ```ts
- * import { rateFamily, type RatioBasis } from 'traderatio'
- * import { WORKED_EXAMPLE } from 'traderatio/rules'
+ * import { rateFamily, type RatioBasis, WORKED_EXAMPLE } from 'traderatio/rules'
  *
  * const bases: RatioBasis[] = rateFamily(WORKED_EXAMPLE, { ownVolumeThreshold: '0' }).accounts.map((a) => a.basis)
  * bases // ['max-aggregated', 'max-aggregated', 'max-own']
@@ -129,8 +126,7 @@ export type RatioBasis = 'aggregated' | 'max-own' | 'max-aggregated' | 'own';
  *
  * @example
  * ```ts
- * import { rateFamily, type AccountRating } from 'traderatio'
- * import { WORKED_EXAMPLE } from 'traderatio/rules'
+ * import { rateFamily, type AccountRating, WORKED_EXAMPLE } from 'traderatio/rules'
  *
  * const c: AccountRating = rateFamily(WORKED_EXAMPLE, { ownVolumeThreshold: '0' }).accounts[2]!
  * c.own.ratio?.toDecimalPlaces(2).toString() // '10.06'
@@ -154,8 +150,7 @@ export interface AccountRating {
  *
  * @example
  * ```ts
- * import { rateFamily, type FamilyRating } from 'traderatio'
- * import { WORKED_EXAMPLE } from 'traderatio/rules'
+ * import { rateFamily, type FamilyRating, WORKED_EXAMPLE } from 'traderatio/rules'
  *
  * const family: FamilyRating = rateFamily(WORKED_EXAMPLE)
  * family.aggregated.ratio?.toDecimalPlaces(2).toString() // '8.19'
@@ -329,7 +324,7 @@ function rateWindows(
  *
  * @example
  * ```ts
- * import { rateFamily } from 'traderatio'
+ * import { rateFamily } from 'traderatio/rules'
  *
  * const family = rateFamily([
  *   { account: 'A', contracts: [{ contract: 'BTC_USDT', makerVolume: '100', takerVolume: '200', place: 30 }] },

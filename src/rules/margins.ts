@@ -10,7 +10,7 @@ import { type Tier, type TierRow, type TierTable, resolveTiers, tierOfRatio } fr
  *
  * @example
  * ```ts
- * import { tierMargins, tradeRatio, type TierMargins } from 'traderatio'
+ * import { tierMargins, tradeRatio, type TierMargins } from 'traderatio/rules'
  *
  * const m: TierMargins = tierMargins(tradeRatio([{ contract: 'BTC_USDT', makerVolume: '300', place: 100 }]))
  * m.tier.tier // 3
@@ -53,7 +53,7 @@ export interface TierMargins {
  *
  * @example
  * ```ts
- * import { tierMargins, tradeRatio } from 'traderatio'
+ * import { tierMargins, tradeRatio } from 'traderatio/rules'
  *
  * const r = tradeRatio([{ contract: 'BTC_USDT', makerVolume: '900', place: 100 }]) // 9: tier 4
  * // 100 more maker volume, or 10 fewer requests, reach 10 (tier 5).

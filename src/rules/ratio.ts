@@ -11,7 +11,7 @@ import { addCounts, checkFields, parseCount, parseNonNegativeDecimal, resolveOpt
  *
  * @example
  * ```ts
- * import { tradeRatio, type ContractActivity } from 'traderatio'
+ * import { tradeRatio, type ContractActivity } from 'traderatio/rules'
  *
  * const btc: ContractActivity = { contract: 'btc-usdt', makerVolume: '900', takerVolume: '100', place: 80, cancel: 20 }
  * tradeRatio([btc]).ratio?.toString() // '9.9'
@@ -40,7 +40,7 @@ export const CONTRACT_ACTIVITY_FIELDS: readonly string[] = Object.freeze(['contr
  *
  * @example
  * ```ts
- * import { tradeRatio, type RatioOptions } from 'traderatio'
+ * import { tradeRatio, type RatioOptions } from 'traderatio/rules'
  *
  * const options: RatioOptions = { countCancels: false, coefficients: { SOL_USDT: '0.5' } }
  * tradeRatio([{ contract: 'SOL_USDT', makerVolume: '90', place: 10, cancel: 10 }], options).ratio?.toString() // '18'
@@ -236,7 +236,7 @@ function addAmount(sum: FixedSum, value: DecimalInput, field: string, contract: 
  *
  * @example
  * ```ts
- * import { tradeRatio, type RatioResult } from 'traderatio'
+ * import { tradeRatio, type RatioResult } from 'traderatio/rules'
  *
  * const r: RatioResult = tradeRatio([{ contract: 'BTC_USDT', makerVolume: '100', takerVolume: '200', place: 30 }])
  * r.numerator.toString() // '280'
@@ -359,7 +359,7 @@ export function ratioOfTotals(totals: ActivityTotals, config: RatioConfig): Rati
  *
  * @example
  * ```ts
- * import { tradeRatio } from 'traderatio'
+ * import { tradeRatio } from 'traderatio/rules'
  *
  * const r = tradeRatio([
  *   { contract: 'BTC_USDT', makerVolume: '100', takerVolume: '200', place: 30 },
@@ -383,8 +383,7 @@ export function tradeRatio(activity: readonly ContractActivity[], options: Ratio
  *
  * @example
  * ```ts
- * import { tradeRatio } from 'traderatio'
- * import { compareRatio } from 'traderatio/rules'
+ * import { tradeRatio, compareRatio } from 'traderatio/rules'
  *
  * compareRatio(tradeRatio([{ contract: 'BTC_USDT', makerVolume: '2', place: 1 }]), tradeRatio([])) // 1
  * ```

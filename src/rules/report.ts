@@ -8,8 +8,7 @@ import { type Tier, type TierRow, type TierTable, resolveTiers } from './tiers.j
  *
  * @example
  * ```ts
- * import type { RateLimitReport } from 'traderatio'
- * import { readRateLimitReport, reportFor } from 'traderatio/rules'
+ * import { type RateLimitReport, readRateLimitReport, reportFor } from 'traderatio/rules'
  *
  * const row: RateLimitReport | undefined = reportFor(readRateLimitReport({ tier: '2', ratio: '1.5', main_ratio: '1.5', updated_at: 1795219200 }))
  * row?.mainRatio.toString() // '1.5'
@@ -100,8 +99,7 @@ export function reportFor(reports: readonly RateLimitReport[], type = 'futures')
  *
  * @example
  * ```ts
- * import type { ReportPolicy } from 'traderatio'
- * import { readRateLimitReport, reconcileTier } from 'traderatio/rules'
+ * import { type ReportPolicy, readRateLimitReport, reconcileTier } from 'traderatio/rules'
  *
  * const report = readRateLimitReport({ tier: '5', ratio: '10.06', main_ratio: '8.19', updated_at: 1795219200 })[0]!
  * const policy: ReportPolicy = 'min'
@@ -115,8 +113,7 @@ export type ReportPolicy = 'adopt' | 'report' | 'min';
  *
  * @example
  * ```ts
- * import type { ReconcileInput } from 'traderatio'
- * import { readRateLimitReport, reconcileTier } from 'traderatio/rules'
+ * import { type ReconcileInput, readRateLimitReport, reconcileTier } from 'traderatio/rules'
  *
  * // A report made the day before the latest snapshot (00:00 UTC) is stale: the local tier stays.
  * const report = readRateLimitReport({ tier: '5', ratio: '10.06', main_ratio: '8.19', updated_at: 1795132800 })[0]!
@@ -145,8 +142,7 @@ export interface ReconcileInput {
  *
  * @example
  * ```ts
- * import type { TierDisagreement } from 'traderatio'
- * import { readRateLimitReport, reconcileTier } from 'traderatio/rules'
+ * import { type TierDisagreement, readRateLimitReport, reconcileTier } from 'traderatio/rules'
  *
  * const report = readRateLimitReport({ tier: '3', ratio: '4', main_ratio: '4', updated_at: 1795219200 })[0]!
  * const d: TierDisagreement | null = reconcileTier({ local: 4, snapshotAt: null, report, at: 1_795_219_200_000, policy: 'report' }).disagreement
@@ -172,8 +168,7 @@ export interface TierDisagreement {
  *
  * @example
  * ```ts
- * import type { TierReconciliation } from 'traderatio'
- * import { readRateLimitReport, reconcileTier } from 'traderatio/rules'
+ * import { type TierReconciliation, readRateLimitReport, reconcileTier } from 'traderatio/rules'
  *
  * const report = readRateLimitReport({ tier: '4', ratio: '8.19', main_ratio: '8.19', updated_at: 1795219200 })[0]!
  * const r: TierReconciliation = reconcileTier({ local: 4, snapshotAt: null, report, at: 1_795_219_200_000 })

@@ -17,7 +17,8 @@ import { parseCount, parseNonNegativeDecimal, resolveOptions } from '../internal
  *
  * @example
  * ```ts
- * import { type SpotFillOptions, checkSpotFill, Dec } from 'traderatio'
+ * import { Dec } from 'traderatio'
+ * import { type SpotFillOptions, checkSpotFill } from 'traderatio/rules'
  *
  * const options: SpotFillOptions = { fillRateThreshold: '0.2' }
  * checkSpotFill({ requests: 1000, traded: new Dec(150) }, options)?.reason // 'low-fill-rate'
@@ -77,7 +78,8 @@ function spotFillConfigOf(o: SpotFillOptions): SpotFillConfig {
  *
  * @example
  * ```ts
- * import { checkSpotFill, Dec } from 'traderatio'
+ * import { Dec } from 'traderatio'
+ * import { checkSpotFill } from 'traderatio/rules'
  *
  * checkSpotFill({ requests: 1000, traded: new Dec('99.99') })?.limit // 10
  * checkSpotFill({ requests: 1000, traded: new Dec(100) }) // null
@@ -103,8 +105,8 @@ function decideSpotFill(window: AbuseWindow, config: SpotFillConfig): Throttle |
  *
  * @example
  * ```ts
- * import { type SpotFillClearance, Dec } from 'traderatio'
- * import { spotFillClearance } from 'traderatio/rules'
+ * import { Dec } from 'traderatio'
+ * import { type SpotFillClearance, spotFillClearance } from 'traderatio/rules'
  *
  * const clearance: SpotFillClearance = spotFillClearance({ requests: 900, traded: new Dec(100) })
  * clearance.remaining // 100
@@ -184,8 +186,7 @@ export function spotFillLimitsOrder(action: string, batch: boolean, config: Spot
  *
  * @example
  * ```ts
- * import { type SpotOrderRequest } from 'traderatio'
- * import { spotFillApplies } from 'traderatio/rules'
+ * import { type SpotOrderRequest, spotFillApplies } from 'traderatio/rules'
  *
  * const batch: SpotOrderRequest = { action: 'place', batch: true }
  * spotFillApplies(batch) // false

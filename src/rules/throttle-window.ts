@@ -12,7 +12,8 @@ export const THROTTLE_WINDOW_HOURS = 24;
  *
  * @example
  * ```ts
- * import { type AbuseWindow, checkAbuse, Dec } from 'traderatio'
+ * import { Dec } from 'traderatio'
+ * import { type AbuseWindow, checkAbuse } from 'traderatio/rules'
  *
  * const window: AbuseWindow = { requests: 86_401, traded: new Dec('864.01') }
  * checkAbuse(window) // null

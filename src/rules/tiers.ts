@@ -10,7 +10,7 @@ import { partitionPoint } from '../internal/search.js';
  *
  * @example
  * ```ts
- * import { tierFor, type TierRow } from 'traderatio'
+ * import { tierFor, type TierRow } from 'traderatio/rules'
  *
  * const rows: TierRow[] = [{ minRatio: '0', limit: 100 }, { minRatio: '2.5', limit: 300 }]
  * tierFor('2.5', rows).limit // 300
@@ -28,7 +28,7 @@ export interface TierRow {
  *
  * @example
  * ```ts
- * import { tierFor, type Tier } from 'traderatio'
+ * import { tierFor, type Tier } from 'traderatio/rules'
  *
  * const tier: Tier = tierFor('8.19')
  * tier.tier // 4
@@ -52,8 +52,7 @@ export interface Tier {
  *
  * @example
  * ```ts
- * import { tierFor, type TierTable } from 'traderatio'
- * import { createTierTable } from 'traderatio/rules'
+ * import { tierFor, type TierTable, createTierTable } from 'traderatio/rules'
  *
  * const table: TierTable = createTierTable([{ minRatio: '0', limit: 100 }, { minRatio: '4', limit: 200 }])
  * table.map((t) => t.maxRatio?.toString() ?? null) // ['4', null]
@@ -70,8 +69,7 @@ const TIER_ROW_FIELDS: readonly string[] = ['minRatio', 'limit'];
  *
  * @example
  * ```ts
- * import { tierFor } from 'traderatio'
- * import { createTierTable } from 'traderatio/rules'
+ * import { tierFor, createTierTable } from 'traderatio/rules'
  *
  * const table = createTierTable([{ minRatio: '0', limit: 100 }, { minRatio: '2', limit: 300 }])
  * tierFor('2', table).limit // 300
@@ -119,7 +117,7 @@ const validated = new WeakSet<TierTable>();
  *
  * @example
  * ```ts
- * import { DEFAULT_TIERS } from 'traderatio'
+ * import { DEFAULT_TIERS } from 'traderatio/rules'
  *
  * DEFAULT_TIERS.map((t) => t.limit) // [100, 150, 200, 250, 300, 350, 400]
  * DEFAULT_TIERS.map((t) => t.minRatio.toNumber()) // [0, 1, 3, 5, 10, 20, 50]
@@ -150,7 +148,7 @@ export function resolveTiers(tiers: TierTable | readonly TierRow[] | undefined):
  *
  * @example
  * ```ts
- * import { tierFor } from 'traderatio'
+ * import { tierFor } from 'traderatio/rules'
  *
  * tierFor('8.19').limit  // 250
  * tierFor('10.06').limit // 300
@@ -180,8 +178,7 @@ export function tierIndexReached(tierCount: number, reaches: (index: number) => 
  *
  * @example
  * ```ts
- * import { tradeRatio } from 'traderatio'
- * import { tierOfRatio } from 'traderatio/rules'
+ * import { tradeRatio, tierOfRatio } from 'traderatio/rules'
  *
  * // Exactly 5: tier 4.
  * tierOfRatio(tradeRatio([{ contract: 'BTC_USDT', makerVolume: '15', place: 3 }])).tier // 4

@@ -23,7 +23,7 @@ export type { DailyRating } from './timeline/snapshots.js';
  *
  * @example
  * ```ts
- * import { buildTimeline } from 'traderatio'
+ * import { buildTimeline } from 'traderatio/rules'
  *
  * const timeline = buildTimeline({
  *   accounts: [{ id: 'main', role: 'main' }],

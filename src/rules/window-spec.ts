@@ -6,7 +6,8 @@ import { checkFields, parsePositiveInteger } from '../internal/parse.js';
  *
  * @example
  * ```ts
- * import { type WindowSpec, checkAbuse, Dec } from 'traderatio'
+ * import { Dec } from 'traderatio'
+ * import { type WindowSpec, checkAbuse } from 'traderatio/rules'
  *
  * const noFillLimit: WindowSpec = { limit: 5, windowMs: 10_000 }
  * checkAbuse({ requests: 86_401, traded: new Dec(0) }, { noFillLimit }) // { limit: 5, windowMs: 10000, reason: 'no-fills' }

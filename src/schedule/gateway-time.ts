@@ -5,8 +5,7 @@ import { type HeadersLike, headerReader, toNumber } from './feedback.js';
  *
  * @example
  * ```ts
- * import { type GatewayTimes } from 'traderatio'
- * import { readGatewayTimes } from 'traderatio/rules'
+ * import { type GatewayTimes, readGatewayTimes } from 'traderatio'
  *
  * const times: GatewayTimes | undefined = readGatewayTimes({ x_in_time: 1736408263764000, x_out_time: 1736408263765210 })
  * times!.outTime - times!.inTime // 1210
@@ -27,7 +26,7 @@ export interface GatewayTimes {
  *
  * @example
  * ```ts
- * import { readGatewayTimes } from 'traderatio/rules'
+ * import { readGatewayTimes } from 'traderatio'
  *
  * const headers = new Headers({ 'X-In-Time': '1736408263764000', 'X-Out-Time': '1736408263765210' })
  * readGatewayTimes(headers) // { inTime: 1736408263764000, outTime: 1736408263765210 }

@@ -7,7 +7,7 @@ import { type HeadersLike, type RateLimitFeedback, type RateLimitHeaders, feedba
  *
  * @example
  * ```ts
- * import { WEBSOCKET_RATE_LIMIT_CODES } from 'traderatio/rules'
+ * import { WEBSOCKET_RATE_LIMIT_CODES } from 'traderatio'
  *
  * WEBSOCKET_RATE_LIMIT_CODES // { spot: [211, 212], futures: [311, 312] }
  * ```
@@ -31,7 +31,7 @@ const LIMITED = new Set([429, ...WEBSOCKET_RATE_LIMIT_CODES.spot, ...WEBSOCKET_R
  *
  * @example
  * ```ts
- * import { readWebSocketRateLimit } from 'traderatio/rules'
+ * import { readWebSocketRateLimit } from 'traderatio'
  *
  * readWebSocketRateLimit({ x_gate_ratelimit_limit: 10, x_gat_ratelimit_reset_timestamp: 1736408263764 }) // { remaining: 0, limit: 10, resetAtMs: 1736408263764 }
  * readWebSocketRateLimit({ status: '200' }) // {}

@@ -6,5 +6,4 @@
  * @packageDocumentation
  */
 export { VirtualClock } from './virtual-clock.js';
-export type { Clock } from '../schedule/clock.js';
 export { TooManyTimersError } from '../errors.js';

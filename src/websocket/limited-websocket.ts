@@ -51,8 +51,8 @@ export interface WebSocketLike {
  * ```ts
  * import WebSocket from 'ws'
  * import { AccountLimiter } from 'traderatio'
- * import { startExchange } from 'traderatio/exchange'
  * import { type LimitedWebSocketOptions, limitedWebSocket } from 'traderatio/websocket'
+ * import { startExchange } from 'traderatio/exchange'
  *
  * const exchange = await startExchange({ port: 0 })
  * const limiter = new AccountLimiter({ accounts: [{ id: 'main', role: 'main' }] })
@@ -94,8 +94,8 @@ export interface LimitedWebSocketOptions {
  * ```ts
  * import WebSocket from 'ws'
  * import { AccountLimiter } from 'traderatio'
- * import { startExchange } from 'traderatio/exchange'
  * import { limitedWebSocket } from 'traderatio/websocket'
+ * import { startExchange } from 'traderatio/exchange'
  *
  * const exchange = await startExchange({ port: 0 })
  * const limiter = new AccountLimiter({ accounts: [{ id: 'main', role: 'main' }] })
@@ -137,8 +137,8 @@ export interface WebSocketCallOptions {
  * ```ts
  * import WebSocket from 'ws'
  * import { AccountLimiter } from 'traderatio'
- * import { startExchange } from 'traderatio/exchange'
  * import { type WebSocketReply, limitedWebSocket } from 'traderatio/websocket'
+ * import { startExchange } from 'traderatio/exchange'
  *
  * const exchange = await startExchange({ port: 0 })
  * const limiter = new AccountLimiter({ accounts: [{ id: 'main', role: 'main' }] })
@@ -173,8 +173,8 @@ export interface WebSocketReply {
  * ```ts
  * import WebSocket from 'ws'
  * import { AccountLimiter } from 'traderatio'
- * import { startExchange } from 'traderatio/exchange'
  * import { type LimitedWebSocket, limitedWebSocket } from 'traderatio/websocket'
+ * import { startExchange } from 'traderatio/exchange'
  *
  * const exchange = await startExchange({ port: 0 })
  * const limiter = new AccountLimiter({ accounts: [{ id: 'main', role: 'main' }] })
@@ -223,8 +223,8 @@ let wrappers = 0;
  * ```ts
  * import WebSocket from 'ws'
  * import { AccountLimiter } from 'traderatio'
- * import { startExchange } from 'traderatio/exchange'
  * import { limitedWebSocket } from 'traderatio/websocket'
+ * import { startExchange } from 'traderatio/exchange'
  *
  * // The model exchange on localhost; the real one is wss://fx-ws.gateio.ws/v4/ws/usdt.
  * const exchange = await startExchange({ port: 0 })

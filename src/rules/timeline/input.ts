@@ -12,7 +12,7 @@ import { parseVipLevel } from '../vip.js';
  *
  * @example
  * ```ts
- * import { type TimelineAccount, buildTimeline } from 'traderatio'
+ * import { type TimelineAccount, buildTimeline } from 'traderatio/rules'
  *
  * const bot: TimelineAccount = { id: 'bot', createdAt: Date.parse('2026-11-05T10:00:00Z') }
  * const timeline = buildTimeline({ accounts: [{ id: 'main', role: 'main' }, bot], activity: [] })
@@ -37,7 +37,7 @@ export interface TimelineAccount {
  *
  * @example
  * ```ts
- * import { type DailyActivity, buildTimeline } from 'traderatio'
+ * import { type DailyActivity, buildTimeline } from 'traderatio/rules'
  *
  * const day: DailyActivity = { account: 'main', day: '2026-11-01', contracts: [{ contract: 'BTC_USDT', makerVolume: '600', place: 100 }] }
  * const timeline = buildTimeline({ accounts: [{ id: 'main', role: 'main' }], activity: [day] })
@@ -56,7 +56,7 @@ export interface DailyActivity {
  *
  * @example
  * ```ts
- * import { type VipChange, buildTimeline } from 'traderatio'
+ * import { type VipChange, buildTimeline } from 'traderatio/rules'
  *
  * const drop: VipChange = { at: Date.parse('2026-11-06T00:00:00Z'), level: 13 }
  * const timeline = buildTimeline({ accounts: [{ id: 'main', role: 'main' }], activity: [], vipChanges: [drop] })
@@ -75,7 +75,7 @@ export interface VipChange {
  *
  * @example
  * ```ts
- * import { type TimelineInput, buildTimeline } from 'traderatio'
+ * import { type TimelineInput, buildTimeline } from 'traderatio/rules'
  *
  * const input: TimelineInput = {
  *   accounts: [{ id: 'main', role: 'main' }],

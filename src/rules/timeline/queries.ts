@@ -14,7 +14,7 @@ import type { DailyRating, SnapshotRecord } from './snapshots.js';
  *
  * @example
  * ```ts
- * import { type TierState, buildTimeline } from 'traderatio'
+ * import { type TierState, buildTimeline } from 'traderatio/rules'
  *
  * const timeline = buildTimeline({
  *   accounts: [{ id: 'main', role: 'main' }],
@@ -45,7 +45,7 @@ export interface TierState {
  *
  * @example
  * ```ts
- * import { type Timeline, buildTimeline } from 'traderatio'
+ * import { type Timeline, buildTimeline } from 'traderatio/rules'
  *
  * const timeline: Timeline = buildTimeline({
  *   accounts: [{ id: 'main', role: 'main' }],

@@ -17,7 +17,7 @@ import type { SnapshotRecord } from './snapshots.js';
  *
  * @example
  * ```ts
- * import { type ChangeReason, buildTimeline } from 'traderatio'
+ * import { type ChangeReason, buildTimeline } from 'traderatio/rules'
  *
  * const timeline = buildTimeline({
  *   accounts: [{ id: 'main', role: 'main' }],
@@ -40,7 +40,7 @@ export type ChangeReason =
  *
  * @example
  * ```ts
- * import { type TierChange, buildTimeline } from 'traderatio'
+ * import { type TierChange, buildTimeline } from 'traderatio/rules'
  *
  * const timeline = buildTimeline({
  *   accounts: [{ id: 'main', role: 'main' }],

@@ -12,7 +12,7 @@ import type { ReadActivity } from './input.js';
  *
  * @example
  * ```ts
- * import { type DailyRating, buildTimeline } from 'traderatio'
+ * import { type DailyRating, buildTimeline } from 'traderatio/rules'
  *
  * const timeline = buildTimeline({
  *   accounts: [{ id: 'main', role: 'main' }],
