@@ -1,5 +1,5 @@
 import { ArrivalDelay } from '../schedule/arrival-delay.js';
-import type { Limit } from '../schedule/scheduler.js';
+import type { StoreLimit } from '../schedule/scheduler.js';
 
 /** One answered request, as `arrived` counts it at the exchange (R13). */
 interface Arrival extends AnsweredRequest {
@@ -12,7 +12,7 @@ const ARRIVALS_KEPT_MS = 20_000;
 
 /** One answered request: the limits it drew on, its weight, and its way to the exchange. */
 export interface AnsweredRequest {
-  readonly limits: readonly Limit[];
+  readonly limits: readonly StoreLimit[];
   readonly weight: number;
   /** Sent and answered, on the local monotonic clock. */
   readonly sentMono: number;

@@ -1,7 +1,7 @@
 import { HOUR_MS, utcHourStart } from '../rules/calendar.js';
 import type { BoundaryDirection } from '../rules/exchange-clock.js';
 import type { Clock } from '../schedule/clock.js';
-import type { Limit, Scheduler } from '../schedule/scheduler.js';
+import type { StoreLimit, Scheduler } from '../schedule/scheduler.js';
 import type { ExchangeTime } from './exchange-time.js';
 import type { InstantBounds } from './in-force.js';
 import { unrefTimer } from '../schedule/clock.js';
@@ -25,7 +25,7 @@ export class BoundaryTimer {
   constructor(
     private readonly clock: Clock,
     private readonly time: ExchangeTime,
-    private readonly scheduler: Scheduler<Limit>,
+    private readonly scheduler: Scheduler<StoreLimit>,
     private readonly onBoundary: () => void,
   ) {}
 

@@ -16,7 +16,7 @@ import type { Tier } from '../rules/tiers.js';
 import type { Clock } from '../schedule/clock.js';
 import { type RateLimitFeedback, readFeedback } from '../schedule/feedback.js';
 import { readGatewayTimes } from '../schedule/gateway-time.js';
-import { type Limit, Scheduler } from '../schedule/scheduler.js';
+import { type StoreLimit, Scheduler } from '../schedule/scheduler.js';
 import { Listeners } from '../schedule/listeners.js';
 import type { SharedCounts, SharedTotals } from './shared-counts.js';
 import { type FillRole, Tracker } from './tracker.js';
@@ -66,7 +66,7 @@ export type { LimiterSnapshot } from './persistence.js';
  * ```
  */
 export class AccountLimiter {
-  readonly scheduler: Scheduler<Limit>;
+  readonly scheduler: Scheduler<StoreLimit>;
   readonly catalog: Catalog;
   private readonly clock: Clock;
   /** The answered requests, counted where they reached the exchange (R13). */

@@ -3,7 +3,7 @@ import { type AbuseConfig, UNTHROTTLED } from '../rules/abuse.js';
 import type { FamilyConfig } from '../rules/family.js';
 import type { SpotFillConfig } from '../rules/spot-fill.js';
 import { spotFillLimits } from '../catalog/spot-fill.js';
-import type { Limit, Scheduler } from '../schedule/scheduler.js';
+import type { StoreLimit, Scheduler } from '../schedule/scheduler.js';
 import type { AccountStatus, LimitState, LimiterEvent } from './limiter-events.js';
 import { LiveDowngrade } from './live-downgrade.js';
 import type { HeldReport } from './reconcile.js';
@@ -11,15 +11,15 @@ import { AccountWarnings } from './warnings.js';
 
 /** An account's scheduler limits, and the state they are set from. */
 export interface AccountLimits extends HeldReport {
-  readonly place: Limit;
-  readonly throttle: Limit;
-  readonly spotThrottle: Limit;
-  readonly cancel: Limit;
+  readonly place: StoreLimit;
+  readonly throttle: StoreLimit;
+  readonly spotThrottle: StoreLimit;
+  readonly cancel: StoreLimit;
   /** Placements spread across the window (`pacing`): ceil(N / k) per W / k, or null unpaced. */
-  readonly pace: Limit | null;
-  readonly other: Map<string, Limit>;
+  readonly pace: StoreLimit | null;
+  readonly other: Map<string, StoreLimit>;
   /** WebSocket futures placement and amendment on a budget of their own (R16 `separate`): the tier. */
-  wsPlace: Limit | null;
+  wsPlace: StoreLimit | null;
   state: LimitState;
   /** The rules' tier rests on activity (counted or seeded) or on the VIP level (R4): not an assumption. */
   known: boolean;
@@ -53,9 +53,9 @@ export interface RequestLimitsConfig {
  * the safety margin of R13 when one is set.
  */
 export class RequestLimits {
-  private readonly ipLimits = new Map<string, Limit>();
+  private readonly ipLimits = new Map<string, StoreLimit>();
 
-  constructor(private readonly scheduler: Scheduler<Limit>, private readonly config: RequestLimitsConfig, private readonly emit: (event: LimiterEvent) => void) {}
+  constructor(private readonly scheduler: Scheduler<StoreLimit>, private readonly config: RequestLimitsConfig, private readonly emit: (event: LimiterEvent) => void) {}
 
   /** New limits for `account`, at tier 1 until the rules are read, at `now`. */
   create(account: string, now: number): AccountLimits {
@@ -86,7 +86,7 @@ export class RequestLimits {
   }
 
   /** The limits a classified request of `account` draws on (R10, R16; the throttles of R9, R14). */
-  for(account: string, l: AccountLimits, c: Classification): Limit[] {
+  for(account: string, l: AccountLimits, c: Classification): StoreLimit[] {
     return c.limits.flatMap((spec) => {
       if (c.market === 'futures' && spec.key === 'futures.place') {
         // A batch heavier than a part of the window goes unpaced rather than never.
@@ -108,7 +108,7 @@ export class RequestLimits {
    * N for every window the interval touches. Spot counts those of the pairs drawn on so far.
    */
   mostCounted(l: AccountLimits, ms: number): { readonly futures: number; readonly spot: number } {
-    const most = (limit: Limit): number => (limit.limit >= UNTHROTTLED ? 0 : limit.limit * (1 + Math.ceil(ms / limit.windowMs)));
+    const most = (limit: StoreLimit): number => (limit.limit >= UNTHROTTLED ? 0 : limit.limit * (1 + Math.ceil(ms / limit.windowMs)));
     let futures = most(l.place) + most(l.cancel) + (l.wsPlace === null ? 0 : most(l.wsPlace));
     let spot = 0;
     for (const [key, limit] of l.other) {
@@ -144,7 +144,7 @@ export class RequestLimits {
   }
 
   /** A limit of the limiter's scheduler, with the safety margin of R13 when one is set. */
-  private limit(options: { readonly name: string; readonly limit: number; readonly windowMs: number }): Limit {
+  private limit(options: { readonly name: string; readonly limit: number; readonly windowMs: number }): StoreLimit {
     return this.scheduler.limit(this.config.marginMs > 0 ? { ...options, marginMs: this.config.marginMs } : options);
   }
 }

@@ -1,5 +1,5 @@
 import { markBuild } from '../schedule/build.js';
-import type { Limit, LimitOwner } from '../schedule/limit.js';
+import type { LimitOwner, StoreLimit } from '../schedule/limit.js';
 import type { LimitHost } from '../schedule/store.js';
 import { checkTake, WindowLimit, type WindowLimitOptions, type WindowLimitState } from '../schedule/window.js';
 
@@ -67,7 +67,7 @@ export interface Broker {
  * await client.quit()
  * ```
  */
-export class SharedLimit implements Limit {
+export class SharedLimit implements StoreLimit {
   /** @internal The scheduler that owns this limit: told of each change of N or W. */
   owner: LimitOwner | null = null;
   /** @internal */ lease: Lease | null = null;
@@ -177,7 +177,7 @@ export class SharedLimit implements Limit {
     return this.broker.leaseMs;
   }
 
-  request(linked: readonly Limit[], weight: number, priority: number, at: number): void {
+  request(linked: readonly StoreLimit[], weight: number, priority: number, at: number): void {
     for (const l of linked) {
       const s = l as SharedLimit;
       if (s.pending || s.retryAt > at) return;

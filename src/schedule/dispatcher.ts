@@ -3,7 +3,7 @@ import { checkSameBuild } from './build.js';
 import type { Clock } from './clock.js';
 import type { SchedulerEvent } from './events.js';
 import type { LimitBook } from './limit-book.js';
-import type { Limit } from './limit.js';
+import type { Limit, StoreLimit } from './limit.js';
 import { Listeners } from './listeners.js';
 import { type Slot, type Submission, TaskQueue, type Waiter, cancelSlot, isLive } from './queue.js';
 import type { LimitStore } from './store.js';
@@ -14,7 +14,7 @@ import { isPositiveInteger } from '../internal/parse.js';
 /** The tasks of one priority that draw on the same limits, in the order they came. */
 export interface Group {
   readonly priority: number;
-  readonly limits: readonly Limit[];
+  readonly limits: readonly StoreLimit[];
   /** The scheduler's books of `limits`, in the same order. */
   readonly books: readonly LimitBook[];
   readonly queue: TaskQueue;
@@ -42,7 +42,7 @@ interface Deadline {
  * run them in order, the one timer, and the counts of what was sent and refused. The public calls
  * are the Scheduler's; the replay's `route`/`submit` are in submit.ts.
  */
-export abstract class Dispatcher<L extends Limit> {
+export abstract class Dispatcher<L extends StoreLimit> {
   readonly clock: Clock;
   protected readonly maxQueue: number;
   protected readonly store: LimitStore<L>;
@@ -50,7 +50,7 @@ export abstract class Dispatcher<L extends Limit> {
   protected shared = 0;
   protected readonly groups = new Map<string, Group>();
   /** Each limit of this scheduler, with what the scheduler keeps about it. */
-  protected readonly books = new Map<Limit, LimitBook>();
+  protected readonly books = new Map<StoreLimit, LimitBook>();
   /** The names of its limits, each once. */
   protected readonly names = new Set<string>();
   protected deadlines: Deadline[] = [];
@@ -115,7 +115,7 @@ export abstract class Dispatcher<L extends Limit> {
   }
 
   /** @internal The weight of the tasks waiting on `limit` (what a shared store asks for). */
-  queuedWeight(limit: Limit): number {
+  queuedWeight(limit: StoreLimit): number {
     return this.books.get(limit)?.queuedWeight ?? 0;
   }
 
@@ -124,14 +124,14 @@ export abstract class Dispatcher<L extends Limit> {
    * fit are refused (`too-heavy`), as a new `schedule()` of them would be, so that they hold
    * back nobody behind them.
    */
-  changed(limit: Limit, from: { readonly limit: number; readonly windowMs: number }): void {
+  changed(limit: StoreLimit, from: { readonly limit: number; readonly windowMs: number }): void {
     this.emit({ type: 'limit', at: this.clock.now(), limit: limit.name, from, to: { limit: limit.limit, windowMs: limit.windowMs } });
     if ((this.books.get(limit)?.waiting ?? 0) > 0) this.refuseTooHeavy(limit);
     if (!this.closed) this.pass();
   }
 
   /** Refuses every waiting task on `limit` heavier than what the limit allows its priority now. */
-  private refuseTooHeavy(limit: Limit): void {
+  private refuseTooHeavy(limit: StoreLimit): void {
     for (const g of this.groups.values()) {
       if (g.live === 0 || !g.limits.includes(limit)) continue;
       const cap = limit.capacity(g.priority);
@@ -144,7 +144,7 @@ export abstract class Dispatcher<L extends Limit> {
     }
   }
 
-  protected admitAnytime(limits: readonly Limit[], weight: number, priority: number): boolean {
+  protected admitAnytime(limits: readonly StoreLimit[], weight: number, priority: number): boolean {
     for (let i = 0; i < limits.length; i++) {
       const l = limits[i]!;
       if (this.books.get(l)!.waiting > 0 || !l.fitsAnytime(weight, priority)) return false;
@@ -160,7 +160,7 @@ export abstract class Dispatcher<L extends Limit> {
    * decision), never the instant the decision was made on: a dispatch is never counted as earlier
    * than it was, so no window can hold more than N of them (R13).
    */
-  protected takeAll(limits: readonly Limit[], weight: number): void {
+  protected takeAll(limits: readonly StoreLimit[], weight: number): void {
     for (let i = 0; i < limits.length; i++) this.takeOne(this.books.get(limits[i]!)!, weight);
   }
 
@@ -197,8 +197,8 @@ export abstract class Dispatcher<L extends Limit> {
    * for them, for all its shared limits in one request (all or none, R13). Permits for one limit
    * are never asked while another limit would hold the task anyway.
    */
-  protected askShared(limits: readonly Limit[], weight: number, priority: number, now: number): void {
-    let ask: Limit[] | null = null;
+  protected askShared(limits: readonly StoreLimit[], weight: number, priority: number, now: number): void {
+    let ask: StoreLimit[] | null = null;
     for (let i = 0; i < limits.length; i++) {
       const l = limits[i]!;
       if (l.lacks(weight, now)) (ask ??= []).push(l);
@@ -207,7 +207,7 @@ export abstract class Dispatcher<L extends Limit> {
     if (ask !== null) ask[0]!.request(ask, weight, priority, now);
   }
 
-  protected admitNow(limits: readonly Limit[], weight: number, priority: number, now: number): boolean {
+  protected admitNow(limits: readonly StoreLimit[], weight: number, priority: number, now: number): boolean {
     for (let i = 0; i < limits.length; i++) {
       const l = limits[i]!;
       if (this.books.get(l)!.waiting > 0 || l.waitFor(weight, now, priority) !== 0) return false;
@@ -440,7 +440,7 @@ export abstract class Dispatcher<L extends Limit> {
     }, at - this.clock.now());
   }
 
-  protected groupFor(priority: number, limits: readonly Limit[]): Group {
+  protected groupFor(priority: number, limits: readonly StoreLimit[]): Group {
     let key = String(priority);
     for (const l of limits) key += `|${limitId(l)}`;
     let g = this.groups.get(key);
@@ -451,9 +451,9 @@ export abstract class Dispatcher<L extends Limit> {
     return g;
   }
 
-  protected readLimits(value: Limit | readonly Limit[] | undefined): readonly Limit[] {
+  protected readLimits(value: Limit | readonly Limit[] | undefined): readonly StoreLimit[] {
     if (value === undefined) return [];
-    const list = Array.isArray(value) ? (value as readonly Limit[]) : [value as Limit];
+    const list = Array.isArray(value) ? (value as readonly StoreLimit[]) : [value as StoreLimit];
     for (const l of list) this.ownedLimit(l, 'each of `limits`');
     // Each limit once, checked without allocating (a task draws on a handful of limits).
     for (let i = 1; i < list.length; i++) {
@@ -467,7 +467,7 @@ export abstract class Dispatcher<L extends Limit> {
     if (!Array.isArray(limits)) return false;
     for (let i = 0; i < limits.length; i++) {
       const l: unknown = limits[i];
-      if (!this.books.has(l as Limit)) return false;
+      if (!this.books.has(l as StoreLimit)) return false;
       for (let j = 0; j < i; j++) if (limits[j] === l) return false;
     }
     return true;
@@ -475,33 +475,33 @@ export abstract class Dispatcher<L extends Limit> {
 
   /** Throws the error `readLimits` gives for limits `ownsAll` refused. */
   protected refuseLimits(limits: unknown): never {
-    if (limits !== undefined) this.readLimits(limits as Limit | readonly Limit[]);
+    if (limits !== undefined) this.readLimits(limits as StoreLimit | readonly StoreLimit[]);
     throw new InvalidInputError('`limits`', limits, 'a limit made by this scheduler, or an array of them');
   }
 
   protected ownedLimit(l: unknown, field: string): void {
-    if (this.books.has(l as Limit)) return;
+    if (this.books.has(l as StoreLimit)) return;
     checkSameBuild(field, l, 'the scheduler', WindowLimit.prototype);
     throw new InvalidInputError(field, l, 'a limit made by this scheduler (scheduler.limit(...))');
   }
 
-  protected countDispatch(limits: readonly Limit[], weight: number, priority: number, at: number | undefined): void {
+  protected countDispatch(limits: readonly StoreLimit[], weight: number, priority: number, at: number | undefined): void {
     this.dispatched++;
     if (this.listeners.size > 0) this.emit({ type: 'dispatch', at: at ?? this.clock.now(), weight, priority, limits: limits.map((l) => l.name) });
   }
 
-  protected refuse<T>(reason: RefusalReason, limits: readonly Limit[], message: string): Promise<T> {
+  protected refuse<T>(reason: RefusalReason, limits: readonly StoreLimit[], message: string): Promise<T> {
     this.countRefusal(reason, limits);
     return Promise.reject(new RefusedError(reason, message));
   }
 
-  private countRefusal(reason: RefusalReason, limits: readonly Limit[]): void {
+  private countRefusal(reason: RefusalReason, limits: readonly StoreLimit[]): void {
     this.refusedCounts[reason]++;
     if (this.listeners.size > 0) this.emit({ type: 'refuse', at: this.clock.now(), reason, limits: limits.map((l) => l.name) });
   }
 
   /** Refuses a waiter: rejects its promise, or tells its submission (no error made, no message). */
-  protected rejectWith(waiter: Waiter, reason: RefusalReason, limits: readonly Limit[], message: string): void {
+  protected rejectWith(waiter: Waiter, reason: RefusalReason, limits: readonly StoreLimit[], message: string): void {
     if (typeof waiter === 'function') {
       waiter(this.refuse(reason, limits, message));
     } else {
@@ -524,15 +524,15 @@ export function runSubmitted(fn: (arg: number) => unknown, arg: number, submissi
   }
 }
 
-const ids = new WeakMap<Limit, number>();
+const ids = new WeakMap<StoreLimit, number>();
 let nextId = 0;
-function limitId(l: Limit): number {
+function limitId(l: StoreLimit): number {
   let id = ids.get(l);
   if (id === undefined) ids.set(l, (id = nextId++));
   return id;
 }
 
-export function tooHeavy(weight: number, l: Limit, priority: number): string {
+export function tooHeavy(weight: number, l: StoreLimit, priority: number): string {
   return `weight ${weight} can never fit ${l.name} (${l.capacity(priority)} per ${l.windowMs} ms at priority ${priority})`;
 }
 

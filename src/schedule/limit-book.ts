@@ -1,4 +1,4 @@
-import type { Limit } from './limit.js';
+import type { StoreLimit } from './limit.js';
 
 /**
  * What a scheduler keeps about one of its limits, beside the limit: the tasks waiting on it and
@@ -15,5 +15,5 @@ export class LimitBook {
   /** Whether the limit is in the scheduler's list of limits to stamp. */
   queuedStamp = false;
 
-  constructor(readonly limit: Limit) {}
+  constructor(readonly limit: StoreLimit) {}
 }

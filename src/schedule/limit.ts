@@ -1,9 +1,9 @@
 import type { WindowLimitState } from './window.js';
 
 /**
- * What a scheduler admits tasks against: at most `limit` weight in any `windowMs` (R13). The
- * in-memory {@link WindowLimit} is one, and so is a `SharedLimit` of `traderatio/redis`; each
- * member is documented there.
+ * A limit as its user reads it: at most `limit` weight in any `windowMs` (R13), its use and its
+ * state. The in-memory {@link WindowLimit} is one, and so is a `SharedLimit` of
+ * `traderatio/redis`; what the scheduler asks of them is {@link StoreLimit}.
  *
  * @example
  * ```ts
@@ -17,33 +17,74 @@ import type { WindowLimitState } from './window.js';
  * ```
  */
 export interface Limit {
+  readonly name: string;
+  /** N: the most weight in any window. */
+  readonly limit: number;
+  /** W: the window, in milliseconds. */
+  readonly windowMs: number;
+  /** The longest window this limit may be given. */
+  readonly maxWindowMs: number;
+  /** How much longer than W a dispatch counts, for the time a request takes to reach the exchange. */
+  readonly marginMs: number;
+  /** The most weight a task of this priority may ever take at once. */
+  capacity(priority?: number): number;
+  /** The weight counted in the window that ends at `at`. */
+  usedAt(at: number): number;
+  /** Whether its permits come from a store shared with other processes. */
+  isShared(): boolean;
+  /** Its state, to restore later (`WindowLimit.restore`). */
+  snapshot(): WindowLimitState;
+}
+
+/**
+ * What a limit store's limits implement for the scheduler that owns them, beside what a user reads
+ * ({@link Limit}): the questions the scheduler asks before it admits a task, the weight it takes,
+ * and the changes the exchange's feedback makes. `WindowLimit` and `traderatio/redis`'s
+ * `SharedLimit` are the two there are; each member is documented on `WindowLimit`.
+ *
+ * @example
+ * ```ts
+ * import { type LimitStore, type StoreLimit, Scheduler, WindowLimit } from 'traderatio'
+ * import { VirtualClock } from 'traderatio/testing'
+ *
+ * // A store that keeps its limits in this process, as memoryStore does, and remembers them.
+ * const made: StoreLimit[] = []
+ * const store: LimitStore<WindowLimit> = { limit: (options) => { const l = new WindowLimit(options); made.push(l); return l } }
+ * const scheduler = new Scheduler({ clock: new VirtualClock(), store })
+ * await scheduler.schedule(() => 'sent', { limits: scheduler.limit({ name: 'orders', limit: 2, windowMs: 1000 }) }) // 'sent'
+ * made[0]?.usedAt(0) // 1
+ * made[0]?.waitFor(2, 0) // 1000
+ * ```
+ */
+export interface StoreLimit extends Limit {
   /** @internal The scheduler that owns the limit, told of each change of N or W; null until one does. */
   owner: LimitOwner | null;
-  readonly name: string;
-  readonly limit: number;
-  readonly windowMs: number;
-  readonly maxWindowMs: number;
-  readonly marginMs: number;
-  capacity(priority?: number): number;
-  tryTake(weight: number, at: number, priority?: number): number;
+  /** Milliseconds from `at` until `weight` fits (0: now; Infinity: never). Takes nothing. */
   waitFor(weight: number, at: number, priority?: number): number;
+  /** Whether `weight` waits only for permits a shared store has not given yet. */
   lacks(weight: number, at: number): boolean;
-  request(linked: readonly Limit[], weight: number, priority: number, at: number): void;
-  isShared(): boolean;
+  /** Asks a shared store for `weight` on every limit of `linked` at once. */
+  request(linked: readonly StoreLimit[], weight: number, priority: number, at: number): void;
+  /** Counts `weight` as dispatched at `at`, without checking. */
   take(weight: number, at: number): void;
+  /** Whether `weight` fits whatever the instant (far below the limit). */
   fitsAnytime(weight: number, priority?: number): boolean;
+  /** Counts `weight` as dispatched, its instant given by the next {@link StoreLimit.stamp}. */
   takeUnstamped(weight: number): void;
+  /** Gives the weight taken without an instant the instant `at`. */
   stamp(at: number): void;
-  usedAt(at: number): number;
+  /** Changes N or W. */
   update(change: { readonly limit?: number; readonly windowMs?: number }): void;
+  /** Lets nothing through until `until`. */
   pause(until: number): void;
+  /** Counts the window full but for `remaining` until `until` (the exchange counted more). */
   shrink(remaining: number, until: number, at: number): void;
+  /** Counts `weight` sent at `sentAt` until W after `arrivedAt`, when the request arrived late. */
   extend(weight: number, sentAt: number, arrivedAt: number): void;
-  snapshot(): WindowLimitState;
 }
 
 /** @internal What a limit tells the scheduler that owns it. */
 export interface LimitOwner {
   /** N or W of `limit` changed, from `from`. */
-  changed(limit: Limit, from: { limit: number; windowMs: number }): void;
+  changed(limit: StoreLimit, from: { limit: number; windowMs: number }): void;
 }

@@ -6,7 +6,7 @@ import { type RateLimitFeedback, readFeedback } from './feedback.js';
 import { type Resolve, type Slot } from './queue.js';
 import { type LimitStore, memoryStore } from './store.js';
 import { WindowLimit, type WindowLimitOptions } from './window.js';
-import type { Limit } from './limit.js';
+import type { Limit, StoreLimit } from './limit.js';
 import { LimitBook } from './limit-book.js';
 import { heapPush } from './heap.js';
 import { deadlineBefore, readPriority, readWeight, tooHeavy } from './dispatcher.js';
@@ -36,7 +36,7 @@ const LIMIT_OPTION_FIELDS: readonly string[] = ['name', 'limit', 'windowMs', 'ma
  * scheduler.stats().refused['queue-full'] // 1
  * ```
  */
-export interface SchedulerOptions<L extends Limit = WindowLimit> {
+export interface SchedulerOptions<L extends StoreLimit = WindowLimit> {
   /** Where time is read and the timer set. @default systemClock */
   readonly clock?: Clock;
   /** Tasks that may wait at once; one more is refused at once (`queue-full`). @default 100000 */
@@ -76,7 +76,7 @@ export interface ScheduleOptions {
   readonly deadline?: number;
 }
 
-export type { Limit } from './limit.js';
+export type { Limit, StoreLimit } from './limit.js';
 
 // The longest a reset instant of the exchange's feedback holds a limit (R12): one hour, the
 // longest any rule holds one back (the throttles of R9 and R14 last an hour). A reset further off
@@ -151,7 +151,7 @@ function capture(resolve: Resolve): void {
  * sent // [0, 0, 1000]
  * ```
  */
-export class Scheduler<L extends Limit = WindowLimit> extends SubmitPath<L> {
+export class Scheduler<L extends StoreLimit = WindowLimit> extends SubmitPath<L> {
   constructor(options: SchedulerOptions<L> = {}) {
     super(...readSchedulerOptions<L>(options));
   }
@@ -253,7 +253,7 @@ export class Scheduler<L extends Limit = WindowLimit> extends SubmitPath<L> {
     if (typeof priority !== 'number' || priority - priority !== 0) refuseInput('`priority`', priority, 'a finite number');
     if (typeof at !== 'number' || at - at !== 0) refuseInput('`at`', at, 'a finite instant on the scheduler clock');
     const one = !Array.isArray(limits);
-    const book = one ? this.books.get(limits as Limit) : undefined;
+    const book = one ? this.books.get(limits as StoreLimit) : undefined;
     if (one ? book === undefined : !this.ownsAll(limits)) this.refuseLimits(limits);
     if (at >= this.boundaryAt) this.reachBoundary();
     // `at` is now, read after every earlier dispatch: the instant for what they took.
@@ -269,7 +269,7 @@ export class Scheduler<L extends Limit = WindowLimit> extends SubmitPath<L> {
       if (book.waiting > 0) return l.windowMs / l.limit;
       this.takeOne(book, weight);
     } else {
-      const list = limits as readonly Limit[];
+      const list = limits as readonly StoreLimit[];
       let wait = 0;
       for (let i = 0; i < list.length; i++) {
         const l = list[i]!;
@@ -297,9 +297,10 @@ export class Scheduler<L extends Limit = WindowLimit> extends SubmitPath<L> {
    * `retryAfterMs`, a `limit` at or below the limit's reserve) is an {@link InvalidInputError}
    * naming the field, and nothing of it is applied.
    */
-  feedback(limit: Limit, feedback: RateLimitFeedback): void {
+  feedback(given: Limit, feedback: RateLimitFeedback): void {
     // Everything is checked before anything is applied: a refused call leaves the limit as it was.
-    this.ownedLimit(limit, 'the limit given feedback');
+    this.ownedLimit(given, 'the limit given feedback');
+    const limit = given as StoreLimit;
     readFeedback(feedback);
     if (feedback.limit !== undefined && feedback.limit < limit.limit) {
       const reserved = limit.limit - limit.capacity(-Infinity);
@@ -393,7 +394,7 @@ function readSignal(value: unknown): AbortSignal | undefined {
   return value as AbortSignal;
 }
 
-function readSchedulerOptions<L extends Limit>(options: SchedulerOptions<L>): [Clock, number, LimitStore<L>] {
+function readSchedulerOptions<L extends StoreLimit>(options: SchedulerOptions<L>): [Clock, number, LimitStore<L>] {
   if (typeof options !== 'object' || options === null) throw new InvalidInputError('scheduler options', options, 'an object');
   checkFields(options, ['clock', 'maxQueue', 'store'], 'the scheduler options');
   const clock = options.clock ?? systemClock;
@@ -402,7 +403,7 @@ function readSchedulerOptions<L extends Limit>(options: SchedulerOptions<L>): [C
     throw new InvalidInputError('`maxQueue`', options.maxQueue, 'a non-negative integer or Infinity');
   }
   // Without a store, L is its default, WindowLimit: the memory store's.
-  const store = options.store ?? (memoryStore as LimitStore<Limit> as LimitStore<L>);
+  const store = options.store ?? (memoryStore as LimitStore<StoreLimit> as LimitStore<L>);
   if (typeof store !== 'object' || store === null || typeof store.limit !== 'function') {
     throw new InvalidInputError('`store`', store, 'a limit store (an object with a `limit` method)');
   }

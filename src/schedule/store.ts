@@ -1,5 +1,5 @@
 import type { Clock } from './clock.js';
-import type { Limit } from './limit.js';
+import type { StoreLimit } from './limit.js';
 import { WindowLimit, type WindowLimitOptions } from './window.js';
 
 /**
@@ -22,7 +22,7 @@ export interface LimitHost {
   /** Runs the scheduler's queue again: call when a limit's answer changed without a call to it. */
   wake(): void;
   /** The weight of the tasks waiting on `limit`, one of the limits this store made for the host. */
-  queuedWeight(limit: Limit): number;
+  queuedWeight(limit: StoreLimit): number;
 }
 
 /**
@@ -31,7 +31,7 @@ export interface LimitHost {
  * taking it. The default keeps each limit in this process ({@link memoryStore}); a shared store
  * (`traderatio/redis`) makes limits whose budget several processes draw on.
  *
- * A store returns a {@link Limit} of this library: a {@link WindowLimit}, or one that decides
+ * A store returns a {@link StoreLimit} of this library: a {@link WindowLimit}, or one that decides
  * elsewhere, which answers `lacks` with true while it holds no permits and fetches them on
  * `request`.
  *
@@ -45,7 +45,7 @@ export interface LimitHost {
  * made // ['futures.place']
  * ```
  */
-export interface LimitStore<L extends Limit = Limit> {
+export interface LimitStore<L extends StoreLimit = StoreLimit> {
   /** Makes the state of one limit for the scheduler `host`. */
   limit(options: WindowLimitOptions, host: LimitHost): L;
 }

@@ -1,7 +1,7 @@
 import { InvalidInputError } from '../errors.js';
 import { Dispatcher, type Group, readPriority, readWeight, runSubmitted } from './dispatcher.js';
 import type { LimitBook } from './limit-book.js';
-import type { Limit } from './limit.js';
+import type { StoreLimit } from './limit.js';
 import type { Submission } from './queue.js';
 
 /**
@@ -9,7 +9,7 @@ import type { Submission } from './queue.js';
  * made by the scheduler, each once), its weight and its priority.
  */
 export interface SubmitRoute {
-  readonly limits: readonly Limit[];
+  readonly limits: readonly StoreLimit[];
   readonly weight: number;
   readonly priority: number;
   /** @internal */
@@ -24,12 +24,12 @@ export interface SubmitRoute {
  * The replay's path into a {@link Scheduler}: many tasks given in one synchronous run, without a
  * promise or an object per task, through the same queue, order and limits as `schedule`.
  */
-export abstract class SubmitPath<L extends Limit> extends Dispatcher<L> {
+export abstract class SubmitPath<L extends StoreLimit> extends Dispatcher<L> {
   /**
    * @internal Checks once what a kind of task draws on, for {@link Scheduler.submit}: the limits
    * (each made by this scheduler, each once), the weight and the priority, as `schedule` does.
    */
-  route(options: { readonly limits: readonly Limit[]; readonly weight: number; readonly priority: number }): SubmitRoute {
+  route(options: { readonly limits: readonly StoreLimit[]; readonly weight: number; readonly priority: number }): SubmitRoute {
     if (typeof options !== 'object' || options === null) throw new InvalidInputError('the route', options, 'an object { limits, weight, priority }');
     const limits = [...this.readLimits(options.limits)];
     return {

@@ -1,5 +1,5 @@
 import { InvalidInputError } from '../errors.js';
-import type { Limit, LimitOwner } from './limit.js';
+import type { LimitOwner, StoreLimit } from './limit.js';
 import { isPositiveInteger } from '../internal/parse.js';
 
 /**
@@ -97,7 +97,7 @@ const SLOTS = 1024;
  * l.tryTake(1, 20) // 980
  * ```
  */
-export class WindowLimit implements Limit {
+export class WindowLimit implements StoreLimit {
   readonly name: string;
   private n: number;
   private w: number;
@@ -252,7 +252,7 @@ export class WindowLimit implements Limit {
    * them, all from the same store), all or none. The answer arrives later and wakes the
    * scheduler. A limit kept in this process has nothing to ask.
    */
-  request(_linked: readonly Limit[], _weight: number, _priority: number, _at: number): void {}
+  request(_linked: readonly StoreLimit[], _weight: number, _priority: number, _at: number): void {}
 
   /** Whether the budget is shared with other processes (made by a shared store). */
   isShared(): boolean {

@@ -2,7 +2,7 @@ import { fc, test } from '@fast-check/vitest';
 import { describe, expect } from 'vitest';
 import { InvalidInputError } from '../../src/errors.js';
 import { VirtualClock } from '../../src/testing/virtual-clock.js';
-import { type Limit, Scheduler } from '../../src/schedule/scheduler.js';
+import { type StoreLimit, Scheduler } from '../../src/schedule/scheduler.js';
 import { WindowLimit, type WindowLimitState } from '../../src/schedule/window.js';
 import { badPositive } from '../arbitraries.js';
 
@@ -10,10 +10,10 @@ import { badPositive } from '../arbitraries.js';
 interface World {
   readonly clock: VirtualClock;
   readonly scheduler: Scheduler;
-  readonly place: Limit;
-  readonly cancel: Limit;
+  readonly place: StoreLimit;
+  readonly cancel: StoreLimit;
   readonly bare: WindowLimit;
-  readonly foreign: Limit;
+  readonly foreign: StoreLimit;
 }
 
 function world(): World {

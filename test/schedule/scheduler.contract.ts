@@ -4,12 +4,12 @@ import { fc, test } from '@fast-check/vitest';
 import { afterEach, beforeEach, describe, expect, vi } from 'vitest';
 import { RefusedError } from '../../src/errors.js';
 import { VirtualClock } from '../../src/testing/virtual-clock.js';
-import { type Limit, Scheduler } from '../../src/schedule/scheduler.js';
+import { type StoreLimit, Scheduler } from '../../src/schedule/scheduler.js';
 
 /** One run's scheduler on a virtual clock, with the store under test, and how to move its clock. */
 export interface ContractWorld {
   readonly clock: VirtualClock;
-  readonly scheduler: Scheduler<Limit>;
+  readonly scheduler: Scheduler<StoreLimit>;
   /** Moves the clock to `at`, firing the timers due on the way. */
   advanceTo(at: number): Promise<void>;
   /** Fires timers until none is left. */
@@ -111,7 +111,7 @@ export function schedulerContract(store: ContractStore): void {
       async ({ limits: specs, events }) => {
         const world = await store.world(1000);
         const { clock, scheduler } = world;
-        const limits: Limit[] = specs.map((s, i) => scheduler.limit({ name: `L${i}`, limit: s.n, windowMs: s.w, maxWindowMs: 300 }));
+        const limits: StoreLimit[] = specs.map((s, i) => scheduler.limit({ name: `L${i}`, limit: s.n, windowMs: s.w, maxWindowMs: 300 }));
         const runs = new Map<number, number>();
         // Each dispatch with N and W of every limit as they were when it was sent (a change at the
         // same instant may come before or after it).
@@ -270,7 +270,7 @@ export function livenessContract(store: ContractStore): void {
       async ({ limits: specs, closeAt, events }) => {
         const world = await store.world(1000);
         const { clock, scheduler } = world;
-        const limits: Limit[] = specs.map((s, i) =>
+        const limits: StoreLimit[] = specs.map((s, i) =>
           scheduler.limit({ name: `L${i}`, limit: s.n, windowMs: s.w, maxWindowMs: MAX_W, ...(i === 0 ? { reserve: { priority: 5, weight: 1 } } : {}) }),
         );
         let throwing = false;
