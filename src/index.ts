@@ -29,7 +29,7 @@ export type { FuturesTradeRow, RecordTradesOptions, SpotTradeRow, UserTradesMess
 export type { CountedAction, FillRole, TrackerState } from './account/tracker.js';
 
 export { Scheduler } from './schedule/scheduler.js';
-export type { Limit, ScheduleOptions, SchedulerEvent, SchedulerOptions, SchedulerStats, StoreLimit } from './schedule/scheduler.js';
+export type { Limit, ScheduleOptions, SchedulerEvent, SchedulerOptions, SchedulerStats, StoreLimit, TakeResult } from './schedule/scheduler.js';
 export { WindowLimit } from './schedule/window.js';
 export type { WindowLimitOptions, WindowLimitState } from './schedule/window.js';
 export { memoryStore } from './schedule/store.js';

@@ -1,5 +1,5 @@
 import { markBuild } from '../schedule/build.js';
-import type { LimitOwner, StoreLimit } from '../schedule/limit.js';
+import { type LimitOwner, type StoreLimit, type TakeResult, takeResult } from '../schedule/limit.js';
 import type { LimitHost } from '../schedule/store.js';
 import { checkTake, WindowLimit, type WindowLimitOptions, type WindowLimitState } from '../schedule/window.js';
 
@@ -135,14 +135,14 @@ export class SharedLimit implements StoreLimit {
   }
 
   /**
-   * Takes `weight` at `at` if the lease allows it: returns 0 when taken, otherwise how many
-   * milliseconds to wait (see {@link WindowLimit.tryTake}). Counted in this process's log only.
+   * Takes `weight` at `at` if the lease allows it: `{ ok: true }` when taken, otherwise
+   * `{ ok: false, retryAfterMs }` (see {@link WindowLimit.tryTake}). Counted in this process's log only.
    */
-  tryTake(weight: number, at: number, priority = 0): number {
+  tryTake(weight: number, at: number, priority = 0): TakeResult {
     checkTake(weight, at, priority, this.name);
     const wait = this.waitFor(weight, at, priority);
     if (wait === 0) this.local.take(weight, at);
-    return wait;
+    return takeResult(wait);
   }
 
   isShared(): boolean {

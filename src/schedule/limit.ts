@@ -83,6 +83,30 @@ export interface StoreLimit extends Limit {
   extend(weight: number, sentAt: number, arrivedAt: number): void;
 }
 
+/**
+ * What `tryTake` and `tryAcquire` answer: taken, or how long to wait before the weight could be
+ * (`Infinity`: it never will, being heavier than the limit allows).
+ *
+ * @example
+ * ```ts
+ * import { type TakeResult, WindowLimit } from 'traderatio'
+ *
+ * const l = new WindowLimit({ limit: 1, windowMs: 1000 })
+ * const first: TakeResult = l.tryTake(1, 0)
+ * first // { ok: true }
+ * l.tryTake(1, 200) // { ok: false, retryAfterMs: 800 }
+ * ```
+ */
+export type TakeResult = { readonly ok: true } | { readonly ok: false; readonly retryAfterMs: number };
+
+/** The answer "taken", one object for every call. */
+export const TAKEN: TakeResult = Object.freeze({ ok: true });
+
+/** The result of a wait in milliseconds: 0 is taken. */
+export function takeResult(wait: number): TakeResult {
+  return wait === 0 ? TAKEN : { ok: false, retryAfterMs: wait };
+}
+
 /** @internal What a limit tells the scheduler that owns it. */
 export interface LimitOwner {
   /** N or W of `limit` changed, from `from`. */

@@ -6,7 +6,7 @@ import { type RateLimitFeedback, readFeedback } from './feedback.js';
 import { type Resolve, type Slot } from './queue.js';
 import { type LimitStore, memoryStore } from './store.js';
 import { WindowLimit, type WindowLimitOptions } from './window.js';
-import type { Limit, StoreLimit } from './limit.js';
+import { type Limit, type StoreLimit, type TakeResult, takeResult } from './limit.js';
 import { LimitBook } from './limit-book.js';
 import { heapPush } from './heap.js';
 import { deadlineBefore, readPriority, readWeight, tooHeavy } from './dispatcher.js';
@@ -76,7 +76,7 @@ export interface ScheduleOptions {
   readonly deadline?: number;
 }
 
-export type { Limit, StoreLimit } from './limit.js';
+export type { Limit, StoreLimit, TakeResult } from './limit.js';
 
 // The longest a reset instant of the exchange's feedback holds a limit (R12): one hour, the
 // longest any rule holds one back (the throttles of R9 and R14 last an hour). A reset further off
@@ -241,13 +241,19 @@ export class Scheduler<L extends StoreLimit = WindowLimit> extends SubmitPath<L>
 
   /**
    * Takes `weight` from every limit at once if all allow it now and nobody waits on them: returns
-   * 0 when taken, otherwise milliseconds to wait (Infinity: never fits). For engines that send
+   * `{ ok: true }` when taken, otherwise `{ ok: false, retryAfterMs }`, the milliseconds to wait
+   * (Infinity: never fits). For engines that send
    * synchronously. Tasks already waiting go first. `at`, when given, must be the current instant
    * on the scheduler's clock. A weight that is not a positive integer, a priority or instant that
    * is not a finite number, or a limit not made by this scheduler is an {@link InvalidInputError}
    * naming it, and nothing is taken.
    */
-  tryAcquire(limits: Limit | readonly Limit[], weight = 1, priority = 0, at: number = this.clock.now()): number {
+  tryAcquire(limits: Limit | readonly Limit[], weight = 1, priority = 0, at: number = this.clock.now()): TakeResult {
+    return takeResult(this.acquireWait(limits, weight, priority, at));
+  }
+
+  /** @internal {@link Scheduler.tryAcquire} as a number: 0 when taken, else the wait in milliseconds. */
+  acquireWait(limits: Limit | readonly Limit[], weight: number, priority: number, at: number): number {
     // Checked first, without allocating; refusals are thrown by helpers out of the hot path.
     if (!isPositiveInteger(weight)) refuseInput('`weight`', weight, 'a positive integer');
     if (typeof priority !== 'number' || priority - priority !== 0) refuseInput('`priority`', priority, 'a finite number');

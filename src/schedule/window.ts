@@ -1,5 +1,5 @@
 import { InvalidInputError } from '../errors.js';
-import type { LimitOwner, StoreLimit } from './limit.js';
+import { type LimitOwner, type StoreLimit, type TakeResult, takeResult } from './limit.js';
 import { isPositiveInteger } from '../internal/parse.js';
 
 /**
@@ -52,7 +52,7 @@ export interface WindowLimitOptions {
  * l.tryTake(1, 100)
  * const state: WindowLimitState = JSON.parse(JSON.stringify(l.snapshot()))
  * state.entries // [[100, 1]]
- * WindowLimit.restore(state).tryTake(2, 500) // 600
+ * WindowLimit.restore(state).tryTake(2, 500) // { ok: false, retryAfterMs: 600 }
  * ```
  */
 export interface WindowLimitState {
@@ -92,9 +92,9 @@ const SLOTS = 1024;
  * import { WindowLimit } from 'traderatio'
  *
  * const l = new WindowLimit({ limit: 2, windowMs: 1000 })
- * l.tryTake(1, 0) // 0
- * l.tryTake(1, 10) // 0
- * l.tryTake(1, 20) // 980
+ * l.tryTake(1, 0) // { ok: true }
+ * l.tryTake(1, 10) // { ok: true }
+ * l.tryTake(1, 20) // { ok: false, retryAfterMs: 980 }
  * ```
  */
 export class WindowLimit implements StoreLimit {
@@ -176,16 +176,17 @@ export class WindowLimit implements StoreLimit {
   }
 
   /**
-   * Takes `weight` at `at` if the limit allows it: returns 0 when taken, otherwise how many
-   * milliseconds to wait before it could be (Infinity when the weight can never fit). A weight that
+   * Takes `weight` at `at` if the limit allows it: `{ ok: true }` when taken, otherwise
+   * `{ ok: false, retryAfterMs }`, how many milliseconds to wait before it could be (Infinity when
+   * the weight can never fit). A weight that
    * is not a positive integer, or an instant or priority that is not a finite number, is an
    * {@link InvalidInputError} naming it, and nothing is taken.
    */
-  tryTake(weight: number, at: number, priority = 0): number {
+  tryTake(weight: number, at: number, priority = 0): TakeResult {
     checkTake(weight, at, priority, this.name);
     const wait = this.waitFor(weight, at, priority);
     if (wait === 0) this.add(weight, at);
-    return wait;
+    return takeResult(wait);
   }
 
   /**
@@ -406,7 +407,7 @@ export class WindowLimit implements StoreLimit {
    * l.tryTake(1, 0)
    * l.extend(1, 0, 30) // it reached the exchange 30 ms after it was sent
    * // The exchange still counts it until 1030:
-   * l.tryTake(1, 1000) // 30
+   * l.tryTake(1, 1000) // { ok: false, retryAfterMs: 30 }
    * ```
    */
   extend(weight: number, sentAt: number, arrivedAt: number): void {

@@ -7,12 +7,13 @@ import { ArrivalDelay } from '../../src/schedule/arrival-delay.js';
 import { VirtualClock } from '../../src/testing/virtual-clock.js';
 import { WindowLimit } from '../../src/schedule/window.js';
 import { SlidingCount } from '../../src/exchange/sliding-count.js';
+import { waitOf } from './wait.js';
 
 describe('WindowLimit.extend', () => {
   it('counts a request until one window after it arrived, not after it was sent', () => {
     const l = new WindowLimit({ limit: 2, windowMs: 1000 });
-    expect(l.tryTake(1, 0)).toBe(0);
-    expect(l.tryTake(1, 10)).toBe(0);
+    expect(waitOf(l.tryTake(1, 0))).toBe(0);
+    expect(waitOf(l.tryTake(1, 10))).toBe(0);
     l.extend(1, 0, 30);
     l.extend(1, 10, 20);
     // Both left the log by 1010, but reached the exchange at 30 and 20: they count until 1030 and 1020.
@@ -21,12 +22,12 @@ describe('WindowLimit.extend', () => {
     expect(l.usedAt(1019.9)).toBe(2);
     expect(l.usedAt(1020)).toBe(1);
     expect(l.usedAt(1030)).toBe(0);
-    expect(l.tryTake(1, 1020)).toBe(0);
+    expect(waitOf(l.tryTake(1, 1020))).toBe(0);
   });
 
   it('changes nothing for an arrival at or before the send instant', () => {
     const l = new WindowLimit({ limit: 1, windowMs: 1000 });
-    l.tryTake(1, 0);
+    waitOf(l.tryTake(1, 0));
     l.extend(1, 0, 0);
     l.extend(1, 0, -5);
     expect(l.waitFor(1, 1000)).toBe(0);
@@ -35,7 +36,7 @@ describe('WindowLimit.extend', () => {
 
   it('does not count twice while the log still counts the request', () => {
     const l = new WindowLimit({ limit: 2, windowMs: 1000 });
-    l.tryTake(1, 0);
+    waitOf(l.tryTake(1, 0));
     l.extend(1, 0, 500);
     expect(l.usedAt(999)).toBe(1);
     expect(l.usedAt(1000)).toBe(1);
@@ -45,7 +46,7 @@ describe('WindowLimit.extend', () => {
 
   it('extends a hold already made (a quicker way there shown later)', () => {
     const l = new WindowLimit({ limit: 1, windowMs: 1000 });
-    l.tryTake(1, 0);
+    waitOf(l.tryTake(1, 0));
     l.extend(1, 0, 10);
     l.extend(1, 10, 40);
     expect(l.usedAt(1039)).toBe(1);
@@ -54,7 +55,7 @@ describe('WindowLimit.extend', () => {
 
   it('joins requests sent and arriving together into one hold; apart, they stay apart', () => {
     const l = new WindowLimit({ limit: 100, windowMs: 1000 });
-    for (let i = 0; i < 10; i++) l.tryTake(1, 0);
+    for (let i = 0; i < 10; i++) waitOf(l.tryTake(1, 0));
     for (let i = 0; i < 10; i++) l.extend(1, 0, 20 + i * 0.1);
     expect(l.snapshot().holds).toHaveLength(1);
     expect(l.snapshot().holds[0]![0]).toBe(10);
@@ -72,7 +73,7 @@ describe('WindowLimit.extend', () => {
 
   it('keeps the margin: the hold ends one window plus the margin after the arrival', () => {
     const l = new WindowLimit({ limit: 1, windowMs: 1000, marginMs: 5 });
-    l.tryTake(1, 0);
+    waitOf(l.tryTake(1, 0));
     l.extend(1, 0, 20);
     expect(l.waitFor(1, 1000)).toBe(25);
   });

@@ -5,6 +5,7 @@ import { AccountLimiter, type LimiterEvent } from '../../src/account/limiter.js'
 import { type Clock } from '../../src/schedule/clock.js';
 import { VirtualClock } from '../../src/testing/virtual-clock.js';
 import { Scheduler } from '../../src/schedule/scheduler.js';
+import { waitOf } from './wait.js';
 
 describe('Scheduler.setBoundary', () => {
   it('applies the change before a task given at or after the instant is decided', async () => {
@@ -36,15 +37,15 @@ describe('Scheduler.setBoundary', () => {
     const clock = new VirtualClock();
     const s = new Scheduler({ clock });
     const limit = s.limit({ name: 'place', limit: 3, windowMs: 1000 });
-    expect(s.tryAcquire(limit, 1, 0, 0)).toBe(0);
+    expect(waitOf(s.tryAcquire(limit, 1, 0, 0))).toBe(0);
     let applied = 0;
     s.setBoundary(50, () => {
       applied++;
       limit.update({ limit: 1 });
     });
-    expect(s.tryAcquire(limit, 1, 0, 49)).toBe(0);
-    expect(s.tryAcquire(limit, 1, 0, 50)).toBeGreaterThan(0);
-    expect(s.tryAcquire(limit, 1, 0, 60)).toBeGreaterThan(0);
+    expect(waitOf(s.tryAcquire(limit, 1, 0, 49))).toBe(0);
+    expect(waitOf(s.tryAcquire(limit, 1, 0, 50))).toBeGreaterThan(0);
+    expect(waitOf(s.tryAcquire(limit, 1, 0, 60))).toBeGreaterThan(0);
     expect(applied).toBe(1);
   });
 
@@ -55,11 +56,11 @@ describe('Scheduler.setBoundary', () => {
     const calls: string[] = [];
     s.setBoundary(10, () => calls.push('first'));
     s.setBoundary(20, () => calls.push('second'));
-    s.tryAcquire(limit, 1, 0, 15);
-    s.tryAcquire(limit, 1, 0, 25);
+    waitOf(s.tryAcquire(limit, 1, 0, 15));
+    waitOf(s.tryAcquire(limit, 1, 0, 25));
     s.setBoundary(30, () => calls.push('third'));
     s.setBoundary(0, null);
-    s.tryAcquire(limit, 1, 0, 35);
+    waitOf(s.tryAcquire(limit, 1, 0, 35));
     expect(calls).toEqual(['second']);
   });
 });

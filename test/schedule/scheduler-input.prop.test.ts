@@ -5,6 +5,7 @@ import { VirtualClock } from '../../src/testing/virtual-clock.js';
 import { type StoreLimit, Scheduler } from '../../src/schedule/scheduler.js';
 import { WindowLimit, type WindowLimitState } from '../../src/schedule/window.js';
 import { badPositive } from '../arbitraries.js';
+import { waitOf } from './wait.js';
 
 /** One world: a scheduler with two limits (one with a reserve), a bare WindowLimit, and a scheduler of its own's limit. */
 interface World {
@@ -46,10 +47,10 @@ function apply(w: World, o: Valid): void | Promise<void> {
   const now = w.clock.now();
   switch (o.kind) {
     case 'acquire':
-      w.scheduler.tryAcquire(o.limits.map((k) => w[k]), o.weight, o.priority);
+      waitOf(w.scheduler.tryAcquire(o.limits.map((k) => w[k]), o.weight, o.priority));
       return;
     case 'take':
-      w.bare.tryTake(o.weight, now, o.priority);
+      waitOf(w.bare.tryTake(o.weight, now, o.priority));
       return;
     case 'pause':
       w.scheduler.feedback(w[o.limit], { limited: true, retryAfterMs: o.retryAfterMs });
@@ -85,14 +86,14 @@ const spoilState = fc.constantFrom<[string, (s: WindowLimitState) => unknown]>(
 );
 
 const refused: fc.Arbitrary<Refused> = fc.oneof(
-  fc.tuple(which, badPositive).map(([k, weight]): Refused => ({ call: (w) => w.scheduler.tryAcquire(w[k], weight as number), field: '`weight`' })),
-  fc.constantFrom<unknown>(-100, '', '2').map((weight): Refused => ({ call: (w) => w.scheduler.tryAcquire([w.place, w.cancel], weight as number), field: '`weight`' })),
-  badNumber.map((priority): Refused => ({ call: (w) => w.scheduler.tryAcquire(w.place, 1, priority as number), field: '`priority`' })),
-  badNumber.map((at): Refused => ({ call: (w) => w.scheduler.tryAcquire(w.cancel, 1, 0, at as number), field: '`at`' })),
-  fc.constant<Refused>({ call: (w) => w.scheduler.tryAcquire(w.foreign), field: 'each of `limits`' }),
-  fc.constant<Refused>({ call: (w) => w.scheduler.tryAcquire([w.place, w.foreign]), field: 'each of `limits`' }),
-  fc.constant<Refused>({ call: (w) => w.scheduler.tryAcquire(w.bare), field: 'each of `limits`' }),
-  fc.constant<Refused>({ call: (w) => w.scheduler.tryAcquire([w.cancel, w.cancel]), field: '`limits`' }),
+  fc.tuple(which, badPositive).map(([k, weight]): Refused => ({ call: (w) => waitOf(w.scheduler.tryAcquire(w[k], weight as number)), field: '`weight`' })),
+  fc.constantFrom<unknown>(-100, '', '2').map((weight): Refused => ({ call: (w) => waitOf(w.scheduler.tryAcquire([w.place, w.cancel], weight as number)), field: '`weight`' })),
+  badNumber.map((priority): Refused => ({ call: (w) => waitOf(w.scheduler.tryAcquire(w.place, 1, priority as number)), field: '`priority`' })),
+  badNumber.map((at): Refused => ({ call: (w) => waitOf(w.scheduler.tryAcquire(w.cancel, 1, 0, at as number)), field: '`at`' })),
+  fc.constant<Refused>({ call: (w) => waitOf(w.scheduler.tryAcquire(w.foreign)), field: 'each of `limits`' }),
+  fc.constant<Refused>({ call: (w) => waitOf(w.scheduler.tryAcquire([w.place, w.foreign])), field: 'each of `limits`' }),
+  fc.constant<Refused>({ call: (w) => waitOf(w.scheduler.tryAcquire(w.bare)), field: 'each of `limits`' }),
+  fc.constant<Refused>({ call: (w) => waitOf(w.scheduler.tryAcquire([w.cancel, w.cancel])), field: '`limits`' }),
   fc.constant<Refused>({ call: (w) => w.scheduler.feedback(w.foreign, { limited: true }), field: 'the limit given feedback' }),
   fc.constantFrom<unknown>(null, undefined, 'slow down', 429).map((f): Refused => ({ call: (w) => w.scheduler.feedback(w.place, f as never), field: 'the feedback' })),
   fc.tuple(which, fc.constantFrom<unknown>(Number.NaN, -5, '1000', Infinity)).map(([k, v]): Refused => ({
@@ -112,9 +113,9 @@ const refused: fc.Arbitrary<Refused> = fc.oneof(
   fc.tuple(which, fc.constantFrom<unknown>(0, -1, 2001, Number.NaN, '100')).map(([k, v]): Refused => ({ call: (w) => w[k].update({ windowMs: v as number }), field: `\`windowMs\` of ${k}` })),
   fc.constant<Refused>({ call: (w) => w.place.update({ limit: 2, windowMs: 300 }), field: '`limit` of place' }),
   fc.constant<Refused>({ call: (w) => w.cancel.update(null as never), field: 'update of cancel' }),
-  badPositive.map((v): Refused => ({ call: (w) => w.bare.tryTake(v as number, w.clock.now()), field: '`weight` of bare' })),
-  badNumber.map((v): Refused => ({ call: (w) => w.bare.tryTake(1, v as number), field: '`at` of bare' })),
-  badNumber.map((v): Refused => ({ call: (w) => w.bare.tryTake(1, w.clock.now(), v as number), field: '`priority` of bare' })),
+  badPositive.map((v): Refused => ({ call: (w) => waitOf(w.bare.tryTake(v as number, w.clock.now())), field: '`weight` of bare' })),
+  badNumber.map((v): Refused => ({ call: (w) => waitOf(w.bare.tryTake(1, v as number)), field: '`at` of bare' })),
+  badNumber.map((v): Refused => ({ call: (w) => waitOf(w.bare.tryTake(1, w.clock.now(), v as number)), field: '`priority` of bare' })),
   badPositive.map((v): Refused => ({ call: (w) => w.bare.take(v as number, w.clock.now()), field: '`weight` of bare' })),
   spoilState.map(([field, spoil]): Refused => ({ call: (w) => WindowLimit.restore(spoil(JSON.parse(JSON.stringify(w.bare.snapshot())) as WindowLimitState) as WindowLimitState), field })),
 );

@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { InvalidInputError } from '../../src/errors.js';
 import { VirtualClock } from '../../src/testing/virtual-clock.js';
 import { Scheduler } from '../../src/schedule/scheduler.js';
+import { waitOf } from './wait.js';
 
 /** The field named by the InvalidInputError `call` throws (fails when it throws nothing else). */
 function refusedField(call: () => unknown): string {
@@ -22,46 +23,54 @@ function setup() {
 }
 
 describe('Scheduler.tryAcquire input', () => {
+  it('answers { ok: true } when taken, or { ok: false, retryAfterMs } and takes nothing', () => {
+    const { scheduler, l } = setup();
+    expect(scheduler.tryAcquire(l, 3)).toEqual({ ok: true });
+    expect(scheduler.tryAcquire(l, 1)).toEqual({ ok: false, retryAfterMs: 1000 });
+    expect(scheduler.tryAcquire(l, 9, 10)).toEqual({ ok: false, retryAfterMs: Infinity });
+    expect(scheduler.stats()).toMatchObject({ dispatched: 1, limits: [{ used: 3 }] });
+  });
+
   it('refuses a negative weight, which let 105 through a limit of 5, and takes nothing', () => {
     const { scheduler, l } = setup();
-    expect(refusedField(() => scheduler.tryAcquire(l, -100))).toBe('weight');
+    expect(refusedField(() => waitOf(scheduler.tryAcquire(l, -100)))).toBe('weight');
     expect(scheduler.stats().limits[0]!.used).toBe(0);
     let through = 0;
-    for (let i = 0; i < 200; i++) if (scheduler.tryAcquire(l, 1, 10) === 0) through++;
+    for (let i = 0; i < 200; i++) if (waitOf(scheduler.tryAcquire(l, 1, 10)) === 0) through++;
     expect(through).toBe(5);
   });
 
   it('refuses weights of text, which turned the count into a string', () => {
     const { scheduler, l } = setup();
-    for (const weight of ['', '2', 1.5, 0, Number.NaN, Infinity, null]) expect(refusedField(() => scheduler.tryAcquire(l, weight as number))).toBe('weight');
-    expect(scheduler.tryAcquire(l, 3)).toBe(0);
+    for (const weight of ['', '2', 1.5, 0, Number.NaN, Infinity, null]) expect(refusedField(() => waitOf(scheduler.tryAcquire(l, weight as number)))).toBe('weight');
+    expect(waitOf(scheduler.tryAcquire(l, 3))).toBe(0);
     expect(scheduler.stats().limits[0]!.used).toBe(3);
   });
 
   it('refuses a NaN priority, which bypassed the reserve', () => {
     const { scheduler, l } = setup();
-    expect(scheduler.tryAcquire(l, 3)).toBe(0);
-    expect(refusedField(() => scheduler.tryAcquire(l, 1, Number.NaN))).toBe('priority');
-    expect(refusedField(() => scheduler.tryAcquire(l, 1, '10' as never))).toBe('priority');
-    expect(scheduler.tryAcquire(l, 1)).toBeGreaterThan(0); // the reserve of 2 holds for priority 0
-    expect(scheduler.tryAcquire(l, 2, 10)).toBe(0);
+    expect(waitOf(scheduler.tryAcquire(l, 3))).toBe(0);
+    expect(refusedField(() => waitOf(scheduler.tryAcquire(l, 1, Number.NaN)))).toBe('priority');
+    expect(refusedField(() => waitOf(scheduler.tryAcquire(l, 1, '10' as never)))).toBe('priority');
+    expect(waitOf(scheduler.tryAcquire(l, 1))).toBeGreaterThan(0); // the reserve of 2 holds for priority 0
+    expect(waitOf(scheduler.tryAcquire(l, 2, 10))).toBe(0);
   });
 
   it('refuses an instant that is not a finite number', () => {
     const { scheduler, l } = setup();
-    expect(refusedField(() => scheduler.tryAcquire(l, 1, 0, Number.NaN))).toBe('at');
-    expect(refusedField(() => scheduler.tryAcquire(l, 1, 0, '1000' as never))).toBe('at');
+    expect(refusedField(() => waitOf(scheduler.tryAcquire(l, 1, 0, Number.NaN)))).toBe('at');
+    expect(refusedField(() => waitOf(scheduler.tryAcquire(l, 1, 0, '1000' as never)))).toBe('at');
     expect(scheduler.stats().limits[0]!.used).toBe(0);
   });
 
   it('refuses a limit of another scheduler, a bare limit, a limit twice and no limit', () => {
     const { clock, scheduler, l } = setup();
     const other = new Scheduler({ clock }).limit({ limit: 5, windowMs: 1000 });
-    expect(refusedField(() => scheduler.tryAcquire(other))).toBe('each of limits');
-    expect(refusedField(() => scheduler.tryAcquire([l, other]))).toBe('each of limits');
-    expect(refusedField(() => scheduler.tryAcquire([l, l]))).toBe('limits');
-    expect(refusedField(() => scheduler.tryAcquire(undefined as never))).toBe('limits');
-    expect(refusedField(() => scheduler.tryAcquire({ name: 'fake' } as never))).toBe('each of limits');
+    expect(refusedField(() => waitOf(scheduler.tryAcquire(other)))).toBe('each of limits');
+    expect(refusedField(() => waitOf(scheduler.tryAcquire([l, other])))).toBe('each of limits');
+    expect(refusedField(() => waitOf(scheduler.tryAcquire([l, l])))).toBe('limits');
+    expect(refusedField(() => waitOf(scheduler.tryAcquire(undefined as never)))).toBe('limits');
+    expect(refusedField(() => waitOf(scheduler.tryAcquire({ name: 'fake' } as never)))).toBe('each of limits');
     expect(other.usedAt(clock.now())).toBe(0);
     expect(scheduler.stats()).toMatchObject({ dispatched: 0, limits: [{ used: 0 }] });
   });
@@ -72,9 +81,9 @@ describe('Scheduler.feedback input', () => {
     const { clock, scheduler, l } = setup();
     expect(refusedField(() => scheduler.feedback(l, { limited: true, retryAfterMs: Number.NaN }))).toBe('feedback.retryAfterMs');
     expect(refusedField(() => scheduler.feedback(l, { limited: true, retryAfterMs: -5 }))).toBe('feedback.retryAfterMs');
-    expect(scheduler.tryAcquire(l)).toBe(0);
+    expect(waitOf(scheduler.tryAcquire(l))).toBe(0);
     scheduler.feedback(l, { limited: true, retryAfterMs: 500 });
-    expect(scheduler.tryAcquire(l, 1, 0, clock.now())).toBe(500);
+    expect(waitOf(scheduler.tryAcquire(l, 1, 0, clock.now()))).toBe(500);
   });
 
   it('refuses null feedback with an InvalidInputError, not a TypeError', () => {
@@ -87,7 +96,7 @@ describe('Scheduler.feedback input', () => {
     const { scheduler, l } = setup();
     expect(refusedField(() => scheduler.feedback(l, { limited: true, retryAfterMs: 60_000, limit: 2 }))).toBe('feedback.limit');
     expect(l.limit).toBe(5);
-    expect(scheduler.tryAcquire(l)).toBe(0); // not paused
+    expect(waitOf(scheduler.tryAcquire(l))).toBe(0); // not paused
     scheduler.feedback(l, { limited: false, limit: 3 });
     expect(l.limit).toBe(3);
   });

@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { RefusedError } from '../../src/errors.js';
 import { VirtualClock } from '../../src/testing/virtual-clock.js';
 import { Scheduler, type SchedulerEvent } from '../../src/schedule/scheduler.js';
+import { waitOf } from './wait.js';
 
 function setup(maxQueue?: number) {
   const clock = new VirtualClock();
@@ -283,9 +284,9 @@ describe('Scheduler', () => {
     await p;
     expect(ran).toEqual([2000]);
     scheduler.feedback(l, { limited: false, remaining: 2, resetAtMs: 1_800_000_003_000 });
-    expect(scheduler.tryAcquire(l)).toBe(0);
-    expect(scheduler.tryAcquire(l)).toBe(0);
-    expect(scheduler.tryAcquire(l)).toBeGreaterThan(0);
+    expect(waitOf(scheduler.tryAcquire(l))).toBe(0);
+    expect(waitOf(scheduler.tryAcquire(l))).toBe(0);
+    expect(waitOf(scheduler.tryAcquire(l))).toBeGreaterThan(0);
     expect(events).toEqual(['pause', 'dispatch']);
   });
 
@@ -321,7 +322,7 @@ describe('Scheduler', () => {
     const events: string[] = [];
     scheduler.on((e) => events.push(e.type));
     scheduler.feedback(l, { limited: false, remaining: 0, resetAtMs: 1e33 });
-    expect(scheduler.tryAcquire(l)).toBe(3_600_000);
+    expect(waitOf(scheduler.tryAcquire(l))).toBe(3_600_000);
     scheduler.feedback(l, { limited: true, resetAtMs: 1_800_000_000_000 + 3_600_000 });
     expect(events).toEqual(['reset-bounded', 'pause']);
   });
@@ -331,9 +332,9 @@ describe('Scheduler', () => {
     const l = scheduler.limit({ limit: 10, windowMs: 1000 });
     scheduler.feedback(l, { limited: true, limit: 5 });
     expect(l.limit).toBe(5);
-    expect(scheduler.tryAcquire(l)).toBe(1000);
+    expect(waitOf(scheduler.tryAcquire(l))).toBe(1000);
     await clock.advance(1000);
-    expect(scheduler.tryAcquire(l)).toBe(0);
+    expect(waitOf(scheduler.tryAcquire(l))).toBe(0);
   });
 
   it('reports stats and events', async () => {

@@ -1,6 +1,7 @@
 import { fc, test } from '@fast-check/vitest';
 import { describe, expect } from 'vitest';
 import { WindowLimit } from '../../src/schedule/window.js';
+import { waitOf } from './wait.js';
 
 // Dispatches closer than a granule ((maxWindowMs + marginMs) / 1024) share one log entry. The
 // reference is the exact log of every dispatch: counted for `span` after it was sent, it says the
@@ -53,7 +54,7 @@ describe('WindowLimit merging (R13)', () => {
         }
         at += (granule * s.quarters) / 4;
         const span = l.windowMs + marginMs;
-        const wait = l.tryTake(s.weight, at);
+        const wait = waitOf(l.tryTake(s.weight, at));
         const least = exactWait(log, span, at, s.weight, l.limit);
         const most = exactWait(log, span + granule, at, s.weight, l.limit);
         expect(wait).toBeGreaterThanOrEqual(least);
@@ -76,7 +77,7 @@ describe('WindowLimit merging (R13)', () => {
       const l = new WindowLimit({ limit: n, windowMs });
       const every = (2 * windowMs) / n;
       let refused = 0;
-      for (let i = 0; i < 3 * n; i++) if (l.tryTake(1, i * every) !== 0) refused++;
+      for (let i = 0; i < 3 * n; i++) if (waitOf(l.tryTake(1, i * every)) !== 0) refused++;
       expect(refused).toBe(0);
     },
   );

@@ -1,32 +1,42 @@
 import { describe, expect, it } from 'vitest';
 import { InvalidInputError } from '../../src/errors.js';
 import { WindowLimit, type WindowLimitState } from '../../src/schedule/window.js';
+import { waitOf } from './wait.js';
 
 describe('WindowLimit (R13)', () => {
+  it('answers a take with { ok: true }, or { ok: false, retryAfterMs } and takes nothing', () => {
+    const l = new WindowLimit({ limit: 2, windowMs: 1000 });
+    expect(l.tryTake(2, 0)).toEqual({ ok: true });
+    expect(l.tryTake(1, 250)).toEqual({ ok: false, retryAfterMs: 750 });
+    expect(l.tryTake(3, 250)).toEqual({ ok: false, retryAfterMs: Infinity });
+    expect(l.usedAt(250)).toBe(2);
+    expect(l.tryTake(1, 1000)).toEqual({ ok: true });
+  });
+
   it('allows a burst of N when idle, then waits exactly until the oldest leaves the window', () => {
     const l = new WindowLimit({ limit: 3, windowMs: 1000 });
-    expect([l.tryTake(1, 0), l.tryTake(1, 100), l.tryTake(1, 200)]).toEqual([0, 0, 0]);
-    expect(l.tryTake(1, 300)).toBe(700);
-    expect(l.tryTake(1, 999.999)).toBeCloseTo(0.001, 9);
-    expect(l.tryTake(1, 1000)).toBe(0); // the one at 0 is out of [1, 1000]... of (0, 1000]
-    expect(l.tryTake(1, 1000)).toBe(100);
+    expect([waitOf(l.tryTake(1, 0)), waitOf(l.tryTake(1, 100)), waitOf(l.tryTake(1, 200))]).toEqual([0, 0, 0]);
+    expect(waitOf(l.tryTake(1, 300))).toBe(700);
+    expect(waitOf(l.tryTake(1, 999.999))).toBeCloseTo(0.001, 9);
+    expect(waitOf(l.tryTake(1, 1000))).toBe(0); // the one at 0 is out of [1, 1000]... of (0, 1000]
+    expect(waitOf(l.tryTake(1, 1000))).toBe(100);
   });
 
   it('never holds more than N weight in any window, where a plain bucket would let 2N through', () => {
     const l = new WindowLimit({ limit: 10, windowMs: 1000 });
     const sent: number[] = [];
-    for (let t = 0; t < 5000; t += 7) if (l.tryTake(1, t) === 0) sent.push(t);
+    for (let t = 0; t < 5000; t += 7) if (waitOf(l.tryTake(1, t)) === 0) sent.push(t);
     for (const t of sent) expect(sent.filter((s) => s > t - 1000 && s <= t).length).toBeLessThanOrEqual(10);
     expect(sent.length).toBeGreaterThanOrEqual(50 - 1);
   });
 
   it('counts weights, and refuses a weight that can never fit with Infinity', () => {
     const l = new WindowLimit({ limit: 10, windowMs: 1000 });
-    expect(l.tryTake(7, 0)).toBe(0);
-    expect(l.tryTake(4, 10)).toBe(990);
-    expect(l.tryTake(3, 10)).toBe(0);
+    expect(waitOf(l.tryTake(7, 0))).toBe(0);
+    expect(waitOf(l.tryTake(4, 10))).toBe(990);
+    expect(waitOf(l.tryTake(3, 10))).toBe(0);
     expect(l.usedAt(10)).toBe(10);
-    expect(l.tryTake(11, 5000)).toBe(Infinity);
+    expect(waitOf(l.tryTake(11, 5000))).toBe(Infinity);
     expect(l.usedAt(5000)).toBe(0);
   });
 
@@ -79,9 +89,9 @@ describe('WindowLimit (R13)', () => {
 
   it('keeps reserved headroom for a priority class', () => {
     const l = new WindowLimit({ limit: 10, windowMs: 1000, reserve: { priority: 10, weight: 3 } });
-    expect(l.tryTake(7, 0, 0)).toBe(0);
-    expect(l.tryTake(1, 1, 0)).toBe(999);
-    expect(l.tryTake(3, 1, 10)).toBe(0);
+    expect(waitOf(l.tryTake(7, 0, 0))).toBe(0);
+    expect(waitOf(l.tryTake(1, 1, 0))).toBe(999);
+    expect(waitOf(l.tryTake(3, 1, 10))).toBe(0);
     expect(l.capacity(0)).toBe(7);
     expect(l.capacity(10)).toBe(10);
   });
@@ -94,8 +104,8 @@ describe('WindowLimit (R13)', () => {
     l.take(2, 500);
     l.shrink(3, 2000, 600); // 10 - 2 counted = 8 here, the exchange says 3: hold 5 until 2000
     expect(l.usedAt(600)).toBe(7);
-    expect(l.tryTake(4, 600)).toBe(1500 - 600); // the 2 sent at 500 leave at 1500, the 5 held stay
-    expect(l.tryTake(3, 600)).toBe(0);
+    expect(waitOf(l.tryTake(4, 600))).toBe(1500 - 600); // the 2 sent at 500 leave at 1500, the 5 held stay
+    expect(waitOf(l.tryTake(3, 600))).toBe(0);
     expect(l.waitFor(6, 1999)).toBe(1); // nothing counted by now, but 5 held + 6 > 10 until the hold ends at 2000
   });
 
@@ -139,7 +149,7 @@ describe('WindowLimit merging of close dispatches', () => {
     // forward for ever and refused a fifth of these.
     const l = new WindowLimit({ limit: 10_000, windowMs: 1000 });
     let refused = 0;
-    for (let i = 0; i < 25_000; i++) if (l.tryTake(1, i * 0.2) !== 0) refused++;
+    for (let i = 0; i < 25_000; i++) if (waitOf(l.tryTake(1, i * 0.2)) !== 0) refused++;
     expect(refused).toBe(0);
     expect(l.usedAt(25_000 * 0.2)).toBeLessThanOrEqual(5000 + Math.ceil(1000 / 1024 / 0.2));
   });
@@ -154,18 +164,18 @@ describe('WindowLimit merging of close dispatches', () => {
 describe('WindowLimit input', () => {
   it('refuses a weight that is not a positive integer, and an instant or priority that is not a finite number, taking nothing', () => {
     const l = new WindowLimit({ name: 'x', limit: 5, windowMs: 1000 });
-    l.tryTake(2, 0);
+    waitOf(l.tryTake(2, 0));
     const before = l.snapshot();
     const cases: [() => unknown, string][] = [
-      [() => l.tryTake(-100, 1), '`weight` of x'],
-      [() => l.tryTake(0, 1), '`weight` of x'],
-      [() => l.tryTake(1.5, 1), '`weight` of x'],
-      [() => l.tryTake('2' as never, 1), '`weight` of x'],
-      [() => l.tryTake(Number.NaN, 1), '`weight` of x'],
-      [() => l.tryTake(1, Number.NaN), '`at` of x'],
-      [() => l.tryTake(1, '5' as never), '`at` of x'],
-      [() => l.tryTake(1, Infinity), '`at` of x'],
-      [() => l.tryTake(1, 1, Number.NaN), '`priority` of x'],
+      [() => waitOf(l.tryTake(-100, 1)), '`weight` of x'],
+      [() => waitOf(l.tryTake(0, 1)), '`weight` of x'],
+      [() => waitOf(l.tryTake(1.5, 1)), '`weight` of x'],
+      [() => waitOf(l.tryTake('2' as never, 1)), '`weight` of x'],
+      [() => waitOf(l.tryTake(Number.NaN, 1)), '`weight` of x'],
+      [() => waitOf(l.tryTake(1, Number.NaN)), '`at` of x'],
+      [() => waitOf(l.tryTake(1, '5' as never)), '`at` of x'],
+      [() => waitOf(l.tryTake(1, Infinity)), '`at` of x'],
+      [() => waitOf(l.tryTake(1, 1, Number.NaN)), '`priority` of x'],
       [() => l.take(-1, 1), '`weight` of x'],
       [() => l.take(1, Number.NaN), '`at` of x'],
     ];
@@ -178,8 +188,8 @@ describe('WindowLimit input', () => {
       }
     }
     expect(l.snapshot()).toEqual(before);
-    expect(l.tryTake(3, 1)).toBe(0);
-    expect(l.tryTake(1, 2)).toBe(998);
+    expect(waitOf(l.tryTake(3, 1))).toBe(0);
+    expect(waitOf(l.tryTake(1, 2))).toBe(998);
   });
 });
 
