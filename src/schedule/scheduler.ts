@@ -6,7 +6,7 @@ import { type RateLimitFeedback, readFeedback } from './feedback.js';
 import { type Resolve, type Slot } from './queue.js';
 import { type LimitStore, memoryStore } from './store.js';
 import { WindowLimit, type WindowLimitOptions } from './window.js';
-import { type Limit, type StoreLimit, type TakeResult, takeResult } from './limit.js';
+import { type Limit, type StoreLimit, TAKEN, type TakeResult, takeResult } from './limit.js';
 import { LimitBook } from './limit-book.js';
 import { heapPush } from './heap.js';
 import { deadlineBefore, readPriority, readWeight, tooHeavy } from './dispatcher.js';
@@ -249,11 +249,6 @@ export class Scheduler<L extends StoreLimit = WindowLimit> extends SubmitPath<L>
    * naming it, and nothing is taken.
    */
   tryAcquire(limits: Limit | readonly Limit[], weight = 1, priority = 0, at: number = this.clock.now()): TakeResult {
-    return takeResult(this.acquireWait(limits, weight, priority, at));
-  }
-
-  /** @internal {@link Scheduler.tryAcquire} as a number: 0 when taken, else the wait in milliseconds. */
-  acquireWait(limits: Limit | readonly Limit[], weight: number, priority: number, at: number): number {
     // Checked first, without allocating; refusals are thrown by helpers out of the hot path.
     if (!isPositiveInteger(weight)) refuseInput('`weight`', weight, 'a positive integer');
     if (typeof priority !== 'number' || priority - priority !== 0) refuseInput('`priority`', priority, 'a finite number');
@@ -270,9 +265,9 @@ export class Scheduler<L extends StoreLimit = WindowLimit> extends SubmitPath<L>
       const w = l.waitFor(weight, at, priority);
       if (w > 0) {
         if (this.shared > 0 && l.lacks(weight, at)) l.request([l], weight, priority, at);
-        return w;
+        return takeResult(w);
       }
-      if (book.waiting > 0) return l.windowMs / l.limit;
+      if (book.waiting > 0) return takeResult(l.windowMs / l.limit);
       this.takeOne(book, weight);
     } else {
       const list = limits as readonly StoreLimit[];
@@ -285,12 +280,12 @@ export class Scheduler<L extends StoreLimit = WindowLimit> extends SubmitPath<L>
       }
       if (wait > 0) {
         if (this.shared > 0) this.askShared(list, weight, priority, at);
-        return wait;
+        return takeResult(wait);
       }
       this.takeAll(list, weight);
     }
     this.dispatched++;
-    return 0;
+    return TAKEN;
   }
 
   /**
