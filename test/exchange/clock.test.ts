@@ -2,7 +2,7 @@ import { createHash, createHmac } from 'node:crypto';
 import { afterEach, describe, expect, it } from 'vitest';
 import { exchangeCommand } from '../../src/cli/exchange.js';
 import { type RunningExchange, startExchange } from '../../src/exchange/server.js';
-import { VirtualClock } from '../../src/schedule/clock.js';
+import { VirtualClock } from '../../src/testing/virtual-clock.js';
 import { gateAt } from '../ccxt/helpers.js';
 import { EXAMPLE_ACCOUNTS, EXAMPLE_HISTORY, call } from './helpers.js';
 
