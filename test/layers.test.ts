@@ -13,7 +13,8 @@ const LAYERS: readonly (readonly string[])[] = [
   ['schedule', 'rules'],
   ['catalog'],
   ['account'],
-  ['advise', 'redis', 'exchange', 'testing', 'fetch', 'ccxt', 'gate-api', 'websocket'],
+  ['advise', 'redis', 'exchange', 'testing', 'fetch', 'ccxt', 'gate-api', 'websocket', 'metrics'],
+  ['proxy'],
   ['cli'],
   ['index.ts'],
 ];

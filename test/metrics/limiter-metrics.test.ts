@@ -2,7 +2,7 @@ import { Registry } from 'prom-client';
 import { describe, expect, it } from 'vitest';
 import { AccountLimiter } from '../../src/account/limiter.js';
 import { LimiterMetrics } from '../../src/metrics/index.js';
-import { VirtualClock } from '../../src/schedule/clock.js';
+import { VirtualClock } from '../../src/testing/virtual-clock.js';
 
 const ORDER = { contract: 'BTC_USDT', size: 1, price: '60000' };
 const HOUR = 3_600_000;

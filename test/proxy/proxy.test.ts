@@ -3,7 +3,7 @@ import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import { type RunningExchange, startExchange } from '../../src/exchange/index.js';
 import { type ProxyOptions, type RunningProxy, startProxy } from '../../src/proxy/server.js';
-import { VirtualClock } from '../../src/schedule/clock.js';
+import { VirtualClock } from '../../src/testing/virtual-clock.js';
 import { ACCOUNTS } from './helpers.js';
 
 const ORDER = JSON.stringify({ contract: 'BTC_USDT', size: 1, price: '60000' });

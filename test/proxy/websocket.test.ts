@@ -2,7 +2,7 @@ import WebSocket from 'ws';
 import { afterEach, describe, expect, it } from 'vitest';
 import { type RunningExchange, startExchange } from '../../src/exchange/index.js';
 import { type RunningProxy, startProxy } from '../../src/proxy/server.js';
-import { VirtualClock } from '../../src/schedule/clock.js';
+import { VirtualClock } from '../../src/testing/virtual-clock.js';
 import { ACCOUNTS } from './helpers.js';
 
 let proxy: RunningProxy | undefined;
