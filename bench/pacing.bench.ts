@@ -15,7 +15,7 @@
  */
 import { AccountLimiter } from '../src/account/limiter.js';
 import { SlidingCount } from '../src/exchange/sliding-count.js';
-import { VirtualClock } from '../src/schedule/clock.js';
+import { VirtualClock } from '../src/testing/virtual-clock.js';
 import { limitedFetch, type FetchFunction } from '../src/fetch/index.js';
 import { DAY, HOUR, clockAt, day, model } from '../test/e2e/harness.js';
 import { median, printTable } from './measure.js';

@@ -7,7 +7,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { AccountLimiter } from '../../src/account/limiter.js';
 import { type RunningExchange, startExchange } from '../../src/exchange/index.js';
 import { type FetchFunction, limitedFetch } from '../../src/fetch/index.js';
-import { VirtualClock } from '../../src/schedule/clock.js';
+import { VirtualClock } from '../../src/testing/virtual-clock.js';
 
 const DAY = 86_400_000;
 const HOUR = 3_600_000;
