@@ -138,7 +138,7 @@ export type FindingKind =
  *
  * @example
  * ```ts
- * import { type FindingCost, advise } from 'traderatio'
+ * import { type FindingCost, advise } from 'traderatio/advise'
  *
  * const accounts = [{ account: 'A', contracts: [{ contract: 'BTC_USDT', makerVolume: '400', takerVolume: '100', place: 50, cancel: 40 }] }]
  * const costs: FindingCost[] = advise({ accounts, pairs: [{ account: 'A', contract: 'BTC_USDT', pairs: 30 }] }).findings.map((f) => f.cost)
