@@ -22,15 +22,18 @@ export interface OutboxHost {
  * feedback, updates, late dispatches. Sent together as they come; what fails goes back to the
  * front and is tried again.
  */
+/** A write, and what to run once Redis has run it. */
+type Sent = Pending & { readonly done?: () => void };
+
 export class Outbox {
-  private queue: Pending[] = [];
+  private queue: Sent[] = [];
   private flushing: Promise<void> | null = null;
   private retryTimer: unknown = null;
 
   constructor(private readonly host: OutboxHost) {}
 
-  send(p: Pending): void {
-    this.queue.push(p);
+  send(p: Pending, done?: () => void): void {
+    this.queue.push(done === undefined ? p : { ...p, done });
     this.kick();
   }
 
@@ -53,6 +56,9 @@ export class Outbox {
         const batch = this.queue;
         this.queue = [];
         const results = await Promise.allSettled(batch.map((p) => this.host.run(p)));
+        batch.forEach((p, i) => {
+          if (results[i]!.status === 'fulfilled') p.done?.();
+        });
         const failed = batch.filter((_, i) => results[i]!.status === 'rejected');
         if (failed.length === 0) continue;
         this.queue = failed.concat(this.queue);

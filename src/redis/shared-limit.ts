@@ -73,8 +73,15 @@ export class SharedLimit implements StoreLimit {
   /** @internal */ lease: Lease | null = null;
   /** @internal */ pending = false;
   /** @internal */ retryAt = -Infinity;
+  /**
+   * @internal The limits asked for together with this one when Redis last said to wait: a change
+   * of any of them ends the wait of all (a lifted throttle frees the placements it held back).
+   */
+  deniedWith: readonly SharedLimit[] = [];
   /** @internal How many times this process changed N or W: a denial made before the last change is not waited out. */
   changes = 0;
+  /** @internal How many of those changes Redis has taken: a reply to a request sent before it holds the N before. */
+  confirmed = 0;
   /** This process's view of the limit: N, W, the reserve, and the log of its own dispatches. */
   private readonly local: WindowLimit;
   /** Leases with weight taken and not yet stamped (one, or two when a lease ended meanwhile). */
@@ -282,9 +289,20 @@ export class SharedLimit implements StoreLimit {
       // lifted, a tier raised, must not keep its tasks waiting out the old window).
       this.changes++;
       this.retryAt = -Infinity;
+      for (const l of this.deniedWith) l.retryAt = -Infinity;
     }
-    this.owner?.changed(this, from);
+    // Sent to Redis before the scheduler looks again and asks on the new N.
     if (!this.adopting) this.broker.update(this);
+    this.owner?.changed(this, from);
+  }
+
+  /** @internal Redis took this process's change number `change`: a wait given on the N before ends. */
+  confirm(change: number): void {
+    if (change <= this.confirmed) return;
+    this.confirmed = change;
+    this.retryAt = -Infinity;
+    for (const l of this.deniedWith) l.retryAt = -Infinity;
+    this.host.wake();
   }
 
   /** @internal Takes the N and W every process shares, as Redis holds them. */

@@ -245,6 +245,8 @@ export class RedisStore implements LimitStore<SharedLimit> {
     }
     const want = Math.max(weight, Math.min(queued, batch));
     const changes = linked.map((l) => l.changes);
+    // Whether Redis held this process's latest N and W when asked: only then is the N it answers newer.
+    const current = linked.map((l) => l.confirmed === l.changes);
     for (const l of linked) l.pending = true;
     const call = encodeAcquire(this.keys, {
       at: this.at(), id, weight, want, leaseMs: this.leaseMs, deadline: this.offset.deadline(sentAt, this.config.timeoutMs), process: this.id,
@@ -253,7 +255,7 @@ export class RedisStore implements LimitStore<SharedLimit> {
       limits: linked.map((l) => ({ name: l.name, limit: l.limit, windowMs: l.windowMs, marginMs: l.marginMs, reserved: l.reservedFor(priority), lateMs: l.lateness(at) })),
     });
     this.call('acquire', call, true).then(
-      (reply) => this.answered(linked, id, weight, reply as number[], sentAt, changes),
+      (reply) => this.answered(linked, id, weight, reply as number[], sentAt, changes, current),
       (error: unknown) => {
         const now = this.clock.now();
         for (const l of linked) {
@@ -289,7 +291,8 @@ export class RedisStore implements LimitStore<SharedLimit> {
 
   /** @internal */
   update(limit: SharedLimit): void {
-    this.write('update', encodeUpdate(this.keys, { limit }));
+    const change = limit.changes;
+    this.write('update', encodeUpdate(this.keys, { limit }), () => limit.confirm(change));
     this.shares.resize(limit);
   }
 
@@ -310,7 +313,7 @@ export class RedisStore implements LimitStore<SharedLimit> {
     return this.shares.downWait(limit, at, this.offset.known);
   }
 
-  private answered(linked: readonly SharedLimit[], id: string, weight: number, reply: number[], sentAt: number, changes: readonly number[]): void {
+  private answered(linked: readonly SharedLimit[], id: string, weight: number, reply: number[], sentAt: number, changes: readonly number[], current: readonly boolean[]): void {
     const now = this.clock.now();
     const [status, value, redisNow] = reply as [number, number, number];
     this.offset.learn(Number(redisNow), now);
@@ -334,12 +337,21 @@ export class RedisStore implements LimitStore<SharedLimit> {
       // Denied: Redis said when enough will have left the window; or the weight can never fit,
       // or the request came after its deadline: look again later. A limit this process changed
       // since it asked looks again at once: the wait was worked out on what it was before.
-      const changed = linked.some((l, i) => l.changes !== changes[i]);
+      // So does one whose change Redis had not taken when asked and has taken since.
+      const changed = linked.some((l, i) => l.changes !== changes[i] || (!current[i] && l.confirmed >= changes[i]));
       const retryAt = changed ? now : now + (status === 0 ? value : this.config.retryMs);
-      for (const l of linked) l.retryAt = retryAt;
+      for (const l of linked) {
+        l.retryAt = retryAt;
+        l.deniedWith = linked;
+      }
     }
     if (status !== -2) {
-      for (let i = 0; i < linked.length; i++) linked[i]!.adopt(Number(reply[3 + 2 * i]), Number(reply[4 + 2 * i]));
+      // Another process's N and W, unless this process changed them since, or its change was
+      // still on its way to Redis when it asked (the answer holds the N before it).
+      for (let i = 0; i < linked.length; i++) {
+        const l = linked[i]!;
+        if (current[i] && l.changes === changes[i]) l.adopt(Number(reply[3 + 2 * i]), Number(reply[4 + 2 * i]));
+      }
     }
     this.availability.answered();
     linked[0]!.host.wake();
@@ -363,8 +375,8 @@ export class RedisStore implements LimitStore<SharedLimit> {
   }
 
   /** A write that must reach Redis (see {@link Outbox}). */
-  private write(script: ScriptName, encoded: Encoded): void {
-    this.outbox.send({ script, ...encoded });
+  private write(script: ScriptName, encoded: Encoded, done?: () => void): void {
+    this.outbox.send({ script, ...encoded }, done);
   }
 
   /** With `"local"`: says this process is here when no request has said it lately. */

@@ -7,6 +7,7 @@ import { type AcquireCall, type Encoded, encodeAcquire, encodeLate, encodeReleas
 import { scriptingOf } from '../../src/redis/client.js';
 import { RedisKeys, type ScriptName, scripts } from '../../src/redis/protocol.js';
 import { VirtualClock } from '../../src/testing/virtual-clock.js';
+import { UNTHROTTLED } from '../../src/rules/abuse.js';
 import { Scheduler } from '../../src/schedule/scheduler.js';
 import { memoryStore } from '../../src/schedule/store.js';
 import { REDIS_URL } from './address.js';
@@ -682,6 +683,56 @@ describe('RedisStore: shared limits and listeners never wedge a process', () => 
     expect(la.limit).toBe(5);
     expect(a.stats().queued).toBe(0);
     expect(b.stats().queued).toBe(0);
+  });
+
+  it('lets the tasks a lifted throttle held back go at once, not when the throttle\'s window frees', async () => {
+    const prefix = prefixFor('lifted');
+    const v = new VirtualRedis(client);
+    await v.warm(prefix);
+    const s = new Scheduler({ store: new RedisStore(v.options(prefix)), clock: v.clock });
+    const place = s.limit({ name: 'place', limit: 100, windowMs: 1000 });
+    const throttle = s.limit({ name: 'throttle', limit: 2, windowMs: 10_000 });
+    const times: number[] = [];
+    const start = v.clock.now();
+    const tasks = [1, 2, 3].map(() => s.schedule(() => times.push(v.clock.now() - start), { limits: [place, throttle] }));
+    await v.advance(500);
+    // Two went; Redis said the third waits out the throttle's 10 s, on both limits it asked for.
+    expect(times).toHaveLength(2);
+    throttle.update({ limit: UNTHROTTLED });
+    await settleOn(v, tasks);
+    expect(times[2]!).toBeLessThan(700);
+  });
+
+  it('keeps its own new N when an answer to a request sent before Redis took it holds the old one', async () => {
+    const prefix = prefixFor('update-race');
+    const v = new VirtualRedis(client);
+    await v.warm(prefix);
+    // Writes of a new N and W wait until let go: the acquire asked meanwhile is answered first.
+    let hold: (() => void) | null = null;
+    const held = new Promise<void>((resolve) => (hold = resolve));
+    const tracked = v.track();
+    const isUpdate = (rest: unknown[]): boolean => rest.length === 4 && String(rest[0]).endsWith(':orders');
+    const scripting: Scripting = {
+      evalsha: async (sha, n, ...rest) => {
+        if (isUpdate(rest)) await held;
+        return tracked.evalsha(sha, n, ...rest);
+      },
+      eval: async (script, n, ...rest) => {
+        if (isUpdate(rest)) await held;
+        return tracked.eval(script, n, ...rest);
+      },
+    };
+    const s = new Scheduler({ store: new RedisStore({ ...v.options(prefix), client: scripting }), clock: v.clock });
+    const l = s.limit({ name: 'orders', limit: 10, windowMs: 1000 });
+    await settleOn(v, [s.schedule(() => 0, { limits: l })]);
+    l.update({ limit: 20 });
+    await settleOn(v, [s.schedule(() => 0, { limits: l })]);
+    expect(l.limit).toBe(20);
+    hold!();
+    await v.idle();
+    await settleOn(v, [s.schedule(() => 0, { limits: l })]);
+    expect(l.limit).toBe(20);
+    expect(Number((await meta(prefix, 'orders')).n)).toBe(20);
   });
 
   it('refuses a waiting task heavier than what a shared limit at or below this process reserve can grant it', async () => {
