@@ -325,7 +325,8 @@ export class AccountLimiter {
    * maybe `type`; the futures row, else the row without a type, is read). Under `reportPolicy`
    * `adopt` (the default) a report made at or after the latest snapshot (00:00, or a later VIP
    * change) sets the tier in force, and holds until the next snapshot, a VIP change, a newer
-   * report, or a live downgrade; `report` keeps the rules' tier; `min` takes the lower. A
+   * report, a live downgrade, or a change of the limit the rules predict at a boundary after it
+   * was asked (the 08:00 raise of a report asked before it); `report` keeps the rules' tier; `min` takes the lower. A
    * disagreement is told as a `report` event with both figures and the report's age. Returns the
    * reconciliation, or `null` when the answer has no futures row. A bad answer throws an
    * {@link InvalidInputError} and changes nothing.
@@ -654,10 +655,11 @@ export class AccountLimiter {
       const known = limitsAt(rules, a, { early, late });
       const state = unread === undefined ? known : stricterLimits(known, limitsAt(unread(a.id), a, { early, late }));
       l.known = !isTieredVip(state.vipLevel) || state.rating?.effective.ratio != null || state.reason === 'new-sub-account' || state.reason === 'new-sub-account-rules-begin';
-      // A figure a placement's answer stated holds until the rules change at a boundary after it
-      // (R16: a raise or lowering the rules predict still applies at its boundary).
+      // A report (asked, or a figure a placement's answer stated) holds until the rules change
+      // the limit at a boundary after it was taken (R16: a raise or lowering the rules predict
+      // still applies at its boundary).
       const since = timeline.limitAt(a.id, late).since;
-      if (l.stated && l.report !== null && since !== null && since.at > l.report.updatedAt) {
+      if (l.report !== null && since !== null && since.at > l.takenAt) {
         l.report = null;
         l.stated = false;
       }

@@ -9,6 +9,11 @@ export interface HeldReport {
   local: { tier: Tier; reason: AccountStatus['reason'] };
   /** The exchange's latest report not older than the latest snapshot (R16), or null. */
   report: RateLimitReport | null;
+  /**
+   * When the report held was taken, on the rules' clock: it holds until the rules change the limit
+   * at a boundary after it (R16), as the 08:00 raise of a report asked at 07:00.
+   */
+  takenAt: number;
   /** The report held is a figure a placement's answer stated (R16), not GET /account/rate_limit's. */
   stated: boolean;
   /** The limit the latest such figure stated. */
@@ -32,6 +37,7 @@ export function takeReport(held: HeldReport, report: RateLimitReport, context: R
   const r = reconcileTier({ local: held.local.tier.tier, snapshotAt: context.snapshotAt, report, at: context.at, policy: context.policy, tiers: context.tiers });
   if (report.updatedAt >= context.snapshotAt && (held.report === null || report.updatedAt >= held.report.updatedAt)) {
     held.report = report;
+    held.takenAt = context.at;
     held.stated = false;
   }
   return r;

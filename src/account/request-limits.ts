@@ -80,6 +80,7 @@ export class RequestLimits {
       warnings: new AccountWarnings(account, { abuse: this.config.abuse, spotFill: this.config.spotFill, warnAt: this.config.warnAt }, (event) => this.emit(event)),
       local: { tier: tier1, reason: 'initial' },
       report: null,
+      takenAt: -Infinity,
       stated: false,
       statedLimit: null,
     };

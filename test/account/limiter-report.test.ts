@@ -50,6 +50,25 @@ describe('AccountLimiter.reportRateLimit (R16)', () => {
     expect(limiter.limitNow('main').limit).toBe(300);
   });
 
+  it('drops a report asked before 08:00 at the raise the rules predict: it spoke of the limit before', async () => {
+    const clock = new VirtualClock({ start: 0, wallStart: T0 });
+    const limiter = new AccountLimiter({ accounts: [{ id: 'main', role: 'main' }], clock });
+    limiter.seed({ days: [{ account: 'main', day: T0 - D, contracts: [{ contract: 'BTC_USDT', makerVolume: '1000', place: 100 }] }] });
+    await clock.advanceTo(7 * H);
+    // The exchange says tier 1 is in force (its snapshot of 00:00 raises at 08:00).
+    limiter.reportRateLimit('main', [row(1, T0)]);
+    expect(limiter.limitNow('main')).toMatchObject({ limit: 100, source: 'exchange' });
+    await clock.advanceTo(8 * H - 1);
+    expect(limiter.limitNow('main').limit).toBe(100);
+    await clock.advanceTo(8 * H);
+    expect(limiter.limitNow('main')).toMatchObject({ limit: 300, reason: 'raised-at-0800' });
+    // One asked after the raise holds until the next change.
+    limiter.reportRateLimit('main', [row(4, T0)]);
+    await clock.advanceTo(20 * H);
+    expect(limiter.limitNow('main')).toMatchObject({ limit: 250, reason: 'report' });
+    limiter.close();
+  });
+
   it('a newer report replaces the one held, an older one changes nothing', async () => {
     const { limiter } = await setup();
     limiter.reportRateLimit('main', [row(6, T0 + 2 * H)]);
