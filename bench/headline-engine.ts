@@ -60,8 +60,8 @@ if (config.setup === 'traderatio') {
   // 20 ms of margin (R13), as the published figures were measured (docs/performance.md,
   // Headline); HEADLINE_MARGIN_MS sets another. Each process's measured lateness is shared
   // through Redis as well (docs/distributed.md, Time), which covers the four processes' ways to
-  // the exchange without a margin too.
-  limiter = new AccountLimiter({ accounts: [{ id: 'main', role: 'main' }], clock, store, marginMs: Number(process.env['HEADLINE_MARGIN_MS'] ?? 20) });
+  // the exchange without a margin too. HEADLINE_PACING sets `pacing` (1, unpaced, by default).
+  limiter = new AccountLimiter({ accounts: [{ id: 'main', role: 'main' }], clock, store, marginMs: Number(process.env['HEADLINE_MARGIN_MS'] ?? 20), pacing: Number(process.env['HEADLINE_PACING'] ?? 1) });
   limiter.seed(config.history as never);
   limitCcxt(limiter, gate, { account: 'main' });
 } else if (config.setup === 'static') {

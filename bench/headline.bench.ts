@@ -18,7 +18,9 @@
  * engine asking ccxt for it and ccxt handing it to its HTTP layer.
  *
  * Environment, for variants: HEADLINE_SETUPS (a comma-separated list of the setups to run),
- * HEADLINE_MARGIN_MS (the traderatio processes' margin, default 20), HEADLINE_NO_THROTTLE=1 (no
+ * HEADLINE_PROCESSES (how many engine processes, default 4), HEADLINE_MARGIN_MS (the traderatio
+ * processes' margin, default 20), HEADLINE_PACING (their `pacing`, default 1), HEADLINE_SERIES=1
+ * (print the placements the model took in each second of the run), HEADLINE_NO_THROTTLE=1 (no
  * 07:00 hour of requests: tier 1 before 08:00 instead of the throttle; the first half's column
  * then counts tier-1 placements against the throttle's possible 10).
  */
@@ -32,7 +34,7 @@ const seconds = Number(process.argv[2] ?? 60);
 if (!Number.isFinite(seconds) || seconds < 10) throw new Error(`seconds: a number of at least 10, got ${process.argv[2]}`);
 const DAY = 86_400_000;
 const HOUR = 3_600_000;
-const PROCESSES = 4;
+const PROCESSES = Number(process.env['HEADLINE_PROCESSES'] ?? 4);
 const half = (seconds * 1000) / 2;
 const engine = new URL('./headline-engine.ts', import.meta.url).pathname;
 // The engine imports the Redis store's sources, whose .lua files scripts/lua.ts loads as text.
@@ -115,8 +117,14 @@ for (const setup of (process.env['HEADLINE_SETUPS']?.split(',') ?? ['traderatio'
     setTimeout(() => (atRaise = placed()), clock.raise - 1 - clock.wall()),
   ];
   for (const e of engines) e.go(clock.offset, end);
+  const series: number[] = [];
+  const sampler = process.env['HEADLINE_SERIES'] ? setInterval(() => series.push(placed()), 1000) : undefined;
   const results = await Promise.all(engines.map((e) => e.result));
   marks.forEach(clearTimeout);
+  if (sampler !== undefined) {
+    clearInterval(sampler);
+    console.error(`${setup}: placements per second`, series.map((v, i) => v - (series[i - 1] ?? v)).join(' '));
+  }
   const after = placed() - atRaise;
   const stats = exchange.stats().accounts[0]!;
   await exchange.close();
