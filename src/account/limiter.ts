@@ -11,8 +11,6 @@ import type { ClockEstimate } from '../rules/exchange-clock.js';
 import { type ReportPolicy, type TierReconciliation, readRateLimitReport, reportFor } from '../rules/report.js';
 import { type Timeline, type TimelineAccount, buildTimeline } from '../rules/timeline.js';
 import { isTieredVip, parseVipLevel } from '../rules/vip.js';
-import { Dec } from '../internal/decimal.js';
-import type { Tier } from '../rules/tiers.js';
 import type { Clock } from '../schedule/clock.js';
 import { type RateLimitFeedback, readFeedback } from '../schedule/feedback.js';
 import { readGatewayTimes } from '../schedule/gateway-time.js';
@@ -32,7 +30,8 @@ import { Arrivals } from './arrivals.js';
 import { ExchangeTime, type SampleOutcome } from './exchange-time.js';
 import { BoundaryTimer } from './boundary-timer.js';
 import { type AccountLimits, RequestLimits } from './request-limits.js';
-import { type ReconcileContext, reconciled, reportEvent, takeReport } from './reconcile.js';
+import { reconciled } from './reconcile.js';
+import { ExchangeReports, sourceOf } from './reports.js';
 import { type LimiterHistory, addHistory, readHistory } from './history.js';
 import { type AbuseHeadroom, type SpotFillHeadroom, type TierAtNext0800, type WhatIf, abuseHeadroom, spotFillHeadroom, tierAtNext0800, whatIf } from './queries.js';
 import { type LimiterSnapshot, copyAccount, readSnapshot, saveEvery, snapshotOf } from './persistence.js';
@@ -91,6 +90,8 @@ export class AccountLimiter {
   private readonly limits = new Map<string, AccountLimits>();
   /** The scheduler limits requests draw on. */
   private readonly requestLimits: RequestLimits;
+  /** The exchange's reports of the tier, applied to the limits (R16). */
+  private readonly reports: ExchangeReports;
   private readonly listeners = new Listeners<LimiterEvent>((source, error) => ({ type: 'error', at: this.wallNow(), source, error }));
   /** Saving snapshots (`persist`), or null. */
   private persisting: Repeating | null = null;
@@ -123,6 +124,9 @@ export class AccountLimiter {
     this.shared = typeof store?.counts === 'function' ? store.counts() : null;
     this.requestLimits = new RequestLimits(this.scheduler, {
       marginMs: config.marginMs, pacing: config.pacing, catalog: this.catalog, family: this.family, abuse: this.abuse, spotFill: this.spotFill, warnAt: config.warnAt,
+    }, (event) => this.emit(event));
+    this.reports = new ExchangeReports(this.requestLimits, {
+      policy: this.reportPolicy, tiers: this.family.tiers, now: () => this.wallNow(), snapshotAt: (now) => latestChange(this.familyState(), now),
     }, (event) => this.emit(event));
     this.boundaries = new BoundaryTimer(this.clock, this.time, this.scheduler, () => this.atBoundary());
     for (const a of this.accounts) this.addLimits(a.id);
@@ -224,11 +228,7 @@ export class AccountLimiter {
         return fn();
       }
       : fn;
-    if (!limits.toldAssumed && c.market === 'futures' && (c.action === 'place' || c.action === 'amend') && this.sourceOf(limits) === 'assumed') {
-      limits.toldAssumed = true;
-      const { tier } = limits.state;
-      this.emit({ type: 'assumed-tier', account, at: this.wallNow(), tier: tier.tier, limit: limits.state.limit, learnFrom: LEARN_FROM });
-    }
+    this.reports.tellAssumed(account, limits, c);
     return this.scheduler.schedule(task, {
       limits: this.requestLimits.for(account, limits, c),
       weight: c.weight,
@@ -263,9 +263,9 @@ export class AccountLimiter {
     const l = this.limitsOf(account);
     const c = this.classificationOf(request);
     let f = readFeedback(feedback);
-    const stated = f.limit === undefined ? undefined : this.statedTier(l, c, f.limit);
+    const stated = f.limit === undefined ? undefined : this.reports.statedTier(l, c, f.limit);
     if (stated !== undefined) {
-      this.adoptStated(account, l, stated);
+      this.reports.adoptStated(account, l, stated);
       // Taken by the policy: the tier limit is not lowered again below. Under `report` it is, as
       // any limit an answer states lower (R12).
       if (this.reportPolicy !== 'report') {
@@ -348,13 +348,7 @@ export class AccountLimiter {
     const report = reportFor(readRateLimitReport(answer));
     l.reportEndpoint = 'open';
     if (report === undefined) return null;
-    const now = this.wallNow();
-    const context = this.reconcileContext(now);
-    const r = takeReport(l, report, context);
-    const inForce = reconciled(l, context);
-    this.requestLimits.apply(account, l, { ...l.state, at: now, tier: inForce.tier, limit: inForce.tier.limit, reason: inForce.reason });
-    if (r.disagreement !== null) this.emit(reportEvent(account, now, report, r.disagreement, inForce));
-    return r;
+    return this.reports.take(account, l, report);
   }
 
   /**
@@ -379,44 +373,6 @@ export class AccountLimiter {
     if (typeof reason !== 'string') throw new InvalidInputError('`reason`', reason, 'a string');
     l.reportEndpoint = 'not-open';
     this.emit({ type: 'report-unavailable', account, at: this.wallNow(), reason });
-  }
-
-  /**
-   * The tier whose limit a placement's answer states (R16), or undefined when the figure is not
-   * the tier's to read: the request does not draw on the tier limit, the figure is the limit in
-   * force already, no tier has it, it may be a throttle's (R9, at or below its N while in force),
-   * or another limit the request draws on has that N (the WebSocket 100 per second, R10).
-   */
-  private statedTier(l: AccountLimits, c: Classification, figure: number): Tier | undefined {
-    if (c.market !== 'futures' || (c.action !== 'place' && c.action !== 'amend') || figure === l.state.limit) return undefined;
-    // The figure taken already, still held (under `report` or `min` it may not be the one in force): told once.
-    if (l.stated && l.report !== null && l.statedLimit === figure) return undefined;
-    if (!c.limits.some((x) => TIER_KEYS.has(x.key)) || c.limits.some((x) => !TIER_KEYS.has(x.key) && x.limit === figure)) return undefined;
-    if (l.state.throttle !== null && figure <= l.state.throttle.limit) return undefined;
-    return this.family.tiers.find((t) => t.limit === figure);
-  }
-
-  /**
-   * Takes the tier a placement's answer states as a report of the exchange made now (R16), under
-   * `reportPolicy`: held until the rules change at a boundary after it, a newer report or the
-   * next snapshot; told as an `exchange-limit` event with both figures.
-   */
-  private adoptStated(account: string, l: AccountLimits, tier: Tier): void {
-    const now = this.wallNow();
-    const from = l.state.limit;
-    const context = this.reconcileContext(now);
-    takeReport(l, { type: 'futures', tier: tier.tier, ratio: UNKNOWN_RATIO, mainRatio: UNKNOWN_RATIO, updatedAt: now }, context);
-    l.stated = true;
-    l.statedLimit = tier.limit;
-    const inForce = reconciled(l, context);
-    this.requestLimits.apply(account, l, { ...l.state, at: now, tier: inForce.tier, limit: inForce.tier.limit, reason: inForce.reason });
-    this.emit({ type: 'exchange-limit', account, at: now, header: 'X-Gate-RateLimit-Limit', from, stated: tier.limit, tier: tier.tier, policy: this.reportPolicy, to: l.state.limit });
-  }
-
-  /** Where the account's limit comes from (R16). */
-  private sourceOf(l: AccountLimits): AccountStatus['source'] {
-    if (l.report !== null && (l.state.reason === 'report' || l.report.tier === l.state.tier.tier)) return 'exchange';
-    return l.known ? 'rules' : 'assumed';
   }
 
   /**
@@ -511,7 +467,7 @@ export class AccountLimiter {
   limitNow(account: string): AccountStatus {
     // The state holds from the last refresh until the next (every hour, and at every change).
     const l = this.limitsOf(account);
-    return { ...l.state, at: this.wallNow(), source: this.sourceOf(l), reportEndpoint: l.reportEndpoint };
+    return { ...l.state, at: this.wallNow(), source: sourceOf(l), reportEndpoint: l.reportEndpoint };
   }
 
   /**
@@ -665,7 +621,7 @@ export class AccountLimiter {
       }
       const capped = l.live.capped(now, state.tier);
       l.local = { tier: capped.tier, reason: capped.capped ? 'live-downgrade' : state.reason };
-      const inForce = reconciled(l, this.reconcileContext(now));
+      const inForce = reconciled(l, this.reports.context(now));
       this.requestLimits.apply(a.id, l, { account: a.id, at: now, tier: inForce.tier, limit: inForce.tier.limit, throttle: state.throttle, spotThrottle: state.spotThrottle, reason: inForce.reason });
       l.warnings.reset(this.tracker, this.spotTracker, now);
       if (this.live) this.evaluateLive(a.id);
@@ -683,11 +639,6 @@ export class AccountLimiter {
     const futures = Tracker.restore(withUnread(this.tracker.snapshot(), account, this.unknownContract, at, most.futures));
     const spot = Tracker.restore(withUnread(this.spotTracker.snapshot(), account, UNNAMED_PAIR, at, most.spot));
     return { timeline: this.timelineOf(this.accounts, futures, this.vipLevel, this.vipChanges), futures, spot, abuse: this.abuse, spotFill: this.spotFill };
-  }
-
-  /** What a report of the exchange is reconciled against now (R16). */
-  private reconcileContext(now: number): ReconcileContext {
-    return { at: now, snapshotAt: latestChange(this.familyState(), now), policy: this.reportPolicy, tiers: this.family.tiers };
   }
 
   /** Counts a spot order request (R14) when it starts, and warns before the next check would throttle. */
@@ -810,14 +761,6 @@ export class AccountLimiter {
     this.report(source, error);
   }
 }
-
-// What tells the limiter an account's tier (R16), as the `assumed-tier` event names it.
-const LEARN_FROM: readonly string[] = Object.freeze(['GET /account/rate_limit', 'X-Gate-RateLimit-Limit', 'seed()']);
-// The limits whose N is the tier (R3): futures placement and amendment, over REST and, with a
-// budget of its own (R16 `separate`), over the WebSocket API.
-const TIER_KEYS = new Set(['futures.place', 'ws.futures.place']);
-// A figure stated in a header carries no ratio.
-const UNKNOWN_RATIO = new Dec(0);
 
 /** The pair a spot order request counts under (R14): the one it names, else a placeholder. */
 function spotPairOf(named: string | undefined): string {

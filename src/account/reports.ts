@@ -1,0 +1,104 @@
+import type { Classification } from '../catalog/catalog.js';
+import { Dec } from '../internal/decimal.js';
+import type { FamilyConfig } from '../rules/family.js';
+import type { RateLimitReport, ReportPolicy, TierReconciliation } from '../rules/report.js';
+import type { Tier } from '../rules/tiers.js';
+import type { AccountStatus, LimiterEvent } from './limiter-events.js';
+import { type ReconcileContext, reconciled, reportEvent, takeReport } from './reconcile.js';
+import type { AccountLimits, RequestLimits } from './request-limits.js';
+
+/** What the exchange's reports are read with. */
+export interface ExchangeReportsConfig {
+  readonly policy: ReportPolicy;
+  readonly tiers: FamilyConfig['tiers'];
+  /** The limiter's instant (the rules' clock, R15). */
+  readonly now: () => number;
+  /** The instant after which a report made by `now` is news: the latest snapshot or VIP change (see `latestChange`). */
+  readonly snapshotAt: (now: number) => number;
+}
+
+/**
+ * The exchange's word on an account's tier, applied to its limits under `reportPolicy` (R16): the
+ * answer of GET /account/rate_limit, and the figure a placement's answer states
+ * (`X-Gate-RateLimit-Limit`). Each changes the limits in force at once and is told as an event.
+ */
+export class ExchangeReports {
+  constructor(private readonly requestLimits: RequestLimits, private readonly config: ExchangeReportsConfig, private readonly emit: (event: LimiterEvent) => void) {}
+
+  /** What a report of the exchange is reconciled against now (R16). */
+  context(now: number): ReconcileContext {
+    return { at: now, snapshotAt: this.config.snapshotAt(now), policy: this.config.policy, tiers: this.config.tiers };
+  }
+
+  /**
+   * Takes a report of GET /account/rate_limit for `account` (R16): held when it is news, the tier in
+   * force after it applied, and a disagreement with the rules told as a `report` event.
+   */
+  take(account: string, l: AccountLimits, report: RateLimitReport): TierReconciliation {
+    const now = this.config.now();
+    const context = this.context(now);
+    const r = takeReport(l, report, context);
+    const inForce = reconciled(l, context);
+    this.requestLimits.apply(account, l, { ...l.state, at: now, tier: inForce.tier, limit: inForce.tier.limit, reason: inForce.reason });
+    if (r.disagreement !== null) this.emit(reportEvent(account, now, report, r.disagreement, inForce));
+    return r;
+  }
+
+  /**
+   * The tier whose limit a placement's answer states (R16), or undefined when the figure is not
+   * the tier's to read: the request does not draw on the tier limit, the figure is the limit in
+   * force already, no tier has it, it may be a throttle's (R9, at or below its N while in force),
+   * or another limit the request draws on has that N (the WebSocket 100 per second, R10).
+   */
+  statedTier(l: AccountLimits, c: Classification, figure: number): Tier | undefined {
+    if (c.market !== 'futures' || (c.action !== 'place' && c.action !== 'amend') || figure === l.state.limit) return undefined;
+    // The figure taken already, still held (under `report` or `min` it may not be the one in force): told once.
+    if (l.stated && l.report !== null && l.statedLimit === figure) return undefined;
+    if (!c.limits.some((x) => TIER_KEYS.has(x.key)) || c.limits.some((x) => !TIER_KEYS.has(x.key) && x.limit === figure)) return undefined;
+    if (l.state.throttle !== null && figure <= l.state.throttle.limit) return undefined;
+    return this.config.tiers.find((t) => t.limit === figure);
+  }
+
+  /**
+   * Takes the tier a placement's answer states as a report of the exchange made now (R16), under
+   * `reportPolicy`: held until the rules change at a boundary after it, a newer report or the
+   * next snapshot; told as an `exchange-limit` event with both figures.
+   */
+  adoptStated(account: string, l: AccountLimits, tier: Tier): void {
+    const now = this.config.now();
+    const from = l.state.limit;
+    const context = this.context(now);
+    takeReport(l, { type: 'futures', tier: tier.tier, ratio: UNKNOWN_RATIO, mainRatio: UNKNOWN_RATIO, updatedAt: now }, context);
+    l.stated = true;
+    l.statedLimit = tier.limit;
+    const inForce = reconciled(l, context);
+    this.requestLimits.apply(account, l, { ...l.state, at: now, tier: inForce.tier, limit: inForce.tier.limit, reason: inForce.reason });
+    this.emit({ type: 'exchange-limit', account, at: now, header: 'X-Gate-RateLimit-Limit', from, stated: tier.limit, tier: tier.tier, policy: this.config.policy, to: l.state.limit });
+  }
+
+  /**
+   * Tells an `assumed-tier` event, once per account, when a futures placement or amendment is sent
+   * on a tier nothing has told yet: no activity, VIP level or report of the exchange (R16).
+   */
+  tellAssumed(account: string, l: AccountLimits, c: Classification): void {
+    if (!l.toldAssumed && c.market === 'futures' && (c.action === 'place' || c.action === 'amend') && sourceOf(l) === 'assumed') {
+      l.toldAssumed = true;
+      const { tier } = l.state;
+      this.emit({ type: 'assumed-tier', account, at: this.config.now(), tier: tier.tier, limit: l.state.limit, learnFrom: LEARN_FROM });
+    }
+  }
+}
+
+/** Where the account's limit comes from (R16). */
+export function sourceOf(l: AccountLimits): AccountStatus['source'] {
+  if (l.report !== null && (l.state.reason === 'report' || l.report.tier === l.state.tier.tier)) return 'exchange';
+  return l.known ? 'rules' : 'assumed';
+}
+
+// What tells the limiter an account's tier (R16), as the `assumed-tier` event names it.
+const LEARN_FROM: readonly string[] = Object.freeze(['GET /account/rate_limit', 'X-Gate-RateLimit-Limit', 'seed()']);
+// The limits whose N is the tier (R3): futures placement and amendment, over REST and, with a
+// budget of its own (R16 `separate`), over the WebSocket API.
+const TIER_KEYS = new Set(['futures.place', 'ws.futures.place']);
+// A figure stated in a header carries no ratio.
+const UNKNOWN_RATIO = new Dec(0);
