@@ -1,13 +1,15 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
-import { afterAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { Dec } from '../../src/internal/decimal.js';
-import { PORT, cleanPrefix, connect, luaText, onLines, sleep, uniquePrefix, waitFor } from './harness.js';
+import { PORT, cleanPrefix, connect, luaText, onLines, sleep, stopChildren, track, uniquePrefix, waitFor } from './harness.js';
 
 // Four engine processes on one account, each with an account limiter given a Redis store: the
 // counts are the account's, summed in Redis.
 const client = connect();
 const prefixes: string[] = [];
+afterEach(stopChildren);
+
 afterAll(async () => {
   for (const p of prefixes) await cleanPrefix(client, p);
   client.disconnect();
@@ -27,9 +29,9 @@ interface CountWorker {
 const workerPath = fileURLToPath(new URL('./count-worker.ts', import.meta.url));
 
 function startCountWorker(port: number, prefix: string, name: string, mode: 'requests' | 'fills' | 'boundary', count: number, threshold: number): CountWorker {
-  const proc = spawn(process.execPath, ['--import', 'tsx', '--import', luaText, workerPath, String(port), prefix, name, mode, String(count), String(threshold)], {
+  const proc = track(spawn(process.execPath, ['--import', 'tsx', '--import', luaText, workerPath, String(port), prefix, name, mode, String(count), String(threshold)], {
     stdio: ['pipe', 'pipe', 'inherit'],
-  });
+  }));
   const w: CountWorker = { proc, events: [], counts: [], sent: [], ready: false, exited: new Promise((resolve) => proc.on('exit', (code) => resolve(code))) };
   onLines(proc, (line) => {
     const [tag, at, a, b] = line.split(' ');
@@ -81,7 +83,7 @@ async function warm(port: number, prefix: string): Promise<void> {
   c.disconnect();
 }
 
-const startRedis = (port: number): ChildProcess => spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'], { stdio: 'ignore' });
+const startRedis = (port: number): ChildProcess => track(spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'], { stdio: 'ignore' }));
 
 describe('four processes counting on one account', () => {
   it('engage the abuse throttle in every process on the account total, the early warning first', async () => {

@@ -26,6 +26,25 @@ export function connect(port = PORT, name?: string): Redis {
   return client;
 }
 
+/** Every child process a test of this file started and that has not exited. */
+const children = new Set<ChildProcess>();
+
+/**
+ * Counts `proc` among the children {@link stopChildren} stops: a test that fails or times out
+ * leaves no worker or server running after it.
+ */
+export function track<P extends ChildProcess>(proc: P): P {
+  children.add(proc);
+  proc.on('exit', () => children.delete(proc));
+  return proc;
+}
+
+/** Kills every child process still running (afterEach of the tests that start them). */
+export function stopChildren(): void {
+  for (const proc of children) proc.kill('SIGKILL');
+  children.clear();
+}
+
 export interface Worker {
   readonly name: string;
   readonly proc: ChildProcess;
@@ -45,9 +64,9 @@ export const luaText = new URL('../../scripts/lua.ts', import.meta.url).href;
  * `slowMs` after its dispatch (a slow signer, a large serialisation, a GC pause).
  */
 export function startWorker(port: number, prefix: string, until: number, name: string, limit = 100, windowMs = 1000, policy: 'wait' | 'local' = 'wait', slowMs = 0): Worker {
-  const proc = spawn(process.execPath, ['--import', 'tsx', '--import', luaText, workerPath, String(port), prefix, String(until), String(limit), String(windowMs), name, policy, String(slowMs)], {
+  const proc = track(spawn(process.execPath, ['--import', 'tsx', '--import', luaText, workerPath, String(port), prefix, String(until), String(limit), String(windowMs), name, policy, String(slowMs)], {
     stdio: ['ignore', 'pipe', 'inherit'],
-  });
+  }));
   const w: Worker = {
     name,
     proc,

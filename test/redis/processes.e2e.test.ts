@@ -1,6 +1,6 @@
 import { type ChildProcess, spawn } from 'node:child_process';
-import { afterAll, describe, expect, it } from 'vitest';
-import { PORT, type Worker, cleanPrefix, connect, countIn, mostInAnyWindow, sleep, startWorker, uniquePrefix, waitFor, worstShare } from './harness.js';
+import { afterAll, afterEach, describe, expect, it } from 'vitest';
+import { PORT, type Worker, cleanPrefix, connect, countIn, mostInAnyWindow, sleep, startWorker, stopChildren, track, uniquePrefix, waitFor, worstShare } from './harness.js';
 
 // Four engine processes on one account share one limit of 100 per second through Redis
 // (the tests' Redis, REDIS_URL; each test with a key prefix of its own). Asserted: never more than
@@ -10,6 +10,8 @@ const N = 100;
 const W = 1000;
 const client = connect();
 const prefixes: string[] = [];
+
+afterEach(stopChildren);
 
 afterAll(async () => {
   for (const p of prefixes) await cleanPrefix(client, p);
@@ -101,7 +103,7 @@ describe('four processes on one Redis limit of 100 per second', () => {
   }, 30_000);
 
   const startRedis = (port: number): ChildProcess =>
-    spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'], { stdio: 'ignore' });
+    track(spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'], { stdio: 'ignore' }));
 
   it.each([
     ['wait', 1500],
