@@ -1,6 +1,6 @@
 import { utcDayStart } from '../rules/calendar.js';
 import { type AccountRating, type FamilyConfig, type FamilyRating, rateFamily } from '../rules/family.js';
-import type { TimelineAccount } from '../rules/timeline.js';
+import { type Timeline, type TimelineAccount, buildTimeline } from '../rules/timeline.js';
 import type { Tracker } from './tracker.js';
 
 /**
@@ -17,6 +17,14 @@ export interface FamilyState {
   readonly tracker: Tracker;
   /** Spot order requests and fills (R14). */
   readonly spotTracker: Tracker;
+}
+
+/**
+ * The limit timeline of a family state (R3-R8); it throws on a state that is not valid (accounts,
+ * VIP history and counts are checked against each other).
+ */
+export function timelineOf(state: Pick<FamilyState, 'accounts' | 'vipLevel' | 'vipChanges' | 'tracker'>, family: FamilyConfig): Timeline {
+  return buildTimeline({ accounts: state.accounts, activity: state.tracker.dailyActivity(), vipLevel: state.vipLevel, vipChanges: state.vipChanges }, family);
 }
 
 /**

@@ -9,32 +9,32 @@ import { type SpotFillConfig, UNNAMED_PAIR } from '../rules/spot-fill.js';
 import { normalizeContract } from '../rules/contracts.js';
 import type { ClockEstimate } from '../rules/exchange-clock.js';
 import { type ReportPolicy, type TierReconciliation, readRateLimitReport, reportFor } from '../rules/report.js';
-import { type Timeline, type TimelineAccount, buildTimeline } from '../rules/timeline.js';
+import type { Timeline } from '../rules/timeline.js';
 import { isTieredVip, parseVipLevel } from '../rules/vip.js';
 import type { Clock } from '../schedule/clock.js';
 import { type RateLimitFeedback, readFeedback } from '../schedule/feedback.js';
 import { readGatewayTimes } from '../schedule/gateway-time.js';
 import { type StoreLimit, Scheduler } from '../schedule/scheduler.js';
 import { Listeners } from '../schedule/listeners.js';
-import type { SharedCounts, SharedTotals } from './shared-counts.js';
-import { type FillRole, Tracker } from './tracker.js';
+import type { CountedMarket, SharedTotals } from './shared-counts.js';
+import { type CountedAction, type FillRole, Tracker } from './tracker.js';
 import type { AccountStatus, LimiterEvent } from './limiter-events.js';
 import {
   type AccountLimiterOptions, CANCEL_PRIORITY, type LimiterClockSample, type RequestOptions, type SentRequest, type SentWebSocketRequest, type WebSocketRequestOptions,
   resolveLimiterOptions,
 } from './limiter-options.js';
 import { type LimitsState, limitsAt, stricterLimits } from './in-force.js';
-import { withUnread } from './unread.js';
-import { type FamilyState, latestChange } from './family-state.js';
+import { latestChange, timelineOf } from './family-state.js';
+import { FamilyCounts } from './family-counts.js';
 import { Arrivals } from './arrivals.js';
 import { ExchangeTime, type SampleOutcome } from './exchange-time.js';
 import { BoundaryTimer } from './boundary-timer.js';
 import { type AccountLimits, RequestLimits } from './request-limits.js';
 import { reconciled } from './reconcile.js';
 import { ExchangeReports, sourceOf } from './reports.js';
-import { type LimiterHistory, addHistory, readHistory } from './history.js';
+import { type LimiterHistory, readHistory } from './history.js';
 import { type AbuseHeadroom, type SpotFillHeadroom, type TierAtNext0800, type WhatIf, abuseHeadroom, spotFillHeadroom, tierAtNext0800, whatIf } from './queries.js';
-import { type LimiterSnapshot, copyAccount, readSnapshot, saveEvery, snapshotOf } from './persistence.js';
+import { type LimiterSnapshot, readSnapshot, saveEvery, snapshotOf } from './persistence.js';
 import { type Repeating, every } from './timers.js';
 
 export type { AccountStatus, LimiterEvent } from './limiter-events.js';
@@ -82,11 +82,8 @@ export class AccountLimiter {
   private readonly time: ExchangeTime;
   /** The timer of the hourly boundaries of the exchange's clock (R15). */
   private readonly boundaries: BoundaryTimer;
-  private accounts: TimelineAccount[];
-  private vipLevel: number;
-  private vipChanges: { at: number; level: number }[] = [];
-  private tracker = new Tracker();
-  private spotTracker = new Tracker();
+  /** The family, its VIP history and its counts (the account's over every process, when the store keeps them). */
+  private readonly counts: FamilyCounts;
   private readonly limits = new Map<string, AccountLimits>();
   /** The scheduler limits requests draw on. */
   private readonly requestLimits: RequestLimits;
@@ -98,8 +95,6 @@ export class AccountLimiter {
   /** Polling the exchange's report (`reconcile`), or null. */
   private polling: Repeating | null = null;
   private closed = false;
-  /** The account's counts over every process, when the store keeps them (else null). */
-  private readonly shared: SharedCounts | null;
 
   constructor(options: AccountLimiterOptions) {
     // Every option is read before anything is made: a refused one leaves no timer behind.
@@ -112,29 +107,29 @@ export class AccountLimiter {
     this.catalog = config.catalog;
     this.live = config.live;
     this.unknownContract = config.unknownContract;
-    this.vipLevel = config.vipLevel;
     this.reportPolicy = config.reportPolicy;
     this.websocketBudget = config.websocketBudget;
     this.time = new ExchangeTime(this.clock, config.estimateClock, this.arrivals);
     // The timeline validates the family (ids, roles, creation instants) once here.
-    const timeline = this.timelineOf(options.accounts, this.tracker, this.vipLevel, this.vipChanges);
-    this.accounts = options.accounts.map(copyAccount);
+    const timeline = timelineOf({ accounts: options.accounts, vipLevel: config.vipLevel, vipChanges: [], tracker: new Tracker() }, this.family);
     const store = options.store;
     this.scheduler = new Scheduler({ clock: this.clock, ...(options.maxQueue === undefined ? {} : { maxQueue: options.maxQueue }), ...(store === undefined ? {} : { store }) });
-    this.shared = typeof store?.counts === 'function' ? store.counts() : null;
+    this.counts = new FamilyCounts(options.accounts, config.vipLevel, {
+      family: this.family, abuse: this.abuse, spotFill: this.spotFill, unknownContract: this.unknownContract,
+    }, typeof store?.counts === 'function' ? store.counts() : null);
     this.requestLimits = new RequestLimits(this.scheduler, {
       marginMs: config.marginMs, pacing: config.pacing, catalog: this.catalog, family: this.family, abuse: this.abuse, spotFill: this.spotFill, warnAt: config.warnAt,
     }, (event) => this.emit(event));
     this.reports = new ExchangeReports(this.requestLimits, {
-      policy: this.reportPolicy, tiers: this.family.tiers, now: () => this.wallNow(), snapshotAt: (now) => latestChange(this.familyState(), now),
+      policy: this.reportPolicy, tiers: this.family.tiers, now: () => this.wallNow(), snapshotAt: (now) => latestChange(this.counts, now),
     }, (event) => this.emit(event));
     this.boundaries = new BoundaryTimer(this.clock, this.time, this.scheduler, () => this.atBoundary());
-    for (const a of this.accounts) this.addLimits(a.id);
+    for (const a of this.counts.accounts) this.addLimits(a.id);
     if (persist !== undefined) this.persisting = saveEvery(this.clock, persist, () => this.snapshot(), (error) => this.report('persist', error));
     if (reconcile !== undefined) {
       const { fetch } = reconcile;
       this.polling = every(this.clock, reconcile.everyMs, () => {
-        for (const a of this.accounts) {
+        for (const a of this.counts.accounts) {
           void Promise.resolve().then(() => fetch(a.id)).then((answer) => {
             if (!this.closed) this.reportRateLimit(a.id, answer);
           }).catch((error: unknown) => this.report('reconcile', error));
@@ -142,21 +137,21 @@ export class AccountLimiter {
       });
     }
     this.refreshWith(timeline);
-    this.shared?.start(() => this.accounts.map((a) => a.id), () => this.wallNow(), (totals) => this.sharedTotals(totals));
+    this.counts.shared?.start(() => this.counts.accounts.map((a) => a.id), () => this.wallNow(), (totals) => this.sharedTotals(totals));
   }
 
   /** New totals of every process: the counts are theirs; limits follow at once the first time. */
   private sharedTotals(totals: SharedTotals): void {
     if (this.closed) return;
-    this.tracker = totals.futures;
-    this.spotTracker = totals.spot;
+    this.counts.tracker = totals.futures;
+    this.counts.spotTracker = totals.spot;
     if (totals.history) {
       this.refresh();
       return;
     }
     const now = this.wallNow();
     for (const [account, l] of this.limits) {
-      l.warnings.recheck(this.tracker, this.spotTracker, now);
+      l.warnings.recheck(this.counts.tracker, this.counts.spotTracker, now);
       if (this.live) this.evaluateLive(account);
     }
   }
@@ -217,17 +212,11 @@ export class AccountLimiter {
     const contract = spot ? spotPairOf(named ?? c.instrument)
       : !counted ? undefined
       : (named ?? (c.instrument === undefined ? this.unknownContract : normalizeContract(c.instrument, 'the `contract` of the body')));
-    const task = counted
-      ? () => {
-        this.count(account, contract!, c);
-        return fn();
-      }
-      : spot
-      ? () => {
-        this.countSpot(account, contract!, c);
-        return fn();
-      }
-      : fn;
+    const market = counted ? 'futures' : spot ? 'spot' : null;
+    const task = market === null ? fn : () => {
+      this.count(market, account, contract!, c);
+      return fn();
+    };
     this.reports.tellAssumed(account, limits, c);
     return this.scheduler.schedule(task, {
       limits: this.requestLimits.for(account, limits, c),
@@ -287,11 +276,11 @@ export class AccountLimiter {
     if (typeof fill !== 'object' || fill === null) throw new InvalidInputError('the fill', fill, 'an object { contract, role, volume, at?, market? }');
     const market = fill.market ?? 'futures';
     if (market !== 'futures' && market !== 'spot') throw new InvalidInputError('`market`', fill.market, '"futures" or "spot"');
-    const tracker = market === 'spot' ? this.spotTracker : this.tracker;
+    const tracker = market === 'spot' ? this.counts.spotTracker : this.counts.tracker;
     // Without `at`, now; never before what is counted already (the wall clock may step back).
     const at = fill.at === undefined ? Math.max(this.wallNow(), tracker.lastInstant) : parseInstant(fill.at, '`at`');
     tracker.recordFill(account, fill.contract, fill.role, fill.volume, at);
-    this.shared?.fill(market, account, normalizeContract(fill.contract), fill.role, fill.volume, at);
+    this.counts.shared?.fill(market, account, normalizeContract(fill.contract), fill.role, fill.volume, at);
     if (market === 'futures' && this.live) this.evaluateLive(account);
   }
 
@@ -299,11 +288,11 @@ export class AccountLimiter {
   setVipLevel(level: number, at: InstantInput = this.wallNow()): void {
     const l = parseVipLevel(level, '`level`');
     const instant = parseInstant(at, '`at`');
-    const last = this.vipChanges.at(-1)?.at ?? -Infinity;
+    const last = this.counts.vipChanges.at(-1)?.at ?? -Infinity;
     if (instant <= last) throw new InvalidInputError('`at`', instant, `an instant after the last VIP change (${formatUtcInstant(last)})`);
-    const vipChanges = [...this.vipChanges, { at: instant, level: l }];
-    const timeline = this.timelineOf(this.accounts, this.tracker, this.vipLevel, vipChanges);
-    this.vipChanges = vipChanges;
+    const vipChanges = [...this.counts.vipChanges, { at: instant, level: l }];
+    const timeline = this.counts.timeline({ vipChanges });
+    this.counts.vipChanges = vipChanges;
     this.refreshWith(timeline);
   }
 
@@ -312,9 +301,9 @@ export class AccountLimiter {
     const account = parseId(id, '`id`');
     if (this.limits.has(account)) throw new InvalidInputError('`id`', id, 'an id not yet in the family');
     const createdAt = parseInstant(at, '`at`');
-    const accounts = [...this.accounts, { id: account, createdAt }];
-    const timeline = this.timelineOf(accounts, this.tracker, this.vipLevel, this.vipChanges);
-    this.accounts = accounts;
+    const accounts = [...this.counts.accounts, { id: account, createdAt }];
+    const timeline = this.counts.timeline({ accounts });
+    this.counts.accounts = accounts;
     this.addLimits(account);
     this.refreshWith(timeline);
   }
@@ -476,7 +465,7 @@ export class AccountLimiter {
    */
   limitAtNext0800(account: string): TierAtNext0800 {
     this.limitsOf(account);
-    return tierAtNext0800(this.familyState(), this.family, account, this.wallNow());
+    return tierAtNext0800(this.counts, this.family, account, this.wallNow());
   }
 
   /**
@@ -489,7 +478,7 @@ export class AccountLimiter {
    */
   whatIf(account: string, contract = 'BTC_USDT'): WhatIf {
     this.limitsOf(account);
-    return whatIf(this.familyState(), this.family, account, contract, this.wallNow());
+    return whatIf(this.counts, this.family, account, contract, this.wallNow());
   }
 
   /**
@@ -498,7 +487,7 @@ export class AccountLimiter {
    */
   abuseHeadroom(account: string): AbuseHeadroom {
     this.limitsOf(account);
-    return abuseHeadroom(this.tracker, this.abuse, account, this.wallNow());
+    return abuseHeadroom(this.counts.tracker, this.abuse, account, this.wallNow());
   }
 
   /**
@@ -509,7 +498,7 @@ export class AccountLimiter {
    */
   spotFillHeadroom(account: string): SpotFillHeadroom {
     this.limitsOf(account);
-    return spotFillHeadroom(this.spotTracker, this.spotFill, account, this.wallNow());
+    return spotFillHeadroom(this.counts.spotTracker, this.spotFill, account, this.wallNow());
   }
 
   /**
@@ -518,25 +507,16 @@ export class AccountLimiter {
    * traded (R9). The whole history is validated before any of it is added.
    */
   seed(history: LimiterHistory): void {
-    const read = readHistory(history, this.accounts, (id) => this.limits.has(id), this.family, this.wallNow());
+    const read = readHistory(history, this.counts.accounts, (id) => this.limits.has(id), this.family, this.wallNow());
     // With shared counts, the history alone goes to them, written once whoever seeds it; the
     // limits follow when the totals come back with it.
-    const next = this.shared === null ? Tracker.restore(this.tracker.snapshot()) : new Tracker();
-    const nextSpot = this.shared === null ? Tracker.restore(this.spotTracker.snapshot()) : new Tracker();
-    addHistory(read, next, nextSpot);
-    if (this.shared !== null) {
-      this.shared.seed(next.snapshot(), nextSpot.snapshot(), 'merge');
-      return;
-    }
-    const timeline = this.timelineOf(this.accounts, next, this.vipLevel, this.vipChanges);
-    this.tracker = next;
-    this.spotTracker = nextSpot;
-    this.refreshWith(timeline);
+    const timeline = this.counts.seed(read);
+    if (timeline !== null) this.refreshWith(timeline);
   }
 
   /** The state as plain, versioned JSON (counts, family, VIP), for `restore` after a restart. */
   snapshot(): LimiterSnapshot {
-    return snapshotOf(this.familyState(), this.wallNow());
+    return snapshotOf(this.counts, this.wallNow());
   }
 
   /**
@@ -547,15 +527,10 @@ export class AccountLimiter {
   restore(snapshot: unknown): void {
     // The timeline checks the family, the VIP history and the counts against each other, as
     // every refresh after this one will.
-    const { state, checked: timeline } = readSnapshot(snapshot, (s) => this.timelineOf(s.accounts, s.tracker, s.vipLevel, s.vipChanges));
-    this.accounts = [...state.accounts];
-    this.vipLevel = state.vipLevel;
-    this.vipChanges = [...state.vipChanges];
-    this.tracker = state.tracker;
-    this.spotTracker = state.spotTracker;
-    // With shared counts: written where they hold nothing for a day or an hour (a lost Redis).
-    this.shared?.seed(state.tracker.snapshot(), state.spotTracker.snapshot(), 'absent');
-    for (const a of this.accounts) if (!this.limits.has(a.id)) this.addLimits(a.id);
+    const { state, checked: timeline } = readSnapshot(snapshot, (s) => this.counts.timeline(s));
+    // With shared counts, its counts are written where they hold nothing for a day or an hour.
+    this.counts.restore(state);
+    for (const a of this.counts.accounts) if (!this.limits.has(a.id)) this.addLimits(a.id);
     this.refreshWith(timeline);
   }
 
@@ -576,18 +551,13 @@ export class AccountLimiter {
     this.persisting = this.polling = null;
     this.scheduler.setBoundary(Infinity, null);
     this.scheduler.close();
-    void this.shared?.close();
+    void this.counts.shared?.close();
   }
 
   /** Recomputes every account's limits now, and sets the timer for the next whole hour. */
   refresh(): void {
     if (this.closed) return;
-    this.refreshWith(this.timelineOf(this.accounts, this.tracker, this.vipLevel, this.vipChanges));
-  }
-
-  /** The limit timeline of a family state; it throws on a state that is not valid, and then nothing has changed. */
-  private timelineOf(accounts: readonly TimelineAccount[], tracker: Tracker, vipLevel: number, vipChanges: readonly { at: number; level: number }[]): Timeline {
-    return buildTimeline({ accounts, activity: tracker.dailyActivity(), vipLevel, vipChanges }, this.family);
+    this.refreshWith(this.counts.timeline());
   }
 
   /**
@@ -604,8 +574,8 @@ export class AccountLimiter {
     const { early, late } = this.boundaries.edges();
     // The next refresh is set first: whatever happens below, the hourly refreshes go on.
     this.boundaries.arm(now);
-    const rules: LimitsState = { timeline, futures: this.tracker, spot: this.spotTracker, abuse: this.abuse, spotFill: this.spotFill };
-    for (const a of this.accounts) {
+    const rules = this.counts.rules(timeline);
+    for (const a of this.counts.accounts) {
       const l = this.limits.get(a.id)!;
       if (a.createdAt !== undefined && now < a.createdAt) continue;
       const known = limitsAt(rules, a, { early, late });
@@ -623,40 +593,21 @@ export class AccountLimiter {
       l.local = { tier: capped.tier, reason: capped.capped ? 'live-downgrade' : state.reason };
       const inForce = reconciled(l, this.reports.context(now));
       this.requestLimits.apply(a.id, l, { account: a.id, at: now, tier: inForce.tier, limit: inForce.tier.limit, throttle: state.throttle, spotThrottle: state.spotThrottle, reason: inForce.reason });
-      l.warnings.reset(this.tracker, this.spotTracker, now);
+      l.warnings.reset(this.counts.tracker, this.counts.spotTracker, now);
       if (this.live) this.evaluateLive(a.id);
     }
   }
 
-  /**
-   * The rules' state with, for `account`, as many more order requests as its limits let other
-   * processes count and not yet share (`unreadMs`), put just before the boundary `at`: the limits
-   * read from it are never looser than those the shared counts will show once every process's
-   * counts up to the boundary are read.
-   */
-  private unreadState(account: string, unreadMs: number, at: number): LimitsState {
-    const most = this.requestLimits.mostCounted(this.limitsOf(account), unreadMs);
-    const futures = Tracker.restore(withUnread(this.tracker.snapshot(), account, this.unknownContract, at, most.futures));
-    const spot = Tracker.restore(withUnread(this.spotTracker.snapshot(), account, UNNAMED_PAIR, at, most.spot));
-    return { timeline: this.timelineOf(this.accounts, futures, this.vipLevel, this.vipChanges), futures, spot, abuse: this.abuse, spotFill: this.spotFill };
-  }
-
-  /** Counts a spot order request (R14) when it starts, and warns before the next check would throttle. */
-  private countSpot(account: string, pair: string, c: Classification): void {
+  /** Counts an order request when it starts (R1, R9, R14), and warns before the next check would throttle. */
+  private count(market: CountedMarket, account: string, contract: string, c: Classification): void {
     const now = this.wallNow();
-    const at = Math.max(now, this.spotTracker.lastInstant);
-    this.spotTracker.recordRequest(account, pair, c.action as 'place' | 'amend' | 'cancel', at, c.orders);
-    this.shared?.request('spot', account, pair, c.action as 'place' | 'amend' | 'cancel', c.orders, at);
-    this.limits.get(account)!.warnings.countSpot(c.orders, this.spotTracker, now);
-  }
-
-  private count(account: string, contract: string, c: Classification): void {
-    const now = this.wallNow();
-    const at = Math.max(now, this.tracker.lastInstant);
-    this.tracker.recordRequest(account, contract, c.action as 'place' | 'amend' | 'cancel', at, c.orders);
-    this.shared?.request('futures', account, contract, c.action as 'place' | 'amend' | 'cancel', c.orders, at);
+    this.counts.request(market, account, contract, c.action as CountedAction, c.orders, now);
     const l = this.limits.get(account)!;
-    l.warnings.countFutures(c.orders, this.tracker, now);
+    if (market === 'spot') {
+      l.warnings.countSpot(c.orders, this.counts.spotTracker, now);
+      return;
+    }
+    l.warnings.countFutures(c.orders, this.counts.tracker, now);
     if (this.live && l.live.count(c.orders)) this.evaluateLive(account);
   }
 
@@ -664,7 +615,7 @@ export class AccountLimiter {
   private evaluateLive(account: string): void {
     const l = this.limits.get(account)!;
     const now = this.wallNow();
-    const r = l.live.rate(this.familyState(), account, now, l.local.tier);
+    const r = l.live.rate(this.counts, account, now, l.local.tier);
     if (r === null) return;
     if (r.fell) {
       const tier = r.rating.tier;
@@ -674,11 +625,6 @@ export class AccountLimiter {
       this.requestLimits.apply(account, l, { ...l.state, at: now, tier, limit: tier.limit, reason: 'live-downgrade' });
     }
     l.live.rearm(r.rating);
-  }
-
-  /** The family, its VIP history and its counts as they are now (the fields themselves, not copies). */
-  private familyState(): FamilyState {
-    return { accounts: this.accounts, vipLevel: this.vipLevel, vipChanges: this.vipChanges, tracker: this.tracker, spotTracker: this.spotTracker };
   }
 
   private limitsOf(account: string): AccountLimits {
@@ -719,12 +665,12 @@ export class AccountLimiter {
     const refresh = (unread?: (account: string) => LimitsState): void => {
       try {
         if (unread === undefined) this.refresh();
-        else if (!this.closed) this.refreshWith(this.timelineOf(this.accounts, this.tracker, this.vipLevel, this.vipChanges), unread);
+        else if (!this.closed) this.refreshWith(this.counts.timeline(), unread);
       } catch (error) {
         this.report('refresh', error);
       }
     };
-    const shared = this.shared;
+    const shared = this.counts.shared;
     if (shared === null) {
       refresh();
       return;
@@ -733,8 +679,8 @@ export class AccountLimiter {
     const unreadMs = shared.unreadMs(now);
     // Just before the boundary the timer was set for (or now, past it): the last instant whose
     // requests the boundary's rules count.
-    const at = Math.max(this.tracker.lastInstant, this.spotTracker.lastInstant, Math.min(now, utcHourStart(this.boundaries.edges().late + 1) - 1));
-    if (Number.isFinite(unreadMs)) refresh((account) => this.unreadState(account, unreadMs, at));
+    const at = Math.max(this.counts.tracker.lastInstant, this.counts.spotTracker.lastInstant, Math.min(now, utcHourStart(this.boundaries.edges().late + 1) - 1));
+    if (Number.isFinite(unreadMs)) refresh((account) => this.counts.unread(account, this.requestLimits.mostCounted(this.limitsOf(account), unreadMs), at));
     void shared.settle().then(() => refresh());
   }
 

@@ -1,0 +1,113 @@
+import type { AbuseConfig } from '../rules/abuse.js';
+import type { FamilyConfig } from '../rules/family.js';
+import { type SpotFillConfig, UNNAMED_PAIR } from '../rules/spot-fill.js';
+import type { Timeline, TimelineAccount } from '../rules/timeline.js';
+import { type FamilyState, timelineOf } from './family-state.js';
+import { type ReadHistory, addHistory } from './history.js';
+import type { LimitsState } from './in-force.js';
+import { copyAccount } from './persistence.js';
+import type { CountedMarket, SharedCounts } from './shared-counts.js';
+import { type CountedAction, Tracker } from './tracker.js';
+import { withUnread } from './unread.js';
+
+/** What the family's counts are read with. */
+export interface FamilyCountsConfig {
+  readonly family: FamilyConfig;
+  readonly abuse: AbuseConfig;
+  readonly spotFill: SpotFillConfig;
+  /** The contract a futures order request that names none counts under. */
+  readonly unknownContract: string;
+}
+
+/**
+ * An account limiter's family as it changes: its accounts, its VIP history, and the futures and
+ * spot order requests and fills it counts (R1, R9, R14), kept here or, when the store keeps
+ * counts, summed over every process (each reading of the totals replaces the trackers). The
+ * fields are the state itself, not copies; a change is made once a timeline built with it has
+ * accepted it.
+ */
+export class FamilyCounts implements FamilyState {
+  accounts: TimelineAccount[];
+  /** The VIP level before the first change (R4). */
+  vipLevel: number;
+  /** VIP changes in order (R6). */
+  vipChanges: { at: number; level: number }[] = [];
+  /** Futures order requests and fills (R1, R9). */
+  tracker = new Tracker();
+  /** Spot order requests and fills (R14). */
+  spotTracker = new Tracker();
+
+  /** `shared`: the counts of every process, when the store keeps them (else null). */
+  constructor(accounts: readonly TimelineAccount[], vipLevel: number, private readonly config: FamilyCountsConfig, readonly shared: SharedCounts | null) {
+    this.accounts = accounts.map(copyAccount);
+    this.vipLevel = vipLevel;
+  }
+
+  /** The limit timeline of the family as it is, or with `changes` (R3-R8); it throws on a state that is not valid, and then nothing has changed. */
+  timeline(changes: Partial<Pick<FamilyState, 'accounts' | 'vipLevel' | 'vipChanges' | 'tracker'>> = {}): Timeline {
+    const { accounts = this.accounts, vipLevel = this.vipLevel, vipChanges = this.vipChanges, tracker = this.tracker } = changes;
+    return timelineOf({ accounts, vipLevel, vipChanges, tracker }, this.config.family);
+  }
+
+  /** What the limits in force are read from now, with the family's `timeline` (R3-R9, R14). */
+  rules(timeline: Timeline): LimitsState {
+    return { timeline, futures: this.tracker, spot: this.spotTracker, abuse: this.config.abuse, spotFill: this.config.spotFill };
+  }
+
+  /**
+   * The rules' state with, for `account`, `most` more order requests (futures and spot) put at `at`:
+   * as many as its limits let other processes count and not yet share, just before a boundary.
+   * The limits read from it are never looser than those the shared counts will show once every
+   * process's counts up to the boundary are read.
+   */
+  unread(account: string, most: { readonly futures: number; readonly spot: number }, at: number): LimitsState {
+    const futures = Tracker.restore(withUnread(this.tracker.snapshot(), account, this.config.unknownContract, at, most.futures));
+    const spot = Tracker.restore(withUnread(this.spotTracker.snapshot(), account, UNNAMED_PAIR, at, most.spot));
+    return { timeline: this.timeline({ tracker: futures }), futures, spot, abuse: this.config.abuse, spotFill: this.config.spotFill };
+  }
+
+  /**
+   * Counts `orders` order requests of `action` on `contract` (a spot pair for `spot`) as they start
+   * at `now`, never before what is counted already (the wall clock may step back): futures ones
+   * for R1 and R9, spot ones for R14; in the shared counts too.
+   */
+  request(market: CountedMarket, account: string, contract: string, action: CountedAction, orders: number, now: number): void {
+    const tracker = market === 'spot' ? this.spotTracker : this.tracker;
+    const at = Math.max(now, tracker.lastInstant);
+    tracker.recordRequest(account, contract, action, at, orders);
+    this.shared?.request(market, account, contract, action, orders, at);
+  }
+
+  /**
+   * Adds history read from the exchange. With shared counts the history alone goes to them,
+   * written once whoever seeds it, and null is returned: the limits follow when the totals come
+   * back with it. Otherwise the counts take it and the timeline with it is returned, for the
+   * limits to follow at once.
+   */
+  seed(read: ReadHistory): Timeline | null {
+    const next = this.shared === null ? Tracker.restore(this.tracker.snapshot()) : new Tracker();
+    const nextSpot = this.shared === null ? Tracker.restore(this.spotTracker.snapshot()) : new Tracker();
+    addHistory(read, next, nextSpot);
+    if (this.shared !== null) {
+      this.shared.seed(next.snapshot(), nextSpot.snapshot(), 'merge');
+      return null;
+    }
+    const timeline = this.timeline({ tracker: next });
+    this.tracker = next;
+    this.spotTracker = nextSpot;
+    return timeline;
+  }
+
+  /**
+   * Carries on from a snapshot's state, checked (see `readSnapshot`). With shared counts, its counts
+   * are written where they hold nothing for a day or an hour (a lost Redis).
+   */
+  restore(state: FamilyState): void {
+    this.accounts = [...state.accounts];
+    this.vipLevel = state.vipLevel;
+    this.vipChanges = [...state.vipChanges];
+    this.tracker = state.tracker;
+    this.spotTracker = state.spotTracker;
+    this.shared?.seed(state.tracker.snapshot(), state.spotTracker.snapshot(), 'absent');
+  }
+}
