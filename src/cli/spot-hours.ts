@@ -1,6 +1,5 @@
-import { InvalidInputError } from '../errors.js';
 import type { AbuseTimeline, Throttle, ThrottleState } from '../rules/abuse.js';
-import { HOUR_MS, formatUtcInstant, parseUtcHour } from '../rules/calendar.js';
+import { HOUR_MS, parseUtcHour } from '../rules/calendar.js';
 import type { Dec } from '../internal/decimal.js';
 import { parseCount, parseNonNegativeDecimal } from '../internal/parse.js';
 import { type SpotFillClearance, buildSpotFillTimeline, resolveSpotFillOptions, spotFillClearance } from '../rules/spot-fill.js';
@@ -30,20 +29,6 @@ export function readSpotHour(account: string, values: readonly [unknown, unknown
     requests: parseCount(digits(requests), `\`${names[1]}\``),
     traded: parseNonNegativeDecimal(traded === undefined || traded === '' ? '0' : traded, `\`${names[2]}\``),
   };
-}
-
-/**
- * Checks that no account gives the same hour twice; `where(i)` names the i-th hour's place in the
- * file for the message.
- */
-export function checkSpotHoursOnce(hours: readonly SpotHour[], where: (i: number) => string): void {
-  const seen = new Map<string, number>();
-  hours.forEach((h, i) => {
-    const key = `${h.account}\u0000${h.hour}`;
-    const first = seen.get(key);
-    if (first !== undefined) throw new InvalidInputError(where(i), formatUtcInstant(h.hour), `each hour of account ${h.account} once (first as ${where(first)})`);
-    seen.set(key, i);
-  });
 }
 
 /** Each account's spot low-fill throttle over time (R14), in the order the accounts first appear. */

@@ -3,11 +3,12 @@ import { HOUR_MS, addUtcDays, formatUtcInstant, utcDayStart } from '../rules/cal
 import type { FamilyOptions } from '../rules/family.js';
 import { checkFields } from '../internal/parse.js';
 import { type TierChange, type Timeline, type TimelineInput, buildTimeline } from '../rules/timeline.js';
+import { checkHoursOnce } from '../rules/timeline/input.js';
 import { InputFileError } from './input.js';
 import { readJson } from './read-json.js';
 import { escapeXml, timelineSvg } from './chart.js';
 import { fillRatioText, ratioJson, ratioText, table, throttleText, usdt } from './render.js';
-import { type SpotHour, type SpotThrottlePeriod, checkSpotHoursOnce, readSpotHour, spotThrottlePeriods, spotTimelines } from './spot-hours.js';
+import { type SpotHour, type SpotThrottlePeriod, readSpotHour, spotThrottlePeriods, spotTimelines } from './spot-hours.js';
 
 /** The fields of a timeline file: the timeline's own, and the spot activity of R14. */
 const FILE_FIELDS = ['accounts', 'activity', 'vipLevel', 'vipChanges', 'spotHours'];
@@ -68,7 +69,7 @@ function readSpotHours(value: unknown, input: TimelineInput): SpotHour[] {
     if (typeof row.account !== 'string' || !ids.includes(row.account)) throw new InvalidInputError(`\`${at}.account\``, row.account, `an account of \`accounts\` (${ids.join(', ')})`);
     return readSpotHour(row.account, [row.hour, row.requests, row.traded], [`${at}.hour`, `${at}.requests`, `${at}.traded`]);
   });
-  checkSpotHoursOnce(hours, (i) => `\`spotHours[${i}].hour\``);
+  checkHoursOnce(hours, (i) => `\`spotHours[${i}].hour\``);
   return hours;
 }
 

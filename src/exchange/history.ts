@@ -2,7 +2,8 @@ import { InvalidInputError } from '../errors.js';
 import { DAY_MS, HOUR_MS, formatUtcDay, parseUtcDay, utcDayStart, utcHourStart } from '../rules/calendar.js';
 import type { DecimalInput } from '../internal/decimal.js';
 import type { DailyActivity } from '../rules/timeline.js';
-import { checkFields } from '../internal/parse.js';
+import { checkFields, parseId, parseNonNegativeDecimal } from '../internal/parse.js';
+import { checkHoursOnce } from '../rules/timeline/input.js';
 import { readInstant } from './accounts.js';
 
 /** One hour of an account's order requests and USDT traded, futures (R9) or spot (R14). */
@@ -52,15 +53,20 @@ function readHours(value: unknown, name: string, now: number): HistoryHour[] {
   const list = value ?? [];
   if (!Array.isArray(list)) throw new InvalidInputError(`\`${name}\``, list, 'an array of { "account", "hour", "requests", "traded" }');
   const hour0 = utcHourStart(now);
-  return list.map((h: { account: string; hour: unknown; requests: number; traded?: DecimalInput }, i) => {
+  const hours = list.map((h: { account: string; hour: unknown; requests: number; traded?: DecimalInput }, i) => {
     const where = `\`${name}[${i}]`;
     if (typeof h !== 'object' || h === null) throw new InvalidInputError(`${where}\``, h, 'an object { "account", "hour", "requests", "traded" }');
     checkFields(h, ['account', 'hour', 'requests', 'traded'], `${where}\``);
+    parseId(h.account, `${where}.account\``);
     const hour = typeof h.hour === 'number' && Number.isSafeInteger(h.hour) && h.hour <= 0 && h.hour > -10_000
       ? hour0 + h.hour * HOUR_MS
       : utcHourStart(readInstant(h.hour, `${where}.hour\``));
     if (hour > hour0) throw new InvalidInputError(`${where}.hour\``, h.hour, 'an hour up to the current one');
     if (typeof h.requests !== 'number' || !Number.isSafeInteger(h.requests) || h.requests < 0) throw new InvalidInputError(`${where}.requests\``, h.requests, 'a non-negative integer');
+    if (h.traded !== undefined) parseNonNegativeDecimal(h.traded, `${where}.traded\``);
     return { account: h.account, hour, requests: h.requests, ...(h.traded === undefined ? {} : { traded: h.traded }) };
   });
+  // A relative hour is shown as written: its instant depends on when the file is read.
+  checkHoursOnce(hours, (i) => `\`${name}[${i}].hour\``, (i) => (list[i] as { hour: unknown }).hour);
+  return hours;
 }

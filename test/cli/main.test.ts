@@ -375,6 +375,31 @@ describe('traderatio simulate', () => {
     rmSync(dir, { recursive: true });
   });
 
+  it("names the history file and the value's line for what only seeding the history refuses, never the log", async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'traderatio-'));
+    const history = join(dir, 'h.json');
+    const refused = async (file: unknown): Promise<string> => {
+      writeFileSync(history, JSON.stringify(file, null, 2));
+      const { code, out, err } = await capture(['simulate', 'examples/yesterday.csv', '--history', history]);
+      expect([code, out]).toEqual([1, '']);
+      return err;
+    };
+    const day = (contracts: unknown) => ({ activity: [{ account: 'main', day: '2026-11-12', contracts: [] }, { account: 'main', day: '2026-11-13', contracts }] });
+    expect(await refused(day([{ contract: 'BTC_USDT', makerVolume: 'NaN', place: 1 }]))).toBe(
+      `traderatio: ${history}:8: Expected \`makerVolume\` of BTC_USDT in \`activity[1]\` (main, 2026-11-13) to be a non-negative decimal string, got "NaN"`,
+    );
+    expect(await refused(day([{ contract: 'BTC_USDT', place: '10' }]))).toMatch(new RegExp(`^traderatio: ${history}:8: Expected \`place\` of BTC_USDT in \`activity\\[1\\]\``));
+    expect(await refused(day({}))).toMatch(new RegExp(`^traderatio: ${history}:8: Expected \`contracts\` in \`activity\\[1\\]\``));
+    expect(await refused({ activity: [{ account: 'main', day: '2026-11-13', contracts: [] }, { account: 'main', day: '2026-11-13', contracts: [] }] })).toBe(
+      `traderatio: ${history}:8: Expected \`activity[1]\` to be one entry per account and day (this one repeats), got "main on 2026-11-13"`,
+    );
+    expect(await refused({ hours: [{ account: 'main', hour: -1, requests: 1 }, { account: 'main', hour: -1, requests: 2 }] })).toBe(
+      `traderatio: ${history}:10: Expected \`hours[1].hour\` to be each hour of account main once (first as \`hours[0].hour\`), got -1`,
+    );
+    expect(await refused({ accounts: {} })).toBe(`traderatio: ${history}:2: Expected \`accounts\` to be an array of { "id", "role"?, "createdAt"? }, got {}`);
+    rmSync(dir, { recursive: true });
+  });
+
   it('draws the limit in force and the refusals by minute with --svg, and a page with --html', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'traderatio-'));
     const svg = join(dir, 'sim.svg');

@@ -152,12 +152,15 @@ describe('spot history (R14)', () => {
     }
   });
 
-  it('refuses spotHours of an unknown account, a bad count or an unknown field, naming it', async () => {
+  it('refuses hours of an unknown account, a bad count or amount, an hour twice or an unknown field, naming it', async () => {
     const bad = [
       [{ spotHours: [{ account: 'nobody', hour: -1, requests: 1 }] }, /spotHours\[0\]\.account/],
       [{ spotHours: [{ account: 'main', hour: -1, requests: -1 }] }, /spotHours\[0\]\.requests/],
       [{ spotHours: [{ account: 'main', hour: -1, requests: 1, trade: '5' }] }, /trade.*traded/],
       [{ spotHour: [] }, /spotHour.*spotHours/],
+      [{ spotHours: [{ account: 'main', hour: -1, requests: 1, traded: 'NaN' }] }, 'Expected `spotHours[0].traded` to be a non-negative decimal string, got "NaN"'],
+      [{ hours: [{ account: 'main', hour: -1, requests: 1, traded: -5 }] }, 'Expected `hours[0].traded` to be a non-negative decimal string, got -5'],
+      [{ hours: [{ account: 'main', hour: -2, requests: 1 }, { account: 'main', hour: '2026-11-21T08:30:00Z', requests: 2 }] }, 'Expected `hours[1].hour` to be each hour of account main once (first as `hours[0].hour`), got "2026-11-21T08:30:00Z"'],
     ] as const;
     for (const [history, message] of bad) await expect(model('2026-11-21T10:00:00Z', { history })).rejects.toThrow(message);
   });

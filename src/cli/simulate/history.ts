@@ -24,6 +24,8 @@ export interface ReplayHistory {
   readonly vipChanges: readonly VipChange[];
   /** The activity before `start` (the log's first instant): days before its day, hours before its hour; anything later is refused. */
   read(start: number): History;
+  /** Runs `use` on what was read, turning a validation error into one that names the file and the line of the value. */
+  located<T>(use: () => T): T;
 }
 
 /** Reads a history file (JSON text); every error names the file and the line of the value. */
@@ -43,6 +45,9 @@ export function readReplayHistory(name: string, text: string): ReplayHistory {
   const v = value as { accounts?: unknown; vipLevel?: unknown; vipChanges?: unknown; activity?: unknown; hours?: unknown; spotHours?: unknown };
   // The field names and the activity's shape are checked at once, against the file's own instants.
   located(() => readHistory(value, Date.UTC(2199, 11, 31)));
+  if (v.accounts !== undefined && !Array.isArray(v.accounts)) {
+    throw new InputFileError(name, lineOf(['accounts']), new InvalidInputError('`accounts`', v.accounts, 'an array of { "id", "role"?, "createdAt"? }').message);
+  }
   const given = (v.accounts ?? []) as TimelineAccount[];
   const named = new Set(Array.isArray(given) ? given.map((a) => a?.id) : []);
   const others: TimelineAccount[] = [];
@@ -65,6 +70,7 @@ export function readReplayHistory(name: string, text: string): ReplayHistory {
     accounts,
     vipLevel,
     vipChanges,
+    located,
     read(start: number): History {
       const history = located(() => readHistory(value, start));
       const day = utcDayStart(start);

@@ -172,9 +172,12 @@ export class Replay implements LogRows<AccountState> {
     if (h === null) return;
     const history = h.read(at);
     const family = this.core.family(FAMILY);
-    for (const a of h.accounts) this.core.addAccount(FAMILY, a);
-    for (const v of h.vipChanges) this.core.setVipLevel(family, v.level, v.at);
-    this.core.seed(history);
+    // What the core refuses here is the history file's (its accounts, changes and activity), not the log's.
+    h.located(() => {
+      for (const a of h.accounts) this.core.addAccount(FAMILY, a);
+      for (const v of h.vipChanges) this.core.setVipLevel(family, v.level, v.at);
+      this.core.seed(history);
+    });
     for (const a of h.accounts) this.stateOf(a.id, at);
   }
 

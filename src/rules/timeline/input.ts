@@ -143,6 +143,25 @@ export function readVipChanges(list: unknown): VipChange[] {
   return out;
 }
 
+/**
+ * Checks that no account gives the same hour twice (the hours of R9 and R14); `where(i)` names
+ * the i-th hour's place in the file for the message, and `written(i)` its value as the file
+ * writes it (by default the hour as ISO text).
+ */
+export function checkHoursOnce(
+  hours: readonly { readonly account: string; readonly hour: number }[],
+  where: (i: number) => string,
+  written: (i: number) => unknown = (i) => formatUtcInstant(hours[i]!.hour),
+): void {
+  const seen = new Map<string, number>();
+  hours.forEach((h, i) => {
+    const key = `${h.account}\u0000${h.hour}`;
+    const first = seen.get(key);
+    if (first !== undefined) throw new InvalidInputError(where(i), written(i), `each hour of account ${h.account} once (first as ${where(first)})`);
+    seen.set(key, i);
+  });
+}
+
 /** Each account's daily totals (by index), and the first and last day with any. */
 export interface ReadActivity {
   readonly byAccount: readonly Map<number, ActivityTotals>[];
