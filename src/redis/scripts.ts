@@ -20,6 +20,17 @@ import epoch from './lua/epoch.lua';
 import expire from './lua/expire.lua';
 import instant from './lua/instant.lua';
 import now from './lua/now.lua';
+// ACQUIRE's own functions.
+import check from './lua/check.lua';
+import deny from './lua/deny.lua';
+import enlist from './lua/enlist.lua';
+import extra from './lua/extra.lua';
+import fair from './lua/fair.lua';
+import freed from './lua/freed.lua';
+import grant from './lua/grant.lua';
+import limits from './lua/limits.lua';
+import seen from './lua/seen.lua';
+// The scripts' bodies.
 import acquire from './lua/acquire.lua';
 import counts from './lua/counts.lua';
 import feedback from './lua/feedback.lua';
@@ -29,8 +40,11 @@ import probe from './lua/probe.lua';
 import release from './lua/release.lua';
 import update from './lua/update.lua';
 
+// ACQUIRE's own functions, each after those it calls.
+const admission = [seen, limits, fair, freed, check, enlist, deny, extra, grant];
+
 /** Grants permits for one task on one or more limits, all or none (lua/acquire.lua). */
-export const ACQUIRE = [instant, now, expire, config, away, epoch, acquire].join('');
+export const ACQUIRE = [instant, now, expire, config, away, epoch, ...admission, acquire].join('');
 
 /** A process says it is here, with what it sent on local shares (lua/hello.lua). */
 export const HELLO = [instant, now, expire, count, config, epoch, hello].join('');

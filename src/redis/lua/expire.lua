@@ -1,6 +1,6 @@
 -- Drops grants that left the window, with what LATE moved out of them ("~<id>"); returns the
--- weight still in it. Grants are dropped lazily (see ACQUIRE): the weight counted may include some
--- that left, which only ever over-counts.
+-- weight still in it. Grants are dropped lazily (see check.lua): the weight counted may include
+-- some that left, which only ever over-counts.
 local function expire(meta, log, used, now, span)
   local old = redis.call('ZRANGEBYSCORE', log, '-inf', now - span)
   if #old == 0 then return used end

@@ -1,0 +1,46 @@
+-- Checks limit `c` (see limits.lua) for the process asking (`ask`, see acquire.lua): its room is N
+-- less what is reserved from this priority, and with local shares (`ask.P` > 0) less the shares
+-- of the processes AWAY counts.
+-- A Redis new or restarted (its epoch younger than the limit's span and lease) holds back a limit
+-- in force, never one that is not (N at or above `ask.unlimited`): permits granted before the
+-- loss may still be in its window, and a limit not in force has none the exchange counts. A pause
+-- holds it back until its end.
+-- Grants that left the window are dropped when it matters (what waits may not fit counting them,
+-- others wait), else every span or 250 ms, whichever is shorter (so that one drop never holds
+-- Redis up for long): most grants save four calls.
+-- A process held back for another (see fair.lua) looks again when that one is due to have asked;
+-- one denied for room when Redis says enough will have left the window (see freed.lua), or after
+-- `ask.stale` when shares held for processes away may free first.
+-- Sets on `c` span, ttl (the keys' expiry, ms), cap (its room), u (the weight counted, after a
+-- drop), swept (grants were dropped), held (it holds the process back). Returns false when the
+-- weight can never fit the limit; else how long the process must wait, ms (0: none), and the
+-- most it may be granted on the limit (math.huge while it waits).
+local function check(c, ask, epoch, fresh)
+  c.span = c.w + c.m
+  c.ttl = math.ceil(c.span + ask.lease) + 60000
+  local cap = c.n - c.reserved
+  if ask.weight > cap then return false end
+  if ask.P > 0 then cap = cap - math.min(c.n, away(ask.procs, now, epoch, ask.P, fresh, ask.grace + 2 * c.span) * math.floor(c.n / ask.P)) end
+  c.cap = cap
+  local from = math.max(c.n < ask.unlimited and epoch + c.span + ask.lease or 0, c.pause)
+  if from > now then
+    c.held = true
+    return from - now, math.huge
+  end
+  local others = c.qt >= now
+  if c.u + ask.want > cap or others or now - c.e >= math.min(c.span, 250) then
+    c.u = expire(c.meta, c.log, c.u, now, c.span)
+    c.swept = true
+  end
+  local fair, due = math.huge, now
+  if others then fair, due = fairShare(c, ask) end
+  if fair < ask.weight then
+    c.held = true
+    return math.max(due - ask.slack - now, 2), math.huge
+  end
+  if c.u + ask.weight > cap then
+    c.held = true
+    return freedIn(c, c.u + ask.weight - cap) or ask.stale, math.huge
+  end
+  return 0, math.min(cap - c.u, fair)
+end

@@ -1,0 +1,29 @@
+-- Records a grant of `granted` to the process asking (`ask`, see acquire.lua) on limit `c`: in
+-- its log, scored now plus the lease, and in its meta ("#<id>", "used", "x", and "e" when grants
+-- were dropped). A process granted less than it has waiting stays listed in "q" as waiting the
+-- rest, until `ask.lease` + 50 ms from now; one listed that is granted all it waits for stays in
+-- "q", not waiting, with its score.
+-- The keys' expiry is set again when it is 10 s old, or when the log may be new (nothing was
+-- counted): they expire 50 to 60 s after their last write, at two calls fewer per grant.
+local function grant(c, ask, granted)
+  redis.call('ZADD', c.log, now + ask.lease, ask.id)
+  local x = c.x
+  if c.u == 0 or now + c.ttl - x > 10000 then
+    x = now + c.ttl
+    redis.call('PEXPIRE', c.meta, c.ttl)
+    redis.call('PEXPIRE', c.log, c.ttl)
+    redis.call('PEXPIRE', c.q, c.ttl)
+  end
+  local set = {'#' .. ask.id, granted, 'used', c.u + granted, 'x', x}
+  if c.swept then set[#set + 1] = 'e'; set[#set + 1] = now end
+  local score = c.score + granted
+  local more = ask.queued - granted
+  if more > 0 then
+    local til = math.ceil(now + ask.slack)
+    enlist(c, ask.proc, til, more, score)
+    set[#set + 1] = 'qt'; set[#set + 1] = math.max(c.qt, til)
+  elseif c.listed then
+    redis.call('HSET', c.q, ask.proc, '0:0:' .. score .. ':' .. now)
+  end
+  redis.call('HSET', c.meta, unpack(set))
+end
