@@ -1,4 +1,4 @@
-import { formatUtcDay, formatUtcInstant } from '../rules/calendar.js';
+import { addUtcDays, formatUtcDay, formatUtcInstant } from '../rules/calendar.js';
 import { parseInstant } from '../internal/parse.js';
 import { DEFAULT_TIERS } from '../rules/tiers.js';
 import { throttleText } from './render.js';
@@ -28,7 +28,8 @@ const SPOT = '#e67e22';
  * one. The hours the spot low-fill throttle holds an account (R14) are an orange band across its
  * panel, with a strip along its top, named in the legend when the file gives spot activity. The
  * time axis is ticked by hours, days, weeks or months as the span asks (see {@link timeAxis}),
- * with the year.
+ * with the year. What follows the end of the file's last day (`dataEnd`) assumes no more activity:
+ * it is hatched, after a dashed rule with a label, the limit's line dashed and the triangles paler.
  */
 export function timelineSvg(run: TimelineRun): string {
   const ids = run.input.accounts.map((a) => a.id);
@@ -48,13 +49,22 @@ export function timelineSvg(run: TimelineRun): string {
   const y = (i: number, limit: number): number => y0(i) + PANEL - ((limit - low) / (high - low)) * PANEL;
   const axis = timeAxis(run.from, run.to, plotWidth);
   const f = (n: number): string => n.toFixed(1);
+  // What follows the file's last day assumes no more activity: drawn apart, never as history.
+  const projected = run.dataEnd < run.to;
+  const lastDay = formatUtcDay(addUtcDays(run.dataEnd, -1));
+  const xEnd = x(run.dataEnd);
   const out: string[] = [
     `<svg xmlns="http://www.w3.org/2000/svg" width="${WIDTH}" height="${height}" viewBox="0 0 ${WIDTH} ${height}" font-family="sans-serif" font-size="11">`,
     `<rect width="${WIDTH}" height="${height}" fill="#ffffff"/>`,
     `<text x="${LEFT}" y="22" font-size="15" font-weight="bold">Futures placement limit by account (requests per second)</text>`,
     `<text x="${LEFT}" y="40" fill="#555">${formatUtcDay(run.from)} to ${formatUtcDay(run.to)} (UTC). Bands: the tiers and their limits. Green triangle: raised at 08:00 UTC or restored; red: lowered at once.</text>`,
-    `<text x="${LEFT}" y="56" fill="#555">Grid: ${axis.step}${axis.minorStep === null ? '' : ` (lighter: ${axis.minorStep})`}.</text>`,
+    `<text x="${LEFT}" y="56" fill="#555">Grid: ${axis.step}${axis.minorStep === null ? '' : ` (lighter: ${axis.minorStep})`}.${projected ? ` Hatched, right of the dashed rule: projected, as if no activity after ${lastDay}, the file's last day.` : ''}</text>`,
   ];
+  if (projected) {
+    out.push(
+      `<defs><pattern id="projected" width="7" height="7" patternUnits="userSpaceOnUse" patternTransform="rotate(45)"><rect width="7" height="7" fill="#ffffff" fill-opacity="0.45"/><line x1="0" y1="0" x2="0" y2="7" stroke="#777" stroke-width="1.5" stroke-opacity="0.45"/></pattern></defs>`,
+    );
+  }
   if (run.spot !== null) {
     out.push(
       `<rect x="${LEFT}" y="64" width="18" height="10" fill="${SPOT}" fill-opacity="0.35"/><rect x="${LEFT}" y="64" width="18" height="3" fill="${SPOT}"/>`,
@@ -84,26 +94,45 @@ export function timelineSvg(run: TimelineRun): string {
       if (tick.year !== null) out.push(`<text x="${tx}" y="${base + PANEL + 28}" text-anchor="middle" fill="#555" font-weight="bold">${tick.year}</text>`);
     }
     out.push(`<text x="${LEFT}" y="${base - 8}" font-weight="bold" font-size="12">${escapeXml(id)}</text>`);
+    if (projected) {
+      const title = `<title>${escapeXml(`from ${formatUtcInstant(run.dataEnd)}: projected, as if no activity after ${lastDay}`)}</title>`;
+      out.push(`<rect x="${f(xEnd)}" y="${base}" width="${f(x(run.to) - xEnd)}" height="${PANEL}" fill="url(#projected)" class="projection">${title}</rect>`);
+      out.push(`<line x1="${f(xEnd)}" y1="${base - 4}" x2="${f(xEnd)}" y2="${base + PANEL}" stroke="#333" stroke-width="1.25" stroke-dasharray="4 3" class="data-ends"/>`);
+      // Right of the rule when the projection is wide enough to hold the words, else left of it.
+      const words = `projected: no activity after ${lastDay}`;
+      const room = x(run.to) - xEnd >= words.length * 6 + 8;
+      out.push(`<text x="${f(room ? xEnd + 4 : xEnd - 4)}" y="${base - 8}" text-anchor="${room ? 'start' : 'end'}" fill="#333">${room ? words : `data ends ${lastDay} · projected →`}</text>`);
+    }
     const changes = run.timeline.changes.filter((c) => c.account === id);
     const given = run.input.accounts.find((a) => a.id === id)?.createdAt;
     // The file may give it as ISO text: the timeline read it already, so this cannot fail.
     const created = given === undefined ? undefined : parseInstant(given, '`createdAt`');
     const start = created ?? run.from;
-    let limit = changes[0]?.at === start ? changes[0]!.limit : run.timeline.limitAt(id, start).limit;
-    const points: string[] = [`${f(x(start))},${f(y(i, limit))}`];
-    for (const c of changes) {
-      points.push(`${f(x(c.at))},${f(y(i, limit))}`, `${f(x(c.at))},${f(y(i, c.limit))}`);
-      limit = c.limit;
-    }
-    points.push(`${f(x(run.to))},${f(y(i, limit))}`);
-    out.push(`<polyline points="${points.join(' ')}" fill="none" stroke="#1f4e8c" stroke-width="2"/>`);
+    const initial = changes[0]?.at === start ? changes[0]!.limit : run.timeline.limitAt(id, start).limit;
+    const limitAt = (t: number): number => changes.filter((c) => c.at <= t).at(-1)?.limit ?? initial;
+    // The step line from a to b: the limit in force at a, then each change after a up to b.
+    const step = (a: number, b: number, dashed: boolean): void => {
+      if (b <= a) return;
+      let limit = limitAt(a);
+      const points: string[] = [`${f(x(a))},${f(y(i, limit))}`];
+      for (const c of changes) {
+        if (c.at <= a || c.at > b) continue;
+        points.push(`${f(x(c.at))},${f(y(i, limit))}`, `${f(x(c.at))},${f(y(i, c.limit))}`);
+        limit = c.limit;
+      }
+      points.push(`${f(x(b))},${f(y(i, limit))}`);
+      out.push(`<polyline points="${points.join(' ')}" fill="none" stroke="#1f4e8c" stroke-width="2"${dashed ? ' stroke-dasharray="6 4" class="projected-limit"' : ''}/>`);
+    };
+    step(start, Math.min(run.dataEnd, run.to), false);
+    step(Math.max(start, run.dataEnd), run.to, true);
     for (const c of changes) {
       if (c.previousTier === null) continue;
       const up = c.limit > c.previousTier.limit;
       const cx = x(c.at);
       const cy = y(i, c.limit);
       const tri = up ? `${f(cx - 5)},${f(cy + 9)} ${f(cx + 5)},${f(cy + 9)} ${f(cx)},${f(cy + 1)}` : `${f(cx - 5)},${f(cy - 9)} ${f(cx + 5)},${f(cy - 9)} ${f(cx)},${f(cy - 1)}`;
-      out.push(`<polygon points="${tri}" fill="${up ? '#2e8b3e' : '#c0392b'}"><title>${escapeXml(`${formatUtcInstant(c.at)} ${c.previousTier.limit} -> ${c.limit} (${c.reason})`)}</title></polygon>`);
+      const guess = c.at > run.dataEnd ? ' fill-opacity="0.5"' : '';
+      out.push(`<polygon points="${tri}" fill="${up ? '#2e8b3e' : '#c0392b'}"${guess}><title>${escapeXml(`${formatUtcInstant(c.at)} ${c.previousTier.limit} -> ${c.limit} (${c.reason}${c.at > run.dataEnd ? ', projected' : ''})`)}</title></polygon>`);
     }
   });
   out.push('</svg>');

@@ -1,5 +1,5 @@
 import { InvalidInputError, UnknownFieldError } from '../errors.js';
-import { HOUR_MS, addUtcDays, formatUtcInstant, utcDayStart } from '../rules/calendar.js';
+import { HOUR_MS, addUtcDays, formatUtcInstant, parseUtcDay, utcDayStart } from '../rules/calendar.js';
 import type { FamilyOptions } from '../rules/family.js';
 import { checkFields } from '../internal/parse.js';
 import { type TierChange, type Timeline, type TimelineInput, buildTimeline } from '../rules/timeline.js';
@@ -21,6 +21,11 @@ export interface TimelineRun {
   readonly to: number;
   /** The hours the spot low-fill throttle held each account (R14); null when the file gives no `spotHours`. */
   readonly spot: readonly SpotThrottlePeriod[] | null;
+  /**
+   * The end of the last UTC day the file gives activity for (daily or spot hours): what the
+   * timeline shows after it assumes the accounts do nothing more.
+   */
+  readonly dataEnd: number;
 }
 
 /**
@@ -39,10 +44,14 @@ export function readTimeline(file: string, text: string, options: FamilyOptions)
   const input = rest as unknown as TimelineInput;
   let timeline: Timeline;
   let spot: SpotThrottlePeriod[] | null = null;
+  let hours: SpotHour[] = [];
   try {
     checkFields(v, FILE_FIELDS, 'the timeline input');
     timeline = buildTimeline(input, options);
-    if (spotHours !== undefined) spot = spotThrottlePeriods(spotTimelines(readSpotHours(spotHours, input)));
+    if (spotHours !== undefined) {
+      hours = readSpotHours(spotHours, input);
+      spot = spotThrottlePeriods(spotTimelines(hours));
+    }
   } catch (e) {
     if (e instanceof InvalidInputError) {
       throw new InputFileError(file, lineOf(pathOf(e)), e.message);
@@ -54,7 +63,10 @@ export function readTimeline(file: string, text: string, options: FamilyOptions)
   }
   const instants = [timeline.start, ...timeline.changes.map((c) => c.at), ...timeline.snapshots.map((s) => s.day), ...(spot ?? []).map((p) => p.until)];
   const from = Math.min(timeline.start, ...(spot ?? []).map((p) => utcDayStart(p.from)));
-  return { input, timeline, from, to: addUtcDays(Math.max(...instants), 1), spot };
+  // The timeline read every day already: this cannot fail.
+  const days = [...input.activity.map((a, i) => parseUtcDay(a.day, `\`activity[${i}].day\``)), ...hours.map((h) => utcDayStart(h.hour))];
+  const dataEnd = addUtcDays(Math.max(...days), 1);
+  return { input, timeline, from, to: addUtcDays(Math.max(...instants), 1), spot, dataEnd };
 }
 
 /** The `spotHours` of a timeline file, each of an account of the file and each hour once per account. */

@@ -1,0 +1,64 @@
+import { describe, expect, it } from 'vitest';
+import { LEFT, RIGHT, WIDTH, timelineSvg } from '../../src/cli/chart.js';
+import { readTimeline } from '../../src/cli/timeline.js';
+
+/** Two days of quoting by one account, November 1 and 2, 2026, then nothing; spot hours as given. */
+function run(spotHours?: readonly unknown[]) {
+  const day = (d: string) => ({
+    account: 'main',
+    day: d,
+    contracts: [{ contract: 'BTC_USDT', makerVolume: '6000', place: 1000 }],
+  });
+  const file = {
+    accounts: [{ id: 'main', role: 'main' }],
+    activity: [day('2026-11-01'), day('2026-11-02')],
+    ...(spotHours === undefined ? {} : { spotHours }),
+  };
+  return readTimeline('t.json', JSON.stringify(file), {});
+}
+
+/** The x of each point of the chart's step lines, solid and dashed apart. */
+function lines(svg: string): { solid: number[]; dashed: number[] } {
+  const xs = (m: RegExpMatchArray) => m[1]!.split(' ').map((p) => Number(p.split(',')[0]));
+  const all = [...svg.matchAll(/<polyline points="([^"]+)" fill="none" stroke="#1f4e8c" stroke-width="2"([^/]*)\/>/g)];
+  return { solid: all.filter((m) => m[2] === '').flatMap(xs), dashed: all.filter((m) => m[2] !== '').flatMap(xs) };
+}
+
+describe('timelineSvg', () => {
+  it('ends the data with the last day of the file, and draws the rest as a projection', () => {
+    const r = run();
+    expect(new Date(r.dataEnd).toISOString()).toBe('2026-11-03T00:00:00.000Z');
+    // The 7-day window empties on November 10: the chart goes on past the data.
+    expect(r.to).toBeGreaterThan(r.dataEnd);
+    const svg = timelineSvg(r);
+    const xEnd = LEFT + ((r.dataEnd - r.from) / (r.to - r.from)) * (WIDTH - LEFT - RIGHT);
+    const shades = [...svg.matchAll(/<rect x="([\d.]+)" y="[\d.]+" width="([\d.]+)"[^>]*class="projection">/g)];
+    expect(shades).toHaveLength(1);
+    expect(Number(shades[0]![1])).toBeCloseTo(xEnd, 1);
+    expect(Number(shades[0]![1]) + Number(shades[0]![2])).toBeCloseTo(WIDTH - RIGHT, 1);
+    expect(svg).toMatch(new RegExp(`<line x1="${xEnd.toFixed(1)}" [^>]*class="data-ends"/>`));
+    expect(svg).toContain(
+      "Hatched, right of the dashed rule: projected, as if no activity after 2026-11-02, the file's last day.",
+    );
+    expect(svg).toContain('>projected: no activity after 2026-11-02</text>');
+  });
+
+  it('draws the limit solid up to the end of the data and dashed after it', () => {
+    const r = run();
+    const svg = timelineSvg(r);
+    const xEnd = LEFT + ((r.dataEnd - r.from) / (r.to - r.from)) * (WIDTH - LEFT - RIGHT);
+    const { solid, dashed } = lines(svg);
+    expect(solid.length).toBeGreaterThan(0);
+    expect(dashed.length).toBeGreaterThan(0);
+    for (const x of solid) expect(x).toBeLessThanOrEqual(xEnd + 0.05);
+    for (const x of dashed) expect(x).toBeGreaterThanOrEqual(xEnd - 0.05);
+    // The raise the data brought is history; the lowering the empty days bring, a projection.
+    expect(svg).toContain('<title>2026-11-02T08:00:00.000Z 100 -&gt; 250 (raised-at-0800)</title>');
+    expect(svg).toContain('<title>2026-11-10T00:00:00.000Z 250 -&gt; 100 (lowered-at-snapshot, projected)</title>');
+  });
+
+  it('counts spot hours after the last day of activity as data', () => {
+    const r = run([{ account: 'main', hour: '2026-11-04T10:00:00Z', requests: 10, traded: '5' }]);
+    expect(new Date(r.dataEnd).toISOString()).toBe('2026-11-05T00:00:00.000Z');
+  });
+});
