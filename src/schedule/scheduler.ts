@@ -3,7 +3,7 @@ import { checkFields, isPositiveInteger } from '../internal/parse.js';
 import { checkSameBuild, copyOf, markBuild } from './build.js';
 import { type Clock, systemClock } from './clock.js';
 import { type RateLimitFeedback, readFeedback } from './feedback.js';
-import { type Resolve, type Slot } from './queue.js';
+import type { Resolve, Slot } from './queue.js';
 import { type LimitStore, memoryStore } from './store.js';
 import { WindowLimit, type WindowLimitOptions } from './window.js';
 import { type Limit, type StoreLimit, TAKEN, type TakeResult, takeResult } from './limit.js';

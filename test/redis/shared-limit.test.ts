@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { type Broker, type Lease, SharedLimit } from '../../src/redis/shared-limit.js';
-import { type Clock } from '../../src/schedule/clock.js';
+import type { Clock } from '../../src/schedule/clock.js';
 import { VirtualClock } from '../../src/testing/virtual-clock.js';
 import { Scheduler } from '../../src/schedule/scheduler.js';
 import type { LimitStore } from '../../src/schedule/store.js';

@@ -2,7 +2,7 @@
 // when the timer meant for it fires late.
 import { describe, expect, it } from 'vitest';
 import { AccountLimiter, type LimiterEvent } from '../../src/account/limiter.js';
-import { type Clock } from '../../src/schedule/clock.js';
+import type { Clock } from '../../src/schedule/clock.js';
 import { VirtualClock } from '../../src/testing/virtual-clock.js';
 import { Scheduler } from '../../src/schedule/scheduler.js';
 import { waitOf } from './wait.js';
