@@ -1,6 +1,6 @@
 import { InvalidInputError } from '../errors.js';
 import { type AbuseOptions, type HourlyActivity, resolveAbuseOptions } from '../rules/abuse.js';
-import { coefficientOf, normalizeContract } from '../rules/contracts.js';
+import { normalizeContract } from '../rules/contracts.js';
 import { Dec, type DecimalInput } from '../internal/decimal.js';
 import { type AccountActivity, type FamilyConfig, type FamilyOptions, type RatioBasis, FAMILY_OPTION_FIELDS, rateFamily, readFamilyOptions } from '../rules/family.js';
 import { toDec } from '../internal/fixed.js';
@@ -499,7 +499,7 @@ function takerShareToNextTier(now: Outcome, r: Resolved, weightGain: Dec, eligib
     const shares = [
       broker ? null : needed(agg, agg.takerVolume),
       broker || a.own.volume.greaterThanOrEqualTo(threshold) ? needed(a.own, a.own.takerVolume) : null,
-    ].filter((x): x is Dec => x !== null && x.lessThanOrEqualTo(1));
+    ].filter((x) => x !== null).filter((x) => x.lessThanOrEqualTo(1));
     if (shares.length === 0) continue;
     const share = Dec.max(0, Dec.min(...shares)).toDecimalPlaces(4, Dec.ROUND_UP);
     if (best === null || share.lessThan(best.share)) best = { share: Dec.min(share, 1), account: a.account, tier: next };
