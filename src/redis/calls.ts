@@ -64,13 +64,26 @@ export interface AcquireCall {
 
 /** KEYS: epoch, processes, then meta, log and waiting processes of each limit. */
 export function encodeAcquire(keys: RedisKeys, c: AcquireCall): Encoded {
+  const args = [c.id, c.weight, c.want, c.leaseMs, c.deadline, c.process, c.processes, c.staleMs, c.graceMs, c.extra, c.room ? 1 : 0, c.queued, c.unlimited];
+  return encodePerLimit(keys, args, c.at, c.limits, (l) => ({
+    keys: [keys.meta(l.name), keys.log(l.name), keys.wait(l.name)],
+    args: [l.limit, l.windowMs, l.marginMs, l.reserved, l.lateMs],
+  }));
+}
+
+/**
+ * The layout ACQUIRE and HELLO share. KEYS: epoch, processes, then each limit's. ARGV: the call's
+ * own, then each limit's, then the instant ('': Redis's clock).
+ */
+function encodePerLimit<L>(keys: RedisKeys, args: readonly (string | number)[], at: number | undefined, limits: readonly L[], each: (l: L) => Encoded): Encoded {
   const k: string[] = [keys.epoch, keys.procs];
-  const a: (string | number)[] = [c.id, c.weight, c.want, c.leaseMs, c.deadline, c.process, c.processes, c.staleMs, c.graceMs, c.extra, c.room ? 1 : 0, c.queued, c.unlimited];
-  for (const l of c.limits) {
-    k.push(keys.meta(l.name), keys.log(l.name), keys.wait(l.name));
-    a.push(l.limit, l.windowMs, l.marginMs, l.reserved, l.lateMs);
+  const a: (string | number)[] = [...args];
+  for (const l of limits) {
+    const e = each(l);
+    k.push(...e.keys);
+    a.push(...e.args);
   }
-  a.push(c.at ?? '');
+  a.push(at ?? '');
   return { keys: k, args: a };
 }
 
@@ -89,14 +102,10 @@ export interface HelloCall {
 
 /** KEYS: epoch, processes, then meta and log of each limit. */
 export function encodeHello(keys: RedisKeys, c: HelloCall): Encoded {
-  const k: string[] = [keys.epoch, keys.procs];
-  const a: (string | number)[] = [c.process, c.id, c.deadline];
-  for (const l of c.limits) {
-    k.push(keys.meta(l.name), keys.log(l.name));
-    a.push(l.limit, l.windowMs, l.marginMs, l.sent);
-  }
-  a.push(c.at ?? '');
-  return { keys: k, args: a };
+  return encodePerLimit(keys, [c.process, c.id, c.deadline], c.at, c.limits, (l) => ({
+    keys: [keys.meta(l.name), keys.log(l.name)],
+    args: [l.limit, l.windowMs, l.marginMs, l.sent],
+  }));
 }
 
 /** Permits of a grant that may have been sent after their score, counted from now (lua/late.lua). */
