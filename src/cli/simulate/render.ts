@@ -122,8 +122,8 @@ export function simulationSvg(r: SimulationReport): string {
     `<svg xmlns="http://www.w3.org/2000/svg" width="${WIDTH}" height="${height}" viewBox="0 0 ${WIDTH} ${height}" font-family="sans-serif" font-size="11">`,
     `<rect width="${WIDTH}" height="${height}" fill="#ffffff"/>`,
     `<text x="${LEFT}" y="22" font-size="15" font-weight="bold">Limit in force and refusals as sent, by account</text>`,
-    `<text x="${LEFT}" y="40" fill="#555">${escapeXml(`${formatUtcInstant(from)} to ${formatUtcInstant(to)} (UTC).`)} Blue: futures placement limit (r/s, left). Orange band: throttled by an hourly check (R9, R14).</text>`,
-    `<text x="${LEFT}" y="56" fill="#555">Red bars: requests refused with 429 in each minute (right axis). Grid: ${axis.step}.</text>`,
+    `<text x="${LEFT}" y="40" fill="#555">${escapeXml(`${formatUtcInstant(from)} to ${formatUtcInstant(to)} (UTC).`)} Blue: futures placement limit (r/s, left axis).</text>`,
+    `<text x="${LEFT}" y="56" fill="#555">Orange band: throttled by an hourly check (R9, R14). Red bars: requests refused with 429 in each minute (right axis). Grid: ${axis.step}.</text>`,
   ];
   ids.forEach((id, i) => {
     const base = TOP + i * (PANEL + GAP) + 10;
