@@ -5,6 +5,7 @@ import { InputFileError } from './input.js';
 import { type ParsedArgs, UsageError } from './options.js';
 import { readJson } from './read-json.js';
 import { readInput } from './source.js';
+import { pathOf } from './timeline.js';
 import { wholeNumber } from './whole-number.js';
 
 /** What the proxy command needs from its caller: where to write, and what ends the run. */
@@ -76,15 +77,20 @@ export async function proxyCommand(args: ParsedArgs, run: ProxyRun): Promise<voi
   } catch (e) {
     await redis?.close();
     if (e instanceof InvalidInputError) {
-      if (e.message.startsWith('Expected `upstream`')) throw new UsageError(`${typed.get('upstream')} takes an http or https URL, got "${upstream}"`);
+      if (e.message.startsWith('Expected `upstream`')) {
+        const plain = e.message.includes('without credentials') ? ' without credentials, query or fragment' : '';
+        throw new UsageError(`${typed.get('upstream')} takes an http or https URL${plain}, got "${upstream}"`);
+      }
       if (e.message.startsWith('Expected `futuresWebSocket`')) throw new UsageError(`${typed.get('futures-ws')} takes a ws or wss URL, got "${String(futuresWs)}"`);
-      const file = /`(activity|hours|spotHours)|the history file/.test(e.message) ? history : accounts;
-      throw file === undefined ? e : new InputFileError(file.name, 1, e.message);
+      const inHistory = /`(activity|hours|spotHours)|the history file/.test(e.message);
+      const file = inHistory ? history : accounts;
+      throw file === undefined ? e : new InputFileError(file.name, inHistory ? file.lineOf(pathOf(e)) : 1, e.message);
     }
     if ((e as NodeJS.ErrnoException).code === 'EADDRINUSE') throw new UsageError(`port ${port} is in use; choose another with --port N (0 picks a free one)`);
     throw e;
   }
-  run.out(`traderatio proxy: ${proxy.url} -> ${new URL(upstream).origin}`);
+  const target = new URL(upstream);
+  run.out(`traderatio proxy: ${proxy.url} -> ${target.origin}${target.pathname.replace(/\/+$/, '')}`);
   run.out(`  REST under ${proxy.url}/api/v4, WebSocket on ${proxy.wsUrl}, metrics at ${proxy.url}/metrics, status at ${proxy.url}/`);
   const families = proxy.limiters.size - 1;
   run.out(`  ${families} ${families === 1 ? 'family' : 'families'}${redis === null ? '' : `, limits and counts shared in Redis (${redactUrl(redisUrl!)})`}; stop with Ctrl-C`);
@@ -134,8 +140,8 @@ async function connect(url: string): Promise<RedisConnection> {
   }
 }
 
-async function jsonFile(file: string | true | undefined, stdin: AsyncIterable<Buffer | string>): Promise<{ name: string; value: unknown } | undefined> {
+async function jsonFile(file: string | true | undefined, stdin: AsyncIterable<Buffer | string>): Promise<({ name: string } & ReturnType<typeof readJson>) | undefined> {
   if (file === undefined || file === true) return undefined;
   const { name, text } = await readInput(file, stdin);
-  return { name, value: readJson(name, text).value };
+  return { name, ...readJson(name, text) };
 }

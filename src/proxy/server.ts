@@ -107,6 +107,10 @@ export async function startProxy(options: ProxyOptions): Promise<RunningProxy> {
     throw new InvalidInputError('`upstream`', options.upstream, 'an http or https URL, e.g. https://api.gateio.ws');
   }
   if (base.protocol !== 'http:' && base.protocol !== 'https:') throw new InvalidInputError('`upstream`', options.upstream, 'an http or https URL, e.g. https://api.gateio.ws');
+  // Only the origin and a path prefix are forwarded to: credentials, a query or a fragment would be dropped unsaid.
+  if (base.username !== '' || base.password !== '' || base.search !== '' || base.hash !== '' || /[?#]/.test(options.upstream)) {
+    throw new InvalidInputError('`upstream`', options.upstream, 'an http or https URL without credentials, query or fragment, e.g. https://api.gateio.ws');
+  }
   const spotWs = new URL(base.origin.replace(/^http/, 'ws'));
   let futuresWs = spotWs;
   if (options.futuresWebSocket !== undefined) {
@@ -129,6 +133,16 @@ export async function startProxy(options: ProxyOptions): Promise<RunningProxy> {
   const clock = options.clock ?? systemClock;
   const accounts = readProxyAccounts(options.accounts);
   const history = options.history === undefined ? undefined : readHistory(options.history, clock.wall());
+  if (history !== undefined) {
+    // Activity of an account in no family would otherwise be left out unsaid.
+    const ids = new Set(accounts.families.flatMap((f) => f.accounts.map((a) => a.id)));
+    const lists = [['activity', history.days], ['hours', history.hours], ['spotHours', history.spotHours ?? []]] as const;
+    for (const [name, list] of lists) {
+      list.forEach((x: { readonly account: string }, i) => {
+        if (!ids.has(x.account)) throw new InvalidInputError(`\`${name}[${i}].account\``, x.account, 'an account of the accounts file');
+      });
+    }
+  }
 
   const limiters = new Map<string, AccountLimiter>();
   const made: AccountLimiter[] = [];

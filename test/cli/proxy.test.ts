@@ -44,10 +44,25 @@ describe('traderatio proxy', () => {
   it('refuses a missing or bad --upstream, a FILE argument, a bad port and --redis-prefix alone', async () => {
     await expect(proxyCommand(args({}), idle())).rejects.toThrow('proxy needs --upstream URL');
     await expect(proxyCommand(args({ upstream: 'gate' }), idle())).rejects.toThrow('--upstream takes an http or https URL, got "gate"');
+    await expect(proxyCommand(args({ upstream: 'http://u:p@127.0.0.1:1' }), idle())).rejects.toThrow('--upstream takes an http or https URL without credentials, query or fragment, got "http://u:p@127.0.0.1:1"');
     await expect(proxyCommand(args({ upstream: 'http://127.0.0.1:1' }, ['accounts.json']), idle())).rejects.toThrow('proxy takes no FILE, got "accounts.json"');
     await expect(proxyCommand(args({ upstream: 'http://127.0.0.1:1', port: '70000' }), idle())).rejects.toThrow('--port takes a whole number to 65535');
     await expect(proxyCommand(args({ upstream: 'http://127.0.0.1:1', 'redis-prefix': 'x' }), idle())).rejects.toThrow('--redis-prefix takes a name, and goes with --redis URL');
     await expect(proxyCommand(args({ upstream: 'http://127.0.0.1:1', 'futures-ws': 'http://x' }), idle())).rejects.toThrow('--futures-ws takes a ws or wss URL, got "http://x"');
+  });
+
+  it('names the history file, the line of the value and the field of what the limits refuse', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'traderatio-proxy-'));
+    const file = join(dir, 'history.json');
+    const refused = (history: unknown) => {
+      writeFileSync(file, JSON.stringify(history, null, 2));
+      return proxyCommand(args({ upstream: 'http://127.0.0.1:1', port: '0', history: file }), idle());
+    };
+    const day = { account: 'main', day: -2, contracts: [] };
+    await expect(refused({ activity: [day, { account: 'main', day: -1, contracts: [{ contract: 'BTC_USDT', makerVolume: 'NaN', place: 1 }] }] }))
+      .rejects.toThrow(`${file}:8: Expected \`makerVolume\` of BTC_USDT in \`activity[1]\``);
+    await expect(refused({ activity: [day], spotHours: [{ account: 'main', hour: -1, requests: 1 }, { account: 'bot', hour: -1, requests: 1 }] }))
+      .rejects.toThrow(`${file}:16: Expected \`spotHours[1].account\` to be an account of the accounts file, got "bot"`);
   });
 
   it('names the accounts file and the field when a key is wrong', async () => {

@@ -195,6 +195,12 @@ describe('the proxy', () => {
     await expect(startProxy({ upstream: 'ftp://x' })).rejects.toThrow('Expected `upstream` to be an http or https URL');
     await expect(startProxy({ upstream: 'http://127.0.0.1:1', timeoutMs: 0 })).rejects.toThrow('Expected `timeoutMs` to be a positive whole number, got 0');
     await expect(startProxy({ upstream: 'http://127.0.0.1:1', accounts: { families: [] } })).rejects.toThrow('the accounts file');
+    for (const upstream of ['http://user:secret@127.0.0.1:1', 'http://127.0.0.1:1/api?x=1', 'http://127.0.0.1:1/#top', 'http://127.0.0.1:1?']) {
+      await expect(startProxy({ upstream })).rejects.toThrow(`Expected \`upstream\` to be an http or https URL without credentials, query or fragment, e.g. https://api.gateio.ws, got "${upstream}"`);
+    }
+    // History of an account in no family of the accounts file is refused, not left out.
+    const history = { activity: [{ account: 'main', day: -1, contracts: [] }], hours: [{ account: 'nobody', hour: -1, requests: 5 }] };
+    await expect(startProxy({ upstream: 'http://127.0.0.1:1', history })).rejects.toThrow('Expected `hours[0].account` to be an account of the accounts file, got "nobody"');
   });
 
   it('serves its metrics, its status as JSON and as live events, and a page that loads nothing from elsewhere', async () => {
