@@ -2,15 +2,14 @@ import { InvalidInputError } from '../errors.js';
 import { type Catalog, type Classification, readClassification } from '../catalog/catalog.js';
 import type { WebSocketBudget } from '../catalog/channels.js';
 import type { AbuseConfig } from '../rules/abuse.js';
-import { formatUtcInstant, utcHourStart } from '../rules/calendar.js';
+import { formatUtcInstant } from '../rules/calendar.js';
 import type { FamilyConfig } from '../rules/family.js';
 import { type InstantInput, checkFields, parseId, parseInstant } from '../internal/parse.js';
 import { type SpotFillConfig, UNNAMED_PAIR } from '../rules/spot-fill.js';
 import { normalizeContract } from '../rules/contracts.js';
 import type { ClockEstimate } from '../rules/exchange-clock.js';
 import { type ReportPolicy, type TierReconciliation, readRateLimitReport, reportFor } from '../rules/report.js';
-import type { Timeline } from '../rules/timeline.js';
-import { isTieredVip, parseVipLevel } from '../rules/vip.js';
+import { parseVipLevel } from '../rules/vip.js';
 import type { Clock } from '../schedule/clock.js';
 import { type RateLimitFeedback, readFeedback } from '../schedule/feedback.js';
 import { readGatewayTimes } from '../schedule/gateway-time.js';
@@ -23,14 +22,13 @@ import {
   type AccountLimiterOptions, CANCEL_PRIORITY, type LimiterClockSample, type RequestOptions, type SentRequest, type SentWebSocketRequest, type WebSocketRequestOptions,
   resolveLimiterOptions,
 } from './limiter-options.js';
-import { type LimitsState, limitsAt, stricterLimits } from './in-force.js';
 import { latestChange, timelineOf } from './family-state.js';
 import { FamilyCounts } from './family-counts.js';
 import { Arrivals } from './arrivals.js';
 import { ExchangeTime, type SampleOutcome } from './exchange-time.js';
 import { BoundaryTimer } from './boundary-timer.js';
+import { LimitsRefresh } from './refresh.js';
 import { type AccountLimits, RequestLimits } from './request-limits.js';
-import { reconciled } from './reconcile.js';
 import { ExchangeReports, sourceOf } from './reports.js';
 import { type LimiterHistory, readHistory } from './history.js';
 import { type AbuseHeadroom, type SpotFillHeadroom, type TierAtNext0800, type WhatIf, abuseHeadroom, spotFillHeadroom, tierAtNext0800, whatIf } from './queries.js';
@@ -82,6 +80,8 @@ export class AccountLimiter {
   private readonly time: ExchangeTime;
   /** The timer of the hourly boundaries of the exchange's clock (R15). */
   private readonly boundaries: BoundaryTimer;
+  /** Reads the rules into the limits. */
+  private readonly refresher: LimitsRefresh;
   /** The family, its VIP history and its counts (the account's over every process, when the store keeps them). */
   private readonly counts: FamilyCounts;
   private readonly limits = new Map<string, AccountLimits>();
@@ -123,7 +123,11 @@ export class AccountLimiter {
     this.reports = new ExchangeReports(this.requestLimits, {
       policy: this.reportPolicy, tiers: this.family.tiers, now: () => this.wallNow(), snapshotAt: (now) => latestChange(this.counts, now),
     }, (event) => this.emit(event));
-    this.boundaries = new BoundaryTimer(this.clock, this.time, this.scheduler, () => this.atBoundary());
+    this.boundaries = new BoundaryTimer(this.clock, this.time, this.scheduler, () => this.refresher.atBoundary());
+    this.refresher = new LimitsRefresh({
+      counts: this.counts, limits: this.limits, requestLimits: this.requestLimits, reports: this.reports, boundaries: this.boundaries, live: this.live,
+      now: () => this.wallNow(), closed: () => this.closed, onError: (error) => this.report('refresh', error),
+    });
     for (const a of this.counts.accounts) this.addLimits(a.id);
     if (persist !== undefined) this.persisting = saveEvery(this.clock, persist, () => this.snapshot(), (error) => this.report('persist', error));
     if (reconcile !== undefined) {
@@ -136,7 +140,7 @@ export class AccountLimiter {
         }
       });
     }
-    this.refreshWith(timeline);
+    this.refresher.read(timeline);
     this.counts.shared?.start(() => this.counts.accounts.map((a) => a.id), () => this.wallNow(), (totals) => this.sharedTotals(totals));
   }
 
@@ -152,7 +156,7 @@ export class AccountLimiter {
     const now = this.wallNow();
     for (const [account, l] of this.limits) {
       l.warnings.recheck(this.counts.tracker, this.counts.spotTracker, now);
-      if (this.live) this.evaluateLive(account);
+      if (this.live) this.refresher.evaluateLive(account);
     }
   }
 
@@ -281,7 +285,7 @@ export class AccountLimiter {
     const at = fill.at === undefined ? Math.max(this.wallNow(), tracker.lastInstant) : parseInstant(fill.at, '`at`');
     tracker.recordFill(account, fill.contract, fill.role, fill.volume, at);
     this.counts.shared?.fill(market, account, normalizeContract(fill.contract), fill.role, fill.volume, at);
-    if (market === 'futures' && this.live) this.evaluateLive(account);
+    if (market === 'futures' && this.live) this.refresher.evaluateLive(account);
   }
 
   /** Reports a change of the family's VIP level (R6), at once or at `at`. */
@@ -293,7 +297,7 @@ export class AccountLimiter {
     const vipChanges = [...this.counts.vipChanges, { at: instant, level: l }];
     const timeline = this.counts.timeline({ vipChanges });
     this.counts.vipChanges = vipChanges;
-    this.refreshWith(timeline);
+    this.refresher.read(timeline);
   }
 
   /** Reports a new sub-account (R8), created now or at `at`. */
@@ -305,7 +309,7 @@ export class AccountLimiter {
     const timeline = this.counts.timeline({ accounts });
     this.counts.accounts = accounts;
     this.addLimits(account);
-    this.refreshWith(timeline);
+    this.refresher.read(timeline);
   }
 
   /**
@@ -511,7 +515,7 @@ export class AccountLimiter {
     // With shared counts, the history alone goes to them, written once whoever seeds it; the
     // limits follow when the totals come back with it.
     const timeline = this.counts.seed(read);
-    if (timeline !== null) this.refreshWith(timeline);
+    if (timeline !== null) this.refresher.read(timeline);
   }
 
   /** The state as plain, versioned JSON (counts, family, VIP), for `restore` after a restart. */
@@ -531,7 +535,7 @@ export class AccountLimiter {
     // With shared counts, its counts are written where they hold nothing for a day or an hour.
     this.counts.restore(state);
     for (const a of this.counts.accounts) if (!this.limits.has(a.id)) this.addLimits(a.id);
-    this.refreshWith(timeline);
+    this.refresher.read(timeline);
   }
 
   /**
@@ -557,45 +561,7 @@ export class AccountLimiter {
   /** Recomputes every account's limits now, and sets the timer for the next whole hour. */
   refresh(): void {
     if (this.closed) return;
-    this.refreshWith(this.counts.timeline());
-  }
-
-  /**
-   * Applies the timeline of the state now in force, and sets the timer for the next whole hour.
-   * With `unread`, each account's limits are the stricter of those the counts give and of those
-   * they give with the requests other processes may have counted and not yet shared.
-   */
-  private refreshWith(timeline: Timeline, unread?: (account: string) => LimitsState): void {
-    if (this.closed) return;
-    const now = this.wallNow();
-    // The instants the rules are read at (R15): the latest the exchange's clock may read, where a
-    // lowering is already due, and the earliest, where a raise is certain. A boundary the timer
-    // was set for is due on its side when it fires, whatever the rounding.
-    const { early, late } = this.boundaries.edges();
-    // The next refresh is set first: whatever happens below, the hourly refreshes go on.
-    this.boundaries.arm(now);
-    const rules = this.counts.rules(timeline);
-    for (const a of this.counts.accounts) {
-      const l = this.limits.get(a.id)!;
-      if (a.createdAt !== undefined && now < a.createdAt) continue;
-      const known = limitsAt(rules, a, { early, late });
-      const state = unread === undefined ? known : stricterLimits(known, limitsAt(unread(a.id), a, { early, late }));
-      l.known = !isTieredVip(state.vipLevel) || state.rating?.effective.ratio != null || state.reason === 'new-sub-account' || state.reason === 'new-sub-account-rules-begin';
-      // A report (asked, or a figure a placement's answer stated) holds until the rules change
-      // the limit at a boundary after it was taken (R16: a raise or lowering the rules predict
-      // still applies at its boundary).
-      const since = timeline.limitAt(a.id, late).since;
-      if (l.report !== null && since !== null && since.at > l.takenAt) {
-        l.report = null;
-        l.stated = false;
-      }
-      const capped = l.live.capped(now, state.tier);
-      l.local = { tier: capped.tier, reason: capped.capped ? 'live-downgrade' : state.reason };
-      const inForce = reconciled(l, this.reports.context(now));
-      this.requestLimits.apply(a.id, l, { account: a.id, at: now, tier: inForce.tier, limit: inForce.tier.limit, throttle: state.throttle, spotThrottle: state.spotThrottle, reason: inForce.reason });
-      l.warnings.reset(this.counts.tracker, this.counts.spotTracker, now);
-      if (this.live) this.evaluateLive(a.id);
-    }
+    this.refresher.read(this.counts.timeline());
   }
 
   /** Counts an order request when it starts (R1, R9, R14), and warns before the next check would throttle. */
@@ -608,23 +574,7 @@ export class AccountLimiter {
       return;
     }
     l.warnings.countFutures(c.orders, this.counts.tracker, now);
-    if (this.live && l.live.count(c.orders)) this.evaluateLive(account);
-  }
-
-  /** Live downgrade (R5 `live`): rates the next snapshot's window so far, lowers at once if it fell. */
-  private evaluateLive(account: string): void {
-    const l = this.limits.get(account)!;
-    const now = this.wallNow();
-    const r = l.live.rate(this.counts, account, now, l.local.tier);
-    if (r === null) return;
-    if (r.fell) {
-      const tier = r.rating.tier;
-      l.local = { tier, reason: 'live-downgrade' };
-      // A fall seen after the exchange's report is newer than it: the report no longer holds.
-      l.report = null;
-      this.requestLimits.apply(account, l, { ...l.state, at: now, tier, limit: tier.limit, reason: 'live-downgrade' });
-    }
-    l.live.rearm(r.rating);
+    if (this.live && l.live.count(c.orders)) this.refresher.evaluateLive(account);
   }
 
   private limitsOf(account: string): AccountLimits {
@@ -651,37 +601,6 @@ export class AccountLimiter {
 
   private wallNow(): number {
     return this.time.now();
-  }
-
-  /**
-   * At a boundary of the exchange's clock the rules are read again, and what they decide is in
-   * force before anything is sent past it (R15). With shared counts, other processes' counts of
-   * the last moments may not be read yet: the limits are decided at once on the totals read, each
-   * the stricter of what they give and what they give with as many more requests as the limits
-   * let through since (a lowering is never late), then again once every process's counts up to
-   * the boundary are read (a raise may be late).
-   */
-  private atBoundary(): void {
-    const refresh = (unread?: (account: string) => LimitsState): void => {
-      try {
-        if (unread === undefined) this.refresh();
-        else if (!this.closed) this.refreshWith(this.counts.timeline(), unread);
-      } catch (error) {
-        this.report('refresh', error);
-      }
-    };
-    const shared = this.counts.shared;
-    if (shared === null) {
-      refresh();
-      return;
-    }
-    const now = this.wallNow();
-    const unreadMs = shared.unreadMs(now);
-    // Just before the boundary the timer was set for (or now, past it): the last instant whose
-    // requests the boundary's rules count.
-    const at = Math.max(this.counts.tracker.lastInstant, this.counts.spotTracker.lastInstant, Math.min(now, utcHourStart(this.boundaries.edges().late + 1) - 1));
-    if (Number.isFinite(unreadMs)) refresh((account) => this.counts.unread(account, this.requestLimits.mostCounted(this.limitsOf(account), unreadMs), at));
-    void shared.settle().then(() => refresh());
   }
 
   /** Tells a `clock` event when the local clock's check against the exchange's changes (R15, R11). */
