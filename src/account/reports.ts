@@ -78,7 +78,7 @@ export class ExchangeReports {
 
   /**
    * Tells an `assumed-tier` event, once per account, when a futures placement or amendment is sent
-   * on a tier nothing has told yet: no activity, VIP level or report of the exchange (R16).
+   * on an assumed tier (`source` `assumed`: neither the rules nor the exchange has told it, R16).
    */
   tellAssumed(account: string, l: AccountLimits, c: Classification): void {
     if (!l.toldAssumed && c.market === 'futures' && (c.action === 'place' || c.action === 'amend') && sourceOf(l) === 'assumed') {
