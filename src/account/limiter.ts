@@ -477,8 +477,11 @@ export class AccountLimiter {
    * every path of R7 at once (the account's own ratio, the family's aggregated ratio, the volume
    * that takes it over the own-volume threshold): the least maker volume or the fewest requests
    * on `contract` up, the most volume that may be lost or requests that may be added with the
-   * tier kept down (R1, R3, R7). `basis` names the ratio that sets the tier now. Below VIP 14 (R4) the tier is 1 whatever the ratio: `up` and `down`
-   * are null.
+   * tier kept down (R1, R3, R7). `up` names the path each least change takes: `makerPath`
+   * (`aggregated`, the family's ratio; `own`, the account's; `threshold`, the volume that takes it
+   * over the own-volume threshold, its own ratio already there) and `requestPath`; `steps` holds
+   * every tier above, nearest first, the same way. `basis` names the ratio that sets the tier now.
+   * Below VIP 14 (R4) the tier is 1 whatever the ratio: `up` and `down` are null, `steps` empty.
    */
   whatIf(account: string, contract = 'BTC_USDT'): WhatIf {
     this.limitsOf(account);

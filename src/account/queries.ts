@@ -3,7 +3,7 @@ import { DAY_MS, RAISE_OFFSET_MS, utcDayStart } from '../rules/calendar.js';
 import { coefficientOf } from '../rules/contracts.js';
 import type { FamilyConfig } from '../rules/family.js';
 import { fillRateOf } from '../rules/fill-rate.js';
-import { type TierMargins, accountMargins } from '../rules/margins.js';
+import { type AccountMargins, accountMargins } from '../rules/margins.js';
 import type { SpotFillConfig } from '../rules/spot-fill.js';
 import type { Tier } from '../rules/tiers.js';
 import { isTieredVip, tierInForce } from '../rules/vip.js';
@@ -23,8 +23,13 @@ export interface TierAtNext0800 {
   readonly limit: number;
 }
 
-/** The margins of the ratio that sets an account's tier at the next snapshot, and whose ratio it is. */
-export type WhatIf = TierMargins & { readonly basis: 'own' | 'aggregated' };
+/**
+ * The margins of the ratio that sets an account's tier at the next snapshot, over every path of
+ * R7: `up` (the nearest of `steps`) and each step name the path of their least maker volume
+ * (`makerPath`: the aggregated ratio, the own ratio, or the own-volume threshold) and of their
+ * fewest requests (`requestPath`); `basis` says whose ratio sets the tier now.
+ */
+export type WhatIf = AccountMargins & { readonly basis: 'own' | 'aggregated' };
 
 /** The rolling 24 hours of the abuse rule (R9) and the room they leave. */
 export interface AbuseHeadroom {
@@ -62,8 +67,10 @@ export function tierAtNext0800(state: FamilyState, family: FamilyConfig, account
  * every path of R7 at once (the account's own ratio, the family's aggregated ratio, the volume
  * that takes it over the own-volume threshold): the least maker volume or the fewest requests
  * on `contract` up, the most volume that may be lost or requests that may be added with the
- * tier kept down (R1, R3, R7). `basis` names the ratio that sets the tier now. Below VIP 14 (R4) the tier is 1 whatever the ratio: `up` and `down`
- * are null. `account` must be one of the state's, created by `now`.
+ * tier kept down (R1, R3, R7), each step up with the path it takes (`makerPath`, `requestPath`)
+ * and every tier above in `steps`. `basis` names the ratio that sets the tier now. Below VIP 14
+ * (R4) the tier is 1 whatever the ratio: `up` and `down` are null, `steps` empty. `account` must be
+ * one of the state's, created by `now`.
  */
 export function whatIf(state: FamilyState, family: FamilyConfig, account: string, contract: string, now: number): WhatIf {
   const rating = familyRatingBefore(state, family, utcDayStart(now) + DAY_MS, now);
@@ -71,10 +78,10 @@ export function whatIf(state: FamilyState, family: FamilyConfig, account: string
   const basis = r.basis === 'own' || r.basis === 'max-own' ? 'own' : 'aggregated';
   const vip = vipAt(state, now);
   // Below VIP 14 every account is at tier 1 whatever its ratio (R4): nothing moves it.
-  if (!isTieredVip(vip)) return { tier: tierInForce(vip, r.tier, family.tiers), up: null, down: null, basis };
+  if (!isTieredVip(vip)) return { tier: tierInForce(vip, r.tier, family.tiers), up: null, down: null, steps: [], basis };
   // Every path of R7 at once: the own ratio, the aggregated one, the own-volume threshold.
-  const { tier, up, down } = accountMargins(r.own, rating.aggregated, family, { coefficient: coefficientOf(family.ratio.coefficients, contract) });
-  return { tier, up, down, basis };
+  const { tier, up, down, steps } = accountMargins(r.own, rating.aggregated, family, { coefficient: coefficientOf(family.ratio.coefficients, contract) });
+  return { tier, up, down, steps, basis };
 }
 
 /**

@@ -344,12 +344,13 @@ describe('AccountLimiter', () => {
     expect(w.basis).toBe('aggregated');
     expect(w.up?.makerVolume.toString()).toBe('100');
     expect(w.up?.fewerRequests).toBe(10); // 900 / 90 = 10
+    expect(w.up).toMatchObject({ makerPath: 'aggregated', requestPath: 'aggregated' });
     expect(limiter.limitAtNext0800('sub')).toMatchObject({ limit: 250 }); // small accounts take the aggregated ratio
     expect(w.down?.tier.limit).toBe(200);
     expect(limiter.whatIf('main', 'SOL_USDT').up?.fewerRequests).toBe(25);
     expect(w.down).toMatchObject({ spareRequests: 80 }); // 900 / 180 = 5 keeps tier 4
     limiter.setVipLevel(13);
-    expect(limiter.whatIf('main')).toMatchObject({ tier: { tier: 1 }, up: null, down: null }); // below VIP 14 nothing moves the tier
+    expect(limiter.whatIf('main')).toMatchObject({ tier: { tier: 1 }, up: null, down: null, steps: [] }); // below VIP 14 nothing moves the tier
     limiter.close();
   });
 
@@ -518,6 +519,12 @@ describe('AccountLimiter: bad input changes nothing', () => {
     expect(w.up?.tier.limit).toBe(350);
     expect(w.up?.makerVolume.toString()).toBe('1400000');
     expect(w.up?.fewerRequests).toBe(70_000); // 600,000 / 30,000 = 20
+    // The path each least change takes, for every tier above: small's own ratio, not the family's.
+    expect(w.up).toMatchObject({ makerPath: 'own', requestPath: 'own' });
+    expect(w.steps.map((s) => [s.tier.limit, s.makerVolume.toString(), s.makerPath, s.fewerRequests, s.requestPath])).toEqual([
+      [350, '1400000', 'own', 70_000, 'own'],
+      [400, '4400000', 'own', 88_000, 'own'], // 50 x 100,000 - 600,000; 600,000 / 12,000 = 50
+    ]);
     limiter.close();
   });
 
