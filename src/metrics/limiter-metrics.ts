@@ -33,6 +33,8 @@ interface Watched {
   readonly limiter: AccountLimiter;
   readonly family: string;
   readonly stop: () => void;
+  /** Each limit's name split into its account and limit, once known. */
+  readonly names: Map<string, { readonly account: string; readonly limit: string }>;
 }
 
 const WAIT_BUCKETS = [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60];
@@ -76,7 +78,7 @@ export class LimiterMetrics {
   private readonly wait: Histogram;
 
   constructor(options: LimiterMetricsOptions = {}) {
-    if (typeof options !== 'object' || options === null) throw new InvalidInputError('the metrics options', options, 'an object { registry?, prefix?, waitBuckets? }');
+    if (typeof options !== 'object' || options === null || Array.isArray(options)) throw new InvalidInputError('the metrics options', options, 'an object { registry?, prefix?, waitBuckets? }');
     const prefix = options.prefix ?? 'traderatio_';
     if (typeof prefix !== 'string' || !/^[a-zA-Z_:][a-zA-Z0-9_:]*$/.test(prefix)) throw new InvalidInputError('`prefix`', prefix, 'a Prometheus metric name prefix ([a-zA-Z_:][a-zA-Z0-9_:]*)');
     const buckets = options.waitBuckets ?? WAIT_BUCKETS;
@@ -99,54 +101,54 @@ export class LimiterMetrics {
       });
     };
     gauge('limit', 'The limit in force: N requests (weight) per window.', perLimit, (w, set) => {
-      for (const l of w.limiter.scheduler.stats().limits) set(limitLabels(w.family, l.name), l.limit);
+      for (const l of w.limiter.scheduler.stats().limits) set(limitLabels(w, l.name), l.limit);
     });
     gauge('limit_window_seconds', 'The window W of the limit in force.', perLimit, (w, set) => {
-      for (const l of w.limiter.scheduler.stats().limits) set(limitLabels(w.family, l.name), l.windowMs / 1000);
+      for (const l of w.limiter.scheduler.stats().limits) set(limitLabels(w, l.name), l.windowMs / 1000);
     });
     gauge('limit_used', 'Weight counted in the trailing window now.', perLimit, (w, set) => {
-      for (const l of w.limiter.scheduler.stats().limits) set(limitLabels(w.family, l.name), l.used);
+      for (const l of w.limiter.scheduler.stats().limits) set(limitLabels(w, l.name), l.used);
     });
     gauge('limit_waiting', 'Requests waiting on the limit now.', perLimit, (w, set) => {
-      for (const l of w.limiter.scheduler.stats().limits) set(limitLabels(w.family, l.name), l.waiting);
+      for (const l of w.limiter.scheduler.stats().limits) set(limitLabels(w, l.name), l.waiting);
     });
     this.sent = new Counter({ name: `${prefix}sent_total`, help: 'Weight sent on the limit since it was watched.', labelNames: perLimit, registers });
     this.refused = new Counter({ name: `${prefix}refused_total`, help: 'Requests the limiter refused, never sent, by reason (queue-full, aborted, deadline, too-heavy, closed).', labelNames: [...perLimit, 'reason'], registers });
     this.limited = new Counter({ name: `${prefix}answers_429_total`, help: 'Answers that refused a request for its rate (HTTP 429, TOO_MANY_REQUESTS, TOO_FAST, WebSocket 211/212/311/312), by the limit they paused.', labelNames: perLimit, registers });
     const perAccount = ['family', 'account'];
     gauge('tier', 'The tier in force (R3); source: why (initial, snapshot, raise, vip, report, live-downgrade, ...).', [...perAccount, 'source'], (w, set) => {
-      for (const account of accountsOf(w.limiter)) {
+      for (const account of accountsOf(w)) {
         const s = w.limiter.limitNow(account);
         set({ family: w.family, account, source: s.reason }, s.tier.tier);
       }
     });
     gauge('tier_limit', 'Futures placement and amendment limit of the tier in force, requests per second (R3).', perAccount, (w, set) => {
-      for (const account of accountsOf(w.limiter)) set({ family: w.family, account }, w.limiter.limitNow(account).limit);
+      for (const account of accountsOf(w)) set({ family: w.family, account }, w.limiter.limitNow(account).limit);
     });
     gauge('next_tier', 'The tier at the next 08:00 UTC on the activity so far (R5).', perAccount, (w, set) => {
-      for (const account of accountsOf(w.limiter)) set({ family: w.family, account }, w.limiter.limitAtNext0800(account).tier.tier);
+      for (const account of accountsOf(w)) set({ family: w.family, account }, w.limiter.limitAtNext0800(account).tier.tier);
     });
     gauge('next_tier_limit', 'The placement limit at the next 08:00 UTC on the activity so far, requests per second (R5).', perAccount, (w, set) => {
-      for (const account of accountsOf(w.limiter)) set({ family: w.family, account }, w.limiter.limitAtNext0800(account).limit);
+      for (const account of accountsOf(w)) set({ family: w.family, account }, w.limiter.limitAtNext0800(account).limit);
     });
     gauge('next_tier_change_timestamp_seconds', 'The next 08:00 UTC, when a better tier takes effect (R5), Unix seconds.', perAccount, (w, set) => {
-      for (const account of accountsOf(w.limiter)) set({ family: w.family, account }, w.limiter.limitAtNext0800(account).at / 1000);
+      for (const account of accountsOf(w)) set({ family: w.family, account }, w.limiter.limitAtNext0800(account).at / 1000);
     });
     gauge('throttle_limit', 'A throttle in force: its N per window (kind abuse, R9; spot-fill, R14); absent when none.', [...perAccount, 'kind'], (w, set) => {
-      for (const account of accountsOf(w.limiter)) {
+      for (const account of accountsOf(w)) {
         const s = w.limiter.limitNow(account);
         if (s.throttle !== null) set({ family: w.family, account, kind: 'abuse' }, s.throttle.limit);
         if (s.spotThrottle !== null) set({ family: w.family, account, kind: 'spot-fill' }, s.spotThrottle.limit);
       }
     });
     gauge('throttle_headroom_requests', 'Requests that fit before the throttle trips at the current fill rate (+Inf: it never does; kind abuse, R9; spot-fill, R14).', [...perAccount, 'kind'], (w, set) => {
-      for (const account of accountsOf(w.limiter)) {
+      for (const account of accountsOf(w)) {
         set({ family: w.family, account, kind: 'abuse' }, w.limiter.abuseHeadroom(account).remaining);
         set({ family: w.family, account, kind: 'spot-fill' }, w.limiter.spotFillHeadroom(account).remaining);
       }
     });
     gauge('throttle_window_requests', 'Order requests in the throttle\'s window so far (kind abuse: 24 h, R9; spot-fill: the next check\'s, R14).', [...perAccount, 'kind'], (w, set) => {
-      for (const account of accountsOf(w.limiter)) {
+      for (const account of accountsOf(w)) {
         set({ family: w.family, account, kind: 'abuse' }, w.limiter.abuseHeadroom(account).requests);
         set({ family: w.family, account, kind: 'spot-fill' }, w.limiter.spotFillHeadroom(account).requests);
       }
@@ -177,52 +179,80 @@ export class LimiterMetrics {
     if (typeof (limiter as Partial<AccountLimiter> | null)?.limitNow !== 'function') throw new InvalidInputError('the limiter', limiter, 'an AccountLimiter');
     if (typeof family !== 'string' || family === '') throw new InvalidInputError('`family`', family, 'a non-empty name');
     if (this.watched.has(family)) throw new InvalidInputError('`family`', family, 'a name not watched already');
-    const off = limiter.scheduler.on((event) => this.count(family, event));
-    const stop = (): void => {
-      off();
-      if (this.watched.get(family)?.limiter === limiter) this.watched.delete(family);
+    const watched: Watched = {
+      limiter, family, names: new Map(),
+      stop: () => {
+        off();
+        if (this.watched.get(family) === watched) this.watched.delete(family);
+      },
     };
-    this.watched.set(family, { limiter, family, stop });
-    return stop;
+    const off = limiter.scheduler.on((event) => this.count(watched, event));
+    this.watched.set(family, watched);
+    return watched.stop;
   }
 
   /** Counts a request that waited `waitedMs` milliseconds before it was sent, for the wait histogram. */
   observeWait(family: string, account: string, action: string, waitedMs: number): void {
+    for (const [field, label] of [['`family`', family], ['`account`', account], ['`action`', action]] as const) {
+      if (typeof label !== 'string' || label === '') throw new InvalidInputError(field, label, 'a non-empty string');
+    }
     if (!(waitedMs >= 0) || !Number.isFinite(waitedMs)) throw new InvalidInputError('`waitedMs`', waitedMs, 'a non-negative number of milliseconds');
     this.wait.observe({ family, account, action }, waitedMs / 1000);
   }
 
-  private count(family: string, event: SchedulerEvent): void {
+  private count(w: Watched, event: SchedulerEvent): void {
     if (event.type === 'dispatch') {
-      for (const name of event.limits) this.sent.inc(limitLabels(family, name), event.weight);
+      for (const name of event.limits) this.sent.inc(limitLabels(w, name), event.weight);
     } else if (event.type === 'refuse') {
-      for (const name of event.limits) this.refused.inc({ ...limitLabels(family, name), reason: event.reason });
+      for (const name of event.limits) this.refused.inc({ ...limitLabels(w, name), reason: event.reason });
     } else if (event.type === 'pause') {
-      this.limited.inc(limitLabels(family, event.limit));
+      this.limited.inc(limitLabels(w, event.limit));
     }
   }
 }
 
-/** A limiter's limit named `account:key` (`ip:key` for limits per IP, R10) as labels. */
-function limitLabels(family: string, name: string): Record<string, string> {
+/** True when `id` names an account of `limiter`. */
+function isAccount(limiter: AccountLimiter, id: string): boolean {
+  try {
+    limiter.limitNow(id);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * A limiter's limit named `account:key` (`ip:key` for limits per IP, R10) split at the account it
+ * is for. An account id may itself hold a colon (`desk:1`): the longest prefix that names an
+ * account of the limiter is the account. A name whose account is known is split once.
+ */
+function splitName(w: Watched, name: string): { readonly account: string; readonly limit: string; readonly known: boolean } {
+  const split = w.names.get(name);
+  if (split !== undefined) return { ...split, known: true };
+  for (let at = name.lastIndexOf(':'); at > 0; at = name.lastIndexOf(':', at - 1)) {
+    const account = name.slice(0, at);
+    if (isAccount(w.limiter, account)) {
+      const found = { account, limit: name.slice(at + 1) };
+      w.names.set(name, found);
+      return { ...found, known: true };
+    }
+  }
   const at = name.indexOf(':');
-  return at < 0 ? { family, account: '', limit: name } : { family, account: name.slice(0, at), limit: name.slice(at + 1) };
+  return at < 0 ? { account: '', limit: name, known: false } : { account: name.slice(0, at), limit: name.slice(at + 1), known: false };
+}
+
+/** A limit's labels. */
+function limitLabels(w: Watched, name: string): Record<string, string> {
+  const { account, limit } = splitName(w, name);
+  return { family: w.family, account, limit };
 }
 
 /** The accounts of a limiter: those its limits are named for. */
-function accountsOf(limiter: AccountLimiter): string[] {
+function accountsOf(w: Watched): string[] {
   const accounts = new Set<string>();
-  for (const l of limiter.scheduler.stats().limits) {
-    const at = l.name.indexOf(':');
-    const account = l.name.slice(0, at);
-    if (at > 0 && account !== 'ip' && !accounts.has(account)) {
-      try {
-        limiter.limitNow(account);
-        accounts.add(account);
-      } catch {
-        // A prefix that names no account of the limiter.
-      }
-    }
+  for (const l of w.limiter.scheduler.stats().limits) {
+    const split = splitName(w, l.name);
+    if (split.known) accounts.add(split.account);
   }
   return [...accounts];
 }

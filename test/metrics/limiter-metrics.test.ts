@@ -1,7 +1,7 @@
 import { Registry } from 'prom-client';
 import { describe, expect, it } from 'vitest';
 import { AccountLimiter } from '../../src/account/limiter.js';
-import { LimiterMetrics } from '../../src/metrics/index.js';
+import { LimiterMetrics, type LimiterMetricsOptions } from '../../src/metrics/index.js';
 import { VirtualClock } from '../../src/testing/virtual-clock.js';
 
 const ORDER = { contract: 'BTC_USDT', size: 1, price: '60000' };
@@ -98,6 +98,40 @@ describe('LimiterMetrics', () => {
     expect(() => new LimiterMetrics({ waitBuckets: [1, 0.5] })).toThrow('Expected `waitBuckets`');
     expect(() => metrics.watch({} as AccountLimiter)).toThrow('Expected the limiter to be an AccountLimiter');
     expect(() => metrics.observeWait('d', 'a', 'place', -1)).toThrow('Expected `waitedMs` to be a non-negative number of milliseconds, got -1');
+    limiter.close();
+  });
+
+  it('refuses a label that is not a name, counting nothing, and keeps the text format valid whatever a name holds', async () => {
+    const limiter = new AccountLimiter({ accounts: [{ id: 'de"sk\\1\nx', role: 'main' }] });
+    const metrics = new LimiterMetrics();
+    metrics.watch(limiter, 'fam"ily');
+    expect(() => metrics.observeWait('fam"ily', undefined as unknown as string, 'place', 1)).toThrow('Expected `account` to be a non-empty string, got undefined');
+    expect(() => metrics.observeWait('fam"ily', 'de', { toString: () => 'place' } as unknown as string, 1)).toThrow('Expected `action` to be a non-empty string');
+    expect(() => metrics.observeWait('', 'de', 'place', 1)).toThrow('Expected `family` to be a non-empty string, got ""');
+    expect(() => new LimiterMetrics([] as LimiterMetricsOptions)).toThrow('Expected the metrics options to be an object');
+    expect(await metrics.registry.metrics()).not.toContain('wait_seconds_count');
+    metrics.observeWait('fam"ily', 'de"sk\\1\nx', 'place', 1);
+    const text = await metrics.registry.metrics();
+    // Escaped as the exposition format says: backslash, double quote and line feed.
+    expect(text).toContain('traderatio_tier_limit{family="fam\\"ily",account="de\\"sk\\\\1\\nx"} 100');
+    expect(text).toContain('traderatio_wait_seconds_count{family="fam\\"ily",account="de\\"sk\\\\1\\nx",action="place"} 1');
+    const sample = /^[a-zA-Z_:][a-zA-Z0-9_:]*(\{[a-zA-Z_][a-zA-Z0-9_]*="(?:[^"\\\n]|\\["\\n])*"(?:,[a-zA-Z_][a-zA-Z0-9_]*="(?:[^"\\\n]|\\["\\n])*")*\})? \S+$/;
+    for (const line of text.split('\n')) if (line !== '' && !line.startsWith('#')) expect(line).toMatch(sample);
+    limiter.close();
+  });
+
+  it('labels the limits of an account whose id holds a colon with the whole id, and tells its tier', async () => {
+    const limiter = new AccountLimiter({ accounts: [{ id: 'desk:1', role: 'main' }, { id: 'desk' }] });
+    const metrics = new LimiterMetrics();
+    metrics.watch(limiter, 'f');
+    await limiter.request('desk:1', 'POST', '/futures/usdt/orders', () => 1, { body: ORDER });
+    const text = await metrics.registry.metrics();
+    expect(value(text, 'traderatio_sent_total{family="f",account="desk:1",limit="futures.place"}')).toBe(1);
+    expect(value(text, 'traderatio_limit{family="f",account="desk:1",limit="futures.place"}')).toBe(100);
+    expect(value(text, 'traderatio_limit{family="f",account="desk",limit="futures.place"}')).toBe(100);
+    expect(text).not.toContain('limit="1:');
+    expect(value(text, 'traderatio_tier_limit{family="f",account="desk:1"}')).toBe(100);
+    expect(value(text, 'traderatio_tier_limit{family="f",account="desk"}')).toBe(100);
     limiter.close();
   });
 });
