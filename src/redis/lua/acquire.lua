@@ -21,8 +21,8 @@
 -- what waits, as much as every limit has room for within its fair share, at least its weight,
 -- and a lease for tasks to come (extra.lua).
 --
--- `ask` is the request: ARGV by name (the deadline aside), the processes' key (`procs`), `queued`
--- at least the weight, and `slack`, how long after it is due to ask again a process waiting stays
+-- The request, ask: ARGV by name (the deadline aside), the processes' key (procs), queued (at
+-- least the weight) and slack, how long after it is due to ask again a process waiting stays
 -- listed (lease + 50 ms).
 local ask = {
   id = ARGV[1], weight = tonumber(ARGV[2]), want = tonumber(ARGV[3]), lease = tonumber(ARGV[4]), proc = ARGV[6],
