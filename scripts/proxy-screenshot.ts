@@ -13,7 +13,7 @@ const proxy = await startProxy({ upstream: ex.url, accounts, history, statusEver
 let go = true;
 const body = JSON.stringify({ contract: 'BTC_USDT', size: 1, price: '60000' });
 const loop = async (key: string) => { while (go) { const r = await fetch(`${proxy.url}/api/v4/futures/usdt/orders`, { method: 'POST', headers: { KEY: key }, body }); const j = await r.json() as { id?: number }; if (j.id && j.id % 4 === 0) await (await fetch(`${proxy.url}/api/v4/futures/usdt/orders/${j.id}`, { method: 'DELETE', headers: { KEY: key } })).text(); } };
-const pub = async () => { while (go) { await (await fetch(proxy.url + '/api/v4/futures/usdt/contracts')).text(); await new Promise((r) => setTimeout(r, 100)); } };
+const pub = async () => { while (go) { await (await fetch(`${proxy.url}/api/v4/futures/usdt/contracts`)).text(); await new Promise((r) => setTimeout(r, 100)); } };
 const loops = [pub(), ...Array.from({ length: 12 }, () => loop('main-key')), loop('sub-key'), loop('sub-key')];
 await new Promise((r) => setTimeout(r, 1500));
 await new Promise<void>((resolve) => execFile('chromium', ['--headless', '--no-sandbox', '--disable-gpu', '--hide-scrollbars', `--screenshot=${process.argv[2]}`, '--window-size=1024,740', '--timeout=15000', `${proxy.url}/`], (e) => { if (e) console.error(`chromium: ${e.message}`); resolve(); }));
