@@ -19,6 +19,11 @@ describe('InvalidInputError', () => {
     expect((error as InvalidInputError).field).toBe('makerVolume of BTC_USDT');
     expect((error as InvalidInputError).message).toBe('Expected `makerVolume` of BTC_USDT to be a non-negative decimal string, got "-5"');
   });
+
+  it('shows an array as JSON, so that an empty one reads as [] and its strings keep their quotes', () => {
+    expect(new InvalidInputError('`waitBuckets`', [], 'increasing positive numbers').message).toBe('Expected `waitBuckets` to be increasing positive numbers, got []');
+    expect(new InvalidInputError('`list`', ['1', 2, null], 'numbers').message).toBe('Expected `list` to be numbers, got ["1",2,null]');
+  });
 });
 
 describe('TraderatioError.code', () => {
