@@ -18,6 +18,9 @@ export const TOP = 84;
 export const SHADES = ['#f4f4f4', '#eef3fb', '#e3ecf8', '#d6e4f5', '#c8dbf1', '#b9d1ed', '#a9c6e8'];
 const PANEL = 160;
 const GAP = 52;
+/** The most an 11-pixel character of a label takes, and one of a panel's 12-pixel bold name. */
+export const CHARACTER = 6;
+const NAME_CHARACTER = 7.5;
 /** The colour of the hours the spot low-fill throttle holds an account (R14). */
 const SPOT = '#e67e22';
 
@@ -98,10 +101,14 @@ export function timelineSvg(run: TimelineRun): string {
       const title = `<title>${escapeXml(`from ${formatUtcInstant(run.dataEnd)}: projected, as if no activity after ${lastDay}`)}</title>`;
       out.push(`<rect x="${f(xEnd)}" y="${base}" width="${f(x(run.to) - xEnd)}" height="${PANEL}" fill="url(#projected)" class="projection">${title}</rect>`);
       out.push(`<line x1="${f(xEnd)}" y1="${base - 4}" x2="${f(xEnd)}" y2="${base + PANEL}" stroke="#333" stroke-width="1.25" stroke-dasharray="4 3" class="data-ends"/>`);
-      // Right of the rule when the projection is wide enough to hold the words, else left of it.
-      const words = `projected: no activity after ${lastDay}`;
-      const room = x(run.to) - xEnd >= words.length * 6 + 8;
-      out.push(`<text x="${f(room ? xEnd + 4 : xEnd - 4)}" y="${base - 8}" text-anchor="${room ? 'start' : 'end'}" fill="#333">${room ? words : `data ends ${lastDay} · projected →`}</text>`);
+      // Right of the rule (past the account's name) when the words fit there, else left of it,
+      // else left out: the hatching and the legend say it still.
+      const nameEnd = LEFT + id.length * NAME_CHARACTER + 12;
+      const after = `projected: no activity after ${lastDay}`;
+      const before = `data ends ${lastDay} · projected →`;
+      const at = Math.max(xEnd + 4, nameEnd);
+      if (at + after.length * CHARACTER <= WIDTH - RIGHT) out.push(`<text x="${f(at)}" y="${base - 8}" fill="#333">${after}</text>`);
+      else if (xEnd - 4 - before.length * CHARACTER >= nameEnd) out.push(`<text x="${f(xEnd - 4)}" y="${base - 8}" text-anchor="end" fill="#333">${before}</text>`);
     }
     const changes = run.timeline.changes.filter((c) => c.account === id);
     const given = run.input.accounts.find((a) => a.id === id)?.createdAt;

@@ -3,14 +3,14 @@ import { LEFT, RIGHT, WIDTH, timelineSvg } from '../../src/cli/chart.js';
 import { readTimeline } from '../../src/cli/timeline.js';
 
 /** Two days of quoting by one account, November 1 and 2, 2026, then nothing; spot hours as given. */
-function run(spotHours?: readonly unknown[]) {
+function run(spotHours?: readonly unknown[], id = 'main') {
   const day = (d: string) => ({
-    account: 'main',
+    account: id,
     day: d,
     contracts: [{ contract: 'BTC_USDT', makerVolume: '6000', place: 1000 }],
   });
   const file = {
-    accounts: [{ id: 'main', role: 'main' }],
+    accounts: [{ id, role: 'main' }],
     activity: [day('2026-11-01'), day('2026-11-02')],
     ...(spotHours === undefined ? {} : { spotHours }),
   };
@@ -55,6 +55,19 @@ describe('timelineSvg', () => {
     // The raise the data brought is history; the lowering the empty days bring, a projection.
     expect(svg).toContain('<title>2026-11-02T08:00:00.000Z 100 -&gt; 250 (raised-at-0800)</title>');
     expect(svg).toContain('<title>2026-11-10T00:00:00.000Z 250 -&gt; 100 (lowered-at-snapshot, projected)</title>');
+  });
+
+  it("writes the projection's label past the account's name", () => {
+    const id = 'market-making-desk-on-the-quarterly-contracts';
+    const svg = timelineSvg(run(undefined, id));
+    const name = new RegExp(`<text x="${LEFT}" y="(\\d+)" font-weight="bold" font-size="12">${id}</text>`).exec(svg);
+    expect(name).not.toBeNull();
+    const label = new RegExp(
+      `<text x="([\\d.]+)" y="${name![1]}"[^>]*>projected: no activity after 2026-11-02</text>`,
+    ).exec(svg);
+    expect(label).not.toBeNull();
+    // The bold name takes at most 7.5 pixels a character.
+    expect(Number(label![1])).toBeGreaterThanOrEqual(LEFT + id.length * 7.5);
   });
 
   it('counts spot hours after the last day of activity as data', () => {

@@ -2,11 +2,8 @@ import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { LEFT, RIGHT, WIDTH } from '../../../src/cli/chart.js';
+import { CHARACTER, LEFT, RIGHT, WIDTH } from '../../../src/cli/chart.js';
 import { run } from '../../../src/cli/main.js';
-
-/** The widest an 11-pixel sans-serif character is on average, with room to spare. */
-const CHARACTER = 6;
 
 describe('simulationSvg', () => {
   it('writes its legend in lines that fit the width of the chart', async () => {
