@@ -39,6 +39,8 @@ function cannotRead(name: string, e: unknown): InputFileError {
  */
 export function openSource(file: string, stdin: AsyncIterable<Buffer | string>): Source {
   if (file === '-') return { name: STDIN_NAME, chunks: stdin, size: null };
+  // Named as given, an empty name would leave the message starting with its colon.
+  if (file === '') throw new InputFileError('""', null, 'cannot read it: the file name is empty');
   let size: number | null;
   try {
     const stat = statSync(file);

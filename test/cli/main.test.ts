@@ -88,6 +88,7 @@ describe('traderatio plan', () => {
       expect(err).not.toMatch(/\n\s+at /);
     }
     expect((await capture(['plan', join(dir, 'missing.csv')])).err).toBe(`traderatio: ${join(dir, 'missing.csv')}: cannot read it: no such file (ENOENT)`);
+    expect(await capture(['simulate', 'examples/yesterday.csv', '--history', ''])).toEqual({ code: 1, out: '', err: 'traderatio: "": cannot read it: the file name is empty' });
     expect((await capture(['plan', 'examples/family.csv', '--vip', 'high'])).code).toBe(2);
     expect((await capture(['plan', 'examples/family.csv', '--colour'])).code).toBe(2);
   });
