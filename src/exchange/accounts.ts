@@ -1,7 +1,7 @@
 import { checkApiKeyCount } from '../catalog/validators.js';
 import { InvalidInputError } from '../errors.js';
 import type { FamilyKind } from '../rules/family.js';
-import { parseId } from '../internal/parse.js';
+import { checkFields, parseId } from '../internal/parse.js';
 import type { DecimalInput } from '../internal/decimal.js';
 import type { FamilySpec } from './core.js';
 import { type StartingBalances, readBalances } from './funds.js';
@@ -137,6 +137,7 @@ export function readAccounts(file: unknown): AccountsRead {
   }
   const keys = new Map<string, { account: string; secret: string }>();
   const balances = new Map<string, StartingBalances>();
+  const familyIds = new Set<string>();
   const families = f.families.map((fam, i): FamilySpec => {
     const where = `\`families[${i}]\``;
     if (typeof fam !== 'object' || fam === null || !Array.isArray(fam.accounts)) throw new InvalidInputError(where, fam, 'an object { "id", "accounts": [...] }');
@@ -145,6 +146,7 @@ export function readAccounts(file: unknown): AccountsRead {
     const accounts = (fam.accounts as readonly AccountEntry[]).map((a, j) => {
       const at = `\`families[${i}].accounts[${j}]\``;
       if (typeof a !== 'object' || a === null) throw new InvalidInputError(at, a, 'an object { "id", "role"?, "createdAt"?, "keys"? }');
+      checkFields(a, ['id', 'role', 'createdAt', 'keys', 'balances'], at);
       const id = parseId(a.id, `${at}.id`);
       const list = a.keys ?? [];
       if (!Array.isArray(list)) throw new InvalidInputError(`${at}.keys`, list, 'an array of { "key", "secret" }');
@@ -155,14 +157,18 @@ export function readAccounts(file: unknown): AccountsRead {
         if (typeof k?.key !== 'string' || k.key === '' || typeof k.secret !== 'string') {
           throw new InvalidInputError(`${at}.keys[${n}]`, k, 'an object { "key": a non-empty string, "secret": a string }');
         }
+        checkFields(k, ['key', 'secret'], `${at}.keys[${n}]`);
         if (keys.has(k.key)) throw new InvalidInputError(`${at}.keys[${n}].key`, k.key, 'a key given once in the file');
         keys.set(k.key, { account: id, secret: k.secret });
       });
       if (a.balances !== undefined) balances.set(id, readBalances(a.balances, `${at}.balances`));
       return { id, ...(a.role === undefined ? {} : { role: a.role }), ...(a.createdAt === undefined ? {} : { createdAt: readInstant(a.createdAt, `${at}.createdAt`) }) };
     });
+    const id = parseId(fam.id, `${where}.id`);
+    if (familyIds.has(id)) throw new InvalidInputError(`${where}.id`, id, 'a family id given once');
+    familyIds.add(id);
     return {
-      id: parseId(fam.id, `${where}.id`),
+      id,
       accounts,
       ...(fam.vipLevel === undefined ? {} : { vipLevel: fam.vipLevel }),
       options: {

@@ -16,3 +16,18 @@ describe('readAccounts: API keys (R11)', () => {
     expect(() => readAccounts(file(keys(21)))).toThrow("`families[0].accounts[1]`.keys");
   });
 });
+
+describe('readAccounts: the file as a whole', () => {
+  const account = (extra: object = {}, key: object = {}) => ({ id: 'A', role: 'main', keys: [{ key: 'k', secret: 's', ...key }], ...extra });
+  it('refuses a family id given twice, which would give two families one budget', () => {
+    const twice = { families: [{ id: 'f', accounts: [account()] }, { id: 'f', accounts: [{ id: 'B', role: 'main' }] }] };
+    expect(() => readAccounts(twice)).toThrow('Expected `families[1]`.id to be a family id given once, got "f"');
+  });
+  it('refuses an unknown field of an account or a key, a __proto__ key included, rather than ignore it', () => {
+    expect(() => readAccounts({ families: [{ id: 'f', accounts: [account({ rol: 'sub' })] }] })).toThrow('Unknown field `rol` in `families[0].accounts[0]`: did you mean `role`?');
+    expect(() => readAccounts(JSON.parse('{ "families": [{ "id": "f", "accounts": [{ "id": "A", "keys": [{ "key": "k", "secret": "s", "__proto__": {} }] }] }] }'))).toThrow(
+      'Unknown field `__proto__` in `families[0].accounts[0]`.keys[0]',
+    );
+    expect(() => readAccounts({ families: [{ id: 'f', accounts: [account({}, { secrets: 'x' })] }] })).toThrow('Unknown field `secrets` in `families[0].accounts[0]`.keys[0]: did you mean `secret`?');
+  });
+});
