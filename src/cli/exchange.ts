@@ -2,9 +2,9 @@ import { InvalidInputError } from '../errors.js';
 import { type ExchangeOptions, type RunningExchange, startExchange } from '../exchange/server.js';
 import type { ExchangeStats } from '../exchange/stats.js';
 import { InputFileError } from './input.js';
-import { readJson } from './read-json.js';
+import { jsonFile } from './read-json.js';
 import { type ParsedArgs, UsageError } from './options.js';
-import { readInput } from './source.js';
+import { pathOf } from './timeline.js';
 import { wholeNumber } from './whole-number.js';
 
 /** What the exchange command needs from its caller: where to write, and what ends the run. */
@@ -77,8 +77,9 @@ export async function exchangeCommand(args: ParsedArgs, run: ExchangeRun): Promi
     exchange = await startExchange(options);
   } catch (e) {
     if (e instanceof InvalidInputError) {
-      const file = /`(activity|hours|spotHours)|the history file/.test(e.message) ? history : /`fills/.test(e.message) ? fills : accounts;
-      throw file === undefined ? e : new InputFileError(file.name, 1, e.message);
+      const inHistory = /`(activity|hours|spotHours)|the history file/.test(e.message);
+      const file = inHistory ? history : /`fills/.test(e.message) ? fills : accounts;
+      throw file === undefined ? e : new InputFileError(file.name, inHistory ? file.lineOf(pathOf(e)) : 1, e.message);
     }
     if ((e as NodeJS.ErrnoException).code === 'EADDRINUSE') throw new UsageError(`port ${options.port} is in use; choose another with --port N (0 picks a free one)`);
     throw e;
@@ -104,10 +105,4 @@ export function summary(stats: ExchangeStats): string[] {
   for (const ip of stats.ips) lines.push(`  IP ${ip.ip}: ${ip.accepted} accepted, refused ${refused(ip.refused)}`);
   if (Object.keys(stats.unidentified).length > 0) lines.push(`  unidentified: refused ${refused(stats.unidentified)}`);
   return lines;
-}
-
-async function jsonFile(file: string | true | undefined, stdin: AsyncIterable<Buffer | string>): Promise<{ name: string; value: unknown } | undefined> {
-  if (file === undefined || file === true) return undefined;
-  const { name, text } = await readInput(file, stdin);
-  return { name, value: readJson(name, text).value };
 }

@@ -2,9 +2,8 @@ import { InvalidInputError } from '../errors.js';
 import { type ProxyOptions, startProxy } from '../proxy/server.js';
 import { RedisStore } from '../redis/store.js';
 import { InputFileError } from './input.js';
+import { jsonFile } from './read-json.js';
 import { type ParsedArgs, UsageError } from './options.js';
-import { readJson } from './read-json.js';
-import { readInput } from './source.js';
 import { pathOf } from './timeline.js';
 import { wholeNumber } from './whole-number.js';
 
@@ -138,10 +137,4 @@ async function connect(url: string): Promise<RedisConnection> {
     if ((e as NodeJS.ErrnoException).code === 'ERR_MODULE_NOT_FOUND') throw new UsageError('--redis needs a Redis client installed beside traderatio: npm install ioredis (or redis)');
     throw new InvalidInputError('--redis', redactUrl(url), `a Redis that answers (${(e as Error).message})`);
   }
-}
-
-async function jsonFile(file: string | true | undefined, stdin: AsyncIterable<Buffer | string>): Promise<({ name: string } & ReturnType<typeof readJson>) | undefined> {
-  if (file === undefined || file === true) return undefined;
-  const { name, text } = await readInput(file, stdin);
-  return { name, ...readJson(name, text) };
 }

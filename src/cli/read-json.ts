@@ -1,4 +1,5 @@
 import { InputFileError } from './input.js';
+import { readInput } from './source.js';
 
 /**
  * Parses JSON, naming the line of a syntax error, and gives a function that finds the line on
@@ -80,4 +81,11 @@ function locate(text: string, path: readonly (string | number)[]): number {
   }
   skipSpace();
   return text.slice(0, i).split('\n').length;
+}
+
+/** A JSON input file, read when given: its name, its value and where each value of it starts. */
+export async function jsonFile(file: string | true | undefined, stdin: AsyncIterable<Buffer | string>): Promise<({ name: string } & ReturnType<typeof readJson>) | undefined> {
+  if (file === undefined || file === true) return undefined;
+  const { name, text } = await readInput(file, stdin);
+  return { name, ...readJson(name, text) };
 }

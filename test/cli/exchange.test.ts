@@ -68,5 +68,8 @@ describe('traderatio exchange', () => {
     writeFileSync(file, JSON.stringify({ spotHours: [{ account: 'main', hour: -1, requests: 'many' }] }));
     const run = { out: () => {}, stop: new Promise<string>(() => {}), stdin: (async function* () {})() };
     await expect(exchangeCommand(args({ port: '0', history: file }), run)).rejects.toThrow(/history\.json.*`spotHours\[0\]\.requests`.*"many"/s);
+    // The line is the value's, in a file laid out over many.
+    writeFileSync(file, JSON.stringify({ activity: [{ account: 'main', day: -2, contracts: [] }, { account: 'main', day: -1, contracts: [{ contract: 'BTC_USDT', place: -1 }] }] }, null, 2));
+    await expect(exchangeCommand(args({ port: '0', history: file }), run)).rejects.toThrow(`${file}:8: Expected \`place\` of BTC_USDT in \`activity[1]\``);
   });
 });
