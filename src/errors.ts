@@ -155,8 +155,10 @@ export function show(value: unknown): string {
   if (typeof value === 'number' || typeof value === 'bigint' || typeof value === 'boolean') return String(value);
   if (value === undefined) return 'undefined';
   if (value === null) return 'null';
-  // An array's own toString joins its items bare: [] would read as nothing, ['1', 2] as 1,2.
-  if (typeof value === 'object' && !Array.isArray(value) && typeof (value as { toString?: unknown }).toString === 'function' &&
+  // An array's own toString joins its items bare: [] would read as nothing, ['1', 2] as 1,2; and
+  // JSON would write Infinity and NaN as null.
+  if (Array.isArray(value)) return `[${value.map(show).join(', ')}]`;
+  if (typeof value === 'object' && typeof (value as { toString?: unknown }).toString === 'function' &&
       (value as object).toString !== Object.prototype.toString) {
     return String(value);
   }

@@ -20,9 +20,9 @@ describe('InvalidInputError', () => {
     expect((error as InvalidInputError).message).toBe('Expected `makerVolume` of BTC_USDT to be a non-negative decimal string, got "-5"');
   });
 
-  it('shows an array as JSON, so that an empty one reads as [] and its strings keep their quotes', () => {
+  it('shows an array in brackets, so that an empty one reads as [], its strings keep their quotes and Infinity stays Infinity', () => {
     expect(new InvalidInputError('`waitBuckets`', [], 'increasing positive numbers').message).toBe('Expected `waitBuckets` to be increasing positive numbers, got []');
-    expect(new InvalidInputError('`list`', ['1', 2, null], 'numbers').message).toBe('Expected `list` to be numbers, got ["1",2,null]');
+    expect(new InvalidInputError('`list`', ['1', 2, null, Infinity, [NaN]], 'numbers').message).toBe('Expected `list` to be numbers, got ["1", 2, null, Infinity, [NaN]]');
   });
 });
 

@@ -1,4 +1,4 @@
-import { Counter, Gauge, Histogram, Registry } from 'prom-client';
+import { Counter, Gauge, Histogram, type Metric, Registry } from 'prom-client';
 import type { AccountLimiter } from '../account/limiter.js';
 import { InvalidInputError } from '../errors.js';
 import type { SchedulerEvent } from '../schedule/scheduler.js';
@@ -88,17 +88,20 @@ export class LimiterMetrics {
     if (options.registry !== undefined && !(options.registry instanceof Registry)) throw new InvalidInputError('`registry`', options.registry, "a Registry of prom-client");
     const registry = options.registry ?? new Registry();
     this.registry = registry;
-    const registers = [registry];
+    // Made apart from the registry, then registered together once none of their names is taken:
+    // a clash leaves the registry as it was.
+    const registers: Registry[] = [];
+    const made: [string, Metric][] = [];
     const perLimit = ['family', 'account', 'limit'];
     const gauge = (name: string, help: string, labelNames: string[], read: (w: Watched, set: (labels: Record<string, string>, value: number) => void) => void): void => {
       const watched = this.watched;
-      new Gauge({
+      made.push([prefix + name, new Gauge({
         name: prefix + name, help, labelNames, registers,
         collect() {
           this.reset();
           for (const w of watched.values()) read(w, (labels, value) => this.set(labels, value));
         },
-      });
+      })]);
     };
     gauge('limit', 'The limit in force: N requests (weight) per window.', perLimit, (w, set) => {
       for (const l of w.limiter.scheduler.stats().limits) set(limitLabels(w, l.name), l.limit);
@@ -154,6 +157,10 @@ export class LimiterMetrics {
       }
     });
     this.wait = new Histogram({ name: `${prefix}wait_seconds`, help: 'How long requests waited on their limits before they were sent, by action (place, amend, cancel, other).', labelNames: [...perAccount, 'action'], buckets: [...buckets], registers });
+    made.push([`${prefix}sent_total`, this.sent], [`${prefix}refused_total`, this.refused], [`${prefix}answers_429_total`, this.limited], [`${prefix}wait_seconds`, this.wait]);
+    const taken = made.find(([name]) => registry.getSingleMetric(name) !== undefined);
+    if (taken !== undefined) throw new InvalidInputError('`prefix`', prefix, `a prefix whose metrics are not in the registry already (${taken[0]} is)`);
+    for (const [, metric] of made) registry.registerMetric(metric);
   }
 
   /**

@@ -1,4 +1,4 @@
-import { Registry } from 'prom-client';
+import { Gauge, Registry } from 'prom-client';
 import { describe, expect, it } from 'vitest';
 import { AccountLimiter } from '../../src/account/limiter.js';
 import { LimiterMetrics, type LimiterMetricsOptions } from '../../src/metrics/index.js';
@@ -109,6 +109,7 @@ describe('LimiterMetrics', () => {
     expect(() => metrics.observeWait('fam"ily', 'de', { toString: () => 'place' } as unknown as string, 1)).toThrow('Expected `action` to be a non-empty string');
     expect(() => metrics.observeWait('', 'de', 'place', 1)).toThrow('Expected `family` to be a non-empty string, got ""');
     expect(() => new LimiterMetrics([] as LimiterMetricsOptions)).toThrow('Expected the metrics options to be an object');
+    expect(() => new LimiterMetrics({ waitBuckets: [1, Infinity] })).toThrow('Expected `waitBuckets` to be increasing positive numbers of seconds, got [1, Infinity]');
     expect(await metrics.registry.metrics()).not.toContain('wait_seconds_count');
     metrics.observeWait('fam"ily', 'de"sk\\1\nx', 'place', 1);
     const text = await metrics.registry.metrics();
@@ -118,6 +119,15 @@ describe('LimiterMetrics', () => {
     const sample = /^[a-zA-Z_:][a-zA-Z0-9_:]*(\{[a-zA-Z_][a-zA-Z0-9_]*="(?:[^"\\\n]|\\["\\n])*"(?:,[a-zA-Z_][a-zA-Z0-9_]*="(?:[^"\\\n]|\\["\\n])*")*\})? \S+$/;
     for (const line of text.split('\n')) if (line !== '' && !line.startsWith('#')) expect(line).toMatch(sample);
     limiter.close();
+  });
+
+  it('refuses a registry that holds one of its metrics already, registering none of them', async () => {
+    const registry = new Registry();
+    new Gauge({ name: 'traderatio_tier', help: 'the application\'s own', registers: [registry] });
+    expect(() => new LimiterMetrics({ registry })).toThrow('Expected `prefix` to be a prefix whose metrics are not in the registry already (traderatio_tier is), got "traderatio_"');
+    expect(registry.getMetricsAsArray().length).toBe(1);
+    new LimiterMetrics({ registry, prefix: 'desk_' });
+    expect(registry.getSingleMetric('desk_tier')).toBeDefined();
   });
 
   it('labels the limits of an account whose id holds a colon with the whole id, and tells its tier', async () => {
