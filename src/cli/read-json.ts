@@ -15,7 +15,41 @@ export function readJson(file: string, text: string): { value: unknown; lineOf: 
     const line = m === null ? 1 : text.slice(0, Number(m[1])).split('\n').length;
     throw new InputFileError(file, line, `not valid JSON (${(e as Error).message})`);
   }
+  checkKeysOnce(file, text);
   return { value, lineOf: (path) => locate(text, path) };
+}
+
+/**
+ * Refuses an object that gives a key twice (valid JSON): JSON.parse keeps only the last, so the
+ * first (a whole `activity` list, say) would be dropped without a word. `text` is valid JSON.
+ */
+function checkKeysOnce(file: string, text: string): void {
+  // One entry per open object (its keys and the line each is on) or array (null).
+  const open: (Map<string, number> | null)[] = [];
+  let expectKey = false;
+  let line = 1;
+  for (let i = 0; i < text.length; i++) {
+    const c = text[i];
+    if (c === '\n') line++;
+    else if (c === '{') {
+      open.push(new Map());
+      expectKey = true;
+    } else if (c === '[') open.push(null);
+    else if (c === '}' || c === ']') open.pop();
+    else if (c === ',') expectKey = (open.at(-1) ?? null) !== null;
+    else if (c === ':') expectKey = false;
+    else if (c === '"') {
+      const start = i;
+      for (i++; text[i] !== '"'; i++) if (text[i] === '\\') i++;
+      const keys = open.at(-1);
+      if (expectKey && keys !== undefined && keys !== null) {
+        const key = JSON.parse(text.slice(start, i + 1)) as string;
+        const first = keys.get(key);
+        if (first !== undefined) throw new InputFileError(file, line, `the key ${JSON.stringify(key)} is given twice in one object (first on line ${first}); JSON keeps only the last, so give it once`);
+        keys.set(key, line);
+      }
+    }
+  }
 }
 
 /** The 1-based line where the JSON value at `path` starts (the closest enclosing one found). */

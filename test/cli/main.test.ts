@@ -398,6 +398,15 @@ describe('traderatio simulate', () => {
       `traderatio: ${history}:10: Expected \`hours[1].hour\` to be each hour of account main once (first as \`hours[0].hour\`), got -1`,
     );
     expect(await refused({ accounts: {} })).toBe(`traderatio: ${history}:2: Expected \`accounts\` to be an array of { "id", "role"?, "createdAt"? }, got {}`);
+    // JSON.parse keeps the last of a key given twice: the first list would go unsaid.
+    writeFileSync(history, '{\n  "activity": [{ "account": "main", "day": "2026-11-12", "contracts": [], "day": "2026-11-13" }],\n  "activity": []\n}');
+    expect((await capture(['simulate', 'examples/yesterday.csv', '--history', history])).err).toBe(
+      `traderatio: ${history}:2: the key "day" is given twice in one object (first on line 2); JSON keeps only the last, so give it once`,
+    );
+    writeFileSync(history, '{\n  "activity": [{ "account": "main", "day": "2026-11-12", "contracts": [] }],\n  "a\\"ctivity": [], "hours": [],\n  "activity": []\n}');
+    expect((await capture(['simulate', 'examples/yesterday.csv', '--history', history])).err).toBe(
+      `traderatio: ${history}:4: the key "activity" is given twice in one object (first on line 2); JSON keeps only the last, so give it once`,
+    );
     rmSync(dir, { recursive: true });
   });
 
