@@ -88,6 +88,11 @@ describe('traderatio plan', () => {
       expect(err).not.toMatch(/\n\s+at /);
     }
     expect((await capture(['plan', join(dir, 'missing.csv')])).err).toBe(`traderatio: ${join(dir, 'missing.csv')}: cannot read it: no such file (ENOENT)`);
+    // A column given twice: which cell a row's value comes from would be a guess.
+    writeFileSync(join(dir, 'twice.csv'), 'account,contract,maker_volume,place,Place\nmain,BTC_USDT,1,1,2\n');
+    expect(await capture(['plan', join(dir, 'twice.csv')])).toEqual({ code: 1, out: '', err: `traderatio: ${join(dir, 'twice.csv')}:1: the column "Place" is given twice; give each column once` });
+    writeFileSync(join(dir, 'twice.csv'), 'at,account,method,path,at\n1795165200000,main,POST,/api/v4/futures/usdt/orders,5\n');
+    expect((await capture(['simulate', join(dir, 'twice.csv')])).err).toBe(`traderatio: ${join(dir, 'twice.csv')}:1: the column "at" is given twice; give each column once`);
     expect(await capture(['simulate', 'examples/yesterday.csv', '--history', ''])).toEqual({ code: 1, out: '', err: 'traderatio: "": cannot read it: the file name is empty' });
     expect((await capture(['plan', 'examples/family.csv', '--vip', 'high'])).code).toBe(2);
     expect((await capture(['plan', 'examples/family.csv', '--colour'])).code).toBe(2);
