@@ -38,6 +38,10 @@ fills(100_000);
 const req = median(Array.from({ length: 5 }, () => requests(10_000_000)));
 const fil = median(Array.from({ length: 5 }, () => fills(1_000_000)));
 printTable('Tracker: records per second (median of 5 runs)', [
-  { case: 'recordRequest (50 contracts, 2 accounts, crossing hours and days)', 'per second': Math.round(req).toLocaleString('en-US'), target: '5,000,000' },
+  {
+    case: 'recordRequest (50 contracts, 2 accounts, crossing hours and days)',
+    'per second': Math.round(req).toLocaleString('en-US'),
+    target: '5,000,000',
+  },
   { case: 'recordFill (decimal text volumes)', 'per second': Math.round(fil).toLocaleString('en-US'), target: '' },
 ]);

@@ -40,7 +40,10 @@ interface Served {
 }
 
 /** Garbage-collection pauses of one kind: how many, the longest. */
-interface Pauses { n: number; maxMs: number }
+interface Pauses {
+  n: number;
+  maxMs: number;
+}
 
 /** The part of every server script that reports CPU time and GC pauses over IPC. */
 const REPORT = `
@@ -58,7 +61,9 @@ process.on('message', (m) => {
 
 /** Starts a server in a child process; resolves once it listens. */
 function serve(script: string): Promise<Served> {
-  const child = spawn(process.execPath, ['--input-type=module', '-e', REPORT + script], { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+  const child = spawn(process.execPath, ['--input-type=module', '-e', REPORT + script], {
+    stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+  });
   return new Promise((resolve, reject) => {
     child.once('message', (m) => {
       const url = (m as { url: string }).url;
@@ -66,10 +71,11 @@ function serve(script: string): Promise<Served> {
         url,
         child,
         start: () => child.send('start'),
-        stop: () => new Promise((done) => {
-          child.once('message', (r) => done(r as Awaited<ReturnType<Served['stop']>>));
-          child.send('stop');
-        }),
+        stop: () =>
+          new Promise((done) => {
+            child.once('message', (r) => done(r as Awaited<ReturnType<Served['stop']>>));
+            child.send('stop');
+          }),
       });
     });
     child.once('exit', (code) => reject(new Error(`server exited with ${code}`)));
@@ -95,7 +101,14 @@ const place = {
 };
 
 async function load(url: string) {
-  return autocannon({ url: `${url}${place.path}`, method: place.method, headers: place.headers, body: place.body, connections: CONNECTIONS, duration: seconds });
+  return autocannon({
+    url: `${url}${place.path}`,
+    method: place.method,
+    headers: place.headers,
+    body: place.body,
+    connections: CONNECTIONS,
+    duration: seconds,
+  });
 }
 
 /**
@@ -104,11 +117,16 @@ async function load(url: string) {
  * one free); returns each answer's latency in microseconds, the statuses seen, and how many
  * requests went out more than 1 ms after their time (the client's own lag).
  */
-async function paced(url: string, rate: number, ms: number, connections: number): Promise<{ latencies: Float64Array; count: number; statuses: Map<string, number>; late: number }> {
+async function paced(
+  url: string,
+  rate: number,
+  ms: number,
+  connections: number,
+): Promise<{ latencies: Float64Array; count: number; statuses: Map<string, number>; late: number }> {
   const { hostname, port } = new URL(url);
   const request = Buffer.from(
     `${place.method} ${place.path} HTTP/1.1\r\nHost: ${hostname}:${port}\r\nKEY: ${place.headers.KEY}\r\nContent-Type: application/json\r\n` +
-    `Content-Length: ${Buffer.byteLength(place.body)}\r\n\r\n${place.body}`,
+      `Content-Length: ${Buffer.byteLength(place.body)}\r\n\r\n${place.body}`,
   );
   const total = Math.floor((rate * ms) / 1000);
   const latencies = new Float64Array(total);
@@ -116,27 +134,37 @@ async function paced(url: string, rate: number, ms: number, connections: number)
   let count = 0;
   let late = 0;
   const idle: Conn[] = [];
-  interface Conn { socket: Socket; sentAt: bigint; buffered: Buffer }
-  const conns: Conn[] = await Promise.all(Array.from({ length: connections }, () => new Promise<Conn>((resolve, reject) => {
-    const socket = connect(Number(port), hostname, () => resolve(conn));
-    socket.setNoDelay(true);
-    const conn: Conn = { socket, sentAt: 0n, buffered: Buffer.alloc(0) };
-    socket.on('error', reject);
-    socket.on('data', (chunk: Buffer) => {
-      conn.buffered = conn.buffered.length === 0 ? chunk : Buffer.concat([conn.buffered, chunk]);
-      const end = conn.buffered.indexOf('\r\n\r\n');
-      if (end < 0) return;
-      const head = conn.buffered.toString('latin1', 0, end);
-      const length = Number(/\r\ncontent-length: *(\d+)/i.exec(head)?.[1] ?? 0);
-      if (conn.buffered.length < end + 4 + length) return;
-      const at = process.hrtime.bigint();
-      if (count < total) latencies[count++] = Number(at - conn.sentAt) / 1000;
-      const status = head.slice(9, 12);
-      statuses.set(status, (statuses.get(status) ?? 0) + 1);
-      conn.buffered = Buffer.alloc(0);
-      idle.push(conn);
-    });
-  })));
+  interface Conn {
+    socket: Socket;
+    sentAt: bigint;
+    buffered: Buffer;
+  }
+  const conns: Conn[] = await Promise.all(
+    Array.from(
+      { length: connections },
+      () =>
+        new Promise<Conn>((resolve, reject) => {
+          const socket = connect(Number(port), hostname, () => resolve(conn));
+          socket.setNoDelay(true);
+          const conn: Conn = { socket, sentAt: 0n, buffered: Buffer.alloc(0) };
+          socket.on('error', reject);
+          socket.on('data', (chunk: Buffer) => {
+            conn.buffered = conn.buffered.length === 0 ? chunk : Buffer.concat([conn.buffered, chunk]);
+            const end = conn.buffered.indexOf('\r\n\r\n');
+            if (end < 0) return;
+            const head = conn.buffered.toString('latin1', 0, end);
+            const length = Number(/\r\ncontent-length: *(\d+)/i.exec(head)?.[1] ?? 0);
+            if (conn.buffered.length < end + 4 + length) return;
+            const at = process.hrtime.bigint();
+            if (count < total) latencies[count++] = Number(at - conn.sentAt) / 1000;
+            const status = head.slice(9, 12);
+            statuses.set(status, (statuses.get(status) ?? 0) + 1);
+            conn.buffered = Buffer.alloc(0);
+            idle.push(conn);
+          });
+        }),
+    ),
+  );
   idle.push(...conns);
   const t0 = process.hrtime.bigint();
   let sent = 0;
@@ -165,14 +193,27 @@ async function paced(url: string, rate: number, ms: number, connections: number)
  */
 function inProcess(): number {
   const clock = { ...systemClock, wall: () => performance.timeOrigin + performance.now() };
-  const model = new ExchangeModel({ family: { tiers: [{ minRatio: '0', limit: 1_000_000_000 }] }, fills: { maker: 0.6, taker: 0.4 } }, clock);
-  const request = { method: 'POST', path: place.path, query: '', key: 'main-key', timestamp: undefined, sign: undefined, body: place.body, ip: '127.0.0.1' };
+  const model = new ExchangeModel(
+    { family: { tiers: [{ minRatio: '0', limit: 1_000_000_000 }] }, fills: { maker: 0.6, taker: 0.4 } },
+    clock,
+  );
+  const request = {
+    method: 'POST',
+    path: place.path,
+    query: '',
+    key: 'main-key',
+    timestamp: undefined,
+    sign: undefined,
+    body: place.body,
+    ip: '127.0.0.1',
+  };
   const runs: number[] = [];
   for (let run = 0; run < 6; run++) {
     const before = process.cpuUsage();
     for (let i = 0; i < 50_000; i++) {
       const answer = model.handle(request);
-      if (answer.status !== 200 || JSON.stringify(answer.body).length === 0) throw new Error(`placement answered ${answer.status}`);
+      if (answer.status !== 200 || JSON.stringify(answer.body).length === 0)
+        throw new Error(`placement answered ${answer.status}`);
     }
     const used = process.cpuUsage(before);
     if (run > 0) runs.push((used.user + used.system) / 50_000);
@@ -194,7 +235,11 @@ const bare = await serve(BARE);
 const raised = await serve(MODEL(true));
 const real = await serve(MODEL(false));
 try {
-  const servers = [['model, limits raised (every placement accepted and filled)', raised], ['model, published limits (mostly 429 at tier 1)', real], ['bare node:http answering {}', bare]] as const;
+  const servers = [
+    ['model, limits raised (every placement accepted and filled)', raised],
+    ['model, published limits (mostly 429 at tier 1)', real],
+    ['bare node:http answering {}', bare],
+  ] as const;
   for (const [, server] of servers) await load(server.url); // warm-up
   // Alternate rounds: the machine's load changes by the second, and each round's ratio to the bare
   // server measured beside it is what the load moves least.
@@ -204,7 +249,9 @@ try {
       server.start();
       const r = await load(server.url);
       const used = await server.stop();
-      const codes = Object.entries(r.statusCodeStats ?? {}).map(([c, s]) => `${c}: ${(s as { count: number }).count}`).join(', ');
+      const codes = Object.entries(r.statusCodeStats ?? {})
+        .map(([c, s]) => `${c}: ${(s as { count: number }).count}`)
+        .join(', ');
       const answered = r.requests.total;
       cpu.push((used.cpuMs * 1000) / answered);
       const mine = perServer.get(name) ?? { cpu: [], rate: [] };
@@ -212,30 +259,51 @@ try {
       mine.rate.push(r.requests.average);
       perServer.set(name, mine);
       rows.push({
-        round, server: name, 'requests/s': Math.round(r.requests.average).toLocaleString('en-US'), 'p99 ms': r.latency.p99,
-        'server CPU µs/request': cpu.at(-1)!.toFixed(1), 'one core, requests/s': Math.round(answered / (used.cpuMs / 1000)).toLocaleString('en-US'),
-        'CPU / bare': '', statuses: codes, errors: r.errors + r.timeouts,
+        round,
+        server: name,
+        'requests/s': Math.round(r.requests.average).toLocaleString('en-US'),
+        'p99 ms': r.latency.p99,
+        'server CPU µs/request': cpu.at(-1)!.toFixed(1),
+        'one core, requests/s': Math.round(answered / (used.cpuMs / 1000)).toLocaleString('en-US'),
+        'CPU / bare': '',
+        statuses: codes,
+        errors: r.errors + r.timeouts,
       });
     }
-    for (let i = 0; i < servers.length; i++) rows[rows.length - servers.length + i]!['CPU / bare'] = (cpu[i]! / cpu[servers.length - 1]!).toFixed(2);
+    for (let i = 0; i < servers.length; i++)
+      rows[rows.length - servers.length + i]!['CPU / bare'] = (cpu[i]! / cpu[servers.length - 1]!).toFixed(2);
   }
   const ms = seconds * 1000;
   for (const s of [bare, raised]) await paced(s.url, RATE, 1000, CONNECTIONS); // warm-up
   for (let round = 1; round <= LATENCY_ROUNDS; round++) {
-    const measured: { name: string; sorted: Float64Array; statuses: Map<string, number>; late: number; gc: string }[] = [];
-    for (const [name, server] of [['bare node:http', bare], ['model, limits raised', raised]] as const) {
+    const measured: { name: string; sorted: Float64Array; statuses: Map<string, number>; late: number; gc: string }[] =
+      [];
+    for (const [name, server] of [
+      ['bare node:http', bare],
+      ['model, limits raised', raised],
+    ] as const) {
       server.start();
       const r = await paced(server.url, RATE, ms, CONNECTIONS);
       const used = await server.stop();
       measured.push({
-        name, sorted: r.latencies.slice().sort(), statuses: r.statuses, late: r.late,
+        name,
+        sorted: r.latencies.slice().sort(),
+        statuses: r.statuses,
+        late: r.late,
         gc: `${used.minor.n} minor (max ${used.minor.maxMs.toFixed(1)} ms), ${used.major.n} major (max ${used.major.maxMs.toFixed(1)} ms)`,
       });
     }
     for (const m of measured) {
       latency.push({
-        round, server: m.name, answers: [...m.statuses].map(([s, n]) => `${s}: ${n}`).join(', '), 'p50 ms': fmt(quantile(m.sorted, 0.5)), 'p99 ms': fmt(quantile(m.sorted, 0.99)),
-        'p99.9 ms': fmt(quantile(m.sorted, 0.999)), 'max ms': fmt(m.sorted[m.sorted.length - 1]!), 'sent late': m.late, 'GC pauses': m.gc,
+        round,
+        server: m.name,
+        answers: [...m.statuses].map(([s, n]) => `${s}: ${n}`).join(', '),
+        'p50 ms': fmt(quantile(m.sorted, 0.5)),
+        'p99 ms': fmt(quantile(m.sorted, 0.99)),
+        'p99.9 ms': fmt(quantile(m.sorted, 0.999)),
+        'max ms': fmt(m.sorted[m.sorted.length - 1]!),
+        'sent late': m.late,
+        'GC pauses': m.gc,
       });
     }
     for (const m of measured) {
@@ -244,10 +312,17 @@ try {
       mine.p99.push(quantile(m.sorted, 0.99));
       perLatency.set(m.name, mine);
     }
-    const [b, m] = measured as [typeof measured[0], typeof measured[0]];
+    const [b, m] = measured as [(typeof measured)[0], (typeof measured)[0]];
     latency.push({
-      round, server: 'added by the model', answers: '', 'p50 ms': fmt(quantile(m.sorted, 0.5) - quantile(b.sorted, 0.5)), 'p99 ms': fmt(quantile(m.sorted, 0.99) - quantile(b.sorted, 0.99)),
-      'p99.9 ms': fmt(quantile(m.sorted, 0.999) - quantile(b.sorted, 0.999)), 'max ms': '', 'sent late': '', 'GC pauses': '',
+      round,
+      server: 'added by the model',
+      answers: '',
+      'p50 ms': fmt(quantile(m.sorted, 0.5) - quantile(b.sorted, 0.5)),
+      'p99 ms': fmt(quantile(m.sorted, 0.99) - quantile(b.sorted, 0.99)),
+      'p99.9 ms': fmt(quantile(m.sorted, 0.999) - quantile(b.sorted, 0.999)),
+      'max ms': '',
+      'sent late': '',
+      'GC pauses': '',
     });
   }
 } finally {
@@ -255,13 +330,23 @@ try {
 }
 const alone = inProcess();
 console.log(`\nThe model alone (in process, no HTTP): ${alone.toFixed(1)} µs of CPU per accepted and filled placement`);
-printTable(`Throughput: futures placements, ${CONNECTIONS} keep-alive connections, ${seconds} s per server and round after a ${seconds} s warm-up, ${ROUNDS} rounds`, rows);
-printTable(`Latency at ${RATE.toLocaleString('en-US')} requests per second (${CONNECTIONS} connections, paced, timed in microseconds, ${seconds} s per round, ${LATENCY_ROUNDS} rounds)`, latency);
+printTable(
+  `Throughput: futures placements, ${CONNECTIONS} keep-alive connections, ${seconds} s per server and round after a ${seconds} s warm-up, ${ROUNDS} rounds`,
+  rows,
+);
+printTable(
+  `Latency at ${RATE.toLocaleString('en-US')} requests per second (${CONNECTIONS} connections, paced, timed in microseconds, ${seconds} s per round, ${LATENCY_ROUNDS} rounds)`,
+  latency,
+);
 printTable(`Medians over the rounds (the figures the targets are judged on)`, [
   ...[...perServer].map(([name, m]) => ({
-    measure: `throughput: ${name}`, value: `${median(m.cpu).toFixed(1)} µs CPU per request = ${Math.round(1e6 / median(m.cpu)).toLocaleString('en-US')} per second on one core (${Math.round(median(m.rate)).toLocaleString('en-US')}/s reached)`,
+    measure: `throughput: ${name}`,
+    value: `${median(m.cpu).toFixed(1)} µs CPU per request = ${Math.round(1e6 / median(m.cpu)).toLocaleString('en-US')} per second on one core (${Math.round(median(m.rate)).toLocaleString('en-US')}/s reached)`,
   })),
-  ...[...perLatency].map(([name, m]) => ({ measure: `latency: ${name}`, value: `p50 ${fmt(median(m.p50))} ms, p99 ${fmt(median(m.p99))} ms` })),
+  ...[...perLatency].map(([name, m]) => ({
+    measure: `latency: ${name}`,
+    value: `p50 ${fmt(median(m.p50))} ms, p99 ${fmt(median(m.p99))} ms`,
+  })),
   {
     measure: 'latency added by the model (p99 of each round, model minus bare)',
     value: (() => {

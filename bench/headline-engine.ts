@@ -56,12 +56,23 @@ let store: RedisStore | undefined;
 let statics: Scheduler | undefined;
 if (config.setup === 'traderatio') {
   redis = new Redis({ host: '127.0.0.1', port: 6379, maxRetriesPerRequest: null });
-  store = new RedisStore({ client: redis, prefix: config.prefix, clock, ...(process.env['HEADLINE_MAX_BATCH'] ? { maxBatch: Number(process.env['HEADLINE_MAX_BATCH']) } : {}) });
+  store = new RedisStore({
+    client: redis,
+    prefix: config.prefix,
+    clock,
+    ...(process.env['HEADLINE_MAX_BATCH'] ? { maxBatch: Number(process.env['HEADLINE_MAX_BATCH']) } : {}),
+  });
   // 20 ms of margin (R13), as the published figures were measured (docs/performance.md,
   // Headline); HEADLINE_MARGIN_MS sets another. Each process's measured lateness is shared
   // through Redis as well (docs/distributed.md, Time), which covers the four processes' ways to
   // the exchange without a margin too. HEADLINE_PACING sets `pacing` (1, unpaced, by default).
-  limiter = new AccountLimiter({ accounts: [{ id: 'main', role: 'main' }], clock, store, marginMs: Number(process.env['HEADLINE_MARGIN_MS'] ?? 20), pacing: Number(process.env['HEADLINE_PACING'] ?? 1) });
+  limiter = new AccountLimiter({
+    accounts: [{ id: 'main', role: 'main' }],
+    clock,
+    store,
+    marginMs: Number(process.env['HEADLINE_MARGIN_MS'] ?? 20),
+    pacing: Number(process.env['HEADLINE_PACING'] ?? 1),
+  });
   limiter.seed(config.history as never);
   limitCcxt(limiter, gate, { account: 'main' });
 } else if (config.setup === 'static') {
@@ -70,15 +81,45 @@ if (config.setup === 'traderatio') {
   const catalog = createCatalog();
   const limits = new Map<string, Limit>();
   const fetch2 = gate.fetch2.bind(gate);
-  gate.fetch2 = ((path: unknown, apiName?: unknown, method?: string, params?: unknown, headers?: unknown, body?: unknown, cfg?: unknown) => {
-    const built = gate.sign(path as string, apiName as string, method, params as object, headers as never, body as never) as { url: string; method: string; body?: string };
-    const c = catalog.classify(built.method, built.url, built.body === undefined || built.body === '' ? undefined : JSON.parse(built.body));
+  gate.fetch2 = ((
+    path: unknown,
+    apiName?: unknown,
+    method?: string,
+    params?: unknown,
+    headers?: unknown,
+    body?: unknown,
+    cfg?: unknown,
+  ) => {
+    const built = gate.sign(
+      path as string,
+      apiName as string,
+      method,
+      params as object,
+      headers as never,
+      body as never,
+    ) as { url: string; method: string; body?: string };
+    const c = catalog.classify(
+      built.method,
+      built.url,
+      built.body === undefined || built.body === '' ? undefined : JSON.parse(built.body),
+    );
     const mine = c.limits.map((s) => {
       let l = limits.get(s.key);
-      if (l === undefined) limits.set(s.key, (l = statics!.limit({ name: s.key, limit: Math.max(1, Math.floor(s.limit * config.share)), windowMs: s.windowMs })));
+      if (l === undefined)
+        limits.set(
+          s.key,
+          (l = statics!.limit({
+            name: s.key,
+            limit: Math.max(1, Math.floor(s.limit * config.share)),
+            windowMs: s.windowMs,
+          })),
+        );
       return l;
     });
-    return statics!.schedule(() => fetch2(path, apiName, method, params as never, headers as never, body, cfg as never), { limits: mine, weight: c.weight }) as Promise<unknown>;
+    return statics!.schedule(
+      () => fetch2(path, apiName, method, params as never, headers as never, body, cfg as never),
+      { limits: mine, weight: c.weight },
+    ) as Promise<unknown>;
   }) as typeof gate.fetch2;
 }
 
@@ -145,13 +186,17 @@ const stop = setTimeout(() => {
   limiter?.scheduler.close();
   statics?.close();
 }, end - clock.wall());
-await Promise.all(Array.from({ length: 16 }, async () => {
-  while (clock.wall() < end) await act();
-}));
+await Promise.all(
+  Array.from({ length: 16 }, async () => {
+    while (clock.wall() < end) await act();
+  }),
+);
 clearTimeout(stop);
 const state = limiter === undefined ? null : limiter.limitNow('main');
 limiter?.close();
 statics?.close();
 await store?.close();
 redis?.disconnect();
-process.stdout.write(`${JSON.stringify({ ...counts, limit: state?.limit, throttle: state?.throttle ?? null, waits })}\n`);
+process.stdout.write(
+  `${JSON.stringify({ ...counts, limit: state?.limit, throttle: state?.throttle ?? null, waits })}\n`,
+);

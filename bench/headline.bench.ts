@@ -32,7 +32,8 @@ import type { Clock } from '../src/schedule/clock.js';
 import { median, printTable } from './measure.js';
 
 const seconds = Number(process.argv[2] ?? 60);
-if (!Number.isFinite(seconds) || seconds < 10) throw new Error(`seconds: a number of at least 10, got ${process.argv[2]}`);
+if (!Number.isFinite(seconds) || seconds < 10)
+  throw new Error(`seconds: a number of at least 10, got ${process.argv[2]}`);
 const DAY = 86_400_000;
 const HOUR = 3_600_000;
 const PROCESSES = Number(process.env['HEADLINE_PROCESSES'] ?? 4);
@@ -42,7 +43,14 @@ const engine = new URL('./headline-engine.ts', import.meta.url).pathname;
 const luaText = new URL('../scripts/lua.ts', import.meta.url).href;
 
 interface EngineResult {
-  sent: number; placements: number; amends: number; cancels: number; tooMany: number; otherErrors: number; givenUp: number; waits: number[];
+  sent: number;
+  placements: number;
+  amends: number;
+  cancels: number;
+  tooMany: number;
+  otherErrors: number;
+  givenUp: number;
+  waits: number[];
 }
 
 /**
@@ -71,8 +79,14 @@ function modelClock(): Clock & { offset: number; raise: number; moveTo(before: n
  * takes seconds to start on a busy machine); `go(offset, end)` then sets it running on the
  * model's clock until `end`, and `result` resolves with what it did.
  */
-function startEngine(config: object): { ready: Promise<void>; go: (offset: number, end: number) => void; result: Promise<EngineResult> } {
-  const child = spawn(process.execPath, ['--import', 'tsx', '--import', luaText, engine, JSON.stringify(config)], { stdio: ['pipe', 'pipe', 'inherit'] });
+function startEngine(config: object): {
+  ready: Promise<void>;
+  go: (offset: number, end: number) => void;
+  result: Promise<EngineResult>;
+} {
+  const child = spawn(process.execPath, ['--import', 'tsx', '--import', luaText, engine, JSON.stringify(config)], {
+    stdio: ['pipe', 'pipe', 'inherit'],
+  });
   let out = '';
   let isReady: () => void = () => {};
   const ready = new Promise<void>((resolve) => (isReady = resolve));
@@ -80,30 +94,49 @@ function startEngine(config: object): { ready: Promise<void>; go: (offset: numbe
     out += s;
     if (out.startsWith('ready\n')) isReady();
   });
-  const result = new Promise<EngineResult>((resolve, reject) => child.on('close', (code) => {
-    const line = out.trim().split('\n').at(-1) ?? '';
-    if (code === 0 && line.startsWith('{')) resolve(JSON.parse(line) as EngineResult);
-    else reject(new Error(`engine exited with ${code}: ${out.slice(-500)}`));
-  }));
+  const result = new Promise<EngineResult>((resolve, reject) =>
+    child.on('close', (code) => {
+      const line = out.trim().split('\n').at(-1) ?? '';
+      if (code === 0 && line.startsWith('{')) resolve(JSON.parse(line) as EngineResult);
+      else reject(new Error(`engine exited with ${code}: ${out.slice(-500)}`));
+    }),
+  );
   return { ready, go: (offset, end) => child.stdin.end(`${JSON.stringify({ offset, end })}\n`), result };
 }
 
 const rows: Record<string, string | number>[] = [];
 const redis = new Redis({ host: '127.0.0.1', port: 6379 });
-for (const setup of (process.env['HEADLINE_SETUPS']?.split(',') ?? ['traderatio', 'ccxt', 'static']) as ('traderatio' | 'ccxt' | 'static')[]) {
+for (const setup of (process.env['HEADLINE_SETUPS']?.split(',') ?? ['traderatio', 'ccxt', 'static']) as (
+  | 'traderatio'
+  | 'ccxt'
+  | 'static'
+)[]) {
   const clock = modelClock();
   const day = (n: number) => new Date(clock.raise - n * DAY).toISOString().slice(0, 10);
   const days = [
     { account: 'main', day: day(2), contracts: [{ contract: 'BTC_USDT', makerVolume: '0', place: 100_000 }] },
     { account: 'main', day: day(1), contracts: [{ contract: 'BTC_USDT', makerVolume: '1800000', place: 100_000 }] },
   ];
-  const hours = process.env['HEADLINE_NO_THROTTLE'] ? [] : [{ account: 'main', hour: new Date(clock.raise - DAY - HOUR).toISOString(), requests: 86_401, traded: '0' }];
-  const exchange = await startExchange({ port: 0, clock, history: { activity: days, hours }, fills: { maker: 0.05, taker: 0.05 } });
+  const hours = process.env['HEADLINE_NO_THROTTLE']
+    ? []
+    : [{ account: 'main', hour: new Date(clock.raise - DAY - HOUR).toISOString(), requests: 86_401, traded: '0' }];
+  const exchange = await startExchange({
+    port: 0,
+    clock,
+    history: { activity: days, hours },
+    fills: { maker: 0.05, taker: 0.05 },
+  });
   const prefix = `bench-headline-${process.pid}-${setup}`;
-  const engines = Array.from({ length: PROCESSES }, (_, i) => startEngine({
-    setup, url: exchange.url, prefix, share: 1 / PROCESSES, seed: i + 1,
-    history: { days, hours: hours.map((h) => ({ ...h, hour: Date.parse(h.hour) })) },
-  }));
+  const engines = Array.from({ length: PROCESSES }, (_, i) =>
+    startEngine({
+      setup,
+      url: exchange.url,
+      prefix,
+      share: 1 / PROCESSES,
+      seed: i + 1,
+      history: { days, hours: hours.map((h) => ({ ...h, hour: Date.parse(h.hour) })) },
+    }),
+  );
   await Promise.all(engines.map((e) => e.ready));
   // Every process started: half a run before 08:00, plus 12 s for a new Redis prefix to wait out
   // the longest window in force (the throttle's 10 s; docs/distributed.md, Redis restarts).
@@ -137,16 +170,28 @@ for (const setup of (process.env['HEADLINE_SETUPS']?.split(',') ?? ['traderatio'
   const beforePossible = 10 * Math.ceil(half / 10_000);
   const afterPossible = 250 * (half / 1000);
   rows.push({
-    setup: setup === 'ccxt' ? 'ccxt enableRateLimit' : setup === 'static' ? 'static 25% per process' : 'traderatio (Redis store)',
+    setup:
+      setup === 'ccxt'
+        ? 'ccxt enableRateLimit'
+        : setup === 'static'
+          ? 'static 25% per process'
+          : 'traderatio (Redis store)',
     'requests sent': sum((r) => r.sent),
     'answers 429': sum((r) => r.tooMany),
     'placements, throttled half': `${atRaise - atStart} of ${beforePossible} (${((100 * (atRaise - atStart)) / beforePossible).toFixed(0)}%)`,
     'placements, tier-4 half': `${after} of ${afterPossible} (${((100 * after) / afterPossible).toFixed(1)}%)`,
     'wait p50 ms': waits.length === 0 ? '-' : median(waits).toFixed(2),
     'wait p99 ms': waits.length === 0 ? '-' : waits[Math.floor(waits.length * 0.99)]!.toFixed(1),
-    'model refused': stats.limits.filter((l) => l.refused > 0).map((l) => `${l.key} ${l.refused}`).join(', ') || 'none',
+    'model refused':
+      stats.limits
+        .filter((l) => l.refused > 0)
+        .map((l) => `${l.key} ${l.refused}`)
+        .join(', ') || 'none',
   });
   console.error(`${setup}: done`);
 }
 redis.disconnect();
-printTable(`Four ccxt engine processes on one account, ${seconds} s: ${half / 1000} s throttled (10 per 10 s) before 08:00, ${half / 1000} s at tier 4 (250 per second) after`, rows);
+printTable(
+  `Four ccxt engine processes on one account, ${seconds} s: ${half / 1000} s throttled (10 per 10 s) before 08:00, ${half / 1000} s at tier 4 (250 per second) after`,
+  rows,
+);

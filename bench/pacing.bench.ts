@@ -21,7 +21,8 @@ import { DAY, HOUR, clockAt, day, model } from '../test/e2e/harness.js';
 import { median, printTable } from './measure.js';
 
 const seconds = Number(process.argv[2] ?? 10);
-if (!Number.isFinite(seconds) || seconds < 3) throw new Error(`seconds: a number of at least 3, got ${process.argv[2]}`);
+if (!Number.isFinite(seconds) || seconds < 3)
+  throw new Error(`seconds: a number of at least 3, got ${process.argv[2]}`);
 const runMs = seconds * 1000;
 const settings = (process.env['PACING'] ?? '1,5,10,20').split(',').map(Number);
 
@@ -35,24 +36,33 @@ function mostIn(sorted: readonly number[], ms: number): number {
   return most;
 }
 
-const pct = (xs: number[], p: number) => (xs.length === 0 ? 0 : [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor(xs.length * p))]!);
+const pct = (xs: number[], p: number) =>
+  xs.length === 0 ? 0 : [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor(xs.length * p))]!;
 
 /** The engine on a virtual clock: placements accepted, answers 429 and the most sent in any 100 ms. */
 async function virtualRun(pacing: number, ms: number) {
   const WALL = Date.parse('2026-11-02T09:00:00Z');
   const clock = new VirtualClock({ start: 0, wallStart: WALL });
   const limiter = new AccountLimiter({ accounts: [{ id: 'main', role: 'main' }], clock, pacing });
-  limiter.reportRateLimit('main', [{ type: 'futures', tier: '4', ratio: '8.19', main_ratio: '8.19', updated_at: String(Math.floor(WALL / 1000)) }]);
+  limiter.reportRateLimit('main', [
+    { type: 'futures', tier: '4', ratio: '8.19', main_ratio: '8.19', updated_at: String(Math.floor(WALL / 1000)) },
+  ]);
   const exchange = new SlidingCount(250);
   const sent: number[] = [];
   let tooMany = 0;
   const body = { contract: 'BTC_USDT', size: 1 };
   const workers = Array.from({ length: 64 }, async () => {
     while (clock.now() < ms) {
-      const at = await limiter.request('main', 'POST', '/futures/usdt/orders', () => {
-        sent.push(clock.now());
-        return new Promise<number>((resolve) => clock.setTimer(() => resolve(clock.now()), 5));
-      }, { body });
+      const at = await limiter.request(
+        'main',
+        'POST',
+        '/futures/usdt/orders',
+        () => {
+          sent.push(clock.now());
+          return new Promise<number>((resolve) => clock.setTimer(() => resolve(clock.now()), 5));
+        },
+        { body },
+      );
       if (exchange.fits(at, 1, 250, 1000)) exchange.add(at, 1);
       else tooMany++;
     }
@@ -74,7 +84,10 @@ for (const pacing of settings) {
     'most sent in 100 ms': r.most,
   });
 }
-printTable(`On a virtual clock: 64 placements in flight at tier 4 (250 per second), answered in 5 ms, ${virtualMs / 1000} s per setting`, virtualRows);
+printTable(
+  `On a virtual clock: 64 placements in flight at tier 4 (250 per second), answered in 5 ms, ${virtualMs / 1000} s per setting`,
+  virtualRows,
+);
 
 const rows: Record<string, string | number>[] = [];
 for (const pacing of settings) {
@@ -82,7 +95,9 @@ for (const pacing of settings) {
   const clock = clockAt(9 * HOUR);
   const history = { activity: [day(1, '900000', 100_000)] };
   const limiter = new AccountLimiter({ accounts: [{ id: 'main', role: 'main' }], clock, pacing });
-  limiter.seed({ days: history.activity.map((d) => ({ ...d, day: new Date(clock.today + d.day * DAY).toISOString().slice(0, 10) })) });
+  limiter.seed({
+    days: history.activity.map((d) => ({ ...d, day: new Date(clock.today + d.day * DAY).toISOString().slice(0, 10) })),
+  });
   const exchange = await model(clock, history);
   const placed: number[] = [];
   let cancelSent = 0;
@@ -115,7 +130,12 @@ for (const pacing of settings) {
     while (performance.now() < end) {
       await new Promise((r) => setTimeout(r, 10));
       const asked = performance.now();
-      const res = await fetch(`${url}/${lastId}`, { method: 'DELETE', headers, signal: stop.signal, contract: 'BTC_USDT' } as RequestInit).catch(() => undefined);
+      const res = await fetch(`${url}/${lastId}`, {
+        method: 'DELETE',
+        headers,
+        signal: stop.signal,
+        contract: 'BTC_USDT',
+      } as RequestInit).catch(() => undefined);
       if (res === undefined) break;
       await res.arrayBuffer();
       waits.push(cancelSent - asked);
@@ -137,4 +157,7 @@ for (const pacing of settings) {
   });
   console.error(`pacing ${pacing}: done`);
 }
-printTable(`One engine saturating tier-4 futures placement (250 per second) through limitedFetch, ${seconds} s per setting`, rows);
+printTable(
+  `One engine saturating tier-4 futures placement (250 per second) through limitedFetch, ${seconds} s per setting`,
+  rows,
+);

@@ -31,9 +31,17 @@ const file = (name: string, value: unknown): string => {
   writeFileSync(path, JSON.stringify(value));
   return path;
 };
-const accounts = file('accounts.json', { families: [{ id: 'desk', accounts: [{ id: 'main', role: 'main', keys: [{ key: 'main-key', secret: 'main-secret' }] }] }] });
+const accounts = file('accounts.json', {
+  families: [
+    { id: 'desk', accounts: [{ id: 'main', role: 'main', keys: [{ key: 'main-key', secret: 'main-secret' }] }] },
+  ],
+});
 // A ratio of 9 the day before yesterday: tier 4 all of today (R3, R5).
-const history = file('history.json', { activity: [{ account: 'main', day: -2, contracts: [{ contract: 'BTC_USDT', makerVolume: '900000', place: 100_000 }] }] });
+const history = file('history.json', {
+  activity: [
+    { account: 'main', day: -2, contracts: [{ contract: 'BTC_USDT', makerVolume: '900000', place: 100_000 }] },
+  ],
+});
 const fills = file('fills.json', { maker: 0, taker: 0 });
 
 /** Starts a command of the built command line; resolves with the URL it prints first. */
@@ -50,50 +58,117 @@ function start(args: readonly string[], pattern: RegExp): Promise<{ url: string;
   });
 }
 
-interface Run { readonly tooMany: number; readonly accepted: number; readonly most: number; readonly cancels: number }
+interface Run {
+  readonly tooMany: number;
+  readonly accepted: number;
+  readonly most: number;
+  readonly cancels: number;
+}
 
 function engine(url: string, threads = 32): Promise<{ statuses: Record<string, number>; cancels: number }> {
   const child = spawn('python3', [join(root, 'examples/proxy/engine.py')], {
-    env: { ...process.env, GATE_URL: url, GATE_KEY: 'main-key', GATE_SECRET: 'main-secret', SECONDS: String(SECONDS), THREADS: String(threads) },
+    env: {
+      ...process.env,
+      GATE_URL: url,
+      GATE_KEY: 'main-key',
+      GATE_SECRET: 'main-secret',
+      SECONDS: String(SECONDS),
+      THREADS: String(threads),
+    },
     stdio: ['ignore', 'pipe', 'inherit'],
   });
   let out = '';
   child.stdout.setEncoding('utf8').on('data', (s: string) => (out += s));
-  return new Promise((done, fail) => child.on('exit', (code) => (code === 0 ? done(JSON.parse(out.trim())) : fail(new Error(`engine.py exited ${code}`)))));
+  return new Promise((done, fail) =>
+    child.on('exit', (code) =>
+      code === 0 ? done(JSON.parse(out.trim())) : fail(new Error(`engine.py exited ${code}`)),
+    ),
+  );
 }
 
-const model = await start(['exchange', '--port', '0', '--accounts', accounts, '--history', history, '--fills', fills, '--verify-signatures'], /traderatio exchange: (http:\/\/\S+)/);
-const proxy = await start(['proxy', '--port', '0', '--upstream', model.url, '--accounts', accounts, '--history', history], /traderatio proxy: (http:\/\/\S+) ->/);
+const model = await start(
+  ['exchange', '--port', '0', '--accounts', accounts, '--history', history, '--fills', fills, '--verify-signatures'],
+  /traderatio exchange: (http:\/\/\S+)/,
+);
+const proxy = await start(
+  ['proxy', '--port', '0', '--upstream', model.url, '--accounts', accounts, '--history', history],
+  /traderatio proxy: (http:\/\/\S+) ->/,
+);
 
 /** The engine through each of `urls` at once (32 threads in all), the model's counts reset before. */
 async function measure(urls: readonly string[]): Promise<Run> {
   await fetch(`${model.url}/_model/reset`, { method: 'POST' });
   const rs = await Promise.all(urls.map((url) => engine(url, 32 / urls.length)));
-  const stats = (await (await fetch(`${model.url}/_model/stats`)).json()) as { accounts: { limits: { key: string; accepted: number; most: number }[] }[] };
+  const stats = (await (await fetch(`${model.url}/_model/stats`)).json()) as {
+    accounts: { limits: { key: string; accepted: number; most: number }[] }[];
+  };
   const place = stats.accounts[0]!.limits.find((l) => l.key === 'futures.place')!;
-  return { tooMany: rs.reduce((n, r) => n + (r.statuses['429'] ?? 0), 0), accepted: place.accepted, most: place.most, cancels: rs.reduce((n, r) => n + r.cancels, 0) };
+  return {
+    tooMany: rs.reduce((n, r) => n + (r.statuses['429'] ?? 0), 0),
+    accepted: place.accepted,
+    most: place.most,
+    cancels: rs.reduce((n, r) => n + r.cancels, 0),
+  };
 }
 
 /** One placement, signed as section 5 says: a budget new to Redis starts one window (10 s) after it is first asked. */
 async function warm(url: string): Promise<void> {
   const body = JSON.stringify({ contract: 'BTC_USDT', size: 1, price: '60000' });
   const timestamp = String(Math.floor(Date.now() / 1000));
-  const payload = ['POST', '/api/v4/futures/usdt/orders', '', createHash('sha512').update(body).digest('hex'), timestamp].join('\n');
-  const headers = { KEY: 'main-key', Timestamp: timestamp, SIGN: createHmac('sha512', 'main-secret').update(payload).digest('hex') };
+  const payload = [
+    'POST',
+    '/api/v4/futures/usdt/orders',
+    '',
+    createHash('sha512').update(body).digest('hex'),
+    timestamp,
+  ].join('\n');
+  const headers = {
+    KEY: 'main-key',
+    Timestamp: timestamp,
+    SIGN: createHmac('sha512', 'main-secret').update(payload).digest('hex'),
+  };
   await (await fetch(`${url}/api/v4/futures/usdt/orders`, { method: 'POST', headers, body })).text();
 }
 
 const redisUrl = process.env['REDIS_URL'] ?? 'redis://127.0.0.1:6379';
 const redis = new Redis(redisUrl, { lazyConnect: true, maxRetriesPerRequest: 1, retryStrategy: () => null });
 redis.on('error', () => {});
-const redisUp = await redis.connect().then(() => true, () => false);
+const redisUp = await redis.connect().then(
+  () => true,
+  () => false,
+);
 const prefix = `bench-proxy-${randomBytes(4).toString('hex')}`;
 const shared = redisUp
-  ? await Promise.all([0, 1].map(() => start(['proxy', '--port', '0', '--upstream', model.url, '--accounts', accounts, '--history', history, '--redis', redisUrl, '--redis-prefix', prefix], /traderatio proxy: (http:\/\/\S+) ->/)))
+  ? await Promise.all(
+      [0, 1].map(() =>
+        start(
+          [
+            'proxy',
+            '--port',
+            '0',
+            '--upstream',
+            model.url,
+            '--accounts',
+            accounts,
+            '--history',
+            history,
+            '--redis',
+            redisUrl,
+            '--redis-prefix',
+            prefix,
+          ],
+          /traderatio proxy: (http:\/\/\S+) ->/,
+        ),
+      ),
+    )
   : [];
 for (const p of shared) await warm(p.url);
 
-const runs: Record<string, Run[]> = { 'through traderatio proxy': [], 'straight at the model': [], ...(redisUp ? { 'two proxies, --redis, 16 threads each': [] } : {}) };
+const runs: Record<string, Run[]> = {
+  'through traderatio proxy': [],
+  'straight at the model': [],
+  ...(redisUp ? { 'two proxies, --redis, 16 threads each': [] } : {}),
+};
 for (let round = 0; round < ROUNDS; round++) {
   runs['through traderatio proxy']!.push(await measure([proxy.url]));
   runs['straight at the model']!.push(await measure([model.url]));
@@ -107,11 +182,16 @@ if (redisUp) {
 }
 
 const share = (r: Run) => r.accepted / (LIMIT * SECONDS);
-printTable(`Python engine (32 threads, ${SECONDS} s per run, ${ROUNDS} rounds) on a tier-4 account (${LIMIT} placements/s); load average ${loadavg().map((l) => l.toFixed(1)).join(' ')}`, Object.entries(runs).map(([setup, rs]) => ({
-  setup,
-  'answers 429, each run': rs.map((r) => r.tooMany).join(', '),
-  'limit used, each run': rs.map((r) => `${(share(r) * 100).toFixed(1)}%`).join(', '),
-  'limit used, median': `${(median(rs.map(share)) * 100).toFixed(1)}%`,
-  'most in any 1 s': Math.max(...rs.map((r) => r.most)),
-  'cancels, median': median(rs.map((r) => r.cancels)),
-})));
+printTable(
+  `Python engine (32 threads, ${SECONDS} s per run, ${ROUNDS} rounds) on a tier-4 account (${LIMIT} placements/s); load average ${loadavg()
+    .map((l) => l.toFixed(1))
+    .join(' ')}`,
+  Object.entries(runs).map(([setup, rs]) => ({
+    setup,
+    'answers 429, each run': rs.map((r) => r.tooMany).join(', '),
+    'limit used, each run': rs.map((r) => `${(share(r) * 100).toFixed(1)}%`).join(', '),
+    'limit used, median': `${(median(rs.map(share)) * 100).toFixed(1)}%`,
+    'most in any 1 s': Math.max(...rs.map((r) => r.most)),
+    'cancels, median': median(rs.map((r) => r.cancels)),
+  })),
+);

@@ -13,13 +13,25 @@ import { RECIPES, runRecipe } from '../test/integrations/recipes.js';
 import { printTable } from './measure.js';
 
 const seconds = Number(process.argv[2] ?? 10);
-if (!Number.isFinite(seconds) || seconds < 3) throw new Error(`seconds: a number of at least 3, got ${process.argv[2]}`);
+if (!Number.isFinite(seconds) || seconds < 3)
+  throw new Error(`seconds: a number of at least 3, got ${process.argv[2]}`);
 const LIMIT = 300;
 
 const rows: Record<string, string | number>[] = [];
 for (const recipe of RECIPES) {
-  const limited = await runRecipe(recipe, { exchangeMakerVolume: '1000000', limit: LIMIT, runMs: seconds * 1000, modelWorker: true });
-  const bare = await runRecipe(recipe, { exchangeMakerVolume: '1000000', limit: LIMIT, runMs: seconds * 1000, bare: true, modelWorker: true });
+  const limited = await runRecipe(recipe, {
+    exchangeMakerVolume: '1000000',
+    limit: LIMIT,
+    runMs: seconds * 1000,
+    modelWorker: true,
+  });
+  const bare = await runRecipe(recipe, {
+    exchangeMakerVolume: '1000000',
+    limit: LIMIT,
+    runMs: seconds * 1000,
+    bare: true,
+    modelWorker: true,
+  });
   const later = limited.perSecond.slice(1);
   const perSecond = later.length === 0 ? 0 : later.reduce((a, b) => a + b, 0) / later.length;
   rows.push({

@@ -48,12 +48,23 @@ function traderatio(name: string, prefetch: number | 'auto', counting = false): 
       const s = new Scheduler({ store });
       const limits = s.limit({ name: 'orders', limit: n, windowMs });
       const counts = counting ? store.counts() : null;
-      counts?.start(() => ['main'], Date.now, () => {});
+      counts?.start(
+        () => ['main'],
+        Date.now,
+        () => {},
+      );
       return {
-        run: counts === null ? (task) => s.schedule(task, { limits }) : (task) => s.schedule(() => {
-          counts.request('futures', 'main', 'BTC_USDT', 'place', 1, Date.now());
-          return task();
-        }, { limits }),
+        run:
+          counts === null
+            ? (task) => s.schedule(task, { limits })
+            : (task) =>
+                s.schedule(
+                  () => {
+                    counts.request('futures', 'main', 'BTC_USDT', 'place', 1, Date.now());
+                    return task();
+                  },
+                  { limits },
+                ),
         async close() {
           s.close();
           await store.close();
@@ -74,7 +85,12 @@ const peers: Peer[] = [
     name: 'rate-limiter-flexible RateLimiterRedis',
     async make(prefix, n, windowMs) {
       const client = connect();
-      const rl = new RateLimiterRedis({ storeClient: client, keyPrefix: `{${prefix}}:rlf`, points: n, duration: windowMs / 1000 });
+      const rl = new RateLimiterRedis({
+        storeClient: client,
+        keyPrefix: `{${prefix}}:rlf`,
+        points: n,
+        duration: windowMs / 1000,
+      });
       return {
         async run(task) {
           // What a user of it writes to wait for a permit: retry after msBeforeNext.
@@ -191,8 +207,12 @@ async function throughput(client: Redis): Promise<void> {
     });
   }
   const base = Number(String(rows[0]!['admissions/s (64 waiting)']).replaceAll(',', ''));
-  for (const r of rows) r['vs the default'] = (Number(String(r['admissions/s (64 waiting)']).replaceAll(',', '')) / base).toFixed(2);
-  printTable(`One process, a limit that never binds (${BIG.toLocaleString('en-US')} per second): what the store costs per admission (median of 3 runs of 1 s, each on a fresh prefix)`, rows);
+  for (const r of rows)
+    r['vs the default'] = (Number(String(r['admissions/s (64 waiting)']).replaceAll(',', '')) / base).toFixed(2);
+  printTable(
+    `One process, a limit that never binds (${BIG.toLocaleString('en-US')} per second): what the store costs per admission (median of 3 runs of 1 s, each on a fresh prefix)`,
+    rows,
+  );
 }
 
 const self = fileURLToPath(import.meta.url);
@@ -203,11 +223,19 @@ async function children(mode: string, peer: number, prefix: string, args: readon
   // for the shares to say anything.
   const start = Date.now() + 4000;
   const runs = Array.from({ length: PROCESSES }, () => {
-    const p = spawn(process.execPath, ['--import', 'tsx', self, 'child', mode, String(peer), prefix, String(start), ...args], { stdio: ['ignore', 'pipe', 'inherit'] });
+    const p = spawn(
+      process.execPath,
+      ['--import', 'tsx', self, 'child', mode, String(peer), prefix, String(start), ...args],
+      { stdio: ['ignore', 'pipe', 'inherit'] },
+    );
     let out = '';
     p.stdout.setEncoding('utf8');
     p.stdout.on('data', (c: string) => (out += c));
-    return new Promise<string[]>((resolve, reject) => p.on('exit', (code) => (code === 0 ? resolve(out.trim().split('\n')) : reject(new Error(`child exited with ${code}`)))));
+    return new Promise<string[]>((resolve, reject) =>
+      p.on('exit', (code) =>
+        code === 0 ? resolve(out.trim().split('\n')) : reject(new Error(`child exited with ${code}`)),
+      ),
+    );
   });
   return Promise.all(runs);
 }
@@ -219,7 +247,11 @@ async function processes(client: Redis): Promise<void> {
     await warm(client, prefix);
     const outs = await children('throughput', i, prefix, []);
     const total = outs.reduce((sum, lines) => sum + Number(lines[0]), 0);
-    rows.push({ peer: peers[i]!.name, 'admissions/s, 4 processes together': Math.round(total / 2).toLocaleString('en-US'), 'per process': Math.round(total / 2 / PROCESSES).toLocaleString('en-US') });
+    rows.push({
+      peer: peers[i]!.name,
+      'admissions/s, 4 processes together': Math.round(total / 2).toLocaleString('en-US'),
+      'per process': Math.round(total / 2 / PROCESSES).toLocaleString('en-US'),
+    });
     await clean(client, prefix);
   }
   printTable(`${PROCESSES} processes, 64 waiting in each, one limit that never binds`, rows);
@@ -258,7 +290,10 @@ async function compliance(client: Redis): Promise<void> {
     });
     await clean(client, prefix);
   }
-  printTable(`${PROCESSES} processes sharing one limit of 100 per 1 s through Redis, 50 waiting in each, ${seconds} s from the first dispatch`, rows);
+  printTable(
+    `${PROCESSES} processes sharing one limit of 100 per 1 s through Redis, 50 waiting in each, ${seconds} s from the first dispatch`,
+    rows,
+  );
 }
 
 /**
@@ -297,13 +332,21 @@ async function fairness(client: Redis): Promise<void> {
     rows.push({
       peer: peers[i]!.name,
       [`least-served process in ${seconds} s, each run`]: least.join(', '),
-      'furthest from an equal share over any 2 s after the first 1 s, each run': worst.map((w) => `${(w * 100).toFixed(0)}%`).join(', '),
+      'furthest from an equal share over any 2 s after the first 1 s, each run': worst
+        .map((w) => `${(w * 100).toFixed(0)}%`)
+        .join(', '),
     });
   }
   printTable(`${PROCESSES} processes on one limit of 100 per 1 s, 50 waiting in each, 5 runs of ${seconds} s`, rows);
 }
 
-async function child(mode: string, peerIndex: number, prefix: string, start: number, rest: readonly string[]): Promise<void> {
+async function child(
+  mode: string,
+  peerIndex: number,
+  prefix: string,
+  start: number,
+  rest: readonly string[],
+): Promise<void> {
   const peer = peers[peerIndex]!;
   if (mode === 'throughput') {
     const l = await peer.make(prefix, BIG, 1000);
@@ -344,4 +387,3 @@ async function main(): Promise<void> {
 }
 
 await main();
-

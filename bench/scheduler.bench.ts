@@ -20,7 +20,9 @@ interface Peer {
   make(n: number, windowMs: number, queue: number): Run;
 }
 
-const { Throttler } = (ccxt as unknown as { Throttler: new (config: Record<string, unknown>) => { throttle(cost?: number): Promise<void> } });
+const { Throttler } = ccxt as unknown as {
+  Throttler: new (config: Record<string, unknown>) => { throttle(cost?: number): Promise<void> };
+};
 
 const peers: Peer[] = [
   {
@@ -55,7 +57,9 @@ const peers: Peer[] = [
   {
     name: 'rate-limiter-flexible (queue)',
     make(n, windowMs, queue) {
-      const q = new RateLimiterQueue(new RateLimiterMemory({ points: n, duration: windowMs / 1000 }), { maxQueueSize: queue });
+      const q = new RateLimiterQueue(new RateLimiterMemory({ points: n, duration: windowMs / 1000 }), {
+        maxQueueSize: queue,
+      });
       return (task) => q.removeTokens(1).then(task);
     },
   },
@@ -153,11 +157,15 @@ async function overheadSection(): Promise<void> {
   }
   const ours = rows[0]!.rate;
   const fastestPeer = Math.max(...rows.slice(1).map((r) => r.rate));
-  printTable('Overhead: tasks per second, limit far above the load (median of 3 runs of at least 1 s)', rows.map((r) => ({
-    library: r.library,
-    'tasks/s': Math.round(r.rate).toLocaleString('en-US'),
-    'traderatio is x faster': r.library === 'traderatio' ? `${(ours / fastestPeer).toFixed(1)} (fastest peer)` : (ours / r.rate).toFixed(1),
-  })));
+  printTable(
+    'Overhead: tasks per second, limit far above the load (median of 3 runs of at least 1 s)',
+    rows.map((r) => ({
+      library: r.library,
+      'tasks/s': Math.round(r.rate).toLocaleString('en-US'),
+      'traderatio is x faster':
+        r.library === 'traderatio' ? `${(ours / fastestPeer).toFixed(1)} (fastest peer)` : (ours / r.rate).toFixed(1),
+    })),
+  );
 }
 
 /** Synchronous try-acquire: ops per second. */
@@ -189,13 +197,30 @@ function syncSection(): void {
     for (let i = 0; i < ops; i++) saturated.tryTake(1, (at2 += 0.00001));
   });
   const limiter = new RateLimiter({ tokensPerInterval: 1_000_000_000, interval: 1000 });
-  const peer = rate(() => {
-    for (let i = 0; i < ops / 10; i++) limiter.tryRemoveTokens(1);
-  }) / 10;
-  rows.push({ case: 'traderatio Scheduler.tryAcquire, built-in clock', 'ops/s': Math.round(withClock).toLocaleString('en-US'), target: '15,000,000' });
-  rows.push({ case: 'traderatio WindowLimit.tryTake, instant passed', 'ops/s': Math.round(withInstant).toLocaleString('en-US'), target: '50,000,000' });
-  rows.push({ case: 'traderatio WindowLimit.tryTake, saturated (refusals)', 'ops/s': Math.round(refused).toLocaleString('en-US'), target: '' });
-  rows.push({ case: 'limiter RateLimiter.tryRemoveTokens', 'ops/s': Math.round(peer).toLocaleString('en-US'), target: '' });
+  const peer =
+    rate(() => {
+      for (let i = 0; i < ops / 10; i++) limiter.tryRemoveTokens(1);
+    }) / 10;
+  rows.push({
+    case: 'traderatio Scheduler.tryAcquire, built-in clock',
+    'ops/s': Math.round(withClock).toLocaleString('en-US'),
+    target: '15,000,000',
+  });
+  rows.push({
+    case: 'traderatio WindowLimit.tryTake, instant passed',
+    'ops/s': Math.round(withInstant).toLocaleString('en-US'),
+    target: '50,000,000',
+  });
+  rows.push({
+    case: 'traderatio WindowLimit.tryTake, saturated (refusals)',
+    'ops/s': Math.round(refused).toLocaleString('en-US'),
+    target: '',
+  });
+  rows.push({
+    case: 'limiter RateLimiter.tryRemoveTokens',
+    'ops/s': Math.round(peer).toLocaleString('en-US'),
+    target: '',
+  });
   printTable('Synchronous try-acquire (median of 5)', rows);
 }
 
@@ -237,7 +262,11 @@ async function memorySection(): Promise<void> {
     for (let i = 0; i < count / 10; i++) promises[i] = run(noop);
     const full = heap();
     promises = null;
-    rows.push({ library: peer.name, 'bytes per waiter': ((full - base) / (count / 10)).toFixed(0), 'heap after drain vs before (KiB)': 'n/a' });
+    rows.push({
+      library: peer.name,
+      'bytes per waiter': ((full - base) / (count / 10)).toFixed(0),
+      'heap after drain vs before (KiB)': 'n/a',
+    });
   }
   printTable('Memory: heap per queued waiter (1,000,000 queued; peers 100,000)', rows);
 }
@@ -245,7 +274,12 @@ async function memorySection(): Promise<void> {
 // Some peers' timers do not keep the process alive; this does, until the end.
 const keepAlive = setInterval(noop, 1000);
 const section = process.argv[2];
-const sections: Record<string, () => unknown> = { compliance: complianceSection, overhead: overheadSection, sync: syncSection, memory: memorySection };
+const sections: Record<string, () => unknown> = {
+  compliance: complianceSection,
+  overhead: overheadSection,
+  sync: syncSection,
+  memory: memorySection,
+};
 for (const [name, run] of Object.entries(sections)) {
   if (section === undefined || section === name) await run();
 }

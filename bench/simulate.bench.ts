@@ -13,7 +13,8 @@ const file = join(tmpdir(), `traderatio-bench-${process.pid}.csv`);
 
 async function generate(): Promise<void> {
   const out = createWriteStream(file);
-  const write = (s: string) => new Promise<void>((resolve) => (out.write(s) ? resolve() : out.once('drain', () => resolve())));
+  const write = (s: string) =>
+    new Promise<void>((resolve) => (out.write(s) ? resolve() : out.once('drain', () => resolve())));
   await write('at,account,method,path,contract,orders,fill_role,fill_volume\n');
   const t0 = Date.parse('2026-11-20T00:00:00Z');
   let chunk = '';
@@ -38,20 +39,30 @@ async function generate(): Promise<void> {
 await generate();
 const size = statSync(file).size;
 // The command as a user runs it, with its peak memory (resident set) from the kernel.
-const run = spawnSync('/usr/bin/time', ['-f', '%M', process.execPath, 'dist/cli/bin.js', 'simulate', file, '--json'], { encoding: 'utf8', maxBuffer: 1 << 26 });
+const run = spawnSync('/usr/bin/time', ['-f', '%M', process.execPath, 'dist/cli/bin.js', 'simulate', file, '--json'], {
+  encoding: 'utf8',
+  maxBuffer: 1 << 26,
+});
 rmSync(file);
 if (run.status !== 0) throw new Error(`simulate failed: ${run.stderr}`);
 const peakKiB = Number(run.stderr.trim().split('\n').at(-1));
-const report = JSON.parse(run.stdout) as { lines: number; seconds: number; exchange: { refused: number }; scheduler: { refusedByExchange: number; queueFull: number } };
+const report = JSON.parse(run.stdout) as {
+  lines: number;
+  seconds: number;
+  exchange: { refused: number };
+  scheduler: { refusedByExchange: number; queueFull: number };
+};
 const seconds = report.seconds;
-printTable('simulate: a generated log streamed from disk', [{
-  lines: report.lines.toLocaleString('en-US'),
-  'file MiB': (size / 2 ** 20).toFixed(0),
-  seconds: seconds.toFixed(2),
-  'lines/s': Math.round(report.lines / seconds).toLocaleString('en-US'),
+printTable('simulate: a generated log streamed from disk', [
+  {
+    lines: report.lines.toLocaleString('en-US'),
+    'file MiB': (size / 2 ** 20).toFixed(0),
+    seconds: seconds.toFixed(2),
+    'lines/s': Math.round(report.lines / seconds).toLocaleString('en-US'),
 
-  'peak memory MiB': (peakKiB / 1024).toFixed(0),
-  'refused as sent': report.exchange.refused,
-  'refused as scheduled': report.scheduler.refusedByExchange,
-  'queue full': report.scheduler.queueFull,
-}]);
+    'peak memory MiB': (peakKiB / 1024).toFixed(0),
+    'refused as sent': report.exchange.refused,
+    'refused as scheduled': report.scheduler.refusedByExchange,
+    'queue full': report.scheduler.queueFull,
+  },
+]);

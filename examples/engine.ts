@@ -15,9 +15,13 @@ const limiter = new AccountLimiter({
 });
 limiter.on((event) => {
   if (event.type === 'limit') {
-    console.log(`${new Date(event.at).toISOString()}  ${event.account}: ${event.from} -> ${event.to} r/s (${event.reason})`);
+    console.log(
+      `${new Date(event.at).toISOString()}  ${event.account}: ${event.from} -> ${event.to} r/s (${event.reason})`,
+    );
   } else if (event.type === 'abuse-warning') {
-    console.log(`${new Date(event.at).toISOString()}  ${event.account}: ${event.requests} requests in 24 h, the throttle trips past ${event.threshold}`);
+    console.log(
+      `${new Date(event.at).toISOString()}  ${event.account}: ${event.requests} requests in 24 h, the throttle trips past ${event.threshold}`,
+    );
   }
 });
 
@@ -29,7 +33,9 @@ limiter.seed({
     contracts: [{ contract: 'BTC_USDT', makerVolume: '450000', takerVolume: '120000', place: 40_000, cancel: 20_000 }],
   })),
 });
-console.log(`start: main at ${limiter.limitNow('main').limit} r/s, next 08:00 ${limiter.limitAtNext0800('main').limit} r/s`);
+console.log(
+  `start: main at ${limiter.limitNow('main').limit} r/s, next 08:00 ${limiter.limitAtNext0800('main').limit} r/s`,
+);
 
 // A stub of the exchange's REST API.
 let nextId = 1;
@@ -42,11 +48,19 @@ const exchange = {
 // their own limit with a higher priority, and every fill is reported.
 async function quoteOnce(account: string): Promise<void> {
   const body = { contract: 'BTC_USDT', size: 1 };
-  const order = await limiter.request(account, 'POST', '/api/v4/futures/usdt/orders', () => exchange.placeOrder(body), { body });
+  const order = await limiter.request(account, 'POST', '/api/v4/futures/usdt/orders', () => exchange.placeOrder(body), {
+    body,
+  });
   if (order.id % 3 === 0) {
     limiter.recordFill(account, { contract: 'BTC_USDT', role: 'maker', volume: '2500' });
   } else {
-    await limiter.request(account, 'DELETE', `/api/v4/futures/usdt/orders/${order.id}`, () => exchange.cancelOrder(order.id), { contract: 'BTC_USDT' });
+    await limiter.request(
+      account,
+      'DELETE',
+      `/api/v4/futures/usdt/orders/${order.id}`,
+      () => exchange.cancelOrder(order.id),
+      { contract: 'BTC_USDT' },
+    );
   }
 }
 
@@ -61,9 +75,13 @@ for (let minute = 0; minute < 30 * 60; minute++) {
 }
 
 const what = limiter.whatIf('main');
-console.log(`now: main at ${limiter.limitNow('main').limit} r/s; next tier with ${what.up?.makerVolume.toFixed(2) ?? '-'} USDT more maker volume or ${what.up?.fewerRequests ?? '-'} fewer requests`);
+console.log(
+  `now: main at ${limiter.limitNow('main').limit} r/s; next tier with ${what.up?.makerVolume.toFixed(2) ?? '-'} USDT more maker volume or ${what.up?.fewerRequests ?? '-'} fewer requests`,
+);
 const headroom = limiter.abuseHeadroom('main');
-console.log(`abuse rule: ${headroom.requests} requests and ${headroom.traded} USDT traded in 24 h; ${headroom.remaining === Infinity ? 'the fill rate keeps the throttle off' : `${headroom.remaining} more requests before the throttle`}`);
+console.log(
+  `abuse rule: ${headroom.requests} requests and ${headroom.traded} USDT traded in 24 h; ${headroom.remaining === Infinity ? 'the fill rate keeps the throttle off' : `${headroom.remaining} more requests before the throttle`}`,
+);
 
 // A restart carries on with the same counts.
 const restarted = new AccountLimiter({ accounts: [{ id: 'main', role: 'main' }, { id: 'mm-bot' }], clock });

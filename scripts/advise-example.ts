@@ -27,17 +27,23 @@ for (let day = 0; day < 7; day++) {
     row(t, 'main,DELETE,/api/v4/futures/usdt/orders/1002,BTC_USDT,,,');
     row(t + 3000 + next(4000), 'main,POST,/api/v4/futures/usdt/orders,BTC_USDT,,,');
   }
-  for (let i = 0; i < 12; i++) row(d + 10 * HOUR + i * 1_000_000 + 123, 'main,PUT,/api/v4/futures/usdt/orders/1003,BTC_USDT,,,');
-  for (let i = 0; i < 25; i++) row(d + 11 * HOUR + i * 700_000 + 77, 'main,POST,/api/v4/futures/usdt/orders,SOL_USDT,,,');
+  for (let i = 0; i < 12; i++)
+    row(d + 10 * HOUR + i * 1_000_000 + 123, 'main,PUT,/api/v4/futures/usdt/orders/1003,BTC_USDT,,,');
+  for (let i = 0; i < 25; i++)
+    row(d + 11 * HOUR + i * 700_000 + 77, 'main,POST,/api/v4/futures/usdt/orders,SOL_USDT,,,');
   // Maker volume grows through the week; the last two days are quieter.
   const maker = [64, 80, 96, 108, 120, 92, 76][day]!;
   for (let i = 0; i < 10; i++) row(d + 12 * HOUR + i * 1_200_000 + 999, `main,,,BTC_USDT,,maker,${maker + next(10)}.5`);
   // hedge takes liquidity on BTC_USDT.
-  for (let i = 0; i < 25; i++) row(d + 13 * HOUR + i * 600_000 + 11, 'hedge,POST,/api/v4/futures/usdt/orders,BTC_USDT,,,');
+  for (let i = 0; i < 25; i++)
+    row(d + 13 * HOUR + i * 600_000 + 11, 'hedge,POST,/api/v4/futures/usdt/orders,BTC_USDT,,,');
   for (let i = 0; i < 5; i++) row(d + 14 * HOUR + i * 1_800_000 + 500, `hedge,,,BTC_USDT,,taker,${40 + next(20)}`);
   // main also places spot orders that rarely fill (R14).
   for (let i = 0; i < 20; i++) row(d + 15 * HOUR + i * 90_000 + 5, 'main,POST,/api/v4/spot/orders,ETH_USDT,,,');
   row(d + 16 * HOUR, `main,,/api/v4/spot/orders,ETH_USDT,,maker,${day === 3 ? '1.5' : '2.5'}`);
 }
 rows.sort((a, b) => a[0] - b[0]);
-writeFileSync('examples/advise.csv', `at,account,method,path,contract,orders,fill_role,fill_volume\n${rows.map((r) => r[1]).join('\n')}\n`);
+writeFileSync(
+  'examples/advise.csv',
+  `at,account,method,path,contract,orders,fill_role,fill_volume\n${rows.map((r) => r[1]).join('\n')}\n`,
+);

@@ -28,7 +28,13 @@ const app = await Application.bootstrapWithPlugins({
   excludePrivate: true,
   treatWarningsAsErrors: true,
   logLevel: LogLevel.Warn,
-  validation: { notExported: true, invalidLink: true, rewrittenLink: false, notDocumented: false, unusedMergeModuleWith: true },
+  validation: {
+    notExported: true,
+    invalidLink: true,
+    rewrittenLink: false,
+    notDocumented: false,
+    unusedMergeModuleWith: true,
+  },
 });
 const project = await app.convert();
 if (project === undefined || app.logger.hasErrors() || app.logger.hasWarnings()) {
@@ -37,4 +43,6 @@ if (project === undefined || app.logger.hasErrors() || app.logger.hasWarnings())
 }
 await app.generateDocs(project, join(root, 'docs', 'api'));
 if (app.logger.hasErrors() || app.logger.hasWarnings()) process.exit(1);
-process.stdout.write(`npm run docs: the API reference is in docs/api/index.html (${entrySources(manifest.exports).length} entries)\n`);
+process.stdout.write(
+  `npm run docs: the API reference is in docs/api/index.html (${entrySources(manifest.exports).length} entries)\n`,
+);

@@ -40,7 +40,10 @@ export async function redisForTests(options: RedisForTestsOptions = {}): Promise
   const server = findExecutable('redis-server', options.path ?? process.env.PATH ?? '');
   if (server === null) throw new NoRedisError(INSTALL_HINT);
   if (options.url !== undefined && options.url !== '') {
-    if (!(await answers(options.url, timeoutMs))) throw new NoRedisError(`nothing answers at REDIS_URL=${options.url}: start that Redis, or unset REDIS_URL and the tests start their own`);
+    if (!(await answers(options.url, timeoutMs)))
+      throw new NoRedisError(
+        `nothing answers at REDIS_URL=${options.url}: start that Redis, or unset REDIS_URL and the tests start their own`,
+      );
     return { url: options.url, private: false, stop: async () => {} };
   }
   const fallback = options.fallback ?? 'redis://127.0.0.1:6379';
@@ -96,7 +99,24 @@ async function startPrivate(server: string): Promise<TestRedis> {
   for (let attempt = 0; attempt < 3; attempt++) {
     const port = await freePort();
     const url = `redis://127.0.0.1:${port}`;
-    const child = spawn(server, ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--dir', dir, '--daemonize', 'no'], { stdio: 'ignore' });
+    const child = spawn(
+      server,
+      [
+        '--port',
+        String(port),
+        '--bind',
+        '127.0.0.1',
+        '--save',
+        '',
+        '--appendonly',
+        'no',
+        '--dir',
+        dir,
+        '--daemonize',
+        'no',
+      ],
+      { stdio: 'ignore' },
+    );
     const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
     let gone = false;
     void exited.then(() => (gone = true));

@@ -26,7 +26,10 @@ try {
   process.stderr.write(`npm test: ${e.message}\n`);
   process.exit(1);
 }
-if (redis.private) process.stderr.write(`npm test: nothing answers on 127.0.0.1:6379; started a private redis-server at ${redis.url} for this run\n`);
+if (redis.private)
+  process.stderr.write(
+    `npm test: nothing answers on 127.0.0.1:6379; started a private redis-server at ${redis.url} for this run\n`,
+  );
 
 const vitest = join(dirname(createRequire(import.meta.url).resolve('vitest/package.json')), 'vitest.mjs');
 let child: ReturnType<typeof spawn> | null = null;
@@ -34,8 +37,13 @@ let child: ReturnType<typeof spawn> | null = null;
 process.on('SIGTERM', () => child?.kill('SIGTERM'));
 process.on('SIGINT', () => {});
 const run = async (args: readonly string[]): Promise<number> => {
-  child = spawn(process.execPath, [vitest, 'run', ...args], { stdio: 'inherit', env: { ...process.env, REDIS_URL: redis.url } });
-  const [code, signal] = await new Promise<[number | null, NodeJS.Signals | null]>((resolve) => child!.on('exit', (c, s) => resolve([c, s])));
+  child = spawn(process.execPath, [vitest, 'run', ...args], {
+    stdio: 'inherit',
+    env: { ...process.env, REDIS_URL: redis.url },
+  });
+  const [code, signal] = await new Promise<[number | null, NodeJS.Signals | null]>((resolve) =>
+    child!.on('exit', (c, s) => resolve([c, s])),
+  );
   return code ?? (signal === null ? 1 : 128 + 15);
 };
 const given = process.argv.slice(2);

@@ -16,7 +16,11 @@
  */
 export type ErrorCode =
   | 'INVALID_INPUT'
-  | 'REFUSED_QUEUE_FULL' | 'REFUSED_ABORTED' | 'REFUSED_DEADLINE' | 'REFUSED_TOO_HEAVY' | 'REFUSED_CLOSED'
+  | 'REFUSED_QUEUE_FULL'
+  | 'REFUSED_ABORTED'
+  | 'REFUSED_DEADLINE'
+  | 'REFUSED_TOO_HEAVY'
+  | 'REFUSED_CLOSED'
   | 'NO_REPLY'
   | 'TOO_MANY_TIMERS';
 
@@ -158,8 +162,11 @@ export function show(value: unknown): string {
   // An array's own toString joins its items bare: [] would read as nothing, ['1', 2] as 1,2; and
   // JSON would write Infinity and NaN as null.
   if (Array.isArray(value)) return `[${value.map(show).join(', ')}]`;
-  if (typeof value === 'object' && typeof (value as { toString?: unknown }).toString === 'function' &&
-      (value as object).toString !== Object.prototype.toString) {
+  if (
+    typeof value === 'object' &&
+    typeof (value as { toString?: unknown }).toString === 'function' &&
+    (value as object).toString !== Object.prototype.toString
+  ) {
     return String(value);
   }
   try {
@@ -185,7 +192,11 @@ export function show(value: unknown): string {
 export type RefusalReason = 'queue-full' | 'aborted' | 'deadline' | 'too-heavy' | 'closed';
 
 const REFUSAL_CODES: { readonly [R in RefusalReason]: ErrorCode } = {
-  'queue-full': 'REFUSED_QUEUE_FULL', aborted: 'REFUSED_ABORTED', deadline: 'REFUSED_DEADLINE', 'too-heavy': 'REFUSED_TOO_HEAVY', closed: 'REFUSED_CLOSED',
+  'queue-full': 'REFUSED_QUEUE_FULL',
+  aborted: 'REFUSED_ABORTED',
+  deadline: 'REFUSED_DEADLINE',
+  'too-heavy': 'REFUSED_TOO_HEAVY',
+  closed: 'REFUSED_CLOSED',
 };
 
 /**

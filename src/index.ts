@@ -13,7 +13,14 @@
  * @packageDocumentation
  */
 export {
-  TraderatioError, InvalidInputError, UnknownFieldError, RefusedError, NoReplyError, isTraderatioError, isInvalidInputError, isRefusedError,
+  TraderatioError,
+  InvalidInputError,
+  UnknownFieldError,
+  RefusedError,
+  NoReplyError,
+  isTraderatioError,
+  isInvalidInputError,
+  isRefusedError,
 } from './errors.js';
 export type { ErrorCode, RefusalReason } from './errors.js';
 
@@ -23,7 +30,15 @@ export type { InstantInput } from './internal/parse.js';
 
 export { AccountLimiter } from './account/limiter.js';
 export type {
-  AccountStatus, AccountLimiterOptions, LimiterClockSample, LimiterEvent, LimiterSnapshot, RequestOptions, SentRequest, SentWebSocketRequest, WebSocketRequestOptions,
+  AccountStatus,
+  AccountLimiterOptions,
+  LimiterClockSample,
+  LimiterEvent,
+  LimiterSnapshot,
+  RequestOptions,
+  SentRequest,
+  SentWebSocketRequest,
+  WebSocketRequestOptions,
 } from './account/limiter.js';
 export { recordTrades } from './account/trades.js';
 export type { FuturesTradeRow, RecordTradesOptions, SpotTradeRow, UserTradesMessage } from './account/trades.js';
@@ -31,7 +46,15 @@ export { Tracker } from './account/tracker.js';
 export type { CountedAction, FillRole, TrackerState } from './account/tracker.js';
 
 export { Scheduler } from './schedule/scheduler.js';
-export type { Limit, ScheduleOptions, SchedulerEvent, SchedulerOptions, SchedulerStats, StoreLimit, TakeResult } from './schedule/scheduler.js';
+export type {
+  Limit,
+  ScheduleOptions,
+  SchedulerEvent,
+  SchedulerOptions,
+  SchedulerStats,
+  StoreLimit,
+  TakeResult,
+} from './schedule/scheduler.js';
 export { WindowLimit } from './schedule/window.js';
 export type { WindowLimitOptions, WindowLimitState } from './schedule/window.js';
 export { memoryStore } from './schedule/store.js';
@@ -40,11 +63,21 @@ export { systemClock } from './schedule/clock.js';
 export type { Clock } from './schedule/clock.js';
 export { ExchangeClock } from './rules/exchange-clock.js';
 export type {
-  BoundaryDirection, ClockEstimate, ClockSample, ExchangeClockOptions, LocalInstant, SampleOutcome, SampleRejection,
+  BoundaryDirection,
+  ClockEstimate,
+  ClockSample,
+  ExchangeClockOptions,
+  LocalInstant,
+  SampleOutcome,
+  SampleRejection,
 } from './rules/exchange-clock.js';
 
 export { feedbackFrom, readRateLimitHeaders } from './schedule/feedback.js';
 export type { HeadersLike, RateLimitFeedback, RateLimitHeaders } from './schedule/feedback.js';
-export { WEBSOCKET_RATE_LIMIT_CODES, feedbackFromWebSocket, readWebSocketRateLimit } from './schedule/websocket-feedback.js';
+export {
+  WEBSOCKET_RATE_LIMIT_CODES,
+  feedbackFromWebSocket,
+  readWebSocketRateLimit,
+} from './schedule/websocket-feedback.js';
 export { readGatewayTimes } from './schedule/gateway-time.js';
 export type { GatewayTimes } from './schedule/gateway-time.js';

@@ -14,7 +14,9 @@ const contractNames = ['BTC_USDT', 'ETH_USDT', 'SOL_USDT', 'XRP_USDT', 'DOGE_USD
 
 /** One contract's activity. */
 export const contractActivity = (contract: string): fc.Arbitrary<ContractActivity> =>
-  fc.record({ makerVolume: amount, takerVolume: amount, place: count, amend: count, cancel: count }).map((r) => ({ contract, ...r }));
+  fc
+    .record({ makerVolume: amount, takerVolume: amount, place: count, amend: count, cancel: count })
+    .map((r) => ({ contract, ...r }));
 
 /** A list of contract activity, each contract at most once. */
 export const contractList: fc.Arbitrary<ContractActivity[]> = fc
@@ -25,7 +27,11 @@ export const contractList: fc.Arbitrary<ContractActivity[]> = fc
 /** A family of 1 to 5 accounts. */
 export const family = fc
   .integer({ min: 1, max: 5 })
-  .chain((n) => fc.tuple(...Array.from({ length: n }, (_, i) => contractList.map((contracts) => ({ account: `acc${i}`, contracts })))))
+  .chain((n) =>
+    fc.tuple(
+      ...Array.from({ length: n }, (_, i) => contractList.map((contracts) => ({ account: `acc${i}`, contracts }))),
+    ),
+  )
   .map((list) => [...list]);
 
 const DAY = 86_400_000;
@@ -35,15 +41,25 @@ const START = Date.UTC(2026, 9, 1);
 export const timelineInput: fc.Arbitrary<TimelineInput> = fc
   .record({
     accounts: fc.integer({ min: 1, max: 4 }),
-    created: fc.array(fc.option(fc.integer({ min: 0, max: 20 * DAY }), { nil: undefined }), { minLength: 4, maxLength: 4 }),
-    days: fc.array(fc.tuple(fc.integer({ min: 0, max: 3 }), fc.integer({ min: 0, max: 19 }), contractList), { maxLength: 30 }),
-    vip: fc.uniqueArray(fc.integer({ min: 0, max: 25 * DAY }), { maxLength: 4 }).chain((ats) =>
-      fc.tuple(...ats.map((at) => fc.integer({ min: 12, max: 16 }).map((level) => ({ at: START + at, level }))))),
+    created: fc.array(fc.option(fc.integer({ min: 0, max: 20 * DAY }), { nil: undefined }), {
+      minLength: 4,
+      maxLength: 4,
+    }),
+    days: fc.array(fc.tuple(fc.integer({ min: 0, max: 3 }), fc.integer({ min: 0, max: 19 }), contractList), {
+      maxLength: 30,
+    }),
+    vip: fc
+      .uniqueArray(fc.integer({ min: 0, max: 25 * DAY }), { maxLength: 4 })
+      .chain((ats) =>
+        fc.tuple(...ats.map((at) => fc.integer({ min: 12, max: 16 }).map((level) => ({ at: START + at, level })))),
+      ),
     vipLevel: fc.integer({ min: 12, max: 16 }),
   })
   .map(({ accounts, created, days, vip, vipLevel }) => {
     const ids = Array.from({ length: accounts }, (_, i) => `acc${i}`);
-    const createdAt = ids.map((_, i) => (i === 0 ? undefined : created[i] === undefined ? undefined : START + created[i]!));
+    const createdAt = ids.map((_, i) =>
+      i === 0 ? undefined : created[i] === undefined ? undefined : START + created[i]!,
+    );
     const seen = new Set<string>();
     const activity = days
       .filter(([a, d]) => {
@@ -69,7 +85,18 @@ export const timelineInput: fc.Arbitrary<TimelineInput> = fc
 const T2026 = Date.UTC(2026, 10, 1);
 
 /** Not an instant of 2000 to 2200 in epoch milliseconds: seconds or microseconds, negative, NaN, text. */
-export const badInstant = fc.constantFrom<unknown>(Number.NaN, -1, 0, 9e15, T2026 * 1000, T2026 / 1000, T2026 + 0.5, Infinity, String(T2026), null);
+export const badInstant = fc.constantFrom<unknown>(
+  Number.NaN,
+  -1,
+  0,
+  9e15,
+  T2026 * 1000,
+  T2026 / 1000,
+  T2026 + 0.5,
+  Infinity,
+  String(T2026),
+  null,
+);
 
 /** Not a non-negative integer count. */
 export const badCount = fc.constantFrom<unknown>(-1, -1000, 1.5, Number.NaN, Infinity, '50', '0x10', null);

@@ -7,7 +7,9 @@ import { describe, expect, it } from 'vitest';
 const root = resolve(import.meta.dirname, '..');
 const pages = [
   ...readdirSync(root).filter((f) => f.endsWith('.md')),
-  ...readdirSync(join(root, 'docs')).filter((f) => f.endsWith('.md')).map((f) => `docs/${f}`),
+  ...readdirSync(join(root, 'docs'))
+    .filter((f) => f.endsWith('.md'))
+    .map((f) => `docs/${f}`),
 ];
 
 /** The anchor a Markdown renderer gives a heading: lower case, punctuation dropped, spaces to hyphens. */
@@ -34,7 +36,9 @@ function anchors(file: string): Set<string> {
 }
 
 function links(file: string): string[] {
-  const text = readFileSync(join(root, file), 'utf8').replace(/```[\s\S]*?```/g, '').replace(/`[^`\n]*`/g, '');
+  const text = readFileSync(join(root, file), 'utf8')
+    .replace(/```[\s\S]*?```/g, '')
+    .replace(/`[^`\n]*`/g, '');
   return [...text.matchAll(/\]\(([^)\s]+)(?:\s+"[^"]*")?\)/g)].map((m) => m[1]!);
 }
 
@@ -61,7 +65,12 @@ describe('links in the README and docs', () => {
         broken.push(`${link} (no file ${relative(root, target)})`);
         continue;
       }
-      if (fragment !== undefined && statSync(target).isFile() && target.endsWith('.md') && !anchors(target).has(fragment)) {
+      if (
+        fragment !== undefined &&
+        statSync(target).isFile() &&
+        target.endsWith('.md') &&
+        !anchors(target).has(fragment)
+      ) {
         broken.push(`${link} (no heading #${fragment} in ${relative(root, target)})`);
       }
     }
@@ -69,8 +78,10 @@ describe('links in the README and docs', () => {
   });
 
   it('gives a heading the anchor a renderer gives it', () => {
-    expect(slug("Headline: four engine processes on one account")).toBe('headline-four-engine-processes-on-one-account');
-    expect(slug('`limitCcxt` (R16) and R7\'s max path')).toBe('limitccxt-r16-and-r7s-max-path');
+    expect(slug('Headline: four engine processes on one account')).toBe(
+      'headline-four-engine-processes-on-one-account',
+    );
+    expect(slug("`limitCcxt` (R16) and R7's max path")).toBe('limitccxt-r16-and-r7s-max-path');
     expect(slug('WebSocket API')).toBe('websocket-api');
   });
 });

@@ -8,7 +8,12 @@ import { DEFAULT_REDIS_URL, REDIS_URL } from './redis/address.js';
 // 'traderatio' or one of its subpaths ('traderatio/rules', ...) and asserts what it shows. Each runs here against the sources.
 const root = resolve(import.meta.dirname, '..');
 const out = join(root, 'test', '.docs');
-const files = ['README.md', ...readdirSync(join(root, 'docs')).filter((f) => f.endsWith('.md')).map((f) => `docs/${f}`)];
+const files = [
+  'README.md',
+  ...readdirSync(join(root, 'docs'))
+    .filter((f) => f.endsWith('.md'))
+    .map((f) => `docs/${f}`),
+];
 
 rmSync(out, { recursive: true, force: true });
 mkdirSync(out, { recursive: true });
@@ -24,9 +29,20 @@ for (const file of files) {
         expect(code).toMatch(/from 'traderatio(\/[a-z-]+)?'/);
         const path = join(out, `${file.replace(/[/.]/g, '_')}_${i}.ts`);
         // Examples connect to the Redis a reader has (127.0.0.1:6379); here, to the tests' own.
-        const local = code.replaceAll("new Redis({ host: '127.0.0.1', port: 6379 })", `new Redis(${JSON.stringify(REDIS_URL)})`);
-        if (REDIS_URL !== DEFAULT_REDIS_URL) expect(local, 'an example reaches Redis in a way this test does not redirect').not.toMatch(/6379|new Redis\(\)|createClient\(\)/);
-        writeFileSync(path, local.replace(/from 'traderatio\/([a-z-]+)'/g, "from '../../src/$1/index.js'").replaceAll("from 'traderatio'", "from '../../src/index.js'"));
+        const local = code.replaceAll(
+          "new Redis({ host: '127.0.0.1', port: 6379 })",
+          `new Redis(${JSON.stringify(REDIS_URL)})`,
+        );
+        if (REDIS_URL !== DEFAULT_REDIS_URL)
+          expect(local, 'an example reaches Redis in a way this test does not redirect').not.toMatch(
+            /6379|new Redis\(\)|createClient\(\)/,
+          );
+        writeFileSync(
+          path,
+          local
+            .replace(/from 'traderatio\/([a-z-]+)'/g, "from '../../src/$1/index.js'")
+            .replaceAll("from 'traderatio'", "from '../../src/index.js'"),
+        );
         await import(pathToFileURL(path).href);
         // A recipe loads its client library (the SDK's hundreds of modules) and starts the model.
       }, 60_000);

@@ -2,7 +2,15 @@ import { describe, expect, expectTypeOf, it } from 'vitest';
 import { type CliErrorCode, run } from '../src/cli/main.js';
 import { ApiError } from '../src/exchange/api-error.js';
 import type { ExchangeErrorCode } from '../src/exchange/index.js';
-import { type ErrorCode, InvalidInputError, NoReplyError, RefusedError, TooManyTimersError, TraderatioError, UnknownFieldError } from '../src/errors.js';
+import {
+  type ErrorCode,
+  InvalidInputError,
+  NoReplyError,
+  RefusedError,
+  TooManyTimersError,
+  TraderatioError,
+  UnknownFieldError,
+} from '../src/errors.js';
 import { InputFileError } from '../src/cli/input.js';
 import { MixedBuildsError } from '../src/schedule/build.js';
 import { tradeRatio } from '../src/rules/ratio.js';
@@ -17,12 +25,18 @@ describe('InvalidInputError', () => {
     }
     expect(error).toBeInstanceOf(InvalidInputError);
     expect((error as InvalidInputError).field).toBe('makerVolume of BTC_USDT');
-    expect((error as InvalidInputError).message).toBe('Expected `makerVolume` of BTC_USDT to be a non-negative decimal string, got "-5"');
+    expect((error as InvalidInputError).message).toBe(
+      'Expected `makerVolume` of BTC_USDT to be a non-negative decimal string, got "-5"',
+    );
   });
 
   it('shows an array in brackets, so that an empty one reads as [], its strings keep their quotes and Infinity stays Infinity', () => {
-    expect(new InvalidInputError('`waitBuckets`', [], 'increasing positive numbers').message).toBe('Expected `waitBuckets` to be increasing positive numbers, got []');
-    expect(new InvalidInputError('`list`', ['1', 2, null, Infinity, [NaN]], 'numbers').message).toBe('Expected `list` to be numbers, got ["1", 2, null, Infinity, [NaN]]');
+    expect(new InvalidInputError('`waitBuckets`', [], 'increasing positive numbers').message).toBe(
+      'Expected `waitBuckets` to be increasing positive numbers, got []',
+    );
+    expect(new InvalidInputError('`list`', ['1', 2, null, Infinity, [NaN]], 'numbers').message).toBe(
+      'Expected `list` to be numbers, got ["1", 2, null, Infinity, [NaN]]',
+    );
   });
 });
 
@@ -32,13 +46,14 @@ describe('TraderatioError.code', () => {
     expectTypeOf<'INVALID_INPUT'>().toExtend<ErrorCode>();
     expectTypeOf<'SOMETHING_ELSE'>().not.toExtend<ErrorCode>();
     expect(new InvalidInputError('x', 1, 'y').code).toBe('INVALID_INPUT');
-    expect(['queue-full', 'aborted', 'deadline', 'too-heavy', 'closed'].map((r) => new RefusedError(r as never, '').code))
-      .toEqual(['REFUSED_QUEUE_FULL', 'REFUSED_ABORTED', 'REFUSED_DEADLINE', 'REFUSED_TOO_HEAVY', 'REFUSED_CLOSED']);
+    expect(
+      ['queue-full', 'aborted', 'deadline', 'too-heavy', 'closed'].map((r) => new RefusedError(r as never, '').code),
+    ).toEqual(['REFUSED_QUEUE_FULL', 'REFUSED_ABORTED', 'REFUSED_DEADLINE', 'REFUSED_TOO_HEAVY', 'REFUSED_CLOSED']);
     expect(new TooManyTimersError(10, '').code).toBe('TOO_MANY_TIMERS');
     expect(new NoReplyError('1', '').code).toBe('NO_REPLY');
   });
 
-  it('holds the core\'s codes only: the command line and the model exchange have unions of their own', () => {
+  it("holds the core's codes only: the command line and the model exchange have unions of their own", () => {
     expectTypeOf<'INPUT_FILE' | 'OUTPUT_FILE' | 'EXCHANGE_API_ERROR'>().not.toExtend<ErrorCode>();
     expectTypeOf<CliErrorCode>().toEqualTypeOf<'INPUT_FILE' | 'OUTPUT_FILE'>();
     expectTypeOf<ExchangeErrorCode>().toEqualTypeOf<'EXCHANGE_API_ERROR'>();
@@ -50,20 +65,41 @@ describe('TraderatioError.code', () => {
 
   it('of a file the command line cannot write is OUTPUT_FILE', async () => {
     const err: string[] = [];
-    const code = await run(['timeline', 'examples/timeline.json', '--svg', '/nonexistent-dir/out.svg'], { out: () => {}, err: (l) => err.push(l) });
+    const code = await run(['timeline', 'examples/timeline.json', '--svg', '/nonexistent-dir/out.svg'], {
+      out: () => {},
+      err: (l) => err.push(l),
+    });
     expect([code, err.join('\n')]).toEqual([1, expect.stringContaining('/nonexistent-dir/out.svg: cannot write it')]);
   });
 });
 
 describe('TraderatioError.name', () => {
-  it('is the class\'s own name, without writing it out in each class', () => {
+  it("is the class's own name, without writing it out in each class", () => {
     const made = [
-      new TraderatioError('INVALID_INPUT', ''), new InvalidInputError('x', 1, 'y'), new UnknownFieldError('k', 'o', 1, ['a'], undefined),
-      new RefusedError('closed', ''), new NoReplyError('1', ''), new TooManyTimersError(1, ''),
-      new ApiError(400, 'L', ''), new InputFileError('f', null, ''),
-      new MixedBuildsError('w', {}, { build: 'ESM', version: '1' } as never, 'x', { build: 'CJS', version: '1' } as never),
+      new TraderatioError('INVALID_INPUT', ''),
+      new InvalidInputError('x', 1, 'y'),
+      new UnknownFieldError('k', 'o', 1, ['a'], undefined),
+      new RefusedError('closed', ''),
+      new NoReplyError('1', ''),
+      new TooManyTimersError(1, ''),
+      new ApiError(400, 'L', ''),
+      new InputFileError('f', null, ''),
+      new MixedBuildsError('w', {}, { build: 'ESM', version: '1' } as never, 'x', {
+        build: 'CJS',
+        version: '1',
+      } as never),
     ];
-    expect(made.map((e) => e.name)).toEqual(['TraderatioError', 'InvalidInputError', 'UnknownFieldError', 'RefusedError', 'NoReplyError', 'TooManyTimersError', 'ApiError', 'InputFileError', 'MixedBuildsError']);
+    expect(made.map((e) => e.name)).toEqual([
+      'TraderatioError',
+      'InvalidInputError',
+      'UnknownFieldError',
+      'RefusedError',
+      'NoReplyError',
+      'TooManyTimersError',
+      'ApiError',
+      'InputFileError',
+      'MixedBuildsError',
+    ]);
     expect(String(new RefusedError('closed', 'the scheduler is closed'))).toBe('RefusedError: the scheduler is closed');
   });
 });

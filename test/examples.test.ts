@@ -30,7 +30,20 @@ async function run(path: string): Promise<void> {
 
 describe('the entries', () => {
   it('are read from package.json "exports": the root and the subpaths', () => {
-    expect(all.map((e) => e.specifier)).toEqual(['traderatio', 'traderatio/rules', 'traderatio/catalog', 'traderatio/advise', 'traderatio/testing', 'traderatio/redis', 'traderatio/fetch', 'traderatio/ccxt', 'traderatio/gate-api', 'traderatio/websocket', 'traderatio/exchange', 'traderatio/metrics']);
+    expect(all.map((e) => e.specifier)).toEqual([
+      'traderatio',
+      'traderatio/rules',
+      'traderatio/catalog',
+      'traderatio/advise',
+      'traderatio/testing',
+      'traderatio/redis',
+      'traderatio/fetch',
+      'traderatio/ccxt',
+      'traderatio/gate-api',
+      'traderatio/websocket',
+      'traderatio/exchange',
+      'traderatio/metrics',
+    ]);
   });
 });
 
@@ -47,7 +60,10 @@ for (const entry of all) {
     examples.forEach((example, i) => {
       it(`runs the example of ${example.of} (${example.at})`, async () => {
         expect(importsThePackage(example.code), 'the example imports what it uses from the package').toBe(true);
-        expect(toModule(example.code).assertions, 'the example asserts what it shows (`expression // value`)').toBeGreaterThan(0);
+        expect(
+          toModule(example.code).assertions,
+          'the example asserts what it shows (`expression // value`)',
+        ).toBeGreaterThan(0);
         await run(write(entry.name, example, i));
       }, 60_000);
     });
@@ -56,9 +72,13 @@ for (const entry of all) {
 
 describe('every @example in the sources', () => {
   it('is on an export of an entry, where it runs above', () => {
-    const reached = new Set([...found.values()].flatMap((list) => list.flatMap((x) => [...x.examples, ...x.memberExamples].map((e) => e.at))));
+    const reached = new Set(
+      [...found.values()].flatMap((list) => list.flatMap((x) => [...x.examples, ...x.memberExamples].map((e) => e.at))),
+    );
     const written = execFileSync('git', ['grep', '-n', '@example', '--', 'src'], { cwd: root, encoding: 'utf8' })
-      .trim().split('\n').map((line) => line.split(':').slice(0, 2).join(':'));
+      .trim()
+      .split('\n')
+      .map((line) => line.split(':').slice(0, 2).join(':'));
     expect(written.length).toBeGreaterThan(0);
     expect(written.filter((at) => !reached.has(at))).toEqual([]);
   });
@@ -66,7 +86,9 @@ describe('every @example in the sources', () => {
 
 describe('an example', () => {
   it('asserts a line whose comment is a literal, and leaves other comments alone', () => {
-    const { text, assertions } = toModule("import { f } from 'traderatio/fetch'\nf(1) // 2\nf('a // b') // ['x', { y: -1 }]\nf(3) // 'a' or 'b'\nconst x = f(4) // 5\n");
+    const { text, assertions } = toModule(
+      "import { f } from 'traderatio/fetch'\nf(1) // 2\nf('a // b') // ['x', { y: -1 }]\nf(3) // 'a' or 'b'\nconst x = f(4) // 5\n",
+    );
     expect(assertions).toBe(2);
     expect(text).toContain('expect(f(1)).toEqual(2);');
     expect(text).toContain("expect(f('a // b')).toEqual(['x', { y: -1 }]);");

@@ -41,26 +41,46 @@ export interface Export {
  * `./<name>` (`src/<name>/index.ts`).
  */
 export function entries(): Entry[] {
-  const { exports } = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as { exports: Record<string, unknown> };
+  const { exports } = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as {
+    exports: Record<string, unknown>;
+  };
   return Object.keys(exports)
     .filter((key) => key === '.' || /^\.\/[\w-]+$/.test(key))
     .map((key) => {
       const name = key === '.' ? 'index' : key.slice(2);
-      return { name, specifier: key === '.' ? 'traderatio' : `traderatio/${name}`, source: key === '.' ? 'src/index.ts' : `src/${name}/index.ts` };
+      return {
+        name,
+        specifier: key === '.' ? 'traderatio' : `traderatio/${name}`,
+        source: key === '.' ? 'src/index.ts' : `src/${name}/index.ts`,
+      };
     });
 }
 
 /** Every export of each entry with its examples, from one program over the sources. */
 export function exportsOf(list: readonly Entry[]): Map<string, Export[]> {
-  const options: ts.CompilerOptions = { target: ts.ScriptTarget.ES2022, module: ts.ModuleKind.NodeNext, moduleResolution: ts.ModuleResolutionKind.NodeNext, strict: true, noEmit: true, skipLibCheck: true, types: ['node'] };
-  const program = ts.createProgram(list.map((e) => join(root, e.source)), options);
+  const options: ts.CompilerOptions = {
+    target: ts.ScriptTarget.ES2022,
+    module: ts.ModuleKind.NodeNext,
+    moduleResolution: ts.ModuleResolutionKind.NodeNext,
+    strict: true,
+    noEmit: true,
+    skipLibCheck: true,
+    types: ['node'],
+  };
+  const program = ts.createProgram(
+    list.map((e) => join(root, e.source)),
+    options,
+  );
   const checker = program.getTypeChecker();
   const result = new Map<string, Export[]>();
   for (const entry of list) {
     const file = program.getSourceFile(join(root, entry.source));
     const module = file === undefined ? undefined : checker.getSymbolAtLocation(file);
     if (module === undefined) throw new Error(`${entry.source} is not a module`);
-    result.set(entry.name, checker.getExportsOfModule(module).map((symbol) => exportOf(checker, symbol)));
+    result.set(
+      entry.name,
+      checker.getExportsOfModule(module).map((symbol) => exportOf(checker, symbol)),
+    );
   }
   return result;
 }
@@ -130,11 +150,18 @@ function isLiteral(text: string): boolean {
   const literal = (e: ts.Expression): boolean => {
     if (ts.isParenthesizedExpression(e)) return literal(e.expression);
     if (ts.isNumericLiteral(e) || ts.isStringLiteral(e) || ts.isNoSubstitutionTemplateLiteral(e)) return true;
-    if (e.kind === ts.SyntaxKind.TrueKeyword || e.kind === ts.SyntaxKind.FalseKeyword || e.kind === ts.SyntaxKind.NullKeyword) return true;
+    if (
+      e.kind === ts.SyntaxKind.TrueKeyword ||
+      e.kind === ts.SyntaxKind.FalseKeyword ||
+      e.kind === ts.SyntaxKind.NullKeyword
+    )
+      return true;
     if (ts.isPrefixUnaryExpression(e)) return e.operator === ts.SyntaxKind.MinusToken && ts.isNumericLiteral(e.operand);
     if (ts.isArrayLiteralExpression(e)) return e.elements.every((x) => literal(x));
     if (ts.isObjectLiteralExpression(e)) {
-      return e.properties.every((p) => ts.isPropertyAssignment(p) && !ts.isComputedPropertyName(p.name) && literal(p.initializer));
+      return e.properties.every(
+        (p) => ts.isPropertyAssignment(p) && !ts.isComputedPropertyName(p.name) && literal(p.initializer),
+      );
     }
     return false;
   };
@@ -156,7 +183,11 @@ export function toModule(code: string): { readonly text: string; readonly assert
       if (comment !== undefined && comment.kind === ts.SyntaxKind.SingleLineCommentTrivia) {
         const value = code.slice(comment.pos + 2, comment.end).trim();
         if (isLiteral(value)) {
-          edits.push({ start: node.getStart(file), end: comment.end, text: `expect(${node.expression.getText(file)}).toEqual(${value}); // ${value}` });
+          edits.push({
+            start: node.getStart(file),
+            end: comment.end,
+            text: `expect(${node.expression.getText(file)}).toEqual(${value}); // ${value}`,
+          });
           return;
         }
       }

@@ -11,12 +11,27 @@ const root = resolve(import.meta.dirname, '..');
 const manifest = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as { exports: Record<string, unknown> };
 // Each subpath's source: `traderatio/x` is src/x/index.ts, the root src/index.ts.
 const subpaths = Object.keys(manifest.exports).filter((k) => k !== './package.json');
-const sourceOf = (subpath: string): string => join(root, 'src', subpath === '.' ? 'index.ts' : `${subpath.slice(2)}/index.ts`);
-const load = async (subpath: string): Promise<Record<string, unknown>> => (await import(pathToFileURL(sourceOf(subpath)).href)) as Record<string, unknown>;
+const sourceOf = (subpath: string): string =>
+  join(root, 'src', subpath === '.' ? 'index.ts' : `${subpath.slice(2)}/index.ts`);
+const load = async (subpath: string): Promise<Record<string, unknown>> =>
+  (await import(pathToFileURL(sourceOf(subpath)).href)) as Record<string, unknown>;
 
 describe('the package entries', () => {
   it('are the root, traderatio/rules, traderatio/testing and the integrations', () => {
-    expect(subpaths).toEqual(['.', './rules', './catalog', './advise', './testing', './redis', './fetch', './ccxt', './gate-api', './websocket', './exchange', './metrics']);
+    expect(subpaths).toEqual([
+      '.',
+      './rules',
+      './catalog',
+      './advise',
+      './testing',
+      './redis',
+      './fetch',
+      './ccxt',
+      './gate-api',
+      './websocket',
+      './exchange',
+      './metrics',
+    ]);
   });
 
   it.each(subpaths)('load: %s exports values', async (subpath) => {
@@ -24,14 +39,23 @@ describe('the package entries', () => {
   });
 
   it('export no resolve* function: options are resolved inside the package', async () => {
-    const found = (await Promise.all(subpaths.map(async (s) => Object.keys(await load(s)).filter((n) => /^resolve/.test(n)).map((n) => `${s} ${n}`)))).flat();
+    const found = (
+      await Promise.all(
+        subpaths.map(async (s) =>
+          Object.keys(await load(s))
+            .filter((n) => /^resolve/.test(n))
+            .map((n) => `${s} ${n}`),
+        ),
+      )
+    ).flat();
     expect(found).toEqual([]);
   });
 
   it('give each name, value or type, from one entry only', () => {
     const found = exportsOf(entries());
     const holders = new Map<string, string[]>();
-    for (const [entry, list] of found) for (const x of list) holders.set(x.name, [...(holders.get(x.name) ?? []), entry]);
+    for (const [entry, list] of found)
+      for (const x of list) holders.set(x.name, [...(holders.get(x.name) ?? []), entry]);
     expect(holders.size).toBeGreaterThan(100);
     expect([...holders].filter(([, on]) => on.length > 1).map(([name, on]) => `${name}: ${on.join(', ')}`)).toEqual([]);
     // One program over every entry's sources: slow on a busy machine.
@@ -54,21 +78,54 @@ describe('the root entry', () => {
   });
 
   it('exports what an engine uses', async () => {
-    expect(Object.keys(await load('.')).sort()).toEqual([
-      'AccountLimiter', 'Dec', 'ExchangeClock', 'InvalidInputError', 'NoReplyError', 'RefusedError', 'Scheduler', 'Tracker', 'TraderatioError',
-      'UnknownFieldError', 'WEBSOCKET_RATE_LIMIT_CODES', 'WindowLimit', 'feedbackFrom', 'feedbackFromWebSocket', 'isInvalidInputError',
-      'isRefusedError', 'isTraderatioError', 'memoryStore', 'readGatewayTimes', 'readRateLimitHeaders', 'readWebSocketRateLimit', 'recordTrades',
-      'systemClock',
-    ].sort());
+    expect(Object.keys(await load('.')).sort()).toEqual(
+      [
+        'AccountLimiter',
+        'Dec',
+        'ExchangeClock',
+        'InvalidInputError',
+        'NoReplyError',
+        'RefusedError',
+        'Scheduler',
+        'Tracker',
+        'TraderatioError',
+        'UnknownFieldError',
+        'WEBSOCKET_RATE_LIMIT_CODES',
+        'WindowLimit',
+        'feedbackFrom',
+        'feedbackFromWebSocket',
+        'isInvalidInputError',
+        'isRefusedError',
+        'isTraderatioError',
+        'memoryStore',
+        'readGatewayTimes',
+        'readRateLimitHeaders',
+        'readWebSocketRateLimit',
+        'recordTrades',
+        'systemClock',
+      ].sort(),
+    );
   });
 });
 
 describe('traderatio/rules', () => {
   it('exports the rules: functions and constants, no class that keeps state', async () => {
     const rules = await load('./rules');
-    const classes = Object.entries(rules).filter(([, v]) => typeof v === 'function' && /^class\b/.test(Function.prototype.toString.call(v))).map(([k]) => k);
+    const classes = Object.entries(rules)
+      .filter(([, v]) => typeof v === 'function' && /^class\b/.test(Function.prototype.toString.call(v)))
+      .map(([k]) => k);
     expect(classes).toEqual([]);
-    expect(Object.keys(rules)).toEqual(expect.arrayContaining(['tradeRatio', 'tierFor', 'rateFamily', 'buildTimeline', 'checkAbuse', 'checkSpotFill', 'tierMargins']));
+    expect(Object.keys(rules)).toEqual(
+      expect.arrayContaining([
+        'tradeRatio',
+        'tierFor',
+        'rateFamily',
+        'buildTimeline',
+        'checkAbuse',
+        'checkSpotFill',
+        'tierMargins',
+      ]),
+    );
     expect(Object.keys(rules)).not.toContain('Tracker');
   });
 });

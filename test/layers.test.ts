@@ -25,7 +25,9 @@ const LAYERS: readonly (readonly string[])[] = [
 const rankOf = new Map(LAYERS.flatMap((layer, i) => layer.map((name) => [name, i] as const)));
 
 function files(dir: string): string[] {
-  return readdirSync(dir, { withFileTypes: true }).flatMap((e) => (e.isDirectory() ? files(join(dir, e.name)) : e.name.endsWith('.ts') ? [join(dir, e.name)] : []));
+  return readdirSync(dir, { withFileTypes: true }).flatMap((e) =>
+    e.isDirectory() ? files(join(dir, e.name)) : e.name.endsWith('.ts') ? [join(dir, e.name)] : [],
+  );
 }
 
 /** The top folder (or file) of src/ a path is in: `schedule`, `errors.ts`. */
@@ -53,7 +55,9 @@ describe('the layers of src/', () => {
 
   it('are read from the imports of every file', () => {
     expect(edges.length).toBeGreaterThan(300);
-    expect(edges.filter((e) => !(all.includes(e.target) || (!e.target.endsWith('.ts') && existsSync(e.target)))).map(show)).toEqual([]);
+    expect(
+      edges.filter((e) => !(all.includes(e.target) || (!e.target.endsWith('.ts') && existsSync(e.target)))).map(show),
+    ).toEqual([]);
   });
 
   it('import only from their own folder or a layer below', () => {
@@ -68,7 +72,13 @@ describe('the layers of src/', () => {
   it('have indexes that re-export their own folder only (and the error classes)', () => {
     const indexes = all.filter((f) => f.endsWith('/index.ts') && dirname(f) !== src);
     expect(indexes.length).toBeGreaterThan(5);
-    const foreign = edges.filter((e) => indexes.includes(e.from) && e.reexport && layerOf(e.target) !== layerOf(e.from) && layerOf(e.target) !== 'errors.ts');
+    const foreign = edges.filter(
+      (e) =>
+        indexes.includes(e.from) &&
+        e.reexport &&
+        layerOf(e.target) !== layerOf(e.from) &&
+        layerOf(e.target) !== 'errors.ts',
+    );
     expect(foreign.map(show)).toEqual([]);
   });
 
@@ -76,7 +86,9 @@ describe('the layers of src/', () => {
   const LONG = ['account/limiter.ts', 'exchange/model.ts', 'exchange/trading.ts'];
 
   it('keep every file under 700 lines, as the formatter lays them out', () => {
-    const long = [...formattedLines(all)].filter(([, lines]) => lines > 700).map(([f, lines]) => ({ f: relative(src, f), lines }));
+    const long = [...formattedLines(all)]
+      .filter(([, lines]) => lines > 700)
+      .map(([f, lines]) => ({ f: relative(src, f), lines }));
     expect(long.map((x) => x.f).sort(), long.map((x) => `${x.f} (${x.lines} lines)`).join(', ')).toEqual(LONG);
   });
 });

@@ -3,20 +3,38 @@
 // by a strict consumer under each module resolution, its command line run. Offline: the new
 // project's dependencies are the repository's own node_modules.
 import { execFileSync, spawn } from 'node:child_process';
-import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
+import {
+  copyFileSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  readdirSync,
+  rmSync,
+  statSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 const root = resolve(import.meta.dirname, '..');
-const pkg = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as { version: string; dependencies: Record<string, string> };
+const pkg = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as {
+  version: string;
+  dependencies: Record<string, string>;
+};
 const work = mkdtempSync(join(tmpdir(), 'traderatio-pack-'));
 const app = join(work, 'app');
 const installed = join(app, 'node_modules', 'traderatio');
 let tarball: string;
 let files: string[];
 
-function run(command: string, args: readonly string[], cwd: string, input?: string): Promise<{ code: number | null; out: string; err: string }> {
+function run(
+  command: string,
+  args: readonly string[],
+  cwd: string,
+  input?: string,
+): Promise<{ code: number | null; out: string; err: string }> {
   return new Promise((done) => {
     const child = spawn(command, args, { cwd, stdio: ['pipe', 'pipe', 'pipe'] });
     let out = '';
@@ -31,7 +49,12 @@ function run(command: string, args: readonly string[], cwd: string, input?: stri
 beforeAll(async () => {
   // A fresh clone: the files git knows, or would (uncommitted ones too), and no dist/.
   const copy = join(work, 'clone');
-  const listed = execFileSync('git', ['ls-files', '-z', '--cached', '--others', '--exclude-standard'], { cwd: root, encoding: 'utf8' }).split('\0').filter((f) => f !== '');
+  const listed = execFileSync('git', ['ls-files', '-z', '--cached', '--others', '--exclude-standard'], {
+    cwd: root,
+    encoding: 'utf8',
+  })
+    .split('\0')
+    .filter((f) => f !== '');
   for (const f of listed) {
     if (statSync(join(root, f), { throwIfNoEntry: false })?.isFile() !== true) continue;
     mkdirSync(dirname(join(copy, f)), { recursive: true });
@@ -41,7 +64,11 @@ beforeAll(async () => {
   const packed = await run('npm', ['pack', '--pack-destination', work, '--no-fund', '--no-audit'], copy);
   expect(packed.code, packed.err).toBe(0);
   tarball = join(work, `traderatio-${pkg.version}.tgz`);
-  files = execFileSync('tar', ['-tzf', tarball], { encoding: 'utf8' }).trim().split('\n').map((f) => f.replace(/^package\//, '')).sort();
+  files = execFileSync('tar', ['-tzf', tarball], { encoding: 'utf8' })
+    .trim()
+    .split('\n')
+    .map((f) => f.replace(/^package\//, ''))
+    .sort();
 
   // The new project: the package unpacked where npm would put it, its dependencies (and the
   // TypeScript that checks the consumer) taken from the repository's node_modules.
@@ -51,7 +78,10 @@ beforeAll(async () => {
     mkdirSync(dirname(join(app, 'node_modules', dep)), { recursive: true });
     symlinkSync(join(root, 'node_modules', dep), join(app, 'node_modules', dep));
   }
-  writeFileSync(join(app, 'package.json'), JSON.stringify({ name: 'app', private: true, type: 'module', dependencies: { traderatio: pkg.version } }));
+  writeFileSync(
+    join(app, 'package.json'),
+    JSON.stringify({ name: 'app', private: true, type: 'module', dependencies: { traderatio: pkg.version } }),
+  );
   // Packing builds the package (nine entries, two builds and the declarations): beside the rest of
   // the suite on a busy machine, that took more than 60 s.
 }, 120_000);
@@ -68,10 +98,79 @@ describe('the packed tarball', () => {
       /^dist\/cli\/bin\.js$/,
     ];
     expect(files.filter((f) => !allowed.some((p) => p.test(f)))).toEqual([]);
-    expect(files).toEqual(expect.arrayContaining(['LICENSE', 'README.md', 'package.json', 'dist/index.js', 'dist/index.cjs', 'dist/index.d.ts', 'dist/index.d.cts', 'dist/rules.js', 'dist/rules.cjs', 'dist/rules.d.ts', 'dist/rules.d.cts', 'dist/catalog.js', 'dist/catalog.cjs', 'dist/catalog.d.ts', 'dist/catalog.d.cts', 'dist/advise.js', 'dist/advise.cjs', 'dist/advise.d.ts', 'dist/advise.d.cts', 'dist/testing.js', 'dist/testing.cjs', 'dist/testing.d.ts', 'dist/testing.d.cts', 'dist/redis.js', 'dist/redis.cjs', 'dist/redis.d.ts', 'dist/redis.d.cts', 'dist/fetch.js', 'dist/fetch.cjs', 'dist/fetch.d.ts', 'dist/fetch.d.cts', 'dist/ccxt.js', 'dist/ccxt.cjs', 'dist/ccxt.d.ts', 'dist/ccxt.d.cts', 'dist/gate-api.js', 'dist/gate-api.cjs', 'dist/gate-api.d.ts', 'dist/gate-api.d.cts', 'dist/websocket.js', 'dist/websocket.cjs', 'dist/websocket.d.ts', 'dist/websocket.d.cts', 'dist/exchange.js', 'dist/exchange.cjs', 'dist/exchange.d.ts', 'dist/metrics.js', 'dist/metrics.cjs', 'dist/metrics.d.ts', 'dist/metrics.d.cts', 'dist/cli/bin.js']));
+    expect(files).toEqual(
+      expect.arrayContaining([
+        'LICENSE',
+        'README.md',
+        'package.json',
+        'dist/index.js',
+        'dist/index.cjs',
+        'dist/index.d.ts',
+        'dist/index.d.cts',
+        'dist/rules.js',
+        'dist/rules.cjs',
+        'dist/rules.d.ts',
+        'dist/rules.d.cts',
+        'dist/catalog.js',
+        'dist/catalog.cjs',
+        'dist/catalog.d.ts',
+        'dist/catalog.d.cts',
+        'dist/advise.js',
+        'dist/advise.cjs',
+        'dist/advise.d.ts',
+        'dist/advise.d.cts',
+        'dist/testing.js',
+        'dist/testing.cjs',
+        'dist/testing.d.ts',
+        'dist/testing.d.cts',
+        'dist/redis.js',
+        'dist/redis.cjs',
+        'dist/redis.d.ts',
+        'dist/redis.d.cts',
+        'dist/fetch.js',
+        'dist/fetch.cjs',
+        'dist/fetch.d.ts',
+        'dist/fetch.d.cts',
+        'dist/ccxt.js',
+        'dist/ccxt.cjs',
+        'dist/ccxt.d.ts',
+        'dist/ccxt.d.cts',
+        'dist/gate-api.js',
+        'dist/gate-api.cjs',
+        'dist/gate-api.d.ts',
+        'dist/gate-api.d.cts',
+        'dist/websocket.js',
+        'dist/websocket.cjs',
+        'dist/websocket.d.ts',
+        'dist/websocket.d.cts',
+        'dist/exchange.js',
+        'dist/exchange.cjs',
+        'dist/exchange.d.ts',
+        'dist/metrics.js',
+        'dist/metrics.cjs',
+        'dist/metrics.d.ts',
+        'dist/metrics.d.cts',
+        'dist/cli/bin.js',
+      ]),
+    );
     // The code is there once, as ES modules: the CommonJS entries only require them.
-    for (const entry of ['index', 'rules', 'catalog', 'advise', 'testing', 'redis', 'fetch', 'ccxt', 'gate-api', 'websocket', 'exchange', 'metrics']) {
-      expect(readFileSync(join(installed, `dist/${entry}.cjs`), 'utf8')).toBe(`'use strict';\nmodule.exports = require('./${entry}.js');\n`);
+    for (const entry of [
+      'index',
+      'rules',
+      'catalog',
+      'advise',
+      'testing',
+      'redis',
+      'fetch',
+      'ccxt',
+      'gate-api',
+      'websocket',
+      'exchange',
+      'metrics',
+    ]) {
+      expect(readFileSync(join(installed, `dist/${entry}.cjs`), 'utf8')).toBe(
+        `'use strict';\nmodule.exports = require('./${entry}.js');\n`,
+      );
     }
   });
 
@@ -82,7 +181,15 @@ describe('the packed tarball', () => {
   it('ships readable code: the names of the sources, one statement a line', () => {
     const code = files.filter((f) => f.endsWith('.js')).map((f) => readFileSync(join(installed, f), 'utf8'));
     const all = code.join('\n');
-    for (const name of ['function tradeRatio(', 'var Scheduler = class', 'var WindowLimit = class', 'var AccountLimiter = class', 'var RedisStore = class', 'var RefusedError = class extends TraderatioError', 'function limitedFetch(']) {
+    for (const name of [
+      'function tradeRatio(',
+      'var Scheduler = class',
+      'var WindowLimit = class',
+      'var AccountLimiter = class',
+      'var RedisStore = class',
+      'var RefusedError = class extends TraderatioError',
+      'function limitedFetch(',
+    ]) {
       expect(all).toContain(name);
     }
     // Minified code is a few lines of thousands of characters; the sources' lines are a few dozen.
@@ -112,15 +219,21 @@ describe('the packed tarball', () => {
 
   it('declares no internal form of the options: no `Fixed`, no `*Config` type', () => {
     // GateApiRequestConfig is the gate-api SDK's own request type, which traderatio/gate-api wraps.
-    const names = readdirSync(join(installed, 'dist')).filter((f) => f.endsWith('.d.cts') || f.endsWith('.d.ts'))
-      .flatMap((f) => [...readFileSync(join(installed, 'dist', f), 'utf8').matchAll(/\b(Fixed\w*|\w*Config)\b/g)].map((m) => `${f}: ${m[1]!}`))
+    const names = readdirSync(join(installed, 'dist'))
+      .filter((f) => f.endsWith('.d.cts') || f.endsWith('.d.ts'))
+      .flatMap((f) =>
+        [...readFileSync(join(installed, 'dist', f), 'utf8').matchAll(/\b(Fixed\w*|\w*Config)\b/g)].map(
+          (m) => `${f}: ${m[1]!}`,
+        ),
+      )
       .filter((n) => !n.endsWith(': GateApiRequestConfig'));
     expect(names).toEqual([]);
   });
 
   it('leaves out of the declarations what is marked @internal', () => {
     // What stays is a constructor parameter, which a declaration cannot leave out.
-    const lines = readdirSync(join(installed, 'dist')).filter((f) => f.endsWith('.d.cts') || f.endsWith('.d.ts'))
+    const lines = readdirSync(join(installed, 'dist'))
+      .filter((f) => f.endsWith('.d.cts') || f.endsWith('.d.ts'))
       .flatMap((f) => readFileSync(join(installed, 'dist', f), 'utf8').split('\n'))
       .filter((l) => l.includes('@internal'));
     expect(lines.filter((l) => !/^\s*\/\*\* @internal \*\/ \w+: [^()]+(\);|,)$/.test(l))).toEqual([]);
@@ -129,10 +242,21 @@ describe('the packed tarball', () => {
 
 describe('the installed package', () => {
   it.each([
-    ['module', "import { Scheduler, WindowLimit, InvalidInputError, AccountLimiter } from 'traderatio';\nimport { tradeRatio } from 'traderatio/rules';\nimport { RedisStore, SharedLimit } from 'traderatio/redis';\nimport { limitedFetch } from 'traderatio/fetch';\nimport { limitedWebSocket } from 'traderatio/websocket';\nimport { limitCcxt } from 'traderatio/ccxt';\nimport { limitApiClient } from 'traderatio/gate-api';"],
-    ['commonjs', "const { Scheduler, WindowLimit, InvalidInputError, AccountLimiter } = require('traderatio');\nconst { tradeRatio } = require('traderatio/rules');\nconst { RedisStore, SharedLimit } = require('traderatio/redis');\nconst { limitedFetch } = require('traderatio/fetch');\nconst { limitedWebSocket } = require('traderatio/websocket');\nconst { limitCcxt } = require('traderatio/ccxt');\nconst { limitApiClient } = require('traderatio/gate-api');"],
+    [
+      'module',
+      "import { Scheduler, WindowLimit, InvalidInputError, AccountLimiter } from 'traderatio';\nimport { tradeRatio } from 'traderatio/rules';\nimport { RedisStore, SharedLimit } from 'traderatio/redis';\nimport { limitedFetch } from 'traderatio/fetch';\nimport { limitedWebSocket } from 'traderatio/websocket';\nimport { limitCcxt } from 'traderatio/ccxt';\nimport { limitApiClient } from 'traderatio/gate-api';",
+    ],
+    [
+      'commonjs',
+      "const { Scheduler, WindowLimit, InvalidInputError, AccountLimiter } = require('traderatio');\nconst { tradeRatio } = require('traderatio/rules');\nconst { RedisStore, SharedLimit } = require('traderatio/redis');\nconst { limitedFetch } = require('traderatio/fetch');\nconst { limitedWebSocket } = require('traderatio/websocket');\nconst { limitCcxt } = require('traderatio/ccxt');\nconst { limitApiClient } = require('traderatio/gate-api');",
+    ],
   ])('loads as %s, with one copy of the classes the three entries share', async (type, imports) => {
-    const r = await run(process.execPath, [`--input-type=${type}`, '-e', `${imports}
+    const r = await run(
+      process.execPath,
+      [
+        `--input-type=${type}`,
+        '-e',
+        `${imports}
       console.log(tradeRatio([{ contract: 'BTC_USDT', makerVolume: '1000', place: 100 }]).ratio.toFixed(2));
       // A shared limit is no WindowLimit, but the root's Scheduler takes it as one of its limits.
       const never = () => new Promise(() => {});
@@ -146,53 +270,99 @@ describe('the installed package', () => {
       try { limitCcxt(limiter, { id: 'binance' }, { account: 'main' }); } catch (e) { console.log(e instanceof InvalidInputError); }
       try { limitApiClient(limiter, { account: 'main', client: {} }); } catch (e) { console.log(e instanceof InvalidInputError); }
       limiter.close();
-    `], app);
-    expect(r).toEqual({ code: 0, out: '10.00\nfunction function true\ntrue InvalidInputError INVALID_INPUT\nfunction\ntrue\ntrue\ntrue\ntrue\n', err: '' });
+    `,
+      ],
+      app,
+    );
+    expect(r).toEqual({
+      code: 0,
+      out: '10.00\nfunction function true\ntrue InvalidInputError INVALID_INPUT\nfunction\ntrue\ntrue\ntrue\ntrue\n',
+      err: '',
+    });
   });
 
   it.each([
-    ['module', "import * as root from 'traderatio';\nimport * as rules from 'traderatio/rules';\nimport * as catalog from 'traderatio/catalog';\nimport * as advisor from 'traderatio/advise';\nimport * as testing from 'traderatio/testing';"],
-    ['commonjs', "const root = require('traderatio');\nconst rules = require('traderatio/rules');\nconst catalog = require('traderatio/catalog');\nconst advisor = require('traderatio/advise');\nconst testing = require('traderatio/testing');"],
-  ])('loads traderatio/rules, /catalog, /advise and /testing as %s, with the root\'s classes', async (type, imports) => {
-    const r = await run(process.execPath, [`--input-type=${type}`, '-e', `${imports}
+    [
+      'module',
+      "import * as root from 'traderatio';\nimport * as rules from 'traderatio/rules';\nimport * as catalog from 'traderatio/catalog';\nimport * as advisor from 'traderatio/advise';\nimport * as testing from 'traderatio/testing';",
+    ],
+    [
+      'commonjs',
+      "const root = require('traderatio');\nconst rules = require('traderatio/rules');\nconst catalog = require('traderatio/catalog');\nconst advisor = require('traderatio/advise');\nconst testing = require('traderatio/testing');",
+    ],
+  ])("loads traderatio/rules, /catalog, /advise and /testing as %s, with the root's classes", async (type, imports) => {
+    const r = await run(
+      process.execPath,
+      [
+        `--input-type=${type}`,
+        '-e',
+        `${imports}
       console.log(rules.tierFor('10.06').tier, rules.createTierTable([{ minRatio: '0', limit: 7 }])[0].limit, typeof root.Tracker, typeof catalog.checkSpotBatch);
       console.log(rules.tradeRatio([{ contract: 'BTC_USDT', makerVolume: '1000', place: 100 }]).ratio instanceof root.Dec, 'tradeRatio' in root, 'Tracker' in rules);
       console.log(catalog.createCatalog().classify('POST', '/api/v4/futures/usdt/orders', {}).limits[0].key, typeof advisor.advise);
       const clock = new testing.VirtualClock();
       new root.Scheduler({ clock }).limit({ name: 'a', limit: 1, windowMs: 1000 });
       console.log(new testing.TooManyTimersError(1, '') instanceof root.TraderatioError, 'VirtualClock' in root, 'TooManyTimersError' in root);
-    `], app);
-    expect(r).toEqual({ code: 0, out: '5 7 function function\ntrue false false\nfutures.place function\ntrue false false\n', err: '' });
+    `,
+      ],
+      app,
+    );
+    expect(r).toEqual({
+      code: 0,
+      out: '5 7 function function\ntrue false false\nfutures.place function\ntrue false false\n',
+      err: '',
+    });
   });
 
   it('gives one copy of every class to a process that both requires and imports it', async () => {
-    const r = await run(process.execPath, ['--input-type=module', '-e', `
+    const r = await run(
+      process.execPath,
+      [
+        '--input-type=module',
+        '-e',
+        `
       import { createRequire } from 'node:module';
       import * as esm from 'traderatio';
       import { RedisStore } from 'traderatio/redis';
       const require = createRequire(import.meta.url);
       const cjs = require('traderatio');
       console.log(cjs.Scheduler === esm.Scheduler, cjs.InvalidInputError === esm.InvalidInputError, require('traderatio/redis').RedisStore === RedisStore);
-    `], app);
+    `,
+      ],
+      app,
+    );
     expect(r).toEqual({ code: 0, out: 'true true true\n', err: '' });
   });
 
   it('starts the model exchange from traderatio/exchange', async () => {
-    const r = await run(process.execPath, ['--input-type=module', '-e', `
+    const r = await run(
+      process.execPath,
+      [
+        '--input-type=module',
+        '-e',
+        `
       import { VirtualClock } from 'traderatio/testing';
       import { startExchange } from 'traderatio/exchange';
       const exchange = await startExchange({ clock: new VirtualClock({ wallStart: Date.parse('2026-11-21T09:00:00Z') }), port: 0 });
       const res = await fetch(exchange.url + '/api/v4/futures/usdt/orders', { method: 'POST', headers: { KEY: 'main-key', 'Content-Type': 'application/json' }, body: JSON.stringify({ contract: 'BTC_USDT', size: 1, price: '60000' }) });
       console.log(res.status, res.headers.get('X-Gate-RateLimit-Limit'));
       await exchange.close();
-    `], app);
+    `,
+      ],
+      app,
+    );
     expect(r).toEqual({ code: 0, out: '200 100\n', err: '' });
   });
 
   it('runs its command line', async () => {
     const bin = join(installed, 'dist/cli/bin.js');
     expect(await run(process.execPath, [bin, '--version'], app)).toEqual({ code: 0, out: `${pkg.version}\n`, err: '' });
-    const plan = await run(process.execPath, [bin, 'plan', '-', '--json'], app, 'account,contract,maker_volume,place\nA,BTC_USDT,1000,100\n');
+    const plan = await run(
+      process.execPath,
+      [bin, 'plan', '-', '--json'],
+      app,
+      'account,contract,maker_volume,place\nA,BTC_USDT,1000,100\n',
+    );
     expect(plan.code).toBe(0);
     expect(JSON.parse(plan.out).accounts[0]).toMatchObject({ account: 'A', tier: 5, limit: 300 });
   });
@@ -245,36 +415,66 @@ export const lease = shared.lease;
 // @ts-expect-error: internal to the scheduler
 export const waiting = limit.waiting;
 `;
-  const compilerOptions = { strict: true, noEmit: true, skipLibCheck: false, target: 'es2022', lib: ['es2022'], types: ['node'], exactOptionalPropertyTypes: true, noUncheckedIndexedAccess: true };
+  const compilerOptions = {
+    strict: true,
+    noEmit: true,
+    skipLibCheck: false,
+    target: 'es2022',
+    lib: ['es2022'],
+    types: ['node'],
+    exactOptionalPropertyTypes: true,
+    noUncheckedIndexedAccess: true,
+  };
 
   it('type-checks a strict consumer under moduleResolution nodenext (ESM and CommonJS), bundler and node10', async () => {
     writeFileSync(join(app, 'consumer.ts'), consumer);
     // The same consumer as a CommonJS module: its imports resolve with the "require" condition.
     writeFileSync(join(app, 'consumer.cts'), consumer);
     // traderatio/exchange is an ES module: an ESM consumer of it, its clock the library's.
-    writeFileSync(join(app, 'exchange.ts'), `
+    writeFileSync(
+      join(app, 'exchange.ts'),
+      `
 import { VirtualClock } from 'traderatio/testing';
 import { startExchange, type RunningExchange } from 'traderatio/exchange';
 export const running: Promise<RunningExchange> = startExchange({ clock: new VirtualClock(), port: 0 });
-`);
+`,
+    );
     const configs = {
-      nodenext: { compilerOptions: { ...compilerOptions, module: 'nodenext', moduleResolution: 'nodenext' }, files: ['consumer.ts', 'consumer.cts', 'exchange.ts'] },
-      bundler: { compilerOptions: { ...compilerOptions, module: 'esnext', moduleResolution: 'bundler' }, files: ['consumer.ts', 'exchange.ts'] },
-      node10: { compilerOptions: { ...compilerOptions, module: 'commonjs', moduleResolution: 'node10', ignoreDeprecations: '5.0' }, files: ['consumer.ts', 'exchange.ts'] },
+      nodenext: {
+        compilerOptions: { ...compilerOptions, module: 'nodenext', moduleResolution: 'nodenext' },
+        files: ['consumer.ts', 'consumer.cts', 'exchange.ts'],
+      },
+      bundler: {
+        compilerOptions: { ...compilerOptions, module: 'esnext', moduleResolution: 'bundler' },
+        files: ['consumer.ts', 'exchange.ts'],
+      },
+      node10: {
+        compilerOptions: {
+          ...compilerOptions,
+          module: 'commonjs',
+          moduleResolution: 'node10',
+          ignoreDeprecations: '5.0',
+        },
+        files: ['consumer.ts', 'exchange.ts'],
+      },
     };
     const tsc = join(root, 'node_modules/typescript/bin/tsc');
-    const results = await Promise.all(Object.entries(configs).map(async ([name, config]) => {
-      writeFileSync(join(app, `tsconfig.${name}.json`), JSON.stringify(config));
-      const r = await run(process.execPath, [tsc, '-p', `tsconfig.${name}.json`], app);
-      return { name, code: r.code, out: r.out };
-    }));
+    const results = await Promise.all(
+      Object.entries(configs).map(async ([name, config]) => {
+        writeFileSync(join(app, `tsconfig.${name}.json`), JSON.stringify(config));
+        const r = await run(process.execPath, [tsc, '-p', `tsconfig.${name}.json`], app);
+        return { name, code: r.code, out: r.out };
+      }),
+    );
     expect(results).toEqual(Object.keys(configs).map((name) => ({ name, code: 0, out: '' })));
   }, 60_000);
 
-  it('type-checks a consumer with TypeScript\'s default lib (the DOM included) and skipLibCheck false', async () => {
+  it("type-checks a consumer with TypeScript's default lib (the DOM included) and skipLibCheck false", async () => {
     // The DOM's RequestInit has a `priority` of its own ('high' | 'low' | 'auto'): the options of a
     // limited fetch extend it, and must not redeclare what it has.
-    writeFileSync(join(app, 'dom.ts'), `
+    writeFileSync(
+      join(app, 'dom.ts'),
+      `
 import { AccountLimiter } from 'traderatio';
 import { limitedFetch, type LimitedRequestInit } from 'traderatio/fetch';
 import { limitedWebSocket } from 'traderatio/websocket';
@@ -288,10 +488,26 @@ export const cancel: Promise<Response> = gate('https://api.gateio.ws/api/v4/futu
 declare const socket: WebSocket;
 export const api = limitedWebSocket(limiter, { account: 'main', socket });
 export const kinds = [limitApiClient, limitCcxt].length;
-`);
-    const config = { compilerOptions: { strict: true, noEmit: true, skipLibCheck: false, target: 'es2022', module: 'nodenext', moduleResolution: 'nodenext', types: ['node'] }, files: ['dom.ts'] };
+`,
+    );
+    const config = {
+      compilerOptions: {
+        strict: true,
+        noEmit: true,
+        skipLibCheck: false,
+        target: 'es2022',
+        module: 'nodenext',
+        moduleResolution: 'nodenext',
+        types: ['node'],
+      },
+      files: ['dom.ts'],
+    };
     writeFileSync(join(app, 'tsconfig.dom.json'), JSON.stringify(config));
-    const r = await run(process.execPath, [join(root, 'node_modules/typescript/bin/tsc'), '-p', 'tsconfig.dom.json'], app);
+    const r = await run(
+      process.execPath,
+      [join(root, 'node_modules/typescript/bin/tsc'), '-p', 'tsconfig.dom.json'],
+      app,
+    );
     expect({ code: r.code, out: r.out }).toEqual({ code: 0, out: '' });
   }, 60_000);
 });

@@ -14,7 +14,8 @@ function labelsInSources(): Map<string, string> {
       if (entry.isDirectory()) walk(path);
       else if (entry.name.endsWith('.ts')) {
         const text = readFileSync(path, 'utf8');
-        for (const m of text.matchAll(/(?:badRequest\(\s*|ApiError\(\s*\d{3},\s*|\blabel:\s*)'([A-Z][A-Z_]+)'/g)) found.set(m[1]!, path.slice(root.length + 1));
+        for (const m of text.matchAll(/(?:badRequest\(\s*|ApiError\(\s*\d{3},\s*|\blabel:\s*)'([A-Z][A-Z_]+)'/g))
+          found.set(m[1]!, path.slice(root.length + 1));
       }
     }
   };
@@ -30,7 +31,9 @@ describe('docs/troubleshooting.md', () => {
   it('has a line for every label the sources give an error', () => {
     const found = labelsInSources();
     expect(found.size).toBeGreaterThan(10);
-    expect([...found].filter(([label]) => LABELS[label] === undefined).map(([label, file]) => `${label} (${file})`)).toEqual([]);
+    expect(
+      [...found].filter(([label]) => LABELS[label] === undefined).map(([label, file]) => `${label} (${file})`),
+    ).toEqual([]);
   });
 
   it('says what each line means and what to do', () => {

@@ -46,4 +46,6 @@ limited.detach(); // the instance as it was, its throttle on again
 assert.equal(gate.enableRateLimit, true);
 limiter.close();
 await exchange.close();
-console.log(`ccxt: 150 placements and a cancel, none refused; ${trades.length} fills, ${limiter.abuseHeadroom('main').traded} USDT counted; the instance restored`);
+console.log(
+  `ccxt: 150 placements and a cancel, none refused; ${trades.length} fills, ${limiter.abuseHeadroom('main').traded} USDT counted; the instance restored`,
+);

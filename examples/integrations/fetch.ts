@@ -20,7 +20,13 @@ const signed = (input: string | URL | Request, init: RequestInit = {}): Promise<
   const url = new URL(String(input));
   const body = typeof init.body === 'string' ? init.body : '';
   const timestamp = String(Math.floor(Date.now() / 1000));
-  const payload = [init.method ?? 'GET', url.pathname, url.search.slice(1), createHash('sha512').update(body).digest('hex'), timestamp].join('\n');
+  const payload = [
+    init.method ?? 'GET',
+    url.pathname,
+    url.search.slice(1),
+    createHash('sha512').update(body).digest('hex'),
+    timestamp,
+  ].join('\n');
   const headers = new Headers(init.headers);
   headers.set('KEY', key);
   headers.set('Timestamp', timestamp);
@@ -35,13 +41,15 @@ const limiter = new AccountLimiter({ accounts: [{ id: 'main', role: 'main' }], m
 const gate = limitedFetch(limiter, { account: 'main', fetch: signed });
 
 // Forty orders at once: they go out as the placement limit allows, none refused by the exchange.
-const placed = await Promise.all(Array.from({ length: 40 }, async (_, i) => {
-  const res = await gate(`${base}/api/v4/futures/usdt/orders`, {
-    method: 'POST',
-    body: JSON.stringify({ contract: 'BTC_USDT', size: 1, price: String(60_000 - i), tif: 'gtc' }),
-  });
-  return { status: res.status, order: (await res.json()) as { id?: number } };
-}));
+const placed = await Promise.all(
+  Array.from({ length: 40 }, async (_, i) => {
+    const res = await gate(`${base}/api/v4/futures/usdt/orders`, {
+      method: 'POST',
+      body: JSON.stringify({ contract: 'BTC_USDT', size: 1, price: String(60_000 - i), tif: 'gtc' }),
+    });
+    return { status: res.status, order: (await res.json()) as { id?: number } };
+  }),
+);
 console.log(`placed: ${placed.filter((p) => p.status === 201 || p.status === 200).length} of ${placed.length}`);
 
 // A cancel outranks placements waiting on the same account.
@@ -55,5 +63,7 @@ console.log(`fills counted: ${limiter.abuseHeadroom('main').traded} USDT`);
 
 const now = limiter.limitNow('main');
 const clock = limiter.clockEstimate();
-console.log(`fetch: limit ${now.limit} r/s (tier ${now.tier.tier}, ${now.source}); exchange clock ${clock === null ? 'unknown' : `${clock.offsetMs.toFixed(1)} ms off, within ${clock.errorMs.toFixed(1)} ms`}`);
+console.log(
+  `fetch: limit ${now.limit} r/s (tier ${now.tier.tier}, ${now.source}); exchange clock ${clock === null ? 'unknown' : `${clock.offsetMs.toFixed(1)} ms off, within ${clock.errorMs.toFixed(1)} ms`}`,
+);
 limiter.close();

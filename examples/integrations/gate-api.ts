@@ -43,4 +43,6 @@ const trades = await futures.getMyTrades('usdt', { contract: 'BTC_USDT' });
 detach();
 limiter.close();
 await exchange.close();
-console.log(`gate-api: 150 placements and a cancel through FuturesApi, none refused; ${trades.body.length} fills, ${limiter.abuseHeadroom('main').traded} USDT counted`);
+console.log(
+  `gate-api: 150 placements and a cancel through FuturesApi, none refused; ${trades.body.length} fills, ${limiter.abuseHeadroom('main').traded} USDT counted`,
+);

@@ -20,14 +20,24 @@ const api = limitedWebSocket(limiter, { account: 'main', socket, multipliers: { 
 // account's fills, pushed by futures.usertrades, are counted as they come, once per trade id.
 const login = await api.request('futures.login', undefined, { payload: { api_key: 'main-key' } });
 assert.equal(login.header['status'], '200');
-socket.send(JSON.stringify({ time: Math.floor(Date.now() / 1000), channel: 'futures.usertrades', event: 'subscribe', payload: ['!all'] }));
+socket.send(
+  JSON.stringify({
+    time: Math.floor(Date.now() / 1000),
+    channel: 'futures.usertrades',
+    event: 'subscribe',
+    payload: ['!all'],
+  }),
+);
 
 // Orders wait on their limits (R16: the WebSocket 100 per second and the tier, shared with REST)
 // and count when sent; each reply's rate-limit fields and 311/312 codes go back to the limiter:
 // the first placement goes alone, and its reply's figure for the tier sets the limit.
 const order = { contract: 'BTC_USDT', size: 1, price: '60000' };
 const placed = await Promise.all([1, 2, 3].map(() => api.request('futures.order_place', order)));
-assert.deepEqual(placed.map((r) => r.header['status']), ['200', '200', '200']);
+assert.deepEqual(
+  placed.map((r) => r.header['status']),
+  ['200', '200', '200'],
+);
 const id = (placed[0]!.data!.result as { id: number }).id;
 const cancelled = await api.request('futures.order_cancel', { order_id: String(id) });
 assert.equal(cancelled.header['status'], '200');
@@ -37,4 +47,6 @@ api.close();
 socket.close();
 limiter.close();
 await exchange.close();
-console.log(`websocket: 3 placements and 1 cancel through traderatio; ${limiter.abuseHeadroom('main').traded} USDT of fills counted`);
+console.log(
+  `websocket: 3 placements and 1 cancel through traderatio; ${limiter.abuseHeadroom('main').traded} USDT of fills counted`,
+);

@@ -5,7 +5,11 @@ import type { AccountLimiter } from './limiter.js';
 import { type FuturesTradeRow, type SpotTradeRow, recordTrades } from './trades.js';
 
 // The answers whose rows are the account's fills (R1, R9, R14).
-const TRADES = new Set(['GET /futures/{settle}/my_trades', 'GET /futures/{settle}/my_trades_timerange', 'GET /spot/my_trades']);
+const TRADES = new Set([
+  'GET /futures/{settle}/my_trades',
+  'GET /futures/{settle}/my_trades_timerange',
+  'GET /spot/my_trades',
+]);
 // The answers that give contracts' quanto_multiplier.
 const CONTRACTS = new Set(['GET /futures/{settle}/contracts', 'GET /futures/{settle}/contracts/{contract}']);
 
@@ -28,7 +32,11 @@ export interface ContractSource {
 export class AnswerFills {
   private readonly multipliers = new Map<string, string>();
 
-  constructor(private readonly limiter: AccountLimiter, private readonly account: string, private readonly contracts: ContractSource = {}) {}
+  constructor(
+    private readonly limiter: AccountLimiter,
+    private readonly account: string,
+    private readonly contracts: ContractSource = {},
+  ) {}
 
   /** Whether an answer to `c` is one {@link take} reads. */
   reads(c: Classification): boolean {
@@ -41,7 +49,8 @@ export class AnswerFills {
     const route = `${c.method} ${c.endpoint}`;
     try {
       if (CONTRACTS.has(route)) this.learn(body);
-      else if (TRADES.has(route) && Array.isArray(body) && body.length > 0) await this.record(c, body as readonly (FuturesTradeRow | SpotTradeRow)[]);
+      else if (TRADES.has(route) && Array.isArray(body) && body.length > 0)
+        await this.record(c, body as readonly (FuturesTradeRow | SpotTradeRow)[]);
     } catch (error) {
       this.limiter.reportError('fills', error);
     }
@@ -52,7 +61,8 @@ export class AnswerFills {
     for (const c of Array.isArray(body) ? body : [body]) {
       if (typeof c !== 'object' || c === null) continue;
       const { name, quanto_multiplier: m } = c as { name?: unknown; quanto_multiplier?: unknown };
-      if (typeof name === 'string' && (typeof m === 'string' || typeof m === 'number')) this.multipliers.set(normalizeContract(name), String(m));
+      if (typeof name === 'string' && (typeof m === 'string' || typeof m === 'number'))
+        this.multipliers.set(normalizeContract(name), String(m));
     }
   }
 
@@ -60,7 +70,10 @@ export class AnswerFills {
     const multipliers: Record<string, string> = {};
     if (c.market === 'futures') {
       for (const row of rows) {
-        const name = typeof row === 'object' && row !== null && typeof (row as FuturesTradeRow).contract === 'string' ? normalizeContract((row as FuturesTradeRow).contract) : undefined;
+        const name =
+          typeof row === 'object' && row !== null && typeof (row as FuturesTradeRow).contract === 'string'
+            ? normalizeContract((row as FuturesTradeRow).contract)
+            : undefined;
         if (name === undefined || name in multipliers) continue;
         const m = await this.multiplierOf(c.settle ?? 'usdt', name);
         if (m !== undefined) multipliers[name] = m;

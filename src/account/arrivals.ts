@@ -46,7 +46,8 @@ export class Arrivals {
     const min = arrival.delay - this.arrivalDelay.add(arrival.delay, now);
     // A quicker way there than any seen: the requests answered before were counted at the
     // exchange later than thought, and count longer here too.
-    if (min < this.quickest) for (let i = this.arrivals.head; i < this.arrivals.list.length; i++) countArrival(this.arrivals.list[i]!, min);
+    if (min < this.quickest)
+      for (let i = this.arrivals.head; i < this.arrivals.list.length; i++) countArrival(this.arrivals.list[i]!, min);
     this.quickest = min;
     countArrival(arrival, min);
     const kept = this.arrivals;
@@ -66,4 +67,3 @@ function countArrival(a: Arrival, quickest: number): void {
   for (const limit of a.limits) limit.extend(a.weight, a.arrived > a.sentMono ? a.arrived : a.sentMono, arrived);
   a.arrived = arrived;
 }
-

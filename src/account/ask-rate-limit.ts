@@ -13,7 +13,11 @@ export interface RateLimitAnswer {
  * report marks the endpoint not open (`rateLimitUnavailable`), never an error: the headers of
  * placements' answers take over. Never rejects.
  */
-export async function askRateLimit(limiter: AccountLimiter, account: string, ask: () => Promise<RateLimitAnswer>): Promise<void> {
+export async function askRateLimit(
+  limiter: AccountLimiter,
+  account: string,
+  ask: () => Promise<RateLimitAnswer>,
+): Promise<void> {
   let answer: RateLimitAnswer;
   try {
     answer = await ask();
@@ -26,7 +30,8 @@ export async function askRateLimit(limiter: AccountLimiter, account: string, ask
     return;
   }
   try {
-    if (limiter.reportRateLimit(account, answer.body) === null) limiter.rateLimitUnavailable(account, 'an answer without a futures row');
+    if (limiter.reportRateLimit(account, answer.body) === null)
+      limiter.rateLimitUnavailable(account, 'an answer without a futures row');
   } catch (error) {
     limiter.rateLimitUnavailable(account, reasonOf(error));
   }

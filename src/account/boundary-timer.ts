@@ -40,8 +40,22 @@ export class BoundaryTimer {
     const time = this.time;
     let early = time.edge('raise');
     let late = time.edge('lower');
-    if (time.estimating && armed !== null && armed.direction === 'lower' && late < armed.at && time.local().wall >= time.boundaryLocal(armed.at, 'lower', time.local())) late = armed.at;
-    if (time.estimating && armed !== null && armed.direction === 'raise' && early < armed.at && time.local().wall >= time.boundaryLocal(armed.at, 'raise', time.local())) early = armed.at;
+    if (
+      time.estimating &&
+      armed !== null &&
+      armed.direction === 'lower' &&
+      late < armed.at &&
+      time.local().wall >= time.boundaryLocal(armed.at, 'lower', time.local())
+    )
+      late = armed.at;
+    if (
+      time.estimating &&
+      armed !== null &&
+      armed.direction === 'raise' &&
+      early < armed.at &&
+      time.local().wall >= time.boundaryLocal(armed.at, 'raise', time.local())
+    )
+      early = armed.at;
     this.readHours = { early: utcHourStart(early), late: utcHourStart(late) };
     return { early, late };
   }
@@ -52,7 +66,11 @@ export class BoundaryTimer {
    */
   crossed(): boolean {
     const h = this.readHours;
-    return h === null || utcHourStart(this.time.edge('raise')) !== h.early || utcHourStart(this.time.edge('lower')) !== h.late;
+    return (
+      h === null ||
+      utcHourStart(this.time.edge('raise')) !== h.early ||
+      utcHourStart(this.time.edge('lower')) !== h.late
+    );
   }
 
   /** Sets the timer for the next boundary after `now` (an instant of the rules' clock). */
@@ -67,12 +85,18 @@ export class BoundaryTimer {
         for (const direction of ['lower', 'raise'] as const) {
           const wall = this.time.boundaryLocal(at, direction, local, direction === 'lower' ? transit : 0);
           // Due now and not yet fired: boundaries fire in order, each side once.
-          const pending = wall > local.wall || (wall === local.wall && (this.armed === null || order(this.armed) < order({ at, direction })));
+          const pending =
+            wall > local.wall ||
+            (wall === local.wall && (this.armed === null || order(this.armed) < order({ at, direction })));
           if (pending && (next === null || wall < next.wall)) next = { at, direction, wall };
         }
       }
     }
-    next ??= { at: utcHourStart(now) + HOUR_MS, direction: 'lower', wall: local.wall + utcHourStart(now) + HOUR_MS - now };
+    next ??= {
+      at: utcHourStart(now) + HOUR_MS,
+      direction: 'lower',
+      wall: local.wall + utcHourStart(now) + HOUR_MS - now,
+    };
     const target = next;
     const delay = Math.max(0, target.wall - local.wall);
     const fire = (): void => {

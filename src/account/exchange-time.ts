@@ -1,6 +1,12 @@
 import { InvalidInputError } from '../errors.js';
 import { type Check, checkClockOffset } from '../catalog/validators.js';
-import { type BoundaryDirection, type ClockEstimate, type ClockSample, ExchangeClock, type SampleRejection } from '../rules/exchange-clock.js';
+import {
+  type BoundaryDirection,
+  type ClockEstimate,
+  type ClockSample,
+  ExchangeClock,
+  type SampleRejection,
+} from '../rules/exchange-clock.js';
 import type { Clock } from '../schedule/clock.js';
 import { readGatewayTimes } from '../schedule/gateway-time.js';
 import type { LimiterClockSample } from './limiter-options.js';
@@ -12,7 +18,9 @@ export interface LocalInstant {
 }
 
 /** What a clock sample did: taken, or why not. */
-export type SampleOutcome = { readonly accepted: true } | { readonly accepted: false; readonly reason: SampleRejection | 'no-gateway-times' };
+export type SampleOutcome =
+  | { readonly accepted: true }
+  | { readonly accepted: false; readonly reason: SampleRejection | 'no-gateway-times' };
 
 /**
  * The clock the limiter's rules are read on (R15): the exchange's, as estimated from the gateway
@@ -30,7 +38,11 @@ export class ExchangeTime {
    * @param estimating whether the rules are read on the estimate (`exchangeClock: 'estimate'`)
    * @param arrivals where the slowest recent way to the exchange is read (R13)
    */
-  constructor(private readonly clock: Clock, readonly estimating: boolean, private readonly arrivals: { readonly slowest: number }) {}
+  constructor(
+    private readonly clock: Clock,
+    readonly estimating: boolean,
+    private readonly arrivals: { readonly slowest: number },
+  ) {}
 
   /**
    * Now, on the clock the rules are read on (R15): the exchange's as estimated (its middle), or
@@ -61,7 +73,12 @@ export class ExchangeTime {
   }
 
   /** The local instant a boundary is due at (R15); a lowering earlier by the way there (see transit). */
-  boundaryLocal(at: number, direction: BoundaryDirection, local: LocalInstant, transit = direction === 'lower' ? this.transit() : 0): number {
+  boundaryLocal(
+    at: number,
+    direction: BoundaryDirection,
+    local: LocalInstant,
+    transit = direction === 'lower' ? this.transit() : 0,
+  ): number {
     const wall = this.exchange.boundaryLocal(at, direction, local);
     return direction === 'lower' ? wall - transit : wall;
   }
@@ -82,10 +99,20 @@ export class ExchangeTime {
    * {@link InvalidInputError} and changes nothing.
    */
   add(sample: LimiterClockSample): SampleOutcome {
-    if (typeof sample !== 'object' || sample === null) throw new InvalidInputError('the clock sample', sample, 'an object { sentAt, receivedAt, headers } or { sentAt, receivedAt, inTime, outTime }');
+    if (typeof sample !== 'object' || sample === null)
+      throw new InvalidInputError(
+        'the clock sample',
+        sample,
+        'an object { sentAt, receivedAt, headers } or { sentAt, receivedAt, inTime, outTime }',
+      );
     let timed: ClockSample = sample as ClockSample;
     if ('headers' in sample) {
-      if (typeof sample.headers !== 'object' || sample.headers === null) throw new InvalidInputError('`headers`', sample.headers, 'the response headers, or a WebSocket answer\'s `header` object');
+      if (typeof sample.headers !== 'object' || sample.headers === null)
+        throw new InvalidInputError(
+          '`headers`',
+          sample.headers,
+          "the response headers, or a WebSocket answer's `header` object",
+        );
       const times = readGatewayTimes(sample.headers);
       if (times === undefined) return { accepted: false, reason: 'no-gateway-times' };
       const { headers: _, ...rest } = sample;

@@ -38,20 +38,36 @@ export class FamilyCounts implements FamilyState {
   spotTracker = new Tracker();
 
   /** `shared`: the counts of every process, when the store keeps them (else null). */
-  constructor(accounts: readonly TimelineAccount[], vipLevel: number, private readonly config: FamilyCountsConfig, readonly shared: SharedCounts | null) {
+  constructor(
+    accounts: readonly TimelineAccount[],
+    vipLevel: number,
+    private readonly config: FamilyCountsConfig,
+    readonly shared: SharedCounts | null,
+  ) {
     this.accounts = accounts.map(copyAccount);
     this.vipLevel = vipLevel;
   }
 
   /** The limit timeline of the family as it is, or with `changes` (R3-R8); it throws on a state that is not valid, and then nothing has changed. */
   timeline(changes: Partial<Pick<FamilyState, 'accounts' | 'vipLevel' | 'vipChanges' | 'tracker'>> = {}): Timeline {
-    const { accounts = this.accounts, vipLevel = this.vipLevel, vipChanges = this.vipChanges, tracker = this.tracker } = changes;
+    const {
+      accounts = this.accounts,
+      vipLevel = this.vipLevel,
+      vipChanges = this.vipChanges,
+      tracker = this.tracker,
+    } = changes;
     return timelineOf({ accounts, vipLevel, vipChanges, tracker }, this.config.family);
   }
 
   /** What the limits in force are read from now, with the family's `timeline` (R3-R9, R14). */
   rules(timeline: Timeline): LimitsState {
-    return { timeline, futures: this.tracker, spot: this.spotTracker, abuse: this.config.abuse, spotFill: this.config.spotFill };
+    return {
+      timeline,
+      futures: this.tracker,
+      spot: this.spotTracker,
+      abuse: this.config.abuse,
+      spotFill: this.config.spotFill,
+    };
   }
 
   /**
@@ -61,9 +77,17 @@ export class FamilyCounts implements FamilyState {
    * process's counts up to the boundary are read.
    */
   unread(account: string, most: { readonly futures: number; readonly spot: number }, at: number): LimitsState {
-    const futures = Tracker.restore(withUnread(this.tracker.snapshot(), account, this.config.unknownContract, at, most.futures));
+    const futures = Tracker.restore(
+      withUnread(this.tracker.snapshot(), account, this.config.unknownContract, at, most.futures),
+    );
     const spot = Tracker.restore(withUnread(this.spotTracker.snapshot(), account, UNNAMED_PAIR, at, most.spot));
-    return { timeline: this.timeline({ tracker: futures }), futures, spot, abuse: this.config.abuse, spotFill: this.config.spotFill };
+    return {
+      timeline: this.timeline({ tracker: futures }),
+      futures,
+      spot,
+      abuse: this.config.abuse,
+      spotFill: this.config.spotFill,
+    };
   }
 
   /**
@@ -71,7 +95,14 @@ export class FamilyCounts implements FamilyState {
    * at `now`, never before what is counted already (the wall clock may step back): futures ones
    * for R1 and R9, spot ones for R14; in the shared counts too.
    */
-  request(market: CountedMarket, account: string, contract: string, action: CountedAction, orders: number, now: number): void {
+  request(
+    market: CountedMarket,
+    account: string,
+    contract: string,
+    action: CountedAction,
+    orders: number,
+    now: number,
+  ): void {
     const tracker = market === 'spot' ? this.spotTracker : this.tracker;
     const at = Math.max(now, tracker.lastInstant);
     tracker.recordRequest(account, contract, action, at, orders);

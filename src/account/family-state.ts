@@ -23,22 +23,46 @@ export interface FamilyState {
  * The limit timeline of a family state (R3-R8); it throws on a state that is not valid (accounts,
  * VIP history and counts are checked against each other).
  */
-export function timelineOf(state: Pick<FamilyState, 'accounts' | 'vipLevel' | 'vipChanges' | 'tracker'>, family: FamilyConfig): Timeline {
-  return buildTimeline({ accounts: state.accounts, activity: state.tracker.dailyActivity(), vipLevel: state.vipLevel, vipChanges: state.vipChanges }, family);
+export function timelineOf(
+  state: Pick<FamilyState, 'accounts' | 'vipLevel' | 'vipChanges' | 'tracker'>,
+  family: FamilyConfig,
+): Timeline {
+  return buildTimeline(
+    {
+      accounts: state.accounts,
+      activity: state.tracker.dailyActivity(),
+      vipLevel: state.vipLevel,
+      vipChanges: state.vipChanges,
+    },
+    family,
+  );
 }
 
 /**
  * Ratings of every account created by `now` over the 7 days before `snapshotDay` (00:00 UTC; a
  * partial today included), as the snapshot at `snapshotDay` will rate them (R1, R5, R7).
  */
-export function ratingsBefore(state: FamilyState, family: FamilyConfig, snapshotDay: number, now: number): readonly AccountRating[] {
+export function ratingsBefore(
+  state: FamilyState,
+  family: FamilyConfig,
+  snapshotDay: number,
+  now: number,
+): readonly AccountRating[] {
   return familyRatingBefore(state, family, snapshotDay, now).accounts;
 }
 
 /** {@link ratingsBefore} with the family's aggregated ratio. */
-export function familyRatingBefore(state: FamilyState, family: FamilyConfig, snapshotDay: number, now: number): FamilyRating {
+export function familyRatingBefore(
+  state: FamilyState,
+  family: FamilyConfig,
+  snapshotDay: number,
+  now: number,
+): FamilyRating {
   const present = state.accounts.filter((a) => a.createdAt === undefined || a.createdAt <= now);
-  const accounts = present.map((a) => ({ account: a.id, contracts: state.tracker.ratioWindowActivity(a.id, snapshotDay) }));
+  const accounts = present.map((a) => ({
+    account: a.id,
+    contracts: state.tracker.ratioWindowActivity(a.id, snapshotDay),
+  }));
   return rateFamily(accounts, family);
 }
 

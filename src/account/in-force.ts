@@ -1,10 +1,23 @@
 import type { Tracker } from './tracker.js';
-import { type AbuseConfig, type AbuseTimeline, type HourlyActivity, type Throttle, buildAbuseTimeline } from '../rules/abuse.js';
+import {
+  type AbuseConfig,
+  type AbuseTimeline,
+  type HourlyActivity,
+  type Throttle,
+  buildAbuseTimeline,
+} from '../rules/abuse.js';
 import { HOUR_MS, utcHourStart } from '../rules/calendar.js';
 import type { AccountRating, FamilyConfig } from '../rules/family.js';
 import type { RatioResult } from '../rules/ratio.js';
 import { type SpotFillConfig, buildSpotFillTimeline } from '../rules/spot-fill.js';
-import { type ChangeReason, type DailyRating, type Timeline, type TimelineAccount, type VipChange, buildTimeline } from '../rules/timeline.js';
+import {
+  type ChangeReason,
+  type DailyRating,
+  type Timeline,
+  type TimelineAccount,
+  type VipChange,
+  buildTimeline,
+} from '../rules/timeline.js';
 import type { Tier } from '../rules/tiers.js';
 import { isTieredVip } from '../rules/vip.js';
 
@@ -71,10 +84,16 @@ export interface LimitsInForce {
 export function limitsAt(state: LimitsState, account: TimelineAccount, at: number | InstantBounds): LimitsInForce {
   const early = typeof at === 'number' ? at : at.early;
   const late = typeof at === 'number' ? at : at.late;
-  const s = typeof at === 'number' ? state.timeline.limitAt(account.id, at)
-    : stricterState(state.timeline.limitAt(account.id, Math.max(early, account.createdAt ?? early)), state.timeline.limitAt(account.id, late));
+  const s =
+    typeof at === 'number'
+      ? state.timeline.limitAt(account.id, at)
+      : stricterState(
+          state.timeline.limitAt(account.id, Math.max(early, account.createdAt ?? early)),
+          state.timeline.limitAt(account.id, late),
+        );
   const abuse = buildAbuseTimeline(state.futures.hourlyActivity(account.id), state.abuse);
-  const spot = state.spot === null ? null : buildSpotFillTimeline(state.spot.hourlyActivity(account.id), state.spotFill);
+  const spot =
+    state.spot === null ? null : buildSpotFillTimeline(state.spot.hourlyActivity(account.id), state.spotFill);
   const lastChange = s.since?.reason ?? 'initial';
   return {
     tier: s.tier,
@@ -95,7 +114,11 @@ export function limitsAt(state: LimitsState, account: TimelineAccount, at: numbe
  */
 export function stricterLimits(a: LimitsInForce, b: LimitsInForce): LimitsInForce {
   const base = stricterState(a, b);
-  return { ...base, throttle: stricterThrottle(a.throttle, b.throttle), spotThrottle: stricterThrottle(a.spotThrottle, b.spotThrottle) };
+  return {
+    ...base,
+    throttle: stricterThrottle(a.throttle, b.throttle),
+    spotThrottle: stricterThrottle(a.spotThrottle, b.spotThrottle),
+  };
 }
 
 /** Of the states at both edges of the exchange's clock (R15), the one of the lower tier (a raise waits, a lowering does not). */
@@ -163,14 +186,31 @@ export interface FamilyInForce {
  * throttle timelines' `throttleAt`. Both change only at whole hours, VIP changes and creations, so the
  * answer holds until `until`.
  */
-export function familyInForce(family: FamilyActivity, config: FamilyConfig, abuse: AbuseConfig, at: number, spotFill?: SpotFillConfig): FamilyInForce {
+export function familyInForce(
+  family: FamilyActivity,
+  config: FamilyConfig,
+  abuse: AbuseConfig,
+  at: number,
+  spotFill?: SpotFillConfig,
+): FamilyInForce {
   const timeline = buildTimeline(
-    { accounts: family.accounts, activity: family.futures.dailyActivity(), vipLevel: family.vipLevel, vipChanges: family.vipChanges },
+    {
+      accounts: family.accounts,
+      activity: family.futures.dailyActivity(),
+      vipLevel: family.vipLevel,
+      vipChanges: family.vipChanges,
+    },
     config,
   );
   let until = utcHourStart(at) + HOUR_MS;
   for (const v of family.vipChanges) if (v.at > at && v.at < until) until = v.at;
-  const state: LimitsState = { timeline, futures: family.futures, spot: family.spot ?? null, abuse, ...(spotFill === undefined ? {} : { spotFill }) };
+  const state: LimitsState = {
+    timeline,
+    futures: family.futures,
+    spot: family.spot ?? null,
+    abuse,
+    ...(spotFill === undefined ? {} : { spotFill }),
+  };
   const accounts = new Map<string, AccountInForce>();
   for (const a of family.accounts) {
     if (a.createdAt !== undefined && a.createdAt > at) {
@@ -178,7 +218,15 @@ export function familyInForce(family: FamilyActivity, config: FamilyConfig, abus
       continue;
     }
     const l = limitsAt(state, a, at);
-    accounts.set(a.id, { tier: l.tier, limit: l.limit, throttle: l.throttle, spotThrottle: l.spotThrottle, vipLevel: l.vipLevel, reason: l.lastChange, rating: l.rating });
+    accounts.set(a.id, {
+      tier: l.tier,
+      limit: l.limit,
+      throttle: l.throttle,
+      spotThrottle: l.spotThrottle,
+      vipLevel: l.vipLevel,
+      reason: l.lastChange,
+      rating: l.rating,
+    });
   }
   let snapshot: DailyRating | null = null;
   for (const s of timeline.snapshots) if (s.day <= at) snapshot = s;

@@ -36,7 +36,6 @@ export interface AccountStatus extends LimitState {
   readonly reportEndpoint: 'unasked' | 'open' | 'not-open';
 }
 
-
 /** What the limiter keeps of an account's limit between refreshes: its status but where it comes from. */
 export interface LimitState {
   readonly account: string;
@@ -81,7 +80,14 @@ export interface LimitState {
  * ```
  */
 export type LimiterEvent =
-  | { readonly type: 'limit'; readonly account: string; readonly at: number; readonly from: number; readonly to: number; readonly reason: AccountStatus['reason'] }
+  | {
+      readonly type: 'limit';
+      readonly account: string;
+      readonly at: number;
+      readonly from: number;
+      readonly to: number;
+      readonly reason: AccountStatus['reason'];
+    }
   /**
    * The account's first request went out on an assumed tier (R16): nothing counted, seeded or
    * reported tells the limiter its tier. `learnFrom` names what would: the exchange's GET
@@ -89,30 +95,63 @@ export type LimiterEvent =
    * placement's answer (the adapters read it on every answer), or `seed()` with the family's
    * activity of the last 7 days. Told once per account.
    */
-  | { readonly type: 'assumed-tier'; readonly account: string; readonly at: number; readonly tier: number; readonly limit: number; readonly learnFrom: readonly string[] }
+  | {
+      readonly type: 'assumed-tier';
+      readonly account: string;
+      readonly at: number;
+      readonly tier: number;
+      readonly limit: number;
+      readonly learnFrom: readonly string[];
+    }
   /**
    * A placement's answer stated a limit (`X-Gate-RateLimit-Limit`, or the WebSocket API's
    * `x_gate_ratelimit_limit`) other than the one in force (`from`): the exchange's own figure for
    * its tier (`stated`, tier `tier`), taken under `policy` (R16): the limit in force is now `to`.
    */
   | {
-    readonly type: 'exchange-limit'; readonly account: string; readonly at: number; readonly header: string;
-    readonly from: number; readonly stated: number; readonly tier: number; readonly policy: ReportPolicy; readonly to: number;
-  }
+      readonly type: 'exchange-limit';
+      readonly account: string;
+      readonly at: number;
+      readonly header: string;
+      readonly from: number;
+      readonly stated: number;
+      readonly tier: number;
+      readonly policy: ReportPolicy;
+      readonly to: number;
+    }
   /**
    * GET /account/rate_limit did not answer a report (`reason`: its status, the error, or why the
    * answer was not one): marked not open; the headers of placements take over (R16). Not an error.
    */
   | { readonly type: 'report-unavailable'; readonly account: string; readonly at: number; readonly reason: string }
   | { readonly type: 'throttle'; readonly account: string; readonly at: number; readonly throttle: Throttle | null }
-  | { readonly type: 'abuse-warning'; readonly account: string; readonly at: number; readonly requests: number; readonly threshold: number }
-  | { readonly type: 'spot-throttle'; readonly account: string; readonly at: number; readonly throttle: Throttle | null }
+  | {
+      readonly type: 'abuse-warning';
+      readonly account: string;
+      readonly at: number;
+      readonly requests: number;
+      readonly threshold: number;
+    }
+  | {
+      readonly type: 'spot-throttle';
+      readonly account: string;
+      readonly at: number;
+      readonly throttle: Throttle | null;
+    }
   /**
    * The spot low-fill throttle (R14) would start at `trips` (the next whole hour) on the activity
    * so far: `requests` spot requests and `traded` USDT in the window that hour will look at;
    * trading `needed` more USDT on spot before then avoids it.
    */
-  | { readonly type: 'spot-fill-warning'; readonly account: string; readonly at: number; readonly trips: number; readonly requests: number; readonly traded: string; readonly needed: string }
+  | {
+      readonly type: 'spot-fill-warning';
+      readonly account: string;
+      readonly at: number;
+      readonly trips: number;
+      readonly requests: number;
+      readonly traded: string;
+      readonly needed: string;
+    }
   /**
    * The exchange's report (GET /account/rate_limit, R16) disagrees with the tier the rules give:
    * both tiers with their limits, the report's age (`at` minus its `updated_at`, milliseconds),
@@ -120,16 +159,38 @@ export type LimiterEvent =
    * the tier in force after it (`inForce`, from `source`).
    */
   | {
-    readonly type: 'report'; readonly account: string; readonly at: number;
-    readonly local: { readonly tier: number; readonly limit: number };
-    readonly reported: { readonly tier: number; readonly limit: number; readonly ratio: string; readonly mainRatio: string; readonly updatedAt: number };
-    readonly reportAgeMs: number; readonly stale: boolean; readonly policy: ReportPolicy;
-    readonly inForce: { readonly tier: number; readonly limit: number }; readonly source: 'local' | 'report';
-  }
+      readonly type: 'report';
+      readonly account: string;
+      readonly at: number;
+      readonly local: { readonly tier: number; readonly limit: number };
+      readonly reported: {
+        readonly tier: number;
+        readonly limit: number;
+        readonly ratio: string;
+        readonly mainRatio: string;
+        readonly updatedAt: number;
+      };
+      readonly reportAgeMs: number;
+      readonly stale: boolean;
+      readonly policy: ReportPolicy;
+      readonly inForce: { readonly tier: number; readonly limit: number };
+      readonly source: 'local' | 'report';
+    }
   /**
    * The local clock against the exchange's (R15, R11): `check` is `checkClockOffset` on the
    * estimate, told when it changes: REQUEST_EXPIRED as soon as the local clock may be more than
    * 60 s off (signed requests are about to fail), ok again once it is not.
    */
-  | { readonly type: 'clock'; readonly at: number; readonly offsetMs: number; readonly errorMs: number; readonly check: Check }
-  | { readonly type: 'error'; readonly at: number; readonly source: 'listener' | 'persist' | 'refresh' | 'reconcile' | 'fills'; readonly error: unknown };
+  | {
+      readonly type: 'clock';
+      readonly at: number;
+      readonly offsetMs: number;
+      readonly errorMs: number;
+      readonly check: Check;
+    }
+  | {
+      readonly type: 'error';
+      readonly at: number;
+      readonly source: 'listener' | 'persist' | 'refresh' | 'reconcile' | 'fills';
+      readonly error: unknown;
+    };

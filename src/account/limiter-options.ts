@@ -248,8 +248,25 @@ export interface SentWebSocketRequest {
 
 /** Every field of {@link AccountLimiterOptions}, for the check that refuses an unknown one. */
 const LIMITER_OPTION_FIELDS: readonly string[] = [
-  ...FAMILY_OPTION_FIELDS, 'accounts', 'vipLevel', 'clock', 'catalog', 'abuse', 'spotFill', 'downgrade', 'warnAt', 'maxQueue', 'persist', 'unknownContract',
-  'reportPolicy', 'websocketBudget', 'exchangeClock', 'marginMs', 'pacing', 'reconcile', 'store',
+  ...FAMILY_OPTION_FIELDS,
+  'accounts',
+  'vipLevel',
+  'clock',
+  'catalog',
+  'abuse',
+  'spotFill',
+  'downgrade',
+  'warnAt',
+  'maxQueue',
+  'persist',
+  'unknownContract',
+  'reportPolicy',
+  'websocketBudget',
+  'exchangeClock',
+  'marginMs',
+  'pacing',
+  'reconcile',
+  'store',
 ];
 
 /** The limiter's options, read and checked: every field present. */
@@ -280,9 +297,15 @@ export interface LimiterConfig {
  * checks), the defaults filled in. A refused option throws an {@link InvalidInputError} naming it.
  */
 export function resolveLimiterOptions(options: AccountLimiterOptions): LimiterConfig {
-  if (typeof options !== 'object' || options === null) throw new InvalidInputError('limiter options', options, 'an object { accounts, ... }');
+  if (typeof options !== 'object' || options === null)
+    throw new InvalidInputError('limiter options', options, 'an object { accounts, ... }');
   const clock = options.clock ?? systemClock;
-  if (typeof clock !== 'object' || clock === null || typeof clock.wall !== 'function' || typeof clock.setTimer !== 'function') {
+  if (
+    typeof clock !== 'object' ||
+    clock === null ||
+    typeof clock.wall !== 'function' ||
+    typeof clock.setTimer !== 'function'
+  ) {
     throw new InvalidInputError('`clock`', clock, 'a Clock { now, wall, setTimer, clearTimer }');
   }
   parseInstant(Math.floor(clock.wall()), 'the wall time of `clock`');
@@ -290,16 +313,19 @@ export function resolveLimiterOptions(options: AccountLimiterOptions): LimiterCo
   const abuse = resolveAbuseOptions(options.abuse);
   const spotFill = resolveSpotFillOptions(options.spotFill);
   const marginMs = options.marginMs ?? 0;
-  if (typeof marginMs !== 'number' || !Number.isFinite(marginMs) || marginMs < 0) throw new InvalidInputError('`marginMs`', options.marginMs, 'a non-negative number of milliseconds');
+  if (typeof marginMs !== 'number' || !Number.isFinite(marginMs) || marginMs < 0)
+    throw new InvalidInputError('`marginMs`', options.marginMs, 'a non-negative number of milliseconds');
   const pacing = options.pacing ?? 1;
-  if (!isPositiveInteger(pacing) || pacing > 100) throw new InvalidInputError('`pacing`', options.pacing, 'a whole number from 1 to 100');
+  if (!isPositiveInteger(pacing) || pacing > 100)
+    throw new InvalidInputError('`pacing`', options.pacing, 'a whole number from 1 to 100');
   const catalog = createCatalog(options.catalog);
   if (options.downgrade !== undefined && options.downgrade !== 'snapshot' && options.downgrade !== 'live') {
     throw new InvalidInputError('`downgrade`', options.downgrade, '"snapshot" or "live"');
   }
   const live = options.downgrade === 'live';
   const warnAt = options.warnAt ?? 0.9;
-  if (typeof warnAt !== 'number' || !(warnAt > 0 && warnAt <= 1)) throw new InvalidInputError('`warnAt`', options.warnAt, 'a share above 0 and at most 1');
+  if (typeof warnAt !== 'number' || !(warnAt > 0 && warnAt <= 1))
+    throw new InvalidInputError('`warnAt`', options.warnAt, 'a share above 0 and at most 1');
   const unknownContract = normalizeContract(options.unknownContract ?? 'BTC_USDT', '`unknownContract`');
   const vipLevel = parseVipLevel(options.vipLevel ?? TIERED_VIP_LEVEL, '`vipLevel`');
   const reportPolicy = options.reportPolicy ?? 'adopt';
@@ -311,19 +337,53 @@ export function resolveLimiterOptions(options: AccountLimiterOptions): LimiterCo
     throw new InvalidInputError('`websocketBudget`', options.websocketBudget, '"shared" or "separate"');
   }
   const exchangeClock = options.exchangeClock ?? 'estimate';
-  if (exchangeClock !== 'estimate' && exchangeClock !== 'local') throw new InvalidInputError('`exchangeClock`', options.exchangeClock, '"estimate" or "local"');
+  if (exchangeClock !== 'estimate' && exchangeClock !== 'local')
+    throw new InvalidInputError('`exchangeClock`', options.exchangeClock, '"estimate" or "local"');
   const estimateClock = exchangeClock === 'estimate';
   const persist = options.persist;
-  if (persist !== undefined && (typeof persist !== 'object' || persist === null || typeof persist.everyMs !== 'number' ||
-      !(persist.everyMs > 0) || !Number.isFinite(persist.everyMs) || typeof persist.save !== 'function')) {
+  if (
+    persist !== undefined &&
+    (typeof persist !== 'object' ||
+      persist === null ||
+      typeof persist.everyMs !== 'number' ||
+      !(persist.everyMs > 0) ||
+      !Number.isFinite(persist.everyMs) ||
+      typeof persist.save !== 'function')
+  ) {
     throw new InvalidInputError('`persist`', persist, 'an object { everyMs: a positive number, save: a function }');
   }
   const reconcile = options.reconcile;
-  if (reconcile !== undefined && (typeof reconcile !== 'object' || reconcile === null || typeof reconcile.everyMs !== 'number' ||
-      !(reconcile.everyMs > 0) || !Number.isFinite(reconcile.everyMs) || typeof reconcile.fetch !== 'function')) {
-    throw new InvalidInputError('`reconcile`', reconcile, 'an object { everyMs: a positive number, fetch: a function of the account }');
+  if (
+    reconcile !== undefined &&
+    (typeof reconcile !== 'object' ||
+      reconcile === null ||
+      typeof reconcile.everyMs !== 'number' ||
+      !(reconcile.everyMs > 0) ||
+      !Number.isFinite(reconcile.everyMs) ||
+      typeof reconcile.fetch !== 'function')
+  ) {
+    throw new InvalidInputError(
+      '`reconcile`',
+      reconcile,
+      'an object { everyMs: a positive number, fetch: a function of the account }',
+    );
   }
   return {
-    clock, family, abuse, spotFill, marginMs, pacing, catalog, live, warnAt, unknownContract, vipLevel, reportPolicy, websocketBudget, estimateClock, persist, reconcile,
+    clock,
+    family,
+    abuse,
+    spotFill,
+    marginMs,
+    pacing,
+    catalog,
+    live,
+    warnAt,
+    unknownContract,
+    vipLevel,
+    reportPolicy,
+    websocketBudget,
+    estimateClock,
+    persist,
+    reconcile,
   };
 }

@@ -19,7 +19,13 @@ import type { CountedMarket, SharedTotals } from './shared-counts.js';
 import { type CountedAction, type FillRole, Tracker } from './tracker.js';
 import type { AccountStatus, LimiterEvent } from './limiter-events.js';
 import {
-  type AccountLimiterOptions, CANCEL_PRIORITY, type LimiterClockSample, type RequestOptions, type SentRequest, type SentWebSocketRequest, type WebSocketRequestOptions,
+  type AccountLimiterOptions,
+  CANCEL_PRIORITY,
+  type LimiterClockSample,
+  type RequestOptions,
+  type SentRequest,
+  type SentWebSocketRequest,
+  type WebSocketRequestOptions,
   resolveLimiterOptions,
 } from './limiter-options.js';
 import { latestChange, timelineOf } from './family-state.js';
@@ -31,16 +37,29 @@ import { LimitsRefresh } from './refresh.js';
 import { type AccountLimits, RequestLimits } from './request-limits.js';
 import { ExchangeReports, sourceOf } from './reports.js';
 import { type LimiterHistory, readHistory } from './history.js';
-import { type AbuseHeadroom, type SpotFillHeadroom, type TierAtNext0800, type WhatIf, abuseHeadroom, spotFillHeadroom, tierAtNext0800, whatIf } from './queries.js';
+import {
+  type AbuseHeadroom,
+  type SpotFillHeadroom,
+  type TierAtNext0800,
+  type WhatIf,
+  abuseHeadroom,
+  spotFillHeadroom,
+  tierAtNext0800,
+  whatIf,
+} from './queries.js';
 import { type LimiterSnapshot, readSnapshot, saveEvery, snapshotOf } from './persistence.js';
 import { type Repeating, every } from './timers.js';
 
 export type { AccountStatus, LimiterEvent } from './limiter-events.js';
 export type {
-  AccountLimiterOptions, LimiterClockSample, RequestOptions, SentRequest, SentWebSocketRequest, WebSocketRequestOptions,
+  AccountLimiterOptions,
+  LimiterClockSample,
+  RequestOptions,
+  SentRequest,
+  SentWebSocketRequest,
+  WebSocketRequestOptions,
 } from './limiter-options.js';
 export type { LimiterSnapshot } from './persistence.js';
-
 
 /**
  * What a trading engine embeds for one exchange account or a family of a main account and its
@@ -89,7 +108,12 @@ export class AccountLimiter {
   private readonly requestLimits: RequestLimits;
   /** The exchange's reports of the tier, applied to the limits (R16). */
   private readonly reports: ExchangeReports;
-  private readonly listeners = new Listeners<LimiterEvent>((source, error) => ({ type: 'error', at: this.wallNow(), source, error }));
+  private readonly listeners = new Listeners<LimiterEvent>((source, error) => ({
+    type: 'error',
+    at: this.wallNow(),
+    source,
+    error,
+  }));
   /** Saving snapshots (`persist`), or null. */
   private persisting: Repeating | null = null;
   /** Polling the exchange's report (`reconcile`), or null. */
@@ -111,37 +135,89 @@ export class AccountLimiter {
     this.websocketBudget = config.websocketBudget;
     this.time = new ExchangeTime(this.clock, config.estimateClock, this.arrivals);
     // The timeline validates the family (ids, roles, creation instants) once here.
-    const timeline = timelineOf({ accounts: options.accounts, vipLevel: config.vipLevel, vipChanges: [], tracker: new Tracker() }, this.family);
+    const timeline = timelineOf(
+      { accounts: options.accounts, vipLevel: config.vipLevel, vipChanges: [], tracker: new Tracker() },
+      this.family,
+    );
     const store = options.store;
-    this.scheduler = new Scheduler({ clock: this.clock, ...(options.maxQueue === undefined ? {} : { maxQueue: options.maxQueue }), ...(store === undefined ? {} : { store }) });
-    this.counts = new FamilyCounts(options.accounts, config.vipLevel, {
-      family: this.family, abuse: this.abuse, spotFill: this.spotFill, unknownContract: this.unknownContract,
-    }, typeof store?.counts === 'function' ? store.counts() : null);
-    this.requestLimits = new RequestLimits(this.scheduler, {
-      marginMs: config.marginMs, pacing: config.pacing, catalog: this.catalog, family: this.family, abuse: this.abuse, spotFill: this.spotFill, warnAt: config.warnAt,
-    }, (event) => this.emit(event));
-    this.reports = new ExchangeReports(this.requestLimits, {
-      policy: this.reportPolicy, tiers: this.family.tiers, now: () => this.wallNow(), snapshotAt: (now) => latestChange(this.counts, now),
-    }, (event) => this.emit(event));
+    this.scheduler = new Scheduler({
+      clock: this.clock,
+      ...(options.maxQueue === undefined ? {} : { maxQueue: options.maxQueue }),
+      ...(store === undefined ? {} : { store }),
+    });
+    this.counts = new FamilyCounts(
+      options.accounts,
+      config.vipLevel,
+      {
+        family: this.family,
+        abuse: this.abuse,
+        spotFill: this.spotFill,
+        unknownContract: this.unknownContract,
+      },
+      typeof store?.counts === 'function' ? store.counts() : null,
+    );
+    this.requestLimits = new RequestLimits(
+      this.scheduler,
+      {
+        marginMs: config.marginMs,
+        pacing: config.pacing,
+        catalog: this.catalog,
+        family: this.family,
+        abuse: this.abuse,
+        spotFill: this.spotFill,
+        warnAt: config.warnAt,
+      },
+      (event) => this.emit(event),
+    );
+    this.reports = new ExchangeReports(
+      this.requestLimits,
+      {
+        policy: this.reportPolicy,
+        tiers: this.family.tiers,
+        now: () => this.wallNow(),
+        snapshotAt: (now) => latestChange(this.counts, now),
+      },
+      (event) => this.emit(event),
+    );
     this.boundaries = new BoundaryTimer(this.clock, this.time, this.scheduler, () => this.refresher.atBoundary());
     this.refresher = new LimitsRefresh({
-      counts: this.counts, limits: this.limits, requestLimits: this.requestLimits, reports: this.reports, boundaries: this.boundaries, live: this.live,
-      now: () => this.wallNow(), closed: () => this.closed, onError: (error) => this.report('refresh', error),
+      counts: this.counts,
+      limits: this.limits,
+      requestLimits: this.requestLimits,
+      reports: this.reports,
+      boundaries: this.boundaries,
+      live: this.live,
+      now: () => this.wallNow(),
+      closed: () => this.closed,
+      onError: (error) => this.report('refresh', error),
     });
     for (const a of this.counts.accounts) this.addLimits(a.id);
-    if (persist !== undefined) this.persisting = saveEvery(this.clock, persist, () => this.snapshot(), (error) => this.report('persist', error));
+    if (persist !== undefined)
+      this.persisting = saveEvery(
+        this.clock,
+        persist,
+        () => this.snapshot(),
+        (error) => this.report('persist', error),
+      );
     if (reconcile !== undefined) {
       const { fetch } = reconcile;
       this.polling = every(this.clock, reconcile.everyMs, () => {
         for (const a of this.counts.accounts) {
-          void Promise.resolve().then(() => fetch(a.id)).then((answer) => {
-            if (!this.closed) this.reportRateLimit(a.id, answer);
-          }).catch((error: unknown) => this.report('reconcile', error));
+          void Promise.resolve()
+            .then(() => fetch(a.id))
+            .then((answer) => {
+              if (!this.closed) this.reportRateLimit(a.id, answer);
+            })
+            .catch((error: unknown) => this.report('reconcile', error));
         }
       });
     }
     this.refresher.read(timeline);
-    this.counts.shared?.start(() => this.counts.accounts.map((a) => a.id), () => this.wallNow(), (totals) => this.sharedTotals(totals));
+    this.counts.shared?.start(
+      () => this.counts.accounts.map((a) => a.id),
+      () => this.wallNow(),
+      (totals) => this.sharedTotals(totals),
+    );
   }
 
   /** New totals of every process: the counts are theirs; limits follow at once the first time. */
@@ -168,9 +244,20 @@ export class AccountLimiter {
    * contract, a bad body or option) throws an {@link InvalidInputError} at once: nothing is
    * queued, taken or counted for it.
    */
-  request<T>(account: string, method: string, path: string | URL, fn: () => T | PromiseLike<T>, options: RequestOptions = {}): Promise<Awaited<T>> {
+  request<T>(
+    account: string,
+    method: string,
+    path: string | URL,
+    fn: () => T | PromiseLike<T>,
+    options: RequestOptions = {},
+  ): Promise<Awaited<T>> {
     const limits = this.limitsOf(account);
-    if (typeof options !== 'object' || options === null) throw new InvalidInputError('the request options', options, 'an object { body, contract, signal, deadline, priority }');
+    if (typeof options !== 'object' || options === null)
+      throw new InvalidInputError(
+        'the request options',
+        options,
+        'an object { body, contract, signal, deadline, priority }',
+      );
     checkFields(options, ['body', 'contract', 'signal', 'deadline', 'priority'], 'the request options');
     return this.send(account, limits, this.catalog.classify(method, path, options.body), fn, options);
   }
@@ -197,30 +284,57 @@ export class AccountLimiter {
    * limiter.close()
    * ```
    */
-  requestWebSocket<T>(account: string, channel: string, fn: () => T | PromiseLike<T>, options: WebSocketRequestOptions = {}): Promise<Awaited<T>> {
+  requestWebSocket<T>(
+    account: string,
+    channel: string,
+    fn: () => T | PromiseLike<T>,
+    options: WebSocketRequestOptions = {},
+  ): Promise<Awaited<T>> {
     const limits = this.limitsOf(account);
-    if (typeof options !== 'object' || options === null) throw new InvalidInputError('the request options', options, 'an object { params, contract, settle, signal, deadline, priority }');
+    if (typeof options !== 'object' || options === null)
+      throw new InvalidInputError(
+        'the request options',
+        options,
+        'an object { params, contract, settle, signal, deadline, priority }',
+      );
     checkFields(options, ['params', 'contract', 'settle', 'signal', 'deadline', 'priority'], 'the request options');
-    const c = this.catalog.classifyChannel(channel, options.params, { budget: this.websocketBudget, ...(options.settle === undefined ? {} : { settle: options.settle }) });
+    const c = this.catalog.classifyChannel(channel, options.params, {
+      budget: this.websocketBudget,
+      ...(options.settle === undefined ? {} : { settle: options.settle }),
+    });
     return this.send(account, limits, c, fn, options);
   }
 
   /** Schedules a classified request on its limits, counting it when it starts (R1, R9, R14). */
-  private send<T>(account: string, limits: AccountLimits, c: Classification, fn: () => T | PromiseLike<T>, options: Omit<RequestOptions, 'body'>): Promise<Awaited<T>> {
+  private send<T>(
+    account: string,
+    limits: AccountLimits,
+    c: Classification,
+    fn: () => T | PromiseLike<T>,
+    options: Omit<RequestOptions, 'body'>,
+  ): Promise<Awaited<T>> {
     const named = options.contract === undefined ? undefined : normalizeContract(options.contract, '`contract`');
     const counted = c.market === 'futures' && c.action !== 'other';
     // Spot order requests count for the spot low-fill throttle (R14) under their pair.
     const spot = c.market === 'spot' && c.action !== 'other';
     // The contract it counts under, read now: one refused when the request starts would take a
     // permit for a request that never runs.
-    const contract = spot ? spotPairOf(named ?? c.instrument)
-      : !counted ? undefined
-      : (named ?? (c.instrument === undefined ? this.unknownContract : normalizeContract(c.instrument, 'the `contract` of the body')));
+    const contract = spot
+      ? spotPairOf(named ?? c.instrument)
+      : !counted
+        ? undefined
+        : (named ??
+          (c.instrument === undefined
+            ? this.unknownContract
+            : normalizeContract(c.instrument, 'the `contract` of the body')));
     const market = counted ? 'futures' : spot ? 'spot' : null;
-    const task = market === null ? fn : () => {
-      this.count(market, account, contract!, c);
-      return fn();
-    };
+    const task =
+      market === null
+        ? fn
+        : () => {
+            this.count(market, account, contract!, c);
+            return fn();
+          };
     this.reports.tellAssumed(account, limits, c);
     return this.scheduler.schedule(task, {
       limits: this.requestLimits.for(account, limits, c),
@@ -252,7 +366,11 @@ export class AccountLimiter {
    * limiter.close()
    * ```
    */
-  feedback(account: string, request: SentRequest | SentWebSocketRequest | Classification, feedback: RateLimitFeedback): void {
+  feedback(
+    account: string,
+    request: SentRequest | SentWebSocketRequest | Classification,
+    feedback: RateLimitFeedback,
+  ): void {
     const l = this.limitsOf(account);
     const c = this.classificationOf(request);
     let f = readFeedback(feedback);
@@ -275,11 +393,22 @@ export class AccountLimiter {
    * Counts a fill: `volume` USDT on `contract`, as maker or taker, now or at `at`: a futures fill
    * (R1, R9), or with `market: 'spot'` a spot fill on the pair `contract` (R14).
    */
-  recordFill(account: string, fill: { readonly contract: string; readonly role: FillRole; readonly volume: string | number; readonly at?: InstantInput; readonly market?: 'futures' | 'spot' }): void {
+  recordFill(
+    account: string,
+    fill: {
+      readonly contract: string;
+      readonly role: FillRole;
+      readonly volume: string | number;
+      readonly at?: InstantInput;
+      readonly market?: 'futures' | 'spot';
+    },
+  ): void {
     this.limitsOf(account);
-    if (typeof fill !== 'object' || fill === null) throw new InvalidInputError('the fill', fill, 'an object { contract, role, volume, at?, market? }');
+    if (typeof fill !== 'object' || fill === null)
+      throw new InvalidInputError('the fill', fill, 'an object { contract, role, volume, at?, market? }');
     const market = fill.market ?? 'futures';
-    if (market !== 'futures' && market !== 'spot') throw new InvalidInputError('`market`', fill.market, '"futures" or "spot"');
+    if (market !== 'futures' && market !== 'spot')
+      throw new InvalidInputError('`market`', fill.market, '"futures" or "spot"');
     const tracker = market === 'spot' ? this.counts.spotTracker : this.counts.tracker;
     // Without `at`, now; never before what is counted already (the wall clock may step back).
     const at = fill.at === undefined ? Math.max(this.wallNow(), tracker.lastInstant) : parseInstant(fill.at, '`at`');
@@ -293,7 +422,8 @@ export class AccountLimiter {
     const l = parseVipLevel(level, '`level`');
     const instant = parseInstant(at, '`at`');
     const last = this.counts.vipChanges.at(-1)?.at ?? -Infinity;
-    if (instant <= last) throw new InvalidInputError('`at`', instant, `an instant after the last VIP change (${formatUtcInstant(last)})`);
+    if (instant <= last)
+      throw new InvalidInputError('`at`', instant, `an instant after the last VIP change (${formatUtcInstant(last)})`);
     const vipChanges = [...this.counts.vipChanges, { at: instant, level: l }];
     const timeline = this.counts.timeline({ vipChanges });
     this.counts.vipChanges = vipChanges;
@@ -429,7 +559,11 @@ export class AccountLimiter {
    * limiter.close()
    * ```
    */
-  arrived(account: string, request: SentRequest | SentWebSocketRequest | Classification, sample: LimiterClockSample): ReturnType<AccountLimiter['clockSample']> {
+  arrived(
+    account: string,
+    request: SentRequest | SentWebSocketRequest | Classification,
+    sample: LimiterClockSample,
+  ): ReturnType<AccountLimiter['clockSample']> {
     const l = this.limitsOf(account);
     const c = this.classificationOf(request);
     const outcome = this.clockSample(sample);
@@ -437,13 +571,16 @@ export class AccountLimiter {
     const times = 'headers' in sample ? readGatewayTimes(sample.headers)! : sample;
     const now = this.clock.now();
     const wall = this.clock.wall();
-    this.arrivals.add({
-      limits: this.requestLimits.for(account, l, c),
-      weight: c.weight,
-      sentMono: sample.sentMono ?? now - (wall - sample.sentAt),
-      receivedMono: sample.receivedMono ?? now - (wall - sample.receivedAt),
-      delay: times.inTime / 1000 - sample.sentAt,
-    }, now);
+    this.arrivals.add(
+      {
+        limits: this.requestLimits.for(account, l, c),
+        weight: c.weight,
+        sentMono: sample.sentMono ?? now - (wall - sample.sentAt),
+        receivedMono: sample.receivedMono ?? now - (wall - sample.receivedAt),
+        delay: times.inTime / 1000 - sample.sentAt,
+      },
+      now,
+    );
     return outcome;
   }
 
@@ -582,18 +719,30 @@ export class AccountLimiter {
 
   private limitsOf(account: string): AccountLimits {
     const l = this.limits.get(account);
-    if (l === undefined) throw new InvalidInputError('`account`', account, `an account of the limiter (${[...this.limits.keys()].join(', ')})`);
+    if (l === undefined)
+      throw new InvalidInputError(
+        '`account`',
+        account,
+        `an account of the limiter (${[...this.limits.keys()].join(', ')})`,
+      );
     return l;
   }
 
   /** A request as sent, classified; or a classification, checked. */
   private classificationOf(request: SentRequest | SentWebSocketRequest | Classification): Classification {
     if (typeof request !== 'object' || request === null) {
-      throw new InvalidInputError('the request', request, 'a request { method, path, body? }, { channel, params?, settle? } or a classification');
+      throw new InvalidInputError(
+        'the request',
+        request,
+        'a request { method, path, body? }, { channel, params?, settle? } or a classification',
+      );
     }
     if ('limits' in request) return readClassification(request, 'the request');
     if ('channel' in request) {
-      return this.catalog.classifyChannel(request.channel, request.params, { budget: this.websocketBudget, ...(request.settle === undefined ? {} : { settle: request.settle }) });
+      return this.catalog.classifyChannel(request.channel, request.params, {
+        budget: this.websocketBudget,
+        ...(request.settle === undefined ? {} : { settle: request.settle }),
+      });
     }
     return this.catalog.classify(request.method, request.path, request.body);
   }

@@ -41,7 +41,12 @@ export class LiveDowngrade {
    * it fell below `tier` (the tier now) at a tiered VIP level (R4): the cap is then that tier.
    * Null for an account not yet created. Call {@link rearm} with the rating afterwards.
    */
-  rate(state: FamilyState, account: string, now: number, tier: Tier): { readonly rating: AccountRating; readonly fell: boolean } | null {
+  rate(
+    state: FamilyState,
+    account: string,
+    now: number,
+    tier: Tier,
+  ): { readonly rating: AccountRating; readonly fell: boolean } | null {
     const r = ratingsBefore(state, this.family, utcDayStart(now) + DAY_MS, now).find((x) => x.account === account);
     if (r === undefined) return null;
     const fell = isTieredVip(vipAt(state, now)) && r.tier.tier < tier.tier;
@@ -55,7 +60,10 @@ export class LiveDowngrade {
    * again.
    */
   rearm(rating: AccountRating): void {
-    const margins = tierMargins(rating.effective, { tiers: this.family.tiers, coefficient: heaviestCoefficient(this.family) });
+    const margins = tierMargins(rating.effective, {
+      tiers: this.family.tiers,
+      coefficient: heaviestCoefficient(this.family),
+    });
     this.budget = margins.down === null ? Infinity : margins.down.spareRequests + 1;
   }
 }

@@ -36,11 +36,24 @@ export interface LimiterSnapshot {
 }
 
 const SNAPSHOT_VERSION = 1;
-const SNAPSHOT_FIELDS: readonly string[] = ['format', 'version', 'at', 'accounts', 'vipLevel', 'vipChanges', 'tracker', 'spotTracker'];
+const SNAPSHOT_FIELDS: readonly string[] = [
+  'format',
+  'version',
+  'at',
+  'accounts',
+  'vipLevel',
+  'vipChanges',
+  'tracker',
+  'spotTracker',
+];
 
 /** An account of the family as the limiter keeps it: its own fields only. */
 export function copyAccount(a: TimelineAccount): TimelineAccount {
-  return { id: a.id, ...(a.role === undefined ? {} : { role: a.role }), ...(a.createdAt === undefined ? {} : { createdAt: a.createdAt }) };
+  return {
+    id: a.id,
+    ...(a.role === undefined ? {} : { role: a.role }),
+    ...(a.createdAt === undefined ? {} : { createdAt: a.createdAt }),
+  };
 }
 
 /**
@@ -66,25 +79,39 @@ export function snapshotOf(state: FamilyState, at: number): LimiterSnapshot {
  * a state the limiter would refuse; its answer is returned with the state. A snapshot that is not
  * one, is corrupt, or comes from a later version is refused with an {@link InvalidInputError}.
  */
-export function readSnapshot<T>(snapshot: unknown, check: (state: FamilyState) => T): { readonly state: FamilyState; readonly checked: T } {
+export function readSnapshot<T>(
+  snapshot: unknown,
+  check: (state: FamilyState) => T,
+): { readonly state: FamilyState; readonly checked: T } {
   const s = snapshot as Partial<LimiterSnapshot>;
   if (typeof s !== 'object' || s === null || s.format !== 'traderatio.account-limiter') {
-    throw new InvalidInputError('the snapshot', snapshot, 'an account limiter snapshot ({ format: "traderatio.account-limiter", ... })');
+    throw new InvalidInputError(
+      'the snapshot',
+      snapshot,
+      'an account limiter snapshot ({ format: "traderatio.account-limiter", ... })',
+    );
   }
   checkFields(s, SNAPSHOT_FIELDS, 'the snapshot');
   if (s.version !== SNAPSHOT_VERSION) {
-    throw new InvalidInputError('the snapshot `version`', s.version, `version ${SNAPSHOT_VERSION} (this library reads no other)`);
+    throw new InvalidInputError(
+      'the snapshot `version`',
+      s.version,
+      `version ${SNAPSHOT_VERSION} (this library reads no other)`,
+    );
   }
   parseInstant(s.at, 'the snapshot `at`');
   const vipLevel = parseVipLevel(s.vipLevel, 'the snapshot `vipLevel`');
-  if (!Array.isArray(s.accounts)) throw new InvalidInputError('the snapshot `accounts`', s.accounts, 'an array of accounts');
-  if (!Array.isArray(s.vipChanges)) throw new InvalidInputError('the snapshot `vipChanges`', s.vipChanges, 'an array of VIP changes');
+  if (!Array.isArray(s.accounts))
+    throw new InvalidInputError('the snapshot `accounts`', s.accounts, 'an array of accounts');
+  if (!Array.isArray(s.vipChanges))
+    throw new InvalidInputError('the snapshot `vipChanges`', s.vipChanges, 'an array of VIP changes');
   const tracker = Tracker.restore(s.tracker as TrackerState);
   const spotTracker = s.spotTracker === undefined ? new Tracker() : Tracker.restore(s.spotTracker);
   const accounts = s.accounts;
   const checked = check({ accounts, vipLevel, vipChanges: s.vipChanges, tracker, spotTracker });
   for (const id of [...tracker.accountIds, ...spotTracker.accountIds]) {
-    if (!accounts.some((a) => a.id === id)) throw new InvalidInputError('an account of the snapshot tracker', id, 'an account listed in the snapshot');
+    if (!accounts.some((a) => a.id === id))
+      throw new InvalidInputError('an account of the snapshot tracker', id, 'an account listed in the snapshot');
   }
   return {
     state: {
@@ -110,6 +137,8 @@ export function saveEvery(
 ): Repeating {
   const { everyMs, save } = persist;
   return every(clock, everyMs, () => {
-    void Promise.resolve().then(() => save(snapshot())).catch(fail);
+    void Promise.resolve()
+      .then(() => save(snapshot()))
+      .catch(fail);
   });
 }

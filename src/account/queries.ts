@@ -72,15 +72,24 @@ export function tierAtNext0800(state: FamilyState, family: FamilyConfig, account
  * (R4) the tier is 1 whatever the ratio: `up` and `down` are null, `steps` empty. `account` must be
  * one of the state's, created by `now`.
  */
-export function whatIf(state: FamilyState, family: FamilyConfig, account: string, contract: string, now: number): WhatIf {
+export function whatIf(
+  state: FamilyState,
+  family: FamilyConfig,
+  account: string,
+  contract: string,
+  now: number,
+): WhatIf {
   const rating = familyRatingBefore(state, family, utcDayStart(now) + DAY_MS, now);
   const r = rating.accounts.find((x) => x.account === account)!;
   const basis = r.basis === 'own' || r.basis === 'max-own' ? 'own' : 'aggregated';
   const vip = vipAt(state, now);
   // Below VIP 14 every account is at tier 1 whatever its ratio (R4): nothing moves it.
-  if (!isTieredVip(vip)) return { tier: tierInForce(vip, r.tier, family.tiers), up: null, down: null, steps: [], basis };
+  if (!isTieredVip(vip))
+    return { tier: tierInForce(vip, r.tier, family.tiers), up: null, down: null, steps: [], basis };
   // Every path of R7 at once: the own ratio, the aggregated one, the own-volume threshold.
-  const { tier, up, down, steps } = accountMargins(r.own, rating.aggregated, family, { coefficient: coefficientOf(family.ratio.coefficients, contract) });
+  const { tier, up, down, steps } = accountMargins(r.own, rating.aggregated, family, {
+    coefficient: coefficientOf(family.ratio.coefficients, contract),
+  });
   return { tier, up, down, steps, basis };
 }
 
@@ -104,7 +113,12 @@ export function abuseHeadroom(futures: HourlyCounts, abuse: AbuseConfig, account
  * requests fit before that check would throttle (Infinity: none would; -1 or less: it would
  * already), and the spot USDT still to trade before the check to avoid it.
  */
-export function spotFillHeadroom(spot: HourlyCounts, spotFill: SpotFillConfig, account: string, now: number): SpotFillHeadroom {
+export function spotFillHeadroom(
+  spot: HourlyCounts,
+  spotFill: SpotFillConfig,
+  account: string,
+  now: number,
+): SpotFillHeadroom {
   const w = spotWindow(spot, account, now, spotFill);
   return {
     requests: w.requests,

@@ -34,7 +34,14 @@ export interface ReconcileContext {
  * (made at or after `snapshotAt`, and not older than the report held).
  */
 export function takeReport(held: HeldReport, report: RateLimitReport, context: ReconcileContext): TierReconciliation {
-  const r = reconcileTier({ local: held.local.tier.tier, snapshotAt: context.snapshotAt, report, at: context.at, policy: context.policy, tiers: context.tiers });
+  const r = reconcileTier({
+    local: held.local.tier.tier,
+    snapshotAt: context.snapshotAt,
+    report,
+    at: context.at,
+    policy: context.policy,
+    tiers: context.tiers,
+  });
   if (report.updatedAt >= context.snapshotAt && (held.report === null || report.updatedAt >= held.report.updatedAt)) {
     held.report = report;
     held.takenAt = context.at;
@@ -47,9 +54,19 @@ export function takeReport(held: HeldReport, report: RateLimitReport, context: R
  * The tier in force: the rules' (`held.local`), reconciled with the exchange's report held (R16).
  * A report older than the latest snapshot or VIP change is dropped: it spoke of what came before.
  */
-export function reconciled(held: HeldReport, context: ReconcileContext): { tier: Tier; reason: AccountStatus['reason'] } {
+export function reconciled(
+  held: HeldReport,
+  context: ReconcileContext,
+): { tier: Tier; reason: AccountStatus['reason'] } {
   if (held.report === null) return held.local;
-  const r = reconcileTier({ local: held.local.tier.tier, snapshotAt: context.snapshotAt, report: held.report, at: context.at, policy: context.policy, tiers: context.tiers });
+  const r = reconcileTier({
+    local: held.local.tier.tier,
+    snapshotAt: context.snapshotAt,
+    report: held.report,
+    at: context.at,
+    policy: context.policy,
+    tiers: context.tiers,
+  });
   if (r.disagreement?.stale === true) held.report = null;
   return r.source === 'report' ? { tier: r.tier, reason: 'report' } : held.local;
 }
@@ -66,10 +83,21 @@ export function reportEvent(
   inForce: { readonly tier: Tier; readonly reason: AccountStatus['reason'] },
 ): LimiterEvent {
   return {
-    type: 'report', account, at,
+    type: 'report',
+    account,
+    at,
     local: { tier: d.local.tier, limit: d.local.limit },
-    reported: { tier: d.reported.tier, limit: d.reported.limit, ratio: report.ratio.toString(), mainRatio: report.mainRatio.toString(), updatedAt: report.updatedAt },
-    reportAgeMs: d.reportAgeMs, stale: d.stale, policy: d.policy,
-    inForce: { tier: inForce.tier.tier, limit: inForce.tier.limit }, source: inForce.reason === 'report' ? 'report' : 'local',
+    reported: {
+      tier: d.reported.tier,
+      limit: d.reported.limit,
+      ratio: report.ratio.toString(),
+      mainRatio: report.mainRatio.toString(),
+      updatedAt: report.updatedAt,
+    },
+    reportAgeMs: d.reportAgeMs,
+    stale: d.stale,
+    policy: d.policy,
+    inForce: { tier: inForce.tier.tier, limit: inForce.tier.limit },
+    source: inForce.reason === 'report' ? 'report' : 'local',
   };
 }

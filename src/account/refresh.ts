@@ -57,7 +57,11 @@ export class LimitsRefresh {
       if (a.createdAt !== undefined && now < a.createdAt) continue;
       const known = limitsAt(rules, a, { early, late });
       const state = unread === undefined ? known : stricterLimits(known, limitsAt(unread(a.id), a, { early, late }));
-      l.known = !isTieredVip(state.vipLevel) || state.rating?.effective.ratio != null || state.reason === 'new-sub-account' || state.reason === 'new-sub-account-rules-begin';
+      l.known =
+        !isTieredVip(state.vipLevel) ||
+        state.rating?.effective.ratio != null ||
+        state.reason === 'new-sub-account' ||
+        state.reason === 'new-sub-account-rules-begin';
       // A report (asked, or a figure a placement's answer stated) holds until the rules change
       // the limit at a boundary after it was taken (R16: a raise or lowering the rules predict
       // still applies at its boundary).
@@ -69,7 +73,15 @@ export class LimitsRefresh {
       const capped = l.live.capped(now, state.tier);
       l.local = { tier: capped.tier, reason: capped.capped ? 'live-downgrade' : state.reason };
       const inForce = reconciled(l, this.config.reports.context(now));
-      this.config.requestLimits.apply(a.id, l, { account: a.id, at: now, tier: inForce.tier, limit: inForce.tier.limit, throttle: state.throttle, spotThrottle: state.spotThrottle, reason: inForce.reason });
+      this.config.requestLimits.apply(a.id, l, {
+        account: a.id,
+        at: now,
+        tier: inForce.tier,
+        limit: inForce.tier.limit,
+        throttle: state.throttle,
+        spotThrottle: state.spotThrottle,
+        reason: inForce.reason,
+      });
       l.warnings.reset(counts.tracker, counts.spotTracker, now);
       if (this.config.live) this.evaluateLive(a.id);
     }
@@ -101,8 +113,15 @@ export class LimitsRefresh {
     const unreadMs = shared.unreadMs(now);
     // Just before the boundary the timer was set for (or now, past it): the last instant whose
     // requests the boundary's rules count.
-    const at = Math.max(counts.tracker.lastInstant, counts.spotTracker.lastInstant, Math.min(now, utcHourStart(this.config.boundaries.edges().late + 1) - 1));
-    if (Number.isFinite(unreadMs)) refresh((account) => counts.unread(account, this.config.requestLimits.mostCounted(this.config.limits.get(account)!, unreadMs), at));
+    const at = Math.max(
+      counts.tracker.lastInstant,
+      counts.spotTracker.lastInstant,
+      Math.min(now, utcHourStart(this.config.boundaries.edges().late + 1) - 1),
+    );
+    if (Number.isFinite(unreadMs))
+      refresh((account) =>
+        counts.unread(account, this.config.requestLimits.mostCounted(this.config.limits.get(account)!, unreadMs), at),
+      );
     void shared.settle().then(() => refresh());
   }
 
@@ -117,7 +136,13 @@ export class LimitsRefresh {
       l.local = { tier, reason: 'live-downgrade' };
       // A fall seen after the exchange's report is newer than it: the report no longer holds.
       l.report = null;
-      this.config.requestLimits.apply(account, l, { ...l.state, at: now, tier, limit: tier.limit, reason: 'live-downgrade' });
+      this.config.requestLimits.apply(account, l, {
+        ...l.state,
+        at: now,
+        tier,
+        limit: tier.limit,
+        reason: 'live-downgrade',
+      });
     }
     l.live.rearm(r.rating);
   }

@@ -23,7 +23,11 @@ export interface ExchangeReportsConfig {
  * (`X-Gate-RateLimit-Limit`). Each changes the limits in force at once and is told as an event.
  */
 export class ExchangeReports {
-  constructor(private readonly requestLimits: RequestLimits, private readonly config: ExchangeReportsConfig, private readonly emit: (event: LimiterEvent) => void) {}
+  constructor(
+    private readonly requestLimits: RequestLimits,
+    private readonly config: ExchangeReportsConfig,
+    private readonly emit: (event: LimiterEvent) => void,
+  ) {}
 
   /** What a report of the exchange is reconciled against now (R16). */
   context(now: number): ReconcileContext {
@@ -39,7 +43,13 @@ export class ExchangeReports {
     const context = this.context(now);
     const r = takeReport(l, report, context);
     const inForce = reconciled(l, context);
-    this.requestLimits.apply(account, l, { ...l.state, at: now, tier: inForce.tier, limit: inForce.tier.limit, reason: inForce.reason });
+    this.requestLimits.apply(account, l, {
+      ...l.state,
+      at: now,
+      tier: inForce.tier,
+      limit: inForce.tier.limit,
+      reason: inForce.reason,
+    });
     if (r.disagreement !== null) this.emit(reportEvent(account, now, report, r.disagreement, inForce));
     return r;
   }
@@ -51,10 +61,15 @@ export class ExchangeReports {
    * or another limit the request draws on has that N (the WebSocket 100 per second, R10).
    */
   statedTier(l: AccountLimits, c: Classification, figure: number): Tier | undefined {
-    if (c.market !== 'futures' || (c.action !== 'place' && c.action !== 'amend') || figure === l.state.limit) return undefined;
+    if (c.market !== 'futures' || (c.action !== 'place' && c.action !== 'amend') || figure === l.state.limit)
+      return undefined;
     // The figure taken already, still held (under `report` or `min` it may not be the one in force): told once.
     if (l.stated && l.report !== null && l.statedLimit === figure) return undefined;
-    if (!c.limits.some((x) => TIER_KEYS.has(x.key)) || c.limits.some((x) => !TIER_KEYS.has(x.key) && x.limit === figure)) return undefined;
+    if (
+      !c.limits.some((x) => TIER_KEYS.has(x.key)) ||
+      c.limits.some((x) => !TIER_KEYS.has(x.key) && x.limit === figure)
+    )
+      return undefined;
     if (l.state.throttle !== null && figure <= l.state.throttle.limit) return undefined;
     return this.config.tiers.find((t) => t.limit === figure);
   }
@@ -68,12 +83,32 @@ export class ExchangeReports {
     const now = this.config.now();
     const from = l.state.limit;
     const context = this.context(now);
-    takeReport(l, { type: 'futures', tier: tier.tier, ratio: UNKNOWN_RATIO, mainRatio: UNKNOWN_RATIO, updatedAt: now }, context);
+    takeReport(
+      l,
+      { type: 'futures', tier: tier.tier, ratio: UNKNOWN_RATIO, mainRatio: UNKNOWN_RATIO, updatedAt: now },
+      context,
+    );
     l.stated = true;
     l.statedLimit = tier.limit;
     const inForce = reconciled(l, context);
-    this.requestLimits.apply(account, l, { ...l.state, at: now, tier: inForce.tier, limit: inForce.tier.limit, reason: inForce.reason });
-    this.emit({ type: 'exchange-limit', account, at: now, header: 'X-Gate-RateLimit-Limit', from, stated: tier.limit, tier: tier.tier, policy: this.config.policy, to: l.state.limit });
+    this.requestLimits.apply(account, l, {
+      ...l.state,
+      at: now,
+      tier: inForce.tier,
+      limit: inForce.tier.limit,
+      reason: inForce.reason,
+    });
+    this.emit({
+      type: 'exchange-limit',
+      account,
+      at: now,
+      header: 'X-Gate-RateLimit-Limit',
+      from,
+      stated: tier.limit,
+      tier: tier.tier,
+      policy: this.config.policy,
+      to: l.state.limit,
+    });
   }
 
   /**
@@ -81,10 +116,22 @@ export class ExchangeReports {
    * on an assumed tier (`source` `assumed`: neither the rules nor the exchange has told it, R16).
    */
   tellAssumed(account: string, l: AccountLimits, c: Classification): void {
-    if (!l.toldAssumed && c.market === 'futures' && (c.action === 'place' || c.action === 'amend') && sourceOf(l) === 'assumed') {
+    if (
+      !l.toldAssumed &&
+      c.market === 'futures' &&
+      (c.action === 'place' || c.action === 'amend') &&
+      sourceOf(l) === 'assumed'
+    ) {
       l.toldAssumed = true;
       const { tier } = l.state;
-      this.emit({ type: 'assumed-tier', account, at: this.config.now(), tier: tier.tier, limit: l.state.limit, learnFrom: LEARN_FROM });
+      this.emit({
+        type: 'assumed-tier',
+        account,
+        at: this.config.now(),
+        tier: tier.tier,
+        limit: l.state.limit,
+        learnFrom: LEARN_FROM,
+      });
     }
   }
 }

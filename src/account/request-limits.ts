@@ -55,29 +55,62 @@ export interface RequestLimitsConfig {
 export class RequestLimits {
   private readonly ipLimits = new Map<string, StoreLimit>();
 
-  constructor(private readonly scheduler: Scheduler<StoreLimit>, private readonly config: RequestLimitsConfig, private readonly emit: (event: LimiterEvent) => void) {}
+  constructor(
+    private readonly scheduler: Scheduler<StoreLimit>,
+    private readonly config: RequestLimitsConfig,
+    private readonly emit: (event: LimiterEvent) => void,
+  ) {}
 
   /** New limits for `account`, at tier 1 until the rules are read, at `now`. */
   create(account: string, now: number): AccountLimits {
     const spec = this.config.catalog.limits;
     const tier1 = this.config.family.tiers[0]!;
     return {
-      place: this.limit({ name: `${account}:futures.place`, limit: tier1.limit, windowMs: spec['futures.place']!.windowMs }),
-      throttle: this.limit({ name: `${account}:abuse-throttle`, limit: UNTHROTTLED, windowMs: Math.max(this.config.abuse.noFillLimit.windowMs, this.config.abuse.lowFillLimit.windowMs) }),
-      spotThrottle: this.limit({ name: `${account}:spot-fill-throttle`, limit: UNTHROTTLED, windowMs: this.config.spotFill.limit.windowMs }),
+      place: this.limit({
+        name: `${account}:futures.place`,
+        limit: tier1.limit,
+        windowMs: spec['futures.place']!.windowMs,
+      }),
+      throttle: this.limit({
+        name: `${account}:abuse-throttle`,
+        limit: UNTHROTTLED,
+        windowMs: Math.max(this.config.abuse.noFillLimit.windowMs, this.config.abuse.lowFillLimit.windowMs),
+      }),
+      spotThrottle: this.limit({
+        name: `${account}:spot-fill-throttle`,
+        limit: UNTHROTTLED,
+        windowMs: this.config.spotFill.limit.windowMs,
+      }),
       cancel: this.limit({ name: `${account}:futures.cancel`, ...spec['futures.cancel']! }),
-      pace: this.config.pacing > 1
-        // Not what the exchange counts, so no margin: the placement limit itself keeps to N per W.
-        ? this.scheduler.limit({ name: `${account}:futures.place.pace`, limit: this.paced(tier1.limit), windowMs: spec['futures.place']!.windowMs / this.config.pacing })
-        : null,
+      pace:
+        this.config.pacing > 1
+          ? // Not what the exchange counts, so no margin: the placement limit itself keeps to N per W.
+            this.scheduler.limit({
+              name: `${account}:futures.place.pace`,
+              limit: this.paced(tier1.limit),
+              windowMs: spec['futures.place']!.windowMs / this.config.pacing,
+            })
+          : null,
       other: new Map(),
       wsPlace: null,
-      state: { account, at: now, tier: tier1, limit: tier1.limit, throttle: null, spotThrottle: null, reason: 'initial' },
+      state: {
+        account,
+        at: now,
+        tier: tier1,
+        limit: tier1.limit,
+        throttle: null,
+        spotThrottle: null,
+        reason: 'initial',
+      },
       known: false,
       reportEndpoint: 'unasked',
       toldAssumed: false,
       live: new LiveDowngrade(this.config.family),
-      warnings: new AccountWarnings(account, { abuse: this.config.abuse, spotFill: this.config.spotFill, warnAt: this.config.warnAt }, (event) => this.emit(event)),
+      warnings: new AccountWarnings(
+        account,
+        { abuse: this.config.abuse, spotFill: this.config.spotFill, warnAt: this.config.warnAt },
+        (event) => this.emit(event),
+      ),
       local: { tier: tier1, reason: 'initial' },
       report: null,
       takenAt: -Infinity,
@@ -88,19 +121,36 @@ export class RequestLimits {
 
   /** The limits a classified request of `account` draws on (R10, R16; the throttles of R9, R14). */
   for(account: string, l: AccountLimits, c: Classification): StoreLimit[] {
-    return c.limits.flatMap((spec) => {
-      if (c.market === 'futures' && spec.key === 'futures.place') {
-        // A batch heavier than a part of the window goes unpaced rather than never.
-        return l.pace === null || c.weight > l.pace.limit ? [l.place, l.throttle] : [l.place, l.throttle, l.pace];
-      }
-      if (c.market === 'futures' && spec.key === 'futures.cancel') return [l.cancel];
-      // R16 `separate`: WebSocket futures placement on a budget of its own, of the tier in force.
-      if (spec.key === 'ws.futures.place') return [(l.wsPlace ??= this.limit({ name: `${account}:ws.futures.place`, limit: l.state.limit, windowMs: spec.windowMs })), l.throttle];
-      const map = spec.scope === 'ip' ? this.ipLimits : l.other;
-      let limit = map.get(spec.key);
-      if (limit === undefined) map.set(spec.key, (limit = this.limit({ name: `${spec.scope === 'ip' ? 'ip' : account}:${spec.key}`, limit: spec.limit, windowMs: spec.windowMs })));
-      return [limit];
-    })
+    return c.limits
+      .flatMap((spec) => {
+        if (c.market === 'futures' && spec.key === 'futures.place') {
+          // A batch heavier than a part of the window goes unpaced rather than never.
+          return l.pace === null || c.weight > l.pace.limit ? [l.place, l.throttle] : [l.place, l.throttle, l.pace];
+        }
+        if (c.market === 'futures' && spec.key === 'futures.cancel') return [l.cancel];
+        // R16 `separate`: WebSocket futures placement on a budget of its own, of the tier in force.
+        if (spec.key === 'ws.futures.place')
+          return [
+            (l.wsPlace ??= this.limit({
+              name: `${account}:ws.futures.place`,
+              limit: l.state.limit,
+              windowMs: spec.windowMs,
+            })),
+            l.throttle,
+          ];
+        const map = spec.scope === 'ip' ? this.ipLimits : l.other;
+        let limit = map.get(spec.key);
+        if (limit === undefined)
+          map.set(
+            spec.key,
+            (limit = this.limit({
+              name: `${spec.scope === 'ip' ? 'ip' : account}:${spec.key}`,
+              limit: spec.limit,
+              windowMs: spec.windowMs,
+            })),
+          );
+        return [limit];
+      })
       .concat(spotFillLimits(c, this.config.spotFill) ? [l.spotThrottle] : []);
   }
 
@@ -109,7 +159,8 @@ export class RequestLimits {
    * N for every window the interval touches. Spot counts those of the pairs drawn on so far.
    */
   mostCounted(l: AccountLimits, ms: number): { readonly futures: number; readonly spot: number } {
-    const most = (limit: StoreLimit): number => (limit.limit >= UNTHROTTLED ? 0 : limit.limit * (1 + Math.ceil(ms / limit.windowMs)));
+    const most = (limit: StoreLimit): number =>
+      limit.limit >= UNTHROTTLED ? 0 : limit.limit * (1 + Math.ceil(ms / limit.windowMs));
     let futures = most(l.place) + most(l.cancel) + (l.wsPlace === null ? 0 : most(l.wsPlace));
     let spot = 0;
     for (const [key, limit] of l.other) {
@@ -129,12 +180,26 @@ export class RequestLimits {
       l.wsPlace?.update({ limit: next.limit });
       this.emit({ type: 'limit', account, at: next.at, from: before.limit, to: next.limit, reason: next.reason });
     }
-    if ((before.throttle?.reason ?? null) !== (next.throttle?.reason ?? null) || before.throttle?.limit !== next.throttle?.limit) {
-      l.throttle.update(next.throttle === null ? { limit: UNTHROTTLED } : { limit: next.throttle.limit, windowMs: next.throttle.windowMs });
+    if (
+      (before.throttle?.reason ?? null) !== (next.throttle?.reason ?? null) ||
+      before.throttle?.limit !== next.throttle?.limit
+    ) {
+      l.throttle.update(
+        next.throttle === null
+          ? { limit: UNTHROTTLED }
+          : { limit: next.throttle.limit, windowMs: next.throttle.windowMs },
+      );
       this.emit({ type: 'throttle', account, at: next.at, throttle: next.throttle });
     }
-    if ((before.spotThrottle?.reason ?? null) !== (next.spotThrottle?.reason ?? null) || before.spotThrottle?.limit !== next.spotThrottle?.limit) {
-      l.spotThrottle.update(next.spotThrottle === null ? { limit: UNTHROTTLED } : { limit: next.spotThrottle.limit, windowMs: next.spotThrottle.windowMs });
+    if (
+      (before.spotThrottle?.reason ?? null) !== (next.spotThrottle?.reason ?? null) ||
+      before.spotThrottle?.limit !== next.spotThrottle?.limit
+    ) {
+      l.spotThrottle.update(
+        next.spotThrottle === null
+          ? { limit: UNTHROTTLED }
+          : { limit: next.spotThrottle.limit, windowMs: next.spotThrottle.windowMs },
+      );
       this.emit({ type: 'spot-throttle', account, at: next.at, throttle: next.spotThrottle });
     }
   }

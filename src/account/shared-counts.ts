@@ -26,9 +26,23 @@ export interface SharedCounts {
    */
   start(accounts: () => readonly string[], now: () => number, onTotals: (totals: SharedTotals) => void): void;
   /** Counts `orders` order requests of `action` on `contract` at `at`. */
-  request(market: CountedMarket, account: string, contract: string, action: CountedAction, orders: number, at: number): void;
+  request(
+    market: CountedMarket,
+    account: string,
+    contract: string,
+    action: CountedAction,
+    orders: number,
+    at: number,
+  ): void;
   /** Counts a fill of `volume` USDT (validated) on `contract` at `at`. */
-  fill(market: CountedMarket, account: string, contract: string, role: FillRole, volume: string | number, at: number): void;
+  fill(
+    market: CountedMarket,
+    account: string,
+    contract: string,
+    role: FillRole,
+    volume: string | number,
+    at: number,
+  ): void;
   /**
    * Writes history, whichever process does it, in whatever order and however often: `merge`
    * merges seeded history per account, day and hour with the history seeded before (the bucket

@@ -1,10 +1,28 @@
 import { InvalidInputError } from '../errors.js';
 import type { HourlyActivity } from '../rules/abuse.js';
-import { DAY_MS, HOUR_MS, formatUtcDay, formatUtcInstant, isInUtcDay, parseUtcDay, parseUtcHour, utcDayStart, utcHourStart } from '../rules/calendar.js';
+import {
+  DAY_MS,
+  HOUR_MS,
+  formatUtcDay,
+  formatUtcInstant,
+  isInUtcDay,
+  parseUtcDay,
+  parseUtcHour,
+  utcDayStart,
+  utcHourStart,
+} from '../rules/calendar.js';
 import { contractName, normalizeContract } from '../rules/contracts.js';
 import type { DecimalInput } from '../internal/decimal.js';
 import { type Fixed, FixedSum, fixedFromDec, toDec } from '../internal/fixed.js';
-import { type InstantInput, isInstant, parseCount, parseId, parseInstant, parseNonNegativeDecimal, parsePositiveInteger } from '../internal/parse.js';
+import {
+  type InstantInput,
+  isInstant,
+  parseCount,
+  parseId,
+  parseInstant,
+  parseNonNegativeDecimal,
+  parsePositiveInteger,
+} from '../internal/parse.js';
 import type { ContractActivity } from '../rules/ratio.js';
 import { RATIO_WINDOW_DAYS, ratioWindow } from '../rules/ratio-window.js';
 import type { DailyActivity } from '../rules/timeline.js';
@@ -100,9 +118,21 @@ export interface TrackerState {
   readonly days: readonly {
     readonly account: string;
     readonly day: string;
-    readonly contracts: readonly { readonly contract: string; readonly makerVolume: string; readonly takerVolume: string; readonly place: number; readonly amend: number; readonly cancel: number }[];
+    readonly contracts: readonly {
+      readonly contract: string;
+      readonly makerVolume: string;
+      readonly takerVolume: string;
+      readonly place: number;
+      readonly amend: number;
+      readonly cancel: number;
+    }[];
   }[];
-  readonly hours: readonly { readonly account: string; readonly hour: string; readonly requests: number; readonly traded: string }[];
+  readonly hours: readonly {
+    readonly account: string;
+    readonly hour: string;
+    readonly requests: number;
+    readonly traded: string;
+  }[];
 }
 
 /**
@@ -136,7 +166,8 @@ export class Tracker {
     const at = typeof instant === 'number' ? instant : parseInstant(instant, '`at`');
     if (!(at >= this.latest) || !isInstant(at)) this.refuseInstant(at);
     parsePositiveInteger(orders, '`orders`');
-    if (action !== 'place' && action !== 'cancel' && action !== 'amend') throw new InvalidInputError('`action`', action, '"place", "amend" or "cancel"');
+    if (action !== 'place' && action !== 'cancel' && action !== 'amend')
+      throw new InvalidInputError('`action`', action, '"place", "amend" or "cancel"');
     let a = account === this.lastAccount && this.lastCounters !== null ? this.lastCounters : this.accounts.get(account);
     if (a === undefined) {
       // Every argument is read before a new account is added: a refused call leaves nothing behind.
@@ -201,7 +232,14 @@ export class Tracker {
       for (const d of a.days) {
         const contracts: ContractActivity[] = [];
         for (const [contract, c] of d.contracts) {
-          contracts.push({ contract, makerVolume: text(c.maker.value()), takerVolume: text(c.taker.value()), place: c.place, amend: c.amend, cancel: c.cancel });
+          contracts.push({
+            contract,
+            makerVolume: text(c.maker.value()),
+            takerVolume: text(c.taker.value()),
+            place: c.place,
+            amend: c.amend,
+            cancel: c.cancel,
+          });
         }
         out.push({ account, day: d.start, contracts });
       }
@@ -216,7 +254,8 @@ export class Tracker {
       if (d.start < from || d.start >= to) continue;
       for (const [contract, c] of d.contracts) {
         let s = sums.get(contract);
-        if (s === undefined) sums.set(contract, (s = { place: 0, amend: 0, cancel: 0, maker: new FixedSum(), taker: new FixedSum() }));
+        if (s === undefined)
+          sums.set(contract, (s = { place: 0, amend: 0, cancel: 0, maker: new FixedSum(), taker: new FixedSum() }));
         s.place += c.place;
         s.amend += c.amend;
         s.cancel += c.cancel;
@@ -225,7 +264,12 @@ export class Tracker {
       }
     }
     return [...sums].map(([contract, s]) => ({
-      contract, makerVolume: text(s.maker.value()), takerVolume: text(s.taker.value()), place: s.place, amend: s.amend, cancel: s.cancel,
+      contract,
+      makerVolume: text(s.maker.value()),
+      takerVolume: text(s.taker.value()),
+      place: s.place,
+      amend: s.amend,
+      cancel: s.cancel,
     }));
   }
 
@@ -237,7 +281,11 @@ export class Tracker {
 
   /** An account's hourly activity, as the abuse timeline takes it (R9). */
   hourlyActivity(account: string): HourlyActivity[] {
-    return (this.accounts.get(account)?.hours ?? []).map((h) => ({ hour: h.start, requests: h.requests, traded: text(h.traded.value()) }));
+    return (this.accounts.get(account)?.hours ?? []).map((h) => ({
+      hour: h.start,
+      requests: h.requests,
+      traded: text(h.traded.value()),
+    }));
   }
 
   /** The state as plain data, accounts in the order of their ids. */
@@ -253,11 +301,17 @@ export class Tracker {
           account,
           day: formatUtcDay(d.start),
           contracts: [...d.contracts].map(([contract, c]) => ({
-            contract, makerVolume: text(c.maker.value()), takerVolume: text(c.taker.value()), place: c.place, amend: c.amend, cancel: c.cancel,
+            contract,
+            makerVolume: text(c.maker.value()),
+            takerVolume: text(c.taker.value()),
+            place: c.place,
+            amend: c.amend,
+            cancel: c.cancel,
           })),
         });
       }
-      for (const h of a.hours) hours.push({ account, hour: formatUtcInstant(h.start), requests: h.requests, traded: text(h.traded.value()) });
+      for (const h of a.hours)
+        hours.push({ account, hour: formatUtcInstant(h.start), requests: h.requests, traded: text(h.traded.value()) });
     }
     return { latest: this.latest === -Infinity ? null : this.latest, days, hours };
   }
@@ -273,30 +327,48 @@ export class Tracker {
     const t = new Tracker();
     let last = -Infinity;
     state.days.forEach((d, i) => {
-      if (typeof d !== 'object' || d === null) throw new InvalidInputError(`\`days[${i}]\``, d, 'an object { account, day, contracts }');
+      if (typeof d !== 'object' || d === null)
+        throw new InvalidInputError(`\`days[${i}]\``, d, 'an object { account, day, contracts }');
       const account = parseId(d.account, `\`days[${i}].account\``);
       const day = readDay(parseUtcDay(d.day, `\`days[${i}].day\``), d.contracts, `days[${i}].contracts`);
       const a = t.accounts.get(account) ?? t.addAccount(account);
-      if (a.days.some((x) => x.start >= day.start)) throw new InvalidInputError(`\`days[${i}].day\``, d.day, 'days of an account in increasing order, each once');
+      if (a.days.some((x) => x.start >= day.start))
+        throw new InvalidInputError(`\`days[${i}].day\``, d.day, 'days of an account in increasing order, each once');
       a.days.push(day);
       a.day = day;
       last = Math.max(last, day.start);
     });
     state.hours.forEach((h, i) => {
-      if (typeof h !== 'object' || h === null) throw new InvalidInputError(`\`hours[${i}]\``, h, 'an object { account, hour, requests, traded }');
+      if (typeof h !== 'object' || h === null)
+        throw new InvalidInputError(`\`hours[${i}]\``, h, 'an object { account, hour, requests, traded }');
       const account = parseId(h.account, `\`hours[${i}].account\``);
       const hour = readHour(parseUtcHour(h.hour, `\`hours[${i}].hour\``), h.requests, h.traded, `hours[${i}].`);
       const a = t.accounts.get(account) ?? t.addAccount(account);
-      if (a.hours.some((x) => x.start >= hour.start)) throw new InvalidInputError(`\`hours[${i}].hour\``, h.hour, 'hours of an account in increasing order, each once');
+      if (a.hours.some((x) => x.start >= hour.start))
+        throw new InvalidInputError(
+          `\`hours[${i}].hour\``,
+          h.hour,
+          'hours of an account in increasing order, each once',
+        );
       a.hours.push(hour);
       a.hour = hour;
       last = Math.max(last, hour.start);
     });
     if (state.latest === null) {
-      if (last !== -Infinity) throw new InvalidInputError('`latest`', state.latest, 'the latest instant recorded (the state has days and hours)');
+      if (last !== -Infinity)
+        throw new InvalidInputError(
+          '`latest`',
+          state.latest,
+          'the latest instant recorded (the state has days and hours)',
+        );
     } else {
       t.latest = parseInstant(state.latest, '`latest`');
-      if (t.latest < last) throw new InvalidInputError('`latest`', state.latest, `an instant at or after every day and hour of the state (${formatUtcInstant(last)})`);
+      if (t.latest < last)
+        throw new InvalidInputError(
+          '`latest`',
+          state.latest,
+          `an instant at or after every day and hour of the state (${formatUtcInstant(last)})`,
+        );
     }
     return t;
   }
@@ -311,7 +383,11 @@ export class Tracker {
     const d = readDay(parseUtcDay(day, '`day`'), contracts, 'contracts');
     const known = this.accounts.get(id);
     if (known?.days.some((x) => x.start >= d.start) === true) {
-      throw new InvalidInputError('`day` of seeded history', formatUtcDay(d.start), `a day after every one already counted for ${id}`);
+      throw new InvalidInputError(
+        '`day` of seeded history',
+        formatUtcDay(d.start),
+        `a day after every one already counted for ${id}`,
+      );
     }
     const a = known ?? this.addAccount(id);
     a.days.push(d);
@@ -330,7 +406,11 @@ export class Tracker {
     const h = readHour(parseUtcHour(hour, '`hour`'), requests, traded, '');
     const known = this.accounts.get(id);
     if (known?.hours.some((x) => x.start >= h.start) === true) {
-      throw new InvalidInputError('`hour` of seeded history', formatUtcInstant(h.start), `an hour after every one already counted for ${id}`);
+      throw new InvalidInputError(
+        '`hour` of seeded history',
+        formatUtcInstant(h.start),
+        `an hour after every one already counted for ${id}`,
+      );
     }
     const a = known ?? this.addAccount(id);
     a.hours.push(h);
@@ -368,7 +448,11 @@ export class Tracker {
 
   private refuseInstant(at: unknown): never {
     parseInstant(at, '`at`');
-    throw new InvalidInputError('`at`', at, `an instant at or after the last one recorded (${this.latest === -Infinity ? 'none yet' : formatUtcInstant(this.latest)})`);
+    throw new InvalidInputError(
+      '`at`',
+      at,
+      `an instant at or after the last one recorded (${this.latest === -Infinity ? 'none yet' : formatUtcInstant(this.latest)})`,
+    );
   }
 }
 
@@ -382,9 +466,11 @@ function readDay(start: number, contracts: unknown, path: string): Day {
   const day = new Day(start);
   (contracts as ContractActivity[]).forEach((c, j) => {
     const at = (field: string): string => `\`${path}[${j}]${field}\``;
-    if (typeof c !== 'object' || c === null) throw new InvalidInputError(at(''), c, 'an object { contract, makerVolume, takerVolume, place, amend, cancel }');
+    if (typeof c !== 'object' || c === null)
+      throw new InvalidInputError(at(''), c, 'an object { contract, makerVolume, takerVolume, place, amend, cancel }');
     const name = normalizeContract(c.contract, at('.contract'));
-    if (day.contracts.has(name)) throw new InvalidInputError(at('.contract'), c.contract, `each contract once per day (${name} appears twice)`);
+    if (day.contracts.has(name))
+      throw new InvalidInputError(at('.contract'), c.contract, `each contract once per day (${name} appears twice)`);
     const cd = day.contract(name);
     // A field left out is zero; null is refused, as it is in the ratio's own lists.
     cd.place = c.place === undefined ? 0 : parseCount(c.place, at('.place'));

@@ -108,7 +108,10 @@ export interface UserTradesMessage {
   readonly result?: unknown;
 }
 
-const USER_TRADES: Readonly<Record<string, 'futures' | 'spot'>> = { 'futures.usertrades': 'futures', 'spot.usertrades': 'spot' };
+const USER_TRADES: Readonly<Record<string, 'futures' | 'spot'>> = {
+  'futures.usertrades': 'futures',
+  'spot.usertrades': 'spot',
+};
 
 /**
  * Records fills with `limiter.recordFill`, now, each trade id once (the last 100,000 per account,
@@ -134,14 +137,20 @@ const USER_TRADES: Readonly<Record<string, 'futures' | 'spot'>> = { 'futures.use
  * ```
  */
 export function recordTrades(
-  limiter: AccountLimiter, account: string, trades: readonly (FuturesTradeRow | SpotTradeRow)[] | UserTradesMessage, options: RecordTradesOptions = {},
+  limiter: AccountLimiter,
+  account: string,
+  trades: readonly (FuturesTradeRow | SpotTradeRow)[] | UserTradesMessage,
+  options: RecordTradesOptions = {},
 ): { readonly recorded: number; readonly duplicates: number } {
   limiter.limitNow(account);
   const rows = tradeRows(trades);
   if (typeof options !== 'object' || options === null) throw new InvalidInputError('the options', options, 'an object');
   const multipliers = new Map<string, Dec>();
   for (const [name, m] of Object.entries(options.multipliers ?? {})) {
-    multipliers.set(normalizeContract(name, 'a contract of `multipliers`'), parsePositiveDecimal(m, `\`multipliers.${name}\``));
+    multipliers.set(
+      normalizeContract(name, 'a contract of `multipliers`'),
+      parsePositiveDecimal(m, `\`multipliers.${name}\``),
+    );
   }
   let known = knownMultipliers.get(limiter);
   if (known === undefined) knownMultipliers.set(limiter, (known = new Map()));
@@ -152,16 +161,24 @@ export function recordTrades(
     // my_trades_timerange writes the id as `trade_id`; the other answers as `id`.
     const named = row.id === undefined && row.trade_id !== undefined ? 'trade_id' : 'id';
     const id = row[named];
-    if (!(typeof id === 'string' ? id !== '' : Number.isSafeInteger(id))) throw new InvalidInputError(`${at}.${named}\``, id, 'a trade id');
+    if (!(typeof id === 'string' ? id !== '' : Number.isSafeInteger(id)))
+      throw new InvalidInputError(`${at}.${named}\``, id, 'a trade id');
     if (role !== 'maker' && role !== 'taker') throw new InvalidInputError(`${at}.role\``, role, '"maker" or "taker"');
     const price = parseNonNegativeDecimal(row.price, `${at}.price\``);
     if ('currency_pair' in row) {
       const pair = normalizeContract(row.currency_pair, `${at}.currency_pair\``);
-      return { key: `spot:${id}`, contract: pair, role, market: 'spot' as const, volume: parseNonNegativeDecimal(row.amount, `${at}.amount\``).times(price) };
+      return {
+        key: `spot:${id}`,
+        contract: pair,
+        role,
+        market: 'spot' as const,
+        volume: parseNonNegativeDecimal(row.amount, `${at}.amount\``).times(price),
+      };
     }
     const contract = normalizeContract(row.contract, `${at}.contract\``);
     const multiplier = multipliers.get(contract) ?? known.get(contract);
-    if (multiplier === undefined) throw new InvalidInputError(`\`multipliers.${contract}\``, undefined, 'its quanto_multiplier');
+    if (multiplier === undefined)
+      throw new InvalidInputError(`\`multipliers.${contract}\``, undefined, 'its quanto_multiplier');
     const volume = futuresFillVolume(parseDecimal(row.size, `${at}.size\``), multiplier, price);
     return { key: `futures:${id}`, contract, role, market: 'futures' as const, volume };
   });
@@ -186,10 +203,19 @@ export function recordTrades(
 function tradeRows(trades: unknown): readonly (FuturesTradeRow | SpotTradeRow)[] {
   if (Array.isArray(trades)) return trades;
   const m = trades as Partial<UserTradesMessage> | null;
-  const market = typeof m === 'object' && m !== null && typeof m.channel === 'string' && Object.hasOwn(USER_TRADES, m.channel) ? USER_TRADES[m.channel] : undefined;
-  if (market === undefined) throw new InvalidInputError('the trades', trades, 'an array of my_trades rows or a futures.usertrades or spot.usertrades message');
+  const market =
+    typeof m === 'object' && m !== null && typeof m.channel === 'string' && Object.hasOwn(USER_TRADES, m.channel)
+      ? USER_TRADES[m.channel]
+      : undefined;
+  if (market === undefined)
+    throw new InvalidInputError(
+      'the trades',
+      trades,
+      'an array of my_trades rows or a futures.usertrades or spot.usertrades message',
+    );
   if (m!.event !== 'update') return [];
-  if (!Array.isArray(m!.result)) throw new InvalidInputError('the `result` of the user-trades update', m!.result, 'an array of trades');
+  if (!Array.isArray(m!.result))
+    throw new InvalidInputError('the `result` of the user-trades update', m!.result, 'an array of trades');
   m!.result.forEach((row: unknown, i) => {
     const named = typeof row === 'object' && row !== null && (market === 'spot' ? 'currency_pair' : 'contract') in row;
     if (!named) throw new InvalidInputError(`\`result[${i}]\` of ${m!.channel}`, row, `a ${market} trade`);

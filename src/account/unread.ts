@@ -7,20 +7,31 @@ import type { TrackerState } from './tracker.js';
  * boundary is decided (R9, R14, R1). More requests only lower a fill rate or a ratio, so the
  * limits read from these are never looser than those the counts will show. `state` is not changed.
  */
-export function withUnread(state: TrackerState, account: string, contract: string, at: number, requests: number): TrackerState {
+export function withUnread(
+  state: TrackerState,
+  account: string,
+  contract: string,
+  at: number,
+  requests: number,
+): TrackerState {
   if (!(requests > 0)) return state;
   const day = formatUtcDay(utcDayStart(at));
   const hour = formatUtcInstant(utcHourStart(at));
   const days = state.days.map((d) => d);
   const i = days.findIndex((d) => d.account === account && d.day === day);
   if (i < 0) {
-    days.push({ account, day, contracts: [{ contract, makerVolume: '0', takerVolume: '0', place: requests, amend: 0, cancel: 0 }] });
+    days.push({
+      account,
+      day,
+      contracts: [{ contract, makerVolume: '0', takerVolume: '0', place: requests, amend: 0, cancel: 0 }],
+    });
   } else {
     const d = days[i]!;
     const j = d.contracts.findIndex((c) => c.contract === contract);
-    const contracts = j < 0
-      ? [...d.contracts, { contract, makerVolume: '0', takerVolume: '0', place: requests, amend: 0, cancel: 0 }]
-      : d.contracts.map((c, k) => (k === j ? { ...c, place: c.place + requests } : c));
+    const contracts =
+      j < 0
+        ? [...d.contracts, { contract, makerVolume: '0', takerVolume: '0', place: requests, amend: 0, cancel: 0 }]
+        : d.contracts.map((c, k) => (k === j ? { ...c, place: c.place + requests } : c));
     days[i] = { ...d, contracts };
   }
   const hours = state.hours.map((h) => h);

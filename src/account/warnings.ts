@@ -29,7 +29,11 @@ export class AccountWarnings {
   /** Spot requests that can be counted before the window of the next check would trip R14. */
   private spotBudget = 0;
 
-  constructor(readonly account: string, private readonly config: WarningConfig, private readonly emit: (event: LimiterEvent) => void) {}
+  constructor(
+    readonly account: string,
+    private readonly config: WarningConfig,
+    private readonly emit: (event: LimiterEvent) => void,
+  ) {}
 
   /** `orders` futures order requests were counted (R9). */
   countFutures(orders: number, futures: HourlyCounts, now: number): void {
@@ -77,8 +81,13 @@ export class AccountWarnings {
     if (w.remaining >= 0 || this.spotWarned) return;
     this.spotWarned = true;
     this.emit({
-      type: 'spot-fill-warning', account: this.account, at: now, trips: utcHourStart(now) + HOUR_MS,
-      requests: w.requests, traded: w.traded.toFixed(), needed: w.needed.toFixed(),
+      type: 'spot-fill-warning',
+      account: this.account,
+      at: now,
+      trips: utcHourStart(now) + HOUR_MS,
+      requests: w.requests,
+      traded: w.traded.toFixed(),
+      needed: w.needed.toFixed(),
     });
   }
 }

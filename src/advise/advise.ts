@@ -2,7 +2,15 @@ import { InvalidInputError } from '../errors.js';
 import { type AbuseOptions, type HourlyActivity, resolveAbuseOptions } from '../rules/abuse.js';
 import { normalizeContract } from '../rules/contracts.js';
 import { Dec, type DecimalInput } from '../internal/decimal.js';
-import { type AccountActivity, type FamilyConfig, type FamilyOptions, type RatioBasis, FAMILY_OPTION_FIELDS, rateFamily, readFamilyOptions } from '../rules/family.js';
+import {
+  type AccountActivity,
+  type FamilyConfig,
+  type FamilyOptions,
+  type RatioBasis,
+  FAMILY_OPTION_FIELDS,
+  rateFamily,
+  readFamilyOptions,
+} from '../rules/family.js';
 import { toDec } from '../internal/fixed.js';
 import { accountMargins } from '../rules/margins.js';
 import { parseCount, parseId, parseNonNegativeDecimal, readOptions } from '../internal/parse.js';
@@ -10,7 +18,17 @@ import { type RatioResult, compareRatio } from '../rules/ratio.js';
 import { type SpotFillOptions, resolveSpotFillOptions } from '../rules/spot-fill.js';
 import { type Tier, tierOfRatio } from '../rules/tiers.js';
 import { TIERED_VIP_LEVEL, isTieredVip, parseVipLevel, tierInForce } from '../rules/vip.js';
-import { type PairCount, isHeavy, requestsToDrop, withAccountApart, withAmends, withHeavyMoved, withMakerAdded, withMakerShare, withRequestsDroppedFrom } from './edits.js';
+import {
+  type PairCount,
+  isHeavy,
+  requestsToDrop,
+  withAccountApart,
+  withAmends,
+  withHeavyMoved,
+  withMakerAdded,
+  withMakerShare,
+  withRequestsDroppedFrom,
+} from './edits.js';
 import { type ThrottleNearMiss, throttleNearMisses } from './throttles.js';
 
 /**
@@ -31,7 +49,11 @@ export interface AdviceInput {
   /** Cancel + place pairs that could have been amends, per account and contract, inside the same window. @default [] */
   readonly pairs?: readonly PairCount[];
   /** Hourly activity per account: futures order requests (R9) and spot order requests (R14), with the USDT traded. @default [] */
-  readonly hours?: readonly { readonly account: string; readonly market: 'futures' | 'spot'; readonly hours: readonly HourlyActivity[] }[];
+  readonly hours?: readonly {
+    readonly account: string;
+    readonly market: 'futures' | 'spot';
+    readonly hours: readonly HourlyActivity[];
+  }[];
 }
 
 /**
@@ -126,8 +148,14 @@ export interface Outcome {
  * ```
  */
 export type FindingKind =
-  | 'amend-pairs' | 'heavy-contracts' | 'taker-to-maker' | 'family-apart' | 'family-threshold' | 'family-broker'
-  | 'next-tier-maker' | 'next-tier-requests';
+  | 'amend-pairs'
+  | 'heavy-contracts'
+  | 'taker-to-maker'
+  | 'family-apart'
+  | 'family-threshold'
+  | 'family-broker'
+  | 'next-tier-maker'
+  | 'next-tier-requests';
 
 /**
  * What a finding asks of the desk, the first key of the ranking: `free`, a change to how orders are
@@ -208,7 +236,11 @@ export interface Advice {
    */
   readonly findings: readonly Finding[];
   /** The changes to how orders are sent made together (amends, maker instead of taker, quoting off the heavy contracts), or `null` when there is none. */
-  readonly combination: { readonly kinds: readonly FindingKind[]; readonly activity: readonly AccountActivity[]; readonly outcome: Outcome } | null;
+  readonly combination: {
+    readonly kinds: readonly FindingKind[];
+    readonly activity: readonly AccountActivity[];
+    readonly outcome: Outcome;
+  } | null;
   /** Hourly checks of the 24-hour throttles that tripped or came within the margin (R9, R14). */
   readonly throttles: readonly ThrottleNearMiss[];
 }
@@ -233,7 +265,16 @@ function share(value: DecimalInput | undefined, fallback: string, field: string)
 }
 
 /** The fields of {@link AdviseOptions}. */
-const ADVISE_OPTION_FIELDS: readonly string[] = [...FAMILY_OPTION_FIELDS, 'vipLevel', 'takerShare', 'heavyShare', 'nearMiss', 'abuse', 'spotFill', 'account'];
+const ADVISE_OPTION_FIELDS: readonly string[] = [
+  ...FAMILY_OPTION_FIELDS,
+  'vipLevel',
+  'takerShare',
+  'heavyShare',
+  'nearMiss',
+  'abuse',
+  'spotFill',
+  'account',
+];
 
 function resolve(options: AdviseOptions): Resolved {
   const o = readOptions(options, 'the advise options');
@@ -251,41 +292,71 @@ function resolve(options: AdviseOptions): Resolved {
 }
 
 /** Rates `activity` with the rules, and each account's gain over `now`. */
-function outcomeOf(activity: readonly AccountActivity[], r: Resolved, now: Outcome | null, family: FamilyConfig = r.family): Outcome {
+function outcomeOf(
+  activity: readonly AccountActivity[],
+  r: Resolved,
+  now: Outcome | null,
+  family: FamilyConfig = r.family,
+): Outcome {
   const rating = rateFamily(activity, family, r.vipLevel);
   const aggregatedTier = tierInForce(r.vipLevel, tierOfRatio(rating.aggregated, family.tiers), family.tiers);
   const accounts = rating.accounts.map((a) => {
     const before = now?.accounts.find((b) => b.account === a.account)?.tier.limit ?? a.tier.limit;
-    return { account: a.account, own: a.own, effective: a.effective, basis: a.basis, tier: a.tier, gain: a.tier.limit - before };
+    return {
+      account: a.account,
+      own: a.own,
+      effective: a.effective,
+      basis: a.basis,
+      tier: a.tier,
+      gain: a.tier.limit - before,
+    };
   });
   return { aggregated: rating.aggregated, aggregatedTier, accounts, gain: accounts.reduce((s, a) => s + a.gain, 0) };
 }
 
 /** Two outcomes of parts of the family as one: the accounts of both, in the family's order. */
 function joined(order: readonly AccountActivity[], a: Outcome, b: Outcome): Outcome {
-  const accounts = order.map((x) => a.accounts.find((y) => y.account === x.account) ?? b.accounts.find((y) => y.account === x.account)!);
-  return { aggregated: a.aggregated, aggregatedTier: a.aggregatedTier, accounts, gain: accounts.reduce((s, x) => s + x.gain, 0) };
+  const accounts = order.map(
+    (x) => a.accounts.find((y) => y.account === x.account) ?? b.accounts.find((y) => y.account === x.account)!,
+  );
+  return {
+    aggregated: a.aggregated,
+    aggregatedTier: a.aggregatedTier,
+    accounts,
+    gain: accounts.reduce((s, x) => s + x.gain, 0),
+  };
 }
 
 /** Reads the input: every account and contract validated by the rules, pairs and hours checked against it. */
 function readInput(input: AdviceInput | readonly AccountActivity[]): Required<AdviceInput> {
-  const given = Array.isArray(input) ? { accounts: input as readonly AccountActivity[] } : readOptions(input as AdviceInput, 'the advice input', ['accounts', 'pairs', 'hours']);
-  if (!Array.isArray(given.accounts) || given.accounts.length === 0) throw new InvalidInputError('`accounts`', given.accounts, 'a non-empty array of account activity');
+  const given = Array.isArray(input)
+    ? { accounts: input as readonly AccountActivity[] }
+    : readOptions(input as AdviceInput, 'the advice input', ['accounts', 'pairs', 'hours']);
+  if (!Array.isArray(given.accounts) || given.accounts.length === 0)
+    throw new InvalidInputError('`accounts`', given.accounts, 'a non-empty array of account activity');
   const pairs = given.pairs ?? [];
   if (!Array.isArray(pairs)) throw new InvalidInputError('`pairs`', pairs, 'an array of { account, contract, pairs }');
   pairs.forEach((p, i) => {
     const account = parseId(p?.account, `\`pairs[${i}].account\``);
     const contract = normalizeContract(p.contract, `\`pairs[${i}].contract\``);
     const n = parseCount(p.pairs, `\`pairs[${i}].pairs\``);
-    const entry = given.accounts.find((a) => a.account === account)?.contracts.find((c) => normalizeContract(c.contract) === contract);
+    const entry = given.accounts
+      .find((a) => a.account === account)
+      ?.contracts.find((c) => normalizeContract(c.contract) === contract);
     const most = Math.min(entry?.place ?? 0, entry?.cancel ?? 0);
-    if (n > most) throw new InvalidInputError(`\`pairs[${i}].pairs\``, n, `at most the placements and the cancels of ${account} on ${contract} (${most})`);
+    if (n > most)
+      throw new InvalidInputError(
+        `\`pairs[${i}].pairs\``,
+        n,
+        `at most the placements and the cancels of ${account} on ${contract} (${most})`,
+      );
   });
   const hours = given.hours ?? [];
   if (!Array.isArray(hours)) throw new InvalidInputError('`hours`', hours, 'an array of { account, market, hours }');
   hours.forEach((h, i) => {
     parseId(h?.account, `\`hours[${i}].account\``);
-    if (h.market !== 'futures' && h.market !== 'spot') throw new InvalidInputError(`\`hours[${i}].market\``, h.market, '"futures" or "spot"');
+    if (h.market !== 'futures' && h.market !== 'spot')
+      throw new InvalidInputError(`\`hours[${i}].market\``, h.market, '"futures" or "spot"');
   });
   return { accounts: given.accounts, pairs, hours };
 }
@@ -323,19 +394,25 @@ export function advise(activity: AdviceInput | readonly AccountActivity[], optio
   const r = resolve(options);
   const input = readInput(activity);
   if (r.account !== null && !input.accounts.some((a) => a.account === r.account)) {
-    throw new InvalidInputError('`account`', r.account, `an account of the activity (${input.accounts.map((a) => a.account).join(', ')})`);
+    throw new InvalidInputError(
+      '`account`',
+      r.account,
+      `an account of the activity (${input.accounts.map((a) => a.account).join(', ')})`,
+    );
   }
   const advised = (a: { readonly account: string }): boolean => r.account === null || a.account === r.account;
   // An account without futures activity (a spot-only one) is no subject of a futures finding.
   const trades = (a: AccountOutcome): boolean => a.own.requests > 0 || !a.own.volume.isZero();
   const ratio = r.family.ratio;
   const now = outcomeOf(input.accounts, r, null);
-  const gainOf = (o: Outcome): number => (r.account === null ? o.gain : o.accounts.find((a) => a.account === r.account)!.gain);
+  const gainOf = (o: Outcome): number =>
+    r.account === null ? o.gain : o.accounts.find((a) => a.account === r.account)!.gain;
   const findings: Finding[] = [];
   const push = (f: Omit<Finding, 'gain' | 'informational'>): void => {
     findings.push({ ...f, informational: f.cost === 'informational', gain: gainOf(f.outcome) });
   };
-  const add = (f: Omit<Finding, 'outcome' | 'gain' | 'informational'>, edited: readonly AccountActivity[]): void => push({ ...f, outcome: outcomeOf(edited, r, now) });
+  const add = (f: Omit<Finding, 'outcome' | 'gain' | 'informational'>, edited: readonly AccountActivity[]): void =>
+    push({ ...f, outcome: outcomeOf(edited, r, now) });
   const edits: { kind: FindingKind; edit: (a: readonly AccountActivity[]) => AccountActivity[] }[] = [];
 
   // R1: cancel + place pairs as amends.
@@ -345,7 +422,10 @@ export function advise(activity: AdviceInput | readonly AccountActivity[], optio
     const outcome = outcomeOf(edit(input.accounts), r, now);
     const count = pairs.reduce((s, p) => s + p.pairs, 0);
     push({
-      kind: 'amend-pairs', rules: ['R1'], account: null, cost: 'free',
+      kind: 'amend-pairs',
+      rules: ['R1'],
+      account: null,
+      cost: 'free',
       change: `send ${count} cancel + place pair${count === 1 ? '' : 's'} as one amend each`,
       figures: { pairs: count, requestsSaved: now.aggregated.requests - outcome.aggregated.requests },
       outcome,
@@ -357,36 +437,65 @@ export function advise(activity: AdviceInput | readonly AccountActivity[], optio
   const taker = now.aggregated.takerVolume;
   const weightGain = toDec(ratio.makerWeight).minus(toDec(ratio.takerWeight));
   if (!taker.isZero() && !r.takerShare.isZero() && weightGain.greaterThan(0)) {
-    const reaching = r.takerShareGiven ? null : takerShareToNextTier(now, r, weightGain, (a) => advised(a) && trades(a));
+    const reaching = r.takerShareGiven
+      ? null
+      : takerShareToNextTier(now, r, weightGain, (a) => advised(a) && trades(a));
     const takerShare = reaching?.share ?? r.takerShare;
     const edit = (a: readonly AccountActivity[]) => withMakerShare(a, takerShare);
     const moved = taker.times(takerShare);
-    const reach = reaching === null ? '' : `: ${reaching.account} reaches tier ${reaching.tier.tier} (${reaching.tier.limit} r/s)`;
-    add({
-      kind: 'taker-to-maker', rules: ['R1'], account: null, cost: 'volume',
-      change: `fill ${takerShare.times(100).toString()}% of taker volume (${moved.toString()} USDT) as maker${reach}`,
-      figures: {
-        share: takerShare.toString(), movedVolume: moved.toString(), numeratorGain: weightGain.times(moved).toString(),
-        ...(reaching === null ? {} : { reaches: reaching.account, tier: reaching.tier.tier, limit: reaching.tier.limit }),
+    const reach =
+      reaching === null ? '' : `: ${reaching.account} reaches tier ${reaching.tier.tier} (${reaching.tier.limit} r/s)`;
+    add(
+      {
+        kind: 'taker-to-maker',
+        rules: ['R1'],
+        account: null,
+        cost: 'volume',
+        change: `fill ${takerShare.times(100).toString()}% of taker volume (${moved.toString()} USDT) as maker${reach}`,
+        figures: {
+          share: takerShare.toString(),
+          movedVolume: moved.toString(),
+          numeratorGain: weightGain.times(moved).toString(),
+          ...(reaching === null
+            ? {}
+            : { reaches: reaching.account, tier: reaching.tier.tier, limit: reaching.tier.limit }),
+        },
       },
-    }, edit(input.accounts));
+      edit(input.accounts),
+    );
     edits.push({ kind: 'taker-to-maker', edit });
   }
 
   // R2: requests on the heavy contracts.
-  const split = (heavy: boolean) => rateFamily(input.accounts.map((a) => ({ account: a.account, contracts: a.contracts.filter((c) => isHeavy(c.contract, ratio) === heavy) })), r.family).aggregated;
+  const split = (heavy: boolean) =>
+    rateFamily(
+      input.accounts.map((a) => ({
+        account: a.account,
+        contracts: a.contracts.filter((c) => isHeavy(c.contract, ratio) === heavy),
+      })),
+      r.family,
+    ).aggregated;
   const heavy = split(true);
   const light = split(false);
   if (heavy.requests > 0 && !r.heavyShare.isZero()) {
     const edit = (a: readonly AccountActivity[]) => withHeavyMoved(a, r.heavyShare, ratio);
-    add({
-      kind: 'heavy-contracts', rules: ['R2'], account: null, cost: 'informational',
-      change: `quote on a contract of coefficient ${ratio.coefficients.fallback.toString()} instead of the heavy contracts (coefficient above ${ratio.coefficients.fallback.toString()}) for ${r.heavyShare.times(100).toString()}% of their requests and fills`,
-      figures: {
-        heavyRequests: heavy.requests, heavyWeighted: heavy.denominator.toString(), otherRequests: light.requests, otherWeighted: light.denominator.toString(),
-        share: r.heavyShare.toString(),
+    add(
+      {
+        kind: 'heavy-contracts',
+        rules: ['R2'],
+        account: null,
+        cost: 'informational',
+        change: `quote on a contract of coefficient ${ratio.coefficients.fallback.toString()} instead of the heavy contracts (coefficient above ${ratio.coefficients.fallback.toString()}) for ${r.heavyShare.times(100).toString()}% of their requests and fills`,
+        figures: {
+          heavyRequests: heavy.requests,
+          heavyWeighted: heavy.denominator.toString(),
+          otherRequests: light.requests,
+          otherWeighted: light.denominator.toString(),
+          share: r.heavyShare.toString(),
+        },
       },
-    }, edit(input.accounts));
+      edit(input.accounts),
+    );
     edits.push({ kind: 'heavy-contracts', edit });
   }
 
@@ -397,7 +506,10 @@ export function advise(activity: AdviceInput | readonly AccountActivity[], optio
       const { rest, alone } = withAccountApart(input.accounts, a.account);
       const outcome = joined(input.accounts, outcomeOf(rest, r, now), outcomeOf(alone, r, now));
       push({
-        kind: 'family-apart', rules: ['R7'], account: a.account, cost: 'informational',
+        kind: 'family-apart',
+        rules: ['R7'],
+        account: a.account,
+        cost: 'informational',
         change: `${a.account}'s own ratio (${a.own.ratio.toFixed(4)}) pulls the aggregated ratio down: rated apart from the family`,
         figures: { ownRatio: ratioFigure(a.own), aggregatedWithout: ratioFigure(outcome.aggregated) },
         outcome,
@@ -405,24 +517,47 @@ export function advise(activity: AdviceInput | readonly AccountActivity[], optio
     }
     const threshold = toDec(r.family.ownVolumeThreshold);
     for (const a of now.accounts.filter(advised)) {
-      if (!trades(a) || a.basis !== 'aggregated' || compareRatio(a.own, now.aggregated) <= 0 || tierOfRatio(a.own, r.family.tiers).limit <= a.tier.limit) continue;
+      if (
+        !trades(a) ||
+        a.basis !== 'aggregated' ||
+        compareRatio(a.own, now.aggregated) <= 0 ||
+        tierOfRatio(a.own, r.family.tiers).limit <= a.tier.limit
+      )
+        continue;
       const more = threshold.minus(a.own.volume);
       // The gain of crossing the threshold alone: the account rated by max(own, aggregated) on the
       // ratios it has, not on the ratios the volume that takes it over would give it.
-      const over = readFamilyOptions({ ...options, ownVolumeThreshold: a.own.volume.toFixed() }, ADVISE_OPTION_FIELDS, 'the advise options');
+      const over = readFamilyOptions(
+        { ...options, ownVolumeThreshold: a.own.volume.toFixed() },
+        ADVISE_OPTION_FIELDS,
+        'the advise options',
+      );
       const crossed = outcomeOf(input.accounts, r, now, over).accounts.find((x) => x.account === a.account)!;
       const accounts = now.accounts.map((x) => (x.account === a.account ? crossed : x));
       push({
-        kind: 'family-threshold', rules: ['R7'], account: a.account, cost: 'volume',
+        kind: 'family-threshold',
+        rules: ['R7'],
+        account: a.account,
+        cost: 'volume',
         change: `${a.account} trades ${a.own.volume.toString()} USDT, under the ${threshold.toString()} USDT threshold: ${more.toString()} USDT more takes it over, where its own ratio (${ratioText4(a.own)}) rates it: tier ${crossed.tier.tier} (${crossed.tier.limit} r/s)`,
-        figures: { volume: a.own.volume.toString(), threshold: threshold.toString(), makerVolume: more.toString(), tier: crossed.tier.tier, limit: crossed.tier.limit },
+        figures: {
+          volume: a.own.volume.toString(),
+          threshold: threshold.toString(),
+          makerVolume: more.toString(),
+          tier: crossed.tier.tier,
+          limit: crossed.tier.limit,
+        },
         outcome: { ...now, accounts, gain: accounts.reduce((sum, x) => sum + x.gain, 0) },
       });
     }
     const broker = readFamilyOptions({ ...options, kind: 'broker' }, ADVISE_OPTION_FIELDS, 'the advise options');
     push({
-      kind: 'family-broker', rules: ['R7'], account: null, cost: 'informational',
-      change: 'rate the family as a broker family (every account by its own ratio)', figures: {},
+      kind: 'family-broker',
+      rules: ['R7'],
+      account: null,
+      cost: 'informational',
+      change: 'rate the family as a broker family (every account by its own ratio)',
+      figures: {},
       outcome: outcomeOf(input.accounts, r, now, broker),
     });
   }
@@ -432,14 +567,29 @@ export function advise(activity: AdviceInput | readonly AccountActivity[], optio
     for (const a of now.accounts.filter((x) => advised(x) && trades(x))) {
       const up = accountMargins(a.own, now.aggregated, r.family).up;
       if (up === null) continue;
-      add({
-        kind: 'next-tier-maker', rules: ['R1', 'R3'], account: a.account, cost: 'volume',
-        change: `${a.account}: ${up.makerVolume.toString()} USDT more maker volume for tier ${up.tier.tier} (${up.tier.limit} r/s)${up.makerPath === 'aggregated' ? '' : `, by its own ratio${up.makerPath === 'threshold' ? ' over the threshold' : ''}`}`,
-        figures: { makerVolume: up.makerVolume.toString(), path: up.makerPath, tier: up.tier.tier, limit: up.tier.limit },
-      }, withMakerAdded(input.accounts, a.account, up.makerVolume));
+      add(
+        {
+          kind: 'next-tier-maker',
+          rules: ['R1', 'R3'],
+          account: a.account,
+          cost: 'volume',
+          change: `${a.account}: ${up.makerVolume.toString()} USDT more maker volume for tier ${up.tier.tier} (${up.tier.limit} r/s)${up.makerPath === 'aggregated' ? '' : `, by its own ratio${up.makerPath === 'threshold' ? ' over the threshold' : ''}`}`,
+          figures: {
+            makerVolume: up.makerVolume.toString(),
+            path: up.makerPath,
+            tier: up.tier.tier,
+            limit: up.tier.limit,
+          },
+        },
+        withMakerAdded(input.accounts, a.account, up.makerVolume),
+      );
       if (up.requestWeight === null) continue;
       // The fewest requests that weigh enough: the heaviest contracts first, then the others.
-      const drops = requestsToDrop(input.accounts.find((x) => x.account === a.account)!.contracts, up.requestWeight, ratio);
+      const drops = requestsToDrop(
+        input.accounts.find((x) => x.account === a.account)!.contracts,
+        up.requestWeight,
+        ratio,
+      );
       if (drops === null) continue;
       const edited = withRequestsDroppedFrom(input.accounts, a.account, drops, ratio);
       const outcome = outcomeOf(edited, r, now);
@@ -447,15 +597,30 @@ export function advise(activity: AdviceInput | readonly AccountActivity[], optio
       const fewer = drops.reduce((sum, d) => sum + d.count, 0);
       const where = drops.map((d) => `${d.count} on ${d.contract}`).join(', ');
       push({
-        kind: 'next-tier-requests', rules: ['R1', 'R3'], account: a.account, cost: 'volume',
+        kind: 'next-tier-requests',
+        rules: ['R1', 'R3'],
+        account: a.account,
+        cost: 'volume',
         change: `${a.account}: ${fewer} requests fewer (${where}) for tier ${up.tier.tier} (${up.tier.limit} r/s)`,
-        figures: { fewerRequests: fewer, byContract: where, path: up.requestPath!, tier: up.tier.tier, limit: up.tier.limit },
+        figures: {
+          fewerRequests: fewer,
+          byContract: where,
+          path: up.requestPath!,
+          tier: up.tier.tier,
+          limit: up.tier.limit,
+        },
         outcome,
       });
     }
   }
 
-  findings.sort((x, y) => COST_ORDER[x.cost] - COST_ORDER[y.cost] || y.gain - x.gain || y.outcome.gain - x.outcome.gain || compareRatio(y.outcome.aggregated, x.outcome.aggregated));
+  findings.sort(
+    (x, y) =>
+      COST_ORDER[x.cost] - COST_ORDER[y.cost] ||
+      y.gain - x.gain ||
+      y.outcome.gain - x.outcome.gain ||
+      compareRatio(y.outcome.aggregated, x.outcome.aggregated),
+  );
 
   let combination: Advice['combination'] = null;
   if (edits.length > 0) {
@@ -463,7 +628,9 @@ export function advise(activity: AdviceInput | readonly AccountActivity[], optio
     combination = { kinds: edits.map((e) => e.kind), activity: combined, outcome: outcomeOf(combined, r, now) };
   }
 
-  const throttles = input.hours.filter(advised).flatMap((h) => throttleNearMisses(h.account, h.market, h.hours, r.nearMiss, r));
+  const throttles = input.hours
+    .filter(advised)
+    .flatMap((h) => throttleNearMisses(h.account, h.market, h.hours, r.nearMiss, r));
   return { vipLevel: r.vipLevel, now, findings, combination, throttles };
 }
 
@@ -483,7 +650,12 @@ function ratioText4(r: RatioResult): string {
  * its own ratio rates it (over the threshold, or in a broker family). Rounded up to 0.0001; null
  * when no share up to all of it does.
  */
-function takerShareToNextTier(now: Outcome, r: Resolved, weightGain: Dec, eligible: (a: AccountOutcome) => boolean): { share: Dec; account: string; tier: Tier } | null {
+function takerShareToNextTier(
+  now: Outcome,
+  r: Resolved,
+  weightGain: Dec,
+  eligible: (a: AccountOutcome) => boolean,
+): { share: Dec; account: string; tier: Tier } | null {
   const tiers = r.family.tiers;
   const agg = now.aggregated;
   const broker = r.family.familyKind === 'broker';
@@ -495,14 +667,19 @@ function takerShareToNextTier(now: Outcome, r: Resolved, weightGain: Dec, eligib
     const b = next.minRatio;
     // The numerator a share s adds: weightGain x s x the taker volume it moves.
     const needed = (x: RatioResult, takerVolume: Dec): Dec | null =>
-      x.denominator.isZero() || takerVolume.isZero() ? null : b.times(x.denominator).minus(x.numerator).dividedBy(weightGain.times(takerVolume));
+      x.denominator.isZero() || takerVolume.isZero()
+        ? null
+        : b.times(x.denominator).minus(x.numerator).dividedBy(weightGain.times(takerVolume));
     const shares = [
       broker ? null : needed(agg, agg.takerVolume),
       broker || a.own.volume.greaterThanOrEqualTo(threshold) ? needed(a.own, a.own.takerVolume) : null,
-    ].filter((x) => x !== null).filter((x) => x.lessThanOrEqualTo(1));
+    ]
+      .filter((x) => x !== null)
+      .filter((x) => x.lessThanOrEqualTo(1));
     if (shares.length === 0) continue;
     const share = Dec.max(0, Dec.min(...shares)).toDecimalPlaces(4, Dec.ROUND_UP);
-    if (best === null || share.lessThan(best.share)) best = { share: Dec.min(share, 1), account: a.account, tier: next };
+    if (best === null || share.lessThan(best.share))
+      best = { share: Dec.min(share, 1), account: a.account, tier: next };
   }
   return best;
 }

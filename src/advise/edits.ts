@@ -39,9 +39,16 @@ function draft(activity: readonly AccountActivity[]): Draft {
 function done(d: Draft): AccountActivity[] {
   return d.map((a) => ({
     account: a.account,
-    contracts: a.entries.map((e): ContractActivity => ({
-      contract: e.contract, makerVolume: e.maker.toString(), takerVolume: e.taker.toString(), place: e.place, amend: e.amend, cancel: e.cancel,
-    })),
+    contracts: a.entries.map(
+      (e): ContractActivity => ({
+        contract: e.contract,
+        makerVolume: e.maker.toString(),
+        takerVolume: e.taker.toString(),
+        place: e.place,
+        amend: e.amend,
+        cancel: e.cancel,
+      }),
+    ),
   }));
 }
 
@@ -100,10 +107,18 @@ export function isHeavy(contract: string, config: RatioConfig): boolean {
  * (rounded down) and its fills go together, as they would; only the requests change the ratio
  * (R2: the numerator does not weigh contracts).
  */
-export function withHeavyMoved(activity: readonly AccountActivity[], share: Dec, config: RatioConfig): AccountActivity[] {
+export function withHeavyMoved(
+  activity: readonly AccountActivity[],
+  share: Dec,
+  config: RatioConfig,
+): AccountActivity[] {
   const d = draft(activity);
   for (const a of d) {
-    const light = a.entries.filter((e) => !isHeavy(e.contract, config) && coefficientOf(config.coefficients, e.contract).equals(config.coefficients.fallback));
+    const light = a.entries.filter(
+      (e) =>
+        !isHeavy(e.contract, config) &&
+        coefficientOf(config.coefficients, e.contract).equals(config.coefficients.fallback),
+    );
     light.sort((x, y) => y.place + y.amend + y.cancel - (x.place + x.amend + x.cancel));
     let target = light[0];
     for (const e of a.entries.filter((x) => isHeavy(x.contract, config))) {
@@ -111,7 +126,14 @@ export function withHeavyMoved(activity: readonly AccountActivity[], share: Dec,
       const [place, amend, cancel] = [move(e.place), move(e.amend), move(e.cancel)];
       if (place + amend + cancel === 0) continue;
       if (target === undefined) {
-        target = { contract: unlistedContract(config, a.entries), maker: new Dec(0), taker: new Dec(0), place: 0, amend: 0, cancel: 0 };
+        target = {
+          contract: unlistedContract(config, a.entries),
+          maker: new Dec(0),
+          taker: new Dec(0),
+          place: 0,
+          amend: 0,
+          cancel: 0,
+        };
         a.entries.push(target);
       }
       const maker = e.maker.times(share);
@@ -140,14 +162,19 @@ function unlistedContract(config: RatioConfig, entries: readonly Entry[]): strin
 }
 
 /** `volume` USDT more maker volume for `account`, on its first contract, or on BTC_USDT when it has none (R1: the numerator does not weigh contracts). */
-export function withMakerAdded(activity: readonly AccountActivity[], account: string, volume: DecimalInput): AccountActivity[] {
+export function withMakerAdded(
+  activity: readonly AccountActivity[],
+  account: string,
+  volume: DecimalInput,
+): AccountActivity[] {
   const d = draft(activity);
   const a = d.find((x) => x.account === account);
   if (a === undefined) return done(d);
   const e = a.entries[0];
   if (e !== undefined) e.maker = e.maker.plus(volume);
   // An account that trades no futures yet: the volume goes on a contract of its own.
-  else a.entries.push({ contract: 'BTC_USDT', maker: new Dec(volume), taker: new Dec(0), place: 0, amend: 0, cancel: 0 });
+  else
+    a.entries.push({ contract: 'BTC_USDT', maker: new Dec(volume), taker: new Dec(0), place: 0, amend: 0, cancel: 0 });
   return done(d);
 }
 
@@ -162,12 +189,18 @@ export interface RequestDrop {
  * the heaviest contracts first (a request of coefficient 1 weighs as much as 2.5 of 0.4), the
  * busiest first among equals. Null when all of them weigh less.
  */
-export function requestsToDrop(contracts: readonly ContractActivity[], weight: Dec, config: RatioConfig): RequestDrop[] | null {
-  const counted = contracts.map((c) => ({
-    contract: normalizeContract(c.contract),
-    coefficient: coefficientOf(config.coefficients, normalizeContract(c.contract)),
-    requests: (c.place ?? 0) + (c.amend ?? 0) + (config.countCancels ? c.cancel ?? 0 : 0),
-  })).filter((c) => c.requests > 0);
+export function requestsToDrop(
+  contracts: readonly ContractActivity[],
+  weight: Dec,
+  config: RatioConfig,
+): RequestDrop[] | null {
+  const counted = contracts
+    .map((c) => ({
+      contract: normalizeContract(c.contract),
+      coefficient: coefficientOf(config.coefficients, normalizeContract(c.contract)),
+      requests: (c.place ?? 0) + (c.amend ?? 0) + (config.countCancels ? (c.cancel ?? 0) : 0),
+    }))
+    .filter((c) => c.requests > 0);
   counted.sort((x, y) => y.coefficient.comparedTo(x.coefficient) || y.requests - x.requests);
   const drops: RequestDrop[] = [];
   let left = weight;
@@ -181,7 +214,12 @@ export function requestsToDrop(contracts: readonly ContractActivity[], weight: D
 }
 
 /** Counted requests fewer for `account` on each contract of `drops`: placements first, then amendments, then cancels (when they count). */
-export function withRequestsDroppedFrom(activity: readonly AccountActivity[], account: string, drops: readonly RequestDrop[], config: RatioConfig): AccountActivity[] {
+export function withRequestsDroppedFrom(
+  activity: readonly AccountActivity[],
+  account: string,
+  drops: readonly RequestDrop[],
+  config: RatioConfig,
+): AccountActivity[] {
   const d = draft(activity);
   const entries = d.find((x) => x.account === account)?.entries ?? [];
   for (const drop of drops) {
@@ -199,6 +237,9 @@ export function withRequestsDroppedFrom(activity: readonly AccountActivity[], ac
 }
 
 /** The family without `account`, and `account` as a family of its own. */
-export function withAccountApart(activity: readonly AccountActivity[], account: string): { readonly rest: AccountActivity[]; readonly alone: AccountActivity[] } {
+export function withAccountApart(
+  activity: readonly AccountActivity[],
+  account: string,
+): { readonly rest: AccountActivity[]; readonly alone: AccountActivity[] } {
   return { rest: activity.filter((a) => a.account !== account), alone: activity.filter((a) => a.account === account) };
 }

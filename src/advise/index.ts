@@ -5,6 +5,15 @@
  * @packageDocumentation
  */
 export { advise } from './advise.js';
-export type { AccountOutcome, Advice, AdviceInput, AdviseOptions, Finding, FindingCost, FindingKind, Outcome } from './advise.js';
+export type {
+  AccountOutcome,
+  Advice,
+  AdviceInput,
+  AdviseOptions,
+  Finding,
+  FindingCost,
+  FindingKind,
+  Outcome,
+} from './advise.js';
 export type { PairCount } from './edits.js';
 export type { ThrottleNearMiss } from './throttles.js';

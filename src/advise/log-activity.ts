@@ -86,12 +86,14 @@ export class LogActivity {
   private readonly accounts: LogAccount[] = [];
 
   constructor(private readonly pairWindowMs: number) {
-    if (!Number.isSafeInteger(pairWindowMs) || pairWindowMs < 0) throw new InvalidInputError('the pair window', pairWindowMs, 'a non-negative whole number of milliseconds');
+    if (!Number.isSafeInteger(pairWindowMs) || pairWindowMs < 0)
+      throw new InvalidInputError('the pair window', pairWindowMs, 'a non-negative whole number of milliseconds');
   }
 
   /** A new account. */
   account(id: string): LogAccount {
-    if (this.accounts.length >= 10_000) throw new InvalidInputError('the accounts', this.accounts.length + 1, 'at most 10,000 accounts in one log');
+    if (this.accounts.length >= 10_000)
+      throw new InvalidInputError('the accounts', this.accounts.length + 1, 'at most 10,000 accounts in one log');
     const a = new LogAccount(id);
     this.accounts.push(a);
     return a;
@@ -150,7 +152,14 @@ export class LogActivity {
   }
 
   /** A fill row: `volume` USDT, validated as the exchange model validates it. */
-  fill(at: number, a: LogAccount, market: 'futures' | 'spot', contract: string, role: 'maker' | 'taker', volume: string): void {
+  fill(
+    at: number,
+    a: LogAccount,
+    market: 'futures' | 'spot',
+    contract: string,
+    role: 'maker' | 'taker',
+    volume: string,
+  ): void {
     normalizeContract(contract);
     const hour = at - (at % HOUR_MS);
     if (market === 'spot') {
@@ -181,12 +190,19 @@ export class LogActivity {
     const accounts: AccountActivity[] = [];
     const pairs: PairCount[] = [];
     for (const a of this.accounts) {
-      const sums = new Map<string, { place: number; amend: number; cancel: number; pairs: number; maker: FixedSum; taker: FixedSum }>();
+      const sums = new Map<
+        string,
+        { place: number; amend: number; cancel: number; pairs: number; maker: FixedSum; taker: FixedSum }
+      >();
       for (const [day, contracts] of a.days) {
         if (day < from || day > lastDay) continue;
         for (const [contract, c] of contracts) {
           let s = sums.get(contract);
-          if (s === undefined) sums.set(contract, (s = { place: 0, amend: 0, cancel: 0, pairs: 0, maker: new FixedSum(), taker: new FixedSum() }));
+          if (s === undefined)
+            sums.set(
+              contract,
+              (s = { place: 0, amend: 0, cancel: 0, pairs: 0, maker: new FixedSum(), taker: new FixedSum() }),
+            );
           s.place += c.place;
           s.amend += c.amend;
           s.cancel += c.cancel;
@@ -197,17 +213,28 @@ export class LogActivity {
       }
       const contracts: ContractActivity[] = [];
       for (const [contract, s] of sums) {
-        contracts.push({ contract, makerVolume: toDec(s.maker.value()).toString(), takerVolume: toDec(s.taker.value()).toString(), place: s.place, amend: s.amend, cancel: s.cancel });
+        contracts.push({
+          contract,
+          makerVolume: toDec(s.maker.value()).toString(),
+          takerVolume: toDec(s.taker.value()).toString(),
+          place: s.place,
+          amend: s.amend,
+          cancel: s.cancel,
+        });
         // A pair whose cancel fell the day before the window counts no cancel in it.
         const n = Math.min(s.pairs, s.place, s.cancel);
         if (n > 0) pairs.push({ account: a.id, contract, pairs: n });
       }
       accounts.push({ account: a.id, contracts });
     }
-    const hourly = !hours ? [] : this.accounts.flatMap((a) => [
-      ...(a.futuresHours.size > 0 ? [{ account: a.id, market: 'futures' as const, hours: hourRows(a.futuresHours) }] : []),
-      ...(a.spotHours.size > 0 ? [{ account: a.id, market: 'spot' as const, hours: hourRows(a.spotHours) }] : []),
-    ]);
+    const hourly = !hours
+      ? []
+      : this.accounts.flatMap((a) => [
+          ...(a.futuresHours.size > 0
+            ? [{ account: a.id, market: 'futures' as const, hours: hourRows(a.futuresHours) }]
+            : []),
+          ...(a.spotHours.size > 0 ? [{ account: a.id, market: 'spot' as const, hours: hourRows(a.spotHours) }] : []),
+        ]);
     return { accounts, pairs, hours: hourly };
   }
 }

@@ -1,4 +1,10 @@
-import { type AbuseConfig, type HourlyActivity, type Throttle, buildAbuseTimeline, checkAbuse } from '../rules/abuse.js';
+import {
+  type AbuseConfig,
+  type HourlyActivity,
+  type Throttle,
+  buildAbuseTimeline,
+  checkAbuse,
+} from '../rules/abuse.js';
 import { HOUR_MS, parseUtcHour } from '../rules/calendar.js';
 import { Dec } from '../internal/decimal.js';
 import { type SpotFillConfig, buildSpotFillTimeline, checkSpotFill } from '../rules/spot-fill.js';
@@ -54,8 +60,12 @@ export function throttleNearMisses(
   config: { readonly abuse: AbuseConfig; readonly spotFill: SpotFillConfig },
 ): ThrottleNearMiss[] {
   if (hours.length === 0) return [];
-  const check = market === 'futures' ? (w: { requests: number; traded: Dec }) => checkAbuse(w, config.abuse) : (w: { requests: number; traded: Dec }) => checkSpotFill(w, config.spotFill);
-  const timeline = market === 'futures' ? buildAbuseTimeline(hours, config.abuse) : buildSpotFillTimeline(hours, config.spotFill);
+  const check =
+    market === 'futures'
+      ? (w: { requests: number; traded: Dec }) => checkAbuse(w, config.abuse)
+      : (w: { requests: number; traded: Dec }) => checkSpotFill(w, config.spotFill);
+  const timeline =
+    market === 'futures' ? buildAbuseTimeline(hours, config.abuse) : buildSpotFillTimeline(hours, config.spotFill);
   const starts = hours.map((h, i) => parseUtcHour(h.hour, `\`hours[${i}].hour\``));
   const first = Math.min(...starts);
   const last = Math.max(...starts);
@@ -70,8 +80,15 @@ export function throttleNearMisses(
     // The rule throttles below the fill rate: exactly rate x requests is clear.
     const clearVolume = Dec.max(0, rate.times(withMargin).minus(state.traded));
     out.push({
-      account, market, rule: market === 'futures' ? 'R9' : 'R14', checkedAt: at, requests: state.requests, traded: state.traded,
-      tripped: state.throttle, withMargin, clearVolume,
+      account,
+      market,
+      rule: market === 'futures' ? 'R9' : 'R14',
+      checkedAt: at,
+      requests: state.requests,
+      traded: state.traded,
+      tripped: state.throttle,
+      withMargin,
+      clearVolume,
     });
   }
   return out;

@@ -16,7 +16,17 @@ import { type WebSocketBudget, channelRequest } from './channels.js';
  * catalog.classify('POST', '/wallet/transfers').market // 'wallet'
  * ```
  */
-export type Market = 'spot' | 'margin' | 'futures' | 'delivery' | 'options' | 'wallet' | 'sub-accounts' | 'unified' | 'public' | 'other';
+export type Market =
+  | 'spot'
+  | 'margin'
+  | 'futures'
+  | 'delivery'
+  | 'options'
+  | 'wallet'
+  | 'sub-accounts'
+  | 'unified'
+  | 'public'
+  | 'other';
 
 /**
  * What a request does to orders: the rules count place, amend and cancel (R1, R9, R10).
@@ -212,7 +222,11 @@ export interface Catalog {
    * Status and list channels draw on the REST limit of their endpoint. `settle` is the futures
    * connection's settlement currency.
    */
-  classifyChannel(channel: string, params?: unknown, options?: { readonly settle?: string; readonly budget?: WebSocketBudget }): Classification;
+  classifyChannel(
+    channel: string,
+    params?: unknown,
+    options?: { readonly settle?: string; readonly budget?: WebSocketBudget },
+  ): Classification;
 }
 
 const LIMIT_KEYS: readonly string[] = Object.keys(DEFAULT_LIMITS);
@@ -230,42 +244,66 @@ const LIMIT_KEYS: readonly string[] = Object.keys(DEFAULT_LIMITS);
  * ```
  */
 export function createCatalog(options?: CatalogOptions): Catalog {
-  const overrides = readOptions(readOptions(options, 'the catalogue options', ['limits']).limits, '`limits`', LIMIT_KEYS);
+  const overrides = readOptions(
+    readOptions(options, 'the catalogue options', ['limits']).limits,
+    '`limits`',
+    LIMIT_KEYS,
+  );
   // Keys come from the caller (often parsed JSON): a map without a prototype, and only its own
   // keys looked up, so that "__proto__" or "constructor" is a key like any other, and refused.
-  const limits: Record<string, WindowSpec> = Object.assign(Object.create(null) as Record<string, WindowSpec>, DEFAULT_LIMITS);
+  const limits: Record<string, WindowSpec> = Object.assign(
+    Object.create(null) as Record<string, WindowSpec>,
+    DEFAULT_LIMITS,
+  );
   for (const [key, value] of Object.entries(overrides)) {
     limits[key] = readRateLimit(value, `\`limits.${key}\``);
   }
   Object.freeze(limits);
-  const spec = (base: string, key: string = base, scope: 'account' | 'ip' = 'account'): EndpointLimit => ({ key, scope, ...limits[base]! });
+  const spec = (base: string, key: string = base, scope: 'account' | 'ip' = 'account'): EndpointLimit => ({
+    key,
+    scope,
+    ...limits[base]!,
+  });
   const catalog: Catalog = {
     limits,
-    classifyWebSocket(market: 'futures' | 'spot', action: Action, budget: WebSocketBudget = 'shared'): readonly EndpointLimit[] {
-      if (market !== 'futures' && market !== 'spot') throw new InvalidInputError('`market`', market, '"futures" or "spot"');
+    classifyWebSocket(
+      market: 'futures' | 'spot',
+      action: Action,
+      budget: WebSocketBudget = 'shared',
+    ): readonly EndpointLimit[] {
+      if (market !== 'futures' && market !== 'spot')
+        throw new InvalidInputError('`market`', market, '"futures" or "spot"');
       if (action !== 'place' && action !== 'amend' && action !== 'cancel' && action !== 'other') {
         throw new InvalidInputError('`action`', action, '"place", "amend", "cancel" or "other"');
       }
       readBudget(budget);
       if (market === 'futures') {
         if (action === 'other') return [];
-        return budget === 'separate' && action !== 'cancel' ? [spec('futures.place', 'ws.futures.place')] : [spec('ws.futures.orders')];
+        return budget === 'separate' && action !== 'cancel'
+          ? [spec('futures.place', 'ws.futures.place')]
+          : [spec('ws.futures.orders')];
       }
       return action === 'place' || action === 'amend' ? [spec('ws.spot.place')] : [];
     },
-    classifyChannel(channel: string, params?: unknown, options: { readonly settle?: string; readonly budget?: WebSocketBudget } = {}): Classification {
+    classifyChannel(
+      channel: string,
+      params?: unknown,
+      options: { readonly settle?: string; readonly budget?: WebSocketBudget } = {},
+    ): Classification {
       const { settle = 'usdt', budget = 'shared' } = readOptions(options, 'the channel options', ['settle', 'budget']);
       readBudget(budget);
       const r = channelRequest(channel, params, settle);
       const rest = catalog.classify(r.method, r.path, r.body);
-      const base = rest.instrument === undefined && r.instrument !== undefined ? { ...rest, instrument: r.instrument } : rest;
+      const base =
+        rest.instrument === undefined && r.instrument !== undefined ? { ...rest, instrument: r.instrument } : rest;
       if (r.action === 'other') return base;
       const ws = catalog.classifyWebSocket(r.market, r.action, budget);
       return { ...base, limits: budget === 'shared' ? [...ws, ...rest.limits] : ws };
     },
     classify(method: string, path: string | URL, body?: unknown): Classification {
       const m = typeof method === 'string' ? method.toUpperCase() : method;
-      if (typeof m !== 'string' || !METHODS.has(m)) throw new InvalidInputError('`method`', method, 'one of GET, POST, PUT, PATCH, DELETE');
+      if (typeof m !== 'string' || !METHODS.has(m))
+        throw new InvalidInputError('`method`', method, 'one of GET, POST, PUT, PATCH, DELETE');
       const { segments, query } = parsePath(path);
       const group = segments[0]!;
       const settle = group === 'futures' || group === 'delivery' ? segments[1] : undefined;
@@ -273,7 +311,14 @@ export function createCatalog(options?: CatalogOptions): Catalog {
       const route = `${m} ${endpoint}`;
       const orders = batchSize(route, body);
       const instrument = instrumentOf(segments, body, query);
-      const base = { method: m, endpoint, orders, weight: 1, ...(settle === undefined ? {} : { settle }), ...(instrument === undefined ? {} : { instrument }) };
+      const base = {
+        method: m,
+        endpoint,
+        orders,
+        weight: 1,
+        ...(settle === undefined ? {} : { settle }),
+        ...(instrument === undefined ? {} : { instrument }),
+      };
 
       if (PUBLIC.some((re) => re.test(route))) {
         return { ...base, market: 'public', action: 'other', limits: [spec('public', `public:${route}`, 'ip')] };
@@ -286,34 +331,70 @@ export function createCatalog(options?: CatalogOptions): Catalog {
           if (group === 'spot' && (action === 'place' || action === 'amend')) {
             // 10 r/s per uid and market: one limit per currency pair the request names.
             const pairs = pairsOf(segments, body, query);
-            return { ...base, market, action, limits: (pairs.length === 0 ? ['*'] : pairs).map((pair) => spec('spot.place', `spot.place:${pair}`)) };
+            return {
+              ...base,
+              market,
+              action,
+              limits: (pairs.length === 0 ? ['*'] : pairs).map((pair) => spec('spot.place', `spot.place:${pair}`)),
+            };
           }
-          if (group === 'spot' && action === 'cancel') return { ...base, market, action, limits: [spec('spot.cancel')] };
-          return { ...base, market, action, limits: [spec(group === 'spot' ? 'spot.other' : 'private.other', `${group}:${route}`)] };
+          if (group === 'spot' && action === 'cancel')
+            return { ...base, market, action, limits: [spec('spot.cancel')] };
+          return {
+            ...base,
+            market,
+            action,
+            limits: [spec(group === 'spot' ? 'spot.other' : 'private.other', `${group}:${route}`)],
+          };
         }
         case 'futures':
         case 'delivery':
         case 'options': {
           const action = orderAction(route);
-          if (group === 'delivery' && action === 'amend') return { ...base, market: group, action, limits: [spec(`${group}.other`, `${group}:${route}`)] };
-          if (action === 'place' || action === 'amend') return { ...base, weight: orders, market: group, action, limits: [spec(`${group}.place`)] };
-          if (action === 'cancel') return { ...base, weight: orders, market: group, action, limits: [spec(`${group}.cancel`)] };
+          if (group === 'delivery' && action === 'amend')
+            return { ...base, market: group, action, limits: [spec(`${group}.other`, `${group}:${route}`)] };
+          if (action === 'place' || action === 'amend')
+            return { ...base, weight: orders, market: group, action, limits: [spec(`${group}.place`)] };
+          if (action === 'cancel')
+            return { ...base, weight: orders, market: group, action, limits: [spec(`${group}.cancel`)] };
           return { ...base, market: group, action, limits: [spec(`${group}.other`, `${group}:${route}`)] };
         }
         case 'withdrawals': {
-          const own = route === 'POST /withdrawals' ? [spec('withdrawals')] : route === 'POST /withdrawals/push' ? [spec('withdrawals.push')] : [];
-          return { ...base, market: 'wallet', action: 'other', limits: [...own, spec('wallet.other', `wallet:${route}`)] };
+          const own =
+            route === 'POST /withdrawals'
+              ? [spec('withdrawals')]
+              : route === 'POST /withdrawals/push'
+                ? [spec('withdrawals.push')]
+                : [];
+          return {
+            ...base,
+            market: 'wallet',
+            action: 'other',
+            limits: [...own, spec('wallet.other', `wallet:${route}`)],
+          };
         }
         case 'wallet':
-          return { ...base, market: 'wallet', action: 'other', limits: [spec(HEAVY_WALLET.has(route) ? 'wallet.heavy' : 'wallet.other', `wallet:${route}`)] };
+          return {
+            ...base,
+            market: 'wallet',
+            action: 'other',
+            limits: [spec(HEAVY_WALLET.has(route) ? 'wallet.heavy' : 'wallet.other', `wallet:${route}`)],
+          };
         case 'sub_accounts':
-          return { ...base, market: 'sub-accounts', action: 'other', limits: [spec('sub-accounts', `sub-accounts:${route}`)] };
+          return {
+            ...base,
+            market: 'sub-accounts',
+            action: 'other',
+            limits: [spec('sub-accounts', `sub-accounts:${route}`)],
+          };
         case 'unified':
           return {
             ...base,
             market: 'unified',
             action: 'other',
-            limits: [route === 'POST /unified/loans' ? spec('unified.loans') : spec('private.other', `unified:${route}`)],
+            limits: [
+              route === 'POST /unified/loans' ? spec('unified.loans') : spec('private.other', `unified:${route}`),
+            ],
           };
         default:
           return { ...base, market: 'other', action: 'other', limits: [spec('private.other', `other:${route}`)] };
@@ -324,7 +405,8 @@ export function createCatalog(options?: CatalogOptions): Catalog {
 }
 
 function readBudget(budget: unknown): WebSocketBudget {
-  if (budget !== 'shared' && budget !== 'separate') throw new InvalidInputError('`budget`', budget, '"shared" or "separate"');
+  if (budget !== 'shared' && budget !== 'separate')
+    throw new InvalidInputError('`budget`', budget, '"shared" or "separate"');
   return budget;
 }
 
@@ -335,13 +417,22 @@ function readBudget(budget: unknown): WebSocketBudget {
  */
 export function readClassification(value: unknown, field: string): Classification {
   const c = value as Partial<Classification> | null;
-  if (typeof c !== 'object' || c === null || typeof c.market !== 'string' || typeof c.action !== 'string' || typeof c.endpoint !== 'string' ||
-      !Number.isSafeInteger(c.weight) || !Array.isArray(c.limits) || c.limits.length === 0) {
+  if (
+    typeof c !== 'object' ||
+    c === null ||
+    typeof c.market !== 'string' ||
+    typeof c.action !== 'string' ||
+    typeof c.endpoint !== 'string' ||
+    !Number.isSafeInteger(c.weight) ||
+    !Array.isArray(c.limits) ||
+    c.limits.length === 0
+  ) {
     throw new InvalidInputError(field, value, 'a classification (catalog.classify)');
   }
   c.limits.forEach((spec: EndpointLimit, i: number) => {
     const where = `\`limits[${i}]\` of ${field}`;
-    if (typeof spec?.key !== 'string' || (spec.scope !== 'account' && spec.scope !== 'ip')) throw new InvalidInputError(where, spec, 'a limit spec');
+    if (typeof spec?.key !== 'string' || (spec.scope !== 'account' && spec.scope !== 'ip'))
+      throw new InvalidInputError(where, spec, 'a limit spec');
     // A spec carries its key and scope beside N and W: those two are read as a limit's.
     parsePositiveInteger(spec.limit, `${where}.limit`);
     parsePositiveInteger(spec.windowMs, `${where}.windowMs`);
@@ -350,8 +441,25 @@ export function readClassification(value: unknown, field: string): Classificatio
 }
 
 const GROUPS = new Set([
-  'spot', 'margin', 'futures', 'delivery', 'options', 'wallet', 'withdrawals', 'sub_accounts', 'account', 'unified', 'earn',
-  'loan', 'flash_swap', 'rebate', 'otc', 'p2p', 'crossex', 'tradfi', 'alpha',
+  'spot',
+  'margin',
+  'futures',
+  'delivery',
+  'options',
+  'wallet',
+  'withdrawals',
+  'sub_accounts',
+  'account',
+  'unified',
+  'earn',
+  'loan',
+  'flash_swap',
+  'rebate',
+  'otc',
+  'p2p',
+  'crossex',
+  'tradfi',
+  'alpha',
 ]);
 const SETTLES = new Set(['btc', 'usdt', 'usd']);
 
@@ -364,7 +472,7 @@ function parsePath(path: unknown): { segments: string[]; query: URLSearchParams 
   else if (typeof path === 'string' && ORIGIN.test(path)) p = path.replace(ORIGIN, '') || '/';
   else if (path instanceof URL && /^https?:$/.test(path.protocol)) p = path.pathname;
   else throw new InvalidInputError('`path`', path, 'an API path starting with "/", or a full http(s) URL');
-  const search = path instanceof URL ? path.search : /\?[^#]*/.exec(p)?.[0] ?? '';
+  const search = path instanceof URL ? path.search : (/\?[^#]*/.exec(p)?.[0] ?? '');
   p = p.split('?')[0]!.split('#')[0]!;
   if (p.startsWith('/api/v4/') || p === '/api/v4') p = p.slice('/api/v4'.length);
   const segments = p.split('/').filter((s) => s.length > 0);
@@ -372,8 +480,16 @@ function parsePath(path: unknown): { segments: string[]; query: URLSearchParams 
     throw new InvalidInputError('`path`', path, `a path of the API v4 (under /${[...GROUPS].join(', /')})`);
   }
   // Legacy futures paths without a settlement currency mean btc (section 9).
-  if ((segments[0] === 'futures' || segments[0] === 'delivery') && (segments.length < 2 || !SETTLES.has(segments[1]!.toLowerCase()))) {
-    if (segments[0] === 'delivery') throw new InvalidInputError('`path`', path, 'a delivery path with a settlement currency (/delivery/{settle}/...)');
+  if (
+    (segments[0] === 'futures' || segments[0] === 'delivery') &&
+    (segments.length < 2 || !SETTLES.has(segments[1]!.toLowerCase()))
+  ) {
+    if (segments[0] === 'delivery')
+      throw new InvalidInputError(
+        '`path`',
+        path,
+        'a delivery path with a settlement currency (/delivery/{settle}/...)',
+      );
     segments.splice(1, 0, 'btc');
   }
   if (segments[0] === 'futures' || segments[0] === 'delivery') segments[1] = segments[1]!.toLowerCase();
@@ -386,7 +502,8 @@ function template(segments: readonly string[]): string {
     if (i === 1 && (segments[0] === 'futures' || segments[0] === 'delivery')) return '{settle}';
     const prev = segments[i - 1];
     if (prev === 'orders' || prev === 'price_orders' || prev === 'amend') return '{order_id}';
-    if (prev === 'currency_pairs' || prev === 'currencies' || prev === 'contracts' || prev === 'positions') return `{${prev === 'currencies' ? 'currency' : prev === 'currency_pairs' ? 'currency_pair' : 'contract'}}`;
+    if (prev === 'currency_pairs' || prev === 'currencies' || prev === 'contracts' || prev === 'positions')
+      return `{${prev === 'currencies' ? 'currency' : prev === 'currency_pairs' ? 'currency_pair' : 'contract'}}`;
     if (prev === 'sub_accounts' && i === 1) return '{user_id}';
     if (prev === 'keys' && segments[0] === 'sub_accounts') return '{key}';
     if (prev === 'withdrawals' && i === 1 && s !== 'push') return '{withdrawal_id}';
@@ -398,11 +515,22 @@ function template(segments: readonly string[]): string {
 function orderAction(route: string): Action {
   const [method, path] = route.split(' ') as [string, string];
   const tail = path.replace(/^\/(spot|margin|options|futures\/\{settle\}|delivery\/\{settle\})/, '');
-  if (method === 'POST' && (tail === '/orders' || tail === '/batch_orders' || tail === '/price_orders' || tail === '/cross_liquidate_orders')) return 'place';
+  if (
+    method === 'POST' &&
+    (tail === '/orders' || tail === '/batch_orders' || tail === '/price_orders' || tail === '/cross_liquidate_orders')
+  )
+    return 'place';
   if (method === 'PATCH' && tail === '/orders/{order_id}') return 'amend';
   if (method === 'POST' && (tail === '/amend_batch_orders' || tail === '/batch_amend_orders')) return 'amend';
   if (method === 'PUT' && (tail === '/orders/{order_id}' || tail === '/price_orders/amend/{order_id}')) return 'amend';
-  if (method === 'DELETE' && (tail === '/orders' || tail === '/orders/{order_id}' || tail === '/price_orders' || tail === '/price_orders/{order_id}')) return 'cancel';
+  if (
+    method === 'DELETE' &&
+    (tail === '/orders' ||
+      tail === '/orders/{order_id}' ||
+      tail === '/price_orders' ||
+      tail === '/price_orders/{order_id}')
+  )
+    return 'cancel';
   if (method === 'POST' && (tail === '/cancel_batch_orders' || tail === '/batch_cancel_orders')) return 'cancel';
   return 'other';
 }
@@ -411,7 +539,8 @@ const BATCHES = /(batch_orders|amend_batch_orders|cancel_batch_orders|batch_canc
 
 function batchSize(route: string, body: unknown): number {
   if (!BATCHES.test(route)) return 1;
-  if (!Array.isArray(body)) throw new InvalidInputError(`the body of ${route}`, body, 'an array of orders (a batch counts once per order)');
+  if (!Array.isArray(body))
+    throw new InvalidInputError(`the body of ${route}`, body, 'an array of orders (a batch counts once per order)');
   if (body.length === 0) throw new InvalidInputError(`the body of ${route}`, body, 'at least one order');
   return body.length;
 }

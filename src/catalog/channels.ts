@@ -32,18 +32,33 @@ interface Channel {
 
 const CHANNELS: ReadonlyMap<string, Channel> = new Map<string, Channel>([
   ['futures.order_place', { market: 'futures', action: 'place', method: 'POST', path: '/orders', body: true }],
-  ['futures.order_batch_place', { market: 'futures', action: 'place', method: 'POST', path: '/batch_orders', body: true }],
+  [
+    'futures.order_batch_place',
+    { market: 'futures', action: 'place', method: 'POST', path: '/batch_orders', body: true },
+  ],
   ['futures.order_amend', { market: 'futures', action: 'amend', method: 'PUT', path: '/orders', id: true, body: true }],
   ['futures.order_cancel', { market: 'futures', action: 'cancel', method: 'DELETE', path: '/orders', id: true }],
-  ['futures.order_cancel_ids', { market: 'futures', action: 'cancel', method: 'POST', path: '/batch_cancel_orders', body: true }],
-  ['futures.order_cancel_cp', { market: 'futures', action: 'cancel', method: 'DELETE', path: '/orders', query: 'contract' }],
+  [
+    'futures.order_cancel_ids',
+    { market: 'futures', action: 'cancel', method: 'POST', path: '/batch_cancel_orders', body: true },
+  ],
+  [
+    'futures.order_cancel_cp',
+    { market: 'futures', action: 'cancel', method: 'DELETE', path: '/orders', query: 'contract' },
+  ],
   ['futures.order_status', { market: 'futures', action: 'other', method: 'GET', path: '/orders', id: true }],
   ['futures.order_list', { market: 'futures', action: 'other', method: 'GET', path: '/orders' }],
   ['spot.order_place', { market: 'spot', action: 'place', method: 'POST', path: '/orders', body: true }],
   ['spot.order_amend', { market: 'spot', action: 'amend', method: 'PATCH', path: '/orders', id: true, body: true }],
   ['spot.order_cancel', { market: 'spot', action: 'cancel', method: 'DELETE', path: '/orders', id: true }],
-  ['spot.order_cancel_ids', { market: 'spot', action: 'cancel', method: 'POST', path: '/cancel_batch_orders', body: true }],
-  ['spot.order_cancel_cp', { market: 'spot', action: 'cancel', method: 'DELETE', path: '/orders', query: 'currency_pair' }],
+  [
+    'spot.order_cancel_ids',
+    { market: 'spot', action: 'cancel', method: 'POST', path: '/cancel_batch_orders', body: true },
+  ],
+  [
+    'spot.order_cancel_cp',
+    { market: 'spot', action: 'cancel', method: 'DELETE', path: '/orders', query: 'currency_pair' },
+  ],
   ['spot.order_status', { market: 'spot', action: 'other', method: 'GET', path: '/orders', id: true }],
   ['spot.order_list', { market: 'spot', action: 'other', method: 'GET', path: '/orders' }],
 ]);
@@ -88,9 +103,16 @@ export interface ChannelRequest {
  */
 export function channelRequest(channel: string, params: unknown, settle: string): ChannelRequest {
   const c = typeof channel === 'string' ? CHANNELS.get(channel) : undefined;
-  if (c === undefined) throw new InvalidInputError('`channel`', channel, `an order channel of the WebSocket API (${WEBSOCKET_ORDER_CHANNELS.join(', ')})`);
-  if (typeof settle !== 'string' || !SETTLES.has(settle)) throw new InvalidInputError('`settle`', settle, '"usdt", "btc" or "usd"');
-  const p = typeof params === 'object' && params !== null && !Array.isArray(params) ? (params as Record<string, unknown>) : {};
+  if (c === undefined)
+    throw new InvalidInputError(
+      '`channel`',
+      channel,
+      `an order channel of the WebSocket API (${WEBSOCKET_ORDER_CHANNELS.join(', ')})`,
+    );
+  if (typeof settle !== 'string' || !SETTLES.has(settle))
+    throw new InvalidInputError('`settle`', settle, '"usdt", "btc" or "usd"');
+  const p =
+    typeof params === 'object' && params !== null && !Array.isArray(params) ? (params as Record<string, unknown>) : {};
   const id = c.id === true ? String(p['order_id'] ?? '') : '';
   // A path needs an id where the channel names one: a missing id is read as order 0.
   const path = `/${c.market === 'futures' ? `futures/${settle}` : 'spot'}${c.path}${c.id === true ? `/${encodeURIComponent(id === '' ? '0' : id)}` : ''}`;

@@ -11,7 +11,16 @@ export type { Action, Catalog, CatalogOptions, Classification, EndpointLimit, Ma
 export { WEBSOCKET_ORDER_CHANNELS } from './channels.js';
 export type { WebSocketBudget } from './channels.js';
 export {
-  checkApiKeyCount, checkClockOffset, checkCustomIdUsable, checkFuturesBatch, checkIpWhitelist, checkListLimit,
-  checkOpenCrossExchangeOrders, checkOrderText, checkSpotBatch, checkTimestamp, checkWebSocketConnections,
+  checkApiKeyCount,
+  checkClockOffset,
+  checkCustomIdUsable,
+  checkFuturesBatch,
+  checkIpWhitelist,
+  checkListLimit,
+  checkOpenCrossExchangeOrders,
+  checkOrderText,
+  checkSpotBatch,
+  checkTimestamp,
+  checkWebSocketConnections,
 } from './validators.js';
 export type { Check } from './validators.js';

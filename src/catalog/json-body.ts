@@ -4,7 +4,7 @@
  */
 export function jsonBody(body: unknown): unknown {
   try {
-    return typeof body === 'string' ? JSON.parse(body) as unknown : undefined;
+    return typeof body === 'string' ? (JSON.parse(body) as unknown) : undefined;
   } catch {
     return undefined;
   }

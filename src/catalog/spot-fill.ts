@@ -7,6 +7,9 @@ const SPOT_BATCH_ENDPOINTS: ReadonlySet<string> = new Set(['/spot/batch_orders',
  * Whether the spot low-fill throttle limits a classified request (R14): a spot placement or
  * amendment, through a batch endpoint only with `includeBatches`.
  */
-export function spotFillLimits(c: { readonly market: string; readonly action: string; readonly endpoint: string }, config: SpotFillConfig): boolean {
+export function spotFillLimits(
+  c: { readonly market: string; readonly action: string; readonly endpoint: string },
+  config: SpotFillConfig,
+): boolean {
   return c.market === 'spot' && spotFillLimitsOrder(c.action, SPOT_BATCH_ENDPOINTS.has(c.endpoint), config);
 }

@@ -39,8 +39,11 @@ const fail = (label: string, message: string): Check => ({ ok: false, label, mes
  * checkSpotBatch(Array.from({ length: 11 }, () => ({ currency_pair: 'BTC_USDT' }))).ok // false
  * ```
  */
-export function checkSpotBatch(orders: readonly { readonly currency_pair?: string; readonly account?: string }[]): Check {
-  if (!Array.isArray(orders) || orders.length === 0) return fail('INVALID_REQUEST_BODY', 'a batch is a non-empty array of orders');
+export function checkSpotBatch(
+  orders: readonly { readonly currency_pair?: string; readonly account?: string }[],
+): Check {
+  if (!Array.isArray(orders) || orders.length === 0)
+    return fail('INVALID_REQUEST_BODY', 'a batch is a non-empty array of orders');
   const perPair = new Map<string, number>();
   const accounts = new Set<string>();
   for (const o of orders) {
@@ -48,8 +51,11 @@ export function checkSpotBatch(orders: readonly { readonly currency_pair?: strin
     perPair.set(pair, (perPair.get(pair) ?? 0) + 1);
     accounts.add(o?.account ?? 'spot');
   }
-  for (const [pair, n] of perPair) if (n > 10) return fail('TOO_MANY_ORDERS', `${n} orders for ${pair || 'one currency pair'}; at most 10 per currency pair`);
-  if (accounts.size > 1) return fail('MIXED_ACCOUNT_TYPE', `one batch mixes account types: ${[...accounts].sort().join(', ')}`);
+  for (const [pair, n] of perPair)
+    if (n > 10)
+      return fail('TOO_MANY_ORDERS', `${n} orders for ${pair || 'one currency pair'}; at most 10 per currency pair`);
+  if (accounts.size > 1)
+    return fail('MIXED_ACCOUNT_TYPE', `one batch mixes account types: ${[...accounts].sort().join(', ')}`);
   return OK;
 }
 
@@ -67,7 +73,8 @@ export function checkSpotBatch(orders: readonly { readonly currency_pair?: strin
  * ```
  */
 export function checkFuturesBatch(orders: readonly unknown[]): Check {
-  if (!Array.isArray(orders) || orders.length === 0) return fail('INVALID_REQUEST_BODY', 'a batch is a non-empty array of orders');
+  if (!Array.isArray(orders) || orders.length === 0)
+    return fail('INVALID_REQUEST_BODY', 'a batch is a non-empty array of orders');
   return orders.length > 10 ? fail('TOO_MANY_ORDERS', `${orders.length} orders in one batch; at most 10`) : OK;
 }
 
@@ -83,7 +90,9 @@ export function checkFuturesBatch(orders: readonly unknown[]): Check {
  * ```
  */
 export function checkOpenCrossExchangeOrders(open: number): Check {
-  return parseCount(open, '`open`') + 1 > 1000 ? fail('TOO_MANY_ORDERS', `${open} cross-exchange orders open; at most 1000`) : OK;
+  return parseCount(open, '`open`') + 1 > 1000
+    ? fail('TOO_MANY_ORDERS', `${open} cross-exchange orders open; at most 1000`)
+    : OK;
 }
 
 /**
@@ -98,7 +107,9 @@ export function checkOpenCrossExchangeOrders(open: number): Check {
  * ```
  */
 export function checkApiKeyCount(existing: number): Check {
-  return parseCount(existing, '`existing`') + 1 > 20 ? fail('INVALID_PARAM_VALUE', `${existing} API keys exist; at most 20 per account`) : OK;
+  return parseCount(existing, '`existing`') + 1 > 20
+    ? fail('INVALID_PARAM_VALUE', `${existing} API keys exist; at most 20 per account`)
+    : OK;
 }
 
 const IPV4 = /^(25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)(\.(25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)){3}$/;
@@ -122,7 +133,9 @@ export function checkIpWhitelist(addresses: readonly string[]): Check {
   });
   if (addresses.length > 20) return fail('INVALID_PARAM_VALUE', `${addresses.length} addresses; at most 20 per key`);
   const bad = addresses.find((a) => !IPV4.test(a));
-  return bad === undefined ? OK : fail('INVALID_PARAM_VALUE', `"${bad}" is not a single IPv4 address (no ranges, no IPv6)`);
+  return bad === undefined
+    ? OK
+    : fail('INVALID_PARAM_VALUE', `"${bad}" is not a single IPv4 address (no ranges, no IPv6)`);
 }
 
 /**
@@ -144,7 +157,9 @@ export function checkTimestamp(timestampSeconds: number, serverSeconds: number):
 
 /** R11's one rule for a signed request's time: at most 60 s from the exchange's. */
 function withinSixtySeconds(offSeconds: number): Check {
-  return offSeconds > 60 ? fail('REQUEST_EXPIRED', `the timestamp is ${offSeconds} s from server time; at most 60`) : OK;
+  return offSeconds > 60
+    ? fail('REQUEST_EXPIRED', `the timestamp is ${offSeconds} s from server time; at most 60`)
+    : OK;
 }
 
 /**
@@ -162,8 +177,10 @@ function withinSixtySeconds(offSeconds: number): Check {
  */
 export function checkClockOffset(estimate: { readonly offsetMs: number; readonly errorMs: number }): Check {
   const { offsetMs, errorMs } = estimate ?? {};
-  if (typeof offsetMs !== 'number' || !Number.isFinite(offsetMs)) throw new InvalidInputError('`offsetMs`', offsetMs, 'a finite number of milliseconds');
-  if (typeof errorMs !== 'number' || !Number.isFinite(errorMs) || errorMs < 0) throw new InvalidInputError('`errorMs`', errorMs, 'a non-negative number of milliseconds');
+  if (typeof offsetMs !== 'number' || !Number.isFinite(offsetMs))
+    throw new InvalidInputError('`offsetMs`', offsetMs, 'a finite number of milliseconds');
+  if (typeof errorMs !== 'number' || !Number.isFinite(errorMs) || errorMs < 0)
+    throw new InvalidInputError('`errorMs`', errorMs, 'a non-negative number of milliseconds');
   return withinSixtySeconds(Math.ceil(Math.abs(offsetMs) + errorMs) / 1000);
 }
 
@@ -216,7 +233,9 @@ export function checkOrderText(text: string): Check {
  * ```
  */
 export function checkCustomIdUsable(createdAt: number, at: number): Check {
-  return parseInstant(at, '`at`') - parseInstant(createdAt, '`createdAt`') > 30 * 60_000 ? fail('ORDER_NOT_FOUND', 'a custom id addresses an order only for 30 minutes after creation') : OK;
+  return parseInstant(at, '`at`') - parseInstant(createdAt, '`createdAt`') > 30 * 60_000
+    ? fail('ORDER_NOT_FOUND', 'a custom id addresses an order only for 30 minutes after creation')
+    : OK;
 }
 
 // A map, not an object: a route such as "constructor" or "__proto__" finds nothing.
@@ -239,7 +258,8 @@ const LIST_LIMITS: ReadonlyMap<string, { readonly min: number; readonly max: num
  * ```
  */
 export function checkListLimit(route: string, limit: number): Check {
-  if (typeof route !== 'string') throw new InvalidInputError('`route`', route, 'a route such as "GET /wallet/sub_account_balances"');
+  if (typeof route !== 'string')
+    throw new InvalidInputError('`route`', route, 'a route such as "GET /wallet/sub_account_balances"');
   if (typeof limit !== 'number' || !Number.isFinite(limit)) throw new InvalidInputError('`limit`', limit, 'a number');
   const range = LIST_LIMITS.get(route);
   if (range === undefined) return OK;

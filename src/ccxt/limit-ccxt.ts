@@ -33,10 +33,28 @@ import { checkFields } from '../internal/parse.js';
 export interface CcxtGate {
   readonly id: string;
   enableRateLimit: boolean;
-  fetch2(path: unknown, api?: unknown, method?: string, params?: unknown, headers?: unknown, body?: unknown, config?: unknown): Promise<unknown>;
+  fetch2(
+    path: unknown,
+    api?: unknown,
+    method?: string,
+    params?: unknown,
+    headers?: unknown,
+    body?: unknown,
+    config?: unknown,
+  ): Promise<unknown>;
   /** The request as it will be sent: `{ url, method, body, headers }`. */
   sign(path: unknown, api?: unknown, method?: string, params?: unknown, headers?: unknown, body?: unknown): object;
-  handleErrors(code: number, reason: string, url: string, method: string, headers: unknown, body: unknown, response: unknown, requestHeaders: unknown, requestBody: unknown): unknown;
+  handleErrors(
+    code: number,
+    reason: string,
+    url: string,
+    method: string,
+    headers: unknown,
+    body: unknown,
+    response: unknown,
+    requestHeaders: unknown,
+    requestBody: unknown,
+  ): unknown;
 }
 
 /**
@@ -186,13 +204,29 @@ const attached = new WeakSet<object>();
  */
 export function limitCcxt(limiter: AccountLimiter, exchange: CcxtGate, options: LimitCcxtOptions): LimitedCcxt {
   // Checked by shape, not class: a limiter from the CommonJS build works with this ES module too.
-  if (typeof (limiter as Partial<AccountLimiter> | null)?.feedback !== 'function') throw new InvalidInputError('the limiter', limiter, 'an AccountLimiter');
+  if (typeof (limiter as Partial<AccountLimiter> | null)?.feedback !== 'function')
+    throw new InvalidInputError('the limiter', limiter, 'an AccountLimiter');
   const ex = exchange as Partial<CcxtGate> | null;
-  if (typeof ex !== 'object' || ex === null || !IDS.has(ex.id as string) || METHODS.some((m) => typeof ex[m] !== 'function')) {
-    throw new InvalidInputError('the exchange', typeof ex === 'object' && ex !== null ? `a ccxt instance with id ${String(ex.id)}` : ex, 'a ccxt gate (or gateio) instance');
+  if (
+    typeof ex !== 'object' ||
+    ex === null ||
+    !IDS.has(ex.id as string) ||
+    METHODS.some((m) => typeof ex[m] !== 'function')
+  ) {
+    throw new InvalidInputError(
+      'the exchange',
+      typeof ex === 'object' && ex !== null ? `a ccxt instance with id ${String(ex.id)}` : ex,
+      'a ccxt gate (or gateio) instance',
+    );
   }
-  if (attached.has(exchange)) throw new InvalidInputError('the exchange', `the ${exchange.id} instance`, 'an instance not limited yet (detach the other limiter first)');
-  if (typeof options !== 'object' || options === null) throw new InvalidInputError('the options', options, 'an object { account }');
+  if (attached.has(exchange))
+    throw new InvalidInputError(
+      'the exchange',
+      `the ${exchange.id} instance`,
+      'an instance not limited yet (detach the other limiter first)',
+    );
+  if (typeof options !== 'object' || options === null)
+    throw new InvalidInputError('the options', options, 'an object { account }');
   const { account } = options;
   limiter.limitNow(account);
   checkFields(options, ['account', 'askRateLimit', 'fills'], 'the options');
@@ -200,10 +234,13 @@ export function limitCcxt(limiter: AccountLimiter, exchange: CcxtGate, options: 
   if (typeof ask !== 'boolean') throw new InvalidInputError('`askRateLimit`', ask, 'true or false');
   const everyMs = readFillsPoll(options.fills);
   const clock = limiter.scheduler.clock;
-  const implicit = exchange as unknown as Partial<Record<typeof RATE_LIMIT | typeof CONTRACT | typeof POLLED[number], (params?: object) => Promise<unknown>>>;
+  const implicit = exchange as unknown as Partial<
+    Record<typeof RATE_LIMIT | typeof CONTRACT | (typeof POLLED)[number], (params?: object) => Promise<unknown>>
+  >;
   const fills = new AnswerFills(limiter, account, {
     known: (contract) => {
-      const size = (exchange as { markets_by_id?: Record<string, readonly { contractSize?: unknown }[] | undefined> }).markets_by_id?.[contract]?.[0]?.contractSize;
+      const size = (exchange as { markets_by_id?: Record<string, readonly { contractSize?: unknown }[] | undefined> })
+        .markets_by_id?.[contract]?.[0]?.contractSize;
       return typeof size === 'number' || typeof size === 'string' ? String(size) : undefined;
     },
     ask: (settle, contract) => implicit[CONTRACT]!.call(exchange, { settle, contract }),
@@ -212,7 +249,9 @@ export function limitCcxt(limiter: AccountLimiter, exchange: CcxtGate, options: 
   let learning: Promise<void> | null = null;
 
   // What the instance held of its own before: ccxt binds some of its methods on the instance.
-  const own = new Map(['fetch2', 'handleErrors'].map((m) => [m, Object.getOwnPropertyDescriptor(exchange, m)] as const));
+  const own = new Map(
+    ['fetch2', 'handleErrors'].map((m) => [m, Object.getOwnPropertyDescriptor(exchange, m)] as const),
+  );
   const { fetch2, sign, handleErrors } = exchange;
   const rateLimited = exchange.enableRateLimit;
   attached.add(exchange);
@@ -221,27 +260,58 @@ export function limitCcxt(limiter: AccountLimiter, exchange: CcxtGate, options: 
   exchange.fetch2 = async function limitedFetch2(this: CcxtGate, path, api, method, params, headers, body, config) {
     if (learning !== null && asking.getStore() !== this) await learning;
     // The request as ccxt builds it; signed again, with a fresh Timestamp, once admitted.
-    const built = sign.call(this, path, api, method, params, headers, body) as { readonly url: string; readonly method: string; readonly body?: unknown };
+    const built = sign.call(this, path, api, method, params, headers, body) as {
+      readonly url: string;
+      readonly method: string;
+      readonly body?: unknown;
+    };
     const json = jsonBody(built.body);
     const classification = limiter.catalog.classify(built.method, built.url, json);
     const inFlight: InFlight = { exchange: this, classification, sentAt: 0, sentMono: 0 };
-    const answer = await limiter.request(account, built.method, built.url, () => {
-      inFlight.sentAt = clock.wall();
-      inFlight.sentMono = clock.now();
-      return current.run(inFlight, () => fetch2.call(this, path, api, method, params, headers, body, config));
-    }, { body: json });
+    const answer = await limiter.request(
+      account,
+      built.method,
+      built.url,
+      () => {
+        inFlight.sentAt = clock.wall();
+        inFlight.sentMono = clock.now();
+        return current.run(inFlight, () => fetch2.call(this, path, api, method, params, headers, body, config));
+      },
+      { body: json },
+    );
     // Fills in the answer are counted before the caller has it (R1, R9, R14).
     if (fills.reads(classification)) await fills.take(classification, answer);
     return answer;
   };
 
-  exchange.handleErrors = function limitedHandleErrors(this: CcxtGate, code, reason, url, method, headers, body, response, requestHeaders, requestBody) {
+  exchange.handleErrors = function limitedHandleErrors(
+    this: CcxtGate,
+    code,
+    reason,
+    url,
+    method,
+    headers,
+    body,
+    response,
+    requestHeaders,
+    requestBody,
+  ) {
     const inFlight = current.getStore();
     if (inFlight?.exchange === this && typeof headers === 'object' && headers !== null) {
       const responseHeaders = headers as Record<string, string>;
       // When the exchange began to count it (R13) and the exchange's clock (R15), then R12.
-      limiter.arrived(account, inFlight.classification, { sentAt: inFlight.sentAt, receivedAt: clock.wall(), sentMono: inFlight.sentMono, receivedMono: clock.now(), headers: responseHeaders });
-      limiter.feedback(account, inFlight.classification, feedbackFrom({ status: code, headers: responseHeaders }, response));
+      limiter.arrived(account, inFlight.classification, {
+        sentAt: inFlight.sentAt,
+        receivedAt: clock.wall(),
+        sentMono: inFlight.sentMono,
+        receivedMono: clock.now(),
+        headers: responseHeaders,
+      });
+      limiter.feedback(
+        account,
+        inFlight.classification,
+        feedbackFrom({ status: code, headers: responseHeaders }, response),
+      );
     }
     return handleErrors.call(this, code, reason, url, method, headers, body, response, requestHeaders, requestBody);
   };
@@ -249,17 +319,23 @@ export function limitCcxt(limiter: AccountLimiter, exchange: CcxtGate, options: 
   const apiKey = (exchange as { apiKey?: unknown }).apiKey;
   if (ask && typeof apiKey === 'string' && apiKey !== '' && typeof implicit[RATE_LIMIT] === 'function') {
     // ccxt throws on an answer that is not a success (a 404, a refusal): marked not open.
-    learning = askRateLimit(limiter, account, async () => ({ status: 200, body: await asking.run(exchange, () => implicit[RATE_LIMIT]!.call(exchange)) }));
+    learning = askRateLimit(limiter, account, async () => ({
+      status: 200,
+      body: await asking.run(exchange, () => implicit[RATE_LIMIT]!.call(exchange)),
+    }));
   }
-  const poll = everyMs === undefined ? null : every(clock, everyMs, () => {
-    for (const name of POLLED) {
-      implicit[name]!.call(exchange, name === POLLED[0] ? { settle: 'usdt' } : {}).catch((error: unknown) => {
-        // A closed limiter ends the poll; anything else is the poll's to report, and it goes on.
-        if (isRefusedError(error) && error.reason === 'closed') poll?.stop();
-        else limiter.reportError('fills', error);
-      });
-    }
-  });
+  const poll =
+    everyMs === undefined
+      ? null
+      : every(clock, everyMs, () => {
+          for (const name of POLLED) {
+            implicit[name]!.call(exchange, name === POLLED[0] ? { settle: 'usdt' } : {}).catch((error: unknown) => {
+              // A closed limiter ends the poll; anything else is the poll's to report, and it goes on.
+              if (isRefusedError(error) && error.reason === 'closed') poll?.stop();
+              else limiter.reportError('fills', error);
+            });
+          }
+        });
 
   let detached = false;
   return {
@@ -277,4 +353,3 @@ export function limitCcxt(limiter: AccountLimiter, exchange: CcxtGate, options: 
     },
   };
 }
-

@@ -14,7 +14,12 @@ export interface AdviseCommandContext {
 }
 
 /** A numeric option, refused by name as typed. */
-function optionValue(args: ParsedArgs, name: string, expected: string, valid: (v: string) => boolean): string | undefined {
+function optionValue(
+  args: ParsedArgs,
+  name: string,
+  expected: string,
+  valid: (v: string) => boolean,
+): string | undefined {
   const v = args.values.get(name);
   if (v === undefined || v === true) return undefined;
   if (!valid(v)) throw new UsageError(`${args.typed.get(name)} takes ${expected}, got "${v}"`);
@@ -30,7 +35,12 @@ export async function adviseCommand(
   { progress, stdin }: { readonly progress: boolean; readonly stdin: AsyncIterable<Buffer | string> },
   context: AdviseCommandContext,
 ): Promise<number> {
-  const window = optionValue(args, 'pair-window', 'a whole number of milliseconds (such as 1000)', (v) => wholeNumber(v) !== undefined);
+  const window = optionValue(
+    args,
+    'pair-window',
+    'a whole number of milliseconds (such as 1000)',
+    (v) => wholeNumber(v) !== undefined,
+  );
   const takerShare = optionValue(args, 'taker-share', 'a share from 0 to 1 (such as 0.5)', isShare);
   const heavyShare = optionValue(args, 'heavy-share', 'a share from 0 to 1 (such as 0.5)', isShare);
   const account = args.values.get('account');
@@ -54,7 +64,10 @@ export async function adviseCommand(
   }
   const svg = args.values.get('svg');
   if (typeof svg === 'string') {
-    if (run.log === null) throw new UsageError(`${args.typed.get('svg')} draws the ratio over the days of a request log; ${context.file} holds 7-day figures`);
+    if (run.log === null)
+      throw new UsageError(
+        `${args.typed.get('svg')} draws the ratio over the days of a request log; ${context.file} holds 7-day figures`,
+      );
     context.writeOut(svg, adviceSvg(run.log.series));
   }
   const html = args.values.get('html');
@@ -62,4 +75,3 @@ export async function adviseCommand(
   io.out(args.values.has('json') ? JSON.stringify(adviceJson(run), null, 2) : renderAdvice(run));
   return 0;
 }
-

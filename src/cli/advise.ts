@@ -63,7 +63,10 @@ async function peek(source: Source): Promise<{ readonly log: boolean; readonly s
       if (line !== '' && text.includes('\n', text.indexOf(line))) break;
     }
   }
-  const header = firstLine(text.replace(/^\uFEFF/, '')).toLowerCase().split(',').map((c) => c.trim().replace(/^"|"$/g, ''));
+  const header = firstLine(text.replace(/^\uFEFF/, ''))
+    .toLowerCase()
+    .split(',')
+    .map((c) => c.trim().replace(/^"|"$/g, ''));
   const log = !/\.json$/i.test(source.name) && header.includes('at');
   async function* again(): AsyncIterable<Buffer | string> {
     yield* head;
@@ -83,16 +86,28 @@ export async function runAdvice(input: Source, options: AdviceRunOptions = {}): 
   const { pairWindowMs = 1000, onProgress, ...adviseOptions } = options;
   if (!log) {
     const plan = readPlan(source.name, await readText(source));
-    return { format: 'plan', log: null, advice: advise(plan.accounts.map((a) => ({ account: a.account, contracts: a.contracts })), adviseOptions) };
+    return {
+      format: 'plan',
+      log: null,
+      advice: advise(
+        plan.accounts.map((a) => ({ account: a.account, contracts: a.contracts })),
+        adviseOptions,
+      ),
+    };
   }
   const started = performance.now();
   const activity = new LogActivity(pairWindowMs);
-  const summary = await readLog<LogAccount>(source, createCatalog(), {
-    time: () => {},
-    account: (id) => activity.account(id),
-    request: (at, a, c, contract) => activity.request(at, a, c, contract),
-    fill: (at, a, market, contract, role, volume) => activity.fill(at, a, market, contract, role, volume),
-  }, onProgress);
+  const summary = await readLog<LogAccount>(
+    source,
+    createCatalog(),
+    {
+      time: () => {},
+      account: (id) => activity.account(id),
+      request: (at, a, c, contract) => activity.request(at, a, c, contract),
+      fill: (at, a, market, contract, role, volume) => activity.fill(at, a, market, contract, role, volume),
+    },
+    onProgress,
+  );
   const seconds = (performance.now() - started) / 1000;
   const lastDay = utcDayStart(summary.to);
   const advice = advise(activity.window(lastDay, true), adviseOptions);
@@ -104,7 +119,15 @@ export async function runAdvice(input: Source, options: AdviceRunOptions = {}): 
   return {
     format: 'log',
     advice,
-    log: { lines: summary.lines, seconds, from: summary.from, to: summary.to, windowFrom: addUtcDays(lastDay, -6), windowTo: lastDay, series: { points: series, tiers: resolveTiers(options.tiers) } },
+    log: {
+      lines: summary.lines,
+      seconds,
+      from: summary.from,
+      to: summary.to,
+      windowFrom: addUtcDays(lastDay, -6),
+      windowTo: lastDay,
+      series: { points: series, tiers: resolveTiers(options.tiers) },
+    },
   };
 }
 
@@ -123,13 +146,28 @@ export function renderAdvice(run: AdviceRun): string {
   const out: string[] = [];
   if (run.log !== null) {
     const l = run.log;
-    out.push(`${l.lines.toLocaleString('en-US')} lines from ${formatUtcInstant(l.from)} to ${formatUtcInstant(l.to)}, read in ${l.seconds.toFixed(2)} s (${Math.round(l.lines / Math.max(l.seconds, 0.001)).toLocaleString('en-US')} lines/s)`);
-    out.push(`Rated: the 7 days ${formatUtcDay(l.windowFrom)} to ${formatUtcDay(l.windowTo)} (the snapshot of ${formatUtcDay(addUtcDays(l.windowTo, 1))} 00:00 UTC)`);
+    out.push(
+      `${l.lines.toLocaleString('en-US')} lines from ${formatUtcInstant(l.from)} to ${formatUtcInstant(l.to)}, read in ${l.seconds.toFixed(2)} s (${Math.round(l.lines / Math.max(l.seconds, 0.001)).toLocaleString('en-US')} lines/s)`,
+    );
+    out.push(
+      `Rated: the 7 days ${formatUtcDay(l.windowFrom)} to ${formatUtcDay(l.windowTo)} (the snapshot of ${formatUtcDay(addUtcDays(l.windowTo, 1))} 00:00 UTC)`,
+    );
   }
-  out.push(`Family: ${now.accounts.length} account${now.accounts.length === 1 ? '' : 's'}, VIP ${advice.vipLevel}${!isTieredVip(advice.vipLevel) ? ` (below ${TIERED_VIP_LEVEL}: every account at tier 1, whatever the ratio)` : ''}`);
-  out.push(`Now: aggregated ratio ${ratioText(now.aggregated)} (tier ${now.aggregatedTier.tier}); limits ${limitsText(now)} r/s`, '');
+  out.push(
+    `Family: ${now.accounts.length} account${now.accounts.length === 1 ? '' : 's'}, VIP ${advice.vipLevel}${!isTieredVip(advice.vipLevel) ? ` (below ${TIERED_VIP_LEVEL}: every account at tier 1, whatever the ratio)` : ''}`,
+  );
+  out.push(
+    `Now: aggregated ratio ${ratioText(now.aggregated)} (tier ${now.aggregatedTier.tier}); limits ${limitsText(now)} r/s`,
+    '',
+  );
   const row = (f: Advice['findings'][number], i: number) => [
-    String(i + 1), f.rules.join(','), f.cost === 'free' ? 'free' : f.cost === 'volume' ? 'volume' : '-', f.change, ratioText(f.outcome.aggregated), limitsText(f.outcome), gainText(f.gain),
+    String(i + 1),
+    f.rules.join(','),
+    f.cost === 'free' ? 'free' : f.cost === 'volume' ? 'volume' : '-',
+    f.change,
+    ratioText(f.outcome.aggregated),
+    limitsText(f.outcome),
+    gainText(f.gain),
   ];
   const header = ['rank', 'rule', 'cost', 'change', 'aggregated', 'limits r/s', 'gain'];
   const actionable = advice.findings.filter((f) => !f.informational);
@@ -138,32 +176,67 @@ export function renderAdvice(run: AdviceRun): string {
   const informational = advice.findings.filter((f) => f.informational);
   if (informational.length > 0) {
     out.push('', 'Informational (where to quote, how the family is set up), apart:');
-    out.push(table(header, informational.map((f, i) => row(f, actionable.length + i))));
+    out.push(
+      table(
+        header,
+        informational.map((f, i) => row(f, actionable.length + i)),
+      ),
+    );
   }
   const c = advice.combination;
-  if (c !== null) out.push('', `Together (${c.kinds.join(', ')}): aggregated ratio ${ratioText(c.outcome.aggregated)} (tier ${c.outcome.aggregatedTier.tier}); limits ${limitsText(c.outcome)} r/s; ${gainText(c.outcome.gain)}`);
+  if (c !== null)
+    out.push(
+      '',
+      `Together (${c.kinds.join(', ')}): aggregated ratio ${ratioText(c.outcome.aggregated)} (tier ${c.outcome.aggregatedTier.tier}); limits ${limitsText(c.outcome)} r/s; ${gainText(c.outcome.gain)}`,
+    );
   for (const f of advice.findings.filter((x) => x.kind === 'heavy-contracts')) {
-    out.push('', `Heavy contracts (R2): ${f.figures.heavyRequests} requests weigh ${f.figures.heavyWeighted}; the other ${f.figures.otherRequests} weigh ${f.figures.otherWeighted}.`);
+    out.push(
+      '',
+      `Heavy contracts (R2): ${f.figures.heavyRequests} requests weigh ${f.figures.heavyWeighted}; the other ${f.figures.otherRequests} weigh ${f.figures.otherWeighted}.`,
+    );
   }
   if (run.log !== null || advice.throttles.length > 0) {
-    out.push('', `24-hour throttles (R9 futures, R14 spot): ${advice.throttles.length === 0 ? 'no hourly check tripped or came within 10% of tripping' : `${advice.throttles.length} hourly check${advice.throttles.length === 1 ? '' : 's'} tripped or came within 10%`}`);
+    out.push(
+      '',
+      `24-hour throttles (R9 futures, R14 spot): ${advice.throttles.length === 0 ? 'no hourly check tripped or came within 10% of tripping' : `${advice.throttles.length} hourly check${advice.throttles.length === 1 ? '' : 's'} tripped or came within 10%`}`,
+    );
     if (advice.throttles.length > 0) {
       // Consecutive checks that saw the same window (one busy hour is seen by 24 checks) share a row.
       const groups: { first: ThrottleNearMiss; last: ThrottleNearMiss; n: number }[] = [];
       for (const t of advice.throttles) {
         const g = groups.at(-1);
-        const same = g !== undefined && g.last.account === t.account && g.last.rule === t.rule && g.last.checkedAt + HOUR_MS === t.checkedAt &&
-          g.last.requests === t.requests && g.last.traded.equals(t.traded) && g.last.tripped?.reason === t.tripped?.reason;
+        const same =
+          g !== undefined &&
+          g.last.account === t.account &&
+          g.last.rule === t.rule &&
+          g.last.checkedAt + HOUR_MS === t.checkedAt &&
+          g.last.requests === t.requests &&
+          g.last.traded.equals(t.traded) &&
+          g.last.tripped?.reason === t.tripped?.reason;
         if (same) {
           g.last = t;
           g.n++;
         } else groups.push({ first: t, last: t, n: 1 });
       }
-      const shown = groups.slice(0, 20).map(({ first: t, last, n }) => [
-        t.account, t.rule, n === 1 ? formatUtcInstant(t.checkedAt) : `${formatUtcInstant(t.checkedAt)} to ${formatUtcInstant(last.checkedAt)} (${n})`,
-        t.requests.toLocaleString('en-US'), t.traded.toString(), t.tripped === null ? 'no' : `${t.tripped.limit} per ${t.tripped.windowMs / 1000} s`, t.clearVolume.toString(),
-      ]);
-      out.push(table(['account', 'rule', 'checked at (UTC)', 'requests', 'traded USDT', 'tripped', 'USDT more to stay clear'], shown));
+      const shown = groups
+        .slice(0, 20)
+        .map(({ first: t, last, n }) => [
+          t.account,
+          t.rule,
+          n === 1
+            ? formatUtcInstant(t.checkedAt)
+            : `${formatUtcInstant(t.checkedAt)} to ${formatUtcInstant(last.checkedAt)} (${n})`,
+          t.requests.toLocaleString('en-US'),
+          t.traded.toString(),
+          t.tripped === null ? 'no' : `${t.tripped.limit} per ${t.tripped.windowMs / 1000} s`,
+          t.clearVolume.toString(),
+        ]);
+      out.push(
+        table(
+          ['account', 'rule', 'checked at (UTC)', 'requests', 'traded USDT', 'tripped', 'USDT more to stay clear'],
+          shown,
+        ),
+      );
       if (groups.length > 20) out.push(`... ${groups.length - 20} more (--json lists them all)`);
     }
   }
@@ -173,7 +246,15 @@ export function renderAdvice(run: AdviceRun): string {
 function outcomeJson(o: Outcome): unknown {
   return {
     aggregated: { ...ratioJson(o.aggregated), tier: o.aggregatedTier.tier, limit: o.aggregatedTier.limit },
-    accounts: o.accounts.map((a) => ({ account: a.account, own: ratioJson(a.own), effective: ratioJson(a.effective), basis: a.basis, tier: a.tier.tier, limit: a.tier.limit, gain: a.gain })),
+    accounts: o.accounts.map((a) => ({
+      account: a.account,
+      own: ratioJson(a.own),
+      effective: ratioJson(a.effective),
+      basis: a.basis,
+      tier: a.tier.tier,
+      limit: a.tier.limit,
+      gain: a.gain,
+    })),
     gain: o.gain,
   };
 }
@@ -183,21 +264,51 @@ export function adviceJson(run: AdviceRun): unknown {
   const { advice } = run;
   return {
     format: run.format,
-    ...(run.log === null ? {} : {
-      log: {
-        lines: run.log.lines, seconds: run.log.seconds, from: run.log.from, to: run.log.to, windowFrom: formatUtcDay(run.log.windowFrom), windowTo: formatUtcDay(run.log.windowTo),
-        days: run.log.series.points.map((p) => ({ day: formatUtcDay(p.day), now: ratioJson(p.now).ratio, changed: p.changed === null ? null : ratioJson(p.changed).ratio })),
-      },
-    }),
+    ...(run.log === null
+      ? {}
+      : {
+          log: {
+            lines: run.log.lines,
+            seconds: run.log.seconds,
+            from: run.log.from,
+            to: run.log.to,
+            windowFrom: formatUtcDay(run.log.windowFrom),
+            windowTo: formatUtcDay(run.log.windowTo),
+            days: run.log.series.points.map((p) => ({
+              day: formatUtcDay(p.day),
+              now: ratioJson(p.now).ratio,
+              changed: p.changed === null ? null : ratioJson(p.changed).ratio,
+            })),
+          },
+        }),
     vipLevel: advice.vipLevel,
     now: outcomeJson(advice.now),
     findings: advice.findings.map((f, i) => ({
-      rank: i + 1, kind: f.kind, rules: f.rules, account: f.account, change: f.change, cost: f.cost, informational: f.informational, gain: f.gain, figures: f.figures, outcome: outcomeJson(f.outcome),
+      rank: i + 1,
+      kind: f.kind,
+      rules: f.rules,
+      account: f.account,
+      change: f.change,
+      cost: f.cost,
+      informational: f.informational,
+      gain: f.gain,
+      figures: f.figures,
+      outcome: outcomeJson(f.outcome),
     })),
-    combination: advice.combination === null ? null : { kinds: advice.combination.kinds, outcome: outcomeJson(advice.combination.outcome) },
+    combination:
+      advice.combination === null
+        ? null
+        : { kinds: advice.combination.kinds, outcome: outcomeJson(advice.combination.outcome) },
     throttles: advice.throttles.map((t) => ({
-      account: t.account, rule: t.rule, market: t.market, checkedAt: formatUtcInstant(t.checkedAt), requests: t.requests, traded: t.traded.toString(),
-      tripped: t.tripped, withMargin: t.withMargin, clearVolume: t.clearVolume.toString(),
+      account: t.account,
+      rule: t.rule,
+      market: t.market,
+      checkedAt: formatUtcInstant(t.checkedAt),
+      requests: t.requests,
+      traded: t.traded.toString(),
+      tripped: t.tripped,
+      withMargin: t.withMargin,
+      clearVolume: t.clearVolume.toString(),
     })),
   };
 }

@@ -78,37 +78,55 @@ export function timelineSvg(run: TimelineRun): string {
     const base = y0(i);
     tiers.forEach((t, k) => {
       const top = y(i, edges[k + 1]!);
-      out.push(`<rect x="${LEFT}" y="${f(top)}" width="${plotWidth}" height="${f(y(i, edges[k]!) - top)}" fill="${SHADES[k % SHADES.length]}"/>`);
-      out.push(`<text x="${LEFT - 6}" y="${f(y(i, t.limit) + 4)}" text-anchor="end" fill="#555">tier ${t.tier} · ${t.limit}</text>`);
+      out.push(
+        `<rect x="${LEFT}" y="${f(top)}" width="${plotWidth}" height="${f(y(i, edges[k]!) - top)}" fill="${SHADES[k % SHADES.length]}"/>`,
+      );
+      out.push(
+        `<text x="${LEFT - 6}" y="${f(y(i, t.limit) + 4)}" text-anchor="end" fill="#555">tier ${t.tier} · ${t.limit}</text>`,
+      );
     });
     for (const p of run.spot ?? []) {
       if (p.account !== id) continue;
       const left = x(p.from);
       const width = f(Math.max(1, x(p.until) - left));
       const title = `<title>${escapeXml(`${formatUtcInstant(p.from)} to ${formatUtcInstant(p.until)}: spot ${throttleText(p.throttle)} (${p.throttle.reason})`)}</title>`;
-      out.push(`<rect x="${f(left)}" y="${base}" width="${width}" height="${PANEL}" fill="${SPOT}" fill-opacity="0.35">${title}</rect>`);
+      out.push(
+        `<rect x="${f(left)}" y="${base}" width="${width}" height="${PANEL}" fill="${SPOT}" fill-opacity="0.35">${title}</rect>`,
+      );
       out.push(`<rect x="${f(left)}" y="${base}" width="${width}" height="4" fill="${SPOT}"/>`);
     }
-    for (const m of axis.minor) out.push(`<line x1="${f(x(m))}" y1="${base}" x2="${f(x(m))}" y2="${base + PANEL}" stroke="#d8d8d8" stroke-width="0.5"/>`);
+    for (const m of axis.minor)
+      out.push(
+        `<line x1="${f(x(m))}" y1="${base}" x2="${f(x(m))}" y2="${base + PANEL}" stroke="#d8d8d8" stroke-width="0.5"/>`,
+      );
     for (const tick of axis.ticks) {
       const tx = f(x(tick.at));
       out.push(`<line x1="${tx}" y1="${base}" x2="${tx}" y2="${base + PANEL + 4}" stroke="#999" stroke-width="0.75"/>`);
       out.push(`<text x="${tx}" y="${base + PANEL + 15}" text-anchor="middle" fill="#555">${tick.label}</text>`);
-      if (tick.year !== null) out.push(`<text x="${tx}" y="${base + PANEL + 28}" text-anchor="middle" fill="#555" font-weight="bold">${tick.year}</text>`);
+      if (tick.year !== null)
+        out.push(
+          `<text x="${tx}" y="${base + PANEL + 28}" text-anchor="middle" fill="#555" font-weight="bold">${tick.year}</text>`,
+        );
     }
     out.push(`<text x="${LEFT}" y="${base - 8}" font-weight="bold" font-size="12">${escapeXml(id)}</text>`);
     if (projected) {
       const title = `<title>${escapeXml(`from ${formatUtcInstant(run.dataEnd)}: projected, as if no activity after ${lastDay}`)}</title>`;
-      out.push(`<rect x="${f(xEnd)}" y="${base}" width="${f(x(run.to) - xEnd)}" height="${PANEL}" fill="url(#projected)" class="projection">${title}</rect>`);
-      out.push(`<line x1="${f(xEnd)}" y1="${base - 4}" x2="${f(xEnd)}" y2="${base + PANEL}" stroke="#333" stroke-width="1.25" stroke-dasharray="4 3" class="data-ends"/>`);
+      out.push(
+        `<rect x="${f(xEnd)}" y="${base}" width="${f(x(run.to) - xEnd)}" height="${PANEL}" fill="url(#projected)" class="projection">${title}</rect>`,
+      );
+      out.push(
+        `<line x1="${f(xEnd)}" y1="${base - 4}" x2="${f(xEnd)}" y2="${base + PANEL}" stroke="#333" stroke-width="1.25" stroke-dasharray="4 3" class="data-ends"/>`,
+      );
       // Right of the rule (past the account's name) when the words fit there, else left of it,
       // else left out: the hatching and the legend say it still.
       const nameEnd = LEFT + id.length * NAME_CHARACTER + 12;
       const after = `projected: no activity after ${lastDay}`;
       const before = `data ends ${lastDay} · projected →`;
       const at = Math.max(xEnd + 4, nameEnd);
-      if (at + after.length * CHARACTER <= WIDTH - RIGHT) out.push(`<text x="${f(at)}" y="${base - 8}" fill="#333">${after}</text>`);
-      else if (xEnd - 4 - before.length * CHARACTER >= nameEnd) out.push(`<text x="${f(xEnd - 4)}" y="${base - 8}" text-anchor="end" fill="#333">${before}</text>`);
+      if (at + after.length * CHARACTER <= WIDTH - RIGHT)
+        out.push(`<text x="${f(at)}" y="${base - 8}" fill="#333">${after}</text>`);
+      else if (xEnd - 4 - before.length * CHARACTER >= nameEnd)
+        out.push(`<text x="${f(xEnd - 4)}" y="${base - 8}" text-anchor="end" fill="#333">${before}</text>`);
     }
     const changes = run.timeline.changes.filter((c) => c.account === id);
     const given = run.input.accounts.find((a) => a.id === id)?.createdAt;
@@ -128,7 +146,9 @@ export function timelineSvg(run: TimelineRun): string {
         limit = c.limit;
       }
       points.push(`${f(x(b))},${f(y(i, limit))}`);
-      out.push(`<polyline points="${points.join(' ')}" fill="none" stroke="#1f4e8c" stroke-width="2"${dashed ? ' stroke-dasharray="6 4" class="projected-limit"' : ''}/>`);
+      out.push(
+        `<polyline points="${points.join(' ')}" fill="none" stroke="#1f4e8c" stroke-width="2"${dashed ? ' stroke-dasharray="6 4" class="projected-limit"' : ''}/>`,
+      );
     };
     step(start, Math.min(run.dataEnd, run.to), false);
     step(Math.max(start, run.dataEnd), run.to, true);
@@ -137,9 +157,13 @@ export function timelineSvg(run: TimelineRun): string {
       const up = c.limit > c.previousTier.limit;
       const cx = x(c.at);
       const cy = y(i, c.limit);
-      const tri = up ? `${f(cx - 5)},${f(cy + 9)} ${f(cx + 5)},${f(cy + 9)} ${f(cx)},${f(cy + 1)}` : `${f(cx - 5)},${f(cy - 9)} ${f(cx + 5)},${f(cy - 9)} ${f(cx)},${f(cy - 1)}`;
+      const tri = up
+        ? `${f(cx - 5)},${f(cy + 9)} ${f(cx + 5)},${f(cy + 9)} ${f(cx)},${f(cy + 1)}`
+        : `${f(cx - 5)},${f(cy - 9)} ${f(cx + 5)},${f(cy - 9)} ${f(cx)},${f(cy - 1)}`;
       const guess = c.at > run.dataEnd ? ' fill-opacity="0.5"' : '';
-      out.push(`<polygon points="${tri}" fill="${up ? '#2e8b3e' : '#c0392b'}"${guess}><title>${escapeXml(`${formatUtcInstant(c.at)} ${c.previousTier.limit} -> ${c.limit} (${c.reason}${c.at > run.dataEnd ? ', projected' : ''})`)}</title></polygon>`);
+      out.push(
+        `<polygon points="${tri}" fill="${up ? '#2e8b3e' : '#c0392b'}"${guess}><title>${escapeXml(`${formatUtcInstant(c.at)} ${c.previousTier.limit} -> ${c.limit} (${c.reason}${c.at > run.dataEnd ? ', projected' : ''})`)}</title></polygon>`,
+      );
     }
   });
   out.push('</svg>');

@@ -12,7 +12,11 @@ export type CliErrorCode = 'INPUT_FILE' | 'OUTPUT_FILE';
  * file as a whole is at fault: missing, a directory).
  */
 export class InputFileError extends TraderatioError<CliErrorCode> {
-  constructor(readonly file: string, readonly line: number | null, message: string) {
+  constructor(
+    readonly file: string,
+    readonly line: number | null,
+    message: string,
+  ) {
     super('INPUT_FILE', `${file}${line === null ? '' : `:${line}`}: ${message}`);
   }
 }

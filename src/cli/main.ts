@@ -81,9 +81,17 @@ interface Command {
 
 const HELP_OPTION: OptionSpec = { name: 'help', short: 'h', help: 'this help' };
 const JSON_OPTION: OptionSpec = { name: 'json', help: 'print JSON' };
-const THRESHOLD_OPTION: OptionSpec = { name: 'threshold', value: 'X', help: 'own 7-day volume (USDT) from which an account takes max(own, aggregated) (default 1000000)' };
+const THRESHOLD_OPTION: OptionSpec = {
+  name: 'threshold',
+  value: 'X',
+  help: 'own 7-day volume (USDT) from which an account takes max(own, aggregated) (default 1000000)',
+};
 const BROKER_OPTION: OptionSpec = { name: 'broker', help: 'rate every account by its own ratio only' };
-const VIP_OPTION: OptionSpec = { name: 'vip', value: 'N', help: `the family's VIP level (default ${TIERED_VIP_LEVEL}; below ${TIERED_VIP_LEVEL} every account is at tier 1)` };
+const VIP_OPTION: OptionSpec = {
+  name: 'vip',
+  value: 'N',
+  help: `the family's VIP level (default ${TIERED_VIP_LEVEL}; below ${TIERED_VIP_LEVEL} every account is at tier 1)`,
+};
 
 const COMMANDS: Readonly<Record<string, Command>> = {
   plan: {
@@ -108,9 +116,16 @@ FILE is JSON (- reads standard input): { "accounts": [{ "id", "role"?, "createdA
 instants as ISO text or epoch ms, days as YYYY-MM-DD; spotHours gives each account's spot requests and spot USDT
 traded by hour, and the hours of the spot low-fill throttle (R14) follow the limits.`,
     options: [
-      { name: 'svg', value: 'OUT', help: 'also write a step chart per account (tiers shaded, raises and lowerings marked, spot throttle hours in orange)' },
+      {
+        name: 'svg',
+        value: 'OUT',
+        help: 'also write a step chart per account (tiers shaded, raises and lowerings marked, spot throttle hours in orange)',
+      },
       { name: 'html', value: 'OUT', help: 'also write a page with the chart and the table' },
-      THRESHOLD_OPTION, BROKER_OPTION, JSON_OPTION, HELP_OPTION,
+      THRESHOLD_OPTION,
+      BROKER_OPTION,
+      JSON_OPTION,
+      HELP_OPTION,
     ],
     notes: { vip: 'the VIP level is in the file: "vipLevel", and "vipChanges" over time' },
     run: timeline,
@@ -128,13 +143,27 @@ side is the library's scheduler on a virtual clock, as an engine runs it for the
 Without --history every account starts at tier 1 (no activity before the log is known); the report
 says where each account's starting tier comes from.`,
     options: [
-      { name: 'history', value: 'FILE', help: 'what happened before the log (JSON, as timeline and the exchange read it: "activity" by day, "hours", "spotHours", "accounts", "vipLevel", "vipChanges"): each account starts at the tier it gives' },
+      {
+        name: 'history',
+        value: 'FILE',
+        help: 'what happened before the log (JSON, as timeline and the exchange read it: "activity" by day, "hours", "spotHours", "accounts", "vipLevel", "vipChanges"): each account starts at the tier it gives',
+      },
       { ...VIP_OPTION, help: `the family's VIP level (default: the history's "vipLevel", else ${TIERED_VIP_LEVEL})` },
-      THRESHOLD_OPTION, BROKER_OPTION,
-      { name: 'svg', value: 'OUT', help: 'also write a chart per account: the limit in force over time and the requests refused in each minute' },
+      THRESHOLD_OPTION,
+      BROKER_OPTION,
+      {
+        name: 'svg',
+        value: 'OUT',
+        help: 'also write a chart per account: the limit in force over time and the requests refused in each minute',
+      },
       { name: 'html', value: 'OUT', help: 'also write a page with the chart and the report' },
-      { name: 'max-queue', value: 'N', help: `requests the scheduler holds waiting at once, as the engine's would; one more is refused and never sent (default ${DEFAULT_MAX_QUEUE.toLocaleString('en-US')}; Infinity holds every one, memory growing with the backlog)` },
-      JSON_OPTION, HELP_OPTION,
+      {
+        name: 'max-queue',
+        value: 'N',
+        help: `requests the scheduler holds waiting at once, as the engine's would; one more is refused and never sent (default ${DEFAULT_MAX_QUEUE.toLocaleString('en-US')}; Infinity holds every one, memory growing with the backlog)`,
+      },
+      JSON_OPTION,
+      HELP_OPTION,
     ],
     run: simulateCommand,
   },
@@ -145,16 +174,45 @@ says where each account's starting tier comes from.`,
 FILE is a request log as simulate reads it (a CSV header with an "at" column; streamed) or 7-day figures as plan
 reads them (CSV or JSON); - reads standard input. A log's findings rate the 7 days that end with its last day.`,
     options: [
-      VIP_OPTION, THRESHOLD_OPTION, BROKER_OPTION,
-      { name: 'account', value: 'ID', help: 'advise one account of the family: its findings, ranked by the limit they give it' },
-      { name: 'pair-window', value: 'MS', help: 'a placement this soon after a cancel on the same contract and account is a pair that one amend could do (default 1000)' },
-      { name: 'taker-share', value: 'X', help: 'the share of taker volume tried as maker volume, 0 to 1 (default 0.5)' },
-      { name: 'heavy-share', value: 'X', help: 'the share of requests on heavy contracts tried on the others, 0 to 1 (default 0.5)' },
-      { name: 'svg', value: 'OUT', help: 'also write the chart of a log: the aggregated ratio by day, with and without the changes' },
+      VIP_OPTION,
+      THRESHOLD_OPTION,
+      BROKER_OPTION,
+      {
+        name: 'account',
+        value: 'ID',
+        help: 'advise one account of the family: its findings, ranked by the limit they give it',
+      },
+      {
+        name: 'pair-window',
+        value: 'MS',
+        help: 'a placement this soon after a cancel on the same contract and account is a pair that one amend could do (default 1000)',
+      },
+      {
+        name: 'taker-share',
+        value: 'X',
+        help: 'the share of taker volume tried as maker volume, 0 to 1 (default 0.5)',
+      },
+      {
+        name: 'heavy-share',
+        value: 'X',
+        help: 'the share of requests on heavy contracts tried on the others, 0 to 1 (default 0.5)',
+      },
+      {
+        name: 'svg',
+        value: 'OUT',
+        help: 'also write the chart of a log: the aggregated ratio by day, with and without the changes',
+      },
       { name: 'html', value: 'OUT', help: 'also write a page with the advice and, for a log, its chart' },
-      JSON_OPTION, HELP_OPTION,
+      JSON_OPTION,
+      HELP_OPTION,
     ],
-    run: (args, io, context) => adviseCommand(args, io, context, { file: fileOf('advise', args), vipLevel: vipOf(args), options: familyOptionsOf(args), writeOut }),
+    run: (args, io, context) =>
+      adviseCommand(args, io, context, {
+        file: fileOf('advise', args),
+        vipLevel: vipOf(args),
+        options: familyOptionsOf(args),
+        writeOut,
+      }),
   },
   exchange: {
     usage: 'exchange',
@@ -166,16 +224,48 @@ Prints its base URL; stops on Ctrl-C (SIGINT) or SIGTERM with a summary. Files a
 Without --accounts: one main account, KEY main-key, secret main-secret.`,
     options: [
       { name: 'port', value: 'N', help: 'the port to listen on (default 8080; 0 picks a free one)' },
-      { name: 'host', value: 'ADDR', help: 'the address to listen on (default 127.0.0.1); off loopback the administration requires a token' },
-      { name: 'admin-token', value: 'TOKEN', help: 'the token /_model/ requires as Authorization: Bearer TOKEN (made at random and printed off loopback)' },
-      { name: 'accounts', value: 'FILE', help: 'families, accounts, API keys and secrets, VIP levels, creation instants' },
+      {
+        name: 'host',
+        value: 'ADDR',
+        help: 'the address to listen on (default 127.0.0.1); off loopback the administration requires a token',
+      },
+      {
+        name: 'admin-token',
+        value: 'TOKEN',
+        help: 'the token /_model/ requires as Authorization: Bearer TOKEN (made at random and printed off loopback)',
+      },
+      {
+        name: 'accounts',
+        value: 'FILE',
+        help: 'families, accounts, API keys and secrets, VIP levels, creation instants',
+      },
       { name: 'history', value: 'FILE', help: 'activity of the last days (and hours) to start from' },
-      { name: 'window', value: 'MODE', help: 'sliding (never more than N in any W; default) or fixed (counters reset on aligned windows)' },
-      { name: 'clock-offset-ms', value: 'N', help: "the model's clock runs N ms ahead of this machine's (negative: behind); Timestamps are checked against it" },
-      { name: 'start-at', value: 'INSTANT', help: "the model's clock starts at INSTANT (2026-11-21T07:59:00Z or epoch ms); Timestamps are checked against this machine's clock" },
-      { name: 'speed', value: 'X', help: "the model's clock runs X times as fast as this machine's (from --start-at, or now)" },
-      { name: 'verify-signatures', help: 'check the SIGN header of every private request with the key\'s secret' },
-      { name: 'fills', value: 'FILE', help: 'the fill model: { "seed", "maker", "taker", "instruments": { "BTC_USDT": { "maker", "taker" } } }' },
+      {
+        name: 'window',
+        value: 'MODE',
+        help: 'sliding (never more than N in any W; default) or fixed (counters reset on aligned windows)',
+      },
+      {
+        name: 'clock-offset-ms',
+        value: 'N',
+        help: "the model's clock runs N ms ahead of this machine's (negative: behind); Timestamps are checked against it",
+      },
+      {
+        name: 'start-at',
+        value: 'INSTANT',
+        help: "the model's clock starts at INSTANT (2026-11-21T07:59:00Z or epoch ms); Timestamps are checked against this machine's clock",
+      },
+      {
+        name: 'speed',
+        value: 'X',
+        help: "the model's clock runs X times as fast as this machine's (from --start-at, or now)",
+      },
+      { name: 'verify-signatures', help: "check the SIGN header of every private request with the key's secret" },
+      {
+        name: 'fills',
+        value: 'FILE',
+        help: 'the fill model: { "seed", "maker", "taker", "instruments": { "BTC_USDT": { "maker", "taker" } } }',
+      },
       HELP_OPTION,
     ],
     run: exchange,
@@ -192,16 +282,35 @@ Files are JSON (docs/proxy.md): --accounts and --history as traderatio exchange 
 Serves /metrics (Prometheus) and a live status page at /.`,
     options: [
       { name: 'upstream', value: 'URL', help: 'the exchange to forward to (required), e.g. https://api.gateio.ws' },
-      { name: 'futures-ws', value: 'URL', help: 'where futures WebSocket connections go, e.g. wss://fx-ws.gateio.ws (default: the upstream\'s host)' },
+      {
+        name: 'futures-ws',
+        value: 'URL',
+        help: "where futures WebSocket connections go, e.g. wss://fx-ws.gateio.ws (default: the upstream's host)",
+      },
       { name: 'port', value: 'N', help: 'the port to listen on, 127.0.0.1 (default 8081; 0 picks a free one)' },
-      { name: 'accounts', value: 'FILE', help: 'families, accounts and their API keys (without it: one account, KEY main-key)' },
+      {
+        name: 'accounts',
+        value: 'FILE',
+        help: 'families, accounts and their API keys (without it: one account, KEY main-key)',
+      },
       { name: 'history', value: 'FILE', help: 'activity of the last days (and hours) to start the limits from' },
-      { name: 'redis', value: 'URL', help: 'share limits and counts with other proxies and engines through this Redis (needs ioredis or redis installed)' },
-      { name: 'redis-prefix', value: 'NAME', help: 'the name of the shared budgets in Redis, one per family: NAME:FAMILY (default traderatio)' },
+      {
+        name: 'redis',
+        value: 'URL',
+        help: 'share limits and counts with other proxies and engines through this Redis (needs ioredis or redis installed)',
+      },
+      {
+        name: 'redis-prefix',
+        value: 'NAME',
+        help: 'the name of the shared budgets in Redis, one per family: NAME:FAMILY (default traderatio)',
+      },
       { name: 'margin-ms', value: 'N', help: 'a safety margin on every window (R13), in milliseconds (default 0)' },
       { name: 'timeout-ms', value: 'N', help: 'the longest the exchange may take to answer a request (default 30000)' },
       { name: 'max-sockets', value: 'N', help: 'connections to the exchange open at once, at most (default 64)' },
-      { name: 'log', help: 'print one line per request: method, path, status, account, wait (never a header or a body)' },
+      {
+        name: 'log',
+        help: 'print one line per request: method, path, status, account, wait (never a header or a body)',
+      },
       HELP_OPTION,
     ],
     run: async (args, io, { stdin, stop }) => {
@@ -220,7 +329,9 @@ Serves /metrics (Prometheus) and a live status page at /.`,
 const HELP = `Usage: traderatio <command> [options]
 
 Commands:
-${Object.values(COMMANDS).map((c) => `  ${c.usage.padEnd(16)} ${c.about.split('\n')[0]}`).join('\n')}
+${Object.values(COMMANDS)
+  .map((c) => `  ${c.usage.padEnd(16)} ${c.about.split('\n')[0]}`)
+  .join('\n')}
   help [COMMAND]   this help, or a command's
 
 Options:
@@ -234,14 +345,18 @@ function commandHelp(c: Command): string {
 }
 
 function fraction(r: RatioResult): string {
-  return r.ratio === null ? 'none (no requests counted)' : `${r.numerator.toFixed()}/${r.denominator.toFixed()} = ${ratioText(r)}`;
+  return r.ratio === null
+    ? 'none (no requests counted)'
+    : `${r.numerator.toFixed()}/${r.denominator.toFixed()} = ${ratioText(r)}`;
 }
 
 function render(title: string, rating: FamilyRating): string {
   const lines = [title, `  aggregated ratio  ${fraction(rating.aggregated)}`];
   for (const a of rating.accounts) {
     lines.push(`  account ${a.account}  own ${fraction(a.own)}  volume ${a.own.volume.toString()} USDT`);
-    lines.push(`             effective ${ratioText(a.effective)} (${a.basis})  tier ${a.tier.tier}  limit ${a.tier.limit} r/s`);
+    lines.push(
+      `             effective ${ratioText(a.effective)} (${a.basis})  tier ${a.tier.tier}  limit ${a.tier.limit} r/s`,
+    );
   }
   return lines.join('\n');
 }
@@ -250,7 +365,14 @@ function ratingJson(threshold: string, rating: FamilyRating): unknown {
   return {
     ownVolumeThreshold: threshold,
     aggregated: ratioJson(rating.aggregated),
-    accounts: rating.accounts.map((a) => ({ account: a.account, own: ratioJson(a.own), effective: ratioJson(a.effective), basis: a.basis, tier: a.tier.tier, limit: a.tier.limit })),
+    accounts: rating.accounts.map((a) => ({
+      account: a.account,
+      own: ratioJson(a.own),
+      effective: ratioJson(a.effective),
+      basis: a.basis,
+      tier: a.tier.tier,
+      limit: a.tier.limit,
+    })),
   };
 }
 
@@ -258,15 +380,25 @@ function example({ values, positionals }: ParsedArgs, io: Io): number {
   if (positionals.length > 0) throw new UsageError(`example takes no FILE, got "${positionals[0]}"`);
   // R7 read two ways: max(own, aggregated) for every account, as the exchange's example does, and
   // with the default own-volume threshold.
-  const readings = [['0', rateFamily(WORKED_EXAMPLE, { ownVolumeThreshold: '0' })], ['1000000', rateFamily(WORKED_EXAMPLE)]] as const;
+  const readings = [
+    ['0', rateFamily(WORKED_EXAMPLE, { ownVolumeThreshold: '0' })],
+    ['1000000', rateFamily(WORKED_EXAMPLE)],
+  ] as const;
   if (values.has('json')) {
     io.out(JSON.stringify({ readings: readings.map(([t, r]) => ratingJson(t, r)) }, null, 2));
     return EXIT.ok;
   }
   io.out("The exchange's worked example: main account A, sub-accounts B and C (R1, R7)\n");
-  io.out(render('With ownVolumeThreshold 0 (max(own, aggregated) for every account, as the example does):', readings[0][1]));
+  io.out(
+    render('With ownVolumeThreshold 0 (max(own, aggregated) for every account, as the example does):', readings[0][1]),
+  );
   io.out('');
-  io.out(render('With the default ownVolumeThreshold 1,000,000 USDT (small accounts take the aggregated ratio):', readings[1][1]));
+  io.out(
+    render(
+      'With the default ownVolumeThreshold 1,000,000 USDT (small accounts take the aggregated ratio):',
+      readings[1][1],
+    ),
+  );
   return EXIT.ok;
 }
 
@@ -278,7 +410,9 @@ async function exchange(args: ParsedArgs, io: Io, { stdin, stop }: Required<RunO
 /** The one FILE a command takes. */
 function fileOf(name: string, { positionals }: ParsedArgs): string {
   if (positionals.length !== 1) {
-    throw new UsageError(`${name} takes one FILE (or - for standard input), got ${positionals.length === 0 ? 'none' : positionals.map((p) => `"${p}"`).join(' ')}\n\n${commandHelp(COMMANDS[name]!)}`);
+    throw new UsageError(
+      `${name} takes one FILE (or - for standard input), got ${positionals.length === 0 ? 'none' : positionals.map((p) => `"${p}"`).join(' ')}\n\n${commandHelp(COMMANDS[name]!)}`,
+    );
   }
   return positionals[0]!;
 }
@@ -289,7 +423,10 @@ function vipOf({ values, typed }: ParsedArgs): number {
   try {
     return parseVipLevel(wholeNumber(value) ?? Number.NaN);
   } catch (e) {
-    if (e instanceof InvalidInputError) throw new UsageError(`${typed.get('vip')} takes a VIP level (a whole number such as ${TIERED_VIP_LEVEL}), got "${value}"`);
+    if (e instanceof InvalidInputError)
+      throw new UsageError(
+        `${typed.get('vip')} takes a VIP level (a whole number such as ${TIERED_VIP_LEVEL}), got "${value}"`,
+      );
     throw e;
   }
 }
@@ -298,7 +435,10 @@ function maxQueueOf({ values, typed }: ParsedArgs): number {
   const value = values.get('max-queue');
   if (value === undefined) return DEFAULT_MAX_QUEUE;
   const n = value === true ? undefined : value === 'Infinity' ? Infinity : wholeNumber(value);
-  if (n === undefined) throw new UsageError(`${typed.get('max-queue')} takes a number of requests (a whole number such as ${DEFAULT_MAX_QUEUE}, or Infinity), got ${value === true ? 'nothing' : `"${value}"`}`);
+  if (n === undefined)
+    throw new UsageError(
+      `${typed.get('max-queue')} takes a number of requests (a whole number such as ${DEFAULT_MAX_QUEUE}, or Infinity), got ${value === true ? 'nothing' : `"${value}"`}`,
+    );
   return n;
 }
 
@@ -312,7 +452,10 @@ function familyOptionsOf({ values, typed }: ParsedArgs): FamilyOptions {
   try {
     resolveFamilyOptions(options);
   } catch (e) {
-    if (e instanceof InvalidInputError) throw new UsageError(`${typed.get('threshold')} takes a non-negative amount of USDT (such as 1000000 or 250000.50), got "${String(threshold)}"`);
+    if (e instanceof InvalidInputError)
+      throw new UsageError(
+        `${typed.get('threshold')} takes a non-negative amount of USDT (such as 1000000 or 250000.50), got "${String(threshold)}"`,
+      );
     throw e;
   }
   return options;
@@ -348,8 +491,12 @@ async function simulateCommand(args: ParsedArgs, io: Io, { progress, stdin }: Re
   const maxQueue = maxQueueOf(args);
   const historyFile = args.values.get('history');
   if (historyFile === true) throw new UsageError(`${args.typed.get('history')} takes a FILE`);
-  if (historyFile === '-' && file === '-') throw new UsageError(`${args.typed.get('history')} and the log cannot both read standard input`);
-  const history = historyFile === undefined ? undefined : await readInput(historyFile, stdin).then(({ name, text }) => readReplayHistory(name, text));
+  if (historyFile === '-' && file === '-')
+    throw new UsageError(`${args.typed.get('history')} and the log cannot both read standard input`);
+  const history =
+    historyFile === undefined
+      ? undefined
+      : await readInput(historyFile, stdin).then(({ name, text }) => readReplayHistory(name, text));
   const source = openSource(file, stdin);
   const started = performance.now();
   const bar = (bytes: number, lines: number): void => {
@@ -360,10 +507,16 @@ async function simulateCommand(args: ParsedArgs, io: Io, { progress, stdin }: Re
       return;
     }
     const share = source.size === 0 ? 1 : bytes / source.size;
-    process.stderr.write(`\r[${'#'.repeat(Math.round(share * 30)).padEnd(30, '.')}] ${(share * 100).toFixed(0).padStart(3)}%  ${counts}`);
+    process.stderr.write(
+      `\r[${'#'.repeat(Math.round(share * 30)).padEnd(30, '.')}] ${(share * 100).toFixed(0).padStart(3)}%  ${counts}`,
+    );
   };
   const report = await simulate(source, {
-    ...family, maxQueue, ...(vipLevel === undefined ? {} : { vipLevel }), ...(history === undefined ? {} : { history }), ...(progress ? { onProgress: bar } : {}),
+    ...family,
+    maxQueue,
+    ...(vipLevel === undefined ? {} : { vipLevel }),
+    ...(history === undefined ? {} : { history }),
+    ...(progress ? { onProgress: bar } : {}),
   });
   if (progress) process.stderr.write('\n');
   const seconds = (performance.now() - started) / 1000;
@@ -371,7 +524,11 @@ async function simulateCommand(args: ParsedArgs, io: Io, { progress, stdin }: Re
   const html = args.values.get('html');
   if (typeof svg === 'string') writeOut(svg, simulationSvg(report));
   if (typeof html === 'string') writeOut(html, simulationHtml(report, seconds));
-  io.out(args.values.has('json') ? JSON.stringify(simulationJson(report, seconds), null, 2) : renderSimulation(report, seconds));
+  io.out(
+    args.values.has('json')
+      ? JSON.stringify(simulationJson(report, seconds), null, 2)
+      : renderSimulation(report, seconds),
+  );
   return EXIT.ok;
 }
 
@@ -379,7 +536,10 @@ function writeOut(file: string, text: string): void {
   try {
     writeFileSync(file, text);
   } catch (e) {
-    throw new TraderatioError<CliErrorCode>('OUTPUT_FILE', `${file}: cannot write it (${(e as NodeJS.ErrnoException).code ?? (e as Error).message})`);
+    throw new TraderatioError<CliErrorCode>(
+      'OUTPUT_FILE',
+      `${file}: cannot write it (${(e as NodeJS.ErrnoException).code ?? (e as Error).message})`,
+    );
   }
 }
 
@@ -390,7 +550,11 @@ function printable(message: string): string {
 
 /** Runs the command line with `argv` (without node and the script); resolves to the exit code. */
 export async function run(argv: readonly string[], io: Io, options: RunOptions = {}): Promise<number> {
-  const context: Required<RunOptions> = { progress: options.progress ?? false, stdin: options.stdin ?? process.stdin, stop: options.stop ?? onSignal };
+  const context: Required<RunOptions> = {
+    progress: options.progress ?? false,
+    stdin: options.stdin ?? process.stdin,
+    stop: options.stop ?? onSignal,
+  };
   const [name, ...rest] = argv;
   try {
     if (name === undefined || name === '--help' || name === '-h') {
@@ -410,7 +574,11 @@ export async function run(argv: readonly string[], io: Io, options: RunOptions =
       return EXIT.ok;
     }
     if (!Object.hasOwn(COMMANDS, name)) {
-      throw new UsageError(name.startsWith('-') ? `unknown option ${name}; run "traderatio --help"` : `unknown command "${name}"; the commands are ${Object.keys(COMMANDS).join(', ')}`);
+      throw new UsageError(
+        name.startsWith('-')
+          ? `unknown option ${name}; run "traderatio --help"`
+          : `unknown command "${name}"; the commands are ${Object.keys(COMMANDS).join(', ')}`,
+      );
     }
     const command = COMMANDS[name]!;
     const args = parseOptions(name, rest, command.options, command.notes);

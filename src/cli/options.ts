@@ -25,7 +25,12 @@ export interface ParsedArgs {
  * it looks like (`--threshold -5` gives "-5" to `--threshold`, for it to refuse by name). `-` alone
  * is an argument (standard input). Every error names the option as it was typed.
  */
-export function parseOptions(command: string, args: readonly string[], specs: readonly OptionSpec[], notes: Readonly<Record<string, string>> = {}): ParsedArgs {
+export function parseOptions(
+  command: string,
+  args: readonly string[],
+  specs: readonly OptionSpec[],
+  notes: Readonly<Record<string, string>> = {},
+): ParsedArgs {
   const values = new Map<string, string | true>();
   const typed = new Map<string, string>();
   const positionals: string[] = [];
@@ -41,10 +46,14 @@ export function parseOptions(command: string, args: readonly string[], specs: re
     }
     const eq = arg.startsWith('--') ? arg.indexOf('=') : -1;
     const as = eq < 0 ? arg : arg.slice(0, eq);
-    const spec = as.startsWith('--') ? specs.find((s) => `--${s.name}` === as) : specs.find((s) => s.short !== undefined && `-${s.short}` === as);
+    const spec = as.startsWith('--')
+      ? specs.find((s) => `--${s.name}` === as)
+      : specs.find((s) => s.short !== undefined && `-${s.short}` === as);
     if (spec === undefined) {
       const note = notes[as.replace(/^-+/, '')];
-      throw new UsageError(`${command} has no option ${as}${note === undefined ? '' : ` (${note})`}; its options are ${specs.map((s) => `--${s.name}`).join(', ')}`);
+      throw new UsageError(
+        `${command} has no option ${as}${note === undefined ? '' : ` (${note})`}; its options are ${specs.map((s) => `--${s.name}`).join(', ')}`,
+      );
     }
     if (spec.value === undefined) {
       if (eq >= 0) throw new UsageError(`${as} takes no value, got "${arg.slice(eq + 1)}"`);
@@ -55,7 +64,8 @@ export function parseOptions(command: string, args: readonly string[], specs: re
       const next = args[i + 1];
       if (next === undefined) throw new UsageError(`${as} needs a value (${as} ${spec.value}): ${spec.help}`);
       // `--svg --json`: the value was left out, rather than a file named "--json" meant.
-      if (specs.some((s) => next === `--${s.name}` || next.startsWith(`--${s.name}=`))) throw new UsageError(`${as} needs a value (${as} ${spec.value}), got the option ${next}`);
+      if (specs.some((s) => next === `--${s.name}` || next.startsWith(`--${s.name}=`)))
+        throw new UsageError(`${as} needs a value (${as} ${spec.value}), got the option ${next}`);
       values.set(spec.name, next);
       i++;
     }
@@ -66,7 +76,9 @@ export function parseOptions(command: string, args: readonly string[], specs: re
 
 /** The "Options:" part of a command's help, from its specs. */
 export function optionsHelp(specs: readonly OptionSpec[]): string {
-  const left = specs.map((s) => `${s.short === undefined ? '' : `-${s.short}, `}--${s.name}${s.value === undefined ? '' : ` ${s.value}`}`);
+  const left = specs.map(
+    (s) => `${s.short === undefined ? '' : `-${s.short}, `}--${s.name}${s.value === undefined ? '' : ` ${s.value}`}`,
+  );
   const width = Math.max(...left.map((l) => l.length)) + 2;
   return ['Options:', ...specs.map((s, i) => `  ${left[i]!.padEnd(width)}${s.help}`)].join('\n');
 }

@@ -11,16 +11,42 @@ import { readJson } from './read-json.js';
 import { type SpotFillOutlook, type SpotHour, readSpotHour, spotFillOutlook, spotTimelines } from './spot-hours.js';
 import { wholeNumber } from './whole-number.js';
 
-const COLUMNS = ['account', 'contract', 'maker_volume', 'taker_volume', 'place', 'amend', 'cancel', 'hour', 'spot_requests', 'spot_traded'];
+const COLUMNS = [
+  'account',
+  'contract',
+  'maker_volume',
+  'taker_volume',
+  'place',
+  'amend',
+  'cancel',
+  'hour',
+  'spot_requests',
+  'spot_traded',
+];
 /** The same fields in a JSON file, spelt as the library spells them. */
-const JSON_FIELDS = ['account', 'contract', 'makerVolume', 'takerVolume', 'place', 'amend', 'cancel', 'hour', 'spotRequests', 'spotTraded'];
+const JSON_FIELDS = [
+  'account',
+  'contract',
+  'makerVolume',
+  'takerVolume',
+  'place',
+  'amend',
+  'cancel',
+  'hour',
+  'spotRequests',
+  'spotTraded',
+];
 /** The columns of a row of 7-day figures, and of a row of an hour's spot activity. */
 const WEEK_COLUMNS = COLUMNS.slice(1, 7);
 const SPOT_COLUMNS = COLUMNS.slice(8);
 
 /** A family's 7-day activity read from a plan file, and its accounts' hourly spot activity. */
 export interface PlanInput {
-  readonly accounts: readonly { readonly account: string; readonly contracts: ContractActivity[]; readonly line: number }[];
+  readonly accounts: readonly {
+    readonly account: string;
+    readonly contracts: ContractActivity[];
+    readonly line: number;
+  }[];
   /** Hours of spot requests and USDT traded (R14), in the file's order. */
   readonly spotHours: readonly SpotHour[];
 }
@@ -49,27 +75,50 @@ export function readPlan(file: string, text: string): PlanInput {
     const given = (columns: readonly string[]) => columns.filter((c) => (f[c] ?? '') !== '').map(name);
     if ((f.hour ?? '') !== '') {
       const extra = given(WEEK_COLUMNS);
-      if (extra.length > 0) throw new InputFileError(file, row.line, `a row with an \`hour\` is an hour of spot activity (${SPOT_COLUMNS.map(name).join(', ')}): it takes no ${extra.map((c) => `\`${c}\``).join(', ')}`);
-      const h = atRow(file, row.line, () => readSpotHour(account, [f.hour, f.spot_requests ?? '', f.spot_traded], ['hour', ...SPOT_COLUMNS].map(name) as [string, string, string]));
+      if (extra.length > 0)
+        throw new InputFileError(
+          file,
+          row.line,
+          `a row with an \`hour\` is an hour of spot activity (${SPOT_COLUMNS.map(name).join(', ')}): it takes no ${extra.map((c) => `\`${c}\``).join(', ')}`,
+        );
+      const h = atRow(file, row.line, () =>
+        readSpotHour(
+          account,
+          [f.hour, f.spot_requests ?? '', f.spot_traded],
+          ['hour', ...SPOT_COLUMNS].map(name) as [string, string, string],
+        ),
+      );
       const key = `${account}\u0001${h.hour}`;
       const first = seen.get(key);
-      if (first !== undefined) throw new InputFileError(file, row.line, `account ${account} lists the hour ${f.hour} again (first on line ${first})`);
+      if (first !== undefined)
+        throw new InputFileError(
+          file,
+          row.line,
+          `account ${account} lists the hour ${f.hour} again (first on line ${first})`,
+        );
       seen.set(key, row.line);
       spotHours.push(h);
       continue;
     }
     const spot = given(SPOT_COLUMNS);
-    if (spot.length > 0) throw new InputFileError(file, row.line, `${spot.map((c) => `\`${c}\``).join(', ')} ${spot.length === 1 ? 'belongs' : 'belong'} to an hour of spot activity: give its \`hour\``);
+    if (spot.length > 0)
+      throw new InputFileError(
+        file,
+        row.line,
+        `${spot.map((c) => `\`${c}\``).join(', ')} ${spot.length === 1 ? 'belongs' : 'belong'} to an hour of spot activity: give its \`hour\``,
+      );
     const contract = f.contract ?? '';
     const key = `${account}\u0000${contract.toUpperCase().replaceAll('-', '_')}`;
     const first = seen.get(key);
-    if (first !== undefined) throw new InputFileError(file, row.line, `account ${account} lists ${contract} again (first on line ${first})`);
+    if (first !== undefined)
+      throw new InputFileError(file, row.line, `account ${account} lists ${contract} again (first on line ${first})`);
     seen.set(key, row.line);
     const count = (name: string): number | undefined => {
       const v = f[name];
       if (v === undefined || v === '') return undefined;
       const n = wholeNumber(v);
-      if (n === undefined) throw new InputFileError(file, row.line, `Expected \`${name}\` to be a non-negative integer, got "${v}"`);
+      if (n === undefined)
+        throw new InputFileError(file, row.line, `Expected \`${name}\` to be a non-negative integer, got "${v}"`);
       return n;
     };
     const entry: ContractActivity = {
@@ -86,7 +135,13 @@ export function readPlan(file: string, text: string): PlanInput {
     } catch (e) {
       if (e instanceof InputFileError) {
         const message = e.message.slice(e.message.indexOf(': ') + 2);
-        throw new InputFileError(file, row.line, json ? message : message.replace('`makerVolume`', '`maker_volume`').replace('`takerVolume`', '`taker_volume`'));
+        throw new InputFileError(
+          file,
+          row.line,
+          json
+            ? message
+            : message.replace('`makerVolume`', '`maker_volume`').replace('`takerVolume`', '`taker_volume`'),
+        );
       }
       throw e;
     }
@@ -95,17 +150,25 @@ export function readPlan(file: string, text: string): PlanInput {
     a.contracts.push(entry);
   }
   if (accounts.size === 0) {
-    throw new InputFileError(file, 1, spotHours.length === 0 ? 'no activity: the file needs at least one row' : 'no 7-day figures: the file needs at least one row with a contract beside its spot hours');
+    throw new InputFileError(
+      file,
+      1,
+      spotHours.length === 0
+        ? 'no activity: the file needs at least one row'
+        : 'no 7-day figures: the file needs at least one row with a contract beside its spot hours',
+    );
   }
   return { accounts: [...accounts.values()], spotHours };
 }
 
 function jsonRows(file: string, text: string): Row[] {
   const { value, lineOf } = readJson(file, text);
-  if (!Array.isArray(value)) throw new InputFileError(file, 1, 'Expected an array of rows ({ "account", "contract", "makerVolume", ... })');
+  if (!Array.isArray(value))
+    throw new InputFileError(file, 1, 'Expected an array of rows ({ "account", "contract", "makerVolume", ... })');
   return value.map((item, i) => {
     const line = lineOf([i]);
-    if (typeof item !== 'object' || item === null || Array.isArray(item)) throw new InputFileError(file, line, `Expected row ${i} to be an object`);
+    if (typeof item !== 'object' || item === null || Array.isArray(item))
+      throw new InputFileError(file, line, `Expected row ${i} to be an object`);
     try {
       checkFields(item, JSON_FIELDS, `row ${i}`);
     } catch (e) {
@@ -114,7 +177,12 @@ function jsonRows(file: string, text: string): Row[] {
     }
     const fields: Record<string, string> = {};
     for (const [k, v] of Object.entries(item as Record<string, unknown>)) {
-      if (typeof v !== 'string' && typeof v !== 'number') throw new InputFileError(file, lineOf([i, k]), `Expected \`${k}\` to be a string or a number, got ${JSON.stringify(v)}`);
+      if (typeof v !== 'string' && typeof v !== 'number')
+        throw new InputFileError(
+          file,
+          lineOf([i, k]),
+          `Expected \`${k}\` to be a string or a number, got ${JSON.stringify(v)}`,
+        );
       fields[COLUMNS[JSON_FIELDS.indexOf(k)]!] = String(v);
     }
     return { line, fields };
@@ -150,12 +218,19 @@ export interface Plan {
 /** Ratios, tiers, limits and margins of every account and of the family (R1-R4, R7). */
 export function makePlan(input: PlanInput, options: FamilyOptions, vipLevel: number): Plan {
   const config = resolveFamilyOptions(options);
-  const rating = rateFamily(input.accounts.map((a) => ({ account: a.account, contracts: a.contracts })), config, vipLevel);
+  const rating = rateFamily(
+    input.accounts.map((a) => ({ account: a.account, contracts: a.contracts })),
+    config,
+    vipLevel,
+  );
   const tiered = isTieredVip(vipLevel);
   const aggregatedTier = tierInForce(vipLevel, tierOfRatio(rating.aggregated, config.tiers), config.tiers);
   const current = Math.max(...input.spotHours.map((h) => h.hour));
   return {
-    spotFill: input.spotHours.length === 0 ? null : { current, accounts: spotFillOutlook(spotTimelines(input.spotHours), current) },
+    spotFill:
+      input.spotHours.length === 0
+        ? null
+        : { current, accounts: spotFillOutlook(spotTimelines(input.spotHours), current) },
     vipLevel,
     aggregated: rating.aggregated,
     aggregatedTier: aggregatedTier.tier,
@@ -169,7 +244,9 @@ export function makePlan(input: PlanInput, options: FamilyOptions, vipLevel: num
       limit: a.tier.limit,
       // Below VIP 14 no volume and no request count moves the account from the tier 1 its rating
       // gave (R4): no margins to give.
-      margins: tiered ? accountMargins(a.own, rating.aggregated, config) : { tier: a.tier, up: null, down: null, steps: [] },
+      margins: tiered
+        ? accountMargins(a.own, rating.aggregated, config)
+        : { tier: a.tier, up: null, down: null, steps: [] },
     })),
   };
 }

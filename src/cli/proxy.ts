@@ -26,16 +26,22 @@ interface RedisConnection {
  * SIGTERM stops (refusing what still waits) and prints what each account sent.
  */
 export async function proxyCommand(args: ParsedArgs, run: ProxyRun): Promise<void> {
-  if (args.positionals.length > 0) throw new UsageError(`proxy takes no FILE, got "${args.positionals[0]}" (the accounts file is --accounts FILE)`);
+  if (args.positionals.length > 0)
+    throw new UsageError(`proxy takes no FILE, got "${args.positionals[0]}" (the accounts file is --accounts FILE)`);
   const { values, typed } = args;
   const upstream = values.get('upstream');
-  if (typeof upstream !== 'string') throw new UsageError('proxy needs --upstream URL: the exchange to forward to, e.g. --upstream https://api.gateio.ws');
+  if (typeof upstream !== 'string')
+    throw new UsageError(
+      'proxy needs --upstream URL: the exchange to forward to, e.g. --upstream https://api.gateio.ws',
+    );
   const number = (name: string, least: number): number | undefined => {
     const v = values.get(name);
     if (v === undefined) return undefined;
     const n = v === true ? undefined : wholeNumber(v);
     if (n === undefined || n < least || (name === 'port' && n > 65_535)) {
-      throw new UsageError(`${typed.get(name)} takes a whole number${least > 0 ? ` from ${least}` : ''}${name === 'port' ? ' to 65535 (0 picks a free one)' : ''}, got "${String(v)}"`);
+      throw new UsageError(
+        `${typed.get(name)} takes a whole number${least > 0 ? ` from ${least}` : ''}${name === 'port' ? ' to 65535 (0 picks a free one)' : ''}, got "${String(v)}"`,
+      );
     }
     return n;
   };
@@ -48,13 +54,16 @@ export async function proxyCommand(args: ParsedArgs, run: ProxyRun): Promise<voi
   const redisUrl = values.get('redis');
   if (redisUrl === true) throw new UsageError(`${typed.get('redis')} takes a Redis URL, e.g. redis://127.0.0.1:6379`);
   const prefix = values.get('redis-prefix');
-  if (prefix === true || (prefix !== undefined && redisUrl === undefined)) throw new UsageError(`${typed.get('redis-prefix')} takes a name, and goes with --redis URL`);
+  if (prefix === true || (prefix !== undefined && redisUrl === undefined))
+    throw new UsageError(`${typed.get('redis-prefix')} takes a name, and goes with --redis URL`);
   const redis = redisUrl === undefined ? null : await connect(redisUrl);
   const stores: RedisStore[] = [];
   const futuresWs = values.get('futures-ws');
-  if (futuresWs === true) throw new UsageError(`${typed.get('futures-ws')} takes a ws or wss URL, e.g. wss://fx-ws.gateio.ws`);
+  if (futuresWs === true)
+    throw new UsageError(`${typed.get('futures-ws')} takes a ws or wss URL, e.g. wss://fx-ws.gateio.ws`);
   const options: ProxyOptions = {
-    upstream, port,
+    upstream,
+    port,
     ...(futuresWs === undefined ? {} : { futuresWebSocket: futuresWs }),
     ...(marginMs === undefined ? {} : { marginMs }),
     ...(timeoutMs === undefined ? {} : { timeoutMs }),
@@ -62,13 +71,15 @@ export async function proxyCommand(args: ParsedArgs, run: ProxyRun): Promise<voi
     ...(accounts === undefined ? {} : { accounts: accounts.value }),
     ...(history === undefined ? {} : { history: history.value }),
     ...(values.has('log') ? { log: (line: string) => run.out(line) } : {}),
-    ...(redis === null ? {} : {
-      store: (family: string) => {
-        const store = new RedisStore({ client: redis.client, prefix: `${prefix ?? 'traderatio'}:${family}` });
-        stores.push(store);
-        return store;
-      },
-    }),
+    ...(redis === null
+      ? {}
+      : {
+          store: (family: string) => {
+            const store = new RedisStore({ client: redis.client, prefix: `${prefix ?? 'traderatio'}:${family}` });
+            stores.push(store);
+            return store;
+          },
+        }),
   };
   let proxy: Awaited<ReturnType<typeof startProxy>>;
   try {
@@ -80,21 +91,30 @@ export async function proxyCommand(args: ParsedArgs, run: ProxyRun): Promise<voi
         const plain = e.message.includes('without credentials') ? ' without credentials, query or fragment' : '';
         throw new UsageError(`${typed.get('upstream')} takes an http or https URL${plain}, got "${upstream}"`);
       }
-      if (e.message.startsWith('Expected `futuresWebSocket`')) throw new UsageError(`${typed.get('futures-ws')} takes a ws or wss URL, got "${String(futuresWs)}"`);
+      if (e.message.startsWith('Expected `futuresWebSocket`'))
+        throw new UsageError(`${typed.get('futures-ws')} takes a ws or wss URL, got "${String(futuresWs)}"`);
       const inHistory = /`(activity|hours|spotHours)|the history file/.test(e.message);
       const file = inHistory ? history : accounts;
       throw file === undefined ? e : new InputFileError(file.name, inHistory ? file.lineOf(pathOf(e)) : 1, e.message);
     }
-    if ((e as NodeJS.ErrnoException).code === 'EADDRINUSE') throw new UsageError(`port ${port} is in use; choose another with --port N (0 picks a free one)`);
+    if ((e as NodeJS.ErrnoException).code === 'EADDRINUSE')
+      throw new UsageError(`port ${port} is in use; choose another with --port N (0 picks a free one)`);
     throw e;
   }
   const target = new URL(upstream);
   run.out(`traderatio proxy: ${proxy.url} -> ${target.origin}${target.pathname.replace(/\/+$/, '')}`);
-  run.out(`  REST under ${proxy.url}/api/v4, WebSocket on ${proxy.wsUrl}, metrics at ${proxy.url}/metrics, status at ${proxy.url}/`);
+  run.out(
+    `  REST under ${proxy.url}/api/v4, WebSocket on ${proxy.wsUrl}, metrics at ${proxy.url}/metrics, status at ${proxy.url}/`,
+  );
   const families = proxy.limiters.size - 1;
-  run.out(`  ${families} ${families === 1 ? 'family' : 'families'}${redis === null ? '' : `, limits and counts shared in Redis (${redactUrl(redisUrl!)})`}; stop with Ctrl-C`);
+  run.out(
+    `  ${families} ${families === 1 ? 'family' : 'families'}${redis === null ? '' : `, limits and counts shared in Redis (${redactUrl(redisUrl!)})`}; stop with Ctrl-C`,
+  );
   const signal = await run.stop;
-  const summary = [...proxy.limiters].map(([family, l]) => `  ${family}: ${l.scheduler.stats().dispatched} sent, ${Object.values(l.scheduler.stats().refused).reduce((a, b) => a + b, 0)} refused`);
+  const summary = [...proxy.limiters].map(
+    ([family, l]) =>
+      `  ${family}: ${l.scheduler.stats().dispatched} sent, ${Object.values(l.scheduler.stats().refused).reduce((a, b) => a + b, 0)} refused`,
+  );
   await proxy.close();
   for (const s of stores) await s.close();
   await redis?.close();
@@ -126,7 +146,8 @@ async function connect(url: string): Promise<RedisConnection> {
     await client.connect();
     return { client, close: async () => void (await client.quit()) };
   } catch (e) {
-    if ((e as NodeJS.ErrnoException).code !== 'ERR_MODULE_NOT_FOUND') throw new InvalidInputError('--redis', redactUrl(url), `a Redis that answers (${(e as Error).message})`);
+    if ((e as NodeJS.ErrnoException).code !== 'ERR_MODULE_NOT_FOUND')
+      throw new InvalidInputError('--redis', redactUrl(url), `a Redis that answers (${(e as Error).message})`);
   }
   try {
     const { createClient } = await import('redis');
@@ -134,7 +155,8 @@ async function connect(url: string): Promise<RedisConnection> {
     await client.connect();
     return { client, close: async () => void (await client.quit()) };
   } catch (e) {
-    if ((e as NodeJS.ErrnoException).code === 'ERR_MODULE_NOT_FOUND') throw new UsageError('--redis needs a Redis client installed beside traderatio: npm install ioredis (or redis)');
+    if ((e as NodeJS.ErrnoException).code === 'ERR_MODULE_NOT_FOUND')
+      throw new UsageError('--redis needs a Redis client installed beside traderatio: npm install ioredis (or redis)');
     throw new InvalidInputError('--redis', redactUrl(url), `a Redis that answers (${(e as Error).message})`);
   }
 }

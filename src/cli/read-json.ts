@@ -5,7 +5,10 @@ import { readInput } from './source.js';
  * Parses JSON, naming the line of a syntax error, and gives a function that finds the line on
  * which the value at a path (`["activity", 3]`) starts.
  */
-export function readJson(file: string, text: string): { value: unknown; lineOf: (path: readonly (string | number)[]) => number } {
+export function readJson(
+  file: string,
+  text: string,
+): { value: unknown; lineOf: (path: readonly (string | number)[]) => number } {
   if (text.trim() === '') throw new InputFileError(file, 1, 'the file is empty: it needs a JSON value');
   let value: unknown;
   try {
@@ -45,7 +48,12 @@ function checkKeysOnce(file: string, text: string): void {
       if (expectKey && keys !== undefined && keys !== null) {
         const key = JSON.parse(text.slice(start, i + 1)) as string;
         const first = keys.get(key);
-        if (first !== undefined) throw new InputFileError(file, line, `the key ${JSON.stringify(key)} is given twice in one object (first on line ${first}); JSON keeps only the last, so give it once`);
+        if (first !== undefined)
+          throw new InputFileError(
+            file,
+            line,
+            `the key ${JSON.stringify(key)} is given twice in one object (first on line ${first}); JSON keeps only the last, so give it once`,
+          );
         keys.set(key, line);
       }
     }
@@ -118,7 +126,10 @@ function locate(text: string, path: readonly (string | number)[]): number {
 }
 
 /** A JSON input file, read when given: its name, its value and where each value of it starts. */
-export async function jsonFile(file: string | true | undefined, stdin: AsyncIterable<Buffer | string>): Promise<({ name: string } & ReturnType<typeof readJson>) | undefined> {
+export async function jsonFile(
+  file: string | true | undefined,
+  stdin: AsyncIterable<Buffer | string>,
+): Promise<({ name: string } & ReturnType<typeof readJson>) | undefined> {
   if (file === undefined || file === true) return undefined;
   const { name, text } = await readInput(file, stdin);
   return { name, ...readJson(name, text) };

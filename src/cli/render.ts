@@ -41,7 +41,11 @@ export function throttleText(t: { readonly limit: number; readonly windowMs: num
 /** An aligned plain-text table. */
 export function table(header: readonly string[], rows: readonly (readonly string[])[]): string {
   const width = header.map((h, i) => Math.max(h.length, ...rows.map((r) => (r[i] ?? '').length)));
-  const line = (cells: readonly string[]) => cells.map((c, i) => c.padEnd(width[i]!)).join('  ').trimEnd();
+  const line = (cells: readonly string[]) =>
+    cells
+      .map((c, i) => c.padEnd(width[i]!))
+      .join('  ')
+      .trimEnd();
   return [line(header), line(width.map((w) => '-'.repeat(w))), ...rows.map(line)].join('\n');
 }
 
@@ -67,21 +71,42 @@ export function renderPlan(plan: Plan): string {
       a.basis,
       String(a.tier),
       `${a.limit} r/s`,
-      up === null ? '-' : `+${usdt(up.makerVolume)} maker USDT (${up.makerPath})${up.fewerRequests === null ? '' : ` or -${up.fewerRequests} request${up.fewerRequests === 1 ? '' : 's'} (${up.requestPath})`} -> ${up.tier.limit} r/s`,
-      down === null ? '-' : `${usdt(down.makerVolume)} maker USDT or ${down.spareRequests} request${down.spareRequests === 1 ? '' : 's'}, then ${down.tier.limit} r/s`,
+      up === null
+        ? '-'
+        : `+${usdt(up.makerVolume)} maker USDT (${up.makerPath})${up.fewerRequests === null ? '' : ` or -${up.fewerRequests} request${up.fewerRequests === 1 ? '' : 's'} (${up.requestPath})`} -> ${up.tier.limit} r/s`,
+      down === null
+        ? '-'
+        : `${usdt(down.makerVolume)} maker USDT or ${down.spareRequests} request${down.spareRequests === 1 ? '' : 's'}, then ${down.tier.limit} r/s`,
     ];
   });
   const notes = !isTieredVip(plan.vipLevel)
-    ? [`Below VIP ${TIERED_VIP_LEVEL} every account is at tier 1 whatever its ratio: no volume and no request count changes the limit.`]
+    ? [
+        `Below VIP ${TIERED_VIP_LEVEL} every account is at tier 1 whatever its ratio: no volume and no request count changes the limit.`,
+      ]
     : [
-      'To the tier above: the least maker volume to add, or the fewest requests to drop, that reach it, by whichever of the',
-      "account's own ratio, the aggregated ratio or the own-volume threshold gets there first (named in brackets).",
-      'Spare before the tier below: the maker volume that may be lost, or the requests that may be added, with the tier kept;',
-      'any more drops it.',
-      'Requests are counted at coefficient 1 (BTC_USDT, ETH_USDT); on a 0.4 contract, 2.5 times as many.',
-    ];
+        'To the tier above: the least maker volume to add, or the fewest requests to drop, that reach it, by whichever of the',
+        "account's own ratio, the aggregated ratio or the own-volume threshold gets there first (named in brackets).",
+        'Spare before the tier below: the maker volume that may be lost, or the requests that may be added, with the tier kept;',
+        'any more drops it.',
+        'Requests are counted at coefficient 1 (BTC_USDT, ETH_USDT); on a 0.4 contract, 2.5 times as many.',
+      ];
   return [
-    ...head, table(['account', 'own ratio', 'effective', 'basis', 'tier', 'limit', 'to the tier above', 'spare before the tier below'], rows), '', ...notes,
+    ...head,
+    table(
+      [
+        'account',
+        'own ratio',
+        'effective',
+        'basis',
+        'tier',
+        'limit',
+        'to the tier above',
+        'spare before the tier below',
+      ],
+      rows,
+    ),
+    '',
+    ...notes,
     ...(plan.spotFill === null ? [] : ['', ...renderSpotFill(plan.spotFill.current, plan.spotFill.accounts)]),
   ].join('\n');
 }
@@ -103,12 +128,17 @@ function renderSpotFill(current: number, accounts: readonly SpotFillOutlook[]): 
     fillRatioText(o.next.requests, o.next.traded),
     o.next.throttle !== null
       ? `trade ${usdt(o.clearance.needed)} USDT more`
-      : o.clearance.remaining === Infinity ? '-' : `${o.clearance.remaining} more spot request${o.clearance.remaining === 1 ? '' : 's'} fit`,
+      : o.clearance.remaining === Infinity
+        ? '-'
+        : `${o.clearance.remaining} more spot request${o.clearance.remaining === 1 ? '' : 's'} fit`,
   ]);
   return [
     `Spot low-fill throttle (R14) during the hour from ${formatUtcInstant(current)} (the file's latest), and at the check of ${next}:`,
     '',
-    table(['account', 'now', 'next check', 'requests 24 h', 'traded USDT', 'fill ratio', 'to stay clear at the next check'], rows),
+    table(
+      ['account', 'now', 'next check', 'requests 24 h', 'traded USDT', 'fill ratio', 'to stay clear at the next check'],
+      rows,
+    ),
     '',
     'Now: what the check at the start of the hour put in force. Next check: what the check at its end decides on the 24 hours',
     "up to it (the figures shown; the file's latest hour as it stands), under 0.1 USDT per spot request throttling spot",
@@ -118,31 +148,56 @@ function renderSpotFill(current: number, accounts: readonly SpotFillOutlook[]): 
 
 /** The spot low-fill throttle of a plan as JSON-ready data. */
 function spotFillJson(current: number, accounts: readonly SpotFillOutlook[]): unknown {
-  const throttle = (t: Throttle | null) => (t === null ? null : { limit: t.limit, windowMs: t.windowMs, reason: t.reason });
+  const throttle = (t: Throttle | null) =>
+    t === null ? null : { limit: t.limit, windowMs: t.windowMs, reason: t.reason };
   return {
     current: formatUtcInstant(current),
     nextCheck: formatUtcInstant(current + HOUR_MS),
     accounts: accounts.map((o) => ({
       account: o.account,
-      now: { checkedAt: formatUtcInstant(o.now.checkedAt), throttle: throttle(o.now.throttle), requests: o.now.requests, traded: o.now.traded.toFixed() },
+      now: {
+        checkedAt: formatUtcInstant(o.now.checkedAt),
+        throttle: throttle(o.now.throttle),
+        requests: o.now.requests,
+        traded: o.now.traded.toFixed(),
+      },
       next: {
-        checkedAt: formatUtcInstant(o.next.checkedAt), throttle: throttle(o.next.throttle), requests: o.next.requests, traded: o.next.traded.toFixed(),
-        remaining: o.clearance.remaining === Infinity ? null : o.clearance.remaining, needed: o.clearance.needed.toFixed(),
+        checkedAt: formatUtcInstant(o.next.checkedAt),
+        throttle: throttle(o.next.throttle),
+        requests: o.next.requests,
+        traded: o.next.traded.toFixed(),
+        remaining: o.clearance.remaining === Infinity ? null : o.clearance.remaining,
+        needed: o.clearance.needed.toFixed(),
       },
     })),
   };
 }
 
 /** A ratio as JSON-ready data: decimals as strings, the ratio to 8 places (exact: numerator / denominator), null when no request was counted. */
-export function ratioJson(r: RatioResult): { ratio: string | null; numerator: string; denominator: string; volume: string } {
-  return { ratio: r.ratio === null ? null : ratioPlaces(r.ratio, JSON_RATIO_PLACES), numerator: r.numerator.toFixed(), denominator: r.denominator.toFixed(), volume: r.volume.toFixed() };
+export function ratioJson(r: RatioResult): {
+  ratio: string | null;
+  numerator: string;
+  denominator: string;
+  volume: string;
+} {
+  return {
+    ratio: r.ratio === null ? null : ratioPlaces(r.ratio, JSON_RATIO_PLACES),
+    numerator: r.numerator.toFixed(),
+    denominator: r.denominator.toFixed(),
+    volume: r.volume.toFixed(),
+  };
 }
 
 /** What reaches one tier above, as JSON-ready data. */
 function stepJson(s: TierStep): unknown {
   return {
-    tier: s.tier.tier, limit: s.tier.limit, makerVolume: s.makerVolume.toFixed(), makerPath: s.makerPath,
-    requestWeight: s.requestWeight?.toFixed() ?? null, fewerRequests: s.fewerRequests, requestPath: s.requestPath,
+    tier: s.tier.tier,
+    limit: s.tier.limit,
+    makerVolume: s.makerVolume.toFixed(),
+    makerPath: s.makerPath,
+    requestWeight: s.requestWeight?.toFixed() ?? null,
+    fewerRequests: s.fewerRequests,
+    requestPath: s.requestPath,
   };
 }
 
@@ -161,7 +216,15 @@ export function planJson(plan: Plan): unknown {
       limit: a.limit,
       up: a.margins.up === null ? null : stepJson(a.margins.up),
       steps: a.margins.steps.map(stepJson),
-      down: a.margins.down === null ? null : { tier: a.margins.down.tier.tier, limit: a.margins.down.tier.limit, makerVolume: a.margins.down.makerVolume.toFixed(), spareRequests: a.margins.down.spareRequests },
+      down:
+        a.margins.down === null
+          ? null
+          : {
+              tier: a.margins.down.tier.tier,
+              limit: a.margins.down.tier.limit,
+              makerVolume: a.margins.down.makerVolume.toFixed(),
+              spareRequests: a.margins.down.spareRequests,
+            },
     })),
     spotFill: plan.spotFill === null ? null : spotFillJson(plan.spotFill.current, plan.spotFill.accounts),
   };

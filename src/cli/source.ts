@@ -114,7 +114,7 @@ function* checked(piece: Buffer): Generator<Buffer, void, undefined> {
     yield piece;
     return;
   }
-  for (let from = 0; from < piece.length;) {
+  for (let from = 0; from < piece.length; ) {
     const end = piece.indexOf(10, from);
     const to = end < 0 ? piece.length : end;
     const what = textProblem(piece, from, to);
@@ -173,7 +173,7 @@ function textProblem(buf: Buffer, from: number, to: number): string | null {
 
 /** The offset of the first byte of `buf` that does not belong to a well-formed UTF-8 sequence. */
 function firstInvalidUtf8(buf: Buffer): number {
-  for (let i = 0; i < buf.length;) {
+  for (let i = 0; i < buf.length; ) {
     const b = buf[i]!;
     const n = b < 0x80 ? 1 : b >= 0xc2 && b <= 0xdf ? 2 : b >= 0xe0 && b <= 0xef ? 3 : b >= 0xf0 && b <= 0xf4 ? 4 : 0;
     if (n === 0 || i + n > buf.length || !isUtf8(buf.subarray(i, i + n))) return i;
@@ -183,7 +183,10 @@ function firstInvalidUtf8(buf: Buffer): number {
 }
 
 /** Reads standard input when `file` is `-`, else the file: shorthand for the commands that take all of it. */
-export async function readInput(file: string, stdin: AsyncIterable<Buffer | string>): Promise<{ readonly name: string; readonly text: string }> {
+export async function readInput(
+  file: string,
+  stdin: AsyncIterable<Buffer | string>,
+): Promise<{ readonly name: string; readonly text: string }> {
   const source = openSource(file, stdin);
   return { name: source.name, text: await readText(source) };
 }

@@ -2,7 +2,12 @@ import type { AbuseTimeline, Throttle, ThrottleState } from '../rules/abuse.js';
 import { HOUR_MS, parseUtcHour } from '../rules/calendar.js';
 import type { Dec } from '../internal/decimal.js';
 import { parseCount, parseNonNegativeDecimal } from '../internal/parse.js';
-import { type SpotFillClearance, buildSpotFillTimeline, resolveSpotFillOptions, spotFillClearance } from '../rules/spot-fill.js';
+import {
+  type SpotFillClearance,
+  buildSpotFillTimeline,
+  resolveSpotFillOptions,
+  spotFillClearance,
+} from '../rules/spot-fill.js';
 import { wholeNumber } from './whole-number.js';
 
 /**
@@ -20,7 +25,11 @@ export interface SpotHour {
  * Reads one hour of spot activity, naming the fields as the file spells them (`names`: the hour,
  * the requests and the USDT traded). A count may be given as digits (CSV) or a JSON number.
  */
-export function readSpotHour(account: string, values: readonly [unknown, unknown, unknown], names: readonly [string, string, string]): SpotHour {
+export function readSpotHour(
+  account: string,
+  values: readonly [unknown, unknown, unknown],
+  names: readonly [string, string, string],
+): SpotHour {
   const [hour, requests, traded] = values;
   const digits = (v: unknown): unknown => (typeof v === 'string' ? (wholeNumber(v) ?? v) : v);
   return {
@@ -66,7 +75,14 @@ export function spotThrottlePeriods(timelines: ReadonlyMap<string, AbuseTimeline
   for (const [account, timeline] of timelines) {
     timeline.changes.forEach((c, i) => {
       if (c.throttle === null) return;
-      out.push({ account, from: c.at, until: timeline.changes[i + 1]!.at, throttle: c.throttle, requests: c.requests, traded: c.traded });
+      out.push({
+        account,
+        from: c.at,
+        until: timeline.changes[i + 1]!.at,
+        throttle: c.throttle,
+        requests: c.requests,
+        traded: c.traded,
+      });
     });
   }
   return out.sort((a, b) => a.from - b.from || (a.account < b.account ? -1 : 1));

@@ -1,6 +1,18 @@
 import { UTCDate } from '@date-fns/utc';
 import { DAY_MS as DAY, HOUR_MS as HOUR } from '../rules/calendar.js';
-import { addDays, addHours, addMonths, addWeeks, addYears, format, startOfDay, startOfHour, startOfMonth, startOfWeek, startOfYear } from 'date-fns';
+import {
+  addDays,
+  addHours,
+  addMonths,
+  addWeeks,
+  addYears,
+  format,
+  startOfDay,
+  startOfHour,
+  startOfMonth,
+  startOfWeek,
+  startOfYear,
+} from 'date-fns';
 
 /** A step of a time axis: its name for people, how to find the ticks, how to label them. */
 interface Step {
@@ -42,11 +54,55 @@ function every(
 }
 
 // Midnight shows the day, the other hours the time.
-const hours = (n: number): Step => every('hours', n, HOUR, startOfHour, addHours, (d) => d.getUTCHours(), (t) => (t.getUTCHours() === 0 ? format(t, 'MMM d') : format(t, 'HH:mm')));
-const days = (n: number): Step => every('days', n, DAY, startOfDay, addDays, (d) => Math.round(d.getTime() / DAY), (t) => format(t, 'MMM d'));
-const WEEKS = every('weeks, from Monday', 1, 7 * DAY, (d) => startOfWeek(d, { weekStartsOn: 1 }), addWeeks, () => 0, (t) => format(t, 'MMM d'));
-const months = (n: number): Step => every('months', n, 30.44 * DAY, startOfMonth, addMonths, (d) => d.getUTCMonth(), (t) => format(t, 'MMM'));
-const years = (n: number): Step => every('years', n, 365.25 * DAY, startOfYear, addYears, (d) => d.getUTCFullYear(), (t) => format(t, 'yyyy'));
+const hours = (n: number): Step =>
+  every(
+    'hours',
+    n,
+    HOUR,
+    startOfHour,
+    addHours,
+    (d) => d.getUTCHours(),
+    (t) => (t.getUTCHours() === 0 ? format(t, 'MMM d') : format(t, 'HH:mm')),
+  );
+const days = (n: number): Step =>
+  every(
+    'days',
+    n,
+    DAY,
+    startOfDay,
+    addDays,
+    (d) => Math.round(d.getTime() / DAY),
+    (t) => format(t, 'MMM d'),
+  );
+const WEEKS = every(
+  'weeks, from Monday',
+  1,
+  7 * DAY,
+  (d) => startOfWeek(d, { weekStartsOn: 1 }),
+  addWeeks,
+  () => 0,
+  (t) => format(t, 'MMM d'),
+);
+const months = (n: number): Step =>
+  every(
+    'months',
+    n,
+    30.44 * DAY,
+    startOfMonth,
+    addMonths,
+    (d) => d.getUTCMonth(),
+    (t) => format(t, 'MMM'),
+  );
+const years = (n: number): Step =>
+  every(
+    'years',
+    n,
+    365.25 * DAY,
+    startOfYear,
+    addYears,
+    (d) => d.getUTCFullYear(),
+    (t) => format(t, 'yyyy'),
+  );
 
 const HOUR_1 = hours(1);
 const HOURS_6 = hours(6);
@@ -107,7 +163,11 @@ export function timeAxis(from: number, to: number, widthPx: number, minGapPx = 5
   let year = '';
   for (let t = step.first(new UTCDate(from)); t.getTime() <= to; t = step.next(t)) {
     const y = format(t, 'yyyy');
-    ticks.push({ at: t.getTime(), label: step.label(t), year: y !== year && step.approxMs < YEAR_1.approxMs ? y : null });
+    ticks.push({
+      at: t.getTime(),
+      label: step.label(t),
+      year: y !== year && step.approxMs < YEAR_1.approxMs ? y : null,
+    });
     year = y;
   }
   // Lighter lines only where they stay at least 5 px apart.
@@ -115,7 +175,8 @@ export function timeAxis(from: number, to: number, widthPx: number, minGapPx = 5
   const minor: number[] = [];
   if (minorStep !== null) {
     const major = new Set(ticks.map((t) => t.at));
-    for (let t = minorStep.first(new UTCDate(from)); t.getTime() <= to; t = minorStep.next(t)) if (!major.has(t.getTime())) minor.push(t.getTime());
+    for (let t = minorStep.first(new UTCDate(from)); t.getTime() <= to; t = minorStep.next(t))
+      if (!major.has(t.getTime())) minor.push(t.getTime());
   }
   return { ticks, step: step.name, minor, minorStep: minorStep?.name ?? null };
 }

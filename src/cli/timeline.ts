@@ -8,7 +8,13 @@ import { InputFileError } from './input.js';
 import { readJson } from './read-json.js';
 import { escapeXml, timelineSvg } from './chart.js';
 import { fillRatioText, ratioJson, ratioText, table, throttleText, usdt } from './render.js';
-import { type SpotHour, type SpotThrottlePeriod, readSpotHour, spotThrottlePeriods, spotTimelines } from './spot-hours.js';
+import {
+  type SpotHour,
+  type SpotThrottlePeriod,
+  readSpotHour,
+  spotThrottlePeriods,
+  spotTimelines,
+} from './spot-hours.js';
 
 /** The fields of a timeline file: the timeline's own, and the spot activity of R14. */
 const FILE_FIELDS = ['accounts', 'activity', 'vipLevel', 'vipChanges', 'spotHours'];
@@ -59,27 +65,46 @@ export function readTimeline(file: string, text: string, options: FamilyOptions)
     throw e;
   }
   if (Array.isArray(v.activity) && v.activity.length === 0) {
-    throw new InputFileError(file, lineOf(['activity']), 'no activity: `activity` is empty, and without it every limit stays at tier 1; give each account\'s daily figures ({ "account", "day", "contracts" })');
+    throw new InputFileError(
+      file,
+      lineOf(['activity']),
+      'no activity: `activity` is empty, and without it every limit stays at tier 1; give each account\'s daily figures ({ "account", "day", "contracts" })',
+    );
   }
-  const instants = [timeline.start, ...timeline.changes.map((c) => c.at), ...timeline.snapshots.map((s) => s.day), ...(spot ?? []).map((p) => p.until)];
+  const instants = [
+    timeline.start,
+    ...timeline.changes.map((c) => c.at),
+    ...timeline.snapshots.map((s) => s.day),
+    ...(spot ?? []).map((p) => p.until),
+  ];
   const from = Math.min(timeline.start, ...(spot ?? []).map((p) => utcDayStart(p.from)));
   // The timeline read every day already: this cannot fail.
-  const days = [...input.activity.map((a, i) => parseUtcDay(a.day, `\`activity[${i}].day\``)), ...hours.map((h) => utcDayStart(h.hour))];
+  const days = [
+    ...input.activity.map((a, i) => parseUtcDay(a.day, `\`activity[${i}].day\``)),
+    ...hours.map((h) => utcDayStart(h.hour)),
+  ];
   const dataEnd = addUtcDays(Math.max(...days), 1);
   return { input, timeline, from, to: addUtcDays(Math.max(...instants), 1), spot, dataEnd };
 }
 
 /** The `spotHours` of a timeline file, each of an account of the file and each hour once per account. */
 function readSpotHours(value: unknown, input: TimelineInput): SpotHour[] {
-  if (!Array.isArray(value)) throw new InvalidInputError('`spotHours`', value, 'an array of hours { "account", "hour", "requests", "traded" }');
+  if (!Array.isArray(value))
+    throw new InvalidInputError('`spotHours`', value, 'an array of hours { "account", "hour", "requests", "traded" }');
   const ids = Array.isArray(input.accounts) ? input.accounts.map((a) => a.id) : [];
   const hours = value.map((h: unknown, i) => {
     const at = `spotHours[${i}]`;
-    if (typeof h !== 'object' || h === null || Array.isArray(h)) throw new InvalidInputError(`\`${at}\``, h, 'an object { "account", "hour", "requests", "traded" }');
+    if (typeof h !== 'object' || h === null || Array.isArray(h))
+      throw new InvalidInputError(`\`${at}\``, h, 'an object { "account", "hour", "requests", "traded" }');
     checkFields(h, ['account', 'hour', 'requests', 'traded'], `\`${at}\``);
     const row = h as Record<string, unknown>;
-    if (typeof row.account !== 'string' || !ids.includes(row.account)) throw new InvalidInputError(`\`${at}.account\``, row.account, `an account of \`accounts\` (${ids.join(', ')})`);
-    return readSpotHour(row.account, [row.hour, row.requests, row.traded], [`${at}.hour`, `${at}.requests`, `${at}.traded`]);
+    if (typeof row.account !== 'string' || !ids.includes(row.account))
+      throw new InvalidInputError(`\`${at}.account\``, row.account, `an account of \`accounts\` (${ids.join(', ')})`);
+    return readSpotHour(
+      row.account,
+      [row.hour, row.requests, row.traded],
+      [`${at}.hour`, `${at}.requests`, `${at}.traded`],
+    );
   });
   checkHoursOnce(hours, (i) => `\`spotHours[${i}].hour\``);
   return hours;
@@ -122,13 +147,33 @@ function renderSpotPeriods(periods: readonly SpotThrottlePeriod[]): string[] {
   const hours = (p: SpotThrottlePeriod): number => (p.until - p.from) / HOUR_MS;
   const total = periods.reduce((n, p) => n + hours(p), 0);
   const rows = periods.map((p) => [
-    p.account, formatUtcInstant(p.from), formatUtcInstant(p.until), String(hours(p)), throttleText(p.throttle), p.throttle.reason,
-    String(p.requests), usdt(p.traded), fillRatioText(p.requests, p.traded),
+    p.account,
+    formatUtcInstant(p.from),
+    formatUtcInstant(p.until),
+    String(hours(p)),
+    throttleText(p.throttle),
+    p.throttle.reason,
+    String(p.requests),
+    usdt(p.traded),
+    fillRatioText(p.requests, p.traded),
   ]);
   return [
     `Spot low-fill throttle (R14): ${periods.length} period${periods.length === 1 ? '' : 's'}, ${total} hour${total === 1 ? '' : 's'} in all, spot placement and amendment limited per account`,
     '',
-    table(['account', 'from (UTC)', 'until (UTC)', 'hours', 'spot limit', 'reason', 'requests 24 h', 'traded USDT', 'fill ratio'], rows),
+    table(
+      [
+        'account',
+        'from (UTC)',
+        'until (UTC)',
+        'hours',
+        'spot limit',
+        'reason',
+        'requests 24 h',
+        'traded USDT',
+        'fill ratio',
+      ],
+      rows,
+    ),
     '',
     'Each period starts at the hourly check that found the 24 hours before it under 0.1 USDT per spot request (the figures',
     'shown), and ends at the first check that did not.',
@@ -138,8 +183,14 @@ function renderSpotPeriods(periods: readonly SpotThrottlePeriod[]): string[] {
 /** The throttled periods as JSON-ready data. */
 function spotPeriodJson(p: SpotThrottlePeriod): unknown {
   return {
-    account: p.account, from: formatUtcInstant(p.from), until: formatUtcInstant(p.until), limit: p.throttle.limit, windowMs: p.throttle.windowMs,
-    reason: p.throttle.reason, requests: p.requests, traded: p.traded.toFixed(),
+    account: p.account,
+    from: formatUtcInstant(p.from),
+    until: formatUtcInstant(p.until),
+    limit: p.throttle.limit,
+    windowMs: p.throttle.windowMs,
+    reason: p.throttle.reason,
+    requests: p.requests,
+    traded: p.traded.toFixed(),
   };
 }
 
@@ -163,9 +214,15 @@ export function timelineJson(run: TimelineRun): unknown {
 /** A page with the chart and the table of changes. */
 export function timelineHtml(run: TimelineRun): string {
   const rows = run.timeline.changes
-    .map((c) => `<tr><td>${formatUtcInstant(c.at)}</td><td>${escapeXml(c.account)}</td><td>${c.previousTier?.limit ?? '-'}</td><td>${c.limit}</td><td>${c.tier.tier}</td><td>${c.reason}</td></tr>`)
+    .map(
+      (c) =>
+        `<tr><td>${formatUtcInstant(c.at)}</td><td>${escapeXml(c.account)}</td><td>${c.previousTier?.limit ?? '-'}</td><td>${c.limit}</td><td>${c.tier.tier}</td><td>${c.reason}</td></tr>`,
+    )
     .join('\n');
-  const spot = run.spot === null || run.spot.length === 0 ? '' : `
+  const spot =
+    run.spot === null || run.spot.length === 0
+      ? ''
+      : `
 <h2>Spot low-fill throttle (R14)</h2>
 <table><thead><tr><th>account</th><th>from (UTC)</th><th>until (UTC)</th><th>spot limit</th><th>reason</th><th>requests 24 h</th><th>traded USDT</th><th>fill ratio</th></tr></thead>
 <tbody>

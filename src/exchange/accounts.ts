@@ -122,7 +122,9 @@ export interface AccountsRead {
 
 /** The accounts used when none are given: one main account, key `main-key`, secret `main-secret`. */
 export const DEFAULT_ACCOUNTS: AccountsFile = Object.freeze<AccountsFile>({
-  families: [{ id: 'default', accounts: [{ id: 'main', role: 'main', keys: [{ key: 'main-key', secret: 'main-secret' }] }] }],
+  families: [
+    { id: 'default', accounts: [{ id: 'main', role: 'main', keys: [{ key: 'main-key', secret: 'main-secret' }] }] },
+  ],
 });
 
 /**
@@ -133,36 +135,52 @@ export const DEFAULT_ACCOUNTS: AccountsFile = Object.freeze<AccountsFile>({
 export function readAccounts(file: unknown): AccountsRead {
   const f = file as Partial<AccountsFile>;
   if (typeof f !== 'object' || f === null || !Array.isArray(f.families) || f.families.length === 0) {
-    throw new InvalidInputError('the accounts file', file, 'an object { "families": [ { "id", "accounts": [...] }, ... ] }');
+    throw new InvalidInputError(
+      'the accounts file',
+      file,
+      'an object { "families": [ { "id", "accounts": [...] }, ... ] }',
+    );
   }
   const keys = new Map<string, { account: string; secret: string }>();
   const balances = new Map<string, StartingBalances>();
   const familyIds = new Set<string>();
   const families = f.families.map((fam, i): FamilySpec => {
     const where = `\`families[${i}]\``;
-    if (typeof fam !== 'object' || fam === null || !Array.isArray(fam.accounts)) throw new InvalidInputError(where, fam, 'an object { "id", "accounts": [...] }');
+    if (typeof fam !== 'object' || fam === null || !Array.isArray(fam.accounts))
+      throw new InvalidInputError(where, fam, 'an object { "id", "accounts": [...] }');
     const known = new Set(['id', 'vipLevel', 'kind', 'ownVolumeThreshold', 'accounts']);
-    for (const k of Object.keys(fam)) if (!known.has(k)) throw new InvalidInputError(`a key of ${where}`, k, `one of ${[...known].join(', ')}`);
+    for (const k of Object.keys(fam))
+      if (!known.has(k)) throw new InvalidInputError(`a key of ${where}`, k, `one of ${[...known].join(', ')}`);
     const accounts = (fam.accounts as readonly AccountEntry[]).map((a, j) => {
       const at = `\`families[${i}].accounts[${j}]\``;
-      if (typeof a !== 'object' || a === null) throw new InvalidInputError(at, a, 'an object { "id", "role"?, "createdAt"?, "keys"? }');
+      if (typeof a !== 'object' || a === null)
+        throw new InvalidInputError(at, a, 'an object { "id", "role"?, "createdAt"?, "keys"? }');
       checkFields(a, ['id', 'role', 'createdAt', 'keys', 'balances'], at);
       const id = parseId(a.id, `${at}.id`);
       const list = a.keys ?? [];
       if (!Array.isArray(list)) throw new InvalidInputError(`${at}.keys`, list, 'an array of { "key", "secret" }');
       // R11 checks a key about to be made against those that exist: the last of the list against
       // the others. An account without keys (`keys` is optional) has none to check.
-      if (list.length > 0 && !checkApiKeyCount(list.length - 1).ok) throw new InvalidInputError(`${at}.keys`, `${list.length} keys`, 'at most 20 keys per account (R11)');
+      if (list.length > 0 && !checkApiKeyCount(list.length - 1).ok)
+        throw new InvalidInputError(`${at}.keys`, `${list.length} keys`, 'at most 20 keys per account (R11)');
       list.forEach((k, n) => {
         if (typeof k?.key !== 'string' || k.key === '' || typeof k.secret !== 'string') {
-          throw new InvalidInputError(`${at}.keys[${n}]`, k, 'an object { "key": a non-empty string, "secret": a string }');
+          throw new InvalidInputError(
+            `${at}.keys[${n}]`,
+            k,
+            'an object { "key": a non-empty string, "secret": a string }',
+          );
         }
         checkFields(k, ['key', 'secret'], `${at}.keys[${n}]`);
         if (keys.has(k.key)) throw new InvalidInputError(`${at}.keys[${n}].key`, k.key, 'a key given once in the file');
         keys.set(k.key, { account: id, secret: k.secret });
       });
       if (a.balances !== undefined) balances.set(id, readBalances(a.balances, `${at}.balances`));
-      return { id, ...(a.role === undefined ? {} : { role: a.role }), ...(a.createdAt === undefined ? {} : { createdAt: readInstant(a.createdAt, `${at}.createdAt`) }) };
+      return {
+        id,
+        ...(a.role === undefined ? {} : { role: a.role }),
+        ...(a.createdAt === undefined ? {} : { createdAt: readInstant(a.createdAt, `${at}.createdAt`) }),
+      };
     });
     const id = parseId(fam.id, `${where}.id`);
     if (familyIds.has(id)) throw new InvalidInputError(`${where}.id`, id, 'a family id given once');
@@ -183,6 +201,7 @@ export function readAccounts(file: unknown): AccountsRead {
 /** An instant as ISO text with a zone, or epoch milliseconds. */
 export function readInstant(value: unknown, field: string): number {
   if (typeof value === 'number' && Number.isSafeInteger(value)) return value;
-  if (typeof value === 'string' && /(Z|[+-]\d\d:\d\d)$/.test(value) && Number.isFinite(Date.parse(value))) return Date.parse(value);
+  if (typeof value === 'string' && /(Z|[+-]\d\d:\d\d)$/.test(value) && Number.isFinite(Date.parse(value)))
+    return Date.parse(value);
   throw new InvalidInputError(field, value, 'an ISO instant with a zone (2026-11-21T08:00:00Z) or epoch milliseconds');
 }

@@ -12,19 +12,33 @@ import type { ExchangeModel } from './model.js';
  * Errors are answered as the API's are: `{ label, message }`. With a `token`, every request must
  * carry `Authorization: Bearer <token>` (401 INVALID_CREDENTIALS otherwise).
  */
-export function handleAdmin(model: ExchangeModel, req: { method: string; path: string; body: string; authorization?: string | undefined }, token?: string): { status: number; body: unknown } {
+export function handleAdmin(
+  model: ExchangeModel,
+  req: { method: string; path: string; body: string; authorization?: string | undefined },
+  token?: string,
+): { status: number; body: unknown } {
   const route = `${req.method} ${req.path.replace(/\/+$/, '')}`;
   if (token !== undefined && !sameToken(req.authorization, token)) {
-    return { status: 401, body: { label: 'INVALID_CREDENTIALS', message: 'the administration takes the header Authorization: Bearer <token> (printed at start-up)' } };
+    return {
+      status: 401,
+      body: {
+        label: 'INVALID_CREDENTIALS',
+        message: 'the administration takes the header Authorization: Bearer <token> (printed at start-up)',
+      },
+    };
   }
   try {
-    const body = req.body === '' ? {} : JSON.parse(req.body) as Record<string, unknown>;
-    if (typeof body !== 'object' || body === null || Array.isArray(body)) throw new InvalidInputError('the body', body, 'a JSON object');
+    const body = req.body === '' ? {} : (JSON.parse(req.body) as Record<string, unknown>);
+    if (typeof body !== 'object' || body === null || Array.isArray(body))
+      throw new InvalidInputError('the body', body, 'a JSON object');
     switch (route) {
       case 'GET /_model/stats':
         return { status: 200, body: model.stats() };
       case 'GET /_model/clock':
-        return { status: 200, body: { now: new Date(model.now()).toISOString(), ms: Math.floor(model.now()), ...model.clockMode() } };
+        return {
+          status: 200,
+          body: { now: new Date(model.now()).toISOString(), ms: Math.floor(model.now()), ...model.clockMode() },
+        };
       case 'POST /_model/vip': {
         const account = model.core.account(body.account as string);
         // The model's clock has a fraction of a millisecond (R15); a change takes effect at a whole one.
@@ -36,24 +50,40 @@ export function handleAdmin(model: ExchangeModel, req: { method: string; path: s
         const keys = (body.keys ?? []) as { key: string; secret: string }[];
         if (!Array.isArray(keys)) throw new InvalidInputError('`keys`', keys, 'an array of { key, secret }');
         for (const [i, k] of keys.entries()) {
-          if (typeof k?.key !== 'string' || k.key === '' || model.keyOf(k.key) !== undefined || typeof k.secret !== 'string') {
+          if (
+            typeof k?.key !== 'string' ||
+            k.key === '' ||
+            model.keyOf(k.key) !== undefined ||
+            typeof k.secret !== 'string'
+          ) {
             throw new InvalidInputError(`\`keys[${i}]\``, k, 'a { key, secret } whose key is not yet used');
           }
         }
         const at = model.now();
         const account = model.core.addAccount(main.family.id, { id: body.id as string, createdAt: Math.floor(at) });
         for (const k of keys) model.addKey(k.key, k.secret, account.id);
-        return { status: 200, body: { id: account.id, family: main.family.id, createdAt: new Date(Math.floor(at)).toISOString() } };
+        return {
+          status: 200,
+          body: { id: account.id, family: main.family.id, createdAt: new Date(Math.floor(at)).toISOString() },
+        };
       }
       case 'POST /_model/reset':
         model.reset();
         return { status: 200, body: { reset: new Date(model.now()).toISOString() } };
       default:
-        return { status: 404, body: { label: 'NOT_FOUND', message: `${route} is not an administration route (GET /_model/stats, GET /_model/clock, POST /_model/vip, POST /_model/sub_accounts, POST /_model/reset)` } };
+        return {
+          status: 404,
+          body: {
+            label: 'NOT_FOUND',
+            message: `${route} is not an administration route (GET /_model/stats, GET /_model/clock, POST /_model/vip, POST /_model/sub_accounts, POST /_model/reset)`,
+          },
+        };
     }
   } catch (e) {
-    if (e instanceof SyntaxError) return { status: 400, body: { label: 'INVALID_REQUEST_BODY', message: `the body is not JSON: ${e.message}` } };
-    if (e instanceof InvalidInputError) return { status: 400, body: { label: 'INVALID_PARAM_VALUE', message: e.message } };
+    if (e instanceof SyntaxError)
+      return { status: 400, body: { label: 'INVALID_REQUEST_BODY', message: `the body is not JSON: ${e.message}` } };
+    if (e instanceof InvalidInputError)
+      return { status: 400, body: { label: 'INVALID_PARAM_VALUE', message: e.message } };
     throw e;
   }
 }

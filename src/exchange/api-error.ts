@@ -24,7 +24,11 @@ export type ExchangeErrorCode = 'EXCHANGE_API_ERROR';
 export class ApiError extends TraderatioError<ExchangeErrorCode> {
   /** The account the refusal is counted for, when the request was identified before it was refused. */
   account: Account | null = null;
-  constructor(readonly status: number, label: string, message: string) {
+  constructor(
+    readonly status: number,
+    label: string,
+    message: string,
+  ) {
     super('EXCHANGE_API_ERROR', message, label);
   }
 

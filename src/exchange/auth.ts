@@ -5,9 +5,18 @@ import { createHash, createHmac, timingSafeEqual } from 'node:crypto';
  * secret over five lines, method, path with `/api/v4`, the query as sent, hex SHA-512 of the body,
  * and the Timestamp header.
  */
-export function signRequest(secret: string, method: string, path: string, query: string, body: string | Buffer, timestamp: string): string {
+export function signRequest(
+  secret: string,
+  method: string,
+  path: string,
+  query: string,
+  body: string | Buffer,
+  timestamp: string,
+): string {
   const hashed = createHash('sha512').update(body).digest('hex');
-  return createHmac('sha512', secret).update(`${method.toUpperCase()}\n${path}\n${query}\n${hashed}\n${timestamp}`).digest('hex');
+  return createHmac('sha512', secret)
+    .update(`${method.toUpperCase()}\n${path}\n${query}\n${hashed}\n${timestamp}`)
+    .digest('hex');
 }
 
 /** The signature of a WebSocket API request: `api\n{channel}\n{request parameters as sent}\n{timestamp}`. */

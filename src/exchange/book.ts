@@ -91,7 +91,8 @@ export class Book {
 
   private retire(order: FuturesOrder | SpotOrder): void {
     this.finished.push(order);
-    if (this.finished.length - this.finishedHead > FINISHED_KEPT) this.orders.delete(String(this.finished[this.finishedHead++]!.id));
+    if (this.finished.length - this.finishedHead > FINISHED_KEPT)
+      this.orders.delete(String(this.finished[this.finishedHead++]!.id));
     if (this.finishedHead > FINISHED_KEPT) {
       this.finished.splice(0, this.finishedHead);
       this.finishedHead = 0;

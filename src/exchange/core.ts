@@ -82,7 +82,12 @@ export class Party {
 export class Account extends Party {
   inForce: AccountInForce | null = null;
   readonly tierLimits: CountedLimit[] = [];
-  constructor(id: string, readonly family: Family, readonly throttle: CountedLimit, readonly spotThrottle: CountedLimit) {
+  constructor(
+    id: string,
+    readonly family: Family,
+    readonly throttle: CountedLimit,
+    readonly spotThrottle: CountedLimit,
+  ) {
     super(id);
   }
 }
@@ -95,7 +100,12 @@ export class Family {
   readonly vipChanges: VipChange[] = [];
   inForce: FamilyInForce | null = null;
   until = -Infinity;
-  constructor(readonly id: string, public accounts: TimelineAccount[], public vipLevel: number, readonly config: FamilyConfig) {}
+  constructor(
+    readonly id: string,
+    public accounts: TimelineAccount[],
+    public vipLevel: number,
+    readonly config: FamilyConfig,
+  ) {}
 }
 
 /**
@@ -130,13 +140,20 @@ export class ExchangeCore {
     if (this.families.has(id)) throw new InvalidInputError('`id` of a family', id, 'a family id given once');
     const config = resolveFamilyOptions(spec.options ?? {});
     const vipLevel = parseVipLevel(spec.vipLevel ?? TIERED_VIP_LEVEL, `\`vipLevel\` of family ${id}`);
-    if (!Array.isArray(spec.accounts)) throw new InvalidInputError(`\`accounts\` of family ${id}`, spec.accounts, 'an array');
+    if (!Array.isArray(spec.accounts))
+      throw new InvalidInputError(`\`accounts\` of family ${id}`, spec.accounts, 'an array');
     // The timeline checks ids, roles and creation instants once, here (a family may start empty).
     if (spec.accounts.length > 0) buildTimeline({ accounts: spec.accounts, activity: [] }, config);
     for (const a of spec.accounts) {
-      if (this.accounts.has(a.id)) throw new InvalidInputError('`id` of an account', a.id, 'an id given once across all families');
+      if (this.accounts.has(a.id))
+        throw new InvalidInputError('`id` of an account', a.id, 'an id given once across all families');
     }
-    const family = new Family(id, spec.accounts.map((a) => ({ ...a })), vipLevel, config);
+    const family = new Family(
+      id,
+      spec.accounts.map((a) => ({ ...a })),
+      vipLevel,
+      config,
+    );
     this.families.set(id, family);
     for (const a of family.accounts) this.addAccountState(family, a.id);
     return family;
@@ -162,14 +179,20 @@ export class ExchangeCore {
   /** An account; an unknown id is refused. */
   account(id: string): Account {
     const a = this.accounts.get(id);
-    if (a === undefined) throw new InvalidInputError('`account`', id, `an account of the exchange (${[...this.accounts.keys()].join(', ')})`);
+    if (a === undefined)
+      throw new InvalidInputError(
+        '`account`',
+        id,
+        `an account of the exchange (${[...this.accounts.keys()].join(', ')})`,
+      );
     return a;
   }
 
   /** A family by id; an unknown id is refused. */
   family(id: string): Family {
     const f = this.families.get(id);
-    if (f === undefined) throw new InvalidInputError('`family`', id, `a family of the exchange (${[...this.families.keys()].join(', ')})`);
+    if (f === undefined)
+      throw new InvalidInputError('`family`', id, `a family of the exchange (${[...this.families.keys()].join(', ')})`);
     return f;
   }
 
@@ -225,9 +248,21 @@ export class ExchangeCore {
     if (account !== null && c.action !== 'other') {
       // The tracker counts whole milliseconds; the model's clock has a fraction (R15's microseconds).
       if (c.market === 'futures') {
-        account.family.futures.recordRequest(account.id, instrument === '' ? 'BTC_USDT' : instrument, c.action, Math.floor(t), c.orders);
+        account.family.futures.recordRequest(
+          account.id,
+          instrument === '' ? 'BTC_USDT' : instrument,
+          c.action,
+          Math.floor(t),
+          c.orders,
+        );
       } else if (c.market === 'spot') {
-        account.family.spot.recordRequest(account.id, contractName(instrument) ?? UNNAMED_PAIR, c.action, Math.floor(t), c.orders);
+        account.family.spot.recordRequest(
+          account.id,
+          contractName(instrument) ?? UNNAMED_PAIR,
+          c.action,
+          Math.floor(t),
+          c.orders,
+        );
       }
     }
     return refused;
@@ -239,10 +274,23 @@ export class ExchangeCore {
   }
 
   /** Counts a fill: `volume` USDT on a futures contract or a spot pair, as maker or taker (R1, R9; R14). */
-  recordFill(account: Account, market: 'futures' | 'spot', instrument: string, role: FillRole, volume: DecimalInput, at: number): void {
+  recordFill(
+    account: Account,
+    market: 'futures' | 'spot',
+    instrument: string,
+    role: FillRole,
+    volume: DecimalInput,
+    at: number,
+  ): void {
     const t = at > this.latest ? at : this.latest;
     this.latest = t;
-    (market === 'futures' ? account.family.futures : account.family.spot).recordFill(account.id, instrument, role, volume, Math.floor(t));
+    (market === 'futures' ? account.family.futures : account.family.spot).recordFill(
+      account.id,
+      instrument,
+      role,
+      volume,
+      Math.floor(t),
+    );
   }
 
   /** The limits `c` draws on for `party`, in the order checked. */
@@ -256,7 +304,8 @@ export class ExchangeCore {
         continue;
       }
       let l = party.limits.get(spec.key);
-      if (l === undefined) party.limits.set(spec.key, (l = this.counted(spec.key, spec.limit, spec.windowMs, spec.limit, false)));
+      if (l === undefined)
+        party.limits.set(spec.key, (l = this.counted(spec.key, spec.limit, spec.windowMs, spec.limit, false)));
       out.push(l);
     }
     if (party instanceof Account && spotFillLimits(c, this.spotFill)) {
@@ -285,7 +334,12 @@ export class ExchangeCore {
     const l = parseVipLevel(level, '`level`');
     const t = parseInstant(at > this.latest ? at : this.latest, '`at`');
     const last = family.vipChanges.at(-1)?.at ?? -Infinity;
-    if (t <= last) throw new InvalidInputError('`at`', formatUtcInstant(t), `an instant after the family's last VIP change (${formatUtcInstant(last)})`);
+    if (t <= last)
+      throw new InvalidInputError(
+        '`at`',
+        formatUtcInstant(t),
+        `an instant after the family's last VIP change (${formatUtcInstant(last)})`,
+      );
     family.vipChanges.push({ at: t, level: l });
     family.until = -Infinity;
   }
@@ -302,31 +356,47 @@ export class ExchangeCore {
    * of order requests and USDT traded (R9), and the same hours on spot (R14). Validated whole
    * first: nothing is added if any of it is wrong.
    */
-  seed(history: { readonly days?: readonly DailyActivity[]; readonly hours?: readonly HistoryHour[]; readonly spotHours?: readonly HistoryHour[] }): void {
+  seed(history: {
+    readonly days?: readonly DailyActivity[];
+    readonly hours?: readonly HistoryHour[];
+    readonly spotHours?: readonly HistoryHour[];
+  }): void {
     const byFamily = new Map<Family, DailyActivity[]>();
     (history.days ?? []).forEach((d, i) => {
       const a = this.accounts.get(d?.account);
-      if (a === undefined) throw new InvalidInputError(`\`activity[${i}].account\``, d?.account, 'an account of the accounts file');
+      if (a === undefined)
+        throw new InvalidInputError(`\`activity[${i}].account\``, d?.account, 'an account of the accounts file');
       const list = byFamily.get(a.family) ?? [];
       list.push(d);
       byFamily.set(a.family, list);
     });
     for (const [family, days] of byFamily) buildTimeline({ accounts: family.accounts, activity: days }, family.config);
-    const readHours = (list: readonly HistoryHour[] | undefined, name: string) => (list ?? []).map((h, i) => {
-      const a = this.accounts.get(h?.account);
-      if (a === undefined) throw new InvalidInputError(`\`${name}[${i}].account\``, h?.account, 'an account of the accounts file');
-      return { account: a, hour: utcHourStart(parseInstant(h.hour, `\`${name}[${i}].hour\``)), requests: h.requests, traded: h.traded ?? '0' };
-    });
+    const readHours = (list: readonly HistoryHour[] | undefined, name: string) =>
+      (list ?? []).map((h, i) => {
+        const a = this.accounts.get(h?.account);
+        if (a === undefined)
+          throw new InvalidInputError(`\`${name}[${i}].account\``, h?.account, 'an account of the accounts file');
+        return {
+          account: a,
+          hour: utcHourStart(parseInstant(h.hour, `\`${name}[${i}].hour\``)),
+          requests: h.requests,
+          traded: h.traded ?? '0',
+        };
+      });
     const hours = readHours(history.hours, 'hours');
     const spotHours = readHours(history.spotHours, 'spotHours');
     const seedHours = (t: Tracker, family: Family, list: typeof hours) => {
-      for (const h of list.filter((x) => x.account.family === family).sort((a, b) => a.hour - b.hour)) t.seedHour(h.account.id, h.hour, h.requests, h.traded);
+      for (const h of list.filter((x) => x.account.family === family).sort((a, b) => a.hour - b.hour))
+        t.seedHour(h.account.id, h.hour, h.requests, h.traded);
     };
     // Each family's trackers are made again with the history, then swapped in: all or nothing.
     const next = new Map<Family, { futures: Tracker; spot: Tracker }>();
     for (const family of this.families.values()) {
       const t = Tracker.restore(family.futures.snapshot());
-      const days = (byFamily.get(family) ?? []).map((d, i) => ({ ...d, start: parseUtcDay(d.day, `\`activity[${i}].day\``) }));
+      const days = (byFamily.get(family) ?? []).map((d, i) => ({
+        ...d,
+        start: parseUtcDay(d.day, `\`activity[${i}].day\``),
+      }));
       days.sort((a, b) => a.start - b.start);
       for (const d of days) t.seedDay(d.account, d.start, d.contracts);
       seedHours(t, family, hours);
@@ -349,7 +419,15 @@ export class ExchangeCore {
     const tier1 = family.config.tiers[0]!;
     for (const a of family.accounts) {
       const account = this.accounts.get(a.id)!;
-      const state = f.accounts.get(a.id) ?? { tier: tier1, limit: tier1.limit, throttle: null, spotThrottle: null, vipLevel: this.vipLevelAt(family, at), reason: 'initial' as const, rating: null };
+      const state = f.accounts.get(a.id) ?? {
+        tier: tier1,
+        limit: tier1.limit,
+        throttle: null,
+        spotThrottle: null,
+        vipLevel: this.vipLevelAt(family, at),
+        reason: 'initial' as const,
+        rating: null,
+      };
       account.inForce = state;
       for (const l of account.tierLimits) l.n = state.limit;
       account.throttle.n = state.throttle?.limit ?? Infinity;
@@ -371,7 +449,13 @@ export class ExchangeCore {
 
   private addAccountState(family: Family, id: string): Account {
     const { noFillLimit, lowFillLimit } = this.abuse;
-    const throttle = this.counted(THROTTLE_KEY, Infinity, Math.max(noFillLimit.windowMs, lowFillLimit.windowMs), Math.max(noFillLimit.limit, lowFillLimit.limit), true);
+    const throttle = this.counted(
+      THROTTLE_KEY,
+      Infinity,
+      Math.max(noFillLimit.windowMs, lowFillLimit.windowMs),
+      Math.max(noFillLimit.limit, lowFillLimit.limit),
+      true,
+    );
     const { limit } = this.spotFill;
     const spotThrottle = this.counted(SPOT_THROTTLE_KEY, Infinity, limit.windowMs, limit.limit, false);
     const account = new Account(id, family, throttle, spotThrottle);
@@ -382,6 +466,13 @@ export class ExchangeCore {
   }
 
   private counted(key: string, n: number, w: number, keep: number, fillRatio: boolean): CountedLimit {
-    return new CountedLimit(key, n, w, arrivalCount(this.window, keep), TOO_FAST_KEYS.has(key) ? 'TOO_FAST' : 'TOO_MANY_REQUESTS', fillRatio);
+    return new CountedLimit(
+      key,
+      n,
+      w,
+      arrivalCount(this.window, keep),
+      TOO_FAST_KEYS.has(key) ? 'TOO_FAST' : 'TOO_MANY_REQUESTS',
+      fillRatio,
+    );
   }
 }

@@ -66,11 +66,15 @@ export class FillModel {
 
   constructor(options: FillModelOptions = {}) {
     const seed = options.seed ?? 1;
-    if (typeof seed !== 'number' || !Number.isSafeInteger(seed)) throw new InvalidInputError('`fills.seed`', seed, 'a whole number');
+    if (typeof seed !== 'number' || !Number.isSafeInteger(seed))
+      throw new InvalidInputError('`fills.seed`', seed, 'a whole number');
     this.state = seed >>> 0;
     ({ maker: this.maker, taker: this.taker } = readShares(options, 'fills', { maker: 0.2, taker: 0.05 }));
     for (const [name, shares] of Object.entries(options.instruments ?? {})) {
-      this.instruments.set(normalizeContract(name, 'a key of `fills.instruments`'), readShares(shares, `fills.instruments.${name}`, { maker: this.maker, taker: this.taker }));
+      this.instruments.set(
+        normalizeContract(name, 'a key of `fills.instruments`'),
+        readShares(shares, `fills.instruments.${name}`, { maker: this.maker, taker: this.taker }),
+      );
     }
   }
 
@@ -91,13 +95,23 @@ export class FillModel {
   }
 }
 
-function readShares(o: FillShares, field: string, defaults: { maker: number; taker: number }): { maker: number; taker: number } {
-  if (typeof o !== 'object' || o === null) throw new InvalidInputError(`\`${field}\``, o, 'an object { maker?, taker? }');
+function readShares(
+  o: FillShares,
+  field: string,
+  defaults: { maker: number; taker: number },
+): { maker: number; taker: number } {
+  if (typeof o !== 'object' || o === null)
+    throw new InvalidInputError(`\`${field}\``, o, 'an object { maker?, taker? }');
   const maker = o.maker ?? defaults.maker;
   const taker = o.taker ?? defaults.taker;
-  for (const [k, v] of [['maker', maker], ['taker', taker]] as const) {
-    if (typeof v !== 'number' || !(v >= 0 && v <= 1)) throw new InvalidInputError(`\`${field}.${k}\``, v, 'a share from 0 to 1');
+  for (const [k, v] of [
+    ['maker', maker],
+    ['taker', taker],
+  ] as const) {
+    if (typeof v !== 'number' || !(v >= 0 && v <= 1))
+      throw new InvalidInputError(`\`${field}.${k}\``, v, 'a share from 0 to 1');
   }
-  if (maker + taker > 1) throw new InvalidInputError(`\`${field}\``, o, 'maker and taker shares that add up to at most 1');
+  if (maker + taker > 1)
+    throw new InvalidInputError(`\`${field}\``, o, 'maker and taker shares that add up to at most 1');
   return { maker, taker };
 }

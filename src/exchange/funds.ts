@@ -36,20 +36,31 @@ export const DEFAULT_BALANCES: StartingBalances = Object.freeze({
 
 /** Reads an account's starting balances, naming the field of a bad one. */
 export function readBalances(value: unknown, field: string): StartingBalances {
-  if (typeof value !== 'object' || value === null || Array.isArray(value)) throw new InvalidInputError(field, value, 'an object { "spot"?: { "USDT": "1000" }, "futures"?: { "usdt": "1000" } }');
+  if (typeof value !== 'object' || value === null || Array.isArray(value))
+    throw new InvalidInputError(
+      field,
+      value,
+      'an object { "spot"?: { "USDT": "1000" }, "futures"?: { "usdt": "1000" } }',
+    );
   const b = value as Record<string, unknown>;
-  for (const k of Object.keys(b)) if (k !== 'spot' && k !== 'futures') throw new InvalidInputError(`a key of ${field}`, k, '"spot" or "futures"');
+  for (const k of Object.keys(b))
+    if (k !== 'spot' && k !== 'futures') throw new InvalidInputError(`a key of ${field}`, k, '"spot" or "futures"');
   const table = (t: unknown, where: string, keys?: readonly string[]): Record<string, string> => {
     if (t === undefined) return {};
-    if (typeof t !== 'object' || t === null || Array.isArray(t)) throw new InvalidInputError(where, t, 'an object of amounts by currency');
+    if (typeof t !== 'object' || t === null || Array.isArray(t))
+      throw new InvalidInputError(where, t, 'an object of amounts by currency');
     const out: Record<string, string> = {};
     for (const [k, v] of Object.entries(t)) {
-      if (keys !== undefined && !keys.includes(k)) throw new InvalidInputError(`a key of ${where}`, k, keys.map((x) => `"${x}"`).join(', '));
+      if (keys !== undefined && !keys.includes(k))
+        throw new InvalidInputError(`a key of ${where}`, k, keys.map((x) => `"${x}"`).join(', '));
       out[k] = parseNonNegativeDecimal(v, `${where}.${k}`).toString();
     }
     return out;
   };
-  return { spot: table(b.spot, `${field}.spot`), futures: table(b.futures, `${field}.futures`, ['usdt', 'btc', 'usd']) };
+  return {
+    spot: table(b.spot, `${field}.spot`),
+    futures: table(b.futures, `${field}.futures`, ['usdt', 'btc', 'usd']),
+  };
 }
 
 /** A futures position of one contract: signed size in contracts, its average entry price, what closing it realised. */
@@ -85,7 +96,8 @@ export class Funds {
 
   constructor(start: StartingBalances) {
     for (const [currency, amount] of Object.entries(start.spot ?? {})) this.spot.set(currency, new Dec(amount));
-    for (const [settle, amount] of Object.entries(start.futures ?? {})) this.futures.set(settle, { total: new Dec(amount), positions: new Map() });
+    for (const [settle, amount] of Object.entries(start.futures ?? {}))
+      this.futures.set(settle, { total: new Dec(amount), positions: new Map() });
   }
 
   /** A spot fill: `amount` of the base bought (or sold) at `price` in the quote. */
@@ -107,7 +119,11 @@ export class Funds {
   futuresFill(contract: Contract, size: Dec, price: Dec, at: number): void {
     const account = this.account(contract.settle);
     let p = account.positions.get(contract.name);
-    if (p === undefined) account.positions.set(contract.name, (p = { contract, size: ZERO, entry: ZERO, realised: ZERO, updatedAt: at, openedAt: at }));
+    if (p === undefined)
+      account.positions.set(
+        contract.name,
+        (p = { contract, size: ZERO, entry: ZERO, realised: ZERO, updatedAt: at, openedAt: at }),
+      );
     const held = p.size;
     if (held.isZero() || held.isNegative() === size.isNegative()) {
       // Adding to the position (or opening it): the entry is the size-weighted mean.

@@ -33,15 +33,30 @@ export interface History {
  */
 export function readHistory(file: unknown, now: number): History {
   const f = file as { activity?: unknown; hours?: unknown; spotHours?: unknown };
-  if (typeof f !== 'object' || f === null || Array.isArray(f)) throw new InvalidInputError('the history file', file, 'an object { "activity": [...], "hours"?: [...], "spotHours"?: [...] }');
+  if (typeof f !== 'object' || f === null || Array.isArray(f))
+    throw new InvalidInputError(
+      'the history file',
+      file,
+      'an object { "activity": [...], "hours"?: [...], "spotHours"?: [...] }',
+    );
   checkFields(f, ['activity', 'hours', 'spotHours', 'accounts', 'vipLevel', 'vipChanges'], 'the history file');
   const activity = f.activity ?? [];
-  if (!Array.isArray(activity)) throw new InvalidInputError('`activity`', activity, 'an array of { "account", "day", "contracts" }');
+  if (!Array.isArray(activity))
+    throw new InvalidInputError('`activity`', activity, 'an array of { "account", "day", "contracts" }');
   const today = utcDayStart(now);
   const days = activity.map((d: DailyActivity, i): DailyActivity => {
-    if (typeof d !== 'object' || d === null) throw new InvalidInputError(`\`activity[${i}]\``, d, 'an object { "account", "day", "contracts" }');
-    const day = typeof d.day === 'number' && Number.isSafeInteger(d.day) && d.day <= 0 && d.day > -10_000 ? today + d.day * DAY_MS : parseUtcDay(d.day, `\`activity[${i}].day\``);
-    if (day > today) throw new InvalidInputError(`\`activity[${i}].day\``, d.day, `a day up to the model's today (${formatUtcDay(today)})`);
+    if (typeof d !== 'object' || d === null)
+      throw new InvalidInputError(`\`activity[${i}]\``, d, 'an object { "account", "day", "contracts" }');
+    const day =
+      typeof d.day === 'number' && Number.isSafeInteger(d.day) && d.day <= 0 && d.day > -10_000
+        ? today + d.day * DAY_MS
+        : parseUtcDay(d.day, `\`activity[${i}].day\``);
+    if (day > today)
+      throw new InvalidInputError(
+        `\`activity[${i}].day\``,
+        d.day,
+        `a day up to the model's today (${formatUtcDay(today)})`,
+      );
     return { ...d, day: formatUtcDay(day) };
   });
   const spotHours = readHours(f.spotHours, 'spotHours', now);
@@ -51,22 +66,30 @@ export function readHistory(file: unknown, now: number): History {
 /** The `hours` or `spotHours` of a history file: `{ account, hour, requests, traded }` each. */
 function readHours(value: unknown, name: string, now: number): HistoryHour[] {
   const list = value ?? [];
-  if (!Array.isArray(list)) throw new InvalidInputError(`\`${name}\``, list, 'an array of { "account", "hour", "requests", "traded" }');
+  if (!Array.isArray(list))
+    throw new InvalidInputError(`\`${name}\``, list, 'an array of { "account", "hour", "requests", "traded" }');
   const hour0 = utcHourStart(now);
   const hours = list.map((h: { account: string; hour: unknown; requests: number; traded?: DecimalInput }, i) => {
     const where = `\`${name}[${i}]`;
-    if (typeof h !== 'object' || h === null) throw new InvalidInputError(`${where}\``, h, 'an object { "account", "hour", "requests", "traded" }');
+    if (typeof h !== 'object' || h === null)
+      throw new InvalidInputError(`${where}\``, h, 'an object { "account", "hour", "requests", "traded" }');
     checkFields(h, ['account', 'hour', 'requests', 'traded'], `${where}\``);
     parseId(h.account, `${where}.account\``);
-    const hour = typeof h.hour === 'number' && Number.isSafeInteger(h.hour) && h.hour <= 0 && h.hour > -10_000
-      ? hour0 + h.hour * HOUR_MS
-      : utcHourStart(readInstant(h.hour, `${where}.hour\``));
+    const hour =
+      typeof h.hour === 'number' && Number.isSafeInteger(h.hour) && h.hour <= 0 && h.hour > -10_000
+        ? hour0 + h.hour * HOUR_MS
+        : utcHourStart(readInstant(h.hour, `${where}.hour\``));
     if (hour > hour0) throw new InvalidInputError(`${where}.hour\``, h.hour, 'an hour up to the current one');
-    if (typeof h.requests !== 'number' || !Number.isSafeInteger(h.requests) || h.requests < 0) throw new InvalidInputError(`${where}.requests\``, h.requests, 'a non-negative integer');
+    if (typeof h.requests !== 'number' || !Number.isSafeInteger(h.requests) || h.requests < 0)
+      throw new InvalidInputError(`${where}.requests\``, h.requests, 'a non-negative integer');
     if (h.traded !== undefined) parseNonNegativeDecimal(h.traded, `${where}.traded\``);
     return { account: h.account, hour, requests: h.requests, ...(h.traded === undefined ? {} : { traded: h.traded }) };
   });
   // A relative hour is shown as written: its instant depends on when the file is read.
-  checkHoursOnce(hours, (i) => `\`${name}[${i}].hour\``, (i) => (list[i] as { hour: unknown }).hour);
+  checkHoursOnce(
+    hours,
+    (i) => `\`${name}[${i}].hour\``,
+    (i) => (list[i] as { hour: unknown }).hour,
+  );
   return hours;
 }

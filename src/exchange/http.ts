@@ -38,47 +38,62 @@ export function createHttpServer(model: ExchangeModel, limits: HttpLimits, admin
   /** Per connection, its requests read and not yet answered: a 400 for what follows them waits for their answers. */
   const pending = new WeakMap<Socket, Map<IncomingMessage, ServerResponse>>();
   const closing = new WeakSet<Socket>();
-  const server = createServer({
-    keepAlive: true,
-    // The exchange answers a request without Host as any other.
-    requireHostHeader: false,
-    requestTimeout: limits.slowClientMs,
-    headersTimeout: limits.slowClientMs,
-    connectionsCheckingInterval: Math.max(10, Math.min(1000, Math.floor(limits.slowClientMs / 4))),
-  }, (req, res) => {
-    const inAt = model.now();
-    let open = pending.get(req.socket);
-    if (open === undefined) pending.set(req.socket, (open = new Map()));
-    open.set(req, res);
-    res.once('close', () => open.delete(req));
-    const declared = Number(req.headers['content-length'] ?? 0);
-    const chunks: Buffer[] = [];
-    let size = 0;
-    let refused = declared > limits.bodyLimitBytes;
-    req.on('data', (chunk: Buffer) => {
-      if (refused) return;
-      size += chunk.length;
-      if (size > limits.bodyLimitBytes) {
-        refused = true;
-        chunks.length = 0;
-        return;
-      }
-      chunks.push(chunk);
-    });
-    req.on('end', () => {
-      if (refused) {
-        tooLarge(model, res, inAt, limits.bodyLimitBytes);
-        return;
-      }
-      const body = chunks.length === 0 ? '' : chunks.length === 1 ? chunks[0]!.toString('utf8') : Buffer.concat(chunks).toString('utf8');
-      answer(model, req, res, inAt, body, admin);
-    });
-  });
+  const server = createServer(
+    {
+      keepAlive: true,
+      // The exchange answers a request without Host as any other.
+      requireHostHeader: false,
+      requestTimeout: limits.slowClientMs,
+      headersTimeout: limits.slowClientMs,
+      connectionsCheckingInterval: Math.max(10, Math.min(1000, Math.floor(limits.slowClientMs / 4))),
+    },
+    (req, res) => {
+      const inAt = model.now();
+      let open = pending.get(req.socket);
+      if (open === undefined) pending.set(req.socket, (open = new Map()));
+      open.set(req, res);
+      res.once('close', () => open.delete(req));
+      const declared = Number(req.headers['content-length'] ?? 0);
+      const chunks: Buffer[] = [];
+      let size = 0;
+      let refused = declared > limits.bodyLimitBytes;
+      req.on('data', (chunk: Buffer) => {
+        if (refused) return;
+        size += chunk.length;
+        if (size > limits.bodyLimitBytes) {
+          refused = true;
+          chunks.length = 0;
+          return;
+        }
+        chunks.push(chunk);
+      });
+      req.on('end', () => {
+        if (refused) {
+          tooLarge(model, res, inAt, limits.bodyLimitBytes);
+          return;
+        }
+        const body =
+          chunks.length === 0
+            ? ''
+            : chunks.length === 1
+              ? chunks[0]!.toString('utf8')
+              : Buffer.concat(chunks).toString('utf8');
+        answer(model, req, res, inAt, body, admin);
+      });
+    },
+  );
   // An Expect other than 100-continue: node's own answer would be an empty 417.
   server.on('checkExpectation', (req: IncomingMessage, res: ServerResponse) => {
-    const text = errorText('BAD_REQUEST', `Expect ${JSON.stringify(req.headers.expect ?? '')} cannot be met: only 100-continue`);
+    const text = errorText(
+      'BAD_REQUEST',
+      `Expect ${JSON.stringify(req.headers.expect ?? '')} cannot be met: only 100-continue`,
+    );
     req.resume();
-    res.writeHead(417, { 'Content-Type': 'application/json', 'Content-Length': String(Buffer.byteLength(text)), 'X-Service-Trace-ID': traceId() });
+    res.writeHead(417, {
+      'Content-Type': 'application/json',
+      'Content-Length': String(Buffer.byteLength(text)),
+      'X-Service-Trace-ID': traceId(),
+    });
     res.end(text);
   });
   // A request that cannot be read, or not in time: the exchange's error shape, then the connection closed.
@@ -113,17 +128,23 @@ export function createHttpServer(model: ExchangeModel, limits: HttpLimits, admin
 }
 
 /** The 408 answer's text to a client that did not send its whole request within `slowClientMs`. */
-export const tooSlowText = (slowClientMs: number): string => errorText('BAD_REQUEST', `the request was not received in full within ${slowClientMs} ms`);
+export const tooSlowText = (slowClientMs: number): string =>
+  errorText('BAD_REQUEST', `the request was not received in full within ${slowClientMs} ms`);
 
 /** A whole answer, as written on a connection that is then closed (a request that could not be read, or read in time). */
 export function closingAnswer(model: ExchangeModel, status: number, text: string): string {
   const now = model.now();
-  return `HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(text)}\r\n` +
-    `X-In-Time: ${micros(now)}\r\nX-Out-Time: ${micros(model.now())}\r\nX-Service-Trace-ID: ${traceId()}\r\nConnection: close\r\n\r\n${text}`;
+  return (
+    `HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(text)}\r\n` +
+    `X-In-Time: ${micros(now)}\r\nX-Out-Time: ${micros(model.now())}\r\nX-Service-Trace-ID: ${traceId()}\r\nConnection: close\r\n\r\n${text}`
+  );
 }
 
 /** The administration entry: `/_model/...` requests, with their Authorization header. */
-export type AdminHandler = (req: { method: string; path: string; body: string; authorization: string | undefined }) => { status: number; body: unknown };
+export type AdminHandler = (req: { method: string; path: string; body: string; authorization: string | undefined }) => {
+  status: number;
+  body: unknown;
+};
 
 /** One request as both HTTP paths read it. */
 export interface ApiRequest {
@@ -158,9 +179,18 @@ export function respond(model: ExchangeModel, admin: AdminHandler, req: ApiReque
   let rate: RateInForce | null = null;
   try {
     if (path.startsWith('/_model/') || path === '/_model') {
-      ({ status, body: payload } = admin({ method: req.method, path, body: req.body, authorization: req.authorization }));
+      ({ status, body: payload } = admin({
+        method: req.method,
+        path,
+        body: req.body,
+        authorization: req.authorization,
+      }));
     } else {
-      ({ status, body: payload, rate } = model.handle({
+      ({
+        status,
+        body: payload,
+        rate,
+      } = model.handle({
         method: req.method,
         path,
         query: q < 0 ? '' : url.slice(q + 1),
@@ -180,20 +210,62 @@ export function respond(model: ExchangeModel, admin: AdminHandler, req: ApiReque
   return { status, rate, text: payload instanceof FuturesOrderJson ? payload.json() : JSON.stringify(payload) };
 }
 
-function answer(model: ExchangeModel, req: IncomingMessage, res: ServerResponse, inAt: number, body: string, admin: AdminHandler): void {
+function answer(
+  model: ExchangeModel,
+  req: IncomingMessage,
+  res: ServerResponse,
+  inAt: number,
+  body: string,
+  admin: AdminHandler,
+): void {
   const h = req.headers;
   const { status, rate, text } = respond(model, admin, {
-    method: req.method ?? 'GET', url: req.url ?? '/', key: header(h.key), timestamp: header(h.timestamp), sign: header(h.sign),
-    authorization: h.authorization, body, ip: req.socket.remoteAddress ?? '', inAt,
+    method: req.method ?? 'GET',
+    url: req.url ?? '/',
+    key: header(h.key),
+    timestamp: header(h.timestamp),
+    sign: header(h.sign),
+    authorization: h.authorization,
+    body,
+    ip: req.socket.remoteAddress ?? '',
+    inAt,
   });
   const length = String(Buffer.byteLength(text));
   // One flat list, in the order the exchange writes them: node:http reads it without a copy.
-  res.writeHead(status, rate === null
-    ? ['Content-Type', 'application/json', 'Content-Length', length, 'X-In-Time', micros(inAt), 'X-Service-Trace-ID', traceId(), 'X-Out-Time', micros(model.now())]
-    : [
-      'X-Gate-RateLimit-Requests-Remain', String(rate.remain), 'X-Gate-RateLimit-Limit', String(rate.limit), 'X-Gate-RateLimit-Reset-Timestamp', String(rate.reset),
-      'Content-Type', 'application/json', 'Content-Length', length, 'X-In-Time', micros(inAt), 'X-Service-Trace-ID', traceId(), 'X-Out-Time', micros(model.now()),
-    ]);
+  res.writeHead(
+    status,
+    rate === null
+      ? [
+          'Content-Type',
+          'application/json',
+          'Content-Length',
+          length,
+          'X-In-Time',
+          micros(inAt),
+          'X-Service-Trace-ID',
+          traceId(),
+          'X-Out-Time',
+          micros(model.now()),
+        ]
+      : [
+          'X-Gate-RateLimit-Requests-Remain',
+          String(rate.remain),
+          'X-Gate-RateLimit-Limit',
+          String(rate.limit),
+          'X-Gate-RateLimit-Reset-Timestamp',
+          String(rate.reset),
+          'Content-Type',
+          'application/json',
+          'Content-Length',
+          length,
+          'X-In-Time',
+          micros(inAt),
+          'X-Service-Trace-ID',
+          traceId(),
+          'X-Out-Time',
+          micros(model.now()),
+        ],
+  );
   res.end(text);
 }
 
@@ -202,8 +274,12 @@ function tooLarge(model: ExchangeModel, res: ServerResponse, inAt: number, cap: 
   if (res.headersSent) return;
   const text = errorText('INVALID_REQUEST_BODY', `the body is larger than ${cap} bytes`);
   res.writeHead(413, {
-    'Content-Type': 'application/json', 'Content-Length': String(Buffer.byteLength(text)), Connection: 'close',
-    'X-In-Time': micros(inAt), 'X-Out-Time': micros(model.now()), 'X-Service-Trace-ID': traceId(),
+    'Content-Type': 'application/json',
+    'Content-Length': String(Buffer.byteLength(text)),
+    Connection: 'close',
+    'X-In-Time': micros(inAt),
+    'X-Out-Time': micros(model.now()),
+    'X-Service-Trace-ID': traceId(),
   });
   res.end(text);
 }

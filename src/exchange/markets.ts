@@ -139,7 +139,8 @@ function defaultTick(price: Dec): Dec {
 export function resolveMarkets(options: MarketsOptions = DEFAULT_MARKETS): Markets {
   const futures = new Map<string, Map<string, Contract>>();
   for (const [settle, table] of Object.entries(options.futures ?? {})) {
-    if (!['usdt', 'btc', 'usd'].includes(settle)) throw new InvalidInputError('a `markets.futures` key', settle, '"usdt", "btc" or "usd"');
+    if (!['usdt', 'btc', 'usd'].includes(settle))
+      throw new InvalidInputError('a `markets.futures` key', settle, '"usdt", "btc" or "usd"');
     const contracts = new Map<string, Contract>();
     for (const [raw, spec] of Object.entries(table)) {
       const name = normalizeContract(raw, `a contract of \`markets.futures.${settle}\``);
@@ -167,7 +168,10 @@ export function resolveMarkets(options: MarketsOptions = DEFAULT_MARKETS): Marke
     }
     const [base, quote] = name.split('_') as [string, string];
     spot.set(name, {
-      name, base, quote, price,
+      name,
+      base,
+      quote,
+      price,
       tick: spec.tick === undefined ? defaultTick(price) : parsePositiveDecimal(spec.tick, `${where}.tick\``),
       amountPrecision: precision,
       minQuote: spec.minQuote === undefined ? new Dec(1) : parsePositiveDecimal(spec.minQuote, `${where}.minQuote\``),

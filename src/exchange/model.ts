@@ -111,13 +111,22 @@ const METHODS = new Set(['GET', 'POST', 'PUT', 'PATCH', 'DELETE']);
 const SUB_FORBIDDEN = new Set(['POST /withdrawals', 'POST /withdrawals/push', 'POST /wallet/sub_account_transfers']);
 
 /** What an endpoint's handler reads of an admitted request. */
-interface Admitted { readonly c: Classification; readonly body: unknown; readonly query: URLSearchParams; readonly id: string; readonly at: number }
+interface Admitted {
+  readonly c: Classification;
+  readonly body: unknown;
+  readonly query: URLSearchParams;
+  readonly id: string;
+  readonly at: number;
+}
 /** A private endpoint, for the account that sent the request. */
 type Handler = (m: ExchangeModel, a: Account, r: Admitted) => unknown;
 /** A public endpoint (market data), the same for every caller. */
 type PublicHandler = (m: ExchangeModel, r: Admitted) => unknown;
 /** An endpoint the model answers, found once per classification. */
-interface Route { readonly name: string; readonly handler: ((m: ExchangeModel, a: Account | null, r: Admitted) => unknown) | undefined }
+interface Route {
+  readonly name: string;
+  readonly handler: ((m: ExchangeModel, a: Account | null, r: Admitted) => unknown) | undefined;
+}
 
 /**
  * The model exchange behind the HTTP and WebSocket layers: identifies the caller (KEY header,
@@ -140,12 +149,21 @@ export class ExchangeModel {
   /** With `startAt` or `speed`: the model's instant at the clock's `wallAtStart`, and the speed. */
   private readonly started: { readonly at: number; readonly wallAtStart: number; readonly speed: number } | null;
 
-  constructor(readonly options: ModelOptions, private readonly clock: Clock) {
-    if (options.window !== undefined && options.window !== 'sliding' && options.window !== 'fixed') throw new InvalidInputError('`window`', options.window, '"sliding" or "fixed"');
+  constructor(
+    readonly options: ModelOptions,
+    private readonly clock: Clock,
+  ) {
+    if (options.window !== undefined && options.window !== 'sliding' && options.window !== 'fixed')
+      throw new InvalidInputError('`window`', options.window, '"sliding" or "fixed"');
     const offset = options.clockOffsetMs ?? 0;
-    if (typeof offset !== 'number' || !Number.isFinite(offset)) throw new InvalidInputError('`clockOffsetMs`', offset, 'a finite number of milliseconds');
+    if (typeof offset !== 'number' || !Number.isFinite(offset))
+      throw new InvalidInputError('`clockOffsetMs`', offset, 'a finite number of milliseconds');
     this.started = readStart(options, clock.wall());
-    if (options.websocketBudget !== undefined && options.websocketBudget !== 'shared' && options.websocketBudget !== 'separate') {
+    if (
+      options.websocketBudget !== undefined &&
+      options.websocketBudget !== 'shared' &&
+      options.websocketBudget !== 'separate'
+    ) {
       throw new InvalidInputError('`websocketBudget`', options.websocketBudget, '"shared" or "separate"');
     }
     this.catalog = createCatalog(options.catalog);
@@ -157,7 +175,9 @@ export class ExchangeModel {
   /** The model's clock: epoch milliseconds (with a fraction). */
   now(): number {
     const s = this.started;
-    return s === null ? this.clock.wall() + (this.options.clockOffsetMs ?? 0) : s.at + (this.clock.wall() - s.wallAtStart) * s.speed;
+    return s === null
+      ? this.clock.wall() + (this.options.clockOffsetMs ?? 0)
+      : s.at + (this.clock.wall() - s.wallAtStart) * s.speed;
   }
 
   /** How the clock runs: from where, how fast, and what signed requests' Timestamps are checked against. */
@@ -171,7 +191,11 @@ export class ExchangeModel {
   reset(): void {
     const read = readAccounts(this.options.accounts ?? DEFAULT_ACCOUNTS);
     const families = read.families.map((f) => ({ ...f, options: { ...this.options.family, ...f.options } }));
-    const core = new ExchangeCore(families, { window: this.options.window ?? 'sliding', ...(this.options.abuse === undefined ? {} : { abuse: this.options.abuse }), ...(this.options.spotFill === undefined ? {} : { spotFill: this.options.spotFill }) });
+    const core = new ExchangeCore(families, {
+      window: this.options.window ?? 'sliding',
+      ...(this.options.abuse === undefined ? {} : { abuse: this.options.abuse }),
+      ...(this.options.spotFill === undefined ? {} : { spotFill: this.options.spotFill }),
+    });
     if (this.options.history !== undefined) core.seed(readHistory(this.options.history, this.now()));
     this.core = core;
     this.keys = new Map(read.keys);
@@ -182,7 +206,8 @@ export class ExchangeModel {
 
   /** Adds an API key for an account (a new sub-account's). */
   addKey(key: string, secret: string, account: string): void {
-    if (typeof key !== 'string' || key === '' || this.keys.has(key)) throw new InvalidInputError('`key`', key, 'a non-empty key not yet used');
+    if (typeof key !== 'string' || key === '' || this.keys.has(key))
+      throw new InvalidInputError('`key`', key, 'a non-empty key not yet used');
     if (typeof secret !== 'string') throw new InvalidInputError('`secret`', secret, 'a string');
     this.keys.set(key, { account, secret });
   }
@@ -202,7 +227,8 @@ export class ExchangeModel {
     let party: Party | null = null;
     let rate: RateInForce | null = null;
     try {
-      if (!r.path.startsWith('/api/v4/')) throw new ApiError(404, 'NOT_FOUND', `${r.path} is not a path of the API (they begin with /api/v4/)`);
+      if (!r.path.startsWith('/api/v4/'))
+        throw new ApiError(404, 'NOT_FOUND', `${r.path} is not a path of the API (they begin with /api/v4/)`);
       if (!METHODS.has(r.method)) throw new ApiError(405, 'METHOD_NOT_ALLOWED', `method ${r.method} is not allowed`);
       let body: unknown;
       if (r.body.length > 0) {
@@ -220,9 +246,14 @@ export class ExchangeModel {
       let account: Account | null = null;
       if (c.market === 'public') party = this.core.ip(r.ip);
       else {
-        account = this.identify(r.key, r.timestamp, r.sign, (secret, ts) => signRequest(secret, r.method, r.path, r.query, r.body, ts));
+        account = this.identify(r.key, r.timestamp, r.sign, (secret, ts) =>
+          signRequest(secret, r.method, r.path, r.query, r.body, ts),
+        );
         party = account;
-        if (SUB_FORBIDDEN.has(route.name) && account.family.accounts.find((a) => a.id === account!.id)?.role !== 'main') {
+        if (
+          SUB_FORBIDDEN.has(route.name) &&
+          account.family.accounts.find((a) => a.id === account!.id)?.role !== 'main'
+        ) {
           throw new ApiError(403, 'FORBIDDEN', `${route.name} is not allowed for sub-account keys`);
         }
       }
@@ -231,9 +262,10 @@ export class ExchangeModel {
       const refused = this.core.admit(party, c, at, instrument);
       rate = this.rateOf(party, c, at, refused);
       if (refused !== null) {
-        const message = refused.label === 'TOO_FAST'
-          ? `${route.name}: at most ${refused.n} per ${refused.w / 1000} s`
-          : `too many requests on ${refused.key}: at most ${refused.n} per ${refused.w / 1000} s`;
+        const message =
+          refused.label === 'TOO_FAST'
+            ? `${route.name}: at most ${refused.n} per ${refused.w / 1000} s`
+            : `too many requests on ${refused.key}: at most ${refused.n} per ${refused.w / 1000} s`;
         return { status: 429, body: { label: refused.label, message }, rate };
       }
       const result = route.handler(this, account, { c, body, query, id, at });
@@ -269,8 +301,12 @@ export class ExchangeModel {
       const name = `${c.method} ${c.endpoint}`;
       const pub = c.market === 'public' ? PUBLIC_ROUTES.get(name) : undefined;
       const own = c.market === 'public' ? undefined : ROUTES.get(name);
-      const handler = pub !== undefined ? (m: ExchangeModel, _a: Account | null, r: Admitted) => pub(m, r)
-        : own !== undefined ? (m: ExchangeModel, a: Account | null, r: Admitted) => own(m, a!, r) : undefined;
+      const handler =
+        pub !== undefined
+          ? (m: ExchangeModel, _a: Account | null, r: Admitted) => pub(m, r)
+          : own !== undefined
+            ? (m: ExchangeModel, a: Account | null, r: Admitted) => own(m, a!, r)
+            : undefined;
       this.routes.set(c, (route = { name, handler }));
     }
     return route;
@@ -291,7 +327,10 @@ export class ExchangeModel {
       }
     } else left = Math.max(0, pick.n - pick.count.used(at, pick.w));
     if (pick === null) return null;
-    const reset = left > 0 && refused === null ? Math.floor(at / 1000) : Math.ceil(pick.count.freeAt(at, refused === null ? 1 : c.weight, pick.n, pick.w) / 1000);
+    const reset =
+      left > 0 && refused === null
+        ? Math.floor(at / 1000)
+        : Math.ceil(pick.count.freeAt(at, refused === null ? 1 : c.weight, pick.n, pick.w) / 1000);
     return { remain: Math.max(0, left), limit: pick.n, reset: Number.isFinite(reset) ? reset : Math.floor(at / 1000) };
   }
 
@@ -300,13 +339,15 @@ export class ExchangeModel {
     const family = this.core.familyInForce(account.family, at);
     const f = this.core.inForce(account, at);
     const two = (r: { ratio: { toFixed(n: number): string } | null } | null | undefined) => r?.ratio?.toFixed(2) ?? '0';
-    return [{
-      type: 'futures',
-      tier: String(f.tier.tier),
-      ratio: two(f.rating?.own),
-      main_ratio: two(family.aggregated),
-      updated_at: String(Math.floor((family.snapshotAt ?? utcDayStart(Math.floor(at))) / 1000)),
-    }];
+    return [
+      {
+        type: 'futures',
+        tier: String(f.tier.tier),
+        ratio: two(f.rating?.own),
+        main_ratio: two(family.aggregated),
+        updated_at: String(Math.floor((family.snapshotAt ?? utcDayStart(Math.floor(at))) / 1000)),
+      },
+    ];
   }
 
   /**
@@ -316,26 +357,58 @@ export class ExchangeModel {
    * INVALID_SIGNATURE, INVALID_PARAM_VALUE (a Timestamp that is not a number) or REQUEST_EXPIRED;
    * a refusal made once the key is known names its account (`ApiError.account`).
    */
-  identify(key: string | undefined, timestamp: string | undefined, sign: string | undefined, signed: (secret: string, timestamp: string) => string): Account {
+  identify(
+    key: string | undefined,
+    timestamp: string | undefined,
+    sign: string | undefined,
+    signed: (secret: string, timestamp: string) => string,
+  ): Account {
     if (key === undefined || key === '') {
-      if (timestamp === undefined && sign === undefined) throw new ApiError(401, 'INVALID_CREDENTIALS', 'no credentials: a private endpoint takes the KEY, Timestamp and SIGN headers');
-      throw new ApiError(401, 'MISSING_REQUIRED_HEADER', `the KEY header is ${key === undefined ? 'missing' : 'empty'}`);
+      if (timestamp === undefined && sign === undefined)
+        throw new ApiError(
+          401,
+          'INVALID_CREDENTIALS',
+          'no credentials: a private endpoint takes the KEY, Timestamp and SIGN headers',
+        );
+      throw new ApiError(
+        401,
+        'MISSING_REQUIRED_HEADER',
+        `the KEY header is ${key === undefined ? 'missing' : 'empty'}`,
+      );
     }
     const k = this.keys.get(key);
     if (k === undefined) throw new ApiError(401, 'INVALID_KEY', `API key ${JSON.stringify(key)} is not known`);
     const account = this.core.account(k.account);
-    const refuse = (status: number, label: string, message: string): ApiError => Object.assign(new ApiError(status, label, message), { account });
+    const refuse = (status: number, label: string, message: string): ApiError =>
+      Object.assign(new ApiError(status, label, message), { account });
     if (this.options.verifySignatures === true) {
-      if (timestamp === undefined || sign === undefined) throw refuse(401, 'MISSING_REQUIRED_HEADER', `missing ${timestamp === undefined ? 'Timestamp' : 'SIGN'} header`);
-      if (!sameSignature(signed(k.secret, timestamp), sign)) throw refuse(401, 'INVALID_SIGNATURE', 'the signature does not match the request');
+      if (timestamp === undefined || sign === undefined)
+        throw refuse(
+          401,
+          'MISSING_REQUIRED_HEADER',
+          `missing ${timestamp === undefined ? 'Timestamp' : 'SIGN'} header`,
+        );
+      if (!sameSignature(signed(k.secret, timestamp), sign))
+        throw refuse(401, 'INVALID_SIGNATURE', 'the signature does not match the request');
     }
     if (timestamp !== undefined) {
       const ts = TIMESTAMP_TEXT.test(timestamp) ? Number(timestamp) : Number.NaN;
-      if (!Number.isFinite(ts)) throw refuse(400, 'INVALID_PARAM_VALUE', `Timestamp ${JSON.stringify(timestamp)}: Unix seconds, such as 1795338001 or 1795338001.123`);
+      if (!Number.isFinite(ts))
+        throw refuse(
+          400,
+          'INVALID_PARAM_VALUE',
+          `Timestamp ${JSON.stringify(timestamp)}: Unix seconds, such as 1795338001 or 1795338001.123`,
+        );
       const server = this.signedNow() / 1000;
       const check = isInstant(Math.floor(ts * 1000)) ? checkTimestamp(ts, server) : null;
       if (check === null || !check.ok) {
-        throw refuse(401, 'REQUEST_EXPIRED', check === null ? `Timestamp ${timestamp} is not within 60 s of server time (${Math.floor(server)})` : check.message);
+        throw refuse(
+          401,
+          'REQUEST_EXPIRED',
+          check === null
+            ? `Timestamp ${timestamp} is not within 60 s of server time (${Math.floor(server)})`
+            : check.message,
+        );
       }
     }
     return account;
@@ -352,7 +425,8 @@ export class ExchangeModel {
   /** Classifies a request (R10); classifications are kept by route and the body fields they read. */
   classify(method: string, path: string, body: unknown, query: URLSearchParams): Classification {
     const pair = query.get('currency_pair');
-    const read = body === undefined && pair !== null && path.startsWith('/api/v4/spot/') ? { currency_pair: pair } : body;
+    const read =
+      body === undefined && pair !== null && path.startsWith('/api/v4/spot/') ? { currency_pair: pair } : body;
     // Order ids at the end of a path share one classification; most paths end in a letter.
     const last = path.charCodeAt(path.length - 1);
     const key = `${method} ${last >= 48 && last <= 57 ? path.replace(/\/\d+$/, '/0') : path}\n${sketch(read)}`;
@@ -379,20 +453,28 @@ export class ExchangeModel {
     const named = query.get('contract') ?? query.get('currency_pair');
     if (named !== null) return contractName(named) ?? '';
     const first = Array.isArray(body) ? body[0] : undefined;
-    const orderId = c.endpoint.endsWith('{order_id}') ? id : typeof first === 'object' && first !== null ? (first as { order_id?: unknown; id?: unknown }).order_id ?? (first as { id?: unknown }).id : first;
+    const orderId = c.endpoint.endsWith('{order_id}')
+      ? id
+      : typeof first === 'object' && first !== null
+        ? ((first as { order_id?: unknown; id?: unknown }).order_id ?? (first as { id?: unknown }).id)
+        : first;
     return this.trading.contractOfOrder(account.id, orderId) ?? '';
   }
-
 }
 
 /** Reads `startAt` and `speed`: null when neither is given. */
 function readStart(options: ModelOptions, wall: number): { at: number; wallAtStart: number; speed: number } | null {
   if (options.startAt === undefined && options.speed === undefined) return null;
   if (options.clockOffsetMs !== undefined && options.clockOffsetMs !== 0) {
-    throw new InvalidInputError('`clockOffsetMs`', options.clockOffsetMs, 'none with `startAt` or `speed` (the clock starts at `startAt`)');
+    throw new InvalidInputError(
+      '`clockOffsetMs`',
+      options.clockOffsetMs,
+      'none with `startAt` or `speed` (the clock starts at `startAt`)',
+    );
   }
   const speed = options.speed ?? 1;
-  if (typeof speed !== 'number' || !(speed > 0 && speed <= 10_000)) throw new InvalidInputError('`speed`', speed, 'a number above 0, at most 10000');
+  if (typeof speed !== 'number' || !(speed > 0 && speed <= 10_000))
+    throw new InvalidInputError('`speed`', speed, 'a number above 0, at most 10000');
   const at = options.startAt === undefined ? wall : readInstant(options.startAt, '`startAt`');
   return { at, wallAtStart: wall, speed };
 }
@@ -403,8 +485,17 @@ const TIMESTAMP_TEXT = /^-?\d+(\.\d+)?(e[+-]?\d+)?$/i;
 /** The refusal of a request the model does not answer: 405 on a path it answers with other methods, else 404. */
 function notAnswered(c: Classification): ApiError {
   const methods = ANSWERED.get(c.endpoint);
-  if (methods !== undefined) return new ApiError(405, 'METHOD_NOT_ALLOWED', `${c.method} ${c.endpoint}: the model answers ${methods.join(', ')} there`);
-  return new ApiError(404, 'NOT_FOUND', `${c.method} ${c.endpoint} is not a path the model answers (docs/exchange.md lists them)`);
+  if (methods !== undefined)
+    return new ApiError(
+      405,
+      'METHOD_NOT_ALLOWED',
+      `${c.method} ${c.endpoint}: the model answers ${methods.join(', ')} there`,
+    );
+  return new ApiError(
+    404,
+    'NOT_FOUND',
+    `${c.method} ${c.endpoint} is not a path the model answers (docs/exchange.md lists them)`,
+  );
 }
 
 /** The last segment of a path, percent-decoded: an order id. Refused before anything is counted when it cannot be decoded. */
@@ -432,10 +523,21 @@ function sketch1(o: unknown): string {
 
 function withdrawal(body: unknown, at: number, n: number): unknown {
   const o = (typeof body === 'object' && body !== null ? body : {}) as Record<string, unknown>;
-  if (typeof o.address !== 'string' || o.address === '') throw badRequest('MISSING_REQUIRED_PARAM', 'address is required for a withdrawal');
+  if (typeof o.address !== 'string' || o.address === '')
+    throw badRequest('MISSING_REQUIRED_PARAM', 'address is required for a withdrawal');
   return {
-    id: `w${n}`, txid: '', withdraw_order_id: o.withdraw_order_id ?? '', timestamp: String(Math.floor(at / 1000)), amount: String(o.amount ?? '0'),
-    currency: String(o.currency ?? ''), address: o.address, memo: String(o.memo ?? ''), withdraw_id: '', asset_class: '', status: 'REQUEST', chain: String(o.chain ?? ''),
+    id: `w${n}`,
+    txid: '',
+    withdraw_order_id: o.withdraw_order_id ?? '',
+    timestamp: String(Math.floor(at / 1000)),
+    amount: String(o.amount ?? '0'),
+    currency: String(o.currency ?? ''),
+    address: o.address,
+    memo: String(o.memo ?? ''),
+    withdraw_id: '',
+    asset_class: '',
+    status: 'REQUEST',
+    chain: String(o.chain ?? ''),
   };
 }
 
@@ -445,28 +547,46 @@ const ROUTES = new Map<string, Handler>([
   ['POST /futures/{settle}/orders', (m, a, r) => m.trading.placeFutures(a, r.c.settle!, r.body, r.at)],
   ['POST /futures/{settle}/batch_orders', (m, a, r) => m.trading.placeFuturesBatch(a, r.c.settle!, r.body, r.at)],
   ['PUT /futures/{settle}/orders/{order_id}', (m, a, r) => m.trading.amendFutures(a, r.c.settle!, r.id, r.body, r.at)],
-  ['PATCH /futures/{settle}/orders/{order_id}', (m, a, r) => m.trading.amendFutures(a, r.c.settle!, r.id, r.body, r.at)],
+  [
+    'PATCH /futures/{settle}/orders/{order_id}',
+    (m, a, r) => m.trading.amendFutures(a, r.c.settle!, r.id, r.body, r.at),
+  ],
   ['POST /futures/{settle}/batch_amend_orders', (m, a, r) => m.trading.amendFuturesBatch(a, r.c.settle!, r.body, r.at)],
   ['DELETE /futures/{settle}/orders/{order_id}', (m, a, r) => m.trading.cancelFutures(a, r.c.settle!, r.id, r.at)],
-  ['DELETE /futures/{settle}/orders', (m, a, r) => m.trading.cancelFuturesAll(a, r.c.settle!, r.query.get('contract') ?? undefined, r.at)],
-  ['POST /futures/{settle}/batch_cancel_orders', (m, a, r) => m.trading.cancelFuturesBatch(a, r.c.settle!, r.body, r.at)],
+  [
+    'DELETE /futures/{settle}/orders',
+    (m, a, r) => m.trading.cancelFuturesAll(a, r.c.settle!, r.query.get('contract') ?? undefined, r.at),
+  ],
+  [
+    'POST /futures/{settle}/batch_cancel_orders',
+    (m, a, r) => m.trading.cancelFuturesBatch(a, r.c.settle!, r.body, r.at),
+  ],
   ['GET /futures/{settle}/orders', (m, a, r) => m.trading.listFutures(a, r.c.settle!, r.query)],
   ['GET /futures/{settle}/my_trades', (m, a, r) => m.trading.futuresTrades(a, r.c.settle!, r.query)],
   ['GET /futures/{settle}/my_trades_timerange', (m, a, r) => m.trading.futuresTradesTimerange(a, r.c.settle!, r.query)],
   ['GET /futures/{settle}/orders/{order_id}', (m, a, r) => m.trading.futuresOrderJson(a, r.c.settle!, r.id)],
   ['GET /futures/{settle}/accounts', (m, a, r) => m.trading.futuresAccount(a, r.c.settle!, r.at)],
   ['GET /futures/{settle}/positions', (m, a, r) => m.trading.positions(a, r.c.settle!, r.query, r.at)],
-  ['GET /futures/{settle}/positions/{contract}', (m, a, r) => m.trading.positionJson(a, m.trading.contract(r.c.settle!, r.id), r.at)],
+  [
+    'GET /futures/{settle}/positions/{contract}',
+    (m, a, r) => m.trading.positionJson(a, m.trading.contract(r.c.settle!, r.id), r.at),
+  ],
   ['POST /spot/orders', (m, a, r) => m.trading.placeSpot(a, r.body, r.at)],
   ['POST /spot/batch_orders', (m, a, r) => m.trading.placeSpotBatch(a, r.body, r.at)],
   ['PATCH /spot/orders/{order_id}', (m, a, r) => m.trading.amendSpot(a, r.id, r.body ?? {}, r.query, r.at)],
   ['POST /spot/amend_batch_orders', (m, a, r) => m.trading.amendSpotBatch(a, r.body, r.at)],
-  ['DELETE /spot/orders/{order_id}', (m, a, r) => m.trading.cancelSpot(a, r.id, r.query.get('currency_pair') ?? undefined, r.at)],
+  [
+    'DELETE /spot/orders/{order_id}',
+    (m, a, r) => m.trading.cancelSpot(a, r.id, r.query.get('currency_pair') ?? undefined, r.at),
+  ],
   ['DELETE /spot/orders', (m, a, r) => m.trading.cancelSpotAll(a, r.query.get('currency_pair'), r.at)],
   ['POST /spot/cancel_batch_orders', (m, a, r) => m.trading.cancelSpotBatch(a, r.body, r.at)],
   ['GET /spot/orders', (m, a, r) => m.trading.listSpot(a, r.query)],
   ['GET /spot/my_trades', (m, a, r) => m.trading.spotTrades(a, r.query)],
-  ['GET /spot/orders/{order_id}', (m, a, r) => m.trading.spotOrderJson(a, r.id, r.query.get('currency_pair') ?? undefined)],
+  [
+    'GET /spot/orders/{order_id}',
+    (m, a, r) => m.trading.spotOrderJson(a, r.id, r.query.get('currency_pair') ?? undefined),
+  ],
   ['GET /spot/open_orders', (m, a, r) => m.trading.spotOpenOrders(a, r.query)],
   ['GET /spot/accounts', (m, a, r) => m.trading.spotAccounts(a, r.query)],
   ['GET /account/rate_limit', (m, a, r) => m.rateLimitReport(a, r.at)],
@@ -474,21 +594,61 @@ const ROUTES = new Map<string, Handler>([
   ['POST /withdrawals/push', () => ({ id: serial++ })],
   ['POST /wallet/transfers', () => ({ tx_id: serial++ })],
   ['POST /wallet/sub_account_to_sub_account', () => ({ tx_id: serial++ })],
-  ['GET /account/detail', (_m, a) => ({ user_id: uidOf(a), ip_whitelist: [], currency_pairs: [], key: { mode: 1 }, tier: 0 })],
+  [
+    'GET /account/detail',
+    (_m, a) => ({ user_id: uidOf(a), ip_whitelist: [], currency_pairs: [], key: { mode: 1 }, tier: 0 }),
+  ],
 ]);
 
 const PUBLIC_ROUTES = new Map<string, PublicHandler>([
   ['GET /futures/{settle}/contracts', (m, r) => m.trading.contractsJson(r.c.settle!, r.at)],
-  ['GET /futures/{settle}/contracts/{contract}', (m, r) => m.trading.contractJson(r.c.settle!, r.c.instrument ?? '', r.at)],
+  [
+    'GET /futures/{settle}/contracts/{contract}',
+    (m, r) => m.trading.contractJson(r.c.settle!, r.c.instrument ?? '', r.at),
+  ],
   ['GET /futures/{settle}/tickers', (m, r) => contractsNamed(m, r).map((c) => m.data.futuresTicker(c, r.at))],
-  ['GET /futures/{settle}/order_book', (m, r) => m.data.futuresBook(m.trading.contract(r.c.settle!, r.query.get('contract')), r.at, depth(r.query, 100), r.query.get('with_id') === 'true')],
-  ['GET /futures/{settle}/trades', (m, r) => m.data.futuresTrades(m.trading.contract(r.c.settle!, r.query.get('contract')), r.at, listed(r.query, 100, 1000))],
-  ['GET /futures/{settle}/candlesticks', (m, r) => m.data.futuresCandles(m.trading.contract(r.c.settle!, r.query.get('contract')), r.at, r.query)],
+  [
+    'GET /futures/{settle}/order_book',
+    (m, r) =>
+      m.data.futuresBook(
+        m.trading.contract(r.c.settle!, r.query.get('contract')),
+        r.at,
+        depth(r.query, 100),
+        r.query.get('with_id') === 'true',
+      ),
+  ],
+  [
+    'GET /futures/{settle}/trades',
+    (m, r) =>
+      m.data.futuresTrades(m.trading.contract(r.c.settle!, r.query.get('contract')), r.at, listed(r.query, 100, 1000)),
+  ],
+  [
+    'GET /futures/{settle}/candlesticks',
+    (m, r) => m.data.futuresCandles(m.trading.contract(r.c.settle!, r.query.get('contract')), r.at, r.query),
+  ],
   ['GET /spot/currency_pairs', (m) => m.markets.pairs().map((id) => pairJson(m.markets.pair(id)!, m))],
   ['GET /spot/currency_pairs/{currency_pair}', (m, r) => pairJson(m.trading.pair(r.c.instrument), m)],
-  ['GET /spot/tickers', (m, r) => (r.query.get('currency_pair') === null ? m.markets.pairs() : [r.query.get('currency_pair')]).map((p) => m.data.spotTicker(m.trading.pair(p), r.at))],
-  ['GET /spot/order_book', (m, r) => m.data.spotBook(m.trading.pair(r.query.get('currency_pair')), r.at, depth(r.query, 100), r.query.get('with_id') === 'true')],
-  ['GET /spot/trades', (m, r) => m.data.spotTrades(m.trading.pair(r.query.get('currency_pair')), r.at, listed(r.query, 100, 1000))],
+  [
+    'GET /spot/tickers',
+    (m, r) =>
+      (r.query.get('currency_pair') === null ? m.markets.pairs() : [r.query.get('currency_pair')]).map((p) =>
+        m.data.spotTicker(m.trading.pair(p), r.at),
+      ),
+  ],
+  [
+    'GET /spot/order_book',
+    (m, r) =>
+      m.data.spotBook(
+        m.trading.pair(r.query.get('currency_pair')),
+        r.at,
+        depth(r.query, 100),
+        r.query.get('with_id') === 'true',
+      ),
+  ],
+  [
+    'GET /spot/trades',
+    (m, r) => m.data.spotTrades(m.trading.pair(r.query.get('currency_pair')), r.at, listed(r.query, 100, 1000)),
+  ],
   ['GET /spot/candlesticks', (m, r) => m.data.spotCandles(m.trading.pair(r.query.get('currency_pair')), r.at, r.query)],
   ['GET /spot/time', (m) => ({ server_time: Math.floor(m.now()) })],
   ['GET /spot/currencies', (m) => currenciesJson(m.markets)],
@@ -519,9 +679,25 @@ function listed(query: URLSearchParams, fallback: number, most: number): number 
 /** A currency pair as `GET /spot/currency_pairs` answers it: precision and limits. */
 function pairJson(p: Pair, m: ExchangeModel): unknown {
   return {
-    id: p.name, base: p.base, base_name: p.base, quote: p.quote, quote_name: p.quote, fee: '0.2', min_base_amount: m.data.minBase(p).toString(), min_quote_amount: p.minQuote.toString(),
-    max_base_amount: '', max_quote_amount: '', amount_precision: p.amountPrecision, precision: Math.max(0, p.tick.decimalPlaces()), trade_status: 'tradable',
-    sell_start: 0, buy_start: 0, delisting_time: 0, type: 'normal', trade_url: '', st_tag: false,
+    id: p.name,
+    base: p.base,
+    base_name: p.base,
+    quote: p.quote,
+    quote_name: p.quote,
+    fee: '0.2',
+    min_base_amount: m.data.minBase(p).toString(),
+    min_quote_amount: p.minQuote.toString(),
+    max_base_amount: '',
+    max_quote_amount: '',
+    amount_precision: p.amountPrecision,
+    precision: Math.max(0, p.tick.decimalPlaces()),
+    trade_status: 'tradable',
+    sell_start: 0,
+    buy_start: 0,
+    delisting_time: 0,
+    type: 'normal',
+    trade_url: '',
+    st_tag: false,
   };
 }
 
@@ -529,10 +705,19 @@ function pairJson(p: Pair, m: ExchangeModel): unknown {
 function currenciesJson(markets: Markets): unknown[] {
   const names = new Set<string>();
   for (const pair of markets.pairs()) for (const c of pair.split('_')) names.add(c);
-  for (const settle of ['usdt', 'btc', 'usd']) for (const c of markets.contracts(settle)) for (const x of c.name.split('_')) names.add(x);
+  for (const settle of ['usdt', 'btc', 'usd'])
+    for (const c of markets.contracts(settle)) for (const x of c.name.split('_')) names.add(x);
   return [...names].sort().map((currency) => ({
-    currency, name: currency, delisted: false, withdraw_disabled: false, withdraw_delayed: false, deposit_disabled: false, trade_disabled: false,
-    fixed_rate: '', chain: currency, chains: [],
+    currency,
+    name: currency,
+    delisted: false,
+    withdraw_disabled: false,
+    withdraw_delayed: false,
+    deposit_disabled: false,
+    trade_disabled: false,
+    fixed_rate: '',
+    chain: currency,
+    chains: [],
   }));
 }
 

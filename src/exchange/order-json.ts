@@ -51,17 +51,22 @@ export class FuturesOrderJson {
   json(): string {
     const created = String(this.create_time);
     // A fill at placement finishes the order at the instant it was made: one number written once.
-    const finished = this.finish_time === undefined ? '' : `,"finish_time":${number(this.finish_time, this.finish_time === this.create_time ? created : undefined)}`;
-    return `{"id":${number(this.id)},"user":${number(this.user)},"contract":${string(this.contract)},"create_time":${number(this.create_time, created)},` +
+    const finished =
+      this.finish_time === undefined
+        ? ''
+        : `,"finish_time":${number(this.finish_time, this.finish_time === this.create_time ? created : undefined)}`;
+    return (
+      `{"id":${number(this.id)},"user":${number(this.user)},"contract":${string(this.contract)},"create_time":${number(this.create_time, created)},` +
       `"size":${typeof this.size === 'string' ? string(this.size) : number(this.size)},"left":${typeof this.left === 'string' ? string(this.left) : number(this.left)},` +
       `"price":${string(this.price)},"fill_price":${string(this.fill_price)},"tif":${string(this.tif)},"text":${string(this.text)},` +
-      `"status":${string(this.status)},"finish_as":${string(this.finish_as)}${finished},"is_reduce_only":false,"is_close":false,"iceberg":0}`;
+      `"status":${string(this.status)},"finish_as":${string(this.finish_as)}${finished},"is_reduce_only":false,"is_close":false,"iceberg":0}`
+    );
   }
 }
 
 /** A number as JSON writes it: finite ones as `String` does, the others as null. */
 function number(n: number, text?: string): string {
-  return Number.isFinite(n) ? text ?? String(n) : 'null';
+  return Number.isFinite(n) ? (text ?? String(n)) : 'null';
 }
 
 /** A string as JSON writes it; printable ASCII without `"` or `\` needs no escape. */

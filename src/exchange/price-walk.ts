@@ -21,7 +21,8 @@ export class PriceWalk {
    * @param dailyVolatility standard deviation of the log price over a day (0.03: about 3%)
    */
   constructor(seed: number, dailyVolatility: number) {
-    if (typeof seed !== 'number' || !Number.isSafeInteger(seed)) throw new InvalidInputError('`prices.seed`', seed, 'a whole number');
+    if (typeof seed !== 'number' || !Number.isSafeInteger(seed))
+      throw new InvalidInputError('`prices.seed`', seed, 'a whole number');
     if (typeof dailyVolatility !== 'number' || !(dailyVolatility >= 0 && dailyVolatility <= 1)) {
       throw new InvalidInputError('`prices.dailyVolatility`', dailyVolatility, 'a number from 0 to 1');
     }
@@ -31,7 +32,8 @@ export class PriceWalk {
 
   /** The walk of `instrument` at whole second `s` (epoch seconds), in units of one second's standard deviation. */
   at(instrument: string, s: number): number {
-    if (!(s >= 0 && s <= SPAN)) throw new InvalidInputError('a second of the price walk', s, `epoch seconds from 0 to ${SPAN}`);
+    if (!(s >= 0 && s <= SPAN))
+      throw new InvalidInputError('a second of the price walk', s, `epoch seconds from 0 to ${SPAN}`);
     const key = hashText(instrument) ^ this.seed;
     let l = 0;
     let r = SPAN;

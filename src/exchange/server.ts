@@ -108,17 +108,22 @@ const microClock: Clock = {
  * ```
  */
 export async function startExchange(options: ExchangeOptions = {}): Promise<RunningExchange> {
-  if (typeof options !== 'object' || options === null) throw new InvalidInputError('exchange options', options, 'an object');
+  if (typeof options !== 'object' || options === null)
+    throw new InvalidInputError('exchange options', options, 'an object');
   const port = options.port ?? 0;
-  if (typeof port !== 'number' || !Number.isSafeInteger(port) || port < 0 || port > 65_535) throw new InvalidInputError('`port`', port, 'a port from 0 to 65535');
+  if (typeof port !== 'number' || !Number.isSafeInteger(port) || port < 0 || port > 65_535)
+    throw new InvalidInputError('`port`', port, 'a port from 0 to 65535');
   const bodyLimitBytes = options.bodyLimitBytes ?? 1 << 20;
-  if (typeof bodyLimitBytes !== 'number' || !Number.isSafeInteger(bodyLimitBytes) || bodyLimitBytes < 1) throw new InvalidInputError('`bodyLimitBytes`', bodyLimitBytes, 'a positive number of bytes');
+  if (typeof bodyLimitBytes !== 'number' || !Number.isSafeInteger(bodyLimitBytes) || bodyLimitBytes < 1)
+    throw new InvalidInputError('`bodyLimitBytes`', bodyLimitBytes, 'a positive number of bytes');
   const slowClientMs = options.slowClientMs ?? 10_000;
-  if (typeof slowClientMs !== 'number' || !Number.isSafeInteger(slowClientMs) || slowClientMs < 1) throw new InvalidInputError('`slowClientMs`', slowClientMs, 'a positive number of milliseconds');
+  if (typeof slowClientMs !== 'number' || !Number.isSafeInteger(slowClientMs) || slowClientMs < 1)
+    throw new InvalidInputError('`slowClientMs`', slowClientMs, 'a positive number of milliseconds');
   const host = options.host ?? '127.0.0.1';
   if (typeof host !== 'string' || host === '') throw new InvalidInputError('`host`', host, 'an address to listen on');
   const given = options.adminToken;
-  if (given !== undefined && (typeof given !== 'string' || given.length < 8)) throw new InvalidInputError('`adminToken`', given, 'a token of at least 8 characters');
+  if (given !== undefined && (typeof given !== 'string' || given.length < 8))
+    throw new InvalidInputError('`adminToken`', given, 'a token of at least 8 characters');
   const adminToken = given ?? (isLoopback(host) ? undefined : randomBytes(18).toString('base64url'));
   const model = new ExchangeModel(options, options.clock ?? microClock);
   const admin: AdminHandler = (req) => handleAdmin(model, req, adminToken);
@@ -140,12 +145,13 @@ export async function startExchange(options: ExchangeOptions = {}): Promise<Runn
     adminToken: adminToken ?? null,
     clockStart: model.clockMode().startAt,
     stats: () => model.stats(),
-    close: () => new Promise<void>((resolve) => {
-      for (const ws of wss.clients) ws.terminate();
-      wss.close();
-      server.closeAllConnections();
-      server.close(() => resolve());
-    }),
+    close: () =>
+      new Promise<void>((resolve) => {
+        for (const ws of wss.clients) ws.terminate();
+        wss.close();
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
   };
 }
 

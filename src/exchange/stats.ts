@@ -118,7 +118,15 @@ export function statsOf(core: ExchangeCore, at: number, unidentified: ReadonlyMa
     for (const a of family.accounts) {
       const account = core.account(a.id);
       const f = core.inForce(account, at);
-      accounts.push({ account: a.id, family: family.id, vipLevel: f.vipLevel, tier: f.tier.tier, limit: f.limit, throttle: f.throttle, ...partyStats(account) });
+      accounts.push({
+        account: a.id,
+        family: family.id,
+        vipLevel: f.vipLevel,
+        tier: f.tier.tier,
+        limit: f.limit,
+        throttle: f.throttle,
+        ...partyStats(account),
+      });
     }
   }
   return {
@@ -135,7 +143,12 @@ function partyStats(p: Party | Account): PartyStats {
     accepted: p.accepted,
     refused: Object.fromEntries(p.refused),
     limits: [...p.limits.values()].map((l) => ({
-      key: l.key, limit: Number.isFinite(l.n) ? l.n : null, windowMs: l.w, accepted: l.accepted, refused: l.refused, most: l.count.most,
+      key: l.key,
+      limit: Number.isFinite(l.n) ? l.n : null,
+      windowMs: l.w,
+      accepted: l.accepted,
+      refused: l.refused,
+      most: l.count.most,
     })),
   };
 }

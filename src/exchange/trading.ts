@@ -62,18 +62,36 @@ export class Trading {
     const o = object(body);
     const contract = this.contract(settle, o.contract);
     const size = decimal(o.size, 'size', false);
-    if (size.isZero()) throw badRequest('INVALID_PARAM_VALUE', 'size must not be 0 (positive to buy, negative to sell)');
+    if (size.isZero())
+      throw badRequest('INVALID_PARAM_VALUE', 'size must not be 0 (positive to buy, negative to sell)');
     const priceGiven = o.price === undefined ? '0' : o.price;
     const price = decimal(priceGiven, 'price', true);
     const tif = o.tif === undefined ? (price.isZero() ? 'ioc' : 'gtc') : o.tif;
-    if (typeof tif !== 'string' || !TIFS.has(tif)) throw badRequest('INVALID_PARAM_VALUE', `tif ${JSON.stringify(tif)}: one of gtc, ioc, poc, fok`);
-    if (price.isZero() && tif !== 'ioc' && tif !== 'fok') throw badRequest('INVALID_PARAM_VALUE', 'a market order (price 0) takes tif ioc or fok');
+    if (typeof tif !== 'string' || !TIFS.has(tif))
+      throw badRequest('INVALID_PARAM_VALUE', `tif ${JSON.stringify(tif)}: one of gtc, ioc, poc, fok`);
+    if (price.isZero() && tif !== 'ioc' && tif !== 'fok')
+      throw badRequest('INVALID_PARAM_VALUE', 'a market order (price 0) takes tif ioc or fok');
     const text = orderText(o.text);
     const book = this.book(account.id);
-    if (book.open >= MAX_OPEN_ORDERS) throw badRequest('TOO_MANY_ORDERS', `${book.open} open orders; at most ${MAX_OPEN_ORDERS}`);
+    if (book.open >= MAX_OPEN_ORDERS)
+      throw badRequest('TOO_MANY_ORDERS', `${book.open} open orders; at most ${MAX_OPEN_ORDERS}`);
     const order: FuturesOrder = {
-      id: this.nextOrder++, market: 'futures', account: account.id, settle, contract: contract.name, size, left: size, price: price.isZero() ? this.data.contractPrice(contract, at) : price,
-      tif, text, createdAt: at, status: 'open', finishAs: '', finishedAt: null, fillPrice: null, sizeAsText: typeof o.size === 'string',
+      id: this.nextOrder++,
+      market: 'futures',
+      account: account.id,
+      settle,
+      contract: contract.name,
+      size,
+      left: size,
+      price: price.isZero() ? this.data.contractPrice(contract, at) : price,
+      tif,
+      text,
+      createdAt: at,
+      status: 'open',
+      finishAs: '',
+      finishedAt: null,
+      fillPrice: null,
+      sizeAsText: typeof o.size === 'string',
     };
     const outcome = price.isZero() ? 'taker' : this.fills.draw(contract.name);
     if (outcome === 'taker' && tif !== 'poc') this.fill(account, book, order, 'taker', at);
@@ -100,9 +118,13 @@ export class Trading {
     if (order.status !== 'open') throw badRequest('ORDER_FINISHED', `order ${order.id} is finished`);
     const size = o.size === undefined ? undefined : decimal(o.size, 'size', false);
     const price = o.price === undefined ? undefined : decimal(o.price, 'price', false);
-    if (size === undefined && price === undefined) throw badRequest('INVALID_PARAM_VALUE', 'an amendment names size or price');
+    if (size === undefined && price === undefined)
+      throw badRequest('INVALID_PARAM_VALUE', 'an amendment names size or price');
     if (size !== undefined && (size.isZero() || size.isNegative() !== order.size.isNegative())) {
-      throw badRequest('INVALID_PARAM_VALUE', `size ${size.toString()}: the new size of a ${order.size.isNegative() ? 'sell' : 'buy'} order, not 0`);
+      throw badRequest(
+        'INVALID_PARAM_VALUE',
+        `size ${size.toString()}: the new size of a ${order.size.isNegative() ? 'sell' : 'buy'} order, not 0`,
+      );
     }
     if (price !== undefined) order.price = price;
     if (size !== undefined) order.left = order.size = size;
@@ -114,7 +136,9 @@ export class Trading {
     const list = array(body);
     const check = checkFuturesBatch(list);
     if (!check.ok) throw badRequest(check.label, check.message);
-    return list.map((o) => each(() => ({ succeeded: true, ...this.amendFutures(account, settle, (o as Json)?.order_id, o, at) })));
+    return list.map((o) =>
+      each(() => ({ succeeded: true, ...this.amendFutures(account, settle, (o as Json)?.order_id, o, at) })),
+    );
   }
 
   cancelFutures(account: Account, settle: string, id: unknown, at: number): FuturesOrderJson {
@@ -139,18 +163,29 @@ export class Trading {
 
   cancelFuturesBatch(account: Account, settle: string, body: unknown, at: number): Json[] {
     const ids = array(body);
-    return ids.map((id) => ({ id: String(id), user_id: uidOf(account), ...each(() => (this.cancelFutures(account, settle, id, at), { succeeded: true })) }));
+    return ids.map((id) => ({
+      id: String(id),
+      user_id: uidOf(account),
+      ...each(() => (this.cancelFutures(account, settle, id, at), { succeeded: true })),
+    }));
   }
 
   listFutures(account: Account, settle: string, query: URLSearchParams): FuturesOrderJson[] {
     const status = query.get('status') ?? 'open';
-    if (status !== 'open' && status !== 'finished') throw badRequest('INVALID_PARAM_VALUE', `status ${JSON.stringify(status)}: open or finished`);
+    if (status !== 'open' && status !== 'finished')
+      throw badRequest('INVALID_PARAM_VALUE', `status ${JSON.stringify(status)}: open or finished`);
     const contract = query.get('contract');
     if (contract !== null) this.contract(settle, contract);
     const limit = listLimit(query);
     const out: FuturesOrderJson[] = [];
     for (const o of [...this.book(account.id).orders.values()].reverse()) {
-      if (o.market !== 'futures' || o.settle !== settle || o.status !== status || (contract !== null && o.contract !== contractName(contract))) continue;
+      if (
+        o.market !== 'futures' ||
+        o.settle !== settle ||
+        o.status !== status ||
+        (contract !== null && o.contract !== contractName(contract))
+      )
+        continue;
       out.push(futuresJson(o, account));
       if (out.length >= limit) break;
     }
@@ -163,8 +198,16 @@ export class Trading {
     return this.trades(account, 'futures', name, query).map(({ id, at, role, order: o }) => {
       const f = o as FuturesOrder;
       return {
-        id, create_time: apiSeconds(at), contract: f.contract, order_id: String(f.id), size: f.sizeAsText ? f.size.toString() : f.size.toNumber(),
-        price: f.price.toString(), role, text: f.text, fee: '0', point_fee: '0',
+        id,
+        create_time: apiSeconds(at),
+        contract: f.contract,
+        order_id: String(f.id),
+        size: f.sizeAsText ? f.size.toString() : f.size.toNumber(),
+        price: f.price.toString(),
+        role,
+        text: f.text,
+        fee: '0',
+        point_fee: '0',
       };
     });
   }
@@ -173,16 +216,49 @@ export class Trading {
    * The account's fills of `market` after the fill `afterId`, oldest first, as the WebSocket
    * user-trades channels push them (the rows of `my_trades`), and the id of the last one.
    */
-  tradesAfter(account: Account, market: 'futures' | 'spot', afterId: number): { readonly rows: Json[]; readonly last: number } {
+  tradesAfter(
+    account: Account,
+    market: 'futures' | 'spot',
+    afterId: number,
+  ): { readonly rows: Json[]; readonly last: number } {
     const rows: Json[] = [];
     let last = afterId;
     for (const t of this.book(account.id).trades) {
       if (t.id <= afterId || t.order.market !== market) continue;
       last = Math.max(last, t.id);
       const o = t.order;
-      rows.push(o.market === 'futures'
-        ? { id: t.id, create_time: apiSeconds(t.at), create_time_ms: t.at, contract: o.contract, order_id: String(o.id), size: o.size.toNumber(), price: o.price.toString(), role: t.role, text: o.text, fee: '0', point_fee: '0' }
-        : { id: String(t.id), create_time: Math.floor(t.at / 1000), create_time_ms: t.at.toFixed(3), currency_pair: o.pair, side: o.side, role: t.role, amount: o.amount.toString(), price: o.price.toString(), order_id: o.id, fee: '0', fee_currency: o.pair.split('_')[1] ?? '', point_fee: '0', gt_fee: '0', text: o.text });
+      rows.push(
+        o.market === 'futures'
+          ? {
+              id: t.id,
+              create_time: apiSeconds(t.at),
+              create_time_ms: t.at,
+              contract: o.contract,
+              order_id: String(o.id),
+              size: o.size.toNumber(),
+              price: o.price.toString(),
+              role: t.role,
+              text: o.text,
+              fee: '0',
+              point_fee: '0',
+            }
+          : {
+              id: String(t.id),
+              create_time: Math.floor(t.at / 1000),
+              create_time_ms: t.at.toFixed(3),
+              currency_pair: o.pair,
+              side: o.side,
+              role: t.role,
+              amount: o.amount.toString(),
+              price: o.price.toString(),
+              order_id: o.id,
+              fee: '0',
+              fee_currency: o.pair.split('_')[1] ?? '',
+              point_fee: '0',
+              gt_fee: '0',
+              text: o.text,
+            },
+      );
     }
     return { rows, last };
   }
@@ -201,13 +277,24 @@ export class Trading {
     const name = contract === null || contract === '' ? null : this.contract(settle, contract).name;
     const from = seconds(query.get('from'), -Infinity);
     const to = seconds(query.get('to'), Infinity);
-    return this.trades(account, 'futures', name, query, (at) => at >= from && at <= to).map(({ id, at, role, order: o }) => {
-      const f = o as FuturesOrder;
-      return {
-        trade_id: String(id), create_time: apiSeconds(at), contract: f.contract, order_id: String(f.id), size: f.size.toString(), close_size: '0',
-        price: f.price.toString(), role, text: f.text, fee: '0', point_fee: '0',
-      };
-    });
+    return this.trades(account, 'futures', name, query, (at) => at >= from && at <= to).map(
+      ({ id, at, role, order: o }) => {
+        const f = o as FuturesOrder;
+        return {
+          trade_id: String(id),
+          create_time: apiSeconds(at),
+          contract: f.contract,
+          order_id: String(f.id),
+          size: f.size.toString(),
+          close_size: '0',
+          price: f.price.toString(),
+          role,
+          text: f.text,
+          fee: '0',
+          point_fee: '0',
+        };
+      },
+    );
   }
 
   contractsJson(settle: string, at: number): Json[] {
@@ -225,23 +312,51 @@ export class Trading {
     const o = object(body);
     const pair = this.pair(o.currency_pair);
     const side = o.side;
-    if (side !== 'buy' && side !== 'sell') throw badRequest(side === undefined ? 'MISSING_REQUIRED_PARAM' : 'INVALID_PARAM_VALUE', `side ${JSON.stringify(side)}: buy or sell`);
+    if (side !== 'buy' && side !== 'sell')
+      throw badRequest(
+        side === undefined ? 'MISSING_REQUIRED_PARAM' : 'INVALID_PARAM_VALUE',
+        `side ${JSON.stringify(side)}: buy or sell`,
+      );
     const type = o.type ?? 'limit';
-    if (type !== 'limit' && type !== 'market') throw badRequest('INVALID_PARAM_VALUE', `type ${JSON.stringify(type)}: limit or market`);
+    if (type !== 'limit' && type !== 'market')
+      throw badRequest('INVALID_PARAM_VALUE', `type ${JSON.stringify(type)}: limit or market`);
     const amount = decimal(o.amount, 'amount', false);
-    if (amount.isNegative() || amount.isZero()) throw badRequest('INVALID_PARAM_VALUE', `amount ${JSON.stringify(o.amount)}: a positive amount`);
+    if (amount.isNegative() || amount.isZero())
+      throw badRequest('INVALID_PARAM_VALUE', `amount ${JSON.stringify(o.amount)}: a positive amount`);
     const price = type === 'market' ? this.data.pairPrice(pair, at) : decimal(o.price, 'price', false);
-    if (price.isNegative() || price.isZero()) throw badRequest('INVALID_PARAM_VALUE', `price ${JSON.stringify(o.price)}: a positive price`);
+    if (price.isNegative() || price.isZero())
+      throw badRequest('INVALID_PARAM_VALUE', `price ${JSON.stringify(o.price)}: a positive price`);
     const accountType = o.account ?? 'spot';
-    if (typeof accountType !== 'string' || !SPOT_ACCOUNTS.has(accountType)) throw badRequest('INVALID_PARAM_VALUE', `account ${JSON.stringify(accountType)}: spot, margin, unified or cross_margin`);
+    if (typeof accountType !== 'string' || !SPOT_ACCOUNTS.has(accountType))
+      throw badRequest(
+        'INVALID_PARAM_VALUE',
+        `account ${JSON.stringify(accountType)}: spot, margin, unified or cross_margin`,
+      );
     const tif = o.time_in_force ?? (type === 'market' ? 'ioc' : 'gtc');
-    if (typeof tif !== 'string' || !TIFS.has(tif)) throw badRequest('INVALID_PARAM_VALUE', `time_in_force ${JSON.stringify(tif)}: one of gtc, ioc, poc, fok`);
+    if (typeof tif !== 'string' || !TIFS.has(tif))
+      throw badRequest('INVALID_PARAM_VALUE', `time_in_force ${JSON.stringify(tif)}: one of gtc, ioc, poc, fok`);
     const text = orderText(o.text);
     const book = this.book(account.id);
-    if (book.open >= MAX_OPEN_ORDERS) throw badRequest('TOO_MANY_ORDERS', `${book.open} open orders; at most ${MAX_OPEN_ORDERS}`);
+    if (book.open >= MAX_OPEN_ORDERS)
+      throw badRequest('TOO_MANY_ORDERS', `${book.open} open orders; at most ${MAX_OPEN_ORDERS}`);
     const order: SpotOrder = {
-      id: String(this.nextOrder++), market: 'spot', account: account.id, pair: pair.name, side, type, accountType, amount, left: amount, price, tif, text,
-      createdAt: at, status: 'open', finishAs: '', finishedAt: null, fillPrice: null,
+      id: String(this.nextOrder++),
+      market: 'spot',
+      account: account.id,
+      pair: pair.name,
+      side,
+      type,
+      accountType,
+      amount,
+      left: amount,
+      price,
+      tif,
+      text,
+      createdAt: at,
+      status: 'open',
+      finishAs: '',
+      finishedAt: null,
+      fillPrice: null,
     };
     const outcome = type === 'market' ? 'taker' : this.fills.draw(pair.name);
     if (outcome === 'taker' && tif !== 'poc') this.fill(account, book, order, 'taker', at);
@@ -255,7 +370,9 @@ export class Trading {
     const orders = array(body);
     const check = checkSpotBatch(orders as { currency_pair?: string; account?: string }[]);
     if (!check.ok) throw badRequest(check.label, check.message);
-    return orders.map((o) => each(() => ({ succeeded: true, ...this.placeSpot(account, o, at) }), { text: (o as Json)?.text ?? '' }));
+    return orders.map((o) =>
+      each(() => ({ succeeded: true, ...this.placeSpot(account, o, at) }), { text: (o as Json)?.text ?? '' }),
+    );
   }
 
   amendSpot(account: Account, id: unknown, body: unknown, query: URLSearchParams | null, at: number): Json {
@@ -264,9 +381,12 @@ export class Trading {
     if (order.status !== 'open') throw badRequest('ORDER_CLOSED', `order ${order.id} is ${order.status}`);
     const amount = o.amount === undefined ? undefined : decimal(o.amount, 'amount', false);
     const price = o.price === undefined ? undefined : decimal(o.price, 'price', false);
-    if (amount === undefined && price === undefined) throw badRequest('INVALID_PARAM_VALUE', 'an amendment names amount or price');
-    if (amount !== undefined && (amount.isNegative() || amount.isZero())) throw badRequest('INVALID_PARAM_VALUE', `amount ${JSON.stringify(o.amount)}: a positive amount`);
-    if (price !== undefined && (price.isNegative() || price.isZero())) throw badRequest('INVALID_PARAM_VALUE', `price ${JSON.stringify(o.price)}: a positive price`);
+    if (amount === undefined && price === undefined)
+      throw badRequest('INVALID_PARAM_VALUE', 'an amendment names amount or price');
+    if (amount !== undefined && (amount.isNegative() || amount.isZero()))
+      throw badRequest('INVALID_PARAM_VALUE', `amount ${JSON.stringify(o.amount)}: a positive amount`);
+    if (price !== undefined && (price.isNegative() || price.isZero()))
+      throw badRequest('INVALID_PARAM_VALUE', `price ${JSON.stringify(o.price)}: a positive price`);
     if (amount !== undefined) order.amount = order.left = amount;
     if (price !== undefined) order.price = price;
     void at;
@@ -274,7 +394,9 @@ export class Trading {
   }
 
   amendSpotBatch(account: Account, body: unknown, at: number): Json[] {
-    return array(body).map((o) => each(() => ({ succeeded: true, ...this.amendSpot(account, (o as Json)?.order_id, o, null, at) })));
+    return array(body).map((o) =>
+      each(() => ({ succeeded: true, ...this.amendSpot(account, (o as Json)?.order_id, o, null, at) })),
+    );
   }
 
   cancelSpot(account: Account, id: unknown, pair: unknown, at: number): Json {
@@ -303,19 +425,25 @@ export class Trading {
   cancelSpotBatch(account: Account, body: unknown, at: number): Json[] {
     return array(body).map((x) => {
       const o = (typeof x === 'object' && x !== null ? x : {}) as Json;
-      return { currency_pair: o.currency_pair ?? '', id: String(o.id ?? ''), ...each(() => (this.cancelSpot(account, o.id, o.currency_pair, at), { succeeded: true })) };
+      return {
+        currency_pair: o.currency_pair ?? '',
+        id: String(o.id ?? ''),
+        ...each(() => (this.cancelSpot(account, o.id, o.currency_pair, at), { succeeded: true })),
+      };
     });
   }
 
   listSpot(account: Account, query: URLSearchParams): Json[] {
     const status = query.get('status') ?? 'open';
-    if (status !== 'open' && status !== 'finished') throw badRequest('INVALID_PARAM_VALUE', `status ${JSON.stringify(status)}: open or finished`);
+    if (status !== 'open' && status !== 'finished')
+      throw badRequest('INVALID_PARAM_VALUE', `status ${JSON.stringify(status)}: open or finished`);
     const pair = query.get('currency_pair');
     const name = pair === null ? null : this.pair(pair).name;
     const limit = listLimit(query);
     const out: Json[] = [];
     for (const o of [...this.book(account.id).orders.values()].reverse()) {
-      if (o.market !== 'spot' || (status === 'open') !== (o.status === 'open') || (name !== null && o.pair !== name)) continue;
+      if (o.market !== 'spot' || (status === 'open') !== (o.status === 'open') || (name !== null && o.pair !== name))
+        continue;
       out.push(spotJson(o));
       if (out.length >= limit) break;
     }
@@ -327,18 +455,38 @@ export class Trading {
     const name = pair === null ? null : this.pair(pair).name;
     const from = seconds(query.get('from'), -Infinity);
     const to = seconds(query.get('to'), Infinity);
-    return this.trades(account, 'spot', name, query, (at) => at >= from && at <= to).map(({ id, at, role, order: o }) => {
-      const s = o as SpotOrder;
-      return {
-        id: String(id), create_time: String(Math.floor(at / 1000)), create_time_ms: at.toFixed(3), currency_pair: s.pair, side: s.side, role,
-        amount: s.amount.toString(), price: s.price.toString(), order_id: s.id, fee: '0', fee_currency: s.pair.split('_')[1] ?? '', point_fee: '0', gt_fee: '0', text: s.text,
-      };
-    });
+    return this.trades(account, 'spot', name, query, (at) => at >= from && at <= to).map(
+      ({ id, at, role, order: o }) => {
+        const s = o as SpotOrder;
+        return {
+          id: String(id),
+          create_time: String(Math.floor(at / 1000)),
+          create_time_ms: at.toFixed(3),
+          currency_pair: s.pair,
+          side: s.side,
+          role,
+          amount: s.amount.toString(),
+          price: s.price.toString(),
+          order_id: s.id,
+          fee: '0',
+          fee_currency: s.pair.split('_')[1] ?? '',
+          point_fee: '0',
+          gt_fee: '0',
+          text: s.text,
+        };
+      },
+    );
   }
 
   // ---- shared
 
-  private fill(account: Account, book: Book, order: FuturesOrder | SpotOrder, role: 'maker' | 'taker', at: number): void {
+  private fill(
+    account: Account,
+    book: Book,
+    order: FuturesOrder | SpotOrder,
+    role: 'maker' | 'taker',
+    at: number,
+  ): void {
     const size = order.market === 'futures' ? order.left : order.left;
     const price = order.price;
     let volume: Dec;
@@ -358,7 +506,14 @@ export class Trading {
     order.finishAs = 'filled';
     order.finishedAt = at;
     book.addTrade({ id: this.nextTrade++, at, role, order });
-    this.core.recordFill(account, order.market, order.market === 'futures' ? order.contract : order.pair, role, volume, at);
+    this.core.recordFill(
+      account,
+      order.market,
+      order.market === 'futures' ? order.contract : order.pair,
+      role,
+      volume,
+      at,
+    );
   }
 
   private finish(book: Book, order: FuturesOrder, as: 'cancelled', at: number): void {
@@ -375,7 +530,13 @@ export class Trading {
   }
 
   /** The account's fills, newest first: of one instrument when named, at instants `when` takes, past `offset`, at most `limit`. */
-  private trades(account: Account, market: 'futures' | 'spot', instrument: string | null, query: URLSearchParams, when: (at: number) => boolean = () => true): Trade[] {
+  private trades(
+    account: Account,
+    market: 'futures' | 'spot',
+    instrument: string | null,
+    query: URLSearchParams,
+    when: (at: number) => boolean = () => true,
+  ): Trade[] {
     const limit = listLimit(query);
     const offset = query.get('offset') === null ? 0 : whole(query.get('offset')!, 'offset', 0, 1_000_000);
     const out: Trade[] = [];
@@ -384,7 +545,8 @@ export class Trading {
     for (let i = all.length - 1; i >= 0 && out.length < limit; i--) {
       const t = all[i]!;
       const o = t.order;
-      if (o.market !== market || (instrument !== null && (o.market === 'futures' ? o.contract : o.pair) !== instrument)) continue;
+      if (o.market !== market || (instrument !== null && (o.market === 'futures' ? o.contract : o.pair) !== instrument))
+        continue;
       if (!when(t.at)) continue;
       if (skipped++ < offset) continue;
       out.push(t);
@@ -432,7 +594,12 @@ export class Trading {
     }
     return [...names].sort().map((currency) => {
       const l = locked.get(currency) ?? ZERO;
-      return { currency, available: (funds.spot.get(currency) ?? ZERO).minus(l).toString(), locked: l.toString(), update_id: 0 };
+      return {
+        currency,
+        available: (funds.spot.get(currency) ?? ZERO).minus(l).toString(),
+        locked: l.toString(),
+        update_id: 0,
+      };
     });
   }
 
@@ -447,17 +614,41 @@ export class Trading {
       margin = margin.plus(positionValue(p.contract, p.size, p.entry.isZero() ? mark : p.entry).div(LEVERAGE));
     }
     return {
-      user: uidOf(account), currency: settle.toUpperCase(), total: a.total.toString(), unrealised_pnl: unrealised.toString(), position_margin: margin.toString(), order_margin: '0',
-      available: a.total.plus(unrealised).minus(margin).toString(), point: '0', bonus: '0', in_dual_mode: false, enable_credit: false,
-      position_initial_margin: margin.toString(), maintenance_margin: margin.div(2).toString(), cross_available: a.total.plus(unrealised).minus(margin).toString(),
-      history: { dnw: '0', pnl: a.total.toString(), fee: '0', refr: '0', fund: '0', point_dnw: '0', point_fee: '0', point_refr: '0', bonus_dnw: '0', bonus_offset: '0' },
+      user: uidOf(account),
+      currency: settle.toUpperCase(),
+      total: a.total.toString(),
+      unrealised_pnl: unrealised.toString(),
+      position_margin: margin.toString(),
+      order_margin: '0',
+      available: a.total.plus(unrealised).minus(margin).toString(),
+      point: '0',
+      bonus: '0',
+      in_dual_mode: false,
+      enable_credit: false,
+      position_initial_margin: margin.toString(),
+      maintenance_margin: margin.div(2).toString(),
+      cross_available: a.total.plus(unrealised).minus(margin).toString(),
+      history: {
+        dnw: '0',
+        pnl: a.total.toString(),
+        fee: '0',
+        refr: '0',
+        fund: '0',
+        point_dnw: '0',
+        point_fee: '0',
+        point_refr: '0',
+        bonus_dnw: '0',
+        bonus_offset: '0',
+      },
     };
   }
 
   /** GET /futures/{settle}/positions: every position the account has held, at the walk's price. */
   positions(account: Account, settle: string, query: URLSearchParams, at: number): Json[] {
     const holding = query.get('holding') === 'true';
-    return [...this.fundsOf(account.id).account(settle).positions.values()].filter((p) => !holding || !p.size.isZero()).map((p) => this.positionJson(account, p.contract, at));
+    return [...this.fundsOf(account.id).account(settle).positions.values()]
+      .filter((p) => !holding || !p.size.isZero())
+      .map((p) => this.positionJson(account, p.contract, at));
   }
 
   /** GET /futures/{settle}/positions/{contract}: one position (size 0 when none is held). */
@@ -468,40 +659,86 @@ export class Trading {
     const mark = this.data.contractPrice(contract, at);
     const value = positionValue(contract, size, mark);
     return {
-      user: uidOf(account), contract: contract.name, size: size.toNumber(), leverage: String(LEVERAGE), risk_limit: '1000000', leverage_max: '100', maintenance_rate: '0.005',
-      value: value.toString(), margin: positionValue(contract, size, entry.isZero() ? mark : entry).div(LEVERAGE).toString(), entry_price: entry.toString(), liq_price: '0',
-      mark_price: mark.toString(), unrealised_pnl: profit(contract, size, entry, mark).toString(), realised_pnl: (p?.realised ?? ZERO).toString(), pnl_pnl: (p?.realised ?? ZERO).toString(),
-      pnl_fund: '0', pnl_fee: '0', history_pnl: (p?.realised ?? ZERO).toString(), last_close_pnl: '0', realised_point: '0', history_point: '0', adl_ranking: 5, pending_orders: 0,
-      close_order: null, mode: 'single', cross_leverage_limit: '0', update_time: Math.floor((p?.updatedAt ?? at) / 1000), open_time: Math.floor((p?.openedAt ?? at) / 1000),
+      user: uidOf(account),
+      contract: contract.name,
+      size: size.toNumber(),
+      leverage: String(LEVERAGE),
+      risk_limit: '1000000',
+      leverage_max: '100',
+      maintenance_rate: '0.005',
+      value: value.toString(),
+      margin: positionValue(contract, size, entry.isZero() ? mark : entry)
+        .div(LEVERAGE)
+        .toString(),
+      entry_price: entry.toString(),
+      liq_price: '0',
+      mark_price: mark.toString(),
+      unrealised_pnl: profit(contract, size, entry, mark).toString(),
+      realised_pnl: (p?.realised ?? ZERO).toString(),
+      pnl_pnl: (p?.realised ?? ZERO).toString(),
+      pnl_fund: '0',
+      pnl_fee: '0',
+      history_pnl: (p?.realised ?? ZERO).toString(),
+      last_close_pnl: '0',
+      realised_point: '0',
+      history_point: '0',
+      adl_ranking: 5,
+      pending_orders: 0,
+      close_order: null,
+      mode: 'single',
+      cross_leverage_limit: '0',
+      update_time: Math.floor((p?.updatedAt ?? at) / 1000),
+      open_time: Math.floor((p?.openedAt ?? at) / 1000),
     };
   }
 
   contract(settle: string, name: unknown): Contract {
-    if (name === undefined || name === null || name === '') throw badRequest('MISSING_REQUIRED_PARAM', 'contract is required');
+    if (name === undefined || name === null || name === '')
+      throw badRequest('MISSING_REQUIRED_PARAM', 'contract is required');
     const c = this.markets.contract(settle, contractName(name) ?? '');
     if (c === undefined) {
-      throw badRequest('CONTRACT_NOT_FOUND', `contract ${JSON.stringify(name)} not found for settle ${settle} (${this.markets.contracts(settle).map((x) => x.name).join(', ')})`);
+      throw badRequest(
+        'CONTRACT_NOT_FOUND',
+        `contract ${JSON.stringify(name)} not found for settle ${settle} (${this.markets
+          .contracts(settle)
+          .map((x) => x.name)
+          .join(', ')})`,
+      );
     }
     return c;
   }
 
   pair(name: unknown): Pair {
-    if (name === undefined || name === null || name === '') throw badRequest('MISSING_REQUIRED_PARAM', 'currency_pair is required');
+    if (name === undefined || name === null || name === '')
+      throw badRequest('MISSING_REQUIRED_PARAM', 'currency_pair is required');
     const pair = this.markets.pair(contractName(name) ?? '');
-    if (pair === undefined) throw badRequest('INVALID_CURRENCY_PAIR', `currency pair ${JSON.stringify(name)} not found (${this.markets.pairs().join(', ')})`);
+    if (pair === undefined)
+      throw badRequest(
+        'INVALID_CURRENCY_PAIR',
+        `currency pair ${JSON.stringify(name)} not found (${this.markets.pairs().join(', ')})`,
+      );
     return pair;
   }
 
   private futuresOrder(account: Account, settle: string, id: unknown): FuturesOrder {
     const o = this.books.get(account.id)?.orders.get(String(id));
-    if (o === undefined || o.market !== 'futures' || o.settle !== settle) throw new ApiError(404, 'ORDER_NOT_FOUND', `order ${JSON.stringify(id)} not found`);
+    if (o === undefined || o.market !== 'futures' || o.settle !== settle)
+      throw new ApiError(404, 'ORDER_NOT_FOUND', `order ${JSON.stringify(id)} not found`);
     return o;
   }
 
   private spotOrder(account: Account, id: unknown, pair: unknown): SpotOrder {
     const o = this.books.get(account.id)?.orders.get(String(id));
-    if (o === undefined || o.market !== 'spot' || (pair !== undefined && pair !== null && contractName(pair) !== o.pair)) {
-      throw new ApiError(404, 'ORDER_NOT_FOUND', `order ${JSON.stringify(id)} not found${pair === undefined || pair === null ? '' : ` for ${String(pair)}`}`);
+    if (
+      o === undefined ||
+      o.market !== 'spot' ||
+      (pair !== undefined && pair !== null && contractName(pair) !== o.pair)
+    ) {
+      throw new ApiError(
+        404,
+        'ORDER_NOT_FOUND',
+        `order ${JSON.stringify(id)} not found${pair === undefined || pair === null ? '' : ` for ${String(pair)}`}`,
+      );
     }
     return o;
   }
@@ -528,11 +765,25 @@ function spotJson(o: SpotOrder): Json {
   const filled = o.amount.minus(o.left);
   return {
     // Whole milliseconds: the SDK reads numbers as big integers, and a fraction stops it.
-    id: o.id, text: o.text, create_time: String(Math.floor(o.createdAt / 1000)), create_time_ms: Math.floor(o.createdAt), update_time: String(Math.floor((o.finishedAt ?? o.createdAt) / 1000)),
+    id: o.id,
+    text: o.text,
+    create_time: String(Math.floor(o.createdAt / 1000)),
+    create_time_ms: Math.floor(o.createdAt),
+    update_time: String(Math.floor((o.finishedAt ?? o.createdAt) / 1000)),
     update_time_ms: Math.floor(o.finishedAt ?? o.createdAt),
-    status: o.status, currency_pair: o.pair, type: o.type, account: o.accountType, side: o.side, amount: o.amount.toString(), price: o.price.toString(),
-    time_in_force: o.tif, left: o.left.toString(), filled_amount: filled.toString(), fill_price: o.fillPrice?.toString() ?? '0',
-    filled_total: filled.times(o.fillPrice ?? 0).toString(), finish_as: o.finishAs === '' ? 'open' : o.finishAs,
+    status: o.status,
+    currency_pair: o.pair,
+    type: o.type,
+    account: o.accountType,
+    side: o.side,
+    amount: o.amount.toString(),
+    price: o.price.toString(),
+    time_in_force: o.tif,
+    left: o.left.toString(),
+    filled_amount: filled.toString(),
+    fill_price: o.fillPrice?.toString() ?? '0',
+    filled_total: filled.times(o.fillPrice ?? 0).toString(),
+    finish_as: o.finishAs === '' ? 'open' : o.finishAs,
   };
 }
 
@@ -541,25 +792,67 @@ function contractJson(c: Contract, price: Dec, at: number): Json {
   const tick = c.tick.toString();
   const funding = 8 * 3600;
   return {
-    name: c.name, type: c.inverse ? 'inverse' : 'direct', quanto_multiplier: c.multiplier.toString(), ref_discount_rate: '0', order_price_deviate: '0.5', maintenance_rate: '0.005',
-    mark_type: 'index', last_price: price.toString(), mark_price: price.toString(), index_price: price.toString(), funding_rate_indicative: '0.0001', mark_price_round: tick,
-    funding_offset: 0, in_delisting: false, risk_limit_base: '1000000', interest_rate: '0.0003', order_price_round: tick, order_size_min: 1, ref_rebate_rate: '0.2',
-    funding_interval: funding, risk_limit_step: '1000000', leverage_min: '1', leverage_max: '100', risk_limit_max: '8000000', maker_fee_rate: '-0.00025', taker_fee_rate: '0.00075',
-    funding_rate: '0.0001', order_size_max: 1_000_000, funding_next_apply: (Math.floor(at / 1000 / funding) + 1) * funding, short_users: 0, config_change_time: 0, trade_size: 0,
-    position_size: 0, long_users: 0, funding_impact_value: '60000', orders_limit: 100, trade_id: 0, orderbook_id: 0, enable_bonus: false, enable_credit: true, create_time: 0,
-    funding_cap_ratio: '0.75', status: 'trading', launch_time: 0, contract_type: '',
+    name: c.name,
+    type: c.inverse ? 'inverse' : 'direct',
+    quanto_multiplier: c.multiplier.toString(),
+    ref_discount_rate: '0',
+    order_price_deviate: '0.5',
+    maintenance_rate: '0.005',
+    mark_type: 'index',
+    last_price: price.toString(),
+    mark_price: price.toString(),
+    index_price: price.toString(),
+    funding_rate_indicative: '0.0001',
+    mark_price_round: tick,
+    funding_offset: 0,
+    in_delisting: false,
+    risk_limit_base: '1000000',
+    interest_rate: '0.0003',
+    order_price_round: tick,
+    order_size_min: 1,
+    ref_rebate_rate: '0.2',
+    funding_interval: funding,
+    risk_limit_step: '1000000',
+    leverage_min: '1',
+    leverage_max: '100',
+    risk_limit_max: '8000000',
+    maker_fee_rate: '-0.00025',
+    taker_fee_rate: '0.00075',
+    funding_rate: '0.0001',
+    order_size_max: 1_000_000,
+    funding_next_apply: (Math.floor(at / 1000 / funding) + 1) * funding,
+    short_users: 0,
+    config_change_time: 0,
+    trade_size: 0,
+    position_size: 0,
+    long_users: 0,
+    funding_impact_value: '60000',
+    orders_limit: 100,
+    trade_id: 0,
+    orderbook_id: 0,
+    enable_bonus: false,
+    enable_credit: true,
+    create_time: 0,
+    funding_cap_ratio: '0.75',
+    status: 'trading',
+    launch_time: 0,
+    contract_type: '',
   };
 }
 
 function object(body: unknown): Json {
   if (typeof body !== 'object' || body === null || Array.isArray(body)) {
-    throw badRequest('INVALID_REQUEST_BODY', `the body must be a JSON object, got ${Array.isArray(body) ? 'an array' : body === undefined ? 'none' : JSON.stringify(body)}`);
+    throw badRequest(
+      'INVALID_REQUEST_BODY',
+      `the body must be a JSON object, got ${Array.isArray(body) ? 'an array' : body === undefined ? 'none' : JSON.stringify(body)}`,
+    );
   }
   return body as Json;
 }
 
 function array(body: unknown): unknown[] {
-  if (!Array.isArray(body) || body.length === 0) throw badRequest('INVALID_REQUEST_BODY', 'the body must be a non-empty JSON array');
+  if (!Array.isArray(body) || body.length === 0)
+    throw badRequest('INVALID_REQUEST_BODY', 'the body must be a non-empty JSON array');
   return body;
 }
 
@@ -572,21 +865,25 @@ const READ_DECIMALS_KEPT = 4096;
 
 function decimal(value: unknown, field: string, nonNegative: boolean): Dec {
   if (value === undefined || value === null) throw badRequest('MISSING_REQUIRED_PARAM', `${field} is required`);
-  const text = typeof value === 'number' && Number.isFinite(value) ? String(value) : typeof value === 'string' ? value : '';
+  const text =
+    typeof value === 'number' && Number.isFinite(value) ? String(value) : typeof value === 'string' ? value : '';
   let d = readDecimals.get(text);
   if (d === undefined) {
-    if (!DECIMAL.test(text)) throw badRequest('INVALID_PARAM_VALUE', `${field} ${JSON.stringify(value)}: a decimal number`);
+    if (!DECIMAL.test(text))
+      throw badRequest('INVALID_PARAM_VALUE', `${field} ${JSON.stringify(value)}: a decimal number`);
     d = new Dec(text);
     if (readDecimals.size >= READ_DECIMALS_KEPT) readDecimals.clear();
     readDecimals.set(text, d);
   }
-  if (nonNegative && d.isNegative()) throw badRequest('INVALID_PARAM_VALUE', `${field} ${JSON.stringify(value)}: not negative`);
+  if (nonNegative && d.isNegative())
+    throw badRequest('INVALID_PARAM_VALUE', `${field} ${JSON.stringify(value)}: not negative`);
   return d;
 }
 
 function orderText(text: unknown): string {
   if (text === undefined) return '';
-  if (typeof text !== 'string') throw badRequest('INVALID_PARAM_VALUE', `text ${JSON.stringify(text)}: a string starting with "t-"`);
+  if (typeof text !== 'string')
+    throw badRequest('INVALID_PARAM_VALUE', `text ${JSON.stringify(text)}: a string starting with "t-"`);
   const check = checkOrderText(text);
   if (!check.ok) throw badRequest(check.label, check.message);
   return text;
@@ -596,7 +893,8 @@ function listLimit(query: URLSearchParams): number {
   const raw = query.get('limit');
   if (raw === null) return 100;
   const n = Number(raw);
-  if (!Number.isSafeInteger(n) || n < 1 || n > 1000) throw badRequest('INVALID_PARAM_VALUE', `limit ${JSON.stringify(raw)}: from 1 to 1000`);
+  if (!Number.isSafeInteger(n) || n < 1 || n > 1000)
+    throw badRequest('INVALID_PARAM_VALUE', `limit ${JSON.stringify(raw)}: from 1 to 1000`);
   return n;
 }
 

@@ -12,7 +12,6 @@ import type { ExchangeModel, RateInForce } from './model.js';
 /** WebSocket connections one IP may hold (R16). */
 export const MAX_CONNECTIONS_PER_IP = 300;
 
-
 interface Connection {
   account: Account | null;
   readonly settle: string;
@@ -22,7 +21,10 @@ interface Connection {
 }
 
 // The channels that push the account's fills, by market.
-const USER_TRADES: Readonly<Record<string, 'futures' | 'spot'>> = { 'futures.usertrades': 'futures', 'spot.usertrades': 'spot' };
+const USER_TRADES: Readonly<Record<string, 'futures' | 'spot'>> = {
+  'futures.usertrades': 'futures',
+  'spot.usertrades': 'spot',
+};
 
 /**
  * The WebSocket API on the HTTP server's port: `futures.login` / `spot.login`, the user-trades
@@ -39,14 +41,29 @@ export function attachWebSocket(server: Server, model: ExchangeModel): WebSocket
     const ip = req.socket.remoteAddress ?? '';
     const open = perIp.get(ip) ?? 0;
     if (open >= MAX_CONNECTIONS_PER_IP) {
-      const text = JSON.stringify({ label: 'TOO_MANY_REQUESTS', message: `${open} WebSocket connections from ${ip}; at most ${MAX_CONNECTIONS_PER_IP}` });
-      socket.end(`HTTP/1.1 429 Too Many Requests\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(text)}\r\nConnection: close\r\n\r\n${text}`);
+      const text = JSON.stringify({
+        label: 'TOO_MANY_REQUESTS',
+        message: `${open} WebSocket connections from ${ip}; at most ${MAX_CONNECTIONS_PER_IP}`,
+      });
+      socket.end(
+        `HTTP/1.1 429 Too Many Requests\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(text)}\r\nConnection: close\r\n\r\n${text}`,
+      );
       return;
     }
     wss.handleUpgrade(req, socket, head, (ws) => {
       perIp.set(ip, (perIp.get(ip) ?? 0) + 1);
-      const last = (req.url ?? '').split('?')[0]!.split('/').filter((s) => s.length > 0).at(-1)?.toLowerCase();
-      const conn: Connection = { account: null, settle: last === 'btc' || last === 'usd' ? last : 'usdt', ip, userTrades: new Map() };
+      const last = (req.url ?? '')
+        .split('?')[0]!
+        .split('/')
+        .filter((s) => s.length > 0)
+        .at(-1)
+        ?.toLowerCase();
+      const conn: Connection = {
+        account: null,
+        settle: last === 'btc' || last === 'usd' ? last : 'usdt',
+        ip,
+        userTrades: new Map(),
+      };
       ws.on('close', () => perIp.set(ip, (perIp.get(ip) ?? 1) - 1));
       ws.on('message', (data) => {
         const inAt = model.now();
@@ -57,7 +74,15 @@ export function attachWebSocket(server: Server, model: ExchangeModel): WebSocket
           if (rows.length === 0) continue;
           conn.userTrades.set(market, id);
           const channel = `${market}.usertrades`;
-          ws.send(JSON.stringify({ time: Math.floor(model.now() / 1000), time_ms: Math.floor(model.now()), channel, event: 'update', result: rows }));
+          ws.send(
+            JSON.stringify({
+              time: Math.floor(model.now() / 1000),
+              time_ms: Math.floor(model.now()),
+              channel,
+              event: 'update',
+              result: rows,
+            }),
+          );
         }
       });
       ws.on('error', () => ws.terminate());
@@ -75,21 +100,38 @@ function respond(model: ExchangeModel, conn: Connection, text: string, inAt: num
   // Whom a refusal is counted for: the connection's account, or the one the message names.
   let who: Account | null = conn.account;
   try {
-    let msg: { channel?: unknown; event?: unknown; payload?: { req_id?: unknown; req_param?: unknown; api_key?: string; timestamp?: string; signature?: string } };
+    let msg: {
+      channel?: unknown;
+      event?: unknown;
+      payload?: { req_id?: unknown; req_param?: unknown; api_key?: string; timestamp?: string; signature?: string };
+    };
     try {
       msg = JSON.parse(text) as typeof msg;
     } catch (e) {
       throw badRequest('INVALID_REQUEST_BODY', `the message is not JSON: ${(e as Error).message}`);
     }
-    if (typeof msg !== 'object' || msg === null || typeof msg.channel !== 'string') throw badRequest('INVALID_REQUEST_BODY', 'a message is an object { time, channel, event, payload }');
+    if (typeof msg !== 'object' || msg === null || typeof msg.channel !== 'string')
+      throw badRequest('INVALID_REQUEST_BODY', 'a message is an object { time, channel, event, payload }');
     channel = msg.channel;
     const payload = typeof msg.payload === 'object' && msg.payload !== null ? msg.payload : {};
     reqId = payload.req_id ?? null;
     const params = payload.req_param;
     if (channel === 'futures.login' || channel === 'spot.login') {
-      conn.account = model.identify(payload.api_key, payload.timestamp === undefined ? undefined : String(payload.timestamp), payload.signature,
-        (secret, ts) => signWebSocket(secret, channel, '', ts));
-      return reply(model, channel, reqId, inAt, '200', { data: { result: { api_key: payload.api_key, uid: String(conn.account.id) } } }, {});
+      conn.account = model.identify(
+        payload.api_key,
+        payload.timestamp === undefined ? undefined : String(payload.timestamp),
+        payload.signature,
+        (secret, ts) => signWebSocket(secret, channel, '', ts),
+      );
+      return reply(
+        model,
+        channel,
+        reqId,
+        inAt,
+        '200',
+        { data: { result: { api_key: payload.api_key, uid: String(conn.account.id) } } },
+        {},
+      );
     }
     const market = Object.hasOwn(USER_TRADES, channel) ? USER_TRADES[channel] : undefined;
     if (market !== undefined && (msg.event === 'subscribe' || msg.event === 'unsubscribe')) {
@@ -99,12 +141,23 @@ function respond(model: ExchangeModel, conn: Connection, text: string, inAt: num
       return { time: Math.floor(model.now() / 1000), channel, event: msg.event, result: { status: 'success' } };
     }
     // The catalogue's table of order channels, read as the REST request each stands for (R16).
-    if (!WEBSOCKET_ORDER_CHANNELS.includes(channel)) throw new ApiError(400, 'INVALID_ARGUMENT', `channel ${JSON.stringify(channel)} is not one of ${WEBSOCKET_ORDER_CHANNELS.join(', ')}, futures.login, spot.login`);
-    const account = payload.api_key !== undefined
-      ? model.identify(payload.api_key, payload.timestamp === undefined ? undefined : String(payload.timestamp), payload.signature,
-        (secret, ts) => signWebSocket(secret, channel, params === undefined ? '' : JSON.stringify(params), ts))
-      : conn.account;
-    if (account === null) throw new ApiError(401, 'INVALID_CREDENTIALS', `${channel} before a login (or an api_key in the payload)`);
+    if (!WEBSOCKET_ORDER_CHANNELS.includes(channel))
+      throw new ApiError(
+        400,
+        'INVALID_ARGUMENT',
+        `channel ${JSON.stringify(channel)} is not one of ${WEBSOCKET_ORDER_CHANNELS.join(', ')}, futures.login, spot.login`,
+      );
+    const account =
+      payload.api_key !== undefined
+        ? model.identify(
+            payload.api_key,
+            payload.timestamp === undefined ? undefined : String(payload.timestamp),
+            payload.signature,
+            (secret, ts) => signWebSocket(secret, channel, params === undefined ? '' : JSON.stringify(params), ts),
+          )
+        : conn.account;
+    if (account === null)
+      throw new ApiError(401, 'INVALID_CREDENTIALS', `${channel} before a login (or an api_key in the payload)`);
     who = account;
     const spec = channelRequest(channel, params, conn.settle);
     const { body, id } = spec;
@@ -116,9 +169,32 @@ function respond(model: ExchangeModel, conn: Connection, text: string, inAt: num
     if (spec.action === 'place' || spec.action === 'amend') rate = rateFields(model.rateOf(account, c, at, refused));
     if (refused !== null) {
       const code = (spec.market === 'futures' ? 300 : 200) + (refused.fillRatio ? 12 : 11);
-      return reply(model, channel, reqId, inAt, String(code), { data: { errs: { label: refused.label, message: `too many requests on ${refused.key}: at most ${refused.n} per ${refused.w / 1000} s` } } }, rate);
+      return reply(
+        model,
+        channel,
+        reqId,
+        inAt,
+        String(code),
+        {
+          data: {
+            errs: {
+              label: refused.label,
+              message: `too many requests on ${refused.key}: at most ${refused.n} per ${refused.w / 1000} s`,
+            },
+          },
+        },
+        rate,
+      );
     }
-    return reply(model, channel, reqId, inAt, '200', { data: { result: model.execute(account, c, body, query, id, at) } }, rate);
+    return reply(
+      model,
+      channel,
+      reqId,
+      inAt,
+      '200',
+      { data: { result: model.execute(account, c, body, query, id, at) } },
+      rate,
+    );
   } catch (e) {
     // A fault of the model itself is answered too, never let through to stop the process.
     const error = e instanceof ApiError ? e : new ApiError(500, 'INTERNAL', (e as Error)?.message ?? String(e));
@@ -152,16 +228,29 @@ function rateFields(rate: RateInForce | null): Record<string, number> {
   return out;
 }
 
-function reply(model: ExchangeModel, channel: string, reqId: unknown, inAt: number, status: string, data: { data: unknown }, rate: Record<string, number>): unknown {
+function reply(
+  model: ExchangeModel,
+  channel: string,
+  reqId: unknown,
+  inAt: number,
+  status: string,
+  data: { data: unknown },
+  rate: Record<string, number>,
+): unknown {
   const out = model.now();
   return {
     request_id: reqId,
     ack: false,
     header: {
-      response_time: String(Math.floor(out)), status, channel, event: 'api', trace_id: traceId(),
-      x_in_time: Number(micros(inAt)), x_out_time: Number(micros(out)), ...rate,
+      response_time: String(Math.floor(out)),
+      status,
+      channel,
+      event: 'api',
+      trace_id: traceId(),
+      x_in_time: Number(micros(inAt)),
+      x_out_time: Number(micros(out)),
+      ...rate,
     },
     ...data,
   };
 }
-

@@ -192,7 +192,8 @@ const API_PREFIX = '/api/v4/';
  */
 export function limitedFetch(limiter: AccountLimiter, options: LimitedFetchOptions): LimitedFetch {
   // Checked by shape, not class: a limiter from the CommonJS build works with this ES module too.
-  if (typeof (limiter as Partial<AccountLimiter> | null)?.feedback !== 'function') throw new InvalidInputError('the limiter', limiter, 'an AccountLimiter');
+  if (typeof (limiter as Partial<AccountLimiter> | null)?.feedback !== 'function')
+    throw new InvalidInputError('the limiter', limiter, 'an AccountLimiter');
   if (typeof options !== 'object' || options === null) throw new InvalidInputError('the options', options, 'an object');
   const { account } = options;
   limiter.limitNow(account);
@@ -208,16 +209,24 @@ export function limitedFetch(limiter: AccountLimiter, options: LimitedFetchOptio
   let base: string | null = null;
   let learning: Promise<void> | null = null;
   const fills = new AnswerFills(limiter, account, {
-    ask: async (settle, name) => (await (await call(`${base!}futures/${settle}/contracts/${encodeURIComponent(name)}`)).response.json()) as unknown,
+    ask: async (settle, name) =>
+      (await (
+        await call(`${base!}futures/${settle}/contracts/${encodeURIComponent(name)}`)
+      ).response.json()) as unknown,
   });
   /** The first request to the API: the base is known; ask the report and start the poll. */
   const attach = (url: string): void => {
     base = apiBase(url);
     if (base === null) return;
-    learning = ask ? askRateLimit(limiter, account, async () => {
-      const { response } = await call(`${base!}account/rate_limit`);
-      return { status: response.status, body: response.ok ? await response.json().catch(() => undefined) : undefined };
-    }) : Promise.resolve();
+    learning = ask
+      ? askRateLimit(limiter, account, async () => {
+          const { response } = await call(`${base!}account/rate_limit`);
+          return {
+            status: response.status,
+            body: response.ok ? await response.json().catch(() => undefined) : undefined,
+          };
+        })
+      : Promise.resolve();
     if (everyMs !== undefined) {
       const poll = every(clock, everyMs, () => {
         for (const path of ['futures/usdt/my_trades', 'spot/my_trades']) {
@@ -232,37 +241,70 @@ export function limitedFetch(limiter: AccountLimiter, options: LimitedFetchOptio
   };
 
   /** Sends one request through the limiter; its answer read (feedback, times, fills). */
-  const call = async (input: string | URL | Request, init: LimitedRequestInit = {}): Promise<{ response: Response }> => {
+  const call = async (
+    input: string | URL | Request,
+    init: LimitedRequestInit = {},
+  ): Promise<{ response: Response }> => {
     const request = input instanceof Request ? input : undefined;
     const method = (init.method ?? request?.method ?? 'GET').toUpperCase();
     const path = apiPath(request?.url ?? (input as string | URL));
-    const body = jsonBody(init.body !== undefined && init.body !== null ? await bodyText(init.body) : request === undefined || request.body === null ? undefined : await request.clone().text());
+    const body = jsonBody(
+      init.body !== undefined && init.body !== null
+        ? await bodyText(init.body)
+        : request === undefined || request.body === null
+          ? undefined
+          : await request.clone().text(),
+    );
     const { deadline, contract, queuePriority: priority, ...fetchInit } = init;
     const c: Classification = limiter.catalog.classify(method, path, body);
     const signal = init.signal ?? request?.signal ?? undefined;
     let sentAt = 0;
     let sentMono = 0;
-    const response = await limiter.request(account, method, path, () => {
-      sentMono = clock.now();
-      sentAt = clock.wall();
-      if (deadline === undefined || !EXPIRING.has(`${c.method} ${c.endpoint}`)) return send(input, fetchInit);
-      const headers = new Headers(fetchInit.headers ?? request?.headers);
-      // The deadline on the exchange's clock, as far as the wall clock tells it.
-      if (!headers.has(EXPIRY)) headers.set(EXPIRY, String(Math.floor(sentAt + (deadline - sentMono))));
-      return send(input, { ...fetchInit, headers });
-    }, {
-      body,
-      ...(contract === undefined ? {} : { contract }),
-      ...(priority === undefined ? {} : { priority }),
-      ...(signal === undefined ? {} : { signal }),
-      ...(deadline === undefined ? {} : { deadline }),
-    });
+    const response = await limiter.request(
+      account,
+      method,
+      path,
+      () => {
+        sentMono = clock.now();
+        sentAt = clock.wall();
+        if (deadline === undefined || !EXPIRING.has(`${c.method} ${c.endpoint}`)) return send(input, fetchInit);
+        const headers = new Headers(fetchInit.headers ?? request?.headers);
+        // The deadline on the exchange's clock, as far as the wall clock tells it.
+        if (!headers.has(EXPIRY)) headers.set(EXPIRY, String(Math.floor(sentAt + (deadline - sentMono))));
+        return send(input, { ...fetchInit, headers });
+      },
+      {
+        body,
+        ...(contract === undefined ? {} : { contract }),
+        ...(priority === undefined ? {} : { priority }),
+        ...(signal === undefined ? {} : { signal }),
+        ...(deadline === undefined ? {} : { deadline }),
+      },
+    );
     // When the exchange began to count it (R13) and the exchange's clock (R15), from X-In-Time.
-    limiter.arrived(account, c, { sentAt, sentMono, receivedAt: clock.wall(), receivedMono: clock.now(), headers: response.headers });
-    const error = response.ok ? undefined : await response.clone().json().catch(() => undefined);
+    limiter.arrived(account, c, {
+      sentAt,
+      sentMono,
+      receivedAt: clock.wall(),
+      receivedMono: clock.now(),
+      headers: response.headers,
+    });
+    const error = response.ok
+      ? undefined
+      : await response
+          .clone()
+          .json()
+          .catch(() => undefined);
     limiter.feedback(account, c, feedbackFrom(response, error));
     // Fills in the answer are counted before the caller has it (R1, R9, R14).
-    if (response.ok && fills.reads(c)) await fills.take(c, await response.clone().json().catch(() => undefined));
+    if (response.ok && fills.reads(c))
+      await fills.take(
+        c,
+        await response
+          .clone()
+          .json()
+          .catch(() => undefined),
+      );
     return { response };
   };
 
@@ -291,7 +333,8 @@ function apiPath(input: string | URL): string {
   return (at < 0 ? url.pathname : url.pathname.slice(at)) + url.search;
 }
 
-const BODIES = 'a string, Uint8Array (or another typed array or DataView), ArrayBuffer, Blob, URLSearchParams, or a Request with a body';
+const BODIES =
+  'a string, Uint8Array (or another typed array or DataView), ArrayBuffer, Blob, URLSearchParams, or a Request with a body';
 
 /**
  * The text of a body `fetch` takes, to classify it by: bytes decoded as UTF-8, a form's fields as
@@ -301,7 +344,8 @@ const BODIES = 'a string, Uint8Array (or another typed array or DataView), Array
 async function bodyText(body: unknown): Promise<string> {
   if (typeof body === 'string') return body;
   if (body instanceof URLSearchParams) return JSON.stringify(Object.fromEntries(body));
-  if (ArrayBuffer.isView(body)) return new TextDecoder().decode(new Uint8Array(body.buffer, body.byteOffset, body.byteLength));
+  if (ArrayBuffer.isView(body))
+    return new TextDecoder().decode(new Uint8Array(body.buffer, body.byteOffset, body.byteLength));
   if (body instanceof ArrayBuffer) return new TextDecoder().decode(new Uint8Array(body));
   if (body instanceof Blob) return body.text();
   const kind = typeof body === 'object' && body !== null ? `a ${body.constructor?.name ?? 'body'}` : body;

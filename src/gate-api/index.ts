@@ -4,4 +4,10 @@
  * @packageDocumentation
  */
 export { limitApiClient } from './limit-api-client.js';
-export type { GateApiClient, GateApiRequestConfig, GateApiResponse, LimitApiClientOptions, LimitedApiClient } from './limit-api-client.js';
+export type {
+  GateApiClient,
+  GateApiRequestConfig,
+  GateApiResponse,
+  LimitApiClientOptions,
+  LimitedApiClient,
+} from './limit-api-client.js';

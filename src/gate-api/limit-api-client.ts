@@ -92,7 +92,11 @@ export interface GateApiRequestConfig {
  * ```
  */
 export interface GateApiClient {
-  request(config: GateApiRequestConfig, responseType: string, authSettings: string[]): Promise<{ readonly response: GateApiResponse; readonly body: unknown }>;
+  request(
+    config: GateApiRequestConfig,
+    responseType: string,
+    authSettings: string[],
+  ): Promise<{ readonly response: GateApiResponse; readonly body: unknown }>;
 }
 
 /**
@@ -209,11 +213,19 @@ const limited = new WeakSet<object>();
  */
 export function limitApiClient(limiter: AccountLimiter, options: LimitApiClientOptions): LimitedApiClient {
   // Checked by shape, not class: a limiter from the CommonJS build works with this ES module too.
-  if (typeof (limiter as Partial<AccountLimiter> | null)?.feedback !== 'function') throw new InvalidInputError('the limiter', kind(limiter), 'an AccountLimiter');
-  if (typeof options !== 'object' || options === null) throw new InvalidInputError('the options', options, 'an object { account, client }');
+  if (typeof (limiter as Partial<AccountLimiter> | null)?.feedback !== 'function')
+    throw new InvalidInputError('the limiter', kind(limiter), 'an AccountLimiter');
+  if (typeof options !== 'object' || options === null)
+    throw new InvalidInputError('the options', options, 'an object { account, client }');
   const { account, client } = options;
-  if (typeof (client as Partial<GateApiClient> | null)?.request !== 'function') throw new InvalidInputError('`client`', kind(client), 'an ApiClient of gate-api');
-  if (limited.has(client)) throw new InvalidInputError('`client`', 'an ApiClient limited already', 'an ApiClient not limited yet (detach it first)');
+  if (typeof (client as Partial<GateApiClient> | null)?.request !== 'function')
+    throw new InvalidInputError('`client`', kind(client), 'an ApiClient of gate-api');
+  if (limited.has(client))
+    throw new InvalidInputError(
+      '`client`',
+      'an ApiClient limited already',
+      'an ApiClient not limited yet (detach it first)',
+    );
   limiter.limitNow(account);
   checkFields(options, ['account', 'client', 'askRateLimit', 'fills'], 'the options');
   const ask = options.askRateLimit ?? true;
@@ -222,16 +234,26 @@ export function limitApiClient(limiter: AccountLimiter, options: LimitApiClientO
   const clock = limiter.scheduler.clock;
   const own = Object.getOwnPropertyDescriptor(client, 'request');
   const send = client.request;
-  const sdk = client as GateApiClient & { readonly basePath?: unknown; readonly defaultHeaders?: object; readonly authentications?: { readonly apiv4?: { readonly key?: unknown } } };
+  const sdk = client as GateApiClient & {
+    readonly basePath?: unknown;
+    readonly defaultHeaders?: object;
+    readonly authentications?: { readonly apiv4?: { readonly key?: unknown } };
+  };
   const base = typeof sdk.basePath === 'string' ? sdk.basePath : 'https://api.gateio.ws/api/v4';
   /** A GET of the API as the SDK's API classes send it (signed when `signed`), limited: its raw answer. */
   const get = async (path: string, params: object, signed: boolean): Promise<{ status: number; data: unknown }> => {
-    const config = { method: 'GET', url: `${base}${path}`, params, headers: { ...sdk.defaultHeaders, Accept: 'application/json' } };
+    const config = {
+      method: 'GET',
+      url: `${base}${path}`,
+      params,
+      headers: { ...sdk.defaultHeaders, Accept: 'application/json' },
+    };
     const { response } = await limitedRequest(config, 'any', signed ? ['apiv4'] : []);
     return { status: response.status, data: response.data };
   };
   const fills = new AnswerFills(limiter, account, {
-    ask: async (settle, contract) => (await get(`/futures/${settle}/contracts/${encodeURIComponent(contract)}`, {}, false)).data,
+    ask: async (settle, contract) =>
+      (await get(`/futures/${settle}/contracts/${encodeURIComponent(contract)}`, {}, false)).data,
   });
   // The engine's requests wait for the exchange's own figure; the ask itself does not.
   let learning: Promise<void> | null = null;
@@ -241,18 +263,26 @@ export function limitApiClient(limiter: AccountLimiter, options: LimitApiClientO
   };
 
   const limitedRequest: GateApiClient['request'] = async (config, responseType, authSettings) => {
-    if (typeof config !== 'object' || config === null) throw new InvalidInputError('the request config', config, 'an object { method, url, params, data }');
+    if (typeof config !== 'object' || config === null)
+      throw new InvalidInputError('the request config', config, 'an object { method, url, params, data }');
     const method = config.method ?? 'GET';
     const url = config.url;
-    if (typeof url !== 'string') throw new InvalidInputError('the request config\'s `url`', url, 'the URL of an endpoint');
+    if (typeof url !== 'string')
+      throw new InvalidInputError("the request config's `url`", url, 'the URL of an endpoint');
     const body = config.data;
     // A spot request by order id names its pair in the query (`params`), as the catalogue reads it from a URL.
     const query = config.params as { readonly contract?: unknown; readonly currency_pair?: unknown } | undefined;
-    const pair = typeof query?.currency_pair === 'string' && query.currency_pair !== '' ? `?currency_pair=${encodeURIComponent(query.currency_pair)}` : '';
+    const pair =
+      typeof query?.currency_pair === 'string' && query.currency_pair !== ''
+        ? `?currency_pair=${encodeURIComponent(query.currency_pair)}`
+        : '';
     const target = pair === '' ? url : url.split('?')[0] + pair;
     const c = limiter.catalog.classify(method, target, body);
     // A futures cancel of all orders names its contract in the query, which the catalogue does not read.
-    const contract = c.instrument === undefined && c.action !== 'other' && typeof query?.contract === 'string' && query.contract !== '' ? query.contract : undefined;
+    const contract =
+      c.instrument === undefined && c.action !== 'other' && typeof query?.contract === 'string' && query.contract !== ''
+        ? query.contract
+        : undefined;
     let sentAt = 0;
     let sentMono = 0;
     let receivedAt = 0;
@@ -263,18 +293,27 @@ export function limitApiClient(limiter: AccountLimiter, options: LimitApiClientO
     };
     let response: GateApiResponse | undefined;
     try {
-      const result = await limiter.request(account, method, target, () => {
-        sentAt = clock.wall();
-        sentMono = clock.now();
-        // The SDK signs inside `request`, now that the limits let it go.
-        return send.call(client, config, responseType, authSettings).then((r) => {
-          received();
-          return r;
-        }, (error: unknown) => {
-          received();
-          throw error;
-        });
-      }, { body, ...(contract === undefined ? {} : { contract }) });
+      const result = await limiter.request(
+        account,
+        method,
+        target,
+        () => {
+          sentAt = clock.wall();
+          sentMono = clock.now();
+          // The SDK signs inside `request`, now that the limits let it go.
+          return send.call(client, config, responseType, authSettings).then(
+            (r) => {
+              received();
+              return r;
+            },
+            (error: unknown) => {
+              received();
+              throw error;
+            },
+          );
+        },
+        { body, ...(contract === undefined ? {} : { contract }) },
+      );
       response = result.response;
       // Fills in the answer are counted before the caller has it (R1, R9, R14): from the JSON as
       // sent (`data`), not from the SDK's models, whose fields are renamed.
@@ -283,14 +322,22 @@ export function limitApiClient(limiter: AccountLimiter, options: LimitApiClientO
     } catch (error) {
       // The SDK rejects with axios's error; an answer from the exchange is on its `response`.
       const r = (error as { response?: unknown } | null)?.response;
-      if (typeof r === 'object' && r !== null && typeof (r as GateApiResponse).status === 'number') response = r as GateApiResponse;
+      if (typeof r === 'object' && r !== null && typeof (r as GateApiResponse).status === 'number')
+        response = r as GateApiResponse;
       throw error;
     } finally {
       if (response !== undefined && typeof response.headers === 'object' && response.headers !== null) {
         const headers = response.headers as HeadersLike;
         // When the exchange began to count it (R13) and the exchange's clock (R15), then R12.
         limiter.arrived(account, c, { sentAt, receivedAt, sentMono, receivedMono, headers });
-        limiter.feedback(account, c, feedbackFrom({ status: response.status, headers }, response.status < 400 ? undefined : errorBody(response.data)));
+        limiter.feedback(
+          account,
+          c,
+          feedbackFrom(
+            { status: response.status, headers },
+            response.status < 400 ? undefined : errorBody(response.data),
+          ),
+        );
       }
     }
   };
@@ -311,15 +358,21 @@ export function limitApiClient(limiter: AccountLimiter, options: LimitApiClientO
       }
     });
   }
-  const poll = everyMs === undefined ? null : every(clock, everyMs, () => {
-    for (const [path, params] of [['/futures/usdt/my_trades', {}], ['/spot/my_trades', {}]] as const) {
-      get(path, params, true).catch((error: unknown) => {
-        // A closed limiter ends the poll; anything else is the poll's to report, and it goes on.
-        if (isRefusedError(error) && error.reason === 'closed') poll?.stop();
-        else limiter.reportError('fills', error);
-      });
-    }
-  });
+  const poll =
+    everyMs === undefined
+      ? null
+      : every(clock, everyMs, () => {
+          for (const [path, params] of [
+            ['/futures/usdt/my_trades', {}],
+            ['/spot/my_trades', {}],
+          ] as const) {
+            get(path, params, true).catch((error: unknown) => {
+              // A closed limiter ends the poll; anything else is the poll's to report, and it goes on.
+              if (isRefusedError(error) && error.reason === 'closed') poll?.stop();
+              else limiter.reportError('fills', error);
+            });
+          }
+        });
   let attached = true;
   return {
     detach() {

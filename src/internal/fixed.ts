@@ -168,7 +168,8 @@ export class FixedSum {
     if (scale > this.scale) {
       const p = scale - this.scale;
       // Rescaling would leave the BigInt part behind, or overflow the double: let BigInt do it.
-      if (this.big !== undefined || p > 15 || this.units > MAX / POW10_NUMBER[p]!) return this.addBig({ units: BigInt(value), scale });
+      if (this.big !== undefined || p > 15 || this.units > MAX / POW10_NUMBER[p]!)
+        return this.addBig({ units: BigInt(value), scale });
       this.units *= POW10_NUMBER[p]!;
       this.scale = scale;
     } else if (scale < this.scale) {
@@ -181,7 +182,10 @@ export class FixedSum {
   }
 
   private addBig(f: Fixed): void {
-    const total = fixedAdd(fixedAdd({ units: this.big ?? 0n, scale: this.scale }, { units: BigInt(this.units), scale: this.scale }), f);
+    const total = fixedAdd(
+      fixedAdd({ units: this.big ?? 0n, scale: this.scale }, { units: BigInt(this.units), scale: this.scale }),
+      f,
+    );
     this.big = total.units;
     this.units = 0;
     this.scale = total.scale;

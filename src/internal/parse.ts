@@ -84,11 +84,15 @@ export function isPositiveInteger(value: unknown): value is number {
  * 2200-01-01T00:00:00Z (excluded). Anything outside is a mistake (seconds or microseconds for
  * milliseconds, a negative or an unset value), refused where it comes in rather than stored.
  */
-export const INSTANT_RANGE: { readonly from: number; readonly to: number } = Object.freeze({ from: 946_684_800_000, to: 7_258_118_400_000 });
+export const INSTANT_RANGE: { readonly from: number; readonly to: number } = Object.freeze({
+  from: 946_684_800_000,
+  to: 7_258_118_400_000,
+});
 const FROM = INSTANT_RANGE.from;
 const TO = INSTANT_RANGE.to;
 
-const INSTANT_TEXT = 'an instant from 2000-01-01 to 2200-01-01: epoch milliseconds (an integer), a Date, or ISO 8601 text with a zone (2026-11-05T10:00:00Z) or a day (2026-11-05)';
+const INSTANT_TEXT =
+  'an instant from 2000-01-01 to 2200-01-01: epoch milliseconds (an integer), a Date, or ISO 8601 text with a zone (2026-11-05T10:00:00Z) or a day (2026-11-05)';
 
 /**
  * An instant as traderatio takes it: epoch milliseconds, a `Date`, or ISO 8601 text, either a
@@ -119,9 +123,12 @@ export function isInstant(value: unknown): value is number {
  */
 export function parseInstant(value: unknown, field: string): number {
   if (isInstant(value)) return value;
-  const at = typeof value === 'string' ? isoInstant(value)
-    : Object.prototype.toString.call(value) === '[object Date]' ? Date.prototype.getTime.call(value)
-    : Number.NaN;
+  const at =
+    typeof value === 'string'
+      ? isoInstant(value)
+      : Object.prototype.toString.call(value) === '[object Date]'
+        ? Date.prototype.getTime.call(value)
+        : Number.NaN;
   if (!isInstant(at)) throw new InvalidInputError(field, value, INSTANT_TEXT);
   return at;
 }
@@ -135,7 +142,15 @@ function isoInstant(text: string): number {
   const [, y, mo, d, h = '0', mi = '0', sec = '0'] = m;
   const day = Date.UTC(Number(y), Number(mo) - 1, Number(d));
   // Date.parse reads February 30 as March 2: a day is checked to be one of its month.
-  if (new Date(day).getUTCDate() !== Number(d) || Number(mo) < 1 || Number(mo) > 12 || Number(h) > 23 || Number(mi) > 59 || Number(sec) > 59) return Number.NaN;
+  if (
+    new Date(day).getUTCDate() !== Number(d) ||
+    Number(mo) < 1 ||
+    Number(mo) > 12 ||
+    Number(h) > 23 ||
+    Number(mi) > 59 ||
+    Number(sec) > 59
+  )
+    return Number.NaN;
   return Date.parse(m[7] === undefined ? `${text}T00:00:00Z` : text);
 }
 
@@ -152,7 +167,11 @@ export function parseUnixSeconds(value: unknown, field: string): number {
  * are refused: leave the argument out to take every default. With `known`, a field not in it is
  * refused too ({@link checkFields}).
  */
-export function readOptions<T extends object>(value: T | undefined, field = 'the options', known?: readonly string[]): T {
+export function readOptions<T extends object>(
+  value: T | undefined,
+  field = 'the options',
+  known?: readonly string[],
+): T {
   if (value === undefined) return {} as T;
   if (typeof value !== 'object' || value === null || Array.isArray(value)) {
     throw new InvalidInputError(field, value, 'an options object, or nothing for the defaults');
@@ -189,7 +208,13 @@ export function resolveOptions<O extends object, C extends { readonly kind: stri
 export function checkFields(value: object, known: readonly string[], owner: string | (() => string)): void {
   for (const key in value) {
     if (!known.includes(key) && Object.hasOwn(value, key)) {
-      throw new UnknownFieldError(key, typeof owner === 'string' ? owner : owner(), (value as Record<string, unknown>)[key], known, closestName(key, known));
+      throw new UnknownFieldError(
+        key,
+        typeof owner === 'string' ? owner : owner(),
+        (value as Record<string, unknown>)[key],
+        known,
+        closestName(key, known),
+      );
     }
   }
 }

@@ -78,14 +78,23 @@ export class LimiterMetrics {
   private readonly wait: Histogram;
 
   constructor(options: LimiterMetricsOptions = {}) {
-    if (typeof options !== 'object' || options === null || Array.isArray(options)) throw new InvalidInputError('the metrics options', options, 'an object { registry?, prefix?, waitBuckets? }');
+    if (typeof options !== 'object' || options === null || Array.isArray(options))
+      throw new InvalidInputError('the metrics options', options, 'an object { registry?, prefix?, waitBuckets? }');
     const prefix = options.prefix ?? 'traderatio_';
-    if (typeof prefix !== 'string' || !/^[a-zA-Z_:][a-zA-Z0-9_:]*$/.test(prefix)) throw new InvalidInputError('`prefix`', prefix, 'a Prometheus metric name prefix ([a-zA-Z_:][a-zA-Z0-9_:]*)');
+    if (typeof prefix !== 'string' || !/^[a-zA-Z_:][a-zA-Z0-9_:]*$/.test(prefix))
+      throw new InvalidInputError('`prefix`', prefix, 'a Prometheus metric name prefix ([a-zA-Z_:][a-zA-Z0-9_:]*)');
     const buckets = options.waitBuckets ?? WAIT_BUCKETS;
-    if (!Array.isArray(buckets) || buckets.length === 0 || buckets.some((b, i) => typeof b !== 'number' || !(b > 0) || !Number.isFinite(b) || (i > 0 && b <= buckets[i - 1]!))) {
+    if (
+      !Array.isArray(buckets) ||
+      buckets.length === 0 ||
+      buckets.some(
+        (b, i) => typeof b !== 'number' || !(b > 0) || !Number.isFinite(b) || (i > 0 && b <= buckets[i - 1]!),
+      )
+    ) {
       throw new InvalidInputError('`waitBuckets`', buckets, 'increasing positive numbers of seconds');
     }
-    if (options.registry !== undefined && !(options.registry instanceof Registry)) throw new InvalidInputError('`registry`', options.registry, "a Registry of prom-client");
+    if (options.registry !== undefined && !(options.registry instanceof Registry))
+      throw new InvalidInputError('`registry`', options.registry, 'a Registry of prom-client');
     const registry = options.registry ?? new Registry();
     this.registry = registry;
     // Made apart from the registry, then registered together once none of their names is taken:
@@ -93,15 +102,26 @@ export class LimiterMetrics {
     const registers: Registry[] = [];
     const made: [string, Metric][] = [];
     const perLimit = ['family', 'account', 'limit'];
-    const gauge = (name: string, help: string, labelNames: string[], read: (w: Watched, set: (labels: Record<string, string>, value: number) => void) => void): void => {
+    const gauge = (
+      name: string,
+      help: string,
+      labelNames: string[],
+      read: (w: Watched, set: (labels: Record<string, string>, value: number) => void) => void,
+    ): void => {
       const watched = this.watched;
-      made.push([prefix + name, new Gauge({
-        name: prefix + name, help, labelNames, registers,
-        collect() {
-          this.reset();
-          for (const w of watched.values()) read(w, (labels, value) => this.set(labels, value));
-        },
-      })]);
+      made.push([
+        prefix + name,
+        new Gauge({
+          name: prefix + name,
+          help,
+          labelNames,
+          registers,
+          collect() {
+            this.reset();
+            for (const w of watched.values()) read(w, (labels, value) => this.set(labels, value));
+          },
+        }),
+      ]);
     };
     gauge('limit', 'The limit in force: N requests (weight) per window.', perLimit, (w, set) => {
       for (const l of w.limiter.scheduler.stats().limits) set(limitLabels(w, l.name), l.limit);
@@ -115,51 +135,120 @@ export class LimiterMetrics {
     gauge('limit_waiting', 'Requests waiting on the limit now.', perLimit, (w, set) => {
       for (const l of w.limiter.scheduler.stats().limits) set(limitLabels(w, l.name), l.waiting);
     });
-    this.sent = new Counter({ name: `${prefix}sent_total`, help: 'Weight sent on the limit since it was watched.', labelNames: perLimit, registers });
-    this.refused = new Counter({ name: `${prefix}refused_total`, help: 'Requests the limiter refused, never sent, by reason (queue-full, aborted, deadline, too-heavy, closed).', labelNames: [...perLimit, 'reason'], registers });
-    this.limited = new Counter({ name: `${prefix}answers_429_total`, help: 'Answers that refused a request for its rate (HTTP 429, TOO_MANY_REQUESTS, TOO_FAST, WebSocket 211/212/311/312), by the limit they paused.', labelNames: perLimit, registers });
+    this.sent = new Counter({
+      name: `${prefix}sent_total`,
+      help: 'Weight sent on the limit since it was watched.',
+      labelNames: perLimit,
+      registers,
+    });
+    this.refused = new Counter({
+      name: `${prefix}refused_total`,
+      help: 'Requests the limiter refused, never sent, by reason (queue-full, aborted, deadline, too-heavy, closed).',
+      labelNames: [...perLimit, 'reason'],
+      registers,
+    });
+    this.limited = new Counter({
+      name: `${prefix}answers_429_total`,
+      help: 'Answers that refused a request for its rate (HTTP 429, TOO_MANY_REQUESTS, TOO_FAST, WebSocket 211/212/311/312), by the limit they paused.',
+      labelNames: perLimit,
+      registers,
+    });
     const perAccount = ['family', 'account'];
-    gauge('tier', 'The tier in force (R3); source: why (initial, snapshot, raise, vip, report, live-downgrade, ...).', [...perAccount, 'source'], (w, set) => {
-      for (const account of accountsOf(w)) {
-        const s = w.limiter.limitNow(account);
-        set({ family: w.family, account, source: s.reason }, s.tier.tier);
-      }
-    });
-    gauge('tier_limit', 'Futures placement and amendment limit of the tier in force, requests per second (R3).', perAccount, (w, set) => {
-      for (const account of accountsOf(w)) set({ family: w.family, account }, w.limiter.limitNow(account).limit);
-    });
+    gauge(
+      'tier',
+      'The tier in force (R3); source: why (initial, snapshot, raise, vip, report, live-downgrade, ...).',
+      [...perAccount, 'source'],
+      (w, set) => {
+        for (const account of accountsOf(w)) {
+          const s = w.limiter.limitNow(account);
+          set({ family: w.family, account, source: s.reason }, s.tier.tier);
+        }
+      },
+    );
+    gauge(
+      'tier_limit',
+      'Futures placement and amendment limit of the tier in force, requests per second (R3).',
+      perAccount,
+      (w, set) => {
+        for (const account of accountsOf(w)) set({ family: w.family, account }, w.limiter.limitNow(account).limit);
+      },
+    );
     gauge('next_tier', 'The tier at the next 08:00 UTC on the activity so far (R5).', perAccount, (w, set) => {
-      for (const account of accountsOf(w)) set({ family: w.family, account }, w.limiter.limitAtNext0800(account).tier.tier);
+      for (const account of accountsOf(w))
+        set({ family: w.family, account }, w.limiter.limitAtNext0800(account).tier.tier);
     });
-    gauge('next_tier_limit', 'The placement limit at the next 08:00 UTC on the activity so far, requests per second (R5).', perAccount, (w, set) => {
-      for (const account of accountsOf(w)) set({ family: w.family, account }, w.limiter.limitAtNext0800(account).limit);
+    gauge(
+      'next_tier_limit',
+      'The placement limit at the next 08:00 UTC on the activity so far, requests per second (R5).',
+      perAccount,
+      (w, set) => {
+        for (const account of accountsOf(w))
+          set({ family: w.family, account }, w.limiter.limitAtNext0800(account).limit);
+      },
+    );
+    gauge(
+      'next_tier_change_timestamp_seconds',
+      'The next 08:00 UTC, when a better tier takes effect (R5), Unix seconds.',
+      perAccount,
+      (w, set) => {
+        for (const account of accountsOf(w))
+          set({ family: w.family, account }, w.limiter.limitAtNext0800(account).at / 1000);
+      },
+    );
+    gauge(
+      'throttle_limit',
+      'A throttle in force: its N per window (kind abuse, R9; spot-fill, R14); absent when none.',
+      [...perAccount, 'kind'],
+      (w, set) => {
+        for (const account of accountsOf(w)) {
+          const s = w.limiter.limitNow(account);
+          if (s.throttle !== null) set({ family: w.family, account, kind: 'abuse' }, s.throttle.limit);
+          if (s.spotThrottle !== null) set({ family: w.family, account, kind: 'spot-fill' }, s.spotThrottle.limit);
+        }
+      },
+    );
+    gauge(
+      'throttle_headroom_requests',
+      'Requests that fit before the throttle trips at the current fill rate (+Inf: it never does; kind abuse, R9; spot-fill, R14).',
+      [...perAccount, 'kind'],
+      (w, set) => {
+        for (const account of accountsOf(w)) {
+          set({ family: w.family, account, kind: 'abuse' }, w.limiter.abuseHeadroom(account).remaining);
+          set({ family: w.family, account, kind: 'spot-fill' }, w.limiter.spotFillHeadroom(account).remaining);
+        }
+      },
+    );
+    gauge(
+      'throttle_window_requests',
+      "Order requests in the throttle's window so far (kind abuse: 24 h, R9; spot-fill: the next check's, R14).",
+      [...perAccount, 'kind'],
+      (w, set) => {
+        for (const account of accountsOf(w)) {
+          set({ family: w.family, account, kind: 'abuse' }, w.limiter.abuseHeadroom(account).requests);
+          set({ family: w.family, account, kind: 'spot-fill' }, w.limiter.spotFillHeadroom(account).requests);
+        }
+      },
+    );
+    this.wait = new Histogram({
+      name: `${prefix}wait_seconds`,
+      help: 'How long requests waited on their limits before they were sent, by action (place, amend, cancel, other).',
+      labelNames: [...perAccount, 'action'],
+      buckets: [...buckets],
+      registers,
     });
-    gauge('next_tier_change_timestamp_seconds', 'The next 08:00 UTC, when a better tier takes effect (R5), Unix seconds.', perAccount, (w, set) => {
-      for (const account of accountsOf(w)) set({ family: w.family, account }, w.limiter.limitAtNext0800(account).at / 1000);
-    });
-    gauge('throttle_limit', 'A throttle in force: its N per window (kind abuse, R9; spot-fill, R14); absent when none.', [...perAccount, 'kind'], (w, set) => {
-      for (const account of accountsOf(w)) {
-        const s = w.limiter.limitNow(account);
-        if (s.throttle !== null) set({ family: w.family, account, kind: 'abuse' }, s.throttle.limit);
-        if (s.spotThrottle !== null) set({ family: w.family, account, kind: 'spot-fill' }, s.spotThrottle.limit);
-      }
-    });
-    gauge('throttle_headroom_requests', 'Requests that fit before the throttle trips at the current fill rate (+Inf: it never does; kind abuse, R9; spot-fill, R14).', [...perAccount, 'kind'], (w, set) => {
-      for (const account of accountsOf(w)) {
-        set({ family: w.family, account, kind: 'abuse' }, w.limiter.abuseHeadroom(account).remaining);
-        set({ family: w.family, account, kind: 'spot-fill' }, w.limiter.spotFillHeadroom(account).remaining);
-      }
-    });
-    gauge('throttle_window_requests', 'Order requests in the throttle\'s window so far (kind abuse: 24 h, R9; spot-fill: the next check\'s, R14).', [...perAccount, 'kind'], (w, set) => {
-      for (const account of accountsOf(w)) {
-        set({ family: w.family, account, kind: 'abuse' }, w.limiter.abuseHeadroom(account).requests);
-        set({ family: w.family, account, kind: 'spot-fill' }, w.limiter.spotFillHeadroom(account).requests);
-      }
-    });
-    this.wait = new Histogram({ name: `${prefix}wait_seconds`, help: 'How long requests waited on their limits before they were sent, by action (place, amend, cancel, other).', labelNames: [...perAccount, 'action'], buckets: [...buckets], registers });
-    made.push([`${prefix}sent_total`, this.sent], [`${prefix}refused_total`, this.refused], [`${prefix}answers_429_total`, this.limited], [`${prefix}wait_seconds`, this.wait]);
+    made.push(
+      [`${prefix}sent_total`, this.sent],
+      [`${prefix}refused_total`, this.refused],
+      [`${prefix}answers_429_total`, this.limited],
+      [`${prefix}wait_seconds`, this.wait],
+    );
     const taken = made.find(([name]) => registry.getSingleMetric(name) !== undefined);
-    if (taken !== undefined) throw new InvalidInputError('`prefix`', prefix, `a prefix whose metrics are not in the registry already (${taken[0]} is)`);
+    if (taken !== undefined)
+      throw new InvalidInputError(
+        '`prefix`',
+        prefix,
+        `a prefix whose metrics are not in the registry already (${taken[0]} is)`,
+      );
     for (const [, metric] of made) registry.registerMetric(metric);
   }
 
@@ -183,11 +272,15 @@ export class LimiterMetrics {
    * ```
    */
   watch(limiter: AccountLimiter, family = 'default'): () => void {
-    if (typeof (limiter as Partial<AccountLimiter> | null)?.limitNow !== 'function') throw new InvalidInputError('the limiter', limiter, 'an AccountLimiter');
-    if (typeof family !== 'string' || family === '') throw new InvalidInputError('`family`', family, 'a non-empty name');
+    if (typeof (limiter as Partial<AccountLimiter> | null)?.limitNow !== 'function')
+      throw new InvalidInputError('the limiter', limiter, 'an AccountLimiter');
+    if (typeof family !== 'string' || family === '')
+      throw new InvalidInputError('`family`', family, 'a non-empty name');
     if (this.watched.has(family)) throw new InvalidInputError('`family`', family, 'a name not watched already');
     const watched: Watched = {
-      limiter, family, names: new Map(),
+      limiter,
+      family,
+      names: new Map(),
       stop: () => {
         off();
         if (this.watched.get(family) === watched) this.watched.delete(family);
@@ -200,10 +293,15 @@ export class LimiterMetrics {
 
   /** Counts a request that waited `waitedMs` milliseconds before it was sent, for the wait histogram. */
   observeWait(family: string, account: string, action: string, waitedMs: number): void {
-    for (const [field, label] of [['`family`', family], ['`account`', account], ['`action`', action]] as const) {
+    for (const [field, label] of [
+      ['`family`', family],
+      ['`account`', account],
+      ['`action`', action],
+    ] as const) {
       if (typeof label !== 'string' || label === '') throw new InvalidInputError(field, label, 'a non-empty string');
     }
-    if (!(waitedMs >= 0) || !Number.isFinite(waitedMs)) throw new InvalidInputError('`waitedMs`', waitedMs, 'a non-negative number of milliseconds');
+    if (!(waitedMs >= 0) || !Number.isFinite(waitedMs))
+      throw new InvalidInputError('`waitedMs`', waitedMs, 'a non-negative number of milliseconds');
     this.wait.observe({ family, account, action }, waitedMs / 1000);
   }
 
@@ -233,7 +331,10 @@ function isAccount(limiter: AccountLimiter, id: string): boolean {
  * is for. An account id may itself hold a colon (`desk:1`): the longest prefix that names an
  * account of the limiter is the account. A name whose account is known is split once.
  */
-function splitName(w: Watched, name: string): { readonly account: string; readonly limit: string; readonly known: boolean } {
+function splitName(
+  w: Watched,
+  name: string,
+): { readonly account: string; readonly limit: string; readonly known: boolean } {
   const split = w.names.get(name);
   if (split !== undefined) return { ...split, known: true };
   for (let at = name.lastIndexOf(':'); at > 0; at = name.lastIndexOf(':', at - 1)) {
@@ -245,7 +346,9 @@ function splitName(w: Watched, name: string): { readonly account: string; readon
     }
   }
   const at = name.indexOf(':');
-  return at < 0 ? { account: '', limit: name, known: false } : { account: name.slice(0, at), limit: name.slice(at + 1), known: false };
+  return at < 0
+    ? { account: '', limit: name, known: false }
+    : { account: name.slice(0, at), limit: name.slice(at + 1), known: false };
 }
 
 /** A limit's labels. */

@@ -20,7 +20,8 @@ export function readProxyAccounts(file: unknown = DEFAULT_ACCOUNTS): ProxyAccoun
   for (const f of read.families) {
     for (const a of f.accounts) {
       // One limiter per family counts an account: an id in two families would be two budgets.
-      if (familyOf.has(a.id)) throw new InvalidInputError('an account id of the accounts file', a.id, 'an id given once in the file');
+      if (familyOf.has(a.id))
+        throw new InvalidInputError('an account id of the accounts file', a.id, 'an id given once in the file');
       familyOf.set(a.id, f.id);
     }
   }
@@ -35,12 +36,28 @@ function withoutSecrets(file: unknown): unknown {
   if (typeof f !== 'object' || f === null || !Array.isArray(f.families)) return file;
   return {
     ...f,
-    families: f.families.map((fam: { accounts?: unknown }) => (typeof fam !== 'object' || fam === null || !Array.isArray(fam.accounts) ? fam : {
-      ...fam,
-      accounts: fam.accounts.map((a: { keys?: unknown }) => (typeof a !== 'object' || a === null || !Array.isArray(a.keys) ? a : {
-        ...a,
-        keys: a.keys.map((k: { secret?: unknown }) => (typeof k === 'object' && k !== null && typeof (k as { key?: unknown }).key === 'string' && (k as { key: string }).key !== '' && k.secret === undefined ? { ...k, secret: '' } : k)),
-      })),
-    })),
+    families: f.families.map((fam: { accounts?: unknown }) =>
+      typeof fam !== 'object' || fam === null || !Array.isArray(fam.accounts)
+        ? fam
+        : {
+            ...fam,
+            accounts: fam.accounts.map((a: { keys?: unknown }) =>
+              typeof a !== 'object' || a === null || !Array.isArray(a.keys)
+                ? a
+                : {
+                    ...a,
+                    keys: a.keys.map((k: { secret?: unknown }) =>
+                      typeof k === 'object' &&
+                      k !== null &&
+                      typeof (k as { key?: unknown }).key === 'string' &&
+                      (k as { key: string }).key !== '' &&
+                      k.secret === undefined
+                        ? { ...k, secret: '' }
+                        : k,
+                    ),
+                  },
+            ),
+          },
+    ),
   };
 }

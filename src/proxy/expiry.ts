@@ -9,7 +9,11 @@ export const SIGNATURE_VALIDITY_MS = 60_000;
  * REQUEST_EXPIRED. `undefined` when the request carries no Timestamp that is a number: the
  * exchange answers for that itself.
  */
-export function signatureRemainingMs(timestamp: string | readonly string[] | undefined, exchangeNow: number, marginMs: number): number | undefined {
+export function signatureRemainingMs(
+  timestamp: string | readonly string[] | undefined,
+  exchangeNow: number,
+  marginMs: number,
+): number | undefined {
   const text = Array.isArray(timestamp) ? timestamp[0] : timestamp;
   if (typeof text !== 'string' || text.trim() === '') return undefined;
   const seconds = Number(text);

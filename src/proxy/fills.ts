@@ -41,7 +41,12 @@ export class FillRecorder {
     void this.record(limiter, account, c, json as (FuturesTradeRow | SpotTradeRow)[]).catch(this.onError);
   }
 
-  private async record(limiter: AccountLimiter, account: string, c: Classification, rows: readonly (FuturesTradeRow | SpotTradeRow)[]): Promise<void> {
+  private async record(
+    limiter: AccountLimiter,
+    account: string,
+    c: Classification,
+    rows: readonly (FuturesTradeRow | SpotTradeRow)[],
+  ): Promise<void> {
     if (c.market !== 'futures') {
       recordTrades(limiter, account, rows);
       return;
@@ -61,7 +66,8 @@ export class FillRecorder {
 
   private note(settle: string, contract: unknown): void {
     const c = contract as { name?: unknown; quanto_multiplier?: unknown } | null;
-    if (typeof c !== 'object' || c === null || typeof c.name !== 'string' || typeof c.quanto_multiplier !== 'string') return;
+    if (typeof c !== 'object' || c === null || typeof c.name !== 'string' || typeof c.quanto_multiplier !== 'string')
+      return;
     this.multipliers.set(`${settle}:${c.name.toUpperCase()}`, c.quanto_multiplier);
   }
 }

@@ -99,17 +99,29 @@ interface Config {
  * of `my_trades` answers (R1, R9, R14).
  */
 export async function startProxy(options: ProxyOptions): Promise<RunningProxy> {
-  if (typeof options !== 'object' || options === null) throw new InvalidInputError('the proxy options', options, 'an object { upstream, ... }');
+  if (typeof options !== 'object' || options === null)
+    throw new InvalidInputError('the proxy options', options, 'an object { upstream, ... }');
   let base: URL;
   try {
     base = new URL(options.upstream);
   } catch {
     throw new InvalidInputError('`upstream`', options.upstream, 'an http or https URL, e.g. https://api.gateio.ws');
   }
-  if (base.protocol !== 'http:' && base.protocol !== 'https:') throw new InvalidInputError('`upstream`', options.upstream, 'an http or https URL, e.g. https://api.gateio.ws');
+  if (base.protocol !== 'http:' && base.protocol !== 'https:')
+    throw new InvalidInputError('`upstream`', options.upstream, 'an http or https URL, e.g. https://api.gateio.ws');
   // Only the origin and a path prefix are forwarded to: credentials, a query or a fragment would be dropped unsaid.
-  if (base.username !== '' || base.password !== '' || base.search !== '' || base.hash !== '' || /[?#]/.test(options.upstream)) {
-    throw new InvalidInputError('`upstream`', options.upstream, 'an http or https URL without credentials, query or fragment, e.g. https://api.gateio.ws');
+  if (
+    base.username !== '' ||
+    base.password !== '' ||
+    base.search !== '' ||
+    base.hash !== '' ||
+    /[?#]/.test(options.upstream)
+  ) {
+    throw new InvalidInputError(
+      '`upstream`',
+      options.upstream,
+      'an http or https URL without credentials, query or fragment, e.g. https://api.gateio.ws',
+    );
   }
   const spotWs = new URL(base.origin.replace(/^http/, 'ws'));
   let futuresWs = spotWs;
@@ -119,27 +131,39 @@ export async function startProxy(options: ProxyOptions): Promise<RunningProxy> {
     } catch {
       futuresWs = new URL('about:blank');
     }
-    if (futuresWs.protocol !== 'ws:' && futuresWs.protocol !== 'wss:') throw new InvalidInputError('`futuresWebSocket`', options.futuresWebSocket, 'a ws or wss URL, e.g. wss://fx-ws.gateio.ws');
+    if (futuresWs.protocol !== 'ws:' && futuresWs.protocol !== 'wss:')
+      throw new InvalidInputError(
+        '`futuresWebSocket`',
+        options.futuresWebSocket,
+        'a ws or wss URL, e.g. wss://fx-ws.gateio.ws',
+      );
   }
   const port = options.port ?? 0;
-  if (!Number.isSafeInteger(port) || port < 0 || port > 65_535) throw new InvalidInputError('`port`', port, 'a port from 0 to 65535');
+  if (!Number.isSafeInteger(port) || port < 0 || port > 65_535)
+    throw new InvalidInputError('`port`', port, 'a port from 0 to 65535');
   const expiryMarginMs = nonNegative(options.expiryMarginMs ?? 1000, '`expiryMarginMs`');
   const marginMs = nonNegative(options.marginMs ?? 0, '`marginMs`');
   const timeoutMs = positive(options.timeoutMs ?? 30_000, '`timeoutMs`');
   const maxSockets = positive(options.maxSockets ?? 64, '`maxSockets`');
   const bodyLimitBytes = positive(options.bodyLimitBytes ?? 1 << 20, '`bodyLimitBytes`');
   const statusEveryMs = positive(options.statusEveryMs ?? 1000, '`statusEveryMs`');
-  if (options.log !== undefined && typeof options.log !== 'function') throw new InvalidInputError('`log`', options.log, 'a function taking a line');
+  if (options.log !== undefined && typeof options.log !== 'function')
+    throw new InvalidInputError('`log`', options.log, 'a function taking a line');
   const clock = options.clock ?? systemClock;
   const accounts = readProxyAccounts(options.accounts);
   const history = options.history === undefined ? undefined : readHistory(options.history, clock.wall());
   if (history !== undefined) {
     // Activity of an account in no family would otherwise be left out unsaid.
     const ids = new Set(accounts.families.flatMap((f) => f.accounts.map((a) => a.id)));
-    const lists = [['activity', history.days], ['hours', history.hours], ['spotHours', history.spotHours ?? []]] as const;
+    const lists = [
+      ['activity', history.days],
+      ['hours', history.hours],
+      ['spotHours', history.spotHours ?? []],
+    ] as const;
     for (const [name, list] of lists) {
       list.forEach((x: { readonly account: string }, i) => {
-        if (!ids.has(x.account)) throw new InvalidInputError(`\`${name}[${i}].account\``, x.account, 'an account of the accounts file');
+        if (!ids.has(x.account))
+          throw new InvalidInputError(`\`${name}[${i}].account\``, x.account, 'an account of the accounts file');
       });
     }
   }
@@ -150,15 +174,28 @@ export async function startProxy(options: ProxyOptions): Promise<RunningProxy> {
     for (const f of accounts.families) {
       const store = options.store?.(f.id);
       const limiter = new AccountLimiter({
-        accounts: f.accounts, clock, marginMs, ...(f.vipLevel === undefined ? {} : { vipLevel: f.vipLevel }), ...((f.options as FamilyOptions | undefined) ?? {}), ...(store === undefined ? {} : { store }),
+        accounts: f.accounts,
+        clock,
+        marginMs,
+        ...(f.vipLevel === undefined ? {} : { vipLevel: f.vipLevel }),
+        ...((f.options as FamilyOptions | undefined) ?? {}),
+        ...(store === undefined ? {} : { store }),
       });
       made.push(limiter);
       limiters.set(f.id, limiter);
       if (history !== undefined) {
         const ids = new Set(f.accounts.map((a) => a.id));
-        const mine = <T extends { account: string }>(list: readonly T[] | undefined) => (list ?? []).filter((x) => ids.has(x.account));
-        const hours = (list: readonly { account: string; hour: number; requests: number; traded?: unknown }[] | undefined) =>
-          mine(list).map((h) => ({ account: h.account, hour: h.hour, requests: h.requests, ...(h.traded === undefined ? {} : { traded: String(h.traded) }) }));
+        const mine = <T extends { account: string }>(list: readonly T[] | undefined) =>
+          (list ?? []).filter((x) => ids.has(x.account));
+        const hours = (
+          list: readonly { account: string; hour: number; requests: number; traded?: unknown }[] | undefined,
+        ) =>
+          mine(list).map((h) => ({
+            account: h.account,
+            hour: h.hour,
+            requests: h.requests,
+            ...(h.traded === undefined ? {} : { traded: String(h.traded) }),
+          }));
         limiter.seed({ days: mine(history.days), hours: hours(history.hours), spotHours: hours(history.spotHours) });
       }
     }
@@ -174,16 +211,34 @@ export async function startProxy(options: ProxyOptions): Promise<RunningProxy> {
   const metrics = new LimiterMetrics();
   for (const [family, limiter] of limiters) metrics.watch(limiter, family);
   const refused = new Counter({
-    name: 'traderatio_proxy_refused_total', help: 'Requests the proxy answered itself, never forwarded, by label (docs/proxy.md).', labelNames: ['family', 'account', 'label'], registers: [metrics.registry],
+    name: 'traderatio_proxy_refused_total',
+    help: 'Requests the proxy answered itself, never forwarded, by label (docs/proxy.md).',
+    labelNames: ['family', 'account', 'label'],
+    registers: [metrics.registry],
   });
   const families = new Map([...limiters].map(([family, l]) => [l, family]));
-  const config: Config = { clock, expiryMarginMs, bodyLimitBytes, log: options.log, metrics, refused, familyOf: (l) => families.get(l)! };
+  const config: Config = {
+    clock,
+    expiryMarginMs,
+    bodyLimitBytes,
+    log: options.log,
+    metrics,
+    refused,
+    familyOf: (l) => families.get(l)!,
+  };
   const publicLimiter = limiters.get(PUBLIC)!;
-  const fills = new FillRecorder(async (settle, contract) => {
-    const path = `${API_PREFIX}futures/${settle}/contracts/${contract}`;
-    const result = await publicLimiter.request(PUBLIC, 'GET', path, () => upstream.send('GET', path, ['Accept', 'application/json'], Buffer.alloc(0)));
-    return result.ok && result.answer.status === 200 ? JSON.parse(result.answer.body.toString('utf8')) as unknown : undefined;
-  }, (error) => options.log?.(`fills not recorded: ${error instanceof Error ? error.message : String(error)}`));
+  const fills = new FillRecorder(
+    async (settle, contract) => {
+      const path = `${API_PREFIX}futures/${settle}/contracts/${contract}`;
+      const result = await publicLimiter.request(PUBLIC, 'GET', path, () =>
+        upstream.send('GET', path, ['Accept', 'application/json'], Buffer.alloc(0)),
+      );
+      return result.ok && result.answer.status === 200
+        ? (JSON.parse(result.answer.body.toString('utf8')) as unknown)
+        : undefined;
+    },
+    (error) => options.log?.(`fills not recorded: ${error instanceof Error ? error.message : String(error)}`),
+  );
 
   const route = (key: string | undefined): { limiter: AccountLimiter; account: string } | null => {
     if (key === undefined) return { limiter: publicLimiter, account: PUBLIC };
@@ -217,12 +272,14 @@ export async function startProxy(options: ProxyOptions): Promise<RunningProxy> {
   server.requestTimeout = 10_000;
   server.headersTimeout = 10_000;
   const sockets = attachWebSocketProxy(server, {
-    spot: spotWs, futures: futuresWs,
+    spot: spotWs,
+    futures: futuresWs,
     route: (key) => {
       const a = accounts.keys.get(key);
       return a === undefined ? null : { limiter: limiters.get(a.family)!, account: a.account };
     },
-    refused: (limiter, account, label) => refused.inc({ family: limiter === null ? '' : families.get(limiter)!, account, label }),
+    refused: (limiter, account, label) =>
+      refused.inc({ family: limiter === null ? '' : families.get(limiter)!, account, label }),
   });
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
@@ -240,20 +297,25 @@ export async function startProxy(options: ProxyOptions): Promise<RunningProxy> {
     port: actual,
     limiters,
     metrics,
-    close: () => new Promise<void>((resolve) => {
-      clearInterval(ticker);
-      sockets.close();
-      for (const res of events) res.end();
-      for (const l of limiters.values()) l.close();
-      upstream.close();
-      server.closeAllConnections();
-      server.close(() => resolve());
-    }),
+    close: () =>
+      new Promise<void>((resolve) => {
+        clearInterval(ticker);
+        sockets.close();
+        for (const res of events) res.end();
+        for (const l of limiters.values()) l.close();
+        upstream.close();
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
   };
 }
 
 async function handle(
-  req: IncomingMessage, res: ServerResponse, config: Config, upstream: Upstream, fills: FillRecorder,
+  req: IncomingMessage,
+  res: ServerResponse,
+  config: Config,
+  upstream: Upstream,
+  fills: FillRecorder,
   route: (key: string | undefined) => { limiter: AccountLimiter; account: string } | null,
 ): Promise<void> {
   const url = req.url ?? '/';
@@ -272,7 +334,7 @@ async function handle(
   const key = header(req, 'key');
   const target = route(key);
   if (target === null) {
-    answer(res, 401, LABELS.unknownKey, 'the KEY header names no account of the proxy\'s accounts file');
+    answer(res, 401, LABELS.unknownKey, "the KEY header names no account of the proxy's accounts file");
     config.refused.inc({ family: '', account: '', label: LABELS.unknownKey });
     return;
   }
@@ -290,9 +352,15 @@ async function handle(
   // The last instant the signature is good for (R11), on the exchange's clock at its latest (R15).
   const estimate = limiter.clockEstimate();
   const exchangeNow = clock.wall() + (estimate === null ? 0 : estimate.offsetMs + estimate.errorMs);
-  const remaining = key === undefined ? undefined : signatureRemainingMs(header(req, 'timestamp'), exchangeNow, config.expiryMarginMs);
+  const remaining =
+    key === undefined ? undefined : signatureRemainingMs(header(req, 'timestamp'), exchangeNow, config.expiryMarginMs);
   if (remaining !== undefined && remaining <= 0) {
-    answer(res, 401, LABELS.expired, 'the signature\'s Timestamp is over 60 s old on the exchange\'s clock: sign it again; never forwarded');
+    answer(
+      res,
+      401,
+      LABELS.expired,
+      "the signature's Timestamp is over 60 s old on the exchange's clock: sign it again; never forwarded",
+    );
     config.refused.inc({ family: config.familyOf(limiter), account, label: LABELS.expired });
     log(config, method, path, 401, account, 0);
     return;
@@ -307,11 +375,21 @@ async function handle(
   let sentMono = 0;
   let result: UpstreamResult;
   try {
-    result = await limiter.request(account, method, path, () => {
-      sentMono = clock.now();
-      sentAt = clock.wall();
-      return upstream.send(method, url, req.rawHeaders, body);
-    }, { body: jsonBody(text), signal: gone.signal, ...(remaining === undefined ? {} : { deadline: askedMono + remaining }) });
+    result = await limiter.request(
+      account,
+      method,
+      path,
+      () => {
+        sentMono = clock.now();
+        sentAt = clock.wall();
+        return upstream.send(method, url, req.rawHeaders, body);
+      },
+      {
+        body: jsonBody(text),
+        signal: gone.signal,
+        ...(remaining === undefined ? {} : { deadline: askedMono + remaining }),
+      },
+    );
   } catch (e) {
     if (!isRefusedError(e)) throw e;
     if (e.reason === 'aborted') return;
@@ -325,7 +403,12 @@ async function handle(
   config.metrics.observeWait(config.familyOf(limiter), account, c.action, waited);
   if (!result.ok) {
     const status = result.reason === 'timeout' ? 504 : 502;
-    answer(res, status, result.reason === 'timeout' ? LABELS.upstreamTimeout : LABELS.upstreamUnreachable, `the upstream: ${result.message}`);
+    answer(
+      res,
+      status,
+      result.reason === 'timeout' ? LABELS.upstreamTimeout : LABELS.upstreamUnreachable,
+      `the upstream: ${result.message}`,
+    );
     log(config, method, path, status, account, waited);
     return;
   }
@@ -342,7 +425,8 @@ async function handle(
   }
   fills.relayed(limiter, account, c, a.status, a.body);
   const out = endToEnd(a.rawHeaders);
-  if (!out.some((h, i) => i % 2 === 0 && h.toLowerCase() === 'content-length')) out.push('Content-Length', String(a.body.length));
+  if (!out.some((h, i) => i % 2 === 0 && h.toLowerCase() === 'content-length'))
+    out.push('Content-Length', String(a.body.length));
   res.writeHead(a.status, out);
   res.end(a.body);
   log(config, method, path, a.status, account, waited);
@@ -353,14 +437,28 @@ const PAGE_SCRIPT = /<script>([\s\S]*?)<\/script>/.exec(STATUS_PAGE)![1]!;
 const PAGE_POLICY = `default-src 'none'; script-src 'sha256-${createHash('sha256').update(PAGE_SCRIPT).digest('base64')}'; style-src 'unsafe-inline'; connect-src 'self'`;
 
 /** The proxy's own pages: the status page, its events, its JSON, the metrics. */
-function serveOwn(path: string, res: ServerResponse, metrics: LimiterMetrics, status: () => string, events: Set<ServerResponse>): void {
+function serveOwn(
+  path: string,
+  res: ServerResponse,
+  metrics: LimiterMetrics,
+  status: () => string,
+  events: Set<ServerResponse>,
+): void {
   switch (path) {
     case '/':
-      res.writeHead(200, { 'Content-Type': 'text/html; charset=utf-8', 'Content-Security-Policy': PAGE_POLICY, 'Cache-Control': 'no-store' });
+      res.writeHead(200, {
+        'Content-Type': 'text/html; charset=utf-8',
+        'Content-Security-Policy': PAGE_POLICY,
+        'Cache-Control': 'no-store',
+      });
       res.end(STATUS_PAGE);
       return;
     case '/events':
-      res.writeHead(200, { 'Content-Type': 'text/event-stream', 'Cache-Control': 'no-store', Connection: 'keep-alive' });
+      res.writeHead(200, {
+        'Content-Type': 'text/event-stream',
+        'Cache-Control': 'no-store',
+        Connection: 'keep-alive',
+      });
       res.write(`data: ${status()}\n\n`);
       events.add(res);
       res.on('close', () => events.delete(res));
@@ -385,10 +483,22 @@ function serveOwn(path: string, res: ServerResponse, metrics: LimiterMetrics, st
 /** The answer to a request the limiter refused: it was never sent. */
 function refusal(reason: string): [number, ProxyLabel, string] {
   switch (reason) {
-    case 'deadline': return [401, LABELS.expired, 'the limits would have held the request past its signature\'s 60 s: sign it again; never forwarded'];
-    case 'queue-full': return [503, LABELS.queueFull, 'too many requests wait on this account already; never forwarded'];
-    case 'too-heavy': return [400, LABELS.tooHeavy, 'the request weighs more than one of its limits allows in a whole window; never forwarded'];
-    default: return [503, LABELS.closed, 'the proxy is stopping; never forwarded'];
+    case 'deadline':
+      return [
+        401,
+        LABELS.expired,
+        "the limits would have held the request past its signature's 60 s: sign it again; never forwarded",
+      ];
+    case 'queue-full':
+      return [503, LABELS.queueFull, 'too many requests wait on this account already; never forwarded'];
+    case 'too-heavy':
+      return [
+        400,
+        LABELS.tooHeavy,
+        'the request weighs more than one of its limits allows in a whole window; never forwarded',
+      ];
+    default:
+      return [503, LABELS.closed, 'the proxy is stopping; never forwarded'];
   }
 }
 
@@ -435,7 +545,8 @@ function readBody(req: IncomingMessage, limit: number): Promise<Buffer | null> {
 }
 
 function nonNegative(value: unknown, field: string): number {
-  if (typeof value !== 'number' || !Number.isFinite(value) || value < 0) throw new InvalidInputError(field, value, 'a non-negative number of milliseconds');
+  if (typeof value !== 'number' || !Number.isFinite(value) || value < 0)
+    throw new InvalidInputError(field, value, 'a non-negative number of milliseconds');
   return value;
 }
 

@@ -22,7 +22,12 @@ export interface AccountStatusView {
   readonly nextSnapshot: number;
   /** The next 08:00 UTC and the tier it gives on the activity so far (R5). */
   readonly next0800: { readonly at: number; readonly tier: number; readonly limit: number };
-  readonly throttles: readonly { readonly kind: 'abuse' | 'spot-fill'; readonly inForce: string | null; readonly requests: number; readonly headroom: number | null }[];
+  readonly throttles: readonly {
+    readonly kind: 'abuse' | 'spot-fill';
+    readonly inForce: string | null;
+    readonly requests: number;
+    readonly headroom: number | null;
+  }[];
   readonly limits: readonly LimitStatus[];
 }
 
@@ -34,7 +39,11 @@ export interface ProxyStatus {
 }
 
 /** The status of every account of `limiters` (by family; `publicFamily` is the proxy's own, for requests without a key) now. */
-export function proxyStatus(limiters: ReadonlyMap<string, AccountLimiter>, publicFamily: string, now: number): ProxyStatus {
+export function proxyStatus(
+  limiters: ReadonlyMap<string, AccountLimiter>,
+  publicFamily: string,
+  now: number,
+): ProxyStatus {
   const accounts: AccountStatusView[] = [];
   const ip: LimitStatus[] = [];
   for (const [family, limiter] of limiters) {
@@ -61,12 +70,26 @@ export function proxyStatus(limiters: ReadonlyMap<string, AccountLimiter>, publi
       const spot = limiter.spotFillHeadroom(account);
       const finite = (n: number) => (Number.isFinite(n) ? n : null);
       accounts.push({
-        family, account, tier: s.tier.tier, placeLimit: s.limit, source: s.reason,
+        family,
+        account,
+        tier: s.tier.tier,
+        placeLimit: s.limit,
+        source: s.reason,
         nextSnapshot: (Math.floor(s.at / DAY_MS) + 1) * DAY_MS,
         next0800: { at: next.at, tier: next.tier.tier, limit: next.limit },
         throttles: [
-          { kind: 'abuse', inForce: s.throttle === null ? null : `${s.throttle.limit} per ${s.throttle.windowMs / 1000} s`, requests: abuse.requests, headroom: finite(abuse.remaining) },
-          { kind: 'spot-fill', inForce: s.spotThrottle === null ? null : `${s.spotThrottle.limit} per ${s.spotThrottle.windowMs / 1000} s`, requests: spot.requests, headroom: finite(spot.remaining) },
+          {
+            kind: 'abuse',
+            inForce: s.throttle === null ? null : `${s.throttle.limit} per ${s.throttle.windowMs / 1000} s`,
+            requests: abuse.requests,
+            headroom: finite(abuse.remaining),
+          },
+          {
+            kind: 'spot-fill',
+            inForce: s.spotThrottle === null ? null : `${s.spotThrottle.limit} per ${s.spotThrottle.windowMs / 1000} s`,
+            requests: spot.requests,
+            headroom: finite(spot.remaining),
+          },
         ],
         // A throttle's limit not in force is not one to show.
         limits: limits.filter((l) => l.n < UNTHROTTLED),

@@ -14,7 +14,19 @@ export type UpstreamResult =
   | { readonly ok: false; readonly reason: 'timeout' | 'unreachable'; readonly message: string };
 
 /** Headers of one connection, not of the request (RFC 9110, 7.6.1): never forwarded. */
-const HOP_BY_HOP = new Set(['connection', 'keep-alive', 'proxy-connection', 'proxy-authenticate', 'proxy-authorization', 'te', 'trailer', 'trailers', 'transfer-encoding', 'upgrade', 'host']);
+const HOP_BY_HOP = new Set([
+  'connection',
+  'keep-alive',
+  'proxy-connection',
+  'proxy-authenticate',
+  'proxy-authorization',
+  'te',
+  'trailer',
+  'trailers',
+  'transfer-encoding',
+  'upgrade',
+  'host',
+]);
 
 /**
  * The headers of a request or an answer as they came, less those of the connection (and those its
@@ -23,7 +35,8 @@ const HOP_BY_HOP = new Set(['connection', 'keep-alive', 'proxy-connection', 'pro
 export function endToEnd(rawHeaders: readonly string[]): string[] {
   const named = new Set<string>();
   for (let i = 0; i < rawHeaders.length; i += 2) {
-    if (rawHeaders[i]!.toLowerCase() === 'connection') for (const n of rawHeaders[i + 1]!.split(',')) named.add(n.trim().toLowerCase());
+    if (rawHeaders[i]!.toLowerCase() === 'connection')
+      for (const n of rawHeaders[i + 1]!.split(',')) named.add(n.trim().toLowerCase());
   }
   const out: string[] = [];
   for (let i = 0; i < rawHeaders.length; i += 2) {
@@ -55,7 +68,12 @@ export class Upstream {
     this.base = base;
     this.timeoutMs = options.timeoutMs;
     this.transport = base.protocol === 'https:' ? https : http;
-    const agentOptions = { keepAlive: true, maxSockets: options.maxSockets, maxFreeSockets: options.maxSockets, scheduling: 'lifo' as const };
+    const agentOptions = {
+      keepAlive: true,
+      maxSockets: options.maxSockets,
+      maxFreeSockets: options.maxSockets,
+      scheduling: 'lifo' as const,
+    };
     this.agent = base.protocol === 'https:' ? new https.Agent(agentOptions) : new http.Agent(agentOptions);
   }
 
@@ -72,19 +90,37 @@ export class Upstream {
         clearTimeout(timer);
         resolve(result);
       };
-      const req = this.transport.request({
-        protocol: this.base.protocol, hostname: this.base.hostname, port: this.base.port, method, path: prefix + path, headers, agent: this.agent,
-      }, (res) => {
-        const chunks: Buffer[] = [];
-        res.on('data', (c: Buffer) => chunks.push(c));
-        res.on('end', () => finish({ ok: true, answer: { status: res.statusCode ?? 502, rawHeaders: res.rawHeaders, body: Buffer.concat(chunks) } }));
-        res.on('error', (e) => finish({ ok: false, reason: 'unreachable', message: `the answer broke off: ${e.message}` }));
-      });
+      const req = this.transport.request(
+        {
+          protocol: this.base.protocol,
+          hostname: this.base.hostname,
+          port: this.base.port,
+          method,
+          path: prefix + path,
+          headers,
+          agent: this.agent,
+        },
+        (res) => {
+          const chunks: Buffer[] = [];
+          res.on('data', (c: Buffer) => chunks.push(c));
+          res.on('end', () =>
+            finish({
+              ok: true,
+              answer: { status: res.statusCode ?? 502, rawHeaders: res.rawHeaders, body: Buffer.concat(chunks) },
+            }),
+          );
+          res.on('error', (e) =>
+            finish({ ok: false, reason: 'unreachable', message: `the answer broke off: ${e.message}` }),
+          );
+        },
+      );
       const timer = setTimeout(() => {
         finish({ ok: false, reason: 'timeout', message: `no whole answer within ${this.timeoutMs} ms` });
         req.destroy();
       }, this.timeoutMs);
-      req.on('error', (e: NodeJS.ErrnoException) => finish({ ok: false, reason: 'unreachable', message: e.code ?? e.message }));
+      req.on('error', (e: NodeJS.ErrnoException) =>
+        finish({ ok: false, reason: 'unreachable', message: e.code ?? e.message }),
+      );
       req.end(body);
     });
   }

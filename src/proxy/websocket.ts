@@ -39,7 +39,12 @@ export function attachWebSocketProxy(server: Server, options: WebSocketProxyOpti
     const path = url.split('?')[0]!;
     const origin = path.startsWith('/ws/v4') ? options.spot : path.startsWith('/v4/ws/') ? options.futures : null;
     if (origin === null) {
-      refuse(socket, 404, 'NOT_FOUND', `${path}: the WebSocket API is under /ws/v4/ (spot) and /v4/ws/{settle} (futures)`);
+      refuse(
+        socket,
+        404,
+        'NOT_FOUND',
+        `${path}: the WebSocket API is under /ws/v4/ (spot) and /v4/ws/{settle} (futures)`,
+      );
       return;
     }
     const upstream = new WebSocket(new URL(url, origin), { maxPayload: MAX_PAYLOAD });
@@ -69,7 +74,11 @@ export function attachWebSocketProxy(server: Server, options: WebSocketProxyOpti
 
 /** The settlement currency of a futures connection: the last part of its path (usdt otherwise). */
 function settleOf(path: string): string {
-  const last = path.split('/').filter((s) => s.length > 0).at(-1)?.toLowerCase();
+  const last = path
+    .split('/')
+    .filter((s) => s.length > 0)
+    .at(-1)
+    ?.toLowerCase();
   return last === 'btc' || last === 'usd' ? last : 'usdt';
 }
 
@@ -103,12 +112,20 @@ function relay(client: WebSocket, upstream: WebSocket, settle: string, options: 
   const wrappers = new Map<string, LimitedWebSocket>();
   let loginKey: string | null = null;
 
-  const answer = (request: { channel: string; reqId: unknown }, status: number, label: string, message: string): void => {
-    client.send(JSON.stringify({
-      request_id: request.reqId, ack: false,
-      header: { response_time: String(Date.now()), status: String(status), channel: request.channel, event: 'api' },
-      data: { errs: { label, message } },
-    }));
+  const answer = (
+    request: { channel: string; reqId: unknown },
+    status: number,
+    label: string,
+    message: string,
+  ): void => {
+    client.send(
+      JSON.stringify({
+        request_id: request.reqId,
+        ack: false,
+        header: { response_time: String(Date.now()), status: String(status), channel: request.channel, event: 'api' },
+        data: { errs: { label, message } },
+      }),
+    );
   };
 
   upstream.on('message', (data, isBinary) => {
@@ -138,19 +155,21 @@ function relay(client: WebSocket, upstream: WebSocket, settle: string, options: 
     const request = { channel, reqId: payload.req_id };
     const target = options.route(key);
     if (target === null) {
-      answer(request, 401, LABELS.unknownKey, 'the api_key names no account of the proxy\'s accounts file');
+      answer(request, 401, LABELS.unknownKey, "the api_key names no account of the proxy's accounts file");
       options.refused(null, '', LABELS.unknownKey);
       return;
     }
     const { limiter, account } = target;
-    const reqId = typeof payload.req_id === 'string' || typeof payload.req_id === 'number' ? String(payload.req_id) : '';
+    const reqId =
+      typeof payload.req_id === 'string' || typeof payload.req_id === 'number' ? String(payload.req_id) : '';
     if (reqId === '' || outgoing.has(reqId)) {
       answer(request, 400, LABELS.invalidRequest, 'an order request needs a req_id not already waiting for its reply');
       options.refused(limiter, account, LABELS.invalidRequest);
       return;
     }
     let wrapper = wrappers.get(account);
-    if (wrapper === undefined) wrappers.set(account, (wrapper = limitedWebSocket(limiter, { account, socket: adapter, settle })));
+    if (wrapper === undefined)
+      wrappers.set(account, (wrapper = limitedWebSocket(limiter, { account, socket: adapter, settle })));
     outgoing.set(reqId, data);
     let sent: Promise<unknown>;
     try {
@@ -166,8 +185,10 @@ function relay(client: WebSocket, upstream: WebSocket, settle: string, options: 
       // Refused by the limiter, never sent; a request sent whose reply never came is the
       // upstream's to answer (its reply, if any, is relayed as it comes).
       if (!isRefusedError(e) || e.reason === 'aborted') return;
-      const label = e.reason === 'queue-full' ? LABELS.queueFull : e.reason === 'too-heavy' ? LABELS.tooHeavy : LABELS.closed;
-      if (client.readyState === WebSocket.OPEN) answer(request, e.reason === 'too-heavy' ? 400 : 503, label, `${e.message}; never forwarded`);
+      const label =
+        e.reason === 'queue-full' ? LABELS.queueFull : e.reason === 'too-heavy' ? LABELS.tooHeavy : LABELS.closed;
+      if (client.readyState === WebSocket.OPEN)
+        answer(request, e.reason === 'too-heavy' ? 400 : 503, label, `${e.message}; never forwarded`);
       options.refused(limiter, account, label);
     });
   });
@@ -188,5 +209,7 @@ function relay(client: WebSocket, upstream: WebSocket, settle: string, options: 
 /** An HTTP answer on a socket not upgraded, in the exchange's error shape. */
 function refuse(socket: Duplex, status: number, label: string, message: string): void {
   const text = JSON.stringify({ label, message });
-  socket.end(`HTTP/1.1 ${status} ${status === 404 ? 'Not Found' : 'Bad Gateway'}\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(text)}\r\nConnection: close\r\n\r\n${text}`);
+  socket.end(
+    `HTTP/1.1 ${status} ${status === 404 ? 'Not Found' : 'Bad Gateway'}\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(text)}\r\nConnection: close\r\n\r\n${text}`,
+  );
 }

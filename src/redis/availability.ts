@@ -55,17 +55,19 @@ export class Availability {
 
   private probe(): void {
     if (this.probeTimer !== null || this.host.isClosed()) return;
-    this.probeTimer = unrefTimer(this.host.clock.setTimer(() => {
-      this.host.probe().then(
-        () => {
-          this.probeTimer = null;
-          this.answered();
-        },
-        () => {
-          this.probeTimer = null;
-          if (!this.isUp) this.probe();
-        },
-      );
-    }, this.host.retryMs));
+    this.probeTimer = unrefTimer(
+      this.host.clock.setTimer(() => {
+        this.host.probe().then(
+          () => {
+            this.probeTimer = null;
+            this.answered();
+          },
+          () => {
+            this.probeTimer = null;
+            if (!this.isUp) this.probe();
+          },
+        );
+      }, this.host.retryMs),
+    );
   }
 }

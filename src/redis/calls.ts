@@ -64,7 +64,21 @@ export interface AcquireCall {
 
 /** KEYS: epoch, processes, then meta, log and waiting processes of each limit. */
 export function encodeAcquire(keys: RedisKeys, c: AcquireCall): Encoded {
-  const args = [c.id, c.weight, c.want, c.leaseMs, c.deadline, c.process, c.processes, c.staleMs, c.graceMs, c.extra, c.room ? 1 : 0, c.queued, c.unlimited];
+  const args = [
+    c.id,
+    c.weight,
+    c.want,
+    c.leaseMs,
+    c.deadline,
+    c.process,
+    c.processes,
+    c.staleMs,
+    c.graceMs,
+    c.extra,
+    c.room ? 1 : 0,
+    c.queued,
+    c.unlimited,
+  ];
   return encodePerLimit(keys, args, c.at, c.limits, (l) => ({
     keys: [keys.meta(l.name), keys.log(l.name), keys.wait(l.name)],
     args: [l.limit, l.windowMs, l.marginMs, l.reserved, l.lateMs],
@@ -75,7 +89,13 @@ export function encodeAcquire(keys: RedisKeys, c: AcquireCall): Encoded {
  * The layout ACQUIRE and HELLO share. KEYS: epoch, processes, then each limit's. ARGV: the call's
  * own, then each limit's, then the instant ('': Redis's clock).
  */
-function encodePerLimit<L>(keys: RedisKeys, args: readonly (string | number)[], at: number | undefined, limits: readonly L[], each: (l: L) => Encoded): Encoded {
+function encodePerLimit<L>(
+  keys: RedisKeys,
+  args: readonly (string | number)[],
+  at: number | undefined,
+  limits: readonly L[],
+  each: (l: L) => Encoded,
+): Encoded {
   const k: string[] = [keys.epoch, keys.procs];
   const a: (string | number)[] = [...args];
   for (const l of limits) {
@@ -123,7 +143,10 @@ export interface LateCall {
 /** KEYS: meta, log. */
 export function encodeLate(keys: RedisKeys, c: LateCall): Encoded {
   const l = c.limit;
-  return { keys: [keys.meta(l.name), keys.log(l.name)], args: [l.limit, l.windowMs, l.marginMs, c.id, c.weight, c.grant, c.at ?? ''] };
+  return {
+    keys: [keys.meta(l.name), keys.log(l.name)],
+    args: [l.limit, l.windowMs, l.marginMs, c.id, c.weight, c.grant, c.at ?? ''],
+  };
 }
 
 /** Ends a grant on one limit: what was sent stays counted, the rest is given back (lua/release.lua). */
@@ -156,7 +179,10 @@ export interface FeedbackCall {
 /** KEYS: meta, log. */
 export function encodeFeedback(keys: RedisKeys, c: FeedbackCall): Encoded {
   const l = c.limit;
-  return { keys: [keys.meta(l.name), keys.log(l.name)], args: [l.limit, l.windowMs, l.marginMs, c.pauseMs, c.holdWeight, c.holdMs, c.id, c.at ?? ''] };
+  return {
+    keys: [keys.meta(l.name), keys.log(l.name)],
+    args: [l.limit, l.windowMs, l.marginMs, c.pauseMs, c.holdWeight, c.holdMs, c.id, c.at ?? ''],
+  };
 }
 
 /** A new N and W for every process (lua/update.lua, R13). */
@@ -192,15 +218,31 @@ export interface CountsCall {
   /** History written once under this id, whichever process writes it. */
   readonly once?: string | undefined;
   /** The keys written (names under the counts' prefix), each with its time to live and increments. */
-  readonly writes: readonly { readonly key: string; readonly ttlMs: number; readonly fields: ReadonlyMap<string, bigint> }[];
+  readonly writes: readonly {
+    readonly key: string;
+    readonly ttlMs: number;
+    readonly fields: ReadonlyMap<string, bigint>;
+  }[];
   /** The keys read back (names under the counts' prefix). */
   readonly reads: readonly string[];
 }
 
 /** KEYS: epoch, batch numbers, the once key (or the epoch again), the keys written, the keys read. */
 export function encodeCounts(keys: RedisKeys, c: CountsCall): Encoded {
-  const k: string[] = [keys.epoch, keys.counts('seq'), c.once === undefined ? keys.epoch : keys.counts(`once:${c.once}`)];
-  const a: (string | number)[] = [c.process, c.batch, c.epoch, c.mode, c.once === undefined ? 0 : 1, c.writes.length, c.reads.length];
+  const k: string[] = [
+    keys.epoch,
+    keys.counts('seq'),
+    c.once === undefined ? keys.epoch : keys.counts(`once:${c.once}`),
+  ];
+  const a: (string | number)[] = [
+    c.process,
+    c.batch,
+    c.epoch,
+    c.mode,
+    c.once === undefined ? 0 : 1,
+    c.writes.length,
+    c.reads.length,
+  ];
   for (const w of c.writes) {
     k.push(keys.counts(w.key));
     a.push(w.ttlMs, w.fields.size);

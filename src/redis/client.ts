@@ -20,7 +20,8 @@ interface NodeRedisLike {
 /** Reads an ioredis or a node-redis client as a {@link RedisScripting}. */
 export function scriptingOf(client: unknown): RedisScripting {
   const c = client as Partial<IoRedisLike & NodeRedisLike> | null;
-  if (typeof c !== 'object' || c === null) throw new InvalidInputError('`client`', client, 'an ioredis or node-redis client');
+  if (typeof c !== 'object' || c === null)
+    throw new InvalidInputError('`client`', client, 'an ioredis or node-redis client');
   if (typeof c.evalSha === 'function' && typeof c.eval === 'function') {
     const nr = c as NodeRedisLike;
     return {

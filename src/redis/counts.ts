@@ -1,7 +1,23 @@
 import { createHash } from 'node:crypto';
 import type { CountedMarket, SharedCounts, SharedTotals } from '../account/shared-counts.js';
-import { type CountedAction, DAYS_KEPT, type FillRole, HOURS_KEPT, Tracker, type TrackerState } from '../account/tracker.js';
-import { DAY_MS, HOUR_MS, formatUtcDay, formatUtcInstant, parseUtcDay, parseUtcHour, utcDayStart, utcHourStart } from '../rules/calendar.js';
+import {
+  type CountedAction,
+  DAYS_KEPT,
+  type FillRole,
+  HOURS_KEPT,
+  Tracker,
+  type TrackerState,
+} from '../account/tracker.js';
+import {
+  DAY_MS,
+  HOUR_MS,
+  formatUtcDay,
+  formatUtcInstant,
+  parseUtcDay,
+  parseUtcHour,
+  utcDayStart,
+  utcHourStart,
+} from '../rules/calendar.js';
 import { type Fixed, fixedFromDec, toDec } from '../internal/fixed.js';
 import { parseNonNegativeDecimal } from '../internal/parse.js';
 import { type Clock, unrefTimer } from '../schedule/clock.js';
@@ -88,7 +104,14 @@ export class RedisCounts implements SharedCounts {
     this.tick();
   }
 
-  request(market: CountedMarket, account: string, contract: string, action: CountedAction, orders: number, at: number): void {
+  request(
+    market: CountedMarket,
+    account: string,
+    contract: string,
+    action: CountedAction,
+    orders: number,
+    at: number,
+  ): void {
     // Counted as plain numbers by account and contract, within one hour, and moved into the
     // buckets before anything reads them: a request costs two map lookups, not four bucket
     // updates in BigInt.
@@ -125,9 +148,22 @@ export class RedisCounts implements SharedCounts {
     this.fast = new Map();
   }
 
-  fill(market: CountedMarket, account: string, contract: string, role: FillRole, volume: string | number, at: number): void {
+  fill(
+    market: CountedMarket,
+    account: string,
+    contract: string,
+    role: FillRole,
+    volume: string | number,
+    at: number,
+  ): void {
     for (const [e, d] of limbs(fixedFromDec(parseNonNegativeDecimal(volume, '`volume`')))) {
-      this.add(market === 'spot' ? 'D' : 'd', utcDayStart(at), account, `${contract}:${role === 'maker' ? 'm' : 't'}${e}`, d);
+      this.add(
+        market === 'spot' ? 'D' : 'd',
+        utcDayStart(at),
+        account,
+        `${contract}:${role === 'maker' ? 'm' : 't'}${e}`,
+        d,
+      );
       this.add(market === 'spot' ? 'H' : 'h', utcHourStart(at), account, `t${e}`, d);
     }
   }
@@ -139,21 +175,27 @@ export class RedisCounts implements SharedCounts {
     const put = (kind: string, start: number, account: string, field: string, n: bigint): void => {
       if (n > 0n) addTo(buckets, `${kind}:${start}:${account}`, mark + field, n);
     };
-    for (const [state, day, hour] of [[futures, 'd', 'h'], [spot, 'D', 'H']] as const) {
+    for (const [state, day, hour] of [
+      [futures, 'd', 'h'],
+      [spot, 'D', 'H'],
+    ] as const) {
       for (const d of state.days) {
         const start = parseUtcDay(d.day, 'day');
         for (const c of d.contracts) {
           put(day, start, d.account, `${c.contract}:p`, BigInt(c.place));
           put(day, start, d.account, `${c.contract}:a`, BigInt(c.amend));
           put(day, start, d.account, `${c.contract}:c`, BigInt(c.cancel));
-          for (const [e, n] of limbs(fixedFromDec(parseNonNegativeDecimal(c.makerVolume, 'makerVolume')))) put(day, start, d.account, `${c.contract}:m${e}`, n);
-          for (const [e, n] of limbs(fixedFromDec(parseNonNegativeDecimal(c.takerVolume, 'takerVolume')))) put(day, start, d.account, `${c.contract}:t${e}`, n);
+          for (const [e, n] of limbs(fixedFromDec(parseNonNegativeDecimal(c.makerVolume, 'makerVolume'))))
+            put(day, start, d.account, `${c.contract}:m${e}`, n);
+          for (const [e, n] of limbs(fixedFromDec(parseNonNegativeDecimal(c.takerVolume, 'takerVolume'))))
+            put(day, start, d.account, `${c.contract}:t${e}`, n);
         }
       }
       for (const h of state.hours) {
         const start = parseUtcHour(h.hour, 'hour');
         put(hour, start, h.account, 'r', BigInt(h.requests));
-        for (const [e, n] of limbs(fixedFromDec(parseNonNegativeDecimal(h.traded, 'traded')))) put(hour, start, h.account, `t${e}`, n);
+        for (const [e, n] of limbs(fixedFromDec(parseNonNegativeDecimal(h.traded, 'traded'))))
+          put(hour, start, h.account, `t${e}`, n);
       }
     }
     if (buckets.size === 0) return;
@@ -202,7 +244,12 @@ export class RedisCounts implements SharedCounts {
       await this.flight;
       this.fold();
       // One round trip a batch (history waiting is one batch each), one attempt each.
-      for (let n = this.once.length + 2; n > 0 && (this.sent !== null || this.once.length > 0 || this.pending.size > 0); n--) await this.sync();
+      for (
+        let n = this.once.length + 2;
+        n > 0 && (this.sent !== null || this.once.length > 0 || this.pending.size > 0);
+        n--
+      )
+        await this.sync();
       for (const r of this.settling.splice(0)) r();
     })();
     return this.closing;
@@ -258,7 +305,15 @@ export class RedisCounts implements SharedCounts {
       // (an engine on a clock of its own, a replay), and Redis's clock may be hours from it.
       writes.push({ key, ttlMs: Math.max(1, Math.ceil(expiry(key) - now)), fields });
     }
-    const call: CountsCall = { process: this.host.id, batch: batch?.seq ?? 0, epoch: this.epoch, mode: batch?.mode ?? 'add', once: batch?.once, writes, reads };
+    const call: CountsCall = {
+      process: this.host.id,
+      batch: batch?.seq ?? 0,
+      epoch: this.epoch,
+      mode: batch?.mode ?? 'add',
+      once: batch?.once,
+      writes,
+      reads,
+    };
     let reply: unknown[];
     try {
       reply = (await this.host.run(call)) as unknown[];
@@ -312,10 +367,13 @@ export class RedisCounts implements SharedCounts {
     for (const r of settled) r();
     if (this.closed) return;
     if (this.timer !== null) this.host.clock.clearTimer(this.timer);
-    this.timer = this.setTimer(() => {
-      this.timer = null;
-      this.tick();
-    }, Math.max(this.host.retryMs, this.host.flushMs));
+    this.timer = this.setTimer(
+      () => {
+        this.timer = null;
+        this.tick();
+      },
+      Math.max(this.host.retryMs, this.host.flushMs),
+    );
   }
 
   /** The buckets read: every one kept when `full`, else the latest two days and hours. */
@@ -324,8 +382,10 @@ export class RedisCounts implements SharedCounts {
     const day = utcDayStart(now);
     const hour = utcHourStart(now);
     for (const account of this.accounts()) {
-      for (let i = full ? DAYS_KEPT - 1 : 1; i >= 0; i--) keys.push(`d:${day - i * DAY_MS}:${account}`, `D:${day - i * DAY_MS}:${account}`);
-      for (let i = full ? HOURS_KEPT - 1 : 1; i >= 0; i--) keys.push(`h:${hour - i * HOUR_MS}:${account}`, `H:${hour - i * HOUR_MS}:${account}`);
+      for (let i = full ? DAYS_KEPT - 1 : 1; i >= 0; i--)
+        keys.push(`d:${day - i * DAY_MS}:${account}`, `D:${day - i * DAY_MS}:${account}`);
+      for (let i = full ? HOURS_KEPT - 1 : 1; i >= 0; i--)
+        keys.push(`h:${hour - i * HOUR_MS}:${account}`, `H:${hour - i * HOUR_MS}:${account}`);
     }
     return keys;
   }
@@ -438,7 +498,10 @@ function textOf(parts: readonly [number, bigint][]): string {
 /** The futures and spot trackers that hold `buckets`. */
 function trackersOf(buckets: Buckets, latest: number): { futures: Tracker; spot: Tracker } {
   type Day = { account: string; day: string; contracts: TrackerState['days'][number]['contracts'][number][] };
-  const states = { futures: { days: [] as [number, Day][], hours: [] as [number, TrackerState['hours'][number]][] }, spot: { days: [] as [number, Day][], hours: [] as [number, TrackerState['hours'][number]][] } };
+  const states = {
+    futures: { days: [] as [number, Day][], hours: [] as [number, TrackerState['hours'][number]][] },
+    spot: { days: [] as [number, Day][], hours: [] as [number, TrackerState['hours'][number]][] },
+  };
   let last = latest;
   for (const [key, marked] of buckets) {
     // Seeded and live counts of a bucket add up; the rank of the seeded ones is not a count.
@@ -455,7 +518,10 @@ function trackersOf(buckets: Buckets, latest: number): { futures: Tracker; spot:
     const state = kind === 'd' || kind === 'h' ? states.futures : states.spot;
     if (start > last) last = start;
     if (kind === 'd' || kind === 'D') {
-      const contracts = new Map<string, { place: number; amend: number; cancel: number; m: [number, bigint][]; t: [number, bigint][] }>();
+      const contracts = new Map<
+        string,
+        { place: number; amend: number; cancel: number; m: [number, bigint][]; t: [number, bigint][] }
+      >();
       for (const [field, n] of fields) {
         const cut = field.lastIndexOf(':');
         const name = field.slice(0, cut);
@@ -467,10 +533,21 @@ function trackersOf(buckets: Buckets, latest: number): { futures: Tracker; spot:
         else if (tag === 'c') c.cancel += Number(n);
         else (tag[0] === 'm' ? c.m : c.t).push([Number(tag.slice(1)), n]);
       }
-      state.days.push([start, {
-        account, day: formatUtcDay(start),
-        contracts: [...contracts].map(([contract, c]) => ({ contract, makerVolume: textOf(c.m), takerVolume: textOf(c.t), place: c.place, amend: c.amend, cancel: c.cancel })),
-      }]);
+      state.days.push([
+        start,
+        {
+          account,
+          day: formatUtcDay(start),
+          contracts: [...contracts].map(([contract, c]) => ({
+            contract,
+            makerVolume: textOf(c.m),
+            takerVolume: textOf(c.t),
+            place: c.place,
+            amend: c.amend,
+            cancel: c.cancel,
+          })),
+        },
+      ]);
     } else {
       const traded: [number, bigint][] = [];
       let requests = 0;
@@ -481,10 +558,11 @@ function trackersOf(buckets: Buckets, latest: number): { futures: Tracker; spot:
       state.hours.push([start, { account, hour: formatUtcInstant(start), requests, traded: textOf(traded) }]);
     }
   }
-  const make = (s: typeof states.futures): Tracker => Tracker.restore({
-    latest: last === -Infinity ? null : last,
-    days: s.days.sort((a, b) => a[0] - b[0]).map(([, d]) => d),
-    hours: s.hours.sort((a, b) => a[0] - b[0]).map(([, h]) => h),
-  });
+  const make = (s: typeof states.futures): Tracker =>
+    Tracker.restore({
+      latest: last === -Infinity ? null : last,
+      days: s.days.sort((a, b) => a[0] - b[0]).map(([, d]) => d),
+      hours: s.hours.sort((a, b) => a[0] - b[0]).map(([, h]) => h),
+    });
   return { futures: make(states.futures), spot: make(states.spot) };
 }

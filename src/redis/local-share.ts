@@ -67,7 +67,11 @@ export class LocalShares {
     if (!this.options.local) return null;
     // Redis holds the share back from the others for fallbackMaxMs and two spans past the last it
     // heard of this process, which is no earlier than lastHeard.
-    if (at < this.startsAt(limit, this.lastEffect) || at >= this.startsAt(limit, this.lastHeard) + this.options.fallbackMaxMs) return null;
+    if (
+      at < this.startsAt(limit, this.lastEffect) ||
+      at >= this.startsAt(limit, this.lastHeard) + this.options.fallbackMaxMs
+    )
+      return null;
     if (limit.share === null) {
       const n = this.size(limit.limit);
       if (n < 1) return null;

@@ -121,7 +121,8 @@ export interface StoreConfig {
  * {@link InvalidInputError} that names it (in the order of the fields above).
  */
 export function resolveStoreOptions(options: RedisStoreOptions): StoreConfig {
-  if (typeof options !== 'object' || options === null) throw new InvalidInputError('Redis store options', options, 'an object { client }');
+  if (typeof options !== 'object' || options === null)
+    throw new InvalidInputError('Redis store options', options, 'an object { client }');
   const redis = scriptingOf(options.client);
   const prefix = options.prefix ?? 'traderatio';
   if (typeof prefix !== 'string' || prefix.length === 0 || /[{}]/.test(prefix)) {
@@ -132,26 +133,70 @@ export function resolveStoreOptions(options: RedisStoreOptions): StoreConfig {
   const timerMs = (v: number): boolean => v > 0 && v <= MAX_TIMEOUT_MS;
   const timerExpected = `a positive number of milliseconds, at most ${MAX_TIMEOUT_MS}`;
   const leaseMs = readNumber(options.leaseMs, 20, '`leaseMs`', timerExpected, timerMs);
-  const prefetch = options.prefetch === 'auto' ? -1 : readNumber(options.prefetch, -1, '`prefetch`', 'a non-negative integer or "auto"', (v) => Number.isSafeInteger(v) && v >= 0);
+  const prefetch =
+    options.prefetch === 'auto'
+      ? -1
+      : readNumber(
+          options.prefetch,
+          -1,
+          '`prefetch`',
+          'a non-negative integer or "auto"',
+          (v) => Number.isSafeInteger(v) && v >= 0,
+        );
   const maxBatch = readNumber(options.maxBatch, 64, '`maxBatch`', 'a positive integer', isPositiveInteger);
   const timeoutMs = readNumber(options.timeoutMs, 250, '`timeoutMs`', timerExpected, timerMs);
   const retryMs = readNumber(options.retryMs, 50, '`retryMs`', timerExpected, timerMs);
   const policy = options.onUnavailable ?? 'wait';
-  if (policy !== 'wait' && policy !== 'local') throw new InvalidInputError('`onUnavailable`', policy, '"wait" or "local"');
+  if (policy !== 'wait' && policy !== 'local')
+    throw new InvalidInputError('`onUnavailable`', policy, '"wait" or "local"');
   const local = policy === 'local';
-  if (local && options.processes === undefined) throw new InvalidInputError('`processes`', undefined, 'the most processes sharing the budget (required with onUnavailable "local")');
+  if (local && options.processes === undefined)
+    throw new InvalidInputError(
+      '`processes`',
+      undefined,
+      'the most processes sharing the budget (required with onUnavailable "local")',
+    );
   const processes = readNumber(options.processes, 0, '`processes`', 'a positive integer', isPositiveInteger);
-  const fallbackMaxMs = readNumber(options.fallbackMaxMs, 30_000, '`fallbackMaxMs`', 'a positive number of milliseconds', ms);
+  const fallbackMaxMs = readNumber(
+    options.fallbackMaxMs,
+    30_000,
+    '`fallbackMaxMs`',
+    'a positive number of milliseconds',
+    ms,
+  );
   const staleMs = readNumber(options.staleMs, 1000, '`staleMs`', timerExpected, timerMs);
   const countFlushMs = readNumber(options.countFlushMs, 50, '`countFlushMs`', timerExpected, timerMs);
   const clock = options.clock ?? systemClock;
-  if (typeof clock !== 'object' || clock === null || typeof clock.now !== 'function') throw new InvalidInputError('`clock`', clock, 'a Clock');
+  if (typeof clock !== 'object' || clock === null || typeof clock.now !== 'function')
+    throw new InvalidInputError('`clock`', clock, 'a Clock');
   const instants = options.instants ?? 'redis';
-  if (instants !== 'redis' && instants !== 'clock') throw new InvalidInputError('`instants`', instants, '"redis" or "clock"');
-  return { redis, prefix, leaseMs, prefetch, maxBatch, timeoutMs, retryMs, local, processes, fallbackMaxMs, staleMs, countFlushMs, clock, clockInRedis: instants === 'clock' };
+  if (instants !== 'redis' && instants !== 'clock')
+    throw new InvalidInputError('`instants`', instants, '"redis" or "clock"');
+  return {
+    redis,
+    prefix,
+    leaseMs,
+    prefetch,
+    maxBatch,
+    timeoutMs,
+    retryMs,
+    local,
+    processes,
+    fallbackMaxMs,
+    staleMs,
+    countFlushMs,
+    clock,
+    clockInRedis: instants === 'clock',
+  };
 }
 
-function readNumber(value: unknown, fallback: number, field: string, expected: string, ok: (v: number) => boolean): number {
+function readNumber(
+  value: unknown,
+  fallback: number,
+  field: string,
+  expected: string,
+  ok: (v: number) => boolean,
+): number {
   if (value === undefined) return fallback;
   if (typeof value !== 'number' || !ok(value)) throw new InvalidInputError(field, value, expected);
   return value;

@@ -65,10 +65,12 @@ export class Outbox {
         this.host.failed((results.find((r) => r.status === 'rejected') as PromiseRejectedResult).reason);
         if (this.host.isClosed()) return;
         if (this.retryTimer === null) {
-          this.retryTimer = unrefTimer(this.host.clock.setTimer(() => {
-            this.retryTimer = null;
-            this.kick();
-          }, this.host.retryMs));
+          this.retryTimer = unrefTimer(
+            this.host.clock.setTimer(() => {
+              this.retryTimer = null;
+              this.kick();
+            }, this.host.retryMs),
+          );
         }
         return;
       }

@@ -55,9 +55,18 @@ export class RedisKeys {
  * Runs a script, failing with a {@link NoReplyError} (its `requestId` the script's name) when no
  * answer comes within `timeoutMs` on `clock`: the script may still have run.
  */
-export function runWithin(redis: RedisScripting, clock: Clock, timeoutMs: number, name: ScriptName, { keys, args }: Encoded): Promise<unknown> {
+export function runWithin(
+  redis: RedisScripting,
+  clock: Clock,
+  timeoutMs: number,
+  name: ScriptName,
+  { keys, args }: Encoded,
+): Promise<unknown> {
   return new Promise((resolve, reject) => {
-    const timer = clock.setTimer(() => reject(new NoReplyError(name, `Redis did not answer within ${timeoutMs} ms`)), timeoutMs);
+    const timer = clock.setTimer(
+      () => reject(new NoReplyError(name, `Redis did not answer within ${timeoutMs} ms`)),
+      timeoutMs,
+    );
     scripts[name].run(redis, keys, args).then(
       (value) => {
         clock.clearTimer(timer);

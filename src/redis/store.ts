@@ -8,7 +8,18 @@ import type { SharedCounts } from '../account/shared-counts.js';
 import type { LimitHost, LimitStore } from '../schedule/store.js';
 import type { WindowLimit, WindowLimitOptions } from '../schedule/window.js';
 import { Availability } from './availability.js';
-import { encodeAcquire, encodeCounts, encodeFeedback, encodeHello, encodeLate, encodeProbe, encodeRelease, encodeUpdate, type Encoded, type HelloCall } from './calls.js';
+import {
+  encodeAcquire,
+  encodeCounts,
+  encodeFeedback,
+  encodeHello,
+  encodeLate,
+  encodeProbe,
+  encodeRelease,
+  encodeUpdate,
+  type Encoded,
+  type HelloCall,
+} from './calls.js';
 import type { RedisScripting } from './client.js';
 import { ClockOffset } from './clock-offset.js';
 import { RedisCounts } from './counts.js';
@@ -104,7 +115,12 @@ export class RedisStore implements LimitStore<SharedLimit> {
   private readonly keys: RedisKeys;
   private readonly limits = new Set<SharedLimit>();
   private readonly counters = new Set<RedisCounts>();
-  private readonly listeners = new Listeners<RedisStoreEvent>((_source, error) => ({ type: 'error', at: this.clock.now(), source: 'listener', error }));
+  private readonly listeners = new Listeners<RedisStoreEvent>((_source, error) => ({
+    type: 'error',
+    at: this.clock.now(),
+    source: 'listener',
+    error,
+  }));
   private readonly offset = new ClockOffset();
   private readonly outbox: Outbox;
   private readonly availability: Availability;
@@ -155,7 +171,8 @@ export class RedisStore implements LimitStore<SharedLimit> {
   limit(options: WindowLimitOptions, host: LimitHost): SharedLimit {
     if (this.closed) throw new InvalidInputError('the Redis store', 'closed', 'a store not closed');
     if (host.clock !== this.clock) checkSameBuild('the scheduler', host.clock, 'the Redis store', this.clock);
-    if (host.clock !== this.clock) throw new InvalidInputError('the scheduler clock', host.clock, "the Redis store's clock (its `clock` option)");
+    if (host.clock !== this.clock)
+      throw new InvalidInputError('the scheduler clock', host.clock, "the Redis store's clock (its `clock` option)");
     const l = new SharedLimit(options, this, host);
     this.limits.add(l);
     if (this.shares.enabled && this.heartbeatTimer === null) this.heartbeat();
@@ -170,7 +187,11 @@ export class RedisStore implements LimitStore<SharedLimit> {
   counts(): SharedCounts {
     if (this.closed) throw new InvalidInputError('the Redis store', 'closed', 'a store not closed');
     const c = new RedisCounts({
-      id: this.id, clock: this.clock, flushMs: this.config.countFlushMs, retryMs: this.config.retryMs, timeoutMs: this.config.timeoutMs,
+      id: this.id,
+      clock: this.clock,
+      flushMs: this.config.countFlushMs,
+      retryMs: this.config.retryMs,
+      timeoutMs: this.config.timeoutMs,
       run: (call) => this.call('counts', encodeCounts(this.keys, { ...call, at: this.at() })),
     });
     this.counters.add(c);
@@ -249,10 +270,28 @@ export class RedisStore implements LimitStore<SharedLimit> {
     const current = linked.map((l) => l.confirmed === l.changes);
     for (const l of linked) l.pending = true;
     const call = encodeAcquire(this.keys, {
-      at: this.at(), id, weight, want, leaseMs: this.leaseMs, deadline: this.offset.deadline(sentAt, this.config.timeoutMs), process: this.id,
-      processes: this.config.processes, staleMs: this.config.staleMs, graceMs: this.config.staleMs + this.leaseMs + this.config.fallbackMaxMs,
-      extra, room: this.config.prefetch < 0, queued, unlimited: UNTHROTTLED,
-      limits: linked.map((l) => ({ name: l.name, limit: l.limit, windowMs: l.windowMs, marginMs: l.marginMs, reserved: l.reservedFor(priority), lateMs: l.lateness(at) })),
+      at: this.at(),
+      id,
+      weight,
+      want,
+      leaseMs: this.leaseMs,
+      deadline: this.offset.deadline(sentAt, this.config.timeoutMs),
+      process: this.id,
+      processes: this.config.processes,
+      staleMs: this.config.staleMs,
+      graceMs: this.config.staleMs + this.leaseMs + this.config.fallbackMaxMs,
+      extra,
+      room: this.config.prefetch < 0,
+      queued,
+      unlimited: UNTHROTTLED,
+      limits: linked.map((l) => ({
+        name: l.name,
+        limit: l.limit,
+        windowMs: l.windowMs,
+        marginMs: l.marginMs,
+        reserved: l.reservedFor(priority),
+        lateMs: l.lateness(at),
+      })),
     });
     this.call('acquire', call, true).then(
       (reply) => this.answered(linked, id, weight, reply as number[], sentAt, changes, current),
@@ -272,7 +311,8 @@ export class RedisStore implements LimitStore<SharedLimit> {
 
   /** @internal */
   endLease(limit: SharedLimit, lease: Lease): void {
-    if (lease.sent < lease.granted) this.write('release', encodeRelease(this.keys, { limit: limit.name, grant: lease.id, sent: lease.sent }));
+    if (lease.sent < lease.granted)
+      this.write('release', encodeRelease(this.keys, { limit: limit.name, grant: lease.id, sent: lease.sent }));
   }
 
   /** @internal */
@@ -286,7 +326,17 @@ export class RedisStore implements LimitStore<SharedLimit> {
   /** @internal */
   feedback(limit: SharedLimit, pauseMs: number, holdWeight: number, holdMs: number): void {
     const id = `${this.id}.h${(this.seq++).toString(36)}`;
-    this.write('feedback', encodeFeedback(this.keys, { at: this.at(), limit, pauseMs: Math.max(0, pauseMs), holdWeight, holdMs: Math.max(0, holdMs), id }));
+    this.write(
+      'feedback',
+      encodeFeedback(this.keys, {
+        at: this.at(),
+        limit,
+        pauseMs: Math.max(0, pauseMs),
+        holdWeight,
+        holdMs: Math.max(0, holdMs),
+        id,
+      }),
+    );
   }
 
   /** @internal */
@@ -313,7 +363,15 @@ export class RedisStore implements LimitStore<SharedLimit> {
     return this.shares.downWait(limit, at, this.offset.known);
   }
 
-  private answered(linked: readonly SharedLimit[], id: string, weight: number, reply: number[], sentAt: number, changes: readonly number[], current: readonly boolean[]): void {
+  private answered(
+    linked: readonly SharedLimit[],
+    id: string,
+    weight: number,
+    reply: number[],
+    sentAt: number,
+    changes: readonly number[],
+    current: readonly boolean[],
+  ): void {
     const now = this.clock.now();
     const [status, value, redisNow] = reply as [number, number, number];
     this.offset.learn(Number(redisNow), now);
@@ -329,9 +387,11 @@ export class RedisStore implements LimitStore<SharedLimit> {
       // More than the asking task needs: what is left when the lease ends goes back at once,
       // not when the process next asks.
       if (value > weight && now < until) {
-        unrefTimer(this.clock.setTimer(() => {
-          for (const l of linked) if (l.lease?.id === id) l.endLease();
-        }, until - now));
+        unrefTimer(
+          this.clock.setTimer(() => {
+            for (const l of linked) if (l.lease?.id === id) l.endLease();
+          }, until - now),
+        );
       }
     } else {
       // Denied: Redis said when enough will have left the window; or the weight can never fit,
@@ -381,12 +441,14 @@ export class RedisStore implements LimitStore<SharedLimit> {
 
   /** With `"local"`: says this process is here when no request has said it lately. */
   private heartbeat(): void {
-    this.heartbeatTimer = unrefTimer(this.clock.setTimer(() => {
-      if (this.closed) return;
-      this.heartbeat();
-      if (!this.availability.up || this.clock.now() - this.shares.lastSent < this.config.staleMs / 4) return;
-      void this.sayHello();
-    }, this.config.staleMs / 4));
+    this.heartbeatTimer = unrefTimer(
+      this.clock.setTimer(() => {
+        if (this.closed) return;
+        this.heartbeat();
+        if (!this.availability.up || this.clock.now() - this.shares.lastSent < this.config.staleMs / 4) return;
+        void this.sayHello();
+      }, this.config.staleMs / 4),
+    );
   }
 
   /** Tells Redis this process is here, with what it sent on local shares. True when Redis heard. */
@@ -398,10 +460,22 @@ export class RedisStore implements LimitStore<SharedLimit> {
     const shares: SharedLimit[] = [];
     for (const l of this.limits) {
       if (l.share === null) continue;
-      limits.push({ name: l.name, limit: l.limit, windowMs: l.windowMs, marginMs: l.marginMs, sent: l.share.usedAt(sentAt) });
+      limits.push({
+        name: l.name,
+        limit: l.limit,
+        windowMs: l.windowMs,
+        marginMs: l.marginMs,
+        sent: l.share.usedAt(sentAt),
+      });
       shares.push(l);
     }
-    const call = encodeHello(this.keys, { at: this.at(), process: this.id, id, deadline: this.offset.deadline(sentAt, this.config.timeoutMs), limits });
+    const call = encodeHello(this.keys, {
+      at: this.at(),
+      process: this.id,
+      id,
+      deadline: this.offset.deadline(sentAt, this.config.timeoutMs),
+      limits,
+    });
     this.hello = this.call('hello', call, true).then(
       (reply) => {
         this.hello = null;

@@ -2,7 +2,13 @@ import { InvalidInputError } from '../errors.js';
 import { HOUR_MS, formatUtcInstant, parseUtcHour, utcHourStart } from './calendar.js';
 import { Dec, type DecimalInput, ZERO } from '../internal/decimal.js';
 import { fillRateOf, isFillRateBelow } from './fill-rate.js';
-import { parseCount, parseInstant, parseNonNegativeDecimal, parsePositiveInteger, resolveOptions } from '../internal/parse.js';
+import {
+  parseCount,
+  parseInstant,
+  parseNonNegativeDecimal,
+  parsePositiveInteger,
+  resolveOptions,
+} from '../internal/parse.js';
 import { type AbuseWindow, THROTTLE_WINDOW_HOURS, readThrottleWindow, throttleWindowSums } from './throttle-window.js';
 import { type WindowSpec, readRateLimit } from './window-spec.js';
 
@@ -120,7 +126,9 @@ export function checkAbuse(window: AbuseWindow, options?: AbuseOptions | AbuseCo
 /** {@link checkAbuse} on a window already read and options already resolved. */
 function decideThrottle(window: AbuseWindow, config: AbuseConfig): Throttle | null {
   if (window.requests <= config.requestThreshold || !abuseLowFill(window, config)) return null;
-  return window.traded.isZero() ? { ...config.noFillLimit, reason: 'no-fills' } : { ...config.lowFillLimit, reason: 'low-fill-rate' };
+  return window.traded.isZero()
+    ? { ...config.noFillLimit, reason: 'no-fills' }
+    : { ...config.lowFillLimit, reason: 'low-fill-rate' };
 }
 
 /**
@@ -130,7 +138,9 @@ function decideThrottle(window: AbuseWindow, config: AbuseConfig): Throttle | nu
  * threshold; the account limiter's warning and headroom ask it of the window so far.
  */
 export function abuseLowFill(window: AbuseWindow, config: AbuseConfig): boolean {
-  return window.traded.isZero() || isFillRateBelow(window.traded, Math.max(1, window.requests), config.fillRateThreshold);
+  return (
+    window.traded.isZero() || isFillRateBelow(window.traded, Math.max(1, window.requests), config.fillRateThreshold)
+  );
 }
 
 /**
@@ -234,8 +244,14 @@ export interface AbuseTimeline {
  */
 export function buildAbuseTimeline(hours: readonly HourlyActivity[], options?: AbuseOptions): AbuseTimeline;
 /** @internal */
-export function buildAbuseTimeline(hours: readonly HourlyActivity[], options?: AbuseOptions | AbuseConfig): AbuseTimeline;
-export function buildAbuseTimeline(hours: readonly HourlyActivity[], options: AbuseOptions | AbuseConfig = {}): AbuseTimeline {
+export function buildAbuseTimeline(
+  hours: readonly HourlyActivity[],
+  options?: AbuseOptions | AbuseConfig,
+): AbuseTimeline;
+export function buildAbuseTimeline(
+  hours: readonly HourlyActivity[],
+  options: AbuseOptions | AbuseConfig = {},
+): AbuseTimeline {
   const config = resolveAbuseOptions(options);
   return buildHourlyThrottleTimeline(hours, (w) => decideThrottle(w, config));
 }
@@ -246,10 +262,14 @@ export function buildAbuseTimeline(hours: readonly HourlyActivity[], options: Ab
  * low-fill throttle (R14) are both this, with their own decision. Hours may come in any order; an
  * hour given twice is refused.
  */
-export function buildHourlyThrottleTimeline(hours: readonly HourlyActivity[], decide: (window: AbuseWindow) => Throttle | null): AbuseTimeline {
+export function buildHourlyThrottleTimeline(
+  hours: readonly HourlyActivity[],
+  decide: (window: AbuseWindow) => Throttle | null,
+): AbuseTimeline {
   if (!Array.isArray(hours)) throw new InvalidInputError('`hours`', hours, 'an array');
   const rows = hours.map((h, i) => {
-    if (typeof h !== 'object' || h === null) throw new InvalidInputError(`\`hours[${i}]\``, h, 'an object { hour, requests, traded }');
+    if (typeof h !== 'object' || h === null)
+      throw new InvalidInputError(`\`hours[${i}]\``, h, 'an object { hour, requests, traded }');
     return {
       hour: parseUtcHour(h.hour, `\`hours[${i}].hour\``),
       requests: parseCount(h.requests, `\`hours[${i}].requests\``),
@@ -268,7 +288,11 @@ export function buildHourlyThrottleTimeline(hours: readonly HourlyActivity[], de
   if (rows.length > 0) {
     let previous = null as Throttle | null;
     // From the first check that reads an hour to the first after the last hour has left the window.
-    for (let check = rows[0]!.hour + HOUR_MS; check <= rows.at(-1)!.hour + (THROTTLE_WINDOW_HOURS + 1) * HOUR_MS; check += HOUR_MS) {
+    for (
+      let check = rows[0]!.hour + HOUR_MS;
+      check <= rows.at(-1)!.hour + (THROTTLE_WINDOW_HOURS + 1) * HOUR_MS;
+      check += HOUR_MS
+    ) {
       const w = windowAt(check);
       const throttle = decide(w);
       if (throttle?.reason !== previous?.reason) {
@@ -295,7 +319,12 @@ class State implements ThrottleState {
   readonly requests: number;
   readonly traded: Dec;
   private rate: Dec | null | undefined;
-  constructor(readonly at: number, readonly checkedAt: number, readonly throttle: Throttle | null, window: AbuseWindow) {
+  constructor(
+    readonly at: number,
+    readonly checkedAt: number,
+    readonly throttle: Throttle | null,
+    window: AbuseWindow,
+  ) {
     this.until = checkedAt + HOUR_MS;
     this.requests = window.requests;
     this.traded = window.traded;

@@ -143,12 +143,17 @@ export function formatUtcInstant(at: number): string {
 export function parseUtcDay(value: unknown, field: string): number {
   let day: number | undefined;
   if (typeof value === 'string') {
-    if (/^\d{4}-\d{2}-\d{2}$/.test(value) && isMatch(value, 'yyyy-MM-dd')) day = parse(value, 'yyyy-MM-dd', new UTCDate(0)).getTime();
+    if (/^\d{4}-\d{2}-\d{2}$/.test(value) && isMatch(value, 'yyyy-MM-dd'))
+      day = parse(value, 'yyyy-MM-dd', new UTCDate(0)).getTime();
   } else if (typeof value === 'number') {
     day = value;
   }
   if (!isInstant(day) || utcDayStart(day) !== day) {
-    throw new InvalidInputError(field, value, 'a UTC day from 2000-01-01 to 2199-12-31, as "YYYY-MM-DD" or epoch milliseconds at 00:00 UTC');
+    throw new InvalidInputError(
+      field,
+      value,
+      'a UTC day from 2000-01-01 to 2199-12-31, as "YYYY-MM-DD" or epoch milliseconds at 00:00 UTC',
+    );
   }
   return day;
 }
@@ -162,7 +167,11 @@ export function parseUtcHour(value: unknown, field: string): number {
   if (typeof value === 'number') at = value;
   else if (typeof value === 'string' && /Z$/.test(value)) at = Date.parse(value);
   if (!isInstant(at) || utcHourStart(at) !== at) {
-    throw new InvalidInputError(field, value, 'a whole UTC hour from 2000-01-01 to 2199-12-31 (epoch milliseconds, or ISO text ending in Z)');
+    throw new InvalidInputError(
+      field,
+      value,
+      'a whole UTC hour from 2000-01-01 to 2199-12-31 (epoch milliseconds, or ISO text ending in Z)',
+    );
   }
   return at;
 }

@@ -166,17 +166,17 @@ export type SampleRejection = 'negative-round-trip' | 'reversed-gateway-times' |
  */
 export type SampleOutcome =
   | {
-    readonly accepted: true;
-    readonly clock: ExchangeClock;
-    /** The sample completed a run of `confirm` agreeing samples that replaced the set. */
-    readonly replaced: boolean;
-    /**
-     * How far the local wall clock stepped against the monotonic one since the previous sample,
-     * milliseconds (0 without monotonic instants; a wall clock counting whole milliseconds moves
-     * it by up to `resolutionMs` from one reading to the next). The estimate has already followed it.
-     */
-    readonly wallStepMs: number;
-  }
+      readonly accepted: true;
+      readonly clock: ExchangeClock;
+      /** The sample completed a run of `confirm` agreeing samples that replaced the set. */
+      readonly replaced: boolean;
+      /**
+       * How far the local wall clock stepped against the monotonic one since the previous sample,
+       * milliseconds (0 without monotonic instants; a wall clock counting whole milliseconds moves
+       * it by up to `resolutionMs` from one reading to the next). The estimate has already followed it.
+       */
+      readonly wallStepMs: number;
+    }
   | { readonly accepted: false; readonly clock: ExchangeClock; readonly reason: SampleRejection };
 
 // A sample reduced to what the estimate needs, on the reference clock (the monotonic one when the
@@ -205,7 +205,8 @@ const GATEWAY_RESOLUTION_MS = 0.001;
 
 /** Validates {@link ExchangeClockOptions} into their complete form. */
 export function resolveClockOptions(options: ExchangeClockOptions = {}): ExchangeClockConfig {
-  if (typeof options !== 'object' || options === null) throw new InvalidInputError('exchange clock options', options, 'an object');
+  if (typeof options !== 'object' || options === null)
+    throw new InvalidInputError('exchange clock options', options, 'an object');
   return {
     window: parsePositiveInteger(options.window ?? 8, '`window`'),
     confirm: parsePositiveInteger(options.confirm ?? 3, '`confirm`'),
@@ -276,11 +277,21 @@ export class ExchangeClock {
     const { samples, suspects } = this.state;
     const wallStepMs = mono && samples.length + suspects.length > 0 ? base - this.state.base : 0;
     if (samples.length === 0 || this.agrees(samples, m)) {
-      return { accepted: true, clock: this.with({ mono, base, samples: keep(samples, m, this.config.window), suspects: [] }), replaced: false, wallStepMs };
+      return {
+        accepted: true,
+        clock: this.with({ mono, base, samples: keep(samples, m, this.config.window), suspects: [] }),
+        replaced: false,
+        wallStepMs,
+      };
     }
     const run = suspects.length > 0 && this.agrees(suspects, m) ? [...suspects, m] : [m];
     if (run.length >= this.config.confirm) {
-      return { accepted: true, clock: this.with({ mono, base, samples: run.slice(-this.config.window), suspects: [] }), replaced: true, wallStepMs };
+      return {
+        accepted: true,
+        clock: this.with({ mono, base, samples: run.slice(-this.config.window), suspects: [] }),
+        replaced: true,
+        wallStepMs,
+      };
     }
     return { accepted: false, clock: this.with({ mono, base, samples, suspects: run }), reason: 'inconsistent' };
   }
@@ -392,7 +403,9 @@ export class ExchangeClock {
       return mono ? { wall, ref: m, base: wall - m, extra } : { wall, ref: wall, base: 0, extra };
     }
     const wall = parseInstant(at, '`at`');
-    return mono ? { wall, ref: wall - this.state.base, base: this.state.base, extra } : { wall, ref: wall, base: 0, extra };
+    return mono
+      ? { wall, ref: wall - this.state.base, base: this.state.base, extra }
+      : { wall, ref: wall, base: 0, extra };
   }
 }
 
@@ -416,12 +429,20 @@ function readSample(sample: ClockSample, mono: boolean | undefined, config: Exch
   const outTime = parseCount(sample.outTime, '`outTime` (X-Out-Time, Unix microseconds)');
   const hasMono = sample.sentMono !== undefined || sample.receivedMono !== undefined;
   if (mono !== undefined && hasMono !== mono) {
-    throw new InvalidInputError('`sentMono`', sample.sentMono, mono
-      ? 'a monotonic instant, as on every earlier sample of this clock'
-      : 'absent, as on every earlier sample of this clock');
+    throw new InvalidInputError(
+      '`sentMono`',
+      sample.sentMono,
+      mono
+        ? 'a monotonic instant, as on every earlier sample of this clock'
+        : 'absent, as on every earlier sample of this clock',
+    );
   }
-  const send = hasMono ? finite(sample.sentMono, '`sentMono`', 'a monotonic instant in milliseconds (with `receivedMono`)') : sentAt;
-  const receive = hasMono ? finite(sample.receivedMono, '`receivedMono`', 'a monotonic instant in milliseconds (with `sentMono`)') : receivedAt;
+  const send = hasMono
+    ? finite(sample.sentMono, '`sentMono`', 'a monotonic instant in milliseconds (with `receivedMono`)')
+    : sentAt;
+  const receive = hasMono
+    ? finite(sample.receivedMono, '`receivedMono`', 'a monotonic instant in milliseconds (with `sentMono`)')
+    : receivedAt;
   if (outTime < inTime) return { ok: false, reason: 'reversed-gateway-times' };
   const rtt = receive - send - (outTime - inTime) / 1000;
   // Readings of whole milliseconds can shorten a fast round trip below 0 by up to their
@@ -465,7 +486,8 @@ function farther(from: number, a: number, b: number): number {
 }
 
 function readDirection(direction: unknown): BoundaryDirection {
-  if (direction !== 'lower' && direction !== 'raise') throw new InvalidInputError('`direction`', direction, '"lower" or "raise"');
+  if (direction !== 'lower' && direction !== 'raise')
+    throw new InvalidInputError('`direction`', direction, '"lower" or "raise"');
   return direction;
 }
 

@@ -3,10 +3,31 @@ import type { DecimalInput } from '../internal/decimal.js';
 import { type Fixed, approxOf, fixedCmp, fixedFromDec } from '../internal/fixed.js';
 import { checkFields, parseId, parseNonNegativeDecimal, resolveOptions } from '../internal/parse.js';
 import {
-  type ActivityTotals, type ContractActivity, EMPTY_TOTALS, type RatioConfig, type RatioOptions, type RatioResult,
-  type Fraction, addTotals, compareFractions, fractionOf, fractionOfTotals, RATIO_OPTION_FIELDS, ratioConfigOf, ratioOfTotals, totalsOf,
+  type ActivityTotals,
+  type ContractActivity,
+  EMPTY_TOTALS,
+  type RatioConfig,
+  type RatioOptions,
+  type RatioResult,
+  type Fraction,
+  addTotals,
+  compareFractions,
+  fractionOf,
+  fractionOfTotals,
+  RATIO_OPTION_FIELDS,
+  ratioConfigOf,
+  ratioOfTotals,
+  totalsOf,
 } from './ratio.js';
-import { type Tier, type TierRow, type TierTable, resolveTiers, tierIndexReached, tierOfFraction, tierOfRatio } from './tiers.js';
+import {
+  type Tier,
+  type TierRow,
+  type TierTable,
+  resolveTiers,
+  tierIndexReached,
+  tierOfFraction,
+  tierOfRatio,
+} from './tiers.js';
 import { TIERED_VIP_LEVEL, parseVipLevel, tierInForce } from './vip.js';
 
 /**
@@ -56,7 +77,12 @@ export interface FamilyConfig {
 }
 
 /** The fields of {@link FamilyOptions}. */
-export const FAMILY_OPTION_FIELDS: readonly string[] = Object.freeze([...RATIO_OPTION_FIELDS, 'ownVolumeThreshold', 'kind', 'tiers']);
+export const FAMILY_OPTION_FIELDS: readonly string[] = Object.freeze([
+  ...RATIO_OPTION_FIELDS,
+  'ownVolumeThreshold',
+  'kind',
+  'tiers',
+]);
 
 /** Validates family options into their complete form (left out: the defaults; `null` is refused). */
 export function resolveFamilyOptions(options?: FamilyOptions | FamilyConfig): FamilyConfig {
@@ -67,7 +93,11 @@ export function resolveFamilyOptions(options?: FamilyOptions | FamilyConfig): Fa
  * Validates family options given as part of a wider options object, whose fields are `known`
  * (the account limiter's options, say): a field in none of them is refused, naming `owner`.
  */
-export function readFamilyOptions(options: FamilyOptions | FamilyConfig | undefined, known: readonly string[], owner: string): FamilyConfig {
+export function readFamilyOptions(
+  options: FamilyOptions | FamilyConfig | undefined,
+  known: readonly string[],
+  owner: string,
+): FamilyConfig {
   return resolveOptions(options, 'family-config', known, owner, familyConfigOf);
 }
 
@@ -78,7 +108,9 @@ function familyConfigOf(o: FamilyOptions): FamilyConfig {
   return {
     kind: 'family-config',
     ratio: ratioConfigOf(o),
-    ownVolumeThreshold: fixedFromDec(parseNonNegativeDecimal(o.ownVolumeThreshold ?? '1000000', '`ownVolumeThreshold`')),
+    ownVolumeThreshold: fixedFromDec(
+      parseNonNegativeDecimal(o.ownVolumeThreshold ?? '1000000', '`ownVolumeThreshold`'),
+    ),
     familyKind: o.kind ?? 'standard',
     tiers: resolveTiers(o.tiers),
   };
@@ -238,7 +270,8 @@ export function approxTotals(t: ActivityTotals): ApproxTotals {
  * decide.
  */
 const CLOSE = 1e-9;
-const apart = (a: number, b: number): boolean => Number.isFinite(a) && Number.isFinite(b) && Math.abs(a - b) > CLOSE * Math.max(Math.abs(a), Math.abs(b));
+const apart = (a: number, b: number): boolean =>
+  Number.isFinite(a) && Number.isFinite(b) && Math.abs(a - b) > CLOSE * Math.max(Math.abs(a), Math.abs(b));
 
 /**
  * A function giving the tiers of a family's windows, as {@link rateTotals} rates them, screened with doubles:
@@ -246,7 +279,9 @@ const apart = (a: number, b: number): boolean => Number.isFinite(a) && Number.is
  * within 1e-9 of a bound, a threshold or a tie. This is what lets a timeline rate every account on
  * every day without exact arithmetic for each.
  */
-export function windowRater(config: FamilyConfig): (approx: readonly ApproxTotals[], exact: () => readonly ActivityTotals[]) => Tier[] {
+export function windowRater(
+  config: FamilyConfig,
+): (approx: readonly ApproxTotals[], exact: () => readonly ActivityTotals[]) => Tier[] {
   const mw = approxOf(config.ratio.makerWeight);
   const tw = approxOf(config.ratio.takerWeight);
   const threshold = approxOf(config.ownVolumeThreshold);
@@ -303,10 +338,13 @@ function rateWindows(
       ownWins = true;
     } else {
       const volume = a.maker + a.taker;
-      const below = apart(volume, threshold) ? volume < threshold : fixedCmp(exactOf(i).volume, config.ownVolumeThreshold) < 0;
+      const below = apart(volume, threshold)
+        ? volume < threshold
+        : fixedCmp(exactOf(i).volume, config.ownVolumeThreshold) < 0;
       if (below) return familyTier;
       // max(own, aggregated): cross-multiplied; no requests sorts lowest.
-      if (a.weighted === 0) ownWins = false; // no requests of its own: the lowest ratio
+      if (a.weighted === 0)
+        ownWins = false; // no requests of its own: the lowest ratio
       else {
         const x = n * fw;
         const y = fn * a.weighted;
@@ -317,7 +355,6 @@ function rateWindows(
     return screenTier(n, a.weighted) ?? tierOfFraction(exactOf(i), config.tiers);
   });
 }
-
 
 /**
  * Ratios, tiers and limits of a main account and its sub-accounts over one 7-day window (R1-R4, R7).
@@ -333,9 +370,17 @@ function rateWindows(
  * family.accounts[0]!.tier.limit // 250
  * ```
  */
-export function rateFamily(accounts: readonly AccountActivity[], options?: FamilyOptions, vipLevel?: number): FamilyRating;
+export function rateFamily(
+  accounts: readonly AccountActivity[],
+  options?: FamilyOptions,
+  vipLevel?: number,
+): FamilyRating;
 /** @internal */
-export function rateFamily(accounts: readonly AccountActivity[], options?: FamilyOptions | FamilyConfig, vipLevel?: number): FamilyRating;
+export function rateFamily(
+  accounts: readonly AccountActivity[],
+  options?: FamilyOptions | FamilyConfig,
+  vipLevel?: number,
+): FamilyRating;
 export function rateFamily(
   accounts: readonly AccountActivity[],
   options: FamilyOptions | FamilyConfig = {},

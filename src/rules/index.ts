@@ -8,7 +8,14 @@
  * @packageDocumentation
  */
 export {
-  DAY_MS, HOUR_MS, utcDayStart, utcHourStart, addUtcDays, formatUtcDay, formatUtcInstant, parseUtcDay,
+  DAY_MS,
+  HOUR_MS,
+  utcDayStart,
+  utcHourStart,
+  addUtcDays,
+  formatUtcDay,
+  formatUtcInstant,
+  parseUtcDay,
 } from './calendar.js';
 
 export { DEFAULT_COEFFICIENTS, DEFAULT_COEFFICIENT, normalizeContract } from './contracts.js';
@@ -26,13 +33,28 @@ export type { AccountActivity, AccountRating, FamilyKind, FamilyOptions, FamilyR
 
 export { buildTimeline } from './timeline.js';
 export type {
-  ChangeReason, DailyActivity, TierChange, TierState, DailyRating, Timeline, TimelineAccount, TimelineInput, VipChange,
+  ChangeReason,
+  DailyActivity,
+  TierChange,
+  TierState,
+  DailyRating,
+  Timeline,
+  TimelineAccount,
+  TimelineInput,
+  VipChange,
 } from './timeline.js';
 
 export { buildAbuseTimeline, checkAbuse, placementLimit } from './abuse.js';
 export type { WindowSpec } from './window-spec.js';
 export type {
-  AbuseOptions, AbuseTimeline, AbuseWindow, HourlyActivity, PlacementLimits, Throttle, ThrottleChange, ThrottleReason,
+  AbuseOptions,
+  AbuseTimeline,
+  AbuseWindow,
+  HourlyActivity,
+  PlacementLimits,
+  Throttle,
+  ThrottleChange,
+  ThrottleReason,
   ThrottleState,
 } from './abuse.js';
 export { buildSpotFillTimeline, checkSpotFill, spotFillApplies, spotFillClearance } from './spot-fill.js';
@@ -44,4 +66,3 @@ export { readRateLimitReport, reconcileTier, reportFor } from './report.js';
 export type { RateLimitReport, ReconcileInput, ReportPolicy, TierDisagreement, TierReconciliation } from './report.js';
 export { tierMargins } from './margins.js';
 export type { TierMargins } from './margins.js';
-

@@ -66,7 +66,11 @@ export interface TierMargins {
  */
 export function tierMargins(
   ratio: RatioResult,
-  options?: { readonly tiers?: TierTable | readonly TierRow[]; readonly makerWeight?: DecimalInput; readonly coefficient?: DecimalInput },
+  options?: {
+    readonly tiers?: TierTable | readonly TierRow[];
+    readonly makerWeight?: DecimalInput;
+    readonly coefficient?: DecimalInput;
+  },
 ): TierMargins {
   const o = readOptions(options, 'the margin options', ['tiers', 'makerWeight', 'coefficient']);
   const tiers = resolveTiers(o.tiers);
@@ -82,7 +86,11 @@ export function tierMargins(
     const makerVolume = Dec.max(0, next.minRatio.times(d).minus(n).dividedBy(mw)).toDecimalPlaces(8, Dec.ROUND_UP);
     // The ratio reaches the bound when d - k c <= n / bound.
     const fewer = n.isZero() ? null : safeCount(d.minus(n.dividedBy(next.minRatio)).dividedBy(c).ceil());
-    up = { tier: next, makerVolume, fewerRequests: fewer !== null && fewer < Math.ceil(d.dividedBy(c).toNumber()) ? Math.max(0, fewer) : null };
+    up = {
+      tier: next,
+      makerVolume,
+      fewerRequests: fewer !== null && fewer < Math.ceil(d.dividedBy(c).toNumber()) ? Math.max(0, fewer) : null,
+    };
   }
   let down: TierMargins['down'] = null;
   if (tier.tier > 1) {
@@ -153,7 +161,12 @@ export interface AccountMarginOptions {
  * below 14 (R4) no change moves an account from tier 1. `plan`, `advise` and
  * `AccountLimiter.whatIf` all ask this function.
  */
-export function accountMargins(own: RatioResult, aggregated: RatioResult, family: FamilyConfig, options: AccountMarginOptions = {}): AccountMargins {
+export function accountMargins(
+  own: RatioResult,
+  aggregated: RatioResult,
+  family: FamilyConfig,
+  options: AccountMarginOptions = {},
+): AccountMargins {
   const tiers = family.tiers;
   const mw = toDec(family.ratio.makerWeight);
   const c = parsePositiveDecimal(options.coefficient ?? '1', '`coefficient`');
@@ -172,7 +185,11 @@ export function accountMargins(own: RatioResult, aggregated: RatioResult, family
     const b = next.minRatio;
     // Maker volume x raises both numerators by mw x, and the account's volume by x.
     let maker: { x: Dec; path: MarginPath } | null = null;
-    if (aggCounts) maker = { x: Dec.max(0, b.times(aggregated.denominator).minus(aggregated.numerator).dividedBy(mw)), path: 'aggregated' };
+    if (aggCounts)
+      maker = {
+        x: Dec.max(0, b.times(aggregated.denominator).minus(aggregated.numerator).dividedBy(mw)),
+        path: 'aggregated',
+      };
     if (ownCounts) {
       const byRatio = Dec.max(0, b.times(own.denominator).minus(own.numerator).dividedBy(mw));
       const over = broker ? new Dec(0) : Dec.max(0, threshold.minus(own.volume));
@@ -223,7 +240,8 @@ export function accountMargins(own: RatioResult, aggregated: RatioResult, family
     const holds: { r: RatioResult; own: boolean }[] = [];
     if (aggCounts && aggTier.tier >= tier.tier) holds.push({ r: aggregated, own: false });
     // An own ratio with volume and no request yet holds the tier once requests come: it counts for the spare requests.
-    if (eligible && (ownTier.tier >= tier.tier || (!ownCounts && !own.numerator.isZero()))) holds.push({ r: own, own: true });
+    if (eligible && (ownTier.tier >= tier.tier || (!ownCounts && !own.numerator.isZero())))
+      holds.push({ r: own, own: true });
     let makerVolume = new Dec(0);
     let spare = new Dec(0);
     for (const { r, own: byOwn } of holds) {
@@ -240,7 +258,11 @@ export function accountMargins(own: RatioResult, aggregated: RatioResult, family
       while (keeps(k.plus(1))) k = k.plus(1);
       spare = Dec.max(spare, k);
     }
-    down = { tier: tiers[tier.tier - 2]!, makerVolume: makerVolume.toDecimalPlaces(8, Dec.ROUND_DOWN), spareRequests: safeCount(spare) };
+    down = {
+      tier: tiers[tier.tier - 2]!,
+      makerVolume: makerVolume.toDecimalPlaces(8, Dec.ROUND_DOWN),
+      spareRequests: safeCount(spare),
+    };
   }
   return { tier, up: steps[0] ?? null, steps, down };
 }

@@ -18,7 +18,12 @@ export function ratioWindow(ratingDay: number): TimeSpan {
  * `countsOf(day)` for each of its 7 days (epoch milliseconds at 00:00 UTC), oldest first, added
  * to `zero` with `add`. A day with no counts (`undefined`) adds nothing.
  */
-export function sumRatioWindow<T>(ratingDay: number, countsOf: (day: number) => T | undefined, add: (sum: T, counts: T) => T, zero: T): T {
+export function sumRatioWindow<T>(
+  ratingDay: number,
+  countsOf: (day: number) => T | undefined,
+  add: (sum: T, counts: T) => T,
+  zero: T,
+): T {
   const { from, to } = ratioWindow(ratingDay);
   let sum = zero;
   for (let day = from; day < to; day += DAY_MS) {

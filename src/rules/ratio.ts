@@ -1,7 +1,17 @@
 import { InvalidInputError } from '../errors.js';
 import { type CoefficientTable, contractName, normalizeContract, resolveCoefficients } from './contracts.js';
 import type { Dec, DecimalInput } from '../internal/decimal.js';
-import { type Fixed, FIXED_ZERO, FixedSum, fixedAdd, fixedCmp, fixedFromDec, fixedMul, fixedMulInt, toDec } from '../internal/fixed.js';
+import {
+  type Fixed,
+  FIXED_ZERO,
+  FixedSum,
+  fixedAdd,
+  fixedCmp,
+  fixedFromDec,
+  fixedMul,
+  fixedMulInt,
+  toDec,
+} from '../internal/fixed.js';
 import { addCounts, checkFields, parseCount, parseNonNegativeDecimal, resolveOptions } from '../internal/parse.js';
 
 /**
@@ -33,7 +43,14 @@ export interface ContractActivity {
 }
 
 /** The fields of a {@link ContractActivity}. */
-export const CONTRACT_ACTIVITY_FIELDS: readonly string[] = Object.freeze(['contract', 'makerVolume', 'takerVolume', 'place', 'amend', 'cancel']);
+export const CONTRACT_ACTIVITY_FIELDS: readonly string[] = Object.freeze([
+  'contract',
+  'makerVolume',
+  'takerVolume',
+  'place',
+  'amend',
+  'cancel',
+]);
 
 /**
  * Options of the trade ratio (R1, R2).
@@ -63,7 +80,13 @@ export interface RatioOptions {
 }
 
 /** The fields of {@link RatioOptions}. */
-export const RATIO_OPTION_FIELDS: readonly string[] = Object.freeze(['makerWeight', 'takerWeight', 'coefficients', 'defaultCoefficient', 'countCancels']);
+export const RATIO_OPTION_FIELDS: readonly string[] = Object.freeze([
+  'makerWeight',
+  'takerWeight',
+  'coefficients',
+  'defaultCoefficient',
+  'countCancels',
+]);
 
 /** {@link RatioOptions} resolved and validated once. Opaque: build it with {@link resolveRatioOptions}. */
 export interface RatioConfig {
@@ -121,7 +144,12 @@ export interface ActivityTotals {
 }
 
 /** Totals of no activity. */
-export const EMPTY_TOTALS: ActivityTotals = Object.freeze({ maker: FIXED_ZERO, taker: FIXED_ZERO, weightedRequests: FIXED_ZERO, requests: 0 });
+export const EMPTY_TOTALS: ActivityTotals = Object.freeze({
+  maker: FIXED_ZERO,
+  taker: FIXED_ZERO,
+  weightedRequests: FIXED_ZERO,
+  requests: 0,
+});
 
 /** Adds two totals. */
 export function addTotals(a: ActivityTotals, b: ActivityTotals): ActivityTotals {
@@ -140,7 +168,11 @@ export function addTotals(a: ActivityTotals, b: ActivityTotals): ActivityTotals 
  * (after name normalisation); a repeat is refused rather than merged, since it is far more often
  * a mistake (a row pasted twice) than two halves of one figure. `where` names the list in errors.
  */
-export function totalsOf(activity: readonly ContractActivity[], config: RatioConfig, place: string | (() => string) = ''): ActivityTotals {
+export function totalsOf(
+  activity: readonly ContractActivity[],
+  config: RatioConfig,
+  place: string | (() => string) = '',
+): ActivityTotals {
   if (!Array.isArray(activity)) throw new InvalidInputError(`\`contracts\`${where(place)}`, activity, 'an array');
   if (activity.length === 0) return EMPTY_TOTALS;
   // A timeline sums tens of thousands of short lists: the accumulators are reused, not made anew
@@ -162,7 +194,14 @@ interface Scratch {
   readonly coefficients: Fixed[];
   readonly counts: number[];
 }
-const newScratch = (): Scratch => ({ busy: false, maker: new FixedSum(), taker: new FixedSum(), seen: [], coefficients: [], counts: [] });
+const newScratch = (): Scratch => ({
+  busy: false,
+  maker: new FixedSum(),
+  taker: new FixedSum(),
+  seen: [],
+  coefficients: [],
+  counts: [],
+});
 const scratch = newScratch();
 
 /** The list's name for an error message, built only when one is thrown. */
@@ -170,7 +209,12 @@ function where(place: string | (() => string)): string {
   return typeof place === 'string' ? place : place();
 }
 
-function sumList(activity: readonly ContractActivity[], config: RatioConfig, place: string | (() => string), s: Scratch): ActivityTotals {
+function sumList(
+  activity: readonly ContractActivity[],
+  config: RatioConfig,
+  place: string | (() => string),
+  s: Scratch,
+): ActivityTotals {
   // Short lists (the common case: a few contracts a day) find repeats by scanning, long ones by a Set.
   const seen: string[] | Set<string> = activity.length <= 16 ? s.seen : new Set<string>();
   s.seen.length = 0;
@@ -189,13 +233,19 @@ function sumList(activity: readonly ContractActivity[], config: RatioConfig, pla
     checkFields(entry, CONTRACT_ACTIVITY_FIELDS, () => `\`contracts[${j}]\`${where(place)}`);
     const contract = contractName(entry.contract) ?? normalizeContract(entry.contract, `\`contract\`${where(place)}`);
     if (Array.isArray(seen) ? seen.includes(contract) : seen.has(contract)) {
-      throw new InvalidInputError(`\`contract\`${where(place)}`, entry.contract, `each contract once per list (${contract} appears twice)`);
+      throw new InvalidInputError(
+        `\`contract\`${where(place)}`,
+        entry.contract,
+        `each contract once per list (${contract} appears twice)`,
+      );
     }
     if (Array.isArray(seen)) seen.push(contract);
     else seen.add(contract);
     if (entry.makerVolume !== undefined) addAmount(maker, entry.makerVolume, 'makerVolume', contract, place);
     if (entry.takerVolume !== undefined) addAmount(taker, entry.takerVolume, 'takerVolume', contract, place);
-    const counted = count(entry.place, 'place', contract, place) + count(entry.amend, 'amend', contract, place) +
+    const counted =
+      count(entry.place, 'place', contract, place) +
+      count(entry.amend, 'amend', contract, place) +
       (config.countCancels ? count(entry.cancel, 'cancel', contract, place) : 0);
     if (counted > 0) {
       const coefficient = config.coefficientOf(contract);
@@ -207,11 +257,13 @@ function sumList(activity: readonly ContractActivity[], config: RatioConfig, pla
         counts[k] = counts[k]! + counted;
       }
       requests += counted;
-      if (!Number.isSafeInteger(requests)) throw new InvalidInputError(`counted requests${where(place)}`, requests, 'a total below 2^53');
+      if (!Number.isSafeInteger(requests))
+        throw new InvalidInputError(`counted requests${where(place)}`, requests, 'a total below 2^53');
     }
   }
   let weightedRequests = FIXED_ZERO;
-  for (let k = 0; k < coefficients.length; k++) weightedRequests = fixedAdd(weightedRequests, fixedMulInt(coefficients[k]!, counts[k]!));
+  for (let k = 0; k < coefficients.length; k++)
+    weightedRequests = fixedAdd(weightedRequests, fixedMulInt(coefficients[k]!, counts[k]!));
   return { maker: maker.value(), taker: taker.value(), weightedRequests, requests };
 }
 
@@ -226,7 +278,13 @@ function count(value: number | undefined, field: string, contract: string, place
 }
 
 /** Adds a non-negative amount: plain text the fast way, anything else validated by decimal.js. */
-function addAmount(sum: FixedSum, value: DecimalInput, field: string, contract: string, place: string | (() => string)): void {
+function addAmount(
+  sum: FixedSum,
+  value: DecimalInput,
+  field: string,
+  contract: string,
+  place: string | (() => string),
+): void {
   if (typeof value === 'string' && sum.addText(value)) return;
   sum.add(fixedFromDec(parseNonNegativeDecimal(value, `\`${field}\` of ${contract}${where(place)}`)));
 }
@@ -285,7 +343,11 @@ export function fractionOfTotals(totals: ActivityTotals, config: RatioConfig): F
 /** The exact fraction of a ratio: kept for results made here, read back from the Decimals otherwise. */
 export function fractionOf(r: RatioResult): Fraction {
   if (r instanceof ComputedRatio) return r.fraction;
-  return { numerator: fixedFromDec(r.numerator), denominator: fixedFromDec(r.denominator), volume: fixedFromDec(r.volume) };
+  return {
+    numerator: fixedFromDec(r.numerator),
+    denominator: fixedFromDec(r.denominator),
+    volume: fixedFromDec(r.volume),
+  };
 }
 
 /**
@@ -297,7 +359,9 @@ class ComputedRatio implements RatioResult {
   readonly fraction: Fraction;
   readonly requests: number;
   private readonly totals: ActivityTotals;
-  private memo: { ratio?: Dec | null; numerator?: Dec; denominator?: Dec; maker?: Dec; taker?: Dec; volume?: Dec } | undefined;
+  private memo:
+    | { ratio?: Dec | null; numerator?: Dec; denominator?: Dec; maker?: Dec; taker?: Dec; volume?: Dec }
+    | undefined;
 
   constructor(totals: ActivityTotals, config: RatioConfig) {
     this.totals = totals;
@@ -310,7 +374,8 @@ class ComputedRatio implements RatioResult {
   }
   get ratio(): Dec | null {
     const m = this.m;
-    if (m.ratio === undefined) m.ratio = this.fraction.denominator.units === 0n ? null : this.numerator.dividedBy(this.denominator);
+    if (m.ratio === undefined)
+      m.ratio = this.fraction.denominator.units === 0n ? null : this.numerator.dividedBy(this.denominator);
     return m.ratio;
   }
   get numerator(): Dec {
@@ -329,7 +394,11 @@ class ComputedRatio implements RatioResult {
     return (this.m.volume ??= toDec(this.fraction.volume));
   }
   /** In `console.log` and `util.inspect`: the fields of {@link toJSON}, not the exact sums inside. */
-  [Symbol.for('nodejs.util.inspect.custom')](_depth: number, options: object, inspect?: (value: unknown, options: object) => string): unknown {
+  [Symbol.for('nodejs.util.inspect.custom')](
+    _depth: number,
+    options: object,
+    inspect?: (value: unknown, options: object) => string,
+  ): unknown {
     const plain = this.toJSON();
     return inspect === undefined ? plain : `RatioResult ${inspect(plain, options)}`;
   }
@@ -372,7 +441,10 @@ export function ratioOfTotals(totals: ActivityTotals, config: RatioConfig): Rati
 export function tradeRatio(activity: readonly ContractActivity[], options?: RatioOptions): RatioResult;
 /** @internal */
 export function tradeRatio(activity: readonly ContractActivity[], options?: RatioOptions | RatioConfig): RatioResult;
-export function tradeRatio(activity: readonly ContractActivity[], options: RatioOptions | RatioConfig = {}): RatioResult {
+export function tradeRatio(
+  activity: readonly ContractActivity[],
+  options: RatioOptions | RatioConfig = {},
+): RatioResult {
   const config = resolveRatioOptions(options);
   return ratioOfTotals(totalsOf(activity, config), config);
 }

@@ -47,29 +47,40 @@ export interface RateLimitReport {
 export function readRateLimitReport(rows: unknown): readonly RateLimitReport[] {
   const list: readonly unknown[] = Array.isArray(rows) ? rows : typeof rows === 'object' && rows !== null ? [rows] : [];
   if (list.length === 0) {
-    throw new InvalidInputError('the GET /account/rate_limit answer', rows, 'a non-empty array of { tier, ratio, main_ratio, updated_at }');
+    throw new InvalidInputError(
+      'the GET /account/rate_limit answer',
+      rows,
+      'a non-empty array of { tier, ratio, main_ratio, updated_at }',
+    );
   }
   const types = new Map<string | undefined, number>();
-  return Object.freeze(list.map((row, i) => {
-    if (typeof row !== 'object' || row === null) throw new InvalidInputError(`row ${i}`, row, 'an object { tier, ratio, main_ratio, updated_at }');
-    const r = row as Record<string, unknown>;
-    const type = r['type'];
-    if (type !== undefined && (typeof type !== 'string' || type.length === 0)) {
-      throw new InvalidInputError(`\`type\` of row ${i}`, type, 'a non-empty string ("spot", "futures")');
-    }
-    const first = types.get(type as string | undefined);
-    if (first !== undefined) {
-      throw new InvalidInputError(`\`type\` of row ${i}`, type ?? 'absent', `a type not already given by row ${first}`);
-    }
-    types.set(type as string | undefined, i);
-    return Object.freeze({
-      ...(type === undefined ? {} : { type: type as string }),
-      tier: readTier(r['tier'], `\`tier\` of row ${i}`),
-      ratio: parseNonNegativeDecimal(r['ratio'], `\`ratio\` of row ${i}`),
-      mainRatio: parseNonNegativeDecimal(r['main_ratio'], `\`main_ratio\` of row ${i}`),
-      updatedAt: readSeconds(r['updated_at'], `\`updated_at\` of row ${i}`),
-    });
-  }));
+  return Object.freeze(
+    list.map((row, i) => {
+      if (typeof row !== 'object' || row === null)
+        throw new InvalidInputError(`row ${i}`, row, 'an object { tier, ratio, main_ratio, updated_at }');
+      const r = row as Record<string, unknown>;
+      const type = r['type'];
+      if (type !== undefined && (typeof type !== 'string' || type.length === 0)) {
+        throw new InvalidInputError(`\`type\` of row ${i}`, type, 'a non-empty string ("spot", "futures")');
+      }
+      const first = types.get(type as string | undefined);
+      if (first !== undefined) {
+        throw new InvalidInputError(
+          `\`type\` of row ${i}`,
+          type ?? 'absent',
+          `a type not already given by row ${first}`,
+        );
+      }
+      types.set(type as string | undefined, i);
+      return Object.freeze({
+        ...(type === undefined ? {} : { type: type as string }),
+        tier: readTier(r['tier'], `\`tier\` of row ${i}`),
+        ratio: parseNonNegativeDecimal(r['ratio'], `\`ratio\` of row ${i}`),
+        mainRatio: parseNonNegativeDecimal(r['main_ratio'], `\`main_ratio\` of row ${i}`),
+        updatedAt: readSeconds(r['updated_at'], `\`updated_at\` of row ${i}`),
+      });
+    }),
+  );
 }
 
 /**
@@ -202,7 +213,8 @@ export interface TierReconciliation {
  * ```
  */
 export function reconcileTier(input: ReconcileInput): TierReconciliation {
-  if (typeof input !== 'object' || input === null) throw new InvalidInputError('reconciliation input', input, 'an object { local, snapshotAt, report, at }');
+  if (typeof input !== 'object' || input === null)
+    throw new InvalidInputError('reconciliation input', input, 'an object { local, snapshotAt, report, at }');
   const tiers = resolveTiers(input.tiers);
   const local = tierOf(tiers, parsePositiveInteger(input.local, '`local`'), '`local`');
   const snapshotAt = input.snapshotAt === null ? null : parseInstant(input.snapshotAt, '`snapshotAt`');
@@ -212,7 +224,8 @@ export function reconcileTier(input: ReconcileInput): TierReconciliation {
     throw new InvalidInputError('`policy`', policy, '"adopt", "report" or "min"');
   }
   const report = input.report;
-  if (typeof report !== 'object' || report === null) throw new InvalidInputError('`report`', report, 'a report (readRateLimitReport)');
+  if (typeof report !== 'object' || report === null)
+    throw new InvalidInputError('`report`', report, 'a report (readRateLimitReport)');
   const reported = tierOf(tiers, parsePositiveInteger(report.tier, '`tier` of the report'), '`tier` of the report');
   const updatedAt = parseInstant(report.updatedAt, '`updatedAt` of the report');
   if (reported === local) return { tier: local, source: 'local', disagreement: null };

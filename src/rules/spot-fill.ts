@@ -52,7 +52,13 @@ export interface SpotFillConfig {
 
 /** Validates spot low-fill options into their complete form (left out: the defaults). */
 export function resolveSpotFillOptions(options?: SpotFillOptions | SpotFillConfig): SpotFillConfig {
-  return resolveOptions(options, 'spot-fill-config', SPOT_FILL_OPTION_FIELDS, 'the spot low-fill options', spotFillConfigOf);
+  return resolveOptions(
+    options,
+    'spot-fill-config',
+    SPOT_FILL_OPTION_FIELDS,
+    'the spot low-fill options',
+    spotFillConfigOf,
+  );
 }
 
 const SPOT_FILL_OPTION_FIELDS: readonly string[] = ['fillRateThreshold', 'requestThreshold', 'limit', 'includeBatches'];
@@ -144,7 +150,9 @@ export function spotFillClearance(window: AbuseWindow, options?: SpotFillOptions
   const config = resolveSpotFillOptions(options);
   const { requests, traded } = readThrottleWindow(window);
   const thr = config.fillRateThreshold;
-  const remaining = thr.isZero() ? Infinity : Math.max(config.requestThreshold, traded.dividedBy(thr).floor().toNumber()) - requests;
+  const remaining = thr.isZero()
+    ? Infinity
+    : Math.max(config.requestThreshold, traded.dividedBy(thr).floor().toNumber()) - requests;
   return { remaining, needed: remaining < 0 ? thr.times(requests).minus(traded) : new Dec(0) };
 }
 
@@ -164,8 +172,14 @@ export function spotFillClearance(window: AbuseWindow, options?: SpotFillOptions
  */
 export function buildSpotFillTimeline(hours: readonly HourlyActivity[], options?: SpotFillOptions): AbuseTimeline;
 /** @internal */
-export function buildSpotFillTimeline(hours: readonly HourlyActivity[], options?: SpotFillOptions | SpotFillConfig): AbuseTimeline;
-export function buildSpotFillTimeline(hours: readonly HourlyActivity[], options: SpotFillOptions | SpotFillConfig = {}): AbuseTimeline {
+export function buildSpotFillTimeline(
+  hours: readonly HourlyActivity[],
+  options?: SpotFillOptions | SpotFillConfig,
+): AbuseTimeline;
+export function buildSpotFillTimeline(
+  hours: readonly HourlyActivity[],
+  options: SpotFillOptions | SpotFillConfig = {},
+): AbuseTimeline {
   const config = resolveSpotFillOptions(options);
   return buildHourlyThrottleTimeline(hours, (w) => decideSpotFill(w, config));
 }
@@ -217,9 +231,11 @@ export function spotFillApplies(request: SpotOrderRequest, options?: SpotFillOpt
 export function spotFillApplies(request: SpotOrderRequest, options?: SpotFillOptions | SpotFillConfig): boolean;
 export function spotFillApplies(request: SpotOrderRequest, options?: SpotFillOptions | SpotFillConfig): boolean {
   const config = resolveSpotFillOptions(options);
-  if (typeof request !== 'object' || request === null) throw new InvalidInputError('the request', request, 'an object { action, batch }');
+  if (typeof request !== 'object' || request === null)
+    throw new InvalidInputError('the request', request, 'an object { action, batch }');
   const { action, batch = false } = request;
-  if (action !== 'place' && action !== 'amend' && action !== 'cancel') throw new InvalidInputError('`action`', action, '"place", "amend" or "cancel"');
+  if (action !== 'place' && action !== 'amend' && action !== 'cancel')
+    throw new InvalidInputError('`action`', action, '"place", "amend" or "cancel"');
   if (typeof batch !== 'boolean') throw new InvalidInputError('`batch`', batch, 'true or false');
   return spotFillLimitsOrder(action, batch, config);
 }

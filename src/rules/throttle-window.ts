@@ -31,7 +31,8 @@ export interface AbuseWindow {
  * whose `traded` is a non-negative decimal. Anything else is refused naming the field.
  */
 export function readThrottleWindow(window: unknown): AbuseWindow {
-  if (typeof window !== 'object' || window === null) throw new InvalidInputError('the window', window, 'an object { requests, traded }');
+  if (typeof window !== 'object' || window === null)
+    throw new InvalidInputError('the window', window, 'an object { requests, traded }');
   const w = window as { readonly requests?: unknown; readonly traded?: unknown };
   return { requests: parseCount(w.requests, '`requests`'), traded: parseNonNegativeDecimal(w.traded, '`traded`') };
 }

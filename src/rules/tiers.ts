@@ -80,7 +80,8 @@ export function createTierTable(rows: readonly TierRow[]): TierTable {
     throw new InvalidInputError('`tiers`', rows, 'a non-empty array of { minRatio, limit }');
   }
   const parsed = rows.map((row: TierRow, i) => {
-    if (typeof row !== 'object' || row === null) throw new InvalidInputError(`\`tiers[${i}]\``, row, 'an object { minRatio, limit }');
+    if (typeof row !== 'object' || row === null)
+      throw new InvalidInputError(`\`tiers[${i}]\``, row, 'an object { minRatio, limit }');
     checkFields(row, TIER_ROW_FIELDS, `\`tiers[${i}]\``);
     return {
       minRatio: parseNonNegativeDecimal(row.minRatio, `\`tiers[${i}].minRatio\``),
@@ -92,20 +93,30 @@ export function createTierTable(rows: readonly TierRow[]): TierTable {
   }
   for (let i = 1; i < parsed.length; i++) {
     if (!parsed[i]!.minRatio.greaterThan(parsed[i - 1]!.minRatio)) {
-      throw new InvalidInputError(`\`tiers[${i}].minRatio\``, rows[i]!.minRatio,
-        `greater than \`tiers[${i - 1}].minRatio\` (${show(rows[i - 1]!.minRatio)}): bounds must increase strictly`);
+      throw new InvalidInputError(
+        `\`tiers[${i}].minRatio\``,
+        rows[i]!.minRatio,
+        `greater than \`tiers[${i - 1}].minRatio\` (${show(rows[i - 1]!.minRatio)}): bounds must increase strictly`,
+      );
     }
     if (parsed[i]!.limit < parsed[i - 1]!.limit) {
-      throw new InvalidInputError(`\`tiers[${i}].limit\``, rows[i]!.limit,
-        `at least \`tiers[${i - 1}].limit\` (${parsed[i - 1]!.limit}): a better ratio never lowers the limit`);
+      throw new InvalidInputError(
+        `\`tiers[${i}].limit\``,
+        rows[i]!.limit,
+        `at least \`tiers[${i - 1}].limit\` (${parsed[i - 1]!.limit}): a better ratio never lowers the limit`,
+      );
     }
   }
-  const table: TierTable = Object.freeze(parsed.map((row, i) => Object.freeze({
-    tier: i + 1,
-    minRatio: row.minRatio,
-    maxRatio: parsed[i + 1]?.minRatio ?? null,
-    limit: row.limit,
-  })));
+  const table: TierTable = Object.freeze(
+    parsed.map((row, i) =>
+      Object.freeze({
+        tier: i + 1,
+        minRatio: row.minRatio,
+        maxRatio: parsed[i + 1]?.minRatio ?? null,
+        limit: row.limit,
+      }),
+    ),
+  );
   validated.add(table);
   return table;
 }

@@ -6,7 +6,13 @@ import { utcDayStart } from './calendar.js';
 import { type FamilyConfig, type FamilyOptions, resolveFamilyOptions } from './family.js';
 import { checkFields } from '../internal/parse.js';
 import { TIERED_VIP_LEVEL, parseVipLevel } from './vip.js';
-import { TIMELINE_INPUT_FIELDS, type TimelineInput, readAccounts, readActivity, readVipChanges } from './timeline/input.js';
+import {
+  TIMELINE_INPUT_FIELDS,
+  type TimelineInput,
+  readAccounts,
+  readActivity,
+  readVipChanges,
+} from './timeline/input.js';
 import { type Timeline, timelineQueries } from './timeline/queries.js';
 import { replay } from './timeline/replay.js';
 import { takeSnapshots } from './timeline/snapshots.js';

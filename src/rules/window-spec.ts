@@ -20,8 +20,12 @@ export interface WindowSpec {
 
 /** Reads an "N per W ms" limit. */
 export function readRateLimit(value: unknown, field: string): WindowSpec {
-  if (typeof value !== 'object' || value === null) throw new InvalidInputError(field, value, 'an object { limit, windowMs }');
+  if (typeof value !== 'object' || value === null)
+    throw new InvalidInputError(field, value, 'an object { limit, windowMs }');
   const v = value as WindowSpec;
   checkFields(v, ['limit', 'windowMs'], field);
-  return { limit: parsePositiveInteger(v.limit, `${field}.limit`), windowMs: parsePositiveInteger(v.windowMs, `${field}.windowMs`) };
+  return {
+    limit: parsePositiveInteger(v.limit, `${field}.limit`),
+    windowMs: parsePositiveInteger(v.windowMs, `${field}.windowMs`),
+  };
 }

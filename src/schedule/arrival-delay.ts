@@ -37,7 +37,10 @@ export class ArrivalDelay {
    * @param size how many samples the slowest way there is the largest of
    * @param horizonMs how long a sample stays a candidate for the quickest, in milliseconds
    */
-  constructor(private readonly size = 512, private readonly horizonMs = QUICKEST_KEPT_MS) {
+  constructor(
+    private readonly size = 512,
+    private readonly horizonMs = QUICKEST_KEPT_MS,
+  ) {
     this.highs = new Float64Array(size + 1);
     this.highSeqs = new Float64Array(size + 1);
   }
@@ -78,7 +81,8 @@ export class ArrivalDelay {
     this.highs[this.highTail] = sample;
     this.highSeqs[this.highTail] = seq;
     this.highTail = this.highTail + 1 === n ? 0 : this.highTail + 1;
-    if (this.highSeqs[this.highHead]! <= seq - this.size) this.highHead = this.highHead + 1 === n ? 0 : this.highHead + 1;
+    if (this.highSeqs[this.highHead]! <= seq - this.size)
+      this.highHead = this.highHead + 1 === n ? 0 : this.highHead + 1;
     return sample - this.lows[this.head]!;
   }
 }

@@ -18,7 +18,10 @@ interface Copy {
   readonly build: string;
   readonly version: string;
 }
-const COPY: Copy = Object.freeze({ build: BUILD, version: typeof __TRADERATIO_VERSION__ === 'string' ? __TRADERATIO_VERSION__ : 'source' });
+const COPY: Copy = Object.freeze({
+  build: BUILD,
+  version: typeof __TRADERATIO_VERSION__ === 'string' ? __TRADERATIO_VERSION__ : 'source',
+});
 
 const MARK = Symbol.for('traderatio.copy');
 
@@ -48,8 +51,9 @@ export class MixedBuildsError extends InvalidInputError {
   constructor(what: string, value: unknown, theirs: Copy, where: string, ours: Copy) {
     super(what, value, `an object of the same copy of traderatio as ${where}`);
     const name = (c: Copy) => `the ${c.build} build of traderatio ${c.version}`;
-    this.message = `${what} comes from ${name(theirs)} and ${where} from ${theirs.build === ours.build && theirs.version === ours.version ? 'another copy of it' : name(ours)}: ` +
-      'the program loads two copies of the library (two installed versions, or one bundled and one installed), whose classes and clocks are not each other\'s. ' +
+    this.message =
+      `${what} comes from ${name(theirs)} and ${where} from ${theirs.build === ours.build && theirs.version === ours.version ? 'another copy of it' : name(ours)}: ` +
+      "the program loads two copies of the library (two installed versions, or one bundled and one installed), whose classes and clocks are not each other's. " +
       'Load traderatio and traderatio/redis from one installation.';
   }
 }
@@ -58,5 +62,6 @@ export class MixedBuildsError extends InvalidInputError {
 export function checkSameBuild(what: string, value: unknown, where: string, other: unknown): void {
   const theirs = copyOf(value);
   const ours = copyOf(other);
-  if (theirs !== undefined && ours !== undefined && theirs !== ours) throw new MixedBuildsError(what, value, theirs, where, ours);
+  if (theirs !== undefined && ours !== undefined && theirs !== ours)
+    throw new MixedBuildsError(what, value, theirs, where, ours);
 }

@@ -82,8 +82,10 @@ class LongTimer {
 export const systemClock: Clock = markBuild({
   now: () => performance.now(),
   wall: () => Date.now(),
-  setTimer: (callback, delayMs) => (delayMs > MAX_TIMEOUT_MS ? new LongTimer(callback, delayMs) : setTimeout(callback, Math.max(0, Math.ceil(delayMs)))),
-  clearTimer: (handle) => (handle instanceof LongTimer ? handle.clear() : clearTimeout(handle as ReturnType<typeof setTimeout>)),
+  setTimer: (callback, delayMs) =>
+    delayMs > MAX_TIMEOUT_MS ? new LongTimer(callback, delayMs) : setTimeout(callback, Math.max(0, Math.ceil(delayMs))),
+  clearTimer: (handle) =>
+    handle instanceof LongTimer ? handle.clear() : clearTimeout(handle as ReturnType<typeof setTimeout>),
 });
 
 /**

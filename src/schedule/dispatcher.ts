@@ -60,7 +60,13 @@ export abstract class Dispatcher<L extends StoreLimit> {
   private passNo = 0;
   protected live = 0;
   protected dispatched = 0;
-  protected readonly refusedCounts: Record<RefusalReason, number> = { 'queue-full': 0, aborted: 0, deadline: 0, 'too-heavy': 0, closed: 0 };
+  protected readonly refusedCounts: Record<RefusalReason, number> = {
+    'queue-full': 0,
+    aborted: 0,
+    deadline: 0,
+    'too-heavy': 0,
+    closed: 0,
+  };
   protected draining = false;
   // Limits holding weight without an instant: the first `unstampedCount` of this array.
   private readonly unstamped: LimitBook[] = [];
@@ -73,7 +79,12 @@ export abstract class Dispatcher<L extends StoreLimit> {
   // A change of limits due at an instant (see setBoundary), applied before any decision past it.
   protected boundaryAt = Infinity;
   private boundaryFn: (() => void) | null = null;
-  protected readonly listeners = new Listeners<SchedulerEvent>((source, error) => ({ type: 'error', at: this.clock.now(), source, error }));
+  protected readonly listeners = new Listeners<SchedulerEvent>((source, error) => ({
+    type: 'error',
+    at: this.clock.now(),
+    source,
+    error,
+  }));
 
   protected constructor(clock: Clock, maxQueue: number, store: LimitStore<L>) {
     this.clock = clock;
@@ -125,7 +136,13 @@ export abstract class Dispatcher<L extends StoreLimit> {
    * back nobody behind them.
    */
   changed(limit: StoreLimit, from: { readonly limit: number; readonly windowMs: number }): void {
-    this.emit({ type: 'limit', at: this.clock.now(), limit: limit.name, from, to: { limit: limit.limit, windowMs: limit.windowMs } });
+    this.emit({
+      type: 'limit',
+      at: this.clock.now(),
+      limit: limit.name,
+      from,
+      to: { limit: limit.limit, windowMs: limit.windowMs },
+    });
     if ((this.books.get(limit)?.waiting ?? 0) > 0) this.refuseTooHeavy(limit);
     if (!this.closed) this.pass();
   }
@@ -271,7 +288,10 @@ export abstract class Dispatcher<L extends StoreLimit> {
   private nextDeadline(): number {
     const heap = this.deadlines;
     if (heap.length > 2 * this.live + 64) {
-      this.deadlines = heapOf(heap.filter((d) => isLive(d.slot)), deadlineBefore);
+      this.deadlines = heapOf(
+        heap.filter((d) => isLive(d.slot)),
+        deadlineBefore,
+      );
     }
     while (this.deadlines.length > 0 && !isLive(this.deadlines[0]!.slot)) heapPop(this.deadlines, deadlineBefore);
     return this.deadlines[0]?.at ?? Infinity;
@@ -399,7 +419,10 @@ export abstract class Dispatcher<L extends StoreLimit> {
 
   private expireDeadlines(now: number, includingNow: boolean): number {
     let expired = 0;
-    while (this.deadlines.length > 0 && (this.deadlines[0]!.at < now || (includingNow && this.deadlines[0]!.at === now))) {
+    while (
+      this.deadlines.length > 0 &&
+      (this.deadlines[0]!.at < now || (includingNow && this.deadlines[0]!.at === now))
+    ) {
       const d = heapPop(this.deadlines, deadlineBefore)!;
       const resolve = cancelSlot(d.slot);
       if (resolve === null) continue;
@@ -445,7 +468,15 @@ export abstract class Dispatcher<L extends StoreLimit> {
     for (const l of limits) key += `|${limitId(l)}`;
     let g = this.groups.get(key);
     if (g === undefined) {
-      g = { priority, limits, books: limits.map((l) => this.books.get(l)!), queue: new TaskQueue(), live: 0, gone: false, inPass: 0 };
+      g = {
+        priority,
+        limits,
+        books: limits.map((l) => this.books.get(l)!),
+        queue: new TaskQueue(),
+        live: 0,
+        gone: false,
+        inPass: 0,
+      };
       this.groups.set(key, g);
     }
     return g;
@@ -457,7 +488,13 @@ export abstract class Dispatcher<L extends StoreLimit> {
     for (const l of list) this.ownedLimit(l, 'each of `limits`');
     // Each limit once, checked without allocating (a task draws on a handful of limits).
     for (let i = 1; i < list.length; i++) {
-      for (let j = 0; j < i; j++) if (list[j] === list[i]) throw new InvalidInputError('`limits`', list.map((l) => l.name), 'each limit once');
+      for (let j = 0; j < i; j++)
+        if (list[j] === list[i])
+          throw new InvalidInputError(
+            '`limits`',
+            list.map((l) => l.name),
+            'each limit once',
+          );
     }
     return list;
   }
@@ -485,9 +522,15 @@ export abstract class Dispatcher<L extends StoreLimit> {
     throw new InvalidInputError(field, l, 'a limit made by this scheduler (scheduler.limit(...))');
   }
 
-  protected countDispatch(limits: readonly StoreLimit[], weight: number, priority: number, at: number | undefined): void {
+  protected countDispatch(
+    limits: readonly StoreLimit[],
+    weight: number,
+    priority: number,
+    at: number | undefined,
+  ): void {
     this.dispatched++;
-    if (this.listeners.size > 0) this.emit({ type: 'dispatch', at: at ?? this.clock.now(), weight, priority, limits: limits.map((l) => l.name) });
+    if (this.listeners.size > 0)
+      this.emit({ type: 'dispatch', at: at ?? this.clock.now(), weight, priority, limits: limits.map((l) => l.name) });
   }
 
   protected refuse<T>(reason: RefusalReason, limits: readonly StoreLimit[], message: string): Promise<T> {
@@ -497,7 +540,8 @@ export abstract class Dispatcher<L extends StoreLimit> {
 
   private countRefusal(reason: RefusalReason, limits: readonly StoreLimit[]): void {
     this.refusedCounts[reason]++;
-    if (this.listeners.size > 0) this.emit({ type: 'refuse', at: this.clock.now(), reason, limits: limits.map((l) => l.name) });
+    if (this.listeners.size > 0)
+      this.emit({ type: 'refuse', at: this.clock.now(), reason, limits: limits.map((l) => l.name) });
   }
 
   /** Refuses a waiter: rejects its promise, or tells its submission (no error made, no message). */
@@ -544,7 +588,8 @@ export function readWeight(value: unknown): number {
 
 export function readPriority(value: unknown): number {
   if (value === undefined) return 0;
-  if (typeof value !== 'number' || !Number.isFinite(value)) throw new InvalidInputError('`priority`', value, 'a finite number');
+  if (typeof value !== 'number' || !Number.isFinite(value))
+    throw new InvalidInputError('`priority`', value, 'a finite number');
   return value;
 }
 

@@ -22,9 +22,21 @@ import type { ErrorSource } from './listeners.js';
  * ```
  */
 export type SchedulerEvent =
-  | { readonly type: 'dispatch'; readonly at: number; readonly weight: number; readonly priority: number; readonly limits: readonly string[] }
+  | {
+      readonly type: 'dispatch';
+      readonly at: number;
+      readonly weight: number;
+      readonly priority: number;
+      readonly limits: readonly string[];
+    }
   | { readonly type: 'refuse'; readonly at: number; readonly reason: RefusalReason; readonly limits: readonly string[] }
-  | { readonly type: 'limit'; readonly at: number; readonly limit: string; readonly from: { readonly limit: number; readonly windowMs: number }; readonly to: { readonly limit: number; readonly windowMs: number } }
+  | {
+      readonly type: 'limit';
+      readonly at: number;
+      readonly limit: string;
+      readonly from: { readonly limit: number; readonly windowMs: number };
+      readonly to: { readonly limit: number; readonly windowMs: number };
+    }
   | { readonly type: 'pause'; readonly at: number; readonly limit: string; readonly until: number }
   /**
    * Feedback named a reset further off than an hour (milliseconds where
@@ -32,5 +44,12 @@ export type SchedulerEvent =
    * timestamp of R12, which the WebSocket API writes `x_gat_ratelimit_reset_timestamp`),
    * `resetAt` the instant it gave (the limiter's clock), `until` the bound taken instead.
    */
-  | { readonly type: 'reset-bounded'; readonly at: number; readonly limit: string; readonly header: 'X-Gate-RateLimit-Reset-Timestamp' | 'Retry-After'; readonly resetAt: number; readonly until: number }
+  | {
+      readonly type: 'reset-bounded';
+      readonly at: number;
+      readonly limit: string;
+      readonly header: 'X-Gate-RateLimit-Reset-Timestamp' | 'Retry-After';
+      readonly resetAt: number;
+      readonly until: number;
+    }
   | { readonly type: 'error'; readonly at: number; readonly source: ErrorSource; readonly error: unknown };

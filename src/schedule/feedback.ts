@@ -103,10 +103,14 @@ export function readRateLimitHeaders(headers: HeadersLike): RateLimitHeaders {
  * feedbackFrom(response, await response.clone().json()) // { limited: true, label: 'TOO_MANY_REQUESTS', limit: 10 }
  * ```
  */
-export function feedbackFrom(response: { readonly status: number; readonly headers: HeadersLike }, body?: unknown): RateLimitFeedback {
-  const label = typeof body === 'object' && body !== null && typeof (body as { label?: unknown }).label === 'string'
-    ? (body as { label: string }).label
-    : undefined;
+export function feedbackFrom(
+  response: { readonly status: number; readonly headers: HeadersLike },
+  body?: unknown,
+): RateLimitFeedback {
+  const label =
+    typeof body === 'object' && body !== null && typeof (body as { label?: unknown }).label === 'string'
+      ? (body as { label: string }).label
+      : undefined;
   const limited = response.status === 429 || label === 'TOO_MANY_REQUESTS' || label === 'TOO_FAST';
   return { limited, ...(label === undefined ? {} : { label }), ...readRateLimitHeaders(response.headers) };
 }
@@ -119,12 +123,20 @@ export function feedbackFrom(response: { readonly status: number; readonly heade
  */
 export function readFeedback(value: unknown): RateLimitFeedback {
   if (typeof value !== 'object' || value === null) {
-    throw new InvalidInputError('the feedback', value, 'an object { limited, label?, remaining?, limit?, resetAtMs?, retryAfterMs? }');
+    throw new InvalidInputError(
+      'the feedback',
+      value,
+      'an object { limited, label?, remaining?, limit?, resetAtMs?, retryAfterMs? }',
+    );
   }
   const f = value as { readonly [K in keyof RateLimitFeedback]?: unknown };
   if (typeof f.limited !== 'boolean') throw new InvalidInputError('`feedback.limited`', f.limited, 'true or false');
-  if (f.label !== undefined && typeof f.label !== 'string') throw new InvalidInputError('`feedback.label`', f.label, 'a string');
-  if (f.remaining !== undefined && (typeof f.remaining !== 'number' || !Number.isSafeInteger(f.remaining) || f.remaining < 0)) {
+  if (f.label !== undefined && typeof f.label !== 'string')
+    throw new InvalidInputError('`feedback.label`', f.label, 'a string');
+  if (
+    f.remaining !== undefined &&
+    (typeof f.remaining !== 'number' || !Number.isSafeInteger(f.remaining) || f.remaining < 0)
+  ) {
     throw new InvalidInputError('`feedback.remaining`', f.remaining, 'a non-negative integer');
   }
   if (f.limit !== undefined && !isPositiveInteger(f.limit)) {

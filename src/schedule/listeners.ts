@@ -25,7 +25,11 @@ export class Listeners<E extends { readonly type: string }> {
   /** Adds a listener, checked to be a function; returns a function that removes it. */
   add(listener: unknown): () => void {
     if (typeof listener !== 'function') {
-      throw new InvalidInputError('the listener', listener, 'a function (event) => void, given every event (it filters on `event.type`)');
+      throw new InvalidInputError(
+        'the listener',
+        listener,
+        'a function (event) => void, given every event (it filters on `event.type`)',
+      );
     }
     const l = listener as (event: E) => void;
     this.set.add(l);

@@ -172,7 +172,8 @@ export class Scheduler<L extends StoreLimit = WindowLimit> extends SubmitPath<L>
     const l = this.store.limit(options, this);
     checkSameBuild('the limit the store made', l, 'the scheduler', WindowLimit.prototype);
     // A limit of this copy of the library (a WindowLimit, or a shared one), not owned yet.
-    if (copyOf(l) !== copyOf(WindowLimit.prototype) || l.owner !== null) throw new InvalidInputError('the limit the store made', l, 'a new limit');
+    if (copyOf(l) !== copyOf(WindowLimit.prototype) || l.owner !== null)
+      throw new InvalidInputError('the limit the store made', l, 'a new limit');
     l.owner = this;
     this.books.set(l, new LimitBook(l));
     this.names.add(l.name);
@@ -190,7 +191,12 @@ export class Scheduler<L extends StoreLimit = WindowLimit> extends SubmitPath<L>
   schedule<T>(fn: () => T | PromiseLike<T>, options: ScheduleOptions = {}): Promise<Awaited<T>> {
     // Every option is read before anything is queued or counted: a refused call leaves no trace.
     if (typeof fn !== 'function') throw new InvalidInputError('the task', fn, 'a function');
-    if (typeof options !== 'object' || options === null) throw new InvalidInputError('the schedule options', options, 'an object { limits, weight, priority, signal, deadline }');
+    if (typeof options !== 'object' || options === null)
+      throw new InvalidInputError(
+        'the schedule options',
+        options,
+        'an object { limits, weight, priority, signal, deadline }',
+      );
     const limits = this.readLimits(options.limits);
     const weight = readWeight(options.weight);
     const priority = readPriority(options.priority);
@@ -200,7 +206,8 @@ export class Scheduler<L extends StoreLimit = WindowLimit> extends SubmitPath<L>
       throw new InvalidInputError('`deadline`', deadline, 'an instant on the scheduler clock (a number)');
     }
     if (this.closed) return this.refuse('closed', limits, 'the scheduler is closed');
-    if (signal?.aborted === true) return this.refuse('aborted', limits, 'the signal was aborted before the task started');
+    if (signal?.aborted === true)
+      return this.refuse('aborted', limits, 'the signal was aborted before the task started');
     this.boundaryIfDue();
     for (const l of limits) {
       if (weight > l.capacity(priority)) return this.refuse('too-heavy', limits, tooHeavy(weight, l, priority));
@@ -208,17 +215,25 @@ export class Scheduler<L extends StoreLimit = WindowLimit> extends SubmitPath<L>
     // At once, if nobody waits on these limits and all of them allow it: without reading the
     // clock when they have room whatever the instant (the weight gets its instant at the end of
     // this turn), else at the instant read now.
-    if (deadline === undefined && !this.draining && this.boundaryAt === Infinity && this.admitAnytime(limits, weight, priority)) return run(fn);
+    if (
+      deadline === undefined &&
+      !this.draining &&
+      this.boundaryAt === Infinity &&
+      this.admitAnytime(limits, weight, priority)
+    )
+      return run(fn);
     const now = this.clock.now();
     if (now >= this.boundaryAt) this.reachBoundary();
     this.stampAll(now);
-    if (deadline !== undefined && deadline < now) return this.refuse('deadline', limits, 'the deadline had passed when the task was given');
+    if (deadline !== undefined && deadline < now)
+      return this.refuse('deadline', limits, 'the deadline had passed when the task was given');
     if (!this.draining && this.admitNow(limits, weight, priority, now)) {
       this.countDispatch(limits, weight, priority, now);
       return run(fn);
     }
 
-    if (this.live >= this.maxQueue) return this.refuse('queue-full', limits, `${this.live} tasks are waiting, the most \`maxQueue\` allows`);
+    if (this.live >= this.maxQueue)
+      return this.refuse('queue-full', limits, `${this.live} tasks are waiting, the most \`maxQueue\` allows`);
     const group = this.groupFor(priority, limits);
     const promise = new Promise<Awaited<T>>(capture as (resolve: (value: Awaited<T>) => void) => void);
     const resolve = captured!;
@@ -227,14 +242,19 @@ export class Scheduler<L extends StoreLimit = WindowLimit> extends SubmitPath<L>
     if (signal !== undefined) {
       // Listened to before the task is queued: a signal that cannot be listened to queues nothing.
       const onAbort = (): void => {
-        if (slot !== null) this.cancel(slot, group, weight, 'aborted', 'the signal was aborted before the task started');
+        if (slot !== null)
+          this.cancel(slot, group, weight, 'aborted', 'the signal was aborted before the task started');
       };
       signal.addEventListener('abort', onAbort, { once: true });
-      void promise.then(() => signal.removeEventListener('abort', onAbort), () => signal.removeEventListener('abort', onAbort));
+      void promise.then(
+        () => signal.removeEventListener('abort', onAbort),
+        () => signal.removeEventListener('abort', onAbort),
+      );
     }
     slot = this.enqueue(group, fn, resolve, weight);
     // A deadline that never comes needs no entry: it would only hold memory.
-    if (deadline !== undefined && deadline !== Infinity) heapPush(this.deadlines, { at: deadline, slot, group }, deadlineBefore);
+    if (deadline !== undefined && deadline !== Infinity)
+      heapPush(this.deadlines, { at: deadline, slot, group }, deadlineBefore);
     this.pass();
     return promise;
   }
@@ -251,7 +271,8 @@ export class Scheduler<L extends StoreLimit = WindowLimit> extends SubmitPath<L>
   tryAcquire(limits: Limit | readonly Limit[], weight = 1, priority = 0, at: number = this.clock.now()): TakeResult {
     // Checked first, without allocating; refusals are thrown by helpers out of the hot path.
     if (!isPositiveInteger(weight)) refuseInput('`weight`', weight, 'a positive integer');
-    if (typeof priority !== 'number' || priority - priority !== 0) refuseInput('`priority`', priority, 'a finite number');
+    if (typeof priority !== 'number' || priority - priority !== 0)
+      refuseInput('`priority`', priority, 'a finite number');
     if (typeof at !== 'number' || at - at !== 0) refuseInput('`at`', at, 'a finite instant on the scheduler clock');
     const one = !Array.isArray(limits);
     const book = one ? this.books.get(limits as StoreLimit) : undefined;
@@ -306,7 +327,11 @@ export class Scheduler<L extends StoreLimit = WindowLimit> extends SubmitPath<L>
     if (feedback.limit !== undefined && feedback.limit < limit.limit) {
       const reserved = limit.limit - limit.capacity(-Infinity);
       if (feedback.limit <= reserved) {
-        throw new InvalidInputError('`feedback.limit`', feedback.limit, `more than the ${reserved} reserved on ${limit.name}`);
+        throw new InvalidInputError(
+          '`feedback.limit`',
+          feedback.limit,
+          `more than the ${reserved} reserved on ${limit.name}`,
+        );
       }
     }
     const now = this.clock.now();
@@ -317,9 +342,17 @@ export class Scheduler<L extends StoreLimit = WindowLimit> extends SubmitPath<L>
       this.emit({ type: 'reset-bounded', at: now, limit: limit.name, header, resetAt: at, until });
       return until;
     };
-    const resetAt = feedback.resetAtMs === undefined ? undefined : bounded('X-Gate-RateLimit-Reset-Timestamp', now + Math.max(0, feedback.resetAtMs - this.clock.wall()));
+    const resetAt =
+      feedback.resetAtMs === undefined
+        ? undefined
+        : bounded('X-Gate-RateLimit-Reset-Timestamp', now + Math.max(0, feedback.resetAtMs - this.clock.wall()));
     if (feedback.limited) {
-      const until = resetAt !== undefined && resetAt > now ? resetAt : feedback.retryAfterMs === undefined ? now + limit.windowMs : bounded('Retry-After', now + feedback.retryAfterMs);
+      const until =
+        resetAt !== undefined && resetAt > now
+          ? resetAt
+          : feedback.retryAfterMs === undefined
+            ? now + limit.windowMs
+            : bounded('Retry-After', now + feedback.retryAfterMs);
       limit.pause(until);
       this.emit({ type: 'pause', at: now, limit: limit.name, until });
     } else if (feedback.remaining !== undefined && resetAt !== undefined) {
@@ -389,14 +422,21 @@ function refuseInput(field: string, value: unknown, expected: string): never {
 function readSignal(value: unknown): AbortSignal | undefined {
   if (value === undefined) return undefined;
   const s = value as { aborted?: unknown; addEventListener?: unknown; removeEventListener?: unknown };
-  if (typeof s !== 'object' || s === null || typeof s.aborted !== 'boolean' || typeof s.addEventListener !== 'function' || typeof s.removeEventListener !== 'function') {
+  if (
+    typeof s !== 'object' ||
+    s === null ||
+    typeof s.aborted !== 'boolean' ||
+    typeof s.addEventListener !== 'function' ||
+    typeof s.removeEventListener !== 'function'
+  ) {
     throw new InvalidInputError('`signal`', value, 'an AbortSignal');
   }
   return value as AbortSignal;
 }
 
 function readSchedulerOptions<L extends StoreLimit>(options: SchedulerOptions<L>): [Clock, number, LimitStore<L>] {
-  if (typeof options !== 'object' || options === null) throw new InvalidInputError('scheduler options', options, 'an object');
+  if (typeof options !== 'object' || options === null)
+    throw new InvalidInputError('scheduler options', options, 'an object');
   checkFields(options, ['clock', 'maxQueue', 'store'], 'the scheduler options');
   const clock = options.clock ?? systemClock;
   const maxQueue = options.maxQueue ?? DEFAULT_MAX_QUEUE;

@@ -29,11 +29,21 @@ export abstract class SubmitPath<L extends StoreLimit> extends Dispatcher<L> {
    * @internal Checks once what a kind of task draws on, for {@link Scheduler.submit}: the limits
    * (each made by this scheduler, each once), the weight and the priority, as `schedule` does.
    */
-  route(options: { readonly limits: readonly StoreLimit[]; readonly weight: number; readonly priority: number }): SubmitRoute {
-    if (typeof options !== 'object' || options === null) throw new InvalidInputError('the route', options, 'an object { limits, weight, priority }');
+  route(options: {
+    readonly limits: readonly StoreLimit[];
+    readonly weight: number;
+    readonly priority: number;
+  }): SubmitRoute {
+    if (typeof options !== 'object' || options === null)
+      throw new InvalidInputError('the route', options, 'an object { limits, weight, priority }');
     const limits = [...this.readLimits(options.limits)];
     return {
-      limits, weight: readWeight(options.weight), priority: readPriority(options.priority), books: limits.map((l) => this.books.get(l)!), group: null, owner: this,
+      limits,
+      weight: readWeight(options.weight),
+      priority: readPriority(options.priority),
+      books: limits.map((l) => this.books.get(l)!),
+      group: null,
+      owner: this,
     };
   }
 
@@ -48,7 +58,8 @@ export abstract class SubmitPath<L extends StoreLimit> extends Dispatcher<L> {
    */
   submit(fn: (arg: number) => void, arg: number, route: SubmitRoute, submission: Submission): void {
     if (typeof fn !== 'function') throw new InvalidInputError('the task', fn, 'a function');
-    if (route?.owner !== this) throw new InvalidInputError('the route', route, 'a route of this scheduler (scheduler.route(...))');
+    if (route?.owner !== this)
+      throw new InvalidInputError('the route', route, 'a route of this scheduler (scheduler.route(...))');
     const { limits, books, weight, priority } = route;
     if (this.closed) return this.rejectWith(submission, 'closed', limits, '');
     const now = this.clock.now();

@@ -1,5 +1,13 @@
 import { InvalidInputError } from '../errors.js';
-import { type HeadersLike, type RateLimitFeedback, type RateLimitHeaders, feedbackFrom, headerReader, kept, toNumber } from './feedback.js';
+import {
+  type HeadersLike,
+  type RateLimitFeedback,
+  type RateLimitHeaders,
+  feedbackFrom,
+  headerReader,
+  kept,
+  toNumber,
+} from './feedback.js';
 
 /**
  * The WebSocket API's error codes for a rate limit (R16): spot 211 and 212, futures 311 and 312.
@@ -12,10 +20,11 @@ import { type HeadersLike, type RateLimitFeedback, type RateLimitHeaders, feedba
  * WEBSOCKET_RATE_LIMIT_CODES // { spot: [211, 212], futures: [311, 312] }
  * ```
  */
-export const WEBSOCKET_RATE_LIMIT_CODES: Readonly<{ spot: readonly number[]; futures: readonly number[] }> = Object.freeze({
-  spot: Object.freeze([211, 212]),
-  futures: Object.freeze([311, 312]),
-});
+export const WEBSOCKET_RATE_LIMIT_CODES: Readonly<{ spot: readonly number[]; futures: readonly number[] }> =
+  Object.freeze({
+    spot: Object.freeze([211, 212]),
+    futures: Object.freeze([311, 312]),
+  });
 
 const LIMITED = new Set([429, ...WEBSOCKET_RATE_LIMIT_CODES.spot, ...WEBSOCKET_RATE_LIMIT_CODES.futures]);
 
@@ -42,7 +51,11 @@ export function readWebSocketRateLimit(header: HeadersLike): RateLimitHeaders {
   // Values feedback would refuse (negative, fractional counts) are left out, as on REST.
   const remaining = kept(toNumber(get('x_gate_ratelimit_requests_remain')), 0);
   const limit = kept(toNumber(get('x_gate_ratelimit_limit')), 1);
-  const reset = kept(toNumber(get('x_gate_ratelimit_reset_timestamp')) ?? toNumber(get('x_gat_ratelimit_reset_timestamp')), 0, false);
+  const reset = kept(
+    toNumber(get('x_gate_ratelimit_reset_timestamp')) ?? toNumber(get('x_gat_ratelimit_reset_timestamp')),
+    0,
+    false,
+  );
   if (remaining === undefined && limit === undefined && reset === undefined) return {};
   return {
     remaining: remaining ?? 0,
@@ -80,7 +93,10 @@ export function feedbackFromWebSocket(response: unknown): RateLimitFeedback {
   const codes = [header['status'], errs['code'], error['code']].map((c) => toNumber(c));
   const coded = codes.some((c) => c !== undefined && LIMITED.has(c));
   const label = typeof errs['label'] === 'string' ? errs : error;
-  return { ...feedbackFrom({ status: coded ? 429 : 200, headers: {} }, label), ...readWebSocketRateLimit(header as HeadersLike) };
+  return {
+    ...feedbackFrom({ status: coded ? 429 : 200, headers: {} }, label),
+    ...readWebSocketRateLimit(header as HeadersLike),
+  };
 }
 
 function objectOr(value: unknown): Readonly<Record<string, unknown>> {

@@ -135,12 +135,19 @@ export class WindowLimit implements StoreLimit {
   owner: LimitOwner | null = null;
 
   constructor(options: WindowLimitOptions) {
-    if (typeof options !== 'object' || options === null) throw new InvalidInputError('limit options', options, 'an object { limit, windowMs }');
+    if (typeof options !== 'object' || options === null)
+      throw new InvalidInputError('limit options', options, 'an object { limit, windowMs }');
     this.name = options.name === undefined ? 'limit' : readName(options.name);
     this.n = readLimit(options.limit, this.name);
     this.w = readWindow(options.windowMs, `\`windowMs\` of ${this.name}`);
-    this.maxW = options.maxWindowMs === undefined ? this.w : readWindow(options.maxWindowMs, `\`maxWindowMs\` of ${this.name}`);
-    if (this.maxW < this.w) throw new InvalidInputError(`\`maxWindowMs\` of ${this.name}`, options.maxWindowMs, `at least \`windowMs\` (${this.w})`);
+    this.maxW =
+      options.maxWindowMs === undefined ? this.w : readWindow(options.maxWindowMs, `\`maxWindowMs\` of ${this.name}`);
+    if (this.maxW < this.w)
+      throw new InvalidInputError(
+        `\`maxWindowMs\` of ${this.name}`,
+        options.maxWindowMs,
+        `at least \`windowMs\` (${this.w})`,
+      );
     this.margin = options.marginMs === undefined ? 0 : readMargin(options.marginMs, this.name);
     this.reserve = options.reserve === undefined ? null : readReserve(options.reserve, this.n, this.name);
     this.span = this.w + this.margin;
@@ -200,7 +207,11 @@ export class WindowLimit implements StoreLimit {
     if (this.holdsEnd <= t) this.dropHolds(t);
     const cap = this.reserve !== null && priority < this.reserve.priority ? this.n - this.reserve.weight : this.n;
     if (weight > cap) return Infinity;
-    if (this.pausedUntil <= t && this.used + this.unstamped + weight <= cap && (this.holds.length === 0 || this.used + this.unstamped + this.heldAt(t) + weight <= cap)) {
+    if (
+      this.pausedUntil <= t &&
+      this.used + this.unstamped + weight <= cap &&
+      (this.holds.length === 0 || this.used + this.unstamped + this.heldAt(t) + weight <= cap)
+    ) {
       return 0;
     }
     // Apart, so that the common case above stays small enough to be inlined where it is called.
@@ -348,14 +359,23 @@ export class WindowLimit implements StoreLimit {
    * the change to its waiting tasks at once.
    */
   update(change: { readonly limit?: number; readonly windowMs?: number }): void {
-    if (typeof change !== 'object' || change === null) throw new InvalidInputError(`update of ${this.name}`, change, 'an object { limit?, windowMs? }');
+    if (typeof change !== 'object' || change === null)
+      throw new InvalidInputError(`update of ${this.name}`, change, 'an object { limit?, windowMs? }');
     const n = change.limit === undefined ? this.n : readLimit(change.limit, this.name);
     const w = change.windowMs === undefined ? this.w : readWindow(change.windowMs, `\`windowMs\` of ${this.name}`);
     if (w > this.maxW) {
-      throw new InvalidInputError(`\`windowMs\` of ${this.name}`, change.windowMs, `at most \`maxWindowMs\` (${this.maxW}); history is kept only that long`);
+      throw new InvalidInputError(
+        `\`windowMs\` of ${this.name}`,
+        change.windowMs,
+        `at most \`maxWindowMs\` (${this.maxW}); history is kept only that long`,
+      );
     }
     if (this.reserve !== null && this.reserve.weight >= n) {
-      throw new InvalidInputError(`\`limit\` of ${this.name}`, change.limit, `more than the reserved ${this.reserve.weight}`);
+      throw new InvalidInputError(
+        `\`limit\` of ${this.name}`,
+        change.limit,
+        `more than the reserved ${this.reserve.weight}`,
+      );
     }
     const from = { limit: this.n, windowMs: this.w };
     this.n = n;
@@ -420,7 +440,12 @@ export class WindowLimit implements StoreLimit {
     const last = this.holds.length > 0 ? this.holds[this.holds.length - 1]! : undefined;
     // Joined to the last hold when both ends are within a granule: it starts at the earlier start
     // and ends at the later end, so it counts at least as long as each would have.
-    if (last !== undefined && last.from > -Infinity && Math.abs(last.from - from) < this.granularity && Math.abs(last.until - until) < this.granularity) {
+    if (
+      last !== undefined &&
+      last.from > -Infinity &&
+      Math.abs(last.from - from) < this.granularity &&
+      Math.abs(last.until - until) < this.granularity
+    ) {
       last.weight += weight;
       if (from < last.from) last.from = from;
       if (until > last.until) last.until = until;
@@ -433,7 +458,8 @@ export class WindowLimit implements StoreLimit {
   snapshot(): WindowLimitState {
     const size = this.times.length;
     const entries: [number, number][] = [];
-    for (let k = 0, i = this.head; k < this.count; k++, i = i + 1 === size ? 0 : i + 1) entries.push([this.times[i]!, this.weights[i]!]);
+    for (let k = 0, i = this.head; k < this.count; k++, i = i + 1 === size ? 0 : i + 1)
+      entries.push([this.times[i]!, this.weights[i]!]);
     if (this.unstamped > 0) entries.push([this.latest, this.unstamped]);
     return {
       name: this.name,
@@ -453,20 +479,28 @@ export class WindowLimit implements StoreLimit {
    * a bad field is an {@link InvalidInputError} naming it.
    */
   static restore(state: WindowLimitState): WindowLimit {
-    if (typeof state !== 'object' || state === null) throw new InvalidInputError('the limit state', state, 'an object as `snapshot()` gives');
+    if (typeof state !== 'object' || state === null)
+      throw new InvalidInputError('the limit state', state, 'an object as `snapshot()` gives');
     const entries = readPairs(state, 'entries');
     let previous = -Infinity;
     for (const [i, [at, weight]] of entries.entries()) {
       if (!Number.isFinite(at) || at < previous) {
-        throw new InvalidInputError(`\`entries[${i}][0]\` of the limit state`, at, `a finite instant, not before the entry before it (${previous})`);
+        throw new InvalidInputError(
+          `\`entries[${i}][0]\` of the limit state`,
+          at,
+          `a finite instant, not before the entry before it (${previous})`,
+        );
       }
-      if (!isPositiveInteger(weight)) throw new InvalidInputError(`\`entries[${i}][1]\` of the limit state`, weight, 'a positive integer weight');
+      if (!isPositiveInteger(weight))
+        throw new InvalidInputError(`\`entries[${i}][1]\` of the limit state`, weight, 'a positive integer weight');
       previous = at;
     }
     const holds = readPairs(state, 'holds');
     for (const [i, [weight, until]] of holds.entries()) {
-      if (!Number.isFinite(weight) || weight <= 0) throw new InvalidInputError(`\`holds[${i}][0]\` of the limit state`, weight, 'a positive weight');
-      if (!Number.isFinite(until)) throw new InvalidInputError(`\`holds[${i}][1]\` of the limit state`, until, 'a finite instant');
+      if (!Number.isFinite(weight) || weight <= 0)
+        throw new InvalidInputError(`\`holds[${i}][0]\` of the limit state`, weight, 'a positive weight');
+      if (!Number.isFinite(until))
+        throw new InvalidInputError(`\`holds[${i}][1]\` of the limit state`, until, 'a finite instant');
     }
     const paused = state.pausedUntil as unknown;
     if (paused !== null && paused !== 'forever' && (typeof paused !== 'number' || !Number.isFinite(paused))) {
@@ -545,7 +579,8 @@ export function checkTake(weight: number, at: number, priority: number, name: st
 /** `state[key]` as a list of [number, number] pairs, else an error naming it or its bad element. */
 function readPairs(state: WindowLimitState, key: 'entries' | 'holds'): readonly (readonly [number, number])[] {
   const value: unknown = state[key];
-  if (!Array.isArray(value)) throw new InvalidInputError(`\`${key}\` of the limit state`, value, 'an array of [number, number] pairs');
+  if (!Array.isArray(value))
+    throw new InvalidInputError(`\`${key}\` of the limit state`, value, 'an array of [number, number] pairs');
   for (const [i, pair] of (value as unknown[]).entries()) {
     if (!Array.isArray(pair) || pair.length !== 2 || typeof pair[0] !== 'number' || typeof pair[1] !== 'number') {
       throw new InvalidInputError(`\`${key}[${i}]\` of the limit state`, pair, 'a pair [number, number]');
@@ -567,7 +602,8 @@ function badPriority(value: unknown, name: string): never {
 }
 
 function readName(value: unknown): string {
-  if (typeof value !== 'string' || value.length === 0) throw new InvalidInputError('`name` of a limit', value, 'a non-empty string');
+  if (typeof value !== 'string' || value.length === 0)
+    throw new InvalidInputError('`name` of a limit', value, 'a non-empty string');
   return value;
 }
 
@@ -579,7 +615,8 @@ function readLimit(value: unknown, name: string): number {
 }
 
 function readWindow(value: unknown, field: string): number {
-  if (typeof value !== 'number' || !Number.isFinite(value) || value <= 0) throw new InvalidInputError(field, value, 'a positive number of milliseconds');
+  if (typeof value !== 'number' || !Number.isFinite(value) || value <= 0)
+    throw new InvalidInputError(field, value, 'a positive number of milliseconds');
   return value;
 }
 

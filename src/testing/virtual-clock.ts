@@ -54,7 +54,13 @@ export class VirtualClock implements Clock {
   }
 
   setTimer(callback: () => void, delayMs: number): unknown {
-    const timer: VirtualTimer = { at: this.time + Math.max(0, delayMs), seq: this.seq++, callback, clock: this, done: false };
+    const timer: VirtualTimer = {
+      at: this.time + Math.max(0, delayMs),
+      seq: this.seq++,
+      callback,
+      clock: this,
+      done: false,
+    };
     heapPush(this.heap, timer, earlier);
     this.live++;
     return timer;
@@ -68,7 +74,10 @@ export class VirtualClock implements Clock {
     this.live--;
     // Cleared timers wait in the heap until they reach its top; never many more than live ones.
     if (this.heap.length > 2 * this.live + 64) {
-      this.heap = heapOf(this.heap.filter((t) => !t.done), earlier);
+      this.heap = heapOf(
+        this.heap.filter((t) => !t.done),
+        earlier,
+      );
     }
   }
 
@@ -79,7 +88,8 @@ export class VirtualClock implements Clock {
 
   /** Moves time forward by `ms`, firing every timer due on the way. */
   async advance(ms: number): Promise<void> {
-    if (!(ms >= 0)) throw new InvalidInputError('`ms` of VirtualClock.advance', ms, 'a non-negative number of milliseconds');
+    if (!(ms >= 0))
+      throw new InvalidInputError('`ms` of VirtualClock.advance', ms, 'a non-negative number of milliseconds');
     await this.advanceTo(this.time + ms);
   }
 
@@ -118,7 +128,8 @@ export class VirtualClock implements Clock {
    * ```
    */
   moveTo(at: number): void {
-    if (typeof at !== 'number' || !Number.isFinite(at)) throw new InvalidInputError('`at` of VirtualClock.moveTo', at, 'an instant on this clock (a finite number)');
+    if (typeof at !== 'number' || !Number.isFinite(at))
+      throw new InvalidInputError('`at` of VirtualClock.moveTo', at, 'an instant on this clock (a finite number)');
     for (;;) {
       const next = this.nextTimer();
       if (next === undefined || next.at > at) break;
@@ -135,7 +146,10 @@ export class VirtualClock implements Clock {
       if (next === undefined) return;
       await this.advanceTo(next.at);
     }
-    throw new TooManyTimersError(limit, `VirtualClock.runAll: more than ${limit} timers fired; is something rescheduling forever?`);
+    throw new TooManyTimersError(
+      limit,
+      `VirtualClock.runAll: more than ${limit} timers fired; is something rescheduling forever?`,
+    );
   }
 
   /** Takes `timer` (the earliest) off the heap, moves time to it and calls it back. */

@@ -5,4 +5,10 @@
  * @packageDocumentation
  */
 export { limitedWebSocket } from './limited-websocket.js';
-export type { LimitedWebSocket, LimitedWebSocketOptions, WebSocketCallOptions, WebSocketLike, WebSocketReply } from './limited-websocket.js';
+export type {
+  LimitedWebSocket,
+  LimitedWebSocketOptions,
+  WebSocketCallOptions,
+  WebSocketLike,
+  WebSocketReply,
+} from './limited-websocket.js';

@@ -250,15 +250,18 @@ let wrappers = 0;
  * ```
  */
 export function limitedWebSocket(limiter: AccountLimiter, options: LimitedWebSocketOptions): LimitedWebSocket {
-  if (typeof (limiter as Partial<AccountLimiter> | null)?.requestWebSocket !== 'function') throw new InvalidInputError('the limiter', limiter, 'an AccountLimiter');
-  if (typeof options !== 'object' || options === null) throw new InvalidInputError('the options', options, 'an object { account, socket, settle?, timeoutMs? }');
+  if (typeof (limiter as Partial<AccountLimiter> | null)?.requestWebSocket !== 'function')
+    throw new InvalidInputError('the limiter', limiter, 'an AccountLimiter');
+  if (typeof options !== 'object' || options === null)
+    throw new InvalidInputError('the options', options, 'an object { account, socket, settle?, timeoutMs? }');
   const { account, socket, settle = 'usdt', timeoutMs = 30_000, multipliers } = options;
   limiter.limitNow(account);
   if (typeof socket?.send !== 'function' || typeof socket.addEventListener !== 'function') {
     throw new InvalidInputError('`socket`', socket, 'a WebSocket (send, addEventListener)');
   }
   limiter.catalog.classifyChannel('futures.order_status', undefined, { settle });
-  if (typeof timeoutMs !== 'number' || !(timeoutMs > 0)) throw new InvalidInputError('`timeoutMs`', timeoutMs, 'a positive number of milliseconds');
+  if (typeof timeoutMs !== 'number' || !(timeoutMs > 0))
+    throw new InvalidInputError('`timeoutMs`', timeoutMs, 'a positive number of milliseconds');
   const clock = limiter.scheduler.clock;
   const prefix = `tr${(++wrappers).toString(36)}-`;
   let sent = 0;
@@ -293,17 +296,30 @@ export function limitedWebSocket(limiter: AccountLimiter, options: LimitedWebSoc
       }
       return;
     }
-    const p = typeof reply === 'object' && reply !== null && reply.ack !== true ? pending.get(String(reply.request_id)) : undefined;
+    const p =
+      typeof reply === 'object' && reply !== null && reply.ack !== true
+        ? pending.get(String(reply.request_id))
+        : undefined;
     if (p === undefined) return;
     pending.delete(String(reply.request_id));
     clock.clearTimer(p.timer);
     const header = typeof reply.header === 'object' && reply.header !== null ? reply.header : {};
     try {
-      const sample = { sentAt: p.sentAt, receivedAt: clock.wall(), sentMono: p.sentMono, receivedMono: clock.now(), headers: header as HeadersLike };
+      const sample = {
+        sentAt: p.sentAt,
+        receivedAt: clock.wall(),
+        sentMono: p.sentMono,
+        receivedMono: clock.now(),
+        headers: header as HeadersLike,
+      };
       if (WEBSOCKET_ORDER_CHANNELS.includes(p.channel)) {
         // When the exchange began to count it (R13) and the exchange's clock (R15).
         limiter.arrived(account, { channel: p.channel, params: p.params, settle }, sample);
-        limiter.feedback(account, refusedOn(limiter, p.channel, p.params, settle, header['status']), feedbackFromWebSocket(reply));
+        limiter.feedback(
+          account,
+          refusedOn(limiter, p.channel, p.params, settle, header['status']),
+          feedbackFromWebSocket(reply),
+        );
       } else {
         limiter.clockSample(sample);
       }
@@ -330,38 +346,66 @@ export function limitedWebSocket(limiter: AccountLimiter, options: LimitedWebSoc
   return {
     request(channel, params, call = {}) {
       if (closed) throw new InvalidInputError('the WebSocket wrapper', 'closed', 'open (close() was called)');
-      if (typeof call !== 'object' || call === null) throw new InvalidInputError('the request options', call, 'an object { reqId, payload, contract, priority, signal, deadline }');
+      if (typeof call !== 'object' || call === null)
+        throw new InvalidInputError(
+          'the request options',
+          call,
+          'an object { reqId, payload, contract, priority, signal, deadline }',
+        );
       const { reqId = `${prefix}${++sent}`, payload = {}, deadline, ...limits } = call;
-      if (typeof reqId !== 'string' || reqId === '' || pending.has(reqId)) throw new InvalidInputError('`reqId`', reqId, 'a request id not waiting for a reply');
-      const send = (): Promise<WebSocketReply> => new Promise((resolve, reject) => {
-        const header = deadline !== undefined && EXPIRING.has(channel)
-          // The deadline on the exchange's clock, as far as the wall clock tells it.
-          ? { req_header: { 'x-gate-exptime': String(Math.floor(clock.wall() + (deadline - clock.now()))), ...(payload['req_header'] as object | undefined) } }
-          : {};
-        const text = JSON.stringify({
-          time: Math.floor(clock.wall() / 1000), channel, event: 'api',
-          payload: { req_id: reqId, ...(params === undefined ? {} : { req_param: params }), ...payload, ...header },
+      if (typeof reqId !== 'string' || reqId === '' || pending.has(reqId))
+        throw new InvalidInputError('`reqId`', reqId, 'a request id not waiting for a reply');
+      const send = (): Promise<WebSocketReply> =>
+        new Promise((resolve, reject) => {
+          const header =
+            deadline !== undefined && EXPIRING.has(channel)
+              ? // The deadline on the exchange's clock, as far as the wall clock tells it.
+                {
+                  req_header: {
+                    'x-gate-exptime': String(Math.floor(clock.wall() + (deadline - clock.now()))),
+                    ...(payload['req_header'] as object | undefined),
+                  },
+                }
+              : {};
+          const text = JSON.stringify({
+            time: Math.floor(clock.wall() / 1000),
+            channel,
+            event: 'api',
+            payload: { req_id: reqId, ...(params === undefined ? {} : { req_param: params }), ...payload, ...header },
+          });
+          const timer = unrefTimer(
+            clock.setTimer(() => fail(reqId, `no reply to ${reqId} (${channel}) within ${timeoutMs} ms`), timeoutMs),
+          );
+          pending.set(reqId, { channel, params, sentAt: clock.wall(), sentMono: clock.now(), timer, resolve, reject });
+          try {
+            socket.send(text);
+          } catch (error) {
+            pending.delete(reqId);
+            clock.clearTimer(timer);
+            reject(error);
+          }
         });
-        const timer = unrefTimer(clock.setTimer(() => fail(reqId, `no reply to ${reqId} (${channel}) within ${timeoutMs} ms`), timeoutMs));
-        pending.set(reqId, { channel, params, sentAt: clock.wall(), sentMono: clock.now(), timer, resolve, reject });
-        try {
-          socket.send(text);
-        } catch (error) {
-          pending.delete(reqId);
-          clock.clearTimer(timer);
-          reject(error);
-        }
-      });
       if (!WEBSOCKET_ORDER_CHANNELS.includes(channel)) return send();
-      const go = () => limiter.requestWebSocket(account, channel, send, { params, settle, ...limits, ...(deadline === undefined ? {} : { deadline }) });
+      const go = () =>
+        limiter.requestWebSocket(account, channel, send, {
+          params,
+          settle,
+          ...limits,
+          ...(deadline === undefined ? {} : { deadline }),
+        });
       if (probe === 'done' || !drawsOnTier(limiter, channel, params, settle)) return go();
       // Until the exchange has stated its figure for the tier (R16), the first placement goes
       // alone: its reply's x_gate_ratelimit_limit sets the limit the others then go on.
       if (probe === null && limiter.limitNow(account).source !== 'exchange') {
         const first = go();
-        probe = first.then(() => undefined, () => undefined).then(() => {
-          probe = 'done';
-        });
+        probe = first
+          .then(
+            () => undefined,
+            () => undefined,
+          )
+          .then(() => {
+            probe = 'done';
+          });
         return first;
       }
       if (probe === null) probe = 'done';
@@ -383,7 +427,13 @@ const TIER_KEYS = new Set(['futures.place', 'ws.futures.place']);
  * What a futures reply speaks of: a 312 (fill-ratio limit) of the tier, a 311 (per-endpoint limit)
  * of the others; an N in the reply could name both at tier 1, where both are 100 per second.
  */
-function refusedOn(limiter: AccountLimiter, channel: string, params: unknown, settle: string, status: unknown): Classification {
+function refusedOn(
+  limiter: AccountLimiter,
+  channel: string,
+  params: unknown,
+  settle: string,
+  status: unknown,
+): Classification {
   const c = limiter.catalog.classifyChannel(channel, params, { settle, budget: limiter.websocketBudget });
   const code = String(status);
   if (c.market !== 'futures' || (code !== '311' && code !== '312')) return c;
@@ -400,5 +450,8 @@ function drawsOnTier(limiter: AccountLimiter, channel: string, params: unknown, 
 /** A message of a user-trades channel (`futures.usertrades`, `spot.usertrades`), not a reply. */
 function isUserTrades(message: unknown): message is UserTradesMessage {
   const channel = (message as { channel?: unknown } | null)?.channel;
-  return (channel === 'futures.usertrades' || channel === 'spot.usertrades') && (message as { request_id?: unknown }).request_id === undefined;
+  return (
+    (channel === 'futures.usertrades' || channel === 'spot.usertrades') &&
+    (message as { request_id?: unknown }).request_id === undefined
+  );
 }

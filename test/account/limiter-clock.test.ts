@@ -13,7 +13,11 @@ const D = 86_400_000;
  * request: `up` ms to the gateway, 1 ms there, `down` ms back; `gatewayOffMs` puts the gateway's
  * times that far off.
  */
-function setup(skewMs: number, localStart: number, options: Partial<ConstructorParameters<typeof AccountLimiter>[0]> = {}) {
+function setup(
+  skewMs: number,
+  localStart: number,
+  options: Partial<ConstructorParameters<typeof AccountLimiter>[0]> = {},
+) {
   const clock = new VirtualClock({ start: 0, wallStart: localStart });
   const limiter = new AccountLimiter({ accounts: [{ id: 'main', role: 'main' }], clock, ...options });
   const events: { local: number; event: LimiterEvent }[] = [];
@@ -21,7 +25,11 @@ function setup(skewMs: number, localStart: number, options: Partial<ConstructorP
   const sample = (up: number, down: number, gatewayOffMs = 0) => {
     const sentAt = clock.wall();
     const inTime = (sentAt + up - skewMs + gatewayOffMs) * 1000;
-    return limiter.clockSample({ sentAt, receivedAt: sentAt + up + 1 + down, headers: { 'X-In-Time': String(inTime), 'X-Out-Time': String(inTime + 1000) } });
+    return limiter.clockSample({
+      sentAt,
+      receivedAt: sentAt + up + 1 + down,
+      headers: { 'X-In-Time': String(inTime), 'X-Out-Time': String(inTime + 1000) },
+    });
   };
   const atLocal = (instant: number) => clock.advanceTo(instant - localStart);
   const limitEvents = () => events.filter((e) => e.event.type === 'limit');
@@ -34,7 +42,12 @@ const bound = (errorMs: number, from: number, until: number) => errorMs + Math.a
 
 // Where the estimate `e`, read at the local instant `from`, puts a boundary the exchange sets at
 // `exchangeInstant`: a raise `error` late, a lowering `error` early (within a millisecond of rounding).
-const expected = (e: { offsetMs: number; errorMs: number }, from: number, exchangeInstant: number, direction: 'raise' | 'lower') => {
+const expected = (
+  e: { offsetMs: number; errorMs: number },
+  from: number,
+  exchangeInstant: number,
+  direction: 'raise' | 'lower',
+) => {
   const local = exchangeInstant - e.offsetMs;
   const error = bound(e.errorMs, from, local);
   return direction === 'raise' ? local + error : local - error;
@@ -42,7 +55,9 @@ const expected = (e: { offsetMs: number; errorMs: number }, from: number, exchan
 
 // Yesterday's ratio of 10: tier 5 (300 per s) from 08:00 today on the exchange's clock (R5).
 const seedTier5 = (limiter: AccountLimiter, day: number) =>
-  limiter.seed({ days: [{ account: 'main', day, contracts: [{ contract: 'BTC_USDT', makerVolume: '1000', place: 100 }] }] });
+  limiter.seed({
+    days: [{ account: 'main', day, contracts: [{ contract: 'BTC_USDT', makerVolume: '1000', place: 100 }] }],
+  });
 
 describe('AccountLimiter on the exchange clock (R15)', () => {
   for (const skewMs of [3000, -3000]) {
@@ -81,7 +96,9 @@ describe('AccountLimiter on the exchange clock (R15)', () => {
     expect(limiter.limitNow('main').limit).toBe(100);
     // The exchange's clock reads 08:00:01: its 08:00 raise is due.
     sample(4, 6);
-    expect(limitEvents().map((r) => [r.local, r.event.type === 'limit' && r.event.to])).toEqual([[T0 + 8 * H - 2000, 300]]);
+    expect(limitEvents().map((r) => [r.local, r.event.type === 'limit' && r.event.to])).toEqual([
+      [T0 + 8 * H - 2000, 300],
+    ]);
     limiter.close();
   });
 
@@ -136,11 +153,14 @@ describe('AccountLimiter on the exchange clock (R15)', () => {
   });
 
   it('starts the abuse throttle error early and lifts it error late (R9 on the exchange clock)', async () => {
-    const { clock, limiter, sample, atLocal, events } = setup(3000, T0 + 10 * H + 30 * 60_000, { abuse: { requestThreshold: 5 } });
+    const { clock, limiter, sample, atLocal, events } = setup(3000, T0 + 10 * H + 30 * 60_000, {
+      abuse: { requestThreshold: 5 },
+    });
     sample(4, 6);
     const e = limiter.clockEstimate()!;
     const sampledAt = clock.wall();
-    for (let i = 0; i < 6; i++) await limiter.request('main', 'POST', '/futures/usdt/orders', () => 'ok', { body: { contract: 'BTC_USDT' } });
+    for (let i = 0; i < 6; i++)
+      await limiter.request('main', 'POST', '/futures/usdt/orders', () => 'ok', { body: { contract: 'BTC_USDT' } });
     const eleven = T0 + 11 * H + 3000;
     await atLocal(eleven + 10);
     const throttles = () => events.filter((x) => x.event.type === 'throttle');
@@ -195,8 +215,12 @@ describe('AccountLimiter on the exchange clock (R15)', () => {
     const before = limiter.clockEstimate();
     expect(sample(4, 4, 5000)).toEqual({ accepted: false, reason: 'inconsistent' });
     const t = clock.wall();
-    expect(limiter.clockSample({ sentAt: t, receivedAt: t + 5, inTime: (t - 3000) * 1000, outTime: (t - 3000 + 20) * 1000 })).toEqual({ accepted: false, reason: 'negative-round-trip' });
-    expect(limiter.clockSample({ sentAt: t, receivedAt: t + 5, headers: { 'content-type': 'application/json' } })).toEqual({ accepted: false, reason: 'no-gateway-times' });
+    expect(
+      limiter.clockSample({ sentAt: t, receivedAt: t + 5, inTime: (t - 3000) * 1000, outTime: (t - 3000 + 20) * 1000 }),
+    ).toEqual({ accepted: false, reason: 'negative-round-trip' });
+    expect(
+      limiter.clockSample({ sentAt: t, receivedAt: t + 5, headers: { 'content-type': 'application/json' } }),
+    ).toEqual({ accepted: false, reason: 'no-gateway-times' });
     expect(limiter.clockEstimate()).toEqual(before);
     const due = expected(before!, t, T0 + 8 * H, 'raise');
     await atLocal(Math.floor(due) - 1);
@@ -207,7 +231,7 @@ describe('AccountLimiter on the exchange clock (R15)', () => {
     limiter.close();
   });
 
-  it('reports a local clock more than 60 s off the exchange\'s before signed requests fail, and when it is back', async () => {
+  it("reports a local clock more than 60 s off the exchange's before signed requests fail, and when it is back", async () => {
     const { limiter, sample, events } = setup(59_000, T0 + 7 * H);
     sample(4, 6);
     expect(events.filter((e) => e.event.type === 'clock')).toEqual([]);
@@ -217,7 +241,9 @@ describe('AccountLimiter on the exchange clock (R15)', () => {
     expect(told).toMatchObject([{ type: 'clock', check: { ok: false, label: 'REQUEST_EXPIRED' } }]);
     expect(told[0]!.type === 'clock' && told[0]!.offsetMs).toBeCloseTo(-79_000, -1);
     for (let i = 0; i < 3; i++) sample(4, 6);
-    expect(events.filter((e) => e.event.type === 'clock').map((e) => e.event.type === 'clock' && e.event.check.ok)).toEqual([false, true]);
+    expect(
+      events.filter((e) => e.event.type === 'clock').map((e) => e.event.type === 'clock' && e.event.check.ok),
+    ).toEqual([false, true]);
     limiter.close();
   });
 
@@ -225,11 +251,15 @@ describe('AccountLimiter on the exchange clock (R15)', () => {
     const { limiter, sample } = setup(3000, T0 + 7 * H);
     sample(4, 6);
     const before = limiter.clockEstimate();
-    expect(() => limiter.clockSample({ sentAt: Number.NaN, receivedAt: 1, inTime: 1, outTime: 2 })).toThrow(InvalidInputError);
+    expect(() => limiter.clockSample({ sentAt: Number.NaN, receivedAt: 1, inTime: 1, outTime: 2 })).toThrow(
+      InvalidInputError,
+    );
     expect(() => limiter.clockSample(null as never)).toThrow('the clock sample');
     expect(() => limiter.clockSample({ sentAt: 1, receivedAt: 2, headers: null as never })).toThrow('`headers`');
     expect(limiter.clockEstimate()).toEqual(before);
-    expect(() => new AccountLimiter({ accounts: [{ id: 'main' }], exchangeClock: 'exchange' as never })).toThrow('`exchangeClock`');
+    expect(() => new AccountLimiter({ accounts: [{ id: 'main' }], exchangeClock: 'exchange' as never })).toThrow(
+      '`exchangeClock`',
+    );
     limiter.close();
   });
 });

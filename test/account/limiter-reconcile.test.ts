@@ -12,7 +12,15 @@ afterEach(async () => {
 });
 
 // Ratio 9 yesterday on the model: tier 4 (250 per second) since 08:00. The limiter has no history: tier 1.
-const history = { activity: [{ account: 'main', day: '2026-11-20', contracts: [{ contract: 'BTC_USDT', makerVolume: '900000', place: 100_000 }] }] };
+const history = {
+  activity: [
+    {
+      account: 'main',
+      day: '2026-11-20',
+      contracts: [{ contract: 'BTC_USDT', makerVolume: '900000', place: 100_000 }],
+    },
+  ],
+};
 
 async function setup(fetchReport?: (account: string) => unknown) {
   const { ex, clock } = await model('2026-11-21T10:00:00Z', { history });
@@ -24,7 +32,11 @@ async function setup(fetchReport?: (account: string) => unknown) {
     polled.push(account);
     return (await send!(`${ex.url}/api/v4/account/rate_limit`, { headers: { KEY: 'main-key' } })).json();
   };
-  const limiter = new AccountLimiter({ accounts: [{ id: 'main', role: 'main' }], clock, reconcile: { everyMs: 60_000, fetch: fetchReport ?? fromModel } });
+  const limiter = new AccountLimiter({
+    accounts: [{ id: 'main', role: 'main' }],
+    clock,
+    reconcile: { everyMs: 60_000, fetch: fetchReport ?? fromModel },
+  });
   // The poll is what this file tests: the adapter's own ask as it attaches is left out.
   send = limitedFetch(limiter, { account: 'main', askRateLimit: false });
   const events: LimiterEvent[] = [];
@@ -34,15 +46,16 @@ async function setup(fetchReport?: (account: string) => unknown) {
     told?.();
   });
   /** Resolves once `n` events have been told. */
-  const heard = (n: number) => new Promise<void>((resolve) => {
-    told = () => events.length >= n && resolve();
-    told();
-  });
+  const heard = (n: number) =>
+    new Promise<void>((resolve) => {
+      told = () => events.length >= n && resolve();
+      told();
+    });
   return { clock, limiter, polled, events, heard };
 }
 
 describe('AccountLimiter reconcile (R16)', () => {
-  it('polls GET /account/rate_limit of the model every everyMs and adopts its tier, telling both figures and the report\'s age', async () => {
+  it("polls GET /account/rate_limit of the model every everyMs and adopts its tier, telling both figures and the report's age", async () => {
     const { clock, limiter, polled, events, heard } = await setup();
     expect(limiter.limitNow('main').limit).toBe(100);
     await clock.advance(59_999);
@@ -53,8 +66,14 @@ describe('AccountLimiter reconcile (R16)', () => {
     expect(events).toMatchObject([
       { type: 'limit', account: 'main', from: 100, to: 250, reason: 'report' },
       {
-        type: 'report', local: { tier: 1, limit: 100 }, reported: { tier: 4, limit: 250, ratio: '9', updatedAt: Date.parse('2026-11-21T00:00:00Z') },
-        reportAgeMs: 10 * 3_600_000 + 60_000, stale: false, policy: 'adopt', inForce: { tier: 4, limit: 250 }, source: 'report',
+        type: 'report',
+        local: { tier: 1, limit: 100 },
+        reported: { tier: 4, limit: 250, ratio: '9', updatedAt: Date.parse('2026-11-21T00:00:00Z') },
+        reportAgeMs: 10 * 3_600_000 + 60_000,
+        stale: false,
+        policy: 'adopt',
+        inForce: { tier: 4, limit: 250 },
+        source: 'report',
       },
     ]);
     expect(limiter.limitNow('main')).toMatchObject({ limit: 250, reason: 'report' });
@@ -68,7 +87,9 @@ describe('AccountLimiter reconcile (R16)', () => {
 
   it('reports a failed poll or a refused answer as an error event, and goes on polling', async () => {
     let calls = 0;
-    const { clock, limiter, events, heard } = await setup(() => (++calls === 1 ? Promise.reject(new Error('503')) : { not: 'a report' }));
+    const { clock, limiter, events, heard } = await setup(() =>
+      ++calls === 1 ? Promise.reject(new Error('503')) : { not: 'a report' },
+    );
     await clock.advance(60_000);
     await heard(1);
     await clock.advance(60_000);
@@ -83,7 +104,11 @@ describe('AccountLimiter reconcile (R16)', () => {
 
   it('refuses a bad reconcile option naming it', () => {
     const clock = new VirtualClock({ wallStart: Date.parse('2026-11-21T10:00:00Z') });
-    expect(() => new AccountLimiter({ accounts: [{ id: 'main' }], clock, reconcile: { everyMs: 0, fetch: () => [] } })).toThrow('Expected `reconcile`');
-    expect(() => new AccountLimiter({ accounts: [{ id: 'main' }], clock, reconcile: { everyMs: 1000 } as never })).toThrow('Expected `reconcile`');
+    expect(
+      () => new AccountLimiter({ accounts: [{ id: 'main' }], clock, reconcile: { everyMs: 0, fetch: () => [] } }),
+    ).toThrow('Expected `reconcile`');
+    expect(
+      () => new AccountLimiter({ accounts: [{ id: 'main' }], clock, reconcile: { everyMs: 1000 } as never }),
+    ).toThrow('Expected `reconcile`');
   });
 });

@@ -12,7 +12,9 @@ const D = 86_400_000;
 async function setup(options: Partial<ConstructorParameters<typeof AccountLimiter>[0]> = {}) {
   const clock = new VirtualClock({ start: 0, wallStart: T0 });
   const limiter = new AccountLimiter({ accounts: [{ id: 'main', role: 'main' }], clock, ...options });
-  limiter.seed({ days: [{ account: 'main', day: T0 - D, contracts: [{ contract: 'BTC_USDT', makerVolume: '1000', place: 100 }] }] });
+  limiter.seed({
+    days: [{ account: 'main', day: T0 - D, contracts: [{ contract: 'BTC_USDT', makerVolume: '1000', place: 100 }] }],
+  });
   const events: LimiterEvent[] = [];
   limiter.on((e) => events.push(e));
   const at = (instant: number) => clock.advanceTo(instant - T0);
@@ -20,8 +22,13 @@ async function setup(options: Partial<ConstructorParameters<typeof AccountLimite
   return { clock, limiter, events: () => events.filter((e) => e.type === 'report'), at };
 }
 
-const row = (tier: number, updatedAt: number, extra: Record<string, string> = {}) =>
-  ({ tier: String(tier), ratio: '3.5', main_ratio: '3.5', updated_at: String(updatedAt / 1000), ...extra });
+const row = (tier: number, updatedAt: number, extra: Record<string, string> = {}) => ({
+  tier: String(tier),
+  ratio: '3.5',
+  main_ratio: '3.5',
+  updated_at: String(updatedAt / 1000),
+  ...extra,
+});
 
 describe('AccountLimiter.reportRateLimit (R16)', () => {
   it('adopts a report made after the latest snapshot as the tier in force, and tells both figures and its age', async () => {
@@ -31,11 +38,20 @@ describe('AccountLimiter.reportRateLimit (R16)', () => {
     expect([r?.tier.tier, r?.source]).toEqual([3, 'report']);
     expect(limiter.limitNow('main')).toMatchObject({ tier: { tier: 3 }, limit: 200, reason: 'report' });
     expect(limiter.scheduler.stats().limits.find((l) => l.name === 'main:futures.place')?.limit).toBe(200);
-    expect(events()).toEqual([{
-      type: 'report', account: 'main', at: T0 + 9 * H,
-      local: { tier: 5, limit: 300 }, reported: { tier: 3, limit: 200, ratio: '3.5', mainRatio: '3.5', updatedAt: T0 + 30_000 },
-      reportAgeMs: 9 * H - 30_000, stale: false, policy: 'adopt', inForce: { tier: 3, limit: 200 }, source: 'report',
-    }]);
+    expect(events()).toEqual([
+      {
+        type: 'report',
+        account: 'main',
+        at: T0 + 9 * H,
+        local: { tier: 5, limit: 300 },
+        reported: { tier: 3, limit: 200, ratio: '3.5', mainRatio: '3.5', updatedAt: T0 + 30_000 },
+        reportAgeMs: 9 * H - 30_000,
+        stale: false,
+        policy: 'adopt',
+        inForce: { tier: 3, limit: 200 },
+        source: 'report',
+      },
+    ]);
   });
 
   it('holds an adopted tier across hourly refreshes until the next snapshot gives the rules back', async () => {
@@ -53,7 +69,9 @@ describe('AccountLimiter.reportRateLimit (R16)', () => {
   it('drops a report asked before 08:00 at the raise the rules predict: it spoke of the limit before', async () => {
     const clock = new VirtualClock({ start: 0, wallStart: T0 });
     const limiter = new AccountLimiter({ accounts: [{ id: 'main', role: 'main' }], clock });
-    limiter.seed({ days: [{ account: 'main', day: T0 - D, contracts: [{ contract: 'BTC_USDT', makerVolume: '1000', place: 100 }] }] });
+    limiter.seed({
+      days: [{ account: 'main', day: T0 - D, contracts: [{ contract: 'BTC_USDT', makerVolume: '1000', place: 100 }] }],
+    });
     await clock.advanceTo(7 * H);
     // The exchange says tier 1 is in force (its snapshot of 00:00 raises at 08:00).
     limiter.reportRateLimit('main', [row(1, T0)]);
@@ -83,7 +101,9 @@ describe('AccountLimiter.reportRateLimit (R16)', () => {
     const r = limiter.reportRateLimit('main', [row(2, T0 - 60_000)]);
     expect([r?.tier.tier, r?.source, r?.disagreement?.stale]).toEqual([5, 'local', true]);
     expect(limiter.limitNow('main')).toMatchObject({ limit: 300, reason: 'raised-at-0800' });
-    expect(events()).toMatchObject([{ stale: true, source: 'local', inForce: { tier: 5, limit: 300 }, reportAgeMs: 9 * H + 60_000 }]);
+    expect(events()).toMatchObject([
+      { stale: true, source: 'local', inForce: { tier: 5, limit: 300 }, reportAgeMs: 9 * H + 60_000 },
+    ]);
   });
 
   it('keeps the local tier under policy "report" and only tells', async () => {
@@ -123,7 +143,8 @@ describe('AccountLimiter.reportRateLimit (R16)', () => {
     limiter.reportRateLimit('main', [row(6, T0 + 60_000)]);
     expect(limiter.limitNow('main').limit).toBe(350);
     // Requests with nothing traded today pull the rolling ratio below 10.
-    for (let i = 0; i < 10; i++) await limiter.request('main', 'POST', '/futures/usdt/orders', () => 'ok', { body: { contract: 'BTC_USDT' } });
+    for (let i = 0; i < 10; i++)
+      await limiter.request('main', 'POST', '/futures/usdt/orders', () => 'ok', { body: { contract: 'BTC_USDT' } });
     expect(limiter.limitNow('main')).toMatchObject({ limit: 250, reason: 'live-downgrade' });
   });
 
@@ -138,10 +159,14 @@ describe('AccountLimiter.reportRateLimit (R16)', () => {
     const { limiter, events } = await setup();
     limiter.reportRateLimit('main', [row(4, T0 + 60_000)]);
     const before = events().length;
-    expect(() => limiter.reportRateLimit('main', [{ tier: '3', ratio: 'x', main_ratio: '1', updated_at: '1795219200' }])).toThrow(InvalidInputError);
+    expect(() =>
+      limiter.reportRateLimit('main', [{ tier: '3', ratio: 'x', main_ratio: '1', updated_at: '1795219200' }]),
+    ).toThrow(InvalidInputError);
     expect(() => limiter.reportRateLimit('main', [row(9, T0 + 120_000)])).toThrow('`tier` of the report');
     expect(() => limiter.reportRateLimit('other', [row(3, T0 + 120_000)])).toThrow('`account`');
-    expect(() => new AccountLimiter({ accounts: [{ id: 'main' }], reportPolicy: 'max' as never })).toThrow('`reportPolicy`');
+    expect(() => new AccountLimiter({ accounts: [{ id: 'main' }], reportPolicy: 'max' as never })).toThrow(
+      '`reportPolicy`',
+    );
     expect(limiter.limitNow('main').limit).toBe(250);
     expect(events().length).toBe(before);
   });

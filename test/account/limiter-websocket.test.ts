@@ -14,8 +14,10 @@ function setup(options: Partial<ConstructorParameters<typeof AccountLimiter>[0]>
     return 'ok';
   };
   // Requests left waiting are refused when the limiter closes: that is not what these tests look at.
-  const ws = (channel: string, params: unknown = { contract: 'BTC_USDT' }) => limiter.requestWebSocket('main', channel, run, { params }).catch(() => 'closed');
-  const rest = (method: string, path: string, body?: unknown) => limiter.request('main', method, path, run, { body }).catch(() => 'closed');
+  const ws = (channel: string, params: unknown = { contract: 'BTC_USDT' }) =>
+    limiter.requestWebSocket('main', channel, run, { params }).catch(() => 'closed');
+  const rest = (method: string, path: string, body?: unknown) =>
+    limiter.request('main', method, path, run, { body }).catch(() => 'closed');
   // Tasks start in the microtasks after they are scheduled.
   const startedNow = async () => {
     for (let i = 0; i < 5; i++) await Promise.resolve();
@@ -24,7 +26,8 @@ function setup(options: Partial<ConstructorParameters<typeof AccountLimiter>[0]>
   return { clock, limiter, ws, rest, startedNow };
 }
 
-const used = (limiter: AccountLimiter, name: string) => limiter.scheduler.stats().limits.find((l) => l.name === name)?.used;
+const used = (limiter: AccountLimiter, name: string) =>
+  limiter.scheduler.stats().limits.find((l) => l.name === name)?.used;
 
 describe('AccountLimiter.requestWebSocket (R16)', () => {
   it('draws a WebSocket futures order on the WebSocket 100 per s and on the tier at once by default', async () => {
@@ -43,13 +46,21 @@ describe('AccountLimiter.requestWebSocket (R16)', () => {
     for (let i = 0; i < 100; i++) void ws('futures.order_cancel', { order_id: String(i) });
     // 150 over REST, then 50 over WebSocket: the 200 cancels per s are spent.
     expect(await startedNow()).toBe(200);
-    expect([used(limiter, 'main:ws.futures.orders'), used(limiter, 'main:futures.cancel'), used(limiter, 'main:futures.place')]).toEqual([50, 200, 0]);
+    expect([
+      used(limiter, 'main:ws.futures.orders'),
+      used(limiter, 'main:futures.cancel'),
+      used(limiter, 'main:futures.place'),
+    ]).toEqual([50, 200, 0]);
     limiter.close();
   });
 
   it('counts a WebSocket batch once per order on both limits and in the ratio and abuse counts (R1, R9)', async () => {
     const { limiter, ws, startedNow } = setup();
-    void ws('futures.order_batch_place', [{ contract: 'ETH_USDT' }, { contract: 'ETH_USDT' }, { contract: 'ETH_USDT' }]);
+    void ws('futures.order_batch_place', [
+      { contract: 'ETH_USDT' },
+      { contract: 'ETH_USDT' },
+      { contract: 'ETH_USDT' },
+    ]);
     void ws('futures.order_amend', { order_id: '7', price: '1' });
     expect(await startedNow()).toBe(2);
     expect([used(limiter, 'main:ws.futures.orders'), used(limiter, 'main:futures.place')]).toEqual([4, 4]);
@@ -69,13 +80,25 @@ describe('AccountLimiter.requestWebSocket (R16)', () => {
   it('keeps separate budgets with websocketBudget "separate": the tier replaces the WebSocket futures 100 per s', async () => {
     const { clock, limiter, ws, rest, startedNow } = setup({ websocketBudget: 'separate' });
     // Yesterday's ratio of 100, raised at 08:00 today: tier 7, 400 per s, on each budget.
-    limiter.seed({ days: [{ account: 'main', day: '2026-10-31', contracts: [{ contract: 'BTC_USDT', makerVolume: '100000', place: 1000 }] }] });
+    limiter.seed({
+      days: [
+        {
+          account: 'main',
+          day: '2026-10-31',
+          contracts: [{ contract: 'BTC_USDT', makerVolume: '100000', place: 1000 }],
+        },
+      ],
+    });
     for (let i = 0; i < 400; i++) void rest('POST', '/futures/usdt/orders', { contract: 'BTC_USDT' });
     for (let i = 0; i < 400; i++) void ws('futures.order_place');
     for (let i = 0; i < 10; i++) void rest('POST', '/spot/orders', { currency_pair: 'BTC_USDT' });
     for (let i = 0; i < 10; i++) void ws('spot.order_place', { currency_pair: 'BTC_USDT' });
     expect(await startedNow()).toBe(820);
-    expect([used(limiter, 'main:ws.futures.place'), used(limiter, 'main:futures.place'), used(limiter, 'main:ws.futures.orders')]).toEqual([400, 400, undefined]);
+    expect([
+      used(limiter, 'main:ws.futures.place'),
+      used(limiter, 'main:futures.place'),
+      used(limiter, 'main:ws.futures.orders'),
+    ]).toEqual([400, 400, undefined]);
     expect(limiter.scheduler.stats().limits.find((l) => l.name === 'main:ws.futures.place')?.limit).toBe(400);
     // The next WebSocket order waits for its own budget's window.
     void ws('futures.order_place');
@@ -97,9 +120,18 @@ describe('AccountLimiter.requestWebSocket (R16)', () => {
   it('refuses an unknown channel, settle or budget before anything is queued or counted', async () => {
     const { limiter, startedNow } = setup();
     expect(() => limiter.requestWebSocket('main', 'futures.orders_place', () => 'ok')).toThrow(InvalidInputError);
-    expect(() => limiter.requestWebSocket('main', 'futures.order_place', () => 'ok', { params: { contract: 'BTC_USDT' }, settle: 'eur' })).toThrow('`settle`');
-    expect(() => limiter.requestWebSocket('main', 'futures.order_batch_place', () => 'ok', { params: [] })).toThrow(InvalidInputError);
-    expect(() => new AccountLimiter({ accounts: [{ id: 'main' }], websocketBudget: 'both' as never })).toThrow('`websocketBudget`');
+    expect(() =>
+      limiter.requestWebSocket('main', 'futures.order_place', () => 'ok', {
+        params: { contract: 'BTC_USDT' },
+        settle: 'eur',
+      }),
+    ).toThrow('`settle`');
+    expect(() => limiter.requestWebSocket('main', 'futures.order_batch_place', () => 'ok', { params: [] })).toThrow(
+      InvalidInputError,
+    );
+    expect(() => new AccountLimiter({ accounts: [{ id: 'main' }], websocketBudget: 'both' as never })).toThrow(
+      '`websocketBudget`',
+    );
     expect(await startedNow()).toBe(0);
     expect(limiter.scheduler.stats().queued).toBe(0);
     expect(limiter.abuseHeadroom('main').requests).toBe(0);

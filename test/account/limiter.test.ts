@@ -52,17 +52,27 @@ describe('AccountLimiter', () => {
           await at(T0 + d * D + 9 * H + (sent + 50) * 20);
         }
         if (volume !== '0') limiter.recordFill(account, { contract: 'BTC_USDT', role: 'maker', volume });
-        activity.push({ account, day: T0 + d * D, contracts: [{ contract: 'BTC_USDT', makerVolume: volume, place: requests }] });
+        activity.push({
+          account,
+          day: T0 + d * D,
+          contracts: [{ contract: 'BTC_USDT', makerVolume: volume, place: requests }],
+        });
       }
     }
     await at(T0 + 9 * D);
     const timeline = buildTimeline({ accounts: [{ id: 'main', role: 'main' }, { id: 'sub' }], activity });
-    const expected = timeline.changes.filter((c) => c.at <= T0 + 9 * D).map((c) => [c.account, new Date(c.at).toISOString(), c.limit]);
-    const seen = events.filter((e) => e.type === 'limit').map((e) => [e.account, new Date(e.at).toISOString(), e.type === 'limit' ? e.to : 0]);
+    const expected = timeline.changes
+      .filter((c) => c.at <= T0 + 9 * D)
+      .map((c) => [c.account, new Date(c.at).toISOString(), c.limit]);
+    const seen = events
+      .filter((e) => e.type === 'limit')
+      .map((e) => [e.account, new Date(e.at).toISOString(), e.type === 'limit' ? e.to : 0]);
     expect(expected.length).toBeGreaterThanOrEqual(4);
     expect(seen).toEqual(expected);
     // And at every 00:00, 07:59:59.999 and 08:00 of the week, the limit in force is the rules' one.
-    expect(samples.map(([account, instant]) => timeline.limitAt(account, instant).limit)).toEqual(samples.map(([, , limit]) => limit));
+    expect(samples.map(([account, instant]) => timeline.limitAt(account, instant).limit)).toEqual(
+      samples.map(([, , limit]) => limit),
+    );
     expect(new Set(samples.map(([, , limit]) => limit)).size).toBeGreaterThanOrEqual(3);
     limiter.close();
   });
@@ -70,7 +80,9 @@ describe('AccountLimiter', () => {
   it('counts a futures batch once per order and a cancel by id under the heaviest contract', async () => {
     const { limiter, at } = setup();
     await at(T0 + H);
-    await limiter.request('main', 'POST', '/futures/usdt/batch_orders', () => 1, { body: [{ contract: 'SOL_USDT' }, { contract: 'SOL_USDT' }] });
+    await limiter.request('main', 'POST', '/futures/usdt/batch_orders', () => 1, {
+      body: [{ contract: 'SOL_USDT' }, { contract: 'SOL_USDT' }],
+    });
     await limiter.request('main', 'DELETE', '/futures/usdt/orders/123', () => 1);
     await limiter.request('main', 'GET', '/futures/usdt/accounts', () => 1);
     const snap = limiter.snapshot();
@@ -84,7 +96,11 @@ describe('AccountLimiter', () => {
   it('counts failed requests too', async () => {
     const { limiter, at } = setup();
     await at(T0 + H);
-    await expect(limiter.request('main', 'POST', '/futures/usdt/orders', () => Promise.reject(new Error('BALANCE_NOT_ENOUGH')), { body: { contract: 'BTC_USDT' } })).rejects.toThrow();
+    await expect(
+      limiter.request('main', 'POST', '/futures/usdt/orders', () => Promise.reject(new Error('BALANCE_NOT_ENOUGH')), {
+        body: { contract: 'BTC_USDT' },
+      }),
+    ).rejects.toThrow();
     expect(limiter.abuseHeadroom('main').requests).toBe(1);
     limiter.close();
   });
@@ -96,7 +112,11 @@ describe('AccountLimiter', () => {
     expect(limiter.limitNow('main').throttle).toMatchObject({ limit: 10, windowMs: 10_000, reason: 'no-fills' });
     expect(events.some((e) => e.type === 'throttle' && e.account === 'main' && e.throttle?.limit === 10)).toBe(true);
     const sent: number[] = [];
-    const orders = Array.from({ length: 12 }, () => limiter.request('main', 'POST', '/futures/usdt/orders', () => sent.push(clock.now()), { body: { contract: 'BTC_USDT' } }));
+    const orders = Array.from({ length: 12 }, () =>
+      limiter.request('main', 'POST', '/futures/usdt/orders', () => sent.push(clock.now()), {
+        body: { contract: 'BTC_USDT' },
+      }),
+    );
     await limiter.request('main', 'DELETE', '/futures/usdt/orders/1', () => sent.push(-1));
     await clock.advance(9_999);
     expect(sent.filter((t) => t >= 0)).toHaveLength(10);
@@ -114,7 +134,9 @@ describe('AccountLimiter', () => {
     expect(events.filter((e) => e.type === 'abuse-warning')).toHaveLength(0);
     expect(limiter.abuseHeadroom('main')).toMatchObject({ requests: 77_759, remaining: 86_400 - 77_759 });
     await place(limiter, 'main');
-    expect(events.filter((e) => e.type === 'abuse-warning')).toMatchObject([{ account: 'main', requests: 77_760, threshold: 86_400 }]);
+    expect(events.filter((e) => e.type === 'abuse-warning')).toMatchObject([
+      { account: 'main', requests: 77_760, threshold: 86_400 },
+    ]);
     limiter.recordFill('main', { contract: 'BTC_USDT', role: 'maker', volume: '1000' });
     expect(limiter.abuseHeadroom('main').remaining).toBe(Infinity);
     limiter.close();
@@ -122,7 +144,8 @@ describe('AccountLimiter', () => {
 
   it('counts spot order requests and spot fills, and throttles spot placement the hour after a fill ratio below 0.1 (R14)', async () => {
     const { limiter, events, clock, at } = setup();
-    const spot = (fn: () => unknown, pair = 'ETH_USDT') => limiter.request('main', 'POST', '/api/v4/spot/orders', fn, { body: { currency_pair: pair } });
+    const spot = (fn: () => unknown, pair = 'ETH_USDT') =>
+      limiter.request('main', 'POST', '/api/v4/spot/orders', fn, { body: { currency_pair: pair } });
     await at(T0 + 10 * H);
     for (let i = 0; i < 100; i++) {
       await spot(() => 'ok');
@@ -130,13 +153,20 @@ describe('AccountLimiter', () => {
     }
     limiter.recordFill('main', { market: 'spot', contract: 'ETH_USDT', role: 'maker', volume: '9.99' });
     // 9.99 USDT over 100 requests: 0.0999, below 0.1; 0.01 USDT more reaches exactly 0.1.
-    expect(limiter.spotFillHeadroom('main')).toMatchObject({ requests: 100, traded: '9.99', remaining: -1, needed: '0.01' });
+    expect(limiter.spotFillHeadroom('main')).toMatchObject({
+      requests: 100,
+      traded: '9.99',
+      remaining: -1,
+      needed: '0.01',
+    });
     expect(limiter.limitNow('main').spotThrottle).toBeNull();
     await at(T0 + 11 * H - 1);
     expect(limiter.limitNow('main').spotThrottle).toBeNull();
     await at(T0 + 11 * H);
     expect(limiter.limitNow('main').spotThrottle).toEqual({ limit: 10, windowMs: 10_000, reason: 'low-fill-rate' });
-    expect(events.filter((e) => e.type === 'spot-throttle')).toMatchObject([{ account: 'main', at: T0 + 11 * H, throttle: { limit: 10 } }]);
+    expect(events.filter((e) => e.type === 'spot-throttle')).toMatchObject([
+      { account: 'main', at: T0 + 11 * H, throttle: { limit: 10 } },
+    ]);
     // 12 placements on one pair, 150 ms apart: 10 in the first 10 s; cancels and futures pass.
     const sent: number[] = [];
     const orders = Array.from({ length: 12 }, () => spot(() => sent.push(clock.now())));
@@ -153,7 +183,10 @@ describe('AccountLimiter', () => {
   });
 
   it('does not throttle spot at a fill ratio of exactly 0.1, nor batches unless asked (R14)', async () => {
-    for (const [traded, includeBatches, throttled] of [['10', false, false], ['9.99', false, true]] as const) {
+    for (const [traded, includeBatches, throttled] of [
+      ['10', false, false],
+      ['9.99', false, true],
+    ] as const) {
       const { limiter, at } = setup({ spotFill: { includeBatches } });
       limiter.seed({ spotHours: [{ account: 'main', hour: T0, requests: 100, traded }] });
       await at(T0 + H);
@@ -167,7 +200,9 @@ describe('AccountLimiter', () => {
     // A batch is not throttled by default: 11 batches, 150 ms apart, all start at once.
     const sent: number[] = [];
     for (let i = 0; i < 11; i++) {
-      await limiter.request('main', 'POST', '/api/v4/spot/batch_orders', () => sent.push(clock.now()), { body: [{ currency_pair: 'ETH_USDT' }] });
+      await limiter.request('main', 'POST', '/api/v4/spot/batch_orders', () => sent.push(clock.now()), {
+        body: [{ currency_pair: 'ETH_USDT' }],
+      });
       await clock.advance(150);
     }
     expect(sent).toHaveLength(11);
@@ -176,7 +211,11 @@ describe('AccountLimiter', () => {
     withBatches.limiter.seed({ spotHours: [{ account: 'main', hour: T0, requests: 100 }] });
     await withBatches.at(T0 + H);
     const later: number[] = [];
-    const batches = Array.from({ length: 11 }, () => withBatches.limiter.request('main', 'POST', '/api/v4/spot/batch_orders', () => later.push(1), { body: [{ currency_pair: 'ETH_USDT' }] }));
+    const batches = Array.from({ length: 11 }, () =>
+      withBatches.limiter.request('main', 'POST', '/api/v4/spot/batch_orders', () => later.push(1), {
+        body: [{ currency_pair: 'ETH_USDT' }],
+      }),
+    );
     await withBatches.clock.advance(5_000);
     expect(later).toHaveLength(10);
     withBatches.limiter.close();
@@ -195,7 +234,10 @@ describe('AccountLimiter', () => {
     expect(limiter.limitNow('main').spotThrottle?.reason).toBe('no-fills');
     await at(T0 + 2 * H);
     expect(limiter.limitNow('main').spotThrottle).toBeNull();
-    expect(events.filter((e) => e.type === 'spot-throttle').map((e) => [e.at, e.throttle?.reason ?? null])).toEqual([[T0 + H, 'no-fills'], [T0 + 2 * H, null]]);
+    expect(events.filter((e) => e.type === 'spot-throttle').map((e) => [e.at, e.throttle?.reason ?? null])).toEqual([
+      [T0 + H, 'no-fills'],
+      [T0 + 2 * H, null],
+    ]);
     limiter.close();
   });
 
@@ -209,7 +251,9 @@ describe('AccountLimiter', () => {
     await limiter.request('main', 'POST', '/api/v4/spot/orders', () => 'ok', { body: { currency_pair: 'BTC_USDT' } });
     expect(events.filter((e) => e.type === 'spot-fill-warning')).toHaveLength(0); // 100 requests: exactly 0.1
     await limiter.request('main', 'POST', '/api/v4/spot/orders', () => 'ok', { body: { currency_pair: 'BTC_USDT' } });
-    expect(events.filter((e) => e.type === 'spot-fill-warning')).toMatchObject([{ account: 'main', trips: T0 + H, requests: 101, traded: '10', needed: '0.1' }]);
+    expect(events.filter((e) => e.type === 'spot-fill-warning')).toMatchObject([
+      { account: 'main', trips: T0 + H, requests: 101, traded: '10', needed: '0.1' },
+    ]);
     await limiter.request('main', 'DELETE', '/api/v4/spot/orders/7?currency_pair=BTC_USDT', () => 'ok');
     expect(events.filter((e) => e.type === 'spot-fill-warning')).toHaveLength(1);
     limiter.close();
@@ -234,19 +278,34 @@ describe('AccountLimiter', () => {
 
   it('refuses bad spot input naming the field, and changes nothing', () => {
     const { limiter } = setup();
-    expect(() => limiter.recordFill('main', { market: 'options' as never, contract: 'ETH_USDT', role: 'maker', volume: '1' })).toThrow('`market`');
-    expect(() => limiter.seed({ spotHours: [{ account: 'main', hour: T0, requests: -1 }] })).toThrow('`spotHours[0].requests`');
-    expect(() => limiter.seed({ spotHours: [{ account: 'ghost', hour: T0, requests: 1 }] })).toThrow('`spotHours[0].account`');
-    expect(() => new AccountLimiter({ accounts: [{ id: 'main' }], spotFill: { fillRateThreshold: 'x' } })).toThrow('`fillRateThreshold`');
+    expect(() =>
+      limiter.recordFill('main', { market: 'options' as never, contract: 'ETH_USDT', role: 'maker', volume: '1' }),
+    ).toThrow('`market`');
+    expect(() => limiter.seed({ spotHours: [{ account: 'main', hour: T0, requests: -1 }] })).toThrow(
+      '`spotHours[0].requests`',
+    );
+    expect(() => limiter.seed({ spotHours: [{ account: 'ghost', hour: T0, requests: 1 }] })).toThrow(
+      '`spotHours[0].account`',
+    );
+    expect(() => new AccountLimiter({ accounts: [{ id: 'main' }], spotFill: { fillRateThreshold: 'x' } })).toThrow(
+      '`fillRateThreshold`',
+    );
     expect(limiter.spotFillHeadroom('main')).toMatchObject({ requests: 0, traded: '0', remaining: 0, needed: '0' });
     limiter.close();
   });
 
   it('counts every request for its window plus marginMs, so jitter on the way cannot put N + 1 in an exchange window (R13)', async () => {
-    for (const [marginMs, waited] of [[0, 1000], [5, 1005]] as const) {
+    for (const [marginMs, waited] of [
+      [0, 1000],
+      [5, 1005],
+    ] as const) {
       const { limiter, clock } = setup({ marginMs });
       const sent: number[] = [];
-      const all = Array.from({ length: 101 }, () => limiter.request('main', 'POST', '/api/v4/futures/usdt/orders', () => sent.push(clock.now()), { body: { contract: 'BTC_USDT' } }));
+      const all = Array.from({ length: 101 }, () =>
+        limiter.request('main', 'POST', '/api/v4/futures/usdt/orders', () => sent.push(clock.now()), {
+          body: { contract: 'BTC_USDT' },
+        }),
+      );
       await clock.advance(waited - 1);
       expect({ marginMs, sent: sent.length }).toEqual({ marginMs, sent: 100 });
       await clock.advance(1);
@@ -254,7 +313,9 @@ describe('AccountLimiter', () => {
       expect({ marginMs, last: sent.at(-1)! - sent[0]! }).toEqual({ marginMs, last: waited });
       limiter.close();
     }
-    expect(() => setup({ marginMs: -1 })).toThrow('Expected `marginMs` to be a non-negative number of milliseconds, got -1');
+    expect(() => setup({ marginMs: -1 })).toThrow(
+      'Expected `marginMs` to be a non-negative number of milliseconds, got -1',
+    );
   });
 
   it('spreads placements across the window with pacing, N / k every W / k, and keeps N in any W (R13)', async () => {
@@ -269,22 +330,34 @@ describe('AccountLimiter', () => {
     for (const pacing of [1, 10]) {
       const { limiter, clock } = setup({ pacing });
       const sent: number[] = [];
-      const all = Array.from({ length: 300 }, () => limiter.request('main', 'POST', '/api/v4/futures/usdt/orders', () => sent.push(clock.now()), { body: { contract: 'BTC_USDT' } }));
+      const all = Array.from({ length: 300 }, () =>
+        limiter.request('main', 'POST', '/api/v4/futures/usdt/orders', () => sent.push(clock.now()), {
+          body: { contract: 'BTC_USDT' },
+        }),
+      );
       // A cancel asked for meanwhile goes at once: it draws on its own limit.
       await clock.advance(50);
       let cancelled = -1;
-      await limiter.request('main', 'DELETE', '/api/v4/futures/usdt/orders/1', () => (cancelled = clock.now()), { contract: 'BTC_USDT' });
+      await limiter.request('main', 'DELETE', '/api/v4/futures/usdt/orders/1', () => (cancelled = clock.now()), {
+        contract: 'BTC_USDT',
+      });
       expect(cancelled).toBe(50);
       await clock.advance(3000);
       await Promise.all(all);
-      expect({ pacing, sent: sent.length, mostInAWindow: mostIn(sent, 1000) }).toEqual({ pacing, sent: 300, mostInAWindow: 100 });
+      expect({ pacing, sent: sent.length, mostInAWindow: mostIn(sent, 1000) }).toEqual({
+        pacing,
+        sent: 300,
+        mostInAWindow: 100,
+      });
       expect({ pacing, mostIn100ms: mostIn(sent, 100) }).toEqual({ pacing, mostIn100ms: pacing === 1 ? 100 : 10 });
       // Unpaced, all of a window's placements at once; paced, the last of 300 within the 3 s.
       expect({ pacing, last: sent.at(-1) }).toEqual({ pacing, last: pacing === 1 ? 2000 : 2900 });
       limiter.close();
     }
     for (const bad of [0, 1.5, 101, '10']) {
-      expect(() => setup({ pacing: bad as number })).toThrow(`Expected \`pacing\` to be a whole number from 1 to 100, got ${typeof bad === 'string' ? `"${bad}"` : bad}`);
+      expect(() => setup({ pacing: bad as number })).toThrow(
+        `Expected \`pacing\` to be a whole number from 1 to 100, got ${typeof bad === 'string' ? `"${bad}"` : bad}`,
+      );
     }
   });
 
@@ -293,7 +366,11 @@ describe('AccountLimiter', () => {
     const updated_at = String(Math.floor(T0 / 1000));
     limiter.reportRateLimit('main', [{ type: 'futures', tier: '4', ratio: '8.19', main_ratio: '8.19', updated_at }]);
     const sent: number[] = [];
-    const all = Array.from({ length: 60 }, () => limiter.request('main', 'POST', '/api/v4/futures/usdt/orders', () => sent.push(clock.now()), { body: { contract: 'BTC_USDT' } }));
+    const all = Array.from({ length: 60 }, () =>
+      limiter.request('main', 'POST', '/api/v4/futures/usdt/orders', () => sent.push(clock.now()), {
+        body: { contract: 'BTC_USDT' },
+      }),
+    );
     await clock.advance(0);
     // 250 a second: 25 every 100 ms.
     expect(sent.length).toBe(25);
@@ -301,14 +378,18 @@ describe('AccountLimiter', () => {
     await Promise.all(all);
     const batch = Array.from({ length: 30 }, () => ({ contract: 'BTC_USDT', size: 1 }));
     let batchAt = -1;
-    await limiter.request('main', 'POST', '/api/v4/futures/usdt/batch_orders', () => (batchAt = clock.now()), { body: batch });
+    await limiter.request('main', 'POST', '/api/v4/futures/usdt/batch_orders', () => (batchAt = clock.now()), {
+      body: batch,
+    });
     expect(batchAt).toBe(300);
     limiter.close();
   });
 
   it('drops to tier 1 at a VIP drop and restores the snapshot tier at once on a rise (R6)', async () => {
     const { limiter, at } = setup();
-    limiter.seed({ days: [{ account: 'main', day: T0 - D, contracts: [{ contract: 'BTC_USDT', makerVolume: '600', place: 100 }] }] });
+    limiter.seed({
+      days: [{ account: 'main', day: T0 - D, contracts: [{ contract: 'BTC_USDT', makerVolume: '600', place: 100 }] }],
+    });
     await at(T0 + 8 * H);
     expect(limiter.limitNow('main').limit).toBe(250);
     limiter.setVipLevel(13);
@@ -322,7 +403,9 @@ describe('AccountLimiter', () => {
 
   it('keeps a new sub-account at tier 1 until 08:00 the next day (R8)', async () => {
     const { limiter, at } = setup();
-    limiter.seed({ days: [{ account: 'main', day: T0 - D, contracts: [{ contract: 'BTC_USDT', makerVolume: '600', place: 100 }] }] });
+    limiter.seed({
+      days: [{ account: 'main', day: T0 - D, contracts: [{ contract: 'BTC_USDT', makerVolume: '600', place: 100 }] }],
+    });
     await at(T0 + 10 * H);
     limiter.addSubAccount('bot');
     expect(limiter.limitNow('bot')).toMatchObject({ limit: 100, reason: 'new-sub-account' });
@@ -356,7 +439,9 @@ describe('AccountLimiter', () => {
 
   it('lowers at once from the rolling ratio with downgrade "live", and raises only at 08:00 (R5)', async () => {
     const { limiter, events, at } = setup({ downgrade: 'live' });
-    limiter.seed({ days: [{ account: 'main', day: T0 - D, contracts: [{ contract: 'BTC_USDT', makerVolume: '1200', place: 100 }] }] });
+    limiter.seed({
+      days: [{ account: 'main', day: T0 - D, contracts: [{ contract: 'BTC_USDT', makerVolume: '1200', place: 100 }] }],
+    });
     await at(T0 + 12 * H);
     expect(limiter.limitNow('main').limit).toBe(300);
     // 20 more requests with nothing traded: 1200 / 120 = 10, still tier 5; 21 more: 1200 / 121, tier 4.
@@ -369,7 +454,9 @@ describe('AccountLimiter', () => {
     expect(limiter.limitNow('main').limit).toBe(250);
     await at(T0 + D + 8 * H);
     expect(limiter.limitNow('main').limit).toBe(400);
-    expect(events.filter((e) => e.type === 'limit').map((e) => e.type === 'limit' && e.reason)).toContain('live-downgrade');
+    expect(events.filter((e) => e.type === 'limit').map((e) => e.type === 'limit' && e.reason)).toContain(
+      'live-downgrade',
+    );
     limiter.close();
   });
 
@@ -383,9 +470,16 @@ describe('AccountLimiter', () => {
     restarted.restore(saved);
     expect(restarted.snapshot()).toEqual(limiter.snapshot());
     expect(restarted.abuseHeadroom('main')).toEqual(limiter.abuseHeadroom('main'));
-    expect(() => restarted.restore({ ...saved, version: 2 })).toThrow('Expected the snapshot `version` to be version 1');
+    expect(() => restarted.restore({ ...saved, version: 2 })).toThrow(
+      'Expected the snapshot `version` to be version 1',
+    );
     expect(() => restarted.restore({ format: 'x' })).toThrow(InvalidInputError);
-    expect(() => restarted.restore({ ...saved, tracker: { ...saved.tracker, days: [{ account: 'main', day: 'bad', contracts: [] }] } })).toThrow('`days[0].day`');
+    expect(() =>
+      restarted.restore({
+        ...saved,
+        tracker: { ...saved.tracker, days: [{ account: 'main', day: 'bad', contracts: [] }] },
+      }),
+    ).toThrow('`days[0].day`');
     expect(restarted.snapshot()).toEqual(limiter.snapshot());
     await place(restarted, 'main');
     expect(restarted.abuseHeadroom('main').requests).toBe(31);
@@ -407,13 +501,21 @@ describe('AccountLimiter', () => {
     await at(T0 + H);
     await place(limiter, 'main');
     const before = JSON.stringify(limiter.snapshot().tracker);
-    expect(() => limiter.request('main', 'GET', '/nowhere', () => 1)).toThrow('Expected `path` to be a path of the API v4');
-    expect(() => limiter.request('ghost', 'GET', '/spot/tickers', () => 1)).toThrow('Expected `account` to be an account of the limiter (main, sub), got "ghost"');
+    expect(() => limiter.request('main', 'GET', '/nowhere', () => 1)).toThrow(
+      'Expected `path` to be a path of the API v4',
+    );
+    expect(() => limiter.request('ghost', 'GET', '/spot/tickers', () => 1)).toThrow(
+      'Expected `account` to be an account of the limiter (main, sub), got "ghost"',
+    );
     expect(() => limiter.recordFill('main', { contract: 'BTC_USDT', role: 'maker', volume: '-1' })).toThrow('`volume`');
-    expect(() => limiter.recordFill('main', { contract: 'BTC_USDT', role: 'maker', volume: '1', at: T0 })).toThrow('Expected `at` to be an instant at or after the last one recorded');
+    expect(() => limiter.recordFill('main', { contract: 'BTC_USDT', role: 'maker', volume: '1', at: T0 })).toThrow(
+      'Expected `at` to be an instant at or after the last one recorded',
+    );
     expect(JSON.stringify(limiter.snapshot().tracker)).toBe(before);
     expect(() => new AccountLimiter({ accounts: [] })).toThrow('`accounts`');
-    expect(() => new AccountLimiter({ accounts: [{ id: 'a' }], downgrade: 'sometimes' as never })).toThrow('`downgrade`');
+    expect(() => new AccountLimiter({ accounts: [{ id: 'a' }], downgrade: 'sometimes' as never })).toThrow(
+      '`downgrade`',
+    );
     limiter.close();
   });
 
@@ -448,12 +550,26 @@ describe('AccountLimiter: bad input changes nothing', () => {
     const { vipLevel: _, ...noVip } = JSON.parse(JSON.stringify(before)) as LimiterSnapshot;
     const other = { ...noVip, accounts: [{ id: 'x', role: 'main' }], tracker: { latest: null, days: [], hours: [] } };
     expect(() => limiter.restore(other)).toThrow('Expected the snapshot `vipLevel` to be a VIP level');
-    expect(() => limiter.restore({ ...before, accounts: [{ id: 'x', role: 'main' }] })).toThrow('Expected `activity[0].account` to be an account listed in `accounts` (x)');
-    const hoursOnly = { ...before.tracker, days: [], hours: [{ account: 'ghost', hour: '2026-11-01T00:00:00.000Z', requests: 1, traded: '0' }] };
+    expect(() => limiter.restore({ ...before, accounts: [{ id: 'x', role: 'main' }] })).toThrow(
+      'Expected `activity[0].account` to be an account listed in `accounts` (x)',
+    );
+    const hoursOnly = {
+      ...before.tracker,
+      days: [],
+      hours: [{ account: 'ghost', hour: '2026-11-01T00:00:00.000Z', requests: 1, traded: '0' }],
+    };
     expect(() => limiter.restore({ ...before, tracker: hoursOnly })).toThrow('an account listed in the snapshot');
     expect(() => limiter.restore({ ...before, at: 9e15 })).toThrow('the snapshot `at`');
     // A sub-account created after the day its counts are on: every refresh would fail.
-    expect(() => limiter.restore({ ...before, accounts: [{ id: 'main', role: 'main' }, { id: 'sub', createdAt: T0 + 5 * D }] })).toThrow('`activity[');
+    expect(() =>
+      limiter.restore({
+        ...before,
+        accounts: [
+          { id: 'main', role: 'main' },
+          { id: 'sub', createdAt: T0 + 5 * D },
+        ],
+      }),
+    ).toThrow('`activity[');
     expect(limiter.snapshot()).toEqual(before);
     expect(() => limiter.refresh()).not.toThrow();
     await clock.advance(3 * H);
@@ -470,7 +586,11 @@ describe('AccountLimiter: bad input changes nothing', () => {
     ['an unknown account', { hours: [{ account: 'ghost', hour: T0, requests: 5 }] }, '`hours[0].account`'],
     ['a day still to come', { days: [{ account: 'main', day: '2026-11-03', contracts: [] }] }, '`days[0].day`'],
     ['a day before 2000', { days: [{ account: 'main', day: '1999-12-31', contracts: [] }] }, '`activity[0].day`'],
-    ['a count written as hex text', { days: [{ account: 'main', day: '2026-10-31', contracts: [{ contract: 'BTC_USDT', place: '0x10' }] }] }, '`place`'],
+    [
+      'a count written as hex text',
+      { days: [{ account: 'main', day: '2026-10-31', contracts: [{ contract: 'BTC_USDT', place: '0x10' }] }] },
+      '`place`',
+    ],
     ['hours that are not a list', { hours: 5 }, '`hours`'],
     ['no history at all', null, 'the history'],
   ])('refuses a seed with %s and keeps every count as it was', async (_, history, field) => {
@@ -492,13 +612,20 @@ describe('AccountLimiter: bad input changes nothing', () => {
     const before = limiter.snapshot();
     const stats = limiter.scheduler.stats();
     let ran = 0;
-    const send = (options: object) => () => limiter.request('main', 'POST', '/futures/usdt/orders', () => ran++, options);
+    const send = (options: object) => () =>
+      limiter.request('main', 'POST', '/futures/usdt/orders', () => ran++, options);
     expect(send({ contract: '' })).toThrow('Expected `contract` to be a contract name such as "BTC_USDT", got ""');
-    expect(send({ body: { contract: 'bad name' } })).toThrow('Expected the `contract` of the body to be a contract name');
+    expect(send({ body: { contract: 'bad name' } })).toThrow(
+      'Expected the `contract` of the body to be a contract name',
+    );
     expect(send({ body: { contract: 'BTC_USDT' }, priority: Number.NaN })).toThrow('`priority`');
     expect(send({ body: { contract: 'BTC_USDT' }, deadline: 'soon' })).toThrow('`deadline`');
-    expect(() => limiter.request('main', 'DELETE', '/futures/usdt/orders/1', () => ran++, { contract: 'x y' })).toThrow('`contract`');
-    expect(() => limiter.request('main', 'POST', '/futures/usdt/orders', () => ran++, null as never)).toThrow('the request options');
+    expect(() => limiter.request('main', 'DELETE', '/futures/usdt/orders/1', () => ran++, { contract: 'x y' })).toThrow(
+      '`contract`',
+    );
+    expect(() => limiter.request('main', 'POST', '/futures/usdt/orders', () => ran++, null as never)).toThrow(
+      'the request options',
+    );
     await at(T0 + 2 * H);
     expect(ran).toBe(0);
     expect(limiter.scheduler.stats()).toMatchObject({ queued: stats.queued, dispatched: stats.dispatched });
@@ -510,8 +637,15 @@ describe('AccountLimiter: bad input changes nothing', () => {
     // small 600,000 / 100,000 = 6 and big 1,500,000 / 100,000 = 15: aggregated 10.5 (tier 5). With
     // the threshold at 0 small is rated max(6, 10.5): 1,400,000 USDT more takes its own ratio to 20
     // (tier 6) before 1,900,000 would take the aggregated one there.
-    const { limiter, at } = setup({ accounts: [{ id: 'small', role: 'main' }, { id: 'big' }], ownVolumeThreshold: '0' });
-    const day = (account: string, maker: string) => ({ account, day: '2026-10-31', contracts: [{ contract: 'BTC_USDT', makerVolume: maker, place: 100_000 }] });
+    const { limiter, at } = setup({
+      accounts: [{ id: 'small', role: 'main' }, { id: 'big' }],
+      ownVolumeThreshold: '0',
+    });
+    const day = (account: string, maker: string) => ({
+      account,
+      day: '2026-10-31',
+      contracts: [{ contract: 'BTC_USDT', makerVolume: maker, place: 100_000 }],
+    });
     limiter.seed({ days: [day('small', '600000'), day('big', '1500000')] });
     await at(T0 + H);
     const w = limiter.whatIf('small');
@@ -521,16 +655,24 @@ describe('AccountLimiter: bad input changes nothing', () => {
     expect(w.up?.fewerRequests).toBe(70_000); // 600,000 / 30,000 = 20
     // The path each least change takes, for every tier above: small's own ratio, not the family's.
     expect(w.up).toMatchObject({ makerPath: 'own', requestPath: 'own' });
-    expect(w.steps.map((s) => [s.tier.limit, s.makerVolume.toString(), s.makerPath, s.fewerRequests, s.requestPath])).toEqual([
+    expect(
+      w.steps.map((s) => [s.tier.limit, s.makerVolume.toString(), s.makerPath, s.fewerRequests, s.requestPath]),
+    ).toEqual([
       [350, '1400000', 'own', 70_000, 'own'],
       [400, '4400000', 'own', 88_000, 'own'], // 50 x 100,000 - 600,000; 600,000 / 12,000 = 50
     ]);
     limiter.close();
   });
 
-  it("refuses an unknownContract that is not a contract name when made", () => {
-    expect(() => new AccountLimiter({ accounts: [{ id: 'main' }], unknownContract: '??' })).toThrow('Expected `unknownContract` to be a contract name');
-    const limiter = new AccountLimiter({ accounts: [{ id: 'main' }], unknownContract: 'sol-usdt', clock: new VirtualClock({ wallStart: T0 }) });
+  it('refuses an unknownContract that is not a contract name when made', () => {
+    expect(() => new AccountLimiter({ accounts: [{ id: 'main' }], unknownContract: '??' })).toThrow(
+      'Expected `unknownContract` to be a contract name',
+    );
+    const limiter = new AccountLimiter({
+      accounts: [{ id: 'main' }],
+      unknownContract: 'sol-usdt',
+      clock: new VirtualClock({ wallStart: T0 }),
+    });
     expect(limiter.whatIf('main').basis).toBe('aggregated');
     limiter.close();
   });
@@ -538,8 +680,16 @@ describe('AccountLimiter: bad input changes nothing', () => {
   it('refuses a fill at 9e15 or in microseconds, and snapshots and later fills still work', async () => {
     const { limiter, at } = setup();
     await at(T0 + H);
-    const fill = (when?: number) => limiter.recordFill('main', { contract: 'BTC_USDT', role: 'maker', volume: '1', ...(when === undefined ? {} : { at: when }) });
-    expect(() => fill(9e15)).toThrow('Expected `at` to be an instant from 2000-01-01 to 2200-01-01: epoch milliseconds (an integer), a Date, or ISO 8601 text with a zone (2026-11-05T10:00:00Z) or a day (2026-11-05), got 9000000000000000');
+    const fill = (when?: number) =>
+      limiter.recordFill('main', {
+        contract: 'BTC_USDT',
+        role: 'maker',
+        volume: '1',
+        ...(when === undefined ? {} : { at: when }),
+      });
+    expect(() => fill(9e15)).toThrow(
+      'Expected `at` to be an instant from 2000-01-01 to 2200-01-01: epoch milliseconds (an integer), a Date, or ISO 8601 text with a zone (2026-11-05T10:00:00Z) or a day (2026-11-05), got 9000000000000000',
+    );
     expect(() => fill((T0 + H) * 1000)).toThrow(InvalidInputError);
     expect(() => limiter.snapshot()).not.toThrow();
     fill();
@@ -553,7 +703,9 @@ describe('AccountLimiter: bad input changes nothing', () => {
   });
 
   it('refuses a clock whose wall time is not an instant of 2000 to 2200', () => {
-    expect(() => new AccountLimiter({ accounts: [{ id: 'main' }], clock: new VirtualClock() })).toThrow('Expected the wall time of `clock` to be an instant');
+    expect(() => new AccountLimiter({ accounts: [{ id: 'main' }], clock: new VirtualClock() })).toThrow(
+      'Expected the wall time of `clock` to be an instant',
+    );
   });
 });
 
@@ -566,12 +718,18 @@ describe('AccountLimiter: listeners and persist never break it', () => {
       if (e.type !== 'error') throw new Error('listener bug');
     });
     limiter.on((e) => (e.type === 'error' ? errors.push(e) : seen.push(e.type)));
-    limiter.seed({ days: [{ account: 'main', day: T0 - D, contracts: [{ contract: 'BTC_USDT', makerVolume: '600', place: 100 }] }] });
+    limiter.seed({
+      days: [{ account: 'main', day: T0 - D, contracts: [{ contract: 'BTC_USDT', makerVolume: '600', place: 100 }] }],
+    });
     await at(T0 + 8 * H);
     expect(limiter.limitNow('main').limit).toBe(250);
     // The early warning is emitted while the request is counted, before it runs.
     let ran = 0;
-    await Promise.all([1, 2, 3].map(() => limiter.request('main', 'POST', '/futures/usdt/orders', () => ran++, { body: { contract: 'BTC_USDT' } })));
+    await Promise.all(
+      [1, 2, 3].map(() =>
+        limiter.request('main', 'POST', '/futures/usdt/orders', () => ran++, { body: { contract: 'BTC_USDT' } }),
+      ),
+    );
     expect(ran).toBe(3);
     expect(seen).toContain('abuse-warning');
     expect(seen).toContain('limit');
@@ -596,7 +754,10 @@ describe('AccountLimiter: listeners and persist never break it', () => {
     limiter.on((e) => e.type === 'error' && errors.push([e.source, (e.error as Error).message]));
     await clock.advance(180_000);
     expect(calls).toBe(3);
-    expect(errors).toEqual([['persist', 'disk full'], ['persist', 'network down']]);
+    expect(errors).toEqual([
+      ['persist', 'disk full'],
+      ['persist', 'network down'],
+    ]);
     limiter.close();
   });
 
@@ -604,7 +765,10 @@ describe('AccountLimiter: listeners and persist never break it', () => {
     vi.useFakeTimers({ now: T0 });
     try {
       let calls = 0;
-      const limiter = new AccountLimiter({ accounts: [{ id: 'main' }], persist: { everyMs: 30 * D, save: () => void calls++ } });
+      const limiter = new AccountLimiter({
+        accounts: [{ id: 'main' }],
+        persist: { everyMs: 30 * D, save: () => void calls++ },
+      });
       await vi.advanceTimersByTimeAsync(100);
       expect(calls).toBe(0);
       await vi.advanceTimersByTimeAsync(30 * D - 100);
@@ -620,7 +784,16 @@ describe('AccountLimiter: listeners and persist never break it', () => {
     const emitWarning = vi.spyOn(process, 'emitWarning').mockImplementation(() => {});
     try {
       const clock = new VirtualClock({ start: 0, wallStart: T0 });
-      const alone = new AccountLimiter({ accounts: [{ id: 'main' }], clock, persist: { everyMs: 1000, save: () => { throw new Error('no one hears'); } } });
+      const alone = new AccountLimiter({
+        accounts: [{ id: 'main' }],
+        clock,
+        persist: {
+          everyMs: 1000,
+          save: () => {
+            throw new Error('no one hears');
+          },
+        },
+      });
       await clock.advance(1000);
       await new Promise((resolve) => setImmediate(resolve));
       expect(emitWarning.mock.calls.map(([w]) => (w instanceof Error ? w.message : w))).toContain('no one hears');

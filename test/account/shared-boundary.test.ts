@@ -21,7 +21,11 @@ class FakeCounts implements SharedCounts {
   }
   /** Hands over `requests` in the hour before HOUR, nothing traded. */
   totals(requests: number): void {
-    const futures = Tracker.restore({ latest: HOUR - 3_600_000, days: [], hours: [{ account: 'main', hour: new Date(HOUR - 3_600_000).toISOString(), requests, traded: '0' }] });
+    const futures = Tracker.restore({
+      latest: HOUR - 3_600_000,
+      days: [],
+      hours: [{ account: 'main', hour: new Date(HOUR - 3_600_000).toISOString(), requests, traded: '0' }],
+    });
     this.onTotals!({ futures, spot: new Tracker(), history: true });
   }
   unreadMs(): number {
@@ -41,8 +45,16 @@ class FakeCounts implements SharedCounts {
 function setup(requests: number, unreadMs: number) {
   const clock = new VirtualClock({ start: 0, wallStart: HOUR - 10_000 });
   const counts = new FakeCounts(unreadMs);
-  const store = { limit: (o: ConstructorParameters<typeof WindowLimit>[0]) => new WindowLimit(o), counts: () => counts };
-  const limiter = new AccountLimiter({ accounts: [{ id: 'main', role: 'main' }], clock, store, abuse: { requestThreshold: 1000 } });
+  const store = {
+    limit: (o: ConstructorParameters<typeof WindowLimit>[0]) => new WindowLimit(o),
+    counts: () => counts,
+  };
+  const limiter = new AccountLimiter({
+    accounts: [{ id: 'main', role: 'main' }],
+    clock,
+    store,
+    abuse: { requestThreshold: 1000 },
+  });
   counts.totals(requests);
   return { clock, counts, limiter };
 }
@@ -84,7 +96,13 @@ describe('a boundary with shared counts', () => {
 describe('withUnread', () => {
   const state = {
     latest: HOUR - 60_000,
-    days: [{ account: 'main', day: '2026-11-02', contracts: [{ contract: 'BTC_USDT', makerVolume: '5', takerVolume: '0', place: 10, amend: 0, cancel: 1 }] }],
+    days: [
+      {
+        account: 'main',
+        day: '2026-11-02',
+        contracts: [{ contract: 'BTC_USDT', makerVolume: '5', takerVolume: '0', place: 10, amend: 0, cancel: 1 }],
+      },
+    ],
     hours: [{ account: 'main', hour: '2026-11-02T08:00:00.000Z', requests: 11, traded: '5' }],
   };
 
@@ -99,7 +117,10 @@ describe('withUnread', () => {
   it('makes the day, contract and hour it adds to when there are none, in order', () => {
     const more = withUnread(state, 'sub', 'ETH_USDT', HOUR + 5, 3);
     expect(more.days.map((d) => `${d.account} ${d.day}`)).toEqual(['main 2026-11-02', 'sub 2026-11-02']);
-    expect(more.hours.map((h) => `${h.account} ${h.hour} ${h.requests}`)).toEqual(['main 2026-11-02T08:00:00.000Z 11', 'sub 2026-11-02T09:00:00.000Z 3']);
+    expect(more.hours.map((h) => `${h.account} ${h.hour} ${h.requests}`)).toEqual([
+      'main 2026-11-02T08:00:00.000Z 11',
+      'sub 2026-11-02T09:00:00.000Z 3',
+    ]);
     expect(Tracker.restore(more).hourlyActivity('sub')).toEqual([{ hour: HOUR, requests: 3, traded: '0' }]);
   });
 

@@ -15,11 +15,19 @@ describe('Tracker (R1, R9)', () => {
     t.recordFill('main', 'BTC_USDT', 'maker', '100.5', T0 + H + 1);
     t.recordFill('main', 'BTC_USDT', 'taker', 0.25, T0 + D);
     expect(t.dailyActivity()).toEqual([
-      { account: 'main', day: T0, contracts: [
-        { contract: 'BTC_USDT', makerVolume: '100.5', takerVolume: '0', place: 3, amend: 0, cancel: 1 },
-        { contract: 'SOL_USDT', makerVolume: '0', takerVolume: '0', place: 0, amend: 1, cancel: 0 },
-      ] },
-      { account: 'main', day: T0 + D, contracts: [{ contract: 'BTC_USDT', makerVolume: '0', takerVolume: '0.25', place: 0, amend: 0, cancel: 0 }] },
+      {
+        account: 'main',
+        day: T0,
+        contracts: [
+          { contract: 'BTC_USDT', makerVolume: '100.5', takerVolume: '0', place: 3, amend: 0, cancel: 1 },
+          { contract: 'SOL_USDT', makerVolume: '0', takerVolume: '0', place: 0, amend: 1, cancel: 0 },
+        ],
+      },
+      {
+        account: 'main',
+        day: T0 + D,
+        contracts: [{ contract: 'BTC_USDT', makerVolume: '0', takerVolume: '0.25', place: 0, amend: 0, cancel: 0 }],
+      },
     ]);
     expect(t.hourlyActivity('main')).toEqual([
       { hour: T0, requests: 4, traded: '0' },
@@ -53,8 +61,12 @@ describe('Tracker (R1, R9)', () => {
     const t = new Tracker();
     t.recordRequest('main', 'BTC_USDT', 'place', T0 + 10);
     const before = JSON.stringify(t.snapshot());
-    expect(() => t.recordRequest('main', 'BTC_USDT', 'place', T0 + 9)).toThrow('Expected `at` to be an instant at or after the last one recorded (2026-11-01T00:00:00.010Z)');
-    expect(() => t.recordFill('main', 'BTC_USDT', 'maker', '-5', T0 + 20)).toThrow('Expected `volume` to be a non-negative decimal string, got "-5"');
+    expect(() => t.recordRequest('main', 'BTC_USDT', 'place', T0 + 9)).toThrow(
+      'Expected `at` to be an instant at or after the last one recorded (2026-11-01T00:00:00.010Z)',
+    );
+    expect(() => t.recordFill('main', 'BTC_USDT', 'maker', '-5', T0 + 20)).toThrow(
+      'Expected `volume` to be a non-negative decimal string, got "-5"',
+    );
     expect(() => t.recordRequest('main', 'BTC_USDT', 'fill' as never, T0 + 20)).toThrow('`action`');
     expect(() => t.recordRequest('main', '', 'place', T0 + 20)).toThrow('`contract`');
     expect(() => t.recordRequest('main', 'BTC_USDT', 'place', T0 + 20, 0)).toThrow('`orders`');
@@ -68,8 +80,16 @@ describe('Tracker (R1, R9)', () => {
     const copy = Tracker.restore(JSON.parse(JSON.stringify(t.snapshot())));
     expect(copy.snapshot()).toEqual(t.snapshot());
     expect(() => copy.recordRequest('a', 'BTC_USDT', 'place', T0)).toThrow('`at`');
-    expect(() => Tracker.restore({ latest: 0, days: [{ account: 'a', day: 'x', contracts: [] }], hours: [] } as never)).toThrow('`days[0].day`');
-    expect(() => Tracker.restore({ latest: 0, days: [], hours: [{ account: 'a', hour: '2026-11-01T00:30:00Z', requests: 1, traded: '0' }] } as never)).toThrow('a whole UTC hour');
+    expect(() =>
+      Tracker.restore({ latest: 0, days: [{ account: 'a', day: 'x', contracts: [] }], hours: [] } as never),
+    ).toThrow('`days[0].day`');
+    expect(() =>
+      Tracker.restore({
+        latest: 0,
+        days: [],
+        hours: [{ account: 'a', hour: '2026-11-01T00:30:00Z', requests: 1, traded: '0' }],
+      } as never),
+    ).toThrow('a whole UTC hour');
     expect(() => Tracker.restore(null as never)).toThrow('the tracker state');
   });
 });
@@ -80,7 +100,9 @@ describe('Tracker across a day that a fill opened', () => {
     t.recordRequest('main', 'BTC_USDT', 'place', T0 + 10);
     t.recordFill('main', 'ETH_USDT', 'maker', '1', T0 + D + 10);
     t.recordRequest('main', 'BTC_USDT', 'place', T0 + D + 20);
-    expect(t.dailyActivity().map((d) => d.contracts.find((c) => c.contract === 'BTC_USDT')?.place ?? 0)).toEqual([1, 1]);
+    expect(t.dailyActivity().map((d) => d.contracts.find((c) => c.contract === 'BTC_USDT')?.place ?? 0)).toEqual([
+      1, 1,
+    ]);
   });
 });
 
@@ -88,7 +110,9 @@ describe('Tracker: refused input leaves nothing behind', () => {
   it('refuses instants outside 2000 to 2200 (microseconds, negative, -1 on 1970-01-01)', () => {
     const t = new Tracker();
     for (const at of [-1, 0, T0 * 1000, 9e15, T0 + 0.5]) {
-      expect(() => t.recordRequest('main', 'BTC_USDT', 'place', at)).toThrow('Expected `at` to be an instant from 2000-01-01 to 2200-01-01: epoch milliseconds (an integer), a Date, or ISO 8601 text with a zone (2026-11-05T10:00:00Z) or a day (2026-11-05)');
+      expect(() => t.recordRequest('main', 'BTC_USDT', 'place', at)).toThrow(
+        'Expected `at` to be an instant from 2000-01-01 to 2200-01-01: epoch milliseconds (an integer), a Date, or ISO 8601 text with a zone (2026-11-05T10:00:00Z) or a day (2026-11-05)',
+      );
       expect(() => t.recordFill('main', 'BTC_USDT', 'maker', '1', at)).toThrow(InvalidInputError);
     }
     expect(t.snapshot()).toEqual({ latest: null, days: [], hours: [] });
@@ -109,7 +133,11 @@ describe('Tracker: refused input leaves nothing behind', () => {
     ['a count written as text', () => ['main', T0, [{ contract: 'BTC_USDT', place: '0x10' }]], '`contracts[0].place`'],
     ['a negative count', () => ['main', T0, [{ contract: 'BTC_USDT', cancel: -1 }]], '`contracts[0].cancel`'],
     ['a bad volume', () => ['main', T0, [{ contract: 'BTC_USDT', makerVolume: '-5' }]], '`contracts[0].makerVolume`'],
-    ['a contract twice', () => ['main', T0, [{ contract: 'BTC_USDT' }, { contract: 'btc-usdt' }]], '`contracts[1].contract`'],
+    [
+      'a contract twice',
+      () => ['main', T0, [{ contract: 'BTC_USDT' }, { contract: 'btc-usdt' }]],
+      '`contracts[1].contract`',
+    ],
     ['a NaN day', () => ['main', Number.NaN, []], '`day`'],
     ['a day that is not 00:00 UTC', () => ['main', T0 + 5 * H, []], '`day`'],
     ['a day before 2000', () => ['main', -D, []], '`day`'],
@@ -158,10 +186,16 @@ describe('Tracker: refused input leaves nothing behind', () => {
     const t = new Tracker();
     t.recordRequest('main', 'BTC_USDT', 'place', T0 + 2 * H);
     const saved = t.snapshot();
-    expect(() => Tracker.restore({ ...saved, latest: T0 })).toThrow('Expected `latest` to be an instant at or after every day and hour');
+    expect(() => Tracker.restore({ ...saved, latest: T0 })).toThrow(
+      'Expected `latest` to be an instant at or after every day and hour',
+    );
     expect(() => Tracker.restore({ ...saved, latest: null })).toThrow('`latest`');
     expect(() => Tracker.restore({ ...saved, latest: 9e15 })).toThrow('`latest`');
-    expect(() => Tracker.restore({ ...saved, days: [{ ...saved.days[0]!, day: '1969-12-31' }] })).toThrow('`days[0].day`');
-    expect(() => Tracker.restore({ ...saved, hours: [{ ...saved.hours[0]!, requests: '1' as never }] })).toThrow('`hours[0].requests`');
+    expect(() => Tracker.restore({ ...saved, days: [{ ...saved.days[0]!, day: '1969-12-31' }] })).toThrow(
+      '`days[0].day`',
+    );
+    expect(() => Tracker.restore({ ...saved, hours: [{ ...saved.hours[0]!, requests: '1' as never }] })).toThrow(
+      '`hours[0].requests`',
+    );
   });
 });

@@ -1,13 +1,23 @@
 import { describe, expect, it } from 'vitest';
 import {
-  checkApiKeyCount, checkClockOffset, checkCustomIdUsable, checkFuturesBatch, checkIpWhitelist, checkListLimit,
-  checkOpenCrossExchangeOrders, checkOrderText, checkSpotBatch, checkTimestamp, checkWebSocketConnections,
+  checkApiKeyCount,
+  checkClockOffset,
+  checkCustomIdUsable,
+  checkFuturesBatch,
+  checkIpWhitelist,
+  checkListLimit,
+  checkOpenCrossExchangeOrders,
+  checkOrderText,
+  checkSpotBatch,
+  checkTimestamp,
+  checkWebSocketConnections,
 } from '../../src/catalog/validators.js';
 import { InvalidInputError } from '../../src/errors.js';
 
 const T = Date.parse('2026-11-01T00:00:00Z');
 const S = T / 1000;
-const orders = (n: number, pair = 'BTC_USDT') => Array.from({ length: n }, () => ({ currency_pair: pair, account: 'spot' }));
+const orders = (n: number, pair = 'BTC_USDT') =>
+  Array.from({ length: n }, () => ({ currency_pair: pair, account: 'spot' }));
 
 describe('R11 validators', () => {
   it('allows 10 orders per currency pair in a spot batch, refuses 11 with TOO_MANY_ORDERS', () => {
@@ -16,8 +26,12 @@ describe('R11 validators', () => {
   });
 
   it('refuses a spot batch mixing account types with MIXED_ACCOUNT_TYPE', () => {
-    expect(checkSpotBatch([{ currency_pair: 'BTC_USDT', account: 'spot' }, { currency_pair: 'BTC_USDT', account: 'margin' }]))
-      .toMatchObject({ ok: false, label: 'MIXED_ACCOUNT_TYPE' });
+    expect(
+      checkSpotBatch([
+        { currency_pair: 'BTC_USDT', account: 'spot' },
+        { currency_pair: 'BTC_USDT', account: 'margin' },
+      ]),
+    ).toMatchObject({ ok: false, label: 'MIXED_ACCOUNT_TYPE' });
   });
 
   it('allows 10 orders in a futures batch, not 11', () => {
@@ -32,7 +46,10 @@ describe('R11 validators', () => {
     expect(checkApiKeyCount(20)).toMatchObject({ ok: false });
     expect(checkIpWhitelist(Array.from({ length: 20 }, (_, i) => `10.0.0.${i}`))).toEqual({ ok: true });
     expect(checkIpWhitelist(Array.from({ length: 21 }, (_, i) => `10.0.0.${i}`))).toMatchObject({ ok: false });
-    expect(checkIpWhitelist(['10.0.0.0/24'])).toMatchObject({ ok: false, message: expect.stringContaining('no ranges') });
+    expect(checkIpWhitelist(['10.0.0.0/24'])).toMatchObject({
+      ok: false,
+      message: expect.stringContaining('no ranges'),
+    });
     expect(checkTimestamp(S, S + 60)).toEqual({ ok: true });
     expect(checkTimestamp(S, S + 61)).toMatchObject({ ok: false, label: 'REQUEST_EXPIRED' });
     expect(checkOrderText(`t-${'x'.repeat(28)}`)).toEqual({ ok: true });
@@ -41,7 +58,10 @@ describe('R11 validators', () => {
     expect(checkCustomIdUsable(T, T + 30 * 60_000)).toEqual({ ok: true });
     expect(checkCustomIdUsable(T, T + 30 * 60_000 + 1)).toMatchObject({ ok: false });
     expect(checkListLimit('GET /wallet/sub_account_balances', 100)).toEqual({ ok: true });
-    expect(checkListLimit('GET /wallet/sub_account_balances', 101)).toMatchObject({ ok: false, label: 'INVALID_PARAM_VALUE' });
+    expect(checkListLimit('GET /wallet/sub_account_balances', 101)).toMatchObject({
+      ok: false,
+      label: 'INVALID_PARAM_VALUE',
+    });
     expect(checkListLimit('GET /wallet/small_balance_history', 0)).toMatchObject({ ok: false });
   });
 
@@ -77,8 +97,11 @@ describe('R11 validators', () => {
 
   it('reports a local clock that may be more than 60 s off the exchange (R15) with REQUEST_EXPIRED', () => {
     expect(checkClockOffset({ offsetMs: 59_000, errorMs: 1000 })).toEqual({ ok: true });
-    expect(checkClockOffset({ offsetMs: -59_990, errorMs: 20 }))
-      .toEqual({ ok: false, label: 'REQUEST_EXPIRED', message: 'the timestamp is 60.01 s from server time; at most 60' });
+    expect(checkClockOffset({ offsetMs: -59_990, errorMs: 20 })).toEqual({
+      ok: false,
+      label: 'REQUEST_EXPIRED',
+      message: 'the timestamp is 60.01 s from server time; at most 60',
+    });
     expect(checkClockOffset({ offsetMs: 60_001, errorMs: 0 })).toMatchObject({ ok: false, label: 'REQUEST_EXPIRED' });
     expect(() => checkClockOffset({ offsetMs: Number.NaN, errorMs: 0 })).toThrow(InvalidInputError);
     expect(() => checkClockOffset({ offsetMs: 0, errorMs: -1 })).toThrow(/`errorMs`/);
@@ -86,7 +109,11 @@ describe('R11 validators', () => {
 
   it('allows 300 WebSocket connections per IP, not 301 (R16)', () => {
     expect(checkWebSocketConnections(299)).toEqual({ ok: true });
-    expect(checkWebSocketConnections(300)).toEqual({ ok: false, label: 'TOO_MANY_CONNECTIONS', message: '300 WebSocket connections open from this IP; at most 300' });
+    expect(checkWebSocketConnections(300)).toEqual({
+      ok: false,
+      label: 'TOO_MANY_CONNECTIONS',
+      message: '300 WebSocket connections open from this IP; at most 300',
+    });
     expect(() => checkWebSocketConnections(-1)).toThrow(InvalidInputError);
     expect(() => checkWebSocketConnections(Number.NaN)).toThrow(/`open`/);
   });

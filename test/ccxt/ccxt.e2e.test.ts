@@ -120,10 +120,23 @@ async function saturate(gate: InstanceType<typeof ccxt.gate>, ms: number, giveUp
 }
 
 /** The model and a limited gate instance on `clock`, both seeded with `history`. */
-async function limitedGate(clock: Clock, history: { activity: object[]; hours?: object[] }, options: Partial<AccountLimiterOptions> = {}) {
-  exchange = await startExchange({ port: 0, clock, history, fills: { maker: 0, taker: 0 }, ...(options.abuse === undefined ? {} : { abuse: options.abuse }) });
+async function limitedGate(
+  clock: Clock,
+  history: { activity: object[]; hours?: object[] },
+  options: Partial<AccountLimiterOptions> = {},
+) {
+  exchange = await startExchange({
+    port: 0,
+    clock,
+    history,
+    fills: { maker: 0, taker: 0 },
+    ...(options.abuse === undefined ? {} : { abuse: options.abuse }),
+  });
   limiter = new AccountLimiter({ accounts: [{ id: 'main', role: 'main' }], clock, ...options });
-  limiter.seed({ days: history.activity as never, ...(history.hours === undefined ? {} : { hours: history.hours as never }) });
+  limiter.seed({
+    days: history.activity as never,
+    ...(history.hours === undefined ? {} : { hours: history.hours as never }),
+  });
   const gate = gateAt(exchange);
   // Signed on the model's clock, which the test moved.
   gate.nonce = () => Math.floor(clock.wall());
@@ -132,7 +145,7 @@ async function limitedGate(clock: Clock, history: { activity: object[]; hours?: 
 }
 
 describe('ccxt gate against the model exchange', () => {
-  it('keeps the model\'s window within the tier-4 placement limit; ccxt\'s own throttle beside it', async () => {
+  it("keeps the model's window within the tier-4 placement limit; ccxt's own throttle beside it", async () => {
     const RUN_MS = 5_000;
     const LIMIT = 250;
     // The first window's 250 come on top of RUN_MS at 250 per second.
@@ -151,7 +164,8 @@ describe('ccxt gate against the model exchange', () => {
     throttled.nonce = () => Math.floor(clock.wall());
     const own = await saturate(throttled, RUN_MS);
 
-    const line = (name: string, o: Outcome) => `${name}: ${o.tooMany} x 429, ${o.accepted} placements accepted (${(100 * o.accepted / possible).toFixed(1)}% of ${LIMIT}/s over ${RUN_MS} ms and the first window), p99 cancel wait ${o.p99CancelWait.toFixed(2)} ms over ${o.cancels} cancels`;
+    const line = (name: string, o: Outcome) =>
+      `${name}: ${o.tooMany} x 429, ${o.accepted} placements accepted (${((100 * o.accepted) / possible).toFixed(1)}% of ${LIMIT}/s over ${RUN_MS} ms and the first window), p99 cancel wait ${o.p99CancelWait.toFixed(2)} ms over ${o.cancels} cancels`;
     console.log(line('ccxt through traderatio', through));
     console.log(line('ccxt, enableRateLimit', own));
     expect(through.most).toBeLessThanOrEqual(LIMIT);
@@ -162,12 +176,19 @@ describe('ccxt gate against the model exchange', () => {
   it('follows the 08:00 raise from tier 1 to tier 4', async () => {
     const clock = clockAt(8, -3_000);
     // Yesterday's ratio raises the tier at 08:00; the day before it had none.
-    const history = { activity: [{ account: 'main', day: dayOf(clock, -2), contracts: [tier1] }, { account: 'main', day: dayOf(clock, -1), contracts: [tier4After1] }] };
+    const history = {
+      activity: [
+        { account: 'main', day: dayOf(clock, -2), contracts: [tier1] },
+        { account: 'main', day: dayOf(clock, -1), contracts: [tier4After1] },
+      ],
+    };
     const gate = await limitedGate(clock, history);
     expect(limiter!.limitNow('main').limit).toBe(100);
     const run = await saturate(gate, 6_000);
     const stats = exchange!.stats().accounts[0]!;
-    console.log(`08:00 raise: ${run.tooMany} x 429, ${run.accepted} placements accepted in 3 s at 100/s then 3 s at 250/s`);
+    console.log(
+      `08:00 raise: ${run.tooMany} x 429, ${run.accepted} placements accepted in 3 s at 100/s then 3 s at 250/s`,
+    );
     expect(stats.limit).toBe(250);
     expect(limiter!.limitNow('main').limit).toBe(250);
     expect(run.most).toBeLessThanOrEqual(250);
@@ -177,12 +198,24 @@ describe('ccxt gate against the model exchange', () => {
     // 08:59:57, 86,400 requests already this hour and nothing traded: the run's own requests make
     // it more than 86,400, and the check at 09:00 limits placement to 10 per 10 s.
     const clock = clockAt(9, -3_000);
-    const history = { activity: [{ account: 'main', day: dayOf(clock, -1), contracts: [tier4] }], hours: [{ account: 'main', hour: new Date(Math.floor(clock.wall() / HOUR) * HOUR).toISOString(), requests: 86_400, traded: '0' }] };
+    const history = {
+      activity: [{ account: 'main', day: dayOf(clock, -1), contracts: [tier4] }],
+      hours: [
+        {
+          account: 'main',
+          hour: new Date(Math.floor(clock.wall() / HOUR) * HOUR).toISOString(),
+          requests: 86_400,
+          traded: '0',
+        },
+      ],
+    };
     const gate = await limitedGate(clock, history);
     expect(limiter!.limitNow('main').throttle).toBeNull();
     const run = await saturate(gate, 6_000, () => limiter!.scheduler.close());
     const stats = exchange!.stats().accounts[0]!;
-    console.log(`abuse throttle at 09:00: ${run.tooMany} x 429, ${run.accepted} placements accepted; model refused ${JSON.stringify(stats.refused)}`);
+    console.log(
+      `abuse throttle at 09:00: ${run.tooMany} x 429, ${run.accepted} placements accepted; model refused ${JSON.stringify(stats.refused)}`,
+    );
     expect(limiter!.limitNow('main').throttle).toMatchObject({ limit: 10 });
     const throttle = stats.limits.find((l) => l.key === 'abuse-throttle')!;
     expect(throttle.limit).toBe(10);

@@ -2,7 +2,10 @@ import ccxt from 'ccxt';
 import type { RunningExchange } from '../../src/exchange/index.js';
 
 /** A ccxt gate instance whose every API URL points at the model exchange; the main account's key. */
-export function gateAt(exchange: RunningExchange, options: Record<string, unknown> = {}): InstanceType<typeof ccxt.gate> {
+export function gateAt(
+  exchange: RunningExchange,
+  options: Record<string, unknown> = {},
+): InstanceType<typeof ccxt.gate> {
   const gate = new ccxt.gate({ apiKey: 'main-key', secret: 'main-secret', ...options });
   const api = gate.urls['api'] as Record<string, Record<string, string>>;
   for (const side of Object.values(api)) for (const type of Object.keys(side)) side[type] = `${exchange.url}/api/v4`;
@@ -10,7 +13,9 @@ export function gateAt(exchange: RunningExchange, options: Record<string, unknow
 }
 
 /** Records each request ccxt hands to its HTTP layer, after signing: method, URL, headers. */
-export function recordSends(gate: InstanceType<typeof ccxt.gate>): { method: string; url: string; headers: Record<string, string> }[] {
+export function recordSends(
+  gate: InstanceType<typeof ccxt.gate>,
+): { method: string; url: string; headers: Record<string, string> }[] {
   const sent: { method: string; url: string; headers: Record<string, string> }[] = [];
   const send = gate.fetch;
   gate.fetch = function (url: string, method = 'GET', headers?: Record<string, string>, body?: unknown) {

@@ -34,22 +34,38 @@ async function setUp(options: { limiter?: object; gate?: Record<string, unknown>
 
 /** Weight counted on each of the limiter's limits, by name. */
 function used(l: AccountLimiter): Record<string, number> {
-  return Object.fromEntries(l.scheduler.stats().limits.filter((x) => x.used > 0).map((x) => [x.name, x.used]));
+  return Object.fromEntries(
+    l.scheduler
+      .stats()
+      .limits.filter((x) => x.used > 0)
+      .map((x) => [x.name, x.used]),
+  );
 }
 
 function modelLimit(ex: RunningExchange, key: string) {
-  return ex.stats().accounts.find((a) => a.account === 'main')!.limits.find((x) => x.key === key);
+  return ex
+    .stats()
+    .accounts.find((a) => a.account === 'main')!
+    .limits.find((x) => x.key === key);
 }
 
 describe('limitCcxt', () => {
   it('refuses what is not a gate instance, an unknown account, and an instance limited already, leaving the instance as it was', () => {
     const l = (limiter = new AccountLimiter({ accounts: [{ id: 'main', role: 'main' }] }));
     const binance = new ccxt.binance();
-    expect(() => limitCcxt(l, binance as never, { account: 'main' })).toThrow(new InvalidInputError('the exchange', 'a ccxt instance with id binance', 'a ccxt gate (or gateio) instance'));
-    expect(() => limitCcxt(l, null as never, { account: 'main' })).toThrow(/Expected the exchange to be a ccxt gate \(or gateio\) instance, got null/);
-    expect(() => limitCcxt({} as never, new ccxt.gate(), { account: 'main' })).toThrow(/Expected the limiter to be an AccountLimiter/);
+    expect(() => limitCcxt(l, binance as never, { account: 'main' })).toThrow(
+      new InvalidInputError('the exchange', 'a ccxt instance with id binance', 'a ccxt gate (or gateio) instance'),
+    );
+    expect(() => limitCcxt(l, null as never, { account: 'main' })).toThrow(
+      /Expected the exchange to be a ccxt gate \(or gateio\) instance, got null/,
+    );
+    expect(() => limitCcxt({} as never, new ccxt.gate(), { account: 'main' })).toThrow(
+      /Expected the limiter to be an AccountLimiter/,
+    );
     const gate = new ccxt.gate();
-    expect(() => limitCcxt(l, gate, { account: 'other' })).toThrow(/Expected `account` to be an account of the limiter \(main\), got "other"/);
+    expect(() => limitCcxt(l, gate, { account: 'other' })).toThrow(
+      /Expected `account` to be an account of the limiter \(main\), got "other"/,
+    );
     expect(() => limitCcxt(l, gate, null as never)).toThrow(/Expected the options to be an object \{ account \}/);
     expect(gate.enableRateLimit).toBe(true);
     const { fetch2, handleErrors } = gate;
@@ -59,7 +75,7 @@ describe('limitCcxt', () => {
     expect([gate.fetch2, gate.handleErrors]).toEqual([fetch2, handleErrors]);
   });
 
-  it('switches ccxt\'s throttle off, and detach gives the instance back as it was', async () => {
+  it("switches ccxt's throttle off, and detach gives the instance back as it was", async () => {
     const { gate, limited, limiter: l } = await setUp();
     const { fetch2, handleErrors } = Object.getPrototypeOf(gate) as typeof gate;
     expect(gate.enableRateLimit).toBe(false);
@@ -85,7 +101,9 @@ describe('limitCcxt', () => {
     expect(Object.keys(used(l)).some((name) => name.includes('place') || name.includes('cancel'))).toBe(false);
     const order = await gate.createOrder(BTC, 'limit', 'buy', 1, 60000);
     expect(used(l)).toMatchObject({ 'main:futures.place': 1 });
-    await gate.createOrders([1, 2, 3].map(() => ({ symbol: BTC, type: 'limit', side: 'buy', amount: 1, price: 60000 })));
+    await gate.createOrders(
+      [1, 2, 3].map(() => ({ symbol: BTC, type: 'limit', side: 'buy', amount: 1, price: 60000 })),
+    );
     expect(used(l)).toMatchObject({ 'main:futures.place': 4 });
     await gate.cancelOrder(order.id!, BTC);
     expect(used(l)['main:futures.cancel']).toBe(1);
@@ -138,7 +156,12 @@ describe('limitCcxt', () => {
 
   it('gives a TOO_FAST and the limit the exchange names to the limit the withdrawal drew on, which waits for the reset', async () => {
     // The limiter is told withdrawals allow 5 per 3 s; the exchange allows 1.
-    const { gate, sent, clock, limiter: l } = await setUp({ limiter: { catalog: { limits: { withdrawals: { limit: 5, windowMs: 3000 } } } } });
+    const {
+      gate,
+      sent,
+      clock,
+      limiter: l,
+    } = await setUp({ limiter: { catalog: { limits: { withdrawals: { limit: 5, windowMs: 3000 } } } } });
     const withdraw = () => gate.privateWithdrawalsPostWithdrawals({ currency: 'USDT', amount: '10', address: 'addr' });
     const limit = () => l.scheduler.stats().limits.find((x) => x.name === 'main:withdrawals')!;
     // Two at once, both sent before an answer: the second is refused, as ccxt's RateLimitExceeded.
@@ -159,9 +182,11 @@ describe('limitCcxt', () => {
     expect(modelLimit(exchange!, 'withdrawals')).toMatchObject({ accepted: 2, refused: 1 });
   });
 
-  it('keeps withdrawals at 1 per 3 s, as published, not ccxt\'s 1 per second', async () => {
+  it("keeps withdrawals at 1 per 3 s, as published, not ccxt's 1 per second", async () => {
     const { gate, sent, clock } = await setUp();
-    const withdrawals = Array.from({ length: 3 }, () => gate.privateWithdrawalsPostWithdrawals({ currency: 'USDT', amount: '10', address: 'addr' }));
+    const withdrawals = Array.from({ length: 3 }, () =>
+      gate.privateWithdrawalsPostWithdrawals({ currency: 'USDT', amount: '10', address: 'addr' }),
+    );
     await vi.waitFor(() => expect(modelLimit(exchange!, 'withdrawals')?.accepted).toBe(1), WAIT);
     await clock.advance(2999);
     expect(sent).toHaveLength(1);
@@ -185,11 +210,26 @@ describe('limitCcxt learns from the exchange', () => {
   const utcDay = (ms: number) => new Date(ms).toISOString().slice(0, 10);
 
   /** The model (tier `ratio`'s, from the day before) and a limiter on one virtual clock at 10:00 UTC today, ccxt limited. */
-  async function learning(options: { makerVolume?: string; fills?: { maker: number; taker: number }; ccxt?: object; limiterAt?: 'tier4' } = {}) {
+  async function learning(
+    options: {
+      makerVolume?: string;
+      fills?: { maker: number; taker: number };
+      ccxt?: object;
+      limiterAt?: 'tier4';
+    } = {},
+  ) {
     const now = Date.now();
     const clock = new VirtualClock({ start: 0, wallStart: now });
     const yesterday = utcDay(now - 86_400_000);
-    const history = { activity: [{ account: 'main', day: yesterday, contracts: [{ contract: 'BTC_USDT', makerVolume: options.makerVolume ?? '1000000', place: 100_000 }] }] };
+    const history = {
+      activity: [
+        {
+          account: 'main',
+          day: yesterday,
+          contracts: [{ contract: 'BTC_USDT', makerVolume: options.makerVolume ?? '1000000', place: 100_000 }],
+        },
+      ],
+    };
     exchange = await startExchange({ port: 0, clock, fills: options.fills ?? { maker: 0, taker: 0 }, history });
     limiter = new AccountLimiter({ accounts: [{ id: 'main', role: 'main' }], clock });
     const gate = gateAt(exchange);
@@ -229,7 +269,12 @@ describe('limitCcxt learns from the exchange', () => {
   });
 
   it('polls fills with `fills: { everyMs }` and stops when detached', async () => {
-    const { clock, gate, limited, limiter: l } = await learning({ fills: { maker: 0, taker: 1 }, ccxt: { fills: { everyMs: 1_000 } } });
+    const {
+      clock,
+      gate,
+      limited,
+      limiter: l,
+    } = await learning({ fills: { maker: 0, taker: 1 }, ccxt: { fills: { everyMs: 1_000 } } });
     await gate.loadMarkets();
     await gate.createOrder(BTC, 'limit', 'buy', 10, 60000);
     expect(l.abuseHeadroom('main').traded).toBe('0');

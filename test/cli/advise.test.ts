@@ -51,11 +51,22 @@ describe('traderatio advise on a request log', () => {
     expect(pairs.rules).toEqual(['R1']);
     expect(pairs.figures).toEqual({ pairs: 1010, requestsSaved: 1010 });
     // The edited activity by hand: 1,520 placements and cancels, 1,010 of each made an amend.
-    const now = rateFamily([{ account: 'm', contracts: [{ contract: 'BTC_USDT', makerVolume: '9000', place: 1520, cancel: 1520 }] }]);
-    const edited = rateFamily([{ account: 'm', contracts: [{ contract: 'BTC_USDT', makerVolume: '9000', place: 510, amend: 1010, cancel: 510 }] }]);
+    const now = rateFamily([
+      { account: 'm', contracts: [{ contract: 'BTC_USDT', makerVolume: '9000', place: 1520, cancel: 1520 }] },
+    ]);
+    const edited = rateFamily([
+      {
+        account: 'm',
+        contracts: [{ contract: 'BTC_USDT', makerVolume: '9000', place: 510, amend: 1010, cancel: 510 }],
+      },
+    ]);
     expect(r.now.aggregated.denominator).toBe(now.aggregated.denominator.toString());
     // JSON gives ratios to 8 places, the exact numerator and denominator beside them.
-    expect(pairs.outcome.aggregated).toMatchObject({ numerator: '9000', denominator: edited.aggregated.denominator.toString(), ratio: edited.aggregated.ratio!.toFixed(8) });
+    expect(pairs.outcome.aggregated).toMatchObject({
+      numerator: '9000',
+      denominator: edited.aggregated.denominator.toString(),
+      ratio: edited.aggregated.ratio!.toFixed(8),
+    });
     // 9000 / 3040 = 2.96 (tier 2, 150 r/s); 9000 / 2030 = 4.43 (tier 3, 200 r/s).
     expect([r.now.accounts[0].limit, pairs.outcome.accounts[0].limit]).toEqual([150, 200]);
     expect([now.accounts[0]!.tier.limit, edited.accounts[0]!.tier.limit]).toEqual([150, 200]);
@@ -65,22 +76,33 @@ describe('traderatio advise on a request log', () => {
   it('takes the pair window as an option', async () => {
     const r = JSON.parse((await capture(['advise', file, '--json', '--pair-window', '2000'])).out);
     expect(r.findings.find((f: { kind: string }) => f.kind === 'amend-pairs').figures.pairs).toBe(1520);
-    expect((await capture(['advise', file, '--pair-window', 'soon'])).err).toContain('--pair-window takes a whole number of milliseconds (such as 1000), got "soon"');
+    expect((await capture(['advise', file, '--pair-window', 'soon'])).err).toContain(
+      '--pair-window takes a whole number of milliseconds (such as 1000), got "soon"',
+    );
   });
 
-  it('gives the figures of the library advise run on the log\'s 7-day activity', async () => {
+  it("gives the figures of the library advise run on the log's 7-day activity", async () => {
     const r = JSON.parse((await capture(['advise', file, '--json'])).out);
-    const library = advise({ accounts: [{ account: 'm', contracts: [{ contract: 'BTC_USDT', makerVolume: '9000', place: 1520, cancel: 1520 }] }], pairs: [{ account: 'm', contract: 'BTC_USDT', pairs: 1010 }] });
+    const library = advise({
+      accounts: [
+        { account: 'm', contracts: [{ contract: 'BTC_USDT', makerVolume: '9000', place: 1520, cancel: 1520 }] },
+      ],
+      pairs: [{ account: 'm', contract: 'BTC_USDT', pairs: 1010 }],
+    });
     expect(r.findings.map((f: { change: string }) => f.change)).toEqual(library.findings.map((f) => f.change));
     expect(r.combination.outcome.aggregated.ratio).toBe(library.combination!.outcome.aggregated.ratio!.toFixed(8));
   });
 
   it('prints a ranked table naming each rule, the combination, and the throttle near misses', async () => {
     const { out } = await capture(['advise', file]);
-    expect(out).toMatch(/^1\s+R1\s+free\s+send 1010 cancel \+ place pairs as one amend each\s+4\.4335\s+m 200\s+\+50 r\/s$/m);
+    expect(out).toMatch(
+      /^1\s+R1\s+free\s+send 1010 cancel \+ place pairs as one amend each\s+4\.4335\s+m 200\s+\+50 r\/s$/m,
+    );
     expect(out.indexOf('What to change')).toBeLessThan(out.indexOf('Informational (where to quote'));
     expect(out).toContain('Together (amend-pairs, heavy-contracts)');
-    expect(out).toContain('24-hour throttles (R9 futures, R14 spot): no hourly check tripped or came within 10% of tripping');
+    expect(out).toContain(
+      '24-hour throttles (R9 futures, R14 spot): no hourly check tripped or came within 10% of tripping',
+    );
   });
 
   it('reports the hours within 10% of the abuse throttle, with the fill volume that keeps them clear (R9)', async () => {
@@ -92,7 +114,15 @@ describe('traderatio advise on a request log', () => {
     writeFileSync(busy, `${rows.join('\n')}\n`);
     const r = JSON.parse((await capture(['advise', busy, '--json'])).out);
     expect(r.throttles).toHaveLength(24);
-    expect(r.throttles[0]).toMatchObject({ account: 'm', rule: 'R9', requests: 80_000, traded: '100', tripped: null, withMargin: 88_000, clearVolume: '780' });
+    expect(r.throttles[0]).toMatchObject({
+      account: 'm',
+      rule: 'R9',
+      requests: 80_000,
+      traded: '100',
+      tripped: null,
+      withMargin: 88_000,
+      clearVolume: '780',
+    });
   });
 
   it('writes a page with the chart of the ratio by day, with and without the changes', async () => {
@@ -127,18 +157,24 @@ describe('traderatio advise on 7-day figures', () => {
     const r = JSON.parse(out);
     expect(r.format).toBe('plan');
     expect(r.findings[0]).toMatchObject({ kind: 'next-tier-maker', rules: ['R1', 'R3'] });
-    for (let i = 1; i < r.findings.length; i++) expect(r.findings[i - 1].outcome.gain).toBeGreaterThanOrEqual(r.findings[i].outcome.gain);
+    for (let i = 1; i < r.findings.length; i++)
+      expect(r.findings[i - 1].outcome.gain).toBeGreaterThanOrEqual(r.findings[i].outcome.gain);
   });
 
   it('refuses a share out of range by the option as typed', async () => {
-    expect((await capture(['advise', 'examples/family.csv', '--taker-share', '2'])).err).toContain('--taker-share takes a share from 0 to 1 (such as 0.5), got "2"');
+    expect((await capture(['advise', 'examples/family.csv', '--taker-share', '2'])).err).toContain(
+      '--taker-share takes a share from 0 to 1 (such as 0.5), got "2"',
+    );
   });
 });
 
 describe('traderatio advise with bad input', () => {
   it('accepts what simulate accepts: a spot order on a pair no contract name fits, a futures order without a contract', async () => {
     const file = join(dir, 'lenient.csv');
-    writeFileSync(file, 'at,account,method,path,contract\n1793491200000,main,POST,/api/v4/spot/orders,BTC USDT\n1793491200001,main,POST,/api/v4/futures/usdt/orders,\n');
+    writeFileSync(
+      file,
+      'at,account,method,path,contract\n1793491200000,main,POST,/api/v4/spot/orders,BTC USDT\n1793491200001,main,POST,/api/v4/futures/usdt/orders,\n',
+    );
     expect((await capture(['simulate', file])).code).toBe(0);
     const r = JSON.parse((await capture(['advise', file, '--json'])).out);
     // The futures order counts under BTC_USDT, as the exchange model counts it.
@@ -184,6 +220,8 @@ describe('traderatio advise --svg', () => {
   it('refuses --svg for 7-day figures, which have no days to draw', async () => {
     const { code, err } = await capture(['advise', 'examples/family.csv', '--svg', join(dir, 'x.svg')]);
     expect(code).toBe(2);
-    expect(err).toContain('--svg draws the ratio over the days of a request log; examples/family.csv holds 7-day figures');
+    expect(err).toContain(
+      '--svg draws the ratio over the days of a request log; examples/family.csv holds 7-day figures',
+    );
   });
 });

@@ -5,7 +5,11 @@ import { describe, expect, it } from 'vitest';
 import { exchangeCommand } from '../../src/cli/exchange.js';
 
 function args(values: Record<string, string | true>, positionals: string[] = []) {
-  return { values: new Map(Object.entries(values)), typed: new Map(Object.keys(values).map((k) => [k, `--${k}`])), positionals };
+  return {
+    values: new Map(Object.entries(values)),
+    typed: new Map(Object.keys(values).map((k) => [k, `--${k}`])),
+    positionals,
+  };
 }
 
 describe('traderatio exchange', () => {
@@ -18,8 +22,13 @@ describe('traderatio exchange', () => {
         lines.push(line);
         const url = /^traderatio exchange: (http:\/\/\S+)$/.exec(line)?.[1];
         if (url === undefined) return;
-        void fetch(`${url}/api/v4/futures/usdt/orders`, { method: 'POST', headers: { KEY: 'main-key' }, body: JSON.stringify({ contract: 'BTC_USDT', size: 1, price: '60000' }) })
-          .then((res) => res.text()).then(() => stop('SIGINT'));
+        void fetch(`${url}/api/v4/futures/usdt/orders`, {
+          method: 'POST',
+          headers: { KEY: 'main-key' },
+          body: JSON.stringify({ contract: 'BTC_USDT', size: 1, price: '60000' }),
+        })
+          .then((res) => res.text())
+          .then(() => stop('SIGINT'));
       },
       stop: stopped,
       stdin: (async function* () {})(),
@@ -43,7 +52,9 @@ describe('traderatio exchange', () => {
         if (url === undefined) return;
         void (async () => {
           statuses.push((await fetch(`${url}/_model/stats`)).status);
-          statuses.push((await fetch(`${url}/_model/stats`, { headers: { Authorization: 'Bearer a-long-token' } })).status);
+          statuses.push(
+            (await fetch(`${url}/_model/stats`, { headers: { Authorization: 'Bearer a-long-token' } })).status,
+          );
           stop('SIGTERM');
         })();
       },
@@ -53,12 +64,16 @@ describe('traderatio exchange', () => {
     expect(lines).toContain('  administration requires the header Authorization: Bearer a-long-token');
     expect(statuses).toEqual([401, 200]);
     const run = { out: () => {}, stop: new Promise<string>(() => {}), stdin: (async function* () {})() };
-    await expect(exchangeCommand(args({ port: '0', 'admin-token': 'short' }), run)).rejects.toThrow('--admin-token takes a token of at least 8 characters');
+    await expect(exchangeCommand(args({ port: '0', 'admin-token': 'short' }), run)).rejects.toThrow(
+      '--admin-token takes a token of at least 8 characters',
+    );
   });
 
   it('refuses a FILE argument and a window it does not know', async () => {
     const run = { out: () => {}, stop: new Promise<string>(() => {}), stdin: (async function* () {})() };
-    await expect(exchangeCommand(args({}, ['accounts.json']), run)).rejects.toThrow('exchange takes no FILE, got "accounts.json"');
+    await expect(exchangeCommand(args({}, ['accounts.json']), run)).rejects.toThrow(
+      'exchange takes no FILE, got "accounts.json"',
+    );
     await expect(exchangeCommand(args({ port: '0', window: 'rolling' }), run)).rejects.toThrow('rolling');
   });
 
@@ -67,9 +82,25 @@ describe('traderatio exchange', () => {
     const file = join(dir, 'history.json');
     writeFileSync(file, JSON.stringify({ spotHours: [{ account: 'main', hour: -1, requests: 'many' }] }));
     const run = { out: () => {}, stop: new Promise<string>(() => {}), stdin: (async function* () {})() };
-    await expect(exchangeCommand(args({ port: '0', history: file }), run)).rejects.toThrow(/history\.json.*`spotHours\[0\]\.requests`.*"many"/s);
+    await expect(exchangeCommand(args({ port: '0', history: file }), run)).rejects.toThrow(
+      /history\.json.*`spotHours\[0\]\.requests`.*"many"/s,
+    );
     // The line is the value's, in a file laid out over many.
-    writeFileSync(file, JSON.stringify({ activity: [{ account: 'main', day: -2, contracts: [] }, { account: 'main', day: -1, contracts: [{ contract: 'BTC_USDT', place: -1 }] }] }, null, 2));
-    await expect(exchangeCommand(args({ port: '0', history: file }), run)).rejects.toThrow(`${file}:8: Expected \`place\` of BTC_USDT in \`activity[1]\``);
+    writeFileSync(
+      file,
+      JSON.stringify(
+        {
+          activity: [
+            { account: 'main', day: -2, contracts: [] },
+            { account: 'main', day: -1, contracts: [{ contract: 'BTC_USDT', place: -1 }] },
+          ],
+        },
+        null,
+        2,
+      ),
+    );
+    await expect(exchangeCommand(args({ port: '0', history: file }), run)).rejects.toThrow(
+      `${file}:8: Expected \`place\` of BTC_USDT in \`activity[1]\``,
+    );
   });
 });

@@ -6,7 +6,11 @@ import { proxyCommand } from '../../src/cli/proxy.js';
 import { startExchange } from '../../src/exchange/index.js';
 
 function args(values: Record<string, string | true>, positionals: string[] = []) {
-  return { values: new Map(Object.entries(values)), typed: new Map(Object.keys(values).map((k) => [k, `--${k}`])), positionals };
+  return {
+    values: new Map(Object.entries(values)),
+    typed: new Map(Object.keys(values).map((k) => [k, `--${k}`])),
+    positionals,
+  };
 }
 
 const idle = () => ({ out: () => {}, stop: new Promise<string>(() => {}), stdin: (async function* () {})() });
@@ -17,17 +21,27 @@ describe('traderatio proxy', () => {
     const dir = mkdtempSync(join(tmpdir(), 'traderatio-proxy-'));
     const accounts = join(dir, 'accounts.json');
     // The model's file, less its secrets: the proxy never signs.
-    writeFileSync(accounts, JSON.stringify({ families: [{ id: 'default', accounts: [{ id: 'main', role: 'main', keys: [{ key: 'main-key' }] }] }] }));
+    writeFileSync(
+      accounts,
+      JSON.stringify({
+        families: [{ id: 'default', accounts: [{ id: 'main', role: 'main', keys: [{ key: 'main-key' }] }] }],
+      }),
+    );
     const lines: string[] = [];
     let stop!: (signal: string) => void;
     const stopped = new Promise<string>((resolve) => (stop = resolve));
-    await proxyCommand(args({ port: '0', upstream: exchange.url, accounts, log: true}), {
+    await proxyCommand(args({ port: '0', upstream: exchange.url, accounts, log: true }), {
       out: (line) => {
         lines.push(line);
         const url = /^traderatio proxy: (http:\/\/\S+) -> /.exec(line)?.[1];
         if (url === undefined) return;
-        void fetch(`${url}/api/v4/futures/usdt/orders`, { method: 'POST', headers: { KEY: 'main-key', SIGN: 'not-logged' }, body: JSON.stringify({ contract: 'BTC_USDT', size: 1, price: '60000' }) })
-          .then((res) => res.text()).then(() => stop('SIGTERM'));
+        void fetch(`${url}/api/v4/futures/usdt/orders`, {
+          method: 'POST',
+          headers: { KEY: 'main-key', SIGN: 'not-logged' },
+          body: JSON.stringify({ contract: 'BTC_USDT', size: 1, price: '60000' }),
+        })
+          .then((res) => res.text())
+          .then(() => stop('SIGTERM'));
       },
       stop: stopped,
       stdin: (async function* () {})(),
@@ -43,12 +57,24 @@ describe('traderatio proxy', () => {
 
   it('refuses a missing or bad --upstream, a FILE argument, a bad port and --redis-prefix alone', async () => {
     await expect(proxyCommand(args({}), idle())).rejects.toThrow('proxy needs --upstream URL');
-    await expect(proxyCommand(args({ upstream: 'gate' }), idle())).rejects.toThrow('--upstream takes an http or https URL, got "gate"');
-    await expect(proxyCommand(args({ upstream: 'http://u:p@127.0.0.1:1' }), idle())).rejects.toThrow('--upstream takes an http or https URL without credentials, query or fragment, got "http://u:p@127.0.0.1:1"');
-    await expect(proxyCommand(args({ upstream: 'http://127.0.0.1:1' }, ['accounts.json']), idle())).rejects.toThrow('proxy takes no FILE, got "accounts.json"');
-    await expect(proxyCommand(args({ upstream: 'http://127.0.0.1:1', port: '70000' }), idle())).rejects.toThrow('--port takes a whole number to 65535');
-    await expect(proxyCommand(args({ upstream: 'http://127.0.0.1:1', 'redis-prefix': 'x' }), idle())).rejects.toThrow('--redis-prefix takes a name, and goes with --redis URL');
-    await expect(proxyCommand(args({ upstream: 'http://127.0.0.1:1', 'futures-ws': 'http://x' }), idle())).rejects.toThrow('--futures-ws takes a ws or wss URL, got "http://x"');
+    await expect(proxyCommand(args({ upstream: 'gate' }), idle())).rejects.toThrow(
+      '--upstream takes an http or https URL, got "gate"',
+    );
+    await expect(proxyCommand(args({ upstream: 'http://u:p@127.0.0.1:1' }), idle())).rejects.toThrow(
+      '--upstream takes an http or https URL without credentials, query or fragment, got "http://u:p@127.0.0.1:1"',
+    );
+    await expect(proxyCommand(args({ upstream: 'http://127.0.0.1:1' }, ['accounts.json']), idle())).rejects.toThrow(
+      'proxy takes no FILE, got "accounts.json"',
+    );
+    await expect(proxyCommand(args({ upstream: 'http://127.0.0.1:1', port: '70000' }), idle())).rejects.toThrow(
+      '--port takes a whole number to 65535',
+    );
+    await expect(proxyCommand(args({ upstream: 'http://127.0.0.1:1', 'redis-prefix': 'x' }), idle())).rejects.toThrow(
+      '--redis-prefix takes a name, and goes with --redis URL',
+    );
+    await expect(
+      proxyCommand(args({ upstream: 'http://127.0.0.1:1', 'futures-ws': 'http://x' }), idle()),
+    ).rejects.toThrow('--futures-ws takes a ws or wss URL, got "http://x"');
   });
 
   it('names the history file, the line of the value and the field of what the limits refuse', async () => {
@@ -59,16 +85,31 @@ describe('traderatio proxy', () => {
       return proxyCommand(args({ upstream: 'http://127.0.0.1:1', port: '0', history: file }), idle());
     };
     const day = { account: 'main', day: -2, contracts: [] };
-    await expect(refused({ activity: [day, { account: 'main', day: -1, contracts: [{ contract: 'BTC_USDT', makerVolume: 'NaN', place: 1 }] }] }))
-      .rejects.toThrow(`${file}:8: Expected \`makerVolume\` of BTC_USDT in \`activity[1]\``);
-    await expect(refused({ activity: [day], spotHours: [{ account: 'main', hour: -1, requests: 1 }, { account: 'bot', hour: -1, requests: 1 }] }))
-      .rejects.toThrow(`${file}:16: Expected \`spotHours[1].account\` to be an account of the accounts file, got "bot"`);
+    await expect(
+      refused({
+        activity: [
+          day,
+          { account: 'main', day: -1, contracts: [{ contract: 'BTC_USDT', makerVolume: 'NaN', place: 1 }] },
+        ],
+      }),
+    ).rejects.toThrow(`${file}:8: Expected \`makerVolume\` of BTC_USDT in \`activity[1]\``);
+    await expect(
+      refused({
+        activity: [day],
+        spotHours: [
+          { account: 'main', hour: -1, requests: 1 },
+          { account: 'bot', hour: -1, requests: 1 },
+        ],
+      }),
+    ).rejects.toThrow(`${file}:16: Expected \`spotHours[1].account\` to be an account of the accounts file, got "bot"`);
   });
 
   it('names the accounts file and the field when a key is wrong', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'traderatio-proxy-'));
     const file = join(dir, 'accounts.json');
     writeFileSync(file, JSON.stringify({ families: [{ id: 'd', accounts: [{ id: 'A', keys: [{ key: '' }] }] }] }));
-    await expect(proxyCommand(args({ upstream: 'http://127.0.0.1:1', port: '0', accounts: file }), idle())).rejects.toThrow(/accounts\.json.*`families\[0\]\.accounts\[0\]`\.keys\[0\].*got \{"key":""\}/s);
+    await expect(
+      proxyCommand(args({ upstream: 'http://127.0.0.1:1', port: '0', accounts: file }), idle()),
+    ).rejects.toThrow(/accounts\.json.*`families\[0\]\.accounts\[0\]`\.keys\[0\].*got \{"key":""\}/s);
   });
 });

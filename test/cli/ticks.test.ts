@@ -9,14 +9,42 @@ describe('timeAxis', () => {
   it('ticks two days every three hours, midnight showing the day', () => {
     const axis = timeAxis(at('2026-11-05T00:00:00Z'), at('2026-11-07T00:00:00Z'), WIDTH);
     expect(axis.step).toBe('3 hours');
-    expect(axis.ticks.slice(0, 10).map((t) => t.label)).toEqual(['Nov 5', '03:00', '06:00', '09:00', '12:00', '15:00', '18:00', '21:00', 'Nov 6', '03:00']);
+    expect(axis.ticks.slice(0, 10).map((t) => t.label)).toEqual([
+      'Nov 5',
+      '03:00',
+      '06:00',
+      '09:00',
+      '12:00',
+      '15:00',
+      '18:00',
+      '21:00',
+      'Nov 6',
+      '03:00',
+    ]);
     expect(axis.ticks.map((t) => t.year)).toEqual(['2026', ...Array(axis.ticks.length - 1).fill(null)]);
   });
 
   it('ticks a fortnight by day, with six-hour lines between', () => {
     const axis = timeAxis(at('2026-11-01T00:00:00Z'), at('2026-11-16T00:00:00Z'), WIDTH);
     expect(axis).toMatchObject({ step: 'days', minorStep: '6 hours' });
-    expect(axis.ticks.map((t) => t.label)).toEqual(['Nov 1', 'Nov 2', 'Nov 3', 'Nov 4', 'Nov 5', 'Nov 6', 'Nov 7', 'Nov 8', 'Nov 9', 'Nov 10', 'Nov 11', 'Nov 12', 'Nov 13', 'Nov 14', 'Nov 15', 'Nov 16']);
+    expect(axis.ticks.map((t) => t.label)).toEqual([
+      'Nov 1',
+      'Nov 2',
+      'Nov 3',
+      'Nov 4',
+      'Nov 5',
+      'Nov 6',
+      'Nov 7',
+      'Nov 8',
+      'Nov 9',
+      'Nov 10',
+      'Nov 11',
+      'Nov 12',
+      'Nov 13',
+      'Nov 14',
+      'Nov 15',
+      'Nov 16',
+    ]);
     expect(axis.minor).toHaveLength(15 * 3);
   });
 
@@ -35,14 +63,36 @@ describe('timeAxis', () => {
     const axis = timeAxis(at('2026-03-10T00:00:00Z'), at('2027-03-10T00:00:00Z'), WIDTH);
     expect(axis).toMatchObject({ step: 'months', minorStep: 'weeks, from Monday' });
     expect(axis.ticks.map((t) => (t.year === null ? t.label : `${t.label} ${t.year}`))).toEqual([
-      'Apr 2026', 'May', 'Jun', 'Jul', 'Aug', 'Sep', 'Oct', 'Nov', 'Dec', 'Jan 2027', 'Feb', 'Mar',
+      'Apr 2026',
+      'May',
+      'Jun',
+      'Jul',
+      'Aug',
+      'Sep',
+      'Oct',
+      'Nov',
+      'Dec',
+      'Jan 2027',
+      'Feb',
+      'Mar',
     ]);
   });
 
   it('ticks a decade by year', () => {
     const axis = timeAxis(at('2020-06-01T00:00:00Z'), at('2030-06-01T00:00:00Z'), WIDTH);
     expect(axis.step).toBe('years');
-    expect(axis.ticks.map((t) => t.label)).toEqual(['2021', '2022', '2023', '2024', '2025', '2026', '2027', '2028', '2029', '2030']);
+    expect(axis.ticks.map((t) => t.label)).toEqual([
+      '2021',
+      '2022',
+      '2023',
+      '2024',
+      '2025',
+      '2026',
+      '2027',
+      '2028',
+      '2029',
+      '2030',
+    ]);
   });
 
   it('reads the same in any time zone of the machine', () => {

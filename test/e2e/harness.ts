@@ -61,24 +61,29 @@ export interface SaturationResult {
  * `cancelEveryMs`, for `runMs`. `sentCancel()` must give the instant (performance.now()) the
  * latest cancel went out, as the transport saw it: the wait is measured to it.
  */
-export async function saturate(engine: Engine, exchange: RunningExchange, options: {
-  readonly runMs: number;
-  readonly limit: number;
-  readonly sentCancel: () => number;
-  readonly workers?: number;
-  readonly cancelEveryMs?: number;
-  readonly account?: string;
-}): Promise<SaturationResult> {
+export async function saturate(
+  engine: Engine,
+  exchange: RunningExchange,
+  options: {
+    readonly runMs: number;
+    readonly limit: number;
+    readonly sentCancel: () => number;
+    readonly workers?: number;
+    readonly cancelEveryMs?: number;
+    readonly account?: string;
+  },
+): Promise<SaturationResult> {
   const end = performance.now() + options.runMs;
   const stop = new AbortController();
   // Every request of the run listens to it: thousands at once is the point, not a leak.
   setMaxListeners(0, stop.signal);
   const timer = setTimeout(() => stop.abort(), options.runMs);
   // A request given up at the end of the run is not an answer.
-  const given = <T>(p: Promise<T>) => p.catch((e: unknown) => {
-    if (stop.signal.aborted) return undefined;
-    throw e;
-  });
+  const given = <T>(p: Promise<T>) =>
+    p.catch((e: unknown) => {
+      if (stop.signal.aborted) return undefined;
+      throw e;
+    });
   let tooMany = 0;
   let lastId: string | number = 1;
   const waits: number[] = [];
@@ -109,7 +114,7 @@ export async function saturate(engine: Engine, exchange: RunningExchange, option
     tooMany,
     accepted: place.accepted,
     most: place.most,
-    utilization: place.accepted / (options.limit * options.runMs / SECOND),
+    utilization: place.accepted / ((options.limit * options.runMs) / SECOND),
     cancels: waits.length,
     cancelWaitP99: waits[Math.floor(waits.length * 0.99)] ?? 0,
   };

@@ -6,7 +6,8 @@ describe('docs/exchange.md', () => {
   it('lists every route the model answers, and no other', () => {
     const doc = readFileSync(new URL('../../docs/exchange.md', import.meta.url), 'utf8');
     const section = doc.slice(doc.indexOf('## What it answers'), doc.indexOf('## Starting it'));
-    const listed = (part: string) => [...part.matchAll(/`((?:GET|POST|PUT|PATCH|DELETE) \/[^`]+)`/g)].map((m) => m[1]).sort();
+    const listed = (part: string) =>
+      [...part.matchAll(/`((?:GET|POST|PUT|PATCH|DELETE) \/[^`]+)`/g)].map((m) => m[1]).sort();
     const privateAt = section.indexOf('Private (');
     const routes = answeredRoutes();
     expect(listed(section.slice(0, privateAt))).toEqual([...routes.public].sort());

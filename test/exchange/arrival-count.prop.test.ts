@@ -4,15 +4,21 @@ import { FixedCount } from '../../src/exchange/fixed-count.js';
 import { SlidingCount } from '../../src/exchange/sliding-count.js';
 
 // Arrivals in time order: gaps of 0 to 700 ms, weights 1 to 3, a limit of N per 1000 ms.
-const arrivals = fc.array(fc.tuple(fc.integer({ min: 0, max: 700 }), fc.integer({ min: 1, max: 3 })), { maxLength: 200 }).map((list) => {
-  let at = 0;
-  return list.map(([gap, weight]) => ({ at: (at += gap), weight }));
-});
+const arrivals = fc
+  .array(fc.tuple(fc.integer({ min: 0, max: 700 }), fc.integer({ min: 1, max: 3 })), { maxLength: 200 })
+  .map((list) => {
+    let at = 0;
+    return list.map(([gap, weight]) => ({ at: (at += gap), weight }));
+  });
 const n = fc.integer({ min: 1, max: 8 });
 const W = 1000;
 
 /** The reference: every admitted arrival kept, the window summed from scratch. */
-function admitSlowly(list: readonly { at: number; weight: number }[], limit: number, inWindow: (t: number, at: number) => boolean): boolean[] {
+function admitSlowly(
+  list: readonly { at: number; weight: number }[],
+  limit: number,
+  inWindow: (t: number, at: number) => boolean,
+): boolean[] {
   const kept: { at: number; weight: number }[] = [];
   return list.map(({ at, weight }) => {
     const used = kept.filter((k) => inWindow(k.at, at)).reduce((s, k) => s + k.weight, 0);
@@ -22,17 +28,23 @@ function admitSlowly(list: readonly { at: number; weight: number }[], limit: num
   });
 }
 
-test.prop([arrivals, n])('a sliding count admits exactly what summing (t - W, t] from scratch admits', (list, limit) => {
-  const c = new SlidingCount(limit);
-  const fast = list.map(({ at, weight }) => (c.fits(at, weight, limit, W) ? (c.add(at, weight), true) : false));
-  expect(fast).toEqual(admitSlowly(list, limit, (k, at) => k > at - W));
-});
+test.prop([arrivals, n])(
+  'a sliding count admits exactly what summing (t - W, t] from scratch admits',
+  (list, limit) => {
+    const c = new SlidingCount(limit);
+    const fast = list.map(({ at, weight }) => (c.fits(at, weight, limit, W) ? (c.add(at, weight), true) : false));
+    expect(fast).toEqual(admitSlowly(list, limit, (k, at) => k > at - W));
+  },
+);
 
-test.prop([arrivals, n])('a fixed count admits exactly what summing the aligned window from scratch admits', (list, limit) => {
-  const c = new FixedCount();
-  const fast = list.map(({ at, weight }) => (c.fits(at, weight, limit, W) ? (c.add(at, weight), true) : false));
-  expect(fast).toEqual(admitSlowly(list, limit, (k, at) => Math.floor(k / W) === Math.floor(at / W)));
-});
+test.prop([arrivals, n])(
+  'a fixed count admits exactly what summing the aligned window from scratch admits',
+  (list, limit) => {
+    const c = new FixedCount();
+    const fast = list.map(({ at, weight }) => (c.fits(at, weight, limit, W) ? (c.add(at, weight), true) : false));
+    expect(fast).toEqual(admitSlowly(list, limit, (k, at) => Math.floor(k / W) === Math.floor(at / W)));
+  },
+);
 
 test.prop([arrivals, n])('freeAt is the first instant at which the weight fits', (list, limit) => {
   const c = new SlidingCount(limit);

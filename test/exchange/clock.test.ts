@@ -18,7 +18,11 @@ afterEach(async () => {
 function signed(key: string, secret: string, timestamp: number): Record<string, string> {
   const ts = String(Math.floor(timestamp));
   const hashed = createHash('sha512').update(body).digest('hex');
-  return { KEY: key, Timestamp: ts, SIGN: createHmac('sha512', secret).update(`POST\n${ORDERS}\n\n${hashed}\n${ts}`).digest('hex') };
+  return {
+    KEY: key,
+    Timestamp: ts,
+    SIGN: createHmac('sha512', secret).update(`POST\n${ORDERS}\n\n${hashed}\n${ts}`).digest('hex'),
+  };
 }
 
 /** The machine's clock, made to move only when told: engines sign with its `wall()`. */
@@ -27,25 +31,55 @@ const machine = () => new VirtualClock({ wallStart: Date.now() });
 describe('startAt: the model clock started at any instant', () => {
   it('runs an engine signing with the machine clock across an 08:00 raise: Timestamps are checked against that clock', async () => {
     const clock = machine();
-    const ex = (running = await startExchange({ clock, startAt: '2026-11-21T07:59:59Z', accounts: EXAMPLE_ACCOUNTS, history: EXAMPLE_HISTORY, verifySignatures: true }));
+    const ex = (running = await startExchange({
+      clock,
+      startAt: '2026-11-21T07:59:59Z',
+      accounts: EXAMPLE_ACCOUNTS,
+      history: EXAMPLE_HISTORY,
+      verifySignatures: true,
+    }));
     const before = await call(ex, 'POST', ORDERS, 'key-C', body, signed('key-C', 'secret-C', clock.wall() / 1000));
-    expect([before.status, before.headers.get('x-gate-ratelimit-limit'), before.headers.get('x-in-time')]).toEqual([200, '100', String(Date.parse('2026-11-21T07:59:59Z') * 1000)]);
+    expect([before.status, before.headers.get('x-gate-ratelimit-limit'), before.headers.get('x-in-time')]).toEqual([
+      200,
+      '100',
+      String(Date.parse('2026-11-21T07:59:59Z') * 1000),
+    ]);
     await clock.advance(1000);
     const after = await call(ex, 'POST', ORDERS, 'key-C', body, signed('key-C', 'secret-C', clock.wall() / 1000));
     expect([after.status, after.headers.get('x-gate-ratelimit-limit')]).toEqual([200, '300']);
     // A Timestamp on the model's clock is days from the machine's: refused.
-    const modelTime = await call(ex, 'POST', ORDERS, 'key-C', body, signed('key-C', 'secret-C', Date.parse('2026-11-21T08:00:00Z') / 1000));
+    const modelTime = await call(
+      ex,
+      'POST',
+      ORDERS,
+      'key-C',
+      body,
+      signed('key-C', 'secret-C', Date.parse('2026-11-21T08:00:00Z') / 1000),
+    );
     expect([modelTime.status, modelTime.body.label]).toEqual([401, 'REQUEST_EXPIRED']);
     expect((await call(ex, 'GET', '/_model/clock')).body).toEqual({
-      now: '2026-11-21T08:00:00.000Z', ms: Date.parse('2026-11-21T08:00:00Z'), startAt: Date.parse('2026-11-21T07:59:59Z'), speed: 1, timestamps: 'machine',
+      now: '2026-11-21T08:00:00.000Z',
+      ms: Date.parse('2026-11-21T08:00:00Z'),
+      startAt: Date.parse('2026-11-21T07:59:59Z'),
+      speed: 1,
+      timestamps: 'machine',
     });
   });
 
   it('runs ccxt, unmodified and signing with the real clock, across the raise', async () => {
     const clock = new VirtualClock({ wallStart: Date.now() });
-    const ex = (running = await startExchange({ clock, startAt: '2026-11-21T07:59:59.500Z', accounts: EXAMPLE_ACCOUNTS, history: EXAMPLE_HISTORY, verifySignatures: true }));
+    const ex = (running = await startExchange({
+      clock,
+      startAt: '2026-11-21T07:59:59.500Z',
+      accounts: EXAMPLE_ACCOUNTS,
+      history: EXAMPLE_HISTORY,
+      verifySignatures: true,
+    }));
     const gate = gateAt(ex, { apiKey: 'key-C', secret: 'secret-C', enableLastResponseHeaders: true });
-    const limit = () => Object.entries(gate.last_response_headers as Record<string, string>).find(([k]) => k.toLowerCase() === 'x-gate-ratelimit-limit')?.[1];
+    const limit = () =>
+      Object.entries(gate.last_response_headers as Record<string, string>).find(
+        ([k]) => k.toLowerCase() === 'x-gate-ratelimit-limit',
+      )?.[1];
     await gate.loadMarkets();
     await gate.createOrder('BTC/USDT:USDT', 'limit', 'buy', 1, 60000);
     expect(limit()).toBe('100');
@@ -57,26 +91,52 @@ describe('startAt: the model clock started at any instant', () => {
   it('keeps the model clock for Timestamps with clockOffsetMs, and refuses both ways of moving it together', async () => {
     const clock = machine();
     const ex = (running = await startExchange({ clock, clockOffsetMs: 3_600_000, verifySignatures: true }));
-    const machineTime = await call(ex, 'POST', ORDERS, 'main-key', body, signed('main-key', 'main-secret', clock.wall() / 1000));
+    const machineTime = await call(
+      ex,
+      'POST',
+      ORDERS,
+      'main-key',
+      body,
+      signed('main-key', 'main-secret', clock.wall() / 1000),
+    );
     expect(machineTime.body.label).toBe('REQUEST_EXPIRED');
-    expect((await call(ex, 'POST', ORDERS, 'main-key', body, signed('main-key', 'main-secret', clock.wall() / 1000 + 3600))).status).toBe(200);
-    expect((await call(ex, 'GET', '/_model/clock')).body).toMatchObject({ startAt: null, speed: 1, timestamps: 'model' });
-    await expect(startExchange({ clock, clockOffsetMs: 1000, startAt: '2026-11-21T07:59:59Z' })).rejects.toThrow(/clockOffsetMs.*none with `startAt`.*got 1000/);
+    expect(
+      (await call(ex, 'POST', ORDERS, 'main-key', body, signed('main-key', 'main-secret', clock.wall() / 1000 + 3600)))
+        .status,
+    ).toBe(200);
+    expect((await call(ex, 'GET', '/_model/clock')).body).toMatchObject({
+      startAt: null,
+      speed: 1,
+      timestamps: 'model',
+    });
+    await expect(startExchange({ clock, clockOffsetMs: 1000, startAt: '2026-11-21T07:59:59Z' })).rejects.toThrow(
+      /clockOffsetMs.*none with `startAt`.*got 1000/,
+    );
     await expect(startExchange({ clock, startAt: 'yesterday' })).rejects.toThrow(/startAt.*"yesterday"/);
-    for (const speed of [0, -1, Number.NaN, 20_000]) await expect(startExchange({ clock, speed })).rejects.toThrow(/`speed`/);
+    for (const speed of [0, -1, Number.NaN, 20_000])
+      await expect(startExchange({ clock, speed })).rejects.toThrow(/`speed`/);
   });
 });
 
 describe('speed: the model clock running faster', () => {
   it('passes a minute of the model clock in a second of the machine at speed 60, from startAt', async () => {
     const clock = machine();
-    const ex = (running = await startExchange({ clock, startAt: '2026-11-21T07:59:00Z', speed: 60, accounts: EXAMPLE_ACCOUNTS, history: EXAMPLE_HISTORY }));
+    const ex = (running = await startExchange({
+      clock,
+      startAt: '2026-11-21T07:59:00Z',
+      speed: 60,
+      accounts: EXAMPLE_ACCOUNTS,
+      history: EXAMPLE_HISTORY,
+    }));
     expect((await call(ex, 'POST', ORDERS, 'key-C', body)).headers.get('x-gate-ratelimit-limit')).toBe('100');
     await clock.advance(999);
     expect((await call(ex, 'POST', ORDERS, 'key-C', body)).headers.get('x-gate-ratelimit-limit')).toBe('100');
     await clock.advance(1);
     const r = await call(ex, 'POST', ORDERS, 'key-C', body);
-    expect([r.headers.get('x-gate-ratelimit-limit'), r.headers.get('x-in-time')]).toEqual(['300', String(Date.parse('2026-11-21T08:00:00Z') * 1000)]);
+    expect([r.headers.get('x-gate-ratelimit-limit'), r.headers.get('x-in-time')]).toEqual([
+      '300',
+      String(Date.parse('2026-11-21T08:00:00Z') * 1000),
+    ]);
     // Windows pass 60 times sooner: 300 per second of the model are 300 per 1/60 s of the machine.
     expect((await call(ex, 'GET', '/_model/clock')).body).toMatchObject({ speed: 60, timestamps: 'machine' });
   });
@@ -91,7 +151,11 @@ describe('speed: the model clock running faster', () => {
 });
 
 describe('traderatio exchange --start-at --speed', () => {
-  const args = (values: Record<string, string | true>) => ({ values: new Map(Object.entries(values)), typed: new Map(Object.keys(values).map((k) => [k, `--${k}`])), positionals: [] });
+  const args = (values: Record<string, string | true>) => ({
+    values: new Map(Object.entries(values)),
+    typed: new Map(Object.keys(values).map((k) => [k, `--${k}`])),
+    positionals: [],
+  });
   const never = { out: () => {}, stop: new Promise<string>(() => {}), stdin: (async function* () {})() };
 
   it('prints where the model clock starts and how fast it runs', async () => {
@@ -103,18 +167,29 @@ describe('traderatio exchange --start-at --speed', () => {
       out: (line) => {
         lines.push(line);
         const url = /^traderatio exchange: (http:\/\/\S+)$/.exec(line)?.[1];
-        if (url !== undefined) void fetch(`${url}/_model/clock`).then((r) => r.json()).then((b) => ((clockBody = b), stop('SIGINT')));
+        if (url !== undefined)
+          void fetch(`${url}/_model/clock`)
+            .then((r) => r.json())
+            .then((b) => ((clockBody = b), stop('SIGINT')));
       },
       stop: stopped,
       stdin: (async function* () {})(),
     });
-    expect(lines).toContain("  the model's clock starts at 2026-11-21T07:59:00.000Z, running 60 times as fast; Timestamps are checked against this machine's clock");
+    expect(lines).toContain(
+      "  the model's clock starts at 2026-11-21T07:59:00.000Z, running 60 times as fast; Timestamps are checked against this machine's clock",
+    );
     expect(clockBody).toMatchObject({ startAt: Date.parse('2026-11-21T07:59:00Z'), speed: 60, timestamps: 'machine' });
   });
 
   it('refuses an instant without a zone, a speed of 0, and --clock-offset-ms beside --start-at', async () => {
-    await expect(exchangeCommand(args({ port: '0', 'start-at': '2026-11-21T07:59:00' }), never)).rejects.toThrow('--start-at takes an instant with a zone');
-    await expect(exchangeCommand(args({ port: '0', speed: '0' }), never)).rejects.toThrow('--speed takes how many times faster');
-    await expect(exchangeCommand(args({ port: '0', 'start-at': '1795334340000', 'clock-offset-ms': '5' }), never)).rejects.toThrow('--clock-offset-ms and --start-at cannot be given together');
+    await expect(exchangeCommand(args({ port: '0', 'start-at': '2026-11-21T07:59:00' }), never)).rejects.toThrow(
+      '--start-at takes an instant with a zone',
+    );
+    await expect(exchangeCommand(args({ port: '0', speed: '0' }), never)).rejects.toThrow(
+      '--speed takes how many times faster',
+    );
+    await expect(
+      exchangeCommand(args({ port: '0', 'start-at': '1795334340000', 'clock-offset-ms': '5' }), never),
+    ).rejects.toThrow('--clock-offset-ms and --start-at cannot be given together');
   });
 });

@@ -10,11 +10,16 @@ const DAY = '2026-11-20';
 const NEXT = Date.parse('2026-11-21T00:00:00Z');
 
 function exampleCore(window: 'sliding' | 'fixed' = 'sliding'): ExchangeCore {
-  const core = new ExchangeCore([{
-    id: 'f',
-    accounts: [{ id: 'A', role: 'main' }, { id: 'B' }, { id: 'C' }],
-    options: { ownVolumeThreshold: '0' },
-  }], { window });
+  const core = new ExchangeCore(
+    [
+      {
+        id: 'f',
+        accounts: [{ id: 'A', role: 'main' }, { id: 'B' }, { id: 'C' }],
+        options: { ownVolumeThreshold: '0' },
+      },
+    ],
+    { window },
+  );
   core.seed({ days: WORKED_EXAMPLE.map((a) => ({ account: a.account, day: DAY, contracts: a.contracts })) });
   return core;
 }
@@ -31,7 +36,9 @@ describe('ExchangeCore', () => {
     const core = exampleCore();
     const c = core.account('C');
     const t = NEXT + 9 * 3_600_000;
-    const refused = Array.from({ length: 400 }, (_, i) => core.admit(c, place, t + i * 2, 'BTC_USDT')).filter((r) => r !== null);
+    const refused = Array.from({ length: 400 }, (_, i) => core.admit(c, place, t + i * 2, 'BTC_USDT')).filter(
+      (r) => r !== null,
+    );
     expect(refused.length).toBe(100);
     expect(new Set(refused.map((r) => `${r!.key} ${r!.label}`))).toEqual(new Set(['futures.place TOO_MANY_REQUESTS']));
     expect(c.family.futures.hourlyActivity('C').at(-1)?.requests).toBe(400);
@@ -41,7 +48,10 @@ describe('ExchangeCore', () => {
   });
 
   it('lets 2 x 300 through across an aligned boundary with fixed windows, not with sliding ones', () => {
-    for (const [mode, admitted] of [['sliding', 300], ['fixed', 600]] as const) {
+    for (const [mode, admitted] of [
+      ['sliding', 300],
+      ['fixed', 600],
+    ] as const) {
       const core = exampleCore(mode);
       const c = core.account('C');
       const t = NEXT + 9 * 3_600_000 + 500;
@@ -53,13 +63,18 @@ describe('ExchangeCore', () => {
   });
 
   it('throttles placement, not cancels, the hour after more than 86,400 requests with nothing traded (R9)', () => {
-    const core = new ExchangeCore([{ id: 'f', accounts: [{ id: 'main', role: 'main' }] }], { abuse: { requestThreshold: 100 } });
+    const core = new ExchangeCore([{ id: 'f', accounts: [{ id: 'main', role: 'main' }] }], {
+      abuse: { requestThreshold: 100 },
+    });
     const a = core.account('main');
     const h = Date.parse('2026-11-21T10:00:00Z');
     for (let i = 0; i < 101; i++) core.admit(a, i % 2 === 0 ? place : cancel, h + i * 20, 'BTC_USDT');
     expect(core.inForce(a, h + 3_599_999).throttle).toBeNull();
     expect(core.inForce(a, h + 3_600_000).throttle?.reason).toBe('no-fills');
-    const after = Array.from({ length: 12 }, (_, i) => core.admit(a, place, h + 3_600_000 + i, 'BTC_USDT')?.key ?? 'ok');
+    const after = Array.from(
+      { length: 12 },
+      (_, i) => core.admit(a, place, h + 3_600_000 + i, 'BTC_USDT')?.key ?? 'ok',
+    );
     expect(after.filter((k) => k === 'ok').length).toBe(10);
     expect(after.at(-1)).toBe('abuse-throttle');
     expect(core.admit(a, cancel, h + 3_600_100, 'BTC_USDT')).toBeNull();
@@ -77,11 +92,18 @@ describe('ExchangeCore', () => {
     for (let i = 0; i < 100; i++) expect(core.admit(a, spotPlace, h + i * 1000, 'ETH_USDT')).toBeNull();
     core.recordFill(a, 'spot', 'ETH_USDT', 'maker', '9.99', h + 200_000);
     expect(core.inForce(a, h + 3_599_999).spotThrottle).toBeNull();
-    expect(core.inForce(a, h + 3_600_000).spotThrottle).toEqual({ limit: 10, windowMs: 10_000, reason: 'low-fill-rate' });
+    expect(core.inForce(a, h + 3_600_000).spotThrottle).toEqual({
+      limit: 10,
+      windowMs: 10_000,
+      reason: 'low-fill-rate',
+    });
     const t = h + 3_600_000;
     // 150 ms apart: well inside the pair's own 10 per second (R10).
     const placed = Array.from({ length: 6 }, (_, i) => core.admit(a, spotPlace, t + i * 150, 'ETH_USDT')?.key ?? 'ok');
-    const amended = Array.from({ length: 5 }, (_, i) => core.admit(a, spotAmend, t + 900 + i * 150, 'ETH_USDT')?.key ?? 'ok');
+    const amended = Array.from(
+      { length: 5 },
+      (_, i) => core.admit(a, spotAmend, t + 900 + i * 150, 'ETH_USDT')?.key ?? 'ok',
+    );
     expect([...placed, ...amended].filter((k) => k === 'ok').length).toBe(10);
     expect(amended.at(-1)).toBe('spot-fill-throttle');
     expect(core.admit(a, spotCancel, t + 2000, 'ETH_USDT')).toBeNull();
@@ -92,14 +114,18 @@ describe('ExchangeCore', () => {
 
   it('does not throttle spot at a fill ratio of exactly 0.1, and throttles batches with includeBatches (R14)', () => {
     const run = (traded: string, includeBatches: boolean) => {
-      const core = new ExchangeCore([{ id: 'f', accounts: [{ id: 'main', role: 'main' }] }], { spotFill: { includeBatches } });
+      const core = new ExchangeCore([{ id: 'f', accounts: [{ id: 'main', role: 'main' }] }], {
+        spotFill: { includeBatches },
+      });
       const a = core.account('main');
       const batch = catalog.classify('POST', '/api/v4/spot/batch_orders', [{ currency_pair: 'ETH_USDT' }]);
       const h = Date.parse('2026-11-21T10:00:00Z');
       for (let i = 0; i < 100; i++) core.admit(a, batch, h + i * 1000, 'ETH_USDT');
       core.recordFill(a, 'spot', 'ETH_USDT', 'taker', traded, h + 200_000);
       const t = h + 3_600_000;
-      return Array.from({ length: 11 }, (_, i) => core.admit(a, batch, t + i * 150, 'ETH_USDT')?.key ?? 'ok').filter((k) => k !== 'ok');
+      return Array.from({ length: 11 }, (_, i) => core.admit(a, batch, t + i * 150, 'ETH_USDT')?.key ?? 'ok').filter(
+        (k) => k !== 'ok',
+      );
     };
     expect(run('10', true)).toEqual([]);
     expect(run('9.99', true)).toEqual(['spot-fill-throttle']);
@@ -114,7 +140,12 @@ describe('ExchangeCore', () => {
     core.recordFill(a, 'futures', 'BTC_USDT', 'maker', '60', t + 0.5);
     const snapshot = a.family.futures.snapshot();
     expect(snapshot.latest).toBe(NEXT + 3_600_000);
-    expect(snapshot.hours.filter((h) => h.account === 'A').at(-1)).toEqual({ account: 'A', hour: '2026-11-21T01:00:00.000Z', requests: 1, traded: '60' });
+    expect(snapshot.hours.filter((h) => h.account === 'A').at(-1)).toEqual({
+      account: 'A',
+      hour: '2026-11-21T01:00:00.000Z',
+      requests: 1,
+      traded: '60',
+    });
   });
 
   it('labels a refused withdrawal TOO_FAST (R12)', () => {

@@ -5,29 +5,43 @@ import { WORKED_EXAMPLE } from '../../src/rules/example.js';
 
 /** The worked example's family: A main, B and C subs, one key each, max(own, aggregated) for all (threshold 0). */
 export const EXAMPLE_ACCOUNTS = {
-  families: [{
-    id: 'example',
-    ownVolumeThreshold: '0',
-    accounts: [
-      { id: 'A', role: 'main' as const, keys: [{ key: 'key-A', secret: 'secret-A' }] },
-      { id: 'B', keys: [{ key: 'key-B', secret: 'secret-B' }] },
-      { id: 'C', keys: [{ key: 'key-C', secret: 'secret-C' }] },
-    ],
-  }],
+  families: [
+    {
+      id: 'example',
+      ownVolumeThreshold: '0',
+      accounts: [
+        { id: 'A', role: 'main' as const, keys: [{ key: 'key-A', secret: 'secret-A' }] },
+        { id: 'B', keys: [{ key: 'key-B', secret: 'secret-B' }] },
+        { id: 'C', keys: [{ key: 'key-C', secret: 'secret-C' }] },
+      ],
+    },
+  ],
 };
 
 /** The example's activity on 2026-11-20, the day before the tests' clock. */
-export const EXAMPLE_HISTORY = { activity: WORKED_EXAMPLE.map((a) => ({ account: a.account, day: '2026-11-20', contracts: a.contracts })) };
+export const EXAMPLE_HISTORY = {
+  activity: WORKED_EXAMPLE.map((a) => ({ account: a.account, day: '2026-11-20', contracts: a.contracts })),
+};
 
 /** A model on a virtual clock at `start`; no fills unless asked. */
-export async function model(start: string, options: ExchangeOptions = {}): Promise<{ ex: RunningExchange; clock: VirtualClock }> {
+export async function model(
+  start: string,
+  options: ExchangeOptions = {},
+): Promise<{ ex: RunningExchange; clock: VirtualClock }> {
   const clock = new VirtualClock({ wallStart: Date.parse(start) });
   const ex = await startExchange({ clock, fills: { maker: 0, taker: 0 }, ...options });
   return { ex, clock };
 }
 
 /** A JSON request: status, headers and parsed body. */
-export async function call(ex: RunningExchange, method: string, path: string, key?: string, body?: unknown, headers: Record<string, string> = {}) {
+export async function call(
+  ex: RunningExchange,
+  method: string,
+  path: string,
+  key?: string,
+  body?: unknown,
+  headers: Record<string, string> = {},
+) {
   const res = await fetch(`${ex.url}${path}`, {
     method,
     headers: { 'Content-Type': 'application/json', ...(key === undefined ? {} : { KEY: key }), ...headers },

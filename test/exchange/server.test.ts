@@ -20,10 +20,14 @@ async function example(start = '2026-11-21T09:00:00Z', options = {}) {
 describe("the exchange's worked example over HTTP (R1, R3, R7)", () => {
   it('answers GET /account/rate_limit with the ratios and tiers of the example', async () => {
     const { ex } = await example();
-    const reports = await Promise.all(['A', 'B', 'C'].map((k) => call(ex, 'GET', '/api/v4/account/rate_limit', `key-${k}`)));
+    const reports = await Promise.all(
+      ['A', 'B', 'C'].map((k) => call(ex, 'GET', '/api/v4/account/rate_limit', `key-${k}`)),
+    );
     expect(reports.map((r) => r.status)).toEqual([200, 200, 200]);
     expect(reports.map((r) => [r.body[0].tier, r.body[0].ratio, r.body[0].main_ratio])).toEqual([
-      ['4', '7.23', '8.19'], ['4', '7.91', '8.19'], ['5', '10.06', '8.19'],
+      ['4', '7.23', '8.19'],
+      ['4', '7.91', '8.19'],
+      ['5', '10.06', '8.19'],
     ]);
     expect(reports[0]!.body[0].updated_at).toBe(String(Date.parse('2026-11-21T00:00:00Z') / 1000));
   });
@@ -43,7 +47,9 @@ describe("the exchange's worked example over HTTP (R1, R3, R7)", () => {
     expect(last.headers.get('x-gate-ratelimit-limit')).toBe('300');
     expect(last.headers.get('x-gate-ratelimit-requests-remain')).toBe('0');
     // The first placement leaves the window at 09:00:01.000: that is when it resets.
-    expect(last.headers.get('x-gate-ratelimit-reset-timestamp')).toBe(String(Date.parse('2026-11-21T09:00:01Z') / 1000));
+    expect(last.headers.get('x-gate-ratelimit-reset-timestamp')).toBe(
+      String(Date.parse('2026-11-21T09:00:01Z') / 1000),
+    );
     const c = ex.stats().accounts.find((a) => a.account === 'C')!;
     expect(c.refused).toEqual({ TOO_MANY_REQUESTS: 100 });
     expect(c.limits.find((l) => l.key === 'futures.place')).toMatchObject({ accepted: 300, refused: 100, most: 300 });
@@ -69,7 +75,10 @@ describe('rule edges through HTTP', () => {
   });
 
   it('throttles placement the hour after 86,401 requests with nothing traded, not after 86,400 (R9)', async () => {
-    for (const [extra, throttled] of [[1, true], [0, false]] as const) {
+    for (const [extra, throttled] of [
+      [1, true],
+      [0, false],
+    ] as const) {
       const { ex, clock } = await model('2026-11-21T09:59:00Z', {
         history: { hours: [{ account: 'main', hour: -1, requests: 86_400 - extra }] },
       });
@@ -117,9 +126,21 @@ describe('rule edges through HTTP', () => {
     const { ex } = await model('2026-11-21T10:00:00Z');
     running = ex;
     const o = { currency_pair: 'BTC_USDT', side: 'buy', amount: '0.001', price: '60000' };
-    const eleven = await call(ex, 'POST', '/api/v4/spot/batch_orders', 'main-key', Array.from({ length: 11 }, () => o));
+    const eleven = await call(
+      ex,
+      'POST',
+      '/api/v4/spot/batch_orders',
+      'main-key',
+      Array.from({ length: 11 }, () => o),
+    );
     expect([eleven.status, eleven.body.label]).toEqual([400, 'TOO_MANY_ORDERS']);
-    const ten = await call(ex, 'POST', '/api/v4/spot/batch_orders', 'main-key', Array.from({ length: 10 }, () => o));
+    const ten = await call(
+      ex,
+      'POST',
+      '/api/v4/spot/batch_orders',
+      'main-key',
+      Array.from({ length: 10 }, () => o),
+    );
     expect(ten.status).toBe(200);
     expect(ten.body.every((r: { succeeded: boolean }) => r.succeeded)).toBe(true);
     const mixed = await call(ex, 'POST', '/api/v4/spot/batch_orders', 'main-key', [o, { ...o, account: 'margin' }]);
@@ -132,7 +153,10 @@ describe('spot history (R14)', () => {
   const o = { currency_pair: 'BTC_USDT', side: 'buy', amount: '0.001', price: '60000' };
 
   it('starts inside the spot low-fill throttle from seeded spotHours: fill ratio 0.0999 throttled at once, exactly 0.1 not', async () => {
-    for (const [traded, throttled] of [['9.99', true], ['10', false]] as const) {
+    for (const [traded, throttled] of [
+      ['9.99', true],
+      ['10', false],
+    ] as const) {
       const { ex, clock } = await model('2026-11-21T10:00:00Z', {
         history: { spotHours: [{ account: 'main', hour: -1, requests: 100, traded }] },
       });
@@ -158,11 +182,26 @@ describe('spot history (R14)', () => {
       [{ spotHours: [{ account: 'main', hour: -1, requests: -1 }] }, /spotHours\[0\]\.requests/],
       [{ spotHours: [{ account: 'main', hour: -1, requests: 1, trade: '5' }] }, /trade.*traded/],
       [{ spotHour: [] }, /spotHour.*spotHours/],
-      [{ spotHours: [{ account: 'main', hour: -1, requests: 1, traded: 'NaN' }] }, 'Expected `spotHours[0].traded` to be a non-negative decimal string, got "NaN"'],
-      [{ hours: [{ account: 'main', hour: -1, requests: 1, traded: -5 }] }, 'Expected `hours[0].traded` to be a non-negative decimal string, got -5'],
-      [{ hours: [{ account: 'main', hour: -2, requests: 1 }, { account: 'main', hour: '2026-11-21T08:30:00Z', requests: 2 }] }, 'Expected `hours[1].hour` to be each hour of account main once (first as `hours[0].hour`), got "2026-11-21T08:30:00Z"'],
+      [
+        { spotHours: [{ account: 'main', hour: -1, requests: 1, traded: 'NaN' }] },
+        'Expected `spotHours[0].traded` to be a non-negative decimal string, got "NaN"',
+      ],
+      [
+        { hours: [{ account: 'main', hour: -1, requests: 1, traded: -5 }] },
+        'Expected `hours[0].traded` to be a non-negative decimal string, got -5',
+      ],
+      [
+        {
+          hours: [
+            { account: 'main', hour: -2, requests: 1 },
+            { account: 'main', hour: '2026-11-21T08:30:00Z', requests: 2 },
+          ],
+        },
+        'Expected `hours[1].hour` to be each hour of account main once (first as `hours[0].hour`), got "2026-11-21T08:30:00Z"',
+      ],
     ] as const;
-    for (const [history, message] of bad) await expect(model('2026-11-21T10:00:00Z', { history })).rejects.toThrow(message);
+    for (const [history, message] of bad)
+      await expect(model('2026-11-21T10:00:00Z', { history })).rejects.toThrow(message);
   });
 });
 
@@ -172,15 +211,22 @@ describe('identification (R11, section 5)', () => {
     running = ex;
     const none = await call(ex, 'POST', ORDERS, undefined, order);
     expect([none.status, none.body.label]).toEqual([401, 'INVALID_CREDENTIALS']);
-    const keyless = await call(ex, 'POST', ORDERS, undefined, order, { Timestamp: String(Date.parse('2026-11-21T10:00:00Z') / 1000) });
+    const keyless = await call(ex, 'POST', ORDERS, undefined, order, {
+      Timestamp: String(Date.parse('2026-11-21T10:00:00Z') / 1000),
+    });
     expect([keyless.status, keyless.body.label]).toEqual([401, 'MISSING_REQUIRED_HEADER']);
     const unknown = await call(ex, 'POST', ORDERS, 'nope', order);
     expect([unknown.status, unknown.body.label]).toEqual([401, 'INVALID_KEY']);
     const now = Date.parse('2026-11-21T10:00:00Z') / 1000;
-    expect((await call(ex, 'POST', ORDERS, 'main-key', order, { Timestamp: String(now - 61) })).body.label).toBe('REQUEST_EXPIRED');
+    expect((await call(ex, 'POST', ORDERS, 'main-key', order, { Timestamp: String(now - 61) })).body.label).toBe(
+      'REQUEST_EXPIRED',
+    );
     expect((await call(ex, 'POST', ORDERS, 'main-key', order, { Timestamp: String(now - 60) })).status).toBe(200);
     // Public endpoints need no key.
-    expect((await call(ex, 'GET', '/api/v4/futures/usdt/contracts')).body[0]).toMatchObject({ name: 'BTC_USDT', quanto_multiplier: '0.0001' });
+    expect((await call(ex, 'GET', '/api/v4/futures/usdt/contracts')).body[0]).toMatchObject({
+      name: 'BTC_USDT',
+      quanto_multiplier: '0.0001',
+    });
   });
 
   it('checks SIGN when asked to', async () => {
@@ -190,8 +236,17 @@ describe('identification (R11, section 5)', () => {
     const body = JSON.stringify(order);
     const good = sign('main-secret', 'POST', ORDERS, '', body, ts);
     expect((await call(ex, 'POST', ORDERS, 'main-key', body, { Timestamp: ts, SIGN: good })).status).toBe(200);
-    expect((await call(ex, 'POST', ORDERS, 'main-key', body, { Timestamp: ts, SIGN: good.replace(/^./, (c) => (c === 'a' ? 'b' : 'a')) })).body.label).toBe('INVALID_SIGNATURE');
-    expect((await call(ex, 'POST', ORDERS, 'main-key', body, { Timestamp: ts })).body.label).toBe('MISSING_REQUIRED_HEADER');
+    expect(
+      (
+        await call(ex, 'POST', ORDERS, 'main-key', body, {
+          Timestamp: ts,
+          SIGN: good.replace(/^./, (c) => (c === 'a' ? 'b' : 'a')),
+        })
+      ).body.label,
+    ).toBe('INVALID_SIGNATURE');
+    expect((await call(ex, 'POST', ORDERS, 'main-key', body, { Timestamp: ts })).body.label).toBe(
+      'MISSING_REQUIRED_HEADER',
+    );
   });
 });
 
@@ -206,7 +261,16 @@ describe('bad requests', () => {
       [await call(ex, 'POST', ORDERS, 'main-key', { ...order, contract: 'NOPE_USDT' }), 400, 'CONTRACT_NOT_FOUND'],
       [await call(ex, 'POST', ORDERS, 'main-key', { ...order, price: '-1' }), 400, 'INVALID_PARAM_VALUE'],
       [await call(ex, 'POST', ORDERS, 'main-key', { ...order, size: 'ten' }), 400, 'INVALID_PARAM_VALUE'],
-      [await call(ex, 'POST', '/api/v4/spot/orders', 'main-key', { currency_pair: 'BTC_USDT', side: 'buy', amount: '-0.5', price: '60000' }), 400, 'INVALID_PARAM_VALUE'],
+      [
+        await call(ex, 'POST', '/api/v4/spot/orders', 'main-key', {
+          currency_pair: 'BTC_USDT',
+          side: 'buy',
+          amount: '-0.5',
+          price: '60000',
+        }),
+        400,
+        'INVALID_PARAM_VALUE',
+      ],
       [await call(ex, 'POST', ORDERS, 'main-key', { ...order, text: 'x'.repeat(2000) }), 413, 'INVALID_REQUEST_BODY'],
       [await call(ex, 'GET', '/api/v5/nothing', 'main-key'), 404, 'NOT_FOUND'],
       [await call(ex, 'DELETE', `${ORDERS}/999999`, 'main-key'), 404, 'ORDER_NOT_FOUND'],
@@ -226,7 +290,9 @@ describe('bad requests', () => {
       socket.on('data', (d) => (text += String(d)));
       socket.on('close', () => resolve(text));
     });
-    socket.write(`POST ${ORDERS} HTTP/1.1\r\nHost: x\r\nKEY: main-key\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{"contract":`);
+    socket.write(
+      `POST ${ORDERS} HTTP/1.1\r\nHost: x\r\nKEY: main-key\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{"contract":`,
+    );
     expect((await call(ex, 'POST', ORDERS, 'main-key', order)).status).toBe(200);
     const text = await reply;
     expect(text).toMatch(/^HTTP\/1\.1 408/);
@@ -237,7 +303,14 @@ describe('bad requests', () => {
   it('answers 404 in the error shape on a path it does not answer, 405 on one it answers with other methods; legacy futures paths as btc (section 9)', async () => {
     const { ex } = await model('2026-11-21T10:00:00Z');
     running = ex;
-    for (const path of ['/api/v4/spot/nope', '/api/v4/futures/eth/orders', '/api/v4/futures/usdt/nope', '/api/v4/margin/nothing', '/api/v4/unified/nothing', '/api/v4/nope']) {
+    for (const path of [
+      '/api/v4/spot/nope',
+      '/api/v4/futures/eth/orders',
+      '/api/v4/futures/usdt/nope',
+      '/api/v4/margin/nothing',
+      '/api/v4/unified/nothing',
+      '/api/v4/nope',
+    ]) {
       const r = await call(ex, 'GET', path, 'main-key');
       expect([path, r.status, r.body.label, typeof r.body.message]).toEqual([path, 404, 'NOT_FOUND', 'string']);
     }
@@ -245,11 +318,32 @@ describe('bad requests', () => {
     expect([wrongMethod.status, wrongMethod.body.label]).toEqual([405, 'METHOD_NOT_ALLOWED']);
     // Nothing was counted for them: the account has made no request.
     expect(ex.stats().accounts[0]!.accepted).toBe(0);
-    const legacy = await call(ex, 'POST', '/api/v4/futures/orders', 'main-key', { contract: 'BTC_USD', size: 1, price: '60000' });
+    const legacy = await call(ex, 'POST', '/api/v4/futures/orders', 'main-key', {
+      contract: 'BTC_USD',
+      size: 1,
+      price: '60000',
+    });
     expect([legacy.status, legacy.body.contract]).toEqual([200, 'BTC_USD']);
     // The heavy wallet endpoints share 80 per 10 s (R10).
-    for (let i = 0; i < 80; i++) await call(ex, 'POST', '/api/v4/wallet/transfers', 'main-key', { currency: 'USDT', from: 'spot', to: 'futures', amount: '1', settle: 'usdt' });
-    expect((await call(ex, 'POST', '/api/v4/wallet/transfers', 'main-key', { currency: 'USDT', from: 'spot', to: 'futures', amount: '1', settle: 'usdt' })).status).toBe(429);
+    for (let i = 0; i < 80; i++)
+      await call(ex, 'POST', '/api/v4/wallet/transfers', 'main-key', {
+        currency: 'USDT',
+        from: 'spot',
+        to: 'futures',
+        amount: '1',
+        settle: 'usdt',
+      });
+    expect(
+      (
+        await call(ex, 'POST', '/api/v4/wallet/transfers', 'main-key', {
+          currency: 'USDT',
+          from: 'spot',
+          to: 'futures',
+          amount: '1',
+          settle: 'usdt',
+        })
+      ).status,
+    ).toBe(429);
   });
 });
 
@@ -258,18 +352,23 @@ describe('fills and administration', () => {
     const { ex } = await model('2026-11-21T10:00:00Z', { fills: { seed: 3, maker: 0.5, taker: 0.25 } });
     running = ex;
     const placed = [];
-    for (let i = 0; i < 40; i++) placed.push((await call(ex, 'POST', ORDERS, 'main-key', { ...order, size: i + 1 })).body);
+    for (let i = 0; i < 40; i++)
+      placed.push((await call(ex, 'POST', ORDERS, 'main-key', { ...order, size: i + 1 })).body);
     const filled = placed.filter((o) => o.finish_as === 'filled');
-    const trades = (await call(ex, 'GET', '/api/v4/futures/usdt/my_trades?contract=BTC_USDT&limit=1000', 'main-key')).body;
+    const trades = (await call(ex, 'GET', '/api/v4/futures/usdt/my_trades?contract=BTC_USDT&limit=1000', 'main-key'))
+      .body;
     expect(trades.length).toBe(filled.length);
     expect(filled.length).toBeGreaterThan(10);
     expect(new Set(trades.map((t: { role: string }) => t.role))).toEqual(new Set(['maker', 'taker']));
-    expect(trades.map((t: { order_id: string }) => Number(t.order_id)).sort((a: number, b: number) => a - b)).toEqual(filled.map((o) => o.id));
+    expect(trades.map((t: { order_id: string }) => Number(t.order_id)).sort((a: number, b: number) => a - b)).toEqual(
+      filled.map((o) => o.id),
+    );
     expect(trades[0]).toMatchObject({ contract: 'BTC_USDT', price: '60000' });
     // The same seed gives the same fills.
     const again = await model('2026-11-21T10:00:00Z', { fills: { seed: 3, maker: 0.5, taker: 0.25 } });
     const second = [];
-    for (let i = 0; i < 40; i++) second.push((await call(again.ex, 'POST', ORDERS, 'main-key', { ...order, size: i + 1 })).body.finish_as);
+    for (let i = 0; i < 40; i++)
+      second.push((await call(again.ex, 'POST', ORDERS, 'main-key', { ...order, size: i + 1 })).body.finish_as);
     await again.ex.close();
     expect(second).toEqual(placed.map((o) => o.finish_as));
   });
@@ -284,12 +383,18 @@ describe('fills and administration', () => {
 
   it('creates a sub-account at tier 1 (R8) and drops a family below VIP 14 to tier 1 at once (R6)', async () => {
     const { ex } = await example();
-    const created = await call(ex, 'POST', '/_model/sub_accounts', undefined, { main: 'A', id: 'D', keys: [{ key: 'key-D', secret: 's' }] });
+    const created = await call(ex, 'POST', '/_model/sub_accounts', undefined, {
+      main: 'A',
+      id: 'D',
+      keys: [{ key: 'key-D', secret: 's' }],
+    });
     expect(created.status).toBe(200);
     expect((await call(ex, 'POST', ORDERS, 'key-D', order)).headers.get('x-gate-ratelimit-limit')).toBe('100');
     expect((await call(ex, 'POST', '/_model/vip', undefined, { account: 'C', level: 13 })).status).toBe(200);
     expect((await call(ex, 'GET', '/api/v4/account/rate_limit', 'key-C')).body[0].tier).toBe('1');
-    expect((await call(ex, 'POST', '/_model/vip', undefined, { account: 'C', level: 99 })).body.label).toBe('INVALID_PARAM_VALUE');
+    expect((await call(ex, 'POST', '/_model/vip', undefined, { account: 'C', level: 99 })).body.label).toBe(
+      'INVALID_PARAM_VALUE',
+    );
     expect((await call(ex, 'POST', '/_model/reset')).status).toBe(200);
     expect((await call(ex, 'GET', '/api/v4/account/rate_limit', 'key-C')).body[0].tier).toBe('5');
     expect((await call(ex, 'POST', ORDERS, 'key-D', order)).body.label).toBe('INVALID_KEY');

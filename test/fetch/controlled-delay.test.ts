@@ -64,7 +64,9 @@ describe('limitedFetch against the model exchange, the way there controlled', ()
     // 09:00 UTC: yesterday's ratio of 9 is in force since 08:00 (tier 4, 250 per second).
     const clock = new VirtualClock({ start: 0, wallStart: today + 9 * HOUR });
     const yesterday = new Date(today - DAY).toISOString().slice(0, 10);
-    const activity = [{ account: 'main', day: yesterday, contracts: [{ contract: 'BTC_USDT', makerVolume: '900000', place: 100_000 }] }];
+    const activity = [
+      { account: 'main', day: yesterday, contracts: [{ contract: 'BTC_USDT', makerVolume: '900000', place: 100_000 }] },
+    ];
     exchange = await startExchange({ port: 0, clock, history: { activity }, fills: { maker: 0, taker: 0 } });
     limiter = new AccountLimiter({ accounts: [{ id: 'main', role: 'main' }], clock, marginMs: MARGIN_MS });
     limiter.seed({ days: activity });
@@ -74,7 +76,11 @@ describe('limitedFetch against the model exchange, the way there controlled', ()
     const way = delayed(clock, (i) => 1 + [MARGIN_MS, 0, 3, MARGIN_MS, 1, 0, 4, 2][i % 8]!);
     const fetch = limitedFetch(limiter, { account: 'main', fetch: way.send });
     const url = `${exchange.url}/api/v4/futures/usdt/orders`;
-    const init = { method: 'POST', headers: { KEY: 'main-key', 'Content-Type': 'application/json' }, body: JSON.stringify({ contract: 'BTC_USDT', size: 1, price: '60000' }) };
+    const init = {
+      method: 'POST',
+      headers: { KEY: 'main-key', 'Content-Type': 'application/json' },
+      body: JSON.stringify({ contract: 'BTC_USDT', size: 1, price: '60000' }),
+    };
     const RUN_MS = 3_000;
     const statuses = new Map<number, number>();
     let running = true;
@@ -94,7 +100,10 @@ describe('limitedFetch against the model exchange, the way there controlled', ()
     await runTo(clock, RUN_MS + 100, way.travelling);
     await Promise.all(workers);
 
-    const place = exchange.stats().accounts.find((a) => a.account === 'main')!.limits.find((l) => l.key === 'futures.place')!;
+    const place = exchange
+      .stats()
+      .accounts.find((a) => a.account === 'main')!
+      .limits.find((l) => l.key === 'futures.place')!;
     expect(Object.fromEntries(statuses)).toEqual({ 200: place.accepted });
     expect(place.refused).toBe(0);
     expect(place.most).toBe(LIMIT);

@@ -42,7 +42,12 @@ function engine(fetch: FetchFunction, url: string): Engine {
       return { status: res.status, ...(res.ok && answer.id !== undefined ? { id: answer.id } : {}) };
     },
     async cancel(id, signal) {
-      const res = await fetch(`${url}/api/v4/futures/usdt/orders/${id}`, { method: 'DELETE', headers, signal, contract: 'BTC_USDT' } as RequestInit);
+      const res = await fetch(`${url}/api/v4/futures/usdt/orders/${id}`, {
+        method: 'DELETE',
+        headers,
+        signal,
+        contract: 'BTC_USDT',
+      } as RequestInit);
       await res.arrayBuffer();
       return { status: res.status };
     },
@@ -50,7 +55,13 @@ function engine(fetch: FetchFunction, url: string): Engine {
 }
 
 /** A limiter on `clock` seeded with the model's history (days before today, hours of today). */
-function limiterFor(clock: Clock & { today: number }, history: { activity: ReturnType<typeof day>[]; hours?: { account: string; hour: number; requests: number; traded?: string }[] }) {
+function limiterFor(
+  clock: Clock & { today: number },
+  history: {
+    activity: ReturnType<typeof day>[];
+    hours?: { account: string; hour: number; requests: number; traded?: string }[];
+  },
+) {
   const l = new AccountLimiter({ accounts: [{ id: 'main', role: 'main' }], clock });
   l.seed({
     days: history.activity.map((d) => ({ ...d, day: new Date(clock.today + d.day * DAY).toISOString().slice(0, 10) })),
@@ -60,7 +71,7 @@ function limiterFor(clock: Clock & { today: number }, history: { activity: Retur
 }
 
 describe('limitedFetch against the model exchange', () => {
-  it('keeps the model\'s window within the tier-4 placement limit; bare fetch beside it', async () => {
+  it("keeps the model's window within the tier-4 placement limit; bare fetch beside it", async () => {
     // 09:00 UTC: yesterday's ratio of 9 is in force since 08:00 (tier 4, 250 per second).
     const clock = clockAt(9 * HOUR);
     const history = { activity: [day(1, '900000', 100_000)] };
@@ -68,13 +79,21 @@ describe('limitedFetch against the model exchange', () => {
     expect(limiter.limitNow('main').limit).toBe(250);
     exchange = await model(clock, history);
     const t = transport();
-    const through = await saturate(engine(limitedFetch(limiter, { account: 'main', fetch: t.send }), exchange.url), exchange, { runMs: RUN_MS, limit: 250, sentCancel: t.sentCancel });
+    const through = await saturate(
+      engine(limitedFetch(limiter, { account: 'main', fetch: t.send }), exchange.url),
+      exchange,
+      { runMs: RUN_MS, limit: 250, sentCancel: t.sentCancel },
+    );
     limiter.close();
     await exchange.close();
 
     exchange = await model(clock, history);
     const b = transport();
-    const bare = await saturate(engine(b.send, exchange.url), exchange, { runMs: RUN_MS, limit: 250, sentCancel: b.sentCancel });
+    const bare = await saturate(engine(b.send, exchange.url), exchange, {
+      runMs: RUN_MS,
+      limit: 250,
+      sentCancel: b.sentCancel,
+    });
     console.log(describeRun('through traderatio', through));
     console.log(describeRun('bare fetch', bare));
     expect(through.most).toBeLessThanOrEqual(250);
@@ -90,7 +109,11 @@ describe('limitedFetch against the model exchange', () => {
     expect(limiter.limitNow('main').limit).toBe(250);
     exchange = await model(clock, history);
     const t = transport();
-    const run = await saturate(engine(limitedFetch(limiter, { account: 'main', fetch: t.send }), exchange.url), exchange, { runMs: 6 * SECOND, limit: 250, sentCancel: t.sentCancel });
+    const run = await saturate(
+      engine(limitedFetch(limiter, { account: 'main', fetch: t.send }), exchange.url),
+      exchange,
+      { runMs: 6 * SECOND, limit: 250, sentCancel: t.sentCancel },
+    );
     console.log(describeRun('08:00 raise', run));
     expect(limiter.limitNow('main').limit).toBe(300);
     expect(exchange.stats().accounts.find((a) => a.account === 'main')!.limit).toBe(300);
@@ -101,15 +124,25 @@ describe('limitedFetch against the model exchange', () => {
     // 08:59:57, 86,400 requests already this hour and nothing traded: the run's own requests make
     // it more than 86,400, and the check at 09:00 limits placement to 10 per 10 s.
     const clock = clockAt(9 * HOUR - 3 * SECOND);
-    const history = { activity: [day(1, '900000', 100_000)], hours: [{ account: 'main', hour: 0, requests: 86_400, traded: '0' }] };
+    const history = {
+      activity: [day(1, '900000', 100_000)],
+      hours: [{ account: 'main', hour: 0, requests: 86_400, traded: '0' }],
+    };
     limiter = limiterFor(clock, history);
     expect(limiter.limitNow('main').throttle).toBeNull();
     exchange = await model(clock, history);
     const t = transport();
-    const run = await saturate(engine(limitedFetch(limiter, { account: 'main', fetch: t.send }), exchange.url), exchange, { runMs: 6 * SECOND, limit: 250, sentCancel: t.sentCancel });
+    const run = await saturate(
+      engine(limitedFetch(limiter, { account: 'main', fetch: t.send }), exchange.url),
+      exchange,
+      { runMs: 6 * SECOND, limit: 250, sentCancel: t.sentCancel },
+    );
     console.log(describeRun('abuse throttle at 09:00', run));
     expect(limiter.limitNow('main').throttle).toMatchObject({ limit: 10 });
-    const throttle = exchange.stats().accounts.find((a) => a.account === 'main')!.limits.find((l) => l.key === 'abuse-throttle')!;
+    const throttle = exchange
+      .stats()
+      .accounts.find((a) => a.account === 'main')!
+      .limits.find((l) => l.key === 'abuse-throttle')!;
     console.log(`abuse throttle at 09:00: ${throttle.refused} refused by the throttle`);
     expect(throttle.limit).toBe(10);
   }, 60_000);

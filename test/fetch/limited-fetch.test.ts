@@ -23,10 +23,15 @@ function setup(answer: (url: string) => Response = () => Response.json({ id: 1 }
   return { clock, limiter, sent, fetch: limitedFetch(limiter, { account: 'main', fetch, askRateLimit: false }) };
 }
 
-const tooMany = () => new Response('{"label":"TOO_MANY_REQUESTS","message":"slow down"}', {
-  status: 429,
-  headers: { 'X-Gate-RateLimit-Limit': '100', 'X-Gate-RateLimit-Requests-Remain': '0', 'X-Gate-RateLimit-Reset-Timestamp': String((T0 + 2_000) / 1000) },
-});
+const tooMany = () =>
+  new Response('{"label":"TOO_MANY_REQUESTS","message":"slow down"}', {
+    status: 429,
+    headers: {
+      'X-Gate-RateLimit-Limit': '100',
+      'X-Gate-RateLimit-Requests-Remain': '0',
+      'X-Gate-RateLimit-Reset-Timestamp': String((T0 + 2_000) / 1000),
+    },
+  });
 
 describe('limitedFetch', () => {
   it('classifies by method and full URL, counts a batch per order when sent, and passes the request on as given', async () => {
@@ -51,7 +56,9 @@ describe('limitedFetch', () => {
   });
 
   it('pauses placements after a 429 until the reset, leaves the 429 body to the caller, and cancels go on', async () => {
-    const { clock, limiter, sent, fetch } = setup((url) => (url.endsWith('/orders') && answered === 0 ? tooMany() : Response.json({})));
+    const { clock, limiter, sent, fetch } = setup((url) =>
+      url.endsWith('/orders') && answered === 0 ? tooMany() : Response.json({}),
+    );
     let answered = 0;
     const refused = await fetch(`${HOST}/api/v4/futures/usdt/orders`, { method: 'POST', body: order });
     answered = 1;
@@ -69,7 +76,12 @@ describe('limitedFetch', () => {
   it('tells the exchange the deadline in Unix milliseconds on a futures order, and only where it is accepted', async () => {
     const { limiter, sent, fetch } = setup();
     await fetch(`${HOST}/api/v4/futures/usdt/orders`, { method: 'POST', body: order, deadline: 250 });
-    await fetch(`${HOST}/api/v4/spot/batch_orders`, { method: 'POST', body: '[{"currency_pair":"ETH_USDT"}]', deadline: 40, headers: { 'x-gate-exptime': '7' } });
+    await fetch(`${HOST}/api/v4/spot/batch_orders`, {
+      method: 'POST',
+      body: '[{"currency_pair":"ETH_USDT"}]',
+      deadline: 40,
+      headers: { 'x-gate-exptime': '7' },
+    });
     await fetch(`${HOST}/api/v4/futures/usdt/batch_orders`, { method: 'POST', body: `[${order}]`, deadline: 250 });
     const header = (i: number) => new Headers(sent[i]!.init!.headers).get('x-gate-exptime');
     expect([header(0), header(1), header(2)]).toEqual([String(T0 + 250), '7', null]);
@@ -80,7 +92,14 @@ describe('limitedFetch', () => {
     const clock = new VirtualClock({ start: 0, wallStart: T0 });
     const limiter = new AccountLimiter({ accounts: [{ id: 'main', role: 'main' }], clock });
     let sends = 0;
-    const fetch = limitedFetch(limiter, { account: 'main', fetch: async () => { sends++; return tooMany(); }, askRateLimit: false });
+    const fetch = limitedFetch(limiter, {
+      account: 'main',
+      fetch: async () => {
+        sends++;
+        return tooMany();
+      },
+      askRateLimit: false,
+    });
     await fetch(`${HOST}/api/v4/futures/usdt/orders`, { method: 'POST', body: order });
     const late = fetch(`${HOST}/api/v4/futures/usdt/orders`, { method: 'POST', body: order, deadline: 100 });
     const refusal = expect(late).rejects.toThrow(RefusedError);
@@ -97,7 +116,10 @@ describe('limitedFetch', () => {
     ['a Blob', (text: string) => new Blob([text])],
   ])('reads a body given as %s: the pair of a spot order and the orders of a batch', async (_, encode) => {
     const { limiter, sent, fetch } = setup();
-    await fetch(`${HOST}/api/v4/spot/orders`, { method: 'POST', body: encode('{"currency_pair":"SOL_USDT","amount":"1","price":"100"}') });
+    await fetch(`${HOST}/api/v4/spot/orders`, {
+      method: 'POST',
+      body: encode('{"currency_pair":"SOL_USDT","amount":"1","price":"100"}'),
+    });
     await fetch(`${HOST}/api/v4/futures/usdt/batch_orders`, { method: 'POST', body: encode(`[${order},${order}]`) });
     expect(limiter.scheduler.stats().limits.map((l) => l.name)).toContain('main:spot.place:SOL_USDT');
     expect(limiter.abuseHeadroom('main').requests).toBe(2);
@@ -108,17 +130,27 @@ describe('limitedFetch', () => {
 
   it('reads a form body (URLSearchParams) for the pair it names', async () => {
     const { limiter, fetch } = setup();
-    await fetch(`${HOST}/api/v4/spot/orders`, { method: 'POST', body: new URLSearchParams({ currency_pair: 'SOL_USDT', amount: '1' }) });
+    await fetch(`${HOST}/api/v4/spot/orders`, {
+      method: 'POST',
+      body: new URLSearchParams({ currency_pair: 'SOL_USDT', amount: '1' }),
+    });
     expect(limiter.scheduler.stats().limits.map((l) => l.name)).toContain('main:spot.place:SOL_USDT');
     limiter.close();
   });
 
-  it('draws a spot amend by id on the limit of the pair its query names, with that pair\'s placements (R10)', async () => {
+  it("draws a spot amend by id on the limit of the pair its query names, with that pair's placements (R10)", async () => {
     const { clock, limiter, sent, fetch } = setup();
-    const place = () => fetch(`${HOST}/api/v4/spot/orders`, { method: 'POST', body: '{"currency_pair":"BTC_USDT","amount":"1","price":"1"}' });
+    const place = () =>
+      fetch(`${HOST}/api/v4/spot/orders`, {
+        method: 'POST',
+        body: '{"currency_pair":"BTC_USDT","amount":"1","price":"1"}',
+      });
     await Promise.all(Array.from({ length: 10 }, place));
     await fetch(`${HOST}/api/v4/spot/orders/13?currency_pair=ETH_USDT`, { method: 'PATCH', body: '{"amount":"2"}' });
-    const amend = fetch(`${HOST}/api/v4/spot/orders/12?currency_pair=BTC_USDT`, { method: 'PATCH', body: '{"amount":"2"}' });
+    const amend = fetch(`${HOST}/api/v4/spot/orders/12?currency_pair=BTC_USDT`, {
+      method: 'PATCH',
+      body: '{"amount":"2"}',
+    });
     await clock.advance(999);
     expect(sent.length).toBe(11);
     await clock.advance(1);
@@ -128,7 +160,7 @@ describe('limitedFetch', () => {
     limiter.close();
   });
 
-  it('passes fetch\'s own `priority` hint on, and takes the limiter\'s as `queuePriority`', async () => {
+  it("passes fetch's own `priority` hint on, and takes the limiter's as `queuePriority`", async () => {
     const { limiter, sent, fetch } = setup();
     // Node's types leave `priority` out of RequestInit; the DOM's have it.
     await fetch(`${HOST}/api/v4/spot/accounts`, { priority: 'high', queuePriority: 3 } as LimitedRequestInit);
@@ -139,9 +171,24 @@ describe('limitedFetch', () => {
   it.each([
     ['a URL outside the API', `${HOST}/status`, { method: 'GET' }, 'Expected `path`'],
     ['a relative URL', '/api/v4/spot/accounts', { method: 'GET' }, 'Expected the URL to be an absolute URL'],
-    ['a batch whose body is not JSON', `${HOST}/api/v4/futures/usdt/batch_orders`, { method: 'POST', body: 'orders' }, 'Expected the body of POST /futures/{settle}/batch_orders'],
-    ['a body given as a stream', `${HOST}/api/v4/futures/usdt/orders`, { method: 'POST', body: new Blob([order]).stream(), duplex: 'half' as const }, 'Expected `init.body` to be a string, Uint8Array'],
-    ['a body given as FormData', `${HOST}/api/v4/spot/orders`, { method: 'POST', body: new FormData() }, 'got "a FormData"'],
+    [
+      'a batch whose body is not JSON',
+      `${HOST}/api/v4/futures/usdt/batch_orders`,
+      { method: 'POST', body: 'orders' },
+      'Expected the body of POST /futures/{settle}/batch_orders',
+    ],
+    [
+      'a body given as a stream',
+      `${HOST}/api/v4/futures/usdt/orders`,
+      { method: 'POST', body: new Blob([order]).stream(), duplex: 'half' as const },
+      'Expected `init.body` to be a string, Uint8Array',
+    ],
+    [
+      'a body given as FormData',
+      `${HOST}/api/v4/spot/orders`,
+      { method: 'POST', body: new FormData() },
+      'got "a FormData"',
+    ],
   ])('rejects %s with an InvalidInputError and sends nothing', async (_, url, init, message) => {
     const { limiter, sent, fetch } = setup();
     await expect(fetch(url, init)).rejects.toThrow(InvalidInputError);
@@ -157,14 +204,24 @@ describe('limitedFetch', () => {
   ])('refuses %s when made', (_, options, message) => {
     const limiter = new AccountLimiter({ accounts: [{ id: 'main', role: 'main' }] });
     expect(() => limitedFetch(limiter, options as never)).toThrow(message);
-    expect(() => limitedFetch({} as never, { account: 'main' })).toThrow('Expected the limiter to be an AccountLimiter');
+    expect(() => limitedFetch({} as never, { account: 'main' })).toThrow(
+      'Expected the limiter to be an AccountLimiter',
+    );
     limiter.close();
   });
 });
 
 describe('limitedFetch learns from the exchange', () => {
   // Ratio 10 the day before 10:00: tier 5, 300 per second, at the exchange (R3, R5).
-  const tier5 = { activity: [{ account: 'main', day: '2026-11-20', contracts: [{ contract: 'BTC_USDT', makerVolume: '1000000', place: 100_000 }] }] };
+  const tier5 = {
+    activity: [
+      {
+        account: 'main',
+        day: '2026-11-20',
+        contracts: [{ contract: 'BTC_USDT', makerVolume: '1000000', place: 100_000 }],
+      },
+    ],
+  };
   const keyed = (input: string | URL | Request, init?: RequestInit) => {
     const headers = new Headers(init?.headers);
     headers.set('KEY', 'main-key');
@@ -173,7 +230,12 @@ describe('limitedFetch learns from the exchange', () => {
 
   async function model(options: { history?: unknown; fills?: { maker: number; taker: number } } = {}) {
     const clock = new VirtualClock({ start: 0, wallStart: T0 });
-    const exchange = await startExchange({ port: 0, clock, fills: options.fills ?? { maker: 0, taker: 0 }, ...(options.history === undefined ? {} : { history: options.history }) });
+    const exchange = await startExchange({
+      port: 0,
+      clock,
+      fills: options.fills ?? { maker: 0, taker: 0 },
+      ...(options.history === undefined ? {} : { history: options.history }),
+    });
     const limiter = new AccountLimiter({ accounts: [{ id: 'main', role: 'main' }], clock });
     return { clock, exchange, limiter };
   }
@@ -181,7 +243,11 @@ describe('limitedFetch learns from the exchange', () => {
   it('asks GET /account/rate_limit before the first request goes, and places at the tier the exchange reports', async () => {
     const { clock, exchange, limiter } = await model({ history: tier5 });
     const gate = limitedFetch(limiter, { account: 'main', fetch: keyed });
-    const place = () => gate(`${exchange.url}/api/v4/futures/usdt/orders`, { method: 'POST', body: order.replace('ETH_USDT', 'BTC_USDT') });
+    const place = () =>
+      gate(`${exchange.url}/api/v4/futures/usdt/orders`, {
+        method: 'POST',
+        body: order.replace('ETH_USDT', 'BTC_USDT'),
+      });
     const placing = Array.from({ length: 301 }, place);
     await Promise.all(placing.slice(0, 300));
     expect(limiter.limitNow('main')).toMatchObject({ limit: 300, source: 'exchange', reportEndpoint: 'open' });
@@ -194,14 +260,19 @@ describe('limitedFetch learns from the exchange', () => {
     await exchange.close();
   });
 
-  it('marks the endpoint not open on a 404 and goes on, the placements\' headers raising the limit instead', async () => {
+  it("marks the endpoint not open on a 404 and goes on, the placements' headers raising the limit instead", async () => {
     const { exchange, limiter } = await model({ history: tier5 });
     const events: string[] = [];
     limiter.on((e) => events.push(e.type));
     const notOpen = (input: string | URL | Request, init?: RequestInit) =>
-      (String(input).endsWith('/account/rate_limit') ? Promise.resolve(Response.json({ label: 'NOT_FOUND' }, { status: 404 })) : keyed(input, init));
+      String(input).endsWith('/account/rate_limit')
+        ? Promise.resolve(Response.json({ label: 'NOT_FOUND' }, { status: 404 }))
+        : keyed(input, init);
     const gate = limitedFetch(limiter, { account: 'main', fetch: notOpen });
-    const res = await gate(`${exchange.url}/api/v4/futures/usdt/orders`, { method: 'POST', body: order.replace('ETH_USDT', 'BTC_USDT') });
+    const res = await gate(`${exchange.url}/api/v4/futures/usdt/orders`, {
+      method: 'POST',
+      body: order.replace('ETH_USDT', 'BTC_USDT'),
+    });
     expect(res.status).toBe(200);
     expect(limiter.limitNow('main')).toMatchObject({ limit: 300, source: 'exchange', reportEndpoint: 'not-open' });
     expect(events).toEqual(['report-unavailable', 'assumed-tier', 'limit', 'exchange-limit']);
@@ -212,8 +283,15 @@ describe('limitedFetch learns from the exchange', () => {
   it('records the fills of my_trades and my_trades_timerange once each, at the multiplier of the contract it asks for', async () => {
     const { exchange, limiter } = await model({ fills: { maker: 1, taker: 0 } });
     const gate = limitedFetch(limiter, { account: 'main', fetch: keyed });
-    for (const size of [2, -3]) await gate(`${exchange.url}/api/v4/futures/usdt/orders`, { method: 'POST', body: JSON.stringify({ contract: 'BTC_USDT', size, price: '60000' }) });
-    await gate(`${exchange.url}/api/v4/spot/orders`, { method: 'POST', body: JSON.stringify({ currency_pair: 'ETH_USDT', side: 'buy', amount: '0.5', price: '3000' }) });
+    for (const size of [2, -3])
+      await gate(`${exchange.url}/api/v4/futures/usdt/orders`, {
+        method: 'POST',
+        body: JSON.stringify({ contract: 'BTC_USDT', size, price: '60000' }),
+      });
+    await gate(`${exchange.url}/api/v4/spot/orders`, {
+      method: 'POST',
+      body: JSON.stringify({ currency_pair: 'ETH_USDT', side: 'buy', amount: '0.5', price: '3000' }),
+    });
     const trades = await (await gate(`${exchange.url}/api/v4/futures/usdt/my_trades_timerange`)).json();
     expect(trades).toHaveLength(2);
     // 5 contracts x 0.0001 x 60000, as maker; none twice.
@@ -229,11 +307,16 @@ describe('limitedFetch learns from the exchange', () => {
   it('polls the fills of an engine that never asks for them, with `fills: { everyMs }`', async () => {
     const { clock, exchange, limiter } = await model({ fills: { maker: 0, taker: 1 } });
     const gate = limitedFetch(limiter, { account: 'main', fetch: keyed, fills: { everyMs: 5_000 } });
-    await gate(`${exchange.url}/api/v4/futures/usdt/orders`, { method: 'POST', body: JSON.stringify({ contract: 'BTC_USDT', size: 10, price: '60000' }) });
+    await gate(`${exchange.url}/api/v4/futures/usdt/orders`, {
+      method: 'POST',
+      body: JSON.stringify({ contract: 'BTC_USDT', size: 10, price: '60000' }),
+    });
     expect(limiter.abuseHeadroom('main').traded).toBe('0');
     await clock.advance(5_000);
     await vi.waitFor(() => expect(limiter.abuseHeadroom('main').traded).toBe('60'));
-    expect(() => limitedFetch(limiter, { account: 'main', fills: { everyMs: 0 } })).toThrow('Expected `fills` to be an object { everyMs: a positive number of milliseconds }');
+    expect(() => limitedFetch(limiter, { account: 'main', fills: { everyMs: 0 } })).toThrow(
+      'Expected `fills` to be an object { everyMs: a positive number of milliseconds }',
+    );
     limiter.close();
     await exchange.close();
   });

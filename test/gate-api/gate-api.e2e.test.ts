@@ -31,7 +31,12 @@ function clockAt(hour: number): Clock {
 /** Ratio 9 yesterday (tier 4, 250 per second, from 08:00 today), and `hours` of the abuse window. */
 function historyOf(clock: Clock, hours: { account: string; hour: string; requests: number; traded: string }[] = []) {
   const yesterday = new Date(clock.wall() - DAY).toISOString().slice(0, 10);
-  return { activity: [{ account: 'main', day: yesterday, contracts: [{ contract: 'BTC_USDT', makerVolume: '900000', place: 100_000 }] }], hours };
+  return {
+    activity: [
+      { account: 'main', day: yesterday, contracts: [{ contract: 'BTC_USDT', makerVolume: '900000', place: 100_000 }] },
+    ],
+    hours,
+  };
 }
 
 let exchange: RunningExchange | undefined;
@@ -49,7 +54,12 @@ interface Run {
  * 32 workers placing and a canceller every 10 ms through one ApiClient, for `ms`; with a limiter,
  * through it. The cancel wait is from the call to the moment axios took the request.
  */
-async function run(clock: Clock, history: ReturnType<typeof historyOf>, ms: number, limiter?: AccountLimiter): Promise<Run> {
+async function run(
+  clock: Clock,
+  history: ReturnType<typeof historyOf>,
+  ms: number,
+  limiter?: AccountLimiter,
+): Promise<Run> {
   exchange = await startExchange({ port: 0, clock, history, fills: { maker: 0, taker: 0 } });
   const { client, sent } = sdkClient(exchange, clock);
   const limited = limiter === undefined ? undefined : limitApiClient(limiter, { account: 'main', client });
@@ -86,7 +96,12 @@ async function run(clock: Clock, history: ReturnType<typeof historyOf>, ms: numb
   if (process.env.E2E_VERBOSE === '1') console.log(JSON.stringify(stats.limits.filter((l) => l.accepted > 0)));
   await exchange.close();
   exchange = undefined;
-  return { tooMany, accepted: stats.limits.find((l) => l.key === 'futures.place')!.accepted, waits: [...waits].sort((a, b) => a - b), stats };
+  return {
+    tooMany,
+    accepted: stats.limits.find((l) => l.key === 'futures.place')!.accepted,
+    waits: [...waits].sort((a, b) => a - b),
+    stats,
+  };
 }
 
 const placeOf = (r: Run) => r.stats.limits.find((l) => l.key === 'futures.place')!;
@@ -94,7 +109,7 @@ const p99 = (sorted: readonly number[]) => sorted[Math.floor(sorted.length * 0.9
 const pct = (x: number) => `${(x * 100).toFixed(1)}%`;
 
 describe('limitApiClient against the model exchange', () => {
-  it('keeps the model\'s window within the tier-4 placement limit through FuturesApi; the bare SDK beside it', async () => {
+  it("keeps the model's window within the tier-4 placement limit through FuturesApi; the bare SDK beside it", async () => {
     const RUN_MS = 5_000;
     const LIMIT = 250;
     const clock = clockAt(9);
@@ -108,8 +123,12 @@ describe('limitApiClient against the model exchange', () => {
     // The first window may take a whole second's worth at once.
     const capacity = LIMIT * (RUN_MS / 1000) + LIMIT;
     const used = { through: through.accepted / capacity, bare: bare.accepted / capacity };
-    console.log(`gate-api through traderatio: ${through.tooMany} x 429, ${through.accepted} placements accepted (${pct(used.through)} of ${LIMIT}/s over ${RUN_MS} ms and the first window), p99 cancel wait ${p99(through.waits).toFixed(2)} ms over ${through.waits.length} cancels`);
-    console.log(`gate-api bare: ${bare.tooMany} x 429, ${bare.accepted} placements accepted (${pct(used.bare)}), p99 cancel wait ${p99(bare.waits).toFixed(2)} ms over ${bare.waits.length} cancels`);
+    console.log(
+      `gate-api through traderatio: ${through.tooMany} x 429, ${through.accepted} placements accepted (${pct(used.through)} of ${LIMIT}/s over ${RUN_MS} ms and the first window), p99 cancel wait ${p99(through.waits).toFixed(2)} ms over ${through.waits.length} cancels`,
+    );
+    console.log(
+      `gate-api bare: ${bare.tooMany} x 429, ${bare.accepted} placements accepted (${pct(used.bare)}), p99 cancel wait ${p99(bare.waits).toFixed(2)} ms over ${bare.waits.length} cancels`,
+    );
     expect(through.stats.limit).toBe(LIMIT);
     expect(placeOf(through).most).toBeLessThanOrEqual(LIMIT);
     expect(through.accepted).toBeGreaterThan(0);
@@ -125,7 +144,9 @@ describe('limitApiClient against the model exchange', () => {
     const through = await run(clock, history, 8_000, limiter);
     const after = limiter.limitNow('main').limit;
     limiter.close();
-    console.log(`gate-api 08:00 raise: ${through.tooMany} x 429, ${through.accepted} placements accepted (at most ${4 * 100 + 100 + 4 * 250} by the two limits)`);
+    console.log(
+      `gate-api 08:00 raise: ${through.tooMany} x 429, ${through.accepted} placements accepted (at most ${4 * 100 + 100 + 4 * 250} by the two limits)`,
+    );
     expect(through.stats.limit).toBe(250);
     expect(after).toBe(250);
     expect(placeOf(through).most).toBeLessThanOrEqual(250);
@@ -140,7 +161,9 @@ describe('limitApiClient against the model exchange', () => {
     limiter.seed({ days: history.activity, hours: history.hours.map((h) => ({ ...h, hour: Date.parse(h.hour) })) });
     expect(limiter.limitNow('main').throttle).toBeNull();
     const through = await run(clock, history, 8_000, limiter);
-    console.log(`gate-api abuse throttle: ${through.tooMany} x 429, ${through.accepted} placements accepted, throttle ${JSON.stringify(through.stats.throttle)}`);
+    console.log(
+      `gate-api abuse throttle: ${through.tooMany} x 429, ${through.accepted} placements accepted, throttle ${JSON.stringify(through.stats.throttle)}`,
+    );
     expect(through.stats.throttle).toMatchObject({ limit: 10 });
     expect(limiter.limitNow('main').throttle).toMatchObject({ limit: 10 });
     limiter.close();

@@ -13,7 +13,11 @@ export function sdkClient(exchange: RunningExchange, clock: Clock, key = 'main-k
   const http = axios.create();
   const sent: { method: string; at: number; timestamp: number }[] = [];
   http.interceptors.request.use((config) => {
-    sent.push({ method: String(config.method).toUpperCase(), at: clock.now(), timestamp: Number(config.headers.get('Timestamp')) });
+    sent.push({
+      method: String(config.method).toUpperCase(),
+      at: clock.now(),
+      timestamp: Number(config.headers.get('Timestamp')),
+    });
     config.headers.set('Timestamp', String(clock.wall() / 1000));
     return config;
   });

@@ -11,7 +11,9 @@ import { sdkClient } from './helpers.js';
 const T0 = Date.parse('2026-11-21T09:00:00Z');
 const order = { contract: 'BTC_USDT', size: '1', price: '60000' };
 // Ratio 9 the day before: tier 4 (250 per second) from 08:00.
-const tier4 = [{ account: 'main', day: '2026-11-20', contracts: [{ contract: 'BTC_USDT', makerVolume: '900000', place: 100_000 }] }];
+const tier4 = [
+  { account: 'main', day: '2026-11-20', contracts: [{ contract: 'BTC_USDT', makerVolume: '900000', place: 100_000 }] },
+];
 
 let exchange: RunningExchange | undefined;
 let limiter: AccountLimiter | undefined;
@@ -30,17 +32,36 @@ async function setup(options: { readonly limiterHistory?: typeof tier4 } = {}) {
   const sdk = sdkClient(exchange, clock);
   // The exchange's own figure is asked for in tests of its own, below: here, what is sent is the test's.
   const limited = limitApiClient(limiter, { account: 'main', client: sdk.client, askRateLimit: false });
-  return { clock, limiter, exchange, ...sdk, limited, futures: new FuturesApi(sdk.client), spot: new SpotApi(sdk.client) };
+  return {
+    clock,
+    limiter,
+    exchange,
+    ...sdk,
+    limited,
+    futures: new FuturesApi(sdk.client),
+    spot: new SpotApi(sdk.client),
+  };
 }
 
 /** Weight counted now on each of the limiter's limits that has any. */
 function used(l: AccountLimiter): Record<string, number> {
-  return Object.fromEntries(l.scheduler.stats().limits.filter((x) => x.used > 0).map((x) => [x.name, x.used]));
+  return Object.fromEntries(
+    l.scheduler
+      .stats()
+      .limits.filter((x) => x.used > 0)
+      .map((x) => [x.name, x.used]),
+  );
 }
 
 /** Requests the model accepted per limit, where any. */
 function accepted(ex: RunningExchange): Record<string, number> {
-  return Object.fromEntries(ex.stats().accounts.find((a) => a.account === 'main')!.limits.filter((x) => x.accepted > 0).map((x) => [x.key, x.accepted]));
+  return Object.fromEntries(
+    ex
+      .stats()
+      .accounts.find((a) => a.account === 'main')!
+      .limits.filter((x) => x.accepted > 0)
+      .map((x) => [x.key, x.accepted]),
+  );
 }
 
 // Real HTTP to the model: more time than the default on a loaded machine.
@@ -52,7 +73,12 @@ describe('limitApiClient', () => {
     await futures.cancelFuturesOrder('usdt', String(placed.body.id));
     await futures.listFuturesOrders('usdt', 'open', { contract: 'BTC_USDT' });
     // The SDK declares Side a numeric enum; its value is the API's 'buy'.
-    await spot.createOrder({ currencyPair: 'ETH_USDT', side: 'buy' as unknown as Order.Side, amount: '1', price: '3000' });
+    await spot.createOrder({
+      currencyPair: 'ETH_USDT',
+      side: 'buy' as unknown as Order.Side,
+      amount: '1',
+      price: '3000',
+    });
     await spot.listCurrencyPairs();
     expect(used(limiter)).toEqual({
       'main:futures.place': 4,
@@ -72,14 +98,20 @@ describe('limitApiClient', () => {
   it('counts a cancel of all orders under the contract its query names', async () => {
     const { limiter, futures } = await setup();
     await futures.cancelFuturesOrders('usdt', { contract: 'ETH_USDT' });
-    expect(limiter.snapshot().tracker.days.flatMap((d) => d.contracts.map((c) => [c.contract, c.cancel]))).toEqual([['ETH_USDT', 1]]);
+    expect(limiter.snapshot().tracker.days.flatMap((d) => d.contracts.map((c) => [c.contract, c.cancel]))).toEqual([
+      ['ETH_USDT', 1],
+    ]);
   });
 
   it('waits before the SDK signs: a placement over the limit is signed when the limit lets it go', async () => {
     const { clock, limiter, client, sent, futures } = await setup();
     const signing = vi.spyOn(client, 'applyToRequest');
     // Tier 1: 100 per second, taken by the engine's other placements.
-    await Promise.all(Array.from({ length: 100 }, () => limiter.request('main', 'POST', '/futures/usdt/orders', () => undefined, { body: order })));
+    await Promise.all(
+      Array.from({ length: 100 }, () =>
+        limiter.request('main', 'POST', '/futures/usdt/orders', () => undefined, { body: order }),
+      ),
+    );
     const late = futures.createFuturesOrder('usdt', order);
     await clock.advance(999);
     expect(signing).not.toHaveBeenCalled();
@@ -93,21 +125,36 @@ describe('limitApiClient', () => {
   it('sends a cancel at once while placements wait for the limit', async () => {
     const { clock, limiter, futures, sent } = await setup();
     const placed = await futures.createFuturesOrder('usdt', order);
-    await Promise.all(Array.from({ length: 99 }, () => limiter.request('main', 'POST', '/futures/usdt/orders', () => undefined, { body: order })));
+    await Promise.all(
+      Array.from({ length: 99 }, () =>
+        limiter.request('main', 'POST', '/futures/usdt/orders', () => undefined, { body: order }),
+      ),
+    );
     const waiting = futures.createFuturesOrder('usdt', order);
     await futures.cancelFuturesOrder('usdt', String(placed.body.id));
-    expect(sent.map((s) => [s.method, s.at])).toEqual([['POST', 0], ['DELETE', 0]]);
+    expect(sent.map((s) => [s.method, s.at])).toEqual([
+      ['POST', 0],
+      ['DELETE', 0],
+    ]);
     await clock.advance(1_000);
     await waiting;
-    expect(sent.map((s) => [s.method, s.at])).toEqual([['POST', 0], ['DELETE', 0], ['POST', 1_000]]);
+    expect(sent.map((s) => [s.method, s.at])).toEqual([
+      ['POST', 0],
+      ['DELETE', 0],
+      ['POST', 1_000],
+    ]);
   });
 
   it('feeds a 429 and the headers back to the limit: placements pause until the reset, at the limit the exchange names', async () => {
     // The limiter believes tier 4; the model, without the history, is at tier 1.
     const { clock, limiter, futures, sent } = await setup({ limiterHistory: tier4 });
     expect(limiter.limitNow('main').limit).toBe(250);
-    const outcomes = await Promise.allSettled(Array.from({ length: 110 }, () => futures.createFuturesOrder('usdt', order)));
-    const refused = outcomes.filter((o) => o.status === 'rejected').map((o) => (o.reason as { response?: { status: number; data: { label: string } } }).response);
+    const outcomes = await Promise.allSettled(
+      Array.from({ length: 110 }, () => futures.createFuturesOrder('usdt', order)),
+    );
+    const refused = outcomes
+      .filter((o) => o.status === 'rejected')
+      .map((o) => (o.reason as { response?: { status: number; data: { label: string } } }).response);
     expect(refused.length).toBeGreaterThan(0);
     expect(refused.every((r) => r?.status === 429 && r.data.label === 'TOO_MANY_REQUESTS')).toBe(true);
     expect(limiter.scheduler.stats().limits.find((l) => l.name === 'main:futures.place')!.limit).toBe(100);
@@ -129,10 +176,12 @@ describe('limitApiClient', () => {
     expect(Math.abs(limiter.clockEstimate()!.offsetMs)).toBeLessThan(5);
   });
 
-  it('hands the SDK\'s own errors back as they are, and refuses unsent what the limiter refuses', async () => {
+  it("hands the SDK's own errors back as they are, and refuses unsent what the limiter refuses", async () => {
     const { limiter, futures, sent } = await setup();
     const missing = await futures.cancelFuturesOrder('usdt', '424242').catch((e: unknown) => e);
-    expect((missing as { response: { status: number; data: { label: string } } }).response.data.label).toBe('ORDER_NOT_FOUND');
+    expect((missing as { response: { status: number; data: { label: string } } }).response.data.label).toBe(
+      'ORDER_NOT_FOUND',
+    );
     limiter.close();
     await expect(futures.createFuturesOrder('usdt', order)).rejects.toBeInstanceOf(RefusedError);
     expect(sent.map((s) => s.method)).toEqual(['DELETE']);
@@ -152,8 +201,12 @@ describe('limitApiClient', () => {
     again.detach();
   });
 
-  it('touches no axios instance: neither the global one nor the client\'s', async () => {
-    const global = { request: axios.interceptors.request, response: axios.interceptors.response, defaults: { ...axios.defaults } };
+  it("touches no axios instance: neither the global one nor the client's", async () => {
+    const global = {
+      request: axios.interceptors.request,
+      response: axios.interceptors.response,
+      defaults: { ...axios.defaults },
+    };
     const count = (i: unknown) => (i as { handlers: unknown[] }).handlers.length;
     const before = [count(axios.interceptors.request), count(axios.interceptors.response)];
     const { futures, http } = await setup();
@@ -172,9 +225,15 @@ describe('limitApiClient', () => {
     const { client } = sdkClient({ url: 'http://127.0.0.1:1' } as RunningExchange, clock);
     const l = limiter;
     const cases: [() => unknown, RegExp][] = [
-      [() => limitApiClient({} as AccountLimiter, { account: 'main', client }), /Expected the limiter to be an AccountLimiter, got "an object \(Object\)"/],
+      [
+        () => limitApiClient({} as AccountLimiter, { account: 'main', client }),
+        /Expected the limiter to be an AccountLimiter, got "an object \(Object\)"/,
+      ],
       [() => limitApiClient(l, null as never), /Expected the options to be an object \{ account, client \}, got null/],
-      [() => limitApiClient(l, { account: 'main', client: new FuturesApi(client) as never }), /Expected `client` to be an ApiClient of gate-api, got "an object \(FuturesApi\)"/],
+      [
+        () => limitApiClient(l, { account: 'main', client: new FuturesApi(client) as never }),
+        /Expected `client` to be an ApiClient of gate-api, got "an object \(FuturesApi\)"/,
+      ],
       [() => limitApiClient(l, { account: 'other', client }), /other/],
     ];
     for (const [call, message] of cases) {
@@ -191,7 +250,9 @@ describe('limitApiClient', () => {
       expect((error as Error).message).not.toContain('secret');
     }
     const first = limitApiClient(l, { account: 'main', client });
-    expect(() => limitApiClient(l, { account: 'main', client })).toThrow(/Expected `client` to be an ApiClient not limited yet \(detach it first\), got "an ApiClient limited already"/);
+    expect(() => limitApiClient(l, { account: 'main', client })).toThrow(
+      /Expected `client` to be an ApiClient not limited yet \(detach it first\), got "an ApiClient limited already"/,
+    );
     first.detach();
     limitApiClient(l, { account: 'main', client }).detach();
   });
@@ -199,7 +260,15 @@ describe('limitApiClient', () => {
 
 describe('limitApiClient learns from the exchange', () => {
   // Ratio 10 the day before: tier 5 (300 per second) at the exchange.
-  const tier5 = { activity: [{ account: 'main', day: '2026-11-20', contracts: [{ contract: 'BTC_USDT', makerVolume: '1000000', place: 100_000 }] }] };
+  const tier5 = {
+    activity: [
+      {
+        account: 'main',
+        day: '2026-11-20',
+        contracts: [{ contract: 'BTC_USDT', makerVolume: '1000000', place: 100_000 }],
+      },
+    ],
+  };
 
   async function learning(fills = { maker: 0, taker: 0 }, options: { fills?: { everyMs: number } } = {}) {
     const clock = new VirtualClock({ start: 0, wallStart: T0 });
@@ -207,7 +276,15 @@ describe('limitApiClient learns from the exchange', () => {
     limiter = new AccountLimiter({ accounts: [{ id: 'main', role: 'main' }], clock });
     const sdk = sdkClient(exchange, clock);
     const limited = limitApiClient(limiter, { account: 'main', client: sdk.client, ...options });
-    return { clock, limiter, exchange, ...sdk, limited, futures: new FuturesApi(sdk.client), spot: new SpotApi(sdk.client) };
+    return {
+      clock,
+      limiter,
+      exchange,
+      ...sdk,
+      limited,
+      futures: new FuturesApi(sdk.client),
+      spot: new SpotApi(sdk.client),
+    };
   }
 
   it('asks GET /account/rate_limit as it attaches: 300 placements leave at once at tier 5, none refused', async () => {
@@ -235,7 +312,12 @@ describe('limitApiClient learns from the exchange', () => {
 
   it('draws a spot amend by id on the limit of the pair its query names', async () => {
     const { limiter: l, spot } = await learning();
-    const placed = await spot.createOrder({ currencyPair: 'ETH_USDT', side: 'buy' as never, amount: '2', price: '3000' });
+    const placed = await spot.createOrder({
+      currencyPair: 'ETH_USDT',
+      side: 'buy' as never,
+      amount: '2',
+      price: '3000',
+    });
     await spot.amendOrder(String(placed.body.id), { amount: '3' }, { currencyPair: 'ETH_USDT' });
     expect(used(l)['main:spot.place:ETH_USDT']).toBe(2);
   });

@@ -11,7 +11,9 @@ import { startExchange, type RunningExchange } from '../../src/exchange/index.js
 
 const run = promisify(execFile);
 const dir = join(import.meta.dirname, '../../examples/integrations');
-const examples = readdirSync(dir).filter((f) => f.endsWith('.ts')).sort();
+const examples = readdirSync(dir)
+  .filter((f) => f.endsWith('.ts'))
+  .sort();
 
 let exchange: RunningExchange;
 beforeAll(async () => {
@@ -22,22 +24,32 @@ afterAll(async () => exchange.close());
 /** Runs one recipe pointed at the model exchange; its output. */
 async function recipe(file: string): Promise<string> {
   const { stdout } = await run(process.execPath, ['--import', 'tsx', join(dir, file)], {
-    env: { ...process.env, GATE_URL: exchange.url, GATE_WS_URL: exchange.wsUrl, GATE_KEY: 'main-key', GATE_SECRET: 'model' },
+    env: {
+      ...process.env,
+      GATE_URL: exchange.url,
+      GATE_WS_URL: exchange.wsUrl,
+      GATE_KEY: 'main-key',
+      GATE_SECRET: 'model',
+    },
     timeout: 60_000,
   });
   return stdout;
 }
 
 describe('examples/integrations against the model exchange', () => {
-  it('has a recipe for Node\'s fetch and the WebSocket API', () => {
+  it("has a recipe for Node's fetch and the WebSocket API", () => {
     expect(examples).toEqual(expect.arrayContaining(['fetch.ts', 'websocket.ts']));
   });
 
-  it.each(examples)('%s runs to its end without a refusal', async (file) => {
-    expect(await recipe(file)).toContain(`${file.replace(/\.ts$/, '')}:`);
-    const stats = exchange.stats().accounts.find((a) => a.account === 'main');
-    for (const l of stats?.limits ?? []) expect(l.refused, l.key).toBe(0);
-  }, 90_000);
+  it.each(examples)(
+    '%s runs to its end without a refusal',
+    async (file) => {
+      expect(await recipe(file)).toContain(`${file.replace(/\.ts$/, '')}:`);
+      const stats = exchange.stats().accounts.find((a) => a.account === 'main');
+      for (const l of stats?.limits ?? []) expect(l.refused, l.key).toBe(0);
+    },
+    90_000,
+  );
 
   it('fetch.ts places its forty orders, cancels one and records the fills my_trades reports', async () => {
     const out = await recipe('fetch.ts');

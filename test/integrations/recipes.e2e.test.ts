@@ -9,17 +9,26 @@ import { startExchange } from '../../src/exchange/index.js';
 import { RECIPES, engineOf, runRecipe } from './recipes.js';
 
 describe.each(RECIPES)('the %s recipe against the model exchange', (recipe) => {
-  it('on a tier-5 account, with no seed and no report call: no answer 429, the limit the exchange\'s', async () => {
+  it("on a tier-5 account, with no seed and no report call: no answer 429, the limit the exchange's", async () => {
     const run = await runRecipe(recipe, { exchangeMakerVolume: '1000000', limit: 300, runMs: 4_000 });
-    console.log(`${recipe}, tier 5: ${run.tooMany} x 429; placements per second ${run.perSecond.join(', ')}; ${(run.utilization * 100).toFixed(1)}% of 300 from the second second on`);
+    console.log(
+      `${recipe}, tier 5: ${run.tooMany} x 429; placements per second ${run.perSecond.join(', ')}; ${(run.utilization * 100).toFixed(1)}% of 300 from the second second on`,
+    );
     expect(run.tooMany).toBe(0);
     // The exchange's figure was in force; how many placements a loaded machine sends is printed above.
     expect(run.status).toEqual({ limit: 300, source: 'exchange' });
   }, 60_000);
 
   it('on a tier-1 account the limiter was seeded to think tier 4: no answer 429', async () => {
-    const run = await runRecipe(recipe, { exchangeMakerVolume: '0', limiterMakerVolume: '900000', limit: 100, runMs: 3_000 });
-    console.log(`${recipe}, tier 1 (the limiter's history says 4): ${run.tooMany} x 429; placements per second ${run.perSecond.join(', ')}`);
+    const run = await runRecipe(recipe, {
+      exchangeMakerVolume: '0',
+      limiterMakerVolume: '900000',
+      limit: 100,
+      runMs: 3_000,
+    });
+    console.log(
+      `${recipe}, tier 1 (the limiter's history says 4): ${run.tooMany} x 429; placements per second ${run.perSecond.join(', ')}`,
+    );
     expect(run.tooMany).toBe(0);
     expect(run.status).toEqual({ limit: 100, source: 'exchange' });
   }, 60_000);
@@ -31,11 +40,20 @@ describe.each(RECIPES)('the %s recipe against the model exchange', (recipe) => {
       for (let i = 0; i < 20; i++) await engine.place();
       await engine.myTrades();
       // What the exchange reports, summed here: |size| x 0.0001 x price per fill, by role.
-      const rows = (await (await fetch(`${ex.url}/api/v4/futures/usdt/my_trades?contract=BTC_USDT`, { headers: { KEY: 'main-key' } })).json()) as { size: number; price: string; role: string }[];
-      const sum = (role: string) => rows.filter((r) => r.role === role).reduce((n, r) => n + Math.abs(r.size) * Number(r.price), 0) / 10_000;
+      const rows = (await (
+        await fetch(`${ex.url}/api/v4/futures/usdt/my_trades?contract=BTC_USDT`, { headers: { KEY: 'main-key' } })
+      ).json()) as { size: number; price: string; role: string }[];
+      const sum = (role: string) =>
+        rows.filter((r) => r.role === role).reduce((n, r) => n + Math.abs(r.size) * Number(r.price), 0) / 10_000;
       expect(rows.length).toBeGreaterThan(0);
-      const counted = engine.limiter.snapshot().tracker.days.flatMap((d) => d.contracts).find((c) => c.contract === 'BTC_USDT')!;
-      expect({ maker: counted.makerVolume, taker: counted.takerVolume }).toEqual({ maker: String(sum('maker')), taker: String(sum('taker')) });
+      const counted = engine.limiter
+        .snapshot()
+        .tracker.days.flatMap((d) => d.contracts)
+        .find((c) => c.contract === 'BTC_USDT')!;
+      expect({ maker: counted.makerVolume, taker: counted.takerVolume }).toEqual({
+        maker: String(sum('maker')),
+        taker: String(sum('taker')),
+      });
     } finally {
       await engine.close();
       await ex.close();

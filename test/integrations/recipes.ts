@@ -16,7 +16,7 @@ import { limitApiClient } from '../../src/gate-api/index.js';
 import { limitedWebSocket } from '../../src/websocket/index.js';
 
 export const RECIPES = ['fetch', 'ccxt', 'gate-api', 'websocket'] as const;
-export type Recipe = typeof RECIPES[number];
+export type Recipe = (typeof RECIPES)[number];
 
 const DAY = 86_400_000;
 const ORDER = { contract: 'BTC_USDT', size: 1, price: '60000' };
@@ -36,9 +36,20 @@ export interface RecipeEngine {
  * A family's futures history for the model, the last two whole days: `makerVolume` over 100,000
  * placements a day (ratio 10: tier 5; 9: tier 4; 0: tier 1), so that the tier holds all day today.
  */
-export function history(makerVolume: string, now = Date.now()): { activity: { account: string; day: string; contracts: { contract: string; makerVolume: string; place: number }[] }[] } {
+export function history(
+  makerVolume: string,
+  now = Date.now(),
+): {
+  activity: { account: string; day: string; contracts: { contract: string; makerVolume: string; place: number }[] }[];
+} {
   const day = (n: number) => new Date(Math.floor(now / DAY) * DAY - n * DAY).toISOString().slice(0, 10);
-  return { activity: [2, 1].map((n) => ({ account: 'main', day: day(n), contracts: [{ contract: 'BTC_USDT', makerVolume, place: 100_000 }] })) };
+  return {
+    activity: [2, 1].map((n) => ({
+      account: 'main',
+      day: day(n),
+      contracts: [{ contract: 'BTC_USDT', makerVolume, place: 100_000 }],
+    })),
+  };
 }
 
 /** The same history as the limiter's `seed` takes it. */
@@ -51,7 +62,12 @@ export function seedOf(h: ReturnType<typeof history>) {
  * is put behind it; `bare` leaves the client as it is (the limiter made, and unused): the peer a
  * benchmark measures beside it.
  */
-export async function engineOf(recipe: Recipe, ex: Pick<Model, 'url' | 'wsUrl'>, before?: (limiter: AccountLimiter) => void, bare = false): Promise<RecipeEngine> {
+export async function engineOf(
+  recipe: Recipe,
+  ex: Pick<Model, 'url' | 'wsUrl'>,
+  before?: (limiter: AccountLimiter) => void,
+  bare = false,
+): Promise<RecipeEngine> {
   switch (recipe) {
     case 'fetch': {
       // docs/integrations.md, fetch: Node's fetch, signing each request as API v4 asks.
@@ -61,7 +77,13 @@ export async function engineOf(recipe: Recipe, ex: Pick<Model, 'url' | 'wsUrl'>,
         const url = new URL(String(input));
         const body = typeof init.body === 'string' ? init.body : '';
         const timestamp = String(Math.floor(Date.now() / 1000));
-        const payload = [init.method ?? 'GET', url.pathname, url.search.slice(1), createHash('sha512').update(body).digest('hex'), timestamp].join('\n');
+        const payload = [
+          init.method ?? 'GET',
+          url.pathname,
+          url.search.slice(1),
+          createHash('sha512').update(body).digest('hex'),
+          timestamp,
+        ].join('\n');
         const headers = new Headers(init.headers);
         headers.set('KEY', key);
         headers.set('Timestamp', timestamp);
@@ -71,7 +93,9 @@ export async function engineOf(recipe: Recipe, ex: Pick<Model, 'url' | 'wsUrl'>,
       };
       const limiter = new AccountLimiter({ accounts: [{ id: 'main', role: 'main' }], marginMs: 5 });
       before?.(limiter);
-      const gate: ReturnType<typeof limitedFetch> = bare ? signed : limitedFetch(limiter, { account: 'main', fetch: signed });
+      const gate: ReturnType<typeof limitedFetch> = bare
+        ? signed
+        : limitedFetch(limiter, { account: 'main', fetch: signed });
       const orders = `${ex.url}/api/v4/futures/usdt/orders`;
       return {
         limiter,
@@ -150,7 +174,12 @@ export async function engineOf(recipe: Recipe, ex: Pick<Model, 'url' | 'wsUrl'>,
         limiter,
         async place() {
           try {
-            return { tooMany: false, id: String((await futures.createFuturesOrder('usdt', { contract: 'BTC_USDT', size: '1', price: '60000' })).body.id) };
+            return {
+              tooMany: false,
+              id: String(
+                (await futures.createFuturesOrder('usdt', { contract: 'BTC_USDT', size: '1', price: '60000' })).body.id,
+              ),
+            };
           } catch (e) {
             return { tooMany: status(e) };
           }
@@ -174,13 +203,26 @@ export async function engineOf(recipe: Recipe, ex: Pick<Model, 'url' | 'wsUrl'>,
     case 'websocket': {
       // docs/integrations.md, WebSocket API, on a model whose WebSocket orders have a budget of
       // their own (R16 `separate`: the tier replaces the WebSocket 100 per second).
-      const limiter = new AccountLimiter({ accounts: [{ id: 'main', role: 'main' }], marginMs: 5, websocketBudget: 'separate' });
+      const limiter = new AccountLimiter({
+        accounts: [{ id: 'main', role: 'main' }],
+        marginMs: 5,
+        websocketBudget: 'separate',
+      });
       before?.(limiter);
       const socket = new WebSocket(`${ex.wsUrl}/v4/ws/usdt`);
       await new Promise((resolve, reject) => socket.once('open', resolve).once('error', reject));
-      const api = bare ? bareWebSocket(socket) : limitedWebSocket(limiter, { account: 'main', socket, multipliers: { BTC_USDT: '0.0001' } });
+      const api = bare
+        ? bareWebSocket(socket)
+        : limitedWebSocket(limiter, { account: 'main', socket, multipliers: { BTC_USDT: '0.0001' } });
       await api.request('futures.login', undefined, { payload: { api_key: 'main-key' } });
-      socket.send(JSON.stringify({ time: Math.floor(Date.now() / 1000), channel: 'futures.usertrades', event: 'subscribe', payload: ['!all'] }));
+      socket.send(
+        JSON.stringify({
+          time: Math.floor(Date.now() / 1000),
+          channel: 'futures.usertrades',
+          event: 'subscribe',
+          payload: ['!all'],
+        }),
+      );
       const refused = (status: unknown) => status === '311' || status === '312';
       return {
         limiter,
@@ -224,10 +266,17 @@ export interface RecipeRun {
  * `workers` placing through the engine as fast as answers come back, a cancel of the latest order
  * every 10 ms, for `runMs`; the model's count of accepted placements read each second.
  */
-export async function saturate(engine: RecipeEngine, ex: Model, options: { readonly runMs: number; readonly limit: number; readonly workers?: number }): Promise<Omit<RecipeRun, 'recipe' | 'status'>> {
+export async function saturate(
+  engine: RecipeEngine,
+  ex: Model,
+  options: { readonly runMs: number; readonly limit: number; readonly workers?: number },
+): Promise<Omit<RecipeRun, 'recipe' | 'status'>> {
   // Over REST on the tier's limit; over WebSocket with a budget of its own, on that one (R16).
-  const placeAccepted = async () => (await ex.stats()).accounts.find((a) => a.account === 'main')!.limits
-    .filter((l) => l.key === 'futures.place' || l.key === 'ws.futures.place').reduce((n, l) => n + l.accepted, 0);
+  const placeAccepted = async () =>
+    (await ex.stats()).accounts
+      .find((a) => a.account === 'main')!
+      .limits.filter((l) => l.key === 'futures.place' || l.key === 'ws.futures.place')
+      .reduce((n, l) => n + l.accepted, 0);
   const start = performance.now();
   const end = start + options.runMs;
   const marks: Promise<number>[] = [placeAccepted()];
@@ -272,16 +321,22 @@ export async function startModel(options: Parameters<typeof startExchange>[0], w
   }
   // The worker loads the TypeScript sources through tsx, as this thread does.
   const entry = new URL('./model-worker.ts', import.meta.url).href;
-  const w = new Worker(`import('tsx/esm/api').then(({ tsImport }) => tsImport(${JSON.stringify(entry)}, ${JSON.stringify(import.meta.url)}))`, { eval: true, workerData: options });
-  const started = await new Promise<{ url: string; wsUrl: string }>((resolve, reject) => w.once('message', resolve).once('error', reject));
-  const next = <T>(key: string) => new Promise<T>((resolve) => {
-    const on = (m: Record<string, unknown>) => {
-      if (!(key in m)) return;
-      w.off('message', on);
-      resolve(m[key] as T);
-    };
-    w.on('message', on);
-  });
+  const w = new Worker(
+    `import('tsx/esm/api').then(({ tsImport }) => tsImport(${JSON.stringify(entry)}, ${JSON.stringify(import.meta.url)}))`,
+    { eval: true, workerData: options },
+  );
+  const started = await new Promise<{ url: string; wsUrl: string }>((resolve, reject) =>
+    w.once('message', resolve).once('error', reject),
+  );
+  const next = <T>(key: string) =>
+    new Promise<T>((resolve) => {
+      const on = (m: Record<string, unknown>) => {
+        if (!(key in m)) return;
+        w.off('message', on);
+        resolve(m[key] as T);
+      };
+      w.on('message', on);
+    });
   return {
     url: started.url,
     wsUrl: started.wsUrl,
@@ -304,14 +359,34 @@ export async function startModel(options: Parameters<typeof startExchange>[0], w
  * (5: 300 per second; 1: 100), the engine as the recipe shows it; `limiterHistory` seeds the
  * limiter first (a family history the exchange does not agree with).
  */
-export async function runRecipe(recipe: Recipe, options: {
-  readonly exchangeMakerVolume: string; readonly limit: number; readonly runMs: number; readonly limiterMakerVolume?: string; readonly bare?: boolean;
-  /** The model in a worker thread of its own, not sharing the client's event loop. */
-  readonly modelWorker?: boolean;
-}): Promise<RecipeRun> {
-  const ex = await startModel({ port: 0, history: history(options.exchangeMakerVolume), fills: { maker: 0, taker: 0 }, websocketBudget: 'separate' }, options.modelWorker);
+export async function runRecipe(
+  recipe: Recipe,
+  options: {
+    readonly exchangeMakerVolume: string;
+    readonly limit: number;
+    readonly runMs: number;
+    readonly limiterMakerVolume?: string;
+    readonly bare?: boolean;
+    /** The model in a worker thread of its own, not sharing the client's event loop. */
+    readonly modelWorker?: boolean;
+  },
+): Promise<RecipeRun> {
+  const ex = await startModel(
+    {
+      port: 0,
+      history: history(options.exchangeMakerVolume),
+      fills: { maker: 0, taker: 0 },
+      websocketBudget: 'separate',
+    },
+    options.modelWorker,
+  );
   const limiterHistory = options.limiterMakerVolume;
-  const engine = await engineOf(recipe, ex, limiterHistory === undefined ? undefined : (limiter) => limiter.seed(seedOf(history(limiterHistory))), options.bare);
+  const engine = await engineOf(
+    recipe,
+    ex,
+    limiterHistory === undefined ? undefined : (limiter) => limiter.seed(seedOf(history(limiterHistory))),
+    options.bare,
+  );
   try {
     const run = await saturate(engine, ex, options);
     const { limit, source } = engine.limiter.limitNow('main');
@@ -333,11 +408,19 @@ function bareWebSocket(socket: WebSocket): Pick<ReturnType<typeof limitedWebSock
   });
   let n = 0;
   return {
-    request: (channel, params, options = {}) => new Promise<Reply>((resolve) => {
-      const id = `bare-${++n}`;
-      waiting.set(id, resolve);
-      socket.send(JSON.stringify({ time: Math.floor(Date.now() / 1000), channel, event: 'api', payload: { req_id: id, req_param: params, ...options.payload } }));
-    }),
+    request: (channel, params, options = {}) =>
+      new Promise<Reply>((resolve) => {
+        const id = `bare-${++n}`;
+        waiting.set(id, resolve);
+        socket.send(
+          JSON.stringify({
+            time: Math.floor(Date.now() / 1000),
+            channel,
+            event: 'api',
+            payload: { req_id: id, req_param: params, ...options.payload },
+          }),
+        );
+      }),
     close: () => waiting.clear(),
   };
 }

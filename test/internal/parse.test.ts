@@ -3,7 +3,16 @@ import { AccountLimiter } from '../../src/account/limiter.js';
 import { createCatalog } from '../../src/catalog/catalog.js';
 import { InvalidInputError, UnknownFieldError } from '../../src/errors.js';
 import { resolveFamilyOptions, rateFamily } from '../../src/rules/family.js';
-import { INSTANT_RANGE, checkFields, isInstant, parseInstant, parseNonNegativeDecimal, parseUnixSeconds, readOptions, resolveOptions } from '../../src/internal/parse.js';
+import {
+  INSTANT_RANGE,
+  checkFields,
+  isInstant,
+  parseInstant,
+  parseNonNegativeDecimal,
+  parseUnixSeconds,
+  readOptions,
+  resolveOptions,
+} from '../../src/internal/parse.js';
 import { tradeRatio } from '../../src/rules/ratio.js';
 import { buildTimeline } from '../../src/rules/timeline.js';
 import { VirtualClock } from '../../src/testing/virtual-clock.js';
@@ -43,7 +52,9 @@ describe('parseInstant', () => {
   ])('refuses an instant %s, naming the field', (_, value) => {
     expect(isInstant(value)).toBe(false);
     expect(() => parseInstant(value, '`at`')).toThrow(InvalidInputError);
-    expect(() => parseInstant(value, '`at`')).toThrow('Expected `at` to be an instant from 2000-01-01 to 2200-01-01: epoch milliseconds (an integer), a Date, or ISO 8601 text with a zone (2026-11-05T10:00:00Z) or a day (2026-11-05)');
+    expect(() => parseInstant(value, '`at`')).toThrow(
+      'Expected `at` to be an instant from 2000-01-01 to 2200-01-01: epoch milliseconds (an integer), a Date, or ISO 8601 text with a zone (2026-11-05T10:00:00Z) or a day (2026-11-05)',
+    );
   });
 
   it.each<[string, unknown, number]>([
@@ -60,15 +71,23 @@ describe('parseInstant', () => {
 
   it('takes a Date and ISO text wherever an instant is taken: timeline queries, VIP changes, sub-accounts, fills', () => {
     const timeline = buildTimeline({
-      accounts: [{ id: 'main', role: 'main' }, { id: 'sub', createdAt: '2026-11-01T12:00:00Z' as never }],
-      activity: [{ account: 'main', day: '2026-11-01', contracts: [{ contract: 'BTC_USDT', makerVolume: '600', place: 100 }] }],
+      accounts: [
+        { id: 'main', role: 'main' },
+        { id: 'sub', createdAt: '2026-11-01T12:00:00Z' as never },
+      ],
+      activity: [
+        { account: 'main', day: '2026-11-01', contracts: [{ contract: 'BTC_USDT', makerVolume: '600', place: 100 }] },
+      ],
       vipChanges: [{ at: new Date('2026-11-03T00:00:00Z') as never, level: 13 }],
     });
     expect(timeline.limitAt('main', new Date('2026-11-02T08:00:00Z')).limit).toBe(250);
     expect(timeline.limitAt('main', '2026-11-02T07:59:59.999Z').limit).toBe(100);
     expect(timeline.vipLevelAt('2026-11-03')).toBe(13);
     expect(timeline.changes.find((c) => c.account === 'sub')!.at).toBe(T + 12 * 3_600_000);
-    const limiter = new AccountLimiter({ accounts: [{ id: 'main', role: 'main' }], clock: new VirtualClock({ start: 0, wallStart: T + 86_400_000 }) });
+    const limiter = new AccountLimiter({
+      accounts: [{ id: 'main', role: 'main' }],
+      clock: new VirtualClock({ start: 0, wallStart: T + 86_400_000 }),
+    });
     limiter.addSubAccount('sub', '2026-11-01T12:00:00Z');
     limiter.setVipLevel(13, new Date(T + 3_600_000));
     limiter.recordFill('main', { contract: 'BTC_USDT', role: 'maker', volume: '10', at: '2026-11-01T13:00:00Z' });
@@ -80,15 +99,22 @@ describe('parseInstant', () => {
 
   it('reads Unix seconds in the same range', () => {
     expect(parseUnixSeconds(T / 1000 + 0.25, '`t`')).toBe(T / 1000 + 0.25);
-    expect(() => parseUnixSeconds(T, '`t`')).toThrow('Expected `t` to be Unix seconds from 2000-01-01 to 2200-01-01, got 1793491200000');
+    expect(() => parseUnixSeconds(T, '`t`')).toThrow(
+      'Expected `t` to be Unix seconds from 2000-01-01 to 2200-01-01, got 1793491200000',
+    );
     expect(() => parseUnixSeconds(Number.NaN, '`t`')).toThrow(InvalidInputError);
   });
 });
 
 describe('parseNonNegativeDecimal', () => {
-  it.each(['1e5', '1e400', '+5', '.5', '5.', '1,000', ' 5', '0x10', 'Infinity', '5e-3'])('refuses %s: amounts are plain decimal text', (text) => {
-    expect(() => parseNonNegativeDecimal(text, '`makerVolume`')).toThrow(`Expected \`makerVolume\` to be a non-negative decimal string, got "${text}"`);
-  });
+  it.each(['1e5', '1e400', '+5', '.5', '5.', '1,000', ' 5', '0x10', 'Infinity', '5e-3'])(
+    'refuses %s: amounts are plain decimal text',
+    (text) => {
+      expect(() => parseNonNegativeDecimal(text, '`makerVolume`')).toThrow(
+        `Expected \`makerVolume\` to be a non-negative decimal string, got "${text}"`,
+      );
+    },
+  );
 
   it('reads plain decimal text, and numbers and Decimals as they are', () => {
     expect(parseNonNegativeDecimal('1234.56', '`v`').toString()).toBe('1234.56');
@@ -99,7 +125,9 @@ describe('parseNonNegativeDecimal', () => {
   it('reads zero of either sign as 0, as its comment says, and refuses any other negative amount', () => {
     for (const zero of [-0, '-0', '-0.00']) expect(parseNonNegativeDecimal(zero, '`v`').toString()).toBe('0');
     expect(parseNonNegativeDecimal(-0, '`v`').isNegative()).toBe(false);
-    expect(() => parseNonNegativeDecimal('-0.01', '`v`')).toThrow('Expected `v` to be a non-negative decimal string, got "-0.01"');
+    expect(() => parseNonNegativeDecimal('-0.01', '`v`')).toThrow(
+      'Expected `v` to be a non-negative decimal string, got "-0.01"',
+    );
     expect(() => parseNonNegativeDecimal(-5, '`v`')).toThrow(InvalidInputError);
   });
 });
@@ -109,16 +137,25 @@ describe('readOptions', () => {
     expect(readOptions(undefined)).toEqual({});
     const given = { a: 1 };
     expect(readOptions(given)).toBe(given);
-    expect(() => readOptions(null as never, 'the ratio options')).toThrow('Expected the ratio options to be an options object, or nothing for the defaults, got null');
+    expect(() => readOptions(null as never, 'the ratio options')).toThrow(
+      'Expected the ratio options to be an options object, or nothing for the defaults, got null',
+    );
     expect(() => readOptions([] as never)).toThrow(InvalidInputError);
   });
 });
 
 describe('resolveOptions', () => {
-  interface Options { readonly size?: number; readonly kind?: 'small' | 'large' }
-  interface Config { readonly kind: 'size-config'; readonly size: number }
+  interface Options {
+    readonly size?: number;
+    readonly kind?: 'small' | 'large';
+  }
+  interface Config {
+    readonly kind: 'size-config';
+    readonly size: number;
+  }
   const resolve = (o: Options): Config => ({ kind: 'size-config', size: o.size ?? 1 });
-  const read = (options?: Options | Config): Config => resolveOptions(options, 'size-config', ['size', 'kind'], 'the size options', resolve);
+  const read = (options?: Options | Config): Config =>
+    resolveOptions(options, 'size-config', ['size', 'kind'], 'the size options', resolve);
 
   it('passes a config of its kind through untouched and resolves anything else', () => {
     const config = read({ size: 3 });
@@ -152,13 +189,21 @@ describe('checkFields', () => {
     })();
     expect(error).toBeInstanceOf(UnknownFieldError);
     expect(error).toBeInstanceOf(InvalidInputError);
-    expect(error).toMatchObject({ key: 'amnd', suggestion: 'amend', known: ['place', 'amend'], value: 2, code: 'INVALID_INPUT' });
+    expect(error).toMatchObject({
+      key: 'amnd',
+      suggestion: 'amend',
+      known: ['place', 'amend'],
+      value: 2,
+      code: 'INVALID_INPUT',
+    });
     expect(error!.message).toBe('Unknown field `amnd` in the entry: did you mean `amend`? The fields are place, amend');
   });
 
   it('refuses unknown fields of options through readOptions when told the known ones', () => {
     expect(readOptions({ tiers: [] }, 'the margin options', ['tiers'])).toEqual({ tiers: [] });
-    expect(() => readOptions({ tier: [] }, 'the margin options', ['tiers'])).toThrow('Unknown field `tier` in the margin options: did you mean `tiers`?');
+    expect(() => readOptions({ tier: [] }, 'the margin options', ['tiers'])).toThrow(
+      'Unknown field `tier` in the margin options: did you mean `tiers`?',
+    );
   });
 });
 
@@ -166,27 +211,106 @@ describe('every input object of the library', () => {
   const clock = () => new VirtualClock({ start: 0, wallStart: T });
   const limiter = () => new AccountLimiter({ accounts: [{ id: 'main', role: 'main' }], clock: clock() });
   it.each<[string, () => unknown, string]>([
-    ['a contract entry of tradeRatio', () => tradeRatio([{ contract: 'BTC_USDT', maker_volume: '900', place: 100 } as never]), 'Unknown field `maker_volume` in `contracts[0]`: did you mean `makerVolume`?'],
-    ['the ratio options', () => tradeRatio([], { countcancels: false } as never), 'Unknown field `countcancels` in the ratio options: did you mean `countCancels`?'],
-    ['an account of rateFamily', () => rateFamily([{ account: 'A', contract: [] } as never]), 'Unknown field `contract` in `accounts[0]`: did you mean `contracts`?'],
-    ['the family options', () => rateFamily([], { ownVolumeTreshold: '0' } as never), 'Unknown field `ownVolumeTreshold` in the family options: did you mean `ownVolumeThreshold`?'],
-    ['a tier row', () => rateFamily([], { tiers: [{ minRatio: '0', limit: 100, max: 1 }] } as never), 'Unknown field `max` in `tiers[0]`.'],
-    ['the timeline input', () => buildTimeline({ accounts: [{ id: 'main' }], activity: [], vip_level: 12 } as never), 'Unknown field `vip_level` in the timeline input: did you mean `vipLevel`?'],
-    ['a timeline account', () => buildTimeline({ accounts: [{ id: 'main', created: T }], activity: [] } as never), 'Unknown field `created` in `accounts[0]`'],
-    ['a VIP change', () => buildTimeline({ accounts: [{ id: 'main' }], activity: [], vipChanges: [{ at: T, vip: 13 }] } as never), 'Unknown field `vip` in `vipChanges[0]`'],
-    ['a day of activity', () => buildTimeline({ accounts: [{ id: 'main' }], activity: [{ account: 'main', date: '2026-11-01', contracts: [] }] } as never), 'Unknown field `date` in `activity[0]`'],
-    ['the account limiter options', () => new AccountLimiter({ accounts: [{ id: 'main' }], clock: clock(), vip_level: 12 } as never), 'Unknown field `vip_level` in the limiter options: did you mean `vipLevel`?'],
-    ['the abuse options', () => new AccountLimiter({ accounts: [{ id: 'main' }], clock: clock(), abuse: { requestTreshold: 1 } } as never), 'did you mean `requestThreshold`?'],
-    ['a history', () => limiter().seed({ day: [] } as never), 'Unknown field `day` in the history: did you mean `days`?'],
-    ['an hour of history', () => limiter().seed({ hours: [{ account: 'main', hour: T, requests: 1, trade: '1' }] } as never), 'Unknown field `trade` in `hours[0]`: did you mean `traded`?'],
-    ['a snapshot', () => {
-      const l = limiter();
-      l.restore({ ...l.snapshot(), extra: 1 });
-    }, 'Unknown field `extra` in the snapshot'],
-    ['the request options', () => limiter().request('main', 'POST', 'https://api.gateio.ws/api/v4/futures/usdt/orders', () => 1, { contracts: 'BTC_USDT' } as never), 'Unknown field `contracts` in the request options: did you mean `contract`?'],
-    ['the scheduler options', () => new Scheduler({ max_queue: 5 } as never), 'Unknown field `max_queue` in the scheduler options: did you mean `maxQueue`?'],
-    ['the catalogue options', () => createCatalog({ limit: {} } as never), 'Unknown field `limit` in the catalogue options: did you mean `limits`?'],
-    ['a limit override', () => createCatalog({ limits: { 'futures.place': { limit: 1, window: 1000 } } } as never), 'Unknown field `window` in `limits.futures.place`: did you mean `windowMs`?'],
+    [
+      'a contract entry of tradeRatio',
+      () => tradeRatio([{ contract: 'BTC_USDT', maker_volume: '900', place: 100 } as never]),
+      'Unknown field `maker_volume` in `contracts[0]`: did you mean `makerVolume`?',
+    ],
+    [
+      'the ratio options',
+      () => tradeRatio([], { countcancels: false } as never),
+      'Unknown field `countcancels` in the ratio options: did you mean `countCancels`?',
+    ],
+    [
+      'an account of rateFamily',
+      () => rateFamily([{ account: 'A', contract: [] } as never]),
+      'Unknown field `contract` in `accounts[0]`: did you mean `contracts`?',
+    ],
+    [
+      'the family options',
+      () => rateFamily([], { ownVolumeTreshold: '0' } as never),
+      'Unknown field `ownVolumeTreshold` in the family options: did you mean `ownVolumeThreshold`?',
+    ],
+    [
+      'a tier row',
+      () => rateFamily([], { tiers: [{ minRatio: '0', limit: 100, max: 1 }] } as never),
+      'Unknown field `max` in `tiers[0]`.',
+    ],
+    [
+      'the timeline input',
+      () => buildTimeline({ accounts: [{ id: 'main' }], activity: [], vip_level: 12 } as never),
+      'Unknown field `vip_level` in the timeline input: did you mean `vipLevel`?',
+    ],
+    [
+      'a timeline account',
+      () => buildTimeline({ accounts: [{ id: 'main', created: T }], activity: [] } as never),
+      'Unknown field `created` in `accounts[0]`',
+    ],
+    [
+      'a VIP change',
+      () => buildTimeline({ accounts: [{ id: 'main' }], activity: [], vipChanges: [{ at: T, vip: 13 }] } as never),
+      'Unknown field `vip` in `vipChanges[0]`',
+    ],
+    [
+      'a day of activity',
+      () =>
+        buildTimeline({
+          accounts: [{ id: 'main' }],
+          activity: [{ account: 'main', date: '2026-11-01', contracts: [] }],
+        } as never),
+      'Unknown field `date` in `activity[0]`',
+    ],
+    [
+      'the account limiter options',
+      () => new AccountLimiter({ accounts: [{ id: 'main' }], clock: clock(), vip_level: 12 } as never),
+      'Unknown field `vip_level` in the limiter options: did you mean `vipLevel`?',
+    ],
+    [
+      'the abuse options',
+      () => new AccountLimiter({ accounts: [{ id: 'main' }], clock: clock(), abuse: { requestTreshold: 1 } } as never),
+      'did you mean `requestThreshold`?',
+    ],
+    [
+      'a history',
+      () => limiter().seed({ day: [] } as never),
+      'Unknown field `day` in the history: did you mean `days`?',
+    ],
+    [
+      'an hour of history',
+      () => limiter().seed({ hours: [{ account: 'main', hour: T, requests: 1, trade: '1' }] } as never),
+      'Unknown field `trade` in `hours[0]`: did you mean `traded`?',
+    ],
+    [
+      'a snapshot',
+      () => {
+        const l = limiter();
+        l.restore({ ...l.snapshot(), extra: 1 });
+      },
+      'Unknown field `extra` in the snapshot',
+    ],
+    [
+      'the request options',
+      () =>
+        limiter().request('main', 'POST', 'https://api.gateio.ws/api/v4/futures/usdt/orders', () => 1, {
+          contracts: 'BTC_USDT',
+        } as never),
+      'Unknown field `contracts` in the request options: did you mean `contract`?',
+    ],
+    [
+      'the scheduler options',
+      () => new Scheduler({ max_queue: 5 } as never),
+      'Unknown field `max_queue` in the scheduler options: did you mean `maxQueue`?',
+    ],
+    [
+      'the catalogue options',
+      () => createCatalog({ limit: {} } as never),
+      'Unknown field `limit` in the catalogue options: did you mean `limits`?',
+    ],
+    [
+      'a limit override',
+      () => createCatalog({ limits: { 'futures.place': { limit: 1, window: 1000 } } } as never),
+      'Unknown field `window` in `limits.futures.place`: did you mean `windowMs`?',
+    ],
   ])('refuses an unknown field in %s', (_, call, message) => {
     expect(call).toThrow(UnknownFieldError);
     expect(call).toThrow(message);

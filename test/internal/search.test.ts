@@ -44,8 +44,12 @@ describe('partitionPoint', () => {
     'agrees with a linear scan on any sorted array and cut',
     (values, cut) => {
       const sorted = [...values].sort((a, b) => a - b);
-      expect(partitionPoint(sorted.length, (i) => sorted[i]! < cut)).toBe(linearPartitionPoint(sorted.length, (i) => sorted[i]! < cut));
-      expect(partitionPoint(sorted.length, (i) => sorted[i]! <= cut)).toBe(linearPartitionPoint(sorted.length, (i) => sorted[i]! <= cut));
+      expect(partitionPoint(sorted.length, (i) => sorted[i]! < cut)).toBe(
+        linearPartitionPoint(sorted.length, (i) => sorted[i]! < cut),
+      );
+      expect(partitionPoint(sorted.length, (i) => sorted[i]! <= cut)).toBe(
+        linearPartitionPoint(sorted.length, (i) => sorted[i]! <= cut),
+      );
     },
   );
 

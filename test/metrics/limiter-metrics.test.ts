@@ -20,18 +20,32 @@ describe('LimiterMetrics', () => {
     const metrics = new LimiterMetrics();
     metrics.watch(limiter, 'desk');
     const place = '{family="desk",account="main",limit="futures.place"}';
-    const tasks = Array.from({ length: 103 }, () => limiter.request('main', 'POST', '/futures/usdt/orders', () => 1, { body: ORDER }));
+    const tasks = Array.from({ length: 103 }, () =>
+      limiter.request('main', 'POST', '/futures/usdt/orders', () => 1, { body: ORDER }),
+    );
     let text = await metrics.registry.metrics();
-    expect([value(text, `traderatio_limit${place}`), value(text, `traderatio_limit_window_seconds${place}`)]).toEqual([100, 1]);
-    expect([value(text, `traderatio_limit_used${place}`), value(text, `traderatio_limit_waiting${place}`), value(text, `traderatio_sent_total${place}`)]).toEqual([100, 3, 100]);
+    expect([value(text, `traderatio_limit${place}`), value(text, `traderatio_limit_window_seconds${place}`)]).toEqual([
+      100, 1,
+    ]);
+    expect([
+      value(text, `traderatio_limit_used${place}`),
+      value(text, `traderatio_limit_waiting${place}`),
+      value(text, `traderatio_sent_total${place}`),
+    ]).toEqual([100, 3, 100]);
     await clock.advance(1_000);
     await Promise.all(tasks);
     text = await metrics.registry.metrics();
-    expect([value(text, `traderatio_limit_used${place}`), value(text, `traderatio_limit_waiting${place}`), value(text, `traderatio_sent_total${place}`)]).toEqual([3, 0, 103]);
+    expect([
+      value(text, `traderatio_limit_used${place}`),
+      value(text, `traderatio_limit_waiting${place}`),
+      value(text, `traderatio_sent_total${place}`),
+    ]).toEqual([3, 0, 103]);
     // The abuse throttle counts every placement too (R9), though none is in force.
     expect(value(text, 'traderatio_sent_total{family="desk",account="main",limit="abuse-throttle"}')).toBe(103);
     expect(value(text, 'traderatio_throttle_window_requests{family="desk",account="main",kind="abuse"}')).toBe(103);
-    expect(value(text, 'traderatio_throttle_headroom_requests{family="desk",account="main",kind="abuse"}')).toBe(86_400 - 103);
+    expect(value(text, 'traderatio_throttle_headroom_requests{family="desk",account="main",kind="abuse"}')).toBe(
+      86_400 - 103,
+    );
     expect(text).not.toContain('traderatio_throttle_limit{');
     limiter.close();
   });
@@ -39,15 +53,29 @@ describe('LimiterMetrics', () => {
   it('tells the tier, where it comes from and the next 08:00', async () => {
     const clock = new VirtualClock({ wallStart: Date.parse('2026-11-21T07:30:00Z') });
     const limiter = new AccountLimiter({ accounts: [{ id: 'main', role: 'main' }], clock });
-    limiter.seed({ days: [{ account: 'main', day: '2026-11-20', contracts: [{ contract: 'BTC_USDT', makerVolume: '900000', place: 100_000 }] }] });
+    limiter.seed({
+      days: [
+        {
+          account: 'main',
+          day: '2026-11-20',
+          contracts: [{ contract: 'BTC_USDT', makerVolume: '900000', place: 100_000 }],
+        },
+      ],
+    });
     const metrics = new LimiterMetrics();
     metrics.watch(limiter, 'desk');
     const text = await metrics.registry.metrics();
     const account = '{family="desk",account="main"}';
     // Yesterday's ratio of 9, in today's 00:00 snapshot: tier 4 from 08:00 (R5); tier 1 until then.
     expect(value(text, 'traderatio_tier{family="desk",account="main",source="initial"}')).toBe(1);
-    expect([value(text, `traderatio_tier_limit${account}`), value(text, `traderatio_next_tier${account}`), value(text, `traderatio_next_tier_limit${account}`)]).toEqual([100, 4, 250]);
-    expect(value(text, `traderatio_next_tier_change_timestamp_seconds${account}`)).toBe(Date.parse('2026-11-21T08:00:00Z') / 1000);
+    expect([
+      value(text, `traderatio_tier_limit${account}`),
+      value(text, `traderatio_next_tier${account}`),
+      value(text, `traderatio_next_tier_limit${account}`),
+    ]).toEqual([100, 4, 250]);
+    expect(value(text, `traderatio_next_tier_change_timestamp_seconds${account}`)).toBe(
+      Date.parse('2026-11-21T08:00:00Z') / 1000,
+    );
     limiter.close();
   });
 
@@ -56,22 +84,37 @@ describe('LimiterMetrics', () => {
     const limiter = new AccountLimiter({ accounts: [{ id: 'main', role: 'main' }], clock, maxQueue: 1 });
     const metrics = new LimiterMetrics();
     metrics.watch(limiter, 'desk');
-    const tasks = Array.from({ length: 102 }, () => limiter.request('main', 'POST', '/futures/usdt/orders', () => 1, { body: ORDER }).catch((e: { reason: string }) => e.reason));
+    const tasks = Array.from({ length: 102 }, () =>
+      limiter
+        .request('main', 'POST', '/futures/usdt/orders', () => 1, { body: ORDER })
+        .catch((e: { reason: string }) => e.reason),
+    );
     limiter.feedback('main', { method: 'GET', path: '/spot/accounts' }, { limited: true, retryAfterMs: 1000 });
     const text = await metrics.registry.metrics();
     // 100 sent, 1 waits (maxQueue 1), 1 refused.
-    expect(value(text, 'traderatio_refused_total{family="desk",account="main",limit="futures.place",reason="queue-full"}')).toBe(1);
-    expect(value(text, 'traderatio_answers_429_total{family="desk",account="main",limit="spot:GET /spot/accounts"}')).toBe(1);
+    expect(
+      value(text, 'traderatio_refused_total{family="desk",account="main",limit="futures.place",reason="queue-full"}'),
+    ).toBe(1);
+    expect(
+      value(text, 'traderatio_answers_429_total{family="desk",account="main",limit="spot:GET /spot/accounts"}'),
+    ).toBe(1);
     limiter.close();
     await Promise.all(tasks);
-    expect(value(await metrics.registry.metrics(), 'traderatio_refused_total{family="desk",account="main",limit="futures.place",reason="closed"}')).toBe(1);
+    expect(
+      value(
+        await metrics.registry.metrics(),
+        'traderatio_refused_total{family="desk",account="main",limit="futures.place",reason="closed"}',
+      ),
+    ).toBe(1);
   });
 
   it('shows a throttle in force with its N, and observes waits into its histogram', async () => {
     const clock = new VirtualClock({ wallStart: Date.parse('2026-11-21T09:30:00Z') });
     const limiter = new AccountLimiter({ accounts: [{ id: 'main', role: 'main' }], clock });
     // 86,401 requests and nothing traded in the last hour: the abuse throttle, 10 per 10 s (R9).
-    limiter.seed({ hours: [{ account: 'main', hour: Date.parse('2026-11-21T08:00:00Z'), requests: 86_401, traded: '0' }] });
+    limiter.seed({
+      hours: [{ account: 'main', hour: Date.parse('2026-11-21T08:00:00Z'), requests: 86_401, traded: '0' }],
+    });
     await clock.advance(HOUR / 2);
     const metrics = new LimiterMetrics({ waitBuckets: [0.01, 0.1] });
     metrics.watch(limiter, 'desk');
@@ -79,7 +122,9 @@ describe('LimiterMetrics', () => {
     const text = await metrics.registry.metrics();
     expect(value(text, 'traderatio_throttle_limit{family="desk",account="main",kind="abuse"}')).toBe(10);
     expect(value(text, 'traderatio_throttle_headroom_requests{family="desk",account="main",kind="abuse"}')).toBe(0);
-    expect(value(text, 'traderatio_wait_seconds_bucket{le="0.01",family="desk",account="main",action="place"}')).toBe(0);
+    expect(value(text, 'traderatio_wait_seconds_bucket{le="0.01",family="desk",account="main",action="place"}')).toBe(
+      0,
+    );
     expect(value(text, 'traderatio_wait_seconds_bucket{le="0.1",family="desk",account="main",action="place"}')).toBe(1);
     limiter.close();
   });
@@ -97,7 +142,9 @@ describe('LimiterMetrics', () => {
     expect(() => new LimiterMetrics({ prefix: '1x' })).toThrow('Expected `prefix`');
     expect(() => new LimiterMetrics({ waitBuckets: [1, 0.5] })).toThrow('Expected `waitBuckets`');
     expect(() => metrics.watch({} as AccountLimiter)).toThrow('Expected the limiter to be an AccountLimiter');
-    expect(() => metrics.observeWait('d', 'a', 'place', -1)).toThrow('Expected `waitedMs` to be a non-negative number of milliseconds, got -1');
+    expect(() => metrics.observeWait('d', 'a', 'place', -1)).toThrow(
+      'Expected `waitedMs` to be a non-negative number of milliseconds, got -1',
+    );
     limiter.close();
   });
 
@@ -105,26 +152,41 @@ describe('LimiterMetrics', () => {
     const limiter = new AccountLimiter({ accounts: [{ id: 'de"sk\\1\nx', role: 'main' }] });
     const metrics = new LimiterMetrics();
     metrics.watch(limiter, 'fam"ily');
-    expect(() => metrics.observeWait('fam"ily', undefined as unknown as string, 'place', 1)).toThrow('Expected `account` to be a non-empty string, got undefined');
-    expect(() => metrics.observeWait('fam"ily', 'de', { toString: () => 'place' } as unknown as string, 1)).toThrow('Expected `action` to be a non-empty string');
-    expect(() => metrics.observeWait('', 'de', 'place', 1)).toThrow('Expected `family` to be a non-empty string, got ""');
-    expect(() => new LimiterMetrics([] as LimiterMetricsOptions)).toThrow('Expected the metrics options to be an object');
-    expect(() => new LimiterMetrics({ waitBuckets: [1, Infinity] })).toThrow('Expected `waitBuckets` to be increasing positive numbers of seconds, got [1, Infinity]');
+    expect(() => metrics.observeWait('fam"ily', undefined as unknown as string, 'place', 1)).toThrow(
+      'Expected `account` to be a non-empty string, got undefined',
+    );
+    expect(() => metrics.observeWait('fam"ily', 'de', { toString: () => 'place' } as unknown as string, 1)).toThrow(
+      'Expected `action` to be a non-empty string',
+    );
+    expect(() => metrics.observeWait('', 'de', 'place', 1)).toThrow(
+      'Expected `family` to be a non-empty string, got ""',
+    );
+    expect(() => new LimiterMetrics([] as LimiterMetricsOptions)).toThrow(
+      'Expected the metrics options to be an object',
+    );
+    expect(() => new LimiterMetrics({ waitBuckets: [1, Infinity] })).toThrow(
+      'Expected `waitBuckets` to be increasing positive numbers of seconds, got [1, Infinity]',
+    );
     expect(await metrics.registry.metrics()).not.toContain('wait_seconds_count');
     metrics.observeWait('fam"ily', 'de"sk\\1\nx', 'place', 1);
     const text = await metrics.registry.metrics();
     // Escaped as the exposition format says: backslash, double quote and line feed.
     expect(text).toContain('traderatio_tier_limit{family="fam\\"ily",account="de\\"sk\\\\1\\nx"} 100');
-    expect(text).toContain('traderatio_wait_seconds_count{family="fam\\"ily",account="de\\"sk\\\\1\\nx",action="place"} 1');
-    const sample = /^[a-zA-Z_:][a-zA-Z0-9_:]*(\{[a-zA-Z_][a-zA-Z0-9_]*="(?:[^"\\\n]|\\["\\n])*"(?:,[a-zA-Z_][a-zA-Z0-9_]*="(?:[^"\\\n]|\\["\\n])*")*\})? \S+$/;
+    expect(text).toContain(
+      'traderatio_wait_seconds_count{family="fam\\"ily",account="de\\"sk\\\\1\\nx",action="place"} 1',
+    );
+    const sample =
+      /^[a-zA-Z_:][a-zA-Z0-9_:]*(\{[a-zA-Z_][a-zA-Z0-9_]*="(?:[^"\\\n]|\\["\\n])*"(?:,[a-zA-Z_][a-zA-Z0-9_]*="(?:[^"\\\n]|\\["\\n])*")*\})? \S+$/;
     for (const line of text.split('\n')) if (line !== '' && !line.startsWith('#')) expect(line).toMatch(sample);
     limiter.close();
   });
 
   it('refuses a registry that holds one of its metrics already, registering none of them', async () => {
     const registry = new Registry();
-    new Gauge({ name: 'traderatio_tier', help: 'the application\'s own', registers: [registry] });
-    expect(() => new LimiterMetrics({ registry })).toThrow('Expected `prefix` to be a prefix whose metrics are not in the registry already (traderatio_tier is), got "traderatio_"');
+    new Gauge({ name: 'traderatio_tier', help: "the application's own", registers: [registry] });
+    expect(() => new LimiterMetrics({ registry })).toThrow(
+      'Expected `prefix` to be a prefix whose metrics are not in the registry already (traderatio_tier is), got "traderatio_"',
+    );
     expect(registry.getMetricsAsArray().length).toBe(1);
     new LimiterMetrics({ registry, prefix: 'desk_' });
     expect(registry.getSingleMetric('desk_tier')).toBeDefined();

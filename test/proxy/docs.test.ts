@@ -25,7 +25,12 @@ describe('docs/proxy.md', () => {
   });
 
   it('runs its Python example through the proxy, and the proxy counts its requests and fills', async () => {
-    exchange = await startExchange({ port: 0, accounts: ACCOUNTS, verifySignatures: true, fills: { seed: 3, maker: 0.5, taker: 0 } });
+    exchange = await startExchange({
+      port: 0,
+      accounts: ACCOUNTS,
+      verifySignatures: true,
+      fills: { seed: 3, maker: 0.5, taker: 0 },
+    });
     proxy = await startProxy({ upstream: exchange.url, accounts: ACCOUNTS });
     const file = join(mkdtempSync(join(tmpdir(), 'traderatio-docs-')), 'example.py');
     writeFileSync(file, blocks[0]!);

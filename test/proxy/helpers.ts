@@ -8,13 +8,21 @@ import type { AccountsFile } from '../../src/exchange/index.js';
 export const ENGINE_PY = resolve(import.meta.dirname, '../../examples/proxy/engine.py');
 
 /** One family, one main account; the model verifies signatures with the secret. */
-export const ACCOUNTS: AccountsFile = { families: [{ id: 'desk', accounts: [{ id: 'main', role: 'main', keys: [{ key: 'main-key', secret: 'main-secret' }] }] }] };
+export const ACCOUNTS: AccountsFile = {
+  families: [
+    { id: 'desk', accounts: [{ id: 'main', role: 'main', keys: [{ key: 'main-key', secret: 'main-secret' }] }] },
+  ],
+};
 
 /**
  * A ratio of 9 the day before yesterday: the snapshots of yesterday's and today's 00:00 both see
  * it, so tier 4 is in force at any hour of today (R3, R5).
  */
-export const TIER4_HISTORY = { activity: [{ account: 'main', day: -2, contracts: [{ contract: 'BTC_USDT', makerVolume: '900000', place: 100_000 }] }] };
+export const TIER4_HISTORY = {
+  activity: [
+    { account: 'main', day: -2, contracts: [{ contract: 'BTC_USDT', makerVolume: '900000', place: 100_000 }] },
+  ],
+};
 
 export interface EngineRun {
   readonly statuses: Readonly<Record<string, number>>;
@@ -24,9 +32,17 @@ export interface EngineRun {
 }
 
 /** Runs a Python script with `env`; resolves with its standard output and error when it exits. */
-export function runPython(script: string, env: Readonly<Record<string, string>>, timeoutMs: number, args: readonly string[] = []): Promise<{ code: number | null; out: string; err: string }> {
+export function runPython(
+  script: string,
+  env: Readonly<Record<string, string>>,
+  timeoutMs: number,
+  args: readonly string[] = [],
+): Promise<{ code: number | null; out: string; err: string }> {
   return new Promise((done, fail) => {
-    const child = spawn('python3', [script, ...args], { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn('python3', [script, ...args], {
+      env: { ...process.env, ...env },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     let out = '';
     let err = '';
     child.stdout.setEncoding('utf8').on('data', (s: string) => (out += s));
@@ -42,7 +58,17 @@ export function runPython(script: string, env: Readonly<Record<string, string>>,
 
 /** The Python engine for `seconds` against `url`: its figures. */
 export async function runEngine(url: string, seconds: number, threads = 32): Promise<EngineRun> {
-  const r = await runPython(ENGINE_PY, { GATE_URL: url, GATE_KEY: 'main-key', GATE_SECRET: 'main-secret', SECONDS: String(seconds), THREADS: String(threads) }, (seconds + 60) * 1000);
+  const r = await runPython(
+    ENGINE_PY,
+    {
+      GATE_URL: url,
+      GATE_KEY: 'main-key',
+      GATE_SECRET: 'main-secret',
+      SECONDS: String(seconds),
+      THREADS: String(threads),
+    },
+    (seconds + 60) * 1000,
+  );
   if (r.code !== 0) throw new Error(`engine.py exited ${r.code}: ${r.err.slice(-2000)}`);
   return JSON.parse(r.out.trim().split('\n').at(-1)!) as EngineRun;
 }

@@ -26,13 +26,20 @@ interface Seen {
 }
 
 /** An upstream that notes each request and answers with `reply`. */
-async function fakeUpstream(reply: (seen: Seen, res: http.ServerResponse) => void): Promise<{ url: string; seen: Seen[] }> {
+async function fakeUpstream(
+  reply: (seen: Seen, res: http.ServerResponse) => void,
+): Promise<{ url: string; seen: Seen[] }> {
   const seen: Seen[] = [];
   fake = http.createServer((req, res) => {
     const chunks: Buffer[] = [];
     req.on('data', (c: Buffer) => chunks.push(c));
     req.on('end', () => {
-      const s = { method: req.method!, url: req.url!, rawHeaders: req.rawHeaders, body: Buffer.concat(chunks).toString('utf8') };
+      const s = {
+        method: req.method!,
+        url: req.url!,
+        rawHeaders: req.rawHeaders,
+        body: Buffer.concat(chunks).toString('utf8'),
+      };
       seen.push(s);
       reply(s, res);
     });
@@ -46,25 +53,44 @@ async function start(options: ProxyOptions): Promise<RunningProxy> {
   return proxy;
 }
 
-const signed = (timestamp: number) => ({ KEY: 'main-key', Timestamp: String(timestamp), SIGN: 'ab'.repeat(64), 'Content-Type': 'application/json' });
+const signed = (timestamp: number) => ({
+  KEY: 'main-key',
+  Timestamp: String(timestamp),
+  SIGN: 'ab'.repeat(64),
+  'Content-Type': 'application/json',
+});
 
 describe('the proxy', () => {
-  it('forwards a request unchanged (method, path, query, body, the signature\'s headers) and relays the answer as sent', async () => {
+  it("forwards a request unchanged (method, path, query, body, the signature's headers) and relays the answer as sent", async () => {
     const up = await fakeUpstream((_, res) => {
       res.writeHead(201, { 'Content-Type': 'application/json', 'X-Custom': 'kept', 'X-Gate-RateLimit-Limit': '100' });
       res.end('{"id":7}');
     });
     await start({ upstream: up.url });
     const ts = Math.floor(Date.now() / 1000);
-    const res = await fetch(`${proxy!.url}/api/v4/futures/usdt/orders?b=2&a=1`, { method: 'POST', headers: signed(ts), body: ORDER });
+    const res = await fetch(`${proxy!.url}/api/v4/futures/usdt/orders?b=2&a=1`, {
+      method: 'POST',
+      headers: signed(ts),
+      body: ORDER,
+    });
     expect(res.status).toBe(201);
     expect(res.headers.get('x-custom')).toBe('kept');
     expect(await res.text()).toBe('{"id":7}');
     expect(up.seen).toHaveLength(1);
     const s = up.seen[0]!;
     expect([s.method, s.url, s.body]).toEqual(['POST', '/api/v4/futures/usdt/orders?b=2&a=1', ORDER]);
-    const headers = Object.fromEntries(Array.from({ length: s.rawHeaders.length / 2 }, (_, i) => [s.rawHeaders[2 * i]!.toLowerCase(), s.rawHeaders[2 * i + 1]!]));
-    expect(headers).toMatchObject({ key: 'main-key', timestamp: String(ts), sign: 'ab'.repeat(64), host: new URL(up.url).host });
+    const headers = Object.fromEntries(
+      Array.from({ length: s.rawHeaders.length / 2 }, (_, i) => [
+        s.rawHeaders[2 * i]!.toLowerCase(),
+        s.rawHeaders[2 * i + 1]!,
+      ]),
+    );
+    expect(headers).toMatchObject({
+      key: 'main-key',
+      timestamp: String(ts),
+      sign: 'ab'.repeat(64),
+      host: new URL(up.url).host,
+    });
     expect(proxy!.limiters.get('desk')!.abuseHeadroom('main').requests).toBe(1);
   });
 
@@ -73,13 +99,17 @@ describe('the proxy', () => {
     exchange = await startExchange({ port: 0, clock, accounts: ACCOUNTS, fills: { maker: 0, taker: 0 } });
     await start({ upstream: exchange.url, clock });
     const order = JSON.stringify({ currency_pair: 'BTC_USDT', side: 'buy', amount: '0.001', price: '60000' });
-    const post = () => fetch(`${proxy!.url}/api/v4/spot/orders`, { method: 'POST', headers: { KEY: 'main-key' }, body: order });
+    const post = () =>
+      fetch(`${proxy!.url}/api/v4/spot/orders`, { method: 'POST', headers: { KEY: 'main-key' }, body: order });
     // Spot placement: 10 a second per pair (R10).
     const placing = Array.from({ length: 15 }, post);
     const first = await Promise.all(placing.slice(0, 10));
     const { id } = (await first[0]!.json()) as { id: string };
     // The cancel has its own limit and outranks the 5 waiting placements.
-    const cancel = await fetch(`${proxy!.url}/api/v4/spot/orders/${id}?currency_pair=BTC_USDT`, { method: 'DELETE', headers: { KEY: 'main-key' } });
+    const cancel = await fetch(`${proxy!.url}/api/v4/spot/orders/${id}?currency_pair=BTC_USDT`, {
+      method: 'DELETE',
+      headers: { KEY: 'main-key' },
+    });
     expect(cancel.status).toBe(200);
     const place = () => exchange!.stats().accounts[0]!.limits.find((l) => l.key === 'spot.place:BTC_USDT')!;
     expect(place().accepted).toBe(10);
@@ -93,18 +123,26 @@ describe('the proxy', () => {
   it('answers a request whose signature is already over 60 s old at once, never forwarding it', async () => {
     const up = await fakeUpstream((_, res) => res.end('{}'));
     await start({ upstream: up.url });
-    const res = await fetch(`${proxy!.url}/api/v4/futures/usdt/orders`, { method: 'POST', headers: signed(Math.floor(Date.now() / 1000) - 61), body: ORDER });
+    const res = await fetch(`${proxy!.url}/api/v4/futures/usdt/orders`, {
+      method: 'POST',
+      headers: signed(Math.floor(Date.now() / 1000) - 61),
+      body: ORDER,
+    });
     expect(res.status).toBe(401);
-    expect(await res.json()).toEqual({ label: 'TRADERATIO_REQUEST_EXPIRED', message: expect.stringContaining('never forwarded') });
+    expect(await res.json()).toEqual({
+      label: 'TRADERATIO_REQUEST_EXPIRED',
+      message: expect.stringContaining('never forwarded'),
+    });
     expect(up.seen).toHaveLength(0);
     expect(proxy!.limiters.get('desk')!.abuseHeadroom('main').requests).toBe(0);
   });
 
-  it('refuses a request the limits would hold past its signature\'s 60 s, when that comes, never forwarding it', async () => {
+  it("refuses a request the limits would hold past its signature's 60 s, when that comes, never forwarding it", async () => {
     const clock = new VirtualClock({ wallStart: Date.now() });
     const up = await fakeUpstream((_, res) => res.end('{}'));
     await start({ upstream: up.url, clock, expiryMarginMs: 0 });
-    const post = (ts: number) => fetch(`${proxy!.url}/api/v4/futures/usdt/orders`, { method: 'POST', headers: signed(ts), body: ORDER });
+    const post = (ts: number) =>
+      fetch(`${proxy!.url}/api/v4/futures/usdt/orders`, { method: 'POST', headers: signed(ts), body: ORDER });
     const now = clock.wall() / 1000;
     await Promise.all(Array.from({ length: 100 }, () => post(Math.floor(now))));
     // 100 sent this second at tier 1: the next may leave in 1 s, its signature is good for 0.5 s more.
@@ -166,11 +204,19 @@ describe('the proxy', () => {
     fake!.closeAllConnections();
   });
 
-  it('records the fills of the my_trades answers it relays, each trade once, asking the contract\'s multiplier', async () => {
+  it("records the fills of the my_trades answers it relays, each trade once, asking the contract's multiplier", async () => {
     exchange = await startExchange({ port: 0, accounts: ACCOUNTS, fills: { maker: 1, taker: 0 } });
     await start({ upstream: exchange.url });
-    for (let i = 0; i < 2; i++) await fetch(`${proxy!.url}/api/v4/futures/usdt/orders`, { method: 'POST', headers: { KEY: 'main-key' }, body: ORDER });
-    const trades = () => fetch(`${proxy!.url}/api/v4/futures/usdt/my_trades?contract=BTC_USDT`, { headers: { KEY: 'main-key' } }).then((r) => r.json());
+    for (let i = 0; i < 2; i++)
+      await fetch(`${proxy!.url}/api/v4/futures/usdt/orders`, {
+        method: 'POST',
+        headers: { KEY: 'main-key' },
+        body: ORDER,
+      });
+    const trades = () =>
+      fetch(`${proxy!.url}/api/v4/futures/usdt/my_trades?contract=BTC_USDT`, { headers: { KEY: 'main-key' } }).then(
+        (r) => r.json(),
+      );
     expect(await trades()).toHaveLength(2);
     await trades();
     const limiter = proxy!.limiters.get('desk')!;
@@ -185,7 +231,11 @@ describe('the proxy', () => {
     const up = await fakeUpstream((_, res) => res.end('{}'));
     const lines: string[] = [];
     await start({ upstream: up.url, log: (line) => lines.push(line) });
-    await fetch(`${proxy!.url}/api/v4/futures/usdt/orders?x=secret-query`, { method: 'POST', headers: signed(Math.floor(Date.now() / 1000)), body: ORDER });
+    await fetch(`${proxy!.url}/api/v4/futures/usdt/orders?x=secret-query`, {
+      method: 'POST',
+      headers: signed(Math.floor(Date.now() / 1000)),
+      body: ORDER,
+    });
     expect(lines).toHaveLength(1);
     expect(lines[0]).toMatch(/^POST \/api\/v4\/futures\/usdt\/orders 200 main waited \d+\.\d ms$/);
     expect(lines.join('\n')).not.toMatch(/main-key|abab|60000|secret/);
@@ -193,28 +243,56 @@ describe('the proxy', () => {
 
   it('refuses bad options by name and starts nothing', async () => {
     await expect(startProxy({ upstream: 'ftp://x' })).rejects.toThrow('Expected `upstream` to be an http or https URL');
-    await expect(startProxy({ upstream: 'http://127.0.0.1:1', timeoutMs: 0 })).rejects.toThrow('Expected `timeoutMs` to be a positive whole number, got 0');
-    await expect(startProxy({ upstream: 'http://127.0.0.1:1', accounts: { families: [] } })).rejects.toThrow('the accounts file');
-    for (const upstream of ['http://user:secret@127.0.0.1:1', 'http://127.0.0.1:1/api?x=1', 'http://127.0.0.1:1/#top', 'http://127.0.0.1:1?']) {
-      await expect(startProxy({ upstream })).rejects.toThrow(`Expected \`upstream\` to be an http or https URL without credentials, query or fragment, e.g. https://api.gateio.ws, got "${upstream}"`);
+    await expect(startProxy({ upstream: 'http://127.0.0.1:1', timeoutMs: 0 })).rejects.toThrow(
+      'Expected `timeoutMs` to be a positive whole number, got 0',
+    );
+    await expect(startProxy({ upstream: 'http://127.0.0.1:1', accounts: { families: [] } })).rejects.toThrow(
+      'the accounts file',
+    );
+    for (const upstream of [
+      'http://user:secret@127.0.0.1:1',
+      'http://127.0.0.1:1/api?x=1',
+      'http://127.0.0.1:1/#top',
+      'http://127.0.0.1:1?',
+    ]) {
+      await expect(startProxy({ upstream })).rejects.toThrow(
+        `Expected \`upstream\` to be an http or https URL without credentials, query or fragment, e.g. https://api.gateio.ws, got "${upstream}"`,
+      );
     }
     // History of an account in no family of the accounts file is refused, not left out.
-    const history = { activity: [{ account: 'main', day: -1, contracts: [] }], hours: [{ account: 'nobody', hour: -1, requests: 5 }] };
-    await expect(startProxy({ upstream: 'http://127.0.0.1:1', history })).rejects.toThrow('Expected `hours[0].account` to be an account of the accounts file, got "nobody"');
+    const history = {
+      activity: [{ account: 'main', day: -1, contracts: [] }],
+      hours: [{ account: 'nobody', hour: -1, requests: 5 }],
+    };
+    await expect(startProxy({ upstream: 'http://127.0.0.1:1', history })).rejects.toThrow(
+      'Expected `hours[0].account` to be an account of the accounts file, got "nobody"',
+    );
   });
 
   it('serves its metrics, its status as JSON and as live events, and a page that loads nothing from elsewhere', async () => {
     exchange = await startExchange({ port: 0, accounts: ACCOUNTS, fills: { maker: 0, taker: 0 } });
     await start({ upstream: exchange.url, statusEveryMs: 20 });
-    await fetch(`${proxy!.url}/api/v4/futures/usdt/orders`, { method: 'POST', headers: { KEY: 'main-key' }, body: ORDER });
-    await fetch(`${proxy!.url}/api/v4/futures/usdt/orders`, { method: 'POST', headers: { KEY: 'main-key', Timestamp: '1' }, body: ORDER });
+    await fetch(`${proxy!.url}/api/v4/futures/usdt/orders`, {
+      method: 'POST',
+      headers: { KEY: 'main-key' },
+      body: ORDER,
+    });
+    await fetch(`${proxy!.url}/api/v4/futures/usdt/orders`, {
+      method: 'POST',
+      headers: { KEY: 'main-key', Timestamp: '1' },
+      body: ORDER,
+    });
     const metrics = await fetch(`${proxy!.url}/metrics`);
     expect(metrics.headers.get('content-type')).toMatch(/^text\/plain; version=0\.0\.4/);
     const text = await metrics.text();
     expect(text).toContain('traderatio_sent_total{family="desk",account="main",limit="futures.place"} 1');
-    expect(text).toContain('traderatio_proxy_refused_total{family="desk",account="main",label="TRADERATIO_REQUEST_EXPIRED"} 1');
+    expect(text).toContain(
+      'traderatio_proxy_refused_total{family="desk",account="main",label="TRADERATIO_REQUEST_EXPIRED"} 1',
+    );
     expect(text).toContain('traderatio_wait_seconds_count{family="desk",account="main",action="place"} 1');
-    const status = (await (await fetch(`${proxy!.url}/status.json`)).json()) as { accounts: { account: string; tier: number; limits: { limit: string; used: number }[] }[] };
+    const status = (await (await fetch(`${proxy!.url}/status.json`)).json()) as {
+      accounts: { account: string; tier: number; limits: { limit: string; used: number }[] }[];
+    };
     const main = status.accounts.find((a) => a.account === 'main')!;
     expect(main.tier).toBe(1);
     expect(main.limits.find((l) => l.limit === 'futures.place')!.used).toBe(1);
@@ -225,9 +303,13 @@ describe('the proxy', () => {
     let seen = '';
     while ((seen.match(/^data: /gm) ?? []).length < 2) seen += new TextDecoder().decode((await reader.read()).value);
     await reader.cancel();
-    expect(JSON.parse(seen.split('\n')[0]!.slice(6))).toMatchObject({ accounts: expect.arrayContaining([expect.objectContaining({ account: 'main', placeLimit: 100 })]) });
+    expect(JSON.parse(seen.split('\n')[0]!.slice(6))).toMatchObject({
+      accounts: expect.arrayContaining([expect.objectContaining({ account: 'main', placeLimit: 100 })]),
+    });
     const page = await fetch(`${proxy!.url}/`);
-    expect(page.headers.get('content-security-policy')).toMatch(/^default-src 'none'; script-src 'sha256-[A-Za-z0-9+/=]+'; style-src 'unsafe-inline'; connect-src 'self'$/);
+    expect(page.headers.get('content-security-policy')).toMatch(
+      /^default-src 'none'; script-src 'sha256-[A-Za-z0-9+/=]+'; style-src 'unsafe-inline'; connect-src 'self'$/,
+    );
     const html = await page.text();
     expect(html).toContain("new EventSource('/events')");
     expect(html).not.toMatch(/<script[^>]+src|<link|https?:\/\/(?!www\.w3)/);

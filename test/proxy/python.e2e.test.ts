@@ -17,7 +17,14 @@ afterEach(async () => {
   proxy = exchange = undefined;
 });
 
-const model = () => startExchange({ port: 0, accounts: ACCOUNTS, history: TIER4_HISTORY, verifySignatures: true, fills: { maker: 0, taker: 0 } });
+const model = () =>
+  startExchange({
+    port: 0,
+    accounts: ACCOUNTS,
+    history: TIER4_HISTORY,
+    verifySignatures: true,
+    fills: { maker: 0, taker: 0 },
+  });
 
 function describeRun(name: string, run: EngineRun, ex: RunningExchange): string {
   const place = ex.stats().accounts[0]!.limits.find((l) => l.key === 'futures.place')!;

@@ -18,7 +18,9 @@ const prefix = uniquePrefix('proxy');
 const children: ChildProcess[] = [];
 afterAll(async () => {
   for (const c of children) c.kill('SIGTERM');
-  await Promise.all(children.map((c) => new Promise((done) => (c.exitCode === null ? c.once('exit', done) : done(undefined)))));
+  await Promise.all(
+    children.map((c) => new Promise((done) => (c.exitCode === null ? c.once('exit', done) : done(undefined)))),
+  );
   const client = connect();
   await cleanPrefix(client, `${prefix}:desk`);
   client.disconnect();
@@ -26,7 +28,26 @@ afterAll(async () => {
 
 /** A proxy process; resolves with its URL once it listens. */
 function proxyProcess(upstream: string, accounts: string, history: string): Promise<string> {
-  const child = spawn(process.execPath, [bin, 'proxy', '--port', '0', '--upstream', upstream, '--accounts', accounts, '--history', history, '--redis', REDIS_URL, '--redis-prefix', prefix], { stdio: ['ignore', 'pipe', 'inherit'] });
+  const child = spawn(
+    process.execPath,
+    [
+      bin,
+      'proxy',
+      '--port',
+      '0',
+      '--upstream',
+      upstream,
+      '--accounts',
+      accounts,
+      '--history',
+      history,
+      '--redis',
+      REDIS_URL,
+      '--redis-prefix',
+      prefix,
+    ],
+    { stdio: ['ignore', 'pipe', 'inherit'] },
+  );
   children.push(child);
   return new Promise((done, fail) => {
     let out = '';
@@ -43,26 +64,47 @@ function proxyProcess(upstream: string, accounts: string, history: string): Prom
 function signedOrder(url: string): Promise<Response> {
   const body = JSON.stringify({ contract: 'BTC_USDT', size: 1, price: '60000' });
   const timestamp = String(Math.floor(Date.now() / 1000));
-  const payload = ['POST', '/api/v4/futures/usdt/orders', '', createHash('sha512').update(body).digest('hex'), timestamp].join('\n');
-  const headers = { KEY: 'main-key', Timestamp: timestamp, SIGN: createHmac('sha512', 'main-secret').update(payload).digest('hex'), 'Content-Type': 'application/json' };
+  const payload = [
+    'POST',
+    '/api/v4/futures/usdt/orders',
+    '',
+    createHash('sha512').update(body).digest('hex'),
+    timestamp,
+  ].join('\n');
+  const headers = {
+    KEY: 'main-key',
+    Timestamp: timestamp,
+    SIGN: createHmac('sha512', 'main-secret').update(payload).digest('hex'),
+    'Content-Type': 'application/json',
+  };
   return fetch(`${url}/api/v4/futures/usdt/orders`, { method: 'POST', headers, body });
 }
 
 describe('two proxies sharing one account through Redis', () => {
   it('keep a Python engine through each from any 429', async () => {
-    const exchange = await startExchange({ port: 0, accounts: ACCOUNTS, history: TIER4_HISTORY, verifySignatures: true, fills: { maker: 0, taker: 0 } });
+    const exchange = await startExchange({
+      port: 0,
+      accounts: ACCOUNTS,
+      history: TIER4_HISTORY,
+      verifySignatures: true,
+      fills: { maker: 0, taker: 0 },
+    });
     try {
       const dir = mkdtempSync(join(tmpdir(), 'traderatio-proxies-'));
       writeFileSync(join(dir, 'accounts.json'), JSON.stringify(ACCOUNTS));
       writeFileSync(join(dir, 'history.json'), JSON.stringify(TIER4_HISTORY));
-      const urls = await Promise.all([0, 1].map(() => proxyProcess(exchange.url, join(dir, 'accounts.json'), join(dir, 'history.json'))));
+      const urls = await Promise.all(
+        [0, 1].map(() => proxyProcess(exchange.url, join(dir, 'accounts.json'), join(dir, 'history.json'))),
+      );
       // A budget Redis has never seen starts one window of its longest limit (10 s) after it is
       // first asked (docs/distributed.md#redis-restarts): one placement through each, before the run.
       for (const url of urls) expect((await signedOrder(url)).status).toBe(200);
       const runs = await Promise.all(urls.map((url) => runEngine(url, 10, 16)));
       const stats = exchange.stats().accounts[0]!;
       const place = stats.limits.find((l) => l.key === 'futures.place')!;
-      console.log(`two proxies, Redis: ${runs.map((r) => `${r.statuses['429'] ?? 0} x 429 (${JSON.stringify(r.statuses)})`).join(' and ')}; ${place.accepted} placements accepted (${(place.accepted / 2500 * 100).toFixed(1)}% of 250/s over 10 s), at most ${place.most} in a window`);
+      console.log(
+        `two proxies, Redis: ${runs.map((r) => `${r.statuses['429'] ?? 0} x 429 (${JSON.stringify(r.statuses)})`).join(' and ')}; ${place.accepted} placements accepted (${((place.accepted / 2500) * 100).toFixed(1)}% of 250/s over 10 s), at most ${place.most} in a window`,
+      );
       expect(runs.map((r) => r.statuses['429'] ?? 0)).toEqual([0, 0]);
       expect(stats.refused).toEqual({});
       expect(place.most).toBeLessThanOrEqual(250);

@@ -17,7 +17,12 @@ afterEach(async () => {
   proxy = exchange = undefined;
 });
 
-interface Reply { request_id: string; ack: boolean; header: Record<string, unknown>; data?: { result?: unknown; errs?: { label: string } } }
+interface Reply {
+  request_id: string;
+  ack: boolean;
+  header: Record<string, unknown>;
+  data?: { result?: unknown; errs?: { label: string } };
+}
 
 /** A connection to `url`, with the replies it gets by request id. */
 async function connect(url: string) {
@@ -42,7 +47,14 @@ async function connect(url: string) {
     send(channel: string, payload: Record<string, unknown>): Promise<Reply> {
       const id = String(payload['req_id'] ?? `r${++n}`);
       const reply = new Promise<Reply>((resolve) => waiting.set(id, resolve));
-      socket.send(JSON.stringify({ time: Math.floor(Date.now() / 1000), channel, event: 'api', payload: { req_id: id, ...payload } }));
+      socket.send(
+        JSON.stringify({
+          time: Math.floor(Date.now() / 1000),
+          channel,
+          event: 'api',
+          payload: { req_id: id, ...payload },
+        }),
+      );
       return reply;
     },
   };
@@ -58,7 +70,9 @@ describe('the WebSocket API through the proxy', () => {
     expect(login.header['status']).toBe('200');
     // Tier 1: futures placements 100 a second over REST and WebSocket together (R16).
     const order = { contract: 'BTC_USDT', size: 1, price: '60000' };
-    const placing = Array.from({ length: 110 }, (_, i) => ws.send('futures.order_place', { req_id: `p${i}`, req_param: order }));
+    const placing = Array.from({ length: 110 }, (_, i) =>
+      ws.send('futures.order_place', { req_id: `p${i}`, req_param: order }),
+    );
     const first = await Promise.all(placing.slice(0, 100));
     expect(first.every((r) => r.header['status'] === '200')).toBe(true);
     // Relayed as the exchange wrote it: its rate-limit fields included.
@@ -84,12 +98,17 @@ describe('the WebSocket API through the proxy', () => {
     exchange = await startExchange({ port: 0, accounts: ACCOUNTS });
     proxy = await startProxy({ upstream: exchange.url, accounts: ACCOUNTS });
     const ws = await connect(`${proxy.wsUrl}/ws/v4/`);
-    const refused = await ws.send('spot.order_place', { api_key: 'nobody', req_param: { currency_pair: 'BTC_USDT', side: 'buy', amount: '1', price: '1' } });
+    const refused = await ws.send('spot.order_place', {
+      api_key: 'nobody',
+      req_param: { currency_pair: 'BTC_USDT', side: 'buy', amount: '1', price: '1' },
+    });
     expect([refused.header['status'], refused.data?.errs?.label]).toEqual(['401', 'TRADERATIO_UNKNOWN_KEY']);
     expect(exchange.stats().accounts[0]!.accepted).toBe(0);
     const elsewhere = new WebSocket(`${proxy.wsUrl}/somewhere`);
     sockets.push(elsewhere);
-    const status = await new Promise((resolve) => elsewhere.once('unexpected-response', (_, res) => resolve(res.statusCode)).once('open', () => resolve('open')));
+    const status = await new Promise((resolve) =>
+      elsewhere.once('unexpected-response', (_, res) => resolve(res.statusCode)).once('open', () => resolve('open')),
+    );
     expect(status).toBe(404);
   });
 });

@@ -11,7 +11,9 @@ describe('Availability', () => {
       clock,
       retryMs: 20,
       isClosed: () => false,
-      probe: () => (events.push(`probe@${clock.now()}`), answers ? Promise.resolve(1) : Promise.reject(new Error('down'))),
+      probe: () => (
+        events.push(`probe@${clock.now()}`), answers ? Promise.resolve(1) : Promise.reject(new Error('down'))
+      ),
       down: () => events.push('down'),
       up: () => events.push('up'),
       wake: () => events.push('wake'),

@@ -8,33 +8,124 @@ const batch = { name: 'batch', limit: 300, windowMs: 10_000, marginMs: 0 };
 
 describe('encodeAcquire', () => {
   const call = {
-    id: 'a.1', weight: 2, want: 5, leaseMs: 20, deadline: 0, process: 'a', processes: 3, staleMs: 1000, graceMs: 31_020,
-    extra: 4, room: true, queued: 7, unlimited: 1_000_000_000,
-    limits: [{ ...orders, reserved: 1, lateMs: 40 }, { ...batch, reserved: 0, lateMs: 0 }],
+    id: 'a.1',
+    weight: 2,
+    want: 5,
+    leaseMs: 20,
+    deadline: 0,
+    process: 'a',
+    processes: 3,
+    staleMs: 1000,
+    graceMs: 31_020,
+    extra: 4,
+    room: true,
+    queued: 7,
+    unlimited: 1_000_000_000,
+    limits: [
+      { ...orders, reserved: 1, lateMs: 40 },
+      { ...batch, reserved: 0, lateMs: 0 },
+    ],
   };
 
   it('lays out the epoch, the processes, then meta, log and waiting processes of each limit as KEYS', () => {
-    expect(encodeAcquire(keys, call).keys).toEqual(['{p}:epoch', '{p}:procs', '{p}:m:orders', '{p}:l:orders', '{p}:q:orders', '{p}:m:batch', '{p}:l:batch', '{p}:q:batch']);
+    expect(encodeAcquire(keys, call).keys).toEqual([
+      '{p}:epoch',
+      '{p}:procs',
+      '{p}:m:orders',
+      '{p}:l:orders',
+      '{p}:q:orders',
+      '{p}:m:batch',
+      '{p}:l:batch',
+      '{p}:q:batch',
+    ]);
   });
 
   it('lays out the call, then n, w, m, reserved and late of each limit, then the instant as ARGV', () => {
-    expect(encodeAcquire(keys, { ...call, at: 1234 }).args).toEqual(['a.1', 2, 5, 20, 0, 'a', 3, 1000, 31_020, 4, 1, 7, 1_000_000_000, 10, 1000, 5, 1, 40, 300, 10_000, 0, 0, 0, 1234]);
+    expect(encodeAcquire(keys, { ...call, at: 1234 }).args).toEqual([
+      'a.1',
+      2,
+      5,
+      20,
+      0,
+      'a',
+      3,
+      1000,
+      31_020,
+      4,
+      1,
+      7,
+      1_000_000_000,
+      10,
+      1000,
+      5,
+      1,
+      40,
+      300,
+      10_000,
+      0,
+      0,
+      0,
+      1234,
+    ]);
   });
 
   it("gives '' for the instant when the call has none, and room as 0 when it is off", () => {
-    expect(encodeAcquire(keys, { ...call, room: false, limits: [] }).args).toEqual(['a.1', 2, 5, 20, 0, 'a', 3, 1000, 31_020, 4, 0, 7, 1_000_000_000, '']);
+    expect(encodeAcquire(keys, { ...call, room: false, limits: [] }).args).toEqual([
+      'a.1',
+      2,
+      5,
+      20,
+      0,
+      'a',
+      3,
+      1000,
+      31_020,
+      4,
+      0,
+      7,
+      1_000_000_000,
+      '',
+    ]);
   });
 });
 
 describe('encodeHello', () => {
-  const call = { process: 'a', id: 'a.h1', deadline: 99, limits: [{ ...orders, sent: 3 }, { ...batch, sent: 0 }] };
+  const call = {
+    process: 'a',
+    id: 'a.h1',
+    deadline: 99,
+    limits: [
+      { ...orders, sent: 3 },
+      { ...batch, sent: 0 },
+    ],
+  };
 
   it('lays out the epoch, the processes, then meta and log of each limit as KEYS', () => {
-    expect(encodeHello(keys, call).keys).toEqual(['{p}:epoch', '{p}:procs', '{p}:m:orders', '{p}:l:orders', '{p}:m:batch', '{p}:l:batch']);
+    expect(encodeHello(keys, call).keys).toEqual([
+      '{p}:epoch',
+      '{p}:procs',
+      '{p}:m:orders',
+      '{p}:l:orders',
+      '{p}:m:batch',
+      '{p}:l:batch',
+    ]);
   });
 
   it('lays out the process, the id and the deadline, then n, w, m and what was sent of each limit, then the instant as ARGV', () => {
-    expect(encodeHello(keys, { ...call, at: 1234 }).args).toEqual(['a', 'a.h1', 99, 10, 1000, 5, 3, 300, 10_000, 0, 0, 1234]);
+    expect(encodeHello(keys, { ...call, at: 1234 }).args).toEqual([
+      'a',
+      'a.h1',
+      99,
+      10,
+      1000,
+      5,
+      3,
+      300,
+      10_000,
+      0,
+      0,
+      1234,
+    ]);
     expect(encodeHello(keys, { ...call, limits: [] }).args).toEqual(['a', 'a.h1', 99, '']);
   });
 });

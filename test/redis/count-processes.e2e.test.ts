@@ -2,7 +2,18 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { Dec } from '../../src/internal/decimal.js';
-import { PORT, cleanPrefix, connect, luaText, onLines, sleep, stopChildren, track, uniquePrefix, waitFor } from './harness.js';
+import {
+  PORT,
+  cleanPrefix,
+  connect,
+  luaText,
+  onLines,
+  sleep,
+  stopChildren,
+  track,
+  uniquePrefix,
+  waitFor,
+} from './harness.js';
 
 // Four engine processes on one account, each with an account limiter given a Redis store: the
 // counts are the account's, summed in Redis.
@@ -28,11 +39,43 @@ interface CountWorker {
 
 const workerPath = fileURLToPath(new URL('./count-worker.ts', import.meta.url));
 
-function startCountWorker(port: number, prefix: string, name: string, mode: 'requests' | 'fills' | 'boundary', count: number, threshold: number): CountWorker {
-  const proc = track(spawn(process.execPath, ['--import', 'tsx', '--import', luaText, workerPath, String(port), prefix, name, mode, String(count), String(threshold)], {
-    stdio: ['pipe', 'pipe', 'inherit'],
-  }));
-  const w: CountWorker = { proc, events: [], counts: [], sent: [], ready: false, exited: new Promise((resolve) => proc.on('exit', (code) => resolve(code))) };
+function startCountWorker(
+  port: number,
+  prefix: string,
+  name: string,
+  mode: 'requests' | 'fills' | 'boundary',
+  count: number,
+  threshold: number,
+): CountWorker {
+  const proc = track(
+    spawn(
+      process.execPath,
+      [
+        '--import',
+        'tsx',
+        '--import',
+        luaText,
+        workerPath,
+        String(port),
+        prefix,
+        name,
+        mode,
+        String(count),
+        String(threshold),
+      ],
+      {
+        stdio: ['pipe', 'pipe', 'inherit'],
+      },
+    ),
+  );
+  const w: CountWorker = {
+    proc,
+    events: [],
+    counts: [],
+    sent: [],
+    ready: false,
+    exited: new Promise((resolve) => proc.on('exit', (code) => resolve(code))),
+  };
   onLines(proc, (line) => {
     const [tag, at, a, b] = line.split(' ');
     if (tag === 'ready') w.ready = true;
@@ -54,7 +97,8 @@ async function dayTotals(port: number, prefix: string): Promise<{ orders: number
       for (const [field, value] of Object.entries(await c.hgetall(key))) {
         const tag = field.slice(field.lastIndexOf(':') + 1);
         if (tag === 'p') orders += Number(value);
-        else if (tag[0] === 'm' || tag[0] === 't') volume = volume.plus(new Dec(value).times(new Dec(10).pow(Number(tag.slice(1)))));
+        else if (tag[0] === 'm' || tag[0] === 't')
+          volume = volume.plus(new Dec(value).times(new Dec(10).pow(Number(tag.slice(1)))));
       }
     }
     return { orders, volume };
@@ -64,7 +108,16 @@ async function dayTotals(port: number, prefix: string): Promise<{ orders: number
 }
 
 /** Starts four workers and, once all are loaded, tells them when to start and stop (from 1 s on). */
-async function startFour(port: number, prefix: string, tag: string, mode: 'requests' | 'fills' | 'boundary', count: number, threshold: number, runMs: number, offsetFrom: (start: number) => number = () => 0) {
+async function startFour(
+  port: number,
+  prefix: string,
+  tag: string,
+  mode: 'requests' | 'fills' | 'boundary',
+  count: number,
+  threshold: number,
+  runMs: number,
+  offsetFrom: (start: number) => number = () => 0,
+) {
   const workers = [0, 1, 2, 3].map((i) => startCountWorker(port, prefix, `${tag}${i}`, mode, count, threshold));
   await waitFor(() => workers.every((w) => w.ready), 30_000);
   const start = Date.now() + 1000;
@@ -73,7 +126,11 @@ async function startFour(port: number, prefix: string, tag: string, mode: 'reque
   return { workers, start, until };
 }
 
-const sum = (counts: readonly { orders: number; volume: string }[]) => counts.reduce((s, c) => ({ orders: s.orders + c.orders, volume: s.volume.plus(c.volume) }), { orders: 0, volume: new Dec(0) });
+const sum = (counts: readonly { orders: number; volume: string }[]) =>
+  counts.reduce((s, c) => ({ orders: s.orders + c.orders, volume: s.volume.plus(c.volume) }), {
+    orders: 0,
+    volume: new Dec(0),
+  });
 
 /** Makes a prefix look in use for a minute: a new one grants nothing for a window (10 s here). */
 async function warm(port: number, prefix: string): Promise<void> {
@@ -83,7 +140,12 @@ async function warm(port: number, prefix: string): Promise<void> {
   c.disconnect();
 }
 
-const startRedis = (port: number): ChildProcess => track(spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'], { stdio: 'ignore' }));
+const startRedis = (port: number): ChildProcess =>
+  track(
+    spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'], {
+      stdio: 'ignore',
+    }),
+  );
 
 describe('four processes counting on one account', () => {
   it('engage the abuse throttle in every process on the account total, the early warning first', async () => {
@@ -93,7 +155,16 @@ describe('four processes counting on one account', () => {
     prefixes.push(prefix);
     await warm(PORT, prefix);
     const virtualHour = Math.floor(Date.now() / 3_600_000) * 3_600_000 + 10 * 3_600_000;
-    const { workers, start } = await startFour(PORT, prefix, 'a', 'requests', 40, 100, 12_000, (s) => virtualHour - (s + 10_000));
+    const { workers, start } = await startFour(
+      PORT,
+      prefix,
+      'a',
+      'requests',
+      40,
+      100,
+      12_000,
+      (s) => virtualHour - (s + 10_000),
+    );
     const hourAt = start + 10_000;
     const codes = await Promise.all(workers.map((w) => w.exited));
     expect(codes).toEqual([0, 0, 0, 0]);
@@ -120,12 +191,24 @@ describe('four processes counting on one account', () => {
     prefixes.push(prefix);
     await warm(PORT, prefix);
     const virtualHour = Math.floor(Date.now() / 3_600_000) * 3_600_000 + 10 * 3_600_000;
-    const { workers } = await startFour(PORT, prefix, 'b', 'boundary', 30, 100, 12_000, (s) => virtualHour - (s + 10_000));
+    const { workers } = await startFour(
+      PORT,
+      prefix,
+      'b',
+      'boundary',
+      30,
+      100,
+      12_000,
+      (s) => virtualHour - (s + 10_000),
+    );
     const codes = await Promise.all(workers.map((w) => w.exited));
     expect(codes).toEqual([0, 0, 0, 0]);
     const sent = workers.flatMap((w) => w.sent).sort((a, b) => a - b);
-    console.log(`after the hour: ${sent.length} placements sent, the first ${sent.length === 0 ? '-' : `${(sent[0]! - virtualHour).toFixed(0)} ms`} after it`);
-    for (const w of workers) expect(w.events.some((e) => e.event.type === 'throttle' && e.event.throttle !== null)).toBe(true);
+    console.log(
+      `after the hour: ${sent.length} placements sent, the first ${sent.length === 0 ? '-' : `${(sent[0]! - virtualHour).toFixed(0)} ms`} after it`,
+    );
+    for (const w of workers)
+      expect(w.events.some((e) => e.event.type === 'throttle' && e.event.throttle !== null)).toBe(true);
     expect(sent.filter((at) => at < virtualHour + 10_000).length).toBeLessThanOrEqual(10);
     // The 120 sent 10 s before the hour count in the throttle's window for most of a second more.
     expect(sent.filter((at) => at < virtualHour + 500)).toEqual([]);

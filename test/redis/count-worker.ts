@@ -23,9 +23,16 @@ const [port, prefix, name, mode, count, threshold] = process.argv.slice(2);
 const log = (line: string): void => void process.stdout.write(`${line}\n`);
 log('ready');
 const lines = createInterface({ input: process.stdin })[Symbol.asyncIterator]();
-const [start, until, offset] = ((await lines.next()).value as string).split(' ').map(Number) as [number, number, number];
+const [start, until, offset] = ((await lines.next()).value as string).split(' ').map(Number) as [
+  number,
+  number,
+  number,
+];
 const options = { connectionName: `${prefix}-${name}`, maxRetriesPerRequest: null, retryStrategy: () => 20 };
-const client = Number(port) === REDIS_PORT ? new Redis(REDIS_URL, options) : new Redis({ port: Number(port), host: '127.0.0.1', ...options });
+const client =
+  Number(port) === REDIS_PORT
+    ? new Redis(REDIS_URL, options)
+    : new Redis({ port: Number(port), host: '127.0.0.1', ...options });
 client.on('error', () => {});
 const shift = offset;
 const clock: Clock = {
@@ -36,15 +43,25 @@ const clock: Clock = {
 };
 const store = new RedisStore({ client, prefix: prefix!, clock });
 const limiter = new AccountLimiter({
-  accounts: [{ id: 'main', role: 'main' }], store, clock, exchangeClock: 'local',
+  accounts: [{ id: 'main', role: 'main' }],
+  store,
+  clock,
+  exchangeClock: 'local',
   abuse: { requestThreshold: Number(threshold) },
 });
 limiter.on((e) => log(`event ${Date.now()} ${JSON.stringify(e)}`));
 const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, Math.max(0, ms)));
 await sleep(start - Date.now());
-const order = (contract: string) => limiter.request('main', 'POST', '/futures/usdt/orders', () => {
-  if (mode === 'fills') log(`c ${Date.now()} 1 0`);
-}, { body: { contract, size: 1 } });
+const order = (contract: string) =>
+  limiter.request(
+    'main',
+    'POST',
+    '/futures/usdt/orders',
+    () => {
+      if (mode === 'fills') log(`c ${Date.now()} 1 0`);
+    },
+    { body: { contract, size: 1 } },
+  );
 
 if (mode === 'requests') {
   await Promise.all(Array.from({ length: Number(count) }, () => order('BTC_USDT'))).catch(() => {});
@@ -53,7 +70,11 @@ if (mode === 'requests') {
   const hour = Math.floor(clock.wall() / 3_600_000) * 3_600_000 + 3_600_000;
   await sleep(hour + 1 - clock.wall());
   for (let i = 0; i < 20; i++) {
-    void limiter.request('main', 'POST', '/futures/usdt/orders', () => log(`s ${clock.wall()}`), { body: { contract: 'BTC_USDT', size: 1 } }).catch(() => {});
+    void limiter
+      .request('main', 'POST', '/futures/usdt/orders', () => log(`s ${clock.wall()}`), {
+        body: { contract: 'BTC_USDT', size: 1 },
+      })
+      .catch(() => {});
   }
 } else {
   while (Date.now() < until) {

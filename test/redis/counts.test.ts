@@ -48,12 +48,17 @@ function limiterOn(v: VirtualRedis, prefix: string, options: { client?: object; 
   const store = new RedisStore({ ...v.options(prefix, options.client), timeoutMs: 100, retryMs: 20 });
   const events: LimiterEvent[] = [];
   const limiter = new AccountLimiter({
-    accounts: ACCOUNTS, store, exchangeClock: 'local', clock: v.clock,
+    accounts: ACCOUNTS,
+    store,
+    exchangeClock: 'local',
+    clock: v.clock,
     ...(options.threshold === undefined ? {} : { abuse: { requestThreshold: options.threshold } }),
   });
   limiter.on((e) => events.push(e));
   return {
-    store, limiter, events,
+    store,
+    limiter,
+    events,
     async close() {
       limiter.close();
       await store.close();
@@ -61,7 +66,8 @@ function limiterOn(v: VirtualRedis, prefix: string, options: { client?: object; 
   };
 }
 
-const place = (l: AccountLimiter, contract = 'BTC_USDT') => l.request('main', 'POST', '/futures/usdt/orders', () => 1, { body: { contract, size: 1 } });
+const place = (l: AccountLimiter, contract = 'BTC_USDT') =>
+  l.request('main', 'POST', '/futures/usdt/orders', () => 1, { body: { contract, size: 1 } });
 
 describe('an account limiter given a Redis store', () => {
   it('reads the totals of every process: requests and exact volumes summed', async () => {
@@ -69,15 +75,28 @@ describe('an account limiter given a Redis store', () => {
     const a = limiterOn(v, prefix);
     const b = limiterOn(v, prefix);
     try {
-      await settleOn(v, [...Array.from({ length: 7 }, () => place(a.limiter)), ...Array.from({ length: 5 }, () => place(b.limiter, 'ETH_USDT'))]);
+      await settleOn(v, [
+        ...Array.from({ length: 7 }, () => place(a.limiter)),
+        ...Array.from({ length: 5 }, () => place(b.limiter, 'ETH_USDT')),
+      ]);
       a.limiter.recordFill('main', { contract: 'BTC_USDT', role: 'maker', volume: '0.0000000000123456789' });
       b.limiter.recordFill('main', { contract: 'BTC_USDT', role: 'maker', volume: '12345678901234.5' });
       b.limiter.recordFill('main', { contract: 'ETH_USDT', role: 'taker', volume: '0.1' });
-      for (const x of [a, b]) await v.until(() => x.limiter.abuseHeadroom('main').requests === 12 && x.limiter.abuseHeadroom('main').traded === '12345678901234.6000000000123456789', 2000);
+      for (const x of [a, b])
+        await v.until(
+          () =>
+            x.limiter.abuseHeadroom('main').requests === 12 &&
+            x.limiter.abuseHeadroom('main').traded === '12345678901234.6000000000123456789',
+          2000,
+        );
       for (const x of [a, b]) {
         const day = x.limiter.snapshot().tracker.days[0]!;
         const byName = Object.fromEntries(day.contracts.map((c) => [c.contract, c]));
-        expect(byName.BTC_USDT).toMatchObject({ place: 7, makerVolume: '12345678901234.5000000000123456789', takerVolume: '0' });
+        expect(byName.BTC_USDT).toMatchObject({
+          place: 7,
+          makerVolume: '12345678901234.5000000000123456789',
+          takerVolume: '0',
+        });
         expect(byName.ETH_USDT).toMatchObject({ place: 5, makerVolume: '0', takerVolume: '0.1' });
       }
     } finally {
@@ -92,7 +111,10 @@ describe('an account limiter given a Redis store', () => {
     const a = limiterOn(v, prefix, { client: faulty(fault) });
     const reader = limiterOn(v, prefix);
     try {
-      await settleOn(v, Array.from({ length: 3 }, () => place(a.limiter)));
+      await settleOn(
+        v,
+        Array.from({ length: 3 }, () => place(a.limiter)),
+      );
       await v.until(() => reader.limiter.abuseHeadroom('main').requests === 3, 2000);
       // The script runs and its answer is lost: the batch is sent again, and counted once.
       fault.mode = 'lose-reply';
@@ -123,7 +145,16 @@ describe('an account limiter given a Redis store', () => {
     const b = limiterOn(v, prefix);
     try {
       const hour = Math.floor(v.clock.wall() / 3_600_000) * 3_600_000 - 3_600_000;
-      const history = { hours: [{ account: 'main', hour, requests: 500, traded: '10' }], days: [{ account: 'main', day: new Date(hour - 86_400_000).toISOString().slice(0, 10), contracts: [{ contract: 'BTC_USDT', makerVolume: '100', takerVolume: '0', place: 40, amend: 0, cancel: 0 }] }] };
+      const history = {
+        hours: [{ account: 'main', hour, requests: 500, traded: '10' }],
+        days: [
+          {
+            account: 'main',
+            day: new Date(hour - 86_400_000).toISOString().slice(0, 10),
+            contracts: [{ contract: 'BTC_USDT', makerVolume: '100', takerVolume: '0', place: 40, amend: 0, cancel: 0 }],
+          },
+        ],
+      };
       a.limiter.seed(history);
       b.limiter.seed(history);
       a.limiter.seed(history);
@@ -136,7 +167,10 @@ describe('an account limiter given a Redis store', () => {
       await v.advance(300);
       for (const x of [a, b]) {
         expect(x.limiter.abuseHeadroom('main')).toMatchObject({ requests: 500, traded: '10' });
-        expect(x.limiter.snapshot().tracker.days.find((d) => d.contracts.length > 0)?.contracts[0]).toMatchObject({ place: 40, makerVolume: '100' });
+        expect(x.limiter.snapshot().tracker.days.find((d) => d.contracts.length > 0)?.contracts[0]).toMatchObject({
+          place: 40,
+          makerVolume: '100',
+        });
       }
       // Redis lost them: the snapshot is written again where it holds nothing.
       await cleanPrefix(client, prefix);
@@ -195,8 +229,15 @@ describe('an account limiter given a Redis store', () => {
     const a = limiterOn(v, prefix, { threshold: 60 });
     const b = limiterOn(v, prefix, { threshold: 60 });
     try {
-      await settleOn(v, [...Array.from({ length: 40 }, () => place(a.limiter)), ...Array.from({ length: 40 }, () => place(b.limiter))]);
-      for (const x of [a, b]) await v.until(() => x.events.some((e) => e.type === 'abuse-warning') && x.limiter.abuseHeadroom('main').requests === 80, 2000);
+      await settleOn(v, [
+        ...Array.from({ length: 40 }, () => place(a.limiter)),
+        ...Array.from({ length: 40 }, () => place(b.limiter)),
+      ]);
+      for (const x of [a, b])
+        await v.until(
+          () => x.events.some((e) => e.type === 'abuse-warning') && x.limiter.abuseHeadroom('main').requests === 80,
+          2000,
+        );
       for (const x of [a, b]) {
         const w = x.events.find((e) => e.type === 'abuse-warning') as Extract<LimiterEvent, { type: 'abuse-warning' }>;
         expect(w.requests).toBeGreaterThanOrEqual(54);
@@ -212,10 +253,12 @@ describe('an account limiter given a Redis store', () => {
 describe('two processes at a boundary, on shared counts', () => {
   const DAY = 86_400_000;
   const dayText = (at: number) => new Date(at).toISOString().slice(0, 10);
-  const activity = (place: number, maker: number) => [{ contract: 'BTC_USDT', makerVolume: String(maker), takerVolume: '0', place, amend: 0, cancel: 0 }];
+  const activity = (place: number, maker: number) => [
+    { contract: 'BTC_USDT', makerVolume: String(maker), takerVolume: '0', place, amend: 0, cancel: 0 },
+  ];
   type LimitEvent = Extract<LimiterEvent, { type: 'limit' }>;
 
-  it('lower the limit at the 00:00 snapshot to the same tier, rated on both processes\' counts', async () => {
+  it("lower the limit at the 00:00 snapshot to the same tier, rated on both processes' counts", async () => {
     // Before: a week rated high (tier 7). Today A sends 30 orders and B fills 120 USDT as maker:
     // on their sum the week rates 2 (150); A's alone would rate below 1 (100), B's 3 (200).
     const midnight = Math.floor(Date.now() / DAY) * DAY + 20 * DAY;
@@ -224,9 +267,21 @@ describe('two processes at a boundary, on shared counts', () => {
     const b = limiterOn(v, prefix);
     try {
       const today = midnight - DAY;
-      a.limiter.seed({ days: [{ account: 'main', day: dayText(today - 7 * DAY), contracts: activity(10, 10_000) }, ...[6, 5, 4, 3, 2, 1].map((k) => ({ account: 'main', day: dayText(today - k * DAY), contracts: activity(10, 10) }))] });
+      a.limiter.seed({
+        days: [
+          { account: 'main', day: dayText(today - 7 * DAY), contracts: activity(10, 10_000) },
+          ...[6, 5, 4, 3, 2, 1].map((k) => ({
+            account: 'main',
+            day: dayText(today - k * DAY),
+            contracts: activity(10, 10),
+          })),
+        ],
+      });
       await v.until(() => b.limiter.limitNow('main').limit === 400, 3000);
-      await settleOn(v, Array.from({ length: 30 }, () => place(a.limiter)));
+      await settleOn(
+        v,
+        Array.from({ length: 30 }, () => place(a.limiter)),
+      );
       b.limiter.recordFill('main', { contract: 'BTC_USDT', role: 'maker', volume: '120' });
       for (const x of [a, b]) await v.until(() => x.limiter.limitAtNext0800('main').limit === 150, 3000);
       for (const x of [a, b]) await v.until(() => x.limiter.limitNow('main').limit === 150, 8000);
@@ -254,7 +309,16 @@ describe('two processes at a boundary, on shared counts', () => {
     const b = limiterOn(v, prefix);
     try {
       const today = eight - 8 * 3_600_000;
-      a.limiter.seed({ days: [{ account: 'main', day: dayText(today - 8 * DAY), contracts: activity(100, 0) }, ...[7, 6, 5, 4, 3, 2, 1].map((k) => ({ account: 'main', day: dayText(today - k * DAY), contracts: activity(10, 30) }))] });
+      a.limiter.seed({
+        days: [
+          { account: 'main', day: dayText(today - 8 * DAY), contracts: activity(100, 0) },
+          ...[7, 6, 5, 4, 3, 2, 1].map((k) => ({
+            account: 'main',
+            day: dayText(today - k * DAY),
+            contracts: activity(10, 30),
+          })),
+        ],
+      });
       for (const x of [a, b]) await v.until(() => x.limiter.limitNow('main').limit === 150, 3000);
       for (const x of [a, b]) expect(x.limiter.limitAtNext0800('main')).toMatchObject({ at: eight, limit: 200 });
       for (const x of [a, b]) await v.until(() => x.limiter.limitNow('main').limit === 200, 8000);

@@ -20,7 +20,12 @@ export async function cleanPrefix(client: Redis, prefix: string): Promise<void> 
 }
 
 export function connect(port = PORT, name?: string): Redis {
-  const options: RedisOptions = { lazyConnect: false, maxRetriesPerRequest: null, retryStrategy: () => 20, ...(name === undefined ? {} : { connectionName: name }) };
+  const options: RedisOptions = {
+    lazyConnect: false,
+    maxRetriesPerRequest: null,
+    retryStrategy: () => 20,
+    ...(name === undefined ? {} : { connectionName: name }),
+  };
   const client = port === PORT ? new Redis(REDIS_URL, options) : new Redis({ port, host: '127.0.0.1', ...options });
   client.on('error', () => {});
   return client;
@@ -63,10 +68,39 @@ export const luaText = new URL('../../scripts/lua.ts', import.meta.url).href;
  * Starts a worker process. `slowMs` > 0: one task in five does random synchronous work of up to
  * `slowMs` after its dispatch (a slow signer, a large serialisation, a GC pause).
  */
-export function startWorker(port: number, prefix: string, until: number, name: string, limit = 100, windowMs = 1000, policy: 'wait' | 'local' = 'wait', slowMs = 0): Worker {
-  const proc = track(spawn(process.execPath, ['--import', 'tsx', '--import', luaText, workerPath, String(port), prefix, String(until), String(limit), String(windowMs), name, policy, String(slowMs)], {
-    stdio: ['ignore', 'pipe', 'inherit'],
-  }));
+export function startWorker(
+  port: number,
+  prefix: string,
+  until: number,
+  name: string,
+  limit = 100,
+  windowMs = 1000,
+  policy: 'wait' | 'local' = 'wait',
+  slowMs = 0,
+): Worker {
+  const proc = track(
+    spawn(
+      process.execPath,
+      [
+        '--import',
+        'tsx',
+        '--import',
+        luaText,
+        workerPath,
+        String(port),
+        prefix,
+        String(until),
+        String(limit),
+        String(windowMs),
+        name,
+        policy,
+        String(slowMs),
+      ],
+      {
+        stdio: ['ignore', 'pipe', 'inherit'],
+      },
+    ),
+  );
   const w: Worker = {
     name,
     proc,

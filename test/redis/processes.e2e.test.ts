@@ -1,6 +1,20 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
-import { PORT, type Worker, cleanPrefix, connect, countIn, mostInAnyWindow, sleep, startWorker, stopChildren, track, uniquePrefix, waitFor, worstShare } from './harness.js';
+import {
+  PORT,
+  type Worker,
+  cleanPrefix,
+  connect,
+  countIn,
+  mostInAnyWindow,
+  sleep,
+  startWorker,
+  stopChildren,
+  track,
+  uniquePrefix,
+  waitFor,
+  worstShare,
+} from './harness.js';
 
 // Four engine processes on one account share one limit of 100 per second through Redis
 // (the tests' Redis, REDIS_URL; each test with a key prefix of its own). Asserted: never more than
@@ -18,7 +32,13 @@ afterAll(async () => {
   client.disconnect();
 });
 
-function run(port: number, name: string, seconds: number, policy: 'wait' | 'local' = 'wait', slowMs = 0): { prefix: string; workers: Worker[]; until: number } {
+function run(
+  port: number,
+  name: string,
+  seconds: number,
+  policy: 'wait' | 'local' = 'wait',
+  slowMs = 0,
+): { prefix: string; workers: Worker[]; until: number } {
   const prefix = uniquePrefix(name);
   if (port === PORT) prefixes.push(prefix);
   // Room for four Node processes to start on a busy machine, then `seconds` of running.
@@ -42,8 +62,21 @@ describe('four processes on one Redis limit of 100 per second', () => {
     // catches up on the others meanwhile) to the first one's last.
     const from = Math.max(...workers.map((w) => Math.min(...w.times))) + W;
     const to = Math.min(...workers.map((w) => Math.max(...w.times)));
-    const share = to - from >= 2000 ? `, shares within ${(100 * worstShare(workers.map((w) => w.times), from, to, 2000)).toFixed(1)}% of equal over any 2 s` : '';
-    console.log(`four processes: ${(100 * countIn(times, t0, t0 + 5000) / (5 * N)).toFixed(1)}% of the limit used over 5 s${share}`);
+    const share =
+      to - from >= 2000
+        ? `, shares within ${(
+            100 *
+              worstShare(
+                workers.map((w) => w.times),
+                from,
+                to,
+                2000,
+              )
+          ).toFixed(1)}% of equal over any 2 s`
+        : '';
+    console.log(
+      `four processes: ${((100 * countIn(times, t0, t0 + 5000)) / (5 * N)).toFixed(1)}% of the limit used over 5 s${share}`,
+    );
   }, 30_000);
 
   it('never send more than 100 in any second when one task in five does random synchronous work of up to 50 ms', async () => {
@@ -99,49 +132,61 @@ describe('four processes on one Redis limit of 100 per second', () => {
     expect(mostInAnyWindow(times, W)).toBeLessThanOrEqual(N);
     // The three left may take the whole limit from one window after the kill.
     const from = killedAt + W + 100;
-    console.log(`process killed: the three left sent ${countIn(all(survivors), from, from + 2 * W)} in the 2 s from one window after (${2 * N} allowed)`);
+    console.log(
+      `process killed: the three left sent ${countIn(all(survivors), from, from + 2 * W)} in the 2 s from one window after (${2 * N} allowed)`,
+    );
   }, 30_000);
 
   const startRedis = (port: number): ChildProcess =>
-    track(spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'], { stdio: 'ignore' }));
+    track(
+      spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'], {
+        stdio: 'ignore',
+      }),
+    );
 
   it.each([
     ['wait', 1500],
     ['local', 4000],
-  ] as const)('survive a Redis restart mid-run (its data gone) with onUnavailable "%s": no violation, no deadlock, and resume', async (policy, downMs) => {
-    const port = 20_000 + Math.floor(Math.random() * 20_000);
-    let server = startRedis(port);
-    const probe = connect(port);
-    try {
-      await waitFor(async () => (await probe.ping().catch(() => '')) === 'PONG', 5000);
-      const { workers, until } = run(port, 'restart', 6 + downMs / 1000, policy);
-      await waitFor(() => all(workers).length > 0, 10_000);
-      const t0 = first(workers);
-      await sleep(t0 + 2200 - Date.now());
-      server.kill('SIGKILL');
-      const downAt = Date.now();
-      await sleep(downMs);
-      server = startRedis(port);
-      const upAt = Date.now();
-      await waitFor(async () => (await probe.ping().catch(() => '')) === 'PONG', 5000);
-      const codes = await Promise.all(workers.map((w) => w.exited));
-      expect(codes).toEqual([0, 0, 0, 0]);
-      const times = all(workers);
-      expect(mostInAnyWindow(times, W)).toBeLessThanOrEqual(N);
-      console.log(`Redis restarted (${policy}): ${countIn(times, upAt, until)} sent after it came back, ${countIn(times, downAt + 100, upAt)} while it was down`);
-      expect(countIn(times, upAt, until)).toBeGreaterThan(0);
-      expect(workers.some((w) => w.events.includes('unavailable'))).toBe(true);
-      expect(workers.some((w) => w.events.includes('available'))).toBe(true);
-      // Waiting sends nothing while Redis is down; a local share sends, after a pause of a window.
-      const during = countIn(times, downAt + 100, upAt);
-      if (policy === 'wait') expect(during).toBe(0);
-      else {
-        expect(during).toBeGreaterThan(0);
-        expect(workers.every((w) => w.events.includes('local'))).toBe(true);
+  ] as const)(
+    'survive a Redis restart mid-run (its data gone) with onUnavailable "%s": no violation, no deadlock, and resume',
+    async (policy, downMs) => {
+      const port = 20_000 + Math.floor(Math.random() * 20_000);
+      let server = startRedis(port);
+      const probe = connect(port);
+      try {
+        await waitFor(async () => (await probe.ping().catch(() => '')) === 'PONG', 5000);
+        const { workers, until } = run(port, 'restart', 6 + downMs / 1000, policy);
+        await waitFor(() => all(workers).length > 0, 10_000);
+        const t0 = first(workers);
+        await sleep(t0 + 2200 - Date.now());
+        server.kill('SIGKILL');
+        const downAt = Date.now();
+        await sleep(downMs);
+        server = startRedis(port);
+        const upAt = Date.now();
+        await waitFor(async () => (await probe.ping().catch(() => '')) === 'PONG', 5000);
+        const codes = await Promise.all(workers.map((w) => w.exited));
+        expect(codes).toEqual([0, 0, 0, 0]);
+        const times = all(workers);
+        expect(mostInAnyWindow(times, W)).toBeLessThanOrEqual(N);
+        console.log(
+          `Redis restarted (${policy}): ${countIn(times, upAt, until)} sent after it came back, ${countIn(times, downAt + 100, upAt)} while it was down`,
+        );
+        expect(countIn(times, upAt, until)).toBeGreaterThan(0);
+        expect(workers.some((w) => w.events.includes('unavailable'))).toBe(true);
+        expect(workers.some((w) => w.events.includes('available'))).toBe(true);
+        // Waiting sends nothing while Redis is down; a local share sends, after a pause of a window.
+        const during = countIn(times, downAt + 100, upAt);
+        if (policy === 'wait') expect(during).toBe(0);
+        else {
+          expect(during).toBeGreaterThan(0);
+          expect(workers.every((w) => w.events.includes('local'))).toBe(true);
+        }
+      } finally {
+        server.kill('SIGKILL');
+        probe.disconnect();
       }
-    } finally {
-      server.kill('SIGKILL');
-      probe.disconnect();
-    }
-  }, 40_000);
+    },
+    40_000,
+  );
 });

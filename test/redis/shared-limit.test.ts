@@ -8,14 +8,19 @@ import { WindowLimit } from '../../src/schedule/window.js';
 
 /** A broker that records what the limit asks of it, with no Redis behind it. */
 function fakeBroker() {
-  const calls = { acquire: [] as { names: string[]; weight: number }[], ended: [] as { id: string; sent: number }[], late: [] as { id: string; weight: number; at: number }[] };
+  const calls = {
+    acquire: [] as { names: string[]; weight: number }[],
+    ended: [] as { id: string; sent: number }[],
+    late: [] as { id: string; weight: number; at: number }[],
+  };
   const broker: Broker & { available: boolean; share: WindowLimit | null } = {
     leaseMs: 20,
     available: true,
     share: null,
     acquire: (linked, weight) => void calls.acquire.push({ names: linked.map((l) => l.name), weight }),
     endLease: (_limit: SharedLimit, lease: Lease) => void calls.ended.push({ id: lease.id, sent: lease.sent }),
-    late: (_limit: SharedLimit, lease: Lease, weight: number, at: number) => void calls.late.push({ id: lease.id, weight, at }),
+    late: (_limit: SharedLimit, lease: Lease, weight: number, at: number) =>
+      void calls.late.push({ id: lease.id, weight, at }),
     feedback: () => {},
     update: () => {},
     fallback: () => broker.share,
@@ -48,7 +53,9 @@ describe('SharedLimit', () => {
     scheduler.wake();
     await expect(done).resolves.toBe('sent');
     await clock.advance(1);
-    expect(scheduler.stats().limits).toEqual([{ name: 'orders', limit: 10, windowMs: 1000, used: 2, waiting: 0, expectedWaitMs: 0 }]);
+    expect(scheduler.stats().limits).toEqual([
+      { name: 'orders', limit: 10, windowMs: 1000, used: 2, waiting: 0, expectedWaitMs: 0 },
+    ]);
     l.update({ limit: 8 });
     expect(events).toEqual(['orders 10->8']);
     expect(l.limit).toBe(8);
@@ -198,10 +205,13 @@ describe('Scheduler with a shared store', () => {
     const l = scheduler.limit({ name: 'orders', limit: 10, windowMs: 1000 }) as SharedLimit;
     const ran: number[] = [];
     for (let i = 0; i < 3; i++) {
-      void scheduler.schedule(() => {
-        ran.push(t);
-        if (i === 0) t = 30;
-      }, { limits: l });
+      void scheduler.schedule(
+        () => {
+          ran.push(t);
+          if (i === 0) t = 30;
+        },
+        { limits: l },
+      );
     }
     calls.acquire.length = 0;
     // Three permits, to be sent before 20: the first task takes until 30.

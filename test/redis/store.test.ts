@@ -38,10 +38,28 @@ function run<T = unknown>(script: ScriptName, call: Encoded): Promise<T> {
 }
 
 /** An ACQUIRE at {@link T0} of `weight` 1 on one limit "orders" of 10 per second, with a lease of 20 ms, as process "p". */
-function acquireCall(id: string, o: Partial<AcquireCall> = {}, limit: Partial<AcquireCall['limits'][number]> = {}): AcquireCall {
+function acquireCall(
+  id: string,
+  o: Partial<AcquireCall> = {},
+  limit: Partial<AcquireCall['limits'][number]> = {},
+): AcquireCall {
   return {
-    at: T0, id, weight: 1, want: 1, leaseMs: 20, deadline: 0, process: 'p', processes: 0, staleMs: 1000, graceMs: 0, extra: 0, room: false, queued: 1, unlimited: 1_000_000_000,
-    ...o, limits: [{ name: 'orders', limit: 10, windowMs: 1000, marginMs: 0, reserved: 0, lateMs: 0, ...limit }],
+    at: T0,
+    id,
+    weight: 1,
+    want: 1,
+    leaseMs: 20,
+    deadline: 0,
+    process: 'p',
+    processes: 0,
+    staleMs: 1000,
+    graceMs: 0,
+    extra: 0,
+    room: false,
+    queued: 1,
+    unlimited: 1_000_000_000,
+    ...o,
+    limits: [{ name: 'orders', limit: 10, windowMs: 1000, marginMs: 0, reserved: 0, lateMs: 0, ...limit }],
   };
 }
 
@@ -60,7 +78,14 @@ async function twoProcesses(name: string) {
   await v.warm(prefix);
   const a = new Scheduler({ store: new RedisStore(v.options(prefix)), clock: v.clock });
   const b = new Scheduler({ store: new RedisStore(v.options(prefix)), clock: v.clock });
-  return { prefix, v, a, b, la: a.limit({ name: 'orders', limit: 10, windowMs: 1000 }), lb: b.limit({ name: 'orders', limit: 10, windowMs: 1000 }) };
+  return {
+    prefix,
+    v,
+    a,
+    b,
+    la: a.limit({ name: 'orders', limit: 10, windowMs: 1000 }),
+    lb: b.limit({ name: 'orders', limit: 10, windowMs: 1000 }),
+  };
 }
 
 type Fault = 'none' | 'lose-reply' | 'down' | 'slow';
@@ -127,7 +152,10 @@ describe('RedisStore', () => {
     await v.warm(prefix);
     const other = new Scheduler({ store: new RedisStore(v.options(prefix)), clock: v.clock });
     const otherOrders = other.limit({ name: 'orders', limit: 2, windowMs: 400 });
-    await settleOn(v, [other.schedule(() => 0, { limits: otherOrders }), other.schedule(() => 0, { limits: otherOrders })]);
+    await settleOn(v, [
+      other.schedule(() => 0, { limits: otherOrders }),
+      other.schedule(() => 0, { limits: otherOrders }),
+    ]);
     const mine = new Scheduler({ store: new RedisStore(v.options(prefix)), clock: v.clock });
     const orders = mine.limit({ name: 'orders', limit: 2, windowMs: 400 });
     const batch = mine.limit({ name: 'batch', limit: 5, windowMs: 400 });
@@ -157,7 +185,11 @@ describe('RedisStore', () => {
   it('counts every grant longer by the latest arrival any process measured lately, the configured margin otherwise (R13)', async () => {
     const prefix = prefixFor('late');
     await warm(prefix);
-    const acquire = (id: string, lateMs: number) => run<number[]>('acquire', encodeAcquire(new RedisKeys(prefix), acquireCall(id, { leaseMs: 0 }, { limit: 1, marginMs: 5, lateMs })));
+    const acquire = (id: string, lateMs: number) =>
+      run<number[]>(
+        'acquire',
+        encodeAcquire(new RedisKeys(prefix), acquireCall(id, { leaseMs: 0 }, { limit: 1, marginMs: 5, lateMs })),
+      );
     // A process saw one of its requests arrive 300 ms after its quickest: every grant counts
     // 1,300 ms, the second process's next one waits for that, not 1,005 ms.
     expect((await acquire('a.1', 300))[0]).toBe(1);
@@ -246,10 +278,13 @@ describe('RedisStore', () => {
     // The second task, run from the same grant as those after it, does twice the lease (20 ms)
     // of synchronous work: the rest of that grant can no longer be sent before its score.
     const tasks = Array.from({ length: 150 }, (_, i) =>
-      s.schedule(() => {
-        times.push(performance.now());
-        if (i === 1) for (const end = performance.now() + 40; performance.now() < end; );
-      }, { limits: l }),
+      s.schedule(
+        () => {
+          times.push(performance.now());
+          if (i === 1) for (const end = performance.now() + 40; performance.now() < end; );
+        },
+        { limits: l },
+      ),
     );
     await Promise.all(tasks);
     expect(times).toHaveLength(150);
@@ -269,9 +304,12 @@ describe('RedisStore', () => {
     let dispatches = 0;
     // Runs after the scheduler checked the lease and before the task starts.
     s.on((e) => {
-      if (e.type === 'dispatch' && ++dispatches === 2) for (const end = performance.now() + 200; performance.now() < end; );
+      if (e.type === 'dispatch' && ++dispatches === 2)
+        for (const end = performance.now() + 200; performance.now() < end; );
     });
-    await Promise.all(Array.from({ length: 150 }, () => s.schedule(() => void times.push(performance.now()), { limits: l })));
+    await Promise.all(
+      Array.from({ length: 150 }, () => s.schedule(() => void times.push(performance.now()), { limits: l })),
+    );
     expect(times).toHaveLength(150);
     expect(mostInAnyWindow(times, 1000)).toBeLessThanOrEqual(100);
     await store.close();
@@ -282,8 +320,19 @@ describe('RedisStore', () => {
     await warm(prefix);
     const k = new RedisKeys(prefix);
     const keys = [k.meta('orders'), k.log('orders')];
-    const acquire = (id: string, at = T0) => run('acquire', encodeAcquire(k, acquireCall(id, { want: 3, queued: 3, at })));
-    const late = (id: string, grant: string) => run('late', encodeLate(k, { at: T0, limit: { name: 'orders', limit: 10, windowMs: 1000, marginMs: 0 }, id, weight: 1, grant }));
+    const acquire = (id: string, at = T0) =>
+      run('acquire', encodeAcquire(k, acquireCall(id, { want: 3, queued: 3, at })));
+    const late = (id: string, grant: string) =>
+      run(
+        'late',
+        encodeLate(k, {
+          at: T0,
+          limit: { name: 'orders', limit: 10, windowMs: 1000, marginMs: 0 },
+          id,
+          weight: 1,
+          grant,
+        }),
+      );
     const release = (grant: string, sent: number) => run('release', encodeRelease(k, { limit: 'orders', grant, sent }));
     // Grants of 3; 2 sent of each, 1 of them late: the late one told before the release...
     await acquire('p.1');
@@ -302,13 +351,30 @@ describe('RedisStore', () => {
     expect((await meta(prefix, 'orders')).used).toBe('5');
     // Once out of the window (scored T0 + the lease of 20 ms), the grants take their moved weight with them.
     await acquire('p.3', T0 + 1020);
-    expect(Object.keys(await meta(prefix, 'orders')).filter((k) => k.startsWith('#') || k.startsWith('~'))).toEqual(['#p.3']);
+    expect(Object.keys(await meta(prefix, 'orders')).filter((k) => k.startsWith('#') || k.startsWith('~'))).toEqual([
+      '#p.3',
+    ]);
   });
 
   /** ACQUIRE on one limit of `n` per second for the process the id starts with (`<process>.<n>`). */
-  function acquireOn(prefix: string, id: string, o: { weight?: number; want?: number; extra?: number; room?: boolean; queued?: number; n?: number } = {}): Promise<number[]> {
+  function acquireOn(
+    prefix: string,
+    id: string,
+    o: { weight?: number; want?: number; extra?: number; room?: boolean; queued?: number; n?: number } = {},
+  ): Promise<number[]> {
     const weight = o.weight ?? 1;
-    const call = acquireCall(id, { weight, want: o.want ?? weight, process: id.split('.')[0]!, extra: o.extra ?? 0, room: o.room === true, queued: o.queued ?? weight }, { limit: o.n ?? 10 });
+    const call = acquireCall(
+      id,
+      {
+        weight,
+        want: o.want ?? weight,
+        process: id.split('.')[0]!,
+        extra: o.extra ?? 0,
+        room: o.room === true,
+        queued: o.queued ?? weight,
+      },
+      { limit: o.n ?? 10 },
+    );
     return run<number[]>('acquire', encodeAcquire(new RedisKeys(prefix), call));
   }
 
@@ -316,7 +382,8 @@ describe('RedisStore', () => {
     const prefix = prefixFor('fair');
     await warm(prefix);
     const q = `{${prefix}}:q:orders`;
-    const release = (grant: string, sent: number) => run('release', encodeRelease(new RedisKeys(prefix), { limit: 'orders', grant, sent }));
+    const release = (grant: string, sent: number) =>
+      run('release', encodeRelease(new RedisKeys(prefix), { limit: 'orders', grant, sent }));
     // a takes 8 of 10 with 5 more waiting; b asks for 4 and gets the 2 left, 2 more waiting.
     expect((await acquireOn(prefix, 'a.1', { want: 8, queued: 13 })).slice(0, 2)).toEqual([1, 8]);
     expect((await acquireOn(prefix, 'b.1', { want: 4, queued: 4 })).slice(0, 2)).toEqual([1, 2]);
@@ -422,9 +489,13 @@ describe('RedisStore', () => {
     const end = t0 + 2600;
     // Each keeps 20 tasks waiting until the end.
     const loop = async (i: number): Promise<void> => {
-      while (v.clock.now() < end) await schedulers[i]!.schedule(() => times[i]!.push(v.clock.now()), { limits: limits[i]! });
+      while (v.clock.now() < end)
+        await schedulers[i]!.schedule(() => times[i]!.push(v.clock.now()), { limits: limits[i]! });
     };
-    await settleOn(v, times.flatMap((_, i) => Array.from({ length: 20 }, () => loop(i))));
+    await settleOn(
+      v,
+      times.flatMap((_, i) => Array.from({ length: 20 }, () => loop(i))),
+    );
     for (const s of schedulers) s.close();
     await Promise.all(stores.map((s) => s.close()));
     expect(mostInAnyWindow(times.flat(), 250)).toBeLessThanOrEqual(20);
@@ -469,7 +540,11 @@ describe('RedisStore', () => {
     expect(store.available).toBe(false);
     expect(errors).toHaveLength(1);
     expect(errors[0]).toBeInstanceOf(NoReplyError);
-    expect(errors[0]).toMatchObject({ code: 'NO_REPLY', requestId: 'acquire', message: 'Redis did not answer within 100 ms' });
+    expect(errors[0]).toMatchObject({
+      code: 'NO_REPLY',
+      requestId: 'acquire',
+      message: 'Redis did not answer within 100 ms',
+    });
     s.close();
   });
 
@@ -480,7 +555,10 @@ describe('RedisStore', () => {
     const store = new RedisStore({ ...v.options(prefix), prefetch: 10, leaseMs: 30 });
     const s = new Scheduler({ store, clock: v.clock });
     const l = s.limit({ name: 'orders', limit: 100, windowMs: 1000 });
-    await settleOn(v, [1, 2, 3].map(() => s.schedule(() => 0, { limits: l })));
+    await settleOn(
+      v,
+      [1, 2, 3].map(() => s.schedule(() => 0, { limits: l })),
+    );
     expect(Number((await meta(prefix, 'orders')).used)).toBeGreaterThan(3);
     await v.advance(30);
     expect(Number((await meta(prefix, 'orders')).used)).toBe(3);
@@ -517,7 +595,10 @@ describe('RedisStore', () => {
     await v.idle();
     const seen: number[] = [];
     b.on((e) => e.type === 'limit' && seen.push(e.to.limit));
-    await settleOn(v, [1, 2, 3].map(() => b.schedule(() => times.push(v.clock.now()), { limits: lb })));
+    await settleOn(
+      v,
+      [1, 2, 3].map(() => b.schedule(() => times.push(v.clock.now()), { limits: lb })),
+    );
     expect(lb.limit).toBe(3);
     expect(seen).toEqual([3]);
     // a's one and b's first two in one window; b's third once a's has left it.
@@ -543,8 +624,16 @@ describe('RedisStore', () => {
   it('holds back, on a Redis new or restarted, each limit in force for its own span and lease, and a limit not in force not at all', async () => {
     const prefix = prefixFor('cold-limits');
     const k = new RedisKeys(prefix);
-    const limit = (name: string, n: number, windowMs: number) => ({ name, limit: n, windowMs, marginMs: 0, reserved: 0, lateMs: 0 });
-    const ask = (id: string, limits: AcquireCall['limits']) => run<number[]>('acquire', encodeAcquire(k, { ...acquireCall(id), limits }));
+    const limit = (name: string, n: number, windowMs: number) => ({
+      name,
+      limit: n,
+      windowMs,
+      marginMs: 0,
+      reserved: 0,
+      lateMs: 0,
+    });
+    const ask = (id: string, limits: AcquireCall['limits']) =>
+      run<number[]>('acquire', encodeAcquire(k, { ...acquireCall(id), limits }));
     // A placement limit of 100 per second and a throttle not in force (N at `unlimited`), 10 s.
     const [status, wait] = await ask('p.1', [limit('place', 100, 1000), limit('throttle', 1_000_000_000, 10_000)]);
     expect(status).toBe(0);
@@ -562,10 +651,27 @@ describe('RedisStore', () => {
     const prefix = prefixFor('held-on');
     await warm(prefix);
     const k = new RedisKeys(prefix);
-    const limit = (name: string, n: number) => ({ name, limit: n, windowMs: 10_000, marginMs: 0, reserved: 0, lateMs: 0 });
+    const limit = (name: string, n: number) => ({
+      name,
+      limit: n,
+      windowMs: 10_000,
+      marginMs: 0,
+      reserved: 0,
+      lateMs: 0,
+    });
     // "throttle" spent by another process; "place" has room.
-    expect((await run<number[]>('acquire', encodeAcquire(k, { ...acquireCall('q.1'), process: 'q', limits: [limit('throttle', 1)] })))[0]).toBe(1);
-    const [status] = await run<number[]>('acquire', encodeAcquire(k, { ...acquireCall('p.1'), limits: [limit('place', 100), limit('throttle', 1)] }));
+    expect(
+      (
+        await run<number[]>(
+          'acquire',
+          encodeAcquire(k, { ...acquireCall('q.1'), process: 'q', limits: [limit('throttle', 1)] }),
+        )
+      )[0],
+    ).toBe(1);
+    const [status] = await run<number[]>(
+      'acquire',
+      encodeAcquire(k, { ...acquireCall('p.1'), limits: [limit('place', 100), limit('throttle', 1)] }),
+    );
     expect(status).toBe(0);
     expect(await client.hkeys(k.wait('throttle'))).toEqual(['p']);
     // Listed on "place" with an instant seconds away, it would hold back the processes waiting
@@ -574,7 +680,7 @@ describe('RedisStore', () => {
     expect(await client.hget(k.meta('place'), 'qt')).toBeNull();
   });
 
-  it('sends the first placement of an account limiter on a new prefix, and after Redis lost it, after the placement window, not the throttle\'s', async () => {
+  it("sends the first placement of an account limiter on a new prefix, and after Redis lost it, after the placement window, not the throttle's", async () => {
     const prefix = prefixFor('cold-limiter');
     const store = new RedisStore({ client, prefix });
     const limiter = new AccountLimiter({ accounts: [{ id: 'main', role: 'main' }], store });
@@ -588,7 +694,9 @@ describe('RedisStore', () => {
     // Redis restarted empty (or flushed): the prefix's keys gone, epoch and all.
     await cleanPrefix(client, prefix);
     const restarted = await firstPlacement();
-    console.log(`first placement: ${fresh.toFixed(0)} ms on a new prefix, ${restarted.toFixed(0)} ms after the keys were lost`);
+    console.log(
+      `first placement: ${fresh.toFixed(0)} ms on a new prefix, ${restarted.toFixed(0)} ms after the keys were lost`,
+    );
     // Redis holds it back for the placement window and the lease (the test above checks the wait
     // Redis gives: at most 1,020 ms); here, on a busy machine, only that it is not the throttle's
     // 10 s (it was, before the throttle not in force stopped holding anything back).
@@ -610,7 +718,10 @@ describe('RedisStore', () => {
       const s = new Scheduler({ store: new RedisStore(v.options(prefix, nr)), clock: v.clock });
       const l = s.limit({ name: 'orders', limit: 2, windowMs: 300 });
       const times: number[] = [];
-      await settleOn(v, Array.from({ length: 5 }, () => s.schedule(() => void times.push(v.clock.now()), { limits: l })));
+      await settleOn(
+        v,
+        Array.from({ length: 5 }, () => s.schedule(() => void times.push(v.clock.now()), { limits: l })),
+      );
       expect(times).toHaveLength(5);
       expect(mostInAnyWindow(times, 300)).toBeLessThanOrEqual(2);
     } finally {
@@ -643,7 +754,8 @@ describe('RedisStore with onUnavailable "local"', () => {
       const l = s.limit({ name: 'orders', limit: 10, windowMs: 300 });
       const who = i === 0 ? 'cut' : 'fine';
       const loop = async (): Promise<void> => {
-        while (v.clock.now() < until) await s.schedule(() => void times.push({ who, at: v.clock.now() }), { limits: l });
+        while (v.clock.now() < until)
+          await s.schedule(() => void times.push({ who, at: v.clock.now() }), { limits: l });
       };
       await Promise.all(Array.from({ length: 8 }, loop));
     });
@@ -654,7 +766,12 @@ describe('RedisStore with onUnavailable "local"', () => {
     fault.mode = 'none';
     const upAt = v.clock.now();
     await settleOn(v, runs);
-    expect(mostInAnyWindow(times.map((t) => t.at), 300)).toBeLessThanOrEqual(10);
+    expect(
+      mostInAnyWindow(
+        times.map((t) => t.at),
+        300,
+      ),
+    ).toBeLessThanOrEqual(10);
     const cutDown = times.filter((t) => t.who === 'cut' && t.at > downAt + 30 && t.at < upAt).map((t) => t.at);
     // Its share starts once what Redis granted it has left every window (stale + lease + window)
     // and lasts fallbackMaxMs: 5 per window, at most.
@@ -685,7 +802,7 @@ describe('RedisStore: shared limits and listeners never wedge a process', () => 
     expect(b.stats().queued).toBe(0);
   });
 
-  it('lets the tasks a lifted throttle held back go at once, not when the throttle\'s window frees', async () => {
+  it("lets the tasks a lifted throttle held back go at once, not when the throttle's window frees", async () => {
     const prefix = prefixFor('lifted');
     const v = new VirtualRedis(client);
     await v.warm(prefix);
@@ -694,7 +811,9 @@ describe('RedisStore: shared limits and listeners never wedge a process', () => 
     const throttle = s.limit({ name: 'throttle', limit: 2, windowMs: 10_000 });
     const times: number[] = [];
     const start = v.clock.now();
-    const tasks = [1, 2, 3].map(() => s.schedule(() => times.push(v.clock.now() - start), { limits: [place, throttle] }));
+    const tasks = [1, 2, 3].map(() =>
+      s.schedule(() => times.push(v.clock.now() - start), { limits: [place, throttle] }),
+    );
     await v.advance(500);
     // Two went; Redis said the third waits out the throttle's 10 s, on both limits it asked for.
     expect(times).toHaveLength(2);

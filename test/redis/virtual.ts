@@ -45,7 +45,11 @@ export class VirtualRedis {
   private drained: (() => void)[] = [];
 
   /** `start`: the clock's first instant; `wallStart`: its first wall-clock reading (dates), this machine's by default. */
-  constructor(private readonly redis: Redis, start = 1_000_000, wallStart = Date.now()) {
+  constructor(
+    private readonly redis: Redis,
+    start = 1_000_000,
+    wallStart = Date.now(),
+  ) {
     this.clock = new SteppedClock({ start, wallStart });
   }
 
@@ -67,7 +71,8 @@ export class VirtualRedis {
       };
     const c = scripting as Record<string, (...a: any[]) => Promise<unknown>>;
     const out: Record<string, unknown> = {};
-    for (const name of ['evalsha', 'evalSha', 'eval']) if (typeof c[name] === 'function') out[name] = counted(c[name].bind(c));
+    for (const name of ['evalsha', 'evalSha', 'eval'])
+      if (typeof c[name] === 'function') out[name] = counted(c[name].bind(c));
     return out as unknown as Scripting;
   }
 
@@ -114,7 +119,8 @@ export class VirtualRedis {
       await this.idle();
       if (await done()) return;
       const next = this.clock.nextAt();
-      if (next === undefined || next > end) throw new Error(`not done within ${maxMs} ms of the clock (next timer ${String(next)})`);
+      if (next === undefined || next > end)
+        throw new Error(`not done within ${maxMs} ms of the clock (next timer ${String(next)})`);
       await this.clock.advanceTo(next);
     }
   }
@@ -132,7 +138,11 @@ export class VirtualRedis {
 }
 
 /** Runs `v`'s clock until every one of `tasks` has settled; their outcomes. */
-export async function settleOn<T>(v: VirtualRedis, tasks: readonly Promise<T>[], maxMs?: number): Promise<PromiseSettledResult<T>[]> {
+export async function settleOn<T>(
+  v: VirtualRedis,
+  tasks: readonly Promise<T>[],
+  maxMs?: number,
+): Promise<PromiseSettledResult<T>[]> {
   let done = false;
   const all = Promise.allSettled(tasks).finally(() => (done = true));
   await v.until(() => done, maxMs);

@@ -12,9 +12,16 @@ import { REDIS_PORT, REDIS_URL } from './address.js';
 const [port, prefix, until, limit, windowMs, name = 'worker', policy = 'wait', slow = '0'] = process.argv.slice(2);
 const slowMs = Number(slow);
 const options = { connectionName: `${prefix}-${name}`, maxRetriesPerRequest: null, retryStrategy: () => 20 };
-const client = Number(port) === REDIS_PORT ? new Redis(REDIS_URL, options) : new Redis({ port: Number(port), host: '127.0.0.1', ...options });
+const client =
+  Number(port) === REDIS_PORT
+    ? new Redis(REDIS_URL, options)
+    : new Redis({ port: Number(port), host: '127.0.0.1', ...options });
 client.on('error', () => {});
-const store = new RedisStore({ client, prefix: prefix!, ...(policy === 'local' ? { onUnavailable: 'local', processes: 4 } : {}) });
+const store = new RedisStore({
+  client,
+  prefix: prefix!,
+  ...(policy === 'local' ? { onUnavailable: 'local', processes: 4 } : {}),
+});
 const scheduler = new Scheduler({ store });
 const l = scheduler.limit({ name: 'orders', limit: Number(limit), windowMs: Number(windowMs) });
 const wall = (): number => performance.timeOrigin + performance.now();
@@ -34,10 +41,14 @@ await new Promise<void>((resolve) => {
     while (live < 50 && wall() < end) {
       live++;
       scheduler
-        .schedule(() => {
-          out += `${wall()}\n`;
-          if (slowMs > 0 && Math.random() < 0.2) for (const stop = performance.now() + Math.random() * slowMs; performance.now() < stop; );
-        }, { limits: l })
+        .schedule(
+          () => {
+            out += `${wall()}\n`;
+            if (slowMs > 0 && Math.random() < 0.2)
+              for (const stop = performance.now() + Math.random() * slowMs; performance.now() < stop; );
+          },
+          { limits: l },
+        )
         .finally(() => {
           live--;
           if (wall() < end) refill();

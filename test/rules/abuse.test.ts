@@ -1,7 +1,13 @@
 import { describe, expect, it } from 'vitest';
 import { InvalidInputError } from '../../src/errors.js';
 import { Dec } from '../../src/internal/decimal.js';
-import { abuseLowFill, buildAbuseTimeline, checkAbuse, placementLimit, resolveAbuseOptions } from '../../src/rules/abuse.js';
+import {
+  abuseLowFill,
+  buildAbuseTimeline,
+  checkAbuse,
+  placementLimit,
+  resolveAbuseOptions,
+} from '../../src/rules/abuse.js';
 
 const H = (iso: string) => Date.parse(iso);
 const window = (requests: number, traded: string) => ({ requests, traded: new Dec(traded) });
@@ -29,7 +35,11 @@ describe('checkAbuse (R9)', () => {
   });
 
   it('takes its thresholds and limits as options', () => {
-    const config = resolveAbuseOptions({ requestThreshold: 10, fillRateThreshold: '0.5', noFillLimit: { limit: 1, windowMs: 5000 } });
+    const config = resolveAbuseOptions({
+      requestThreshold: 10,
+      fillRateThreshold: '0.5',
+      noFillLimit: { limit: 1, windowMs: 5000 },
+    });
     expect(checkAbuse(window(11, '0'), config)).toEqual({ limit: 1, windowMs: 5000, reason: 'no-fills' });
     expect(checkAbuse(window(11, '5'), config)?.reason).toBe('low-fill-rate');
     expect(checkAbuse(window(10, '0'), config)).toBeNull();
@@ -82,7 +92,12 @@ describe('buildAbuseTimeline (R9)', () => {
 
   it('refuses an hour given twice, a time that is not a whole hour, and bad counts', () => {
     const hour = H('2026-11-01T00:00:00.000Z');
-    expect(() => buildAbuseTimeline([{ hour, requests: 1 }, { hour, requests: 2 }])).toThrow('each hour once');
+    expect(() =>
+      buildAbuseTimeline([
+        { hour, requests: 1 },
+        { hour, requests: 2 },
+      ]),
+    ).toThrow('each hour once');
     expect(() => buildAbuseTimeline([{ hour: hour + 1, requests: 1 }])).toThrow('`hours[0].hour`');
     expect(() => buildAbuseTimeline([{ hour, requests: -1 }])).toThrow('`hours[0].requests`');
     expect(() => buildAbuseTimeline([{ hour, requests: 1, traded: '-1' }])).toThrow('`hours[0].traded`');
@@ -99,15 +114,22 @@ describe('placementLimit (R9)', () => {
   it('is min(tier limit, throttle), with both limits drawn on', () => {
     const p = placementLimit(300, { limit: 20, windowMs: 10_000, reason: 'low-fill-rate' });
     expect(p.perSecond.toString()).toBe('2');
-    expect(p.limits).toEqual([{ limit: 300, windowMs: 1000 }, { limit: 20, windowMs: 10_000 }]);
+    expect(p.limits).toEqual([
+      { limit: 300, windowMs: 1000 },
+      { limit: 20, windowMs: 10_000 },
+    ]);
     expect(placementLimit(1, { limit: 20, windowMs: 1000, reason: 'low-fill-rate' }).perSecond.toString()).toBe('1');
   });
 });
 
 describe('checkAbuse input', () => {
   it('refuses a window with missing or bad fields, naming the field, instead of deciding a throttle', () => {
-    expect(() => checkAbuse({ requests: undefined, traded: new Dec(0) } as never)).toThrow('Expected `requests` to be a non-negative integer, got undefined');
-    expect(() => checkAbuse({ requests: 90_000 } as never)).toThrow('Expected `traded` to be a non-negative decimal string, got undefined');
+    expect(() => checkAbuse({ requests: undefined, traded: new Dec(0) } as never)).toThrow(
+      'Expected `requests` to be a non-negative integer, got undefined',
+    );
+    expect(() => checkAbuse({ requests: 90_000 } as never)).toThrow(
+      'Expected `traded` to be a non-negative decimal string, got undefined',
+    );
     expect(() => checkAbuse({ requests: Number.NaN, traded: new Dec(0) })).toThrow(InvalidInputError);
     expect(() => checkAbuse(null as never)).toThrow('the window');
     expect(() => checkAbuse({ requests: 90_000, traded: new Dec(0) }, null as never)).toThrow('the abuse options');
@@ -115,7 +137,7 @@ describe('checkAbuse input', () => {
   });
 });
 
-describe('abuseLowFill (R9), the low-fill test the throttle and the limiter\'s warnings share', () => {
+describe("abuseLowFill (R9), the low-fill test the throttle and the limiter's warnings share", () => {
   const config = resolveAbuseOptions({ fillRateThreshold: '0.1' });
   it('holds with nothing traded, or below the rate; not at exactly the rate', () => {
     expect(abuseLowFill({ requests: 1000, traded: new Dec(0) }, config)).toBe(true);

@@ -2,7 +2,16 @@ import { UTCDate } from '@date-fns/utc';
 import { fc, test } from '@fast-check/vitest';
 import { startOfDay, startOfHour } from 'date-fns';
 import { describe, expect, it } from 'vitest';
-import { addUtcDays, formatUtcDay, isInUtcDay, nextDayRaiseAt, parseUtcDay, parseUtcHour, utcDayStart, utcHourStart } from '../../src/rules/calendar.js';
+import {
+  addUtcDays,
+  formatUtcDay,
+  isInUtcDay,
+  nextDayRaiseAt,
+  parseUtcDay,
+  parseUtcHour,
+  utcDayStart,
+  utcHourStart,
+} from '../../src/rules/calendar.js';
 
 describe('calendar', () => {
   test.prop([fc.integer({ min: -8_640_000_000_000, max: 8_640_000_000_000 })])(
@@ -51,11 +60,15 @@ describe('calendar', () => {
 
 describe('calendar: the range of instants', () => {
   it('refuses days and hours before 2000 or from 2200 on, naming the field', () => {
-    expect(() => parseUtcDay('1969-12-31', '`day`')).toThrow('Expected `day` to be a UTC day from 2000-01-01 to 2199-12-31');
+    expect(() => parseUtcDay('1969-12-31', '`day`')).toThrow(
+      'Expected `day` to be a UTC day from 2000-01-01 to 2199-12-31',
+    );
     expect(() => parseUtcDay(-86_400_000, '`day`')).toThrow('`day`');
     expect(() => parseUtcDay('2200-01-01', '`day`')).toThrow('`day`');
     expect(parseUtcDay('2199-12-31', '`day`')).toBe(Date.UTC(2199, 11, 31));
-    expect(() => parseUtcHour(0, '`hour`')).toThrow('Expected `hour` to be a whole UTC hour from 2000-01-01 to 2199-12-31');
+    expect(() => parseUtcHour(0, '`hour`')).toThrow(
+      'Expected `hour` to be a whole UTC hour from 2000-01-01 to 2199-12-31',
+    );
     expect(() => parseUtcHour(Date.UTC(2026, 10, 1) * 1000, '`hour`')).toThrow('`hour`');
     expect(parseUtcHour('2026-11-01T05:00:00Z', '`hour`')).toBe(Date.UTC(2026, 10, 1, 5));
   });

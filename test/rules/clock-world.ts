@@ -39,8 +39,15 @@ export function sample(offsetMs: number, r: Request, local: Local = {}): ClockSa
   const outTime = inTime + us(r.gateway);
   const receive = outTime - us(offsetMs) + us(r.down);
   const step = local.step ?? 0;
-  const wall = { sentAt: Math.floor(send / 1000) + step, receivedAt: Math.floor(receive / 1000) + step, inTime, outTime };
-  return local.mono ? { ...wall, sentMono: monoAt(send / 1000, local.mono), receivedMono: monoAt(receive / 1000, local.mono) } : wall;
+  const wall = {
+    sentAt: Math.floor(send / 1000) + step,
+    receivedAt: Math.floor(receive / 1000) + step,
+    inTime,
+    outTime,
+  };
+  return local.mono
+    ? { ...wall, sentMono: monoAt(send / 1000, local.mono), receivedMono: monoAt(receive / 1000, local.mono) }
+    : wall;
 }
 
 /** A small deterministic generator of jitter, milliseconds in [min, max). */
@@ -48,6 +55,6 @@ export function jitter(seed: number, min: number, max: number): () => number {
   let s = seed >>> 0;
   return () => {
     s = (Math.imul(s, 1_664_525) + 1_013_904_223) >>> 0;
-    return min + ((s / 2 ** 32) * (max - min));
+    return min + (s / 2 ** 32) * (max - min);
   };
 }

@@ -27,7 +27,11 @@ describe('contract coefficients (R2)', () => {
 
   it('takes the table and the default as options', () => {
     const r = tradeRatio(
-      [{ contract: 'SOL_USDT', place: 10 }, { contract: 'XRP_USDT', place: 10 }, { contract: 'BTC_USDT', place: 10 }],
+      [
+        { contract: 'SOL_USDT', place: 10 },
+        { contract: 'XRP_USDT', place: 10 },
+        { contract: 'BTC_USDT', place: 10 },
+      ],
       { coefficients: { 'sol-usdt': '0.5' }, defaultCoefficient: '0.25' },
     );
     // SOL 10 x 0.5 + XRP 10 x 0.25 + BTC (no longer listed) 10 x 0.25

@@ -17,7 +17,9 @@ function take(clock: ExchangeClock, s: ClockSample): ExchangeClock {
 /** `n` requests a second apart from 07:00, with jittered legs of 2 to 40 ms. */
 function requests(offsetMs: number, n: number, mono = false): ClockSample[] {
   const leg = jitter(n, 2, 40);
-  return Array.from({ length: n }, (_, i) => sample(offsetMs, { at: SEVEN + i * 1000, up: leg(), gateway: 1.5, down: leg() }, { mono }));
+  return Array.from({ length: n }, (_, i) =>
+    sample(offsetMs, { at: SEVEN + i * 1000, up: leg(), gateway: 1.5, down: leg() }, { mono }),
+  );
 }
 
 function fed(offsetMs: number, n: number, options: { mono?: boolean } = {}): ExchangeClock {
@@ -27,9 +29,20 @@ function fed(offsetMs: number, n: number, options: { mono?: boolean } = {}): Exc
 describe('ExchangeClock (R15)', () => {
   it('estimates offset = in - send - rtt/2 with rtt = (receive - send) - (out - in), within rtt/2 and the resolution', () => {
     const inTime = (SEVEN + 19 - 3000) * 1000;
-    const { clock } = new ExchangeClock().add({ sentAt: SEVEN, receivedAt: SEVEN + 40, inTime, outTime: inTime + 2000 });
+    const { clock } = new ExchangeClock().add({
+      sentAt: SEVEN,
+      receivedAt: SEVEN + 40,
+      inTime,
+      outTime: inTime + 2000,
+    });
     // rtt = 40 - 2 = 38; offset = (19 - 3000) - 19 = -3000; error = 19 + 1 ms (Date.now) + 1 µs + 20 ms x 15 ppm.
-    expect(clock.estimate(SEVEN + 40)).toEqual({ offsetMs: -3000, errorMs: 19 + 1 + 0.001 + 0.0003, rttMs: 38, ageMs: 20, samples: 1 });
+    expect(clock.estimate(SEVEN + 40)).toEqual({
+      offsetMs: -3000,
+      errorMs: 19 + 1 + 0.001 + 0.0003,
+      rttMs: 38,
+      ageMs: 20,
+      samples: 1,
+    });
   });
 
   it('has no estimate before the first sample, and then takes the local clock as is', () => {
@@ -175,14 +188,19 @@ describe('ExchangeClock (R15)', () => {
       const stepped = clock.estimate({ wall: at + 60_000, mono })!;
       expect(stepped.offsetMs).toBeCloseTo(before.offsetMs - 60_000, 9);
       expect(stepped.errorMs).toBe(before.errorMs);
-      const shift = clock.boundaryLocal(EIGHT, 'raise', { wall: at + 60_000, mono }) - clock.boundaryLocal(EIGHT, 'raise', { wall: at, mono });
+      const shift =
+        clock.boundaryLocal(EIGHT, 'raise', { wall: at + 60_000, mono }) -
+        clock.boundaryLocal(EIGHT, 'raise', { wall: at, mono });
       expect(shift).toBe(60_000);
     });
 
     it('with a coarse monotonic clock: reaching the wall clock through one reading costs one more resolution', () => {
       // Both clocks read whole milliseconds, out of phase: wall minus monotonic is only known to 1 ms.
       const start = Date.parse('2026-11-21T06:00:00Z');
-      const requests = [{ at: start, up: 0, gateway: 37.016, down: 0 }, { at: start + 37.016, up: 0, gateway: 0, down: 931.359 }];
+      const requests = [
+        { at: start, up: 0, gateway: 37.016, down: 0 },
+        { at: start + 37.016, up: 0, gateway: 0, down: 931.359 },
+      ];
       const clock = requests.reduce((c, r) => take(c, sample(0, r, { mono: 'ms' })), new ExchangeClock({ window: 2 }));
       const t = start + 37.016 + 931.359;
       const e = clock.estimate({ wall: Math.floor(t), mono: monoAt(t, 'ms') })!;
@@ -218,7 +236,9 @@ describe('ExchangeClock (R15)', () => {
 
     it('refuses half a monotonic pair, and wall-only samples on a monotonic clock', () => {
       const s = sample(0, { at: SEVEN, up: 5, gateway: 1, down: 5 }, { mono: true });
-      expect(() => new ExchangeClock().add({ ...s, receivedMono: undefined } as unknown as ClockSample)).toThrow(/`receivedMono`/);
+      expect(() => new ExchangeClock().add({ ...s, receivedMono: undefined } as unknown as ClockSample)).toThrow(
+        /`receivedMono`/,
+      );
       const monoClock = new ExchangeClock().add(s).clock;
       expect(() => monoClock.add(good)).toThrow(/`sentMono`.*a monotonic instant/);
     });

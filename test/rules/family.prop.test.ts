@@ -16,29 +16,41 @@ const nearBound: fc.Arbitrary<ContractActivity[]> = fc
   })
   .map(({ bound, requests, delta, taker }) => {
     // BTC_USDT weighs 1; taker volume weighs 0.9, so scale it up to land on the same ratio.
-    const volume = new Dec(bound).times(requests).plus(delta).dividedBy(taker ? '0.9' : '1');
+    const volume = new Dec(bound)
+      .times(requests)
+      .plus(delta)
+      .dividedBy(taker ? '0.9' : '1');
     const text = Dec.max(volume, 0).toFixed();
     return [{ contract: 'BTC_USDT', [taker ? 'takerVolume' : 'makerVolume']: text, place: requests }];
   });
 
 const nearThreshold: fc.Arbitrary<ContractActivity[]> = fc
   .constantFrom('999999.99', '1000000', '1000000.000000001', '999999.999999999')
-  .chain((volume) => fc.integer({ min: 1, max: 10_000_000 }).map((place) => [{ contract: 'ETH_USDT', makerVolume: volume, place }]));
+  .chain((volume) =>
+    fc.integer({ min: 1, max: 10_000_000 }).map((place) => [{ contract: 'ETH_USDT', makerVolume: volume, place }]),
+  );
 
 const account = fc.oneof(contractList, nearBound, nearThreshold);
 
 describe('windowRater (R3, R7)', () => {
-  test.prop([
-    fc.array(account, { minLength: 1, maxLength: 6 }),
-    fc.constantFrom('0', '1000000'),
-    fc.constantFrom('standard' as const, 'broker' as const),
-  ], { numRuns: 400 })(
+  test.prop(
+    [
+      fc.array(account, { minLength: 1, maxLength: 6 }),
+      fc.constantFrom('0', '1000000'),
+      fc.constantFrom('standard' as const, 'broker' as const),
+    ],
+    { numRuns: 400 },
+  )(
     'gives exactly the tiers of the exact rules, however close to a bound or threshold',
     (accounts, threshold, kind) => {
       const config = resolveFamilyOptions({ ownVolumeThreshold: threshold, kind });
       const totals = accounts.map((contracts) => totalsOf(contracts, resolveRatioOptions()));
       const screened = windowRater(config)(totals.map(approxTotals), () => totals);
-      const exact = rateTotals(totals.map((_, i) => `acc${i}`), totals, config).accounts.map((a) => a.tier.tier);
+      const exact = rateTotals(
+        totals.map((_, i) => `acc${i}`),
+        totals,
+        config,
+      ).accounts.map((a) => a.tier.tier);
       expect(screened.map((t) => t.tier)).toEqual(exact);
     },
   );

@@ -48,7 +48,10 @@ describe('rateFamily (R7)', () => {
   });
 
   it('rates an account alone in a broker family by its own ratio', () => {
-    const rating = rateFamily([{ account: 'solo', contracts: [{ contract: 'BTC_USDT', makerVolume: '1200', place: 100 }] }], { kind: 'broker' });
+    const rating = rateFamily(
+      [{ account: 'solo', contracts: [{ contract: 'BTC_USDT', makerVolume: '1200', place: 100 }] }],
+      { kind: 'broker' },
+    );
     expect(rating.accounts[0]).toMatchObject({ basis: 'own', tier: { tier: 5, limit: 300 } });
   });
 
@@ -62,22 +65,32 @@ describe('rateFamily (R7)', () => {
   });
 
   it('refuses an account listed twice, a bad kind and a bad threshold', () => {
-    expect(() => rateFamily([{ account: 'A', contracts: [] }, { account: 'A', contracts: [] }])).toThrow('each account once');
-    expect(() => resolveFamilyOptions({ kind: 'club' as never })).toThrow('Expected `kind` to be "standard" or "broker", got "club"');
+    expect(() =>
+      rateFamily([
+        { account: 'A', contracts: [] },
+        { account: 'A', contracts: [] },
+      ]),
+    ).toThrow('each account once');
+    expect(() => resolveFamilyOptions({ kind: 'club' as never })).toThrow(
+      'Expected `kind` to be "standard" or "broker", got "club"',
+    );
     expect(() => resolveFamilyOptions({ ownVolumeThreshold: '-1' })).toThrow('`ownVolumeThreshold`');
     expect(() => rateFamily([{ account: '', contracts: [] }])).toThrow('`account`');
   });
 
   it('names the account of a bad amount', () => {
-    expect(() => rateFamily([{ account: 'sub-7', contracts: [{ contract: 'SOL_USDT', takerVolume: '-5' }] }]))
-      .toThrow('Expected `takerVolume` of SOL_USDT in account sub-7 to be a non-negative decimal string, got "-5"');
+    expect(() => rateFamily([{ account: 'sub-7', contracts: [{ contract: 'SOL_USDT', takerVolume: '-5' }] }])).toThrow(
+      'Expected `takerVolume` of SOL_USDT in account sub-7 to be a non-negative decimal string, got "-5"',
+    );
   });
 });
 
 describe('rateFamily options', () => {
   it('refuses null options with an InvalidInputError naming them, not a TypeError', () => {
     expect(() => rateFamily(WORKED_EXAMPLE, null as never)).toThrow(InvalidInputError);
-    expect(() => rateFamily(WORKED_EXAMPLE, null as never)).toThrow('Expected the family options to be an options object');
+    expect(() => rateFamily(WORKED_EXAMPLE, null as never)).toThrow(
+      'Expected the family options to be an options object',
+    );
     expect(() => resolveFamilyOptions(null as never)).toThrow('the family options');
   });
 });

@@ -6,7 +6,12 @@ import { accountMargins } from '../../src/rules/margins.js';
 
 // Small families a brute-force search can rate change by change: a few accounts trading BTC_USDT
 // (coefficient 1) and SOL_USDT (0.4), a tier table of four tiers, any own-volume threshold (R7).
-const TIERS = [{ minRatio: '0', limit: 10 }, { minRatio: '1', limit: 20 }, { minRatio: '2', limit: 30 }, { minRatio: '4', limit: 40 }];
+const TIERS = [
+  { minRatio: '0', limit: 10 },
+  { minRatio: '1', limit: 20 },
+  { minRatio: '2', limit: 30 },
+  { minRatio: '4', limit: 40 },
+];
 
 interface Small {
   readonly maker: number;
@@ -27,21 +32,34 @@ function changed(family: readonly Small[], account: number, maker: DecimalInput,
   return family.map((a, i) => ({
     account: `a${i}`,
     contracts: [
-      { contract: 'BTC_USDT', makerVolume: i === account ? new Dec(a.maker).plus(maker).toFixed() : String(a.maker), takerVolume: String(a.taker), place: a.btc + (i === account ? btc : 0) },
+      {
+        contract: 'BTC_USDT',
+        makerVolume: i === account ? new Dec(a.maker).plus(maker).toFixed() : String(a.maker),
+        takerVolume: String(a.taker),
+        place: a.btc + (i === account ? btc : 0),
+      },
       { contract: 'SOL_USDT', place: a.sol },
     ],
   }));
 }
 
-const tierOf = (family: readonly Small[], config: FamilyConfig, account: number, maker: DecimalInput = 0, btc = 0): number =>
-  rateFamily(changed(family, account, maker, btc), config).accounts[account]!.tier.tier;
+const tierOf = (
+  family: readonly Small[],
+  config: FamilyConfig,
+  account: number,
+  maker: DecimalInput = 0,
+  btc = 0,
+): number => rateFamily(changed(family, account, maker, btc), config).accounts[account]!.tier.tier;
 
 describe('accountMargins against a brute-force search (R1, R3, R7)', () => {
-  test.prop([
-    fc.array(small, { minLength: 1, maxLength: 3 }),
-    fc.integer({ min: 0, max: 60 }),
-    fc.constantFrom('standard' as const, 'broker' as const),
-  ], { numRuns: 120 })(
+  test.prop(
+    [
+      fc.array(small, { minLength: 1, maxLength: 3 }),
+      fc.integer({ min: 0, max: 60 }),
+      fc.constantFrom('standard' as const, 'broker' as const),
+    ],
+    { numRuns: 120 },
+  )(
     'gives the tier of the rules, the least maker volume and the fewest requests that reach every tier above, and the spare below',
     (family, threshold, kind) => {
       const config = resolveFamilyOptions({ ownVolumeThreshold: String(threshold), kind, tiers: TIERS });
@@ -61,10 +79,12 @@ describe('accountMargins against a brute-force search (R1, R3, R7)', () => {
         for (const s of m.steps) {
           expect(s.makerVolume.ceil().toNumber()).toBe(firstAt.get(s.tier.tier));
           expect(tierOf(family, config, i, s.makerVolume)).toBeGreaterThanOrEqual(s.tier.tier);
-          if (s.makerVolume.greaterThan(0)) expect(tierOf(family, config, i, s.makerVolume.minus('1e-8'))).toBeLessThan(s.tier.tier);
+          if (s.makerVolume.greaterThan(0))
+            expect(tierOf(family, config, i, s.makerVolume.minus('1e-8'))).toBeLessThan(s.tier.tier);
           // Requests: the fewest BTC_USDT placements dropped that reach the tier.
           let fewest: number | null = null;
-          for (let k = 1; k <= a.btc && fewest === null; k++) if (tierOf(family, config, i, 0, -k) >= s.tier.tier) fewest = k;
+          for (let k = 1; k <= a.btc && fewest === null; k++)
+            if (tierOf(family, config, i, 0, -k) >= s.tier.tier) fewest = k;
           if (fewest !== null) expect(s.fewerRequests).toBe(fewest);
           else if (s.fewerRequests !== null) expect(s.fewerRequests).toBeGreaterThan(a.btc);
         }
@@ -77,8 +97,10 @@ describe('accountMargins against a brute-force search (R1, R3, R7)', () => {
           let lost = 0;
           while (lost < a.maker && tierOf(family, config, i, -(lost + 1)) >= now) lost++;
           if (lost < a.maker) expect(m.down.makerVolume.floor().toNumber()).toBe(lost);
-          if (m.down.makerVolume.lessThanOrEqualTo(a.maker)) expect(tierOf(family, config, i, m.down.makerVolume.negated())).toBeGreaterThanOrEqual(now);
-          if (m.down.makerVolume.plus('1e-8').lessThanOrEqualTo(a.maker)) expect(tierOf(family, config, i, m.down.makerVolume.plus('1e-8').negated())).toBeLessThan(now);
+          if (m.down.makerVolume.lessThanOrEqualTo(a.maker))
+            expect(tierOf(family, config, i, m.down.makerVolume.negated())).toBeGreaterThanOrEqual(now);
+          if (m.down.makerVolume.plus('1e-8').lessThanOrEqualTo(a.maker))
+            expect(tierOf(family, config, i, m.down.makerVolume.plus('1e-8').negated())).toBeLessThan(now);
         }
       });
     },

@@ -10,7 +10,10 @@ const nine = tradeRatio([{ contract: 'BTC_USDT', makerVolume: '900', place: 100 
 
 describe('tierMargins options', () => {
   it('reads tier rows as a table and refuses null options or an empty table with an InvalidInputError', () => {
-    const rows = [{ minRatio: '0', limit: 10 }, { minRatio: '10', limit: 20 }];
+    const rows = [
+      { minRatio: '0', limit: 10 },
+      { minRatio: '10', limit: 20 },
+    ];
     expect(tierMargins(nine, { tiers: rows }).up?.makerVolume.toString()).toBe('100');
     expect(() => tierMargins(nine, null as never)).toThrow(InvalidInputError);
     expect(() => tierMargins(nine, { tiers: [] })).toThrow('`tiers`');
@@ -28,7 +31,9 @@ describe('tierMargins (R1, R3)', () => {
     expect(tierMargins(tradeRatio([{ contract: 'BTC_USDT', makerVolume: '900', place: 180 }])).tier.tier).toBe(4);
     expect(tierMargins(tradeRatio([{ contract: 'BTC_USDT', makerVolume: '900', place: 181 }])).tier.tier).toBe(3);
     expect(tierMargins(tradeRatio([{ contract: 'BTC_USDT', makerVolume: '500', place: 100 }])).tier.tier).toBe(4);
-    expect(tierMargins(tradeRatio([{ contract: 'BTC_USDT', makerVolume: '499.99999999', place: 100 }])).tier.tier).toBe(3);
+    expect(tierMargins(tradeRatio([{ contract: 'BTC_USDT', makerVolume: '499.99999999', place: 100 }])).tier.tier).toBe(
+      3,
+    );
   });
 
   it('gives a spare of 0 volume and 0 requests at a ratio exactly on the bound', () => {
@@ -41,7 +46,10 @@ describe('tierMargins (R1, R3)', () => {
 
 // A ratio of `maker` USDT over `btc` BTC_USDT requests (coefficient 1) and `sol` SOL_USDT ones (0.4).
 const ratioOf = (maker: string, btc: number, sol = 0) =>
-  tradeRatio([{ contract: 'BTC_USDT', makerVolume: maker, place: btc }, ...(sol > 0 ? [{ contract: 'SOL_USDT', place: sol }] : [])]);
+  tradeRatio([
+    { contract: 'BTC_USDT', makerVolume: maker, place: btc },
+    ...(sol > 0 ? [{ contract: 'SOL_USDT', place: sol }] : []),
+  ]);
 
 describe('tierMargins at the edges of the tiers (R1, R3)', () => {
   it('on a bound: the tier of the bound, nothing to spare below, the full step to the next bound above', () => {
@@ -77,7 +85,10 @@ describe('tierMargins at the edges of the tiers (R1, R3)', () => {
   });
 
   it('at the top tier (ratio 50 and above): nothing up, the spare before tier 6 down', () => {
-    for (const [maker, spare, lost] of [['5000', 0, '0'], ['7000', 40, '2000']] as const) {
+    for (const [maker, spare, lost] of [
+      ['5000', 0, '0'],
+      ['7000', 40, '2000'],
+    ] as const) {
       const m = tierMargins(ratioOf(maker, 100));
       expect(m.tier).toMatchObject({ tier: 7, limit: 400 });
       expect(m.up).toBeNull();
@@ -95,7 +106,11 @@ describe('tierMargins at the edges of the tiers (R1, R3)', () => {
   });
 
   it('with no counted request (an undefined ratio): tier 1 and no margins', () => {
-    expect(tierMargins(ratioOf('1000', 0))).toEqual({ tier: expect.objectContaining({ tier: 1 }), up: null, down: null });
+    expect(tierMargins(ratioOf('1000', 0))).toEqual({
+      tier: expect.objectContaining({ tier: 1 }),
+      up: null,
+      down: null,
+    });
   });
 
   it('counts requests on a contract of the given coefficient: 0.4 weighs 2.5 times fewer', () => {
@@ -117,9 +132,16 @@ describe('tierMargins at the edges of the tiers (R1, R3)', () => {
 
 describe('margins below VIP 14 (R4)', () => {
   it('are given by the plan from VIP 14 and not below it, where no ratio moves the tier', () => {
-    const input = { accounts: [{ account: 'main', contracts: [{ contract: 'BTC_USDT', makerVolume: '900', place: 100 }], line: 2 }], spotHours: [] };
+    const input = {
+      accounts: [{ account: 'main', contracts: [{ contract: 'BTC_USDT', makerVolume: '900', place: 100 }], line: 2 }],
+      spotHours: [],
+    };
     const tiered = makePlan(input, {}, 14).accounts[0]!;
-    expect(tiered).toMatchObject({ tier: 4, limit: 250, margins: { up: { tier: { tier: 5 } }, down: { tier: { tier: 3 } } } });
+    expect(tiered).toMatchObject({
+      tier: 4,
+      limit: 250,
+      margins: { up: { tier: { tier: 5 } }, down: { tier: { tier: 3 } } },
+    });
     const below = makePlan(input, {}, 13).accounts[0]!;
     expect(below).toMatchObject({ tier: 1, limit: 100, margins: { tier: { tier: 1 }, up: null, down: null } });
   });

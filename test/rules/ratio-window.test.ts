@@ -32,12 +32,26 @@ describe('sumRatioWindow (R1, R5)', () => {
       [NOV_8, 10_000], // the rating day: out
     ]);
     const asked: number[] = [];
-    expect(sumRatioWindow(NOV_8, (day) => (asked.push(day), perDay.get(day)), (a, b) => a + b, 0)).toBe(111);
+    expect(
+      sumRatioWindow(
+        NOV_8,
+        (day) => (asked.push(day), perDay.get(day)),
+        (a, b) => a + b,
+        0,
+      ),
+    ).toBe(111);
     expect(asked).toEqual(Array.from({ length: 7 }, (_, i) => Date.UTC(2026, 10, 1) + i * DAY_MS));
   });
 
   it('gives zero over a window without counts', () => {
-    expect(sumRatioWindow(NOV_8, () => undefined, (a: number, b: number) => a + b, 0)).toBe(0);
+    expect(
+      sumRatioWindow(
+        NOV_8,
+        () => undefined,
+        (a: number, b: number) => a + b,
+        0,
+      ),
+    ).toBe(0);
   });
 
   test.prop([fc.array(fc.tuple(fc.integer({ min: -10, max: 10 }), fc.nat({ max: 1000 })), { maxLength: 30 })])(
@@ -47,7 +61,14 @@ describe('sumRatioWindow (R1, R5)', () => {
       const { from, to } = ratioWindow(NOV_8);
       let expected = 0;
       for (const [day, n] of perDay) if (utcDayStart(day) >= from && day < to) expected += n;
-      expect(sumRatioWindow(NOV_8, (day) => perDay.get(day), (a, b) => a + b, 0)).toBe(expected);
+      expect(
+        sumRatioWindow(
+          NOV_8,
+          (day) => perDay.get(day),
+          (a, b) => a + b,
+          0,
+        ),
+      ).toBe(expected);
     },
   );
 });

@@ -36,7 +36,9 @@ describe('tradeRatio (R1)', () => {
     expect(r.ratio).toBeNull();
     expect(r.denominator.isZero()).toBe(true);
     expect(tradeRatio([]).ratio).toBeNull();
-    expect(tradeRatio([{ contract: 'BTC_USDT', makerVolume: '1', cancel: 4 }], { countCancels: false }).ratio).toBeNull();
+    expect(
+      tradeRatio([{ contract: 'BTC_USDT', makerVolume: '1', cancel: 4 }], { countCancels: false }).ratio,
+    ).toBeNull();
   });
 
   it('keeps volumes exact: 999,999.99 plus 0.01 is exactly 1,000,000', () => {
@@ -59,24 +61,40 @@ describe('tradeRatio (R1)', () => {
 
   it('refuses a negative, NaN, infinite or non-numeric volume, naming the field and contract', () => {
     expect(() => tradeRatio([{ contract: 'BTC_USDT', makerVolume: '-5' }])).toThrow(
-      'Expected `makerVolume` of BTC_USDT to be a non-negative decimal string, got "-5"');
+      'Expected `makerVolume` of BTC_USDT to be a non-negative decimal string, got "-5"',
+    );
     expect(() => tradeRatio([{ contract: 'BTC_USDT', takerVolume: Number.NaN }])).toThrow('`takerVolume` of BTC_USDT');
-    expect(() => tradeRatio([{ contract: 'BTC_USDT', takerVolume: Number.POSITIVE_INFINITY }])).toThrow(InvalidInputError);
+    expect(() => tradeRatio([{ contract: 'BTC_USDT', takerVolume: Number.POSITIVE_INFINITY }])).toThrow(
+      InvalidInputError,
+    );
     expect(() => tradeRatio([{ contract: 'BTC_USDT', makerVolume: 'ten' }])).toThrow('got "ten"');
     expect(() => tradeRatio([{ contract: 'BTC_USDT', makerVolume: ' 1' }])).toThrow('got " 1"');
     expect(() => tradeRatio([{ contract: 'BTC_USDT', makerVolume: 'Infinity' }])).toThrow('got "Infinity"');
   });
 
   it('refuses counts that are not non-negative integers', () => {
-    expect(() => tradeRatio([{ contract: 'BTC_USDT', place: -1 }])).toThrow('Expected `place` of BTC_USDT to be a non-negative integer, got -1');
+    expect(() => tradeRatio([{ contract: 'BTC_USDT', place: -1 }])).toThrow(
+      'Expected `place` of BTC_USDT to be a non-negative integer, got -1',
+    );
     expect(() => tradeRatio([{ contract: 'BTC_USDT', amend: 1.5 }])).toThrow('`amend` of BTC_USDT');
-    expect(() => tradeRatio([{ contract: 'BTC_USDT', cancel: 2 ** 50 }])).toThrow('Expected `cancel` of BTC_USDT to be a non-negative integer below 2^50');
-    expect(() => tradeRatio([{ contract: 'BTC_USDT', place: 2 ** 53 }])).toThrow('Expected `place` of BTC_USDT to be a non-negative integer, got');
+    expect(() => tradeRatio([{ contract: 'BTC_USDT', cancel: 2 ** 50 }])).toThrow(
+      'Expected `cancel` of BTC_USDT to be a non-negative integer below 2^50',
+    );
+    expect(() => tradeRatio([{ contract: 'BTC_USDT', place: 2 ** 53 }])).toThrow(
+      'Expected `place` of BTC_USDT to be a non-negative integer, got',
+    );
   });
 
   it('refuses an empty contract name and a contract listed twice in one list', () => {
-    expect(() => tradeRatio([{ contract: '' }])).toThrow('Expected `contract` to be a contract name such as "BTC_USDT", got ""');
-    expect(() => tradeRatio([{ contract: 'BTC_USDT', place: 1 }, { contract: 'btc-usdt', place: 1 }])).toThrow('BTC_USDT appears twice');
+    expect(() => tradeRatio([{ contract: '' }])).toThrow(
+      'Expected `contract` to be a contract name such as "BTC_USDT", got ""',
+    );
+    expect(() =>
+      tradeRatio([
+        { contract: 'BTC_USDT', place: 1 },
+        { contract: 'btc-usdt', place: 1 },
+      ]),
+    ).toThrow('BTC_USDT appears twice');
   });
 
   it('refuses bad options', () => {
@@ -88,15 +106,22 @@ describe('tradeRatio (R1)', () => {
 
 describe('a ratio result printed', () => {
   it('shows its decimals in console.log and JSON, not the exact sums inside', () => {
-    const r = tradeRatio([{ contract: 'BTC_USDT', makerVolume: '100', takerVolume: '200', place: 30 }, { contract: 'SOL_USDT', makerVolume: '20', takerVolume: '20', place: 35 }]);
+    const r = tradeRatio([
+      { contract: 'BTC_USDT', makerVolume: '100', takerVolume: '200', place: 30 },
+      { contract: 'SOL_USDT', makerVolume: '20', takerVolume: '20', place: 35 },
+    ]);
     const shown = inspect(r);
     expect(shown).toBe(
       "RatioResult {\n  ratio: '7.2272727272727272727272727272727272727272727272727272727272727272727272727272727',\n" +
-      "  numerator: '318',\n  denominator: '44',\n  makerVolume: '120',\n  takerVolume: '220',\n  volume: '340',\n  requests: 65\n}",
+        "  numerator: '318',\n  denominator: '44',\n  makerVolume: '120',\n  takerVolume: '220',\n  volume: '340',\n  requests: 65\n}",
     );
     expect(shown).not.toMatch(/\d+n\b|units|scale/);
     expect(inspect({ nested: r }, { depth: 4 })).toContain("ratio: '7.2272");
-    expect(JSON.parse(JSON.stringify(r))).toMatchObject({ ratio: expect.stringMatching(/^7\.2272/), numerator: '318', requests: 65 });
+    expect(JSON.parse(JSON.stringify(r))).toMatchObject({
+      ratio: expect.stringMatching(/^7\.2272/),
+      numerator: '318',
+      requests: 65,
+    });
   });
 });
 
@@ -117,7 +142,9 @@ describe('options left out or null', () => {
   it('takes left-out options as the defaults and refuses null with an InvalidInputError naming them', () => {
     expect(tradeRatio(A, undefined).denominator.toString()).toBe('44');
     expect(() => tradeRatio(A, null as never)).toThrow(InvalidInputError);
-    expect(() => tradeRatio(A, null as never)).toThrow('Expected the ratio options to be an options object, or nothing for the defaults, got null');
+    expect(() => tradeRatio(A, null as never)).toThrow(
+      'Expected the ratio options to be an options object, or nothing for the defaults, got null',
+    );
     expect(() => resolveRatioOptions(5 as never)).toThrow('the ratio options');
   });
 });

@@ -30,7 +30,10 @@ describe('readRateLimitReport (R16)', () => {
   it.each([
     [[{ ...ANSWER[1], tier: 'four' }], 'Expected `tier` of row 0 to be a positive integer, got "four"'],
     [[{ ...ANSWER[1], tier: '0' }], '`tier` of row 0'],
-    [[ANSWER[0], { ...ANSWER[1], ratio: '-1' }], 'Expected `ratio` of row 1 to be a non-negative decimal string, got "-1"'],
+    [
+      [ANSWER[0], { ...ANSWER[1], ratio: '-1' }],
+      'Expected `ratio` of row 1 to be a non-negative decimal string, got "-1"',
+    ],
     [[{ ...ANSWER[1], main_ratio: undefined }], '`main_ratio` of row 0'],
     [[{ ...ANSWER[1], updated_at: 'yesterday' }], '`updated_at` of row 0'],
     [[{ ...ANSWER[1], type: 7 }], '`type` of row 0'],
@@ -64,40 +67,72 @@ describe('reconcileTier (R16)', () => {
     const r = reconcileTier({ local: 4, snapshotAt: SNAPSHOT, report: fresh, at });
     expect(r.source).toBe('report');
     expect(r.tier).toMatchObject({ tier: 5, limit: 300 });
-    expect(r.disagreement).toMatchObject({ local: { tier: 4, limit: 250 }, reported: { tier: 5, limit: 300 }, reportAgeMs: 60_000, stale: false, policy: 'adopt' });
+    expect(r.disagreement).toMatchObject({
+      local: { tier: 4, limit: 250 },
+      reported: { tier: 5, limit: 300 },
+      reportAgeMs: 60_000,
+      stale: false,
+      policy: 'adopt',
+    });
   });
 
   it('adopts a report made at the snapshot instant, and any report before the first snapshot', () => {
-    expect(reconcileTier({ local: 4, snapshotAt: SNAPSHOT, report: { ...fresh, updatedAt: SNAPSHOT }, at }).tier.tier).toBe(5);
+    expect(
+      reconcileTier({ local: 4, snapshotAt: SNAPSHOT, report: { ...fresh, updatedAt: SNAPSHOT }, at }).tier.tier,
+    ).toBe(5);
     expect(reconcileTier({ local: 1, snapshotAt: null, report: stale, at }).tier.tier).toBe(5);
   });
 
   it('never lets a report older than the latest snapshot change the tier, but reports it as stale', () => {
     for (const policy of ['adopt', 'min', 'report'] as const) {
       const r = reconcileTier({ local: 4, snapshotAt: SNAPSHOT, report: { ...stale, tier: 2 }, at, policy });
-      expect(r).toMatchObject({ source: 'local', tier: { tier: 4 }, disagreement: { stale: true, reportAgeMs: 3_690_000 } });
+      expect(r).toMatchObject({
+        source: 'local',
+        tier: { tier: 4 },
+        disagreement: { stale: true, reportAgeMs: 3_690_000 },
+      });
     }
   });
 
   it('keeps the local tier under `report`, and only reports', () => {
     const r = reconcileTier({ local: 4, snapshotAt: SNAPSHOT, report: fresh, at, policy: 'report' });
-    expect(r).toMatchObject({ source: 'local', tier: { tier: 4 }, disagreement: { reported: { tier: 5 }, policy: 'report' } });
+    expect(r).toMatchObject({
+      source: 'local',
+      tier: { tier: 4 },
+      disagreement: { reported: { tier: 5 }, policy: 'report' },
+    });
   });
 
   it('takes the lower of the two under `min`', () => {
-    expect(reconcileTier({ local: 4, snapshotAt: SNAPSHOT, report: fresh, at, policy: 'min' })).toMatchObject({ source: 'local', tier: { tier: 4 } });
-    expect(reconcileTier({ local: 4, snapshotAt: SNAPSHOT, report: lower, at, policy: 'min' })).toMatchObject({ source: 'report', tier: { tier: 2 } });
+    expect(reconcileTier({ local: 4, snapshotAt: SNAPSHOT, report: fresh, at, policy: 'min' })).toMatchObject({
+      source: 'local',
+      tier: { tier: 4 },
+    });
+    expect(reconcileTier({ local: 4, snapshotAt: SNAPSHOT, report: lower, at, policy: 'min' })).toMatchObject({
+      source: 'report',
+      tier: { tier: 2 },
+    });
   });
 
   it('reports nothing when both agree', () => {
-    expect(reconcileTier({ local: 5, snapshotAt: SNAPSHOT, report: fresh, at })).toMatchObject({ source: 'local', tier: { tier: 5 }, disagreement: null });
+    expect(reconcileTier({ local: 5, snapshotAt: SNAPSHOT, report: fresh, at })).toMatchObject({
+      source: 'local',
+      tier: { tier: 5 },
+      disagreement: null,
+    });
   });
 
   it('reads both tiers in a given table, and refuses a reported tier it does not have', () => {
-    const tiers = createTierTable([{ minRatio: '0', limit: 100 }, { minRatio: '5', limit: 300 }]);
-    expect(reconcileTier({ local: 1, snapshotAt: SNAPSHOT, report: { ...fresh, tier: 2 }, at, tiers }).tier.limit).toBe(300);
-    expect(() => reconcileTier({ local: 1, snapshotAt: SNAPSHOT, report: fresh, at, tiers }))
-      .toThrow('Expected `tier` of the report to be a tier of the table (1 to 2), got 5');
+    const tiers = createTierTable([
+      { minRatio: '0', limit: 100 },
+      { minRatio: '5', limit: 300 },
+    ]);
+    expect(reconcileTier({ local: 1, snapshotAt: SNAPSHOT, report: { ...fresh, tier: 2 }, at, tiers }).tier.limit).toBe(
+      300,
+    );
+    expect(() => reconcileTier({ local: 1, snapshotAt: SNAPSHOT, report: fresh, at, tiers })).toThrow(
+      'Expected `tier` of the report to be a tier of the table (1 to 2), got 5',
+    );
   });
 
   it('refuses bad input', () => {
@@ -106,7 +141,9 @@ describe('reconcileTier (R16)', () => {
     expect(() => reconcileTier({ ...base, local: 8 })).toThrow(/`local`.*1 to 7/);
     expect(() => reconcileTier({ ...base, policy: 'max' as 'min' })).toThrow(/`policy`/);
     expect(() => reconcileTier({ ...base, at: Number.NaN })).toThrow(/`at`/);
-    expect(() => reconcileTier({ ...base, snapshotAt: '2026-11-21 00:00' as unknown as number })).toThrow(/`snapshotAt`/);
+    expect(() => reconcileTier({ ...base, snapshotAt: '2026-11-21 00:00' as unknown as number })).toThrow(
+      /`snapshotAt`/,
+    );
     expect(() => reconcileTier({ ...base, report: undefined as unknown as RateLimitReport })).toThrow(/`report`/);
   });
 });

@@ -41,17 +41,23 @@ describe('trade ratio properties (R1, R3)', () => {
     expect(tierFor(lo).tier).toBeLessThanOrEqual(tierFor(hi).tier);
   });
 
-  test.prop([contractList, fc.infiniteStream(fc.nat())])('does not depend on the order of the contracts', (list, seeds) => {
-    const shuffled = shuffle(list, seeds);
-    const a = tradeRatio(list);
-    const b = tradeRatio(shuffled);
-    expect([b.numerator.toString(), b.denominator.toString()]).toEqual([a.numerator.toString(), a.denominator.toString()]);
-  });
+  test.prop([contractList, fc.infiniteStream(fc.nat())])(
+    'does not depend on the order of the contracts',
+    (list, seeds) => {
+      const shuffled = shuffle(list, seeds);
+      const a = tradeRatio(list);
+      const b = tradeRatio(shuffled);
+      expect([b.numerator.toString(), b.denominator.toString()]).toEqual([
+        a.numerator.toString(),
+        a.denominator.toString(),
+      ]);
+    },
+  );
 });
 
 describe('family properties (R7)', () => {
   test.prop([family, fc.constantFrom('0', '1000', '1000000')])(
-    "gives each account of a standard family at least the aggregated ratio",
+    'gives each account of a standard family at least the aggregated ratio',
     (accounts, threshold) => {
       const rating = rateFamily(accounts, { ownVolumeThreshold: threshold });
       for (const a of rating.accounts) {
@@ -63,7 +69,12 @@ describe('family properties (R7)', () => {
 
   test.prop([family, fc.infiniteStream(fc.nat())])('does not depend on the order of accounts', (accounts, seeds) => {
     const key = (r: ReturnType<typeof rateFamily>) =>
-      Object.fromEntries(r.accounts.map((a) => [a.account, `${a.tier.tier} ${a.basis} ${a.effective.numerator}/${a.effective.denominator}`]));
+      Object.fromEntries(
+        r.accounts.map((a) => [
+          a.account,
+          `${a.tier.tier} ${a.basis} ${a.effective.numerator}/${a.effective.denominator}`,
+        ]),
+      );
     expect(key(rateFamily(shuffle(accounts, seeds)))).toEqual(key(rateFamily(accounts)));
   });
 });
@@ -79,21 +90,25 @@ describe('timeline properties (R5, R6, R8)', () => {
     }
   });
 
-  test.prop([timelineInput], { numRuns: 150 })('lowers at once: a worse snapshot is in force from its 00:00', (input) => {
-    const timeline = buildTimeline(input);
-    for (const s of timeline.snapshots) {
-      for (const r of s.accounts) {
-        const state = timeline.limitAt(r.account, s.day);
-        // At the snapshot instant the limit in force is never above the snapshot's tier.
-        expect(state.tier.tier).toBeLessThanOrEqual(r.tier.tier);
+  test.prop([timelineInput], { numRuns: 150 })(
+    'lowers at once: a worse snapshot is in force from its 00:00',
+    (input) => {
+      const timeline = buildTimeline(input);
+      for (const s of timeline.snapshots) {
+        for (const r of s.accounts) {
+          const state = timeline.limitAt(r.account, s.day);
+          // At the snapshot instant the limit in force is never above the snapshot's tier.
+          expect(state.tier.tier).toBeLessThanOrEqual(r.tier.tier);
+        }
       }
-    }
-  });
+    },
+  );
 
   test.prop([timelineInput, fc.infiniteStream(fc.nat())], { numRuns: 100 })(
     'does not depend on the order of input arrays',
     (input, seeds) => {
-      const render = (t: ReturnType<typeof buildTimeline>) => t.changes.map((c) => `${c.at} ${c.account} ${c.tier.tier} ${c.reason}`);
+      const render = (t: ReturnType<typeof buildTimeline>) =>
+        t.changes.map((c) => `${c.at} ${c.account} ${c.tier.tier} ${c.reason}`);
       const shuffled = {
         ...input,
         accounts: shuffle(input.accounts, seeds),
@@ -104,30 +119,35 @@ describe('timeline properties (R5, R6, R8)', () => {
     },
   );
 
-  test.prop([timelineInput, fc.array(fc.integer({ min: 0, max: 40 * 86_400_000 }), { maxLength: 20 })], { numRuns: 100 })(
-    'answers any instant as the list of changes says',
-    (input, offsets) => {
-      const timeline = buildTimeline(input);
-      for (const offset of offsets) {
-        const at = Date.UTC(2026, 9, 1) + offset;
-        for (const a of input.accounts) {
-          if (a.createdAt !== undefined && at < a.createdAt) continue;
-          const last = timeline.changes.filter((c) => c.account === a.id && c.at <= at).at(-1);
-          expect(timeline.limitAt(a.id, at).tier.tier).toBe(last?.tier.tier ?? 1);
-        }
+  test.prop([timelineInput, fc.array(fc.integer({ min: 0, max: 40 * 86_400_000 }), { maxLength: 20 })], {
+    numRuns: 100,
+  })('answers any instant as the list of changes says', (input, offsets) => {
+    const timeline = buildTimeline(input);
+    for (const offset of offsets) {
+      const at = Date.UTC(2026, 9, 1) + offset;
+      for (const a of input.accounts) {
+        if (a.createdAt !== undefined && at < a.createdAt) continue;
+        const last = timeline.changes.filter((c) => c.account === a.id && c.at <= at).at(-1);
+        expect(timeline.limitAt(a.id, at).tier.tier).toBe(last?.tier.tier ?? 1);
       }
-    },
-  );
+    }
+  });
 });
 
 describe('abuse throttle properties (R9)', () => {
   test.prop([fc.uniqueArray(fc.integer({ min: 0, max: 72 }), { maxLength: 30 }), fc.infiniteStream(fc.nat())])(
     'does not depend on the order of hours, and never throttles at or below 86,400 requests a day',
     (hours, seeds) => {
-      const rows = hours.map((h, i) => ({ hour: Date.UTC(2026, 10, 1) + h * 3_600_000, requests: (i * 7919) % 20_000, traded: String(i % 3) }));
+      const rows = hours.map((h, i) => ({
+        hour: Date.UTC(2026, 10, 1) + h * 3_600_000,
+        requests: (i * 7919) % 20_000,
+        traded: String(i % 3),
+      }));
       const a = buildAbuseTimeline(rows);
       const b = buildAbuseTimeline(shuffle(rows, seeds));
-      expect(b.changes.map((c) => [c.at, c.throttle?.reason])).toEqual(a.changes.map((c) => [c.at, c.throttle?.reason]));
+      expect(b.changes.map((c) => [c.at, c.throttle?.reason])).toEqual(
+        a.changes.map((c) => [c.at, c.throttle?.reason]),
+      );
       for (let h = 0; h < 100; h++) {
         const s = a.throttleAt(Date.UTC(2026, 10, 1) + h * 3_600_000);
         if (s.requests <= 86_400) expect(s.throttle).toBeNull();

@@ -1,7 +1,13 @@
 import { describe, expect, it } from 'vitest';
 import { InvalidInputError } from '../../src/errors.js';
 import { Dec } from '../../src/internal/decimal.js';
-import { buildSpotFillTimeline, checkSpotFill, resolveSpotFillOptions, spotFillApplies, spotFillClearance } from '../../src/rules/spot-fill.js';
+import {
+  buildSpotFillTimeline,
+  checkSpotFill,
+  resolveSpotFillOptions,
+  spotFillApplies,
+  spotFillClearance,
+} from '../../src/rules/spot-fill.js';
 
 const H = (iso: string) => Date.parse(iso);
 const window = (requests: number, traded: string) => ({ requests, traded: new Dec(traded) });
@@ -15,11 +21,14 @@ describe('spotFillClearance (R14)', () => {
     [0, '0', 0, '0'],
     [0, '10', 100, '0'],
     [10, '1.05', 0, '0'],
-  ])('leaves %i requests with %s USDT traded room for %i more, and asks %s USDT', (requests, traded, remaining, needed) => {
-    const c = spotFillClearance(window(requests, traded));
-    expect(c.remaining).toBe(remaining);
-    expect(c.needed.toString()).toBe(needed);
-  });
+  ])(
+    'leaves %i requests with %s USDT traded room for %i more, and asks %s USDT',
+    (requests, traded, remaining, needed) => {
+      const c = spotFillClearance(window(requests, traded));
+      expect(c.remaining).toBe(remaining);
+      expect(c.needed.toString()).toBe(needed);
+    },
+  );
 
   it('agrees with checkSpotFill: a window throttles exactly when no room is left, and the volume asked clears it', () => {
     const options = [{}, { requestThreshold: 50 }, { fillRateThreshold: '0.37' }].map((o) => resolveSpotFillOptions(o));
@@ -28,7 +37,10 @@ describe('spotFillClearance (R14)', () => {
         for (const traded of ['0', '0.7', '3.33', '9.99', '10', '18.5', '44.4']) {
           const w = window(requests, traded);
           const c = spotFillClearance(w, o);
-          expect(checkSpotFill(w, o) !== null, `${requests} ${traded} ${o.fillRateThreshold} ${o.requestThreshold}`).toBe(c.remaining < 0);
+          expect(
+            checkSpotFill(w, o) !== null,
+            `${requests} ${traded} ${o.fillRateThreshold} ${o.requestThreshold}`,
+          ).toBe(c.remaining < 0);
           if (c.remaining >= 0) {
             expect(checkSpotFill({ requests: requests + c.remaining, traded: w.traded }, o)).toBeNull();
             expect(checkSpotFill({ requests: requests + c.remaining + 1, traded: w.traded }, o)).not.toBeNull();
@@ -50,7 +62,11 @@ describe('checkSpotFill (R14)', () => {
   });
 
   it('throttles to 10 per 10 s just under 0.1', () => {
-    expect(checkSpotFill(window(1000, '99.999999999'))).toEqual({ limit: 10, windowMs: 10_000, reason: 'low-fill-rate' });
+    expect(checkSpotFill(window(1000, '99.999999999'))).toEqual({
+      limit: 10,
+      windowMs: 10_000,
+      reason: 'low-fill-rate',
+    });
     expect(checkSpotFill(window(1, '0.0999'))?.limit).toBe(10);
   });
 
@@ -63,7 +79,11 @@ describe('checkSpotFill (R14)', () => {
   });
 
   it('takes a request threshold ("more than"), the ratio threshold and the limit as options', () => {
-    const config = resolveSpotFillOptions({ requestThreshold: 86_400, fillRateThreshold: '0.5', limit: { limit: 5, windowMs: 1000 } });
+    const config = resolveSpotFillOptions({
+      requestThreshold: 86_400,
+      fillRateThreshold: '0.5',
+      limit: { limit: 5, windowMs: 1000 },
+    });
     expect(checkSpotFill(window(86_400, '0'), config)).toBeNull();
     expect(checkSpotFill(window(86_401, '0'), config)).toEqual({ limit: 5, windowMs: 1000, reason: 'no-fills' });
     expect(checkSpotFill(window(86_401, '43200.5'), config)).toBeNull();

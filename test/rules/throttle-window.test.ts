@@ -2,7 +2,14 @@ import { fc, test } from '@fast-check/vitest';
 import { describe, expect, it } from 'vitest';
 import { HOUR_MS } from '../../src/rules/calendar.js';
 import { Dec } from '../../src/internal/decimal.js';
-import { type HourCounts, THROTTLE_WINDOW_HOURS, nextThrottleCheck, readThrottleWindow, throttleWindow, throttleWindowSums } from '../../src/rules/throttle-window.js';
+import {
+  type HourCounts,
+  THROTTLE_WINDOW_HOURS,
+  nextThrottleCheck,
+  readThrottleWindow,
+  throttleWindow,
+  throttleWindowSums,
+} from '../../src/rules/throttle-window.js';
 
 const CHECK = Date.UTC(2026, 10, 2, 5);
 
@@ -29,7 +36,11 @@ describe('nextThrottleCheck (R9, R14)', () => {
 });
 
 describe('throttleWindowSums (R9, R14)', () => {
-  const hour = (h: number, requests: number, traded: string): HourCounts => ({ hour: Date.UTC(2026, 10, 1, h), requests, traded: new Dec(traded) });
+  const hour = (h: number, requests: number, traded: string): HourCounts => ({
+    hour: Date.UTC(2026, 10, 1, h),
+    requests,
+    traded: new Dec(traded),
+  });
 
   it('sums the hours of the window: 24 hours before the check in, the check hour out', () => {
     const sums = throttleWindowSums([hour(4, 1000, '1'), hour(5, 86_400, '2'), hour(28, 1, '0.5'), hour(29, 10, '7')]);
@@ -47,7 +58,9 @@ describe('throttleWindowSums (R9, R14)', () => {
   });
 
   it('refuses a request total past 2^53', () => {
-    expect(() => throttleWindowSums([hour(1, Number.MAX_SAFE_INTEGER, '0'), hour(2, 1, '0')])).toThrow('requests in total');
+    expect(() => throttleWindowSums([hour(1, Number.MAX_SAFE_INTEGER, '0'), hour(2, 1, '0')])).toThrow(
+      'requests in total',
+    );
   });
 
   test.prop([fc.uniqueArray(fc.integer({ min: 0, max: 96 }), { maxLength: 40 }), fc.integer({ min: -2, max: 100 })])(

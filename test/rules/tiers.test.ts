@@ -1,7 +1,14 @@
 import { fc, test } from '@fast-check/vitest';
 import { describe, expect, it } from 'vitest';
 import { Dec } from '../../src/internal/decimal.js';
-import { DEFAULT_TIERS, createTierTable, resolveTiers, tierFor, tierIndexReached, tierOfRatio } from '../../src/rules/tiers.js';
+import {
+  DEFAULT_TIERS,
+  createTierTable,
+  resolveTiers,
+  tierFor,
+  tierIndexReached,
+  tierOfRatio,
+} from '../../src/rules/tiers.js';
 import { tradeRatio } from '../../src/rules/ratio.js';
 
 describe('tierFor (R3)', () => {
@@ -11,9 +18,20 @@ describe('tierFor (R3)', () => {
   });
 
   it.each([
-    ['0', 1, 100], ['0.999999999999999999', 1, 100], ['1', 2, 150], ['2.99', 2, 150], ['3', 3, 200],
-    ['4.9999', 3, 200], ['5', 4, 250], ['9.99', 4, 250], ['10', 5, 300], ['19.999', 5, 300], ['20', 6, 350],
-    ['49.99999', 6, 350], ['50', 7, 400], ['1000000', 7, 400],
+    ['0', 1, 100],
+    ['0.999999999999999999', 1, 100],
+    ['1', 2, 150],
+    ['2.99', 2, 150],
+    ['3', 3, 200],
+    ['4.9999', 3, 200],
+    ['5', 4, 250],
+    ['9.99', 4, 250],
+    ['10', 5, 300],
+    ['19.999', 5, 300],
+    ['20', 6, 350],
+    ['49.99999', 6, 350],
+    ['50', 7, 400],
+    ['1000000', 7, 400],
   ])('puts ratio %s in tier %i (%i r/s)', (ratio, tier, limit) => {
     expect(tierFor(ratio)).toMatchObject({ tier, limit });
   });
@@ -24,7 +42,13 @@ describe('tierFor (R3)', () => {
 
   it('gives every tier its bounds', () => {
     expect(DEFAULT_TIERS.map((t) => [t.minRatio.toString(), t.maxRatio?.toString() ?? null, t.limit])).toEqual([
-      ['0', '1', 100], ['1', '3', 150], ['3', '5', 200], ['5', '10', 250], ['10', '20', 300], ['20', '50', 350], ['50', null, 400],
+      ['0', '1', 100],
+      ['1', '3', 150],
+      ['3', '5', 200],
+      ['5', '10', 250],
+      ['10', '20', 300],
+      ['20', '50', 350],
+      ['50', null, 400],
     ]);
   });
 });
@@ -41,8 +65,15 @@ describe('tierOfRatio (R1, R3)', () => {
 
   it('decides on the fraction, never on a quotient rounded for display', () => {
     const exact = tradeRatio([{ contract: 'BTC_USDT', makerVolume: '29.999999', place: 3 }]);
-    const displayed = { numerator: exact.numerator, denominator: exact.denominator, makerVolume: exact.makerVolume,
-      takerVolume: exact.takerVolume, volume: exact.volume, requests: exact.requests, ratio: new Dec(exact.ratio!.toFixed(2)) };
+    const displayed = {
+      numerator: exact.numerator,
+      denominator: exact.denominator,
+      makerVolume: exact.makerVolume,
+      takerVolume: exact.takerVolume,
+      volume: exact.volume,
+      requests: exact.requests,
+      ratio: new Dec(exact.ratio!.toFixed(2)),
+    };
     expect(displayed.ratio.toString()).toBe('10');
     expect(tierOfRatio(displayed).tier).toBe(4);
     expect(tierFor(displayed.ratio).tier).toBe(5);
@@ -51,7 +82,10 @@ describe('tierOfRatio (R1, R3)', () => {
 
 describe('createTierTable (R3)', () => {
   it('accepts a valid user table and looks ratios up in it', () => {
-    const table = createTierTable([{ minRatio: '0', limit: 50 }, { minRatio: '2.5', limit: 60 }]);
+    const table = createTierTable([
+      { minRatio: '0', limit: 50 },
+      { minRatio: '2.5', limit: 60 },
+    ]);
     expect(tierFor('2.4999', table).limit).toBe(50);
     expect(tierFor('2.5', table).limit).toBe(60);
     expect(resolveTiers(table)).toBe(table);
@@ -62,13 +96,23 @@ describe('createTierTable (R3)', () => {
   });
 
   it('refuses bounds that do not increase strictly', () => {
-    expect(() => createTierTable([{ minRatio: '0', limit: 100 }, { minRatio: '3', limit: 150 }, { minRatio: '3', limit: 200 }]))
-      .toThrow('Expected `tiers[2].minRatio` to be greater than `tiers[1].minRatio` ("3")');
+    expect(() =>
+      createTierTable([
+        { minRatio: '0', limit: 100 },
+        { minRatio: '3', limit: 150 },
+        { minRatio: '3', limit: 200 },
+      ]),
+    ).toThrow('Expected `tiers[2].minRatio` to be greater than `tiers[1].minRatio` ("3")');
   });
 
   it('refuses limits that are not positive integers or that fall', () => {
     expect(() => createTierTable([{ minRatio: '0', limit: 0 }])).toThrow('`tiers[0].limit`');
-    expect(() => createTierTable([{ minRatio: '0', limit: 100 }, { minRatio: '1', limit: 90 }])).toThrow('`tiers[1].limit`');
+    expect(() =>
+      createTierTable([
+        { minRatio: '0', limit: 100 },
+        { minRatio: '1', limit: 90 },
+      ]),
+    ).toThrow('`tiers[1].limit`');
     expect(() => createTierTable([])).toThrow('`tiers`');
   });
 });
@@ -79,9 +123,20 @@ describe('tierFor with a table of rows', () => {
   });
 
   it('validates rows as createTierTable does: unsorted bounds are refused, sorted ones give the right tier', () => {
-    expect(() => tierFor('5', [{ minRatio: '0', limit: 100 }, { minRatio: '10', limit: 300 }, { minRatio: '3', limit: 200 }]))
-      .toThrow('`tiers[2].minRatio`');
-    expect(tierFor('5', [{ minRatio: '0', limit: 100 }, { minRatio: '3', limit: 200 }, { minRatio: '10', limit: 300 }])).toMatchObject({ tier: 2, limit: 200 });
+    expect(() =>
+      tierFor('5', [
+        { minRatio: '0', limit: 100 },
+        { minRatio: '10', limit: 300 },
+        { minRatio: '3', limit: 200 },
+      ]),
+    ).toThrow('`tiers[2].minRatio`');
+    expect(
+      tierFor('5', [
+        { minRatio: '0', limit: 100 },
+        { minRatio: '3', limit: 200 },
+        { minRatio: '10', limit: 300 },
+      ]),
+    ).toMatchObject({ tier: 2, limit: 200 });
     expect(() => tierOfRatio(tradeRatio([]), [])).toThrow('`tiers`');
   });
 });

@@ -25,7 +25,11 @@ export interface ModelOptions {
 
 export interface ModelInput {
   readonly accounts: readonly { readonly id: string; readonly role?: 'main' | 'sub'; readonly createdAt?: number }[];
-  readonly activity: readonly { readonly account: string; readonly day: number; readonly contracts: readonly ModelContract[] }[];
+  readonly activity: readonly {
+    readonly account: string;
+    readonly day: number;
+    readonly contracts: readonly ModelContract[];
+  }[];
   readonly vipLevel?: number;
   readonly vipChanges?: readonly { readonly at: number; readonly level: number }[];
 }
@@ -42,7 +46,11 @@ function units(text: string | undefined): bigint {
 }
 
 /** Window sums, scaled to integers: numerator x 10 (1e-8 USDT), denominator x 5, volume (1e-8 USDT). */
-interface Sums { num10: bigint; den5: bigint; volume: bigint }
+interface Sums {
+  num10: bigint;
+  den5: bigint;
+  volume: bigint;
+}
 
 function add(s: Sums, contracts: readonly ModelContract[]): void {
   for (const c of contracts) {
@@ -71,7 +79,10 @@ export class TimelineModel {
   private readonly memo = new Map<string, number>();
   private readonly vipChanges: readonly { at: number; level: number }[];
 
-  constructor(private readonly input: ModelInput, private readonly options: ModelOptions = {}) {
+  constructor(
+    private readonly input: ModelInput,
+    private readonly options: ModelOptions = {},
+  ) {
     this.vipChanges = [...(input.vipChanges ?? [])].sort((a, b) => a.at - b.at);
   }
 
@@ -113,8 +124,12 @@ export class TimelineModel {
     // max(own, aggregated), which is the higher of the two tiers (an undefined ratio is the
     // lowest). Broker families: the own ratio only.
     const threshold = BigInt(this.options.ownVolumeThreshold ?? 1_000_000) * 10n ** 8n;
-    const tier = this.options.kind === 'broker' ? tierOf(own)
-      : own.volume < threshold ? tierOf(family) : Math.max(tierOf(own), tierOf(family));
+    const tier =
+      this.options.kind === 'broker'
+        ? tierOf(own)
+        : own.volume < threshold
+          ? tierOf(family)
+          : Math.max(tierOf(own), tierOf(family));
     this.memo.set(key, tier);
     return tier;
   }

@@ -8,10 +8,26 @@ const START = Date.UTC(2026, 10, 2);
 // Offsets within a day where the rules turn: 00:00, 08:00 and a millisecond either side of each.
 const EDGES = [0, 1, 8 * HOUR - 1, 8 * HOUR, 8 * HOUR + 1, 12 * HOUR, DAY - 1];
 const edge = fc.oneof(fc.constantFrom(...EDGES), fc.integer({ min: 0, max: DAY - 1 }));
-const instant = (maxDay: number) => fc.tuple(fc.integer({ min: 0, max: maxDay }), edge).map(([d, o]) => START + d * DAY + o);
+const instant = (maxDay: number) =>
+  fc.tuple(fc.integer({ min: 0, max: maxDay }), edge).map(([d, o]) => START + d * DAY + o);
 
 // Ratios on, and a hair below, the bounds of R3, and between them.
-const TARGETS = ['0', '0.5', '0.99999999', '1', '2.99999999', '3', '5', '9.99999999', '10', '19.5', '20', '49.99999999', '50', '70'];
+const TARGETS = [
+  '0',
+  '0.5',
+  '0.99999999',
+  '1',
+  '2.99999999',
+  '3',
+  '5',
+  '9.99999999',
+  '10',
+  '19.5',
+  '20',
+  '49.99999999',
+  '50',
+  '70',
+];
 
 /** A decimal text of at most 8 decimals times a whole count, as decimal text. */
 function times(text: string, n: number): string {
@@ -52,9 +68,19 @@ const timelineCase = fc
   .record({
     accounts: fc.integer({ min: 1, max: 3 }),
     created: fc.array(fc.option(instant(8), { nil: undefined }), { minLength: 3, maxLength: 3 }),
-    activity: fc.array(fc.tuple(fc.integer({ min: 0, max: 2 }), fc.integer({ min: 0, max: 11 }), fc.uniqueArray(contract, { minLength: 1, maxLength: 2, selector: (c) => c.contract })), { maxLength: 14 }),
+    activity: fc.array(
+      fc.tuple(
+        fc.integer({ min: 0, max: 2 }),
+        fc.integer({ min: 0, max: 11 }),
+        fc.uniqueArray(contract, { minLength: 1, maxLength: 2, selector: (c) => c.contract }),
+      ),
+      { maxLength: 14 },
+    ),
     vipLevel: fc.constantFrom(13, 14, 15),
-    vipChanges: fc.uniqueArray(fc.tuple(instant(14), fc.constantFrom(12, 13, 14, 15)), { maxLength: 3, selector: ([at]) => at }),
+    vipChanges: fc.uniqueArray(fc.tuple(instant(14), fc.constantFrom(12, 13, 14, 15)), {
+      maxLength: 3,
+      selector: ([at]) => at,
+    }),
     queries: fc.array(instant(22), { maxLength: 20 }),
     // R7 as the library reads it by default, as the exchange's worked example does (max() for every account), and for brokers.
     options: fc.constantFrom<ModelOptions>({}, {}, { ownVolumeThreshold: 0 }, { kind: 'broker' }),
@@ -73,7 +99,13 @@ const timelineCase = fc
       return [{ account: ids[a]!, day, contracts }];
     });
     const input: ModelInput = {
-      accounts: ids.map((id, i) => (i === 0 ? { id, role: 'main' as const } : createdAt[i] === undefined ? { id } : { id, createdAt: createdAt[i]! })),
+      accounts: ids.map((id, i) =>
+        i === 0
+          ? { id, role: 'main' as const }
+          : createdAt[i] === undefined
+            ? { id }
+            : { id, createdAt: createdAt[i]! },
+      ),
       activity: entries,
       vipLevel,
       vipChanges: vipChanges.map(([at, level]) => ({ at, level })),
@@ -95,70 +127,110 @@ describe('buildTimeline against a day-by-day model of R1-R8', () => {
     const model = new TimelineModel({
       accounts: [{ id: 'main', role: 'main' }],
       activity: [
-        { account: 'main', day: Date.parse('2026-11-01'), contracts: [{ contract: 'BTC_USDT', makerVolume: '600', place: 100 }] },
+        {
+          account: 'main',
+          day: Date.parse('2026-11-01'),
+          contracts: [{ contract: 'BTC_USDT', makerVolume: '600', place: 100 }],
+        },
         { account: 'main', day: Date.parse('2026-11-02'), contracts: [{ contract: 'BTC_USDT', place: 500 }] },
       ],
-      vipChanges: [{ at: Date.parse('2026-11-04T03:00:00.000Z'), level: 13 }, { at: Date.parse('2026-11-04T05:00:00.000Z'), level: 14 }],
+      vipChanges: [
+        { at: Date.parse('2026-11-04T03:00:00.000Z'), level: 13 },
+        { at: Date.parse('2026-11-04T05:00:00.000Z'), level: 14 },
+      ],
     });
     const steps = [
-      ['2026-11-02T07:59:59.999Z', 100], ['2026-11-02T08:00:00.000Z', 250], ['2026-11-02T23:59:59.999Z', 250],
-      ['2026-11-03T00:00:00.000Z', 150], ['2026-11-04T02:59:59.999Z', 150], ['2026-11-04T03:00:00.000Z', 100],
-      ['2026-11-04T05:00:00.000Z', 150], ['2026-11-09T00:00:00.000Z', 100],
+      ['2026-11-02T07:59:59.999Z', 100],
+      ['2026-11-02T08:00:00.000Z', 250],
+      ['2026-11-02T23:59:59.999Z', 250],
+      ['2026-11-03T00:00:00.000Z', 150],
+      ['2026-11-04T02:59:59.999Z', 150],
+      ['2026-11-04T03:00:00.000Z', 100],
+      ['2026-11-04T05:00:00.000Z', 150],
+      ['2026-11-09T00:00:00.000Z', 100],
     ] as const;
     for (const [iso, limit] of steps) expect([iso, model.limitAt('main', Date.parse(iso))]).toEqual([iso, limit]);
   });
 
-  test.prop([timelineCase], { numRuns: 250 })('gives the model\'s limit and VIP level for every account at every edge instant', ({ input, queries, options }) => {
-    const timeline = buildTimeline(input, options);
-    const model = new TimelineModel(input, options);
-    // Disagreements are gathered and compared once: an expect per query would be most of the run.
-    const wrong: unknown[] = [];
-    for (const at of instantsOf(input, queries)) {
-      if (timeline.vipLevelAt(at) !== model.vipLevelAt(at)) wrong.push({ at: new Date(at).toISOString(), vip: timeline.vipLevelAt(at), model: model.vipLevelAt(at) });
-      for (const a of input.accounts) {
-        if (a.createdAt !== undefined && at < a.createdAt) continue;
-        const got = timeline.limitAt(a.id, at);
-        const tier = model.tierAt(a.id, at);
-        if (got.tier.tier !== tier || got.limit !== model.limitAt(a.id, at)) {
-          wrong.push({ account: a.id, at: new Date(at).toISOString(), tier: got.tier.tier, limit: got.limit, model: tier });
+  test.prop([timelineCase], { numRuns: 250 })(
+    "gives the model's limit and VIP level for every account at every edge instant",
+    ({ input, queries, options }) => {
+      const timeline = buildTimeline(input, options);
+      const model = new TimelineModel(input, options);
+      // Disagreements are gathered and compared once: an expect per query would be most of the run.
+      const wrong: unknown[] = [];
+      for (const at of instantsOf(input, queries)) {
+        if (timeline.vipLevelAt(at) !== model.vipLevelAt(at))
+          wrong.push({ at: new Date(at).toISOString(), vip: timeline.vipLevelAt(at), model: model.vipLevelAt(at) });
+        for (const a of input.accounts) {
+          if (a.createdAt !== undefined && at < a.createdAt) continue;
+          const got = timeline.limitAt(a.id, at);
+          const tier = model.tierAt(a.id, at);
+          if (got.tier.tier !== tier || got.limit !== model.limitAt(a.id, at)) {
+            wrong.push({
+              account: a.id,
+              at: new Date(at).toISOString(),
+              tier: got.tier.tier,
+              limit: got.limit,
+              model: tier,
+            });
+          }
         }
       }
-    }
-    expect(wrong).toEqual([]);
-  });
+      expect(wrong).toEqual([]);
+    },
+  );
 
-  test.prop([timelineCase], { numRuns: 150 })('lists a change exactly where the model\'s tier turns, with the tier before and after', ({ input, options }) => {
-    const timeline = buildTimeline(input, options);
-    const model = new TimelineModel(input, options);
-    for (const c of timeline.changes) {
-      const at = new Date(c.at).toISOString();
-      expect({ account: c.account, at, tier: c.tier.tier }).toEqual({ account: c.account, at, tier: model.tierAt(c.account, c.at) });
-      if (c.previousTier !== null) {
-        expect({ account: c.account, at, before: c.previousTier.tier }).toEqual({ account: c.account, at, before: model.tierAt(c.account, c.at - 1) });
+  test.prop([timelineCase], { numRuns: 150 })(
+    "lists a change exactly where the model's tier turns, with the tier before and after",
+    ({ input, options }) => {
+      const timeline = buildTimeline(input, options);
+      const model = new TimelineModel(input, options);
+      for (const c of timeline.changes) {
+        const at = new Date(c.at).toISOString();
+        expect({ account: c.account, at, tier: c.tier.tier }).toEqual({
+          account: c.account,
+          at,
+          tier: model.tierAt(c.account, c.at),
+        });
+        if (c.previousTier !== null) {
+          expect({ account: c.account, at, before: c.previousTier.tier }).toEqual({
+            account: c.account,
+            at,
+            before: model.tierAt(c.account, c.at - 1),
+          });
+        }
       }
-    }
-  });
+    },
+  );
 
   // Sparse random weeks seldom put an account's own volume exactly on R7's threshold with its own
   // ratio above the family's: this one does, on one day, and asks the day after.
-  test.prop([
-    fc.constantFrom('1000000', '999999.99999999', '1000000.00000001'),
-    fc.constantFrom(20_000, 100_000, 250_000, 400_000),
-    fc.integer({ min: 0, max: 2_000_000 }),
-    fc.constantFrom<ModelOptions>({}, { ownVolumeThreshold: 1_000_000 }, { ownVolumeThreshold: 999_999 }),
-  ], { numRuns: 60 })('rates an account by max(own, aggregated) from exactly the threshold of own volume, and by the aggregate below it', (volume, place, noise, options) => {
-    const day = START + 2 * DAY;
-    const input: ModelInput = {
-      accounts: [{ id: 'main', role: 'main' }, { id: 'sub1' }],
-      activity: [
-        { account: 'main', day, contracts: [{ contract: 'BTC_USDT', makerVolume: volume, place }] },
-        { account: 'sub1', day, contracts: [{ contract: 'ETH_USDT', cancel: noise }] },
-      ],
-    };
-    const timeline = buildTimeline(input, options);
-    const model = new TimelineModel(input, options);
-    for (const at of [day + DAY, day + DAY + 8 * HOUR - 1, day + DAY + 8 * HOUR]) {
-      for (const id of ['main', 'sub1']) expect([id, at, timeline.limitAt(id, at).tier.tier]).toEqual([id, at, model.tierAt(id, at)]);
-    }
-  });
+  test.prop(
+    [
+      fc.constantFrom('1000000', '999999.99999999', '1000000.00000001'),
+      fc.constantFrom(20_000, 100_000, 250_000, 400_000),
+      fc.integer({ min: 0, max: 2_000_000 }),
+      fc.constantFrom<ModelOptions>({}, { ownVolumeThreshold: 1_000_000 }, { ownVolumeThreshold: 999_999 }),
+    ],
+    { numRuns: 60 },
+  )(
+    'rates an account by max(own, aggregated) from exactly the threshold of own volume, and by the aggregate below it',
+    (volume, place, noise, options) => {
+      const day = START + 2 * DAY;
+      const input: ModelInput = {
+        accounts: [{ id: 'main', role: 'main' }, { id: 'sub1' }],
+        activity: [
+          { account: 'main', day, contracts: [{ contract: 'BTC_USDT', makerVolume: volume, place }] },
+          { account: 'sub1', day, contracts: [{ contract: 'ETH_USDT', cancel: noise }] },
+        ],
+      };
+      const timeline = buildTimeline(input, options);
+      const model = new TimelineModel(input, options);
+      for (const at of [day + DAY, day + DAY + 8 * HOUR - 1, day + DAY + 8 * HOUR]) {
+        for (const id of ['main', 'sub1'])
+          expect([id, at, timeline.limitAt(id, at).tier.tier]).toEqual([id, at, model.tierAt(id, at)]);
+      }
+    },
+  );
 });

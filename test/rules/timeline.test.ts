@@ -49,7 +49,9 @@ describe('buildTimeline: when a new ratio takes effect (R5)', () => {
   });
 
   it('lists each change with its instant, tier, limit and reason', () => {
-    expect(timeline.changes.map((c) => [new Date(c.at).toISOString(), c.account, c.tier.tier, c.limit, c.reason])).toEqual([
+    expect(
+      timeline.changes.map((c) => [new Date(c.at).toISOString(), c.account, c.tier.tier, c.limit, c.reason]),
+    ).toEqual([
       ['2026-11-02T08:00:00.000Z', 'main', 4, 250, 'raised-at-0800'],
       ['2026-11-03T00:00:00.000Z', 'main', 2, 150, 'lowered-at-snapshot'],
       ['2026-11-09T00:00:00.000Z', 'main', 1, 100, 'lowered-at-snapshot'],
@@ -110,7 +112,8 @@ describe('buildTimeline: VIP changes (R6)', () => {
 
   it('keeps tier 1 through snapshots while below 14, and a VIP 13 family starts at tier 1', () => {
     const below = buildTimeline({
-      accounts: [{ id: 'main' }], vipLevel: 13,
+      accounts: [{ id: 'main' }],
+      vipLevel: 13,
       activity: [{ account: 'main', day: '2026-11-01', contracts: good() }],
     });
     expect(below.changes).toEqual([]);
@@ -119,7 +122,8 @@ describe('buildTimeline: VIP changes (R6)', () => {
 
   it('restores to tier 1 when no snapshot was taken yet', () => {
     const early = buildTimeline({
-      accounts: [{ id: 'main' }], vipLevel: 10,
+      accounts: [{ id: 'main' }],
+      vipLevel: 10,
       vipChanges: [{ at: t('2026-10-30T05:00:00.000Z'), level: 14 }],
       activity: [{ account: 'main', day: '2026-11-01', contracts: good() }],
     });
@@ -163,7 +167,9 @@ describe('buildTimeline: new sub-accounts (R8)', () => {
   });
 
   it('records the creation and the start of the normal rules', () => {
-    const late = timeline.changes.filter((c) => c.account === 'late').map((c) => [new Date(c.at).toISOString(), c.limit, c.reason]);
+    const late = timeline.changes
+      .filter((c) => c.account === 'late')
+      .map((c) => [new Date(c.at).toISOString(), c.limit, c.reason]);
     expect(late.slice(0, 2)).toEqual([
       ['2026-11-03T23:59:00.000Z', 100, 'new-sub-account'],
       ['2026-11-04T08:00:00.000Z', 250, 'new-sub-account-rules-begin'],
@@ -172,11 +178,15 @@ describe('buildTimeline: new sub-accounts (R8)', () => {
   });
 
   it('refuses a query before the account existed, and activity before its creation day', () => {
-    expect(() => timeline.limitAt('late', t('2026-11-03T23:58:59.999Z'))).toThrow('an instant at or after late was created');
-    expect(() => buildTimeline({
-      accounts: [{ id: 's', createdAt: t('2026-11-03T10:00:00.000Z') }],
-      activity: [{ account: 's', day: '2026-11-02', contracts: [] }],
-    })).toThrow('Expected `activity[0].day` to be a day on or after s was created');
+    expect(() => timeline.limitAt('late', t('2026-11-03T23:58:59.999Z'))).toThrow(
+      'an instant at or after late was created',
+    );
+    expect(() =>
+      buildTimeline({
+        accounts: [{ id: 's', createdAt: t('2026-11-03T10:00:00.000Z') }],
+        activity: [{ account: 's', day: '2026-11-02', contracts: [] }],
+      }),
+    ).toThrow('Expected `activity[0].day` to be a day on or after s was created');
   });
 });
 
@@ -185,30 +195,67 @@ describe('buildTimeline: input', () => {
 
   it('reads days as epoch milliseconds at 00:00 UTC as well as YYYY-MM-DD', () => {
     const a = buildTimeline(base);
-    const b = buildTimeline({ ...base, activity: [{ account: 'main', day: t('2026-11-01T00:00:00.000Z'), contracts: good() }] });
+    const b = buildTimeline({
+      ...base,
+      activity: [{ account: 'main', day: t('2026-11-01T00:00:00.000Z'), contracts: good() }],
+    });
     expect(b.changes.map((c) => [c.at, c.limit])).toEqual(a.changes.map((c) => [c.at, c.limit]));
   });
 
   it.each([
     [{ ...base, activity: [{ account: 'main', day: '2026-11-01T05:00', contracts: [] }] }, '`activity[0].day`'],
-    [{ ...base, activity: [{ account: 'main', day: t('2026-11-01T05:00:00.000Z'), contracts: [] }] }, 'epoch milliseconds at 00:00 UTC'],
-    [{ ...base, activity: [{ account: 'ghost', day: '2026-11-01', contracts: [] }] }, 'an account listed in `accounts` (main)'],
-    [{ ...base, activity: [...base.activity, { account: 'main', day: '2026-11-01', contracts: [] }] }, 'one entry per account and day'],
-    [{ ...base, vipChanges: [{ at: t('2026-11-05T00:00:00.000Z'), level: 12 }, { at: t('2026-11-05T00:00:00.000Z'), level: 15 }] }, 'one VIP change per instant'],
+    [
+      { ...base, activity: [{ account: 'main', day: t('2026-11-01T05:00:00.000Z'), contracts: [] }] },
+      'epoch milliseconds at 00:00 UTC',
+    ],
+    [
+      { ...base, activity: [{ account: 'ghost', day: '2026-11-01', contracts: [] }] },
+      'an account listed in `accounts` (main)',
+    ],
+    [
+      { ...base, activity: [...base.activity, { account: 'main', day: '2026-11-01', contracts: [] }] },
+      'one entry per account and day',
+    ],
+    [
+      {
+        ...base,
+        vipChanges: [
+          { at: t('2026-11-05T00:00:00.000Z'), level: 12 },
+          { at: t('2026-11-05T00:00:00.000Z'), level: 15 },
+        ],
+      },
+      'one VIP change per instant',
+    ],
     [{ ...base, vipChanges: [{ at: t('2026-11-05T00:00:00.000Z'), level: -1 }] }, '`vipChanges[0].level`'],
     [{ ...base, vipChanges: [{ at: t('2026-11-05T00:00:00.000Z') + 0.5, level: 3 }] }, '`vipChanges[0].at`'],
     [{ ...base, accounts: [{ id: 'main' }, { id: 'main' }] }, 'an id listed once'],
-    [{ ...base, accounts: [{ id: 'main', role: 'main' as const }, { id: 'x', role: 'main' as const }] }, '(main is the main account)'],
+    [
+      {
+        ...base,
+        accounts: [
+          { id: 'main', role: 'main' as const },
+          { id: 'x', role: 'main' as const },
+        ],
+      },
+      '(main is the main account)',
+    ],
     [{ ...base, accounts: [] }, '`accounts`'],
-    [{ ...base, activity: [{ account: 'main', day: '2026-11-01', contracts: [{ contract: 'BTC_USDT', makerVolume: '-5' }] }] },
-      '`makerVolume` of BTC_USDT in `activity[0]` (main, 2026-11-01)'],
+    [
+      {
+        ...base,
+        activity: [{ account: 'main', day: '2026-11-01', contracts: [{ contract: 'BTC_USDT', makerVolume: '-5' }] }],
+      },
+      '`makerVolume` of BTC_USDT in `activity[0]` (main, 2026-11-01)',
+    ],
   ])('refuses bad input %#', (input, message) => {
     expect(() => buildTimeline(input as TimelineInput)).toThrow(message);
   });
 
   it('refuses an unknown account and a non-integer instant when asked', () => {
     const timeline = buildTimeline(base);
-    expect(() => timeline.limitAt('nobody', t('2026-11-05T00:00:00.000Z'))).toThrow('Expected `account` to be an account of the timeline (main), got "nobody"');
+    expect(() => timeline.limitAt('nobody', t('2026-11-05T00:00:00.000Z'))).toThrow(
+      'Expected `account` to be an account of the timeline (main), got "nobody"',
+    );
     expect(() => timeline.limitAt('main', Number.NaN)).toThrow('`at`');
   });
 });

@@ -128,19 +128,31 @@ describe('AccountLimiter.arrived', () => {
     const clock = new VirtualClock({ start: 0, wallStart: WALL });
     const limiter = new AccountLimiter({ accounts: [{ id: 'main', role: 'main' }], clock });
     const n = limiter.limitNow('main').limit;
-    for (let i = 0; i < n; i++) void limiter.request('main', place.method, place.path, () => undefined, { body: place.body });
+    for (let i = 0; i < n; i++)
+      void limiter.request('main', place.method, place.path, () => undefined, { body: place.body });
     await Promise.resolve();
     const answer = (request: typeof place | typeof cancel, sentMono: number, delay: number, back = 1) => {
       const inTime = Math.round((WALL + sentMono + delay) * 1000);
       return limiter.arrived('main', request, {
-        sentAt: WALL + sentMono, sentMono, receivedAt: WALL + sentMono + delay + back, receivedMono: sentMono + delay + back,
+        sentAt: WALL + sentMono,
+        sentMono,
+        receivedAt: WALL + sentMono + delay + back,
+        receivedMono: sentMono + delay + back,
         headers: { 'X-In-Time': String(inTime), 'X-Out-Time': String(inTime + 500) },
       });
     };
     /** When the next placement is sent, advancing the clock by `step` until it is. */
     const nextPlacement = async (until: number, step = 0.5) => {
       let sentAt = -1;
-      void limiter.request('main', place.method, place.path, () => { sentAt = clock.now(); }, { body: place.body });
+      void limiter.request(
+        'main',
+        place.method,
+        place.path,
+        () => {
+          sentAt = clock.now();
+        },
+        { body: place.body },
+      );
       while (sentAt < 0 && clock.now() < until) await clock.advanceTo(clock.now() + step);
       return sentAt;
     };
@@ -180,7 +192,13 @@ describe('AccountLimiter.arrived', () => {
     // than the quickest, but its answer was back 3 ms after it was sent (on the monotonic clock).
     for (let i = 0; i < n; i++) {
       const inTime = (WALL + 2) * 1000;
-      const outcome = limiter.arrived('main', place, { sentAt: WALL - 30, sentMono: 0, receivedAt: WALL - 27, receivedMono: 3, headers: { 'X-In-Time': String(inTime), 'X-Out-Time': String(inTime + 500) } });
+      const outcome = limiter.arrived('main', place, {
+        sentAt: WALL - 30,
+        sentMono: 0,
+        receivedAt: WALL - 27,
+        receivedMono: 3,
+        headers: { 'X-In-Time': String(inTime), 'X-Out-Time': String(inTime + 500) },
+      });
       expect(outcome).toEqual({ accepted: true });
     }
     expect(await nextPlacement(2000)).toBe(1003);
@@ -189,9 +207,15 @@ describe('AccountLimiter.arrived', () => {
 
   it('counts nothing for an answer without gateway times, and refuses bad input unchanged', async () => {
     const { clock, limiter, nextPlacement } = await setup();
-    expect(limiter.arrived('main', place, { sentAt: clock.wall(), receivedAt: clock.wall() + 5, headers: {} })).toEqual({ accepted: false, reason: 'no-gateway-times' });
-    expect(() => limiter.arrived('nobody', place, { sentAt: 0, receivedAt: 1, inTime: 0, outTime: 0 })).toThrow(/nobody/);
-    expect(() => limiter.arrived('main', { method: 'POST' } as never, { sentAt: 0, receivedAt: 1, inTime: 0, outTime: 0 })).toThrow(InvalidInputError);
+    expect(limiter.arrived('main', place, { sentAt: clock.wall(), receivedAt: clock.wall() + 5, headers: {} })).toEqual(
+      { accepted: false, reason: 'no-gateway-times' },
+    );
+    expect(() => limiter.arrived('nobody', place, { sentAt: 0, receivedAt: 1, inTime: 0, outTime: 0 })).toThrow(
+      /nobody/,
+    );
+    expect(() =>
+      limiter.arrived('main', { method: 'POST' } as never, { sentAt: 0, receivedAt: 1, inTime: 0, outTime: 0 }),
+    ).toThrow(InvalidInputError);
     expect(() => limiter.arrived('main', place, null as never)).toThrow(InvalidInputError);
     expect(limiter.clockEstimate()).toBeNull();
     expect(await nextPlacement(2000)).toBe(1000);
@@ -218,11 +242,17 @@ describe('a change of route (R13)', () => {
     let accepted = 0;
     const one = async (): Promise<void> => {
       let sentMono = 0;
-      const delay = await limiter.request('main', place.method, place.path, () => {
-        sentMono = clock.now();
-        const d = route(sentMono);
-        return new Promise<number>((resolve) => clock.setTimer(() => resolve(d), d + 1));
-      }, { body: place.body });
+      const delay = await limiter.request(
+        'main',
+        place.method,
+        place.path,
+        () => {
+          sentMono = clock.now();
+          const d = route(sentMono);
+          return new Promise<number>((resolve) => clock.setTimer(() => resolve(d), d + 1));
+        },
+        { body: place.body },
+      );
       const arrivedAt = sentMono + delay;
       if (exchange.fits(arrivedAt, 1, n, 1000)) {
         exchange.add(arrivedAt, 1);
@@ -230,7 +260,10 @@ describe('a change of route (R13)', () => {
       } else tooMany++;
       const inTime = Math.round((WALL + arrivedAt) * 1000);
       limiter.arrived('main', place, {
-        sentAt: WALL + sentMono, sentMono, receivedAt: WALL + arrivedAt + 1, receivedMono: arrivedAt + 1,
+        sentAt: WALL + sentMono,
+        sentMono,
+        receivedAt: WALL + arrivedAt + 1,
+        receivedMono: arrivedAt + 1,
         headers: { 'X-In-Time': String(inTime), 'X-Out-Time': String(inTime + 100) },
       });
     };
@@ -270,7 +303,16 @@ describe('lowerings ahead of the way there (R15, R13)', () => {
     const hour = Date.parse('2026-11-02T09:00:00Z');
     const clock = new VirtualClock({ start: 0, wallStart: hour - 10_000 });
     const limiter = new AccountLimiter({ accounts: [{ id: 'main', role: 'main' }], clock });
-    limiter.seed({ days: [{ account: 'main', day: '2026-11-01', contracts: [{ contract: 'BTC_USDT', makerVolume: '900000', place: 100_000 }] }], hours: [{ account: 'main', hour: hour - 3_600_000, requests: 86_401 }] });
+    limiter.seed({
+      days: [
+        {
+          account: 'main',
+          day: '2026-11-01',
+          contracts: [{ contract: 'BTC_USDT', makerVolume: '900000', place: 100_000 }],
+        },
+      ],
+      hours: [{ account: 'main', hour: hour - 3_600_000, requests: 86_401 }],
+    });
     const place = { method: 'POST', path: '/futures/usdt/orders', body: { contract: 'BTC_USDT', size: 1 } };
     // Answers whose requests took 300 ms to the exchange and 1 ms back, on clocks that agree: the
     // estimate puts the exchange's clock 149.5 ms ahead within 152.5 ms (it cannot tell the two
@@ -278,7 +320,13 @@ describe('lowerings ahead of the way there (R15, R13)', () => {
     for (let i = 0; i < 5; i++) {
       const sent = clock.wall();
       const inTime = (sent + 300) * 1000;
-      limiter.arrived('main', place, { sentAt: sent, sentMono: clock.now(), receivedAt: sent + 301, receivedMono: clock.now() + 301, headers: { 'X-In-Time': String(inTime), 'X-Out-Time': String(inTime) } });
+      limiter.arrived('main', place, {
+        sentAt: sent,
+        sentMono: clock.now(),
+        receivedAt: sent + 301,
+        receivedMono: clock.now() + 301,
+        headers: { 'X-In-Time': String(inTime), 'X-Out-Time': String(inTime) },
+      });
       await clock.advanceTo(clock.now() + 400);
     }
     await clock.advanceTo(10_000 - 470);

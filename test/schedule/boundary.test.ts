@@ -20,13 +20,25 @@ describe('Scheduler.setBoundary', () => {
     });
     await clock.advanceTo(99.9);
     let ran = false;
-    await s.schedule(() => { ran = true; }, { limits: [limit] });
+    await s.schedule(
+      () => {
+        ran = true;
+      },
+      { limits: [limit] },
+    );
     expect(ran).toBe(true);
     expect(applied).toBe(0);
     // No timer of the scheduler's fires at 100: the next decision applies it first.
     await clock.advanceTo(100);
     ran = false;
-    const queued = s.schedule(() => { ran = true; }, { limits: [limit] }).catch((e: unknown) => e);
+    const queued = s
+      .schedule(
+        () => {
+          ran = true;
+        },
+        { limits: [limit] },
+      )
+      .catch((e: unknown) => e);
     expect(applied).toBe(1);
     expect(ran).toBe(false);
     s.close();
@@ -77,13 +89,37 @@ describe('AccountLimiter: a throttle at the hour with every timer late', () => {
       setTimer: (fn, ms) => virtual.setTimer(fn, ms + 300),
       clearTimer: (t) => virtual.clearTimer(t),
     };
-    const limiter = new AccountLimiter({ accounts: [{ id: 'main', role: 'main' }], clock: late, exchangeClock: 'local' });
-    limiter.seed({ days: [{ account: 'main', day: '2026-11-01', contracts: [{ contract: 'BTC_USDT', makerVolume: '900000', place: 100_000 }] }], hours: [{ account: 'main', hour: hour - H, requests: 86_401 }] });
+    const limiter = new AccountLimiter({
+      accounts: [{ id: 'main', role: 'main' }],
+      clock: late,
+      exchangeClock: 'local',
+    });
+    limiter.seed({
+      days: [
+        {
+          account: 'main',
+          day: '2026-11-01',
+          contracts: [{ contract: 'BTC_USDT', makerVolume: '900000', place: 100_000 }],
+        },
+      ],
+      hours: [{ account: 'main', hour: hour - H, requests: 86_401 }],
+    });
     const events: LimiterEvent[] = [];
     limiter.on((e) => events.push(e));
     expect(limiter.limitNow('main').throttle).toBeNull();
     const sent: number[] = [];
-    const place = () => limiter.request('main', 'POST', '/futures/usdt/orders', () => { sent.push(virtual.wall()); }, { body: { contract: 'BTC_USDT', size: 1 } }).catch(() => undefined);
+    const place = () =>
+      limiter
+        .request(
+          'main',
+          'POST',
+          '/futures/usdt/orders',
+          () => {
+            sent.push(virtual.wall());
+          },
+          { body: { contract: 'BTC_USDT', size: 1 } },
+        )
+        .catch(() => undefined);
     // A steady stream of placements, one every 10 ms, across the hour.
     for (let t = 0; t < 4000; t += 10) {
       void place();

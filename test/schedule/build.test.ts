@@ -23,7 +23,8 @@ let esm: Library;
 let second: Library;
 let secondRedis: RedisLibrary;
 beforeAll(async () => {
-  if (buildIsStale(root)) throw new Error('dist/ is missing or older than src/: run `npm run build` first (npm test does it)');
+  if (buildIsStale(root))
+    throw new Error('dist/ is missing or older than src/: run `npm run build` first (npm test does it)');
   esm = (await import(pathToFileURL(join(root, 'dist/index.js')).href)) as Library;
   cpSync(join(root, 'dist'), join(other, 'dist'), { recursive: true });
   cpSync(join(root, 'package.json'), join(other, 'package.json'));
@@ -49,7 +50,9 @@ describe('one copy for import and require, two copies told apart', () => {
   it('says so when a scheduler is given a Redis store of another copy', () => {
     const client = new Redis({ lazyConnect: true });
     try {
-      const scheduler = new esm.Scheduler({ store: new secondRedis.RedisStore({ client, prefix: 'traderatio-build-test' }) });
+      const scheduler = new esm.Scheduler({
+        store: new secondRedis.RedisStore({ client, prefix: 'traderatio-build-test' }),
+      });
       expect(() => scheduler.limit({ name: 'a', limit: 1, windowMs: 1000 })).toThrow(
         `the scheduler comes from the ESM build of traderatio ${version} and the Redis store from another copy of it: the program loads two copies of the library`,
       );
@@ -61,8 +64,12 @@ describe('one copy for import and require, two copies told apart', () => {
   it('says so when a limit of another copy is given to a scheduler', () => {
     const foreign = new second.Scheduler().limit({ name: 'a', limit: 1, windowMs: 1000 });
     const scheduler = new esm.Scheduler();
-    expect(() => scheduler.schedule(() => 1, { limits: [foreign] })).toThrow(`comes from the ESM build of traderatio ${version} and the scheduler from another copy of it`);
-    expect(() => new esm.Scheduler({ store: second.memoryStore }).limit({ name: 'b', limit: 1, windowMs: 1000 })).toThrow(
+    expect(() => scheduler.schedule(() => 1, { limits: [foreign] })).toThrow(
+      `comes from the ESM build of traderatio ${version} and the scheduler from another copy of it`,
+    );
+    expect(() =>
+      new esm.Scheduler({ store: second.memoryStore }).limit({ name: 'b', limit: 1, windowMs: 1000 }),
+    ).toThrow(
       `the limit the store made comes from the ESM build of traderatio ${version} and the scheduler from another copy of it`,
     );
   });

@@ -37,7 +37,9 @@ describe('VirtualClock', () => {
   it('refuses to move time back, naming the value', async () => {
     const clock = new VirtualClock({ start: 100 });
     await expect(clock.advance(-1)).rejects.toThrow(InvalidInputError);
-    await expect(clock.advance(-1)).rejects.toThrow('Expected `ms` of VirtualClock.advance to be a non-negative number of milliseconds, got -1');
+    await expect(clock.advance(-1)).rejects.toThrow(
+      'Expected `ms` of VirtualClock.advance to be a non-negative number of milliseconds, got -1',
+    );
     expect(clock.now()).toBe(100);
   });
 
@@ -51,7 +53,9 @@ describe('VirtualClock', () => {
     expect(error).toBeInstanceOf(TooManyTimersError);
     expect((error as TooManyTimersError).code).toBe('TOO_MANY_TIMERS');
     expect((error as TooManyTimersError).limit).toBe(100);
-    expect((error as TooManyTimersError).message).toBe('VirtualClock.runAll: more than 100 timers fired; is something rescheduling forever?');
+    expect((error as TooManyTimersError).message).toBe(
+      'VirtualClock.runAll: more than 100 timers fired; is something rescheduling forever?',
+    );
     expect(clock.now()).toBe(100_000);
   });
 });
@@ -91,12 +95,16 @@ describe('VirtualClock.moveTo', () => {
     clock.setTimer(() => (fired = true), 0);
     for (const bad of [Number.NaN, Infinity, '10', undefined]) {
       expect(() => clock.moveTo(bad as number)).toThrow(InvalidInputError);
-      expect(() => clock.moveTo(bad as number)).toThrow('Expected `at` of VirtualClock.moveTo to be an instant on this clock (a finite number)');
+      expect(() => clock.moveTo(bad as number)).toThrow(
+        'Expected `at` of VirtualClock.moveTo to be an instant on this clock (a finite number)',
+      );
     }
     expect([clock.now(), fired, clock.pendingTimers]).toEqual([5, false, 1]);
   });
 
-  test.prop([fc.array(fc.record({ delay: fc.integer({ min: 0, max: 50 }), cleared: fc.boolean() }), { maxLength: 200 })])(
+  test.prop([
+    fc.array(fc.record({ delay: fc.integer({ min: 0, max: 50 }), cleared: fc.boolean() }), { maxLength: 200 }),
+  ])(
     'fires the timers not cleared in order of instant, then of setting, whatever the order they were set in',
     (timers) => {
       const clock = new VirtualClock();
@@ -108,7 +116,11 @@ describe('VirtualClock.moveTo', () => {
       expect(clock.pendingTimers).toBe(timers.filter((t) => !t.cleared).length);
       clock.moveTo(25);
       clock.moveTo(60);
-      const expected = timers.map((t, i) => ({ ...t, i })).filter((t) => !t.cleared).sort((a, b) => a.delay - b.delay || a.i - b.i).map((t) => t.i);
+      const expected = timers
+        .map((t, i) => ({ ...t, i }))
+        .filter((t) => !t.cleared)
+        .sort((a, b) => a.delay - b.delay || a.i - b.i)
+        .map((t) => t.i);
       expect(fired).toEqual(expected);
       expect(clock.pendingTimers).toBe(0);
     },
@@ -167,7 +179,11 @@ describe('systemClock', () => {
     vi.useFakeTimers();
     // The scheduler's timer on the system clock, time read from the faked Date.
     let timers = 0;
-    const clock = { ...systemClock, now: () => Date.now(), setTimer: (cb: () => void, ms: number) => (timers++, systemClock.setTimer(cb, ms)) };
+    const clock = {
+      ...systemClock,
+      now: () => Date.now(),
+      setTimer: (cb: () => void, ms: number) => (timers++, systemClock.setTimer(cb, ms)),
+    };
     const scheduler = new Scheduler({ clock });
     const l = scheduler.limit({ limit: 1, windowMs: 30 * DAY });
     let ran = 0;
@@ -184,7 +200,11 @@ describe('systemClock', () => {
   it('refuses a task at its deadline 60 days off, having looked once', async () => {
     vi.useFakeTimers();
     let timers = 0;
-    const clock = { ...systemClock, now: () => Date.now(), setTimer: (cb: () => void, ms: number) => (timers++, systemClock.setTimer(cb, ms)) };
+    const clock = {
+      ...systemClock,
+      now: () => Date.now(),
+      setTimer: (cb: () => void, ms: number) => (timers++, systemClock.setTimer(cb, ms)),
+    };
     const scheduler = new Scheduler({ clock });
     const l = scheduler.limit({ limit: 1, windowMs: 90 * DAY });
     await scheduler.schedule(() => 0, { limits: l });

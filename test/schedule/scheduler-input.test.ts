@@ -42,7 +42,8 @@ describe('Scheduler.tryAcquire input', () => {
 
   it('refuses weights of text, which turned the count into a string', () => {
     const { scheduler, l } = setup();
-    for (const weight of ['', '2', 1.5, 0, Number.NaN, Infinity, null]) expect(refusedField(() => waitOf(scheduler.tryAcquire(l, weight as number)))).toBe('weight');
+    for (const weight of ['', '2', 1.5, 0, Number.NaN, Infinity, null])
+      expect(refusedField(() => waitOf(scheduler.tryAcquire(l, weight as number)))).toBe('weight');
     expect(waitOf(scheduler.tryAcquire(l, 3))).toBe(0);
     expect(scheduler.stats().limits[0]!.used).toBe(3);
   });
@@ -79,8 +80,12 @@ describe('Scheduler.tryAcquire input', () => {
 describe('Scheduler.feedback input', () => {
   it('refuses a 429 with a NaN or negative retryAfterMs instead of silently ignoring it', () => {
     const { clock, scheduler, l } = setup();
-    expect(refusedField(() => scheduler.feedback(l, { limited: true, retryAfterMs: Number.NaN }))).toBe('feedback.retryAfterMs');
-    expect(refusedField(() => scheduler.feedback(l, { limited: true, retryAfterMs: -5 }))).toBe('feedback.retryAfterMs');
+    expect(refusedField(() => scheduler.feedback(l, { limited: true, retryAfterMs: Number.NaN }))).toBe(
+      'feedback.retryAfterMs',
+    );
+    expect(refusedField(() => scheduler.feedback(l, { limited: true, retryAfterMs: -5 }))).toBe(
+      'feedback.retryAfterMs',
+    );
     expect(waitOf(scheduler.tryAcquire(l))).toBe(0);
     scheduler.feedback(l, { limited: true, retryAfterMs: 500 });
     expect(waitOf(scheduler.tryAcquire(l, 1, 0, clock.now()))).toBe(500);
@@ -94,7 +99,9 @@ describe('Scheduler.feedback input', () => {
 
   it('refuses a limit header at or below the reserve before applying the pause that came with it', () => {
     const { scheduler, l } = setup();
-    expect(refusedField(() => scheduler.feedback(l, { limited: true, retryAfterMs: 60_000, limit: 2 }))).toBe('feedback.limit');
+    expect(refusedField(() => scheduler.feedback(l, { limited: true, retryAfterMs: 60_000, limit: 2 }))).toBe(
+      'feedback.limit',
+    );
     expect(l.limit).toBe(5);
     expect(waitOf(scheduler.tryAcquire(l))).toBe(0); // not paused
     scheduler.feedback(l, { limited: false, limit: 3 });
@@ -115,7 +122,8 @@ describe('Scheduler.feedback input', () => {
       [{ limited: true, resetAtMs: Number.NaN }, '`feedback.resetAtMs`'],
       [{ limited: true, resetAtMs: '1795219200000' }, '`feedback.resetAtMs`'],
     ];
-    for (const [f, field] of cases) expect(refusedField(() => scheduler.feedback(l, f as never))).toBe(field.replaceAll('`', ''));
+    for (const [f, field] of cases)
+      expect(refusedField(() => scheduler.feedback(l, f as never))).toBe(field.replaceAll('`', ''));
     expect(l.snapshot()).toEqual(before);
   });
 });

@@ -38,12 +38,22 @@ export const inMemory: ContractStore = {
   async world(maxQueue) {
     const clock = new VirtualClock();
     const scheduler = new Scheduler({ clock, maxQueue });
-    return { clock, scheduler, advanceTo: (at) => clock.advanceTo(at), runAll: () => clock.runAll(), close: async () => {} };
+    return {
+      clock,
+      scheduler,
+      advanceTo: (at) => clock.advanceTo(at),
+      runAll: () => clock.runAll(),
+      close: async () => {},
+    };
   },
 };
 
 /** For a store that cannot widen a window, each change of a window made no longer than the one in force. */
-function narrowed<E extends { readonly kind: string }>(store: ContractStore, specs: readonly { readonly w: number }[], sorted: { e: E; id: number }[]): { e: E; id: number }[] {
+function narrowed<E extends { readonly kind: string }>(
+  store: ContractStore,
+  specs: readonly { readonly w: number }[],
+  sorted: { e: E; id: number }[],
+): { e: E; id: number }[] {
   if (store.widens) return sorted;
   const w = specs.map((s) => s.w);
   return sorted.map(({ e, id }) => {
@@ -65,28 +75,40 @@ interface Arrival {
 }
 
 const scenario = fc
-  .array(fc.record({ n: fc.integer({ min: 1, max: 6 }), w: fc.integer({ min: 10, max: 300 }) }), { minLength: 1, maxLength: 3 })
+  .array(fc.record({ n: fc.integer({ min: 1, max: 6 }), w: fc.integer({ min: 10, max: 300 }) }), {
+    minLength: 1,
+    maxLength: 3,
+  })
   .chain((limits) =>
     fc.record({
       limits: fc.constant(limits),
       events: fc.array(
         fc.oneof(
-          { weight: 5, arbitrary: fc.record({
-            kind: fc.constant('task' as const),
-            at: fc.integer({ min: 0, max: 2000 }),
-            limits: fc.subarray(limits.map((_, i) => i), { minLength: 0 }),
-            weight: fc.integer({ min: 1, max: 3 }),
-            priority: fc.constantFrom(0, 0, 1, 5),
-            abortAt: fc.option(fc.integer({ min: 0, max: 2500 }), { nil: null }),
-            deadline: fc.option(fc.integer({ min: 0, max: 3000 }), { nil: null }),
-          }) },
-          { weight: 1, arbitrary: fc.record({
-            kind: fc.constant('change' as const),
-            at: fc.integer({ min: 0, max: 2000 }),
-            limit: fc.nat({ max: limits.length - 1 }),
-            n: fc.integer({ min: 1, max: 6 }),
-            w: fc.integer({ min: 10, max: 300 }),
-          }) },
+          {
+            weight: 5,
+            arbitrary: fc.record({
+              kind: fc.constant('task' as const),
+              at: fc.integer({ min: 0, max: 2000 }),
+              limits: fc.subarray(
+                limits.map((_, i) => i),
+                { minLength: 0 },
+              ),
+              weight: fc.integer({ min: 1, max: 3 }),
+              priority: fc.constantFrom(0, 0, 1, 5),
+              abortAt: fc.option(fc.integer({ min: 0, max: 2500 }), { nil: null }),
+              deadline: fc.option(fc.integer({ min: 0, max: 3000 }), { nil: null }),
+            }),
+          },
+          {
+            weight: 1,
+            arbitrary: fc.record({
+              kind: fc.constant('change' as const),
+              at: fc.integer({ min: 0, max: 2000 }),
+              limit: fc.nat({ max: limits.length - 1 }),
+              n: fc.integer({ min: 1, max: 6 }),
+              w: fc.integer({ min: 10, max: 300 }),
+            }),
+          },
         ),
         { maxLength: 60 },
       ),
@@ -99,7 +121,10 @@ export function schedulerContract(store: ContractStore): void {
     // A dispatch and a change of its limit at the same instant: the dispatch counts against the
     // limit it was sent under, and against the new one for what follows.
     const sameInstant = {
-      limits: [{ n: 6, w: 22 }, { n: 3, w: 113 }],
+      limits: [
+        { n: 6, w: 22 },
+        { n: 3, w: 113 },
+      ],
       events: [
         { kind: 'task' as const, at: 2, limits: [1], weight: 2, priority: 0 as const, abortAt: null, deadline: null },
         { kind: 'change' as const, at: 2, limit: 1, n: 1, w: 10 },
@@ -111,7 +136,9 @@ export function schedulerContract(store: ContractStore): void {
       async ({ limits: specs, events }) => {
         const world = await store.world(1000);
         const { clock, scheduler } = world;
-        const limits: StoreLimit[] = specs.map((s, i) => scheduler.limit({ name: `L${i}`, limit: s.n, windowMs: s.w, maxWindowMs: 300 }));
+        const limits: StoreLimit[] = specs.map((s, i) =>
+          scheduler.limit({ name: `L${i}`, limit: s.n, windowMs: s.w, maxWindowMs: 300 }),
+        );
         const runs = new Map<number, number>();
         // Each dispatch with N and W of every limit as they were when it was sent (a change at the
         // same instant may come before or after it).
@@ -119,7 +146,11 @@ export function schedulerContract(store: ContractStore): void {
         const outcomes = new Map<number, 'ran' | string>();
         const settled: Promise<unknown>[] = [];
 
-        const sorted = narrowed(store, specs, events.map((e, id) => ({ e, id })).sort((a, b) => a.e.at - b.e.at || a.id - b.id));
+        const sorted = narrowed(
+          store,
+          specs,
+          events.map((e, id) => ({ e, id })).sort((a, b) => a.e.at - b.e.at || a.id - b.id),
+        );
         for (const { e, id } of sorted) {
           await world.advanceTo(e.at);
           if (e.kind === 'change') {
@@ -131,7 +162,12 @@ export function schedulerContract(store: ContractStore): void {
           const p = scheduler.schedule(
             () => {
               runs.set(id, (runs.get(id) ?? 0) + 1);
-              dispatched.push({ id, at: clock.now(), arrival: e, inForce: limits.map((l) => ({ n: l.limit, w: l.windowMs })) });
+              dispatched.push({
+                id,
+                at: clock.now(),
+                arrival: e,
+                inForce: limits.map((l) => ({ n: l.limit, w: l.windowMs })),
+              });
               return id;
             },
             {
@@ -142,10 +178,18 @@ export function schedulerContract(store: ContractStore): void {
               ...(e.deadline === null ? {} : { deadline: e.deadline }),
             },
           );
-          settled.push(p.then(
-            (v) => { expect(v).toBe(id); outcomes.set(id, 'ran'); },
-            (err: unknown) => { expect(err).toBeInstanceOf(RefusedError); outcomes.set(id, (err as RefusedError).reason); },
-          ));
+          settled.push(
+            p.then(
+              (v) => {
+                expect(v).toBe(id);
+                outcomes.set(id, 'ran');
+              },
+              (err: unknown) => {
+                expect(err).toBeInstanceOf(RefusedError);
+                outcomes.set(id, (err as RefusedError).reason);
+              },
+            ),
+          );
         }
         await world.runAll();
         await Promise.all(settled);
@@ -163,7 +207,10 @@ export function schedulerContract(store: ContractStore): void {
           const on = dispatched.filter((d) => d.arrival.limits.includes(li));
           on.forEach((d, k) => {
             const { n, w } = d.inForce[li]!;
-            const sum = on.slice(0, k + 1).filter((x) => x.at > d.at - w).reduce((s, x) => s + x.arrival.weight, 0);
+            const sum = on
+              .slice(0, k + 1)
+              .filter((x) => x.at > d.at - w)
+              .reduce((s, x) => s + x.arrival.weight, 0);
             expect(sum).toBeLessThanOrEqual(n);
           });
         });
@@ -193,7 +240,8 @@ const MAX_PAUSE = 500;
 
 // An abort or a deadline refuses a task that would otherwise wait forever, hiding a wedged queue:
 // one task in four has each.
-const sometimes = <T>(arb: fc.Arbitrary<T>): fc.Arbitrary<T | null> => fc.oneof({ weight: 3, arbitrary: fc.constant(null) }, { weight: 1, arbitrary: arb });
+const sometimes = <T>(arb: fc.Arbitrary<T>): fc.Arbitrary<T | null> =>
+  fc.oneof({ weight: 3, arbitrary: fc.constant(null) }, { weight: 1, arbitrary: arb });
 
 const task = (limits: number) =>
   fc.record({
@@ -208,7 +256,10 @@ const task = (limits: number) =>
 
 // Limit 0 keeps a reserve of 1 for priority 5, so its N stays at 2 or more.
 const livenessScenario = fc
-  .array(fc.record({ n: fc.integer({ min: 2, max: 8 }), w: fc.integer({ min: 10, max: MAX_W }) }), { minLength: 1, maxLength: 3 })
+  .array(fc.record({ n: fc.integer({ min: 2, max: 8 }), w: fc.integer({ min: 10, max: MAX_W }) }), {
+    minLength: 1,
+    maxLength: 3,
+  })
   .chain((limits) =>
     fc.record({
       limits: fc.constant(limits),
@@ -217,32 +268,47 @@ const livenessScenario = fc
       events: fc.array(
         fc.oneof(
           { weight: 8, arbitrary: task(limits.length) },
-          { weight: 2, arbitrary: fc.record({
-            kind: fc.constant('update' as const),
-            at: fc.integer({ min: 0, max: 600 }),
-            limit: fc.nat({ max: limits.length - 1 }),
-            n: fc.integer({ min: 2, max: 8 }),
-            w: fc.integer({ min: 10, max: MAX_W }),
-          }) },
-          { weight: 1, arbitrary: fc.record({
-            kind: fc.constant('feedback' as const),
-            at: fc.integer({ min: 0, max: 600 }),
-            limit: fc.nat({ max: limits.length - 1 }),
-            n: fc.integer({ min: 2, max: 8 }),
-          }) },
-          { weight: 1, arbitrary: fc.record({
-            kind: fc.constant('pause' as const),
-            at: fc.integer({ min: 0, max: 600 }),
-            limit: fc.nat({ max: limits.length - 1 }),
-            ms: fc.integer({ min: 1, max: MAX_PAUSE }),
-          }) },
-          { weight: 1, arbitrary: fc.record({ kind: fc.constant('listener' as const), at: fc.integer({ min: 0, max: 600 }), throws: fc.boolean() }) },
+          {
+            weight: 2,
+            arbitrary: fc.record({
+              kind: fc.constant('update' as const),
+              at: fc.integer({ min: 0, max: 600 }),
+              limit: fc.nat({ max: limits.length - 1 }),
+              n: fc.integer({ min: 2, max: 8 }),
+              w: fc.integer({ min: 10, max: MAX_W }),
+            }),
+          },
+          {
+            weight: 1,
+            arbitrary: fc.record({
+              kind: fc.constant('feedback' as const),
+              at: fc.integer({ min: 0, max: 600 }),
+              limit: fc.nat({ max: limits.length - 1 }),
+              n: fc.integer({ min: 2, max: 8 }),
+            }),
+          },
+          {
+            weight: 1,
+            arbitrary: fc.record({
+              kind: fc.constant('pause' as const),
+              at: fc.integer({ min: 0, max: 600 }),
+              limit: fc.nat({ max: limits.length - 1 }),
+              ms: fc.integer({ min: 1, max: MAX_PAUSE }),
+            }),
+          },
+          {
+            weight: 1,
+            arbitrary: fc.record({
+              kind: fc.constant('listener' as const),
+              at: fc.integer({ min: 0, max: 600 }),
+              throws: fc.boolean(),
+            }),
+          },
         ),
         { maxLength: 50 },
       ),
     }),
   );
-
 
 /** The scheduler's liveness with `store`'s limits. */
 export function livenessContract(store: ContractStore): void {
@@ -271,18 +337,33 @@ export function livenessContract(store: ContractStore): void {
         const world = await store.world(1000);
         const { clock, scheduler } = world;
         const limits: StoreLimit[] = specs.map((s, i) =>
-          scheduler.limit({ name: `L${i}`, limit: s.n, windowMs: s.w, maxWindowMs: MAX_W, ...(i === 0 ? { reserve: { priority: 5, weight: 1 } } : {}) }),
+          scheduler.limit({
+            name: `L${i}`,
+            limit: s.n,
+            windowMs: s.w,
+            maxWindowMs: MAX_W,
+            ...(i === 0 ? { reserve: { priority: 5, weight: 1 } } : {}),
+          }),
         );
         let throwing = false;
         scheduler.on(() => {
           if (throwing) throw new Error('listener bug');
         });
         const runs = new Map<number, number>();
-        const dispatched: { at: number; limits: readonly number[]; weight: number; inForce: { n: number; w: number }[] }[] = [];
+        const dispatched: {
+          at: number;
+          limits: readonly number[];
+          weight: number;
+          inForce: { n: number; w: number }[];
+        }[] = [];
         const outcomes = new Map<number, string>();
         const settled: Promise<unknown>[] = [];
 
-        const sorted = narrowed(store, specs, events.map((e, id) => ({ e, id })).sort((a, b) => a.e.at - b.e.at || a.id - b.id));
+        const sorted = narrowed(
+          store,
+          specs,
+          events.map((e, id) => ({ e, id })).sort((a, b) => a.e.at - b.e.at || a.id - b.id),
+        );
         let totalWeight = 0;
         if (closeAt !== null) clock.setTimer(() => scheduler.close(), closeAt);
         for (const { e, id } of sorted) {
@@ -307,7 +388,12 @@ export function livenessContract(store: ContractStore): void {
           const p = scheduler.schedule(
             () => {
               runs.set(id, (runs.get(id) ?? 0) + 1);
-              dispatched.push({ at: clock.now(), limits: e.limits, weight: e.weight, inForce: limits.map((l) => ({ n: l.limit, w: l.windowMs })) });
+              dispatched.push({
+                at: clock.now(),
+                limits: e.limits,
+                weight: e.weight,
+                inForce: limits.map((l) => ({ n: l.limit, w: l.windowMs })),
+              });
               return id;
             },
             {
@@ -318,10 +404,12 @@ export function livenessContract(store: ContractStore): void {
               ...(e.deadline === null ? {} : { deadline: e.deadline }),
             },
           );
-          settled.push(p.then(
-            () => outcomes.set(id, 'ran'),
-            (err: unknown) => outcomes.set(id, err instanceof RefusedError ? err.reason : `threw ${String(err)}`),
-          ));
+          settled.push(
+            p.then(
+              () => outcomes.set(id, 'ran'),
+              (err: unknown) => outcomes.set(id, err instanceof RefusedError ? err.reason : `threw ${String(err)}`),
+            ),
+          );
         }
         // Past the last event, abort and deadline, the longest pause, and one longest window per
         // unit of weight given.
@@ -342,7 +430,10 @@ export function livenessContract(store: ContractStore): void {
           const on = dispatched.filter((d) => d.limits.includes(li));
           on.forEach((d, k) => {
             const { n, w } = d.inForce[li]!;
-            const sum = on.slice(0, k + 1).filter((x) => x.at > d.at - w).reduce((s, x) => s + x.weight, 0);
+            const sum = on
+              .slice(0, k + 1)
+              .filter((x) => x.at > d.at - w)
+              .reduce((s, x) => s + x.weight, 0);
             expect(sum).toBeLessThanOrEqual(n);
           });
         });

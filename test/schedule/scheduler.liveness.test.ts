@@ -96,8 +96,12 @@ describe('Scheduler: bad options queue nothing', () => {
     const l = scheduler.limit({ limit: 1, windowMs: 1000 });
     await scheduler.schedule(task('a'), { limits: l });
     for (const signal of [{}, null, 'abort', { aborted: false }, { aborted: false, addEventListener: 5 }]) {
-      expect(() => scheduler.schedule(task('bad'), { limits: l, signal: signal as unknown as AbortSignal })).toThrow(InvalidInputError);
-      expect(() => scheduler.schedule(task('bad'), { limits: l, signal: signal as unknown as AbortSignal })).toThrow(/`signal`/);
+      expect(() => scheduler.schedule(task('bad'), { limits: l, signal: signal as unknown as AbortSignal })).toThrow(
+        InvalidInputError,
+      );
+      expect(() => scheduler.schedule(task('bad'), { limits: l, signal: signal as unknown as AbortSignal })).toThrow(
+        /`signal`/,
+      );
     }
     expect(scheduler.stats()).toMatchObject({ queued: 0, dispatched: 1 });
     await clock.advance(5000);
@@ -128,7 +132,11 @@ describe('Scheduler: bad options queue nothing', () => {
       expect(error, field).toBeInstanceOf(InvalidInputError);
       expect((error as Error).message, field).toContain(field);
     }
-    expect(scheduler.stats()).toMatchObject({ queued: 0, dispatched: 1, refused: { 'queue-full': 0, aborted: 0, deadline: 0, 'too-heavy': 0, closed: 0 } });
+    expect(scheduler.stats()).toMatchObject({
+      queued: 0,
+      dispatched: 1,
+      refused: { 'queue-full': 0, aborted: 0, deadline: 0, 'too-heavy': 0, closed: 0 },
+    });
     await clock.advance(5000);
     expect(log).toEqual(['a']);
   });

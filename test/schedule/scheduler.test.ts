@@ -23,8 +23,12 @@ describe('Scheduler', () => {
       'Expected `name` to be a name no other limit of this scheduler has, got "futures.place"',
     );
     expect(scheduler.stats().limits.map((l) => l.name)).toEqual(['futures.place']);
-    expect(() => scheduler.limit({ name: 'b', limit: 1, window: 1000 } as never)).toThrow('Unknown field `window` in the limit options: did you mean `windowMs`?');
-    expect(() => new Scheduler({ clock: new VirtualClock() }).limit({ name: 'futures.place', limit: 1, windowMs: 1 })).not.toThrow();
+    expect(() => scheduler.limit({ name: 'b', limit: 1, window: 1000 } as never)).toThrow(
+      'Unknown field `window` in the limit options: did you mean `windowMs`?',
+    );
+    expect(() =>
+      new Scheduler({ clock: new VirtualClock() }).limit({ name: 'futures.place', limit: 1, windowMs: 1 }),
+    ).not.toThrow();
   });
 
   it('runs a task at once, inside schedule(), when its limits allow it', async () => {
@@ -45,13 +49,21 @@ describe('Scheduler', () => {
     expect(log).toHaveLength(3);
     await clock.advance(1);
     await done;
-    expect(log.map((e) => [e.name, e.at])).toEqual([['a', 0], ['b', 0], ['c', 0], ['d', 1000], ['e', 1000]]);
+    expect(log.map((e) => [e.name, e.at])).toEqual([
+      ['a', 0],
+      ['b', 0],
+      ['c', 0],
+      ['d', 1000],
+      ['e', 1000],
+    ]);
   });
 
   it('sustains the limit under saturation: 100 per second for a minute on the virtual clock', async () => {
     const { clock, scheduler, log, task } = setup(1_000_000);
     const l = scheduler.limit({ limit: 100, windowMs: 1000 });
-    const all = Array.from({ length: 7000 }, (_, i) => scheduler.schedule(task(String(i)), { limits: l }).catch(() => undefined));
+    const all = Array.from({ length: 7000 }, (_, i) =>
+      scheduler.schedule(task(String(i)), { limits: l }).catch(() => undefined),
+    );
     await clock.advance(59_999);
     const times = log.map((e) => e.at);
     expect(times.length).toBeGreaterThanOrEqual(0.99 * 6000);
@@ -71,7 +83,10 @@ describe('Scheduler', () => {
     expect(scheduler.stats().limits.find((s) => s.name === 'wallet')!.used).toBe(1);
     await clock.advance(2990);
     await w2;
-    expect(log.map((e) => [e.name, e.at])).toEqual([['w1', 0], ['w2', 3000]]);
+    expect(log.map((e) => [e.name, e.at])).toEqual([
+      ['w1', 0],
+      ['w2', 3000],
+    ]);
     expect(scheduler.stats().limits.find((s) => s.name === 'wallet')!.used).toBe(2);
   });
 
@@ -110,8 +125,14 @@ describe('Scheduler', () => {
     const sent: string[] = [];
     // At 10 the first group sends its second task (2 of three) and waits with its fourth (2
     // more): the third, older than the fourth, fits in the 1 left and goes at 10, not at 20.
-    const tasks = ([[[three], 2], [[three], 2], [[one, three], 1], [[three], 2]] as const).map(([limits, weight], i) =>
-      s.schedule(() => sent.push(`${i}@${clock.now()}`), { limits: [...limits], weight }));
+    const tasks = (
+      [
+        [[three], 2],
+        [[three], 2],
+        [[one, three], 1],
+        [[three], 2],
+      ] as const
+    ).map(([limits, weight], i) => s.schedule(() => sent.push(`${i}@${clock.now()}`), { limits: [...limits], weight }));
     await clock.runAll();
     await Promise.all(tasks);
     expect(sent).toEqual(['0@0', '1@10', '2@10', '3@20']);
@@ -140,8 +161,15 @@ describe('Scheduler', () => {
     const sent: string[] = [];
     // Task 1 waits for room on a behind task 0; task 2 waits behind task 1 on a, so it holds b
     // too: task 3, on b only, goes after task 2.
-    const specs = [[[a], 1], [[a], 3], [[a, b], 1], [[b], 1]] as const;
-    const tasks = specs.map(([limits, weight], i) => s.schedule(() => sent.push(`${i}@${clock.now()}`), { limits: [...limits], weight }));
+    const specs = [
+      [[a], 1],
+      [[a], 3],
+      [[a, b], 1],
+      [[b], 1],
+    ] as const;
+    const tasks = specs.map(([limits, weight], i) =>
+      s.schedule(() => sent.push(`${i}@${clock.now()}`), { limits: [...limits], weight }),
+    );
     await clock.runAll();
     await Promise.all(tasks);
     expect(sent).toEqual(['0@0', '1@100', '2@200', '3@200']);
@@ -154,14 +182,22 @@ describe('Scheduler', () => {
     const l2 = s.limit({ name: 'l2', limit: 2, windowMs: 1000 });
     const sent: string[] = [];
     const all: Promise<unknown>[] = [];
-    all.push(s.schedule(() => 0, { limits: l1 }), s.schedule(() => 0, { limits: l1 }));
+    all.push(
+      s.schedule(() => 0, { limits: l1 }),
+      s.schedule(() => 0, { limits: l1 }),
+    );
     // Sent at 1000 by the timer's pass, it gives a task on l2, then a younger one on l1 and l2:
     // the younger may not take l2's room first.
-    all.push(s.schedule(() => {
-      sent.push(`waiting@${clock.now()}`);
-      all.push(s.schedule(() => sent.push(`older@${clock.now()}`), { limits: l2 }));
-      all.push(s.schedule(() => sent.push(`younger@${clock.now()}`), { limits: [l1, l2] }));
-    }, { limits: [l1, l2] }));
+    all.push(
+      s.schedule(
+        () => {
+          sent.push(`waiting@${clock.now()}`);
+          all.push(s.schedule(() => sent.push(`older@${clock.now()}`), { limits: l2 }));
+          all.push(s.schedule(() => sent.push(`younger@${clock.now()}`), { limits: [l1, l2] }));
+        },
+        { limits: [l1, l2] },
+      ),
+    );
     await clock.advance(3000);
     await Promise.all(all);
     expect(sent).toEqual(['waiting@1000', 'older@1000', 'younger@2000']);
@@ -174,12 +210,15 @@ describe('Scheduler', () => {
     await c2.advanceTo(300);
     // Sent at 1000, it gives two tasks of priority 0 and then one of priority 1: with room for
     // one, the priority 1 goes at once.
-    void s2.schedule(() => {
-      order.push(`parent@${c2.now()}`);
-      void s2.schedule(() => order.push(`low@${c2.now()}`), { limits: l });
-      void s2.schedule(() => order.push(`low2@${c2.now()}`), { limits: l, weight: 2 });
-      void s2.schedule(() => order.push(`high@${c2.now()}`), { limits: l, priority: 1 });
-    }, { limits: l });
+    void s2.schedule(
+      () => {
+        order.push(`parent@${c2.now()}`);
+        void s2.schedule(() => order.push(`low@${c2.now()}`), { limits: l });
+        void s2.schedule(() => order.push(`low2@${c2.now()}`), { limits: l, weight: 2 });
+        void s2.schedule(() => order.push(`high@${c2.now()}`), { limits: l, priority: 1 });
+      },
+      { limits: l },
+    );
     await c2.advance(5000);
     expect(order).toEqual(['first@0', 'parent@1000', 'high@1000', 'low@2000', 'low2@3000']);
   });
@@ -207,8 +246,13 @@ describe('Scheduler', () => {
     await expect(b).rejects.toMatchObject({ name: 'RefusedError', reason: 'aborted', code: 'REFUSED_ABORTED' });
     await clock.advance(1000);
     await c;
-    expect(log.map((e) => [e.name, e.at])).toEqual([['a', 0], ['c', 1000]]);
-    await expect(scheduler.schedule(task('d'), { limits: l, signal: AbortSignal.abort() })).rejects.toBeInstanceOf(RefusedError);
+    expect(log.map((e) => [e.name, e.at])).toEqual([
+      ['a', 0],
+      ['c', 1000],
+    ]);
+    await expect(scheduler.schedule(task('d'), { limits: l, signal: AbortSignal.abort() })).rejects.toBeInstanceOf(
+      RefusedError,
+    );
   });
 
   it('refuses a waiter whose deadline passes before its limits allow it', async () => {
@@ -234,7 +278,9 @@ describe('Scheduler', () => {
     await scheduler.schedule(task('a'), { limits: l });
     const waiting = [scheduler.schedule(task('b'), { limits: l }), scheduler.schedule(task('c'), { limits: l })];
     await expect(scheduler.schedule(task('d'), { limits: l })).rejects.toMatchObject({ reason: 'queue-full' });
-    await expect(scheduler.schedule(task('e'), { limits: l, weight: 2 })).rejects.toThrow('weight 2 can never fit tiny');
+    await expect(scheduler.schedule(task('e'), { limits: l, weight: 2 })).rejects.toThrow(
+      'weight 2 can never fit tiny',
+    );
     scheduler.close();
     await Promise.allSettled(waiting);
     expect(scheduler.stats().refused).toMatchObject({ 'queue-full': 1, 'too-heavy': 1, closed: 2 });
@@ -291,7 +337,11 @@ describe('Scheduler', () => {
   });
 
   it.each([
-    ['a reset timestamp in milliseconds read as seconds', { resetAtMs: 1_800_000_002_000 * 1000 }, 'X-Gate-RateLimit-Reset-Timestamp'],
+    [
+      'a reset timestamp in milliseconds read as seconds',
+      { resetAtMs: 1_800_000_002_000 * 1000 },
+      'X-Gate-RateLimit-Reset-Timestamp',
+    ],
     ['a reset timestamp of 1e30 seconds', { resetAtMs: 1e33 }, 'X-Gate-RateLimit-Reset-Timestamp'],
     ['a reset in the year 3000', { resetAtMs: Date.parse('3000-01-01T00:00:00Z') }, 'X-Gate-RateLimit-Reset-Timestamp'],
     ['a Retry-After of a year', { retryAfterMs: 365 * 86_400_000 }, 'Retry-After'],
@@ -360,7 +410,10 @@ describe('Scheduler', () => {
     const b = scheduler.limit({ limit: 1, windowMs: 250 });
     const all: Promise<unknown>[] = [];
     for (let i = 0; i < 5; i++) {
-      all.push(scheduler.schedule(task(`a${i}`), { limits: a }), scheduler.schedule(task(`b${i}`), { limits: b, deadline: 10_000 }));
+      all.push(
+        scheduler.schedule(task(`a${i}`), { limits: a }),
+        scheduler.schedule(task(`b${i}`), { limits: b, deadline: 10_000 }),
+      );
       expect(clock.pendingTimers).toBeLessThanOrEqual(1);
     }
     while (clock.pendingTimers > 0) {
@@ -376,7 +429,14 @@ describe('Scheduler', () => {
     const { scheduler } = setup();
     const l = scheduler.limit({ limit: 5, windowMs: 1000 });
     await expect(scheduler.schedule(async () => 42, { limits: l })).resolves.toBe(42);
-    await expect(scheduler.schedule(() => { throw new Error('boom'); }, { limits: l })).rejects.toThrow('boom');
+    await expect(
+      scheduler.schedule(
+        () => {
+          throw new Error('boom');
+        },
+        { limits: l },
+      ),
+    ).rejects.toThrow('boom');
     await expect(scheduler.schedule(() => Promise.reject(new Error('later')), { limits: l })).rejects.toThrow('later');
   });
 
@@ -385,7 +445,9 @@ describe('Scheduler', () => {
     const l = scheduler.limit({ limit: 5, windowMs: 1000 });
     const other = new Scheduler().limit({ limit: 1, windowMs: 1 });
     expect(() => scheduler.schedule('x' as never)).toThrow('Expected the task to be a function');
-    expect(() => scheduler.schedule(() => 1, { limits: l, weight: 0 })).toThrow('Expected `weight` to be a positive integer, got 0');
+    expect(() => scheduler.schedule(() => 1, { limits: l, weight: 0 })).toThrow(
+      'Expected `weight` to be a positive integer, got 0',
+    );
     expect(() => scheduler.schedule(() => 1, { limits: l, priority: Number.NaN })).toThrow('`priority`');
     expect(() => scheduler.schedule(() => 1, { limits: other })).toThrow('a limit made by this scheduler');
     expect(() => scheduler.schedule(() => 1, { limits: [l, l] })).toThrow('each limit once');
@@ -397,14 +459,24 @@ describe('Scheduler', () => {
     // A clock that moves while tasks run, as a real one does: each task takes 0.05 ms.
     const base = new VirtualClock();
     let drift = 0;
-    const clock = { now: () => base.now() + drift, wall: () => base.wall(), setTimer: base.setTimer.bind(base), clearTimer: base.clearTimer.bind(base) };
+    const clock = {
+      now: () => base.now() + drift,
+      wall: () => base.wall(),
+      setTimer: base.setTimer.bind(base),
+      clearTimer: base.clearTimer.bind(base),
+    };
     const scheduler = new Scheduler({ clock, maxQueue: 10_000 });
     const l = scheduler.limit({ limit: 10, windowMs: 100 });
     const sent: number[] = [];
-    const all = Array.from({ length: 300 }, () => scheduler.schedule(() => {
-      sent.push(clock.now());
-      drift += 0.05;
-    }, { limits: l }));
+    const all = Array.from({ length: 300 }, () =>
+      scheduler.schedule(
+        () => {
+          sent.push(clock.now());
+          drift += 0.05;
+        },
+        { limits: l },
+      ),
+    );
     await base.runAll();
     await Promise.all(all);
     expect(sent).toHaveLength(300);
@@ -415,7 +487,9 @@ describe('Scheduler', () => {
     const scheduler = new Scheduler();
     const l = scheduler.limit({ limit: 5, windowMs: 100 });
     const start = performance.now();
-    const times = await Promise.all(Array.from({ length: 12 }, () => scheduler.schedule(() => performance.now() - start, { limits: l })));
+    const times = await Promise.all(
+      Array.from({ length: 12 }, () => scheduler.schedule(() => performance.now() - start, { limits: l })),
+    );
     // The first five go in one burst, not a window apart.
     expect(times[4]! - times[0]!).toBeLessThan(100);
     expect(times[5]!).toBeGreaterThanOrEqual(100);
@@ -432,9 +506,14 @@ describe('Scheduler under a steady load below the limit', () => {
     const all: Promise<unknown>[] = [];
     for (let i = 0; i < 25_000; i++) {
       let ran = false;
-      all.push(scheduler.schedule(() => {
-        ran = true;
-      }, { limits: l }));
+      all.push(
+        scheduler.schedule(
+          () => {
+            ran = true;
+          },
+          { limits: l },
+        ),
+      );
       if (!ran) waited++;
       await clock.advance(0.2);
     }

@@ -13,48 +13,74 @@ function recorder(): Submission & { readonly refusals: RefusalReason[]; readonly
 }
 
 const arrivals = fc.record({
-  limits: fc.array(fc.record({ n: fc.integer({ min: 1, max: 5 }), w: fc.integer({ min: 10, max: 200 }) }), { minLength: 1, maxLength: 3 }),
-  tasks: fc.array(fc.record({ gap: fc.integer({ min: 0, max: 60 }), limits: fc.array(fc.boolean(), { minLength: 3, maxLength: 3 }), weight: fc.integer({ min: 1, max: 3 }), priority: fc.constantFrom(0, 0, 1) }), { maxLength: 60 }),
+  limits: fc.array(fc.record({ n: fc.integer({ min: 1, max: 5 }), w: fc.integer({ min: 10, max: 200 }) }), {
+    minLength: 1,
+    maxLength: 3,
+  }),
+  tasks: fc.array(
+    fc.record({
+      gap: fc.integer({ min: 0, max: 60 }),
+      limits: fc.array(fc.boolean(), { minLength: 3, maxLength: 3 }),
+      weight: fc.integer({ min: 1, max: 3 }),
+      priority: fc.constantFrom(0, 0, 1),
+    }),
+    { maxLength: 60 },
+  ),
 });
 
 describe('Scheduler.submit', () => {
-  test.prop([arrivals], { numRuns: 100 })('sends every task when schedule() would, in the same order', async ({ limits, tasks }) => {
-    // The same arrivals through schedule() on a clock advanced with promises settling, and
-    // through submit() on a clock moved synchronously.
-    const viaSchedule: string[] = [];
-    {
-      const clock = new VirtualClock();
-      const s = new Scheduler({ clock });
-      const ls = limits.map((l) => s.limit({ limit: l.n, windowMs: l.w }));
-      const pending: Promise<unknown>[] = [];
-      let at = 0;
-      for (const [i, t] of tasks.entries()) {
-        at += t.gap;
-        await clock.advanceTo(at);
-        const mine = ls.filter((_, k) => t.limits[k] === true);
-        pending.push(s.schedule(() => viaSchedule.push(`${i}@${clock.now()}`), { limits: mine, weight: t.weight, priority: t.priority }).catch((e: Error) => viaSchedule.push(`${i} ${e.message.slice(0, 9)}`)));
+  test.prop([arrivals], { numRuns: 100 })(
+    'sends every task when schedule() would, in the same order',
+    async ({ limits, tasks }) => {
+      // The same arrivals through schedule() on a clock advanced with promises settling, and
+      // through submit() on a clock moved synchronously.
+      const viaSchedule: string[] = [];
+      {
+        const clock = new VirtualClock();
+        const s = new Scheduler({ clock });
+        const ls = limits.map((l) => s.limit({ limit: l.n, windowMs: l.w }));
+        const pending: Promise<unknown>[] = [];
+        let at = 0;
+        for (const [i, t] of tasks.entries()) {
+          at += t.gap;
+          await clock.advanceTo(at);
+          const mine = ls.filter((_, k) => t.limits[k] === true);
+          pending.push(
+            s
+              .schedule(() => viaSchedule.push(`${i}@${clock.now()}`), {
+                limits: mine,
+                weight: t.weight,
+                priority: t.priority,
+              })
+              .catch((e: Error) => viaSchedule.push(`${i} ${e.message.slice(0, 9)}`)),
+          );
+        }
+        await clock.runAll();
+        await Promise.all(pending);
       }
-      await clock.runAll();
-      await Promise.all(pending);
-    }
-    const viaSubmit: string[] = [];
-    {
-      const clock = new VirtualClock();
-      const s = new Scheduler({ clock });
-      const ls = limits.map((l) => s.limit({ limit: l.n, windowMs: l.w }));
-      const sub = recorder();
-      let at = 0;
-      for (const [i, t] of tasks.entries()) {
-        at += t.gap;
-        clock.moveTo(at);
-        const route = s.route({ limits: ls.filter((_, k) => t.limits[k] === true), weight: t.weight, priority: t.priority });
-        s.submit((arrival) => viaSubmit.push(`${arrival}@${clock.now()}`), i, route, sub);
+      const viaSubmit: string[] = [];
+      {
+        const clock = new VirtualClock();
+        const s = new Scheduler({ clock });
+        const ls = limits.map((l) => s.limit({ limit: l.n, windowMs: l.w }));
+        const sub = recorder();
+        let at = 0;
+        for (const [i, t] of tasks.entries()) {
+          at += t.gap;
+          clock.moveTo(at);
+          const route = s.route({
+            limits: ls.filter((_, k) => t.limits[k] === true),
+            weight: t.weight,
+            priority: t.priority,
+          });
+          s.submit((arrival) => viaSubmit.push(`${arrival}@${clock.now()}`), i, route, sub);
+        }
+        for (let n = 0; clock.pendingTimers > 0 && n < 10_000; n++) clock.moveTo(clock.now() + 1);
+        expect(sub.refusals).toEqual(viaSchedule.filter((x) => !x.includes('@')).map(() => 'too-heavy'));
       }
-      for (let n = 0; clock.pendingTimers > 0 && n < 10_000; n++) clock.moveTo(clock.now() + 1);
-      expect(sub.refusals).toEqual(viaSchedule.filter((x) => !x.includes('@')).map(() => 'too-heavy'));
-    }
-    expect(viaSubmit).toEqual(viaSchedule.filter((x) => x.includes('@')));
-  });
+      expect(viaSubmit).toEqual(viaSchedule.filter((x) => x.includes('@')));
+    },
+  );
 
   it('runs a task that fits inside submit, and counts its weight at the instant read after it', () => {
     const clock = new VirtualClock({ start: 500 });
@@ -63,10 +89,15 @@ describe('Scheduler.submit', () => {
     const route = s.route({ limits: [place], weight: 2, priority: 0 });
     const seen: number[] = [];
     // The task moves the clock: its weight counts from where the clock is after it, not before.
-    s.submit((arg) => {
-      seen.push(arg);
-      clock.moveTo(700);
-    }, 7, route, recorder());
+    s.submit(
+      (arg) => {
+        seen.push(arg);
+        clock.moveTo(700);
+      },
+      7,
+      route,
+      recorder(),
+    );
     expect(seen).toEqual([7]);
     expect([place.usedAt(1699), place.usedAt(1700)]).toEqual([2, 0]);
   });
@@ -106,9 +137,18 @@ describe('Scheduler.submit', () => {
       s.setBoundary(100, () => place.update({ limit: 5 }));
       const sub = recorder();
       const ran: number[] = [];
-      if (via === 'submit') s.submit((arg) => ran.push(arg), 1, s.route({ limits: [place], weight: 3, priority: 0 }), sub);
-      else await s.schedule(() => ran.push(1), { limits: place, weight: 3 }).catch((e: Error) => sub.refused(e.message as RefusalReason));
-      expect({ via, ran, refusals: sub.refusals, limit: place.limit }).toEqual({ via, ran: [1], refusals: [], limit: 5 });
+      if (via === 'submit')
+        s.submit((arg) => ran.push(arg), 1, s.route({ limits: [place], weight: 3, priority: 0 }), sub);
+      else
+        await s
+          .schedule(() => ran.push(1), { limits: place, weight: 3 })
+          .catch((e: Error) => sub.refused(e.message as RefusalReason));
+      expect({ via, ran, refusals: sub.refusals, limit: place.limit }).toEqual({
+        via,
+        ran: [1],
+        refusals: [],
+        limit: 5,
+      });
     }
   });
 
@@ -157,7 +197,9 @@ describe('Scheduler.submit', () => {
     const mineRoute = s.route({ limits: [mine], weight: 1, priority: 0 });
     const theirs = new Scheduler({ clock: new VirtualClock() }).route({ limits: [], weight: 1, priority: 0 });
     expect(() => s.submit('run' as never, 0, mineRoute, recorder())).toThrow('Expected the task to be a function');
-    expect(() => s.submit(() => {}, 0, theirs, recorder())).toThrow('Expected the route to be a route of this scheduler');
+    expect(() => s.submit(() => {}, 0, theirs, recorder())).toThrow(
+      'Expected the route to be a route of this scheduler',
+    );
     expect(() => s.submit(() => {}, 0, undefined as never, recorder())).toThrow(InvalidInputError);
     expect(s.stats()).toMatchObject({ queued: 0, dispatched: 0 });
     expect(mine.usedAt(0)).toBe(0);

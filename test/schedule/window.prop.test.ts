@@ -8,7 +8,13 @@ import { waitOf } from './wait.js';
 // least any limit may make a caller wait; counted for `span` plus a granule, the most merging may.
 
 /** Milliseconds from `at` until `weight` fits when each dispatch counts for `span` after it was sent. */
-function exactWait(log: readonly (readonly [number, number])[], span: number, at: number, weight: number, cap: number): number {
+function exactWait(
+  log: readonly (readonly [number, number])[],
+  span: number,
+  at: number,
+  weight: number,
+  cap: number,
+): number {
   let used = 0;
   for (const [s, w] of log) if (s + span > at) used += w;
   if (used + weight <= cap) return 0;
@@ -22,9 +28,23 @@ function exactWait(log: readonly (readonly [number, number])[], span: number, at
 
 const step = fc.oneof(
   // Mostly within a few granules of the last instant: the streams that merge.
-  { weight: 6, arbitrary: fc.record({ kind: fc.constant('send' as const), quarters: fc.integer({ min: 0, max: 12 }), weight: fc.integer({ min: 1, max: 3 }) }) },
+  {
+    weight: 6,
+    arbitrary: fc.record({
+      kind: fc.constant('send' as const),
+      quarters: fc.integer({ min: 0, max: 12 }),
+      weight: fc.integer({ min: 1, max: 3 }),
+    }),
+  },
   { weight: 1, arbitrary: fc.record({ kind: fc.constant('gap' as const), eighths: fc.integer({ min: 1, max: 12 }) }) },
-  { weight: 1, arbitrary: fc.record({ kind: fc.constant('update' as const), n: fc.integer({ min: 1, max: 40 }), eighths: fc.integer({ min: 1, max: 8 }) }) },
+  {
+    weight: 1,
+    arbitrary: fc.record({
+      kind: fc.constant('update' as const),
+      n: fc.integer({ min: 1, max: 40 }),
+      eighths: fc.integer({ min: 1, max: 8 }),
+    }),
+  },
 );
 
 const scenario = fc.record({

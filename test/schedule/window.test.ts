@@ -78,7 +78,9 @@ describe('WindowLimit (R13)', () => {
     expect(l.waitFor(1, 1500)).toBe(0);
     l.update({ windowMs: 10_000 });
     expect(l.waitFor(1, 1500)).toBe(8500); // the two at 0 count again under the longer window
-    expect(() => l.update({ windowMs: 10_001 })).toThrow('Expected `windowMs` of limit to be at most `maxWindowMs` (10000)');
+    expect(() => l.update({ windowMs: 10_001 })).toThrow(
+      'Expected `windowMs` of limit to be at most `maxWindowMs` (10000)',
+    );
   });
 
   it('widens every window by marginMs', () => {
@@ -120,10 +122,14 @@ describe('WindowLimit (R13)', () => {
   });
 
   it('refuses bad options with the field named', () => {
-    expect(() => new WindowLimit({ limit: 0, windowMs: 1000 })).toThrow('Expected `limit` of limit to be a positive integer, got 0');
+    expect(() => new WindowLimit({ limit: 0, windowMs: 1000 })).toThrow(
+      'Expected `limit` of limit to be a positive integer, got 0',
+    );
     expect(() => new WindowLimit({ name: 'w', limit: 1, windowMs: -1 })).toThrow('`windowMs` of w');
     expect(() => new WindowLimit({ limit: 1, windowMs: 10, maxWindowMs: 5 })).toThrow('`maxWindowMs`');
-    expect(() => new WindowLimit({ limit: 5, windowMs: 10, reserve: { priority: 1, weight: 5 } })).toThrow('`reserve.weight`');
+    expect(() => new WindowLimit({ limit: 5, windowMs: 10, reserve: { priority: 1, weight: 5 } })).toThrow(
+      '`reserve.weight`',
+    );
     expect(() => new WindowLimit({ limit: 5, windowMs: 10, marginMs: Number.NaN })).toThrow('`marginMs`');
     const l = new WindowLimit({ limit: 5, windowMs: 10 });
     expect(() => l.update({ limit: 1.5 })).toThrow('`limit`');
@@ -157,7 +163,10 @@ describe('WindowLimit merging of close dispatches', () => {
   it('counts a merged entry at its last instant, and starts a new one a granule after the first', () => {
     const l = new WindowLimit({ limit: 100, windowMs: 1024 }); // a granule of 1 ms
     for (const t of [0, 0.25, 0.5, 0.75, 1, 1.25]) l.take(1, t);
-    expect(l.snapshot().entries).toEqual([[0.75, 4], [1.25, 2]]);
+    expect(l.snapshot().entries).toEqual([
+      [0.75, 4],
+      [1.25, 2],
+    ]);
   });
 });
 
@@ -194,11 +203,26 @@ describe('WindowLimit input', () => {
 });
 
 describe('WindowLimit.restore of a bad state', () => {
-  const good = (): WindowLimitState => JSON.parse(JSON.stringify(new WindowLimit({ name: 'x', limit: 5, windowMs: 1000 }).snapshot())) as WindowLimitState;
+  const good = (): WindowLimitState =>
+    JSON.parse(JSON.stringify(new WindowLimit({ name: 'x', limit: 5, windowMs: 1000 }).snapshot())) as WindowLimitState;
   const cases: [string, (s: WindowLimitState) => unknown, string][] = [
-    ['a negative weight, which would let 55 through a limit of 5', (s) => ({ ...s, entries: [[100, -50]] }), '`entries[0][1]` of the limit state'],
+    [
+      'a negative weight, which would let 55 through a limit of 5',
+      (s) => ({ ...s, entries: [[100, -50]] }),
+      '`entries[0][1]` of the limit state',
+    ],
     ['a NaN instant', (s) => ({ ...s, entries: [[Number.NaN, 1]] }), '`entries[0][0]` of the limit state'],
-    ['entries out of order', (s) => ({ ...s, entries: [[100, 1], [50, 1]] }), '`entries[1][0]` of the limit state'],
+    [
+      'entries out of order',
+      (s) => ({
+        ...s,
+        entries: [
+          [100, 1],
+          [50, 1],
+        ],
+      }),
+      '`entries[1][0]` of the limit state',
+    ],
     ['a fractional weight', (s) => ({ ...s, entries: [[100, 0.5]] }), '`entries[0][1]` of the limit state'],
     ['entries that are not an array', (s) => ({ ...s, entries: { 0: [1, 1] } }), '`entries` of the limit state'],
     ['an entry that is not a pair', (s) => ({ ...s, entries: [[1, 1, 1]] }), '`entries[0]` of the limit state'],
@@ -227,10 +251,17 @@ describe('WindowLimit.restore of a bad state', () => {
     const l = new WindowLimit({ limit: 100, windowMs: 1024 }); // a granule of 1 ms
     for (const t of [0, 0.75, 1, 1.5]) l.take(1, t);
     const state = l.snapshot();
-    expect(state.entries).toEqual([[0.75, 2], [1.5, 2]]);
+    expect(state.entries).toEqual([
+      [0.75, 2],
+      [1.5, 2],
+    ]);
     const back = WindowLimit.restore(state);
     expect(back.snapshot()).toEqual(state);
     back.take(1, 1.75); // within a granule of the last restored instant: an entry of its own
-    expect(back.snapshot().entries).toEqual([[0.75, 2], [1.5, 2], [1.75, 1]]);
+    expect(back.snapshot().entries).toEqual([
+      [0.75, 2],
+      [1.5, 2],
+      [1.75, 1],
+    ]);
   });
 });

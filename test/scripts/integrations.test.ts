@@ -11,7 +11,11 @@ const recipes = readdirSync(join(root, 'examples', 'integrations'))
 
 describe('docs/integrations.md', () => {
   it('shows every recipe of examples/integrations/ once, in a block marked with its file', () => {
-    expect(shownFiles(readRepo(GUIDE)).map((s) => s.file).sort()).toEqual(recipes);
+    expect(
+      shownFiles(readRepo(GUIDE))
+        .map((s) => s.file)
+        .sort(),
+    ).toEqual(recipes);
   });
 
   it('shows each recipe as the file is (run `npm run docs:integrations` after changing one)', () => {
@@ -25,7 +29,7 @@ describe('render', () => {
     '',
     '<!-- examples/integrations/a.ts -->',
     '```typescript',
-    "const a = f(1, 2)",
+    'const a = f(1, 2)',
     '```',
     '',
     '```typescript',
@@ -46,9 +50,7 @@ describe('render', () => {
   it('writes each marked block from its file, whatever it held, and leaves the rest as it is', () => {
     const out = render(guide, (file) => files[file]!);
     expect(out).toBe(
-      guide
-        .replace('const a = f(1, 2)\n', 'const a = f(\n  1,\n  2,\n);\n')
-        .replace('old();\n', 'fresh();\n'),
+      guide.replace('const a = f(1, 2)\n', 'const a = f(\n  1,\n  2,\n);\n').replace('old();\n', 'fresh();\n'),
     );
     expect(shownFiles(out)).toEqual([
       { file: 'examples/integrations/a.ts', code: files['examples/integrations/a.ts'] },

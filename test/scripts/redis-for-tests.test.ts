@@ -39,9 +39,16 @@ describe('redisForTests', () => {
   });
 
   it('honours REDIS_URL, and refuses one where nothing answers', async () => {
-    expect(await redisForTests({ url: REDIS_URL, fallback: 'redis://127.0.0.1:1' })).toMatchObject({ url: REDIS_URL, private: false });
+    expect(await redisForTests({ url: REDIS_URL, fallback: 'redis://127.0.0.1:1' })).toMatchObject({
+      url: REDIS_URL,
+      private: false,
+    });
     const unused = `redis://127.0.0.1:${await freePort()}`;
-    await expect(redisForTests({ url: unused })).rejects.toThrow(new NoRedisError(`nothing answers at REDIS_URL=${unused}: start that Redis, or unset REDIS_URL and the tests start their own`));
+    await expect(redisForTests({ url: unused })).rejects.toThrow(
+      new NoRedisError(
+        `nothing answers at REDIS_URL=${unused}: start that Redis, or unset REDIS_URL and the tests start their own`,
+      ),
+    );
   });
 
   it('says in one line how to install redis-server when it is missing', async () => {
@@ -49,8 +56,16 @@ describe('redisForTests', () => {
     expect(INSTALL_HINT).not.toContain('\n');
     // npm test as a whole: fails at once, with that one line.
     const started = Date.now();
-    const r = spawnSync(process.execPath, ['--import', 'tsx', 'scripts/test.ts'], { cwd: root, encoding: 'utf8', env: { ...process.env, PATH: '/nonexistent', REDIS_URL: '' } });
-    expect({ status: r.status, stdout: r.stdout, stderr: r.stderr }).toEqual({ status: 1, stdout: '', stderr: `npm test: ${INSTALL_HINT}\n` });
+    const r = spawnSync(process.execPath, ['--import', 'tsx', 'scripts/test.ts'], {
+      cwd: root,
+      encoding: 'utf8',
+      env: { ...process.env, PATH: '/nonexistent', REDIS_URL: '' },
+    });
+    expect({ status: r.status, stdout: r.stdout, stderr: r.stderr }).toEqual({
+      status: 1,
+      stdout: '',
+      stderr: `npm test: ${INSTALL_HINT}\n`,
+    });
     expect(Date.now() - started).toBeLessThan(5000);
   });
 });

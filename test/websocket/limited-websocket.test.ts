@@ -29,7 +29,11 @@ async function setup(options: { websocketBudget?: 'shared' | 'separate' } = {}) 
   const api = limitedWebSocket(limiter, { account: 'main', socket });
   const login = await api.request('futures.login', undefined, { payload: { api_key: 'main-key' } });
   expect(login.header['status']).toBe('200');
-  const accepted = (key: string) => ex.stats().accounts.find((a) => a.account === 'main')!.limits.find((l) => l.key === key)?.accepted ?? 0;
+  const accepted = (key: string) =>
+    ex
+      .stats()
+      .accounts.find((a) => a.account === 'main')!
+      .limits.find((l) => l.key === key)?.accepted ?? 0;
   return { ex, clock, limiter, socket, api, accepted };
 }
 
@@ -45,19 +49,27 @@ describe('limitedWebSocket', () => {
       api.request('futures.order_cancel', { order_id: '1' }),
     ]);
     expect(replies.map((r) => r.header['status'])).toEqual(['200', '200', '200']);
-    expect(replies.map((r) => r.header['channel'])).toEqual(['futures.order_place', 'futures.order_batch_place', 'futures.order_cancel']);
+    expect(replies.map((r) => r.header['channel'])).toEqual([
+      'futures.order_place',
+      'futures.order_batch_place',
+      'futures.order_cancel',
+    ]);
     // One placement and a batch of three, one per order (R1), and a cancel; the model counts requests.
     expect(limiter.abuseHeadroom('main').requests).toBe(5);
     expect([accepted('futures.place'), accepted('ws.futures.orders'), accepted('futures.cancel')]).toEqual([2, 3, 1]);
     const used = (name: string) => limiter.scheduler.stats().limits.find((l) => l.name === name)?.used;
-    expect([used('main:futures.place'), used('main:ws.futures.orders'), used('main:futures.cancel')]).toEqual([4, 5, 1]);
+    expect([used('main:futures.place'), used('main:ws.futures.orders'), used('main:futures.cancel')]).toEqual([
+      4, 5, 1,
+    ]);
     limiter.close();
   });
 
   it('pauses placement on a 312 (the tier, a fill-ratio limit) until the reset the reply gives in ms, while cancels go on', async () => {
     const { ex, clock, limiter, api } = await setup();
     // The exchange's tier-1 100 per second spent over REST, behind the limiter's back.
-    const rest = await Promise.all(Array.from({ length: 100 }, () => call(ex, 'POST', '/api/v4/futures/usdt/orders', 'main-key', order)));
+    const rest = await Promise.all(
+      Array.from({ length: 100 }, () => call(ex, 'POST', '/api/v4/futures/usdt/orders', 'main-key', order)),
+    );
     expect(rest.every((r) => r.status === 200)).toBe(true);
     const refused = await api.request('futures.order_place', order);
     expect(refused.header['status']).toBe('312');
@@ -65,7 +77,7 @@ describe('limitedWebSocket', () => {
     const reset = Number(refused.header['x_gat_ratelimit_reset_timestamp']);
     expect(reset).toBeGreaterThan(clock.wall());
     let placed = false;
-    const next = api.request('futures.order_place', order).then((r) => (placed = true, r));
+    const next = api.request('futures.order_place', order).then((r) => ((placed = true), r));
     const cancel = await api.request('futures.order_cancel', { order_id: '1' });
     expect(cancel.header['status']).toBe('200');
     await settle();
@@ -84,7 +96,10 @@ describe('limitedWebSocket', () => {
 
   it('on a separate budget (R16) places on the tier and cancels on the WebSocket 100 per second', async () => {
     const { limiter, api, accepted } = await setup({ websocketBudget: 'separate' });
-    await Promise.all([api.request('futures.order_place', order), api.request('futures.order_cancel', { order_id: '1' })]);
+    await Promise.all([
+      api.request('futures.order_place', order),
+      api.request('futures.order_cancel', { order_id: '1' }),
+    ]);
     expect([accepted('ws.futures.place'), accepted('futures.place'), accepted('ws.futures.orders')]).toEqual([1, 0, 1]);
     limiter.close();
   });
@@ -97,8 +112,15 @@ describe('limitedWebSocket', () => {
     const placed = api.request('futures.order_place', order, { deadline: 250, reqId: 'a' });
     const cancelled = api.request('futures.order_cancel', { order_id: '1' }, { deadline: 250, reqId: 'b' });
     await settle(1);
-    expect(sent.map((m) => m.payload.req_header)).toEqual([{ 'x-gate-exptime': String(Date.parse(START) + 250) }, undefined]);
-    expect(sent[0]).toMatchObject({ channel: 'futures.order_place', event: 'api', payload: { req_id: 'a', req_param: order } });
+    expect(sent.map((m) => m.payload.req_header)).toEqual([
+      { 'x-gate-exptime': String(Date.parse(START) + 250) },
+      undefined,
+    ]);
+    expect(sent[0]).toMatchObject({
+      channel: 'futures.order_place',
+      event: 'api',
+      payload: { req_id: 'a', req_param: order },
+    });
     reply({ request_id: 'a', ack: true, header: {} });
     reply({ request_id: 'b', ack: false, header: { status: '200' } });
     reply({ request_id: 'a', ack: false, header: { status: '200' }, data: { result: { id: 9 } } });
@@ -134,7 +156,9 @@ describe('limitedWebSocket', () => {
     expect(() => limitedWebSocket(limiter, { account: 'main', socket, settle: 'eur' })).toThrow(/`settle`/);
     expect(() => limitedWebSocket(limiter, { account: 'main', socket, timeoutMs: 0 })).toThrow(/`timeoutMs`/);
     const api = limitedWebSocket(limiter, { account: 'main', socket });
-    expect(() => api.request('futures.order_place', order, { priority: 'high' as unknown as number })).toThrow(/`priority`/);
+    expect(() => api.request('futures.order_place', order, { priority: 'high' as unknown as number })).toThrow(
+      /`priority`/,
+    );
     api.close();
     expect(() => api.request('futures.order_place', order)).toThrow(/closed/);
     await settle(1);
@@ -145,12 +169,20 @@ describe('limitedWebSocket', () => {
 
 /** A connection that records what it is sent; `reply` delivers a message to the wrapper. */
 function fakeSocket() {
-  const listeners = { message: new Set<(e: { data: unknown }) => void>(), close: new Set<(e: { data: unknown }) => void>() };
-  const sent: { channel: string; event: string; payload: { req_id: string; req_param?: unknown; req_header?: unknown } }[] = [];
+  const listeners = {
+    message: new Set<(e: { data: unknown }) => void>(),
+    close: new Set<(e: { data: unknown }) => void>(),
+  };
+  const sent: {
+    channel: string;
+    event: string;
+    payload: { req_id: string; req_param?: unknown; req_header?: unknown };
+  }[] = [];
   const socket: WebSocketLike = {
     send: (data) => void sent.push(JSON.parse(data) as (typeof sent)[number]),
     addEventListener: (type: 'message' | 'close', l: (e: { data: unknown }) => void) => void listeners[type].add(l),
-    removeEventListener: (type: 'message' | 'close', l: (e: { data: unknown }) => void) => void listeners[type].delete(l),
+    removeEventListener: (type: 'message' | 'close', l: (e: { data: unknown }) => void) =>
+      void listeners[type].delete(l),
   };
   return {
     socket,
@@ -166,16 +198,38 @@ function fakeSocket() {
 
 describe('limitedWebSocket learns from the exchange', () => {
   // Ratio 10 the day before: tier 5 (300 per second) at the exchange; its own budget over WebSocket (R16 `separate`).
-  const tier5 = { activity: [{ account: 'main', day: '2026-11-20', contracts: [{ contract: 'BTC_USDT', makerVolume: '1000000', place: 100_000 }] }] };
+  const tier5 = {
+    activity: [
+      {
+        account: 'main',
+        day: '2026-11-20',
+        contracts: [{ contract: 'BTC_USDT', makerVolume: '1000000', place: 100_000 }],
+      },
+    ],
+  };
 
-  async function connected(options: { fills?: { maker: number; taker: number }; multipliers?: Record<string, string> } = {}) {
-    const { ex, clock } = await model(START, { websocketBudget: 'separate', history: tier5, ...(options.fills === undefined ? {} : { fills: options.fills }) });
+  async function connected(
+    options: { fills?: { maker: number; taker: number }; multipliers?: Record<string, string> } = {},
+  ) {
+    const { ex, clock } = await model(START, {
+      websocketBudget: 'separate',
+      history: tier5,
+      ...(options.fills === undefined ? {} : { fills: options.fills }),
+    });
     exchange = ex;
-    const limiter = new AccountLimiter({ accounts: [{ id: 'main', role: 'main' }], clock, websocketBudget: 'separate' });
+    const limiter = new AccountLimiter({
+      accounts: [{ id: 'main', role: 'main' }],
+      clock,
+      websocketBudget: 'separate',
+    });
     const socket = new WebSocket(`${ex.wsUrl}/v4/ws/usdt`);
     sockets.push(socket);
     await new Promise((resolve, reject) => socket.once('open', resolve).once('error', reject));
-    const api = limitedWebSocket(limiter, { account: 'main', socket, ...(options.multipliers === undefined ? {} : { multipliers: options.multipliers }) });
+    const api = limitedWebSocket(limiter, {
+      account: 'main',
+      socket,
+      ...(options.multipliers === undefined ? {} : { multipliers: options.multipliers }),
+    });
     await api.request('futures.login', undefined, { payload: { api_key: 'main-key' } });
     return { ex, clock, limiter, socket, api };
   }
@@ -195,8 +249,13 @@ describe('limitedWebSocket learns from the exchange', () => {
   });
 
   it('records the fills the futures.usertrades channel pushes, once each, at the multipliers given', async () => {
-    const { limiter, socket, api } = await connected({ fills: { maker: 0, taker: 1 }, multipliers: { BTC_USDT: '0.0001' } });
-    socket.send(JSON.stringify({ time: 0, channel: 'futures.usertrades', event: 'subscribe', payload: ['main', '!all'] }));
+    const { limiter, socket, api } = await connected({
+      fills: { maker: 0, taker: 1 },
+      multipliers: { BTC_USDT: '0.0001' },
+    });
+    socket.send(
+      JSON.stringify({ time: 0, channel: 'futures.usertrades', event: 'subscribe', payload: ['main', '!all'] }),
+    );
     await api.request('futures.order_place', { contract: 'BTC_USDT', size: -3, price: '60000' });
     await api.request('futures.order_place', { contract: 'BTC_USDT', size: 2, price: '60000' });
     await settle();

@@ -40,7 +40,10 @@ function clockAt(at: number): Clock {
   };
 }
 
-interface Reply { readonly header: Readonly<Record<string, unknown>>; readonly data?: { readonly result?: unknown } | undefined }
+interface Reply {
+  readonly header: Readonly<Record<string, unknown>>;
+  readonly data?: { readonly result?: unknown } | undefined;
+}
 type Send = (channel: string, params: unknown, signal?: AbortSignal) => Promise<Reply | null>;
 
 /** A logged-in futures connection; `bare` sends on it as is, matching replies by req_id. */
@@ -55,11 +58,14 @@ async function connect(ex: RunningExchange) {
     waiting.delete(m.request_id);
   });
   let n = 0;
-  const bare = (channel: string, params: unknown, more = {}) => new Promise<Reply>((resolve) => {
-    const id = `bare-${++n}`;
-    waiting.set(id, resolve);
-    socket.send(JSON.stringify({ time: 0, channel, event: 'api', payload: { req_id: id, req_param: params, ...more } }));
-  });
+  const bare = (channel: string, params: unknown, more = {}) =>
+    new Promise<Reply>((resolve) => {
+      const id = `bare-${++n}`;
+      waiting.set(id, resolve);
+      socket.send(
+        JSON.stringify({ time: 0, channel, event: 'api', payload: { req_id: id, req_param: params, ...more } }),
+      );
+    });
   expect((await bare('futures.login', undefined, { api_key: 'main-key' })).header['status']).toBe('200');
   return { socket, bare: bare as Send };
 }
@@ -105,20 +111,44 @@ async function saturate(send: Send, clock: Clock, ms: number, sentAt: Map<string
   const from = clock.wall();
   await Promise.all([...Array.from({ length: WORKERS }, worker), canceller()]);
   cancelWaits.sort((a, b) => a - b);
-  return { refused, acceptedAt, from, p99: cancelWaits[Math.floor(cancelWaits.length * 0.99)] ?? 0, cancels: cancelWaits.length };
+  return {
+    refused,
+    acceptedAt,
+    from,
+    p99: cancelWaits[Math.floor(cancelWaits.length * 0.99)] ?? 0,
+    cancels: cancelWaits.length,
+  };
 }
 
 /** The model on a shifted clock at `at` (separate WebSocket budget), seeded with `history`. */
 async function start(at: number, history: { activity: unknown[]; hours?: unknown[] }) {
   const clock = clockAt(at);
-  exchange = await startExchange({ port: 0, clock, history: history as never, fills: { maker: 0, taker: 0 }, websocketBudget: 'separate' });
+  exchange = await startExchange({
+    port: 0,
+    clock,
+    history: history as never,
+    fills: { maker: 0, taker: 0 },
+    websocketBudget: 'separate',
+  });
   return { ex: exchange, clock };
 }
 
 /** limitedWebSocket on a fresh limiter seeded as the model; each request's send instant kept by req_id. */
-async function throughTraderatio(ex: RunningExchange, clock: Clock, history: { activity: unknown[]; hours?: unknown[] }) {
-  const limiter = new AccountLimiter({ accounts: [{ id: 'main', role: 'main' }], clock, websocketBudget: 'separate', marginMs: MARGIN_MS });
-  limiter.seed({ days: history.activity as never, ...(history.hours === undefined ? {} : { hours: history.hours as never }) });
+async function throughTraderatio(
+  ex: RunningExchange,
+  clock: Clock,
+  history: { activity: unknown[]; hours?: unknown[] },
+) {
+  const limiter = new AccountLimiter({
+    accounts: [{ id: 'main', role: 'main' }],
+    clock,
+    websocketBudget: 'separate',
+    marginMs: MARGIN_MS,
+  });
+  limiter.seed({
+    days: history.activity as never,
+    ...(history.hours === undefined ? {} : { hours: history.hours as never }),
+  });
   const { socket } = await connect(ex);
   const sentAt = new Map<string, number>();
   const timed: WebSocketLike = {
@@ -127,14 +157,17 @@ async function throughTraderatio(ex: RunningExchange, clock: Clock, history: { a
       if (data.includes('order_cancel')) sentAt.set(`c${id}`, performance.now());
       socket.send(data);
     },
-    addEventListener: (type: 'message' | 'close', l: (e: { data: unknown }) => void) => socket.addEventListener(type as 'message', l),
-    removeEventListener: (type: 'message' | 'close', l: (e: { data: unknown }) => void) => socket.removeEventListener(type as 'message', l),
+    addEventListener: (type: 'message' | 'close', l: (e: { data: unknown }) => void) =>
+      socket.addEventListener(type as 'message', l),
+    removeEventListener: (type: 'message' | 'close', l: (e: { data: unknown }) => void) =>
+      socket.removeEventListener(type as 'message', l),
   };
   const api = limitedWebSocket(limiter, { account: 'main', socket: timed });
-  const send: Send = (channel, params, signal) => api.request(channel, params, signal === undefined ? {} : { signal }).catch((e: unknown) => {
-    if (e instanceof RefusedError && e.reason === 'aborted') return null;
-    throw e;
-  });
+  const send: Send = (channel, params, signal) =>
+    api.request(channel, params, signal === undefined ? {} : { signal }).catch((e: unknown) => {
+      if (e instanceof RefusedError && e.reason === 'aborted') return null;
+      throw e;
+    });
   return { limiter, send, sentAt };
 }
 
@@ -149,16 +182,25 @@ function mostInAnyWindow(instants: readonly number[], windowMs: number): number 
   return most;
 }
 
-const per = (acceptedAt: readonly number[], from: number, to: number) => acceptedAt.filter((t) => t >= from && t < to).length;
+const per = (acceptedAt: readonly number[], from: number, to: number) =>
+  acceptedAt.filter((t) => t >= from && t < to).length;
 const yesterdayOf = (at: number) => new Date(at - DAY).toISOString().slice(0, 10);
 
 describe('limitedWebSocket against the model exchange', () => {
-  it('keeps the model\'s window within the tier-4 placement limit; the bare connection beside it', async () => {
+  it("keeps the model's window within the tier-4 placement limit; the bare connection beside it", async () => {
     const RUN_MS = 5_000;
     const LIMIT = 250;
     const at = Math.floor(Date.now() / DAY) * DAY + 9 * HOUR;
     // Ratio 9 yesterday: tier 4 since 08:00.
-    const history = { activity: [{ account: 'main', day: yesterdayOf(at), contracts: [{ contract: 'BTC_USDT', makerVolume: '900000', place: 100_000 }] }] };
+    const history = {
+      activity: [
+        {
+          account: 'main',
+          day: yesterdayOf(at),
+          contracts: [{ contract: 'BTC_USDT', makerVolume: '900000', place: 100_000 }],
+        },
+      ],
+    };
     let { ex, clock } = await start(at, history);
     const t = await throughTraderatio(ex, clock, history);
     expect(t.limiter.limitNow('main').limit).toBe(LIMIT);
@@ -167,9 +209,13 @@ describe('limitedWebSocket against the model exchange', () => {
     await ex.close();
     ({ ex, clock } = await start(at, history));
     const bare = await saturate((await connect(ex)).bare, clock, RUN_MS, null);
-    const used = (r: typeof through) => r.acceptedAt.length / (LIMIT * RUN_MS / 1000);
-    console.log(`WebSocket through traderatio: ${through.refused} refused (311/312), ${through.acceptedAt.length} placements accepted, ${(used(through) * 100).toFixed(1)}% of ${LIMIT}/s over ${RUN_MS} ms; p99 cancel wait ${through.p99.toFixed(2)} ms over ${through.cancels} cancels`);
-    console.log(`WebSocket bare: ${bare.refused} refused (311/312), ${bare.acceptedAt.length} placements accepted, ${(used(bare) * 100).toFixed(1)}%`);
+    const used = (r: typeof through) => r.acceptedAt.length / ((LIMIT * RUN_MS) / 1000);
+    console.log(
+      `WebSocket through traderatio: ${through.refused} refused (311/312), ${through.acceptedAt.length} placements accepted, ${(used(through) * 100).toFixed(1)}% of ${LIMIT}/s over ${RUN_MS} ms; p99 cancel wait ${through.p99.toFixed(2)} ms over ${through.cancels} cancels`,
+    );
+    console.log(
+      `WebSocket bare: ${bare.refused} refused (311/312), ${bare.acceptedAt.length} placements accepted, ${(used(bare) * 100).toFixed(1)}%`,
+    );
     expect(through.acceptedAt.length).toBeGreaterThan(0);
     expect(mostInAnyWindow(through.acceptedAt, 1000)).toBeLessThanOrEqual(LIMIT);
     expect(mostInAnyWindow(bare.acceptedAt, 1000)).toBeLessThanOrEqual(LIMIT);
@@ -178,7 +224,15 @@ describe('limitedWebSocket against the model exchange', () => {
   it('follows the 08:00 raise from tier 1 to tier 4 during a run', async () => {
     const at = Math.floor(Date.now() / DAY) * DAY + 8 * HOUR - 3_000;
     // Only yesterday's activity: the snapshot of 00:00 today gives tier 4, in force from 08:00.
-    const history = { activity: [{ account: 'main', day: yesterdayOf(at), contracts: [{ contract: 'BTC_USDT', makerVolume: '900000', place: 100_000 }] }] };
+    const history = {
+      activity: [
+        {
+          account: 'main',
+          day: yesterdayOf(at),
+          contracts: [{ contract: 'BTC_USDT', makerVolume: '900000', place: 100_000 }],
+        },
+      ],
+    };
     const { ex, clock } = await start(at, history);
     const t = await throughTraderatio(ex, clock, history);
     expect(t.limiter.limitNow('main').limit).toBe(100);
@@ -188,7 +242,9 @@ describe('limitedWebSocket against the model exchange', () => {
     const raise = Math.floor(Date.now() / DAY) * DAY + 8 * HOUR;
     const before = per(run.acceptedAt, raise - 2_000, raise);
     const after = per(run.acceptedAt, raise + 1_000, raise + 3_000);
-    console.log(`08:00 raise: ${run.refused} refused; ${before} placements in the 2 s before, ${after} in 2 s from 08:00:01`);
+    console.log(
+      `08:00 raise: ${run.refused} refused; ${before} placements in the 2 s before, ${after} in 2 s from 08:00:01`,
+    );
     expect(raised).toBe(250);
     expect(before).toBeLessThanOrEqual(200);
     expect(mostInAnyWindow(run.acceptedAt, 1000)).toBeLessThanOrEqual(250);
@@ -198,7 +254,16 @@ describe('limitedWebSocket against the model exchange', () => {
     const at = Math.floor(Date.now() / DAY) * DAY + 10 * HOUR - 3_000;
     // 90,000 requests and nothing traded this hour: the check at 10:00 starts the no-fill throttle (10 per 10 s, R9).
     const hours = [{ account: 'main', hour: new Date(at).toISOString(), requests: 90_000, traded: '0' }];
-    const history = { activity: [{ account: 'main', day: yesterdayOf(at), contracts: [{ contract: 'BTC_USDT', makerVolume: '900000', place: 100_000 }] }], hours };
+    const history = {
+      activity: [
+        {
+          account: 'main',
+          day: yesterdayOf(at),
+          contracts: [{ contract: 'BTC_USDT', makerVolume: '900000', place: 100_000 }],
+        },
+      ],
+      hours,
+    };
     const { ex, clock } = await start(at, history);
     const t = await throughTraderatio(ex, clock, history);
     const run = await saturate(t.send, clock, 6_000, t.sentAt);
@@ -206,7 +271,9 @@ describe('limitedWebSocket against the model exchange', () => {
     t.limiter.close();
     const hour = Math.floor(Date.now() / DAY) * DAY + 10 * HOUR;
     const after = per(run.acceptedAt, hour, hour + 3_000);
-    console.log(`abuse throttle at 10:00: ${run.refused} refused; ${per(run.acceptedAt, hour - 2_000, hour)} placements in the 2 s before, ${after} in 3 s after`);
+    console.log(
+      `abuse throttle at 10:00: ${run.refused} refused; ${per(run.acceptedAt, hour - 2_000, hour)} placements in the 2 s before, ${after} in 3 s after`,
+    );
     expect(throttled).toMatchObject({ reason: 'no-fills', limit: 10 });
     expect(after).toBeLessThanOrEqual(10);
   }, 60_000);

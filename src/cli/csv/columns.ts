@@ -10,10 +10,15 @@ export function checkColumns(file: string, line: number, header: readonly string
   const seen = new Set<string>();
   for (const h of header) {
     // Two cells of one column: which a row's value comes from would be a guess.
-    if (seen.has(h.toLowerCase())) throw new InputFileError(file, line, `the column "${h}" is given twice; give each column once`);
+    if (seen.has(h.toLowerCase()))
+      throw new InputFileError(file, line, `the column "${h}" is given twice; give each column once`);
     seen.add(h.toLowerCase());
     if (known.includes(h.toLowerCase())) continue;
     const near = closestName(h, known);
-    throw new InputFileError(file, line, `unknown column "${h}"${near === undefined ? '.' : `: did you mean "${near}"?`} The columns are ${known.join(', ')}`);
+    throw new InputFileError(
+      file,
+      line,
+      `unknown column "${h}"${near === undefined ? '.' : `: did you mean "${near}"?`} The columns are ${known.join(', ')}`,
+    );
   }
 }

@@ -106,7 +106,13 @@ export class FieldScanner {
 
   /** A slot (0 to 255) for a request: lengths and end bytes of its fields, an order id left out. */
   slot(iMethod: number, iPath: number, iContract: number, iOrders: number): number {
-    return (this.sketch(iMethod, false) * 3 + this.sketch(iPath, true) * 7 + this.sketch(iContract, false) * 11 + this.sketch(iOrders, false) * 13) & 255;
+    return (
+      (this.sketch(iMethod, false) * 3 +
+        this.sketch(iPath, true) * 7 +
+        this.sketch(iContract, false) * 11 +
+        this.sketch(iOrders, false) * 13) &
+      255
+    );
   }
 
   private sketch(i: number, dropId: boolean): number {

@@ -38,12 +38,21 @@ export function readCsv(file: string, text: string, required: readonly string[],
       headerLine = line;
       checkColumns(file, headerLine, cells, known);
       for (const r of required) {
-        if (!header.includes(r)) throw new InputFileError(file, headerLine, `the header has no "${r}" column (required: ${required.join(', ')})`);
+        if (!header.includes(r))
+          throw new InputFileError(
+            file,
+            headerLine,
+            `the header has no "${r}" column (required: ${required.join(', ')})`,
+          );
       }
       continue;
     }
     if (cells.length !== header.length) {
-      throw new InputFileError(file, line, `${cells.length} fields where the header (line ${headerLine}) has ${header.length}`);
+      throw new InputFileError(
+        file,
+        line,
+        `${cells.length} fields where the header (line ${headerLine}) has ${header.length}`,
+      );
     }
     const fields: Record<string, string> = {};
     header.forEach((h, k) => {

@@ -2,7 +2,13 @@ import { CsvError, parse } from 'csv-parse/sync';
 import type { CsvFault } from './rules.js';
 
 /** csv-parse set to the rules of ./rules.ts (its defaults: comma, double quote, a quote doubled), for one line. */
-const OPTIONS = { record_delimiter: '\n', comment: '#', comment_no_infix: true, trim: true, skip_empty_lines: true } as const;
+const OPTIONS = {
+  record_delimiter: '\n',
+  comment: '#',
+  comment_no_infix: true,
+  trim: true,
+  skip_empty_lines: true,
+} as const;
 
 /**
  * Splits one CSV line into its fields with csv-parse, under the rules of ./rules.ts: spaces and

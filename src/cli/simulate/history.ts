@@ -40,13 +40,28 @@ export function readReplayHistory(name: string, text: string): ReplayHistory {
     }
   };
   if (typeof value !== 'object' || value === null || Array.isArray(value)) {
-    throw new InputFileError(name, 1, 'Expected an object { "activity", "hours"?, "spotHours"?, "accounts"?, "vipLevel"?, "vipChanges"? }');
+    throw new InputFileError(
+      name,
+      1,
+      'Expected an object { "activity", "hours"?, "spotHours"?, "accounts"?, "vipLevel"?, "vipChanges"? }',
+    );
   }
-  const v = value as { accounts?: unknown; vipLevel?: unknown; vipChanges?: unknown; activity?: unknown; hours?: unknown; spotHours?: unknown };
+  const v = value as {
+    accounts?: unknown;
+    vipLevel?: unknown;
+    vipChanges?: unknown;
+    activity?: unknown;
+    hours?: unknown;
+    spotHours?: unknown;
+  };
   // The field names and the activity's shape are checked at once, against the file's own instants.
   located(() => readHistory(value, Date.UTC(2199, 11, 31)));
   if (v.accounts !== undefined && !Array.isArray(v.accounts)) {
-    throw new InputFileError(name, lineOf(['accounts']), new InvalidInputError('`accounts`', v.accounts, 'an array of { "id", "role"?, "createdAt"? }').message);
+    throw new InputFileError(
+      name,
+      lineOf(['accounts']),
+      new InvalidInputError('`accounts`', v.accounts, 'an array of { "id", "role"?, "createdAt"? }').message,
+    );
   }
   const given = (v.accounts ?? []) as TimelineAccount[];
   const named = new Set(Array.isArray(given) ? given.map((a) => a?.id) : []);
@@ -76,14 +91,25 @@ export function readReplayHistory(name: string, text: string): ReplayHistory {
       const day = utcDayStart(start);
       history.days.forEach((d, i) => {
         if (parseUtcDay(d.day, `\`activity[${i}].day\``) >= day) {
-          throw new InputFileError(name, lineOf(['activity', i, 'day']), `Expected \`activity[${i}].day\` to be a day before the log's first (${formatUtcDay(day)}): the history is what happened before the log, got "${d.day}"`);
+          throw new InputFileError(
+            name,
+            lineOf(['activity', i, 'day']),
+            `Expected \`activity[${i}].day\` to be a day before the log's first (${formatUtcDay(day)}): the history is what happened before the log, got "${d.day}"`,
+          );
         }
       });
       const hour = utcHourStart(start);
-      for (const [field, hours] of [['hours', history.hours], ['spotHours', history.spotHours ?? []]] as const) {
+      for (const [field, hours] of [
+        ['hours', history.hours],
+        ['spotHours', history.spotHours ?? []],
+      ] as const) {
         hours.forEach((h, i) => {
           if (h.hour >= hour) {
-            throw new InputFileError(name, lineOf([field, i, 'hour']), `Expected \`${field}[${i}].hour\` to be an hour before the log's first (${formatUtcInstant(hour)}): the history is what happened before the log, got ${formatUtcInstant(h.hour)}`);
+            throw new InputFileError(
+              name,
+              lineOf([field, i, 'hour']),
+              `Expected \`${field}[${i}].hour\` to be an hour before the log's first (${formatUtcInstant(hour)}): the history is what happened before the log, got ${formatUtcInstant(h.hour)}`,
+            );
           }
         });
       }

@@ -28,7 +28,15 @@ export interface LogRows<A> {
   /** A request row: its classification (shared by every row of the same request) and its contract as written. */
   request(at: number, account: A, c: Classification, contract: string, line: number): void;
   /** A fill row: a spot fill when its path is a spot path (R14), else a futures fill. */
-  fill(at: number, account: A, market: 'futures' | 'spot', contract: string, role: FillRole, volume: string, line: number): void;
+  fill(
+    at: number,
+    account: A,
+    market: 'futures' | 'spot',
+    contract: string,
+    role: FillRole,
+    volume: string,
+    line: number,
+  ): void;
 }
 
 /** What a log held. */
@@ -76,7 +84,8 @@ export class LogReader<A> {
       const typed = Array.from({ length: f.count }, (_, i) => f.str(i));
       checkColumns(this.file, no, typed, LOG_COLUMNS);
       this.header = typed.map((h) => h.toLowerCase());
-      for (const r of ['at', 'account']) if (!this.header.includes(r)) throw new InputFileError(this.file, no, `the header has no "${r}" column`);
+      for (const r of ['at', 'account'])
+        if (!this.header.includes(r)) throw new InputFileError(this.file, no, `the header has no "${r}" column`);
       this.cols = LOG_COLUMNS.map((c) => this.header!.indexOf(c));
       this.names = LOG_COLUMNS.map((c, i) => typed[this.cols[i]!] ?? c);
       return;
@@ -86,7 +95,12 @@ export class LogReader<A> {
     }
     const cols = this.cols;
     const at = this.instant(no, cols[0]!);
-    if (at < this.latest) throw new InputFileError(this.file, no, `Expected \`${this.names[0]}\` to be at or after the line before (${formatUtcInstant(this.latest)}), got ${formatUtcInstant(at)}`);
+    if (at < this.latest)
+      throw new InputFileError(
+        this.file,
+        no,
+        `Expected \`${this.names[0]}\` to be at or after the line before (${formatUtcInstant(this.latest)}), got ${formatUtcInstant(at)}`,
+      );
     this.latest = at;
     this.first ??= at;
     const rows = this.rows;
@@ -96,7 +110,12 @@ export class LogReader<A> {
       const account = this.accountOf(no, cols[1]!);
       if (!f.empty(cols[6]!)) {
         const role = f.str(cols[6]!);
-        if (role !== 'maker' && role !== 'taker') throw new InputFileError(this.file, no, `Expected \`${this.names[6]}\` to be "maker" or "taker", got "${role}"`);
+        if (role !== 'maker' && role !== 'taker')
+          throw new InputFileError(
+            this.file,
+            no,
+            `Expected \`${this.names[6]}\` to be "maker" or "taker", got "${role}"`,
+          );
         const volume = f.str(cols[7]!);
         // Checked here, so that a refusal names the column as the file spells it.
         if (!PLAIN_AMOUNT.test(volume)) parseNonNegativeDecimal(volume, `\`${this.names[7]}\``);
@@ -121,7 +140,11 @@ export class LogReader<A> {
     const ordersText = f.str(cols[5]!);
     const orders = ordersText === '' ? 1 : wholeNumber(ordersText);
     if (orders === undefined || orders <= 0) {
-      throw new InputFileError(this.file, no, `Expected \`${this.names[5]}\` to be a positive integer, got "${ordersText}"`);
+      throw new InputFileError(
+        this.file,
+        no,
+        `Expected \`${this.names[5]}\` to be a positive integer, got "${ordersText}"`,
+      );
     }
     return this.cache.classify(f.str(cols[2]!), f.str(cols[3]!), f.str(cols[4]!), ordersText, orders, cols);
   }
@@ -157,7 +180,8 @@ export class LogReader<A> {
 
   summary(lines: number): LogSummary {
     if (this.header === null) throw new InputFileError(this.file, 1, 'the file is empty: it needs a header row');
-    if (this.first === null) throw new InputFileError(this.file, lines, 'no requests and no fills: the log has a header and nothing else');
+    if (this.first === null)
+      throw new InputFileError(this.file, lines, 'no requests and no fills: the log has a header and nothing else');
     return { lines, requests: this.requests, fills: this.fills, from: this.first, to: this.latest };
   }
 }

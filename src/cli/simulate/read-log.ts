@@ -8,7 +8,12 @@ import { LogReader, type LogRows, type LogSummary } from './log-reader.js';
  * chunk's bytes, and requests are classified once per kind (a small cache compares a line's fields
  * in place). Bad input is refused with its file, line and field.
  */
-export async function readLog<A>(source: Source, catalog: Catalog, rows: LogRows<A>, onProgress?: (bytes: number, lines: number) => void): Promise<LogSummary> {
+export async function readLog<A>(
+  source: Source,
+  catalog: Catalog,
+  rows: LogRows<A>,
+  onProgress?: (bytes: number, lines: number) => void,
+): Promise<LogSummary> {
   const reader = new LogReader(source.name, catalog, rows);
   let lineNo = 0;
   let bytes = 0;
@@ -26,7 +31,8 @@ export async function readLog<A>(source: Source, catalog: Catalog, rows: LogRows
         start = end + 1;
       }
       // The last line, without a line end.
-      if (start < data.length) reader.line(++lineNo, data, start, data[data.length - 1] === 13 ? data.length - 1 : data.length);
+      if (start < data.length)
+        reader.line(++lineNo, data, start, data[data.length - 1] === 13 ? data.length - 1 : data.length);
     }
   } catch (e) {
     throw e instanceof NotTextError ? e.at(source.name, lineNo + 1) : e;

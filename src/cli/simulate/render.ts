@@ -17,7 +17,8 @@ function sourceText(s: StartingTier): string {
   switch (s.source) {
     case 'history': {
       const r = s.rating!;
-      const snapshot = s.snapshotAt === null ? 'the history' : `the snapshot of ${formatUtcDay(s.snapshotAt)} 00:00 UTC`;
+      const snapshot =
+        s.snapshotAt === null ? 'the history' : `the snapshot of ${formatUtcDay(s.snapshotAt)} 00:00 UTC`;
       return `history: ${snapshot} rates it ${ratioText(r.effective)} (${r.basis}); ${s.reason}`;
     }
     case 'vip':
@@ -33,7 +34,15 @@ function sourceText(s: StartingTier): string {
 function byLimitText(byLimit: Readonly<Record<string, LimitRefusals>>): string {
   const entries = Object.entries(byLimit).sort((a, b) => b[1].refused - a[1].refused);
   if (entries.length === 0) return '-';
-  return entries.map(([k, l]) => `${k} ${l.refused} (${Object.entries(l.reasons).sort((a, b) => b[1] - a[1]).map(([r, n]) => `${r}: ${n}`).join(', ')})`).join('; ');
+  return entries
+    .map(
+      ([k, l]) =>
+        `${k} ${l.refused} (${Object.entries(l.reasons)
+          .sort((a, b) => b[1] - a[1])
+          .map(([r, n]) => `${r}: ${n}`)
+          .join(', ')})`,
+    )
+    .join('; ');
 }
 
 /** The minutes shown in text: those with refusals, most first, at most this many. */
@@ -46,16 +55,28 @@ export function renderSimulation(r: SimulationReport, seconds: number): string {
   const accounts = r.accounts.map((a) => {
     const p = peakOf(a.account);
     return [
-      a.account, a.requests.toLocaleString('en-US'), a.refused.toLocaleString('en-US'), byLimitText(a.byLimit),
+      a.account,
+      a.requests.toLocaleString('en-US'),
+      a.refused.toLocaleString('en-US'),
+      byLimitText(a.byLimit),
       p === undefined ? '-' : `${p.most >= p.cap ? '>=' : ''}${p.most} in ${p.windowMs / 1000} s (limit ${p.n})`,
-      a.delayed.toLocaleString('en-US'), `${a.maxWaitMs.toFixed(1)} ms`,
+      a.delayed.toLocaleString('en-US'),
+      `${a.maxWaitMs.toFixed(1)} ms`,
     ];
   });
   const busy = r.minutes.filter((m) => m.refused > 0).sort((a, b) => b.refused - a.refused || a.minute - b.minute);
-  const minutes = busy.slice(0, MINUTES_SHOWN).sort((a, b) => a.minute - b.minute).map((m) => [
-    formatUtcInstant(m.minute).slice(0, 16), m.requests.toLocaleString('en-US'), m.refused.toLocaleString('en-US'),
-    Object.entries(m.byLimit).sort((a, b) => b[1] - a[1]).map(([k, n]) => `${k} ${n}`).join(', '),
-  ]);
+  const minutes = busy
+    .slice(0, MINUTES_SHOWN)
+    .sort((a, b) => a.minute - b.minute)
+    .map((m) => [
+      formatUtcInstant(m.minute).slice(0, 16),
+      m.requests.toLocaleString('en-US'),
+      m.refused.toLocaleString('en-US'),
+      Object.entries(m.byLimit)
+        .sort((a, b) => b[1] - a[1])
+        .map(([k, n]) => `${k} ${n}`)
+        .join(', '),
+    ]);
   const lines = [
     `${counted(r.lines, 'line')} (${counted(r.requests, 'request')}, ${counted(r.fills, 'fill')}) from ${when(r.from)} to ${when(r.to)}, read in ${seconds.toFixed(2)} s (${Math.round(r.lines / Math.max(seconds, 0.001)).toLocaleString('en-US')} lines/s)`,
     '',
@@ -63,11 +84,24 @@ export function renderSimulation(r: SimulationReport, seconds: number): string {
     table(['account', 'tier', 'limit', 'from (UTC)', 'source'], start),
     '',
     `As sent, the exchange would refuse ${counted(r.exchange.refused, 'request')} with 429${r.exchange.refused === 0 ? '.' : ':'}`,
-    ...Object.entries(r.exchange.byLimit).sort((a, b) => b[1] - a[1]).map(([k, n]) => `  ${n.toLocaleString('en-US').padStart(12)}  over ${k}`),
+    ...Object.entries(r.exchange.byLimit)
+      .sort((a, b) => b[1] - a[1])
+      .map(([k, n]) => `  ${n.toLocaleString('en-US').padStart(12)}  over ${k}`),
     ...r.exchange.examples.map((e) => `  e.g. line ${e.line} at ${when(e.at)}: account ${e.account} over ${e.limit}`),
     '',
     'By account (refused by limit, with the reason the limit was what it was; the window of futures.place furthest over its limit):',
-    table(['account', 'requests', 'refused', 'refused by limit (reason: count)', 'most in one window', 'delayed', 'longest wait'], accounts),
+    table(
+      [
+        'account',
+        'requests',
+        'refused',
+        'refused by limit (reason: count)',
+        'most in one window',
+        'delayed',
+        'longest wait',
+      ],
+      accounts,
+    ),
     '',
     busy.length === 0
       ? `By minute: no minute had a refusal (${counted(r.minutes.length, 'minute')} with requests; --json lists them all).`
@@ -76,7 +110,9 @@ export function renderSimulation(r: SimulationReport, seconds: number): string {
     '',
     `Through the scheduler: ${counted(r.scheduler.delayed, 'request')} delayed; delay p50 ${r.scheduler.p50Ms.toFixed(1)} ms, p99 ${r.scheduler.p99Ms.toFixed(1)} ms, max ${r.scheduler.maxMs.toFixed(1)} ms`,
     `  refused by the exchange at their scheduled instants: ${r.scheduler.refusedByExchange}${r.scheduler.tooHeavy > 0 ? `; ${r.scheduler.tooHeavy} too heavy for a limit, never sent` : ''}`,
-    ...(r.scheduler.queueFull > 0 ? [`  refused by the scheduler, its queue full: ${counted(r.scheduler.queueFull, 'request')}, never sent`] : []),
+    ...(r.scheduler.queueFull > 0
+      ? [`  refused by the scheduler, its queue full: ${counted(r.scheduler.queueFull, 'request')}, never sent`]
+      : []),
   ];
   return lines.join('\n');
 }
@@ -84,11 +120,24 @@ export function renderSimulation(r: SimulationReport, seconds: number): string {
 /** The report as JSON-ready data: instants as ISO text beside the log's epoch milliseconds, ratios to 8 decimals. */
 export function simulationJson(r: SimulationReport, seconds: number): unknown {
   return {
-    lines: r.lines, requests: r.requests, fills: r.fills, from: r.from, to: r.to, seconds,
+    lines: r.lines,
+    requests: r.requests,
+    fills: r.fills,
+    from: r.from,
+    to: r.to,
+    seconds,
     start: r.start.map((s) => ({
-      account: s.account, at: formatUtcInstant(s.at), tier: s.tier, limit: s.limit, source: s.source, reason: s.reason,
+      account: s.account,
+      at: formatUtcInstant(s.at),
+      tier: s.tier,
+      limit: s.limit,
+      source: s.source,
+      reason: s.reason,
       snapshotAt: s.snapshotAt === null ? null : formatUtcInstant(s.snapshotAt),
-      rating: s.rating === null ? null : { own: ratioJson(s.rating.own), effective: ratioJson(s.rating.effective), basis: s.rating.basis },
+      rating:
+        s.rating === null
+          ? null
+          : { own: ratioJson(s.rating.own), effective: ratioJson(s.rating.effective), basis: s.rating.basis },
     })),
     exchange: r.exchange,
     scheduler: r.scheduler,
@@ -134,10 +183,15 @@ export function simulationSvg(r: SimulationReport): string {
       const tx = f(x(tick.at));
       out.push(`<line x1="${tx}" y1="${base}" x2="${tx}" y2="${base + PANEL + 4}" stroke="#bbb" stroke-width="0.5"/>`);
       out.push(`<text x="${tx}" y="${base + PANEL + 15}" text-anchor="middle" fill="#555">${tick.label}</text>`);
-      if (tick.year !== null) out.push(`<text x="${tx}" y="${base + PANEL + 28}" text-anchor="middle" fill="#555" font-weight="bold">${tick.year}</text>`);
+      if (tick.year !== null)
+        out.push(
+          `<text x="${tx}" y="${base + PANEL + 28}" text-anchor="middle" fill="#555" font-weight="bold">${tick.year}</text>`,
+        );
     }
     for (const v of [0, 100, 200, 300, 400].filter((v) => v <= top)) {
-      out.push(`<line x1="${LEFT - 4}" y1="${f(y(v))}" x2="${LEFT}" y2="${f(y(v))}" stroke="#999"/><text x="${LEFT - 6}" y="${f(y(v) + 4)}" text-anchor="end" fill="#555">${v}</text>`);
+      out.push(
+        `<line x1="${LEFT - 4}" y1="${f(y(v))}" x2="${LEFT}" y2="${f(y(v))}" stroke="#999"/><text x="${LEFT - 6}" y="${f(y(v) + 4)}" text-anchor="end" fill="#555">${v}</text>`,
+      );
     }
     // Refusals per minute, scaled to the account's busiest minute.
     const bars = r.minutes.map((m) => ({ at: m.minute, n: m.byAccount[id] ?? 0 })).filter((m) => m.n > 0);
@@ -145,15 +199,20 @@ export function simulationSvg(r: SimulationReport): string {
     const barWidth = Math.max(3, x(from + 60_000) - x(from) - 0.5);
     for (const b of bars) {
       const h = (b.n / most) * PANEL;
-      out.push(`<rect x="${f(x(b.at))}" y="${f(base + PANEL - h)}" width="${f(barWidth)}" height="${f(h)}" fill="#c0392b" fill-opacity="0.6"><title>${escapeXml(`${formatUtcInstant(b.at).slice(0, 16)}: ${b.n} refused`)}</title></rect>`);
+      out.push(
+        `<rect x="${f(x(b.at))}" y="${f(base + PANEL - h)}" width="${f(barWidth)}" height="${f(h)}" fill="#c0392b" fill-opacity="0.6"><title>${escapeXml(`${formatUtcInstant(b.at).slice(0, 16)}: ${b.n} refused`)}</title></rect>`,
+      );
     }
-    out.push(`<text x="${LEFT + plotWidth + 4}" y="${base + 10}" fill="#c0392b">${bars.length === 0 ? 'none' : most}</text>`);
+    out.push(
+      `<text x="${LEFT + plotWidth + 4}" y="${base + 10}" fill="#c0392b">${bars.length === 0 ? 'none' : most}</text>`,
+    );
     out.push(`<text x="${LEFT + plotWidth + 4}" y="${base + PANEL}" fill="#c0392b">0</text>`);
     const changes = r.limits.filter((l) => l.account === id);
     const step = (pick: (l: (typeof changes)[number]) => number | null, colour: string): void => {
       const pts: string[] = [];
       const flush = (): void => {
-        if (pts.length > 1) out.push(`<polyline points="${pts.join(' ')}" fill="none" stroke="${colour}" stroke-width="2"/>`);
+        if (pts.length > 1)
+          out.push(`<polyline points="${pts.join(' ')}" fill="none" stroke="${colour}" stroke-width="2"/>`);
         pts.length = 0;
       };
       changes.forEach((c, k) => {
@@ -173,10 +232,18 @@ export function simulationSvg(r: SimulationReport): string {
       if (c.throttle === null && c.spotThrottle === null) return;
       const x0 = x(Math.max(c.at, from));
       const x1 = x(changes[k + 1]?.at ?? to);
-      const what = [c.throttle === null ? '' : `futures placement ${c.throttle} per 10 s (R9)`, c.spotThrottle === null ? '' : `spot placement ${c.spotThrottle} per 10 s (R14)`].filter((t) => t !== '').join(', ');
-      out.push(`<rect x="${f(x0)}" y="${base}" width="${f(Math.max(1, x1 - x0))}" height="${PANEL}" fill="#e67e22" fill-opacity="0.25"><title>${escapeXml(`from ${formatUtcInstant(c.at)}: ${what}`)}</title></rect>`);
+      const what = [
+        c.throttle === null ? '' : `futures placement ${c.throttle} per 10 s (R9)`,
+        c.spotThrottle === null ? '' : `spot placement ${c.spotThrottle} per 10 s (R14)`,
+      ]
+        .filter((t) => t !== '')
+        .join(', ');
+      out.push(
+        `<rect x="${f(x0)}" y="${base}" width="${f(Math.max(1, x1 - x0))}" height="${PANEL}" fill="#e67e22" fill-opacity="0.25"><title>${escapeXml(`from ${formatUtcInstant(c.at)}: ${what}`)}</title></rect>`,
+      );
       out.push(`<rect x="${f(x0)}" y="${base}" width="${f(Math.max(1, x1 - x0))}" height="4" fill="#e67e22"/>`);
-      if (x1 - x0 > 90) out.push(`<text x="${f(x0 + 4)}" y="${base + 16}" fill="#a04000">${escapeXml(`throttled: ${what}`)}</text>`);
+      if (x1 - x0 > 90)
+        out.push(`<text x="${f(x0 + 4)}" y="${base + 16}" fill="#a04000">${escapeXml(`throttled: ${what}`)}</text>`);
     });
     step((c) => c.limit, '#1f4e8c');
   });

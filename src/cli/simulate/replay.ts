@@ -1,6 +1,13 @@
 import type { Catalog, Classification } from '../../catalog/catalog.js';
 import type { FillRole } from '../../account/tracker.js';
-import { type Account, type CountedLimit, ExchangeCore, type Party, SPOT_THROTTLE_KEY, THROTTLE_KEY } from '../../exchange/core.js';
+import {
+  type Account,
+  type CountedLimit,
+  ExchangeCore,
+  type Party,
+  SPOT_THROTTLE_KEY,
+  THROTTLE_KEY,
+} from '../../exchange/core.js';
 import { SlidingCount } from '../../exchange/sliding-count.js';
 import { UNTHROTTLED } from '../../rules/abuse.js';
 import { HOUR_MS, utcHourStart } from '../../rules/calendar.js';
@@ -16,7 +23,15 @@ import { InputFileError } from '../input.js';
 import type { LogRows, LogSummary } from './log-reader.js';
 import { Histogram } from './histogram.js';
 import type { ReplayHistory } from './history.js';
-import { type AccountTally, type LimitChange, type MinuteTally, type StartSource, type StartingTier, type WindowPeak, countRefusal } from './tally.js';
+import {
+  type AccountTally,
+  type LimitChange,
+  type MinuteTally,
+  type StartSource,
+  type StartingTier,
+  type WindowPeak,
+  countRefusal,
+} from './tally.js';
 
 /** The log's accounts form one family. */
 const FAMILY = 'log';
@@ -36,7 +51,12 @@ export interface SimulationReport {
     readonly refused: number;
     readonly byLimit: Readonly<Record<string, number>>;
     /** The first refused requests: line, instant and limit. */
-    readonly examples: readonly { readonly line: number; readonly at: number; readonly account: string; readonly limit: string }[];
+    readonly examples: readonly {
+      readonly line: number;
+      readonly at: number;
+      readonly account: string;
+      readonly limit: string;
+    }[];
   };
   /**
    * The log sent through the scheduler (the library's, on a virtual clock): the delays it added,
@@ -202,7 +222,14 @@ export class Replay implements LogRows<AccountState> {
     this.clock.moveTo(at);
   }
 
-  fill(at: number, state: AccountState, market: 'futures' | 'spot', contract: string, role: FillRole, volume: string): void {
+  fill(
+    at: number,
+    state: AccountState,
+    market: 'futures' | 'spot',
+    contract: string,
+    role: FillRole,
+    volume: string,
+  ): void {
     this.core.recordFill(state.party, market, contract, role, volume, at);
   }
 
@@ -224,7 +251,9 @@ export class Replay implements LogRows<AccountState> {
     }
     let m = this.minute;
     if (m === null || at >= m.minute + MINUTE_MS) {
-      this.minutes.push((m = this.minute = { minute: at - (at % MINUTE_MS), requests: 0, refused: 0, byLimit: {}, byAccount: {} }));
+      this.minutes.push(
+        (m = this.minute = { minute: at - (at % MINUTE_MS), requests: 0, refused: 0, byLimit: {}, byAccount: {} }),
+      );
     }
     m.requests++;
     const tally = state.tally;
@@ -306,7 +335,11 @@ export class Replay implements LogRows<AccountState> {
     const route: Route = {
       sides,
       tally: state === this.publicState ? null : (state as AccountState).tally,
-      ...this.scheduler.route({ limits: sides.map((s) => s.scheduled), weight: c.weight, priority: c.action === 'cancel' ? CANCEL_PRIORITY : 0 }),
+      ...this.scheduler.route({
+        limits: sides.map((s) => s.scheduled),
+        weight: c.weight,
+        priority: c.action === 'cancel' ? CANCEL_PRIORITY : 0,
+      }),
       sent: (at) => this.sent(at, route),
     };
     if (state.byClass.size < 10_000) state.byClass.set(c, route);
@@ -324,8 +357,24 @@ export class Replay implements LogRows<AccountState> {
     const throttle = f.throttle?.limit ?? null;
     const spotThrottle = f.spotThrottle?.limit ?? null;
     const l = s.last;
-    if (l === null || l.limit !== f.limit || l.throttle !== throttle || l.spotThrottle !== spotThrottle || l.tier !== f.tier.tier) {
-      this.limits.push((s.last = { at, account: s.party.id, limit: f.limit, tier: f.tier.tier, reason: f.reason, throttle, spotThrottle }));
+    if (
+      l === null ||
+      l.limit !== f.limit ||
+      l.throttle !== throttle ||
+      l.spotThrottle !== spotThrottle ||
+      l.tier !== f.tier.tier
+    ) {
+      this.limits.push(
+        (s.last = {
+          at,
+          account: s.party.id,
+          limit: f.limit,
+          tier: f.tier.tier,
+          reason: f.reason,
+          throttle,
+          spotThrottle,
+        }),
+      );
     }
     if (f.limit !== s.place.scheduled.limit) s.place.scheduled.update({ limit: f.limit });
     const n = f.throttle?.limit ?? UNTHROTTLED;
@@ -340,7 +389,8 @@ export class Replay implements LogRows<AccountState> {
    */
   private finish(): void {
     for (let queued = this.scheduler.stats().queued; queued > 0; queued = this.scheduler.stats().queued) {
-      if (this.clock.pendingTimers === 0) throw new Error(`the replay's scheduler holds ${queued} requests and no timer`);
+      if (this.clock.pendingTimers === 0)
+        throw new Error(`the replay's scheduler holds ${queued} requests and no timer`);
       this.time(this.nextRefresh);
     }
   }
@@ -349,7 +399,16 @@ export class Replay implements LogRows<AccountState> {
     // Names key the scheduler's limits, each once: the party and the key as a pair, since either
     // may hold any text of the log (an account id, a spot pair).
     const cap = PEAK_CAP * most;
-    return { key, scheduled: this.scheduler.limit({ name: JSON.stringify([party, key]), limit, windowMs }), check: new SlidingCount(most), demand: new SlidingCount(cap), cap, peakOver: -Infinity, peakMost: 0, peakN: limit };
+    return {
+      key,
+      scheduled: this.scheduler.limit({ name: JSON.stringify([party, key]), limit, windowMs }),
+      check: new SlidingCount(most),
+      demand: new SlidingCount(cap),
+      cap,
+      peakOver: -Infinity,
+      peakMost: 0,
+      peakN: limit,
+    };
   }
 
   account(id: string, no: number): AccountState {
@@ -372,10 +431,27 @@ export class Replay implements LogRows<AccountState> {
       last: null,
       sides: new Map(),
       byClass: new Map(),
-      place: this.side(name, 'futures.place', this.family.tiers[0]!.limit, place.windowMs, this.family.tiers.at(-1)!.limit),
-      throttle: this.side(name, THROTTLE_KEY, UNTHROTTLED, Math.max(abuse.noFillLimit.windowMs, abuse.lowFillLimit.windowMs),
-        Math.max(abuse.noFillLimit.limit, abuse.lowFillLimit.limit)),
-      spotThrottle: this.side(name, SPOT_THROTTLE_KEY, UNTHROTTLED, this.core.spotFill.limit.windowMs, this.core.spotFill.limit.limit),
+      place: this.side(
+        name,
+        'futures.place',
+        this.family.tiers[0]!.limit,
+        place.windowMs,
+        this.family.tiers.at(-1)!.limit,
+      ),
+      throttle: this.side(
+        name,
+        THROTTLE_KEY,
+        UNTHROTTLED,
+        Math.max(abuse.noFillLimit.windowMs, abuse.lowFillLimit.windowMs),
+        Math.max(abuse.noFillLimit.limit, abuse.lowFillLimit.limit),
+      ),
+      spotThrottle: this.side(
+        name,
+        SPOT_THROTTLE_KEY,
+        UNTHROTTLED,
+        this.core.spotFill.limit.windowMs,
+        this.core.spotFill.limit.limit,
+      ),
     };
     this.accounts.set(id, state);
     // What is in force for it this hour; the others' limits are as they were.
@@ -389,10 +465,23 @@ export class Replay implements LogRows<AccountState> {
     const f = this.core.inForce(party, at);
     const family = this.core.familyInForce(party.family, at);
     const created = party.family.accounts.find((a) => a.id === party.id)?.createdAt;
-    const source: StartSource = !isTieredVip(f.vipLevel) ? 'vip'
-      : created !== undefined && f.reason === 'new-sub-account' ? 'new-sub-account'
-      : this.history !== null && f.rating !== null ? 'history' : 'assumed';
-    return { account: party.id, at, tier: f.tier.tier, limit: f.limit, source, snapshotAt: family.snapshotAt, rating: f.rating, reason: f.reason };
+    const source: StartSource = !isTieredVip(f.vipLevel)
+      ? 'vip'
+      : created !== undefined && f.reason === 'new-sub-account'
+        ? 'new-sub-account'
+        : this.history !== null && f.rating !== null
+          ? 'history'
+          : 'assumed';
+    return {
+      account: party.id,
+      at,
+      tier: f.tier.tier,
+      limit: f.limit,
+      source,
+      snapshotAt: family.snapshotAt,
+      rating: f.rating,
+      reason: f.reason,
+    };
   }
 
   report(log: LogSummary): SimulationReport {
@@ -418,11 +507,19 @@ export class Replay implements LogRows<AccountState> {
       start: this.start,
       accounts: [...this.accounts.values()].map((a) => a.tally),
       minutes: this.minutes,
-      peaks: [...this.accounts.values()].flatMap((a) => [a.place, ...a.sides.values()].filter((x) => x.peakMost > 0).map((x) => ({
-        account: a.party.id, limit: x.key, most: x.peakMost, cap: x.cap, windowMs: x.scheduled.windowMs, n: x.peakN,
-      }))),
+      peaks: [...this.accounts.values()].flatMap((a) =>
+        [a.place, ...a.sides.values()]
+          .filter((x) => x.peakMost > 0)
+          .map((x) => ({
+            account: a.party.id,
+            limit: x.key,
+            most: x.peakMost,
+            cap: x.cap,
+            windowMs: x.scheduled.windowMs,
+            n: x.peakN,
+          })),
+      ),
       limits: this.limits,
     };
   }
 }
-

@@ -32,7 +32,8 @@ export class RequestCache {
   lookup(iMethod: number, iPath: number, iContract: number, iOrders: number): Recent | undefined {
     const f = this.fields;
     const e = this.recent[f.slot(iMethod, iPath, iContract, iOrders)];
-    if (e === undefined || !f.is(iContract, e.contract) || !f.is(iMethod, e.method) || !f.is(iOrders, e.orders)) return undefined;
+    if (e === undefined || !f.is(iContract, e.contract) || !f.is(iMethod, e.method) || !f.is(iOrders, e.orders))
+      return undefined;
     return (e.id ? f.hasPrefixThenDigits(iPath, e.prefix) : f.is(iPath, e.prefix)) ? e : undefined;
   }
 
@@ -41,13 +42,24 @@ export class RequestCache {
    * every kind seen, and remembers it in the direct-mapped cache. `cols` are where method, path,
    * contract and orders are (at 2 to 5).
    */
-  classify(method: string, path: string, contract: string, ordersText: string, orders: number, cols: readonly number[]): Recent {
+  classify(
+    method: string,
+    path: string,
+    contract: string,
+    ordersText: string,
+    orders: number,
+    cols: readonly number[],
+  ): Recent {
     const bare = withoutId(path);
     const key = `${method} ${bare} ${orders} ${contract}`;
     let c = this.classified.get(key);
     if (c === undefined) {
       const body = Array.from({ length: orders }, () => ({ contract, currency_pair: contract }));
-      c = this.catalog.classify(method, path, orders > 1 || /batch/.test(path) ? body : contract === '' ? undefined : body[0]);
+      c = this.catalog.classify(
+        method,
+        path,
+        orders > 1 || /batch/.test(path) ? body : contract === '' ? undefined : body[0],
+      );
       if (this.classified.size < 100_000) this.classified.set(key, c);
     }
     const id = bare !== path;

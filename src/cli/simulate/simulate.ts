@@ -36,10 +36,22 @@ export interface SimulateOptions extends FamilyOptions {
  * and the log's own activity, refreshed at every whole hour (R3-R9, R14).
  */
 export async function simulate(source: Source, options: SimulateOptions = {}): Promise<SimulationReport> {
-  const family = readFamilyOptions(options, [...FAMILY_OPTION_FIELDS, 'vipLevel', 'maxQueue', 'onProgress', 'history', 'onRefusal'], 'the simulation options');
+  const family = readFamilyOptions(
+    options,
+    [...FAMILY_OPTION_FIELDS, 'vipLevel', 'maxQueue', 'onProgress', 'history', 'onRefusal'],
+    'the simulation options',
+  );
   const catalog = createCatalog();
   const vipLevel = options.vipLevel ?? options.history?.vipLevel ?? TIERED_VIP_LEVEL;
   // The scheduler checks `maxQueue`, as it does an engine's.
-  const run = new Replay(source.name, family, catalog, vipLevel, options.maxQueue, options.history ?? null, options.onRefusal ?? null);
+  const run = new Replay(
+    source.name,
+    family,
+    catalog,
+    vipLevel,
+    options.maxQueue,
+    options.history ?? null,
+    options.onRefusal ?? null,
+  );
   return run.report(await readLog(source, catalog, run, options.onProgress));
 }

@@ -98,7 +98,10 @@ export interface TimelineInput {
 export const TIMELINE_INPUT_FIELDS: readonly string[] = ['accounts', 'activity', 'vipLevel', 'vipChanges'];
 const DAILY_ACTIVITY_FIELDS: readonly string[] = ['account', 'day', 'contracts'];
 
-export interface ReadAccount { readonly id: string; readonly createdAt: number | undefined }
+export interface ReadAccount {
+  readonly id: string;
+  readonly createdAt: number | undefined;
+}
 
 /** The family's accounts by id, each checked (R7: one main account; R8: a sub-account's creation). */
 export function readAccounts(list: unknown): Map<string, ReadAccount> {
@@ -106,19 +109,27 @@ export function readAccounts(list: unknown): Map<string, ReadAccount> {
   const out = new Map<string, ReadAccount>();
   let main: string | undefined;
   for (const [i, a] of (list as TimelineAccount[]).entries()) {
-    if (typeof a !== 'object' || a === null) throw new InvalidInputError(`\`accounts[${i}]\``, a, 'an object { id, role?, createdAt? }');
+    if (typeof a !== 'object' || a === null)
+      throw new InvalidInputError(`\`accounts[${i}]\``, a, 'an object { id, role?, createdAt? }');
     checkFields(a, ['id', 'role', 'createdAt'], `\`accounts[${i}]\``);
     const id = parseId(a.id, `\`accounts[${i}].id\``);
     if (out.has(id)) throw new InvalidInputError(`\`accounts[${i}].id\``, id, 'an id listed once');
     const role = a.role ?? 'sub';
-    if (role !== 'main' && role !== 'sub') throw new InvalidInputError(`\`accounts[${i}].role\``, a.role, '"main" or "sub"');
+    if (role !== 'main' && role !== 'sub')
+      throw new InvalidInputError(`\`accounts[${i}].role\``, a.role, '"main" or "sub"');
     if (role === 'main') {
-      if (main !== undefined) throw new InvalidInputError(`\`accounts[${i}].role\``, role, `"sub" (${main} is the main account)`);
+      if (main !== undefined)
+        throw new InvalidInputError(`\`accounts[${i}].role\``, role, `"sub" (${main} is the main account)`);
       main = id;
     }
     let createdAt: number | undefined;
     if (a.createdAt !== undefined) {
-      if (role === 'main') throw new InvalidInputError(`\`accounts[${i}].createdAt\``, a.createdAt, 'absent for the main account (R8 is about sub-accounts)');
+      if (role === 'main')
+        throw new InvalidInputError(
+          `\`accounts[${i}].createdAt\``,
+          a.createdAt,
+          'absent for the main account (R8 is about sub-accounts)',
+        );
       createdAt = parseInstant(a.createdAt, `\`accounts[${i}].createdAt\``);
     }
     out.set(id, { id, createdAt });
@@ -130,14 +141,22 @@ export function readAccounts(list: unknown): Map<string, ReadAccount> {
 export function readVipChanges(list: unknown): VipChange[] {
   if (!Array.isArray(list)) throw new InvalidInputError('`vipChanges`', list, 'an array');
   const out = (list as VipChange[]).map((v, i) => {
-    if (typeof v !== 'object' || v === null) throw new InvalidInputError(`\`vipChanges[${i}]\``, v, 'an object { at, level }');
+    if (typeof v !== 'object' || v === null)
+      throw new InvalidInputError(`\`vipChanges[${i}]\``, v, 'an object { at, level }');
     checkFields(v, ['at', 'level'], `\`vipChanges[${i}]\``);
-    return { at: parseInstant(v.at, `\`vipChanges[${i}].at\``), level: parseVipLevel(v.level, `\`vipChanges[${i}].level\``) };
+    return {
+      at: parseInstant(v.at, `\`vipChanges[${i}].at\``),
+      level: parseVipLevel(v.level, `\`vipChanges[${i}].level\``),
+    };
   });
   out.sort((a, b) => a.at - b.at);
   for (let i = 1; i < out.length; i++) {
     if (out[i]!.at === out[i - 1]!.at) {
-      throw new InvalidInputError('`vipChanges[].at`', out[i]!.at, `one VIP change per instant (two at ${formatUtcInstant(out[i]!.at)})`);
+      throw new InvalidInputError(
+        '`vipChanges[].at`',
+        out[i]!.at,
+        `one VIP change per instant (two at ${formatUtcInstant(out[i]!.at)})`,
+      );
     }
   }
   return out;
@@ -157,7 +176,12 @@ export function checkHoursOnce(
   hours.forEach((h, i) => {
     const key = `${h.account}\u0000${h.hour}`;
     const first = seen.get(key);
-    if (first !== undefined) throw new InvalidInputError(where(i), written(i), `each hour of account ${h.account} once (first as ${where(first)})`);
+    if (first !== undefined)
+      throw new InvalidInputError(
+        where(i),
+        written(i),
+        `each hour of account ${h.account} once (first as ${where(first)})`,
+      );
     seen.set(key, i);
   });
 }
@@ -185,11 +209,16 @@ export function readActivity(
   const entries = list as DailyActivity[];
   for (let i = 0; i < entries.length; i++) {
     const entry = entries[i];
-    if (typeof entry !== 'object' || entry === null) throw new InvalidInputError(`\`activity[${i}]\``, entry, 'an object { account, day, contracts }');
+    if (typeof entry !== 'object' || entry === null)
+      throw new InvalidInputError(`\`activity[${i}]\``, entry, 'an object { account, day, contracts }');
     checkFields(entry, DAILY_ACTIVITY_FIELDS, () => `\`activity[${i}]\``);
     const account = accounts.get(entry.account);
     if (account === undefined) {
-      throw new InvalidInputError(`\`activity[${i}].account\``, entry.account, `an account listed in \`accounts\` (${[...accounts.keys()].join(', ')})`);
+      throw new InvalidInputError(
+        `\`activity[${i}].account\``,
+        entry.account,
+        `an account listed in \`accounts\` (${[...accounts.keys()].join(', ')})`,
+      );
     }
     const raw = entry.day;
     let day: number;
@@ -199,13 +228,24 @@ export function readActivity(
       if (typeof raw === 'string') dayTexts.set(raw, day);
     }
     if (account.createdAt !== undefined && day < utcDayStart(account.createdAt)) {
-      throw new InvalidInputError(`\`activity[${i}].day\``, entry.day, `a day on or after ${account.id} was created (${formatUtcInstant(account.createdAt)})`);
+      throw new InvalidInputError(
+        `\`activity[${i}].day\``,
+        entry.day,
+        `a day on or after ${account.id} was created (${formatUtcInstant(account.createdAt)})`,
+      );
     }
     const own = byAccount[index.get(account.id)!]!;
     if (own.has(day)) {
-      throw new InvalidInputError(`\`activity[${i}]\``, `${account.id} on ${String(entry.day)}`, 'one entry per account and day (this one repeats)');
+      throw new InvalidInputError(
+        `\`activity[${i}]\``,
+        `${account.id} on ${String(entry.day)}`,
+        'one entry per account and day (this one repeats)',
+      );
     }
-    own.set(day, totalsOf(entry.contracts, config.ratio, () => ` in \`activity[${i}]\` (${account.id}, ${String(entry.day)})`));
+    own.set(
+      day,
+      totalsOf(entry.contracts, config.ratio, () => ` in \`activity[${i}]\` (${account.id}, ${String(entry.day)})`),
+    );
     if (first === undefined || day < first) first = day;
     if (last === undefined || day > last) last = day;
   }

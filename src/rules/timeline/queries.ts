@@ -73,8 +73,13 @@ export interface Timeline {
  * binary search over its changes, and the VIP level, over the VIP changes.
  */
 export function timelineQueries(
-  start: number, accounts: ReadonlyMap<string, ReadAccount>, ids: readonly string[], replayed: Replayed,
-  snapshots: readonly SnapshotRecord[], initialVip: number, tier1: Tier,
+  start: number,
+  accounts: ReadonlyMap<string, ReadAccount>,
+  ids: readonly string[],
+  replayed: Replayed,
+  snapshots: readonly SnapshotRecord[],
+  initialVip: number,
+  tier1: Tier,
 ): Timeline {
   const index = new Map(ids.map((id, i) => [id, i]));
   const { changes, perAccount, vipAt, vipLevels } = replayed;
@@ -95,11 +100,16 @@ export function timelineQueries(
     limitAt(account: string, at: InstantInput): TierState {
       const instant = parseInstant(at, '`at`');
       const k = index.get(account);
-      if (k === undefined) throw new InvalidInputError('`account`', account, `an account of the timeline (${ids.join(', ')})`);
+      if (k === undefined)
+        throw new InvalidInputError('`account`', account, `an account of the timeline (${ids.join(', ')})`);
       const list = perAccount[k]!;
       const created = accounts.get(account)!.createdAt;
       if (created !== undefined && instant < created) {
-        throw new InvalidInputError('`at`', instant, `an instant at or after ${account} was created (${formatUtcInstant(created)})`);
+        throw new InvalidInputError(
+          '`at`',
+          instant,
+          `an instant at or after ${account} was created (${formatUtcInstant(created)})`,
+        );
       }
       const c = lastAtOrBefore(perAccountAt[k]!, instant);
       const since = c < 0 ? null : list[c]!;

@@ -67,8 +67,20 @@ export interface TierChange {
 }
 
 // Events at one instant are applied in this order, then each account's change is recorded once.
-const enum Kind { Create = 0, Vip = 1, Snapshot = 2, Raise = 3, RulesBegin = 4 }
-interface Event { readonly at: number; readonly kind: Kind; readonly account?: string; readonly level?: number; readonly day?: number }
+const enum Kind {
+  Create = 0,
+  Vip = 1,
+  Snapshot = 2,
+  Raise = 3,
+  RulesBegin = 4,
+}
+interface Event {
+  readonly at: number;
+  readonly kind: Kind;
+  readonly account?: string;
+  readonly level?: number;
+  readonly day?: number;
+}
 
 interface AccountState {
   created: boolean;
@@ -98,8 +110,12 @@ export interface Replayed {
  * instant, each account's tier in force is decided once and a change recorded where it moves.
  */
 export function replay(
-  ids: readonly string[], createdAt: readonly (number | undefined)[], initialVip: number, vipChanges: readonly VipChange[],
-  snapshots: readonly SnapshotRecord[], config: FamilyConfig,
+  ids: readonly string[],
+  createdAt: readonly (number | undefined)[],
+  initialVip: number,
+  vipChanges: readonly VipChange[],
+  snapshots: readonly SnapshotRecord[],
+  config: FamilyConfig,
 ): Replayed {
   const index = new Map(ids.map((id, i) => [id, i]));
   const events: Event[] = [];
@@ -136,14 +152,17 @@ export function replay(
   const reasons: (ChangeReason | undefined)[] = ids.map(() => undefined);
   const all = (reason: ChangeReason) => reasons.fill(reason);
   // Each account a snapshot rated: its index, its state, the tier the snapshot gave it and its place in the snapshot.
-  const eachRated = (snap: SnapshotRecord, visit: (k: number, s: AccountState, tier: Tier, j: number) => void): void => {
+  const eachRated = (
+    snap: SnapshotRecord,
+    visit: (k: number, s: AccountState, tier: Tier, j: number) => void,
+  ): void => {
     for (let j = 0; j < snap.ids.length; j++) {
       const k = index.get(snap.ids[j]!)!;
       visit(k, state[k]!, snap.tiers[j]!, j);
     }
   };
 
-  for (let i = 0; i < events.length;) {
+  for (let i = 0; i < events.length; ) {
     const at = events[i]!.at;
     for (let k = 0; k < ids.length; k++) before[k] = state[k]!.created ? state[k]!.inForce : null;
     reasons.fill(undefined);

@@ -36,7 +36,10 @@ export interface DailyRating {
  * it exists (R8). `ids` are sorted; `createdAt[k]` is the creation of `ids[k]` (undefined: always).
  */
 export function takeSnapshots(
-  ids: readonly string[], createdAt: readonly (number | undefined)[], days: ReadActivity, config: FamilyConfig,
+  ids: readonly string[],
+  createdAt: readonly (number | undefined)[],
+  days: ReadActivity,
+  config: FamilyConfig,
 ): SnapshotRecord[] {
   const allAccounts = ids.map((_, k) => k);
   const snapshots: SnapshotRecord[] = [];
@@ -127,7 +130,14 @@ export class SnapshotRecord implements DailyRating {
   /** The rating of the account at `i`, made once. */
   ratingAt(i: number): AccountRating {
     const f = this.familyRating();
-    return (this.memo[i] ??= rateAccount(this.ids[i]!, this.windowTotals()[i]!, f.totals, f.aggregated, f.tier, this.config));
+    return (this.memo[i] ??= rateAccount(
+      this.ids[i]!,
+      this.windowTotals()[i]!,
+      f.totals,
+      f.aggregated,
+      f.tier,
+      this.config,
+    ));
   }
   private familyRating() {
     if (this.family === undefined) {

@@ -5,7 +5,9 @@ import { CSV_FAULT_MESSAGES } from '../../../src/cli/csv/rules.js';
 import { csvRecords } from '../../../src/cli/csv/read-csv.js';
 import { InputFileError } from '../../../src/cli/input.js';
 
-export type Read = { readonly records: { readonly line: number; readonly cells: readonly string[] }[] } | { readonly fault: { readonly line: number; readonly message: string } };
+export type Read =
+  | { readonly records: { readonly line: number; readonly cells: readonly string[] }[] }
+  | { readonly fault: { readonly line: number; readonly message: string } };
 
 /** The text through csv-parse, as the plan reader reads it. */
 export function parsed(text: string): Read {

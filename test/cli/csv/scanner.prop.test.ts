@@ -11,7 +11,15 @@ const quoted = fc.stringMatching(/^([a-z0-9 ,#\t-]|"")*$/).map((s) => `"${s}"`);
 const broken = fc.constantFrom('x"y', '"x"y', '"x', '"a\nb"', '"a\r\nb"', ' "x" z');
 
 const field = (bad: boolean) =>
-  fc.tuple(pad, bad ? fc.oneof({ weight: 8, arbitrary: plain }, { weight: 4, arbitrary: quoted }, { weight: 1, arbitrary: broken }) : fc.oneof(plain, quoted), pad).map((p) => p.join(''));
+  fc
+    .tuple(
+      pad,
+      bad
+        ? fc.oneof({ weight: 8, arbitrary: plain }, { weight: 4, arbitrary: quoted }, { weight: 1, arbitrary: broken })
+        : fc.oneof(plain, quoted),
+      pad,
+    )
+    .map((p) => p.join(''));
 const line = (bad: boolean) =>
   fc.oneof(
     { weight: 6, arbitrary: fc.array(field(bad), { minLength: 1, maxLength: 5 }).map((fs) => fs.join(',')) },
@@ -19,7 +27,9 @@ const line = (bad: boolean) =>
     { weight: 1, arbitrary: pad },
   );
 const text = (bad: boolean) =>
-  fc.tuple(fc.array(line(bad), { maxLength: 8 }), fc.constantFrom('\n', '\r\n'), fc.boolean()).map(([ls, eol, last]) => ls.join(eol) + (last ? eol : ''));
+  fc
+    .tuple(fc.array(line(bad), { maxLength: 8 }), fc.constantFrom('\n', '\r\n'), fc.boolean())
+    .map(([ls, eol, last]) => ls.join(eol) + (last ? eol : ''));
 
 describe('the byte scanner and csv-parse', () => {
   test.prop([text(false)])('read the same fields on the same lines from valid CSV', (t) => {

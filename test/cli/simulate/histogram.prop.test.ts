@@ -17,19 +17,19 @@ describe('Histogram', () => {
     expect(h.total).toBe(4);
   });
 
-  test.prop([fc.array(fc.oneof(fc.constant(0), fc.double({ min: 0, max: 1e6, noNaN: true })), { minLength: 1, maxLength: 200 }), fc.constantFrom(0.5, 0.9, 0.99, 1)])(
-    'reads a quantile at most 1% above the exact one, never below it nor above the max',
-    (values, q) => {
-      const h = new Histogram();
-      for (const v of values) h.add(v);
-      const want = exact(values, q);
-      const got = h.quantile(q);
-      if (want <= 0.001) expect(got).toBe(0);
-      else {
-        expect(got).toBeGreaterThanOrEqual(want * (1 - 1e-9));
-        expect(got).toBeLessThanOrEqual(want * 1.01 * (1 + 1e-9));
-      }
-      expect(got).toBeLessThanOrEqual(Math.max(...values));
-    },
-  );
+  test.prop([
+    fc.array(fc.oneof(fc.constant(0), fc.double({ min: 0, max: 1e6, noNaN: true })), { minLength: 1, maxLength: 200 }),
+    fc.constantFrom(0.5, 0.9, 0.99, 1),
+  ])('reads a quantile at most 1% above the exact one, never below it nor above the max', (values, q) => {
+    const h = new Histogram();
+    for (const v of values) h.add(v);
+    const want = exact(values, q);
+    const got = h.quantile(q);
+    if (want <= 0.001) expect(got).toBe(0);
+    else {
+      expect(got).toBeGreaterThanOrEqual(want * (1 - 1e-9));
+      expect(got).toBeLessThanOrEqual(want * 1.01 * (1 + 1e-9));
+    }
+    expect(got).toBeLessThanOrEqual(Math.max(...values));
+  });
 });

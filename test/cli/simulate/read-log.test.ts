@@ -8,13 +8,21 @@ async function rowsOf(text: string, size = 7): Promise<string[]> {
   const bytes = Buffer.from(text);
   const seen: string[] = [];
   await readLog(
-    { name: 'log.csv', size: null, chunks: (async function* () { for (let i = 0; i < bytes.length; i += size) yield bytes.subarray(i, i + size); })() },
+    {
+      name: 'log.csv',
+      size: null,
+      chunks: (async function* () {
+        for (let i = 0; i < bytes.length; i += size) yield bytes.subarray(i, i + size);
+      })(),
+    },
     createCatalog(),
     {
       time: () => {},
       account: (id) => id,
-      request: (at, account, c: Classification, contract, line) => seen.push(`${line} ${at} ${account} ${c.market} ${contract}`),
-      fill: (at, account, market, contract, role, volume, line) => seen.push(`${line} ${at} ${account} ${market} fill ${contract} ${role} ${volume}`),
+      request: (at, account, c: Classification, contract, line) =>
+        seen.push(`${line} ${at} ${account} ${c.market} ${contract}`),
+      fill: (at, account, market, contract, role, volume, line) =>
+        seen.push(`${line} ${at} ${account} ${market} fill ${contract} ${role} ${volume}`),
     },
   );
   return seen;
@@ -31,12 +39,14 @@ describe('readLog', () => {
   });
 
   it('refuses a quoted field that runs onto the next line, naming the line it opens on', async () => {
-    await expect(rowsOf(`at,account,method,path,contract\n${T},main,POST,/api/v4/spot/orders,"ETH\n_USDT"\n`)).rejects.toThrow(
-      'log.csv:2: a quote is not closed on its line',
-    );
+    await expect(
+      rowsOf(`at,account,method,path,contract\n${T},main,POST,/api/v4/spot/orders,"ETH\n_USDT"\n`),
+    ).rejects.toThrow('log.csv:2: a quote is not closed on its line');
   });
 
   it('refuses a stray quote with its line', async () => {
-    await expect(rowsOf(`at,account,method,path,contract\n\n${T},ma"in,POST,/api/v4/spot/orders,ETH_USDT\n`)).rejects.toThrow('log.csv:3: a quote out of place');
+    await expect(
+      rowsOf(`at,account,method,path,contract\n\n${T},ma"in,POST,/api/v4/spot/orders,ETH_USDT\n`),
+    ).rejects.toThrow('log.csv:3: a quote out of place');
   });
 });
