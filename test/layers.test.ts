@@ -83,7 +83,7 @@ describe('the layers of src/', () => {
   });
 
   // The files over 700 lines as formatted, yet to be split; the test fails once one is, to take it out.
-  const LONG = ['account/limiter.ts', 'exchange/model.ts', 'exchange/trading.ts'];
+  const LONG = ['exchange/model.ts', 'exchange/trading.ts'];
 
   it('keep every file under 700 lines, as the formatter lays them out', () => {
     const long = [...formattedLines(all)]

@@ -1,5 +1,8 @@
 import { ArrivalDelay } from '../schedule/arrival-delay.js';
+import type { Clock } from '../schedule/clock.js';
+import { readGatewayTimes } from '../schedule/gateway-time.js';
 import type { StoreLimit } from '../schedule/scheduler.js';
+import type { LimiterClockSample } from './limiter-options.js';
 
 /** One answered request, as `arrived` counts it at the exchange (R13). */
 interface Arrival extends AnsweredRequest {
@@ -38,6 +41,26 @@ export class Arrivals {
   /** The longest way there among the recent answers (plus the clocks' offset), or -Infinity before any. */
   get slowest(): number {
     return this.arrivalDelay.max;
+  }
+
+  /**
+   * Counts the answer to a request that drew on `limits`: its send and receive instants from
+   * `sample` (wall clock, or monotonic when given), its way there from the gateway's receive time.
+   */
+  answered(limits: readonly StoreLimit[], weight: number, sample: LimiterClockSample, clock: Clock): void {
+    const times = 'headers' in sample ? readGatewayTimes(sample.headers)! : sample;
+    const now = clock.now();
+    const wall = clock.wall();
+    this.add(
+      {
+        limits,
+        weight,
+        sentMono: sample.sentMono ?? now - (wall - sample.sentAt),
+        receivedMono: sample.receivedMono ?? now - (wall - sample.receivedAt),
+        delay: times.inTime / 1000 - sample.sentAt,
+      },
+      now,
+    );
   }
 
   /** Counts an answered request, at `now` on the monotonic clock. */

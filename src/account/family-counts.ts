@@ -1,4 +1,5 @@
 import type { AbuseConfig } from '../rules/abuse.js';
+import { normalizeContract } from '../rules/contracts.js';
 import type { FamilyConfig } from '../rules/family.js';
 import { type SpotFillConfig, UNNAMED_PAIR } from '../rules/spot-fill.js';
 import type { Timeline, TimelineAccount } from '../rules/timeline.js';
@@ -7,7 +8,7 @@ import { type ReadHistory, addHistory } from './history.js';
 import type { LimitsState } from './in-force.js';
 import { copyAccount } from './persistence.js';
 import type { CountedMarket, SharedCounts } from './shared-counts.js';
-import { type CountedAction, Tracker } from './tracker.js';
+import { type CountedAction, type FillRole, Tracker } from './tracker.js';
 import { withUnread } from './unread.js';
 
 /** What the family's counts are read with. */
@@ -107,6 +108,24 @@ export class FamilyCounts implements FamilyState {
     const at = Math.max(now, tracker.lastInstant);
     tracker.recordRequest(account, contract, action, at, orders);
     this.shared?.request(market, account, contract, action, orders, at);
+  }
+
+  /**
+   * Counts a fill (R1, R9; R14 for `spot`) at `at`, or without it at `now` but never before what is
+   * counted already (the wall clock may step back); in the shared counts too. The tracker checks
+   * the contract, role and volume before anything is counted.
+   */
+  fill(
+    market: CountedMarket,
+    account: string,
+    fill: { readonly contract: string; readonly role: FillRole; readonly volume: string | number },
+    at: number | undefined,
+    now: number,
+  ): void {
+    const tracker = market === 'spot' ? this.spotTracker : this.tracker;
+    const instant = at ?? Math.max(now, tracker.lastInstant);
+    tracker.recordFill(account, fill.contract, fill.role, fill.volume, instant);
+    this.shared?.fill(market, account, normalizeContract(fill.contract), fill.role, fill.volume, instant);
   }
 
   /**

@@ -1,27 +1,23 @@
 import { InvalidInputError } from '../errors.js';
-import { type Catalog, type Classification, readClassification } from '../catalog/catalog.js';
+import type { Catalog, Classification } from '../catalog/catalog.js';
 import type { WebSocketBudget } from '../catalog/channels.js';
-import type { AbuseConfig } from '../rules/abuse.js';
 import { formatUtcInstant } from '../rules/calendar.js';
-import type { FamilyConfig } from '../rules/family.js';
-import { type InstantInput, checkFields, parseId, parseInstant } from '../internal/parse.js';
-import { type SpotFillConfig, UNNAMED_PAIR } from '../rules/spot-fill.js';
-import { normalizeContract } from '../rules/contracts.js';
+import { type InstantInput, parseId, parseInstant } from '../internal/parse.js';
 import type { ClockEstimate } from '../rules/exchange-clock.js';
-import { type ReportPolicy, type TierReconciliation, readRateLimitReport, reportFor } from '../rules/report.js';
+import { type TierReconciliation, readRateLimitReport, reportFor } from '../rules/report.js';
 import { parseVipLevel } from '../rules/vip.js';
 import type { Clock } from '../schedule/clock.js';
 import { type RateLimitFeedback, readFeedback } from '../schedule/feedback.js';
-import { readGatewayTimes } from '../schedule/gateway-time.js';
 import { type StoreLimit, Scheduler } from '../schedule/scheduler.js';
 import { Listeners } from '../schedule/listeners.js';
-import type { CountedMarket, SharedTotals } from './shared-counts.js';
 import { type CountedAction, type FillRole, Tracker } from './tracker.js';
+import { type CountedAs, checkRequestOptions, classifySent, countedAs } from './requests.js';
 import type { AccountStatus, LimiterEvent } from './limiter-events.js';
 import {
   type AccountLimiterOptions,
   CANCEL_PRIORITY,
   type LimiterClockSample,
+  type LimiterConfig,
   type RequestOptions,
   type SentRequest,
   type SentWebSocketRequest,
@@ -35,7 +31,7 @@ import { ExchangeTime, type SampleOutcome } from './exchange-time.js';
 import { BoundaryTimer } from './boundary-timer.js';
 import { LimitsRefresh } from './refresh.js';
 import { type AccountLimits, RequestLimits } from './request-limits.js';
-import { ExchangeReports, sourceOf } from './reports.js';
+import { ExchangeReports, pollReports, sourceOf } from './reports.js';
 import { type LimiterHistory, readHistory } from './history.js';
 import {
   type AbuseHeadroom,
@@ -48,7 +44,7 @@ import {
   whatIf,
 } from './queries.js';
 import { type LimiterSnapshot, readSnapshot, saveEvery, snapshotOf } from './persistence.js';
-import { type Repeating, every } from './timers.js';
+import type { Repeating } from './timers.js';
 
 export type { AccountStatus, LimiterEvent } from './limiter-events.js';
 export type {
@@ -85,14 +81,10 @@ export class AccountLimiter {
   readonly scheduler: Scheduler<StoreLimit>;
   readonly catalog: Catalog;
   private readonly clock: Clock;
+  /** The options, read and checked. */
+  private readonly config: LimiterConfig;
   /** The answered requests, counted where they reached the exchange (R13). */
   private readonly arrivals = new Arrivals();
-  private readonly family: FamilyConfig;
-  private readonly abuse: AbuseConfig;
-  private readonly spotFill: SpotFillConfig;
-  private readonly live: boolean;
-  private readonly unknownContract: string;
-  private readonly reportPolicy: ReportPolicy;
   /** What a WebSocket order draws on (R16), as resolved from the options. */
   readonly websocketBudget: WebSocketBudget;
   /** The clock the rules are read on (R15). */
@@ -124,20 +116,15 @@ export class AccountLimiter {
     // Every option is read before anything is made: a refused one leaves no timer behind.
     const config = resolveLimiterOptions(options);
     const { persist, reconcile } = config;
+    this.config = config;
     this.clock = config.clock;
-    this.family = config.family;
-    this.abuse = config.abuse;
-    this.spotFill = config.spotFill;
     this.catalog = config.catalog;
-    this.live = config.live;
-    this.unknownContract = config.unknownContract;
-    this.reportPolicy = config.reportPolicy;
     this.websocketBudget = config.websocketBudget;
     this.time = new ExchangeTime(this.clock, config.estimateClock, this.arrivals);
     // The timeline validates the family (ids, roles, creation instants) once here.
     const timeline = timelineOf(
       { accounts: options.accounts, vipLevel: config.vipLevel, vipChanges: [], tracker: new Tracker() },
-      this.family,
+      config.family,
     );
     const store = options.store;
     this.scheduler = new Scheduler({
@@ -148,32 +135,15 @@ export class AccountLimiter {
     this.counts = new FamilyCounts(
       options.accounts,
       config.vipLevel,
-      {
-        family: this.family,
-        abuse: this.abuse,
-        spotFill: this.spotFill,
-        unknownContract: this.unknownContract,
-      },
+      config,
       typeof store?.counts === 'function' ? store.counts() : null,
     );
-    this.requestLimits = new RequestLimits(
-      this.scheduler,
-      {
-        marginMs: config.marginMs,
-        pacing: config.pacing,
-        catalog: this.catalog,
-        family: this.family,
-        abuse: this.abuse,
-        spotFill: this.spotFill,
-        warnAt: config.warnAt,
-      },
-      (event) => this.emit(event),
-    );
+    this.requestLimits = new RequestLimits(this.scheduler, config, (event) => this.emit(event));
     this.reports = new ExchangeReports(
       this.requestLimits,
       {
-        policy: this.reportPolicy,
-        tiers: this.family.tiers,
+        policy: config.reportPolicy,
+        tiers: config.family.tiers,
         now: () => this.wallNow(),
         snapshotAt: (now) => latestChange(this.counts, now),
       },
@@ -186,7 +156,7 @@ export class AccountLimiter {
       requestLimits: this.requestLimits,
       reports: this.reports,
       boundaries: this.boundaries,
-      live: this.live,
+      live: this.config.live,
       now: () => this.wallNow(),
       closed: () => this.closed,
       onError: (error) => this.report('refresh', error),
@@ -199,41 +169,22 @@ export class AccountLimiter {
         () => this.snapshot(),
         (error) => this.report('persist', error),
       );
-    if (reconcile !== undefined) {
-      const { fetch } = reconcile;
-      this.polling = every(this.clock, reconcile.everyMs, () => {
-        for (const a of this.counts.accounts) {
-          void Promise.resolve()
-            .then(() => fetch(a.id))
-            .then((answer) => {
-              if (!this.closed) this.reportRateLimit(a.id, answer);
-            })
-            .catch((error: unknown) => this.report('reconcile', error));
-        }
-      });
-    }
+    if (reconcile !== undefined)
+      this.polling = pollReports(
+        this.clock,
+        reconcile,
+        () => this.counts.accounts.map((a) => a.id),
+        (account, answer) => {
+          if (!this.closed) this.reportRateLimit(account, answer);
+        },
+        (error) => this.report('reconcile', error),
+      );
     this.refresher.read(timeline);
     this.counts.shared?.start(
       () => this.counts.accounts.map((a) => a.id),
       () => this.wallNow(),
-      (totals) => this.sharedTotals(totals),
+      (totals) => this.refresher.shared(totals),
     );
-  }
-
-  /** New totals of every process: the counts are theirs; limits follow at once the first time. */
-  private sharedTotals(totals: SharedTotals): void {
-    if (this.closed) return;
-    this.counts.tracker = totals.futures;
-    this.counts.spotTracker = totals.spot;
-    if (totals.history) {
-      this.refresh();
-      return;
-    }
-    const now = this.wallNow();
-    for (const [account, l] of this.limits) {
-      l.warnings.recheck(this.counts.tracker, this.counts.spotTracker, now);
-      if (this.live) this.refresher.evaluateLive(account);
-    }
   }
 
   /**
@@ -252,13 +203,7 @@ export class AccountLimiter {
     options: RequestOptions = {},
   ): Promise<Awaited<T>> {
     const limits = this.limitsOf(account);
-    if (typeof options !== 'object' || options === null)
-      throw new InvalidInputError(
-        'the request options',
-        options,
-        'an object { body, contract, signal, deadline, priority }',
-      );
-    checkFields(options, ['body', 'contract', 'signal', 'deadline', 'priority'], 'the request options');
+    checkRequestOptions(options, ['body', 'contract', 'signal', 'deadline', 'priority']);
     return this.send(account, limits, this.catalog.classify(method, path, options.body), fn, options);
   }
 
@@ -291,13 +236,7 @@ export class AccountLimiter {
     options: WebSocketRequestOptions = {},
   ): Promise<Awaited<T>> {
     const limits = this.limitsOf(account);
-    if (typeof options !== 'object' || options === null)
-      throw new InvalidInputError(
-        'the request options',
-        options,
-        'an object { params, contract, settle, signal, deadline, priority }',
-      );
-    checkFields(options, ['params', 'contract', 'settle', 'signal', 'deadline', 'priority'], 'the request options');
+    checkRequestOptions(options, ['params', 'contract', 'settle', 'signal', 'deadline', 'priority']);
     const c = this.catalog.classifyChannel(channel, options.params, {
       budget: this.websocketBudget,
       ...(options.settle === undefined ? {} : { settle: options.settle }),
@@ -313,26 +252,12 @@ export class AccountLimiter {
     fn: () => T | PromiseLike<T>,
     options: Omit<RequestOptions, 'body'>,
   ): Promise<Awaited<T>> {
-    const named = options.contract === undefined ? undefined : normalizeContract(options.contract, '`contract`');
-    const counted = c.market === 'futures' && c.action !== 'other';
-    // Spot order requests count for the spot low-fill throttle (R14) under their pair.
-    const spot = c.market === 'spot' && c.action !== 'other';
-    // The contract it counts under, read now: one refused when the request starts would take a
-    // permit for a request that never runs.
-    const contract = spot
-      ? spotPairOf(named ?? c.instrument)
-      : !counted
-        ? undefined
-        : (named ??
-          (c.instrument === undefined
-            ? this.unknownContract
-            : normalizeContract(c.instrument, 'the `contract` of the body')));
-    const market = counted ? 'futures' : spot ? 'spot' : null;
+    const counted = countedAs(c, options.contract, this.config.unknownContract);
     const task =
-      market === null
+      counted === null
         ? fn
         : () => {
-            this.count(market, account, contract!, c);
+            this.count(counted, account, c);
             return fn();
           };
     this.reports.tellAssumed(account, limits, c);
@@ -373,17 +298,7 @@ export class AccountLimiter {
   ): void {
     const l = this.limitsOf(account);
     const c = this.classificationOf(request);
-    let f = readFeedback(feedback);
-    const stated = f.limit === undefined ? undefined : this.reports.statedTier(l, c, f.limit);
-    if (stated !== undefined) {
-      this.reports.adoptStated(account, l, stated);
-      // Taken by the policy: the tier limit is not lowered again below. Under `report` it is, as
-      // any limit an answer states lower (R12).
-      if (this.reportPolicy !== 'report') {
-        const { limit: _, ...rest } = f;
-        f = rest;
-      }
-    }
+    const f = this.reports.answer(account, l, c, readFeedback(feedback));
     const limits = this.requestLimits.for(account, l, c);
     const named = f.limit === undefined ? [] : limits.filter((x) => x.limit === f.limit);
     for (const limit of named.length > 0 ? named : limits.slice(0, 1)) this.scheduler.feedback(limit, f);
@@ -409,12 +324,9 @@ export class AccountLimiter {
     const market = fill.market ?? 'futures';
     if (market !== 'futures' && market !== 'spot')
       throw new InvalidInputError('`market`', fill.market, '"futures" or "spot"');
-    const tracker = market === 'spot' ? this.counts.spotTracker : this.counts.tracker;
-    // Without `at`, now; never before what is counted already (the wall clock may step back).
-    const at = fill.at === undefined ? Math.max(this.wallNow(), tracker.lastInstant) : parseInstant(fill.at, '`at`');
-    tracker.recordFill(account, fill.contract, fill.role, fill.volume, at);
-    this.counts.shared?.fill(market, account, normalizeContract(fill.contract), fill.role, fill.volume, at);
-    if (market === 'futures' && this.live) this.refresher.evaluateLive(account);
+    const at = fill.at === undefined ? undefined : parseInstant(fill.at, '`at`');
+    this.counts.fill(market, account, fill, at, this.wallNow());
+    if (market === 'futures' && this.config.live) this.refresher.evaluateLive(account);
   }
 
   /** Reports a change of the family's VIP level (R6), at once or at `at`. */
@@ -568,19 +480,7 @@ export class AccountLimiter {
     const c = this.classificationOf(request);
     const outcome = this.clockSample(sample);
     if (!outcome.accepted) return outcome;
-    const times = 'headers' in sample ? readGatewayTimes(sample.headers)! : sample;
-    const now = this.clock.now();
-    const wall = this.clock.wall();
-    this.arrivals.add(
-      {
-        limits: this.requestLimits.for(account, l, c),
-        weight: c.weight,
-        sentMono: sample.sentMono ?? now - (wall - sample.sentAt),
-        receivedMono: sample.receivedMono ?? now - (wall - sample.receivedAt),
-        delay: times.inTime / 1000 - sample.sentAt,
-      },
-      now,
-    );
+    this.arrivals.answered(this.requestLimits.for(account, l, c), c.weight, sample, this.clock);
     return outcome;
   }
 
@@ -606,7 +506,7 @@ export class AccountLimiter {
    */
   limitAtNext0800(account: string): TierAtNext0800 {
     this.limitsOf(account);
-    return tierAtNext0800(this.counts, this.family, account, this.wallNow());
+    return tierAtNext0800(this.counts, this.config.family, account, this.wallNow());
   }
 
   /**
@@ -622,7 +522,7 @@ export class AccountLimiter {
    */
   whatIf(account: string, contract = 'BTC_USDT'): WhatIf {
     this.limitsOf(account);
-    return whatIf(this.counts, this.family, account, contract, this.wallNow());
+    return whatIf(this.counts, this.config.family, account, contract, this.wallNow());
   }
 
   /**
@@ -631,7 +531,7 @@ export class AccountLimiter {
    */
   abuseHeadroom(account: string): AbuseHeadroom {
     this.limitsOf(account);
-    return abuseHeadroom(this.counts.tracker, this.abuse, account, this.wallNow());
+    return abuseHeadroom(this.counts.tracker, this.config.abuse, account, this.wallNow());
   }
 
   /**
@@ -642,7 +542,7 @@ export class AccountLimiter {
    */
   spotFillHeadroom(account: string): SpotFillHeadroom {
     this.limitsOf(account);
-    return spotFillHeadroom(this.counts.spotTracker, this.spotFill, account, this.wallNow());
+    return spotFillHeadroom(this.counts.spotTracker, this.config.spotFill, account, this.wallNow());
   }
 
   /**
@@ -651,7 +551,13 @@ export class AccountLimiter {
    * traded (R9). The whole history is validated before any of it is added.
    */
   seed(history: LimiterHistory): void {
-    const read = readHistory(history, this.counts.accounts, (id) => this.limits.has(id), this.family, this.wallNow());
+    const read = readHistory(
+      history,
+      this.counts.accounts,
+      (id) => this.limits.has(id),
+      this.config.family,
+      this.wallNow(),
+    );
     // With shared counts, the history alone goes to them, written once whoever seeds it; the
     // limits follow when the totals come back with it.
     const timeline = this.counts.seed(read);
@@ -705,7 +611,7 @@ export class AccountLimiter {
   }
 
   /** Counts an order request when it starts (R1, R9, R14), and warns before the next check would throttle. */
-  private count(market: CountedMarket, account: string, contract: string, c: Classification): void {
+  private count({ market, contract }: CountedAs, account: string, c: Classification): void {
     const now = this.wallNow();
     this.counts.request(market, account, contract, c.action as CountedAction, c.orders, now);
     const l = this.limits.get(account)!;
@@ -714,7 +620,7 @@ export class AccountLimiter {
       return;
     }
     l.warnings.countFutures(c.orders, this.counts.tracker, now);
-    if (this.live && l.live.count(c.orders)) this.refresher.evaluateLive(account);
+    if (this.config.live && l.live.count(c.orders)) this.refresher.evaluateLive(account);
   }
 
   private limitsOf(account: string): AccountLimits {
@@ -730,21 +636,7 @@ export class AccountLimiter {
 
   /** A request as sent, classified; or a classification, checked. */
   private classificationOf(request: SentRequest | SentWebSocketRequest | Classification): Classification {
-    if (typeof request !== 'object' || request === null) {
-      throw new InvalidInputError(
-        'the request',
-        request,
-        'a request { method, path, body? }, { channel, params?, settle? } or a classification',
-      );
-    }
-    if ('limits' in request) return readClassification(request, 'the request');
-    if ('channel' in request) {
-      return this.catalog.classifyChannel(request.channel, request.params, {
-        budget: this.websocketBudget,
-        ...(request.settle === undefined ? {} : { settle: request.settle }),
-      });
-    }
-    return this.catalog.classify(request.method, request.path, request.body);
+    return classifySent(this.catalog, this.websocketBudget, request);
   }
 
   private addLimits(account: string): void {
@@ -777,9 +669,4 @@ export class AccountLimiter {
   reportError(source: 'fills', error: unknown): void {
     this.report(source, error);
   }
-}
-
-/** The pair a spot order request counts under (R14): the one it names, else a placeholder. */
-function spotPairOf(named: string | undefined): string {
-  return named === undefined ? UNNAMED_PAIR : normalizeContract(named, 'the `currency_pair` of the request');
 }

@@ -6,6 +6,7 @@ import type { FamilyCounts } from './family-counts.js';
 import { type LimitsState, limitsAt, stricterLimits } from './in-force.js';
 import { reconciled } from './reconcile.js';
 import type { ExchangeReports } from './reports.js';
+import type { SharedTotals } from './shared-counts.js';
 import type { AccountLimits, RequestLimits } from './request-limits.js';
 
 /** What the limits are read into, and with. */
@@ -123,6 +124,23 @@ export class LimitsRefresh {
         counts.unread(account, this.config.requestLimits.mostCounted(this.config.limits.get(account)!, unreadMs), at),
       );
     void shared.settle().then(() => refresh());
+  }
+
+  /** New totals of every process: the counts are theirs; the limits follow at once the first time. */
+  shared(totals: SharedTotals): void {
+    const { counts, limits, live } = this.config;
+    if (this.config.closed()) return;
+    counts.tracker = totals.futures;
+    counts.spotTracker = totals.spot;
+    if (totals.history) {
+      this.read(counts.timeline());
+      return;
+    }
+    const now = this.config.now();
+    for (const [account, l] of limits) {
+      l.warnings.recheck(counts.tracker, counts.spotTracker, now);
+      if (live) this.evaluateLive(account);
+    }
   }
 
   /** Live downgrade (R5 `live`): rates the next snapshot's window so far, lowers at once if it fell. */

@@ -1,11 +1,15 @@
 import type { Classification } from '../catalog/catalog.js';
+import type { RateLimitFeedback } from '../schedule/feedback.js';
 import { Dec } from '../internal/decimal.js';
 import type { FamilyConfig } from '../rules/family.js';
 import type { RateLimitReport, ReportPolicy, TierReconciliation } from '../rules/report.js';
 import type { Tier } from '../rules/tiers.js';
+import type { Clock } from '../schedule/clock.js';
 import type { AccountStatus, LimiterEvent } from './limiter-events.js';
+import type { AccountLimiterOptions } from './limiter-options.js';
 import { type ReconcileContext, reconciled, reportEvent, takeReport } from './reconcile.js';
 import type { AccountLimits, RequestLimits } from './request-limits.js';
+import { type Repeating, every } from './timers.js';
 
 /** What the exchange's reports are read with. */
 export interface ExchangeReportsConfig {
@@ -32,6 +36,20 @@ export class ExchangeReports {
   /** What a report of the exchange is reconciled against now (R16). */
   context(now: number): ReconcileContext {
     return { at: now, snapshotAt: this.config.snapshotAt(now), policy: this.config.policy, tiers: this.config.tiers };
+  }
+
+  /**
+   * Reads an answer's feedback (R12, R16) for the limits `c` drew on: a tier limit the answer states
+   * is adopted under the policy, and then taken out of the feedback (under `report` it stays, to
+   * lower the limit as any limit an answer states lower). Returns the feedback left to apply.
+   */
+  answer(account: string, l: AccountLimits, c: Classification, f: RateLimitFeedback): RateLimitFeedback {
+    const stated = f.limit === undefined ? undefined : this.statedTier(l, c, f.limit);
+    if (stated === undefined) return f;
+    this.adoptStated(account, l, stated);
+    if (this.config.policy === 'report') return f;
+    const { limit: _, ...rest } = f;
+    return rest;
   }
 
   /**
@@ -149,3 +167,25 @@ const LEARN_FROM: readonly string[] = Object.freeze(['GET /account/rate_limit', 
 const TIER_KEYS = new Set(['futures.place', 'ws.futures.place']);
 // A figure stated in a header carries no ratio.
 const UNKNOWN_RATIO = new Dec(0);
+
+/**
+ * Asks GET /account/rate_limit for every account every `everyMs` (the `reconcile` option): each
+ * answer goes to `take` as it comes, each failure to `onError`.
+ */
+export function pollReports(
+  clock: Clock,
+  reconcile: NonNullable<AccountLimiterOptions['reconcile']>,
+  accounts: () => readonly string[],
+  take: (account: string, answer: unknown) => void,
+  onError: (error: unknown) => void,
+): Repeating {
+  const { fetch } = reconcile;
+  return every(clock, reconcile.everyMs, () => {
+    for (const account of accounts()) {
+      void Promise.resolve()
+        .then(() => fetch(account))
+        .then((answer) => take(account, answer))
+        .catch(onError);
+    }
+  });
+}
