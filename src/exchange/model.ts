@@ -15,10 +15,11 @@ import { signRequest, sameSignature } from './auth.js';
 import { type Account, type CountedLimit, ExchangeCore, type Party } from './core.js';
 import { FillModel, type FillModelOptions } from './fill-model.js';
 import { readHistory } from './history.js';
-import { type Markets, type MarketsOptions, type Pair, DEFAULT_MARKETS, resolveMarkets } from './markets.js';
-import { MarketData, type PricesOptions, whole } from './market-data.js';
+import { type Markets, type MarketsOptions, DEFAULT_MARKETS, resolveMarkets } from './markets.js';
+import { MarketData, type PricesOptions } from './market-data.js';
 import { type ExchangeStats, statsOf } from './stats.js';
-import { Trading, uidOf } from './trading.js';
+import { type Admitted, PUBLIC_ROUTES, ROUTES, type Route, notAnswered } from './routes.js';
+import { Trading } from './trading.js';
 
 /** Options of the model exchange. */
 export interface ModelOptions {
@@ -109,24 +110,6 @@ const NO_QUERY = new URLSearchParams();
 
 const METHODS = new Set(['GET', 'POST', 'PUT', 'PATCH', 'DELETE']);
 const SUB_FORBIDDEN = new Set(['POST /withdrawals', 'POST /withdrawals/push', 'POST /wallet/sub_account_transfers']);
-
-/** What an endpoint's handler reads of an admitted request. */
-interface Admitted {
-  readonly c: Classification;
-  readonly body: unknown;
-  readonly query: URLSearchParams;
-  readonly id: string;
-  readonly at: number;
-}
-/** A private endpoint, for the account that sent the request. */
-type Handler = (m: ExchangeModel, a: Account, r: Admitted) => unknown;
-/** A public endpoint (market data), the same for every caller. */
-type PublicHandler = (m: ExchangeModel, r: Admitted) => unknown;
-/** An endpoint the model answers, found once per classification. */
-interface Route {
-  readonly name: string;
-  readonly handler: ((m: ExchangeModel, a: Account | null, r: Admitted) => unknown) | undefined;
-}
 
 /**
  * The model exchange behind the HTTP and WebSocket layers: identifies the caller (KEY header,
@@ -482,22 +465,6 @@ function readStart(options: ModelOptions, wall: number): { at: number; wallAtSta
 /** A Timestamp header's text: a number of seconds as a client writes one (`1795338001`, `1795338001.123`, `1.795e9`). */
 const TIMESTAMP_TEXT = /^-?\d+(\.\d+)?(e[+-]?\d+)?$/i;
 
-/** The refusal of a request the model does not answer: 405 on a path it answers with other methods, else 404. */
-function notAnswered(c: Classification): ApiError {
-  const methods = ANSWERED.get(c.endpoint);
-  if (methods !== undefined)
-    return new ApiError(
-      405,
-      'METHOD_NOT_ALLOWED',
-      `${c.method} ${c.endpoint}: the model answers ${methods.join(', ')} there`,
-    );
-  return new ApiError(
-    404,
-    'NOT_FOUND',
-    `${c.method} ${c.endpoint} is not a path the model answers (docs/exchange.md lists them)`,
-  );
-}
-
 /** The last segment of a path, percent-decoded: an order id. Refused before anything is counted when it cannot be decoded. */
 function pathId(path: string): string {
   const raw = path.slice(path.lastIndexOf('/') + 1);
@@ -519,216 +486,4 @@ function sketch1(o: unknown): string {
   if (typeof o !== 'object' || o === null) return '';
   const x = o as { currency_pair?: unknown; contract?: unknown; account?: unknown };
   return `${typeof x.currency_pair === 'string' ? x.currency_pair : ''}|${typeof x.contract === 'string' ? x.contract : ''}|${x.account === 'margin' ? 'm' : ''}`;
-}
-
-function withdrawal(body: unknown, at: number, n: number): unknown {
-  const o = (typeof body === 'object' && body !== null ? body : {}) as Record<string, unknown>;
-  if (typeof o.address !== 'string' || o.address === '')
-    throw badRequest('MISSING_REQUIRED_PARAM', 'address is required for a withdrawal');
-  return {
-    id: `w${n}`,
-    txid: '',
-    withdraw_order_id: o.withdraw_order_id ?? '',
-    timestamp: String(Math.floor(at / 1000)),
-    amount: String(o.amount ?? '0'),
-    currency: String(o.currency ?? ''),
-    address: o.address,
-    memo: String(o.memo ?? ''),
-    withdraw_id: '',
-    asset_class: '',
-    status: 'REQUEST',
-    chain: String(o.chain ?? ''),
-  };
-}
-
-let serial = 1;
-
-const ROUTES = new Map<string, Handler>([
-  ['POST /futures/{settle}/orders', (m, a, r) => m.trading.placeFutures(a, r.c.settle!, r.body, r.at)],
-  ['POST /futures/{settle}/batch_orders', (m, a, r) => m.trading.placeFuturesBatch(a, r.c.settle!, r.body, r.at)],
-  ['PUT /futures/{settle}/orders/{order_id}', (m, a, r) => m.trading.amendFutures(a, r.c.settle!, r.id, r.body, r.at)],
-  [
-    'PATCH /futures/{settle}/orders/{order_id}',
-    (m, a, r) => m.trading.amendFutures(a, r.c.settle!, r.id, r.body, r.at),
-  ],
-  ['POST /futures/{settle}/batch_amend_orders', (m, a, r) => m.trading.amendFuturesBatch(a, r.c.settle!, r.body, r.at)],
-  ['DELETE /futures/{settle}/orders/{order_id}', (m, a, r) => m.trading.cancelFutures(a, r.c.settle!, r.id, r.at)],
-  [
-    'DELETE /futures/{settle}/orders',
-    (m, a, r) => m.trading.cancelFuturesAll(a, r.c.settle!, r.query.get('contract') ?? undefined, r.at),
-  ],
-  [
-    'POST /futures/{settle}/batch_cancel_orders',
-    (m, a, r) => m.trading.cancelFuturesBatch(a, r.c.settle!, r.body, r.at),
-  ],
-  ['GET /futures/{settle}/orders', (m, a, r) => m.trading.listFutures(a, r.c.settle!, r.query)],
-  ['GET /futures/{settle}/my_trades', (m, a, r) => m.trading.futuresTrades(a, r.c.settle!, r.query)],
-  ['GET /futures/{settle}/my_trades_timerange', (m, a, r) => m.trading.futuresTradesTimerange(a, r.c.settle!, r.query)],
-  ['GET /futures/{settle}/orders/{order_id}', (m, a, r) => m.trading.futuresOrderJson(a, r.c.settle!, r.id)],
-  ['GET /futures/{settle}/accounts', (m, a, r) => m.trading.futuresAccount(a, r.c.settle!, r.at)],
-  ['GET /futures/{settle}/positions', (m, a, r) => m.trading.positions(a, r.c.settle!, r.query, r.at)],
-  [
-    'GET /futures/{settle}/positions/{contract}',
-    (m, a, r) => m.trading.positionJson(a, m.trading.contract(r.c.settle!, r.id), r.at),
-  ],
-  ['POST /spot/orders', (m, a, r) => m.trading.placeSpot(a, r.body, r.at)],
-  ['POST /spot/batch_orders', (m, a, r) => m.trading.placeSpotBatch(a, r.body, r.at)],
-  ['PATCH /spot/orders/{order_id}', (m, a, r) => m.trading.amendSpot(a, r.id, r.body ?? {}, r.query, r.at)],
-  ['POST /spot/amend_batch_orders', (m, a, r) => m.trading.amendSpotBatch(a, r.body, r.at)],
-  [
-    'DELETE /spot/orders/{order_id}',
-    (m, a, r) => m.trading.cancelSpot(a, r.id, r.query.get('currency_pair') ?? undefined, r.at),
-  ],
-  ['DELETE /spot/orders', (m, a, r) => m.trading.cancelSpotAll(a, r.query.get('currency_pair'), r.at)],
-  ['POST /spot/cancel_batch_orders', (m, a, r) => m.trading.cancelSpotBatch(a, r.body, r.at)],
-  ['GET /spot/orders', (m, a, r) => m.trading.listSpot(a, r.query)],
-  ['GET /spot/my_trades', (m, a, r) => m.trading.spotTrades(a, r.query)],
-  [
-    'GET /spot/orders/{order_id}',
-    (m, a, r) => m.trading.spotOrderJson(a, r.id, r.query.get('currency_pair') ?? undefined),
-  ],
-  ['GET /spot/open_orders', (m, a, r) => m.trading.spotOpenOrders(a, r.query)],
-  ['GET /spot/accounts', (m, a, r) => m.trading.spotAccounts(a, r.query)],
-  ['GET /account/rate_limit', (m, a, r) => m.rateLimitReport(a, r.at)],
-  ['POST /withdrawals', (_m, _a, r) => withdrawal(r.body, r.at, serial++)],
-  ['POST /withdrawals/push', () => ({ id: serial++ })],
-  ['POST /wallet/transfers', () => ({ tx_id: serial++ })],
-  ['POST /wallet/sub_account_to_sub_account', () => ({ tx_id: serial++ })],
-  [
-    'GET /account/detail',
-    (_m, a) => ({ user_id: uidOf(a), ip_whitelist: [], currency_pairs: [], key: { mode: 1 }, tier: 0 }),
-  ],
-]);
-
-const PUBLIC_ROUTES = new Map<string, PublicHandler>([
-  ['GET /futures/{settle}/contracts', (m, r) => m.trading.contractsJson(r.c.settle!, r.at)],
-  [
-    'GET /futures/{settle}/contracts/{contract}',
-    (m, r) => m.trading.contractJson(r.c.settle!, r.c.instrument ?? '', r.at),
-  ],
-  ['GET /futures/{settle}/tickers', (m, r) => contractsNamed(m, r).map((c) => m.data.futuresTicker(c, r.at))],
-  [
-    'GET /futures/{settle}/order_book',
-    (m, r) =>
-      m.data.futuresBook(
-        m.trading.contract(r.c.settle!, r.query.get('contract')),
-        r.at,
-        depth(r.query, 100),
-        r.query.get('with_id') === 'true',
-      ),
-  ],
-  [
-    'GET /futures/{settle}/trades',
-    (m, r) =>
-      m.data.futuresTrades(m.trading.contract(r.c.settle!, r.query.get('contract')), r.at, listed(r.query, 100, 1000)),
-  ],
-  [
-    'GET /futures/{settle}/candlesticks',
-    (m, r) => m.data.futuresCandles(m.trading.contract(r.c.settle!, r.query.get('contract')), r.at, r.query),
-  ],
-  ['GET /spot/currency_pairs', (m) => m.markets.pairs().map((id) => pairJson(m.markets.pair(id)!, m))],
-  ['GET /spot/currency_pairs/{currency_pair}', (m, r) => pairJson(m.trading.pair(r.c.instrument), m)],
-  [
-    'GET /spot/tickers',
-    (m, r) =>
-      (r.query.get('currency_pair') === null ? m.markets.pairs() : [r.query.get('currency_pair')]).map((p) =>
-        m.data.spotTicker(m.trading.pair(p), r.at),
-      ),
-  ],
-  [
-    'GET /spot/order_book',
-    (m, r) =>
-      m.data.spotBook(
-        m.trading.pair(r.query.get('currency_pair')),
-        r.at,
-        depth(r.query, 100),
-        r.query.get('with_id') === 'true',
-      ),
-  ],
-  [
-    'GET /spot/trades',
-    (m, r) => m.data.spotTrades(m.trading.pair(r.query.get('currency_pair')), r.at, listed(r.query, 100, 1000)),
-  ],
-  ['GET /spot/candlesticks', (m, r) => m.data.spotCandles(m.trading.pair(r.query.get('currency_pair')), r.at, r.query)],
-  ['GET /spot/time', (m) => ({ server_time: Math.floor(m.now()) })],
-  ['GET /spot/currencies', (m) => currenciesJson(m.markets)],
-  // What the model does not trade: listed empty, as an exchange with none of them would.
-  ['GET /margin/currency_pairs', () => []],
-  ['GET /delivery/{settle}/contracts', () => []],
-  ['GET /options/underlyings', () => []],
-]);
-
-/** The contract a ticker query names, or every contract of the settlement currency. */
-function contractsNamed(m: ExchangeModel, r: Admitted) {
-  const named = r.query.get('contract');
-  return named === null ? m.markets.contracts(r.c.settle!) : [m.trading.contract(r.c.settle!, named)];
-}
-
-/** An order book's depth: `limit` levels a side. */
-function depth(query: URLSearchParams, most: number): number {
-  const raw = query.get('limit');
-  return raw === null ? 10 : whole(raw, 'limit', 1, most);
-}
-
-/** A list's length: `limit`, or `fallback`. */
-function listed(query: URLSearchParams, fallback: number, most: number): number {
-  const raw = query.get('limit');
-  return raw === null ? fallback : whole(raw, 'limit', 1, most);
-}
-
-/** A currency pair as `GET /spot/currency_pairs` answers it: precision and limits. */
-function pairJson(p: Pair, m: ExchangeModel): unknown {
-  return {
-    id: p.name,
-    base: p.base,
-    base_name: p.base,
-    quote: p.quote,
-    quote_name: p.quote,
-    fee: '0.2',
-    min_base_amount: m.data.minBase(p).toString(),
-    min_quote_amount: p.minQuote.toString(),
-    max_base_amount: '',
-    max_quote_amount: '',
-    amount_precision: p.amountPrecision,
-    precision: Math.max(0, p.tick.decimalPlaces()),
-    trade_status: 'tradable',
-    sell_start: 0,
-    buy_start: 0,
-    delisting_time: 0,
-    type: 'normal',
-    trade_url: '',
-    st_tag: false,
-  };
-}
-
-/** The currencies of the pairs and contracts traded, as `GET /spot/currencies` lists them. */
-function currenciesJson(markets: Markets): unknown[] {
-  const names = new Set<string>();
-  for (const pair of markets.pairs()) for (const c of pair.split('_')) names.add(c);
-  for (const settle of ['usdt', 'btc', 'usd'])
-    for (const c of markets.contracts(settle)) for (const x of c.name.split('_')) names.add(x);
-  return [...names].sort().map((currency) => ({
-    currency,
-    name: currency,
-    delisted: false,
-    withdraw_disabled: false,
-    withdraw_delayed: false,
-    deposit_disabled: false,
-    trade_disabled: false,
-    fixed_rate: '',
-    chain: currency,
-    chains: [],
-  }));
-}
-
-/** Every route the model answers (`GET /futures/{settle}/contracts`, ...), public ones first: what docs/exchange.md lists. */
-export function answeredRoutes(): { readonly public: readonly string[]; readonly private: readonly string[] } {
-  return { public: [...PUBLIC_ROUTES.keys()], private: [...ROUTES.keys()] };
-}
-
-/** Every path the model answers, with its methods: a path it answers with other methods is refused with 405, any other with 404. */
-const ANSWERED = new Map<string, string[]>();
-for (const name of [...ROUTES.keys(), ...PUBLIC_ROUTES.keys()]) {
-  const [method, endpoint] = name.split(' ') as [string, string];
-  ANSWERED.set(endpoint, [...(ANSWERED.get(endpoint) ?? []), method]);
 }

@@ -1,5 +1,10 @@
-import { ZERO } from '../internal/decimal.js';
-import type { FuturesOrder } from './book.js';
+import { type Dec, ZERO } from '../internal/decimal.js';
+import type { FuturesOrder, SpotOrder } from './book.js';
+import type { Account } from './core.js';
+import type { Contract } from './markets.js';
+import { hashText } from './price-walk.js';
+
+type Json = Record<string, unknown>;
 
 /**
  * A futures order as the API answers it, with its JSON text written directly: the answer to a
@@ -81,4 +86,100 @@ function string(s: string): string {
 /** Unix seconds to the millisecond, as the exchange writes them: a finer fraction breaks the SDK's JSON reader. */
 export function apiSeconds(ms: number): number {
   return Math.floor(ms) / 1000;
+}
+
+const uids = new WeakMap<Account, number>();
+
+/** A numeric uid for an account id: stable, as the API's user ids are numbers. */
+export function uidOf(account: Account): number {
+  let uid = uids.get(account);
+  if (uid === undefined) uids.set(account, (uid = hashUid(account.id)));
+  return uid;
+}
+
+function hashUid(id: string): number {
+  return 10_000_000 + ((hashText(id) >>> 0) % 90_000_000);
+}
+
+export function futuresJson(o: FuturesOrder, account: Account): FuturesOrderJson {
+  return new FuturesOrderJson(o, uidOf(account));
+}
+
+export function spotJson(o: SpotOrder): Json {
+  const filled = o.amount.minus(o.left);
+  return {
+    // Whole milliseconds: the SDK reads numbers as big integers, and a fraction stops it.
+    id: o.id,
+    text: o.text,
+    create_time: String(Math.floor(o.createdAt / 1000)),
+    create_time_ms: Math.floor(o.createdAt),
+    update_time: String(Math.floor((o.finishedAt ?? o.createdAt) / 1000)),
+    update_time_ms: Math.floor(o.finishedAt ?? o.createdAt),
+    status: o.status,
+    currency_pair: o.pair,
+    type: o.type,
+    account: o.accountType,
+    side: o.side,
+    amount: o.amount.toString(),
+    price: o.price.toString(),
+    time_in_force: o.tif,
+    left: o.left.toString(),
+    filled_amount: filled.toString(),
+    fill_price: o.fillPrice?.toString() ?? '0',
+    filled_total: filled.times(o.fillPrice ?? 0).toString(),
+    finish_as: o.finishAs === '' ? 'open' : o.finishAs,
+  };
+}
+
+/** A contract as `GET /futures/{settle}/contracts` answers it: precision, limits and prices at the walk's. */
+export function contractJson(c: Contract, price: Dec, at: number): Json {
+  const tick = c.tick.toString();
+  const funding = 8 * 3600;
+  return {
+    name: c.name,
+    type: c.inverse ? 'inverse' : 'direct',
+    quanto_multiplier: c.multiplier.toString(),
+    ref_discount_rate: '0',
+    order_price_deviate: '0.5',
+    maintenance_rate: '0.005',
+    mark_type: 'index',
+    last_price: price.toString(),
+    mark_price: price.toString(),
+    index_price: price.toString(),
+    funding_rate_indicative: '0.0001',
+    mark_price_round: tick,
+    funding_offset: 0,
+    in_delisting: false,
+    risk_limit_base: '1000000',
+    interest_rate: '0.0003',
+    order_price_round: tick,
+    order_size_min: 1,
+    ref_rebate_rate: '0.2',
+    funding_interval: funding,
+    risk_limit_step: '1000000',
+    leverage_min: '1',
+    leverage_max: '100',
+    risk_limit_max: '8000000',
+    maker_fee_rate: '-0.00025',
+    taker_fee_rate: '0.00075',
+    funding_rate: '0.0001',
+    order_size_max: 1_000_000,
+    funding_next_apply: (Math.floor(at / 1000 / funding) + 1) * funding,
+    short_users: 0,
+    config_change_time: 0,
+    trade_size: 0,
+    position_size: 0,
+    long_users: 0,
+    funding_impact_value: '60000',
+    orders_limit: 100,
+    trade_id: 0,
+    orderbook_id: 0,
+    enable_bonus: false,
+    enable_credit: true,
+    create_time: 0,
+    funding_cap_ratio: '0.75',
+    status: 'trading',
+    launch_time: 0,
+    contract_type: '',
+  };
 }

@@ -1,20 +1,20 @@
-import { checkFuturesBatch, checkOrderText, checkSpotBatch } from '../catalog/validators.js';
-import { Dec, ZERO } from '../internal/decimal.js';
+import { checkFuturesBatch, checkSpotBatch } from '../catalog/validators.js';
+import { type Dec, ZERO } from '../internal/decimal.js';
 import { contractName } from '../rules/contracts.js';
 import { ApiError, badRequest } from './api-error.js';
 import { Book, type FuturesOrder, MAX_OPEN_ORDERS, type SpotOrder, type Trade } from './book.js';
 import type { Account, ExchangeCore } from './core.js';
 import type { FillModel } from './fill-model.js';
 import type { Contract, Markets, Pair } from './markets.js';
-import { DEFAULT_BALANCES, Funds, LEVERAGE, type StartingBalances, positionValue, profit } from './funds.js';
+import { DEFAULT_BALANCES, Funds, type StartingBalances } from './funds.js';
 import { type MarketData, whole } from './market-data.js';
-import { hashText } from './price-walk.js';
 import { futuresFillVolume } from '../rules/fill-volume.js';
-import { FuturesOrderJson, apiSeconds } from './order-json.js';
+import { type FuturesOrderJson, apiSeconds, contractJson, futuresJson, spotJson, uidOf } from './order-json.js';
+import { futuresAccountJson, positionJson, spotAccountsJson } from './account-json.js';
+import { array, decimal, each, listLimit, object, orderText, seconds } from './request-fields.js';
 
 type Json = Record<string, unknown>;
 
-const DECIMAL = /^[+-]?(\d+\.?\d*|\.\d+)$/;
 const TIFS = new Set(['gtc', 'ioc', 'poc', 'fok']);
 const SPOT_ACCOUNTS = new Set(['spot', 'margin', 'unified', 'cross_margin']);
 
@@ -577,70 +577,17 @@ export class Trading {
 
   /** GET /spot/accounts: each currency's balance, less what open orders hold (`locked`). */
   spotAccounts(account: Account, query: URLSearchParams): Json[] {
-    const funds = this.fundsOf(account.id);
-    const locked = new Map<string, Dec>();
-    for (const o of this.book(account.id).orders.values()) {
-      if (o.market !== 'spot' || o.status !== 'open') continue;
-      const pair = this.markets.pair(o.pair)!;
-      const [currency, amount] = o.side === 'buy' ? [pair.quote, o.left.times(o.price)] : [pair.base, o.left];
-      locked.set(currency, (locked.get(currency) ?? ZERO).plus(amount));
-    }
-    const only = query.get('currency');
-    const names = new Set([...funds.spot.keys(), ...locked.keys()]);
-    if (only !== null) {
-      if (!names.has(only)) return [];
-      names.clear();
-      names.add(only);
-    }
-    return [...names].sort().map((currency) => {
-      const l = locked.get(currency) ?? ZERO;
-      return {
-        currency,
-        available: (funds.spot.get(currency) ?? ZERO).minus(l).toString(),
-        locked: l.toString(),
-        update_id: 0,
-      };
-    });
+    return spotAccountsJson(this.fundsOf(account.id), this.book(account.id), this.markets, query);
   }
 
   /** GET /futures/{settle}/accounts: the balance, the positions' profit and margin at the walk's price, what is left. */
   futuresAccount(account: Account, settle: string, at: number): Json {
-    const a = this.fundsOf(account.id).account(settle);
-    let unrealised = ZERO;
-    let margin = ZERO;
-    for (const p of a.positions.values()) {
-      const mark = this.data.contractPrice(p.contract, at);
-      unrealised = unrealised.plus(profit(p.contract, p.size, p.entry, mark));
-      margin = margin.plus(positionValue(p.contract, p.size, p.entry.isZero() ? mark : p.entry).div(LEVERAGE));
-    }
-    return {
-      user: uidOf(account),
-      currency: settle.toUpperCase(),
-      total: a.total.toString(),
-      unrealised_pnl: unrealised.toString(),
-      position_margin: margin.toString(),
-      order_margin: '0',
-      available: a.total.plus(unrealised).minus(margin).toString(),
-      point: '0',
-      bonus: '0',
-      in_dual_mode: false,
-      enable_credit: false,
-      position_initial_margin: margin.toString(),
-      maintenance_margin: margin.div(2).toString(),
-      cross_available: a.total.plus(unrealised).minus(margin).toString(),
-      history: {
-        dnw: '0',
-        pnl: a.total.toString(),
-        fee: '0',
-        refr: '0',
-        fund: '0',
-        point_dnw: '0',
-        point_fee: '0',
-        point_refr: '0',
-        bonus_dnw: '0',
-        bonus_offset: '0',
-      },
-    };
+    return futuresAccountJson(this.fundsOf(account.id), this.data, account, settle, at);
+  }
+
+  /** GET /futures/{settle}/positions/{contract}: one position (size 0 when none is held). */
+  positionJson(account: Account, contract: Contract, at: number): Json {
+    return positionJson(this.fundsOf(account.id), this.data, account, contract, at);
   }
 
   /** GET /futures/{settle}/positions: every position the account has held, at the walk's price. */
@@ -649,47 +596,6 @@ export class Trading {
     return [...this.fundsOf(account.id).account(settle).positions.values()]
       .filter((p) => !holding || !p.size.isZero())
       .map((p) => this.positionJson(account, p.contract, at));
-  }
-
-  /** GET /futures/{settle}/positions/{contract}: one position (size 0 when none is held). */
-  positionJson(account: Account, contract: Contract, at: number): Json {
-    const p = this.fundsOf(account.id).account(contract.settle).positions.get(contract.name);
-    const size = p?.size ?? ZERO;
-    const entry = p?.entry ?? ZERO;
-    const mark = this.data.contractPrice(contract, at);
-    const value = positionValue(contract, size, mark);
-    return {
-      user: uidOf(account),
-      contract: contract.name,
-      size: size.toNumber(),
-      leverage: String(LEVERAGE),
-      risk_limit: '1000000',
-      leverage_max: '100',
-      maintenance_rate: '0.005',
-      value: value.toString(),
-      margin: positionValue(contract, size, entry.isZero() ? mark : entry)
-        .div(LEVERAGE)
-        .toString(),
-      entry_price: entry.toString(),
-      liq_price: '0',
-      mark_price: mark.toString(),
-      unrealised_pnl: profit(contract, size, entry, mark).toString(),
-      realised_pnl: (p?.realised ?? ZERO).toString(),
-      pnl_pnl: (p?.realised ?? ZERO).toString(),
-      pnl_fund: '0',
-      pnl_fee: '0',
-      history_pnl: (p?.realised ?? ZERO).toString(),
-      last_close_pnl: '0',
-      realised_point: '0',
-      history_point: '0',
-      adl_ranking: 5,
-      pending_orders: 0,
-      close_order: null,
-      mode: 'single',
-      cross_leverage_limit: '0',
-      update_time: Math.floor((p?.updatedAt ?? at) / 1000),
-      open_time: Math.floor((p?.openedAt ?? at) / 1000),
-    };
   }
 
   contract(settle: string, name: unknown): Contract {
@@ -742,176 +648,4 @@ export class Trading {
     }
     return o;
   }
-}
-
-const uids = new WeakMap<Account, number>();
-
-/** A numeric uid for an account id: stable, as the API's user ids are numbers. */
-export function uidOf(account: Account): number {
-  let uid = uids.get(account);
-  if (uid === undefined) uids.set(account, (uid = hashUid(account.id)));
-  return uid;
-}
-
-function hashUid(id: string): number {
-  return 10_000_000 + ((hashText(id) >>> 0) % 90_000_000);
-}
-
-function futuresJson(o: FuturesOrder, account: Account): FuturesOrderJson {
-  return new FuturesOrderJson(o, uidOf(account));
-}
-
-function spotJson(o: SpotOrder): Json {
-  const filled = o.amount.minus(o.left);
-  return {
-    // Whole milliseconds: the SDK reads numbers as big integers, and a fraction stops it.
-    id: o.id,
-    text: o.text,
-    create_time: String(Math.floor(o.createdAt / 1000)),
-    create_time_ms: Math.floor(o.createdAt),
-    update_time: String(Math.floor((o.finishedAt ?? o.createdAt) / 1000)),
-    update_time_ms: Math.floor(o.finishedAt ?? o.createdAt),
-    status: o.status,
-    currency_pair: o.pair,
-    type: o.type,
-    account: o.accountType,
-    side: o.side,
-    amount: o.amount.toString(),
-    price: o.price.toString(),
-    time_in_force: o.tif,
-    left: o.left.toString(),
-    filled_amount: filled.toString(),
-    fill_price: o.fillPrice?.toString() ?? '0',
-    filled_total: filled.times(o.fillPrice ?? 0).toString(),
-    finish_as: o.finishAs === '' ? 'open' : o.finishAs,
-  };
-}
-
-/** A contract as `GET /futures/{settle}/contracts` answers it: precision, limits and prices at the walk's. */
-function contractJson(c: Contract, price: Dec, at: number): Json {
-  const tick = c.tick.toString();
-  const funding = 8 * 3600;
-  return {
-    name: c.name,
-    type: c.inverse ? 'inverse' : 'direct',
-    quanto_multiplier: c.multiplier.toString(),
-    ref_discount_rate: '0',
-    order_price_deviate: '0.5',
-    maintenance_rate: '0.005',
-    mark_type: 'index',
-    last_price: price.toString(),
-    mark_price: price.toString(),
-    index_price: price.toString(),
-    funding_rate_indicative: '0.0001',
-    mark_price_round: tick,
-    funding_offset: 0,
-    in_delisting: false,
-    risk_limit_base: '1000000',
-    interest_rate: '0.0003',
-    order_price_round: tick,
-    order_size_min: 1,
-    ref_rebate_rate: '0.2',
-    funding_interval: funding,
-    risk_limit_step: '1000000',
-    leverage_min: '1',
-    leverage_max: '100',
-    risk_limit_max: '8000000',
-    maker_fee_rate: '-0.00025',
-    taker_fee_rate: '0.00075',
-    funding_rate: '0.0001',
-    order_size_max: 1_000_000,
-    funding_next_apply: (Math.floor(at / 1000 / funding) + 1) * funding,
-    short_users: 0,
-    config_change_time: 0,
-    trade_size: 0,
-    position_size: 0,
-    long_users: 0,
-    funding_impact_value: '60000',
-    orders_limit: 100,
-    trade_id: 0,
-    orderbook_id: 0,
-    enable_bonus: false,
-    enable_credit: true,
-    create_time: 0,
-    funding_cap_ratio: '0.75',
-    status: 'trading',
-    launch_time: 0,
-    contract_type: '',
-  };
-}
-
-function object(body: unknown): Json {
-  if (typeof body !== 'object' || body === null || Array.isArray(body)) {
-    throw badRequest(
-      'INVALID_REQUEST_BODY',
-      `the body must be a JSON object, got ${Array.isArray(body) ? 'an array' : body === undefined ? 'none' : JSON.stringify(body)}`,
-    );
-  }
-  return body as Json;
-}
-
-function array(body: unknown): unknown[] {
-  if (!Array.isArray(body) || body.length === 0)
-    throw badRequest('INVALID_REQUEST_BODY', 'the body must be a non-empty JSON array');
-  return body;
-}
-
-/**
- * Decimals read from request fields, by their text: orders repeat their prices and sizes, and a
- * Decimal is immutable, so one read serves them all. Bounded: emptied when full.
- */
-const readDecimals = new Map<string, Dec>();
-const READ_DECIMALS_KEPT = 4096;
-
-function decimal(value: unknown, field: string, nonNegative: boolean): Dec {
-  if (value === undefined || value === null) throw badRequest('MISSING_REQUIRED_PARAM', `${field} is required`);
-  const text =
-    typeof value === 'number' && Number.isFinite(value) ? String(value) : typeof value === 'string' ? value : '';
-  let d = readDecimals.get(text);
-  if (d === undefined) {
-    if (!DECIMAL.test(text))
-      throw badRequest('INVALID_PARAM_VALUE', `${field} ${JSON.stringify(value)}: a decimal number`);
-    d = new Dec(text);
-    if (readDecimals.size >= READ_DECIMALS_KEPT) readDecimals.clear();
-    readDecimals.set(text, d);
-  }
-  if (nonNegative && d.isNegative())
-    throw badRequest('INVALID_PARAM_VALUE', `${field} ${JSON.stringify(value)}: not negative`);
-  return d;
-}
-
-function orderText(text: unknown): string {
-  if (text === undefined) return '';
-  if (typeof text !== 'string')
-    throw badRequest('INVALID_PARAM_VALUE', `text ${JSON.stringify(text)}: a string starting with "t-"`);
-  const check = checkOrderText(text);
-  if (!check.ok) throw badRequest(check.label, check.message);
-  return text;
-}
-
-function listLimit(query: URLSearchParams): number {
-  const raw = query.get('limit');
-  if (raw === null) return 100;
-  const n = Number(raw);
-  if (!Number.isSafeInteger(n) || n < 1 || n > 1000)
-    throw badRequest('INVALID_PARAM_VALUE', `limit ${JSON.stringify(raw)}: from 1 to 1000`);
-  return n;
-}
-
-/** One item of a batch: its result, or its error as the batch endpoints report it. */
-function each(fn: () => Json, extra: Json = {}): Json {
-  try {
-    return fn();
-  } catch (e) {
-    if (e instanceof ApiError) return { ...extra, succeeded: false, label: e.label, message: e.message };
-    throw e;
-  }
-}
-
-/** A query's Unix seconds as epoch milliseconds, `otherwise` when absent; not a number: 400 INVALID_PARAM_VALUE. */
-function seconds(value: string | null, otherwise: number): number {
-  if (value === null || value === '') return otherwise;
-  const n = Number(value);
-  if (!Number.isFinite(n)) throw badRequest('INVALID_PARAM_VALUE', `${JSON.stringify(value)} is not Unix seconds`);
-  return n * 1000;
 }

@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { answeredRoutes } from '../../src/exchange/model.js';
+import { answeredRoutes } from '../../src/exchange/routes.js';
 
 describe('docs/exchange.md', () => {
   it('lists every route the model answers, and no other', () => {
