@@ -1,4 +1,6 @@
+import { InvalidInputError } from '../errors.js';
 import type { AbuseConfig } from '../rules/abuse.js';
+import { formatUtcInstant } from '../rules/calendar.js';
 import { normalizeContract } from '../rules/contracts.js';
 import type { FamilyConfig } from '../rules/family.js';
 import { type SpotFillConfig, UNNAMED_PAIR } from '../rules/spot-fill.js';
@@ -89,6 +91,31 @@ export class FamilyCounts implements FamilyState {
       abuse: this.config.abuse,
       spotFill: this.config.spotFill,
     };
+  }
+
+  /**
+   * Adds a change of the VIP level to `level` at `at` (R6), after the last one, and returns the
+   * timeline with it. A change refused (out of order, or a timeline that rejects it) changes nothing.
+   */
+  changeVip(level: number, at: number): Timeline {
+    const last = this.vipChanges.at(-1)?.at ?? -Infinity;
+    if (at <= last)
+      throw new InvalidInputError('`at`', at, `an instant after the last VIP change (${formatUtcInstant(last)})`);
+    const vipChanges = [...this.vipChanges, { at, level }];
+    const timeline = this.timeline({ vipChanges });
+    this.vipChanges = vipChanges;
+    return timeline;
+  }
+
+  /**
+   * Adds the sub-account `id`, created at `createdAt` (R8), and returns the timeline with it. One
+   * the timeline refuses changes nothing.
+   */
+  addAccount(id: string, createdAt: number): Timeline {
+    const accounts = [...this.accounts, { id, createdAt }];
+    const timeline = this.timeline({ accounts });
+    this.accounts = accounts;
+    return timeline;
   }
 
   /**

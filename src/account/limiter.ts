@@ -1,21 +1,19 @@
 import { InvalidInputError } from '../errors.js';
 import type { Catalog, Classification } from '../catalog/catalog.js';
 import type { WebSocketBudget } from '../catalog/channels.js';
-import { formatUtcInstant } from '../rules/calendar.js';
 import { type InstantInput, parseId, parseInstant } from '../internal/parse.js';
 import type { ClockEstimate } from '../rules/exchange-clock.js';
 import { type TierReconciliation, readRateLimitReport, reportFor } from '../rules/report.js';
 import { parseVipLevel } from '../rules/vip.js';
 import type { Clock } from '../schedule/clock.js';
-import { type RateLimitFeedback, readFeedback } from '../schedule/feedback.js';
+import type { RateLimitFeedback } from '../schedule/feedback.js';
 import { type StoreLimit, Scheduler } from '../schedule/scheduler.js';
 import { Listeners } from '../schedule/listeners.js';
-import { type CountedAction, type FillRole, Tracker } from './tracker.js';
-import { type CountedAs, checkRequestOptions, classifySent, countedAs } from './requests.js';
+import { type FillRole, Tracker } from './tracker.js';
+import { RequestSender, checkRequestOptions, classifySent } from './requests.js';
 import type { AccountStatus, LimiterEvent } from './limiter-events.js';
 import {
   type AccountLimiterOptions,
-  CANCEL_PRIORITY,
   type LimiterClockSample,
   type LimiterConfig,
   type RequestOptions,
@@ -100,16 +98,16 @@ export class AccountLimiter {
   private readonly requestLimits: RequestLimits;
   /** The exchange's reports of the tier, applied to the limits (R16). */
   private readonly reports: ExchangeReports;
+  /** Sends requests through their limits, counts them, and applies the exchange's answers. */
+  private readonly sender: RequestSender;
   private readonly listeners = new Listeners<LimiterEvent>((source, error) => ({
     type: 'error',
     at: this.wallNow(),
     source,
     error,
   }));
-  /** Saving snapshots (`persist`), or null. */
-  private persisting: Repeating | null = null;
-  /** Polling the exchange's report (`reconcile`), or null. */
-  private polling: Repeating | null = null;
+  /** Saving snapshots (`persist`) and polling the exchange's report (`reconcile`), as the options ask. */
+  private readonly repeating: Repeating[] = [];
   private closed = false;
 
   constructor(options: AccountLimiterOptions) {
@@ -161,23 +159,37 @@ export class AccountLimiter {
       closed: () => this.closed,
       onError: (error) => this.report('refresh', error),
     });
+    this.sender = new RequestSender({
+      scheduler: this.scheduler,
+      counts: this.counts,
+      requestLimits: this.requestLimits,
+      reports: this.reports,
+      refresher: this.refresher,
+      live: config.live,
+      unknownContract: config.unknownContract,
+      now: () => this.wallNow(),
+    });
     for (const a of this.counts.accounts) this.addLimits(a.id);
     if (persist !== undefined)
-      this.persisting = saveEvery(
-        this.clock,
-        persist,
-        () => this.snapshot(),
-        (error) => this.report('persist', error),
+      this.repeating.push(
+        saveEvery(
+          this.clock,
+          persist,
+          () => this.snapshot(),
+          (e) => this.report('persist', e),
+        ),
       );
     if (reconcile !== undefined)
-      this.polling = pollReports(
-        this.clock,
-        reconcile,
-        () => this.counts.accounts.map((a) => a.id),
-        (account, answer) => {
-          if (!this.closed) this.reportRateLimit(account, answer);
-        },
-        (error) => this.report('reconcile', error),
+      this.repeating.push(
+        pollReports(
+          this.clock,
+          reconcile,
+          () => this.counts.accounts.map((a) => a.id),
+          (account, answer) => {
+            if (!this.closed) this.reportRateLimit(account, answer);
+          },
+          (error) => this.report('reconcile', error),
+        ),
       );
     this.refresher.read(timeline);
     this.counts.shared?.start(
@@ -204,7 +216,7 @@ export class AccountLimiter {
   ): Promise<Awaited<T>> {
     const limits = this.limitsOf(account);
     checkRequestOptions(options, ['body', 'contract', 'signal', 'deadline', 'priority']);
-    return this.send(account, limits, this.catalog.classify(method, path, options.body), fn, options);
+    return this.sender.send(account, limits, this.catalog.classify(method, path, options.body), fn, options);
   }
 
   /**
@@ -241,33 +253,7 @@ export class AccountLimiter {
       budget: this.websocketBudget,
       ...(options.settle === undefined ? {} : { settle: options.settle }),
     });
-    return this.send(account, limits, c, fn, options);
-  }
-
-  /** Schedules a classified request on its limits, counting it when it starts (R1, R9, R14). */
-  private send<T>(
-    account: string,
-    limits: AccountLimits,
-    c: Classification,
-    fn: () => T | PromiseLike<T>,
-    options: Omit<RequestOptions, 'body'>,
-  ): Promise<Awaited<T>> {
-    const counted = countedAs(c, options.contract, this.config.unknownContract);
-    const task =
-      counted === null
-        ? fn
-        : () => {
-            this.count(counted, account, c);
-            return fn();
-          };
-    this.reports.tellAssumed(account, limits, c);
-    return this.scheduler.schedule(task, {
-      limits: this.requestLimits.for(account, limits, c),
-      weight: c.weight,
-      priority: options.priority ?? (c.action === 'cancel' ? CANCEL_PRIORITY : 0),
-      ...(options.signal === undefined ? {} : { signal: options.signal }),
-      ...(options.deadline === undefined ? {} : { deadline: options.deadline }),
-    });
+    return this.sender.send(account, limits, c, fn, options);
   }
 
   /**
@@ -297,11 +283,7 @@ export class AccountLimiter {
     feedback: RateLimitFeedback,
   ): void {
     const l = this.limitsOf(account);
-    const c = this.classificationOf(request);
-    const f = this.reports.answer(account, l, c, readFeedback(feedback));
-    const limits = this.requestLimits.for(account, l, c);
-    const named = f.limit === undefined ? [] : limits.filter((x) => x.limit === f.limit);
-    for (const limit of named.length > 0 ? named : limits.slice(0, 1)) this.scheduler.feedback(limit, f);
+    this.sender.feedback(account, l, classifySent(this.catalog, this.websocketBudget, request), feedback);
   }
 
   /**
@@ -332,24 +314,14 @@ export class AccountLimiter {
   /** Reports a change of the family's VIP level (R6), at once or at `at`. */
   setVipLevel(level: number, at: InstantInput = this.wallNow()): void {
     const l = parseVipLevel(level, '`level`');
-    const instant = parseInstant(at, '`at`');
-    const last = this.counts.vipChanges.at(-1)?.at ?? -Infinity;
-    if (instant <= last)
-      throw new InvalidInputError('`at`', instant, `an instant after the last VIP change (${formatUtcInstant(last)})`);
-    const vipChanges = [...this.counts.vipChanges, { at: instant, level: l }];
-    const timeline = this.counts.timeline({ vipChanges });
-    this.counts.vipChanges = vipChanges;
-    this.refresher.read(timeline);
+    this.refresher.read(this.counts.changeVip(l, parseInstant(at, '`at`')));
   }
 
   /** Reports a new sub-account (R8), created now or at `at`. */
   addSubAccount(id: string, at: InstantInput = this.wallNow()): void {
     const account = parseId(id, '`id`');
     if (this.limits.has(account)) throw new InvalidInputError('`id`', id, 'an id not yet in the family');
-    const createdAt = parseInstant(at, '`at`');
-    const accounts = [...this.counts.accounts, { id: account, createdAt }];
-    const timeline = this.counts.timeline({ accounts });
-    this.counts.accounts = accounts;
+    const timeline = this.counts.addAccount(account, parseInstant(at, '`at`'));
     this.addLimits(account);
     this.refresher.read(timeline);
   }
@@ -477,7 +449,7 @@ export class AccountLimiter {
     sample: LimiterClockSample,
   ): ReturnType<AccountLimiter['clockSample']> {
     const l = this.limitsOf(account);
-    const c = this.classificationOf(request);
+    const c = classifySent(this.catalog, this.websocketBudget, request);
     const outcome = this.clockSample(sample);
     if (!outcome.accepted) return outcome;
     this.arrivals.answered(this.requestLimits.for(account, l, c), c.weight, sample, this.clock);
@@ -596,9 +568,7 @@ export class AccountLimiter {
   close(): void {
     this.closed = true;
     this.boundaries.stop();
-    this.persisting?.stop();
-    this.polling?.stop();
-    this.persisting = this.polling = null;
+    for (const r of this.repeating.splice(0)) r.stop();
     this.scheduler.setBoundary(Infinity, null);
     this.scheduler.close();
     void this.counts.shared?.close();
@@ -610,19 +580,6 @@ export class AccountLimiter {
     this.refresher.read(this.counts.timeline());
   }
 
-  /** Counts an order request when it starts (R1, R9, R14), and warns before the next check would throttle. */
-  private count({ market, contract }: CountedAs, account: string, c: Classification): void {
-    const now = this.wallNow();
-    this.counts.request(market, account, contract, c.action as CountedAction, c.orders, now);
-    const l = this.limits.get(account)!;
-    if (market === 'spot') {
-      l.warnings.countSpot(c.orders, this.counts.spotTracker, now);
-      return;
-    }
-    l.warnings.countFutures(c.orders, this.counts.tracker, now);
-    if (this.config.live && l.live.count(c.orders)) this.refresher.evaluateLive(account);
-  }
-
   private limitsOf(account: string): AccountLimits {
     const l = this.limits.get(account);
     if (l === undefined)
@@ -632,11 +589,6 @@ export class AccountLimiter {
         `an account of the limiter (${[...this.limits.keys()].join(', ')})`,
       );
     return l;
-  }
-
-  /** A request as sent, classified; or a classification, checked. */
-  private classificationOf(request: SentRequest | SentWebSocketRequest | Classification): Classification {
-    return classifySent(this.catalog, this.websocketBudget, request);
   }
 
   private addLimits(account: string): void {

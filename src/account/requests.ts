@@ -4,8 +4,20 @@ import { InvalidInputError } from '../errors.js';
 import { checkFields } from '../internal/parse.js';
 import { normalizeContract } from '../rules/contracts.js';
 import { UNNAMED_PAIR } from '../rules/spot-fill.js';
-import type { SentRequest, SentWebSocketRequest } from './limiter-options.js';
+import { type RateLimitFeedback, readFeedback } from '../schedule/feedback.js';
+import type { Scheduler, StoreLimit } from '../schedule/scheduler.js';
+import type { FamilyCounts } from './family-counts.js';
+import {
+  CANCEL_PRIORITY,
+  type RequestOptions,
+  type SentRequest,
+  type SentWebSocketRequest,
+} from './limiter-options.js';
+import type { LimitsRefresh } from './refresh.js';
+import type { ExchangeReports } from './reports.js';
+import type { AccountLimits, RequestLimits } from './request-limits.js';
 import type { CountedMarket } from './shared-counts.js';
+import type { CountedAction } from './tracker.js';
 
 /** What an order request counts under when it starts (R1, R9, R14): its market and contract or pair. */
 export interface CountedAs {
@@ -14,7 +26,8 @@ export interface CountedAs {
 }
 
 /**
- * Checks a request's options: an object holding `fields` only. Refused options throw an {@link InvalidInputError} before anything is queued.
+ * Checks a request's options: an object holding `fields` only. Refused options throw an
+ * {@link InvalidInputError} before anything is queued.
  */
 export function checkRequestOptions(options: unknown, fields: readonly string[]): void {
   if (typeof options !== 'object' || options === null)
@@ -69,4 +82,80 @@ export function classifySent(
     });
   }
   return catalog.classify(request.method, request.path, request.body);
+}
+
+/** What an account limiter's requests are sent, counted and answered with. */
+export interface RequestSenderConfig {
+  readonly scheduler: Scheduler<StoreLimit>;
+  /** The family's counts, which order requests are counted in. */
+  readonly counts: FamilyCounts;
+  readonly requestLimits: RequestLimits;
+  readonly reports: ExchangeReports;
+  readonly refresher: LimitsRefresh;
+  /** The live downgrade is on (R5 `live`). */
+  readonly live: boolean;
+  /** The contract a futures order request that names none counts under. */
+  readonly unknownContract: string;
+  /** The limiter's instant (the rules' clock, R15). */
+  readonly now: () => number;
+}
+
+/**
+ * Sends an account limiter's classified requests through the limits they draw on (R10), counting
+ * order requests as they start (R1, R9, R14), and applies the exchange's answers to those limits
+ * (R12, R16).
+ */
+export class RequestSender {
+  constructor(private readonly config: RequestSenderConfig) {}
+
+  /** Schedules a classified request on its limits, counting it when it starts (R1, R9, R14). */
+  send<T>(
+    account: string,
+    l: AccountLimits,
+    c: Classification,
+    fn: () => T | PromiseLike<T>,
+    options: Omit<RequestOptions, 'body'>,
+  ): Promise<Awaited<T>> {
+    const { requestLimits, reports } = this.config;
+    const counted = countedAs(c, options.contract, this.config.unknownContract);
+    const task =
+      counted === null
+        ? fn
+        : () => {
+            this.count(counted, account, l, c);
+            return fn();
+          };
+    reports.tellAssumed(account, l, c);
+    return this.config.scheduler.schedule(task, {
+      limits: requestLimits.for(account, l, c),
+      weight: c.weight,
+      priority: options.priority ?? (c.action === 'cancel' ? CANCEL_PRIORITY : 0),
+      ...(options.signal === undefined ? {} : { signal: options.signal }),
+      ...(options.deadline === undefined ? {} : { deadline: options.deadline }),
+    });
+  }
+
+  /**
+   * Applies the exchange's answer to the limit the request `c` drew on whose N the answer names
+   * (each, if several), else the endpoint's own; a tier the answer states is read first (R16).
+   */
+  feedback(account: string, l: AccountLimits, c: Classification, feedback: RateLimitFeedback): void {
+    const f = this.config.reports.answer(account, l, c, readFeedback(feedback));
+    const limits = this.config.requestLimits.for(account, l, c);
+    const named = f.limit === undefined ? [] : limits.filter((x) => x.limit === f.limit);
+    for (const limit of named.length > 0 ? named : limits.slice(0, 1)) this.config.scheduler.feedback(limit, f);
+  }
+
+  /** Counts an order request when it starts (R1, R9, R14), and warns before the next check would throttle. */
+  private count({ market, contract }: CountedAs, account: string, l: AccountLimits, c: Classification): void {
+    const { counts } = this.config;
+    const now = this.config.now();
+    counts.request(market, account, contract, c.action as CountedAction, c.orders, now);
+    if (market === 'spot') {
+      l.warnings.countSpot(c.orders, counts.spotTracker, now);
+      return;
+    }
+    l.warnings.countFutures(c.orders, counts.tracker, now);
+    if (this.config.live && l.live.count(c.orders)) this.config.refresher.evaluateLive(account);
+  }
 }
