@@ -101,10 +101,12 @@ function hashUid(id: string): number {
   return 10_000_000 + ((hashText(id) >>> 0) % 90_000_000);
 }
 
+/** A futures order of `account` as the API answers it. */
 export function futuresJson(o: FuturesOrder, account: Account): FuturesOrderJson {
   return new FuturesOrderJson(o, uidOf(account));
 }
 
+/** A spot order as the API answers it. */
 export function spotJson(o: SpotOrder): Json {
   const filled = o.amount.minus(o.left);
   return {

@@ -9,6 +9,7 @@ type Json = Record<string, unknown>;
 
 const DECIMAL = /^[+-]?(\d+\.?\d*|\.\d+)$/;
 
+/** The body as a JSON object; anything else is refused with INVALID_REQUEST_BODY. */
 export function object(body: unknown): Json {
   if (typeof body !== 'object' || body === null || Array.isArray(body)) {
     throw badRequest(
@@ -19,6 +20,7 @@ export function object(body: unknown): Json {
   return body as Json;
 }
 
+/** The body of a batch: a non-empty JSON array; anything else is refused with INVALID_REQUEST_BODY. */
 export function array(body: unknown): unknown[] {
   if (!Array.isArray(body) || body.length === 0)
     throw badRequest('INVALID_REQUEST_BODY', 'the body must be a non-empty JSON array');
@@ -32,6 +34,10 @@ export function array(body: unknown): unknown[] {
 const readDecimals = new Map<string, Dec>();
 const READ_DECIMALS_KEPT = 4096;
 
+/**
+ * A decimal field, a number or its text: missing, MISSING_REQUIRED_PARAM; not a decimal (or negative
+ * when `nonNegative`), INVALID_PARAM_VALUE.
+ */
 export function decimal(value: unknown, field: string, nonNegative: boolean): Dec {
   if (value === undefined || value === null) throw badRequest('MISSING_REQUIRED_PARAM', `${field} is required`);
   const text =
@@ -49,6 +55,7 @@ export function decimal(value: unknown, field: string, nonNegative: boolean): De
   return d;
 }
 
+/** An order's `text`: none (empty), or a string the API takes (`t-` and its rules). */
 export function orderText(text: unknown): string {
   if (text === undefined) return '';
   if (typeof text !== 'string')
@@ -58,6 +65,7 @@ export function orderText(text: unknown): string {
   return text;
 }
 
+/** A list's `limit`: 100 when absent, else a whole number from 1 to 1000. */
 export function listLimit(query: URLSearchParams): number {
   const raw = query.get('limit');
   if (raw === null) return 100;

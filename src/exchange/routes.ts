@@ -65,6 +65,7 @@ function withdrawal(body: unknown, at: number, n: number): unknown {
 
 let serial = 1;
 
+/** The private endpoints: each runs for the account whose key signed the request. */
 export const ROUTES = new Map<string, Handler>([
   ['POST /futures/{settle}/orders', (m, a, r) => m.trading.placeFutures(a, r.c.settle!, r.body, r.at)],
   ['POST /futures/{settle}/batch_orders', (m, a, r) => m.trading.placeFuturesBatch(a, r.c.settle!, r.body, r.at)],
@@ -122,6 +123,7 @@ export const ROUTES = new Map<string, Handler>([
   ],
 ]);
 
+/** The public endpoints (market data), answered alike for every caller. */
 export const PUBLIC_ROUTES = new Map<string, PublicHandler>([
   ['GET /futures/{settle}/contracts', (m, r) => m.trading.contractsJson(r.c.settle!, r.at)],
   [

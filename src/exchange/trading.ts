@@ -2,16 +2,17 @@ import { checkFuturesBatch, checkSpotBatch } from '../catalog/validators.js';
 import { type Dec, ZERO } from '../internal/decimal.js';
 import { contractName } from '../rules/contracts.js';
 import { ApiError, badRequest } from './api-error.js';
-import { Book, type FuturesOrder, MAX_OPEN_ORDERS, type SpotOrder, type Trade } from './book.js';
+import { Book, type FuturesOrder, MAX_OPEN_ORDERS, type SpotOrder } from './book.js';
 import type { Account, ExchangeCore } from './core.js';
 import type { FillModel } from './fill-model.js';
 import type { Contract, Markets, Pair } from './markets.js';
 import { DEFAULT_BALANCES, Funds, type StartingBalances } from './funds.js';
-import { type MarketData, whole } from './market-data.js';
+import type { MarketData } from './market-data.js';
 import { futuresFillVolume } from '../rules/fill-volume.js';
-import { type FuturesOrderJson, apiSeconds, contractJson, futuresJson, spotJson, uidOf } from './order-json.js';
+import { type FuturesOrderJson, contractJson, futuresJson, spotJson, uidOf } from './order-json.js';
 import { futuresAccountJson, positionJson, spotAccountsJson } from './account-json.js';
-import { array, decimal, each, listLimit, object, orderText, seconds } from './request-fields.js';
+import { array, decimal, each, listLimit, object, orderText } from './request-fields.js';
+import { futuresTradesJson, futuresTradesTimerangeJson, spotTradesJson, tradesAfter } from './trade-json.js';
 
 type Json = Record<string, unknown>;
 
@@ -195,72 +196,16 @@ export class Trading {
   futuresTrades(account: Account, settle: string, query: URLSearchParams): Json[] {
     const contract = query.get('contract');
     const name = contract === null ? null : this.contract(settle, contract).name;
-    return this.trades(account, 'futures', name, query).map(({ id, at, role, order: o }) => {
-      const f = o as FuturesOrder;
-      return {
-        id,
-        create_time: apiSeconds(at),
-        contract: f.contract,
-        order_id: String(f.id),
-        size: f.sizeAsText ? f.size.toString() : f.size.toNumber(),
-        price: f.price.toString(),
-        role,
-        text: f.text,
-        fee: '0',
-        point_fee: '0',
-      };
-    });
+    return futuresTradesJson(this.book(account.id), name, query);
   }
 
-  /**
-   * The account's fills of `market` after the fill `afterId`, oldest first, as the WebSocket
-   * user-trades channels push them (the rows of `my_trades`), and the id of the last one.
-   */
+  /** The account's fills of `market` after the fill `afterId`, as the user-trades channels push them. */
   tradesAfter(
     account: Account,
     market: 'futures' | 'spot',
     afterId: number,
   ): { readonly rows: Json[]; readonly last: number } {
-    const rows: Json[] = [];
-    let last = afterId;
-    for (const t of this.book(account.id).trades) {
-      if (t.id <= afterId || t.order.market !== market) continue;
-      last = Math.max(last, t.id);
-      const o = t.order;
-      rows.push(
-        o.market === 'futures'
-          ? {
-              id: t.id,
-              create_time: apiSeconds(t.at),
-              create_time_ms: t.at,
-              contract: o.contract,
-              order_id: String(o.id),
-              size: o.size.toNumber(),
-              price: o.price.toString(),
-              role: t.role,
-              text: o.text,
-              fee: '0',
-              point_fee: '0',
-            }
-          : {
-              id: String(t.id),
-              create_time: Math.floor(t.at / 1000),
-              create_time_ms: t.at.toFixed(3),
-              currency_pair: o.pair,
-              side: o.side,
-              role: t.role,
-              amount: o.amount.toString(),
-              price: o.price.toString(),
-              order_id: o.id,
-              fee: '0',
-              fee_currency: o.pair.split('_')[1] ?? '',
-              point_fee: '0',
-              gt_fee: '0',
-              text: o.text,
-            },
-      );
-    }
-    return { rows, last };
+    return tradesAfter(this.book(account.id), market, afterId);
   }
 
   /** The id of the account's latest fill (0 before any). */
@@ -268,33 +213,10 @@ export class Trading {
     return this.book(account.id).trades.at(-1)?.id ?? 0;
   }
 
-  /**
-   * GET /futures/{settle}/my_trades_timerange: the fills of `from` to `to` (Unix seconds, both
-   * optional), newest first, each id written `trade_id` and each size a string, as the API does.
-   */
   futuresTradesTimerange(account: Account, settle: string, query: URLSearchParams): Json[] {
     const contract = query.get('contract');
     const name = contract === null || contract === '' ? null : this.contract(settle, contract).name;
-    const from = seconds(query.get('from'), -Infinity);
-    const to = seconds(query.get('to'), Infinity);
-    return this.trades(account, 'futures', name, query, (at) => at >= from && at <= to).map(
-      ({ id, at, role, order: o }) => {
-        const f = o as FuturesOrder;
-        return {
-          trade_id: String(id),
-          create_time: apiSeconds(at),
-          contract: f.contract,
-          order_id: String(f.id),
-          size: f.size.toString(),
-          close_size: '0',
-          price: f.price.toString(),
-          role,
-          text: f.text,
-          fee: '0',
-          point_fee: '0',
-        };
-      },
-    );
+    return futuresTradesTimerangeJson(this.book(account.id), name, query);
   }
 
   contractsJson(settle: string, at: number): Json[] {
@@ -452,30 +374,7 @@ export class Trading {
 
   spotTrades(account: Account, query: URLSearchParams): Json[] {
     const pair = query.get('currency_pair');
-    const name = pair === null ? null : this.pair(pair).name;
-    const from = seconds(query.get('from'), -Infinity);
-    const to = seconds(query.get('to'), Infinity);
-    return this.trades(account, 'spot', name, query, (at) => at >= from && at <= to).map(
-      ({ id, at, role, order: o }) => {
-        const s = o as SpotOrder;
-        return {
-          id: String(id),
-          create_time: String(Math.floor(at / 1000)),
-          create_time_ms: at.toFixed(3),
-          currency_pair: s.pair,
-          side: s.side,
-          role,
-          amount: s.amount.toString(),
-          price: s.price.toString(),
-          order_id: s.id,
-          fee: '0',
-          fee_currency: s.pair.split('_')[1] ?? '',
-          point_fee: '0',
-          gt_fee: '0',
-          text: s.text,
-        };
-      },
-    );
+    return spotTradesJson(this.book(account.id), pair === null ? null : this.pair(pair).name, query);
   }
 
   // ---- shared
@@ -527,31 +426,6 @@ export class Trading {
     order.status = 'cancelled';
     order.finishAs = as;
     order.finishedAt = at;
-  }
-
-  /** The account's fills, newest first: of one instrument when named, at instants `when` takes, past `offset`, at most `limit`. */
-  private trades(
-    account: Account,
-    market: 'futures' | 'spot',
-    instrument: string | null,
-    query: URLSearchParams,
-    when: (at: number) => boolean = () => true,
-  ): Trade[] {
-    const limit = listLimit(query);
-    const offset = query.get('offset') === null ? 0 : whole(query.get('offset')!, 'offset', 0, 1_000_000);
-    const out: Trade[] = [];
-    let skipped = 0;
-    const all = this.book(account.id).trades;
-    for (let i = all.length - 1; i >= 0 && out.length < limit; i--) {
-      const t = all[i]!;
-      const o = t.order;
-      if (o.market !== market || (instrument !== null && (o.market === 'futures' ? o.contract : o.pair) !== instrument))
-        continue;
-      if (!when(t.at)) continue;
-      if (skipped++ < offset) continue;
-      out.push(t);
-    }
-    return out;
   }
 
   futuresOrderJson(account: Account, settle: string, id: unknown): FuturesOrderJson {
