@@ -40,6 +40,8 @@ export type {
   SentWebSocketRequest,
   WebSocketRequestOptions,
 } from './account/limiter.js';
+export type { AbuseHeadroom, SpotFillHeadroom, TierAtNext0800, WhatIf } from './account/queries.js';
+export type { AccountMargins, MarginPath, TierStep } from './rules/margins.js';
 export { recordTrades } from './account/trades.js';
 export type { FuturesTradeRow, RecordTradesOptions, SpotTradeRow, UserTradesMessage } from './account/trades.js';
 export { Tracker } from './account/tracker.js';
