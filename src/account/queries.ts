@@ -14,7 +14,22 @@ import { rollingDay, spotWindow } from './rolling-window.js';
 // What an account limiter answers about the time ahead, as pure functions of its family state and
 // the instant: each is read on demand, none changes anything.
 
-/** The tier in force from the next 08:00 UTC on the activity so far. */
+/**
+ * The tier in force from the next 08:00 UTC on the activity so far.
+ *
+ * @example
+ * ```ts
+ * import { AccountLimiter, type TierAtNext0800 } from 'traderatio'
+ *
+ * const limiter = new AccountLimiter({ accounts: [{ id: 'main', role: 'main' }] })
+ * const body = { contract: 'BTC_USDT', size: 1, price: '60000' }
+ * for (let i = 0; i < 10; i++) await limiter.request('main', 'POST', '/futures/usdt/orders', () => 1, { body })
+ * limiter.recordFill('main', { contract: 'BTC_USDT', role: 'maker', volume: '55' }) // a ratio of 5.5: tier 4
+ * const next: TierAtNext0800 = limiter.limitAtNext0800('main')
+ * next.limit // 250
+ * limiter.close()
+ * ```
+ */
 export interface TierAtNext0800 {
   /** The next 08:00 UTC, epoch ms. */
   readonly at: number;
@@ -28,10 +43,43 @@ export interface TierAtNext0800 {
  * R7: `up` (the nearest of `steps`) and each step name the path of their least maker volume
  * (`makerPath`: the aggregated ratio, the own ratio, or the own-volume threshold) and of their
  * fewest requests (`requestPath`); `basis` says whose ratio sets the tier now.
+ *
+ * @example
+ * ```ts
+ * import { AccountLimiter, type WhatIf } from 'traderatio'
+ *
+ * const limiter = new AccountLimiter({ accounts: [{ id: 'main', role: 'main' }] })
+ * const body = { contract: 'BTC_USDT', size: 1, price: '60000' }
+ * for (let i = 0; i < 10; i++) await limiter.request('main', 'POST', '/futures/usdt/orders', () => 1, { body })
+ * limiter.recordFill('main', { contract: 'BTC_USDT', role: 'maker', volume: '55' }) // a ratio of 5.5: tier 4
+ * const w: WhatIf = limiter.whatIf('main')
+ * w.basis // 'aggregated'
+ * w.up?.tier.tier // 5
+ * w.up?.makerVolume.toString() // '45'
+ * w.up?.fewerRequests // 5
+ * limiter.close()
+ * ```
  */
 export type WhatIf = AccountMargins & { readonly basis: 'own' | 'aggregated' };
 
-/** The rolling 24 hours of the abuse rule (R9) and the room they leave. */
+/**
+ * The rolling 24 hours of the abuse rule (R9) and the room they leave.
+ *
+ * @example
+ * ```ts
+ * import { AccountLimiter, type AbuseHeadroom } from 'traderatio'
+ *
+ * const limiter = new AccountLimiter({ accounts: [{ id: 'main', role: 'main' }] })
+ * const body = { contract: 'BTC_USDT', size: 1, price: '60000' }
+ * for (let i = 0; i < 10; i++) await limiter.request('main', 'POST', '/futures/usdt/orders', () => 1, { body })
+ * limiter.recordFill('main', { contract: 'BTC_USDT', role: 'maker', volume: '55' }) // a ratio of 5.5: tier 4
+ * const h: AbuseHeadroom = limiter.abuseHeadroom('main')
+ * h.requests // 10
+ * h.fillRate // '5.5'
+ * h.remaining // Infinity
+ * limiter.close()
+ * ```
+ */
 export interface AbuseHeadroom {
   readonly requests: number;
   /** USDT traded, a decimal string. */
@@ -42,7 +90,19 @@ export interface AbuseHeadroom {
   readonly remaining: number;
 }
 
-/** The window of the next hourly check of R14 so far and the room it leaves. */
+/**
+ * The window of the next hourly check of R14 so far and the room it leaves.
+ *
+ * @example
+ * ```ts
+ * import { AccountLimiter, type SpotFillHeadroom } from 'traderatio'
+ *
+ * const limiter = new AccountLimiter({ accounts: [{ id: 'main', role: 'main' }] })
+ * const h: SpotFillHeadroom = limiter.spotFillHeadroom('main')
+ * h // { requests: 0, traded: '0', fillRate: null, remaining: 0, needed: '0' }
+ * limiter.close()
+ * ```
+ */
 export interface SpotFillHeadroom extends AbuseHeadroom {
   /** Spot USDT still to trade before the check to avoid the throttle ("0" if none). */
   readonly needed: string;

@@ -113,10 +113,39 @@ function safeCount(k: Dec): number {
  * (max(own, aggregated), or a broker family's own ratio); or the own-volume threshold, when the
  * own ratio is already there and only the volume that takes the account over the threshold is
  * missing.
+ *
+ * @example
+ * ```ts
+ * import { AccountLimiter, type MarginPath } from 'traderatio'
+ *
+ * const limiter = new AccountLimiter({ accounts: [{ id: 'main', role: 'main' }] })
+ * const body = { contract: 'BTC_USDT', size: 1, price: '60000' }
+ * for (let i = 0; i < 10; i++) await limiter.request('main', 'POST', '/futures/usdt/orders', () => 1, { body })
+ * limiter.recordFill('main', { contract: 'BTC_USDT', role: 'maker', volume: '55' }) // a ratio of 5.5: tier 4
+ * const path: MarginPath | undefined = limiter.whatIf('main').up?.makerPath
+ * path // 'aggregated'
+ * limiter.close()
+ * ```
  */
 export type MarginPath = 'aggregated' | 'own' | 'threshold';
 
-/** What reaches one tier above an account's, over every path of R7, the least of each kind of change. */
+/**
+ * What reaches one tier above an account's, over every path of R7, the least of each kind of change.
+ *
+ * @example
+ * ```ts
+ * import { AccountLimiter, type TierStep } from 'traderatio'
+ *
+ * const limiter = new AccountLimiter({ accounts: [{ id: 'main', role: 'main' }] })
+ * const body = { contract: 'BTC_USDT', size: 1, price: '60000' }
+ * for (let i = 0; i < 10; i++) await limiter.request('main', 'POST', '/futures/usdt/orders', () => 1, { body })
+ * limiter.recordFill('main', { contract: 'BTC_USDT', role: 'maker', volume: '55' }) // a ratio of 5.5: tier 4
+ * const steps: readonly TierStep[] = limiter.whatIf('main').steps
+ * steps.map((s) => s.tier.tier) // [5, 6, 7]
+ * steps[0]?.makerVolume.toString() // '45'
+ * limiter.close()
+ * ```
+ */
 export interface TierStep {
   readonly tier: Tier;
   /** More maker volume for the account, USDT (rounded up to 8 decimals): the least over every path. */
@@ -135,7 +164,23 @@ export interface TierStep {
   readonly fewerRequests: number | null;
 }
 
-/** An account's margins over every path of R7: every tier above, and the spare before the tier below. */
+/**
+ * An account's margins over every path of R7: every tier above, and the spare before the tier below.
+ *
+ * @example
+ * ```ts
+ * import { AccountLimiter, type AccountMargins } from 'traderatio'
+ *
+ * const limiter = new AccountLimiter({ accounts: [{ id: 'main', role: 'main' }] })
+ * const body = { contract: 'BTC_USDT', size: 1, price: '60000' }
+ * for (let i = 0; i < 10; i++) await limiter.request('main', 'POST', '/futures/usdt/orders', () => 1, { body })
+ * limiter.recordFill('main', { contract: 'BTC_USDT', role: 'maker', volume: '55' }) // a ratio of 5.5: tier 4
+ * const m: AccountMargins = limiter.whatIf('main')
+ * m.down?.makerVolume.toString() // '5'
+ * m.down?.spareRequests // 1
+ * limiter.close()
+ * ```
+ */
 export interface AccountMargins extends TierMargins {
   /** What reaches the next tier up (the first of `steps`), or null at the top or when nothing would. */
   readonly up: TierStep | null;
