@@ -1,8 +1,9 @@
-import { addUtcDays, formatUtcDay, formatUtcInstant } from '../rules/calendar.js';
+import { formatUtcDay, formatUtcInstant } from '../rules/calendar.js';
 import { parseInstant } from '../internal/parse.js';
 import { DEFAULT_TIERS } from '../rules/tiers.js';
 import { throttleText } from './render.js';
 import { timeAxis } from './ticks.js';
+import { isProjected, lastDataDay, projectedFrom } from './projection.js';
 import type { TimelineRun } from './timeline.js';
 
 /** Text made safe to put in SVG or HTML. */
@@ -31,8 +32,9 @@ const SPOT = '#e67e22';
  * one. The hours the spot low-fill throttle holds an account (R14) are an orange band across its
  * panel, with a strip along its top, named in the legend when the file gives spot activity. The
  * time axis is ticked by hours, days, weeks or months as the span asks (see {@link timeAxis}),
- * with the year. What follows the end of the file's last day (`dataEnd`) assumes no more activity:
- * it is hatched, after a dashed rule with a label, the limit's line dashed and the triangles paler.
+ * with the year. What follows an account's data (from {@link projectedFrom}) assumes it did nothing
+ * more: it is hatched, after a dashed rule with a label, the limit's line dashed and the triangles
+ * paler.
  */
 export function timelineSvg(run: TimelineRun): string {
   const ids = run.input.accounts.map((a) => a.id);
@@ -52,16 +54,14 @@ export function timelineSvg(run: TimelineRun): string {
   const y = (i: number, limit: number): number => y0(i) + PANEL - ((limit - low) / (high - low)) * PANEL;
   const axis = timeAxis(run.from, run.to, plotWidth);
   const f = (n: number): string => n.toFixed(1);
-  // What follows the file's last day assumes no more activity: drawn apart, never as history.
-  const projected = run.dataEnd < run.to;
-  const lastDay = formatUtcDay(addUtcDays(run.dataEnd, -1));
-  const xEnd = x(run.dataEnd);
+  // What follows an account's data assumes it did nothing more: drawn apart, never as history.
+  const projected = ids.some((id) => projectedFrom(run, id) < run.to);
   const out: string[] = [
     `<svg xmlns="http://www.w3.org/2000/svg" width="${WIDTH}" height="${height}" viewBox="0 0 ${WIDTH} ${height}" font-family="sans-serif" font-size="11">`,
     `<rect width="${WIDTH}" height="${height}" fill="#ffffff"/>`,
     `<text x="${LEFT}" y="22" font-size="15" font-weight="bold">Futures placement limit by account (requests per second)</text>`,
     `<text x="${LEFT}" y="40" fill="#555">${formatUtcDay(run.from)} to ${formatUtcDay(run.to)} (UTC). Bands: the tiers and their limits. Green triangle: raised at 08:00 UTC or restored; red: lowered at once.</text>`,
-    `<text x="${LEFT}" y="56" fill="#555">Grid: ${axis.step}${axis.minorStep === null ? '' : ` (lighter: ${axis.minorStep})`}.${projected ? ` Hatched, right of the dashed rule: projected, as if no activity after ${lastDay}, the file's last day.` : ''}</text>`,
+    `<text x="${LEFT}" y="56" fill="#555">Grid: ${axis.step}${axis.minorStep === null ? '' : ` (lighter: ${axis.minorStep})`}.${projected ? ' Hatched, right of the dashed rule: projected, as if the account did nothing after its last day of data.' : ''}</text>`,
   ];
   if (projected) {
     out.push(
@@ -109,8 +109,11 @@ export function timelineSvg(run: TimelineRun): string {
         );
     }
     out.push(`<text x="${LEFT}" y="${base - 8}" font-weight="bold" font-size="12">${escapeXml(id)}</text>`);
-    if (projected) {
-      const title = `<title>${escapeXml(`from ${formatUtcInstant(run.dataEnd)}: projected, as if no activity after ${lastDay}`)}</title>`;
+    const from = projectedFrom(run, id);
+    const lastDay = lastDataDay(run, id);
+    const xEnd = x(from);
+    if (from < run.to) {
+      const title = `<title>${escapeXml(`from ${formatUtcInstant(from)}: projected, as if no activity after ${lastDay}`)}</title>`;
       out.push(
         `<rect x="${f(xEnd)}" y="${base}" width="${f(x(run.to) - xEnd)}" height="${PANEL}" fill="url(#projected)" class="projection">${title}</rect>`,
       );
@@ -150,8 +153,8 @@ export function timelineSvg(run: TimelineRun): string {
         `<polyline points="${points.join(' ')}" fill="none" stroke="#1f4e8c" stroke-width="2"${dashed ? ' stroke-dasharray="6 4" class="projected-limit"' : ''}/>`,
       );
     };
-    step(start, Math.min(run.dataEnd, run.to), false);
-    step(Math.max(start, run.dataEnd), run.to, true);
+    step(start, Math.min(from, run.to), false);
+    step(Math.max(start, from), run.to, true);
     for (const c of changes) {
       if (c.previousTier === null) continue;
       const up = c.limit > c.previousTier.limit;
@@ -160,9 +163,9 @@ export function timelineSvg(run: TimelineRun): string {
       const tri = up
         ? `${f(cx - 5)},${f(cy + 9)} ${f(cx + 5)},${f(cy + 9)} ${f(cx)},${f(cy + 1)}`
         : `${f(cx - 5)},${f(cy - 9)} ${f(cx + 5)},${f(cy - 9)} ${f(cx)},${f(cy - 1)}`;
-      const guess = c.at > run.dataEnd ? ' fill-opacity="0.5"' : '';
+      const guess = isProjected(run, c) ? ' fill-opacity="0.5"' : '';
       out.push(
-        `<polygon points="${tri}" fill="${up ? '#2e8b3e' : '#c0392b'}"${guess}><title>${escapeXml(`${formatUtcInstant(c.at)} ${c.previousTier.limit} -> ${c.limit} (${c.reason}${c.at > run.dataEnd ? ', projected' : ''})`)}</title></polygon>`,
+        `<polygon points="${tri}" fill="${up ? '#2e8b3e' : '#c0392b'}"${guess}><title>${escapeXml(`${formatUtcInstant(c.at)} ${c.previousTier.limit} -> ${c.limit} (${c.reason}${isProjected(run, c) ? ', projected' : ''})`)}</title></polygon>`,
       );
     }
   });

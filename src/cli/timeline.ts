@@ -7,6 +7,7 @@ import { checkHoursOnce } from '../rules/timeline/input.js';
 import { InputFileError } from './input.js';
 import { readJson } from './read-json.js';
 import { escapeXml, timelineSvg } from './chart.js';
+import { isProjected, lastDataDay } from './projection.js';
 import { fillRatioText, ratioJson, ratioText, table, throttleText, usdt } from './render.js';
 import {
   type SpotHour,
@@ -28,10 +29,14 @@ export interface TimelineRun {
   /** The hours the spot low-fill throttle held each account (R14); null when the file gives no `spotHours`. */
   readonly spot: readonly SpotThrottlePeriod[] | null;
   /**
-   * The end of the last UTC day the file gives activity for (daily or spot hours): what the
-   * timeline shows after it assumes the accounts do nothing more.
+   * The end of the last UTC day the file gives activity for (daily or spot hours), of any account.
    */
   readonly dataEnd: number;
+  /**
+   * Each account's own end of data: the end of the last UTC day the file gives it activity for;
+   * `dataEnd` for an account it gives none. See {@link projectedFrom}.
+   */
+  readonly dataEnds: ReadonlyMap<string, number>;
 }
 
 /**
@@ -80,11 +85,13 @@ export function readTimeline(file: string, text: string, options: FamilyOptions)
   const from = Math.min(timeline.start, ...(spot ?? []).map((p) => utcDayStart(p.from)));
   // The timeline read every day already: this cannot fail.
   const days = [
-    ...input.activity.map((a, i) => parseUtcDay(a.day, `\`activity[${i}].day\``)),
-    ...hours.map((h) => utcDayStart(h.hour)),
+    ...input.activity.map((a, i) => ({ account: a.account, day: parseUtcDay(a.day, `\`activity[${i}].day\``) })),
+    ...hours.map((h) => ({ account: h.account, day: utcDayStart(h.hour) })),
   ];
-  const dataEnd = addUtcDays(Math.max(...days), 1);
-  return { input, timeline, from, to: addUtcDays(Math.max(...instants), 1), spot, dataEnd };
+  const dataEnd = addUtcDays(Math.max(...days.map((d) => d.day)), 1);
+  const dataEnds = new Map<string, number>();
+  for (const { account, day } of days) dataEnds.set(account, Math.max(dataEnds.get(account) ?? 0, addUtcDays(day, 1)));
+  return { input, timeline, from, to: addUtcDays(Math.max(...instants), 1), spot, dataEnd, dataEnds };
 }
 
 /** The `spotHours` of a timeline file, each of an account of the file and each hour once per account. */
@@ -132,11 +139,26 @@ export function renderTimeline(run: TimelineRun): string {
     `${c.tier.tier}`,
     c.reason,
     c.rating === null ? '-' : ratioText(c.rating.effective),
+    isProjected(run, c) ? 'yes' : 'no',
   ]);
+  const projected = new Set(run.timeline.changes.filter((c) => isProjected(run, c)).map((c) => c.account));
+  const note =
+    projected.size === 0
+      ? []
+      : [
+          '',
+          "projected: from the first 00:00 snapshot that counts a day after the account's last day of data, as if it did",
+          'nothing more (what the rules make of the days the file does not give, not history).',
+          `Last day of data: ${run.input.accounts
+            .filter((a) => projected.has(a.id))
+            .map((a) => `${a.id} ${lastDataDay(run, a.id)}`)
+            .join(', ')}.`,
+        ];
   return [
     `Limits from ${formatUtcInstant(run.from)}: ${run.timeline.changes.length} change${run.timeline.changes.length === 1 ? '' : 's'}`,
     '',
-    table(['instant (UTC)', 'account', 'from r/s', 'to r/s', 'tier', 'reason', 'snapshot ratio'], rows),
+    table(['instant (UTC)', 'account', 'from r/s', 'to r/s', 'tier', 'reason', 'snapshot ratio', 'projected'], rows),
+    ...note,
     ...(run.spot === null ? [] : ['', ...renderSpotPeriods(run.spot)]),
   ].join('\n');
 }
@@ -206,7 +228,9 @@ export function timelineJson(run: TimelineRun): unknown {
       tier: c.tier.tier,
       reason: c.reason,
       snapshotRatio: c.rating === null ? null : ratioJson(c.rating.effective).ratio,
+      projected: isProjected(run, c),
     })),
+    lastDataDay: Object.fromEntries(run.input.accounts.map((a) => [a.id, lastDataDay(run, a.id)])),
     spotThrottles: run.spot === null ? null : run.spot.map(spotPeriodJson),
   };
 }
@@ -216,7 +240,7 @@ export function timelineHtml(run: TimelineRun): string {
   const rows = run.timeline.changes
     .map(
       (c) =>
-        `<tr><td>${formatUtcInstant(c.at)}</td><td>${escapeXml(c.account)}</td><td>${c.previousTier?.limit ?? '-'}</td><td>${c.limit}</td><td>${c.tier.tier}</td><td>${c.reason}</td></tr>`,
+        `<tr><td>${formatUtcInstant(c.at)}</td><td>${escapeXml(c.account)}</td><td>${c.previousTier?.limit ?? '-'}</td><td>${c.limit}</td><td>${c.tier.tier}</td><td>${c.reason}</td><td>${isProjected(run, c) ? 'yes' : 'no'}</td></tr>`,
     )
     .join('\n');
   const spot =
@@ -234,7 +258,7 @@ ${run.spot.map((p) => `<tr><td>${escapeXml(p.account)}</td><td>${formatUtcInstan
 </head><body>
 <h1>Limits over time</h1>
 ${timelineSvg(run)}
-<table><thead><tr><th>instant (UTC)</th><th>account</th><th>from r/s</th><th>to r/s</th><th>tier</th><th>reason</th></tr></thead>
+<table><thead><tr><th>instant (UTC)</th><th>account</th><th>from r/s</th><th>to r/s</th><th>tier</th><th>reason</th><th>projected</th></tr></thead>
 <tbody>
 ${rows}
 </tbody></table>${spot}
