@@ -4,12 +4,13 @@
 // depends on the machine's speed (answers 429, the share of the limit used, the cancels' wait) is
 // printed, not asserted; test/fetch/controlled-delay.test.ts asserts it where the delay is controlled.
 import ccxt from 'ccxt';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { AccountLimiter, type AccountLimiterOptions } from '../../src/account/limiter.js';
 import { limitCcxt } from '../../src/ccxt/index.js';
 import { isRefusedError } from '../../src/errors.js';
-import { startExchange, type RunningExchange } from '../../src/exchange/index.js';
+import { startExchange } from '../../src/exchange/index.js';
 import type { Clock } from '../../src/schedule/clock.js';
+import { closeAfterEach } from '../e2e/harness.js';
 import { gateAt } from './helpers.js';
 
 const DAY = 86_400_000;
@@ -34,14 +35,7 @@ const tier1 = { contract: 'BTC_USDT', makerVolume: '0', place: 100_000 };
 // After a day of tier1: 1,800,000 over the two days' 200,000 requests, ratio 9 again.
 const tier4After1 = { contract: 'BTC_USDT', makerVolume: '1800000', place: 100_000 };
 
-let exchange: RunningExchange | undefined;
-let limiter: AccountLimiter | undefined;
-afterEach(async () => {
-  limiter?.close();
-  await exchange?.close();
-  limiter = undefined;
-  exchange = undefined;
-});
+const live = closeAfterEach();
 
 interface Outcome {
   /** Answers 429 (ccxt's RateLimitExceeded) to placements and cancels. */
@@ -106,7 +100,7 @@ async function saturate(gate: InstanceType<typeof ccxt.gate>, ms: number, giveUp
   await Promise.all([...Array.from({ length: 32 }, worker), canceller()]);
   clearTimeout(stop);
   gate.fetch = send;
-  const stats = exchange!.stats().accounts.find((a) => a.account === 'main')!;
+  const stats = live.exchange!.stats().accounts.find((a) => a.account === 'main')!;
   cancelWaits.sort((a, b) => a - b);
   const place = stats.limits.find((l) => l.key === 'futures.place')!;
   return {
@@ -125,22 +119,22 @@ async function limitedGate(
   history: { activity: object[]; hours?: object[] },
   options: Partial<AccountLimiterOptions> = {},
 ) {
-  exchange = await startExchange({
+  live.exchange = await startExchange({
     port: 0,
     clock,
     history,
     fills: { maker: 0, taker: 0 },
     ...(options.abuse === undefined ? {} : { abuse: options.abuse }),
   });
-  limiter = new AccountLimiter({ accounts: [{ id: 'main', role: 'main' }], clock, ...options });
-  limiter.seed({
+  live.limiter = new AccountLimiter({ accounts: [{ id: 'main', role: 'main' }], clock, ...options });
+  live.limiter.seed({
     days: history.activity as never,
     ...(history.hours === undefined ? {} : { hours: history.hours as never }),
   });
-  const gate = gateAt(exchange);
+  const gate = gateAt(live.exchange);
   // Signed on the model's clock, which the test moved.
   gate.nonce = () => Math.floor(clock.wall());
-  limitCcxt(limiter, gate, { account: 'main' });
+  limitCcxt(live.limiter, gate, { account: 'main' });
   return gate;
 }
 
@@ -153,14 +147,14 @@ describe('ccxt gate against the model exchange', () => {
     const clock = clockAt(9);
     const history = { activity: [{ account: 'main', day: dayOf(clock, -1), contracts: [tier4] }] };
     const gate = await limitedGate(clock, history);
-    expect(limiter!.limitNow('main').limit).toBe(LIMIT);
+    expect(live.limiter!.limitNow('main').limit).toBe(LIMIT);
     const through = await saturate(gate, RUN_MS);
-    limiter!.close();
-    limiter = undefined;
-    await exchange!.close();
+    live.limiter!.close();
+    live.limiter = undefined;
+    await live.exchange!.close();
 
-    exchange = await startExchange({ port: 0, clock, history, fills: { maker: 0, taker: 0 } });
-    const throttled = gateAt(exchange, { enableRateLimit: true });
+    live.exchange = await startExchange({ port: 0, clock, history, fills: { maker: 0, taker: 0 } });
+    const throttled = gateAt(live.exchange, { enableRateLimit: true });
     throttled.nonce = () => Math.floor(clock.wall());
     const own = await saturate(throttled, RUN_MS);
 
@@ -183,14 +177,14 @@ describe('ccxt gate against the model exchange', () => {
       ],
     };
     const gate = await limitedGate(clock, history);
-    expect(limiter!.limitNow('main').limit).toBe(100);
+    expect(live.limiter!.limitNow('main').limit).toBe(100);
     const run = await saturate(gate, 6_000);
-    const stats = exchange!.stats().accounts[0]!;
+    const stats = live.exchange!.stats().accounts[0]!;
     console.log(
       `08:00 raise: ${run.tooMany} x 429, ${run.accepted} placements accepted in 3 s at 100/s then 3 s at 250/s`,
     );
     expect(stats.limit).toBe(250);
-    expect(limiter!.limitNow('main').limit).toBe(250);
+    expect(live.limiter!.limitNow('main').limit).toBe(250);
     expect(run.most).toBeLessThanOrEqual(250);
   }, 60_000);
 
@@ -210,13 +204,13 @@ describe('ccxt gate against the model exchange', () => {
       ],
     };
     const gate = await limitedGate(clock, history);
-    expect(limiter!.limitNow('main').throttle).toBeNull();
-    const run = await saturate(gate, 6_000, () => limiter!.scheduler.close());
-    const stats = exchange!.stats().accounts[0]!;
+    expect(live.limiter!.limitNow('main').throttle).toBeNull();
+    const run = await saturate(gate, 6_000, () => live.limiter!.scheduler.close());
+    const stats = live.exchange!.stats().accounts[0]!;
     console.log(
       `abuse throttle at 09:00: ${run.tooMany} x 429, ${run.accepted} placements accepted; model refused ${JSON.stringify(stats.refused)}`,
     );
-    expect(limiter!.limitNow('main').throttle).toMatchObject({ limit: 10 });
+    expect(live.limiter!.limitNow('main').throttle).toMatchObject({ limit: 10 });
     const throttle = stats.limits.find((l) => l.key === 'abuse-throttle')!;
     expect(throttle.limit).toBe(10);
   }, 60_000);

@@ -1,35 +1,29 @@
 import ccxt from 'ccxt';
-import { afterEach, describe, expect, it, vi } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { AccountLimiter } from '../../src/account/limiter.js';
 import { limitCcxt } from '../../src/ccxt/index.js';
 import { InvalidInputError } from '../../src/errors.js';
 import { startExchange, type RunningExchange } from '../../src/exchange/index.js';
 import { VirtualClock } from '../../src/testing/virtual-clock.js';
+import { closeAfterEach } from '../e2e/harness.js';
 import { gateAt, recordSends } from './helpers.js';
 
 const BTC = 'BTC/USDT:USDT';
 // Real requests on a loaded machine: time to see them answered.
 const WAIT = { timeout: 60_000 };
 vi.setConfig({ testTimeout: 60_000 });
-let exchange: RunningExchange | undefined;
-let limiter: AccountLimiter | undefined;
-afterEach(async () => {
-  limiter?.close();
-  await exchange?.close();
-  exchange = undefined;
-  limiter = undefined;
-});
+const live = closeAfterEach();
 
 /** The model and a limiter on one virtual clock (tier 1: 100 placements per second), a gate instance limited. */
 async function setUp(options: { limiter?: object; gate?: Record<string, unknown> } = {}) {
   const clock = new VirtualClock({ start: 0, wallStart: Date.now() });
-  exchange = await startExchange({ port: 0, clock, fills: { maker: 0, taker: 0 } });
-  limiter = new AccountLimiter({ accounts: [{ id: 'main', role: 'main' }], clock, ...options.limiter });
-  const gate = gateAt(exchange, options.gate);
+  live.exchange = await startExchange({ port: 0, clock, fills: { maker: 0, taker: 0 } });
+  live.limiter = new AccountLimiter({ accounts: [{ id: 'main', role: 'main' }], clock, ...options.limiter });
+  const gate = gateAt(live.exchange, options.gate);
   const sent = recordSends(gate);
   // The exchange's own figure is asked for in tests of its own, below: here, what is sent is the test's.
-  const limited = limitCcxt(limiter, gate, { account: 'main', askRateLimit: false });
-  return { clock, gate, sent, limited, limiter, exchange };
+  const limited = limitCcxt(live.limiter, gate, { account: 'main', askRateLimit: false });
+  return { clock, gate, sent, limited, limiter: live.limiter, exchange: live.exchange };
 }
 
 /** Weight counted on each of the limiter's limits, by name. */
@@ -51,7 +45,7 @@ function modelLimit(ex: RunningExchange, key: string) {
 
 describe('limitCcxt', () => {
   it('refuses what is not a gate instance, an unknown account, and an instance limited already, leaving the instance as it was', () => {
-    const l = (limiter = new AccountLimiter({ accounts: [{ id: 'main', role: 'main' }] }));
+    const l = (live.limiter = new AccountLimiter({ accounts: [{ id: 'main', role: 'main' }] }));
     const binance = new ccxt.binance();
     expect(() => limitCcxt(l, binance as never, { account: 'main' })).toThrow(
       new InvalidInputError('the exchange', 'a ccxt instance with id binance', 'a ccxt gate (or gateio) instance'),
@@ -118,8 +112,8 @@ describe('limitCcxt', () => {
     await gate.privateWithdrawalsPostWithdrawals({ currency: 'USDT', amount: '10', address: 'addr' });
     expect(used(l)).toMatchObject({ 'main:withdrawals': 1, 'main:wallet:POST /withdrawals': 1 });
     // The model took the same requests: two placements (a batch of 3 one request), three cancels.
-    expect(modelLimit(exchange!, 'futures.place')?.accepted).toBe(2);
-    expect(modelLimit(exchange!, 'futures.cancel')?.accepted).toBe(3);
+    expect(modelLimit(live.exchange!, 'futures.place')?.accepted).toBe(2);
+    expect(modelLimit(live.exchange!, 'futures.cancel')?.accepted).toBe(3);
   });
 
   it('sends a cancel at once while placements wait on the placement limit', async () => {
@@ -128,7 +122,7 @@ describe('limitCcxt', () => {
     const first = await gate.createOrder(BTC, 'limit', 'buy', 1, 60000);
     const placements = Array.from({ length: 120 }, () => gate.createOrder(BTC, 'limit', 'buy', 1, 60000));
     // Answered: the HTTP client may hold a request a moment after ccxt hands it over.
-    await vi.waitFor(() => expect(modelLimit(exchange!, 'futures.place')?.accepted).toBe(100), WAIT);
+    await vi.waitFor(() => expect(modelLimit(live.exchange!, 'futures.place')?.accepted).toBe(100), WAIT);
     expect(l.scheduler.stats().limits.find((x) => x.name === 'main:futures.place')?.waiting).toBe(21);
     const cancelled = await gate.cancelOrder(first.id!, BTC);
     expect(cancelled.status).toBe('canceled');
@@ -136,7 +130,7 @@ describe('limitCcxt', () => {
     expect(l.scheduler.stats().limits.find((x) => x.name === 'main:futures.place')?.waiting).toBe(21);
     await clock.advance(1000);
     await Promise.all(placements);
-    expect(exchange!.stats().accounts[0]!.refused).toEqual({});
+    expect(live.exchange!.stats().accounts[0]!.refused).toEqual({});
   });
 
   it('signs once admitted: the Timestamp of a request that waited is the instant it left', async () => {
@@ -145,7 +139,7 @@ describe('limitCcxt', () => {
     await gate.loadMarkets();
     const start = Math.floor(clock.wall() / 1000);
     const placements = Array.from({ length: 101 }, () => gate.createOrder(BTC, 'limit', 'buy', 1, 60000));
-    await vi.waitFor(() => expect(modelLimit(exchange!, 'futures.place')?.accepted).toBe(100), WAIT);
+    await vi.waitFor(() => expect(modelLimit(live.exchange!, 'futures.place')?.accepted).toBe(100), WAIT);
     await clock.advance(5000);
     await Promise.all(placements);
     const stamps = sent.filter((s) => s.method === 'POST').map((s) => Number(s.headers['Timestamp']));
@@ -179,7 +173,7 @@ describe('limitCcxt', () => {
     await clock.advance(2000);
     await third;
     expect(sent).toHaveLength(3);
-    expect(modelLimit(exchange!, 'withdrawals')).toMatchObject({ accepted: 2, refused: 1 });
+    expect(modelLimit(live.exchange!, 'withdrawals')).toMatchObject({ accepted: 2, refused: 1 });
   });
 
   it("keeps withdrawals at 1 per 3 s, as published, not ccxt's 1 per second", async () => {
@@ -187,15 +181,15 @@ describe('limitCcxt', () => {
     const withdrawals = Array.from({ length: 3 }, () =>
       gate.privateWithdrawalsPostWithdrawals({ currency: 'USDT', amount: '10', address: 'addr' }),
     );
-    await vi.waitFor(() => expect(modelLimit(exchange!, 'withdrawals')?.accepted).toBe(1), WAIT);
+    await vi.waitFor(() => expect(modelLimit(live.exchange!, 'withdrawals')?.accepted).toBe(1), WAIT);
     await clock.advance(2999);
     expect(sent).toHaveLength(1);
     await clock.advance(1);
-    await vi.waitFor(() => expect(modelLimit(exchange!, 'withdrawals')?.accepted).toBe(2), WAIT);
+    await vi.waitFor(() => expect(modelLimit(live.exchange!, 'withdrawals')?.accepted).toBe(2), WAIT);
     await clock.advance(3000);
     await Promise.all(withdrawals);
     expect(sent).toHaveLength(3);
-    expect(modelLimit(exchange!, 'withdrawals')).toMatchObject({ accepted: 3, refused: 0 });
+    expect(modelLimit(live.exchange!, 'withdrawals')).toMatchObject({ accepted: 3, refused: 0 });
   });
 
   it('feeds the gateway times of every response to the exchange clock', async () => {
@@ -230,12 +224,12 @@ describe('limitCcxt learns from the exchange', () => {
         },
       ],
     };
-    exchange = await startExchange({ port: 0, clock, fills: options.fills ?? { maker: 0, taker: 0 }, history });
-    limiter = new AccountLimiter({ accounts: [{ id: 'main', role: 'main' }], clock });
-    const gate = gateAt(exchange);
+    live.exchange = await startExchange({ port: 0, clock, fills: options.fills ?? { maker: 0, taker: 0 }, history });
+    live.limiter = new AccountLimiter({ accounts: [{ id: 'main', role: 'main' }], clock });
+    const gate = gateAt(live.exchange);
     const sent = recordSends(gate);
-    const limited = limitCcxt(limiter, gate, { account: 'main', ...options.ccxt });
-    return { clock, gate, sent, limited, limiter, exchange };
+    const limited = limitCcxt(live.limiter, gate, { account: 'main', ...options.ccxt });
+    return { clock, gate, sent, limited, limiter: live.limiter, exchange: live.exchange };
   }
 
   it('asks GET /account/rate_limit as it attaches, and requests wait for the answer', async () => {
@@ -248,10 +242,10 @@ describe('limitCcxt learns from the exchange', () => {
 
   it('marks the endpoint not open when the instance has no key, and asks nothing', async () => {
     const clock = new VirtualClock({ start: 0, wallStart: Date.now() });
-    limiter = new AccountLimiter({ accounts: [{ id: 'main', role: 'main' }], clock });
+    live.limiter = new AccountLimiter({ accounts: [{ id: 'main', role: 'main' }], clock });
     const gate = new ccxt.gate();
-    limitCcxt(limiter, gate, { account: 'main' });
-    expect(limiter.limitNow('main').reportEndpoint).toBe('unasked');
+    limitCcxt(live.limiter, gate, { account: 'main' });
+    expect(live.limiter.limitNow('main').reportEndpoint).toBe('unasked');
   });
 
   it('records the fills fetchMyTrades reads (my_trades_timerange), exactly, once each', async () => {

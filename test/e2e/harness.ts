@@ -2,6 +2,8 @@
 // today (UTC), with a chosen history, and an engine saturating futures placement with cancels
 // mixed in, measured from the model's counts and from when each cancel went out.
 import { setMaxListeners } from 'node:events';
+import { afterEach } from 'vitest';
+import type { AccountLimiter } from '../../src/account/limiter.js';
 import { startExchange, type RunningExchange } from '../../src/exchange/index.js';
 import type { ExchangeOptions } from '../../src/exchange/server.js';
 import type { Clock } from '../../src/schedule/clock.js';
@@ -9,6 +11,27 @@ import type { Clock } from '../../src/schedule/clock.js';
 export const SECOND = 1000;
 export const HOUR = 3_600_000;
 export const DAY = 86_400_000;
+
+/** The model exchange and the limiter a test started, if any. */
+export interface Live {
+  exchange?: RunningExchange | undefined;
+  limiter?: AccountLimiter | undefined;
+}
+
+/**
+ * Where a file's tests keep the model exchange and limiter they start: after each test, the
+ * limiter is closed (requests still waiting for it are given up), then the exchange, and both forgotten.
+ */
+export function closeAfterEach(): Live {
+  const live: Live = {};
+  afterEach(async () => {
+    live.limiter?.close();
+    await live.exchange?.close();
+    live.limiter = undefined;
+    live.exchange = undefined;
+  });
+  return live;
+}
 
 /** The machine's clock, its wall moved so that it reads `timeOfDay` (ms after 00:00 UTC) today now. */
 export function clockAt(timeOfDay: number): Clock & { readonly today: number } {

@@ -3,11 +3,12 @@
 // travels over the socket. What arrives when is then the same on any machine, however busy, so the
 // guarantee is asserted exactly: with the way there varying by at most the limiter's `marginMs`
 // (R13), the exchange refuses nothing the limiter let go, and the limit is used in full.
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { AccountLimiter } from '../../src/account/limiter.js';
-import { type RunningExchange, startExchange } from '../../src/exchange/index.js';
+import { startExchange } from '../../src/exchange/index.js';
 import { type FetchFunction, limitedFetch } from '../../src/fetch/index.js';
 import { VirtualClock } from '../../src/testing/virtual-clock.js';
+import { closeAfterEach } from '../e2e/harness.js';
 
 const DAY = 86_400_000;
 const HOUR = 3_600_000;
@@ -15,14 +16,7 @@ const LIMIT = 250;
 const MARGIN_MS = 5;
 const WORKERS = 32;
 
-let exchange: RunningExchange | undefined;
-let limiter: AccountLimiter | undefined;
-afterEach(async () => {
-  limiter?.close();
-  await exchange?.close();
-  exchange = undefined;
-  limiter = undefined;
-});
+const live = closeAfterEach();
 
 /** Node's fetch, each request sent `delayOf(i)` ms of the virtual clock after the limiter let it go. */
 function delayed(clock: VirtualClock, delayOf: (i: number) => number) {
@@ -67,15 +61,15 @@ describe('limitedFetch against the model exchange, the way there controlled', ()
     const activity = [
       { account: 'main', day: yesterday, contracts: [{ contract: 'BTC_USDT', makerVolume: '900000', place: 100_000 }] },
     ];
-    exchange = await startExchange({ port: 0, clock, history: { activity }, fills: { maker: 0, taker: 0 } });
-    limiter = new AccountLimiter({ accounts: [{ id: 'main', role: 'main' }], clock, marginMs: MARGIN_MS });
-    limiter.seed({ days: activity });
-    expect(limiter.limitNow('main').limit).toBe(LIMIT);
+    live.exchange = await startExchange({ port: 0, clock, history: { activity }, fills: { maker: 0, taker: 0 } });
+    live.limiter = new AccountLimiter({ accounts: [{ id: 'main', role: 'main' }], clock, marginMs: MARGIN_MS });
+    live.limiter.seed({ days: activity });
+    expect(live.limiter.limitNow('main').limit).toBe(LIMIT);
 
     // From 1 to 1 + MARGIN_MS ms, slow and quick ones mixed so that a quick one follows a slow one.
     const way = delayed(clock, (i) => 1 + [MARGIN_MS, 0, 3, MARGIN_MS, 1, 0, 4, 2][i % 8]!);
-    const fetch = limitedFetch(limiter, { account: 'main', fetch: way.send });
-    const url = `${exchange.url}/api/v4/futures/usdt/orders`;
+    const fetch = limitedFetch(live.limiter, { account: 'main', fetch: way.send });
+    const url = `${live.exchange.url}/api/v4/futures/usdt/orders`;
     const init = {
       method: 'POST',
       headers: { KEY: 'main-key', 'Content-Type': 'application/json' },
@@ -96,11 +90,11 @@ describe('limitedFetch against the model exchange, the way there controlled', ()
     await runTo(clock, RUN_MS, way.travelling);
     running = false;
     // The placements still waiting for the limiter are given up.
-    limiter.close();
+    live.limiter.close();
     await runTo(clock, RUN_MS + 100, way.travelling);
     await Promise.all(workers);
 
-    const place = exchange
+    const place = live.exchange
       .stats()
       .accounts.find((a) => a.account === 'main')!
       .limits.find((l) => l.key === 'futures.place')!;

@@ -4,22 +4,25 @@
 // (answers 429 when a busy machine delays requests by more than any margin, the share of the limit
 // used, the cancels' wait) is printed, not asserted; test/fetch/controlled-delay.test.ts asserts
 // no 429 and full use where the delay is under the test's control.
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { AccountLimiter } from '../../src/account/limiter.js';
-import type { RunningExchange } from '../../src/exchange/index.js';
 import { limitedFetch, type FetchFunction } from '../../src/fetch/index.js';
 import type { Clock } from '../../src/schedule/clock.js';
-import { DAY, HOUR, SECOND, type Engine, clockAt, day, describeRun, model, saturate } from '../e2e/harness.js';
+import {
+  DAY,
+  HOUR,
+  SECOND,
+  type Engine,
+  clockAt,
+  closeAfterEach,
+  day,
+  describeRun,
+  model,
+  saturate,
+} from '../e2e/harness.js';
 
 const RUN_MS = 5_000;
-let exchange: RunningExchange | undefined;
-let limiter: AccountLimiter | undefined;
-afterEach(async () => {
-  limiter?.close();
-  await exchange?.close();
-  exchange = undefined;
-  limiter = undefined;
-});
+const live = closeAfterEach();
 
 /** Node's fetch, noting when each cancel went out. */
 function transport() {
@@ -75,21 +78,21 @@ describe('limitedFetch against the model exchange', () => {
     // 09:00 UTC: yesterday's ratio of 9 is in force since 08:00 (tier 4, 250 per second).
     const clock = clockAt(9 * HOUR);
     const history = { activity: [day(1, '900000', 100_000)] };
-    limiter = limiterFor(clock, history);
-    expect(limiter.limitNow('main').limit).toBe(250);
-    exchange = await model(clock, history);
+    live.limiter = limiterFor(clock, history);
+    expect(live.limiter.limitNow('main').limit).toBe(250);
+    live.exchange = await model(clock, history);
     const t = transport();
     const through = await saturate(
-      engine(limitedFetch(limiter, { account: 'main', fetch: t.send }), exchange.url),
-      exchange,
+      engine(limitedFetch(live.limiter, { account: 'main', fetch: t.send }), live.exchange.url),
+      live.exchange,
       { runMs: RUN_MS, limit: 250, sentCancel: t.sentCancel },
     );
-    limiter.close();
-    await exchange.close();
+    live.limiter.close();
+    await live.exchange.close();
 
-    exchange = await model(clock, history);
+    live.exchange = await model(clock, history);
     const b = transport();
-    const bare = await saturate(engine(b.send, exchange.url), exchange, {
+    const bare = await saturate(engine(b.send, live.exchange.url), live.exchange, {
       runMs: RUN_MS,
       limit: 250,
       sentCancel: b.sentCancel,
@@ -105,18 +108,18 @@ describe('limitedFetch against the model exchange', () => {
     // 07:59:57: tier 4 in force; today's snapshot (ratio 15 over the two days) raises it to 300 at 08:00.
     const clock = clockAt(8 * HOUR - 3 * SECOND);
     const history = { activity: [day(2, '900000', 100_000), day(1, '2100000', 100_000)] };
-    limiter = limiterFor(clock, history);
-    expect(limiter.limitNow('main').limit).toBe(250);
-    exchange = await model(clock, history);
+    live.limiter = limiterFor(clock, history);
+    expect(live.limiter.limitNow('main').limit).toBe(250);
+    live.exchange = await model(clock, history);
     const t = transport();
     const run = await saturate(
-      engine(limitedFetch(limiter, { account: 'main', fetch: t.send }), exchange.url),
-      exchange,
+      engine(limitedFetch(live.limiter, { account: 'main', fetch: t.send }), live.exchange.url),
+      live.exchange,
       { runMs: 6 * SECOND, limit: 250, sentCancel: t.sentCancel },
     );
     console.log(describeRun('08:00 raise', run));
-    expect(limiter.limitNow('main').limit).toBe(300);
-    expect(exchange.stats().accounts.find((a) => a.account === 'main')!.limit).toBe(300);
+    expect(live.limiter.limitNow('main').limit).toBe(300);
+    expect(live.exchange.stats().accounts.find((a) => a.account === 'main')!.limit).toBe(300);
     expect(run.most).toBeLessThanOrEqual(300);
   }, 60_000);
 
@@ -128,18 +131,18 @@ describe('limitedFetch against the model exchange', () => {
       activity: [day(1, '900000', 100_000)],
       hours: [{ account: 'main', hour: 0, requests: 86_400, traded: '0' }],
     };
-    limiter = limiterFor(clock, history);
-    expect(limiter.limitNow('main').throttle).toBeNull();
-    exchange = await model(clock, history);
+    live.limiter = limiterFor(clock, history);
+    expect(live.limiter.limitNow('main').throttle).toBeNull();
+    live.exchange = await model(clock, history);
     const t = transport();
     const run = await saturate(
-      engine(limitedFetch(limiter, { account: 'main', fetch: t.send }), exchange.url),
-      exchange,
+      engine(limitedFetch(live.limiter, { account: 'main', fetch: t.send }), live.exchange.url),
+      live.exchange,
       { runMs: 6 * SECOND, limit: 250, sentCancel: t.sentCancel },
     );
     console.log(describeRun('abuse throttle at 09:00', run));
-    expect(limiter.limitNow('main').throttle).toMatchObject({ limit: 10 });
-    const throttle = exchange
+    expect(live.limiter.limitNow('main').throttle).toMatchObject({ limit: 10 });
+    const throttle = live.exchange
       .stats()
       .accounts.find((a) => a.account === 'main')!
       .limits.find((l) => l.key === 'abuse-throttle')!;

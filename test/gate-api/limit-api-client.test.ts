@@ -1,11 +1,12 @@
 import axios from 'axios';
 import { FuturesApi, type Order, SpotApi } from 'gate-api';
-import { afterEach, describe, expect, it, vi } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { AccountLimiter } from '../../src/account/limiter.js';
 import { InvalidInputError, RefusedError } from '../../src/errors.js';
 import { startExchange, type RunningExchange } from '../../src/exchange/index.js';
 import { limitApiClient } from '../../src/gate-api/index.js';
 import { VirtualClock } from '../../src/testing/virtual-clock.js';
+import { closeAfterEach } from '../e2e/harness.js';
 import { sdkClient } from './helpers.js';
 
 const T0 = Date.parse('2026-11-21T09:00:00Z');
@@ -15,19 +16,15 @@ const tier4 = [
   { account: 'main', day: '2026-11-20', contracts: [{ contract: 'BTC_USDT', makerVolume: '900000', place: 100_000 }] },
 ];
 
-let exchange: RunningExchange | undefined;
-let limiter: AccountLimiter | undefined;
-afterEach(async () => {
-  limiter?.close();
-  await exchange?.close();
-  exchange = limiter = undefined;
-});
+const live = closeAfterEach();
 
 /** The model and a limiter on one virtual clock at 09:00, the SDK's client on the model, limited. */
 async function setup(options: { readonly limiterHistory?: typeof tier4 } = {}) {
   const clock = new VirtualClock({ start: 0, wallStart: T0 });
-  exchange = await startExchange({ port: 0, clock, fills: { maker: 0, taker: 0 } });
-  limiter = new AccountLimiter({ accounts: [{ id: 'main', role: 'main' }], clock });
+  const exchange = await startExchange({ port: 0, clock, fills: { maker: 0, taker: 0 } });
+  live.exchange = exchange;
+  const limiter = new AccountLimiter({ accounts: [{ id: 'main', role: 'main' }], clock });
+  live.limiter = limiter;
   if (options.limiterHistory !== undefined) limiter.seed({ days: options.limiterHistory });
   const sdk = sdkClient(exchange, clock);
   // The exchange's own figure is asked for in tests of its own, below: here, what is sent is the test's.
@@ -221,9 +218,9 @@ describe('limitApiClient', () => {
 
   it('refuses bad input with an error naming it, and never spells out a client (it holds the secret)', async () => {
     const clock = new VirtualClock({ start: 0, wallStart: T0 });
-    limiter = new AccountLimiter({ accounts: [{ id: 'main', role: 'main' }], clock });
+    const l = new AccountLimiter({ accounts: [{ id: 'main', role: 'main' }], clock });
+    live.limiter = l;
     const { client } = sdkClient({ url: 'http://127.0.0.1:1' } as RunningExchange, clock);
-    const l = limiter;
     const cases: [() => unknown, RegExp][] = [
       [
         () => limitApiClient({} as AccountLimiter, { account: 'main', client }),
@@ -272,8 +269,10 @@ describe('limitApiClient learns from the exchange', () => {
 
   async function learning(fills = { maker: 0, taker: 0 }, options: { fills?: { everyMs: number } } = {}) {
     const clock = new VirtualClock({ start: 0, wallStart: T0 });
-    exchange = await startExchange({ port: 0, clock, fills, history: tier5 });
-    limiter = new AccountLimiter({ accounts: [{ id: 'main', role: 'main' }], clock });
+    const exchange = await startExchange({ port: 0, clock, fills, history: tier5 });
+    live.exchange = exchange;
+    const limiter = new AccountLimiter({ accounts: [{ id: 'main', role: 'main' }], clock });
+    live.limiter = limiter;
     const sdk = sdkClient(exchange, clock);
     const limited = limitApiClient(limiter, { account: 'main', client: sdk.client, ...options });
     return {
