@@ -57,6 +57,8 @@ export interface Worker {
   readonly times: number[];
   readonly events: string[];
   id: string;
+  /** Loaded, and waiting to be told when to stop. */
+  ready: boolean;
   readonly exited: Promise<number | null>;
 }
 
@@ -71,7 +73,6 @@ export const luaText = new URL('../../scripts/lua.ts', import.meta.url).href;
 export function startWorker(
   port: number,
   prefix: string,
-  until: number,
   name: string,
   limit = 100,
   windowMs = 1000,
@@ -89,7 +90,6 @@ export function startWorker(
         workerPath,
         String(port),
         prefix,
-        String(until),
         String(limit),
         String(windowMs),
         name,
@@ -97,7 +97,7 @@ export function startWorker(
         String(slowMs),
       ],
       {
-        stdio: ['ignore', 'pipe', 'inherit'],
+        stdio: ['pipe', 'pipe', 'inherit'],
       },
     ),
   );
@@ -107,14 +107,39 @@ export function startWorker(
     times: [],
     events: [],
     id: '',
+    ready: false,
     exited: new Promise((resolve) => proc.on('exit', (code) => resolve(code))),
   };
   onLines(proc, (line) => {
     if (line.startsWith('id ')) w.id = line.slice(3);
+    else if (line === 'ready') w.ready = true;
     else if (line.startsWith('event ')) w.events.push(line.slice(6));
     else if (line.length > 0) w.times.push(Number(line));
   });
   return w;
+}
+
+/**
+ * Starts `count` workers at once and, when every one is loaded, tells them to run for `runMs`
+ * from now: a run's length does not include the processes' start-up, however slow.
+ */
+export async function startWorkers(
+  count: number,
+  runMs: number,
+  port: number,
+  prefix: string,
+  limit = 100,
+  windowMs = 1000,
+  policy: 'wait' | 'local' = 'wait',
+  slowMs = 0,
+): Promise<{ workers: Worker[]; until: number }> {
+  const workers = Array.from({ length: count }, (_, i) =>
+    startWorker(port, prefix, `w${i}`, limit, windowMs, policy, slowMs),
+  );
+  await waitFor(() => workers.every((w) => w.ready), 30_000);
+  const until = Date.now() + runMs;
+  for (const w of workers) w.proc.stdin!.end(`${until}\n`);
+  return { workers, until };
 }
 
 /** Calls `onLine` with each whole line a child process writes to its stdout. */

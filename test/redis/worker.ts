@@ -1,15 +1,17 @@
-// One engine process for the multi-process tests: draws on one shared limit as fast as it lets
-// it until `until` (epoch ms), printing each dispatch's instant (epoch ms, this machine's clock,
+// One engine process for the multi-process tests. Prints its store's id and `ready` once loaded,
+// and reads `until` (epoch ms) on stdin; then draws on one shared limit as fast as it lets it
+// until `until`, printing each dispatch's instant (epoch ms, this machine's clock,
 // which every worker shares) as it happens, so that a worker killed mid-run leaves its log.
 // With slowMs > 0, one task in five does random synchronous work of up to slowMs after its
 // dispatch, delaying the tasks after it in the scheduler's pass.
-// argv: port prefix until limit windowMs [name] [policy] [slowMs]
+// argv: port prefix limit windowMs [name] [policy] [slowMs]
+import { createInterface } from 'node:readline';
 import { Redis } from 'ioredis';
 import { Scheduler } from '../../src/schedule/scheduler.js';
 import { RedisStore } from '../../src/redis/store.js';
 import { REDIS_PORT, REDIS_URL } from './address.js';
 
-const [port, prefix, until, limit, windowMs, name = 'worker', policy = 'wait', slow = '0'] = process.argv.slice(2);
+const [port, prefix, limit, windowMs, name = 'worker', policy = 'wait', slow = '0'] = process.argv.slice(2);
 const slowMs = Number(slow);
 const options = { connectionName: `${prefix}-${name}`, maxRetriesPerRequest: null, retryStrategy: () => 20 };
 const client =
@@ -25,14 +27,16 @@ const store = new RedisStore({
 const scheduler = new Scheduler({ store });
 const l = scheduler.limit({ name: 'orders', limit: Number(limit), windowMs: Number(windowMs) });
 const wall = (): number => performance.timeOrigin + performance.now();
-const end = Number(until);
-let out = `id ${store.id}\n`;
+let out = '';
 const flush = (): void => {
   if (out.length > 0) process.stdout.write(out);
   out = '';
 };
 const ticker = setInterval(flush, 20);
 store.on((e) => (out += `event ${e.type}\n`));
+process.stdout.write(`id ${store.id}\nready\n`);
+const lines = createInterface({ input: process.stdin })[Symbol.asyncIterator]();
+const end = Number((await lines.next()).value);
 
 // Keep 50 tasks waiting at all times, as a saturated engine does.
 let live = 0;
@@ -65,3 +69,4 @@ await store.close();
 flush();
 clearInterval(ticker);
 client.disconnect();
+process.stdin.destroy();
