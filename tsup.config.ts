@@ -15,11 +15,34 @@ const shared = {
 
 // `npm run build` empties dist/ first: the two builds below run side by side and must not clean
 // each other's output.
-const entries = ['index', 'rules', 'catalog', 'advise', 'testing', 'redis', 'fetch', 'ccxt', 'gate-api', 'websocket', 'exchange', 'metrics'] as const;
+const entries = [
+  'index',
+  'rules',
+  'catalog',
+  'advise',
+  'testing',
+  'redis',
+  'fetch',
+  'ccxt',
+  'gate-api',
+  'websocket',
+  'exchange',
+  'metrics',
+] as const;
 // Each package entry's source: the root, then the subpaths (package.json "exports").
 const sources = {
-  index: 'src/index.ts', rules: 'src/rules/index.ts', catalog: 'src/catalog/index.ts', advise: 'src/advise/index.ts', testing: 'src/testing/index.ts', redis: 'src/redis/index.ts', fetch: 'src/fetch/index.ts',
-  ccxt: 'src/ccxt/index.ts', 'gate-api': 'src/gate-api/index.ts', websocket: 'src/websocket/index.ts', exchange: 'src/exchange/index.ts', metrics: 'src/metrics/index.ts',
+  index: 'src/index.ts',
+  rules: 'src/rules/index.ts',
+  catalog: 'src/catalog/index.ts',
+  advise: 'src/advise/index.ts',
+  testing: 'src/testing/index.ts',
+  redis: 'src/redis/index.ts',
+  fetch: 'src/fetch/index.ts',
+  ccxt: 'src/ccxt/index.ts',
+  'gate-api': 'src/gate-api/index.ts',
+  websocket: 'src/websocket/index.ts',
+  exchange: 'src/exchange/index.ts',
+  metrics: 'src/metrics/index.ts',
 } satisfies Record<(typeof entries)[number], string>;
 export default defineConfig([
   {

@@ -5,7 +5,13 @@ const { version } = JSON.parse(readFileSync('package.json', 'utf8')) as { versio
 
 export default defineConfig({
   // A .lua file imported is its text, as in the build (tsup.config.ts): the Redis store's scripts.
-  plugins: [{ name: 'lua-text', transform: (code, id) => (id.endsWith('.lua') ? { code: `export default ${JSON.stringify(code)};`, map: null } : null) }],
+  plugins: [
+    {
+      name: 'lua-text',
+      transform: (code, id) =>
+        id.endsWith('.lua') ? { code: `export default ${JSON.stringify(code)};`, map: null } : null,
+    },
+  ],
   define: { __TRADERATIO_VERSION__: JSON.stringify(version) },
   test: {
     include: ['test/**/*.test.ts'],

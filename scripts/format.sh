@@ -4,7 +4,7 @@
 # shows them as the files are. `npm run lint` passes on the result once the lint rules do.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-dirs=(src test bench scripts examples)
+dirs=(src test bench scripts examples tsup.config.ts vitest.config.ts)
 # One pass leaves a few member chains (`fc.constantFrom(...).map(...)`) for a second to settle;
 # the check after it fails if the layout has still not settled.
 npx biome format --write "${dirs[@]}"
