@@ -83,10 +83,19 @@ export class Arrivals {
   }
 }
 
-/** Counts `a` on its limits until one window after it reached the exchange, as far as `quickest` tells. */
+/**
+ * Counts `a` on its limits until one window after it reached the exchange, as far as `quickest`
+ * tells, and tells limits that follow arrivals (a shared store's) of it, the first time and each
+ * time it is counted later.
+ */
 function countArrival(a: Arrival, quickest: number): void {
-  const arrived = Math.min(a.sentMono + (a.delay - quickest), a.receivedMono);
-  if (arrived <= a.arrived || arrived <= a.sentMono) return;
-  for (const limit of a.limits) limit.extend(a.weight, a.arrived > a.sentMono ? a.arrived : a.sentMono, arrived);
+  const estimate = Math.min(a.sentMono + (a.delay - quickest), a.receivedMono);
+  const arrived = estimate > a.sentMono ? estimate : a.sentMono;
+  if (arrived <= a.arrived) return;
+  const again = a.arrived > -Infinity;
+  for (const limit of a.limits) {
+    if (arrived > a.sentMono) limit.extend(a.weight, a.arrived > a.sentMono ? a.arrived : a.sentMono, arrived);
+    limit.arrival?.(a.weight, a.sentMono, arrived, again);
+  }
   a.arrived = arrived;
 }

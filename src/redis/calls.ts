@@ -59,10 +59,24 @@ export interface AcquireCall {
     readonly reserved: number;
     /** The latest arrival this process measured lately, ms (0: none). */
     readonly lateMs: number;
+    /** This process's grants on the limit whose permits' arrivals it measured (lua/confirm.lua; none: []). */
+    readonly confirmed?: readonly GrantArrival[] | undefined;
   })[];
 }
 
-/** KEYS: epoch, processes, then meta, log and waiting processes of each limit. */
+/** A grant whose process heard the answer to every permit it sent on it (R13). */
+export interface GrantArrival {
+  /** The grant's id. */
+  readonly id: string;
+  /** The latest arrival of its permits at the exchange, as a Redis instant no earlier than it, ms. */
+  readonly at: number;
+}
+
+/**
+ * KEYS: epoch, processes, then meta, log, waiting processes and confirmed grants of each limit.
+ * ARGV: the call's, then n, w, m, reserved, late and how many grants are confirmed of each limit,
+ * then each confirmed grant's id and arrival, limit after limit, then the instant.
+ */
 export function encodeAcquire(keys: RedisKeys, c: AcquireCall): Encoded {
   const args = [
     c.id,
@@ -79,15 +93,24 @@ export function encodeAcquire(keys: RedisKeys, c: AcquireCall): Encoded {
     c.queued,
     c.unlimited,
   ];
-  return encodePerLimit(keys, args, c.at, c.limits, (l) => ({
-    keys: [keys.meta(l.name), keys.log(l.name), keys.wait(l.name)],
-    args: [l.limit, l.windowMs, l.marginMs, l.reserved, l.lateMs],
-  }));
+  const confirmed: (string | number)[] = [];
+  for (const l of c.limits) for (const g of l.confirmed ?? []) confirmed.push(g.id, g.at);
+  return encodePerLimit(
+    keys,
+    args,
+    c.at,
+    c.limits,
+    (l) => ({
+      keys: [keys.meta(l.name), keys.log(l.name), keys.wait(l.name), keys.arrived(l.name)],
+      args: [l.limit, l.windowMs, l.marginMs, l.reserved, l.lateMs, l.confirmed?.length ?? 0],
+    }),
+    confirmed,
+  );
 }
 
 /**
  * The layout ACQUIRE and HELLO share. KEYS: epoch, processes, then each limit's. ARGV: the call's
- * own, then each limit's, then the instant ('': Redis's clock).
+ * own, then each limit's, then `tail`, then the instant ('': Redis's clock).
  */
 function encodePerLimit<L>(
   keys: RedisKeys,
@@ -95,6 +118,7 @@ function encodePerLimit<L>(
   at: number | undefined,
   limits: readonly L[],
   each: (l: L) => Encoded,
+  tail: readonly (string | number)[] = [],
 ): Encoded {
   const k: string[] = [keys.epoch, keys.procs];
   const a: (string | number)[] = [...args];
@@ -103,7 +127,7 @@ function encodePerLimit<L>(
     k.push(...e.keys);
     a.push(...e.args);
   }
-  a.push(at ?? '');
+  a.push(...tail, at ?? '');
   return { keys: k, args: a };
 }
 
@@ -176,11 +200,11 @@ export interface FeedbackCall {
   readonly id: string;
 }
 
-/** KEYS: meta, log. */
+/** KEYS: meta, log, confirmed grants. */
 export function encodeFeedback(keys: RedisKeys, c: FeedbackCall): Encoded {
   const l = c.limit;
   return {
-    keys: [keys.meta(l.name), keys.log(l.name)],
+    keys: [keys.meta(l.name), keys.log(l.name), keys.arrived(l.name)],
     args: [l.limit, l.windowMs, l.marginMs, c.pauseMs, c.holdWeight, c.holdMs, c.id, c.at ?? ''],
   };
 }

@@ -22,7 +22,8 @@ export type ScriptName = keyof typeof scripts;
 /**
  * The keys of one budget: `{prefix}:...`, all in one cluster slot. `epoch` says which data Redis
  * holds (a restart changes it), `procs` when each process was last heard of; each limit has its
- * settings (`m`), its log of grants (`l`) and the processes waiting on it (`q`).
+ * settings (`m`), its log of grants (`l`), the processes waiting on it (`q`) and its grants
+ * confirmed by their arrivals (`a`).
  */
 export class RedisKeys {
   readonly epoch: string;
@@ -43,6 +44,11 @@ export class RedisKeys {
 
   wait(name: string): string {
     return `{${this.prefix}}:q:${name}`;
+  }
+
+  /** The grants of a limit confirmed by their arrivals at the exchange (see lua/confirm.lua). */
+  arrived(name: string): string {
+    return `{${this.prefix}}:a:${name}`;
   }
 
   /** A key of an account's shared counts (`seq`, `once:<id>`, a day's or an hour's counts). */

@@ -16,12 +16,14 @@
 import away from './lua/away.lua';
 import config from './lua/config.lua';
 import count from './lua/count.lua';
+import drop from './lua/drop.lua';
 import epoch from './lua/epoch.lua';
 import expire from './lua/expire.lua';
 import instant from './lua/instant.lua';
 import now from './lua/now.lua';
 // ACQUIRE's own functions.
 import check from './lua/check.lua';
+import confirm from './lua/confirm.lua';
 import deny from './lua/deny.lua';
 import enlist from './lua/enlist.lua';
 import extra from './lua/extra.lua';
@@ -41,16 +43,16 @@ import release from './lua/release.lua';
 import update from './lua/update.lua';
 
 // ACQUIRE's own functions, each after those it calls.
-const admission = [seen, limits, fair, freed, check, enlist, deny, extra, grant];
+const admission = [confirm, seen, limits, fair, freed, check, enlist, deny, extra, grant];
 
 /** Grants permits for one task on one or more limits, all or none (lua/acquire.lua). */
-export const ACQUIRE = [instant, now, expire, config, away, epoch, ...admission, acquire].join('');
+export const ACQUIRE = [instant, now, drop, expire, config, away, epoch, ...admission, acquire].join('');
 
 /** A process says it is here, with what it sent on local shares (lua/hello.lua). */
-export const HELLO = [instant, now, expire, count, config, epoch, hello].join('');
+export const HELLO = [instant, now, drop, expire, count, config, epoch, hello].join('');
 
 /** Moves permits a process may have sent after their score to an entry of their own (lua/late.lua). */
-export const LATE = [instant, now, expire, count, config, late].join('');
+export const LATE = [instant, now, drop, expire, count, config, late].join('');
 
 /** Whether Redis answers; changes nothing (lua/probe.lua). */
 export const PROBE = probe;
@@ -59,7 +61,7 @@ export const PROBE = probe;
 export const RELEASE = release;
 
 /** What the exchange said, for every process: a pause and a hold (lua/feedback.lua). */
-export const FEEDBACK = [instant, now, expire, config, feedback].join('');
+export const FEEDBACK = [instant, now, drop, expire, config, feedback].join('');
 
 /** A new N and W for every process (lua/update.lua). */
 export const UPDATE = update;

@@ -2,6 +2,7 @@ import { markBuild } from '../schedule/build.js';
 import { type LimitOwner, type StoreLimit, type TakeResult, takeResult } from '../schedule/limit.js';
 import type { LimitHost } from '../schedule/store.js';
 import { checkTake, WindowLimit, type WindowLimitOptions, type WindowLimitState } from '../schedule/window.js';
+import { GrantArrivals } from './grant-arrivals.js';
 
 /** Permits granted by the store to this process: usable until `until` on the local clock. */
 export interface Lease {
@@ -11,6 +12,8 @@ export interface Lease {
   readonly until: number;
   /** Of `sent`, the weight not yet given an instant read after it was sent (see `stamp`). */
   unstamped: number;
+  /** A Redis instant no earlier than the one at local instant x is x plus this, ms. */
+  readonly redisOffset: number;
 }
 
 /** What a shared limit asks of its store. */
@@ -86,6 +89,8 @@ export class SharedLimit implements StoreLimit {
   private readonly local: WindowLimit;
   /** Leases with weight taken and not yet stamped (one, or two when a lease ended meanwhile). */
   private readonly unstampedLeases: Lease[] = [];
+  /** @internal The leases of this process matched with their permits' arrivals, to confirm to Redis. */
+  readonly arrivals = new GrantArrivals();
   /** @internal While Redis fails: this process's own share of the limit (onUnavailable "local"). */
   share: WindowLimit | null = null;
   private pausedUntilHere = -Infinity;
@@ -198,6 +203,7 @@ export class SharedLimit implements StoreLimit {
 
   /** Counts `weight` as dispatched at `at` in this process's log, without checking. */
   take(weight: number, at: number): void {
+    if (this.lease !== null) this.arrivals.spoil(this.lease);
     this.local.take(weight, at);
   }
 
@@ -208,7 +214,10 @@ export class SharedLimit implements StoreLimit {
       lease.sent += weight;
       if (lease.unstamped === 0) this.unstampedLeases.push(lease);
       lease.unstamped += weight;
-    } else this.share!.takeUnstamped(weight);
+    } else {
+      if (lease !== null) this.arrivals.spoil(lease);
+      this.share!.takeUnstamped(weight);
+    }
     this.local.takeUnstamped(weight);
   }
 
@@ -249,6 +258,15 @@ export class SharedLimit implements StoreLimit {
     if (late <= 0) return;
     this.lateAt(sentAt);
     if (late > this.late) this.late = late;
+  }
+
+  /**
+   * The exchange counted a request of `weight` sent at `sentAt` from `arrivedAt` (at or after it),
+   * told for every answer; `again`: counted later than before. Matched with the lease it was sent
+   * on, whose grant Redis then counts from its permits' arrivals (see {@link GrantArrivals}).
+   */
+  arrival(weight: number, sentAt: number, arrivedAt: number, again: boolean): void {
+    this.arrivals.arrived(weight, sentAt, arrivedAt, again);
   }
 
   /**
@@ -327,6 +345,7 @@ export class SharedLimit implements StoreLimit {
     const lease = this.lease;
     if (lease === null) return;
     this.lease = null;
+    this.arrivals.ended(lease, this.host.clock.now());
     this.broker.endLease(this, lease);
   }
 }

@@ -269,6 +269,8 @@ export class RedisStore implements LimitStore<SharedLimit> {
     // Whether Redis held this process's latest N and W when asked: only then is the N it answers newer.
     const current = linked.map((l) => l.confirmed === l.changes);
     for (const l of linked) l.pending = true;
+    // This process's grants whose permits were all answered, counted by Redis from their arrivals.
+    const confirmed = linked.map((l) => l.arrivals.take());
     const call = encodeAcquire(this.keys, {
       at: this.at(),
       id,
@@ -284,23 +286,26 @@ export class RedisStore implements LimitStore<SharedLimit> {
       room: this.config.prefetch < 0,
       queued,
       unlimited: UNTHROTTLED,
-      limits: linked.map((l) => ({
+      limits: linked.map((l, i) => ({
         name: l.name,
         limit: l.limit,
         windowMs: l.windowMs,
         marginMs: l.marginMs,
         reserved: l.reservedFor(priority),
         lateMs: l.lateness(at),
+        confirmed: confirmed[i]!,
       })),
     });
     this.call('acquire', call, true).then(
       (reply) => this.answered(linked, id, weight, reply as number[], sentAt, changes, current),
       (error: unknown) => {
         const now = this.clock.now();
-        for (const l of linked) {
+        linked.forEach((l, i) => {
           l.pending = false;
           l.retryAt = now + this.config.retryMs;
-        }
+          // Moving a grant again changes nothing: the next ACQUIRE sends them again.
+          l.arrivals.restore(confirmed[i]!);
+        });
         // The script may have run and its answer been lost: give back whatever it granted.
         for (const l of linked) this.write('release', encodeRelease(this.keys, { limit: l.name, grant: id, sent: 0 }));
         this.availability.failed(error);
@@ -379,10 +384,15 @@ export class RedisStore implements LimitStore<SharedLimit> {
     for (const l of linked) l.pending = false;
     if (status === 1) {
       const until = sentAt + this.leaseMs;
+      // Redis granted at its instant redisNow (floored), reached after this process asked at
+      // `sentAt`: its clock at a local instant x is at most x + redisOffset.
+      const redisOffset = Number(redisNow) + 1 - sentAt;
       for (const l of linked) {
-        const lease: Lease = { id, granted: value, sent: 0, until, unstamped: 0 };
-        if (now < until && !this.closed) l.lease = lease;
-        else this.endLease(l, lease);
+        const lease: Lease = { id, granted: value, sent: 0, until, unstamped: 0, redisOffset };
+        if (now < until && !this.closed) {
+          l.lease = lease;
+          l.arrivals.granted(lease, now);
+        } else this.endLease(l, lease);
       }
       // More than the asking task needs: what is left when the lease ends goes back at once,
       // not when the process next asks.

@@ -81,6 +81,12 @@ export interface StoreLimit extends Limit {
   shrink(remaining: number, until: number, at: number): void;
   /** Counts `weight` sent at `sentAt` until W after `arrivedAt`, when the request arrived late. */
   extend(weight: number, sentAt: number, arrivedAt: number): void;
+  /**
+   * Told of every answered request: `weight` sent at `sentAt` reached the exchange at `arrivedAt`
+   * (at or after it); `again`: the same request, counted later than before (a shared store
+   * counts its grants from these).
+   */
+  arrival?(weight: number, sentAt: number, arrivedAt: number, again: boolean): void;
 }
 
 /**

@@ -27,20 +27,22 @@ describe('encodeAcquire', () => {
     ],
   };
 
-  it('lays out the epoch, the processes, then meta, log and waiting processes of each limit as KEYS', () => {
+  it('lays out the epoch, the processes, then meta, log, waiting processes and confirmed grants of each limit as KEYS', () => {
     expect(encodeAcquire(keys, call).keys).toEqual([
       '{p}:epoch',
       '{p}:procs',
       '{p}:m:orders',
       '{p}:l:orders',
       '{p}:q:orders',
+      '{p}:a:orders',
       '{p}:m:batch',
       '{p}:l:batch',
       '{p}:q:batch',
+      '{p}:a:batch',
     ]);
   });
 
-  it('lays out the call, then n, w, m, reserved and late of each limit, then the instant as ARGV', () => {
+  it('lays out the call, then n, w, m, reserved, late and how many are confirmed of each limit, then the instant as ARGV', () => {
     expect(encodeAcquire(keys, { ...call, at: 1234 }).args).toEqual([
       'a.1',
       2,
@@ -60,11 +62,53 @@ describe('encodeAcquire', () => {
       5,
       1,
       40,
+      0,
       300,
       10_000,
       0,
       0,
       0,
+      0,
+      1234,
+    ]);
+  });
+
+  it('lists the confirmed grants of every limit in turn after the limits, before the instant', () => {
+    const confirmed = {
+      ...call,
+      at: 1234,
+      limits: [
+        { ...orders, reserved: 0, lateMs: 0, confirmed: [{ id: 'a.0', at: 5000 }] },
+        {
+          ...batch,
+          reserved: 0,
+          lateMs: 0,
+          confirmed: [
+            { id: 'a.0', at: 5000 },
+            { id: 'b.3', at: 5100 },
+          ],
+        },
+      ],
+    };
+    expect(encodeAcquire(keys, confirmed).args.slice(13)).toEqual([
+      10,
+      1000,
+      5,
+      0,
+      0,
+      1,
+      300,
+      10_000,
+      0,
+      0,
+      0,
+      2,
+      'a.0',
+      5000,
+      'a.0',
+      5000,
+      'b.3',
+      5100,
       1234,
     ]);
   });

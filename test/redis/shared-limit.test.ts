@@ -48,7 +48,7 @@ describe('SharedLimit', () => {
     // No lease yet: the task waits and the limit asks the broker.
     const done = scheduler.schedule(() => 'sent', { limits: l, weight: 2 });
     expect(calls.acquire).toEqual([{ names: ['orders'], weight: 2 }]);
-    (l as SharedLimit).lease = { id: 'p.1', granted: 2, sent: 0, until: 100, unstamped: 0 };
+    (l as SharedLimit).lease = { id: 'p.1', granted: 2, sent: 0, until: 100, unstamped: 0, redisOffset: 0 };
     (l as SharedLimit).pending = false;
     scheduler.wake();
     await expect(done).resolves.toBe('sent');
@@ -73,7 +73,7 @@ describe('SharedLimit', () => {
     expect(calls.acquire).toHaveLength(1);
     l.update({ limit: 1_000_000_000 });
     expect(calls.acquire).toHaveLength(2);
-    l.lease = { id: 'p.2', granted: 1, sent: 0, until: clock.now() + 20, unstamped: 0 };
+    l.lease = { id: 'p.2', granted: 1, sent: 0, until: clock.now() + 20, unstamped: 0, redisOffset: 0 };
     l.pending = false;
     scheduler.wake();
     await expect(done).resolves.toBe('sent');
@@ -117,7 +117,7 @@ describe('SharedLimit', () => {
   it('sends on a lease until, not at, the instant it ends, then gives back what was not sent', () => {
     const { calls, scheduler } = setup();
     const l = scheduler.limit({ name: 'orders', limit: 10, windowMs: 1000 }) as SharedLimit;
-    l.lease = { id: 'p.1', granted: 3, sent: 0, until: 100, unstamped: 0 };
+    l.lease = { id: 'p.1', granted: 3, sent: 0, until: 100, unstamped: 0, redisOffset: 0 };
     expect(l.waitFor(1, 99.999)).toBe(0);
     l.takeUnstamped(1);
     expect(l.lease.sent).toBe(1);
@@ -131,7 +131,7 @@ describe('SharedLimit', () => {
   it('has the store count again what was taken from a lease and stamped at or after its end', () => {
     const { calls, scheduler } = setup();
     const l = scheduler.limit({ name: 'orders', limit: 10, windowMs: 1000 }) as SharedLimit;
-    l.lease = { id: 'p.1', granted: 4, sent: 0, until: 20, unstamped: 0 };
+    l.lease = { id: 'p.1', granted: 4, sent: 0, until: 20, unstamped: 0, redisOffset: 0 };
     // Stamped before the lease ended: the task started by its score, nothing to say.
     l.takeUnstamped(1);
     l.stamp(19.999);
@@ -143,7 +143,7 @@ describe('SharedLimit', () => {
     // Weight of a lease that ended, then of the next one, stamped together after both ended.
     l.takeUnstamped(1);
     l.endLease();
-    l.lease = { id: 'p.2', granted: 2, sent: 0, until: 30, unstamped: 0 };
+    l.lease = { id: 'p.2', granted: 2, sent: 0, until: 30, unstamped: 0, redisOffset: 0 };
     l.takeUnstamped(2);
     l.stamp(31);
     expect(calls.late).toEqual([
@@ -215,7 +215,7 @@ describe('Scheduler with a shared store', () => {
     }
     calls.acquire.length = 0;
     // Three permits, to be sent before 20: the first task takes until 30.
-    l.lease = { id: 'p.1', granted: 3, sent: 0, until: 20, unstamped: 0 };
+    l.lease = { id: 'p.1', granted: 3, sent: 0, until: 20, unstamped: 0, redisOffset: 0 };
     scheduler.wake();
     expect(ran).toEqual([0]);
     expect(l.lease).toBeNull();
@@ -223,7 +223,7 @@ describe('Scheduler with a shared store', () => {
     expect(calls.acquire).toEqual([{ names: ['orders'], weight: 1 }]);
     // The slow task itself is stamped when it returned, past the lease: counted again (safely).
     expect(calls.late).toEqual([{ id: 'p.1', weight: 1, at: 30 }]);
-    l.lease = { id: 'p.2', granted: 2, sent: 0, until: 50, unstamped: 0 };
+    l.lease = { id: 'p.2', granted: 2, sent: 0, until: 50, unstamped: 0, redisOffset: 0 };
     scheduler.wake();
     expect(ran).toEqual([0, 30, 30]);
   });

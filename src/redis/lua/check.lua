@@ -11,12 +11,14 @@
 -- A process held back for another (see fair.lua) looks again when that one is due to have asked;
 -- one denied for room when Redis says enough will have left the window (see freed.lua), or after
 -- `ask.stale` when shares held for processes away may free first.
--- Sets on `c` span, ttl (the keys' expiry, ms), cap (its room), u (the weight counted, after a
+-- Sets on `c` span (the log's grants count that long after their score), aspan (those confirmed
+-- by their arrivals, after theirs), ttl (the keys' expiry, ms), cap (its room), u (the weight counted, after a
 -- drop), swept (grants were dropped), held (it holds the process back). Returns false when the
 -- weight can never fit the limit; else how long the process must wait, ms (0: none), and the
 -- most it may be granted on the limit (math.huge while it waits).
 local function check(c, ask, epoch, fresh)
   c.span = c.w + c.m
+  c.aspan = c.w + c.m0
   c.ttl = math.ceil(c.span + ask.lease) + 60000
   local cap = c.n - c.reserved
   if ask.weight > cap then return false end
@@ -29,7 +31,7 @@ local function check(c, ask, epoch, fresh)
   end
   local others = c.qt >= now
   if c.u + ask.want > cap or others or now - c.e >= math.min(c.span, 250) then
-    c.u = expire(c.meta, c.log, c.u, now, c.span)
+    c.u = expire(c.meta, c.log, c.u, now, c.span, c.arrived, c.aspan)
     c.swept = true
   end
   local fair, due = math.huge, now

@@ -1,14 +1,14 @@
 -- What the exchange said (R12), for every process: a pause of `pause` ms from now, and a hold
 -- of `hold` weight for `holdMs` ms (headers saying fewer remain than counted).
--- KEYS: meta, log. ARGV: n, w, m, pause ms, hold weight, hold ms, hold id, the instant (see
+-- KEYS: meta, log, arrived (see confirm.lua). ARGV: n, w, m, pause ms, hold weight, hold ms, hold id, the instant (see
 -- instant.lua).
-local n, w, m, u, pause = config(KEYS[1], tonumber(ARGV[1]), tonumber(ARGV[2]), tonumber(ARGV[3]))
+local n, w, m, u, pause, _, _, _, m0 = config(KEYS[1], tonumber(ARGV[1]), tonumber(ARGV[2]), tonumber(ARGV[3]))
 local span = w + m
 local p = tonumber(ARGV[4])
 if p > 0 and now + p > pause then redis.call('HSET', KEYS[1], 'pause', now + p) end
 local hold, holdMs = tonumber(ARGV[5]), tonumber(ARGV[6])
 if hold > 0 and holdMs > 0 then
-  u = expire(KEYS[1], KEYS[2], u, now, span)
+  u = expire(KEYS[1], KEYS[2], u, now, span, KEYS[3], w + m0)
   local extra = math.min(hold, n) - u
   if extra > 0 then
     redis.call('ZADD', KEYS[2], now + holdMs - span, ARGV[7])

@@ -1,16 +1,29 @@
--- How long until `need` of the weight counted on limit `c` has left its window, ms, as its log
--- says (the earliest grants first); nil when the log holds less: what binds is then a share
--- held for processes away.
+-- How long until `need` of the weight counted on limit `c` has left its window, ms, as its logs
+-- say (the earliest to leave first: a grant of the log `c.span` after its score, one confirmed by
+-- its arrivals `c.aspan` after its own); nil when they hold less: what binds is then a share held
+-- for processes away.
 local function freedIn(c, need)
   if need > c.u then return nil end
-  local entries = redis.call('ZRANGE', c.log, 0, -1, 'WITHSCORES')
+  local a = redis.call('ZRANGE', c.log, 0, -1, 'WITHSCORES')
+  local b = redis.call('ZRANGE', c.arrived, 0, -1, 'WITHSCORES')
   local ids = {}
-  for j = 1, #entries, 2 do ids[#ids + 1] = '#' .. entries[j] end
+  for j = 1, #a, 2 do ids[#ids + 1] = '#' .. a[j] end
+  for j = 1, #b, 2 do ids[#ids + 1] = '#' .. b[j] end
+  if #ids == 0 then return nil end
   local ws = redis.call('HMGET', c.meta, unpack(ids))
-  local freed = 0
-  for j = 1, #ws do
-    freed = freed + (tonumber(ws[j]) or 0)
-    if freed >= need then return tonumber(entries[2 * j]) + c.span - now end
+  local na, nb = #a / 2, #b / 2
+  local i, j, freed = 1, 1, 0
+  while i <= na or j <= nb do
+    local ea = i <= na and tonumber(a[2 * i]) + c.span or math.huge
+    local eb = j <= nb and tonumber(b[2 * j]) + c.aspan or math.huge
+    local w, e
+    if ea <= eb then
+      w, e, i = ws[i], ea, i + 1
+    else
+      w, e, j = ws[na + j], eb, j + 1
+    end
+    freed = freed + (tonumber(w) or 0)
+    if freed >= need then return e - now end
   end
   return nil
 end
