@@ -1,0 +1,236 @@
+import fc from 'fast-check';
+import { afterAll, describe, expect, it } from 'vitest';
+import { Arrivals } from '../../src/account/arrivals.js';
+import { type AcquireCall, encodeAcquire, encodeRelease, type GrantArrival } from '../../src/redis/calls.js';
+import { scriptingOf } from '../../src/redis/client.js';
+import { GrantArrivals } from '../../src/redis/grant-arrivals.js';
+import { RedisKeys, scripts } from '../../src/redis/protocol.js';
+import type { SharedLimit } from '../../src/redis/shared-limit.js';
+import { RedisStore } from '../../src/redis/store.js';
+import { Scheduler } from '../../src/schedule/scheduler.js';
+import { cleanPrefix, connect, mostInAnyWindow, uniquePrefix } from './harness.js';
+import { settleOn, VirtualRedis } from './virtual.js';
+
+// Grants counted from the arrivals of their permits at the exchange (R13), not from the end of
+// their lease plus the latest lateness any process measured.
+const client = connect();
+const prefixes: string[] = [];
+afterAll(async () => {
+  for (const p of prefixes) await cleanPrefix(client, p);
+  client.disconnect();
+});
+
+function prefixFor(name: string): string {
+  const p = uniquePrefix(name);
+  prefixes.push(p);
+  return p;
+}
+
+/** The instant the script-level tests give Redis (its clock is not read). */
+const T0 = 1_000_000_000;
+
+describe('ACQUIRE with grants confirmed by their arrivals', () => {
+  /** ACQUIRE at `at` of weight 1 on "orders" (1 per second, margin 5 ms, lease 20 ms) as `process`. */
+  function acquire(prefix: string, id: string, at: number, lateMs = 0, confirmed: GrantArrival[] = []) {
+    const call: AcquireCall = {
+      at,
+      id,
+      weight: 1,
+      want: 1,
+      leaseMs: 20,
+      deadline: 0,
+      process: id.split('.')[0]!,
+      processes: 0,
+      staleMs: 1000,
+      graceMs: 0,
+      extra: 0,
+      room: false,
+      queued: 1,
+      unlimited: 1_000_000_000,
+      limits: [{ name: 'orders', limit: 1, windowMs: 1000, marginMs: 5, reserved: 0, lateMs, confirmed }],
+    };
+    const e = encodeAcquire(new RedisKeys(prefix), call);
+    return scripts.acquire.run(scriptingOf(client), e.keys, e.args) as Promise<number[]>;
+  }
+
+  it('frees a confirmed grant at its arrival plus W and the margin, not its lease end plus W and the lateness measured', async () => {
+    const prefix = prefixFor('confirm');
+    await client.set(`{${prefix}}:epoch`, '0');
+    // Granted at T0, scored at the lease's end (T0 + 20); a process measured a lateness of 300 ms.
+    expect((await acquire(prefix, 'a.1', T0, 300))[0]).toBe(1);
+    // Unconfirmed, the grant counts until T0 + 20 + 1,000 + 300.
+    expect(await acquire(prefix, 'b.1', T0 + 50)).toEqual([0, 1_270, T0 + 50, 1, 1000]);
+    // Its permit reached the exchange by T0 + 30: it counts until T0 + 30 + 1,000 + 5.
+    expect(await acquire(prefix, 'a.2', T0 + 60, 0, [{ id: 'a.1', at: T0 + 30 }])).toEqual([0, 975, T0 + 60, 1, 1000]);
+    expect(await client.zscore(`{${prefix}}:a:orders`, 'a.1')).toBe(String(T0 + 30));
+    expect(await client.zscore(`{${prefix}}:l:orders`, 'a.1')).toBeNull();
+    // Told again, earlier: unchanged; later (a quicker way there showed since): later.
+    expect((await acquire(prefix, 'a.3', T0 + 70, 0, [{ id: 'a.1', at: T0 + 10 }]))[1]).toBe(965);
+    expect((await acquire(prefix, 'a.4', T0 + 80, 0, [{ id: 'a.1', at: T0 + 40 }]))[1]).toBe(965);
+    expect((await acquire(prefix, 'b.2', T0 + 1_044))[0]).toBe(0);
+    expect((await acquire(prefix, 'b.3', T0 + 1_045))[0]).toBe(1);
+  });
+
+  it('moves nothing for a grant given back or gone, even past the deadline', async () => {
+    const prefix = prefixFor('confirm-gone');
+    await client.set(`{${prefix}}:epoch`, '0');
+    const k = new RedisKeys(prefix);
+    expect((await acquire(prefix, 'a.1', T0))[0]).toBe(1);
+    const r = encodeRelease(k, { limit: 'orders', grant: 'a.1', sent: 0 });
+    await scripts.release.run(scriptingOf(client), r.keys, r.args);
+    expect((await acquire(prefix, 'a.2', T0 + 30, 0, [{ id: 'a.1', at: T0 + 25 }]))[0]).toBe(1);
+    expect(await client.zscore(`{${prefix}}:a:orders`, 'a.1')).toBeNull();
+    // A confirmation rides on a request past its deadline all the same: it is moved.
+    const late = encodeAcquire(k, {
+      at: T0 + 100,
+      id: 'a.3',
+      weight: 1,
+      want: 1,
+      leaseMs: 20,
+      deadline: T0 + 99,
+      process: 'a',
+      processes: 0,
+      staleMs: 1000,
+      graceMs: 0,
+      extra: 0,
+      room: false,
+      queued: 1,
+      unlimited: 1_000_000_000,
+      limits: [
+        {
+          name: 'orders',
+          limit: 1,
+          windowMs: 1000,
+          marginMs: 5,
+          reserved: 0,
+          lateMs: 0,
+          confirmed: [{ id: 'a.2', at: T0 + 60 }],
+        },
+      ],
+    });
+    expect((await scripts.acquire.run(scriptingOf(client), late.keys, late.args)) as number[]).toEqual([
+      -2,
+      0,
+      T0 + 100,
+    ]);
+    expect(await client.zscore(`{${prefix}}:a:orders`, 'a.2')).toBe(String(T0 + 60));
+  });
+});
+
+describe('GrantArrivals', () => {
+  const lease = (id: string, sent: number) => ({ id, sent, redisOffset: 1000 });
+
+  it('confirms a lease once every permit sent on it is answered, with its latest arrival as a Redis instant', () => {
+    const g = new GrantArrivals();
+    const a = lease('p.1', 2);
+    g.granted(a, 10);
+    g.arrived(1, 12, 20, false);
+    g.ended(a, 15);
+    expect(g.take()).toEqual([]);
+    g.arrived(1, 14, 18, false);
+    expect(g.take()).toEqual([{ id: 'p.1', at: 1020 }]);
+    // Counted later once a quicker way showed: told again, later.
+    g.arrived(1, 14, 26, true);
+    expect(g.take()).toEqual([{ id: 'p.1', at: 1026 }]);
+  });
+
+  it('never confirms a lease an answer may be wrongly matched with, or one more is answered of than was sent', () => {
+    const g = new GrantArrivals();
+    const a = lease('p.1', 1);
+    const b = lease('p.2', 1);
+    g.granted(a, 10);
+    g.ended(a, 20);
+    g.granted(b, 20);
+    g.ended(b, 30);
+    // Sent at 20: on either.
+    g.arrived(1, 20, 25, false);
+    g.arrived(1, 15, 25, false);
+    g.arrived(1, 25, 28, false);
+    expect(g.take()).toEqual([]);
+    const c = lease('p.3', 1);
+    g.granted(c, 40);
+    g.ended(c, 45);
+    g.arrived(2, 41, 50, false);
+    expect(g.take()).toEqual([]);
+    const d = lease('p.4', 1);
+    g.granted(d, 50);
+    g.spoil(d);
+    g.ended(d, 55);
+    g.arrived(1, 51, 60, false);
+    expect(g.take()).toEqual([]);
+  });
+});
+
+describe('processes counting grants from their arrivals', () => {
+  it('never has more than N arrive at the exchange in any W, as the way there changes speed (R13)', async () => {
+    await fc.assert(
+      fc.asyncProperty(
+        fc.array(fc.record({ from: fc.integer({ min: 0, max: 3000 }), extra: fc.integer({ min: 0, max: 300 }) }), {
+          minLength: 1,
+          maxLength: 4,
+        }),
+        fc.array(fc.integer({ min: 0, max: 2500 }), { minLength: 20, maxLength: 60 }),
+        fc.integer({ min: 1, max: 3 }),
+        async (slow, submits, spread) => {
+          const prefix = prefixFor('arrive');
+          const v = new VirtualRedis(client);
+          await v.warm(prefix);
+          const start = v.clock.now();
+          // The way there: 5 ms, more while a slow stretch lasts (the latest started).
+          const oneWay = (at: number): number => {
+            let extra = 0;
+            for (const s of slow) if (at - start >= s.from && at - start < s.from + 700) extra = s.extra;
+            return 5 + extra;
+          };
+          const arrivedAt: number[] = [];
+          let confirmed = 0;
+          const stores: RedisStore[] = [];
+          const tasks: Promise<unknown>[] = [];
+          for (let p = 0; p < 3; p++) {
+            const store = new RedisStore(v.options(prefix));
+            stores.push(store);
+            const s = new Scheduler({ store, clock: v.clock });
+            const l = s.limit({ name: 'orders', limit: 8, windowMs: 1000 }) as SharedLimit;
+            const take = l.arrivals.take.bind(l.arrivals);
+            l.arrivals.take = () => {
+              const t = take();
+              confirmed += t.length;
+              return t;
+            };
+            // Each process's clock is off the exchange's by its own amount; its first answer is
+            // its quickest (a quicker one later is what a margin covers).
+            const offset = 1_000 * p;
+            const arrivals = new Arrivals();
+            let first = true;
+            const send = () => {
+              const sentMono = v.clock.now();
+              const way = first ? 5 : oneWay(sentMono);
+              first = false;
+              arrivedAt.push(sentMono + way);
+              v.clock.setTimer(() => {
+                arrivals.add(
+                  { limits: [l], weight: 1, sentMono, receivedMono: v.clock.now(), delay: way + offset },
+                  v.clock.now(),
+                );
+              }, 2 * way);
+            };
+            for (let i = p; i < submits.length; i += spread) {
+              const at = submits[i]!;
+              tasks.push(
+                new Promise<void>((resolve) => v.clock.setTimer(resolve, at)).then(() =>
+                  s.schedule(send, { limits: l }),
+                ),
+              );
+            }
+          }
+          await settleOn(v, tasks, 120_000);
+          await v.advance(2_000);
+          await Promise.all(stores.map((st) => st.close()));
+          expect(mostInAnyWindow(arrivedAt, 1000)).toBeLessThanOrEqual(8);
+          return confirmed > 0;
+        },
+      ),
+      { numRuns: 8 },
+    );
+  });
+});
