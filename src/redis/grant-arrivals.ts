@@ -48,6 +48,12 @@ export class GrantArrivals {
   /** A lease given at local instant `at`. */
   granted(lease: ArrivalLease, at: number): void {
     this.prune(at);
+    // A lease not said to have ended: its answers could not be told apart from the new one's.
+    const last = this.list.length > this.head ? this.list[this.list.length - 1]! : undefined;
+    if (last !== undefined && last.to === Infinity) {
+      last.to = at;
+      last.spoiled = true;
+    }
     this.list.push({ lease, from: at, to: Infinity, answered: 0, latest: -Infinity, spoiled: false, told: -Infinity });
   }
 

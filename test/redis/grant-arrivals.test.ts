@@ -158,6 +158,13 @@ describe('GrantArrivals', () => {
     g.ended(d, 55);
     g.arrived(1, 51, 60, false);
     expect(g.take()).toEqual([]);
+    // A lease given while the last was not said to have ended.
+    const e = lease('p.5', 1);
+    g.granted(e, 60);
+    g.granted(lease('p.6', 1), 65);
+    g.arrived(1, 62, 70, false);
+    g.ended(e, 66);
+    expect(g.take()).toEqual([]);
   });
 });
 
