@@ -131,6 +131,26 @@ function encodePerLimit<L>(
   return { keys: k, args: a };
 }
 
+/** What a process measured of the way to the exchange on one limit (lua/arrivals.lua). */
+export interface ArrivalsCall {
+  /** The instant to run at, ms; none: Redis's clock (TIME), which every process shares. */
+  readonly at?: number | undefined;
+  readonly limit: LimitSettings;
+  /** The latest arrival this process measured lately, ms (0: none). */
+  readonly lateMs: number;
+  readonly leaseMs: number;
+  readonly confirmed: readonly GrantArrival[];
+}
+
+/** KEYS: meta, log, confirmed grants. */
+export function encodeArrivals(keys: RedisKeys, c: ArrivalsCall): Encoded {
+  const l = c.limit;
+  const args: (string | number)[] = [l.limit, l.windowMs, l.marginMs, c.lateMs, c.leaseMs, c.confirmed.length];
+  for (const g of c.confirmed) args.push(g.id, g.at);
+  args.push(c.at ?? '');
+  return { keys: [keys.meta(l.name), keys.log(l.name), keys.arrived(l.name)], args };
+}
+
 /** A process says it is here, with what it sent on local shares (lua/hello.lua). */
 export interface HelloCall {
   /** The instant to run at, ms; none: Redis's clock (TIME), which every process shares. */

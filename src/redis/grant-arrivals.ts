@@ -74,9 +74,10 @@ export class GrantArrivals {
 
   /**
    * A request of `weight` sent at local instant `sentAt` reached the exchange at `arrivedAt`
-   * (at or after it); `again`: the same request, counted later than before.
+   * (at or after it); `again`: the same request, counted later than before. True when a
+   * confirmation waits to be sent.
    */
-  arrived(weight: number, sentAt: number, arrivedAt: number, again: boolean): void {
+  arrived(weight: number, sentAt: number, arrivedAt: number, again: boolean): boolean {
     const list = this.list;
     let match: Followed | undefined;
     for (let i = list.length - 1; i >= this.head; i--) {
@@ -86,14 +87,15 @@ export class GrantArrivals {
       if (match !== undefined) {
         match.spoiled = true;
         f.spoiled = true;
-        return;
+        return false;
       }
       match = f;
     }
-    if (match === undefined) return;
+    if (match === undefined) return false;
     if (!again) match.answered += weight;
     if (arrivedAt > match.latest) match.latest = arrivedAt;
     this.settle(match);
+    return this.pending.length > 0;
   }
 
   /** The confirmations not yet sent, handed over (to the next ACQUIRE on the limit). */

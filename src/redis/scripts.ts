@@ -34,6 +34,7 @@ import limits from './lua/limits.lua';
 import seen from './lua/seen.lua';
 // The scripts' bodies.
 import acquire from './lua/acquire.lua';
+import arrivals from './lua/arrivals.lua';
 import counts from './lua/counts.lua';
 import feedback from './lua/feedback.lua';
 import hello from './lua/hello.lua';
@@ -47,6 +48,9 @@ const admission = [confirm, seen, limits, fair, freed, check, enlist, deny, extr
 
 /** Grants permits for one task on one or more limits, all or none (lua/acquire.lua). */
 export const ACQUIRE = [instant, now, drop, expire, config, away, epoch, ...admission, acquire].join('');
+
+/** What a process measured of the way to the exchange, told without asking for permits (lua/arrivals.lua). */
+export const ARRIVALS = [instant, now, config, confirm, arrivals].join('');
 
 /** A process says it is here, with what it sent on local shares (lua/hello.lua). */
 export const HELLO = [instant, now, drop, expire, count, config, epoch, hello].join('');

@@ -29,6 +29,11 @@ export interface Broker {
    * dispatch, is past it): has it counted from now, for a window, rather than by the grant.
    */
   late(limit: SharedLimit, lease: Lease, weight: number, at: number): void;
+  /**
+   * This process measured something of the way to the exchange on `limit` (a lateness, a grant's
+   * arrivals): Redis hears of it with the next request on the limit, or soon without one.
+   */
+  tell(limit: SharedLimit): void;
   /** Tells every process of a pause or a hold the exchange asked for (R12). */
   feedback(limit: SharedLimit, pauseMs: number, holdWeight: number, holdMs: number): void;
   /** Tells every process of a new N and W. */
@@ -257,7 +262,10 @@ export class SharedLimit implements StoreLimit {
     const late = arrivedAt - sentAt;
     if (late <= 0) return;
     this.lateAt(sentAt);
-    if (late > this.late) this.late = late;
+    if (late > this.late) {
+      this.late = late;
+      this.broker.tell(this);
+    }
   }
 
   /**
@@ -266,7 +274,7 @@ export class SharedLimit implements StoreLimit {
    * on, whose grant Redis then counts from its permits' arrivals (see {@link GrantArrivals}).
    */
   arrival(weight: number, sentAt: number, arrivedAt: number, again: boolean): void {
-    this.arrivals.arrived(weight, sentAt, arrivedAt, again);
+    if (this.arrivals.arrived(weight, sentAt, arrivedAt, again)) this.broker.tell(this);
   }
 
   /**

@@ -10,6 +10,7 @@ import type { WindowLimit, WindowLimitOptions } from '../schedule/window.js';
 import { Availability } from './availability.js';
 import {
   encodeAcquire,
+  encodeArrivals,
   encodeCounts,
   encodeFeedback,
   encodeHello,
@@ -126,6 +127,8 @@ export class RedisStore implements LimitStore<SharedLimit> {
   private readonly availability: Availability;
   private readonly shares: LocalShares;
   private seq = 0;
+  /** The limits with something measured of the way to the exchange to tell Redis (see `tell`). */
+  private readonly telling = new Set<SharedLimit>();
   private closed = false;
   private heartbeatTimer: unknown = null;
   private hello: Promise<boolean> | null = null;
@@ -326,6 +329,29 @@ export class RedisStore implements LimitStore<SharedLimit> {
     this.shares.mayActUntil(at);
     const id = `${this.id}.t${(this.seq++).toString(36)}`;
     this.write('late', encodeLate(this.keys, { at: this.at(), limit, id, weight, grant: lease.id }));
+  }
+
+  /**
+   * @internal What `limit` measured of the way to the exchange reaches Redis with its next
+   * ACQUIRE; one lease later without one, on its own (a process that stops asking still has its
+   * last grants counted from their arrivals, and its lateness counted on every grant).
+   */
+  tell(limit: SharedLimit): void {
+    if (this.telling.has(limit) || this.closed) return;
+    this.telling.add(limit);
+    unrefTimer(
+      this.clock.setTimer(() => {
+        this.telling.delete(limit);
+        if (this.closed) return;
+        const confirmed = limit.arrivals.take();
+        const lateMs = limit.lateness(limit.host.clock.now());
+        if (confirmed.length === 0 && lateMs === 0) return;
+        this.write(
+          'arrivals',
+          encodeArrivals(this.keys, { at: this.at(), limit, lateMs, leaseMs: this.leaseMs, confirmed }),
+        );
+      }, this.leaseMs),
+    );
   }
 
   /** @internal */
