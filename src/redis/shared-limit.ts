@@ -94,6 +94,8 @@ export class SharedLimit implements StoreLimit {
   private readonly local: WindowLimit;
   /** Leases with weight taken and not yet stamped (one, or two when a lease ended meanwhile). */
   private readonly unstampedLeases: Lease[] = [];
+  /** @internal The latest lateness sent to Redis, ms (see `lateness`). */
+  toldLate = 0;
   /** @internal The leases of this process matched with their permits' arrivals, to confirm to Redis. */
   readonly arrivals = new GrantArrivals();
   /** @internal While Redis fails: this process's own share of the limit (onUnavailable "local"). */

@@ -295,7 +295,7 @@ export class RedisStore implements LimitStore<SharedLimit> {
         windowMs: l.windowMs,
         marginMs: l.marginMs,
         reserved: l.reservedFor(priority),
-        lateMs: l.lateness(at),
+        lateMs: (l.toldLate = l.lateness(at)),
         confirmed: confirmed[i]!,
       })),
     });
@@ -345,7 +345,9 @@ export class RedisStore implements LimitStore<SharedLimit> {
         if (this.closed) return;
         const confirmed = limit.arrivals.take();
         const lateMs = limit.lateness(limit.host.clock.now());
-        if (confirmed.length === 0 && lateMs === 0) return;
+        // Nothing new: a lateness already sent is kept by Redis, and sent again with each ACQUIRE.
+        if (confirmed.length === 0 && lateMs <= limit.toldLate) return;
+        limit.toldLate = lateMs;
         this.write(
           'arrivals',
           encodeArrivals(this.keys, { at: this.at(), limit, lateMs, leaseMs: this.leaseMs, confirmed }),
