@@ -501,7 +501,13 @@ describe('traderatio simulate', () => {
     expect(r).toMatchObject({ lines: 569, requests: 537, fills: 31 });
     expect(r.exchange.refused).toBe(54);
     expect(r.exchange.byLimit).toEqual({ 'futures.place': 50, withdrawals: 2, 'spot.place:BTC_USDT': 2 });
-    expect(r.exchange.examples[0]).toMatchObject({ line: 102, limit: 'futures.place' });
+    // Instants as ISO text, as every instant of the report's sections.
+    expect(r.exchange.examples[0]).toEqual({
+      line: 102,
+      at: '2026-11-20T09:00:00.300Z',
+      account: 'main',
+      limit: 'futures.place',
+    });
     expect(r.scheduler).toMatchObject({ refusedByExchange: 0, tooHeavy: 0, maxMs: 4000 });
     expect(r.scheduler.delayed).toBeGreaterThanOrEqual(54);
   });

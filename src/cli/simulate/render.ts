@@ -139,7 +139,7 @@ export function simulationJson(r: SimulationReport, seconds: number): unknown {
           ? null
           : { own: ratioJson(s.rating.own), effective: ratioJson(s.rating.effective), basis: s.rating.basis },
     })),
-    exchange: r.exchange,
+    exchange: { ...r.exchange, examples: r.exchange.examples.map((e) => ({ ...e, at: formatUtcInstant(e.at) })) },
     scheduler: r.scheduler,
     accounts: r.accounts,
     minutes: r.minutes.map((m) => ({ ...m, minute: formatUtcInstant(m.minute) })),
