@@ -512,6 +512,22 @@ describe('traderatio simulate', () => {
     expect(r.scheduler.delayed).toBeGreaterThanOrEqual(54);
   });
 
+  it('names the snapshot in force when the log starts, even long after the history ends', async () => {
+    // examples/timeline.json ends on November 7, its activity out of the window from the 15th; the
+    // log starts at 23:59 on the 19th, when the exchange's latest snapshot is that of the 19th.
+    const args = ['simulate', 'examples/yesterday.csv', '--history', 'examples/timeline.json'];
+    const r = JSON.parse((await capture([...args, '--json'])).out);
+    expect(r.start.map((s: { account: string; snapshotAt: string }) => [s.account, s.snapshotAt])).toEqual([
+      ['main', '2026-11-19T00:00:00.000Z'],
+      ['hedge', '2026-11-19T00:00:00.000Z'],
+      ['mm-bot', '2026-11-19T00:00:00.000Z'],
+      ['bot', '2026-11-19T00:00:00.000Z'],
+    ]);
+    expect((await capture(args)).out).toMatch(
+      /main\s+1\s+100 r\/s\s+2026-11-19T23:59:00\.000Z\s+history: the snapshot of 2026-11-19 00:00 UTC rates it none/,
+    );
+  });
+
   it('starts each account at the tier its history gives, says where it comes from, and reports by account and by minute', async () => {
     const args = ['simulate', 'examples/yesterday.csv', '--history', 'examples/yesterday-history.json'];
     const text = (await capture(args)).out;

@@ -10,7 +10,7 @@ import {
 } from '../../exchange/core.js';
 import { SlidingCount } from '../../exchange/sliding-count.js';
 import { UNTHROTTLED } from '../../rules/abuse.js';
-import { HOUR_MS, utcHourStart } from '../../rules/calendar.js';
+import { HOUR_MS, utcDayStart, utcHourStart } from '../../rules/calendar.js';
 import { isTieredVip } from '../../rules/vip.js';
 import type { FamilyConfig } from '../../rules/family.js';
 import { CANCEL_PRIORITY } from '../../account/limiter-options.js';
@@ -478,7 +478,10 @@ export class Replay implements LogRows<AccountState> {
       tier: f.tier.tier,
       limit: f.limit,
       source,
-      snapshotAt: family.snapshotAt,
+      // The exchange rates the family at every 00:00: once there is a first snapshot, the latest is
+      // that of the day `at` is in (the timeline takes none once no activity is left in the window,
+      // but one would rate the same empty window).
+      snapshotAt: family.snapshotAt === null ? null : utcDayStart(at),
       rating: f.rating,
       reason: f.reason,
     };
