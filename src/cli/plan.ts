@@ -67,11 +67,13 @@ export function readPlan(file: string, text: string): PlanInput {
   const accounts = new Map<string, { account: string; contracts: ContractActivity[]; line: number }>();
   const spotHours: SpotHour[] = [];
   const seen = new Map<string, number>();
-  const name = (column: string): string => (json ? JSON_FIELDS[COLUMNS.indexOf(column)]! : column);
   for (const row of rows) {
     const f = row.fields;
+    // A column as the file spells it: the JSON field, or the CSV header's own cell.
+    const name = (column: string): string =>
+      json ? JSON_FIELDS[COLUMNS.indexOf(column)]! : (row.spelled?.[column] ?? column);
     const account = f.account ?? '';
-    if (account === '') throw new InputFileError(file, row.line, `the field \`account\` is empty`);
+    if (account === '') throw new InputFileError(file, row.line, `the field \`${name('account')}\` is empty`);
     const given = (columns: readonly string[]) => columns.filter((c) => (f[c] ?? '') !== '').map(name);
     if ((f.hour ?? '') !== '') {
       const extra = given(WEEK_COLUMNS);
@@ -79,7 +81,7 @@ export function readPlan(file: string, text: string): PlanInput {
         throw new InputFileError(
           file,
           row.line,
-          `a row with an \`hour\` is an hour of spot activity (${SPOT_COLUMNS.map(name).join(', ')}): it takes no ${extra.map((c) => `\`${c}\``).join(', ')}`,
+          `a row with an \`${name('hour')}\` is an hour of spot activity (${SPOT_COLUMNS.map(name).join(', ')}): it takes no ${extra.map((c) => `\`${c}\``).join(', ')}`,
         );
       const h = atRow(file, row.line, () =>
         readSpotHour(
@@ -105,7 +107,7 @@ export function readPlan(file: string, text: string): PlanInput {
       throw new InputFileError(
         file,
         row.line,
-        `${spot.map((c) => `\`${c}\``).join(', ')} ${spot.length === 1 ? 'belongs' : 'belong'} to an hour of spot activity: give its \`hour\``,
+        `${spot.map((c) => `\`${c}\``).join(', ')} ${spot.length === 1 ? 'belongs' : 'belong'} to an hour of spot activity: give its \`${name('hour')}\``,
       );
     const contract = f.contract ?? '';
     const key = `${account}\u0000${contract.toUpperCase().replaceAll('-', '_')}`;
@@ -113,12 +115,16 @@ export function readPlan(file: string, text: string): PlanInput {
     if (first !== undefined)
       throw new InputFileError(file, row.line, `account ${account} lists ${contract} again (first on line ${first})`);
     seen.set(key, row.line);
-    const count = (name: string): number | undefined => {
-      const v = f[name];
+    const count = (column: string): number | undefined => {
+      const v = f[column];
       if (v === undefined || v === '') return undefined;
       const n = wholeNumber(v);
       if (n === undefined)
-        throw new InputFileError(file, row.line, `Expected \`${name}\` to be a non-negative integer, got "${v}"`);
+        throw new InputFileError(
+          file,
+          row.line,
+          `Expected \`${name(column)}\` to be a non-negative integer, got "${v}"`,
+        );
       return n;
     };
     const entry: ContractActivity = {
@@ -140,7 +146,10 @@ export function readPlan(file: string, text: string): PlanInput {
           row.line,
           json
             ? message
-            : message.replace('`makerVolume`', '`maker_volume`').replace('`takerVolume`', '`taker_volume`'),
+            : message
+                .replace('`makerVolume`', `\`${name('maker_volume')}\``)
+                .replace('`takerVolume`', `\`${name('taker_volume')}\``)
+                .replace('`contract`', `\`${name('contract')}\``),
         );
       }
       throw e;

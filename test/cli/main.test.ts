@@ -214,6 +214,38 @@ describe('traderatio plan: the spot low-fill throttle (R14)', () => {
     expect(out).toMatch(/^A\s+10 per 10 s \(no-fills\)\s+none\s+100\s+10\.00\s+0\.1000\s+0 more spot requests fit$/m);
   });
 
+  it('names a column in an error as the header spells it', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'traderatio-'));
+    const file = join(dir, 'caps.csv');
+    const header = 'Account,Contract,Maker_Volume,TAKER_VOLUME,Place,Hour,Spot_Requests,Spot_Traded';
+    const cases: [string, string][] = [
+      [
+        'A,BTC_USDT,-5,,10,,,',
+        'Expected `Maker_Volume` of BTC_USDT in account A to be a non-negative decimal string, got "-5"',
+      ],
+      [
+        'A,BTC_USDT,5,x,10,,,',
+        'Expected `TAKER_VOLUME` of BTC_USDT in account A to be a non-negative decimal string, got "x"',
+      ],
+      ['A,BTC_USDT,5,,-1,,,', 'Expected `Place` to be a non-negative integer, got "-1"'],
+      [
+        'A,BTC USDT,5,,1,,,',
+        'Expected `Contract` in account A to be a contract name such as "BTC_USDT", got "BTC USDT"',
+      ],
+      [',BTC_USDT,5,,1,,,', 'the field `Account` is empty'],
+      ['A,,,,,2026-11-20T16:00:00Z,-1,1', 'Expected `Spot_Requests` to be a non-negative integer, got "-1"'],
+      ['A,BTC_USDT,,,,,10,', '`Spot_Requests` belongs to an hour of spot activity: give its `Hour`'],
+    ];
+    for (const [row, message] of cases) {
+      writeFileSync(file, `${header}\n${row}\n`);
+      for (const command of ['plan', 'advise']) {
+        const { code, err } = await capture([command, file]);
+        expect(code).toBe(1);
+        expect(err).toContain(`${file}:2: ${message}`);
+      }
+    }
+  });
+
   it('reads spot hours from JSON with the library spelling', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'traderatio-'));
     const file = join(dir, 'spot.json');

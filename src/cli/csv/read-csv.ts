@@ -6,7 +6,10 @@ import { splitCsvLine } from './split-line.js';
 /** A record read from a file, with the line it starts on. */
 export interface Row {
   readonly line: number;
+  /** The row's values by (lower-case) column name. */
   readonly fields: Readonly<Record<string, string>>;
+  /** Each (lower-case) column as the header spells it (`Maker_Volume`), for messages; absent for JSON. */
+  readonly spelled?: Readonly<Record<string, string>>;
 }
 
 /**
@@ -26,17 +29,22 @@ export function csvRecords(file: string, text: string): { readonly line: number;
 
 /**
  * Reads CSV text with a header row into rows keyed by (lower-case) column name, under the rules
- * of ./rules.ts. `required` columns must be in the header; a column not `known` is refused.
+ * of ./rules.ts, each with the header's own spelling of its columns. `required` columns must be in
+ * the header; a column not `known` is refused.
  */
 export function readCsv(file: string, text: string, required: readonly string[], known: readonly string[]): Row[] {
   let header: string[] | undefined;
   let headerLine = 0;
+  const spelled: Record<string, string> = {};
   const rows: Row[] = [];
   for (const { line, cells } of csvRecords(file, text)) {
     if (header === undefined) {
       header = cells.map((c) => c.toLowerCase());
       headerLine = line;
       checkColumns(file, headerLine, cells, known);
+      header.forEach((h, k) => {
+        spelled[h] = cells[k]!;
+      });
       for (const r of required) {
         if (!header.includes(r))
           throw new InputFileError(
@@ -58,7 +66,7 @@ export function readCsv(file: string, text: string, required: readonly string[],
     header.forEach((h, k) => {
       fields[h] = cells[k]!;
     });
-    rows.push({ line, fields });
+    rows.push({ line, fields, spelled });
   }
   if (header === undefined) throw new InputFileError(file, 1, 'the file is empty: it needs a header row');
   return rows;
