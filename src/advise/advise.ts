@@ -437,9 +437,11 @@ export function advise(activity: AdviceInput | readonly AccountActivity[], optio
   const taker = now.aggregated.takerVolume;
   const weightGain = toDec(ratio.makerWeight).minus(toDec(ratio.takerWeight));
   if (!taker.isZero() && !r.takerShare.isZero() && weightGain.greaterThan(0)) {
-    const reaching = r.takerShareGiven
-      ? null
-      : takerShareToNextTier(now, r, weightGain, (a) => advised(a) && trades(a));
+    // Below VIP 14 no share reaches a tier (R4): the default share is tried.
+    const reaching =
+      r.takerShareGiven || !isTieredVip(r.vipLevel)
+        ? null
+        : takerShareToNextTier(now, r, weightGain, (a) => advised(a) && trades(a));
     const takerShare = reaching?.share ?? r.takerShare;
     const edit = (a: readonly AccountActivity[]) => withMakerShare(a, takerShare);
     const moved = taker.times(takerShare);
@@ -533,6 +535,8 @@ export function advise(activity: AdviceInput | readonly AccountActivity[], optio
         'the advise options',
       );
       const crossed = outcomeOf(input.accounts, r, now, over).accounts.find((x) => x.account === a.account)!;
+      // Below VIP 14 every account is at tier 1 whatever its ratio (R4): crossing gives nothing.
+      if (crossed.tier.limit <= a.tier.limit) continue;
       const accounts = now.accounts.map((x) => (x.account === a.account ? crossed : x));
       push({
         kind: 'family-threshold',

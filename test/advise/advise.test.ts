@@ -178,6 +178,25 @@ describe('advise on the worked example', () => {
   });
 });
 
+describe('advise below VIP 14', () => {
+  it('claims no tier but 1: no share of taker volume and no threshold reaches one (R4)', () => {
+    const advice = advise(WORKED_EXAMPLE, { vipLevel: 13 });
+    expect(advice.now.accounts.map((a) => a.tier.limit)).toEqual([100, 100, 100]);
+    for (const f of advice.findings) {
+      expect(f.gain, f.change).toBe(0);
+      expect(f.outcome.accounts.map((a) => a.tier.tier)).toEqual([1, 1, 1]);
+      expect(f.figures.tier ?? 1, f.change).toBe(1);
+    }
+    // Taker filled as maker is tried at the default share, naming no tier it would reach.
+    const taker = advice.findings.find((f) => f.kind === 'taker-to-maker')!;
+    expect(taker.figures).toEqual({ share: '0.5', movedVolume: '315', numeratorGain: '31.5' });
+    expect(taker.change).toBe('fill 50% of taker volume (315 USDT) as maker');
+    // Crossing the threshold gives C nothing below VIP 14, nor more volume anyone.
+    expect(advice.findings.map((f) => f.kind)).not.toContain('family-threshold');
+    expect(advice.findings.map((f) => f.kind)).not.toContain('next-tier-maker');
+  });
+});
+
 describe('advise for one account', () => {
   it('makes the findings about an account for it alone, ranked by the limit they give it', () => {
     const advice = advise(WORKED_EXAMPLE, { account: 'C' });
