@@ -77,6 +77,26 @@ describe('the root entry', () => {
     expect(names.length, names.join(', ')).toBeLessThanOrEqual(30);
   });
 
+  it("names the types of the limiter's answers, which cost no value", async () => {
+    const root = entries().filter((e) => e.name === 'index');
+    const names = exportsOf(root)
+      .get('index')!
+      .map((x) => x.name);
+    const types = [
+      'WhatIf',
+      'AccountMargins',
+      'TierStep',
+      'MarginPath',
+      'TierAtNext0800',
+      'AbuseHeadroom',
+      'SpotFillHeadroom',
+      'AccountStatus',
+    ];
+    expect(names).toEqual(expect.arrayContaining(types));
+    const values = Object.keys(await load('.'));
+    expect(types.filter((t) => values.includes(t))).toEqual([]);
+  }, 120_000);
+
   it('exports what an engine uses', async () => {
     expect(Object.keys(await load('.')).sort()).toEqual(
       [
