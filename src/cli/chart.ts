@@ -24,6 +24,8 @@ export const CHARACTER = 6;
 const NAME_CHARACTER = 7.5;
 /** The colour of the hours the spot low-fill throttle holds an account (R14). */
 const SPOT = '#e67e22';
+/** The colour of the hours the abuse throttle holds an account's futures placement (R9). */
+const ABUSE = '#8e44ad';
 
 /**
  * A step chart of each account's limit over time, one panel per account (R5, R6, R8). Each tier
@@ -38,8 +40,28 @@ const SPOT = '#e67e22';
  */
 export function timelineSvg(run: TimelineRun): string {
   const ids = run.input.accounts.map((a) => a.id);
-  // The legend of the spot throttle takes a line of its own.
-  const top = TOP + (run.spot === null ? 0 : 18);
+  // The legend of each hourly throttle the file gives the activity of takes a line of its own.
+  const legends = [
+    ...(run.abuse === null
+      ? []
+      : [
+          {
+            colour: ABUSE,
+            text: `Purple: futures placement and amendment throttled (R9 abuse throttle: over 86,400 requests in 24 hours, under 0.01 USDT traded per request)${run.abuse.length === 0 ? ', never here' : ''}.`,
+            strip: 'bottom',
+          },
+        ]),
+    ...(run.spot === null
+      ? []
+      : [
+          {
+            colour: SPOT,
+            text: `Orange: spot placement and amendment throttled (R14 low-fill throttle: under 0.1 USDT traded per spot request in the 24 hours before)${run.spot.length === 0 ? ', never here' : ''}.`,
+            strip: 'top',
+          },
+        ]),
+  ];
+  const top = TOP + legends.length * 18;
   const height = top + ids.length * (PANEL + GAP);
   const plotWidth = WIDTH - LEFT - RIGHT;
   const x = (t: number): number => LEFT + ((t - run.from) / (run.to - run.from)) * plotWidth;
@@ -68,12 +90,13 @@ export function timelineSvg(run: TimelineRun): string {
       `<defs><pattern id="projected" width="7" height="7" patternUnits="userSpaceOnUse" patternTransform="rotate(45)"><rect width="7" height="7" fill="#ffffff" fill-opacity="0.45"/><line x1="0" y1="0" x2="0" y2="7" stroke="#777" stroke-width="1.5" stroke-opacity="0.45"/></pattern></defs>`,
     );
   }
-  if (run.spot !== null) {
+  legends.forEach((l, k) => {
+    const ly = 64 + k * 18;
     out.push(
-      `<rect x="${LEFT}" y="64" width="18" height="10" fill="${SPOT}" fill-opacity="0.35"/><rect x="${LEFT}" y="64" width="18" height="3" fill="${SPOT}"/>`,
-      `<text x="${LEFT + 24}" y="73" fill="#555">Orange: spot placement and amendment throttled (R14 low-fill throttle: under 0.1 USDT traded per spot request in the 24 hours before)${run.spot.length === 0 ? ', never here' : ''}.</text>`,
+      `<rect x="${LEFT}" y="${ly}" width="18" height="10" fill="${l.colour}" fill-opacity="0.35"/><rect x="${LEFT}" y="${l.strip === 'top' ? ly : ly + 7}" width="18" height="3" fill="${l.colour}"/>`,
+      `<text x="${LEFT + 24}" y="${ly + 9}" fill="#555">${l.text}</text>`,
     );
-  }
+  });
   ids.forEach((id, i) => {
     const base = y0(i);
     tiers.forEach((t, k) => {
@@ -85,6 +108,16 @@ export function timelineSvg(run: TimelineRun): string {
         `<text x="${LEFT - 6}" y="${f(y(i, t.limit) + 4)}" text-anchor="end" fill="#555">tier ${t.tier} · ${t.limit}</text>`,
       );
     });
+    for (const p of run.abuse ?? []) {
+      if (p.account !== id) continue;
+      const left = x(p.from);
+      const width = f(Math.max(1, x(p.until) - left));
+      const title = `<title>${escapeXml(`${formatUtcInstant(p.from)} to ${formatUtcInstant(p.until)}: futures ${throttleText(p.throttle)} (${p.throttle.reason})`)}</title>`;
+      out.push(
+        `<rect x="${f(left)}" y="${base}" width="${width}" height="${PANEL}" fill="${ABUSE}" fill-opacity="0.3">${title}</rect>`,
+      );
+      out.push(`<rect x="${f(left)}" y="${base + PANEL - 4}" width="${width}" height="4" fill="${ABUSE}"/>`);
+    }
     for (const p of run.spot ?? []) {
       if (p.account !== id) continue;
       const left = x(p.from);

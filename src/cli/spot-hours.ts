@@ -1,4 +1,10 @@
-import type { AbuseTimeline, Throttle, ThrottleState } from '../rules/abuse.js';
+import {
+  type AbuseTimeline,
+  type Throttle,
+  type ThrottleState,
+  buildAbuseTimeline,
+  resolveAbuseOptions,
+} from '../rules/abuse.js';
 import { HOUR_MS, parseUtcHour } from '../rules/calendar.js';
 import type { Dec } from '../internal/decimal.js';
 import { parseCount, parseNonNegativeDecimal } from '../internal/parse.js';
@@ -40,27 +46,47 @@ export function readSpotHour(
   };
 }
 
-/** Each account's spot low-fill throttle over time (R14), in the order the accounts first appear. */
-export function spotTimelines(hours: readonly SpotHour[]): Map<string, AbuseTimeline> {
-  const config = resolveSpotFillOptions();
+/** Each account's hours, in the order the accounts first appear, made into a throttle timeline by `build`. */
+function timelinesOf(
+  hours: readonly SpotHour[],
+  build: (hours: readonly SpotHour[]) => AbuseTimeline,
+): Map<string, AbuseTimeline> {
   const byAccount = new Map<string, SpotHour[]>();
   for (const h of hours) {
     let list = byAccount.get(h.account);
     if (list === undefined) byAccount.set(h.account, (list = []));
     list.push(h);
   }
-  return new Map([...byAccount].map(([account, list]) => [account, buildSpotFillTimeline(list, config)]));
+  return new Map([...byAccount].map(([account, list]) => [account, build(list)]));
 }
 
-/** Hours during which the spot low-fill throttle held one account's spot placement and amendment (R14). */
-export interface SpotThrottlePeriod {
+/** Each account's spot low-fill throttle over time (R14), in the order the accounts first appear. */
+export function spotTimelines(hours: readonly SpotHour[]): Map<string, AbuseTimeline> {
+  const config = resolveSpotFillOptions();
+  return timelinesOf(hours, (list) => buildSpotFillTimeline(list, config));
+}
+
+/**
+ * Each account's futures abuse throttle over time (R9), from its hourly futures order requests and
+ * USDT traded, in the order the accounts first appear.
+ */
+export function abuseTimelines(hours: readonly SpotHour[]): Map<string, AbuseTimeline> {
+  const config = resolveAbuseOptions();
+  return timelinesOf(hours, (list) => buildAbuseTimeline(list, config));
+}
+
+/**
+ * Hours during which an hourly throttle held one account's placement and amendment: the spot
+ * low-fill throttle (R14) on spot, or the abuse throttle (R9) on futures.
+ */
+export interface ThrottlePeriod {
   readonly account: string;
   /** The hourly check that put it in force. */
   readonly from: number;
   /** The hourly check that lifted it (or changed its reason). */
   readonly until: number;
   readonly throttle: Throttle;
-  /** Spot requests and USDT traded in the 24 hours the first check looked at. */
+  /** Requests and USDT traded in the 24 hours the first check looked at. */
   readonly requests: number;
   readonly traded: Dec;
 }
@@ -70,8 +96,8 @@ export interface SpotThrottlePeriod {
  * in force to the next change. The last check of a timeline (25 hours after its last hour) sees an
  * empty window, so every period ends.
  */
-export function spotThrottlePeriods(timelines: ReadonlyMap<string, AbuseTimeline>): SpotThrottlePeriod[] {
-  const out: SpotThrottlePeriod[] = [];
+export function throttlePeriods(timelines: ReadonlyMap<string, AbuseTimeline>): ThrottlePeriod[] {
+  const out: ThrottlePeriod[] = [];
   for (const [account, timeline] of timelines) {
     timeline.changes.forEach((c, i) => {
       if (c.throttle === null) return;

@@ -11,14 +11,15 @@ import { isProjected, lastDataDay } from './projection.js';
 import { fillRatioText, ratioJson, ratioText, table, throttleText, usdt } from './render.js';
 import {
   type SpotHour,
-  type SpotThrottlePeriod,
+  type ThrottlePeriod,
+  abuseTimelines,
   readSpotHour,
-  spotThrottlePeriods,
   spotTimelines,
+  throttlePeriods,
 } from './spot-hours.js';
 
-/** The fields of a timeline file: the timeline's own, and the spot activity of R14. */
-const FILE_FIELDS = ['accounts', 'activity', 'vipLevel', 'vipChanges', 'spotHours'];
+/** The fields of a timeline file: the timeline's own, and the hourly activity of R9 and R14. */
+const FILE_FIELDS = ['accounts', 'activity', 'vipLevel', 'vipChanges', 'hours', 'spotHours'];
 
 /** A timeline file read and computed. */
 export interface TimelineRun {
@@ -26,10 +27,12 @@ export interface TimelineRun {
   readonly timeline: Timeline;
   readonly from: number;
   readonly to: number;
+  /** The hours the abuse throttle held each account's futures placement (R9); null when the file gives no `hours`. */
+  readonly abuse: readonly ThrottlePeriod[] | null;
   /** The hours the spot low-fill throttle held each account (R14); null when the file gives no `spotHours`. */
-  readonly spot: readonly SpotThrottlePeriod[] | null;
+  readonly spot: readonly ThrottlePeriod[] | null;
   /**
-   * The end of the last UTC day the file gives activity for (daily or spot hours), of any account.
+   * The end of the last UTC day the file gives activity for (daily, hours or spot hours), of any account.
    */
   readonly dataEnd: number;
   /**
@@ -42,8 +45,9 @@ export interface TimelineRun {
 /**
  * Reads a timeline file (JSON): `{ accounts, activity, vipLevel?, vipChanges? }` as
  * {@link buildTimeline} takes it, instants as ISO text (`2026-11-05T10:00:00Z`) or epoch ms, and
- * `spotHours?: [{ account, hour, requests, traded }]`, each account's hourly spot activity, as
- * AccountLimiter.seed takes it (R14). An error names the line of the value it is about.
+ * `hours?` and `spotHours?: [{ account, hour, requests, traded }]`, each account's hourly futures
+ * and spot order flow, as AccountLimiter.seed takes them (R9, R14): the history file `simulate
+ * --history` and the model exchange read. An error names the line of the value it is about.
  */
 export function readTimeline(file: string, text: string, options: FamilyOptions): TimelineRun {
   const { value, lineOf } = readJson(file, text);
@@ -51,17 +55,24 @@ export function readTimeline(file: string, text: string, options: FamilyOptions)
     throw new InputFileError(file, 1, 'Expected an object { "accounts", "activity", "vipLevel", "vipChanges" }');
   }
   const v = value as Record<string, unknown>;
-  const { spotHours, ...rest } = v;
+  const { hours: futuresHours, spotHours, ...rest } = v;
   const input = rest as unknown as TimelineInput;
   let timeline: Timeline;
-  let spot: SpotThrottlePeriod[] | null = null;
-  let hours: SpotHour[] = [];
+  let abuse: ThrottlePeriod[] | null = null;
+  let spot: ThrottlePeriod[] | null = null;
+  const hours: SpotHour[] = [];
   try {
     checkFields(v, FILE_FIELDS, 'the timeline input');
     timeline = buildTimeline(input, options);
+    if (futuresHours !== undefined) {
+      const read = readHours(futuresHours, 'hours', input);
+      abuse = throttlePeriods(abuseTimelines(read));
+      hours.push(...read);
+    }
     if (spotHours !== undefined) {
-      hours = readSpotHours(spotHours, input);
-      spot = spotThrottlePeriods(spotTimelines(hours));
+      const read = readHours(spotHours, 'spotHours', input);
+      spot = throttlePeriods(spotTimelines(read));
+      hours.push(...read);
     }
   } catch (e) {
     if (e instanceof InvalidInputError) {
@@ -80,9 +91,9 @@ export function readTimeline(file: string, text: string, options: FamilyOptions)
     timeline.start,
     ...timeline.changes.map((c) => c.at),
     ...timeline.snapshots.map((s) => s.day),
-    ...(spot ?? []).map((p) => p.until),
+    ...[...(abuse ?? []), ...(spot ?? [])].map((p) => p.until),
   ];
-  const from = Math.min(timeline.start, ...(spot ?? []).map((p) => utcDayStart(p.from)));
+  const from = Math.min(timeline.start, ...[...(abuse ?? []), ...(spot ?? [])].map((p) => utcDayStart(p.from)));
   // The timeline read every day already: this cannot fail.
   const days = [
     ...input.activity.map((a, i) => ({ account: a.account, day: parseUtcDay(a.day, `\`activity[${i}].day\``) })),
@@ -91,16 +102,16 @@ export function readTimeline(file: string, text: string, options: FamilyOptions)
   const dataEnd = addUtcDays(Math.max(...days.map((d) => d.day)), 1);
   const dataEnds = new Map<string, number>();
   for (const { account, day } of days) dataEnds.set(account, Math.max(dataEnds.get(account) ?? 0, addUtcDays(day, 1)));
-  return { input, timeline, from, to: addUtcDays(Math.max(...instants), 1), spot, dataEnd, dataEnds };
+  return { input, timeline, from, to: addUtcDays(Math.max(...instants), 1), abuse, spot, dataEnd, dataEnds };
 }
 
-/** The `spotHours` of a timeline file, each of an account of the file and each hour once per account. */
-function readSpotHours(value: unknown, input: TimelineInput): SpotHour[] {
+/** The `hours` or `spotHours` of a timeline file, each of an account of the file and each hour once per account. */
+function readHours(value: unknown, field: 'hours' | 'spotHours', input: TimelineInput): SpotHour[] {
   if (!Array.isArray(value))
-    throw new InvalidInputError('`spotHours`', value, 'an array of hours { "account", "hour", "requests", "traded" }');
+    throw new InvalidInputError(`\`${field}\``, value, 'an array of hours { "account", "hour", "requests", "traded" }');
   const ids = Array.isArray(input.accounts) ? input.accounts.map((a) => a.id) : [];
   const hours = value.map((h: unknown, i) => {
-    const at = `spotHours[${i}]`;
+    const at = `${field}[${i}]`;
     if (typeof h !== 'object' || h === null || Array.isArray(h))
       throw new InvalidInputError(`\`${at}\``, h, 'an object { "account", "hour", "requests", "traded" }');
     checkFields(h, ['account', 'hour', 'requests', 'traded'], `\`${at}\``);
@@ -113,7 +124,7 @@ function readSpotHours(value: unknown, input: TimelineInput): SpotHour[] {
       [`${at}.hour`, `${at}.requests`, `${at}.traded`],
     );
   });
-  checkHoursOnce(hours, (i) => `\`spotHours[${i}].hour\``);
+  checkHoursOnce(hours, (i) => `\`${field}[${i}].hour\``);
   return hours;
 }
 
@@ -159,14 +170,38 @@ export function renderTimeline(run: TimelineRun): string {
     '',
     table(['instant (UTC)', 'account', 'from r/s', 'to r/s', 'tier', 'reason', 'snapshot ratio', 'projected'], rows),
     ...note,
-    ...(run.spot === null ? [] : ['', ...renderSpotPeriods(run.spot)]),
+    ...(run.abuse === null ? [] : ['', ...renderPeriods('abuse', run.abuse)]),
+    ...(run.spot === null ? [] : ['', ...renderPeriods('spot', run.spot)]),
   ].join('\n');
 }
 
-/** The hours of the spot low-fill throttle (R14), one row a period. */
-function renderSpotPeriods(periods: readonly SpotThrottlePeriod[]): string[] {
-  if (periods.length === 0) return ['Spot low-fill throttle (R14): never in force.'];
-  const hours = (p: SpotThrottlePeriod): number => (p.until - p.from) / HOUR_MS;
+/** How the text and the page name the periods of each hourly throttle a timeline file may give the activity of. */
+const THROTTLES = {
+  abuse: {
+    title: 'Futures abuse throttle (R9)',
+    market: 'futures',
+    ratio: 'fill rate',
+    explained: [
+      'Each period starts at the hourly check that found more than 86,400 futures order requests in the 24 hours before it',
+      'under 0.01 USDT per request (the figures shown), and ends at the first check that did not.',
+    ],
+  },
+  spot: {
+    title: 'Spot low-fill throttle (R14)',
+    market: 'spot',
+    ratio: 'fill ratio',
+    explained: [
+      'Each period starts at the hourly check that found the 24 hours before it under 0.1 USDT per spot request (the figures',
+      'shown), and ends at the first check that did not.',
+    ],
+  },
+} as const;
+
+/** The hours of an hourly throttle (R9 or R14), one row a period. */
+function renderPeriods(kind: keyof typeof THROTTLES, periods: readonly ThrottlePeriod[]): string[] {
+  const { title, market, ratio, explained } = THROTTLES[kind];
+  if (periods.length === 0) return [`${title}: never in force.`];
+  const hours = (p: ThrottlePeriod): number => (p.until - p.from) / HOUR_MS;
   const total = periods.reduce((n, p) => n + hours(p), 0);
   const rows = periods.map((p) => [
     p.account,
@@ -180,7 +215,7 @@ function renderSpotPeriods(periods: readonly SpotThrottlePeriod[]): string[] {
     fillRatioText(p.requests, p.traded),
   ]);
   return [
-    `Spot low-fill throttle (R14): ${periods.length} period${periods.length === 1 ? '' : 's'}, ${total} hour${total === 1 ? '' : 's'} in all, spot placement and amendment limited per account`,
+    `${title}: ${periods.length} period${periods.length === 1 ? '' : 's'}, ${total} hour${total === 1 ? '' : 's'} in all, ${market} placement and amendment limited per account`,
     '',
     table(
       [
@@ -188,22 +223,21 @@ function renderSpotPeriods(periods: readonly SpotThrottlePeriod[]): string[] {
         'from (UTC)',
         'until (UTC)',
         'hours',
-        'spot limit',
+        `${market} limit`,
         'reason',
         'requests 24 h',
         'traded USDT',
-        'fill ratio',
+        ratio,
       ],
       rows,
     ),
     '',
-    'Each period starts at the hourly check that found the 24 hours before it under 0.1 USDT per spot request (the figures',
-    'shown), and ends at the first check that did not.',
+    ...explained,
   ];
 }
 
 /** The throttled periods as JSON-ready data. */
-function spotPeriodJson(p: SpotThrottlePeriod): unknown {
+function periodJson(p: ThrottlePeriod): unknown {
   return {
     account: p.account,
     from: formatUtcInstant(p.from),
@@ -231,7 +265,8 @@ export function timelineJson(run: TimelineRun): unknown {
       projected: isProjected(run, c),
     })),
     lastDataDay: Object.fromEntries(run.input.accounts.map((a) => [a.id, lastDataDay(run, a.id)])),
-    spotThrottles: run.spot === null ? null : run.spot.map(spotPeriodJson),
+    abuseThrottles: run.abuse === null ? null : run.abuse.map(periodJson),
+    spotThrottles: run.spot === null ? null : run.spot.map(periodJson),
   };
 }
 
@@ -243,15 +278,17 @@ export function timelineHtml(run: TimelineRun): string {
         `<tr><td>${formatUtcInstant(c.at)}</td><td>${escapeXml(c.account)}</td><td>${c.previousTier?.limit ?? '-'}</td><td>${c.limit}</td><td>${c.tier.tier}</td><td>${c.reason}</td><td>${isProjected(run, c) ? 'yes' : 'no'}</td></tr>`,
     )
     .join('\n');
-  const spot =
-    run.spot === null || run.spot.length === 0
-      ? ''
-      : `
-<h2>Spot low-fill throttle (R14)</h2>
-<table><thead><tr><th>account</th><th>from (UTC)</th><th>until (UTC)</th><th>spot limit</th><th>reason</th><th>requests 24 h</th><th>traded USDT</th><th>fill ratio</th></tr></thead>
+  const periods = (kind: keyof typeof THROTTLES, list: readonly ThrottlePeriod[] | null): string => {
+    if (list === null || list.length === 0) return '';
+    const { title, market, ratio } = THROTTLES[kind];
+    return `
+<h2>${title}</h2>
+<table><thead><tr><th>account</th><th>from (UTC)</th><th>until (UTC)</th><th>${market} limit</th><th>reason</th><th>requests 24 h</th><th>traded USDT</th><th>${ratio}</th></tr></thead>
 <tbody>
-${run.spot.map((p) => `<tr><td>${escapeXml(p.account)}</td><td>${formatUtcInstant(p.from)}</td><td>${formatUtcInstant(p.until)}</td><td>${throttleText(p.throttle)}</td><td>${p.throttle.reason}</td><td>${p.requests}</td><td>${usdt(p.traded)}</td><td>${fillRatioText(p.requests, p.traded)}</td></tr>`).join('\n')}
+${list.map((p) => `<tr><td>${escapeXml(p.account)}</td><td>${formatUtcInstant(p.from)}</td><td>${formatUtcInstant(p.until)}</td><td>${throttleText(p.throttle)}</td><td>${p.throttle.reason}</td><td>${p.requests}</td><td>${usdt(p.traded)}</td><td>${fillRatioText(p.requests, p.traded)}</td></tr>`).join('\n')}
 </tbody></table>`;
+  };
+  const spot = periods('abuse', run.abuse) + periods('spot', run.spot);
   return `<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><title>traderatio timeline</title>
 <style>body{font-family:sans-serif;margin:2em}table{border-collapse:collapse}td,th{border:1px solid #ccc;padding:4px 8px;text-align:left}</style>

@@ -341,7 +341,7 @@ describe('unknown fields', () => {
       'timeline',
       'foo.json',
       timeline('{ "contract": "BTC_USDT", "place": 10 }', '\n  "foo": 1,'),
-      ':3: Unknown field `foo` in the timeline input. The fields are accounts, activity, vipLevel, vipChanges, spotHours',
+      ':3: Unknown field `foo` in the timeline input. The fields are accounts, activity, vipLevel, vipChanges, hours, spotHours',
     ],
     [
       'plan',

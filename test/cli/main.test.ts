@@ -525,6 +525,87 @@ describe('traderatio timeline: the spot low-fill throttle (R14)', () => {
   });
 });
 
+describe('traderatio timeline: the futures abuse throttle (R9)', () => {
+  it('reads the history file simulate --history and the model exchange read, its futures hours included', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'traderatio-'));
+    const file = 'examples/yesterday-history.json';
+    const args = ['timeline', file, '--svg', join(dir, 't.svg'), '--html', join(dir, 't.html')];
+    const { code, out, err } = await capture(args);
+    expect(err).toBe('');
+    expect(code).toBe(0);
+    // bot's 86,401 requests without a fill in the hour from 01:00 on November 19: throttled from
+    // the check of 02:00 until that hour leaves the window, 24 hours later.
+    expect(out).toContain(
+      'Futures abuse throttle (R9): 1 period, 24 hours in all, futures placement and amendment limited per account',
+    );
+    expect(out).toMatch(
+      /bot\s+2026-11-19T02:00:00\.000Z\s+2026-11-20T02:00:00\.000Z\s+24\s+10 per 10 s\s+no-fills\s+86401\s+0\.00\s+0\.0000\n/,
+    );
+    // The hours are data: bot's last day is the 19th, main's (days only) the 18th.
+    expect(out).toContain('Last day of data: main 2026-11-18, bot 2026-11-19.');
+    expect(out).not.toContain('Spot low-fill throttle');
+    const json = JSON.parse((await capture(['timeline', file, '--json'])).out);
+    expect(json.abuseThrottles).toEqual([
+      {
+        account: 'bot',
+        from: '2026-11-19T02:00:00.000Z',
+        until: '2026-11-20T02:00:00.000Z',
+        limit: 10,
+        windowMs: 10000,
+        reason: 'no-fills',
+        requests: 86401,
+        traded: '0',
+      },
+    ]);
+    expect(json.spotThrottles).toBeNull();
+    const svg = readFileSync(join(dir, 't.svg'), 'utf8');
+    expect(svg).toContain('Purple: futures placement and amendment throttled (R9 abuse throttle');
+    expect(svg).not.toContain('Orange:');
+    expect(svg).toContain(
+      '<title>2026-11-19T02:00:00.000Z to 2026-11-20T02:00:00.000Z: futures 10 per 10 s (no-fills)</title>',
+    );
+    expect(readFileSync(join(dir, 't.html'), 'utf8')).toContain(
+      '<h2>Futures abuse throttle (R9)</h2>\n<table><thead><tr><th>account</th><th>from (UTC)</th><th>until (UTC)</th><th>futures limit</th>',
+    );
+    // A file without hours gives none.
+    expect(JSON.parse((await capture(['timeline', 'examples/timeline.json', '--json'])).out).abuseThrottles).toBeNull();
+  });
+
+  it('names the line and field of bad futures hours', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'traderatio-'));
+    const file = join(dir, 'h.json');
+    const write = (hours: unknown) =>
+      writeFileSync(
+        file,
+        `{\n  "accounts": [{ "id": "main" }],\n  "activity": [{ "account": "main", "day": "2026-11-01", "contracts": [] }],\n  "hours": [\n    { "account": "main", "hour": "2026-11-01T00:00:00Z", "requests": 1 },\n    ${JSON.stringify(hours)}\n  ]\n}\n`,
+      );
+    const cases: [unknown, string][] = [
+      [
+        { account: 'main', hour: '2026-11-01T01:00:00Z', requests: -1 },
+        'Expected `hours[1].requests` to be a non-negative integer, got -1',
+      ],
+      [
+        { account: 'main', hour: '2026-11-01T01:00:00Z', requests: 1, traded: '-2' },
+        'Expected `hours[1].traded` to be a non-negative decimal string, got "-2"',
+      ],
+      [
+        { account: 'bot', hour: '2026-11-01T01:00:00Z', requests: 1 },
+        'Expected `hours[1].account` to be an account of `accounts` (main), got "bot"',
+      ],
+      [
+        { account: 'main', hour: '2026-11-01T00:00:00Z', requests: 1 },
+        'Expected `hours[1].hour` to be each hour of account main once (first as `hours[0].hour`)',
+      ],
+    ];
+    for (const [hours, message] of cases) {
+      write(hours);
+      const { code, err } = await capture(['timeline', file]);
+      expect(code).toBe(1);
+      expect(err).toContain(`traderatio: ${file}:6: ${message}`);
+    }
+  });
+});
+
 describe('traderatio simulate', () => {
   it('replays the example log: what the exchange refuses as sent, and the delays the scheduler adds instead', async () => {
     const { code, out } = await capture(['simulate', 'examples/requests.csv', '--json']);
