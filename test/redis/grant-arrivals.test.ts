@@ -1,5 +1,5 @@
 import fc from 'fast-check';
-import { afterAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { Arrivals } from '../../src/account/arrivals.js';
 import {
   type AcquireCall,
@@ -14,23 +14,13 @@ import { RedisKeys, scripts } from '../../src/redis/protocol.js';
 import type { SharedLimit } from '../../src/redis/shared-limit.js';
 import { RedisStore } from '../../src/redis/store.js';
 import { Scheduler } from '../../src/schedule/scheduler.js';
-import { cleanPrefix, connect, mostInAnyWindow, uniquePrefix } from './harness.js';
+import { redisForFile } from './file-prefixes.js';
+import { mostInAnyWindow } from './harness.js';
 import { settleOn, VirtualRedis } from './virtual.js';
 
 // Grants counted from the arrivals of their permits at the exchange (R13), not from the end of
 // their lease plus the latest lateness any process measured.
-const client = connect();
-const prefixes: string[] = [];
-afterAll(async () => {
-  for (const p of prefixes) await cleanPrefix(client, p);
-  client.disconnect();
-});
-
-function prefixFor(name: string): string {
-  const p = uniquePrefix(name);
-  prefixes.push(p);
-  return p;
-}
+const { client, prefixFor } = redisForFile();
 
 /** The instant the script-level tests give Redis (its clock is not read). */
 const T0 = 1_000_000_000;

@@ -1,5 +1,5 @@
 import { createClient } from 'redis';
-import { afterAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { AccountLimiter } from '../../src/account/limiter.js';
 import { InvalidInputError, NoReplyError } from '../../src/errors.js';
 import { RedisStore } from '../../src/redis/store.js';
@@ -11,21 +11,11 @@ import { UNTHROTTLED } from '../../src/rules/abuse.js';
 import { Scheduler } from '../../src/schedule/scheduler.js';
 import { memoryStore } from '../../src/schedule/store.js';
 import { REDIS_URL } from './address.js';
-import { cleanPrefix, connect, mostInAnyWindow, uniquePrefix, worstShare } from './harness.js';
+import { redisForFile } from './file-prefixes.js';
+import { cleanPrefix, mostInAnyWindow, worstShare } from './harness.js';
 import { type Scripting, VirtualRedis, settleOn } from './virtual.js';
 
-const client = connect();
-const prefixes: string[] = [];
-afterAll(async () => {
-  for (const p of prefixes) await cleanPrefix(client, p);
-  client.disconnect();
-});
-
-function prefixFor(name: string): string {
-  const p = uniquePrefix(name);
-  prefixes.push(p);
-  return p;
-}
+const { client, prefixFor } = redisForFile();
 
 /** Reads a limit's hash in Redis: n, w, used and the grants. */
 async function meta(prefix: string, name: string): Promise<Record<string, string>> {
