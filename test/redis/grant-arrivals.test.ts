@@ -1,19 +1,14 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { Arrivals } from '../../src/account/arrivals.js';
-import {
-  type AcquireCall,
-  encodeAcquire,
-  encodeArrivals,
-  encodeRelease,
-  type GrantArrival,
-} from '../../src/redis/calls.js';
+import { encodeAcquire, encodeArrivals, encodeRelease, type GrantArrival } from '../../src/redis/calls.js';
 import { scriptingOf } from '../../src/redis/client.js';
 import { GrantArrivals } from '../../src/redis/grant-arrivals.js';
 import { RedisKeys, scripts } from '../../src/redis/protocol.js';
 import type { SharedLimit } from '../../src/redis/shared-limit.js';
 import { RedisStore } from '../../src/redis/store.js';
 import { Scheduler } from '../../src/schedule/scheduler.js';
+import { T0, acquireCall } from './acquire-call.js';
 import { redisForFile } from './file-prefixes.js';
 import { mostInAnyWindow } from './harness.js';
 import { settleOn, VirtualRedis } from './virtual.js';
@@ -22,29 +17,10 @@ import { settleOn, VirtualRedis } from './virtual.js';
 // their lease plus the latest lateness any process measured.
 const { client, prefixFor } = redisForFile();
 
-/** The instant the script-level tests give Redis (its clock is not read). */
-const T0 = 1_000_000_000;
-
 describe('ACQUIRE with grants confirmed by their arrivals', () => {
   /** ACQUIRE at `at` of weight 1 on "orders" (1 per second, margin 5 ms, lease 20 ms) as `process`. */
   function acquire(prefix: string, id: string, at: number, lateMs = 0, confirmed: GrantArrival[] = []) {
-    const call: AcquireCall = {
-      at,
-      id,
-      weight: 1,
-      want: 1,
-      leaseMs: 20,
-      deadline: 0,
-      process: id.split('.')[0]!,
-      processes: 0,
-      staleMs: 1000,
-      graceMs: 0,
-      extra: 0,
-      room: false,
-      queued: 1,
-      unlimited: 1_000_000_000,
-      limits: [{ name: 'orders', limit: 1, windowMs: 1000, marginMs: 5, reserved: 0, lateMs, confirmed }],
-    };
+    const call = acquireCall(id, { at, process: id.split('.')[0]! }, { limit: 1, marginMs: 5, lateMs, confirmed });
     const e = encodeAcquire(new RedisKeys(prefix), call);
     return scripts.acquire.run(scriptingOf(client), e.keys, e.args) as Promise<number[]>;
   }

@@ -11,6 +11,7 @@ import { UNTHROTTLED } from '../../src/rules/abuse.js';
 import { Scheduler } from '../../src/schedule/scheduler.js';
 import { memoryStore } from '../../src/schedule/store.js';
 import { REDIS_URL } from './address.js';
+import { T0, acquireCall } from './acquire-call.js';
 import { redisForFile } from './file-prefixes.js';
 import { cleanPrefix, mostInAnyWindow, worstShare } from './harness.js';
 import { type Scripting, VirtualRedis, settleOn } from './virtual.js';
@@ -26,35 +27,6 @@ async function meta(prefix: string, name: string): Promise<Record<string, string
 function run<T = unknown>(script: ScriptName, call: Encoded): Promise<T> {
   return scripts[script].run(scriptingOf(client), call.keys, call.args) as Promise<T>;
 }
-
-/** An ACQUIRE at {@link T0} of `weight` 1 on one limit "orders" of 10 per second, with a lease of 20 ms, as process "p". */
-function acquireCall(
-  id: string,
-  o: Partial<AcquireCall> = {},
-  limit: Partial<AcquireCall['limits'][number]> = {},
-): AcquireCall {
-  return {
-    at: T0,
-    id,
-    weight: 1,
-    want: 1,
-    leaseMs: 20,
-    deadline: 0,
-    process: 'p',
-    processes: 0,
-    staleMs: 1000,
-    graceMs: 0,
-    extra: 0,
-    room: false,
-    queued: 1,
-    unlimited: 1_000_000_000,
-    ...o,
-    limits: [{ name: 'orders', limit: 10, windowMs: 1000, marginMs: 0, reserved: 0, lateMs: 0, ...limit }],
-  };
-}
-
-/** The instant the tests that run a script themselves give it (Redis's clock is not read). */
-const T0 = 1_000_000_000;
 
 /** Skips the first-use wait for scripts run at {@link T0}: a Redis new to the prefix grants nothing for one span. */
 async function warm(prefix: string): Promise<void> {
