@@ -168,6 +168,7 @@ export class AccountLimiter {
       live: config.live,
       unknownContract: config.unknownContract,
       now: () => this.wallNow(),
+      monoNow: () => this.clock.now(),
     });
     for (const a of this.counts.accounts) this.addLimits(a.id);
     if (persist !== undefined)

@@ -6,6 +6,7 @@ import { normalizeContract } from '../rules/contracts.js';
 import { UNNAMED_PAIR } from '../rules/spot-fill.js';
 import { type RateLimitFeedback, readFeedback } from '../schedule/feedback.js';
 import type { Scheduler, StoreLimit } from '../schedule/scheduler.js';
+import type { UnansweredRequest } from '../schedule/unanswered.js';
 import type { FamilyCounts } from './family-counts.js';
 import {
   CANCEL_PRIORITY,
@@ -98,6 +99,8 @@ export interface RequestSenderConfig {
   readonly unknownContract: string;
   /** The limiter's instant (the rules' clock, R15). */
   readonly now: () => number;
+  /** The scheduler's instant (its monotonic clock), which its limits count in. */
+  readonly monoNow: () => number;
 }
 
 /**
@@ -118,16 +121,14 @@ export class RequestSender {
   ): Promise<Awaited<T>> {
     const { requestLimits, reports } = this.config;
     const counted = countedAs(c, options.contract, this.config.unknownContract);
-    const task =
-      counted === null
-        ? fn
-        : () => {
-            this.count(counted, account, l, c);
-            return fn();
-          };
+    const limits = requestLimits.for(account, l, c);
+    const task = () => {
+      if (counted !== null) this.count(counted, account, l, c);
+      return this.awaitAnswer(limits, c.weight, fn);
+    };
     reports.tellAssumed(account, l, c);
     return this.config.scheduler.schedule(task, {
-      limits: requestLimits.for(account, l, c),
+      limits,
       weight: c.weight,
       priority: options.priority ?? (c.action === 'cancel' ? CANCEL_PRIORITY : 0),
       ...(options.signal === undefined ? {} : { signal: options.signal }),
@@ -146,6 +147,36 @@ export class RequestSender {
     for (const limit of named.length > 0 ? named : limits.slice(0, 1)) this.config.scheduler.feedback(limit, f);
   }
 
+  /**
+   * Runs `fn`, just dispatched on `limits`, telling them when its answer comes: until then it may
+   * not have reached the exchange, and counts there however long it takes (R13).
+   */
+  private awaitAnswer<T>(
+    limits: readonly StoreLimit[],
+    weight: number,
+    fn: () => T | PromiseLike<T>,
+  ): T | PromiseLike<T> {
+    const now = this.config.monoNow;
+    const at = now();
+    const waiting: [StoreLimit, UnansweredRequest][] = [];
+    for (const limit of limits)
+      if (limit.awaitAnswer !== undefined) waiting.push([limit, limit.awaitAnswer(weight, at)]);
+    const answered = (): void => {
+      const end = now();
+      for (const [limit, request] of waiting) limit.answered!(request, end);
+    };
+    let result: T | PromiseLike<T>;
+    try {
+      result = fn();
+    } catch (e) {
+      answered();
+      throw e;
+    }
+    if (isThenable(result)) result.then(answered, answered);
+    else answered();
+    return result;
+  }
+
   /** Counts an order request when it starts (R1, R9, R14), and warns before the next check would throttle. */
   private count({ market, contract }: CountedAs, account: string, l: AccountLimits, c: Classification): void {
     const { counts } = this.config;
@@ -158,4 +189,8 @@ export class RequestSender {
     l.warnings.countFutures(c.orders, counts.tracker, now);
     if (this.config.live && l.live.count(c.orders)) this.config.refresher.evaluateLive(account);
   }
+}
+
+function isThenable<T>(value: T | PromiseLike<T>): value is PromiseLike<T> {
+  return typeof (value as { then?: unknown } | null)?.then === 'function';
 }

@@ -1,3 +1,4 @@
+import type { UnansweredRequest } from './unanswered.js';
 import type { WindowLimitState } from './window.js';
 
 /**
@@ -87,6 +88,13 @@ export interface StoreLimit extends Limit {
    * counts its grants from these).
    */
   arrival?(weight: number, sentAt: number, arrivedAt: number, again: boolean): void;
+  /**
+   * `weight` dispatched at `at` waits for its answer: it counts, once its entry has left the
+   * window, until {@link StoreLimit.answered} is told (R13). A shared store's limits leave it out.
+   */
+  awaitAnswer?(weight: number, at: number): UnansweredRequest;
+  /** The answer to a request {@link StoreLimit.awaitAnswer} gave came at `at`. */
+  answered?(request: UnansweredRequest, at: number): void;
 }
 
 /**
@@ -117,4 +125,6 @@ export function takeResult(wait: number): TakeResult {
 export interface LimitOwner {
   /** N or W of `limit` changed, from `from`. */
   changed(limit: StoreLimit, from: { limit: number; windowMs: number }): void;
+  /** Weight of `limit` frees at an instant it did not before: the waiting tasks are looked at again. */
+  wake(): void;
 }

@@ -1,6 +1,7 @@
 import { InvalidInputError } from '../errors.js';
 import { type LimitOwner, type StoreLimit, type TakeResult, takeResult } from './limit.js';
 import { isPositiveInteger } from '../internal/parse.js';
+import { Unanswered, type UnansweredRequest } from './unanswered.js';
 
 /**
  * Options of a limit: "at most `limit` weight in any interval of `windowMs`" (R13).
@@ -130,6 +131,10 @@ export class WindowLimit implements StoreLimit {
   /** The earliest `until` among the holds: none ends before it. */
   private holdsEnd = Infinity;
   private pausedUntil = -Infinity;
+  /** Requests sent and not answered yet: each counts once its entry has left the window (R13). */
+  private readonly unanswered = new Unanswered();
+  /** A wait was reckoned with requests not answered yet: their answers may shorten it. */
+  private waitedOnAnswers = false;
 
   /** @internal The scheduler that owns this limit: told of each change of N or W. */
   owner: LimitOwner | null = null;
@@ -205,12 +210,13 @@ export class WindowLimit implements StoreLimit {
     const t = at > this.latest ? at : this.latest;
     if (this.inWindow > 0 && this.times[this.start]! + this.span <= t) this.expire(t);
     if (this.holdsEnd <= t) this.dropHolds(t);
+    if (this.unanswered.changesAt <= t) this.unanswered.advance(t);
     const cap = this.reserve !== null && priority < this.reserve.priority ? this.n - this.reserve.weight : this.n;
     if (weight > cap) return Infinity;
     if (
       this.pausedUntil <= t &&
-      this.used + this.unstamped + weight <= cap &&
-      (this.holds.length === 0 || this.used + this.unstamped + this.heldAt(t) + weight <= cap)
+      this.used + this.unstamped + this.unanswered.counted + weight <= cap &&
+      (this.holds.length === 0 || this.used + this.unstamped + this.unanswered.counted + this.heldAt(t) + weight <= cap)
     ) {
       return 0;
     }
@@ -224,6 +230,7 @@ export class WindowLimit implements StoreLimit {
     // holds ending) until enough has. Weight without an instant yet is taken as sent at `t`: its
     // instant will be later, so this may wake a caller a little early, never let one through early.
     const size = this.times.length;
+    if (this.unanswered.any) this.waitedOnAnswers = true;
     let from = this.pausedUntil > t ? this.pausedUntil : t;
     let i = this.start;
     let left = this.inWindow;
@@ -239,8 +246,10 @@ export class WindowLimit implements StoreLimit {
         counted -= unstamped;
         unstamped = 0;
       }
-      if (counted + this.heldAt(from) + weight <= cap) return from - at;
+      if (counted + this.heldAt(from) + this.unanswered.at(from) + weight <= cap) return from - at;
       let next = left > 0 ? this.times[i]! + this.span : unstamped > 0 ? t + this.span : Infinity;
+      const unansweredEnd = this.unanswered.endAfter(from);
+      if (unansweredEnd < next) next = unansweredEnd;
       for (const h of this.holds) {
         if (h.until > from && h.until < next) next = h.until;
         if (h.from > from && h.from < next) next = h.from;
@@ -327,7 +336,11 @@ export class WindowLimit implements StoreLimit {
    */
   fitsAnytime(weight: number, priority = 0): boolean {
     const cap = this.reserve !== null && priority < this.reserve.priority ? this.n - this.reserve.weight : this.n;
-    return this.holds.length === 0 && this.pausedUntil <= this.latest && this.used + this.unstamped + weight <= cap;
+    return (
+      this.holds.length === 0 &&
+      this.pausedUntil <= this.latest &&
+      this.used + this.unstamped + this.unanswered.counted + weight <= cap
+    );
   }
 
   /**
@@ -350,7 +363,8 @@ export class WindowLimit implements StoreLimit {
   usedAt(at: number): number {
     const t = at > this.latest ? at : this.latest;
     if (this.inWindow > 0) this.expire(t);
-    return this.used + this.unstamped + this.heldAt(t) + (this.pausedUntil > t ? this.n : 0);
+    if (this.unanswered.changesAt <= t) this.unanswered.advance(t);
+    return this.used + this.unstamped + this.unanswered.counted + this.heldAt(t) + (this.pausedUntil > t ? this.n : 0);
   }
 
   /**
@@ -409,7 +423,8 @@ export class WindowLimit implements StoreLimit {
   shrink(remaining: number, until: number, at: number): void {
     const t = at > this.latest ? at : this.latest;
     if (this.inWindow > 0) this.expire(t);
-    const extra = this.n - remaining - this.used - this.unstamped - this.heldAt(t);
+    if (this.unanswered.changesAt <= t) this.unanswered.advance(t);
+    const extra = this.n - remaining - this.used - this.unstamped - this.unanswered.counted - this.heldAt(t);
     if (extra > 0 && until > t) this.hold(extra, -Infinity, until);
   }
 
@@ -452,6 +467,27 @@ export class WindowLimit implements StoreLimit {
       return;
     }
     this.hold(weight, from, until);
+  }
+
+  /**
+   * `weight` dispatched at `at` waits for its answer: until {@link answered} is told, it counts once
+   * its entry has left the window, for a request not answered may not have reached the exchange
+   * yet (R13). What `answered` takes.
+   */
+  awaitAnswer(weight: number, at: number): UnansweredRequest {
+    return this.unanswered.add(weight, at + this.span, at);
+  }
+
+  /**
+   * The answer to `request` came at `at`. If it had outlived its window here, it counts until one
+   * window after the answer, the latest it can have reached the exchange. The waiting tasks are
+   * looked at again when their wait was reckoned with it unanswered.
+   */
+  answered(request: UnansweredRequest, at: number): void {
+    if (this.unanswered.answer(request, at)) this.hold(request.weight, request.from, at + this.span);
+    else if (!this.waitedOnAnswers) return;
+    this.waitedOnAnswers = false;
+    this.owner?.wake();
   }
 
   /** The state as plain data. Weight taken without an instant is given the latest one seen. */

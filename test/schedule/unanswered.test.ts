@@ -1,0 +1,144 @@
+// R13: the exchange counts a request from when it arrives, and a request not answered yet may not
+// have arrived. Once its window here is over it counts on until its answer comes (then one window
+// after the answer at most), so a stalled process or a slow exchange never lets the next requests
+// meet it inside one window at the exchange.
+import { describe, expect, it } from 'vitest';
+import { AccountLimiter } from '../../src/account/limiter.js';
+import { UNANSWERED_MAX_MS } from '../../src/schedule/unanswered.js';
+import { WindowLimit } from '../../src/schedule/window.js';
+import { VirtualClock } from '../../src/testing/virtual-clock.js';
+import { waitOf } from './wait.js';
+
+describe('WindowLimit: requests waiting for their answer', () => {
+  it('counts one unanswered past its window until the answer, then until one window after it', () => {
+    const l = new WindowLimit({ limit: 1, windowMs: 1000 });
+    expect(waitOf(l.tryTake(1, 0))).toBe(0);
+    const request = l.awaitAnswer(1, 0);
+    expect(l.usedAt(999.9)).toBe(1);
+    // Its window is over and no answer has come: it may not have reached the exchange yet.
+    expect(l.usedAt(1000)).toBe(1);
+    // Unless answered, it counts until a minute after it was sent.
+    expect(l.waitFor(1, 1500)).toBe(UNANSWERED_MAX_MS - 1500);
+    expect(waitOf(l.tryTake(1, 1500))).toBe(UNANSWERED_MAX_MS - 1500);
+    l.answered(request, 1600);
+    // Answered at 1600: it reached the exchange at 1600 at the latest, and counts there until 2600.
+    expect(l.usedAt(2599.9)).toBe(1);
+    expect(l.waitFor(1, 1600)).toBe(1000);
+    expect(l.usedAt(2600)).toBe(0);
+    expect(waitOf(l.tryTake(1, 2600))).toBe(0);
+  });
+
+  it('counts one answered after its window until one window after the answer, looked at or not', () => {
+    const l = new WindowLimit({ limit: 1, windowMs: 1000 });
+    waitOf(l.tryTake(1, 0));
+    const request = l.awaitAnswer(1, 0);
+    l.answered(request, 1200);
+    expect(l.usedAt(2199)).toBe(1);
+    expect(l.usedAt(2200)).toBe(0);
+  });
+
+  it('counts nothing more for one answered within its window', () => {
+    const l = new WindowLimit({ limit: 1, windowMs: 1000 });
+    waitOf(l.tryTake(1, 0));
+    const request = l.awaitAnswer(1, 0);
+    l.answered(request, 999.9);
+    expect(l.usedAt(1000)).toBe(0);
+    expect(waitOf(l.tryTake(1, 1000))).toBe(0);
+    expect(l.snapshot().holds).toEqual([]);
+  });
+
+  it('counts the window from its margin too, and each request on its own', () => {
+    const l = new WindowLimit({ limit: 3, windowMs: 1000, marginMs: 50 });
+    const requests = [0, 10, 20].map((at) => {
+      waitOf(l.tryTake(1, at));
+      return l.awaitAnswer(1, at);
+    });
+    l.answered(requests[1]!, 500);
+    // The first and the last outlive their windows (1050, 1070) unanswered; the second was answered.
+    expect(l.usedAt(1049)).toBe(3);
+    expect(l.usedAt(1060)).toBe(2);
+    expect(l.usedAt(1080)).toBe(2);
+    expect(l.waitFor(2, 1080)).toBe(UNANSWERED_MAX_MS - 1080);
+    expect(l.waitFor(1, 1080)).toBe(0);
+  });
+
+  it(`lets one go unanswered ${UNANSWERED_MAX_MS} ms after it was sent`, () => {
+    const l = new WindowLimit({ limit: 1, windowMs: 1000 });
+    waitOf(l.tryTake(1, 0));
+    l.awaitAnswer(1, 0);
+    expect(l.usedAt(UNANSWERED_MAX_MS - 0.1)).toBe(1);
+    expect(l.waitFor(1, 1000)).toBe(UNANSWERED_MAX_MS - 1000);
+    expect(l.usedAt(UNANSWERED_MAX_MS)).toBe(0);
+  });
+
+  it('does not count one whose window is not over, however long it waits', () => {
+    const l = new WindowLimit({ limit: 2, windowMs: 1000 });
+    waitOf(l.tryTake(1, 0));
+    l.awaitAnswer(1, 0);
+    expect(l.fitsAnytime(1)).toBe(true);
+    expect(l.usedAt(500)).toBe(1);
+    expect(l.fitsAnytime(2)).toBe(false);
+  });
+});
+
+describe('AccountLimiter: a request not answered when its window ends', () => {
+  const T0 = Date.parse('2026-11-01T10:00:00Z');
+
+  it('keeps the next one back until the answer, then one window after it', async () => {
+    const clock = new VirtualClock({ start: 0, wallStart: T0 });
+    const limiter = new AccountLimiter({ accounts: [{ id: 'main', role: 'main' }], clock });
+    const sent: number[] = [];
+    let answer: (v: string) => void = () => {};
+    const first = limiter.request('main', 'POST', '/withdrawals', () => {
+      sent.push(clock.now());
+      return new Promise<string>((r) => (answer = r));
+    });
+    const second = limiter.request('main', 'POST', '/withdrawals', () => sent.push(clock.now()));
+    await clock.advance(5000);
+    // One withdrawal per 3 s: the first has not been answered, so the second has not gone.
+    expect(sent).toEqual([0]);
+    answer('done');
+    await first;
+    await clock.advance(2999);
+    expect(sent).toEqual([0]);
+    await clock.advance(1);
+    await second;
+    expect(sent).toEqual([0, 8000]);
+    limiter.close();
+  });
+
+  it('sends the next one when its window ends if the answer came within it', async () => {
+    const clock = new VirtualClock({ start: 0, wallStart: T0 });
+    const limiter = new AccountLimiter({ accounts: [{ id: 'main', role: 'main' }], clock });
+    const sent: number[] = [];
+    let answer: (v: string) => void = () => {};
+    const first = limiter.request('main', 'POST', '/withdrawals', () => {
+      sent.push(clock.now());
+      return new Promise<string>((r) => (answer = r));
+    });
+    const second = limiter.request('main', 'POST', '/withdrawals', () => sent.push(clock.now()));
+    await clock.advance(2000);
+    answer('done');
+    await first;
+    await clock.advance(1000);
+    await second;
+    expect(sent).toEqual([0, 3000]);
+    limiter.close();
+  });
+
+  it('counts a request whose task threw as answered at once', async () => {
+    const clock = new VirtualClock({ start: 0, wallStart: T0 });
+    const limiter = new AccountLimiter({ accounts: [{ id: 'main', role: 'main' }], clock });
+    const sent: number[] = [];
+    const first = limiter.request('main', 'POST', '/withdrawals', () => {
+      sent.push(clock.now());
+      throw new Error('no connection');
+    });
+    const second = limiter.request('main', 'POST', '/withdrawals', () => sent.push(clock.now()));
+    await expect(first).rejects.toThrow('no connection');
+    await clock.advance(3000);
+    await second;
+    expect(sent).toEqual([0, 3000]);
+    limiter.close();
+  });
+});
