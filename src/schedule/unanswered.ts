@@ -47,6 +47,15 @@ export class Unanswered {
     if (r.state === 2) return false;
     if (r.state === 1) this.counted -= r.weight;
     r.state = 2;
+    // Answers come back mostly in order: those answered at the head go at once, so that only the
+    // requests in flight are kept and looked through.
+    const list = this.list;
+    while (this.head < list.length && list[this.head]!.state === 2) this.head++;
+    if (this.next < this.head) this.next = this.head;
+    if (this.head === list.length) {
+      list.length = 0;
+      this.head = this.next = 0;
+    }
     return r.from <= at && r.until > at;
   }
 

@@ -230,7 +230,6 @@ export class WindowLimit implements StoreLimit {
     // holds ending) until enough has. Weight without an instant yet is taken as sent at `t`: its
     // instant will be later, so this may wake a caller a little early, never let one through early.
     const size = this.times.length;
-    if (this.unanswered.any) this.waitedOnAnswers = true;
     let from = this.pausedUntil > t ? this.pausedUntil : t;
     let i = this.start;
     let left = this.inWindow;
@@ -246,10 +245,16 @@ export class WindowLimit implements StoreLimit {
         counted -= unstamped;
         unstamped = 0;
       }
-      if (counted + this.heldAt(from) + this.unanswered.at(from) + weight <= cap) return from - at;
+      const base = counted + this.heldAt(from) + weight;
+      const unanswered = this.unanswered.any ? this.unanswered.at(from) : 0;
+      if (base + unanswered <= cap) return from - at;
+      // Held back by requests not answered yet: an answer may shorten the wait.
+      if (unanswered > 0 && base <= cap) this.waitedOnAnswers = true;
       let next = left > 0 ? this.times[i]! + this.span : unstamped > 0 ? t + this.span : Infinity;
-      const unansweredEnd = this.unanswered.endAfter(from);
-      if (unansweredEnd < next) next = unansweredEnd;
+      if (unanswered > 0) {
+        const end = this.unanswered.endAfter(from);
+        if (end < next) next = end;
+      }
       for (const h of this.holds) {
         if (h.until > from && h.until < next) next = h.until;
         if (h.from > from && h.from < next) next = h.from;
