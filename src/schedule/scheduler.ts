@@ -11,6 +11,7 @@ import { LimitBook } from './limit-book.js';
 import { heapPush } from './heap.js';
 import { deadlineBefore, readPriority, readWeight, tooHeavy } from './dispatcher.js';
 import { SubmitPath } from './submit.js';
+import { AbortWatch } from './abort-watch.js';
 import type { SchedulerEvent } from './events.js';
 
 // Limits say which copy of traderatio made them, for the message when two copies meet.
@@ -152,6 +153,9 @@ function capture(resolve: Resolve): void {
  * ```
  */
 export class Scheduler<L extends StoreLimit = WindowLimit> extends SubmitPath<L> {
+  /** The signals tasks wait on: one listener each, however many tasks share one. */
+  private readonly aborts = new AbortWatch();
+
   constructor(options: SchedulerOptions<L> = {}) {
     super(...readSchedulerOptions<L>(options));
   }
@@ -245,11 +249,8 @@ export class Scheduler<L extends StoreLimit = WindowLimit> extends SubmitPath<L>
         if (slot !== null)
           this.cancel(slot, group, weight, 'aborted', 'the signal was aborted before the task started');
       };
-      signal.addEventListener('abort', onAbort, { once: true });
-      void promise.then(
-        () => signal.removeEventListener('abort', onAbort),
-        () => signal.removeEventListener('abort', onAbort),
-      );
+      const unwatch = this.aborts.watch(signal, onAbort);
+      void promise.then(unwatch, unwatch);
     }
     slot = this.enqueue(group, fn, resolve, weight);
     // A deadline that never comes needs no entry: it would only hold memory.

@@ -255,6 +255,37 @@ describe('Scheduler', () => {
     );
   });
 
+  it('listens once to a signal however many waiters share it, and lets go when none waits', async () => {
+    const { clock, scheduler, log, task } = setup();
+    const l = scheduler.limit({ limit: 1, windowMs: 1000 });
+    const controller = new AbortController();
+    const listened: string[] = [];
+    const add = controller.signal.addEventListener.bind(controller.signal);
+    const remove = controller.signal.removeEventListener.bind(controller.signal);
+    controller.signal.addEventListener = (...args: Parameters<typeof add>) => {
+      listened.push(`add ${args[0]}`);
+      add(...args);
+    };
+    controller.signal.removeEventListener = (...args: Parameters<typeof remove>) => {
+      listened.push(`remove ${args[0]}`);
+      remove(...args);
+    };
+    await scheduler.schedule(task('a'), { limits: l });
+    const waiting = ['b', 'c', 'd'].map((name) =>
+      scheduler.schedule(task(name), { limits: l, signal: controller.signal }),
+    );
+    expect(listened).toEqual(['add abort']);
+    await clock.advance(3000);
+    await Promise.all(waiting);
+    expect(listened).toEqual(['add abort', 'remove abort']);
+    // Waiting again on it listens again; an abort refuses every waiter still on it.
+    const again = ['e', 'f'].map((name) => scheduler.schedule(task(name), { limits: l, signal: controller.signal }));
+    controller.abort();
+    for (const p of again) await expect(p).rejects.toMatchObject({ reason: 'aborted' });
+    expect(log.map((e) => e.name)).toEqual(['a', 'b', 'c', 'd']);
+    expect(listened).toEqual(['add abort', 'remove abort', 'add abort']);
+  });
+
   it('refuses a waiter whose deadline passes before its limits allow it', async () => {
     const { clock, scheduler, log, task } = setup();
     const l = scheduler.limit({ limit: 1, windowMs: 1000 });
