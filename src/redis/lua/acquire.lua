@@ -1,28 +1,14 @@
--- Grants permits for one task on one or more limits, all or none.
--- KEYS: epoch, processes, then meta, log, waiting processes ("q": process -> "until:weight
--- waiting:score:instant of the score") and grants confirmed by their arrivals of each limit.
--- ARGV: id, weight, want (what waits, as much as one grant may take), lease (ms), deadline
--- (Redis ms; 0: none), process, P (0: no local shares), stale (ms), grace (ms), extra (permits
--- beyond want, a lease for tasks to come), room (1: the extra only while the limit stays at most
--- half used), queued (the weight this process has waiting), unlimited (an N at or above which a
--- limit is not in force: a throttle off), then per limit: n, w, m, reserved
--- (held back from this priority), late (the latest arrival this process measured lately, ms:
--- kept as "mx" when it is the largest, or the one kept is older than its time), k (how many of this
--- process's grants on it are confirmed), then the confirmed grants of every limit in turn (a grant
--- id and the latest arrival of its permits, a Redis instant: see confirm.lua), and last the
--- instant (see instant.lua).
+-- Grants permits for one task on one or more limits, all or none. KEYS and ARGV are laid out by
+-- `encodeAcquire` in src/redis/calls.ts, whose `AcquireCall` names each one; the design is in
+-- docs/distributed.md.
 -- Returns {1, granted, now, n1, w1, ...}, {0, wait ms, now, n1, w1, ...}, {-1, index of the limit
 -- the weight can never fit, now, ...} or {-2, 0, now} past its deadline (nothing done). A
 -- repeated id returns its grant again.
 --
--- In order: the grants confirmed are moved (confirm.lua, whatever the rest does), the process is
--- noted as heard of (seen.lua, with local shares), every limit's configuration is read
--- (limits.lua), and a grant made already under this id is returned again.
--- Then every limit is checked (check.lua: held back, its fair share, its room), each one even
--- after one the weight can never fit. A process held back is listed on the limits that held it
--- back (deny.lua) and told the longest wait; else it is granted on every limit alike (grant.lua)
--- what waits, as much as every limit has room for within its fair share, at least its weight,
--- and a lease for tasks to come (extra.lua).
+-- In order: confirmed grants move (confirm.lua), the process is noted as heard of (seen.lua), the
+-- limits are read (limits.lua), a grant under this id already is returned again; then every limit
+-- is checked (check.lua), and the process is either listed where it was held back (deny.lua) or
+-- granted alike on every limit (grant.lua), with a lease for tasks to come (extra.lua).
 --
 -- The request, ask: ARGV by name (the deadline aside), the processes' key (procs), queued (at
 -- least the weight) and slack, how long after it is due to ask again a process waiting stays

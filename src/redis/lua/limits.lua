@@ -1,7 +1,8 @@
 -- Reads the configuration of every limit of ACQUIRE (its KEYS from the third, four per limit,
--- and its ARGV from the 14th, six per limit: see acquire.lua), in the same call as whether grant
--- `id` was made already, when the limit's keys were last set to expire ("x"), when grants that
--- left the window were last dropped ("e") and until when some process may be waiting ("qt").
+-- and its ARGV from the 14th, six per limit: see encodeAcquire in src/redis/calls.ts), in the
+-- same call as whether grant `id` was made already, when the limit's keys were last set to
+-- expire ("x"), when grants that left the window were last dropped ("e") and until when some
+-- process may be waiting ("qt").
 -- The latest arrival sent is kept ("mx", "mxt") when larger, or when the one kept is out of its
 -- time; the same one is kept again once a second at most, so that it stays in force while
 -- measured, at no call on most grants. The margin in force includes it at once.
