@@ -82,62 +82,52 @@ describe('WindowLimit: requests waiting for their answer', () => {
 });
 
 describe('AccountLimiter: a request not answered when its window ends', () => {
-  const T0 = Date.parse('2026-11-01T10:00:00Z');
-
-  it('keeps the next one back until the answer, then one window after it', async () => {
-    const clock = new VirtualClock({ start: 0, wallStart: T0 });
+  /** Two withdrawals (one per 3 s) on a virtual clock: the first answers when the test says, or throws. */
+  function twoWithdrawals(first: 'answer' | 'throw') {
+    const clock = new VirtualClock({ start: 0, wallStart: Date.parse('2026-11-01T10:00:00Z') });
     const limiter = new AccountLimiter({ accounts: [{ id: 'main', role: 'main' }], clock });
     const sent: number[] = [];
     let answer: (v: string) => void = () => {};
-    const first = limiter.request('main', 'POST', '/withdrawals', () => {
+    const one = limiter.request('main', 'POST', '/withdrawals', () => {
       sent.push(clock.now());
+      if (first === 'throw') throw new Error('no connection');
       return new Promise<string>((r) => (answer = r));
     });
-    const second = limiter.request('main', 'POST', '/withdrawals', () => sent.push(clock.now()));
+    const two = limiter.request('main', 'POST', '/withdrawals', () => sent.push(clock.now()));
+    return { clock, limiter, sent, one, two, answer: () => answer('done') };
+  }
+
+  it('keeps the next one back until the answer, then one window after it', async () => {
+    const { clock, limiter, sent, one, two, answer } = twoWithdrawals('answer');
     await clock.advance(5000);
     // One withdrawal per 3 s: the first has not been answered, so the second has not gone.
     expect(sent).toEqual([0]);
-    answer('done');
-    await first;
+    answer();
+    await one;
     await clock.advance(2999);
     expect(sent).toEqual([0]);
     await clock.advance(1);
-    await second;
+    await two;
     expect(sent).toEqual([0, 8000]);
     limiter.close();
   });
 
   it('sends the next one when its window ends if the answer came within it', async () => {
-    const clock = new VirtualClock({ start: 0, wallStart: T0 });
-    const limiter = new AccountLimiter({ accounts: [{ id: 'main', role: 'main' }], clock });
-    const sent: number[] = [];
-    let answer: (v: string) => void = () => {};
-    const first = limiter.request('main', 'POST', '/withdrawals', () => {
-      sent.push(clock.now());
-      return new Promise<string>((r) => (answer = r));
-    });
-    const second = limiter.request('main', 'POST', '/withdrawals', () => sent.push(clock.now()));
+    const { clock, limiter, sent, one, two, answer } = twoWithdrawals('answer');
     await clock.advance(2000);
-    answer('done');
-    await first;
+    answer();
+    await one;
     await clock.advance(1000);
-    await second;
+    await two;
     expect(sent).toEqual([0, 3000]);
     limiter.close();
   });
 
   it('counts a request whose task threw as answered at once', async () => {
-    const clock = new VirtualClock({ start: 0, wallStart: T0 });
-    const limiter = new AccountLimiter({ accounts: [{ id: 'main', role: 'main' }], clock });
-    const sent: number[] = [];
-    const first = limiter.request('main', 'POST', '/withdrawals', () => {
-      sent.push(clock.now());
-      throw new Error('no connection');
-    });
-    const second = limiter.request('main', 'POST', '/withdrawals', () => sent.push(clock.now()));
-    await expect(first).rejects.toThrow('no connection');
+    const { clock, limiter, sent, one, two } = twoWithdrawals('throw');
+    await expect(one).rejects.toThrow('no connection');
     await clock.advance(3000);
-    await second;
+    await two;
     expect(sent).toEqual([0, 3000]);
     limiter.close();
   });
