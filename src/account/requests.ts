@@ -172,9 +172,15 @@ export class RequestSender {
       answered();
       throw e;
     }
-    if (isThenable(result)) result.then(answered, answered);
-    else answered();
-    return result;
+    if (!isThenable(result)) {
+      answered();
+      return result;
+    }
+    // Read once: a thenable that sends on each `then` is sent once. A rejection is taken as the
+    // answer too (an answer the exchange gave, or a request the client gave up).
+    const answer = Promise.resolve(result);
+    answer.then(answered, answered);
+    return answer;
   }
 
   /** Counts an order request when it starts (R1, R9, R14), and warns before the next check would throttle. */

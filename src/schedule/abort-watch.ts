@@ -8,6 +8,9 @@ export class AbortWatch {
     { readonly listener: () => void; readonly tasks: Set<() => void> }
   >();
 
+  /** `together` runs the tasks of one abort as one: none may start on the room another leaves. */
+  constructor(private readonly together: (run: () => void) => void) {}
+
   /**
    * Calls `onAbort` when `signal` aborts, until the function returned is called. A signal that
    * cannot be listened to throws here, before anything is kept.
@@ -18,7 +21,9 @@ export class AbortWatch {
       const tasks = new Set<() => void>();
       const listener = (): void => {
         this.watched.delete(signal);
-        for (const task of tasks) task();
+        this.together(() => {
+          for (const task of tasks) task();
+        });
       };
       signal.addEventListener('abort', listener, { once: true });
       entry = { listener, tasks };

@@ -256,6 +256,24 @@ export abstract class Dispatcher<L extends StoreLimit> {
     fn?.();
   }
 
+  /**
+   * Runs `fn` with the passes it would make held back, then makes one: tasks refused together (one
+   * signal aborted) never let one of them start on the room another left.
+   */
+  protected together(fn: () => void): void {
+    if (this.draining) {
+      fn();
+      return;
+    }
+    this.draining = true;
+    try {
+      fn();
+    } finally {
+      this.draining = false;
+    }
+    if (!this.closed) this.pass();
+  }
+
   /** Runs every task that can run now, in order, then sets the one timer for the next. */
   protected pass(): void {
     if (this.draining) {

@@ -154,7 +154,7 @@ function capture(resolve: Resolve): void {
  */
 export class Scheduler<L extends StoreLimit = WindowLimit> extends SubmitPath<L> {
   /** The signals tasks wait on: one listener each, however many tasks share one. */
-  private readonly aborts = new AbortWatch();
+  private readonly aborts = new AbortWatch((run) => this.together(run));
 
   constructor(options: SchedulerOptions<L> = {}) {
     super(...readSchedulerOptions<L>(options));

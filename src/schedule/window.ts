@@ -344,6 +344,7 @@ export class WindowLimit implements StoreLimit {
     return (
       this.holds.length === 0 &&
       this.pausedUntil <= this.latest &&
+      this.unanswered.changesAt > this.latest &&
       this.used + this.unstamped + this.unanswered.counted + weight <= cap
     );
   }
@@ -413,6 +414,7 @@ export class WindowLimit implements StoreLimit {
       this.used += this.weights[i]!;
     }
     this.start = i;
+    this.unanswered.rebase(this.span, this.latest);
     this.owner?.changed(this, from);
   }
 
@@ -480,7 +482,7 @@ export class WindowLimit implements StoreLimit {
    * yet (R13). What `answered` takes.
    */
   awaitAnswer(weight: number, at: number): UnansweredRequest {
-    return this.unanswered.add(weight, at + this.span, at);
+    return this.unanswered.add(weight, at, this.span);
   }
 
   /**
@@ -489,7 +491,7 @@ export class WindowLimit implements StoreLimit {
    * looked at again when their wait was reckoned with it unanswered.
    */
   answered(request: UnansweredRequest, at: number): void {
-    if (this.unanswered.answer(request, at)) this.hold(request.weight, request.from, at + this.span);
+    if (this.unanswered.answer(request, at)) this.extend(request.weight, request.sentAt, at);
     else if (!this.waitedOnAnswers) return;
     this.waitedOnAnswers = false;
     this.owner?.wake();

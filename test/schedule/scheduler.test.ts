@@ -286,6 +286,20 @@ describe('Scheduler', () => {
     expect(listened).toEqual(['add abort', 'remove abort', 'add abort']);
   });
 
+  it('refuses every waiter on an aborted signal before any of them could start', async () => {
+    const { scheduler, log, task } = setup();
+    const l = scheduler.limit({ limit: 3, windowMs: 1000 });
+    await scheduler.schedule(task('a'), { limits: l, weight: 2 });
+    const controller = new AbortController();
+    const b = scheduler.schedule(task('b'), { limits: l, weight: 2, signal: controller.signal });
+    const d = scheduler.schedule(task('d'), { limits: l, weight: 1, signal: controller.signal });
+    controller.abort();
+    await expect(b).rejects.toMatchObject({ reason: 'aborted' });
+    // b's place freed: d would fit, but its signal is aborted too.
+    await expect(d).rejects.toMatchObject({ reason: 'aborted' });
+    expect(log.map((e) => e.name)).toEqual(['a']);
+  });
+
   it('refuses a waiter whose deadline passes before its limits allow it', async () => {
     const { clock, scheduler, log, task } = setup();
     const l = scheduler.limit({ limit: 1, windowMs: 1000 });

@@ -17,9 +17,9 @@ describe('WindowLimit: requests waiting for their answer', () => {
     expect(l.usedAt(999.9)).toBe(1);
     // Its window is over and no answer has come: it may not have reached the exchange yet.
     expect(l.usedAt(1000)).toBe(1);
-    // Unless answered, it counts until a minute after it was sent.
-    expect(l.waitFor(1, 1500)).toBe(UNANSWERED_MAX_MS - 1500);
-    expect(waitOf(l.tryTake(1, 1500))).toBe(UNANSWERED_MAX_MS - 1500);
+    // Unless answered, it counts until a minute after its window.
+    expect(l.waitFor(1, 1500)).toBe(1000 + UNANSWERED_MAX_MS - 1500);
+    expect(waitOf(l.tryTake(1, 1500))).toBe(1000 + UNANSWERED_MAX_MS - 1500);
     l.answered(request, 1600);
     // Answered at 1600: it reached the exchange at 1600 at the latest, and counts there until 2600.
     expect(l.usedAt(2599.9)).toBe(1);
@@ -58,17 +58,46 @@ describe('WindowLimit: requests waiting for their answer', () => {
     expect(l.usedAt(1049)).toBe(3);
     expect(l.usedAt(1060)).toBe(2);
     expect(l.usedAt(1080)).toBe(2);
-    expect(l.waitFor(2, 1080)).toBe(UNANSWERED_MAX_MS - 1080);
+    expect(l.waitFor(2, 1080)).toBe(1050 + UNANSWERED_MAX_MS - 1080);
     expect(l.waitFor(1, 1080)).toBe(0);
   });
 
-  it(`lets one go unanswered ${UNANSWERED_MAX_MS} ms after it was sent`, () => {
+  it(`lets one go unanswered ${UNANSWERED_MAX_MS} ms after its window, and counts an answer after that`, () => {
     const l = new WindowLimit({ limit: 1, windowMs: 1000 });
     waitOf(l.tryTake(1, 0));
+    const request = l.awaitAnswer(1, 0);
+    expect(l.usedAt(1000 + UNANSWERED_MAX_MS - 0.1)).toBe(1);
+    expect(l.waitFor(1, 1000)).toBe(UNANSWERED_MAX_MS);
+    expect(l.usedAt(1000 + UNANSWERED_MAX_MS)).toBe(0);
+    // Answered later still: it reached the exchange by then, which counts it until one window after.
+    l.answered(request, 1000 + UNANSWERED_MAX_MS + 500);
+    expect(l.usedAt(2000 + UNANSWERED_MAX_MS + 499)).toBe(1);
+    expect(l.usedAt(2000 + UNANSWERED_MAX_MS + 500)).toBe(0);
+  });
+
+  it('counts one unanswered from its new window end when W is made shorter, in the order sent', () => {
+    const l = new WindowLimit({ limit: 2, windowMs: 1000 });
+    waitOf(l.tryTake(1, 0));
     l.awaitAnswer(1, 0);
-    expect(l.usedAt(UNANSWERED_MAX_MS - 0.1)).toBe(1);
-    expect(l.waitFor(1, 1000)).toBe(UNANSWERED_MAX_MS - 1000);
-    expect(l.usedAt(UNANSWERED_MAX_MS)).toBe(0);
+    l.update({ windowMs: 100 });
+    // Its entry left the window at 100: not answered, it counts on.
+    expect(l.usedAt(500)).toBe(1);
+    waitOf(l.tryTake(1, 510));
+    l.awaitAnswer(1, 510);
+    expect(l.waitFor(1, 700)).toBe(100 + UNANSWERED_MAX_MS - 700);
+    expect(l.usedAt(700)).toBe(2);
+  });
+
+  it('does not admit without a clock read while one unanswered is due to count', () => {
+    const l = new WindowLimit({ limit: 2, windowMs: 1000 });
+    l.take(1, 0);
+    l.awaitAnswer(1, 0);
+    l.usedAt(500);
+    l.take(1, 1500);
+    l.update({ limit: 2 });
+    // The unanswered one and the one at 1500 count: the limit is full.
+    expect(l.fitsAnytime(1)).toBe(false);
+    expect(l.waitFor(1, 1500)).toBeGreaterThan(0);
   });
 
   it('does not count one whose window is not over, however long it waits', () => {
@@ -121,6 +150,25 @@ describe('AccountLimiter: a request not answered when its window ends', () => {
     await two;
     expect(sent).toEqual([0, 3000]);
     limiter.close();
+  });
+
+  it('reads a thenable the task returns once', async () => {
+    const { clock, limiter, two } = twoWithdrawals('answer');
+    const closed = expect(two).rejects.toMatchObject({ reason: 'closed' });
+    let reads = 0;
+    const lazy = {
+      // A request builder that sends each time it is read.
+      then(ok: (v: string) => void) {
+        reads++;
+        ok('sent');
+      },
+    };
+    const sent = limiter.request('main', 'GET', '/spot/accounts', () => lazy as unknown as PromiseLike<string>);
+    await clock.advance(0);
+    expect(await sent).toBe('sent');
+    expect(reads).toBe(1);
+    limiter.close();
+    await closed;
   });
 
   it('counts a request whose task threw as answered at once', async () => {
