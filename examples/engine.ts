@@ -76,7 +76,11 @@ for (let minute = 0; minute < 30 * 60; minute++) {
 
 const what = limiter.whatIf('main');
 console.log(
-  `now: main at ${limiter.limitNow('main').limit} r/s; next tier with ${what.up?.makerVolume.toFixed(2) ?? '-'} USDT more maker volume or ${what.up?.fewerRequests ?? '-'} fewer requests`,
+  `now: main at ${limiter.limitNow('main').limit} r/s; ${
+    what.up === null
+      ? 'the top tier already'
+      : `next tier with ${what.up.makerVolume.toFixed(2)} USDT more maker volume or ${what.up.fewerRequests} fewer requests`
+  }`,
 );
 const headroom = limiter.abuseHeadroom('main');
 console.log(
