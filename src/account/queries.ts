@@ -20,8 +20,11 @@ import { rollingDay, spotWindow } from './rolling-window.js';
  * @example
  * ```ts
  * import { AccountLimiter, type TierAtNext0800 } from 'traderatio'
+ * import { VirtualClock } from 'traderatio/testing'
  *
- * const limiter = new AccountLimiter({ accounts: [{ id: 'main', role: 'main' }] })
+ * // 10:00 UTC: today's activity is in the next 00:00 snapshot, raised at the 08:00 after it.
+ * const clock = new VirtualClock({ wallStart: Date.parse('2026-11-21T10:00:00Z') })
+ * const limiter = new AccountLimiter({ accounts: [{ id: 'main', role: 'main' }], clock })
  * const body = { contract: 'BTC_USDT', size: 1, price: '60000' }
  * for (let i = 0; i < 10; i++) await limiter.request('main', 'POST', '/futures/usdt/orders', () => 1, { body })
  * limiter.recordFill('main', { contract: 'BTC_USDT', role: 'maker', volume: '55' }) // a ratio of 5.5: tier 4

@@ -203,7 +203,7 @@ describe('limitCcxt', () => {
 describe('limitCcxt learns from the exchange', () => {
   const utcDay = (ms: number) => new Date(ms).toISOString().slice(0, 10);
 
-  /** The model (tier `ratio`'s, from the day before) and a limiter on one virtual clock at 10:00 UTC today, ccxt limited. */
+  /** The model (tier `ratio`'s, in force all day today) and a limiter on one virtual clock at the machine's time, ccxt limited. */
   async function learning(
     options: {
       makerVolume?: string;
@@ -214,12 +214,14 @@ describe('limitCcxt learns from the exchange', () => {
   ) {
     const now = Date.now();
     const clock = new VirtualClock({ start: 0, wallStart: now });
-    const yesterday = utcDay(now - 86_400_000);
+    // The day before yesterday: yesterday's and today's 00:00 snapshots both see it, so its tier is
+    // in force at any hour the test runs (R3, R5).
+    const dayBefore = utcDay(now - 2 * 86_400_000);
     const history = {
       activity: [
         {
           account: 'main',
-          day: yesterday,
+          day: dayBefore,
           contracts: [{ contract: 'BTC_USDT', makerVolume: options.makerVolume ?? '1000000', place: 100_000 }],
         },
       ],
