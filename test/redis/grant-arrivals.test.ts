@@ -53,33 +53,14 @@ describe('ACQUIRE with grants confirmed by their arrivals', () => {
     expect((await acquire(prefix, 'a.2', T0 + 30, 0, [{ id: 'a.1', at: T0 + 25 }]))[0]).toBe(1);
     expect(await client.zscore(`{${prefix}}:a:orders`, 'a.1')).toBeNull();
     // A confirmation rides on a request past its deadline all the same: it is moved.
-    const late = encodeAcquire(k, {
-      at: T0 + 100,
-      id: 'a.3',
-      weight: 1,
-      want: 1,
-      leaseMs: 20,
-      deadline: T0 + 99,
-      process: 'a',
-      processes: 0,
-      staleMs: 1000,
-      graceMs: 0,
-      extra: 0,
-      room: false,
-      queued: 1,
-      unlimited: 1_000_000_000,
-      limits: [
-        {
-          name: 'orders',
-          limit: 1,
-          windowMs: 1000,
-          marginMs: 5,
-          reserved: 0,
-          lateMs: 0,
-          confirmed: [{ id: 'a.2', at: T0 + 60 }],
-        },
-      ],
-    });
+    const late = encodeAcquire(
+      k,
+      acquireCall(
+        'a.3',
+        { at: T0 + 100, deadline: T0 + 99, process: 'a' },
+        { limit: 1, marginMs: 5, confirmed: [{ id: 'a.2', at: T0 + 60 }] },
+      ),
+    );
     expect((await scripts.acquire.run(scriptingOf(client), late.keys, late.args)) as number[]).toEqual([
       -2,
       0,
@@ -94,23 +75,7 @@ describe('ARRIVALS', () => {
     const prefix = prefixFor('arrivals');
     await client.set(`{${prefix}}:epoch`, '0');
     const k = new RedisKeys(prefix);
-    const acquire = encodeAcquire(k, {
-      at: T0,
-      id: 'a.1',
-      weight: 1,
-      want: 1,
-      leaseMs: 20,
-      deadline: 0,
-      process: 'a',
-      processes: 0,
-      staleMs: 1000,
-      graceMs: 0,
-      extra: 0,
-      room: false,
-      queued: 1,
-      unlimited: 1_000_000_000,
-      limits: [{ name: 'orders', limit: 1, windowMs: 1000, marginMs: 5, reserved: 0, lateMs: 0 }],
-    });
+    const acquire = encodeAcquire(k, acquireCall('a.1', { process: 'a' }, { limit: 1, marginMs: 5 }));
     expect(((await scripts.acquire.run(scriptingOf(client), acquire.keys, acquire.args)) as number[])[0]).toBe(1);
     const limit = { name: 'orders', limit: 1, windowMs: 1000, marginMs: 5 };
     const told = encodeArrivals(k, {
