@@ -3,6 +3,8 @@ export const UNANSWERED_MAX_MS = 60_000;
 
 /** One request dispatched on a limit and not answered yet: what {@link Unanswered.add} gives. */
 export interface UnansweredRequest {
+  /** The list that gave it: an answer is taken only by the limit it was sent on. */
+  readonly list: object;
   readonly weight: number;
   /** When it was sent. */
   readonly sentAt: number;
@@ -40,10 +42,15 @@ export class Unanswered {
     return this.live > 0;
   }
 
+  /** Whether `r` is a request this list gave (answered or not). */
+  holds(r: unknown): r is UnansweredRequest {
+    return typeof r === 'object' && r !== null && Object.hasOwn(r, 'list') && (r as { list: unknown }).list === this;
+  }
+
   /** A request of `weight` sent at `sentAt` on a limit whose dispatches count for `span`. */
   add(weight: number, sentAt: number, span: number): UnansweredRequest {
     const from = sentAt + span;
-    const r: UnansweredRequest = { weight, sentAt, from, until: from + UNANSWERED_MAX_MS, state: 0 };
+    const r: UnansweredRequest = { list: this, weight, sentAt, from, until: from + UNANSWERED_MAX_MS, state: 0 };
     this.list.push(r);
     this.live++;
     if (from < this.changesAt) this.changesAt = from;

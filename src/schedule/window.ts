@@ -482,6 +482,8 @@ export class WindowLimit implements StoreLimit {
    * yet (R13). What `answered` takes.
    */
   awaitAnswer(weight: number, at: number): UnansweredRequest {
+    if (!isPositiveInteger(weight)) badWeight(weight, this.name);
+    if (typeof at !== 'number' || at - at !== 0) badInstant(at, this.name);
     return this.unanswered.add(weight, at, this.span);
   }
 
@@ -491,6 +493,10 @@ export class WindowLimit implements StoreLimit {
    * looked at again when their wait was reckoned with it unanswered.
    */
   answered(request: UnansweredRequest, at: number): void {
+    if (!this.unanswered.holds(request)) {
+      throw new InvalidInputError(`\`request\` of ${this.name}`, request, "a request this limit's awaitAnswer gave");
+    }
+    if (typeof at !== 'number' || at - at !== 0) badInstant(at, this.name);
     if (this.unanswered.answer(request, at)) this.extend(request.weight, request.sentAt, at);
     else if (!this.waitedOnAnswers) return;
     this.waitedOnAnswers = false;

@@ -4,6 +4,7 @@
 // meet it inside one window at the exchange.
 import { describe, expect, it } from 'vitest';
 import { AccountLimiter } from '../../src/account/limiter.js';
+import { InvalidInputError } from '../../src/errors.js';
 import { UNANSWERED_MAX_MS } from '../../src/schedule/unanswered.js';
 import { WindowLimit } from '../../src/schedule/window.js';
 import { VirtualClock } from '../../src/testing/virtual-clock.js';
@@ -35,6 +36,24 @@ describe('WindowLimit: requests waiting for their answer', () => {
     l.answered(request, 1200);
     expect(l.usedAt(2199)).toBe(1);
     expect(l.usedAt(2200)).toBe(0);
+  });
+
+  it('refuses a bad weight, instant or request, naming it, and changes nothing', () => {
+    const l = new WindowLimit({ name: 'orders', limit: 1, windowMs: 1000 });
+    const other = new WindowLimit({ name: 'other', limit: 1, windowMs: 1000 });
+    waitOf(l.tryTake(1, 0));
+    const request = l.awaitAnswer(1, 0);
+    for (const weight of [Number.NaN, -1, 0, 1.5, '1' as unknown as number])
+      expect(() => l.awaitAnswer(weight, 0)).toThrow(InvalidInputError);
+    expect(() => l.awaitAnswer(1, Number.NaN)).toThrow('`at` of orders');
+    expect(() => l.answered(other.awaitAnswer(1, 0), 10)).toThrow('`request` of orders');
+    expect(() => l.answered({ __proto__: request } as unknown as typeof request, 10)).toThrow('`request` of orders');
+    expect(() => l.answered(request, Number.POSITIVE_INFINITY)).toThrow('`at` of orders');
+    // Nothing changed: the one request awaited still counts past its window.
+    expect(l.usedAt(1500)).toBe(1);
+    l.answered(request, 1500);
+    expect(l.usedAt(2499)).toBe(1);
+    expect(l.usedAt(2500)).toBe(0);
   });
 
   it('counts nothing more for one answered within its window', () => {
