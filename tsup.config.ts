@@ -26,7 +26,7 @@ const entries = [
   'ccxt',
   'gate-api',
   'websocket',
-  'exchange',
+  'model-exchange',
   'metrics',
 ] as const;
 // Each package entry's source: the root, then the subpaths (package.json "exports").
@@ -41,7 +41,7 @@ const sources = {
   ccxt: 'src/ccxt/index.ts',
   'gate-api': 'src/gate-api/index.ts',
   websocket: 'src/websocket/index.ts',
-  exchange: 'src/exchange/index.ts',
+  'model-exchange': 'src/model-exchange/index.ts',
   metrics: 'src/metrics/index.ts',
 } satisfies Record<(typeof entries)[number], string>;
 export default defineConfig([

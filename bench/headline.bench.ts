@@ -27,7 +27,7 @@
  */
 import { spawn } from 'node:child_process';
 import { Redis } from 'ioredis';
-import { startExchange } from '../src/exchange/index.js';
+import { startModelExchange } from '../src/model-exchange/index.js';
 import type { Clock } from '../src/schedule/clock.js';
 import { median, printTable } from './measure.js';
 
@@ -120,7 +120,7 @@ for (const setup of (process.env['HEADLINE_SETUPS']?.split(',') ?? ['traderatio'
   const hours = process.env['HEADLINE_NO_THROTTLE']
     ? []
     : [{ account: 'main', hour: new Date(clock.raise - DAY - HOUR).toISOString(), requests: 86_401, traded: '0' }];
-  const exchange = await startExchange({
+  const exchange = await startModelExchange({
     port: 0,
     clock,
     history: { activity: days, hours },

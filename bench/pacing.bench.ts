@@ -14,7 +14,7 @@
  * second, 60 s per setting: placements accepted and the most in any 100 ms, exact.
  */
 import { AccountLimiter } from '../src/account/limiter.js';
-import { SlidingCount } from '../src/exchange/sliding-count.js';
+import { SlidingCount } from '../src/model-exchange/sliding-count.js';
 import { VirtualClock } from '../src/testing/virtual-clock.js';
 import { limitedFetch, type FetchFunction } from '../src/fetch/index.js';
 import { DAY, HOUR, clockAt, day, model } from '../test/e2e/harness.js';

@@ -3,7 +3,7 @@
 // requests go on the proxy's own limits. Run: node --import tsx scripts/proxy-screenshot.ts docs/proxy-status.png
 // (Chromium from the system: apt-get install chromium).
 import { execFile } from 'node:child_process';
-import { startExchange } from '../src/exchange/index.js';
+import { startModelExchange } from '../src/model-exchange/index.js';
 import { startProxy } from '../src/proxy/server.js';
 import { TIER4_HISTORY } from '../test/proxy/helpers.js';
 const accounts = {
@@ -24,7 +24,7 @@ const history = {
   ],
   hours: [{ account: 'sub-1', hour: -1, requests: 86_401, traded: '0' }],
 };
-const ex = await startExchange({ port: 0, accounts, history, fills: { maker: 0.3, taker: 0 } });
+const ex = await startModelExchange({ port: 0, accounts, history, fills: { maker: 0.3, taker: 0 } });
 const proxy = await startProxy({ upstream: ex.url, accounts, history, statusEveryMs: 200 });
 let go = true;
 const body = JSON.stringify({ contract: 'BTC_USDT', size: 1, price: '60000' });

@@ -8,7 +8,7 @@ import { pathToFileURL } from 'node:url';
 import type { LimiterEvent } from '../src/account/limiter.js';
 import type { CliErrorCode } from '../src/cli/main.js';
 import type { ErrorCode } from '../src/errors.js';
-import type { ExchangeErrorCode } from '../src/exchange/index.js';
+import type { ModelExchangeErrorCode } from '../src/model-exchange/index.js';
 import type { RedisStoreEvent } from '../src/redis/store.js';
 import type { SchedulerEvent } from '../src/schedule/scheduler.js';
 
@@ -123,7 +123,7 @@ export const REDIS_EVENTS: Table<RedisStoreEvent['type']> = {
 };
 
 // The core's codes, the command line's and the model exchange's: a user may meet any of them.
-export const ERROR_CODES: Table<ErrorCode | CliErrorCode | ExchangeErrorCode> = {
+export const ERROR_CODES: Table<ErrorCode | CliErrorCode | ModelExchangeErrorCode> = {
   INVALID_INPUT: {
     means:
       'A call was given a value it cannot take; the message names the field, the value and what was expected. Nothing was changed, counted or queued.',
@@ -236,7 +236,7 @@ export const LABELS: { readonly [label: string]: Entry } = {
   ORDER_CLOSED: { means: 'The order is closed.', todo: 'Nothing to amend or cancel.' },
   NOT_FOUND: {
     means: 'No such endpoint.',
-    todo: 'Check the path (docs/exchange.md lists what the model exchange answers).',
+    todo: 'Check the path (docs/model-exchange.md lists what the model exchange answers).',
   },
   METHOD_NOT_ALLOWED: { means: 'The endpoint exists but not with this method.', todo: 'Check the method.' },
   FORBIDDEN: {

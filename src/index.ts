@@ -8,7 +8,7 @@
  * `traderatio/rules`; the catalogue of endpoints and its request checks `traderatio/catalog`; the
  * advisor `traderatio/advise`; the virtual clock `traderatio/testing`; the shared store
  * `traderatio/redis`; the integrations `traderatio/fetch`, `traderatio/websocket`,
- * `traderatio/ccxt`, `traderatio/gate-api`; the model exchange `traderatio/exchange`.
+ * `traderatio/ccxt`, `traderatio/gate-api`; the model exchange `traderatio/model-exchange`.
  *
  * @packageDocumentation
  */

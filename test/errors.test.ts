@@ -1,7 +1,7 @@
 import { describe, expect, expectTypeOf, it } from 'vitest';
 import { type CliErrorCode, run } from '../src/cli/main.js';
-import { ApiError } from '../src/exchange/api-error.js';
-import type { ExchangeErrorCode } from '../src/exchange/index.js';
+import { ApiError } from '../src/model-exchange/api-error.js';
+import type { ModelExchangeErrorCode } from '../src/model-exchange/index.js';
 import {
   type ErrorCode,
   InvalidInputError,
@@ -56,8 +56,8 @@ describe('TraderatioError.code', () => {
   it("holds the core's codes only: the command line and the model exchange have unions of their own", () => {
     expectTypeOf<'INPUT_FILE' | 'OUTPUT_FILE' | 'EXCHANGE_API_ERROR'>().not.toExtend<ErrorCode>();
     expectTypeOf<CliErrorCode>().toEqualTypeOf<'INPUT_FILE' | 'OUTPUT_FILE'>();
-    expectTypeOf<ExchangeErrorCode>().toEqualTypeOf<'EXCHANGE_API_ERROR'>();
-    expectTypeOf<ApiError['code']>().toEqualTypeOf<ExchangeErrorCode>();
+    expectTypeOf<ModelExchangeErrorCode>().toEqualTypeOf<'EXCHANGE_API_ERROR'>();
+    expectTypeOf<ApiError['code']>().toEqualTypeOf<ModelExchangeErrorCode>();
     expectTypeOf<InputFileError['code']>().toEqualTypeOf<CliErrorCode>();
     expect(new ApiError(400, 'INVALID_PARAM_VALUE', 'x').code).toBe('EXCHANGE_API_ERROR');
     expect(new InputFileError('a.csv', 2, 'x').code).toBe('INPUT_FILE');

@@ -41,7 +41,7 @@ describe('the entries', () => {
       'traderatio/ccxt',
       'traderatio/gate-api',
       'traderatio/websocket',
-      'traderatio/exchange',
+      'traderatio/model-exchange',
       'traderatio/metrics',
     ]);
   });
@@ -100,7 +100,7 @@ describe('an example', () => {
 
 describe('the examples of an entry', () => {
   it('are read from the declaration a re-export resolves to', () => {
-    const start = found.get('exchange')?.find((x) => x.name === 'startExchange');
-    expect(start?.examples.map((e) => e.at)).toEqual([expect.stringMatching(/^src\/exchange\/server\.ts:\d+$/)]);
+    const start = found.get('model-exchange')?.find((x) => x.name === 'startModelExchange');
+    expect(start?.examples.map((e) => e.at)).toEqual([expect.stringMatching(/^src\/model-exchange\/server\.ts:\d+$/)]);
   });
 });

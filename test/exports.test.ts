@@ -29,7 +29,7 @@ describe('the package entries', () => {
       './ccxt',
       './gate-api',
       './websocket',
-      './exchange',
+      './model-exchange',
       './metrics',
     ]);
   });

@@ -17,7 +17,7 @@ const LAYERS: readonly (readonly string[])[] = [
   ['schedule', 'rules'],
   ['catalog'],
   ['account'],
-  ['advise', 'redis', 'exchange', 'testing', 'fetch', 'ccxt', 'gate-api', 'websocket', 'metrics'],
+  ['advise', 'redis', 'model-exchange', 'testing', 'fetch', 'ccxt', 'gate-api', 'websocket', 'metrics'],
   ['proxy'],
   ['cli'],
   ['index.ts'],

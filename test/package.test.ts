@@ -92,7 +92,7 @@ describe('the packed tarball', () => {
   it('holds the build, the licence and the README, and nothing else', () => {
     const allowed = [
       /^(LICENSE|README\.md|package\.json)$/,
-      /^dist\/(index|rules|catalog|advise|testing|redis|fetch|ccxt|gate-api|websocket|exchange|metrics)\.(js|cjs|d\.ts|d\.cts)$/,
+      /^dist\/(index|rules|catalog|advise|testing|redis|fetch|ccxt|gate-api|websocket|model-exchange|metrics)\.(js|cjs|d\.ts|d\.cts)$/,
       /^dist\/chunk-[\w-]+\.(js|cjs)$/,
       /^dist\/[a-z]+-[\w-]+\.d\.cts$/,
       /^dist\/cli\/bin\.js$/,
@@ -143,9 +143,9 @@ describe('the packed tarball', () => {
         'dist/websocket.cjs',
         'dist/websocket.d.ts',
         'dist/websocket.d.cts',
-        'dist/exchange.js',
-        'dist/exchange.cjs',
-        'dist/exchange.d.ts',
+        'dist/model-exchange.js',
+        'dist/model-exchange.cjs',
+        'dist/model-exchange.d.ts',
         'dist/metrics.js',
         'dist/metrics.cjs',
         'dist/metrics.d.ts',
@@ -165,7 +165,7 @@ describe('the packed tarball', () => {
       'ccxt',
       'gate-api',
       'websocket',
-      'exchange',
+      'model-exchange',
       'metrics',
     ]) {
       expect(readFileSync(join(installed, `dist/${entry}.cjs`), 'utf8')).toBe(
@@ -334,7 +334,7 @@ describe('the installed package', () => {
     expect(r).toEqual({ code: 0, out: 'true true true\n', err: '' });
   });
 
-  it('starts the model exchange from traderatio/exchange', async () => {
+  it('starts the model exchange from traderatio/model-exchange', async () => {
     const r = await run(
       process.execPath,
       [
@@ -342,8 +342,8 @@ describe('the installed package', () => {
         '-e',
         `
       import { VirtualClock } from 'traderatio/testing';
-      import { startExchange } from 'traderatio/exchange';
-      const exchange = await startExchange({ clock: new VirtualClock({ wallStart: Date.parse('2026-11-21T09:00:00Z') }), port: 0 });
+      import { startModelExchange } from 'traderatio/model-exchange';
+      const exchange = await startModelExchange({ clock: new VirtualClock({ wallStart: Date.parse('2026-11-21T09:00:00Z') }), port: 0 });
       const res = await fetch(exchange.url + '/api/v4/futures/usdt/orders', { method: 'POST', headers: { KEY: 'main-key', 'Content-Type': 'application/json' }, body: JSON.stringify({ contract: 'BTC_USDT', size: 1, price: '60000' }) });
       console.log(res.status, res.headers.get('X-Gate-RateLimit-Limit'));
       await exchange.close();
@@ -430,23 +430,23 @@ export const waiting = limit.waiting;
     writeFileSync(join(app, 'consumer.ts'), consumer);
     // The same consumer as a CommonJS module: its imports resolve with the "require" condition.
     writeFileSync(join(app, 'consumer.cts'), consumer);
-    // traderatio/exchange is an ES module: an ESM consumer of it, its clock the library's.
+    // traderatio/model-exchange is an ES module: an ESM consumer of it, its clock the library's.
     writeFileSync(
-      join(app, 'exchange.ts'),
+      join(app, 'model-exchange.ts'),
       `
 import { VirtualClock } from 'traderatio/testing';
-import { startExchange, type RunningExchange } from 'traderatio/exchange';
-export const running: Promise<RunningExchange> = startExchange({ clock: new VirtualClock(), port: 0 });
+import { startModelExchange, type RunningModelExchange } from 'traderatio/model-exchange';
+export const running: Promise<RunningModelExchange> = startModelExchange({ clock: new VirtualClock(), port: 0 });
 `,
     );
     const configs = {
       nodenext: {
         compilerOptions: { ...compilerOptions, module: 'nodenext', moduleResolution: 'nodenext' },
-        files: ['consumer.ts', 'consumer.cts', 'exchange.ts'],
+        files: ['consumer.ts', 'consumer.cts', 'model-exchange.ts'],
       },
       bundler: {
         compilerOptions: { ...compilerOptions, module: 'esnext', moduleResolution: 'bundler' },
-        files: ['consumer.ts', 'exchange.ts'],
+        files: ['consumer.ts', 'model-exchange.ts'],
       },
       node10: {
         compilerOptions: {
@@ -455,7 +455,7 @@ export const running: Promise<RunningExchange> = startExchange({ clock: new Virt
           moduleResolution: 'node10',
           ignoreDeprecations: '5.0',
         },
-        files: ['consumer.ts', 'exchange.ts'],
+        files: ['consumer.ts', 'model-exchange.ts'],
       },
     };
     const tsc = join(root, 'node_modules/typescript/bin/tsc');

@@ -4,13 +4,13 @@ import ccxt from 'ccxt';
 import { AccountLimiter } from 'traderatio';
 import { VirtualClock } from 'traderatio/testing';
 import { limitCcxt } from 'traderatio/ccxt';
-import { startExchange } from 'traderatio/exchange';
+import { startModelExchange } from 'traderatio/model-exchange';
 
 // The model exchange stands in for api.gateio.ws: one main account at tier 1 (100 placements per
 // second), key main-key, on a virtual clock that the example moves (ccxt signs with the machine's).
 // Against the exchange: no clock (the limiter reads the machine's), and the URLs as they are.
 const clock = new VirtualClock({ wallStart: Date.now() });
-const exchange = await startExchange({ port: 0, clock });
+const exchange = await startModelExchange({ port: 0, clock });
 const gate = new ccxt.gate({ apiKey: 'main-key', secret: 'main-secret' });
 const api = gate.urls['api'] as Record<string, Record<string, string>>;
 for (const urls of Object.values(api)) for (const type of Object.keys(urls)) urls[type] = `${exchange.url}/api/v4`;

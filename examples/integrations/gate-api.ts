@@ -4,13 +4,13 @@ import { ApiClient, FuturesApi } from 'gate-api';
 import { AccountLimiter } from 'traderatio';
 import { VirtualClock } from 'traderatio/testing';
 import { limitApiClient } from 'traderatio/gate-api';
-import { startExchange } from 'traderatio/exchange';
+import { startModelExchange } from 'traderatio/model-exchange';
 
 // The model stands in for the exchange (one main account, KEY main-key, tier 1: 100 placements per
 // second), on a virtual clock that the example moves; the SDK signs with the machine's clock.
 // Against the exchange: no clock (the limiter reads the machine's) and `new ApiClient()`.
 const clock = new VirtualClock({ wallStart: Date.now() });
-const exchange = await startExchange({ port: 0, clock });
+const exchange = await startModelExchange({ port: 0, clock });
 // A few milliseconds of margin (R13): a request may reach the exchange a little quicker than any
 // answered yet (a connection already open), and the exchange counts arrivals.
 const limiter = new AccountLimiter({ accounts: [{ id: 'main', role: 'main' }], marginMs: 5, clock });

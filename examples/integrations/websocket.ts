@@ -3,11 +3,11 @@
 import assert from 'node:assert/strict';
 import WebSocket from 'ws';
 import { AccountLimiter } from 'traderatio';
-import { startExchange } from 'traderatio/exchange';
+import { startModelExchange } from 'traderatio/model-exchange';
 import { limitedWebSocket } from 'traderatio/websocket';
 
 // The model exchange on localhost; the real one is wss://fx-ws.gateio.ws/v4/ws/usdt.
-const exchange = await startExchange({ port: 0 });
+const exchange = await startModelExchange({ port: 0 });
 // A few milliseconds of margin (R13): a request may reach the exchange a little quicker than any
 // answered yet (a connection already open), and the exchange counts arrivals.
 const limiter = new AccountLimiter({ accounts: [{ id: 'main', role: 'main' }], marginMs: 5 });

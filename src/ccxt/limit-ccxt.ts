@@ -171,12 +171,12 @@ const attached = new WeakSet<object>();
  * import { AccountLimiter } from 'traderatio'
  * import { VirtualClock } from 'traderatio/testing'
  * import { limitCcxt } from 'traderatio/ccxt'
- * import { startExchange } from 'traderatio/exchange'
+ * import { startModelExchange } from 'traderatio/model-exchange'
  *
  * // The model exchange stands in for api.gateio.ws (one main account, tier 1: 100 placements a
  * // second), on a clock that the example moves and the limiter reads.
  * const clock = new VirtualClock({ wallStart: Date.now() })
- * const exchange = await startExchange({ port: 0, clock })
+ * const exchange = await startModelExchange({ port: 0, clock })
  * const gate = new ccxt.gate({ apiKey: 'main-key', secret: 'main-secret' })
  * const api = gate.urls['api'] as Record<string, Record<string, string>>
  * for (const urls of Object.values(api)) for (const type of Object.keys(urls)) urls[type] = `${exchange.url}/api/v4`

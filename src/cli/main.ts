@@ -7,7 +7,7 @@ import { DEFAULT_MAX_QUEUE } from '../schedule/scheduler.js';
 import { writeFileSync } from 'node:fs';
 import { type OptionSpec, type ParsedArgs, UsageError, optionsHelp, parseOptions } from './options.js';
 import { adviseCommand } from './advise-command.js';
-import { exchangeCommand } from './exchange.js';
+import { modelExchangeCommand } from './model-exchange.js';
 import { proxyCommand } from './proxy.js';
 import { makePlan, readPlan } from './plan.js';
 import { readReplayHistory } from './simulate/history.js';
@@ -37,7 +37,7 @@ export interface RunOptions {
   readonly progress?: boolean;
   /** What `-` reads, given as a FILE. @default process.stdin */
   readonly stdin?: AsyncIterable<Buffer | string>;
-  /** What ends a long-running command (exchange): resolves with the signal's name. @default SIGINT or SIGTERM */
+  /** What ends a long-running command (the model exchange, the proxy): resolves with the signal's name. @default SIGINT or SIGTERM */
   readonly stop?: () => Promise<string>;
 }
 
@@ -45,7 +45,7 @@ const ignore = (): void => {};
 
 /**
  * The first of SIGINT and SIGTERM to arrive. Later ones are let pass while the command ends (a
- * Ctrl-C reaches both the command and the node it runs the exchange in, which is also sent it).
+ * Ctrl-C reaches both the command and the node it runs the model exchange in, which is also sent it).
  */
 function onSignal(): Promise<string> {
   return new Promise((resolve) => {
@@ -216,9 +216,10 @@ reads them (CSV or JSON); - reads standard input. A log's findings rate the 7 da
   },
   exchange: {
     usage: 'exchange',
-    about: `a model of the exchange on localhost: API v4 over HTTP and WebSocket, limited as the exchange does (R1-R16)
+    about: `the model exchange: a stand-in for the exchange on localhost, to run engines and tests against
 
-Prints its base URL; stops on Ctrl-C (SIGINT) or SIGTERM with a summary. Files are JSON (docs/exchange.md):
+It answers API v4 over HTTP and WebSocket as the exchange does, with its limits (docs/rules.md), 429s and headers.
+Prints its base URL; stops on Ctrl-C (SIGINT) or SIGTERM with a summary. Files are JSON (docs/model-exchange.md):
   --accounts FILE  { "families": [{ "id", "vipLevel"?, "kind"?, "ownVolumeThreshold"?, "accounts": [{ "id", "role"?, "createdAt"?, "keys": [{ "key", "secret" }] }] }] }
   --history FILE   { "activity": [{ "account", "day", "contracts" }] (as timeline reads it), "hours"?: [{ "account", "hour", "requests", "traded" }] }
 Without --accounts: one main account, KEY main-key, secret main-secret.`,
@@ -268,7 +269,7 @@ Without --accounts: one main account, KEY main-key, secret main-secret.`,
       },
       HELP_OPTION,
     ],
-    run: exchange,
+    run: modelExchange,
   },
   proxy: {
     usage: 'proxy',
@@ -402,8 +403,8 @@ function example({ values, positionals }: ParsedArgs, io: Io): number {
   return EXIT.ok;
 }
 
-async function exchange(args: ParsedArgs, io: Io, { stdin, stop }: Required<RunOptions>): Promise<number> {
-  await exchangeCommand(args, { out: (line) => io.out(line), stdin, stop: stop() });
+async function modelExchange(args: ParsedArgs, io: Io, { stdin, stop }: Required<RunOptions>): Promise<number> {
+  await modelExchangeCommand(args, { out: (line) => io.out(line), stdin, stop: stop() });
   return EXIT.ok;
 }
 

@@ -16,9 +16,9 @@ import { checkFields } from '../internal/parse.js';
  * ```ts
  * import { AccountLimiter } from 'traderatio'
  * import { type FetchFunction, limitedFetch } from 'traderatio/fetch'
- * import { startExchange } from 'traderatio/exchange'
+ * import { startModelExchange } from 'traderatio/model-exchange'
  *
- * const exchange = await startExchange({ port: 0 })
+ * const exchange = await startModelExchange({ port: 0 })
  * // Against the exchange, this is where the request is signed (KEY, Timestamp, SIGN).
  * const signed: FetchFunction = (input, init) => {
  *   const headers = new Headers(init?.headers)
@@ -98,11 +98,11 @@ export interface LimitedFetchOptions {
  * import { AccountLimiter } from 'traderatio'
  * import { VirtualClock } from 'traderatio/testing'
  * import { limitedFetch } from 'traderatio/fetch'
- * import { startExchange } from 'traderatio/exchange'
+ * import { startModelExchange } from 'traderatio/model-exchange'
  *
  * // The model and the limiter on one clock that the example moves.
  * const clock = new VirtualClock({ wallStart: Date.now() })
- * const exchange = await startExchange({ port: 0, clock })
+ * const exchange = await startModelExchange({ port: 0, clock })
  * const limiter = new AccountLimiter({ accounts: [{ id: 'main', role: 'main' }], clock })
  * const gate = limitedFetch(limiter, { account: 'main' })
  * const orders = `${exchange.url}/api/v4/futures/usdt/orders`
@@ -169,12 +169,12 @@ const API_PREFIX = '/api/v4/';
  * import { AccountLimiter } from 'traderatio'
  * import { VirtualClock } from 'traderatio/testing'
  * import { limitedFetch } from 'traderatio/fetch'
- * import { startExchange } from 'traderatio/exchange'
+ * import { startModelExchange } from 'traderatio/model-exchange'
  *
  * // The model exchange on localhost (the real one is https://api.gateio.ws), on a clock that the
  * // example moves; the limiter reads the same clock.
  * const clock = new VirtualClock({ wallStart: Date.now() })
- * const exchange = await startExchange({ port: 0, clock })
+ * const exchange = await startModelExchange({ port: 0, clock })
  * const limiter = new AccountLimiter({ accounts: [{ id: 'main', role: 'main' }], clock })
  * const gate = limitedFetch(limiter, { account: 'main' })
  *

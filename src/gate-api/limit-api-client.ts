@@ -183,13 +183,13 @@ const limited = new WeakSet<object>();
  * import { AccountLimiter } from 'traderatio'
  * import { VirtualClock } from 'traderatio/testing'
  * import { limitApiClient } from 'traderatio/gate-api'
- * import { startExchange } from 'traderatio/exchange'
+ * import { startModelExchange } from 'traderatio/model-exchange'
  *
  * // The model stands in for the exchange (one main account, KEY main-key, tier 1: 100 placements
  * // a second), on a clock that the example moves and the limiter reads. Against the exchange: no
  * // clock, and `new ApiClient()`.
  * const clock = new VirtualClock({ wallStart: Date.now() })
- * const exchange = await startExchange({ port: 0, clock })
+ * const exchange = await startModelExchange({ port: 0, clock })
  * const limiter = new AccountLimiter({ accounts: [{ id: 'main', role: 'main' }], clock })
  * const client = new ApiClient(`${exchange.url}/api/v4`)
  * client.setApiKeySecret('main-key', 'main-secret')

@@ -1,6 +1,6 @@
 import { InvalidInputError } from '../errors.js';
-import { DEFAULT_ACCOUNTS, readAccounts } from '../exchange/accounts.js';
-import type { FamilySpec } from '../exchange/core.js';
+import { DEFAULT_ACCOUNTS, readAccounts } from '../model-exchange/accounts.js';
+import type { FamilySpec } from '../model-exchange/core.js';
 
 /** The proxy's families and which account each API key belongs to. */
 export interface ProxyAccounts {
@@ -11,7 +11,7 @@ export interface ProxyAccounts {
 
 /**
  * Reads the proxy's accounts file: the model exchange's format (`{ "families": [...] }`, see
- * docs/exchange.md), so that one file serves both. A key's `secret` may be left out: the proxy
+ * docs/model-exchange.md), so that one file serves both. A key's `secret` may be left out: the proxy
  * never signs, the engine does. Without a file, the model's default account (KEY `main-key`).
  */
 export function readProxyAccounts(file: unknown = DEFAULT_ACCOUNTS): ProxyAccounts {

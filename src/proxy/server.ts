@@ -6,7 +6,7 @@ import type { SharedCounts } from '../account/shared-counts.js';
 import type { Classification } from '../catalog/catalog.js';
 import { jsonBody } from '../catalog/json-body.js';
 import { InvalidInputError, isRefusedError } from '../errors.js';
-import { readHistory } from '../exchange/history.js';
+import { readHistory } from '../model-exchange/history.js';
 import type { FamilyOptions } from '../rules/family.js';
 import { isPositiveInteger } from '../internal/parse.js';
 import { type Clock, systemClock } from '../schedule/clock.js';

@@ -52,9 +52,9 @@ export interface WebSocketLike {
  * import WebSocket from 'ws'
  * import { AccountLimiter } from 'traderatio'
  * import { type LimitedWebSocketOptions, limitedWebSocket } from 'traderatio/websocket'
- * import { startExchange } from 'traderatio/exchange'
+ * import { startModelExchange } from 'traderatio/model-exchange'
  *
- * const exchange = await startExchange({ port: 0 })
+ * const exchange = await startModelExchange({ port: 0 })
  * const limiter = new AccountLimiter({ accounts: [{ id: 'main', role: 'main' }] })
  * // The futures connection of BTC-settled contracts: its URL ends in /btc, and so does `settle`.
  * const socket = new WebSocket(`${exchange.wsUrl}/v4/ws/btc`)
@@ -95,9 +95,9 @@ export interface LimitedWebSocketOptions {
  * import WebSocket from 'ws'
  * import { AccountLimiter } from 'traderatio'
  * import { limitedWebSocket } from 'traderatio/websocket'
- * import { startExchange } from 'traderatio/exchange'
+ * import { startModelExchange } from 'traderatio/model-exchange'
  *
- * const exchange = await startExchange({ port: 0 })
+ * const exchange = await startModelExchange({ port: 0 })
  * const limiter = new AccountLimiter({ accounts: [{ id: 'main', role: 'main' }] })
  * const socket = new WebSocket(`${exchange.wsUrl}/v4/ws/usdt`)
  * await new Promise((resolve, reject) => socket.once('open', resolve).once('error', reject))
@@ -138,9 +138,9 @@ export interface WebSocketCallOptions {
  * import WebSocket from 'ws'
  * import { AccountLimiter } from 'traderatio'
  * import { type WebSocketReply, limitedWebSocket } from 'traderatio/websocket'
- * import { startExchange } from 'traderatio/exchange'
+ * import { startModelExchange } from 'traderatio/model-exchange'
  *
- * const exchange = await startExchange({ port: 0 })
+ * const exchange = await startModelExchange({ port: 0 })
  * const limiter = new AccountLimiter({ accounts: [{ id: 'main', role: 'main' }] })
  * const socket = new WebSocket(`${exchange.wsUrl}/v4/ws/usdt`)
  * await new Promise((resolve, reject) => socket.once('open', resolve).once('error', reject))
@@ -174,9 +174,9 @@ export interface WebSocketReply {
  * import WebSocket from 'ws'
  * import { AccountLimiter } from 'traderatio'
  * import { type LimitedWebSocket, limitedWebSocket } from 'traderatio/websocket'
- * import { startExchange } from 'traderatio/exchange'
+ * import { startModelExchange } from 'traderatio/model-exchange'
  *
- * const exchange = await startExchange({ port: 0 })
+ * const exchange = await startModelExchange({ port: 0 })
  * const limiter = new AccountLimiter({ accounts: [{ id: 'main', role: 'main' }] })
  * const socket = new WebSocket(`${exchange.wsUrl}/v4/ws/usdt`)
  * await new Promise((resolve, reject) => socket.once('open', resolve).once('error', reject))
@@ -224,10 +224,10 @@ let wrappers = 0;
  * import WebSocket from 'ws'
  * import { AccountLimiter } from 'traderatio'
  * import { limitedWebSocket } from 'traderatio/websocket'
- * import { startExchange } from 'traderatio/exchange'
+ * import { startModelExchange } from 'traderatio/model-exchange'
  *
  * // The model exchange on localhost; the real one is wss://fx-ws.gateio.ws/v4/ws/usdt.
- * const exchange = await startExchange({ port: 0 })
+ * const exchange = await startModelExchange({ port: 0 })
  * const limiter = new AccountLimiter({ accounts: [{ id: 'main', role: 'main' }] })
  * const socket = new WebSocket(`${exchange.wsUrl}/v4/ws/usdt`)
  * await new Promise((resolve, reject) => socket.once('open', resolve).once('error', reject))

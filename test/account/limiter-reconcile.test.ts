@@ -1,11 +1,11 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { AccountLimiter, type LimiterEvent } from '../../src/account/limiter.js';
-import type { RunningExchange } from '../../src/exchange/index.js';
+import type { RunningModelExchange } from '../../src/model-exchange/index.js';
 import { type LimitedFetch, limitedFetch } from '../../src/fetch/index.js';
 import { VirtualClock } from '../../src/testing/virtual-clock.js';
-import { model } from '../exchange/helpers.js';
+import { model } from '../model-exchange/helpers.js';
 
-let exchange: RunningExchange | undefined;
+let exchange: RunningModelExchange | undefined;
 afterEach(async () => {
   await exchange?.close();
   exchange = undefined;

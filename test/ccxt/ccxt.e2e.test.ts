@@ -8,7 +8,7 @@ import { describe, expect, it } from 'vitest';
 import { AccountLimiter, type AccountLimiterOptions } from '../../src/account/limiter.js';
 import { limitCcxt } from '../../src/ccxt/index.js';
 import { isRefusedError } from '../../src/errors.js';
-import { startExchange } from '../../src/exchange/index.js';
+import { startModelExchange } from '../../src/model-exchange/index.js';
 import type { Clock } from '../../src/schedule/clock.js';
 import { closeAfterEach } from '../e2e/harness.js';
 import { gateAt } from './helpers.js';
@@ -119,7 +119,7 @@ async function limitedGate(
   history: { activity: object[]; hours?: object[] },
   options: Partial<AccountLimiterOptions> = {},
 ) {
-  live.exchange = await startExchange({
+  live.exchange = await startModelExchange({
     port: 0,
     clock,
     history,
@@ -153,7 +153,7 @@ describe('ccxt gate against the model exchange', () => {
     live.limiter = undefined;
     await live.exchange!.close();
 
-    live.exchange = await startExchange({ port: 0, clock, history, fills: { maker: 0, taker: 0 } });
+    live.exchange = await startModelExchange({ port: 0, clock, history, fills: { maker: 0, taker: 0 } });
     const throttled = gateAt(live.exchange, { enableRateLimit: true });
     throttled.nonce = () => Math.floor(clock.wall());
     const own = await saturate(throttled, RUN_MS);

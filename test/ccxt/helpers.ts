@@ -1,9 +1,9 @@
 import ccxt from 'ccxt';
-import type { RunningExchange } from '../../src/exchange/index.js';
+import type { RunningModelExchange } from '../../src/model-exchange/index.js';
 
 /** A ccxt gate instance whose every API URL points at the model exchange; the main account's key. */
 export function gateAt(
-  exchange: RunningExchange,
+  exchange: RunningModelExchange,
   options: Record<string, unknown> = {},
 ): InstanceType<typeof ccxt.gate> {
   const gate = new ccxt.gate({ apiKey: 'main-key', secret: 'main-secret', ...options });

@@ -3,7 +3,7 @@ import { describe, expect, it, vi } from 'vitest';
 import { AccountLimiter } from '../../src/account/limiter.js';
 import { limitCcxt } from '../../src/ccxt/index.js';
 import { InvalidInputError } from '../../src/errors.js';
-import { startExchange, type RunningExchange } from '../../src/exchange/index.js';
+import { startModelExchange, type RunningModelExchange } from '../../src/model-exchange/index.js';
 import { VirtualClock } from '../../src/testing/virtual-clock.js';
 import { closeAfterEach } from '../e2e/harness.js';
 import { gateAt, recordSends } from './helpers.js';
@@ -17,7 +17,7 @@ const live = closeAfterEach();
 /** The model and a limiter on one virtual clock (tier 1: 100 placements per second), a gate instance limited. */
 async function setUp(options: { limiter?: object; gate?: Record<string, unknown> } = {}) {
   const clock = new VirtualClock({ start: 0, wallStart: Date.now() });
-  live.exchange = await startExchange({ port: 0, clock, fills: { maker: 0, taker: 0 } });
+  live.exchange = await startModelExchange({ port: 0, clock, fills: { maker: 0, taker: 0 } });
   live.limiter = new AccountLimiter({ accounts: [{ id: 'main', role: 'main' }], clock, ...options.limiter });
   const gate = gateAt(live.exchange, options.gate);
   const sent = recordSends(gate);
@@ -36,7 +36,7 @@ function used(l: AccountLimiter): Record<string, number> {
   );
 }
 
-function modelLimit(ex: RunningExchange, key: string) {
+function modelLimit(ex: RunningModelExchange, key: string) {
   return ex
     .stats()
     .accounts.find((a) => a.account === 'main')!
@@ -226,7 +226,12 @@ describe('limitCcxt learns from the exchange', () => {
         },
       ],
     };
-    live.exchange = await startExchange({ port: 0, clock, fills: options.fills ?? { maker: 0, taker: 0 }, history });
+    live.exchange = await startModelExchange({
+      port: 0,
+      clock,
+      fills: options.fills ?? { maker: 0, taker: 0 },
+      history,
+    });
     live.limiter = new AccountLimiter({ accounts: [{ id: 'main', role: 'main' }], clock });
     const gate = gateAt(live.exchange);
     const sent = recordSends(gate);

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { proxyCommand } from '../../src/cli/proxy.js';
-import { startExchange } from '../../src/exchange/index.js';
+import { startModelExchange } from '../../src/model-exchange/index.js';
 
 function args(values: Record<string, string | true>, positionals: string[] = []) {
   return {
@@ -17,7 +17,7 @@ const idle = () => ({ out: () => {}, stop: new Promise<string>(() => {}), stdin:
 
 describe('traderatio proxy', () => {
   it('prints its URL, forwards until stopped, logs without secrets, then prints what each family sent', async () => {
-    const exchange = await startExchange({ port: 0 });
+    const exchange = await startModelExchange({ port: 0 });
     const dir = mkdtempSync(join(tmpdir(), 'traderatio-proxy-'));
     const accounts = join(dir, 'accounts.json');
     // The model's file, less its secrets: the proxy never signs.

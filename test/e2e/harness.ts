@@ -4,8 +4,8 @@
 import { setMaxListeners } from 'node:events';
 import { afterEach } from 'vitest';
 import type { AccountLimiter } from '../../src/account/limiter.js';
-import { startExchange, type RunningExchange } from '../../src/exchange/index.js';
-import type { ExchangeOptions } from '../../src/exchange/server.js';
+import { startModelExchange, type RunningModelExchange } from '../../src/model-exchange/index.js';
+import type { ModelExchangeOptions } from '../../src/model-exchange/server.js';
 import type { Clock } from '../../src/schedule/clock.js';
 
 export const SECOND = 1000;
@@ -14,7 +14,7 @@ export const DAY = 86_400_000;
 
 /** The model exchange and the limiter a test started, if any. */
 export interface Live {
-  exchange?: RunningExchange | undefined;
+  exchange?: RunningModelExchange | undefined;
   limiter?: AccountLimiter | undefined;
 }
 
@@ -53,8 +53,12 @@ export function day(daysAgo: number, makerVolume: string, place: number, account
 }
 
 /** The model exchange on `clock`, filling nothing unless told. */
-export function model(clock: Clock, history: unknown, options: ExchangeOptions = {}): Promise<RunningExchange> {
-  return startExchange({ port: 0, clock, history, fills: { maker: 0, taker: 0 }, ...options });
+export function model(
+  clock: Clock,
+  history: unknown,
+  options: ModelExchangeOptions = {},
+): Promise<RunningModelExchange> {
+  return startModelExchange({ port: 0, clock, history, fills: { maker: 0, taker: 0 }, ...options });
 }
 
 /**
@@ -86,7 +90,7 @@ export interface SaturationResult {
  */
 export async function saturate(
   engine: Engine,
-  exchange: RunningExchange,
+  exchange: RunningModelExchange,
   options: {
     readonly runMs: number;
     readonly limit: number;

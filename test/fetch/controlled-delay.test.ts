@@ -5,7 +5,7 @@
 // (R13), the exchange refuses nothing the limiter let go, and the limit is used in full.
 import { describe, expect, it } from 'vitest';
 import { AccountLimiter } from '../../src/account/limiter.js';
-import { startExchange } from '../../src/exchange/index.js';
+import { startModelExchange } from '../../src/model-exchange/index.js';
 import { type FetchFunction, limitedFetch } from '../../src/fetch/index.js';
 import { VirtualClock } from '../../src/testing/virtual-clock.js';
 import { closeAfterEach } from '../e2e/harness.js';
@@ -61,7 +61,7 @@ describe('limitedFetch against the model exchange, the way there controlled', ()
     const activity = [
       { account: 'main', day: yesterday, contracts: [{ contract: 'BTC_USDT', makerVolume: '900000', place: 100_000 }] },
     ];
-    live.exchange = await startExchange({ port: 0, clock, history: { activity }, fills: { maker: 0, taker: 0 } });
+    live.exchange = await startModelExchange({ port: 0, clock, history: { activity }, fills: { maker: 0, taker: 0 } });
     live.limiter = new AccountLimiter({ accounts: [{ id: 'main', role: 'main' }], clock, marginMs: MARGIN_MS });
     live.limiter.seed({ days: activity });
     expect(live.limiter.limitNow('main').limit).toBe(LIMIT);

@@ -1,5 +1,5 @@
 import { describe, expect, it, vi } from 'vitest';
-import { startExchange } from '../../src/exchange/index.js';
+import { startModelExchange } from '../../src/model-exchange/index.js';
 import { AccountLimiter } from '../../src/account/limiter.js';
 import { InvalidInputError, RefusedError } from '../../src/errors.js';
 import { type LimitedRequestInit, limitedFetch } from '../../src/fetch/index.js';
@@ -230,7 +230,7 @@ describe('limitedFetch learns from the exchange', () => {
 
   async function model(options: { history?: unknown; fills?: { maker: number; taker: number } } = {}) {
     const clock = new VirtualClock({ start: 0, wallStart: T0 });
-    const exchange = await startExchange({
+    const exchange = await startModelExchange({
       port: 0,
       clock,
       fills: options.fills ?? { maker: 0, taker: 0 },

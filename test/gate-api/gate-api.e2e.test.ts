@@ -8,7 +8,7 @@ import { FuturesApi } from 'gate-api';
 import { afterEach, describe, expect, it } from 'vitest';
 import { AccountLimiter } from '../../src/account/limiter.js';
 import { isTraderatioError } from '../../src/errors.js';
-import { startExchange, type RunningExchange } from '../../src/exchange/index.js';
+import { startModelExchange, type RunningModelExchange } from '../../src/model-exchange/index.js';
 import { limitApiClient } from '../../src/gate-api/index.js';
 import type { Clock } from '../../src/schedule/clock.js';
 import { sdkClient } from './helpers.js';
@@ -39,7 +39,7 @@ function historyOf(clock: Clock, hours: { account: string; hour: string; request
   };
 }
 
-let exchange: RunningExchange | undefined;
+let exchange: RunningModelExchange | undefined;
 afterEach(async () => exchange?.close());
 
 interface Run {
@@ -47,7 +47,7 @@ interface Run {
   /** Placements the model accepted, in the run and in its last second. */
   readonly accepted: number;
   readonly waits: readonly number[];
-  readonly stats: ReturnType<RunningExchange['stats']>['accounts'][number];
+  readonly stats: ReturnType<RunningModelExchange['stats']>['accounts'][number];
 }
 
 /**
@@ -60,7 +60,7 @@ async function run(
   ms: number,
   limiter?: AccountLimiter,
 ): Promise<Run> {
-  exchange = await startExchange({ port: 0, clock, history, fills: { maker: 0, taker: 0 } });
+  exchange = await startModelExchange({ port: 0, clock, history, fills: { maker: 0, taker: 0 } });
   const { client, sent } = sdkClient(exchange, clock);
   const limited = limiter === undefined ? undefined : limitApiClient(limiter, { account: 'main', client });
   const futures = new FuturesApi(client);

@@ -1,7 +1,7 @@
 import axios from 'axios';
 import { ApiClient } from 'gate-api';
 import type { Clock } from '../../src/schedule/clock.js';
-import type { RunningExchange } from '../../src/exchange/index.js';
+import type { RunningModelExchange } from '../../src/model-exchange/index.js';
 
 /**
  * An ApiClient of the SDK for `key` on the model, on an axios instance of its own. The SDK signs
@@ -9,7 +9,7 @@ import type { RunningExchange } from '../../src/exchange/index.js';
  * a chosen hour): after signing, the instance puts the Timestamp on the model's clock (signatures
  * are not verified), and notes when each request left, by method.
  */
-export function sdkClient(exchange: RunningExchange, clock: Clock, key = 'main-key') {
+export function sdkClient(exchange: RunningModelExchange, clock: Clock, key = 'main-key') {
   const http = axios.create();
   const sent: { method: string; at: number; timestamp: number }[] = [];
   http.interceptors.request.use((config) => {

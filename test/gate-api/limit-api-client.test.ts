@@ -3,7 +3,7 @@ import { FuturesApi, type Order, SpotApi } from 'gate-api';
 import { describe, expect, it, vi } from 'vitest';
 import { AccountLimiter } from '../../src/account/limiter.js';
 import { InvalidInputError, RefusedError } from '../../src/errors.js';
-import { startExchange, type RunningExchange } from '../../src/exchange/index.js';
+import { startModelExchange, type RunningModelExchange } from '../../src/model-exchange/index.js';
 import { limitApiClient } from '../../src/gate-api/index.js';
 import { VirtualClock } from '../../src/testing/virtual-clock.js';
 import { closeAfterEach } from '../e2e/harness.js';
@@ -21,7 +21,7 @@ const live = closeAfterEach();
 /** The model and a limiter on one virtual clock at 09:00, the SDK's client on the model, limited. */
 async function setup(options: { readonly limiterHistory?: typeof tier4 } = {}) {
   const clock = new VirtualClock({ start: 0, wallStart: T0 });
-  const exchange = await startExchange({ port: 0, clock, fills: { maker: 0, taker: 0 } });
+  const exchange = await startModelExchange({ port: 0, clock, fills: { maker: 0, taker: 0 } });
   live.exchange = exchange;
   const limiter = new AccountLimiter({ accounts: [{ id: 'main', role: 'main' }], clock });
   live.limiter = limiter;
@@ -51,7 +51,7 @@ function used(l: AccountLimiter): Record<string, number> {
 }
 
 /** Requests the model accepted per limit, where any. */
-function accepted(ex: RunningExchange): Record<string, number> {
+function accepted(ex: RunningModelExchange): Record<string, number> {
   return Object.fromEntries(
     ex
       .stats()
@@ -220,7 +220,7 @@ describe('limitApiClient', () => {
     const clock = new VirtualClock({ start: 0, wallStart: T0 });
     const l = new AccountLimiter({ accounts: [{ id: 'main', role: 'main' }], clock });
     live.limiter = l;
-    const { client } = sdkClient({ url: 'http://127.0.0.1:1' } as RunningExchange, clock);
+    const { client } = sdkClient({ url: 'http://127.0.0.1:1' } as RunningModelExchange, clock);
     const cases: [() => unknown, RegExp][] = [
       [
         () => limitApiClient({} as AccountLimiter, { account: 'main', client }),
@@ -269,7 +269,7 @@ describe('limitApiClient learns from the exchange', () => {
 
   async function learning(fills = { maker: 0, taker: 0 }, options: { fills?: { everyMs: number } } = {}) {
     const clock = new VirtualClock({ start: 0, wallStart: T0 });
-    const exchange = await startExchange({ port: 0, clock, fills, history: tier5 });
+    const exchange = await startModelExchange({ port: 0, clock, fills, history: tier5 });
     live.exchange = exchange;
     const limiter = new AccountLimiter({ accounts: [{ id: 'main', role: 'main' }], clock });
     live.limiter = limiter;

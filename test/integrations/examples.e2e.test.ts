@@ -7,7 +7,7 @@ import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startExchange, type RunningExchange } from '../../src/exchange/index.js';
+import { startModelExchange, type RunningModelExchange } from '../../src/model-exchange/index.js';
 
 const run = promisify(execFile);
 const dir = join(import.meta.dirname, '../../examples/integrations');
@@ -15,9 +15,9 @@ const examples = readdirSync(dir)
   .filter((f) => f.endsWith('.ts'))
   .sort();
 
-let exchange: RunningExchange;
+let exchange: RunningModelExchange;
 beforeAll(async () => {
-  exchange = await startExchange({ port: 0 });
+  exchange = await startModelExchange({ port: 0 });
 });
 afterAll(async () => exchange.close());
 

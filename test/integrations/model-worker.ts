@@ -2,9 +2,9 @@
 // not share one event loop: started with the options in workerData; it posts its URLs, answers
 // 'stats' with its counts and 'close' by closing.
 import { parentPort, workerData } from 'node:worker_threads';
-import { startExchange } from '../../src/exchange/index.js';
+import { startModelExchange } from '../../src/model-exchange/index.js';
 
-const exchange = await startExchange(workerData as Parameters<typeof startExchange>[0]);
+const exchange = await startModelExchange(workerData as Parameters<typeof startModelExchange>[0]);
 parentPort!.on('message', (m: string) => {
   if (m === 'stats') parentPort!.postMessage({ stats: exchange.stats() });
   else if (m === 'close') void exchange.close().then(() => parentPort!.postMessage({ closed: true }));

@@ -5,7 +5,7 @@
 // placement goes; fills the client fetches once are counted exactly. The placements per second
 // reached are printed here and measured side by side by `npm run bench:recipes`.
 import { describe, expect, it } from 'vitest';
-import { startExchange } from '../../src/exchange/index.js';
+import { startModelExchange } from '../../src/model-exchange/index.js';
 import { RECIPES, engineOf, runRecipe } from './recipes.js';
 
 describe.each(RECIPES)('the %s recipe against the model exchange', (recipe) => {
@@ -34,7 +34,7 @@ describe.each(RECIPES)('the %s recipe against the model exchange', (recipe) => {
   }, 60_000);
 
   it('counts the maker and taker volume of the fills its client fetches once, exactly', async () => {
-    const ex = await startExchange({ port: 0, fills: { seed: 3, maker: 0.4, taker: 0.4 } });
+    const ex = await startModelExchange({ port: 0, fills: { seed: 3, maker: 0.4, taker: 0.4 } });
     const engine = await engineOf(recipe, ex);
     try {
       for (let i = 0; i < 20; i++) await engine.place();

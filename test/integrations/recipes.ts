@@ -10,7 +10,11 @@ import { ApiClient, FuturesApi } from 'gate-api';
 import WebSocket from 'ws';
 import { AccountLimiter } from '../../src/account/limiter.js';
 import { limitCcxt } from '../../src/ccxt/index.js';
-import { type ExchangeStats, type RunningExchange, startExchange } from '../../src/exchange/index.js';
+import {
+  type ModelExchangeStats,
+  type RunningModelExchange,
+  startModelExchange,
+} from '../../src/model-exchange/index.js';
 import { limitedFetch } from '../../src/fetch/index.js';
 import { limitApiClient } from '../../src/gate-api/index.js';
 import { limitedWebSocket } from '../../src/websocket/index.js';
@@ -309,14 +313,14 @@ export async function saturate(
 export interface Model {
   readonly url: string;
   readonly wsUrl: string;
-  stats(): Promise<ExchangeStats>;
+  stats(): Promise<ModelExchangeStats>;
   close(): Promise<void>;
 }
 
 /** Starts the model exchange with `options`, in this thread or (`worker`) in a worker thread of its own. */
-export async function startModel(options: Parameters<typeof startExchange>[0], worker = false): Promise<Model> {
+export async function startModel(options: Parameters<typeof startModelExchange>[0], worker = false): Promise<Model> {
   if (!worker) {
-    const ex: RunningExchange = await startExchange(options);
+    const ex: RunningModelExchange = await startModelExchange(options);
     return { url: ex.url, wsUrl: ex.wsUrl, stats: async () => ex.stats(), close: () => ex.close() };
   }
   // The worker loads the TypeScript sources through tsx, as this thread does.
@@ -341,7 +345,7 @@ export async function startModel(options: Parameters<typeof startExchange>[0], w
     url: started.url,
     wsUrl: started.wsUrl,
     stats: () => {
-      const answer = next<ExchangeStats>('stats');
+      const answer = next<ModelExchangeStats>('stats');
       w.postMessage('stats');
       return answer;
     },

@@ -4,14 +4,14 @@ import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { type RunningExchange, startExchange } from '../../src/exchange/index.js';
+import { type RunningModelExchange, startModelExchange } from '../../src/model-exchange/index.js';
 import { type RunningProxy, startProxy } from '../../src/proxy/server.js';
 import { ACCOUNTS, runPython } from './helpers.js';
 
 const doc = readFileSync(resolve(import.meta.dirname, '../../docs/proxy.md'), 'utf8');
 const blocks = [...doc.matchAll(/```python\n([\s\S]*?)```/g)].map((m) => m[1]!);
 
-let exchange: RunningExchange | undefined;
+let exchange: RunningModelExchange | undefined;
 let proxy: RunningProxy | undefined;
 afterEach(async () => {
   await proxy?.close();
@@ -25,7 +25,7 @@ describe('docs/proxy.md', () => {
   });
 
   it('runs its Python example through the proxy, and the proxy counts its requests and fills', async () => {
-    exchange = await startExchange({
+    exchange = await startModelExchange({
       port: 0,
       accounts: ACCOUNTS,
       verifySignatures: true,

@@ -3,7 +3,7 @@
 // engine of examples/proxy run in a child process.
 import { spawn } from 'node:child_process';
 import { resolve } from 'node:path';
-import type { AccountsFile } from '../../src/exchange/index.js';
+import type { AccountsFile } from '../../src/model-exchange/index.js';
 
 export const ENGINE_PY = resolve(import.meta.dirname, '../../examples/proxy/engine.py');
 

@@ -1,14 +1,14 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
-import { type RunningExchange, startExchange } from '../../src/exchange/index.js';
+import { type RunningModelExchange, startModelExchange } from '../../src/model-exchange/index.js';
 import { type ProxyOptions, type RunningProxy, startProxy } from '../../src/proxy/server.js';
 import { VirtualClock } from '../../src/testing/virtual-clock.js';
 import { ACCOUNTS } from './helpers.js';
 
 const ORDER = JSON.stringify({ contract: 'BTC_USDT', size: 1, price: '60000' });
 let proxy: RunningProxy | undefined;
-let exchange: RunningExchange | undefined;
+let exchange: RunningModelExchange | undefined;
 let fake: http.Server | undefined;
 
 afterEach(async () => {
@@ -96,7 +96,7 @@ describe('the proxy', () => {
 
   it('keeps the engine inside its limits: 15 spot placements on a pair go 10 then 5 a second later, a cancel goes before them, none refused', async () => {
     const clock = new VirtualClock({ wallStart: Date.now() });
-    exchange = await startExchange({ port: 0, clock, accounts: ACCOUNTS, fills: { maker: 0, taker: 0 } });
+    exchange = await startModelExchange({ port: 0, clock, accounts: ACCOUNTS, fills: { maker: 0, taker: 0 } });
     await start({ upstream: exchange.url, clock });
     const order = JSON.stringify({ currency_pair: 'BTC_USDT', side: 'buy', amount: '0.001', price: '60000' });
     const post = () =>
@@ -205,7 +205,7 @@ describe('the proxy', () => {
   });
 
   it("records the fills of the my_trades answers it relays, each trade once, asking the contract's multiplier", async () => {
-    exchange = await startExchange({ port: 0, accounts: ACCOUNTS, fills: { maker: 1, taker: 0 } });
+    exchange = await startModelExchange({ port: 0, accounts: ACCOUNTS, fills: { maker: 1, taker: 0 } });
     await start({ upstream: exchange.url });
     for (let i = 0; i < 2; i++)
       await fetch(`${proxy!.url}/api/v4/futures/usdt/orders`, {
@@ -270,7 +270,7 @@ describe('the proxy', () => {
   });
 
   it('serves its metrics, its status as JSON and as live events, and a page that loads nothing from elsewhere', async () => {
-    exchange = await startExchange({ port: 0, accounts: ACCOUNTS, fills: { maker: 0, taker: 0 } });
+    exchange = await startModelExchange({ port: 0, accounts: ACCOUNTS, fills: { maker: 0, taker: 0 } });
     await start({ upstream: exchange.url, statusEveryMs: 20 });
     await fetch(`${proxy!.url}/api/v4/futures/usdt/orders`, {
       method: 'POST',

@@ -4,12 +4,12 @@
 // then the same engine straight at the model, beside it. The share of the limit used is measured
 // by `npm run bench:proxy`, not asserted here: it depends on the machine.
 import { afterEach, describe, expect, it } from 'vitest';
-import { type RunningExchange, startExchange } from '../../src/exchange/index.js';
+import { type RunningModelExchange, startModelExchange } from '../../src/model-exchange/index.js';
 import { type RunningProxy, startProxy } from '../../src/proxy/server.js';
 import { ACCOUNTS, type EngineRun, TIER4_HISTORY, runEngine } from './helpers.js';
 
 const SECONDS = 10;
-let exchange: RunningExchange | undefined;
+let exchange: RunningModelExchange | undefined;
 let proxy: RunningProxy | undefined;
 afterEach(async () => {
   await proxy?.close();
@@ -18,7 +18,7 @@ afterEach(async () => {
 });
 
 const model = () =>
-  startExchange({
+  startModelExchange({
     port: 0,
     accounts: ACCOUNTS,
     history: TIER4_HISTORY,
@@ -26,7 +26,7 @@ const model = () =>
     fills: { maker: 0, taker: 0 },
   });
 
-function describeRun(name: string, run: EngineRun, ex: RunningExchange): string {
+function describeRun(name: string, run: EngineRun, ex: RunningModelExchange): string {
   const place = ex.stats().accounts[0]!.limits.find((l) => l.key === 'futures.place')!;
   return `${name}: ${run.statuses['429'] ?? 0} x 429, ${place.accepted} placements accepted (${((place.accepted / (250 * SECONDS)) * 100).toFixed(1)}% of 250/s, at most ${place.most} in a window), ${run.cancels} cancels; answers ${JSON.stringify(run.statuses)}`;
 }

@@ -8,7 +8,7 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { startExchange } from '../../src/exchange/index.js';
+import { startModelExchange } from '../../src/model-exchange/index.js';
 import { REDIS_URL } from '../redis/address.js';
 import { cleanPrefix, connect, uniquePrefix } from '../redis/harness.js';
 import { ACCOUNTS, TIER4_HISTORY, runEngine } from './helpers.js';
@@ -82,7 +82,7 @@ function signedOrder(url: string): Promise<Response> {
 
 describe('two proxies sharing one account through Redis', () => {
   it('keep a Python engine through each from 429s, and the window at the model', async () => {
-    const exchange = await startExchange({
+    const exchange = await startModelExchange({
       port: 0,
       accounts: ACCOUNTS,
       history: TIER4_HISTORY,

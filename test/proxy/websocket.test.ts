@@ -1,12 +1,12 @@
 import WebSocket from 'ws';
 import { afterEach, describe, expect, it } from 'vitest';
-import { type RunningExchange, startExchange } from '../../src/exchange/index.js';
+import { type RunningModelExchange, startModelExchange } from '../../src/model-exchange/index.js';
 import { type RunningProxy, startProxy } from '../../src/proxy/server.js';
 import { VirtualClock } from '../../src/testing/virtual-clock.js';
 import { ACCOUNTS } from './helpers.js';
 
 let proxy: RunningProxy | undefined;
-let exchange: RunningExchange | undefined;
+let exchange: RunningModelExchange | undefined;
 const sockets: WebSocket[] = [];
 afterEach(async () => {
   // A connection refused at its upgrade reports an error when terminated: not this test's to see.
@@ -63,7 +63,7 @@ async function connect(url: string) {
 describe('the WebSocket API through the proxy', () => {
   it('holds order messages on the limits of R16, passes the rest, and relays every reply unchanged', async () => {
     const clock = new VirtualClock({ wallStart: Date.now() });
-    exchange = await startExchange({ port: 0, clock, accounts: ACCOUNTS, fills: { maker: 0, taker: 0 } });
+    exchange = await startModelExchange({ port: 0, clock, accounts: ACCOUNTS, fills: { maker: 0, taker: 0 } });
     proxy = await startProxy({ upstream: exchange.url, accounts: ACCOUNTS, clock });
     const ws = await connect(`${proxy.wsUrl}/v4/ws/usdt`);
     const login = await ws.send('futures.login', { api_key: 'main-key' });
@@ -95,7 +95,7 @@ describe('the WebSocket API through the proxy', () => {
   });
 
   it('answers an order of an unknown key at once, never forwarding it, and refuses paths it does not serve', async () => {
-    exchange = await startExchange({ port: 0, accounts: ACCOUNTS });
+    exchange = await startModelExchange({ port: 0, accounts: ACCOUNTS });
     proxy = await startProxy({ upstream: exchange.url, accounts: ACCOUNTS });
     const ws = await connect(`${proxy.wsUrl}/ws/v4/`);
     const refused = await ws.send('spot.order_place', {

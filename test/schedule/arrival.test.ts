@@ -6,7 +6,7 @@ import { InvalidInputError } from '../../src/errors.js';
 import { ArrivalDelay } from '../../src/schedule/arrival-delay.js';
 import { VirtualClock } from '../../src/testing/virtual-clock.js';
 import { WindowLimit } from '../../src/schedule/window.js';
-import { SlidingCount } from '../../src/exchange/sliding-count.js';
+import { SlidingCount } from '../../src/model-exchange/sliding-count.js';
 import { waitOf } from './wait.js';
 
 describe('WindowLimit.extend', () => {

@@ -2,15 +2,15 @@ import { afterEach, describe, expect, it } from 'vitest';
 import WebSocket from 'ws';
 import { AccountLimiter } from '../../src/account/limiter.js';
 import { InvalidInputError, NoReplyError } from '../../src/errors.js';
-import type { RunningExchange } from '../../src/exchange/index.js';
+import type { RunningModelExchange } from '../../src/model-exchange/index.js';
 import { VirtualClock } from '../../src/testing/virtual-clock.js';
 import { limitedWebSocket, type WebSocketLike } from '../../src/websocket/index.js';
-import { call, model } from '../exchange/helpers.js';
+import { call, model } from '../model-exchange/helpers.js';
 
 const START = '2026-11-21T10:00:00Z';
 const order = { contract: 'BTC_USDT', size: 1, price: '60000' };
 
-let exchange: RunningExchange | undefined;
+let exchange: RunningModelExchange | undefined;
 const sockets: WebSocket[] = [];
 afterEach(async () => {
   for (const s of sockets.splice(0)) s.close();

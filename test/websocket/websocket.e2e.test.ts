@@ -9,7 +9,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import WebSocket from 'ws';
 import { AccountLimiter } from '../../src/account/limiter.js';
 import { RefusedError } from '../../src/errors.js';
-import { startExchange, type RunningExchange } from '../../src/exchange/index.js';
+import { startModelExchange, type RunningModelExchange } from '../../src/model-exchange/index.js';
 import type { Clock } from '../../src/schedule/clock.js';
 import { limitedWebSocket, type WebSocketLike } from '../../src/websocket/index.js';
 
@@ -21,7 +21,7 @@ const CANCEL_EVERY_MS = 20;
 const MARGIN_MS = Number(process.env.TRADERATIO_E2E_MARGIN_MS ?? 5);
 const order = { contract: 'BTC_USDT', size: 1, price: '60000' };
 
-let exchange: RunningExchange | undefined;
+let exchange: RunningModelExchange | undefined;
 const sockets: WebSocket[] = [];
 afterEach(async () => {
   for (const s of sockets.splice(0)) s.close();
@@ -47,7 +47,7 @@ interface Reply {
 type Send = (channel: string, params: unknown, signal?: AbortSignal) => Promise<Reply | null>;
 
 /** A logged-in futures connection; `bare` sends on it as is, matching replies by req_id. */
-async function connect(ex: RunningExchange) {
+async function connect(ex: RunningModelExchange) {
   const socket = new WebSocket(`${ex.wsUrl}/v4/ws/usdt`);
   sockets.push(socket);
   await new Promise((resolve, reject) => socket.once('open', resolve).once('error', reject));
@@ -123,7 +123,7 @@ async function saturate(send: Send, clock: Clock, ms: number, sentAt: Map<string
 /** The model on a shifted clock at `at` (separate WebSocket budget), seeded with `history`. */
 async function start(at: number, history: { activity: unknown[]; hours?: unknown[] }) {
   const clock = clockAt(at);
-  exchange = await startExchange({
+  exchange = await startModelExchange({
     port: 0,
     clock,
     history: history as never,
@@ -135,7 +135,7 @@ async function start(at: number, history: { activity: unknown[]; hours?: unknown
 
 /** limitedWebSocket on a fresh limiter seeded as the model; each request's send instant kept by req_id. */
 async function throughTraderatio(
-  ex: RunningExchange,
+  ex: RunningModelExchange,
   clock: Clock,
   history: { activity: unknown[]; hours?: unknown[] },
 ) {

@@ -3,12 +3,12 @@ import type { FillRole } from '../../account/tracker.js';
 import {
   type Account,
   type CountedLimit,
-  ExchangeCore,
+  ModelExchangeCore,
   type Party,
   SPOT_THROTTLE_KEY,
   THROTTLE_KEY,
-} from '../../exchange/core.js';
-import { SlidingCount } from '../../exchange/sliding-count.js';
+} from '../../model-exchange/core.js';
+import { SlidingCount } from '../../model-exchange/sliding-count.js';
 import { UNTHROTTLED } from '../../rules/abuse.js';
 import { HOUR_MS, utcDayStart, utcHourStart } from '../../rules/calendar.js';
 import { isTieredVip } from '../../rules/vip.js';
@@ -152,7 +152,7 @@ interface AccountState extends PartyState {
  */
 export class Replay implements LogRows<AccountState> {
   /** The exchange's side: what it admits and refuses, and the activity it counts. */
-  private readonly core: ExchangeCore;
+  private readonly core: ModelExchangeCore;
   private readonly clock = new VirtualClock();
   private readonly scheduler: Scheduler;
   private readonly accounts = new Map<string, AccountState>();
@@ -179,7 +179,7 @@ export class Replay implements LogRows<AccountState> {
     private readonly onRefusal: ((r: Refusal) => void) | null = null,
   ) {
     this.scheduler = new Scheduler({ clock: this.clock, ...(maxQueue === undefined ? {} : { maxQueue }) });
-    this.core = new ExchangeCore([{ id: FAMILY, accounts: [], vipLevel, options: family }]);
+    this.core = new ModelExchangeCore([{ id: FAMILY, accounts: [], vipLevel, options: family }]);
     this.publicState = { party: this.core.ip(''), name: 'public', sides: new Map(), byClass: new Map() };
   }
 

@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { readReplayHistory } from '../../../src/cli/simulate/history.js';
 import type { Refusal } from '../../../src/cli/simulate/replay.js';
 import { simulate } from '../../../src/cli/simulate/simulate.js';
-import { ExchangeModel } from '../../../src/exchange/model.js';
+import { ModelExchange } from '../../../src/model-exchange/model.js';
 import { VirtualClock } from '../../../src/testing/virtual-clock.js';
 
 // examples/yesterday.csv: a night's log of main and bot from 23:59 UTC, over 00:00 (main's tier
@@ -47,7 +47,7 @@ function throughTheModel(rows: readonly Line[]): { line: number; limit: string }
     ],
   };
   // No fills: the log has none, and the model's own would move the ratio and the throttle.
-  const model = new ExchangeModel({ accounts, history: JSON.parse(HISTORY), fills: { maker: 0, taker: 0 } }, clock);
+  const model = new ModelExchange({ accounts, history: JSON.parse(HISTORY), fills: { maker: 0, taker: 0 } }, clock);
   const refused: { line: number; limit: string }[] = [];
   for (const r of rows) {
     clock.moveTo(r.at - rows[0]!.at);

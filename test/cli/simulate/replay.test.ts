@@ -5,7 +5,7 @@ import { Histogram } from '../../../src/cli/simulate/histogram.js';
 import { simulate } from '../../../src/cli/simulate/simulate.js';
 import type { SimulationReport } from '../../../src/cli/simulate/replay.js';
 import { InvalidInputError } from '../../../src/errors.js';
-import { ExchangeCore } from '../../../src/exchange/core.js';
+import { ModelExchangeCore } from '../../../src/model-exchange/core.js';
 import { WindowLimit } from '../../../src/schedule/window.js';
 
 const T = Date.parse('2026-11-20T09:00:00Z');
@@ -47,8 +47,8 @@ function run(text: string, options: { maxQueue?: number } = {}): Promise<Simulat
  */
 function fifo(rows: readonly Row[]): { delayed: number; p50Ms: number; p99Ms: number; maxMs: number } {
   const catalog = createCatalog();
-  const core = new ExchangeCore([{ id: 'log', accounts: [], vipLevel: 14, options: {} as never }]);
-  const parties = new Map<string, ReturnType<ExchangeCore['ip']>>();
+  const core = new ModelExchangeCore([{ id: 'log', accounts: [], vipLevel: 14, options: {} as never }]);
+  const parties = new Map<string, ReturnType<ModelExchangeCore['ip']>>();
   const limits = new Map<string, { limit: WindowLimit; last: number }>();
   const delays = new Histogram();
   let delayed = 0;

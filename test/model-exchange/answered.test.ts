@@ -1,0 +1,16 @@
+import { readFileSync } from 'node:fs';
+import { describe, expect, it } from 'vitest';
+import { answeredRoutes } from '../../src/model-exchange/routes.js';
+
+describe('docs/model-exchange.md', () => {
+  it('lists every route the model answers, and no other', () => {
+    const doc = readFileSync(new URL('../../docs/model-exchange.md', import.meta.url), 'utf8');
+    const section = doc.slice(doc.indexOf('## What it answers'), doc.indexOf('## Starting it'));
+    const listed = (part: string) =>
+      [...part.matchAll(/`((?:GET|POST|PUT|PATCH|DELETE) \/[^`]+)`/g)].map((m) => m[1]).sort();
+    const privateAt = section.indexOf('Private (');
+    const routes = answeredRoutes();
+    expect(listed(section.slice(0, privateAt))).toEqual([...routes.public].sort());
+    expect(listed(section.slice(privateAt))).toEqual([...routes.private].sort());
+  });
+});
