@@ -121,6 +121,17 @@ export function stricterLimits(a: LimitsInForce, b: LimitsInForce): LimitsInForc
   };
 }
 
+/** Whether two readings of what is in force set the same limits: the tier and both throttles. */
+export function sameLimits(a: LimitsInForce, b: LimitsInForce): boolean {
+  return (
+    a.tier.tier === b.tier.tier && sameThrottle(a.throttle, b.throttle) && sameThrottle(a.spotThrottle, b.spotThrottle)
+  );
+}
+
+function sameThrottle(a: Throttle | null, b: Throttle | null): boolean {
+  return a === null || b === null ? a === b : a.reason === b.reason && a.limit === b.limit && a.windowMs === b.windowMs;
+}
+
 /** Of the states at both edges of the exchange's clock (R15), the one of the lower tier (a raise waits, a lowering does not). */
 function stricterState<S extends { readonly tier: Tier }>(early: S, late: S): S {
   return early.tier.tier < late.tier.tier ? early : late;

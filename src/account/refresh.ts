@@ -3,11 +3,20 @@ import type { Timeline } from '../rules/timeline.js';
 import { isTieredVip } from '../rules/vip.js';
 import type { BoundaryTimer } from './boundary-timer.js';
 import type { FamilyCounts } from './family-counts.js';
-import { type LimitsState, limitsAt, stricterLimits } from './in-force.js';
+import { type LimitsState, limitsAt, sameLimits, stricterLimits } from './in-force.js';
 import { reconciled } from './reconcile.js';
 import type { ExchangeReports } from './reports.js';
 import type { SharedTotals } from './shared-counts.js';
 import type { AccountLimits, RequestLimits } from './request-limits.js';
+
+/**
+ * A second reading of the limits at a boundary: the counts with the requests other processes may
+ * have counted and not yet shared (`state`), and what to do where it differs from the first.
+ */
+export interface UnreadReading {
+  readonly state: (account: string) => LimitsState;
+  readonly disagreeing: 'stricter' | 'hold';
+}
 
 /** What the limits are read into, and with. */
 export interface LimitsRefreshConfig {
@@ -35,16 +44,23 @@ export interface LimitsRefreshConfig {
  * yet; and at once on a live downgrade (R5 `live`).
  */
 export class LimitsRefresh {
+  /** The accounts whose placements wait for a boundary's decision, and how many boundaries hold each. */
+  private readonly holding = new Map<AccountLimits, number>();
+
   constructor(private readonly config: LimitsRefreshConfig) {}
 
   /**
    * Applies the timeline of the state now in force, and sets the timer for the next whole hour.
-   * With `unread`, each account's limits are the stricter of those the counts give and of those
-   * they give with the requests other processes may have counted and not yet shared.
+   * With `unread`, each account's limits are read twice: on the counts, and on them with the
+   * requests other processes may have counted and not yet shared. Where the two agree, that is
+   * what is in force. Where they differ, `unread.disagreeing` decides: `stricter` applies the
+   * stricter of the two; `hold` leaves the account's limits as they were, holds its placements
+   * in this process, and returns it, for the caller to decide once the counts are whole.
    */
-  read(timeline: Timeline, unread?: (account: string) => LimitsState): void {
+  read(timeline: Timeline, unread?: UnreadReading): AccountLimits[] {
     const { counts, limits, boundaries } = this.config;
-    if (this.config.closed()) return;
+    const held: AccountLimits[] = [];
+    if (this.config.closed()) return held;
     const now = this.config.now();
     // The instants the rules are read at (R15): the latest the exchange's clock may read, where a
     // lowering is already due, and the earliest, where a raise is certain. A boundary the timer
@@ -57,7 +73,18 @@ export class LimitsRefresh {
       const l = limits.get(a.id)!;
       if (a.createdAt !== undefined && now < a.createdAt) continue;
       const known = limitsAt(rules, a, { early, late });
-      const state = unread === undefined ? known : stricterLimits(known, limitsAt(unread(a.id), a, { early, late }));
+      let state = known;
+      if (unread !== undefined) {
+        const more = limitsAt(unread.state(a.id), a, { early, late });
+        if (!sameLimits(known, more)) {
+          if (unread.disagreeing === 'hold') {
+            this.hold(l);
+            held.push(l);
+            continue;
+          }
+          state = stricterLimits(known, more);
+        }
+      }
       l.known =
         !isTieredVip(state.vipLevel) ||
         state.rating?.effective.ratio != null ||
@@ -86,44 +113,61 @@ export class LimitsRefresh {
       l.warnings.reset(counts.tracker, counts.spotTracker, now);
       if (this.config.live) this.evaluateLive(a.id);
     }
+    return held;
   }
 
   /**
    * At a boundary of the exchange's clock the rules are read again, and what they decide is in
    * force before anything is sent past it (R15). With shared counts, other processes' counts of
-   * the last moments may not be read yet: the limits are decided at once on the totals read, each
-   * the stricter of what they give and what they give with as many more requests as the limits
-   * let through since (a lowering is never late), then again once every process's counts up to
-   * the boundary are read (a raise may be late).
+   * the last moments may not be read yet. Each account's limits are decided at once where the
+   * totals read decide them whatever those counts hold: the same with as many more requests as
+   * the limits let through since. Where those requests could change them (a count near a
+   * throttle's threshold, a ratio near a tier's bound), the account's placements wait in this
+   * process, its limits unchanged, until every process's counts up to the boundary are read; the
+   * limits are then decided on the account's exact count, and nothing was placed under the limits
+   * before (see docs/rules.md#r9). Should the counts not be read whole (Redis not answering), the
+   * stricter of the two readings applies.
    */
   atBoundary(): void {
     const { counts } = this.config;
-    const refresh = (unread?: (account: string) => LimitsState): void => {
+    const refresh = (unread?: UnreadReading): AccountLimits[] => {
       try {
-        if (!this.config.closed()) this.read(counts.timeline(), unread);
+        if (!this.config.closed()) return this.read(counts.timeline(), unread);
       } catch (error) {
         this.config.onError(error);
       }
+      return [];
     };
     const shared = counts.shared;
     if (shared === null) {
       refresh();
       return;
     }
-    const now = this.config.now();
-    const unreadMs = shared.unreadMs(now);
     // Just before the boundary the timer was set for (or now, past it): the last instant whose
     // requests the boundary's rules count.
     const at = Math.max(
       counts.tracker.lastInstant,
       counts.spotTracker.lastInstant,
-      Math.min(now, utcHourStart(this.config.boundaries.edges().late + 1) - 1),
+      Math.min(this.config.now(), utcHourStart(this.config.boundaries.edges().late + 1) - 1),
     );
-    if (Number.isFinite(unreadMs))
-      refresh((account) =>
-        counts.unread(account, this.config.requestLimits.mostCounted(this.config.limits.get(account)!, unreadMs), at),
-      );
-    void shared.settle().then(() => refresh());
+    const unread = (disagreeing: UnreadReading['disagreeing']): UnreadReading | undefined => {
+      const unreadMs = shared.unreadMs(this.config.now());
+      if (!Number.isFinite(unreadMs)) return undefined;
+      return {
+        disagreeing,
+        state: (account) =>
+          counts.unread(account, this.config.requestLimits.mostCounted(this.config.limits.get(account)!, unreadMs), at),
+      };
+    };
+    const first = unread('hold');
+    const held = first === undefined ? [] : refresh(first);
+    void shared.settle().then((whole) => {
+      try {
+        refresh(whole ? undefined : unread('stricter'));
+      } finally {
+        for (const l of held) this.release(l);
+      }
+    });
   }
 
   /** New totals of every process: the counts are theirs; the limits follow at once the first time. */
@@ -141,6 +185,25 @@ export class LimitsRefresh {
       l.warnings.recheck(counts.tracker, counts.spotTracker, now);
       if (live) this.evaluateLive(account);
     }
+  }
+
+  /** Holds the placements of an account in this process: nothing goes on its throttles' limits. */
+  private hold(l: AccountLimits): void {
+    this.holding.set(l, (this.holding.get(l) ?? 0) + 1);
+    l.throttle.holdHere(Infinity);
+    l.spotThrottle.holdHere(Infinity);
+  }
+
+  /** Ends one hold of `l`; the last one lets its placements go. */
+  private release(l: AccountLimits): void {
+    const n = (this.holding.get(l) ?? 1) - 1;
+    if (n > 0) {
+      this.holding.set(l, n);
+      return;
+    }
+    this.holding.delete(l);
+    l.throttle.holdHere(-Infinity);
+    l.spotThrottle.holdHere(-Infinity);
   }
 
   /** Live downgrade (R5 `live`): rates the next snapshot's window so far, lowers at once if it fell. */

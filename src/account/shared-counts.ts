@@ -57,8 +57,12 @@ export interface SharedCounts {
    * Infinity before the first reading.
    */
   unreadMs(now: number): number;
-  /** Resolves once the counts of every process up to now have been read (at a boundary). */
-  settle(): Promise<void>;
+  /**
+   * Resolves once the counts of every process up to now have been read (at a boundary): with
+   * true, or with false when they could not be (Redis did not answer, or lost its data, or the
+   * counts were closed), the limiter then deciding on what it has.
+   */
+  settle(): Promise<boolean>;
   /** Stops following the totals; what is counted and not written is written (one attempt). */
   close(): Promise<void>;
 }

@@ -85,7 +85,7 @@ export class RedisCounts implements SharedCounts {
   private history = true;
   private lastFull = -Infinity;
   private lastRead = -Infinity;
-  private settling: (() => void)[] = [];
+  private settling: ((complete: boolean) => void)[] = [];
   private accounts: () => readonly string[] = () => [];
   private now: () => number = () => this.host.clock.wall();
   private onTotals: ((totals: SharedTotals) => void) | null = null;
@@ -223,10 +223,10 @@ export class RedisCounts implements SharedCounts {
     return now - this.lastRead + this.host.flushMs + this.host.timeoutMs;
   }
 
-  settle(): Promise<void> {
+  settle(): Promise<boolean> {
     // Every process writes what it counted within flushMs: two of them, and everything counted
     // before the call is in Redis.
-    return new Promise((resolve) => {
+    return new Promise<boolean>((resolve) => {
       this.setTimer(() => {
         this.full = true;
         this.settling.push(resolve);
@@ -250,7 +250,7 @@ export class RedisCounts implements SharedCounts {
         n--
       )
         await this.sync();
-      for (const r of this.settling.splice(0)) r();
+      for (const r of this.settling.splice(0)) r(false);
     })();
     return this.closing;
   }
@@ -358,13 +358,14 @@ export class RedisCounts implements SharedCounts {
     }
     this.prune(now);
     if (status !== -3) this.publish();
-    for (const r of settled) r();
+    // Read whole unless Redis lost its data: each process writes its own counts again first.
+    for (const r of settled) r(status !== -3);
     if (this.full || this.once.length > 0) this.again = true;
   }
 
-  private retry(settled: (() => void)[]): void {
+  private retry(settled: ((complete: boolean) => void)[]): void {
     // A boundary does not wait on Redis: the limiter decides on what it has.
-    for (const r of settled) r();
+    for (const r of settled) r(false);
     if (this.closed) return;
     if (this.timer !== null) this.host.clock.clearTimer(this.timer);
     this.timer = this.setTimer(

@@ -101,6 +101,8 @@ export class SharedLimit implements StoreLimit {
   /** @internal While Redis fails: this process's own share of the limit (onUnavailable "local"). */
   share: WindowLimit | null = null;
   private pausedUntilHere = -Infinity;
+  /** Held in this process only until this instant (see `holdHere`). */
+  private heldHereUntil = -Infinity;
   private adopting = false;
   /** The N Redis holds when this process could not take it (at or below its reserve). */
   private sharedN: number | null = null;
@@ -173,7 +175,7 @@ export class SharedLimit implements StoreLimit {
   }
 
   lacks(weight: number, at: number): boolean {
-    if (this.pausedUntilHere > at || !this.broker.available) return false;
+    if (this.pausedUntilHere > at || this.heldHereUntil > at || !this.broker.available) return false;
     const lease = this.lease;
     return lease === null || at >= lease.until || lease.granted - lease.sent < weight;
   }
@@ -181,6 +183,7 @@ export class SharedLimit implements StoreLimit {
   waitFor(weight: number, at: number, priority = 0): number {
     if (weight > this.capacity(priority)) return Infinity;
     if (this.pausedUntilHere > at) return this.pausedUntilHere - at;
+    if (this.heldHereUntil > at) return this.heldHereUntil - at;
     const lease = this.lease;
     if (lease !== null) {
       if (at < lease.until && lease.granted - lease.sent >= weight) return 0;
@@ -301,6 +304,13 @@ export class SharedLimit implements StoreLimit {
     if (until <= this.pausedUntilHere) return;
     this.pausedUntilHere = until;
     this.broker.feedback(this, until - this.host.clock.now(), 0, 0);
+  }
+
+  /** Lets nothing through until `until` in this process only: Redis and the other processes hear nothing of it. */
+  holdHere(until: number): void {
+    const sooner = until < this.heldHereUntil;
+    this.heldHereUntil = until;
+    if (sooner) this.host.wake();
   }
 
   shrink(remaining: number, until: number, at: number): void {

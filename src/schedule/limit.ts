@@ -78,6 +78,8 @@ export interface StoreLimit extends Limit {
   update(change: { readonly limit?: number; readonly windowMs?: number }): void;
   /** Lets nothing through until `until`. */
   pause(until: number): void;
+  /** Lets nothing through until `until` in this process only; a later call replaces it. */
+  holdHere(until: number): void;
   /** Counts the window full but for `remaining` until `until` (the exchange counted more). */
   shrink(remaining: number, until: number, at: number): void;
   /** Counts `weight` sent at `sentAt` until W after `arrivedAt`, when the request arrived late. */

@@ -131,6 +131,8 @@ export class WindowLimit implements StoreLimit {
   /** The earliest `until` among the holds: none ends before it. */
   private holdsEnd = Infinity;
   private pausedUntil = -Infinity;
+  /** Nothing goes before it: `pausedUntil`, or later while held (see `holdHere`). */
+  private blockedUntil = -Infinity;
   /** Requests sent and not answered yet: each counts once its entry has left the window (R13). */
   private readonly unanswered = new Unanswered();
   /** A wait was reckoned with requests not answered yet: their answers may shorten it. */
@@ -214,7 +216,7 @@ export class WindowLimit implements StoreLimit {
     const cap = this.reserve !== null && priority < this.reserve.priority ? this.n - this.reserve.weight : this.n;
     if (weight > cap) return Infinity;
     if (
-      this.pausedUntil <= t &&
+      this.blockedUntil <= t &&
       this.used + this.unstamped + this.unanswered.counted + weight <= cap &&
       (this.holds.length === 0 || this.used + this.unstamped + this.unanswered.counted + this.heldAt(t) + weight <= cap)
     ) {
@@ -230,7 +232,8 @@ export class WindowLimit implements StoreLimit {
     // holds ending) until enough has. Weight without an instant yet is taken as sent at `t`: its
     // instant will be later, so this may wake a caller a little early, never let one through early.
     const size = this.times.length;
-    let from = this.pausedUntil > t ? this.pausedUntil : t;
+    let from = this.blockedUntil > t ? this.blockedUntil : t;
+    if (from === Infinity) return Infinity;
     let i = this.start;
     let left = this.inWindow;
     let counted = this.used + this.unstamped;
@@ -343,7 +346,7 @@ export class WindowLimit implements StoreLimit {
     const cap = this.reserve !== null && priority < this.reserve.priority ? this.n - this.reserve.weight : this.n;
     return (
       this.holds.length === 0 &&
-      this.pausedUntil <= this.latest &&
+      this.blockedUntil <= this.latest &&
       this.unanswered.changesAt > this.latest &&
       this.used + this.unstamped + this.unanswered.counted + weight <= cap
     );
@@ -421,6 +424,13 @@ export class WindowLimit implements StoreLimit {
   /** Lets nothing through until `until` (a 429 from the exchange, R12). */
   pause(until: number): void {
     if (until > this.pausedUntil) this.pausedUntil = until;
+    if (until > this.blockedUntil) this.blockedUntil = until;
+  }
+
+  /** Lets nothing through until `until` (a pause stays); a later call replaces it, and the owner looks again. */
+  holdHere(until: number): void {
+    this.blockedUntil = Math.max(this.pausedUntil, until);
+    this.owner?.wake();
   }
 
   /**

@@ -1,6 +1,7 @@
-// R9, R15 with counts shared by several processes: at a whole hour the limits are decided at once,
-// on the totals read and on them plus what other processes may have counted and not yet shared,
-// the stricter (a lowering is never late); then again on the totals up to the hour (a raise may be).
+// A whole hour with counts shared by several processes (see docs/rules.md#r9 and
+// docs/rules.md#r15): the limits are decided at once where the totals read decide them whatever
+// other processes may have counted and not yet shared; where those requests could change them,
+// placements wait until the totals up to the hour are read, and the limits are decided on those.
 import { describe, expect, it } from 'vitest';
 import { AccountLimiter } from '../../src/account/limiter.js';
 import type { SharedCounts, SharedTotals } from '../../src/account/shared-counts.js';
@@ -14,7 +15,7 @@ const HOUR = Date.parse('2026-11-02T09:00:00Z');
 /** Shared counts that hand over the totals the test says, `unreadMs` behind, and settle when told. */
 class FakeCounts implements SharedCounts {
   onTotals: ((totals: SharedTotals) => void) | null = null;
-  settles: (() => void)[] = [];
+  settles: ((whole: boolean) => void)[] = [];
   constructor(private readonly unread: number) {}
   start(_accounts: () => readonly string[], _now: () => number, onTotals: (totals: SharedTotals) => void): void {
     this.onTotals = onTotals;
@@ -34,8 +35,12 @@ class FakeCounts implements SharedCounts {
   request(): void {}
   fill(): void {}
   seed(): void {}
-  settle(): Promise<void> {
+  settle(): Promise<boolean> {
     return new Promise((resolve) => this.settles.push(resolve));
+  }
+  /** Every process's counts up to now read (`whole`), or not (Redis did not answer). */
+  settled(whole: boolean): void {
+    for (const settled of this.settles.splice(0)) settled(whole);
   }
   close(): Promise<void> {
     return Promise.resolve();
@@ -60,25 +65,69 @@ function setup(requests: number, unreadMs: number) {
 }
 
 describe('a boundary with shared counts', () => {
-  it('throttles at the hour when the requests other processes may not have shared yet could cross the threshold, and lifts it on the totals', async () => {
+  const place = (limiter: AccountLimiter, log: string[]) =>
+    limiter.request('main', 'POST', '/futures/usdt/orders', () => void log.push('placed'), {
+      body: { contract: 'BTC_USDT', size: 1 },
+    });
+  const watch = (limiter: AccountLimiter, log: string[]) =>
+    limiter.on((e) => {
+      if (e.type === 'throttle') log.push(e.throttle === null ? 'lifted' : 'throttled');
+    });
+
+  it('holds placements at the hour while requests not yet shared could cross the threshold, then decides on the totals: none', async () => {
     // Tier 1 (100 placements and 200 cancels a second): in 300 ms at most 200 + 400 requests.
     const { clock, counts, limiter } = setup(401, 300);
-    await clock.advanceTo(9_999);
-    expect(limiter.limitNow('main').throttle).toBeNull();
+    const log: string[] = [];
+    watch(limiter, log);
     await clock.advanceTo(10_000);
-    expect(limiter.limitNow('main').throttle).toMatchObject({ reason: 'no-fills', limit: 10 });
-    // Every process's counts up to the hour read: 401, the throttle does not trip.
-    expect(counts.settles.length).toBeGreaterThan(0);
-    for (const settled of counts.settles) settled();
-    await clock.advance(0);
+    const placed = place(limiter, log);
+    await clock.advance(50);
+    expect(log).toEqual([]);
     expect(limiter.limitNow('main').throttle).toBeNull();
+    // Every process's counts up to the hour read: still 401, at the threshold and not over it.
+    counts.settled(true);
+    await placed;
+    expect(log).toEqual(['placed']);
     limiter.close();
   });
 
-  it('does not throttle when even the most the limits let through stays at or below the threshold', async () => {
-    const { clock, limiter } = setup(400, 300);
+  it('holds placements at the hour, then throttles before any goes when the totals up to it are over the threshold', async () => {
+    const { clock, counts, limiter } = setup(401, 300);
+    const log: string[] = [];
+    watch(limiter, log);
     await clock.advanceTo(10_000);
-    expect(limiter.limitNow('main').throttle).toBeNull();
+    const placed = place(limiter, log);
+    await clock.advance(50);
+    expect(log).toEqual([]);
+    // The totals up to the hour come with the reading that settles them.
+    counts.totals(1001);
+    counts.settled(true);
+    await placed;
+    expect(log).toEqual(['throttled', 'placed']);
+    expect(limiter.limitNow('main').throttle).toMatchObject({ reason: 'no-fills', limit: 10 });
+    limiter.close();
+  });
+
+  it('applies the stricter reading when the counts up to the hour cannot be read whole', async () => {
+    const { clock, counts, limiter } = setup(401, 300);
+    const log: string[] = [];
+    watch(limiter, log);
+    await clock.advanceTo(10_000);
+    const placed = place(limiter, log);
+    counts.settled(false);
+    await placed;
+    expect(log).toEqual(['throttled', 'placed']);
+    limiter.close();
+  });
+
+  it('neither throttles nor holds when even the most the limits let through stays at or below the threshold', async () => {
+    const { clock, counts, limiter } = setup(400, 300);
+    const log: string[] = [];
+    watch(limiter, log);
+    await clock.advanceTo(10_000);
+    await place(limiter, log);
+    expect(log).toEqual(['placed']);
+    expect(counts.settles.length).toBeGreaterThan(0);
     limiter.close();
   });
 
@@ -86,7 +135,7 @@ describe('a boundary with shared counts', () => {
     const { clock, counts, limiter } = setup(1001, 300);
     await clock.advanceTo(10_000);
     expect(limiter.limitNow('main').throttle).toMatchObject({ reason: 'no-fills', limit: 10 });
-    for (const settled of counts.settles) settled();
+    counts.settled(true);
     await clock.advance(0);
     expect(limiter.limitNow('main').throttle).toMatchObject({ reason: 'no-fills', limit: 10 });
     limiter.close();

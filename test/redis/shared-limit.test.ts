@@ -39,6 +39,23 @@ function setup() {
 }
 
 describe('SharedLimit', () => {
+  it('holds in this process only: asks nothing of the broker, and a later hold ending it sooner wakes the scheduler', async () => {
+    const { clock, calls, scheduler } = setup();
+    const l = scheduler.limit({ name: 'orders', limit: 10, windowMs: 1000 }) as SharedLimit;
+    l.holdHere(Infinity);
+    const sent: number[] = [];
+    const task = scheduler.schedule(() => void sent.push(clock.now()), { limits: l });
+    await clock.advance(200);
+    expect(calls.acquire).toEqual([]);
+    l.holdHere(-Infinity);
+    expect(calls.acquire).toEqual([{ names: ['orders'], weight: 1 }]);
+    l.lease = { id: 'p.1', granted: 1, sent: 0, until: 300, unstamped: 0, redisOffset: 0 };
+    l.pending = false;
+    scheduler.wake();
+    await task;
+    expect(sent).toEqual([200]);
+  });
+
   it('is a Limit of its own, not a WindowLimit: a scheduler runs tasks on it, tells it of changes and reports it', async () => {
     const { clock, calls, scheduler } = setup();
     const events: string[] = [];

@@ -1,6 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { InvalidInputError } from '../../src/errors.js';
+import { Scheduler } from '../../src/schedule/scheduler.js';
 import { WindowLimit, type WindowLimitState } from '../../src/schedule/window.js';
+import { VirtualClock } from '../../src/testing/virtual-clock.js';
 import { waitOf } from './wait.js';
 
 describe('WindowLimit (R13)', () => {
@@ -109,6 +111,28 @@ describe('WindowLimit (R13)', () => {
     expect(waitOf(l.tryTake(4, 600))).toBe(1500 - 600); // the 2 sent at 500 leave at 1500, the 5 held stay
     expect(waitOf(l.tryTake(3, 600))).toBe(0);
     expect(l.waitFor(6, 1999)).toBe(1); // nothing counted by now, but 5 held + 6 > 10 until the hold ends at 2000
+  });
+
+  it('holds in this process until an instant, a later hold ending it sooner and waking its owner', async () => {
+    const clock = new VirtualClock();
+    const scheduler = new Scheduler({ clock });
+    const l = scheduler.limit({ limit: 10, windowMs: 1000 }) as WindowLimit;
+    l.holdHere(Infinity);
+    expect(l.waitFor(1, 0)).toBe(Infinity);
+    expect(l.fitsAnytime(1)).toBe(false);
+    const sent: number[] = [];
+    const task = scheduler.schedule(() => void sent.push(clock.now()), { limits: l });
+    await clock.advance(300);
+    expect(sent).toEqual([]);
+    l.holdHere(-Infinity);
+    await task;
+    expect(sent).toEqual([300]);
+    // A pause from the exchange is not ended by a hold that ends.
+    l.pause(1000);
+    l.holdHere(500);
+    l.holdHere(-Infinity);
+    expect(l.waitFor(1, 300)).toBe(700);
+    expect(l.snapshot().pausedUntil).toBe(1000);
   });
 
   it('restores from a snapshot to the same decisions', () => {
