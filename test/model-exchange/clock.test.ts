@@ -1,6 +1,6 @@
 import { createHash, createHmac } from 'node:crypto';
 import { afterEach, describe, expect, it } from 'vitest';
-import { modelExchangeCommand } from '../../src/cli/model-exchange.js';
+import { runModelExchange } from '../../src/cli/commands/model-exchange.js';
 import { type RunningModelExchange, startModelExchange } from '../../src/model-exchange/server.js';
 import { VirtualClock } from '../../src/testing/virtual-clock.js';
 import { gateAt } from '../ccxt/helpers.js';
@@ -163,7 +163,7 @@ describe('traderatio exchange --start-at --speed', () => {
     let clockBody: any;
     let stop!: (signal: string) => void;
     const stopped = new Promise<string>((resolve) => (stop = resolve));
-    await modelExchangeCommand(args({ port: '0', 'start-at': '2026-11-21T07:59:00Z', speed: '60' }), {
+    await runModelExchange(args({ port: '0', 'start-at': '2026-11-21T07:59:00Z', speed: '60' }), {
       out: (line) => {
         lines.push(line);
         const url = /^traderatio exchange: (http:\/\/\S+)$/.exec(line)?.[1];
@@ -182,14 +182,14 @@ describe('traderatio exchange --start-at --speed', () => {
   });
 
   it('refuses an instant without a zone, a speed of 0, and --clock-offset-ms beside --start-at', async () => {
-    await expect(modelExchangeCommand(args({ port: '0', 'start-at': '2026-11-21T07:59:00' }), never)).rejects.toThrow(
+    await expect(runModelExchange(args({ port: '0', 'start-at': '2026-11-21T07:59:00' }), never)).rejects.toThrow(
       '--start-at takes an instant with a zone',
     );
-    await expect(modelExchangeCommand(args({ port: '0', speed: '0' }), never)).rejects.toThrow(
+    await expect(runModelExchange(args({ port: '0', speed: '0' }), never)).rejects.toThrow(
       '--speed takes how many times faster',
     );
     await expect(
-      modelExchangeCommand(args({ port: '0', 'start-at': '1795334340000', 'clock-offset-ms': '5' }), never),
+      runModelExchange(args({ port: '0', 'start-at': '1795334340000', 'clock-offset-ms': '5' }), never),
     ).rejects.toThrow('--clock-offset-ms and --start-at cannot be given together');
   });
 });

@@ -4,7 +4,7 @@ import { request } from 'node:http';
 import { connect } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import { WebSocket } from 'ws';
-import { summary } from '../../src/cli/model-exchange.js';
+import { summary } from '../../src/cli/commands/model-exchange.js';
 import { type RunningModelExchange, isLoopback, startModelExchange } from '../../src/model-exchange/server.js';
 import { call, model } from './helpers.js';
 

@@ -2,7 +2,7 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { modelExchangeCommand } from '../../src/cli/model-exchange.js';
+import { runModelExchange } from '../../../src/cli/commands/model-exchange.js';
 
 function args(values: Record<string, string | true>, positionals: string[] = []) {
   return {
@@ -17,7 +17,7 @@ describe('traderatio exchange', () => {
     const lines: string[] = [];
     let stop!: (signal: string) => void;
     const stopped = new Promise<string>((resolve) => (stop = resolve));
-    const run = modelExchangeCommand(args({ port: '0', window: 'fixed' }), {
+    const run = runModelExchange(args({ port: '0', window: 'fixed' }), {
       out: (line) => {
         lines.push(line);
         const url = /^traderatio exchange: (http:\/\/\S+)$/.exec(line)?.[1];
@@ -45,7 +45,7 @@ describe('traderatio exchange', () => {
     let stop!: (signal: string) => void;
     const stopped = new Promise<string>((resolve) => (stop = resolve));
     const statuses: number[] = [];
-    await modelExchangeCommand(args({ port: '0', 'admin-token': 'a-long-token' }), {
+    await runModelExchange(args({ port: '0', 'admin-token': 'a-long-token' }), {
       out: (line) => {
         lines.push(line);
         const url = /^traderatio exchange: (http:\/\/\S+)$/.exec(line)?.[1];
@@ -64,17 +64,17 @@ describe('traderatio exchange', () => {
     expect(lines).toContain('  administration requires the header Authorization: Bearer a-long-token');
     expect(statuses).toEqual([401, 200]);
     const run = { out: () => {}, stop: new Promise<string>(() => {}), stdin: (async function* () {})() };
-    await expect(modelExchangeCommand(args({ port: '0', 'admin-token': 'short' }), run)).rejects.toThrow(
+    await expect(runModelExchange(args({ port: '0', 'admin-token': 'short' }), run)).rejects.toThrow(
       '--admin-token takes a token of at least 8 characters',
     );
   });
 
   it('refuses a FILE argument and a window it does not know', async () => {
     const run = { out: () => {}, stop: new Promise<string>(() => {}), stdin: (async function* () {})() };
-    await expect(modelExchangeCommand(args({}, ['accounts.json']), run)).rejects.toThrow(
+    await expect(runModelExchange(args({}, ['accounts.json']), run)).rejects.toThrow(
       'exchange takes no FILE, got "accounts.json"',
     );
-    await expect(modelExchangeCommand(args({ port: '0', window: 'rolling' }), run)).rejects.toThrow('rolling');
+    await expect(runModelExchange(args({ port: '0', window: 'rolling' }), run)).rejects.toThrow('rolling');
   });
 
   it('names the history file and the field when its spotHours are wrong', async () => {
@@ -82,7 +82,7 @@ describe('traderatio exchange', () => {
     const file = join(dir, 'history.json');
     writeFileSync(file, JSON.stringify({ spotHours: [{ account: 'main', hour: -1, requests: 'many' }] }));
     const run = { out: () => {}, stop: new Promise<string>(() => {}), stdin: (async function* () {})() };
-    await expect(modelExchangeCommand(args({ port: '0', history: file }), run)).rejects.toThrow(
+    await expect(runModelExchange(args({ port: '0', history: file }), run)).rejects.toThrow(
       /history\.json.*`spotHours\[0\]\.requests`.*"many"/s,
     );
     // The line is the value's, in a file laid out over many.
@@ -99,7 +99,7 @@ describe('traderatio exchange', () => {
         2,
       ),
     );
-    await expect(modelExchangeCommand(args({ port: '0', history: file }), run)).rejects.toThrow(
+    await expect(runModelExchange(args({ port: '0', history: file }), run)).rejects.toThrow(
       `${file}:8: Expected \`place\` of BTC_USDT in \`activity[1]\``,
     );
   });

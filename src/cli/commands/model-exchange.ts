@@ -1,11 +1,18 @@
-import { InvalidInputError } from '../errors.js';
-import { type ModelExchangeOptions, type RunningModelExchange, startModelExchange } from '../model-exchange/server.js';
-import type { ModelExchangeStats } from '../model-exchange/stats.js';
-import { InputFileError } from './input.js';
-import { jsonFile } from './read-json.js';
-import { type ParsedArgs, UsageError } from './options.js';
-import { pathOf } from './timeline.js';
-import { wholeNumber } from './whole-number.js';
+import { InvalidInputError } from '../../errors.js';
+import {
+  type ModelExchangeOptions,
+  type RunningModelExchange,
+  startModelExchange,
+} from '../../model-exchange/server.js';
+import type { ModelExchangeStats } from '../../model-exchange/stats.js';
+import type { Command } from '../command.js';
+import { EXIT } from '../command.js';
+import { COMMON_OPTIONS } from '../common-options.js';
+import { InputFileError } from '../input.js';
+import { jsonFile } from '../read-json.js';
+import { type ParsedArgs, UsageError } from '../options.js';
+import { pathOf } from '../timeline.js';
+import { wholeNumber } from '../whole-number.js';
 
 /** What the model exchange's command needs from its caller: where to write, and what ends the run. */
 export interface ModelExchangeRun {
@@ -16,10 +23,76 @@ export interface ModelExchangeRun {
 }
 
 /**
+ * `traderatio exchange`: the model exchange on localhost. The command keeps the short name; its help
+ * says it is the model.
+ */
+export const modelExchangeCommand: Command = {
+  name: 'exchange',
+  usage: 'exchange',
+  about: `the model exchange: a stand-in for the exchange on localhost, to run engines and tests against
+
+It answers API v4 over HTTP and WebSocket as the exchange does, with its limits (docs/rules.md), 429s and headers.
+Prints its base URL; stops on Ctrl-C (SIGINT) or SIGTERM with a summary. Files are JSON (docs/model-exchange.md):
+  --accounts FILE  { "families": [{ "id", "vipLevel"?, "kind"?, "ownVolumeThreshold"?, "accounts": [{ "id", "role"?, "createdAt"?, "keys": [{ "key", "secret" }] }] }] }
+  --history FILE   { "activity": [{ "account", "day", "contracts" }] (as timeline reads it), "hours"?: [{ "account", "hour", "requests", "traded" }] }
+Without --accounts: one main account, KEY main-key, secret main-secret.`,
+  options: [
+    { name: 'port', value: 'N', help: 'the port to listen on (default 8080; 0 picks a free one)' },
+    {
+      name: 'host',
+      value: 'ADDR',
+      help: 'the address to listen on (default 127.0.0.1); off loopback the administration requires a token',
+    },
+    {
+      name: 'admin-token',
+      value: 'TOKEN',
+      help: 'the token /_model/ requires as Authorization: Bearer TOKEN (made at random and printed off loopback)',
+    },
+    {
+      name: 'accounts',
+      value: 'FILE',
+      help: 'families, accounts, API keys and secrets, VIP levels, creation instants',
+    },
+    { name: 'history', value: 'FILE', help: 'activity of the last days (and hours) to start from' },
+    {
+      name: 'window',
+      value: 'MODE',
+      help: 'sliding (never more than N in any W; default) or fixed (counters reset on aligned windows)',
+    },
+    {
+      name: 'clock-offset-ms',
+      value: 'N',
+      help: "the model's clock runs N ms ahead of this machine's (negative: behind); Timestamps are checked against it",
+    },
+    {
+      name: 'start-at',
+      value: 'INSTANT',
+      help: "the model's clock starts at INSTANT (2026-11-21T07:59:00Z or epoch ms); Timestamps are checked against this machine's clock",
+    },
+    {
+      name: 'speed',
+      value: 'X',
+      help: "the model's clock runs X times as fast as this machine's (from --start-at, or now)",
+    },
+    { name: 'verify-signatures', help: "check the SIGN header of every private request with the key's secret" },
+    {
+      name: 'fills',
+      value: 'FILE',
+      help: 'the fill model: { "seed", "maker", "taker", "instruments": { "BTC_USDT": { "maker", "taker" } } }',
+    },
+    COMMON_OPTIONS.help,
+  ],
+  async run(args, io, { stdin, stop }) {
+    await runModelExchange(args, { out: (line) => io.out(line), stdin, stop: stop() });
+    return EXIT.ok;
+  },
+};
+
+/**
  * `traderatio exchange`: starts the model exchange, prints its base URL, and on SIGINT or SIGTERM
  * stops and prints a summary of what it counted.
  */
-export async function modelExchangeCommand(args: ParsedArgs, run: ModelExchangeRun): Promise<void> {
+export async function runModelExchange(args: ParsedArgs, run: ModelExchangeRun): Promise<void> {
   if (args.positionals.length > 0)
     throw new UsageError(`exchange takes no FILE, got "${args.positionals[0]}" (the accounts file is --accounts FILE)`);
   const { values, typed } = args;

@@ -1,0 +1,55 @@
+import type { Command } from '../command.js';
+import { EXIT } from '../command.js';
+import { COMMON_OPTIONS } from '../common-options.js';
+import { proxyCommand as runProxy } from '../proxy.js';
+
+/** `traderatio proxy`: the proxy in front of the exchange; src/cli/proxy.ts starts and stops it. */
+export const proxyCommand: Command = {
+  name: 'proxy',
+  usage: 'proxy',
+  about: `a proxy in front of the exchange that keeps any engine, in any language, inside the account's limits (R1-R16)
+
+Give the engine the proxy's URL in place of the exchange's: each API v4 request is matched to its account by the
+KEY header, waits on that account's limits (cancels first), and is forwarded unchanged; answers come back as sent.
+The WebSocket API too (/ws/v4/, /v4/ws/{settle}): order messages wait on their limits, the rest passes at once.
+A request its limits would hold past its signature's 60 s is answered at once with TRADERATIO_REQUEST_EXPIRED.
+Files are JSON (docs/proxy.md): --accounts and --history as traderatio exchange reads them (secrets may be left out).
+Serves /metrics (Prometheus) and a live status page at /.`,
+  options: [
+    { name: 'upstream', value: 'URL', help: 'the exchange to forward to (required), e.g. https://api.gateio.ws' },
+    {
+      name: 'futures-ws',
+      value: 'URL',
+      help: "where futures WebSocket connections go, e.g. wss://fx-ws.gateio.ws (default: the upstream's host)",
+    },
+    { name: 'port', value: 'N', help: 'the port to listen on, 127.0.0.1 (default 8081; 0 picks a free one)' },
+    {
+      name: 'accounts',
+      value: 'FILE',
+      help: 'families, accounts and their API keys (without it: one account, KEY main-key)',
+    },
+    { name: 'history', value: 'FILE', help: 'activity of the last days (and hours) to start the limits from' },
+    {
+      name: 'redis',
+      value: 'URL',
+      help: 'share limits and counts with other proxies and engines through this Redis (needs ioredis or redis installed)',
+    },
+    {
+      name: 'redis-prefix',
+      value: 'NAME',
+      help: 'the name of the shared budgets in Redis, one per family: NAME:FAMILY (default traderatio)',
+    },
+    { name: 'margin-ms', value: 'N', help: 'a safety margin on every window (R13), in milliseconds (default 0)' },
+    { name: 'timeout-ms', value: 'N', help: 'the longest the exchange may take to answer a request (default 30000)' },
+    { name: 'max-sockets', value: 'N', help: 'connections to the exchange open at once, at most (default 64)' },
+    {
+      name: 'log',
+      help: 'print one line per request: method, path, status, account, wait (never a header or a body)',
+    },
+    COMMON_OPTIONS.help,
+  ],
+  async run(args, io, { stdin, stop }) {
+    await runProxy(args, { out: (line) => io.out(line), stdin, stop: stop() });
+    return EXIT.ok;
+  },
+};
