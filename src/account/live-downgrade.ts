@@ -70,7 +70,5 @@ export class LiveDowngrade {
 
 /** The heaviest contract coefficient of R1: a request weighing it lowers the ratio most. */
 function heaviestCoefficient(family: FamilyConfig): string {
-  let max = family.ratio.coefficients.fallback;
-  for (const c of family.ratio.coefficients.byContract.values()) if (c.greaterThan(max)) max = c;
-  return max.toString();
+  return family.ratio.weights.heaviest.toString();
 }

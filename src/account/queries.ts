@@ -1,6 +1,5 @@
 import { type AbuseConfig, abuseLowFill } from '../rules/abuse.js';
 import { DAY_MS, RAISE_OFFSET_MS, utcDayStart } from '../rules/calendar.js';
-import { coefficientOf } from '../rules/contracts.js';
 import type { FamilyConfig } from '../rules/family.js';
 import { fillRateOf } from '../rules/fill-rate.js';
 import { type AccountMargins, accountMargins } from '../rules/margins.js';
@@ -151,7 +150,7 @@ export function whatIf(
     return { tier: tierInForce(vip, r.tier, family.tiers), up: null, down: null, steps: [], basis };
   // Every path of R7 at once: the own ratio, the aggregated one, the own-volume threshold.
   const { tier, up, down, steps } = accountMargins(r.own, rating.aggregated, family, {
-    coefficient: coefficientOf(family.ratio.coefficients, contract),
+    coefficient: family.ratio.weights.weightOf(contract),
   });
   return { tier, up, down, steps, basis };
 }

@@ -24,6 +24,7 @@ import {
   requestsToDrop,
   withAccountApart,
   withAmends,
+  heavyQuoting,
   withHeavyMoved,
   withMakerAdded,
   withMakerShare,
@@ -487,7 +488,7 @@ export function advise(activity: AdviceInput | readonly AccountActivity[], optio
         rules: ['R2'],
         account: null,
         cost: 'informational',
-        change: `quote on a contract of coefficient ${ratio.coefficients.fallback.toString()} instead of the heavy contracts (coefficient above ${ratio.coefficients.fallback.toString()}) for ${r.heavyShare.times(100).toString()}% of their requests and fills`,
+        change: `${heavyQuoting(ratio)} for ${r.heavyShare.times(100).toString()}% of their requests and fills`,
         figures: {
           heavyRequests: heavy.requests,
           heavyWeighted: heavy.denominator.toString(),

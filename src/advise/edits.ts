@@ -1,4 +1,4 @@
-import { coefficientOf, normalizeContract } from '../rules/contracts.js';
+import { normalizeContract } from '../rules/contracts.js';
 import { Dec, type DecimalInput } from '../internal/decimal.js';
 import type { AccountActivity } from '../rules/family.js';
 import type { ContractActivity, RatioConfig } from '../rules/ratio.js';
@@ -98,7 +98,26 @@ export function withMakerShare(activity: readonly AccountActivity[], share: Dec)
 
 /** Whether a contract weighs more than the default coefficient (R2: BTC_USDT and ETH_USDT by default). */
 export function isHeavy(contract: string, config: RatioConfig): boolean {
-  return coefficientOf(config.coefficients, normalizeContract(contract)).greaterThan(config.coefficients.fallback);
+  const name = config.weights.read({ contract }, '`contract`');
+  return config.weights.weightOf(name).greaterThan(config.weights.defaultWeightOf(name));
+}
+
+/**
+ * The advice to quote on lighter contracts, as words: Gate's one default coefficient named
+ * ("a contract of coefficient 0.4"), or each kind's default where there are several.
+ */
+export function heavyQuoting(config: RatioConfig): string {
+  const w = config.weights.weightName;
+  const [only, ...more] = config.weights.defaultWeights;
+  return more.length === 0 && only !== undefined
+    ? `quote on a contract of ${w} ${only.toString()} instead of the heavy contracts (${w} above ${only.toString()})`
+    : `quote on an instrument of its kind's default ${w} instead of the heavy ones (${w} above that default)`;
+}
+
+/** Whether a contract weighs exactly the default weight of its kind. */
+function weighsDefault(contract: string, config: RatioConfig): boolean {
+  const name = config.weights.read({ contract }, '`contract`');
+  return config.weights.weightOf(name).equals(config.weights.defaultWeightOf(name));
 }
 
 /**
@@ -114,11 +133,7 @@ export function withHeavyMoved(
 ): AccountActivity[] {
   const d = draft(activity);
   for (const a of d) {
-    const light = a.entries.filter(
-      (e) =>
-        !isHeavy(e.contract, config) &&
-        coefficientOf(config.coefficients, e.contract).equals(config.coefficients.fallback),
-    );
+    const light = a.entries.filter((e) => weighsDefault(e.contract, config));
     light.sort((x, y) => y.place + y.amend + y.cancel - (x.place + x.amend + x.cancel));
     let target = light[0];
     for (const e of a.entries.filter((x) => isHeavy(x.contract, config))) {
@@ -127,7 +142,7 @@ export function withHeavyMoved(
       if (place + amend + cancel === 0) continue;
       if (target === undefined) {
         target = {
-          contract: unlistedContract(config, a.entries),
+          contract: config.weights.unlistedLike(e.contract, (name) => a.entries.some((x) => x.contract === name)),
           maker: new Dec(0),
           taker: new Dec(0),
           place: 0,
@@ -151,14 +166,6 @@ export function withHeavyMoved(
     }
   }
   return done(d);
-}
-
-/** A contract name that no coefficient lists and the account does not trade: OTHER_USDT, OTHER2_USDT... */
-function unlistedContract(config: RatioConfig, entries: readonly Entry[]): string {
-  for (let i = 1; ; i++) {
-    const name = `OTHER${i === 1 ? '' : i}_USDT`;
-    if (!config.coefficients.byContract.has(name) && !entries.some((e) => e.contract === name)) return name;
-  }
 }
 
 /** `volume` USDT more maker volume for `account`, on its first contract, or on BTC_USDT when it has none (R1: the numerator does not weigh contracts). */
@@ -196,8 +203,8 @@ export function requestsToDrop(
 ): RequestDrop[] | null {
   const counted = contracts
     .map((c) => ({
-      contract: normalizeContract(c.contract),
-      coefficient: coefficientOf(config.coefficients, normalizeContract(c.contract)),
+      contract: config.weights.read(c, '`contract`'),
+      coefficient: config.weights.weightOf(config.weights.read(c, '`contract`')),
       requests: (c.place ?? 0) + (c.amend ?? 0) + (config.countCancels ? (c.cancel ?? 0) : 0),
     }))
     .filter((c) => c.requests > 0);

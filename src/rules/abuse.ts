@@ -1,4 +1,5 @@
 import { InvalidInputError } from '../errors.js';
+import { GATE } from './gate/rulebook.js';
 import { HOUR_MS, formatUtcInstant, parseUtcHour, utcHourStart } from './calendar.js';
 import { Dec, type DecimalInput, ZERO } from '../internal/decimal.js';
 import { fillRateOf, isFillRateBelow } from './fill-rate.js';
@@ -52,12 +53,14 @@ export function resolveAbuseOptions(options?: AbuseOptions | AbuseConfig): Abuse
 const ABUSE_OPTION_FIELDS: readonly string[] = ['requestThreshold', 'fillRateThreshold', 'noFillLimit', 'lowFillLimit'];
 
 function abuseConfigOf(o: AbuseOptions): AbuseConfig {
+  // Gate's figures (see docs/rules.md#r9), from its rulebook: the one exchange with this throttle.
+  const d = GATE.throttles.abuse!;
   return {
     kind: 'abuse-config',
-    requestThreshold: parseCount(o.requestThreshold ?? 86_400, '`requestThreshold`'),
-    fillRateThreshold: parseNonNegativeDecimal(o.fillRateThreshold ?? '0.01', '`fillRateThreshold`'),
-    noFillLimit: readRateLimit(o.noFillLimit ?? { limit: 10, windowMs: 10_000 }, '`noFillLimit`'),
-    lowFillLimit: readRateLimit(o.lowFillLimit ?? { limit: 20, windowMs: 10_000 }, '`lowFillLimit`'),
+    requestThreshold: parseCount(o.requestThreshold ?? d.requestThreshold, '`requestThreshold`'),
+    fillRateThreshold: parseNonNegativeDecimal(o.fillRateThreshold ?? d.fillRateThreshold, '`fillRateThreshold`'),
+    noFillLimit: readRateLimit(o.noFillLimit ?? d.noFillLimit, '`noFillLimit`'),
+    lowFillLimit: readRateLimit(o.lowFillLimit ?? d.lowFillLimit, '`lowFillLimit`'),
   };
 }
 
@@ -347,7 +350,7 @@ class State implements ThrottleState {
  * ```
  */
 export interface PlacementLimits {
-  /** The tier's limit, requests per second (R3). */
+  /** The tier's limit, requests per tier window (Gate: per second; see docs/rules.md#r3). */
   readonly tierLimit: number;
   /** The abuse throttle, if one is in force (R9). */
   readonly throttle: Throttle | null;
@@ -358,7 +361,8 @@ export interface PlacementLimits {
 }
 
 /**
- * Futures placement limit: min(tier limit, throttle) (R9). Cancels are never throttled.
+ * Futures placement limit: min(tier limit, throttle) (see docs/rules.md#r9), the tier's limit
+ * counted per `tierWindowMs` (Gate's second unless given). Cancels are never throttled.
  *
  * @example
  * ```ts
@@ -368,15 +372,21 @@ export interface PlacementLimits {
  * placementLimit(300, { limit: 10, windowMs: 10_000, reason: 'no-fills' }).perSecond.toString() // '1'
  * ```
  */
-export function placementLimit(tierLimit: number, throttle: Throttle | null): PlacementLimits {
+export function placementLimit(
+  tierLimit: number,
+  throttle: Throttle | null,
+  tierWindowMs: number = GATE.tiers.windowMs,
+): PlacementLimits {
   const perTier = parsePositiveInteger(tierLimit, '`tierLimit`');
-  const tier: WindowSpec = { limit: perTier, windowMs: 1000 };
-  if (throttle === null) return { tierLimit: perTier, throttle, limits: [tier], perSecond: new Dec(perTier) };
+  const windowMs = parsePositiveInteger(tierWindowMs, '`tierWindowMs`');
+  const tier: WindowSpec = { limit: perTier, windowMs };
+  const tierPerSecond = new Dec(perTier).times(1000).dividedBy(windowMs);
+  if (throttle === null) return { tierLimit: perTier, throttle, limits: [tier], perSecond: tierPerSecond };
   const throttled = new Dec(throttle.limit).times(1000).dividedBy(throttle.windowMs);
   return {
     tierLimit: perTier,
     throttle,
     limits: [tier, { limit: throttle.limit, windowMs: throttle.windowMs }],
-    perSecond: Dec.min(throttled, perTier),
+    perSecond: Dec.min(throttled, tierPerSecond),
   };
 }

@@ -52,11 +52,12 @@ export function utcDayStart(at: number): number {
 }
 
 /**
- * 08:00 UTC of the day after the one holding `at`: a sub-account created at `at` is at tier 1
- * until then, and the ratio rules apply to it from then (R8).
+ * The raise instant (08:00 UTC unless `raiseAfterMs` says otherwise) `days` days after the day
+ * holding `at`, by default 08:00 UTC of the next day: a sub-account created at `at` is at tier 1
+ * until then, and the ratio rules apply to it from then (see docs/rules.md#r8).
  */
-export function nextDayRaiseAt(at: number): number {
-  return utcDayStart(at) + DAY_MS + RAISE_OFFSET_MS;
+export function nextDayRaiseAt(at: number, days = 1, raiseAfterMs: number = RAISE_OFFSET_MS): number {
+  return utcDayStart(at) + days * DAY_MS + raiseAfterMs;
 }
 
 /**

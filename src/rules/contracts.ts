@@ -1,6 +1,7 @@
 import { InvalidInputError } from '../errors.js';
-import type { Dec, DecimalInput } from '../internal/decimal.js';
+import { Dec, type DecimalInput } from '../internal/decimal.js';
 import { parsePositiveDecimal } from '../internal/parse.js';
+import type { InstrumentBook, InstrumentWeights } from './instruments.js';
 
 const CONTRACT_NAME = /^[A-Z0-9]+(_[A-Z0-9]+)+$/;
 
@@ -90,4 +91,55 @@ export function resolveCoefficients(
 /** The coefficient of a (normalised) contract: its table entry, or the default. */
 export function coefficientOf(table: CoefficientTable, contract: string): Dec {
   return table.byContract.get(contract) ?? table.fallback;
+}
+
+/** The fields of a Gate activity entry: a contract and its volumes and requests. */
+const GATE_ACTIVITY_FIELDS: readonly string[] = Object.freeze([
+  'contract',
+  'makerVolume',
+  'takerVolume',
+  'place',
+  'amend',
+  'cancel',
+]);
+
+/**
+ * Gate's contracts as an instrument book (see docs/rules.md#r2): names as the API writes them
+ * (`BTC_USDT`), each weighing its coefficient, {@link DEFAULT_COEFFICIENTS} and
+ * {@link DEFAULT_COEFFICIENT} unless the options give `coefficients` and `defaultCoefficient`.
+ */
+export const GATE_CONTRACTS: InstrumentBook = Object.freeze({
+  optionFields: Object.freeze(['coefficients', 'defaultCoefficient']),
+  activityFields: GATE_ACTIVITY_FIELDS,
+  resolve(options: Readonly<Record<string, unknown>>): InstrumentWeights {
+    return contractWeights(
+      resolveCoefficients(
+        options['coefficients'] as Readonly<Record<string, DecimalInput>> | undefined,
+        options['defaultCoefficient'] as DecimalInput | undefined,
+      ),
+    );
+  },
+});
+
+/** A coefficient table as an instrument book's weights. */
+function contractWeights(table: CoefficientTable): InstrumentWeights {
+  let heaviest = table.fallback;
+  for (const c of table.byContract.values()) heaviest = Dec.max(heaviest, c);
+  return {
+    expected: 'a contract name such as "BTC_USDT"',
+    nameOf: contractName,
+    read: (entry, field) => contractName(entry.contract) ?? normalizeContract(entry.contract, field),
+    weightOf: (name) => coefficientOf(table, name),
+    defaultWeightOf: () => table.fallback,
+    isListed: (name) => table.byContract.has(name),
+    heaviest,
+    defaultWeights: [table.fallback],
+    weightName: 'coefficient',
+    unlistedLike(_name, taken) {
+      for (let i = 1; ; i++) {
+        const name = `OTHER${i === 1 ? '' : i}_USDT`;
+        if (!table.byContract.has(name) && !taken(name)) return name;
+      }
+    },
+  };
 }

@@ -14,11 +14,13 @@ import {
   compareFractions,
   fractionOf,
   fractionOfTotals,
-  RATIO_OPTION_FIELDS,
   ratioConfigOf,
   ratioOfTotals,
+  ratioOptionFields,
   totalsOf,
 } from './ratio.js';
+import { GATE } from './gate/rulebook.js';
+import type { Rulebook } from './rulebook.js';
 import {
   type Tier,
   type TierRow,
@@ -27,8 +29,9 @@ import {
   tierIndexReached,
   tierOfFraction,
   tierOfRatio,
+  tierTableOf,
 } from './tiers.js';
-import { TIERED_VIP_LEVEL, parseVipLevel, tierInForce } from './vip.js';
+import { parseVipLevel, tierInForce } from './vip.js';
 
 /**
  * How a family's accounts are rated (R7).
@@ -58,61 +61,71 @@ export interface FamilyOptions extends RatioOptions {
   /**
    * Own 7-day volume (maker + taker, unweighted USDT) from which an account is rated by
    * max(own ratio, aggregated ratio); below it, by the aggregated ratio. 0 applies max() to every
-   * account, as the exchange's worked example does. @default "1000000"
+   * account, as the exchanges' worked examples do. @default the rulebook's: "1000000"
    */
   readonly ownVolumeThreshold?: DecimalInput;
   /** `broker`: every account is rated by its own ratio only. @default "standard" */
   readonly kind?: FamilyKind;
-  /** Tier table (R3). @default DEFAULT_TIERS */
+  /** Tier table. @default the rulebook's (Gate: DEFAULT_TIERS) */
   readonly tiers?: TierTable | readonly TierRow[];
 }
 
-/** {@link FamilyOptions} resolved once. */
+/** {@link FamilyOptions} resolved once, under one rulebook. */
 export interface FamilyConfig {
   readonly kind: 'family-config';
+  /** The rules the family is rated by: the VIP level it is tiered from, the timing of its changes. */
+  readonly rulebook: Rulebook;
   readonly ratio: RatioConfig;
   readonly ownVolumeThreshold: Fixed;
   readonly familyKind: FamilyKind;
   readonly tiers: TierTable;
 }
 
-/** The fields of {@link FamilyOptions}. */
-export const FAMILY_OPTION_FIELDS: readonly string[] = Object.freeze([
-  ...RATIO_OPTION_FIELDS,
-  'ownVolumeThreshold',
-  'kind',
-  'tiers',
-]);
+/** The fields of {@link FamilyOptions} under a rulebook: Gate's by default. */
+export function familyOptionFields(rulebook: Rulebook = GATE): readonly string[] {
+  return [...ratioOptionFields(rulebook.ratio), 'ownVolumeThreshold', 'kind', 'tiers'];
+}
 
-/** Validates family options into their complete form (left out: the defaults; `null` is refused). */
-export function resolveFamilyOptions(options?: FamilyOptions | FamilyConfig): FamilyConfig {
-  return readFamilyOptions(options, FAMILY_OPTION_FIELDS, 'the family options');
+/** The fields of {@link FamilyOptions} under Gate's rules. */
+export const FAMILY_OPTION_FIELDS: readonly string[] = Object.freeze(familyOptionFields());
+
+/**
+ * Validates family options into their complete form under a rulebook, Gate's unless given (left
+ * out: the rulebook's defaults; `null` is refused).
+ */
+export function resolveFamilyOptions(options?: FamilyOptions | FamilyConfig, rulebook: Rulebook = GATE): FamilyConfig {
+  return readFamilyOptions(options, familyOptionFields(rulebook), 'the family options', rulebook);
 }
 
 /**
  * Validates family options given as part of a wider options object, whose fields are `known`
- * (the account limiter's options, say): a field in none of them is refused, naming `owner`.
+ * (the account limiter's options, say): a field in none of them is refused, naming `owner`. The
+ * defaults are those of `rulebook`, Gate's unless given.
  */
 export function readFamilyOptions(
   options: FamilyOptions | FamilyConfig | undefined,
   known: readonly string[],
   owner: string,
+  rulebook: Rulebook = GATE,
 ): FamilyConfig {
-  return resolveOptions(options, 'family-config', known, owner, familyConfigOf);
+  return resolveOptions<FamilyOptions, FamilyConfig>(options, 'family-config', known, owner, (o) =>
+    familyConfigOf(o, rulebook),
+  );
 }
 
-function familyConfigOf(o: FamilyOptions): FamilyConfig {
+function familyConfigOf(o: FamilyOptions, rulebook: Rulebook): FamilyConfig {
   if (o.kind !== undefined && o.kind !== 'standard' && o.kind !== 'broker') {
     throw new InvalidInputError('`kind`', o.kind, '"standard" or "broker"');
   }
   return {
     kind: 'family-config',
-    ratio: ratioConfigOf(o),
+    rulebook,
+    ratio: ratioConfigOf(o, rulebook.ratio),
     ownVolumeThreshold: fixedFromDec(
-      parseNonNegativeDecimal(o.ownVolumeThreshold ?? '1000000', '`ownVolumeThreshold`'),
+      parseNonNegativeDecimal(o.ownVolumeThreshold ?? rulebook.family.ownVolumeThreshold, '`ownVolumeThreshold`'),
     ),
     familyKind: o.kind ?? 'standard',
-    tiers: resolveTiers(o.tiers),
+    tiers: resolveTiers(o.tiers, tierTableOf(rulebook)),
   };
 }
 
@@ -204,7 +217,7 @@ export function rateTotals(
   ids: readonly string[],
   totals: readonly ActivityTotals[],
   config: FamilyConfig,
-  vipLevel: number = TIERED_VIP_LEVEL,
+  vipLevel: number = config.rulebook.tieredVipLevel,
 ): FamilyRating {
   let sum = EMPTY_TOTALS;
   for (const t of totals) sum = addTotals(sum, t);
@@ -213,7 +226,7 @@ export function rateTotals(
   const aggregatedTier = config.familyKind !== 'broker' ? tierOfRatio(aggregated, config.tiers) : config.tiers[0]!;
   const accounts = ids.map((account, i) => {
     const rating = rateAccount(account, totals[i]!, sum, aggregated, aggregatedTier, config);
-    const tier = tierInForce(vipLevel, rating.tier, config.tiers);
+    const tier = tierInForce(vipLevel, rating.tier, config.tiers, config.rulebook.tieredVipLevel);
     return tier === rating.tier ? rating : { ...rating, tier };
   });
   return { aggregated, accounts };
@@ -309,9 +322,11 @@ function rateWindows(
     }
     return exactFamily;
   };
+  // With no counted request a rulebook may give a figure of its own (OKX's 9999): left to the exact fractions.
+  const figureWithout = config.ratio.withoutRequests !== null;
   // The tier of n / d by doubles, or undefined when n / d is too close to a bound to tell.
   const screenTier = (n: number, d: number): Tier | undefined => {
-    if (d === 0) return config.tiers[0];
+    if (d === 0) return figureWithout ? undefined : config.tiers[0];
     const x = n / d;
     if (!Number.isFinite(x)) return undefined;
     const i = tierIndexReached(bounds.length, (j) => bounds[j]! <= x);
@@ -342,9 +357,8 @@ function rateWindows(
         ? volume < threshold
         : fixedCmp(exactOf(i).volume, config.ownVolumeThreshold) < 0;
       if (below) return familyTier;
-      // max(own, aggregated): cross-multiplied; no requests sorts lowest.
-      if (a.weighted === 0)
-        ownWins = false; // no requests of its own: the lowest ratio
+      // max(own, aggregated): cross-multiplied; no requests sorts lowest, unless the rulebook gives a figure.
+      if (a.weighted === 0) ownWins = figureWithout && compareFractions(exactOf(i), familyExact()) > 0;
       else {
         const x = n * fw;
         const y = fn * a.weighted;
@@ -384,10 +398,10 @@ export function rateFamily(
 export function rateFamily(
   accounts: readonly AccountActivity[],
   options: FamilyOptions | FamilyConfig = {},
-  vipLevel: number = TIERED_VIP_LEVEL,
+  vipLevel?: number,
 ): FamilyRating {
   const config = resolveFamilyOptions(options);
-  const level = parseVipLevel(vipLevel);
+  const level = parseVipLevel(vipLevel ?? config.rulebook.tieredVipLevel);
   if (!Array.isArray(accounts)) throw new InvalidInputError('`accounts`', accounts, 'an array');
   const ids: string[] = [];
   const totals: ActivityTotals[] = [];

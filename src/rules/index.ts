@@ -1,9 +1,12 @@
 /**
- * `traderatio/rules`: the exchange's rules as pure functions of their inputs and of an instant
- * passed in (R1-R16), with their options: ratios and tiers, families and their day-by-day timeline,
- * the abuse and spot-fill throttles, the VIP exemption, the calendar they count on, contract names
- * and coefficients, the margins to a tier's bounds and the rate-limit report. What a planner or a
- * replay calls; what keeps state (the limiter, `Tracker`, `ExchangeClock`) is on the root entry.
+ * `traderatio/rules`: the exchanges' rules as pure functions of their inputs and of an instant
+ * passed in, with their options: ratios and tiers, families and their day-by-day timeline, the
+ * abuse and spot-fill throttles, the VIP exemption, the calendar they count on, instrument names
+ * and weights, the margins to a tier's bounds and the rate-limit report. Each exchange's rules
+ * are one rulebook value (`GATE`, `OKX`); the functions here are Gate's, the default, and
+ * `rulesOf(rulebook)` (`okx`, `gate`) builds the same from another (see docs/rules.md,
+ * docs/okx.md). What a planner or a replay calls; what keeps state (the limiter, `Tracker`,
+ * `ExchangeClock`) is on the root entry.
  *
  * @packageDocumentation
  */
@@ -63,6 +66,25 @@ export type { SpotFillClearance, SpotFillOptions, SpotOrderRequest } from './spo
 export { WORKED_EXAMPLE } from './example.js';
 
 export { readRateLimitReport, reconcileTier, reportFor } from './report.js';
-export type { RateLimitReport, ReconcileInput, ReportPolicy, TierDisagreement, TierReconciliation } from './report.js';
+export type {
+  RateLimitReport,
+  ReconcileInput,
+  ReportedTier,
+  ReportPolicy,
+  TierDisagreement,
+  TierReconciliation,
+} from './report.js';
 export { tierMargins } from './margins.js';
 export type { TierMargins } from './margins.js';
+
+export type { InstrumentBook, InstrumentWeights } from './instruments.js';
+export type { RatingTiming, RatioRules, ReportRules, Rulebook } from './rulebook.js';
+export { GATE } from './gate/rulebook.js';
+export { OKX } from './okx/rulebook.js';
+export { RULEBOOK_NAMES, gate, okx, rulebookNamed, rulesOf } from './exchange-rules.js';
+export type { ExchangeRules } from './exchange-rules.js';
+export { OKX_MULTIPLIERS, readInstrument } from './okx/instruments.js';
+export type { Instrument, InstrumentKind, MultiplierRule, MultiplierTable } from './okx/instruments.js';
+export { readAccountRateLimit } from './okx/report.js';
+export type { OkxRateLimitReport } from './okx/report.js';
+export { OKX_WORKED_EXAMPLE } from './okx/example.js';

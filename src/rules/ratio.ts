@@ -1,5 +1,4 @@
 import { InvalidInputError } from '../errors.js';
-import { type CoefficientTable, contractName, normalizeContract, resolveCoefficients } from './contracts.js';
 import type { Dec, DecimalInput } from '../internal/decimal.js';
 import {
   type Fixed,
@@ -13,6 +12,10 @@ import {
   toDec,
 } from '../internal/fixed.js';
 import { addCounts, checkFields, parseCount, parseNonNegativeDecimal, resolveOptions } from '../internal/parse.js';
+import { GATE } from './gate/rulebook.js';
+import type { InstrumentWeights } from './instruments.js';
+import type { MultiplierTable } from './okx/instruments.js';
+import type { RatioRules } from './rulebook.js';
 
 /**
  * One contract's activity over some period: USDT volumes as maker and taker, and the order
@@ -28,13 +31,22 @@ import { addCounts, checkFields, parseCount, parseNonNegativeDecimal, resolveOpt
  * ```
  */
 export interface ContractActivity {
-  /** Contract name as the API writes it (`BTC_USDT`); `BTC-USDT` and lower case are read as the same (R2). */
+  /**
+   * The instrument, as the exchange's API writes it: a Gate contract (`BTC_USDT`; `BTC-USDT` and
+   * lower case are read as the same, see docs/rules.md#r2), an OKX instrument id (`BTC-USDT-SWAP`,
+   * see docs/okx.md#o3).
+   */
   readonly contract: string;
+  /**
+   * OKX only: the instrument's kind (`SPOT`, `MARGIN`, `SWAP`, `FUTURES`, `OPTION`), where it is
+   * given rather than read from the id; it must agree with the id. Gate's rules refuse it.
+   */
+  readonly kind?: string;
   /** USDT notional filled as maker. @default "0" */
   readonly makerVolume?: DecimalInput;
   /** USDT notional filled as taker. @default "0" */
   readonly takerVolume?: DecimalInput;
-  /** Order placement requests (failed ones included). @default 0 */
+  /** Order placement requests (Gate counts failed ones, OKX only successful ones). @default 0 */
   readonly place?: number;
   /** Order amendment requests. @default 0 */
   readonly amend?: number;
@@ -42,15 +54,8 @@ export interface ContractActivity {
   readonly cancel?: number;
 }
 
-/** The fields of a {@link ContractActivity}. */
-export const CONTRACT_ACTIVITY_FIELDS: readonly string[] = Object.freeze([
-  'contract',
-  'makerVolume',
-  'takerVolume',
-  'place',
-  'amend',
-  'cancel',
-]);
+/** The fields of a {@link ContractActivity} under Gate's rules. */
+export const CONTRACT_ACTIVITY_FIELDS: readonly string[] = GATE.ratio.instruments.activityFields;
 
 /**
  * Options of the trade ratio (R1, R2).
@@ -64,66 +69,97 @@ export const CONTRACT_ACTIVITY_FIELDS: readonly string[] = Object.freeze([
  * ```
  */
 export interface RatioOptions {
-  /** Weight of maker volume in the numerator. @default "1" */
+  /** Weight of maker volume in the numerator. @default the rulebook's: Gate "1", OKX "1" */
   readonly makerWeight?: DecimalInput;
-  /** Weight of taker volume in the numerator. @default "0.9" */
+  /** Weight of taker volume in the numerator. @default the rulebook's: Gate "0.9", OKX "1" */
   readonly takerWeight?: DecimalInput;
-  /** Coefficient per contract. @default { BTC_USDT: "1", ETH_USDT: "1" } */
+  /** Gate: coefficient per contract. @default { BTC_USDT: "1", ETH_USDT: "1" } */
   readonly coefficients?: Readonly<Record<string, DecimalInput>>;
-  /** Coefficient of every contract not in `coefficients`. @default "0.4" */
+  /** Gate: coefficient of every contract not in `coefficients`. @default "0.4" */
   readonly defaultCoefficient?: DecimalInput;
+  /** OKX: the symbol multiplier table, replaced as a whole. @default OKX_MULTIPLIERS */
+  readonly multipliers?: MultiplierTable;
   /**
-   * Count cancels in the denominator. The interface description counts place, amend and cancel;
-   * the exchange's own formula text counts only new and modified orders (`false`). @default true
+   * Count cancels in the denominator. Gate's interface description counts place, amend and
+   * cancel; the exchange's own formula text counts only new and modified orders (`false`). OKX
+   * counts new and amend only. @default the rulebook's: Gate true, OKX false
    */
   readonly countCancels?: boolean;
 }
 
-/** The fields of {@link RatioOptions}. */
-export const RATIO_OPTION_FIELDS: readonly string[] = Object.freeze([
-  'makerWeight',
-  'takerWeight',
-  'coefficients',
-  'defaultCoefficient',
-  'countCancels',
-]);
+/** The fields of {@link RatioOptions} under a rulebook's ratio rules: Gate's by default. */
+export function ratioOptionFields(rules: RatioRules = GATE.ratio): readonly string[] {
+  return ['makerWeight', 'takerWeight', ...rules.instruments.optionFields, 'countCancels'];
+}
+
+/** The fields of {@link RatioOptions} under Gate's rules. */
+export const RATIO_OPTION_FIELDS: readonly string[] = Object.freeze(ratioOptionFields());
 
 /** {@link RatioOptions} resolved and validated once. Opaque: build it with {@link resolveRatioOptions}. */
 export interface RatioConfig {
   readonly kind: 'ratio-config';
   readonly makerWeight: Fixed;
   readonly takerWeight: Fixed;
-  readonly coefficients: CoefficientTable;
-  readonly coefficientOf: (contract: string) => Fixed;
+  /** The instruments: how they are named and what each request on one weighs. */
+  readonly weights: InstrumentWeights;
+  /** The weight of an instrument (named as `weights.nameOf` names it), exact. */
+  readonly weightOf: (name: string) => Fixed;
   readonly countCancels: boolean;
+  /** The fields an activity entry may have. */
+  readonly activityFields: readonly string[];
+  /** The ratio with no counted request, by whether there is volume; `null`: undefined. */
+  readonly withoutRequests: { readonly withVolume: Fixed; readonly withoutVolume: Fixed } | null;
 }
 
 /**
- * Validates ratio options into their complete form. Pass the result wherever options are taken
- * to skip validating them again. Leave the options out for the defaults: `null` is refused with
- * an {@link InvalidInputError}, as it is by every function that takes these options.
+ * Validates ratio options into their complete form, the defaults and the instruments being those
+ * of `rules` (Gate's unless given). Pass the result wherever options are taken to skip validating
+ * them again. Leave the options out for the defaults: `null` is refused with an
+ * {@link InvalidInputError}, as it is by every function that takes these options.
  */
-export function resolveRatioOptions(options?: RatioOptions | RatioConfig): RatioConfig {
-  return resolveOptions(options, 'ratio-config', RATIO_OPTION_FIELDS, 'the ratio options', ratioConfigOf);
+export function resolveRatioOptions(options?: RatioOptions | RatioConfig, rules: RatioRules = GATE.ratio): RatioConfig {
+  return resolveOptions<RatioOptions, RatioConfig>(
+    options,
+    'ratio-config',
+    ratioOptionFields(rules),
+    'the ratio options',
+    (o) => ratioConfigOf(o, rules),
+  );
 }
 
 /** Resolves ratio options whose fields have been checked (the family options add their own). */
-export function ratioConfigOf(o: RatioOptions): RatioConfig {
+export function ratioConfigOf(o: RatioOptions, rules: RatioRules = GATE.ratio): RatioConfig {
   if (o.countCancels !== undefined && typeof o.countCancels !== 'boolean') {
     throw new InvalidInputError('`countCancels`', o.countCancels, 'a boolean');
   }
-  const makerWeight = fixedFromDec(parseNonNegativeDecimal(o.makerWeight ?? '1', '`makerWeight`'));
-  const takerWeight = fixedFromDec(parseNonNegativeDecimal(o.takerWeight ?? '0.9', '`takerWeight`'));
-  const coefficients = resolveCoefficients(o.coefficients, o.defaultCoefficient);
-  const fixed = new Map([...coefficients.byContract].map(([c, d]) => [c, fixedFromDec(d)]));
-  const fallback = fixedFromDec(coefficients.fallback);
+  const makerWeight = fixedFromDec(parseNonNegativeDecimal(o.makerWeight ?? rules.makerWeight, '`makerWeight`'));
+  const takerWeight = fixedFromDec(parseNonNegativeDecimal(o.takerWeight ?? rules.takerWeight, '`takerWeight`'));
+  const weights = rules.instruments.resolve(o as Readonly<Record<string, unknown>>);
+  // Instruments of one weight share one Fixed: the denominator is summed per distinct weight.
+  const byWeight = new Map<Dec, Fixed>();
+  const without = rules.withoutRequests;
   return {
     kind: 'ratio-config',
     makerWeight,
     takerWeight,
-    coefficients,
-    coefficientOf: (contract) => fixed.get(contract) ?? fallback,
-    countCancels: o.countCancels ?? true,
+    weights,
+    weightOf: (name) => {
+      const d = weights.weightOf(name);
+      let w = byWeight.get(d);
+      if (w === undefined) byWeight.set(d, (w = fixedFromDec(d)));
+      return w;
+    },
+    countCancels: o.countCancels ?? rules.countCancels,
+    activityFields: rules.instruments.activityFields,
+    withoutRequests:
+      without === null
+        ? null
+        : {
+            withVolume: fixedFromDec(parseNonNegativeDecimal(without.withVolume, '`withoutRequests.withVolume`')),
+            withoutVolume: fixedFromDec(
+              parseNonNegativeDecimal(without.withoutVolume, '`withoutRequests.withoutVolume`'),
+            ),
+          },
   };
 }
 
@@ -230,8 +266,10 @@ function sumList(
     if (typeof entry !== 'object' || entry === null) {
       throw new InvalidInputError(`a contract entry${where(place)}`, entry, 'an object');
     }
-    checkFields(entry, CONTRACT_ACTIVITY_FIELDS, () => `\`contracts[${j}]\`${where(place)}`);
-    const contract = contractName(entry.contract) ?? normalizeContract(entry.contract, `\`contract\`${where(place)}`);
+    checkFields(entry, config.activityFields, () => `\`contracts[${j}]\`${where(place)}`);
+    const contract =
+      (entry.kind === undefined ? config.weights.nameOf(entry.contract) : undefined) ??
+      config.weights.read(entry, `\`contract\`${where(place)}`);
     if (Array.isArray(seen) ? seen.includes(contract) : seen.has(contract)) {
       throw new InvalidInputError(
         `\`contract\`${where(place)}`,
@@ -248,7 +286,7 @@ function sumList(
       count(entry.amend, 'amend', contract, place) +
       (config.countCancels ? count(entry.cancel, 'cancel', contract, place) : 0);
     if (counted > 0) {
-      const coefficient = config.coefficientOf(contract);
+      const coefficient = config.weightOf(contract);
       const k = coefficients.indexOf(coefficient);
       if (k < 0) {
         coefficients.push(coefficient);
@@ -305,9 +343,10 @@ function addAmount(
  */
 export interface RatioResult {
   /**
-   * numerator / denominator, or `null` when no request was counted (the ratio is undefined and
-   * the account sits at the lowest tier; R1). Rounded to 80 significant digits where the quotient
-   * does not terminate: tiers are decided on the exact fraction, never on this.
+   * numerator / denominator. With no counted request: `null` under Gate's rules (the ratio is
+   * undefined and the account sits at the lowest tier; see docs/rules.md#r1), OKX's report figures
+   * under OKX's (9999 with volume, 0 without; see docs/okx.md#o2). Rounded to 80 significant digits
+   * where the quotient does not terminate: tiers are decided on the exact fraction, never on this.
    */
   readonly ratio: Dec | null;
   /** makerWeight x maker volume + takerWeight x taker volume. */
@@ -331,23 +370,36 @@ export interface Fraction {
   readonly volume: Fixed;
 }
 
-/** The exact fraction of summed totals (R1). */
-export function fractionOfTotals(totals: ActivityTotals, config: RatioConfig): Fraction {
-  return {
-    numerator: fixedAdd(fixedMul(config.makerWeight, totals.maker), fixedMul(config.takerWeight, totals.taker)),
-    denominator: totals.weightedRequests,
-    volume: fixedAdd(totals.maker, totals.taker),
-  };
+/** makerWeight x maker volume + takerWeight x taker volume, exact. */
+function numeratorOf(totals: ActivityTotals, config: RatioConfig): Fixed {
+  return fixedAdd(fixedMul(config.makerWeight, totals.maker), fixedMul(config.takerWeight, totals.taker));
 }
 
-/** The exact fraction of a ratio: kept for results made here, read back from the Decimals otherwise. */
+const ONE: Fixed = Object.freeze({ units: 1n, scale: 0 });
+
+/**
+ * The exact fraction summed totals are rated by (see docs/rules.md#r1): the numerator over the
+ * weighted requests; with no counted request, the rulebook's figure over 1 where it has one (OKX's
+ * 9999 with volume, 0 without), else the undefined ratio (a zero denominator, the lowest tier).
+ */
+export function fractionOfTotals(totals: ActivityTotals, config: RatioConfig): Fraction {
+  const volume = fixedAdd(totals.maker, totals.taker);
+  const without = config.withoutRequests;
+  if (totals.weightedRequests.units === 0n && without !== null) {
+    return { numerator: volume.units === 0n ? without.withoutVolume : without.withVolume, denominator: ONE, volume };
+  }
+  return { numerator: numeratorOf(totals, config), denominator: totals.weightedRequests, volume };
+}
+
+/**
+ * The exact fraction a ratio is rated by: kept for results made here, read back from the Decimals
+ * otherwise (a zero denominator with a ratio given is that ratio over 1).
+ */
 export function fractionOf(r: RatioResult): Fraction {
   if (r instanceof ComputedRatio) return r.fraction;
-  return {
-    numerator: fixedFromDec(r.numerator),
-    denominator: fixedFromDec(r.denominator),
-    volume: fixedFromDec(r.volume),
-  };
+  const volume = fixedFromDec(r.volume);
+  if (r.denominator.isZero() && r.ratio !== null) return { numerator: fixedFromDec(r.ratio), denominator: ONE, volume };
+  return { numerator: fixedFromDec(r.numerator), denominator: fixedFromDec(r.denominator), volume };
 }
 
 /**
@@ -356,15 +408,18 @@ export function fractionOf(r: RatioResult): Fraction {
  * copy them by name (or through `toJSON()`), not with `{ ...spread }`.
  */
 class ComputedRatio implements RatioResult {
+  /** The fraction the ratio is rated by. */
   readonly fraction: Fraction;
   readonly requests: number;
   private readonly totals: ActivityTotals;
+  private readonly config: RatioConfig;
   private memo:
     | { ratio?: Dec | null; numerator?: Dec; denominator?: Dec; maker?: Dec; taker?: Dec; volume?: Dec }
     | undefined;
 
   constructor(totals: ActivityTotals, config: RatioConfig) {
     this.totals = totals;
+    this.config = config;
     this.requests = totals.requests;
     this.fraction = fractionOfTotals(totals, config);
   }
@@ -374,15 +429,22 @@ class ComputedRatio implements RatioResult {
   }
   get ratio(): Dec | null {
     const m = this.m;
-    if (m.ratio === undefined)
-      m.ratio = this.fraction.denominator.units === 0n ? null : this.numerator.dividedBy(this.denominator);
+    if (m.ratio === undefined) {
+      const { numerator, denominator } = this.fraction;
+      m.ratio =
+        denominator.units === 0n
+          ? null
+          : denominator === ONE
+            ? toDec(numerator)
+            : this.numerator.dividedBy(this.denominator);
+    }
     return m.ratio;
   }
   get numerator(): Dec {
-    return (this.m.numerator ??= toDec(this.fraction.numerator));
+    return (this.m.numerator ??= toDec(numeratorOf(this.totals, this.config)));
   }
   get denominator(): Dec {
-    return (this.m.denominator ??= toDec(this.fraction.denominator));
+    return (this.m.denominator ??= toDec(this.totals.weightedRequests));
   }
   get makerVolume(): Dec {
     return (this.m.maker ??= toDec(this.totals.maker));

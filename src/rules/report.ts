@@ -1,106 +1,28 @@
 import { InvalidInputError } from '../errors.js';
-import type { Dec } from '../internal/decimal.js';
-import { parseInstant, parseNonNegativeDecimal, parsePositiveInteger } from '../internal/parse.js';
+import { parseInstant, parsePositiveInteger } from '../internal/parse.js';
+import type { RateLimitReport } from './gate/report.js';
 import { type Tier, type TierRow, type TierTable, resolveTiers } from './tiers.js';
 
+export { type RateLimitReport, readRateLimitReport, reportFor } from './gate/report.js';
+
 /**
- * One row of GET /account/rate_limit (R16): the exchange's own figure for the account.
+ * What an exchange's report of the account says, as far as reconciling it with the rules goes:
+ * the tier it applies and when it was computed. Gate's report ({@link RateLimitReport}) and OKX's
+ * (`OkxRateLimitReport`) are both one.
  *
  * @example
  * ```ts
- * import { type RateLimitReport, readRateLimitReport, reportFor } from 'traderatio/rules'
+ * import { type ReportedTier, reconcileTier } from 'traderatio/rules'
  *
- * const row: RateLimitReport | undefined = reportFor(readRateLimitReport({ tier: '2', ratio: '1.5', main_ratio: '1.5', updated_at: 1795219200 }))
- * row?.mainRatio.toString() // '1.5'
+ * const report: ReportedTier = { tier: 2, updatedAt: Date.parse('2026-11-21T08:00:00Z') }
+ * reconcileTier({ local: 2, snapshotAt: null, report, at: Date.parse('2026-11-21T09:00:00Z') }).disagreement // null
  * ```
  */
-export interface RateLimitReport {
-  /** `type` as the exchange writes it (`spot`, `futures`), when the row has one. */
-  readonly type?: string;
-  /** `tier`: the fill-ratio tier the exchange applies. */
+export interface ReportedTier {
+  /** The tier the exchange applies, 1 for the lowest. */
   readonly tier: number;
-  /** `ratio`: the account's fill ratio. */
-  readonly ratio: Dec;
-  /** `main_ratio`: the main account's total fill ratio. */
-  readonly mainRatio: Dec;
-  /** `updated_at` (Unix seconds) as epoch milliseconds: when the exchange computed it. */
+  /** When the exchange computed it, epoch milliseconds. */
   readonly updatedAt: number;
-}
-
-/**
- * Reads the answer of GET /account/rate_limit (R16): rows of string fields `tier`, `ratio`,
- * `main_ratio`, `updated_at` (Unix seconds) and maybe `type`. Numbers are accepted where the API
- * writes strings. Each field is validated and a bad one is named with its row; two rows of the
- * same `type` are refused (one is a mistake, and which is unknown). A single row object is read as
- * a list of one.
- *
- * @example
- * ```ts
- * import { readRateLimitReport } from 'traderatio/rules'
- *
- * const [row] = readRateLimitReport([{ type: 'futures', tier: '4', ratio: '8.19', main_ratio: '8.19', updated_at: '1795219200' }])
- * row?.tier // 4
- * row?.ratio.toString() // '8.19'
- * row?.updatedAt // 1795219200000
- * ```
- */
-export function readRateLimitReport(rows: unknown): readonly RateLimitReport[] {
-  const list: readonly unknown[] = Array.isArray(rows) ? rows : typeof rows === 'object' && rows !== null ? [rows] : [];
-  if (list.length === 0) {
-    throw new InvalidInputError(
-      'the GET /account/rate_limit answer',
-      rows,
-      'a non-empty array of { tier, ratio, main_ratio, updated_at }',
-    );
-  }
-  const types = new Map<string | undefined, number>();
-  return Object.freeze(
-    list.map((row, i) => {
-      if (typeof row !== 'object' || row === null)
-        throw new InvalidInputError(`row ${i}`, row, 'an object { tier, ratio, main_ratio, updated_at }');
-      const r = row as Record<string, unknown>;
-      const type = r['type'];
-      if (type !== undefined && (typeof type !== 'string' || type.length === 0)) {
-        throw new InvalidInputError(`\`type\` of row ${i}`, type, 'a non-empty string ("spot", "futures")');
-      }
-      const first = types.get(type as string | undefined);
-      if (first !== undefined) {
-        throw new InvalidInputError(
-          `\`type\` of row ${i}`,
-          type ?? 'absent',
-          `a type not already given by row ${first}`,
-        );
-      }
-      types.set(type as string | undefined, i);
-      return Object.freeze({
-        ...(type === undefined ? {} : { type: type as string }),
-        tier: readTier(r['tier'], `\`tier\` of row ${i}`),
-        ratio: parseNonNegativeDecimal(r['ratio'], `\`ratio\` of row ${i}`),
-        mainRatio: parseNonNegativeDecimal(r['main_ratio'], `\`main_ratio\` of row ${i}`),
-        updatedAt: readSeconds(r['updated_at'], `\`updated_at\` of row ${i}`),
-      });
-    }),
-  );
-}
-
-/**
- * The row of a market: the one of that `type`, else the one without a type, else `undefined`.
- * The fill-ratio tiers are those of perpetual futures (R3), hence the default.
- *
- * @example
- * ```ts
- * import { readRateLimitReport, reportFor } from 'traderatio/rules'
- *
- * const reports = readRateLimitReport([
- *   { type: 'spot', tier: '1', ratio: '0', main_ratio: '0', updated_at: '1795219200' },
- *   { type: 'futures', tier: '4', ratio: '8.19', main_ratio: '8.19', updated_at: '1795219200' },
- * ])
- * reportFor(reports)?.tier // 4
- * reportFor(reports, 'spot')?.tier // 1
- * ```
- */
-export function reportFor(reports: readonly RateLimitReport[], type = 'futures'): RateLimitReport | undefined {
-  return reports.find((r) => r.type === type) ?? reports.find((r) => r.type === undefined);
 }
 
 /**
@@ -133,13 +55,13 @@ export type ReportPolicy = 'adopt' | 'report' | 'min';
  * reconcileTier(input).disagreement?.stale // true
  * ```
  */
-export interface ReconcileInput {
+export interface ReconcileInput<R extends ReportedTier = RateLimitReport> {
   /** The tier the local rules put in force at `at`. */
   readonly local: number;
   /** The instant of the latest snapshot (00:00 UTC, R5), or `null` before the first. */
   readonly snapshotAt: number | null;
   /** The exchange's report for the same account and market ({@link reportFor}). */
-  readonly report: RateLimitReport;
+  readonly report: R;
   /** Now, epoch milliseconds: the report's age is measured to it. */
   readonly at: number;
   /** @default 'adopt' */
@@ -161,7 +83,7 @@ export interface ReconcileInput {
  * d?.reported.limit // 200
  * ```
  */
-export interface TierDisagreement {
+export interface TierDisagreement<R extends ReportedTier = RateLimitReport> {
   /** The tier the local rules put in force. */
   readonly local: Tier;
   /** The tier the exchange reports. */
@@ -171,7 +93,7 @@ export interface TierDisagreement {
   /** The report is older than the latest snapshot: it speaks of an earlier window and changed nothing. */
   readonly stale: boolean;
   readonly policy: ReportPolicy;
-  readonly report: RateLimitReport;
+  readonly report: R;
 }
 
 /**
@@ -187,11 +109,11 @@ export interface TierDisagreement {
  * r.disagreement // null
  * ```
  */
-export interface TierReconciliation {
+export interface TierReconciliation<R extends ReportedTier = RateLimitReport> {
   readonly tier: Tier;
   readonly source: 'local' | 'report';
   /** `null` when both agree; nothing is ever changed silently. */
-  readonly disagreement: TierDisagreement | null;
+  readonly disagreement: TierDisagreement<R> | null;
 }
 
 /**
@@ -212,7 +134,9 @@ export interface TierReconciliation {
  * r.disagreement?.reportAgeMs // 60000
  * ```
  */
-export function reconcileTier(input: ReconcileInput): TierReconciliation {
+export function reconcileTier<R extends ReportedTier = RateLimitReport>(
+  input: ReconcileInput<R>,
+): TierReconciliation<R> {
   if (typeof input !== 'object' || input === null)
     throw new InvalidInputError('reconciliation input', input, 'an object { local, snapshotAt, report, at }');
   const tiers = resolveTiers(input.tiers);
@@ -242,15 +166,4 @@ function tierOf(tiers: TierTable, n: number, field: string): Tier {
   const tier = tiers[n - 1];
   if (tier === undefined) throw new InvalidInputError(field, n, `a tier of the table (1 to ${tiers.length})`);
   return tier;
-}
-
-// The API writes the tier as a string ("4").
-function readTier(value: unknown, field: string): number {
-  return parsePositiveInteger(typeof value === 'string' && /^[0-9]+$/.test(value) ? Number(value) : value, field);
-}
-
-function readSeconds(value: unknown, field: string): number {
-  const ms = parseNonNegativeDecimal(value, field).times(1000).round().toNumber();
-  if (!Number.isSafeInteger(ms)) throw new InvalidInputError(field, value, 'Unix seconds');
-  return ms;
 }

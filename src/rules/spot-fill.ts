@@ -1,4 +1,5 @@
 import { InvalidInputError } from '../errors.js';
+import { GATE } from './gate/rulebook.js';
 import {
   type AbuseTimeline,
   type AbuseWindow,
@@ -67,12 +68,14 @@ function spotFillConfigOf(o: SpotFillOptions): SpotFillConfig {
   if (o.includeBatches !== undefined && typeof o.includeBatches !== 'boolean') {
     throw new InvalidInputError('`includeBatches`', o.includeBatches, 'true or false');
   }
+  // Gate's figures (see docs/rules.md#r14), from its rulebook: the one exchange with this throttle.
+  const d = GATE.throttles.spotFill!;
   return {
     kind: 'spot-fill-config',
-    fillRateThreshold: parseNonNegativeDecimal(o.fillRateThreshold ?? '0.1', '`fillRateThreshold`'),
-    requestThreshold: parseCount(o.requestThreshold ?? 0, '`requestThreshold`'),
-    limit: readRateLimit(o.limit ?? { limit: 10, windowMs: 10_000 }, '`limit`'),
-    includeBatches: o.includeBatches ?? false,
+    fillRateThreshold: parseNonNegativeDecimal(o.fillRateThreshold ?? d.fillRateThreshold, '`fillRateThreshold`'),
+    requestThreshold: parseCount(o.requestThreshold ?? d.requestThreshold, '`requestThreshold`'),
+    limit: readRateLimit(o.limit ?? d.limit, '`limit`'),
+    includeBatches: o.includeBatches ?? d.includeBatches,
   };
 }
 

@@ -4,6 +4,8 @@ import { checkFields, parseNonNegativeDecimal, parsePositiveInteger } from '../i
 import { type Fixed, fixedCmp, fixedFromDec, fixedMul } from '../internal/fixed.js';
 import { type Fraction, type RatioResult, fractionOf } from './ratio.js';
 import { partitionPoint } from '../internal/search.js';
+import { GATE } from './gate/rulebook.js';
+import type { Rulebook } from './rulebook.js';
 
 /**
  * One row of a tier table as a user writes it.
@@ -19,7 +21,7 @@ import { partitionPoint } from '../internal/search.js';
 export interface TierRow {
   /** The lowest ratio of the tier (included). The first row's must be 0. */
   readonly minRatio: DecimalInput;
-  /** Order placement and amendment limit of the tier, requests per second. */
+  /** Order placement and amendment limit of the tier, requests per tier window (Gate: per second; OKX: per 2 s). */
   readonly limit: number;
 }
 
@@ -43,7 +45,7 @@ export interface Tier {
   readonly minRatio: Dec;
   /** Lowest ratio of the next tier (excluded), or `null` for the top tier. */
   readonly maxRatio: Dec | null;
-  /** Requests per second. */
+  /** Requests per tier window: per second under Gate's rules, per 2 s under OKX's. */
   readonly limit: number;
 }
 
@@ -124,7 +126,7 @@ export function createTierTable(rows: readonly TierRow[]): TierTable {
 const validated = new WeakSet<TierTable>();
 
 /**
- * The published perpetual-futures tier table (R3): 100 to 400 requests per second.
+ * Gate's perpetual-futures tier table (see docs/rules.md#r3): 100 to 400 requests per second.
  *
  * @example
  * ```ts
@@ -134,19 +136,23 @@ const validated = new WeakSet<TierTable>();
  * DEFAULT_TIERS.map((t) => t.minRatio.toNumber()) // [0, 1, 3, 5, 10, 20, 50]
  * ```
  */
-export const DEFAULT_TIERS: TierTable = createTierTable([
-  { minRatio: '0', limit: 100 },
-  { minRatio: '1', limit: 150 },
-  { minRatio: '3', limit: 200 },
-  { minRatio: '5', limit: 250 },
-  { minRatio: '10', limit: 300 },
-  { minRatio: '20', limit: 350 },
-  { minRatio: '50', limit: 400 },
-]);
+export const DEFAULT_TIERS: TierTable = createTierTable(GATE.tiers.rows);
 
-/** Resolves a `tiers` option: a validated table passes through, rows are validated. */
-export function resolveTiers(tiers: TierTable | readonly TierRow[] | undefined): TierTable {
-  if (tiers === undefined) return DEFAULT_TIERS;
+const tables = new WeakMap<Rulebook, TierTable>([[GATE, DEFAULT_TIERS]]);
+
+/** A rulebook's tier table, validated once. */
+export function tierTableOf(rulebook: Rulebook): TierTable {
+  let table = tables.get(rulebook);
+  if (table === undefined) tables.set(rulebook, (table = createTierTable(rulebook.tiers.rows)));
+  return table;
+}
+
+/** Resolves a `tiers` option: a validated table passes through, rows are validated, none gives `fallback`. */
+export function resolveTiers(
+  tiers: TierTable | readonly TierRow[] | undefined,
+  fallback: TierTable = DEFAULT_TIERS,
+): TierTable {
+  if (tiers === undefined) return fallback;
   if (validated.has(tiers as TierTable)) return tiers as TierTable;
   return createTierTable(tiers as readonly TierRow[]);
 }

@@ -5,7 +5,7 @@ import { InvalidInputError } from '../errors.js';
 import { utcDayStart } from './calendar.js';
 import { type FamilyConfig, type FamilyOptions, resolveFamilyOptions } from './family.js';
 import { checkFields } from '../internal/parse.js';
-import { TIERED_VIP_LEVEL, parseVipLevel } from './vip.js';
+import { parseVipLevel } from './vip.js';
 import {
   TIMELINE_INPUT_FIELDS,
   type TimelineInput,
@@ -47,7 +47,7 @@ export function buildTimeline(input: TimelineInput, options: FamilyOptions | Fam
   if (typeof input !== 'object' || input === null) throw new InvalidInputError('`input`', input, 'an object');
   checkFields(input, TIMELINE_INPUT_FIELDS, 'the timeline input');
   const accounts = readAccounts(input.accounts);
-  const initialVip = parseVipLevel(input.vipLevel ?? TIERED_VIP_LEVEL, '`vipLevel`');
+  const initialVip = parseVipLevel(input.vipLevel ?? config.rulebook.tieredVipLevel, '`vipLevel`');
   const vipChanges = readVipChanges(input.vipChanges ?? []);
   const ids = [...accounts.keys()].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
   const index = new Map(ids.map((id, i) => [id, i]));

@@ -1,8 +1,10 @@
 import { InvalidInputError } from '../errors.js';
+import { GATE } from './gate/rulebook.js';
 import type { Tier, TierTable } from './tiers.js';
 
 /**
- * The VIP level from which perpetual-futures limits follow the trade ratio (R4).
+ * The VIP level from which Gate's perpetual-futures limits follow the trade ratio (see
+ * docs/rules.md#r4); a rulebook gives its own (`tieredVipLevel`: OKX's is 5).
  *
  * @example
  * ```ts
@@ -12,7 +14,7 @@ import type { Tier, TierTable } from './tiers.js';
  * isTieredVip(TIERED_VIP_LEVEL - 1) // false
  * ```
  */
-export const TIERED_VIP_LEVEL = 14;
+export const TIERED_VIP_LEVEL: number = GATE.tieredVipLevel;
 
 /**
  * Reads a VIP level: a non-negative integer.
@@ -35,8 +37,9 @@ export function parseVipLevel(value: unknown, field = '`vipLevel`'): number {
 }
 
 /**
- * Whether an account at this VIP level is tiered by its trade ratio (R4): level 14 or higher.
- * Below 14 the account is at tier 1. Sub-accounts share their main account's level.
+ * Whether an account at this VIP level is tiered by its trade ratio (see docs/rules.md#r4): level
+ * `tieredFrom` (Gate's 14 unless given) or higher. Below it the account is at tier 1.
+ * Sub-accounts share their main account's level.
  *
  * @example
  * ```ts
@@ -44,18 +47,24 @@ export function parseVipLevel(value: unknown, field = '`vipLevel`'): number {
  *
  * isTieredVip(14) // true
  * isTieredVip(13) // false
+ * isTieredVip(5, 5) // true
  * ```
  */
-export function isTieredVip(level: number): boolean {
-  return parseVipLevel(level) >= TIERED_VIP_LEVEL;
+export function isTieredVip(level: number, tieredFrom: number = TIERED_VIP_LEVEL): boolean {
+  return parseVipLevel(level) >= tieredFrom;
 }
 
 /**
- * The tier in force for an account at this VIP level whose trade ratio earns `ratioTier` (R4):
- * that tier from VIP 14, the first tier of `tiers` below it, whatever the ratio. Every rating, the
- * timeline, the account limiter and the CLI ask this one function, so that the threshold and the
- * fallback live in one place.
+ * The tier in force for an account at this VIP level whose trade ratio earns `ratioTier` (see
+ * docs/rules.md#r4): that tier from `tieredFrom` (Gate's VIP 14 unless given), the first tier of
+ * `tiers` below it, whatever the ratio. Every rating, the timeline, the account limiter and the
+ * command line ask this one function, so that the threshold and the fallback live in one place.
  */
-export function tierInForce(vipLevel: number, ratioTier: Tier, tiers: TierTable): Tier {
-  return isTieredVip(vipLevel) ? ratioTier : tiers[0]!;
+export function tierInForce(
+  vipLevel: number,
+  ratioTier: Tier,
+  tiers: TierTable,
+  tieredFrom: number = TIERED_VIP_LEVEL,
+): Tier {
+  return isTieredVip(vipLevel, tieredFrom) ? ratioTier : tiers[0]!;
 }

@@ -1,7 +1,9 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { gate } from '../../src/rules/exchange-rules.js';
 import { rateFamily, resolveFamilyOptions } from '../../src/rules/family.js';
+import { GATE } from '../../src/rules/gate/rulebook.js';
 import { accountMargins, tierMargins } from '../../src/rules/margins.js';
 import { tradeRatio } from '../../src/rules/ratio.js';
 import { tierFor, tierOfRatio } from '../../src/rules/tiers.js';
@@ -34,5 +36,14 @@ describe("Gate's results", () => {
       accountMargins: (own, aggregated, options) => accountMargins(own, aggregated, resolveFamilyOptions(options)),
     };
     expect(differing(entryPoints)).toEqual([]);
+  });
+
+  it("are those recorded, through the rules built from Gate's rulebook", () => {
+    const throughRulebook: GateRules = {
+      ...gate,
+      accountMargins: (own, aggregated, options) =>
+        accountMargins(own, aggregated, resolveFamilyOptions(options, GATE)),
+    };
+    expect(differing(throughRulebook)).toEqual([]);
   });
 });

@@ -89,7 +89,7 @@ export interface TimelineInput {
   readonly accounts: readonly TimelineAccount[];
   /** Daily activity. One entry per account and day; a repeat is refused. */
   readonly activity: readonly DailyActivity[];
-  /** The VIP level before the first change. @default 14 */
+  /** The VIP level before the first change. @default the rulebook's tiered level: Gate 14, OKX 5 */
   readonly vipLevel?: number;
   /** VIP changes; two at the same instant are refused. @default [] */
   readonly vipChanges?: readonly VipChange[];

@@ -62,7 +62,9 @@ export function takeSnapshots(
       return { maker, taker, weighted };
     });
     const rate = windowRater(config);
-    for (let day = first + DAY_MS; day <= days.last + (RATIO_WINDOW_DAYS + 1) * DAY_MS; day += DAY_MS) {
+    // Until the day the last activity has left the window, and one more where a lowering waits a day.
+    const grace = config.rulebook.timing.lowering === 'after-grace' ? 1 : 0;
+    for (let day = first + DAY_MS; day <= days.last + (RATIO_WINDOW_DAYS + 1 + grace) * DAY_MS; day += DAY_MS) {
       const present = createdAt.some((c) => c !== undefined && c > day)
         ? ids.flatMap((_, k) => (createdAt[k] === undefined || createdAt[k]! <= day ? [k] : []))
         : allAccounts;
