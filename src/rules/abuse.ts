@@ -14,7 +14,7 @@ import { type AbuseWindow, THROTTLE_WINDOW_HOURS, readThrottleWindow, throttleWi
 import { type WindowSpec, readRateLimit } from './window-spec.js';
 
 /**
- * Options of the abuse throttle (R9).
+ * Options of the abuse throttle (see docs/rules.md#r9).
  *
  * @example
  * ```ts
@@ -95,19 +95,20 @@ export interface Throttle extends WindowSpec {
 }
 
 /**
- * The limit a throttle's window holds while no throttle (R9, R14) is in force: more requests than
- * any window can hold, so it never delays one. A live throttle window is kept through the hours
- * when none is in force, so that one turning on counts the dispatches already in its window
- * (R13); a finite count, because a scheduler's limit is a positive integer.
+ * The limit a throttle's window holds while no throttle (see docs/rules.md#r9, #r14) is in force:
+ * more requests than any window can hold, so it never delays one. A live throttle window is kept
+ * through the hours when none is in force, so that one turning on counts the dispatches already in
+ * its window (see docs/rules.md#r13); a finite count, because a scheduler's limit is a positive
+ * integer.
  */
 export const UNTHROTTLED = 1_000_000_000;
 
 export type { AbuseWindow } from './throttle-window.js';
 
 /**
- * Decides the throttle from one 24-hour window (R9): more than 86,400 requests and nothing traded
- * gives 10 per 10 s; more than 86,400 and a fill rate (traded / requests) below 0.01 gives 20 per
- * 10 s; otherwise none. Exactly 86,400 requests never trips it.
+ * Decides the throttle from one 24-hour window (see docs/rules.md#r9): more than 86,400 requests
+ * and nothing traded gives 10 per 10 s; more than 86,400 and a fill rate (traded / requests) below
+ * 0.01 gives 20 per 10 s; otherwise none. Exactly 86,400 requests never trips it.
  *
  * @example
  * ```ts
@@ -135,7 +136,7 @@ function decideThrottle(window: AbuseWindow, config: AbuseConfig): Throttle | nu
 }
 
 /**
- * @internal Whether a window's fills are low enough for the abuse throttle (R9), whatever its
+ * @internal Whether a window's fills are low enough for the abuse throttle (see docs/rules.md#r9), whatever its
  * request count: nothing traded, or a fill rate below the threshold (a window with no request is
  * read as one request). The throttle applies when this holds and the requests are over the
  * threshold; the account limiter's warning and headroom ask it of the window so far.
@@ -233,9 +234,10 @@ export interface AbuseTimeline {
 }
 
 /**
- * The abuse throttle of one account over time (R9), from its hourly activity. Each whole hour H
- * decides on [H - 24 h, H) what holds during [H, H + 1 h); the throttle lifts at the first check
- * that no longer trips it. Hours may come in any order; an hour given twice is refused.
+ * The abuse throttle of one account over time (see docs/rules.md#r9), from its hourly activity.
+ * Each whole hour H decides on [H - 24 h, H) what holds during [H, H + 1 h); the throttle lifts at
+ * the first check that no longer trips it. Hours may come in any order; an hour given twice is
+ * refused.
  *
  * @example
  * ```ts
@@ -261,9 +263,9 @@ export function buildAbuseTimeline(
 
 /**
  * An hourly throttle over time, from hourly activity: each whole hour H decides, with `decide`, on
- * the totals of [H - 24 h, H) what holds during [H, H + 1 h). The abuse throttle (R9) and the spot
- * low-fill throttle (R14) are both this, with their own decision. Hours may come in any order; an
- * hour given twice is refused.
+ * the totals of [H - 24 h, H) what holds during [H, H + 1 h). The abuse throttle and the spot
+ * low-fill throttle (see docs/rules.md#r9, #r14) are both this, with their own decision. Hours may
+ * come in any order; an hour given twice is refused.
  */
 export function buildHourlyThrottleTimeline(
   hours: readonly HourlyActivity[],
@@ -352,7 +354,7 @@ class State implements ThrottleState {
 export interface PlacementLimits {
   /** The tier's limit, requests per tier window (Gate: per second; see docs/rules.md#r3). */
   readonly tierLimit: number;
-  /** The abuse throttle, if one is in force (R9). */
+  /** The abuse throttle, if one is in force (see docs/rules.md#r9). */
   readonly throttle: Throttle | null;
   /** Every limit that applies at once, as "N per W ms": the scheduler draws on all of them. */
   readonly limits: readonly WindowSpec[];

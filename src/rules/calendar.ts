@@ -31,7 +31,7 @@ export const DAY_MS = 86_400_000;
  * ```
  */
 export const HOUR_MS = 3_600_000;
-/** 08:00 UTC, the hour at which a raised limit takes effect (R5). */
+/** 08:00 UTC, the hour at which a raised limit takes effect (see docs/rules.md#r5). */
 export const RAISE_OFFSET_MS = 8 * HOUR_MS;
 
 /**

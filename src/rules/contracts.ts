@@ -6,8 +6,8 @@ import type { InstrumentBook, InstrumentWeights } from './instruments.js';
 const CONTRACT_NAME = /^[A-Z0-9]+(_[A-Z0-9]+)+$/;
 
 /**
- * The published contract coefficients (R2): BTC_USDT and ETH_USDT weigh 1; every other
- * contract weighs {@link DEFAULT_COEFFICIENT}.
+ * The published contract coefficients (see docs/rules.md#r2): BTC_USDT and ETH_USDT weigh 1; every
+ * other contract weighs {@link DEFAULT_COEFFICIENT}.
  *
  * @example
  * ```ts
@@ -24,7 +24,7 @@ export const DEFAULT_COEFFICIENTS: Readonly<Record<string, string>> = Object.fre
 });
 
 /**
- * The coefficient of a contract missing from the table (R2): 0.4.
+ * The coefficient of a contract missing from the table (see docs/rules.md#r2): 0.4.
  *
  * @example
  * ```ts
@@ -37,8 +37,8 @@ export const DEFAULT_COEFFICIENTS: Readonly<Record<string, string>> = Object.fre
 export const DEFAULT_COEFFICIENT = '0.4';
 
 /**
- * Normalises a contract name to the API's spelling (R2): upper case, parts joined by `_`.
- * `btc_usdt` and `BTC-USDT` are the same contract as `BTC_USDT`; names with spaces, other
+ * Normalises a contract name to the API's spelling (see docs/rules.md#r2): upper case, parts joined
+ * by `_`. `btc_usdt` and `BTC-USDT` are the same contract as `BTC_USDT`; names with spaces, other
  * punctuation or a single part are refused.
  *
  * @example
@@ -70,8 +70,8 @@ export interface CoefficientTable {
 }
 
 /**
- * Resolves a coefficient table (R2). Every coefficient must be a positive decimal; contract names
- * are normalised and may not repeat after normalisation.
+ * Resolves a coefficient table (see docs/rules.md#r2). Every coefficient must be a positive
+ * decimal; contract names are normalised and may not repeat after normalisation.
  */
 export function resolveCoefficients(
   table: Readonly<Record<string, DecimalInput>> = DEFAULT_COEFFICIENTS,

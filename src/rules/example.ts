@@ -1,10 +1,10 @@
 import type { AccountActivity } from './family.js';
 
 /**
- * The exchange's worked example of a family (R1, R7): main account A and sub-accounts B and C
- * trading BTC_USDT (coefficient 1) and SOL_USDT (coefficient 0.4). Own ratios are 318/44, 427/54
- * and 312/31; the aggregated ratio is 1057/129 = 8.19. With `ownVolumeThreshold: 0` the limits are
- * 250, 250 and 300 requests per second.
+ * The exchange's worked example of a family (see docs/rules.md#r1, #r7): main account A and
+ * sub-accounts B and C trading BTC_USDT (coefficient 1) and SOL_USDT (coefficient 0.4). Own ratios
+ * are 318/44, 427/54 and 312/31; the aggregated ratio is 1057/129 = 8.19. With
+ * `ownVolumeThreshold: 0` the limits are 250, 250 and 300 requests per second.
  *
  * @example
  * ```ts

@@ -2,8 +2,8 @@ import { InvalidInputError } from '../errors.js';
 import { INSTANT_RANGE, parseCount, parseInstant, parsePositiveInteger } from '../internal/parse.js';
 
 /**
- * One request timed at both ends (R15): the local instants it left and came back, and the
- * gateway's `X-In-Time` and `X-Out-Time` (Unix microseconds).
+ * One request timed at both ends (see docs/rules.md#r15): the local instants it left and came back,
+ * and the gateway's `X-In-Time` and `X-Out-Time` (Unix microseconds).
  *
  * @example
  * ```ts
@@ -54,7 +54,8 @@ export interface ClockSample {
 export type LocalInstant = number | { readonly wall: number; readonly mono: number };
 
 /**
- * A lowering (00:00 snapshot, throttle start) or a raise (08:00, throttle lift) (R15).
+ * A lowering (00:00 snapshot, throttle start) or a raise (08:00, throttle lift) (see
+ * docs/rules.md#r15).
  *
  * @example
  * ```ts
@@ -105,7 +106,7 @@ export interface ExchangeClockConfig {
 }
 
 /**
- * The exchange's clock as estimated at a local instant (R15).
+ * The exchange's clock as estimated at a local instant (see docs/rules.md#r15).
  *
  * @example
  * ```ts
@@ -173,7 +174,8 @@ export type SampleOutcome =
       /**
        * How far the local wall clock stepped against the monotonic one since the previous sample,
        * milliseconds (0 without monotonic instants; a wall clock counting whole milliseconds moves
-       * it by up to `resolutionMs` from one reading to the next). The estimate has already followed it.
+       * it by up to `resolutionMs` from one reading to the next). The estimate has already followed
+       * it.
        */
       readonly wallStepMs: number;
     }
@@ -216,11 +218,11 @@ export function resolveClockOptions(options: ExchangeClockOptions = {}): Exchang
 }
 
 /**
- * The exchange's clock estimated from timed requests, NTP style (R15): each sample gives
- * `offset = in - send - rtt/2` with `rtt = (receive - send) - (out - in)`, and the true offset lies
- * within `rtt/2` of it (plus the clocks' resolution). The estimate is the sample with the smallest
- * bound over a sliding set (the smallest round trip, its bound widened by the drift since it was
- * taken).
+ * The exchange's clock estimated from timed requests, NTP style (see docs/rules.md#r15): each
+ * sample gives `offset = in - send - rtt/2` with `rtt = (receive - send) - (out - in)`, and the
+ * true offset lies within `rtt/2` of it (plus the clocks' resolution). The estimate is the sample
+ * with the smallest bound over a sliding set (the smallest round trip, its bound widened by the
+ * drift since it was taken).
  *
  * Robust to a bad sample: a negative round trip or reversed gateway times are refused, and a sample
  * whose interval does not meet the estimate's is held aside; only `confirm` such samples in a row
@@ -325,10 +327,10 @@ export class ExchangeClock {
 
   /**
    * The local wall-clock instant at which to apply a boundary the exchange sets at
-   * `exchangeInstant` (R15): a lowering `error` early, a raise `error` late, so that a raise never
-   * comes before the exchange's instant and a lowering never after it. The error is taken at the
-   * boundary or at `at`, whichever is farther from the sample, so it includes the drift until then.
-   * Before the first sample the local clock is taken as is.
+   * `exchangeInstant` (see docs/rules.md#r15): a lowering `error` early, a raise `error` late, so
+   * that a raise never comes before the exchange's instant and a lowering never after it. The error
+   * is taken at the boundary or at `at`, whichever is farther from the sample, so it includes the
+   * drift until then. Before the first sample the local clock is taken as is.
    *
    * @example
    * ```ts
@@ -355,9 +357,10 @@ export class ExchangeClock {
   }
 
   /**
-   * The exchange's instant at a local instant, on the side a boundary must be compared on (R15):
-   * for a raise the earliest the exchange's clock can read (a raise waits until even that has
-   * passed), for a lowering the latest. Before the first sample, the local clock as is.
+   * The exchange's instant at a local instant, on the side a boundary must be compared on (see
+   * docs/rules.md#r15): for a raise the earliest the exchange's clock can read (a raise waits until
+   * even that has passed), for a lowering the latest. Before the first sample, the local clock as
+   * is.
    *
    * @example
    * ```ts

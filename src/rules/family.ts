@@ -34,7 +34,7 @@ import {
 import { parseVipLevel, tierInForce } from './vip.js';
 
 /**
- * How a family's accounts are rated (R7).
+ * How a family's accounts are rated (see docs/rules.md#r7).
  *
  * @example
  * ```ts
@@ -47,7 +47,7 @@ import { parseVipLevel, tierInForce } from './vip.js';
 export type FamilyKind = 'standard' | 'broker';
 
 /**
- * Options of a family's ratios and limits (R1-R4, R7).
+ * Options of a family's ratios and limits (see docs/rules.md#r1 to #r4, #r7).
  *
  * @example
  * ```ts
@@ -151,9 +151,10 @@ export interface AccountActivity {
 const ACCOUNT_ACTIVITY_FIELDS: readonly string[] = ['account', 'contracts'];
 
 /**
- * Why an account has its effective ratio (R7):
+ * Why an account has its effective ratio (see docs/rules.md#r7):
  * - `aggregated`: own volume below the threshold, so the family's aggregated ratio;
- * - `max-own` / `max-aggregated`: at or above the threshold, max() picked its own / the aggregated ratio;
+ * - `max-own` / `max-aggregated`: at or above the threshold, max() picked its own / the aggregated
+ *   ratio;
  * - `own`: a broker family, own ratio only.
  *
  * @example
@@ -181,12 +182,12 @@ export type RatioBasis = 'aggregated' | 'max-own' | 'max-aggregated' | 'own';
  */
 export interface AccountRating {
   readonly account: string;
-  /** The account's own ratio (R1 over its own activity). */
+  /** The account's own ratio: the ratio over its own activity (see docs/rules.md#r1). */
   readonly own: RatioResult;
   /** The ratio that sets its tier: `own` or the family's aggregated ratio. */
   readonly effective: RatioResult;
   readonly basis: RatioBasis;
-  /** Tier of the effective ratio (R3), or tier 1 below VIP 14 (R4). */
+  /** Tier of the effective ratio, or tier 1 below the tiered VIP level (see docs/rules.md#r3, #r4). */
   readonly tier: Tier;
 }
 
@@ -203,15 +204,16 @@ export interface AccountRating {
  * ```
  */
 export interface FamilyRating {
-  /** R1 over every account's activity, main included. */
+  /** The ratio over every account's activity, main included (see docs/rules.md#r1). */
   readonly aggregated: RatioResult;
   /** One rating per account, in the order given. */
   readonly accounts: readonly AccountRating[];
 }
 
 /**
- * Rates a family from totals already summed per account (`ids[i]` has `totals[i]`), as the
- * timeline does for every window. `vipLevel` below 14 puts every account at tier 1 (R4).
+ * Rates a family from totals already summed per account (`ids[i]` has `totals[i]`), as the timeline
+ * does for every window. `vipLevel` below the tiered level (Gate's 14) puts every account at tier 1
+ * (see docs/rules.md#r4).
  */
 export function rateTotals(
   ids: readonly string[],
@@ -234,9 +236,9 @@ export function rateTotals(
 
 /**
  * Rates one account of a family given the family's summed totals, aggregated ratio and its tier
- * (R7): broker families by the own ratio; otherwise the aggregated ratio below the volume
- * threshold and max(own, aggregated) from it. The tier is the one the ratio earns: the VIP level
- * (R4) is applied by the caller, which knows it ({@link tierInForce}).
+ * (see docs/rules.md#r7): broker families by the own ratio; otherwise the aggregated ratio below
+ * the volume threshold and max(own, aggregated) from it. The tier is the one the ratio earns: the
+ * VIP level (see docs/rules.md#r4) is applied by the caller, which knows it ({@link tierInForce}).
  */
 export function rateAccount(
   account: string,
@@ -257,7 +259,7 @@ export function rateAccount(
   return { account, own, effective, basis, tier };
 }
 
-/** Which ratio rates an account (R7), decided on exact fractions. */
+/** Which ratio rates an account (see docs/rules.md#r7), decided on exact fractions. */
 function chooseBasis(own: Fraction, aggregated: Fraction, config: FamilyConfig): RatioBasis {
   if (config.familyKind === 'broker') return 'own';
   if (fixedCmp(own.volume, config.ownVolumeThreshold) < 0) return 'aggregated';
@@ -287,10 +289,10 @@ const apart = (a: number, b: number): boolean =>
   Number.isFinite(a) && Number.isFinite(b) && Math.abs(a - b) > CLOSE * Math.max(Math.abs(a), Math.abs(b));
 
 /**
- * A function giving the tiers of a family's windows, as {@link rateTotals} rates them, screened with doubles:
- * the exact totals (`exact()`, asked for at most once) are computed only for a decision that falls
- * within 1e-9 of a bound, a threshold or a tie. This is what lets a timeline rate every account on
- * every day without exact arithmetic for each.
+ * A function giving the tiers of a family's windows, as {@link rateTotals} rates them, screened
+ * with doubles: the exact totals (`exact()`, asked for at most once) are computed only for a
+ * decision that falls within 1e-9 of a bound, a threshold or a tie. This is what lets a timeline
+ * rate every account on every day without exact arithmetic for each.
  */
 export function windowRater(
   config: FamilyConfig,
@@ -322,7 +324,8 @@ function rateWindows(
     }
     return exactFamily;
   };
-  // With no counted request a rulebook may give a figure of its own (OKX's 9999): left to the exact fractions.
+  // With no counted request a rulebook may give a figure of its own (OKX's 9999): left to the exact
+  // fractions.
   const figureWithout = config.ratio.withoutRequests !== null;
   // The tier of n / d by doubles, or undefined when n / d is too close to a bound to tell.
   const screenTier = (n: number, d: number): Tier | undefined => {
@@ -357,7 +360,8 @@ function rateWindows(
         ? volume < threshold
         : fixedCmp(exactOf(i).volume, config.ownVolumeThreshold) < 0;
       if (below) return familyTier;
-      // max(own, aggregated): cross-multiplied; no requests sorts lowest, unless the rulebook gives a figure.
+      // max(own, aggregated): cross-multiplied; no requests sorts lowest, unless the rulebook gives
+      // a figure.
       if (a.weighted === 0) ownWins = figureWithout && compareFractions(exactOf(i), familyExact()) > 0;
       else {
         const x = n * fw;
@@ -371,7 +375,8 @@ function rateWindows(
 }
 
 /**
- * Ratios, tiers and limits of a main account and its sub-accounts over one 7-day window (R1-R4, R7).
+ * Ratios, tiers and limits of a main account and its sub-accounts over one 7-day window (see
+ * docs/rules.md#r1 to #r4, #r7).
  *
  * @example
  * ```ts

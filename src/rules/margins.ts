@@ -45,11 +45,12 @@ export interface TierMargins {
 }
 
 /**
- * The margins of a ratio to the tiers above and below (R1, R3). Up: the least maker volume to
- * add, or the fewest requests to drop, that reach the next tier up. Down: the most maker volume
- * that may be lost, or the most requests that may be added, with the tier kept. Exact, from the
- * ratio's fraction. Tiers only apply from VIP 14 (R4): below it no volume changes the tier, and
- * the callers that know the VIP level (the plan command, `AccountLimiter.whatIf`) give no margins.
+ * The margins of a ratio to the tiers above and below (see docs/rules.md#r1, #r3). Up: the least
+ * maker volume to add, or the fewest requests to drop, that reach the next tier up. Down: the most
+ * maker volume that may be lost, or the most requests that may be added, with the tier kept. Exact,
+ * from the ratio's fraction. Tiers only apply from the tiered VIP level (Gate's 14; see
+ * docs/rules.md#r4): below it no volume changes the tier, and the callers that know the VIP level
+ * (the plan command, `AccountLimiter.whatIf`) give no margins.
  *
  * @example
  * ```ts
@@ -109,10 +110,10 @@ function safeCount(k: Dec): number {
 }
 
 /**
- * The way a change reaches a tier under R7: the family's aggregated ratio; the account's own ratio
- * (max(own, aggregated), or a broker family's own ratio); or the own-volume threshold, when the
- * own ratio is already there and only the volume that takes the account over the threshold is
- * missing.
+ * The way a change reaches a tier under the family rule (see docs/rules.md#r7): the family's
+ * aggregated ratio; the account's own ratio (max(own, aggregated), or a broker family's own ratio);
+ * or the own-volume threshold, when the own ratio is already there and only the volume that takes
+ * the account over the threshold is missing.
  *
  * @example
  * ```ts
@@ -130,7 +131,8 @@ function safeCount(k: Dec): number {
 export type MarginPath = 'aggregated' | 'own' | 'threshold';
 
 /**
- * What reaches one tier above an account's, over every path of R7, the least of each kind of change.
+ * What reaches one tier above an account's, over every path of the family rule, the least of each
+ * kind of change.
  *
  * @example
  * ```ts
@@ -155,7 +157,7 @@ export interface TierStep {
   /**
    * Weighted requests (requests times their coefficient) the account must drop, the least over
    * the aggregated and the own path, or null when no drop within its own requests reaches the
-   * tier (an undefined ratio is the lowest tier, R1).
+   * tier (an undefined ratio is the lowest tier; see docs/rules.md#r1).
    */
   readonly requestWeight: Dec | null;
   /** The path of `requestWeight`. */
@@ -165,7 +167,8 @@ export interface TierStep {
 }
 
 /**
- * An account's margins over every path of R7: every tier above, and the spare before the tier below.
+ * An account's margins over every path of the family rule: every tier above, and the spare before
+ * the tier below.
  *
  * @example
  * ```ts
@@ -195,16 +198,16 @@ export interface AccountMarginOptions {
 }
 
 /**
- * The margins of one account of a family, decided over every path of R7 at once (R1, R3, R7).
- * Its tier is the one its rating gives: the aggregated ratio under the own-volume threshold,
- * max(own, aggregated) from it, the own ratio in a broker family. Up, for every tier above: the
- * least maker volume the account may add that reaches it, by the aggregated ratio (which it
- * raises too), by its own ratio, or by the volume that takes it over the threshold, whichever is
- * least; and the fewest weighted requests it may drop, by the aggregated or its own ratio, within
- * its own requests. Down: the most maker volume that may be lost, or requests that may be added,
- * with the tier kept by any path (losing more drops it). The family's VIP level is the caller's:
- * below 14 (R4) no change moves an account from tier 1. `plan`, `advise` and
- * `AccountLimiter.whatIf` all ask this function.
+ * The margins of one account of a family, decided over every path of the family rule at once (see
+ * docs/rules.md#r1, #r3, #r7). Its tier is the one its rating gives: the aggregated ratio under the
+ * own-volume threshold, max(own, aggregated) from it, the own ratio in a broker family. Up, for
+ * every tier above: the least maker volume the account may add that reaches it, by the aggregated
+ * ratio (which it raises too), by its own ratio, or by the volume that takes it over the threshold,
+ * whichever is least; and the fewest weighted requests it may drop, by the aggregated or its own
+ * ratio, within its own requests. Down: the most maker volume that may be lost, or requests that
+ * may be added, with the tier kept by any path (losing more drops it). The family's VIP level is
+ * the caller's: below the tiered level (see docs/rules.md#r4) no change moves an account from tier
+ * 1. `plan`, `advise` and `AccountLimiter.whatIf` all ask this function.
  */
 export function accountMargins(
   own: RatioResult,
@@ -219,7 +222,8 @@ export function accountMargins(
   const broker = family.familyKind === 'broker';
   const ownCounts = !own.denominator.isZero();
   const aggCounts = !broker && !aggregated.denominator.isZero();
-  // The own ratio rates the account now (with max()) when it is over the threshold, or always in a broker family.
+  // The own ratio rates the account now (with max()) when it is over the threshold, or always in a
+  // broker family.
   const eligible = broker || own.volume.greaterThanOrEqualTo(threshold);
   const ownTier = tierOfRatio(own, tiers);
   const aggTier = tierOfRatio(aggregated, tiers);
@@ -242,7 +246,8 @@ export function accountMargins(
       if (maker === null || x.lessThan(maker.x)) maker = { x, path: over.greaterThan(byRatio) ? 'threshold' : 'own' };
     }
     if (maker === null) break;
-    // Dropping w weighted requests of the account: N / (D - w) >= b with D - w > 0, and w within its own.
+    // Dropping w weighted requests of the account: N / (D - w) >= b with D - w > 0, and w within
+    // its own.
     let drop: { w: Dec; path: 'aggregated' | 'own' } | null = null;
     const least = (r: RatioResult): Dec | null => {
       if (r.numerator.isZero()) return null;
@@ -260,12 +265,14 @@ export function accountMargins(
     let fewer: number | null = null;
     if (drop !== null) {
       const r = drop.path === 'own' ? own : aggregated;
-      // The quotient is rounded at 80 digits: the count is settled on exact products, N >= b (D - k c).
+      // The quotient is rounded at 80 digits: the count is settled on exact products, N >= b (D - k
+      // c).
       const reaches = (k: Dec): boolean => r.numerator.greaterThanOrEqualTo(b.times(r.denominator.minus(k.times(c))));
       let k = Dec.max(0, drop.w.dividedBy(c).ceil());
       while (k.greaterThan(0) && reaches(k.minus(1))) k = k.minus(1);
       while (!reaches(k)) k = k.plus(1);
-      // Requests of coefficient c come whole: k of them must leave a request counted, and be the account's own.
+      // Requests of coefficient c come whole: k of them must leave a request counted, and be the
+      // account's own.
       fewer = k.times(c).lessThan(r.denominator) && k.times(c).lessThanOrEqualTo(own.denominator) ? safeCount(k) : null;
     }
     steps.push({
@@ -284,7 +291,8 @@ export function accountMargins(
     // Every path that holds the tier now; the most that keeps any of them.
     const holds: { r: RatioResult; own: boolean }[] = [];
     if (aggCounts && aggTier.tier >= tier.tier) holds.push({ r: aggregated, own: false });
-    // An own ratio with volume and no request yet holds the tier once requests come: it counts for the spare requests.
+    // An own ratio with volume and no request yet holds the tier once requests come: it counts for
+    // the spare requests.
     if (eligible && (ownTier.tier >= tier.tier || (!ownCounts && !own.numerator.isZero())))
       holds.push({ r: own, own: true });
     let makerVolume = new Dec(0);

@@ -1,13 +1,13 @@
 import { DAY_MS, type TimeSpan } from './calendar.js';
 
-/** The days a rating covers (R1, R5): the 7 whole UTC days before its 00:00. */
+/** The days a rating covers (see docs/rules.md#r1, #r5): the 7 whole UTC days before its 00:00. */
 export const RATIO_WINDOW_DAYS = 7;
 
 /**
- * The 7 UTC days a rating taken at 00:00 UTC of `ratingDay` covers (R1, R5): from 00:00 seven days
- * before it to the rating's 00:00, excluded. The rating's own day is not in it: activity at
- * 23:59:59.999 the day before counts, activity at the rating's 00:00 counts from the next rating.
- * `ratingDay` is epoch milliseconds at 00:00 UTC.
+ * The 7 UTC days a rating taken at 00:00 UTC of `ratingDay` covers (see docs/rules.md#r1, #r5):
+ * from 00:00 seven days before it to the rating's 00:00, excluded. The rating's own day is not in
+ * it: activity at 23:59:59.999 the day before counts, activity at the rating's 00:00 counts from
+ * the next rating. `ratingDay` is epoch milliseconds at 00:00 UTC.
  */
 export function ratioWindow(ratingDay: number): TimeSpan {
   return { from: ratingDay - RATIO_WINDOW_DAYS * DAY_MS, to: ratingDay };

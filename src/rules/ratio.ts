@@ -18,9 +18,9 @@ import type { MultiplierTable } from './okx/instruments.js';
 import type { RatioRules } from './rulebook.js';
 
 /**
- * One contract's activity over some period: USDT volumes as maker and taker, and the order
- * requests sent for it. Volumes are decimal strings as the API sends them (numbers and Decimals
- * are accepted too); counts are integers. A batch request counts once per order in it (R1).
+ * One contract's activity over some period: USDT volumes as maker and taker, and the order requests
+ * sent for it. Volumes are decimal strings as the API sends them (numbers and Decimals are accepted
+ * too); counts are integers. A batch request counts once per order in it (see docs/rules.md#r1).
  *
  * @example
  * ```ts
@@ -58,7 +58,7 @@ export interface ContractActivity {
 export const CONTRACT_ACTIVITY_FIELDS: readonly string[] = GATE.ratio.instruments.activityFields;
 
 /**
- * Options of the trade ratio (R1, R2).
+ * Options of the trade ratio (see docs/rules.md#r1, #r2).
  *
  * @example
  * ```ts
@@ -251,7 +251,8 @@ function sumList(
   place: string | (() => string),
   s: Scratch,
 ): ActivityTotals {
-  // Short lists (the common case: a few contracts a day) find repeats by scanning, long ones by a Set.
+  // Short lists (the common case: a few contracts a day) find repeats by scanning, long ones by a
+  // Set.
   const seen: string[] | Set<string> = activity.length <= 16 ? s.seen : new Set<string>();
   s.seen.length = 0;
   s.coefficients.length = 0;
@@ -357,7 +358,7 @@ export interface RatioResult {
   readonly makerVolume: Dec;
   /** Taker volume, USDT. */
   readonly takerVolume: Dec;
-  /** Maker + taker volume, unweighted, USDT (the R7 threshold compares this). */
+  /** Maker + taker volume, unweighted, USDT (what the family's own-volume threshold compares; see docs/rules.md#r7). */
   readonly volume: Dec;
   /** Counted requests, unweighted. */
   readonly requests: number;
@@ -479,13 +480,13 @@ class ComputedRatio implements RatioResult {
   }
 }
 
-/** The ratio of summed totals (R1). */
+/** The ratio of summed totals (see docs/rules.md#r1). */
 export function ratioOfTotals(totals: ActivityTotals, config: RatioConfig): RatioResult {
   return new ComputedRatio(totals, config);
 }
 
 /**
- * The trade ratio of one account's (or any set of) contract activity (R1, R2):
+ * The trade ratio of one account's (or any set of) contract activity (see docs/rules.md#r1, #r2):
  * (makerWeight x maker volume + takerWeight x taker volume) / sum of counted requests x coefficient.
  *
  * @example

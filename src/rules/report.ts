@@ -26,9 +26,9 @@ export interface ReportedTier {
 }
 
 /**
- * What to do when the exchange's report and the local rules disagree (R16): `adopt` the report
- * when it is at least as new as the latest snapshot; `report` only (keep the local tier); `min`,
- * the lower of the two (for engines that must never exceed).
+ * What to do when the exchange's report and the local rules disagree (see docs/rules.md#r16):
+ * `adopt` the report when it is at least as new as the latest snapshot; `report` only (keep the
+ * local tier); `min`, the lower of the two (for engines that must never exceed).
  *
  * @example
  * ```ts
@@ -58,7 +58,7 @@ export type ReportPolicy = 'adopt' | 'report' | 'min';
 export interface ReconcileInput<R extends ReportedTier = RateLimitReport> {
   /** The tier the local rules put in force at `at`. */
   readonly local: number;
-  /** The instant of the latest snapshot (00:00 UTC, R5), or `null` before the first. */
+  /** The instant of the latest snapshot (00:00 UTC; see docs/rules.md#r5), or `null` before the first. */
   readonly snapshotAt: number | null;
   /** The exchange's report for the same account and market ({@link reportFor}). */
   readonly report: R;
@@ -71,7 +71,7 @@ export interface ReconcileInput<R extends ReportedTier = RateLimitReport> {
 }
 
 /**
- * A disagreement between the local tier and the exchange's, to report (R16).
+ * A disagreement between the local tier and the exchange's, to report (see docs/rules.md#r16).
  *
  * @example
  * ```ts
@@ -117,11 +117,11 @@ export interface TierReconciliation<R extends ReportedTier = RateLimitReport> {
 }
 
 /**
- * Reconciles the locally computed tier with the exchange's report (R16). A report older than the
- * latest snapshot speaks of an earlier window: it never changes the tier, whatever the policy. A
- * newer one (or one made at the snapshot's instant) sets the tier in force under `adopt` (the
- * default), leaves the local one under `report`, and under `min` the lower of the two wins. Every
- * disagreement is returned with both tiers and the report's age, to be reported.
+ * Reconciles the locally computed tier with the exchange's report (see docs/rules.md#r16). A report
+ * older than the latest snapshot speaks of an earlier window: it never changes the tier, whatever
+ * the policy. A newer one (or one made at the snapshot's instant) sets the tier in force under
+ * `adopt` (the default), leaves the local one under `report`, and under `min` the lower of the two
+ * wins. Every disagreement is returned with both tiers and the report's age, to be reported.
  *
  * @example
  * ```ts

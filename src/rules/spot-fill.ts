@@ -14,7 +14,7 @@ import { readThrottleWindow } from './throttle-window.js';
 import { parseCount, parseNonNegativeDecimal, resolveOptions } from '../internal/parse.js';
 
 /**
- * Options of the spot low-fill throttle (R14).
+ * Options of the spot low-fill throttle (see docs/rules.md#r14).
  *
  * @example
  * ```ts
@@ -80,10 +80,11 @@ function spotFillConfigOf(o: SpotFillOptions): SpotFillConfig {
 }
 
 /**
- * Decides the spot low-fill throttle from one 24-hour window of spot activity (R14): more requests
- * than `requestThreshold` (by default any) and a fill ratio (USDT traded / requests) below 0.1
- * gives 10 per 10 s on spot placement and amendment; otherwise none. A fill ratio of exactly 0.1
- * is not below; no requests, no throttle. The reason says whether anything was traded.
+ * Decides the spot low-fill throttle from one 24-hour window of spot activity (see
+ * docs/rules.md#r14): more requests than `requestThreshold` (by default any) and a fill ratio (USDT
+ * traded / requests) below 0.1 gives 10 per 10 s on spot placement and amendment; otherwise none. A
+ * fill ratio of exactly 0.1 is not below; no requests, no throttle. The reason says whether
+ * anything was traded.
  *
  * @example
  * ```ts
@@ -110,7 +111,8 @@ function decideSpotFill(window: AbuseWindow, config: SpotFillConfig): Throttle |
 }
 
 /**
- * How far one 24-hour window of spot activity stands from the spot low-fill throttle (R14).
+ * How far one 24-hour window of spot activity stands from the spot low-fill throttle (see
+ * docs/rules.md#r14).
  *
  * @example
  * ```ts
@@ -132,10 +134,10 @@ export interface SpotFillClearance {
 }
 
 /**
- * The room a 24-hour window of spot activity leaves before {@link checkSpotFill} throttles (R14):
- * the spot requests that still fit at its volume, and the USDT to trade to stay clear. The check
- * throttles when requests > requestThreshold and traded < threshold x requests, that is when
- * requests > max(requestThreshold, floor(traded / threshold)) (requests being whole).
+ * The room a 24-hour window of spot activity leaves before {@link checkSpotFill} throttles (see
+ * docs/rules.md#r14): the spot requests that still fit at its volume, and the USDT to trade to stay
+ * clear. The check throttles when requests > requestThreshold and traded < threshold x requests,
+ * that is when requests > max(requestThreshold, floor(traded / threshold)) (requests being whole).
  *
  * @example
  * ```ts
@@ -160,10 +162,10 @@ export function spotFillClearance(window: AbuseWindow, options?: SpotFillOptions
 }
 
 /**
- * The spot low-fill throttle of one account over time (R14), from its hourly spot activity
- * (requests: every spot place, cancel and amend, failed ones included, each order of a batch; traded:
- * spot USDT, maker + taker). Each whole hour H decides on [H - 24 h, H) what holds during
- * [H, H + 1 h); the throttle lifts at the first check that no longer trips it.
+ * The spot low-fill throttle of one account over time (see docs/rules.md#r14), from its hourly spot
+ * activity (requests: every spot place, cancel and amend, failed ones included, each order of a
+ * batch; traded: spot USDT, maker + taker). Each whole hour H decides on [H - 24 h, H) what holds
+ * during [H, H + 1 h); the throttle lifts at the first check that no longer trips it.
  *
  * @example
  * ```ts
@@ -187,19 +189,21 @@ export function buildSpotFillTimeline(
   return buildHourlyThrottleTimeline(hours, (w) => decideSpotFill(w, config));
 }
 
-/** The pair a spot order request counts under (R14) when it names none. */
+/** The pair a spot order request counts under (see docs/rules.md#r14) when it names none. */
 export const UNNAMED_PAIR = 'UNNAMED_PAIR';
 
 /**
- * Whether the spot low-fill throttle limits a spot request (R14): placement and amendment, a batch
- * only with `includeBatches`. Which endpoints are batches is the catalogue's to say.
+ * Whether the spot low-fill throttle limits a spot request (see docs/rules.md#r14): placement and
+ * amendment, a batch only with `includeBatches`. Which endpoints are batches is the catalogue's to
+ * say.
  */
 export function spotFillLimitsOrder(action: string, batch: boolean, config: SpotFillConfig): boolean {
   return (action === 'place' || action === 'amend') && (config.includeBatches || !batch);
 }
 
 /**
- * A spot order request, as far as R14 tells them apart.
+ * A spot order request, as far as the spot low-fill throttle tells them apart (see
+ * docs/rules.md#r14).
  *
  * @example
  * ```ts
@@ -216,9 +220,9 @@ export interface SpotOrderRequest {
 }
 
 /**
- * Whether the spot low-fill throttle applies to a request (R14): single placement and amendment
- * (POST /spot/orders, PATCH /spot/orders/{order_id}); never cancels; batches only with
- * `includeBatches`.
+ * Whether the spot low-fill throttle applies to a request (see docs/rules.md#r14): single placement
+ * and amendment (POST /spot/orders, PATCH /spot/orders/{order_id}); never cancels; batches only
+ * with `includeBatches`.
  *
  * @example
  * ```ts

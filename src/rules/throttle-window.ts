@@ -4,7 +4,7 @@ import { type Dec, ZERO } from '../internal/decimal.js';
 import { addCounts, parseCount, parseNonNegativeDecimal } from '../internal/parse.js';
 import { partitionPoint } from '../internal/search.js';
 
-/** The hours an hourly throttle check reads (R9, R14): the 24 whole UTC hours before it. */
+/** The hours an hourly throttle check reads (see docs/rules.md#r9, #r14): the 24 whole UTC hours before it. */
 export const THROTTLE_WINDOW_HOURS = 24;
 
 /**
@@ -27,8 +27,9 @@ export interface AbuseWindow {
 }
 
 /**
- * Reads a window's totals as a user gives them (R9, R14): an object whose `requests` is a count and
- * whose `traded` is a non-negative decimal. Anything else is refused naming the field.
+ * Reads a window's totals as a user gives them (see docs/rules.md#r9, #r14): an object whose
+ * `requests` is a count and whose `traded` is a non-negative decimal. Anything else is refused
+ * naming the field.
  */
 export function readThrottleWindow(window: unknown): AbuseWindow {
   if (typeof window !== 'object' || window === null)
@@ -38,18 +39,18 @@ export function readThrottleWindow(window: unknown): AbuseWindow {
 }
 
 /**
- * The window the hourly throttle check at the whole UTC hour `checkAt` reads (R9, R14): the 24
- * hours before it, [checkAt - 24 h, checkAt). An hour whose start is `checkAt - 24 h` is in it;
- * the hour starting at `checkAt` is not.
+ * The window the hourly throttle check at the whole UTC hour `checkAt` reads (see docs/rules.md#r9,
+ * #r14): the 24 hours before it, [checkAt - 24 h, checkAt). An hour whose start is `checkAt - 24 h`
+ * is in it; the hour starting at `checkAt` is not.
  */
 export function throttleWindow(checkAt: number): TimeSpan {
   return { from: checkAt - THROTTLE_WINDOW_HOURS * HOUR_MS, to: checkAt };
 }
 
 /**
- * The next hourly throttle check after `at` (R9, R14): the whole UTC hour that follows. Its
- * window ({@link throttleWindow}) is the 23 whole hours before `at`'s hour and that hour so far:
- * what it reads is what a request at `at` adds to.
+ * The next hourly throttle check after `at` (see docs/rules.md#r9, #r14): the whole UTC hour that
+ * follows. Its window ({@link throttleWindow}) is the 23 whole hours before `at`'s hour and that
+ * hour so far: what it reads is what a request at `at` adds to.
  */
 export function nextThrottleCheck(at: number): number {
   return utcHourStart(at) + HOUR_MS;
@@ -63,10 +64,10 @@ export interface HourCounts {
 }
 
 /**
- * The totals of any throttle window over hourly counts (R9, R14): returns a function giving, for a
- * check at `checkAt`, the requests and USDT traded in the hours of {@link throttleWindow}. `hours`
- * are in increasing order, each once; they are summed once up front (a request total past 2^53 is
- * refused), so that each window then costs two binary searches.
+ * The totals of any throttle window over hourly counts (see docs/rules.md#r9, #r14): returns a
+ * function giving, for a check at `checkAt`, the requests and USDT traded in the hours of {@link
+ * throttleWindow}. `hours` are in increasing order, each once; they are summed once up front (a
+ * request total past 2^53 is refused), so that each window then costs two binary searches.
  */
 export function throttleWindowSums(hours: readonly HourCounts[]): (checkAt: number) => AbuseWindow {
   // Prefix sums: prefix[k] totals hours[0..k).

@@ -66,8 +66,8 @@ export type TierTable = readonly Tier[];
 const TIER_ROW_FIELDS: readonly string[] = ['minRatio', 'limit'];
 
 /**
- * Validates a tier table (R3): the first bound is 0, bounds increase strictly, limits are
- * positive integers that never decrease from one tier to the next.
+ * Validates a tier table (see docs/rules.md#r3): the first bound is 0, bounds increase strictly,
+ * limits are positive integers that never decrease from one tier to the next.
  *
  * @example
  * ```ts
@@ -158,10 +158,10 @@ export function resolveTiers(
 }
 
 /**
- * The tier of a ratio (R3). Bounds include their lower end: 1 is tier 2, 0.999... is tier 1.
- * `null` (no counted requests) is the lowest tier. `tiers` is a table made by
- * {@link createTierTable}, or rows that are validated as it validates them (an empty table or
- * bounds out of order are refused).
+ * The tier of a ratio (see docs/rules.md#r3). Bounds include their lower end: 1 is tier 2, 0.999...
+ * is tier 1. `null` (no counted requests) is the lowest tier. `tiers` is a table made by {@link
+ * createTierTable}, or rows that are validated as it validates them (an empty table or bounds out
+ * of order are refused).
  *
  * @example
  * ```ts
@@ -179,11 +179,11 @@ export function tierFor(ratio: DecimalInput | null, tiers: TierTable | readonly 
 }
 
 /**
- * The index in a tier table of the highest tier whose lower bound a ratio reaches (R3), given
- * `reaches(i)`: whether the ratio is at or above the bound of the tier at index `i`. The bounds
- * increase, so the tiers reached are a prefix; the first tier's bound is 0, reached by every
- * ratio, and is not asked about. Every tier lookup (on decimals, exact fractions or screening
- * doubles) is this one.
+ * The index in a tier table of the highest tier whose lower bound a ratio reaches (see
+ * docs/rules.md#r3), given `reaches(i)`: whether the ratio is at or above the bound of the tier at
+ * index `i`. The bounds increase, so the tiers reached are a prefix; the first tier's bound is 0,
+ * reached by every ratio, and is not asked about. Every tier lookup (on decimals, exact fractions
+ * or screening doubles) is this one.
  */
 export function tierIndexReached(tierCount: number, reaches: (index: number) => boolean): number {
   return partitionPoint(tierCount - 1, (i) => reaches(i + 1));
@@ -191,7 +191,8 @@ export function tierIndexReached(tierCount: number, reaches: (index: number) => 
 
 /**
  * The tier of a computed ratio, decided exactly on the fraction (numerator >= bound x denominator),
- * so that a quotient rounded for display never moves an account across a bound (R1, R3).
+ * so that a quotient rounded for display never moves an account across a bound (see
+ * docs/rules.md#r1, #r3).
  *
  * @example
  * ```ts

@@ -1,6 +1,6 @@
-// A family's limit timeline (R5-R8 over R1-R4, R7): its input read (timeline/input.ts), the 00:00
-// ratings taken (timeline/snapshots.ts), the events replayed (timeline/replay.ts), and the
-// queries at an instant (timeline/queries.ts).
+// A family's limit timeline (see docs/rules.md#r1 to #r8, docs/okx.md#o7): its input read
+// (timeline/input.ts), the 00:00 ratings taken (timeline/snapshots.ts), the events replayed
+// (timeline/replay.ts), and the queries at an instant (timeline/queries.ts).
 import { InvalidInputError } from '../errors.js';
 import { utcDayStart } from './calendar.js';
 import { type FamilyConfig, type FamilyOptions, resolveFamilyOptions } from './family.js';
@@ -23,9 +23,10 @@ export type { ChangeReason, TierChange } from './timeline/replay.js';
 export type { DailyRating } from './timeline/snapshots.js';
 
 /**
- * Computes the limit timeline of a family (R5, R6, R8 over R1-R4, R7): every snapshot at 00:00
- * UTC over the 7 days before it, raises at 08:00, lowerings at once, VIP changes and new
- * sub-accounts. Queries then cost a binary search.
+ * Computes the limit timeline of a family by its rulebook's timing (see docs/rules.md#r5 to #r8,
+ * docs/okx.md#o7): every snapshot at 00:00 UTC over the 7 days before it, raises at 08:00,
+ * lowerings at once (Gate) or a day later (OKX), VIP changes and new sub-accounts. Queries then
+ * cost a binary search.
  *
  * @example
  * ```ts

@@ -29,11 +29,11 @@ export interface RateLimitReport extends ReportedTier {
 }
 
 /**
- * Reads the answer of GET /account/rate_limit (R16): rows of string fields `tier`, `ratio`,
- * `main_ratio`, `updated_at` (Unix seconds) and maybe `type`. Numbers are accepted where the API
- * writes strings. Each field is validated and a bad one is named with its row; two rows of the
- * same `type` are refused (one is a mistake, and which is unknown). A single row object is read as
- * a list of one.
+ * Reads the answer of GET /account/rate_limit (see docs/rules.md#r16): rows of string fields
+ * `tier`, `ratio`, `main_ratio`, `updated_at` (Unix seconds) and maybe `type`. Numbers are accepted
+ * where the API writes strings. Each field is validated and a bad one is named with its row; two
+ * rows of the same `type` are refused (one is a mistake, and which is unknown). A single row object
+ * is read as a list of one.
  *
  * @example
  * ```ts
@@ -86,7 +86,7 @@ export function readRateLimitReport(rows: unknown): readonly RateLimitReport[] {
 
 /**
  * The row of a market: the one of that `type`, else the one without a type, else `undefined`.
- * The fill-ratio tiers are those of perpetual futures (R3), hence the default.
+ * The fill-ratio tiers are those of perpetual futures (see docs/rules.md#r3), hence the default.
  *
  * @example
  * ```ts

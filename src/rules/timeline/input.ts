@@ -1,5 +1,5 @@
-// Reading a timeline's input (R5-R8): the family's accounts, the VIP changes and the daily
-// activity, each checked and named by its field.
+// Reading a timeline's input (see docs/rules.md#r5 to #r8): the family's accounts, the VIP changes
+// and the daily activity, each checked and named by its field.
 import { InvalidInputError } from '../../errors.js';
 import { formatUtcInstant, parseUtcDay, utcDayStart } from '../calendar.js';
 import type { FamilyConfig } from '../family.js';
@@ -26,8 +26,8 @@ export interface TimelineAccount {
   readonly role?: 'main' | 'sub';
   /**
    * When a sub-account was created (epoch ms; {@link buildTimeline} also reads a Date or ISO text,
-   * see {@link InstantInput}). It is at tier 1 from then until 08:00 UTC of the next day (R8). Omit
-   * for accounts that existed before the timeline starts.
+   * see {@link InstantInput}). It is at tier 1 from then until 08:00 UTC of the next day (see
+   * docs/rules.md#r8). Omit for accounts that existed before the timeline starts.
    */
   readonly createdAt?: number;
 }
@@ -52,7 +52,8 @@ export interface DailyActivity {
 }
 
 /**
- * A change of the family's VIP level (the main account's; sub-accounts share it, R4).
+ * A change of the family's VIP level (the main account's; sub-accounts share it; see
+ * docs/rules.md#r4).
  *
  * @example
  * ```ts
@@ -103,7 +104,7 @@ export interface ReadAccount {
   readonly createdAt: number | undefined;
 }
 
-/** The family's accounts by id, each checked (R7: one main account; R8: a sub-account's creation). */
+/** The family's accounts by id, each checked (one main account, a sub-account's creation; see docs/rules.md#r7, #r8). */
 export function readAccounts(list: unknown): Map<string, ReadAccount> {
   if (!Array.isArray(list) || list.length === 0) throw new InvalidInputError('`accounts`', list, 'a non-empty array');
   const out = new Map<string, ReadAccount>();
@@ -128,7 +129,7 @@ export function readAccounts(list: unknown): Map<string, ReadAccount> {
         throw new InvalidInputError(
           `\`accounts[${i}].createdAt\``,
           a.createdAt,
-          'absent for the main account (R8 is about sub-accounts)',
+          'absent for the main account (a creation instant is for sub-accounts)',
         );
       createdAt = parseInstant(a.createdAt, `\`accounts[${i}].createdAt\``);
     }
@@ -137,7 +138,7 @@ export function readAccounts(list: unknown): Map<string, ReadAccount> {
   return out;
 }
 
-/** The VIP changes in time order, one per instant (R6). */
+/** The VIP changes in time order, one per instant (see docs/rules.md#r6). */
 export function readVipChanges(list: unknown): VipChange[] {
   if (!Array.isArray(list)) throw new InvalidInputError('`vipChanges`', list, 'an array');
   const out = (list as VipChange[]).map((v, i) => {
@@ -163,9 +164,9 @@ export function readVipChanges(list: unknown): VipChange[] {
 }
 
 /**
- * Checks that no account gives the same hour twice (the hours of R9 and R14); `where(i)` names
- * the i-th hour's place in the file for the message, and `written(i)` its value as the file
- * writes it (by default the hour as ISO text).
+ * Checks that no account gives the same hour twice (the hours of the throttles; see
+ * docs/rules.md#r9, #r14); `where(i)` names the i-th hour's place in the file for the message, and
+ * `written(i)` its value as the file writes it (by default the hour as ISO text).
  */
 export function checkHoursOnce(
   hours: readonly { readonly account: string; readonly hour: number }[],

@@ -1,4 +1,5 @@
-// Reading a timeline at an instant (R5-R8): the tier in force for an account, the VIP level.
+// Reading a timeline at an instant (see docs/rules.md#r5 to #r8): the tier in force for an account,
+// the VIP level.
 import { InvalidInputError } from '../../errors.js';
 import { formatUtcInstant } from '../calendar.js';
 import type { AccountRating } from '../family.js';
@@ -69,8 +70,9 @@ export interface Timeline {
 }
 
 /**
- * The queries of a timeline (R5-R8 read at an instant): the tier in force for an account, by a
- * binary search over its changes, and the VIP level, over the VIP changes.
+ * The queries of a timeline (the timing of the tiers read at an instant; see docs/rules.md#r5 to
+ * #r8): the tier in force for an account, by a binary search over its changes, and the VIP level,
+ * over the VIP changes.
  */
 export function timelineQueries(
   start: number,

@@ -1,4 +1,4 @@
-// The 00:00 UTC ratings of a timeline (R5): taking them, and what each keeps.
+// The 00:00 UTC ratings of a timeline (see docs/rules.md#r5): taking them, and what each keeps.
 import { DAY_MS } from '../calendar.js';
 import { type AccountRating, type FamilyConfig, approxTotals, rateAccount, windowRater } from '../family.js';
 import { type ActivityTotals, EMPTY_TOTALS, type RatioResult, addTotals, ratioOfTotals } from '../ratio.js';
@@ -8,7 +8,7 @@ import { type Tier, tierOfRatio } from '../tiers.js';
 import type { ReadActivity } from './input.js';
 
 /**
- * A family's snapshot at 00:00 UTC of a day (R5).
+ * A family's snapshot at 00:00 UTC of a day (see docs/rules.md#r5).
  *
  * @example
  * ```ts
@@ -31,9 +31,10 @@ export interface DailyRating {
 }
 
 /**
- * The family's 00:00 UTC ratings (R5 over R1-R3, R7), one a day from the day after the first
+ * The family's 00:00 UTC ratings (see docs/rules.md#r5), one a day from the day after the first
  * activity to the day the last activity leaves the 7-day window. An account is rated from the day
- * it exists (R8). `ids` are sorted; `createdAt[k]` is the creation of `ids[k]` (undefined: always).
+ * it exists (see docs/rules.md#r8). `ids` are sorted; `createdAt[k]` is the creation of `ids[k]`
+ * (undefined: always).
  */
 export function takeSnapshots(
   ids: readonly string[],
