@@ -39,6 +39,13 @@ export type {
   SentRequest,
   SentWebSocketRequest,
   WebSocketRequestOptions,
+  ExchangeAnswer,
+  RoundTrip,
+  RoundTripOptions,
+  RoundTripOutcome,
+  RoundTripReport,
+  SendFailure,
+  ContractSource,
 } from './account/limiter.js';
 export type { AbuseHeadroom, SpotFillHeadroom, TierAtNext0800, WhatIf } from './account/queries.js';
 export type { AccountMargins, MarginPath, TierStep } from './rules/margins.js';
@@ -74,12 +81,13 @@ export type {
   SampleRejection,
 } from './rules/exchange-clock.js';
 
-export { feedbackFrom, readRateLimitHeaders } from './schedule/feedback.js';
-export type { HeadersLike, RateLimitFeedback, RateLimitHeaders } from './schedule/feedback.js';
 export {
   WEBSOCKET_RATE_LIMIT_CODES,
+  feedbackFrom,
   feedbackFromWebSocket,
+  readRateLimitHeaders,
   readWebSocketRateLimit,
-} from './schedule/websocket-feedback.js';
+} from './schedule/gate-feedback.js';
+export type { HeadersLike, RateLimitFeedback, RateLimitHeaders } from './schedule/feedback.js';
 export { readGatewayTimes } from './schedule/gateway-time.js';
 export type { GatewayTimes } from './schedule/gateway-time.js';

@@ -11,7 +11,8 @@ import { type SpotFillConfig, type SpotFillOptions, resolveSpotFillOptions } fro
 import type { TimelineAccount } from '../rules/timeline.js';
 import { TIERED_VIP_LEVEL, parseVipLevel } from '../rules/vip.js';
 import { type Clock, systemClock } from '../schedule/clock.js';
-import type { HeadersLike } from '../schedule/feedback.js';
+import type { HeadersLike, RateLimitSignals } from '../schedule/feedback.js';
+import { GATE_RATE_LIMIT_SIGNALS } from '../schedule/gate-feedback.js';
 import type { LimitStore } from '../schedule/store.js';
 import type { LimiterSnapshot } from './persistence.js';
 import type { SharedCounts } from './shared-counts.js';
@@ -290,6 +291,8 @@ export interface LimiterConfig {
   readonly estimateClock: boolean;
   readonly persist: AccountLimiterOptions['persist'];
   readonly reconcile: AccountLimiterOptions['reconcile'];
+  /** How the exchange says a request was refused for its rate, and what its answers say of a limit. */
+  readonly signals: RateLimitSignals;
 }
 
 /**
@@ -385,5 +388,6 @@ export function resolveLimiterOptions(options: AccountLimiterOptions): LimiterCo
     estimateClock,
     persist,
     reconcile,
+    signals: GATE_RATE_LIMIT_SIGNALS,
   };
 }

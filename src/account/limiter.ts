@@ -11,6 +11,8 @@ import { type StoreLimit, Scheduler } from '../schedule/scheduler.js';
 import { Listeners } from '../schedule/listeners.js';
 import { type FillRole, Tracker } from './tracker.js';
 import { RequestSender, checkRequestOptions, classifySent } from './requests.js';
+import { ROUND_TRIP_OPTION_FIELDS, RoundTrip, type RoundTripOptions } from './round-trip.js';
+import { AnswerFills } from './answer-fills.js';
 import type { AccountStatus, LimiterEvent } from './limiter-events.js';
 import {
   type AccountLimiterOptions,
@@ -54,6 +56,15 @@ export type {
   WebSocketRequestOptions,
 } from './limiter-options.js';
 export type { LimiterSnapshot } from './persistence.js';
+export type {
+  ExchangeAnswer,
+  RoundTrip,
+  RoundTripOptions,
+  RoundTripOutcome,
+  RoundTripReport,
+  SendFailure,
+} from './round-trip.js';
+export type { ContractSource } from './answer-fills.js';
 
 /**
  * What a trading engine embeds for one exchange account or a family of a main account and its
@@ -168,7 +179,11 @@ export class AccountLimiter {
       live: config.live,
       unknownContract: config.unknownContract,
       now: () => this.wallNow(),
-      monoNow: () => this.clock.now(),
+      signals: config.signals,
+      fills: new AnswerFills(this),
+      arrived: (limits, weight, sample) => {
+        if (this.clockSample(sample).accepted) this.arrivals.answered(limits, weight, sample, this.clock);
+      },
     });
     for (const a of this.counts.accounts) this.addLimits(a.id);
     if (persist !== undefined)
@@ -215,9 +230,9 @@ export class AccountLimiter {
     fn: () => T | PromiseLike<T>,
     options: RequestOptions = {},
   ): Promise<Awaited<T>> {
-    const limits = this.limitsOf(account);
+    const l = this.limitsOf(account);
     checkRequestOptions(options, ['body', 'contract', 'signal', 'deadline', 'priority']);
-    return this.sender.send(account, limits, this.catalog.classify(method, path, options.body), fn, options);
+    return this.trip(account, l, this.catalog.classify(method, path, options.body), false, options).run(fn);
   }
 
   /**
@@ -248,13 +263,62 @@ export class AccountLimiter {
     fn: () => T | PromiseLike<T>,
     options: WebSocketRequestOptions = {},
   ): Promise<Awaited<T>> {
-    const limits = this.limitsOf(account);
+    const l = this.limitsOf(account);
     checkRequestOptions(options, ['params', 'contract', 'settle', 'signal', 'deadline', 'priority']);
     const c = this.catalog.classifyChannel(channel, options.params, {
       budget: this.websocketBudget,
       ...(options.settle === undefined ? {} : { settle: options.settle }),
     });
-    return this.sender.send(account, limits, c, fn, options);
+    return this.trip(account, l, c, true, options).run(fn);
+  }
+
+  /**
+   * Starts the round trip of one request through the limits it draws on (R10): a REST request
+   * `{ method, path, body? }` or a WebSocket order `{ channel, params?, settle? }`, with the options
+   * of {@link AccountLimiter.request}. Its `run(send)` sends it when the limits let it go and
+   * counts it (R1, R9, R14); the adapter tells it the exchange's answer (`answered`), which gives
+   * the limits its rate-limit headers or fields and 429 or codes (R12, R16), and its gateway times
+   * to the exchange's clock and the arrivals (R13, R15), and the limiter its fills. Every adapter
+   * and the proxy send this way. Bad input throws an {@link InvalidInputError} at once: nothing is
+   * queued, taken or counted for it.
+   *
+   * @example
+   * ```ts
+   * import { AccountLimiter } from 'traderatio'
+   *
+   * const limiter = new AccountLimiter({ accounts: [{ id: 'main', role: 'main' }] })
+   * const trip = limiter.roundTrip('main', { method: 'GET', path: '/spot/my_trades' })
+   * const rows = [{ id: 7, currency_pair: 'BTC_USDT', amount: '0.01', price: '60000', role: 'maker' }]
+   * await trip.run((t) => t.answered({ status: 200, headers: {}, body: rows }))
+   * trip.report().outcome // { kind: 'answered', status: 200 }
+   * limiter.spotFillHeadroom('main').traded // '600'
+   * limiter.close()
+   * ```
+   */
+  roundTrip(account: string, request: (SentRequest | SentWebSocketRequest) & RoundTripOptions): RoundTrip {
+    const l = this.limitsOf(account);
+    if (typeof request !== 'object' || request === null)
+      throw new InvalidInputError(
+        'the request',
+        request,
+        'a request { method, path, body? } or { channel, params?, settle? } with its options',
+      );
+    const websocket = 'channel' in request;
+    checkRequestOptions(request, [
+      ...(websocket ? ['channel', 'params', 'settle'] : ['method', 'path', 'body']),
+      ...ROUND_TRIP_OPTION_FIELDS,
+    ]);
+    return this.trip(account, l, classifySent(this.catalog, this.websocketBudget, request), websocket, request);
+  }
+
+  private trip(
+    account: string,
+    l: AccountLimits,
+    c: Classification,
+    websocket: boolean,
+    options: RoundTripOptions,
+  ): RoundTrip {
+    return new RoundTrip(this.sender, account, l, c, this.requestLimits.for(account, l, c), websocket, options);
   }
 
   /**
@@ -452,8 +516,7 @@ export class AccountLimiter {
     const l = this.limitsOf(account);
     const c = classifySent(this.catalog, this.websocketBudget, request);
     const outcome = this.clockSample(sample);
-    if (!outcome.accepted) return outcome;
-    this.arrivals.answered(this.requestLimits.for(account, l, c), c.weight, sample, this.clock);
+    if (outcome.accepted) this.arrivals.answered(this.requestLimits.for(account, l, c), c.weight, sample, this.clock);
     return outcome;
   }
 

@@ -4,16 +4,11 @@ import { InvalidInputError } from '../errors.js';
 import { checkFields } from '../internal/parse.js';
 import { normalizeContract } from '../rules/contracts.js';
 import { UNNAMED_PAIR } from '../rules/spot-fill.js';
-import { type RateLimitFeedback, readFeedback } from '../schedule/feedback.js';
+import { type RateLimitFeedback, type RateLimitSignals, readFeedback } from '../schedule/feedback.js';
 import type { Scheduler, StoreLimit } from '../schedule/scheduler.js';
-import type { UnansweredRequest } from '../schedule/unanswered.js';
+import type { AnswerFills } from './answer-fills.js';
 import type { FamilyCounts } from './family-counts.js';
-import {
-  CANCEL_PRIORITY,
-  type RequestOptions,
-  type SentRequest,
-  type SentWebSocketRequest,
-} from './limiter-options.js';
+import type { LimiterClockSample, SentRequest, SentWebSocketRequest } from './limiter-options.js';
 import type { LimitsRefresh } from './refresh.js';
 import type { ExchangeReports } from './reports.js';
 import type { AccountLimits, RequestLimits } from './request-limits.js';
@@ -99,42 +94,24 @@ export interface RequestSenderConfig {
   readonly unknownContract: string;
   /** The limiter's instant (the rules' clock, R15). */
   readonly now: () => number;
-  /** The scheduler's instant (its monotonic clock), which its limits count in. */
-  readonly monoNow: () => number;
+  /** How the exchange says a request was refused for its rate, and what its answers say of a limit (R12, R16). */
+  readonly signals: RateLimitSignals;
+  /** The fills of the answers, recorded as they come. */
+  readonly fills: AnswerFills;
+  /**
+   * An answer's gateway times came back for a request that drew on `limits`: the exchange's clock
+   * (R15), and when the exchange counted it (R13).
+   */
+  readonly arrived: (limits: readonly StoreLimit[], weight: number, sample: LimiterClockSample) => void;
 }
 
 /**
- * Sends an account limiter's classified requests through the limits they draw on (R10), counting
- * order requests as they start (R1, R9, R14), and applies the exchange's answers to those limits
- * (R12, R16).
+ * What an account limiter's round trips share: the scheduler their requests wait in, the counts of
+ * order requests they start (R1, R9, R14), and where the exchange's answers go (R12, R13, R15,
+ * R16). See {@link RoundTrip}.
  */
 export class RequestSender {
-  constructor(private readonly config: RequestSenderConfig) {}
-
-  /** Schedules a classified request on its limits, counting it when it starts (R1, R9, R14). */
-  send<T>(
-    account: string,
-    l: AccountLimits,
-    c: Classification,
-    fn: () => T | PromiseLike<T>,
-    options: Omit<RequestOptions, 'body'>,
-  ): Promise<Awaited<T>> {
-    const { requestLimits, reports } = this.config;
-    const counted = countedAs(c, options.contract, this.config.unknownContract);
-    const limits = requestLimits.for(account, l, c);
-    const task = () => {
-      if (counted !== null) this.count(counted, account, l, c);
-      return this.awaitAnswer(limits, c.weight, fn);
-    };
-    reports.tellAssumed(account, l, c);
-    return this.config.scheduler.schedule(task, {
-      limits,
-      weight: c.weight,
-      priority: options.priority ?? (c.action === 'cancel' ? CANCEL_PRIORITY : 0),
-      ...(options.signal === undefined ? {} : { signal: options.signal }),
-      ...(options.deadline === undefined ? {} : { deadline: options.deadline }),
-    });
-  }
+  constructor(readonly config: RequestSenderConfig) {}
 
   /**
    * Applies the exchange's answer to the limit the request `c` drew on whose N the answer names
@@ -147,44 +124,13 @@ export class RequestSender {
     for (const limit of named.length > 0 ? named : limits.slice(0, 1)) this.config.scheduler.feedback(limit, f);
   }
 
-  /**
-   * Runs `fn`, just dispatched on `limits`, telling them when its answer comes: until then it may
-   * not have reached the exchange, and counts there however long it takes (R13).
-   */
-  private awaitAnswer<T>(
-    limits: readonly StoreLimit[],
-    weight: number,
-    fn: () => T | PromiseLike<T>,
-  ): T | PromiseLike<T> {
-    const now = this.config.monoNow;
-    const at = now();
-    const waiting: [StoreLimit, UnansweredRequest][] = [];
-    for (const limit of limits)
-      if (limit.awaitAnswer !== undefined) waiting.push([limit, limit.awaitAnswer(weight, at)]);
-    const answered = (): void => {
-      const end = now();
-      for (const [limit, request] of waiting) limit.answered!(request, end);
-    };
-    let result: T | PromiseLike<T>;
-    try {
-      result = fn();
-    } catch (e) {
-      answered();
-      throw e;
-    }
-    if (!isThenable(result)) {
-      answered();
-      return result;
-    }
-    // Read once: a thenable that sends on each `then` is sent once. A rejection is taken as the
-    // answer too (an answer the exchange gave, or a request the client gave up).
-    const answer = Promise.resolve(result);
-    answer.then(answered, answered);
-    return answer;
+  /** An answer's gateway times came back for a request of `weight` on `limits` (see the config's `arrived`). */
+  arrived(limits: readonly StoreLimit[], weight: number, sample: LimiterClockSample): void {
+    this.config.arrived(limits, weight, sample);
   }
 
   /** Counts an order request when it starts (R1, R9, R14), and warns before the next check would throttle. */
-  private count({ market, contract }: CountedAs, account: string, l: AccountLimits, c: Classification): void {
+  count({ market, contract }: CountedAs, account: string, l: AccountLimits, c: Classification): void {
     const { counts } = this.config;
     const now = this.config.now();
     counts.request(market, account, contract, c.action as CountedAction, c.orders, now);
@@ -195,8 +141,4 @@ export class RequestSender {
     l.warnings.countFutures(c.orders, counts.tracker, now);
     if (this.config.live && l.live.count(c.orders)) this.config.refresher.evaluateLive(account);
   }
-}
-
-function isThenable<T>(value: T | PromiseLike<T>): value is PromiseLike<T> {
-  return typeof (value as { then?: unknown } | null)?.then === 'function';
 }

@@ -1,10 +1,9 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
 import { InvalidInputError, isRefusedError } from '../errors.js';
 import type { AccountLimiter } from '../account/limiter.js';
-import type { Classification } from '../catalog/catalog.js';
 import { jsonBody } from '../catalog/json-body.js';
-import { feedbackFrom } from '../schedule/feedback.js';
-import { AnswerFills, readFillsPoll } from '../account/answer-fills.js';
+import { type ContractSource, readFillsPoll } from '../account/answer-fills.js';
+import type { RoundTrip, SendFailure } from '../account/round-trip.js';
 import { askRateLimit } from '../account/ask-rate-limit.js';
 import { every } from '../account/timers.js';
 import { checkFields } from '../internal/parse.js';
@@ -128,12 +127,15 @@ export interface LimitedCcxt {
   detach(): void;
 }
 
-/** One request on its way through ccxt: what it was classified as, and when it was sent. */
+/** One request on its way through ccxt: the instance sending it, and its round trip. */
 interface InFlight {
   readonly exchange: CcxtGate;
-  readonly classification: Classification;
-  sentAt: number;
-  sentMono: number;
+  readonly trip: RoundTrip;
+}
+
+/** How ccxt failed without an answer: no whole answer in time, or none at all. */
+function failureOf(error: unknown): SendFailure {
+  return (error as { name?: unknown } | null)?.name === 'RequestTimeout' ? 'timeout' : 'unreachable';
 }
 
 const IDS = new Set(['gate', 'gateio']);
@@ -157,9 +159,10 @@ const attached = new WeakSet<object>();
  * own throttle (one bucket per instance, whose costs are not the published limits) switched off.
  * The request is read as ccxt will send it (method, URL, JSON body) and waits before ccxt signs,
  * so its `Timestamp` is taken when it leaves (R11). Cancels, batch cancels and cancel-alls
- * outrank placements. Each response's rate-limit headers and a 429 or TOO_FAST (ccxt's
- * `RateLimitExceeded`) go to the limit the request drew on (R12), its `X-In-Time`/`X-Out-Time`
- * to the limiter's exchange clock (R15). Not a gate instance, an instance already limited, or an
+ * outrank placements. Each request goes on its round trip (`limiter.roundTrip`): its response's
+ * rate-limit headers and a 429 or TOO_FAST (ccxt's `RateLimitExceeded`) go to the limit the
+ * request drew on (R12), its `X-In-Time`/`X-Out-Time` to the limiter's exchange clock and arrivals
+ * (R13, R15), its fills to the limiter. Not a gate instance, an instance already limited, or an
  * unknown account: an {@link InvalidInputError}, the instance untouched.
  *
  * A cancel by order id names no contract: it counts under the limiter's `unknownContract`.
@@ -237,14 +240,14 @@ export function limitCcxt(limiter: AccountLimiter, exchange: CcxtGate, options: 
   const implicit = exchange as unknown as Partial<
     Record<typeof RATE_LIMIT | typeof CONTRACT | (typeof POLLED)[number], (params?: object) => Promise<unknown>>
   >;
-  const fills = new AnswerFills(limiter, account, {
+  const contracts: ContractSource = {
     known: (contract) => {
       const size = (exchange as { markets_by_id?: Record<string, readonly { contractSize?: unknown }[] | undefined> })
         .markets_by_id?.[contract]?.[0]?.contractSize;
       return typeof size === 'number' || typeof size === 'string' ? String(size) : undefined;
     },
     ask: (settle, contract) => implicit[CONTRACT]!.call(exchange, { settle, contract }),
-  });
+  };
   // Requests wait for the exchange's own figure; the ask itself does not.
   let learning: Promise<void> | null = null;
 
@@ -265,23 +268,21 @@ export function limitCcxt(limiter: AccountLimiter, exchange: CcxtGate, options: 
       readonly method: string;
       readonly body?: unknown;
     };
-    const json = jsonBody(built.body);
-    const classification = limiter.catalog.classify(built.method, built.url, json);
-    const inFlight: InFlight = { exchange: this, classification, sentAt: 0, sentMono: 0 };
-    const answer = await limiter.request(
-      account,
-      built.method,
-      built.url,
-      () => {
-        inFlight.sentAt = clock.wall();
-        inFlight.sentMono = clock.now();
-        return current.run(inFlight, () => fetch2.call(this, path, api, method, params, headers, body, config));
-      },
-      { body: json },
+    const trip = limiter.roundTrip(account, {
+      method: built.method,
+      path: built.url,
+      body: jsonBody(built.body),
+      contracts,
+    });
+    // ccxt tells the answer to `handleErrors`, inside this call; its errors are its own.
+    return trip.run((t) =>
+      current
+        .run({ exchange: this, trip }, () => fetch2.call(this, path, api, method, params, headers, body, config))
+        .catch((error: unknown) => {
+          if (t.report().outcome.kind === 'sent') t.failed(failureOf(error));
+          throw error;
+        }),
     );
-    // Fills in the answer are counted before the caller has it (R1, R9, R14).
-    if (fills.reads(classification)) await fills.take(classification, answer);
-    return answer;
   };
 
   exchange.handleErrors = function limitedHandleErrors(
@@ -297,22 +298,8 @@ export function limitCcxt(limiter: AccountLimiter, exchange: CcxtGate, options: 
     requestBody,
   ) {
     const inFlight = current.getStore();
-    if (inFlight?.exchange === this && typeof headers === 'object' && headers !== null) {
-      const responseHeaders = headers as Record<string, string>;
-      // When the exchange began to count it (R13) and the exchange's clock (R15), then R12.
-      limiter.arrived(account, inFlight.classification, {
-        sentAt: inFlight.sentAt,
-        receivedAt: clock.wall(),
-        sentMono: inFlight.sentMono,
-        receivedMono: clock.now(),
-        headers: responseHeaders,
-      });
-      limiter.feedback(
-        account,
-        inFlight.classification,
-        feedbackFrom({ status: code, headers: responseHeaders }, response),
-      );
-    }
+    if (inFlight?.exchange === this && typeof headers === 'object' && headers !== null)
+      inFlight.trip.answered({ status: code, headers: headers as Record<string, string>, body: response });
     return handleErrors.call(this, code, reason, url, method, headers, body, response, requestHeaders, requestBody);
   };
 

@@ -1,9 +1,8 @@
 import { InvalidInputError, isRefusedError } from '../errors.js';
 import type { AccountLimiter } from '../account/limiter.js';
-import type { Classification } from '../catalog/catalog.js';
 import { jsonBody } from '../catalog/json-body.js';
-import { feedbackFrom } from '../schedule/feedback.js';
-import { AnswerFills, readFillsPoll } from '../account/answer-fills.js';
+import { type ContractSource, readFillsPoll } from '../account/answer-fills.js';
+import type { SendFailure } from '../account/round-trip.js';
 import { askRateLimit } from '../account/ask-rate-limit.js';
 import { every } from '../account/timers.js';
 import { checkFields } from '../internal/parse.js';
@@ -159,10 +158,10 @@ const API_PREFIX = '/api/v4/';
 
 /**
  * Wraps `fetch`: each request to the API v4 (any host; the path from `/api/v4/` on) is classified
- * with its JSON body (R10), waits on its limits, counts when sent; its response's gateway times
- * go to `limiter.arrived` (R13, R15), its rate-limit headers and 429 to `limiter.feedback` (R12),
- * an error body read from a clone; `deadline` goes
- * to the exchange where accepted. A URL outside the API rejects with an `InvalidInputError`, unsent.
+ * with its JSON body (R10) and sent on its round trip (`limiter.roundTrip`): it waits on its
+ * limits, counts when sent, and its response's gateway times (R13, R15), rate-limit headers and
+ * 429 (R12, an error body read from a clone) and fills go back to the limiter; `deadline` goes to
+ * the exchange where accepted. A URL outside the API rejects with an `InvalidInputError`, unsent.
  *
  * @example
  * ```ts
@@ -208,19 +207,17 @@ export function limitedFetch(limiter: AccountLimiter, options: LimitedFetchOptio
   // The API's base (`https://host/prefix/api/v4/`), from the first request to it.
   let base: string | null = null;
   let learning: Promise<void> | null = null;
-  const fills = new AnswerFills(limiter, account, {
+  const contracts: ContractSource = {
     ask: async (settle, name) =>
-      (await (
-        await call(`${base!}futures/${settle}/contracts/${encodeURIComponent(name)}`)
-      ).response.json()) as unknown,
-  });
+      (await (await call(`${base!}futures/${settle}/contracts/${encodeURIComponent(name)}`)).json()) as unknown,
+  };
   /** The first request to the API: the base is known; ask the report and start the poll. */
   const attach = (url: string): void => {
     base = apiBase(url);
     if (base === null) return;
     learning = ask
       ? askRateLimit(limiter, account, async () => {
-          const { response } = await call(`${base!}account/rate_limit`);
+          const response = await call(`${base!}account/rate_limit`);
           return {
             status: response.status,
             body: response.ok ? await response.json().catch(() => undefined) : undefined,
@@ -240,11 +237,8 @@ export function limitedFetch(limiter: AccountLimiter, options: LimitedFetchOptio
     }
   };
 
-  /** Sends one request through the limiter; its answer read (feedback, times, fills). */
-  const call = async (
-    input: string | URL | Request,
-    init: LimitedRequestInit = {},
-  ): Promise<{ response: Response }> => {
+  /** Sends one request on its round trip through the limiter. */
+  const call = async (input: string | URL | Request, init: LimitedRequestInit = {}): Promise<Response> => {
     const request = input instanceof Request ? input : undefined;
     const method = (init.method ?? request?.method ?? 'GET').toUpperCase();
     const path = apiPath(request?.url ?? (input as string | URL));
@@ -256,63 +250,56 @@ export function limitedFetch(limiter: AccountLimiter, options: LimitedFetchOptio
           : await request.clone().text(),
     );
     const { deadline, contract, queuePriority: priority, ...fetchInit } = init;
-    const c: Classification = limiter.catalog.classify(method, path, body);
     const signal = init.signal ?? request?.signal ?? undefined;
-    let sentAt = 0;
-    let sentMono = 0;
-    const response = await limiter.request(
-      account,
+    const trip = limiter.roundTrip(account, {
       method,
       path,
-      () => {
-        sentMono = clock.now();
-        sentAt = clock.wall();
-        if (deadline === undefined || !EXPIRING.has(`${c.method} ${c.endpoint}`)) return send(input, fetchInit);
+      body,
+      contract,
+      priority,
+      signal,
+      deadline,
+      contracts,
+    });
+    const c = trip.classification;
+    return trip.run(async (t) => {
+      let sent: Promise<Response>;
+      if (deadline === undefined || !EXPIRING.has(`${c.method} ${c.endpoint}`)) sent = send(input, fetchInit);
+      else {
         const headers = new Headers(fetchInit.headers ?? request?.headers);
         // The deadline on the exchange's clock, as far as the wall clock tells it.
-        if (!headers.has(EXPIRY)) headers.set(EXPIRY, String(Math.floor(sentAt + (deadline - sentMono))));
-        return send(input, { ...fetchInit, headers });
-      },
-      {
-        body,
-        ...(contract === undefined ? {} : { contract }),
-        ...(priority === undefined ? {} : { priority }),
-        ...(signal === undefined ? {} : { signal }),
-        ...(deadline === undefined ? {} : { deadline }),
-      },
-    );
-    // When the exchange began to count it (R13) and the exchange's clock (R15), from X-In-Time.
-    limiter.arrived(account, c, {
-      sentAt,
-      sentMono,
-      receivedAt: clock.wall(),
-      receivedMono: clock.now(),
-      headers: response.headers,
+        if (!headers.has(EXPIRY)) headers.set(EXPIRY, String(Math.floor(t.sentAt + (deadline - t.sentMono))));
+        sent = send(input, { ...fetchInit, headers });
+      }
+      let response: Response;
+      try {
+        response = await sent;
+      } catch (error) {
+        t.failed(failureOf(error));
+        throw error;
+      }
+      t.answered({
+        status: response.status,
+        headers: response.headers,
+        readBody: () => response.clone().json(),
+      });
+      return response;
     });
-    const error = response.ok
-      ? undefined
-      : await response
-          .clone()
-          .json()
-          .catch(() => undefined);
-    limiter.feedback(account, c, feedbackFrom(response, error));
-    // Fills in the answer are counted before the caller has it (R1, R9, R14).
-    if (response.ok && fills.reads(c))
-      await fills.take(
-        c,
-        await response
-          .clone()
-          .json()
-          .catch(() => undefined),
-      );
-    return { response };
   };
 
   return async (input, init = {}) => {
     if (learning === null) attach(input instanceof Request ? input.url : String(input));
     if (learning !== null) await learning;
-    return (await call(input, init)).response;
+    return call(input, init);
   };
+}
+
+/** How a `fetch` failed: given up (an abort), or without a connection or a whole answer. */
+function failureOf(error: unknown): SendFailure {
+  const name = (error as { name?: unknown } | null)?.name;
+  if (name === 'AbortError') return 'aborted';
+  if (name === 'TimeoutError') return 'timeout';
+  return 'unreachable';
 }
 
 /** The API's base of a URL, up to and with `/api/v4/`, or null when it has none. */

@@ -1,10 +1,11 @@
 import { InvalidInputError, isRefusedError } from '../errors.js';
-import { AnswerFills, readFillsPoll } from '../account/answer-fills.js';
+import { type ContractSource, readFillsPoll } from '../account/answer-fills.js';
+import type { ExchangeAnswer, SendFailure } from '../account/round-trip.js';
 import { askRateLimit } from '../account/ask-rate-limit.js';
 import { every } from '../account/timers.js';
 import { checkFields } from '../internal/parse.js';
 import type { AccountLimiter } from '../account/limiter.js';
-import { feedbackFrom, type HeadersLike } from '../schedule/feedback.js';
+import type { HeadersLike } from '../schedule/feedback.js';
 
 /**
  * What the adapter reads of a response of `gate-api` (an axios response): its status and headers
@@ -172,9 +173,9 @@ const limited = new WeakSet<object>();
  * Puts an `ApiClient` of the exchange's Node SDK (`gate-api`) behind an account limiter: every
  * request of every API class built on it is classified by method, filled-in path and body (R10),
  * waits on its limits before the SDK signs it (so its `Timestamp` is fresh, R11), and is counted
- * when sent (R1, R9); cancels go before placements. Its answer, or the error the SDK throws, gives
- * the rate-limit headers and a 429 or TOO_FAST to `limiter.feedback` (R12), and `X-In-Time` and
- * `X-Out-Time` to `limiter.arrived` (R13, R15). Only this client's `request` is replaced: no axios
+ * when sent (R1, R9), on its round trip (`limiter.roundTrip`); cancels go before placements. Its
+ * answer, or the error the SDK throws, gives the limiter the rate-limit headers and a 429 or
+ * TOO_FAST (R12), `X-In-Time` and `X-Out-Time` (R13, R15) and the fills it holds. Only this client's `request` is replaced: no axios
  * instance, the global one included, is touched. Bad input throws an `InvalidInputError`.
  *
  * @example
@@ -251,10 +252,10 @@ export function limitApiClient(limiter: AccountLimiter, options: LimitApiClientO
     const { response } = await limitedRequest(config, 'any', signed ? ['apiv4'] : []);
     return { status: response.status, data: response.data };
   };
-  const fills = new AnswerFills(limiter, account, {
+  const contracts: ContractSource = {
     ask: async (settle, contract) =>
       (await get(`/futures/${settle}/contracts/${encodeURIComponent(contract)}`, {}, false)).data,
-  });
+  };
   // The engine's requests wait for the exchange's own figure; the ask itself does not.
   let learning: Promise<void> | null = null;
   const request: GateApiClient['request'] = async (config, responseType, authSettings) => {
@@ -276,70 +277,30 @@ export function limitApiClient(limiter: AccountLimiter, options: LimitApiClientO
       typeof query?.currency_pair === 'string' && query.currency_pair !== ''
         ? `?currency_pair=${encodeURIComponent(query.currency_pair)}`
         : '';
-    const target = pair === '' ? url : url.split('?')[0] + pair;
-    const c = limiter.catalog.classify(method, target, body);
+    const path = pair === '' ? url : url.split('?')[0] + pair;
+    const c = limiter.catalog.classify(method, path, body);
     // A futures cancel of all orders names its contract in the query, which the catalogue does not read.
     const contract =
       c.instrument === undefined && c.action !== 'other' && typeof query?.contract === 'string' && query.contract !== ''
         ? query.contract
         : undefined;
-    let sentAt = 0;
-    let sentMono = 0;
-    let receivedAt = 0;
-    let receivedMono = 0;
-    const received = () => {
-      receivedAt = clock.wall();
-      receivedMono = clock.now();
-    };
-    let response: GateApiResponse | undefined;
-    try {
-      const result = await limiter.request(
-        account,
-        method,
-        target,
-        () => {
-          sentAt = clock.wall();
-          sentMono = clock.now();
-          // The SDK signs inside `request`, now that the limits let it go.
-          return send.call(client, config, responseType, authSettings).then(
-            (r) => {
-              received();
-              return r;
-            },
-            (error: unknown) => {
-              received();
-              throw error;
-            },
-          );
-        },
-        { body, ...(contract === undefined ? {} : { contract }) },
-      );
-      response = result.response;
-      // Fills in the answer are counted before the caller has it (R1, R9, R14): from the JSON as
-      // sent (`data`), not from the SDK's models, whose fields are renamed.
-      if (result.response.status < 300 && fills.reads(c)) await fills.take(c, result.response.data);
-      return result;
-    } catch (error) {
-      // The SDK rejects with axios's error; an answer from the exchange is on its `response`.
-      const r = (error as { response?: unknown } | null)?.response;
-      if (typeof r === 'object' && r !== null && typeof (r as GateApiResponse).status === 'number')
-        response = r as GateApiResponse;
-      throw error;
-    } finally {
-      if (response !== undefined && typeof response.headers === 'object' && response.headers !== null) {
-        const headers = response.headers as HeadersLike;
-        // When the exchange began to count it (R13) and the exchange's clock (R15), then R12.
-        limiter.arrived(account, c, { sentAt, receivedAt, sentMono, receivedMono, headers });
-        limiter.feedback(
-          account,
-          c,
-          feedbackFrom(
-            { status: response.status, headers },
-            response.status < 400 ? undefined : errorBody(response.data),
-          ),
-        );
+    const trip = limiter.roundTrip(account, { method, path, body, contract, contracts });
+    return trip.run(async (t) => {
+      let result: Awaited<ReturnType<GateApiClient['request']>>;
+      try {
+        // The SDK signs inside `request`, now that the limits let it go.
+        result = await send.call(client, config, responseType, authSettings);
+      } catch (error) {
+        // The SDK rejects with axios's error; an answer from the exchange is on its `response`.
+        const r = (error as { response?: unknown } | null)?.response;
+        if (typeof r === 'object' && r !== null && typeof (r as GateApiResponse).status === 'number')
+          t.answered(answerOf(r as GateApiResponse));
+        else t.failed(failureOf(error));
+        throw error;
       }
-    }
+      t.answered(answerOf(result.response));
+      return result;
+    });
   };
 
   limited.add(client);
@@ -384,6 +345,20 @@ export function limitApiClient(limiter: AccountLimiter, options: LimitApiClientO
       limited.delete(client);
     },
   };
+}
+
+/** What the exchange answered, as an axios response holds it: the JSON as sent (`data`), not the SDK's models. */
+function answerOf(response: GateApiResponse): ExchangeAnswer {
+  const headers = typeof response.headers === 'object' && response.headers !== null ? response.headers : {};
+  return { status: response.status, headers: headers as HeadersLike, readBody: () => errorBody(response.data) };
+}
+
+/** How axios failed without an answer: given up (cancelled), no whole answer in time, or no connection. */
+function failureOf(error: unknown): SendFailure {
+  const code = (error as { code?: unknown } | null)?.code;
+  if (code === 'ERR_CANCELED') return 'aborted';
+  if (code === 'ECONNABORTED' || code === 'ETIMEDOUT') return 'timeout';
+  return 'unreachable';
 }
 
 /** An error body as parsed by the SDK, or its text when it was not parsed. */

@@ -3,20 +3,19 @@ import http, { type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { AccountLimiter } from '../account/limiter.js';
 import type { SharedCounts } from '../account/shared-counts.js';
-import type { Classification } from '../catalog/catalog.js';
+import type { ContractSource } from '../account/answer-fills.js';
+import type { RoundTrip } from '../account/round-trip.js';
 import { jsonBody } from '../catalog/json-body.js';
 import { InvalidInputError, isRefusedError } from '../errors.js';
 import { readHistory } from '../model-exchange/history.js';
 import type { FamilyOptions } from '../rules/family.js';
 import { isPositiveInteger } from '../internal/parse.js';
 import { type Clock, systemClock } from '../schedule/clock.js';
-import { feedbackFrom } from '../schedule/feedback.js';
 import type { LimitStore } from '../schedule/store.js';
 import { Counter } from 'prom-client';
 import { LimiterMetrics } from '../metrics/limiter-metrics.js';
 import { readProxyAccounts } from './accounts.js';
 import { signatureRemainingMs } from './expiry.js';
-import { FillRecorder } from './fills.js';
 import { LABELS, type ProxyLabel, errorBody } from './labels.js';
 import { proxyStatus } from './status.js';
 import { STATUS_PAGE } from './status-page.js';
@@ -227,18 +226,18 @@ export async function startProxy(options: ProxyOptions): Promise<RunningProxy> {
     familyOf: (l) => families.get(l)!,
   };
   const publicLimiter = limiters.get(PUBLIC)!;
-  const fills = new FillRecorder(
-    async (settle, contract) => {
+  // A futures contract's multiplier, for the fills of my_trades answers: asked of the upstream (a
+  // public request) when no contracts answer relayed gave it.
+  const contracts: ContractSource = {
+    ask: async (settle, contract) => {
       const path = `${API_PREFIX}futures/${settle}/contracts/${contract}`;
-      const result = await publicLimiter.request(PUBLIC, 'GET', path, () =>
-        upstream.send('GET', path, ['Accept', 'application/json'], Buffer.alloc(0)),
-      );
+      const trip = publicLimiter.roundTrip(PUBLIC, { method: 'GET', path });
+      const result = await forward(trip, upstream, 'GET', path, ['Accept', 'application/json'], Buffer.alloc(0));
       return result.ok && result.answer.status === 200
         ? (JSON.parse(result.answer.body.toString('utf8')) as unknown)
         : undefined;
     },
-    (error) => options.log?.(`fills not recorded: ${error instanceof Error ? error.message : String(error)}`),
-  );
+  };
 
   const route = (key: string | undefined): { limiter: AccountLimiter; account: string } | null => {
     if (key === undefined) return { limiter: publicLimiter, account: PUBLIC };
@@ -260,7 +259,7 @@ export async function startProxy(options: ProxyOptions): Promise<RunningProxy> {
       serveOwn(path, res, metrics, status, events);
       return;
     }
-    void handle(req, res, config, upstream, fills, route).catch((error: unknown) => {
+    void handle(req, res, config, upstream, contracts, route).catch((error: unknown) => {
       // Nothing of the request is in the message: only what went wrong here.
       options.log?.(`error: ${error instanceof Error ? error.message : String(error)}`);
       if (!res.headersSent) answer(res, 500, 'TRADERATIO_PROXY_ERROR', 'the proxy failed to handle the request');
@@ -315,7 +314,7 @@ async function handle(
   res: ServerResponse,
   config: Config,
   upstream: Upstream,
-  fills: FillRecorder,
+  contracts: ContractSource,
   route: (key: string | undefined) => { limiter: AccountLimiter; account: string } | null,
 ): Promise<void> {
   const url = req.url ?? '/';
@@ -339,21 +338,29 @@ async function handle(
     return;
   }
   const { limiter, account } = target;
-  const text = body.toString('utf8');
-  let c: Classification;
-  try {
-    c = limiter.catalog.classify(method, path, jsonBody(text));
-  } catch (e) {
-    answer(res, 400, LABELS.invalidRequest, e instanceof Error ? e.message : String(e));
-    config.refused.inc({ family: config.familyOf(limiter), account, label: LABELS.invalidRequest });
-    return;
-  }
   const clock = config.clock;
   // The last instant the signature is good for (R11), on the exchange's clock at its latest (R15).
   const estimate = limiter.clockEstimate();
   const exchangeNow = clock.wall() + (estimate === null ? 0 : estimate.offsetMs + estimate.errorMs);
   const remaining =
     key === undefined ? undefined : signatureRemainingMs(header(req, 'timestamp'), exchangeNow, config.expiryMarginMs);
+  // A client gone while its request waits: the request is given up, never sent.
+  const gone = new AbortController();
+  let trip: RoundTrip;
+  try {
+    trip = limiter.roundTrip(account, {
+      method,
+      path,
+      body: jsonBody(body.toString('utf8')),
+      signal: gone.signal,
+      deadline: remaining === undefined ? undefined : clock.now() + remaining,
+      contracts,
+    });
+  } catch (e) {
+    answer(res, 400, LABELS.invalidRequest, e instanceof Error ? e.message : String(e));
+    config.refused.inc({ family: config.familyOf(limiter), account, label: LABELS.invalidRequest });
+    return;
+  }
   if (remaining !== undefined && remaining <= 0) {
     answer(
       res,
@@ -365,31 +372,13 @@ async function handle(
     log(config, method, path, 401, account, 0);
     return;
   }
-  // A client gone while its request waits: the request is given up, never sent.
-  const gone = new AbortController();
   res.on('close', () => {
     if (!res.writableFinished) gone.abort();
   });
   const askedMono = clock.now();
-  let sentAt = 0;
-  let sentMono = 0;
   let result: UpstreamResult;
   try {
-    result = await limiter.request(
-      account,
-      method,
-      path,
-      () => {
-        sentMono = clock.now();
-        sentAt = clock.wall();
-        return upstream.send(method, url, req.rawHeaders, body);
-      },
-      {
-        body: jsonBody(text),
-        signal: gone.signal,
-        ...(remaining === undefined ? {} : { deadline: askedMono + remaining }),
-      },
-    );
+    result = await forward(trip, upstream, method, url, req.rawHeaders, body, config.log);
   } catch (e) {
     if (!isRefusedError(e)) throw e;
     if (e.reason === 'aborted') return;
@@ -399,8 +388,8 @@ async function handle(
     log(config, method, path, status, account, clock.now() - askedMono);
     return;
   }
-  const waited = sentMono - askedMono;
-  config.metrics.observeWait(config.familyOf(limiter), account, c.action, waited);
+  const waited = trip.report().waitedMs!;
+  config.metrics.observeWait(config.familyOf(limiter), account, trip.classification.action, waited);
   if (!result.ok) {
     const status = result.reason === 'timeout' ? 504 : 502;
     answer(
@@ -413,23 +402,46 @@ async function handle(
     return;
   }
   const a = result.answer;
-  const headers = headerObject(a.rawHeaders);
-  try {
-    // When the exchange began to count it (R13) and its clock (R15); then its limits (R12).
-    limiter.arrived(account, c, { sentAt, sentMono, receivedAt: clock.wall(), receivedMono: clock.now(), headers });
-    const error = a.status >= 200 && a.status < 300 ? undefined : jsonBody(a.body.toString('utf8'));
-    limiter.feedback(account, c, feedbackFrom({ status: a.status, headers }, error));
-  } catch (e) {
-    // An answer the limiter cannot take (a header out of range) is still the client's.
-    config.log?.(`an answer's headers not taken: ${e instanceof Error ? e.message : String(e)}`);
-  }
-  fills.relayed(limiter, account, c, a.status, a.body);
   const out = endToEnd(a.rawHeaders);
   if (!out.some((h, i) => i % 2 === 0 && h.toLowerCase() === 'content-length'))
     out.push('Content-Length', String(a.body.length));
   res.writeHead(a.status, out);
   res.end(a.body);
   log(config, method, path, a.status, account, waited);
+}
+
+/**
+ * Sends a request to the upstream on its round trip: when its limits let it go, and its answer (or
+ * how it failed) told to the round trip. An answer the limiter cannot take (a header out of range)
+ * is still the client's: it is logged, and the answer relayed.
+ */
+function forward(
+  trip: RoundTrip,
+  upstream: Upstream,
+  method: string,
+  url: string,
+  rawHeaders: readonly string[],
+  body: Buffer,
+  log?: (line: string) => void,
+): Promise<UpstreamResult> {
+  return trip.run(async (t) => {
+    const result = await upstream.send(method, url, rawHeaders, body);
+    if (!result.ok) {
+      t.failed(result.reason);
+      return result;
+    }
+    const a = result.answer;
+    try {
+      t.answered({
+        status: a.status,
+        headers: headerObject(a.rawHeaders),
+        readBody: () => jsonBody(a.body.toString('utf8')),
+      });
+    } catch (e) {
+      log?.(`an answer's headers not taken: ${e instanceof Error ? e.message : String(e)}`);
+    }
+    return result;
+  });
 }
 
 // The status page's one inline script, allowed by its hash and nothing else.

@@ -23,6 +23,8 @@ export interface Group {
   gone: boolean;
   /** The pass whose order of heads holds it, or 0. */
   inPass: number;
+  /** The limit that last held its head back, or null since it emptied. */
+  heldBy: StoreLimit | null;
 }
 
 /** A group in a pass's order, by the arrival number of its head when placed. */
@@ -56,6 +58,11 @@ export abstract class Dispatcher<L extends StoreLimit> {
   protected deadlines: Deadline[] = [];
   /** The order of queue heads of the pass running now, or null. */
   private heads: Head[] | null = null;
+  /**
+   * @internal While a task that waited in the queue starts: the limit that last held it (or its
+   * group's head) back, else null. Read by the task as it starts (what a request waited on).
+   */
+  heldBy: StoreLimit | null = null;
   private seq = 0;
   private passNo = 0;
   protected live = 0;
@@ -367,9 +374,10 @@ export abstract class Dispatcher<L extends StoreLimit> {
         heapSiftDown(heads, 0, headBefore);
         continue;
       }
-      let blocked = false;
-      for (const b of books) if (b.pass === pass) blocked = true;
-      if (blocked) {
+      let blocked: LimitBook | null = null;
+      for (const b of books) if (b.pass === pass) blocked = b;
+      if (blocked !== null) {
+        g.heldBy = blocked.limit;
         for (const b of books) b.pass = pass;
         popHead(heads);
         continue;
@@ -386,10 +394,18 @@ export abstract class Dispatcher<L extends StoreLimit> {
         this.stampAll(at);
       }
       let wait = 0;
-      for (const l of limits) wait = Math.max(wait, l.waitFor(weight, at, priority));
+      let holding: StoreLimit | null = null;
+      for (const l of limits) {
+        const w = l.waitFor(weight, at, priority);
+        if (w > wait) {
+          wait = w;
+          holding = l;
+        }
+      }
       if (wait === Infinity && this.refuseHeadIfTooHeavy(g, weight)) continue;
       if (wait > 0 && this.shared > 0) this.askShared(limits, weight, priority, at);
       if (wait > 0) {
+        g.heldBy = holding;
         for (const b of books) b.pass = pass;
         if (wait !== Infinity) wake = Math.min(wake, at + wait);
         popHead(heads);
@@ -400,6 +416,7 @@ export abstract class Dispatcher<L extends StoreLimit> {
       const { fn, resolve } = queue.shift();
       this.release(g, weight);
       this.countDispatch(limits, weight, priority, at);
+      this.heldBy = g.heldBy;
       if (typeof resolve !== 'function') {
         runSubmitted(fn, arg, resolve);
       } else {
@@ -410,10 +427,12 @@ export abstract class Dispatcher<L extends StoreLimit> {
           resolve(Promise.reject(e));
         }
       }
+      this.heldBy = null;
       // Its next head is younger: to its place in the order, or out of it (unless the task gave
       // the order a group of its own, which the top of the loop sorts out).
       if (heads[0] !== top) continue;
       if (!queue.skipCancelled()) {
+        g.heldBy = null;
         popHead(heads);
       } else {
         top.seq = queue.headSeq();
@@ -494,6 +513,7 @@ export abstract class Dispatcher<L extends StoreLimit> {
         live: 0,
         gone: false,
         inPass: 0,
+        heldBy: null,
       };
       this.groups.set(key, g);
     }

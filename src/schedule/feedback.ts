@@ -61,27 +61,54 @@ export type HeadersLike =
   | { get(name: string): string | null | undefined }
   | Readonly<Record<string, string | readonly string[] | number | undefined>>;
 
-const PREFIXES = ['x-gate-ratelimit-', 'x-service-ratelimit-'];
+/**
+ * How an exchange says that a request was refused for its rate, and what its answers say about a
+ * limit: a plain value the readers here take ({@link rateLimitHeaders}, {@link restFeedback},
+ * `webSocketFeedback`), so that each exchange gives its own (Gate's: `GATE_RATE_LIMIT_SIGNALS`).
+ * Names are matched case-insensitively.
+ */
+export interface RateLimitSignals {
+  /** The REST answer's headers: each name is read under every prefix, the first found kept. */
+  readonly headers: {
+    readonly prefixes: readonly string[];
+    /** Requests left for the endpoint. */
+    readonly remaining: string;
+    /** The limit the exchange applies now. */
+    readonly limit: string;
+    /** When an exceeded limit resets, Unix seconds. */
+    readonly reset: string;
+  };
+  /** The HTTP statuses that refuse a request for its rate. */
+  readonly limitedStatuses: readonly number[];
+  /** The labels of an error body (`{ label, message }`) that refuse a request for its rate. */
+  readonly limitedLabels: readonly string[];
+  /** The WebSocket API's replies. */
+  readonly websocket: {
+    /** The fields of a reply's `header`: requests left, the limit, the reset (Unix milliseconds); each the first found. */
+    readonly remaining: readonly string[];
+    readonly limit: readonly string[];
+    readonly reset: readonly string[];
+    /** The exchange leaves out a field whose value is 0: a header with the limit or reset and no requests left reads 0. */
+    readonly hidesZero: boolean;
+    /** The codes (`header.status`, `data.errs.code`, `error.code`) that refuse a request for its rate. */
+    readonly limitedCodes: readonly number[];
+    /** Of those, the codes that speak of the limits whose N is the tier, and those that speak of the others. */
+    readonly tierCodes: readonly number[];
+    readonly otherCodes: readonly number[];
+  };
+}
 
 /**
- * Reads the rate-limit headers of R12, case-insensitively, under either prefix the exchange uses
- * (`X-Gate-RateLimit-…` and `X-Service-RateLimit-…`): `Requests-Remain`, `Limit` and
- * `Reset-Timestamp` (Unix seconds), and `Retry-After` (seconds). Values that are not numbers, or
- * that {@link readFeedback} would refuse (a negative or fractional count, a negative time), are
- * left out.
- *
- * @example
- * ```ts
- * import { readRateLimitHeaders } from 'traderatio'
- *
- * readRateLimitHeaders({ 'x-gate-ratelimit-requests-remain': '3', 'x-gate-ratelimit-reset-timestamp': '1795219200' }) // { remaining: 3, resetAtMs: 1795219200000 }
- * ```
+ * Reads the rate-limit headers `signals` names from a REST answer, case-insensitively, and a
+ * standard `Retry-After` (seconds). Values that are not numbers, or that {@link readFeedback} would
+ * refuse (a negative or fractional count, a negative time), are left out.
  */
-export function readRateLimitHeaders(headers: HeadersLike): RateLimitHeaders {
+export function rateLimitHeaders(signals: RateLimitSignals, headers: HeadersLike): RateLimitHeaders {
   const get = headerReader(headers);
-  const remaining = kept(number(get, 'requests-remain'), 0);
-  const limit = kept(number(get, 'limit'), 1);
-  const reset = kept(number(get, 'reset-timestamp'), 0, false);
+  const { prefixes } = signals.headers;
+  const remaining = kept(prefixed(get, prefixes, signals.headers.remaining), 0);
+  const limit = kept(prefixed(get, prefixes, signals.headers.limit), 1);
+  const reset = kept(prefixed(get, prefixes, signals.headers.reset), 0, false);
   const retry = kept(toNumber(get('retry-after')), 0, false);
   return {
     ...(remaining === undefined ? {} : { remaining }),
@@ -92,27 +119,26 @@ export function readRateLimitHeaders(headers: HeadersLike): RateLimitHeaders {
 }
 
 /**
- * Feedback from a response: its status, its rate-limit headers and, when given, its parsed error
- * body `{ label, message }`. A 429, or a body labelled TOO_MANY_REQUESTS or TOO_FAST, is `limited`.
- *
- * @example
- * ```ts
- * import { feedbackFrom } from 'traderatio'
- *
- * const response = new Response('{"label":"TOO_MANY_REQUESTS"}', { status: 429, headers: { 'X-Gate-RateLimit-Limit': '10' } })
- * feedbackFrom(response, await response.clone().json()) // { limited: true, label: 'TOO_MANY_REQUESTS', limit: 10 }
- * ```
+ * Feedback from a REST answer: its status, its rate-limit headers and, when given, its parsed error
+ * body `{ label, message }`, as `signals` reads them: `limited` when the status or the label is one
+ * of those that refuse a request for its rate.
  */
-export function feedbackFrom(
+export function restFeedback(
+  signals: RateLimitSignals,
   response: { readonly status: number; readonly headers: HeadersLike },
   body?: unknown,
 ): RateLimitFeedback {
-  const label =
-    typeof body === 'object' && body !== null && typeof (body as { label?: unknown }).label === 'string'
-      ? (body as { label: string }).label
-      : undefined;
-  const limited = response.status === 429 || label === 'TOO_MANY_REQUESTS' || label === 'TOO_FAST';
-  return { limited, ...(label === undefined ? {} : { label }), ...readRateLimitHeaders(response.headers) };
+  const label = labelOf(body);
+  const limited =
+    signals.limitedStatuses.includes(response.status) || (label !== undefined && signals.limitedLabels.includes(label));
+  return { limited, ...(label === undefined ? {} : { label }), ...rateLimitHeaders(signals, response.headers) };
+}
+
+/** The `label` of an error body `{ label, message }`, if it has one. */
+export function labelOf(body: unknown): string | undefined {
+  return typeof body === 'object' && body !== null && typeof (body as { label?: unknown }).label === 'string'
+    ? (body as { label: string }).label
+    : undefined;
 }
 
 /**
@@ -167,15 +193,15 @@ export function headerReader(headers: HeadersLike): (name: string) => unknown {
   return (name) => lower.get(name);
 }
 
-function number(get: (name: string) => unknown, suffix: string): number | undefined {
-  for (const prefix of PREFIXES) {
-    const v = toNumber(get(prefix + suffix));
+/** The first of `prefixes` + `name` that holds a number. */
+function prefixed(get: (name: string) => unknown, prefixes: readonly string[], name: string): number | undefined {
+  for (const prefix of prefixes) {
+    const v = toNumber(get(prefix + name));
     if (v !== undefined) return v;
   }
   return undefined;
 }
 
-/** `value` when it is at least `least` (and an integer, for a count), else `undefined`. */
 /** A header value kept only when feedback would take it: at least `least`, and whole when a count. */
 export function kept(value: number | undefined, least: number, count = true): number | undefined {
   return value !== undefined && value >= least && (!count || Number.isSafeInteger(value)) ? value : undefined;

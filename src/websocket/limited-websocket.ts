@@ -1,10 +1,9 @@
 import { InvalidInputError, NoReplyError } from '../errors.js';
 import type { AccountLimiter } from '../account/limiter.js';
-import type { Classification } from '../catalog/catalog.js';
 import { WEBSOCKET_ORDER_CHANNELS } from '../catalog/channels.js';
 import type { HeadersLike } from '../schedule/feedback.js';
 import { unrefTimer } from '../schedule/clock.js';
-import { feedbackFromWebSocket } from '../schedule/websocket-feedback.js';
+import { type RoundTrip, type SendFailure, replyStatus } from '../account/round-trip.js';
 import { type UserTradesMessage, recordTrades } from '../account/trades.js';
 
 /**
@@ -213,10 +212,10 @@ let wrappers = 0;
 /**
  * Wraps a connection to the exchange's WebSocket API for `account` (R16): each request on an order
  * channel (`futures.order_place`, `futures.order_batch_place`, `futures.order_amend`,
- * `futures.order_cancel`, their batch and spot twins) waits on its limits through
- * `limiter.requestWebSocket` (REST and WebSocket shared by default) and counts when sent; its
- * reply's rate-limit fields (reset in ms) and codes 211/212/311/312 go to `limiter.feedback`, and
- * its `x_in_time`/`x_out_time` to `limiter.arrived` (R13, R15). Replies are matched by `req_id`;
+ * `futures.order_cancel`, their batch and spot twins) goes on its round trip (`limiter.roundTrip`):
+ * it waits on its limits (REST and WebSocket shared by default) and counts when sent; its reply's
+ * rate-limit fields (reset in ms), codes 211/212/311/312 (R12, R16) and `x_in_time`/`x_out_time`
+ * (R13, R15) go back to the limiter. Replies are matched by `req_id`;
  * an acknowledgement (`ack: true`) is passed over for the reply that follows it.
  *
  * @example
@@ -268,8 +267,8 @@ export function limitedWebSocket(limiter: AccountLimiter, options: LimitedWebSoc
   let closed = false;
 
   interface Pending {
-    readonly channel: string;
-    readonly params: unknown;
+    /** The round trip of an order request; none for other channels. */
+    readonly trip: RoundTrip | undefined;
     readonly sentAt: number;
     readonly sentMono: number;
     readonly timer: unknown;
@@ -305,23 +304,17 @@ export function limitedWebSocket(limiter: AccountLimiter, options: LimitedWebSoc
     clock.clearTimer(p.timer);
     const header = typeof reply.header === 'object' && reply.header !== null ? reply.header : {};
     try {
-      const sample = {
-        sentAt: p.sentAt,
-        receivedAt: clock.wall(),
-        sentMono: p.sentMono,
-        receivedMono: clock.now(),
-        headers: header as HeadersLike,
-      };
-      if (WEBSOCKET_ORDER_CHANNELS.includes(p.channel)) {
-        // When the exchange began to count it (R13) and the exchange's clock (R15).
-        limiter.arrived(account, { channel: p.channel, params: p.params, settle }, sample);
-        limiter.feedback(
-          account,
-          refusedOn(limiter, p.channel, p.params, settle, header['status']),
-          feedbackFromWebSocket(reply),
-        );
+      if (p.trip !== undefined) {
+        p.trip.answered({ status: replyStatus(header), headers: header as HeadersLike, body: reply });
       } else {
-        limiter.clockSample(sample);
+        // Not an order: its gateway times are a sample of the exchange's clock (R15), nothing more.
+        limiter.clockSample({
+          sentAt: p.sentAt,
+          receivedAt: clock.wall(),
+          sentMono: p.sentMono,
+          receivedMono: clock.now(),
+          headers: header as HeadersLike,
+        });
       }
     } catch (error) {
       // A reply the limiter cannot take is the caller's to see, not the connection's to throw.
@@ -330,15 +323,16 @@ export function limitedWebSocket(limiter: AccountLimiter, options: LimitedWebSoc
     }
     p.resolve(reply);
   };
-  const fail = (id: string, message: string): void => {
+  const fail = (id: string, failure: SendFailure, message: string): void => {
     const p = pending.get(id);
     if (p === undefined) return;
     pending.delete(id);
     clock.clearTimer(p.timer);
+    p.trip?.failed(failure);
     p.reject(new NoReplyError(id, message));
   };
   const onClose = (): void => {
-    for (const id of [...pending.keys()]) fail(id, `the connection closed before the reply to ${id}`);
+    for (const id of [...pending.keys()]) fail(id, 'unreachable', `the connection closed before the reply to ${id}`);
   };
   socket.addEventListener('message', onMessage);
   socket.addEventListener('close', onClose);
@@ -355,7 +349,7 @@ export function limitedWebSocket(limiter: AccountLimiter, options: LimitedWebSoc
       const { reqId = `${prefix}${++sent}`, payload = {}, deadline, ...limits } = call;
       if (typeof reqId !== 'string' || reqId === '' || pending.has(reqId))
         throw new InvalidInputError('`reqId`', reqId, 'a request id not waiting for a reply');
-      const send = (): Promise<WebSocketReply> =>
+      const send = (trip?: RoundTrip): Promise<WebSocketReply> =>
         new Promise((resolve, reject) => {
           const header =
             deadline !== undefined && EXPIRING.has(channel)
@@ -374,25 +368,23 @@ export function limitedWebSocket(limiter: AccountLimiter, options: LimitedWebSoc
             payload: { req_id: reqId, ...(params === undefined ? {} : { req_param: params }), ...payload, ...header },
           });
           const timer = unrefTimer(
-            clock.setTimer(() => fail(reqId, `no reply to ${reqId} (${channel}) within ${timeoutMs} ms`), timeoutMs),
+            clock.setTimer(
+              () => fail(reqId, 'timeout', `no reply to ${reqId} (${channel}) within ${timeoutMs} ms`),
+              timeoutMs,
+            ),
           );
-          pending.set(reqId, { channel, params, sentAt: clock.wall(), sentMono: clock.now(), timer, resolve, reject });
+          pending.set(reqId, { trip, sentAt: clock.wall(), sentMono: clock.now(), timer, resolve, reject });
           try {
             socket.send(text);
           } catch (error) {
             pending.delete(reqId);
             clock.clearTimer(timer);
+            trip?.failed('unreachable');
             reject(error);
           }
         });
       if (!WEBSOCKET_ORDER_CHANNELS.includes(channel)) return send();
-      const go = () =>
-        limiter.requestWebSocket(account, channel, send, {
-          params,
-          settle,
-          ...limits,
-          ...(deadline === undefined ? {} : { deadline }),
-        });
+      const go = () => limiter.roundTrip(account, { channel, params, settle, ...limits, deadline }).run(send);
       if (probe === 'done' || !drawsOnTier(limiter, channel, params, settle)) return go();
       // Until the exchange has stated its figure for the tier (R16), the first placement goes
       // alone: its reply's x_gate_ratelimit_limit sets the limit the others then go on.
@@ -415,30 +407,9 @@ export function limitedWebSocket(limiter: AccountLimiter, options: LimitedWebSoc
       closed = true;
       socket.removeEventListener('message', onMessage);
       socket.removeEventListener('close', onClose);
-      for (const id of [...pending.keys()]) fail(id, `the wrapper was closed before the reply to ${id}`);
+      for (const id of [...pending.keys()]) fail(id, 'aborted', `the wrapper was closed before the reply to ${id}`);
     },
   };
-}
-
-// The futures limits whose N is the tier (R3): a 312 refusal is theirs, a 311 another's.
-const TIER_KEYS = new Set(['futures.place', 'ws.futures.place']);
-
-/**
- * What a futures reply speaks of: a 312 (fill-ratio limit) of the tier, a 311 (per-endpoint limit)
- * of the others; an N in the reply could name both at tier 1, where both are 100 per second.
- */
-function refusedOn(
-  limiter: AccountLimiter,
-  channel: string,
-  params: unknown,
-  settle: string,
-  status: unknown,
-): Classification {
-  const c = limiter.catalog.classifyChannel(channel, params, { settle, budget: limiter.websocketBudget });
-  const code = String(status);
-  if (c.market !== 'futures' || (code !== '311' && code !== '312')) return c;
-  const limits = c.limits.filter((l) => TIER_KEYS.has(l.key) === (code === '312'));
-  return limits.length === 0 ? c : { ...c, limits };
 }
 
 /** Whether a channel's request draws on the tier's limit (futures placement and amendment, R3). */

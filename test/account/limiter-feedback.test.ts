@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { AccountLimiter } from '../../src/account/limiter.js';
 import { InvalidInputError } from '../../src/errors.js';
 import { VirtualClock } from '../../src/testing/virtual-clock.js';
-import { feedbackFrom } from '../../src/schedule/feedback.js';
+import { feedbackFrom } from '../../src/schedule/gate-feedback.js';
 
 const T0 = Date.parse('2026-11-21T10:00:00Z');
 const ORDERS = '/api/v4/futures/usdt/orders';

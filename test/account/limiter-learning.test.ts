@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { AccountLimiter, type AccountLimiterOptions, type LimiterEvent } from '../../src/account/limiter.js';
 import { VirtualClock } from '../../src/testing/virtual-clock.js';
-import { feedbackFrom } from '../../src/schedule/feedback.js';
+import { feedbackFrom } from '../../src/schedule/gate-feedback.js';
 
 const HOUR = 3_600_000;
 const T0 = Date.parse('2026-11-21T10:00:00Z');

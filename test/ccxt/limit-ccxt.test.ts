@@ -75,7 +75,7 @@ describe('limitCcxt', () => {
     expect(gate.enableRateLimit).toBe(false);
     expect(gate.fetch2).not.toBe(fetch2);
     expect(limited.exchange).toBe(gate);
-    const spy = vi.spyOn(l, 'request');
+    const spy = vi.spyOn(l, 'roundTrip');
     await gate.fetchTime();
     expect(spy).toHaveBeenCalledTimes(1);
     limited.detach();

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { InvalidInputError } from '../../src/errors.js';
-import { feedbackFrom, readFeedback, readRateLimitHeaders } from '../../src/schedule/feedback.js';
+import { readFeedback } from '../../src/schedule/feedback.js';
+import { feedbackFrom, readRateLimitHeaders } from '../../src/schedule/gate-feedback.js';
 
 describe('readRateLimitHeaders (R12)', () => {
   it('reads the X-Gate-RateLimit headers from fetch Headers, case-insensitively', () => {

@@ -5,7 +5,7 @@ import {
   WEBSOCKET_RATE_LIMIT_CODES,
   feedbackFromWebSocket,
   readWebSocketRateLimit,
-} from '../../src/schedule/websocket-feedback.js';
+} from '../../src/schedule/gate-feedback.js';
 
 // A spot.order_amend answer as the exchange documents it.
 const AMENDED = {
