@@ -1,6 +1,7 @@
 // A call of each Lua script (src/redis/lua), typed, and its encoding as the KEYS and ARGV the script
 // reads by position: the order is written once, here, beside the script's own comment of it.
 import type { RedisKeys, ScriptName } from './protocol.js';
+import type { RecentEntry } from './recent-grants.js';
 
 /** A script's KEYS and ARGV, in the order it reads them. */
 export interface Encoded {
@@ -229,6 +230,26 @@ export function encodeFeedback(keys: RedisKeys, c: FeedbackCall): Encoded {
   };
 }
 
+/** What a process sent that Redis may have lost, added back (lua/restore.lua; see docs/rules.md#r17). */
+export interface RestoreCall {
+  /** The instant to run at, ms; none: Redis's clock (TIME), which every process shares. */
+  readonly at?: number | undefined;
+  readonly limits: readonly (LimitSettings & { readonly grants: readonly RecentEntry[] })[];
+}
+
+/** KEYS: epoch, then meta and log of each limit. ARGV: n, w, m and the grants of each limit, then the instant. */
+export function encodeRestore(keys: RedisKeys, c: RestoreCall): Encoded {
+  const k: string[] = [keys.epoch];
+  const a: (string | number)[] = [];
+  for (const l of c.limits) {
+    k.push(keys.meta(l.name), keys.log(l.name));
+    a.push(l.limit, l.windowMs, l.marginMs, l.grants.length);
+    for (const g of l.grants) a.push(g.id, g.weight, g.score);
+  }
+  a.push(c.at ?? '');
+  return { keys: k, args: a };
+}
+
 /** A new N and W for every process (lua/update.lua, R13). */
 export interface UpdateCall {
   readonly limit: LimitSettings;
@@ -254,6 +275,8 @@ export interface CountsCall {
   readonly batch: number;
   /** The epoch the process knows ('': none). */
   readonly epoch: string;
+  /** The last batch number of the process Redis said it held (0: none): a lower one held now is a loss. */
+  readonly held: number;
   /**
    * `absent`: write only keys that do not exist; `merge`: seeded history, each key's marked fields
    * replaced when the rank written is higher than the one held.
@@ -286,6 +309,7 @@ export function encodeCounts(keys: RedisKeys, c: CountsCall): Encoded {
     c.once === undefined ? 0 : 1,
     c.writes.length,
     c.reads.length,
+    c.held,
   ];
   for (const w of c.writes) {
     k.push(keys.counts(w.key));

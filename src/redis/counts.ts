@@ -35,6 +35,11 @@ type Buckets = Map<string, Map<string, bigint>>;
 const LIMB = 1_000_000_000n;
 /** How often every day and hour kept is read again (others' history, late batches). */
 const FULL_READ_MS = 1000;
+/**
+ * How long a batch Redis took is kept, to send again should Redis lose it: a failover to a
+ * replica that had not yet received it (see docs/distributed.md#redis-restarts-and-failovers).
+ */
+export const KEPT_AFTER_WRITE_MS = 10_000;
 /** Days are read for 8 days after they end, hours for 25 hours: the longest window they serve. */
 const DAY_TTL_MS = (DAYS_KEPT - 1) * DAY_MS;
 const HOUR_TTL_MS = HOURS_KEPT * HOUR_MS;
@@ -75,6 +80,12 @@ export class RedisCounts implements SharedCounts {
   private readonly own: Buckets = new Map();
   private sent: Batch | null = null;
   private readonly once: Batch[] = [];
+  /** Batches Redis took, with when (the store's clock): sent again should Redis lose them. */
+  private written: { readonly batch: Batch; readonly at: number }[] = [];
+  /** Numbered batches Redis lost, to send again in order before any other. */
+  private lost: Batch[] = [];
+  /** The last batch number of this process Redis said it held. */
+  private held = 0;
   private readonly totals: Buckets = new Map();
   private seq = 0;
   private epoch = '';
@@ -245,8 +256,8 @@ export class RedisCounts implements SharedCounts {
       this.fold();
       // One round trip a batch (history waiting is one batch each), one attempt each.
       for (
-        let n = this.once.length + 2;
-        n > 0 && (this.sent !== null || this.once.length > 0 || this.pending.size > 0);
+        let n = this.once.length + this.lost.length + 2;
+        n > 0 && (this.sent !== null || this.once.length > 0 || this.lost.length > 0 || this.pending.size > 0);
         n--
       )
         await this.sync();
@@ -290,7 +301,7 @@ export class RedisCounts implements SharedCounts {
   private async sync(): Promise<void> {
     this.fold();
     const now = this.now();
-    let batch = this.sent ?? this.once[0] ?? null;
+    let batch = this.sent ?? this.lost.shift() ?? this.once[0] ?? null;
     if (batch === null && this.pending.size > 0) {
       batch = { seq: ++this.seq, buckets: this.pending, mode: 'add' };
       this.pending = new Map();
@@ -309,6 +320,7 @@ export class RedisCounts implements SharedCounts {
       process: this.host.id,
       batch: batch?.seq ?? 0,
       epoch: this.epoch,
+      held: this.held,
       mode: batch?.mode ?? 'add',
       once: batch?.once,
       writes,
@@ -322,20 +334,28 @@ export class RedisCounts implements SharedCounts {
       this.retry(settled);
       return;
     }
-    const [status, epoch] = [Number(reply[0]), String(reply[1])];
+    const [status, epoch, held] = [Number(reply[0]), String(reply[1]), Number(reply[2])];
+    const at = this.host.clock.now();
     if (status === -3) {
       // Redis lost what it held: this process writes everything it counted itself again.
       this.sent = null;
       this.pending = new Map();
       for (const [key, fields] of this.own) for (const [f, n] of fields) addTo(this.pending, key, f, n);
+      this.written = [];
+      this.lost = [];
       this.full = this.history = true;
+    } else if (status === -4) {
+      this.sendAgain(held);
     } else if (batch !== null) {
       if (batch.seq > 0) this.sent = null;
       else {
         this.once.shift();
         this.full = this.history = true;
       }
+      this.written.push({ batch, at });
     }
+    this.held = held;
+    while (this.written.length > 0 && at - this.written[0]!.at > KEPT_AFTER_WRITE_MS) this.written.shift();
     this.epoch = epoch;
     // Days and hours before the latest two change only by history written (seeded, restored,
     // written again after a loss, or late): the limits are then read again.
@@ -352,15 +372,31 @@ export class RedisCounts implements SharedCounts {
       if (!recent.has(key) && !sameFields(before, fields)) this.history = true;
     });
     this.lastRead = now;
-    if (full && status !== -3) {
+    if (full && status >= 0) {
       this.full = false;
       this.lastFull = now;
     }
     this.prune(now);
-    if (status !== -3) this.publish();
+    if (status >= 0) this.publish();
     // Read whole unless Redis lost its data: each process writes its own counts again first.
-    for (const r of settled) r(status !== -3);
-    if (this.full || this.once.length > 0) this.again = true;
+    for (const r of settled) r(status >= 0);
+    if (this.full || this.once.length > 0 || this.lost.length > 0) this.again = true;
+  }
+
+  /**
+   * Redis holds `held` as this process's last batch number, lower than it said before: it lost
+   * the batches it took after that one (a failover to a replica that lagged). Those kept are sent
+   * again in order, under their numbers, before anything else, with the one on its way; history
+   * written once is written again (whoever wrote it, it counts once).
+   */
+  private sendAgain(held: number): void {
+    const again = this.written.map((w) => w.batch).filter((b) => b.seq > held || b.seq === 0);
+    if (this.sent !== null) again.push(this.sent);
+    this.sent = null;
+    this.lost = again.filter((b) => b.seq > 0).sort((a, b) => a.seq - b.seq);
+    this.once.unshift(...again.filter((b) => b.seq === 0));
+    this.written = this.written.filter((w) => w.batch.seq > 0 && w.batch.seq <= held);
+    this.full = this.history = true;
   }
 
   private retry(settled: ((complete: boolean) => void)[]): void {
@@ -409,7 +445,7 @@ export class RedisCounts implements SharedCounts {
     if (this.onTotals === null || this.closed) return;
     this.fold();
     const all: Buckets = new Map();
-    for (const b of [this.totals, this.sent?.buckets, this.pending]) {
+    for (const b of [this.totals, this.sent?.buckets, ...this.lost.map((l) => l.buckets), this.pending]) {
       for (const [key, fields] of b ?? []) for (const [f, n] of fields) addTo(all, key, f, n);
     }
     for (const batch of this.once) {

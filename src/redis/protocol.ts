@@ -2,7 +2,7 @@ import { NoReplyError } from '../errors.js';
 import type { Clock } from '../schedule/clock.js';
 import type { Encoded } from './calls.js';
 import { type RedisScripting, Script } from './client.js';
-import { ACQUIRE, ARRIVALS, COUNTS, FEEDBACK, HELLO, LATE, PROBE, RELEASE, UPDATE } from './scripts.js';
+import { ACQUIRE, ARRIVALS, COUNTS, FEEDBACK, HELLO, LATE, PROBE, RELEASE, RESTORE, UPDATE } from './scripts.js';
 
 /** The scripts a Redis store runs, by name (the name a {@link NoReplyError} reports). */
 export const scripts = {
@@ -15,6 +15,7 @@ export const scripts = {
   hello: new Script(HELLO),
   probe: new Script(PROBE),
   counts: new Script(COUNTS),
+  restore: new Script(RESTORE),
 } as const;
 
 /** The name of one of the store's {@link scripts}. */

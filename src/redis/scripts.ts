@@ -41,6 +41,7 @@ import hello from './lua/hello.lua';
 import late from './lua/late.lua';
 import probe from './lua/probe.lua';
 import release from './lua/release.lua';
+import restore from './lua/restore.lua';
 import update from './lua/update.lua';
 
 // ACQUIRE's own functions, each after those it calls.
@@ -66,6 +67,9 @@ export const RELEASE = release;
 
 /** What the exchange said, for every process: a pause and a hold (lua/feedback.lua). */
 export const FEEDBACK = [instant, now, drop, expire, config, feedback].join('');
+
+/** Adds back what a process sent that Redis may have lost (lua/restore.lua). */
+export const RESTORE = [instant, now, config, epoch, restore].join('');
 
 /** A new N and W for every process (lua/update.lua). */
 export const UPDATE = update;

@@ -3,6 +3,7 @@ import { type LimitOwner, type StoreLimit, type TakeResult, takeResult } from '.
 import type { LimitHost } from '../schedule/store.js';
 import { checkTake, WindowLimit, type WindowLimitOptions, type WindowLimitState } from '../schedule/window.js';
 import { GrantArrivals } from './grant-arrivals.js';
+import { RecentGrants } from './recent-grants.js';
 
 /** Permits granted by the store to this process: usable until `until` on the local clock. */
 export interface Lease {
@@ -98,6 +99,8 @@ export class SharedLimit implements StoreLimit {
   toldLate = 0;
   /** @internal The leases of this process matched with their permits' arrivals, to confirm to Redis. */
   readonly arrivals = new GrantArrivals();
+  /** @internal What this process sent lately, to add back should Redis lose it. */
+  readonly recent = new RecentGrants(() => this.windowMs + this.marginMs);
   /** @internal While Redis fails: this process's own share of the limit (onUnavailable "local"). */
   share: WindowLimit | null = null;
   private pausedUntilHere = -Infinity;

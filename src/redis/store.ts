@@ -17,6 +17,7 @@ import {
   encodeLate,
   encodeProbe,
   encodeRelease,
+  encodeRestore,
   encodeUpdate,
   type Encoded,
   type HelloCall,
@@ -132,6 +133,11 @@ export class RedisStore implements LimitStore<SharedLimit> {
   private closed = false;
   private heartbeatTimer: unknown = null;
   private hello: Promise<boolean> | null = null;
+  /** The epoch Redis last answered with: which data it holds (see `restore`). */
+  private epoch: string | null = null;
+  /** Redis may have lost grants of this process: they are added back before it asks for more. */
+  private lost = false;
+  private restoring: Promise<boolean> | null = null;
 
   constructor(options: RedisStoreOptions) {
     const o = resolveStoreOptions(options);
@@ -157,8 +163,12 @@ export class RedisStore implements LimitStore<SharedLimit> {
       probe: () => this.call('probe', encodeProbe(this.keys)),
       down: (error) => this.emit({ type: 'unavailable', error }),
       up: () => {
+        // Redis may be another now (a failover to a replica that lagged): this process's grants
+        // are added back at once, and before it asks for more.
+        this.lost = true;
         this.emit({ type: 'available' });
         this.outbox.kick();
+        void this.restore();
       },
       // A local share may start later: have every scheduler look again then.
       wake: () => this.wakeAll(),
@@ -252,6 +262,14 @@ export class RedisStore implements LimitStore<SharedLimit> {
       });
       return;
     }
+    if (this.lost) {
+      for (const l of linked) l.pending = true;
+      void this.restore().then(() => {
+        for (const l of linked) l.pending = false;
+        this.wakeAll();
+      });
+      return;
+    }
     const id = `${this.id}.${(this.seq++).toString(36)}`;
     // Ask for what waits, but not for more than a sixteenth of a limit at once: processes that
     // all wait when a window frees then take turns rather than the fastest taking it all.
@@ -328,6 +346,7 @@ export class RedisStore implements LimitStore<SharedLimit> {
     // A local share must not start while this may still be in a window.
     this.shares.mayActUntil(at);
     const id = `${this.id}.t${(this.seq++).toString(36)}`;
+    limit.recent.late(id, weight, at, lease.redisOffset);
     this.write('late', encodeLate(this.keys, { at: this.at(), limit, id, weight, grant: lease.id }));
   }
 
@@ -420,6 +439,7 @@ export class RedisStore implements LimitStore<SharedLimit> {
         if (now < until && !this.closed) {
           l.lease = lease;
           l.arrivals.granted(lease, now);
+          l.recent.granted(lease);
         } else this.endLease(l, lease);
       }
       // More than the asking task needs: what is left when the lease ends goes back at once,
@@ -444,6 +464,13 @@ export class RedisStore implements LimitStore<SharedLimit> {
       }
     }
     if (status !== -2) {
+      const epoch = String(reply[3 + 2 * linked.length]);
+      const lost = this.epoch !== null && epoch !== this.epoch;
+      this.epoch = epoch;
+      if (lost) {
+        this.lost = true;
+        void this.restore();
+      }
       // Another process's N and W, unless this process changed them since, or its change was
       // still on its way to Redis when it asked (the answer holds the N before it).
       for (let i = 0; i < linked.length; i++) {
@@ -487,6 +514,48 @@ export class RedisStore implements LimitStore<SharedLimit> {
         void this.sayHello();
       }, this.config.staleMs / 4),
     );
+  }
+
+  /**
+   * Adds back to Redis what this process sent on its limits that may still be in a window (its
+   * grants, each under its id: one Redis still holds is left as it is), after Redis may have lost
+   * them: it answered again after a failure (a failover to a replica that lagged), or with another
+   * epoch (restarted or flushed). The shared count is then whole again for every process alive,
+   * without waiting for a window (see docs/rules.md#r17). True when Redis took them.
+   */
+  private restore(): Promise<boolean> {
+    if (this.restoring !== null) return this.restoring;
+    const now = this.clock.now();
+    const limits = [...this.limits]
+      .map((l) => ({
+        name: l.name,
+        limit: l.limit,
+        windowMs: l.windowMs,
+        marginMs: l.marginMs,
+        grants: l.recent.entries(now),
+      }))
+      .filter((l) => l.grants.length > 0);
+    if (limits.length === 0) {
+      this.lost = false;
+      return Promise.resolve(true);
+    }
+    this.restoring = this.call('restore', encodeRestore(this.keys, { at: this.at(), limits })).then(
+      (reply) => {
+        this.restoring = null;
+        const [epoch, redisNow] = reply as [string, number];
+        this.offset.learn(Number(redisNow), this.clock.now());
+        this.epoch = String(epoch);
+        this.availability.answered();
+        this.lost = false;
+        return true;
+      },
+      (error: unknown) => {
+        this.restoring = null;
+        this.availability.failed(error);
+        return false;
+      },
+    );
+    return this.restoring;
   }
 
   /** Tells Redis this process is here, with what it sent on local shares. True when Redis heard. */

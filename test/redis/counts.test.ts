@@ -1,7 +1,7 @@
 import { afterAll, describe, expect, it } from 'vitest';
 import { AccountLimiter, type LimiterEvent } from '../../src/account/limiter.js';
 import { RedisStore } from '../../src/redis/store.js';
-import { cleanPrefix, connect, uniquePrefix } from './harness.js';
+import { cleanPrefix, connect, copyPrefix, uniquePrefix } from './harness.js';
 import { VirtualRedis, settleOn } from './virtual.js';
 
 // An account limiter given a Redis store counts in Redis: every process reads the account's
@@ -133,6 +133,42 @@ describe('an account limiter given a Redis store', () => {
       await v.advance(200);
       expect(reader.limiter.abuseHeadroom('main')).toMatchObject({ requests: 3, traded: '7.5' });
       expect(a.limiter.abuseHeadroom('main')).toMatchObject({ requests: 3, traded: '7.5' });
+    } finally {
+      await a.close();
+      await reader.close();
+    }
+  });
+
+  it('sends again what a failover to a replica that lagged lost, once, and history written once again', async () => {
+    const { prefix, v } = await setup('lagged');
+    const a = limiterOn(v, prefix);
+    const reader = limiterOn(v, prefix);
+    try {
+      await settleOn(
+        v,
+        Array.from({ length: 3 }, () => place(a.limiter)),
+      );
+      await v.until(() => reader.limiter.abuseHeadroom('main').requests === 3, 2000);
+      // What Redis holds now is all a replica will have: what A counts and writes from here on is lost.
+      const lagged = await copyPrefix(client, prefix);
+      a.limiter.seed({
+        hours: [
+          { account: 'main', hour: Math.floor(v.clock.wall() / 3_600_000 - 2) * 3_600_000, requests: 40, traded: '0' },
+        ],
+      });
+      await settleOn(
+        v,
+        Array.from({ length: 4 }, () => place(a.limiter)),
+      );
+      a.limiter.recordFill('main', { contract: 'BTC_USDT', role: 'taker', volume: '2.5' });
+      await v.until(() => reader.limiter.abuseHeadroom('main').requests === 47, 2000);
+      await lagged();
+      // A's next round trip finds its batches gone and sends them again: the totals whole, once.
+      await v.advance(1000);
+      await v.until(() => reader.limiter.abuseHeadroom('main').traded === '2.5', 2000);
+      await v.advance(1000);
+      for (const x of [a, reader])
+        expect(x.limiter.abuseHeadroom('main')).toMatchObject({ requests: 47, traded: '2.5' });
     } finally {
       await a.close();
       await reader.close();

@@ -130,4 +130,8 @@ describe('four processes on one account through Redis Sentinel', () => {
   it('go through a failover of the master with nothing over the limit, go on once the replica is promoted, and keep the counts whole', async () => {
     await runFailover('failover', 0);
   }, 90_000);
+
+  it('do the same when the replica promoted lagged the master by 300 ms', async () => {
+    await runFailover('failover-lagged', 600);
+  }, 90_000);
 });

@@ -31,9 +31,16 @@ describe('ACQUIRE with grants confirmed by their arrivals', () => {
     // Granted at T0, scored at the lease's end (T0 + 20); a process measured a lateness of 300 ms.
     expect((await acquire(prefix, 'a.1', T0, 300))[0]).toBe(1);
     // Unconfirmed, the grant counts until T0 + 20 + 1,000 + 300.
-    expect(await acquire(prefix, 'b.1', T0 + 50)).toEqual([0, 1_270, T0 + 50, 1, 1000]);
+    expect(await acquire(prefix, 'b.1', T0 + 50)).toEqual([0, 1_270, T0 + 50, 1, 1000, '0']);
     // Its permit reached the exchange by T0 + 30: it counts until T0 + 30 + 1,000 + 5.
-    expect(await acquire(prefix, 'a.2', T0 + 60, 0, [{ id: 'a.1', at: T0 + 30 }])).toEqual([0, 975, T0 + 60, 1, 1000]);
+    expect(await acquire(prefix, 'a.2', T0 + 60, 0, [{ id: 'a.1', at: T0 + 30 }])).toEqual([
+      0,
+      975,
+      T0 + 60,
+      1,
+      1000,
+      '0',
+    ]);
     expect(await client.zscore(`{${prefix}}:a:orders`, 'a.1')).toBe(String(T0 + 30));
     expect(await client.zscore(`{${prefix}}:l:orders`, 'a.1')).toBeNull();
     // Told again, earlier: unchanged; later (a quicker way there showed since): later.

@@ -19,6 +19,22 @@ export async function cleanPrefix(client: Redis, prefix: string): Promise<void> 
   if (keys.length > 0) await client.del(...keys);
 }
 
+/**
+ * Takes a copy of `prefix`'s keys now; the function returned puts them back as they were (and
+ * deletes any key of the prefix made since), as a failover to a replica that lagged from now on
+ * would. Keys that expire keep what was left of their time.
+ */
+export async function copyPrefix(client: Redis, prefix: string): Promise<() => Promise<void>> {
+  const keys = await client.keys(`{${prefix}}:*`);
+  const copies = await Promise.all(
+    keys.map(async (key) => ({ key, dump: await client.dumpBuffer(key), ttl: await client.pttl(key) })),
+  );
+  return async () => {
+    await cleanPrefix(client, prefix);
+    for (const { key, dump, ttl } of copies) if (dump !== null) await client.restore(key, Math.max(0, ttl), dump);
+  };
+}
+
 export function connect(port = PORT, name?: string): Redis {
   const options: RedisOptions = {
     lazyConnect: false,

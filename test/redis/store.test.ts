@@ -2,6 +2,7 @@ import { createClient } from 'redis';
 import { describe, expect, it } from 'vitest';
 import { AccountLimiter } from '../../src/account/limiter.js';
 import { InvalidInputError, NoReplyError } from '../../src/errors.js';
+import type { SharedLimit } from '../../src/redis/shared-limit.js';
 import { RedisStore } from '../../src/redis/store.js';
 import { type AcquireCall, type Encoded, encodeAcquire, encodeLate, encodeRelease } from '../../src/redis/calls.js';
 import { scriptingOf } from '../../src/redis/client.js';
@@ -13,7 +14,7 @@ import { memoryStore } from '../../src/schedule/store.js';
 import { REDIS_URL } from './address.js';
 import { T0, acquireCall } from './acquire-call.js';
 import { redisForFile } from './file-prefixes.js';
-import { cleanPrefix, mostInAnyWindow, worstShare } from './harness.js';
+import { cleanPrefix, copyPrefix, mostInAnyWindow, worstShare } from './harness.js';
 import { type Scripting, VirtualRedis, settleOn } from './virtual.js';
 
 const { client, prefixFor } = redisForFile();
@@ -567,6 +568,62 @@ describe('RedisStore', () => {
     expect(mostInAnyWindow(times, 1000)).toBe(3);
     expect(times[3]! - times[0]!).toBeGreaterThanOrEqual(1000);
     expect(Number((await meta(prefix, 'orders')).used)).toBeLessThanOrEqual(3);
+  });
+
+  it('adds back its grants after Redis failed over to a replica that lagged, before it asks for more: never over N in any window', async () => {
+    const prefix = prefixFor('lagged-grants');
+    const v = new VirtualRedis(client);
+    await v.warm(prefix);
+    const [faultA, faultB] = [{ mode: 'none' as Fault }, { mode: 'none' as Fault }];
+    const [a, b] = [faultA, faultB].map(
+      (fault) =>
+        new Scheduler({ store: new RedisStore({ ...v.options(prefix, faulty(fault)), retryMs: 20 }), clock: v.clock }),
+    );
+    const [la, lb] = [a!, b!].map((s) => s.limit({ name: 'orders', limit: 10, windowMs: 1000 }));
+    // What Redis holds now is all the replica will have: A's grants from here on are lost.
+    const lagged = await copyPrefix(client, prefix);
+    const sent: number[] = [];
+    const send = (s: Scheduler<SharedLimit>, l: SharedLimit | undefined) =>
+      s.schedule(() => void sent.push(v.clock.now()), { limits: l! });
+    await settleOn(
+      v,
+      Array.from({ length: 8 }, () => send(a!, la)),
+    );
+    // The master dies and the replica takes over without them; A reaches it first, then B.
+    faultA.mode = faultB.mode = 'down';
+    const more = [send(a!, la), ...Array.from({ length: 10 }, () => send(b!, lb))];
+    await v.advance(100);
+    await lagged();
+    faultA.mode = 'none';
+    await v.advance(100);
+    faultB.mode = 'none';
+    await settleOn(v, more);
+    expect(sent).toHaveLength(19);
+    expect(mostInAnyWindow(sent, 1000)).toBeLessThanOrEqual(10);
+  });
+
+  it('adds back its grants when Redis answers with another epoch (flushed or restarted)', async () => {
+    const prefix = prefixFor('flushed-grants');
+    const v = new VirtualRedis(client);
+    await v.warm(prefix);
+    const s = new Scheduler({ store: new RedisStore(v.options(prefix)), clock: v.clock });
+    const l = s.limit({ name: 'orders', limit: 10, windowMs: 1000 });
+    await settleOn(
+      v,
+      Array.from({ length: 6 }, () => s.schedule(() => 0, { limits: l })),
+    );
+    const grants = (await client.zrange(`{${prefix}}:l:orders`, 0, -1)).sort();
+    expect(grants.length).toBeGreaterThan(0);
+    await cleanPrefix(client, prefix);
+    // The next request finds another epoch: before it is granted anything, what this process
+    // sent in the window is in Redis again, under the same ids.
+    const next = s.schedule(() => 0, { limits: l });
+    await v.advance(50);
+    expect((await client.zrange(`{${prefix}}:l:orders`, 0, -1)).filter((id) => grants.includes(id)).sort()).toEqual(
+      grants,
+    );
+    expect(Number((await meta(prefix, 'orders')).used)).toBeGreaterThanOrEqual(6);
+    await settleOn(v, [next]);
   });
 
   it('grants nothing for one window on a Redis that lost its data (a restart)', async () => {

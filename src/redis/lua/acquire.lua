@@ -1,9 +1,10 @@
 -- Grants permits for one task on one or more limits, all or none. KEYS and ARGV are laid out by
 -- `encodeAcquire` in src/redis/calls.ts, whose `AcquireCall` names each one; the design is in
 -- docs/distributed.md.
--- Returns {1, granted, now, n1, w1, ...}, {0, wait ms, now, n1, w1, ...}, {-1, index of the limit
--- the weight can never fit, now, ...} or {-2, 0, now} past its deadline (nothing done). A
--- repeated id returns its grant again.
+-- Returns {1, granted, now, n1, w1, ..., epoch}, {0, wait ms, now, n1, w1, ..., epoch}, {-1, index
+-- of the limit the weight can never fit, now, ..., epoch} or {-2, 0, now} past its deadline
+-- (nothing done); the epoch says which data Redis holds (another than before: it lost what it
+-- held, see restore.lua). A repeated id returns its grant again.
 --
 -- In order: confirmed grants move (confirm.lua), the process is noted as heard of (seen.lua), the
 -- limits are read (limits.lua), a grant under this id already is returned again; then every limit
@@ -36,6 +37,7 @@ local epoch = epochOf(KEYS[1], now)
 local fresh = 0
 if ask.P > 0 then fresh = seen(ask.procs, ask.proc, ask.stale, ask.grace) end
 local limits, cfg, prev = limitsOf(ask.id)
+cfg[#cfg + 1] = tostring(epoch)
 if prev then return {1, tonumber(prev), math.floor(now), unpack(cfg)} end
 local heavy, wait, free = 0, 0, ask.want
 for i, c in ipairs(limits) do

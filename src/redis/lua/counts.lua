@@ -8,10 +8,14 @@
 -- (write only keys that do not exist) or 'merge' (seeded history: a key's fields marked '=' are
 -- replaced by those written, increments taken as values, when the rank written in field '=' is
 -- higher than the one held; texts of digits of one length), once (1: the third key must be new),
--- keys written, keys read, then per key written: time to live (ms), fields, field, increment,
--- ..., and last the instant (see instant.lua).
--- Returns {status (1 written, 0 written before, -3 epoch changed), epoch, last batch number of the
--- process, then each key read as field, value, ...}.
+-- keys written, keys read, the last batch number of the process Redis said it held, then per key
+-- written: time to live (ms), fields, field, increment, ..., and last the instant (see
+-- instant.lua).
+-- Nothing is written either when Redis holds a lower last batch number for the process than it
+-- said it did: it lost batches it had taken (a failover to a replica that lagged), which the
+-- process sends again first.
+-- Returns {status (1 written, 0 written before, -3 epoch changed, -4 batches lost), epoch, last
+-- batch number of the process, then each key read as field, value, ...}.
 local raw = redis.call('GET', KEYS[1])
 if not raw then
   raw = tostring(instant())
@@ -19,20 +23,22 @@ if not raw then
 end
 local nw, nr = tonumber(ARGV[6]), tonumber(ARGV[7])
 local status = 1
+local held = tonumber(redis.call('HGET', KEYS[2], ARGV[1])) or 0
 if ARGV[3] ~= '' and ARGV[3] ~= raw then
   status = -3
+elseif held < tonumber(ARGV[8]) then
+  status = -4
 else
   local seq = tonumber(ARGV[2])
   if seq > 0 then
-    local last = tonumber(redis.call('HGET', KEYS[2], ARGV[1])) or 0
-    if seq <= last then status = 0 else
+    if seq <= held then status = 0 else
       redis.call('HSET', KEYS[2], ARGV[1], seq)
       redis.call('PEXPIRE', KEYS[2], 93600000)
     end
   end
   if status == 1 and ARGV[5] == '1' and not redis.call('SET', KEYS[3], 1, 'NX', 'PX', 777600000) then status = 0 end
   if status == 1 then
-    local a = 8
+    local a = 9
     for i = 1, nw do
       local key = KEYS[3 + i]
       local n = tonumber(ARGV[a + 1])
