@@ -381,15 +381,7 @@ export class Tracker {
   seedDay(account: string, day: number | string, contracts: readonly ContractActivity[]): void {
     const id = parseId(account, '`account`');
     const d = readDay(parseUtcDay(day, '`day`'), contracts, 'contracts');
-    const known = this.accounts.get(id);
-    if (known?.days.some((x) => x.start >= d.start) === true) {
-      throw new InvalidInputError(
-        '`day` of seeded history',
-        formatUtcDay(d.start),
-        `a day after every one already counted for ${id}`,
-      );
-    }
-    const a = known ?? this.addAccount(id);
+    const a = this.seeded(id, 'days', d.start, '`day` of seeded history', formatUtcDay(d.start), 'a day');
     a.days.push(d);
     a.day = d;
     a.lastCounters = null;
@@ -404,18 +396,28 @@ export class Tracker {
   seedHour(account: string, hour: number | string, requests: number, traded: DecimalInput = '0'): void {
     const id = parseId(account, '`account`');
     const h = readHour(parseUtcHour(hour, '`hour`'), requests, traded, '');
-    const known = this.accounts.get(id);
-    if (known?.hours.some((x) => x.start >= h.start) === true) {
-      throw new InvalidInputError(
-        '`hour` of seeded history',
-        formatUtcInstant(h.start),
-        `an hour after every one already counted for ${id}`,
-      );
-    }
-    const a = known ?? this.addAccount(id);
+    const a = this.seeded(id, 'hours', h.start, '`hour` of seeded history', formatUtcInstant(h.start), 'an hour');
     a.hours.push(h);
     a.hour = h;
     this.latest = Math.max(this.latest, h.start);
+  }
+
+  /**
+   * The counters a seeded day or hour starting at `start` goes to, added for a new account; refused
+   * unless it comes after every one of its kind already counted for the account.
+   */
+  private seeded(
+    id: string,
+    kind: 'days' | 'hours',
+    start: number,
+    field: string,
+    shown: string,
+    period: string,
+  ): AccountCounters {
+    const known = this.accounts.get(id);
+    if (known?.[kind].some((x) => x.start >= start) === true)
+      throw new InvalidInputError(field, shown, `${period} after every one already counted for ${id}`);
+    return known ?? this.addAccount(id);
   }
 
   private addAccount(account: string): AccountCounters {
