@@ -60,14 +60,7 @@ export class ExchangeReports {
     const now = this.config.now();
     const context = this.context(now);
     const r = takeReport(l, report, context);
-    const inForce = reconciled(l, context);
-    this.requestLimits.apply(account, l, {
-      ...l.state,
-      at: now,
-      tier: inForce.tier,
-      limit: inForce.tier.limit,
-      reason: inForce.reason,
-    });
+    const inForce = this.applyInForce(account, l, context, now);
     if (r.disagreement !== null) this.emit(reportEvent(account, now, report, r.disagreement, inForce));
     return r;
   }
@@ -108,14 +101,7 @@ export class ExchangeReports {
     );
     l.stated = true;
     l.statedLimit = tier.limit;
-    const inForce = reconciled(l, context);
-    this.requestLimits.apply(account, l, {
-      ...l.state,
-      at: now,
-      tier: inForce.tier,
-      limit: inForce.tier.limit,
-      reason: inForce.reason,
-    });
+    this.applyInForce(account, l, context, now);
     this.emit({
       type: 'exchange-limit',
       account,
@@ -127,6 +113,19 @@ export class ExchangeReports {
       policy: this.config.policy,
       to: l.state.limit,
     });
+  }
+
+  /** Applies the tier a report just taken puts in force to the account's limits, and returns it. */
+  private applyInForce(account: string, l: AccountLimits, context: ReconcileContext, now: number) {
+    const inForce = reconciled(l, context);
+    this.requestLimits.apply(account, l, {
+      ...l.state,
+      at: now,
+      tier: inForce.tier,
+      limit: inForce.tier.limit,
+      reason: inForce.reason,
+    });
+    return inForce;
   }
 
   /**
