@@ -4,7 +4,7 @@ import { contractName } from '../rules/contracts.js';
 import { ApiError, badRequest } from './api-error.js';
 import { Book, type FuturesOrder, MAX_OPEN_ORDERS, type SpotOrder } from './book.js';
 import type { Account, ModelExchangeCore } from './core.js';
-import type { FillModel } from './fill-model.js';
+import type { FillModel, FillOutcome } from './fill-model.js';
 import type { Contract, Markets, Pair } from './markets.js';
 import { DEFAULT_BALANCES, Funds, type StartingBalances } from './funds.js';
 import type { MarketData } from './market-data.js';
@@ -94,15 +94,7 @@ export class Trading {
       fillPrice: null,
       sizeAsText: typeof o.size === 'string',
     };
-    const outcome = price.isZero() ? 'taker' : this.fills.draw(contract.name);
-    if (outcome === 'taker' && tif !== 'poc') this.fill(account, book, order, 'taker', at);
-    else if (outcome === 'maker' && tif !== 'ioc' && tif !== 'fok') this.fill(account, book, order, 'maker', at);
-    else if (tif === 'ioc' || tif === 'fok') {
-      order.status = 'finished';
-      order.finishAs = tif === 'ioc' ? 'ioc' : 'cancelled';
-      order.finishedAt = at;
-    }
-    book.add(order);
+    this.arrive(account, book, order, price.isZero() ? 'taker' : this.fills.draw(contract.name), at);
     return futuresJson(order, account);
   }
 
@@ -280,11 +272,7 @@ export class Trading {
       finishedAt: null,
       fillPrice: null,
     };
-    const outcome = type === 'market' ? 'taker' : this.fills.draw(pair.name);
-    if (outcome === 'taker' && tif !== 'poc') this.fill(account, book, order, 'taker', at);
-    else if (outcome === 'maker' && tif !== 'ioc' && tif !== 'fok') this.fill(account, book, order, 'maker', at);
-    else if (tif === 'ioc' || tif === 'fok') this.close(order, tif === 'ioc' ? 'ioc' : 'cancelled', at);
-    book.add(order);
+    this.arrive(account, book, order, type === 'market' ? 'taker' : this.fills.draw(pair.name), at);
     return spotJson(order);
   }
 
@@ -413,6 +401,30 @@ export class Trading {
       volume,
       at,
     );
+  }
+
+  /**
+   * A new order meets the book: it fills as taker unless post-only, as maker unless IOC or FOK; an
+   * IOC or FOK order that did not fill ends at once (IOC as `ioc`, FOK as `cancelled`). The book
+   * keeps it either way.
+   */
+  private arrive(
+    account: Account,
+    book: Book,
+    order: FuturesOrder | SpotOrder,
+    outcome: FillOutcome,
+    at: number,
+  ): void {
+    const { tif } = order;
+    if (outcome === 'taker' && tif !== 'poc') this.fill(account, book, order, 'taker', at);
+    else if (outcome === 'maker' && tif !== 'ioc' && tif !== 'fok') this.fill(account, book, order, 'maker', at);
+    else if (tif === 'ioc' || tif === 'fok') {
+      if (order.market === 'futures') order.status = 'finished';
+      else order.status = 'cancelled';
+      order.finishAs = tif === 'ioc' ? 'ioc' : 'cancelled';
+      order.finishedAt = at;
+    }
+    book.add(order);
   }
 
   private finish(book: Book, order: FuturesOrder, as: 'cancelled', at: number): void {
