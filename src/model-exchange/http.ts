@@ -232,40 +232,28 @@ function answer(
   });
   const length = String(Buffer.byteLength(text));
   // One flat list, in the order the exchange writes them: node:http reads it without a copy.
-  res.writeHead(
-    status,
-    rate === null
-      ? [
-          'Content-Type',
-          'application/json',
-          'Content-Length',
-          length,
-          'X-In-Time',
-          micros(inAt),
-          'X-Service-Trace-ID',
-          traceId(),
-          'X-Out-Time',
-          micros(model.now()),
-        ]
-      : [
-          'X-Gate-RateLimit-Requests-Remain',
-          String(rate.remain),
-          'X-Gate-RateLimit-Limit',
-          String(rate.limit),
-          'X-Gate-RateLimit-Reset-Timestamp',
-          String(rate.reset),
-          'Content-Type',
-          'application/json',
-          'Content-Length',
-          length,
-          'X-In-Time',
-          micros(inAt),
-          'X-Service-Trace-ID',
-          traceId(),
-          'X-Out-Time',
-          micros(model.now()),
-        ],
-  );
+  const headers = [
+    'Content-Type',
+    'application/json',
+    'Content-Length',
+    length,
+    'X-In-Time',
+    micros(inAt),
+    'X-Service-Trace-ID',
+    traceId(),
+    'X-Out-Time',
+    micros(model.now()),
+  ];
+  if (rate !== null)
+    headers.unshift(
+      'X-Gate-RateLimit-Requests-Remain',
+      String(rate.remain),
+      'X-Gate-RateLimit-Limit',
+      String(rate.limit),
+      'X-Gate-RateLimit-Reset-Timestamp',
+      String(rate.reset),
+    );
+  res.writeHead(status, headers);
   res.end(text);
 }
 
