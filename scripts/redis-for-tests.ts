@@ -33,6 +33,15 @@ export interface RedisForTestsOptions {
   readonly timeoutMs?: number;
 }
 
+/**
+ * Whether a test file needs a Redis server: the tests that do carry `redis` in their path
+ * (`test/redis/…`, `test/proxy/redis.e2e.test.ts`), so that any other selection runs where no Redis
+ * is (test/scripts/redis-tag.test.ts holds every file to it).
+ */
+export function needsRedis(file: string): boolean {
+  return file.split(/[\\/]/).some((part) => part.includes('redis'));
+}
+
 /** Finds the Redis for a test run, starting a private one when none answers. */
 export async function redisForTests(options: RedisForTestsOptions = {}): Promise<TestRedis> {
   const timeoutMs = options.timeoutMs ?? 500;

@@ -8,7 +8,7 @@ import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { buildIsStale } from './built.js';
-import { NoRedisError, type TestRedis, redisForTests } from './redis-for-tests.js';
+import { NoRedisError, type TestRedis, needsRedis, redisForTests } from './redis-for-tests.js';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 if (buildIsStale(root)) {
@@ -18,20 +18,38 @@ if (buildIsStale(root)) {
   if (build.status !== 0) process.exit(build.status ?? 1);
 }
 
+const vitest = join(dirname(createRequire(import.meta.url).resolve('vitest/package.json')), 'vitest.mjs');
+const given = process.argv.slice(2);
+
 let redis: TestRedis;
 try {
   redis = await redisForTests({ url: process.env.REDIS_URL });
 } catch (e) {
   if (!(e instanceof NoRedisError)) throw e;
-  process.stderr.write(`npm test: ${e.message}\n`);
-  process.exit(1);
+  // No Redis here: a selection of files that need none (`npm test -- test/schedule`) runs all the same.
+  const selected =
+    given.length === 0
+      ? []
+      : spawnSync(process.execPath, [vitest, 'list', '--filesOnly', ...given], { cwd: root, encoding: 'utf8' })
+          .stdout.split('\n')
+          .filter((line) => line.endsWith('.ts'));
+  const needing = selected.filter(needsRedis);
+  if (selected.length === 0 || needing.length > 0) {
+    process.stderr.write(`npm test: ${e.message}\n`);
+    if (needing.length > 0) process.stderr.write(`npm test: these files need Redis: ${needing.join(', ')}\n`);
+    process.stderr.write(
+      'npm test: files without `redis` in their path run without it, as in `npm test -- test/schedule`\n',
+    );
+    process.exit(1);
+  }
+  process.stderr.write(`npm test: ${e.message}\nnpm test: the files selected need no Redis; running them\n`);
+  redis = { url: '', private: false, stop: async () => {} };
 }
 if (redis.private)
   process.stderr.write(
     `npm test: nothing answers on 127.0.0.1:6379; started a private redis-server at ${redis.url} for this run\n`,
   );
 
-const vitest = join(dirname(createRequire(import.meta.url).resolve('vitest/package.json')), 'vitest.mjs');
 let child: ReturnType<typeof spawn> | null = null;
 // Ctrl-C reaches vitest on its own (same process group); a TERM sent to this process alone is passed on.
 process.on('SIGTERM', () => child?.kill('SIGTERM'));
@@ -39,14 +57,13 @@ process.on('SIGINT', () => {});
 const run = async (args: readonly string[]): Promise<number> => {
   child = spawn(process.execPath, [vitest, 'run', ...args], {
     stdio: 'inherit',
-    env: { ...process.env, REDIS_URL: redis.url },
+    env: redis.url === '' ? process.env : { ...process.env, REDIS_URL: redis.url },
   });
   const [code, signal] = await new Promise<[number | null, NodeJS.Signals | null]>((resolve) =>
     child!.on('exit', (c, s) => resolve([c, s])),
   );
   return code ?? (signal === null ? 1 : 128 + 15);
 };
-const given = process.argv.slice(2);
 // The whole suite: the end-to-end runs (*.e2e.test.ts: an engine saturating the model exchange,
 // several processes on one Redis, the recipes) after the rest, two at a time as the rest. They
 // assert what holds however busy the machine is; what its speed decides, they print.

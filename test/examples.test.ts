@@ -1,32 +1,20 @@
 import { execFileSync } from 'node:child_process';
-import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
-import { join, resolve } from 'node:path';
-import { pathToFileURL } from 'node:url';
+import { resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { type Example, entries, exportsOf, importsThePackage, toModule } from './examples.js';
+import { freshFolder } from './doc-blocks.js';
+import { entries, exportsOf, importsThePackage, runExample, toModule } from './examples.js';
+import { connectsToRedis } from './redis-tag.js';
 
 // Every @example of an export runs here against the sources, as the Markdown examples do
 // (test/docs.test.ts): it imports what it uses from 'traderatio' (or a subpath) as a reader's
 // code would, and a line `expression // value` with a literal value asserts that the expression
-// equals it.
+// equals it. Those that connect to Redis run in test/redis/examples.test.ts.
 //
 const root = resolve(import.meta.dirname, '..');
-const out = join(root, 'test', '.examples');
-rmSync(out, { recursive: true, force: true });
-mkdirSync(out, { recursive: true });
+const out = freshFolder('.examples');
 
 const all = entries();
 const found = exportsOf(all);
-
-function write(entry: string, example: Example, i: number): string {
-  const path = join(out, `${entry}_${example.of.replace(/\W/g, '_')}_${i}.ts`);
-  writeFileSync(path, toModule(example.code).text);
-  return path;
-}
-
-async function run(path: string): Promise<void> {
-  await import(pathToFileURL(path).href);
-}
 
 describe('the entries', () => {
   it('are read from package.json "exports": the root and the subpaths', () => {
@@ -58,13 +46,14 @@ for (const entry of all) {
       expect(list.filter((x) => x.examples.length === 0).map((x) => x.name)).toEqual([]);
     });
     examples.forEach((example, i) => {
+      if (connectsToRedis(example.code)) return;
       it(`runs the example of ${example.of} (${example.at})`, async () => {
         expect(importsThePackage(example.code), 'the example imports what it uses from the package').toBe(true);
         expect(
           toModule(example.code).assertions,
           'the example asserts what it shows (`expression // value`)',
         ).toBeGreaterThan(0);
-        await run(write(entry.name, example, i));
+        await runExample(out, entry.name, example, i);
       }, 60_000);
     });
   });

@@ -1,9 +1,12 @@
-import { readFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join, relative, resolve } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import ts from 'typescript';
+import { toTestRedis } from './redis-tag.js';
 
 // The @example blocks of the package's exports, read from the sources with the compiler, and
-// turned into modules that run against the sources (test/examples.test.ts runs them).
+// turned into modules that run against the sources (test/examples.test.ts runs them, and
+// test/redis/examples.test.ts those that connect to Redis).
 
 const root = resolve(import.meta.dirname, '..');
 
@@ -206,4 +209,11 @@ export function toModule(code: string): { readonly text: string; readonly assert
 /** Whether the example imports what it uses from the package, as a reader's would. */
 export function importsThePackage(code: string): boolean {
   return /from 'traderatio(\/[a-z-]+)?'/.test(code);
+}
+
+/** Runs an example as a module written to `out`, its Redis the tests' own. */
+export async function runExample(out: string, entry: string, example: Example, i: number): Promise<void> {
+  const path = join(out, `${entry}_${example.of.replace(/\W/g, '_')}_${i}.ts`);
+  writeFileSync(path, toModule(toTestRedis(example.code)).text);
+  await import(pathToFileURL(path).href);
 }
