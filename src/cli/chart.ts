@@ -1,7 +1,7 @@
 import { formatUtcDay, formatUtcInstant } from '../rules/calendar.js';
 import { parseInstant } from '../internal/parse.js';
-import { DEFAULT_TIERS } from '../rules/tiers.js';
-import { throttleText } from './render.js';
+import { tierTableOf } from '../rules/tiers.js';
+import { rateUnitWords, throttleText } from './render.js';
 import { timeAxis } from './ticks.js';
 import { isProjected, lastDataDay, projectedFrom } from './projection.js';
 import type { TimelineRun } from './timeline.js';
@@ -26,6 +26,8 @@ const NAME_CHARACTER = 7.5;
 const SPOT = '#e67e22';
 /** The colour of the hours the abuse throttle holds an account's futures placement (R9). */
 const ABUSE = '#8e44ad';
+/** The colour of a lowering's day of grace (OKX's timing). */
+const GRACE = '#f1c40f';
 
 /**
  * A step chart of each account's limit over time, one panel per account (R5, R6, R8). Each tier
@@ -36,9 +38,14 @@ const ABUSE = '#8e44ad';
  * time axis is ticked by hours, days, weeks or months as the span asks (see {@link timeAxis}),
  * with the year. What follows an account's data (from {@link projectedFrom}) assumes it did nothing
  * more: it is hatched, after a dashed rule with a label, the limit's line dashed and the triangles
- * paler.
+ * paler. Where the rulebook's lowerings wait a day, each day of grace is a yellow band from 08:00
+ * UTC of the worse snapshot's day to 08:00 of the next, with a strip along its bottom; outlined
+ * dashed when the next snapshot cancelled the lowering. Tier bands are evenly spaced, whatever
+ * the limits (OKX's top tier is 10,000 beside 3,000).
  */
 export function timelineSvg(run: TimelineRun): string {
+  const book = run.rulebook;
+  const grace = book.timing.lowering === 'after-grace';
   const ids = run.input.accounts.map((a) => a.id);
   // The legend of each hourly throttle the file gives the activity of takes a line of its own.
   const legends = [
@@ -51,6 +58,15 @@ export function timelineSvg(run: TimelineRun): string {
             strip: 'bottom',
           },
         ]),
+    ...(grace
+      ? [
+          {
+            colour: GRACE,
+            text: `Yellow: a lowering's day of grace, the better tier kept from 08:00 UTC of the worse snapshot's day until 08:00 of the next (dashed: cancelled by a better snapshot)${run.grace.length === 0 ? ', never here' : ''}.`,
+            strip: 'bottom',
+          },
+        ]
+      : []),
     ...(run.spot === null
       ? []
       : [
@@ -65,15 +81,16 @@ export function timelineSvg(run: TimelineRun): string {
   const height = top + ids.length * (PANEL + GAP);
   const plotWidth = WIDTH - LEFT - RIGHT;
   const x = (t: number): number => LEFT + ((t - run.from) / (run.to - run.from)) * plotWidth;
-  // Each tier's band reaches halfway to the limits beside it.
-  const tiers = DEFAULT_TIERS;
-  const limits = tiers.map((t) => t.limit);
-  const edges = limits.map((l, k) => (k === 0 ? l - (limits[1]! - l) / 2 : (limits[k - 1]! + l) / 2));
-  edges.push(limits.at(-1)! + (limits.at(-1)! - limits.at(-2)!) / 2);
-  const low = edges[0]!;
-  const high = edges.at(-1)!;
+  // Each tier's band is as tall as the others, its limit's line through its middle.
+  const tiers = tierTableOf(book);
+  const low = 0;
+  const high = tiers.length;
+  const edges = tiers.map((_, k) => k);
+  edges.push(high);
   const y0 = (i: number): number => top + i * (PANEL + GAP);
-  const y = (i: number, limit: number): number => y0(i) + PANEL - ((limit - low) / (high - low)) * PANEL;
+  // The height of tier k's line (k from 0): the middle of its band.
+  const y = (i: number, k: number): number => y0(i) + PANEL - ((k + 0.5 - low) / (high - low)) * PANEL;
+  const band = (i: number, edge: number): number => y0(i) + PANEL - ((edge - low) / (high - low)) * PANEL;
   const axis = timeAxis(run.from, run.to, plotWidth);
   const f = (n: number): string => n.toFixed(1);
   // What follows an account's data assumes it did nothing more: drawn apart, never as history.
@@ -81,8 +98,8 @@ export function timelineSvg(run: TimelineRun): string {
   const out: string[] = [
     `<svg xmlns="http://www.w3.org/2000/svg" width="${WIDTH}" height="${height}" viewBox="0 0 ${WIDTH} ${height}" font-family="sans-serif" font-size="11">`,
     `<rect width="${WIDTH}" height="${height}" fill="#ffffff"/>`,
-    `<text x="${LEFT}" y="22" font-size="15" font-weight="bold">Futures placement limit by account (requests per second)</text>`,
-    `<text x="${LEFT}" y="40" fill="#555">${formatUtcDay(run.from)} to ${formatUtcDay(run.to)} (UTC). Bands: the tiers and their limits. Green triangle: raised at 08:00 UTC or restored; red: lowered at once.</text>`,
+    `<text x="${LEFT}" y="22" font-size="15" font-weight="bold">${escapeXml(`${book.limited.charAt(0).toUpperCase()}${book.limited.slice(1)} limit by account (${rateUnitWords(book)})`)}</text>`,
+    `<text x="${LEFT}" y="40" fill="#555">${formatUtcDay(run.from)} to ${formatUtcDay(run.to)} (UTC). Bands: the tiers and their limits. Green triangle: raised at 08:00 UTC or restored; red: lowered ${grace ? "after a day's grace" : 'at once'}.</text>`,
     `<text x="${LEFT}" y="56" fill="#555">Grid: ${axis.step}${axis.minorStep === null ? '' : ` (lighter: ${axis.minorStep})`}.${projected ? ' Hatched, right of the dashed rule: projected, as if the account did nothing after its last day of data.' : ''}</text>`,
   ];
   if (projected) {
@@ -100,14 +117,25 @@ export function timelineSvg(run: TimelineRun): string {
   ids.forEach((id, i) => {
     const base = y0(i);
     tiers.forEach((t, k) => {
-      const top = y(i, edges[k + 1]!);
+      const top = band(i, edges[k + 1]!);
       out.push(
-        `<rect x="${LEFT}" y="${f(top)}" width="${plotWidth}" height="${f(y(i, edges[k]!) - top)}" fill="${SHADES[k % SHADES.length]}"/>`,
+        `<rect x="${LEFT}" y="${f(top)}" width="${plotWidth}" height="${f(band(i, edges[k]!) - top)}" fill="${SHADES[k % SHADES.length]}"/>`,
       );
       out.push(
-        `<text x="${LEFT - 6}" y="${f(y(i, t.limit) + 4)}" text-anchor="end" fill="#555">tier ${t.tier} · ${t.limit}</text>`,
+        `<text x="${LEFT - 6}" y="${f(y(i, k) + 4)}" text-anchor="end" fill="#555">tier ${t.tier} · ${t.limit}</text>`,
       );
     });
+    for (const g of run.grace) {
+      if (g.account !== id) continue;
+      const left = x(g.from);
+      const width = f(Math.max(1, x(g.until) - left));
+      const title = `<title>${escapeXml(`${formatUtcInstant(g.from)} to ${formatUtcInstant(g.until)}: ${g.held.limit} kept, the snapshot giving ${g.snapshotTier.limit} (${g.outcome === 'lowered' ? 'lowered after the grace' : 'cancelled by a better snapshot'})`)}</title>`;
+      const outline = g.outcome === 'cancelled' ? ` stroke="#b7950b" stroke-dasharray="4 3"` : '';
+      out.push(
+        `<rect x="${f(left)}" y="${base}" width="${width}" height="${PANEL}" fill="${GRACE}" fill-opacity="0.3"${outline} class="grace-${g.outcome}">${title}</rect>`,
+      );
+      out.push(`<rect x="${f(left)}" y="${base + PANEL - 4}" width="${width}" height="4" fill="${GRACE}"/>`);
+    }
     for (const p of run.abuse ?? []) {
       if (p.account !== id) continue;
       const left = x(p.from);
@@ -169,19 +197,20 @@ export function timelineSvg(run: TimelineRun): string {
     // The file may give it as ISO text: the timeline read it already, so this cannot fail.
     const created = given === undefined ? undefined : parseInstant(given, '`createdAt`');
     const start = created ?? run.from;
-    const initial = changes[0]?.at === start ? changes[0]!.limit : run.timeline.limitAt(id, start).limit;
-    const limitAt = (t: number): number => changes.filter((c) => c.at <= t).at(-1)?.limit ?? initial;
-    // The step line from a to b: the limit in force at a, then each change after a up to b.
+    // Tiers from 0, as the bands are drawn.
+    const initial = (changes[0]?.at === start ? changes[0]!.tier.tier : run.timeline.limitAt(id, start).tier.tier) - 1;
+    const tierAt = (t: number): number => (changes.filter((c) => c.at <= t).at(-1)?.tier.tier ?? initial + 1) - 1;
+    // The step line from a to b: the tier in force at a, then each change after a up to b.
     const step = (a: number, b: number, dashed: boolean): void => {
       if (b <= a) return;
-      let limit = limitAt(a);
-      const points: string[] = [`${f(x(a))},${f(y(i, limit))}`];
+      let k = tierAt(a);
+      const points: string[] = [`${f(x(a))},${f(y(i, k))}`];
       for (const c of changes) {
         if (c.at <= a || c.at > b) continue;
-        points.push(`${f(x(c.at))},${f(y(i, limit))}`, `${f(x(c.at))},${f(y(i, c.limit))}`);
-        limit = c.limit;
+        points.push(`${f(x(c.at))},${f(y(i, k))}`, `${f(x(c.at))},${f(y(i, c.tier.tier - 1))}`);
+        k = c.tier.tier - 1;
       }
-      points.push(`${f(x(b))},${f(y(i, limit))}`);
+      points.push(`${f(x(b))},${f(y(i, k))}`);
       out.push(
         `<polyline points="${points.join(' ')}" fill="none" stroke="#1f4e8c" stroke-width="2"${dashed ? ' stroke-dasharray="6 4" class="projected-limit"' : ''}/>`,
       );
@@ -192,7 +221,7 @@ export function timelineSvg(run: TimelineRun): string {
       if (c.previousTier === null) continue;
       const up = c.limit > c.previousTier.limit;
       const cx = x(c.at);
-      const cy = y(i, c.limit);
+      const cy = y(i, c.tier.tier - 1);
       const tri = up
         ? `${f(cx - 5)},${f(cy + 9)} ${f(cx + 5)},${f(cy + 9)} ${f(cx)},${f(cy + 1)}`
         : `${f(cx - 5)},${f(cy - 9)} ${f(cx + 5)},${f(cy - 9)} ${f(cx)},${f(cy - 1)}`;

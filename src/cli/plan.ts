@@ -1,4 +1,6 @@
-import { type FamilyOptions, rateFamily, resolveFamilyOptions } from '../rules/family.js';
+import { type FamilyConfig, type FamilyOptions, rateFamily, resolveFamilyOptions } from '../rules/family.js';
+import { GATE } from '../rules/gate/rulebook.js';
+import type { Rulebook } from '../rules/rulebook.js';
 import { tierOfRatio } from '../rules/tiers.js';
 import { isTieredVip, tierInForce } from '../rules/vip.js';
 import { type AccountMargins, accountMargins } from '../rules/margins.js';
@@ -59,9 +61,12 @@ export interface PlanInput {
  * spot_requests and spot_traded (spotRequests, spotTraded in JSON). An unknown column or field is
  * refused with the closest known one. Each account and contract, and each account and hour, once.
  * A name ending in .json or .csv says which; otherwise (standard input) JSON is told by its
- * opening bracket.
+ * opening bracket. Instruments are named as `rulebook`'s exchange names them (Gate's `BTC_USDT`,
+ * OKX's `BTC-USDT-SWAP`); hours of spot activity only where the rulebook has the spot low-fill
+ * throttle.
  */
-export function readPlan(file: string, text: string): PlanInput {
+export function readPlan(file: string, text: string, rulebook: Rulebook = GATE): PlanInput {
+  const config = resolveFamilyOptions({}, rulebook);
   const json = /\.json$/i.test(file) || (!/\.csv$/i.test(file) && /^\s*\[/.test(text));
   const rows = json ? jsonRows(file, text) : readCsv(file, text, ['account', 'contract'], COLUMNS);
   const accounts = new Map<string, { account: string; contracts: ContractActivity[]; line: number }>();
@@ -76,6 +81,12 @@ export function readPlan(file: string, text: string): PlanInput {
     if (account === '') throw new InputFileError(file, row.line, `the field \`${name('account')}\` is empty`);
     const given = (columns: readonly string[]) => columns.filter((c) => (f[c] ?? '') !== '').map(name);
     if ((f.hour ?? '') !== '') {
+      if (rulebook.throttles.spotFill === null)
+        throw new InputFileError(
+          file,
+          row.line,
+          `Expected no \`${name('hour')}\` under ${rulebook.title}, got "${f.hour}": an hour of spot activity is read for the spot low-fill throttle, which ${rulebook.name} does not have`,
+        );
       const extra = given(WEEK_COLUMNS);
       if (extra.length > 0)
         throw new InputFileError(
@@ -110,7 +121,7 @@ export function readPlan(file: string, text: string): PlanInput {
         `${spot.map((c) => `\`${c}\``).join(', ')} ${spot.length === 1 ? 'belongs' : 'belong'} to an hour of spot activity: give its \`${name('hour')}\``,
       );
     const contract = f.contract ?? '';
-    const key = `${account}\u0000${contract.toUpperCase().replaceAll('-', '_')}`;
+    const key = `${account}\u0000${(config.ratio.weights.nameOf(contract) ?? contract).toUpperCase()}`;
     const first = seen.get(key);
     if (first !== undefined)
       throw new InputFileError(file, row.line, `account ${account} lists ${contract} again (first on line ${first})`);
@@ -137,7 +148,7 @@ export function readPlan(file: string, text: string): PlanInput {
     };
     // Validates the entry now, so that an error names its line and the file's own column names.
     try {
-      atRow(file, row.line, () => rateFamily([{ account, contracts: [entry] }]));
+      atRow(file, row.line, () => rateFamily([{ account, contracts: [entry] }], config));
     } catch (e) {
       if (e instanceof InputFileError) {
         const message = e.message.slice(e.message.indexOf(': ') + 2);
@@ -212,6 +223,8 @@ export interface AccountPlan {
 
 /** The plan of a family. */
 export interface Plan {
+  /** The rules the plan follows. */
+  readonly rulebook: Rulebook;
   readonly vipLevel: number;
   readonly aggregated: RatioResult;
   readonly aggregatedTier: number;
@@ -224,18 +237,24 @@ export interface Plan {
   readonly spotFill: { readonly current: number; readonly accounts: readonly SpotFillOutlook[] } | null;
 }
 
-/** Ratios, tiers, limits and margins of every account and of the family (R1-R4, R7). */
-export function makePlan(input: PlanInput, options: FamilyOptions, vipLevel: number): Plan {
-  const config = resolveFamilyOptions(options);
+/** Ratios, tiers, limits and margins of every account and of the family (R1-R4, R7), under `rulebook`'s rules. */
+export function makePlan(input: PlanInput, options: FamilyOptions, vipLevel: number, rulebook: Rulebook = GATE): Plan {
+  const config: FamilyConfig = resolveFamilyOptions(options, rulebook);
   const rating = rateFamily(
     input.accounts.map((a) => ({ account: a.account, contracts: a.contracts })),
     config,
     vipLevel,
   );
-  const tiered = isTieredVip(vipLevel);
-  const aggregatedTier = tierInForce(vipLevel, tierOfRatio(rating.aggregated, config.tiers), config.tiers);
+  const tiered = isTieredVip(vipLevel, rulebook.tieredVipLevel);
+  const aggregatedTier = tierInForce(
+    vipLevel,
+    tierOfRatio(rating.aggregated, config.tiers),
+    config.tiers,
+    rulebook.tieredVipLevel,
+  );
   const current = Math.max(...input.spotHours.map((h) => h.hour));
   return {
+    rulebook,
     spotFill:
       input.spotHours.length === 0
         ? null
@@ -251,7 +270,7 @@ export function makePlan(input: PlanInput, options: FamilyOptions, vipLevel: num
       basis: a.basis,
       tier: a.tier.tier,
       limit: a.tier.limit,
-      // Below VIP 14 no volume and no request count moves the account from the tier 1 its rating
+      // Below the tiered VIP level no volume and no request count moves the account from the tier 1 its rating
       // gave (R4): no margins to give.
       margins: tiered
         ? accountMargins(a.own, rating.aggregated, config)

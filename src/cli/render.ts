@@ -1,6 +1,8 @@
 import { Dec } from '../internal/decimal.js';
 import type { RatioResult } from '../rules/ratio.js';
-import { TIERED_VIP_LEVEL, isTieredVip } from '../rules/vip.js';
+import type { InstrumentWeights } from '../rules/instruments.js';
+import type { Rulebook } from '../rules/rulebook.js';
+import { isTieredVip } from '../rules/vip.js';
 import { HOUR_MS, formatUtcInstant } from '../rules/calendar.js';
 import type { Throttle } from '../rules/abuse.js';
 import type { TierStep } from '../rules/margins.js';
@@ -38,6 +40,36 @@ export function throttleText(t: { readonly limit: number; readonly windowMs: num
   return `${t.limit} per ${t.windowMs / 1000} s`;
 }
 
+/**
+ * A tier's limit unit for people, from the rulebook's window: `r/s` (Gate's second), `per 2 s`
+ * (OKX's two seconds).
+ */
+export function rateUnit(rulebook: Rulebook): string {
+  const ms = rulebook.tiers.windowMs;
+  return ms === 1000 ? 'r/s' : `per ${ms / 1000} s`;
+}
+
+/** The same in words: `requests per second`, `requests per 2 s`. */
+export function rateUnitWords(rulebook: Rulebook): string {
+  const ms = rulebook.tiers.windowMs;
+  return ms === 1000 ? 'requests per second' : `requests per ${ms / 1000} s`;
+}
+
+/**
+ * How requests on lighter instruments count, from the instrument weights: "Requests are counted
+ * at coefficient 1 (the heaviest); at coefficient 0.4, 2.5 times as many."
+ */
+export function weightNote(weights: InstrumentWeights): string {
+  const h = weights.heaviest;
+  const lighter = [...weights.defaultWeights]
+    .filter((w) => w.lessThan(h))
+    .sort((a, b) => b.comparedTo(a))
+    .map(
+      (w, i) => `${i === 0 ? `${weights.weightName} ` : ''}${w.toFixed()}, ${h.dividedBy(w).toFixed()} times as many`,
+    );
+  return `Requests are counted at ${weights.weightName} ${h.toFixed()} (the heaviest)${lighter.length === 0 ? '' : `; at ${lighter.join('; at ')}`}.`;
+}
+
 /** An aligned plain-text table. */
 export function table(header: readonly string[], rows: readonly (readonly string[])[]): string {
   const width = header.map((h, i) => Math.max(h.length, ...rows.map((r) => (r[i] ?? '').length)));
@@ -56,9 +88,12 @@ export function usdt(d: Dec): string {
 
 /** The plan as text. */
 export function renderPlan(plan: Plan): string {
+  const book = plan.rulebook;
+  const unit = rateUnit(book);
+  const tiered = isTieredVip(plan.vipLevel, book.tieredVipLevel);
   const head = [
-    `Family: ${plan.accounts.length} account${plan.accounts.length === 1 ? '' : 's'}, VIP ${plan.vipLevel}${!isTieredVip(plan.vipLevel) ? ` (below ${TIERED_VIP_LEVEL}: every account at tier 1)` : ''}`,
-    `Aggregated ratio ${ratioText(plan.aggregated)} (${plan.aggregated.numerator.toFixed()} / ${plan.aggregated.denominator.toFixed()}): tier ${plan.aggregatedTier}, ${plan.aggregatedLimit} r/s`,
+    `Family: ${plan.accounts.length} account${plan.accounts.length === 1 ? '' : 's'}, VIP ${plan.vipLevel}${!tiered ? ` (below ${book.tieredVipLevel}: every account at tier 1)` : ''}; ${book.title}`,
+    `Aggregated ratio ${ratioText(plan.aggregated)} (${plan.aggregated.numerator.toFixed()} / ${plan.aggregated.denominator.toFixed()}): tier ${plan.aggregatedTier}, ${plan.aggregatedLimit} ${unit}`,
     '',
   ];
   const rows = plan.accounts.map((a) => {
@@ -70,25 +105,25 @@ export function renderPlan(plan: Plan): string {
       ratioText(a.effective),
       a.basis,
       String(a.tier),
-      `${a.limit} r/s`,
+      `${a.limit} ${unit}`,
       up === null
         ? '-'
-        : `+${usdt(up.makerVolume)} maker USDT (${up.makerPath})${up.fewerRequests === null ? '' : ` or -${up.fewerRequests} request${up.fewerRequests === 1 ? '' : 's'} (${up.requestPath})`} -> ${up.tier.limit} r/s`,
+        : `+${usdt(up.makerVolume)} maker USDT (${up.makerPath})${up.fewerRequests === null ? '' : ` or -${up.fewerRequests} request${up.fewerRequests === 1 ? '' : 's'} (${up.requestPath})`} -> ${up.tier.limit} ${unit}`,
       down === null
         ? '-'
-        : `${usdt(down.makerVolume)} maker USDT or ${down.spareRequests} request${down.spareRequests === 1 ? '' : 's'}, then ${down.tier.limit} r/s`,
+        : `${usdt(down.makerVolume)} maker USDT or ${down.spareRequests} request${down.spareRequests === 1 ? '' : 's'}, then ${down.tier.limit} ${unit}`,
     ];
   });
-  const notes = !isTieredVip(plan.vipLevel)
+  const notes = !tiered
     ? [
-        `Below VIP ${TIERED_VIP_LEVEL} every account is at tier 1 whatever its ratio: no volume and no request count changes the limit.`,
+        `Below VIP ${book.tieredVipLevel} every account is at tier 1 whatever its ratio: no volume and no request count changes the limit.`,
       ]
     : [
         'To the tier above: the least maker volume to add, or the fewest requests to drop, that reach it, by whichever of the',
         "account's own ratio, the aggregated ratio or the own-volume threshold gets there first (named in brackets).",
         'Spare before the tier below: the maker volume that may be lost, or the requests that may be added, with the tier kept;',
         'any more drops it.',
-        'Requests are counted at coefficient 1 (BTC_USDT, ETH_USDT); on a 0.4 contract, 2.5 times as many.',
+        weightNote(book.ratio.instruments.resolve({})),
       ];
   return [
     ...head,
@@ -205,6 +240,8 @@ function stepJson(s: TierStep): unknown {
 export function planJson(plan: Plan): unknown {
   const ratio = ratioJson;
   return {
+    exchange: plan.rulebook.name,
+    windowMs: plan.rulebook.tiers.windowMs,
     vipLevel: plan.vipLevel,
     aggregated: { ...ratio(plan.aggregated), tier: plan.aggregatedTier, limit: plan.aggregatedLimit },
     accounts: plan.accounts.map((a) => ({

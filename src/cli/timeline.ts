@@ -1,6 +1,8 @@
 import { InvalidInputError, UnknownFieldError } from '../errors.js';
 import { HOUR_MS, addUtcDays, formatUtcInstant, parseUtcDay, utcDayStart } from '../rules/calendar.js';
-import type { FamilyOptions } from '../rules/family.js';
+import { type FamilyConfig, type FamilyOptions, resolveFamilyOptions } from '../rules/family.js';
+import { GATE } from '../rules/gate/rulebook.js';
+import type { Rulebook } from '../rules/rulebook.js';
 import { checkFields } from '../internal/parse.js';
 import { type TierChange, type Timeline, type TimelineInput, buildTimeline } from '../rules/timeline.js';
 import { checkHoursOnce } from '../rules/timeline/input.js';
@@ -8,7 +10,8 @@ import { InputFileError } from './input.js';
 import { readJson } from './read-json.js';
 import { escapeXml, timelineSvg } from './chart.js';
 import { isProjected, lastDataDay } from './projection.js';
-import { fillRatioText, ratioJson, ratioText, table, throttleText, usdt } from './render.js';
+import { type GracePeriod, gracePeriods } from './grace.js';
+import { fillRatioText, rateUnit, ratioJson, ratioText, table, throttleText, usdt } from './render.js';
 import {
   type SpotHour,
   type ThrottlePeriod,
@@ -23,6 +26,8 @@ const FILE_FIELDS = ['accounts', 'activity', 'vipLevel', 'vipChanges', 'hours', 
 
 /** A timeline file read and computed. */
 export interface TimelineRun {
+  /** The rules the timeline follows. */
+  readonly rulebook: Rulebook;
   readonly input: TimelineInput;
   readonly timeline: Timeline;
   readonly from: number;
@@ -31,6 +36,8 @@ export interface TimelineRun {
   readonly abuse: readonly ThrottlePeriod[] | null;
   /** The hours the spot low-fill throttle held each account (R14); null when the file gives no `spotHours`. */
   readonly spot: readonly ThrottlePeriod[] | null;
+  /** The days a worse snapshot's lowering waited (a rulebook whose lowerings wait a day; none otherwise). */
+  readonly grace: readonly GracePeriod[];
   /**
    * The end of the last UTC day the file gives activity for (daily, hours or spot hours), of any account.
    */
@@ -48,8 +55,15 @@ export interface TimelineRun {
  * `hours?` and `spotHours?: [{ account, hour, requests, traded }]`, each account's hourly futures
  * and spot order flow, as AccountLimiter.seed takes them (R9, R14): the history file `simulate
  * --history` and the model exchange read. An error names the line of the value it is about.
+ * The rules are `rulebook`'s: its instrument names, tiers and timing; the hourly activity of a
+ * throttle it does not have is refused, naming the field.
  */
-export function readTimeline(file: string, text: string, options: FamilyOptions): TimelineRun {
+export function readTimeline(
+  file: string,
+  text: string,
+  options: FamilyOptions,
+  rulebook: Rulebook = GATE,
+): TimelineRun {
   const { value, lineOf } = readJson(file, text);
   if (typeof value !== 'object' || value === null || Array.isArray(value)) {
     throw new InputFileError(file, 1, 'Expected an object { "accounts", "activity", "vipLevel", "vipChanges" }');
@@ -58,12 +72,25 @@ export function readTimeline(file: string, text: string, options: FamilyOptions)
   const { hours: futuresHours, spotHours, ...rest } = v;
   const input = rest as unknown as TimelineInput;
   let timeline: Timeline;
+  let config: FamilyConfig;
   let abuse: ThrottlePeriod[] | null = null;
   let spot: ThrottlePeriod[] | null = null;
   const hours: SpotHour[] = [];
   try {
     checkFields(v, FILE_FIELDS, 'the timeline input');
-    timeline = buildTimeline(input, options);
+    for (const [field, throttle] of [
+      ['hours', rulebook.throttles.abuse],
+      ['spotHours', rulebook.throttles.spotFill],
+    ] as const) {
+      if (v[field] !== undefined && throttle === null)
+        throw new InputFileError(
+          file,
+          lineOf([field]),
+          `Expected no \`${field}\` under ${rulebook.title}: the hourly activity of the ${field === 'hours' ? 'abuse throttle' : 'spot low-fill throttle'}, which ${rulebook.name} does not have`,
+        );
+    }
+    config = resolveFamilyOptions(options, rulebook);
+    timeline = buildTimeline(input, config);
     if (futuresHours !== undefined) {
       const read = readHours(futuresHours, 'hours', input);
       abuse = throttlePeriods(abuseTimelines(read));
@@ -102,7 +129,18 @@ export function readTimeline(file: string, text: string, options: FamilyOptions)
   const dataEnd = addUtcDays(Math.max(...days.map((d) => d.day)), 1);
   const dataEnds = new Map<string, number>();
   for (const { account, day } of days) dataEnds.set(account, Math.max(dataEnds.get(account) ?? 0, addUtcDays(day, 1)));
-  return { input, timeline, from, to: addUtcDays(Math.max(...instants), 1), abuse, spot, dataEnd, dataEnds };
+  return {
+    rulebook,
+    input,
+    timeline,
+    from,
+    to: addUtcDays(Math.max(...instants), 1),
+    abuse,
+    spot,
+    grace: gracePeriods(timeline, config.tiers, rulebook),
+    dataEnd,
+    dataEnds,
+  };
 }
 
 /** The `hours` or `spotHours` of a timeline file, each of an account of the file and each hour once per account. */
@@ -166,13 +204,48 @@ export function renderTimeline(run: TimelineRun): string {
             .join(', ')}.`,
         ];
   return [
-    `Limits from ${formatUtcInstant(run.from)}: ${run.timeline.changes.length} change${run.timeline.changes.length === 1 ? '' : 's'}`,
+    `Limits from ${formatUtcInstant(run.from)} (${run.rulebook.title}): ${run.timeline.changes.length} change${run.timeline.changes.length === 1 ? '' : 's'}`,
     '',
-    table(['instant (UTC)', 'account', 'from r/s', 'to r/s', 'tier', 'reason', 'snapshot ratio', 'projected'], rows),
+    table(
+      [
+        'instant (UTC)',
+        'account',
+        `from ${rateUnit(run.rulebook)}`,
+        `to ${rateUnit(run.rulebook)}`,
+        'tier',
+        'reason',
+        'snapshot ratio',
+        'projected',
+      ],
+      rows,
+    ),
     ...note,
+    ...(run.rulebook.timing.lowering === 'after-grace' ? ['', ...renderGrace(run)] : []),
     ...(run.abuse === null ? [] : ['', ...renderPeriods('abuse', run.abuse)]),
     ...(run.spot === null ? [] : ['', ...renderPeriods('spot', run.spot)]),
   ].join('\n');
+}
+
+/** The days of grace of a rulebook whose lowerings wait a day, one row a day. */
+function renderGrace(run: TimelineRun): string[] {
+  const unit = rateUnit(run.rulebook);
+  if (run.grace.length === 0) return ["Lowerings wait a day (from 08:00 UTC of the worse snapshot's day): none here."];
+  const rows = run.grace.map((g) => [
+    g.account,
+    formatUtcInstant(g.from),
+    formatUtcInstant(g.until),
+    `${g.held.limit} ${unit}`,
+    `${g.snapshotTier.limit} ${unit}`,
+    g.outcome,
+  ]);
+  return [
+    `Days of grace: ${run.grace.length}, a worse snapshot's lowering waiting a day`,
+    '',
+    table(['account', 'from (UTC)', 'until (UTC)', 'kept', 'snapshot gives', 'then'], rows),
+    '',
+    'Each starts at 08:00 UTC of a snapshot whose tier is worse than the one in force, which is kept until 08:00 UTC of',
+    "the next day: lowered then, or cancelled when that day's snapshot gives the better tier again.",
+  ];
 }
 
 /** How the text and the page name the periods of each hourly throttle a timeline file may give the activity of. */
@@ -253,6 +326,8 @@ function periodJson(p: ThrottlePeriod): unknown {
 /** The changes as JSON-ready data. */
 export function timelineJson(run: TimelineRun): unknown {
   return {
+    exchange: run.rulebook.name,
+    windowMs: run.rulebook.tiers.windowMs,
     from: formatUtcInstant(run.from),
     changes: run.timeline.changes.map((c: TierChange) => ({
       at: formatUtcInstant(c.at),
@@ -265,6 +340,14 @@ export function timelineJson(run: TimelineRun): unknown {
       projected: isProjected(run, c),
     })),
     lastDataDay: Object.fromEntries(run.input.accounts.map((a) => [a.id, lastDataDay(run, a.id)])),
+    grace: run.grace.map((g) => ({
+      account: g.account,
+      from: formatUtcInstant(g.from),
+      until: formatUtcInstant(g.until),
+      kept: g.held.limit,
+      snapshotLimit: g.snapshotTier.limit,
+      outcome: g.outcome,
+    })),
     abuseThrottles: run.abuse === null ? null : run.abuse.map(periodJson),
     spotThrottles: run.spot === null ? null : run.spot.map(periodJson),
   };
@@ -295,7 +378,7 @@ ${list.map((p) => `<tr><td>${escapeXml(p.account)}</td><td>${formatUtcInstant(p.
 </head><body>
 <h1>Limits over time</h1>
 ${timelineSvg(run)}
-<table><thead><tr><th>instant (UTC)</th><th>account</th><th>from r/s</th><th>to r/s</th><th>tier</th><th>reason</th><th>projected</th></tr></thead>
+<table><thead><tr><th>instant (UTC)</th><th>account</th><th>from ${rateUnit(run.rulebook)}</th><th>to ${rateUnit(run.rulebook)}</th><th>tier</th><th>reason</th><th>projected</th></tr></thead>
 <tbody>
 ${rows}
 </tbody></table>${spot}

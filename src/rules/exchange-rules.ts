@@ -155,6 +155,7 @@ export function rulebookNamed(name: unknown, field = '`exchange`'): Rulebook {
 const RULEBOOK_FIELDS = [
   'name',
   'title',
+  'limited',
   'ratio',
   'tiers',
   'tieredVipLevel',
@@ -185,6 +186,7 @@ function checkRulebook(book: Rulebook): void {
   checkFields(book, RULEBOOK_FIELDS, 'the rulebook');
   text(book.name, 'name');
   text(book.title, 'title');
+  text(book.limited, 'limited');
   const ratio = object(book.ratio, 'ratio', [
     'makerWeight',
     'takerWeight',

@@ -25,6 +25,8 @@ export interface Rulebook {
   readonly name: string;
   /** The exchange and the limit, for people. */
   readonly title: string;
+  /** What the tiered limit holds, for people (charts, reports): `futures placement`, `new and amend orders`. */
+  readonly limited: string;
   /** The trade ratio: the weights of volume, what counts, the instruments and their weights. */
   readonly ratio: RatioRules;
   /** The tier table and the window its limits are counted in. */

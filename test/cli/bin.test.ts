@@ -262,7 +262,7 @@ describe('commands and options', () => {
     [['--bogus'], 'unknown option --bogus; run "traderatio --help"'],
     [
       ['timeline', 'examples/timeline.json', '--vip', '13'],
-      'timeline has no option --vip (the VIP level is in the file: "vipLevel", and "vipChanges" over time); its options are --svg, --html, --threshold, --broker, --json, --help',
+      'timeline has no option --vip (the VIP level is in the file: "vipLevel", and "vipChanges" over time); its options are --svg, --html, --exchange, --threshold, --broker, --json, --help',
     ],
     [
       ['plan', 'examples/family.csv', '--threshold', '-5'],
@@ -295,7 +295,7 @@ describe('commands and options', () => {
     [['plan', 'examples/family.csv', '--json=yes'], '--json takes no value, got "yes"'],
     [
       ['plan', 'examples/family.csv', '-x'],
-      'plan has no option -x; its options are --vip, --threshold, --broker, --json, --help',
+      'plan has no option -x; its options are --exchange, --vip, --threshold, --broker, --json, --help',
     ],
   ])('refuses %j with exit code 2, naming what was typed', async (args, message) => {
     expect(await cli(args)).toEqual({ code: 2, out: '', err: `traderatio: ${message}\n` });

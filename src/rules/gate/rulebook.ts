@@ -23,6 +23,7 @@ import { readRateLimitReport } from './report.js';
 export const GATE: Rulebook = deepFreeze({
   name: 'gate',
   title: 'Gate API v4, perpetual futures',
+  limited: 'futures placement',
   ratio: {
     makerWeight: '1',
     takerWeight: '0.9',

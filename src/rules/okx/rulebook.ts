@@ -24,6 +24,7 @@ import { readAccountRateLimit } from './report.js';
 export const OKX: Rulebook = deepFreeze({
   name: 'okx',
   title: 'OKX API v5, fill-ratio sub-account limit',
+  limited: 'new and amend orders',
   ratio: {
     makerWeight: '1',
     takerWeight: '1',
