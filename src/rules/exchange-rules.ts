@@ -159,6 +159,7 @@ const RULEBOOK_FIELDS = [
   'ratio',
   'tiers',
   'tieredVipLevel',
+  'highestVipLevel',
   'family',
   'timing',
   'throttles',
@@ -212,7 +213,8 @@ function checkRulebook(book: Rulebook): void {
   const tiers = object(book.tiers, 'tiers', ['rows', 'windowMs']);
   parsePositiveInteger(tiers['windowMs'], at('tiers.windowMs'));
   tierTableOf(book);
-  parseVipLevel(book.tieredVipLevel, at('tieredVipLevel'));
+  const highest = parseCount(book.highestVipLevel, at('highestVipLevel'));
+  parseVipLevel(book.tieredVipLevel, at('tieredVipLevel'), highest);
   const family = object(book.family, 'family', ['ownVolumeThreshold']);
   parseNonNegativeDecimal(family['ownVolumeThreshold'], at('family.ownVolumeThreshold'));
   const timing = object(book.timing, 'timing', ['raiseAfterMs', 'lowering', 'vipChanges', 'newSubAccountDays']);

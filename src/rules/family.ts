@@ -406,7 +406,11 @@ export function rateFamily(
   vipLevel?: number,
 ): FamilyRating {
   const config = resolveFamilyOptions(options);
-  const level = parseVipLevel(vipLevel ?? config.rulebook.tieredVipLevel);
+  const level = parseVipLevel(
+    vipLevel ?? config.rulebook.tieredVipLevel,
+    '`vipLevel`',
+    config.rulebook.highestVipLevel,
+  );
   if (!Array.isArray(accounts)) throw new InvalidInputError('`accounts`', accounts, 'an array');
   const ids: string[] = [];
   const totals: ActivityTotals[] = [];

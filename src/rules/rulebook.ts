@@ -38,6 +38,8 @@ export interface Rulebook {
   };
   /** The VIP level from which an account is tiered by its ratio; below it, the lowest tier. */
   readonly tieredVipLevel: number;
+  /** The exchange's highest VIP level: a level above it is refused as input. */
+  readonly highestVipLevel: number;
   /** The family rule: own volume below the threshold takes the main account's aggregated ratio. */
   readonly family: {
     /** USDT of own 7-day volume (maker + taker) from which max(own, aggregated) rates an account. */

@@ -48,8 +48,12 @@ export function buildTimeline(input: TimelineInput, options: FamilyOptions | Fam
   if (typeof input !== 'object' || input === null) throw new InvalidInputError('`input`', input, 'an object');
   checkFields(input, TIMELINE_INPUT_FIELDS, 'the timeline input');
   const accounts = readAccounts(input.accounts);
-  const initialVip = parseVipLevel(input.vipLevel ?? config.rulebook.tieredVipLevel, '`vipLevel`');
-  const vipChanges = readVipChanges(input.vipChanges ?? []);
+  const initialVip = parseVipLevel(
+    input.vipLevel ?? config.rulebook.tieredVipLevel,
+    '`vipLevel`',
+    config.rulebook.highestVipLevel,
+  );
+  const vipChanges = readVipChanges(input.vipChanges ?? [], config.rulebook.highestVipLevel);
   const ids = [...accounts.keys()].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
   const index = new Map(ids.map((id, i) => [id, i]));
   const days = readActivity(input.activity, accounts, index, config);

@@ -17,7 +17,8 @@ import type { Tier, TierTable } from './tiers.js';
 export const TIERED_VIP_LEVEL: number = GATE.tieredVipLevel;
 
 /**
- * Reads a VIP level: a non-negative integer.
+ * Reads a VIP level: a whole number from 0 to the exchange's highest level (`highest`, Gate's 16
+ * unless given; a rulebook's `highestVipLevel`).
  *
  * @example
  * ```ts
@@ -25,13 +26,13 @@ export const TIERED_VIP_LEVEL: number = GATE.tieredVipLevel;
  *
  * parseVipLevel(14) // 14
  * let refused: unknown
- * try { parseVipLevel(-1) } catch (e) { refused = e }
- * (refused as Error).name // 'InvalidInputError'
+ * try { parseVipLevel(1e308) } catch (e) { refused = e }
+ * (refused as Error).message // 'Expected `vipLevel` to be a VIP level (a whole number from 0 to 16), got 1e+308'
  * ```
  */
-export function parseVipLevel(value: unknown, field = '`vipLevel`'): number {
-  if (typeof value !== 'number' || !Number.isInteger(value) || value < 0) {
-    throw new InvalidInputError(field, value, 'a VIP level (a non-negative integer)');
+export function parseVipLevel(value: unknown, field = '`vipLevel`', highest: number = GATE.highestVipLevel): number {
+  if (typeof value !== 'number' || !Number.isInteger(value) || value < 0 || value > highest) {
+    throw new InvalidInputError(field, value, `a VIP level (a whole number from 0 to ${highest})`);
   }
   return value;
 }

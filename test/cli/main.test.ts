@@ -352,6 +352,19 @@ describe('traderatio timeline', () => {
       'Expected `accounts[0].createdAt` to be an instant from 2000-01-01 to 2200-01-01: epoch milliseconds (an integer), a Date, or ISO 8601 text',
     );
   });
+
+  it('refuses a VIP level past the highest, 16', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'traderatio-'));
+    const file = join(dir, 'x.json');
+    const activity = '[{ "account": "main", "day": "2026-11-01", "contracts": [] }]';
+    writeFileSync(file, `{ "accounts": [{ "id": "main" }], "activity": ${activity}, "vipLevel": 1e308 }`);
+    const { code, err } = await capture(['timeline', file]);
+    expect(code).toBe(1);
+    expect(err).toContain('Expected `vipLevel` to be a VIP level (a whole number from 0 to 16), got 1e+308');
+    writeFileSync(file, `{ "accounts": [{ "id": "main" }], "activity": ${activity}, "vipLevel": 16 }`);
+    expect((await capture(['timeline', file])).code).toBe(0);
+    rmSync(dir, { recursive: true, force: true });
+  });
 });
 
 describe('traderatio timeline: the spot low-fill throttle (R14)', () => {

@@ -234,6 +234,13 @@ describe('administration', () => {
       await new Promise((resolve) => setTimeout(resolve, 2));
     }
     expect(ex.stats().accounts[0]!.vipLevel).toBe(0);
+    for (const level of [17, 1e308]) {
+      const r = await call(ex, 'POST', '/_model/vip', undefined, { account: 'main', level });
+      expect([r.status, r.body.label]).toEqual([400, 'INVALID_PARAM_VALUE']);
+      expect(r.body.message).toContain('a VIP level (a whole number from 0 to 16)');
+    }
+    const top = await call(ex, 'POST', '/_model/vip', undefined, { account: 'main', level: 16 });
+    expect([top.status, ex.stats().accounts[0]!.vipLevel]).toEqual([200, 16]);
   });
 
   it('reports the latest 00:00 snapshot as updated_at of a family with no activity', async () => {

@@ -45,6 +45,8 @@ export const GATE: Rulebook = deepFreeze({
     windowMs: 1000,
   },
   tieredVipLevel: 14,
+  // VIP 0 to VIP 16 (gate.com/fee).
+  highestVipLevel: 16,
   family: { ownVolumeThreshold: '1000000' },
   timing: { raiseAfterMs: RAISE_OFFSET_MS, lowering: 'at-snapshot', vipChanges: 'at-once', newSubAccountDays: 1 },
   throttles: {

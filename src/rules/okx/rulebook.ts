@@ -47,6 +47,8 @@ export const OKX: Rulebook = deepFreeze({
     windowMs: 2000,
   },
   tieredVipLevel: 5,
+  // VIP 1 to VIP 9 above the regular levels (okx.com/fees).
+  highestVipLevel: 9,
   family: { ownVolumeThreshold: '1000000' },
   timing: { raiseAfterMs: RAISE_OFFSET_MS, lowering: 'after-grace', vipChanges: 'at-snapshot', newSubAccountDays: 1 },
   throttles: { abuse: null, spotFill: null },

@@ -138,8 +138,11 @@ export function readAccounts(list: unknown): Map<string, ReadAccount> {
   return out;
 }
 
-/** The VIP changes in time order, one per instant (see docs/rules.md#r6). */
-export function readVipChanges(list: unknown): VipChange[] {
+/**
+ * The VIP changes in time order, one per instant (see docs/rules.md#r6), each level at most
+ * `highest` (Gate's 16 unless given).
+ */
+export function readVipChanges(list: unknown, highest?: number): VipChange[] {
   if (!Array.isArray(list)) throw new InvalidInputError('`vipChanges`', list, 'an array');
   const out = (list as VipChange[]).map((v, i) => {
     if (typeof v !== 'object' || v === null)
@@ -147,7 +150,7 @@ export function readVipChanges(list: unknown): VipChange[] {
     checkFields(v, ['at', 'level'], `\`vipChanges[${i}]\``);
     return {
       at: parseInstant(v.at, `\`vipChanges[${i}].at\``),
-      level: parseVipLevel(v.level, `\`vipChanges[${i}].level\``),
+      level: parseVipLevel(v.level, `\`vipChanges[${i}].level\``, highest),
     };
   });
   out.sort((a, b) => a.at - b.at);
