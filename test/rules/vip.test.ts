@@ -47,9 +47,9 @@ describe('isTieredVip (R4)', () => {
     expect(buildTimeline({ ...input, vipLevel: 16 }).limitAt('main', Date.parse('2026-11-02T08:00:00Z')).limit).toBe(
       250,
     );
-    expect(() => buildTimeline({ ...input, vipChanges: [{ at: '2026-11-01T12:00:00Z', level: 17 }] })).toThrow(
-      'Expected `vipChanges[0].level` to be a VIP level (a whole number from 0 to 16), got 17',
-    );
+    expect(() =>
+      buildTimeline({ ...input, vipChanges: [{ at: Date.parse('2026-11-01T12:00:00Z'), level: 17 }] }),
+    ).toThrow('Expected `vipChanges[0].level` to be a VIP level (a whole number from 0 to 16), got 17');
     expect(() => okx.buildTimeline({ ...input, vipLevel: 10 })).toThrow('from 0 to 9');
     expect(() => okx.rateFamily(WORKED_EXAMPLE, { ownVolumeThreshold: '0' }, 10)).toThrow('from 0 to 9');
     expect(() => rateFamily(WORKED_EXAMPLE, { ownVolumeThreshold: '0' }, 17)).toThrow('from 0 to 16');
