@@ -1,6 +1,6 @@
 import { ArrivalDelay } from '../schedule/arrival-delay.js';
 import type { Clock } from '../schedule/clock.js';
-import { readGatewayTimes } from '../schedule/gateway-time.js';
+import { type GatewayTimes, readGatewayTimes } from '../schedule/gateway-time.js';
 import type { StoreLimit } from '../schedule/scheduler.js';
 import type { LimiterClockSample } from './limiter-options.js';
 
@@ -25,12 +25,30 @@ export interface AnsweredRequest {
 }
 
 /**
- * The answered requests of the last seconds, each counted on its limits until one window after it
- * reached the exchange (R13: the exchange counts arrivals). The way there is measured against the
- * quickest recent answer, so the offset of the exchange's clock drops out; when a quicker way shows,
- * the answers kept are counted again, longer.
+ * The latest instant a request sent at `sentMono` and answered at `receivedMono` can have reached
+ * the exchange (R13): the answer's receive instant, less the gateway's own time (`X-Out-Time` less
+ * `X-In-Time`, R15) when the answer carries it and it fits in the round trip; never before the send.
+ * Sent at 0 and answered at 40, 5 ms of it in the gateway: 35.
+ */
+export function latestArrival(sentMono: number, receivedMono: number, times: GatewayTimes | undefined): number {
+  const inside = times === undefined ? 0 : (times.outTime - times.inTime) / 1000;
+  const latest = inside > 0 && inside <= receivedMono - sentMono ? receivedMono - inside : receivedMono;
+  return latest > sentMono ? latest : sentMono;
+}
+
+/**
+ * The answered requests of the last seconds. By default (arrivals bounded by answers, R13) only
+ * the way there is kept, for the slowest (what the exchange's clock reads); a request's limits
+ * count it until one window after its answer, as {@link AccountLimiter.roundTrip} tells them.
+ * With the arrival estimate (`arrivals: 'estimate'`) each is counted on its limits until one
+ * window after it reached the exchange as estimated: the way there is measured against the
+ * quickest recent answer, so the offset of the exchange's clock drops out; when a quicker way
+ * shows, the answers kept are counted again, longer.
  */
 export class Arrivals {
+  /** @param estimate the arrival estimate is the option in use (`arrivals: 'estimate'`) */
+  constructor(private readonly estimate: boolean) {}
+
   /** How much later than the quickest each request reached the exchange (R13). */
   private readonly arrivalDelay = new ArrivalDelay();
   /** The quickest way there (plus the clocks' offset) among the recent answers. */
@@ -46,24 +64,37 @@ export class Arrivals {
   /**
    * Counts the answer to a request that drew on `limits`: its send and receive instants from
    * `sample` (wall clock, or monotonic when given), its way there from the gateway's receive time.
+   * `bounded`: its round trip has told its limits of its answer already; otherwise, arrivals
+   * bounded by answers, they count it until one window after the latest it can have arrived.
    */
-  answered(limits: readonly StoreLimit[], weight: number, sample: LimiterClockSample, clock: Clock): void {
+  answered(
+    limits: readonly StoreLimit[],
+    weight: number,
+    sample: LimiterClockSample,
+    clock: Clock,
+    bounded: boolean,
+  ): void {
     const times = 'headers' in sample ? readGatewayTimes(sample.headers)! : sample;
     const now = clock.now();
     const wall = clock.wall();
-    this.add(
-      {
-        limits,
-        weight,
-        sentMono: sample.sentMono ?? now - (wall - sample.sentAt),
-        receivedMono: sample.receivedMono ?? now - (wall - sample.receivedAt),
-        delay: times.inTime / 1000 - sample.sentAt,
-      },
-      now,
-    );
+    const request: AnsweredRequest = {
+      limits,
+      weight,
+      sentMono: sample.sentMono ?? now - (wall - sample.sentAt),
+      receivedMono: sample.receivedMono ?? now - (wall - sample.receivedAt),
+      delay: times.inTime / 1000 - sample.sentAt,
+    };
+    if (this.estimate) {
+      this.add(request, now);
+      return;
+    }
+    this.arrivalDelay.add(request.delay, now);
+    if (bounded) return;
+    const latest = latestArrival(request.sentMono, request.receivedMono, times);
+    for (const limit of limits) limit.extend(weight, request.sentMono, latest);
   }
 
-  /** Counts an answered request, at `now` on the monotonic clock. */
+  /** Counts an answered request as the arrival estimate does, at `now` on the monotonic clock. */
   add(request: AnsweredRequest, now: number): void {
     const arrival: Arrival = { ...request, arrived: -Infinity };
     const min = arrival.delay - this.arrivalDelay.add(arrival.delay, now);

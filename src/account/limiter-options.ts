@@ -71,6 +71,18 @@ export interface AccountLimiterOptions extends FamilyOptions {
    */
   readonly marginMs?: number;
   /**
+   * When the exchange may have counted a request (R13: it counts arrivals). `answers`: between its
+   * send and its answer, the only thing known whatever the network does; each request counts from
+   * its send until one window after its answer came back (less the gateway's own time, from
+   * `X-In-Time` and `X-Out-Time`, when the answer carries them), and one not answered counts until
+   * it is (a minute past its window at most). Each limit then gives up about one round trip per
+   * window. `estimate`: from its send until one window after an arrival estimated from the gateway
+   * times, measured against the quickest way there of the last minute; it gives up less, but a
+   * way there quicker than any seen (a connection already open, a queue that empties) can put N + 1
+   * in one of the exchange's windows. @default "answers"
+   */
+  readonly arrivals?: 'answers' | 'estimate';
+  /**
    * Spreads futures placements across the placement limit's window under saturation (R13): with
    * `k` above 1, placements also draw on a limit of ceil(N / k) per W / k, so that a saturated
    * limit sends about N / k every W / k instead of replaying one burst of N each window (the
@@ -265,6 +277,7 @@ const LIMITER_OPTION_FIELDS: readonly string[] = [
   'websocketBudget',
   'exchangeClock',
   'marginMs',
+  'arrivals',
   'pacing',
   'reconcile',
   'store',
@@ -277,6 +290,8 @@ export interface LimiterConfig {
   readonly abuse: AbuseConfig;
   readonly spotFill: SpotFillConfig;
   readonly marginMs: number;
+  /** `arrivals: 'estimate'`: arrivals estimated from gateway times, not bounded by answers (R13). */
+  readonly estimateArrivals: boolean;
   /** Parts of the window placements are spread over (1: unpaced). */
   readonly pacing: number;
   readonly catalog: Catalog;
@@ -318,6 +333,9 @@ export function resolveLimiterOptions(options: AccountLimiterOptions): LimiterCo
   const marginMs = options.marginMs ?? 0;
   if (typeof marginMs !== 'number' || !Number.isFinite(marginMs) || marginMs < 0)
     throw new InvalidInputError('`marginMs`', options.marginMs, 'a non-negative number of milliseconds');
+  const arrivals = options.arrivals ?? 'answers';
+  if (arrivals !== 'answers' && arrivals !== 'estimate')
+    throw new InvalidInputError('`arrivals`', options.arrivals, '"answers" or "estimate"');
   const pacing = options.pacing ?? 1;
   if (!isPositiveInteger(pacing) || pacing > 100)
     throw new InvalidInputError('`pacing`', options.pacing, 'a whole number from 1 to 100');
@@ -377,6 +395,7 @@ export function resolveLimiterOptions(options: AccountLimiterOptions): LimiterCo
     abuse,
     spotFill,
     marginMs,
+    estimateArrivals: arrivals === 'estimate',
     pacing,
     catalog,
     live,

@@ -93,7 +93,7 @@ export class AccountLimiter {
   /** The options, read and checked. */
   private readonly config: LimiterConfig;
   /** The answered requests, counted where they reached the exchange (R13). */
-  private readonly arrivals = new Arrivals();
+  private readonly arrivals: Arrivals;
   /** What a WebSocket order draws on (R16), as resolved from the options. */
   readonly websocketBudget: WebSocketBudget;
   /** The clock the rules are read on (R15). */
@@ -129,6 +129,7 @@ export class AccountLimiter {
     this.clock = config.clock;
     this.catalog = config.catalog;
     this.websocketBudget = config.websocketBudget;
+    this.arrivals = new Arrivals(config.estimateArrivals);
     this.time = new ExchangeTime(this.clock, config.estimateClock, this.arrivals);
     // The timeline validates the family (ids, roles, creation instants) once here.
     const timeline = timelineOf(
@@ -181,8 +182,9 @@ export class AccountLimiter {
       now: () => this.wallNow(),
       signals: config.signals,
       fills: new AnswerFills(this),
+      estimateArrivals: config.estimateArrivals,
       arrived: (limits, weight, sample) => {
-        if (this.clockSample(sample).accepted) this.arrivals.answered(limits, weight, sample, this.clock);
+        if (this.clockSample(sample).accepted) this.arrivals.answered(limits, weight, sample, this.clock, true);
       },
     });
     for (const a of this.counts.accounts) this.addLimits(a.id);
@@ -487,13 +489,15 @@ export class AccountLimiter {
   /**
    * The exchange answered `request` (as sent, or its classification): the answer's gateway times
    * feed the clock's estimate, as {@link clockSample} does, and tell when the exchange began to
-   * count the request (R13: it counts arrivals). The limits the request drew on count it until one
-   * window after that, not only after it was sent, so a request slower on its way than the
-   * quickest cannot bring the next ones within one window of it at the exchange. The way there is
-   * measured against the quickest answer of the last 60 s, so the offset of the exchange's clock
-   * drops out and a way there slower for a while is measured against the quick one all along; an
-   * arrival is never put after the answer came back. Adapters call it for every answer; a sample
-   * the estimate refuses (a gateway time far off) counts nothing.
+   * count the request (R13: it counts arrivals). By default (arrivals bounded by answers) the
+   * limits the request drew on count it until one window after the latest instant it can have
+   * reached the exchange: the answer's receive instant, less the gateway's own time. For a request
+   * sent through {@link AccountLimiter.roundTrip} (every adapter's way), the round trip has done so
+   * already; this is for requests sent otherwise. With `arrivals: 'estimate'` they count it until
+   * one window after its arrival as estimated: the way there is measured against the quickest
+   * answer of the last 60 s, so the offset of the exchange's clock drops out; an arrival is never
+   * put after the answer came back. A sample the clock's estimate refuses (a gateway time far off)
+   * counts nothing.
    *
    * @example
    * ```ts
@@ -516,7 +520,8 @@ export class AccountLimiter {
     const l = this.limitsOf(account);
     const c = classifySent(this.catalog, this.websocketBudget, request);
     const outcome = this.clockSample(sample);
-    if (outcome.accepted) this.arrivals.answered(this.requestLimits.for(account, l, c), c.weight, sample, this.clock);
+    if (outcome.accepted)
+      this.arrivals.answered(this.requestLimits.for(account, l, c), c.weight, sample, this.clock, false);
     return outcome;
   }
 

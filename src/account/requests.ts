@@ -103,6 +103,12 @@ export interface RequestSenderConfig {
    * (R15), and when the exchange counted it (R13).
    */
   readonly arrived: (limits: readonly StoreLimit[], weight: number, sample: LimiterClockSample) => void;
+  /**
+   * Arrivals estimated from gateway times (`arrivals: 'estimate'`): an answer within a request's
+   * window extends nothing on its limits, the estimate does. Otherwise each answer bounds its
+   * request's arrival (R13).
+   */
+  readonly estimateArrivals: boolean;
 }
 
 /**

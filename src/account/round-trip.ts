@@ -3,7 +3,9 @@ import { InvalidInputError } from '../errors.js';
 import { type HeadersLike, restFeedback, toNumber } from '../schedule/feedback.js';
 import type { StoreLimit } from '../schedule/scheduler.js';
 import type { UnansweredRequest } from '../schedule/unanswered.js';
+import { readGatewayTimes } from '../schedule/gateway-time.js';
 import { webSocketFeedback } from '../schedule/websocket-feedback.js';
+import { latestArrival } from './arrivals.js';
 import type { ContractSource } from './answer-fills.js';
 import { CANCEL_PRIORITY } from './limiter-options.js';
 import { type CountedAs, type RequestSender, countedAs } from './requests.js';
@@ -254,7 +256,8 @@ export class RoundTrip {
     const receivedMono = clock.now();
     const receivedAt = clock.wall();
     this.outcome = { kind: 'answered', status: answer.status };
-    this.end(receivedMono);
+    // The latest it can have reached the exchange: the answer, less the gateway's own time (R13).
+    this.end(receivedMono, latestArrival(this.sentMono, receivedMono, readGatewayTimes(answer.headers)));
     const c = this.classification;
     // When the exchange counted it (R13) and the exchange's clock (R15).
     this.host.arrived(this.limits, c.weight, {
@@ -287,7 +290,11 @@ export class RoundTrip {
     if (Number.isNaN(this.sentMono))
       throw new InvalidInputError('the round trip', 'not sent', 'a round trip whose send has started');
     this.outcome = { kind: 'failed', failure };
-    this.end(this.host.config.scheduler.clock.now());
+    const now = this.host.config.scheduler.clock.now();
+    // Sent and given up on, it may still reach the exchange: unless the arrival estimate is in
+    // use, it counts as one not answered (R13). One that found no connection never left.
+    if (failure === 'unreachable' || this.host.config.estimateArrivals) this.end(now, now);
+    else this.ended = true;
   }
 
   /** What the round trip is and what came of it so far. */
@@ -351,17 +358,27 @@ export class RoundTrip {
   private settle(): void {
     if (this.ended) return;
     if (this.outcome === SENT) this.outcome = DONE;
-    this.end(this.host.config.scheduler.clock.now());
+    const now = this.host.config.scheduler.clock.now();
+    this.end(now, now);
   }
 
-  /** Tells the limits that await the answer that it came (or that none will) at `at`. */
-  private end(at: number): void {
+  /**
+   * Tells the limits that await the answer that it came at `at` (or that none will), and that the
+   * request reached the exchange at `latest` at the latest (R13). With arrivals bounded by
+   * answers, every limit counts it until one window after that; with the arrival estimate, only
+   * one that awaited the answer past its window.
+   */
+  private end(at: number, latest: number): void {
     if (this.ended) return;
     this.ended = true;
     const awaiting = this.awaiting!;
-    for (let i = 0; i < awaiting.length; i++) {
+    const within = !this.host.config.estimateArrivals;
+    const { limits } = this;
+    const weight = this.classification.weight;
+    for (let i = 0; i < limits.length; i++) {
       const request = awaiting[i];
-      if (request !== undefined) this.limits[i]!.answered!(request, at);
+      if (request !== undefined) limits[i]!.answered!(request, within ? latest : at, within);
+      else if (within) limits[i]!.extend(weight, this.sentMono, latest);
     }
   }
 

@@ -95,8 +95,12 @@ export interface StoreLimit extends Limit {
    * window, until {@link StoreLimit.answered} is told (R13). A shared store's limits leave it out.
    */
   awaitAnswer?(weight: number, at: number): UnansweredRequest;
-  /** The answer to a request {@link StoreLimit.awaitAnswer} gave came at `at`. */
-  answered?(request: UnansweredRequest, at: number): void;
+  /**
+   * The answer to a request {@link StoreLimit.awaitAnswer} gave came back; `at` is the latest
+   * instant it can have reached the exchange. It counts until one window after `at`; with
+   * `withinWindow` false only if `at` is past its window (the arrival estimate counts the rest).
+   */
+  answered?(request: UnansweredRequest, at: number, withinWindow?: boolean): void;
 }
 
 /**

@@ -498,17 +498,32 @@ export class WindowLimit implements StoreLimit {
   }
 
   /**
-   * The answer to `request` came at `at`. If it had outlived its window here, it counts until one
-   * window after the answer, the latest it can have reached the exchange. The waiting tasks are
-   * looked at again when their wait was reckoned with it unanswered.
+   * The answer to `request` came back: `at` is the latest instant it can have reached the exchange
+   * (the answer's receive instant, less the gateway's own time when known). It counts until one
+   * window after `at` (R13: arrivals bounded by answers). With `withinWindow: false` (the arrival
+   * estimate, an option of the account limiter) an answer within the window extends nothing: only
+   * one that came after the window is counted until one window after it, the estimate counting the
+   * others. The waiting tasks are looked at again when their wait was reckoned with it unanswered.
+   *
+   * @example
+   * ```ts
+   * import { WindowLimit } from 'traderatio'
+   *
+   * const l = new WindowLimit({ limit: 1, windowMs: 1000 })
+   * l.tryTake(1, 0)
+   * const request = l.awaitAnswer(1, 0)
+   * l.answered(request, 40) // answered at 40: it may have reached the exchange as late as that
+   * l.tryTake(1, 1000) // { ok: false, retryAfterMs: 40 }
+   * ```
    */
-  answered(request: UnansweredRequest, at: number): void {
+  answered(request: UnansweredRequest, at: number, withinWindow = true): void {
     if (!this.unanswered.holds(request)) {
       throw new InvalidInputError(`\`request\` of ${this.name}`, request, "a request this limit's awaitAnswer gave");
     }
     if (typeof at !== 'number' || at - at !== 0) badInstant(at, this.name);
-    if (this.unanswered.answer(request, at)) this.extend(request.weight, request.sentAt, at);
-    else if (!this.waitedOnAnswers) return;
+    const late = this.unanswered.answer(request, at);
+    if (late || (withinWindow && at > request.sentAt)) this.extend(request.weight, request.sentAt, at);
+    if (!late && !this.waitedOnAnswers) return;
     this.waitedOnAnswers = false;
     this.owner?.wake();
   }

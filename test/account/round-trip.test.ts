@@ -3,7 +3,7 @@
 // WebSocket fields, 429 or codes, and fills taken before its `run` settles).
 import { describe, expect, it } from 'vitest';
 import { AccountLimiter } from '../../src/account/limiter.js';
-import type { ExchangeAnswer } from '../../src/account/round-trip.js';
+import type { ExchangeAnswer, RoundTrip } from '../../src/account/round-trip.js';
 import { InvalidInputError, RefusedError } from '../../src/errors.js';
 import { VirtualClock } from '../../src/testing/virtual-clock.js';
 
@@ -215,6 +215,72 @@ describe('RoundTrip', () => {
     await clock.advance(1);
     await next;
     expect(started).toEqual([2_500]);
+    limiter.close();
+  });
+
+  /** The whole placement limit sent at 0 through round trips, each answered by `answer(trip)` at `answerAt`. */
+  async function fullWindow(arrivals: 'answers' | 'estimate', answerAt: number, answer: (t: RoundTrip) => void) {
+    const clock = new VirtualClock({ start: 0, wallStart: T0 });
+    const limiter = new AccountLimiter({ accounts: [{ id: 'main', role: 'main' }], clock, arrivals });
+    const n = limiter.limitNow('main').limit;
+    for (let i = 0; i < n; i++) {
+      void limiter
+        .roundTrip('main', place)
+        .run((t) => new Promise<void>((resolve) => clock.setTimer(() => (answer(t), resolve()), answerAt)))
+        .catch(() => undefined);
+    }
+    const started: number[] = [];
+    const next = limiter.request('main', 'POST', ORDERS, () => started.push(clock.now()), { body });
+    await clock.advance(0);
+    return { clock, limiter, started, next };
+  }
+
+  it('counts each request until one window after its answer, less the gateway time (R13)', async () => {
+    // Answered at 40, 3 ms of it in the gateway: each may have reached the exchange at 37.
+    const { clock, limiter, started, next } = await fullWindow('answers', 40, (t) =>
+      t.answered({ status: 201, headers: gateway(T0, 20, 3) }),
+    );
+    await clock.advance(1_036);
+    expect(started).toEqual([]);
+    await clock.advance(1);
+    await next;
+    expect(started).toEqual([1_037]);
+    limiter.close();
+  });
+
+  it('counts the answer whole when its gateway time does not fit in the round trip', async () => {
+    const { clock, limiter, started, next } = await fullWindow('answers', 40, (t) =>
+      t.answered({ status: 201, headers: gateway(T0, 20, 41) }),
+    );
+    await clock.advance(1_039);
+    expect(started).toEqual([]);
+    await clock.advance(1);
+    await next;
+    expect(started).toEqual([1_040]);
+    limiter.close();
+  });
+
+  it('counts a request that timed out as not answered, one that found no connection as over', async () => {
+    const timedOut = await fullWindow('answers', 40, (t) => t.failed('timeout'));
+    await timedOut.clock.advance(30_000);
+    // It may still reach the exchange: it counts until answered, a minute past its window at most.
+    expect(timedOut.started).toEqual([]);
+    timedOut.limiter.close();
+    await timedOut.next.catch(() => undefined);
+    const unreachable = await fullWindow('answers', 40, (t) => t.failed('unreachable'));
+    await unreachable.clock.advance(1_040);
+    await unreachable.next;
+    expect(unreachable.started).toEqual([1_040]);
+    unreachable.limiter.close();
+  });
+
+  it('with the arrival estimate, counts one answered within its window only until the window ends', async () => {
+    const { clock, limiter, started, next } = await fullWindow('estimate', 40, (t) =>
+      t.answered({ status: 201, headers: {} }),
+    );
+    await clock.advance(1_000);
+    await next;
+    expect(started).toEqual([1_000]);
     limiter.close();
   });
 

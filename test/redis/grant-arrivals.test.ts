@@ -191,7 +191,7 @@ describe('processes counting grants from their arrivals', () => {
             // Each process's clock is off the exchange's by its own amount; its first answer is
             // its quickest (a quicker one later is what a margin covers).
             const offset = 1_000 * p;
-            const arrivals = new Arrivals();
+            const arrivals = new Arrivals(true);
             let first = true;
             const send = () => {
               const sentMono = v.clock.now();

@@ -124,9 +124,9 @@ describe('AccountLimiter.arrived', () => {
    * `answer(request, sentMono, delay, back)` says a request sent at `sentMono` reached the
    * exchange `delay` ms later and its answer came back `back` ms after that.
    */
-  async function setup() {
+  async function setup(arrivals: 'answers' | 'estimate' = 'estimate') {
     const clock = new VirtualClock({ start: 0, wallStart: WALL });
-    const limiter = new AccountLimiter({ accounts: [{ id: 'main', role: 'main' }], clock });
+    const limiter = new AccountLimiter({ accounts: [{ id: 'main', role: 'main' }], clock, arrivals });
     const n = limiter.limitNow('main').limit;
     for (let i = 0; i < n; i++)
       void limiter.request('main', place.method, place.path, () => undefined, { body: place.body });
@@ -159,7 +159,22 @@ describe('AccountLimiter.arrived', () => {
     return { clock, limiter, n, answer, nextPlacement };
   }
 
-  it('counts requests slower than the quickest until one window after they reached the exchange', async () => {
+  it('by default counts each until one window after its answer, less the gateway time', async () => {
+    const { limiter, n, answer, nextPlacement } = await setup('answers');
+    // Every answer back at 41, 0.5 ms of it spent in the gateway: each may have arrived at 40.5.
+    for (let i = 0; i < n; i++) answer(place, 0, 40);
+    expect(await nextPlacement(2000)).toBe(1040.5);
+    limiter.close();
+  });
+
+  it('by default frees the first slot with the quickest answer, whatever the others say', async () => {
+    const { limiter, n, answer, nextPlacement } = await setup('answers');
+    for (let i = 0; i < n; i++) answer(place, 0, i === 0 ? 2 : 40);
+    expect(await nextPlacement(2000)).toBe(1002.5);
+    limiter.close();
+  });
+
+  it('with the estimate, counts requests slower than the quickest until one window after they reached the exchange', async () => {
     const { limiter, n, answer, nextPlacement } = await setup();
     expect(answer(cancel, 0, 2)).toEqual({ accepted: true });
     for (let i = 0; i < n; i++) answer(place, 0, 40);

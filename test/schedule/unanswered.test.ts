@@ -56,11 +56,32 @@ describe('WindowLimit: requests waiting for their answer', () => {
     expect(l.usedAt(2500)).toBe(0);
   });
 
-  it('counts nothing more for one answered within its window', () => {
+  it('counts one answered within its window until one window after its answer', () => {
     const l = new WindowLimit({ limit: 1, windowMs: 1000 });
     waitOf(l.tryTake(1, 0));
     const request = l.awaitAnswer(1, 0);
-    l.answered(request, 999.9);
+    l.answered(request, 40);
+    // It may have reached the exchange as late as 40: the exchange may count it until 1040.
+    expect(l.usedAt(1039.9)).toBe(1);
+    expect(l.waitFor(1, 1000)).toBe(40);
+    expect(l.usedAt(1040)).toBe(0);
+    expect(waitOf(l.tryTake(1, 1040))).toBe(0);
+  });
+
+  it('counts one answered at its send instant (an answer that says it arrived then) no longer than its window', () => {
+    const l = new WindowLimit({ limit: 1, windowMs: 1000 });
+    waitOf(l.tryTake(1, 0));
+    l.answered(l.awaitAnswer(1, 0), 0);
+    expect(l.usedAt(999.9)).toBe(1);
+    expect(waitOf(l.tryTake(1, 1000))).toBe(0);
+    expect(l.snapshot().holds).toEqual([]);
+  });
+
+  it('with the arrival estimate, counts nothing more for one answered within its window', () => {
+    const l = new WindowLimit({ limit: 1, windowMs: 1000 });
+    waitOf(l.tryTake(1, 0));
+    const request = l.awaitAnswer(1, 0);
+    l.answered(request, 999.9, false);
     expect(l.usedAt(1000)).toBe(0);
     expect(waitOf(l.tryTake(1, 1000))).toBe(0);
     expect(l.snapshot().holds).toEqual([]);
@@ -73,7 +94,22 @@ describe('WindowLimit: requests waiting for their answer', () => {
       return l.awaitAnswer(1, at);
     });
     l.answered(requests[1]!, 500);
-    // The first and the last outlive their windows (1050, 1070) unanswered; the second was answered.
+    // The first and the last outlive their windows (1050, 1070) unanswered; the second was
+    // answered at 500 and counts until one window and the margin after that, 1550.
+    expect(l.usedAt(1049)).toBe(3);
+    expect(l.usedAt(1080)).toBe(3);
+    expect(l.waitFor(1, 1080)).toBe(1550 - 1080);
+    expect(l.usedAt(1550)).toBe(2);
+    expect(l.waitFor(2, 1550)).toBe(1050 + UNANSWERED_MAX_MS - 1550);
+  });
+
+  it('with the arrival estimate, counts one answered within its window only until it ends', () => {
+    const l = new WindowLimit({ limit: 3, windowMs: 1000, marginMs: 50 });
+    const requests = [0, 10, 20].map((at) => {
+      waitOf(l.tryTake(1, at));
+      return l.awaitAnswer(1, at);
+    });
+    l.answered(requests[1]!, 500, false);
     expect(l.usedAt(1049)).toBe(3);
     expect(l.usedAt(1060)).toBe(2);
     expect(l.usedAt(1080)).toBe(2);
@@ -131,9 +167,9 @@ describe('WindowLimit: requests waiting for their answer', () => {
 
 describe('AccountLimiter: a request not answered when its window ends', () => {
   /** Two withdrawals (one per 3 s) on a virtual clock: the first answers when the test says, or throws. */
-  function twoWithdrawals(first: 'answer' | 'throw') {
+  function twoWithdrawals(first: 'answer' | 'throw', arrivals: 'answers' | 'estimate' = 'answers') {
     const clock = new VirtualClock({ start: 0, wallStart: Date.parse('2026-11-01T10:00:00Z') });
-    const limiter = new AccountLimiter({ accounts: [{ id: 'main', role: 'main' }], clock });
+    const limiter = new AccountLimiter({ accounts: [{ id: 'main', role: 'main' }], clock, arrivals });
     const sent: number[] = [];
     let answer: (v: string) => void = () => {};
     const one = limiter.request('main', 'POST', '/withdrawals', () => {
@@ -160,8 +196,21 @@ describe('AccountLimiter: a request not answered when its window ends', () => {
     limiter.close();
   });
 
-  it('sends the next one when its window ends if the answer came within it', async () => {
+  it('sends the next one one window after an answer that came within the window', async () => {
     const { clock, limiter, sent, one, two, answer } = twoWithdrawals('answer');
+    await clock.advance(2000);
+    answer();
+    await one;
+    await clock.advance(2999);
+    expect(sent).toEqual([0]);
+    await clock.advance(1);
+    await two;
+    expect(sent).toEqual([0, 5000]);
+    limiter.close();
+  });
+
+  it('with the arrival estimate, sends the next one when its window ends if the answer came within it', async () => {
+    const { clock, limiter, sent, one, two, answer } = twoWithdrawals('answer', 'estimate');
     await clock.advance(2000);
     answer();
     await one;
