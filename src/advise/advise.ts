@@ -1,23 +1,19 @@
 import { InvalidInputError } from '../errors.js';
-import { type AbuseOptions, type HourlyActivity, resolveAbuseOptions } from '../rules/abuse.js';
-import { normalizeContract } from '../rules/contracts.js';
-import { Dec, type DecimalInput } from '../internal/decimal.js';
+import type { HourlyActivity } from '../rules/abuse.js';
+import { Dec } from '../internal/decimal.js';
 import {
   type AccountActivity,
   type FamilyConfig,
-  type FamilyOptions,
   type RatioBasis,
-  FAMILY_OPTION_FIELDS,
   rateFamily,
   readFamilyOptions,
 } from '../rules/family.js';
 import { toDec } from '../internal/fixed.js';
 import { accountMargins } from '../rules/margins.js';
-import { parseCount, parseId, parseNonNegativeDecimal, readOptions } from '../internal/parse.js';
-import { type RatioResult, compareRatio } from '../rules/ratio.js';
-import { type SpotFillOptions, resolveSpotFillOptions } from '../rules/spot-fill.js';
+import { parseCount, parseId, readOptions } from '../internal/parse.js';
+import { type ContractActivity, type RatioResult, compareRatio } from '../rules/ratio.js';
 import { type Tier, tierOfRatio } from '../rules/tiers.js';
-import { TIERED_VIP_LEVEL, isTieredVip, parseVipLevel, tierInForce } from '../rules/vip.js';
+import { isTieredVip, tierInForce } from '../rules/vip.js';
 import {
   type PairCount,
   isHeavy,
@@ -30,6 +26,7 @@ import {
   withMakerShare,
   withRequestsDroppedFrom,
 } from './edits.js';
+import { type AdviseOptions, type Resolved, adviseOptionFields, resolve } from './options.js';
 import { type ThrottleNearMiss, throttleNearMisses } from './throttles.js';
 
 /**
@@ -55,41 +52,6 @@ export interface AdviceInput {
     readonly market: 'futures' | 'spot';
     readonly hours: readonly HourlyActivity[];
   }[];
-}
-
-/**
- * Options of {@link advise}: those of the family's ratios and limits, and the shares the findings try.
- *
- * @example
- * ```ts
- * import { type AdviseOptions, advise } from 'traderatio/advise'
- *
- * const accounts = [{ account: 'A', contracts: [{ contract: 'BTC_USDT', makerVolume: '400', takerVolume: '100', place: 50, cancel: 40 }] }]
- * const options: AdviseOptions = { takerShare: '1' } // try all taker volume as maker
- * advise(accounts, options).findings.find((f) => f.kind === 'taker-to-maker')?.figures // { share: '1', movedVolume: '100', numeratorGain: '10' }
- * ```
- */
-export interface AdviseOptions extends FamilyOptions {
-  /** The family's VIP level (R4). @default 14 */
-  readonly vipLevel?: number;
-  /**
-   * Share of taker volume tried as maker volume, 0 to 1. Left out, the least share that takes an
-   * account to its next tier (rounded up to 0.0001), or 0.5 when no share does. @default the share that reaches a tier
-   */
-  readonly takerShare?: DecimalInput;
-  /** Share of the requests on heavy contracts tried on a contract of the default coefficient, 0 to 1. @default "0.5" */
-  readonly heavyShare?: DecimalInput;
-  /** How close to tripping a 24-hour throttle counts as a near miss: the share of requests more. @default "0.1" */
-  readonly nearMiss?: DecimalInput;
-  /** The abuse throttle (R9). @default the published one */
-  readonly abuse?: AbuseOptions;
-  /** The spot low-fill throttle (R14). @default the published one */
-  readonly spotFill?: SpotFillOptions;
-  /**
-   * Advise one account of the family: findings about an account are made for it alone, and all
-   * are ranked by the limit they give it (then by the family's). @default every account
-   */
-  readonly account?: string;
 }
 
 /**
@@ -246,52 +208,6 @@ export interface Advice {
   readonly throttles: readonly ThrottleNearMiss[];
 }
 
-interface Resolved {
-  readonly family: FamilyConfig;
-  readonly vipLevel: number;
-  readonly takerShare: Dec;
-  /** Whether the share was given, or is to be found (the least that reaches a tier). */
-  readonly takerShareGiven: boolean;
-  readonly heavyShare: Dec;
-  readonly nearMiss: Dec;
-  readonly abuse: ReturnType<typeof resolveAbuseOptions>;
-  readonly spotFill: ReturnType<typeof resolveSpotFillOptions>;
-  readonly account: string | null;
-}
-
-function share(value: DecimalInput | undefined, fallback: string, field: string): Dec {
-  const d = parseNonNegativeDecimal(value ?? fallback, field);
-  if (d.greaterThan(1)) throw new InvalidInputError(field, value, 'a share from 0 to 1');
-  return d;
-}
-
-/** The fields of {@link AdviseOptions}. */
-const ADVISE_OPTION_FIELDS: readonly string[] = [
-  ...FAMILY_OPTION_FIELDS,
-  'vipLevel',
-  'takerShare',
-  'heavyShare',
-  'nearMiss',
-  'abuse',
-  'spotFill',
-  'account',
-];
-
-function resolve(options: AdviseOptions): Resolved {
-  const o = readOptions(options, 'the advise options');
-  return {
-    family: readFamilyOptions(o, ADVISE_OPTION_FIELDS, 'the advise options'),
-    vipLevel: parseVipLevel(o.vipLevel ?? TIERED_VIP_LEVEL),
-    takerShare: share(o.takerShare, '0.5', '`takerShare`'),
-    takerShareGiven: o.takerShare !== undefined,
-    heavyShare: share(o.heavyShare, '0.5', '`heavyShare`'),
-    nearMiss: parseNonNegativeDecimal(o.nearMiss ?? '0.1', '`nearMiss`'),
-    abuse: resolveAbuseOptions(o.abuse),
-    spotFill: resolveSpotFillOptions(o.spotFill),
-    account: o.account === undefined ? null : parseId(o.account, '`account`'),
-  };
-}
-
 /** Rates `activity` with the rules, and each account's gain over `now`. */
 function outcomeOf(
   activity: readonly AccountActivity[],
@@ -300,7 +216,12 @@ function outcomeOf(
   family: FamilyConfig = r.family,
 ): Outcome {
   const rating = rateFamily(activity, family, r.vipLevel);
-  const aggregatedTier = tierInForce(r.vipLevel, tierOfRatio(rating.aggregated, family.tiers), family.tiers);
+  const aggregatedTier = tierInForce(
+    r.vipLevel,
+    tierOfRatio(rating.aggregated, family.tiers),
+    family.tiers,
+    r.rulebook.tieredVipLevel,
+  );
   const accounts = rating.accounts.map((a) => {
     const before = now?.accounts.find((b) => b.account === a.account)?.tier.limit ?? a.tier.limit;
     return {
@@ -328,22 +249,30 @@ function joined(order: readonly AccountActivity[], a: Outcome, b: Outcome): Outc
   };
 }
 
-/** Reads the input: every account and contract validated by the rules, pairs and hours checked against it. */
-function readInput(input: AdviceInput | readonly AccountActivity[]): Required<AdviceInput> {
+/**
+ * Reads the input: every account and contract validated by the rules, pairs and hours checked
+ * against it; instrument names as the exchange writes them, so that every edit finds them.
+ */
+function readInput(input: AdviceInput | readonly AccountActivity[], r: Resolved): Required<AdviceInput> {
   const given = Array.isArray(input)
     ? { accounts: input as readonly AccountActivity[] }
     : readOptions(input as AdviceInput, 'the advice input', ['accounts', 'pairs', 'hours']);
   if (!Array.isArray(given.accounts) || given.accounts.length === 0)
     throw new InvalidInputError('`accounts`', given.accounts, 'a non-empty array of account activity');
+  const weights = r.family.ratio.weights;
+  // Validated as the rules validate it, each bad value named; then each name as the exchange writes it.
+  rateFamily(given.accounts, r.family, r.vipLevel);
+  const accounts = (given.accounts as readonly AccountActivity[]).map((a) => ({
+    ...a,
+    contracts: a.contracts.map((c: ContractActivity) => ({ ...c, contract: weights.nameOf(c.contract) ?? c.contract })),
+  }));
   const pairs = given.pairs ?? [];
   if (!Array.isArray(pairs)) throw new InvalidInputError('`pairs`', pairs, 'an array of { account, contract, pairs }');
   pairs.forEach((p, i) => {
     const account = parseId(p?.account, `\`pairs[${i}].account\``);
-    const contract = normalizeContract(p.contract, `\`pairs[${i}].contract\``);
+    const contract = weights.read({ contract: p.contract }, `\`pairs[${i}].contract\``);
     const n = parseCount(p.pairs, `\`pairs[${i}].pairs\``);
-    const entry = given.accounts
-      .find((a) => a.account === account)
-      ?.contracts.find((c) => normalizeContract(c.contract) === contract);
+    const entry = accounts.find((a) => a.account === account)?.contracts.find((c) => c.contract === contract);
     const most = Math.min(entry?.place ?? 0, entry?.cancel ?? 0);
     if (n > most)
       throw new InvalidInputError(
@@ -358,8 +287,18 @@ function readInput(input: AdviceInput | readonly AccountActivity[]): Required<Ad
     parseId(h?.account, `\`hours[${i}].account\``);
     if (h.market !== 'futures' && h.market !== 'spot')
       throw new InvalidInputError(`\`hours[${i}].market\``, h.market, '"futures" or "spot"');
+    if ((h.market === 'futures' ? r.abuse : r.spotFill) === null)
+      throw new InvalidInputError(
+        `\`hours[${i}].market\``,
+        h.market,
+        `a market with an hourly throttle under ${r.rulebook.title} (${r.rulebook.name} has none)`,
+      );
   });
-  return { accounts: given.accounts, pairs, hours };
+  return {
+    accounts,
+    pairs: pairs.map((p) => ({ ...p, contract: weights.nameOf(p.contract) ?? p.contract })),
+    hours,
+  };
 }
 
 /**
@@ -393,7 +332,7 @@ function readInput(input: AdviceInput | readonly AccountActivity[]): Required<Ad
  */
 export function advise(activity: AdviceInput | readonly AccountActivity[], options: AdviseOptions = {}): Advice {
   const r = resolve(options);
-  const input = readInput(activity);
+  const input = readInput(activity, r);
   if (r.account !== null && !input.accounts.some((a) => a.account === r.account)) {
     throw new InvalidInputError(
       '`account`',
@@ -440,14 +379,16 @@ export function advise(activity: AdviceInput | readonly AccountActivity[], optio
   if (!taker.isZero() && !r.takerShare.isZero() && weightGain.greaterThan(0)) {
     // Below VIP 14 no share reaches a tier (R4): the default share is tried.
     const reaching =
-      r.takerShareGiven || !isTieredVip(r.vipLevel)
+      r.takerShareGiven || !isTieredVip(r.vipLevel, r.rulebook.tieredVipLevel)
         ? null
         : takerShareToNextTier(now, r, weightGain, (a) => advised(a) && trades(a));
     const takerShare = reaching?.share ?? r.takerShare;
     const edit = (a: readonly AccountActivity[]) => withMakerShare(a, takerShare);
     const moved = taker.times(takerShare);
     const reach =
-      reaching === null ? '' : `: ${reaching.account} reaches tier ${reaching.tier.tier} (${reaching.tier.limit} r/s)`;
+      reaching === null
+        ? ''
+        : `: ${reaching.account} reaches tier ${reaching.tier.tier} (${reaching.tier.limit} ${r.unit})`;
     add(
       {
         kind: 'taker-to-maker',
@@ -532,8 +473,9 @@ export function advise(activity: AdviceInput | readonly AccountActivity[], optio
       // ratios it has, not on the ratios the volume that takes it over would give it.
       const over = readFamilyOptions(
         { ...options, ownVolumeThreshold: a.own.volume.toFixed() },
-        ADVISE_OPTION_FIELDS,
+        adviseOptionFields(r.rulebook),
         'the advise options',
+        r.rulebook,
       );
       const crossed = outcomeOf(input.accounts, r, now, over).accounts.find((x) => x.account === a.account)!;
       // Below VIP 14 every account is at tier 1 whatever its ratio (R4): crossing gives nothing.
@@ -544,7 +486,7 @@ export function advise(activity: AdviceInput | readonly AccountActivity[], optio
         rules: ['R7'],
         account: a.account,
         cost: 'volume',
-        change: `${a.account} trades ${a.own.volume.toString()} USDT, under the ${threshold.toString()} USDT threshold: ${more.toString()} USDT more takes it over, where its own ratio (${ratioText4(a.own)}) rates it: tier ${crossed.tier.tier} (${crossed.tier.limit} r/s)`,
+        change: `${a.account} trades ${a.own.volume.toString()} USDT, under the ${threshold.toString()} USDT threshold: ${more.toString()} USDT more takes it over, where its own ratio (${ratioText4(a.own)}) rates it: tier ${crossed.tier.tier} (${crossed.tier.limit} ${r.unit})`,
         figures: {
           volume: a.own.volume.toString(),
           threshold: threshold.toString(),
@@ -555,7 +497,12 @@ export function advise(activity: AdviceInput | readonly AccountActivity[], optio
         outcome: { ...now, accounts, gain: accounts.reduce((sum, x) => sum + x.gain, 0) },
       });
     }
-    const broker = readFamilyOptions({ ...options, kind: 'broker' }, ADVISE_OPTION_FIELDS, 'the advise options');
+    const broker = readFamilyOptions(
+      { ...options, kind: 'broker' },
+      adviseOptionFields(r.rulebook),
+      'the advise options',
+      r.rulebook,
+    );
     push({
       kind: 'family-broker',
       rules: ['R7'],
@@ -568,7 +515,7 @@ export function advise(activity: AdviceInput | readonly AccountActivity[], optio
   }
 
   // R3: the next tier, per account, over every path of R7 (the margins plan gives).
-  if (isTieredVip(r.vipLevel)) {
+  if (isTieredVip(r.vipLevel, r.rulebook.tieredVipLevel)) {
     for (const a of now.accounts.filter((x) => advised(x) && trades(x))) {
       const up = accountMargins(a.own, now.aggregated, r.family).up;
       if (up === null) continue;
@@ -578,7 +525,7 @@ export function advise(activity: AdviceInput | readonly AccountActivity[], optio
           rules: ['R1', 'R3'],
           account: a.account,
           cost: 'volume',
-          change: `${a.account}: ${up.makerVolume.toString()} USDT more maker volume for tier ${up.tier.tier} (${up.tier.limit} r/s)${up.makerPath === 'aggregated' ? '' : `, by its own ratio${up.makerPath === 'threshold' ? ' over the threshold' : ''}`}`,
+          change: `${a.account}: ${up.makerVolume.toString()} USDT more maker volume for tier ${up.tier.tier} (${up.tier.limit} ${r.unit})${up.makerPath === 'aggregated' ? '' : `, by its own ratio${up.makerPath === 'threshold' ? ' over the threshold' : ''}`}`,
           figures: {
             makerVolume: up.makerVolume.toString(),
             path: up.makerPath,
@@ -606,7 +553,7 @@ export function advise(activity: AdviceInput | readonly AccountActivity[], optio
         rules: ['R1', 'R3'],
         account: a.account,
         cost: 'volume',
-        change: `${a.account}: ${fewer} requests fewer (${where}) for tier ${up.tier.tier} (${up.tier.limit} r/s)`,
+        change: `${a.account}: ${fewer} requests fewer (${where}) for tier ${up.tier.tier} (${up.tier.limit} ${r.unit})`,
         figures: {
           fewerRequests: fewer,
           byContract: where,

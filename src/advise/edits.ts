@@ -1,12 +1,11 @@
-import { normalizeContract } from '../rules/contracts.js';
 import { Dec, type DecimalInput } from '../internal/decimal.js';
 import type { AccountActivity } from '../rules/family.js';
 import type { ContractActivity, RatioConfig } from '../rules/ratio.js';
 
 /**
  * Changes to a family's activity that the advisor rates with the rules themselves: each takes
- * validated activity and gives new activity, leaving the input untouched. Names are normalised
- * (R2) so that every edit finds a contract however it was written.
+ * validated activity and gives new activity, leaving the input untouched. Names come as the
+ * exchange writes them (the advisor reads them so), so that every edit finds a contract.
  */
 
 /** One contract of one account, as plain numbers and exact amounts. */
@@ -26,7 +25,7 @@ function draft(activity: readonly AccountActivity[]): Draft {
   return activity.map((a) => ({
     account: a.account,
     entries: a.contracts.map((c) => ({
-      contract: normalizeContract(c.contract),
+      contract: c.contract,
       maker: new Dec(c.makerVolume ?? 0),
       taker: new Dec(c.takerVolume ?? 0),
       place: c.place ?? 0,
@@ -74,7 +73,7 @@ export interface PairCount {
 export function withAmends(activity: readonly AccountActivity[], pairs: readonly PairCount[]): AccountActivity[] {
   const d = draft(activity);
   for (const p of pairs) {
-    const e = d.find((a) => a.account === p.account)?.entries.find((x) => x.contract === normalizeContract(p.contract));
+    const e = d.find((a) => a.account === p.account)?.entries.find((x) => x.contract === p.contract);
     if (e === undefined) continue;
     e.place -= p.pairs;
     e.cancel -= p.pairs;

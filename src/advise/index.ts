@@ -9,11 +9,11 @@ export type {
   AccountOutcome,
   Advice,
   AdviceInput,
-  AdviseOptions,
   Finding,
   FindingCost,
   FindingKind,
   Outcome,
 } from './advise.js';
 export type { PairCount } from './edits.js';
+export type { AdviseOptions } from './options.js';
 export type { ThrottleNearMiss } from './throttles.js';

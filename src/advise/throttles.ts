@@ -50,26 +50,27 @@ export interface ThrottleNearMiss {
  * The hourly checks of one account's 24-hour throttle (R9 on futures, R14 on spot) that tripped, or
  * would have tripped with `margin` (0.1: 10%) more requests in the window, each with the fill
  * volume that would have kept it clear. Every decision is the rule's own (buildAbuseTimeline,
- * buildSpotFillTimeline, checkAbuse, checkSpotFill).
+ * buildSpotFillTimeline, checkAbuse, checkSpotFill). None where the rules have no such throttle
+ * (`null`).
  */
 export function throttleNearMisses(
   account: string,
   market: 'futures' | 'spot',
   hours: readonly HourlyActivity[],
   margin: Dec,
-  config: { readonly abuse: AbuseConfig; readonly spotFill: SpotFillConfig },
+  config: { readonly abuse: AbuseConfig | null; readonly spotFill: SpotFillConfig | null },
 ): ThrottleNearMiss[] {
-  if (hours.length === 0) return [];
+  const { abuse, spotFill } = config;
+  if (hours.length === 0 || (market === 'futures' ? abuse : spotFill) === null) return [];
   const check =
     market === 'futures'
-      ? (w: { requests: number; traded: Dec }) => checkAbuse(w, config.abuse)
-      : (w: { requests: number; traded: Dec }) => checkSpotFill(w, config.spotFill);
-  const timeline =
-    market === 'futures' ? buildAbuseTimeline(hours, config.abuse) : buildSpotFillTimeline(hours, config.spotFill);
+      ? (w: { requests: number; traded: Dec }) => checkAbuse(w, abuse!)
+      : (w: { requests: number; traded: Dec }) => checkSpotFill(w, spotFill!);
+  const timeline = market === 'futures' ? buildAbuseTimeline(hours, abuse!) : buildSpotFillTimeline(hours, spotFill!);
   const starts = hours.map((h, i) => parseUtcHour(h.hour, `\`hours[${i}].hour\``));
   const first = Math.min(...starts);
   const last = Math.max(...starts);
-  const rate = market === 'futures' ? config.abuse.fillRateThreshold : config.spotFill.fillRateThreshold;
+  const rate = market === 'futures' ? abuse!.fillRateThreshold : spotFill!.fillRateThreshold;
   const out: ThrottleNearMiss[] = [];
   // Every check whose window (R9, R14) holds one of the hours: the last holds `last` as its first.
   for (let at = first + HOUR_MS; at <= last + THROTTLE_WINDOW_HOURS * HOUR_MS; at += HOUR_MS) {

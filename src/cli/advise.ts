@@ -1,20 +1,25 @@
-import { type Advice, type AdviseOptions, type Outcome, advise } from '../advise/advise.js';
+import { type Advice, type Outcome, advise } from '../advise/advise.js';
+import type { AdviseOptions } from '../advise/options.js';
 import { LogActivity, type LogAccount } from '../advise/log-activity.js';
 import type { ThrottleNearMiss } from '../advise/throttles.js';
 import { createCatalog } from '../catalog/catalog.js';
 import { HOUR_MS, addUtcDays, formatUtcDay, formatUtcInstant, utcDayStart } from '../rules/calendar.js';
 import type { RatioResult } from '../rules/ratio.js';
-import { resolveTiers } from '../rules/tiers.js';
-import { TIERED_VIP_LEVEL, isTieredVip } from '../rules/vip.js';
+import { GATE } from '../rules/gate/rulebook.js';
+import type { Rulebook } from '../rules/rulebook.js';
+import { resolveTiers, tierTableOf } from '../rules/tiers.js';
+import { isTieredVip } from '../rules/vip.js';
 import { adviceSvg, type RatioSeries } from './advise-chart.js';
 import { escapeXml } from './chart.js';
 import { readLog } from './simulate/read-log.js';
 import { readPlan } from './plan.js';
-import { ratioJson, ratioText, table } from './render.js';
+import { rateUnit, ratioJson, ratioText, table } from './render.js';
 import { type Source, readText } from './source.js';
 
 /** What `traderatio advise` read, and the advice. */
 export interface AdviceRun {
+  /** The rules the family was rated by. */
+  readonly rulebook: Rulebook;
   readonly advice: Advice;
   /** `plan`: 7-day aggregates; `log`: a request log, with the days its window covers and the chart's series. */
   readonly format: 'plan' | 'log';
@@ -84,9 +89,11 @@ async function peek(source: Source): Promise<{ readonly log: boolean; readonly s
 export async function runAdvice(input: Source, options: AdviceRunOptions = {}): Promise<AdviceRun> {
   const { log, source } = await peek(input);
   const { pairWindowMs = 1000, onProgress, ...adviseOptions } = options;
+  const rulebook = options.rulebook ?? GATE;
   if (!log) {
-    const plan = readPlan(source.name, await readText(source));
+    const plan = readPlan(source.name, await readText(source), rulebook);
     return {
+      rulebook,
       format: 'plan',
       log: null,
       advice: advise(
@@ -117,6 +124,7 @@ export async function runAdvice(input: Source, options: AdviceRunOptions = {}): 
     series.push({ day, now: a.now.aggregated, changed: a.combination?.outcome.aggregated ?? null });
   }
   return {
+    rulebook,
     format: 'log',
     advice,
     log: {
@@ -126,7 +134,7 @@ export async function runAdvice(input: Source, options: AdviceRunOptions = {}): 
       to: summary.to,
       windowFrom: addUtcDays(lastDay, -6),
       windowTo: lastDay,
-      series: { points: series, tiers: resolveTiers(options.tiers) },
+      series: { points: series, tiers: resolveTiers(options.tiers, tierTableOf(rulebook)) },
     },
   };
 }
@@ -135,13 +143,14 @@ function limitsText(o: Outcome): string {
   return o.accounts.map((a) => `${a.account} ${a.tier.limit}`).join(', ');
 }
 
-function gainText(n: number): string {
-  return n > 0 ? `+${n} r/s` : n < 0 ? `${n} r/s` : '0';
+function gainText(n: number, unit: string): string {
+  return n > 0 ? `+${n} ${unit}` : n < 0 ? `${n} ${unit}` : '0';
 }
 
 /** The advice as text: where it stands, the ranked findings, their combination, the throttles. */
 export function renderAdvice(run: AdviceRun): string {
-  const { advice } = run;
+  const { advice, rulebook } = run;
+  const unit = rateUnit(rulebook);
   const now = advice.now;
   const out: string[] = [];
   if (run.log !== null) {
@@ -154,10 +163,10 @@ export function renderAdvice(run: AdviceRun): string {
     );
   }
   out.push(
-    `Family: ${now.accounts.length} account${now.accounts.length === 1 ? '' : 's'}, VIP ${advice.vipLevel}${!isTieredVip(advice.vipLevel) ? ` (below ${TIERED_VIP_LEVEL}: every account at tier 1, whatever the ratio)` : ''}`,
+    `Family: ${now.accounts.length} account${now.accounts.length === 1 ? '' : 's'}, VIP ${advice.vipLevel}${!isTieredVip(advice.vipLevel, rulebook.tieredVipLevel) ? ` (below ${rulebook.tieredVipLevel}: every account at tier 1, whatever the ratio)` : ''}; ${rulebook.title}`,
   );
   out.push(
-    `Now: aggregated ratio ${ratioText(now.aggregated)} (tier ${now.aggregatedTier.tier}); limits ${limitsText(now)} r/s`,
+    `Now: aggregated ratio ${ratioText(now.aggregated)} (tier ${now.aggregatedTier.tier}); limits ${limitsText(now)} ${unit}`,
     '',
   );
   const row = (f: Advice['findings'][number], i: number) => [
@@ -167,9 +176,9 @@ export function renderAdvice(run: AdviceRun): string {
     f.change,
     ratioText(f.outcome.aggregated),
     limitsText(f.outcome),
-    gainText(f.gain),
+    gainText(f.gain, unit),
   ];
-  const header = ['rank', 'rule', 'cost', 'change', 'aggregated', 'limits r/s', 'gain'];
+  const header = ['rank', 'rule', 'cost', 'change', 'aggregated', `limits ${unit}`, 'gain'];
   const actionable = advice.findings.filter((f) => !f.informational);
   out.push('What to change: free changes first, then changes in volume, each ranked by the limit it adds:');
   out.push(actionable.length === 0 ? '  none' : table(header, actionable.map(row)));
@@ -187,7 +196,7 @@ export function renderAdvice(run: AdviceRun): string {
   if (c !== null)
     out.push(
       '',
-      `Together (${c.kinds.join(', ')}): aggregated ratio ${ratioText(c.outcome.aggregated)} (tier ${c.outcome.aggregatedTier.tier}); limits ${limitsText(c.outcome)} r/s; ${gainText(c.outcome.gain)}`,
+      `Together (${c.kinds.join(', ')}): aggregated ratio ${ratioText(c.outcome.aggregated)} (tier ${c.outcome.aggregatedTier.tier}); limits ${limitsText(c.outcome)} ${unit}; ${gainText(c.outcome.gain, unit)}`,
     );
   for (const f of advice.findings.filter((x) => x.kind === 'heavy-contracts')) {
     out.push(
@@ -263,6 +272,8 @@ function outcomeJson(o: Outcome): unknown {
 export function adviceJson(run: AdviceRun): unknown {
   const { advice } = run;
   return {
+    exchange: run.rulebook.name,
+    windowMs: run.rulebook.tiers.windowMs,
     format: run.format,
     ...(run.log === null
       ? {}

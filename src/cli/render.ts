@@ -1,13 +1,15 @@
 import { Dec } from '../internal/decimal.js';
 import type { RatioResult } from '../rules/ratio.js';
 import type { InstrumentWeights } from '../rules/instruments.js';
-import type { Rulebook } from '../rules/rulebook.js';
+import { rateUnit } from '../rules/rate-unit.js';
 import { isTieredVip } from '../rules/vip.js';
 import { HOUR_MS, formatUtcInstant } from '../rules/calendar.js';
 import type { Throttle } from '../rules/abuse.js';
 import type { TierStep } from '../rules/margins.js';
 import type { Plan } from './plan.js';
 import type { SpotFillOutlook } from './spot-hours.js';
+
+export { rateUnit, rateUnitWords } from '../rules/rate-unit.js';
 
 /** Decimal places of a ratio in text output. */
 export const TEXT_RATIO_PLACES = 4;
@@ -38,21 +40,6 @@ export function fillRatioText(requests: number, traded: Dec): string {
 /** A throttle's limit for people: "10 per 10 s". */
 export function throttleText(t: { readonly limit: number; readonly windowMs: number }): string {
   return `${t.limit} per ${t.windowMs / 1000} s`;
-}
-
-/**
- * A tier's limit unit for people, from the rulebook's window: `r/s` (Gate's second), `per 2 s`
- * (OKX's two seconds).
- */
-export function rateUnit(rulebook: Rulebook): string {
-  const ms = rulebook.tiers.windowMs;
-  return ms === 1000 ? 'r/s' : `per ${ms / 1000} s`;
-}
-
-/** The same in words: `requests per second`, `requests per 2 s`. */
-export function rateUnitWords(rulebook: Rulebook): string {
-  const ms = rulebook.tiers.windowMs;
-  return ms === 1000 ? 'requests per second' : `requests per ${ms / 1000} s`;
 }
 
 /**

@@ -24,6 +24,7 @@ describe('--exchange', () => {
       ['plan', 'examples/family.csv', '--exchange', 'binance'],
       '--exchange takes the name of an exchange, one of gate, okx, got "binance"',
     ],
+    [['advise', 'examples/family.csv', '--exchange', 'gate.io'], 'got "gate.io"'],
     [
       ['timeline', 'examples/timeline.json', '--exchange='],
       '--exchange takes the name of an exchange, one of gate, okx, got ""',
@@ -41,8 +42,8 @@ describe('--exchange', () => {
     expect(JSON.parse(plain.out)).toMatchObject({ exchange: 'gate', windowMs: 1000, vipLevel: 14 });
   });
 
-  it('is listed in the help of plan and timeline', async () => {
-    for (const command of ['plan', 'timeline']) {
+  it('is listed in the help of plan, timeline and advise', async () => {
+    for (const command of ['plan', 'timeline', 'advise']) {
       const { out } = await capture([command, '--help']);
       expect(out).toMatch(/--exchange NAME\s+the exchange whose rules apply: gate or okx \(default gate\)/);
     }
@@ -214,5 +215,26 @@ describe('traderatio timeline --exchange okx', () => {
       `${f}:4: Expected \`contract\` in \`activity[0]\` (m, 2026-11-01) to be an OKX instrument id`,
     );
     expect(err).toContain('got "BTC_USDT"');
+  });
+});
+
+describe('traderatio advise --exchange okx', () => {
+  it('advises on OKX figures: limits per 2 s, instruments by multiplier, no maker/taker weighting to gain', async () => {
+    const { code, out } = await capture(['advise', 'examples/okx-family.csv', '--exchange', 'okx']);
+    expect(code).toBe(0);
+    expect(out).toContain('Family: 4 accounts, VIP 5; OKX API v5, fill-ratio sub-account limit');
+    expect(out).toContain('Now: aggregated ratio 16.2541 (tier 6); limits A 2500, B 2500, C 2500, D 2500 per 2 s');
+    expect(out).toContain('D: 39000 requests fewer (39000 on BTC-USDT-SWAP) for tier 7 (3000 per 2 s)');
+    expect(out).toContain("quote on an instrument of its kind's default multiplier");
+    const json = JSON.parse((await capture(['advise', 'examples/okx-family.csv', '--exchange', 'okx', '--json'])).out);
+    expect(json).toMatchObject({ exchange: 'okx', windowMs: 2000, vipLevel: 5 });
+    // Volume is unweighted on OKX: filling taker volume as maker changes nothing.
+    expect(json.findings.map((f: { kind: string }) => f.kind)).not.toContain('taker-to-maker');
+  });
+
+  it('refuses Gate contract names, naming the line, field and value', async () => {
+    const { code, err } = await capture(['advise', 'examples/family.csv', '--exchange', 'okx']);
+    expect(code).toBe(1);
+    expect(err).toContain('examples/family.csv:3: Expected `contract` in account A to be an OKX instrument id');
   });
 });

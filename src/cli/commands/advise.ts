@@ -2,7 +2,7 @@ import { adviceSvg } from '../advise-chart.js';
 import { adviceHtml, adviceJson, renderAdvice, runAdvice } from '../advise.js';
 import type { Command } from '../command.js';
 import { EXIT } from '../command.js';
-import { COMMON_OPTIONS, familyOptionsOf, fileOf, vipOf } from '../common-options.js';
+import { COMMON_OPTIONS, familyOptionsOf, fileOf, rulebookOf, vipOf } from '../common-options.js';
 import { type ParsedArgs, UsageError } from '../options.js';
 import { writeOut } from '../output-file.js';
 import { openSource } from '../source.js';
@@ -32,6 +32,7 @@ export const adviseCommand: Command = {
 FILE is a request log as simulate reads it (a CSV header with an "at" column; streamed) or 7-day figures as plan
 reads them (CSV or JSON); - reads standard input. A log's findings rate the 7 days that end with its last day.`,
   options: [
+    COMMON_OPTIONS.exchange,
     COMMON_OPTIONS.vip,
     COMMON_OPTIONS.threshold,
     COMMON_OPTIONS.broker,
@@ -66,8 +67,9 @@ reads them (CSV or JSON); - reads standard input. A log's findings rate the 7 da
   ],
   async run(args, io, { progress, stdin }) {
     const file = fileOf(adviseCommand, args);
-    const vipLevel = vipOf(args);
-    const options = familyOptionsOf(args);
+    const rulebook = rulebookOf(args);
+    const vipLevel = vipOf(args, rulebook);
+    const options = familyOptionsOf(args, rulebook);
     const window = optionValue(
       args,
       'pair-window',
@@ -85,6 +87,7 @@ reads them (CSV or JSON); - reads standard input. A log's findings rate the 7 da
     try {
       run = await runAdvice(source, {
         ...options,
+        rulebook,
         vipLevel,
         ...(typeof account === 'string' ? { account } : {}),
         ...(window === undefined ? {} : { pairWindowMs: Number(window) }),
