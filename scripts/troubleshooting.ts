@@ -11,6 +11,7 @@ import type { ErrorCode } from '../src/errors.js';
 import type { ModelExchangeErrorCode } from '../src/model-exchange/index.js';
 import type { RedisStoreEvent } from '../src/redis/store.js';
 import type { SchedulerEvent } from '../src/schedule/scheduler.js';
+import { LABEL_GUIDE } from '../src/proxy/labels.js';
 
 /** What a code, an event or a label means, and what to do about it. */
 export interface Entry {
@@ -254,6 +255,20 @@ function table(title: string, intro: string, rows: { readonly [key: string]: Ent
   return `## ${title}\n\n${intro}\n\n| | what it means | what to do |\n|---|---|---|\n${lines.join('\n')}\n`;
 }
 
+/** The labels of `traderatio proxy`'s own answers, from src/proxy/labels.ts: status, meaning, what to do. */
+export const PROXY_LABELS: { readonly [label: string]: Entry } = Object.fromEntries(
+  Object.entries(LABEL_GUIDE).map(([label, g]) => [label, { means: `${g.status}: ${g.means}`, todo: g.todo }]),
+);
+
+/** The table of the proxy's labels, as docs/proxy.md and this page show it. */
+export function proxyLabelsTable(): string {
+  return table(
+    "Labels of the proxy's own answers",
+    "`traderatio proxy` answers some requests itself, in the exchange's error shape, with a label of its own (docs/proxy.md): the status, then what it means.",
+    PROXY_LABELS,
+  );
+}
+
 /** The page, rendered. */
 export function render(): string {
   return [
@@ -283,6 +298,7 @@ export function render(): string {
       'The `label` of an error body `{ label, message }`, as the exchange gives it; the model exchange answers with the same labels, and the library carries one on an error where the exchange has a label for the same situation.',
       LABELS,
     ),
+    proxyLabelsTable(),
   ].join('\n');
 }
 

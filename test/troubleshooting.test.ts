@@ -1,7 +1,8 @@
 import { readFileSync, readdirSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { ERROR_CODES, LABELS, LIMITER_EVENTS, render } from '../scripts/troubleshooting.js';
+import { ERROR_CODES, LABELS, LIMITER_EVENTS, PROXY_LABELS, render } from '../scripts/troubleshooting.js';
+import { LABELS as PROXY_LABEL_NAMES } from '../src/proxy/labels.js';
 
 const root = resolve(import.meta.dirname, '..');
 
@@ -34,6 +35,13 @@ describe('docs/troubleshooting.md', () => {
     expect(
       [...found].filter(([label]) => LABELS[label] === undefined).map(([label, file]) => `${label} (${file})`),
     ).toEqual([]);
+  });
+
+  it("lists every label of the proxy's own answers, from src/proxy/labels.ts", () => {
+    const names = Object.values(PROXY_LABEL_NAMES);
+    expect(names.length).toBeGreaterThanOrEqual(9);
+    expect(Object.keys(PROXY_LABELS)).toEqual(names);
+    for (const label of names) expect(render()).toContain(`| \`${label}\` |`);
   });
 
   it('says what each line means and what to do', () => {

@@ -1,5 +1,5 @@
 import { InvalidInputError } from '../errors.js';
-import { type ProxyOptions, startProxy } from '../proxy/server.js';
+import { type ProxyOptions, type ProxySummary, startProxy } from '../proxy/server.js';
 import { RedisStore } from '../redis/store.js';
 import { InputFileError } from './input.js';
 import { jsonFile } from './read-json.js';
@@ -58,6 +58,10 @@ export async function proxyCommand(args: ParsedArgs, run: ProxyRun): Promise<voi
     throw new UsageError(`${typed.get('redis-prefix')} takes a name, and goes with --redis URL`);
   const redis = redisUrl === undefined ? null : await connect(redisUrl);
   const stores: RedisStore[] = [];
+  const logValue = values.get('log');
+  if (logValue !== undefined && logValue !== 'text' && logValue !== 'json')
+    throw new UsageError(`${typed.get('log')} takes text or json, got "${String(logValue)}"`);
+  const log = logValue;
   const futuresWs = values.get('futures-ws');
   if (futuresWs === true)
     throw new UsageError(`${typed.get('futures-ws')} takes a ws or wss URL, e.g. wss://fx-ws.gateio.ws`);
@@ -70,7 +74,7 @@ export async function proxyCommand(args: ParsedArgs, run: ProxyRun): Promise<voi
     ...(maxSockets === undefined ? {} : { maxSockets }),
     ...(accounts === undefined ? {} : { accounts: accounts.value }),
     ...(history === undefined ? {} : { history: history.value }),
-    ...(values.has('log') ? { log: (line: string) => run.out(line) } : {}),
+    ...(log === undefined ? {} : { log: (line: string) => run.out(line), logFormat: log }),
     ...(redis === null
       ? {}
       : {
@@ -111,15 +115,24 @@ export async function proxyCommand(args: ParsedArgs, run: ProxyRun): Promise<voi
     `  ${families} ${families === 1 ? 'family' : 'families'}${redis === null ? '' : `, limits and counts shared in Redis (${redactUrl(redisUrl!)})`}; stop with Ctrl-C`,
   );
   const signal = await run.stop;
-  const summary = [...proxy.limiters].map(
-    ([family, l]) =>
-      `  ${family}: ${l.scheduler.stats().dispatched} sent, ${Object.values(l.scheduler.stats().refused).reduce((a, b) => a + b, 0)} refused`,
-  );
+  run.out(`traderatio proxy: stopping (${signal}): refusing what waits, awaiting what was sent`);
   await proxy.close();
   for (const s of stores) await s.close();
   await redis?.close();
   run.out(`traderatio proxy: stopped (${signal})`);
-  for (const line of summary) run.out(line);
+  for (const line of summaryLines(proxy.summary())) run.out(line);
+}
+
+/** The summary printed on stopping: per family, what it sent and what the proxy answered itself. */
+export function summaryLines(summary: ProxySummary): string[] {
+  const answered = (labels: Readonly<Record<string, number>>): string => {
+    const entries = Object.entries(labels);
+    const total = entries.reduce((n, [, c]) => n + c, 0);
+    return `${total} answered by the proxy${entries.length === 0 ? '' : ` (${entries.map(([l, c]) => `${c} ${l}`).join(', ')})`}`;
+  };
+  const lines = summary.families.map((f) => `  ${f.family}: ${f.sent} sent, ${answered(f.ownAnswers)}`);
+  if (Object.keys(summary.unrouted).length > 0) lines.push(`  no family (KEY unknown): ${answered(summary.unrouted)}`);
+  return lines;
 }
 
 /** The URL without its password, for printing. */

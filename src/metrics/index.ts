@@ -5,4 +5,4 @@
  * @packageDocumentation
  */
 export { LimiterMetrics } from './limiter-metrics.js';
-export type { LimiterMetricsOptions } from './limiter-metrics.js';
+export type { LimiterMetricsOptions, WatchOptions } from './limiter-metrics.js';

@@ -1,7 +1,8 @@
 import { Counter, Gauge, Histogram, type Metric, Registry } from 'prom-client';
-import type { AccountLimiter } from '../account/limiter.js';
-import { InvalidInputError } from '../errors.js';
-import type { SchedulerEvent } from '../schedule/scheduler.js';
+import type { AccountLimiter, AccountStatus } from '../account/limiter.js';
+import { InvalidInputError, type RefusalReason } from '../errors.js';
+import { UNTHROTTLED } from '../rules/abuse.js';
+import type { SchedulerEvent, SchedulerStats } from '../schedule/scheduler.js';
 
 /**
  * Options of {@link LimiterMetrics}.
@@ -35,7 +36,66 @@ interface Watched {
   readonly stop: () => void;
   /** Each limit's name split into its account and limit, once known. */
   readonly names: Map<string, { readonly account: string; readonly limit: string }>;
+  /** Only its limits per IP are shown (`watch`'s `perIpOnly`). */
+  readonly perIpOnly: boolean;
+  /** Limits of a throttle not in force (N of `UNTHROTTLED`) when last read: no series of theirs. */
+  readonly idle: Set<string>;
 }
+
+/**
+ * Options of {@link LimiterMetrics.watch}.
+ *
+ * @example
+ * ```ts
+ * import { AccountLimiter } from 'traderatio'
+ * import { type WatchOptions, LimiterMetrics } from 'traderatio/metrics'
+ *
+ * // A limiter of requests without a key: only its limits per IP are shown, under account "ip".
+ * const limiter = new AccountLimiter({ accounts: [{ id: 'keyless' }] })
+ * const metrics = new LimiterMetrics()
+ * const options: WatchOptions = { perIpOnly: true }
+ * metrics.watch(limiter, 'ip', options)
+ * await limiter.request('keyless', 'GET', '/spot/tickers', () => 'tickers')
+ * const text = await metrics.registry.metrics()
+ * text.includes('traderatio_limit_used{family="ip",account="ip",limit="public:GET /spot/tickers"} 1') // true
+ * text.includes('account="keyless"') // false
+ * limiter.close()
+ * ```
+ */
+export interface WatchOptions {
+  /**
+   * Shows only the limiter's limits per IP (public endpoints, R10), under account `ip`: for a
+   * limiter that serves requests without a key, whose account is no account of the exchange.
+   * @default false
+   */
+  readonly perIpOnly?: boolean;
+}
+
+// Every value of the code's unions, each once: a value added to the union and not here fails the
+// typecheck, so the HELP texts list what the labels can be.
+const REFUSAL_REASON_SET: { readonly [R in RefusalReason]: true } = {
+  'queue-full': true,
+  aborted: true,
+  deadline: true,
+  'too-heavy': true,
+  closed: true,
+};
+const TIER_SOURCE_SET: { readonly [R in AccountStatus['reason']]: true } = {
+  initial: true,
+  'raised-at-0800': true,
+  'lowered-at-snapshot': true,
+  'lowered-after-grace': true,
+  'vip-below-14': true,
+  'vip-restored': true,
+  'new-sub-account': true,
+  'new-sub-account-rules-begin': true,
+  'live-downgrade': true,
+  report: true,
+};
+/** The values of `traderatio_refused_total`'s `reason`. */
+export const REFUSAL_REASONS = Object.keys(REFUSAL_REASON_SET) as readonly RefusalReason[];
+/** The values of `traderatio_tier`'s `source`. */
+export const TIER_SOURCES = Object.keys(TIER_SOURCE_SET) as readonly AccountStatus['reason'][];
 
 const WAIT_BUCKETS = [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60];
 
@@ -123,27 +183,29 @@ export class LimiterMetrics {
         }),
       ]);
     };
-    gauge('limit', 'The limit in force: N requests (weight) per window.', perLimit, (w, set) => {
-      for (const l of w.limiter.scheduler.stats().limits) set(limitLabels(w, l.name), l.limit);
+    const LIMIT_HELP =
+      'limit: an endpoint\'s (futures.place, spot.place:PAIR, ...), a throttle in force (abuse-throttle, spot-fill-throttle; none while not in force), or per IP (account "ip", limit "public:METHOD PATH")';
+    gauge('limit', `The limit in force: N requests (weight) per window; ${LIMIT_HELP}.`, perLimit, (w, set) => {
+      for (const l of shownLimits(w)) set(limitLabels(w, l.name), l.limit);
     });
     gauge('limit_window_seconds', 'The window W of the limit in force.', perLimit, (w, set) => {
-      for (const l of w.limiter.scheduler.stats().limits) set(limitLabels(w, l.name), l.windowMs / 1000);
+      for (const l of shownLimits(w)) set(limitLabels(w, l.name), l.windowMs / 1000);
     });
     gauge('limit_used', 'Weight counted in the trailing window now.', perLimit, (w, set) => {
-      for (const l of w.limiter.scheduler.stats().limits) set(limitLabels(w, l.name), l.used);
+      for (const l of shownLimits(w)) set(limitLabels(w, l.name), l.used);
     });
     gauge('limit_waiting', 'Requests waiting on the limit now.', perLimit, (w, set) => {
-      for (const l of w.limiter.scheduler.stats().limits) set(limitLabels(w, l.name), l.waiting);
+      for (const l of shownLimits(w)) set(limitLabels(w, l.name), l.waiting);
     });
     this.sent = new Counter({
       name: `${prefix}sent_total`,
-      help: 'Weight sent on the limit since it was watched.',
+      help: "Weight sent on the limit since it was watched (a throttle's only while it is in force).",
       labelNames: perLimit,
       registers,
     });
     this.refused = new Counter({
       name: `${prefix}refused_total`,
-      help: 'Requests the limiter refused, never sent, by reason (queue-full, aborted, deadline, too-heavy, closed).',
+      help: `Requests the limiter refused, never sent, by reason (${REFUSAL_REASONS.join(', ')}).`,
       labelNames: [...perLimit, 'reason'],
       registers,
     });
@@ -156,7 +218,7 @@ export class LimiterMetrics {
     const perAccount = ['family', 'account'];
     gauge(
       'tier',
-      'The tier in force (R3); source: why (initial, snapshot, raise, vip, report, live-downgrade, ...).',
+      `The tier in force (R3); source: why (${TIER_SOURCES.join(', ')}).`,
       [...perAccount, 'source'],
       (w, set) => {
         for (const account of accountsOf(w)) {
@@ -209,12 +271,18 @@ export class LimiterMetrics {
     );
     gauge(
       'throttle_headroom_requests',
-      'Requests that fit before the throttle trips at the current fill rate (+Inf: it never does; kind abuse, R9; spot-fill, R14).',
+      'Requests that fit before the throttle trips at the current fill rate (+Inf: it never does, or its market had no request in the window; kind abuse, R9; spot-fill, R14).',
       [...perAccount, 'kind'],
       (w, set) => {
         for (const account of accountsOf(w)) {
-          set({ family: w.family, account, kind: 'abuse' }, w.limiter.abuseHeadroom(account).remaining);
-          set({ family: w.family, account, kind: 'spot-fill' }, w.limiter.spotFillHeadroom(account).remaining);
+          for (const [kind, h] of [
+            ['abuse', w.limiter.abuseHeadroom(account)],
+            ['spot-fill', w.limiter.spotFillHeadroom(account)],
+          ] as const) {
+            // A market never used in the window has nothing to trip on yet: an alert on a low
+            // headroom would fire for a desk that never trades it.
+            set({ family: w.family, account, kind }, h.requests === 0 ? Infinity : h.remaining);
+          }
         }
       },
     );
@@ -271,21 +339,28 @@ export class LimiterMetrics {
    * limiter.close()
    * ```
    */
-  watch(limiter: AccountLimiter, family = 'default'): () => void {
+  watch(limiter: AccountLimiter, family = 'default', options: WatchOptions = {}): () => void {
     if (typeof (limiter as Partial<AccountLimiter> | null)?.limitNow !== 'function')
       throw new InvalidInputError('the limiter', limiter, 'an AccountLimiter');
     if (typeof family !== 'string' || family === '')
       throw new InvalidInputError('`family`', family, 'a non-empty name');
     if (this.watched.has(family)) throw new InvalidInputError('`family`', family, 'a name not watched already');
+    if (typeof options !== 'object' || options === null)
+      throw new InvalidInputError('the watch options', options, 'an object { perIpOnly? }');
+    if (options.perIpOnly !== undefined && typeof options.perIpOnly !== 'boolean')
+      throw new InvalidInputError('`perIpOnly`', options.perIpOnly, 'true or false');
     const watched: Watched = {
       limiter,
       family,
       names: new Map(),
+      perIpOnly: options.perIpOnly === true,
+      idle: new Set(),
       stop: () => {
         off();
         if (this.watched.get(family) === watched) this.watched.delete(family);
       },
     };
+    shownLimits(watched);
     const off = limiter.scheduler.on((event) => this.count(watched, event));
     this.watched.set(family, watched);
     return watched.stop;
@@ -306,12 +381,14 @@ export class LimiterMetrics {
   }
 
   private count(w: Watched, event: SchedulerEvent): void {
+    const shown = (name: string) => !w.idle.has(name) && (!w.perIpOnly || isPerIp(w, name));
     if (event.type === 'dispatch') {
-      for (const name of event.limits) this.sent.inc(limitLabels(w, name), event.weight);
+      for (const name of event.limits) if (shown(name)) this.sent.inc(limitLabels(w, name), event.weight);
     } else if (event.type === 'refuse') {
-      for (const name of event.limits) this.refused.inc({ ...limitLabels(w, name), reason: event.reason });
+      for (const name of event.limits)
+        if (shown(name)) this.refused.inc({ ...limitLabels(w, name), reason: event.reason });
     } else if (event.type === 'pause') {
-      this.limited.inc(limitLabels(w, event.limit));
+      if (shown(event.limit)) this.limited.inc(limitLabels(w, event.limit));
     }
   }
 }
@@ -357,8 +434,26 @@ function limitLabels(w: Watched, name: string): Record<string, string> {
   return { family: w.family, account, limit };
 }
 
-/** The accounts of a limiter: those its limits are named for. */
+/** True for a limit per IP (`ip:...`, R10): named for no account of the limiter. */
+function isPerIp(w: Watched, name: string): boolean {
+  const split = splitName(w, name);
+  return !split.known && split.account === 'ip';
+}
+
+/**
+ * The limits to show of a limiter now: not those of a throttle not in force (remembered in `idle`
+ * for the counters), and only those per IP for a limiter watched `perIpOnly`.
+ */
+function shownLimits(w: Watched): SchedulerStats['limits'] {
+  const all = w.limiter.scheduler.stats().limits;
+  w.idle.clear();
+  for (const l of all) if (l.limit >= UNTHROTTLED) w.idle.add(l.name);
+  return all.filter((l) => l.limit < UNTHROTTLED && (!w.perIpOnly || isPerIp(w, l.name)));
+}
+
+/** The accounts of a limiter: those its limits are named for (none for a limiter watched `perIpOnly`). */
 function accountsOf(w: Watched): string[] {
+  if (w.perIpOnly) return [];
   const accounts = new Set<string>();
   for (const l of w.limiter.scheduler.stats().limits) {
     const split = splitName(w, l.name);

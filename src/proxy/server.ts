@@ -12,13 +12,15 @@ import type { FamilyOptions } from '../rules/family.js';
 import { isPositiveInteger } from '../internal/parse.js';
 import { type Clock, systemClock } from '../schedule/clock.js';
 import type { LimitStore } from '../schedule/store.js';
-import { Counter } from 'prom-client';
 import { LimiterMetrics } from '../metrics/limiter-metrics.js';
 import { readProxyAccounts } from './accounts.js';
-import { signatureRemainingMs } from './expiry.js';
+import { ExchangeAnswers, exchangeLabel } from './exchange-answers.js';
+import { signatureTiming } from './expiry.js';
 import { LABELS, type ProxyLabel, errorBody } from './labels.js';
+import { OwnAnswers } from './own-answers.js';
+import { type LogFormat, type RequestRecord, logLine, readLogFormat } from './request-log.js';
 import { proxyStatus } from './status.js';
-import { STATUS_PAGE } from './status-page.js';
+import { serveOwn } from './own-pages.js';
 import { Upstream, type UpstreamResult, endToEnd } from './upstream.js';
 import { attachWebSocketProxy } from './websocket.js';
 
@@ -53,8 +55,13 @@ export interface ProxyOptions {
   readonly maxSockets?: number;
   /** The largest request body, in bytes. @default 1048576 */
   readonly bodyLimitBytes?: number;
-  /** Where one line per request goes (method, path, status, account, wait), never a header or a body. */
+  /**
+   * Where one line per request goes (method, path without query, status, who answered, label,
+   * account, the limit waited on, the wait), never a header, a body or a query.
+   */
   readonly log?: (line: string) => void;
+  /** The log's lines: `text`, or `json` (one JSON object a line). @default "text" */
+  readonly logFormat?: LogFormat;
   /** How often the status page's events are sent, in milliseconds. @default 1000 */
   readonly statusEveryMs?: number;
 }
@@ -70,24 +77,60 @@ export interface RunningProxy {
   readonly limiters: ReadonlyMap<string, AccountLimiter>;
   /** The metrics served at `/metrics`. */
   readonly metrics: LimiterMetrics;
-  /** Stops listening, refuses waiting requests, closes every connection and the limiters. */
+  /** What each family sent and what the proxy answered itself, by label, so far. */
+  summary(): ProxySummary;
+  /**
+   * Stops cleanly: forwards nothing more; answers every request still waiting on its limits
+   * `503 TRADERATIO_CLOSED`, with its body, on its own connection; awaits the requests already
+   * forwarded (up to `timeoutMs`) and relays their answers; then closes every connection and the
+   * limiters. A request arriving meanwhile, on a new connection or a kept-alive one, is answered
+   * `503 TRADERATIO_CLOSED` too. Every answer while stopping closes its connection after it.
+   */
   close(): Promise<void>;
+}
+
+/** What the proxy did, per family: requests sent, and its own answers by label. */
+export interface ProxySummary {
+  readonly families: readonly {
+    readonly family: string;
+    readonly sent: number;
+    readonly ownAnswers: Readonly<Record<string, number>>;
+  }[];
+  /** Answers of the proxy's own to requests of no family (a KEY the accounts file does not name, a path not of the API), by label. */
+  readonly unrouted: Readonly<Record<string, number>>;
 }
 
 /** The limiter of requests that carry no key: public endpoints, limited per IP (R10), the proxy's. */
 const PUBLIC = 'public';
 const API_PREFIX = '/api/v4/';
+/** How the metrics, the log and the summary name requests without a KEY: on the limits per IP alone. */
+const PER_IP = 'ip';
+
+/** Where a request goes: the limiter and account it waits on, and how the metrics and log name them. */
+interface Route {
+  readonly limiter: AccountLimiter;
+  readonly account: string;
+  /** The family of its KEY; `ip` for a request without one. */
+  readonly family: string;
+  /** Its account; `ip` for a request without a KEY (it waits on the limits per IP alone). */
+  readonly shown: string;
+}
 
 /** The options read and checked once. */
 interface Config {
   readonly clock: Clock;
   readonly metrics: LimiterMetrics;
-  /** Requests the proxy answered itself, never forwarded, by label. */
-  readonly refused: Counter;
+  /** The proxy's own answers, counted. */
+  readonly own: OwnAnswers;
+  /** The exchange's answers, counted. */
+  readonly exchangeAnswers: ExchangeAnswers;
   readonly familyOf: (limiter: AccountLimiter) => string;
   readonly expiryMarginMs: number;
   readonly bodyLimitBytes: number;
-  readonly log: ((line: string) => void) | undefined;
+  /** Where each request's record goes, when asked. */
+  readonly log: ((record: RequestRecord) => void) | undefined;
+  /** True once the proxy is stopping: every answer then closes its connection. */
+  readonly stopping: () => boolean;
 }
 
 /**
@@ -148,6 +191,7 @@ export async function startProxy(options: ProxyOptions): Promise<RunningProxy> {
   const statusEveryMs = positive(options.statusEveryMs ?? 1000, '`statusEveryMs`');
   if (options.log !== undefined && typeof options.log !== 'function')
     throw new InvalidInputError('`log`', options.log, 'a function taking a line');
+  const logFormat = readLogFormat(options.logFormat ?? 'text');
   const clock = options.clock ?? systemClock;
   const accounts = readProxyAccounts(options.accounts);
   const history = options.history === undefined ? undefined : readHistory(options.history, clock.wall());
@@ -208,23 +252,29 @@ export async function startProxy(options: ProxyOptions): Promise<RunningProxy> {
 
   const upstream = new Upstream(base, { maxSockets, timeoutMs });
   const metrics = new LimiterMetrics();
-  for (const [family, limiter] of limiters) metrics.watch(limiter, family);
-  const refused = new Counter({
-    name: 'traderatio_proxy_refused_total',
-    help: 'Requests the proxy answered itself, never forwarded, by label (docs/proxy.md).',
-    labelNames: ['family', 'account', 'label'],
-    registers: [metrics.registry],
-  });
-  const families = new Map([...limiters].map(([family, l]) => [l, family]));
+  // Requests without a KEY wait on the limits per IP alone: shown as such, never as an account.
+  for (const [family, limiter] of limiters)
+    if (family === PUBLIC) metrics.watch(limiter, PER_IP, { perIpOnly: true });
+    else metrics.watch(limiter, family);
+  const own = new OwnAnswers(metrics.registry);
+  const families = new Map([...limiters].map(([family, l]) => [l, family === PUBLIC ? PER_IP : family]));
+  const writeLog = options.log;
+  let stopping = false;
   const config: Config = {
     clock,
     expiryMarginMs,
     bodyLimitBytes,
-    log: options.log,
+    log: writeLog === undefined ? undefined : (record) => writeLog(logLine(record, logFormat)),
     metrics,
-    refused,
+    own,
+    exchangeAnswers: new ExchangeAnswers(metrics.registry),
     familyOf: (l) => families.get(l)!,
+    stopping: () => stopping,
   };
+  const note = (message: string): void =>
+    writeLog?.(
+      logFormat === 'json' ? JSON.stringify({ time: new Date(clock.wall()).toISOString(), note: message }) : message,
+    );
   const publicLimiter = limiters.get(PUBLIC)!;
   // A futures contract's multiplier, for the fills of my_trades answers: asked of the upstream (a
   // public request) when no contracts answer relayed gave it.
@@ -232,17 +282,19 @@ export async function startProxy(options: ProxyOptions): Promise<RunningProxy> {
     ask: async (settle, contract) => {
       const path = `${API_PREFIX}futures/${settle}/contracts/${contract}`;
       const trip = publicLimiter.roundTrip(PUBLIC, { method: 'GET', path });
-      const result = await forward(trip, upstream, 'GET', path, ['Accept', 'application/json'], Buffer.alloc(0));
+      const result = await forward(trip, upstream, 'GET', path, ['Accept', 'application/json'], Buffer.alloc(0), note);
       return result.ok && result.answer.status === 200
         ? (JSON.parse(result.answer.body.toString('utf8')) as unknown)
         : undefined;
     },
   };
 
-  const route = (key: string | undefined): { limiter: AccountLimiter; account: string } | null => {
-    if (key === undefined) return { limiter: publicLimiter, account: PUBLIC };
+  const route = (key: string | undefined): Route | null => {
+    if (key === undefined) return { limiter: publicLimiter, account: PUBLIC, family: PER_IP, shown: PER_IP };
     const a = accounts.keys.get(key);
-    return a === undefined ? null : { limiter: limiters.get(a.family)!, account: a.account };
+    return a === undefined
+      ? null
+      : { limiter: limiters.get(a.family)!, account: a.account, family: a.family, shown: a.account };
   };
 
   const events = new Set<ServerResponse>();
@@ -253,18 +305,27 @@ export async function startProxy(options: ProxyOptions): Promise<RunningProxy> {
     for (const res of events) res.write(text);
   }, statusEveryMs);
   ticker.unref();
+  // Requests being handled, until their answer has gone out: awaited when the proxy stops.
+  const handling = new Set<Promise<void>>();
   const server = http.createServer({ keepAlive: true }, (req, res) => {
     const path = (req.url ?? '/').split('?')[0]!;
-    if (req.method === 'GET' && !path.startsWith(API_PREFIX)) {
+    if (req.method === 'GET' && !path.startsWith(API_PREFIX) && !stopping) {
       serveOwn(path, res, metrics, status, events);
       return;
     }
-    void handle(req, res, config, upstream, contracts, route).catch((error: unknown) => {
+    const handled = handle(req, res, config, upstream, contracts, route, note).catch((error: unknown) => {
       // Nothing of the request is in the message: only what went wrong here.
-      options.log?.(`error: ${error instanceof Error ? error.message : String(error)}`);
-      if (!res.headersSent) answer(res, 500, 'TRADERATIO_PROXY_ERROR', 'the proxy failed to handle the request');
+      note(`error: ${error instanceof Error ? error.message : String(error)}`);
+      if (!res.headersSent) answer(res, config, 500, LABELS.proxyError, 'the proxy failed to handle the request');
       else res.destroy();
     });
+    // Done when its answer has gone out whole (or its connection ended): only then may the
+    // connection be closed without cutting the answer off.
+    const done = Promise.all([handled, new Promise<void>((resolve) => res.once('close', () => resolve()))]).then(
+      () => {},
+    );
+    handling.add(done);
+    void done.finally(() => handling.delete(done));
   });
   // A client has 10 s to send a whole request (as the model gives), not node's default 300 s:
   // the wait on the limits comes after, and is bounded by the signature's 60 s.
@@ -278,7 +339,7 @@ export async function startProxy(options: ProxyOptions): Promise<RunningProxy> {
       return a === undefined ? null : { limiter: limiters.get(a.family)!, account: a.account };
     },
     refused: (limiter, account, label) =>
-      refused.inc({ family: limiter === null ? '' : families.get(limiter)!, account, label }),
+      own.count({ family: limiter === null ? '' : families.get(limiter)!, account }, 200, label),
   });
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
@@ -288,6 +349,7 @@ export async function startProxy(options: ProxyOptions): Promise<RunningProxy> {
     });
   });
   const actual = (server.address() as AddressInfo).port;
+  let closed: Promise<void> | null = null;
   const host = options.host ?? '127.0.0.1';
   const shown = host.includes(':') ? `[${host}]` : host;
   return {
@@ -296,16 +358,36 @@ export async function startProxy(options: ProxyOptions): Promise<RunningProxy> {
     port: actual,
     limiters,
     metrics,
-    close: () =>
-      new Promise<void>((resolve) => {
+    summary: () => ({
+      families: [...limiters.values()].map((l) => {
+        const family = families.get(l)!;
+        return { family, sent: l.scheduler.stats().dispatched, ownAnswers: own.of(family) };
+      }),
+      unrouted: own.of(''),
+    }),
+    close: async () => {
+      if (closed !== null) return closed;
+      stopping = true;
+      closed = (async () => {
         clearInterval(ticker);
         sockets.close();
         for (const res of events) res.end();
+        // Every request still waiting on its limits is refused (`closed`): its handler answers it
+        // 503 TRADERATIO_CLOSED on its own connection. Those already sent are awaited, bounded by
+        // the upstream's timeout, and relayed.
+        for (const l of limiters.values()) l.scheduler.close();
+        while (handling.size > 0) await Promise.allSettled([...handling]);
         for (const l of limiters.values()) l.close();
         upstream.close();
-        server.closeAllConnections();
-        server.close(() => resolve());
-      }),
+        // Listening until now: a connection made meanwhile is answered 503 TRADERATIO_CLOSED like
+        // the rest, where a listening socket closed at once would reset those not yet accepted.
+        await new Promise<void>((resolve) => {
+          server.close(() => resolve());
+          server.closeAllConnections();
+        });
+      })();
+      return closed;
+    },
   };
 }
 
@@ -315,99 +397,139 @@ async function handle(
   config: Config,
   upstream: Upstream,
   contracts: ContractSource,
-  route: (key: string | undefined) => { limiter: AccountLimiter; account: string } | null,
+  route: (key: string | undefined) => Route | null,
+  note: (message: string) => void,
 ): Promise<void> {
   const url = req.url ?? '/';
   const method = (req.method ?? 'GET').toUpperCase();
   const path = url.split('?')[0]!;
+  const clock = config.clock;
+  const arrived = clock.now();
+  // What the log and the proxy's own answers say of the request, filled in as it is known.
+  let to = { family: '', account: '' };
+  let trip: RoundTrip | undefined;
+  const own = (status: number, label: string, message: string): void => {
+    answer(res, config, status, label, message);
+    config.own.count(to, status, label);
+    record(status, 'proxy', label);
+  };
+  const record = (status: number, by: 'proxy' | 'exchange', label: string | null): void => {
+    const report = trip?.report();
+    config.log?.({
+      time: new Date(clock.wall()).toISOString(),
+      method,
+      path,
+      status,
+      by,
+      label,
+      ...to,
+      limit: report?.waitedOn ?? null,
+      waitedMs: report?.waitedMs ?? (trip === undefined ? 0 : clock.now() - arrived),
+    });
+  };
+  if (config.stopping()) {
+    own(503, LABELS.closed, 'the proxy is stopping; never forwarded');
+    return;
+  }
   if (!path.startsWith(API_PREFIX)) {
-    answer(res, 404, 'NOT_FOUND', `${method} ${path} is not under ${API_PREFIX}`);
+    own(404, 'NOT_FOUND', `${method} ${path} is not under ${API_PREFIX}`);
     return;
   }
   const body = await readBody(req, config.bodyLimitBytes);
   if (body === null) {
-    answer(res, 413, LABELS.bodyTooLarge, `the body is over ${config.bodyLimitBytes} bytes`);
+    own(413, LABELS.bodyTooLarge, `the body is over ${config.bodyLimitBytes} bytes`);
     req.socket.destroySoon();
     return;
   }
   const key = header(req, 'key');
   const target = route(key);
   if (target === null) {
-    answer(res, 401, LABELS.unknownKey, "the KEY header names no account of the proxy's accounts file");
-    config.refused.inc({ family: '', account: '', label: LABELS.unknownKey });
+    own(401, LABELS.unknownKey, "the KEY header names no account of the proxy's accounts file");
     return;
   }
   const { limiter, account } = target;
-  const clock = config.clock;
-  // The last instant the signature is good for (R11), on the exchange's clock at its latest (R15).
-  const estimate = limiter.clockEstimate();
-  const exchangeNow = clock.wall() + (estimate === null ? 0 : estimate.offsetMs + estimate.errorMs);
-  const remaining =
-    key === undefined ? undefined : signatureRemainingMs(header(req, 'timestamp'), exchangeNow, config.expiryMarginMs);
+  to = { family: target.family, account: target.shown };
+  if (key === undefined) {
+    let perAccount: boolean;
+    try {
+      perAccount = limiter.catalog
+        .classify(method, path, jsonBody(body.toString('utf8')))
+        .limits.some((l) => l.scope === 'account');
+    } catch (e) {
+      own(400, LABELS.invalidRequest, e instanceof Error ? e.message : String(e));
+      return;
+    }
+    if (perAccount) {
+      own(
+        401,
+        LABELS.missingKey,
+        `${method} ${path} is a private endpoint and the request has no KEY header: the exchange would refuse it; never forwarded`,
+      );
+      return;
+    }
+  }
+  if (config.stopping()) {
+    own(503, LABELS.closed, 'the proxy is stopping; never forwarded');
+    return;
+  }
+  const timing =
+    key === undefined ? undefined : signatureTiming(header(req, 'timestamp'), limiter.clockEstimate(), clock.wall());
+  if (timing !== undefined && !timing.ok) {
+    own(401, LABELS.expired, `${timing.message}; sign it again; never forwarded`);
+    return;
+  }
   // A client gone while its request waits: the request is given up, never sent.
   const gone = new AbortController();
-  let trip: RoundTrip;
   try {
     trip = limiter.roundTrip(account, {
       method,
       path,
       body: jsonBody(body.toString('utf8')),
       signal: gone.signal,
-      deadline: remaining === undefined ? undefined : clock.now() + remaining,
+      // Held no later than the way there allows; one that can go at once goes, whatever is left.
+      deadline:
+        timing === undefined ? undefined : clock.now() + Math.max(0, timing.remainingMs - config.expiryMarginMs),
       contracts,
     });
   } catch (e) {
-    answer(res, 400, LABELS.invalidRequest, e instanceof Error ? e.message : String(e));
-    config.refused.inc({ family: config.familyOf(limiter), account, label: LABELS.invalidRequest });
-    return;
-  }
-  if (remaining !== undefined && remaining <= 0) {
-    answer(
-      res,
-      401,
-      LABELS.expired,
-      "the signature's Timestamp is over 60 s old on the exchange's clock: sign it again; never forwarded",
-    );
-    config.refused.inc({ family: config.familyOf(limiter), account, label: LABELS.expired });
-    log(config, method, path, 401, account, 0);
+    trip = undefined;
+    own(400, LABELS.invalidRequest, e instanceof Error ? e.message : String(e));
     return;
   }
   res.on('close', () => {
     if (!res.writableFinished) gone.abort();
   });
-  const askedMono = clock.now();
   let result: UpstreamResult;
   try {
-    result = await forward(trip, upstream, method, url, req.rawHeaders, body, config.log);
+    result = await forward(trip, upstream, method, url, req.rawHeaders, body, note);
   } catch (e) {
     if (!isRefusedError(e)) throw e;
     if (e.reason === 'aborted') return;
     const [status, label, message] = refusal(e.reason);
-    answer(res, status, label, message);
-    config.refused.inc({ family: config.familyOf(limiter), account, label });
-    log(config, method, path, status, account, clock.now() - askedMono);
+    own(status, label, message);
     return;
   }
   const waited = trip.report().waitedMs!;
-  config.metrics.observeWait(config.familyOf(limiter), account, trip.classification.action, waited);
+  config.metrics.observeWait(to.family, to.account, trip.classification.action, waited);
   if (!result.ok) {
-    const status = result.reason === 'timeout' ? 504 : 502;
-    answer(
-      res,
-      status,
-      result.reason === 'timeout' ? LABELS.upstreamTimeout : LABELS.upstreamUnreachable,
+    const timeout = result.reason === 'timeout';
+    own(
+      timeout ? 504 : 502,
+      timeout ? LABELS.upstreamTimeout : LABELS.upstreamUnreachable,
       `the upstream: ${result.message}`,
     );
-    log(config, method, path, status, account, waited);
     return;
   }
   const a = result.answer;
   const out = endToEnd(a.rawHeaders);
   if (!out.some((h, i) => i % 2 === 0 && h.toLowerCase() === 'content-length'))
     out.push('Content-Length', String(a.body.length));
+  if (config.stopping()) out.push('Connection', 'close');
   res.writeHead(a.status, out);
   res.end(a.body);
-  log(config, method, path, a.status, account, waited);
+  const label = exchangeLabel(a);
+  config.exchangeAnswers.count(to, a.status, label);
+  record(a.status, 'exchange', label);
 }
 
 /**
@@ -444,54 +566,6 @@ function forward(
   });
 }
 
-// The status page's one inline script, allowed by its hash and nothing else.
-const PAGE_SCRIPT = /<script>([\s\S]*?)<\/script>/.exec(STATUS_PAGE)![1]!;
-const PAGE_POLICY = `default-src 'none'; script-src 'sha256-${createHash('sha256').update(PAGE_SCRIPT).digest('base64')}'; style-src 'unsafe-inline'; connect-src 'self'`;
-
-/** The proxy's own pages: the status page, its events, its JSON, the metrics. */
-function serveOwn(
-  path: string,
-  res: ServerResponse,
-  metrics: LimiterMetrics,
-  status: () => string,
-  events: Set<ServerResponse>,
-): void {
-  switch (path) {
-    case '/':
-      res.writeHead(200, {
-        'Content-Type': 'text/html; charset=utf-8',
-        'Content-Security-Policy': PAGE_POLICY,
-        'Cache-Control': 'no-store',
-      });
-      res.end(STATUS_PAGE);
-      return;
-    case '/events':
-      res.writeHead(200, {
-        'Content-Type': 'text/event-stream',
-        'Cache-Control': 'no-store',
-        Connection: 'keep-alive',
-      });
-      res.write(`data: ${status()}\n\n`);
-      events.add(res);
-      res.on('close', () => events.delete(res));
-      return;
-    case '/status.json': {
-      const text = status();
-      res.writeHead(200, { 'Content-Type': 'application/json', 'Content-Length': Buffer.byteLength(text) });
-      res.end(text);
-      return;
-    }
-    case '/metrics':
-      void metrics.registry.metrics().then((text) => {
-        res.writeHead(200, { 'Content-Type': metrics.registry.contentType });
-        res.end(text);
-      });
-      return;
-    default:
-      answer(res, 404, 'NOT_FOUND', `GET ${path}: the proxy serves /api/v4/..., /, /events, /status.json and /metrics`);
-  }
-}
-
 /** The answer to a request the limiter refused: it was never sent. */
 function refusal(reason: string): [number, ProxyLabel, string] {
   switch (reason) {
@@ -514,15 +588,24 @@ function refusal(reason: string): [number, ProxyLabel, string] {
   }
 }
 
-/** An answer of the proxy's own, in the exchange's error shape (section 7). */
-function answer(res: ServerResponse, status: number, label: string, message: string): void {
+/**
+ * An answer of the proxy's own, in the exchange's error shape (section 7). While the proxy stops,
+ * it closes its connection after it: the client reads the whole answer, then the end.
+ */
+function answer(
+  res: ServerResponse,
+  config: Pick<Config, 'stopping'> | null,
+  status: number,
+  label: string,
+  message: string,
+): void {
   const text = JSON.stringify(errorBody(label, message));
-  res.writeHead(status, { 'Content-Type': 'application/json', 'Content-Length': Buffer.byteLength(text) });
+  res.writeHead(status, {
+    'Content-Type': 'application/json',
+    'Content-Length': Buffer.byteLength(text),
+    ...(config?.stopping() === true ? { Connection: 'close' } : {}),
+  });
   res.end(text);
-}
-
-function log(config: Config, method: string, path: string, status: number, account: string, waitedMs: number): void {
-  config.log?.(`${method} ${path} ${status} ${account} waited ${waitedMs.toFixed(1)} ms`);
 }
 
 function header(req: IncomingMessage, name: string): string | undefined {

@@ -30,7 +30,7 @@ describe('traderatio proxy', () => {
     const lines: string[] = [];
     let stop!: (signal: string) => void;
     const stopped = new Promise<string>((resolve) => (stop = resolve));
-    await proxyCommand(args({ port: '0', upstream: exchange.url, accounts, log: true }), {
+    await proxyCommand(args({ port: '0', upstream: exchange.url, accounts, log: 'text' }), {
       out: (line) => {
         lines.push(line);
         const url = /^traderatio proxy: (http:\/\/\S+) -> /.exec(line)?.[1];
@@ -49,10 +49,19 @@ describe('traderatio proxy', () => {
     await exchange.close();
     expect(lines[0]).toMatch(/^traderatio proxy: http:\/\/127\.0\.0\.1:\d+ -> http:\/\/127\.0\.0\.1:\d+$/);
     expect(lines[2]).toMatch(/^ {2}1 family; stop with Ctrl-C$/);
-    expect(lines).toContainEqual(expect.stringMatching(/^POST \/api\/v4\/futures\/usdt\/orders 200 main waited /));
+    expect(lines).toContainEqual(
+      expect.stringMatching(/^POST \/api\/v4\/futures\/usdt\/orders 200 by exchange default\/main waited /),
+    );
     expect(lines).toContain('traderatio proxy: stopped (SIGTERM)');
-    expect(lines).toContain('  default: 1 sent, 0 refused');
+    expect(lines).toContain('  default: 1 sent, 0 answered by the proxy');
+    expect(lines).toContain('  ip: 0 sent, 0 answered by the proxy');
     expect(lines.join('\n')).not.toMatch(/main-key|not-logged/);
+  });
+
+  it('refuses a --log that is neither text nor json', async () => {
+    await expect(proxyCommand(args({ upstream: 'http://127.0.0.1:1', log: 'yaml' }), idle())).rejects.toThrow(
+      '--log takes text or json, got "yaml"',
+    );
   });
 
   it('refuses a missing or bad --upstream, a FILE argument, a bad port and --redis-prefix alone', async () => {

@@ -2,6 +2,7 @@ import { Gauge, Registry } from 'prom-client';
 import { describe, expect, it } from 'vitest';
 import { AccountLimiter } from '../../src/account/limiter.js';
 import { LimiterMetrics, type LimiterMetricsOptions } from '../../src/metrics/index.js';
+import { REFUSAL_REASONS, TIER_SOURCES } from '../../src/metrics/limiter-metrics.js';
 import { VirtualClock } from '../../src/testing/virtual-clock.js';
 
 const ORDER = { contract: 'BTC_USDT', size: 1, price: '60000' };
@@ -40,8 +41,8 @@ describe('LimiterMetrics', () => {
       value(text, `traderatio_limit_waiting${place}`),
       value(text, `traderatio_sent_total${place}`),
     ]).toEqual([3, 0, 103]);
-    // The abuse throttle counts every placement too (R9), though none is in force.
-    expect(value(text, 'traderatio_sent_total{family="desk",account="main",limit="abuse-throttle"}')).toBe(103);
+    // The abuse throttle counts every placement too (R9), in its window; not in force, it has no series.
+    expect(text).not.toContain('limit="abuse-throttle"');
     expect(value(text, 'traderatio_throttle_window_requests{family="desk",account="main",kind="abuse"}')).toBe(103);
     expect(value(text, 'traderatio_throttle_headroom_requests{family="desk",account="main",kind="abuse"}')).toBe(
       86_400 - 103,
@@ -204,6 +205,35 @@ describe('LimiterMetrics', () => {
     expect(text).not.toContain('limit="1:');
     expect(value(text, 'traderatio_tier_limit{family="f",account="desk:1"}')).toBe(100);
     expect(value(text, 'traderatio_tier_limit{family="f",account="desk"}')).toBe(100);
+    limiter.close();
+  });
+
+  it("lists in its HELP texts every value its labels take, from the code's unions", async () => {
+    const text = await new LimiterMetrics().registry.metrics();
+    const help = (name: string) => new RegExp(`^# HELP ${name} (.*)$`, 'm').exec(text)![1]!;
+    // The lists are typed by the unions (RefusalReason, AccountStatus['reason']): a value added
+    // there and not to the list fails the typecheck; here, each is in the HELP.
+    expect(REFUSAL_REASONS).toEqual(['queue-full', 'aborted', 'deadline', 'too-heavy', 'closed']);
+    for (const r of REFUSAL_REASONS) expect(help('traderatio_refused_total')).toContain(r);
+    expect(TIER_SOURCES).toContain('raised-at-0800');
+    for (const s of TIER_SOURCES) expect(help('traderatio_tier')).toContain(s);
+    expect(help('traderatio_tier')).not.toMatch(/[(,] (raise|snapshot|vip|\.\.\.)[,)]/);
+  });
+
+  it('shows +Inf headroom for a market never used in the window, and no series of a throttle not in force', async () => {
+    const limiter = new AccountLimiter({ accounts: [{ id: 'main', role: 'main' }] });
+    const metrics = new LimiterMetrics();
+    metrics.watch(limiter, 'desk');
+    await limiter.request('main', 'POST', '/futures/usdt/orders', () => 1, {
+      body: { contract: 'BTC_USDT', size: 1, price: '60000' },
+    });
+    const text = await metrics.registry.metrics();
+    expect(text).toContain('traderatio_throttle_headroom_requests{family="desk",account="main",kind="spot-fill"} +Inf');
+    expect(value(text, 'traderatio_throttle_headroom_requests{family="desk",account="main",kind="abuse"}')).toBe(
+      86_399,
+    );
+    expect(text).not.toMatch(/limit="(abuse|spot-fill)-throttle"/);
+    expect(text).not.toContain('1000000000');
     limiter.close();
   });
 });

@@ -1,6 +1,7 @@
 // The Python example of docs/proxy.md, run as a reader would: through the proxy, against the model
 // exchange verifying its signatures.
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { proxyLabelsTable } from '../../scripts/troubleshooting.js';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -20,6 +21,23 @@ afterEach(async () => {
 });
 
 describe('docs/proxy.md', () => {
+  it("lists the proxy's own labels as src/proxy/labels.ts has them (the table of troubleshooting.md)", () => {
+    const rows = proxyLabelsTable()
+      .split('\n')
+      .filter((l) => l.startsWith('|'))
+      .join('\n');
+    expect(doc).toContain(rows);
+  });
+
+  it('points only to files that exist', () => {
+    const root = resolve(import.meta.dirname, '../..');
+    const paths = [...doc.matchAll(/(?:\]\(\.\.\/|`)((?:src|test|examples|bench|scripts)\/[\w./-]+\.\w+)/g)].map(
+      (m) => m[1]!,
+    );
+    expect(paths.length).toBeGreaterThan(5);
+    expect(paths.filter((p) => !existsSync(join(root, p)))).toEqual([]);
+  });
+
   it('has one Python example', () => {
     expect(blocks).toHaveLength(1);
   });

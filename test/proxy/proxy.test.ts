@@ -2,6 +2,8 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import { type RunningModelExchange, startModelExchange } from '../../src/model-exchange/index.js';
+import { STATUS_CLASSES } from '../../src/proxy/exchange-answers.js';
+import { LABELS } from '../../src/proxy/labels.js';
 import { type ProxyOptions, type RunningProxy, startProxy } from '../../src/proxy/server.js';
 import { VirtualClock } from '../../src/testing/virtual-clock.js';
 import { ACCOUNTS } from './helpers.js';
@@ -137,6 +139,73 @@ describe('the proxy', () => {
     expect(proxy!.limiters.get('desk')!.abuseHeadroom('main').requests).toBe(0);
   });
 
+  it('forwards a Timestamp the exchange takes (60 s old and less), refuses one it refuses for sure, saying its age and the limit', async () => {
+    const clock = new VirtualClock({ wallStart: Date.now() });
+    const up = await fakeUpstream((_, res) => res.end('{}'));
+    await start({ upstream: up.url, clock });
+    const post = (ts: number) =>
+      fetch(`${proxy!.url}/api/v4/futures/usdt/orders`, { method: 'POST', headers: signed(ts), body: ORDER });
+    const now = clock.wall() / 1000;
+    // Whole seconds, as engines sign: 59 and 60 s old are within the exchange's 60 s, the margin
+    // for the way there notwithstanding; 60.001 s is over it; 61 s ahead too.
+    expect((await post(now - 59)).status).toBe(200);
+    expect((await post(now - 60)).status).toBe(200);
+    expect(up.seen).toHaveLength(2);
+    for (const [ts, said] of [
+      [now - 60.001, '60.0 s old'],
+      [now + 61, '61.0 s ahead'],
+    ] as const) {
+      const res = await post(ts);
+      expect(res.status).toBe(401);
+      expect(await res.json()).toEqual({
+        label: 'TRADERATIO_REQUEST_EXPIRED',
+        message: `the signature's Timestamp ${ts} is ${said} on the machine's clock (no answer of the exchange has told its clock yet); the exchange allows 60 s either way (REQUEST_EXPIRED at the exchange); sign it again; never forwarded`,
+      });
+    }
+    expect(up.seen).toHaveLength(2);
+  });
+
+  it("refuses by the exchange's clock as estimated, with its uncertainty: only what is over 60 s at its earliest", async () => {
+    const clock = new VirtualClock({ wallStart: Date.now() });
+    // The exchange's clock 5 s behind this machine's, told by its gateway times.
+    const up = await fakeUpstream((_, res) => {
+      const at = clock.wall() - 5_000;
+      res.writeHead(200, { 'X-In-Time': String(at * 1000), 'X-Out-Time': String(at * 1000) });
+      res.end('{}');
+    });
+    await start({ upstream: up.url, clock });
+    const post = (ts: number) =>
+      fetch(`${proxy!.url}/api/v4/futures/usdt/orders`, { method: 'POST', headers: signed(ts), body: ORDER });
+    const now = clock.wall() / 1000;
+    expect((await post(now)).status).toBe(200);
+    const estimate = proxy!.limiters.get('desk')!.clockEstimate()!;
+    expect(Math.round(estimate.offsetMs / 1000)).toBe(-5);
+    // 64 s old here is 59 s old there: taken.
+    expect((await post(now - 64)).status).toBe(200);
+    const res = await post(now - 66);
+    expect(res.status).toBe(401);
+    expect(((await res.json()) as { message: string }).message).toMatch(
+      /Timestamp \S+ is 61\.\d s old on the exchange's clock as estimated from its answers, ±\d+\.\d{3} s; the exchange allows 60 s/,
+    );
+  });
+
+  it('answers a request without a KEY to a private endpoint at once: no made-up account counts it', async () => {
+    const up = await fakeUpstream((_, res) => res.end('[]'));
+    await start({ upstream: up.url });
+    const res = await fetch(`${proxy!.url}/api/v4/futures/usdt/orders`, { method: 'POST', body: ORDER });
+    expect(res.status).toBe(401);
+    expect(((await res.json()) as { label: string }).label).toBe('TRADERATIO_MISSING_KEY');
+    // A public endpoint goes, on the limit per IP.
+    expect((await fetch(`${proxy!.url}/api/v4/spot/tickers`)).status).toBe(200);
+    expect(up.seen.map((s) => s.url)).toEqual(['/api/v4/spot/tickers']);
+    const text = await (await fetch(`${proxy!.url}/metrics`)).text();
+    expect(text).toContain('traderatio_limit_used{family="ip",account="ip",limit="public:GET /spot/tickers"} 1');
+    expect(text).toContain(
+      'traderatio_proxy_answers_total{family="ip",account="ip",status="401",label="TRADERATIO_MISSING_KEY"} 1',
+    );
+    expect(text).not.toMatch(/account="public"|family="public"/);
+  });
+
   it("refuses a request the limits would hold past its signature's 60 s, when that comes, never forwarding it", async () => {
     const clock = new VirtualClock({ wallStart: Date.now() });
     const up = await fakeUpstream((_, res) => res.end('{}'));
@@ -195,12 +264,19 @@ describe('the proxy', () => {
     const unreachable = await fetch(`${proxy!.url}/api/v4/spot/open_orders`, { headers: { KEY: 'main-key' } });
     expect(unreachable.status).toBe(502);
     expect(((await unreachable.json()) as { label: string }).label).toBe('TRADERATIO_UPSTREAM_UNREACHABLE');
+    // Counted where a desk alerts: the proxy's own answers, by status and label.
+    expect(await (await fetch(`${proxy!.url}/metrics`)).text()).toContain(
+      'traderatio_proxy_answers_total{family="desk",account="main",status="502",label="TRADERATIO_UPSTREAM_UNREACHABLE"} 1',
+    );
     await proxy!.close();
     const silent = await fakeUpstream(() => {});
     proxy = await startProxy({ upstream: silent.url, accounts: ACCOUNTS, timeoutMs: 50 });
     const slow = await fetch(`${proxy.url}/api/v4/spot/open_orders`, { headers: { KEY: 'main-key' } });
     expect(slow.status).toBe(504);
     expect(((await slow.json()) as { label: string }).label).toBe('TRADERATIO_UPSTREAM_TIMEOUT');
+    expect(await (await fetch(`${proxy.url}/metrics`)).text()).toContain(
+      'traderatio_proxy_answers_total{family="desk",account="main",status="504",label="TRADERATIO_UPSTREAM_TIMEOUT"} 1',
+    );
     fake!.closeAllConnections();
   });
 
@@ -227,18 +303,121 @@ describe('the proxy', () => {
     expect(limiter.abuseHeadroom('main').traded).toBe('12');
   });
 
-  it('writes no header and no body to its log: method, path, status, account, wait', async () => {
+  it('writes no header, body or query to its log: method, path, status, who answered, label, account, limit, wait', async () => {
+    const up = await fakeUpstream((_, res) => {
+      res.statusCode = up.seen.length === 2 ? 400 : 200;
+      res.end(up.seen.length === 2 ? '{"label":"INVALID_PARAM_VALUE","message":"x"}' : '{}');
+    });
+    for (const format of ['text', 'json'] as const) {
+      const lines: string[] = [];
+      await start({ upstream: up.url, log: (line) => lines.push(line), logFormat: format });
+      up.seen.length = 0;
+      const post = (key: string) =>
+        fetch(`${proxy!.url}/api/v4/futures/usdt/orders?x=secret-query`, {
+          method: 'POST',
+          headers: { ...signed(Math.floor(Date.now() / 1000)), KEY: key },
+          body: ORDER,
+        });
+      await post('main-key');
+      await post('main-key');
+      await post('stolen-key');
+      await fetch(`${proxy!.url}/elsewhere?x=secret-query`, { method: 'POST' });
+      await proxy!.close();
+      proxy = undefined;
+      if (format === 'text') {
+        expect(lines).toEqual([
+          expect.stringMatching(/^POST \/api\/v4\/futures\/usdt\/orders 200 by exchange desk\/main waited \d+\.\d ms$/),
+          expect.stringMatching(
+            /^POST \/api\/v4\/futures\/usdt\/orders 400 by exchange INVALID_PARAM_VALUE desk\/main waited \d+\.\d ms$/,
+          ),
+          'POST /api/v4/futures/usdt/orders 401 by proxy TRADERATIO_UNKNOWN_KEY unknown key waited 0.0 ms',
+          'POST /elsewhere 404 by proxy NOT_FOUND unknown key waited 0.0 ms',
+        ]);
+      } else {
+        const records = lines.map((l) => JSON.parse(l) as Record<string, unknown>);
+        expect(records.map((r) => [r.status, r.by, r.label, r.family, r.account])).toEqual([
+          [200, 'exchange', null, 'desk', 'main'],
+          [400, 'exchange', 'INVALID_PARAM_VALUE', 'desk', 'main'],
+          [401, 'proxy', 'TRADERATIO_UNKNOWN_KEY', '', ''],
+          [404, 'proxy', 'NOT_FOUND', '', ''],
+        ]);
+        expect(Object.keys(records[0]!)).toEqual([
+          'time',
+          'method',
+          'path',
+          'status',
+          'by',
+          'label',
+          'family',
+          'account',
+          'limit',
+          'waitedMs',
+        ]);
+        expect(records[0]!.path).toBe('/api/v4/futures/usdt/orders');
+      }
+      expect(lines.join('\n')).not.toMatch(/main-key|stolen|abab|60000|secret/);
+    }
+  });
+
+  it('names in its log the limit a request waited on, and how long', async () => {
+    const clock = new VirtualClock({ wallStart: Date.now() });
     const up = await fakeUpstream((_, res) => res.end('{}'));
     const lines: string[] = [];
-    await start({ upstream: up.url, log: (line) => lines.push(line) });
-    await fetch(`${proxy!.url}/api/v4/futures/usdt/orders?x=secret-query`, {
-      method: 'POST',
-      headers: signed(Math.floor(Date.now() / 1000)),
-      body: ORDER,
+    await start({ upstream: up.url, clock, log: (line) => lines.push(line), logFormat: 'json' });
+    const spot = (pair: string) =>
+      fetch(`${proxy!.url}/api/v4/spot/orders`, {
+        method: 'POST',
+        headers: signed(Math.floor(clock.wall() / 1000)),
+        body: JSON.stringify({ currency_pair: pair, side: 'buy', amount: '1', price: '1' }),
+      });
+    await Promise.all(Array.from({ length: 10 }, () => spot('BTC_USDT')));
+    const held = spot('BTC_USDT');
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    await clock.advance(1000);
+    await held;
+    const last = JSON.parse(lines.at(-1)!) as { limit: string; waitedMs: number };
+    expect(last.limit).toBe('main:spot.place:BTC_USDT');
+    expect(last.waitedMs).toBeGreaterThan(0);
+    expect(last.waitedMs).toBeLessThanOrEqual(1000);
+  });
+
+  it('stops cleanly: each waiting request gets 503 TRADERATIO_CLOSED with its body, a sent one its answer, none a reset', async () => {
+    const clock = new VirtualClock({ wallStart: Date.now() });
+    // The exchange answers the first placement only when told: it is in flight when the proxy stops.
+    let release: () => void = () => {};
+    const up = await fakeUpstream((_, res) => {
+      if (up.seen.length === 1) release = () => res.end('{"id":1}');
+      else res.end('{}');
     });
-    expect(lines).toHaveLength(1);
-    expect(lines[0]).toMatch(/^POST \/api\/v4\/futures\/usdt\/orders 200 main waited \d+\.\d ms$/);
-    expect(lines.join('\n')).not.toMatch(/main-key|abab|60000|secret/);
+    await start({ upstream: up.url, clock });
+    const spot = () =>
+      fetch(`${proxy!.url}/api/v4/spot/orders`, {
+        method: 'POST',
+        headers: signed(Math.floor(clock.wall() / 1000)),
+        body: JSON.stringify({ currency_pair: 'BTC_USDT', side: 'buy', amount: '1', price: '1' }),
+      });
+    // 1 in flight, 9 answered, 5 waiting on the pair's 10 a second.
+    const inFlight = spot();
+    await expect.poll(() => up.seen.length).toBe(1);
+    const answered = await Promise.all(Array.from({ length: 9 }, spot));
+    const waiting = Array.from({ length: 5 }, spot);
+    await expect.poll(() => proxy!.limiters.get('desk')!.scheduler.stats().queued).toBe(5);
+    const closing = proxy!.close();
+    const refused = await Promise.all(waiting);
+    expect(refused.map((r) => [r.status, r.headers.get('connection')])).toEqual(Array(5).fill([503, 'close']));
+    for (const r of refused)
+      expect(await r.json()).toEqual({ label: 'TRADERATIO_CLOSED', message: 'the proxy is stopping; never forwarded' });
+    // The one sent is awaited and relayed.
+    release();
+    const relayed = await inFlight;
+    expect([relayed.status, await relayed.text()]).toEqual([200, '{"id":1}']);
+    await closing;
+    expect(answered.map((r) => r.status)).toEqual(Array(9).fill(200));
+    expect(up.seen).toHaveLength(10);
+    expect(proxy!.summary().families).toEqual([
+      { family: 'desk', sent: 10, ownAnswers: { TRADERATIO_CLOSED: 5 } },
+      { family: 'ip', sent: 0, ownAnswers: {} },
+    ]);
   });
 
   it('refuses bad options by name and starts nothing', async () => {
@@ -287,8 +466,13 @@ describe('the proxy', () => {
     const text = await metrics.text();
     expect(text).toContain('traderatio_sent_total{family="desk",account="main",limit="futures.place"} 1');
     expect(text).toContain(
-      'traderatio_proxy_refused_total{family="desk",account="main",label="TRADERATIO_REQUEST_EXPIRED"} 1',
+      'traderatio_proxy_answers_total{family="desk",account="main",status="401",label="TRADERATIO_REQUEST_EXPIRED"} 1',
     );
+    expect(text).toContain('traderatio_exchange_answers_total{family="desk",account="main",class="2xx",label=""} 1');
+    // The HELP texts name every value the labels take: the proxy's labels, the status classes.
+    const help = (name: string) => new RegExp(`^# HELP ${name} (.*)$`, 'm').exec(text)![1]!;
+    for (const label of Object.values(LABELS)) expect(help('traderatio_proxy_answers_total')).toContain(label);
+    for (const c of STATUS_CLASSES) expect(help('traderatio_exchange_answers_total')).toContain(c);
     expect(text).toContain('traderatio_wait_seconds_count{family="desk",account="main",action="place"} 1');
     const status = (await (await fetch(`${proxy!.url}/status.json`)).json()) as {
       accounts: { account: string; tier: number; limits: { limit: string; used: number }[] }[];

@@ -1,0 +1,60 @@
+import { createHash } from 'node:crypto';
+import type { ServerResponse } from 'node:http';
+import type { LimiterMetrics } from '../metrics/limiter-metrics.js';
+import { errorBody } from './labels.js';
+import { STATUS_PAGE } from './status-page.js';
+
+// The status page's one inline script, allowed by its hash and nothing else.
+const PAGE_SCRIPT = /<script>([\s\S]*?)<\/script>/.exec(STATUS_PAGE)![1]!;
+const PAGE_POLICY = `default-src 'none'; script-src 'sha256-${createHash('sha256').update(PAGE_SCRIPT).digest('base64')}'; style-src 'unsafe-inline'; connect-src 'self'`;
+
+/** The proxy's own pages: the status page, its events, its JSON, the metrics. */
+export function serveOwn(
+  path: string,
+  res: ServerResponse,
+  metrics: LimiterMetrics,
+  status: () => string,
+  events: Set<ServerResponse>,
+): void {
+  switch (path) {
+    case '/':
+      res.writeHead(200, {
+        'Content-Type': 'text/html; charset=utf-8',
+        'Content-Security-Policy': PAGE_POLICY,
+        'Cache-Control': 'no-store',
+      });
+      res.end(STATUS_PAGE);
+      return;
+    case '/events':
+      res.writeHead(200, {
+        'Content-Type': 'text/event-stream',
+        'Cache-Control': 'no-store',
+        Connection: 'keep-alive',
+      });
+      res.write(`data: ${status()}\n\n`);
+      events.add(res);
+      res.on('close', () => events.delete(res));
+      return;
+    case '/status.json': {
+      const text = status();
+      res.writeHead(200, { 'Content-Type': 'application/json', 'Content-Length': Buffer.byteLength(text) });
+      res.end(text);
+      return;
+    }
+    case '/metrics':
+      void metrics.registry.metrics().then((text) => {
+        res.writeHead(200, { 'Content-Type': metrics.registry.contentType });
+        res.end(text);
+      });
+      return;
+    default:
+      notFound(res, `GET ${path}: the proxy serves /api/v4/..., /, /events, /status.json and /metrics`);
+  }
+}
+
+/** 404 NOT_FOUND in the exchange's error shape. */
+function notFound(res: ServerResponse, message: string): void {
+  const text = JSON.stringify(errorBody('NOT_FOUND', message));
+  res.writeHead(404, { 'Content-Type': 'application/json', 'Content-Length': Buffer.byteLength(text) });
+  res.end(text);
+}
