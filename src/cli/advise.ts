@@ -14,7 +14,7 @@ import { escapeXml } from './chart.js';
 import { readLog } from './simulate/read-log.js';
 import { readPlan } from './plan.js';
 import { rateUnit, ratioJson, ratioText, table } from './render.js';
-import { type Source, readText } from './source.js';
+import { MAX_LINE_BYTES, type Source, readText } from './source.js';
 
 /** What `traderatio advise` read, and the advice. */
 export interface AdviceRun {
@@ -91,7 +91,7 @@ export async function runAdvice(input: Source, options: AdviceRunOptions = {}): 
   const { pairWindowMs = 1000, onProgress, ...adviseOptions } = options;
   const rulebook = options.rulebook ?? GATE;
   if (!log) {
-    const plan = readPlan(source.name, await readText(source), rulebook);
+    const plan = readPlan(source.name, await readText(source, MAX_LINE_BYTES), rulebook);
     return {
       rulebook,
       format: 'plan',

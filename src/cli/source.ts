@@ -77,12 +77,27 @@ export class NotTextError extends TraderatioError<CliErrorCode> {
 }
 
 /**
+ * The longest line a CSV input (activity, request log) may have, in bytes before its line feed (a
+ * CR counts): 64 KiB, hundreds of times a line of ours. A longer line is refused as soon as it has
+ * been read that far, so a file that is not one of ours (one line of 50 MB) is refused at once.
+ * JSON input (its first character other than white space `[` or `{`) has no such limit: it may
+ * come on one line.
+ */
+export const MAX_LINE_BYTES = 65_536;
+
+const TOO_LONG = `a line longer than ${MAX_LINE_BYTES.toLocaleString('en-US')} bytes, the longest an input line may be; is it the right file?`;
+
+/**
  * The bytes of `source` in pieces of whole lines: each piece ends with a line feed, but the last
  * when the input does not. A UTF-8 byte-order mark at the start is dropped; UTF-16 is refused.
- * Every piece is checked to be UTF-8 text without NUL bytes, all at once: when one is not, the
- * lines before the first bad one come as a piece of their own, then a {@link NotTextError}.
+ * Every piece is checked to be UTF-8 text without NUL bytes and lines of at most `maxLineBytes`
+ * ({@link MAX_LINE_BYTES} for CSV; none for JSON input, whatever is asked), all at once: when one
+ * is not, the lines before the first bad one come as a piece of their own, then a {@link NotTextError}.
  */
-export async function* textChunks(source: Source): AsyncGenerator<Buffer, void, undefined> {
+export async function* textChunks(
+  source: Source,
+  maxLineBytes = Number.POSITIVE_INFINITY,
+): AsyncGenerator<Buffer, void, undefined> {
   let rest: Buffer | null = null;
   let atStart = true;
   for await (const chunk of source.chunks) {
@@ -96,20 +111,29 @@ export async function* textChunks(source: Source): AsyncGenerator<Buffer, void, 
       }
       data = data.subarray(startOfText(source.name, data));
       atStart = false;
+      if (isJson(data)) maxLineBytes = Number.POSITIVE_INFINITY;
     }
     const last = data.lastIndexOf(10, data.length - 1);
     if (last < 0) {
+      // A line already past the longest is refused before more of it is read.
+      if (data.length > maxLineBytes) throw new NotTextError(TOO_LONG);
       rest = data;
       continue;
     }
-    yield* checked(data.subarray(0, last + 1));
+    yield* checked(data.subarray(0, last + 1), maxLineBytes);
     rest = data.subarray(last + 1);
   }
-  if (rest !== null && rest.length > 0) yield* checked(atStart ? rest.subarray(startOfText(source.name, rest)) : rest);
+  if (rest !== null && rest.length > 0)
+    yield* checked(atStart ? rest.subarray(startOfText(source.name, rest)) : rest, maxLineBytes);
 }
 
 /** `piece`, when it is text; else the lines before the first that is not, then the error. */
-function* checked(piece: Buffer): Generator<Buffer, void, undefined> {
+function* checked(piece: Buffer, maxLineBytes: number): Generator<Buffer, void, undefined> {
+  const long = longLine(piece, maxLineBytes);
+  if (long >= 0) {
+    yield* checked(piece.subarray(0, long), maxLineBytes);
+    throw new NotTextError(TOO_LONG);
+  }
   if (isText(piece)) {
     yield piece;
     return;
@@ -130,10 +154,10 @@ function* checked(piece: Buffer): Generator<Buffer, void, undefined> {
  * Reads all of `source` as text (see {@link textChunks}): binary data is refused with the line it
  * is on, never echoed.
  */
-export async function readText(source: Source): Promise<string> {
+export async function readText(source: Source, maxLineBytes?: number): Promise<string> {
   const pieces: Buffer[] = [];
   try {
-    for await (const piece of textChunks(source)) pieces.push(piece);
+    for await (const piece of textChunks(source, maxLineBytes)) pieces.push(piece);
   } catch (e) {
     if (!(e instanceof NotTextError)) throw e;
     let lines = 1;
@@ -141,6 +165,15 @@ export async function readText(source: Source): Promise<string> {
     throw e.at(source.name, lines);
   }
   return Buffer.concat(pieces).toString('utf8');
+}
+
+/** Whether text starting with `buf` is JSON: its first byte other than white space is `[` or `{`. */
+function isJson(buf: Buffer): boolean {
+  for (let i = 0; i < buf.length; i++) {
+    const b = buf[i]!;
+    if (b !== 0x20 && b !== 0x09 && b !== 0x0a && b !== 0x0d) return b === 0x5b || b === 0x7b;
+  }
+  return false;
 }
 
 /** Where the text of `buf` starts: after a UTF-8 byte-order mark. UTF-16 is refused by name. */
@@ -155,6 +188,21 @@ function startOfText(name: string, buf: Buffer): number {
 // Buffer's indexOf and lastIndexOf are given an offset at every call here: a call without one
 // changes what V8 assumes of the function they share, and slows every search the line reader makes
 // afterwards (`npm run bench:simulate` shows it).
+
+/**
+ * Where the first line of `buf` longer than `max` bytes starts, or -1. It looks one longest line
+ * ahead of each line start for a line feed before it, so that a file of short lines costs a search
+ * every `max` bytes, not one a line.
+ */
+function longLine(buf: Buffer, max: number): number {
+  let start = 0;
+  while (buf.length - start > max) {
+    const end = buf.lastIndexOf(10, start + max);
+    if (end < start) return start;
+    start = end + 1;
+  }
+  return -1;
+}
 
 /** Whether `buf` is UTF-8 text without NUL bytes. */
 function isText(buf: Buffer): boolean {
@@ -182,11 +230,15 @@ function firstInvalidUtf8(buf: Buffer): number {
   return buf.length;
 }
 
-/** Reads standard input when `file` is `-`, else the file: shorthand for the commands that take all of it. */
+/**
+ * Reads standard input when `file` is `-`, else the file: shorthand for the commands that take all
+ * of it (lines of at most `maxLineBytes`: {@link MAX_LINE_BYTES} for CSV).
+ */
 export async function readInput(
   file: string,
   stdin: AsyncIterable<Buffer | string>,
+  maxLineBytes?: number,
 ): Promise<{ readonly name: string; readonly text: string }> {
   const source = openSource(file, stdin);
-  return { name: source.name, text: await readText(source) };
+  return { name: source.name, text: await readText(source, maxLineBytes) };
 }

@@ -3,7 +3,7 @@ import { EXIT } from '../command.js';
 import { COMMON_OPTIONS, familyOptionsOf, fileOf, rulebookOf, vipOf } from '../common-options.js';
 import { makePlan, readPlan } from '../plan.js';
 import { planJson, renderPlan } from '../render.js';
-import { readInput } from '../source.js';
+import { MAX_LINE_BYTES, readInput } from '../source.js';
 
 /** `traderatio plan FILE`: ratios, tiers, limits and margins from 7-day figures. */
 export const planCommand: Command = {
@@ -31,7 +31,7 @@ are successful new and amend requests, limits per 2 s; OKX has no spot low-fill 
     const rulebook = rulebookOf(args);
     const options = familyOptionsOf(args, rulebook);
     const vipLevel = vipOf(args, rulebook);
-    const { name, text } = await readInput(file, stdin);
+    const { name, text } = await readInput(file, stdin, MAX_LINE_BYTES);
     const result = makePlan(readPlan(name, text, rulebook), options, vipLevel, rulebook);
     io.out(args.values.has('json') ? JSON.stringify(planJson(result), null, 2) : renderPlan(result));
     return EXIT.ok;

@@ -1,5 +1,5 @@
 import type { Catalog } from '../../catalog/catalog.js';
-import { NotTextError, type Source, textChunks } from '../source.js';
+import { MAX_LINE_BYTES, NotTextError, type Source, textChunks } from '../source.js';
 import { LogReader, type LogRows, type LogSummary } from './log-reader.js';
 
 /**
@@ -18,7 +18,7 @@ export async function readLog<A>(
   let lineNo = 0;
   let bytes = 0;
   try {
-    for await (const data of textChunks(source)) {
+    for await (const data of textChunks(source, MAX_LINE_BYTES)) {
       bytes += data.length;
       let start = 0;
       for (;;) {
