@@ -103,6 +103,11 @@ export const SCHEDULER_EVENTS: Table<SchedulerEvent['type']> = {
       'Feedback named a reset instant further off than an hour (`header`: milliseconds read as seconds, 1e30, the year 3000): the pause ends at `until`, an hour on, instead.',
     todo: 'Nothing: the limit goes on after the bound. Something between the exchange and the engine may rewrite the header.',
   },
+  recount: {
+    means:
+      "An answer's headers said the exchange counted more in the limit's window (`exchange`: its `…-Limit` less `…-Requests-Remain`) than the limit did (`counted`): the difference is held until `until`, one window after the answer. A count lower than the limit's changes nothing.",
+    todo: 'Nothing after a start, a fresh Redis prefix or a flush: requests sent before by a process now gone are counted. Often during a run means something else sends on the same account outside the limiter.',
+  },
   error: {
     means: 'A listener threw, or a task failed in a way the scheduler reports (`source`, `error`).',
     todo: 'Read `error`; fix the listener.',

@@ -55,6 +55,11 @@ export interface AcquireCall {
   readonly queued: number;
   /** An N at or above which a limit is not in force: a new or restarted Redis holds it back not at all. */
   readonly unlimited: number;
+  /**
+   * The epoch the process knows ('' or none: none yet): a Redis holding another grants nothing,
+   * so that the process adds back what it sent before it is granted more (see lua/restore.lua).
+   */
+  readonly epoch?: string | undefined;
   readonly limits: readonly (LimitSettings & {
     /** Held back from this priority. */
     readonly reserved: number;
@@ -76,7 +81,8 @@ export interface GrantArrival {
 /**
  * KEYS: epoch, processes, then meta, log, waiting processes and confirmed grants of each limit.
  * ARGV: the call's, then n, w, m, reserved, late and how many grants are confirmed of each limit,
- * then each confirmed grant's id and arrival, limit after limit, then the instant.
+ * then each confirmed grant's id and arrival, limit after limit, then the epoch the process knows,
+ * then the instant.
  */
 export function encodeAcquire(keys: RedisKeys, c: AcquireCall): Encoded {
   const args = [
@@ -105,7 +111,7 @@ export function encodeAcquire(keys: RedisKeys, c: AcquireCall): Encoded {
       keys: [keys.meta(l.name), keys.log(l.name), keys.wait(l.name), keys.arrived(l.name)],
       args: [l.limit, l.windowMs, l.marginMs, l.reserved, l.lateMs, l.confirmed?.length ?? 0],
     }),
-    confirmed,
+    [...confirmed, c.epoch ?? ''],
   );
 }
 
@@ -219,6 +225,8 @@ export interface FeedbackCall {
   readonly holdMs: number;
   /** Names the hold's entry. */
   readonly id: string;
+  /** The hold is the exchange's count of the window (R17): the limit is known to every process. */
+  readonly counted?: boolean | undefined;
 }
 
 /** KEYS: meta, log, confirmed grants. */
@@ -226,7 +234,7 @@ export function encodeFeedback(keys: RedisKeys, c: FeedbackCall): Encoded {
   const l = c.limit;
   return {
     keys: [keys.meta(l.name), keys.log(l.name), keys.arrived(l.name)],
-    args: [l.limit, l.windowMs, l.marginMs, c.pauseMs, c.holdWeight, c.holdMs, c.id, c.at ?? ''],
+    args: [l.limit, l.windowMs, l.marginMs, c.pauseMs, c.holdWeight, c.holdMs, c.id, c.counted ? 1 : 0, c.at ?? ''],
   };
 }
 

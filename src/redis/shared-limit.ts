@@ -35,8 +35,11 @@ export interface Broker {
    * arrivals): Redis hears of it with the next request on the limit, or soon without one.
    */
   tell(limit: SharedLimit): void;
-  /** Tells every process of a pause or a hold the exchange asked for (R12). */
-  feedback(limit: SharedLimit, pauseMs: number, holdWeight: number, holdMs: number): void;
+  /**
+   * Tells every process of a pause or a hold the exchange asked for (R12); `counted`: the hold is
+   * the exchange's count of the window (R17), which makes the limit known after a loss.
+   */
+  feedback(limit: SharedLimit, pauseMs: number, holdWeight: number, holdMs: number, counted?: boolean): void;
   /** Tells every process of a new N and W. */
   update(limit: SharedLimit): void;
   /** Whether Redis answered the last request. */
@@ -103,6 +106,11 @@ export class SharedLimit implements StoreLimit {
   readonly recent = new RecentGrants(() => this.windowMs + this.marginMs);
   /** @internal While Redis fails: this process's own share of the limit (onUnavailable "local"). */
   share: WindowLimit | null = null;
+  /**
+   * @internal Redis granted this process the one request it lets through on a limit no process
+   * knows (a fresh prefix, a flush): the count its answer states is told to every process.
+   */
+  probing = false;
   private pausedUntilHere = -Infinity;
   /** Held in this process only until this instant (see `holdHere`). */
   private heldHereUntil = -Infinity;
@@ -319,6 +327,25 @@ export class SharedLimit implements StoreLimit {
   shrink(remaining: number, until: number, at: number): void {
     this.local.shrink(remaining, until, at);
     if (until > at && remaining < this.limit) this.broker.feedback(this, 0, this.limit - remaining, until - at);
+  }
+
+  /**
+   * The exchange counted `count` in the window at `at` (R17): held until `until` in this
+   * process's view; in Redis too when it answers the one request let through on a limit no
+   * process knew (a fresh prefix, a flush), which it makes known to every process. Returns what
+   * this process counted.
+   */
+  recount(count: number, until: number, at: number): number {
+    const counted = this.local.recount(count, until, at);
+    // Only the answer to the one request Redis let through after a loss, which every process waits
+    // for. Otherwise Redis already counts what every process sent, by when each left the window:
+    // the exchange's count held whole for a window from its answer would only hold a saturated
+    // limit back (every process's answers say the window is nearly full).
+    if (this.probing && until > at) {
+      this.probing = false;
+      this.broker.feedback(this, 0, count, until - at, true);
+    }
+    return counted;
   }
 
   /** Changes N and W from now on, for every process (see {@link WindowLimit.update}). */

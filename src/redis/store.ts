@@ -81,8 +81,11 @@ const AUTO_MAX = 32;
  * Faults: a request without an answer within `timeoutMs` has failed; Redis is then probed every
  * `retryMs`, and `onUnavailable` says what happens meanwhile (wait, or a local share). Permits
  * granted to a request whose answer was lost or came too late are given back when Redis answers
- * again. A Redis that lost its data (a restart) grants nothing for one window, until what it
- * granted before has left every window: no burst when it comes back.
+ * again. A Redis that lost its data (a restart, a flush, a new prefix) has each live process add
+ * back what it sent; on a limit none of them knows, it lets one request through alone, whose
+ * answer's rate-limit headers say what the exchange counted (R17), and grants nothing else until
+ * that count is in, or, when none comes, until what it granted before has left every window: no
+ * burst when it comes back.
  *
  * @example
  * ```ts
@@ -307,6 +310,7 @@ export class RedisStore implements LimitStore<SharedLimit> {
       room: this.config.prefetch < 0,
       queued,
       unlimited: UNTHROTTLED,
+      epoch: this.epoch ?? '',
       limits: linked.map((l, i) => ({
         name: l.name,
         limit: l.limit,
@@ -376,7 +380,7 @@ export class RedisStore implements LimitStore<SharedLimit> {
   }
 
   /** @internal */
-  feedback(limit: SharedLimit, pauseMs: number, holdWeight: number, holdMs: number): void {
+  feedback(limit: SharedLimit, pauseMs: number, holdWeight: number, holdMs: number, counted = false): void {
     const id = `${this.id}.h${(this.seq++).toString(36)}`;
     this.write(
       'feedback',
@@ -387,7 +391,15 @@ export class RedisStore implements LimitStore<SharedLimit> {
         holdWeight,
         holdMs: Math.max(0, holdMs),
         id,
+        counted,
       }),
+      // The exchange's count makes the limit known: what waited for it asks again at once.
+      counted
+        ? () => {
+            limit.retryAt = -Infinity;
+            limit.host.wake();
+          }
+        : undefined,
     );
   }
 
@@ -438,6 +450,7 @@ export class RedisStore implements LimitStore<SharedLimit> {
         const lease: Lease = { id, granted: value, sent: 0, until, unstamped: 0, redisOffset };
         if (now < until && !this.closed) {
           l.lease = lease;
+          if (Number(reply[4 + 2 * linked.length]) === 1) l.probing = true;
           l.arrivals.granted(lease, now);
           l.recent.granted(lease);
         } else this.endLease(l, lease);

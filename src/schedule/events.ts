@@ -52,4 +52,19 @@ export type SchedulerEvent =
       readonly resetAt: number;
       readonly until: number;
     }
+  /**
+   * An answer's headers said the exchange counted more in the limit's window than the limit did
+   * (R17: `…-Limit` less `…-Requests-Remain`; requests the limiter cannot hear of, sent by a
+   * process that died or that shares no store with this one): `exchange` is the exchange's count,
+   * `counted` the limit's, and the difference is held until `until` (one window from the answer,
+   * when everything the exchange counted has left it). Never told for a count lower than the limit's.
+   */
+  | {
+      readonly type: 'recount';
+      readonly at: number;
+      readonly limit: string;
+      readonly counted: number;
+      readonly exchange: number;
+      readonly until: number;
+    }
   | { readonly type: 'error'; readonly at: number; readonly source: ErrorSource; readonly error: unknown };

@@ -82,6 +82,12 @@ export interface StoreLimit extends Limit {
   holdHere(until: number): void;
   /** Counts the window full but for `remaining` until `until` (the exchange counted more). */
   shrink(remaining: number, until: number, at: number): void;
+  /**
+   * The exchange counted `count` in the window at `at` (R17): counts the difference as held until
+   * `until` when that is more than this limit counts. Returns what this limit counted (this
+   * process's own dispatches, for a shared store's limit).
+   */
+  recount(count: number, until: number, at: number): number;
   /** Counts `weight` sent at `sentAt` until W after `arrivedAt`, when the request arrived late. */
   extend(weight: number, sentAt: number, arrivedAt: number): void;
   /**

@@ -313,7 +313,10 @@ export class Scheduler<L extends StoreLimit = WindowLimit> extends SubmitPath<L>
   /**
    * Applies what the exchange said about a limit (R12): a 429 (TOO_MANY_REQUESTS, or TOO_FAST
    * for withdrawals) pauses it until the reset instant, or for one window when none is given;
-   * headers saying fewer requests remain than counted here shrink it until the reset. A reset
+   * headers saying fewer requests remain than counted here shrink it until the reset. An answer
+   * with both `…-Requests-Remain` and a `…-Limit` at or below this limit's N states the
+   * exchange's count of the window (N less remain, R17): more than counted here is held for one
+   * window from now, told as a `recount` event; less changes nothing. A reset
    * (or `Retry-After`) further off than an hour (the longest any rule holds a limit) cannot be meant: the pause
    * or shrink ends at that bound, told as a `reset-bounded` event naming the header. A lower
    * `limit` than configured lowers it. Bad feedback (a field of the wrong type, a negative or NaN
@@ -356,8 +359,18 @@ export class Scheduler<L extends StoreLimit = WindowLimit> extends SubmitPath<L>
             : bounded('Retry-After', now + feedback.retryAfterMs);
       limit.pause(until);
       this.emit({ type: 'pause', at: now, limit: limit.name, until });
-    } else if (feedback.remaining !== undefined && resetAt !== undefined) {
-      limit.shrink(feedback.remaining, resetAt, now);
+    } else {
+      if (feedback.remaining !== undefined && resetAt !== undefined) limit.shrink(feedback.remaining, resetAt, now);
+      // The exchange's count of the window (R17), when the answer speaks of this limit: its
+      // `…-Limit` is this N (or a lower one it sets below). Taken in the stricter direction only.
+      if (feedback.remaining !== undefined && feedback.limit !== undefined && feedback.limit <= limit.limit) {
+        const exchange = feedback.limit - feedback.remaining;
+        if (exchange >= 0) {
+          const until = now + limit.windowMs;
+          const counted = limit.recount(exchange, until, now);
+          if (exchange > counted) this.emit({ type: 'recount', at: now, limit: limit.name, counted, exchange, until });
+        }
+      }
     }
     if (feedback.limit !== undefined && feedback.limit < limit.limit) {
       limit.update({ limit: feedback.limit });

@@ -433,16 +433,22 @@ export class WindowLimit implements StoreLimit {
     this.owner?.wake();
   }
 
+  /** The exchange says only `remaining` are left until `until` (R12 headers): see {@link WindowLimit.recount}. */
+  shrink(remaining: number, until: number, at: number): number {
+    return this.recount(this.n - remaining, until, at);
+  }
+
   /**
-   * The exchange says only `remaining` are left until `until` (R12 headers): counts the
-   * difference as held until then, if it is more than this limit already counts.
+   * The exchange counted `count` in the window at `at` (R12, R17): more than this limit counts is
+   * held until `until`, less changes nothing. Returns what this limit counted before.
    */
-  shrink(remaining: number, until: number, at: number): void {
+  recount(count: number, until: number, at: number): number {
     const t = at > this.latest ? at : this.latest;
     if (this.inWindow > 0) this.expire(t);
     if (this.unanswered.changesAt <= t) this.unanswered.advance(t);
-    const extra = this.n - remaining - this.used - this.unstamped - this.unanswered.counted - this.heldAt(t);
-    if (extra > 0 && until > t) this.hold(extra, -Infinity, until);
+    const counted = this.used + this.unstamped + this.unanswered.counted + this.heldAt(t);
+    if (count > counted && until > t) this.hold(count - counted, -Infinity, until);
+    return counted;
   }
 
   /**

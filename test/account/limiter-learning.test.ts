@@ -8,10 +8,11 @@ const T0 = Date.parse('2026-11-21T10:00:00Z');
 const ORDERS = '/api/v4/futures/usdt/orders';
 const body = { contract: 'BTC_USDT', size: 1, price: '60000' };
 const placement = { method: 'POST', path: ORDERS, body };
+// All of the limit left: the answers come to no request sent here, so the exchange counted none.
 const stating = (limit: number) =>
   feedbackFrom({
     status: 200,
-    headers: { 'X-Gate-RateLimit-Limit': String(limit), 'X-Gate-RateLimit-Requests-Remain': String(limit - 1) },
+    headers: { 'X-Gate-RateLimit-Limit': String(limit), 'X-Gate-RateLimit-Requests-Remain': String(limit) },
   });
 // Ratio 10 the day before: tier 5 (300 per second) from 08:00.
 const tier5Day = (day: number) => ({

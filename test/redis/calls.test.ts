@@ -42,8 +42,8 @@ describe('encodeAcquire', () => {
     ]);
   });
 
-  it('lays out the call, then n, w, m, reserved, late and how many are confirmed of each limit, then the instant as ARGV', () => {
-    expect(encodeAcquire(keys, { ...call, at: 1234 }).args).toEqual([
+  it('lays out the call, then n, w, m, reserved, late and how many are confirmed of each limit, then the epoch known and the instant as ARGV', () => {
+    expect(encodeAcquire(keys, { ...call, at: 1234, epoch: '1764000000000' }).args).toEqual([
       'a.1',
       2,
       5,
@@ -69,11 +69,12 @@ describe('encodeAcquire', () => {
       0,
       0,
       0,
+      '1764000000000',
       1234,
     ]);
   });
 
-  it('lists the confirmed grants of every limit in turn after the limits, before the instant', () => {
+  it('lists the confirmed grants of every limit in turn after the limits, before the epoch and the instant', () => {
     const confirmed = {
       ...call,
       at: 1234,
@@ -109,11 +110,12 @@ describe('encodeAcquire', () => {
       5000,
       'b.3',
       5100,
+      '',
       1234,
     ]);
   });
 
-  it("gives '' for the instant when the call has none, and room as 0 when it is off", () => {
+  it("gives '' for the epoch and the instant when the call has none, and room as 0 when it is off", () => {
     expect(encodeAcquire(keys, { ...call, room: false, limits: [] }).args).toEqual([
       'a.1',
       2,
@@ -128,6 +130,7 @@ describe('encodeAcquire', () => {
       0,
       7,
       1_000_000_000,
+      '',
       '',
     ]);
   });

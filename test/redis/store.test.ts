@@ -4,7 +4,15 @@ import { AccountLimiter } from '../../src/account/limiter.js';
 import { InvalidInputError, NoReplyError } from '../../src/errors.js';
 import type { SharedLimit } from '../../src/redis/shared-limit.js';
 import { RedisStore } from '../../src/redis/store.js';
-import { type AcquireCall, type Encoded, encodeAcquire, encodeLate, encodeRelease } from '../../src/redis/calls.js';
+import {
+  type AcquireCall,
+  type Encoded,
+  encodeAcquire,
+  encodeFeedback,
+  encodeLate,
+  encodeRelease,
+  encodeRestore,
+} from '../../src/redis/calls.js';
 import { scriptingOf } from '../../src/redis/client.js';
 import { RedisKeys, type ScriptName, scripts } from '../../src/redis/protocol.js';
 import { VirtualClock } from '../../src/testing/virtual-clock.js';
@@ -626,21 +634,53 @@ describe('RedisStore', () => {
     await settleOn(v, [next]);
   });
 
-  it('grants nothing for one window on a Redis that lost its data (a restart)', async () => {
+  it('lets one request through alone on a Redis new or flushed, and the others after a span when no count of the exchange comes back', async () => {
     const prefix = prefixFor('cold');
     const v = new VirtualRedis(client);
-    const s = new Scheduler({ store: new RedisStore({ ...v.options(prefix), leaseMs: 20 }), clock: v.clock });
-    const l = s.limit({ name: 'orders', limit: 10, windowMs: 300 });
-    const start = v.clock.now();
-    await settleOn(v, [s.schedule(() => 0, { limits: l })]);
-    expect(v.clock.now() - start).toBeGreaterThanOrEqual(300);
-    await cleanPrefix(client, prefix);
-    const again = v.clock.now();
-    await settleOn(v, [s.schedule(() => 0, { limits: l })]);
-    expect(v.clock.now() - again).toBeGreaterThanOrEqual(300);
+    for (const lost of [false, true]) {
+      // A new process each time: one that sent on the limit would add back what it sent instead.
+      if (lost) await cleanPrefix(client, prefix);
+      const s = new Scheduler({ store: new RedisStore({ ...v.options(prefix), leaseMs: 20 }), clock: v.clock });
+      const l = s.limit({ name: 'orders', limit: 10, windowMs: 300 });
+      const start = v.clock.now();
+      const times: number[] = [];
+      await settleOn(
+        v,
+        [0, 1, 2].map(() => s.schedule(() => void times.push(v.clock.now()), { limits: l })),
+      );
+      // The first goes at once, alone; nothing says what was sent before it, so the others wait
+      // until everything granted before the loss has left the window (its span and the lease).
+      expect(times[0]! - start).toBeLessThan(100);
+      expect(times[1]! - start).toBeGreaterThanOrEqual(300);
+    }
   });
 
-  it('holds back, on a Redis new or restarted, each limit in force for its own span and lease, and a limit not in force not at all', async () => {
+  it("lets the others through once the answer to the one request alone states the exchange's count, counting it for a window", async () => {
+    const prefix = prefixFor('cold-counted');
+    const v = new VirtualRedis(client);
+    const s = new Scheduler({ store: new RedisStore({ ...v.options(prefix), leaseMs: 20 }), clock: v.clock });
+    const l = s.limit({ name: 'orders', limit: 10, windowMs: 1000 });
+    const times: number[] = [];
+    const send = () => s.schedule(() => void times.push(v.clock.now()), { limits: l });
+    await settleOn(v, [send()]);
+    // Its answer: 6 left of 10, so the exchange counted 4 in the window (3 sent before by a
+    // process now gone, and this one).
+    expect((await meta(prefix, 'orders')).k).toBeUndefined();
+    const answeredAt = v.clock.now();
+    s.feedback(l, { limited: false, remaining: 6, limit: 10 });
+    await settleOn(
+      v,
+      Array.from({ length: 8 }, () => send()),
+    );
+    expect((await meta(prefix, 'orders')).k).toBe('1');
+    const after = times.slice(1);
+    // Six fit at once (a poll and a round trip after the count reached Redis), the other two
+    // once the 4 the exchange counted have left the window.
+    expect(after.filter((t) => t < answeredAt + 200)).toHaveLength(6);
+    expect(after.filter((t) => t >= answeredAt + 1000)).toHaveLength(2);
+  });
+
+  it('lets one request through alone on a limit in force no process knows, on a Redis new or flushed; a limit not in force, and a known one, not held at all', async () => {
     const prefix = prefixFor('cold-limits');
     const k = new RedisKeys(prefix);
     const limit = (name: string, n: number, windowMs: number) => ({
@@ -651,19 +691,44 @@ describe('RedisStore', () => {
       reserved: 0,
       lateMs: 0,
     });
-    const ask = (id: string, limits: AcquireCall['limits']) =>
-      run<number[]>('acquire', encodeAcquire(k, { ...acquireCall(id), limits }));
-    // A placement limit of 100 per second and a throttle not in force (N at `unlimited`), 10 s.
-    const [status, wait] = await ask('p.1', [limit('place', 100, 1000), limit('throttle', 1_000_000_000, 10_000)]);
+    const ask = (id: string, limits: AcquireCall['limits'], o: Partial<AcquireCall> = {}) =>
+      run<(number | string)[]>('acquire', encodeAcquire(k, { ...acquireCall(id), extra: 8, ...o, limits }));
+    // A placement limit of 100 per second and a throttle not in force (N at `unlimited`), 10 s:
+    // one request goes, alone (no lease beyond its weight), marked as the one let through.
+    const place = limit('place', 100, 1000);
+    const first = await ask('p.1', [place, limit('throttle', 1_000_000_000, 10_000)]);
+    expect(first.slice(0, 2)).toEqual([1, 1]);
+    expect(first.at(-1)).toBe(1);
+    // The next waits, and looks again within the lease and 50 ms, not a window later.
+    const [status, wait] = await ask('p.2', [place]);
     expect(status).toBe(0);
-    // The placement limit's window and the lease, not the throttle's 10 s.
-    expect(wait).toBeGreaterThan(900);
-    expect(wait).toBeLessThanOrEqual(1020);
-    // The throttle alone holds nothing back; in force (10 per 10 s), it holds back its own 10 s.
-    expect((await ask('p.2', [limit('throttle', 1_000_000_000, 10_000)]))[0]).toBe(1);
-    const [held, heldFor] = await ask('p.3', [limit('throttle2', 10, 10_000)]);
-    expect(held).toBe(0);
-    expect(heldFor).toBeGreaterThan(9_000);
+    expect(wait).toBeGreaterThan(0);
+    expect(wait).toBeLessThanOrEqual(70);
+    // The throttle alone holds nothing back, and its grant is not a probe.
+    const throttle = await ask('p.3', [limit('throttle', 1_000_000_000, 10_000)]);
+    expect(throttle.slice(0, 2)).toEqual([1, 9]);
+    expect(throttle.at(-1)).toBe(0);
+    // The exchange's count comes back (2 in the window): the limit is known, granted with a lease.
+    await run(
+      'feedback',
+      encodeFeedback(k, { at: T0, limit: place, pauseMs: 0, holdWeight: 2, holdMs: 1000, id: 'p.h', counted: true }),
+    );
+    const known = await ask('p.4', [place]);
+    expect(known.slice(0, 2)).toEqual([1, 9]);
+    expect(known.at(-1)).toBe(0);
+    // A process that knew another epoch is granted nothing until it has added back what it sent.
+    expect((await ask('p.5', [place], { epoch: 'another' })).slice(0, 2)).toEqual([0, 0]);
+    // A limit a process added back what it sent on is known at once: no probe.
+    await run(
+      'restore',
+      encodeRestore(k, {
+        at: T0,
+        limits: [{ ...limit('cancel', 200, 1000), grants: [{ id: 'q.1', weight: 3, score: T0 }] }],
+      }),
+    );
+    const restored = await ask('p.6', [limit('cancel', 200, 1000)]);
+    expect(restored.slice(0, 2)).toEqual([1, 9]);
+    expect(restored.at(-1)).toBe(0);
   });
 
   it('lists a process denied as waiting on the limits that held it back only, not on those with room', async () => {
@@ -699,29 +764,32 @@ describe('RedisStore', () => {
     expect(await client.hget(k.meta('place'), 'qt')).toBeNull();
   });
 
-  it("sends the first placement of an account limiter on a new prefix, and after Redis lost it, after the placement window, not the throttle's", async () => {
+  it("sends an account limiter's first placement on a new prefix, and after Redis lost it, at once, and the next once the answer's headers are in", async () => {
     const prefix = prefixFor('cold-limiter');
-    const store = new RedisStore({ client, prefix });
-    const limiter = new AccountLimiter({ accounts: [{ id: 'main', role: 'main' }], store });
+    const v = new VirtualRedis(client);
+    const store = new RedisStore(v.options(prefix));
+    const limiter = new AccountLimiter({ accounts: [{ id: 'main', role: 'main' }], store, clock: v.clock });
     const body = { contract: 'BTC_USDT', size: 1 };
-    const firstPlacement = async () => {
-      const asked = performance.now();
-      await limiter.request('main', 'POST', '/futures/usdt/orders', () => undefined, { body });
-      return performance.now() - asked;
+    const headers = { 'X-Gate-RateLimit-Limit': '100', 'X-Gate-RateLimit-Requests-Remain': '95' };
+    const placements = async () => {
+      const asked = v.clock.now();
+      const at: number[] = [];
+      const place = () =>
+        limiter.roundTrip('main', { method: 'POST', path: '/futures/usdt/orders', body }).run((t) => {
+          at.push(v.clock.now());
+          t.answered({ status: 201, headers, body: {} });
+        });
+      await settleOn(v, [place(), place(), place()]);
+      return at.map((t) => t - asked);
     };
-    const fresh = await firstPlacement();
-    // Redis restarted empty (or flushed): the prefix's keys gone, epoch and all.
-    await cleanPrefix(client, prefix);
-    const restarted = await firstPlacement();
-    console.log(
-      `first placement: ${fresh.toFixed(0)} ms on a new prefix, ${restarted.toFixed(0)} ms after the keys were lost`,
-    );
-    // Redis holds it back for the placement window and the lease (the test above checks the wait
-    // Redis gives: at most 1,020 ms); here, on a busy machine, only that it is not the throttle's
-    // 10 s (it was, before the throttle not in force stopped holding anything back).
-    for (const ms of [fresh, restarted]) {
-      expect(ms).toBeGreaterThanOrEqual(1000);
-      expect(ms).toBeLessThan(5000);
+    for (const lost of [false, true]) {
+      if (lost) await cleanPrefix(client, prefix);
+      const [first, second, third] = await placements();
+      // Not the placement window's 1 s, nor the throttle's 10 s: the first at once, the others a
+      // poll and two round trips later (the count written, the grant asked again).
+      expect(first).toBeLessThan(50);
+      expect(second).toBeLessThan(200);
+      expect(third).toBeLessThan(200);
     }
     limiter.close();
     await store.close();

@@ -422,6 +422,79 @@ describe('Scheduler', () => {
     expect(events).toEqual(['reset-bounded', 'pause']);
   });
 
+  describe("takes the exchange's count of the window from an answer's headers (R17), in the stricter direction only", () => {
+    /** A limit of 10 per second with 2 sent here at 0, and the events it tells. */
+    async function counted() {
+      const { clock, scheduler } = setup();
+      const l = scheduler.limit({ name: 'place', limit: 10, windowMs: 1000 });
+      await scheduler.schedule(() => 0, { limits: l });
+      await scheduler.schedule(() => 0, { limits: l });
+      await clock.advance(100);
+      const events: SchedulerEvent[] = [];
+      scheduler.on((e) => events.push(e));
+      /** How many more fit now. */
+      const room = () => {
+        let n = 0;
+        while (waitOf(scheduler.tryAcquire(l)) === 0) n++;
+        return n;
+      };
+      return { clock, scheduler, l, events, room };
+    }
+
+    it('holds what the exchange counted beyond this limit for one window from the answer, and says so', async () => {
+      const { clock, scheduler, l, events, room } = await counted();
+      // 4 of 10 left: the exchange counted 6, this limit 2.
+      scheduler.feedback(l, { limited: false, remaining: 4, limit: 10 });
+      expect(events).toEqual([{ type: 'recount', at: 100, limit: 'place', counted: 2, exchange: 6, until: 1100 }]);
+      expect(room()).toBe(4);
+      // The two sent here leave at 1000; the four held, and the four taken at 100, at 1100.
+      await clock.advance(900);
+      expect(room()).toBe(2);
+      await clock.advance(99);
+      expect(room()).toBe(0);
+      await clock.advance(1);
+      expect(room()).toBe(8);
+    });
+
+    it('takes Remain 0 as the window full until one window from the answer', async () => {
+      const { clock, scheduler, l, events, room } = await counted();
+      scheduler.feedback(l, { limited: false, remaining: 0, limit: 10 });
+      expect(events.map((e) => e.type)).toEqual(['recount']);
+      expect(room()).toBe(0);
+      await clock.advance(999);
+      expect(room()).toBe(2);
+      await clock.advance(1);
+      expect(room()).toBe(8);
+    });
+
+    it('changes nothing, and says nothing, when the exchange counted less than this limit (Remain = Limit) or as much', async () => {
+      const { scheduler, l, events, room } = await counted();
+      scheduler.feedback(l, { limited: false, remaining: 10, limit: 10 });
+      scheduler.feedback(l, { limited: false, remaining: 8, limit: 10 });
+      expect(events).toEqual([]);
+      expect(room()).toBe(8);
+    });
+
+    it('stays as cautious as it was when a header is missing: Remain without Limit, Limit without Remain', async () => {
+      const { scheduler, l, events, room } = await counted();
+      scheduler.feedback(l, { limited: false, remaining: 0 });
+      scheduler.feedback(l, { limited: false, limit: 10 });
+      expect(events).toEqual([]);
+      expect(room()).toBe(8);
+    });
+
+    it('takes nothing from the headers of another limit (a larger N than this one), and counts against a lower N it states', async () => {
+      const { scheduler, l, events, room } = await counted();
+      scheduler.feedback(l, { limited: false, remaining: 150, limit: 200 });
+      expect(events).toEqual([]);
+      // The exchange's N is 5 here, 3 of them counted: lowered to 5, and 3 held with the 2 sent here.
+      scheduler.feedback(l, { limited: false, remaining: 2, limit: 5 });
+      expect(l.limit).toBe(5);
+      expect(events.map((e) => e.type)).toEqual(['recount', 'limit']);
+      expect(room()).toBe(2);
+    });
+  });
+
   it('pauses for one window after a 429 with no reset instant, and lowers to a smaller stated limit', async () => {
     const { clock, scheduler } = setup();
     const l = scheduler.limit({ limit: 10, windowMs: 1000 });

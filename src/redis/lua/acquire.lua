@@ -1,10 +1,12 @@
 -- Grants permits for one task on one or more limits, all or none. KEYS and ARGV are laid out by
 -- `encodeAcquire` in src/redis/calls.ts, whose `AcquireCall` names each one; the design is in
 -- docs/distributed.md.
--- Returns {1, granted, now, n1, w1, ..., epoch}, {0, wait ms, now, n1, w1, ..., epoch}, {-1, index
+-- Returns {1, granted, now, n1, w1, ..., epoch, probe}, {0, wait ms, now, n1, w1, ..., epoch}, {-1, index
 -- of the limit the weight can never fit, now, ..., epoch} or {-2, 0, now} past its deadline
 -- (nothing done); the epoch says which data Redis holds (another than before: it lost what it
--- held, see restore.lua). A repeated id returns its grant again.
+-- held, see restore.lua); probe is 1 when the grant is the one request let through on a limit no
+-- process knows yet (see check.lua). A repeated id returns its grant again. A process that knew
+-- another epoch is told to wait 0 ms: it adds back what it sent before it asks again.
 --
 -- In order: confirmed grants move (confirm.lua), the process is noted as heard of (seen.lua), the
 -- limits are read (limits.lua), a grant under this id already is returned again; then every limit
@@ -20,6 +22,7 @@ local ask = {
   room = ARGV[11] == '1', unlimited = tonumber(ARGV[13]), procs = KEYS[2],
 }
 ask.queued = math.max(tonumber(ARGV[12]), ask.weight)
+ask.epoch = ARGV[#ARGV - 1]
 ask.slack = ask.lease + 50
 local nl = (#KEYS - 2) / 4
 local from = 14 + 6 * nl
@@ -39,6 +42,8 @@ if ask.P > 0 then fresh = seen(ask.procs, ask.proc, ask.stale, ask.grace) end
 local limits, cfg, prev = limitsOf(ask.id)
 cfg[#cfg + 1] = tostring(epoch)
 if prev then return {1, tonumber(prev), math.floor(now), unpack(cfg)} end
+-- A process that knew another epoch adds back what it sent (restore.lua) before it is granted more.
+if ask.epoch ~= '' and ask.epoch ~= tostring(epoch) then return {0, 0, math.floor(now), unpack(cfg)} end
 local heavy, wait, free = 0, 0, ask.want
 for i, c in ipairs(limits) do
   local ms, most = check(c, ask, epoch, fresh)
@@ -51,5 +56,10 @@ if wait > 0 then
   return {0, wait, math.floor(now), unpack(cfg)}
 end
 local granted = withExtra(limits, ask, math.max(ask.weight, free))
-for _, c in ipairs(limits) do grant(c, ask, granted) end
+local probe = 0
+for _, c in ipairs(limits) do
+  grant(c, ask, granted)
+  if c.probing then probe = 1 end
+end
+cfg[#cfg + 1] = probe
 return {1, granted, math.floor(now), unpack(cfg)}

@@ -1,10 +1,13 @@
 -- Checks limit `c` (see limits.lua) for the process asking (`ask`, see acquire.lua): its room is N
 -- less what is reserved from this priority, and with local shares (`ask.P` > 0) less the shares
 -- of the processes AWAY counts.
--- A Redis new or restarted (its epoch younger than the limit's span and lease) holds back a limit
--- in force, never one that is not (N at or above `ask.unlimited`): permits granted before the
--- loss may still be in its window, and a limit not in force has none the exchange counts. A pause
--- holds it back until its end.
+-- A Redis new, restarted or flushed (its epoch younger than the limit's span and lease) does not
+-- know what was sent on a limit in force (N below `ask.unlimited`) before: until a process knows
+-- it (one added back what it sent, restore.lua, or the exchange's count came back, feedback.lua),
+-- it lets one request through alone (`c.probing`), whose answer states the exchange's count, and
+-- holds the others back, looking again every `ask.slack` ms; at most until the epoch is a span and
+-- a lease old, when everything granted before has left the window (R17). A limit not in force
+-- has nothing the exchange counts. A pause holds a limit back until its end.
 -- Grants that left the window are dropped when it matters (what waits may not fit counting them,
 -- others wait), else every span or 250 ms, whichever is shorter (so that one drop never holds
 -- Redis up for long): most grants save four calls.
@@ -13,7 +16,8 @@
 -- `ask.stale` when shares held for processes away may free first.
 -- Sets on `c` span (the log's grants count that long after their score), aspan (those confirmed
 -- by their arrivals, after theirs), ttl (the keys' expiry, ms), cap (its room), u (the weight counted, after a
--- drop), swept (grants were dropped), held (it holds the process back). Returns false when the
+-- drop), swept (grants were dropped), held (it holds the process back), probing (the grant is
+-- the one request let through on a limit not known). Returns false when the
 -- weight can never fit the limit; else how long the process must wait, ms (0: none), and the
 -- most it may be granted on the limit (math.huge while it waits).
 local function check(c, ask, epoch, fresh)
@@ -24,10 +28,17 @@ local function check(c, ask, epoch, fresh)
   if ask.weight > cap then return false end
   if ask.P > 0 then cap = cap - math.min(c.n, away(ask.procs, now, epoch, ask.P, fresh, ask.grace + 2 * c.span) * math.floor(c.n / ask.P)) end
   c.cap = cap
-  local from = math.max(c.n < ask.unlimited and epoch + c.span + ask.lease or 0, c.pause)
-  if from > now then
+  if c.pause > now then
     c.held = true
-    return from - now, math.huge
+    return c.pause - now, math.huge
+  end
+  local unknown = c.n < ask.unlimited and not c.known and epoch + c.span + ask.lease or 0
+  if unknown > now then
+    if c.probe then
+      c.held = true
+      return math.min(unknown - now, ask.slack), math.huge
+    end
+    c.probing = true
   end
   local others = c.qt >= now
   if c.u + ask.want > cap or others or now - c.e >= math.min(c.span, 250) then
@@ -44,5 +55,6 @@ local function check(c, ask, epoch, fresh)
     c.held = true
     return freedIn(c, c.u + ask.weight - cap) or ask.stale, math.huge
   end
+  if c.probing then return 0, ask.weight end
   return 0, math.min(cap - c.u, fair)
 end

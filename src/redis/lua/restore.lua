@@ -2,6 +2,7 @@
 -- replica that lagged): each of its grants still in a window, under its id, weight and score, as
 -- the process kept them (see src/redis/recent-grants.ts). A grant Redis still holds ("#<id>" in the
 -- meta), or whose score is a span or more ago, is left as it is: repeating the call changes nothing.
+-- Each limit is then known (see check.lua).
 -- KEYS: epoch, then meta and log of each limit. ARGV: per limit n, w, m and how many grants, then
 -- each grant's id, weight and score; last the instant (see instant.lua).
 -- Returns {the epoch, now}.
@@ -14,6 +15,8 @@ for i = 1, (#KEYS - 1) / 2 do
   a = a + 4
   local span = w + m
   local added = 0
+  -- What was sent on the limit is known again: no request needs to go alone (see check.lua).
+  redis.call('HSET', meta, 'k', 1)
   for j = 1, k do
     local id, weight, score = ARGV[a], tonumber(ARGV[a + 1]), tonumber(ARGV[a + 2])
     a = a + 3
