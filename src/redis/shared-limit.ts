@@ -1,7 +1,8 @@
 import { markBuild } from '../schedule/build.js';
 import { type LimitOwner, type StoreLimit, type TakeResult, takeResult } from '../schedule/limit.js';
 import type { LimitHost } from '../schedule/store.js';
-import { checkTake, WindowLimit, type WindowLimitOptions, type WindowLimitState } from '../schedule/window.js';
+import { WindowLimit, type WindowLimitOptions, type WindowLimitState } from '../schedule/window.js';
+import { checkTake } from '../schedule/window-input.js';
 import { GrantArrivals } from './grant-arrivals.js';
 import { RecentGrants } from './recent-grants.js';
 

@@ -2,6 +2,17 @@ import { InvalidInputError } from '../errors.js';
 import { type LimitOwner, type StoreLimit, type TakeResult, takeResult } from './limit.js';
 import { isPositiveInteger } from '../internal/parse.js';
 import { Unanswered, type UnansweredRequest } from './unanswered.js';
+import {
+  badInstant,
+  badWeight,
+  checkTake,
+  readLimit,
+  readMargin,
+  readName,
+  readPairs,
+  readReserve,
+  readWindow,
+} from './window-input.js';
 
 /**
  * Options of a limit: "at most `limit` weight in any interval of `windowMs`" (R13).
@@ -643,77 +654,4 @@ export class WindowLimit implements StoreLimit {
     this.holds.length = k;
     this.holdsEnd = end;
   }
-}
-
-/**
- * @internal Refuses what `tryTake` of limit `name` may not take: a weight that is not a positive
- * integer, an instant or priority that is not a finite number. Checked without allocating: the
- * refusal is thrown by helpers out of the hot path.
- */
-export function checkTake(weight: number, at: number, priority: number, name: string): void {
-  if (!isPositiveInteger(weight)) badWeight(weight, name);
-  if (typeof at !== 'number' || at - at !== 0) badInstant(at, name);
-  if (typeof priority !== 'number' || priority - priority !== 0) badPriority(priority, name);
-}
-
-/** `state[key]` as a list of [number, number] pairs, else an error naming it or its bad element. */
-function readPairs(state: WindowLimitState, key: 'entries' | 'holds'): readonly (readonly [number, number])[] {
-  const value: unknown = state[key];
-  if (!Array.isArray(value))
-    throw new InvalidInputError(`\`${key}\` of the limit state`, value, 'an array of [number, number] pairs');
-  for (const [i, pair] of (value as unknown[]).entries()) {
-    if (!Array.isArray(pair) || pair.length !== 2 || typeof pair[0] !== 'number' || typeof pair[1] !== 'number') {
-      throw new InvalidInputError(`\`${key}[${i}]\` of the limit state`, pair, 'a pair [number, number]');
-    }
-  }
-  return value as readonly (readonly [number, number])[];
-}
-
-function badWeight(value: unknown, name: string): never {
-  throw new InvalidInputError(`\`weight\` of ${name}`, value, 'a positive integer');
-}
-
-function badInstant(value: unknown, name: string): never {
-  throw new InvalidInputError(`\`at\` of ${name}`, value, 'a finite instant in milliseconds');
-}
-
-function badPriority(value: unknown, name: string): never {
-  throw new InvalidInputError(`\`priority\` of ${name}`, value, 'a finite number');
-}
-
-function readName(value: unknown): string {
-  if (typeof value !== 'string' || value.length === 0)
-    throw new InvalidInputError('`name` of a limit', value, 'a non-empty string');
-  return value;
-}
-
-function readLimit(value: unknown, name: string): number {
-  if (!isPositiveInteger(value)) {
-    throw new InvalidInputError(`\`limit\` of ${name}`, value, 'a positive integer');
-  }
-  return value;
-}
-
-function readWindow(value: unknown, field: string): number {
-  if (typeof value !== 'number' || !Number.isFinite(value) || value <= 0)
-    throw new InvalidInputError(field, value, 'a positive number of milliseconds');
-  return value;
-}
-
-function readMargin(value: unknown, name: string): number {
-  if (typeof value !== 'number' || !Number.isFinite(value) || value < 0) {
-    throw new InvalidInputError(`\`marginMs\` of ${name}`, value, 'a non-negative number of milliseconds');
-  }
-  return value;
-}
-
-function readReserve(value: unknown, n: number, name: string): { priority: number; weight: number } {
-  const r = value as { priority?: unknown; weight?: unknown };
-  if (typeof r !== 'object' || r === null || typeof r.priority !== 'number' || !Number.isFinite(r.priority)) {
-    throw new InvalidInputError(`\`reserve.priority\` of ${name}`, r?.priority, 'a finite number');
-  }
-  if (!isPositiveInteger(r.weight) || r.weight >= n) {
-    throw new InvalidInputError(`\`reserve.weight\` of ${name}`, r.weight, `a positive integer below \`limit\` (${n})`);
-  }
-  return { priority: r.priority, weight: r.weight };
 }
