@@ -62,6 +62,8 @@ export async function proxyCommand(args: ParsedArgs, run: ProxyRun): Promise<voi
   if (logValue !== undefined && logValue !== 'text' && logValue !== 'json')
     throw new UsageError(`${typed.get('log')} takes text or json, got "${String(logValue)}"`);
   const log = logValue;
+  const state = values.get('state');
+  if (state === true) throw new UsageError(`${typed.get('state')} takes a file, e.g. --state proxy-state.json`);
   const futuresWs = values.get('futures-ws');
   if (futuresWs === true)
     throw new UsageError(`${typed.get('futures-ws')} takes a ws or wss URL, e.g. wss://fx-ws.gateio.ws`);
@@ -74,6 +76,7 @@ export async function proxyCommand(args: ParsedArgs, run: ProxyRun): Promise<voi
     ...(maxSockets === undefined ? {} : { maxSockets }),
     ...(accounts === undefined ? {} : { accounts: accounts.value }),
     ...(history === undefined ? {} : { history: history.value }),
+    ...(state === undefined ? {} : { stateFile: state }),
     ...(log === undefined ? {} : { log: (line: string) => run.out(line), logFormat: log }),
     ...(redis === null
       ? {}
@@ -97,6 +100,7 @@ export async function proxyCommand(args: ParsedArgs, run: ProxyRun): Promise<voi
       }
       if (e.message.startsWith('Expected `futuresWebSocket`'))
         throw new UsageError(`${typed.get('futures-ws')} takes a ws or wss URL, got "${String(futuresWs)}"`);
+      if (/the state file/.test(e.message)) throw new InputFileError(String(state), null, e.message);
       const inHistory = /`(activity|hours|spotHours)|the history file/.test(e.message);
       const file = inHistory ? history : accounts;
       throw file === undefined ? e : new InputFileError(file.name, inHistory ? file.lineOf(pathOf(e)) : 1, e.message);
@@ -114,6 +118,13 @@ export async function proxyCommand(args: ParsedArgs, run: ProxyRun): Promise<voi
   run.out(
     `  ${families} ${families === 1 ? 'family' : 'families'}${redis === null ? '' : `, limits and counts shared in Redis (${redactUrl(redisUrl!)})`}; stop with Ctrl-C`,
   );
+  if (state !== undefined)
+    run.out(
+      proxy.restoredFrom === null
+        ? `  counts kept in ${state} (none there yet: it is written every 5 s and on stopping)`
+        : `  counts restored from ${state}, written ${new Date(proxy.restoredFrom).toISOString()}; kept there every 5 s and on stopping`,
+    );
+  else if (redis === null) run.out('  counts kept in memory only: a restart forgets them (--state FILE keeps them)');
   const signal = await run.stop;
   run.out(`traderatio proxy: stopping (${signal}): refusing what waits, awaiting what was sent`);
   await proxy.close();

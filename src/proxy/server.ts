@@ -21,6 +21,7 @@ import { OwnAnswers } from './own-answers.js';
 import { type LogFormat, type RequestRecord, logLine, readLogFormat } from './request-log.js';
 import { proxyStatus } from './status.js';
 import { serveOwn } from './own-pages.js';
+import { StateFile } from './state-file.js';
 import { Upstream, type UpstreamResult, endToEnd } from './upstream.js';
 import { attachWebSocketProxy } from './websocket.js';
 
@@ -64,6 +65,15 @@ export interface ProxyOptions {
   readonly logFormat?: LogFormat;
   /** How often the status page's events are sent, in milliseconds. @default 1000 */
   readonly statusEveryMs?: number;
+  /**
+   * A file to keep each family's counts in across restarts (`--state`): read at start when it
+   * exists (refused, starting nothing, when it is of another version or other families or
+   * accounts), written atomically every `stateEveryMs` and when the proxy stops. It replaces the
+   * counts `history` gave. @default none: a restart forgets every count (but Redis's, with `store`)
+   */
+  readonly stateFile?: string;
+  /** How often the state file is written, in milliseconds. @default 5000 */
+  readonly stateEveryMs?: number;
 }
 
 /** A running proxy. */
@@ -77,6 +87,8 @@ export interface RunningProxy {
   readonly limiters: ReadonlyMap<string, AccountLimiter>;
   /** The metrics served at `/metrics`. */
   readonly metrics: LimiterMetrics;
+  /** When the state file it started from was written (epoch ms), or null when it started from none. */
+  readonly restoredFrom: number | null;
   /** What each family sent and what the proxy answered itself, by label, so far. */
   summary(): ProxySummary;
   /**
@@ -189,6 +201,7 @@ export async function startProxy(options: ProxyOptions): Promise<RunningProxy> {
   const maxSockets = positive(options.maxSockets ?? 64, '`maxSockets`');
   const bodyLimitBytes = positive(options.bodyLimitBytes ?? 1 << 20, '`bodyLimitBytes`');
   const statusEveryMs = positive(options.statusEveryMs ?? 1000, '`statusEveryMs`');
+  const stateEveryMs = positive(options.stateEveryMs ?? 5000, '`stateEveryMs`');
   if (options.log !== undefined && typeof options.log !== 'function')
     throw new InvalidInputError('`log`', options.log, 'a function taking a line');
   const logFormat = readLogFormat(options.logFormat ?? 'text');
@@ -213,6 +226,8 @@ export async function startProxy(options: ProxyOptions): Promise<RunningProxy> {
 
   const limiters = new Map<string, AccountLimiter>();
   const made: AccountLimiter[] = [];
+  let stateFile: StateFile | null = null;
+  let restoredFrom: number | null = null;
   try {
     for (const f of accounts.families) {
       const store = options.store?.(f.id);
@@ -245,6 +260,14 @@ export async function startProxy(options: ProxyOptions): Promise<RunningProxy> {
     const publicLimiter = new AccountLimiter({ accounts: [{ id: PUBLIC }], clock, marginMs });
     made.push(publicLimiter);
     limiters.set(PUBLIC, publicLimiter);
+    if (options.stateFile !== undefined) {
+      stateFile = new StateFile(
+        options.stateFile,
+        new Map([...limiters].filter(([family]) => family !== PUBLIC)),
+        clock,
+      );
+      restoredFrom = stateFile.restore();
+    }
   } catch (e) {
     for (const l of made) l.close();
     throw e;
@@ -276,6 +299,7 @@ export async function startProxy(options: ProxyOptions): Promise<RunningProxy> {
       logFormat === 'json' ? JSON.stringify({ time: new Date(clock.wall()).toISOString(), note: message }) : message,
     );
   const publicLimiter = limiters.get(PUBLIC)!;
+  stateFile?.start(stateEveryMs, (e) => note(`the state file was not written: ${(e as Error).message}`));
   // A futures contract's multiplier, for the fills of my_trades answers: asked of the upstream (a
   // public request) when no contracts answer relayed gave it.
   const contracts: ContractSource = {
@@ -358,6 +382,7 @@ export async function startProxy(options: ProxyOptions): Promise<RunningProxy> {
     port: actual,
     limiters,
     metrics,
+    restoredFrom,
     summary: () => ({
       families: [...limiters.values()].map((l) => {
         const family = families.get(l)!;
@@ -377,6 +402,13 @@ export async function startProxy(options: ProxyOptions): Promise<RunningProxy> {
         // the upstream's timeout, and relayed.
         for (const l of limiters.values()) l.scheduler.close();
         while (handling.size > 0) await Promise.allSettled([...handling]);
+        // The counts of every answer relayed, kept for the next start.
+        stateFile?.stop();
+        try {
+          stateFile?.save();
+        } catch (e) {
+          note(`the state file was not written: ${(e as Error).message}`);
+        }
         for (const l of limiters.values()) l.close();
         upstream.close();
         // Listening until now: a connection made meanwhile is answered 503 TRADERATIO_CLOSED like
