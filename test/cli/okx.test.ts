@@ -194,6 +194,12 @@ describe('traderatio timeline --exchange okx', () => {
     for (const w of widths) expect(w).toBeCloseTo(widths[0]!, 0);
   });
 
+  it('renders examples/okx-timeline.json as the chart committed in docs/okx-timeline.svg', async () => {
+    const out = join(dir, 'committed.svg');
+    await capture(['timeline', 'examples/okx-timeline.json', '--exchange', 'okx', '--svg', out]);
+    expect(readFileSync(out, 'utf8')).toBe(readFileSync('docs/okx-timeline.svg', 'utf8'));
+  });
+
   it('refuses the hourly activity of the throttles OKX does not have, naming the field', async () => {
     const { code, err } = await capture(['timeline', 'examples/timeline.json', '--exchange', 'okx']);
     expect(code).toBe(1);
