@@ -1,4 +1,3 @@
-import { createHash } from 'node:crypto';
 import http, { type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { AccountLimiter } from '../account/limiter.js';
