@@ -3,7 +3,7 @@ import type { RatioResult } from '../rules/ratio.js';
 import type { TierTable } from '../rules/tiers.js';
 import { LEFT, RIGHT, SHADES, TOP, WIDTH } from './chart.js';
 import { LABEL_HEIGHT, type LabelWish, labelsApart } from './labels.js';
-import { timeAxis } from './ticks.js';
+import { tickMarks, timeAxis } from './ticks.js';
 
 /** The family's aggregated ratio on each day of a log (the 7 days ending that day), as logged and with the changes. */
 export interface RatioSeries {
@@ -142,15 +142,7 @@ export function adviceSvg(series: RatioSeries): string {
   }
   if (points.length > 0) {
     const time = timeAxis(from, to, plotWidth, 100);
-    for (const tick of time.ticks) {
-      const tx = f(x(tick.at));
-      out.push(`<line x1="${tx}" y1="${TOP}" x2="${tx}" y2="${foot + 4}" stroke="#999" stroke-width="0.5"/>`);
-      out.push(`<text x="${tx}" y="${foot + 16}" text-anchor="middle" fill="#555">${tick.label}</text>`);
-      if (tick.year !== null)
-        out.push(
-          `<text x="${tx}" y="${foot + 29}" text-anchor="middle" fill="#555" font-weight="bold">${tick.year}</text>`,
-        );
-    }
+    out.push(...tickMarks(time.ticks, x, { top: TOP, bottom: foot, stroke: '#999', width: 0.5, labelGap: 16 }));
     const line = (pick: (p: (typeof points)[number]) => RatioResult | null, colour: string, width: number): void => {
       const xy = points.flatMap((p) => {
         const r = pick(p)?.ratio;

@@ -2,7 +2,7 @@ import { formatUtcDay, formatUtcInstant } from '../rules/calendar.js';
 import { parseInstant } from '../internal/parse.js';
 import { tierTableOf } from '../rules/tiers.js';
 import { rateUnitWords, throttleText } from './render.js';
-import { timeAxis } from './ticks.js';
+import { tickMarks, timeAxis } from './ticks.js';
 import { isProjected, lastDataDay, projectedFrom } from './projection.js';
 import type { TimelineRun } from './timeline.js';
 
@@ -160,15 +160,9 @@ export function timelineSvg(run: TimelineRun): string {
       out.push(
         `<line x1="${f(x(m))}" y1="${base}" x2="${f(x(m))}" y2="${base + PANEL}" stroke="#d8d8d8" stroke-width="0.5"/>`,
       );
-    for (const tick of axis.ticks) {
-      const tx = f(x(tick.at));
-      out.push(`<line x1="${tx}" y1="${base}" x2="${tx}" y2="${base + PANEL + 4}" stroke="#999" stroke-width="0.75"/>`);
-      out.push(`<text x="${tx}" y="${base + PANEL + 15}" text-anchor="middle" fill="#555">${tick.label}</text>`);
-      if (tick.year !== null)
-        out.push(
-          `<text x="${tx}" y="${base + PANEL + 28}" text-anchor="middle" fill="#555" font-weight="bold">${tick.year}</text>`,
-        );
-    }
+    out.push(
+      ...tickMarks(axis.ticks, x, { top: base, bottom: base + PANEL, stroke: '#999', width: 0.75, labelGap: 15 }),
+    );
     out.push(`<text x="${LEFT}" y="${base - 8}" font-weight="bold" font-size="12">${escapeXml(id)}</text>`);
     const from = projectedFrom(run, id);
     const lastDay = lastDataDay(run, id);

@@ -180,3 +180,36 @@ export function timeAxis(from: number, to: number, widthPx: number, minGapPx = 5
   }
   return { ticks, step: step.name, minor, minorStep: minorStep?.name ?? null };
 }
+
+/** Where and how {@link tickMarks} draws a chart's time ticks. */
+export interface TickStyle {
+  /** Where a tick's grid line starts and the plot ends, in pixels from the top. */
+  readonly top: number;
+  readonly bottom: number;
+  /** The grid line's colour and width. */
+  readonly stroke: string;
+  readonly width: number;
+  /** How far below the plot a tick's label stands; its year stands 13 px further down. */
+  readonly labelGap: number;
+}
+
+/**
+ * The SVG of the ticks of a time axis, each at `x(tick.at)`: a grid line across the plot reaching 4
+ * px below it, the label under it, and under that the year where the tick has one.
+ */
+export function tickMarks(ticks: readonly Tick[], x: (at: number) => number, style: TickStyle): string[] {
+  const out: string[] = [];
+  for (const tick of ticks) {
+    const tx = x(tick.at).toFixed(1);
+    const label = style.bottom + style.labelGap;
+    out.push(
+      `<line x1="${tx}" y1="${style.top}" x2="${tx}" y2="${style.bottom + 4}" stroke="${style.stroke}" stroke-width="${style.width}"/>`,
+    );
+    out.push(`<text x="${tx}" y="${label}" text-anchor="middle" fill="#555">${tick.label}</text>`);
+    if (tick.year !== null)
+      out.push(
+        `<text x="${tx}" y="${label + 13}" text-anchor="middle" fill="#555" font-weight="bold">${tick.year}</text>`,
+      );
+  }
+  return out;
+}

@@ -1,7 +1,7 @@
 import { formatUtcDay, formatUtcInstant } from '../../rules/calendar.js';
 import { LEFT, RIGHT, WIDTH, escapeXml } from '../chart.js';
 import { ratioJson, ratioText, table } from '../render.js';
-import { timeAxis } from '../ticks.js';
+import { tickMarks, timeAxis } from '../ticks.js';
 import type { SimulationReport } from './replay.js';
 import type { LimitRefusals, StartingTier } from './tally.js';
 
@@ -179,15 +179,9 @@ export function simulationSvg(r: SimulationReport): string {
     const y = (v: number): number => base + PANEL - (v / top) * PANEL;
     out.push(`<rect x="${LEFT}" y="${base}" width="${plotWidth}" height="${PANEL}" fill="#f7f7f7"/>`);
     out.push(`<text x="${LEFT}" y="${base - 8}" font-weight="bold" font-size="12">${escapeXml(id)}</text>`);
-    for (const tick of axis.ticks) {
-      const tx = f(x(tick.at));
-      out.push(`<line x1="${tx}" y1="${base}" x2="${tx}" y2="${base + PANEL + 4}" stroke="#bbb" stroke-width="0.5"/>`);
-      out.push(`<text x="${tx}" y="${base + PANEL + 15}" text-anchor="middle" fill="#555">${tick.label}</text>`);
-      if (tick.year !== null)
-        out.push(
-          `<text x="${tx}" y="${base + PANEL + 28}" text-anchor="middle" fill="#555" font-weight="bold">${tick.year}</text>`,
-        );
-    }
+    out.push(
+      ...tickMarks(axis.ticks, x, { top: base, bottom: base + PANEL, stroke: '#bbb', width: 0.5, labelGap: 15 }),
+    );
     for (const v of [0, 100, 200, 300, 400].filter((v) => v <= top)) {
       out.push(
         `<line x1="${LEFT - 4}" y1="${f(y(v))}" x2="${LEFT}" y2="${f(y(v))}" stroke="#999"/><text x="${LEFT - 6}" y="${f(y(v) + 4)}" text-anchor="end" fill="#555">${v}</text>`,
