@@ -3,7 +3,8 @@ import { type ProxyOptions, type ProxySummary, startProxy } from '../proxy/serve
 import { RedisStore } from '../redis/store.js';
 import { InputFileError } from './input.js';
 import { jsonFile } from './read-json.js';
-import { type ParsedArgs, UsageError } from './options.js';
+import { type OptionSpec, type ParsedArgs, UsageError } from './options.js';
+import { withConfig } from './proxy-config.js';
 import { pathOf } from './timeline.js';
 import { wholeNumber } from './whole-number.js';
 
@@ -25,14 +26,15 @@ interface RedisConnection {
  * `traderatio proxy`: starts the proxy in front of `--upstream`, prints its URL, and on SIGINT or
  * SIGTERM stops (refusing what still waits) and prints what each account sent.
  */
-export async function proxyCommand(args: ParsedArgs, run: ProxyRun): Promise<void> {
-  if (args.positionals.length > 0)
-    throw new UsageError(`proxy takes no FILE, got "${args.positionals[0]}" (the accounts file is --accounts FILE)`);
+export async function proxyCommand(given: ParsedArgs, run: ProxyRun, specs: readonly OptionSpec[] = []): Promise<void> {
+  if (given.positionals.length > 0)
+    throw new UsageError(`proxy takes no FILE, got "${given.positionals[0]}" (the accounts file is --accounts FILE)`);
+  const { args, inline } = await withConfig(given, specs, run.stdin);
   const { values, typed } = args;
   const upstream = values.get('upstream');
   if (typeof upstream !== 'string')
     throw new UsageError(
-      'proxy needs --upstream URL: the exchange to forward to, e.g. --upstream https://api.gateio.ws',
+      'proxy needs --upstream URL (or "upstream" in --config FILE): the exchange to forward to, e.g. --upstream https://api.gateio.ws',
     );
   const number = (name: string, least: number): number | undefined => {
     const v = values.get(name);
@@ -49,8 +51,8 @@ export async function proxyCommand(args: ParsedArgs, run: ProxyRun): Promise<voi
   const marginMs = number('margin-ms', 0);
   const timeoutMs = number('timeout-ms', 1);
   const maxSockets = number('max-sockets', 1);
-  const accounts = await jsonFile(values.get('accounts'), run.stdin);
-  const history = await jsonFile(values.get('history'), run.stdin);
+  const accounts = inline.get('accounts') ?? (await jsonFile(values.get('accounts'), run.stdin));
+  const history = inline.get('history') ?? (await jsonFile(values.get('history'), run.stdin));
   const redisUrl = values.get('redis');
   if (redisUrl === true) throw new UsageError(`${typed.get('redis')} takes a Redis URL, e.g. redis://127.0.0.1:6379`);
   const prefix = values.get('redis-prefix');

@@ -1,7 +1,8 @@
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readdirSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { proxyCommand as proxyCommandSpec } from '../../src/cli/commands/proxy.js';
 import { proxyCommand } from '../../src/cli/proxy.js';
 import { startModelExchange } from '../../src/model-exchange/index.js';
 
@@ -13,6 +14,7 @@ function args(values: Record<string, string | true>, positionals: string[] = [])
   };
 }
 
+const proxyOptions = proxyCommandSpec.options;
 const idle = () => ({ out: () => {}, stop: new Promise<string>(() => {}), stdin: (async function* () {})() });
 
 describe('traderatio proxy', () => {
@@ -56,6 +58,78 @@ describe('traderatio proxy', () => {
     expect(lines).toContain('  default: 1 sent, 0 answered by the proxy');
     expect(lines).toContain('  ip: 0 sent, 0 answered by the proxy');
     expect(lines.join('\n')).not.toMatch(/main-key|not-logged/);
+  });
+
+  it('reads its options from --config FILE, accounts inline, the command line overriding it', async () => {
+    const exchange = await startModelExchange({ port: 0 });
+    const dir = mkdtempSync(join(tmpdir(), 'traderatio-proxy-'));
+    const config = join(dir, 'proxy.json');
+    writeFileSync(
+      config,
+      JSON.stringify(
+        {
+          upstream: exchange.url,
+          port: 0,
+          'timeout-ms': 5000,
+          log: 'text',
+          state: 'state.json',
+          accounts: { families: [{ id: 'desk', accounts: [{ id: 'main', role: 'main', keys: [{ key: 'k1' }] }] }] },
+        },
+        null,
+        2,
+      ),
+    );
+    const lines: string[] = [];
+    let stop!: (signal: string) => void;
+    const stopped = new Promise<string>((resolve) => (stop = resolve));
+    await proxyCommand(
+      args({ config, log: 'json' }),
+      {
+        out: (line) => {
+          lines.push(line);
+          const url = /^traderatio proxy: (http:\/\/\S+) -> /.exec(line)?.[1];
+          if (url === undefined) return;
+          void fetch(`${url}/api/v4/spot/accounts`, { headers: { KEY: 'k1' } })
+            .then((res) => res.text())
+            .then(() => stop('SIGTERM'));
+        },
+        stop: stopped,
+        stdin: (async function* () {})(),
+      },
+      proxyOptions,
+    );
+    await exchange.close();
+    // The file's accounts and state (beside it), the command line's log format.
+    expect(lines).toContain(
+      `  counts kept in ${join(dir, 'state.json')} (none there yet: it is written every 5 s and on stopping)`,
+    );
+    expect(lines).toContainEqual(expect.stringMatching(/^\{"time":.*"family":"desk","account":"main"/));
+    expect(readdirSync(dir).sort()).toEqual(['proxy.json', 'state.json']);
+  });
+
+  it('refuses a config file key that is no option, or a value of the wrong kind, naming the key and its line', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'traderatio-proxy-'));
+    const config = join(dir, 'proxy.json');
+    const cases: [Record<string, unknown>, string][] = [
+      [
+        { upstream: 'http://127.0.0.1:1', 'timout-ms': 5 },
+        `${config}:3: "timout-ms" is not an option of traderatio proxy; the config file takes "upstream"`,
+      ],
+      [{ upstream: 'http://127.0.0.1:1', port: [1] }, `${config}:3: "port" takes a whole number, got [1]`],
+      [
+        { upstream: 'http://127.0.0.1:1', 'timeout-ms': 'soon' },
+        '"timeout-ms" of ' + config + ' takes a whole number from 1, got "soon"',
+      ],
+      [{ upstream: 7 }, `${config}:2: "upstream" takes a string, got 7`],
+      [
+        { upstream: 'http://127.0.0.1:1', accounts: 5 },
+        `${config}:3: "accounts" takes a file's path or its JSON, got 5`,
+      ],
+    ];
+    for (const [value, message] of cases) {
+      writeFileSync(config, JSON.stringify(value, null, 2));
+      await expect(proxyCommand(args({ config }), idle(), proxyOptions)).rejects.toThrow(message);
+    }
   });
 
   it('refuses a --log that is neither text nor json', async () => {

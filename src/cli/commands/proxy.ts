@@ -16,6 +16,11 @@ A request its limits would hold past its signature's 60 s is answered at once wi
 Files are JSON (docs/proxy.md): --accounts and --history as traderatio exchange reads them (secrets may be left out).
 Serves /metrics (Prometheus) and a live status page at /.`,
   options: [
+    {
+      name: 'config',
+      value: 'FILE',
+      help: 'a JSON object of these options by name ("upstream", "accounts" as a path or inline, "timeout-ms", ...); the command line overrides it',
+    },
     { name: 'upstream', value: 'URL', help: 'the exchange to forward to (required), e.g. https://api.gateio.ws' },
     {
       name: 'futures-ws',
@@ -55,7 +60,7 @@ Serves /metrics (Prometheus) and a live status page at /.`,
     COMMON_OPTIONS.help,
   ],
   async run(args, io, { stdin, stop }) {
-    await runProxy(args, { out: (line) => io.out(line), stdin, stop: stop() });
+    await runProxy(args, { out: (line) => io.out(line), stdin, stop: stop() }, proxyCommand.options);
     return EXIT.ok;
   },
 };
