@@ -45,12 +45,15 @@ function tieredLevels(): string {
 export function rulebookOf({ values, typed }: ParsedArgs): Rulebook {
   const value = values.get('exchange');
   if (value === undefined) return GATE;
-  const book = typeof value === 'string' ? RULEBOOK_NAMES.find((n) => n === value.toLowerCase()) : undefined;
-  if (book === undefined)
-    throw new UsageError(
-      `${typed.get('exchange')} takes the name of an exchange, one of ${RULEBOOK_NAMES.join(', ')}, got ${value === true ? 'nothing' : `"${value}"`}`,
-    );
-  return rulebookNamed(book);
+  try {
+    return rulebookNamed(value === true ? '' : value, typed.get('exchange'));
+  } catch (e) {
+    if (e instanceof InvalidInputError)
+      throw new UsageError(
+        `${typed.get('exchange')} takes the name of an exchange, one of ${RULEBOOK_NAMES.join(', ')}, got ${value === true ? 'nothing' : `"${value}"`}`,
+      );
+    throw e;
+  }
 }
 
 /** The one FILE a command takes (`-` for standard input). */
