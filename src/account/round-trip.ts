@@ -322,9 +322,12 @@ export class RoundTrip {
     // however long it takes (R13).
     const awaiting = this.awaiting!;
     const { limits } = this;
+    // A shared limit follows answers only when they bound arrivals: the estimate tells it of them.
+    const shared = !config.estimateArrivals;
     for (let i = 0; i < limits.length; i++) {
       const limit = limits[i]!;
-      if (limit.awaitAnswer !== undefined) awaiting[i] = limit.awaitAnswer(this.classification.weight, this.sentMono);
+      if (limit.awaitAnswer !== undefined && (shared || !limit.isShared()))
+        awaiting[i] = limit.awaitAnswer(this.classification.weight, this.sentMono);
     }
     let result: T | PromiseLike<T>;
     try {

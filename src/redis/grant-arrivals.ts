@@ -1,3 +1,4 @@
+import { UNANSWERED_MAX_MS } from '../schedule/unanswered.js';
 import type { GrantArrival } from './calls.js';
 
 /** A lease as {@link GrantArrivals} follows it. */
@@ -7,6 +8,9 @@ export interface ArrivalLease {
   readonly sent: number;
   /** A Redis instant no earlier than the one at local instant x is x plus this, ms. */
   readonly redisOffset: number;
+  /** The weight granted, and the local instant by which its permits are sent. */
+  readonly granted?: number;
+  readonly until?: number;
 }
 
 /** One lease of this process, from its grant until its permits' answers may no longer come. */
@@ -22,6 +26,13 @@ interface Followed {
   spoiled: boolean;
   /** The arrival last told to Redis (-Infinity: none). */
   told: number;
+  /** Bounded by answers: the weight sent as round trips that await their answer, and of it answered. */
+  tracked: number;
+  trackedAnswered: number;
+  /** When the grant is next told to Redis while some of it is not answered (local instant). */
+  keepAt: number;
+  /** The entries LATE moved permits of it to (sent after it ended): confirmed with it. */
+  lates: string[] | null;
 }
 
 /** How long after a lease ended an answer to one of its permits is still waited for, ms. */
@@ -41,6 +52,13 @@ const FOLLOWED_MS = 30_000;
  * something else, is never confirmed: Redis counts it as if nothing were known.
  */
 export class GrantArrivals {
+  /** Round trips tell of their answers (arrivals bounded by answers): see {@link track}. */
+  private bounded = false;
+  /**
+   * @param keepEvery how often a grant whose permits wait for their answer is told again to Redis,
+   * ms (a quarter of the window: three quarters of one before its count there ends)
+   */
+  constructor(private readonly keepEvery: () => number = () => 500) {}
   private list: Followed[] = [];
   private head = 0;
   private pending: GrantArrival[] = [];
@@ -54,7 +72,19 @@ export class GrantArrivals {
       last.to = at;
       last.spoiled = true;
     }
-    this.list.push({ lease, from: at, to: Infinity, answered: 0, latest: -Infinity, spoiled: false, told: -Infinity });
+    this.list.push({
+      lease,
+      from: at,
+      to: Infinity,
+      answered: 0,
+      latest: -Infinity,
+      spoiled: false,
+      told: -Infinity,
+      tracked: 0,
+      trackedAnswered: 0,
+      keepAt: Infinity,
+      lates: null,
+    });
   }
 
   /** The lease in use ended at local instant `at`: no more is sent on it. */
@@ -98,6 +128,74 @@ export class GrantArrivals {
     return this.pending.length > 0;
   }
 
+  /**
+   * Arrivals bounded by answers (R13): `weight` sent on `lease` awaits its answer (a round trip).
+   * From then on every lease of the limit is confirmed from its answers: when the lease is over
+   * (ended, or all of it sent) and every permit that awaits an answer has one, at the latest
+   * instant any of them can have reached the exchange (the end of the lease for permits sent
+   * otherwise). Permits not answered keep their grant counted (see {@link keep}).
+   */
+  track(lease: ArrivalLease, weight: number): void {
+    this.bounded = true;
+    const f = this.find(lease);
+    if (f === undefined) return;
+    f.tracked += weight;
+    if (f.keepAt === Infinity) f.keepAt = (f.lease.until ?? f.from) + this.keepEvery();
+  }
+
+  /**
+   * The answer to `weight` sent on `lease` (as {@link track} told) came back: the request reached
+   * the exchange at `latest` at the latest. True when a confirmation waits to be sent.
+   */
+  answer(lease: ArrivalLease, weight: number, latest: number): boolean {
+    const f = this.find(lease);
+    if (f === undefined) return false;
+    f.trackedAnswered += weight;
+    if (latest > f.latest) f.latest = latest;
+    this.settle(f);
+    return this.pending.length > 0;
+  }
+
+  /**
+   * The grants with permits still waiting for their answer whose time to be told has come at
+   * local instant `now`: each is confirmed as if its permits arrived at `now` (they may not have
+   * arrived yet), so Redis counts it on, until one window after that at least, and is told again
+   * `keepEvery` later while they wait, for at most {@link UNANSWERED_MAX_MS} past its window (a
+   * process that stops is counted at most a window after its last word). Returns when the next is
+   * due (Infinity: none).
+   */
+  keep(now: number, windowMs: number): number {
+    let next = Infinity;
+    for (let i = this.head; i < this.list.length; i++) {
+      const f = this.list[i]!;
+      if (f.trackedAnswered >= f.tracked || f.keepAt === Infinity) continue;
+      if (now > (f.lease.until ?? f.from) + windowMs + UNANSWERED_MAX_MS) {
+        f.keepAt = Infinity;
+        continue;
+      }
+      if (now >= f.keepAt) {
+        const at = Math.ceil(now + f.lease.redisOffset);
+        if (at > f.told) {
+          f.told = at;
+          this.confirm(f, at);
+        }
+        f.keepAt = now + this.keepEvery();
+      }
+      if (f.keepAt < next) next = f.keepAt;
+    }
+    return next;
+  }
+
+  /**
+   * Permits of `lease` may have been sent after it ended and are counted by an entry of their own,
+   * `id` (see lua/late.lua): bounded by answers, the entry is confirmed with the lease, at the same
+   * arrival, for their answers are the lease's.
+   */
+  late(lease: ArrivalLease, id: string): void {
+    const f = this.find(lease);
+    if (f !== undefined) (f.lates ??= []).push(id);
+  }
+
   /** The confirmations not yet sent, handed over (to the next ACQUIRE on the limit). */
   take(): GrantArrival[] {
     const p = this.pending;
@@ -111,11 +209,37 @@ export class GrantArrivals {
   }
 
   private settle(f: Followed): void {
+    if (this.bounded) {
+      this.settleBounded(f);
+      return;
+    }
     if (f.to === Infinity) return;
     if (f.answered > f.lease.sent) f.spoiled = true;
     if (f.spoiled || f.answered < f.lease.sent || f.latest <= f.told) return;
     f.told = f.latest;
     this.pending.push({ id: f.lease.id, at: Math.ceil(f.latest + f.lease.redisOffset) });
+  }
+
+  /** {@link settle} when bounded by answers: matched by the round trips, not by instants. */
+  private settleBounded(f: Followed): void {
+    const { lease } = f;
+    if (lease.sent === 0 || f.trackedAnswered < f.tracked) return;
+    if (f.to === Infinity && (lease.granted === undefined || lease.sent < lease.granted)) return;
+    // Permits sent without awaiting an answer count as sent at the end of the lease, at the latest.
+    const untracked = lease.sent > f.tracked;
+    const latest = untracked ? Math.max(f.latest, lease.until ?? f.to) : f.latest;
+    if (latest === Infinity || latest === -Infinity) return;
+    const at = Math.ceil(latest + lease.redisOffset);
+    if (at <= f.told) return;
+    f.told = at;
+    f.keepAt = Infinity;
+    this.confirm(f, at);
+  }
+
+  /** Confirms the grant of `f` at Redis instant `at`, with the entries LATE moved permits of it to. */
+  private confirm(f: Followed, at: number): void {
+    this.pending.push({ id: f.lease.id, at });
+    if (f.lates !== null) for (const id of f.lates) this.pending.push({ id, at });
   }
 
   private find(lease: ArrivalLease): Followed | undefined {
@@ -125,7 +249,12 @@ export class GrantArrivals {
 
   private prune(at: number): void {
     const list = this.list;
-    while (this.head < list.length && list[this.head]!.to < at - FOLLOWED_MS) this.head++;
+    // A grant whose permits still wait for their answer stays followed (see `keep`).
+    while (this.head < list.length) {
+      const f = list[this.head]!;
+      if (f.to >= at - FOLLOWED_MS || (f.keepAt !== Infinity && f.trackedAnswered < f.tracked)) break;
+      this.head++;
+    }
     if (this.head > 1024 && this.head * 2 > list.length) {
       this.list = list.slice(this.head);
       this.head = 0;

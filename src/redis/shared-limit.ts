@@ -1,6 +1,7 @@
 import { markBuild } from '../schedule/build.js';
 import { type LimitOwner, type StoreLimit, type TakeResult, takeResult } from '../schedule/limit.js';
 import type { LimitHost } from '../schedule/store.js';
+import type { UnansweredRequest } from '../schedule/unanswered.js';
 import { WindowLimit, type WindowLimitOptions, type WindowLimitState } from '../schedule/window.js';
 import { checkTake } from '../schedule/window-input.js';
 import { GrantArrivals } from './grant-arrivals.js';
@@ -43,6 +44,11 @@ export interface Broker {
   feedback(limit: SharedLimit, pauseMs: number, holdWeight: number, holdMs: number, counted?: boolean): void;
   /** Tells every process of a new N and W. */
   update(limit: SharedLimit): void;
+  /**
+   * Permits sent on `limit` wait for their answer: their grants are told to Redis again, while
+   * they wait, before its count of them would end (see {@link GrantArrivals.keep}).
+   */
+  keep(limit: SharedLimit): void;
   /** Whether Redis answered the last request. */
   readonly available: boolean;
   /** While Redis fails: the local share `limit` sends on at `at`, or null to wait. */
@@ -102,7 +108,11 @@ export class SharedLimit implements StoreLimit {
   /** @internal The latest lateness sent to Redis, ms (see `lateness`). */
   toldLate = 0;
   /** @internal The leases of this process matched with their permits' arrivals, to confirm to Redis. */
-  readonly arrivals = new GrantArrivals();
+  readonly arrivals = new GrantArrivals(() => this.windowMs / 4);
+  /** Where the weight taken last came from: a lease, or the local share (null: neither). */
+  private takenFrom: Lease | WindowLimit | null = null;
+  /** The round trips awaiting their answer, by what `awaitAnswer` gave: where they were sent from. */
+  private readonly awaiting = new WeakMap<UnansweredRequest, Lease | WindowLimit>();
   /** @internal What this process sent lately, to add back should Redis lose it. */
   readonly recent = new RecentGrants(() => this.windowMs + this.marginMs);
   /** @internal While Redis fails: this process's own share of the limit (onUnavailable "local"). */
@@ -226,6 +236,7 @@ export class SharedLimit implements StoreLimit {
   /** Counts `weight` as dispatched at `at` in this process's log, without checking. */
   take(weight: number, at: number): void {
     if (this.lease !== null) this.arrivals.spoil(this.lease);
+    this.takenFrom = null;
     this.local.take(weight, at);
   }
 
@@ -236,9 +247,11 @@ export class SharedLimit implements StoreLimit {
       lease.sent += weight;
       if (lease.unstamped === 0) this.unstampedLeases.push(lease);
       lease.unstamped += weight;
+      this.takenFrom = lease;
     } else {
       if (lease !== null) this.arrivals.spoil(lease);
       this.share!.takeUnstamped(weight);
+      this.takenFrom = this.share;
     }
     this.local.takeUnstamped(weight);
   }
@@ -283,6 +296,38 @@ export class SharedLimit implements StoreLimit {
       this.late = late;
       this.broker.tell(this);
     }
+  }
+
+  /**
+   * `weight` just taken and dispatched at `at` awaits its answer (arrivals bounded by answers,
+   * R13): the grant it was sent on stays counted in Redis until its answer comes, and then until
+   * one window after the latest instant it can have reached the exchange (see
+   * {@link GrantArrivals.track}); sent on the local share, the share counts it so.
+   */
+  awaitAnswer(weight: number, at: number): UnansweredRequest {
+    const from = this.takenFrom;
+    const request = from instanceof WindowLimit ? from.awaitAnswer(weight, at) : this.local.awaitAnswer(weight, at);
+    if (from !== null) {
+      this.awaiting.set(request, from);
+      if (!(from instanceof WindowLimit)) {
+        this.arrivals.track(from, weight);
+        this.broker.keep(this);
+      }
+    }
+    return request;
+  }
+
+  /** The answer to `request` came back; it reached the exchange at `at` at the latest (see {@link awaitAnswer}). */
+  answered(request: UnansweredRequest, at: number, withinWindow = true): void {
+    const from = this.awaiting.get(request);
+    if (from instanceof WindowLimit) {
+      from.answered(request, at, withinWindow);
+      return;
+    }
+    this.local.answered(request, at, withinWindow);
+    if (from === undefined) return;
+    this.awaiting.delete(request);
+    if (this.arrivals.answer(from, request.weight, at)) this.broker.tell(this);
   }
 
   /**

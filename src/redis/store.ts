@@ -133,6 +133,8 @@ export class RedisStore implements LimitStore<SharedLimit> {
   private seq = 0;
   /** The limits with something measured of the way to the exchange to tell Redis (see `tell`). */
   private readonly telling = new Set<SharedLimit>();
+  /** The limits whose grants are told again while permits wait for their answer (see `keep`). */
+  private readonly keeping = new Set<SharedLimit>();
   private closed = false;
   private heartbeatTimer: unknown = null;
   private hello: Promise<boolean> | null = null;
@@ -351,6 +353,7 @@ export class RedisStore implements LimitStore<SharedLimit> {
     this.shares.mayActUntil(at);
     const id = `${this.id}.t${(this.seq++).toString(36)}`;
     limit.recent.late(id, weight, at, lease.redisOffset);
+    limit.arrivals.late(lease, id);
     this.write('late', encodeLate(this.keys, { at: this.at(), limit, id, weight, grant: lease.id }));
   }
 
@@ -365,17 +368,45 @@ export class RedisStore implements LimitStore<SharedLimit> {
     unrefTimer(
       this.clock.setTimer(() => {
         this.telling.delete(limit);
-        if (this.closed) return;
-        const confirmed = limit.arrivals.take();
-        const lateMs = limit.lateness(limit.host.clock.now());
-        // Nothing new: a lateness already sent is kept by Redis, and sent again with each ACQUIRE.
-        if (confirmed.length === 0 && lateMs <= limit.toldLate) return;
-        limit.toldLate = lateMs;
-        this.write(
-          'arrivals',
-          encodeArrivals(this.keys, { at: this.at(), limit, lateMs, leaseMs: this.leaseMs, confirmed }),
-        );
+        if (!this.closed) this.tellNow(limit);
       }, this.leaseMs),
+    );
+  }
+
+  /**
+   * @internal Permits sent on `limit` wait for their answer (arrivals bounded by answers): while
+   * they wait, their grants are told to Redis again before its count of them would end.
+   */
+  keep(limit: SharedLimit): void {
+    if (this.keeping.has(limit) || this.closed) return;
+    const now = this.clock.now();
+    const next = limit.arrivals.keep(now, limit.windowMs);
+    if (next === Infinity) return;
+    this.keeping.add(limit);
+    unrefTimer(
+      this.clock.setTimer(
+        () => {
+          this.keeping.delete(limit);
+          if (this.closed) return;
+          limit.arrivals.keep(this.clock.now(), limit.windowMs);
+          this.tellNow(limit);
+          this.keep(limit);
+        },
+        Math.max(0, next - now),
+      ),
+    );
+  }
+
+  /** Tells Redis at once what `limit` measured that it has not heard (grants confirmed, its lateness). */
+  private tellNow(limit: SharedLimit): void {
+    const confirmed = limit.arrivals.take();
+    const lateMs = limit.lateness(limit.host.clock.now());
+    // Nothing new: a lateness already sent is kept by Redis, and sent again with each ACQUIRE.
+    if (confirmed.length === 0 && lateMs <= limit.toldLate) return;
+    limit.toldLate = lateMs;
+    this.write(
+      'arrivals',
+      encodeArrivals(this.keys, { at: this.at(), limit, lateMs, leaseMs: this.leaseMs, confirmed }),
     );
   }
 

@@ -8,6 +8,7 @@ import { RedisKeys, scripts } from '../../src/redis/protocol.js';
 import type { SharedLimit } from '../../src/redis/shared-limit.js';
 import { RedisStore } from '../../src/redis/store.js';
 import { Scheduler } from '../../src/schedule/scheduler.js';
+import { UNANSWERED_MAX_MS } from '../../src/schedule/unanswered.js';
 import { T0, acquireCall } from './acquire-call.js';
 import { redisForFile } from './file-prefixes.js';
 import { mostInAnyWindow } from './harness.js';
@@ -146,6 +147,91 @@ describe('GrantArrivals', () => {
     g.granted(lease('p.6', 1), 65);
     g.arrived(1, 62, 70, false);
     g.ended(e, 66);
+    expect(g.take()).toEqual([]);
+  });
+});
+
+describe('GrantArrivals bounded by answers', () => {
+  /** A lease of `granted` permits, `sent` of them sent, to be sent by local instant `until`; Redis 1,000 ms ahead. */
+  const lease = (id: string, granted: number, sent: number, until = 20) => ({
+    id,
+    granted,
+    sent,
+    until,
+    redisOffset: 1000,
+  });
+
+  it('confirms an ended lease once every round trip on it is answered, at the latest its answers allow', () => {
+    const g = new GrantArrivals(() => 500);
+    const a = lease('p.1', 3, 2);
+    g.granted(a, 0);
+    g.track(a, 1);
+    g.track(a, 1);
+    expect(g.answer(a, 1, 30)).toBe(false);
+    g.ended(a, 20);
+    expect(g.take()).toEqual([]);
+    expect(g.answer(a, 1, 25)).toBe(true);
+    expect(g.take()).toEqual([{ id: 'p.1', at: 1030 }]);
+  });
+
+  it('confirms a lease all sent before it ends, and counts permits sent without a round trip from its end', () => {
+    const g = new GrantArrivals(() => 500);
+    const a = lease('p.1', 2, 2, 50);
+    g.granted(a, 0);
+    g.track(a, 1);
+    g.answer(a, 1, 12.5);
+    // One of the two was not a round trip: it was sent by 50, the end of the lease, at the latest.
+    expect(g.take()).toEqual([{ id: 'p.1', at: 1050 }]);
+    const b = lease('p.2', 1, 1, 80);
+    g.granted(b, 60);
+    g.track(b, 1);
+    g.answer(b, 1, 62.2);
+    expect(g.take()).toEqual([{ id: 'p.2', at: 1063 }]);
+  });
+
+  it('tells a grant again every half window while a permit of it waits for its answer, for a minute past its window', () => {
+    const g = new GrantArrivals(() => 500);
+    const a = lease('p.1', 1, 1, 20);
+    g.granted(a, 0);
+    g.track(a, 1);
+    g.ended(a, 20);
+    // Not answered: first told half a window after the lease's end, then every half window.
+    expect(g.keep(100, 1000)).toBe(520);
+    expect(g.take()).toEqual([]);
+    expect(g.keep(520, 1000)).toBe(1020);
+    expect(g.take()).toEqual([{ id: 'p.1', at: 1520 }]);
+    expect(g.keep(1020, 1000)).toBe(1520);
+    expect(g.take()).toEqual([{ id: 'p.1', at: 2020 }]);
+    // A minute past its window, the exchange has dropped it: told no more.
+    expect(g.keep(20 + 1000 + UNANSWERED_MAX_MS + 1, 1000)).toBe(Infinity);
+    expect(g.take()).toEqual([]);
+  });
+
+  it('confirms the entries permits sent after the lease ended were moved to with it, at the same arrival', () => {
+    const g = new GrantArrivals(() => 500);
+    const a = lease('p.1', 2, 2, 20);
+    g.granted(a, 0);
+    g.track(a, 2);
+    g.late(a, 'p.t1');
+    g.answer(a, 1, 30);
+    g.answer(a, 1, 45);
+    expect(g.take()).toEqual([
+      { id: 'p.1', at: 1045 },
+      { id: 'p.t1', at: 1045 },
+    ]);
+  });
+
+  it('stops telling a grant whose permits were all answered, confirmed at their answer', () => {
+    const g = new GrantArrivals(() => 500);
+    const a = lease('p.1', 1, 1, 20);
+    g.granted(a, 0);
+    g.track(a, 1);
+    g.ended(a, 20);
+    g.keep(520, 1000);
+    g.take();
+    g.answer(a, 1, 700);
+    expect(g.take()).toEqual([{ id: 'p.1', at: 1700 }]);
+    expect(g.keep(1020, 1000)).toBe(Infinity);
     expect(g.take()).toEqual([]);
   });
 });

@@ -20,6 +20,7 @@ function fakeBroker() {
     acquire: (linked, weight) => void calls.acquire.push({ names: linked.map((l) => l.name), weight }),
     endLease: (_limit: SharedLimit, lease: Lease) => void calls.ended.push({ id: lease.id, sent: lease.sent }),
     tell: () => {},
+    keep: () => {},
     late: (_limit: SharedLimit, lease: Lease, weight: number, at: number) =>
       void calls.late.push({ id: lease.id, weight, at }),
     feedback: () => {},
