@@ -112,3 +112,30 @@ export const badId = fc.constantFrom<unknown>('', ' main', 'main ', 5, null);
 
 /** Not a non-negative USDT amount. */
 export const badAmount = fc.constantFrom<unknown>('-5', 'abc', '1e', ' 1', '0x10', Number.NaN, -1, Infinity, null);
+
+/**
+ * A number from 0 to `max` in 128ths: the whole range, not only its ends, and every sum of them
+ * exact in binary (a virtual clock adding them up never rounds an instant across a window's end).
+ */
+function millis(max: number): fc.Arbitrary<number> {
+  return fc.integer({ min: 0, max: max * 128 }).map((x) => x / 128);
+}
+
+/**
+ * A way to the exchange and back that changes as it likes (R13): runs of requests whose forward
+ * delay sits around a level (0 to 100 ms) that rises or drops at once from one run to the next,
+ * each request's own delay drawn anew within the run's spread (so requests overtake each other),
+ * and answers delayed on their way back independently of the way there.
+ */
+export const network = fc.record({
+  runs: fc.array(fc.record({ requests: fc.integer({ min: 1, max: 40 }), level: millis(100), spread: millis(100) }), {
+    minLength: 1,
+    maxLength: 8,
+  }),
+  draws: fc.array(millis(1), { minLength: 1, maxLength: 64 }),
+  back: fc.array(millis(100), { minLength: 1, maxLength: 64 }),
+  gateway: fc.array(millis(5), { minLength: 1, maxLength: 16 }),
+});
+
+/** A value of {@link network}. */
+export type Network = typeof network extends fc.Arbitrary<infer T> ? T : never;
