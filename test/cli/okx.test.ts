@@ -35,6 +35,14 @@ describe('--exchange', () => {
     expect(err).toContain(message);
   });
 
+  it("is no option of simulate, which says why: it replays Gate's API only", async () => {
+    const { code, err } = await capture(['simulate', 'examples/requests.csv', '--exchange', 'okx']);
+    expect(code).toBe(2);
+    expect(err).toContain(
+      "simulate has no option --exchange (the log's requests are read by Gate's endpoints and limits: simulate replays Gate's API v4 only",
+    );
+  });
+
   it('takes gate by default, in any case, with the same figures', async () => {
     const plain = await capture(['plan', 'examples/family.csv', '--json']);
     const named = await capture(['plan', 'examples/family.csv', '--json', '--exchange', 'GATE']);

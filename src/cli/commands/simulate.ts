@@ -79,6 +79,10 @@ says where each account's starting tier comes from.`,
     COMMON_OPTIONS.json,
     COMMON_OPTIONS.help,
   ],
+  notes: {
+    exchange:
+      "the log's requests are read by Gate's endpoints and limits: simulate replays Gate's API v4 only, and plan, timeline and advise take --exchange okx",
+  },
   async run(args, io, { progress, stdin }) {
     const file = fileOf(simulateCommand, args);
     const vipLevel = args.values.has('vip') ? vipOf(args) : undefined;
