@@ -60,6 +60,8 @@ export interface AcquireCall {
    * so that the process adds back what it sent before it is granted more (see lua/restore.lua).
    */
   readonly epoch?: string | undefined;
+  /** The process says it is alive (at most once a second is enough: see lua/restore.lua). */
+  readonly alive?: boolean | undefined;
   readonly limits: readonly (LimitSettings & {
     /** Held back from this priority. */
     readonly reserved: number;
@@ -79,10 +81,10 @@ export interface GrantArrival {
 }
 
 /**
- * KEYS: epoch, processes, then meta, log, waiting processes and confirmed grants of each limit.
- * ARGV: the call's, then n, w, m, reserved, late and how many grants are confirmed of each limit,
- * then each confirmed grant's id and arrival, limit after limit, then the epoch the process knows,
- * then the instant.
+ * KEYS: epoch, processes, then meta, log, waiting processes and confirmed grants of each limit,
+ * then alive and lost. ARGV: the call's, then n, w, m, reserved, late and how many grants are
+ * confirmed of each limit, then each confirmed grant's id and arrival, limit after limit, then
+ * whether the process says it is alive, the epoch it knows, and the instant.
  */
 export function encodeAcquire(keys: RedisKeys, c: AcquireCall): Encoded {
   const args = [
@@ -102,7 +104,7 @@ export function encodeAcquire(keys: RedisKeys, c: AcquireCall): Encoded {
   ];
   const confirmed: (string | number)[] = [];
   for (const l of c.limits) for (const g of l.confirmed ?? []) confirmed.push(g.id, g.at);
-  return encodePerLimit(
+  const encoded = encodePerLimit(
     keys,
     args,
     c.at,
@@ -111,8 +113,9 @@ export function encodeAcquire(keys: RedisKeys, c: AcquireCall): Encoded {
       keys: [keys.meta(l.name), keys.log(l.name), keys.wait(l.name), keys.arrived(l.name)],
       args: [l.limit, l.windowMs, l.marginMs, l.reserved, l.lateMs, l.confirmed?.length ?? 0],
     }),
-    [...confirmed, c.epoch ?? ''],
+    [...confirmed, c.alive ? 1 : 0, c.epoch ?? ''],
   );
+  return { keys: [...encoded.keys, keys.alive, keys.lost], args: encoded.args };
 }
 
 /**
@@ -242,16 +245,27 @@ export function encodeFeedback(keys: RedisKeys, c: FeedbackCall): Encoded {
 export interface RestoreCall {
   /** The instant to run at, ms; none: Redis's clock (TIME), which every process shares. */
   readonly at?: number | undefined;
-  readonly limits: readonly (LimitSettings & { readonly grants: readonly RecentEntry[] })[];
+  /** The process adding back. */
+  readonly process: string;
+  /** Its lease, ms: a grant was made its lease before its score. */
+  readonly leaseMs: number;
+  readonly limits: readonly (LimitSettings & {
+    /** The latest arrival this process measured lately, ms (0: none), kept as acquire.lua does. */
+    readonly lateMs: number;
+    readonly grants: readonly RecentEntry[];
+  })[];
 }
 
-/** KEYS: epoch, then meta and log of each limit. ARGV: n, w, m and the grants of each limit, then the instant. */
+/**
+ * KEYS: epoch, alive, lost, then meta and log of each limit. ARGV: the process and its lease, then
+ * n, w, m, late and the grants of each limit, then the instant.
+ */
 export function encodeRestore(keys: RedisKeys, c: RestoreCall): Encoded {
-  const k: string[] = [keys.epoch];
-  const a: (string | number)[] = [];
+  const k: string[] = [keys.epoch, keys.alive, keys.lost];
+  const a: (string | number)[] = [c.process, c.leaseMs];
   for (const l of c.limits) {
     k.push(keys.meta(l.name), keys.log(l.name));
-    a.push(l.limit, l.windowMs, l.marginMs, l.grants.length);
+    a.push(l.limit, l.windowMs, l.marginMs, l.lateMs, l.grants.length);
     for (const g of l.grants) a.push(g.id, g.weight, g.score);
   }
   a.push(c.at ?? '');

@@ -23,17 +23,24 @@ export type ScriptName = keyof typeof scripts;
 
 /**
  * The keys of one budget: `{prefix}:...`, all in one cluster slot. `epoch` says which data Redis
- * holds (a restart changes it), `procs` when each process was last heard of; each limit has its
+ * holds (a restart changes it), `procs` when each process was last heard of (local shares),
+ * `alive` when each last granted, `lost` who has still to add back what Redis lost; each limit has its
  * settings (`m`), its log of grants (`l`), the processes waiting on it (`q`) and its grants
  * confirmed by their arrivals (`a`).
  */
 export class RedisKeys {
   readonly epoch: string;
   readonly procs: string;
+  /** Every process that granted on the budget lately, by when it last said so (see lua/restore.lua). */
+  readonly alive: string;
+  /** After Redis lost grants: the processes alive then that have not added theirs back yet. */
+  readonly lost: string;
 
   constructor(private readonly prefix: string) {
     this.epoch = `{${prefix}}:epoch`;
     this.procs = `{${prefix}}:procs`;
+    this.alive = `{${prefix}}:alive`;
+    this.lost = `{${prefix}}:lost`;
   }
 
   meta(name: string): string {

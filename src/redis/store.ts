@@ -143,6 +143,8 @@ export class RedisStore implements LimitStore<SharedLimit> {
   /** Redis may have lost grants of this process: they are added back before it asks for more. */
   private lost = false;
   private restoring: Promise<boolean> | null = null;
+  /** When this process last told Redis it is alive (see `saysAlive`). */
+  private aliveAt = -Infinity;
 
   constructor(options: RedisStoreOptions) {
     const o = resolveStoreOptions(options);
@@ -313,6 +315,7 @@ export class RedisStore implements LimitStore<SharedLimit> {
       queued,
       unlimited: UNTHROTTLED,
       epoch: this.epoch ?? '',
+      alive: this.saysAlive(sentAt),
       limits: linked.map((l, i) => ({
         name: l.name,
         limit: l.limit,
@@ -538,6 +541,16 @@ export class RedisStore implements LimitStore<SharedLimit> {
     return runWithin(this.redis, this.clock, this.config.timeoutMs, script, encoded);
   }
 
+  /**
+   * Whether an ACQUIRE sent at `at` tells Redis this process is alive: once a second, so that after
+   * Redis lost grants it knows which processes may have lost some (lua/restore.lua).
+   */
+  private saysAlive(at: number): boolean {
+    if (at - this.aliveAt < 1000) return false;
+    this.aliveAt = at;
+    return true;
+  }
+
   /** The instant Redis is to run a script at: none, its own, unless the options say the store's clock's. */
   private at(): number | undefined {
     return this.config.clockInRedis ? this.clock.now() : undefined;
@@ -565,7 +578,9 @@ export class RedisStore implements LimitStore<SharedLimit> {
    * grants, each under its id: one Redis still holds is left as it is), after Redis may have lost
    * them: it answered again after a failure (a failover to a replica that lagged), or with another
    * epoch (restarted or flushed). The shared count is then whole again for every process alive,
-   * without waiting for a window (see docs/rules.md#r17). True when Redis took them.
+   * without waiting for a window (see docs/rules.md#r17); with its latest lateness, so that they
+   * count as long as before. Where some were missing, Redis holds its limits in force until every
+   * process alive has added back its own. True when Redis took them.
    */
   private restore(): Promise<boolean> {
     if (this.restoring !== null) return this.restoring;
@@ -576,14 +591,13 @@ export class RedisStore implements LimitStore<SharedLimit> {
         limit: l.limit,
         windowMs: l.windowMs,
         marginMs: l.marginMs,
+        lateMs: l.lateness(l.host.clock.now()),
         grants: l.recent.entries(now),
       }))
       .filter((l) => l.grants.length > 0);
-    if (limits.length === 0) {
-      this.lost = false;
-      return Promise.resolve(true);
-    }
-    this.restoring = this.call('restore', encodeRestore(this.keys, { at: this.at(), limits })).then(
+    // Called with no limits too: Redis then knows this process has nothing more to add back.
+    const call = encodeRestore(this.keys, { at: this.at(), process: this.id, leaseMs: this.leaseMs, limits });
+    this.restoring = this.call('restore', call).then(
       (reply) => {
         this.restoring = null;
         const [epoch, redisNow] = reply as [string, number];

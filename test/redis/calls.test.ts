@@ -27,7 +27,7 @@ describe('encodeAcquire', () => {
     ],
   };
 
-  it('lays out the epoch, the processes, then meta, log, waiting processes and confirmed grants of each limit as KEYS', () => {
+  it('lays out the epoch, the processes, then meta, log, waiting processes and confirmed grants of each limit, then alive and lost as KEYS', () => {
     expect(encodeAcquire(keys, call).keys).toEqual([
       '{p}:epoch',
       '{p}:procs',
@@ -39,11 +39,13 @@ describe('encodeAcquire', () => {
       '{p}:l:batch',
       '{p}:q:batch',
       '{p}:a:batch',
+      '{p}:alive',
+      '{p}:lost',
     ]);
   });
 
-  it('lays out the call, then n, w, m, reserved, late and how many are confirmed of each limit, then the epoch known and the instant as ARGV', () => {
-    expect(encodeAcquire(keys, { ...call, at: 1234, epoch: '1764000000000' }).args).toEqual([
+  it('lays out the call, then n, w, m, reserved, late and how many are confirmed of each limit, then whether alive, the epoch known and the instant as ARGV', () => {
+    expect(encodeAcquire(keys, { ...call, at: 1234, epoch: '1764000000000', alive: true }).args).toEqual([
       'a.1',
       2,
       5,
@@ -69,12 +71,13 @@ describe('encodeAcquire', () => {
       0,
       0,
       0,
+      1,
       '1764000000000',
       1234,
     ]);
   });
 
-  it('lists the confirmed grants of every limit in turn after the limits, before the epoch and the instant', () => {
+  it('lists the confirmed grants of every limit in turn after the limits, before whether alive, the epoch and the instant', () => {
     const confirmed = {
       ...call,
       at: 1234,
@@ -110,12 +113,13 @@ describe('encodeAcquire', () => {
       5000,
       'b.3',
       5100,
+      0,
       '',
       1234,
     ]);
   });
 
-  it("gives '' for the epoch and the instant when the call has none, and room as 0 when it is off", () => {
+  it("gives 0 for alive, '' for the epoch and the instant when the call has none, and room as 0 when it is off", () => {
     expect(encodeAcquire(keys, { ...call, room: false, limits: [] }).args).toEqual([
       'a.1',
       2,
@@ -130,6 +134,7 @@ describe('encodeAcquire', () => {
       0,
       7,
       1_000_000_000,
+      0,
       '',
       '',
     ]);

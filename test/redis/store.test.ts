@@ -610,6 +610,45 @@ describe('RedisStore', () => {
     expect(mostInAnyWindow(sent, 1000)).toBeLessThanOrEqual(10);
   });
 
+  it('grants nothing after a failover that lost grants until every process alive has added its own back: never over N in any window', async () => {
+    const prefix = prefixFor('lagged-wait');
+    const v = new VirtualRedis(client);
+    await v.warm(prefix);
+    const [faultA, faultB] = [{ mode: 'none' as Fault }, { mode: 'none' as Fault }];
+    const [a, b] = [faultA, faultB].map(
+      (fault) =>
+        new Scheduler({ store: new RedisStore({ ...v.options(prefix, faulty(fault)), retryMs: 20 }), clock: v.clock }),
+    );
+    const [la, lb] = [a!, b!].map((s) => s.limit({ name: 'orders', limit: 10, windowMs: 1000 }));
+    const sent: { by: string; at: number }[] = [];
+    const send = (by: string, s: Scheduler<SharedLimit>, l: SharedLimit | undefined) =>
+      s.schedule(() => void sent.push({ by, at: v.clock.now() }), { limits: l! });
+    // Both say they are here; the replica has that, and nothing after.
+    await settleOn(v, [send('a', a!, la), send('b', b!, lb)]);
+    const lagged = await copyPrefix(client, prefix);
+    await settleOn(v, [send('a', a!, la), ...Array.from({ length: 6 }, () => send('b', b!, lb))]);
+    // The master dies; the replica takes over without A's last grant and B's six. A reaches it
+    // first and finds its grant missing: it adds it back, and waits until B has added back its own.
+    faultA.mode = faultB.mode = 'down';
+    const more = Array.from({ length: 9 }, () => send('a', a!, la));
+    await v.advance(100);
+    await lagged();
+    faultA.mode = 'none';
+    await v.advance(300);
+    const beforeB = sent.length;
+    faultB.mode = 'none';
+    await settleOn(v, more);
+    expect(beforeB).toBe(9);
+    expect(sent).toHaveLength(18);
+    // Without the wait, A's nine went while B's six were still missing: 17 in one window.
+    expect(
+      mostInAnyWindow(
+        sent.map((s) => s.at),
+        1000,
+      ),
+    ).toBeLessThanOrEqual(10);
+  });
+
   it('adds back its grants when Redis answers with another epoch (flushed or restarted)', async () => {
     const prefix = prefixFor('flushed-grants');
     const v = new VirtualRedis(client);
@@ -718,14 +757,18 @@ describe('RedisStore', () => {
     expect(known.at(-1)).toBe(0);
     // A process that knew another epoch is granted nothing until it has added back what it sent.
     expect((await ask('p.5', [place], { epoch: 'another' })).slice(0, 2)).toEqual([0, 0]);
-    // A limit a process added back what it sent on is known at once: no probe.
+    // A limit a process added back what it sent on is known at once: no probe; the lateness it
+    // measured is kept with it, so its grants count as long as before.
     await run(
       'restore',
       encodeRestore(k, {
         at: T0,
-        limits: [{ ...limit('cancel', 200, 1000), grants: [{ id: 'q.1', weight: 3, score: T0 }] }],
+        process: 'q',
+        leaseMs: 20,
+        limits: [{ ...limit('cancel', 200, 1000), lateMs: 40, grants: [{ id: 'q.1', weight: 3, score: T0 }] }],
       }),
     );
+    expect(await client.hmget(k.meta('cancel'), 'k', 'mx', '#q.1')).toEqual(['1', '40', '3']);
     const restored = await ask('p.6', [limit('cancel', 200, 1000)]);
     expect(restored.slice(0, 2)).toEqual([1, 9]);
     expect(restored.at(-1)).toBe(0);

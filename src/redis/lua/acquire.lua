@@ -23,8 +23,10 @@ local ask = {
 }
 ask.queued = math.max(tonumber(ARGV[12]), ask.weight)
 ask.epoch = ARGV[#ARGV - 1]
+ask.alive = ARGV[#ARGV - 2] == '1'
+ask.lost = KEYS[#KEYS]
 ask.slack = ask.lease + 50
-local nl = (#KEYS - 2) / 4
+local nl = (#KEYS - 4) / 4
 local from = 14 + 6 * nl
 for i = 1, nl do
   local k = tonumber(ARGV[13 + 6 * i])
@@ -37,6 +39,14 @@ end
 local deadline = tonumber(ARGV[5])
 if deadline > 0 and now > deadline then return {-2, 0, math.floor(now)} end
 local epoch = epochOf(KEYS[1], now)
+-- Processes that granted lately, for the adding back after a loss (restore.lua).
+if ask.alive then
+  redis.call('ZADD', KEYS[#KEYS - 1], now, ask.proc)
+  redis.call('ZREMRANGEBYSCORE', KEYS[#KEYS - 1], '-inf', now - 60000)
+end
+-- Grants lost, and processes alive then still to add theirs back: limits in force wait for them.
+local lostAt, waiting = unpack(redis.call('HMGET', ask.lost, 'at', 'n'))
+if (tonumber(waiting) or 0) > 0 then ask.lostAt = tonumber(lostAt) end
 local fresh = 0
 if ask.P > 0 then fresh = seen(ask.procs, ask.proc, ask.stale, ask.grace) end
 local limits, cfg, prev = limitsOf(ask.id)

@@ -1,4 +1,5 @@
--- Reads the configuration of every limit of ACQUIRE (its KEYS from the third, four per limit,
+-- Reads the configuration of every limit of ACQUIRE (its KEYS from the third, four per limit, but
+-- the last two,
 -- and its ARGV from the 14th, six per limit: see encodeAcquire in src/redis/calls.ts), in the
 -- same call as whether grant `id` was made already, when the limit's keys were last set to
 -- expire ("x"), when grants that left the window were last dropped ("e"), until when some
@@ -12,7 +13,7 @@
 -- grant `id` when it was made already (else false).
 local function limitsOf(id)
   local limits, cfg, prev = {}, {}, false
-  for i = 1, (#KEYS - 2) / 4 do
+  for i = 1, (#KEYS - 4) / 4 do
     local meta = KEYS[4 * i - 1]
     local b = 13 + (i - 1) * 6
     local n, w, m, u, pause, f, mx, mxt, m0 = config(meta, tonumber(ARGV[b + 1]), tonumber(ARGV[b + 2]), tonumber(ARGV[b + 3]), {'#' .. id, 'x', 'e', 'qt', 'k', 'pr'})

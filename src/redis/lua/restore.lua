@@ -1,22 +1,36 @@
 -- Adds back what a process sent that Redis may have lost (a restart, a flush, a failover to a
 -- replica that lagged): each of its grants still in a window, under its id, weight and score, as
--- the process kept them (see src/redis/recent-grants.ts). A grant Redis still holds ("#<id>" in the
--- meta), or whose score is a span or more ago, is left as it is: repeating the call changes nothing.
--- Each limit is then known (see check.lua).
--- KEYS: epoch, then meta and log of each limit. ARGV: per limit n, w, m and how many grants, then
--- each grant's id, weight and score; last the instant (see instant.lua).
+-- the process kept them (see src/redis/recent-grants.ts), and the latest lateness it measured (kept
+-- as acquire.lua keeps it: the grants of the log count that much longer). A grant Redis still holds
+-- ("#<id>" in the meta), or whose score is a span or more ago, is left as it is: repeating the call
+-- changes nothing. Each limit is then known (see check.lua).
+-- When grants Redis would still hold were missing, the other processes alive may have lost theirs too, and a
+-- grant made before they add them back would not count them: `lost` lists every process that
+-- granted within the last minute (`alive`, see acquire.lua) and has not added back on this Redis
+-- since it became master (its replication id, which a promotion or a restart changes), and limits
+-- in force grant nothing until none is left (check.lua), at most until the grants lost have left
+-- the window. Each process's call takes it off the list.
+-- KEYS: epoch, alive, lost, then meta and log of each limit. ARGV: the process and its lease, ms,
+-- then per limit n, w, m, late and how many grants, then each grant's id, weight and score; last
+-- the instant (see instant.lua).
 -- Returns {the epoch, now}.
 local epoch = epochOf(KEYS[1], now)
-local a = 1
-for i = 1, (#KEYS - 1) / 2 do
-  local meta, log = KEYS[2 * i], KEYS[2 * i + 1]
-  local n, w, m, u = config(meta, tonumber(ARGV[a]), tonumber(ARGV[a + 1]), tonumber(ARGV[a + 2]))
-  local k = tonumber(ARGV[a + 3])
-  a = a + 4
-  local span = w + m
-  local added = 0
+local alive, lost, proc, lease = KEYS[2], KEYS[3], ARGV[1], tonumber(ARGV[2])
+local a = 3
+local missing = 0
+for i = 1, (#KEYS - 3) / 2 do
+  local meta, log = KEYS[2 + 2 * i], KEYS[3 + 2 * i]
+  local n, w, m, u, _, _, mx, mxt, m0 = config(meta, tonumber(ARGV[a]), tonumber(ARGV[a + 1]), tonumber(ARGV[a + 2]))
+  local late, k = tonumber(ARGV[a + 3]), tonumber(ARGV[a + 4])
+  a = a + 5
   -- What was sent on the limit is known again: no request needs to go alone (see check.lua).
   redis.call('HSET', meta, 'k', 1)
+  if late > mx or (late > 0 and now - mxt > 1000) then
+    redis.call('HSET', meta, 'mx', math.max(late, mx), 'mxt', now)
+    if late > m then m = late end
+  end
+  local span = w + m
+  local added = 0
   for j = 1, k do
     local id, weight, score = ARGV[a], tonumber(ARGV[a + 1]), tonumber(ARGV[a + 2])
     a = a + 3
@@ -24,6 +38,9 @@ for i = 1, (#KEYS - 1) / 2 do
       redis.call('ZADD', log, score, id)
       redis.call('HSET', meta, '#' .. id, weight)
       added = added + weight
+      -- Lost for sure only if Redis would still hold it: no grant leaves before W and the
+      -- configured margin after it was made (its score less the lease).
+      if score - lease - 1 + w + m0 > now then missing = missing + weight end
     end
   end
   if added > 0 then
@@ -32,4 +49,27 @@ for i = 1, (#KEYS - 1) / 2 do
     redis.call('PEXPIRE', log, math.ceil(span) + 60000)
   end
 end
+local replid = string.match(redis.call('INFO', 'replication'), 'master_replid:(%w+)') or ''
+redis.call('ZADD', alive, now, proc)
+redis.call('ZREMRANGEBYSCORE', alive, '-inf', now - 60000)
+if redis.call('HDEL', lost, 'p:' .. proc) == 1 then redis.call('HINCRBY', lost, 'n', -1) end
+redis.call('HSET', lost, 'r:' .. proc, replid)
+if missing > 0 then
+  -- Listed again, from now: whoever is still to add back since this Redis became master.
+  for _, f in ipairs(redis.call('HKEYS', lost)) do
+    if string.sub(f, 1, 2) == 'p:' then redis.call('HDEL', lost, f) end
+  end
+  local set, waiting = {'at', now}, 0
+  for _, p in ipairs(redis.call('ZRANGEBYSCORE', alive, now - 60000, '+inf')) do
+    if p ~= proc and redis.call('HGET', lost, 'r:' .. p) ~= replid then
+      set[#set + 1] = 'p:' .. p
+      set[#set + 1] = 1
+      waiting = waiting + 1
+    end
+  end
+  set[#set + 1] = 'n'
+  set[#set + 1] = waiting
+  redis.call('HSET', lost, unpack(set))
+end
+redis.call('PEXPIRE', lost, 60000)
 return {tostring(epoch), math.floor(now)}
