@@ -19,7 +19,8 @@
  *
  * Environment, for variants: HEADLINE_SETUPS (a comma-separated list of the setups to run),
  * HEADLINE_PROCESSES (how many engine processes, default 4), HEADLINE_MARGIN_MS (the traderatio
- * processes' margin, default 20), HEADLINE_PACING (their `pacing`, default 1), HEADLINE_MAX_BATCH
+ * processes' margin, default 0), HEADLINE_PACING (their `pacing`, default 1), HEADLINE_ARRIVALS=estimate (their `arrivals`: the
+ * estimate instead of arrivals bounded by answers), HEADLINE_MAX_BATCH
  * (their Redis store's `maxBatch`, the store's default otherwise), HEADLINE_SERIES=1
  * (print the placements the model took in each second of the run), HEADLINE_NO_THROTTLE=1 (no
  * 07:00 hour of requests: tier 1 before 08:00 instead of the throttle; the first half's column
