@@ -54,7 +54,7 @@ describe('redisForTests', () => {
   it('says in one line how to install redis-server when it is missing', async () => {
     await expect(redisForTests({ path: '/nonexistent' })).rejects.toThrow(new NoRedisError(INSTALL_HINT));
     expect(INSTALL_HINT).not.toContain('\n');
-    // npm test as a whole: fails at once, with that one line.
+    // npm test as a whole: fails at once, with that line and how to run what needs no Redis.
     const started = Date.now();
     const r = spawnSync(process.execPath, ['--import', 'tsx', 'scripts/test.ts'], {
       cwd: root,
@@ -64,7 +64,7 @@ describe('redisForTests', () => {
     expect({ status: r.status, stdout: r.stdout, stderr: r.stderr }).toEqual({
       status: 1,
       stdout: '',
-      stderr: `npm test: ${INSTALL_HINT}\n`,
+      stderr: `npm test: ${INSTALL_HINT}\nnpm test: files without \`redis\` in their path run without it, as in \`npm test -- test/schedule\`\n`,
     });
     expect(Date.now() - started).toBeLessThan(5000);
   });
