@@ -206,6 +206,45 @@ describe('SharedLimit', () => {
   });
 });
 
+describe('SharedLimit: arrivals bounded by answers (R13)', () => {
+  it('follows a round trip to the lease it was sent on, and has the broker keep and tell its grant', () => {
+    const { broker, scheduler } = setup();
+    const kept: string[] = [];
+    const told: string[] = [];
+    broker.keep = (limit) => void kept.push(limit.name);
+    broker.tell = (limit) => void told.push(limit.name);
+    const l = scheduler.limit({ name: 'orders', limit: 10, windowMs: 1000 }) as SharedLimit;
+    const lease: Lease = { id: 'p.1', granted: 1, sent: 0, until: 20, unstamped: 0, redisOffset: 1000 };
+    l.lease = lease;
+    l.arrivals.granted(lease, 0);
+    expect(l.waitFor(1, 0)).toBe(0);
+    l.takeUnstamped(1);
+    const request = l.awaitAnswer(1, 0);
+    l.stamp(0);
+    expect(kept).toEqual(['orders']);
+    // All of the lease sent, and answered at 40 at the latest: confirmed at once, as a Redis instant.
+    l.answered(request, 40);
+    expect(told).toEqual(['orders']);
+    expect(l.arrivals.take()).toEqual([{ id: 'p.1', at: 1040 }]);
+  });
+
+  it('on the local share while Redis fails, has the share count a request until one window after its answer', () => {
+    const { broker, scheduler } = setup();
+    const l = scheduler.limit({ name: 'orders', limit: 10, windowMs: 1000 }) as SharedLimit;
+    broker.available = false;
+    const share = new WindowLimit({ limit: 2, windowMs: 1000 });
+    broker.share = share;
+    l.share = share;
+    l.takeUnstamped(1);
+    const request = l.awaitAnswer(1, 0);
+    l.stamp(0);
+    l.answered(request, 40);
+    expect(share.usedAt(1039)).toBe(1);
+    expect(share.usedAt(1040)).toBe(0);
+    expect(l.arrivals.take()).toEqual([]);
+  });
+});
+
 describe('Scheduler with a shared store', () => {
   it('asks for all the shared limits of a task in one request (all or none, R13)', () => {
     const { calls, scheduler } = setup();
