@@ -13,7 +13,7 @@ import { adviceSvg, type RatioSeries } from './advise-chart.js';
 import { escapeXml } from './chart.js';
 import { readLog } from './simulate/read-log.js';
 import { readPlan } from './plan.js';
-import { rateUnit, ratioJson, ratioText, table } from './render.js';
+import { accountRatingJson, rateUnit, ratioJson, ratioText, table } from './render.js';
 import { MAX_LINE_BYTES, type Source, readText } from './source.js';
 
 /** What `traderatio advise` read, and the advice. */
@@ -255,15 +255,7 @@ export function renderAdvice(run: AdviceRun): string {
 function outcomeJson(o: Outcome): unknown {
   return {
     aggregated: { ...ratioJson(o.aggregated), tier: o.aggregatedTier.tier, limit: o.aggregatedTier.limit },
-    accounts: o.accounts.map((a) => ({
-      account: a.account,
-      own: ratioJson(a.own),
-      effective: ratioJson(a.effective),
-      basis: a.basis,
-      tier: a.tier.tier,
-      limit: a.tier.limit,
-      gain: a.gain,
-    })),
+    accounts: o.accounts.map((a) => ({ ...accountRatingJson(a), gain: a.gain })),
     gain: o.gain,
   };
 }

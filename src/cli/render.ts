@@ -1,4 +1,5 @@
 import { Dec } from '../internal/decimal.js';
+import type { AccountRating } from '../rules/family.js';
 import type { RatioResult } from '../rules/ratio.js';
 import type { InstrumentWeights } from '../rules/instruments.js';
 import { rateUnit } from '../rules/rate-unit.js';
@@ -192,6 +193,25 @@ function spotFillJson(current: number, accounts: readonly SpotFillOutlook[]): un
         needed: o.clearance.needed.toFixed(),
       },
     })),
+  };
+}
+
+/** An account's rating as JSON-ready data: its own and effective ratios, their basis, its tier. */
+export function accountRatingJson(a: AccountRating): {
+  account: string;
+  own: ReturnType<typeof ratioJson>;
+  effective: ReturnType<typeof ratioJson>;
+  basis: AccountRating['basis'];
+  tier: number;
+  limit: number;
+} {
+  return {
+    account: a.account,
+    own: ratioJson(a.own),
+    effective: ratioJson(a.effective),
+    basis: a.basis,
+    tier: a.tier.tier,
+    limit: a.tier.limit,
   };
 }
 

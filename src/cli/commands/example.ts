@@ -5,7 +5,7 @@ import type { Command } from '../command.js';
 import { EXIT } from '../command.js';
 import { COMMON_OPTIONS } from '../common-options.js';
 import { UsageError } from '../options.js';
-import { ratioJson, ratioText } from '../render.js';
+import { accountRatingJson, ratioJson, ratioText } from '../render.js';
 
 function fraction(r: RatioResult): string {
   return r.ratio === null
@@ -28,14 +28,7 @@ function ratingJson(threshold: string, rating: FamilyRating): unknown {
   return {
     ownVolumeThreshold: threshold,
     aggregated: ratioJson(rating.aggregated),
-    accounts: rating.accounts.map((a) => ({
-      account: a.account,
-      own: ratioJson(a.own),
-      effective: ratioJson(a.effective),
-      basis: a.basis,
-      tier: a.tier.tier,
-      limit: a.tier.limit,
-    })),
+    accounts: rating.accounts.map(accountRatingJson),
   };
 }
 
