@@ -743,6 +743,12 @@ describe('RedisStore', () => {
     expect(status).toBe(0);
     expect(wait).toBeGreaterThan(0);
     expect(wait).toBeLessThanOrEqual(70);
+    // Given back unsent (its answer came after its lease ended): another request goes alone instead.
+    await run('release', encodeRelease(k, { limit: 'place', grant: 'p.1', sent: 0 }));
+    const again = await ask('p.2b', [place]);
+    expect(again.slice(0, 2)).toEqual([1, 1]);
+    expect(again.at(-1)).toBe(1);
+    expect((await ask('p.2c', [place]))[0]).toBe(0);
     // The throttle alone holds nothing back, and its grant is not a probe.
     const throttle = await ask('p.3', [limit('throttle', 1_000_000_000, 10_000)]);
     expect(throttle.slice(0, 2)).toEqual([1, 9]);

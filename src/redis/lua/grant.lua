@@ -1,6 +1,6 @@
 -- Records a grant of `granted` to the process asking (`ask`, see acquire.lua) on limit `c`: in
 -- its log, scored now plus the lease, and in its meta ("#<id>", "used", "x", "e" when grants
--- were dropped, "pr" when it is the one request let through on a limit not known). A process granted less than it has waiting stays listed in "q" as waiting the
+-- were dropped, "pr" its id when it is the one request let through on a limit not known). A process granted less than it has waiting stays listed in "q" as waiting the
 -- rest, until `ask.lease` + 50 ms from now; one listed that is granted all it waits for stays in
 -- "q", not waiting, with its score.
 -- The keys' expiry is set again when it is 10 s old, or when the log may be new (nothing was
@@ -16,7 +16,7 @@ local function grant(c, ask, granted)
   end
   local set = {'#' .. ask.id, granted, 'used', c.u + granted, 'x', x}
   if c.swept then set[#set + 1] = 'e'; set[#set + 1] = now end
-  if c.probing then set[#set + 1] = 'pr'; set[#set + 1] = now end
+  if c.probing then set[#set + 1] = 'pr'; set[#set + 1] = ask.id end
   local score = c.score + granted
   local more = ask.queued - granted
   if more > 0 then

@@ -4,7 +4,8 @@
 -- same call as whether grant `id` was made already, when the limit's keys were last set to
 -- expire ("x"), when grants that left the window were last dropped ("e"), until when some
 -- process may be waiting ("qt"), whether a process knows what was sent on it since the epoch
--- ("k") and whether the one request let through before that was granted ("pr", see check.lua).
+-- ("k") and whether the one request let through before that was granted and not given back ("pr",
+-- see check.lua).
 -- The latest arrival sent is kept ("mx", "mxt") when larger, or when the one kept is out of its
 -- time; the same one is kept again once a second at most, so that it stays in force while
 -- measured, at no call on most grants. The margin in force includes it at once.
