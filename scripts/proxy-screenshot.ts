@@ -1,8 +1,10 @@
-// Draws docs/proxy-status.png: the proxy's status page in headless Chromium while engines place
-// and cancel through it (a family of two accounts, one under the abuse throttle), and public
-// requests go on the proxy's own limits. Run: node --import tsx scripts/proxy-screenshot.ts docs/proxy-status.png
+// Draws docs/proxy-status.png: the proxy's status page in headless Chromium (playwright-core)
+// after a minute of engines placing and cancelling through it (a family of two accounts, one under
+// the abuse throttle), public requests on the proxy's own limits, and now and then a burst sent
+// straight at the exchange on the main account's key, which the proxy cannot see: the answers 429
+// it brings show on the chart. Run: node --import tsx scripts/proxy-screenshot.ts docs/proxy-status.png
 // (Chromium from the system: apt-get install chromium).
-import { execFile } from 'node:child_process';
+import { chromium } from 'playwright-core';
 import { startModelExchange } from '../src/model-exchange/index.js';
 import { startProxy } from '../src/proxy/server.js';
 import { TIER4_HISTORY } from '../test/proxy/helpers.js';
@@ -44,27 +46,32 @@ const pub = async () => {
     await new Promise((r) => setTimeout(r, 100));
   }
 };
-const loops = [pub(), ...Array.from({ length: 12 }, () => loop('main-key')), loop('sub-key'), loop('sub-key')];
-await new Promise((r) => setTimeout(r, 1500));
-await new Promise<void>((resolve) =>
-  execFile(
-    'chromium',
-    [
-      '--headless',
-      '--no-sandbox',
-      '--disable-gpu',
-      '--hide-scrollbars',
-      `--screenshot=${process.argv[2]}`,
-      '--window-size=1024,740',
-      '--timeout=15000',
-      `${proxy.url}/`,
-    ],
-    (e) => {
-      if (e) console.error(`chromium: ${e.message}`);
-      resolve();
-    },
-  ),
-);
+// Something else on the main account's key, straight at the exchange: 300 at once every 15 s.
+const beside = async () => {
+  while (go) {
+    await new Promise((r) => setTimeout(r, 15_000));
+    await Promise.all(
+      Array.from({ length: 300 }, () =>
+        fetch(`${ex.url}/api/v4/futures/usdt/orders`, { method: 'POST', headers: { KEY: 'main-key' }, body }).then(
+          (r) => r.text(),
+        ),
+      ),
+    );
+  }
+};
+const loops = [
+  pub(),
+  beside(),
+  ...Array.from({ length: 12 }, () => loop('main-key')),
+  loop('sub-key'),
+  loop('sub-key'),
+];
+const browser = await chromium.launch({ executablePath: '/usr/bin/chromium', args: ['--no-sandbox'] });
+const page = await browser.newPage({ viewport: { width: 1024, height: 740 } });
+await page.goto(`${proxy.url}/`);
+await new Promise((r) => setTimeout(r, Number(process.env.SECONDS ?? 60) * 1000));
+await page.screenshot({ path: process.argv[2]!, fullPage: true });
+await browser.close();
 go = false;
 await Promise.allSettled(loops);
 await proxy.close();

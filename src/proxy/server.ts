@@ -18,8 +18,12 @@ import { signatureTiming } from './expiry.js';
 import { LABELS, type ProxyLabel, errorBody } from './labels.js';
 import { OwnAnswers } from './own-answers.js';
 import { type LogFormat, type RequestRecord, logLine, readLogFormat } from './request-log.js';
-import { proxyStatus } from './status.js';
+import { ActivityCounts } from './activity.js';
+import { type ProxyStatus, proxyStatus } from './status.js';
+import { statusPage } from './status-page.js';
+import { renderStatus } from './status-view.js';
 import { serveOwn } from './own-pages.js';
+import { header, headerObject, readBody } from './request-parts.js';
 import { StateFile } from './state-file.js';
 import { Upstream, type UpstreamResult, endToEnd } from './upstream.js';
 import { attachWebSocketProxy } from './websocket.js';
@@ -114,6 +118,8 @@ export interface ProxySummary {
 /** The limiter of requests that carry no key: public endpoints, limited per IP (R10), the proxy's. */
 const PUBLIC = 'public';
 const API_PREFIX = '/api/v4/';
+/** How long the status page's chart goes back, in milliseconds. */
+const HISTORY_MS = 5 * 60_000;
 /** How the metrics, the log and the summary name requests without a KEY: on the limits per IP alone. */
 const PER_IP = 'ip';
 
@@ -135,6 +141,8 @@ interface Config {
   readonly own: OwnAnswers;
   /** The exchange's answers, counted. */
   readonly exchangeAnswers: ExchangeAnswers;
+  /** What each account sent and was answered 429, for the status page. */
+  readonly activity: ActivityCounts;
   readonly familyOf: (limiter: AccountLimiter) => string;
   readonly expiryMarginMs: number;
   readonly bodyLimitBytes: number;
@@ -279,6 +287,8 @@ export async function startProxy(options: ProxyOptions): Promise<RunningProxy> {
     if (family === PUBLIC) metrics.watch(limiter, PER_IP, { perIpOnly: true });
     else metrics.watch(limiter, family);
   const own = new OwnAnswers(metrics.registry);
+  const activity = new ActivityCounts();
+  for (const [family, limiter] of limiters) if (family !== PUBLIC) activity.watch(limiter, family);
   const families = new Map([...limiters].map(([family, l]) => [l, family === PUBLIC ? PER_IP : family]));
   const writeLog = options.log;
   let stopping = false;
@@ -289,6 +299,7 @@ export async function startProxy(options: ProxyOptions): Promise<RunningProxy> {
     log: writeLog === undefined ? undefined : (record) => writeLog(logLine(record, logFormat)),
     metrics,
     own,
+    activity,
     exchangeAnswers: new ExchangeAnswers(metrics.registry),
     familyOf: (l) => families.get(l)!,
     stopping: () => stopping,
@@ -321,19 +332,31 @@ export async function startProxy(options: ProxyOptions): Promise<RunningProxy> {
   };
 
   const events = new Set<ServerResponse>();
-  const status = (): string => JSON.stringify(proxyStatus(limiters, PUBLIC, clock.wall()));
+  const now = (): ProxyStatus => proxyStatus(limiters, PUBLIC, clock.wall(), activity);
+  const status = (): string => JSON.stringify(now());
+  // The statuses of the last minutes, one a tick: the status page's chart, drawn by the server
+  // for its first state and carried on by the page from the events.
+  const recent: ProxyStatus[] = [];
   const ticker = setInterval(() => {
+    const s = now();
+    recent.push(s);
+    while (recent.length > 1 && s.at - recent[0]!.at > HISTORY_MS) recent.shift();
     if (events.size === 0) return;
-    const text = `data: ${status()}\n\n`;
+    const text = `data: ${JSON.stringify(s)}\n\n`;
     for (const res of events) res.write(text);
   }, statusEveryMs);
+  const page = (): string => {
+    const s = now();
+    const shown = [...recent, s];
+    return statusPage(renderStatus(s, shown), shown, HISTORY_MS);
+  };
   ticker.unref();
   // Requests being handled, until their answer has gone out: awaited when the proxy stops.
   const handling = new Set<Promise<void>>();
   const server = http.createServer({ keepAlive: true }, (req, res) => {
     const path = (req.url ?? '/').split('?')[0]!;
     if (req.method === 'GET' && !path.startsWith(API_PREFIX) && !stopping) {
-      serveOwn(path, res, metrics, status, events);
+      serveOwn(path, res, metrics, status, events, page);
       return;
     }
     const handled = handle(req, res, config, upstream, contracts, route, note).catch((error: unknown) => {
@@ -559,6 +582,7 @@ async function handle(
   res.writeHead(a.status, out);
   res.end(a.body);
   const label = exchangeLabel(a);
+  if (a.status === 429) config.activity.answered429(to.family, to.account);
   config.exchangeAnswers.count(to, a.status, label);
   record(a.status, 'exchange', label);
 }
@@ -637,37 +661,6 @@ function answer(
     ...(config?.stopping() === true ? { Connection: 'close' } : {}),
   });
   res.end(text);
-}
-
-function header(req: IncomingMessage, name: string): string | undefined {
-  const v = req.headers[name];
-  return Array.isArray(v) ? v[0] : v;
-}
-
-/** Raw headers as a lower-cased record, repeated names joined as node does. */
-function headerObject(raw: readonly string[]): Record<string, string> {
-  const out: Record<string, string> = {};
-  for (let i = 0; i < raw.length; i += 2) {
-    const name = raw[i]!.toLowerCase();
-    out[name] = name in out ? `${out[name]}, ${raw[i + 1]!}` : raw[i + 1]!;
-  }
-  return out;
-}
-
-/** The whole body, or null past `limit` bytes. */
-function readBody(req: IncomingMessage, limit: number): Promise<Buffer | null> {
-  return new Promise((resolve, reject) => {
-    const chunks: Buffer[] = [];
-    let size = 0;
-    let over = false;
-    req.on('data', (c: Buffer) => {
-      size += c.length;
-      if (size > limit) over = true;
-      else chunks.push(c);
-    });
-    req.on('end', () => resolve(over ? null : Buffer.concat(chunks)));
-    req.on('error', reject);
-  });
 }
 
 function nonNegative(value: unknown, field: string): number {

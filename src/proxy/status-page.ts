@@ -1,10 +1,43 @@
+import { renderStatus } from './status-view.js';
+
 /**
- * The proxy's status page: each account's tier and why, its limits and their use as bars, the next
- * 00:00 snapshot and 08:00 raise (R5), the throttles' headroom (R9, R14), kept live by the
- * server-sent events of `/events`. One page, its script and style inline: nothing loaded from
- * elsewhere (its Content-Security-Policy says so).
+ * The status page's script: the renderer the server draws the first state with
+ * (`renderStatus`, its own source), kept live by the server-sent events of `/events`, the last
+ * minutes kept for the chart. Constant: the page's Content-Security-Policy allows it by its hash.
  */
-export const STATUS_PAGE = `<!doctype html>
+export const STATUS_SCRIPT = `
+  // Run from the sources by a loader that keeps names (tsx), the function's text calls esbuild's
+  // __name helper: given here, as that helper does, the function itself.
+  const __name = (f) => f;
+  const renderStatus = ${renderStatus.toString()};
+  const root = document.getElementById('accounts');
+  const state = document.getElementById('state');
+  const keepMs = Number(root.dataset.keepMs);
+  const history = JSON.parse(document.getElementById('history').textContent);
+  const shown = (status) => {
+    if (history.length > 0 && history[history.length - 1].at >= status.at) history.pop();
+    history.push(status);
+    while (history.length > 1 && status.at - history[0].at > keepMs) history.shift();
+    root.innerHTML = renderStatus(status, history);
+    state.textContent = 'live, ' + new Date(status.at).toISOString().slice(11, 19) + ' UTC';
+    state.className = 'live';
+  };
+  const source = new EventSource('/events');
+  source.onmessage = (e) => shown(JSON.parse(e.data));
+  source.onerror = () => { state.textContent = 'reconnecting...'; state.className = 'down'; };
+`;
+
+/**
+ * The proxy's status page: each account's tier and why, the next 00:00 snapshot and 08:00 raise
+ * (R5), the throttles' headroom (R9, R14), a chart of the last minutes and its limits as bars, as
+ * {@link renderStatus} draws them. The server renders the first state (`body`, and the statuses of
+ * the last minutes as `history`), so the page reads without script; its one script keeps it live.
+ * Nothing is loaded from elsewhere (its Content-Security-Policy says so).
+ */
+export function statusPage(body: string, history: readonly unknown[], keepMs: number): string {
+  // JSON in HTML: "<" escaped, so that no text of it closes the element.
+  const data = JSON.stringify(history).replace(/</g, '\\u003c');
+  return `<!doctype html>
 <html lang="en">
 <head>
 <meta charset="utf-8">
@@ -26,53 +59,27 @@ export const STATUS_PAGE = `<!doctype html>
   .bar span.hot { background: #d9822b; }
   .throttled { color: #b3261e; font-weight: 600; }
   #state { font-size: 12px; }
+  .at { color: #5b6475; font-size: 12px; margin: 0 0 10px; }
+  svg.chart { display: block; margin: 6px 0 2px; background: #fbfcfd; border: 1px solid #e9ecf1; border-radius: 4px; max-width: 100%; height: auto; }
+  svg.chart polyline { fill: none; stroke-width: 1.6; }
+  svg.chart .sent { stroke: #3a7bd5; } svg.chart .limit { stroke: #d9822b; stroke-dasharray: 5 3; } svg.chart .waiting { stroke: #8a93a3; }
+  svg.chart .r429 { stroke: #b3261e; stroke-width: 2; } svg.chart .band { fill: #b3261e; opacity: 0.12; }
+  svg.chart text { font-size: 10px; fill: #5b6475; }
+  .chart.empty { color: #5b6475; font-size: 12px; margin: 6px 0; }
+  .legend { font-size: 11px; color: #5b6475; margin-bottom: 8px; }
+  .legend .k { display: inline-block; width: 14px; height: 3px; vertical-align: middle; margin: 0 4px 0 10px; }
+  .legend .k.sent { background: #3a7bd5; } .legend .k.limit { background: #d9822b; } .legend .k.waiting { background: #8a93a3; }
+  .legend .k.r429 { background: #b3261e; } .legend .k.band { background: rgba(179, 38, 30, 0.25); height: 8px; }
   .live { color: #1e7b34; } .down { color: #b3261e; }
 </style>
 </head>
 <body>
 <h1>traderatio proxy</h1>
-<div class="sub">Each account's limits and their use, live. <span id="state">connecting...</span> <a href="/metrics">/metrics</a></div>
-<div id="accounts"></div>
-<script>
-  const el = (tag, attrs, ...children) => {
-    const e = document.createElement(tag);
-    for (const [k, v] of Object.entries(attrs || {})) e.setAttribute(k, v);
-    for (const c of children) e.append(c);
-    return e;
-  };
-  const utc = (ms) => new Date(ms).toISOString().replace('T', ' ').slice(0, 16) + ' UTC';
-  const until = (ms, now) => { const m = Math.max(0, Math.round((ms - now) / 60000)); return 'in ' + Math.floor(m / 60) + ' h ' + (m % 60) + ' min'; };
-  const fact = (name, value, cls) => el('div', { class: 'fact' }, el('b', {}, name), el('span', cls ? { class: cls } : {}, value));
-  function bar(used, n) {
-    const share = n > 0 ? Math.min(1, used / n) : 0;
-    const fill = el('span', { style: 'width:' + (share * 100).toFixed(1) + '%', class: share > 0.9 ? 'hot' : '' });
-    return el('div', { class: 'bar', title: used + ' of ' + n }, fill);
-  }
-  const limitRows = (limits) => limits.map((l) => el('tr', {}, el('td', {}, l.limit), el('td', {}, bar(l.used, l.n)), el('td', {}, l.used + ' / ' + l.n + ' per ' + (l.windowMs / 1000) + ' s'), el('td', {}, l.waiting + ' waiting')));
-  const head = () => el('tr', {}, el('th', {}, 'limit'), el('th', {}, 'used in the window'), el('th', {}, ''), el('th', {}, ''));
-  function render(status) {
-    const root = document.getElementById('accounts');
-    const ip = status.ip.length === 0 ? [] : [el('div', { class: 'account' }, el('h2', {}, 'Public endpoints, per IP of the proxy'), el('table', {}, head(), ...limitRows(status.ip)))];
-    root.replaceChildren(...status.accounts.map((a) => {
-      const throttles = a.throttles.map((t) => fact(t.kind + ' throttle', (t.inForce ? 'IN FORCE: ' + t.inForce : 'off') + ' - ' + t.requests + ' requests, headroom ' + (t.headroom === null ? 'unlimited' : t.headroom), t.inForce ? 'throttled' : ''));
-      return el('div', { class: 'account' },
-        el('h2', {}, a.account + ' (' + a.family + ')'),
-        el('div', { class: 'facts' },
-          fact('tier', 'tier ' + a.tier + ', ' + a.placeLimit + ' placements/s (' + a.source + ')'),
-          fact('next 00:00 snapshot', utc(a.nextSnapshot) + ', ' + until(a.nextSnapshot, status.at)),
-          fact('next 08:00', utc(a.next0800.at) + ': tier ' + a.next0800.tier + ', ' + a.next0800.limit + '/s'),
-          ...throttles),
-        el('table', {}, head(), ...limitRows(a.limits)));
-    }), ...ip);
-  }
-  const shown = (status) => { render(status); state.textContent = 'live, ' + new Date(status.at).toISOString().slice(11, 19) + ' UTC'; state.className = 'live'; };
-  const state = document.getElementById('state');
-  // Drawn at once from /status.json, then kept live by the events.
-  fetch('/status.json').then((r) => r.json()).then(shown, () => {});
-  const source = new EventSource('/events');
-  source.onmessage = (e) => shown(JSON.parse(e.data));
-  source.onerror = () => { state.textContent = 'reconnecting...'; state.className = 'down'; };
-</script>
+<div class="sub">Each account's limits and their use, live. <span id="state">as rendered by the server</span> <a href="/metrics">/metrics</a> <a href="/status.json">/status.json</a></div>
+<div id="accounts" data-keep-ms="${keepMs}">${body}</div>
+<script type="application/json" id="history">${data}</script>
+<script>${STATUS_SCRIPT}</script>
 </body>
 </html>
 `;
+}

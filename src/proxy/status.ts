@@ -1,6 +1,7 @@
 import type { AccountLimiter } from '../account/limiter.js';
 import { UNTHROTTLED } from '../rules/abuse.js';
 import { DAY_MS } from '../rules/calendar.js';
+import type { ActivityCounts } from './activity.js';
 
 /** One limit of an account, as the status page shows it. */
 export interface LimitStatus {
@@ -25,10 +26,16 @@ export interface AccountStatusView {
   readonly throttles: readonly {
     readonly kind: 'abuse' | 'spot-fill';
     readonly inForce: string | null;
+    /** While in force, the requests a second it allows (N / W); null while not. */
+    readonly rate: number | null;
     readonly requests: number;
     readonly headroom: number | null;
   }[];
   readonly limits: readonly LimitStatus[];
+  /** What it sent since the proxy started: requests, and futures placements (per order). */
+  readonly sent: { readonly all: number; readonly place: number };
+  /** Answers 429 of the exchange relayed to it since the proxy started. */
+  readonly answers429: number;
 }
 
 /** What the status page and `/status.json` show, at `at`: the accounts, and the proxy's own limits per IP (public endpoints, R10). */
@@ -43,6 +50,7 @@ export function proxyStatus(
   limiters: ReadonlyMap<string, AccountLimiter>,
   publicFamily: string,
   now: number,
+  activity: ActivityCounts,
 ): ProxyStatus {
   const accounts: AccountStatusView[] = [];
   const ip: LimitStatus[] = [];
@@ -69,6 +77,7 @@ export function proxyStatus(
       const abuse = limiter.abuseHeadroom(account);
       const spot = limiter.spotFillHeadroom(account);
       const finite = (n: number) => (Number.isFinite(n) ? n : null);
+      const done = activity.of(family, account);
       accounts.push({
         family,
         account,
@@ -81,18 +90,23 @@ export function proxyStatus(
           {
             kind: 'abuse',
             inForce: s.throttle === null ? null : `${s.throttle.limit} per ${s.throttle.windowMs / 1000} s`,
+            rate: s.throttle === null ? null : s.throttle.limit / (s.throttle.windowMs / 1000),
             requests: abuse.requests,
-            headroom: finite(abuse.remaining),
+            headroom: abuse.requests === 0 ? null : finite(abuse.remaining),
           },
           {
             kind: 'spot-fill',
             inForce: s.spotThrottle === null ? null : `${s.spotThrottle.limit} per ${s.spotThrottle.windowMs / 1000} s`,
+            rate: s.spotThrottle === null ? null : s.spotThrottle.limit / (s.spotThrottle.windowMs / 1000),
             requests: spot.requests,
-            headroom: finite(spot.remaining),
+            // No spot request in the window: nothing to trip on (a futures-only desk), as the metrics say.
+            headroom: spot.requests === 0 ? null : finite(spot.remaining),
           },
         ],
         // A throttle's limit not in force is not one to show.
         limits: limits.filter((l) => l.n < UNTHROTTLED),
+        sent: { all: done.all, place: done.place },
+        answers429: done.answers429,
       });
     }
   }
