@@ -24,6 +24,7 @@ import { statusPage } from './status-page.js';
 import { renderStatus } from './status-view.js';
 import { serveOwn } from './own-pages.js';
 import { header, headerObject, readBody } from './request-parts.js';
+import { KeptWindows } from './kept-windows.js';
 import { StateFile } from './state-file.js';
 import { Upstream, type UpstreamResult, endToEnd } from './upstream.js';
 import { attachWebSocketProxy } from './websocket.js';
@@ -231,13 +232,24 @@ export async function startProxy(options: ProxyOptions): Promise<RunningProxy> {
     }
   }
 
+  if (options.stateFile !== undefined && (typeof options.stateFile !== 'string' || options.stateFile === ''))
+    throw new InvalidInputError('`stateFile`', options.stateFile, 'a file path');
+  // Read before the limiters are made: their limits start from the windows it kept.
+  const saved = options.stateFile === undefined ? null : StateFile.read(options.stateFile);
+  const windows = new Map<string, KeptWindows>();
   const limiters = new Map<string, AccountLimiter>();
   const made: AccountLimiter[] = [];
   let stateFile: StateFile | null = null;
   let restoredFrom: number | null = null;
   try {
     for (const f of accounts.families) {
-      const store = options.store?.(f.id);
+      // Without a shared store, each family's limits in memory, their windows kept in the state file.
+      let store: (LimitStore & { counts?(): SharedCounts }) | undefined = options.store?.(f.id);
+      if (store === undefined && options.stateFile !== undefined) {
+        const kept = new KeptWindows(clock, saved?.windows?.[f.id]);
+        windows.set(f.id, kept);
+        store = kept;
+      }
       const limiter = new AccountLimiter({
         accounts: f.accounts,
         clock,
@@ -272,8 +284,9 @@ export async function startProxy(options: ProxyOptions): Promise<RunningProxy> {
         options.stateFile,
         new Map([...limiters].filter(([family]) => family !== PUBLIC)),
         clock,
+        windows,
       );
-      restoredFrom = stateFile.restore();
+      if (saved !== null) restoredFrom = stateFile.restore(saved);
     }
   } catch (e) {
     for (const l of made) l.close();

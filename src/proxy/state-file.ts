@@ -4,6 +4,7 @@ import type { LimiterSnapshot } from '../account/persistence.js';
 import { type Repeating, every } from '../account/timers.js';
 import { InvalidInputError } from '../errors.js';
 import type { Clock } from '../schedule/clock.js';
+import type { KeptWindow, KeptWindows } from './kept-windows.js';
 
 /** What `--state FILE` holds: each family's limiter snapshot, by family id. */
 export interface ProxyState {
@@ -12,6 +13,8 @@ export interface ProxyState {
   /** When it was written, epoch ms. */
   readonly at: number;
   readonly families: Readonly<Record<string, LimiterSnapshot>>;
+  /** What each family's limits counted in their windows, by family and limit name (absent with Redis: it keeps them). */
+  readonly windows?: Readonly<Record<string, Readonly<Record<string, KeptWindow>>>>;
 }
 
 const FORMAT = 'traderatio.proxy-state';
@@ -19,7 +22,8 @@ const VERSION = 1;
 
 /**
  * The proxy's state file: each family's counts (the 24-hour and 7-day activity, hourly requests and
- * fills, the VIP history: the limiter's snapshot) written atomically (a new file renamed over the
+ * fills, the VIP history: the limiter's snapshot; and what each limit counted in its window)
+ * written atomically (a new file renamed over the
  * old) every `everyMs` and when the proxy stops, and read back at start, so that a restart keeps
  * what the exchange has counted. A file of another format or version, or whose families or
  * accounts are not those of the accounts file, is refused by name and changes nothing.
@@ -31,30 +35,37 @@ export class StateFile {
   #timer: Repeating | null = null;
 
   /** `limiters`: the families to keep, by id (the proxy's own per-IP limiter is not one). */
-  constructor(path: string, limiters: ReadonlyMap<string, AccountLimiter>, clock: Clock) {
-    if (typeof path !== 'string' || path === '') throw new InvalidInputError('`stateFile`', path, 'a file path');
+  constructor(
+    path: string,
+    limiters: ReadonlyMap<string, AccountLimiter>,
+    clock: Clock,
+    windows: ReadonlyMap<string, KeptWindows> = new Map(),
+  ) {
     this.#path = path;
     this.#limiters = limiters;
     this.#clock = clock;
+    this.#windows = windows;
   }
 
+  readonly #windows: ReadonlyMap<string, KeptWindows>;
+
   /**
-   * Restores every family from the file, when there is one: all of it is read and checked before
-   * any family is restored. Returns the instant it was written, or null when there is no file.
+   * The state the file holds, read and checked for its format and version, or null when there is
+   * no file yet. Read before the limiters are made: their limits start from its windows.
    */
-  restore(): number | null {
+  static read(path: string): ProxyState | null {
     let text: string;
     try {
-      text = readFileSync(this.#path, 'utf8');
+      text = readFileSync(path, 'utf8');
     } catch (e) {
       if ((e as NodeJS.ErrnoException).code === 'ENOENT') return null;
-      throw new InvalidInputError('the state file', this.#path, `a file the proxy can read (${(e as Error).message})`);
+      throw new InvalidInputError('the state file', path, `a file the proxy can read (${(e as Error).message})`);
     }
     let state: Partial<ProxyState>;
     try {
       state = JSON.parse(text) as Partial<ProxyState>;
     } catch (e) {
-      throw new InvalidInputError('the state file', this.#path, `JSON (${(e as Error).message})`);
+      throw new InvalidInputError('the state file', path, `JSON (${(e as Error).message})`);
     }
     if (typeof state !== 'object' || state === null || state.format !== FORMAT)
       throw new InvalidInputError('the state file `format`', state?.format, `"${FORMAT}" (a file --state wrote)`);
@@ -64,9 +75,19 @@ export class StateFile {
         state.version,
         `version ${VERSION} (this proxy reads no other)`,
       );
+    if (typeof state.families !== 'object' || state.families === null)
+      throw new InvalidInputError('the state file `families`', state.families, 'an object of snapshots by family');
+    if (state.windows !== undefined && (typeof state.windows !== 'object' || state.windows === null))
+      throw new InvalidInputError('the state file `windows`', state.windows, 'an object of windows by family');
+    return state as ProxyState;
+  }
+
+  /**
+   * Restores every family from `state` (as {@link StateFile.read} gave it): refused, changing
+   * nothing, when its families or accounts are not the limiters'. Returns the instant it was written.
+   */
+  restore(state: ProxyState): number {
     const families = state.families;
-    if (typeof families !== 'object' || families === null)
-      throw new InvalidInputError('the state file `families`', families, 'an object of snapshots by family');
     const mine = [...this.#limiters.keys()];
     const theirs = Object.keys(families);
     const missing = mine.filter((f) => !theirs.includes(f));
@@ -100,7 +121,7 @@ export class StateFile {
           : e;
       }
     }
-    return typeof state.at === 'number' ? state.at : null;
+    return state.at;
   }
 
   /** Writes the state now, atomically: a new file beside it, renamed over it. */
@@ -110,6 +131,9 @@ export class StateFile {
       version: VERSION,
       at: this.#clock.wall(),
       families: Object.fromEntries([...this.#limiters].map(([f, l]) => [f, l.snapshot()])),
+      ...(this.#windows.size === 0
+        ? {}
+        : { windows: Object.fromEntries([...this.#windows].map(([f, w]) => [f, w.kept()])) }),
     };
     const temp = `${this.#path}.${process.pid}.tmp`;
     try {

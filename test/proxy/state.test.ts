@@ -60,6 +60,31 @@ describe('traderatio proxy --state FILE', () => {
     expect(exchange.stats().accounts[0]!.limits.find((l) => l.key === 'futures.place')!.accepted).toBe(42);
   });
 
+  it('keeps what each limit counted in its window: a restart within a second sends no more than the limit', async () => {
+    const clock = new VirtualClock({ wallStart: Date.now() });
+    // The model on the same clock: its window of 100 a second is the one the proxy keeps to.
+    exchange = await startModelExchange({ port: 0, accounts: ACCOUNTS, fills: { maker: 0, taker: 0 }, clock });
+    const file = join(dir(), 'state.json');
+    proxy = await startProxy({ upstream: exchange.url, accounts: ACCOUNTS, stateFile: file, clock });
+    expect(await place(proxy.url, 90)).toEqual(Array(90).fill(200));
+    await clock.advance(300);
+    await proxy.close();
+    proxy = await startProxy({ upstream: exchange.url, accounts: ACCOUNTS, stateFile: file, clock });
+    const used = () =>
+      proxy!.limiters
+        .get('desk')!
+        .scheduler.stats()
+        .limits.find((l) => l.name === 'main:futures.place')!.used;
+    // The 90 of the last second, counted again: 10 more go now, the rest when those 90 leave the window.
+    expect(used()).toBe(90);
+    const sent = place(proxy.url, 20);
+    await expect.poll(() => proxy!.limiters.get('desk')!.scheduler.stats().queued).toBe(10);
+    expect(used()).toBe(100);
+    await clock.advance(700);
+    expect(await sent).toEqual(Array(20).fill(200));
+    expect(exchange.stats().accounts[0]!.limits.find((l) => l.key === 'futures.place')!.most).toBeLessThanOrEqual(100);
+  });
+
   it('refuses, by name, a file of another version or of other families or accounts, and starts nothing', async () => {
     const d = dir();
     const file = join(d, 'state.json');
