@@ -58,8 +58,14 @@ describe('limitedWebSocket', () => {
     expect(limiter.abuseHeadroom('main').requests).toBe(5);
     expect([accepted('futures.place'), accepted('ws.futures.orders'), accepted('futures.cancel')]).toEqual([2, 3, 1]);
     const used = (name: string) => limiter.scheduler.stats().limits.find((l) => l.name === name)?.used;
+    // Four placements on the tier limit, five orders on the WebSocket limit. The batch's answer
+    // says 5 counted of 100 (Limit less Remain: the WebSocket limit's count, the cancel sent before
+    // it included), and both limits the batch drew on have N 100 (tier 1 and the WebSocket's):
+    // each takes the exchange's count, the stricter reading (R17).
+    expect(replies[1]!.header['x_gate_ratelimit_limit']).toBe(100);
+    expect(replies[1]!.header['x_gate_ratelimit_requests_remain']).toBe(95);
     expect([used('main:futures.place'), used('main:ws.futures.orders'), used('main:futures.cancel')]).toEqual([
-      4, 5, 1,
+      5, 5, 1,
     ]);
     limiter.close();
   });
