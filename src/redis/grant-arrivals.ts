@@ -87,6 +87,27 @@ export class GrantArrivals {
     });
   }
 
+  /**
+   * What was sent beside the leases (on the local share while Redis did not answer) was told to
+   * Redis at local instant `at` as an entry of its own, `entry.id` (see lua/hello.lua): followed
+   * like an ended lease, so that the requests of it still on their way confirm it once answered.
+   */
+  follow(entry: ArrivalLease, at: number): void {
+    this.list.push({
+      lease: entry,
+      from: at,
+      to: at,
+      answered: 0,
+      latest: -Infinity,
+      spoiled: false,
+      told: -Infinity,
+      tracked: 0,
+      trackedAnswered: 0,
+      keepAt: Infinity,
+      lates: null,
+    });
+  }
+
   /** The lease in use ended at local instant `at`: no more is sent on it. */
   ended(lease: ArrivalLease, at: number): void {
     const f = this.find(lease);

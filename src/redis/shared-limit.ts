@@ -4,7 +4,7 @@ import type { LimitHost } from '../schedule/store.js';
 import type { UnansweredRequest } from '../schedule/unanswered.js';
 import { WindowLimit, type WindowLimitOptions, type WindowLimitState } from '../schedule/window.js';
 import { checkTake } from '../schedule/window-input.js';
-import { GrantArrivals } from './grant-arrivals.js';
+import { type ArrivalLease, GrantArrivals } from './grant-arrivals.js';
 import { RecentGrants } from './recent-grants.js';
 
 /** Permits granted by the store to this process: usable until `until` on the local clock. */
@@ -113,6 +113,10 @@ export class SharedLimit implements StoreLimit {
   private takenFrom: Lease | WindowLimit | null = null;
   /** The round trips awaiting their answer, by what `awaitAnswer` gave: where they were sent from. */
   private readonly awaiting = new WeakMap<UnansweredRequest, Lease | WindowLimit>();
+  /** The round trips sent on the local share and not answered yet (see `reported`). */
+  private readonly shareWaiting = new Set<UnansweredRequest>();
+  /** Of those, the ones told to Redis with what the share sent: the entry they confirm. */
+  private readonly reportedIn = new WeakMap<UnansweredRequest, ArrivalLease>();
   /** @internal What this process sent lately, to add back should Redis lose it. */
   readonly recent = new RecentGrants(() => this.windowMs + this.marginMs);
   /** @internal While Redis fails: this process's own share of the limit (onUnavailable "local"). */
@@ -309,7 +313,8 @@ export class SharedLimit implements StoreLimit {
     const request = from instanceof WindowLimit ? from.awaitAnswer(weight, at) : this.local.awaitAnswer(weight, at);
     if (from !== null) {
       this.awaiting.set(request, from);
-      if (!(from instanceof WindowLimit)) {
+      if (from instanceof WindowLimit) this.shareWaiting.add(request);
+      else {
         this.arrivals.track(from, weight);
         this.broker.keep(this);
       }
@@ -322,12 +327,31 @@ export class SharedLimit implements StoreLimit {
     const from = this.awaiting.get(request);
     if (from instanceof WindowLimit) {
       from.answered(request, at, withinWindow);
+      this.shareWaiting.delete(request);
+      const entry = this.reportedIn.get(request);
+      if (entry !== undefined && this.arrivals.answer(entry, request.weight, at)) this.broker.tell(this);
       return;
     }
     this.local.answered(request, at, withinWindow);
     if (from === undefined) return;
     this.awaiting.delete(request);
     if (this.arrivals.answer(from, request.weight, at)) this.broker.tell(this);
+  }
+
+  /**
+   * @internal What this process sent on its local share was told to Redis as the entry `entry`
+   * (HELLO, counted from then for a window): the round trips of it still on their way keep it
+   * counted until their answers, as a lease's do (see {@link GrantArrivals.follow}).
+   */
+  reported(entry: ArrivalLease, at: number): void {
+    if (this.shareWaiting.size === 0) return;
+    this.arrivals.follow(entry, at);
+    for (const request of this.shareWaiting) {
+      this.reportedIn.set(request, entry);
+      this.arrivals.track(entry, request.weight);
+    }
+    this.shareWaiting.clear();
+    this.broker.keep(this);
   }
 
   /**

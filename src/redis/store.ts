@@ -648,6 +648,14 @@ export class RedisStore implements LimitStore<SharedLimit> {
         this.offset.learn(Number(redisNow), this.clock.now());
         if (status !== 1) return false;
         this.shares.heard(sentAt);
+        // What each share sent is counted in Redis from now: its round trips still on their way
+        // keep it counted until their answers (R13), as a lease's permits do.
+        const redisOffset = Number(redisNow) + 1 - sentAt;
+        const now = this.clock.now();
+        shares.forEach((l, i) => {
+          const sent = limits[i]!.sent;
+          if (sent > 0) l.reported({ id, sent, granted: sent, until: sentAt, redisOffset }, now);
+        });
         for (const l of shares) l.share = null;
         this.shares.unreported = false;
         this.availability.answered();

@@ -243,6 +243,30 @@ describe('SharedLimit: arrivals bounded by answers (R13)', () => {
     expect(share.usedAt(1040)).toBe(0);
     expect(l.arrivals.take()).toEqual([]);
   });
+
+  it('keeps what the share sent, once told to Redis, counted there until the answers still on their way', () => {
+    const { broker, scheduler } = setup();
+    const kept: string[] = [];
+    broker.keep = (limit) => void kept.push(limit.name);
+    const l = scheduler.limit({ name: 'orders', limit: 10, windowMs: 1000 }) as SharedLimit;
+    broker.available = false;
+    const share = new WindowLimit({ limit: 5, windowMs: 1000 });
+    broker.share = share;
+    l.share = share;
+    const requests = [0, 1].map(() => {
+      l.takeUnstamped(1);
+      return l.awaitAnswer(1, 0);
+    });
+    l.stamp(0);
+    l.answered(requests[0]!, 5);
+    // Redis answers again at 10: the share's 2 are told as entry p.r0, counted from then; one is
+    // still on its way.
+    l.reported({ id: 'p.r0', sent: 2, granted: 2, until: 10, redisOffset: 1000 }, 10);
+    expect(kept).toEqual(['orders']);
+    expect(l.arrivals.take()).toEqual([]);
+    l.answered(requests[1]!, 60);
+    expect(l.arrivals.take()).toEqual([{ id: 'p.r0', at: 1060 }]);
+  });
 });
 
 describe('Scheduler with a shared store', () => {

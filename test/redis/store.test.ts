@@ -923,6 +923,49 @@ describe('RedisStore with onUnavailable "local"', () => {
   });
 });
 
+describe('RedisStore with onUnavailable "local", arrivals bounded by answers', () => {
+  it('keeps what the share sent counted in Redis, once told, until the answers still on their way (R13)', async () => {
+    const prefix = prefixFor('share-answers');
+    const v = new VirtualRedis(client);
+    await v.warm(prefix);
+    const fault = { mode: 'none' as Fault };
+    const store = new RedisStore({
+      ...v.options(prefix, faulty(fault)),
+      onUnavailable: 'local',
+      processes: 2,
+      staleMs: 200,
+      fallbackMaxMs: 5000,
+    });
+    const events: string[] = [];
+    store.on((e) => events.push(e.type));
+    const s = new Scheduler({ store, clock: v.clock });
+    const l = s.limit({ name: 'orders', limit: 10, windowMs: 300 }) as SharedLimit;
+    await settleOn(v, [s.schedule(() => 0, { limits: l })]);
+    fault.mode = 'down';
+    await v.advance(500);
+    const failing = s.schedule(() => 0, { limits: l }).catch(() => undefined);
+    await v.until(() => events.includes('unavailable'));
+    // Its share starts once what Redis may have granted has left every window; a round trip goes.
+    const sent = s.schedule(() => l.awaitAnswer(1, v.clock.now()), { limits: l });
+    await v.until(() => events.includes('local'), 5000);
+    const request = await settleOn(v, [sent], 5000).then(([r]) => (r as PromiseFulfilledResult<never>).value);
+    fault.mode = 'none';
+    await v.until(() => events.includes('available'), 5000);
+    const arrived = `{${prefix}}:a:orders`;
+    expect(await client.zcard(arrived)).toBe(0);
+    // Its answer comes 2 s after Redis heard what the share sent: Redis counts it until then + W.
+    await v.advance(2000);
+    const answeredAt = v.clock.now();
+    l.answered(request, answeredAt);
+    await v.advance(200);
+    const [id, score] = await client.zrange(arrived, 0, -1, 'WITHSCORES');
+    expect(id).toMatch(/\.r/);
+    expect(Number(score)).toBeGreaterThanOrEqual(answeredAt);
+    await failing;
+    await store.close();
+  });
+});
+
 describe('RedisStore: shared limits and listeners never wedge a process', () => {
   it('refuses a waiting task that a limit lowered by another process can no longer fit, and runs the rest', async () => {
     const { v, a, b, la, lb } = await twoProcesses('lowered');
