@@ -4,17 +4,17 @@ import type { Classification, EndpointLimit } from '../catalog/catalog.js';
 import { InvalidInputError } from '../errors.js';
 import { type AbuseConfig, type AbuseOptions, resolveAbuseOptions } from '../rules/abuse.js';
 import { formatUtcInstant, parseUtcDay, utcHourStart } from '../rules/calendar.js';
-import { contractName } from '../rules/contracts.js';
 import type { DecimalInput } from '../internal/decimal.js';
 import { type FamilyConfig, type FamilyOptions, resolveFamilyOptions } from '../rules/family.js';
 import { parseId, parseInstant } from '../internal/parse.js';
-import { type SpotFillConfig, type SpotFillOptions, UNNAMED_PAIR, resolveSpotFillOptions } from '../rules/spot-fill.js';
+import { type SpotFillConfig, type SpotFillOptions, resolveSpotFillOptions } from '../rules/spot-fill.js';
 import { spotFillLimits } from '../catalog/spot-fill.js';
 import { type DailyActivity, type TimelineAccount, type VipChange, buildTimeline } from '../rules/timeline.js';
 import { TIERED_VIP_LEVEL, parseVipLevel } from '../rules/vip.js';
 import { type ArrivalCount, type WindowMode, arrivalCount } from './arrival-count.js';
 import type { HistoryHour } from './history.js';
 import { type AccountInForce, type FamilyInForce, familyInForce } from '../account/in-force.js';
+import { type ExchangeApi, GATE_API } from './exchange-api.js';
 
 /** A family of accounts as the exchange holds it: a main account and sub-accounts, or a broker's. */
 export interface FamilySpec {
@@ -35,17 +35,18 @@ export interface CoreOptions {
   readonly abuse?: AbuseOptions | AbuseConfig;
   /** Spot low-fill throttle thresholds and scope (R14). */
   readonly spotFill?: SpotFillOptions | SpotFillConfig;
+  /**
+   * The exchange's API: how requests are classified, which limit is the tier's, how refusals are
+   * labelled and where requests and fills are counted. Families' options are resolved under its
+   * rulebook. @default GATE_API
+   */
+  readonly api?: ExchangeApi;
 }
 
-/** The keys of the limits whose N is the tier in force (R3): REST, and WebSocket on a budget of its own. */
-const TIER_KEYS = new Set(['futures.place', 'ws.futures.place']);
 /** The limit key of the abuse throttle (R9). */
 export const THROTTLE_KEY = 'abuse-throttle';
 /** The limit key of the spot low-fill throttle (R14). */
 export const SPOT_THROTTLE_KEY = 'spot-fill-throttle';
-
-/** The limits whose refusal the exchange labels TOO_FAST rather than TOO_MANY_REQUESTS (R12). */
-const TOO_FAST_KEYS = new Set(['withdrawals', 'withdrawals.push']);
 
 /** One limit of one account (or IP) as the exchange counts it. */
 export class CountedLimit {
@@ -60,8 +61,8 @@ export class CountedLimit {
     /** W in force, in milliseconds. */
     public w: number,
     readonly count: ArrivalCount,
-    /** The label of a refusal (R12). */
-    readonly label: 'TOO_MANY_REQUESTS' | 'TOO_FAST',
+    /** The label of a refusal: Gate's TOO_MANY_REQUESTS or TOO_FAST (R12), OKX's code (50061, 50011). */
+    readonly label: string,
     /** Whether it is the fill-ratio limit (the tier of R3 or the throttle of R9). */
     readonly fillRatio: boolean,
   ) {}
@@ -119,6 +120,7 @@ export class ModelExchangeCore {
   readonly window: WindowMode;
   readonly abuse: AbuseConfig;
   readonly spotFill: SpotFillConfig;
+  readonly api: ExchangeApi;
   private readonly families = new Map<string, Family>();
   private readonly accounts = new Map<string, Account>();
   private readonly ips = new Map<string, Party>();
@@ -131,6 +133,7 @@ export class ModelExchangeCore {
     this.window = options.window ?? 'sliding';
     this.abuse = resolveAbuseOptions(options.abuse);
     this.spotFill = resolveSpotFillOptions(options.spotFill);
+    this.api = options.api ?? GATE_API;
     for (const f of families) this.addFamily(f);
   }
 
@@ -138,7 +141,7 @@ export class ModelExchangeCore {
   addFamily(spec: FamilySpec): Family {
     const id = parseId(spec?.id, '`id` of a family');
     if (this.families.has(id)) throw new InvalidInputError('`id` of a family', id, 'a family id given once');
-    const config = resolveFamilyOptions(spec.options ?? {});
+    const config = resolveFamilyOptions(spec.options ?? {}, this.api.rulebook);
     const vipLevel = parseVipLevel(spec.vipLevel ?? TIERED_VIP_LEVEL, `\`vipLevel\` of family ${id}`);
     if (!Array.isArray(spec.accounts))
       throw new InvalidInputError(`\`accounts\` of family ${id}`, spec.accounts, 'an array');
@@ -245,25 +248,20 @@ export class ModelExchangeCore {
       refused.refused++;
       party.refused.set(refused.label, (party.refused.get(refused.label) ?? 0) + 1);
     }
-    if (account !== null && c.action !== 'other') {
+    // Gate counts refused requests in the ratio, OKX only successful ones (R1; OKX's O2).
+    const tracked =
+      account !== null && (refused === null || account.family.config.rulebook.ratio.countsRefused)
+        ? this.api.requestTracked(c, instrument)
+        : null;
+    if (tracked !== null && c.action !== 'other') {
       // The tracker counts whole milliseconds; the model's clock has a fraction (R15's microseconds).
-      if (c.market === 'futures') {
-        account.family.futures.recordRequest(
-          account.id,
-          instrument === '' ? 'BTC_USDT' : instrument,
-          c.action,
-          Math.floor(t),
-          c.orders,
-        );
-      } else if (c.market === 'spot') {
-        account.family.spot.recordRequest(
-          account.id,
-          contractName(instrument) ?? UNNAMED_PAIR,
-          c.action,
-          Math.floor(t),
-          c.orders,
-        );
-      }
+      (tracked.tracker === 'futures' ? account!.family.futures : account!.family.spot).recordRequest(
+        account!.id,
+        tracked.name,
+        c.action,
+        Math.floor(t),
+        c.orders,
+      );
     }
     return refused;
   }
@@ -273,7 +271,10 @@ export class ModelExchangeCore {
     party.refused.set(label, (party.refused.get(label) ?? 0) + 1);
   }
 
-  /** Counts a fill: `volume` USDT on a futures contract or a spot pair, as maker or taker (R1, R9; R14). */
+  /**
+   * Counts a fill: `volume` USDT on a futures contract or a spot pair, as maker or taker (R1, R9;
+   * R14); on OKX every fill counts in the ratio, whatever its market.
+   */
   recordFill(
     account: Account,
     market: 'futures' | 'spot',
@@ -284,9 +285,10 @@ export class ModelExchangeCore {
   ): void {
     const t = at > this.latest ? at : this.latest;
     this.latest = t;
-    (market === 'futures' ? account.family.futures : account.family.spot).recordFill(
+    const tracked = this.api.fillTracked(market, instrument);
+    (tracked.tracker === 'futures' ? account.family.futures : account.family.spot).recordFill(
       account.id,
-      instrument,
+      tracked.name,
       role,
       volume,
       Math.floor(t),
@@ -299,8 +301,10 @@ export class ModelExchangeCore {
     if (known !== undefined) return known;
     const out: CountedLimit[] = [];
     for (const spec of c.limits) {
-      if (TIER_KEYS.has(spec.key) && party instanceof Account) {
-        out.push(this.tierLimit(party, spec), party.throttle);
+      if (this.api.tierKeys.has(spec.key) && party instanceof Account) {
+        out.push(this.tierLimit(party, spec));
+        // The abuse throttle rides on the tier's limit where the rulebook has one (R9).
+        if (party.family.config.rulebook.throttles.abuse !== null) out.push(party.throttle);
         continue;
       }
       let l = party.limits.get(spec.key);
@@ -308,7 +312,11 @@ export class ModelExchangeCore {
         party.limits.set(spec.key, (l = this.counted(spec.key, spec.limit, spec.windowMs, spec.limit, false)));
       out.push(l);
     }
-    if (party instanceof Account && spotFillLimits(c, this.spotFill)) {
+    if (
+      party instanceof Account &&
+      party.family.config.rulebook.throttles.spotFill !== null &&
+      spotFillLimits(c, this.spotFill)
+    ) {
       out.push(party.spotThrottle);
     }
     if (party.byClass.size < 10_000) party.byClass.set(c, out);
@@ -398,7 +406,12 @@ export class ModelExchangeCore {
         start: parseUtcDay(d.day, `\`activity[${i}].day\``),
       }));
       days.sort((a, b) => a.start - b.start);
-      for (const d of days) t.seedDay(d.account, d.start, d.contracts);
+      for (const d of days)
+        t.seedDay(
+          d.account,
+          d.start,
+          d.contracts.map(({ kind: _kind, ...c }) => ({ ...c, contract: this.api.seedName(c.contract) })),
+        );
       seedHours(t, family, hours);
       const spot = Tracker.restore(family.spot.snapshot());
       seedHours(spot, family, spotHours);
@@ -413,13 +426,22 @@ export class ModelExchangeCore {
 
   private refresh(family: Family, at: number): void {
     // The rules take whole milliseconds; the hour's decisions do not depend on the fraction.
-    const f = familyInForce(family, family.config, this.abuse, Math.floor(at), this.spotFill);
+    const f = familyInForce(
+      { ...family, futures: this.api.ratioView(family.futures) },
+      family.config,
+      this.abuse,
+      Math.floor(at),
+      this.spotFill,
+    );
+    // The throttles are in force only where the rulebook has them (Gate's R9 and R14; OKX has none).
+    const { abuse, spotFill } = family.config.rulebook.throttles;
     family.inForce = f;
     family.until = f.until;
     const tier1 = family.config.tiers[0]!;
     for (const a of family.accounts) {
       const account = this.accounts.get(a.id)!;
-      const state = f.accounts.get(a.id) ?? {
+      const rated = f.accounts.get(a.id);
+      const state = (rated === undefined ? undefined : throttledAs(rated, abuse !== null, spotFill !== null)) ?? {
         tier: tier1,
         limit: tier1.limit,
         throttle: null,
@@ -466,13 +488,12 @@ export class ModelExchangeCore {
   }
 
   private counted(key: string, n: number, w: number, keep: number, fillRatio: boolean): CountedLimit {
-    return new CountedLimit(
-      key,
-      n,
-      w,
-      arrivalCount(this.window, keep),
-      TOO_FAST_KEYS.has(key) ? 'TOO_FAST' : 'TOO_MANY_REQUESTS',
-      fillRatio,
-    );
+    return new CountedLimit(key, n, w, arrivalCount(this.window, keep), this.api.refusalLabel(key), fillRatio);
   }
+}
+
+/** What is in force, with a throttle the rulebook does not have left out. */
+function throttledAs(f: AccountInForce, abuse: boolean, spotFill: boolean): AccountInForce {
+  if ((abuse || f.throttle === null) && (spotFill || f.spotThrottle === null)) return f;
+  return { ...f, throttle: abuse ? f.throttle : null, spotThrottle: spotFill ? f.spotThrottle : null };
 }

@@ -35,12 +35,10 @@ describe('--exchange', () => {
     expect(err).toContain(message);
   });
 
-  it("is no option of simulate, which says why: it replays Gate's API only", async () => {
-    const { code, err } = await capture(['simulate', 'examples/requests.csv', '--exchange', 'okx']);
-    expect(code).toBe(2);
-    expect(err).toContain(
-      "simulate has no option --exchange (the log's requests are read by Gate's endpoints and limits: simulate replays Gate's API v4 only",
-    );
+  it('is an option of simulate, whose help says what an OKX log holds', async () => {
+    const { out } = await capture(['simulate', '--help']);
+    expect(out).toMatch(/--exchange NAME\s+the exchange whose rules apply: gate or okx \(default gate\)/);
+    expect(out).toContain("with --exchange okx, OKX's v5 paths");
   });
 
   it('takes gate by default, in any case, with the same figures', async () => {
@@ -50,8 +48,8 @@ describe('--exchange', () => {
     expect(JSON.parse(plain.out)).toMatchObject({ exchange: 'gate', windowMs: 1000, vipLevel: 14 });
   });
 
-  it('is listed in the help of plan, timeline and advise', async () => {
-    for (const command of ['plan', 'timeline', 'advise']) {
+  it('is listed in the help of plan, timeline, simulate and advise', async () => {
+    for (const command of ['plan', 'timeline', 'simulate', 'advise']) {
       const { out } = await capture([command, '--help']);
       expect(out).toMatch(/--exchange NAME\s+the exchange whose rules apply: gate or okx \(default gate\)/);
     }
@@ -250,5 +248,78 @@ describe('traderatio advise --exchange okx', () => {
     const { code, err } = await capture(['advise', 'examples/family.csv', '--exchange', 'okx']);
     expect(code).toBe(1);
     expect(err).toContain('examples/family.csv:3: Expected `contract` in account A to be an OKX instrument id');
+  });
+});
+
+describe('simulate --exchange okx', () => {
+  const args = ['simulate', 'examples/okx-requests.csv', '--exchange', 'okx'];
+
+  it("replays the example log under OKX's rules: 50061 over the sub-account limit, 50011 over an instrument's", async () => {
+    const { code, out } = await capture([...args, '--json']);
+    expect(code).toBe(0);
+    const r = JSON.parse(out);
+    expect(r).toMatchObject({ lines: 312, requests: 308, fills: 3 });
+    expect(r.exchange.refused).toBe(14);
+    expect(r.exchange.byCode).toEqual({ '50061': 13, '50011': 1 });
+    expect(r.exchange.byLimit).toEqual({ 'sub-account': 13, '/api/v5/trade/order:ETH-USDT-SWAP': 1 });
+    // The burst before 08:00 is refused past 1,000 orders; the same burst after the raise is not.
+    expect(r.exchange.examples[0]).toEqual({
+      line: 166,
+      at: '2026-11-21T07:59:58.500Z',
+      account: 'sub1',
+      limit: 'sub-account',
+    });
+    expect(
+      r.limits.map((l: { at: string; account: string; limit: number; reason: string }) => [
+        l.at,
+        l.account,
+        l.limit,
+        l.reason,
+      ]),
+    ).toEqual([
+      ['2026-11-20T10:00:00.000Z', 'sub1', 1000, 'initial'],
+      ['2026-11-20T10:00:00.000Z', 'main', 1000, 'initial'],
+      ['2026-11-21T08:00:00.000Z', 'sub1', 2500, 'raised-at-0800'],
+      ['2026-11-21T08:00:00.000Z', 'main', 2500, 'raised-at-0800'],
+      ['2026-11-23T08:00:00.000Z', 'sub1', 1000, 'lowered-after-grace'],
+      ['2026-11-23T08:00:00.000Z', 'main', 1000, 'lowered-after-grace'],
+    ]);
+    expect(r.scheduler).toMatchObject({ refusedByExchange: 0, tooHeavy: 0, queueFull: 0 });
+  });
+
+  it('tells the refusals by code in text and in the chart', async () => {
+    const svg = join(dir, 'okx-simulate.svg');
+    const { code, out } = await capture([...args, '--svg', svg]);
+    expect(code).toBe(0);
+    expect(out).toContain(
+      'As sent, the exchange would refuse 14 requests with 50061 (sub-account limit) or 50011 (rate limit):',
+    );
+    expect(out).toMatch(/ 13 {2}answered 50061\n +1 {2}answered 50011\n +13 {2}over sub-account \(50061\)\n/);
+    expect(out).toContain('over /api/v5/trade/order:ETH-USDT-SWAP (50011)');
+    expect(out).toContain('Starting tiers (sub-account limit of new and amend orders as each account enters the log):');
+    expect(out).toMatch(/sub1 +1 +1000 per 2 s/);
+    const chart = readFileSync(svg, 'utf8');
+    expect(chart).toContain('Blue: new and amend orders limit (per 2 s, left axis).');
+    expect(chart).toContain(
+      'Red bars: requests refused with 50061 (sub-account limit) or 50011 (rate limit) in each minute',
+    );
+    expect(chart).not.toContain('Orange band');
+    expect(chart).toContain('>2000</text>');
+  });
+
+  it('prints the sample docs/cli.md shows, but for the time it took', async () => {
+    const docs = readFileSync('docs/cli.md', 'utf8');
+    const command = '$ traderatio simulate examples/okx-requests.csv --exchange okx\n';
+    const from = docs.indexOf(command) + command.length;
+    const sample = docs.slice(from, docs.indexOf('\n```', from));
+    const timing = /read in [0-9.]+ s \([0-9,]+ lines\/s\)/;
+    const { out } = await capture(args);
+    expect(out.replace(timing, '')).toBe(sample.replace(timing, ''));
+  });
+
+  it("refuses a Gate log under OKX's rules, naming the line, the field and the value", async () => {
+    const { code, err } = await capture(['simulate', 'examples/requests.csv', '--exchange', 'okx']);
+    expect(code).not.toBe(0);
+    expect(err).toMatch(/examples\/requests\.csv:2: Expected `method` and `path` to be an OKX endpoint/);
   });
 });

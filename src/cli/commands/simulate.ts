@@ -1,14 +1,14 @@
 import { DEFAULT_MAX_QUEUE } from '../../schedule/scheduler.js';
 import type { Command } from '../command.js';
 import { EXIT } from '../command.js';
-import { COMMON_OPTIONS, familyOptionsOf, fileOf, vipOf } from '../common-options.js';
+import { COMMON_OPTIONS, familyOptionsOf, fileOf, rulebookOf, vipOf } from '../common-options.js';
 import { type ParsedArgs, UsageError } from '../options.js';
 import { writeOut } from '../output-file.js';
 import { readReplayHistory } from '../simulate/history.js';
 import { renderSimulation, simulationHtml, simulationJson, simulationSvg } from '../simulate/render.js';
 import { simulate } from '../simulate/simulate.js';
 import { type Source, openSource, readInput } from '../source.js';
-import { TIERED_VIP_LEVEL } from '../../rules/vip.js';
+import { RULEBOOK_NAMES, rulebookNamed } from '../../rules/exchange-rules.js';
 import { wholeNumber } from '../whole-number.js';
 
 /** `--max-queue N`: requests the scheduler holds waiting at once (`Infinity`: every one). */
@@ -43,11 +43,14 @@ function progressBar(source: Source, started: number): (bytes: number, lines: nu
 export const simulateCommand: Command = {
   name: 'simulate',
   usage: 'simulate FILE',
-  about: `replay a request log: what the exchange would refuse (429), and the delays the scheduler adds instead
+  about: `replay a request log: what the exchange would refuse (Gate 429, OKX 50061 or 50011), and the delays the scheduler adds instead
 
 FILE is a CSV request log with a header row, in time order (- reads standard input):
   at,account,method,path,contract,orders,fill_role,fill_volume
 A request row has method and path (contract names the futures contract, orders a batch's size);
+with --exchange okx, OKX's v5 paths (/api/v5/trade/order, /batch-orders, /amend-order, ...) and
+instrument ids (BTC-USDT-SWAP) under OKX's rules: new and amend orders per 2 s under the tier,
+60 per 2 s per instrument, the one-day grace of a lowering, only successful requests counted.
 a fill row has fill_role (maker or taker), fill_volume (USDT) and contract. at is epoch ms or ISO.
 The log is read as a stream, in constant memory; the accounts in it form one family. The scheduler's
 side is the library's scheduler on a virtual clock, as an engine runs it for the family.
@@ -61,8 +64,9 @@ says where each account's starting tier comes from.`,
     },
     {
       ...COMMON_OPTIONS.vip,
-      help: `the family's VIP level (default: the history's "vipLevel", else ${TIERED_VIP_LEVEL})`,
+      help: `the family's VIP level (default: the history's "vipLevel", else the level the exchange tiers from, ${RULEBOOK_NAMES.map((n) => `${n} ${rulebookNamed(n).tieredVipLevel}`).join(', ')})`,
     },
+    COMMON_OPTIONS.exchange,
     COMMON_OPTIONS.threshold,
     COMMON_OPTIONS.broker,
     {
@@ -79,14 +83,11 @@ says where each account's starting tier comes from.`,
     COMMON_OPTIONS.json,
     COMMON_OPTIONS.help,
   ],
-  notes: {
-    exchange:
-      "the log's requests are read by Gate's endpoints and limits: simulate replays Gate's API v4 only, and plan, timeline and advise take --exchange okx",
-  },
   async run(args, io, { progress, stdin }) {
     const file = fileOf(simulateCommand, args);
-    const vipLevel = args.values.has('vip') ? vipOf(args) : undefined;
-    const family = familyOptionsOf(args);
+    const rulebook = rulebookOf(args);
+    const vipLevel = args.values.has('vip') ? vipOf(args, rulebook) : undefined;
+    const family = familyOptionsOf(args, rulebook);
     const maxQueue = maxQueueOf(args);
     const historyFile = args.values.get('history');
     if (historyFile === true) throw new UsageError(`${args.typed.get('history')} takes a FILE`);
@@ -100,6 +101,7 @@ says where each account's starting tier comes from.`,
     const started = performance.now();
     const report = await simulate(source, {
       ...family,
+      rulebook,
       maxQueue,
       ...(vipLevel === undefined ? {} : { vipLevel }),
       ...(history === undefined ? {} : { history }),

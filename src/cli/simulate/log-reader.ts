@@ -1,5 +1,5 @@
 import type { FillRole } from '../../account/tracker.js';
-import type { Catalog, Classification } from '../../catalog/catalog.js';
+import type { Classification } from '../../catalog/catalog.js';
 import { InvalidInputError } from '../../errors.js';
 import { formatUtcInstant } from '../../rules/calendar.js';
 import { isInstant, parseInstant, parseNonNegativeDecimal } from '../../internal/parse.js';
@@ -8,7 +8,7 @@ import { checkColumns } from '../csv/columns.js';
 import { CSV_FAULT_MESSAGES } from '../csv/rules.js';
 import { InputFileError } from '../input.js';
 import { wholeNumber } from '../whole-number.js';
-import { type Recent, RequestCache } from './request-cache.js';
+import { type LogClassifier, type Recent, RequestCache } from './request-cache.js';
 
 /** Plain decimal text, which every amount check accepts: the common case, told at once. */
 const PLAIN_AMOUNT = /^\d{1,30}(\.\d{1,30})?$/;
@@ -69,7 +69,7 @@ export class LogReader<A> {
 
   constructor(
     private readonly file: string,
-    catalog: Catalog,
+    catalog: LogClassifier,
     private readonly rows: LogRows<A>,
   ) {
     this.cache = new RequestCache(this.fields, catalog);

@@ -1,6 +1,6 @@
-import type { Catalog } from '../../catalog/catalog.js';
 import { MAX_LINE_BYTES, NotTextError, type Source, textChunks } from '../source.js';
 import { LogReader, type LogRows, type LogSummary } from './log-reader.js';
+import type { LogClassifier } from './request-cache.js';
 
 /**
  * Reads a request log (CSV: at, account, method, path, contract, orders, fill_role, fill_volume)
@@ -10,7 +10,7 @@ import { LogReader, type LogRows, type LogSummary } from './log-reader.js';
  */
 export async function readLog<A>(
   source: Source,
-  catalog: Catalog,
+  catalog: LogClassifier,
   rows: LogRows<A>,
   onProgress?: (bytes: number, lines: number) => void,
 ): Promise<LogSummary> {

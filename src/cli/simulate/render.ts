@@ -4,6 +4,7 @@ import { ratioJson, ratioText, table } from '../render.js';
 import { tickMarks, timeAxis } from '../ticks.js';
 import type { SimulationReport } from './replay.js';
 import type { LimitRefusals, StartingTier } from './tally.js';
+import { type SimulateTerms, termsOf } from './terms.js';
 
 /** A count and its noun, singular for 1: "1 fill", "2,000 fills". */
 export function counted(n: number, noun: string): string {
@@ -13,7 +14,7 @@ export function counted(n: number, noun: string): string {
 const when = (t: number | null): string => (t === null ? '-' : formatUtcInstant(t));
 
 /** Where an account's starting tier comes from, in words. */
-function sourceText(s: StartingTier): string {
+function sourceText(s: StartingTier, r: SimulationReport, terms: SimulateTerms): string {
   switch (s.source) {
     case 'history': {
       const r = s.rating!;
@@ -22,9 +23,9 @@ function sourceText(s: StartingTier): string {
       return `history: ${snapshot} rates it ${ratioText(r.effective)} (${r.basis}); ${s.reason}`;
     }
     case 'vip':
-      return 'VIP level below 14: tier 1 whatever the ratio (R4)';
+      return `VIP level below ${r.api.rulebook.tieredVipLevel}: tier 1 whatever the ratio (${terms.vipRule})`;
     case 'new-sub-account':
-      return 'a new sub-account: tier 1 until 08:00 UTC of the day after its creation (R8)';
+      return `a new sub-account: tier 1 until 08:00 UTC of the day after its creation (${terms.newSubAccountRule})`;
     default:
       return 'assumed: no activity before the log is known (give --history FILE to start from the tier it had)';
   }
@@ -50,8 +51,18 @@ const MINUTES_SHOWN = 10;
 
 /** The report of a replay as text: starting tiers first, then the refusals as sent, by account and by minute, then the scheduler. */
 export function renderSimulation(r: SimulationReport, seconds: number): string {
-  const start = r.start.map((s) => [s.account, String(s.tier), `${s.limit} r/s`, when(s.at), sourceText(s)]);
-  const peakOf = (account: string) => r.peaks.find((p) => p.account === account && p.limit === 'futures.place');
+  const terms = termsOf(r.api);
+  const tierKey = r.api.tierKey;
+  const start = r.start.map((s) => [
+    s.account,
+    String(s.tier),
+    `${s.limit} ${terms.unit}`,
+    when(s.at),
+    sourceText(s, r, terms),
+  ]);
+  // Where the exchange answers by code, each limit's (OKX: 50061, 50011).
+  const codeOf = (limit: string): string => (r.api.codes === null ? '' : ` (${r.api.refusalLabel(limit)})`);
+  const peakOf = (account: string) => r.peaks.find((p) => p.account === account && p.limit === tierKey);
   const accounts = r.accounts.map((a) => {
     const p = peakOf(a.account);
     return [
@@ -80,16 +91,21 @@ export function renderSimulation(r: SimulationReport, seconds: number): string {
   const lines = [
     `${counted(r.lines, 'line')} (${counted(r.requests, 'request')}, ${counted(r.fills, 'fill')}) from ${when(r.from)} to ${when(r.to)}, read in ${seconds.toFixed(2)} s (${Math.round(r.lines / Math.max(seconds, 0.001)).toLocaleString('en-US')} lines/s)`,
     '',
-    'Starting tiers (futures placement and amendment limit as each account enters the log):',
+    `Starting tiers (${terms.tierLimit} as each account enters the log):`,
     table(['account', 'tier', 'limit', 'from (UTC)', 'source'], start),
     '',
-    `As sent, the exchange would refuse ${counted(r.exchange.refused, 'request')} with 429${r.exchange.refused === 0 ? '.' : ':'}`,
+    `As sent, the exchange would refuse ${counted(r.exchange.refused, 'request')} ${terms.refusedWith}${r.exchange.refused === 0 ? '.' : ':'}`,
+    ...Object.entries(r.exchange.byCode ?? {})
+      .sort((a, b) => b[1] - a[1])
+      .map(([code, n]) => `  ${n.toLocaleString('en-US').padStart(12)}  answered ${code}`),
     ...Object.entries(r.exchange.byLimit)
       .sort((a, b) => b[1] - a[1])
-      .map(([k, n]) => `  ${n.toLocaleString('en-US').padStart(12)}  over ${k}`),
-    ...r.exchange.examples.map((e) => `  e.g. line ${e.line} at ${when(e.at)}: account ${e.account} over ${e.limit}`),
+      .map(([k, n]) => `  ${n.toLocaleString('en-US').padStart(12)}  over ${k}${codeOf(k)}`),
+    ...r.exchange.examples.map(
+      (e) => `  e.g. line ${e.line} at ${when(e.at)}: account ${e.account} over ${e.limit}${codeOf(e.limit)}`,
+    ),
     '',
-    'By account (refused by limit, with the reason the limit was what it was; the window of futures.place furthest over its limit):',
+    `By account (refused by limit, with the reason the limit was what it was; the window of ${tierKey} furthest over its limit):`,
     table(
       [
         'account',
@@ -139,7 +155,13 @@ export function simulationJson(r: SimulationReport, seconds: number): unknown {
           ? null
           : { own: ratioJson(s.rating.own), effective: ratioJson(s.rating.effective), basis: s.rating.basis },
     })),
-    exchange: { ...r.exchange, examples: r.exchange.examples.map((e) => ({ ...e, at: formatUtcInstant(e.at) })) },
+    exchange: {
+      refused: r.exchange.refused,
+      byLimit: r.exchange.byLimit,
+      // Only where the exchange tells refusals by code (OKX); Gate answers every one with 429.
+      ...(r.exchange.byCode === null ? {} : { byCode: r.exchange.byCode }),
+      examples: r.exchange.examples.map((e) => ({ ...e, at: formatUtcInstant(e.at) })),
+    },
     scheduler: r.scheduler,
     accounts: r.accounts,
     minutes: r.minutes.map((m) => ({ ...m, minute: formatUtcInstant(m.minute) })),
@@ -163,7 +185,13 @@ export function simulationSvg(r: SimulationReport): string {
   const to = Math.max((r.minutes.at(-1)?.minute ?? from) + 60_000, (r.to ?? from) + 1);
   const plotWidth = WIDTH - LEFT - RIGHT - 40;
   const x = (t: number): number => LEFT + ((t - from) / (to - from)) * plotWidth;
-  const top = Math.max(100, ...r.limits.map((l) => l.limit)) * 1.15;
+  const terms = termsOf(r.api);
+  const lowest = r.api.rulebook.tiers.rows[0]!.limit;
+  const top = Math.max(lowest, ...r.limits.map((l) => l.limit)) * 1.15;
+  // The left axis in steps of the lowest tier's limit, doubled until at most six marks remain.
+  let tickStep = lowest;
+  while (Math.floor(top / tickStep) + 1 > 6) tickStep *= 2;
+  const ticks = Array.from({ length: Math.floor(top / tickStep) + 1 }, (_, i) => i * tickStep);
   const height = TOP + ids.length * (PANEL + GAP);
   const f = (n: number): string => n.toFixed(1);
   const axis = timeAxis(from, to, plotWidth, 70);
@@ -171,8 +199,8 @@ export function simulationSvg(r: SimulationReport): string {
     `<svg xmlns="http://www.w3.org/2000/svg" width="${WIDTH}" height="${height}" viewBox="0 0 ${WIDTH} ${height}" font-family="sans-serif" font-size="11">`,
     `<rect width="${WIDTH}" height="${height}" fill="#ffffff"/>`,
     `<text x="${LEFT}" y="22" font-size="15" font-weight="bold">Limit in force and refusals as sent, by account</text>`,
-    `<text x="${LEFT}" y="40" fill="#555">${escapeXml(`${formatUtcInstant(from)} to ${formatUtcInstant(to)} (UTC).`)} Blue: futures placement limit (r/s, left axis).</text>`,
-    `<text x="${LEFT}" y="56" fill="#555">Orange band: throttled by an hourly check (R9, R14). Red bars: requests refused with 429 in each minute (right axis). Grid: ${axis.step}.</text>`,
+    `<text x="${LEFT}" y="40" fill="#555">${escapeXml(`${formatUtcInstant(from)} to ${formatUtcInstant(to)} (UTC).`)} Blue: ${escapeXml(r.api.rulebook.limited)} limit (${escapeXml(terms.unit)}, left axis).</text>`,
+    `<text x="${LEFT}" y="56" fill="#555">${terms.throttleRules === null ? '' : `Orange band: throttled by an hourly check (${terms.throttleRules}). `}Red bars: requests refused ${escapeXml(terms.refusedWith)} in each minute (right axis). Grid: ${axis.step}.</text>`,
   ];
   ids.forEach((id, i) => {
     const base = TOP + i * (PANEL + GAP) + 10;
@@ -182,7 +210,7 @@ export function simulationSvg(r: SimulationReport): string {
     out.push(
       ...tickMarks(axis.ticks, x, { top: base, bottom: base + PANEL, stroke: '#bbb', width: 0.5, labelGap: 15 }),
     );
-    for (const v of [0, 100, 200, 300, 400].filter((v) => v <= top)) {
+    for (const v of ticks) {
       out.push(
         `<line x1="${LEFT - 4}" y1="${f(y(v))}" x2="${LEFT}" y2="${f(y(v))}" stroke="#999"/><text x="${LEFT - 6}" y="${f(y(v) + 4)}" text-anchor="end" fill="#555">${v}</text>`,
       );

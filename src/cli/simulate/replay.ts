@@ -1,4 +1,4 @@
-import type { Catalog, Classification } from '../../catalog/catalog.js';
+import type { Classification } from '../../catalog/catalog.js';
 import type { FillRole } from '../../account/tracker.js';
 import {
   type Account,
@@ -8,6 +8,7 @@ import {
   SPOT_THROTTLE_KEY,
   THROTTLE_KEY,
 } from '../../model-exchange/core.js';
+import type { ExchangeApi } from '../../model-exchange/exchange-api.js';
 import { SlidingCount } from '../../model-exchange/sliding-count.js';
 import { UNTHROTTLED } from '../../rules/abuse.js';
 import { HOUR_MS, utcDayStart, utcHourStart } from '../../rules/calendar.js';
@@ -46,10 +47,16 @@ export interface SimulationReport {
   readonly fills: number;
   readonly from: number | null;
   readonly to: number | null;
-  /** The log as sent: what the exchange would have refused with 429, by the limit that refused. */
+  /** The log as sent: what the exchange would have refused, by the limit that refused. */
   readonly exchange: {
     readonly refused: number;
     readonly byLimit: Readonly<Record<string, number>>;
+    /**
+     * By the code the exchange answers with, where it tells refusals by code (OKX: 50061 for the
+     * sub-account limit, 50011 for an instrument's or endpoint's); null where every refusal is a
+     * 429 (Gate).
+     */
+    readonly byCode: Readonly<Record<string, number>> | null;
     /** The first refused requests: line, instant and limit. */
     readonly examples: readonly {
       readonly line: number;
@@ -84,6 +91,8 @@ export interface SimulationReport {
   readonly peaks: readonly WindowPeak[];
   /** The limits in force over the replay: each account's first, then every change, in order of time. */
   readonly limits: readonly LimitChange[];
+  /** The exchange's API the log was read and replayed by, and its rulebook. */
+  readonly api: ExchangeApi;
 }
 
 /** A request the exchange refused as sent. */
@@ -91,9 +100,11 @@ export interface Refusal {
   readonly line: number;
   readonly at: number;
   readonly account: string;
-  /** The limit that refused it (`futures.place`, `abuse-throttle`, ...). */
+  /** The limit that refused it (`futures.place`, `abuse-throttle`, OKX's `sub-account`, ...). */
   readonly limit: string;
   readonly reason: string;
+  /** The exchange's label of the refusal: TOO_MANY_REQUESTS or TOO_FAST on Gate, the code (50061, 50011) on OKX. */
+  readonly label: string;
 }
 
 /** One limit as the scheduler side of the replay sees it. */
@@ -160,6 +171,7 @@ export class Replay implements LogRows<AccountState> {
   private nextRefresh = -Infinity;
   private refused = 0;
   private readonly byLimit: Record<string, number> = {};
+  private readonly byCode: Record<string, number> = {};
   private readonly examples: { line: number; at: number; account: string; limit: string }[] = [];
   private readonly delays = new Histogram();
   private delayed = 0;
@@ -172,14 +184,14 @@ export class Replay implements LogRows<AccountState> {
   constructor(
     private readonly file: string,
     private readonly family: FamilyConfig,
-    private readonly catalog: Catalog,
+    private readonly api: ExchangeApi,
     vipLevel: number,
     maxQueue: number | undefined,
     private readonly history: ReplayHistory | null = null,
     private readonly onRefusal: ((r: Refusal) => void) | null = null,
   ) {
     this.scheduler = new Scheduler({ clock: this.clock, ...(maxQueue === undefined ? {} : { maxQueue }) });
-    this.core = new ModelExchangeCore([{ id: FAMILY, accounts: [], vipLevel, options: family }]);
+    this.core = new ModelExchangeCore([{ id: FAMILY, accounts: [], vipLevel, options: family }], { api });
     this.publicState = { party: this.core.ip(''), name: 'public', sides: new Map(), byClass: new Map() };
   }
 
@@ -261,6 +273,7 @@ export class Replay implements LogRows<AccountState> {
     if (refused !== null) {
       this.refused++;
       this.byLimit[refused.key] = (this.byLimit[refused.key] ?? 0) + 1;
+      this.byCode[refused.label] = (this.byCode[refused.label] ?? 0) + 1;
       m.refused++;
       m.byLimit[refused.key] = (m.byLimit[refused.key] ?? 0) + 1;
       m.byAccount[state.party.id] = (m.byAccount[state.party.id] ?? 0) + 1;
@@ -268,7 +281,7 @@ export class Replay implements LogRows<AccountState> {
       const reason = this.reasonOf(state, refused);
       countRefusal(tally.byLimit, refused.key, reason);
       if (this.examples.length < 5) this.examples.push({ line: no, at, account: state.party.id, limit: refused.key });
-      this.onRefusal?.({ line: no, at, account: state.party.id, limit: refused.key, reason });
+      this.onRefusal?.({ line: no, at, account: state.party.id, limit: refused.key, reason, label: refused.label });
     }
     // Through the scheduler: given to it now, sent when it lets the request through.
     this.scheduler.submit(route.sent, at, route, this.submission);
@@ -323,7 +336,7 @@ export class Replay implements LogRows<AccountState> {
     if (known !== undefined) return known;
     const sides: Side[] = [];
     for (const l of this.core.limitsOf(state.party, c)) {
-      if (l.key === 'futures.place') sides.push((state as AccountState).place);
+      if (l.key === this.api.tierKey) sides.push((state as AccountState).place);
       else if (l.key === THROTTLE_KEY) sides.push((state as AccountState).throttle);
       else if (l.key === SPOT_THROTTLE_KEY) sides.push((state as AccountState).spotThrottle);
       else {
@@ -420,7 +433,6 @@ export class Replay implements LogRows<AccountState> {
   private stateOf(id: string, at: number): AccountState {
     const known = this.accounts.get(id);
     if (known !== undefined) return known;
-    const place = this.catalog.limits['futures.place']!;
     const abuse = this.core.abuse;
     const party: Account = this.core.findAccount(id) ?? this.core.addAccount(FAMILY, { id });
     const name = `account:${id}`;
@@ -433,9 +445,9 @@ export class Replay implements LogRows<AccountState> {
       byClass: new Map(),
       place: this.side(
         name,
-        'futures.place',
+        this.api.tierKey,
         this.family.tiers[0]!.limit,
-        place.windowMs,
+        this.family.rulebook.tiers.windowMs,
         this.family.tiers.at(-1)!.limit,
       ),
       throttle: this.side(
@@ -465,7 +477,7 @@ export class Replay implements LogRows<AccountState> {
     const f = this.core.inForce(party, at);
     const family = this.core.familyInForce(party.family, at);
     const created = party.family.accounts.find((a) => a.id === party.id)?.createdAt;
-    const source: StartSource = !isTieredVip(f.vipLevel)
+    const source: StartSource = !isTieredVip(f.vipLevel, this.family.rulebook.tieredVipLevel)
       ? 'vip'
       : created !== undefined && f.reason === 'new-sub-account'
         ? 'new-sub-account'
@@ -497,7 +509,12 @@ export class Replay implements LogRows<AccountState> {
       fills: log.fills,
       from: log.from,
       to: log.to,
-      exchange: { refused: this.refused, byLimit: { ...this.byLimit }, examples: [...this.examples] },
+      exchange: {
+        refused: this.refused,
+        byLimit: { ...this.byLimit },
+        byCode: this.api.codes === null ? null : { ...this.byCode },
+        examples: [...this.examples],
+      },
       scheduler: {
         delayed: this.delayed,
         p50Ms: this.delays.quantile(0.5),
@@ -523,6 +540,7 @@ export class Replay implements LogRows<AccountState> {
           })),
       ),
       limits: this.limits,
+      api: this.api,
     };
   }
 }

@@ -1,5 +1,13 @@
-import type { Catalog, Classification } from '../../catalog/catalog.js';
+import type { Classification } from '../../catalog/catalog.js';
 import type { FieldScanner } from '../csv/field-scanner.js';
+
+/**
+ * What classifies a log's requests: Gate's catalogue, or an exchange's API. The body names the
+ * instrument under each exchange's field (`contract`, `currency_pair`, `instId`).
+ */
+export interface LogClassifier {
+  classify(method: string, path: string, body?: unknown): Classification;
+}
 
 /** A request seen before: its fields as written, and how the catalog classified it. */
 export interface Recent {
@@ -25,7 +33,7 @@ export class RequestCache {
 
   constructor(
     private readonly fields: FieldScanner,
-    private readonly catalog: Catalog,
+    private readonly catalog: LogClassifier,
   ) {}
 
   /** The request of the scanner's line, when it is in the direct-mapped cache. */
@@ -54,7 +62,7 @@ export class RequestCache {
     const key = `${method} ${bare} ${orders} ${contract}`;
     let c = this.classified.get(key);
     if (c === undefined) {
-      const body = Array.from({ length: orders }, () => ({ contract, currency_pair: contract }));
+      const body = Array.from({ length: orders }, () => ({ contract, currency_pair: contract, instId: contract }));
       c = this.catalog.classify(
         method,
         path,

@@ -1,6 +1,7 @@
-import { createCatalog } from '../../catalog/catalog.js';
-import { FAMILY_OPTION_FIELDS, type FamilyOptions, readFamilyOptions } from '../../rules/family.js';
-import { TIERED_VIP_LEVEL } from '../../rules/vip.js';
+import { apiOf } from '../../model-exchange/exchange-api.js';
+import { type FamilyOptions, familyOptionFields, readFamilyOptions } from '../../rules/family.js';
+import { GATE } from '../../rules/gate/rulebook.js';
+import type { Rulebook } from '../../rules/rulebook.js';
 import type { Source } from '../source.js';
 import { readLog } from './read-log.js';
 import type { ReplayHistory } from './history.js';
@@ -8,7 +9,12 @@ import { type Refusal, Replay, type SimulationReport } from './replay.js';
 
 /** Options of a simulation. */
 export interface SimulateOptions extends FamilyOptions {
-  /** The family's VIP level. @default 14 */
+  /**
+   * The exchange's rules, and with them its API: the endpoints the log names, its limits, what
+   * counts in the ratio, the timing of the tiers and how refusals are told. @default GATE
+   */
+  readonly rulebook?: Rulebook;
+  /** The family's VIP level. @default the rulebook's tiered level (Gate 14, OKX 5) */
   readonly vipLevel?: number;
   /**
    * Requests the scheduler holds waiting at once, as the engine's scheduler would: one more is
@@ -36,22 +42,24 @@ export interface SimulateOptions extends FamilyOptions {
  * and the log's own activity, refreshed at every whole hour (R3-R9, R14).
  */
 export async function simulate(source: Source, options: SimulateOptions = {}): Promise<SimulationReport> {
+  const rulebook = options.rulebook ?? GATE;
   const family = readFamilyOptions(
     options,
-    [...FAMILY_OPTION_FIELDS, 'vipLevel', 'maxQueue', 'onProgress', 'history', 'onRefusal'],
+    [...familyOptionFields(rulebook), 'rulebook', 'vipLevel', 'maxQueue', 'onProgress', 'history', 'onRefusal'],
     'the simulation options',
+    rulebook,
   );
-  const catalog = createCatalog();
-  const vipLevel = options.vipLevel ?? options.history?.vipLevel ?? TIERED_VIP_LEVEL;
+  const api = apiOf(rulebook);
+  const vipLevel = options.vipLevel ?? options.history?.vipLevel ?? rulebook.tieredVipLevel;
   // The scheduler checks `maxQueue`, as it does an engine's.
   const run = new Replay(
     source.name,
     family,
-    catalog,
+    api,
     vipLevel,
     options.maxQueue,
     options.history ?? null,
     options.onRefusal ?? null,
   );
-  return run.report(await readLog(source, catalog, run, options.onProgress));
+  return run.report(await readLog(source, api, run, options.onProgress));
 }

@@ -1,0 +1,190 @@
+import { InvalidInputError } from '../errors.js';
+import { type InstrumentKind, readInstrument } from '../rules/okx/instruments.js';
+import type { Action, Classification, EndpointLimit, Market } from './catalog.js';
+
+/**
+ * One endpoint of OKX's API v5 as a request log names it, with the limit of its own it draws on
+ * (see docs/okx.md#o5): per user id and instrument id for order requests (by family for options),
+ * per user id for the other private endpoints, per IP for public ones.
+ */
+export interface OkxEndpoint {
+  readonly method: 'GET' | 'POST';
+  readonly path: string;
+  readonly action: Action;
+  /** Whether the body is a batch, each order counting once on every limit it draws on. */
+  readonly batch: boolean;
+  /** N per W, and what it counts per: `instrument` (its id, or family for options), `account` (the user id) or `ip`. */
+  readonly limit: { readonly limit: number; readonly windowMs: number; readonly per: 'instrument' | 'account' | 'ip' };
+  /** For a batch: the endpoint whose limit a batch of one order draws on instead. */
+  readonly single?: string;
+  /** Where OKX states the figure. */
+  readonly source: string;
+}
+
+const order = (path: string, action: Action, limit: number, source: string, single?: string): OkxEndpoint => ({
+  method: 'POST',
+  path,
+  action,
+  batch: single !== undefined,
+  limit: { limit, windowMs: 2000, per: 'instrument' },
+  ...(single === undefined ? {} : { single }),
+  source,
+});
+
+const read = (path: string, limit: number, per: 'account' | 'ip', source: string, windowMs = 2000): OkxEndpoint => ({
+  method: 'GET',
+  path,
+  action: 'other',
+  batch: false,
+  limit: { limit, windowMs, per },
+  source,
+});
+
+/**
+ * OKX's endpoints a request log may name (API v5, the figures of each endpoint's "Rate Limit"
+ * line): order requests per instrument (place, amend and cancel independent; a batch counts per
+ * order, a batch of one on the single-order limit), and the reads an engine makes.
+ */
+export const OKX_ENDPOINTS: readonly OkxEndpoint[] = Object.freeze([
+  order('/api/v5/trade/order', 'place', 60, 'POST / Place order: 60 requests per 2 seconds (User ID + Instrument ID)'),
+  order(
+    '/api/v5/trade/batch-orders',
+    'place',
+    300,
+    'POST / Place multiple orders: 300 orders per 2 seconds (User ID + Instrument ID); one order counts on Place order',
+    '/api/v5/trade/order',
+  ),
+  order(
+    '/api/v5/trade/amend-order',
+    'amend',
+    60,
+    'POST / Amend order: 60 requests per 2 seconds (User ID + Instrument ID)',
+  ),
+  order(
+    '/api/v5/trade/amend-batch-orders',
+    'amend',
+    300,
+    'POST / Amend multiple orders: 300 orders per 2 seconds (User ID + Instrument ID); one order counts on Amend order',
+    '/api/v5/trade/amend-order',
+  ),
+  order(
+    '/api/v5/trade/cancel-order',
+    'cancel',
+    60,
+    'POST / Cancel order: 60 requests per 2 seconds (User ID + Instrument ID)',
+  ),
+  order(
+    '/api/v5/trade/cancel-batch-orders',
+    'cancel',
+    300,
+    'POST / Cancel multiple orders: 300 orders per 2 seconds (User ID + Instrument ID); one order counts on Cancel order',
+    '/api/v5/trade/cancel-order',
+  ),
+  read('/api/v5/trade/order', 60, 'account', 'GET / Order details: 60 requests per 2 seconds'),
+  read('/api/v5/trade/orders-pending', 60, 'account', 'GET / Order List: 60 requests per 2 seconds'),
+  read('/api/v5/trade/orders-history', 40, 'account', 'GET / Order history (last 7 days): 40 requests per 2 seconds'),
+  read('/api/v5/trade/fills', 60, 'account', 'GET / Transaction details (last 3 days): 60 requests per 2 seconds'),
+  read('/api/v5/trade/account-rate-limit', 1, 'account', 'GET / Account rate limit: 1 request per second', 1000),
+  read('/api/v5/account/balance', 10, 'account', 'GET / Balance: 10 requests per 2 seconds'),
+  read('/api/v5/account/positions', 10, 'account', 'GET / Positions: 10 requests per 2 seconds'),
+  read('/api/v5/public/instruments', 20, 'ip', 'GET / Instruments: 20 requests per 2 seconds'),
+  read('/api/v5/public/time', 10, 'ip', 'GET / System time: 10 requests per 2 seconds'),
+  read('/api/v5/market/ticker', 20, 'ip', 'GET / Ticker: 20 requests per 2 seconds'),
+  read('/api/v5/market/books', 40, 'ip', 'GET / Order book: 40 requests per 2 seconds'),
+]);
+
+/**
+ * The sub-account limit of new and amend orders (see docs/okx.md#o1, #o4): its key, what it
+ * counts, and the instrument kinds exempt from it (they still count in the fill ratio). Its N is
+ * the tier in force, its window the rulebook's.
+ */
+export const OKX_SUB_ACCOUNT_LIMIT = Object.freeze({
+  key: 'sub-account',
+  actions: Object.freeze(['place', 'amend'] as const),
+  exempt: Object.freeze(['SPOT', 'MARGIN'] as readonly InstrumentKind[]),
+});
+
+/** The market of an instrument kind, as the rest of the library groups requests. */
+const MARKETS: Readonly<Record<InstrumentKind, Market>> = {
+  SPOT: 'spot',
+  MARGIN: 'margin',
+  SWAP: 'futures',
+  FUTURES: 'futures',
+  OPTION: 'options',
+};
+
+/** The error codes of OKX's refusals (see docs/okx.md#o8): the sub-account limit's, and every other limit's. */
+export const OKX_REFUSAL_CODES = Object.freeze({ subAccount: '50061', other: '50011' });
+
+/**
+ * Classifies a request to OKX's API v5 as a log names it: method, path (`/api/v5/...`, with or
+ * without a query) and, for order requests, a body naming the instrument (`instId`), an array for
+ * a batch. An order request draws on its endpoint's limit for its instrument (its family for an
+ * option) and, for new and amend orders outside spot and margin, on the sub-account limit, both
+ * weighted by its orders. A path that is none of {@link OKX_ENDPOINTS}, or an order request
+ * without an OKX instrument id, is refused, naming it.
+ */
+export function classifyOkx(
+  method: string,
+  path: string,
+  body: unknown,
+  subAccountLimit: EndpointLimit,
+): Classification {
+  const m = typeof method === 'string' ? method.toUpperCase() : method;
+  const endpoint = typeof path === 'string' ? path.split('?')[0]!.split('#')[0]! : path;
+  let e = OKX_ENDPOINTS.find((x) => x.method === m && x.path === endpoint);
+  if (e === undefined) {
+    const known = OKX_ENDPOINTS.map((x) => `${x.method} ${x.path}`).join(', ');
+    throw new InvalidInputError(
+      '`method` and `path`',
+      `${String(method)} ${String(path)}`,
+      `an OKX endpoint (${known})`,
+    );
+  }
+  if (e.limit.per !== 'instrument') {
+    const market: Market = e.limit.per === 'ip' ? 'public' : 'other';
+    const key = `${e.method} ${e.path}`;
+    return {
+      method: e.method,
+      endpoint: e.path,
+      market,
+      action: 'other',
+      orders: 1,
+      weight: 1,
+      limits: [
+        { key, scope: e.limit.per === 'ip' ? 'ip' : 'account', limit: e.limit.limit, windowMs: e.limit.windowMs },
+      ],
+    };
+  }
+  const orders = e.batch ? batchSize(e, body) : 1;
+  const first = Array.isArray(body) ? body[0] : body;
+  const id = typeof first === 'object' && first !== null ? (first as { instId?: unknown }).instId : undefined;
+  const instrument = readInstrument(id, undefined, `\`instId\` of ${e.method} ${e.path}`);
+  // A batch of one order counts on the single-order endpoint's limit (O5).
+  if (e.single !== undefined && orders === 1)
+    e = OKX_ENDPOINTS.find((x) => x.method === 'POST' && x.path === e!.single)!;
+  const per = instrument.kind === 'OPTION' ? instrument.family : instrument.id;
+  const limits: EndpointLimit[] = [];
+  const s = OKX_SUB_ACCOUNT_LIMIT;
+  if ((s.actions as readonly Action[]).includes(e.action) && !s.exempt.includes(instrument.kind))
+    limits.push(subAccountLimit);
+  limits.push({ key: `${e.path}:${per}`, scope: 'account', limit: e.limit.limit, windowMs: e.limit.windowMs });
+  return {
+    method: e.method,
+    endpoint: endpoint as string,
+    market: MARKETS[instrument.kind],
+    action: e.action,
+    orders,
+    weight: orders,
+    instrument: instrument.id,
+    limits,
+  };
+}
+
+function batchSize(e: OkxEndpoint, body: unknown): number {
+  const route = `${e.method} ${e.path}`;
+  if (!Array.isArray(body))
+    throw new InvalidInputError(`the body of ${route}`, body, 'an array of orders (a batch counts once per order)');
+  if (body.length === 0) throw new InvalidInputError(`the body of ${route}`, body, 'at least one order');
+  return body.length;
+}

@@ -1,0 +1,139 @@
+import type { Tracker } from '../account/tracker.js';
+import { createCatalog } from '../catalog/catalog.js';
+import type { Classification, Market } from '../catalog/catalog.js';
+import { OKX_REFUSAL_CODES, OKX_SUB_ACCOUNT_LIMIT, classifyOkx } from '../catalog/okx.js';
+import { contractName } from '../rules/contracts.js';
+import { GATE } from '../rules/gate/rulebook.js';
+import { OKX } from '../rules/okx/rulebook.js';
+import { readInstrument } from '../rules/okx/instruments.js';
+import type { Rulebook } from '../rules/rulebook.js';
+import { UNNAMED_PAIR } from '../rules/spot-fill.js';
+
+/** Where the exchange counts an order request or a fill: its tracker and the instrument's name there. */
+export interface Tracked {
+  /** `futures`: the activity the ratio (and Gate's abuse throttle) reads; `spot`: Gate's spot low-fill throttle's. */
+  readonly tracker: 'futures' | 'spot';
+  readonly name: string;
+}
+
+/**
+ * An exchange's API as the model exchange's core and `simulate` read it, beside its rulebook:
+ * how a request is classified, which limit's N is the tier in force, how a refusal is labelled,
+ * and where order requests and fills are counted. Gate's ({@link GATE_API}) and OKX's
+ * ({@link OKX_API}) are two values of it; the core and the replay never ask which exchange.
+ */
+export interface ExchangeApi {
+  readonly rulebook: Rulebook;
+  /** Classifies a request of a log: method, path and a body naming the instrument (`contract`, `currency_pair`, `instId`). */
+  classify(method: string, path: string, body?: unknown): Classification;
+  /** The key of the limit whose N is the tier in force, as a request log draws on it. */
+  readonly tierKey: string;
+  /** Every key whose N is the tier in force (REST and WebSocket budgets). */
+  readonly tierKeys: ReadonlySet<string>;
+  /** The exchange's label of a refusal by the limit `key`. */
+  refusalLabel(key: string): string;
+  /**
+   * How refusals are told: Gate answers every one with HTTP 429 (null); OKX with a code in the
+   * body, one per limit (`50061` for the sub-account limit, `50011` for the others).
+   */
+  readonly codes: string | null;
+  /** Where an order request is counted (null: not counted), its instrument as the log names it. */
+  requestTracked(c: Classification, instrument: string): Tracked | null;
+  /** Where a fill is counted: the market its path says, its instrument as the log names it. */
+  fillTracked(market: Market, instrument: string): Tracked;
+  /** The tracker's activity as the rulebook's instruments read it (the names the tracker keeps, read back). */
+  ratioView(tracker: Tracker): Tracker;
+  /** An instrument of seeded history (as the rulebook reads it), as the tracker keeps it. */
+  seedName(instrument: string): string;
+}
+
+const GATE_TOO_FAST_KEYS = new Set(['withdrawals', 'withdrawals.push']);
+const gateCatalog = createCatalog();
+
+/** Gate's API v4 (see docs/rules.md#r10): its catalogue, the futures placement limit, 429 for every refusal. */
+export const GATE_API: ExchangeApi = Object.freeze({
+  rulebook: GATE,
+  classify: (method: string, path: string, body?: unknown) => gateCatalog.classify(method, path, body),
+  tierKey: 'futures.place',
+  tierKeys: new Set(['futures.place', 'ws.futures.place']),
+  refusalLabel: (key: string) => (GATE_TOO_FAST_KEYS.has(key) ? 'TOO_FAST' : 'TOO_MANY_REQUESTS'),
+  codes: null,
+  requestTracked(c: Classification, instrument: string): Tracked | null {
+    if (c.action === 'other') return null;
+    if (c.market === 'futures') return { tracker: 'futures', name: instrument === '' ? 'BTC_USDT' : instrument };
+    if (c.market === 'spot') return { tracker: 'spot', name: contractName(instrument) ?? UNNAMED_PAIR };
+    return null;
+  },
+  fillTracked: (market: Market, instrument: string): Tracked => ({
+    tracker: market === 'spot' ? 'spot' : 'futures',
+    name: instrument,
+  }),
+  ratioView: (tracker: Tracker) => tracker,
+  seedName: (instrument: string) => instrument,
+});
+
+/**
+ * An OKX instrument id as a tracker keeps names (a contract name of capitals, digits and
+ * underscores): `BTC-USDT-SWAP` as `BTC_USDT_SWAP`, an option's strike `0.5` as `0D5`.
+ */
+function trackerName(id: string): string {
+  return id.replaceAll('-', '_').replaceAll('.', 'D');
+}
+
+/** The OKX instrument id of a name {@link trackerName} gave. */
+function instrumentId(name: string): string {
+  const parts = name.split('_');
+  // Only an option's strike (the fourth of five parts) can hold a decimal point.
+  if (parts.length === 5) parts[3] = parts[3]!.replace(/^(\d+)D(\d+)$/, '$1.$2');
+  return parts.join('-');
+}
+
+/** A tracker read with OKX's instrument ids in its daily activity. */
+function okxView(tracker: Tracker): Tracker {
+  const view = Object.create(tracker) as Tracker;
+  view.dailyActivity = () =>
+    tracker.dailyActivity().map((d) => ({
+      ...d,
+      contracts: d.contracts.map((c) => ({ ...c, contract: instrumentId(c.contract) })),
+    }));
+  return view;
+}
+
+/**
+ * OKX's API v5 (see docs/okx.md#o4, #o5, #o8): its endpoint table, the sub-account limit of new
+ * and amend orders, 50061 and 50011; every order request and fill of every kind counted for the
+ * ratio (spot orders are exempt from the limit, not from the ratio).
+ */
+export const OKX_API: ExchangeApi = Object.freeze({
+  rulebook: OKX,
+  classify: (method: string, path: string, body?: unknown) =>
+    classifyOkx(method, path, body, {
+      key: OKX_SUB_ACCOUNT_LIMIT.key,
+      scope: 'account',
+      limit: OKX.tiers.rows[0]!.limit,
+      windowMs: OKX.tiers.windowMs,
+    }),
+  tierKey: OKX_SUB_ACCOUNT_LIMIT.key,
+  tierKeys: new Set([OKX_SUB_ACCOUNT_LIMIT.key]),
+  refusalLabel: (key: string) =>
+    key === OKX_SUB_ACCOUNT_LIMIT.key ? OKX_REFUSAL_CODES.subAccount : OKX_REFUSAL_CODES.other,
+  codes: `${OKX_REFUSAL_CODES.subAccount} (sub-account limit) or ${OKX_REFUSAL_CODES.other} (rate limit)`,
+  requestTracked: (c: Classification, instrument: string): Tracked | null =>
+    c.action === 'other' ? null : { tracker: 'futures', name: trackerName(c.instrument ?? instrument) },
+  fillTracked: (_market: Market, instrument: string): Tracked => ({
+    tracker: 'futures',
+    name: trackerName(readInstrument(instrument).id),
+  }),
+  ratioView: okxView,
+  seedName: (instrument: string) => trackerName(readInstrument(instrument).id),
+});
+
+/** The APIs by their rulebook's name. */
+const APIS: readonly ExchangeApi[] = [GATE_API, OKX_API];
+
+/** The API of a rulebook (by its name: a variant of OKX's rulebook is read with OKX's API). */
+export function apiOf(rulebook: Rulebook): ExchangeApi {
+  const api = APIS.find((a) => a.rulebook.name === rulebook.name);
+  if (api === undefined) throw new Error(`no API is known for the rulebook "${rulebook.name}"`);
+  return api;
+}
