@@ -1,5 +1,6 @@
 import { Counter, Gauge, Histogram, type Metric, Registry } from 'prom-client';
 import type { AccountLimiter, AccountStatus } from '../account/limiter.js';
+import type { Action } from '../catalog/catalog.js';
 import { InvalidInputError, type RefusalReason } from '../errors.js';
 import { UNTHROTTLED } from '../rules/abuse.js';
 import type { SchedulerEvent, SchedulerStats } from '../schedule/scheduler.js';
@@ -92,6 +93,9 @@ const TIER_SOURCE_SET: { readonly [R in AccountStatus['reason']]: true } = {
   'live-downgrade': true,
   report: true,
 };
+const ACTION_SET: { readonly [A in Action]: true } = { place: true, amend: true, cancel: true, other: true };
+/** The values of `traderatio_wait_seconds`'s `action`. */
+export const ACTIONS = Object.keys(ACTION_SET) as readonly Action[];
 /** The values of `traderatio_refused_total`'s `reason`. */
 export const REFUSAL_REASONS = Object.keys(REFUSAL_REASON_SET) as readonly RefusalReason[];
 /** The values of `traderatio_tier`'s `source`. */
@@ -299,7 +303,7 @@ export class LimiterMetrics {
     );
     this.wait = new Histogram({
       name: `${prefix}wait_seconds`,
-      help: 'How long requests waited on their limits before they were sent, by action (place, amend, cancel, other).',
+      help: `How long requests waited on their limits before they were sent, by action (${ACTIONS.join(', ')}).`,
       labelNames: [...perAccount, 'action'],
       buckets: [...buckets],
       registers,

@@ -1,13 +1,12 @@
 import { createHash } from 'node:crypto';
 import type { ServerResponse } from 'node:http';
 import type { LimiterMetrics } from '../metrics/limiter-metrics.js';
-import { errorBody } from './labels.js';
 import { STATUS_SCRIPT } from './status-page.js';
 
 // The status page's one inline script, allowed by its hash and nothing else.
 const PAGE_POLICY = `default-src 'none'; script-src 'sha256-${createHash('sha256').update(STATUS_SCRIPT).digest('base64')}'; style-src 'unsafe-inline'; connect-src 'self'`;
 
-/** The proxy's own pages: the status page, its events, its JSON, the metrics. */
+/** The proxy's own pages: the status page, its events, its JSON, the metrics (server.ts's OWN_PAGES). */
 export function serveOwn(
   path: string,
   res: ServerResponse,
@@ -47,14 +46,5 @@ export function serveOwn(
         res.end(text);
       });
       return;
-    default:
-      notFound(res, `GET ${path}: the proxy serves /api/v4/..., /, /events, /status.json and /metrics`);
   }
-}
-
-/** 404 NOT_FOUND in the exchange's error shape. */
-function notFound(res: ServerResponse, message: string): void {
-  const text = JSON.stringify(errorBody('NOT_FOUND', message));
-  res.writeHead(404, { 'Content-Type': 'application/json', 'Content-Length': Buffer.byteLength(text) });
-  res.end(text);
 }

@@ -119,6 +119,8 @@ export interface ProxySummary {
 /** The limiter of requests that carry no key: public endpoints, limited per IP (R10), the proxy's. */
 const PUBLIC = 'public';
 const API_PREFIX = '/api/v4/';
+/** The proxy's own pages (own-pages.ts). */
+const OWN_PAGES = new Set(['/', '/events', '/status.json', '/metrics']);
 /** How long the status page's chart goes back, in milliseconds. */
 const HISTORY_MS = 5 * 60_000;
 /** How the metrics, the log and the summary name requests without a KEY: on the limits per IP alone. */
@@ -368,7 +370,8 @@ export async function startProxy(options: ProxyOptions): Promise<RunningProxy> {
   const handling = new Set<Promise<void>>();
   const server = http.createServer({ keepAlive: true }, (req, res) => {
     const path = (req.url ?? '/').split('?')[0]!;
-    if (req.method === 'GET' && !path.startsWith(API_PREFIX) && !stopping) {
+    // The proxy's own pages; any other path outside the API is answered 404 by the handler, logged.
+    if (req.method === 'GET' && OWN_PAGES.has(path) && !stopping) {
       serveOwn(path, res, metrics, status, events, page);
       return;
     }
@@ -499,7 +502,7 @@ async function handle(
     return;
   }
   if (!path.startsWith(API_PREFIX)) {
-    own(404, 'NOT_FOUND', `${method} ${path} is not under ${API_PREFIX}`);
+    own(404, 'NOT_FOUND', `${method} ${path}: the proxy serves ${API_PREFIX}..., and GET ${[...OWN_PAGES].join(', ')}`);
     return;
   }
   const body = await readBody(req, config.bodyLimitBytes);

@@ -2,7 +2,7 @@ import { Gauge, Registry } from 'prom-client';
 import { describe, expect, it } from 'vitest';
 import { AccountLimiter } from '../../src/account/limiter.js';
 import { LimiterMetrics, type LimiterMetricsOptions } from '../../src/metrics/index.js';
-import { REFUSAL_REASONS, TIER_SOURCES } from '../../src/metrics/limiter-metrics.js';
+import { ACTIONS, REFUSAL_REASONS, TIER_SOURCES } from '../../src/metrics/limiter-metrics.js';
 import { VirtualClock } from '../../src/testing/virtual-clock.js';
 
 const ORDER = { contract: 'BTC_USDT', size: 1, price: '60000' };
@@ -216,6 +216,7 @@ describe('LimiterMetrics', () => {
     expect(REFUSAL_REASONS).toEqual(['queue-full', 'aborted', 'deadline', 'too-heavy', 'closed']);
     for (const r of REFUSAL_REASONS) expect(help('traderatio_refused_total')).toContain(r);
     expect(TIER_SOURCES).toContain('raised-at-0800');
+    for (const a of ACTIONS) expect(help('traderatio_wait_seconds')).toContain(a);
     for (const s of TIER_SOURCES) expect(help('traderatio_tier')).toContain(s);
     expect(help('traderatio_tier')).not.toMatch(/[(,] (raise|snapshot|vip|\.\.\.)[,)]/);
   });

@@ -322,6 +322,7 @@ describe('the proxy', () => {
       await post('main-key');
       await post('stolen-key');
       await fetch(`${proxy!.url}/elsewhere?x=secret-query`, { method: 'POST' });
+      await fetch(`${proxy!.url}/favicon.ico?x=secret-query`);
       await proxy!.close();
       proxy = undefined;
       if (format === 'text') {
@@ -332,6 +333,7 @@ describe('the proxy', () => {
           ),
           'POST /api/v4/futures/usdt/orders 401 by proxy TRADERATIO_UNKNOWN_KEY unknown key waited 0.0 ms',
           'POST /elsewhere 404 by proxy NOT_FOUND unknown key waited 0.0 ms',
+          'GET /favicon.ico 404 by proxy NOT_FOUND unknown key waited 0.0 ms',
         ]);
       } else {
         const records = lines.map((l) => JSON.parse(l) as Record<string, unknown>);
@@ -339,6 +341,7 @@ describe('the proxy', () => {
           [200, 'exchange', null, 'desk', 'main'],
           [400, 'exchange', 'INVALID_PARAM_VALUE', 'desk', 'main'],
           [401, 'proxy', 'TRADERATIO_UNKNOWN_KEY', '', ''],
+          [404, 'proxy', 'NOT_FOUND', '', ''],
           [404, 'proxy', 'NOT_FOUND', '', ''],
         ]);
         expect(Object.keys(records[0]!)).toEqual([
