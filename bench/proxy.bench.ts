@@ -111,7 +111,10 @@ async function measure(urls: readonly string[]): Promise<Run> {
   };
 }
 
-/** One placement, signed as section 5 says: a budget new to Redis starts one window (10 s) after it is first asked. */
+/**
+ * One placement, signed as section 5 says: on a budget new to Redis, the one request let through
+ * alone on each limit, whose answer states the exchange's count (docs/distributed.md#redis-restarts-and-failovers).
+ */
 async function warm(url: string): Promise<void> {
   const body = JSON.stringify({ contract: 'BTC_USDT', size: 1, price: '60000' });
   const timestamp = String(Math.floor(Date.now() / 1000));

@@ -247,8 +247,6 @@ export interface RestoreCall {
   readonly at?: number | undefined;
   /** The process adding back. */
   readonly process: string;
-  /** Its lease, ms: a grant was made its lease before its score. */
-  readonly leaseMs: number;
   readonly limits: readonly (LimitSettings & {
     /** The latest arrival this process measured lately, ms (0: none), kept as acquire.lua does. */
     readonly lateMs: number;
@@ -257,12 +255,12 @@ export interface RestoreCall {
 }
 
 /**
- * KEYS: epoch, alive, lost, then meta and log of each limit. ARGV: the process and its lease, then
- * n, w, m, late and the grants of each limit, then the instant.
+ * KEYS: epoch, alive, lost, then meta and log of each limit. ARGV: the process, then n, w, m, late
+ * and the grants of each limit, then the instant.
  */
 export function encodeRestore(keys: RedisKeys, c: RestoreCall): Encoded {
   const k: string[] = [keys.epoch, keys.alive, keys.lost];
-  const a: (string | number)[] = [c.process, c.leaseMs];
+  const a: (string | number)[] = [c.process];
   for (const l of c.limits) {
     k.push(keys.meta(l.name), keys.log(l.name));
     a.push(l.limit, l.windowMs, l.marginMs, l.lateMs, l.grants.length);

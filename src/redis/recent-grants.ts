@@ -2,7 +2,7 @@
 interface Granted {
   readonly id: string;
   /** The lease it came with, whose `sent` grows while it is in use; none for weight counted again. */
-  readonly lease: { readonly granted: number; readonly sent: number } | null;
+  readonly lease: { readonly granted: number; readonly sent: number; readonly ended?: boolean | undefined } | null;
   /** Its weight, for weight counted again. */
   readonly weight: number;
   /** The local instant its last permit may have been sent by. */
@@ -42,6 +42,7 @@ export class RecentGrants {
     readonly sent: number;
     readonly until: number;
     readonly redisOffset: number;
+    readonly ended?: boolean | undefined;
   }): void {
     this.add({ id: lease.id, lease, weight: 0, until: lease.until, redisOffset: lease.redisOffset });
   }
@@ -53,8 +54,8 @@ export class RecentGrants {
 
   /**
    * The entries that may still be in a window at local instant `now` (Redis leaves out those that
-   * are not, by the margin in force): a lease still in use with all it was granted, one ended with
-   * what was sent on it.
+   * are not, by the margin in force): a lease still in use with all it was granted, one ended (at
+   * its end, or before: its unsent permits were given back) with what was sent on it.
    */
   entries(now: number): RecentEntry[] {
     const keep = this.spanMs() + KEPT_BEYOND_MS;
@@ -62,7 +63,7 @@ export class RecentGrants {
     for (let i = this.head; i < this.list.length; i++) {
       const g = this.list[i]!;
       if (g.until + keep <= now) continue;
-      const weight = g.lease === null ? g.weight : now < g.until ? g.lease.granted : g.lease.sent;
+      const weight = g.lease === null ? g.weight : now < g.until && !g.lease.ended ? g.lease.granted : g.lease.sent;
       if (weight > 0) out.push({ id: g.id, weight, score: Math.ceil(g.until + g.redisOffset) });
     }
     return out;

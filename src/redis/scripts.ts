@@ -31,6 +31,7 @@ import fair from './lua/fair.lua';
 import freed from './lua/freed.lua';
 import grant from './lua/grant.lua';
 import limits from './lua/limits.lua';
+import replica from './lua/replica.lua';
 import seen from './lua/seen.lua';
 // The scripts' bodies.
 import acquire from './lua/acquire.lua';
@@ -48,7 +49,7 @@ import update from './lua/update.lua';
 const admission = [confirm, seen, limits, fair, freed, check, enlist, deny, extra, grant];
 
 /** Grants permits for one task on one or more limits, all or none (lua/acquire.lua). */
-export const ACQUIRE = [instant, now, drop, expire, config, away, epoch, ...admission, acquire].join('');
+export const ACQUIRE = [instant, now, drop, expire, config, away, epoch, replica, ...admission, acquire].join('');
 
 /** What a process measured of the way to the exchange, told without asking for permits (lua/arrivals.lua). */
 export const ARRIVALS = [instant, now, config, confirm, arrivals].join('');
@@ -69,7 +70,7 @@ export const RELEASE = release;
 export const FEEDBACK = [instant, now, drop, expire, config, feedback].join('');
 
 /** Adds back what a process sent that Redis may have lost (lua/restore.lua). */
-export const RESTORE = [instant, now, config, epoch, restore].join('');
+export const RESTORE = [instant, now, config, epoch, replica, restore].join('');
 
 /** A new N and W for every process (lua/update.lua). */
 export const UPDATE = update;

@@ -17,6 +17,8 @@ export interface Lease {
   unstamped: number;
   /** A Redis instant no earlier than the one at local instant x is x plus this, ms. */
   readonly redisOffset: number;
+  /** Ended (what was not sent given back), perhaps before `until`. */
+  ended?: boolean;
 }
 
 /** What a shared limit asks of its store. */
@@ -465,6 +467,7 @@ export class SharedLimit implements StoreLimit {
     const lease = this.lease;
     if (lease === null) return;
     this.lease = null;
+    lease.ended = true;
     this.arrivals.ended(lease, this.host.clock.now());
     this.broker.endLease(this, lease);
   }

@@ -596,7 +596,7 @@ export class RedisStore implements LimitStore<SharedLimit> {
       }))
       .filter((l) => l.grants.length > 0);
     // Called with no limits too: Redis then knows this process has nothing more to add back.
-    const call = encodeRestore(this.keys, { at: this.at(), process: this.id, leaseMs: this.leaseMs, limits });
+    const call = encodeRestore(this.keys, { at: this.at(), process: this.id, limits });
     this.restoring = this.call('restore', call).then(
       (reply) => {
         this.restoring = null;

@@ -96,8 +96,9 @@ describe('two proxies sharing one account through Redis', () => {
       const urls = await Promise.all(
         [0, 1].map(() => proxyProcess(exchange.url, join(dir, 'accounts.json'), join(dir, 'history.json'))),
       );
-      // A budget Redis has never seen starts one window of its longest limit (10 s) after it is
-      // first asked (docs/distributed.md#redis-restarts): one placement through each, before the run.
+      // On a budget Redis has never seen, each limit lets one request through alone and goes on
+      // once its answer states the exchange's count (docs/distributed.md#redis-restarts-and-failovers):
+      // one placement through each, before the run, answered at once.
       for (const url of urls) expect((await signedOrder(url)).status).toBe(200);
       const runs = await Promise.all(urls.map((url) => runEngine(url, 10, 16)));
       const stats = exchange.stats().accounts[0]!;

@@ -633,6 +633,10 @@ describe('RedisStore', () => {
     const more = Array.from({ length: 9 }, () => send('a', a!, la));
     await v.advance(100);
     await lagged();
+    // The processes said they were alive to the old master; the replica promoted has its own
+    // replication id (this test's Redis has one only, so the old one is written in its place).
+    expect(await client.hget(`{${prefix}}:lost`, 'rid')).not.toBeNull();
+    await client.hset(`{${prefix}}:lost`, 'rid', 'the-old-master');
     faultA.mode = 'none';
     await v.advance(300);
     const beforeB = sent.length;
@@ -770,7 +774,6 @@ describe('RedisStore', () => {
       encodeRestore(k, {
         at: T0,
         process: 'q',
-        leaseMs: 20,
         limits: [{ ...limit('cancel', 200, 1000), lateMs: 40, grants: [{ id: 'q.1', weight: 3, score: T0 }] }],
       }),
     );

@@ -40,9 +40,12 @@ local deadline = tonumber(ARGV[5])
 if deadline > 0 and now > deadline then return {-2, 0, math.floor(now)} end
 local epoch = epochOf(KEYS[1], now)
 -- Processes that granted lately, for the adding back after a loss (restore.lua).
+-- With it, once, the replication id of the Redis they said it to: one that answers with another
+-- became master since (a failover), and may lack grants (restore.lua).
 if ask.alive then
   redis.call('ZADD', KEYS[#KEYS - 1], now, ask.proc)
   redis.call('ZREMRANGEBYSCORE', KEYS[#KEYS - 1], '-inf', now - 60000)
+  redis.call('HSETNX', ask.lost, 'rid', replicationId())
 end
 -- Grants lost, and processes alive then still to add theirs back: limits in force wait for them.
 local lostAt, waiting = unpack(redis.call('HMGET', ask.lost, 'at', 'n'))

@@ -4,23 +4,22 @@
 -- as acquire.lua keeps it: the grants of the log count that much longer). A grant Redis still holds
 -- ("#<id>" in the meta), or whose score is a span or more ago, is left as it is: repeating the call
 -- changes nothing. Each limit is then known (see check.lua).
--- When grants Redis would still hold were missing, the other processes alive may have lost theirs too, and a
--- grant made before they add them back would not count them: `lost` lists every process that
--- granted within the last minute (`alive`, see acquire.lua) and has not added back on this Redis
--- since it became master (its replication id, which a promotion or a restart changes), and limits
--- in force grant nothing until none is left (check.lua), at most until the grants lost have left
--- the window. Each process's call takes it off the list.
--- KEYS: epoch, alive, lost, then meta and log of each limit. ARGV: the process and its lease, ms,
--- then per limit n, w, m, late and how many grants, then each grant's id, weight and score; last
--- the instant (see instant.lua).
+-- On a Redis that became master since the processes said they were alive (a failover: its
+-- replication id is not the one they said it to, see acquire.lua), the other processes may have
+-- lost grants too, and a grant made before they add them back would not count them: `lost` lists
+-- every process alive within the last minute (`alive`) that has not added back on this Redis, and
+-- limits in force grant nothing until none is left (check.lua), at most until the grants lost
+-- have left the window. Each process's call takes it off the list.
+-- KEYS: epoch, alive, lost, then meta and log of each limit. ARGV: the process, then per limit n,
+-- w, m, late and how many grants, then each grant's id, weight and score; last the instant (see
+-- instant.lua).
 -- Returns {the epoch, now}.
 local epoch = epochOf(KEYS[1], now)
-local alive, lost, proc, lease = KEYS[2], KEYS[3], ARGV[1], tonumber(ARGV[2])
-local a = 3
-local missing = 0
+local alive, lost, proc = KEYS[2], KEYS[3], ARGV[1]
+local a = 2
 for i = 1, (#KEYS - 3) / 2 do
   local meta, log = KEYS[2 + 2 * i], KEYS[3 + 2 * i]
-  local n, w, m, u, _, _, mx, mxt, m0 = config(meta, tonumber(ARGV[a]), tonumber(ARGV[a + 1]), tonumber(ARGV[a + 2]))
+  local n, w, m, u, _, _, mx, mxt = config(meta, tonumber(ARGV[a]), tonumber(ARGV[a + 1]), tonumber(ARGV[a + 2]))
   local late, k = tonumber(ARGV[a + 3]), tonumber(ARGV[a + 4])
   a = a + 5
   -- What was sent on the limit is known again: no request needs to go alone (see check.lua).
@@ -38,9 +37,6 @@ for i = 1, (#KEYS - 3) / 2 do
       redis.call('ZADD', log, score, id)
       redis.call('HSET', meta, '#' .. id, weight)
       added = added + weight
-      -- Lost for sure only if Redis would still hold it: no grant leaves before W and the
-      -- configured margin after it was made (its score less the lease).
-      if score - lease - 1 + w + m0 > now then missing = missing + weight end
     end
   end
   if added > 0 then
@@ -49,18 +45,23 @@ for i = 1, (#KEYS - 3) / 2 do
     redis.call('PEXPIRE', log, math.ceil(span) + 60000)
   end
 end
-local replid = string.match(redis.call('INFO', 'replication'), 'master_replid:(%w+)') or ''
+local replid = replicationId()
+local rid = redis.call('HGET', lost, 'rid')
 redis.call('ZADD', alive, now, proc)
 redis.call('ZREMRANGEBYSCORE', alive, '-inf', now - 60000)
 if redis.call('HDEL', lost, 'p:' .. proc) == 1 then redis.call('HINCRBY', lost, 'n', -1) end
 redis.call('HSET', lost, 'r:' .. proc, replid)
-if missing > 0 then
-  -- Listed again, from now: whoever is still to add back since this Redis became master.
+if rid and rid ~= replid then
+  -- This Redis became master after the processes said they were alive (a failover): list those
+  -- alive then that have not added back on it; forget the processes no longer alive.
+  local living = {}
+  for _, p in ipairs(redis.call('ZRANGEBYSCORE', alive, now - 60000, '+inf')) do living[p] = true end
   for _, f in ipairs(redis.call('HKEYS', lost)) do
-    if string.sub(f, 1, 2) == 'p:' then redis.call('HDEL', lost, f) end
+    local kind = string.sub(f, 1, 2)
+    if kind == 'p:' or (kind == 'r:' and not living[string.sub(f, 3)]) then redis.call('HDEL', lost, f) end
   end
-  local set, waiting = {'at', now}, 0
-  for _, p in ipairs(redis.call('ZRANGEBYSCORE', alive, now - 60000, '+inf')) do
+  local set, waiting = {'at', now, 'rid', replid}, 0
+  for p in pairs(living) do
     if p ~= proc and redis.call('HGET', lost, 'r:' .. p) ~= replid then
       set[#set + 1] = 'p:' .. p
       set[#set + 1] = 1
@@ -71,5 +72,4 @@ if missing > 0 then
   set[#set + 1] = waiting
   redis.call('HSET', lost, unpack(set))
 end
-redis.call('PEXPIRE', lost, 60000)
 return {tostring(epoch), math.floor(now)}
