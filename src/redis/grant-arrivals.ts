@@ -45,11 +45,15 @@ const FOLLOWED_MS = 30_000;
  * arrival plus the window, instead of the lease's end plus the window and the latest lateness any
  * process measured lately. Such a confirmation rides on the process's next ACQUIRE on the limit.
  *
- * An answer is matched by its send instant: the permits of one lease are taken, and their tasks
- * start, between its grant and its end, and the next lease is given only after that. An answer
- * that falls within two leases (the same instant, on a coarse or virtual clock) spoils both, and
- * a lease on which more weight is answered than was sent, or during which the process sent on
- * something else, is never confirmed: Redis counts it as if nothing were known.
+ * By default (arrivals bounded by answers) each round trip is followed to the lease it took its
+ * permit from ({@link track}, {@link answer}), and the arrival confirmed is the latest instant any
+ * of them can have reached the exchange, their answers; while one waits, the grant is told again
+ * ({@link keep}). With the arrival estimate (the option), an answer is matched by its send
+ * instant: the permits of one lease are taken, and their tasks start, between its grant and its
+ * end, and the next lease is given only after that. An answer that falls within two leases (the
+ * same instant, on a coarse or virtual clock) spoils both, and a lease on which more weight is
+ * answered than was sent, or during which the process sent on something else, is never
+ * confirmed: Redis counts it as if nothing were known.
  */
 export class GrantArrivals {
   /** Round trips tell of their answers (arrivals bounded by answers): see {@link track}. */
