@@ -19,14 +19,14 @@ export class OwnAnswers {
   constructor(registry: Registry) {
     this.#counter = new Counter({
       name: 'traderatio_proxy_answers_total',
-      help: `Answers the proxy gave itself, by status and label (${Object.values(LABELS).join(', ')}, NOT_FOUND); family and account empty for a KEY of no account.`,
+      help: `Answers the proxy gave itself, by status (the HTTP status; ws for a WebSocket reply) and label (${Object.values(LABELS).join(', ')}, NOT_FOUND); family and account empty for a KEY of no account.`,
       labelNames: ['family', 'account', 'status', 'label'],
       registers: [registry],
     });
   }
 
-  /** Counts one answer. */
-  count(to: AnswerFor, status: number, label: string): void {
+  /** Counts one answer: its HTTP status, or `ws` for a reply on a WebSocket connection. */
+  count(to: AnswerFor, status: number | 'ws', label: string): void {
     this.#counter.inc({ family: to.family, account: to.account, status: String(status), label });
     let labels = this.#tally.get(to.family);
     if (labels === undefined) this.#tally.set(to.family, (labels = new Map()));

@@ -401,7 +401,7 @@ export async function startProxy(options: ProxyOptions): Promise<RunningProxy> {
       return a === undefined ? null : { limiter: limiters.get(a.family)!, account: a.account };
     },
     refused: (limiter, account, label) =>
-      own.count({ family: limiter === null ? '' : families.get(limiter)!, account }, 200, label),
+      own.count({ family: limiter === null ? '' : families.get(limiter)!, account }, 'ws', label),
   });
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);

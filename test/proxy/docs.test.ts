@@ -2,6 +2,8 @@
 // exchange verifying its signatures.
 import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { proxyLabelsTable } from '../../scripts/troubleshooting.js';
+import { proxyCommand } from '../../src/cli/commands/proxy.js';
+import { withConfig } from '../../src/cli/proxy-config.js';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -27,6 +29,21 @@ describe('docs/proxy.md', () => {
       .filter((l) => l.startsWith('|'))
       .join('\n');
     expect(doc).toContain(rows);
+  });
+
+  it('gives a config file that --config takes as it is written', async () => {
+    const json = [...doc.matchAll(/```json\n([\s\S]*?)```/g)].map((m) => m[1]!);
+    expect(json).toHaveLength(1);
+    const file = join(mkdtempSync(join(tmpdir(), 'traderatio-docs-')), 'proxy.json');
+    writeFileSync(file, json[0]!);
+    const merged = await withConfig(
+      { values: new Map([['config', file]]), typed: new Map([['config', '--config']]), positionals: [] },
+      proxyCommand.options,
+      (async function* () {})(),
+    );
+    expect(merged.args.values.get('upstream')).toBe('https://api.gateio.ws');
+    expect(merged.args.values.get('log')).toBe('json');
+    expect(merged.inline.get('accounts')?.value).toMatchObject({ families: [{ id: 'desk' }] });
   });
 
   it('points only to files that exist', () => {

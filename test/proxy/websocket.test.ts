@@ -104,6 +104,9 @@ describe('the WebSocket API through the proxy', () => {
     });
     expect([refused.header['status'], refused.data?.errs?.label]).toEqual(['401', 'TRADERATIO_UNKNOWN_KEY']);
     expect(exchange.stats().accounts[0]!.accepted).toBe(0);
+    expect(await (await fetch(`${proxy.url}/metrics`)).text()).toContain(
+      'traderatio_proxy_answers_total{family="",account="",status="ws",label="TRADERATIO_UNKNOWN_KEY"} 1',
+    );
     const elsewhere = new WebSocket(`${proxy.wsUrl}/somewhere`);
     sockets.push(elsewhere);
     const status = await new Promise((resolve) =>
