@@ -1,7 +1,7 @@
 import { dirname, isAbsolute, join } from 'node:path';
 import { InputFileError } from './input.js';
 import type { OptionSpec, ParsedArgs } from './options.js';
-import { jsonFile, readJson } from './read-json.js';
+import { jsonFile, type readJson } from './read-json.js';
 
 /** A JSON file given inline in the config file (`accounts`, `history`), as `jsonFile` gives one read from disk. */
 export type InlineFile = { name: string } & ReturnType<typeof readJson>;
@@ -59,8 +59,8 @@ export async function withConfig(
     if (args.values.has(key)) continue;
     typed.set(key, `"${key}" of ${file.name}`);
     if (INLINE.has(key) && typeof value === 'object' && value !== null) {
-      const text = JSON.stringify(value, null, 2);
-      inline.set(key, { name: `${file.name} "${key}"`, ...readJson(`${file.name} "${key}"`, text) });
+      // Its errors name the config file and the line there.
+      inline.set(key, { name: file.name, value, lineOf: (path) => file.lineOf([key, ...path]) });
       continue;
     }
     if (NUMBERS.has(key)) {

@@ -125,6 +125,13 @@ describe('traderatio proxy', () => {
         { upstream: 'http://127.0.0.1:1', accounts: 5 },
         `${config}:3: "accounts" takes a file's path or its JSON, got 5`,
       ],
+      [
+        {
+          upstream: 'http://127.0.0.1:1',
+          accounts: { families: [{ id: 'desk', accounts: [{ id: 'main', role: 'boss' }] }] },
+        },
+        `${config}:1: Expected`,
+      ],
     ];
     for (const [value, message] of cases) {
       writeFileSync(config, JSON.stringify(value, null, 2));
