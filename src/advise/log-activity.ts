@@ -1,5 +1,6 @@
 import { ContractDay as TrackedDay } from '../account/tracker.js';
 import type { Classification } from '../catalog/catalog.js';
+import { type ExchangeApi, GATE_API } from '../catalog/exchange-api.js';
 import { InvalidInputError } from '../errors.js';
 import type { HourlyActivity } from '../rules/abuse.js';
 import { DAY_MS, HOUR_MS } from '../rules/calendar.js';
@@ -80,12 +81,21 @@ function hourRows(hours: ReadonlyMap<number, Hour>): HourlyActivity[] {
  * account: futures order requests and fills per account, contract and UTC day (R1), the cancel +
  * place pairs within `pairWindowMs` on the same contract from the same account, and hourly counts
  * of futures (R9) and spot (R14) order requests and fills. A futures request without a contract
- * counts under BTC_USDT, as the exchange model counts it.
+ * counts under BTC_USDT, as the exchange model counts it. What counts where, and under which
+ * name, is the exchange's API's (`api`): on OKX every order request and fill counts in the ratio,
+ * under its instrument id, and no hour is kept (OKX has no hourly throttle).
  */
 export class LogActivity {
   private readonly accounts: LogAccount[] = [];
+  /** Which hours the advice reads: those of a market whose throttle the rulebook has. */
+  private readonly hourly: { readonly futures: boolean; readonly spot: boolean };
 
-  constructor(private readonly pairWindowMs: number) {
+  constructor(
+    private readonly pairWindowMs: number,
+    private readonly api: ExchangeApi = GATE_API,
+  ) {
+    const { abuse, spotFill } = api.rulebook.throttles;
+    this.hourly = { futures: abuse !== null, spot: spotFill !== null };
     if (!Number.isSafeInteger(pairWindowMs) || pairWindowMs < 0)
       throw new InvalidInputError('the pair window', pairWindowMs, 'a non-negative whole number of milliseconds');
   }
@@ -103,15 +113,16 @@ export class LogActivity {
   request(at: number, a: LogAccount, c: Classification, contract: string): void {
     const action = c.action;
     if (action === 'other') return;
-    if (c.market === 'spot') {
+    const tracked = this.api.requestTracked(c, contract);
+    if (tracked === null) return;
+    if (tracked.tracker === 'spot') {
       const hour = at - (at % HOUR_MS);
       let h = a.spotHours.get(hour);
       if (h === undefined) a.spotHours.set(hour, (h = new Hour()));
       h.requests += c.orders;
       return;
     }
-    if (c.market !== 'futures') return;
-    const name = contract === '' ? 'BTC_USDT' : contract;
+    const name = tracked.name;
     const counts = a.counts(name, at);
     const n = c.orders;
     a.futuresHour(at).requests += n;
@@ -160,15 +171,16 @@ export class LogActivity {
     role: 'maker' | 'taker',
     volume: string,
   ): void {
-    normalizeContract(contract);
+    const tracked = this.api.fillTracked(market, contract);
+    normalizeContract(tracked.name);
     const hour = at - (at % HOUR_MS);
-    if (market === 'spot') {
+    if (tracked.tracker === 'spot') {
       let h = a.spotHours.get(hour);
       if (h === undefined) a.spotHours.set(hour, (h = new Hour()));
       add(h.traded, volume);
       return;
     }
-    const counts = a.counts(contract, at);
+    const counts = a.counts(tracked.name, at);
     add(role === 'maker' ? counts.maker : counts.taker, volume);
     add(a.futuresHour(at).traded, volume);
   }
@@ -212,7 +224,9 @@ export class LogActivity {
         }
       }
       const contracts: ContractActivity[] = [];
-      for (const [contract, s] of sums) {
+      const nameOf = this.api.activityName;
+      for (const [name, s] of sums) {
+        const contract = nameOf === null ? name : nameOf(name);
         contracts.push({
           contract,
           makerVolume: toDec(s.maker.value()).toString(),
@@ -230,10 +244,12 @@ export class LogActivity {
     const hourly = !hours
       ? []
       : this.accounts.flatMap((a) => [
-          ...(a.futuresHours.size > 0
+          ...(this.hourly.futures && a.futuresHours.size > 0
             ? [{ account: a.id, market: 'futures' as const, hours: hourRows(a.futuresHours) }]
             : []),
-          ...(a.spotHours.size > 0 ? [{ account: a.id, market: 'spot' as const, hours: hourRows(a.spotHours) }] : []),
+          ...(this.hourly.spot && a.spotHours.size > 0
+            ? [{ account: a.id, market: 'spot' as const, hours: hourRows(a.spotHours) }]
+            : []),
         ]);
     return { accounts, pairs, hours: hourly };
   }

@@ -2,7 +2,8 @@ import { type Advice, type Outcome, advise } from '../advise/advise.js';
 import type { AdviseOptions } from '../advise/options.js';
 import { LogActivity, type LogAccount } from '../advise/log-activity.js';
 import type { ThrottleNearMiss } from '../advise/throttles.js';
-import { createCatalog } from '../catalog/catalog.js';
+import { apiOf } from '../catalog/exchange-api.js';
+import { resolve } from '../advise/options.js';
 import { HOUR_MS, addUtcDays, formatUtcDay, formatUtcInstant, utcDayStart } from '../rules/calendar.js';
 import type { RatioResult } from '../rules/ratio.js';
 import { GATE } from '../rules/gate/rulebook.js';
@@ -12,6 +13,7 @@ import { isTieredVip } from '../rules/vip.js';
 import { adviceSvg, type RatioSeries } from './advise-chart.js';
 import { escapeXml } from './chart.js';
 import { readLog } from './simulate/read-log.js';
+import { Replay } from './simulate/replay.js';
 import { readPlan } from './plan.js';
 import { accountRatingJson, rateUnit, ratioJson, ratioText, table } from './render.js';
 import { MAX_LINE_BYTES, type Source, readText } from './source.js';
@@ -103,15 +105,35 @@ export async function runAdvice(input: Source, options: AdviceRunOptions = {}): 
     };
   }
   const started = performance.now();
-  const activity = new LogActivity(pairWindowMs);
-  const summary = await readLog<LogAccount>(
+  const api = apiOf(rulebook);
+  const activity = new LogActivity(pairWindowMs, api);
+  // Where only successful requests count in the ratio (OKX), the log is replayed as simulate
+  // replays it, and a request the exchange would refuse is left out of the activity.
+  const resolved = rulebook.ratio.countsRefused ? null : resolve(adviseOptions);
+  let refused = false;
+  const replay =
+    resolved === null
+      ? null
+      : new Replay(source.name, resolved.family, api, resolved.vipLevel, undefined, null, () => {
+          refused = true;
+        });
+  type Both = { readonly activity: LogAccount; readonly replay: ReturnType<Replay['account']> | null };
+  const summary = await readLog<Both>(
     source,
-    createCatalog(),
+    api,
     {
-      time: () => {},
-      account: (id) => activity.account(id),
-      request: (at, a, c, contract) => activity.request(at, a, c, contract),
-      fill: (at, a, market, contract, role, volume) => activity.fill(at, a, market, contract, role, volume),
+      time: (at) => replay?.time(at),
+      account: (id, no) => ({ activity: activity.account(id), replay: replay?.account(id, no) ?? null }),
+      request: (at, a, c, contract, no) => {
+        refused = false;
+        if (replay !== null) replay.request(at, a.replay!, c, contract, no);
+        if (!refused) activity.request(at, a.activity, c, contract);
+      },
+      fill: (at, a, market, contract, role, volume) => {
+        // Validated by the activity first: a bad fill is refused with the activity's message.
+        activity.fill(at, a.activity, market, contract, role, volume);
+        replay?.fill(at, a.replay!, market, contract, role, volume);
+      },
     },
     onProgress,
   );

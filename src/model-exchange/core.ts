@@ -14,7 +14,7 @@ import { TIERED_VIP_LEVEL, parseVipLevel } from '../rules/vip.js';
 import { type ArrivalCount, type WindowMode, arrivalCount } from './arrival-count.js';
 import type { HistoryHour } from './history.js';
 import { type AccountInForce, type FamilyInForce, familyInForce } from '../account/in-force.js';
-import { type ExchangeApi, GATE_API } from './exchange-api.js';
+import { type ExchangeApi, GATE_API } from '../catalog/exchange-api.js';
 
 /** A family of accounts as the exchange holds it: a main account and sub-accounts, or a broker's. */
 export interface FamilySpec {
@@ -427,7 +427,7 @@ export class ModelExchangeCore {
   private refresh(family: Family, at: number): void {
     // The rules take whole milliseconds; the hour's decisions do not depend on the fraction.
     const f = familyInForce(
-      { ...family, futures: this.api.ratioView(family.futures) },
+      { ...family, futures: renamed(family.futures, this.api.activityName) },
       family.config,
       this.abuse,
       Math.floor(at),
@@ -496,4 +496,16 @@ export class ModelExchangeCore {
 function throttledAs(f: AccountInForce, abuse: boolean, spotFill: boolean): AccountInForce {
   if ((abuse || f.throttle === null) && (spotFill || f.spotThrottle === null)) return f;
   return { ...f, throttle: abuse ? f.throttle : null, spotThrottle: spotFill ? f.spotThrottle : null };
+}
+
+/** A tracker read with the rulebook's instrument names in its daily activity (itself where it keeps them). */
+function renamed(tracker: Tracker, activityName: ((name: string) => string) | null): Tracker {
+  if (activityName === null) return tracker;
+  const view = Object.create(tracker) as Tracker;
+  view.dailyActivity = () =>
+    tracker.dailyActivity().map((d) => ({
+      ...d,
+      contracts: d.contracts.map((c) => ({ ...c, contract: activityName(c.contract) })),
+    }));
+  return view;
 }

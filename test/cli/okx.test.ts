@@ -323,3 +323,37 @@ describe('simulate --exchange okx', () => {
     expect(err).toMatch(/examples\/requests\.csv:2: Expected `method` and `path` to be an OKX endpoint/);
   });
 });
+
+describe('advise --exchange okx on a request log', () => {
+  // 50 batches of 20 new orders on four instruments of multiplier 1 fit tier 1's 1,000 per 2 s;
+  // the 51st is refused (50061). With 1,000 USDT traded the ratio is 1 (1,250 per 2 s) on the
+  // admitted orders; 1000 / 1020 (tier 1) if the refused batch counted.
+  const swaps = ['BTC-USDT-SWAP', 'ETH-USDT-SWAP', 'BTC-USD-SWAP', 'ETH-USD-SWAP'];
+  const log = [
+    'at,account,method,path,contract,orders,fill_role,fill_volume',
+    ...Array.from(
+      { length: 51 },
+      (_, i) =>
+        `2026-11-20T10:00:00.${String(i).padStart(3, '0')}Z,sub1,POST,/api/v5/trade/batch-orders,${swaps[i % 4]},20,,`,
+    ),
+    '2026-11-20T11:00:00.000Z,sub1,,,BTC-USDT-SWAP,,maker,1000',
+  ].join('\n');
+
+  it('rates the orders OKX would admit, leaving the refused batch out', async () => {
+    const { code, out } = await capture(['advise', file('okx-log.csv', log), '--exchange', 'okx', '--json']);
+    expect(code).toBe(0);
+    const r = JSON.parse(out);
+    expect(r).toMatchObject({ exchange: 'okx', format: 'log' });
+    expect(r.now.aggregated).toMatchObject({ numerator: '1000', denominator: '1000', tier: 2, limit: 1250 });
+  });
+
+  it('reads the example log with its instrument ids', async () => {
+    const { code, out } = await capture(['advise', 'examples/okx-requests.csv', '--exchange', 'okx', '--json']);
+    expect(code).toBe(0);
+    const r = JSON.parse(out);
+    // 960 USDT over the admitted new and amend requests x multipliers of November 20-23.
+    expect(r.now.aggregated).toMatchObject({ numerator: '960', denominator: '1289', tier: 1 });
+    expect(JSON.stringify(r.findings)).toContain('BTC-USDT-SWAP');
+    expect(r.throttles).toEqual([]);
+  });
+});

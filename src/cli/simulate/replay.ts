@@ -8,7 +8,7 @@ import {
   SPOT_THROTTLE_KEY,
   THROTTLE_KEY,
 } from '../../model-exchange/core.js';
-import type { ExchangeApi } from '../../model-exchange/exchange-api.js';
+import type { ExchangeApi } from '../../catalog/exchange-api.js';
 import { SlidingCount } from '../../model-exchange/sliding-count.js';
 import { UNTHROTTLED } from '../../rules/abuse.js';
 import { HOUR_MS, utcDayStart, utcHourStart } from '../../rules/calendar.js';

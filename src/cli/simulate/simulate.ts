@@ -1,4 +1,4 @@
-import { apiOf } from '../../model-exchange/exchange-api.js';
+import { apiOf } from '../../catalog/exchange-api.js';
 import { type FamilyOptions, familyOptionFields, readFamilyOptions } from '../../rules/family.js';
 import { GATE } from '../../rules/gate/rulebook.js';
 import type { Rulebook } from '../../rules/rulebook.js';

@@ -1,4 +1,4 @@
-import type { ExchangeApi } from '../../model-exchange/exchange-api.js';
+import type { ExchangeApi } from '../../catalog/exchange-api.js';
 import { rateUnit } from '../../rules/rate-unit.js';
 
 /** How a replay's report speaks of one exchange's limits and refusals. */

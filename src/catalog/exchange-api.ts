@@ -1,7 +1,6 @@
-import type { Tracker } from '../account/tracker.js';
-import { createCatalog } from '../catalog/catalog.js';
-import type { Classification, Market } from '../catalog/catalog.js';
-import { OKX_REFUSAL_CODES, OKX_SUB_ACCOUNT_LIMIT, classifyOkx } from '../catalog/okx.js';
+import { createCatalog } from './catalog.js';
+import type { Classification, Market } from './catalog.js';
+import { OKX_REFUSAL_CODES, OKX_SUB_ACCOUNT_LIMIT, classifyOkx } from './okx.js';
 import { contractName } from '../rules/contracts.js';
 import { GATE } from '../rules/gate/rulebook.js';
 import { OKX } from '../rules/okx/rulebook.js';
@@ -17,7 +16,7 @@ export interface Tracked {
 }
 
 /**
- * An exchange's API as the model exchange's core and `simulate` read it, beside its rulebook:
+ * An exchange's API as the model exchange's core, `simulate` and `advise` read it, beside its rulebook:
  * how a request is classified, which limit's N is the tier in force, how a refusal is labelled,
  * and where order requests and fills are counted. Gate's ({@link GATE_API}) and OKX's
  * ({@link OKX_API}) are two values of it; the core and the replay never ask which exchange.
@@ -41,8 +40,11 @@ export interface ExchangeApi {
   requestTracked(c: Classification, instrument: string): Tracked | null;
   /** Where a fill is counted: the market its path says, its instrument as the log names it. */
   fillTracked(market: Market, instrument: string): Tracked;
-  /** The tracker's activity as the rulebook's instruments read it (the names the tracker keeps, read back). */
-  ratioView(tracker: Tracker): Tracker;
+  /**
+   * An instrument as the rulebook reads it, from the name a tracker keeps it under (its contract
+   * names are Gate's shape); null where the tracker keeps the exchange's own names (Gate).
+   */
+  readonly activityName: ((name: string) => string) | null;
   /** An instrument of seeded history (as the rulebook reads it), as the tracker keeps it. */
   seedName(instrument: string): string;
 }
@@ -68,7 +70,7 @@ export const GATE_API: ExchangeApi = Object.freeze({
     tracker: market === 'spot' ? 'spot' : 'futures',
     name: instrument,
   }),
-  ratioView: (tracker: Tracker) => tracker,
+  activityName: null,
   seedName: (instrument: string) => instrument,
 });
 
@@ -86,17 +88,6 @@ function instrumentId(name: string): string {
   // Only an option's strike (the fourth of five parts) can hold a decimal point.
   if (parts.length === 5) parts[3] = parts[3]!.replace(/^(\d+)D(\d+)$/, '$1.$2');
   return parts.join('-');
-}
-
-/** A tracker read with OKX's instrument ids in its daily activity. */
-function okxView(tracker: Tracker): Tracker {
-  const view = Object.create(tracker) as Tracker;
-  view.dailyActivity = () =>
-    tracker.dailyActivity().map((d) => ({
-      ...d,
-      contracts: d.contracts.map((c) => ({ ...c, contract: instrumentId(c.contract) })),
-    }));
-  return view;
 }
 
 /**
@@ -124,7 +115,7 @@ export const OKX_API: ExchangeApi = Object.freeze({
     tracker: 'futures',
     name: trackerName(readInstrument(instrument).id),
   }),
-  ratioView: okxView,
+  activityName: instrumentId,
   seedName: (instrument: string) => trackerName(readInstrument(instrument).id),
 });
 
