@@ -7,9 +7,9 @@
 -- it lets one request through alone (`c.probing`), whose answer states the exchange's count, and
 -- holds the others back, looking again every `ask.slack` ms; at most until the epoch is a span and
 -- a lease old, when everything granted before has left the window (R17). After grants were lost
--- (`ask.lostAt`, see restore.lua) a limit in force waits the same way until every process alive
--- then has added its own back. A limit not in force has nothing the exchange counts. A pause
--- holds a limit back until its end.
+-- (`ask.lostAt`, see restore.lua) a limit in force does the same until every process alive then
+-- has added its own back, or the exchange's count came back after the loss. A limit not in force
+-- has nothing the exchange counts. A pause holds a limit back until its end.
 -- Grants that left the window are dropped when it matters (what waits may not fit counting them,
 -- others wait), else every span or 250 ms, whichever is shorter (so that one drop never holds
 -- Redis up for long): most grants save four calls.
@@ -35,17 +35,16 @@ local function check(c, ask, epoch, fresh)
     return c.pause - now, math.huge
   end
   -- Grants lost (a failover to a replica that lagged): processes alive then have not all added
-  -- theirs back yet; at most until those grants have left the window.
-  local lost = c.n < ask.unlimited and ask.lostAt and ask.lostAt + c.span + ask.lease or 0
-  if lost > now then
-    c.held = true
-    return math.min(lost - now, ask.slack), math.huge
-  end
+  -- theirs back yet, and the exchange's count has not come back since; at most until those grants
+  -- have left the window.
+  local lost = c.n < ask.unlimited and ask.lostAt and not (c.counted >= ask.lostAt) and ask.lostAt + c.span + ask.lease or 0
   local unknown = c.n < ask.unlimited and not c.known and epoch + c.span + ask.lease or 0
-  if unknown > now then
-    if c.probe then
+  local since, til = epoch, unknown
+  if lost > now then since, til = ask.lostAt, math.max(lost, unknown) end
+  if til > now then
+    if c.probe and c.probeAt >= since then
       c.held = true
-      return math.min(unknown - now, ask.slack), math.huge
+      return math.min(til - now, ask.slack), math.huge
     end
     c.probing = true
   end

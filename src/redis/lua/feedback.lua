@@ -1,8 +1,8 @@
 -- What the exchange said (R12), for every process: a pause of `pause` ms from now, and a hold
 -- of `hold` weight for `holdMs` ms (headers saying fewer remain than counted).
 -- With `counted` (ARGV 8, '1'), the hold is the exchange's count of the window at its answer
--- (R17): the limit is known from then on, and a Redis that lost what was sent on it lets every
--- process ask again (see check.lua).
+-- (R17): the limit is known from then on ("k", and "kx" the instant), and a Redis that lost what
+-- was sent on it lets every process ask again (see check.lua).
 -- KEYS: meta, log, arrived (see confirm.lua). ARGV: n, w, m, pause ms, hold weight, hold ms, hold
 -- id, counted, the instant (see instant.lua).
 local n, w, m, u, pause, _, _, _, m0 = config(KEYS[1], tonumber(ARGV[1]), tonumber(ARGV[2]), tonumber(ARGV[3]))
@@ -18,7 +18,7 @@ if hold > 0 and holdMs > 0 then
     redis.call('HSET', KEYS[1], '#' .. ARGV[7], extra, 'used', u + extra)
   end
 end
-if ARGV[8] == '1' then redis.call('HSET', KEYS[1], 'k', 1) end
+if ARGV[8] == '1' then redis.call('HSET', KEYS[1], 'k', 1, 'kx', now) end
 local ttl = math.ceil(span + math.max(p, holdMs)) + 60000
 redis.call('PEXPIRE', KEYS[1], ttl)
 redis.call('PEXPIRE', KEYS[2], ttl)

@@ -16,7 +16,10 @@ local function grant(c, ask, granted)
   end
   local set = {'#' .. ask.id, granted, 'used', c.u + granted, 'x', x}
   if c.swept then set[#set + 1] = 'e'; set[#set + 1] = now end
-  if c.probing then set[#set + 1] = 'pr'; set[#set + 1] = ask.id end
+  if c.probing then
+    set[#set + 1] = 'pr'; set[#set + 1] = ask.id
+    set[#set + 1] = 'pt'; set[#set + 1] = now
+  end
   local score = c.score + granted
   local more = ask.queued - granted
   if more > 0 then

@@ -4,20 +4,20 @@
 -- same call as whether grant `id` was made already, when the limit's keys were last set to
 -- expire ("x"), when grants that left the window were last dropped ("e"), until when some
 -- process may be waiting ("qt"), whether a process knows what was sent on it since the epoch
--- ("k") and whether the one request let through before that was granted and not given back ("pr",
--- see check.lua).
+-- ("k"), when the exchange's count last came back ("kx"), and the one request let through before
+-- that, granted and not given back ("pr", its id, granted at "pt"; see check.lua).
 -- The latest arrival sent is kept ("mx", "mxt") when larger, or when the one kept is out of its
 -- time; the same one is kept again once a second at most, so that it stays in force while
 -- measured, at no call on most grants. The margin in force includes it at once.
 -- Returns the limits (tables of the keys meta, log, q and arrived, and n, w, m, m0 (the configured
--- margin), u (used), pause, reserved, x, e, qt, known, probe, score = 0), their N and W as ACQUIRE replies them (n1, w1, ...), and the weight of
+-- margin), u (used), pause, reserved, x, e, qt, known, probe, probeAt, counted, score = 0), their N and W as ACQUIRE replies them (n1, w1, ...), and the weight of
 -- grant `id` when it was made already (else false).
 local function limitsOf(id)
   local limits, cfg, prev = {}, {}, false
   for i = 1, (#KEYS - 4) / 4 do
     local meta = KEYS[4 * i - 1]
     local b = 13 + (i - 1) * 6
-    local n, w, m, u, pause, f, mx, mxt, m0 = config(meta, tonumber(ARGV[b + 1]), tonumber(ARGV[b + 2]), tonumber(ARGV[b + 3]), {'#' .. id, 'x', 'e', 'qt', 'k', 'pr'})
+    local n, w, m, u, pause, f, mx, mxt, m0 = config(meta, tonumber(ARGV[b + 1]), tonumber(ARGV[b + 2]), tonumber(ARGV[b + 3]), {'#' .. id, 'x', 'e', 'qt', 'k', 'pr', 'pt', 'kx'})
     local late = tonumber(ARGV[b + 5])
     if late > 0 and (late > mx or now - mxt > (late == mx and 1000 or math.max(10000, 2 * w))) then
       redis.call('HSET', meta, 'mx', late, 'mxt', now)
@@ -26,7 +26,7 @@ local function limitsOf(id)
     limits[i] = {
       meta = meta, log = KEYS[4 * i], q = KEYS[4 * i + 1], arrived = KEYS[4 * i + 2], n = n, w = w, m = m, m0 = m0, u = u, pause = pause,
       reserved = tonumber(ARGV[b + 4]), x = tonumber(f[2]) or 0, e = tonumber(f[3]) or 0, qt = tonumber(f[4]) or 0, score = 0,
-      known = f[5] ~= false, probe = f[6] ~= false,
+      known = f[5] ~= false, probe = f[6] ~= false, probeAt = tonumber(f[7]) or 0, counted = tonumber(f[8]) or -1,
     }
     if f[1] then prev = f[1] end
     cfg[#cfg + 1] = n; cfg[#cfg + 1] = w
