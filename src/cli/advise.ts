@@ -226,7 +226,10 @@ export function renderAdvice(run: AdviceRun): string {
       `Heavy contracts (R2): ${f.figures.heavyRequests} requests weigh ${f.figures.heavyWeighted}; the other ${f.figures.otherRequests} weigh ${f.figures.otherWeighted}.`,
     );
   }
-  if (run.log !== null || advice.throttles.length > 0) {
+  const { abuse, spotFill } = rulebook.throttles;
+  if (run.log !== null && abuse === null && spotFill === null) {
+    out.push('', `24-hour throttles: none (${rulebook.name} has no hourly check: ${rulebook.title})`);
+  } else if (run.log !== null || advice.throttles.length > 0) {
     out.push(
       '',
       `24-hour throttles (R9 futures, R14 spot): ${advice.throttles.length === 0 ? 'no hourly check tripped or came within 10% of tripping' : `${advice.throttles.length} hourly check${advice.throttles.length === 1 ? '' : 's'} tripped or came within 10%`}`,

@@ -317,6 +317,39 @@ describe('simulate --exchange okx', () => {
     expect(out.replace(timing, '')).toBe(sample.replace(timing, ''));
   });
 
+  it("starts each account at the tier a history of OKX's instruments gives it, an option's kind and strike included", async () => {
+    // The snapshot of Nov 20 rates sub1 1,200 / (100 x 1 + 10 x 0.1) = 11.88: 2,500 per 2 s from 08:00,
+    // before the log's first line; the burst at 07:59:58 on the 21st then fits.
+    const history = file(
+      'okx-history.json',
+      JSON.stringify({
+        vipLevel: 5,
+        accounts: [{ id: 'sub1' }, { id: 'main', role: 'main' }],
+        activity: [
+          {
+            account: 'sub1',
+            day: '2026-11-19',
+            contracts: [
+              { contract: 'BTC-USDT-SWAP', makerVolume: '1200', place: 100 },
+              { contract: 'eth-usd-261225-1750.5-p', kind: 'OPTION', place: 10 },
+            ],
+          },
+        ],
+      }),
+    );
+    const { code, out } = await capture([...args, '--history', history, '--json']);
+    expect(code).toBe(0);
+    const r = JSON.parse(out);
+    expect(r.start.find((s: { account: string }) => s.account === 'sub1')).toMatchObject({
+      tier: 6,
+      limit: 2500,
+      source: 'history',
+      snapshotAt: '2026-11-20T00:00:00.000Z',
+      rating: { effective: { ratio: '11.88118812' } },
+    });
+    expect(r.exchange.byLimit['sub-account']).toBeUndefined();
+  });
+
   it("refuses a Gate log under OKX's rules, naming the line, the field and the value", async () => {
     const { code, err } = await capture(['simulate', 'examples/requests.csv', '--exchange', 'okx']);
     expect(code).not.toBe(0);
@@ -345,6 +378,15 @@ describe('advise --exchange okx on a request log', () => {
     const r = JSON.parse(out);
     expect(r).toMatchObject({ exchange: 'okx', format: 'log' });
     expect(r.now.aggregated).toMatchObject({ numerator: '1000', denominator: '1000', tier: 2, limit: 1250 });
+  });
+
+  it('says in text that OKX has no hourly throttle', async () => {
+    const { out } = await capture(['advise', 'examples/okx-requests.csv', '--exchange', 'okx']);
+    expect(out).toContain('Family: 2 accounts, VIP 5; OKX API v5, fill-ratio sub-account limit');
+    expect(out).toContain(
+      '24-hour throttles: none (okx has no hourly check: OKX API v5, fill-ratio sub-account limit)',
+    );
+    expect(out).not.toContain('R9 futures');
   });
 
   it('reads the example log with its instrument ids', async () => {
