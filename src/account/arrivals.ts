@@ -27,11 +27,13 @@ export interface AnsweredRequest {
 /**
  * The latest instant a request sent at `sentMono` and answered at `receivedMono` can have reached
  * the exchange (R13): the answer's receive instant, less the gateway's own time (`X-Out-Time` less
- * `X-In-Time`, R15) when the answer carries it and it fits in the round trip; never before the send.
- * Sent at 0 and answered at 40, 5 ms of it in the gateway: 35.
+ * `X-In-Time`, R15, less the one microsecond its stamps may round) when the answer carries it and
+ * it fits in the round trip; never before the send. Sent at 0 and answered at 40, 5 ms of it in
+ * the gateway: 35.001.
  */
 export function latestArrival(sentMono: number, receivedMono: number, times: GatewayTimes | undefined): number {
-  const inside = times === undefined ? 0 : (times.outTime - times.inTime) / 1000;
+  // The gateway's stamps are whole microseconds: its own time may be up to one less than theirs.
+  const inside = times === undefined ? 0 : (times.outTime - times.inTime - 1) / 1000;
   const latest = inside > 0 && inside <= receivedMono - sentMono ? receivedMono - inside : receivedMono;
   return latest > sentMono ? latest : sentMono;
 }

@@ -8,8 +8,7 @@ import { describe, expect, it } from 'vitest';
 import { AccountLimiter } from '../../src/account/limiter.js';
 import { VirtualClock } from '../../src/testing/virtual-clock.js';
 import { type Network, network } from '../arbitraries.js';
-import { mostInAnyWindow } from '../redis/harness.js';
-import { saturate } from './simulated-network.js';
+import { mostInAnyWindow, saturate } from './simulated-network.js';
 
 const WALL = Date.parse('2026-11-02T09:20:00Z');
 const N = 10;

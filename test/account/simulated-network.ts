@@ -2,6 +2,7 @@
 // there and its answer's way back are drawn from a `Network`, the exchange counts arrivals and
 // answers with its gateway times, and every arrival instant is kept for the test to count.
 import type { AccountLimiter } from '../../src/account/limiter.js';
+import { SlidingCount } from '../../src/model-exchange/sliding-count.js';
 import type { Clock } from '../../src/schedule/clock.js';
 import type { Network } from '../arbitraries.js';
 
@@ -17,6 +18,16 @@ export function forwardDelay(net: Network, i: number): number {
     k -= run.requests;
   }
   return 0;
+}
+
+/** The most arrivals the exchange counted in any window of `windowMs`, as the model exchange counts them. */
+export function mostInAnyWindow(arrivals: readonly number[], windowMs: number): number {
+  const count = new SlidingCount(arrivals.length);
+  for (const at of [...arrivals].sort((a, b) => a - b)) {
+    count.used(at, windowMs);
+    count.add(at, 1);
+  }
+  return count.most;
 }
 
 /** What one simulation saw: every arrival at the exchange, and the requests answered. */

@@ -8,9 +8,8 @@ import { describe, expect, it } from 'vitest';
 import { AccountLimiter } from '../../src/account/limiter.js';
 import { RedisStore } from '../../src/redis/store.js';
 import { type Network, network } from '../arbitraries.js';
-import { saturate } from '../account/simulated-network.js';
+import { mostInAnyWindow, saturate } from '../account/simulated-network.js';
 import { redisForFile } from './file-prefixes.js';
-import { mostInAnyWindow } from './harness.js';
 import { settleOn, VirtualRedis } from './virtual.js';
 
 const { client, prefixFor } = redisForFile();

@@ -161,16 +161,17 @@ describe('AccountLimiter.arrived', () => {
 
   it('by default counts each until one window after its answer, less the gateway time', async () => {
     const { limiter, n, answer, nextPlacement } = await setup('answers');
-    // Every answer back at 41, 0.5 ms of it spent in the gateway: each may have arrived at 40.5.
+    // Every answer back at 41, 0.5 ms of it spent in the gateway (0.499 at least, by stamps of whole
+    // microseconds): each may have arrived as late as 40.501.
     for (let i = 0; i < n; i++) answer(place, 0, 40);
-    expect(await nextPlacement(2000)).toBe(1040.5);
+    expect(await nextPlacement(2000)).toBe(1040.501);
     limiter.close();
   });
 
   it('by default frees the first slot with the quickest answer, whatever the others say', async () => {
     const { limiter, n, answer, nextPlacement } = await setup('answers');
     for (let i = 0; i < n; i++) answer(place, 0, i === 0 ? 2 : 40);
-    expect(await nextPlacement(2000)).toBe(1002.5);
+    expect(await nextPlacement(2000)).toBe(1002.501);
     limiter.close();
   });
 
