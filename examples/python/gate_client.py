@@ -1,6 +1,6 @@
 """A signing client of API v4 for Python, standard library only, to use through traderatio proxy.
 
-Every request is signed as the exchange asks (section 5 of its description): HMAC-SHA512, keyed by
+Every request is signed as the exchange asks (src/model-exchange/auth.ts verifies it): HMAC-SHA512, keyed by
 the secret, of five lines: the method, the path with /api/v4, the query as sent, the SHA-512 of the
 body, and the Timestamp. Point it at the proxy (http://127.0.0.1:8081) and it is kept inside the
 account's limits; an answer of the proxy's own carries a label starting with TRADERATIO_.
@@ -41,7 +41,7 @@ class Answer:
 
     @property
     def label(self) -> Optional[str]:
-        """The error's label (section 7 of the description), or None for a success."""
+        """The error's label (the body {"label", "message"} of a failure), or None for a success."""
         if self.ok or not isinstance(self.body, dict):
             return None
         label = self.body.get("label")

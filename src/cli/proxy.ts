@@ -78,7 +78,9 @@ export async function proxyCommand(given: ParsedArgs, run: ProxyRun, specs: read
     ...(maxSockets === undefined ? {} : { maxSockets }),
     ...(accounts === undefined ? {} : { accounts: accounts.value }),
     ...(history === undefined ? {} : { history: history.value }),
-    ...(state === undefined ? {} : { stateFile: state }),
+    ...(state === undefined
+      ? {}
+      : { stateFile: state, warn: (message: string) => run.out(`traderatio proxy: ${message}`) }),
     ...(log === undefined ? {} : { log: (line: string) => run.out(line), logFormat: log }),
     ...(redis === null
       ? {}

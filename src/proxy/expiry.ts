@@ -1,6 +1,6 @@
 import type { ClockEstimate } from '../rules/exchange-clock.js';
 
-/** How far a signed request's `Timestamp` may lag the exchange's clock (section 5, R11), in milliseconds. */
+/** How far a signed request's `Timestamp` may lag the exchange's clock (R11), in milliseconds. */
 export const SIGNATURE_VALIDITY_MS = 60_000;
 
 /**

@@ -1,6 +1,6 @@
 /**
  * The labels of the proxy's own answers, in the exchange's error shape `{ label, message }`
- * (section 7). Each starts with `TRADERATIO_`, so a client can tell them from the exchange's; none
+ * (R12). Each starts with `TRADERATIO_`, so a client can tell them from the exchange's; none
  * of these requests reached the exchange (but a timeout's, which may have). docs/proxy.md lists them.
  */
 export const LABELS = {
@@ -99,7 +99,29 @@ export const LABEL_GUIDE: Readonly<
   },
 };
 
-/** The exchange's error shape (section 7). */
+/** The exchange's error shape `{ label, message }` (docs/rules.md, R12). */
 export function errorBody(label: string, message: string): { readonly label: string; readonly message: string } {
   return { label, message };
+}
+
+/** The answer to a request the limiter refused: it was never sent. */
+export function refusal(reason: string): [number, ProxyLabel, string] {
+  switch (reason) {
+    case 'deadline':
+      return [
+        401,
+        LABELS.expired,
+        "the limits would have held the request past its signature's 60 s: sign it again; never forwarded",
+      ];
+    case 'queue-full':
+      return [503, LABELS.queueFull, 'too many requests wait on this account already; never forwarded'];
+    case 'too-heavy':
+      return [
+        400,
+        LABELS.tooHeavy,
+        'the request weighs more than one of its limits allows in a whole window; never forwarded',
+      ];
+    default:
+      return [503, LABELS.closed, 'the proxy is stopping; never forwarded'];
+  }
 }

@@ -15,7 +15,7 @@ import { LimiterMetrics } from '../metrics/limiter-metrics.js';
 import { readProxyAccounts } from './accounts.js';
 import { ExchangeAnswers, exchangeLabel } from './exchange-answers.js';
 import { signatureTiming } from './expiry.js';
-import { LABELS, type ProxyLabel, errorBody } from './labels.js';
+import { LABELS, errorBody, refusal } from './labels.js';
 import { OwnAnswers } from './own-answers.js';
 import { type LogFormat, type RequestRecord, logLine, readLogFormat } from './request-log.js';
 import { ActivityCounts } from './activity.js';
@@ -65,6 +65,8 @@ export interface ProxyOptions {
    * account, the limit waited on, the wait), never a header, a body or a query.
    */
   readonly log?: (line: string) => void;
+  /** Where a problem of the proxy's own goes, whatever `log` says (a state file not written). @default none */
+  readonly warn?: (message: string) => void;
   /** The log's lines: `text`, or `json` (one JSON object a line). @default "text" */
   readonly logFormat?: LogFormat;
   /** How often the status page's events are sent, in milliseconds. @default 1000 */
@@ -214,6 +216,8 @@ export async function startProxy(options: ProxyOptions): Promise<RunningProxy> {
   const stateEveryMs = positive(options.stateEveryMs ?? 5000, '`stateEveryMs`');
   if (options.log !== undefined && typeof options.log !== 'function')
     throw new InvalidInputError('`log`', options.log, 'a function taking a line');
+  if (options.warn !== undefined && typeof options.warn !== 'function')
+    throw new InvalidInputError('`warn`', options.warn, 'a function taking a message');
   const logFormat = readLogFormat(options.logFormat ?? 'text');
   const clock = options.clock ?? systemClock;
   const accounts = readProxyAccounts(options.accounts);
@@ -324,7 +328,13 @@ export async function startProxy(options: ProxyOptions): Promise<RunningProxy> {
       logFormat === 'json' ? JSON.stringify({ time: new Date(clock.wall()).toISOString(), note: message }) : message,
     );
   const publicLimiter = limiters.get(PUBLIC)!;
-  stateFile?.start(stateEveryMs, (e) => note(`the state file was not written: ${(e as Error).message}`));
+  // A state file not written is said whatever the log: counts a restart would lose.
+  const unsaved = (e: unknown): void => {
+    const message = `the state file was not written: ${(e as Error).message}`;
+    note(message);
+    options.warn?.(message);
+  };
+  stateFile?.start(stateEveryMs, unsaved);
   // A futures contract's multiplier, for the fills of my_trades answers: asked of the upstream (a
   // public request) when no contracts answer relayed gave it.
   const contracts: ContractSource = {
@@ -445,7 +455,7 @@ export async function startProxy(options: ProxyOptions): Promise<RunningProxy> {
         try {
           stateFile?.save();
         } catch (e) {
-          note(`the state file was not written: ${(e as Error).message}`);
+          unsaved(e);
         }
         for (const l of limiters.values()) l.close();
         upstream.close();
@@ -637,30 +647,8 @@ function forward(
   });
 }
 
-/** The answer to a request the limiter refused: it was never sent. */
-function refusal(reason: string): [number, ProxyLabel, string] {
-  switch (reason) {
-    case 'deadline':
-      return [
-        401,
-        LABELS.expired,
-        "the limits would have held the request past its signature's 60 s: sign it again; never forwarded",
-      ];
-    case 'queue-full':
-      return [503, LABELS.queueFull, 'too many requests wait on this account already; never forwarded'];
-    case 'too-heavy':
-      return [
-        400,
-        LABELS.tooHeavy,
-        'the request weighs more than one of its limits allows in a whole window; never forwarded',
-      ];
-    default:
-      return [503, LABELS.closed, 'the proxy is stopping; never forwarded'];
-  }
-}
-
 /**
- * An answer of the proxy's own, in the exchange's error shape (section 7). While the proxy stops,
+ * An answer of the proxy's own, in the exchange's error shape (R12). While the proxy stops,
  * it closes its connection after it: the client reads the whole answer, then the end.
  */
 function answer(

@@ -85,6 +85,24 @@ describe('traderatio proxy --state FILE', () => {
     expect(exchange.stats().accounts[0]!.limits.find((l) => l.key === 'futures.place')!.most).toBeLessThanOrEqual(100);
   });
 
+  it('says when the state file cannot be written, whatever the log, and carries on', async () => {
+    const file = join(dir(), 'no-such-dir', 'state.json');
+    const clock = new VirtualClock({ wallStart: Date.now() });
+    const warnings: string[] = [];
+    proxy = await startProxy({
+      upstream: 'http://127.0.0.1:1',
+      accounts: ACCOUNTS,
+      stateFile: file,
+      clock,
+      warn: (m) => warnings.push(m),
+    });
+    await clock.advance(5_000);
+    expect(warnings).toEqual([expect.stringMatching(/^the state file was not written: ENOENT/)]);
+    await proxy.close();
+    proxy = undefined;
+    expect(warnings).toHaveLength(2);
+  });
+
   it('refuses, by name, a file of another version or of other families or accounts, and starts nothing', async () => {
     const d = dir();
     const file = join(d, 'state.json');
