@@ -410,8 +410,22 @@ export async function startProxy(options: ProxyOptions): Promise<RunningProxy> {
       const a = accounts.keys.get(key);
       return a === undefined ? null : { limiter: limiters.get(a.family)!, account: a.account };
     },
-    refused: (limiter, account, label) =>
-      own.count({ family: limiter === null ? '' : families.get(limiter)!, account }, 'ws', label),
+    refused: (limiter, account, label, channel, status) => {
+      const to = { family: limiter === null ? '' : families.get(limiter)!, account };
+      own.count(to, 'ws', label);
+      // Logged as a request: its channel in place of a path, the status its reply carries.
+      config.log?.({
+        time: new Date(clock.wall()).toISOString(),
+        method: 'WS',
+        path: channel,
+        status,
+        by: 'proxy',
+        label,
+        ...to,
+        limit: null,
+        waitedMs: 0,
+      });
+    },
   });
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);

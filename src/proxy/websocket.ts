@@ -16,7 +16,14 @@ export interface WebSocketProxyOptions {
   /** The limiter and account of a key; null for a key of no account. */
   readonly route: (key: string) => { readonly limiter: AccountLimiter; readonly account: string } | null;
   /** The proxy's own refusals, counted by label. */
-  readonly refused: (limiter: AccountLimiter | null, account: string, label: string) => void;
+  /** An order request the proxy answered itself: its limiter and account (null and `""` for an unknown key), label, channel and the reply's status. */
+  readonly refused: (
+    limiter: AccountLimiter | null,
+    account: string,
+    label: string,
+    channel: string,
+    status: number,
+  ) => void;
 }
 
 /** Messages one side may send before the other is open, at most. */
@@ -156,7 +163,7 @@ function relay(client: WebSocket, upstream: WebSocket, settle: string, options: 
     const target = options.route(key);
     if (target === null) {
       answer(request, 401, LABELS.unknownKey, "the api_key names no account of the proxy's accounts file");
-      options.refused(null, '', LABELS.unknownKey);
+      options.refused(null, '', LABELS.unknownKey, channel, 401);
       return;
     }
     const { limiter, account } = target;
@@ -164,7 +171,7 @@ function relay(client: WebSocket, upstream: WebSocket, settle: string, options: 
       typeof payload.req_id === 'string' || typeof payload.req_id === 'number' ? String(payload.req_id) : '';
     if (reqId === '' || outgoing.has(reqId)) {
       answer(request, 400, LABELS.invalidRequest, 'an order request needs a req_id not already waiting for its reply');
-      options.refused(limiter, account, LABELS.invalidRequest);
+      options.refused(limiter, account, LABELS.invalidRequest, channel, 400);
       return;
     }
     let wrapper = wrappers.get(account);
@@ -177,7 +184,7 @@ function relay(client: WebSocket, upstream: WebSocket, settle: string, options: 
     } catch (e) {
       outgoing.delete(reqId);
       answer(request, 400, LABELS.invalidRequest, e instanceof Error ? e.message : String(e));
-      options.refused(limiter, account, LABELS.invalidRequest);
+      options.refused(limiter, account, LABELS.invalidRequest, channel, 400);
       return;
     }
     sent.catch((e: unknown) => {
@@ -187,9 +194,9 @@ function relay(client: WebSocket, upstream: WebSocket, settle: string, options: 
       if (!isRefusedError(e) || e.reason === 'aborted') return;
       const label =
         e.reason === 'queue-full' ? LABELS.queueFull : e.reason === 'too-heavy' ? LABELS.tooHeavy : LABELS.closed;
-      if (client.readyState === WebSocket.OPEN)
-        answer(request, e.reason === 'too-heavy' ? 400 : 503, label, `${e.message}; never forwarded`);
-      options.refused(limiter, account, label);
+      const status = e.reason === 'too-heavy' ? 400 : 503;
+      if (client.readyState === WebSocket.OPEN) answer(request, status, label, `${e.message}; never forwarded`);
+      options.refused(limiter, account, label, channel, status);
     });
   });
   const end = (): void => {

@@ -96,7 +96,8 @@ describe('the WebSocket API through the proxy', () => {
 
   it('answers an order of an unknown key at once, never forwarding it, and refuses paths it does not serve', async () => {
     exchange = await startModelExchange({ port: 0, accounts: ACCOUNTS });
-    proxy = await startProxy({ upstream: exchange.url, accounts: ACCOUNTS });
+    const lines: string[] = [];
+    proxy = await startProxy({ upstream: exchange.url, accounts: ACCOUNTS, log: (l) => lines.push(l) });
     const ws = await connect(`${proxy.wsUrl}/ws/v4/`);
     const refused = await ws.send('spot.order_place', {
       api_key: 'nobody',
@@ -107,6 +108,8 @@ describe('the WebSocket API through the proxy', () => {
     expect(await (await fetch(`${proxy.url}/metrics`)).text()).toContain(
       'traderatio_proxy_answers_total{family="",account="",status="ws",label="TRADERATIO_UNKNOWN_KEY"} 1',
     );
+    // Logged as a request of its own, its channel in place of a path, never its key.
+    expect(lines).toEqual(['WS spot.order_place 401 by proxy TRADERATIO_UNKNOWN_KEY unknown key waited 0.0 ms']);
     const elsewhere = new WebSocket(`${proxy.wsUrl}/somewhere`);
     sockets.push(elsewhere);
     const status = await new Promise((resolve) =>
