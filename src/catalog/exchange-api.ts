@@ -36,6 +36,12 @@ export interface ExchangeApi {
    * body, one per limit (`50061` for the sub-account limit, `50011` for the others).
    */
   readonly codes: string | null;
+  /**
+   * Whether each order of a batch is answered apart (OKX's `sCode`): the orders that fit are
+   * admitted and each refused order is a refusal of its own. Gate: false, a batch is admitted or
+   * refused whole.
+   */
+  readonly ordersApart: boolean;
   /** Where an order request is counted (null: not counted), its instrument as the log names it. */
   requestTracked(c: Classification, instrument: string): Tracked | null;
   /** Where a fill is counted: the market its path says, its instrument as the log names it. */
@@ -60,6 +66,7 @@ export const GATE_API: ExchangeApi = Object.freeze({
   tierKeys: new Set(['futures.place', 'ws.futures.place']),
   refusalLabel: (key: string) => (GATE_TOO_FAST_KEYS.has(key) ? 'TOO_FAST' : 'TOO_MANY_REQUESTS'),
   codes: null,
+  ordersApart: false,
   requestTracked(c: Classification, instrument: string): Tracked | null {
     if (c.action === 'other') return null;
     if (c.market === 'futures') return { tracker: 'futures', name: instrument === '' ? 'BTC_USDT' : instrument };
@@ -109,6 +116,7 @@ export const OKX_API: ExchangeApi = Object.freeze({
   refusalLabel: (key: string) =>
     key === OKX_SUB_ACCOUNT_LIMIT.key ? OKX_REFUSAL_CODES.subAccount : OKX_REFUSAL_CODES.other,
   codes: `${OKX_REFUSAL_CODES.subAccount} (sub-account limit) or ${OKX_REFUSAL_CODES.other} (rate limit)`,
+  ordersApart: true,
   requestTracked: (c: Classification, instrument: string): Tracked | null =>
     c.action === 'other' ? null : { tracker: 'futures', name: trackerName(c.instrument ?? instrument) },
   fillTracked: (_market: Market, instrument: string): Tracked => ({

@@ -110,12 +110,13 @@ export async function runAdvice(input: Source, options: AdviceRunOptions = {}): 
   // Where only successful requests count in the ratio (OKX), the log is replayed as simulate
   // replays it, and a request the exchange would refuse is left out of the activity.
   const resolved = rulebook.ratio.countsRefused ? null : resolve(adviseOptions);
-  let refused = false;
+  // The orders of the request being replayed that the exchange admits (all, unless it refuses some).
+  let admitted = 0;
   const replay =
     resolved === null
       ? null
-      : new Replay(source.name, resolved.family, api, resolved.vipLevel, undefined, null, () => {
-          refused = true;
+      : new Replay(source.name, resolved.family, api, resolved.vipLevel, undefined, null, (r) => {
+          admitted = r.admitted;
         });
   type Both = { readonly activity: LogAccount; readonly replay: ReturnType<Replay['account']> | null };
   const summary = await readLog<Both>(
@@ -125,9 +126,10 @@ export async function runAdvice(input: Source, options: AdviceRunOptions = {}): 
       time: (at) => replay?.time(at),
       account: (id, no) => ({ activity: activity.account(id), replay: replay?.account(id, no) ?? null }),
       request: (at, a, c, contract, no) => {
-        refused = false;
+        admitted = c.orders;
         if (replay !== null) replay.request(at, a.replay!, c, contract, no);
-        if (!refused) activity.request(at, a.activity, c, contract);
+        if (admitted === c.orders) activity.request(at, a.activity, c, contract);
+        else if (admitted > 0) activity.request(at, a.activity, { ...c, orders: admitted, weight: admitted }, contract);
       },
       fill: (at, a, market, contract, role, volume) => {
         // Validated by the activity first: a bad fill is refused with the activity's message.

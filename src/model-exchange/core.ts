@@ -220,39 +220,59 @@ export class ModelExchangeCore {
    * A request arriving at `at`: admitted (null) or refused by the first of its limits found full
    * (returned). Either way, an order request of an account is counted under `instrument` (its
    * futures contract or spot pair), `c.orders` times (R1, R9; R14's activity for spot). An
-   * instant before the latest one seen is taken as the latest.
+   * instant before the latest one seen is taken as the latest. On an exchange that answers each
+   * order of a batch apart, see {@link admitOrders}.
    */
   admit(party: Party, c: Classification, at: number, instrument = ''): CountedLimit | null {
+    return this.admitOrders(party, c, at, instrument).refused;
+  }
+
+  /**
+   * {@link admit}, with the orders admitted: all of them or none, except on an exchange that
+   * answers each order of a batch apart (OKX's `sCode`, the API's `ordersApart`), where the batch's
+   * first orders that fit every limit are admitted and the rest refused by the first limit full
+   * for one more. Orders are counted in the ratio as the rulebook says: all of them where refused
+   * requests count (Gate), the admitted ones only otherwise (OKX).
+   */
+  admitOrders(
+    party: Party,
+    c: Classification,
+    at: number,
+    instrument = '',
+  ): { readonly admitted: number; readonly refused: CountedLimit | null } {
     const t = at > this.latest ? at : this.latest;
     this.latest = t;
     const account = party instanceof Account ? party : null;
     if (account !== null && t >= account.family.until) this.refresh(account.family, t);
     const limits = party.byClass.get(c) ?? this.limitsOf(party, c);
-    const weight = c.weight;
-    let refused: CountedLimit | null = null;
-    for (let i = 0; i < limits.length; i++) {
-      const l = limits[i]!;
-      if (!l.count.fits(t, weight, l.n, l.w)) {
-        refused = l;
-        break;
-      }
+    let weight = c.weight;
+    let admitted = c.orders;
+    let refused = fullFor(limits, t, weight);
+    if (refused !== null && this.api.ordersApart && c.orders > 1) {
+      // The most orders of the batch that fit every limit; the first limit full for one more refuses the rest.
+      const each = c.weight / c.orders;
+      admitted = 0;
+      for (let n = c.orders - 1; n > 0 && admitted === 0; n--) if (fullFor(limits, t, n * each) === null) admitted = n;
+      weight = admitted * each;
+      refused = fullFor(limits, t, weight + each);
+    } else if (refused !== null) {
+      admitted = 0;
     }
-    if (refused === null) {
+    if (admitted > 0) {
       for (let i = 0; i < limits.length; i++) {
         const l = limits[i]!;
         l.count.add(t, weight);
         l.accepted++;
       }
       party.accepted++;
-    } else {
+    }
+    if (refused !== null) {
       refused.refused++;
       party.refused.set(refused.label, (party.refused.get(refused.label) ?? 0) + 1);
     }
     // Gate counts refused requests in the ratio, OKX only successful ones (R1; OKX's O2).
-    const tracked =
-      account !== null && (refused === null || account.family.config.rulebook.ratio.countsRefused)
-        ? this.api.requestTracked(c, instrument)
-        : null;
+    const counted = account === null ? 0 : account.family.config.rulebook.ratio.countsRefused ? c.orders : admitted;
+    const tracked = counted > 0 ? this.api.requestTracked(c, instrument) : null;
     if (tracked !== null && c.action !== 'other') {
       // The tracker counts whole milliseconds; the model's clock has a fraction (R15's microseconds).
       (tracked.tracker === 'futures' ? account!.family.futures : account!.family.spot).recordRequest(
@@ -260,10 +280,10 @@ export class ModelExchangeCore {
         tracked.name,
         c.action,
         Math.floor(t),
-        c.orders,
+        counted,
       );
     }
-    return refused;
+    return { admitted, refused };
   }
 
   /** Counts a refusal the gateway made for another reason (an expired timestamp, a bad body...). */
@@ -508,4 +528,13 @@ function renamed(tracker: Tracker, activityName: ((name: string) => string) | nu
       contracts: d.contracts.map((c) => ({ ...c, contract: activityName(c.contract) })),
     }));
   return view;
+}
+
+/** The first of `limits` that `weight` more at `t` would take over its N, or null. */
+function fullFor(limits: readonly CountedLimit[], t: number, weight: number): CountedLimit | null {
+  for (let i = 0; i < limits.length; i++) {
+    const l = limits[i]!;
+    if (!l.count.fits(t, weight, l.n, l.w)) return l;
+  }
+  return null;
 }

@@ -259,9 +259,10 @@ describe('simulate --exchange okx', () => {
     expect(code).toBe(0);
     const r = JSON.parse(out);
     expect(r).toMatchObject({ lines: 312, requests: 308, fills: 3 });
-    expect(r.exchange.refused).toBe(14);
-    expect(r.exchange.byCode).toEqual({ '50061': 13, '50011': 1 });
-    expect(r.exchange.byLimit).toEqual({ 'sub-account': 13, '/api/v5/trade/order:ETH-USDT-SWAP': 1 });
+    // 13 batches of 20 refused whole (each order answered 50061), and one order with 50011.
+    expect(r.exchange.refused).toBe(261);
+    expect(r.exchange.byCode).toEqual({ '50061': 260, '50011': 1 });
+    expect(r.exchange.byLimit).toEqual({ 'sub-account': 260, '/api/v5/trade/order:ETH-USDT-SWAP': 1 });
     // The burst before 08:00 is refused past 1,000 orders; the same burst after the raise is not.
     expect(r.exchange.examples[0]).toEqual({
       line: 166,
@@ -292,9 +293,9 @@ describe('simulate --exchange okx', () => {
     const { code, out } = await capture([...args, '--svg', svg]);
     expect(code).toBe(0);
     expect(out).toContain(
-      'As sent, the exchange would refuse 14 requests with 50061 (sub-account limit) or 50011 (rate limit):',
+      'As sent, the exchange would refuse 261 orders with 50061 (sub-account limit) or 50011 (rate limit):',
     );
-    expect(out).toMatch(/ 13 {2}answered 50061\n +1 {2}answered 50011\n +13 {2}over sub-account \(50061\)\n/);
+    expect(out).toMatch(/ 260 {2}answered 50061\n +1 {2}answered 50011\n +260 {2}over sub-account \(50061\)\n/);
     expect(out).toContain('over /api/v5/trade/order:ETH-USDT-SWAP (50011)');
     expect(out).toContain('Starting tiers (sub-account limit of new and amend orders as each account enters the log):');
     expect(out).toMatch(/sub1 +1 +1000 per 2 s/);

@@ -38,3 +38,46 @@ describe('ModelExchangeCore under OKX_API', () => {
     expect(c.family('f').config.rulebook).toBe(OKX);
   });
 });
+
+describe('ModelExchangeCore.admitOrders', () => {
+  it('admits the first orders of a batch that fit where orders are answered apart (OKX)', () => {
+    const c = new ModelExchangeCore([{ id: 'f', accounts: [{ id: 'a' }], vipLevel: 5 }], { api: OKX_API });
+    const a = c.account('a');
+    const batch = (instId: string, n: number) =>
+      OKX_API.classify(
+        'POST',
+        '/api/v5/trade/batch-orders',
+        Array.from({ length: n }, () => ({ instId })),
+      );
+    // 300 orders on each of three swaps (each one's batch limit), 90 on a fourth.
+    for (const [id, n] of [
+      ['BTC-USDT-SWAP', 10],
+      ['ETH-USDT-SWAP', 10],
+      ['BTC-USD-SWAP', 10],
+      ['ETH-USD-SWAP', 3],
+    ] as const) {
+      for (let i = 0; i < n; i++) expect(c.admitOrders(a, batch(id, 30), T, '').admitted).toBe(30);
+    }
+    expect(c.admitOrders(a, batch('BTC-USD-SWAP', 2), T, '')).toMatchObject({ admitted: 0 });
+    // 990 orders in: of 20 more, 10 fit the 1,000; the rest are refused by the sub-account limit.
+    const r = c.admitOrders(a, batch('ETH-USD-SWAP', 20), T, '');
+    expect([r.admitted, r.refused?.label]).toEqual([10, '50061']);
+    expect(c.admitOrders(a, batch('ETH-USD-SWAP', 2), T, '')).toMatchObject({ admitted: 0 });
+    const counted = a.family.futures.dailyActivity()[0]!.contracts.reduce((n, x) => n + (x.place ?? 0), 0);
+    expect(counted).toBe(1000);
+  });
+
+  it("admits or refuses a batch whole on Gate's API", () => {
+    const c = new ModelExchangeCore([{ id: 'f', accounts: [{ id: 'a' }] }]);
+    const a = c.account('a');
+    const batch = (n: number) =>
+      c.api.classify(
+        'POST',
+        '/futures/usdt/batch_orders',
+        Array.from({ length: n }, () => ({ contract: 'BTC_USDT' })),
+      );
+    expect(c.admitOrders(a, batch(90), T, 'BTC_USDT')).toMatchObject({ admitted: 90, refused: null });
+    const r = c.admitOrders(a, batch(20), T, 'BTC_USDT');
+    expect([r.admitted, r.refused?.key, r.refused?.label]).toEqual([0, 'futures.place', 'TOO_MANY_REQUESTS']);
+  });
+});

@@ -94,7 +94,7 @@ export function renderSimulation(r: SimulationReport, seconds: number): string {
     `Starting tiers (${terms.tierLimit} as each account enters the log):`,
     table(['account', 'tier', 'limit', 'from (UTC)', 'source'], start),
     '',
-    `As sent, the exchange would refuse ${counted(r.exchange.refused, 'request')} ${terms.refusedWith}${r.exchange.refused === 0 ? '.' : ':'}`,
+    `As sent, the exchange would refuse ${counted(r.exchange.refused, terms.refusal)} ${terms.refusedWith}${r.exchange.refused === 0 ? '.' : ':'}`,
     ...Object.entries(r.exchange.byCode ?? {})
       .sort((a, b) => b[1] - a[1])
       .map(([code, n]) => `  ${n.toLocaleString('en-US').padStart(12)}  answered ${code}`),

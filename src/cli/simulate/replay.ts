@@ -47,7 +47,10 @@ export interface SimulationReport {
   readonly fills: number;
   readonly from: number | null;
   readonly to: number | null;
-  /** The log as sent: what the exchange would have refused, by the limit that refused. */
+  /**
+   * The log as sent: what the exchange would have refused, by the limit that refused. Refusals are
+   * requests, or orders where the exchange answers each order of a batch apart (OKX).
+   */
   readonly exchange: {
     readonly refused: number;
     readonly byLimit: Readonly<Record<string, number>>;
@@ -105,6 +108,11 @@ export interface Refusal {
   readonly reason: string;
   /** The exchange's label of the refusal: TOO_MANY_REQUESTS or TOO_FAST on Gate, the code (50061, 50011) on OKX. */
   readonly label: string;
+  /**
+   * The orders of the request admitted all the same: 0, but for a batch on an exchange that answers
+   * each order apart (OKX), whose first orders that fit are admitted.
+   */
+  readonly admitted: number;
 }
 
 /** One limit as the scheduler side of the replay sees it. */
@@ -249,7 +257,7 @@ export class Replay implements LogRows<AccountState> {
     const party = c.market === 'public' ? this.publicState : state;
     const route = this.routeOf(party, c);
     // As sent: the exchange refuses with 429 when any limit is full, and counts the request.
-    const refused: CountedLimit | null = this.core.admit(party.party, c, at, contract);
+    const { admitted, refused } = this.core.admitOrders(party.party, c, at, contract);
     const weight = c.weight;
     for (const s of route.sides) {
       const n = s.scheduled.limit;
@@ -271,17 +279,27 @@ export class Replay implements LogRows<AccountState> {
     const tally = state.tally;
     tally.requests++;
     if (refused !== null) {
-      this.refused++;
-      this.byLimit[refused.key] = (this.byLimit[refused.key] ?? 0) + 1;
-      this.byCode[refused.label] = (this.byCode[refused.label] ?? 0) + 1;
-      m.refused++;
-      m.byLimit[refused.key] = (m.byLimit[refused.key] ?? 0) + 1;
-      m.byAccount[state.party.id] = (m.byAccount[state.party.id] ?? 0) + 1;
-      tally.refused++;
+      // Where each order of a batch is answered apart (OKX), each refused order is a refusal (O8).
+      const n = this.api.ordersApart ? c.orders - admitted : 1;
+      this.refused += n;
+      this.byLimit[refused.key] = (this.byLimit[refused.key] ?? 0) + n;
+      this.byCode[refused.label] = (this.byCode[refused.label] ?? 0) + n;
+      m.refused += n;
+      m.byLimit[refused.key] = (m.byLimit[refused.key] ?? 0) + n;
+      m.byAccount[state.party.id] = (m.byAccount[state.party.id] ?? 0) + n;
+      tally.refused += n;
       const reason = this.reasonOf(state, refused);
-      countRefusal(tally.byLimit, refused.key, reason);
+      countRefusal(tally.byLimit, refused.key, reason, n);
       if (this.examples.length < 5) this.examples.push({ line: no, at, account: state.party.id, limit: refused.key });
-      this.onRefusal?.({ line: no, at, account: state.party.id, limit: refused.key, reason, label: refused.label });
+      this.onRefusal?.({
+        line: no,
+        at,
+        account: state.party.id,
+        limit: refused.key,
+        reason,
+        label: refused.label,
+        admitted,
+      });
     }
     // Through the scheduler: given to it now, sent when it lets the request through.
     this.scheduler.submit(route.sent, at, route, this.submission);

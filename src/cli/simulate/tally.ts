@@ -87,8 +87,8 @@ export interface LimitChange {
 }
 
 /** Refusals by limit and reason, counted. */
-export function countRefusal(byLimit: Record<string, LimitRefusals>, limit: string, reason: string): void {
+export function countRefusal(byLimit: Record<string, LimitRefusals>, limit: string, reason: string, n = 1): void {
   const l = (byLimit[limit] ??= { refused: 0, reasons: {} });
-  l.refused++;
-  l.reasons[reason] = (l.reasons[reason] ?? 0) + 1;
+  l.refused += n;
+  l.reasons[reason] = (l.reasons[reason] ?? 0) + n;
 }

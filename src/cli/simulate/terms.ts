@@ -7,6 +7,8 @@ export interface SimulateTerms {
   readonly tierLimit: string;
   /** How the exchange refuses: `with 429`. */
   readonly refusedWith: string;
+  /** What a refusal is: a `request`, or an `order` where each order of a batch is answered apart (OKX). */
+  readonly refusal: string;
   /** The rule that puts an account below the tiered VIP level at tier 1, and the one of a new sub-account's tier. */
   readonly vipRule: string;
   readonly newSubAccountRule: string;
@@ -17,7 +19,7 @@ export interface SimulateTerms {
 }
 
 /** Each rulebook's words, by its name (docs/rules.md for Gate, docs/okx.md for OKX). */
-const TERMS: Readonly<Record<string, Omit<SimulateTerms, 'unit' | 'refusedWith' | 'throttleRules'>>> = {
+const TERMS: Readonly<Record<string, Omit<SimulateTerms, 'unit' | 'refusedWith' | 'refusal' | 'throttleRules'>>> = {
   gate: { tierLimit: 'futures placement and amendment limit', vipRule: 'R4', newSubAccountRule: 'R8' },
   okx: { tierLimit: 'sub-account limit of new and amend orders', vipRule: 'O1', newSubAccountRule: 'O7' },
 };
@@ -32,6 +34,7 @@ export function termsOf(api: ExchangeApi): SimulateTerms {
   return {
     ...terms,
     refusedWith: api.codes === null ? 'with 429' : `with ${api.codes}`,
+    refusal: api.ordersApart ? 'order' : 'request',
     throttleRules: throttles.length === 0 ? null : throttles.join(', '),
     unit: rateUnit(book),
   };

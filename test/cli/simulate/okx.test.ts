@@ -25,6 +25,12 @@ function burst(t: number, orders: number): string[] {
   return Array.from({ length: orders / 20 }, (_, i) => request(t, BATCH, SWAPS[i % SWAPS.length]!, 20));
 }
 
+/** `orders` new orders at `t` as batches of 20 on the four swaps of multiplier 1 (O3). */
+function heavyBurst(t: number, orders: number): string[] {
+  const heavy = ['BTC-USDT-SWAP', 'ETH-USDT-SWAP', 'BTC-USD-SWAP', 'ETH-USD-SWAP'];
+  return Array.from({ length: orders / 20 }, (_, i) => request(t, BATCH, heavy[i % heavy.length]!, 20));
+}
+
 async function replay(rows: readonly string[]): Promise<{ report: SimulationReport; refusals: Refusal[] }> {
   const refusals: Refusal[] = [];
   const text = [HEADER, ...rows].join('\n');
@@ -48,10 +54,35 @@ describe('simulate under OKX', () => {
     const { report, refusals } = await replay([...burst(T, 1000), request(T + 1999, PLACE, 'ADA-USDT-SWAP')]);
     expect(report.exchange.refused).toBe(1);
     expect(refusals).toEqual([
-      { line: 52, at: T + 1999, account: 'sub1', limit: 'sub-account', reason: 'tier 1 (initial)', label: '50061' },
+      {
+        line: 52,
+        at: T + 1999,
+        account: 'sub1',
+        limit: 'sub-account',
+        reason: 'tier 1 (initial)',
+        label: '50061',
+        admitted: 0,
+      },
     ]);
     expect(report.exchange.byCode).toEqual({ '50061': 1 });
     expect(report.peaks.find((p) => p.limit === 'sub-account')).toMatchObject({ most: 1001, n: 1000, windowMs: 2000 });
+  });
+
+  it('admits the orders of a batch that fit and refuses the rest, each refused order a refusal of its own', async () => {
+    // 990 orders, then a batch of 20: its first 10 fit the 1,000, its last 10 get 50061.
+    const rows = [...burst(T, 980), request(T, PLACE, 'ADA-USDT-SWAP'), request(T + 1, BATCH, 'ADA-USDT-SWAP', 20)];
+    rows.splice(
+      49,
+      0,
+      ...Array.from({ length: 9 }, (_, i) => request(T, PLACE, `${['AVAX', 'LINK', 'DOT'][i % 3]}-USDT-SWAP`)),
+    );
+    const { report, refusals } = await replay(rows);
+    expect(refusals.map((r) => [r.limit, r.label, r.admitted])).toEqual([['sub-account', '50061', 10]]);
+    expect(report.exchange).toMatchObject({ refused: 10, byLimit: { 'sub-account': 10 }, byCode: { '50061': 10 } });
+    expect(report.accounts[0]).toMatchObject({ requests: 60, refused: 10 });
+    // The 10 admitted count on the limit: one more order in the same 2 s is refused.
+    const more = await replay([...rows, request(T + 2, PLACE, 'ADA-USDT-SWAP')]);
+    expect(more.report.exchange.refused).toBe(11);
   });
 
   it('admits the 1,001st order once the first 1,000 are 2 s old', async () => {
@@ -138,17 +169,32 @@ describe('simulate under OKX: the tier of the ratio, at 08:00 UTC', () => {
     ]);
   });
 
-  it('counts only successful requests in the ratio: refused orders leave the next tier as it was', async () => {
-    // 1,000 admitted and 20 refused orders on Nov 20 with 10,000 USDT traded: 10 (2,500) on the
-    // admitted ones; 9.8 (2,000) if the refused batch counted.
+  it('counts the admitted orders of a partly refused batch in the ratio, and not the others', async () => {
+    // 990 + 10 admitted orders and 10 refused on Nov 20, 10,000 USDT traded: 10 (2,500 per 2 s);
+    // 9.9 (2,000) if the refused half counted.
     const rows = [
-      ...burst(T, 1000),
-      request(T + 1, BATCH, 'ADA-USDT-SWAP', 20),
+      ...heavyBurst(T, 980),
+      ...Array.from({ length: 10 }, () => request(T, PLACE, 'BTC-USDT-SWAP')),
+      request(T + 1, BATCH, 'ETH-USDT-SWAP', 20),
       fill(T + 20_000, 'BTC-USDT-SWAP', '10000'),
       request(at('2026-11-21T09:00:00Z'), PLACE, 'BTC-USDT-SWAP'),
     ];
     const { report } = await replay(rows);
-    expect(report.exchange.refused).toBe(1);
+    expect(report.exchange.refused).toBe(10);
+    expect(report.limits.at(-1)).toMatchObject({ limit: 2500, tier: 6, reason: 'raised-at-0800' });
+  });
+
+  it('counts only successful requests in the ratio: refused orders leave the next tier as it was', async () => {
+    // 1,000 admitted and 20 refused orders on Nov 20 with 10,000 USDT traded: 10 (2,500) on the
+    // admitted ones; 9.8 (2,000) if the refused batch counted.
+    const rows = [
+      ...heavyBurst(T, 1000),
+      request(T + 1, BATCH, 'BTC-USDT-SWAP', 20),
+      fill(T + 20_000, 'BTC-USDT-SWAP', '10000'),
+      request(at('2026-11-21T09:00:00Z'), PLACE, 'BTC-USDT-SWAP'),
+    ];
+    const { report } = await replay(rows);
+    expect(report.exchange.refused).toBe(20);
     expect(report.limits.at(-1)).toMatchObject({ limit: 2500, tier: 6, reason: 'raised-at-0800' });
   });
 
