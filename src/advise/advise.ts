@@ -157,7 +157,7 @@ const COST_ORDER: Readonly<Record<FindingCost, number>> = { free: 0, volume: 1, 
  */
 export interface Finding {
   readonly kind: FindingKind;
-  /** The rules it rests on (`R1`, `R2`, `R3`, `R7`). */
+  /** The rules it rests on, by the rulebook's ids (Gate's `R1`, `R2`, `R3`, `R7`; OKX's `O2`, `O3`, `O4`, `O6`). */
   readonly rules: readonly string[];
   /** What to change, in a sentence. */
   readonly change: string;
@@ -363,7 +363,7 @@ export function advise(activity: AdviceInput | readonly AccountActivity[], optio
     const count = pairs.reduce((s, p) => s + p.pairs, 0);
     push({
       kind: 'amend-pairs',
-      rules: ['R1'],
+      rules: [r.rulebook.ruleIds.ratio],
       account: null,
       cost: 'free',
       change: `send ${count} cancel + place pair${count === 1 ? '' : 's'} as one amend each`,
@@ -392,7 +392,7 @@ export function advise(activity: AdviceInput | readonly AccountActivity[], optio
     add(
       {
         kind: 'taker-to-maker',
-        rules: ['R1'],
+        rules: [r.rulebook.ruleIds.ratio],
         account: null,
         cost: 'volume',
         change: `fill ${takerShare.times(100).toString()}% of taker volume (${moved.toString()} USDT) as maker${reach}`,
@@ -426,7 +426,7 @@ export function advise(activity: AdviceInput | readonly AccountActivity[], optio
     add(
       {
         kind: 'heavy-contracts',
-        rules: ['R2'],
+        rules: [r.rulebook.ruleIds.weights],
         account: null,
         cost: 'informational',
         change: `${heavyQuoting(ratio)} for ${r.heavyShare.times(100).toString()}% of their requests and fills`,
@@ -451,7 +451,7 @@ export function advise(activity: AdviceInput | readonly AccountActivity[], optio
       const outcome = joined(input.accounts, outcomeOf(rest, r, now), outcomeOf(alone, r, now));
       push({
         kind: 'family-apart',
-        rules: ['R7'],
+        rules: [r.rulebook.ruleIds.family],
         account: a.account,
         cost: 'informational',
         change: `${a.account}'s own ratio (${a.own.ratio.toFixed(4)}) pulls the aggregated ratio down: rated apart from the family`,
@@ -483,7 +483,7 @@ export function advise(activity: AdviceInput | readonly AccountActivity[], optio
       const accounts = now.accounts.map((x) => (x.account === a.account ? crossed : x));
       push({
         kind: 'family-threshold',
-        rules: ['R7'],
+        rules: [r.rulebook.ruleIds.family],
         account: a.account,
         cost: 'volume',
         change: `${a.account} trades ${a.own.volume.toString()} USDT, under the ${threshold.toString()} USDT threshold: ${more.toString()} USDT more takes it over, where its own ratio (${ratioText4(a.own)}) rates it: tier ${crossed.tier.tier} (${crossed.tier.limit} ${r.unit})`,
@@ -505,7 +505,7 @@ export function advise(activity: AdviceInput | readonly AccountActivity[], optio
     );
     push({
       kind: 'family-broker',
-      rules: ['R7'],
+      rules: [r.rulebook.ruleIds.family],
       account: null,
       cost: 'informational',
       change: 'rate the family as a broker family (every account by its own ratio)',
@@ -522,7 +522,7 @@ export function advise(activity: AdviceInput | readonly AccountActivity[], optio
       add(
         {
           kind: 'next-tier-maker',
-          rules: ['R1', 'R3'],
+          rules: [r.rulebook.ruleIds.ratio, r.rulebook.ruleIds.tiers],
           account: a.account,
           cost: 'volume',
           change: `${a.account}: ${up.makerVolume.toString()} USDT more maker volume for tier ${up.tier.tier} (${up.tier.limit} ${r.unit})${up.makerPath === 'aggregated' ? '' : `, by its own ratio${up.makerPath === 'threshold' ? ' over the threshold' : ''}`}`,
@@ -550,7 +550,7 @@ export function advise(activity: AdviceInput | readonly AccountActivity[], optio
       const where = drops.map((d) => `${d.count} on ${d.contract}`).join(', ');
       push({
         kind: 'next-tier-requests',
-        rules: ['R1', 'R3'],
+        rules: [r.rulebook.ruleIds.ratio, r.rulebook.ruleIds.tiers],
         account: a.account,
         cost: 'volume',
         change: `${a.account}: ${fewer} requests fewer (${where}) for tier ${up.tier.tier} (${up.tier.limit} ${r.unit})`,

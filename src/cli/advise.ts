@@ -225,7 +225,7 @@ export function renderAdvice(run: AdviceRun): string {
   for (const f of advice.findings.filter((x) => x.kind === 'heavy-contracts')) {
     out.push(
       '',
-      `Heavy contracts (R2): ${f.figures.heavyRequests} requests weigh ${f.figures.heavyWeighted}; the other ${f.figures.otherRequests} weigh ${f.figures.otherWeighted}.`,
+      `Heavy contracts (${f.rules.join(', ')}): ${f.figures.heavyRequests} requests weigh ${f.figures.heavyWeighted}; the other ${f.figures.otherRequests} weigh ${f.figures.otherWeighted}.`,
     );
   }
   const { abuse, spotFill } = rulebook.throttles;

@@ -160,6 +160,7 @@ const RULEBOOK_FIELDS = [
   'tiers',
   'tieredVipLevel',
   'highestVipLevel',
+  'ruleIds',
   'family',
   'timing',
   'throttles',
@@ -214,6 +215,8 @@ function checkRulebook(book: Rulebook): void {
   parsePositiveInteger(tiers['windowMs'], at('tiers.windowMs'));
   tierTableOf(book);
   const highest = parseCount(book.highestVipLevel, at('highestVipLevel'));
+  const ids = object(book.ruleIds, 'ruleIds', ['ratio', 'weights', 'tiers', 'family']);
+  for (const id of ['ratio', 'weights', 'tiers', 'family']) text(ids[id], `ruleIds.${id}`);
   parseVipLevel(book.tieredVipLevel, at('tieredVipLevel'), highest);
   const family = object(book.family, 'family', ['ownVolumeThreshold']);
   parseNonNegativeDecimal(family['ownVolumeThreshold'], at('family.ownVolumeThreshold'));

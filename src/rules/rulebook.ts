@@ -40,6 +40,17 @@ export interface Rulebook {
   readonly tieredVipLevel: number;
   /** The exchange's highest VIP level: a level above it is refused as input. */
   readonly highestVipLevel: number;
+  /**
+   * The ids of the decisions the rulebook follows, as findings cite them: Gate's in docs/rules.md
+   * (`R1` the ratio, `R2` the weights, `R3` the tiers, `R7` the family), OKX's in docs/okx.md
+   * (`O2`, `O3`, `O4`, `O6`).
+   */
+  readonly ruleIds: {
+    readonly ratio: string;
+    readonly weights: string;
+    readonly tiers: string;
+    readonly family: string;
+  };
   /** The family rule: own volume below the threshold takes the main account's aggregated ratio. */
   readonly family: {
     /** USDT of own 7-day volume (maker + taker) from which max(own, aggregated) rates an account. */

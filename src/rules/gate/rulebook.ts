@@ -47,6 +47,7 @@ export const GATE: Rulebook = deepFreeze({
   tieredVipLevel: 14,
   // VIP 0 to VIP 16 (gate.com/fee).
   highestVipLevel: 16,
+  ruleIds: { ratio: 'R1', weights: 'R2', tiers: 'R3', family: 'R7' },
   family: { ownVolumeThreshold: '1000000' },
   timing: { raiseAfterMs: RAISE_OFFSET_MS, lowering: 'at-snapshot', vipChanges: 'at-once', newSubAccountDays: 1 },
   throttles: {

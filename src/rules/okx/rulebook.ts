@@ -49,6 +49,7 @@ export const OKX: Rulebook = deepFreeze({
   tieredVipLevel: 5,
   // VIP 1 to VIP 9 above the regular levels (okx.com/fees).
   highestVipLevel: 9,
+  ruleIds: { ratio: 'O2', weights: 'O3', tiers: 'O4', family: 'O6' },
   family: { ownVolumeThreshold: '1000000' },
   timing: { raiseAfterMs: RAISE_OFFSET_MS, lowering: 'after-grace', vipChanges: 'at-snapshot', newSubAccountDays: 1 },
   throttles: { abuse: null, spotFill: null },
