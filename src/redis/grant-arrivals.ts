@@ -38,6 +38,23 @@ interface Followed {
 /** How long after a lease ended an answer to one of its permits is still waited for, ms. */
 const FOLLOWED_MS = 30_000;
 
+/** A lease (or an entry sent beside the leases) followed from `from` to `to`, nothing heard of it yet. */
+function followed(lease: ArrivalLease, from: number, to: number): Followed {
+  return {
+    lease,
+    from,
+    to,
+    answered: 0,
+    latest: -Infinity,
+    spoiled: false,
+    told: -Infinity,
+    tracked: 0,
+    trackedAnswered: 0,
+    keepAt: Infinity,
+    lates: null,
+  };
+}
+
 /**
  * The leases of one shared limit, matched with the arrivals of the requests sent on them (R13).
  * A lease whose every permit sent was answered is confirmed to Redis with the latest arrival
@@ -76,19 +93,7 @@ export class GrantArrivals {
       last.to = at;
       last.spoiled = true;
     }
-    this.list.push({
-      lease,
-      from: at,
-      to: Infinity,
-      answered: 0,
-      latest: -Infinity,
-      spoiled: false,
-      told: -Infinity,
-      tracked: 0,
-      trackedAnswered: 0,
-      keepAt: Infinity,
-      lates: null,
-    });
+    this.list.push(followed(lease, at, Infinity));
   }
 
   /**
@@ -97,19 +102,7 @@ export class GrantArrivals {
    * like an ended lease, so that the requests of it still on their way confirm it once answered.
    */
   follow(entry: ArrivalLease, at: number): void {
-    this.list.push({
-      lease: entry,
-      from: at,
-      to: at,
-      answered: 0,
-      latest: -Infinity,
-      spoiled: false,
-      told: -Infinity,
-      tracked: 0,
-      trackedAnswered: 0,
-      keepAt: Infinity,
-      lates: null,
-    });
+    this.list.push(followed(entry, at, at));
   }
 
   /** The lease in use ended at local instant `at`: no more is sent on it. */
