@@ -8,7 +8,7 @@ import { describe, expect, it } from 'vitest';
 import { AccountLimiter } from '../../src/account/limiter.js';
 import { VirtualClock } from '../../src/testing/virtual-clock.js';
 import { type Network, network } from '../arbitraries.js';
-import { mostInAnyWindow, saturate } from './simulated-network.js';
+import { mostInAnyWindow, quicker, saturate } from './simulated-network.js';
 
 const WALL = Date.parse('2026-11-02T09:20:00Z');
 const N = 10;
@@ -25,18 +25,8 @@ async function mostArrivals(net: Network, arrivals: 'answers' | 'estimate', work
   return { most: mostInAnyWindow(seen.arrivals, W), sent: seen.arrivals.length };
 }
 
-// A way there 100 ms long for a window's worth of requests, then none at all: the estimate
-// measures the second window's requests against the slow quickest and counts the first window's
-// only until their send plus W, so both windows' arrivals meet at the exchange.
-const faster: Network = {
-  runs: [
-    { requests: N, level: 100, spread: 0 },
-    { requests: 1000, level: 0, spread: 0 },
-  ],
-  draws: [0.5],
-  back: [1],
-  gateway: [0.5],
-};
+// A way there 100 ms long for a window's worth of requests, then none at all (see `quicker`).
+const faster = quicker(N);
 
 describe('arrivals bounded by answers, one process with the memory store', () => {
   it('never has more than N arrive in any W, whatever the way there does', async () => {

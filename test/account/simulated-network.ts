@@ -88,3 +88,20 @@ export function saturate(
       );
   return { seen, done: Promise.all(loops) };
 }
+
+/**
+ * A way there 100 ms long for `n` requests (a window's worth), then none at all: the arrival
+ * estimate measures the second window's requests against the slow quickest and counts the first
+ * window's only until their send plus W, so both windows' arrivals meet at the exchange.
+ */
+export function quicker(n: number): Network {
+  return {
+    runs: [
+      { requests: n, level: 100, spread: 0 },
+      { requests: 1000, level: 0, spread: 0 },
+    ],
+    draws: [0.5],
+    back: [1],
+    gateway: [0.5],
+  };
+}

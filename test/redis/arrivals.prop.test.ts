@@ -8,7 +8,7 @@ import { describe, expect, it } from 'vitest';
 import { AccountLimiter } from '../../src/account/limiter.js';
 import { RedisStore } from '../../src/redis/store.js';
 import { type Network, network } from '../arbitraries.js';
-import { mostInAnyWindow, saturate } from '../account/simulated-network.js';
+import { mostInAnyWindow, quicker, saturate } from '../account/simulated-network.js';
 import { redisForFile } from './file-prefixes.js';
 import { settleOn, VirtualRedis } from './virtual.js';
 
@@ -33,15 +33,7 @@ async function mostArrivals(net: Network, arrivals: 'answers' | 'estimate', proc
   return { most: mostInAnyWindow(seen.arrivals, W), sent: seen.arrivals.length };
 }
 
-const faster: Network = {
-  runs: [
-    { requests: N, level: 100, spread: 0 },
-    { requests: 1000, level: 0, spread: 0 },
-  ],
-  draws: [0.5],
-  back: [1],
-  gateway: [0.5],
-};
+const faster = quicker(N);
 
 describe('arrivals bounded by answers, processes sharing one account through Redis', () => {
   it('never has more than N arrive in any W, whatever the way there does', async () => {
