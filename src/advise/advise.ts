@@ -1,32 +1,13 @@
 import { InvalidInputError } from '../errors.js';
-import type { HourlyActivity } from '../rules/abuse.js';
-import { Dec } from '../internal/decimal.js';
-import {
-  type AccountActivity,
-  type FamilyConfig,
-  type RatioBasis,
-  rateFamily,
-  readFamilyOptions,
-} from '../rules/family.js';
-import { toDec } from '../internal/fixed.js';
-import { accountMargins } from '../rules/margins.js';
 import { parseCount, parseId, readOptions } from '../internal/parse.js';
+import type { HourlyActivity } from '../rules/abuse.js';
+import { type AccountActivity, type RatioBasis, rateFamily } from '../rules/family.js';
 import { type ContractActivity, type RatioResult, compareRatio } from '../rules/ratio.js';
-import { type Tier, tierOfRatio } from '../rules/tiers.js';
-import { isTieredVip, tierInForce } from '../rules/vip.js';
-import {
-  type PairCount,
-  isHeavy,
-  requestsToDrop,
-  withAccountApart,
-  withAmends,
-  heavyQuoting,
-  withHeavyMoved,
-  withMakerAdded,
-  withMakerShare,
-  withRequestsDroppedFrom,
-} from './edits.js';
-import { type AdviseOptions, type Resolved, adviseOptionFields, resolve } from './options.js';
+import type { Tier } from '../rules/tiers.js';
+import type { PairCount } from './edits.js';
+import { type AdviceScope, FINDERS } from './finders.js';
+import { type AdviseOptions, type Resolved, resolve } from './options.js';
+import { outcomeOf } from './outcome.js';
 import { type ThrottleNearMiss, throttleNearMisses } from './throttles.js';
 
 /**
@@ -208,47 +189,6 @@ export interface Advice {
   readonly throttles: readonly ThrottleNearMiss[];
 }
 
-/** Rates `activity` with the rules, and each account's gain over `now`. */
-function outcomeOf(
-  activity: readonly AccountActivity[],
-  r: Resolved,
-  now: Outcome | null,
-  family: FamilyConfig = r.family,
-): Outcome {
-  const rating = rateFamily(activity, family, r.vipLevel);
-  const aggregatedTier = tierInForce(
-    r.vipLevel,
-    tierOfRatio(rating.aggregated, family.tiers),
-    family.tiers,
-    r.rulebook.tieredVipLevel,
-  );
-  const accounts = rating.accounts.map((a) => {
-    const before = now?.accounts.find((b) => b.account === a.account)?.tier.limit ?? a.tier.limit;
-    return {
-      account: a.account,
-      own: a.own,
-      effective: a.effective,
-      basis: a.basis,
-      tier: a.tier,
-      gain: a.tier.limit - before,
-    };
-  });
-  return { aggregated: rating.aggregated, aggregatedTier, accounts, gain: accounts.reduce((s, a) => s + a.gain, 0) };
-}
-
-/** Two outcomes of parts of the family as one: the accounts of both, in the family's order. */
-function joined(order: readonly AccountActivity[], a: Outcome, b: Outcome): Outcome {
-  const accounts = order.map(
-    (x) => a.accounts.find((y) => y.account === x.account) ?? b.accounts.find((y) => y.account === x.account)!,
-  );
-  return {
-    aggregated: a.aggregated,
-    aggregatedTier: a.aggregatedTier,
-    accounts,
-    gain: accounts.reduce((s, x) => s + x.gain, 0),
-  };
-}
-
 /**
  * Reads the input: every account and contract validated by the rules, pairs and hours checked
  * against it; instrument names as the exchange writes them, so that every edit finds them.
@@ -341,231 +281,20 @@ export function advise(activity: AdviceInput | readonly AccountActivity[], optio
     );
   }
   const advised = (a: { readonly account: string }): boolean => r.account === null || a.account === r.account;
-  // An account without futures activity (a spot-only one) is no subject of a futures finding.
-  const trades = (a: AccountOutcome): boolean => a.own.requests > 0 || !a.own.volume.isZero();
-  const ratio = r.family.ratio;
   const now = outcomeOf(input.accounts, r, null);
   const gainOf = (o: Outcome): number =>
     r.account === null ? o.gain : o.accounts.find((a) => a.account === r.account)!.gain;
-  const findings: Finding[] = [];
-  const push = (f: Omit<Finding, 'gain' | 'informational'>): void => {
-    findings.push({ ...f, informational: f.cost === 'informational', gain: gainOf(f.outcome) });
+  const scope: AdviceScope = {
+    r,
+    options,
+    input,
+    now,
+    advised,
+    trades: (a) => a.own.requests > 0 || !a.own.volume.isZero(),
+    finding: (f) => ({ ...f, informational: f.cost === 'informational', gain: gainOf(f.outcome) }),
   };
-  const add = (f: Omit<Finding, 'outcome' | 'gain' | 'informational'>, edited: readonly AccountActivity[]): void =>
-    push({ ...f, outcome: outcomeOf(edited, r, now) });
-  const edits: { kind: FindingKind; edit: (a: readonly AccountActivity[]) => AccountActivity[] }[] = [];
-
-  // R1: cancel + place pairs as amends.
-  const pairs = input.pairs.filter((p) => p.pairs > 0);
-  if (pairs.length > 0) {
-    const edit = (a: readonly AccountActivity[]) => withAmends(a, pairs);
-    const outcome = outcomeOf(edit(input.accounts), r, now);
-    const count = pairs.reduce((s, p) => s + p.pairs, 0);
-    push({
-      kind: 'amend-pairs',
-      rules: [r.rulebook.ruleIds.ratio],
-      account: null,
-      cost: 'free',
-      change: `send ${count} cancel + place pair${count === 1 ? '' : 's'} as one amend each`,
-      figures: { pairs: count, requestsSaved: now.aggregated.requests - outcome.aggregated.requests },
-      outcome,
-    });
-    edits.push({ kind: 'amend-pairs', edit });
-  }
-
-  // R1: taker volume filled as maker: the least share that takes an account to its next tier.
-  const taker = now.aggregated.takerVolume;
-  const weightGain = toDec(ratio.makerWeight).minus(toDec(ratio.takerWeight));
-  if (!taker.isZero() && !r.takerShare.isZero() && weightGain.greaterThan(0)) {
-    // Below VIP 14 no share reaches a tier (R4): the default share is tried.
-    const reaching =
-      r.takerShareGiven || !isTieredVip(r.vipLevel, r.rulebook.tieredVipLevel)
-        ? null
-        : takerShareToNextTier(now, r, weightGain, (a) => advised(a) && trades(a));
-    const takerShare = reaching?.share ?? r.takerShare;
-    const edit = (a: readonly AccountActivity[]) => withMakerShare(a, takerShare);
-    const moved = taker.times(takerShare);
-    const reach =
-      reaching === null
-        ? ''
-        : `: ${reaching.account} reaches tier ${reaching.tier.tier} (${reaching.tier.limit} ${r.unit})`;
-    add(
-      {
-        kind: 'taker-to-maker',
-        rules: [r.rulebook.ruleIds.ratio],
-        account: null,
-        cost: 'volume',
-        change: `fill ${takerShare.times(100).toString()}% of taker volume (${moved.toString()} USDT) as maker${reach}`,
-        figures: {
-          share: takerShare.toString(),
-          movedVolume: moved.toString(),
-          numeratorGain: weightGain.times(moved).toString(),
-          ...(reaching === null
-            ? {}
-            : { reaches: reaching.account, tier: reaching.tier.tier, limit: reaching.tier.limit }),
-        },
-      },
-      edit(input.accounts),
-    );
-    edits.push({ kind: 'taker-to-maker', edit });
-  }
-
-  // R2: requests on the heavy contracts.
-  const split = (heavy: boolean) =>
-    rateFamily(
-      input.accounts.map((a) => ({
-        account: a.account,
-        contracts: a.contracts.filter((c) => isHeavy(c.contract, ratio) === heavy),
-      })),
-      r.family,
-    ).aggregated;
-  const heavy = split(true);
-  const light = split(false);
-  if (heavy.requests > 0 && !r.heavyShare.isZero()) {
-    const edit = (a: readonly AccountActivity[]) => withHeavyMoved(a, r.heavyShare, ratio);
-    add(
-      {
-        kind: 'heavy-contracts',
-        rules: [r.rulebook.ruleIds.weights],
-        account: null,
-        cost: 'informational',
-        change: `${heavyQuoting(ratio)} for ${r.heavyShare.times(100).toString()}% of their requests and fills`,
-        figures: {
-          heavyRequests: heavy.requests,
-          heavyWeighted: heavy.denominator.toString(),
-          otherRequests: light.requests,
-          otherWeighted: light.denominator.toString(),
-          share: r.heavyShare.toString(),
-        },
-      },
-      edit(input.accounts),
-    );
-    edits.push({ kind: 'heavy-contracts', edit });
-  }
-
-  // R7: the family.
-  if (input.accounts.length > 1 && r.family.familyKind === 'standard') {
-    for (const a of now.accounts) {
-      if (!trades(a) || a.own.ratio === null || compareRatio(a.own, now.aggregated) >= 0) continue;
-      const { rest, alone } = withAccountApart(input.accounts, a.account);
-      const outcome = joined(input.accounts, outcomeOf(rest, r, now), outcomeOf(alone, r, now));
-      push({
-        kind: 'family-apart',
-        rules: [r.rulebook.ruleIds.family],
-        account: a.account,
-        cost: 'informational',
-        change: `${a.account}'s own ratio (${a.own.ratio.toFixed(4)}) pulls the aggregated ratio down: rated apart from the family`,
-        figures: { ownRatio: ratioFigure(a.own), aggregatedWithout: ratioFigure(outcome.aggregated) },
-        outcome,
-      });
-    }
-    const threshold = toDec(r.family.ownVolumeThreshold);
-    for (const a of now.accounts.filter(advised)) {
-      if (
-        !trades(a) ||
-        a.basis !== 'aggregated' ||
-        compareRatio(a.own, now.aggregated) <= 0 ||
-        tierOfRatio(a.own, r.family.tiers).limit <= a.tier.limit
-      )
-        continue;
-      const more = threshold.minus(a.own.volume);
-      // The gain of crossing the threshold alone: the account rated by max(own, aggregated) on the
-      // ratios it has, not on the ratios the volume that takes it over would give it.
-      const over = readFamilyOptions(
-        { ...options, ownVolumeThreshold: a.own.volume.toFixed() },
-        adviseOptionFields(r.rulebook),
-        'the advise options',
-        r.rulebook,
-      );
-      const crossed = outcomeOf(input.accounts, r, now, over).accounts.find((x) => x.account === a.account)!;
-      // Below VIP 14 every account is at tier 1 whatever its ratio (R4): crossing gives nothing.
-      if (crossed.tier.limit <= a.tier.limit) continue;
-      const accounts = now.accounts.map((x) => (x.account === a.account ? crossed : x));
-      push({
-        kind: 'family-threshold',
-        rules: [r.rulebook.ruleIds.family],
-        account: a.account,
-        cost: 'volume',
-        change: `${a.account} trades ${a.own.volume.toString()} USDT, under the ${threshold.toString()} USDT threshold: ${more.toString()} USDT more takes it over, where its own ratio (${ratioText4(a.own)}) rates it: tier ${crossed.tier.tier} (${crossed.tier.limit} ${r.unit})`,
-        figures: {
-          volume: a.own.volume.toString(),
-          threshold: threshold.toString(),
-          makerVolume: more.toString(),
-          tier: crossed.tier.tier,
-          limit: crossed.tier.limit,
-        },
-        outcome: { ...now, accounts, gain: accounts.reduce((sum, x) => sum + x.gain, 0) },
-      });
-    }
-    const broker = readFamilyOptions(
-      { ...options, kind: 'broker' },
-      adviseOptionFields(r.rulebook),
-      'the advise options',
-      r.rulebook,
-    );
-    push({
-      kind: 'family-broker',
-      rules: [r.rulebook.ruleIds.family],
-      account: null,
-      cost: 'informational',
-      change: 'rate the family as a broker family (every account by its own ratio)',
-      figures: {},
-      outcome: outcomeOf(input.accounts, r, now, broker),
-    });
-  }
-
-  // R3: the next tier, per account, over every path of R7 (the margins plan gives).
-  if (isTieredVip(r.vipLevel, r.rulebook.tieredVipLevel)) {
-    for (const a of now.accounts.filter((x) => advised(x) && trades(x))) {
-      const up = accountMargins(a.own, now.aggregated, r.family).up;
-      if (up === null) continue;
-      add(
-        {
-          kind: 'next-tier-maker',
-          rules: [r.rulebook.ruleIds.ratio, r.rulebook.ruleIds.tiers],
-          account: a.account,
-          cost: 'volume',
-          change: `${a.account}: ${up.makerVolume.toString()} USDT more maker volume for tier ${up.tier.tier} (${up.tier.limit} ${r.unit})${up.makerPath === 'aggregated' ? '' : `, by its own ratio${up.makerPath === 'threshold' ? ' over the threshold' : ''}`}`,
-          figures: {
-            makerVolume: up.makerVolume.toString(),
-            path: up.makerPath,
-            tier: up.tier.tier,
-            limit: up.tier.limit,
-          },
-        },
-        withMakerAdded(input.accounts, a.account, up.makerVolume),
-      );
-      if (up.requestWeight === null) continue;
-      // The fewest requests that weigh enough: the heaviest contracts first, then the others.
-      const drops = requestsToDrop(
-        input.accounts.find((x) => x.account === a.account)!.contracts,
-        up.requestWeight,
-        ratio,
-      );
-      if (drops === null) continue;
-      const edited = withRequestsDroppedFrom(input.accounts, a.account, drops, ratio);
-      const outcome = outcomeOf(edited, r, now);
-      if (outcome.accounts.find((x) => x.account === a.account)!.tier.tier < up.tier.tier) continue;
-      const fewer = drops.reduce((sum, d) => sum + d.count, 0);
-      const where = drops.map((d) => `${d.count} on ${d.contract}`).join(', ');
-      push({
-        kind: 'next-tier-requests',
-        rules: [r.rulebook.ruleIds.ratio, r.rulebook.ruleIds.tiers],
-        account: a.account,
-        cost: 'volume',
-        change: `${a.account}: ${fewer} requests fewer (${where}) for tier ${up.tier.tier} (${up.tier.limit} ${r.unit})`,
-        figures: {
-          fewerRequests: fewer,
-          byContract: where,
-          path: up.requestPath!,
-          tier: up.tier.tier,
-          limit: up.tier.limit,
-        },
-        outcome,
-      });
-    }
-  }
-
+  const found = FINDERS.map((find) => find(scope));
+  const findings = found.flatMap((f) => f.findings);
   findings.sort(
     (x, y) =>
       COST_ORDER[x.cost] - COST_ORDER[y.cost] ||
@@ -573,65 +302,14 @@ export function advise(activity: AdviceInput | readonly AccountActivity[], optio
       y.outcome.gain - x.outcome.gain ||
       compareRatio(y.outcome.aggregated, x.outcome.aggregated),
   );
-
-  let combination: Advice['combination'] = null;
-  if (edits.length > 0) {
-    const combined = edits.reduce((a, e) => e.edit(a), input.accounts as AccountActivity[]);
-    combination = { kinds: edits.map((e) => e.kind), activity: combined, outcome: outcomeOf(combined, r, now) };
-  }
-
+  const edits = found.flatMap((f) => (f.edit === undefined ? [] : [f.edit]));
+  const combined = edits.reduce((a, e) => e.edit(a), input.accounts as AccountActivity[]);
+  const combination: Advice['combination'] =
+    edits.length === 0
+      ? null
+      : { kinds: edits.map((e) => e.kind), activity: combined, outcome: outcomeOf(combined, r, now) };
   const throttles = input.hours
     .filter(advised)
     .flatMap((h) => throttleNearMisses(h.account, h.market, h.hours, r.nearMiss, r));
   return { vipLevel: r.vipLevel, now, findings, combination, throttles };
-}
-
-/** A ratio as a figure: 8 decimals, or "none" when no request was counted. */
-function ratioFigure(r: RatioResult): string {
-  return r.ratio === null ? 'none' : r.ratio.toFixed(8);
-}
-
-/** A ratio for a sentence: 4 decimals. */
-function ratioText4(r: RatioResult): string {
-  return r.ratio === null ? 'none' : r.ratio.toFixed(4);
-}
-
-/**
- * The least share of every account's taker volume that, filled as maker instead, takes one of the
- * `eligible` accounts to its next tier (R1, R3, R7): by the aggregated ratio, or by its own where
- * its own ratio rates it (over the threshold, or in a broker family). Rounded up to 0.0001; null
- * when no share up to all of it does.
- */
-function takerShareToNextTier(
-  now: Outcome,
-  r: Resolved,
-  weightGain: Dec,
-  eligible: (a: AccountOutcome) => boolean,
-): { share: Dec; account: string; tier: Tier } | null {
-  const tiers = r.family.tiers;
-  const agg = now.aggregated;
-  const broker = r.family.familyKind === 'broker';
-  const threshold = toDec(r.family.ownVolumeThreshold);
-  let best: { share: Dec; account: string; tier: Tier } | null = null;
-  for (const a of now.accounts.filter(eligible)) {
-    const next = tiers[a.tier.tier];
-    if (next === undefined) continue;
-    const b = next.minRatio;
-    // The numerator a share s adds: weightGain x s x the taker volume it moves.
-    const needed = (x: RatioResult, takerVolume: Dec): Dec | null =>
-      x.denominator.isZero() || takerVolume.isZero()
-        ? null
-        : b.times(x.denominator).minus(x.numerator).dividedBy(weightGain.times(takerVolume));
-    const shares = [
-      broker ? null : needed(agg, agg.takerVolume),
-      broker || a.own.volume.greaterThanOrEqualTo(threshold) ? needed(a.own, a.own.takerVolume) : null,
-    ]
-      .filter((x) => x !== null)
-      .filter((x) => x.lessThanOrEqualTo(1));
-    if (shares.length === 0) continue;
-    const share = Dec.max(0, Dec.min(...shares)).toDecimalPlaces(4, Dec.ROUND_UP);
-    if (best === null || share.lessThan(best.share))
-      best = { share: Dec.min(share, 1), account: a.account, tier: next };
-  }
-  return best;
 }
