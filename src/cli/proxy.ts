@@ -5,6 +5,7 @@ import { InputFileError } from './input.js';
 import { jsonFile } from './read-json.js';
 import { type OptionSpec, type ParsedArgs, UsageError } from './options.js';
 import { withConfig } from './proxy-config.js';
+import { connectRedis, redact } from './redis-connection.js';
 import { pathOf } from './timeline.js';
 import { wholeNumber } from './whole-number.js';
 
@@ -14,12 +15,6 @@ export interface ProxyRun {
   /** Resolves when the proxy should stop (SIGINT, SIGTERM). */
   readonly stop: Promise<string>;
   readonly stdin: AsyncIterable<Buffer | string>;
-}
-
-/** A Redis client the store can use, and how to let it go. */
-interface RedisConnection {
-  readonly client: unknown;
-  close(): Promise<void>;
 }
 
 /**
@@ -54,11 +49,14 @@ export async function proxyCommand(given: ParsedArgs, run: ProxyRun, specs: read
   const accounts = inline.get('accounts') ?? (await jsonFile(values.get('accounts'), run.stdin));
   const history = inline.get('history') ?? (await jsonFile(values.get('history'), run.stdin));
   const redisUrl = values.get('redis');
-  if (redisUrl === true) throw new UsageError(`${typed.get('redis')} takes a Redis URL, e.g. redis://127.0.0.1:6379`);
+  if (redisUrl === true)
+    throw new UsageError(
+      `${typed.get('redis')} takes a Redis URL, e.g. redis://127.0.0.1:6379, or a cluster's nodes, e.g. redis://10.0.0.1:7000,redis://10.0.0.2:7001`,
+    );
   const prefix = values.get('redis-prefix');
   if (prefix === true || (prefix !== undefined && redisUrl === undefined))
     throw new UsageError(`${typed.get('redis-prefix')} takes a name, and goes with --redis URL`);
-  const redis = redisUrl === undefined ? null : await connect(redisUrl);
+  const redis = redisUrl === undefined ? null : await connectRedis(redisUrl);
   const stores: RedisStore[] = [];
   const logValue = values.get('log');
   if (logValue !== undefined && logValue !== 'text' && logValue !== 'json')
@@ -120,7 +118,7 @@ export async function proxyCommand(given: ParsedArgs, run: ProxyRun, specs: read
   );
   const families = proxy.limiters.size - 1;
   run.out(
-    `  ${families} ${families === 1 ? 'family' : 'families'}${redis === null ? '' : `, limits and counts shared in Redis (${redactUrl(redisUrl!)})`}; stop with Ctrl-C`,
+    `  ${families} ${families === 1 ? 'family' : 'families'}${redis === null ? '' : `, limits and counts shared in ${redis.cluster ? 'a Redis Cluster' : 'Redis'} (${redact(redisUrl!)})`}; stop with Ctrl-C`,
   );
   if (state !== undefined)
     run.out(
@@ -148,43 +146,4 @@ export function summaryLines(summary: ProxySummary): string[] {
   const lines = summary.families.map((f) => `  ${f.family}: ${f.sent} sent, ${answered(f.ownAnswers)}`);
   if (Object.keys(summary.unrouted).length > 0) lines.push(`  no family (KEY unknown): ${answered(summary.unrouted)}`);
   return lines;
-}
-
-/** The URL without its password, for printing. */
-function redactUrl(url: string): string {
-  try {
-    const u = new URL(url);
-    if (u.password !== '') u.password = '***';
-    return u.toString();
-  } catch {
-    return 'the URL given';
-  }
-}
-
-/** A client of ioredis, else of node-redis: whichever the user installed (optional peer dependencies). */
-async function connect(url: string): Promise<RedisConnection> {
-  try {
-    new URL(url);
-  } catch {
-    throw new UsageError(`--redis takes a Redis URL such as redis://127.0.0.1:6379, got "${url}"`);
-  }
-  try {
-    const { Redis } = await import('ioredis');
-    const client = new Redis(url, { lazyConnect: true, maxRetriesPerRequest: null });
-    await client.connect();
-    return { client, close: async () => void (await client.quit()) };
-  } catch (e) {
-    if ((e as NodeJS.ErrnoException).code !== 'ERR_MODULE_NOT_FOUND')
-      throw new InvalidInputError('--redis', redactUrl(url), `a Redis that answers (${(e as Error).message})`);
-  }
-  try {
-    const { createClient } = await import('redis');
-    const client = createClient({ url });
-    await client.connect();
-    return { client, close: async () => void (await client.quit()) };
-  } catch (e) {
-    if ((e as NodeJS.ErrnoException).code === 'ERR_MODULE_NOT_FOUND')
-      throw new UsageError('--redis needs a Redis client installed beside traderatio: npm install ioredis (or redis)');
-    throw new InvalidInputError('--redis', redactUrl(url), `a Redis that answers (${(e as Error).message})`);
-  }
 }

@@ -17,7 +17,10 @@ interface NodeRedisLike {
   eval(script: string, options: { keys: string[]; arguments: string[] }): Promise<unknown>;
 }
 
-/** Reads an ioredis or a node-redis client as a {@link RedisScripting}. */
+/**
+ * Reads an ioredis or a node-redis client as a {@link RedisScripting}: of one Redis, or of a
+ * cluster (their cluster clients run a script on the master of its first key's slot).
+ */
 export function scriptingOf(client: unknown): RedisScripting {
   const c = client as Partial<IoRedisLike & NodeRedisLike> | null;
   if (typeof c !== 'object' || c === null)

@@ -23,11 +23,16 @@ import { type RedisScripting, scriptingOf } from './client.js';
  * ```
  */
 export interface RedisStoreOptions {
-  /** An ioredis or node-redis client, connected; the store never closes it. */
+  /**
+   * An ioredis or node-redis client, connected; the store never closes it. A Redis Cluster's
+   * client (ioredis `Cluster`, node-redis `createCluster`) does too: every key of a budget is in
+   * the slot of `{prefix}`, and the client follows the cluster's redirections (MOVED, ASK) itself.
+   */
   readonly client: unknown;
   /**
    * Names the budget: processes whose stores have the same prefix and limits of the same name
-   * share one budget. Keys are `{prefix}:...`, all in one cluster slot. @default "traderatio"
+   * share one budget. Keys are `{prefix}:...`, all in one cluster slot: on a cluster, budgets of
+   * different prefixes spread over the masters. @default "traderatio"
    */
   readonly prefix?: string;
   /**

@@ -3,7 +3,7 @@
 // script sent has been answered, so no test waits for real time to pass, and a loaded machine
 // changes nothing a test sees.
 import { setImmediate as turn } from 'node:timers/promises';
-import type { Redis } from 'ioredis';
+import type { Cluster, Redis } from 'ioredis';
 import { VirtualClock } from '../../src/testing/virtual-clock.js';
 
 /** A VirtualClock that says when its next timer is due. */
@@ -46,7 +46,7 @@ export class VirtualRedis {
 
   /** `start`: the clock's first instant; `wallStart`: its first wall-clock reading (dates), this machine's by default. */
   constructor(
-    private readonly redis: Redis,
+    private readonly redis: Redis | Cluster,
     start = 1_000_000,
     wallStart = Date.now(),
   ) {

@@ -37,7 +37,7 @@ Serves /metrics (Prometheus) and a live status page at /.`,
     {
       name: 'redis',
       value: 'URL',
-      help: 'share limits and counts with other proxies and engines through this Redis (needs ioredis or redis installed)',
+      help: "share limits and counts with other proxies and engines through this Redis, or a Redis Cluster: its nodes' URLs joined by commas, or one of them (needs ioredis or redis installed)",
     },
     {
       name: 'redis-prefix',
