@@ -16,7 +16,7 @@ const LAYERS: readonly (readonly string[])[] = [
   ['internal'],
   ['schedule', 'rules'],
   ['catalog'],
-  ['account'],
+  ['account', 'family-files'],
   ['advise', 'redis', 'model-exchange', 'testing', 'fetch', 'ccxt', 'gate-api', 'websocket', 'metrics'],
   ['proxy'],
   ['cli'],

@@ -1,9 +1,10 @@
-import { checkApiKeyCount } from '../catalog/validators.js';
-import { InvalidInputError } from '../errors.js';
-import type { FamilyKind } from '../rules/family.js';
-import { checkFields, parseId } from '../internal/parse.js';
+import {
+  DEFAULT_ACCOUNTS as DEFAULT_ACCOUNTS_FILE,
+  type FamiliesRead,
+  readAccountsFile,
+} from '../family-files/accounts-file.js';
 import type { DecimalInput } from '../internal/decimal.js';
-import type { FamilySpec } from './core.js';
+import type { FamilyKind } from '../rules/family.js';
 import { type StartingBalances, readBalances } from './funds.js';
 
 /**
@@ -113,95 +114,23 @@ export interface AccountsFile {
 }
 
 /** The accounts file read: families for the core, and keys to accounts. */
-export interface AccountsRead {
-  readonly families: readonly FamilySpec[];
-  readonly keys: ReadonlyMap<string, { readonly account: string; readonly secret: string }>;
+export interface AccountsRead extends FamiliesRead {
   /** Starting balances of the accounts that give them. */
   readonly balances: ReadonlyMap<string, StartingBalances>;
 }
 
 /** The accounts used when none are given: one main account, key `main-key`, secret `main-secret`. */
-export const DEFAULT_ACCOUNTS: AccountsFile = Object.freeze<AccountsFile>({
-  families: [
-    { id: 'default', accounts: [{ id: 'main', role: 'main', keys: [{ key: 'main-key', secret: 'main-secret' }] }] },
-  ],
-});
+export const DEFAULT_ACCOUNTS: AccountsFile = DEFAULT_ACCOUNTS_FILE;
 
 /**
- * Reads an accounts file (already parsed from JSON): families of a main account and sub-accounts
- * (or a broker's accounts), their VIP level, rating options and creation instants, and each
- * account's API keys. Keys are unique across the file. Every error names the field.
+ * Reads an accounts file (already parsed from JSON) as the model exchange uses it: every key with
+ * its secret, and the starting balances of the accounts that give them. Every error names the field.
  */
 export function readAccounts(file: unknown): AccountsRead {
-  const f = file as Partial<AccountsFile>;
-  if (typeof f !== 'object' || f === null || !Array.isArray(f.families) || f.families.length === 0) {
-    throw new InvalidInputError(
-      'the accounts file',
-      file,
-      'an object { "families": [ { "id", "accounts": [...] }, ... ] }',
-    );
-  }
-  const keys = new Map<string, { account: string; secret: string }>();
   const balances = new Map<string, StartingBalances>();
-  const familyIds = new Set<string>();
-  const families = f.families.map((fam, i): FamilySpec => {
-    const where = `\`families[${i}]\``;
-    if (typeof fam !== 'object' || fam === null || !Array.isArray(fam.accounts))
-      throw new InvalidInputError(where, fam, 'an object { "id", "accounts": [...] }');
-    const known = new Set(['id', 'vipLevel', 'kind', 'ownVolumeThreshold', 'accounts']);
-    for (const k of Object.keys(fam))
-      if (!known.has(k)) throw new InvalidInputError(`a key of ${where}`, k, `one of ${[...known].join(', ')}`);
-    const accounts = (fam.accounts as readonly AccountEntry[]).map((a, j) => {
-      const at = `\`families[${i}].accounts[${j}]\``;
-      if (typeof a !== 'object' || a === null)
-        throw new InvalidInputError(at, a, 'an object { "id", "role"?, "createdAt"?, "keys"? }');
-      checkFields(a, ['id', 'role', 'createdAt', 'keys', 'balances'], at);
-      const id = parseId(a.id, `${at}.id`);
-      const list = a.keys ?? [];
-      if (!Array.isArray(list)) throw new InvalidInputError(`${at}.keys`, list, 'an array of { "key", "secret" }');
-      // R11 checks a key about to be made against those that exist: the last of the list against
-      // the others. An account without keys (`keys` is optional) has none to check.
-      if (list.length > 0 && !checkApiKeyCount(list.length - 1).ok)
-        throw new InvalidInputError(`${at}.keys`, `${list.length} keys`, 'at most 20 keys per account (R11)');
-      list.forEach((k, n) => {
-        if (typeof k?.key !== 'string' || k.key === '' || typeof k.secret !== 'string') {
-          throw new InvalidInputError(
-            `${at}.keys[${n}]`,
-            k,
-            'an object { "key": a non-empty string, "secret": a string }',
-          );
-        }
-        checkFields(k, ['key', 'secret'], `${at}.keys[${n}]`);
-        if (keys.has(k.key)) throw new InvalidInputError(`${at}.keys[${n}].key`, k.key, 'a key given once in the file');
-        keys.set(k.key, { account: id, secret: k.secret });
-      });
-      if (a.balances !== undefined) balances.set(id, readBalances(a.balances, `${at}.balances`));
-      return {
-        id,
-        ...(a.role === undefined ? {} : { role: a.role }),
-        ...(a.createdAt === undefined ? {} : { createdAt: readInstant(a.createdAt, `${at}.createdAt`) }),
-      };
-    });
-    const id = parseId(fam.id, `${where}.id`);
-    if (familyIds.has(id)) throw new InvalidInputError(`${where}.id`, id, 'a family id given once');
-    familyIds.add(id);
-    return {
-      id,
-      accounts,
-      ...(fam.vipLevel === undefined ? {} : { vipLevel: fam.vipLevel }),
-      options: {
-        ...(fam.kind === undefined ? {} : { kind: fam.kind }),
-        ...(fam.ownVolumeThreshold === undefined ? {} : { ownVolumeThreshold: fam.ownVolumeThreshold }),
-      },
-    };
+  const read = readAccountsFile(file, {
+    secrets: 'required',
+    balances: (id, value, field) => balances.set(id, readBalances(value, field)),
   });
-  return { families, keys, balances };
-}
-
-/** An instant as ISO text with a zone, or epoch milliseconds. */
-export function readInstant(value: unknown, field: string): number {
-  if (typeof value === 'number' && Number.isSafeInteger(value)) return value;
-  if (typeof value === 'string' && /(Z|[+-]\d\d:\d\d)$/.test(value) && Number.isFinite(Date.parse(value)))
-    return Date.parse(value);
-  throw new InvalidInputError(field, value, 'an ISO instant with a zone (2026-11-21T08:00:00Z) or epoch milliseconds');
+  return { ...read, balances };
 }

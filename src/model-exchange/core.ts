@@ -5,27 +5,17 @@ import { InvalidInputError } from '../errors.js';
 import { type AbuseConfig, type AbuseOptions, resolveAbuseOptions } from '../rules/abuse.js';
 import { formatUtcInstant, parseUtcDay, utcHourStart } from '../rules/calendar.js';
 import type { DecimalInput } from '../internal/decimal.js';
-import { type FamilyConfig, type FamilyOptions, resolveFamilyOptions } from '../rules/family.js';
+import { type FamilyConfig, resolveFamilyOptions } from '../rules/family.js';
 import { parseId, parseInstant } from '../internal/parse.js';
 import { type SpotFillConfig, type SpotFillOptions, resolveSpotFillOptions } from '../rules/spot-fill.js';
 import { spotFillLimits } from '../catalog/spot-fill.js';
 import { type DailyActivity, type TimelineAccount, type VipChange, buildTimeline } from '../rules/timeline.js';
 import { TIERED_VIP_LEVEL, parseVipLevel } from '../rules/vip.js';
 import { type ArrivalCount, type WindowMode, arrivalCount } from './arrival-count.js';
-import type { HistoryHour } from './history.js';
+import type { FamilySpec } from '../family-files/accounts-file.js';
+import type { HistoryHour } from '../family-files/history.js';
 import { type AccountInForce, type FamilyInForce, familyInForce } from '../account/in-force.js';
 import { type ExchangeApi, GATE_API } from '../catalog/exchange-api.js';
-
-/** A family of accounts as the exchange holds it: a main account and sub-accounts, or a broker's. */
-export interface FamilySpec {
-  /** A name for the family. */
-  readonly id: string;
-  readonly accounts: readonly TimelineAccount[];
-  /** The family's VIP level (R4). @default 14 */
-  readonly vipLevel?: number;
-  /** How its accounts are rated (R7): threshold, broker, tiers, weights, coefficients. */
-  readonly options?: FamilyOptions | FamilyConfig;
-}
 
 /** Options of the exchange's core. */
 export interface CoreOptions {

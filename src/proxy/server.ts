@@ -6,7 +6,7 @@ import type { ContractSource } from '../account/answer-fills.js';
 import type { RoundTrip } from '../account/round-trip.js';
 import { jsonBody } from '../catalog/json-body.js';
 import { InvalidInputError, isRefusedError } from '../errors.js';
-import { readHistory } from '../model-exchange/history.js';
+import { readHistory } from '../family-files/history.js';
 import type { FamilyOptions } from '../rules/family.js';
 import { isPositiveInteger } from '../internal/parse.js';
 import { type Clock, systemClock } from '../schedule/clock.js';

@@ -1,5 +1,5 @@
 import { InvalidInputError } from '../../errors.js';
-import { type History, readHistory } from '../../model-exchange/history.js';
+import { type History, readHistory } from '../../family-files/history.js';
 import { formatUtcDay, formatUtcInstant, parseUtcDay, utcDayStart, utcHourStart } from '../../rules/calendar.js';
 import { type TimelineAccount, type VipChange, buildTimeline } from '../../rules/timeline.js';
 import { readVipChanges } from '../../rules/timeline/input.js';

@@ -4,7 +4,7 @@ import type { DecimalInput } from '../internal/decimal.js';
 import type { DailyActivity } from '../rules/timeline.js';
 import { checkFields, parseId, parseNonNegativeDecimal } from '../internal/parse.js';
 import { checkHoursOnce } from '../rules/timeline/input.js';
-import { readInstant } from './accounts.js';
+import { readInstant } from './instant.js';
 
 /** One hour of an account's order requests and USDT traded, futures (R9) or spot (R14). */
 export interface HistoryHour {
