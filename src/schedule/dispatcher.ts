@@ -1,31 +1,16 @@
-import { InvalidInputError, RefusedError, type RefusalReason } from '../errors.js';
-import { checkSameBuild } from './build.js';
+import type { RefusalReason } from '../errors.js';
 import type { Clock } from './clock.js';
+import type { Deadlines } from './deadlines.js';
 import type { SchedulerEvent } from './events.js';
-import type { LimitBook } from './limit-book.js';
-import type { Limit, StoreLimit } from './limit.js';
-import { Listeners } from './listeners.js';
-import { type Slot, type Submission, TaskQueue, type Waiter, cancelSlot, isLive } from './queue.js';
-import type { LimitStore } from './store.js';
-import { WindowLimit } from './window.js';
 import { heapOf, heapPop, heapPush, heapSiftDown } from './heap.js';
-import { isPositiveInteger } from '../internal/parse.js';
-
-/** The tasks of one priority that draw on the same limits, in the order they came. */
-export interface Group {
-  readonly priority: number;
-  readonly limits: readonly StoreLimit[];
-  /** The scheduler's books of `limits`, in the same order. */
-  readonly books: readonly LimitBook[];
-  readonly queue: TaskQueue;
-  live: number;
-  /** Taken out of the scheduler's groups (it emptied): a route holding it makes a new one. */
-  gone: boolean;
-  /** The pass whose order of heads holds it, or 0. */
-  inPass: number;
-  /** The limit that last held its head back, or null since it emptied. */
-  heldBy: StoreLimit | null;
-}
+import type { LimitBook } from './limit-book.js';
+import type { LimitOwner, StoreLimit } from './limit.js';
+import type { Listeners } from './listeners.js';
+import { type Slot, type Submission, type Waiter, cancelSlot } from './queue.js';
+import type { Refusals } from './refusals.js';
+import type { LimitHost } from './store.js';
+import { tooHeavy } from './task-input.js';
+import type { Group, WaitingTasks } from './waiting.js';
 
 /** A group in a pass's order, by the arrival number of its head when placed. */
 interface Head {
@@ -33,74 +18,96 @@ interface Head {
   seq: number;
 }
 
-interface Deadline {
-  readonly at: number;
-  readonly slot: Slot;
-  readonly group: Group;
+/** The parts a dispatcher runs the queue with, made and held by its scheduler. */
+export interface DispatcherParts {
+  readonly clock: Clock;
+  readonly waiting: WaitingTasks;
+  readonly deadlines: Deadlines;
+  readonly refusals: Refusals;
+  readonly listeners: Listeners<SchedulerEvent>;
 }
 
 /**
- * The queue of a {@link Scheduler}: its limits' books, the groups of waiting tasks, the passes that
- * run them in order, the one timer, and the counts of what was sent and refused. The public calls
- * are the Scheduler's; the replay's `route`/`submit` are in submit.ts.
+ * What runs a {@link Scheduler}'s queue: its limits' books, the passes that run waiting tasks in
+ * order, the one timer, the weight taken without an instant until it gets one, and a change of
+ * limits due at an instant. The waiting tasks, their deadlines and the refusals are parts the
+ * scheduler makes and gives it. It is the host and owner of the scheduler's limits: a store's
+ * limit wakes it and tells it of a change of N or W.
  */
-export abstract class Dispatcher<L extends StoreLimit> {
+export class Dispatcher implements LimitHost, LimitOwner {
   readonly clock: Clock;
-  protected readonly maxQueue: number;
-  protected readonly store: LimitStore<L>;
-  /** Limits whose permits come from another process's store. */
-  protected shared = 0;
-  protected readonly groups = new Map<string, Group>();
-  /** Each limit of this scheduler, with what the scheduler keeps about it. */
-  protected readonly books = new Map<StoreLimit, LimitBook>();
-  /** The names of its limits, each once. */
-  protected readonly names = new Set<string>();
-  protected deadlines: Deadline[] = [];
-  /** The order of queue heads of the pass running now, or null. */
-  private heads: Head[] | null = null;
+  readonly waiting: WaitingTasks;
+  readonly deadlines: Deadlines;
+  readonly refusals: Refusals;
+  readonly listeners: Listeners<SchedulerEvent>;
+  /** Each limit of the scheduler, with what the scheduler keeps about it. */
+  readonly books = new Map<StoreLimit, LimitBook>();
   /**
-   * @internal While a task that waited in the queue starts: the limit that last held it (or its
-   * group's head) back, else null. Read by the task as it starts (what a request waited on).
+   * While a task that waited in the queue starts: the limit that last held it (or its group's
+   * head) back, else null. Read by the task as it starts (what a request waited on).
    */
   heldBy: StoreLimit | null = null;
-  private seq = 0;
-  private passNo = 0;
-  protected live = 0;
-  protected dispatched = 0;
-  protected readonly refusedCounts: Record<RefusalReason, number> = {
-    'queue-full': 0,
-    aborted: 0,
-    deadline: 0,
-    'too-heavy': 0,
-    closed: 0,
-  };
-  protected draining = false;
+  /** Tasks started. */
+  dispatched = 0;
+  /** Limits whose permits come from another process's store. */
+  #shared = 0;
+  /** The order of queue heads of the pass running now, or null. */
+  #heads: Head[] | null = null;
+  #passNo = 0;
+  #draining = false;
   // Limits holding weight without an instant: the first `unstampedCount` of this array.
-  private readonly unstamped: LimitBook[] = [];
-  protected unstampedCount = 0;
-  private stampQueued = false;
-  private dirty = false;
-  protected timer: unknown = null;
-  private timerAt = Infinity;
-  protected closed = false;
+  readonly #unstamped: LimitBook[] = [];
+  #unstampedCount = 0;
+  #stampQueued = false;
+  #dirty = false;
+  #timer: unknown = null;
+  #timerAt = Infinity;
+  #closed = false;
   // A change of limits due at an instant (see setBoundary), applied before any decision past it.
-  protected boundaryAt = Infinity;
-  private boundaryFn: (() => void) | null = null;
-  protected readonly listeners = new Listeners<SchedulerEvent>((source, error) => ({
-    type: 'error',
-    at: this.clock.now(),
-    source,
-    error,
-  }));
+  #boundaryAt = Infinity;
+  #boundaryFn: (() => void) | null = null;
 
-  protected constructor(clock: Clock, maxQueue: number, store: LimitStore<L>) {
-    this.clock = clock;
-    this.maxQueue = maxQueue;
-    this.store = store;
+  constructor(parts: DispatcherParts) {
+    this.clock = parts.clock;
+    this.waiting = parts.waiting;
+    this.deadlines = parts.deadlines;
+    this.refusals = parts.refusals;
+    this.listeners = parts.listeners;
+  }
+
+  /** Whether a pass runs now (tasks admitted now would go ahead of those it has yet to look at). */
+  get draining(): boolean {
+    return this.#draining;
+  }
+
+  /** Whether the scheduler is closed: every task is refused. */
+  get closed(): boolean {
+    return this.#closed;
+  }
+
+  /** The instant of the change of limits due next, or Infinity. */
+  get boundaryAt(): number {
+    return this.#boundaryAt;
+  }
+
+  /** Whether a limit takes its permits from another process's store. */
+  get shares(): boolean {
+    return this.#shared > 0;
+  }
+
+  /** Whether the timer is set (the heads of the queue wait for it). */
+  get timerSet(): boolean {
+    return this.#timer !== null;
+  }
+
+  /** Keeps `book`, the book of a new limit of the scheduler. */
+  addBook(book: LimitBook): void {
+    this.books.set(book.limit, book);
+    if (book.limit.isShared()) this.#shared++;
   }
 
   /** Takes `weight` from every book's limit if nobody waits on them and all allow it at `now`. */
-  protected admitBooks(books: readonly LimitBook[], weight: number, priority: number, now: number): boolean {
+  admitBooks(books: readonly LimitBook[], weight: number, priority: number, now: number): boolean {
     for (let i = 0; i < books.length; i++) {
       const b = books[i]!;
       if (b.waiting > 0 || b.limit.waitFor(weight, now, priority) !== 0) return false;
@@ -109,66 +116,8 @@ export abstract class Dispatcher<L extends StoreLimit> {
     return true;
   }
 
-  /** Puts a task at the back of its group's queue and counts it waiting on each of its limits. */
-  protected enqueue(group: Group, fn: (arg: number) => unknown, waiter: Waiter, weight: number, arg = 0): Slot {
-    const slot = group.queue.push(fn, waiter, weight, this.seq++, arg);
-    // Given by a task of the pass running now: it takes its place in the pass's order, so that it
-    // goes before younger tasks of its priority, and after older ones, on any limit they share.
-    if (this.heads !== null && group.inPass !== this.passNo) {
-      group.inPass = this.passNo;
-      heapPush(this.heads, { group, seq: group.queue.headSeq() }, headBefore);
-    }
-    group.live++;
-    this.live++;
-    for (const b of group.books) {
-      b.waiting++;
-      b.queuedWeight += weight;
-    }
-    return slot;
-  }
-
-  /** @internal A shared limit's permits arrived: runs what can run. */
-  wake(): void {
-    if (!this.closed) this.pass();
-  }
-
-  /** @internal The weight of the tasks waiting on `limit` (what a shared store asks for). */
-  queuedWeight(limit: StoreLimit): number {
-    return this.books.get(limit)?.queuedWeight ?? 0;
-  }
-
-  /**
-   * @internal A limit changed: applies it to the waiting tasks at once. Those it can no longer
-   * fit are refused (`too-heavy`), as a new `schedule()` of them would be, so that they hold
-   * back nobody behind them.
-   */
-  changed(limit: StoreLimit, from: { readonly limit: number; readonly windowMs: number }): void {
-    this.emit({
-      type: 'limit',
-      at: this.clock.now(),
-      limit: limit.name,
-      from,
-      to: { limit: limit.limit, windowMs: limit.windowMs },
-    });
-    if ((this.books.get(limit)?.waiting ?? 0) > 0) this.refuseTooHeavy(limit);
-    if (!this.closed) this.pass();
-  }
-
-  /** Refuses every waiting task on `limit` heavier than what the limit allows its priority now. */
-  private refuseTooHeavy(limit: StoreLimit): void {
-    for (const g of this.groups.values()) {
-      if (g.live === 0 || !g.limits.includes(limit)) continue;
-      const cap = limit.capacity(g.priority);
-      g.queue.forEachLive((slot, weight) => {
-        if (weight <= cap) return;
-        const resolve = cancelSlot(slot)!;
-        this.release(g, weight);
-        this.rejectWith(resolve, 'too-heavy', g.limits, tooHeavy(weight, limit, g.priority));
-      });
-    }
-  }
-
-  protected admitAnytime(limits: readonly StoreLimit[], weight: number, priority: number): boolean {
+  /** Takes `weight` from every limit, whatever the instant, if nobody waits on them and all have room. */
+  admitAnytime(limits: readonly StoreLimit[], weight: number, priority: number): boolean {
     for (let i = 0; i < limits.length; i++) {
       const l = limits[i]!;
       if (this.books.get(l)!.waiting > 0 || !l.fitsAnytime(weight, priority)) return false;
@@ -178,42 +127,115 @@ export abstract class Dispatcher<L extends StoreLimit> {
     return true;
   }
 
+  /** Takes `weight` from every limit if nobody waits on them and all allow it at `now`. */
+  admitNow(limits: readonly StoreLimit[], weight: number, priority: number, now: number): boolean {
+    for (let i = 0; i < limits.length; i++) {
+      const l = limits[i]!;
+      if (this.books.get(l)!.waiting > 0 || l.waitFor(weight, now, priority) !== 0) return false;
+    }
+    this.takeAll(limits, weight);
+    return true;
+  }
+
+  /** The group of `priority` and `limits`, made if there is none. */
+  groupFor(priority: number, limits: readonly StoreLimit[]): Group {
+    return this.waiting.groupFor(
+      priority,
+      limits,
+      limits.map((l) => this.books.get(l)!),
+    );
+  }
+
+  /** Puts a task at the back of its group's queue and counts it waiting on each of its limits. */
+  enqueue(group: Group, fn: (arg: number) => unknown, waiter: Waiter, weight: number, arg = 0): Slot {
+    const slot = this.waiting.push(group, fn, waiter, weight, arg);
+    // Given by a task of the pass running now: it takes its place in the pass's order, so that it
+    // goes before younger tasks of its priority, and after older ones, on any limit they share.
+    if (this.#heads !== null && group.inPass !== this.#passNo) {
+      group.inPass = this.#passNo;
+      heapPush(this.#heads, { group, seq: group.queue.headSeq() }, headBefore);
+    }
+    return slot;
+  }
+
+  /** A shared limit's permits arrived: runs what can run. */
+  wake(): void {
+    if (!this.#closed) this.pass();
+  }
+
+  /** The weight of the tasks waiting on `limit` (what a shared store asks for). */
+  queuedWeight(limit: StoreLimit): number {
+    return this.books.get(limit)?.queuedWeight ?? 0;
+  }
+
+  /**
+   * A limit changed: applies it to the waiting tasks at once. Those it can no longer fit are
+   * refused (`too-heavy`), as a new `schedule()` of them would be, so that they hold back nobody
+   * behind them.
+   */
+  changed(limit: StoreLimit, from: { readonly limit: number; readonly windowMs: number }): void {
+    this.listeners.emit({
+      type: 'limit',
+      at: this.clock.now(),
+      limit: limit.name,
+      from,
+      to: { limit: limit.limit, windowMs: limit.windowMs },
+    });
+    if ((this.books.get(limit)?.waiting ?? 0) > 0) this.#refuseTooHeavy(limit);
+    if (!this.#closed) this.pass();
+  }
+
+  /** Refuses every waiting task on `limit` heavier than what the limit allows its priority now. */
+  #refuseTooHeavy(limit: StoreLimit): void {
+    this.waiting.forEach((g) => {
+      if (g.live === 0 || !g.limits.includes(limit)) return;
+      const cap = limit.capacity(g.priority);
+      g.queue.forEachLive((slot, weight) => {
+        if (weight <= cap) return;
+        const resolve = cancelSlot(slot)!;
+        this.waiting.release(g, weight);
+        this.refusals.tell(resolve, 'too-heavy', g.limits, tooHeavy(weight, limit, g.priority));
+      });
+    });
+  }
+
   /**
    * Takes `weight` from every limit for a task about to start. The weight gets its instant from a
    * clock read after the task started (at the end of this pass or this turn, or at the next
    * decision), never the instant the decision was made on: a dispatch is never counted as earlier
    * than it was, so no window can hold more than N of them (R13).
    */
-  protected takeAll(limits: readonly StoreLimit[], weight: number): void {
+  takeAll(limits: readonly StoreLimit[], weight: number): void {
     for (let i = 0; i < limits.length; i++) this.takeOne(this.books.get(limits[i]!)!, weight);
   }
 
-  protected takeOne(b: LimitBook, weight: number): void {
+  takeOne(b: LimitBook, weight: number): void {
     b.limit.takeUnstamped(weight);
     if (!b.queuedStamp) {
       b.queuedStamp = true;
-      this.unstamped[this.unstampedCount++] = b;
+      this.#unstamped[this.#unstampedCount++] = b;
     }
-    if (!this.stampQueued) {
-      this.stampQueued = true;
-      queueMicrotask(this.stampLater);
+    if (!this.#stampQueued) {
+      this.#stampQueued = true;
+      queueMicrotask(this.#stampLater);
     }
   }
 
-  private readonly stampLater = (): void => {
-    this.stampQueued = false;
-    if (this.unstampedCount > 0) this.stampAll(this.clock.now());
+  readonly #stampLater = (): void => {
+    this.#stampQueued = false;
+    if (this.#unstampedCount > 0) this.stampAll(this.clock.now());
   };
 
   /** Gives every weight taken without an instant the instant `now`, read after it was taken. */
-  protected stampAll(now: number): void {
-    const list = this.unstamped;
-    for (let i = 0; i < this.unstampedCount; i++) {
+  stampAll(now: number): void {
+    if (this.#unstampedCount === 0) return;
+    const list = this.#unstamped;
+    for (let i = 0; i < this.#unstampedCount; i++) {
       const b = list[i]!;
       b.limit.stamp(now);
       b.queuedStamp = false;
     }
-    this.unstampedCount = 0;
+    this.#unstampedCount = 0;
   }
 
   /**
@@ -221,7 +243,7 @@ export abstract class Dispatcher<L extends StoreLimit> {
    * for them, for all its shared limits in one request (all or none, R13). Permits for one limit
    * are never asked while another limit would hold the task anyway.
    */
-  protected askShared(limits: readonly StoreLimit[], weight: number, priority: number, now: number): void {
+  askShared(limits: readonly StoreLimit[], weight: number, priority: number, now: number): void {
     let ask: StoreLimit[] | null = null;
     for (let i = 0; i < limits.length; i++) {
       const l = limits[i]!;
@@ -231,35 +253,27 @@ export abstract class Dispatcher<L extends StoreLimit> {
     if (ask !== null) ask[0]!.request(ask, weight, priority, now);
   }
 
-  protected admitNow(limits: readonly StoreLimit[], weight: number, priority: number, now: number): boolean {
-    for (let i = 0; i < limits.length; i++) {
-      const l = limits[i]!;
-      if (this.books.get(l)!.waiting > 0 || l.waitFor(weight, now, priority) !== 0) return false;
-    }
-    this.takeAll(limits, weight);
-    return true;
-  }
-
   /**
-   * @internal Calls `fn` before anything is decided at or after `at` (this scheduler's clock),
-   * once: a change of limits due at an instant (a lower tier, a throttle) is applied before any
-   * task is let through past it, even when the timer meant for it fires late (a busy process).
-   * One at a time: a new one replaces the last; `null` removes it. Admission then reads the clock.
+   * Calls `fn` before anything is decided at or after `at` (this scheduler's clock), once: a
+   * change of limits due at an instant (a lower tier, a throttle) is applied before any task is
+   * let through past it, even when the timer meant for it fires late (a busy process). One at a
+   * time: a new one replaces the last; `null` removes it. Admission then reads the clock.
    */
   setBoundary(at: number, fn: (() => void) | null): void {
-    this.boundaryAt = fn === null ? Infinity : at;
-    this.boundaryFn = fn;
+    this.#boundaryAt = fn === null ? Infinity : at;
+    this.#boundaryFn = fn;
   }
 
   /** Applies a change of limits that is due now: a task's weight is checked against what is in force. */
-  protected boundaryIfDue(): void {
-    if (this.boundaryAt !== Infinity && this.clock.now() >= this.boundaryAt) this.reachBoundary();
+  boundaryIfDue(): void {
+    if (this.#boundaryAt !== Infinity && this.clock.now() >= this.#boundaryAt) this.reachBoundary();
   }
 
-  protected reachBoundary(): void {
-    const fn = this.boundaryFn;
-    this.boundaryAt = Infinity;
-    this.boundaryFn = null;
+  /** Applies the change of limits due at the boundary (its instant has come). */
+  reachBoundary(): void {
+    const fn = this.#boundaryFn;
+    this.#boundaryAt = Infinity;
+    this.#boundaryFn = null;
     fn?.();
   }
 
@@ -267,59 +281,42 @@ export abstract class Dispatcher<L extends StoreLimit> {
    * Runs `fn` with the passes it would make held back, then makes one: tasks refused together (one
    * signal aborted) never let one of them start on the room another left.
    */
-  protected together(fn: () => void): void {
-    if (this.draining) {
+  together(fn: () => void): void {
+    if (this.#draining) {
       fn();
       return;
     }
-    this.draining = true;
+    this.#draining = true;
     try {
       fn();
     } finally {
-      this.draining = false;
+      this.#draining = false;
     }
-    if (!this.closed) this.pass();
+    if (!this.#closed) this.pass();
   }
 
   /** Runs every task that can run now, in order, then sets the one timer for the next. */
-  protected pass(): void {
-    if (this.draining) {
-      this.dirty = true;
+  pass(): void {
+    if (this.#draining) {
+      this.#dirty = true;
       return;
     }
-    this.draining = true;
+    this.#draining = true;
     let wake = Infinity;
     try {
       do {
-        this.dirty = false;
+        this.#dirty = false;
         const now = this.clock.now();
-        if (now >= this.boundaryAt) this.reachBoundary();
+        if (now >= this.#boundaryAt) this.reachBoundary();
         this.stampAll(now);
-        wake = this.drain(now);
-      } while (this.dirty);
+        wake = this.#drain(now);
+      } while (this.#dirty);
     } finally {
-      this.draining = false;
+      this.#draining = false;
     }
     this.stampAll(this.clock.now());
     // Closed by a task of this pass: no timer, whatever the pass found.
-    this.setTimer(this.closed ? Infinity : Math.min(wake, this.nextDeadline()));
-  }
-
-  /**
-   * The earliest deadline of a task still waiting. Entries of tasks that left the queue (run,
-   * aborted, refused) are dropped from the top here, and all of them once they outnumber the
-   * waiting tasks: they hold no timer and no memory for long.
-   */
-  private nextDeadline(): number {
-    const heap = this.deadlines;
-    if (heap.length > 2 * this.live + 64) {
-      this.deadlines = heapOf(
-        heap.filter((d) => isLive(d.slot)),
-        deadlineBefore,
-      );
-    }
-    while (this.deadlines.length > 0 && !isLive(this.deadlines[0]!.slot)) heapPop(this.deadlines, deadlineBefore);
-    return this.deadlines[0]?.at ?? Infinity;
+    this.#setTimer(this.#closed ? Infinity : Math.min(wake, this.deadlines.next(this.waiting.live)));
   }
 
   /**
@@ -329,35 +326,30 @@ export abstract class Dispatcher<L extends StoreLimit> {
    * lower goes ahead of it on any limit it draws on. A task given by a task of the pass takes its
    * place in the order at once. Returns the instant to look again.
    */
-  private drain(now: number): number {
+  #drain(now: number): number {
     // A task may still start at its deadline: refuse those past it, run what can run, then refuse
     // those whose deadline is now and that could not.
-    this.expireDeadlines(now, false);
-    const pass = ++this.passNo;
+    this.#expireDeadlines(now, false);
+    const pass = ++this.#passNo;
     const heads: Head[] = [];
-    for (const [key, g] of this.groups) {
-      if (g.queue.skipCancelled()) {
-        heads.push({ group: g, seq: g.queue.headSeq() });
-        g.inPass = pass;
-      } else if (g.live === 0) {
-        g.gone = true;
-        this.groups.delete(key);
-      }
-    }
+    this.waiting.sweep((g) => {
+      heads.push({ group: g, seq: g.queue.headSeq() });
+      g.inPass = pass;
+    });
     heapOf(heads, headBefore);
-    this.heads = heads;
+    this.#heads = heads;
     let wake: number;
     try {
-      wake = this.drainHeads(heads, pass, now);
+      wake = this.#drainHeads(heads, pass, now);
     } finally {
-      this.heads = null;
+      this.#heads = null;
     }
     // A refused head may have held back lighter tasks behind it: look again.
-    if (this.expireDeadlines(now, true) > 0) this.dirty = true;
+    if (this.#expireDeadlines(now, true) > 0) this.#dirty = true;
     return wake;
   }
 
-  private drainHeads(heads: Head[], pass: number, now: number): number {
+  #drainHeads(heads: Head[], pass: number, now: number): number {
     let wake = Infinity;
     while (heads.length > 0) {
       const top = heads[0]!;
@@ -389,7 +381,7 @@ export abstract class Dispatcher<L extends StoreLimit> {
       // tasks took gets this instant, read after they started (a shared limit has Redis count
       // again what may have started after its lease).
       let at = now;
-      if (this.shared > 0) {
+      if (this.#shared > 0) {
         at = this.clock.now();
         this.stampAll(at);
       }
@@ -402,8 +394,8 @@ export abstract class Dispatcher<L extends StoreLimit> {
           holding = l;
         }
       }
-      if (wait === Infinity && this.refuseHeadIfTooHeavy(g, weight)) continue;
-      if (wait > 0 && this.shared > 0) this.askShared(limits, weight, priority, at);
+      if (wait === Infinity && this.#refuseHeadIfTooHeavy(g, weight)) continue;
+      if (wait > 0 && this.#shared > 0) this.askShared(limits, weight, priority, at);
       if (wait > 0) {
         g.heldBy = holding;
         for (const b of books) b.pass = pass;
@@ -414,7 +406,7 @@ export abstract class Dispatcher<L extends StoreLimit> {
       for (const b of books) this.takeOne(b, weight);
       const arg = queue.headArg();
       const { fn, resolve } = queue.shift();
-      this.release(g, weight);
+      this.waiting.release(g, weight);
       this.countDispatch(limits, weight, priority, at);
       this.heldBy = g.heldBy;
       if (typeof resolve !== 'function') {
@@ -443,157 +435,77 @@ export abstract class Dispatcher<L extends StoreLimit> {
   }
 
   /** Refuses the head of `g` if one of its limits can never fit it (a limit lowered elsewhere). */
-  private refuseHeadIfTooHeavy(g: Group, weight: number): boolean {
+  #refuseHeadIfTooHeavy(g: Group, weight: number): boolean {
     for (const l of g.limits) {
       if (weight <= l.capacity(g.priority)) continue;
       const { resolve } = g.queue.shift();
-      this.release(g, weight);
-      this.rejectWith(resolve, 'too-heavy', g.limits, tooHeavy(weight, l, g.priority));
+      this.waiting.release(g, weight);
+      this.refusals.tell(resolve, 'too-heavy', g.limits, tooHeavy(weight, l, g.priority));
       return true;
     }
     return false;
   }
 
-  private expireDeadlines(now: number, includingNow: boolean): number {
+  #expireDeadlines(now: number, includingNow: boolean): number {
     let expired = 0;
-    while (
-      this.deadlines.length > 0 &&
-      (this.deadlines[0]!.at < now || (includingNow && this.deadlines[0]!.at === now))
-    ) {
-      const d = heapPop(this.deadlines, deadlineBefore)!;
+    for (let d = this.deadlines.due(now, includingNow); d !== null; d = this.deadlines.due(now, includingNow)) {
       const resolve = cancelSlot(d.slot);
       if (resolve === null) continue;
-      this.release(d.group, d.slot.chunk.weights[d.slot.index]!);
-      this.rejectWith(resolve, 'deadline', d.group.limits, 'the deadline passed before the limits allowed the task');
+      this.waiting.release(d.group, d.slot.chunk.weights[d.slot.index]!);
+      this.refusals.tell(resolve, 'deadline', d.group.limits, 'the deadline passed before the limits allowed the task');
       expired++;
     }
     return expired;
   }
 
-  protected cancel(slot: Slot, group: Group, weight: number, reason: RefusalReason, message: string): void {
+  /** Refuses the waiting task in `slot` of `group` (if it still waits), then runs what can run. */
+  cancel(slot: Slot, group: Group, weight: number, reason: RefusalReason, message: string): void {
     const resolve = cancelSlot(slot);
     if (resolve === null) return;
-    this.release(group, weight);
-    this.rejectWith(resolve, reason, group.limits, message);
+    this.waiting.release(group, weight);
+    this.refusals.tell(resolve, reason, group.limits, message);
     this.pass();
   }
 
-  protected release(group: Group, weight: number): void {
-    group.live--;
-    this.live--;
-    for (const b of group.books) {
-      b.waiting--;
-      b.queuedWeight -= weight;
-    }
+  /** Refuses every waiting task (`closed`) and every later one; clears the timer. */
+  close(): void {
+    this.#closed = true;
+    this.waiting.forEach((group) => {
+      while (group.queue.skipCancelled()) {
+        const weight = group.queue.headWeight();
+        const { resolve } = group.queue.shift();
+        this.waiting.release(group, weight);
+        this.refusals.tell(resolve, 'closed', group.limits, 'the scheduler was closed before the task started');
+      }
+    });
+    this.deadlines.clear();
+    this.#setTimer(Infinity);
   }
 
-  protected setTimer(at: number): void {
-    if (at === this.timerAt) return;
-    if (this.timer !== null) this.clock.clearTimer(this.timer);
-    this.timer = null;
-    this.timerAt = at;
+  #setTimer(at: number): void {
+    if (at === this.#timerAt) return;
+    if (this.#timer !== null) this.clock.clearTimer(this.#timer);
+    this.#timer = null;
+    this.#timerAt = at;
     if (at === Infinity) return;
-    this.timer = this.clock.setTimer(() => {
-      this.timer = null;
-      this.timerAt = Infinity;
+    this.#timer = this.clock.setTimer(() => {
+      this.#timer = null;
+      this.#timerAt = Infinity;
       this.pass();
     }, at - this.clock.now());
   }
 
-  protected groupFor(priority: number, limits: readonly StoreLimit[]): Group {
-    let key = String(priority);
-    for (const l of limits) key += `|${limitId(l)}`;
-    let g = this.groups.get(key);
-    if (g === undefined) {
-      g = {
-        priority,
-        limits,
-        books: limits.map((l) => this.books.get(l)!),
-        queue: new TaskQueue(),
-        live: 0,
-        gone: false,
-        inPass: 0,
-        heldBy: null,
-      };
-      this.groups.set(key, g);
-    }
-    return g;
-  }
-
-  protected readLimits(value: Limit | readonly Limit[] | undefined): readonly StoreLimit[] {
-    if (value === undefined) return [];
-    const list = Array.isArray(value) ? (value as readonly StoreLimit[]) : [value as StoreLimit];
-    for (const l of list) this.ownedLimit(l, 'each of `limits`');
-    // Each limit once, checked without allocating (a task draws on a handful of limits).
-    for (let i = 1; i < list.length; i++) {
-      for (let j = 0; j < i; j++)
-        if (list[j] === list[i])
-          throw new InvalidInputError(
-            '`limits`',
-            list.map((l) => l.name),
-            'each limit once',
-          );
-    }
-    return list;
-  }
-
-  /** Whether `limits` is an array of limits of this scheduler, each once (without allocating). */
-  protected ownsAll(limits: unknown): boolean {
-    if (!Array.isArray(limits)) return false;
-    for (let i = 0; i < limits.length; i++) {
-      const l: unknown = limits[i];
-      if (!this.books.has(l as StoreLimit)) return false;
-      for (let j = 0; j < i; j++) if (limits[j] === l) return false;
-    }
-    return true;
-  }
-
-  /** Throws the error `readLimits` gives for limits `ownsAll` refused. */
-  protected refuseLimits(limits: unknown): never {
-    if (limits !== undefined) this.readLimits(limits as StoreLimit | readonly StoreLimit[]);
-    throw new InvalidInputError('`limits`', limits, 'a limit made by this scheduler, or an array of them');
-  }
-
-  protected ownedLimit(l: unknown, field: string): void {
-    if (this.books.has(l as StoreLimit)) return;
-    checkSameBuild(field, l, 'the scheduler', WindowLimit.prototype);
-    throw new InvalidInputError(field, l, 'a limit made by this scheduler (scheduler.limit(...))');
-  }
-
-  protected countDispatch(
-    limits: readonly StoreLimit[],
-    weight: number,
-    priority: number,
-    at: number | undefined,
-  ): void {
+  /** Counts a task started and tells the listeners. */
+  countDispatch(limits: readonly StoreLimit[], weight: number, priority: number, at: number | undefined): void {
     this.dispatched++;
     if (this.listeners.size > 0)
-      this.emit({ type: 'dispatch', at: at ?? this.clock.now(), weight, priority, limits: limits.map((l) => l.name) });
-  }
-
-  protected refuse<T>(reason: RefusalReason, limits: readonly StoreLimit[], message: string): Promise<T> {
-    this.countRefusal(reason, limits);
-    return Promise.reject(new RefusedError(reason, message));
-  }
-
-  private countRefusal(reason: RefusalReason, limits: readonly StoreLimit[]): void {
-    this.refusedCounts[reason]++;
-    if (this.listeners.size > 0)
-      this.emit({ type: 'refuse', at: this.clock.now(), reason, limits: limits.map((l) => l.name) });
-  }
-
-  /** Refuses a waiter: rejects its promise, or tells its submission (no error made, no message). */
-  protected rejectWith(waiter: Waiter, reason: RefusalReason, limits: readonly StoreLimit[], message: string): void {
-    if (typeof waiter === 'function') {
-      waiter(this.refuse(reason, limits, message));
-    } else {
-      this.countRefusal(reason, limits);
-      waiter.refused(reason);
-    }
-  }
-
-  protected emit(event: SchedulerEvent): void {
-    this.listeners.emit(event);
+      this.listeners.emit({
+        type: 'dispatch',
+        at: at ?? this.clock.now(),
+        weight,
+        priority,
+        limits: limits.map((l) => l.name),
+      });
   }
 }
 
@@ -604,31 +516,6 @@ export function runSubmitted(fn: (arg: number) => unknown, arg: number, submissi
   } catch (e) {
     submission.failed(e);
   }
-}
-
-const ids = new WeakMap<StoreLimit, number>();
-let nextId = 0;
-function limitId(l: StoreLimit): number {
-  let id = ids.get(l);
-  if (id === undefined) ids.set(l, (id = nextId++));
-  return id;
-}
-
-export function tooHeavy(weight: number, l: StoreLimit, priority: number): string {
-  return `weight ${weight} can never fit ${l.name} (${l.capacity(priority)} per ${l.windowMs} ms at priority ${priority})`;
-}
-
-export function readWeight(value: unknown): number {
-  if (value === undefined) return 1;
-  if (!isPositiveInteger(value)) throw new InvalidInputError('`weight`', value, 'a positive integer');
-  return value;
-}
-
-export function readPriority(value: unknown): number {
-  if (value === undefined) return 0;
-  if (typeof value !== 'number' || !Number.isFinite(value))
-    throw new InvalidInputError('`priority`', value, 'a finite number');
-  return value;
 }
 
 /** Higher priority first, then the older head. */
@@ -642,8 +529,4 @@ function headBefore(a: Head, b: Head): boolean {
 function popHead(heads: Head[]): void {
   heads[0]!.group.inPass = 0;
   heapPop(heads, headBefore);
-}
-
-export function deadlineBefore(a: Deadline, b: Deadline): boolean {
-  return a.at < b.at;
 }

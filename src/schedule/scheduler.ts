@@ -1,18 +1,31 @@
 import { InvalidInputError, type RefusalReason } from '../errors.js';
 import { checkFields, isPositiveInteger } from '../internal/parse.js';
+import { AbortWatch } from './abort-watch.js';
 import { checkSameBuild, copyOf, markBuild } from './build.js';
 import { type Clock, systemClock } from './clock.js';
-import { type RateLimitFeedback, readFeedback } from './feedback.js';
-import type { Resolve, Slot } from './queue.js';
-import { type LimitStore, memoryStore } from './store.js';
-import { WindowLimit, type WindowLimitOptions } from './window.js';
-import { type Limit, type StoreLimit, TAKEN, type TakeResult, takeResult } from './limit.js';
-import { LimitBook } from './limit-book.js';
-import { heapPush } from './heap.js';
-import { deadlineBefore, readPriority, readWeight, tooHeavy } from './dispatcher.js';
-import { SubmitPath } from './submit.js';
-import { AbortWatch } from './abort-watch.js';
+import { Deadlines } from './deadlines.js';
+import { Dispatcher } from './dispatcher.js';
 import type { SchedulerEvent } from './events.js';
+import { type RateLimitFeedback, readFeedback } from './feedback.js';
+import { LimitBook } from './limit-book.js';
+import { type Limit, type StoreLimit, TAKEN, type TakeResult, takeResult } from './limit.js';
+import { Listeners } from './listeners.js';
+import type { Resolve, Slot, Submission } from './queue.js';
+import { Refusals } from './refusals.js';
+import { type LimitStore, memoryStore } from './store.js';
+import { type SubmitRoute, makeRoute, submitTask } from './submit.js';
+import {
+  checkOwned,
+  ownsAll,
+  readLimits,
+  readPriority,
+  readSignal,
+  readWeight,
+  refuseLimits,
+  tooHeavy,
+} from './task-input.js';
+import { WaitingTasks } from './waiting.js';
+import { WindowLimit, type WindowLimitOptions } from './window.js';
 
 // Limits say which copy of traderatio made them, for the message when two copies meet.
 markBuild(WindowLimit.prototype);
@@ -152,12 +165,69 @@ function capture(resolve: Resolve): void {
  * sent // [0, 0, 1000]
  * ```
  */
-export class Scheduler<L extends StoreLimit = WindowLimit> extends SubmitPath<L> {
+export class Scheduler<L extends StoreLimit = WindowLimit> {
+  /** Where time is read and the timer set. */
+  readonly clock: Clock;
+  readonly #store: LimitStore<L>;
+  readonly #maxQueue: number;
+  /** The names of its limits, each once. */
+  readonly #names = new Set<string>();
+  readonly #listeners: Listeners<SchedulerEvent>;
+  /** The tasks waiting, in groups by priority and limits. */
+  readonly #waiting = new WaitingTasks();
+  /** The deadlines of the waiting tasks. */
+  readonly #deadlines = new Deadlines();
+  /** The refusals, counted by reason. */
+  readonly #refusals: Refusals;
+  /** What runs the queue: passes, the timer, the weight taken and its instants. */
+  readonly #dispatcher: Dispatcher;
   /** The signals tasks wait on: one listener each, however many tasks share one. */
-  private readonly aborts = new AbortWatch((run) => this.together(run));
+  readonly #aborts: AbortWatch;
 
   constructor(options: SchedulerOptions<L> = {}) {
-    super(...readSchedulerOptions<L>(options));
+    const [clock, maxQueue, store] = readSchedulerOptions<L>(options);
+    this.clock = clock;
+    this.#maxQueue = maxQueue;
+    this.#store = store;
+    this.#listeners = new Listeners<SchedulerEvent>((source, error) => ({
+      type: 'error',
+      at: clock.now(),
+      source,
+      error,
+    }));
+    this.#refusals = new Refusals(clock, this.#listeners);
+    this.#dispatcher = new Dispatcher({
+      clock,
+      waiting: this.#waiting,
+      deadlines: this.#deadlines,
+      refusals: this.#refusals,
+      listeners: this.#listeners,
+    });
+    const dispatcher = this.#dispatcher;
+    this.#aborts = new AbortWatch((run) => dispatcher.together(run));
+  }
+
+  /**
+   * @internal While a task that waited in the queue starts: the limit that last held it (or its
+   * group's head) back, else null. Read by the task as it starts (what a request waited on).
+   */
+  get heldBy(): StoreLimit | null {
+    return this.#dispatcher.heldBy;
+  }
+
+  /**
+   * @internal Calls `fn` before anything is decided at or after `at` (this scheduler's clock),
+   * once: a change of limits due at an instant (a lower tier, a throttle) is applied before any
+   * task is let through past it, even when the timer meant for it fires late (a busy process).
+   * One at a time: a new one replaces the last; `null` removes it. Admission then reads the clock.
+   */
+  setBoundary(at: number, fn: (() => void) | null): void {
+    this.#dispatcher.setBoundary(at, fn);
+  }
+
+  /** @internal Runs what can run now: a limit's answer changed without a call to it. */
+  wake(): void {
+    this.#dispatcher.wake();
   }
 
   /**
@@ -169,19 +239,19 @@ export class Scheduler<L extends StoreLimit = WindowLimit> extends SubmitPath<L>
     if (typeof options === 'object' && options !== null) {
       checkFields(options, LIMIT_OPTION_FIELDS, 'the limit options');
       // A name keys stats, events and a store's shared state: two limits may not share one.
-      if (options.name !== undefined && this.names.has(options.name)) {
+      if (options.name !== undefined && this.#names.has(options.name)) {
         throw new InvalidInputError('`name`', options.name, 'a name no other limit of this scheduler has');
       }
     }
-    const l = this.store.limit(options, this);
+    const d = this.#dispatcher;
+    const l = this.#store.limit(options, d);
     checkSameBuild('the limit the store made', l, 'the scheduler', WindowLimit.prototype);
     // A limit of this copy of the library (a WindowLimit, or a shared one), not owned yet.
     if (copyOf(l) !== copyOf(WindowLimit.prototype) || l.owner !== null)
       throw new InvalidInputError('the limit the store made', l, 'a new limit');
-    l.owner = this;
-    this.books.set(l, new LimitBook(l));
-    this.names.add(l.name);
-    if (l.isShared()) this.shared++;
+    l.owner = d;
+    d.addBook(new LimitBook(l));
+    this.#names.add(l.name);
     return l;
   }
 
@@ -201,7 +271,9 @@ export class Scheduler<L extends StoreLimit = WindowLimit> extends SubmitPath<L>
         options,
         'an object { limits, weight, priority, signal, deadline }',
       );
-    const limits = this.readLimits(options.limits);
+    const d = this.#dispatcher;
+    const refusals = this.#refusals;
+    const limits = readLimits(d.books, options.limits);
     const weight = readWeight(options.weight);
     const priority = readPriority(options.priority);
     const signal = readSignal(options.signal);
@@ -209,36 +281,32 @@ export class Scheduler<L extends StoreLimit = WindowLimit> extends SubmitPath<L>
     if (deadline !== undefined && (typeof deadline !== 'number' || Number.isNaN(deadline))) {
       throw new InvalidInputError('`deadline`', deadline, 'an instant on the scheduler clock (a number)');
     }
-    if (this.closed) return this.refuse('closed', limits, 'the scheduler is closed');
+    if (d.closed) return refusals.reject('closed', limits, 'the scheduler is closed');
     if (signal?.aborted === true)
-      return this.refuse('aborted', limits, 'the signal was aborted before the task started');
-    this.boundaryIfDue();
+      return refusals.reject('aborted', limits, 'the signal was aborted before the task started');
+    d.boundaryIfDue();
     for (const l of limits) {
-      if (weight > l.capacity(priority)) return this.refuse('too-heavy', limits, tooHeavy(weight, l, priority));
+      if (weight > l.capacity(priority)) return refusals.reject('too-heavy', limits, tooHeavy(weight, l, priority));
     }
     // At once, if nobody waits on these limits and all of them allow it: without reading the
     // clock when they have room whatever the instant (the weight gets its instant at the end of
     // this turn), else at the instant read now.
-    if (
-      deadline === undefined &&
-      !this.draining &&
-      this.boundaryAt === Infinity &&
-      this.admitAnytime(limits, weight, priority)
-    )
+    if (deadline === undefined && !d.draining && d.boundaryAt === Infinity && d.admitAnytime(limits, weight, priority))
       return run(fn);
     const now = this.clock.now();
-    if (now >= this.boundaryAt) this.reachBoundary();
-    this.stampAll(now);
+    if (now >= d.boundaryAt) d.reachBoundary();
+    d.stampAll(now);
     if (deadline !== undefined && deadline < now)
-      return this.refuse('deadline', limits, 'the deadline had passed when the task was given');
-    if (!this.draining && this.admitNow(limits, weight, priority, now)) {
-      this.countDispatch(limits, weight, priority, now);
+      return refusals.reject('deadline', limits, 'the deadline had passed when the task was given');
+    if (!d.draining && d.admitNow(limits, weight, priority, now)) {
+      d.countDispatch(limits, weight, priority, now);
       return run(fn);
     }
 
-    if (this.live >= this.maxQueue)
-      return this.refuse('queue-full', limits, `${this.live} tasks are waiting, the most \`maxQueue\` allows`);
-    const group = this.groupFor(priority, limits);
+    const live = this.#waiting.live;
+    if (live >= this.#maxQueue)
+      return refusals.reject('queue-full', limits, `${live} tasks are waiting, the most \`maxQueue\` allows`);
+    const group = d.groupFor(priority, limits);
     const promise = new Promise<Awaited<T>>(capture as (resolve: (value: Awaited<T>) => void) => void);
     const resolve = captured!;
     captured = null;
@@ -246,18 +314,40 @@ export class Scheduler<L extends StoreLimit = WindowLimit> extends SubmitPath<L>
     if (signal !== undefined) {
       // Listened to before the task is queued: a signal that cannot be listened to queues nothing.
       const onAbort = (): void => {
-        if (slot !== null)
-          this.cancel(slot, group, weight, 'aborted', 'the signal was aborted before the task started');
+        if (slot !== null) d.cancel(slot, group, weight, 'aborted', 'the signal was aborted before the task started');
       };
-      const unwatch = this.aborts.watch(signal, onAbort);
+      const unwatch = this.#aborts.watch(signal, onAbort);
       void promise.then(unwatch, unwatch);
     }
-    slot = this.enqueue(group, fn, resolve, weight);
-    // A deadline that never comes needs no entry: it would only hold memory.
-    if (deadline !== undefined && deadline !== Infinity)
-      heapPush(this.deadlines, { at: deadline, slot, group }, deadlineBefore);
-    this.pass();
+    slot = d.enqueue(group, fn, resolve, weight);
+    if (deadline !== undefined) this.#deadlines.add(deadline, slot, group);
+    d.pass();
     return promise;
+  }
+
+  /**
+   * @internal Checks once what a kind of task draws on, for {@link Scheduler.submit}: the limits
+   * (each made by this scheduler, each once), the weight and the priority, as `schedule` does.
+   */
+  route(options: {
+    readonly limits: readonly StoreLimit[];
+    readonly weight: number;
+    readonly priority: number;
+  }): SubmitRoute {
+    return makeRoute(this.#dispatcher, options);
+  }
+
+  /**
+   * @internal Runs `fn(arg)` when every limit of `route` allows its weight, as `schedule` does
+   * (the same queue, order and limits), for callers that give many tasks in one synchronous run
+   * on a clock that moves only when told: a replay on a `VirtualClock`. No promise and no object
+   * per task: `fn` runs inside `submit` or inside the scheduler's timer, and what it took gets
+   * the instant read right after it returns. A refusal calls `submission.refused(reason)`, an
+   * error `fn` throws `submission.failed(error)`; one `fn` and one submission may serve every
+   * task of a route, `arg` telling them apart (a replay's arrival instant).
+   */
+  submit(fn: (arg: number) => void, arg: number, route: SubmitRoute, submission: Submission): void {
+    submitTask(this.#dispatcher, this.#maxQueue, fn, arg, route, submission);
   }
 
   /**
@@ -275,38 +365,39 @@ export class Scheduler<L extends StoreLimit = WindowLimit> extends SubmitPath<L>
     if (typeof priority !== 'number' || priority - priority !== 0)
       refuseInput('`priority`', priority, 'a finite number');
     if (typeof at !== 'number' || at - at !== 0) refuseInput('`at`', at, 'a finite instant on the scheduler clock');
+    const d = this.#dispatcher;
     const one = !Array.isArray(limits);
-    const book = one ? this.books.get(limits as StoreLimit) : undefined;
-    if (one ? book === undefined : !this.ownsAll(limits)) this.refuseLimits(limits);
-    if (at >= this.boundaryAt) this.reachBoundary();
+    const book = one ? d.books.get(limits as StoreLimit) : undefined;
+    if (one ? book === undefined : !ownsAll(d.books, limits)) refuseLimits(d.books, limits);
+    if (at >= d.boundaryAt) d.reachBoundary();
     // `at` is now, read after every earlier dispatch: the instant for what they took.
-    if (this.unstampedCount > 0) this.stampAll(at);
+    d.stampAll(at);
     if (book !== undefined) {
       // One limit, the common case: no array.
       const l = book.limit;
       const w = l.waitFor(weight, at, priority);
       if (w > 0) {
-        if (this.shared > 0 && l.lacks(weight, at)) l.request([l], weight, priority, at);
+        if (d.shares && l.lacks(weight, at)) l.request([l], weight, priority, at);
         return takeResult(w);
       }
       if (book.waiting > 0) return takeResult(l.windowMs / l.limit);
-      this.takeOne(book, weight);
+      d.takeOne(book, weight);
     } else {
       const list = limits as readonly StoreLimit[];
       let wait = 0;
       for (let i = 0; i < list.length; i++) {
         const l = list[i]!;
         const w = l.waitFor(weight, at, priority);
-        const behind = this.books.get(l)!.waiting > 0 && w === 0 ? l.windowMs / l.limit : w;
+        const behind = d.books.get(l)!.waiting > 0 && w === 0 ? l.windowMs / l.limit : w;
         if (behind > wait) wait = behind;
       }
       if (wait > 0) {
-        if (this.shared > 0) this.askShared(list, weight, priority, at);
+        if (d.shares) d.askShared(list, weight, priority, at);
         return takeResult(wait);
       }
-      this.takeAll(list, weight);
+      d.takeAll(list, weight);
     }
-    this.dispatched++;
+    d.dispatched++;
     return TAKEN;
   }
 
@@ -325,7 +416,7 @@ export class Scheduler<L extends StoreLimit = WindowLimit> extends SubmitPath<L>
    */
   feedback(given: Limit, feedback: RateLimitFeedback): void {
     // Everything is checked before anything is applied: a refused call leaves the limit as it was.
-    this.ownedLimit(given, 'the limit given feedback');
+    checkOwned(this.#dispatcher.books, given, 'the limit given feedback');
     const limit = given as StoreLimit;
     readFeedback(feedback);
     if (feedback.limit !== undefined && feedback.limit < limit.limit) {
@@ -339,11 +430,11 @@ export class Scheduler<L extends StoreLimit = WindowLimit> extends SubmitPath<L>
       }
     }
     const now = this.clock.now();
-    this.stampAll(now);
+    this.#dispatcher.stampAll(now);
     const bounded = (header: 'X-Gate-RateLimit-Reset-Timestamp' | 'Retry-After', at: number): number => {
       if (at - now <= MAX_FEEDBACK_PAUSE_MS) return at;
       const until = now + MAX_FEEDBACK_PAUSE_MS;
-      this.emit({ type: 'reset-bounded', at: now, limit: limit.name, header, resetAt: at, until });
+      this.#listeners.emit({ type: 'reset-bounded', at: now, limit: limit.name, header, resetAt: at, until });
       return until;
     };
     const resetAt =
@@ -358,7 +449,7 @@ export class Scheduler<L extends StoreLimit = WindowLimit> extends SubmitPath<L>
             ? now + limit.windowMs
             : bounded('Retry-After', now + feedback.retryAfterMs);
       limit.pause(until);
-      this.emit({ type: 'pause', at: now, limit: limit.name, until });
+      this.#listeners.emit({ type: 'pause', at: now, limit: limit.name, until });
     } else {
       if (feedback.remaining !== undefined && resetAt !== undefined) limit.shrink(feedback.remaining, resetAt, now);
       // The exchange's count of the window (R17), when the answer speaks of this limit: its
@@ -368,25 +459,27 @@ export class Scheduler<L extends StoreLimit = WindowLimit> extends SubmitPath<L>
         if (exchange >= 0) {
           const until = now + limit.windowMs;
           const counted = limit.recount(exchange, until, now);
-          if (exchange > counted) this.emit({ type: 'recount', at: now, limit: limit.name, counted, exchange, until });
+          if (exchange > counted)
+            this.#listeners.emit({ type: 'recount', at: now, limit: limit.name, counted, exchange, until });
         }
       }
     }
     if (feedback.limit !== undefined && feedback.limit < limit.limit) {
       limit.update({ limit: feedback.limit });
     }
-    this.pass();
+    this.#dispatcher.pass();
   }
 
   /** Counters and the state of every limit. */
   stats(): SchedulerStats {
+    const d = this.#dispatcher;
     const now = this.clock.now();
-    this.stampAll(now);
+    d.stampAll(now);
     return {
-      queued: this.live,
-      dispatched: this.dispatched,
-      refused: { ...this.refusedCounts },
-      limits: [...this.books.values()].map(({ limit: l, waiting, queuedWeight }) => {
+      queued: this.#waiting.live,
+      dispatched: d.dispatched,
+      refused: this.#refusals.counts(),
+      limits: [...d.books.values()].map(({ limit: l, waiting, queuedWeight }) => {
         const used = l.usedAt(now);
         const free = Math.max(0, l.limit - used);
         const expectedWaitMs = queuedWeight + 1 <= free ? 0 : ((queuedWeight + 1 - free) / l.limit) * l.windowMs;
@@ -401,22 +494,12 @@ export class Scheduler<L extends StoreLimit = WindowLimit> extends SubmitPath<L>
    * `listener`) to the listeners, or as a process warning when it was handling one.
    */
   on(listener: (event: SchedulerEvent) => void): () => void {
-    return this.listeners.add(listener);
+    return this.#listeners.add(listener);
   }
 
   /** Refuses every waiting task (`closed`) and every later one; clears the timer. */
   close(): void {
-    this.closed = true;
-    for (const group of this.groups.values()) {
-      while (group.queue.skipCancelled()) {
-        const weight = group.queue.headWeight();
-        const { resolve } = group.queue.shift();
-        this.release(group, weight);
-        this.rejectWith(resolve, 'closed', group.limits, 'the scheduler was closed before the task started');
-      }
-    }
-    this.deadlines = [];
-    this.setTimer(Infinity);
+    this.#dispatcher.close();
   }
 }
 
@@ -431,21 +514,6 @@ function run<T>(fn: () => T | PromiseLike<T>): Promise<Awaited<T>> {
 /** Throws the error for a refused input: kept out of the hot paths that check it. */
 function refuseInput(field: string, value: unknown, expected: string): never {
   throw new InvalidInputError(field, value, expected);
-}
-
-function readSignal(value: unknown): AbortSignal | undefined {
-  if (value === undefined) return undefined;
-  const s = value as { aborted?: unknown; addEventListener?: unknown; removeEventListener?: unknown };
-  if (
-    typeof s !== 'object' ||
-    s === null ||
-    typeof s.aborted !== 'boolean' ||
-    typeof s.addEventListener !== 'function' ||
-    typeof s.removeEventListener !== 'function'
-  ) {
-    throw new InvalidInputError('`signal`', value, 'an AbortSignal');
-  }
-  return value as AbortSignal;
 }
 
 function readSchedulerOptions<L extends StoreLimit>(options: SchedulerOptions<L>): [Clock, number, LimitStore<L>] {
