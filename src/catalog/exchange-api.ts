@@ -1,6 +1,6 @@
 import { createCatalog } from './catalog.js';
 import type { Classification, Market } from './catalog.js';
-import { OKX_REFUSAL_CODES, OKX_SUB_ACCOUNT_LIMIT, classifyOkx } from './okx.js';
+import { OKX_REFUSAL_CODES, OKX_SUB_ACCOUNT_LIMIT, classifyOkx, classifyOkxOrders } from './okx.js';
 import { contractName } from '../rules/contracts.js';
 import { GATE } from '../rules/gate/rulebook.js';
 import { OKX } from '../rules/okx/rulebook.js';
@@ -25,6 +25,12 @@ export interface ExchangeApi {
   readonly rulebook: Rulebook;
   /** Classifies a request of a log: method, path and a body naming the instrument (`contract`, `currency_pair`, `instId`). */
   classify(method: string, path: string, body?: unknown): Classification;
+  /**
+   * Classifies a request order by order: the orders of a batch grouped by the limits they draw
+   * on (OKX: by instrument), each group with its classification. One group where the request
+   * draws on its limits whole (Gate, and every read).
+   */
+  classifyGroups(method: string, path: string, body?: unknown): readonly OrderGroup[];
   /** The key of the limit whose N is the tier in force, as a request log draws on it. */
   readonly tierKey: string;
   /** Every key whose N is the tier in force (REST and WebSocket budgets). */
@@ -55,6 +61,12 @@ export interface ExchangeApi {
   seedName(instrument: string): string;
 }
 
+/** Orders of a request that draw on the same limits: their places in the body, and their classification. */
+export interface OrderGroup {
+  readonly orders: readonly number[];
+  readonly c: Classification;
+}
+
 const GATE_TOO_FAST_KEYS = new Set(['withdrawals', 'withdrawals.push']);
 const gateCatalog = createCatalog();
 
@@ -62,6 +74,10 @@ const gateCatalog = createCatalog();
 export const GATE_API: ExchangeApi = Object.freeze({
   rulebook: GATE,
   classify: (method: string, path: string, body?: unknown) => gateCatalog.classify(method, path, body),
+  classifyGroups(method: string, path: string, body?: unknown): readonly OrderGroup[] {
+    const c = gateCatalog.classify(method, path, body);
+    return [{ orders: Array.from({ length: c.orders }, (_, i) => i), c }];
+  },
   tierKey: 'futures.place',
   tierKeys: new Set(['futures.place', 'ws.futures.place']),
   refusalLabel: (key: string) => (GATE_TOO_FAST_KEYS.has(key) ? 'TOO_FAST' : 'TOO_MANY_REQUESTS'),
@@ -97,6 +113,14 @@ function instrumentId(name: string): string {
   return parts.join('-');
 }
 
+/** The sub-account limit as a request draws on it: its N the base tier's, replaced by the tier in force. */
+const OKX_TIER_LIMIT = Object.freeze({
+  key: OKX_SUB_ACCOUNT_LIMIT.key,
+  scope: 'account' as const,
+  limit: OKX.tiers.rows[0]!.limit,
+  windowMs: OKX.tiers.windowMs,
+});
+
 /**
  * OKX's API v5 (see docs/okx.md#o4, #o5, #o8): its endpoint table, the sub-account limit of new
  * and amend orders, 50061 and 50011; every order request and fill of every kind counted for the
@@ -104,13 +128,9 @@ function instrumentId(name: string): string {
  */
 export const OKX_API: ExchangeApi = Object.freeze({
   rulebook: OKX,
-  classify: (method: string, path: string, body?: unknown) =>
-    classifyOkx(method, path, body, {
-      key: OKX_SUB_ACCOUNT_LIMIT.key,
-      scope: 'account',
-      limit: OKX.tiers.rows[0]!.limit,
-      windowMs: OKX.tiers.windowMs,
-    }),
+  classify: (method: string, path: string, body?: unknown) => classifyOkx(method, path, body, OKX_TIER_LIMIT),
+  classifyGroups: (method: string, path: string, body?: unknown) =>
+    classifyOkxOrders(method, path, body, OKX_TIER_LIMIT),
   tierKey: OKX_SUB_ACCOUNT_LIMIT.key,
   tierKeys: new Set([OKX_SUB_ACCOUNT_LIMIT.key]),
   refusalLabel: (key: string) =>

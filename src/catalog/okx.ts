@@ -1,5 +1,5 @@
 import { InvalidInputError } from '../errors.js';
-import { type InstrumentKind, readInstrument } from '../rules/okx/instruments.js';
+import { type Instrument, type InstrumentKind, readInstrument } from '../rules/okx/instruments.js';
 import type { Action, Classification, EndpointLimit, Market } from './catalog.js';
 
 /**
@@ -90,6 +90,7 @@ export const OKX_ENDPOINTS: readonly OkxEndpoint[] = Object.freeze([
   read('/api/v5/public/instruments', 20, 'ip', 'GET / Instruments: 20 requests per 2 seconds'),
   read('/api/v5/public/time', 10, 'ip', 'GET / System time: 10 requests per 2 seconds'),
   read('/api/v5/market/ticker', 20, 'ip', 'GET / Ticker: 20 requests per 2 seconds'),
+  read('/api/v5/market/tickers', 20, 'ip', 'GET / Tickers: 20 requests per 2 seconds'),
   read('/api/v5/market/books', 40, 'ip', 'GET / Order book: 40 requests per 2 seconds'),
 ]);
 
@@ -121,8 +122,9 @@ export const OKX_REFUSAL_CODES = Object.freeze({ subAccount: '50061', other: '50
  * without a query) and, for order requests, a body naming the instrument (`instId`), an array for
  * a batch. An order request draws on its endpoint's limit for its instrument (its family for an
  * option) and, for new and amend orders outside spot and margin, on the sub-account limit, both
- * weighted by its orders. A path that is none of {@link OKX_ENDPOINTS}, or an order request
- * without an OKX instrument id, is refused, naming it.
+ * weighted by its orders; a batch is read under its first order's instrument (see
+ * {@link classifyOkxOrders} for each instrument apart). A path that is none of
+ * {@link OKX_ENDPOINTS}, or an order request without an OKX instrument id, is refused, naming it.
  */
 export function classifyOkx(
   method: string,
@@ -130,9 +132,53 @@ export function classifyOkx(
   body: unknown,
   subAccountLimit: EndpointLimit,
 ): Classification {
+  const { e, endpoint } = endpointOf(method, path);
+  if (e.limit.per !== 'instrument') return readClassification(e);
+  const orders = e.batch ? batchSize(e, body) : 1;
+  const first = Array.isArray(body) ? body[0] : body;
+  return orderClassification(e, endpoint, instIdOf(e, first), orders, orders, subAccountLimit);
+}
+
+/** The orders of a request on one instrument, and what they draw on together. */
+export interface OkxOrderGroup {
+  /** The orders' places in the body (0 for a request of one order), in the body's order. */
+  readonly orders: readonly number[];
+  readonly c: Classification;
+}
+
+/**
+ * Classifies a request to OKX's API v5 order by order: the orders of a batch grouped by
+ * instrument (each instrument's limit counts its own orders; the sub-account limit counts them
+ * all), one group for a request of one order or a read. Whether the batch limit or the
+ * single-order limit applies is the whole request's size (O5). Refused as {@link classifyOkx}.
+ */
+export function classifyOkxOrders(
+  method: string,
+  path: string,
+  body: unknown,
+  subAccountLimit: EndpointLimit,
+): readonly OkxOrderGroup[] {
+  const { e, endpoint } = endpointOf(method, path);
+  if (e.limit.per !== 'instrument') return [{ orders: [0], c: readClassification(e) }];
+  if (!e.batch) return [{ orders: [0], c: orderClassification(e, endpoint, instIdOf(e, body), 1, 1, subAccountLimit) }];
+  const all = batchSize(e, body);
+  const byId = new Map<string, number[]>();
+  (body as unknown[]).forEach((o, i) => {
+    const id = instIdOf(e, o, i).id;
+    const list = byId.get(id);
+    if (list === undefined) byId.set(id, [i]);
+    else list.push(i);
+  });
+  return [...byId].map(([id, orders]) => ({
+    orders,
+    c: orderClassification(e, endpoint, readInstrument(id), orders.length, all, subAccountLimit),
+  }));
+}
+
+function endpointOf(method: string, path: string): { e: OkxEndpoint; endpoint: string } {
   const m = typeof method === 'string' ? method.toUpperCase() : method;
   const endpoint = typeof path === 'string' ? path.split('?')[0]!.split('#')[0]! : path;
-  let e = OKX_ENDPOINTS.find((x) => x.method === m && x.path === endpoint);
+  const e = OKX_ENDPOINTS.find((x) => x.method === m && x.path === endpoint);
   if (e === undefined) {
     const known = OKX_ENDPOINTS.map((x) => `${x.method} ${x.path}`).join(', ');
     throw new InvalidInputError(
@@ -141,28 +187,52 @@ export function classifyOkx(
       `an OKX endpoint (${known})`,
     );
   }
-  if (e.limit.per !== 'instrument') {
-    const market: Market = e.limit.per === 'ip' ? 'public' : 'other';
-    const key = `${e.method} ${e.path}`;
-    return {
-      method: e.method,
-      endpoint: e.path,
-      market,
-      action: 'other',
-      orders: 1,
-      weight: 1,
-      limits: [
-        { key, scope: e.limit.per === 'ip' ? 'ip' : 'account', limit: e.limit.limit, windowMs: e.limit.windowMs },
-      ],
-    };
-  }
-  const orders = e.batch ? batchSize(e, body) : 1;
-  const first = Array.isArray(body) ? body[0] : body;
-  const id = typeof first === 'object' && first !== null ? (first as { instId?: unknown }).instId : undefined;
-  const instrument = readInstrument(id, undefined, `\`instId\` of ${e.method} ${e.path}`);
-  // A batch of one order counts on the single-order endpoint's limit (O5).
-  if (e.single !== undefined && orders === 1)
-    e = OKX_ENDPOINTS.find((x) => x.method === 'POST' && x.path === e!.single)!;
+  return { e, endpoint };
+}
+
+/** A read: its own limit, per user id or per IP. */
+function readClassification(e: OkxEndpoint): Classification {
+  const market: Market = e.limit.per === 'ip' ? 'public' : 'other';
+  const key = `${e.method} ${e.path}`;
+  return {
+    method: e.method,
+    endpoint: e.path,
+    market,
+    action: 'other',
+    orders: 1,
+    weight: 1,
+    limits: [{ key, scope: e.limit.per === 'ip' ? 'ip' : 'account', limit: e.limit.limit, windowMs: e.limit.windowMs }],
+  };
+}
+
+/** The instrument an order names (`instId`), refused naming the order when it names none. */
+function instIdOf(e: OkxEndpoint, order: unknown, index?: number): Instrument {
+  const id = typeof order === 'object' && order !== null ? (order as { instId?: unknown }).instId : undefined;
+  const where = index === undefined ? '' : `[${index}]`;
+  return readInstrument(
+    id,
+    undefined,
+    `\`instId\`${where === '' ? '' : ` of order ${where}`} of ${e.method} ${e.path}`,
+  );
+}
+
+/**
+ * `orders` orders on one instrument, of a request of `all` orders: the endpoint's limit for the
+ * instrument (the single-order endpoint's for a batch of one order, O5) and the sub-account limit
+ * where it counts them.
+ */
+function orderClassification(
+  batchEndpoint: OkxEndpoint,
+  endpoint: string,
+  instrument: Instrument,
+  orders: number,
+  all: number,
+  subAccountLimit: EndpointLimit,
+): Classification {
+  const e =
+    batchEndpoint.single !== undefined && all === 1
+      ? OKX_ENDPOINTS.find((x) => x.method === 'POST' && x.path === batchEndpoint.single)!
+      : batchEndpoint;
   const per = instrument.kind === 'OPTION' ? instrument.family : instrument.id;
   const limits: EndpointLimit[] = [];
   const s = OKX_SUB_ACCOUNT_LIMIT;
@@ -171,7 +241,7 @@ export function classifyOkx(
   limits.push({ key: `${e.path}:${per}`, scope: 'account', limit: e.limit.limit, windowMs: e.limit.windowMs });
   return {
     method: e.method,
-    endpoint: endpoint as string,
+    endpoint,
     market: MARKETS[instrument.kind],
     action: e.action,
     orders,

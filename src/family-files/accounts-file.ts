@@ -11,7 +11,7 @@ export interface FamilySpec {
   /** A name for the family. */
   readonly id: string;
   readonly accounts: readonly TimelineAccount[];
-  /** The family's VIP level (R4). @default 14 */
+  /** The family's VIP level (R4). @default the level the rulebook tiers from: Gate 14, OKX 5 */
   readonly vipLevel?: number;
   /** How its accounts are rated (R7): threshold, broker, tiers, weights, coefficients. */
   readonly options?: FamilyOptions | FamilyConfig;
@@ -28,7 +28,15 @@ export interface AccountsFileReading {
 /** The accounts file read: the families, and the account and secret (`''` when left out) of each key. */
 export interface FamiliesRead {
   readonly families: readonly FamilySpec[];
-  readonly keys: ReadonlyMap<string, { readonly account: string; readonly secret: string }>;
+  readonly keys: ReadonlyMap<string, KeyOf>;
+}
+
+/** What an API key stands for: its account, its secret and (OKX's keys) its passphrase. */
+export interface KeyOf {
+  readonly account: string;
+  readonly secret: string;
+  /** OKX's `OK-ACCESS-PASSPHRASE`, checked where given. */
+  readonly passphrase?: string;
 }
 
 /** The accounts used when none are given: one main account, key `main-key`, secret `main-secret`. */
@@ -69,7 +77,7 @@ export function readAccountsFile(file: unknown, reading: AccountsFileReading): F
       'an object { "families": [ { "id", "accounts": [...] }, ... ] }',
     );
   }
-  const keys = new Map<string, { account: string; secret: string }>();
+  const keys = new Map<string, KeyOf>();
   const familyIds = new Set<string>();
   const families = (f.families as readonly FamilyEntry[]).map((fam, i): FamilySpec => {
     const where = `\`families[${i}]\``;
@@ -114,20 +122,30 @@ function readKeys(
   account: string,
   at: string,
   reading: AccountsFileReading,
-  keys: Map<string, { account: string; secret: string }>,
+  keys: Map<string, KeyOf>,
 ): void {
   if (!Array.isArray(list)) throw new InvalidInputError(`${at}.keys`, list, 'an array of { "key", "secret" }');
   // The API key count is checked on a key about to be made against those that exist: the last of
   // the list against the others. An account without keys (`keys` is optional) has none to check.
   if (list.length > 0 && !checkApiKeyCount(list.length - 1).ok)
     throw new InvalidInputError(`${at}.keys`, `${list.length} keys`, 'at most 20 keys per account (R11)');
-  list.forEach((k: { key?: unknown; secret?: unknown } | null, n) => {
+  list.forEach((k: { key?: unknown; secret?: unknown; passphrase?: unknown } | null, n) => {
     const secret = reading.secrets === 'optional' && k?.secret === undefined ? '' : k?.secret;
-    if (typeof k?.key !== 'string' || k.key === '' || typeof secret !== 'string') {
-      throw new InvalidInputError(`${at}.keys[${n}]`, k, 'an object { "key": a non-empty string, "secret": a string }');
+    const passphrase = k?.passphrase;
+    if (
+      typeof k?.key !== 'string' ||
+      k.key === '' ||
+      typeof secret !== 'string' ||
+      (passphrase !== undefined && typeof passphrase !== 'string')
+    ) {
+      throw new InvalidInputError(
+        `${at}.keys[${n}]`,
+        k,
+        'an object { "key": a non-empty string, "secret": a string, "passphrase"?: a string }',
+      );
     }
-    checkFields(k, ['key', 'secret'], `${at}.keys[${n}]`);
+    checkFields(k, ['key', 'secret', 'passphrase'], `${at}.keys[${n}]`);
     if (keys.has(k.key)) throw new InvalidInputError(`${at}.keys[${n}].key`, k.key, 'a key given once in the file');
-    keys.set(k.key, { account, secret });
+    keys.set(k.key, { account, secret, ...(passphrase === undefined ? {} : { passphrase }) });
   });
 }

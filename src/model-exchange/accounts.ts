@@ -29,6 +29,8 @@ import { type StartingBalances, readBalances } from './funds.js';
 export interface ApiKey {
   readonly key: string;
   readonly secret: string;
+  /** OKX's passphrase (`OK-ACCESS-PASSPHRASE`), checked when given; Gate's keys have none. */
+  readonly passphrase?: string;
 }
 
 /**
@@ -80,7 +82,7 @@ export interface AccountEntry {
  */
 export interface FamilyEntry {
   readonly id: string;
-  /** The family's VIP level (R4). @default 14 */
+  /** The family's VIP level (R4). @default the level the exchange tiers from: Gate 14, OKX 5 */
   readonly vipLevel?: number;
   /** `broker`: every account rated by its own ratio (R7). @default "standard" */
   readonly kind?: FamilyKind;

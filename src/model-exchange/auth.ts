@@ -30,3 +30,20 @@ export function sameSignature(a: string, b: string): boolean {
   const y = Buffer.from(b.toLowerCase(), 'utf8');
   return x.length === y.length && timingSafeEqual(x, y);
 }
+
+/**
+ * OKX's signature of a REST request (O10): Base64 HMAC-SHA256 with the secret over the
+ * timestamp (ISO text), the method in capitals, the request path with its query, and the body.
+ */
+export function signOkx(secret: string, timestamp: string, method: string, requestPath: string, body: string): string {
+  return createHmac('sha256', secret)
+    .update(`${timestamp}${method.toUpperCase()}${requestPath}${body}`)
+    .digest('base64');
+}
+
+/** Whether two Base64 signatures are the same, compared in constant time. */
+export function sameBase64(a: string, b: string): boolean {
+  const x = Buffer.from(a, 'utf8');
+  const y = Buffer.from(b, 'utf8');
+  return x.length === y.length && timingSafeEqual(x, y);
+}

@@ -10,7 +10,7 @@ import { parseId, parseInstant } from '../internal/parse.js';
 import { type SpotFillConfig, type SpotFillOptions, resolveSpotFillOptions } from '../rules/spot-fill.js';
 import { spotFillLimits } from '../catalog/spot-fill.js';
 import { type DailyActivity, type TimelineAccount, type VipChange, buildTimeline } from '../rules/timeline.js';
-import { TIERED_VIP_LEVEL, parseVipLevel } from '../rules/vip.js';
+import { parseVipLevel } from '../rules/vip.js';
 import { type ArrivalCount, type WindowMode, arrivalCount } from './arrival-count.js';
 import type { FamilySpec } from '../family-files/accounts-file.js';
 import type { HistoryHour } from '../family-files/history.js';
@@ -132,7 +132,7 @@ export class ModelExchangeCore {
     const id = parseId(spec?.id, '`id` of a family');
     if (this.families.has(id)) throw new InvalidInputError('`id` of a family', id, 'a family id given once');
     const config = resolveFamilyOptions(spec.options ?? {}, this.api.rulebook);
-    const vipLevel = parseVipLevel(spec.vipLevel ?? TIERED_VIP_LEVEL, `\`vipLevel\` of family ${id}`);
+    const vipLevel = parseVipLevel(spec.vipLevel ?? config.rulebook.tieredVipLevel, `\`vipLevel\` of family ${id}`);
     if (!Array.isArray(spec.accounts))
       throw new InvalidInputError(`\`accounts\` of family ${id}`, spec.accounts, 'an array');
     // The timeline checks ids, roles and creation instants once, here (a family may start empty).

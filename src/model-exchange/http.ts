@@ -154,6 +154,8 @@ export interface ApiRequest {
   readonly key: string | undefined;
   readonly timestamp: string | undefined;
   readonly sign: string | undefined;
+  /** OKX's OK-ACCESS-PASSPHRASE. */
+  readonly passphrase?: string | undefined;
   /** The Authorization header: the administration's token, when one is required. */
   readonly authorization?: string | undefined;
   readonly body: string;
@@ -197,6 +199,7 @@ export function respond(model: ModelExchange, admin: AdminHandler, req: ApiReque
         key: req.key,
         timestamp: req.timestamp,
         sign: req.sign,
+        passphrase: req.passphrase,
         body: req.body,
         ip: req.ip,
         at: req.inAt,
@@ -219,12 +222,15 @@ function answer(
   admin: AdminHandler,
 ): void {
   const h = req.headers;
+  // OKX signs with its own headers (O10); Gate with KEY, Timestamp and SIGN (section 5).
+  const okx = model.exchange === 'okx';
   const { status, rate, text } = respond(model, admin, {
     method: req.method ?? 'GET',
     url: req.url ?? '/',
-    key: header(h.key),
-    timestamp: header(h.timestamp),
-    sign: header(h.sign),
+    key: header(okx ? h['ok-access-key'] : h.key),
+    timestamp: header(okx ? h['ok-access-timestamp'] : h.timestamp),
+    sign: header(okx ? h['ok-access-sign'] : h.sign),
+    passphrase: okx ? header(h['ok-access-passphrase']) : undefined,
     authorization: h.authorization,
     body,
     ip: req.socket.remoteAddress ?? '',

@@ -9,7 +9,11 @@ import type { SpotFillOptions } from '../rules/spot-fill.js';
 import type { FamilyOptions } from '../rules/family.js';
 import type { Clock } from '../schedule/clock.js';
 import { readInstant } from '../family-files/instant.js';
+import type { KeyOf } from '../family-files/accounts-file.js';
 import { type AccountsFile, DEFAULT_ACCOUNTS, readAccounts } from './accounts.js';
+import { GATE_API, OKX_API } from '../catalog/exchange-api.js';
+import { orderInstId } from './okx/instruments.js';
+import { OkxVenue } from './okx/venue.js';
 import { ApiError, badRequest } from './api-error.js';
 import type { WindowMode } from './arrival-count.js';
 import { signRequest, sameSignature } from './auth.js';
@@ -24,6 +28,13 @@ import { Trading } from './trading.js';
 
 /** Options of the model exchange. */
 export interface ModelOptions {
+  /**
+   * The exchange modelled: `gate` answers Gate's API v4 under `/api/v4` (R1-R16), `okx` OKX's API
+   * v5 under `/api/v5` (O1-O11: the sub-account tier per 2 s, each instrument's limits, 50061 and
+   * 50011, OK-ACCESS-* signing). The markets, accounts and fills are the same files for both.
+   * @default "gate"
+   */
+  readonly exchange?: 'gate' | 'okx';
   /** The accounts file's content: families, accounts, keys. @default one main account, key `main-key` */
   readonly accounts?: AccountsFile;
   /** The history file's content (see `readHistory`), seeded at start and at every reset. */
@@ -87,6 +98,8 @@ export interface RestRequest {
   readonly ip: string;
   /** When the request arrived (X-In-Time), on the model's clock: it counts from then (R13). @default now */
   readonly at?: number;
+  /** OKX's OK-ACCESS-PASSPHRASE (OKX's KEY, SIGN and TIMESTAMP come as `key`, `sign` and `timestamp`). */
+  readonly passphrase?: string | undefined;
 }
 
 /**
@@ -124,7 +137,11 @@ export class ModelExchange {
   readonly data: MarketData;
   core!: ModelExchangeCore;
   trading!: Trading;
-  private keys!: Map<string, { account: string; secret: string }>;
+  /** OKX's API, when the model is OKX's (`exchange: 'okx'`); null for Gate's. */
+  okx: OkxVenue | null = null;
+  /** The exchange modelled. */
+  readonly exchange: 'gate' | 'okx';
+  private keys!: Map<string, KeyOf>;
   private readonly unidentified = new Map<string, number>();
   private readonly classified = new Map<string, Classification>();
   /** Each classification's route name and handler, found once. */
@@ -139,6 +156,9 @@ export class ModelExchange {
   ) {
     if (options.window !== undefined && options.window !== 'sliding' && options.window !== 'fixed')
       throw new InvalidInputError('`window`', options.window, '"sliding" or "fixed"');
+    if (options.exchange !== undefined && options.exchange !== 'gate' && options.exchange !== 'okx')
+      throw new InvalidInputError('`exchange`', options.exchange, '"gate" or "okx"');
+    this.exchange = options.exchange ?? 'gate';
     const offset = options.clockOffsetMs ?? 0;
     if (typeof offset !== 'number' || !Number.isFinite(offset))
       throw new InvalidInputError('`clockOffsetMs`', offset, 'a finite number of milliseconds');
@@ -175,7 +195,9 @@ export class ModelExchange {
   reset(): void {
     const read = readAccounts(this.options.accounts ?? DEFAULT_ACCOUNTS);
     const families = read.families.map((f) => ({ ...f, options: { ...this.options.family, ...f.options } }));
+    const okx = this.exchange === 'okx';
     const core = new ModelExchangeCore(families, {
+      api: okx ? OKX_API : GATE_API,
       window: this.options.window ?? 'sliding',
       ...(this.options.abuse === undefined ? {} : { abuse: this.options.abuse }),
       ...(this.options.spotFill === undefined ? {} : { spotFill: this.options.spotFill }),
@@ -183,23 +205,37 @@ export class ModelExchange {
     if (this.options.history !== undefined) core.seed(readHistory(this.options.history, this.now()));
     this.core = core;
     this.keys = new Map(read.keys);
-    this.trading = new Trading(core, this.markets, new FillModel(this.options.fills), this.data, read.balances);
+    this.trading = new Trading(
+      core,
+      this.markets,
+      new FillModel(this.options.fills),
+      this.data,
+      read.balances,
+      ...(okx ? [orderInstId] : []),
+    );
+    this.okx = okx ? new OkxVenue(this) : null;
     this.unidentified.clear();
     this.classified.clear();
   }
 
   /** Adds an API key for an account (a new sub-account's). */
-  addKey(key: string, secret: string, account: string): void {
+  addKey(key: string, secret: string, account: string, passphrase?: string): void {
     if (typeof key !== 'string' || key === '' || this.keys.has(key))
       throw new InvalidInputError('`key`', key, 'a non-empty key not yet used');
     if (typeof secret !== 'string') throw new InvalidInputError('`secret`', secret, 'a string');
-    this.keys.set(key, { account, secret });
+    if (passphrase !== undefined && typeof passphrase !== 'string')
+      throw new InvalidInputError('`passphrase`', passphrase, 'a string');
+    this.keys.set(key, { account, secret, ...(passphrase === undefined ? {} : { passphrase }) });
   }
 
-  /** The account and secret of an API key. */
-  keyOf(key: string | undefined): { account: Account; secret: string } | undefined {
+  /** The account, secret and passphrase (OKX's, when it has one) of an API key. */
+  keyOf(key: string | undefined): { account: Account; secret: string; passphrase?: string } | undefined {
     const k = key === undefined ? undefined : this.keys.get(key);
-    return k === undefined ? undefined : { account: this.core.account(k.account), secret: k.secret };
+    if (k === undefined) return undefined;
+    const account = this.core.account(k.account);
+    return k.passphrase === undefined
+      ? { account, secret: k.secret }
+      : { account, secret: k.secret, passphrase: k.passphrase };
   }
 
   stats(): ModelExchangeStats {
@@ -208,6 +244,7 @@ export class ModelExchange {
 
   /** Answers one REST request. */
   handle(r: RestRequest): RestResponse {
+    if (this.okx !== null) return this.okx.handle({ ...r, passphrase: r.passphrase });
     let party: Party | null = null;
     let rate: RateInForce | null = null;
     try {

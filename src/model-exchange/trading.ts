@@ -16,6 +16,10 @@ import { futuresTradesJson, futuresTradesTimerangeJson, spotTradesJson, tradesAf
 
 type Json = Record<string, unknown>;
 
+/** Gate's name of an order's instrument: its contract or currency pair. */
+const gateName = (order: FuturesOrder | SpotOrder): string =>
+  order.market === 'futures' ? order.contract : order.pair;
+
 const TIFS = new Set(['gtc', 'ioc', 'poc', 'fok']);
 const SPOT_ACCOUNTS = new Set(['spot', 'margin', 'unified', 'cross_margin']);
 
@@ -36,6 +40,8 @@ export class Trading {
     private readonly fills: FillModel,
     private readonly data: MarketData,
     private readonly balances: ReadonlyMap<string, StartingBalances> = new Map(),
+    /** The name a fill is counted under in the core: the exchange's name of the order's instrument. @default the contract or pair */
+    private readonly fillName: (order: FuturesOrder | SpotOrder) => string = gateName,
   ) {}
 
   /** An account's funds: its starting balances (the accounts file's, else DEFAULT_BALANCES) moved by its fills. */
@@ -393,14 +399,7 @@ export class Trading {
     order.finishAs = 'filled';
     order.finishedAt = at;
     book.addTrade({ id: this.nextTrade++, at, role, order });
-    this.core.recordFill(
-      account,
-      order.market,
-      order.market === 'futures' ? order.contract : order.pair,
-      role,
-      volume,
-      at,
-    );
+    this.core.recordFill(account, order.market, this.fillName(order), role, volume, at);
   }
 
   /**

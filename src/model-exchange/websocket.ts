@@ -8,6 +8,7 @@ import { signWebSocket } from './auth.js';
 import type { Account } from './core.js';
 import { micros, traceId } from './http.js';
 import type { ModelExchange, RateInForce } from './model.js';
+import { okxMessage } from './okx/websocket.js';
 
 /** WebSocket connections one IP may hold (R16). */
 export const MAX_CONNECTIONS_PER_IP = 300;
@@ -65,8 +66,14 @@ export function attachWebSocket(server: Server, model: ModelExchange): WebSocket
         userTrades: new Map(),
       };
       ws.on('close', () => perIp.set(ip, (perIp.get(ip) ?? 1) - 1));
+      const okx = model.okx === null ? null : { account: null, id: traceId() };
       ws.on('message', (data) => {
         const inAt = model.now();
+        // OKX's private connection (O11): its login and order operations.
+        if (okx !== null && model.okx !== null) {
+          ws.send(okxMessage(model.okx, okx, String(data), inAt));
+          return;
+        }
         ws.send(JSON.stringify(respond(model, conn, String(data), inAt)));
         // Fills made since the last push, on the channels subscribed to: pushed after each message.
         for (const [market, after] of conn.userTrades) {

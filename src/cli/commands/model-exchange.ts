@@ -7,7 +7,7 @@ import {
 import type { ModelExchangeStats } from '../../model-exchange/stats.js';
 import type { Command } from '../command.js';
 import { EXIT } from '../command.js';
-import { COMMON_OPTIONS } from '../common-options.js';
+import { COMMON_OPTIONS, rulebookOf } from '../common-options.js';
 import { InputFileError } from '../input.js';
 import { jsonFile } from '../read-json.js';
 import { type ParsedArgs, UsageError } from '../options.js';
@@ -31,9 +31,10 @@ export const modelExchangeCommand: Command = {
   usage: 'exchange',
   about: `the model exchange: a stand-in for the exchange on localhost, to run engines and tests against
 
-It answers API v4 over HTTP and WebSocket as the exchange does, with its limits (docs/rules.md), 429s and headers.
+It answers API v4 over HTTP and WebSocket as Gate does, with its limits (docs/rules.md), 429s and headers;
+with --exchange okx, API v5 as OKX does (docs/okx.md): OK-ACCESS-* signing, 50061 and 50011 per order.
 Prints its base URL; stops on Ctrl-C (SIGINT) or SIGTERM with a summary. Files are JSON (docs/model-exchange.md):
-  --accounts FILE  { "families": [{ "id", "vipLevel"?, "kind"?, "ownVolumeThreshold"?, "accounts": [{ "id", "role"?, "createdAt"?, "keys": [{ "key", "secret" }] }] }] }
+  --accounts FILE  { "families": [{ "id", "vipLevel"?, "kind"?, "ownVolumeThreshold"?, "accounts": [{ "id", "role"?, "createdAt"?, "keys": [{ "key", "secret", "passphrase"? }] }] }] }
   --history FILE   { "activity": [{ "account", "day", "contracts" }] (as timeline reads it), "hours"?: [{ "account", "hour", "requests", "traded" }] }
 Without --accounts: one main account, KEY main-key, secret main-secret.`,
   options: [
@@ -74,7 +75,8 @@ Without --accounts: one main account, KEY main-key, secret main-secret.`,
       value: 'X',
       help: "the model's clock runs X times as fast as this machine's (from --start-at, or now)",
     },
-    { name: 'verify-signatures', help: "check the SIGN header of every private request with the key's secret" },
+    { name: 'verify-signatures', help: "check the signature of every private request with the key's secret" },
+    COMMON_OPTIONS.exchange,
     {
       name: 'fills',
       value: 'FILE',
@@ -164,6 +166,8 @@ export async function runModelExchange(args: ParsedArgs, run: ModelExchangeRun):
     );
   }
   if (values.has('verify-signatures')) options.verifySignatures = true;
+  const rulebook = rulebookOf(args);
+  if (rulebook.name === 'okx') options.exchange = 'okx';
   const accounts = await jsonFile(values.get('accounts'), run.stdin);
   const history = await jsonFile(values.get('history'), run.stdin);
   const fills = await jsonFile(values.get('fills'), run.stdin);
@@ -184,8 +188,9 @@ export async function runModelExchange(args: ParsedArgs, run: ModelExchangeRun):
     throw e;
   }
   run.out(`traderatio exchange: ${exchange.url}`);
+  const okx = options.exchange === 'okx';
   run.out(
-    `  REST under ${exchange.url}/api/v4, WebSocket on ${exchange.wsUrl}, administration under ${exchange.url}/_model/`,
+    `  ${okx ? 'OKX ' : ''}REST under ${exchange.url}/api/${okx ? 'v5' : 'v4'}, WebSocket on ${exchange.wsUrl}${okx ? '/ws/v5/private' : ''}, administration under ${exchange.url}/_model/`,
   );
   if (exchange.adminToken !== null)
     run.out(`  administration requires the header Authorization: Bearer ${exchange.adminToken}`);
@@ -201,18 +206,18 @@ export async function runModelExchange(args: ParsedArgs, run: ModelExchangeRun):
   const stats = exchange.stats();
   await exchange.close();
   run.out(`traderatio exchange: stopped (${signal})`);
-  for (const line of summary(stats)) run.out(line);
+  for (const line of summary(stats, rulebook.tiers.windowMs)) run.out(line);
 }
 
-/** One line per account and IP: accepted, refused by label, tier and throttle. */
-export function summary(stats: ModelExchangeStats): string[] {
+/** One line per account and IP: accepted, refused by label, tier (its N per `tierWindowMs`) and throttle. */
+export function summary(stats: ModelExchangeStats, tierWindowMs = 1000): string[] {
   const refused = (r: Readonly<Record<string, number>>) =>
     Object.entries(r)
       .map(([label, n]) => `${n} ${label}`)
       .join(', ') || 'none';
   const lines = stats.accounts.map(
     (a) =>
-      `  account ${a.account} (${a.family}): ${a.accepted} accepted, refused ${refused(a.refused)}; tier ${a.tier} (${a.limit} r/s)${a.throttle === null ? '' : `, throttled to ${a.throttle.limit} per ${a.throttle.windowMs / 1000} s`}`,
+      `  account ${a.account} (${a.family}): ${a.accepted} accepted, refused ${refused(a.refused)}; tier ${a.tier} (${a.limit} ${tierWindowMs === 1000 ? 'r/s' : `per ${tierWindowMs / 1000} s`})${a.throttle === null ? '' : `, throttled to ${a.throttle.limit} per ${a.throttle.windowMs / 1000} s`}`,
   );
   for (const ip of stats.ips) lines.push(`  IP ${ip.ip}: ${ip.accepted} accepted, refused ${refused(ip.refused)}`);
   if (Object.keys(stats.unidentified).length > 0) lines.push(`  unidentified: refused ${refused(stats.unidentified)}`);
