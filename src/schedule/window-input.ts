@@ -1,8 +1,7 @@
-// What a window limit takes, checked: its options, its state and the arguments of its calls.
+// What a window limit takes, checked: its options and the arguments of its calls.
 // Each refusal is an InvalidInputError naming the field and the limit.
 import { InvalidInputError } from '../errors.js';
 import { isPositiveInteger } from '../internal/parse.js';
-import type { WindowLimitState } from './window.js';
 
 /**
  * @internal Refuses what `tryTake` of limit `name` may not take: a weight that is not a positive
@@ -13,19 +12,6 @@ export function checkTake(weight: number, at: number, priority: number, name: st
   if (!isPositiveInteger(weight)) badWeight(weight, name);
   if (typeof at !== 'number' || at - at !== 0) badInstant(at, name);
   if (typeof priority !== 'number' || priority - priority !== 0) badPriority(priority, name);
-}
-
-/** `state[key]` as a list of [number, number] pairs, else an error naming it or its bad element. */
-export function readPairs(state: WindowLimitState, key: 'entries' | 'holds'): readonly (readonly [number, number])[] {
-  const value: unknown = state[key];
-  if (!Array.isArray(value))
-    throw new InvalidInputError(`\`${key}\` of the limit state`, value, 'an array of [number, number] pairs');
-  for (const [i, pair] of (value as unknown[]).entries()) {
-    if (!Array.isArray(pair) || pair.length !== 2 || typeof pair[0] !== 'number' || typeof pair[1] !== 'number') {
-      throw new InvalidInputError(`\`${key}[${i}]\` of the limit state`, pair, 'a pair [number, number]');
-    }
-  }
-  return value as readonly (readonly [number, number])[];
 }
 
 export function badWeight(value: unknown, name: string): never {

@@ -1,6 +1,8 @@
 import { InvalidInputError } from '../errors.js';
-import { type LimitOwner, type StoreLimit, type TakeResult, takeResult } from './limit.js';
 import { isPositiveInteger } from '../internal/parse.js';
+import { Holds } from './holds.js';
+import { type LimitOwner, type StoreLimit, type TakeResult, takeResult } from './limit.js';
+import { SlidingLog } from './sliding-log.js';
 import { Unanswered, type UnansweredRequest } from './unanswered.js';
 import {
   badInstant,
@@ -9,10 +11,12 @@ import {
   readLimit,
   readMargin,
   readName,
-  readPairs,
   readReserve,
   readWindow,
 } from './window-input.js';
+import { type WindowLimitState, readStateCounts } from './window-state.js';
+
+export type { WindowLimitState } from './window-state.js';
 
 /**
  * Options of a limit: "at most `limit` weight in any interval of `windowMs`" (R13).
@@ -54,43 +58,6 @@ export interface WindowLimitOptions {
 }
 
 /**
- * A limit's state as plain data: what `snapshot()` gives and `WindowLimit.restore` takes.
- *
- * @example
- * ```ts
- * import { WindowLimit, type WindowLimitState } from 'traderatio'
- *
- * const l = new WindowLimit({ name: 'futures.place', limit: 2, windowMs: 1000 })
- * l.tryTake(1, 100)
- * const state: WindowLimitState = JSON.parse(JSON.stringify(l.snapshot()))
- * state.entries // [[100, 1]]
- * WindowLimit.restore(state).tryTake(2, 500) // { ok: false, retryAfterMs: 600 }
- * ```
- */
-export interface WindowLimitState {
-  readonly name: string;
-  readonly limit: number;
-  readonly windowMs: number;
-  readonly maxWindowMs: number;
-  readonly marginMs: number;
-  readonly reserve: { readonly priority: number; readonly weight: number } | null;
-  /** Weight counted, as [instant, weight] pairs, oldest first. */
-  readonly entries: readonly (readonly [number, number])[];
-  /** Feedback holds: [weight, until]. */
-  readonly holds: readonly (readonly [number, number])[];
-  /** Paused until this instant; `"forever"` for a pause without end (JSON has no Infinity). */
-  readonly pausedUntil: number | 'forever' | null;
-}
-
-// The log keeps about this many entries: a dispatch within one granule (maxWindowMs / SLOTS) of
-// the FIRST instant of the newest entry joins it, and the entry counts at its last instant.
-// Counting weight later than it was sent only ever over-counts, so the guarantee holds; and as an
-// entry never spans more than a granule, no dispatch counts more than a granule late, whatever
-// the load: it costs at most 1/SLOTS of a window. (Merging on the gap to the LAST instant would
-// let a steady stream push one entry forward forever.)
-const SLOTS = 1024;
-
-/**
  * One rate limit with exact window accounting (R13): the sum of weights dispatched in any interval
  * of length W never exceeds N. It is a sliding log, not a token bucket: a plain bucket of
  * capacity N refilled at N/W lets 2N through inside one W.
@@ -111,43 +78,24 @@ const SLOTS = 1024;
  */
 export class WindowLimit implements StoreLimit {
   readonly name: string;
-  private n: number;
-  private w: number;
-  private readonly maxW: number;
-  private readonly margin: number;
-  private readonly reserve: { readonly priority: number; readonly weight: number } | null;
-  private readonly granularity: number;
-  private readonly times: Float64Array;
-  private readonly weights: Float64Array;
-  /** w + margin: how long a dispatch counts. */
-  private span: number;
-  /** maxW + margin: how long a dispatch is kept. */
-  private readonly keep: number;
-  // A ring of entries, oldest first: [head, tail) are kept (for the longest window allowed),
-  // [start, tail) are in the current window and their weights sum to `used`.
-  private head = 0;
-  private start = 0;
-  private tail = 0;
-  private count = 0;
-  private inWindow = 0;
-  private used = 0;
+  #n: number;
+  #w: number;
+  readonly #maxW: number;
+  readonly #margin: number;
+  readonly #reserve: { readonly priority: number; readonly weight: number } | null;
+  /** What was dispatched, as a sliding log. */
+  readonly #log: SlidingLog;
   /** Weight taken but not yet given an instant (see takeUnstamped); it counts until it is. */
-  private unstamped = 0;
-  private latest = -Infinity;
-  /** The first instant of the newest entry: later dispatches join it for one granule from it. */
-  private first = -Infinity;
-  // Feedback holds: weight counted in [from, until) besides the log (a shrink from the exchange's
-  // headers holds from now; a late arrival, from when its entry leaves the window).
-  private holds: { weight: number; from: number; until: number }[] = [];
-  /** The earliest `until` among the holds: none ends before it. */
-  private holdsEnd = Infinity;
-  private pausedUntil = -Infinity;
+  #unstamped = 0;
+  /** Weight counted besides the log: the exchange's feedback, late arrivals. */
+  readonly #holds = new Holds();
+  #pausedUntil = -Infinity;
   /** Nothing goes before it: `pausedUntil`, or later while held (see `holdHere`). */
-  private blockedUntil = -Infinity;
+  #blockedUntil = -Infinity;
   /** Requests sent and not answered yet: each counts once its entry has left the window (R13). */
-  private readonly unanswered = new Unanswered();
+  readonly #unanswered = new Unanswered();
   /** A wait was reckoned with requests not answered yet: their answers may shorten it. */
-  private waitedOnAnswers = false;
+  #waitedOnAnswers = false;
 
   /** @internal The scheduler that owns this limit: told of each change of N or W. */
   owner: LimitOwner | null = null;
@@ -156,48 +104,44 @@ export class WindowLimit implements StoreLimit {
     if (typeof options !== 'object' || options === null)
       throw new InvalidInputError('limit options', options, 'an object { limit, windowMs }');
     this.name = options.name === undefined ? 'limit' : readName(options.name);
-    this.n = readLimit(options.limit, this.name);
-    this.w = readWindow(options.windowMs, `\`windowMs\` of ${this.name}`);
-    this.maxW =
-      options.maxWindowMs === undefined ? this.w : readWindow(options.maxWindowMs, `\`maxWindowMs\` of ${this.name}`);
-    if (this.maxW < this.w)
+    this.#n = readLimit(options.limit, this.name);
+    this.#w = readWindow(options.windowMs, `\`windowMs\` of ${this.name}`);
+    this.#maxW =
+      options.maxWindowMs === undefined ? this.#w : readWindow(options.maxWindowMs, `\`maxWindowMs\` of ${this.name}`);
+    if (this.#maxW < this.#w)
       throw new InvalidInputError(
         `\`maxWindowMs\` of ${this.name}`,
         options.maxWindowMs,
-        `at least \`windowMs\` (${this.w})`,
+        `at least \`windowMs\` (${this.#w})`,
       );
-    this.margin = options.marginMs === undefined ? 0 : readMargin(options.marginMs, this.name);
-    this.reserve = options.reserve === undefined ? null : readReserve(options.reserve, this.n, this.name);
-    this.span = this.w + this.margin;
-    this.keep = this.maxW + this.margin;
-    this.granularity = this.keep / SLOTS;
-    this.times = new Float64Array(SLOTS + 2);
-    this.weights = new Float64Array(SLOTS + 2);
+    this.#margin = options.marginMs === undefined ? 0 : readMargin(options.marginMs, this.name);
+    this.#reserve = options.reserve === undefined ? null : readReserve(options.reserve, this.#n, this.name);
+    this.#log = new SlidingLog(this.#w + this.#margin, this.#maxW + this.#margin);
   }
 
   /** N. */
   get limit(): number {
-    return this.n;
+    return this.#n;
   }
 
   /** W, in milliseconds. */
   get windowMs(): number {
-    return this.w;
+    return this.#w;
   }
 
   /** The longest W `update` may set, in milliseconds. */
   get maxWindowMs(): number {
-    return this.maxW;
+    return this.#maxW;
   }
 
   /** How much longer than W each dispatch counts, in milliseconds. */
   get marginMs(): number {
-    return this.margin;
+    return this.#margin;
   }
 
   /** The most weight a task of this priority may ever take at once. */
   capacity(priority = 0): number {
-    return this.reserve !== null && priority < this.reserve.priority ? this.n - this.reserve.weight : this.n;
+    return this.#reserve !== null && priority < this.#reserve.priority ? this.#n - this.#reserve.weight : this.#n;
   }
 
   /**
@@ -210,7 +154,7 @@ export class WindowLimit implements StoreLimit {
   tryTake(weight: number, at: number, priority = 0): TakeResult {
     checkTake(weight, at, priority, this.name);
     const wait = this.waitFor(weight, at, priority);
-    if (wait === 0) this.add(weight, at);
+    if (wait === 0) this.#log.add(weight, at);
     return takeResult(wait);
   }
 
@@ -220,59 +164,56 @@ export class WindowLimit implements StoreLimit {
    * check at their boundary, as {@link tryTake} does.
    */
   waitFor(weight: number, at: number, priority = 0): number {
-    const t = at > this.latest ? at : this.latest;
-    if (this.inWindow > 0 && this.times[this.start]! + this.span <= t) this.expire(t);
-    if (this.holdsEnd <= t) this.dropHolds(t);
-    if (this.unanswered.changesAt <= t) this.unanswered.advance(t);
-    const cap = this.reserve !== null && priority < this.reserve.priority ? this.n - this.reserve.weight : this.n;
+    const log = this.#log;
+    const t = at > log.latest ? at : log.latest;
+    if (log.inWindow > 0 && log.times[log.start]! + log.span <= t) log.expire(t);
+    if (this.#holds.end <= t) this.#holds.drop(t);
+    if (this.#unanswered.changesAt <= t) this.#unanswered.advance(t);
+    const cap = this.#reserve !== null && priority < this.#reserve.priority ? this.#n - this.#reserve.weight : this.#n;
     if (weight > cap) return Infinity;
-    if (
-      this.blockedUntil <= t &&
-      this.used + this.unstamped + this.unanswered.counted + weight <= cap &&
-      (this.holds.length === 0 || this.used + this.unstamped + this.unanswered.counted + this.heldAt(t) + weight <= cap)
-    ) {
+    const counted = log.used + this.#unstamped + this.#unanswered.counted + weight;
+    if (this.#blockedUntil <= t && counted <= cap && (this.#holds.isEmpty || counted + this.#holds.at(t) <= cap)) {
       return 0;
     }
     // Apart, so that the common case above stays small enough to be inlined where it is called.
-    return this.waitFrom(weight, at, t, cap);
+    return this.#waitFrom(weight, at, t, cap);
   }
 
   /** {@link waitFor} when `weight` does not fit at `t` (the later of `at` and the latest instant). */
-  private waitFrom(weight: number, at: number, t: number, cap: number): number {
+  #waitFrom(weight: number, at: number, t: number, cap: number): number {
     // Walk forward through the instants at which weight frees (log entries leaving the window,
     // holds ending) until enough has. Weight without an instant yet is taken as sent at `t`: its
     // instant will be later, so this may wake a caller a little early, never let one through early.
-    const size = this.times.length;
-    let from = this.blockedUntil > t ? this.blockedUntil : t;
+    const log = this.#log;
+    const { times, weights, span } = log;
+    const size = times.length;
+    let from = this.#blockedUntil > t ? this.#blockedUntil : t;
     if (from === Infinity) return Infinity;
-    let i = this.start;
-    let left = this.inWindow;
-    let counted = this.used + this.unstamped;
-    let unstamped = this.unstamped;
+    let i = log.start;
+    let left = log.inWindow;
+    let counted = log.used + this.#unstamped;
+    let unstamped = this.#unstamped;
     for (;;) {
-      while (left > 0 && this.times[i]! + this.span <= from) {
-        counted -= this.weights[i]!;
+      while (left > 0 && times[i]! + span <= from) {
+        counted -= weights[i]!;
         if (++i === size) i = 0;
         left--;
       }
-      if (left === 0 && unstamped > 0 && t + this.span <= from) {
+      if (left === 0 && unstamped > 0 && t + span <= from) {
         counted -= unstamped;
         unstamped = 0;
       }
-      const base = counted + this.heldAt(from) + weight;
-      const unanswered = this.unanswered.any ? this.unanswered.at(from) : 0;
+      const base = counted + this.#holds.at(from) + weight;
+      const unanswered = this.#unanswered.any ? this.#unanswered.at(from) : 0;
       if (base + unanswered <= cap) return from - at;
       // Held back by requests not answered yet: an answer may shorten the wait.
-      if (unanswered > 0 && base <= cap) this.waitedOnAnswers = true;
-      let next = left > 0 ? this.times[i]! + this.span : unstamped > 0 ? t + this.span : Infinity;
+      if (unanswered > 0 && base <= cap) this.#waitedOnAnswers = true;
+      let next = left > 0 ? times[i]! + span : unstamped > 0 ? t + span : Infinity;
       if (unanswered > 0) {
-        const end = this.unanswered.endAfter(from);
+        const end = this.#unanswered.endAfter(from);
         if (end < next) next = end;
       }
-      for (const h of this.holds) {
-        if (h.until > from && h.until < next) next = h.until;
-        if (h.from > from && h.from < next) next = h.from;
-      }
+      next = this.#holds.nextChange(from, next);
       if (next === Infinity) return Infinity;
       from = next;
     }
@@ -303,49 +244,7 @@ export class WindowLimit implements StoreLimit {
   take(weight: number, at: number): void {
     if (!isPositiveInteger(weight)) badWeight(weight, this.name);
     if (typeof at !== 'number' || at - at !== 0) badInstant(at, this.name);
-    this.add(weight, at);
-  }
-
-  private add(weight: number, at: number): void {
-    const t = at > this.latest ? at : this.latest;
-    this.latest = t;
-    this.used += weight;
-    if (this.inWindow > 0 && t - this.first < this.granularity) {
-      const last = this.tail === 0 ? this.times.length - 1 : this.tail - 1;
-      this.times[last] = t;
-      this.weights[last] = this.weights[last]! + weight;
-    } else {
-      // Apart, so that the common case above stays small enough to be inlined where it is called.
-      this.push(weight, t);
-    }
-  }
-
-  /** Counts `weight` (already in `used`) at `t` in a new entry. */
-  private push(weight: number, t: number): void {
-    const size = this.times.length;
-    // Entries start at least a granule apart, so those still kept fit in the ring once what has
-    // left is let go; rounding aside, which the last resort covers.
-    if (this.count === size && this.inWindow > 0) this.expire(t);
-    if (this.count === size) {
-      if (this.inWindow < this.count) {
-        // Full of entries older than the window but kept for a longer one: drop the oldest.
-        if (++this.head === size) this.head = 0;
-        this.count--;
-      } else {
-        // The last resort: count it with the newest entry, later than sent (never earlier).
-        const last = this.tail === 0 ? size - 1 : this.tail - 1;
-        this.times[last] = t;
-        this.weights[last] = this.weights[last]! + weight;
-        return;
-      }
-    }
-    if (this.inWindow === 0) this.start = this.tail;
-    this.first = t;
-    this.times[this.tail] = t;
-    this.weights[this.tail] = weight;
-    if (++this.tail === size) this.tail = 0;
-    this.count++;
-    this.inWindow++;
+    this.#log.add(weight, at);
   }
 
   /**
@@ -354,12 +253,13 @@ export class WindowLimit implements StoreLimit {
    * gives the weight its instant later ({@link takeUnstamped}, {@link stamp}).
    */
   fitsAnytime(weight: number, priority = 0): boolean {
-    const cap = this.reserve !== null && priority < this.reserve.priority ? this.n - this.reserve.weight : this.n;
+    const cap = this.#reserve !== null && priority < this.#reserve.priority ? this.#n - this.#reserve.weight : this.#n;
+    const log = this.#log;
     return (
-      this.holds.length === 0 &&
-      this.blockedUntil <= this.latest &&
-      this.unanswered.changesAt > this.latest &&
-      this.used + this.unstamped + this.unanswered.counted + weight <= cap
+      this.#holds.isEmpty &&
+      this.#blockedUntil <= log.latest &&
+      this.#unanswered.changesAt > log.latest &&
+      log.used + this.#unstamped + this.#unanswered.counted + weight <= cap
     );
   }
 
@@ -368,23 +268,36 @@ export class WindowLimit implements StoreLimit {
    * {@link stamp} gives it one: any instant read after the dispatch, which can only be later.
    */
   takeUnstamped(weight: number): void {
-    this.unstamped += weight;
+    this.#unstamped += weight;
   }
 
   /** Gives the weight taken without an instant the instant `at` (read after it was taken). */
   stamp(at: number): void {
-    if (this.unstamped === 0) return;
-    const weight = this.unstamped;
-    this.unstamped = 0;
-    this.add(weight, at);
+    if (this.#unstamped === 0) return;
+    const weight = this.#unstamped;
+    this.#unstamped = 0;
+    this.#log.add(weight, at);
   }
 
   /** Weight counted in the window ending at `at` (feedback holds included). */
   usedAt(at: number): number {
-    const t = at > this.latest ? at : this.latest;
-    if (this.inWindow > 0) this.expire(t);
-    if (this.unanswered.changesAt <= t) this.unanswered.advance(t);
-    return this.used + this.unstamped + this.unanswered.counted + this.heldAt(t) + (this.pausedUntil > t ? this.n : 0);
+    const t = this.#advance(at);
+    return (
+      this.#log.used +
+      this.#unstamped +
+      this.#unanswered.counted +
+      this.#holds.at(t) +
+      (this.#pausedUntil > t ? this.#n : 0)
+    );
+  }
+
+  /** Moves the log and the unanswered requests to `at` (or the latest instant seen); returns that instant. */
+  #advance(at: number): number {
+    const log = this.#log;
+    const t = at > log.latest ? at : log.latest;
+    if (log.inWindow > 0) log.expire(t);
+    if (this.#unanswered.changesAt <= t) this.#unanswered.advance(t);
+    return t;
   }
 
   /**
@@ -395,58 +308,45 @@ export class WindowLimit implements StoreLimit {
   update(change: { readonly limit?: number; readonly windowMs?: number }): void {
     if (typeof change !== 'object' || change === null)
       throw new InvalidInputError(`update of ${this.name}`, change, 'an object { limit?, windowMs? }');
-    const n = change.limit === undefined ? this.n : readLimit(change.limit, this.name);
-    const w = change.windowMs === undefined ? this.w : readWindow(change.windowMs, `\`windowMs\` of ${this.name}`);
-    if (w > this.maxW) {
+    const n = change.limit === undefined ? this.#n : readLimit(change.limit, this.name);
+    const w = change.windowMs === undefined ? this.#w : readWindow(change.windowMs, `\`windowMs\` of ${this.name}`);
+    if (w > this.#maxW) {
       throw new InvalidInputError(
         `\`windowMs\` of ${this.name}`,
         change.windowMs,
-        `at most \`maxWindowMs\` (${this.maxW}); history is kept only that long`,
+        `at most \`maxWindowMs\` (${this.#maxW}); history is kept only that long`,
       );
     }
-    if (this.reserve !== null && this.reserve.weight >= n) {
+    if (this.#reserve !== null && this.#reserve.weight >= n) {
       throw new InvalidInputError(
         `\`limit\` of ${this.name}`,
         change.limit,
-        `more than the reserved ${this.reserve.weight}`,
+        `more than the reserved ${this.#reserve.weight}`,
       );
     }
-    const from = { limit: this.n, windowMs: this.w };
-    this.n = n;
-    this.w = w;
-    this.span = w + this.margin;
-    // A longer window takes back entries kept from before; a shorter one lets some go now.
-    const size = this.times.length;
-    this.inWindow = 0;
-    this.used = 0;
-    let i = this.tail;
-    for (let k = 0; k < this.count; k++) {
-      const prev = i === 0 ? size - 1 : i - 1;
-      if (this.times[prev]! + this.span <= this.latest) break;
-      i = prev;
-      this.inWindow++;
-      this.used += this.weights[i]!;
-    }
-    this.start = i;
-    this.unanswered.rebase(this.span, this.latest);
+    const from = { limit: this.#n, windowMs: this.#w };
+    this.#n = n;
+    this.#w = w;
+    this.#log.respan(w + this.#margin);
+    this.#unanswered.rebase(this.#log.span, this.#log.latest);
     this.owner?.changed(this, from);
   }
 
   /** Lets nothing through until `until` (a 429 from the exchange, R12). */
   pause(until: number): void {
-    if (until > this.pausedUntil) this.pausedUntil = until;
-    if (until > this.blockedUntil) this.blockedUntil = until;
+    if (until > this.#pausedUntil) this.#pausedUntil = until;
+    if (until > this.#blockedUntil) this.#blockedUntil = until;
   }
 
   /** Lets nothing through until `until` (a pause stays); a later call replaces it, and the owner looks again. */
   holdHere(until: number): void {
-    this.blockedUntil = Math.max(this.pausedUntil, until);
+    this.#blockedUntil = Math.max(this.#pausedUntil, until);
     this.owner?.wake();
   }
 
   /** The exchange says only `remaining` are left until `until` (R12 headers): see {@link WindowLimit.recount}. */
   shrink(remaining: number, until: number, at: number): number {
-    return this.recount(this.n - remaining, until, at);
+    return this.recount(this.#n - remaining, until, at);
   }
 
   /**
@@ -454,11 +354,9 @@ export class WindowLimit implements StoreLimit {
    * held until `until`, less changes nothing. Returns what this limit counted before.
    */
   recount(count: number, until: number, at: number): number {
-    const t = at > this.latest ? at : this.latest;
-    if (this.inWindow > 0) this.expire(t);
-    if (this.unanswered.changesAt <= t) this.unanswered.advance(t);
-    const counted = this.used + this.unstamped + this.unanswered.counted + this.heldAt(t);
-    if (count > counted && until > t) this.hold(count - counted, -Infinity, until);
+    const t = this.#advance(at);
+    const counted = this.#log.used + this.#unstamped + this.#unanswered.counted + this.#holds.at(t);
+    if (count > counted && until > t) this.#holds.add(count - counted, -Infinity, until);
     return counted;
   }
 
@@ -484,23 +382,8 @@ export class WindowLimit implements StoreLimit {
     if (typeof sentAt !== 'number' || sentAt - sentAt !== 0) badInstant(sentAt, this.name);
     if (typeof arrivedAt !== 'number' || arrivedAt - arrivedAt !== 0) badInstant(arrivedAt, this.name);
     if (arrivedAt <= sentAt) return;
-    const from = sentAt + this.span;
-    const until = arrivedAt + this.span;
-    const last = this.holds.length > 0 ? this.holds[this.holds.length - 1]! : undefined;
-    // Joined to the last hold when both ends are within a granule: it starts at the earlier start
-    // and ends at the later end, so it counts at least as long as each would have.
-    if (
-      last !== undefined &&
-      last.from > -Infinity &&
-      Math.abs(last.from - from) < this.granularity &&
-      Math.abs(last.until - until) < this.granularity
-    ) {
-      last.weight += weight;
-      if (from < last.from) last.from = from;
-      if (until > last.until) last.until = until;
-      return;
-    }
-    this.hold(weight, from, until);
+    const { span, granularity } = this.#log;
+    this.#holds.join(weight, sentAt + span, arrivedAt + span, granularity);
   }
 
   /**
@@ -511,7 +394,7 @@ export class WindowLimit implements StoreLimit {
   awaitAnswer(weight: number, at: number): UnansweredRequest {
     if (!isPositiveInteger(weight)) badWeight(weight, this.name);
     if (typeof at !== 'number' || at - at !== 0) badInstant(at, this.name);
-    return this.unanswered.add(weight, at, this.span);
+    return this.#unanswered.add(weight, at, this.#log.span);
   }
 
   /**
@@ -534,34 +417,32 @@ export class WindowLimit implements StoreLimit {
    * ```
    */
   answered(request: UnansweredRequest, at: number, withinWindow = true): void {
-    if (!this.unanswered.holds(request)) {
+    if (!this.#unanswered.holds(request)) {
       throw new InvalidInputError(`\`request\` of ${this.name}`, request, "a request this limit's awaitAnswer gave");
     }
     if (typeof at !== 'number' || at - at !== 0) badInstant(at, this.name);
-    const late = this.unanswered.answer(request, at);
+    const late = this.#unanswered.answer(request, at);
     if (late || (withinWindow && at > request.sentAt)) this.extend(request.weight, request.sentAt, at);
-    if (!late && !this.waitedOnAnswers) return;
-    this.waitedOnAnswers = false;
+    if (!late && !this.#waitedOnAnswers) return;
+    this.#waitedOnAnswers = false;
     this.owner?.wake();
   }
 
   /** The state as plain data. Weight taken without an instant is given the latest one seen. */
   snapshot(): WindowLimitState {
-    const size = this.times.length;
-    const entries: [number, number][] = [];
-    for (let k = 0, i = this.head; k < this.count; k++, i = i + 1 === size ? 0 : i + 1)
-      entries.push([this.times[i]!, this.weights[i]!]);
-    if (this.unstamped > 0) entries.push([this.latest, this.unstamped]);
+    const entries = this.#log.entries();
+    if (this.#unstamped > 0) entries.push([this.#log.latest, this.#unstamped]);
     return {
       name: this.name,
-      limit: this.n,
-      windowMs: this.w,
-      maxWindowMs: this.maxW,
-      marginMs: this.margin,
-      reserve: this.reserve,
+      limit: this.#n,
+      windowMs: this.#w,
+      maxWindowMs: this.#maxW,
+      marginMs: this.#margin,
+      reserve: this.#reserve,
       entries,
-      holds: this.holds.map((h) => [h.weight, h.until] as const),
-      pausedUntil: this.pausedUntil === -Infinity ? null : this.pausedUntil === Infinity ? 'forever' : this.pausedUntil,
+      holds: this.#holds.pairs(),
+      pausedUntil:
+        this.#pausedUntil === -Infinity ? null : this.#pausedUntil === Infinity ? 'forever' : this.#pausedUntil,
     };
   }
 
@@ -570,33 +451,7 @@ export class WindowLimit implements StoreLimit {
    * a bad field is an {@link InvalidInputError} naming it.
    */
   static restore(state: WindowLimitState): WindowLimit {
-    if (typeof state !== 'object' || state === null)
-      throw new InvalidInputError('the limit state', state, 'an object as `snapshot()` gives');
-    const entries = readPairs(state, 'entries');
-    let previous = -Infinity;
-    for (const [i, [at, weight]] of entries.entries()) {
-      if (!Number.isFinite(at) || at < previous) {
-        throw new InvalidInputError(
-          `\`entries[${i}][0]\` of the limit state`,
-          at,
-          `a finite instant, not before the entry before it (${previous})`,
-        );
-      }
-      if (!isPositiveInteger(weight))
-        throw new InvalidInputError(`\`entries[${i}][1]\` of the limit state`, weight, 'a positive integer weight');
-      previous = at;
-    }
-    const holds = readPairs(state, 'holds');
-    for (const [i, [weight, until]] of holds.entries()) {
-      if (!Number.isFinite(weight) || weight <= 0)
-        throw new InvalidInputError(`\`holds[${i}][0]\` of the limit state`, weight, 'a positive weight');
-      if (!Number.isFinite(until))
-        throw new InvalidInputError(`\`holds[${i}][1]\` of the limit state`, until, 'a finite instant');
-    }
-    const paused = state.pausedUntil as unknown;
-    if (paused !== null && paused !== 'forever' && (typeof paused !== 'number' || !Number.isFinite(paused))) {
-      throw new InvalidInputError('`pausedUntil` of the limit state', paused, 'null, "forever" or a finite instant');
-    }
+    const { entries, holds, pausedUntil } = readStateCounts(state);
     const l = new WindowLimit({
       name: state.name,
       limit: state.limit,
@@ -607,51 +462,9 @@ export class WindowLimit implements StoreLimit {
     });
     // Each entry as it was, never merged with the one before: which dispatches share an entry was
     // decided when they were sent; and a later dispatch starts an entry of its own.
-    for (const [at, weight] of entries) {
-      l.add(weight, at);
-      l.first = -Infinity;
-    }
-    l.holds = holds.map(([weight, until]) => ({ weight, from: -Infinity, until }));
-    for (const h of l.holds) if (h.until < l.holdsEnd) l.holdsEnd = h.until;
-    if (state.pausedUntil !== null) l.pause(state.pausedUntil === 'forever' ? Infinity : state.pausedUntil);
+    for (const [at, weight] of entries) l.#log.addApart(weight, at);
+    for (const [weight, until] of holds) l.#holds.add(weight, -Infinity, until);
+    if (pausedUntil !== null) l.pause(pausedUntil);
     return l;
-  }
-
-  private expire(t: number): void {
-    const size = this.times.length;
-    while (this.inWindow > 0 && this.times[this.start]! + this.span <= t) {
-      this.used -= this.weights[this.start]!;
-      if (++this.start === size) this.start = 0;
-      this.inWindow--;
-    }
-    if (this.inWindow === 0) this.used = 0;
-    while (this.count > this.inWindow && this.times[this.head]! + this.keep <= t) {
-      if (++this.head === size) this.head = 0;
-      this.count--;
-    }
-  }
-
-  private heldAt(t: number): number {
-    let held = 0;
-    for (const h of this.holds) if (h.until > t && h.from <= t) held += h.weight;
-    return held;
-  }
-
-  private hold(weight: number, from: number, until: number): void {
-    this.holds.push({ weight, from, until });
-    if (until < this.holdsEnd) this.holdsEnd = until;
-  }
-
-  /** Lets go of the holds ended at `t`, in place. */
-  private dropHolds(t: number): void {
-    let k = 0;
-    let end = Infinity;
-    for (const h of this.holds) {
-      if (h.until <= t) continue;
-      this.holds[k++] = h;
-      if (h.until < end) end = h.until;
-    }
-    this.holds.length = k;
-    this.holdsEnd = end;
   }
 }
