@@ -1,5 +1,6 @@
 import { InvalidInputError } from '../errors.js';
-import { type ProxyOptions, type ProxySummary, startProxy } from '../proxy/server.js';
+import type { ProxyOptions } from '../proxy/options.js';
+import { type ProxySummary, startProxy } from '../proxy/server.js';
 import { RedisStore } from '../redis/store.js';
 import { InputFileError } from './input.js';
 import { jsonFile } from './read-json.js';

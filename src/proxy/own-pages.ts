@@ -6,7 +6,7 @@ import { STATUS_SCRIPT } from './status-page.js';
 // The status page's one inline script, allowed by its hash and nothing else.
 const PAGE_POLICY = `default-src 'none'; script-src 'sha256-${createHash('sha256').update(STATUS_SCRIPT).digest('base64')}'; style-src 'unsafe-inline'; connect-src 'self'`;
 
-/** The proxy's own pages: the status page, its events, its JSON, the metrics (server.ts's OWN_PAGES). */
+/** The proxy's own pages: the status page, its events, its JSON, the metrics (handle.ts's OWN_PAGES). */
 export function serveOwn(
   path: string,
   res: ServerResponse,

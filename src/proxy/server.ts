@@ -1,86 +1,21 @@
-import http, { type IncomingMessage, type ServerResponse } from 'node:http';
+import http, { type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { AccountLimiter } from '../account/limiter.js';
-import type { SharedCounts } from '../account/shared-counts.js';
 import type { ContractSource } from '../account/answer-fills.js';
-import type { RoundTrip } from '../account/round-trip.js';
-import { jsonBody } from '../catalog/json-body.js';
-import { InvalidInputError, isRefusedError } from '../errors.js';
-import { readHistory } from '../family-files/history.js';
-import type { FamilyOptions } from '../rules/family.js';
-import { isPositiveInteger } from '../internal/parse.js';
-import { type Clock, systemClock } from '../schedule/clock.js';
-import type { LimitStore } from '../schedule/store.js';
+import type { AccountLimiter } from '../account/limiter.js';
 import { LimiterMetrics } from '../metrics/limiter-metrics.js';
-import { readProxyAccounts } from './accounts.js';
-import { ExchangeAnswers, exchangeLabel } from './exchange-answers.js';
-import { signatureTiming } from './expiry.js';
-import { LABELS, errorBody, refusal } from './labels.js';
-import { OwnAnswers } from './own-answers.js';
-import { type LogFormat, type RequestRecord, logLine, readLogFormat } from './request-log.js';
+import type { ProxyAccounts } from './accounts.js';
 import { ActivityCounts } from './activity.js';
-import { type ProxyStatus, proxyStatus } from './status.js';
-import { statusPage } from './status-page.js';
-import { renderStatus } from './status-view.js';
+import { ExchangeAnswers } from './exchange-answers.js';
+import { PUBLIC, startLimiters } from './family-limiters.js';
+import { API_PREFIX, type Config, OWN_PAGES, type Route, answer, forward, handle } from './handle.js';
+import { LABELS } from './labels.js';
+import { type ProxyOptions, type ProxySettings, readProxyOptions } from './options.js';
+import { OwnAnswers } from './own-answers.js';
 import { serveOwn } from './own-pages.js';
-import { header, headerObject, readBody } from './request-parts.js';
-import { KeptWindows } from './kept-windows.js';
-import { StateFile } from './state-file.js';
-import { Upstream, type UpstreamResult, endToEnd } from './upstream.js';
+import { logLine } from './request-log.js';
+import { StatusFeed } from './status-feed.js';
+import { Upstream } from './upstream.js';
 import { attachWebSocketProxy } from './websocket.js';
-
-/** Options of {@link startProxy}. */
-export interface ProxyOptions {
-  /** The exchange's base URL, e.g. `https://api.gateio.ws` (the API is under `/api/v4` there). */
-  readonly upstream: string;
-  /**
-   * Where futures WebSocket connections (`/v4/ws/{settle}`) go, e.g. `wss://fx-ws.gateio.ws`.
-   * Spot ones (`/ws/v4/`) go to the upstream's host. @default the upstream's host, ws: or wss:
-   */
-  readonly futuresWebSocket?: string;
-  /** The port; 0 picks a free one. @default 0 */
-  readonly port?: number;
-  /** The address to listen on. @default "127.0.0.1" */
-  readonly host?: string;
-  /** The accounts file, parsed (the model exchange's format). @default one account, KEY main-key */
-  readonly accounts?: unknown;
-  /** A history file, parsed (the model exchange's format): the activity to start the limiters from. */
-  readonly history?: unknown;
-  /** Where time is read. @default systemClock */
-  readonly clock?: Clock;
-  /** The store of each family's limits (a Redis store shares them between proxies). @default each in this process */
-  readonly store?: (family: string) => LimitStore & { counts?(): SharedCounts };
-  /** The limiters' safety margin (R13), in milliseconds. @default 0 */
-  readonly marginMs?: number;
-  /** Time kept for a request's way to the exchange when its signature is about to expire, in milliseconds. @default 1000 */
-  readonly expiryMarginMs?: number;
-  /** The longest a forwarded request may take to be answered, in milliseconds. @default 30000 */
-  readonly timeoutMs?: number;
-  /** Connections to the upstream open at once, at most. @default 64 */
-  readonly maxSockets?: number;
-  /** The largest request body, in bytes. @default 1048576 */
-  readonly bodyLimitBytes?: number;
-  /**
-   * Where one line per request goes (method, path without query, status, who answered, label,
-   * account, the limit waited on, the wait), never a header, a body or a query.
-   */
-  readonly log?: (line: string) => void;
-  /** Where a problem of the proxy's own goes, whatever `log` says (a state file not written). @default none */
-  readonly warn?: (message: string) => void;
-  /** The log's lines: `text`, or `json` (one JSON object a line). @default "text" */
-  readonly logFormat?: LogFormat;
-  /** How often the status page's events are sent, in milliseconds. @default 1000 */
-  readonly statusEveryMs?: number;
-  /**
-   * A file to keep each family's counts in across restarts (`--state`): read at start when it
-   * exists (refused, starting nothing, when it is of another version or other families or
-   * accounts), written atomically every `stateEveryMs` and when the proxy stops. It replaces the
-   * counts `history` gave. @default none: a restart forgets every count (but Redis's, with `store`)
-   */
-  readonly stateFile?: string;
-  /** How often the state file is written, in milliseconds. @default 5000 */
-  readonly stateEveryMs?: number;
-}
 
 /** A running proxy. */
 export interface RunningProxy {
@@ -118,44 +53,8 @@ export interface ProxySummary {
   readonly unrouted: Readonly<Record<string, number>>;
 }
 
-/** The limiter of requests that carry no key: public endpoints, limited per IP (R10), the proxy's. */
-const PUBLIC = 'public';
-const API_PREFIX = '/api/v4/';
-/** The proxy's own pages (own-pages.ts). */
-const OWN_PAGES = new Set(['/', '/events', '/status.json', '/metrics']);
-/** How long the status page's chart goes back, in milliseconds. */
-const HISTORY_MS = 5 * 60_000;
 /** How the metrics, the log and the summary name requests without a KEY: on the limits per IP alone. */
 const PER_IP = 'ip';
-
-/** Where a request goes: the limiter and account it waits on, and how the metrics and log name them. */
-interface Route {
-  readonly limiter: AccountLimiter;
-  readonly account: string;
-  /** The family of its KEY; `ip` for a request without one. */
-  readonly family: string;
-  /** Its account; `ip` for a request without a KEY (it waits on the limits per IP alone). */
-  readonly shown: string;
-}
-
-/** The options read and checked once. */
-interface Config {
-  readonly clock: Clock;
-  readonly metrics: LimiterMetrics;
-  /** The proxy's own answers, counted. */
-  readonly own: OwnAnswers;
-  /** The exchange's answers, counted. */
-  readonly exchangeAnswers: ExchangeAnswers;
-  /** What each account sent and was answered 429, for the status page. */
-  readonly activity: ActivityCounts;
-  readonly familyOf: (limiter: AccountLimiter) => string;
-  readonly expiryMarginMs: number;
-  readonly bodyLimitBytes: number;
-  /** Where each request's record goes, when asked. */
-  readonly log: ((record: RequestRecord) => void) | undefined;
-  /** True once the proxy is stopping: every answer then closes its connection. */
-  readonly stopping: () => boolean;
-}
 
 /**
  * Starts the proxy: an HTTP server that takes API v4 requests as the exchange would, finds the
@@ -165,157 +64,18 @@ interface Config {
  * of `my_trades` answers (R1, R9, R14).
  */
 export async function startProxy(options: ProxyOptions): Promise<RunningProxy> {
-  if (typeof options !== 'object' || options === null)
-    throw new InvalidInputError('the proxy options', options, 'an object { upstream, ... }');
-  let base: URL;
-  try {
-    base = new URL(options.upstream);
-  } catch {
-    throw new InvalidInputError('`upstream`', options.upstream, 'an http or https URL, e.g. https://api.gateio.ws');
-  }
-  if (base.protocol !== 'http:' && base.protocol !== 'https:')
-    throw new InvalidInputError('`upstream`', options.upstream, 'an http or https URL, e.g. https://api.gateio.ws');
-  // Only the origin and a path prefix are forwarded to: credentials, a query or a fragment would be dropped unsaid.
-  if (
-    base.username !== '' ||
-    base.password !== '' ||
-    base.search !== '' ||
-    base.hash !== '' ||
-    /[?#]/.test(options.upstream)
-  ) {
-    throw new InvalidInputError(
-      '`upstream`',
-      options.upstream,
-      'an http or https URL without credentials, query or fragment, e.g. https://api.gateio.ws',
-    );
-  }
-  const spotWs = new URL(base.origin.replace(/^http/, 'ws'));
-  let futuresWs = spotWs;
-  if (options.futuresWebSocket !== undefined) {
-    try {
-      futuresWs = new URL(options.futuresWebSocket);
-    } catch {
-      futuresWs = new URL('about:blank');
-    }
-    if (futuresWs.protocol !== 'ws:' && futuresWs.protocol !== 'wss:')
-      throw new InvalidInputError(
-        '`futuresWebSocket`',
-        options.futuresWebSocket,
-        'a ws or wss URL, e.g. wss://fx-ws.gateio.ws',
-      );
-  }
-  const port = options.port ?? 0;
-  if (!Number.isSafeInteger(port) || port < 0 || port > 65_535)
-    throw new InvalidInputError('`port`', port, 'a port from 0 to 65535');
-  const expiryMarginMs = nonNegative(options.expiryMarginMs ?? 1000, '`expiryMarginMs`');
-  const marginMs = nonNegative(options.marginMs ?? 0, '`marginMs`');
-  const timeoutMs = positive(options.timeoutMs ?? 30_000, '`timeoutMs`');
-  const maxSockets = positive(options.maxSockets ?? 64, '`maxSockets`');
-  const bodyLimitBytes = positive(options.bodyLimitBytes ?? 1 << 20, '`bodyLimitBytes`');
-  const statusEveryMs = positive(options.statusEveryMs ?? 1000, '`statusEveryMs`');
-  const stateEveryMs = positive(options.stateEveryMs ?? 5000, '`stateEveryMs`');
-  if (options.log !== undefined && typeof options.log !== 'function')
-    throw new InvalidInputError('`log`', options.log, 'a function taking a line');
-  if (options.warn !== undefined && typeof options.warn !== 'function')
-    throw new InvalidInputError('`warn`', options.warn, 'a function taking a message');
-  const logFormat = readLogFormat(options.logFormat ?? 'text');
-  const clock = options.clock ?? systemClock;
-  const accounts = readProxyAccounts(options.accounts);
-  const history = options.history === undefined ? undefined : readHistory(options.history, clock.wall());
-  if (history !== undefined) {
-    // Activity of an account in no family would otherwise be left out unsaid.
-    const ids = new Set(accounts.families.flatMap((f) => f.accounts.map((a) => a.id)));
-    const lists = [
-      ['activity', history.days],
-      ['hours', history.hours],
-      ['spotHours', history.spotHours ?? []],
-    ] as const;
-    for (const [name, list] of lists) {
-      list.forEach((x: { readonly account: string }, i) => {
-        if (!ids.has(x.account))
-          throw new InvalidInputError(`\`${name}[${i}].account\``, x.account, 'an account of the accounts file');
-      });
-    }
-  }
-
-  if (options.stateFile !== undefined && (typeof options.stateFile !== 'string' || options.stateFile === ''))
-    throw new InvalidInputError('`stateFile`', options.stateFile, 'a file path');
-  // Read before the limiters are made: their limits start from the windows it kept.
-  const saved = options.stateFile === undefined ? null : StateFile.read(options.stateFile);
-  const windows = new Map<string, KeptWindows>();
-  const limiters = new Map<string, AccountLimiter>();
-  const made: AccountLimiter[] = [];
-  let stateFile: StateFile | null = null;
-  let restoredFrom: number | null = null;
-  try {
-    for (const f of accounts.families) {
-      // Without a shared store, each family's limits in memory, their windows kept in the state file.
-      let store: (LimitStore & { counts?(): SharedCounts }) | undefined = options.store?.(f.id);
-      if (store === undefined && options.stateFile !== undefined) {
-        const kept = new KeptWindows(clock, saved?.windows?.[f.id]);
-        windows.set(f.id, kept);
-        store = kept;
-      }
-      const limiter = new AccountLimiter({
-        accounts: f.accounts,
-        clock,
-        marginMs,
-        ...(f.vipLevel === undefined ? {} : { vipLevel: f.vipLevel }),
-        ...((f.options as FamilyOptions | undefined) ?? {}),
-        ...(store === undefined ? {} : { store }),
-      });
-      made.push(limiter);
-      limiters.set(f.id, limiter);
-      if (history !== undefined) {
-        const ids = new Set(f.accounts.map((a) => a.id));
-        const mine = <T extends { account: string }>(list: readonly T[] | undefined) =>
-          (list ?? []).filter((x) => ids.has(x.account));
-        const hours = (
-          list: readonly { account: string; hour: number; requests: number; traded?: unknown }[] | undefined,
-        ) =>
-          mine(list).map((h) => ({
-            account: h.account,
-            hour: h.hour,
-            requests: h.requests,
-            ...(h.traded === undefined ? {} : { traded: String(h.traded) }),
-          }));
-        limiter.seed({ days: mine(history.days), hours: hours(history.hours), spotHours: hours(history.spotHours) });
-      }
-    }
-    const publicLimiter = new AccountLimiter({ accounts: [{ id: PUBLIC }], clock, marginMs });
-    made.push(publicLimiter);
-    limiters.set(PUBLIC, publicLimiter);
-    if (options.stateFile !== undefined) {
-      stateFile = new StateFile(
-        options.stateFile,
-        new Map([...limiters].filter(([family]) => family !== PUBLIC)),
-        clock,
-        windows,
-      );
-      if (saved !== null) restoredFrom = stateFile.restore(saved);
-    }
-  } catch (e) {
-    for (const l of made) l.close();
-    throw e;
-  }
-
-  const upstream = new Upstream(base, { maxSockets, timeoutMs });
-  const metrics = new LimiterMetrics();
-  // Requests without a KEY wait on the limits per IP alone: shown as such, never as an account.
-  for (const [family, limiter] of limiters)
-    if (family === PUBLIC) metrics.watch(limiter, PER_IP, { perIpOnly: true });
-    else metrics.watch(limiter, family);
+  const s = readProxyOptions(options);
+  const { limiters, stateFile, restoredFrom } = startLimiters(s, options.stateFile, options.store);
+  const upstream = new Upstream(s.upstream, { maxSockets: s.maxSockets, timeoutMs: s.timeoutMs });
+  const { metrics, activity, families } = watchLimiters(limiters);
   const own = new OwnAnswers(metrics.registry);
-  const activity = new ActivityCounts();
-  for (const [family, limiter] of limiters) if (family !== PUBLIC) activity.watch(limiter, family);
-  const families = new Map([...limiters].map(([family, l]) => [l, family === PUBLIC ? PER_IP : family]));
   const writeLog = options.log;
   let stopping = false;
   const config: Config = {
-    clock,
-    expiryMarginMs,
-    bodyLimitBytes,
-    log: writeLog === undefined ? undefined : (record) => writeLog(logLine(record, logFormat)),
+    clock: s.clock,
+    expiryMarginMs: s.expiryMarginMs,
+    bodyLimitBytes: s.bodyLimitBytes,
+    log: writeLog === undefined ? undefined : (record) => writeLog(logLine(record, s.logFormat)),
     metrics,
     own,
     activity,
@@ -325,123 +85,34 @@ export async function startProxy(options: ProxyOptions): Promise<RunningProxy> {
   };
   const note = (message: string): void =>
     writeLog?.(
-      logFormat === 'json' ? JSON.stringify({ time: new Date(clock.wall()).toISOString(), note: message }) : message,
+      s.logFormat === 'json'
+        ? JSON.stringify({ time: new Date(s.clock.wall()).toISOString(), note: message })
+        : message,
     );
-  const publicLimiter = limiters.get(PUBLIC)!;
   // A state file not written is said whatever the log: counts a restart would lose.
   const unsaved = (e: unknown): void => {
     const message = `the state file was not written: ${(e as Error).message}`;
     note(message);
     options.warn?.(message);
   };
-  stateFile?.start(stateEveryMs, unsaved);
-  // A futures contract's multiplier, for the fills of my_trades answers: asked of the upstream (a
-  // public request) when no contracts answer relayed gave it.
-  const contracts: ContractSource = {
-    ask: async (settle, contract) => {
-      const path = `${API_PREFIX}futures/${settle}/contracts/${contract}`;
-      const trip = publicLimiter.roundTrip(PUBLIC, { method: 'GET', path });
-      const result = await forward(trip, upstream, 'GET', path, ['Accept', 'application/json'], Buffer.alloc(0), note);
-      return result.ok && result.answer.status === 200
-        ? (JSON.parse(result.answer.body.toString('utf8')) as unknown)
-        : undefined;
-    },
-  };
-
-  const route = (key: string | undefined): Route | null => {
-    if (key === undefined) return { limiter: publicLimiter, account: PUBLIC, family: PER_IP, shown: PER_IP };
-    const a = accounts.keys.get(key);
-    return a === undefined
-      ? null
-      : { limiter: limiters.get(a.family)!, account: a.account, family: a.family, shown: a.account };
-  };
-
-  const events = new Set<ServerResponse>();
-  const now = (): ProxyStatus => proxyStatus(limiters, PUBLIC, clock.wall(), activity);
-  const status = (): string => JSON.stringify(now());
-  // The statuses of the last minutes, one a tick: the status page's chart, drawn by the server
-  // for its first state and carried on by the page from the events.
-  const recent: ProxyStatus[] = [];
-  const ticker = setInterval(() => {
-    const s = now();
-    recent.push(s);
-    while (recent.length > 1 && s.at - recent[0]!.at > HISTORY_MS) recent.shift();
-    if (events.size === 0) return;
-    const text = `data: ${JSON.stringify(s)}\n\n`;
-    for (const res of events) res.write(text);
-  }, statusEveryMs);
-  const page = (): string => {
-    const s = now();
-    const shown = [...recent, s];
-    return statusPage(renderStatus(s, shown), shown, HISTORY_MS);
-  };
-  ticker.unref();
-  // Requests being handled, until their answer has gone out: awaited when the proxy stops.
-  const handling = new Set<Promise<void>>();
-  const server = http.createServer({ keepAlive: true }, (req, res) => {
-    const path = (req.url ?? '/').split('?')[0]!;
-    // The proxy's own pages; any other path outside the API is answered 404 by the handler, logged.
-    if (req.method === 'GET' && OWN_PAGES.has(path) && !stopping) {
-      serveOwn(path, res, metrics, status, events, page);
-      return;
-    }
-    const handled = handle(req, res, config, upstream, contracts, route, note).catch((error: unknown) => {
-      // Nothing of the request is in the message: only what went wrong here.
-      note(`error: ${error instanceof Error ? error.message : String(error)}`);
-      if (!res.headersSent) answer(res, config, 500, LABELS.proxyError, 'the proxy failed to handle the request');
-      else res.destroy();
-    });
-    // Done when its answer has gone out whole (or its connection ended): only then may the
-    // connection be closed without cutting the answer off.
-    const done = Promise.all([handled, new Promise<void>((resolve) => res.once('close', () => resolve()))]).then(
-      () => {},
-    );
-    handling.add(done);
-    void done.finally(() => handling.delete(done));
-  });
-  // A client has 10 s to send a whole request (as the model gives), not node's default 300 s:
-  // the wait on the limits comes after, and is bounded by the signature's 60 s.
-  server.requestTimeout = 10_000;
-  server.headersTimeout = 10_000;
-  const sockets = attachWebSocketProxy(server, {
-    spot: spotWs,
-    futures: futuresWs,
-    route: (key) => {
-      const a = accounts.keys.get(key);
-      return a === undefined ? null : { limiter: limiters.get(a.family)!, account: a.account };
-    },
-    refused: (limiter, account, label, channel, status) => {
-      const to = { family: limiter === null ? '' : families.get(limiter)!, account };
-      own.count(to, 'ws', label);
-      // Logged as a request: its channel in place of a path, the status its reply carries.
-      config.log?.({
-        time: new Date(clock.wall()).toISOString(),
-        method: 'WS',
-        path: channel,
-        status,
-        by: 'proxy',
-        label,
-        ...to,
-        limit: null,
-        waitedMs: 0,
-      });
-    },
-  });
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(port, options.host ?? '127.0.0.1', () => {
-      server.off('error', reject);
-      resolve();
-    });
-  });
-  const actual = (server.address() as AddressInfo).port;
+  stateFile?.start(s.stateEveryMs, unsaved);
+  const contracts = contractSource(limiters.get(PUBLIC)!, upstream, note);
+  const feed = new StatusFeed(limiters, s.clock, activity, s.statusEveryMs);
+  const route = routeByKey(s.accounts, limiters);
+  const { server, handling } = serveHttp(
+    config,
+    feed,
+    (req, res) => handle(req, res, config, upstream, contracts, route, note),
+    note,
+  );
+  const sockets = proxyWebSockets(server, s, limiters, families, own, config);
+  const port = await listen(server, s);
+  const shown = s.host.includes(':') ? `[${s.host}]` : s.host;
   let closed: Promise<void> | null = null;
-  const host = options.host ?? '127.0.0.1';
-  const shown = host.includes(':') ? `[${host}]` : host;
   return {
-    url: `http://${shown}:${actual}`,
-    wsUrl: `ws://${shown}:${actual}`,
-    port: actual,
+    url: `http://${shown}:${port}`,
+    wsUrl: `ws://${shown}:${port}`,
+    port,
     limiters,
     metrics,
     restoredFrom,
@@ -456,9 +127,8 @@ export async function startProxy(options: ProxyOptions): Promise<RunningProxy> {
       if (closed !== null) return closed;
       stopping = true;
       closed = (async () => {
-        clearInterval(ticker);
+        feed.close();
         sockets.close();
-        for (const res of events) res.end();
         // Every request still waiting on its limits is refused (`closed`): its handler answers it
         // 503 TRADERATIO_CLOSED on its own connection. Those already sent are awaited, bounded by
         // the upstream's timeout, and relayed.
@@ -485,209 +155,143 @@ export async function startProxy(options: ProxyOptions): Promise<RunningProxy> {
   };
 }
 
-async function handle(
-  req: IncomingMessage,
-  res: ServerResponse,
+/** The metrics and activity counts of every limiter, and the name each is shown by. */
+function watchLimiters(limiters: ReadonlyMap<string, AccountLimiter>): {
+  metrics: LimiterMetrics;
+  activity: ActivityCounts;
+  families: ReadonlyMap<AccountLimiter, string>;
+} {
+  const metrics = new LimiterMetrics();
+  // Requests without a KEY wait on the limits per IP alone: shown as such, never as an account.
+  for (const [family, limiter] of limiters)
+    if (family === PUBLIC) metrics.watch(limiter, PER_IP, { perIpOnly: true });
+    else metrics.watch(limiter, family);
+  const activity = new ActivityCounts();
+  for (const [family, limiter] of limiters) if (family !== PUBLIC) activity.watch(limiter, family);
+  const families = new Map([...limiters].map(([family, l]) => [l, family === PUBLIC ? PER_IP : family]));
+  return { metrics, activity, families };
+}
+
+/**
+ * A futures contract's multiplier, for the fills of my_trades answers: asked of the upstream (a
+ * public request, on the public limiter) when no contracts answer relayed gave it.
+ */
+function contractSource(publicLimiter: AccountLimiter, upstream: Upstream, note: (m: string) => void): ContractSource {
+  return {
+    ask: async (settle, contract) => {
+      const path = `${API_PREFIX}futures/${settle}/contracts/${contract}`;
+      const trip = publicLimiter.roundTrip(PUBLIC, { method: 'GET', path });
+      const result = await forward(trip, upstream, 'GET', path, ['Accept', 'application/json'], Buffer.alloc(0), note);
+      return result.ok && result.answer.status === 200
+        ? (JSON.parse(result.answer.body.toString('utf8')) as unknown)
+        : undefined;
+    },
+  };
+}
+
+/** Where a request goes by its KEY: its family's limiter and account; the public limiter without one; null for a KEY of no account. */
+function routeByKey(
+  accounts: ProxyAccounts,
+  limiters: ReadonlyMap<string, AccountLimiter>,
+): (key: string | undefined) => Route | null {
+  const publicLimiter = limiters.get(PUBLIC)!;
+  return (key) => {
+    if (key === undefined) return { limiter: publicLimiter, account: PUBLIC, family: PER_IP, shown: PER_IP };
+    const a = accounts.keys.get(key);
+    return a === undefined
+      ? null
+      : { limiter: limiters.get(a.family)!, account: a.account, family: a.family, shown: a.account };
+  };
+}
+
+/**
+ * The HTTP server: the proxy's own pages, and every other request to `handleApi`, a failure of
+ * which is answered 500 and noted; each request kept in `handling` until its answer has gone out.
+ */
+function serveHttp(
   config: Config,
-  upstream: Upstream,
-  contracts: ContractSource,
-  route: (key: string | undefined) => Route | null,
+  feed: StatusFeed,
+  handleApi: (req: http.IncomingMessage, res: ServerResponse) => Promise<void>,
   note: (message: string) => void,
-): Promise<void> {
-  const url = req.url ?? '/';
-  const method = (req.method ?? 'GET').toUpperCase();
-  const path = url.split('?')[0]!;
-  const clock = config.clock;
-  const arrived = clock.now();
-  // What the log and the proxy's own answers say of the request, filled in as it is known.
-  let to = { family: '', account: '' };
-  let trip: RoundTrip | undefined;
-  const own = (status: number, label: string, message: string): void => {
-    answer(res, config, status, label, message);
-    config.own.count(to, status, label);
-    record(status, 'proxy', label);
-  };
-  const record = (status: number, by: 'proxy' | 'exchange', label: string | null): void => {
-    const report = trip?.report();
-    config.log?.({
-      time: new Date(clock.wall()).toISOString(),
-      method,
-      path,
-      status,
-      by,
-      label,
-      ...to,
-      limit: report?.waitedOn ?? null,
-      waitedMs: report?.waitedMs ?? (trip === undefined ? 0 : clock.now() - arrived),
-    });
-  };
-  if (config.stopping()) {
-    own(503, LABELS.closed, 'the proxy is stopping; never forwarded');
-    return;
-  }
-  if (!path.startsWith(API_PREFIX)) {
-    own(404, 'NOT_FOUND', `${method} ${path}: the proxy serves ${API_PREFIX}..., and GET ${[...OWN_PAGES].join(', ')}`);
-    return;
-  }
-  const body = await readBody(req, config.bodyLimitBytes);
-  if (body === null) {
-    own(413, LABELS.bodyTooLarge, `the body is over ${config.bodyLimitBytes} bytes`);
-    req.socket.destroySoon();
-    return;
-  }
-  const key = header(req, 'key');
-  const target = route(key);
-  if (target === null) {
-    own(401, LABELS.unknownKey, "the KEY header names no account of the proxy's accounts file");
-    return;
-  }
-  const { limiter, account } = target;
-  to = { family: target.family, account: target.shown };
-  if (key === undefined) {
-    let perAccount: boolean;
-    try {
-      perAccount = limiter.catalog
-        .classify(method, path, jsonBody(body.toString('utf8')))
-        .limits.some((l) => l.scope === 'account');
-    } catch (e) {
-      own(400, LABELS.invalidRequest, e instanceof Error ? e.message : String(e));
+): { server: http.Server; handling: Set<Promise<void>> } {
+  // Requests being handled, until their answer has gone out: awaited when the proxy stops.
+  const handling = new Set<Promise<void>>();
+  const status = () => feed.status();
+  const page = () => feed.page();
+  const server = http.createServer({ keepAlive: true }, (req, res) => {
+    const path = (req.url ?? '/').split('?')[0]!;
+    // The proxy's own pages; any other path outside the API is answered 404 by the handler, logged.
+    if (req.method === 'GET' && OWN_PAGES.has(path) && !config.stopping()) {
+      serveOwn(path, res, config.metrics, status, feed.events, page);
       return;
     }
-    if (perAccount) {
-      own(
-        401,
-        LABELS.missingKey,
-        `${method} ${path} is a private endpoint and the request has no KEY header: the exchange would refuse it; never forwarded`,
-      );
-      return;
-    }
-  }
-  if (config.stopping()) {
-    own(503, LABELS.closed, 'the proxy is stopping; never forwarded');
-    return;
-  }
-  const timing =
-    key === undefined ? undefined : signatureTiming(header(req, 'timestamp'), limiter.clockEstimate(), clock.wall());
-  if (timing !== undefined && !timing.ok) {
-    own(401, LABELS.expired, `${timing.message}; sign it again; never forwarded`);
-    return;
-  }
-  // A client gone while its request waits: the request is given up, never sent.
-  const gone = new AbortController();
-  try {
-    trip = limiter.roundTrip(account, {
-      method,
-      path,
-      body: jsonBody(body.toString('utf8')),
-      signal: gone.signal,
-      // Held no later than the way there allows; one that can go at once goes, whatever is left.
-      deadline:
-        timing === undefined ? undefined : clock.now() + Math.max(0, timing.remainingMs - config.expiryMarginMs),
-      contracts,
+    const handled = handleApi(req, res).catch((error: unknown) => {
+      // Nothing of the request is in the message: only what went wrong here.
+      note(`error: ${error instanceof Error ? error.message : String(error)}`);
+      if (!res.headersSent) answer(res, config, 500, LABELS.proxyError, 'the proxy failed to handle the request');
+      else res.destroy();
     });
-  } catch (e) {
-    trip = undefined;
-    own(400, LABELS.invalidRequest, e instanceof Error ? e.message : String(e));
-    return;
-  }
-  res.on('close', () => {
-    if (!res.writableFinished) gone.abort();
-  });
-  let result: UpstreamResult;
-  try {
-    result = await forward(trip, upstream, method, url, req.rawHeaders, body, note);
-  } catch (e) {
-    if (!isRefusedError(e)) throw e;
-    if (e.reason === 'aborted') return;
-    const [status, label, message] = refusal(e.reason);
-    own(status, label, message);
-    return;
-  }
-  const waited = trip.report().waitedMs!;
-  config.metrics.observeWait(to.family, to.account, trip.classification.action, waited);
-  if (!result.ok) {
-    const timeout = result.reason === 'timeout';
-    own(
-      timeout ? 504 : 502,
-      timeout ? LABELS.upstreamTimeout : LABELS.upstreamUnreachable,
-      `the upstream: ${result.message}`,
+    // Done when its answer has gone out whole (or its connection ended): only then may the
+    // connection be closed without cutting the answer off.
+    const done = Promise.all([handled, new Promise<void>((resolve) => res.once('close', () => resolve()))]).then(
+      () => {},
     );
-    return;
-  }
-  const a = result.answer;
-  const out = endToEnd(a.rawHeaders);
-  if (!out.some((h, i) => i % 2 === 0 && h.toLowerCase() === 'content-length'))
-    out.push('Content-Length', String(a.body.length));
-  if (config.stopping()) out.push('Connection', 'close');
-  res.writeHead(a.status, out);
-  res.end(a.body);
-  const label = exchangeLabel(a);
-  if (a.status === 429) config.activity.answered429(to.family, to.account);
-  config.exchangeAnswers.count(to, a.status, label);
-  record(a.status, 'exchange', label);
+    handling.add(done);
+    void done.finally(() => handling.delete(done));
+  });
+  // A client has 10 s to send a whole request (as the model gives), not node's default 300 s:
+  // the wait on the limits comes after, and is bounded by the signature's 60 s.
+  server.requestTimeout = 10_000;
+  server.headersTimeout = 10_000;
+  return { server, handling };
 }
 
 /**
- * Sends a request to the upstream on its round trip: when its limits let it go, and its answer (or
- * how it failed) told to the round trip. An answer the limiter cannot take (a header out of range)
- * is still the client's: it is logged, and the answer relayed.
+ * The WebSocket API through the proxy: each connection to its upstream, each order request on
+ * the limiter of its KEY's family; one the proxy answers itself counted and logged as a request.
  */
-function forward(
-  trip: RoundTrip,
-  upstream: Upstream,
-  method: string,
-  url: string,
-  rawHeaders: readonly string[],
-  body: Buffer,
-  log?: (line: string) => void,
-): Promise<UpstreamResult> {
-  return trip.run(async (t) => {
-    const result = await upstream.send(method, url, rawHeaders, body);
-    if (!result.ok) {
-      t.failed(result.reason);
-      return result;
-    }
-    const a = result.answer;
-    try {
-      t.answered({
-        status: a.status,
-        headers: headerObject(a.rawHeaders),
-        readBody: () => jsonBody(a.body.toString('utf8')),
+function proxyWebSockets(
+  server: http.Server,
+  s: ProxySettings,
+  limiters: ReadonlyMap<string, AccountLimiter>,
+  families: ReadonlyMap<AccountLimiter, string>,
+  own: OwnAnswers,
+  config: Config,
+): ReturnType<typeof attachWebSocketProxy> {
+  return attachWebSocketProxy(server, {
+    spot: s.spotWs,
+    futures: s.futuresWs,
+    route: (key) => {
+      const a = s.accounts.keys.get(key);
+      return a === undefined ? null : { limiter: limiters.get(a.family)!, account: a.account };
+    },
+    refused: (limiter, account, label, channel, status) => {
+      const to = { family: limiter === null ? '' : families.get(limiter)!, account };
+      own.count(to, 'ws', label);
+      // Logged as a request: its channel in place of a path, the status its reply carries.
+      config.log?.({
+        time: new Date(s.clock.wall()).toISOString(),
+        method: 'WS',
+        path: channel,
+        status,
+        by: 'proxy',
+        label,
+        ...to,
+        limit: null,
+        waitedMs: 0,
       });
-    } catch (e) {
-      log?.(`an answer's headers not taken: ${e instanceof Error ? e.message : String(e)}`);
-    }
-    return result;
+    },
   });
 }
 
-/**
- * An answer of the proxy's own, in the exchange's error shape (R12). While the proxy stops,
- * it closes its connection after it: the client reads the whole answer, then the end.
- */
-function answer(
-  res: ServerResponse,
-  config: Pick<Config, 'stopping'> | null,
-  status: number,
-  label: string,
-  message: string,
-): void {
-  const text = JSON.stringify(errorBody(label, message));
-  res.writeHead(status, {
-    'Content-Type': 'application/json',
-    'Content-Length': Buffer.byteLength(text),
-    ...(config?.stopping() === true ? { Connection: 'close' } : {}),
+/** Listens on the settings' port and host; resolves with the port it listens on. */
+async function listen(server: http.Server, s: ProxySettings): Promise<number> {
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(s.port, s.host, () => {
+      server.off('error', reject);
+      resolve();
+    });
   });
-  res.end(text);
-}
-
-function nonNegative(value: unknown, field: string): number {
-  if (typeof value !== 'number' || !Number.isFinite(value) || value < 0)
-    throw new InvalidInputError(field, value, 'a non-negative number of milliseconds');
-  return value;
-}
-
-function positive(value: unknown, field: string): number {
-  if (!isPositiveInteger(value)) throw new InvalidInputError(field, value, 'a positive whole number');
-  return value as number;
+  return (server.address() as AddressInfo).port;
 }

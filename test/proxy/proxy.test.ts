@@ -4,7 +4,8 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { type RunningModelExchange, startModelExchange } from '../../src/model-exchange/index.js';
 import { STATUS_CLASSES } from '../../src/proxy/exchange-answers.js';
 import { LABELS } from '../../src/proxy/labels.js';
-import { type ProxyOptions, type RunningProxy, startProxy } from '../../src/proxy/server.js';
+import type { ProxyOptions } from '../../src/proxy/options.js';
+import { type RunningProxy, startProxy } from '../../src/proxy/server.js';
 import { VirtualClock } from '../../src/testing/virtual-clock.js';
 import { ACCOUNTS } from './helpers.js';
 
