@@ -5,12 +5,11 @@ import { type InstantInput, parseId, parseInstant } from '../internal/parse.js';
 import type { ClockEstimate } from '../rules/exchange-clock.js';
 import { type TierReconciliation, readRateLimitReport, reportFor } from '../rules/report.js';
 import { parseVipLevel } from '../rules/vip.js';
-import type { Clock } from '../schedule/clock.js';
 import type { RateLimitFeedback } from '../schedule/feedback.js';
-import { type StoreLimit, Scheduler } from '../schedule/scheduler.js';
+import type { StoreLimit, Scheduler } from '../schedule/scheduler.js';
 import { Listeners } from '../schedule/listeners.js';
 import { type FillRole, Tracker } from './tracker.js';
-import { RequestSender, checkRequestOptions, classifySent } from './requests.js';
+import { checkRequestOptions, classifySent } from './requests.js';
 import { ROUND_TRIP_OPTION_FIELDS, RoundTrip, type RoundTripOptions } from './round-trip.js';
 import { AnswerFills } from './answer-fills.js';
 import type { AccountStatus, LimiterEvent } from './limiter-events.js';
@@ -24,14 +23,11 @@ import {
   type WebSocketRequestOptions,
   resolveLimiterOptions,
 } from './limiter-options.js';
-import { latestChange, timelineOf } from './family-state.js';
-import { FamilyCounts } from './family-counts.js';
-import { Arrivals } from './arrivals.js';
-import { ExchangeTime, type SampleOutcome } from './exchange-time.js';
-import { BoundaryTimer } from './boundary-timer.js';
-import { LimitsRefresh } from './refresh.js';
-import { type AccountLimits, RequestLimits } from './request-limits.js';
-import { ExchangeReports, pollReports, sourceOf } from './reports.js';
+import { timelineOf } from './family-state.js';
+import type { SampleOutcome } from './exchange-time.js';
+import { LimiterContext } from './limiter-context.js';
+import type { AccountLimits } from './request-limits.js';
+import { pollReports, sourceOf } from './reports.js';
 import { type LimiterHistory, readHistory } from './history.js';
 import {
   type AbuseHeadroom,
@@ -89,28 +85,10 @@ export type { ContractSource } from './answer-fills.js';
 export class AccountLimiter {
   readonly scheduler: Scheduler<StoreLimit>;
   readonly catalog: Catalog;
-  private readonly clock: Clock;
-  /** The options, read and checked. */
-  private readonly config: LimiterConfig;
-  /** The answered requests, counted where they reached the exchange (R13). */
-  private readonly arrivals: Arrivals;
   /** What a WebSocket order draws on (R16), as resolved from the options. */
   readonly websocketBudget: WebSocketBudget;
-  /** The clock the rules are read on (R15). */
-  private readonly time: ExchangeTime;
-  /** The timer of the hourly boundaries of the exchange's clock (R15). */
-  private readonly boundaries: BoundaryTimer;
-  /** Reads the rules into the limits. */
-  private readonly refresher: LimitsRefresh;
-  /** The family, its VIP history and its counts (the account's over every process, when the store keeps them). */
-  private readonly counts: FamilyCounts;
-  private readonly limits = new Map<string, AccountLimits>();
-  /** The scheduler limits requests draw on. */
-  private readonly requestLimits: RequestLimits;
-  /** The exchange's reports of the tier, applied to the limits (R16). */
-  private readonly reports: ExchangeReports;
-  /** Sends requests through their limits, counts them, and applies the exchange's answers. */
-  private readonly sender: RequestSender;
+  /** The collaborators, made once from the options. */
+  private readonly ctx: LimiterContext;
   private readonly listeners = new Listeners<LimiterEvent>((source, error) => ({
     type: 'error',
     at: this.wallNow(),
@@ -119,79 +97,41 @@ export class AccountLimiter {
   }));
   /** Saving snapshots (`persist`) and polling the exchange's report (`reconcile`), as the options ask. */
   private readonly repeating: Repeating[] = [];
-  private closed = false;
 
   constructor(options: AccountLimiterOptions) {
     // Every option is read before anything is made: a refused one leaves no timer behind.
     const config = resolveLimiterOptions(options);
-    const { persist, reconcile } = config;
-    this.config = config;
-    this.clock = config.clock;
-    this.catalog = config.catalog;
-    this.websocketBudget = config.websocketBudget;
-    this.arrivals = new Arrivals(config.estimateArrivals);
-    this.time = new ExchangeTime(this.clock, config.estimateClock, this.arrivals);
     // The timeline validates the family (ids, roles, creation instants) once here.
     const timeline = timelineOf(
       { accounts: options.accounts, vipLevel: config.vipLevel, vipChanges: [], tracker: new Tracker() },
       config.family,
     );
-    const store = options.store;
-    this.scheduler = new Scheduler({
-      clock: this.clock,
-      ...(options.maxQueue === undefined ? {} : { maxQueue: options.maxQueue }),
-      ...(store === undefined ? {} : { store }),
-    });
-    this.counts = new FamilyCounts(
-      options.accounts,
-      config.vipLevel,
-      config,
-      typeof store?.counts === 'function' ? store.counts() : null,
-    );
-    this.requestLimits = new RequestLimits(this.scheduler, config, (event) => this.emit(event));
-    this.reports = new ExchangeReports(
-      this.requestLimits,
-      {
-        policy: config.reportPolicy,
-        tiers: config.family.tiers,
-        now: () => this.wallNow(),
-        snapshotAt: (now) => latestChange(this.counts, now),
-      },
-      (event) => this.emit(event),
-    );
-    this.boundaries = new BoundaryTimer(this.clock, this.time, this.scheduler, () => this.refresher.atBoundary());
-    this.refresher = new LimitsRefresh({
-      counts: this.counts,
-      limits: this.limits,
-      requestLimits: this.requestLimits,
-      reports: this.reports,
-      boundaries: this.boundaries,
-      live: this.config.live,
-      now: () => this.wallNow(),
-      closed: () => this.closed,
-      onError: (error) => this.report('refresh', error),
-    });
-    this.sender = new RequestSender({
-      scheduler: this.scheduler,
-      counts: this.counts,
-      requestLimits: this.requestLimits,
-      reports: this.reports,
-      refresher: this.refresher,
-      live: config.live,
-      unknownContract: config.unknownContract,
-      now: () => this.wallNow(),
-      signals: config.signals,
+    const ctx = new LimiterContext(options, config, {
+      emit: (event) => this.emit(event),
+      report: (source, error) => this.report(source, error),
+      clockSample: (sample) => this.clockSample(sample),
       fills: new AnswerFills(this),
-      estimateArrivals: config.estimateArrivals,
-      arrived: (limits, weight, sample) => {
-        if (this.clockSample(sample).accepted) this.arrivals.answered(limits, weight, sample, this.clock, true);
-      },
     });
-    for (const a of this.counts.accounts) this.addLimits(a.id);
+    this.ctx = ctx;
+    this.scheduler = ctx.scheduler;
+    this.catalog = config.catalog;
+    this.websocketBudget = config.websocketBudget;
+    for (const a of ctx.counts.accounts) this.addLimits(a.id);
+    this.repeatAsAsked(config);
+    ctx.refresher.read(timeline);
+    ctx.counts.shared?.start(
+      () => ctx.counts.accounts.map((a) => a.id),
+      () => this.wallNow(),
+      (totals) => ctx.refresher.shared(totals),
+    );
+  }
+
+  /** Saves snapshots (`persist`) and polls the exchange's report (`reconcile`) as the options ask. */
+  private repeatAsAsked({ persist, reconcile, clock }: LimiterConfig): void {
     if (persist !== undefined)
       this.repeating.push(
         saveEvery(
-          this.clock,
+          clock,
           persist,
           () => this.snapshot(),
           (e) => this.report('persist', e),
@@ -200,21 +140,15 @@ export class AccountLimiter {
     if (reconcile !== undefined)
       this.repeating.push(
         pollReports(
-          this.clock,
+          clock,
           reconcile,
-          () => this.counts.accounts.map((a) => a.id),
+          () => this.ctx.counts.accounts.map((a) => a.id),
           (account, answer) => {
-            if (!this.closed) this.reportRateLimit(account, answer);
+            if (!this.ctx.closed) this.reportRateLimit(account, answer);
           },
           (error) => this.report('reconcile', error),
         ),
       );
-    this.refresher.read(timeline);
-    this.counts.shared?.start(
-      () => this.counts.accounts.map((a) => a.id),
-      () => this.wallNow(),
-      (totals) => this.refresher.shared(totals),
-    );
   }
 
   /**
@@ -320,7 +254,7 @@ export class AccountLimiter {
     websocket: boolean,
     options: RoundTripOptions,
   ): RoundTrip {
-    return new RoundTrip(this.sender, account, l, c, this.requestLimits.for(account, l, c), websocket, options);
+    return new RoundTrip(this.ctx.sender, account, l, c, this.ctx.requestLimits.for(account, l, c), websocket, options);
   }
 
   /**
@@ -350,7 +284,7 @@ export class AccountLimiter {
     feedback: RateLimitFeedback,
   ): void {
     const l = this.limitsOf(account);
-    this.sender.feedback(account, l, classifySent(this.catalog, this.websocketBudget, request), feedback);
+    this.ctx.sender.feedback(account, l, classifySent(this.catalog, this.websocketBudget, request), feedback);
   }
 
   /**
@@ -374,23 +308,23 @@ export class AccountLimiter {
     if (market !== 'futures' && market !== 'spot')
       throw new InvalidInputError('`market`', fill.market, '"futures" or "spot"');
     const at = fill.at === undefined ? undefined : parseInstant(fill.at, '`at`');
-    this.counts.fill(market, account, fill, at, this.wallNow());
-    if (market === 'futures' && this.config.live) this.refresher.evaluateLive(account);
+    this.ctx.counts.fill(market, account, fill, at, this.wallNow());
+    if (market === 'futures' && this.ctx.config.live) this.ctx.refresher.evaluateLive(account);
   }
 
   /** Reports a change of the family's VIP level (R6), at once or at `at`. */
   setVipLevel(level: number, at: InstantInput = this.wallNow()): void {
     const l = parseVipLevel(level, '`level`');
-    this.refresher.read(this.counts.changeVip(l, parseInstant(at, '`at`')));
+    this.ctx.refresher.read(this.ctx.counts.changeVip(l, parseInstant(at, '`at`')));
   }
 
   /** Reports a new sub-account (R8), created now or at `at`. */
   addSubAccount(id: string, at: InstantInput = this.wallNow()): void {
     const account = parseId(id, '`id`');
-    if (this.limits.has(account)) throw new InvalidInputError('`id`', id, 'an id not yet in the family');
-    const timeline = this.counts.addAccount(account, parseInstant(at, '`at`'));
+    if (this.ctx.limits.has(account)) throw new InvalidInputError('`id`', id, 'an id not yet in the family');
+    const timeline = this.ctx.counts.addAccount(account, parseInstant(at, '`at`'));
     this.addLimits(account);
-    this.refresher.read(timeline);
+    this.ctx.refresher.read(timeline);
   }
 
   /**
@@ -422,7 +356,7 @@ export class AccountLimiter {
     const report = reportFor(readRateLimitReport(answer));
     l.reportEndpoint = 'open';
     if (report === undefined) return null;
-    return this.reports.take(account, l, report);
+    return this.ctx.reports.take(account, l, report);
   }
 
   /**
@@ -473,15 +407,15 @@ export class AccountLimiter {
    * ```
    */
   clockSample(sample: LimiterClockSample): SampleOutcome {
-    const outcome = this.time.add(sample);
+    const outcome = this.ctx.time.add(sample);
     if (!outcome.accepted) return outcome;
     this.checkClock();
     // The boundaries moved with the estimate. Every boundary is a whole hour: when an edge of the
     // estimate is now in another hour than when the rules were last read, one was crossed and the
     // rules are read again; otherwise the timer is set again for the next one.
-    if (this.time.estimating && !this.closed) {
-      if (this.boundaries.crossed()) this.refresh();
-      else this.boundaries.arm(this.wallNow());
+    if (this.ctx.time.estimating && !this.ctx.closed) {
+      if (this.ctx.boundaries.crossed()) this.refresh();
+      else this.ctx.boundaries.arm(this.wallNow());
     }
     return { accepted: true };
   }
@@ -521,7 +455,7 @@ export class AccountLimiter {
     const c = classifySent(this.catalog, this.websocketBudget, request);
     const outcome = this.clockSample(sample);
     if (outcome.accepted)
-      this.arrivals.answered(this.requestLimits.for(account, l, c), c.weight, sample, this.clock, false);
+      this.ctx.arrivals.answered(this.ctx.requestLimits.for(account, l, c), c.weight, sample, this.ctx.clock, false);
     return outcome;
   }
 
@@ -531,7 +465,7 @@ export class AccountLimiter {
    * clock plus `offsetMs`.
    */
   clockEstimate(): ClockEstimate | null {
-    return this.time.estimate();
+    return this.ctx.time.estimate();
   }
 
   /** The limit in force for `account` now. */
@@ -547,7 +481,7 @@ export class AccountLimiter {
    */
   limitAtNext0800(account: string): TierAtNext0800 {
     this.limitsOf(account);
-    return tierAtNext0800(this.counts, this.config.family, account, this.wallNow());
+    return tierAtNext0800(this.ctx.counts, this.ctx.config.family, account, this.wallNow());
   }
 
   /**
@@ -563,7 +497,7 @@ export class AccountLimiter {
    */
   whatIf(account: string, contract = 'BTC_USDT'): WhatIf {
     this.limitsOf(account);
-    return whatIf(this.counts, this.config.family, account, contract, this.wallNow());
+    return whatIf(this.ctx.counts, this.ctx.config.family, account, contract, this.wallNow());
   }
 
   /**
@@ -572,7 +506,7 @@ export class AccountLimiter {
    */
   abuseHeadroom(account: string): AbuseHeadroom {
     this.limitsOf(account);
-    return abuseHeadroom(this.counts.tracker, this.config.abuse, account, this.wallNow());
+    return abuseHeadroom(this.ctx.counts.tracker, this.ctx.config.abuse, account, this.wallNow());
   }
 
   /**
@@ -583,7 +517,7 @@ export class AccountLimiter {
    */
   spotFillHeadroom(account: string): SpotFillHeadroom {
     this.limitsOf(account);
-    return spotFillHeadroom(this.counts.spotTracker, this.config.spotFill, account, this.wallNow());
+    return spotFillHeadroom(this.ctx.counts.spotTracker, this.ctx.config.spotFill, account, this.wallNow());
   }
 
   /**
@@ -594,20 +528,20 @@ export class AccountLimiter {
   seed(history: LimiterHistory): void {
     const read = readHistory(
       history,
-      this.counts.accounts,
-      (id) => this.limits.has(id),
-      this.config.family,
+      this.ctx.counts.accounts,
+      (id) => this.ctx.limits.has(id),
+      this.ctx.config.family,
       this.wallNow(),
     );
     // With shared counts, the history alone goes to them, written once whoever seeds it; the
     // limits follow when the totals come back with it.
-    const timeline = this.counts.seed(read);
-    if (timeline !== null) this.refresher.read(timeline);
+    const timeline = this.ctx.counts.seed(read);
+    if (timeline !== null) this.ctx.refresher.read(timeline);
   }
 
   /** The state as plain, versioned JSON (counts, family, VIP), for `restore` after a restart. */
   snapshot(): LimiterSnapshot {
-    return snapshotOf(this.counts, this.wallNow());
+    return snapshotOf(this.ctx.counts, this.wallNow());
   }
 
   /**
@@ -618,11 +552,11 @@ export class AccountLimiter {
   restore(snapshot: unknown): void {
     // The timeline checks the family, the VIP history and the counts against each other, as
     // every refresh after this one will.
-    const { state, checked: timeline } = readSnapshot(snapshot, (s) => this.counts.timeline(s));
+    const { state, checked: timeline } = readSnapshot(snapshot, (s) => this.ctx.counts.timeline(s));
     // With shared counts, its counts are written where they hold nothing for a day or an hour.
-    this.counts.restore(state);
-    for (const a of this.counts.accounts) if (!this.limits.has(a.id)) this.addLimits(a.id);
-    this.refresher.read(timeline);
+    this.ctx.counts.restore(state);
+    for (const a of this.ctx.counts.accounts) if (!this.ctx.limits.has(a.id)) this.addLimits(a.id);
+    this.ctx.refresher.read(timeline);
   }
 
   /**
@@ -635,42 +569,42 @@ export class AccountLimiter {
 
   /** Stops the limiter's timers and refuses waiting requests. */
   close(): void {
-    this.closed = true;
-    this.boundaries.stop();
+    this.ctx.closed = true;
+    this.ctx.boundaries.stop();
     for (const r of this.repeating.splice(0)) r.stop();
     this.scheduler.setBoundary(Infinity, null);
     this.scheduler.close();
-    void this.counts.shared?.close();
+    void this.ctx.counts.shared?.close();
   }
 
   /** Recomputes every account's limits now, and sets the timer for the next whole hour. */
   refresh(): void {
-    if (this.closed) return;
-    this.refresher.read(this.counts.timeline());
+    if (this.ctx.closed) return;
+    this.ctx.refresher.read(this.ctx.counts.timeline());
   }
 
   private limitsOf(account: string): AccountLimits {
-    const l = this.limits.get(account);
+    const l = this.ctx.limits.get(account);
     if (l === undefined)
       throw new InvalidInputError(
         '`account`',
         account,
-        `an account of the limiter (${[...this.limits.keys()].join(', ')})`,
+        `an account of the limiter (${[...this.ctx.limits.keys()].join(', ')})`,
       );
     return l;
   }
 
   private addLimits(account: string): void {
-    this.limits.set(account, this.requestLimits.create(account, this.wallNow()));
+    this.ctx.limits.set(account, this.ctx.requestLimits.create(account, this.wallNow()));
   }
 
   private wallNow(): number {
-    return this.time.now();
+    return this.ctx.time.now();
   }
 
   /** Tells a `clock` event when the local clock's check against the exchange's changes (R15, R11). */
   private checkClock(): void {
-    const change = this.time.checkChange();
+    const change = this.ctx.time.checkChange();
     if (change !== null) this.emit({ type: 'clock', at: this.wallNow(), ...change });
   }
 

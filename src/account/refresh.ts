@@ -1,13 +1,11 @@
 import { utcHourStart } from '../rules/calendar.js';
 import type { Timeline } from '../rules/timeline.js';
 import { isTieredVip } from '../rules/vip.js';
-import type { BoundaryTimer } from './boundary-timer.js';
-import type { FamilyCounts } from './family-counts.js';
 import { type LimitsState, limitsAt, sameLimits, stricterLimits } from './in-force.js';
 import { reconciled } from './reconcile.js';
-import type { ExchangeReports } from './reports.js';
+import type { LimiterContext } from './limiter-context.js';
 import type { SharedTotals } from './shared-counts.js';
-import type { AccountLimits, RequestLimits } from './request-limits.js';
+import type { AccountLimits } from './request-limits.js';
 
 /**
  * A second reading of the limits at a boundary: the counts with the requests other processes may
@@ -16,25 +14,6 @@ import type { AccountLimits, RequestLimits } from './request-limits.js';
 export interface UnreadReading {
   readonly state: (account: string) => LimitsState;
   readonly disagreeing: 'stricter' | 'hold';
-}
-
-/** What the limits are read into, and with. */
-export interface LimitsRefreshConfig {
-  /** The family and its counts the rules are read from. */
-  readonly counts: FamilyCounts;
-  /** Every account's limits, by account. */
-  readonly limits: ReadonlyMap<string, AccountLimits>;
-  readonly requestLimits: RequestLimits;
-  readonly reports: ExchangeReports;
-  readonly boundaries: BoundaryTimer;
-  /** The live downgrade is on (R5 `live`). */
-  readonly live: boolean;
-  /** The limiter's instant (the rules' clock, R15). */
-  readonly now: () => number;
-  /** The limiter is closed: nothing is read any more. */
-  readonly closed: () => boolean;
-  /** Reports an error of a refresh at a boundary, which the hourly refreshes carry on after. */
-  readonly onError: (error: unknown) => void;
 }
 
 /**
@@ -47,7 +26,7 @@ export class LimitsRefresh {
   /** The accounts whose placements wait for a boundary's decision, and how many boundaries hold each. */
   private readonly holding = new Map<AccountLimits, number>();
 
-  constructor(private readonly config: LimitsRefreshConfig) {}
+  constructor(private readonly ctx: LimiterContext) {}
 
   /**
    * Applies the timeline of the state now in force, and sets the timer for the next whole hour.
@@ -58,10 +37,10 @@ export class LimitsRefresh {
    * in this process, and returns it, for the caller to decide once the counts are whole.
    */
   read(timeline: Timeline, unread?: UnreadReading): AccountLimits[] {
-    const { counts, limits, boundaries } = this.config;
+    const { counts, limits, boundaries } = this.ctx;
     const held: AccountLimits[] = [];
-    if (this.config.closed()) return held;
-    const now = this.config.now();
+    if (this.ctx.closed) return held;
+    const now = this.ctx.now();
     // The instants the rules are read at (R15): the latest the exchange's clock may read, where a
     // lowering is already due, and the earliest, where a raise is certain. A boundary the timer
     // was set for is due on its side when it fires, whatever the rounding.
@@ -100,8 +79,8 @@ export class LimitsRefresh {
       }
       const capped = l.live.capped(now, state.tier);
       l.local = { tier: capped.tier, reason: capped.capped ? 'live-downgrade' : state.reason };
-      const inForce = reconciled(l, this.config.reports.context(now));
-      this.config.requestLimits.apply(a.id, l, {
+      const inForce = reconciled(l, this.ctx.reports.context(now));
+      this.ctx.requestLimits.apply(a.id, l, {
         account: a.id,
         at: now,
         tier: inForce.tier,
@@ -111,7 +90,7 @@ export class LimitsRefresh {
         reason: inForce.reason,
       });
       l.warnings.reset(counts.tracker, counts.spotTracker, now);
-      if (this.config.live) this.evaluateLive(a.id);
+      if (this.ctx.config.live) this.evaluateLive(a.id);
     }
     return held;
   }
@@ -129,12 +108,12 @@ export class LimitsRefresh {
    * stricter of the two readings applies.
    */
   atBoundary(): void {
-    const { counts } = this.config;
+    const { counts } = this.ctx;
     const refresh = (unread?: UnreadReading): AccountLimits[] => {
       try {
-        if (!this.config.closed()) return this.read(counts.timeline(), unread);
+        if (!this.ctx.closed) return this.read(counts.timeline(), unread);
       } catch (error) {
-        this.config.onError(error);
+        this.ctx.host.report('refresh', error);
       }
       return [];
     };
@@ -148,15 +127,15 @@ export class LimitsRefresh {
     const at = Math.max(
       counts.tracker.lastInstant,
       counts.spotTracker.lastInstant,
-      Math.min(this.config.now(), utcHourStart(this.config.boundaries.edges().late + 1) - 1),
+      Math.min(this.ctx.now(), utcHourStart(this.ctx.boundaries.edges().late + 1) - 1),
     );
     const unread = (disagreeing: UnreadReading['disagreeing']): UnreadReading | undefined => {
-      const unreadMs = shared.unreadMs(this.config.now());
+      const unreadMs = shared.unreadMs(this.ctx.now());
       if (!Number.isFinite(unreadMs)) return undefined;
       return {
         disagreeing,
         state: (account) =>
-          counts.unread(account, this.config.requestLimits.mostCounted(this.config.limits.get(account)!, unreadMs), at),
+          counts.unread(account, this.ctx.requestLimits.mostCounted(this.ctx.limits.get(account)!, unreadMs), at),
       };
     };
     const first = unread('hold');
@@ -172,15 +151,16 @@ export class LimitsRefresh {
 
   /** New totals of every process: the counts are theirs; the limits follow at once the first time. */
   shared(totals: SharedTotals): void {
-    const { counts, limits, live } = this.config;
-    if (this.config.closed()) return;
+    const { counts, limits } = this.ctx;
+    const { live } = this.ctx.config;
+    if (this.ctx.closed) return;
     counts.tracker = totals.futures;
     counts.spotTracker = totals.spot;
     if (totals.history) {
       this.read(counts.timeline());
       return;
     }
-    const now = this.config.now();
+    const now = this.ctx.now();
     for (const [account, l] of limits) {
       l.warnings.recheck(counts.tracker, counts.spotTracker, now);
       if (live) this.evaluateLive(account);
@@ -208,16 +188,16 @@ export class LimitsRefresh {
 
   /** Live downgrade (R5 `live`): rates the next snapshot's window so far, lowers at once if it fell. */
   evaluateLive(account: string): void {
-    const l = this.config.limits.get(account)!;
-    const now = this.config.now();
-    const r = l.live.rate(this.config.counts, account, now, l.local.tier);
+    const l = this.ctx.limits.get(account)!;
+    const now = this.ctx.now();
+    const r = l.live.rate(this.ctx.counts, account, now, l.local.tier);
     if (r === null) return;
     if (r.fell) {
       const tier = r.rating.tier;
       l.local = { tier, reason: 'live-downgrade' };
       // A fall seen after the exchange's report is newer than it: the report no longer holds.
       l.report = null;
-      this.config.requestLimits.apply(account, l, {
+      this.ctx.requestLimits.apply(account, l, {
         ...l.state,
         at: now,
         tier,

@@ -4,14 +4,11 @@ import { InvalidInputError } from '../errors.js';
 import { checkFields } from '../internal/parse.js';
 import { normalizeContract } from '../rules/contracts.js';
 import { UNNAMED_PAIR } from '../rules/spot-fill.js';
-import { type RateLimitFeedback, type RateLimitSignals, readFeedback } from '../schedule/feedback.js';
-import type { Scheduler, StoreLimit } from '../schedule/scheduler.js';
-import type { AnswerFills } from './answer-fills.js';
-import type { FamilyCounts } from './family-counts.js';
+import { type RateLimitFeedback, readFeedback } from '../schedule/feedback.js';
+import type { StoreLimit } from '../schedule/scheduler.js';
+import type { LimiterContext } from './limiter-context.js';
 import type { LimiterClockSample, SentRequest, SentWebSocketRequest } from './limiter-options.js';
-import type { LimitsRefresh } from './refresh.js';
-import type { ExchangeReports } from './reports.js';
-import type { AccountLimits, RequestLimits } from './request-limits.js';
+import type { AccountLimits } from './request-limits.js';
 import type { CountedMarket } from './shared-counts.js';
 import type { CountedAction } from './tracker.js';
 
@@ -80,71 +77,44 @@ export function classifySent(
   return catalog.classify(request.method, request.path, request.body);
 }
 
-/** What an account limiter's requests are sent, counted and answered with. */
-export interface RequestSenderConfig {
-  readonly scheduler: Scheduler<StoreLimit>;
-  /** The family's counts, which order requests are counted in. */
-  readonly counts: FamilyCounts;
-  readonly requestLimits: RequestLimits;
-  readonly reports: ExchangeReports;
-  readonly refresher: LimitsRefresh;
-  /** The live downgrade is on (R5 `live`). */
-  readonly live: boolean;
-  /** The contract a futures order request that names none counts under. */
-  readonly unknownContract: string;
-  /** The limiter's instant (the rules' clock, R15). */
-  readonly now: () => number;
-  /** How the exchange says a request was refused for its rate, and what its answers say of a limit (R12, R16). */
-  readonly signals: RateLimitSignals;
-  /** The fills of the answers, recorded as they come. */
-  readonly fills: AnswerFills;
-  /**
-   * An answer's gateway times came back for a request that drew on `limits`: the exchange's clock
-   * (R15), and when the exchange counted it (R13).
-   */
-  readonly arrived: (limits: readonly StoreLimit[], weight: number, sample: LimiterClockSample) => void;
-  /**
-   * Arrivals estimated from gateway times (`arrivals: 'estimate'`): an answer within a request's
-   * window extends nothing on its limits, the estimate does. Otherwise each answer bounds its
-   * request's arrival (R13).
-   */
-  readonly estimateArrivals: boolean;
-}
-
 /**
  * What an account limiter's round trips share: the scheduler their requests wait in, the counts of
  * order requests they start (R1, R9, R14), and where the exchange's answers go (R12, R13, R15,
  * R16). See {@link RoundTrip}.
  */
 export class RequestSender {
-  constructor(readonly config: RequestSenderConfig) {}
+  constructor(readonly ctx: LimiterContext) {}
 
   /**
    * Applies the exchange's answer to the limit the request `c` drew on whose N the answer names
    * (each, if several), else the endpoint's own; a tier the answer states is read first (R16).
    */
   feedback(account: string, l: AccountLimits, c: Classification, feedback: RateLimitFeedback): void {
-    const f = this.config.reports.answer(account, l, c, readFeedback(feedback));
-    const limits = this.config.requestLimits.for(account, l, c);
+    const f = this.ctx.reports.answer(account, l, c, readFeedback(feedback));
+    const limits = this.ctx.requestLimits.for(account, l, c);
     const named = f.limit === undefined ? [] : limits.filter((x) => x.limit === f.limit);
-    for (const limit of named.length > 0 ? named : limits.slice(0, 1)) this.config.scheduler.feedback(limit, f);
+    for (const limit of named.length > 0 ? named : limits.slice(0, 1)) this.ctx.scheduler.feedback(limit, f);
   }
 
-  /** An answer's gateway times came back for a request of `weight` on `limits` (see the config's `arrived`). */
+  /**
+   * An answer's gateway times came back for a request of `weight` on `limits`: they feed the
+   * exchange's clock (R15), and tell when the exchange counted the request (R13).
+   */
   arrived(limits: readonly StoreLimit[], weight: number, sample: LimiterClockSample): void {
-    this.config.arrived(limits, weight, sample);
+    if (this.ctx.host.clockSample(sample).accepted)
+      this.ctx.arrivals.answered(limits, weight, sample, this.ctx.clock, true);
   }
 
   /** Counts an order request when it starts (R1, R9, R14), and warns before the next check would throttle. */
   count({ market, contract }: CountedAs, account: string, l: AccountLimits, c: Classification): void {
-    const { counts } = this.config;
-    const now = this.config.now();
+    const { counts } = this.ctx;
+    const now = this.ctx.now();
     counts.request(market, account, contract, c.action as CountedAction, c.orders, now);
     if (market === 'spot') {
       l.warnings.countSpot(c.orders, counts.spotTracker, now);
       return;
     }
     l.warnings.countFutures(c.orders, counts.tracker, now);
-    if (this.config.live && l.live.count(c.orders)) this.config.refresher.evaluateLive(account);
+    if (this.ctx.config.live && l.live.count(c.orders)) this.ctx.refresher.evaluateLive(account);
   }
 }

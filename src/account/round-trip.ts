@@ -214,8 +214,8 @@ export class RoundTrip {
     private readonly websocket: boolean,
     private readonly options: RoundTripOptions,
   ) {
-    this.askedMono = host.config.scheduler.clock.now();
-    this.counted = countedAs(classification, options.contract, host.config.unknownContract);
+    this.askedMono = host.ctx.scheduler.clock.now();
+    this.counted = countedAs(classification, options.contract, host.ctx.config.unknownContract);
   }
 
   /**
@@ -230,8 +230,8 @@ export class RoundTrip {
       throw new InvalidInputError('the round trip', 'run already', 'a round trip not run yet');
     this.awaiting = [];
     const { classification: c, options } = this;
-    this.host.config.reports.tellAssumed(this.account, this.l, c);
-    return this.host.config.scheduler.schedule(() => this.start(send), {
+    this.host.ctx.reports.tellAssumed(this.account, this.l, c);
+    return this.host.ctx.scheduler.schedule(() => this.start(send), {
       limits: this.limits,
       weight: c.weight,
       priority: options.priority ?? (c.action === 'cancel' ? CANCEL_PRIORITY : 0),
@@ -252,7 +252,7 @@ export class RoundTrip {
       throw new InvalidInputError('`headers` of the answer', answer.headers, "the headers, or a reply's `header`");
     if (Number.isNaN(this.sentMono))
       throw new InvalidInputError('the round trip', 'not sent', 'a round trip whose send has started');
-    const clock = this.host.config.scheduler.clock;
+    const clock = this.host.ctx.scheduler.clock;
     const receivedMono = clock.now();
     const receivedAt = clock.wall();
     this.outcome = { kind: 'answered', status: answer.status };
@@ -267,7 +267,7 @@ export class RoundTrip {
       receivedMono,
       headers: answer.headers,
     });
-    const { signals } = this.host.config;
+    const { signals } = this.host.ctx.config;
     if (this.websocket) {
       this.host.feedback(this.account, this.l, this.speaksOf(answer.status), webSocketFeedback(signals, answer.body));
       return;
@@ -278,7 +278,7 @@ export class RoundTrip {
     else
       this.withBody(answer, (body) => this.host.feedback(this.account, this.l, c, restFeedback(signals, answer, body)));
     // Fills in the answer are counted before the caller has it (R1, R9, R14).
-    const { fills } = this.host.config;
+    const { fills } = this.host.ctx.host;
     if (success && fills.reads(c))
       this.withBody(answer, (body) => fills.take(this.account, c, body, this.options.contracts));
   }
@@ -290,10 +290,10 @@ export class RoundTrip {
     if (Number.isNaN(this.sentMono))
       throw new InvalidInputError('the round trip', 'not sent', 'a round trip whose send has started');
     this.outcome = { kind: 'failed', failure };
-    const now = this.host.config.scheduler.clock.now();
+    const now = this.host.ctx.scheduler.clock.now();
     // Sent and given up on, it may still reach the exchange: unless the arrival estimate is in
     // use, it counts as one not answered (R13). One that found no connection never left.
-    if (failure === 'unreachable' || this.host.config.estimateArrivals) this.end(now, now);
+    if (failure === 'unreachable' || this.host.ctx.config.estimateArrivals) this.end(now, now);
     else this.ended = true;
   }
 
@@ -311,11 +311,11 @@ export class RoundTrip {
 
   /** The limits let the request go: it is sent (`send`), counted, and awaits its answer. */
   private start<T>(send: (trip: RoundTrip) => T | PromiseLike<T>): T | PromiseLike<T> {
-    const { config } = this.host;
-    const clock = config.scheduler.clock;
+    const { ctx } = this.host;
+    const clock = ctx.scheduler.clock;
     this.sentMono = clock.now();
     this.sentAt = clock.wall();
-    this.heldBy = config.scheduler.heldBy;
+    this.heldBy = ctx.scheduler.heldBy;
     this.outcome = SENT;
     if (this.counted !== null) this.host.count(this.counted, this.account, this.l, this.classification);
     // Until its answer comes, the request may not have reached the exchange: it counts there
@@ -323,7 +323,7 @@ export class RoundTrip {
     const awaiting = this.awaiting!;
     const { limits } = this;
     // A shared limit follows answers only when they bound arrivals: the estimate tells it of them.
-    const shared = !config.estimateArrivals;
+    const shared = !ctx.config.estimateArrivals;
     for (let i = 0; i < limits.length; i++) {
       const limit = limits[i]!;
       if (limit.awaitAnswer !== undefined && (shared || !limit.isShared()))
@@ -361,7 +361,7 @@ export class RoundTrip {
   private settle(): void {
     if (this.ended) return;
     if (this.outcome === SENT) this.outcome = DONE;
-    const now = this.host.config.scheduler.clock.now();
+    const now = this.host.ctx.scheduler.clock.now();
     this.end(now, now);
   }
 
@@ -375,7 +375,7 @@ export class RoundTrip {
     if (this.ended) return;
     this.ended = true;
     const awaiting = this.awaiting!;
-    const within = !this.host.config.estimateArrivals;
+    const within = !this.host.ctx.config.estimateArrivals;
     const { limits } = this;
     const weight = this.classification.weight;
     for (let i = 0; i < limits.length; i++) {
@@ -427,7 +427,7 @@ export class RoundTrip {
    */
   private speaksOf(status: number): Classification {
     const c = this.classification;
-    const codes = this.host.config.signals.websocket;
+    const codes = this.host.ctx.config.signals.websocket;
     const tier = codes.tierCodes.includes(status);
     if (c.market !== 'futures' || (!tier && !codes.otherCodes.includes(status))) return c;
     const limits = c.limits.filter((l) => TIER_KEYS.has(l.key) === tier);
