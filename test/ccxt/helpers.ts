@@ -24,3 +24,18 @@ export function recordSends(
   };
   return sent;
 }
+
+/**
+ * A ccxt `okx` instance speaking to the model exchange on OKX: its REST URLs pointed at it, the
+ * markets of the kinds the model trades (spot and swaps).
+ */
+export function okxAt(
+  exchange: RunningModelExchange,
+  options: Record<string, unknown> = {},
+): InstanceType<typeof ccxt.okx> {
+  const okx = new ccxt.okx({ apiKey: 'main-key', secret: 'main-secret', password: 'main-pass', ...options });
+  const api = okx.urls['api'] as Record<string, string>;
+  for (const key of Object.keys(api)) api[key] = exchange.url;
+  okx.options['fetchMarkets'] = { types: ['spot', 'swap'] };
+  return okx;
+}

@@ -142,3 +142,38 @@ function traded(markets: Markets, instId: string | null): OkxTraded {
   if (t === undefined) throw okxError(400, '51001', instId);
   return t;
 }
+
+/**
+ * GET /api/v5/asset/currencies: the currencies of what the model trades (optionally only those of
+ * `ccy`, comma-separated), each on one chain of its own name, deposits and withdrawals open.
+ */
+export function currenciesJson(markets: Markets, ccy: string | null): Json[] {
+  const names = new Set<string>();
+  for (const t of [...tradedOfKind(markets, 'SPOT'), ...tradedOfKind(markets, 'SWAP')])
+    for (const c of t.instId.replace(/-SWAP$/, '').split('-')) names.add(c);
+  const only = ccy === null || ccy === '' ? null : new Set(ccy.split(','));
+  return [...names]
+    .filter((c) => only === null || only.has(c))
+    .sort()
+    .map((c) => ({
+      ccy: c,
+      name: c,
+      chain: `${c}-${c}`,
+      canDep: true,
+      canWd: true,
+      canInternal: true,
+      minDep: '0',
+      minWd: '0',
+      maxWd: '1000000000',
+      wdTickSz: '8',
+      minFee: '0',
+      maxFee: '0',
+      mainNet: true,
+      needTag: false,
+      minDepArrivalConfirm: '1',
+      minWdUnlockConfirm: '1',
+      depQuotaFixed: '',
+      usedDepQuotaFixed: '',
+      logoLink: '',
+    }));
+}

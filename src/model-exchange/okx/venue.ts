@@ -11,7 +11,7 @@ import { micros } from '../http.js';
 import type { ModelExchange, RestResponse } from '../model.js';
 import { balanceJson, positionsJson } from './account-json.js';
 import { OKX_MESSAGES, ok, okxError, perOrder, refusal } from './answers.js';
-import { booksJson, instrumentsJson, tickersJson } from './market-json.js';
+import { booksJson, currenciesJson, instrumentsJson, tickersJson } from './market-json.js';
 import { OkxOrders } from './orders.js';
 
 // The model exchange under OKX's API v5 (docs/model-exchange.md, OKX): who is calling
@@ -57,11 +57,13 @@ const READS: ReadonlyMap<string, Reader> = new Map<string, Reader>([
   ['/api/v5/trade/orders-pending', (v, a, q) => v.orders.list(a, q, true)],
   ['/api/v5/trade/orders-history', (v, a, q) => v.orders.list(a, q, false)],
   ['/api/v5/trade/fills', (v, a, q) => v.orders.fills(a, q)],
+  ['/api/v5/trade/fills-history', (v, a, q) => v.orders.fills(a, q)],
   ['/api/v5/trade/account-rate-limit', (v, a, _q, at) => [v.rateLimitReport(a, at)]],
   [
     '/api/v5/account/balance',
     (v, a, q, at) => balanceJson(v.model.trading.fundsOf(a.id), v.model.data, q.get('ccy'), at),
   ],
+  ['/api/v5/asset/currencies', (v, _a, q) => currenciesJson(v.model.markets, q.get('ccy'))],
   [
     '/api/v5/account/positions',
     (v, a, q, at) => positionsJson(v.model.trading.fundsOf(a.id), v.model.data, q.get('instId'), at),
@@ -207,7 +209,7 @@ export class OkxVenue {
         groups = this.model.core.api.classifyGroups(method, path, body);
       } catch (e) {
         if (!(e instanceof InvalidInputError)) throw e;
-        if (e.field === '`method` and `path`') throw notAnswered(method, path);
+        if (e.field === 'method and path') throw notAnswered(method, path);
         throw okxError(400, '51000', e.message);
       }
       if (this.classified.size >= 10_000) this.classified.clear();
