@@ -47,21 +47,26 @@ export function handleAdmin(
       }
       case 'POST /_model/sub_accounts': {
         const main = model.core.account(body.main as string);
-        const keys = (body.keys ?? []) as { key: string; secret: string }[];
+        const keys = (body.keys ?? []) as { key: string; secret: string; passphrase?: string }[];
         if (!Array.isArray(keys)) throw new InvalidInputError('`keys`', keys, 'an array of { key, secret }');
         for (const [i, k] of keys.entries()) {
           if (
             typeof k?.key !== 'string' ||
             k.key === '' ||
             model.keyOf(k.key) !== undefined ||
-            typeof k.secret !== 'string'
+            typeof k.secret !== 'string' ||
+            (k.passphrase !== undefined && typeof k.passphrase !== 'string')
           ) {
-            throw new InvalidInputError(`\`keys[${i}]\``, k, 'a { key, secret } whose key is not yet used');
+            throw new InvalidInputError(
+              `\`keys[${i}]\``,
+              k,
+              'a { key, secret, passphrase? (OKX) } whose key is not yet used',
+            );
           }
         }
         const at = model.now();
         const account = model.core.addAccount(main.family.id, { id: body.id as string, createdAt: Math.floor(at) });
-        for (const k of keys) model.addKey(k.key, k.secret, account.id);
+        for (const k of keys) model.addKey(k.key, k.secret, account.id, k.passphrase);
         return {
           status: 200,
           body: { id: account.id, family: main.family.id, createdAt: new Date(Math.floor(at)).toISOString() },

@@ -230,3 +230,33 @@ describe('traderatio exchange --exchange okx', () => {
     ).rejects.toThrow('--exchange takes the name of an exchange, one of gate, okx, got "kraken"');
   });
 });
+
+describe('the model exchange on OKX: a new sub-account', () => {
+  it('takes a key with its passphrase, and stays at tier 1 until 08:00 the next day', async () => {
+    const history = {
+      activity: [
+        {
+          account: 'A',
+          day: '2026-11-20',
+          contracts: [{ contract: 'BTC-USDT-SWAP', makerVolume: '1200', place: 100 }],
+        },
+      ],
+    };
+    const { ex, clock } = await okxModel({ history });
+    const sub = { key: 'okx-b', secret: 'secret-b', passphrase: 'pass-b' };
+    const made = await fetch(`${ex.url}/_model/sub_accounts`, {
+      method: 'POST',
+      body: JSON.stringify({ main: 'A', id: 'B', keys: [sub] }),
+    });
+    expect(made.status).toBe(200);
+    const report = async (k = sub) =>
+      (await okxCall(ex, clock, 'GET', '/api/v5/trade/account-rate-limit', undefined, k)).body;
+    expect((await report()).data[0].accRateLimit).toBe('1000');
+    expect((await report({ ...sub, passphrase: 'wrong' })).code).toBe('50105');
+    expect((await okxCall(ex, clock, 'GET', '/api/v5/trade/account-rate-limit')).body.data[0].accRateLimit).toBe(
+      '2500',
+    );
+    clock.moveTo(Date.parse('2026-11-22T08:00:00Z') - Date.parse(START));
+    expect((await report()).data[0].accRateLimit).toBe('2500');
+  });
+});
