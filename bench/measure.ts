@@ -20,6 +20,12 @@ export function median(xs: readonly number[]): number {
   return s.length % 2 === 1 ? s[m]! : (s[m - 1]! + s[m]!) / 2;
 }
 
+/** The value at fraction `p` (0.5: the median, 0.99: p99) of a list of numbers. */
+export function percentile(xs: readonly number[], p: number): number {
+  const s = [...xs].sort((a, b) => a - b);
+  return s[Math.min(s.length - 1, Math.floor(p * s.length))]!;
+}
+
 /** Prints rows as an aligned Markdown table under a title. */
 export function printTable(title: string, rows: readonly Record<string, string | number>[]): void {
   if (rows.length === 0) return;

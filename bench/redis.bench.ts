@@ -16,7 +16,7 @@ import { Redis } from 'ioredis';
 import { RateLimiterRedis } from 'rate-limiter-flexible';
 import { Scheduler } from '../dist/index.js';
 import { RedisStore } from '../dist/redis.js';
-import { median, printTable } from './measure.js';
+import { median, percentile, printTable } from './measure.js';
 
 const PORT = 6379;
 const PROCESSES = 4;
@@ -161,11 +161,6 @@ async function latencies(l: Limiter, count: number): Promise<number[]> {
   }
   return out;
 }
-
-const percentile = (xs: readonly number[], p: number): number => {
-  const s = [...xs].sort((a, b) => a - b);
-  return s[Math.min(s.length - 1, Math.floor(p * s.length))]!;
-};
 
 const newPrefix = (): string => `tr-bench-${randomBytes(4).toString('hex')}`;
 
