@@ -47,7 +47,7 @@ export type {
   SendFailure,
   ContractSource,
 } from './account/limiter.js';
-export type { AbuseHeadroom, SpotFillHeadroom, TierAtNext0800, WhatIf } from './account/queries.js';
+export type { AbuseHeadroom, SpotFillHeadroom, TierAtNextRaise, WhatIf } from './account/queries.js';
 export type { AccountMargins, MarginPath, TierStep } from './rules/margins.js';
 export { recordTrades } from './account/trades.js';
 export type { FuturesTradeRow, RecordTradesOptions, SpotTradeRow, UserTradesMessage } from './account/trades.js';

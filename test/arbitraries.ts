@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import type { ContractActivity } from '../src/rules/ratio.js';
-import type { TimelineInput } from '../src/rules/timeline.js';
+import type { TimelineInput } from '../src/rules/timeline/timeline.js';
 
 /** A USDT amount as the API writes it: up to 12 integer digits and 8 decimals. */
 export const amount = fc

@@ -87,7 +87,7 @@ describe('the root entry', () => {
       'AccountMargins',
       'TierStep',
       'MarginPath',
-      'TierAtNext0800',
+      'TierAtNextRaise',
       'AbuseHeadroom',
       'SpotFillHeadroom',
       'AccountStatus',

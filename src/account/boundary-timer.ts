@@ -2,7 +2,7 @@ import { HOUR_MS, utcHourStart } from '../rules/calendar.js';
 import type { BoundaryDirection } from '../rules/exchange-clock.js';
 import type { Clock } from '../schedule/clock.js';
 import type { StoreLimit, Scheduler } from '../schedule/scheduler.js';
-import type { ExchangeTime } from './exchange-time.js';
+import type { RulesClock } from './rules-clock.js';
 import type { InstantBounds } from './in-force.js';
 import { unrefTimer } from '../schedule/clock.js';
 
@@ -24,7 +24,7 @@ export class BoundaryTimer {
   /** `onBoundary` runs when a boundary is reached, by the timer or by the scheduler. */
   constructor(
     private readonly clock: Clock,
-    private readonly time: ExchangeTime,
+    private readonly time: RulesClock,
     private readonly scheduler: Scheduler<StoreLimit>,
     private readonly onBoundary: () => void,
   ) {}

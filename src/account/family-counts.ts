@@ -4,7 +4,7 @@ import { formatUtcInstant } from '../rules/calendar.js';
 import { normalizeContract } from '../rules/contracts.js';
 import type { FamilyConfig } from '../rules/family.js';
 import { type SpotFillConfig, UNNAMED_PAIR } from '../rules/spot-fill.js';
-import type { Timeline, TimelineAccount } from '../rules/timeline.js';
+import type { Timeline, TimelineAccount } from '../rules/timeline/timeline.js';
 import { type FamilyState, timelineOf } from './family-state.js';
 import { type ReadHistory, addHistory } from './history.js';
 import type { LimitsState } from './in-force.js';

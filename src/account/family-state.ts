@@ -1,6 +1,6 @@
 import { utcDayStart } from '../rules/calendar.js';
 import { type AccountRating, type FamilyConfig, type FamilyRating, rateFamily } from '../rules/family.js';
-import { type Timeline, type TimelineAccount, buildTimeline } from '../rules/timeline.js';
+import { type Timeline, type TimelineAccount, buildTimeline } from '../rules/timeline/timeline.js';
 import type { Tracker } from './tracker.js';
 
 /**

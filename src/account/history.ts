@@ -2,7 +2,7 @@ import { InvalidInputError } from '../errors.js';
 import { formatUtcDay, formatUtcInstant, parseUtcDay, utcDayStart, utcHourStart } from '../rules/calendar.js';
 import type { FamilyConfig } from '../rules/family.js';
 import { checkFields, parseCount, parseInstant, parseNonNegativeDecimal } from '../internal/parse.js';
-import { type DailyActivity, type TimelineAccount, buildTimeline } from '../rules/timeline.js';
+import { type DailyActivity, type TimelineAccount, buildTimeline } from '../rules/timeline/timeline.js';
 import type { Tracker } from './tracker.js';
 
 /** An hour of order requests and USDT traded, seeded from the exchange's history. */

@@ -17,7 +17,7 @@ import {
   type TimelineAccount,
   type VipChange,
   buildTimeline,
-} from '../rules/timeline.js';
+} from '../rules/timeline/timeline.js';
 import type { Tier } from '../rules/tiers.js';
 import { isTieredVip } from '../rules/vip.js';
 

@@ -3,7 +3,7 @@ import { type StoreLimit, Scheduler } from '../schedule/scheduler.js';
 import type { AnswerFills } from './answer-fills.js';
 import { Arrivals } from './arrivals.js';
 import { BoundaryTimer } from './boundary-timer.js';
-import { ExchangeTime, type SampleOutcome } from './exchange-time.js';
+import { RulesClock, type SampleOutcome } from './rules-clock.js';
 import { latestChange } from './family-state.js';
 import { FamilyCounts } from './family-counts.js';
 import type { LimiterEvent } from './limiter-events.js';
@@ -34,7 +34,7 @@ export class LimiterContext {
   /** The answered requests, counted where they reached the exchange (R13). */
   readonly arrivals: Arrivals;
   /** The clock the rules are read on (R15). */
-  readonly time: ExchangeTime;
+  readonly time: RulesClock;
   readonly scheduler: Scheduler<StoreLimit>;
   /** The family, its VIP history and its counts (the account's over every process, when the store keeps them). */
   readonly counts: FamilyCounts;
@@ -60,7 +60,7 @@ export class LimiterContext {
   ) {
     this.clock = config.clock;
     this.arrivals = new Arrivals(config.estimateArrivals);
-    this.time = new ExchangeTime(this.clock, config.estimateClock, this.arrivals);
+    this.time = new RulesClock(this.clock, config.estimateClock, this.arrivals);
     const store = options.store;
     this.scheduler = new Scheduler({
       clock: this.clock,

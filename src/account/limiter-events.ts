@@ -1,7 +1,7 @@
 import type { Check } from '../catalog/validators.js';
 import type { Throttle } from '../rules/abuse.js';
 import type { ReportPolicy } from '../rules/report.js';
-import type { ChangeReason } from '../rules/timeline.js';
+import type { ChangeReason } from '../rules/timeline/timeline.js';
 import type { Tier } from '../rules/tiers.js';
 
 /**

@@ -8,7 +8,7 @@ import { type FamilyConfig, type FamilyOptions, FAMILY_OPTION_FIELDS, readFamily
 import { isPositiveInteger, parseInstant } from '../internal/parse.js';
 import type { ReportPolicy } from '../rules/report.js';
 import { type SpotFillConfig, type SpotFillOptions, resolveSpotFillOptions } from '../rules/spot-fill.js';
-import type { TimelineAccount } from '../rules/timeline.js';
+import type { TimelineAccount } from '../rules/timeline/timeline.js';
 import { TIERED_VIP_LEVEL, parseVipLevel } from '../rules/vip.js';
 import { type Clock, systemClock } from '../schedule/clock.js';
 import type { HeadersLike, RateLimitSignals } from '../schedule/feedback.js';

@@ -24,7 +24,7 @@ import {
   resolveLimiterOptions,
 } from './limiter-options.js';
 import { timelineOf } from './family-state.js';
-import type { SampleOutcome } from './exchange-time.js';
+import type { SampleOutcome } from './rules-clock.js';
 import { LimiterContext } from './limiter-context.js';
 import type { AccountLimits } from './request-limits.js';
 import { pollReports, sourceOf } from './reports.js';
@@ -32,11 +32,11 @@ import { type LimiterHistory, readHistory } from './history.js';
 import {
   type AbuseHeadroom,
   type SpotFillHeadroom,
-  type TierAtNext0800,
+  type TierAtNextRaise,
   type WhatIf,
   abuseHeadroom,
   spotFillHeadroom,
-  tierAtNext0800,
+  tierAtNextRaise,
   whatIf,
 } from './queries.js';
 import { type LimiterSnapshot, readSnapshot, saveEvery, snapshotOf } from './persistence.js';
@@ -479,9 +479,9 @@ export class AccountLimiter {
    * The tier at the next 08:00 UTC given the activity so far: the snapshot of the coming 00:00
    * over the last six days and today until now (R5, R7).
    */
-  limitAtNext0800(account: string): TierAtNext0800 {
+  limitAtNext0800(account: string): TierAtNextRaise {
     this.limitsOf(account);
-    return tierAtNext0800(this.ctx.counts, this.ctx.config.family, account, this.wallNow());
+    return tierAtNextRaise(this.ctx.counts, this.ctx.config.family, account, this.wallNow());
   }
 
   /**

@@ -1,6 +1,6 @@
 import { InvalidInputError } from '../errors.js';
 import { checkFields, parseInstant } from '../internal/parse.js';
-import type { TimelineAccount } from '../rules/timeline.js';
+import type { TimelineAccount } from '../rules/timeline/timeline.js';
 import { parseVipLevel } from '../rules/vip.js';
 import type { Clock } from '../schedule/clock.js';
 import type { FamilyState } from './family-state.js';

@@ -18,7 +18,7 @@ import { rollingDay, spotWindow } from './rolling-window.js';
  *
  * @example
  * ```ts
- * import { AccountLimiter, type TierAtNext0800 } from 'traderatio'
+ * import { AccountLimiter, type TierAtNextRaise } from 'traderatio'
  * import { VirtualClock } from 'traderatio/testing'
  *
  * // 10:00 UTC: today's activity is in the next 00:00 snapshot, raised at the 08:00 after it.
@@ -27,12 +27,12 @@ import { rollingDay, spotWindow } from './rolling-window.js';
  * const body = { contract: 'BTC_USDT', size: 1, price: '60000' }
  * for (let i = 0; i < 10; i++) await limiter.request('main', 'POST', '/futures/usdt/orders', () => 1, { body })
  * limiter.recordFill('main', { contract: 'BTC_USDT', role: 'maker', volume: '55' }) // a ratio of 5.5: tier 4
- * const next: TierAtNext0800 = limiter.limitAtNext0800('main')
+ * const next: TierAtNextRaise = limiter.limitAtNext0800('main')
  * next.limit // 250
  * limiter.close()
  * ```
  */
-export interface TierAtNext0800 {
+export interface TierAtNextRaise {
   /** The next 08:00 UTC, epoch ms. */
   readonly at: number;
   readonly tier: Tier;
@@ -115,7 +115,12 @@ export interface SpotFillHeadroom extends AbuseHeadroom {
  * over the last six days and today until `now` (R5, R7), or of today's 00:00 before 08:00.
  * `account` must be one of the state's, created by `now`.
  */
-export function tierAtNext0800(state: FamilyState, family: FamilyConfig, account: string, now: number): TierAtNext0800 {
+export function tierAtNextRaise(
+  state: FamilyState,
+  family: FamilyConfig,
+  account: string,
+  now: number,
+): TierAtNextRaise {
   const today = utcDayStart(now);
   const next = now < today + RAISE_OFFSET_MS ? today : today + DAY_MS;
   const rating = ratingsBefore(state, family, next, now);

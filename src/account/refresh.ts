@@ -1,5 +1,5 @@
 import { utcHourStart } from '../rules/calendar.js';
-import type { Timeline } from '../rules/timeline.js';
+import type { Timeline } from '../rules/timeline/timeline.js';
 import { isTieredVip } from '../rules/vip.js';
 import { type LimitsState, limitsAt, sameLimits, stricterLimits } from './in-force.js';
 import { reconciled } from './reconcile.js';

@@ -25,7 +25,7 @@ import {
 } from '../internal/parse.js';
 import type { ContractActivity } from '../rules/ratio.js';
 import { RATIO_WINDOW_DAYS, ratioWindow } from '../rules/ratio-window.js';
-import type { DailyActivity } from '../rules/timeline.js';
+import type { DailyActivity } from '../rules/timeline/timeline.js';
 
 /**
  * An order action the tracker counts (R1, R9).

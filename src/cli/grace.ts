@@ -1,7 +1,7 @@
 import { DAY_MS } from '../rules/calendar.js';
 import type { Rulebook } from '../rules/rulebook.js';
 import type { Tier, TierTable } from '../rules/tiers.js';
-import type { Timeline } from '../rules/timeline.js';
+import type { Timeline } from '../rules/timeline/timeline.js';
 import { tierInForce } from '../rules/vip.js';
 
 /**

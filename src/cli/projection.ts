@@ -1,5 +1,5 @@
 import { addUtcDays, formatUtcDay } from '../rules/calendar.js';
-import type { TierChange } from '../rules/timeline.js';
+import type { TierChange } from '../rules/timeline/timeline.js';
 import type { TimelineRun } from './timeline.js';
 
 /**

@@ -4,7 +4,7 @@ import { type FamilyConfig, type FamilyOptions, resolveFamilyOptions } from '../
 import { GATE } from '../rules/gate/rulebook.js';
 import type { Rulebook } from '../rules/rulebook.js';
 import { checkFields } from '../internal/parse.js';
-import { type TierChange, type Timeline, type TimelineInput, buildTimeline } from '../rules/timeline.js';
+import { type TierChange, type Timeline, type TimelineInput, buildTimeline } from '../rules/timeline/timeline.js';
 import { checkHoursOnce } from '../rules/timeline/input.js';
 import { InputFileError } from './input.js';
 import { readJson } from './read-json.js';

@@ -3,7 +3,7 @@ import { InvalidInputError } from '../errors.js';
 import { checkFields, parseId } from '../internal/parse.js';
 import type { DecimalInput } from '../internal/decimal.js';
 import type { FamilyConfig, FamilyKind, FamilyOptions } from '../rules/family.js';
-import type { TimelineAccount } from '../rules/timeline.js';
+import type { TimelineAccount } from '../rules/timeline/timeline.js';
 import { readInstant } from './instant.js';
 
 /** A family of accounts as the exchange holds it: a main account and sub-accounts, or a broker's. */

@@ -1,7 +1,7 @@
 import { InvalidInputError } from '../errors.js';
 import { DAY_MS, HOUR_MS, formatUtcDay, parseUtcDay, utcDayStart, utcHourStart } from '../rules/calendar.js';
 import type { DecimalInput } from '../internal/decimal.js';
-import type { DailyActivity } from '../rules/timeline.js';
+import type { DailyActivity } from '../rules/timeline/timeline.js';
 import { checkFields, parseId, parseNonNegativeDecimal } from '../internal/parse.js';
 import { checkHoursOnce } from '../rules/timeline/input.js';
 import { readInstant } from './instant.js';

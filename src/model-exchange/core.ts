@@ -9,7 +9,7 @@ import { type FamilyConfig, resolveFamilyOptions } from '../rules/family.js';
 import { parseId, parseInstant } from '../internal/parse.js';
 import { type SpotFillConfig, type SpotFillOptions, resolveSpotFillOptions } from '../rules/spot-fill.js';
 import { spotFillLimits } from '../catalog/spot-fill.js';
-import { type DailyActivity, type TimelineAccount, type VipChange, buildTimeline } from '../rules/timeline.js';
+import { type DailyActivity, type TimelineAccount, type VipChange, buildTimeline } from '../rules/timeline/timeline.js';
 import { parseVipLevel } from '../rules/vip.js';
 import { type ArrivalCount, type WindowMode, arrivalCount } from './arrival-count.js';
 import type { FamilySpec } from '../family-files/accounts-file.js';

@@ -24,7 +24,7 @@ import type { ReportedTier } from './report.js';
 import type { Rulebook } from './rulebook.js';
 import { type SpotFillOptions, resolveSpotFillOptions } from './spot-fill.js';
 import { type Tier, type TierRow, type TierTable, tierFor, tierOfRatio, tierTableOf } from './tiers.js';
-import { type Timeline, type TimelineInput, buildTimeline } from './timeline.js';
+import { type Timeline, type TimelineInput, buildTimeline } from './timeline/timeline.js';
 import { isTieredVip, parseVipLevel } from './vip.js';
 
 /**

@@ -34,7 +34,7 @@ export { TIERED_VIP_LEVEL, isTieredVip, parseVipLevel } from './vip.js';
 export { rateFamily } from './family.js';
 export type { AccountActivity, AccountRating, FamilyKind, FamilyOptions, FamilyRating, RatioBasis } from './family.js';
 
-export { buildTimeline } from './timeline.js';
+export { buildTimeline } from './timeline/timeline.js';
 export type {
   ChangeReason,
   DailyActivity,
@@ -45,7 +45,7 @@ export type {
   TimelineAccount,
   TimelineInput,
   VipChange,
-} from './timeline.js';
+} from './timeline/timeline.js';
 
 export { buildAbuseTimeline, checkAbuse, placementLimit } from './abuse.js';
 export type { WindowSpec } from './window-spec.js';

@@ -2,7 +2,7 @@ import { describe, expect, it, vi } from 'vitest';
 import { AccountLimiter, type LimiterEvent, type LimiterSnapshot } from '../../src/account/limiter.js';
 import { InvalidInputError } from '../../src/errors.js';
 import { VirtualClock } from '../../src/testing/virtual-clock.js';
-import { buildTimeline, type DailyActivity } from '../../src/rules/timeline.js';
+import { buildTimeline, type DailyActivity } from '../../src/rules/timeline/timeline.js';
 
 const T0 = Date.parse('2026-11-01T00:00:00Z');
 const H = 3_600_000;

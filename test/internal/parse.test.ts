@@ -14,7 +14,7 @@ import {
   resolveOptions,
 } from '../../src/internal/parse.js';
 import { tradeRatio } from '../../src/rules/ratio.js';
-import { buildTimeline } from '../../src/rules/timeline.js';
+import { buildTimeline } from '../../src/rules/timeline/timeline.js';
 import { VirtualClock } from '../../src/testing/virtual-clock.js';
 import { Scheduler } from '../../src/schedule/scheduler.js';
 

@@ -10,7 +10,7 @@ import type { AccountActivity, FamilyOptions, FamilyRating } from '../../src/rul
 import type { AccountMargins, TierMargins } from '../../src/rules/margins.js';
 import type { ContractActivity, RatioOptions, RatioResult } from '../../src/rules/ratio.js';
 import type { Tier, TierRow, TierTable } from '../../src/rules/tiers.js';
-import type { Timeline, TimelineInput } from '../../src/rules/timeline.js';
+import type { Timeline, TimelineInput } from '../../src/rules/timeline/timeline.js';
 import { contractList, family, timelineInput } from '../arbitraries.js';
 
 /** The Gate rules a case runs through: the entry points, or the same through a rulebook. */

@@ -7,7 +7,7 @@ import { GATE } from '../../src/rules/gate/rulebook.js';
 import { accountMargins, tierMargins } from '../../src/rules/margins.js';
 import { tradeRatio } from '../../src/rules/ratio.js';
 import { tierFor, tierOfRatio } from '../../src/rules/tiers.js';
-import { buildTimeline } from '../../src/rules/timeline.js';
+import { buildTimeline } from '../../src/rules/timeline/timeline.js';
 import { type GateRules, digestOf, gateCases } from './gate-cases.js';
 
 // The digests of Gate's results as the rules gave them when the file was written (see gate-cases.ts).

@@ -8,7 +8,7 @@ import { GATE } from '../../src/rules/gate/rulebook.js';
 import * as margins from '../../src/rules/margins.js';
 import * as ratio from '../../src/rules/ratio.js';
 import * as tiers from '../../src/rules/tiers.js';
-import * as timeline from '../../src/rules/timeline.js';
+import * as timeline from '../../src/rules/timeline/timeline.js';
 import * as vip from '../../src/rules/vip.js';
 
 vi.doMock('../../src/rules/ratio.js', () => ({
@@ -33,7 +33,7 @@ vi.doMock('../../src/rules/family.js', () => ({
   rateFamily: gate.rateFamily,
   resolveFamilyOptions: (options?: family.FamilyOptions) => family.resolveFamilyOptions(options, GATE),
 }));
-vi.doMock('../../src/rules/timeline.js', () => ({ ...timeline, buildTimeline: gate.buildTimeline }));
+vi.doMock('../../src/rules/timeline/timeline.js', () => ({ ...timeline, buildTimeline: gate.buildTimeline }));
 vi.doMock('../../src/rules/margins.js', () => ({ ...margins, tierMargins: gate.tierMargins }));
 
 await import('./ratio.test.js');

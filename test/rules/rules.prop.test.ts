@@ -4,7 +4,7 @@ import { Dec } from '../../src/internal/decimal.js';
 import { compareRatio, tradeRatio } from '../../src/rules/ratio.js';
 import { tierFor, tierOfRatio } from '../../src/rules/tiers.js';
 import { rateFamily } from '../../src/rules/family.js';
-import { buildTimeline } from '../../src/rules/timeline.js';
+import { buildTimeline } from '../../src/rules/timeline/timeline.js';
 import { buildAbuseTimeline } from '../../src/rules/abuse.js';
 import { amount, contractList, count, family, timelineInput } from '../arbitraries.js';
 

@@ -1,6 +1,6 @@
 import { fc, test } from '@fast-check/vitest';
 import { describe, expect, it } from 'vitest';
-import { buildTimeline } from '../../src/rules/timeline.js';
+import { buildTimeline } from '../../src/rules/timeline/timeline.js';
 import { DAY, HOUR, type ModelContract, type ModelInput, type ModelOptions, TimelineModel } from './timeline.model.js';
 
 const START = Date.UTC(2026, 10, 2);

@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { buildTimeline, type TimelineInput } from '../../src/rules/timeline.js';
+import { buildTimeline, type TimelineInput } from '../../src/rules/timeline/timeline.js';
 
 const t = (iso: string) => Date.parse(iso);
 const good = (place = 100) => [{ contract: 'BTC_USDT', makerVolume: '600', place }]; // ratio 6: tier 4, 250 r/s

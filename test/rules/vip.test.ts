@@ -5,7 +5,7 @@ import { rateFamily } from '../../src/rules/family.js';
 import { WORKED_EXAMPLE } from '../../src/rules/example.js';
 import { OKX } from '../../src/rules/okx/rulebook.js';
 import { okx } from '../../src/rules/exchange-rules.js';
-import { buildTimeline } from '../../src/rules/timeline.js';
+import { buildTimeline } from '../../src/rules/timeline/timeline.js';
 
 describe('isTieredVip (R4)', () => {
   it('tiers VIP 14 and above, not 13', () => {

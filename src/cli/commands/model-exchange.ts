@@ -174,9 +174,9 @@ export async function runModelExchange(args: ParsedArgs, run: ModelExchangeRun):
   if (accounts !== undefined) options.accounts = accounts.value as NonNullable<ModelExchangeOptions['accounts']>;
   if (history !== undefined) options.history = history.value;
   if (fills !== undefined) options.fills = fills.value as NonNullable<ModelExchangeOptions['fills']>;
-  let exchange: RunningModelExchange;
+  let model: RunningModelExchange;
   try {
-    exchange = await startModelExchange(options);
+    model = await startModelExchange(options);
   } catch (e) {
     if (e instanceof InvalidInputError) {
       const inHistory = /`(activity|hours|spotHours)|the history file/.test(e.message);
@@ -187,24 +187,24 @@ export async function runModelExchange(args: ParsedArgs, run: ModelExchangeRun):
       throw new UsageError(`port ${options.port} is in use; choose another with --port N (0 picks a free one)`);
     throw e;
   }
-  run.out(`traderatio exchange: ${exchange.url}`);
+  run.out(`traderatio exchange: ${model.url}`);
   const okx = options.exchange === 'okx';
   run.out(
-    `  ${okx ? 'OKX ' : ''}REST under ${exchange.url}/api/${okx ? 'v5' : 'v4'}, WebSocket on ${exchange.wsUrl}${okx ? '/ws/v5/private' : ''}, administration under ${exchange.url}/_model/`,
+    `  ${okx ? 'OKX ' : ''}REST under ${model.url}/api/${okx ? 'v5' : 'v4'}, WebSocket on ${model.wsUrl}${okx ? '/ws/v5/private' : ''}, administration under ${model.url}/_model/`,
   );
-  if (exchange.adminToken !== null)
-    run.out(`  administration requires the header Authorization: Bearer ${exchange.adminToken}`);
+  if (model.adminToken !== null)
+    run.out(`  administration requires the header Authorization: Bearer ${model.adminToken}`);
   if (options.startAt !== undefined || options.speed !== undefined) {
     run.out(
-      `  the model's clock starts at ${new Date(Math.floor(exchange.clockStart ?? 0)).toISOString()}${options.speed === undefined || options.speed === 1 ? '' : `, running ${options.speed} times as fast`}; Timestamps are checked against this machine's clock`,
+      `  the model's clock starts at ${new Date(Math.floor(model.clockStart ?? 0)).toISOString()}${options.speed === undefined || options.speed === 1 ? '' : `, running ${options.speed} times as fast`}; Timestamps are checked against this machine's clock`,
     );
   }
   run.out(
     `  window ${options.window ?? 'sliding'}${options.clockOffsetMs ? `, clock offset ${options.clockOffsetMs} ms` : ''}${options.verifySignatures ? ', signatures verified' : ''}; stop with Ctrl-C`,
   );
   const signal = await run.stop;
-  const stats = exchange.stats();
-  await exchange.close();
+  const stats = model.stats();
+  await model.close();
   run.out(`traderatio exchange: stopped (${signal})`);
   for (const line of summary(stats, rulebook.tiers.windowMs)) run.out(line);
 }

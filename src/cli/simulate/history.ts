@@ -1,7 +1,7 @@
 import { InvalidInputError } from '../../errors.js';
 import { type History, readHistory } from '../../family-files/history.js';
 import { formatUtcDay, formatUtcInstant, parseUtcDay, utcDayStart, utcHourStart } from '../../rules/calendar.js';
-import { type TimelineAccount, type VipChange, buildTimeline } from '../../rules/timeline.js';
+import { type TimelineAccount, type VipChange, buildTimeline } from '../../rules/timeline/timeline.js';
 import { readVipChanges } from '../../rules/timeline/input.js';
 import { parseVipLevel } from '../../rules/vip.js';
 import { InputFileError } from '../input.js';

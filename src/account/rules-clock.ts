@@ -29,8 +29,8 @@ export type SampleOutcome =
  * the local instant a boundary of the exchange's clock is due at. A lowering is due earlier by the
  * slowest recent way to the exchange (`transit`): nothing sent before it reaches the exchange after it.
  */
-export class ExchangeTime {
-  private exchange = new ExchangeClock();
+export class RulesClock {
+  private exchangeClock = new ExchangeClock();
   /** Whether the last clock check was ok (R15): a `clock` event is told when it changes. */
   private clockOk = true;
 
@@ -51,7 +51,7 @@ export class ExchangeTime {
   now(): number {
     const wall = Math.floor(this.clock.wall());
     if (!this.estimating) return wall;
-    const e = this.exchange.estimate(this.local());
+    const e = this.exchangeClock.estimate(this.local());
     return e === null ? wall : Math.floor(wall + e.offsetMs);
   }
 
@@ -62,13 +62,13 @@ export class ExchangeTime {
 
   /** The exchange's clock as estimated now, or null before the first sample. */
   estimate(): ClockEstimate | null {
-    return this.exchange.estimate(this.local());
+    return this.exchangeClock.estimate(this.local());
   }
 
   /** The exchange's instant now on the side a boundary of `direction` is compared on (R15). */
   edge(direction: BoundaryDirection): number {
     if (!this.estimating) return Math.floor(this.clock.wall());
-    const at = this.exchange.toExchange(this.local(), direction);
+    const at = this.exchangeClock.toExchange(this.local(), direction);
     return direction === 'lower' ? at + this.transit() : at;
   }
 
@@ -79,7 +79,7 @@ export class ExchangeTime {
     local: LocalInstant,
     transit = direction === 'lower' ? this.transit() : 0,
   ): number {
-    const wall = this.exchange.boundaryLocal(at, direction, local);
+    const wall = this.exchangeClock.boundaryLocal(at, direction, local);
     return direction === 'lower' ? wall - transit : wall;
   }
 
@@ -89,7 +89,7 @@ export class ExchangeTime {
    * earlier, and nothing sent before it reaches the exchange after it (R15, R13).
    */
   transit(): number {
-    const estimate = this.exchange.estimate(this.local());
+    const estimate = this.exchangeClock.estimate(this.local());
     const slowest = this.arrivals.slowest;
     return estimate === null || slowest === -Infinity ? 0 : Math.max(0, Math.ceil(slowest - estimate.offsetMs));
   }
@@ -118,8 +118,8 @@ export class ExchangeTime {
       const { headers: _, ...rest } = sample;
       timed = { ...rest, ...times };
     }
-    const outcome = this.exchange.add(timed);
-    this.exchange = outcome.clock;
+    const outcome = this.exchangeClock.add(timed);
+    this.exchangeClock = outcome.clock;
     return outcome.accepted ? { accepted: true } : { accepted: false, reason: outcome.reason };
   }
 
@@ -128,7 +128,7 @@ export class ExchangeTime {
    * told: `checkClockOffset` on the estimate; null when it did not change or before any sample.
    */
   checkChange(): { readonly offsetMs: number; readonly errorMs: number; readonly check: Check } | null {
-    const e = this.exchange.estimate(this.local());
+    const e = this.exchangeClock.estimate(this.local());
     if (e === null) return null;
     const check = checkClockOffset(e);
     if (check.ok === this.clockOk) return null;

@@ -1,26 +1,20 @@
 // A family's limit timeline (see docs/rules.md#r1 to #r8, docs/okx.md#o7): its input read
 // (timeline/input.ts), the 00:00 ratings taken (timeline/snapshots.ts), the events replayed
 // (timeline/replay.ts), and the queries at an instant (timeline/queries.ts).
-import { InvalidInputError } from '../errors.js';
-import { utcDayStart } from './calendar.js';
-import { type FamilyConfig, type FamilyOptions, resolveFamilyOptions } from './family.js';
-import { checkFields } from '../internal/parse.js';
-import { parseVipLevel } from './vip.js';
-import {
-  TIMELINE_INPUT_FIELDS,
-  type TimelineInput,
-  readAccounts,
-  readActivity,
-  readVipChanges,
-} from './timeline/input.js';
-import { type Timeline, timelineQueries } from './timeline/queries.js';
-import { replay } from './timeline/replay.js';
-import { takeSnapshots } from './timeline/snapshots.js';
+import { InvalidInputError } from '../../errors.js';
+import { utcDayStart } from '../calendar.js';
+import { type FamilyConfig, type FamilyOptions, resolveFamilyOptions } from '../family.js';
+import { checkFields } from '../../internal/parse.js';
+import { parseVipLevel } from '../vip.js';
+import { TIMELINE_INPUT_FIELDS, type TimelineInput, readAccounts, readActivity, readVipChanges } from './input.js';
+import { type Timeline, timelineQueries } from './queries.js';
+import { replay } from './replay.js';
+import { takeSnapshots } from './snapshots.js';
 
-export type { DailyActivity, TimelineAccount, TimelineInput, VipChange } from './timeline/input.js';
-export type { Timeline, TierState } from './timeline/queries.js';
-export type { ChangeReason, TierChange } from './timeline/replay.js';
-export type { DailyRating } from './timeline/snapshots.js';
+export type { DailyActivity, TimelineAccount, TimelineInput, VipChange } from './input.js';
+export type { Timeline, TierState } from './queries.js';
+export type { ChangeReason, TierChange } from './replay.js';
+export type { DailyRating } from './snapshots.js';
 
 /**
  * Computes the limit timeline of a family by its rulebook's timing (see docs/rules.md#r5 to #r8,
