@@ -4,7 +4,7 @@ import { normalizeContract } from '../rules/contracts.js';
 import type { AccountLimiter } from './limiter.js';
 import { type FuturesTradeRow, type SpotTradeRow, recordTrades } from './trades.js';
 
-// The answers whose rows are the account's fills (R1, R9, R14).
+// The answers whose rows are the account's fills (see docs/rules.md#r1, #r9, #r14).
 const TRADES = new Set([
   'GET /futures/{settle}/my_trades',
   'GET /futures/{settle}/my_trades_timerange',

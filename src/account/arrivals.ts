@@ -4,7 +4,7 @@ import { type GatewayTimes, readGatewayTimes } from '../schedule/gateway-time.js
 import type { StoreLimit } from '../schedule/scheduler.js';
 import type { LimiterClockSample } from './limiter-options.js';
 
-/** One answered request, as `arrived` counts it at the exchange (R13). */
+/** One answered request, as `arrived` counts it at the exchange (see docs/rules.md#r13). */
 interface Arrival extends AnsweredRequest {
   /** Until when, plus the window, its limits count it: -Infinity until counted. */
   arrived: number;
@@ -26,8 +26,8 @@ export interface AnsweredRequest {
 
 /**
  * The latest instant a request sent at `sentMono` and answered at `receivedMono` can have reached
- * the exchange (R13): the answer's receive instant, less the gateway's own time (`X-Out-Time` less
- * `X-In-Time`, R15, less the one microsecond its stamps may round) when the answer carries it and
+ * the exchange (see docs/rules.md#r13): the answer's receive instant, less the gateway's own time (`X-Out-Time` less
+ * `X-In-Time`, see docs/rules.md#r15, less the one microsecond its stamps may round) when the answer carries it and
  * it fits in the round trip; never before the send. Sent at 0 and answered at 40, 5 ms of it in
  * the gateway: 35.001.
  */
@@ -39,7 +39,7 @@ export function latestArrival(sentMono: number, receivedMono: number, times: Gat
 }
 
 /**
- * The answered requests of the last seconds. By default (arrivals bounded by answers, R13) only
+ * The answered requests of the last seconds. By default (arrivals bounded by answers, see docs/rules.md#r13) only
  * the way there is kept, for the slowest (what the exchange's clock reads); a request's limits
  * count it until one window after its answer, as {@link AccountLimiter.roundTrip} tells them.
  * With the arrival estimate (`arrivals: 'estimate'`) each is counted on its limits until one
@@ -51,7 +51,7 @@ export class Arrivals {
   /** @param estimate the arrival estimate is the option in use (`arrivals: 'estimate'`) */
   constructor(private readonly estimate: boolean) {}
 
-  /** How much later than the quickest each request reached the exchange (R13). */
+  /** How much later than the quickest each request reached the exchange (see docs/rules.md#r13). */
   private readonly arrivalDelay = new ArrivalDelay();
   /** The quickest way there (plus the clocks' offset) among the recent answers. */
   private quickest = Infinity;

@@ -7,7 +7,7 @@ export interface RateLimitAnswer {
 }
 
 /**
- * Asks the exchange's own figure for `account` once (GET /account/rate_limit, R16) through an
+ * Asks the exchange's own figure for `account` once (GET /account/rate_limit, see docs/rules.md#r16) through an
  * adapter's client, and gives it to the limiter: a report is applied under the limiter's
  * `reportPolicy`; a status other than 200, a client that throws, or an answer that is not a
  * report marks the endpoint not open (`rateLimitUnavailable`), never an error: the headers of

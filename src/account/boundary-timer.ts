@@ -9,7 +9,7 @@ import { unrefTimer } from '../schedule/clock.js';
 /**
  * The timer of the account limiter's boundaries: every whole hour of the exchange's clock (00:00
  * snapshot, 08:00 raise, hourly throttle checks all fall on one), reached on its lowering side
- * (`error` early, and earlier by the transit) and again on its raising side (`error` late) (R15).
+ * (`error` early, and earlier by the transit) and again on its raising side (`error` late) (see docs/rules.md#r15).
  * The scheduler holds each boundary too, so that nothing is let through past it should the timer
  * be late. It tells the edges the rules are to be read at, and whether a new clock sample moved
  * them across a whole hour.
@@ -18,7 +18,7 @@ export class BoundaryTimer {
   private timer: unknown = null;
   /** The boundary the timer was set for, on the exchange's clock, and its side. */
   private armed: { at: number; direction: BoundaryDirection } | null = null;
-  /** The whole hours of the exchange's clock the rules were last read in, at both edges (R15). */
+  /** The whole hours of the exchange's clock the rules were last read in, at both edges (see docs/rules.md#r15). */
   private readHours: { early: number; late: number } | null = null;
 
   /** `onBoundary` runs when a boundary is reached, by the timer or by the scheduler. */
@@ -30,7 +30,7 @@ export class BoundaryTimer {
   ) {}
 
   /**
-   * The instants the rules are to be read at now (R15): the latest the exchange's clock may read,
+   * The instants the rules are to be read at now (see docs/rules.md#r15): the latest the exchange's clock may read,
    * where a lowering is already due, and the earliest, where a raise is certain. A boundary the
    * timer was set for is due on its side when it fires, whatever the rounding. Remembered for
    * {@link crossed}.

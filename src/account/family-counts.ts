@@ -24,20 +24,20 @@ export interface FamilyCountsConfig {
 
 /**
  * An account limiter's family as it changes: its accounts, its VIP history, and the futures and
- * spot order requests and fills it counts (R1, R9, R14), kept here or, when the store keeps
+ * spot order requests and fills it counts (see docs/rules.md#r1, #r9, #r14), kept here or, when the store keeps
  * counts, summed over every process (each reading of the totals replaces the trackers). The
  * fields are the state itself, not copies; a change is made once a timeline built with it has
  * accepted it.
  */
 export class FamilyCounts implements FamilyState {
   accounts: TimelineAccount[];
-  /** The VIP level before the first change (R4). */
+  /** The VIP level before the first change (see docs/rules.md#r4). */
   vipLevel: number;
-  /** VIP changes in order (R6). */
+  /** VIP changes in order (see docs/rules.md#r6). */
   vipChanges: { at: number; level: number }[] = [];
-  /** Futures order requests and fills (R1, R9). */
+  /** Futures order requests and fills (see docs/rules.md#r1, #r9). */
   tracker = new Tracker();
-  /** Spot order requests and fills (R14). */
+  /** Spot order requests and fills (see docs/rules.md#r14). */
   spotTracker = new Tracker();
 
   /** `shared`: the counts of every process, when the store keeps them (else null). */
@@ -51,7 +51,7 @@ export class FamilyCounts implements FamilyState {
     this.vipLevel = vipLevel;
   }
 
-  /** The limit timeline of the family as it is, or with `changes` (R3-R8); it throws on a state that is not valid, and then nothing has changed. */
+  /** The limit timeline of the family as it is, or with `changes` (see docs/rules.md#r3 to #r8); it throws on a state that is not valid, and then nothing has changed. */
   timeline(changes: Partial<Pick<FamilyState, 'accounts' | 'vipLevel' | 'vipChanges' | 'tracker'>> = {}): Timeline {
     const {
       accounts = this.accounts,
@@ -62,7 +62,7 @@ export class FamilyCounts implements FamilyState {
     return timelineOf({ accounts, vipLevel, vipChanges, tracker }, this.config.family);
   }
 
-  /** What the limits in force are read from now, with the family's `timeline` (R3-R9, R14). */
+  /** What the limits in force are read from now, with the family's `timeline` (see docs/rules.md#r3 to #r9, #r14). */
   rules(timeline: Timeline): LimitsState {
     return {
       timeline,
@@ -94,7 +94,7 @@ export class FamilyCounts implements FamilyState {
   }
 
   /**
-   * Adds a change of the VIP level to `level` at `at` (R6), after the last one, and returns the
+   * Adds a change of the VIP level to `level` at `at` (see docs/rules.md#r6), after the last one, and returns the
    * timeline with it. A change refused (out of order, or a timeline that rejects it) changes nothing.
    */
   changeVip(level: number, at: number): Timeline {
@@ -108,7 +108,7 @@ export class FamilyCounts implements FamilyState {
   }
 
   /**
-   * Adds the sub-account `id`, created at `createdAt` (R8), and returns the timeline with it. One
+   * Adds the sub-account `id`, created at `createdAt` (see docs/rules.md#r8), and returns the timeline with it. One
    * the timeline refuses changes nothing.
    */
   addAccount(id: string, createdAt: number): Timeline {
@@ -121,7 +121,7 @@ export class FamilyCounts implements FamilyState {
   /**
    * Counts `orders` order requests of `action` on `contract` (a spot pair for `spot`) as they start
    * at `now`, never before what is counted already (the wall clock may step back): futures ones
-   * for R1 and R9, spot ones for R14; in the shared counts too.
+   * for the ratio and the abuse throttle, spot ones for the spot low-fill throttle (see docs/rules.md#r1, #r9, #r14); in the shared counts too.
    */
   request(
     market: CountedMarket,
@@ -138,7 +138,7 @@ export class FamilyCounts implements FamilyState {
   }
 
   /**
-   * Counts a fill (R1, R9; R14 for `spot`) at `at`, or without it at `now` but never before what is
+   * Counts a fill (see docs/rules.md#r1, #r9; #r14 for `spot`) at `at`, or without it at `now` but never before what is
    * counted already (the wall clock may step back); in the shared counts too. The tracker checks
    * the contract, role and volume before anything is counted.
    */

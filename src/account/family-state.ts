@@ -9,18 +9,18 @@ import type { Tracker } from './tracker.js';
  */
 export interface FamilyState {
   readonly accounts: readonly TimelineAccount[];
-  /** The VIP level before the first change (R4). */
+  /** The VIP level before the first change (see docs/rules.md#r4). */
   readonly vipLevel: number;
-  /** VIP changes in order (R6). */
+  /** VIP changes in order (see docs/rules.md#r6). */
   readonly vipChanges: readonly { readonly at: number; readonly level: number }[];
-  /** Futures order requests and fills (R1, R9). */
+  /** Futures order requests and fills (see docs/rules.md#r1, #r9). */
   readonly tracker: Tracker;
-  /** Spot order requests and fills (R14). */
+  /** Spot order requests and fills (see docs/rules.md#r14). */
   readonly spotTracker: Tracker;
 }
 
 /**
- * The limit timeline of a family state (R3-R8); it throws on a state that is not valid (accounts,
+ * The limit timeline of a family state (see docs/rules.md#r3 to #r8); it throws on a state that is not valid (accounts,
  * VIP history and counts are checked against each other).
  */
 export function timelineOf(
@@ -40,7 +40,7 @@ export function timelineOf(
 
 /**
  * Ratings of every account created by `now` over the 7 days before `snapshotDay` (00:00 UTC; a
- * partial today included), as the snapshot at `snapshotDay` will rate them (R1, R5, R7).
+ * partial today included), as the snapshot at `snapshotDay` will rate them (see docs/rules.md#r1, #r5, #r7).
  */
 export function ratingsBefore(
   state: FamilyState,
@@ -67,7 +67,7 @@ export function familyRatingBefore(
 }
 
 /**
- * The family's VIP level at `at` (R4, R6).
+ * The family's VIP level at `at` (see docs/rules.md#r4, #r6).
  */
 export function vipAt(state: Pick<FamilyState, 'vipLevel' | 'vipChanges'>, at: number): number {
   let level = state.vipLevel;
@@ -76,7 +76,7 @@ export function vipAt(state: Pick<FamilyState, 'vipLevel' | 'vipChanges'>, at: n
 }
 
 /**
- * The instant after which a report of the exchange is news (R16): the latest 00:00 snapshot, or
+ * The instant after which a report of the exchange is news (see docs/rules.md#r16): the latest 00:00 snapshot, or
  * the latest VIP change if later (a report made before it speaks of the level before).
  */
 export function latestChange(state: Pick<FamilyState, 'vipChanges'>, now: number): number {

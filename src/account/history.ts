@@ -17,7 +17,7 @@ export interface SeededHour {
 export interface LimiterHistory {
   readonly days?: readonly DailyActivity[];
   readonly hours?: readonly SeededHour[];
-  /** Hourly spot order requests and spot USDT traded (R14). */
+  /** Hourly spot order requests and spot USDT traded (see docs/rules.md#r14). */
   readonly spotHours?: readonly SeededHour[];
 }
 
@@ -44,7 +44,7 @@ export interface ReadHistory {
 
 /**
  * Reads and checks history for a family of `accounts` at `now`: daily activity per account and
- * contract (R1), checked as a timeline, up to today; hourly requests and USDT traded (R9, R14) of
+ * contract (see docs/rules.md#r1), checked as a timeline, up to today; hourly requests and USDT traded (see docs/rules.md#r9, #r14) of
  * accounts that `isAccount` knows, up to this hour. History is what already happened: a day or
  * an hour after now is refused. The first fault throws an {@link InvalidInputError} naming it.
  */

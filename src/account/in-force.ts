@@ -31,19 +31,19 @@ export interface HourlyCounts {
  * throttles look at. Every field is read, none is changed.
  */
 export interface LimitsState {
-  /** The family's limit timeline (R3-R8): its accounts, VIP history and daily activity. */
+  /** The family's limit timeline (see docs/rules.md#r3 to #r8): its accounts, VIP history and daily activity. */
   readonly timeline: Timeline;
-  /** Futures order requests and fills by the hour, for the abuse throttle (R9). */
+  /** Futures order requests and fills by the hour, for the abuse throttle (see docs/rules.md#r9). */
   readonly futures: HourlyCounts;
-  /** Spot order requests and fills by the hour, for the low-fill throttle (R14); null: never throttled. */
+  /** Spot order requests and fills by the hour, for the low-fill throttle (see docs/rules.md#r14); null: never throttled. */
   readonly spot: HourlyCounts | null;
   readonly abuse: AbuseConfig;
-  /** @default the defaults of R14 */
+  /** @default the defaults of the spot low-fill throttle (see docs/rules.md#r14) */
   readonly spotFill?: SpotFillConfig;
 }
 
 /**
- * Where the exchange's clock may be (R15): `early` the earliest instant it may read, where a raise
+ * Where the exchange's clock may be (see docs/rules.md#r15): `early` the earliest instant it may read, where a raise
  * is certain, `late` the latest, where a lowering is already due. One instant for both when the
  * clock is known.
  */
@@ -54,28 +54,28 @@ export interface InstantBounds {
 
 /** The tier, limit and throttles the rules put in force for one account. */
 export interface LimitsInForce {
-  /** The tier of R3-R8. */
+  /** The tier (see docs/rules.md#r3 to #r8). */
   readonly tier: Tier;
   /** Futures placement and amendment, requests per second (the tier's limit). */
   readonly limit: number;
   readonly vipLevel: number;
-  /** Why the tier is what it is: `vip-below-14` below VIP 14 (R4), else as `lastChange`. */
+  /** Why the tier is what it is: `vip-below-14` below VIP 14 (see docs/rules.md#r4), else as `lastChange`. */
   readonly reason: ChangeReason | 'initial';
   /** The reason of the change that set the tier, or `initial` before any. */
   readonly lastChange: ChangeReason | 'initial';
-  /** The abuse throttle of R9, or null. */
+  /** The abuse throttle (see docs/rules.md#r9), or null. */
   readonly throttle: Throttle | null;
-  /** The spot low-fill throttle of R14, or null. */
+  /** The spot low-fill throttle (see docs/rules.md#r14), or null. */
   readonly spotThrottle: Throttle | null;
-  /** The latest snapshot's rating of the account (R1, R7), or null before the first one. */
+  /** The latest snapshot's rating of the account (see docs/rules.md#r1, #r7), or null before the first one. */
   readonly rating: AccountRating | null;
 }
 
 /**
- * The tier, limit and throttles in force for `account` at `at` (R3-R9, R14): a pure function of
+ * The tier, limit and throttles in force for `account` at `at` (see docs/rules.md#r3 to #r9, #r14): a pure function of
  * the state and the instant, which the account limiter refreshes on and the model exchange
  * answers from (and through it `simulate`). With bounds for `at`, a lowering is read at `late`
- * and a raise at `early` (R15): the tier is the lower of the two, each throttle the stricter, and
+ * and a raise at `early` (see docs/rules.md#r15): the tier is the lower of the two, each throttle the stricter, and
  * the rest comes with the tier. An account created within the bounds has no state before its
  * creation: `early` is then its creation. The account must be one of the timeline's and not be
  * created after `late` (the timeline throws otherwise). The answer holds until the next whole
@@ -109,7 +109,7 @@ export function limitsAt(state: LimitsState, account: TimelineAccount, at: numbe
 }
 
 /**
- * Of two readings of what is in force, the stricter (R15: a lowering is never late): the one of
+ * Of two readings of what is in force, the stricter (see docs/rules.md#r15: a lowering is never late): the one of
  * the lower tier, with each throttle the stricter of the two.
  */
 export function stricterLimits(a: LimitsInForce, b: LimitsInForce): LimitsInForce {
@@ -132,7 +132,7 @@ function sameThrottle(a: Throttle | null, b: Throttle | null): boolean {
   return a === null || b === null ? a === b : a.reason === b.reason && a.limit === b.limit && a.windowMs === b.windowMs;
 }
 
-/** Of the states at both edges of the exchange's clock (R15), the one of the lower tier (a raise waits, a lowering does not). */
+/** Of the states at both edges of the exchange's clock (see docs/rules.md#r15), the one of the lower tier (a raise waits, a lowering does not). */
 function stricterState<S extends { readonly tier: Tier }>(early: S, late: S): S {
   return early.tier.tier < late.tier.tier ? early : late;
 }
@@ -153,29 +153,29 @@ function stricterThrottle(a: Throttle | null, b: Throttle | null): Throttle | nu
 /** What a family is rated on: its accounts, VIP history and counted futures activity. */
 export interface FamilyActivity {
   readonly accounts: readonly TimelineAccount[];
-  /** The VIP level before the first change (R4). */
+  /** The VIP level before the first change (see docs/rules.md#r4). */
   readonly vipLevel: number;
   readonly vipChanges: readonly VipChange[];
-  /** The family's futures order requests and fills (R1, R9). */
+  /** The family's futures order requests and fills (see docs/rules.md#r1, #r9). */
   readonly futures: Tracker;
-  /** The family's spot order requests and fills (R14). */
+  /** The family's spot order requests and fills (see docs/rules.md#r14). */
   readonly spot?: Tracker;
 }
 
 /** What is in force for one account at an instant. */
 export interface AccountInForce {
-  /** The tier of R3-R8. */
+  /** The tier (see docs/rules.md#r3 to #r8). */
   readonly tier: Tier;
   /** Futures placement and amendment, requests per second (the tier's limit). */
   readonly limit: number;
-  /** The abuse throttle of R9, or null. */
+  /** The abuse throttle (see docs/rules.md#r9), or null. */
   readonly throttle: Throttle | null;
-  /** The spot low-fill throttle of R14, or null. */
+  /** The spot low-fill throttle (see docs/rules.md#r14), or null. */
   readonly spotThrottle: Throttle | null;
   readonly vipLevel: number;
   /** Why the tier is what it is: the last change's reason, or `initial`. */
   readonly reason: ChangeReason | 'initial';
-  /** The latest snapshot's rating of the account (R1, R7), or null before the first one. */
+  /** The latest snapshot's rating of the account (see docs/rules.md#r1, #r7), or null before the first one. */
   readonly rating: AccountRating | null;
 }
 
@@ -185,14 +185,14 @@ export interface FamilyInForce {
   /** The first instant at which it may change: the next whole hour, VIP change or creation. */
   readonly until: number;
   readonly accounts: ReadonlyMap<string, AccountInForce>;
-  /** The family's aggregated ratio at the latest snapshot (R7), or null before the first one. */
+  /** The family's aggregated ratio at the latest snapshot (see docs/rules.md#r7), or null before the first one. */
   readonly aggregated: RatioResult | null;
   /** The instant of the latest snapshot (00:00 UTC), or null. */
   readonly snapshotAt: number | null;
 }
 
 /**
- * The tier, limit and throttles in force for every account of a family at `at` (R3-R9, R14), from
+ * The tier, limit and throttles in force for every account of a family at `at` (see docs/rules.md#r3 to #r9, #r14), from
  * the same pure rules the account limiter refreshes on: the limit timeline's `limitAt` and the
  * throttle timelines' `throttleAt`. Both change only at whole hours, VIP changes and creations, so the
  * answer holds until `until`.

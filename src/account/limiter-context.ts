@@ -19,7 +19,7 @@ export interface LimiterHost {
   readonly emit: (event: LimiterEvent) => void;
   /** Reports an error a part carries on after, as an `error` event. */
   readonly report: (source: 'refresh', error: unknown) => void;
-  /** Feeds an answer's gateway times to the estimate of the exchange's clock (R15). */
+  /** Feeds an answer's gateway times to the estimate of the exchange's clock (see docs/rules.md#r15). */
   readonly clockSample: (sample: LimiterClockSample) => SampleOutcome;
   /** Records the fills of the answers. */
   readonly fills: AnswerFills;
@@ -31,9 +31,9 @@ export interface LimiterHost {
  */
 export class LimiterContext {
   readonly clock: Clock;
-  /** The answered requests, counted where they reached the exchange (R13). */
+  /** The answered requests, counted where they reached the exchange (see docs/rules.md#r13). */
   readonly arrivals: Arrivals;
-  /** The clock the rules are read on (R15). */
+  /** The clock the rules are read on (see docs/rules.md#r15). */
   readonly time: RulesClock;
   readonly scheduler: Scheduler<StoreLimit>;
   /** The family, its VIP history and its counts (the account's over every process, when the store keeps them). */
@@ -42,9 +42,9 @@ export class LimiterContext {
   readonly limits = new Map<string, AccountLimits>();
   /** The scheduler limits requests draw on. */
   readonly requestLimits: RequestLimits;
-  /** The exchange's reports of the tier, applied to the limits (R16). */
+  /** The exchange's reports of the tier, applied to the limits (see docs/rules.md#r16). */
   readonly reports: ExchangeReports;
-  /** The timer of the hourly boundaries of the exchange's clock (R15). */
+  /** The timer of the hourly boundaries of the exchange's clock (see docs/rules.md#r15). */
   readonly boundaries: BoundaryTimer;
   /** Reads the rules into the limits. */
   readonly refresher: LimitsRefresh;
@@ -89,7 +89,7 @@ export class LimiterContext {
     this.sender = new RequestSender(this);
   }
 
-  /** The limiter's instant: the rules' clock (R15). */
+  /** The limiter's instant: the rules' clock (see docs/rules.md#r15). */
   now(): number {
     return this.time.now();
   }

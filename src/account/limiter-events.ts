@@ -23,10 +23,10 @@ import type { Tier } from '../rules/tiers.js';
 export interface AccountStatus extends LimitState {
   /**
    * Where the limit comes from: `exchange`, the exchange's own figure (GET /account/rate_limit, or
-   * the `X-Gate-RateLimit-Limit` of a placement's answer, R16); `rules`, the rules on counted or
-   * seeded activity (or VIP below 14, R4); `assumed`, neither: no activity in the latest
+   * the `X-Gate-RateLimit-Limit` of a placement's answer, see docs/rules.md#r16); `rules`, the rules on counted or
+   * seeded activity (or VIP below 14, see docs/rules.md#r4); `assumed`, neither: no activity in the latest
    * snapshot's window and nothing reported, the tier of an account the limiter knows nothing
-   * about (R16). An `assumed-tier` event tells it once.
+   * about (see docs/rules.md#r16). An `assumed-tier` event tells it once.
    */
   readonly source: 'assumed' | 'rules' | 'exchange';
   /**
@@ -40,17 +40,17 @@ export interface AccountStatus extends LimitState {
 export interface LimitState {
   readonly account: string;
   readonly at: number;
-  /** Tier by the rules (R3-R8), after a live downgrade when that option is on. */
+  /** Tier by the rules (see docs/rules.md#r3 to #r8), after a live downgrade when that option is on. */
   readonly tier: Tier;
   /** Futures placement and amendment, requests per second, before the throttle. */
   readonly limit: number;
-  /** The abuse throttle in force (R9), or null. */
+  /** The abuse throttle in force (see docs/rules.md#r9), or null. */
   readonly throttle: Throttle | null;
-  /** The spot low-fill throttle in force (R14), or null: spot placement and amendment. */
+  /** The spot low-fill throttle in force (see docs/rules.md#r14), or null: spot placement and amendment. */
   readonly spotThrottle: Throttle | null;
   /**
    * Why the tier is what it is: the last change's reason, `live-downgrade`, `initial`, or `report`
-   * when it is the exchange's reported tier (R16).
+   * when it is the exchange's reported tier (see docs/rules.md#r16).
    */
   readonly reason: ChangeReason | 'live-downgrade' | 'initial' | 'report';
 }
@@ -71,7 +71,7 @@ export interface LimitState {
  * const limiter = new AccountLimiter({ accounts: [{ id: 'main', role: 'main' }] })
  * const events: LimiterEvent[] = []
  * limiter.on((event) => events.push(event))
- * // The exchange reports tier 4 (GET /account/rate_limit, R16): adopted, and told.
+ * // The exchange reports tier 4 (GET /account/rate_limit, see docs/rules.md#r16): adopted, and told.
  * const updated_at = String(Math.floor(Date.now() / 1000))
  * limiter.reportRateLimit('main', [{ type: 'futures', tier: '4', ratio: '8.19', main_ratio: '8.19', updated_at }])
  * events.map((e) => e.type) // ['limit', 'report']
@@ -89,7 +89,7 @@ export type LimiterEvent =
       readonly reason: AccountStatus['reason'];
     }
   /**
-   * The account's first request went out on an assumed tier (R16): nothing counted, seeded or
+   * The account's first request went out on an assumed tier (see docs/rules.md#r16): nothing counted, seeded or
    * reported tells the limiter its tier. `learnFrom` names what would: the exchange's GET
    * /account/rate_limit (the adapters ask it when they attach), the `X-Gate-RateLimit-Limit` of a
    * placement's answer (the adapters read it on every answer), or `seed()` with the family's
@@ -106,7 +106,7 @@ export type LimiterEvent =
   /**
    * A placement's answer stated a limit (`X-Gate-RateLimit-Limit`, or the WebSocket API's
    * `x_gate_ratelimit_limit`) other than the one in force (`from`): the exchange's own figure for
-   * its tier (`stated`, tier `tier`), taken under `policy` (R16): the limit in force is now `to`.
+   * its tier (`stated`, tier `tier`), taken under `policy` (see docs/rules.md#r16): the limit in force is now `to`.
    */
   | {
       readonly type: 'exchange-limit';
@@ -121,7 +121,7 @@ export type LimiterEvent =
     }
   /**
    * GET /account/rate_limit did not answer a report (`reason`: its status, the error, or why the
-   * answer was not one): marked not open; the headers of placements take over (R16). Not an error.
+   * answer was not one): marked not open; the headers of placements take over (see docs/rules.md#r16). Not an error.
    */
   | { readonly type: 'report-unavailable'; readonly account: string; readonly at: number; readonly reason: string }
   | { readonly type: 'throttle'; readonly account: string; readonly at: number; readonly throttle: Throttle | null }
@@ -139,7 +139,7 @@ export type LimiterEvent =
       readonly throttle: Throttle | null;
     }
   /**
-   * The spot low-fill throttle (R14) would start at `trips` (the next whole hour) on the activity
+   * The spot low-fill throttle (see docs/rules.md#r14) would start at `trips` (the next whole hour) on the activity
    * so far: `requests` spot requests and `traded` USDT in the window that hour will look at;
    * trading `needed` more USDT on spot before then avoids it.
    */
@@ -153,7 +153,7 @@ export type LimiterEvent =
       readonly needed: string;
     }
   /**
-   * The exchange's report (GET /account/rate_limit, R16) disagrees with the tier the rules give:
+   * The exchange's report (GET /account/rate_limit, see docs/rules.md#r16) disagrees with the tier the rules give:
    * both tiers with their limits, the report's age (`at` minus its `updated_at`, milliseconds),
    * whether it is older than the latest snapshot (`stale`: it changed nothing), the policy, and
    * the tier in force after it (`inForce`, from `source`).
@@ -177,7 +177,7 @@ export type LimiterEvent =
       readonly source: 'local' | 'report';
     }
   /**
-   * The local clock against the exchange's (R15, R11): `check` is `checkClockOffset` on the
+   * The local clock against the exchange's (see docs/rules.md#r15, #r11): `check` is `checkClockOffset` on the
    * estimate, told when it changes: REQUEST_EXPIRED as soon as the local clock may be more than
    * 60 s off (signed requests are about to fail), ok again once it is not.
    */

@@ -33,18 +33,18 @@ import type { SharedCounts } from './shared-counts.js';
 export interface AccountLimiterOptions extends FamilyOptions {
   /** The family: a main account and its sub-accounts (or a single account). */
   readonly accounts: readonly TimelineAccount[];
-  /** The family's VIP level now (R4). @default 14 */
+  /** The family's VIP level now (see docs/rules.md#r4). @default 14 */
   readonly vipLevel?: number;
   /** Where time is read. @default systemClock */
   readonly clock?: Clock;
-  /** Per-endpoint limits (R10). */
+  /** Per-endpoint limits (see docs/rules.md#r10). */
   readonly catalog?: CatalogOptions;
-  /** Abuse throttle thresholds (R9). */
+  /** Abuse throttle thresholds (see docs/rules.md#r9). */
   readonly abuse?: AbuseOptions;
-  /** Spot low-fill throttle thresholds and scope (R14). */
+  /** Spot low-fill throttle thresholds and scope (see docs/rules.md#r14). */
   readonly spotFill?: SpotFillOptions;
   /**
-   * `snapshot`: limits change at the snapshot instants (R5). `live`: besides, a fall of the rolling
+   * `snapshot`: limits change at the snapshot instants (see docs/rules.md#r5). `live`: besides, a fall of the rolling
    * ratio into a lower tier lowers the limit at that instant; raises still wait for 08:00.
    * @default "snapshot"
    */
@@ -65,13 +65,13 @@ export interface AccountLimiterOptions extends FamilyOptions {
    */
   readonly unknownContract?: string;
   /**
-   * Safety margin of R13, milliseconds: every limit counts each request for its window plus this,
+   * Safety margin on the arrival window (see docs/rules.md#r13), milliseconds: every limit counts each request for its window plus this,
    * so that network jitter bringing two requests closer on arrival at the exchange (which counts
    * arrivals) cannot put N + 1 in one of its windows. @default 0
    */
   readonly marginMs?: number;
   /**
-   * When the exchange may have counted a request (R13: it counts arrivals). `answers`: between its
+   * When the exchange may have counted a request (see docs/rules.md#r13: it counts arrivals). `answers`: between its
    * send and its answer, the only thing known whatever the network does; each request counts from
    * its send until one window after its answer came back (less the gateway's own time, from
    * `X-In-Time` and `X-Out-Time`, when the answer carries them), and one not answered counts until
@@ -83,7 +83,7 @@ export interface AccountLimiterOptions extends FamilyOptions {
    */
   readonly arrivals?: 'answers' | 'estimate';
   /**
-   * Spreads futures placements across the placement limit's window under saturation (R13): with
+   * Spreads futures placements across the placement limit's window under saturation (see docs/rules.md#r13): with
    * `k` above 1, placements also draw on a limit of ceil(N / k) per W / k, so that a saturated
    * limit sends about N / k every W / k instead of replaying one burst of N each window (the
    * engine's cancels then do not queue behind the burst in the HTTP client and the network).
@@ -91,7 +91,7 @@ export interface AccountLimiterOptions extends FamilyOptions {
    */
   readonly pacing?: number;
   /**
-   * What {@link AccountLimiter.reportRateLimit} does with the exchange's report (R16) when it
+   * What {@link AccountLimiter.reportRateLimit} does with the exchange's report (see docs/rules.md#r16) when it
    * disagrees with the tier the rules give: `adopt` a report made at or after the latest snapshot
    * (00:00) as the tier in force; `report` only (keep the local tier); `min`, the lower of the two.
    * Every disagreement is reported as a `report` event whatever the policy.
@@ -99,7 +99,7 @@ export interface AccountLimiterOptions extends FamilyOptions {
    */
   readonly reportPolicy?: ReportPolicy;
   /**
-   * Polls the exchange's own figure (GET /account/rate_limit, R16) every `everyMs` milliseconds for
+   * Polls the exchange's own figure (GET /account/rate_limit, see docs/rules.md#r16) every `everyMs` milliseconds for
    * every account of the family: `fetch(account)` resolves to the answer's JSON (sent the way the
    * engine sends, e.g. through `traderatio/fetch` with the account's key), which
    * {@link AccountLimiter.reportRateLimit} applies under `reportPolicy`. Off by default: the
@@ -108,15 +108,15 @@ export interface AccountLimiterOptions extends FamilyOptions {
    */
   readonly reconcile?: { readonly everyMs: number; readonly fetch: (account: string) => unknown };
   /**
-   * What a WebSocket order ({@link AccountLimiter.requestWebSocket}) draws on (R16). `shared`: its
-   * WebSocket limit of R10 and the REST limit of the same action for the same account, all at once
+   * What a WebSocket order ({@link AccountLimiter.requestWebSocket}) draws on (see docs/rules.md#r16). `shared`: its
+   * WebSocket limit (see docs/rules.md#r10) and the REST limit of the same action for the same account, all at once
    * (futures placement and amendment: the tier; cancels: the cancel limit). `separate`: its
-   * WebSocket limits only, the tier of R3 replacing the WebSocket futures 100 per second.
+   * WebSocket limits only, the tier (see docs/rules.md#r3) replacing the WebSocket futures 100 per second.
    * @default "shared"
    */
   readonly websocketBudget?: WebSocketBudget;
   /**
-   * The clock the rules' instants are taken on (R15). `estimate`: the exchange's, as estimated from
+   * The clock the rules' instants are taken on (see docs/rules.md#r15). `estimate`: the exchange's, as estimated from
    * the gateway times of responses given to {@link AccountLimiter.clockSample}; every boundary
    * (00:00 snapshot, 08:00 raise, hourly throttle checks, a new sub-account's T+1 08:00) is applied
    * on it, a lowering `error` early and a raise `error` late; before the first sample it is the
@@ -128,15 +128,15 @@ export interface AccountLimiterOptions extends FamilyOptions {
   readonly exchangeClock?: 'estimate' | 'local';
   /**
    * Where the limits are kept (see `Scheduler`): a Redis store of `traderatio/redis` shares them
-   * with the other processes on the account (R10), and keeps the counts there too: requests and
+   * with the other processes on the account (see docs/rules.md#r10), and keeps the counts there too: requests and
    * fills are then the account's totals over every process, and so are the tiers, throttles,
-   * warnings and headroom read from them (R1, R5, R9, R14). @default memoryStore
+   * warnings and headroom read from them (see docs/rules.md#r1, #r5, #r9, #r14). @default memoryStore
    */
   readonly store?: LimitStore & { counts?(): SharedCounts };
 }
 
 /**
- * One timed request for the exchange clock's estimate (R15): the local wall-clock instants it was
+ * One timed request for the exchange clock's estimate (see docs/rules.md#r15): the local wall-clock instants it was
  * sent and answered (the limiter's `clock.wall()`, `Date.now()` by default), and either the
  * response's headers (REST) or the WebSocket answer's `header`, where `X-In-Time` and `X-Out-Time`
  * are read, or those two in microseconds. `sentMono` and `receivedMono` (the limiter's
@@ -173,7 +173,7 @@ export type LimiterClockSample =
  * ```
  */
 export interface RequestOptions {
-  /** The request body: a batch's orders count one by one (R1). */
+  /** The request body: a batch's orders count one by one (see docs/rules.md#r1). */
   readonly body?: unknown;
   /** The futures contract, when neither path nor body names it (a cancel by order id). */
   readonly contract?: string;
@@ -290,7 +290,7 @@ export interface LimiterConfig {
   readonly abuse: AbuseConfig;
   readonly spotFill: SpotFillConfig;
   readonly marginMs: number;
-  /** `arrivals: 'estimate'`: arrivals estimated from gateway times, not bounded by answers (R13). */
+  /** `arrivals: 'estimate'`: arrivals estimated from gateway times, not bounded by answers (see docs/rules.md#r13). */
   readonly estimateArrivals: boolean;
   /** Parts of the window placements are spread over (1: unpaced). */
   readonly pacing: number;

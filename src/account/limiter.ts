@@ -65,10 +65,10 @@ export type { ContractSource } from './answer-fills.js';
 /**
  * What a trading engine embeds for one exchange account or a family of a main account and its
  * sub-accounts: every request goes through it; it counts the engine's own requests and fills,
- * and keeps the futures placement limit on the tier (R3-R8), the abuse throttle (R9) and the spot
- * low-fill throttle (R14) by itself,
+ * and keeps the futures placement limit on the tier (see docs/rules.md#r3 to #r8), the abuse throttle (see docs/rules.md#r9) and the spot
+ * low-fill throttle (see docs/rules.md#r14) by itself,
  * at 00:00, at 08:00, every hour, on a VIP change and on a new sub-account. Cancels run on their own
- * limit, every other endpoint on its catalogue limit (R10).
+ * limit, every other endpoint on its catalogue limit (see docs/rules.md#r10).
  *
  * @example
  * ```ts
@@ -85,7 +85,7 @@ export type { ContractSource } from './answer-fills.js';
 export class AccountLimiter {
   readonly scheduler: Scheduler<StoreLimit>;
   readonly catalog: Catalog;
-  /** What a WebSocket order draws on (R16), as resolved from the options. */
+  /** What a WebSocket order draws on (see docs/rules.md#r16), as resolved from the options. */
   readonly websocketBudget: WebSocketBudget;
   /** The collaborators, made once from the options. */
   private readonly ctx: LimiterContext;
@@ -152,7 +152,7 @@ export class AccountLimiter {
   }
 
   /**
-   * Sends one request through the limits it draws on (R10), and counts it (R1, R9) whatever its
+   * Sends one request through the limits it draws on (see docs/rules.md#r10), and counts it (see docs/rules.md#r1, #r9) whatever its
    * outcome: a futures order request counts when it starts. Resolves or rejects as `fn` does, or
    * rejects with a `RefusedError` when it never started. `path` is the API path or the full URL
    * the HTTP client sends to (any host; of the query only a spot request's `currency_pair` is read). Bad input (an unknown account, path or
@@ -172,12 +172,12 @@ export class AccountLimiter {
   }
 
   /**
-   * Sends one order request over the WebSocket API through the limits R16 decides, and counts it
-   * as its REST twin (R1, R9, R14): `channel` is the channel name (`futures.order_place`,
+   * Sends one order request over the WebSocket API through the limits the exchange sets for WebSocket orders (see docs/rules.md#r16), and counts it
+   * as its REST twin (see docs/rules.md#r1, #r9, #r14): `channel` is the channel name (`futures.order_place`,
    * `futures.order_batch_place`, `futures.order_amend`, `futures.order_cancel`,
    * `futures.order_cancel_ids`, `futures.order_cancel_cp`, `spot.order_place`, `spot.order_amend`,
    * `spot.order_cancel`, ..., and the status and list channels) and `options.params` its
-   * `req_param`. By default (`websocketBudget: 'shared'`) it draws on its WebSocket limit of R10
+   * `req_param`. By default (`websocketBudget: 'shared'`) it draws on its WebSocket limit (see docs/rules.md#r10)
    * and on the REST limit of the same action for the account at once; with `separate`, on its
    * WebSocket limits only, futures placement and amendment on a budget of the tier. Resolves,
    * rejects and refuses as {@link AccountLimiter.request} does.
@@ -209,12 +209,12 @@ export class AccountLimiter {
   }
 
   /**
-   * Starts the round trip of one request through the limits it draws on (R10): a REST request
+   * Starts the round trip of one request through the limits it draws on (see docs/rules.md#r10): a REST request
    * `{ method, path, body? }` or a WebSocket order `{ channel, params?, settle? }`, with the options
    * of {@link AccountLimiter.request}. Its `run(send)` sends it when the limits let it go and
-   * counts it (R1, R9, R14); the adapter tells it the exchange's answer (`answered`), which gives
-   * the limits its rate-limit headers or fields and 429 or codes (R12, R16), and its gateway times
-   * to the exchange's clock and the arrivals (R13, R15), and the limiter its fills. Every adapter
+   * counts it (see docs/rules.md#r1, #r9, #r14); the adapter tells it the exchange's answer (`answered`), which gives
+   * the limits its rate-limit headers or fields and 429 or codes (see docs/rules.md#r12, #r16), and its gateway times
+   * to the exchange's clock and the arrivals (see docs/rules.md#r13, #r15), and the limiter its fills. Every adapter
    * and the proxy send this way. Bad input throws an {@link InvalidInputError} at once: nothing is
    * queued, taken or counted for it.
    *
@@ -258,7 +258,7 @@ export class AccountLimiter {
   }
 
   /**
-   * Applies the exchange's answer (R12, `feedbackFrom`; R16, `feedbackFromWebSocket`) to the limit
+   * Applies the exchange's answer (see docs/rules.md#r12, `feedbackFrom`; #r16, `feedbackFromWebSocket`) to the limit
    * `request` (as sent over REST or the WebSocket API, or its classification) drew on whose N the
    * answer names (each, if several), else the endpoint's own (the tier limit for futures orders):
    * a 429 pauses it until the reset (see `Scheduler.feedback`).
@@ -289,7 +289,7 @@ export class AccountLimiter {
 
   /**
    * Counts a fill: `volume` USDT on `contract`, as maker or taker, now or at `at`: a futures fill
-   * (R1, R9), or with `market: 'spot'` a spot fill on the pair `contract` (R14).
+   * (see docs/rules.md#r1, #r9), or with `market: 'spot'` a spot fill on the pair `contract` (see docs/rules.md#r14).
    */
   recordFill(
     account: string,
@@ -312,13 +312,13 @@ export class AccountLimiter {
     if (market === 'futures' && this.ctx.config.live) this.ctx.refresher.evaluateLive(account);
   }
 
-  /** Reports a change of the family's VIP level (R6), at once or at `at`. */
+  /** Reports a change of the family's VIP level (see docs/rules.md#r6), at once or at `at`. */
   setVipLevel(level: number, at: InstantInput = this.wallNow()): void {
     const l = parseVipLevel(level, '`level`');
     this.ctx.refresher.read(this.ctx.counts.changeVip(l, parseInstant(at, '`at`')));
   }
 
-  /** Reports a new sub-account (R8), created now or at `at`. */
+  /** Reports a new sub-account (see docs/rules.md#r8), created now or at `at`. */
   addSubAccount(id: string, at: InstantInput = this.wallNow()): void {
     const account = parseId(id, '`id`');
     if (this.ctx.limits.has(account)) throw new InvalidInputError('`id`', id, 'an id not yet in the family');
@@ -328,7 +328,7 @@ export class AccountLimiter {
   }
 
   /**
-   * Reconciles the exchange's own figure with the rules (R16): `answer` is the answer of
+   * Reconciles the exchange's own figure with the rules (see docs/rules.md#r16): `answer` is the answer of
    * GET /account/rate_limit (rows of string fields `tier`, `ratio`, `main_ratio`, `updated_at`,
    * maybe `type`; the futures row, else the row without a type, is read). Under `reportPolicy`
    * `adopt` (the default) a report made at or after the latest snapshot (00:00, or a later VIP
@@ -360,7 +360,7 @@ export class AccountLimiter {
   }
 
   /**
-   * GET /account/rate_limit did not answer a report for `account` (R16): a 404, a refusal, an
+   * GET /account/rate_limit did not answer a report for `account` (see docs/rules.md#r16): a 404, a refusal, an
    * error, or an answer that is not one; `reason` says which. The endpoint is marked not open
    * (`limitNow(account).reportEndpoint`) and a `report-unavailable` event tells it; it is not an
    * error: the `X-Gate-RateLimit-Limit` of placements' answers takes over. The adapters call it
@@ -384,7 +384,7 @@ export class AccountLimiter {
   }
 
   /**
-   * Takes a timed request for the estimate of the exchange's clock (R15). Returns whether the
+   * Takes a timed request for the estimate of the exchange's clock (see docs/rules.md#r15). Returns whether the
    * sample was taken, and why not: a response without gateway times (`no-gateway-times`), a
    * negative round trip, reversed gateway times, or a lone sample that disagrees with the set (a
    * gateway time far off) change nothing. A taken sample moves every boundary the limiter waits
@@ -423,7 +423,7 @@ export class AccountLimiter {
   /**
    * The exchange answered `request` (as sent, or its classification): the answer's gateway times
    * feed the clock's estimate, as {@link clockSample} does, and tell when the exchange began to
-   * count the request (R13: it counts arrivals). By default (arrivals bounded by answers) the
+   * count the request (see docs/rules.md#r13: it counts arrivals). By default (arrivals bounded by answers) the
    * limits the request drew on count it until one window after the latest instant it can have
    * reached the exchange: the answer's receive instant, less the gateway's own time. For a request
    * sent through {@link AccountLimiter.roundTrip} (every adapter's way), the round trip has done so
@@ -460,7 +460,7 @@ export class AccountLimiter {
   }
 
   /**
-   * The exchange's clock as estimated now (R15): `offsetMs` (exchange = local + offset) within
+   * The exchange's clock as estimated now (see docs/rules.md#r15): `offsetMs` (exchange = local + offset) within
    * `errorMs`, or `null` before the first sample. A signed request's `Timestamp` is the local
    * clock plus `offsetMs`.
    */
@@ -477,7 +477,7 @@ export class AccountLimiter {
 
   /**
    * The tier at the next 08:00 UTC given the activity so far: the snapshot of the coming 00:00
-   * over the last six days and today until now (R5, R7).
+   * over the last six days and today until now (see docs/rules.md#r5, #r7).
    */
   limitAtNext0800(account: string): TierAtNextRaise {
     this.limitsOf(account);
@@ -486,14 +486,14 @@ export class AccountLimiter {
 
   /**
    * What reaches the next tier, and the spare before the one below, at the next snapshot, over
-   * every path of R7 at once (the account's own ratio, the family's aggregated ratio, the volume
+   * every path of the family rules (see docs/rules.md#r7) at once (the account's own ratio, the family's aggregated ratio, the volume
    * that takes it over the own-volume threshold): the least maker volume or the fewest requests
    * on `contract` up, the most volume that may be lost or requests that may be added with the
-   * tier kept down (R1, R3, R7). `up` names the path each least change takes: `makerPath`
+   * tier kept down (see docs/rules.md#r1, #r3, #r7). `up` names the path each least change takes: `makerPath`
    * (`aggregated`, the family's ratio; `own`, the account's; `threshold`, the volume that takes it
    * over the own-volume threshold, its own ratio already there) and `requestPath`; `steps` holds
    * every tier above, nearest first, the same way. `basis` names the ratio that sets the tier now.
-   * Below VIP 14 (R4) the tier is 1 whatever the ratio: `up` and `down` are null, `steps` empty.
+   * Below VIP 14 (see docs/rules.md#r4) the tier is 1 whatever the ratio: `up` and `down` are null, `steps` empty.
    */
   whatIf(account: string, contract = 'BTC_USDT'): WhatIf {
     this.limitsOf(account);
@@ -501,7 +501,7 @@ export class AccountLimiter {
   }
 
   /**
-   * The rolling 24 hours of the abuse rule (R9): requests, USDT traded, fill rate, and how many more
+   * The rolling 24 hours of the abuse rule (see docs/rules.md#r9): requests, USDT traded, fill rate, and how many more
    * requests fit before the throttle trips at the current fill rate (Infinity: it never does).
    */
   abuseHeadroom(account: string): AbuseHeadroom {
@@ -510,7 +510,7 @@ export class AccountLimiter {
   }
 
   /**
-   * The spot low-fill rule's window for the next hourly check (R14): spot requests and USDT traded
+   * The spot low-fill rule's window for the next hourly check (see docs/rules.md#r14): spot requests and USDT traded
    * in the 23 whole hours before this one and this one so far, the fill ratio, how many more spot
    * requests fit before that check would throttle (Infinity: none would; -1 or less: it would
    * already), and the spot USDT still to trade before the check to avoid it ("0" if none).
@@ -522,8 +522,8 @@ export class AccountLimiter {
 
   /**
    * Adds history fetched from the exchange, for days and hours before anything counted here and
-   * not after now: daily activity per account and contract (R1), and hourly requests and USDT
-   * traded (R9). The whole history is validated before any of it is added.
+   * not after now: daily activity per account and contract (see docs/rules.md#r1), and hourly requests and USDT
+   * traded (see docs/rules.md#r9). The whole history is validated before any of it is added.
    */
   seed(history: LimiterHistory): void {
     const read = readHistory(
@@ -602,7 +602,7 @@ export class AccountLimiter {
     return this.ctx.time.now();
   }
 
-  /** Tells a `clock` event when the local clock's check against the exchange's changes (R15, R11). */
+  /** Tells a `clock` event when the local clock's check against the exchange's changes (see docs/rules.md#r15, #r11). */
   private checkClock(): void {
     const change = this.ctx.time.checkChange();
     if (change !== null) this.emit({ type: 'clock', at: this.wallNow(), ...change });

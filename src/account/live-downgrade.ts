@@ -6,7 +6,7 @@ import { isTieredVip } from '../rules/vip.js';
 import { type FamilyState, ratingsBefore, vipAt } from './family-state.js';
 
 /**
- * The live downgrade of one account (the limiter's `downgrade: 'live'`, R5): between snapshots the
+ * The live downgrade of one account (the limiter's `downgrade: 'live'`, see docs/rules.md#r5): between snapshots the
  * rolling ratio of the next snapshot's window is rated as requests and fills are counted, and a
  * fall into a lower tier caps the tier at once; raises still wait for 08:00, where the cap is
  * dropped. The ratio is rated again only once enough requests were counted to cross down (each
@@ -28,7 +28,7 @@ export class LiveDowngrade {
 
   /**
    * The rules' tier at a refresh at `now`, capped by a fall seen since the last 08:00 (the hour
-   * from 08:00 drops the cap: the raise of R5 is due).
+   * from 08:00 drops the cap: the 08:00 raise is due, see docs/rules.md#r5).
    */
   capped(now: number, tier: Tier): { readonly tier: Tier; readonly capped: boolean } {
     const since0800 = now - utcDayStart(now) >= RAISE_OFFSET_MS && now - utcDayStart(now) < RAISE_OFFSET_MS + HOUR_MS;
@@ -38,7 +38,7 @@ export class LiveDowngrade {
 
   /**
    * Rates `account` on the next snapshot's window so far and returns its rating, with `fell` when
-   * it fell below `tier` (the tier now) at a tiered VIP level (R4): the cap is then that tier.
+   * it fell below `tier` (the tier now) at a tiered VIP level (see docs/rules.md#r4): the cap is then that tier.
    * Null for an account not yet created. Call {@link rearm} with the rating afterwards.
    */
   rate(
@@ -68,7 +68,7 @@ export class LiveDowngrade {
   }
 }
 
-/** The heaviest contract coefficient of R1: a request weighing it lowers the ratio most. */
+/** The heaviest contract coefficient (see docs/rules.md#r1): a request weighing it lowers the ratio most. */
 function heaviestCoefficient(family: FamilyConfig): string {
   return family.ratio.weights.heaviest.toString();
 }

@@ -31,7 +31,7 @@ export interface LimiterSnapshot {
   readonly vipLevel: number;
   readonly vipChanges: readonly { readonly at: number; readonly level: number }[];
   readonly tracker: TrackerState;
-  /** Spot order requests and fills (R14); absent in snapshots that predate it. */
+  /** Spot order requests and fills (see docs/rules.md#r14); absent in snapshots that predate it. */
   readonly spotTracker?: TrackerState;
 }
 

@@ -42,7 +42,7 @@ export interface TierAtNextRaise {
 
 /**
  * The margins of the ratio that sets an account's tier at the next snapshot, over every path of
- * R7: `up` (the nearest of `steps`) and each step name the path of their least maker volume
+ * the family rules (see docs/rules.md#r7): `up` (the nearest of `steps`) and each step name the path of their least maker volume
  * (`makerPath`: the aggregated ratio, the own ratio, or the own-volume threshold) and of their
  * fewest requests (`requestPath`); `basis` says whose ratio sets the tier now.
  *
@@ -65,7 +65,7 @@ export interface TierAtNextRaise {
 export type WhatIf = AccountMargins & { readonly basis: 'own' | 'aggregated' };
 
 /**
- * The rolling 24 hours of the abuse rule (R9) and the room they leave.
+ * The rolling 24 hours of the abuse rule (see docs/rules.md#r9) and the room they leave.
  *
  * @example
  * ```ts
@@ -93,7 +93,7 @@ export interface AbuseHeadroom {
 }
 
 /**
- * The window of the next hourly check of R14 so far and the room it leaves.
+ * The window of the next hourly check of the spot low-fill throttle (see docs/rules.md#r14) so far and the room it leaves.
  *
  * @example
  * ```ts
@@ -112,7 +112,7 @@ export interface SpotFillHeadroom extends AbuseHeadroom {
 
 /**
  * The tier at the next 08:00 UTC given the activity so far: the snapshot of the coming 00:00
- * over the last six days and today until `now` (R5, R7), or of today's 00:00 before 08:00.
+ * over the last six days and today until `now` (see docs/rules.md#r5, #r7), or of today's 00:00 before 08:00.
  * `account` must be one of the state's, created by `now`.
  */
 export function tierAtNextRaise(
@@ -131,12 +131,12 @@ export function tierAtNextRaise(
 
 /**
  * What reaches the next tier, and the spare before the one below, at the next snapshot, over
- * every path of R7 at once (the account's own ratio, the family's aggregated ratio, the volume
+ * every path of the family rules (see docs/rules.md#r7) at once (the account's own ratio, the family's aggregated ratio, the volume
  * that takes it over the own-volume threshold): the least maker volume or the fewest requests
  * on `contract` up, the most volume that may be lost or requests that may be added with the
- * tier kept down (R1, R3, R7), each step up with the path it takes (`makerPath`, `requestPath`)
+ * tier kept down (see docs/rules.md#r1, #r3, #r7), each step up with the path it takes (`makerPath`, `requestPath`)
  * and every tier above in `steps`. `basis` names the ratio that sets the tier now. Below VIP 14
- * (R4) the tier is 1 whatever the ratio: `up` and `down` are null, `steps` empty. `account` must be
+ * (see docs/rules.md#r4) the tier is 1 whatever the ratio: `up` and `down` are null, `steps` empty. `account` must be
  * one of the state's, created by `now`.
  */
 export function whatIf(
@@ -150,10 +150,10 @@ export function whatIf(
   const r = rating.accounts.find((x) => x.account === account)!;
   const basis = r.basis === 'own' || r.basis === 'max-own' ? 'own' : 'aggregated';
   const vip = vipAt(state, now);
-  // Below VIP 14 every account is at tier 1 whatever its ratio (R4): nothing moves it.
+  // Below VIP 14 every account is at tier 1 whatever its ratio (see docs/rules.md#r4): nothing moves it.
   if (!isTieredVip(vip))
     return { tier: tierInForce(vip, r.tier, family.tiers), up: null, down: null, steps: [], basis };
-  // Every path of R7 at once: the own ratio, the aggregated one, the own-volume threshold.
+  // Every path of the family rules (see docs/rules.md#r7) at once: the own ratio, the aggregated one, the own-volume threshold.
   const { tier, up, down, steps } = accountMargins(r.own, rating.aggregated, family, {
     coefficient: family.ratio.weights.weightOf(contract),
   });
@@ -161,7 +161,7 @@ export function whatIf(
 }
 
 /**
- * The rolling 24 hours of the abuse rule (R9) at `now`: requests, USDT traded, fill rate, and how
+ * The rolling 24 hours of the abuse rule (see docs/rules.md#r9) at `now`: requests, USDT traded, fill rate, and how
  * many more requests fit before the throttle trips at the current fill rate.
  */
 export function abuseHeadroom(futures: HourlyCounts, abuse: AbuseConfig, account: string, now: number): AbuseHeadroom {
@@ -175,7 +175,7 @@ export function abuseHeadroom(futures: HourlyCounts, abuse: AbuseConfig, account
 }
 
 /**
- * The spot low-fill rule's window for the next hourly check (R14): spot requests and USDT traded
+ * The spot low-fill rule's window for the next hourly check (see docs/rules.md#r14): spot requests and USDT traded
  * in the 23 whole hours before this one and this one so far, the fill ratio, how many more spot
  * requests fit before that check would throttle (Infinity: none would; -1 or less: it would
  * already), and the spot USDT still to trade before the check to avoid it.

@@ -3,18 +3,18 @@ import { type RateLimitReport, type ReportPolicy, type TierReconciliation, recon
 import type { Tier } from '../rules/tiers.js';
 import type { AccountStatus, LimiterEvent } from './limiter-events.js';
 
-/** An account's tier by the rules and the exchange's report held for it (R16). */
+/** An account's tier by the rules and the exchange's report held for it (see docs/rules.md#r16). */
 export interface HeldReport {
   /** The tier the rules give (after a live downgrade) and why, before the exchange's report. */
   local: { tier: Tier; reason: AccountStatus['reason'] };
-  /** The exchange's latest report not older than the latest snapshot (R16), or null. */
+  /** The exchange's latest report not older than the latest snapshot (see docs/rules.md#r16), or null. */
   report: RateLimitReport | null;
   /**
    * When the report held was taken, on the rules' clock: it holds until the rules change the limit
-   * at a boundary after it (R16), as the 08:00 raise of a report asked at 07:00.
+   * at a boundary after it (see docs/rules.md#r16), as the 08:00 raise of a report asked at 07:00.
    */
   takenAt: number;
-  /** The report held is a figure a placement's answer stated (R16), not GET /account/rate_limit's. */
+  /** The report held is a figure a placement's answer stated (see docs/rules.md#r16), not GET /account/rate_limit's. */
   stated: boolean;
   /** The limit the latest such figure stated. */
   statedLimit: number | null;
@@ -30,7 +30,7 @@ export interface ReconcileContext {
 }
 
 /**
- * Reconciles a new report of the exchange with the rules' tier (R16), and holds it when it is news
+ * Reconciles a new report of the exchange with the rules' tier (see docs/rules.md#r16), and holds it when it is news
  * (made at or after `snapshotAt`, and not older than the report held).
  */
 export function takeReport(held: HeldReport, report: RateLimitReport, context: ReconcileContext): TierReconciliation {
@@ -51,7 +51,7 @@ export function takeReport(held: HeldReport, report: RateLimitReport, context: R
 }
 
 /**
- * The tier in force: the rules' (`held.local`), reconciled with the exchange's report held (R16).
+ * The tier in force: the rules' (`held.local`), reconciled with the exchange's report held (see docs/rules.md#r16).
  * A report older than the latest snapshot or VIP change is dropped: it spoke of what came before.
  */
 export function reconciled(
@@ -72,7 +72,7 @@ export function reconciled(
 }
 
 /**
- * The `report` event of a disagreement between the exchange's report and the rules (R16), with
+ * The `report` event of a disagreement between the exchange's report and the rules (see docs/rules.md#r16), with
  * the tier in force after it.
  */
 export function reportEvent(

@@ -18,9 +18,9 @@ export interface UnreadReading {
 
 /**
  * Reads the rules into an account limiter's limits: every account's tier, limit and throttles
- * (R3-R9, R14) at the instants the exchange's clock may read (R15), reconciled with the exchange's
- * report held (R16); again at every boundary, with the counts other processes may not have shared
- * yet; and at once on a live downgrade (R5 `live`).
+ * (see docs/rules.md#r3 to #r9, #r14) at the instants the exchange's clock may read (see docs/rules.md#r15), reconciled with the exchange's
+ * report held (see docs/rules.md#r16); again at every boundary, with the counts other processes may not have shared
+ * yet; and at once on a live downgrade (see docs/rules.md#r5 `live`).
  */
 export class LimitsRefresh {
   /** The accounts whose placements wait for a boundary's decision, and how many boundaries hold each. */
@@ -41,7 +41,7 @@ export class LimitsRefresh {
     const held: AccountLimits[] = [];
     if (this.ctx.closed) return held;
     const now = this.ctx.now();
-    // The instants the rules are read at (R15): the latest the exchange's clock may read, where a
+    // The instants the rules are read at (see docs/rules.md#r15): the latest the exchange's clock may read, where a
     // lowering is already due, and the earliest, where a raise is certain. A boundary the timer
     // was set for is due on its side when it fires, whatever the rounding.
     const { early, late } = boundaries.edges();
@@ -70,7 +70,7 @@ export class LimitsRefresh {
         state.reason === 'new-sub-account' ||
         state.reason === 'new-sub-account-rules-begin';
       // A report (asked, or a figure a placement's answer stated) holds until the rules change
-      // the limit at a boundary after it was taken (R16: a raise or lowering the rules predict
+      // the limit at a boundary after it was taken (see docs/rules.md#r16: a raise or lowering the rules predict
       // still applies at its boundary).
       const since = timeline.limitAt(a.id, late).since;
       if (l.report !== null && since !== null && since.at > l.takenAt) {
@@ -97,7 +97,7 @@ export class LimitsRefresh {
 
   /**
    * At a boundary of the exchange's clock the rules are read again, and what they decide is in
-   * force before anything is sent past it (R15). With shared counts, other processes' counts of
+   * force before anything is sent past it (see docs/rules.md#r15). With shared counts, other processes' counts of
    * the last moments may not be read yet. Each account's limits are decided at once where the
    * totals read decide them whatever those counts hold: the same with as many more requests as
    * the limits let through since. Where those requests could change them (a count near a
@@ -186,7 +186,7 @@ export class LimitsRefresh {
     l.spotThrottle.holdHere(-Infinity);
   }
 
-  /** Live downgrade (R5 `live`): rates the next snapshot's window so far, lowers at once if it fell. */
+  /** Live downgrade (see docs/rules.md#r5 `live`): rates the next snapshot's window so far, lowers at once if it fell. */
   evaluateLive(account: string): void {
     const l = this.ctx.limits.get(account)!;
     const now = this.ctx.now();

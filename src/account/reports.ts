@@ -15,14 +15,14 @@ import { type Repeating, every } from './timers.js';
 export interface ExchangeReportsConfig {
   readonly policy: ReportPolicy;
   readonly tiers: FamilyConfig['tiers'];
-  /** The limiter's instant (the rules' clock, R15). */
+  /** The limiter's instant (the rules' clock, see docs/rules.md#r15). */
   readonly now: () => number;
   /** The instant after which a report made by `now` is news: the latest snapshot or VIP change (see `latestChange`). */
   readonly snapshotAt: (now: number) => number;
 }
 
 /**
- * The exchange's word on an account's tier, applied to its limits under `reportPolicy` (R16): the
+ * The exchange's word on an account's tier, applied to its limits under `reportPolicy` (see docs/rules.md#r16): the
  * answer of GET /account/rate_limit, and the figure a placement's answer states
  * (`X-Gate-RateLimit-Limit`). Each changes the limits in force at once and is told as an event.
  */
@@ -33,13 +33,13 @@ export class ExchangeReports {
     private readonly emit: (event: LimiterEvent) => void,
   ) {}
 
-  /** What a report of the exchange is reconciled against now (R16). */
+  /** What a report of the exchange is reconciled against now (see docs/rules.md#r16). */
   context(now: number): ReconcileContext {
     return { at: now, snapshotAt: this.config.snapshotAt(now), policy: this.config.policy, tiers: this.config.tiers };
   }
 
   /**
-   * Reads an answer's feedback (R12, R16) for the limits `c` drew on: a tier limit the answer states
+   * Reads an answer's feedback (see docs/rules.md#r12, #r16) for the limits `c` drew on: a tier limit the answer states
    * is adopted under the policy, and then taken out of the feedback (under `report` it stays, to
    * lower the limit as any limit an answer states lower). Returns the feedback left to apply.
    */
@@ -53,7 +53,7 @@ export class ExchangeReports {
   }
 
   /**
-   * Takes a report of GET /account/rate_limit for `account` (R16): held when it is news, the tier in
+   * Takes a report of GET /account/rate_limit for `account` (see docs/rules.md#r16): held when it is news, the tier in
    * force after it applied, and a disagreement with the rules told as a `report` event.
    */
   take(account: string, l: AccountLimits, report: RateLimitReport): TierReconciliation {
@@ -66,10 +66,10 @@ export class ExchangeReports {
   }
 
   /**
-   * The tier whose limit a placement's answer states (R16), or undefined when the figure is not
+   * The tier whose limit a placement's answer states (see docs/rules.md#r16), or undefined when the figure is not
    * the tier's to read: the request does not draw on the tier limit, the figure is the limit in
-   * force already, no tier has it, it may be a throttle's (R9, at or below its N while in force),
-   * or another limit the request draws on has that N (the WebSocket 100 per second, R10).
+   * force already, no tier has it, it may be a throttle's (see docs/rules.md#r9, at or below its N while in force),
+   * or another limit the request draws on has that N (the WebSocket 100 per second, see docs/rules.md#r10).
    */
   statedTier(l: AccountLimits, c: Classification, figure: number): Tier | undefined {
     if (c.market !== 'futures' || (c.action !== 'place' && c.action !== 'amend') || figure === l.state.limit)
@@ -86,7 +86,7 @@ export class ExchangeReports {
   }
 
   /**
-   * Takes the tier a placement's answer states as a report of the exchange made now (R16), under
+   * Takes the tier a placement's answer states as a report of the exchange made now (see docs/rules.md#r16), under
    * `reportPolicy`: held until the rules change at a boundary after it, a newer report or the
    * next snapshot; told as an `exchange-limit` event with both figures.
    */
@@ -130,7 +130,7 @@ export class ExchangeReports {
 
   /**
    * Tells an `assumed-tier` event, once per account, when a futures placement or amendment is sent
-   * on an assumed tier (`source` `assumed`: neither the rules nor the exchange has told it, R16).
+   * on an assumed tier (`source` `assumed`: neither the rules nor the exchange has told it, see docs/rules.md#r16).
    */
   tellAssumed(account: string, l: AccountLimits, c: Classification): void {
     if (
@@ -153,16 +153,16 @@ export class ExchangeReports {
   }
 }
 
-/** Where the account's limit comes from (R16). */
+/** Where the account's limit comes from (see docs/rules.md#r16). */
 export function sourceOf(l: AccountLimits): AccountStatus['source'] {
   if (l.report !== null && (l.state.reason === 'report' || l.report.tier === l.state.tier.tier)) return 'exchange';
   return l.known ? 'rules' : 'assumed';
 }
 
-// What tells the limiter an account's tier (R16), as the `assumed-tier` event names it.
+// What tells the limiter an account's tier (see docs/rules.md#r16), as the `assumed-tier` event names it.
 const LEARN_FROM: readonly string[] = Object.freeze(['GET /account/rate_limit', 'X-Gate-RateLimit-Limit', 'seed()']);
-// The limits whose N is the tier (R3): futures placement and amendment, over REST and, with a
-// budget of its own (R16 `separate`), over the WebSocket API.
+// The limits whose N is the tier (see docs/rules.md#r3): futures placement and amendment, over REST and, with a
+// budget of its own (see docs/rules.md#r16 `separate`), over the WebSocket API.
 const TIER_KEYS = new Set(['futures.place', 'ws.futures.place']);
 // A figure stated in a header carries no ratio.
 const UNKNOWN_RATIO = new Dec(0);

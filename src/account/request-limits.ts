@@ -18,24 +18,24 @@ export interface AccountLimits extends HeldReport {
   /** Placements spread across the window (`pacing`): ceil(N / k) per W / k, or null unpaced. */
   readonly pace: StoreLimit | null;
   readonly other: Map<string, StoreLimit>;
-  /** WebSocket futures placement and amendment on a budget of their own (R16 `separate`): the tier. */
+  /** WebSocket futures placement and amendment on a budget of their own (see docs/rules.md#r16 `separate`): the tier. */
   wsPlace: StoreLimit | null;
   state: LimitState;
-  /** The rules' tier rests on activity (counted or seeded) or on the VIP level (R4): not an assumption. */
+  /** The rules' tier rests on activity (counted or seeded) or on the VIP level (see docs/rules.md#r4): not an assumption. */
   known: boolean;
-  /** What asking GET /account/rate_limit came to (R16). */
+  /** What asking GET /account/rate_limit came to (see docs/rules.md#r16). */
   reportEndpoint: AccountStatus['reportEndpoint'];
   /** The `assumed-tier` event was told. */
   toldAssumed: boolean;
-  /** The live downgrade (R5 `live`). */
+  /** The live downgrade (see docs/rules.md#r5 `live`). */
   readonly live: LiveDowngrade;
-  /** The early warnings of R9 and R14. */
+  /** The early warnings of the abuse throttle and the spot low-fill throttle (see docs/rules.md#r9, #r14). */
   readonly warnings: AccountWarnings;
 }
 
 /** What the limits are made from. */
 export interface RequestLimitsConfig {
-  /** Safety margin of R13, milliseconds. */
+  /** Safety margin on the arrival window (see docs/rules.md#r13), milliseconds. */
   readonly marginMs: number;
   /** Parts of the placement window placements are spread over (1: unpaced). */
   readonly pacing: number;
@@ -49,8 +49,8 @@ export interface RequestLimitsConfig {
 /**
  * The scheduler limits an account limiter's requests draw on: per account the tier's futures
  * placement limit, the abuse and spot low-fill throttles, the cancel limit and the catalogue's
- * others (R10), made when first drawn on; per IP the catalogue's IP limits. Each limit counts with
- * the safety margin of R13 when one is set.
+ * others (see docs/rules.md#r10), made when first drawn on; per IP the catalogue's IP limits. Each limit counts with
+ * the safety margin on the arrival window (see docs/rules.md#r13) when one is set.
  */
 export class RequestLimits {
   private readonly ipLimits = new Map<string, StoreLimit>();
@@ -119,7 +119,7 @@ export class RequestLimits {
     };
   }
 
-  /** The limits a classified request of `account` draws on (R10, R16; the throttles of R9, R14). */
+  /** The limits a classified request of `account` draws on (see docs/rules.md#r10, #r16; the throttles of #r9, #r14). */
   for(account: string, l: AccountLimits, c: Classification): StoreLimit[] {
     return c.limits
       .flatMap((spec) => {
@@ -128,7 +128,7 @@ export class RequestLimits {
           return l.pace === null || c.weight > l.pace.limit ? [l.place, l.throttle] : [l.place, l.throttle, l.pace];
         }
         if (c.market === 'futures' && spec.key === 'futures.cancel') return [l.cancel];
-        // R16 `separate`: WebSocket futures placement on a budget of its own, of the tier in force.
+        // `separate` (see docs/rules.md#r16): WebSocket futures placement on a budget of its own, of the tier in force.
         if (spec.key === 'ws.futures.place')
           return [
             (l.wsPlace ??= this.limit({
@@ -155,7 +155,7 @@ export class RequestLimits {
   }
 
   /**
-   * The most order requests (R9, R14) `l`'s limits let through in any `ms`: each counting limit's
+   * The most order requests (see docs/rules.md#r9, #r14) `l`'s limits let through in any `ms`: each counting limit's
    * N for every window the interval touches. Spot counts those of the pairs drawn on so far.
    */
   mostCounted(l: AccountLimits, ms: number): { readonly futures: number; readonly spot: number } {
@@ -209,7 +209,7 @@ export class RequestLimits {
     return Math.ceil(n / this.config.pacing);
   }
 
-  /** A limit of the limiter's scheduler, with the safety margin of R13 when one is set. */
+  /** A limit of the limiter's scheduler, with the safety margin on the arrival window (see docs/rules.md#r13) when one is set. */
   private limit(options: { readonly name: string; readonly limit: number; readonly windowMs: number }): StoreLimit {
     return this.scheduler.limit(this.config.marginMs > 0 ? { ...options, marginMs: this.config.marginMs } : options);
   }

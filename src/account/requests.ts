@@ -12,7 +12,7 @@ import type { AccountLimits } from './request-limits.js';
 import type { CountedMarket } from './shared-counts.js';
 import type { CountedAction } from './tracker.js';
 
-/** What an order request counts under when it starts (R1, R9, R14): its market and contract or pair. */
+/** What an order request counts under when it starts (see docs/rules.md#r1, #r9, #r14): its market and contract or pair. */
 export interface CountedAs {
   readonly market: CountedMarket;
   readonly contract: string;
@@ -29,7 +29,7 @@ export function checkRequestOptions(options: unknown, fields: readonly string[])
 }
 
 /**
- * What a classified request counts under (R1, R9, R14), or null when it counts for no rule: futures
+ * What a classified request counts under (see docs/rules.md#r1, #r9, #r14), or null when it counts for no rule: futures
  * order requests under their contract, spot order requests under their pair. Read before the
  * request is queued: a contract refused when it starts would take a permit for a request that
  * never runs.
@@ -79,15 +79,15 @@ export function classifySent(
 
 /**
  * What an account limiter's round trips share: the scheduler their requests wait in, the counts of
- * order requests they start (R1, R9, R14), and where the exchange's answers go (R12, R13, R15,
- * R16). See {@link RoundTrip}.
+ * order requests they start (see docs/rules.md#r1, #r9, #r14), and where the exchange's answers go (see docs/rules.md#r12, #r13, #r15,
+ * #r16). See {@link RoundTrip}.
  */
 export class RequestSender {
   constructor(readonly ctx: LimiterContext) {}
 
   /**
    * Applies the exchange's answer to the limit the request `c` drew on whose N the answer names
-   * (each, if several), else the endpoint's own; a tier the answer states is read first (R16).
+   * (each, if several), else the endpoint's own; a tier the answer states is read first (see docs/rules.md#r16).
    */
   feedback(account: string, l: AccountLimits, c: Classification, feedback: RateLimitFeedback): void {
     const f = this.ctx.reports.answer(account, l, c, readFeedback(feedback));
@@ -98,14 +98,14 @@ export class RequestSender {
 
   /**
    * An answer's gateway times came back for a request of `weight` on `limits`: they feed the
-   * exchange's clock (R15), and tell when the exchange counted the request (R13).
+   * exchange's clock (see docs/rules.md#r15), and tell when the exchange counted the request (see docs/rules.md#r13).
    */
   arrived(limits: readonly StoreLimit[], weight: number, sample: LimiterClockSample): void {
     if (this.ctx.host.clockSample(sample).accepted)
       this.ctx.arrivals.answered(limits, weight, sample, this.ctx.clock, true);
   }
 
-  /** Counts an order request when it starts (R1, R9, R14), and warns before the next check would throttle. */
+  /** Counts an order request when it starts (see docs/rules.md#r1, #r9, #r14), and warns before the next check would throttle. */
   count({ market, contract }: CountedAs, account: string, l: AccountLimits, c: Classification): void {
     const { counts } = this.ctx;
     const now = this.ctx.now();

@@ -9,7 +9,7 @@ export interface TradedWindow {
   readonly traded: Dec;
 }
 
-/** The window of R14's next hourly check so far, with the room it leaves (see `spotFillClearance`). */
+/** The window of the spot low-fill throttle's next hourly check (see docs/rules.md#r14) so far, with the room it leaves (see `spotFillClearance`). */
 export interface SpotWindow extends TradedWindow {
   /** Spot requests that still fit before the check would throttle (negative: it would). */
   readonly remaining: number;
@@ -18,7 +18,7 @@ export interface SpotWindow extends TradedWindow {
 }
 
 /**
- * The rolling window of the hourly throttles (R9 on futures counts, R14 on spot) at `now`: the
+ * The rolling window of the hourly throttles (see docs/rules.md#r9 on futures counts, #r14 on spot) at `now`: the
  * window of the next hourly check ({@link throttleWindow} of {@link nextThrottleCheck}), the 23
  * whole hours before this one and this one so far.
  */
@@ -36,7 +36,7 @@ export function rollingDay(counts: HourlyCounts, account: string, now: number): 
 }
 
 /**
- * The window the next hourly check of R14 looks at, so far, with the spot requests that still
+ * The window the next hourly check of the spot low-fill throttle (see docs/rules.md#r14) looks at, so far, with the spot requests that still
  * fit before it would throttle (negative: it would) and the USDT still to trade to avoid it.
  */
 export function spotWindow(spot: HourlyCounts, account: string, now: number, spotFill: SpotFillConfig): SpotWindow {

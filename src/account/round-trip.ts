@@ -152,7 +152,7 @@ export interface RoundTripOptions {
 /** The fields of {@link RoundTripOptions}, for the check that refuses others. */
 export const ROUND_TRIP_OPTION_FIELDS: readonly string[] = ['contract', 'priority', 'signal', 'deadline', 'contracts'];
 
-// The futures limits whose N is the tier (R3): a reply code of the tier speaks of them, another of the others.
+// The futures limits whose N is the tier (see docs/rules.md#r3): a reply code of the tier speaks of them, another of the others.
 const TIER_KEYS = new Set(['futures.place', 'ws.futures.place']);
 
 const WAITING: RoundTripOutcome = Object.freeze({ kind: 'waiting' });
@@ -161,12 +161,12 @@ const DONE: RoundTripOutcome = Object.freeze({ kind: 'done' });
 
 /**
  * One request of an account limiter from its admission to its answer: every adapter and the proxy
- * send through one. `run(send)` waits on the request's limits (R10; cancels first), counts an order
- * request when it starts (R1, R9, R14) and calls `send` with the round trip; the adapter tells it
+ * send through one. `run(send)` waits on the request's limits (see docs/rules.md#r10; cancels first), counts an order
+ * request when it starts (see docs/rules.md#r1, #r9, #r14) and calls `send` with the round trip; the adapter tells it
  * what the exchange answered (`answered`) or how the send failed (`failed`). The round trip then
- * takes the answer's gateway times for the exchange's clock (R15) and for when the exchange counted
- * the request (R13), its rate-limit headers or fields, 429 or codes for the limits it drew on (R12,
- * R16), and the fills of a `my_trades` answer (R1, R9, R14), before `run` settles. Made by
+ * takes the answer's gateway times for the exchange's clock (see docs/rules.md#r15) and for when the exchange counted
+ * the request (see docs/rules.md#r13), its rate-limit headers or fields, 429 or codes for the limits it drew on (see docs/rules.md#r12,
+ * #r16), and the fills of a `my_trades` answer (see docs/rules.md#r1, #r9, #r14), before `run` settles. Made by
  * `AccountLimiter.roundTrip`.
  *
  * @example
@@ -256,10 +256,10 @@ export class RoundTrip {
     const receivedMono = clock.now();
     const receivedAt = clock.wall();
     this.outcome = { kind: 'answered', status: answer.status };
-    // The latest it can have reached the exchange: the answer, less the gateway's own time (R13).
+    // The latest it can have reached the exchange: the answer, less the gateway's own time (see docs/rules.md#r13).
     this.end(receivedMono, latestArrival(this.sentMono, receivedMono, readGatewayTimes(answer.headers)));
     const c = this.classification;
-    // When the exchange counted it (R13) and the exchange's clock (R15).
+    // When the exchange counted it (see docs/rules.md#r13) and the exchange's clock (see docs/rules.md#r15).
     this.host.arrived(this.limits, c.weight, {
       sentAt: this.sentAt,
       sentMono: this.sentMono,
@@ -273,11 +273,11 @@ export class RoundTrip {
       return;
     }
     const success = answer.status >= 200 && answer.status < 300;
-    // The label of an answer that is not a success is in its body (R12).
+    // The label of an answer that is not a success is in its body (see docs/rules.md#r12).
     if (success) this.host.feedback(this.account, this.l, c, restFeedback(signals, answer));
     else
       this.withBody(answer, (body) => this.host.feedback(this.account, this.l, c, restFeedback(signals, answer, body)));
-    // Fills in the answer are counted before the caller has it (R1, R9, R14).
+    // Fills in the answer are counted before the caller has it (see docs/rules.md#r1, #r9, #r14).
     const { fills } = this.host.ctx.host;
     if (success && fills.reads(c))
       this.withBody(answer, (body) => fills.take(this.account, c, body, this.options.contracts));
@@ -292,7 +292,7 @@ export class RoundTrip {
     this.outcome = { kind: 'failed', failure };
     const now = this.host.ctx.scheduler.clock.now();
     // Sent and given up on, it may still reach the exchange: unless the arrival estimate is in
-    // use, it counts as one not answered (R13). One that found no connection never left.
+    // use, it counts as one not answered (see docs/rules.md#r13). One that found no connection never left.
     if (failure === 'unreachable' || this.host.ctx.config.estimateArrivals) this.end(now, now);
     else this.ended = true;
   }
@@ -319,7 +319,7 @@ export class RoundTrip {
     this.outcome = SENT;
     if (this.counted !== null) this.host.count(this.counted, this.account, this.l, this.classification);
     // Until its answer comes, the request may not have reached the exchange: it counts there
-    // however long it takes (R13).
+    // however long it takes (see docs/rules.md#r13).
     const awaiting = this.awaiting!;
     const { limits } = this;
     // A shared limit follows answers only when they bound arrivals: the estimate tells it of them.
@@ -367,7 +367,7 @@ export class RoundTrip {
 
   /**
    * Tells the limits that await the answer that it came at `at` (or that none will), and that the
-   * request reached the exchange at `latest` at the latest (R13). With arrivals bounded by
+   * request reached the exchange at `latest` at the latest (see docs/rules.md#r13). With arrivals bounded by
    * answers, every limit counts it until one window after that; with the arrival estimate, only
    * one that awaited the answer past its window.
    */

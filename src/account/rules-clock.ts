@@ -23,7 +23,7 @@ export type SampleOutcome =
   | { readonly accepted: false; readonly reason: SampleRejection | 'no-gateway-times' };
 
 /**
- * The clock the limiter's rules are read on (R15): the exchange's, as estimated from the gateway
+ * The clock the limiter's rules are read on (see docs/rules.md#r15): the exchange's, as estimated from the gateway
  * times of answers, or the local wall clock (`exchangeClock: 'local'`, or before the first sample).
  * It tells the instant now, the edges of the estimate a lowering and a raise are compared at, and
  * the local instant a boundary of the exchange's clock is due at. A lowering is due earlier by the
@@ -31,12 +31,12 @@ export type SampleOutcome =
  */
 export class RulesClock {
   private exchangeClock = new ExchangeClock();
-  /** Whether the last clock check was ok (R15): a `clock` event is told when it changes. */
+  /** Whether the last clock check was ok (see docs/rules.md#r15): a `clock` event is told when it changes. */
   private clockOk = true;
 
   /**
    * @param estimating whether the rules are read on the estimate (`exchangeClock: 'estimate'`)
-   * @param arrivals where the slowest recent way to the exchange is read (R13)
+   * @param arrivals where the slowest recent way to the exchange is read (see docs/rules.md#r13)
    */
   constructor(
     private readonly clock: Clock,
@@ -45,7 +45,7 @@ export class RulesClock {
   ) {}
 
   /**
-   * Now, on the clock the rules are read on (R15): the exchange's as estimated (its middle), or
+   * Now, on the clock the rules are read on (see docs/rules.md#r15): the exchange's as estimated (its middle), or
    * with `exchangeClock: 'local'` or before the first sample, the local wall clock.
    */
   now(): number {
@@ -65,14 +65,14 @@ export class RulesClock {
     return this.exchangeClock.estimate(this.local());
   }
 
-  /** The exchange's instant now on the side a boundary of `direction` is compared on (R15). */
+  /** The exchange's instant now on the side a boundary of `direction` is compared on (see docs/rules.md#r15). */
   edge(direction: BoundaryDirection): number {
     if (!this.estimating) return Math.floor(this.clock.wall());
     const at = this.exchangeClock.toExchange(this.local(), direction);
     return direction === 'lower' ? at + this.transit() : at;
   }
 
-  /** The local instant a boundary is due at (R15); a lowering earlier by the way there (see transit). */
+  /** The local instant a boundary is due at (see docs/rules.md#r15); a lowering earlier by the way there (see transit). */
   boundaryLocal(
     at: number,
     direction: BoundaryDirection,
@@ -86,7 +86,7 @@ export class RulesClock {
   /**
    * The longest way to the exchange among the recent answers, in whole milliseconds (0 before
    * any): a request sent now may be counted that much later, so a lowering applies that much
-   * earlier, and nothing sent before it reaches the exchange after it (R15, R13).
+   * earlier, and nothing sent before it reaches the exchange after it (see docs/rules.md#r15, #r13).
    */
   transit(): number {
     const estimate = this.exchangeClock.estimate(this.local());
@@ -124,7 +124,7 @@ export class RulesClock {
   }
 
   /**
-   * The local clock against the exchange's (R15, R11), when the check changed since it was last
+   * The local clock against the exchange's (see docs/rules.md#r15, #r11), when the check changed since it was last
    * told: `checkClockOffset` on the estimate; null when it did not change or before any sample.
    */
   checkChange(): { readonly offsetMs: number; readonly errorMs: number; readonly check: Check } | null {

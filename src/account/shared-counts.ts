@@ -1,6 +1,6 @@
 import type { CountedAction, FillRole, Tracker, TrackerState } from './tracker.js';
 
-/** Which throttle a count serves: futures orders and fills (R1, R9), or spot ones (R14). */
+/** Which throttle a count serves: futures orders and fills (see docs/rules.md#r1, #r9), or spot ones (see docs/rules.md#r14). */
 export type CountedMarket = 'futures' | 'spot';
 
 /** What a count store hands back: the account's totals, summed over every process that counts. */

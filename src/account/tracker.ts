@@ -28,7 +28,7 @@ import { RATIO_WINDOW_DAYS, ratioWindow } from '../rules/ratio-window.js';
 import type { DailyActivity } from '../rules/timeline/timeline.js';
 
 /**
- * An order action the tracker counts (R1, R9).
+ * An order action the tracker counts (see docs/rules.md#r1, #r9).
  *
  * @example
  * ```ts
@@ -57,12 +57,12 @@ export type CountedAction = 'place' | 'amend' | 'cancel';
  */
 export type FillRole = 'maker' | 'taker';
 
-/** Days kept: the 7-day window, the day in progress and the day before (R5 needs two snapshots). */
+/** Days kept: the 7-day window, the day in progress and the day before (the 08:00 raise needs two snapshots, see docs/rules.md#r5). */
 export const DAYS_KEPT = RATIO_WINDOW_DAYS + 2;
-/** Hours kept: the 24-hour window and the hour in progress (R9). */
+/** Hours kept: the 24-hour window and the hour in progress (see docs/rules.md#r9). */
 export const HOURS_KEPT = 25;
 
-/** One contract's counts in a day: order requests by action, and USDT traded by role (R1). */
+/** One contract's counts in a day: order requests by action, and USDT traded by role (see docs/rules.md#r1). */
 export class ContractDay {
   place = 0;
   amend = 0;
@@ -136,7 +136,7 @@ export interface TrackerState {
 }
 
 /**
- * Counts an account's own order requests and fills as they happen (R1, R9): per contract and UTC
+ * Counts an account's own order requests and fills as they happen (see docs/rules.md#r1, #r9): per contract and UTC
  * day for the 7-day trade ratio, per UTC hour for the 24-hour abuse window. Memory grows with
  * contracts x days kept, not with events. Instants must not go back; one that does is refused and
  * counts nothing.
@@ -225,7 +225,7 @@ export class Tracker {
     return [...this.accounts.keys()];
   }
 
-  /** Daily activity per account and contract, as the timeline takes it (R5). */
+  /** Daily activity per account and contract, as the timeline takes it (see docs/rules.md#r5). */
   dailyActivity(): DailyActivity[] {
     const out: DailyActivity[] = [];
     for (const [account, a] of this.accounts) {
@@ -247,7 +247,7 @@ export class Tracker {
     return out;
   }
 
-  /** An account's activity per contract over [from, to) in whole UTC days (R1 windows). */
+  /** An account's activity per contract over [from, to) in whole UTC days (the ratio's windows, see docs/rules.md#r1). */
   activityBetween(account: string, from: number, to: number): ContractActivity[] {
     const sums = new Map<string, { place: number; amend: number; cancel: number; maker: FixedSum; taker: FixedSum }>();
     for (const d of this.accounts.get(account)?.days ?? []) {
@@ -273,13 +273,13 @@ export class Tracker {
     }));
   }
 
-  /** @internal An account's activity per contract over the 7 days the rating at `ratingDay` covers (R1, R5; `ratioWindow`). */
+  /** @internal An account's activity per contract over the 7 days the rating at `ratingDay` covers (see docs/rules.md#r1, #r5; `ratioWindow`). */
   ratioWindowActivity(account: string, ratingDay: number): ContractActivity[] {
     const { from, to } = ratioWindow(ratingDay);
     return this.activityBetween(account, from, to);
   }
 
-  /** An account's hourly activity, as the abuse timeline takes it (R9). */
+  /** An account's hourly activity, as the abuse timeline takes it (see docs/rules.md#r9). */
   hourlyActivity(account: string): HourlyActivity[] {
     return (this.accounts.get(account)?.hours ?? []).map((h) => ({
       hour: h.start,

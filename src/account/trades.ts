@@ -117,7 +117,7 @@ const USER_TRADES: Readonly<Record<string, 'futures' | 'spot'>> = {
  * Records fills with `limiter.recordFill`, now, each trade id once (the last 100,000 per account,
  * one memory for both sources: a REST catch-up and the live stream may overlap): `my_trades` rows,
  * or a WebSocket user-trades message (an `update`; its other events record nothing). Futures at
- * |size| x multiplier x price USDT, spot at amount x price (R1, R9, R14); a multiplier given once
+ * |size| x multiplier x price USDT, spot at amount x price (see docs/rules.md#r1, #r9, #r14); a multiplier given once
  * is remembered for the limiter, for fills given later without it. Exact; a bad row refuses all.
  *
  * @example

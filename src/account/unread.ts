@@ -4,7 +4,7 @@ import type { TrackerState } from './tracker.js';
 /**
  * Counts as `state` holds them, plus `requests` more order requests of `account` on `contract` at
  * `at` (in its hour and its day): what other processes may have counted and not yet shared when a
- * boundary is decided (R9, R14, R1). More requests only lower a fill rate or a ratio, so the
+ * boundary is decided (see docs/rules.md#r9, #r14, #r1). More requests only lower a fill rate or a ratio, so the
  * limits read from these are never looser than those the counts will show. `state` is not changed.
  */
 export function withUnread(

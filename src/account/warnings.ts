@@ -15,8 +15,8 @@ export interface WarningConfig {
 
 /**
  * The early warnings of one account: `abuse-warning` once the rolling 24 hours reach `warnAt` of
- * the abuse request threshold at a fill rate that would trip it (R9), and `spot-fill-warning` once
- * an hour when the next hourly check of R14 would throttle on what is counted so far. Requests are
+ * the abuse request threshold at a fill rate that would trip it (see docs/rules.md#r9), and `spot-fill-warning` once
+ * an hour when the next hourly check of the spot low-fill throttle (see docs/rules.md#r14) would throttle on what is counted so far. Requests are
  * counted down against a budget, so the window is read again only when a warning may be due.
  * The counts are passed in at every call: the limiter's trackers may be replaced (shared counts).
  */
@@ -24,9 +24,9 @@ export class AccountWarnings {
   private warned = false;
   /** Requests that can be counted in the rolling 24 hours before the early warning. */
   private budget = 0;
-  /** Whether the spot low-fill warning was given since the last whole hour (R14). */
+  /** Whether the spot low-fill warning was given since the last whole hour (see docs/rules.md#r14). */
   private spotWarned = false;
-  /** Spot requests that can be counted before the window of the next check would trip R14. */
+  /** Spot requests that can be counted before the window of the next check would trip the spot low-fill throttle (see docs/rules.md#r14). */
   private spotBudget = 0;
 
   constructor(
@@ -35,13 +35,13 @@ export class AccountWarnings {
     private readonly emit: (event: LimiterEvent) => void,
   ) {}
 
-  /** `orders` futures order requests were counted (R9). */
+  /** `orders` futures order requests were counted (see docs/rules.md#r9). */
   countFutures(orders: number, futures: HourlyCounts, now: number): void {
     this.budget -= orders;
     if (this.budget <= 0 && !this.warned) this.checkAbuse(futures, now);
   }
 
-  /** `orders` spot order requests were counted (R14). */
+  /** `orders` spot order requests were counted (see docs/rules.md#r14). */
   countSpot(orders: number, spot: HourlyCounts, now: number): void {
     this.spotBudget -= orders;
     if (this.spotBudget < 0 && !this.spotWarned) this.checkSpot(spot, now);
@@ -74,7 +74,7 @@ export class AccountWarnings {
     }
   }
 
-  /** The early warning of R14: once an hour, when the next hourly check would throttle on what is counted so far. */
+  /** The early warning of the spot low-fill throttle (see docs/rules.md#r14): once an hour, when the next hourly check would throttle on what is counted so far. */
   private checkSpot(spot: HourlyCounts, now: number): void {
     const w = spotWindow(spot, this.account, now, this.config.spotFill);
     this.spotBudget = w.remaining;
