@@ -11,9 +11,9 @@ export interface FamilySpec {
   /** A name for the family. */
   readonly id: string;
   readonly accounts: readonly TimelineAccount[];
-  /** The family's VIP level (R4). @default the level the rulebook tiers from: Gate 14, OKX 5 */
+  /** The family's VIP level (see docs/rules.md#r4). @default the level the rulebook tiers from: Gate 14, OKX 5 */
   readonly vipLevel?: number;
-  /** How its accounts are rated (R7): threshold, broker, tiers, weights, coefficients. */
+  /** How its accounts are rated (see docs/rules.md#r7): threshold, broker, tiers, weights, coefficients. */
   readonly options?: FamilyOptions | FamilyConfig;
 }
 

@@ -6,7 +6,7 @@ import { checkFields, parseId, parseNonNegativeDecimal } from '../internal/parse
 import { checkHoursOnce } from '../rules/timeline/input.js';
 import { readInstant } from './instant.js';
 
-/** One hour of an account's order requests and USDT traded, futures (R9) or spot (R14). */
+/** One hour of an account's order requests and USDT traded, futures (see docs/rules.md#r9) or spot (see docs/rules.md#r14). */
 export interface HistoryHour {
   readonly account: string;
   readonly hour: number;
@@ -18,15 +18,15 @@ export interface HistoryHour {
 export interface History {
   readonly days: readonly DailyActivity[];
   readonly hours: readonly HistoryHour[];
-  /** Hours of spot order requests and USDT traded on spot, the activity of R14. */
+  /** Hours of spot order requests and USDT traded on spot, the activity of the spot low-fill throttle (see docs/rules.md#r14). */
   readonly spotHours?: readonly HistoryHour[];
 }
 
 /**
  * Reads a history file (already parsed from JSON): the `activity` of a `timeline` file (one entry
  * per account and UTC day, `{ account, day, contracts }`), optionally `hours` of the abuse window
- * (`{ account, hour, requests, traded }`, R9) and `spotHours`, the same for spot order requests
- * and USDT traded on spot (R14's low-fill throttle). A day is `YYYY-MM-DD` or a whole number of
+ * (`{ account, hour, requests, traded }`, see docs/rules.md#r9) and `spotHours`, the same for spot order requests
+ * and USDT traded on spot (the spot low-fill throttle, see docs/rules.md#r14). A day is `YYYY-MM-DD` or a whole number of
  * days relative to the model's today (`-1` is yesterday); an hour is ISO text or a number of hours
  * relative to the current hour. Nothing may lie after `now`. The other keys of a timeline file
  * (`accounts`, `vipLevel`, `vipChanges`) are left to the accounts file; any other key is refused.

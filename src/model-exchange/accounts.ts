@@ -40,7 +40,7 @@ export interface ApiKey {
  * ```ts
  * import { startModelExchange } from 'traderatio/model-exchange'
  *
- * // A sub-account created yesterday at 10:00 UTC: tier 1 until 08:00 today (R8), then rated.
+ * // A sub-account created yesterday at 10:00 UTC: tier 1 until 08:00 today (see docs/rules.md#r8), then rated.
  * const createdAt = new Date(Date.now() - 86_400_000).toISOString().slice(0, 10) + 'T10:00:00Z'
  * const exchange = await startModelExchange({ port: 0, accounts: { families: [{ id: 'desk', accounts: [
  *   { id: 'A', role: 'main', keys: [{ key: 'a-key', secret: 'a-secret' }] },
@@ -54,9 +54,9 @@ export interface AccountEntry {
   readonly id: string;
   /** `main` for the family's main account (at most one). @default "sub" */
   readonly role?: 'main' | 'sub';
-  /** When a sub-account was created (ISO text or epoch ms): tier 1 until 08:00 UTC the next day (R8). */
+  /** When a sub-account was created (ISO text or epoch ms): tier 1 until 08:00 UTC the next day (see docs/rules.md#r8). */
   readonly createdAt?: string | number;
-  /** Its API keys, at most 20 (R11). */
+  /** Its API keys, at most 20 (see docs/rules.md#r11). */
   readonly keys?: readonly ApiKey[];
   /** Its starting balances: spot by currency, futures by settlement currency. @default DEFAULT_BALANCES */
   readonly balances?: StartingBalances;
@@ -69,7 +69,7 @@ export interface AccountEntry {
  * ```ts
  * import { startModelExchange } from 'traderatio/model-exchange'
  *
- * // Below VIP 14, every account of the family is at tier 1 (R4).
+ * // Below VIP 14, every account of the family is at tier 1 (see docs/rules.md#r4).
  * const exchange = await startModelExchange({ port: 0, accounts: { families: [
  *   { id: 'desk', vipLevel: 5, kind: 'standard', ownVolumeThreshold: '500000', accounts: [{ id: 'A', role: 'main', keys: [{ key: 'a-key', secret: 'a-secret' }] }] },
  * ] } })
@@ -82,11 +82,11 @@ export interface AccountEntry {
  */
 export interface FamilyEntry {
   readonly id: string;
-  /** The family's VIP level (R4). @default the level the exchange tiers from: Gate 14, OKX 5 */
+  /** The family's VIP level (see docs/rules.md#r4). @default the level the exchange tiers from: Gate 14, OKX 5 */
   readonly vipLevel?: number;
-  /** `broker`: every account rated by its own ratio (R7). @default "standard" */
+  /** `broker`: every account rated by its own ratio (see docs/rules.md#r7). @default "standard" */
   readonly kind?: FamilyKind;
-  /** Own 7-day volume from which an account takes max(own, aggregated) (R7). @default "1000000" */
+  /** Own 7-day volume from which an account takes max(own, aggregated) (see docs/rules.md#r7). @default "1000000" */
   readonly ownVolumeThreshold?: DecimalInput;
   readonly accounts: readonly AccountEntry[];
 }

@@ -6,8 +6,8 @@ import type { ModelExchange } from './model.js';
  * The model's administration, under `/_model/` (off the API's paths):
  * - `GET /_model/stats`: counts per account and limit, tiers and throttles in force;
  * - `GET /_model/clock`: the model's clock, where it started, its speed, and what Timestamps are checked against;
- * - `POST /_model/vip` `{ "account", "level" }`: the VIP level of the account's family, now (R6);
- * - `POST /_model/sub_accounts` `{ "main", "id", "keys"? }`: a sub-account of `main`'s family, created now (R8);
+ * - `POST /_model/vip` `{ "account", "level" }`: the VIP level of the account's family, now (see docs/rules.md#r6);
+ * - `POST /_model/sub_accounts` `{ "main", "id", "keys"? }`: a sub-account of `main`'s family, created now (see docs/rules.md#r8);
  * - `POST /_model/reset`: back to the start (accounts file, history), nothing counted.
  * Errors are answered as the API's are: `{ label, message }`. With a `token`, every request must
  * carry `Authorization: Bearer <token>` (401 INVALID_CREDENTIALS otherwise).
@@ -41,7 +41,7 @@ export function handleAdmin(
         };
       case 'POST /_model/vip': {
         const account = model.core.account(body.account as string);
-        // The model's clock has a fraction of a millisecond (R15); a change takes effect at a whole one.
+        // The model's clock has a fraction of a millisecond (see docs/rules.md#r15); a change takes effect at a whole one.
         model.core.setVipLevel(account.family, body.level as number, Math.floor(model.now()));
         return { status: 200, body: { family: account.family.id, level: body.level } };
       }

@@ -18,7 +18,7 @@ export type ModelExchangeErrorCode = 'EXCHANGE_API_ERROR';
 
 /**
  * A request the model exchange answers with an error: the HTTP status and the body
- * `{ label, message }` of the description's section 7 (R12). Thrown inside a request's handling,
+ * `{ label, message }` of the description's section 7 (see docs/rules.md#r12). Thrown inside a request's handling,
  * answered by the HTTP or WebSocket layer.
  */
 export class ApiError extends TraderatioError<ModelExchangeErrorCode> {

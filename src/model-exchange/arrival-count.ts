@@ -2,7 +2,7 @@ import { FixedCount } from './fixed-count.js';
 import { SlidingCount } from './sliding-count.js';
 
 /**
- * How the exchange counts "N per W" (R13): `sliding`, never more than N in any interval of length
+ * How the exchange counts "N per W" (see docs/rules.md#r13): `sliding`, never more than N in any interval of length
  * W (the strictest reading, the default); `fixed`, counters that reset on windows aligned to
  * multiples of W on the exchange's clock, as many exchanges count.
  *
@@ -21,7 +21,7 @@ export type WindowMode = 'sliding' | 'fixed';
 /**
  * The arrivals on one limit, as the exchange counts them. N and W are passed with every question:
  * a limit in force may change (a tier raise, a throttle) and what arrived before counts against
- * the new one (R13). Instants must not go back.
+ * the new one (see docs/rules.md#r13). Instants must not go back.
  */
 export interface ArrivalCount {
   /** Whether `weight` more arriving at `at` stays within `n` per `w`. */

@@ -19,11 +19,11 @@ import { type ExchangeApi, GATE_API } from '../catalog/exchange-api.js';
 
 /** Options of the exchange's core. */
 export interface CoreOptions {
-  /** How "N per W" is counted (R13). @default "sliding" */
+  /** How "N per W" is counted (see docs/rules.md#r13). @default "sliding" */
   readonly window?: WindowMode;
-  /** Abuse throttle thresholds (R9). */
+  /** Abuse throttle thresholds (see docs/rules.md#r9). */
   readonly abuse?: AbuseOptions | AbuseConfig;
-  /** Spot low-fill throttle thresholds and scope (R14). */
+  /** Spot low-fill throttle thresholds and scope (see docs/rules.md#r14). */
   readonly spotFill?: SpotFillOptions | SpotFillConfig;
   /**
    * The exchange's API: how requests are classified, which limit is the tier's, how refusals are
@@ -33,9 +33,9 @@ export interface CoreOptions {
   readonly api?: ExchangeApi;
 }
 
-/** The limit key of the abuse throttle (R9). */
+/** The limit key of the abuse throttle (see docs/rules.md#r9). */
 export const THROTTLE_KEY = 'abuse-throttle';
-/** The limit key of the spot low-fill throttle (R14). */
+/** The limit key of the spot low-fill throttle (see docs/rules.md#r14). */
 export const SPOT_THROTTLE_KEY = 'spot-fill-throttle';
 
 /** One limit of one account (or IP) as the exchange counts it. */
@@ -51,14 +51,14 @@ export class CountedLimit {
     /** W in force, in milliseconds. */
     public w: number,
     readonly count: ArrivalCount,
-    /** The label of a refusal: Gate's TOO_MANY_REQUESTS or TOO_FAST (R12), OKX's code (50061, 50011). */
+    /** The label of a refusal: Gate's TOO_MANY_REQUESTS or TOO_FAST (see docs/rules.md#r12), OKX's code (50061, 50011). */
     readonly label: string,
-    /** Whether it is the fill-ratio limit (the tier of R3 or the throttle of R9). */
+    /** Whether it is the fill-ratio limit (the tier, see docs/rules.md#r3, or the abuse throttle, #r9). */
     readonly fillRatio: boolean,
   ) {}
 }
 
-/** Whoever requests are counted for: an account (uid), or an IP for public endpoints (R10). */
+/** Whoever requests are counted for: an account (uid), or an IP for public endpoints (see docs/rules.md#r10). */
 export class Party {
   readonly limits = new Map<string, CountedLimit>();
   /** The limits each (cached) classification draws on. */
@@ -86,7 +86,7 @@ export class Account extends Party {
 /** A family as the core holds it. */
 export class Family {
   futures = new Tracker();
-  /** Spot order requests and fills per account and hour, the activity the spot low-fill throttle reads (R14). */
+  /** Spot order requests and fills per account and hour, the activity the spot low-fill throttle reads (see docs/rules.md#r14). */
   spot = new Tracker();
   readonly vipChanges: VipChange[] = [];
   inForce: FamilyInForce | null = null;
@@ -101,8 +101,8 @@ export class Family {
 
 /**
  * What the exchange does with a request arriving at an instant: admit it or refuse it with the
- * label of R12, on every limit it draws on at once (R10, the tier of R3-R8, the throttles of R9 and R14),
- * and count it as the rules count order requests, refused ones included (R1, R9). The instant is
+ * label of the exchange's answer (see docs/rules.md#r12), on every limit it draws on at once (see docs/rules.md#r10, the tier of #r3 to #r8, the throttles of #r9 and #r14),
+ * and count it as the rules count order requests, refused ones included (see docs/rules.md#r1, #r9). The instant is
  * passed in; nothing here reads a clock. `simulate` replays logs through it; the model exchange
  * serves HTTP and WebSocket in front of it.
  */
@@ -152,7 +152,7 @@ export class ModelExchangeCore {
     return family;
   }
 
-  /** Adds an account to a family: one that existed before (no `createdAt`), or a new sub-account (R8). */
+  /** Adds an account to a family: one that existed before (no `createdAt`), or a new sub-account (see docs/rules.md#r8). */
   addAccount(familyId: string, account: TimelineAccount): Account {
     const family = this.family(familyId);
     const id = parseId(account?.id, '`id` of an account');
@@ -194,7 +194,7 @@ export class ModelExchangeCore {
     return [...this.families.values()];
   }
 
-  /** The party counted for public requests from `ip` (R10: public limits count per IP). */
+  /** The party counted for public requests from `ip` (see docs/rules.md#r10: public limits count per IP). */
   ip(ip: string): Party {
     let p = this.ips.get(ip);
     if (p === undefined) this.ips.set(ip, (p = new Party(ip)));
@@ -209,7 +209,7 @@ export class ModelExchangeCore {
   /**
    * A request arriving at `at`: admitted (null) or refused by the first of its limits found full
    * (returned). Either way, an order request of an account is counted under `instrument` (its
-   * futures contract or spot pair), `c.orders` times (R1, R9; R14's activity for spot). An
+   * futures contract or spot pair), `c.orders` times (see docs/rules.md#r1, #r9; #r14 for spot). An
    * instant before the latest one seen is taken as the latest. On an exchange that answers each
    * order of a batch apart, see {@link admitOrders}.
    */
@@ -260,11 +260,11 @@ export class ModelExchangeCore {
       refused.refused++;
       party.refused.set(refused.label, (party.refused.get(refused.label) ?? 0) + 1);
     }
-    // Gate counts refused requests in the ratio, OKX only successful ones (R1; OKX's O2).
+    // Gate counts refused requests in the ratio, OKX only successful ones (see docs/rules.md#r1; OKX's O2).
     const counted = account === null ? 0 : account.family.config.rulebook.ratio.countsRefused ? c.orders : admitted;
     const tracked = counted > 0 ? this.api.requestTracked(c, instrument) : null;
     if (tracked !== null && c.action !== 'other') {
-      // The tracker counts whole milliseconds; the model's clock has a fraction (R15's microseconds).
+      // The tracker counts whole milliseconds; the model's clock has a fraction (the exchange's clock counts microseconds, see docs/rules.md#r15).
       (tracked.tracker === 'futures' ? account!.family.futures : account!.family.spot).recordRequest(
         account!.id,
         tracked.name,
@@ -282,8 +282,8 @@ export class ModelExchangeCore {
   }
 
   /**
-   * Counts a fill: `volume` USDT on a futures contract or a spot pair, as maker or taker (R1, R9;
-   * R14); on OKX every fill counts in the ratio, whatever its market.
+   * Counts a fill: `volume` USDT on a futures contract or a spot pair, as maker or taker (see docs/rules.md#r1, #r9;
+   * #r14); on OKX every fill counts in the ratio, whatever its market.
    */
   recordFill(
     account: Account,
@@ -313,7 +313,7 @@ export class ModelExchangeCore {
     for (const spec of c.limits) {
       if (this.api.tierKeys.has(spec.key) && party instanceof Account) {
         out.push(this.tierLimit(party, spec));
-        // The abuse throttle rides on the tier's limit where the rulebook has one (R9).
+        // The abuse throttle rides on the tier's limit where the rulebook has one (see docs/rules.md#r9).
         if (party.family.config.rulebook.throttles.abuse !== null) out.push(party.throttle);
         continue;
       }
@@ -333,7 +333,7 @@ export class ModelExchangeCore {
     return out;
   }
 
-  /** What is in force for `account` at `at` (R3-R9). */
+  /** What is in force for `account` at `at` (see docs/rules.md#r3 to #r9). */
   inForce(account: Account, at: number): AccountInForce {
     const t = at > this.latest ? at : this.latest;
     if (t >= account.family.until || account.inForce === null) this.refresh(account.family, t);
@@ -347,7 +347,7 @@ export class ModelExchangeCore {
     return family.inForce!;
   }
 
-  /** A change of the family's VIP level at `at` (R6). */
+  /** A change of the family's VIP level at `at` (see docs/rules.md#r6). */
   setVipLevel(family: Family, level: number, at: number): void {
     const l = parseVipLevel(level, '`level`');
     const t = parseInstant(at > this.latest ? at : this.latest, '`at`');
@@ -370,8 +370,8 @@ export class ModelExchangeCore {
   }
 
   /**
-   * Seeds history before anything is counted: daily activity as `timeline` reads it (R5), hours
-   * of order requests and USDT traded (R9), and the same hours on spot (R14). Validated whole
+   * Seeds history before anything is counted: daily activity as `timeline` reads it (see docs/rules.md#r5), hours
+   * of order requests and USDT traded (see docs/rules.md#r9), and the same hours on spot (see docs/rules.md#r14). Validated whole
    * first: nothing is added if any of it is wrong.
    */
   seed(history: {
@@ -443,7 +443,7 @@ export class ModelExchangeCore {
       Math.floor(at),
       this.spotFill,
     );
-    // The throttles are in force only where the rulebook has them (Gate's R9 and R14; OKX has none).
+    // The throttles are in force only where the rulebook has them (Gate's abuse and spot low-fill throttles, see docs/rules.md#r9 and #r14; OKX has none).
     const { abuse, spotFill } = family.config.rulebook.throttles;
     family.inForce = f;
     family.until = f.until;

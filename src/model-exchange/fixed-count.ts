@@ -2,7 +2,7 @@ import type { ArrivalCount } from './arrival-count.js';
 
 /**
  * Weight arrived in the aligned window [kW, (k + 1)W) that holds the instant: the counters many
- * exchanges keep, reset at every multiple of W on the exchange's clock (R13, the fixed reading).
+ * exchanges keep, reset at every multiple of W on the exchange's clock (see docs/rules.md#r13, the fixed reading).
  * Up to 2N can arrive within one W across a boundary.
  */
 export class FixedCount implements ArrivalCount {

@@ -12,7 +12,7 @@ export interface HttpLimits {
   readonly slowClientMs: number;
 }
 
-/** Microseconds on the model's clock (R15's X-In-Time and X-Out-Time). */
+/** Microseconds on the model's clock (X-In-Time and X-Out-Time, see docs/rules.md#r15). */
 export const micros = (ms: number): string => String(Math.floor(ms * 1000));
 
 const TRACE_PREFIX = randomBytes(6).toString('hex');
@@ -27,7 +27,7 @@ function errorText(label: string, message: string): string {
 
 /**
  * The HTTP server in front of the model (node:http): keep-alive, JSON in and out, every response
- * with the rate-limit headers of R12 where a limit applies, X-In-Time and X-Out-Time (R15) and
+ * with the rate-limit headers (see docs/rules.md#r12) where a limit applies, X-In-Time and X-Out-Time (see docs/rules.md#r15) and
  * X-Service-Trace-ID. A body over the cap is read to its end and discarded, then answered 413
  * and the connection closed (closed while the upload still arrives, the client would see a reset
  * instead of the answer); a request slower than `slowClientMs` gets 408; bytes that cannot be read

@@ -29,7 +29,7 @@ import { Trading } from './trading.js';
 /** Options of the model exchange. */
 export interface ModelOptions {
   /**
-   * The exchange modelled: `gate` answers Gate's API v4 under `/api/v4` (R1-R16), `okx` OKX's API
+   * The exchange modelled: `gate` answers Gate's API v4 under `/api/v4` (see docs/rules.md#r1 to #r16), `okx` OKX's API
    * v5 under `/api/v5` (O1-O11: the sub-account tier per 2 s, each instrument's limits, 50061 and
    * 50011, OK-ACCESS-* signing). The markets, accounts and fills are the same files for both.
    * @default "gate"
@@ -39,7 +39,7 @@ export interface ModelOptions {
   readonly accounts?: AccountsFile;
   /** The history file's content (see `readHistory`), seeded at start and at every reset. */
   readonly history?: unknown;
-  /** How "N per W" is counted (R13). @default "sliding" */
+  /** How "N per W" is counted (see docs/rules.md#r13). @default "sliding" */
   readonly window?: WindowMode;
   /**
    * The model's clock is `clock.wall()` plus this. Signed requests' Timestamps are checked
@@ -62,11 +62,11 @@ export interface ModelOptions {
   readonly speed?: number;
   /** Check the SIGN header of every private request (section 5). @default false */
   readonly verifySignatures?: boolean;
-  /** Abuse throttle thresholds (R9). */
+  /** Abuse throttle thresholds (see docs/rules.md#r9). */
   readonly abuse?: AbuseOptions;
-  /** Spot low-fill throttle thresholds and scope (R14). */
+  /** Spot low-fill throttle thresholds and scope (see docs/rules.md#r14). */
   readonly spotFill?: SpotFillOptions;
-  /** Per-endpoint limits (R10). */
+  /** Per-endpoint limits (see docs/rules.md#r10). */
   readonly catalog?: CatalogOptions;
   /** Rating options of every family (tiers, weights, coefficients); the accounts file's `kind` and `ownVolumeThreshold` win. */
   readonly family?: FamilyOptions;
@@ -77,8 +77,8 @@ export interface ModelOptions {
   /** The price walks market data is read from. */
   readonly prices?: PricesOptions;
   /**
-   * `shared` (R16's default): a WebSocket order draws on its WebSocket limit and on the REST limit
-   * of the same action. `separate`: on WebSocket limits only, the tier of R3 replacing 100 per second.
+   * `shared` (the default, see docs/rules.md#r16): a WebSocket order draws on its WebSocket limit and on the REST limit
+   * of the same action. `separate`: on WebSocket limits only, the tier (see docs/rules.md#r3) replacing 100 per second.
    * @default "shared"
    */
   readonly websocketBudget?: 'shared' | 'separate';
@@ -96,14 +96,14 @@ export interface RestRequest {
   readonly sign: string | undefined;
   readonly body: string;
   readonly ip: string;
-  /** When the request arrived (X-In-Time), on the model's clock: it counts from then (R13). @default now */
+  /** When the request arrived (X-In-Time), on the model's clock: it counts from then (see docs/rules.md#r13). @default now */
   readonly at?: number;
   /** OKX's OK-ACCESS-PASSPHRASE (OKX's KEY, SIGN and TIMESTAMP come as `key`, `sign` and `timestamp`). */
   readonly passphrase?: string | undefined;
 }
 
 /**
- * What R12's headers say of the endpoint's binding limit: requests left, its N, and the second
+ * What the rate-limit headers say (see docs/rules.md#r12) of the endpoint's binding limit: requests left, its N, and the second
  * (epoch seconds) at which a request fits again (the current second while some are left).
  */
 export interface RateInForce {
@@ -112,7 +112,7 @@ export interface RateInForce {
   readonly reset: number;
 }
 
-/** An answer: status, JSON body and the rate-limit figures of R12 where a limit applies. */
+/** An answer: status, JSON body and the rate-limit figures (see docs/rules.md#r12) where a limit applies. */
 export interface RestResponse {
   readonly status: number;
   readonly body: unknown;
@@ -127,7 +127,7 @@ const SUB_FORBIDDEN = new Set(['POST /withdrawals', 'POST /withdrawals/push', 'P
 
 /**
  * The model exchange behind the HTTP and WebSocket layers: identifies the caller (KEY header,
- * Timestamp of R11, SIGN when asked), admits or refuses through the core (R1-R16), runs the order
+ * Timestamp (see docs/rules.md#r11), SIGN when asked), admits or refuses through the core (see docs/rules.md#r1 to #r16), runs the order
  * endpoints on the fill model and answers as API v4 does. Time is read only through `now()`.
  */
 export class ModelExchange {
@@ -333,7 +333,7 @@ export class ModelExchange {
     return route;
   }
 
-  /** R12's figures for the endpoint's binding limit: the refusing one, else the one with fewest left; null where no limit applies. */
+  /** The rate-limit figures (see docs/rules.md#r12) for the endpoint's binding limit: the refusing one, else the one with fewest left; null where no limit applies. */
   rateOf(party: Party, c: Classification, at: number, refused: CountedLimit | null): RateInForce | null {
     let pick = refused;
     let left = Infinity;
@@ -355,7 +355,7 @@ export class ModelExchange {
     return { remain: Math.max(0, left), limit: pick.n, reset: Number.isFinite(reset) ? reset : Math.floor(at / 1000) };
   }
 
-  /** GET /account/rate_limit (R16): the tier in force, the account's own and the family's ratio at the latest snapshot. */
+  /** GET /account/rate_limit (see docs/rules.md#r16): the tier in force, the account's own and the family's ratio at the latest snapshot. */
   rateLimitReport(account: Account, at: number): unknown[] {
     const family = this.core.familyInForce(account.family, at);
     const f = this.core.inForce(account, at);
@@ -373,7 +373,7 @@ export class ModelExchange {
 
   /**
    * The account of a signed request: its KEY, then (with `verifySignatures`) its SIGN against
-   * `signed(secret)`, then its Timestamp within 60 s of the model's clock (R11). Refused with
+   * `signed(secret)`, then its Timestamp within 60 s of the model's clock (see docs/rules.md#r11). Refused with
    * INVALID_CREDENTIALS (no KEY, Timestamp nor SIGN), MISSING_REQUIRED_HEADER, INVALID_KEY,
    * INVALID_SIGNATURE, INVALID_PARAM_VALUE (a Timestamp that is not a number) or REQUEST_EXPIRED;
    * a refusal made once the key is known names its account (`ApiError.account`).
@@ -436,14 +436,14 @@ export class ModelExchange {
   }
 
   /**
-   * The instant signed requests' Timestamps are checked against (R11): the model's clock, or,
+   * The instant signed requests' Timestamps are checked against (see docs/rules.md#r11): the model's clock, or,
    * when it was started elsewhere (`startAt`, `speed`), the clock engines sign with.
    */
   signedNow(): number {
     return this.started === null ? this.now() : this.clock.wall();
   }
 
-  /** Classifies a request (R10); classifications are kept by route and the body fields they read. */
+  /** Classifies a request (see docs/rules.md#r10); classifications are kept by route and the body fields they read. */
   classify(method: string, path: string, body: unknown, query: URLSearchParams): Classification {
     const pair = query.get('currency_pair');
     const read =
@@ -466,7 +466,7 @@ export class ModelExchange {
     return c;
   }
 
-  /** The contract or pair an order request counts under (R1): named in the body or query, or the order's own. */
+  /** The contract or pair an order request counts under (see docs/rules.md#r1): named in the body or query, or the order's own. */
   instrumentOf(account: Account, c: Classification, body: unknown, query: URLSearchParams, id: string): string {
     if (c.action === 'other') return '';
     // A name that is no contract's or pair's (`NOPE`) is counted as unnamed: the endpoint refuses it after.

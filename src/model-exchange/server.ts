@@ -79,7 +79,7 @@ export interface RunningModelExchange {
   close(): Promise<void>;
 }
 
-/** The machine's clock with microseconds: X-In-Time and X-Out-Time are written in them (R15). */
+/** The machine's clock with microseconds: X-In-Time and X-Out-Time are written in them (see docs/rules.md#r15). */
 const microClock: Clock = {
   ...systemClock,
   wall: () => performance.timeOrigin + performance.now(),
@@ -87,7 +87,7 @@ const microClock: Clock = {
 
 /**
  * Starts the model exchange in this process: the API v4 under `/api/v4` over HTTP (keep-alive,
- * JSON) and the WebSocket API on the same port, limiting as the exchange does (R1-R16),
+ * JSON) and the WebSocket API on the same port, limiting as the exchange does (see docs/rules.md#r1 to #r16),
  * administration under `/_model/`.
  *
  * @example

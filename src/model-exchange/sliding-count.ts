@@ -1,7 +1,7 @@
 import type { ArrivalCount } from './arrival-count.js';
 
 /**
- * Weight arrived in (t - W, t], counted exactly, one entry per arrival (R13, the sliding
+ * Weight arrived in (t - W, t], counted exactly, one entry per arrival (see docs/rules.md#r13, the sliding
  * reading): the exchange's view of a log of requests, and an independent check of a schedule.
  * Holds at most `keep` entries.
  */

@@ -79,7 +79,7 @@ export interface AccountStats extends PartyStats {
   readonly family: string;
   readonly vipLevel: number;
   readonly tier: number;
-  /** Futures placement and amendment, requests per second (R3). */
+  /** Futures placement and amendment, requests per second (see docs/rules.md#r3). */
   readonly limit: number;
   readonly throttle: Throttle | null;
 }

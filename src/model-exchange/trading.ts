@@ -25,7 +25,7 @@ const SPOT_ACCOUNTS = new Set(['spot', 'margin', 'unified', 'cross_margin']);
 
 /**
  * The orders of every account: placing, amending and cancelling futures and spot orders, the
- * model's fills (counted in the core, R1 and R9; spot fills for R14), and what the list and
+ * model's fills (counted in the core, see docs/rules.md#r1 and #r9; spot fills for #r14), and what the list and
  * `my_trades` endpoints return. REST and WebSocket requests both come here once admitted.
  */
 export class Trading {
@@ -57,7 +57,7 @@ export class Trading {
     return b;
   }
 
-  /** The contract an order request on an existing order counts under (R1): the order's own. */
+  /** The contract an order request on an existing order counts under (see docs/rules.md#r1): the order's own. */
   contractOfOrder(account: string, id: unknown): string | undefined {
     const o = this.books.get(account)?.orders.get(String(id));
     return o === undefined ? undefined : o.market === 'futures' ? o.contract : o.pair;

@@ -10,7 +10,7 @@ import { micros, traceId } from './http.js';
 import type { ModelExchange, RateInForce } from './model.js';
 import { okxMessage } from './okx/websocket.js';
 
-/** WebSocket connections one IP may hold (R16). */
+/** WebSocket connections one IP may hold (see docs/rules.md#r16). */
 export const MAX_CONNECTIONS_PER_IP = 300;
 
 interface Connection {
@@ -30,8 +30,8 @@ const USER_TRADES: Readonly<Record<string, 'futures' | 'spot'>> = {
 /**
  * The WebSocket API on the HTTP server's port: `futures.login` / `spot.login`, the user-trades
  * channels (`futures.usertrades`, `spot.usertrades`: subscribed, the account's new fills are
- * pushed as `update`s after each message of the connection), then the order channels, each counted on its WebSocket limit of R10 and, by default, on the REST limit of the
- * same action (R16), answered with R16's rate-limit fields and error codes (311/312 futures,
+ * pushed as `update`s after each message of the connection), then the order channels, each counted on its WebSocket limit (see docs/rules.md#r10) and, by default, on the REST limit of the
+ * same action (see docs/rules.md#r16), answered with the rate-limit fields of WebSocket answers (see docs/rules.md#r16) and error codes (311/312 futures,
  * 211/212 spot: per-endpoint limit / fill-ratio limit). A futures connection's settlement currency
  * is the last part of its path (`/v4/ws/usdt`, `/v4/ws/btc`; usdt otherwise).
  */
@@ -147,7 +147,7 @@ function respond(model: ModelExchange, conn: Connection, text: string, inAt: num
       else conn.userTrades.delete(market);
       return { time: Math.floor(model.now() / 1000), channel, event: msg.event, result: { status: 'success' } };
     }
-    // The catalogue's table of order channels, read as the REST request each stands for (R16).
+    // The catalogue's table of order channels, read as the REST request each stands for (see docs/rules.md#r16).
     if (!WEBSOCKET_ORDER_CHANNELS.includes(channel))
       throw new ApiError(
         400,
@@ -210,14 +210,14 @@ function respond(model: ModelExchange, conn: Connection, text: string, inAt: num
   }
 }
 
-/** The limits a WebSocket order draws on (R16): its WebSocket limit and, shared by default, the REST one. */
+/** The limits a WebSocket order draws on (see docs/rules.md#r16): its WebSocket limit and, shared by default, the REST one. */
 function budget(model: ModelExchange, rest: Classification, spec: ChannelRequest): Classification {
   const mode = model.options.websocketBudget ?? 'shared';
   let byMode = combined.get(rest);
   if (byMode === undefined) combined.set(rest, (byMode = new Map()));
   let c = byMode.get(mode);
   if (c === undefined) {
-    // Under `separate` the tier of R3 replaces the WebSocket 100 per second, on a budget of its own.
+    // Under `separate` the tier (see docs/rules.md#r3) replaces the WebSocket 100 per second, on a budget of its own.
     const ws: readonly EndpointLimit[] = model.catalog.classifyWebSocket(spec.market, spec.action, mode);
     c = { ...rest, limits: mode === 'shared' ? [...ws, ...rest.limits] : ws };
     byMode.set(mode, c);
@@ -225,7 +225,7 @@ function budget(model: ModelExchange, rest: Classification, spec: ChannelRequest
   return c;
 }
 
-/** R16's fields from R12's figures; hidden when 0, the reset in milliseconds. */
+/** The rate-limit fields of a WebSocket answer (see docs/rules.md#r16) from those of the headers (#r12); hidden when 0, the reset in milliseconds. */
 function rateFields(rate: RateInForce | null): Record<string, number> {
   const out: Record<string, number> = {};
   if (rate === null) return out;

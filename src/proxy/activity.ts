@@ -4,7 +4,7 @@ import type { AccountLimiter } from '../account/limiter.js';
 export interface AccountActivity {
   /** Requests sent (REST and WebSocket order requests). */
   readonly all: number;
-  /** Futures placements sent, counted per order as the exchange counts them (R1). */
+  /** Futures placements sent, counted per order as the exchange counts them (see docs/rules.md#r1). */
   readonly place: number;
   /** Answers 429 of the exchange relayed. */
   readonly answers429: number;

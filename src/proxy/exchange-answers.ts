@@ -10,7 +10,7 @@ const LABEL_TEXT = /^[A-Za-z0-9_]{1,64}$/;
 
 /**
  * The exchange's answers the proxy relayed, counted by family, account, status class and label
- * (the `label` of an error body, R12; empty for a success), as
+ * (the `label` of an error body, see docs/rules.md#r12; empty for a success), as
  * `traderatio_exchange_answers_total`: what to alert on when the exchange refuses.
  */
 export class ExchangeAnswers {

@@ -1,12 +1,12 @@
 import type { ClockEstimate } from '../rules/exchange-clock.js';
 
-/** How far a signed request's `Timestamp` may lag the exchange's clock (R11), in milliseconds. */
+/** How far a signed request's `Timestamp` may lag the exchange's clock (see docs/rules.md#r11), in milliseconds. */
 export const SIGNATURE_VALIDITY_MS = 60_000;
 
 /**
- * What a signed request's `Timestamp` leaves it, on the exchange's clock as estimated (R15):
+ * What a signed request's `Timestamp` leaves it, on the exchange's clock as estimated (see docs/rules.md#r15):
  * refused (`ok: false`) only when the exchange would refuse it for sure, that is when its check of
- * R11 (within 60 s of the exchange's time, as `checkTimestamp` of traderatio/catalog has it) fails at every instant the estimate allows, with a
+ * The signature's time rule (see docs/rules.md#r11; within 60 s of the exchange's time, as `checkTimestamp` of traderatio/catalog has it) fails at every instant the estimate allows, with a
  * message that gives the Timestamp's age, the uncertainty and the limit; else how long it may still
  * wait before it reaches the exchange (`remainingMs`, against the exchange's clock at its latest).
  */

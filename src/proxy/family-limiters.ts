@@ -8,7 +8,7 @@ import { KeptWindows } from './kept-windows.js';
 import type { ProxySettings } from './options.js';
 import { StateFile } from './state-file.js';
 
-/** The limiter of requests that carry no key: public endpoints, limited per IP (R10), the proxy's. */
+/** The limiter of requests that carry no key: public endpoints, limited per IP (see docs/rules.md#r10), the proxy's. */
 export const PUBLIC = 'public';
 
 /** Each family's limiter (and the public one), the state file that keeps their counts, if any. */

@@ -230,7 +230,7 @@ export function forward(
 }
 
 /**
- * An answer of the proxy's own, in the exchange's error shape (R12). While the proxy stops,
+ * An answer of the proxy's own, in the exchange's error shape (see docs/rules.md#r12). While the proxy stops,
  * it closes its connection after it: the client reads the whole answer, then the end.
  */
 export function answer(

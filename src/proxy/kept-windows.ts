@@ -43,7 +43,7 @@ export class KeptWindows implements LimitStore<WindowLimit> {
             kept.pausedUntil === null || kept.pausedUntil === 'forever' ? kept.pausedUntil : kept.pausedUntil + toMono,
         });
       } catch {
-        // A window the limit cannot take (a file edited by hand) starts empty: the answers' headers tell the rest (R17).
+        // A window the limit cannot take (a file edited by hand) starts empty: the answers' headers tell the rest (see docs/rules.md#r17).
       }
     }
     this.#made.set(options.name, made);

@@ -1,10 +1,10 @@
 /**
  * The labels of the proxy's own answers, in the exchange's error shape `{ label, message }`
- * (R12). Each starts with `TRADERATIO_`, so a client can tell them from the exchange's; none
+ * (see docs/rules.md#r12). Each starts with `TRADERATIO_`, so a client can tell them from the exchange's; none
  * of these requests reached the exchange (but a timeout's, which may have). docs/proxy.md lists them.
  */
 export const LABELS = {
-  /** 401: the signature's Timestamp would be over 60 s old when the request reached the exchange (R11). */
+  /** 401: the signature's Timestamp would be over 60 s old when the request reached the exchange (see docs/rules.md#r11). */
   expired: 'TRADERATIO_REQUEST_EXPIRED',
   /** 401: a private endpoint without a KEY header: the exchange would refuse it, and it is no account's. */
   missingKey: 'TRADERATIO_MISSING_KEY',
@@ -99,7 +99,7 @@ export const LABEL_GUIDE: Readonly<
   },
 };
 
-/** The exchange's error shape `{ label, message }` (docs/rules.md, R12). */
+/** The exchange's error shape `{ label, message }` (docs/rules.md#r12). */
 export function errorBody(label: string, message: string): { readonly label: string; readonly message: string } {
   return { label, message };
 }

@@ -28,7 +28,7 @@ export interface ProxyOptions {
   readonly clock?: Clock;
   /** The store of each family's limits (a Redis store shares them between proxies). @default each in this process */
   readonly store?: (family: string) => LimitStore & { counts?(): SharedCounts };
-  /** The limiters' safety margin (R13), in milliseconds. @default 0 */
+  /** The limiters' safety margin (see docs/rules.md#r13), in milliseconds. @default 0 */
   readonly marginMs?: number;
   /** Time kept for a request's way to the exchange when its signature is about to expire, in milliseconds. @default 1000 */
   readonly expiryMarginMs?: number;

@@ -60,8 +60,8 @@ const PER_IP = 'ip';
  * Starts the proxy: an HTTP server that takes API v4 requests as the exchange would, finds the
  * account by the `KEY` header, waits on that account's limits (every rule of the limiter, cancels
  * first), forwards the request unchanged to the upstream and relays its answer, after giving the
- * limiter its rate-limit headers, 429s and gateway times (R12, R13, R15) and recording the fills
- * of `my_trades` answers (R1, R9, R14).
+ * limiter its rate-limit headers, 429s and gateway times (see docs/rules.md#r12, #r13, #r15) and recording the fills
+ * of `my_trades` answers (see docs/rules.md#r1, #r9, #r14).
  */
 export async function startProxy(options: ProxyOptions): Promise<RunningProxy> {
   const s = readProxyOptions(options);

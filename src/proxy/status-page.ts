@@ -29,7 +29,7 @@ export const STATUS_SCRIPT = `
 
 /**
  * The proxy's status page: each account's tier and why, the next 00:00 snapshot and 08:00 raise
- * (R5), the throttles' headroom (R9, R14), a chart of the last minutes and its limits as bars, as
+ * (see docs/rules.md#r5), the throttles' headroom (see docs/rules.md#r9, #r14), a chart of the last minutes and its limits as bars, as
  * {@link renderStatus} draws them. The server renders the first state (`body`, and the statuses of
  * the last minutes as `history`), so the page reads without script; its one script keeps it live.
  * Nothing is loaded from elsewhere (its Content-Security-Policy says so).

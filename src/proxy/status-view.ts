@@ -3,7 +3,7 @@ import type { ProxyStatus } from './status.js';
 /**
  * The status page's body, as HTML, from the status now and the statuses of the last minutes
  * (oldest first, one per tick of the events): per account its tier and why, the next 00:00
- * snapshot and 08:00 raise (R5), the throttles and their headroom (R9, R14), a chart of the last
+ * snapshot and 08:00 raise (see docs/rules.md#r5), the throttles and their headroom (see docs/rules.md#r9, #r14), a chart of the last
  * minutes (futures placements sent in the trailing second against the limit in force, requests waiting,
  * answers 429, a throttle's band while one is in force) and its limits with their use as bars;
  * then the proxy's limits per IP.

@@ -19,9 +19,9 @@ export interface AccountStatusView {
   readonly tier: number;
   readonly placeLimit: number;
   readonly source: string;
-  /** The next 00:00 UTC snapshot, at which a lower tier takes effect at once (R5), epoch ms. */
+  /** The next 00:00 UTC snapshot, at which a lower tier takes effect at once (see docs/rules.md#r5), epoch ms. */
   readonly nextSnapshot: number;
-  /** The next 08:00 UTC and the tier it gives on the activity so far (R5). */
+  /** The next 08:00 UTC and the tier it gives on the activity so far (see docs/rules.md#r5). */
   readonly next0800: { readonly at: number; readonly tier: number; readonly limit: number };
   readonly throttles: readonly {
     readonly kind: 'abuse' | 'spot-fill';
@@ -38,7 +38,7 @@ export interface AccountStatusView {
   readonly answers429: number;
 }
 
-/** What the status page and `/status.json` show, at `at`: the accounts, and the proxy's own limits per IP (public endpoints, R10). */
+/** What the status page and `/status.json` show, at `at`: the accounts, and the proxy's own limits per IP (public endpoints, see docs/rules.md#r10). */
 export interface ProxyStatus {
   readonly at: number;
   readonly accounts: readonly AccountStatusView[];

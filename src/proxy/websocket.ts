@@ -32,7 +32,7 @@ const MAX_PAYLOAD = 1 << 20;
 /**
  * The WebSocket API through the proxy, on the HTTP server's port: `/ws/v4/` (spot) and
  * `/v4/ws/{settle}` (futures) are relayed both ways unchanged. A request on an order channel
- * (`futures.order_place`, `spot.order_cancel`, ...) waits first on the limits of R16 for the
+ * (`futures.order_place`, `spot.order_cancel`, ...) waits first on the limits the exchange sets for WebSocket orders (see docs/rules.md#r16) for the
  * account of its key (the connection's login, or the `api_key` of its own payload), through
  * `limitedWebSocket`, which takes its reply's rate-limit fields, codes and gateway times; every
  * other message (logins, subscriptions, pings) passes at once. Returns what closes every
