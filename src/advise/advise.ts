@@ -27,7 +27,7 @@ export interface AdviceInput {
   readonly accounts: readonly AccountActivity[];
   /** Cancel + place pairs that could have been amends, per account and contract, inside the same window. @default [] */
   readonly pairs?: readonly PairCount[];
-  /** Hourly activity per account: futures order requests (R9) and spot order requests (R14), with the USDT traded. @default [] */
+  /** Hourly activity per account: futures order requests (see docs/rules.md#r9) and spot order requests (see docs/rules.md#r14), with the USDT traded. @default [] */
   readonly hours?: readonly {
     readonly account: string;
     readonly market: 'futures' | 'spot';
@@ -59,7 +59,7 @@ export interface AccountOutcome {
 }
 
 /**
- * A family rated by the rules (R1-R4, R7).
+ * A family rated by the rules (see docs/rules.md#r1 to #r4, #r7).
  *
  * @example
  * ```ts
@@ -138,7 +138,7 @@ const COST_ORDER: Readonly<Record<FindingCost, number>> = { free: 0, volume: 1, 
  */
 export interface Finding {
   readonly kind: FindingKind;
-  /** The rules it rests on, by the rulebook's ids (Gate's `R1`, `R2`, `R3`, `R7`; OKX's `O2`, `O3`, `O4`, `O6`). */
+  /** The rules it rests on, by the rulebook's ids (Gate's `R1`, `R2`, `R3`, `R7`; OKX's `O2`, `O3`, `O4`, `O6`: see docs/rules.md and docs/okx.md). */
   readonly rules: readonly string[];
   /** What to change, in a sentence. */
   readonly change: string;
@@ -185,7 +185,7 @@ export interface Advice {
     readonly activity: readonly AccountActivity[];
     readonly outcome: Outcome;
   } | null;
-  /** Hourly checks of the 24-hour throttles that tripped or came within the margin (R9, R14). */
+  /** Hourly checks of the 24-hour throttles that tripped or came within the margin (see docs/rules.md#r9, #r14). */
   readonly throttles: readonly ThrottleNearMiss[];
 }
 
@@ -245,18 +245,18 @@ function readInput(input: AdviceInput | readonly AccountActivity[], r: Resolved)
  * The ratio advisor: the changes to a family's order flow that would raise its ratios, each with
  * the exact ratios, tiers and limits it alone would give, ranked by the limit it adds, and all of
  * the order-flow changes together. Every figure comes from the rules run on the changed activity:
- * - `amend-pairs` (R1): cancel + place pairs sent as one amend, one counted request saved per pair
+ * - `amend-pairs` (see docs/rules.md#r1): cancel + place pairs sent as one amend, one counted request saved per pair
  *   (none when cancels are not counted);
- * - `heavy-contracts` (R2): the split of requests between heavy contracts and the others, and a
+ * - `heavy-contracts` (see docs/rules.md#r2): the split of requests between heavy contracts and the others, and a
  *   share of the heavy contracts' requests sent on a contract of the default coefficient;
- * - `taker-to-maker` (R1): a share of taker volume filled as maker (0.1 more per USDT by default);
- * - `family-apart`, `family-threshold`, `family-broker` (R7): an account whose own ratio pulls the
+ * - `taker-to-maker` (see docs/rules.md#r1): a share of taker volume filled as maker (0.1 more per USDT by default);
+ * - `family-apart`, `family-threshold`, `family-broker` (see docs/rules.md#r7): an account whose own ratio pulls the
  *   aggregated ratio down, rated apart; an account under the own-volume threshold whose own ratio
  *   beats the aggregated one, with the volume that takes it over; the family as a broker family;
- * - `next-tier-maker`, `next-tier-requests` (R3): per account, the maker volume to add or the
- *   requests to drop for the next tier, over every path of R7 (the margins `plan` gives).
+ * - `next-tier-maker`, `next-tier-requests` (see docs/rules.md#r3): per account, the maker volume to add or the
+ *   requests to drop for the next tier, over every path of the family rules (see docs/rules.md#r7) (the margins `plan` gives).
  * With `account`, the findings about an account are made for it alone and ranked by what they give it.
- * With hourly activity, the checks of the 24-hour throttles (R9, R14) that tripped or came within
+ * With hourly activity, the checks of the 24-hour throttles (see docs/rules.md#r9, #r14) that tripped or came within
  * `nearMiss` of tripping, with the fill volume that would have kept each clear.
  *
  * @example

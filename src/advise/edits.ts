@@ -69,7 +69,7 @@ export interface PairCount {
   readonly pairs: number;
 }
 
-/** Each pair made one amend: a placement and a cancel fewer, an amend more (R1). */
+/** Each pair made one amend: a placement and a cancel fewer, an amend more (see docs/rules.md#r1). */
 export function withAmends(activity: readonly AccountActivity[], pairs: readonly PairCount[]): AccountActivity[] {
   const d = draft(activity);
   for (const p of pairs) {
@@ -82,7 +82,7 @@ export function withAmends(activity: readonly AccountActivity[], pairs: readonly
   return done(d);
 }
 
-/** `share` (0 to 1) of every contract's taker volume filled as maker instead (R1). */
+/** `share` (0 to 1) of every contract's taker volume filled as maker instead (see docs/rules.md#r1). */
 export function withMakerShare(activity: readonly AccountActivity[], share: Dec): AccountActivity[] {
   const d = draft(activity);
   for (const a of d) {
@@ -95,7 +95,7 @@ export function withMakerShare(activity: readonly AccountActivity[], share: Dec)
   return done(d);
 }
 
-/** Whether a contract weighs more than the default coefficient (R2: BTC_USDT and ETH_USDT by default). */
+/** Whether a contract weighs more than the default coefficient (see docs/rules.md#r2: BTC_USDT and ETH_USDT by default). */
 export function isHeavy(contract: string, config: RatioConfig): boolean {
   const name = config.weights.read({ contract }, '`contract`');
   return config.weights.weightOf(name).greaterThan(config.weights.defaultWeightOf(name));
@@ -123,7 +123,7 @@ function weighsDefault(contract: string, config: RatioConfig): boolean {
  * `share` (0 to 1) of each heavy contract's quoting moved to a contract of the default coefficient
  * instead: the account's busiest such contract, or a name no coefficient lists. Its requests
  * (rounded down) and its fills go together, as they would; only the requests change the ratio
- * (R2: the numerator does not weigh contracts).
+ * (see docs/rules.md#r2: the numerator does not weigh contracts).
  */
 export function withHeavyMoved(
   activity: readonly AccountActivity[],
@@ -167,7 +167,7 @@ export function withHeavyMoved(
   return done(d);
 }
 
-/** `volume` USDT more maker volume for `account`, on its first contract, or on BTC_USDT when it has none (R1: the numerator does not weigh contracts). */
+/** `volume` USDT more maker volume for `account`, on its first contract, or on BTC_USDT when it has none (see docs/rules.md#r1: the numerator does not weigh contracts). */
 export function withMakerAdded(
   activity: readonly AccountActivity[],
   account: string,
@@ -191,7 +191,7 @@ export interface RequestDrop {
 }
 
 /**
- * The fewest counted requests of an account's `contracts` that weigh at least `weight` (R1, R2):
+ * The fewest counted requests of an account's `contracts` that weigh at least `weight` (see docs/rules.md#r1, #r2):
  * the heaviest contracts first (a request of coefficient 1 weighs as much as 2.5 of 0.4), the
  * busiest first among equals. Null when all of them weigh less.
  */

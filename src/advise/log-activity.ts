@@ -78,9 +78,9 @@ function hourRows(hours: ReadonlyMap<number, Hour>): HourlyActivity[] {
 
 /**
  * A family's activity gathered from a request log, row by row in constant memory per day and
- * account: futures order requests and fills per account, contract and UTC day (R1), the cancel +
+ * account: futures order requests and fills per account, contract and UTC day (see docs/rules.md#r1), the cancel +
  * place pairs within `pairWindowMs` on the same contract from the same account, and hourly counts
- * of futures (R9) and spot (R14) order requests and fills. A futures request without a contract
+ * of futures (see docs/rules.md#r9) and spot (see docs/rules.md#r14) order requests and fills. A futures request without a contract
  * counts under BTC_USDT, as the exchange model counts it. What counts where, and under which
  * name, is the exchange's API's (`api`): on OKX every order request and fill counts in the ratio,
  * under its instrument id, and no hour is kept (OKX has no hourly throttle).
@@ -194,7 +194,7 @@ export class LogActivity {
 
   /**
    * The advisor's input for the 7 UTC days ending with `lastDay` (the window of the snapshot taken
-   * at the next 00:00 UTC, R5): each account's activity and pairs in it, and, with `hours`, every
+   * at the next 00:00 UTC, see docs/rules.md#r5): each account's activity and pairs in it, and, with `hours`, every
    * hour of the log.
    */
   window(lastDay: number, hours: boolean): Required<AdviceInput> {

@@ -30,7 +30,7 @@ export interface AdviseOptions extends FamilyOptions {
    * level tiering starts at, the throttles (OKX's `OKX` has none). @default Gate's (`GATE`)
    */
   readonly rulebook?: Rulebook;
-  /** The family's VIP level (R4). @default the rulebook's tiered level (Gate 14, OKX 5) */
+  /** The family's VIP level (see docs/rules.md#r4). @default the rulebook's tiered level (Gate 14, OKX 5) */
   readonly vipLevel?: number;
   /**
    * Share of taker volume tried as maker volume, 0 to 1. Left out, the least share that takes an
@@ -41,9 +41,9 @@ export interface AdviseOptions extends FamilyOptions {
   readonly heavyShare?: DecimalInput;
   /** How close to tripping a 24-hour throttle counts as a near miss: the share of requests more. @default "0.1" */
   readonly nearMiss?: DecimalInput;
-  /** The abuse throttle (R9). @default the published one */
+  /** The abuse throttle (see docs/rules.md#r9). @default the published one */
   readonly abuse?: AbuseOptions;
-  /** The spot low-fill throttle (R14). @default the published one */
+  /** The spot low-fill throttle (see docs/rules.md#r14). @default the published one */
   readonly spotFill?: SpotFillOptions;
   /**
    * Advise one account of the family: findings about an account are made for it alone, and all

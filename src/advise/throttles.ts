@@ -11,14 +11,14 @@ import { type SpotFillConfig, buildSpotFillTimeline, checkSpotFill } from '../ru
 import { THROTTLE_WINDOW_HOURS } from '../rules/throttle-window.js';
 
 /**
- * An hourly check at which a 24-hour throttle tripped, or came within the margin of tripping (R9, R14).
+ * An hourly check at which a 24-hour throttle tripped, or came within the margin of tripping (see docs/rules.md#r9, #r14).
  *
  * @example
  * ```ts
  * import { type ThrottleNearMiss, advise } from 'traderatio/advise'
  *
  * const accounts = [{ account: 'A', contracts: [{ contract: 'BTC_USDT', makerVolume: '400', takerVolume: '100', place: 50, cancel: 40 }] }]
- * // 100 spot order requests in an hour, nothing filled: the low-fill throttle (R14) trips.
+ * // 100 spot order requests in an hour, nothing filled: the low-fill throttle (see docs/rules.md#r14) trips.
  * const hours = [{ account: 'A', market: 'spot' as const, hours: [{ hour: '2026-11-21T10:00:00Z', requests: 100 }] }]
  * const first: ThrottleNearMiss | undefined = advise({ accounts, hours }).throttles[0]
  * first?.tripped // { limit: 10, windowMs: 10000, reason: 'no-fills' }
@@ -27,7 +27,7 @@ import { THROTTLE_WINDOW_HOURS } from '../rules/throttle-window.js';
  */
 export interface ThrottleNearMiss {
   readonly account: string;
-  /** `futures`: the abuse throttle (R9); `spot`: the spot low-fill throttle (R14). */
+  /** `futures`: the abuse throttle (see docs/rules.md#r9); `spot`: the spot low-fill throttle (see docs/rules.md#r14). */
   readonly market: 'futures' | 'spot';
   readonly rule: 'R9' | 'R14';
   /** The whole hour of the check: it looked at [checkedAt - 24 h, checkedAt). */
@@ -47,7 +47,7 @@ export interface ThrottleNearMiss {
 }
 
 /**
- * The hourly checks of one account's 24-hour throttle (R9 on futures, R14 on spot) that tripped, or
+ * The hourly checks of one account's 24-hour throttle (see docs/rules.md#r9 on futures, #r14 on spot) that tripped, or
  * would have tripped with `margin` (0.1: 10%) more requests in the window, each with the fill
  * volume that would have kept it clear. Every decision is the rule's own (buildAbuseTimeline,
  * buildSpotFillTimeline, checkAbuse, checkSpotFill). None where the rules have no such throttle
@@ -72,7 +72,7 @@ export function throttleNearMisses(
   const last = Math.max(...starts);
   const rate = market === 'futures' ? abuse!.fillRateThreshold : spotFill!.fillRateThreshold;
   const out: ThrottleNearMiss[] = [];
-  // Every check whose window (R9, R14) holds one of the hours: the last holds `last` as its first.
+  // Every check whose window (see docs/rules.md#r9, #r14) holds one of the hours: the last holds `last` as its first.
   for (let at = first + HOUR_MS; at <= last + THROTTLE_WINDOW_HOURS * HOUR_MS; at += HOUR_MS) {
     const state = timeline.throttleAt(at);
     if (state.requests === 0) continue;

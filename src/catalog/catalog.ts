@@ -4,7 +4,7 @@ import { parsePositiveInteger, readOptions } from '../internal/parse.js';
 import { type WebSocketBudget, channelRequest } from './channels.js';
 
 /**
- * The market a request belongs to (R10): public market data is counted per IP.
+ * The market a request belongs to (see docs/rules.md#r10): public market data is counted per IP.
  *
  * @example
  * ```ts
@@ -29,7 +29,7 @@ export type Market =
   | 'other';
 
 /**
- * What a request does to orders: the rules count place, amend and cancel (R1, R9, R10).
+ * What a request does to orders: the rules count place, amend and cancel (see docs/rules.md#r1, #r9, #r10).
  *
  * @example
  * ```ts
@@ -80,7 +80,7 @@ export interface Classification {
   readonly endpoint: string;
   readonly market: Market;
   readonly action: Action;
-  /** Orders the request carries: the size of a batch body, else 1 (R1: a batch counts per order). */
+  /** Orders the request carries: the size of a batch body, else 1 (see docs/rules.md#r1: a batch counts per order). */
   readonly orders: number;
   /**
    * What the request counts on each of its limits: its orders on the futures, delivery and options
@@ -97,7 +97,7 @@ export interface Classification {
 }
 
 /**
- * The published limits (R10) as a catalogue; every entry can be overridden. Keys:
+ * The published limits (see docs/rules.md#r10) as a catalogue; every entry can be overridden. Keys:
  * `public`, `wallet.heavy`, `wallet.other`, `withdrawals`, `withdrawals.push`, `spot.place`,
  * `spot.cancel`, `spot.other`, `futures.place`, `futures.cancel`, `futures.other`, `delivery.place`,
  * `delivery.cancel`, `delivery.other`, `options.place`, `options.cancel`, `options.other`,
@@ -148,7 +148,7 @@ const HEAVY_WALLET = new Set([
   'GET /wallet/sub_account_cross_margin_balances',
 ]);
 
-// Market data: public, counted per IP (R10).
+// Market data: public, counted per IP (see docs/rules.md#r10).
 const PUBLIC = [
   /^GET \/spot\/(currencies(\/[^/]+)?|currency_pairs(\/[^/]+)?|tickers|order_book|trades|candlesticks|time|insurance_history)$/,
   /^GET \/(futures|delivery)\/\{settle\}\/(contracts(\/[^/]+)?|order_book|trades|candlesticks|premium_index|tickers|funding_rate|insurance|contract_stats|index_constituents\/[^/]+|liq_orders|risk_limit_tiers)$/,
@@ -179,7 +179,7 @@ export interface CatalogOptions {
 }
 
 /**
- * A request catalogue: classifies requests and says which limits each draws on (R10).
+ * A request catalogue: classifies requests and says which limits each draws on (see docs/rules.md#r10).
  *
  * @example
  * ```ts
@@ -187,7 +187,7 @@ export interface CatalogOptions {
  *
  * const catalog: Catalog = createCatalog()
  * catalog.classifyWebSocket('futures', 'place') // [{ key: 'ws.futures.orders', scope: 'account', limit: 100, windowMs: 1000 }]
- * // Over WebSocket, an order draws on its WebSocket limit and the REST limit of its action (R16).
+ * // Over WebSocket, an order draws on its WebSocket limit and the REST limit of its action (see docs/rules.md#r16).
  * catalog.classifyChannel('futures.order_place', { contract: 'BTC_USDT', size: 1 }).limits.map((l) => l.key) // ['ws.futures.orders', 'futures.place']
  * catalog.classifyChannel('futures.order_place', { contract: 'BTC_USDT', size: 1 }, { budget: 'separate' }).limits.map((l) => l.key) // ['ws.futures.place']
  * let error: unknown
@@ -207,17 +207,17 @@ export interface Catalog {
    */
   classify(method: string, path: string | URL, body?: unknown): Classification;
   /**
-   * The WebSocket limits an order request sent over WebSocket draws on (R10): futures place, amend
+   * The WebSocket limits an order request sent over WebSocket draws on (see docs/rules.md#r10): futures place, amend
    * and cancel share 100 per second (`ws.futures.orders`); spot place and amend 10 per second
-   * (`ws.spot.place`); spot cancels are not limited there. With `budget` `separate` (R16) futures
-   * place and amend draw instead on a budget of their own whose N is the tier of R3
+   * (`ws.spot.place`); spot cancels are not limited there. With `budget` `separate` (see docs/rules.md#r16) futures
+   * place and amend draw instead on a budget of their own whose N is the tier (see docs/rules.md#r3)
    * (`ws.futures.place`, given here with the `futures.place` entry, tier 1).
    */
   classifyWebSocket(market: 'futures' | 'spot', action: Action, budget?: WebSocketBudget): readonly EndpointLimit[];
   /**
    * Reads an order channel of the WebSocket API (`futures.order_place`, `futures.order_batch_place`,
    * `spot.order_cancel`, ...) and its `req_param` as the REST request it stands for, with every
-   * limit it draws on (R16): under `budget` `shared` (the default) its WebSocket limits and the
+   * limit it draws on (see docs/rules.md#r16): under `budget` `shared` (the default) its WebSocket limits and the
    * REST limits of the same request, all at once; under `separate` its WebSocket limits only.
    * Status and list channels draw on the REST limit of their endpoint. `settle` is the futures
    * connection's settlement currency.
@@ -232,14 +232,14 @@ export interface Catalog {
 const LIMIT_KEYS: readonly string[] = Object.keys(DEFAULT_LIMITS);
 
 /**
- * Makes a catalogue with the published limits of R10, overridden where `options.limits` says.
+ * Makes a catalogue with the published per-endpoint limits (see docs/rules.md#r10), overridden where `options.limits` says.
  *
  * @example
  * ```ts
  * import { createCatalog } from 'traderatio/catalog'
  *
  * const c = createCatalog()
- * // A batch counts per order (R1).
+ * // A batch counts per order (see docs/rules.md#r1).
  * c.classify('POST', '/api/v4/futures/usdt/batch_orders', [{}, {}, {}]) // { method: 'POST', endpoint: '/futures/{settle}/batch_orders', orders: 3, weight: 3, settle: 'usdt', market: 'futures', action: 'place', limits: [{ key: 'futures.place', scope: 'account', limit: 100, windowMs: 1000 }] }
  * ```
  */

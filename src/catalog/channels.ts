@@ -2,8 +2,8 @@ import { InvalidInputError } from '../errors.js';
 import type { Action } from './catalog.js';
 
 /**
- * Whether a WebSocket order draws on the REST limit of the same action too (R16): `shared` (the
- * safe reading, the default) or `separate` (WebSocket limits only, the tier of R3 replacing the
+ * Whether a WebSocket order draws on the REST limit of the same action too (see docs/rules.md#r16): `shared` (the
+ * safe reading, the default) or `separate` (WebSocket limits only, the tier (see docs/rules.md#r3) replacing the
  * WebSocket futures 100 per second).
  * @example
  * ```ts
@@ -64,7 +64,7 @@ const CHANNELS: ReadonlyMap<string, Channel> = new Map<string, Channel>([
 ]);
 
 /**
- * The order channels of the WebSocket API (R16), as their names are written: those
+ * The order channels of the WebSocket API (see docs/rules.md#r16), as their names are written: those
  * `Catalog.classifyChannel` and `AccountLimiter.requestWebSocket` read.
  *
  * @example
@@ -99,7 +99,7 @@ export interface ChannelRequest {
 
 /**
  * Reads a WebSocket order channel (`futures.order_place`, `spot.order_cancel`, ...) and its
- * `req_param` as the REST request it stands for (R16), on a futures connection of `settle`.
+ * `req_param` as the REST request it stands for (see docs/rules.md#r16), on a futures connection of `settle`.
  */
 export function channelRequest(channel: string, params: unknown, settle: string): ChannelRequest {
   const c = typeof channel === 'string' ? CHANNELS.get(channel) : undefined;

@@ -1,5 +1,5 @@
 /**
- * The other stated limits (R11), as checks an engine runs before sending: each failure carries the
+ * The other stated limits (see docs/rules.md#r11), as checks an engine runs before sending: each failure carries the
  * label the exchange would answer with, so that a request certain to be refused is never sent.
  * An argument that is not what a check reads (NaN for a count, a number for a text, an instant
  * out of range) is a mistake in the caller, not an answer of the exchange: it is refused with an
@@ -155,7 +155,7 @@ export function checkTimestamp(timestampSeconds: number, serverSeconds: number):
   return withinSixtySeconds(Math.abs(timestampSeconds - serverSeconds));
 }
 
-/** R11's one rule for a signed request's time: at most 60 s from the exchange's. */
+/** The one rule for a signed request's time (see docs/rules.md#r11): at most 60 s from the exchange's. */
 function withinSixtySeconds(offSeconds: number): Check {
   return offSeconds > 60
     ? fail('REQUEST_EXPIRED', `the timestamp is ${offSeconds} s from server time; at most 60`)
@@ -163,7 +163,7 @@ function withinSixtySeconds(offSeconds: number): Check {
 }
 
 /**
- * The local clock against the exchange's (R15, R11): REQUEST_EXPIRED when it may be more than 60 s
+ * The local clock against the exchange's (see docs/rules.md#r15, #r11): REQUEST_EXPIRED when it may be more than 60 s
  * off, that is when `|offsetMs| + errorMs` is, so that it is reported before signed requests fail.
  * Takes a `ClockEstimate` (`ExchangeClock.estimate`).
  *
@@ -185,7 +185,7 @@ export function checkClockOffset(estimate: { readonly offsetMs: number; readonly
 }
 
 /**
- * WebSocket connections: at most 300 per IP (R16), counting the one to open. The exchange names no
+ * WebSocket connections: at most 300 per IP (see docs/rules.md#r16), counting the one to open. The exchange names no
  * label for it; the check uses TOO_MANY_CONNECTIONS.
  *
  * @example

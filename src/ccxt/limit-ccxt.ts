@@ -82,7 +82,7 @@ export interface LimitCcxtOptions {
   /** The account of the limiter the instance's API key belongs to. */
   readonly account: string;
   /**
-   * Ask the exchange's own figure, GET /account/rate_limit (R16), through the instance as it is
+   * Ask the exchange's own figure, GET /account/rate_limit (see docs/rules.md#r16), through the instance as it is
    * limited, when it has an API key: its requests wait for the answer. A 404 or a refusal marks it
    * not open, and the headers of placements' answers take over.
    * @default true
@@ -155,14 +155,14 @@ const attached = new WeakSet<object>();
 
 /**
  * Puts a ccxt `gate` (or `gateio`) instance behind an account limiter: every REST request it
- * makes waits on the limits its endpoint and action draw on (R10; a batch per order, R1), ccxt's
+ * makes waits on the limits its endpoint and action draw on (see docs/rules.md#r10; a batch per order, #r1), ccxt's
  * own throttle (one bucket per instance, whose costs are not the published limits) switched off.
  * The request is read as ccxt will send it (method, URL, JSON body) and waits before ccxt signs,
- * so its `Timestamp` is taken when it leaves (R11). Cancels, batch cancels and cancel-alls
+ * so its `Timestamp` is taken when it leaves (see docs/rules.md#r11). Cancels, batch cancels and cancel-alls
  * outrank placements. Each request goes on its round trip (`limiter.roundTrip`): its response's
  * rate-limit headers and a 429 or TOO_FAST (ccxt's `RateLimitExceeded`) go to the limit the
- * request drew on (R12), its `X-In-Time`/`X-Out-Time` to the limiter's exchange clock and arrivals
- * (R13, R15), its fills to the limiter. Not a gate instance, an instance already limited, or an
+ * request drew on (see docs/rules.md#r12), its `X-In-Time`/`X-Out-Time` to the limiter's exchange clock and arrivals
+ * (see docs/rules.md#r13, #r15), its fills to the limiter. Not a gate instance, an instance already limited, or an
  * unknown account: an {@link InvalidInputError}, the instance untouched.
  *
  * A cancel by order id names no contract: it counts under the limiter's `unknownContract`.

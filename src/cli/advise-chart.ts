@@ -55,8 +55,8 @@ function roundRatios(above: number, below: number): number[] {
 /**
  * A line chart of the family's aggregated ratio over the days of a log, as logged (grey) and with
  * the advisor's changes made together (blue), over bands for the tiers in view, each labelled with
- * its number and limit, and a line where each starts, labelled with its ratio on the right (R1,
- * R3). Each point rates the 7 UTC days that end on its day. The ratio axis is linear from 0 when
+ * its number and limit, and a line where each starts, labelled with its ratio on the right (see docs/rules.md#r1,
+ * #r3). Each point rates the 7 UTC days that end on its day. The ratio axis is linear from 0 when
  * every tier's band is tall enough for its label, and otherwise logarithmic, cut below the lowest
  * tier a ratio lies in, with a zigzag along its foot (see {@link ratioAxis}); a label that would
  * touch another is left out, its band and line kept.

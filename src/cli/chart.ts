@@ -22,18 +22,18 @@ const GAP = 52;
 /** The most an 11-pixel character of a label takes, and one of a panel's 12-pixel bold name. */
 export const CHARACTER = 6;
 const NAME_CHARACTER = 7.5;
-/** The colour of the hours the spot low-fill throttle holds an account (R14). */
+/** The colour of the hours the spot low-fill throttle holds an account (see docs/rules.md#r14). */
 const SPOT = '#e67e22';
-/** The colour of the hours the abuse throttle holds an account's futures placement (R9). */
+/** The colour of the hours the abuse throttle holds an account's futures placement (see docs/rules.md#r9). */
 const ABUSE = '#8e44ad';
 /** The colour of a lowering's day of grace (OKX's timing). */
 const GRACE = '#f1c40f';
 
 /**
- * A step chart of each account's limit over time, one panel per account (R5, R6, R8). Each tier
+ * A step chart of each account's limit over time, one panel per account (see docs/rules.md#r5, #r6, #r8). Each tier
  * is a band labelled with its number and limit, the limit's line running through the middle of
  * its tier's band; raises at 08:00 are marked with an upward triangle, lowerings with a downward
- * one. The hours the spot low-fill throttle holds an account (R14) are an orange band across its
+ * one. The hours the spot low-fill throttle holds an account (see docs/rules.md#r14) are an orange band across its
  * panel, with a strip along its top, named in the legend when the file gives spot activity. The
  * time axis is ticked by hours, days, weeks or months as the span asks (see {@link timeAxis}),
  * with the year. What follows an account's data (from {@link projectedFrom}) assumes it did nothing

@@ -49,7 +49,7 @@ export interface PlanInput {
     readonly contracts: ContractActivity[];
     readonly line: number;
   }[];
-  /** Hours of spot requests and USDT traded (R14), in the file's order. */
+  /** Hours of spot requests and USDT traded (see docs/rules.md#r14), in the file's order. */
   readonly spotHours: readonly SpotHour[];
 }
 
@@ -57,7 +57,7 @@ export interface PlanInput {
  * Reads a plan file: CSV with a header row, or JSON (an array of objects). CSV columns are
  * snake_case: account, contract, maker_volume, taker_volume, place, amend, cancel (the last five
  * default to 0); JSON fields are camelCase, as the library spells them (makerVolume, takerVolume).
- * A row with an `hour` instead of a contract is an hour of the account's spot activity (R14):
+ * A row with an `hour` instead of a contract is an hour of the account's spot activity (see docs/rules.md#r14):
  * spot_requests and spot_traded (spotRequests, spotTraded in JSON). An unknown column or field is
  * refused with the closest known one. Each account and contract, and each account and hour, once.
  * A name ending in .json or .csv says which; otherwise (standard input) JSON is told by its
@@ -217,7 +217,7 @@ export interface AccountPlan {
   readonly basis: string;
   readonly tier: number;
   readonly limit: number;
-  /** Every tier above and the spare before the one below, over every path of R7 (`accountMargins`). */
+  /** Every tier above and the spare before the one below, over every path of the family rules (see docs/rules.md#r7) (`accountMargins`). */
   readonly margins: AccountMargins;
 }
 
@@ -231,13 +231,13 @@ export interface Plan {
   readonly aggregatedLimit: number;
   readonly accounts: readonly AccountPlan[];
   /**
-   * The spot low-fill throttle (R14) of the accounts with spot hours, during the file's latest hour
+   * The spot low-fill throttle (see docs/rules.md#r14) of the accounts with spot hours, during the file's latest hour
    * (`current`, its activity so far); null when the file has no spot hours.
    */
   readonly spotFill: { readonly current: number; readonly accounts: readonly SpotFillOutlook[] } | null;
 }
 
-/** Ratios, tiers, limits and margins of every account and of the family (R1-R4, R7), under `rulebook`'s rules. */
+/** Ratios, tiers, limits and margins of every account and of the family (see docs/rules.md#r1 to #r4, #r7), under `rulebook`'s rules. */
 export function makePlan(input: PlanInput, options: FamilyOptions, vipLevel: number, rulebook: Rulebook = GATE): Plan {
   const config: FamilyConfig = resolveFamilyOptions(options, rulebook);
   const rating = rateFamily(
@@ -271,7 +271,7 @@ export function makePlan(input: PlanInput, options: FamilyOptions, vipLevel: num
       tier: a.tier.tier,
       limit: a.tier.limit,
       // Below the tiered VIP level no volume and no request count moves the account from the tier 1 its rating
-      // gave (R4): no margins to give.
+      // gave (see docs/rules.md#r4): no margins to give.
       margins: tiered
         ? accountMargins(a.own, rating.aggregated, config)
         : { tier: a.tier, up: null, down: null, steps: [] },

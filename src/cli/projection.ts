@@ -4,7 +4,7 @@ import type { TimelineRun } from './timeline.js';
 
 /**
  * The instant from which an account's limits are a projection, not history: the first 00:00 UTC
- * snapshot whose 7 days (R5) hold a day after the account's data ends, read as a day it did
+ * snapshot whose 7 days (see docs/rules.md#r5) hold a day after the account's data ends, read as a day it did
  * nothing. Up to it every limit follows from the file (the snapshot at the end of the last day,
  * and its 08:00 raise, count only days the file gives).
  */

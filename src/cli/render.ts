@@ -31,7 +31,7 @@ export function ratioText(r: RatioResult): string {
 }
 
 /**
- * A fill ratio (USDT traded per request, R9 and R14) to 4 decimals, rounded down so that a ratio
+ * A fill ratio (USDT traded per request, see docs/rules.md#r9 and #r14) to 4 decimals, rounded down so that a ratio
  * under a threshold never prints as the threshold; "none" without requests.
  */
 export function fillRatioText(requests: number, traded: Dec): string {
@@ -139,7 +139,7 @@ function throttleOrNone(t: Throttle | null): string {
   return t === null ? 'none' : `${throttleText(t)} (${t.reason})`;
 }
 
-/** The spot low-fill throttle now and at the next hourly check, with what keeps the next one clear (R14). */
+/** The spot low-fill throttle now and at the next hourly check, with what keeps the next one clear (see docs/rules.md#r14). */
 function renderSpotFill(current: number, accounts: readonly SpotFillOutlook[]): string[] {
   const next = formatUtcInstant(current + HOUR_MS);
   const rows = accounts.map((o) => [

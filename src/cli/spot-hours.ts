@@ -17,7 +17,7 @@ import {
 import { wholeNumber } from './whole-number.js';
 
 /**
- * One hour of an account's spot activity as the command line reads it (R14): spot place, amend
+ * One hour of an account's spot activity as the command line reads it (see docs/rules.md#r14): spot place, amend
  * and cancel requests (each order of a batch, failed ones included) and USDT traded on spot.
  */
 export interface SpotHour {
@@ -60,14 +60,14 @@ function timelinesOf(
   return new Map([...byAccount].map(([account, list]) => [account, build(list)]));
 }
 
-/** Each account's spot low-fill throttle over time (R14), in the order the accounts first appear. */
+/** Each account's spot low-fill throttle over time (see docs/rules.md#r14), in the order the accounts first appear. */
 export function spotTimelines(hours: readonly SpotHour[]): Map<string, AbuseTimeline> {
   const config = resolveSpotFillOptions();
   return timelinesOf(hours, (list) => buildSpotFillTimeline(list, config));
 }
 
 /**
- * Each account's futures abuse throttle over time (R9), from its hourly futures order requests and
+ * Each account's futures abuse throttle over time (see docs/rules.md#r9), from its hourly futures order requests and
  * USDT traded, in the order the accounts first appear.
  */
 export function abuseTimelines(hours: readonly SpotHour[]): Map<string, AbuseTimeline> {
@@ -77,7 +77,7 @@ export function abuseTimelines(hours: readonly SpotHour[]): Map<string, AbuseTim
 
 /**
  * Hours during which an hourly throttle held one account's placement and amendment: the spot
- * low-fill throttle (R14) on spot, or the abuse throttle (R9) on futures.
+ * low-fill throttle (see docs/rules.md#r14) on spot, or the abuse throttle (see docs/rules.md#r9) on futures.
  */
 export interface ThrottlePeriod {
   readonly account: string;
@@ -114,7 +114,7 @@ export function throttlePeriods(timelines: ReadonlyMap<string, AbuseTimeline>): 
   return out.sort((a, b) => a.from - b.from || (a.account < b.account ? -1 : 1));
 }
 
-/** One account's spot low-fill throttle now and at the next hourly check (R14). */
+/** One account's spot low-fill throttle now and at the next hourly check (see docs/rules.md#r14). */
 export interface SpotFillOutlook {
   readonly account: string;
   /** The decision in force during the current hour (its check looked at the 24 hours before it). */
@@ -126,7 +126,7 @@ export interface SpotFillOutlook {
 }
 
 /**
- * Where each account stands with the spot low-fill throttle (R14) during the hour `current`, its
+ * Where each account stands with the spot low-fill throttle (see docs/rules.md#r14) during the hour `current`, its
  * activity so far counted, as AccountLimiter.spotFillHeadroom counts it live.
  */
 export function spotFillOutlook(timelines: ReadonlyMap<string, AbuseTimeline>, current: number): SpotFillOutlook[] {

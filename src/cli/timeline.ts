@@ -21,7 +21,7 @@ import {
   throttlePeriods,
 } from './spot-hours.js';
 
-/** The fields of a timeline file: the timeline's own, and the hourly activity of R9 and R14. */
+/** The fields of a timeline file: the timeline's own, and the hourly activity of the abuse and spot low-fill throttles (see docs/rules.md#r9, #r14). */
 const FILE_FIELDS = ['accounts', 'activity', 'vipLevel', 'vipChanges', 'hours', 'spotHours'];
 
 /** A timeline file read and computed. */
@@ -32,9 +32,9 @@ export interface TimelineRun {
   readonly timeline: Timeline;
   readonly from: number;
   readonly to: number;
-  /** The hours the abuse throttle held each account's futures placement (R9); null when the file gives no `hours`. */
+  /** The hours the abuse throttle held each account's futures placement (see docs/rules.md#r9); null when the file gives no `hours`. */
   readonly abuse: readonly ThrottlePeriod[] | null;
-  /** The hours the spot low-fill throttle held each account (R14); null when the file gives no `spotHours`. */
+  /** The hours the spot low-fill throttle held each account (see docs/rules.md#r14); null when the file gives no `spotHours`. */
   readonly spot: readonly ThrottlePeriod[] | null;
   /** The days a worse snapshot's lowering waited (a rulebook whose lowerings wait a day; none otherwise). */
   readonly grace: readonly GracePeriod[];
@@ -53,7 +53,7 @@ export interface TimelineRun {
  * Reads a timeline file (JSON): `{ accounts, activity, vipLevel?, vipChanges? }` as
  * {@link buildTimeline} takes it, instants as ISO text (`2026-11-05T10:00:00Z`) or epoch ms, and
  * `hours?` and `spotHours?: [{ account, hour, requests, traded }]`, each account's hourly futures
- * and spot order flow, as AccountLimiter.seed takes them (R9, R14): the history file `simulate
+ * and spot order flow, as AccountLimiter.seed takes them (see docs/rules.md#r9, #r14): the history file `simulate
  * --history` and the model exchange read. An error names the line of the value it is about.
  * The rules are `rulebook`'s: its instrument names, tiers and timing; the hourly activity of a
  * throttle it does not have is refused, naming the field.
@@ -270,7 +270,7 @@ const THROTTLES = {
   },
 } as const;
 
-/** The hours of an hourly throttle (R9 or R14), one row a period. */
+/** The hours of an hourly throttle (see docs/rules.md#r9 or #r14), one row a period. */
 function renderPeriods(kind: keyof typeof THROTTLES, periods: readonly ThrottlePeriod[]): string[] {
   const { title, market, ratio, explained } = THROTTLES[kind];
   if (periods.length === 0) return [`${title}: never in force.`];

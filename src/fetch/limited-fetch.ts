@@ -50,7 +50,7 @@ export type FetchFunction = (input: string | URL | Request, init?: RequestInit) 
  *   account: 'sub1',
  *   fetch: async (input) => {
  *     sent.push(String(input))
- *     // The exchange reports tier 5 for the account (R16).
+ *     // The exchange reports tier 5 for the account (see docs/rules.md#r16).
  *     if (String(input).endsWith('/account/rate_limit')) return Response.json([{ type: 'futures', tier: '5', ratio: '10.5', main_ratio: '10.5', updated_at: String(Math.floor(Date.now() / 1000)) }])
  *     return Response.json([])
  *   },
@@ -72,7 +72,7 @@ export interface LimitedFetchOptions {
   /** The `fetch` that sends. @default globalThis.fetch */
   readonly fetch?: FetchFunction;
   /**
-   * Ask the exchange's own figure, GET /account/rate_limit (R16), through `fetch` at the host of
+   * Ask the exchange's own figure, GET /account/rate_limit (see docs/rules.md#r16), through `fetch` at the host of
    * the first request, before that request goes: requests wait for its answer. A 404 or a refusal
    * marks it not open, and the headers of placements' answers take over.
    * @default true
@@ -151,16 +151,16 @@ export interface LimitedRequestInit extends RequestInit {
 export type LimitedFetch = (input: string | URL | Request, init?: LimitedRequestInit) => Promise<Response>;
 
 // The endpoints that take the deadline header (the description's section 1, which writes it
-// x-service-exptime: its prefix for the exchange's x-gate-, as in R12), in Unix milliseconds.
+// x-service-exptime: its prefix for the exchange's x-gate-, as in docs/rules.md#r12), in Unix milliseconds.
 const EXPIRY = 'x-gate-exptime';
 const EXPIRING = new Set(['POST /futures/{settle}/orders', 'POST /spot/batch_orders']);
 const API_PREFIX = '/api/v4/';
 
 /**
  * Wraps `fetch`: each request to the API v4 (any host; the path from `/api/v4/` on) is classified
- * with its JSON body (R10) and sent on its round trip (`limiter.roundTrip`): it waits on its
- * limits, counts when sent, and its response's gateway times (R13, R15), rate-limit headers and
- * 429 (R12, an error body read from a clone) and fills go back to the limiter; `deadline` goes to
+ * with its JSON body (see docs/rules.md#r10) and sent on its round trip (`limiter.roundTrip`): it waits on its
+ * limits, counts when sent, and its response's gateway times (see docs/rules.md#r13, #r15), rate-limit headers and
+ * 429 (see docs/rules.md#r12, an error body read from a clone) and fills go back to the limiter; `deadline` goes to
  * the exchange where accepted. A URL outside the API rejects with an `InvalidInputError`, unsent.
  *
  * @example

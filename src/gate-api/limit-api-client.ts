@@ -16,7 +16,7 @@ import type { HeadersLike } from '../schedule/feedback.js';
  * import { AccountLimiter } from 'traderatio'
  * import { type GateApiClient, type GateApiResponse, limitApiClient } from 'traderatio/gate-api'
  *
- * // A stand-in client whose answers carry the gateway's times, in microseconds (R15).
+ * // A stand-in client whose answers carry the gateway's times, in microseconds (see docs/rules.md#r15).
  * const client: GateApiClient = {
  *   async request() {
  *     const response: GateApiResponse = { status: 200, headers: { 'x-in-time': String(Date.now() * 1000), 'x-out-time': String(Date.now() * 1000 + 100) } }
@@ -129,7 +129,7 @@ export interface LimitApiClientOptions {
   /** The `ApiClient` every API class (`FuturesApi`, `SpotApi`, ...) of the account is built on. */
   readonly client: GateApiClient;
   /**
-   * Ask the exchange's own figure, GET /account/rate_limit (R16), through the client as it is
+   * Ask the exchange's own figure, GET /account/rate_limit (see docs/rules.md#r16), through the client as it is
    * limited, when it has a key (`setApiKeySecret`): its requests wait for the answer. A 404 or a
    * refusal marks it not open, and the headers of placements' answers take over.
    * @default true
@@ -171,11 +171,11 @@ const limited = new WeakSet<object>();
 
 /**
  * Puts an `ApiClient` of the exchange's Node SDK (`gate-api`) behind an account limiter: every
- * request of every API class built on it is classified by method, filled-in path and body (R10),
- * waits on its limits before the SDK signs it (so its `Timestamp` is fresh, R11), and is counted
- * when sent (R1, R9), on its round trip (`limiter.roundTrip`); cancels go before placements. Its
+ * request of every API class built on it is classified by method, filled-in path and body (see docs/rules.md#r10),
+ * waits on its limits before the SDK signs it (so its `Timestamp` is fresh, see docs/rules.md#r11), and is counted
+ * when sent (see docs/rules.md#r1, #r9), on its round trip (`limiter.roundTrip`); cancels go before placements. Its
  * answer, or the error the SDK throws, gives the limiter the rate-limit headers and a 429 or
- * TOO_FAST (R12), `X-In-Time` and `X-Out-Time` (R13, R15) and the fills it holds. Only this client's `request` is replaced: no axios
+ * TOO_FAST (see docs/rules.md#r12), `X-In-Time` and `X-Out-Time` (see docs/rules.md#r13, #r15) and the fills it holds. Only this client's `request` is replaced: no axios
  * instance, the global one included, is touched. Bad input throws an `InvalidInputError`.
  *
  * @example

@@ -4,7 +4,7 @@ import { Decimal } from 'decimal.js';
  * The library's own decimal constructor: a clone of decimal.js, so that no setting of ours leaks
  * into the caller's `Decimal` and no setting of theirs changes our arithmetic. 80 significant
  * digits keep every sum and product of realistic USDT amounts exact; only a ratio's quotient is
- * ever rounded, and tier lookups compare the exact fraction instead (R1).
+ * ever rounded, and tier lookups compare the exact fraction instead (see docs/rules.md#r1).
  *
  * @example
  * ```ts

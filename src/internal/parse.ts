@@ -154,7 +154,7 @@ function isoInstant(text: string): number {
   return Date.parse(m[7] === undefined ? `${text}T00:00:00Z` : text);
 }
 
-/** Reads Unix seconds (the API's `Timestamp` header, R11): a finite number in {@link INSTANT_RANGE}. */
+/** Reads Unix seconds (the API's `Timestamp` header, see docs/rules.md#r11): a finite number in {@link INSTANT_RANGE}. */
 export function parseUnixSeconds(value: unknown, field: string): number {
   if (typeof value !== 'number' || !(value * 1000 >= FROM && value * 1000 < TO)) {
     throw new InvalidInputError(field, value, 'Unix seconds from 2000-01-01 to 2200-01-01');
@@ -181,7 +181,7 @@ export function readOptions<T extends object>(
 }
 
 /**
- * Reads options that may come resolved already (R1-R14 options are resolved once into a config
+ * Reads options that may come resolved already (the rules' options are resolved once into a config
  * tagged with its `kind`): a config of `kind` passes through as it is; anything else is read by
  * {@link readOptions}, a field not in `known` is refused naming `owner`, and `resolve` turns the
  * options into their config.

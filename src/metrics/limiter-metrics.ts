@@ -65,7 +65,7 @@ interface Watched {
  */
 export interface WatchOptions {
   /**
-   * Shows only the limiter's limits per IP (public endpoints, R10), under account `ip`: for a
+   * Shows only the limiter's limits per IP (public endpoints, see docs/rules.md#r10), under account `ip`: for a
    * limiter that serves requests without a key, whose account is no account of the exchange.
    * @default false
    */
@@ -106,10 +106,10 @@ const WAIT_BUCKETS = [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25
 /**
  * Prometheus metrics of account limiters (prom-client), for an engine that embeds the library and
  * for `traderatio proxy`'s `/metrics`. Per family, account and limit: the limit in force (N and W),
- * used in the trailing window, waiting, sent, refused by reason, answers 429 (R12: each 429 or
- * rate-limit refusal given to `limiter.feedback`); per account: the tier (R3) and where it comes
- * from, the tier and limit at the next 08:00 UTC and that instant (R5), the throttles in force
- * and their headroom (R9, R14); and a histogram of how long requests waited, which the caller
+ * used in the trailing window, waiting, sent, refused by reason, answers 429 (see docs/rules.md#r12: each 429 or
+ * rate-limit refusal given to `limiter.feedback`); per account: the tier (see docs/rules.md#r3) and where it comes
+ * from, the tier and limit at the next 08:00 UTC and that instant (see docs/rules.md#r5), the throttles in force
+ * and their headroom (see docs/rules.md#r9, #r14); and a histogram of how long requests waited, which the caller
  * observes ({@link LimiterMetrics.observeWait}). Gauges are read from the limiters at each scrape;
  * counters count from when the limiter is watched.
  *
@@ -408,7 +408,7 @@ function isAccount(limiter: AccountLimiter, id: string): boolean {
 }
 
 /**
- * A limiter's limit named `account:key` (`ip:key` for limits per IP, R10) split at the account it
+ * A limiter's limit named `account:key` (`ip:key` for limits per IP, see docs/rules.md#r10) split at the account it
  * is for. An account id may itself hold a colon (`desk:1`): the longest prefix that names an
  * account of the limiter is the account. A name whose account is known is split once.
  */
@@ -438,7 +438,7 @@ function limitLabels(w: Watched, name: string): Record<string, string> {
   return { family: w.family, account, limit };
 }
 
-/** True for a limit per IP (`ip:...`, R10): named for no account of the limiter. */
+/** True for a limit per IP (`ip:...`, see docs/rules.md#r10): named for no account of the limiter. */
 function isPerIp(w: Watched, name: string): boolean {
   const split = splitName(w, name);
   return !split.known && split.account === 'ip';

@@ -42,7 +42,7 @@ export interface Rulebook {
   readonly highestVipLevel: number;
   /**
    * The ids of the decisions the rulebook follows, as findings cite them: Gate's in docs/rules.md
-   * (`R1` the ratio, `R2` the weights, `R3` the tiers, `R7` the family), OKX's in docs/okx.md
+   * (`see docs/rules.md#r1` the ratio, `#r2` the weights, `#r3` the tiers, `#r7` the family), OKX's in docs/okx.md
    * (`O2`, `O3`, `O4`, `O6`).
    */
   readonly ruleIds: {

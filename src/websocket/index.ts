@@ -1,6 +1,6 @@
 /**
  * `traderatio/websocket`: a connection to the exchange's WebSocket API that goes through an
- * account limiter (R16).
+ * account limiter (see docs/rules.md#r16).
  *
  * @packageDocumentation
  */

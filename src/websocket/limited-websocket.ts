@@ -80,7 +80,7 @@ export interface LimitedWebSocketOptions {
   readonly timeoutMs?: number;
   /**
    * The `quanto_multiplier` of futures contracts, for the fills the `futures.usertrades` channel
-   * pushes on this connection (recorded as they come, R1, R9). Those a REST adapter's answers
+   * pushes on this connection (recorded as they come, see docs/rules.md#r1, #r9). Those a REST adapter's answers
    * gave the same limiter are known already.
    */
   readonly multipliers?: Readonly<Record<string, string | number>>;
@@ -197,7 +197,7 @@ export interface LimitedWebSocket {
   /**
    * Sends a request on `channel` with `params` as its `req_param` and resolves with its reply,
    * whatever its status (a refusal too: read `header.status`). Order channels wait on their limits
-   * first (R16); others (`futures.login`, ...) are sent at once.
+   * first (see docs/rules.md#r16); others (`futures.login`, ...) are sent at once.
    */
   request(channel: string, params?: unknown, options?: WebSocketCallOptions): Promise<WebSocketReply>;
   /** Stops listening to the connection (which stays open); requests still waiting for a reply reject. */
@@ -210,12 +210,12 @@ const EXPIRING = new Set(['futures.order_place', 'futures.order_batch_place', 's
 let wrappers = 0;
 
 /**
- * Wraps a connection to the exchange's WebSocket API for `account` (R16): each request on an order
+ * Wraps a connection to the exchange's WebSocket API for `account` (see docs/rules.md#r16): each request on an order
  * channel (`futures.order_place`, `futures.order_batch_place`, `futures.order_amend`,
  * `futures.order_cancel`, their batch and spot twins) goes on its round trip (`limiter.roundTrip`):
  * it waits on its limits (REST and WebSocket shared by default) and counts when sent; its reply's
- * rate-limit fields (reset in ms), codes 211/212/311/312 (R12, R16) and `x_in_time`/`x_out_time`
- * (R13, R15) go back to the limiter. Replies are matched by `req_id`;
+ * rate-limit fields (reset in ms), codes 211/212/311/312 (see docs/rules.md#r12, #r16) and `x_in_time`/`x_out_time`
+ * (see docs/rules.md#r13, #r15) go back to the limiter. Replies are matched by `req_id`;
  * an acknowledgement (`ack: true`) is passed over for the reply that follows it.
  *
  * @example
@@ -232,7 +232,7 @@ let wrappers = 0;
  * await new Promise((resolve, reject) => socket.once('open', resolve).once('error', reject))
  * const api = limitedWebSocket(limiter, { account: 'main', socket })
  *
- * // The login is sent at once; orders wait on their limits (R16) and count when sent.
+ * // The login is sent at once; orders wait on their limits (see docs/rules.md#r16) and count when sent.
  * const login = await api.request('futures.login', undefined, { payload: { api_key: 'main-key' } })
  * login.header['status'] // '200'
  * const order = { contract: 'BTC_USDT', size: 1, price: '60000' }
@@ -287,7 +287,7 @@ export function limitedWebSocket(limiter: AccountLimiter, options: LimitedWebSoc
       return;
     }
     if (isUserTrades(reply)) {
-      // Fills pushed by the user-trades channels count as they come (R1, R9, R14), once each.
+      // Fills pushed by the user-trades channels count as they come (see docs/rules.md#r1, #r9, #r14), once each.
       try {
         recordTrades(limiter, account, reply, multipliers === undefined ? {} : { multipliers });
       } catch (error) {
@@ -307,7 +307,7 @@ export function limitedWebSocket(limiter: AccountLimiter, options: LimitedWebSoc
       if (p.trip !== undefined) {
         p.trip.answered({ status: replyStatus(header), headers: header as HeadersLike, body: reply });
       } else {
-        // Not an order: its gateway times are a sample of the exchange's clock (R15), nothing more.
+        // Not an order: its gateway times are a sample of the exchange's clock (see docs/rules.md#r15), nothing more.
         limiter.clockSample({
           sentAt: p.sentAt,
           receivedAt: clock.wall(),
@@ -386,7 +386,7 @@ export function limitedWebSocket(limiter: AccountLimiter, options: LimitedWebSoc
       if (!WEBSOCKET_ORDER_CHANNELS.includes(channel)) return send();
       const go = () => limiter.roundTrip(account, { channel, params, settle, ...limits, deadline }).run(send);
       if (probe === 'done' || !drawsOnTier(limiter, channel, params, settle)) return go();
-      // Until the exchange has stated its figure for the tier (R16), the first placement goes
+      // Until the exchange has stated its figure for the tier (see docs/rules.md#r16), the first placement goes
       // alone: its reply's x_gate_ratelimit_limit sets the limit the others then go on.
       if (probe === null && limiter.limitNow(account).source !== 'exchange') {
         const first = go();
@@ -412,7 +412,7 @@ export function limitedWebSocket(limiter: AccountLimiter, options: LimitedWebSoc
   };
 }
 
-/** Whether a channel's request draws on the tier's limit (futures placement and amendment, R3). */
+/** Whether a channel's request draws on the tier's limit (futures placement and amendment, see docs/rules.md#r3). */
 function drawsOnTier(limiter: AccountLimiter, channel: string, params: unknown, settle: string): boolean {
   const c = limiter.catalog.classifyChannel(channel, params, { settle, budget: limiter.websocketBudget });
   return c.market === 'futures' && (c.action === 'place' || c.action === 'amend');

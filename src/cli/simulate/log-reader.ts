@@ -27,7 +27,7 @@ export interface LogRows<A> {
   account(id: string, line: number): A;
   /** A request row: its classification (shared by every row of the same request) and its contract as written. */
   request(at: number, account: A, c: Classification, contract: string, line: number): void;
-  /** A fill row: a spot fill when its path is a spot path (R14), else a futures fill. */
+  /** A fill row: a spot fill when its path is a spot path (see docs/rules.md#r14), else a futures fill. */
   fill(
     at: number,
     account: A,
@@ -119,7 +119,7 @@ export class LogReader<A> {
         const volume = f.str(cols[7]!);
         // Checked here, so that a refusal names the column as the file spells it.
         if (!PLAIN_AMOUNT.test(volume)) parseNonNegativeDecimal(volume, `\`${this.names[7]}\``);
-        // A fill row's path, if any, says its market: a spot path makes it a spot fill (R14).
+        // A fill row's path, if any, says its market: a spot path makes it a spot fill (see docs/rules.md#r14).
         const market = !f.empty(cols[3]!) && /^(\/api\/v4)?\/spot\//.test(f.str(cols[3]!)) ? 'spot' : 'futures';
         rows.fill(at, account, market, f.str(cols[4]!), role, volume, no);
         this.fills++;

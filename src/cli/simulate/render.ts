@@ -176,7 +176,7 @@ const TOP = 78;
 
 /**
  * A chart per account of a replay: the futures placement limit in force over time (a blue step
- * line, r/s, left axis; the hours an hourly check throttled it, R9 or R14, as an orange band) and the
+ * line, r/s, left axis; the hours an hourly check of the abuse or spot low-fill throttle throttled it (see docs/rules.md#r9, #r14), as an orange band) and the
  * requests refused as sent in each minute (red bars, right axis, scaled to the most in any minute).
  */
 export function simulationSvg(r: SimulationReport): string {
@@ -249,7 +249,7 @@ export function simulationSvg(r: SimulationReport): string {
       });
       flush();
     };
-    // The hours an hourly check of R9 or R14 throttled the account: a band across the panel.
+    // The hours an hourly check of the abuse or spot low-fill throttle (see docs/rules.md#r9, #r14) throttled the account: a band across the panel.
     changes.forEach((c, k) => {
       if (c.throttle === null && c.spotThrottle === null) return;
       const x0 = x(Math.max(c.at, from));

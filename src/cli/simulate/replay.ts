@@ -305,7 +305,7 @@ export class Replay implements LogRows<AccountState> {
     this.scheduler.submit(route.sent, at, route, this.submission);
   }
 
-  /** Why a limit that refused was what it was: the tier and its reason, a throttle's reason, or an endpoint's limit (R10). */
+  /** Why a limit that refused was what it was: the tier and its reason, a throttle's reason, or an endpoint's limit (see docs/rules.md#r10). */
   private reasonOf(state: AccountState, refused: CountedLimit): string {
     const f = state.party.inForce;
     if (refused.key === THROTTLE_KEY) return f?.throttle?.reason ?? 'abuse-throttle';
@@ -377,7 +377,7 @@ export class Replay implements LogRows<AccountState> {
     return route;
   }
 
-  /** The scheduler's tiers and throttles at the whole hour `at`: what the exchange has in force (R3-R9, R14). */
+  /** The scheduler's tiers and throttles at the whole hour `at`: what the exchange has in force (see docs/rules.md#r3 to #r9, #r14). */
   private refresh(at: number): void {
     this.nextRefresh = at + HOUR_MS;
     for (const s of this.accounts.values()) this.refreshAccount(s, at);

@@ -39,7 +39,7 @@ export interface SimulateOptions extends FamilyOptions {
  * applies them (which requests would get a 429, and from which limit), and through the scheduler's
  * admission (the delays it adds), checking the scheduled instants against the rules again.
  * The accounts of the log form one family; tiers and the abuse throttle follow the history given
- * and the log's own activity, refreshed at every whole hour (R3-R9, R14).
+ * and the log's own activity, refreshed at every whole hour (see docs/rules.md#r3 to #r9, #r14).
  */
 export async function simulate(source: Source, options: SimulateOptions = {}): Promise<SimulationReport> {
   const rulebook = options.rulebook ?? GATE;

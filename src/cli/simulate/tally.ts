@@ -12,10 +12,10 @@ export interface StartingTier {
   /** Futures placement and amendment, requests per second. */
   readonly limit: number;
   /**
-   * `history`: the latest 00:00 snapshot of the history given (R5, R7); `assumed`: no history, so
+   * `history`: the latest 00:00 snapshot of the history given (see docs/rules.md#r5, #r7); `assumed`: no history, so
    * tier 1 (the exchange would rate the days before the log, which the replay does not have);
-   * `vip`: VIP level below 14, tier 1 whatever the ratio (R4); `new-sub-account`: created within
-   * the history's or the log's days, tier 1 until 08:00 of the next day (R8).
+   * `vip`: VIP level below 14, tier 1 whatever the ratio (see docs/rules.md#r4); `new-sub-account`: created within
+   * the history's or the log's days, tier 1 until 08:00 of the next day (see docs/rules.md#r8).
    */
   readonly source: StartSource;
   /** The snapshot that rates it, or null. */
@@ -28,7 +28,7 @@ export interface StartingTier {
 /** Refusals on one limit, by the reason the limit was what it was. */
 export interface LimitRefusals {
   refused: number;
-  /** By reason: `tier N (reason)` for the tier limit, the throttle's reason for a throttle, `endpoint` for R10's limits. */
+  /** By reason: `tier N (reason)` for the tier limit, the throttle's reason for a throttle, `endpoint` for the per-endpoint limits (see docs/rules.md#r10). */
   readonly reasons: Record<string, number>;
 }
 
@@ -72,7 +72,7 @@ export interface WindowPeak {
   readonly n: number;
 }
 
-/** A change of the limits in force for an account in a replay: its tier's limit and the throttles of R9 and R14. */
+/** A change of the limits in force for an account in a replay: its tier's limit and the abuse and spot low-fill throttles (see docs/rules.md#r9, #r14). */
 export interface LimitChange {
   readonly at: number;
   readonly account: string;
@@ -80,9 +80,9 @@ export interface LimitChange {
   readonly limit: number;
   readonly tier: number;
   readonly reason: string;
-  /** The abuse throttle (R9), N per 10 s, or null. */
+  /** The abuse throttle (see docs/rules.md#r9), N per 10 s, or null. */
   readonly throttle: number | null;
-  /** The spot low-fill throttle (R14), N per 10 s, or null. */
+  /** The spot low-fill throttle (see docs/rules.md#r14), N per 10 s, or null. */
   readonly spotThrottle: number | null;
 }
 
