@@ -2,7 +2,7 @@
 export const QUICKEST_KEPT_MS = 60_000;
 
 /**
- * How much later than the quickest a request reached the exchange (R13: the exchange counts
+ * How much later than the quickest a request reached the exchange (see docs/rules.md#r13: the exchange counts
  * arrivals). Each sample is the gateway's receive instant minus the local send instant: the
  * one-way delay plus the offset between the two clocks. The offset cancels out of the difference
  * to the smallest recent sample, which leaves the delay beyond the quickest: how much later than

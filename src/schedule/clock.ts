@@ -3,8 +3,8 @@ import { performance } from 'node:perf_hooks';
 
 /**
  * Where the scheduler reads time and sets its one timer. `now()` is monotonic milliseconds (it
- * never goes back; R13 measures windows on it); `wall()` is Unix epoch milliseconds, used only to
- * read the exchange's reset timestamps (R12).
+ * never goes back; the arrival window, docs/rules.md#r13, is measured on it); `wall()` is Unix epoch milliseconds, used only to
+ * read the exchange's reset timestamps (see docs/rules.md#r12).
  *
  * @example
  * ```ts

@@ -203,7 +203,7 @@ export class Dispatcher implements LimitHost, LimitOwner {
    * Takes `weight` from every limit for a task about to start. The weight gets its instant from a
    * clock read after the task started (at the end of this pass or this turn, or at the next
    * decision), never the instant the decision was made on: a dispatch is never counted as earlier
-   * than it was, so no window can hold more than N of them (R13).
+   * than it was, so no window can hold more than N of them (see docs/rules.md#r13).
    */
   takeAll(limits: readonly StoreLimit[], weight: number): void {
     for (let i = 0; i < limits.length; i++) this.takeOne(this.books.get(limits[i]!)!, weight);
@@ -240,7 +240,7 @@ export class Dispatcher implements LimitHost, LimitOwner {
 
   /**
    * A task waits: if what holds it back is only permits a shared store has not given yet, asks
-   * for them, for all its shared limits in one request (all or none, R13). Permits for one limit
+   * for them, for all its shared limits in one request (all or none, see docs/rules.md#r13). Permits for one limit
    * are never asked while another limit would hold the task anyway.
    */
   askShared(limits: readonly StoreLimit[], weight: number, priority: number, now: number): void {

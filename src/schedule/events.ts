@@ -41,7 +41,7 @@ export type SchedulerEvent =
   /**
    * Feedback named a reset further off than an hour (milliseconds where
    * seconds are expected, 1e30, the year 3000): `header` says which (`Retry-After`, or the reset
-   * timestamp of R12, which the WebSocket API writes `x_gat_ratelimit_reset_timestamp`),
+   * timestamp of the rate-limit headers (see docs/rules.md#r12), which the WebSocket API writes `x_gat_ratelimit_reset_timestamp`),
    * `resetAt` the instant it gave (the limiter's clock), `until` the bound taken instead.
    */
   | {
@@ -54,7 +54,7 @@ export type SchedulerEvent =
     }
   /**
    * An answer's headers said the exchange counted more in the limit's window than the limit did
-   * (R17: `…-Limit` less `…-Requests-Remain`; requests the limiter cannot hear of, sent by a
+   * (see docs/rules.md#r17: `…-Limit` less `…-Requests-Remain`; requests the limiter cannot hear of, sent by a
    * process that died or that shares no store with this one): `exchange` is the exchange's count,
    * `counted` the limit's, and the difference is held until `until` (one window from the answer,
    * when everything the exchange counted has left it). Never told for a count lower than the limit's.

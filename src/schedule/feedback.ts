@@ -2,7 +2,7 @@ import { InvalidInputError } from '../errors.js';
 import { isPositiveInteger } from '../internal/parse.js';
 
 /**
- * What the exchange says back about a limit (R12), as the scheduler takes it
+ * What the exchange says back about a limit (see docs/rules.md#r12), as the scheduler takes it
  * ({@link Scheduler.feedback}).
  *
  * @example
@@ -29,7 +29,7 @@ export interface RateLimitFeedback {
 }
 
 /**
- * The headers of R12 read from a response: every field is absent when its header is.
+ * The rate-limit headers (see docs/rules.md#r12) read from a response: every field is absent when its header is.
  *
  * @example
  * ```ts

@@ -1,4 +1,4 @@
-// Gate's rate-limit signals (R12, R16) as one plain value, and the readers of its answers that
+// Gate's rate-limit signals (see docs/rules.md#r12, #r16) as one plain value, and the readers of its answers that
 // the package has always exported, bound to it. The readers themselves know no exchange
 // (feedback.ts, websocket-feedback.ts).
 import {
@@ -11,18 +11,18 @@ import {
 } from './feedback.js';
 import { webSocketFeedback, webSocketRateLimit } from './websocket-feedback.js';
 
-// The WebSocket API's codes for a rate limit (R16): spot 211 and 212, futures 311 and 312; 312 is
+// The WebSocket API's codes for a rate limit (see docs/rules.md#r16): spot 211 and 212, futures 311 and 312; 312 is
 // the fill-ratio limit (the tier's), 311 a per-endpoint one.
 const SPOT_CODES = Object.freeze([211, 212]);
 const FUTURES_CODES = Object.freeze([311, 312]);
 
 /**
  * How Gate says a request was refused for its rate and what its answers say of a limit: HTTP 429
- * or the labels TOO_MANY_REQUESTS and TOO_FAST (R12); the headers `X-Gate-RateLimit-…`, or
+ * or the labels TOO_MANY_REQUESTS and TOO_FAST (see docs/rules.md#r12); the headers `X-Gate-RateLimit-…`, or
  * `X-Service-RateLimit-…` as the interface description writes them, `Requests-Remain`, `Limit`
  * and `Reset-Timestamp` (Unix seconds); the WebSocket API's fields `x_gate_ratelimit_…` (its reset
  * in milliseconds, also spelt `x_gat_ratelimit_reset_timestamp`), hidden when 0, and its codes 211,
- * 212, 311 and 312 (R16).
+ * 212, 311 and 312 (see docs/rules.md#r16).
  */
 export const GATE_RATE_LIMIT_SIGNALS: RateLimitSignals = Object.freeze({
   headers: Object.freeze({
@@ -45,8 +45,8 @@ export const GATE_RATE_LIMIT_SIGNALS: RateLimitSignals = Object.freeze({
 });
 
 /**
- * The WebSocket API's error codes for a rate limit (R16): spot 211 and 212, futures 311 and 312.
- * They mean what HTTP 429 means on REST (R12).
+ * The WebSocket API's error codes for a rate limit (see docs/rules.md#r16): spot 211 and 212, futures 311 and 312.
+ * They mean what HTTP 429 means on REST (see docs/rules.md#r12).
  *
  * @example
  * ```ts
@@ -59,7 +59,7 @@ export const WEBSOCKET_RATE_LIMIT_CODES: Readonly<{ spot: readonly number[]; fut
   Object.freeze({ spot: SPOT_CODES, futures: FUTURES_CODES });
 
 /**
- * Reads the rate-limit headers of R12, case-insensitively, under either prefix the exchange uses
+ * Reads the rate-limit headers (see docs/rules.md#r12), case-insensitively, under either prefix the exchange uses
  * (`X-Gate-RateLimit-…` and `X-Service-RateLimit-…`): `Requests-Remain`, `Limit` and
  * `Reset-Timestamp` (Unix seconds), and `Retry-After` (seconds). Values that are not numbers, or
  * that feedback would refuse (a negative or fractional count, a negative time), are left out.
@@ -95,7 +95,7 @@ export function feedbackFrom(
 }
 
 /**
- * Reads the rate-limit fields of a WebSocket API response's `header` (R16):
+ * Reads the rate-limit fields of a WebSocket API response's `header` (see docs/rules.md#r16):
  * `x_gate_ratelimit_requests_remain`, `x_gate_ratelimit_limit`, and the reset instant in
  * milliseconds under either spelling the exchange uses (`x_gate_ratelimit_reset_timestamp`, and
  * `x_gat_ratelimit_reset_timestamp` as its table writes it). The exchange hides a field whose value
@@ -117,8 +117,8 @@ export function readWebSocketRateLimit(header: HeadersLike): RateLimitHeaders {
 }
 
 /**
- * Feedback from a WebSocket API response (R16), in the form {@link feedbackFrom} gives for REST
- * (R12), for `Scheduler.feedback`. `response` is the parsed JSON message
+ * Feedback from a WebSocket API response (see docs/rules.md#r16), in the form {@link feedbackFrom} gives for REST
+ * (see docs/rules.md#r12), for `Scheduler.feedback`. `response` is the parsed JSON message
  * (`{ header, data: { result | errs } }`). It is `limited` when it carries a rate-limit code (211,
  * 212, 311, 312; or 429) or the label TOO_MANY_REQUESTS or TOO_FAST. The exchange lists the codes
  * without showing where a response carries them, so every place a WebSocket response carries a

@@ -1,7 +1,7 @@
 import { type HeadersLike, headerReader, toNumber } from './feedback.js';
 
 /**
- * The gateway's receive and send instants of one request (R15), Unix microseconds.
+ * The gateway's receive and send instants of one request (see docs/rules.md#r15), Unix microseconds.
  *
  * @example
  * ```ts
@@ -19,7 +19,7 @@ export interface GatewayTimes {
 }
 
 /**
- * Reads `X-In-Time` and `X-Out-Time` (R15), case-insensitively, from a REST response's headers or
+ * Reads `X-In-Time` and `X-Out-Time` (see docs/rules.md#r15), case-insensitively, from a REST response's headers or
  * from the `header` object of a WebSocket API response (which spells them `x_in_time` and
  * `x_out_time`). Both must be there as whole non-negative microseconds, else `undefined`: a
  * response without them gives no clock sample.

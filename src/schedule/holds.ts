@@ -8,7 +8,7 @@ interface Hold {
 /**
  * The holds of a limit: weight counted in an interval besides its log. A shrink from the
  * exchange's headers holds from now; a request that arrived late holds from when its entry leaves
- * the window, until a window after it arrived (R13).
+ * the window, until a window after it arrived (see docs/rules.md#r13).
  */
 export class Holds {
   #list: Hold[] = [];

@@ -2,7 +2,7 @@ import type { UnansweredRequest } from './unanswered.js';
 import type { WindowLimitState } from './window.js';
 
 /**
- * A limit as its user reads it: at most `limit` weight in any `windowMs` (R13), its use and its
+ * A limit as its user reads it: at most `limit` weight in any `windowMs` (see docs/rules.md#r13), its use and its
  * state. The in-memory {@link WindowLimit} is one, and so is a `SharedLimit` of
  * `traderatio/redis`; what the scheduler asks of them is {@link StoreLimit}.
  *
@@ -83,7 +83,7 @@ export interface StoreLimit extends Limit {
   /** Counts the window full but for `remaining` until `until` (the exchange counted more). */
   shrink(remaining: number, until: number, at: number): void;
   /**
-   * The exchange counted `count` in the window at `at` (R17): counts the difference as held until
+   * The exchange counted `count` in the window at `at` (see docs/rules.md#r17): counts the difference as held until
    * `until` when that is more than this limit counts. Returns what this limit counted (this
    * process's own dispatches, for a shared store's limit).
    */
@@ -98,7 +98,7 @@ export interface StoreLimit extends Limit {
   arrival?(weight: number, sentAt: number, arrivedAt: number, again: boolean): void;
   /**
    * `weight` dispatched at `at` waits for its answer: it counts, once its entry has left the
-   * window, until {@link StoreLimit.answered} is told (R13). A shared store's limits leave it out.
+   * window, until {@link StoreLimit.answered} is told (see docs/rules.md#r13). A shared store's limits leave it out.
    */
   awaitAnswer?(weight: number, at: number): UnansweredRequest;
   /**

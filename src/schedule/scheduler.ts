@@ -92,8 +92,8 @@ export interface ScheduleOptions {
 
 export type { Limit, StoreLimit, TakeResult } from './limit.js';
 
-// The longest a reset instant of the exchange's feedback holds a limit (R12): one hour, the
-// longest any rule holds one back (the throttles of R9 and R14 last an hour). A reset further off
+// The longest a reset instant of the exchange's feedback holds a limit (see docs/rules.md#r12): one hour, the
+// longest any rule holds one back (the throttles of see docs/rules.md#r9 and #r14 last an hour). A reset further off
 // (milliseconds read as seconds, 1e30, the year 3000) cannot be meant, and is bounded to it.
 const MAX_FEEDBACK_PAUSE_MS = 3_600_000;
 
@@ -142,7 +142,7 @@ function capture(resolve: Resolve): void {
 }
 
 /**
- * Sends every request of an engine through its limits (R10, R13): never more than N weight in any
+ * Sends every request of an engine through its limits (see docs/rules.md#r10, #r13): never more than N weight in any
  * window W of any limit, all of a task's limits taken at once or none, higher priority first and
  * first-in-first-out within a priority where tasks share a limit, one timer at most and none when
  * idle.
@@ -402,11 +402,11 @@ export class Scheduler<L extends StoreLimit = WindowLimit> {
   }
 
   /**
-   * Applies what the exchange said about a limit (R12): a 429 (TOO_MANY_REQUESTS, or TOO_FAST
+   * Applies what the exchange said about a limit (see docs/rules.md#r12): a 429 (TOO_MANY_REQUESTS, or TOO_FAST
    * for withdrawals) pauses it until the reset instant, or for one window when none is given;
    * headers saying fewer requests remain than counted here shrink it until the reset. An answer
    * with both `…-Requests-Remain` and a `…-Limit` at or below this limit's N states the
-   * exchange's count of the window (N less remain, R17): more than counted here is held for one
+   * exchange's count of the window (N less remain, see docs/rules.md#r17): more than counted here is held for one
    * window from now, told as a `recount` event; less changes nothing. A reset
    * (or `Retry-After`) further off than an hour (the longest any rule holds a limit) cannot be meant: the pause
    * or shrink ends at that bound, told as a `reset-bounded` event naming the header. A lower
@@ -452,7 +452,7 @@ export class Scheduler<L extends StoreLimit = WindowLimit> {
       this.#listeners.emit({ type: 'pause', at: now, limit: limit.name, until });
     } else {
       if (feedback.remaining !== undefined && resetAt !== undefined) limit.shrink(feedback.remaining, resetAt, now);
-      // The exchange's count of the window (R17), when the answer speaks of this limit: its
+      // The exchange's count of the window (see docs/rules.md#r17), when the answer speaks of this limit: its
       // `…-Limit` is this N (or a lower one it sets below). Taken in the stricter direction only.
       if (feedback.remaining !== undefined && feedback.limit !== undefined && feedback.limit <= limit.limit) {
         const exchange = feedback.limit - feedback.remaining;

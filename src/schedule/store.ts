@@ -26,7 +26,7 @@ export interface LimitHost {
 }
 
 /**
- * Where a scheduler keeps the state of its limits (R13). The scheduler asks its store for each
+ * Where a scheduler keeps the state of its limits (see docs/rules.md#r13). The scheduler asks its store for each
  * limit it makes and uses only what the limit says: whether `weight` fits at an instant, and
  * taking it. The default keeps each limit in this process ({@link memoryStore}); a shared store
  * (`traderatio/redis`) makes limits whose budget several processes draw on.

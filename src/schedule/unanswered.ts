@@ -18,7 +18,7 @@ export interface UnansweredRequest {
 
 /**
  * The requests of one limit whose answer has not come, in the order they were sent. The exchange
- * counts a request from when it arrives (R13), and one not answered may not have arrived yet: once
+ * counts a request from when it arrives (see docs/rules.md#r13), and one not answered may not have arrived yet: once
  * its log entry leaves the window it counts here instead, until its answer comes, for at most
  * {@link UNANSWERED_MAX_MS} more. A request answered within its window, the common case, never
  * counts here.

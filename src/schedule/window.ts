@@ -19,7 +19,7 @@ import { type WindowLimitState, readStateCounts } from './window-state.js';
 export type { WindowLimitState } from './window-state.js';
 
 /**
- * Options of a limit: "at most `limit` weight in any interval of `windowMs`" (R13).
+ * Options of a limit: "at most `limit` weight in any interval of `windowMs`" (see docs/rules.md#r13).
  *
  * @example
  * ```ts
@@ -46,7 +46,7 @@ export interface WindowLimitOptions {
   /**
    * Safety margin: each dispatch counts for `windowMs + marginMs`, so that network jitter which
    * brings two requests closer on arrival than on dispatch still keeps the exchange's count at N
-   * or below (R13). @default 0
+   * or below (see docs/rules.md#r13). @default 0
    */
   readonly marginMs?: number;
   /**
@@ -58,7 +58,7 @@ export interface WindowLimitOptions {
 }
 
 /**
- * One rate limit with exact window accounting (R13): the sum of weights dispatched in any interval
+ * One rate limit with exact window accounting (see docs/rules.md#r13): the sum of weights dispatched in any interval
  * of length W never exceeds N. It is a sliding log, not a token bucket: a plain bucket of
  * capacity N refilled at N/W lets 2N through inside one W.
  *
@@ -92,7 +92,7 @@ export class WindowLimit implements StoreLimit {
   #pausedUntil = -Infinity;
   /** Nothing goes before it: `pausedUntil`, or later while held (see `holdHere`). */
   #blockedUntil = -Infinity;
-  /** Requests sent and not answered yet: each counts once its entry has left the window (R13). */
+  /** Requests sent and not answered yet: each counts once its entry has left the window (see docs/rules.md#r13). */
   readonly #unanswered = new Unanswered();
   /** A wait was reckoned with requests not answered yet: their answers may shorten it. */
   #waitedOnAnswers = false;
@@ -301,7 +301,7 @@ export class WindowLimit implements StoreLimit {
   }
 
   /**
-   * Changes N and W from now on (R13): what was dispatched in the trailing window counts against
+   * Changes N and W from now on (see docs/rules.md#r13): what was dispatched in the trailing window counts against
    * the new limit at once. W may not exceed `maxWindowMs`. A scheduler owning the limit applies
    * the change to its waiting tasks at once.
    */
@@ -332,7 +332,7 @@ export class WindowLimit implements StoreLimit {
     this.owner?.changed(this, from);
   }
 
-  /** Lets nothing through until `until` (a 429 from the exchange, R12). */
+  /** Lets nothing through until `until` (a 429 from the exchange, see docs/rules.md#r12). */
   pause(until: number): void {
     if (until > this.#pausedUntil) this.#pausedUntil = until;
     if (until > this.#blockedUntil) this.#blockedUntil = until;
@@ -344,13 +344,13 @@ export class WindowLimit implements StoreLimit {
     this.owner?.wake();
   }
 
-  /** The exchange says only `remaining` are left until `until` (R12 headers): see {@link WindowLimit.recount}. */
+  /** The exchange says only `remaining` are left until `until` (see docs/rules.md#r12 headers): see {@link WindowLimit.recount}. */
   shrink(remaining: number, until: number, at: number): number {
     return this.recount(this.#n - remaining, until, at);
   }
 
   /**
-   * The exchange counted `count` in the window at `at` (R12, R17): more than this limit counts is
+   * The exchange counted `count` in the window at `at` (see docs/rules.md#r12, #r17): more than this limit counts is
    * held until `until`, less changes nothing. Returns what this limit counted before.
    */
   recount(count: number, until: number, at: number): number {
@@ -361,7 +361,7 @@ export class WindowLimit implements StoreLimit {
   }
 
   /**
-   * The exchange counted `weight` sent at `sentAt` from `arrivedAt` (R13: it counts arrivals, and
+   * The exchange counted `weight` sent at `sentAt` from `arrivedAt` (see docs/rules.md#r13: it counts arrivals, and
    * the way there takes longer for some requests than others): it counts here until `arrivedAt`
    * plus the window too, not only until `sentAt` plus the window. An earlier `arrivedAt` changes
    * nothing. Requests sent together and arriving together share one hold, as log entries do.
@@ -389,7 +389,7 @@ export class WindowLimit implements StoreLimit {
   /**
    * `weight` dispatched at `at` waits for its answer: until {@link answered} is told, it counts once
    * its entry has left the window, for a request not answered may not have reached the exchange
-   * yet (R13). What `answered` takes.
+   * yet (see docs/rules.md#r13). What `answered` takes.
    */
   awaitAnswer(weight: number, at: number): UnansweredRequest {
     if (!isPositiveInteger(weight)) badWeight(weight, this.name);
@@ -400,7 +400,7 @@ export class WindowLimit implements StoreLimit {
   /**
    * The answer to `request` came back: `at` is the latest instant it can have reached the exchange
    * (the answer's receive instant, less the gateway's own time when known). It counts until one
-   * window after `at` (R13: arrivals bounded by answers). With `withinWindow: false` (the arrival
+   * window after `at` (see docs/rules.md#r13: arrivals bounded by answers). With `withinWindow: false` (the arrival
    * estimate, an option of the account limiter) an answer within the window extends nothing: only
    * one that came after the window is counted until one window after it, the estimate counting the
    * others. The waiting tasks are looked at again when their wait was reckoned with it unanswered.
