@@ -72,7 +72,7 @@ export interface AcquireCall {
   })[];
 }
 
-/** A grant whose process heard the answer to every permit it sent on it (R13). */
+/** A grant whose process heard the answer to every permit it sent on it (see docs/rules.md#r13). */
 export interface GrantArrival {
   /** The grant's id. */
   readonly id: string;
@@ -215,7 +215,7 @@ export function encodeRelease(keys: RedisKeys, c: ReleaseCall): Encoded {
   return { keys: [keys.meta(c.limit), keys.log(c.limit)], args: [c.grant, c.sent] };
 }
 
-/** What the exchange said, for every process (lua/feedback.lua, R12). */
+/** What the exchange said, for every process (lua/feedback.lua, see docs/rules.md#r12). */
 export interface FeedbackCall {
   /** The instant to run at, ms; none: Redis's clock (TIME), which every process shares. */
   readonly at?: number | undefined;
@@ -228,7 +228,7 @@ export interface FeedbackCall {
   readonly holdMs: number;
   /** Names the hold's entry. */
   readonly id: string;
-  /** The hold is the exchange's count of the window (R17): the limit is known to every process. */
+  /** The hold is the exchange's count of the window (see docs/rules.md#r17): the limit is known to every process. */
   readonly counted?: boolean | undefined;
 }
 
@@ -270,7 +270,7 @@ export function encodeRestore(keys: RedisKeys, c: RestoreCall): Encoded {
   return { keys: k, args: a };
 }
 
-/** A new N and W for every process (lua/update.lua, R13). */
+/** A new N and W for every process (lua/update.lua, see docs/rules.md#r13). */
 export interface UpdateCall {
   readonly limit: LimitSettings;
 }

@@ -65,7 +65,7 @@ interface Batch {
 }
 
 /**
- * An account limiter's counts in Redis, summed over every process (R1, R9, R14). What the process
+ * An account limiter's counts in Redis, summed over every process (see docs/rules.md#r1, #r9, #r14). What the process
  * counts is added into buckets (a day, an hour) and written every `flushMs` as one batch, numbered
  * so that a batch sent again counts once; the same script reads the totals back. While Redis
  * fails, counts go on adding into the same buckets (memory bounded by accounts x contracts x days)

@@ -56,7 +56,7 @@ function followed(lease: ArrivalLease, from: number, to: number): Followed {
 }
 
 /**
- * The leases of one shared limit, matched with the arrivals of the requests sent on them (R13).
+ * The leases of one shared limit, matched with the arrivals of the requests sent on them (see docs/rules.md#r13).
  * A lease whose every permit sent was answered is confirmed to Redis with the latest arrival
  * among them, as a Redis instant no earlier than it: Redis then counts the grant until that
  * arrival plus the window, instead of the lease's end plus the window and the latest lateness any
@@ -147,7 +147,7 @@ export class GrantArrivals {
   }
 
   /**
-   * Arrivals bounded by answers (R13): `weight` sent on `lease` awaits its answer (a round trip).
+   * Arrivals bounded by answers (see docs/rules.md#r13): `weight` sent on `lease` awaits its answer (a round trip).
    * From then on every lease of the limit is confirmed from its answers: when the lease is over
    * (ended, or all of it sent) and every permit that awaits an answer has one, at the latest
    * instant any of them can have reached the exchange (the end of the lease for permits sent

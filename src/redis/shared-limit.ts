@@ -40,8 +40,8 @@ export interface Broker {
    */
   tell(limit: SharedLimit): void;
   /**
-   * Tells every process of a pause or a hold the exchange asked for (R12); `counted`: the hold is
-   * the exchange's count of the window (R17), which makes the limit known after a loss.
+   * Tells every process of a pause or a hold the exchange asked for (see docs/rules.md#r12); `counted`: the hold is
+   * the exchange's count of the window (see docs/rules.md#r17), which makes the limit known after a loss.
    */
   feedback(limit: SharedLimit, pauseMs: number, holdWeight: number, holdMs: number, counted?: boolean): void;
   /** Tells every process of a new N and W. */
@@ -60,7 +60,7 @@ export interface Broker {
 }
 
 /**
- * A limit whose budget is shared by several processes through a store (R13 across processes).
+ * A limit whose budget is shared by several processes through a store (see docs/rules.md#r13 across processes).
  * The scheduler admits a task on it only from permits the store granted to this process (a
  * lease), which must be sent before the lease ends; what the store has not granted yet, it asks
  * for and wakes the scheduler when the answer comes. The log it keeps itself holds only this
@@ -288,7 +288,7 @@ export class SharedLimit implements StoreLimit {
     return this.local.snapshot();
   }
 
-  // The exchange counted `weight` from `arrivedAt` (R13): counted here as in memory, and the
+  // The exchange counted `weight` from `arrivedAt` (see docs/rules.md#r13): counted here as in memory, and the
   // lateness (`arrivedAt - sentAt`) kept for Redis, where every process's grants on this limit
   // then count that much longer than the window while it is the latest any process measured
   // lately. A grant is counted by Redis, not here: its entry must outlast the late arrival there.
@@ -306,7 +306,7 @@ export class SharedLimit implements StoreLimit {
 
   /**
    * `weight` just taken and dispatched at `at` awaits its answer (arrivals bounded by answers,
-   * R13): the grant it was sent on stays counted in Redis until its answer comes, and then until
+   * see docs/rules.md#r13): the grant it was sent on stays counted in Redis until its answer comes, and then until
    * one window after the latest instant it can have reached the exchange (see
    * {@link GrantArrivals.track}); sent on the local share, the share counts it so.
    */
@@ -402,7 +402,7 @@ export class SharedLimit implements StoreLimit {
   }
 
   /**
-   * The exchange counted `count` in the window at `at` (R17): held until `until` in this
+   * The exchange counted `count` in the window at `at` (see docs/rules.md#r17): held until `until` in this
    * process's view; in Redis too when it answers the one request let through on a limit no
    * process knew (a fresh prefix, a flush), which it makes known to every process. Returns what
    * this process counted.

@@ -69,12 +69,12 @@ export type RedisStoreEvent =
 const AUTO_MAX = 32;
 
 /**
- * Keeps limits in Redis so that every process drawing on them shares one budget (R10: the
+ * Keeps limits in Redis so that every process drawing on them shares one budget (see docs/rules.md#r10: the
  * exchange counts per account, whatever the number of processes). Admission is one Lua script,
  * atomic in Redis, on Redis's clock: it grants permits for all the limits of a task or none, and
  * counts them until `leaseMs` plus the window after the grant. A process sends them within
  * `leaseMs` of asking, measured on its own clock from before it asked, so no clock needs to agree
- * with another (R13 across processes). The scheduler checks the lease before each dispatch, and a
+ * with another (see docs/rules.md#r13 across processes). The scheduler checks the lease before each dispatch, and a
  * task that may still have started after it (held up by a slow task, a listener or a GC pause) is
  * counted again in Redis from when Redis hears of it.
  *
@@ -83,7 +83,7 @@ const AUTO_MAX = 32;
  * granted to a request whose answer was lost or came too late are given back when Redis answers
  * again. A Redis that lost its data (a restart, a flush, a new prefix) has each live process add
  * back what it sent; on a limit none of them knows, it lets one request through alone, whose
- * answer's rate-limit headers say what the exchange counted (R17), and grants nothing else until
+ * answer's rate-limit headers say what the exchange counted (see docs/rules.md#r17), and grants nothing else until
  * that count is in, or, when none comes, until what it granted before has left every window: no
  * burst when it comes back.
  *
@@ -200,7 +200,7 @@ export class RedisStore implements LimitStore<SharedLimit> {
   }
 
   /**
-   * The counts of an account limiter, kept in Redis for every process on the budget (R1, R9, R14):
+   * The counts of an account limiter, kept in Redis for every process on the budget (see docs/rules.md#r1, #r9, #r14):
    * an `AccountLimiter` given this store calls it, and reads its limits, tiers and throttles from
    * the account's totals. Each call makes counts of their own (one per limiter).
    */
@@ -649,7 +649,7 @@ export class RedisStore implements LimitStore<SharedLimit> {
         if (status !== 1) return false;
         this.shares.heard(sentAt);
         // What each share sent is counted in Redis from now: its round trips still on their way
-        // keep it counted until their answers (R13), as a lease's permits do.
+        // keep it counted until their answers (see docs/rules.md#r13), as a lease's permits do.
         const redisOffset = Number(redisNow) + 1 - sentAt;
         const now = this.clock.now();
         shares.forEach((l, i) => {

@@ -6,7 +6,7 @@
 -- it (one added back what it sent, restore.lua, or the exchange's count came back, feedback.lua),
 -- it lets one request through alone (`c.probing`), whose answer states the exchange's count, and
 -- holds the others back, looking again every `ask.slack` ms; at most until the epoch is a span and
--- a lease old, when everything granted before has left the window (R17). After grants were lost
+-- a lease old, when everything granted before has left the window (see docs/rules.md#r17). After grants were lost
 -- (`ask.lostAt`, see restore.lua) a limit in force does the same until every process alive then
 -- has added its own back, or the exchange's count came back after the loss. A limit not in force
 -- has nothing the exchange counts. A pause holds a limit back until its end.

@@ -5,7 +5,7 @@
 -- The margin in force is the configured one ("m"), or "mx" when larger and set within the last
 -- max(10 s, 2 w): every grant of the log counts that much longer than w, in every script alike,
 -- so a request some process saw arrive that much later than its quickest cannot bring two
--- windows' requests into one at the exchange (R13). A grant confirmed by its own arrivals (see
+-- windows' requests into one at the exchange (see docs/rules.md#r13). A grant confirmed by its own arrivals (see
 -- confirm.lua) counts the configured margin beyond them.
 local function config(meta, n, w, m, fields)
   fields = fields or {}

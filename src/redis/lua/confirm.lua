@@ -1,4 +1,4 @@
--- Grants whose process heard the answer to every permit it sent on them (R13): KEYS `log` and
+-- Grants whose process heard the answer to every permit it sent on them (see docs/rules.md#r13): KEYS `log` and
 -- `arrived` of one limit, and from ARGV[`from`] `k` pairs of a grant id and the latest arrival at
 -- the exchange of its permits, as a Redis instant no earlier than it. A grant still in the log
 -- (counted until its score, the end of its lease, plus W and the margin in force, which includes

@@ -1,7 +1,7 @@
--- What the exchange said (R12), for every process: a pause of `pause` ms from now, and a hold
+-- What the exchange said (see docs/rules.md#r12), for every process: a pause of `pause` ms from now, and a hold
 -- of `hold` weight for `holdMs` ms (headers saying fewer remain than counted).
 -- With `counted` (ARGV 8, '1'), the hold is the exchange's count of the window at its answer
--- (R17): the limit is known from then on ("k", and "kx" the instant), and a Redis that lost what
+-- (see docs/rules.md#r17): the limit is known from then on ("k", and "kx" the instant), and a Redis that lost what
 -- was sent on it lets every process ask again (see check.lua).
 -- KEYS: meta, log, arrived (see confirm.lua). ARGV: n, w, m, pause ms, hold weight, hold ms, hold
 -- id, counted, the instant (see instant.lua).

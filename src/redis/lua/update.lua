@@ -1,4 +1,4 @@
--- A new N and W for every process (R13: what was sent in the trailing window counts at once).
+-- A new N and W for every process (see docs/rules.md#r13: what was sent in the trailing window counts at once).
 -- KEYS: meta. ARGV: n, w, m.
 if redis.call('EXISTS', KEYS[1]) == 0 then
   redis.call('HSET', KEYS[1], 'n', ARGV[1], 'w', ARGV[2], 'm', ARGV[3], 'used', 0)
