@@ -27,7 +27,7 @@ export type ErrorCode =
 /**
  * Every error traderatio throws is a {@link TraderatioError}: one base class, a subclass per
  * family and a stable machine-readable `code`. Where the exchange has a label for the same
- * situation (R12), the error carries it as `label`. `Code` is the union its codes come from: the
+ * situation (see docs/rules.md#r12), the error carries it as `label`. `Code` is the union its codes come from: the
  * core's {@link ErrorCode} unless a layer of its own (the command line, the model exchange) says
  * otherwise.
  *

@@ -1,5 +1,5 @@
 /**
- * traderatio: an exchange's API v4 rate limits as exact rules (R1-R16), and a scheduler that keeps
+ * traderatio: an exchange's API v4 rate limits as exact rules (see docs/rules.md#r1 to #r16), and a scheduler that keeps
  * a trading engine inside them.
  *
  * The root entry is what an engine embeds: the account limiter and its counts, the scheduler and
