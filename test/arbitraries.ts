@@ -122,7 +122,7 @@ function millis(max: number): fc.Arbitrary<number> {
 }
 
 /**
- * A way to the exchange and back that changes as it likes (R13): runs of requests whose forward
+ * A way to the exchange and back that changes as it likes (see docs/rules.md#r13): runs of requests whose forward
  * delay sits around a level (0 to 100 ms) that rises or drops at once from one run to the next,
  * each request's own delay drawn anew within the run's spread (so requests overtake each other),
  * and answers delayed on their way back independently of the way there.

@@ -1,4 +1,4 @@
-// R13: whatever the network does, never more than N arrivals at the exchange in any W. A request
+// The arrival window (see docs/rules.md#r13): whatever the network does, never more than N arrivals at the exchange in any W. A request
 // reaches the exchange between its send and its answer, and nothing else is known: the limiter
 // counts each from its send until one window after its answer. Simulated on a virtual clock:
 // each request's way there drawn anew, sudden drops and rises, overtaking, answers delayed on

@@ -53,13 +53,13 @@ const expected = (
   return direction === 'raise' ? local + error : local - error;
 };
 
-// Yesterday's ratio of 10: tier 5 (300 per s) from 08:00 today on the exchange's clock (R5).
+// Yesterday's ratio of 10: tier 5 (300 per s) from 08:00 today on the exchange's clock (see docs/rules.md#r5).
 const seedTier5 = (limiter: AccountLimiter, day: number) =>
   limiter.seed({
     days: [{ account: 'main', day, contracts: [{ contract: 'BTC_USDT', makerVolume: '1000', place: 100 }] }],
   });
 
-describe('AccountLimiter on the exchange clock (R15)', () => {
+describe('AccountLimiter on the exchange clock (see docs/rules.md#r15)', () => {
   for (const skewMs of [3000, -3000]) {
     it(`raises at the exchange's 08:00 plus the error bound, never before, with a local clock ${skewMs > 0 ? '3 s fast' : '3 s slow'}`, async () => {
       const { clock, limiter, sample, atLocal, limitEvents } = setup(skewMs, T0 + 7 * H);
@@ -135,7 +135,7 @@ describe('AccountLimiter on the exchange clock (R15)', () => {
     });
   }
 
-  it("raises a new sub-account at the exchange's next 08:00 plus the error bound (R8), with a local clock 3 s slow", async () => {
+  it("raises a new sub-account at the exchange's next 08:00 plus the error bound (see docs/rules.md#r8), with a local clock 3 s slow", async () => {
     const { clock, limiter, sample, atLocal, limitEvents } = setup(-3000, T0 + 9 * H);
     seedTier5(limiter, T0 - D);
     sample(4, 6);
@@ -152,7 +152,7 @@ describe('AccountLimiter on the exchange clock (R15)', () => {
     limiter.close();
   });
 
-  it('starts the abuse throttle error early and lifts it error late (R9 on the exchange clock)', async () => {
+  it('starts the abuse throttle error early and lifts it error late (see docs/rules.md#r9 on the exchange clock)', async () => {
     const { clock, limiter, sample, atLocal, events } = setup(3000, T0 + 10 * H + 30 * 60_000, {
       abuse: { requestThreshold: 5 },
     });

@@ -30,7 +30,7 @@ function setup(options: Partial<AccountLimiterOptions> = {}, start = T0) {
   return { clock, limiter, events, placeLimit };
 }
 
-describe("where an account's limit comes from (R16)", () => {
+describe("where an account's limit comes from (see docs/rules.md#r16)", () => {
   it('is assumed with nothing counted, seeded or reported, and says so once, at the first placement', async () => {
     const { limiter, events } = setup();
     expect(limiter.limitNow('main')).toMatchObject({ source: 'assumed', reportEndpoint: 'unasked', limit: 100 });
@@ -86,7 +86,7 @@ describe("where an account's limit comes from (R16)", () => {
   });
 });
 
-describe("the X-Gate-RateLimit-Limit of a placement's answer (R16)", () => {
+describe("the X-Gate-RateLimit-Limit of a placement's answer (see docs/rules.md#r16)", () => {
   it('raises the limit at once to the tier the exchange states, and lowers it at once, each told with both figures', async () => {
     const { limiter, events, placeLimit } = setup();
     limiter.feedback('main', placement, stating(300));
@@ -187,7 +187,7 @@ describe("the X-Gate-RateLimit-Limit of a placement's answer (R16)", () => {
     limiter.close();
   });
 
-  it("reads a figure at or below the abuse throttle's N as the throttle's while it is in force (R9)", () => {
+  it("reads a figure at or below the abuse throttle's N as the throttle's while it is in force (see docs/rules.md#r9)", () => {
     const { limiter, events } = setup();
     limiter.seed({ hours: [{ account: 'main', hour: T0 - HOUR, requests: 86_401 }] });
     expect(limiter.limitNow('main').throttle).toMatchObject({ limit: 10 });
@@ -197,7 +197,7 @@ describe("the X-Gate-RateLimit-Limit of a placement's answer (R16)", () => {
   });
 
   it('gives way to a raise the rules predict at 08:00 after it', async () => {
-    // At 07:00 the rules hold tier 1 until the 08:00 raise to tier 5 (R5); the exchange states 200.
+    // At 07:00 the rules hold tier 1 until the 08:00 raise to tier 5 (see docs/rules.md#r5); the exchange states 200.
     const { clock, limiter, placeLimit } = setup({}, Date.parse('2026-11-21T07:00:00Z'));
     limiter.seed({ days: [tier5Day(Date.parse('2026-11-20T00:00:00Z'))] });
     expect(limiter.limitNow('main').limit).toBe(100);

@@ -54,7 +54,7 @@ async function setup(fetchReport?: (account: string) => unknown) {
   return { clock, limiter, polled, events, heard };
 }
 
-describe('AccountLimiter reconcile (R16)', () => {
+describe('AccountLimiter reconcile (see docs/rules.md#r16)', () => {
   it("polls GET /account/rate_limit of the model every everyMs and adopts its tier, telling both figures and the report's age", async () => {
     const { clock, limiter, polled, events, heard } = await setup();
     expect(limiter.limitNow('main').limit).toBe(100);

@@ -8,7 +8,7 @@ const H = 3_600_000;
 const D = 86_400_000;
 
 // A limiter at T0 09:00 whose main account is at tier 5 (300 per s) by the rules: a ratio of 10
-// the day before, raised at 08:00 (R5).
+// the day before, raised at 08:00 (see docs/rules.md#r5).
 async function setup(options: Partial<ConstructorParameters<typeof AccountLimiter>[0]> = {}) {
   const clock = new VirtualClock({ start: 0, wallStart: T0 });
   const limiter = new AccountLimiter({ accounts: [{ id: 'main', role: 'main' }], clock, ...options });
@@ -30,7 +30,7 @@ const row = (tier: number, updatedAt: number, extra: Record<string, string> = {}
   ...extra,
 });
 
-describe('AccountLimiter.reportRateLimit (R16)', () => {
+describe('AccountLimiter.reportRateLimit (see docs/rules.md#r16)', () => {
   it('adopts a report made after the latest snapshot as the tier in force, and tells both figures and its age', async () => {
     const { limiter, events } = await setup();
     expect(limiter.limitNow('main').limit).toBe(300);

@@ -29,7 +29,7 @@ function setup(options: Partial<ConstructorParameters<typeof AccountLimiter>[0]>
 const used = (limiter: AccountLimiter, name: string) =>
   limiter.scheduler.stats().limits.find((l) => l.name === name)?.used;
 
-describe('AccountLimiter.requestWebSocket (R16)', () => {
+describe('AccountLimiter.requestWebSocket (see docs/rules.md#r16)', () => {
   it('draws a WebSocket futures order on the WebSocket 100 per s and on the tier at once by default', async () => {
     const { limiter, ws, rest, startedNow } = setup();
     for (let i = 0; i < 60; i++) void ws('futures.order_place');
@@ -54,7 +54,7 @@ describe('AccountLimiter.requestWebSocket (R16)', () => {
     limiter.close();
   });
 
-  it('counts a WebSocket batch once per order on both limits and in the ratio and abuse counts (R1, R9)', async () => {
+  it('counts a WebSocket batch once per order on both limits and in the ratio and abuse counts (see docs/rules.md#r1, #r9)', async () => {
     const { limiter, ws, startedNow } = setup();
     void ws('futures.order_batch_place', [
       { contract: 'ETH_USDT' },
@@ -68,7 +68,7 @@ describe('AccountLimiter.requestWebSocket (R16)', () => {
     limiter.close();
   });
 
-  it('draws a WebSocket spot order on the WebSocket 10 per s and on the pair REST limit, and counts it for R14', async () => {
+  it('draws a WebSocket spot order on the WebSocket 10 per s and on the pair REST limit, and counts it for the spot low-fill throttle (see docs/rules.md#r14)', async () => {
     const { limiter, ws, rest, startedNow } = setup();
     for (let i = 0; i < 6; i++) void ws('spot.order_place', { currency_pair: 'BTC_USDT', amount: '1' });
     for (let i = 0; i < 6; i++) void rest('POST', '/spot/orders', { currency_pair: 'BTC_USDT' });

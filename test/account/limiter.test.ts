@@ -105,7 +105,7 @@ describe('AccountLimiter', () => {
     limiter.close();
   });
 
-  it('throttles placement to 10 per 10 s after more than 86,400 requests with nothing traded, never cancels (R9)', async () => {
+  it('throttles placement to 10 per 10 s after more than 86,400 requests with nothing traded, never cancels (see docs/rules.md#r9)', async () => {
     const { limiter, events, at, clock } = setup();
     limiter.seed({ hours: [{ account: 'main', hour: T0, requests: 86_401 }] });
     await at(T0 + H);
@@ -142,7 +142,7 @@ describe('AccountLimiter', () => {
     limiter.close();
   });
 
-  it('counts spot order requests and spot fills, and throttles spot placement the hour after a fill ratio below 0.1 (R14)', async () => {
+  it('counts spot order requests and spot fills, and throttles spot placement the hour after a fill ratio below 0.1 (see docs/rules.md#r14)', async () => {
     const { limiter, events, clock, at } = setup();
     const spot = (fn: () => unknown, pair = 'ETH_USDT') =>
       limiter.request('main', 'POST', '/api/v4/spot/orders', fn, { body: { currency_pair: pair } });
@@ -177,12 +177,12 @@ describe('AccountLimiter', () => {
     await clock.advance(10_001);
     await Promise.all(orders);
     expect(sent).toHaveLength(12);
-    // Futures placement is not throttled by R14.
+    // Futures placement is not throttled by the spot low-fill throttle (see docs/rules.md#r14).
     expect(limiter.limitNow('main').throttle).toBeNull();
     limiter.close();
   });
 
-  it('does not throttle spot at a fill ratio of exactly 0.1, nor batches unless asked (R14)', async () => {
+  it('does not throttle spot at a fill ratio of exactly 0.1, nor batches unless asked (see docs/rules.md#r14)', async () => {
     for (const [traded, includeBatches, throttled] of [
       ['10', false, false],
       ['9.99', false, true],
@@ -222,7 +222,7 @@ describe('AccountLimiter', () => {
     await Promise.allSettled(batches);
   });
 
-  it('lifts the spot throttle at the first hourly check that no longer trips it, never before an hour (R14)', async () => {
+  it('lifts the spot throttle at the first hourly check that no longer trips it, never before an hour (see docs/rules.md#r14)', async () => {
     const { limiter, events, at } = setup();
     limiter.seed({ spotHours: [{ account: 'main', hour: T0, requests: 100 }] });
     await at(T0 + H);
@@ -241,7 +241,7 @@ describe('AccountLimiter', () => {
     limiter.close();
   });
 
-  it('warns once an hour before the next check would throttle spot, with the USDT that avoids it (R14)', async () => {
+  it('warns once an hour before the next check would throttle spot, with the USDT that avoids it (see docs/rules.md#r14)', async () => {
     const { limiter, events, at } = setup();
     limiter.seed({ spotHours: [{ account: 'main', hour: T0, requests: 99, traded: '10' }] });
     await at(T0 + 30 * 60_000);
@@ -259,7 +259,7 @@ describe('AccountLimiter', () => {
     limiter.close();
   });
 
-  it('keeps spot counts across snapshot and restore, and reads a snapshot without them (R14)', async () => {
+  it('keeps spot counts across snapshot and restore, and reads a snapshot without them (see docs/rules.md#r14)', async () => {
     const { limiter, at } = setup();
     limiter.seed({ spotHours: [{ account: 'main', hour: T0, requests: 100, traded: '1' }] });
     const snap = JSON.parse(JSON.stringify(limiter.snapshot())) as LimiterSnapshot;
@@ -294,7 +294,7 @@ describe('AccountLimiter', () => {
     limiter.close();
   });
 
-  it('counts every request for its window plus marginMs, so jitter on the way cannot put N + 1 in an exchange window (R13)', async () => {
+  it('counts every request for its window plus marginMs, so jitter on the way cannot put N + 1 in an exchange window (see docs/rules.md#r13)', async () => {
     for (const [marginMs, waited] of [
       [0, 1000],
       [5, 1005],
@@ -318,7 +318,7 @@ describe('AccountLimiter', () => {
     );
   });
 
-  it('spreads placements across the window with pacing, N / k every W / k, and keeps N in any W (R13)', async () => {
+  it('spreads placements across the window with pacing, N / k every W / k, and keeps N in any W (see docs/rules.md#r13)', async () => {
     const mostIn = (sent: readonly number[], ms: number) => {
       let most = 0;
       for (let i = 0, j = 0; i < sent.length; i++) {
@@ -385,7 +385,7 @@ describe('AccountLimiter', () => {
     limiter.close();
   });
 
-  it('drops to tier 1 at a VIP drop and restores the snapshot tier at once on a rise (R6)', async () => {
+  it('drops to tier 1 at a VIP drop and restores the snapshot tier at once on a rise (see docs/rules.md#r6)', async () => {
     const { limiter, at } = setup();
     limiter.seed({
       days: [{ account: 'main', day: T0 - D, contracts: [{ contract: 'BTC_USDT', makerVolume: '600', place: 100 }] }],
@@ -401,7 +401,7 @@ describe('AccountLimiter', () => {
     limiter.close();
   });
 
-  it('keeps a new sub-account at tier 1 until 08:00 the next day (R8)', async () => {
+  it('keeps a new sub-account at tier 1 until 08:00 the next day (see docs/rules.md#r8)', async () => {
     const { limiter, at } = setup();
     limiter.seed({
       days: [{ account: 'main', day: T0 - D, contracts: [{ contract: 'BTC_USDT', makerVolume: '600', place: 100 }] }],
@@ -437,7 +437,7 @@ describe('AccountLimiter', () => {
     limiter.close();
   });
 
-  it('lowers at once from the rolling ratio with downgrade "live", and raises only at 08:00 (R5)', async () => {
+  it('lowers at once from the rolling ratio with downgrade "live", and raises only at 08:00 (see docs/rules.md#r5)', async () => {
     const { limiter, events, at } = setup({ downgrade: 'live' });
     limiter.seed({
       days: [{ account: 'main', day: T0 - D, contracts: [{ contract: 'BTC_USDT', makerVolume: '1200', place: 100 }] }],
@@ -633,7 +633,7 @@ describe('AccountLimiter: bad input changes nothing', () => {
     limiter.close();
   });
 
-  it('gives the least change over every path of R7: the own ratio when it gets there before the aggregated one', async () => {
+  it('gives the least change over every path of the family rules (see docs/rules.md#r7): the own ratio when it gets there before the aggregated one', async () => {
     // small 600,000 / 100,000 = 6 and big 1,500,000 / 100,000 = 15: aggregated 10.5 (tier 5). With
     // the threshold at 0 small is rated max(6, 10.5): 1,400,000 USDT more takes its own ratio to 20
     // (tier 6) before 1,900,000 would take the aggregated one there.

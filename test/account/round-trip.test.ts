@@ -104,7 +104,7 @@ describe('RoundTrip', () => {
     limiter.close();
   });
 
-  it("sets the tier limit the answer's headers state (R16), and shrinks it to what they say remains", async () => {
+  it("sets the tier limit the answer's headers state (see docs/rules.md#r16), and shrinks it to what they say remains", async () => {
     const { limiter } = setup();
     const headers = {
       'X-Gate-RateLimit-Limit': '250',
@@ -189,7 +189,7 @@ describe('RoundTrip', () => {
     limiter.close();
   });
 
-  it('counts a request not answered past its window until its answer comes (R13)', async () => {
+  it('counts a request not answered past its window until its answer comes (see docs/rules.md#r13)', async () => {
     const { clock, limiter, started, placement } = setup();
     const n = limiter.limitNow('main').limit;
     const answers: (() => void)[] = [];
@@ -235,7 +235,7 @@ describe('RoundTrip', () => {
     return { clock, limiter, started, next };
   }
 
-  it('counts each request until one window after its answer, less the gateway time (R13)', async () => {
+  it('counts each request until one window after its answer, less the gateway time (see docs/rules.md#r13)', async () => {
     // Answered at 40, 3 ms of it in the gateway (by stamps of whole microseconds, so 2.999 ms at
     // least): each may have reached the exchange as late as 37.001.
     const { clock, limiter, started, next } = await fullWindow('answers', 40, (t) =>

@@ -1,4 +1,4 @@
-// A simulated exchange behind a simulated network, on a virtual clock (R13): each request's way
+// A simulated exchange behind a simulated network, on a virtual clock (see docs/rules.md#r13): each request's way
 // there and its answer's way back are drawn from a `Network`, the exchange counts arrivals and
 // answers with its gateway times, and every arrival instant is kept for the test to count.
 import type { AccountLimiter } from '../../src/account/limiter.js';
@@ -36,7 +36,7 @@ export interface Simulated {
   answered: number;
 }
 
-/** A spot placement: 10 per second per account and market (R10). */
+/** A spot placement: 10 per second per account and market (see docs/rules.md#r10). */
 export const PLACE = { method: 'POST', path: '/spot/orders', body: { currency_pair: 'BTC_USDT', amount: '1' } };
 
 /**

@@ -6,7 +6,7 @@ const T0 = Date.parse('2026-11-01T00:00:00Z');
 const H = 3_600_000;
 const D = 86_400_000;
 
-describe('Tracker (R1, R9)', () => {
+describe('Tracker (see docs/rules.md#r1, #r9)', () => {
   it('counts requests and fills per contract and UTC day, and per hour', () => {
     const t = new Tracker();
     t.recordRequest('main', 'BTC_USDT', 'place', T0 + 1, 3);

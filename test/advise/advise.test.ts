@@ -71,7 +71,7 @@ describe('advise on the worked example', () => {
     expect(f.outcome.accounts.map((a) => a.tier.limit)).toEqual(rated.accounts.map((a) => a.tier.limit));
   });
 
-  it('shows the split between heavy contracts and the others, and moving half of the heavy requests (R2)', () => {
+  it('shows the split between heavy contracts and the others, and moving half of the heavy requests (see docs/rules.md#r2)', () => {
     const f = advise(WORKED_EXAMPLE).findings.find((x) => x.kind === 'heavy-contracts')!;
     // BTC_USDT: 30 + 40 + 25 = 95 requests at 1; SOL_USDT: 35 + 35 + 15 = 85 at 0.4 = 34.
     expect(f.figures).toMatchObject({ heavyRequests: 95, heavyWeighted: '95', otherRequests: 85, otherWeighted: '34' });
@@ -80,7 +80,7 @@ describe('advise on the worked example', () => {
     expect(f.outcome.aggregated.denominator.toString()).toBe('100.8');
   });
 
-  it('names the accounts that pull the aggregated ratio down, and the broker reading (R7)', () => {
+  it('names the accounts that pull the aggregated ratio down, and the broker reading (see docs/rules.md#r7)', () => {
     const advice = advise(WORKED_EXAMPLE, { ownVolumeThreshold: '0' });
     const apart = advice.findings.filter((f) => f.kind === 'family-apart').map((f) => f.account);
     // A 7.23 and B 7.91 are under 8.19; C 10.06 is over it.
@@ -179,7 +179,7 @@ describe('advise on the worked example', () => {
 });
 
 describe('advise below VIP 14', () => {
-  it('claims no tier but 1: no share of taker volume and no threshold reaches one (R4)', () => {
+  it('claims no tier but 1: no share of taker volume and no threshold reaches one (see docs/rules.md#r4)', () => {
     const advice = advise(WORKED_EXAMPLE, { vipLevel: 13 });
     expect(advice.now.accounts.map((a) => a.tier.limit)).toEqual([100, 100, 100]);
     for (const f of advice.findings) {
@@ -287,7 +287,7 @@ describe('advise with cancel + place pairs', () => {
 describe('advise with hourly activity', () => {
   const h0 = Date.UTC(2026, 10, 20);
 
-  it('reports the R9 checks within 10% of tripping, with the fill volume that keeps them clear', () => {
+  it('reports the abuse throttle checks (see docs/rules.md#r9) within 10% of tripping, with the fill volume that keeps them clear', () => {
     // 80,000 requests and 500 USDT in one hour: 88,000 would be over 86,400 with a fill rate below 0.01.
     const advice = advise({
       accounts: [{ account: 'm', contracts: [] }],
@@ -314,7 +314,7 @@ describe('advise with hourly activity', () => {
     ).toEqual([]);
   });
 
-  it('reports the R14 checks that tripped or nearly did', () => {
+  it('reports the spot low-fill throttle checks (see docs/rules.md#r14) that tripped or nearly did', () => {
     const hours = [{ hour: h0, requests: 1000, traded: '95' }];
     const advice = advise({
       accounts: [{ account: 'm', contracts: [] }],

@@ -13,7 +13,7 @@ const brief = (method: string, path: string, body?: unknown) => {
   };
 };
 
-describe('createCatalog().classify (R10)', () => {
+describe('createCatalog().classify (see docs/rules.md#r10)', () => {
   it.each([
     ['POST', '/api/v4/futures/usdt/orders', undefined, 'futures', 'place', ['futures.place 100/1000']],
     ['POST', '/futures/usdt/orders', undefined, 'futures', 'place', ['futures.place 100/1000']],
@@ -50,7 +50,7 @@ describe('createCatalog().classify (R10)', () => {
       ['spot.place:ETH_USDT 10/1000'],
     ],
     ['PATCH', '/spot/orders/77', { currency_pair: 'BTC_USDT' }, 'spot', 'amend', ['spot.place:BTC_USDT 10/1000']],
-    // The amend by id names its pair in the query (R10: 10 per second per pair, its placements' limit).
+    // The amend by id names its pair in the query (see docs/rules.md#r10: 10 per second per pair, its placements' limit).
     ['PATCH', '/spot/orders/77?currency_pair=SOL_USDT', undefined, 'spot', 'amend', ['spot.place:SOL_USDT 10/1000']],
     [
       'PATCH',
@@ -233,7 +233,7 @@ describe('createCatalog with keys from parsed JSON', () => {
 });
 
 describe('a spot request by order id', () => {
-  it('counts under the pair its query names (R14), the futures ones never reading the query', () => {
+  it('counts under the pair its query names (see docs/rules.md#r14), the futures ones never reading the query', () => {
     expect(
       catalog.classify('DELETE', new URL('https://api.gateio.ws/api/v4/spot/orders/9?currency_pair=ETH_USDT'))
         .instrument,

@@ -7,7 +7,7 @@ const catalog = createCatalog();
 const keys = (c: { limits: readonly { key: string; limit: number; windowMs: number }[] }) =>
   c.limits.map((l) => `${l.key} ${l.limit}/${l.windowMs}`);
 
-describe('classifyWebSocket with a budget (R16)', () => {
+describe('classifyWebSocket with a budget (see docs/rules.md#r16)', () => {
   it('gives futures placement and amendment the tier budget under "separate", cancels the WebSocket 100 per s', () => {
     expect(keys({ limits: catalog.classifyWebSocket('futures', 'place', 'separate') })).toEqual([
       'ws.futures.place 100/1000',
@@ -23,7 +23,7 @@ describe('classifyWebSocket with a budget (R16)', () => {
   });
 });
 
-describe('classifyChannel (R16)', () => {
+describe('classifyChannel (see docs/rules.md#r16)', () => {
   it('draws a futures order on its WebSocket limit and on the REST limit of the same action by default', () => {
     const c = catalog.classifyChannel(
       'futures.order_batch_place',

@@ -19,7 +19,7 @@ const S = T / 1000;
 const orders = (n: number, pair = 'BTC_USDT') =>
   Array.from({ length: n }, () => ({ currency_pair: pair, account: 'spot' }));
 
-describe('R11 validators', () => {
+describe('the validators of the stated limits (see docs/rules.md#r11)', () => {
   it('allows 10 orders per currency pair in a spot batch, refuses 11 with TOO_MANY_ORDERS', () => {
     expect(checkSpotBatch([...orders(10), ...orders(10, 'ETH_USDT')])).toEqual({ ok: true });
     expect(checkSpotBatch(orders(11))).toMatchObject({ ok: false, label: 'TOO_MANY_ORDERS' });
@@ -95,7 +95,7 @@ describe('R11 validators', () => {
     expect(checkListLimit('toString', 5000)).toEqual({ ok: true });
   });
 
-  it('reports a local clock that may be more than 60 s off the exchange (R15) with REQUEST_EXPIRED', () => {
+  it('reports a local clock that may be more than 60 s off the exchange (see docs/rules.md#r15) with REQUEST_EXPIRED', () => {
     expect(checkClockOffset({ offsetMs: 59_000, errorMs: 1000 })).toEqual({ ok: true });
     expect(checkClockOffset({ offsetMs: -59_990, errorMs: 20 })).toEqual({
       ok: false,
@@ -107,7 +107,7 @@ describe('R11 validators', () => {
     expect(() => checkClockOffset({ offsetMs: 0, errorMs: -1 })).toThrow(/`errorMs`/);
   });
 
-  it('allows 300 WebSocket connections per IP, not 301 (R16)', () => {
+  it('allows 300 WebSocket connections per IP, not 301 (see docs/rules.md#r16)', () => {
     expect(checkWebSocketConnections(299)).toEqual({ ok: true });
     expect(checkWebSocketConnections(300)).toEqual({
       ok: false,

@@ -215,7 +215,7 @@ describe('limitCcxt learns from the exchange', () => {
     const now = Date.now();
     const clock = new VirtualClock({ start: 0, wallStart: now });
     // The day before yesterday: yesterday's and today's 00:00 snapshots both see it, so its tier is
-    // in force at any hour the test runs (R3, R5).
+    // in force at any hour the test runs (see docs/rules.md#r3, #r5).
     const dayBefore = utcDay(now - 2 * 86_400_000);
     const history = {
       activity: [

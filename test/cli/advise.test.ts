@@ -105,8 +105,8 @@ describe('traderatio advise on a request log', () => {
     );
   });
 
-  it('reports the hours within 10% of the abuse throttle, with the fill volume that keeps them clear (R9)', async () => {
-    // 80,000 placements in an hour, 100 USDT traded: 88,000 would trip R9 at a fill rate under 0.01.
+  it('reports the hours within 10% of the abuse throttle, with the fill volume that keeps them clear (see docs/rules.md#r9)', async () => {
+    // 80,000 placements in an hour, 100 USDT traded: 88,000 would trip the abuse throttle (see docs/rules.md#r9) at a fill rate under 0.01.
     const rows = ['at,account,method,path,contract,orders,fill_role,fill_volume'];
     for (let i = 0; i < 80_000; i++) rows.push(`${t0 + Math.floor(i * 45)},m,${PLACE},SOL_USDT,,,`);
     rows.push(`${t0 + 3_599_999},m,,,SOL_USDT,,taker,100`);

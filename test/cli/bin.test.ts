@@ -221,7 +221,7 @@ describe('commands and options', () => {
     expect(await cli(['--version'])).toEqual({ code: 0, out: `${version}\n`, err: '' });
   });
 
-  it('prints the worked example as JSON with example --json, under both readings of R7', async () => {
+  it('prints the worked example as JSON with example --json, under both readings of the family rules (see docs/rules.md#r7)', async () => {
     const r = await cli(['example', '--json']);
     expect(r.code).toBe(0);
     const { readings } = JSON.parse(r.out) as {

@@ -12,7 +12,7 @@ async function capture(argv: string[]) {
 }
 
 describe('traderatio example', () => {
-  it("prints the worked example's ratios and limits under both readings of R7", async () => {
+  it("prints the worked example's ratios and limits under both readings of the family rules (see docs/rules.md#r7)", async () => {
     const { code, out } = await capture(['example']);
     expect(code).toBe(0);
     expect(out).toContain('aggregated ratio  1057/129 = 8.1938');
@@ -40,7 +40,7 @@ describe('traderatio plan', () => {
     expect(out).toMatch(/^A\s+7\.2273\s+13\.1177\s+aggregated\s+5\s+300 r\/s/m);
   });
 
-  it('gives the least volume over every path of R7, and every tier above in --json', async () => {
+  it('gives the least volume over every path of the family rules (see docs/rules.md#r7), and every tier above in --json', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'traderatio-plan-'));
     const file = join(dir, 'm.csv');
     writeFileSync(
@@ -146,7 +146,7 @@ describe('traderatio plan', () => {
   });
 });
 
-describe('traderatio plan: the spot low-fill throttle (R14)', () => {
+describe('traderatio plan: the spot low-fill throttle (see docs/rules.md#r14)', () => {
   const plan = async (spotRows: string[], extra: string[] = []) => {
     const dir = mkdtempSync(join(tmpdir(), 'traderatio-'));
     const file = join(dir, 'spot.csv');
@@ -367,7 +367,7 @@ describe('traderatio timeline', () => {
   });
 });
 
-describe('traderatio timeline: the spot low-fill throttle (R14)', () => {
+describe('traderatio timeline: the spot low-fill throttle (see docs/rules.md#r14)', () => {
   const H = '2026-11-03T09:00:00Z';
   const at = (hours: number) => new Date(Date.parse(H) + hours * 3_600_000).toISOString();
   /** A timeline file with one account, a day of futures activity and the given spot hours. */
@@ -538,7 +538,7 @@ describe('traderatio timeline: the spot low-fill throttle (R14)', () => {
   });
 });
 
-describe('traderatio timeline: the futures abuse throttle (R9)', () => {
+describe('traderatio timeline: the futures abuse throttle (see docs/rules.md#r9)', () => {
   it('reads the history file simulate --history and the model exchange read, its futures hours included', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'traderatio-'));
     const file = 'examples/yesterday-history.json';
@@ -828,7 +828,7 @@ describe('traderatio simulate', () => {
     expect(r.scheduler.maxMs).toBe(1000 - 10);
   });
 
-  it('shows the spot low-fill throttle: refusals the hour after a fill ratio below 0.1, none at exactly 0.1 (R14)', async () => {
+  it('shows the spot low-fill throttle: refusals the hour after a fill ratio below 0.1, none at exactly 0.1 (see docs/rules.md#r14)', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'traderatio-'));
     const run = async (traded: string) => {
       const file = join(dir, `spot-${traded}.csv`);

@@ -2,7 +2,7 @@
 // request takes a delay the test chooses on its way to the exchange, and time stands still while it
 // travels over the socket. What arrives when is then the same on any machine, however busy, so the
 // guarantee is asserted exactly: with the way there varying by at most the limiter's `marginMs`
-// (R13), the exchange refuses nothing the limiter let go, and the limit is used in full.
+// (see docs/rules.md#r13), the exchange refuses nothing the limiter let go, and the limit is used in full.
 import { describe, expect, it } from 'vitest';
 import { AccountLimiter } from '../../src/account/limiter.js';
 import { startModelExchange } from '../../src/model-exchange/index.js';

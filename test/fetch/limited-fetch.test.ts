@@ -138,7 +138,7 @@ describe('limitedFetch', () => {
     limiter.close();
   });
 
-  it("draws a spot amend by id on the limit of the pair its query names, with that pair's placements (R10)", async () => {
+  it("draws a spot amend by id on the limit of the pair its query names, with that pair's placements (see docs/rules.md#r10)", async () => {
     const { clock, limiter, sent, fetch } = setup();
     const place = () =>
       fetch(`${HOST}/api/v4/spot/orders`, {
@@ -212,7 +212,7 @@ describe('limitedFetch', () => {
 });
 
 describe('limitedFetch learns from the exchange', () => {
-  // Ratio 10 the day before 10:00: tier 5, 300 per second, at the exchange (R3, R5).
+  // Ratio 10 the day before 10:00: tier 5, 300 per second, at the exchange (see docs/rules.md#r3, #r5).
   const tier5 = {
     activity: [
       {

@@ -206,7 +206,7 @@ export async function engineOf(
     }
     case 'websocket': {
       // docs/integrations.md, WebSocket API, on a model whose WebSocket orders have a budget of
-      // their own (R16 `separate`: the tier replaces the WebSocket 100 per second).
+      // their own (see docs/rules.md#r16 `separate`: the tier replaces the WebSocket 100 per second).
       const limiter = new AccountLimiter({
         accounts: [{ id: 'main', role: 'main' }],
         marginMs: 5,
@@ -275,7 +275,7 @@ export async function saturate(
   ex: Model,
   options: { readonly runMs: number; readonly limit: number; readonly workers?: number },
 ): Promise<Omit<RecipeRun, 'recipe' | 'status'>> {
-  // Over REST on the tier's limit; over WebSocket with a budget of its own, on that one (R16).
+  // Over REST on the tier's limit; over WebSocket with a budget of its own, on that one (see docs/rules.md#r16).
   const placeAccepted = async () =>
     (await ex.stats()).accounts
       .find((a) => a.account === 'main')!

@@ -41,7 +41,7 @@ describe('LimiterMetrics', () => {
       value(text, `traderatio_limit_waiting${place}`),
       value(text, `traderatio_sent_total${place}`),
     ]).toEqual([3, 0, 103]);
-    // The abuse throttle counts every placement too (R9), in its window; not in force, it has no series.
+    // The abuse throttle counts every placement too (see docs/rules.md#r9), in its window; not in force, it has no series.
     expect(text).not.toContain('limit="abuse-throttle"');
     expect(value(text, 'traderatio_throttle_window_requests{family="desk",account="main",kind="abuse"}')).toBe(103);
     expect(value(text, 'traderatio_throttle_headroom_requests{family="desk",account="main",kind="abuse"}')).toBe(
@@ -67,7 +67,7 @@ describe('LimiterMetrics', () => {
     metrics.watch(limiter, 'desk');
     const text = await metrics.registry.metrics();
     const account = '{family="desk",account="main"}';
-    // Yesterday's ratio of 9, in today's 00:00 snapshot: tier 4 from 08:00 (R5); tier 1 until then.
+    // Yesterday's ratio of 9, in today's 00:00 snapshot: tier 4 from 08:00 (see docs/rules.md#r5); tier 1 until then.
     expect(value(text, 'traderatio_tier{family="desk",account="main",source="initial"}')).toBe(1);
     expect([
       value(text, `traderatio_tier_limit${account}`),
@@ -112,7 +112,7 @@ describe('LimiterMetrics', () => {
   it('shows a throttle in force with its N, and observes waits into its histogram', async () => {
     const clock = new VirtualClock({ wallStart: Date.parse('2026-11-21T09:30:00Z') });
     const limiter = new AccountLimiter({ accounts: [{ id: 'main', role: 'main' }], clock });
-    // 86,401 requests and nothing traded in the last hour: the abuse throttle, 10 per 10 s (R9).
+    // 86,401 requests and nothing traded in the last hour: the abuse throttle, 10 per 10 s (see docs/rules.md#r9).
     limiter.seed({
       hours: [{ account: 'main', hour: Date.parse('2026-11-21T08:00:00Z'), requests: 86_401, traded: '0' }],
     });

@@ -15,7 +15,7 @@ const file = (accountKeys: unknown) => ({
   ],
 });
 
-describe('readAccounts: API keys (R11)', () => {
+describe('readAccounts: API keys (see docs/rules.md#r11)', () => {
   it('takes an account without keys, as `keys` is optional, and one with an empty list', () => {
     expect(readAccounts(file(undefined)).families[0]!.accounts.map((a) => a.id)).toEqual(['A', 'B']);
     expect(readAccounts(file([])).keys.size).toBe(0);

@@ -25,14 +25,14 @@ function exampleCore(window: 'sliding' | 'fixed' = 'sliding'): ModelExchangeCore
 }
 
 describe('ModelExchangeCore', () => {
-  it('puts the worked example at 250, 250 and 300 from 08:00, and 100 before (R5, R7)', () => {
+  it('puts the worked example at 250, 250 and 300 from 08:00, and 100 before (see docs/rules.md#r5, #r7)', () => {
     const core = exampleCore();
     const limits = (at: number) => ['A', 'B', 'C'].map((id) => core.inForce(core.account(id), at).limit);
     expect(limits(NEXT + 8 * 3_600_000 - 1)).toEqual([100, 100, 100]);
     expect(limits(NEXT + 8 * 3_600_000)).toEqual([250, 250, 300]);
   });
 
-  it('admits 300 of 400 placements in one second on C at tier 5, and counts all 400 (R9)', () => {
+  it('admits 300 of 400 placements in one second on C at tier 5, and counts all 400 (see docs/rules.md#r9)', () => {
     const core = exampleCore();
     const c = core.account('C');
     const t = NEXT + 9 * 3_600_000;
@@ -42,7 +42,7 @@ describe('ModelExchangeCore', () => {
     expect(refused.length).toBe(100);
     expect(new Set(refused.map((r) => `${r!.key} ${r!.label}`))).toEqual(new Set(['futures.place TOO_MANY_REQUESTS']));
     expect(c.family.futures.hourlyActivity('C').at(-1)?.requests).toBe(400);
-    // Cancels have their own limit (R10): the full placement limit does not hold them.
+    // Cancels have their own limit (see docs/rules.md#r10): the full placement limit does not hold them.
     expect(core.admit(c, cancel, t + 900, 'BTC_USDT')).toBeNull();
     expect(core.admit(c, place, t + 1000, 'BTC_USDT')).toBeNull();
   });
@@ -62,7 +62,7 @@ describe('ModelExchangeCore', () => {
     }
   });
 
-  it('throttles placement, not cancels, the hour after more than 86,400 requests with nothing traded (R9)', () => {
+  it('throttles placement, not cancels, the hour after more than 86,400 requests with nothing traded (see docs/rules.md#r9)', () => {
     const core = new ModelExchangeCore([{ id: 'f', accounts: [{ id: 'main', role: 'main' }] }], {
       abuse: { requestThreshold: 100 },
     });
@@ -80,7 +80,7 @@ describe('ModelExchangeCore', () => {
     expect(core.admit(a, cancel, h + 3_600_100, 'BTC_USDT')).toBeNull();
   });
 
-  it('throttles spot placement and amendment, not cancels or batches, from the hour after a fill ratio below 0.1 (R14)', () => {
+  it('throttles spot placement and amendment, not cancels or batches, from the hour after a fill ratio below 0.1 (see docs/rules.md#r14)', () => {
     const core = new ModelExchangeCore([{ id: 'f', accounts: [{ id: 'main', role: 'main' }] }]);
     const a = core.account('main');
     const spotPlace = catalog.classify('POST', '/api/v4/spot/orders', { currency_pair: 'ETH_USDT' });
@@ -98,7 +98,7 @@ describe('ModelExchangeCore', () => {
       reason: 'low-fill-rate',
     });
     const t = h + 3_600_000;
-    // 150 ms apart: well inside the pair's own 10 per second (R10).
+    // 150 ms apart: well inside the pair's own 10 per second (see docs/rules.md#r10).
     const placed = Array.from({ length: 6 }, (_, i) => core.admit(a, spotPlace, t + i * 150, 'ETH_USDT')?.key ?? 'ok');
     const amended = Array.from(
       { length: 5 },
@@ -108,11 +108,11 @@ describe('ModelExchangeCore', () => {
     expect(amended.at(-1)).toBe('spot-fill-throttle');
     expect(core.admit(a, spotCancel, t + 2000, 'ETH_USDT')).toBeNull();
     expect(core.admit(a, spotBatch, t + 2001, 'BTC_USDT')).toBeNull();
-    // Futures placement is not throttled by R14.
+    // Futures placement is not throttled by the spot low-fill throttle (see docs/rules.md#r14).
     expect(core.admit(a, place, t + 2002, 'BTC_USDT')).toBeNull();
   });
 
-  it('does not throttle spot at a fill ratio of exactly 0.1, and throttles batches with includeBatches (R14)', () => {
+  it('does not throttle spot at a fill ratio of exactly 0.1, and throttles batches with includeBatches (see docs/rules.md#r14)', () => {
     const run = (traded: string, includeBatches: boolean) => {
       const core = new ModelExchangeCore([{ id: 'f', accounts: [{ id: 'main', role: 'main' }] }], {
         spotFill: { includeBatches },
@@ -148,7 +148,7 @@ describe('ModelExchangeCore', () => {
     });
   });
 
-  it('labels a refused withdrawal TOO_FAST (R12)', () => {
+  it('labels a refused withdrawal TOO_FAST (see docs/rules.md#r12)', () => {
     const core = new ModelExchangeCore([{ id: 'f', accounts: [{ id: 'main', role: 'main' }] }]);
     const w = catalog.classify('POST', '/withdrawals');
     const a = core.account('main');

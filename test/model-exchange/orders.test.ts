@@ -76,7 +76,7 @@ describe('a futures order over HTTP', () => {
   });
 });
 
-describe('the headers of every answer (R12, R15)', () => {
+describe('the headers of every answer (see docs/rules.md#r12, #r15)', () => {
   it('carry X-In-Time <= X-Out-Time in microseconds and a trace id of their own, and the rate-limit headers where a limit applies', async () => {
     const { ex } = await model('2026-11-21T10:00:00Z');
     running = ex;

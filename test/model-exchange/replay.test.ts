@@ -83,7 +83,7 @@ describe('the same request log through simulate and through the model', () => {
   }, 60_000);
 });
 
-describe('the WebSocket API (R10, R16)', () => {
+describe('the WebSocket API (see docs/rules.md#r10, #r16)', () => {
   it('places after a login, counts on the WebSocket limit and the REST budget, and answers 311 or 312', async () => {
     const { ex } = await model('2026-11-21T10:00:00Z');
     const ws = new WebSocket(`${ex.wsUrl}/v4/ws/usdt`);

@@ -225,7 +225,7 @@ describe('a body over the cap', () => {
 });
 
 describe('administration', () => {
-  it('changes the VIP level on the machine clock, whose instants have a fraction of a millisecond (R6)', async () => {
+  it('changes the VIP level on the machine clock, whose instants have a fraction of a millisecond (see docs/rules.md#r6)', async () => {
     const ex = await startModelExchange({ port: 0 });
     running = ex;
     for (const level of [5, 14, 0]) {

@@ -17,7 +17,7 @@ async function example(start = '2026-11-21T09:00:00Z', options = {}) {
   return m;
 }
 
-describe("the exchange's worked example over HTTP (R1, R3, R7)", () => {
+describe("the exchange's worked example over HTTP (see docs/rules.md#r1, #r3, #r7)", () => {
   it('answers GET /account/rate_limit with the ratios and tiers of the example', async () => {
     const { ex } = await example();
     const reports = await Promise.all(
@@ -57,7 +57,7 @@ describe("the exchange's worked example over HTTP (R1, R3, R7)", () => {
 });
 
 describe('rule edges through HTTP', () => {
-  it('raises the limit at 08:00:00.000, not at 07:59:59.999 (R5)', async () => {
+  it('raises the limit at 08:00:00.000, not at 07:59:59.999 (see docs/rules.md#r5)', async () => {
     const { ex, clock } = await example('2026-11-21T07:59:59.999Z');
     const before = await call(ex, 'POST', ORDERS, 'key-C', order);
     expect(before.headers.get('x-gate-ratelimit-limit')).toBe('100');
@@ -74,7 +74,7 @@ describe('rule edges through HTTP', () => {
     expect(inTime).toBe(Date.parse('2026-11-21T08:00:00Z') * 1000);
   });
 
-  it('throttles placement the hour after 86,401 requests with nothing traded, not after 86,400 (R9)', async () => {
+  it('throttles placement the hour after 86,401 requests with nothing traded, not after 86,400 (see docs/rules.md#r9)', async () => {
     for (const [extra, throttled] of [
       [1, true],
       [0, false],
@@ -100,7 +100,7 @@ describe('rule edges through HTTP', () => {
     }
   });
 
-  it('throttles at a scaled threshold counted from live requests, refused ones included (R9)', async () => {
+  it('throttles at a scaled threshold counted from live requests, refused ones included (see docs/rules.md#r9)', async () => {
     const { ex, clock } = await model('2026-11-21T10:00:00Z', { abuse: { requestThreshold: 150 } });
     running = ex;
     const statuses = [];
@@ -110,7 +110,7 @@ describe('rule edges through HTTP', () => {
     expect(ex.stats().accounts[0]!.throttle?.reason).toBe('no-fills');
   });
 
-  it('takes one withdrawal per 3 s, the next refused with TOO_FAST (R10, R12)', async () => {
+  it('takes one withdrawal per 3 s, the next refused with TOO_FAST (see docs/rules.md#r10, #r12)', async () => {
     const { ex, clock } = await model('2026-11-21T10:00:00Z');
     running = ex;
     const w = { currency: 'USDT', amount: '10', address: 'addr' };
@@ -122,7 +122,7 @@ describe('rule edges through HTTP', () => {
     expect((await call(ex, 'POST', '/api/v4/withdrawals', 'main-key', w)).status).toBe(200);
   });
 
-  it('refuses a spot batch of 11 orders of one pair with TOO_MANY_ORDERS, and takes 10 (R11)', async () => {
+  it('refuses a spot batch of 11 orders of one pair with TOO_MANY_ORDERS, and takes 10 (see docs/rules.md#r11)', async () => {
     const { ex } = await model('2026-11-21T10:00:00Z');
     running = ex;
     const o = { currency_pair: 'BTC_USDT', side: 'buy', amount: '0.001', price: '60000' };
@@ -148,7 +148,7 @@ describe('rule edges through HTTP', () => {
   });
 });
 
-describe('spot history (R14)', () => {
+describe('spot history (see docs/rules.md#r14)', () => {
   const SPOT = '/api/v4/spot/orders';
   const o = { currency_pair: 'BTC_USDT', side: 'buy', amount: '0.001', price: '60000' };
 
@@ -205,7 +205,7 @@ describe('spot history (R14)', () => {
   });
 });
 
-describe('identification (R11, section 5)', () => {
+describe('identification (see docs/rules.md#r11, section 5)', () => {
   it('answers no credentials with INVALID_CREDENTIALS, a missing KEY with MISSING_REQUIRED_HEADER, an unknown one with INVALID_KEY, an old Timestamp with REQUEST_EXPIRED', async () => {
     const { ex } = await model('2026-11-21T10:00:00Z');
     running = ex;
@@ -324,7 +324,7 @@ describe('bad requests', () => {
       price: '60000',
     });
     expect([legacy.status, legacy.body.contract]).toEqual([200, 'BTC_USD']);
-    // The heavy wallet endpoints share 80 per 10 s (R10).
+    // The heavy wallet endpoints share 80 per 10 s (see docs/rules.md#r10).
     for (let i = 0; i < 80; i++)
       await call(ex, 'POST', '/api/v4/wallet/transfers', 'main-key', {
         currency: 'USDT',
@@ -373,7 +373,7 @@ describe('fills and administration', () => {
     expect(second).toEqual(placed.map((o) => o.finish_as));
   });
 
-  it('accepts and fills placements on the machine clock, whose instants have microseconds (R15)', async () => {
+  it('accepts and fills placements on the machine clock, whose instants have microseconds (see docs/rules.md#r15)', async () => {
     running = await startModelExchange({ fills: { maker: 0.5, taker: 0.5 } });
     const answers = [];
     for (let i = 0; i < 5; i++) answers.push(await call(running, 'POST', ORDERS, 'main-key', order));
@@ -381,7 +381,7 @@ describe('fills and administration', () => {
     expect((await call(running, 'GET', '/api/v4/futures/usdt/my_trades', 'main-key')).body).toHaveLength(5);
   });
 
-  it('creates a sub-account at tier 1 (R8) and drops a family below VIP 14 to tier 1 at once (R6)', async () => {
+  it('creates a sub-account at tier 1 (see docs/rules.md#r8) and drops a family below VIP 14 to tier 1 at once (see docs/rules.md#r6)', async () => {
     const { ex } = await example();
     const created = await call(ex, 'POST', '/_model/sub_accounts', undefined, {
       main: 'A',

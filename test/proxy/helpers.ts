@@ -16,7 +16,7 @@ export const ACCOUNTS: AccountsFile = {
 
 /**
  * A ratio of 9 the day before yesterday: the snapshots of yesterday's and today's 00:00 both see
- * it, so tier 4 is in force at any hour of today (R3, R5).
+ * it, so tier 4 is in force at any hour of today (see docs/rules.md#r3, #r5).
  */
 export const TIER4_HISTORY = {
   activity: [

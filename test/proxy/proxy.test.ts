@@ -104,7 +104,7 @@ describe('the proxy', () => {
     const order = JSON.stringify({ currency_pair: 'BTC_USDT', side: 'buy', amount: '0.001', price: '60000' });
     const post = () =>
       fetch(`${proxy!.url}/api/v4/spot/orders`, { method: 'POST', headers: { KEY: 'main-key' }, body: order });
-    // Spot placement: 10 a second per pair (R10).
+    // Spot placement: 10 a second per pair (see docs/rules.md#r10).
     const placing = Array.from({ length: 15 }, post);
     const first = await Promise.all(placing.slice(0, 10));
     const { id } = (await first[0]!.json()) as { id: string };

@@ -109,7 +109,7 @@ describe('two proxies sharing one account through Redis', () => {
       // A grant counts in Redis until one window after the latest instant its requests can have
       // reached the exchange, their answers (and on while one is not answered), so however late a
       // busy machine has a request reach the model, it cannot meet the next grants in one window
-      // there (R13). And the two proxies share the one limit: each alone would let its engine
+      // there (see docs/rules.md#r13). And the two proxies share the one limit: each alone would let its engine
       // send the account's whole 250 a second, and half the placements of the two would be 429
       // (straight at the model, most are: python.e2e.test.ts).
       const tooMany = runs.reduce((sum, r) => sum + (r.statuses['429'] ?? 0), 0);

@@ -61,14 +61,14 @@ async function connect(url: string) {
 }
 
 describe('the WebSocket API through the proxy', () => {
-  it('holds order messages on the limits of R16, passes the rest, and relays every reply unchanged', async () => {
+  it('holds order messages on the limits the exchange sets for WebSocket orders (see docs/rules.md#r16), passes the rest, and relays every reply unchanged', async () => {
     const clock = new VirtualClock({ wallStart: Date.now() });
     exchange = await startModelExchange({ port: 0, clock, accounts: ACCOUNTS, fills: { maker: 0, taker: 0 } });
     proxy = await startProxy({ upstream: exchange.url, accounts: ACCOUNTS, clock });
     const ws = await connect(`${proxy.wsUrl}/v4/ws/usdt`);
     const login = await ws.send('futures.login', { api_key: 'main-key' });
     expect(login.header['status']).toBe('200');
-    // Tier 1: futures placements 100 a second over REST and WebSocket together (R16).
+    // Tier 1: futures placements 100 a second over REST and WebSocket together (see docs/rules.md#r16).
     const order = { contract: 'BTC_USDT', size: 1, price: '60000' };
     const placing = Array.from({ length: 110 }, (_, i) =>
       ws.send('futures.order_place', { req_id: `p${i}`, req_param: order }),
@@ -77,7 +77,7 @@ describe('the WebSocket API through the proxy', () => {
     expect(first.every((r) => r.header['status'] === '200')).toBe(true);
     // Relayed as the exchange wrote it: its rate-limit fields included.
     expect(first[0]!.header['x_gate_ratelimit_limit']).toBe(100);
-    // Over the WebSocket API a cancel shares the 100 a second with placements (R10), and goes first.
+    // Over the WebSocket API a cancel shares the 100 a second with placements (see docs/rules.md#r10), and goes first.
     const id = (first[0]!.data!.result as { id: number }).id;
     const cancel = ws.send('futures.order_cancel', { req_id: 'cancel', req_param: { order_id: String(id) } });
     await new Promise((resolve) => setTimeout(resolve, 50));

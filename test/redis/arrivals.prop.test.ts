@@ -1,4 +1,4 @@
-// R13 across processes: whatever the network does, never more than N arrivals at the exchange in
+// The arrival window (see docs/rules.md#r13):across processes: whatever the network does, never more than N arrivals at the exchange in
 // any W, with several processes sharing one account through Redis. Each grant counts until one
 // window after the latest instant its permits can have reached the exchange (their answers), and
 // on while one is not answered. Simulated on a virtual clock (Redis runs its scripts at the

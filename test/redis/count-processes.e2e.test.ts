@@ -176,13 +176,13 @@ describe('four processes counting on one account', () => {
       // Warned on the account's requests (more than its own 40), before the hour.
       expect(warning!.event.requests).toBeGreaterThanOrEqual(90);
       expect(warning!.at).toBeLessThan(hourAt);
-      // Throttled at the hourly check, on nothing traded (R9).
+      // Throttled at the hourly check, on nothing traded (see docs/rules.md#r9).
       expect(throttle!.at).toBeGreaterThanOrEqual(hourAt - 50);
       expect(throttle!.event.throttle).toMatchObject({ reason: 'no-fills', limit: 10 });
     }
   }, 60_000);
 
-  it('have a throttle starting at a whole hour in force in every process at that hour (R9, R15)', async () => {
+  it('have a throttle starting at a whole hour in force in every process at that hour (see docs/rules.md#r9, #r15)', async () => {
     // A threshold of 100 requests: the four send 30 each 10 s before a whole hour of their shared
     // clock, so its check throttles placement to 10 per 10 s. Each asks for 20 more placements
     // 1 ms after the hour: the account may send at most 10 in its first 10 s, none while the

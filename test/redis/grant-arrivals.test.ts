@@ -14,7 +14,7 @@ import { redisForFile } from './file-prefixes.js';
 import { mostInAnyWindow } from './harness.js';
 import { settleOn, VirtualRedis } from './virtual.js';
 
-// Grants counted from the arrivals of their permits at the exchange (R13), not from the end of
+// Grants counted from the arrivals of their permits at the exchange (see docs/rules.md#r13), not from the end of
 // their lease plus the latest lateness any process measured.
 const { client, prefixFor } = redisForFile();
 
@@ -237,7 +237,7 @@ describe('GrantArrivals bounded by answers', () => {
 });
 
 describe('processes counting grants from their arrivals', () => {
-  it('never has more than N arrive at the exchange in any W, as the way there changes speed (R13)', async () => {
+  it('never has more than N arrive at the exchange in any W, as the way there changes speed (see docs/rules.md#r13)', async () => {
     // Grants confirmed, over every run (in a run whose leases all start at one instant of the
     // virtual clock, none can be).
     let confirmed = 0;

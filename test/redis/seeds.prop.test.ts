@@ -1,4 +1,4 @@
-// Seeded history merges per account, day and hour (R1, R9): several processes seeding
+// Seeded history merges per account, day and hour (see docs/rules.md#r1, #r9): several processes seeding
 // overlapping fetches of one history, in any order, leave in Redis the counts of their union,
 // never a day or an hour counted twice.
 import { fc, test } from '@fast-check/vitest';

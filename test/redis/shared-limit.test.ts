@@ -113,7 +113,7 @@ describe('SharedLimit', () => {
     await done;
   });
 
-  it('keeps the latest arrival it is told of for max(10 s, 2 W) to twice that, for Redis to count grants longer (R13)', () => {
+  it('keeps the latest arrival it is told of for max(10 s, 2 W) to twice that, for Redis to count grants longer (see docs/rules.md#r13)', () => {
     const { scheduler } = setup();
     const l = scheduler.limit({ name: 'orders', limit: 10, windowMs: 1000 }) as SharedLimit;
     expect(l.lateness(0)).toBe(0);
@@ -206,7 +206,7 @@ describe('SharedLimit', () => {
   });
 });
 
-describe('SharedLimit: arrivals bounded by answers (R13)', () => {
+describe('SharedLimit: arrivals bounded by answers (see docs/rules.md#r13)', () => {
   it('follows a round trip to the lease it was sent on, and has the broker keep and tell its grant', () => {
     const { broker, scheduler } = setup();
     const kept: string[] = [];
@@ -270,7 +270,7 @@ describe('SharedLimit: arrivals bounded by answers (R13)', () => {
 });
 
 describe('Scheduler with a shared store', () => {
-  it('asks for all the shared limits of a task in one request (all or none, R13)', () => {
+  it('asks for all the shared limits of a task in one request (all or none, see docs/rules.md#r13)', () => {
     const { calls, scheduler } = setup();
     const a = scheduler.limit({ name: 'a', limit: 10, windowMs: 1000 });
     const b = scheduler.limit({ name: 'b', limit: 10, windowMs: 1000 });

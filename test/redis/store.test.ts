@@ -117,7 +117,7 @@ describe('RedisStore', () => {
     expect(Number((await meta(prefix, 'orders')).used)).toBeLessThanOrEqual(10);
   });
 
-  it('grants linked limits all or none, across processes (R13)', async () => {
+  it('grants linked limits all or none, across processes (see docs/rules.md#r13)', async () => {
     const prefix = prefixFor('linked');
     const v = new VirtualRedis(client);
     await v.warm(prefix);
@@ -153,7 +153,7 @@ describe('RedisStore', () => {
     expect(await client.zcard(`{${prefix}}:l:orders`)).toBe(1);
   });
 
-  it('counts every grant longer by the latest arrival any process measured lately, the configured margin otherwise (R13)', async () => {
+  it('counts every grant longer by the latest arrival any process measured lately, the configured margin otherwise (see docs/rules.md#r13)', async () => {
     const prefix = prefixFor('late');
     await warm(prefix);
     const acquire = (id: string, lateMs: number) =>
@@ -548,7 +548,7 @@ describe('RedisStore', () => {
     expect(Number((await meta(prefix, 'orders')).used)).toBe(1);
   });
 
-  it('shares a 429 pause with every process (R12)', async () => {
+  it('shares a 429 pause with every process (see docs/rules.md#r12)', async () => {
     const { prefix, v, a, b, la, lb } = await twoProcesses('pause');
     a.feedback(la, { limited: true, retryAfterMs: 400 });
     await v.idle();
@@ -558,7 +558,7 @@ describe('RedisStore', () => {
     expect(v.clock.now() - start).toBeGreaterThanOrEqual(400);
   });
 
-  it('shares a new limit with every process (R13)', async () => {
+  it('shares a new limit with every process (see docs/rules.md#r13)', async () => {
     const { prefix, v, a, b, la, lb } = await twoProcesses('update');
     const times: number[] = [];
     await settleOn(v, [a.schedule(() => times.push(v.clock.now()), { limits: la })]);
@@ -969,7 +969,7 @@ describe('RedisStore with onUnavailable "local"', () => {
 });
 
 describe('RedisStore with onUnavailable "local", arrivals bounded by answers', () => {
-  it('keeps what the share sent counted in Redis, once told, until the answers still on their way (R13)', async () => {
+  it('keeps what the share sent counted in Redis, once told, until the answers still on their way (see docs/rules.md#r13)', async () => {
     const prefix = prefixFor('share-answers');
     const v = new VirtualRedis(client);
     await v.warm(prefix);

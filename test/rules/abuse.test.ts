@@ -12,7 +12,7 @@ import {
 const H = (iso: string) => Date.parse(iso);
 const window = (requests: number, traded: string) => ({ requests, traded: new Dec(traded) });
 
-describe('checkAbuse (R9)', () => {
+describe('checkAbuse (see docs/rules.md#r9)', () => {
   it('does not trip at exactly 86,400 requests with nothing traded', () => {
     expect(checkAbuse(window(86_400, '0'))).toBeNull();
   });
@@ -48,7 +48,7 @@ describe('checkAbuse (R9)', () => {
   });
 });
 
-describe('buildAbuseTimeline (R9)', () => {
+describe('buildAbuseTimeline (see docs/rules.md#r9)', () => {
   // 86,401 requests with nothing traded in the hour 10:00; a fill of 865 USDT at 13:00.
   const timeline = buildAbuseTimeline([
     { hour: H('2026-11-01T13:00:00Z'), requests: 0, traded: '865' },
@@ -104,7 +104,7 @@ describe('buildAbuseTimeline (R9)', () => {
   });
 });
 
-describe('placementLimit (R9)', () => {
+describe('placementLimit (see docs/rules.md#r9)', () => {
   it('is the tier limit when no throttle is in force', () => {
     const p = placementLimit(300, null);
     expect(p.perSecond.toString()).toBe('300');
@@ -137,7 +137,7 @@ describe('checkAbuse input', () => {
   });
 });
 
-describe("abuseLowFill (R9), the low-fill test the throttle and the limiter's warnings share", () => {
+describe("abuseLowFill (see docs/rules.md#r9), the low-fill test the throttle and the limiter's warnings share", () => {
   const config = resolveAbuseOptions({ fillRateThreshold: '0.1' });
   it('holds with nothing traded, or below the rate; not at exactly the rate', () => {
     expect(abuseLowFill({ requests: 1000, traded: new Dec(0) }, config)).toBe(true);

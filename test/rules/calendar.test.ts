@@ -36,7 +36,7 @@ describe('calendar', () => {
     expect(isInUtcDay(Date.UTC(2026, 10, 8), Date.UTC(2026, 10, 8))).toBe(true);
   });
 
-  it('gives 08:00 UTC of the next day, from the first to the last millisecond of a day (R8)', () => {
+  it('gives 08:00 UTC of the next day, from the first to the last millisecond of a day (see docs/rules.md#r8)', () => {
     expect(nextDayRaiseAt(Date.UTC(2026, 10, 1))).toBe(Date.UTC(2026, 10, 2, 8));
     expect(nextDayRaiseAt(Date.UTC(2026, 10, 1, 23, 59, 59, 999))).toBe(Date.UTC(2026, 10, 2, 8));
     expect(nextDayRaiseAt(Date.UTC(2026, 10, 2))).toBe(Date.UTC(2026, 10, 3, 8));

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { coefficientOf, normalizeContract, resolveCoefficients } from '../../src/rules/contracts.js';
 import { tradeRatio } from '../../src/rules/ratio.js';
 
-describe('normalizeContract (R2)', () => {
+describe('normalizeContract (see docs/rules.md#r2)', () => {
   it('reads BTC-USDT and btc_usdt as BTC_USDT', () => {
     expect(normalizeContract('BTC-USDT')).toBe('BTC_USDT');
     expect(normalizeContract('btc_usdt')).toBe('BTC_USDT');
@@ -16,7 +16,7 @@ describe('normalizeContract (R2)', () => {
   });
 });
 
-describe('contract coefficients (R2)', () => {
+describe('contract coefficients (see docs/rules.md#r2)', () => {
   it('weighs BTC_USDT and ETH_USDT 1 and every other contract 0.4', () => {
     const table = resolveCoefficients();
     expect(coefficientOf(table, 'BTC_USDT').toString()).toBe('1');

@@ -45,7 +45,7 @@ function at(r: Request, mono: Mono, later = 0): number | { wall: number; mono: n
   return mono ? { wall: Math.floor(t), mono: monoAt(t, mono) } : Math.floor(t);
 }
 
-describe('ExchangeClock properties (R15)', () => {
+describe('ExchangeClock properties (see docs/rules.md#r15)', () => {
   test.prop([offset, requests, monoKind, fc.integer({ min: 1, max: 10 })])(
     'with samples of true offset X and random delays, X lies within estimate ± error',
     (truth, list, mono, window) => {

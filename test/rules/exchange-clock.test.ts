@@ -26,7 +26,7 @@ function fed(offsetMs: number, n: number, options: { mono?: boolean } = {}): Exc
   return requests(offsetMs, n, options.mono).reduce(take, new ExchangeClock());
 }
 
-describe('ExchangeClock (R15)', () => {
+describe('ExchangeClock (see docs/rules.md#r15)', () => {
   it('estimates offset = in - send - rtt/2 with rtt = (receive - send) - (out - in), within rtt/2 and the resolution', () => {
     const inTime = (SEVEN + 19 - 3000) * 1000;
     const { clock } = new ExchangeClock().add({

@@ -32,7 +32,7 @@ const nearThreshold: fc.Arbitrary<ContractActivity[]> = fc
 
 const account = fc.oneof(contractList, nearBound, nearThreshold);
 
-describe('windowRater (R3, R7)', () => {
+describe('windowRater (see docs/rules.md#r3, #r7)', () => {
   test.prop(
     [
       fc.array(account, { minLength: 1, maxLength: 6 }),

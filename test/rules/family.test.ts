@@ -6,7 +6,7 @@ import { WORKED_EXAMPLE } from '../../src/rules/example.js';
 const fractions = (rating: ReturnType<typeof rateFamily>) =>
   rating.accounts.map((a) => `${a.own.numerator.toString()}/${a.own.denominator.toString()}`);
 
-describe('rateFamily (R7)', () => {
+describe('rateFamily (see docs/rules.md#r7)', () => {
   it("gives the worked example's own ratios 318/44, 427/54, 312/31 and aggregated 1057/129", () => {
     const rating = rateFamily(WORKED_EXAMPLE);
     expect(fractions(rating)).toEqual(['318/44', '427/54', '312/31']);

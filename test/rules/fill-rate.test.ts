@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { Dec } from '../../src/internal/decimal.js';
 import { fillRateOf, isFillRateBelow } from '../../src/rules/fill-rate.js';
 
-describe('isFillRateBelow (R9, R14)', () => {
+describe('isFillRateBelow (see docs/rules.md#r9, #r14)', () => {
   const tenth = new Dec('0.1');
 
   it('does not count a fill ratio of exactly 0.1 as below 0.1', () => {
@@ -23,7 +23,7 @@ describe('isFillRateBelow (R9, R14)', () => {
   });
 });
 
-describe('fillRateOf (R9, R14)', () => {
+describe('fillRateOf (see docs/rules.md#r9, #r14)', () => {
   it('divides traded by requests, and gives null with no request', () => {
     expect(fillRateOf(new Dec(100), 1000)?.toString()).toBe('0.1');
     expect(fillRateOf(new Dec(0), 0)).toBeNull();

@@ -5,7 +5,7 @@ import { type AccountActivity, type FamilyConfig, rateFamily, resolveFamilyOptio
 import { accountMargins } from '../../src/rules/margins.js';
 
 // Small families a brute-force search can rate change by change: a few accounts trading BTC_USDT
-// (coefficient 1) and SOL_USDT (0.4), a tier table of four tiers, any own-volume threshold (R7).
+// (coefficient 1) and SOL_USDT (0.4), a tier table of four tiers, any own-volume threshold (see docs/rules.md#r7).
 const TIERS = [
   { minRatio: '0', limit: 10 },
   { minRatio: '1', limit: 20 },
@@ -51,7 +51,7 @@ const tierOf = (
   btc = 0,
 ): number => rateFamily(changed(family, account, maker, btc), config).accounts[account]!.tier.tier;
 
-describe('accountMargins against a brute-force search (R1, R3, R7)', () => {
+describe('accountMargins against a brute-force search (see docs/rules.md#r1, #r3, #r7)', () => {
   test.prop(
     [
       fc.array(small, { minLength: 1, maxLength: 3 }),

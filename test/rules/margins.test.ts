@@ -20,7 +20,7 @@ describe('tierMargins options', () => {
   });
 });
 
-describe('tierMargins (R1, R3)', () => {
+describe('tierMargins (see docs/rules.md#r1, #r3)', () => {
   it('gives what reaches the tier above, and the spare before the tier below: both down figures keep the tier', () => {
     const m = tierMargins(nine);
     expect(m.up).toMatchObject({ tier: { tier: 5 }, fewerRequests: 10 });
@@ -51,7 +51,7 @@ const ratioOf = (maker: string, btc: number, sol = 0) =>
     ...(sol > 0 ? [{ contract: 'SOL_USDT', place: sol }] : []),
   ]);
 
-describe('tierMargins at the edges of the tiers (R1, R3)', () => {
+describe('tierMargins at the edges of the tiers (see docs/rules.md#r1, #r3)', () => {
   it('on a bound: the tier of the bound, nothing to spare below, the full step to the next bound above', () => {
     // 500 / 100 = 5 exactly: tier 4; the next bound is 10, so 500 more, or 50 fewer requests.
     const m = tierMargins(ratioOf('500', 100));
@@ -130,7 +130,7 @@ describe('tierMargins at the edges of the tiers (R1, R3)', () => {
   });
 });
 
-describe('margins below VIP 14 (R4)', () => {
+describe('margins below VIP 14 (see docs/rules.md#r4)', () => {
   it('are given by the plan from VIP 14 and not below it, where no ratio moves the tier', () => {
     const input = {
       accounts: [{ account: 'main', contracts: [{ contract: 'BTC_USDT', makerVolume: '900', place: 100 }], line: 2 }],
@@ -147,12 +147,12 @@ describe('margins below VIP 14 (R4)', () => {
   });
 });
 
-// The exact tier of numerator / denominator, counted from the default bounds (R3).
+// The exact tier of numerator / denominator, counted from the default bounds (see docs/rules.md#r3).
 const BOUNDS = ['0', '1', '3', '5', '10', '20', '50'];
 const exactTier = (n: Dec, d: Dec) => BOUNDS.filter((b) => n.greaterThanOrEqualTo(d.times(b))).length;
 const UNIT = new Dec('1e-8');
 
-describe('tierMargins properties (R1, R3)', () => {
+describe('tierMargins properties (see docs/rules.md#r1, #r3)', () => {
   // Maker and taker volume (taker weighs 0.9, so numerators of 9 decimals need rounding), requests
   // on BTC_USDT and SOL_USDT, and ratios landing on a bound or 1e-8 either side of one.
   const activity = fc

@@ -5,7 +5,7 @@ import { RATIO_WINDOW_DAYS, ratioWindow, sumRatioWindow } from '../../src/rules/
 
 const NOV_8 = Date.UTC(2026, 10, 8);
 
-describe('ratioWindow (R1, R5)', () => {
+describe('ratioWindow (see docs/rules.md#r1, #r5)', () => {
   it('covers exactly the 7 days before the rating, not the rating day', () => {
     expect(ratioWindow(NOV_8)).toEqual({ from: Date.UTC(2026, 10, 1), to: NOV_8 });
     expect(ratioWindow(NOV_8).to - ratioWindow(NOV_8).from).toBe(7 * DAY_MS);
@@ -22,7 +22,7 @@ describe('ratioWindow (R1, R5)', () => {
   });
 });
 
-describe('sumRatioWindow (R1, R5)', () => {
+describe('sumRatioWindow (see docs/rules.md#r1, #r5)', () => {
   it('sums the 7 days before the rating, oldest first, and skips days without counts', () => {
     const perDay = new Map([
       [Date.UTC(2026, 9, 31), 1000], // 8 days before: out

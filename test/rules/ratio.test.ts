@@ -6,7 +6,7 @@ import { WORKED_EXAMPLE } from '../../src/rules/example.js';
 
 const A = WORKED_EXAMPLE[0]!.contracts;
 
-describe('tradeRatio (R1)', () => {
+describe('tradeRatio (see docs/rules.md#r1)', () => {
   it("gives the exchange's worked example exactly 318/44", () => {
     const r = tradeRatio(A);
     expect(r.numerator.toString()).toBe('318');

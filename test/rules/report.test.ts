@@ -12,7 +12,7 @@ const ANSWER = [
   { type: 'futures', tier: '5', ratio: '10.06', main_ratio: '8.19', updated_at: seconds('2026-11-21T00:00:30Z') },
 ];
 
-describe('readRateLimitReport (R16)', () => {
+describe('readRateLimitReport (see docs/rules.md#r16)', () => {
   it('reads the rows of GET /account/rate_limit into typed reports', () => {
     const rows = readRateLimitReport(ANSWER);
     expect(rows.map((r) => [r.type, r.tier, r.ratio.toString(), r.mainRatio.toString(), r.updatedAt])).toEqual([
@@ -57,7 +57,7 @@ describe('reportFor', () => {
   });
 });
 
-describe('reconcileTier (R16)', () => {
+describe('reconcileTier (see docs/rules.md#r16)', () => {
   const fresh = reportFor(readRateLimitReport(ANSWER))!; // tier 5, 30 s after the snapshot
   const stale: RateLimitReport = { ...fresh, updatedAt: SNAPSHOT - 3_600_000 };
   const lower: RateLimitReport = { ...fresh, tier: 2 };

@@ -10,7 +10,7 @@ import { amount, contractList, count, family, timelineInput } from '../arbitrari
 
 const nonEmpty = contractList.filter((l) => l.length > 0);
 
-describe('trade ratio properties (R1, R3)', () => {
+describe('trade ratio properties (see docs/rules.md#r1, #r3)', () => {
   test.prop([nonEmpty, fc.nat(), amount, fc.boolean()])(
     'more maker or taker volume never lowers the ratio or the tier',
     (list, pick, extra, maker) => {
@@ -55,7 +55,7 @@ describe('trade ratio properties (R1, R3)', () => {
   );
 });
 
-describe('family properties (R7)', () => {
+describe('family properties (see docs/rules.md#r7)', () => {
   test.prop([family, fc.constantFrom('0', '1000', '1000000')])(
     'gives each account of a standard family at least the aggregated ratio',
     (accounts, threshold) => {
@@ -79,7 +79,7 @@ describe('family properties (R7)', () => {
   });
 });
 
-describe('timeline properties (R5, R6, R8)', () => {
+describe('timeline properties (see docs/rules.md#r5, #r6, #r8)', () => {
   test.prop([timelineInput], { numRuns: 150 })('raises a limit only at 08:00 UTC or at a VIP rise', (input) => {
     const timeline = buildTimeline(input);
     for (const c of timeline.changes) {
@@ -134,7 +134,7 @@ describe('timeline properties (R5, R6, R8)', () => {
   });
 });
 
-describe('abuse throttle properties (R9)', () => {
+describe('abuse throttle properties (see docs/rules.md#r9)', () => {
   test.prop([fc.uniqueArray(fc.integer({ min: 0, max: 72 }), { maxLength: 30 }), fc.infiniteStream(fc.nat())])(
     'does not depend on the order of hours, and never throttles at or below 86,400 requests a day',
     (hours, seeds) => {

@@ -12,7 +12,7 @@ import {
 const H = (iso: string) => Date.parse(iso);
 const window = (requests: number, traded: string) => ({ requests, traded: new Dec(traded) });
 
-describe('spotFillClearance (R14)', () => {
+describe('spotFillClearance (see docs/rules.md#r14)', () => {
   it.each([
     // requests, traded, remaining, needed
     [1000, '100', 0, '0'],
@@ -56,7 +56,7 @@ describe('spotFillClearance (R14)', () => {
   });
 });
 
-describe('checkSpotFill (R14)', () => {
+describe('checkSpotFill (see docs/rules.md#r14)', () => {
   it('does not throttle at a fill ratio of exactly 0.1 ("below")', () => {
     expect(checkSpotFill(window(1000, '100'))).toBeNull();
   });
@@ -99,7 +99,7 @@ describe('checkSpotFill (R14)', () => {
   });
 });
 
-describe('buildSpotFillTimeline (R14)', () => {
+describe('buildSpotFillTimeline (see docs/rules.md#r14)', () => {
   // 500 spot requests with 10 USDT traded in the hour 10:00 (ratio 0.02); 40 USDT more at 12:00
   // (ratio 0.1 from the check at 13:00).
   const timeline = buildSpotFillTimeline([
@@ -139,7 +139,7 @@ describe('buildSpotFillTimeline (R14)', () => {
   });
 });
 
-describe('spotFillApplies (R14)', () => {
+describe('spotFillApplies (see docs/rules.md#r14)', () => {
   it('applies to single placement and amendment, never to cancels', () => {
     expect(spotFillApplies({ action: 'place' })).toBe(true);
     expect(spotFillApplies({ action: 'amend' })).toBe(true);

@@ -13,7 +13,7 @@ import {
 
 const CHECK = Date.UTC(2026, 10, 2, 5);
 
-describe('throttleWindow (R9, R14)', () => {
+describe('throttleWindow (see docs/rules.md#r9, #r14)', () => {
   it('reads the 24 hours before the check: its start in, the check hour out', () => {
     expect(throttleWindow(CHECK)).toEqual({ from: Date.UTC(2026, 10, 1, 5), to: CHECK });
     expect(throttleWindow(CHECK).to - throttleWindow(CHECK).from).toBe(86_400_000);
@@ -21,7 +21,7 @@ describe('throttleWindow (R9, R14)', () => {
   });
 });
 
-describe('nextThrottleCheck (R9, R14)', () => {
+describe('nextThrottleCheck (see docs/rules.md#r9, #r14)', () => {
   it('is the whole hour after the instant: 04:59:59.999 is checked at 05:00, 05:00 at 06:00', () => {
     expect(nextThrottleCheck(Date.UTC(2026, 10, 1, 4, 59, 59, 999))).toBe(Date.UTC(2026, 10, 1, 5));
     expect(nextThrottleCheck(Date.UTC(2026, 10, 1, 5))).toBe(Date.UTC(2026, 10, 1, 6));
@@ -35,7 +35,7 @@ describe('nextThrottleCheck (R9, R14)', () => {
   });
 });
 
-describe('throttleWindowSums (R9, R14)', () => {
+describe('throttleWindowSums (see docs/rules.md#r9, #r14)', () => {
   const hour = (h: number, requests: number, traded: string): HourCounts => ({
     hour: Date.UTC(2026, 10, 1, h),
     requests,
@@ -77,7 +77,7 @@ describe('throttleWindowSums (R9, R14)', () => {
   );
 });
 
-describe('readThrottleWindow (R9, R14)', () => {
+describe('readThrottleWindow (see docs/rules.md#r9, #r14)', () => {
   it('reads a count and a decimal, and refuses anything else naming the field', () => {
     const w = readThrottleWindow({ requests: 86_400, traded: '864' });
     expect(w.requests).toBe(86_400);

@@ -11,7 +11,7 @@ import {
 } from '../../src/rules/tiers.js';
 import { tradeRatio } from '../../src/rules/ratio.js';
 
-describe('tierFor (R3)', () => {
+describe('tierFor (see docs/rules.md#r3)', () => {
   it('puts 8.19 in tier 4 (250 r/s) and 10.06 in tier 5 (300 r/s)', () => {
     expect(tierFor('8.19')).toMatchObject({ tier: 4, limit: 250 });
     expect(tierFor('10.06')).toMatchObject({ tier: 5, limit: 300 });
@@ -53,7 +53,7 @@ describe('tierFor (R3)', () => {
   });
 });
 
-describe('tierOfRatio (R1, R3)', () => {
+describe('tierOfRatio (see docs/rules.md#r1, #r3)', () => {
   it('compares the exact fraction at a bound: 1.2/1.2 is tier 2, just under 5 is tier 3, 15/3 is tier 4', () => {
     const exactlyOne = tradeRatio([{ contract: 'SOL_USDT', makerVolume: '1.2', place: 3 }]); // 1.2 / 1.2
     expect(tierOfRatio(exactlyOne).tier).toBe(2);
@@ -80,7 +80,7 @@ describe('tierOfRatio (R1, R3)', () => {
   });
 });
 
-describe('createTierTable (R3)', () => {
+describe('createTierTable (see docs/rules.md#r3)', () => {
   it('accepts a valid user table and looks ratios up in it', () => {
     const table = createTierTable([
       { minRatio: '0', limit: 50 },
@@ -141,7 +141,7 @@ describe('tierFor with a table of rows', () => {
   });
 });
 
-describe('tierIndexReached (R3)', () => {
+describe('tierIndexReached (see docs/rules.md#r3)', () => {
   const bounds = DEFAULT_TIERS.map((t) => t.minRatio.toNumber());
   const indexOf = (x: number): number => tierIndexReached(bounds.length, (i) => x >= bounds[i]!);
 

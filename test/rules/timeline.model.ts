@@ -1,8 +1,8 @@
-// A slow reference model of the limit timeline, written from docs/rules.md (R1-R8) and not from
+// A slow reference model of the limit timeline, written from docs/rules.md (see docs/rules.md#r1 to #r8) and not from
 // src/rules/timeline.ts: every query is answered from the rules alone, by exact integer arithmetic
 // on the input as given. It reads the default ratio options (weights 1 and 0.9, coefficients 1 for
-// BTC_USDT and ETH_USDT and 0.4 otherwise, the R3 table), contract names already written as the
-// API writes them, and R7's own-volume threshold (whole USDT) and broker families.
+// BTC_USDT and ETH_USDT and 0.4 otherwise, the tier table, see docs/rules.md#r3), contract names already written as the
+// API writes them, and the family's own-volume threshold (see docs/rules.md#r7) (whole USDT) and broker families.
 
 export const DAY = 86_400_000;
 export const HOUR = 3_600_000;
@@ -56,7 +56,7 @@ function add(s: Sums, contracts: readonly ModelContract[]): void {
   for (const c of contracts) {
     const maker = units(c.makerVolume);
     const taker = units(c.takerVolume);
-    // R1: makerWeight 1, takerWeight 0.9; place + amend + cancel counted, weighted by R2's coefficient.
+    // The trade ratio (see docs/rules.md#r1): makerWeight 1, takerWeight 0.9; place + amend + cancel counted, weighted by the contract's coefficient (#r2).
     s.num10 += 10n * maker + 9n * taker;
     const requests = BigInt((c.place ?? 0) + (c.amend ?? 0) + (c.cancel ?? 0));
     s.den5 += (c.contract === 'BTC_USDT' || c.contract === 'ETH_USDT' ? 5n : 2n) * requests;
@@ -64,7 +64,7 @@ function add(s: Sums, contracts: readonly ModelContract[]): void {
   }
 }
 
-/** R1 + R3: the tier (1..7) of the ratio (num10 / 10) / (den5 / 5) in 1e-8 USDT, or 1 when undefined. */
+/** The trade ratio, the tiers (see docs/rules.md#r1, #r3): the tier (1..7) of the ratio (num10 / 10) / (den5 / 5) in 1e-8 USDT, or 1 when undefined. */
 function tierOf(s: Sums): number {
   if (s.den5 === 0n) return 1;
   // ratio >= b  <=>  num10 / 10 >= b x 1e8 x den5 / 5  <=>  num10 >= 2 x b x 1e8 x den5
@@ -106,7 +106,7 @@ export class TimelineModel {
   }
 
   /**
-   * R5 + R7: the tier the 00:00 UTC snapshot of `day` gives `account`, over [day - 7 d, day).
+   * When a new ratio takes effect, the family rules (see docs/rules.md#r5, #r7): the tier the 00:00 UTC snapshot of `day` gives `account`, over [day - 7 d, day).
    * Accounts not created yet have no activity, so the aggregate is over every account.
    */
   snapshotTier(account: string, day: number): number {
@@ -120,7 +120,7 @@ export class TimelineModel {
       add(family, a.contracts);
       if (a.account === account) add(own, a.contracts);
     }
-    // R7: below the threshold (1,000,000 USDT) of own volume the aggregated ratio; otherwise
+    // The family rules (see docs/rules.md#r7): below the threshold (1,000,000 USDT) of own volume the aggregated ratio; otherwise
     // max(own, aggregated), which is the higher of the two tiers (an undefined ratio is the
     // lowest). Broker families: the own ratio only.
     const threshold = BigInt(this.options.ownVolumeThreshold ?? 1_000_000) * 10n ** 8n;
@@ -136,25 +136,25 @@ export class TimelineModel {
 
   /** The tier (1..7) in force for `account` at `t`. */
   tierAt(account: string, t: number): number {
-    // R4, R6: below VIP 14, tier 1 (from the instant the level drops).
+    // Who is tiered, vip changes (see docs/rules.md#r4, #r6): below VIP 14, tier 1 (from the instant the level drops).
     if (this.vipLevelAt(t) < 14) return 1;
-    // R8: a sub-account created on day D is at tier 1 until 08:00 UTC of D + 1.
+    // New sub-accounts (see docs/rules.md#r8): a sub-account created on day D is at tier 1 until 08:00 UTC of D + 1.
     const created = this.input.accounts.find((a) => a.id === account)?.createdAt;
     if (created !== undefined && t < dayOf(created) + DAY + 8 * HOUR) return 1;
     const day = dayOf(t);
     const today = this.snapshotTier(account, day);
-    // R5: from 08:00 the snapshot of the day is in force (a raise waits until then, a lowering
+    // When a new ratio takes effect (see docs/rules.md#r5): from 08:00 the snapshot of the day is in force (a raise waits until then, a lowering
     // has been in force since 00:00).
     if (t >= day + 8 * HOUR) return today;
-    // R6: a VIP rise since 00:00 put the latest snapshot's tier in force at once.
+    // VIP changes (see docs/rules.md#r6): a VIP rise since 00:00 put the latest snapshot's tier in force at once.
     // The code's reading, kept here: a rise at 00:00:00.000 itself is applied before that instant's
     // snapshot, so it restores yesterday's snapshot tier and today's better tier waits for 08:00
-    // (as without a rise). Read from R5 and R6 alone, today's snapshot is the latest one at
+    // (as without a rise). Read from the raise timing and the VIP changes alone (see docs/rules.md#r5, #r6), today's snapshot is the latest one at
     // 00:00:00.000 (it lowers from that very instant, and `limitAt(...).rating` is already today's)
     // and would be in force at once: `>= day` below.
     if (this.lastRise(t) > day) return today;
-    // R5 before 08:00: the tier in force at the end of yesterday (yesterday's snapshot: its raise
-    // came at 08:00, and neither a VIP rise nor R8 could leave anything else at 24:00), lowered
+    // When a new ratio takes effect (see docs/rules.md#r5):before 08:00: the tier in force at the end of yesterday (yesterday's snapshot: its raise
+    // came at 08:00, and neither a VIP rise nor a new sub-account (see docs/rules.md#r8) could leave anything else at 24:00), lowered
     // at once to today's if today's is worse, kept if today's is better.
     return Math.min(today, this.snapshotTier(account, day - DAY));
   }

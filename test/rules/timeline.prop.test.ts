@@ -11,7 +11,7 @@ const edge = fc.oneof(fc.constantFrom(...EDGES), fc.integer({ min: 0, max: DAY -
 const instant = (maxDay: number) =>
   fc.tuple(fc.integer({ min: 0, max: maxDay }), edge).map(([d, o]) => START + d * DAY + o);
 
-// Ratios on, and a hair below, the bounds of R3, and between them.
+// Ratios on, and a hair below, the bounds of the tiers (see docs/rules.md#r3), and between them.
 const TARGETS = [
   '0',
   '0.5',
@@ -82,7 +82,7 @@ const timelineCase = fc
       selector: ([at]) => at,
     }),
     queries: fc.array(instant(22), { maxLength: 20 }),
-    // R7 as the library reads it by default, as the exchange's worked example does (max() for every account), and for brokers.
+    // The family rules (see docs/rules.md#r7):as the library reads it by default, as the exchange's worked example does (max() for every account), and for brokers.
     options: fc.constantFrom<ModelOptions>({}, {}, { ownVolumeThreshold: 0 }, { kind: 'broker' }),
   })
   .map(({ accounts, created, activity, vipLevel, vipChanges, queries, options }) => {
@@ -122,7 +122,7 @@ function instantsOf(input: ModelInput, queries: readonly number[]): number[] {
   return out;
 }
 
-describe('buildTimeline against a day-by-day model of R1-R8', () => {
+describe('buildTimeline against a day-by-day model of the ratio, tier and family rules (see docs/rules.md#r1 to #r8)', () => {
   it('the model reads the rules: 07:59:59.999 keeps the old tier, 08:00:00.000 raises, 00:00:00.000 lowers', () => {
     const model = new TimelineModel({
       accounts: [{ id: 'main', role: 'main' }],
@@ -204,7 +204,7 @@ describe('buildTimeline against a day-by-day model of R1-R8', () => {
     },
   );
 
-  // Sparse random weeks seldom put an account's own volume exactly on R7's threshold with its own
+  // Sparse random weeks seldom put an account's own volume exactly on the family's own-volume threshold (see docs/rules.md#r7) with its own
   // ratio above the family's: this one does, on one day, and asks the day after.
   test.prop(
     [

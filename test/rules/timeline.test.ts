@@ -12,7 +12,7 @@ function expectSteps(timeline: ReturnType<typeof buildTimeline>, steps: readonly
   }
 }
 
-describe('buildTimeline: when a new ratio takes effect (R5)', () => {
+describe('buildTimeline: when a new ratio takes effect (see docs/rules.md#r5)', () => {
   const input: TimelineInput = {
     accounts: [{ id: 'main', role: 'main' }],
     activity: [
@@ -77,7 +77,7 @@ describe('buildTimeline: when a new ratio takes effect (R5)', () => {
   });
 });
 
-describe('buildTimeline: VIP changes (R6)', () => {
+describe('buildTimeline: VIP changes (see docs/rules.md#r6)', () => {
   const timeline = buildTimeline({
     accounts: [{ id: 'main', role: 'main' }, { id: 'sub' }],
     activity: [
@@ -132,7 +132,7 @@ describe('buildTimeline: VIP changes (R6)', () => {
   });
 });
 
-describe('buildTimeline: new sub-accounts (R8)', () => {
+describe('buildTimeline: new sub-accounts (see docs/rules.md#r8)', () => {
   const timeline = buildTimeline({
     accounts: [
       { id: 'main', role: 'main' },

@@ -7,7 +7,7 @@ import { OKX } from '../../src/rules/okx/rulebook.js';
 import { okx } from '../../src/rules/exchange-rules.js';
 import { buildTimeline } from '../../src/rules/timeline/timeline.js';
 
-describe('isTieredVip (R4)', () => {
+describe('isTieredVip (see docs/rules.md#r4)', () => {
   it('tiers VIP 14 and above, not 13', () => {
     expect(isTieredVip(13)).toBe(false);
     expect(isTieredVip(14)).toBe(true);

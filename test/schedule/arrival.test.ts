@@ -1,4 +1,4 @@
-// R13: the exchange counts arrivals. A limit told when a request reached the exchange counts it
+// The arrival window (see docs/rules.md#r13): the exchange counts arrivals. A limit told when a request reached the exchange counts it
 // until one window after that; the delay beyond the quickest is read from gateway times.
 import { describe, expect, it } from 'vitest';
 import { AccountLimiter } from '../../src/account/limiter.js';
@@ -239,7 +239,7 @@ describe('AccountLimiter.arrived', () => {
   });
 });
 
-describe('a change of route (R13)', () => {
+describe('a change of route (see docs/rules.md#r13)', () => {
   /**
    * 16 placements in flight at tier 4 (250 a second), each reaching the exchange `route(sent)` ms
    * after it was sent and answered 1 ms later, the exchange counting arrivals over a sliding
@@ -301,7 +301,7 @@ describe('a change of route (R13)', () => {
   });
 });
 
-describe('lowerings ahead of the way there (R15, R13)', () => {
+describe('lowerings ahead of the way there (see docs/rules.md#r15, #r13)', () => {
   it('ArrivalDelay keeps the largest of the last `size` samples too', () => {
     const d = new ArrivalDelay(3);
     expect(d.max).toBe(-Infinity);

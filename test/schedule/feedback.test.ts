@@ -3,7 +3,7 @@ import { InvalidInputError } from '../../src/errors.js';
 import { readFeedback } from '../../src/schedule/feedback.js';
 import { feedbackFrom, readRateLimitHeaders } from '../../src/schedule/gate-feedback.js';
 
-describe('readRateLimitHeaders (R12)', () => {
+describe('readRateLimitHeaders (see docs/rules.md#r12)', () => {
   it('reads the X-Gate-RateLimit headers from fetch Headers, case-insensitively', () => {
     const headers = new Headers({
       'X-Gate-RateLimit-Requests-Remain': '7',
@@ -59,7 +59,7 @@ describe('readFeedback', () => {
   });
 });
 
-describe('feedbackFrom (R12)', () => {
+describe('feedbackFrom (see docs/rules.md#r12)', () => {
   it('marks a 429 and the TOO_MANY_REQUESTS and TOO_FAST labels as limited', () => {
     expect(feedbackFrom({ status: 429, headers: {} }).limited).toBe(true);
     expect(

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { readGatewayTimes } from '../../src/schedule/gateway-time.js';
 
-describe('readGatewayTimes (R15)', () => {
+describe('readGatewayTimes (see docs/rules.md#r15)', () => {
   it('reads X-In-Time and X-Out-Time from fetch Headers, case-insensitively', () => {
     expect(
       readGatewayTimes(new Headers({ 'X-In-Time': '1795219200123456', 'x-out-time': '1795219200124000' })),

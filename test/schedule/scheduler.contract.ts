@@ -115,9 +115,9 @@ const scenario = fc
     }),
   );
 
-/** The scheduler's properties (R13) with `store`'s limits. */
+/** The scheduler's properties (see docs/rules.md#r13) with `store`'s limits. */
 export function schedulerContract(store: ContractStore): void {
-  describe(`Scheduler properties (R13), ${store.name}`, () => {
+  describe(`Scheduler properties (see docs/rules.md#r13), ${store.name}`, () => {
     // A dispatch and a change of its limit at the same instant: the dispatch counts against the
     // limit it was sent under, and against the new one for what follows.
     const sameInstant = {

@@ -39,7 +39,7 @@ describe('Scheduler', () => {
     await expect(p).resolves.toBe('a');
   });
 
-  it('lets a burst of N through when idle, then one as each leaves the window (R13)', async () => {
+  it('lets a burst of N through when idle, then one as each leaves the window (see docs/rules.md#r13)', async () => {
     const { clock, scheduler, log, task } = setup();
     const l = scheduler.limit({ limit: 3, windowMs: 1000 });
     const done = Promise.all(['a', 'b', 'c', 'd', 'e'].map((n) => scheduler.schedule(task(n), { limits: l })));
@@ -422,7 +422,7 @@ describe('Scheduler', () => {
     expect(events).toEqual(['reset-bounded', 'pause']);
   });
 
-  describe("takes the exchange's count of the window from an answer's headers (R17), in the stricter direction only", () => {
+  describe("takes the exchange's count of the window from an answer's headers (see docs/rules.md#r17), in the stricter direction only", () => {
     /** A limit of 10 per second with 2 sent here at 0, and the events it tells. */
     async function counted() {
       const { clock, scheduler } = setup();

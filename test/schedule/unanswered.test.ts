@@ -1,4 +1,4 @@
-// R13: the exchange counts a request from when it arrives, and a request not answered yet may not
+// The arrival window (see docs/rules.md#r13): the exchange counts a request from when it arrives, and a request not answered yet may not
 // have arrived. Once its window here is over it counts on until its answer comes (then one window
 // after the answer at most), so a stalled process or a slow exchange never lets the next requests
 // meet it inside one window at the exchange.

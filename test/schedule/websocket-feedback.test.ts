@@ -24,7 +24,7 @@ const AMENDED = {
   data: { result: { id: '1700664330' } },
 };
 
-describe('readWebSocketRateLimit (R16)', () => {
+describe('readWebSocketRateLimit (see docs/rules.md#r16)', () => {
   it('reads the remaining requests, the limit and the reset instant in milliseconds, under both spellings', () => {
     expect(readWebSocketRateLimit(AMENDED.header)).toEqual({ remaining: 9, limit: 10, resetAtMs: 1_736_408_263_764 });
     expect(
@@ -66,7 +66,7 @@ describe('readWebSocketRateLimit: values feedback would refuse', () => {
   });
 });
 
-describe('feedbackFromWebSocket (R16)', () => {
+describe('feedbackFromWebSocket (see docs/rules.md#r16)', () => {
   it('gives the same form as REST feedback for an answer within its limit', () => {
     expect(feedbackFromWebSocket(AMENDED)).toEqual({
       limited: false,

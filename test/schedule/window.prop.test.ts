@@ -55,7 +55,7 @@ const scenario = fc.record({
   steps: fc.array(step, { minLength: 1, maxLength: 400 }),
 });
 
-describe('WindowLimit merging (R13)', () => {
+describe('WindowLimit merging (see docs/rules.md#r13)', () => {
   test.prop([scenario], { numRuns: 200 })(
     'never lets more than N through in any window, and never holds a caller back more than a granule longer than an exact log',
     ({ n, maxWindowMs, marginMs, steps }) => {

@@ -5,7 +5,7 @@ import { WindowLimit, type WindowLimitState } from '../../src/schedule/window.js
 import { VirtualClock } from '../../src/testing/virtual-clock.js';
 import { waitOf } from './wait.js';
 
-describe('WindowLimit (R13)', () => {
+describe('WindowLimit (see docs/rules.md#r13)', () => {
   it('answers a take with { ok: true }, or { ok: false, retryAfterMs } and takes nothing', () => {
     const l = new WindowLimit({ limit: 2, windowMs: 1000 });
     expect(l.tryTake(2, 0)).toEqual({ ok: true });

@@ -54,14 +54,14 @@ describe('limitedWebSocket', () => {
       'futures.order_batch_place',
       'futures.order_cancel',
     ]);
-    // One placement and a batch of three, one per order (R1), and a cancel; the model counts requests.
+    // One placement and a batch of three, one per order (see docs/rules.md#r1), and a cancel; the model counts requests.
     expect(limiter.abuseHeadroom('main').requests).toBe(5);
     expect([accepted('futures.place'), accepted('ws.futures.orders'), accepted('futures.cancel')]).toEqual([2, 3, 1]);
     const used = (name: string) => limiter.scheduler.stats().limits.find((l) => l.name === name)?.used;
     // Four placements on the tier limit, five orders on the WebSocket limit. The batch's answer
     // says 5 counted of 100 (Limit less Remain: the WebSocket limit's count, the cancel sent before
     // it included), and both limits the batch drew on have N 100 (tier 1 and the WebSocket's):
-    // each takes the exchange's count, the stricter reading (R17).
+    // each takes the exchange's count, the stricter reading (see docs/rules.md#r17).
     expect(replies[1]!.header['x_gate_ratelimit_limit']).toBe(100);
     expect(replies[1]!.header['x_gate_ratelimit_requests_remain']).toBe(95);
     expect([used('main:futures.place'), used('main:ws.futures.orders'), used('main:futures.cancel')]).toEqual([
@@ -93,14 +93,14 @@ describe('limitedWebSocket', () => {
     limiter.close();
   }, 60_000);
 
-  it('takes the gateway times of every reply as clock samples (R15)', async () => {
+  it('takes the gateway times of every reply as clock samples (see docs/rules.md#r15)', async () => {
     const { limiter, api } = await setup();
     await api.request('futures.order_place', order);
     expect(limiter.clockEstimate()).not.toBeNull();
     limiter.close();
   });
 
-  it('on a separate budget (R16) places on the tier and cancels on the WebSocket 100 per second', async () => {
+  it('on a separate budget (see docs/rules.md#r16) places on the tier and cancels on the WebSocket 100 per second', async () => {
     const { limiter, api, accepted } = await setup({ websocketBudget: 'separate' });
     await Promise.all([
       api.request('futures.order_place', order),
@@ -203,7 +203,7 @@ function fakeSocket() {
 }
 
 describe('limitedWebSocket learns from the exchange', () => {
-  // Ratio 10 the day before: tier 5 (300 per second) at the exchange; its own budget over WebSocket (R16 `separate`).
+  // Ratio 10 the day before: tier 5 (300 per second) at the exchange; its own budget over WebSocket (see docs/rules.md#r16 `separate`).
   const tier5 = {
     activity: [
       {

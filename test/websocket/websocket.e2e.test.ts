@@ -1,7 +1,7 @@
 // One engine saturates futures placement over the WebSocket API on a tier-4 account (250 per
-// second, R16 `separate`: the tier replaces the WebSocket 100 per second) with cancels mixed in,
+// second, `separate`, see docs/rules.md#r16: the tier replaces the WebSocket 100 per second) with cancels mixed in,
 // against the model exchange, through limitedWebSocket and bare beside it; then across an 08:00
-// raise and into an abuse throttle (R9). `npm test` runs it after the rest of the suite, alone.
+// raise and into an abuse throttle (see docs/rules.md#r9). `npm test` runs it after the rest of the suite, alone.
 // What depends on the machine's speed (refusals when a busy machine delays requests by more than
 // the margin, the share of the limit used, the cancels' wait) is printed, not asserted;
 // test/fetch/controlled-delay.test.ts asserts it where the delay is under the test's control.
@@ -17,7 +17,7 @@ const DAY = 86_400_000;
 const HOUR = 3_600_000;
 const WORKERS = 32;
 const CANCEL_EVERY_MS = 20;
-// The margin of R13 beside what limiter.arrived learns from the replies' gateway times.
+// The margin on the arrival window (see docs/rules.md#r13) beside what limiter.arrived learns from the replies' gateway times.
 const MARGIN_MS = Number(process.env.TRADERATIO_E2E_MARGIN_MS ?? 5);
 const order = { contract: 'BTC_USDT', size: 1, price: '60000' };
 
@@ -252,7 +252,7 @@ describe('limitedWebSocket against the model exchange', () => {
 
   it('follows an abuse throttle starting at the whole hour during a run', async () => {
     const at = Math.floor(Date.now() / DAY) * DAY + 10 * HOUR - 3_000;
-    // 90,000 requests and nothing traded this hour: the check at 10:00 starts the no-fill throttle (10 per 10 s, R9).
+    // 90,000 requests and nothing traded this hour: the check at 10:00 starts the no-fill throttle (10 per 10 s, see docs/rules.md#r9).
     const hours = [{ account: 'main', hour: new Date(at).toISOString(), requests: 90_000, traded: '0' }];
     const history = {
       activity: [

@@ -126,7 +126,7 @@ describe('simulate through the scheduler', () => {
 
   it('sends what waits at a whole hour under the limits of that hour, and what still waits after the last line', async () => {
     // 86,401 placements from 07:00 with no fill: over 86,400 in 24 h, so from 08:00 the abuse
-    // throttle holds placements to 10 per 10 s (R9).
+    // throttle holds placements to 10 per 10 s (see docs/rules.md#r9).
     const rows: Row[] = [];
     const start = Date.parse('2026-11-20T07:00:00Z');
     for (let i = 0; i < 86_401; i++)
