@@ -21,8 +21,8 @@ import { fileURLToPath } from 'node:url';
 import { Cluster, Redis } from 'ioredis';
 import { Scheduler } from '../dist/index.js';
 import { RedisStore } from '../dist/redis.js';
-import { RedisCluster, withNode } from '../test/redis/cluster.js';
-import { mostInAnyWindow, onLines, stopChildren, track, waitFor } from '../test/redis/harness.js';
+import { RedisCluster } from '../test/redis/cluster.js';
+import { mostInAnyWindow, onLines, stopChildren, track, waitFor, withNode } from '../test/redis/harness.js';
 import { freePort } from '../test/redis/sentinel.js';
 import { percentile, printTable } from './measure.js';
 

@@ -1,7 +1,8 @@
 // One engine process of the cluster's failover and slot-move tests: one ioredis Cluster client;
 // per family an account limiter on a Redis store of prefix `<prefix>:<family>`; per account
 // `inFlight` placements in flight at all times on the model exchange, through limitedFetch, signed
-// as API v4 asks. Prints `ready` once loaded and reads `until` (epoch ms) on stdin; then prints
+// as API v4 asks. Prints `ready` once loaded and reads `until` (epoch ms) on stdin, and again
+// whenever another line comes (the test says when to stop once it has seen what it waits for); then prints
 // each placement as it is sent (`s <family> <account> <epoch ms>`) and as its answer comes
 // (`p <family> <account> <epoch ms> <status>`), each store event (`event <family> <epoch ms>
 // <type>`), and exits at `until` once its limiters and stores are closed.
@@ -71,7 +72,14 @@ const parts = families.map((f) => {
 
 process.stdout.write('ready\n');
 const lines = createInterface({ input: process.stdin })[Symbol.asyncIterator]();
-const until = Number((await lines.next()).value);
+let until = Number((await lines.next()).value);
+const stopping = new AbortController();
+void (async () => {
+  for (let next = await lines.next(); !next.done; next = await lines.next()) {
+    until = Number(next.value);
+    setTimeout(() => stopping.abort(), Math.max(0, until - Date.now()));
+  }
+})();
 
 await Promise.all(
   parts.flatMap(({ f, gates }) =>
@@ -82,7 +90,7 @@ await Promise.all(
             const res = await gate(`${exchange}/api/v4/futures/usdt/orders`, {
               method: 'POST',
               body: JSON.stringify({ contract: 'BTC_USDT', size: 1, price: '60000', tif: 'gtc' }),
-              signal: AbortSignal.timeout(Math.max(1, until - Date.now())),
+              signal: stopping.signal,
             });
             await res.arrayBuffer();
             out += `p ${f.id} ${account} ${Date.now()} ${res.status}\n`;

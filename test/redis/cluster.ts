@@ -8,8 +8,8 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { Cluster, type ClusterOptions, Redis } from 'ioredis';
-import { sleep, track, waitFor } from './harness.js';
+import { Cluster, type ClusterOptions } from 'ioredis';
+import { sleep, track, waitFor, withNode } from './harness.js';
 
 /** A node of the cluster: its port and process. */
 export interface ClusterNode {
@@ -346,24 +346,6 @@ function running(n: ClusterNode): boolean {
 
 function answers(port: number): Promise<boolean> {
   return withNode(port, async (c) => (await c.ping()) === 'PONG').catch(() => false);
-}
-
-/** Runs `f` with a client of its own on the node at `port`, closed after (and not retried). */
-export async function withNode<T>(port: number, f: (c: Redis) => Promise<T>): Promise<T> {
-  const c = new Redis({
-    port,
-    host: '127.0.0.1',
-    lazyConnect: true,
-    maxRetriesPerRequest: 0,
-    retryStrategy: () => null,
-  });
-  c.on('error', () => {});
-  try {
-    await c.connect();
-    return await f(c);
-  } finally {
-    c.disconnect();
-  }
 }
 
 /** Whether nothing listens on `port` of 127.0.0.1 now. */

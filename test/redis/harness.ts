@@ -83,6 +83,18 @@ const workerPath = fileURLToPath(new URL('./worker.ts', import.meta.url));
 export const luaText = new URL('../../scripts/lua.ts', import.meta.url).href;
 
 /**
+ * Starts a TypeScript file as a child process (tsx, with the store's .lua files loaded as text),
+ * its stdin and stdout piped to the test; tracked, so that {@link stopChildren} ends it.
+ */
+export function startTsProcess(path: string, args: readonly string[]): ChildProcess {
+  return track(
+    spawn(process.execPath, ['--import', 'tsx', '--import', luaText, path, ...args], {
+      stdio: ['pipe', 'pipe', 'inherit'],
+    }),
+  );
+}
+
+/**
  * Starts a worker process. `slowMs` > 0: one task in five does random synchronous work of up to
  * `slowMs` after its dispatch (a slow signer, a large serialisation, a GC pause).
  */
@@ -95,28 +107,15 @@ export function startWorker(
   policy: 'wait' | 'local' = 'wait',
   slowMs = 0,
 ): Worker {
-  const proc = track(
-    spawn(
-      process.execPath,
-      [
-        '--import',
-        'tsx',
-        '--import',
-        luaText,
-        workerPath,
-        String(port),
-        prefix,
-        String(limit),
-        String(windowMs),
-        name,
-        policy,
-        String(slowMs),
-      ],
-      {
-        stdio: ['pipe', 'pipe', 'inherit'],
-      },
-    ),
-  );
+  const proc = startTsProcess(workerPath, [
+    String(port),
+    prefix,
+    String(limit),
+    String(windowMs),
+    name,
+    policy,
+    String(slowMs),
+  ]);
   const w: Worker = {
     name,
     proc,
@@ -198,6 +197,24 @@ export function worstShare(each: readonly (readonly number[])[], from: number, t
     for (const c of counts) worst = Math.max(worst, Math.abs(c - equal) / equal);
   }
   return worst;
+}
+
+/** Runs `f` with a client of its own on the server at `port` of 127.0.0.1, closed after (and not retried: a server down fails at once). */
+export async function withNode<T>(port: number, f: (c: Redis) => Promise<T>): Promise<T> {
+  const c = new Redis({
+    port,
+    host: '127.0.0.1',
+    lazyConnect: true,
+    maxRetriesPerRequest: 0,
+    retryStrategy: () => null,
+  });
+  c.on('error', () => {});
+  try {
+    await c.connect();
+    return await f(c);
+  } finally {
+    c.disconnect();
+  }
 }
 
 export const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));

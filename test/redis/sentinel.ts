@@ -7,8 +7,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { Redis } from 'ioredis';
-import { sleep, track, waitFor } from './harness.js';
+import { sleep, track, waitFor, withNode } from './harness.js';
 
 /** The name the Sentinels monitor the master under. */
 export const MASTER_NAME = 'traderatio-test';
@@ -118,7 +117,7 @@ export class SentinelSet {
 
   /** The port of the master the Sentinels name now. */
   async masterPort(): Promise<number> {
-    return withClient(this.sentinels[0]!.port, async (c) => {
+    return withNode(this.sentinels[0]!.port, async (c) => {
       const [, port] = (await c.call('SENTINEL', 'get-master-addr-by-name', MASTER_NAME)) as [string, string];
       return Number(port);
     });
@@ -138,7 +137,7 @@ export class SentinelSet {
       // The replicas stopped (SIGSTOP), then a ballast larger than the sockets' buffers: what the
       // master writes after it waits in its own memory, and dies with it.
       for (const r of this.replicas) r.proc.kill('SIGSTOP');
-      await withClient(old, (c) => c.set('traderatio-test-ballast', Buffer.alloc(32 * 1024 * 1024, 120)));
+      await withNode(old, (c) => c.set('traderatio-test-ballast', Buffer.alloc(32 * 1024 * 1024, 120)));
       await sleep(lagMs / 2);
     }
     this.master.proc.kill('SIGKILL');
@@ -151,9 +150,9 @@ export class SentinelSet {
     await waitFor(async () => {
       port = await this.masterPort().catch(() => old);
       if (port === old) return false;
-      return withClient(port, async (c) => /role:master/.test(await c.info('replication'))).catch(() => false);
+      return withNode(port, async (c) => /role:master/.test(await c.info('replication'))).catch(() => false);
     }, timeoutMs);
-    const lost = lagMs > 0 && (await withClient(port, (c) => c.exists('traderatio-test-ballast'))) === 0;
+    const lost = lagMs > 0 && (await withNode(port, (c) => c.exists('traderatio-test-ballast'))) === 0;
     return { killedAt, promotedAt: Date.now(), port, lost };
   }
 
@@ -176,7 +175,7 @@ export class SentinelSet {
 
   /** Every node answers, each replica is in sync, and each Sentinel knows the replicas and the other Sentinels. */
   private async ready(): Promise<void> {
-    const answers = (port: number) => withClient(port, async (c) => (await c.ping()) === 'PONG').catch(() => false);
+    const answers = (port: number) => withNode(port, async (c) => (await c.ping()) === 'PONG').catch(() => false);
     await waitFor(
       async () => (await Promise.all([this.master, ...this.replicas].map((n) => answers(n.port)))).every(Boolean),
       10_000,
@@ -186,7 +185,7 @@ export class SentinelSet {
         (
           await Promise.all(
             this.replicas.map((r) =>
-              withClient(r.port, async (c) => /master_link_status:up/.test(await c.info('replication'))).catch(
+              withNode(r.port, async (c) => /master_link_status:up/.test(await c.info('replication'))).catch(
                 () => false,
               ),
             ),
@@ -199,7 +198,7 @@ export class SentinelSet {
     await waitFor(async () => {
       const known = await Promise.all(
         this.sentinels.map((s) =>
-          withClient(s.port, async (c) => {
+          withNode(s.port, async (c) => {
             const others = (await c.call('SENTINEL', 'sentinels', MASTER_NAME)) as unknown[];
             const replicas = (await c.call('SENTINEL', 'replicas', MASTER_NAME)) as string[][];
             const up = replicas.filter((r) => !String(r[r.indexOf('flags') + 1]).includes('down'));
@@ -216,22 +215,4 @@ async function distinctPorts(n: number): Promise<number[]> {
   const ports = new Set<number>();
   while (ports.size < n) ports.add(await freePort());
   return [...ports];
-}
-
-/** Runs `f` with a client of its own on `port`, closed after (and not retried: a node down fails at once). */
-async function withClient<T>(port: number, f: (c: Redis) => Promise<T>): Promise<T> {
-  const c = new Redis({
-    port,
-    host: '127.0.0.1',
-    lazyConnect: true,
-    maxRetriesPerRequest: 0,
-    retryStrategy: () => null,
-  });
-  c.on('error', () => {});
-  try {
-    await c.connect();
-    return await f(c);
-  } finally {
-    c.disconnect();
-  }
 }
