@@ -1,7 +1,8 @@
 /**
  * The scheduler beside the peers a user would pick instead, in one process and one run:
  * compliance with "N per second" under saturation, overhead per task, synchronous try-acquire and
- * memory per queued waiter. Run: npm run bench:scheduler [compliance|overhead|sync|memory]
+ * memory per queued waiter, and what a task refused on a full queue costs beside one queued. Run:
+ * npm run bench:scheduler [compliance|overhead|sync|memory|refusal]
  */
 import { performance } from 'node:perf_hooks';
 import Bottleneck from 'bottleneck';
@@ -271,6 +272,123 @@ async function memorySection(): Promise<void> {
   printTable('Memory: heap per queued waiter (1,000,000 queued; peers 100,000)', rows);
 }
 
+/** A library with a bounded queue, seen from its caller: give a task, and learn it was refused. */
+interface Bounded {
+  readonly name: string;
+  /** The share of the section's task count it is measured on (a slow peer: less). */
+  readonly share: number;
+  /** A limit of one task per hour (nothing leaves the queue) whose queue holds `queue` tasks. */
+  make(queue: number): { give(task: () => unknown): Promise<unknown>; end(): void };
+}
+
+const bounded: Bounded[] = [
+  {
+    name: 'traderatio',
+    share: 1,
+    make(queue) {
+      const s = new Scheduler({ maxQueue: queue });
+      const limits = s.limit({ limit: 1, windowMs: 3_600_000 });
+      return { give: (task) => s.schedule(task, { limits }), end: () => s.close() };
+    },
+  },
+  {
+    name: 'bottleneck (highWater, OVERFLOW)',
+    // Its refusals take hundreds of microseconds each.
+    share: 0.1,
+    make(queue) {
+      const b = new Bottleneck({
+        reservoir: 1,
+        maxConcurrent: 1,
+        highWater: queue,
+        strategy: Bottleneck.strategy.OVERFLOW,
+      });
+      return { give: (task) => b.schedule(async () => task()), end: () => void b.stop({ dropWaitingJobs: true }) };
+    },
+  },
+  {
+    name: 'rate-limiter-flexible (queue)',
+    share: 1,
+    make(queue) {
+      const q = new RateLimiterQueue(new RateLimiterMemory({ points: 1, duration: 3600 }), { maxQueueSize: queue });
+      return { give: (task) => q.removeTokens(1).then(task), end: noop };
+    },
+  },
+];
+
+/** Microseconds per task given while the queue fills, and per task refused once it is full. */
+async function refusalRun(lib: Bounded, count: number): Promise<{ queued: number; refused: number; all: number }> {
+  const settle = (): Promise<void> => new Promise((r) => setTimeout(r, 0));
+  // Queuing: `count` tasks into a queue with room for all of them (after the one that runs).
+  let q = lib.make(count + 1);
+  q.give(noop).catch(noop);
+  await settle();
+  let t0 = performance.now();
+  for (let i = 0; i < count; i++) q.give(noop).catch(noop);
+  await settle();
+  const queued = ((performance.now() - t0) * 1000) / count;
+  q.end();
+  await settle();
+  // Refusing: `count` tasks given to a full queue of 1,000; each refusal settled (its handler ran).
+  q = lib.make(1000);
+  q.give(noop).catch(noop);
+  await settle();
+  for (let i = 0; i < 1000; i++) q.give(noop).catch(noop);
+  await settle();
+  let refusals = 0;
+  const refused = (): void => {
+    refusals++;
+  };
+  t0 = performance.now();
+  for (let i = 0; i < count; i++) q.give(noop).catch(refused);
+  // Some refuse a turn or more later: wait for every refusal (at most 30 s).
+  while (refusals < count && performance.now() - t0 < 30_000) await settle();
+  const refusedUs = ((performance.now() - t0) * 1000) / count;
+  q.end();
+  await settle();
+  return { queued, refused: refusedUs, all: refusals };
+}
+
+/** A refusal on a full queue beside queuing a task, per library; and 1,000,000 refusals. */
+async function refusalSection(): Promise<void> {
+  const count = Number(process.env.BENCH_COUNT ?? 100_000);
+  const rows: Record<string, string>[] = [];
+  for (const lib of bounded) {
+    const tasks = Math.round(count * lib.share);
+    const runs = [];
+    // The first run warms up.
+    for (let r = 0; r < 4; r++) runs.push(await refusalRun(lib, tasks));
+    const kept = runs.slice(1);
+    const queued = median(kept.map((r) => r.queued));
+    const refused = median(kept.map((r) => r.refused));
+    rows.push({
+      library: lib.name,
+      tasks: tasks.toLocaleString('en-US'),
+      'queue a task, µs': queued.toFixed(2),
+      'refuse on a full queue, µs': refused.toFixed(2),
+      'refusal / queuing': (refused / queued).toFixed(2),
+      'refused within 30 s': kept.every((r) => r.all === tasks) ? 'all' : `${Math.min(...kept.map((r) => r.all))}`,
+    });
+  }
+  printTable('Refusal on a full queue beside queuing a task: µs per task, median of 3 runs', rows);
+  const million: number[] = [];
+  for (let r = 0; r < 3; r++) {
+    const q = bounded[0]!.make(1000);
+    for (let i = 0; i <= 1000; i++) q.give(noop).catch(noop);
+    const t0 = performance.now();
+    for (let i = 0; i < 1_000_000; i++) q.give(noop).catch(noop);
+    await new Promise((r) => setTimeout(r, 0));
+    million.push((performance.now() - t0) / 1000);
+    q.end();
+  }
+  printTable('traderatio: 1,000,000 tasks given to a full queue, each refusal settled', [
+    {
+      runs: million.map((s) => `${s.toFixed(2)} s`).join(', '),
+      median: `${median(million).toFixed(2)} s`,
+      goal: '< 5 s',
+    },
+  ]);
+}
+
 // Some peers' timers do not keep the process alive; this does, until the end.
 const keepAlive = setInterval(noop, 1000);
 const section = process.argv[2];
@@ -279,6 +397,7 @@ const sections: Record<string, () => unknown> = {
   overhead: overheadSection,
   sync: syncSection,
   memory: memorySection,
+  refusal: refusalSection,
 };
 for (const [name, run] of Object.entries(sections)) {
   if (section === undefined || section === name) await run();

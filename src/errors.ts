@@ -204,6 +204,11 @@ const REFUSAL_CODES: { readonly [R in RefusalReason]: ErrorCode } = {
  * the queue was full, its signal aborted, its deadline passed, its weight can never fit one of
  * its limits, or the scheduler was closed.
  *
+ * A refusal is an outcome, not a fault of the calling code, and refusals come in floods (every
+ * task given while the queue is full): one the scheduler makes carries no stack frames (its
+ * `stack` is its name and message), which would cost more than the refusal itself. `reason`,
+ * `code` and `message` say what happened.
+ *
  * @example
  * ```ts
  * import { RefusedError, Scheduler } from 'traderatio'
@@ -221,6 +226,25 @@ export class RefusedError extends TraderatioError {
   constructor(reason: RefusalReason, message: string) {
     super(REFUSAL_CODES[reason], message);
     this.reason = reason;
+  }
+}
+
+/**
+ * A {@link RefusedError} without the frames of the call that was refused (see there why), made
+ * as any other: it is an `Error`, with the same name, message, code and reason.
+ */
+export function refusal(reason: RefusalReason, message: string): RefusedError {
+  const limit = Error.stackTraceLimit;
+  try {
+    Error.stackTraceLimit = 0;
+  } catch {
+    // Frozen intrinsics: the error keeps its frames.
+    return new RefusedError(reason, message);
+  }
+  try {
+    return new RefusedError(reason, message);
+  } finally {
+    Error.stackTraceLimit = limit;
   }
 }
 

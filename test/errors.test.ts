@@ -10,7 +10,10 @@ import {
   TooManyTimersError,
   TraderatioError,
   UnknownFieldError,
+  refusal,
 } from '../src/errors.js';
+import { Scheduler } from '../src/schedule/scheduler.js';
+import { VirtualClock } from '../src/testing/virtual-clock.js';
 import { InputFileError } from '../src/cli/input.js';
 import { MixedBuildsError } from '../src/schedule/build.js';
 import { tradeRatio } from '../src/rules/ratio.js';
@@ -101,5 +104,30 @@ describe('TraderatioError.name', () => {
       'MixedBuildsError',
     ]);
     expect(String(new RefusedError('closed', 'the scheduler is closed'))).toBe('RefusedError: the scheduler is closed');
+  });
+});
+
+describe('refusal', () => {
+  it('makes a RefusedError that is an Error with its name and message, and no stack frames', () => {
+    const limit = Error.stackTraceLimit;
+    const e = refusal('queue-full', '3 tasks are waiting, the most `maxQueue` allows');
+    expect(e).toBeInstanceOf(RefusedError);
+    expect(e).toBeInstanceOf(Error);
+    expect(e.code).toBe('REFUSED_QUEUE_FULL');
+    expect(e.reason).toBe('queue-full');
+    expect(e.stack).toBe('RefusedError: 3 tasks are waiting, the most `maxQueue` allows');
+    expect(Error.stackTraceLimit).toBe(limit);
+    expect(new Error('after').stack).toContain('\n    at ');
+  });
+
+  it('is what a scheduler rejects a task of a full queue with', async () => {
+    const scheduler = new Scheduler({ clock: new VirtualClock(), maxQueue: 1 });
+    const place = scheduler.limit({ limit: 1, windowMs: 1000 });
+    const tasks = [1, 2].map((i) => scheduler.schedule(() => i, { limits: place }).catch(() => null));
+    const error = await scheduler.schedule(() => 3, { limits: place }).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(RefusedError);
+    expect((error as RefusedError).stack).toBe('RefusedError: 1 tasks are waiting, the most `maxQueue` allows');
+    scheduler.close();
+    await Promise.all(tasks);
   });
 });

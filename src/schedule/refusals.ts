@@ -1,4 +1,4 @@
-import { RefusedError, type RefusalReason } from '../errors.js';
+import { type RefusalReason, type RefusedError, refusal } from '../errors.js';
 import type { Clock } from './clock.js';
 import type { SchedulerEvent } from './events.js';
 import type { StoreLimit } from './limit.js';
@@ -41,7 +41,7 @@ export class Refusals {
   /** Counts a refusal and gives the promise the refused task's caller gets. */
   reject<T>(reason: RefusalReason, limits: readonly StoreLimit[], message: string): Promise<T> {
     this.count(reason, limits);
-    return Promise.reject(new RefusedError(reason, message));
+    return Promise.reject(refusal(reason, message));
   }
 
   /** Refuses a waiter: rejects its promise, or tells its submission (no error made, no message). */
