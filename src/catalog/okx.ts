@@ -157,7 +157,7 @@ export interface OkxOrderGroup {
  * Classifies a request to OKX's API v5 order by order: the orders of a batch grouped by
  * instrument (each instrument's limit counts its own orders; the sub-account limit counts them
  * all), one group for a request of one order or a read. Whether the batch limit or the
- * single-order limit applies is the whole request's size (O5). Refused as {@link classifyOkx}.
+ * single-order limit applies is the whole request's size (see docs/okx.md#o5). Refused as {@link classifyOkx}.
  */
 export function classifyOkxOrders(
   method: string,

@@ -30,7 +30,7 @@ import { Trading } from './trading.js';
 export interface ModelOptions {
   /**
    * The exchange modelled: `gate` answers Gate's API v4 under `/api/v4` (see docs/rules.md#r1 to #r16), `okx` OKX's API
-   * v5 under `/api/v5` (O1-O11: the sub-account tier per 2 s, each instrument's limits, 50061 and
+   * v5 under `/api/v5` (see docs/okx.md#o1 to #o11: the sub-account tier per 2 s, each instrument's limits, 50061 and
    * 50011, OK-ACCESS-* signing). The markets, accounts and fills are the same files for both.
    * @default "gate"
    */

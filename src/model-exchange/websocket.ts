@@ -69,7 +69,7 @@ export function attachWebSocket(server: Server, model: ModelExchange): WebSocket
       const okx = model.okx === null ? null : { account: null, id: traceId() };
       ws.on('message', (data) => {
         const inAt = model.now();
-        // OKX's private connection (O11): its login and order operations.
+        // OKX's private connection (see docs/okx.md#o11): its login and order operations.
         if (okx !== null && model.okx !== null) {
           ws.send(okxMessage(model.okx, okx, String(data), inAt));
           return;

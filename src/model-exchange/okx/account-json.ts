@@ -9,7 +9,10 @@ import { swapId } from './instruments.js';
 
 type Json = Record<string, unknown>;
 
-/** GET /api/v5/account/balance: each currency's cash, equity and profit, optionally only those of `ccy` (comma-separated). */
+/**
+ * GET /api/v5/account/balance: each currency's cash, equity and profit, optionally only those of
+ * `ccy` (comma-separated).
+ */
 export function balanceJson(funds: Funds, data: MarketData, ccy: string | null, at: number): Json[] {
   const cash = new Map<string, Dec>();
   const upl = new Map<string, Dec>();

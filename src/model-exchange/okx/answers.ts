@@ -1,6 +1,6 @@
 import { ApiError } from '../api-error.js';
 
-// OKX's answers (O8): every body is { code, msg, data }; code "0" success, "1" an operation
+// OKX's answers (see docs/okx.md#o8): every body is { code, msg, data }; code "0" success, "1" an operation
 // failed, "2" a batch partly succeeded, each order carrying its own sCode and sMsg. The model's
 // errors are its ApiError with OKX's code as the label.
 

@@ -238,7 +238,7 @@ export class OkxOrders {
     return this.trading.book(account.id).orders.get(String(id))!;
   }
 
-  /** The order an amendment, cancellation or query names (`ordId` or `clOrdId`, on `instId`), else refused with `code`. */
+  /** The order an amendment, cancellation or query names (`ordId` or `clOrdId`, on `instId`); else `code`. */
   private named(account: Account, o: Json, code: string): Order {
     const traded = this.traded(o.instId);
     const { ordId, clOrdId } = o;

@@ -16,7 +16,7 @@ import { OkxOrders } from './orders.js';
 
 // The model exchange under OKX's API v5 (docs/model-exchange.md, OKX): who is calling
 // (OK-ACCESS-* headers, O10), what a request draws on (the OKX catalogue, each instrument of a
-// batch apart), the core's verdict per order (O4, O5, O8), and the endpoints' answers in OKX's
+// batch apart), the core's verdict per order (see docs/okx.md#o4, #o5, #o8), and the endpoints' answers in OKX's
 // shapes. REST and WebSocket orders both come through `orders`.
 
 type Json = Record<string, unknown>;
@@ -79,7 +79,10 @@ const PUBLIC_READS: ReadonlyMap<string, PublicReader> = new Map<string, PublicRe
   ['/api/v5/market/books', (v, q, at) => booksJson(v.model.markets, v.model.data, q, at)],
 ]);
 
-/** Every route the model answers on OKX (`POST /api/v5/trade/order`, ...), public ones first: what docs/model-exchange.md lists. */
+/**
+ * Every route the model answers on OKX (`POST /api/v5/trade/order`, ...), public ones first: what
+ * docs/model-exchange.md lists.
+ */
 export function okxAnsweredRoutes(): { readonly public: readonly string[]; readonly private: readonly string[] } {
   return {
     public: [...PUBLIC_READS.keys()].map((p) => `GET ${p}`),
@@ -89,7 +92,7 @@ export function okxAnsweredRoutes(): { readonly public: readonly string[]; reado
 
 /** Orders in one batch request, at most (OKX's batch endpoints). */
 export const OKX_BATCH_MOST = 20;
-/** How far a request's timestamp may be from the exchange's time (O10). */
+/** How far a request's timestamp may be from the exchange's time (see docs/okx.md#o10). */
 const TIMESTAMP_WINDOW_MS = 30_000;
 const ISO_MS = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d{1,3})?Z$/;
 
@@ -143,7 +146,7 @@ export class OkxVenue {
       if (orders !== null) {
         const rows = this.orderRows(account, route!.action, orders, groups, at);
         const out = { inTime: micros(at), outTime: micros(this.model.now()) };
-        // One order refused by its instrument's limit: the request is refused whole, as HTTP 429 (O8).
+        // One order refused by its instrument's limit: the request is refused whole, as HTTP 429 (see docs/okx.md#o8).
         if (orders.length === 1 && !route!.batch && rows[0]!.sCode === OKX_REFUSAL_CODES.other)
           return tooMany(OKX_REFUSAL_CODES.other);
         return { status: 200, body: perOrder(rows, out), rate: null };
@@ -219,7 +222,7 @@ export class OkxVenue {
   }
 
   /**
-   * The account of a signed REST request (O10): each OK-ACCESS header present (50103, 50104,
+   * The account of a signed REST request (see docs/okx.md#o10): each OK-ACCESS header present (50103, 50104,
    * 50106, 50107), a known key (50111), its passphrase (50105), a timestamp of ISO text (50112)
    * within 30 s of the exchange's time (50102), and with `verifySignatures` its signature (50113).
    */
@@ -256,13 +259,14 @@ export class OkxVenue {
         okxError(
           401,
           '50102',
-          `${new Date(ts).toISOString()} is more than 30 s from the server's ${new Date(Math.floor(server)).toISOString()}`,
+          `${new Date(ts).toISOString()} is more than 30 s from the server's ` +
+            new Date(Math.floor(server)).toISOString(),
         ),
       );
   }
 
   /**
-   * GET /api/v5/trade/account-rate-limit (O9): the limit in force, the ratios of the latest
+   * GET /api/v5/trade/account-rate-limit (see docs/okx.md#o9): the limit in force, the ratios of the latest
    * snapshot, and the limit the period after this one would have if the next snapshot gave no
    * more than the latest (the forecast of a pending lowering); "" for the ratios and the forecast
    * below VIP 5, whose `ts` is the moment of the answer.
@@ -286,7 +290,7 @@ export class OkxVenue {
   }
 }
 
-/** A request refused for the rate as a whole: HTTP 429 and its code (O8). */
+/** A request refused for the rate as a whole: HTTP 429 and its code (see docs/okx.md#o8). */
 function tooMany(code: string): RestResponse {
   return { status: 429, body: { code, msg: OKX_MESSAGES[code] ?? '', data: [] }, rate: null };
 }

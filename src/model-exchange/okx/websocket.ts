@@ -6,7 +6,7 @@ import { micros } from '../http.js';
 import { okxError, perOrder } from './answers.js';
 import { OKX_BATCH_MOST, ORDER_ROUTES, type OkxVenue } from './venue.js';
 
-// OKX's private WebSocket (O11): `login`, then the order operations, each the REST endpoint it
+// OKX's private WebSocket (see docs/okx.md#o11): `login`, then the order operations, each the REST endpoint it
 // stands for (the same limits, O4 and O5, and the same rows per order).
 
 type Json = Record<string, unknown>;
@@ -39,7 +39,7 @@ const LOGIN_CODES = {
 } as const;
 
 /**
- * The signature of OKX's WebSocket login (O10): Base64 HMAC-SHA256 with the secret over the
+ * The signature of OKX's WebSocket login (see docs/okx.md#o10): Base64 HMAC-SHA256 with the secret over the
  * timestamp (Unix seconds), `GET` and `/users/self/verify`.
  */
 export function signOkxLogin(secret: string, timestamp: string): string {
