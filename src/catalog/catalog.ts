@@ -259,11 +259,18 @@ export function createCatalog(options?: CatalogOptions): Catalog {
     limits[key] = readRateLimit(value, `\`limits.${key}\``);
   }
   Object.freeze(limits);
-  const spec = (base: string, key: string = base, scope: 'account' | 'ip' = 'account'): EndpointLimit => ({
-    key,
-    scope,
-    ...limits[base]!,
-  });
+  // One frozen limit per key and scope, made on first use: a request classified allocates none.
+  const specs = new Map<string, EndpointLimit>();
+  const spec = (base: string, key: string = base, scope: 'account' | 'ip' = 'account'): EndpointLimit => {
+    const id = `${scope} ${base} ${key}`;
+    let made = specs.get(id);
+    if (made === undefined) {
+      made = Object.freeze({ key, scope, ...limits[base]! });
+      if (specs.size >= ROUTE_MEMO_SIZE) specs.clear();
+      specs.set(id, made);
+    }
+    return made;
+  };
   const catalog: Catalog = {
     limits,
     classifyWebSocket(
@@ -320,7 +327,7 @@ export function createCatalog(options?: CatalogOptions): Catalog {
         ...(instrument === undefined ? {} : { instrument }),
       };
 
-      if (PUBLIC.some((re) => re.test(route))) {
+      if (isPublic(route)) {
         return { ...base, market: 'public', action: 'other', limits: [spec('public', `public:${route}`, 'ip')] };
       }
       switch (group) {
@@ -493,8 +500,11 @@ function parsePath(path: unknown): { segments: string[]; query: URLSearchParams 
     segments.splice(1, 0, 'btc');
   }
   if (segments[0] === 'futures' || segments[0] === 'delivery') segments[1] = segments[1]!.toLowerCase();
-  return { segments, query: new URLSearchParams(search) };
+  return { segments, query: search === '' ? NO_QUERY : new URLSearchParams(search) };
 }
+
+/** The query of a path without one, shared: it is only read. */
+const NO_QUERY = new URLSearchParams();
 
 // Names the variable segments of a path: settle, ids, currency pairs and contracts.
 function template(segments: readonly string[]): string {
@@ -512,7 +522,34 @@ function template(segments: readonly string[]): string {
   return `/${out.join('/')}`;
 }
 
+/** How many routes (and limits) the memos below keep: the API's endpoints fit many times over; a caller naming paths without end only empties them. */
+const ROUTE_MEMO_SIZE = 4096;
+const publicRoutes = new Map<string, boolean>();
+const routeActions = new Map<string, Action>();
+
+/** Whether a route is a public endpoint's (limited per IP); remembered per route, the test being a list of expressions. */
+function isPublic(route: string): boolean {
+  let known = publicRoutes.get(route);
+  if (known === undefined) {
+    known = PUBLIC.some((re) => re.test(route));
+    if (publicRoutes.size >= ROUTE_MEMO_SIZE) publicRoutes.clear();
+    publicRoutes.set(route, known);
+  }
+  return known;
+}
+
+/** The order action of a route; remembered per route. */
 function orderAction(route: string): Action {
+  let known = routeActions.get(route);
+  if (known === undefined) {
+    known = actionOf(route);
+    if (routeActions.size >= ROUTE_MEMO_SIZE) routeActions.clear();
+    routeActions.set(route, known);
+  }
+  return known;
+}
+
+function actionOf(route: string): Action {
   const [method, path] = route.split(' ') as [string, string];
   const tail = path.replace(/^\/(spot|margin|options|futures\/\{settle\}|delivery\/\{settle\})/, '');
   if (
