@@ -4,7 +4,7 @@ import type { RunningModelExchange } from '../../src/model-exchange/server.js';
 import { startModelExchange } from '../../src/model-exchange/server.js';
 import { runModelExchange } from '../../src/cli/commands/model-exchange.js';
 import { VirtualClock } from '../../src/testing/virtual-clock.js';
-import { KEY_A, OKX_ACCOUNTS, okxCall, okxSocket, orders } from './okx-helpers.js';
+import { KEY_A, LOWERING_HISTORY, OKX_ACCOUNTS, RATIO_12_HISTORY, okxCall, okxSocket, orders } from './okx-helpers.js';
 
 const running: RunningModelExchange[] = [];
 afterEach(async () => {
@@ -167,16 +167,7 @@ describe('the model exchange on OKX: its clock from --start-at at --speed', () =
       accounts: OKX_ACCOUNTS,
       startAt: '2026-11-04T07:59:00Z',
       speed: 60,
-      history: {
-        activity: [
-          {
-            account: 'A',
-            day: '2026-11-01',
-            contracts: [{ contract: 'BTC-USDT-SWAP', makerVolume: '1200', place: 100 }],
-          },
-          { account: 'A', day: '2026-11-02', contracts: [{ contract: 'BTC-USDT-SWAP', place: 200 }] },
-        ],
-      },
+      history: LOWERING_HISTORY,
     });
     running.push(ex);
     const report = async () => (await okxCall(ex, clock, 'GET', '/api/v5/trade/account-rate-limit')).body.data[0];
@@ -233,15 +224,7 @@ describe('traderatio exchange --exchange okx', () => {
 
 describe('the model exchange on OKX: a new sub-account', () => {
   it('takes a key with its passphrase, and stays at tier 1 until 08:00 the next day', async () => {
-    const history = {
-      activity: [
-        {
-          account: 'A',
-          day: '2026-11-20',
-          contracts: [{ contract: 'BTC-USDT-SWAP', makerVolume: '1200', place: 100 }],
-        },
-      ],
-    };
+    const history = RATIO_12_HISTORY;
     const { ex, clock } = await okxModel({ history });
     const sub = { key: 'okx-b', secret: 'secret-b', passphrase: 'pass-b' };
     const made = await fetch(`${ex.url}/_model/sub_accounts`, {

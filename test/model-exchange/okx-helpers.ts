@@ -83,3 +83,21 @@ export async function okxSocket(ex: RunningModelExchange) {
   };
   return { send, close: () => ws.close() };
 }
+
+/** A's activity of 2026-11-20: fill ratio 12 at the snapshot of 11-21, tier 2,500 from 08:00. */
+export const RATIO_12_HISTORY = {
+  activity: [
+    { account: 'A', day: '2026-11-20', contracts: [{ contract: 'BTC-USDT-SWAP', makerVolume: '1200', place: 100 }] },
+  ],
+};
+
+/**
+ * Snapshots of 11-02 (ratio 12: 2,500 per 2 s) and 11-03 (1,200 / 300 = 4: 1,750): the lowering
+ * lands at 2026-11-04T08:00Z, a day after its snapshot.
+ */
+export const LOWERING_HISTORY = {
+  activity: [
+    { account: 'A', day: '2026-11-01', contracts: [{ contract: 'BTC-USDT-SWAP', makerVolume: '1200', place: 100 }] },
+    { account: 'A', day: '2026-11-02', contracts: [{ contract: 'BTC-USDT-SWAP', place: 200 }] },
+  ],
+};

@@ -2,7 +2,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import type { RunningModelExchange } from '../../src/model-exchange/server.js';
 import { startModelExchange } from '../../src/model-exchange/server.js';
 import { VirtualClock } from '../../src/testing/virtual-clock.js';
-import { KEY_A, OKX_ACCOUNTS, okxCall, okxSign, orders } from './okx-helpers.js';
+import { KEY_A, LOWERING_HISTORY, OKX_ACCOUNTS, RATIO_12_HISTORY, okxCall, okxSign, orders } from './okx-helpers.js';
 
 const running: RunningModelExchange[] = [];
 afterEach(async () => {
@@ -106,15 +106,7 @@ describe('the model exchange on OKX: the sub-account tier per 2 s', () => {
   });
 
   it('takes a higher tier from the history: 2,500 per 2 s at a fill ratio of 12', async () => {
-    const history = {
-      activity: [
-        {
-          account: 'A',
-          day: '2026-11-20',
-          contracts: [{ contract: 'BTC-USDT-SWAP', makerVolume: '1200', place: 100 }],
-        },
-      ],
-    };
+    const history = RATIO_12_HISTORY;
     const { call } = await okxModel('2026-11-21T10:00:00.000Z', { history, markets: MARKETS });
     const ids = TEN;
     // 2,500 orders over ten instruments (250 each, under their 300): all in; the 2,501st is not.
@@ -129,13 +121,7 @@ describe('the model exchange on OKX: the sub-account tier per 2 s', () => {
 });
 
 describe('the model exchange on OKX: a lowering lands at 08:00 UTC a day after the snapshot', () => {
-  // Snapshots of 11-02 (ratio 12: 2,500) and 11-03 (1,200 / 300 = 4: 1,750): lowered at 11-04 08:00.
-  const history = {
-    activity: [
-      { account: 'A', day: '2026-11-01', contracts: [{ contract: 'BTC-USDT-SWAP', makerVolume: '1200', place: 100 }] },
-      { account: 'A', day: '2026-11-02', contracts: [{ contract: 'BTC-USDT-SWAP', place: 200 }] },
-    ],
-  };
+  const history = LOWERING_HISTORY;
 
   it('reports 2,500 with 1,750 next through the grace day, and 1,750 from 08:00', async () => {
     const { call, to } = await okxModel('2026-11-03T07:59:59.000Z', { history });
