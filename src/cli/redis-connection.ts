@@ -1,8 +1,8 @@
 import { InvalidInputError } from '../errors.js';
 import { UsageError } from './options.js';
 
-type IoRedis = Pick<typeof import('ioredis'), 'Redis' | 'Cluster'>;
-type NodeRedis = Pick<typeof import('redis'), 'createClient' | 'createCluster'>;
+export type IoRedis = Pick<typeof import('ioredis'), 'Redis' | 'Cluster'>;
+export type NodeRedis = Pick<typeof import('redis'), 'createClient' | 'createCluster'>;
 
 /** A Redis client the store can use, and how to let it go. */
 export interface RedisConnection {
@@ -118,7 +118,8 @@ function isCluster(info: string): boolean {
   return /cluster_enabled:1/.test(info);
 }
 
-async function connectIoRedis(io: IoRedis, nodes: readonly URL[]): Promise<RedisConnection> {
+/** {@link connectRedis} with ioredis. */
+export async function connectIoRedis(io: IoRedis, nodes: readonly URL[]): Promise<RedisConnection> {
   const first = nodes[0]!;
   if (nodes.length === 1) {
     const client = new io.Redis(first.toString(), { lazyConnect: true, maxRetriesPerRequest: null });
@@ -156,7 +157,8 @@ async function connectIoRedis(io: IoRedis, nodes: readonly URL[]): Promise<Redis
   return { client: cluster, cluster: true, close: async () => void (await cluster.quit()) };
 }
 
-async function connectNodeRedis(nr: NodeRedis, nodes: readonly URL[]): Promise<RedisConnection> {
+/** {@link connectRedis} with node-redis (where ioredis is not installed). */
+export async function connectNodeRedis(nr: NodeRedis, nodes: readonly URL[]): Promise<RedisConnection> {
   const first = nodes[0]!;
   if (nodes.length === 1) {
     const client = nr.createClient({ url: first.toString() });

@@ -9,7 +9,7 @@ import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Cluster, type ClusterOptions } from 'ioredis';
-import { sleep, track, waitFor, withNode } from './harness.js';
+import { killAndWait, sleep, track, waitFor, withNode } from './harness.js';
 
 /** A node of the cluster: its port and process. */
 export interface ClusterNode {
@@ -223,16 +223,7 @@ export class RedisCluster {
 
   /** Stops every node and removes the folder. */
   async stop(): Promise<void> {
-    await Promise.all(
-      this.nodes.map(
-        ({ proc }) =>
-          new Promise<void>((resolve) => {
-            if (proc.exitCode !== null || proc.signalCode !== null) return resolve();
-            proc.once('exit', () => resolve());
-            proc.kill('SIGKILL');
-          }),
-      ),
-    );
+    await Promise.all(this.nodes.map(({ proc }) => killAndWait(proc)));
     rmSync(this.dir, { recursive: true, force: true });
   }
 

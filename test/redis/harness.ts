@@ -60,6 +60,15 @@ export function track<P extends ChildProcess>(proc: P): P {
   return proc;
 }
 
+/** Kills `proc` (SIGKILL) and resolves once it has exited. */
+export function killAndWait(proc: ChildProcess): Promise<void> {
+  return new Promise<void>((resolve) => {
+    if (proc.exitCode !== null || proc.signalCode !== null) return resolve();
+    proc.once('exit', () => resolve());
+    proc.kill('SIGKILL');
+  });
+}
+
 /** Kills every child process still running (afterEach of the tests that start them). */
 export function stopChildren(): void {
   for (const proc of children) proc.kill('SIGKILL');

@@ -7,7 +7,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { sleep, track, waitFor, withNode } from './harness.js';
+import { killAndWait, sleep, track, waitFor, withNode } from './harness.js';
 
 /** The name the Sentinels monitor the master under. */
 export const MASTER_NAME = 'traderatio-test';
@@ -160,16 +160,7 @@ export class SentinelSet {
   async stop(): Promise<void> {
     const all = [this.master, ...this.replicas, ...this.sentinels];
     for (const r of this.replicas) r.proc.kill('SIGCONT');
-    await Promise.all(
-      all.map(
-        ({ proc }) =>
-          new Promise<void>((resolve) => {
-            if (proc.exitCode !== null || proc.signalCode !== null) return resolve();
-            proc.once('exit', () => resolve());
-            proc.kill('SIGKILL');
-          }),
-      ),
-    );
+    await Promise.all(all.map(({ proc }) => killAndWait(proc)));
     rmSync(this.dir, { recursive: true, force: true });
   }
 
