@@ -1,4 +1,4 @@
-import { WindowLimit } from '../schedule/window.js';
+import type { WindowLimit } from '../schedule/window.js';
 import type { SharedLimit } from './shared-limit.js';
 
 /** The settings of `onUnavailable: "local"` (see `RedisStoreOptions`). */
@@ -72,14 +72,13 @@ export class LocalShares {
       at >= this.startsAt(limit, this.lastHeard) + this.options.fallbackMaxMs
     )
       return null;
-    if (limit.share === null) {
-      const n = this.size(limit.limit);
-      if (n < 1) return null;
-      limit.share = new WindowLimit({ name: limit.name, limit: n, windowMs: limit.windowMs, marginMs: limit.marginMs });
-      this.unreported = true;
-      start(limit);
-    }
-    return limit.share;
+    if (limit.share !== null) return limit.share;
+    const n = this.size(limit.limit);
+    if (n < 1) return null;
+    const share = limit.startShare(n);
+    this.unreported = true;
+    start(limit);
+    return share;
   }
 
   /**

@@ -4,8 +4,9 @@ import type { LimitHost } from '../schedule/store.js';
 import type { UnansweredRequest } from '../schedule/unanswered.js';
 import { WindowLimit, type WindowLimitOptions, type WindowLimitState } from '../schedule/window.js';
 import { checkTake } from '../schedule/window-input.js';
+import type { GrantArrival } from './calls.js';
 import { type ArrivalLease, GrantArrivals } from './grant-arrivals.js';
-import { RecentGrants } from './recent-grants.js';
+import { type RecentEntry, RecentGrants } from './recent-grants.js';
 
 /** Permits granted by the store to this process: usable until `until` on the local clock. */
 export interface Lease {
@@ -91,26 +92,28 @@ export interface Broker {
 export class SharedLimit implements StoreLimit {
   /** @internal The scheduler that owns this limit: told of each change of N or W. */
   owner: LimitOwner | null = null;
-  /** @internal */ lease: Lease | null = null;
-  /** @internal */ pending = false;
-  /** @internal */ retryAt = -Infinity;
+  #lease: Lease | null = null;
+  /** A request for permits is on its way to Redis: no other is sent meanwhile. */
+  #pending = false;
+  /** Redis said to wait until this instant before asking again. */
+  #retryAt = -Infinity;
   /**
-   * @internal The limits asked for together with this one when Redis last said to wait: a change
-   * of any of them ends the wait of all (a lifted throttle frees the placements it held back).
+   * The limits asked for together with this one when Redis last said to wait: a change of any of
+   * them ends the wait of all (a lifted throttle frees the placements it held back).
    */
-  deniedWith: readonly SharedLimit[] = [];
-  /** @internal How many times this process changed N or W: a denial made before the last change is not waited out. */
-  changes = 0;
-  /** @internal How many of those changes Redis has taken: a reply to a request sent before it holds the N before. */
-  confirmed = 0;
+  #deniedWith: readonly SharedLimit[] = [];
+  /** How many times this process changed N or W: a denial made before the last change is not waited out. */
+  #changes = 0;
+  /** How many of those changes Redis has taken: a reply to a request sent before it holds the N before. */
+  #confirmed = 0;
   /** This process's view of the limit: N, W, the reserve, and the log of its own dispatches. */
   private readonly local: WindowLimit;
   /** Leases with weight taken and not yet stamped (one, or two when a lease ended meanwhile). */
   private readonly unstampedLeases: Lease[] = [];
-  /** @internal The latest lateness sent to Redis, ms (see `lateness`). */
-  toldLate = 0;
-  /** @internal The leases of this process matched with their permits' arrivals, to confirm to Redis. */
-  readonly arrivals = new GrantArrivals(() => this.windowMs / 4);
+  /** The latest lateness sent to Redis, ms (see `lateness`). */
+  #toldLate = 0;
+  /** The leases of this process matched with their permits' arrivals, to confirm to Redis. */
+  readonly #arrivals = new GrantArrivals(() => this.windowMs / 4);
   /** Where the weight taken last came from: a lease, or the local share (null: neither). */
   private takenFrom: Lease | WindowLimit | null = null;
   /** The round trips awaiting their answer, by what `awaitAnswer` gave: where they were sent from. */
@@ -119,15 +122,15 @@ export class SharedLimit implements StoreLimit {
   private readonly shareWaiting = new Set<UnansweredRequest>();
   /** Of those, the ones told to Redis with what the share sent: the entry they confirm. */
   private readonly reportedIn = new WeakMap<UnansweredRequest, ArrivalLease>();
-  /** @internal What this process sent lately, to add back should Redis lose it. */
-  readonly recent = new RecentGrants(() => this.windowMs + this.marginMs);
-  /** @internal While Redis fails: this process's own share of the limit (onUnavailable "local"). */
-  share: WindowLimit | null = null;
+  /** What this process sent lately, to add back should Redis lose it. */
+  readonly #recent = new RecentGrants(() => this.windowMs + this.marginMs);
+  /** While Redis fails: this process's own share of the limit (onUnavailable "local"). */
+  #share: WindowLimit | null = null;
   /**
-   * @internal Redis granted this process the one request it lets through on a limit no process
-   * knows (a fresh prefix, a flush): the count its answer states is told to every process.
+   * Redis granted this process the one request it lets through on a limit no process knows (a
+   * fresh prefix, a flush): the count its answer states is told to every process.
    */
-  probing = false;
+  #probing = false;
   private pausedUntilHere = -Infinity;
   /** Held in this process only until this instant (see `holdHere`). */
   private heldHereUntil = -Infinity;
@@ -204,7 +207,7 @@ export class SharedLimit implements StoreLimit {
 
   lacks(weight: number, at: number): boolean {
     if (this.pausedUntilHere > at || this.heldHereUntil > at || !this.broker.available) return false;
-    const lease = this.lease;
+    const lease = this.#lease;
     return lease === null || at >= lease.until || lease.granted - lease.sent < weight;
   }
 
@@ -212,7 +215,7 @@ export class SharedLimit implements StoreLimit {
     if (weight > this.capacity(priority)) return Infinity;
     if (this.pausedUntilHere > at) return this.pausedUntilHere - at;
     if (this.heldHereUntil > at) return this.heldHereUntil - at;
-    const lease = this.lease;
+    const lease = this.#lease;
     if (lease !== null) {
       if (at < lease.until && lease.granted - lease.sent >= weight) return 0;
       if (at >= lease.until) this.endLease();
@@ -221,7 +224,7 @@ export class SharedLimit implements StoreLimit {
       const share = this.broker.fallback(this, at);
       return share === null ? this.broker.downWait(this, at) : share.waitFor(weight, at, priority);
     }
-    if (this.retryAt > at) return this.retryAt - at;
+    if (this.#retryAt > at) return this.#retryAt - at;
     // An answer is on its way, or will be once asked: it wakes the scheduler. The wait given is
     // only the latest the scheduler looks again without it.
     return this.broker.leaseMs;
@@ -230,34 +233,34 @@ export class SharedLimit implements StoreLimit {
   request(linked: readonly StoreLimit[], weight: number, priority: number, at: number): void {
     for (const l of linked) {
       const s = l as SharedLimit;
-      if (s.pending || s.retryAt > at) return;
+      if (s.#pending || s.#retryAt > at) return;
     }
     for (const l of linked) {
       const s = l as SharedLimit;
-      if (s.lease !== null) s.endLease();
+      if (s.#lease !== null) s.endLease();
     }
     this.broker.acquire(linked as readonly SharedLimit[], weight, priority);
   }
 
   /** Counts `weight` as dispatched at `at` in this process's log, without checking. */
   take(weight: number, at: number): void {
-    if (this.lease !== null) this.arrivals.spoil(this.lease);
+    if (this.#lease !== null) this.#arrivals.spoil(this.#lease);
     this.takenFrom = null;
     this.local.take(weight, at);
   }
 
   takeUnstamped(weight: number): void {
     // From the lease when it has room (waitFor ended it if it had expired), else the local share.
-    const lease = this.lease;
+    const lease = this.#lease;
     if (lease !== null && lease.granted - lease.sent >= weight) {
       lease.sent += weight;
       if (lease.unstamped === 0) this.unstampedLeases.push(lease);
       lease.unstamped += weight;
       this.takenFrom = lease;
     } else {
-      if (lease !== null) this.arrivals.spoil(lease);
-      this.share!.takeUnstamped(weight);
-      this.takenFrom = this.share;
+      if (lease !== null) this.#arrivals.spoil(lease);
+      this.#share!.takeUnstamped(weight);
+      this.takenFrom = this.#share;
     }
     this.local.takeUnstamped(weight);
   }
@@ -274,7 +277,7 @@ export class SharedLimit implements StoreLimit {
       lease.unstamped = 0;
     }
     leases.length = 0;
-    this.share?.stamp(at);
+    this.#share?.stamp(at);
     this.local.stamp(at);
   }
 
@@ -317,7 +320,7 @@ export class SharedLimit implements StoreLimit {
       this.awaiting.set(request, from);
       if (from instanceof WindowLimit) this.shareWaiting.add(request);
       else {
-        this.arrivals.track(from, weight);
+        this.#arrivals.track(from, weight);
         this.broker.keep(this);
       }
     }
@@ -331,13 +334,13 @@ export class SharedLimit implements StoreLimit {
       from.answered(request, at, withinWindow);
       this.shareWaiting.delete(request);
       const entry = this.reportedIn.get(request);
-      if (entry !== undefined && this.arrivals.answer(entry, request.weight, at)) this.broker.tell(this);
+      if (entry !== undefined && this.#arrivals.answer(entry, request.weight, at)) this.broker.tell(this);
       return;
     }
     this.local.answered(request, at, withinWindow);
     if (from === undefined) return;
     this.awaiting.delete(request);
-    if (this.arrivals.answer(from, request.weight, at)) this.broker.tell(this);
+    if (this.#arrivals.answer(from, request.weight, at)) this.broker.tell(this);
   }
 
   /**
@@ -347,10 +350,10 @@ export class SharedLimit implements StoreLimit {
    */
   reported(entry: ArrivalLease, at: number): void {
     if (this.shareWaiting.size === 0) return;
-    this.arrivals.follow(entry, at);
+    this.#arrivals.follow(entry, at);
     for (const request of this.shareWaiting) {
       this.reportedIn.set(request, entry);
-      this.arrivals.track(entry, request.weight);
+      this.#arrivals.track(entry, request.weight);
     }
     this.shareWaiting.clear();
     this.broker.keep(this);
@@ -362,7 +365,7 @@ export class SharedLimit implements StoreLimit {
    * on, whose grant Redis then counts from its permits' arrivals (see {@link GrantArrivals}).
    */
   arrival(weight: number, sentAt: number, arrivedAt: number, again: boolean): void {
-    if (this.arrivals.arrived(weight, sentAt, arrivedAt, again)) this.broker.tell(this);
+    if (this.#arrivals.arrived(weight, sentAt, arrivedAt, again)) this.broker.tell(this);
   }
 
   /**
@@ -413,8 +416,8 @@ export class SharedLimit implements StoreLimit {
     // for. Otherwise Redis already counts what every process sent, by when each left the window:
     // the exchange's count held whole for a window from its answer would only hold a saturated
     // limit back (every process's answers say the window is nearly full).
-    if (this.probing && until > at) {
-      this.probing = false;
+    if (this.#probing && until > at) {
+      this.#probing = false;
       this.broker.feedback(this, 0, count, until - at, true);
     }
     return counted;
@@ -427,9 +430,9 @@ export class SharedLimit implements StoreLimit {
     if (!this.adopting) {
       // A wait Redis gave was worked out on the N and W before: ask again at once (a throttle
       // lifted, a tier raised, must not keep its tasks waiting out the old window).
-      this.changes++;
-      this.retryAt = -Infinity;
-      for (const l of this.deniedWith) l.retryAt = -Infinity;
+      this.#changes++;
+      this.#retryAt = -Infinity;
+      for (const l of this.#deniedWith) l.#retryAt = -Infinity;
     }
     // Sent to Redis before the scheduler looks again and asks on the new N.
     if (!this.adopting) this.broker.update(this);
@@ -438,10 +441,10 @@ export class SharedLimit implements StoreLimit {
 
   /** @internal Redis took this process's change number `change`: a wait given on the N before ends. */
   confirm(change: number): void {
-    if (change <= this.confirmed) return;
-    this.confirmed = change;
-    this.retryAt = -Infinity;
-    for (const l of this.deniedWith) l.retryAt = -Infinity;
+    if (change <= this.#confirmed) return;
+    this.#confirmed = change;
+    this.#retryAt = -Infinity;
+    for (const l of this.#deniedWith) l.#retryAt = -Infinity;
     this.host.wake();
   }
 
@@ -462,13 +465,141 @@ export class SharedLimit implements StoreLimit {
     }
   }
 
+  /** @internal The permits Redis granted this process, or null. */
+  get lease(): Lease | null {
+    return this.#lease;
+  }
+
+  /** @internal How many times this process changed N or W. */
+  get changes(): number {
+    return this.#changes;
+  }
+
+  /** @internal How many of this process's changes of N or W Redis has taken. */
+  get confirmed(): number {
+    return this.#confirmed;
+  }
+
+  /** @internal While Redis fails: this process's own share of the limit, or null. */
+  get share(): WindowLimit | null {
+    return this.#share;
+  }
+
+  /** @internal Starts this process's own share of the limit, `n` of it, while Redis fails. */
+  startShare(n: number): WindowLimit {
+    this.#share ??= new WindowLimit({ name: this.name, limit: n, windowMs: this.windowMs, marginMs: this.marginMs });
+    return this.#share;
+  }
+
+  /** @internal Ends the local share: Redis heard what was sent on it. */
+  endShare(): void {
+    this.#share = null;
+  }
+
+  /** @internal A request for permits on this limit is on its way to Redis: no other is sent meanwhile. */
+  asking(): void {
+    this.#pending = true;
+  }
+
+  /** @internal The request on its way was answered (granted or not), or given up. */
+  asked(): void {
+    this.#pending = false;
+  }
+
+  /**
+   * @internal Redis granted `lease` at `now`; `probing`: the one request it lets through on a limit
+   * no process knows, whose answer's count is told to every process (see {@link recount}).
+   */
+  granted(lease: Lease, now: number, probing: boolean): void {
+    this.#lease = lease;
+    if (probing) this.#probing = true;
+    this.#arrivals.granted(lease, now);
+    this.#recent.granted(lease);
+  }
+
+  /** @internal Redis said to wait until `retryAt` for permits asked for with `linked` (this limit among them). */
+  denied(retryAt: number, linked: readonly SharedLimit[]): void {
+    this.#retryAt = retryAt;
+    this.#deniedWith = linked;
+  }
+
+  /**
+   * @internal The request on its way failed: asks again no sooner than `retryAt`; `confirmed`, the
+   * grants it confirmed ({@link takeConfirmed}), are sent again with the next.
+   */
+  askFailed(retryAt: number, confirmed: readonly GrantArrival[]): void {
+    this.#pending = false;
+    this.#retryAt = retryAt;
+    // Moving a grant again changes nothing: the next ACQUIRE sends them again.
+    this.#arrivals.restore(confirmed);
+  }
+
+  /** @internal Asks Redis again at once, whatever wait it gave (the limit became known to it). */
+  askAgain(): void {
+    this.#retryAt = -Infinity;
+  }
+
+  /** @internal Ends the lease if it is still grant `id` (what was not sent of it goes back). */
+  endLeaseOf(id: string): void {
+    if (this.#lease?.id === id) this.endLease();
+  }
+
+  /**
+   * @internal The grants of this process whose permits were all answered, to confirm to Redis
+   * with the next request: taken (see {@link askFailed} when that request fails).
+   */
+  takeConfirmed(): GrantArrival[] {
+    return this.#arrivals.take();
+  }
+
+  /** @internal The lateness sent to Redis with a request at `at` (see {@link lateness}), then the latest told. */
+  tellLateness(at: number): number {
+    this.#toldLate = this.lateness(at);
+    return this.#toldLate;
+  }
+
+  /**
+   * @internal What Redis has not heard at `at`: the grants confirmed since it was last told, and
+   * the lateness when it is more than the latest told; null when neither is new.
+   */
+  news(at: number): { readonly confirmed: GrantArrival[]; readonly lateMs: number } | null {
+    const confirmed = this.takeConfirmed();
+    const lateMs = this.lateness(at);
+    // A lateness already sent is kept by Redis, and sent again with each ACQUIRE.
+    if (confirmed.length === 0 && lateMs <= this.#toldLate) return null;
+    this.#toldLate = lateMs;
+    return { confirmed, lateMs };
+  }
+
+  /**
+   * @internal `weight` of `lease` may have been sent after it ended (a clock read `at` past it):
+   * counted as grant `id` from `at`, redone should Redis lose it, and matched with its arrivals.
+   */
+  lateGrant(id: string, lease: Lease, weight: number, at: number): void {
+    this.#recent.late(id, weight, at, lease.redisOffset);
+    this.#arrivals.late(lease, id);
+  }
+
+  /**
+   * @internal Told again to Redis, the grants whose permits wait for their answers at `now`;
+   * returns when to tell them next (Infinity: none waits).
+   */
+  keepArrivals(now: number): number {
+    return this.#arrivals.keep(now, this.windowMs);
+  }
+
+  /** @internal What this process sent in the window before `now`, to add back to a Redis that lost it. */
+  recentGrants(now: number): RecentEntry[] {
+    return this.#recent.entries(now);
+  }
+
   /** @internal Ends the current lease, giving back what was not sent. */
   endLease(): void {
-    const lease = this.lease;
+    const lease = this.#lease;
     if (lease === null) return;
-    this.lease = null;
+    this.#lease = null;
     lease.ended = true;
-    this.arrivals.ended(lease, this.host.clock.now());
+    this.#arrivals.ended(lease, this.host.clock.now());
     this.broker.endLease(this, lease);
   }
 }

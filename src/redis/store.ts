@@ -262,17 +262,17 @@ export class RedisStore implements LimitStore<SharedLimit> {
     if (this.closed || !this.availability.up) return;
     if (this.shares.unreported) {
       // Back from a local share: Redis hears of what was sent on it before granting more.
-      for (const l of linked) l.pending = true;
+      for (const l of linked) l.asking();
       void this.sayHello().then(() => {
-        for (const l of linked) l.pending = false;
+        for (const l of linked) l.asked();
         this.wakeAll();
       });
       return;
     }
     if (this.lost) {
-      for (const l of linked) l.pending = true;
+      for (const l of linked) l.asking();
       void this.restore().then(() => {
-        for (const l of linked) l.pending = false;
+        for (const l of linked) l.asked();
         this.wakeAll();
       });
       return;
@@ -296,9 +296,9 @@ export class RedisStore implements LimitStore<SharedLimit> {
     const changes = linked.map((l) => l.changes);
     // Whether Redis held this process's latest N and W when asked: only then is the N it answers newer.
     const current = linked.map((l) => l.confirmed === l.changes);
-    for (const l of linked) l.pending = true;
+    for (const l of linked) l.asking();
     // This process's grants whose permits were all answered, counted by Redis from their arrivals.
-    const confirmed = linked.map((l) => l.arrivals.take());
+    const confirmed = linked.map((l) => l.takeConfirmed());
     const call = encodeAcquire(this.keys, {
       at: this.at(),
       id,
@@ -322,7 +322,7 @@ export class RedisStore implements LimitStore<SharedLimit> {
         windowMs: l.windowMs,
         marginMs: l.marginMs,
         reserved: l.reservedFor(priority),
-        lateMs: (l.toldLate = l.lateness(at)),
+        lateMs: l.tellLateness(at),
         confirmed: confirmed[i]!,
       })),
     });
@@ -330,12 +330,7 @@ export class RedisStore implements LimitStore<SharedLimit> {
       (reply) => this.answered(linked, id, weight, reply as number[], sentAt, changes, current),
       (error: unknown) => {
         const now = this.clock.now();
-        linked.forEach((l, i) => {
-          l.pending = false;
-          l.retryAt = now + this.config.retryMs;
-          // Moving a grant again changes nothing: the next ACQUIRE sends them again.
-          l.arrivals.restore(confirmed[i]!);
-        });
+        for (const [i, l] of linked.entries()) l.askFailed(now + this.config.retryMs, confirmed[i]!);
         // The script may have run and its answer been lost: give back whatever it granted.
         for (const l of linked) this.write('release', encodeRelease(this.keys, { limit: l.name, grant: id, sent: 0 }));
         this.availability.failed(error);
@@ -355,8 +350,7 @@ export class RedisStore implements LimitStore<SharedLimit> {
     // A local share must not start while this may still be in a window.
     this.shares.mayActUntil(at);
     const id = `${this.id}.t${(this.seq++).toString(36)}`;
-    limit.recent.late(id, weight, at, lease.redisOffset);
-    limit.arrivals.late(lease, id);
+    limit.lateGrant(id, lease, weight, at);
     this.write('late', encodeLate(this.keys, { at: this.at(), limit, id, weight, grant: lease.id }));
   }
 
@@ -383,7 +377,7 @@ export class RedisStore implements LimitStore<SharedLimit> {
   keep(limit: SharedLimit): void {
     if (this.keeping.has(limit) || this.closed) return;
     const now = this.clock.now();
-    const next = limit.arrivals.keep(now, limit.windowMs);
+    const next = limit.keepArrivals(now);
     if (next === Infinity) return;
     this.keeping.add(limit);
     unrefTimer(
@@ -391,7 +385,7 @@ export class RedisStore implements LimitStore<SharedLimit> {
         () => {
           this.keeping.delete(limit);
           if (this.closed) return;
-          limit.arrivals.keep(this.clock.now(), limit.windowMs);
+          limit.keepArrivals(this.clock.now());
           this.tellNow(limit);
           this.keep(limit);
         },
@@ -402,11 +396,9 @@ export class RedisStore implements LimitStore<SharedLimit> {
 
   /** Tells Redis at once what `limit` measured that it has not heard (grants confirmed, its lateness). */
   private tellNow(limit: SharedLimit): void {
-    const confirmed = limit.arrivals.take();
-    const lateMs = limit.lateness(limit.host.clock.now());
-    // Nothing new: a lateness already sent is kept by Redis, and sent again with each ACQUIRE.
-    if (confirmed.length === 0 && lateMs <= limit.toldLate) return;
-    limit.toldLate = lateMs;
+    const news = limit.news(limit.host.clock.now());
+    if (news === null) return;
+    const { confirmed, lateMs } = news;
     this.write(
       'arrivals',
       encodeArrivals(this.keys, { at: this.at(), limit, lateMs, leaseMs: this.leaseMs, confirmed }),
@@ -430,7 +422,7 @@ export class RedisStore implements LimitStore<SharedLimit> {
       // The exchange's count makes the limit known: what waited for it asks again at once.
       counted
         ? () => {
-            limit.retryAt = -Infinity;
+            limit.askAgain();
             limit.host.wake();
           }
         : undefined,
@@ -474,7 +466,7 @@ export class RedisStore implements LimitStore<SharedLimit> {
     const [status, value, redisNow] = reply as [number, number, number];
     this.offset.learn(Number(redisNow), now);
     if (status !== -2) this.shares.heard(sentAt);
-    for (const l of linked) l.pending = false;
+    for (const l of linked) l.asked();
     if (status === 1) {
       const until = sentAt + this.leaseMs;
       // Redis granted at its instant redisNow (floored), reached after this process asked at
@@ -483,10 +475,7 @@ export class RedisStore implements LimitStore<SharedLimit> {
       for (const l of linked) {
         const lease: Lease = { id, granted: value, sent: 0, until, unstamped: 0, redisOffset };
         if (now < until && !this.closed) {
-          l.lease = lease;
-          if (Number(reply[4 + 2 * linked.length]) === 1) l.probing = true;
-          l.arrivals.granted(lease, now);
-          l.recent.granted(lease);
+          l.granted(lease, now, Number(reply[4 + 2 * linked.length]) === 1);
         } else this.endLease(l, lease);
       }
       // More than the asking task needs: what is left when the lease ends goes back at once,
@@ -494,7 +483,7 @@ export class RedisStore implements LimitStore<SharedLimit> {
       if (value > weight && now < until) {
         unrefTimer(
           this.clock.setTimer(() => {
-            for (const l of linked) if (l.lease?.id === id) l.endLease();
+            for (const l of linked) l.endLeaseOf(id);
           }, until - now),
         );
       }
@@ -505,10 +494,7 @@ export class RedisStore implements LimitStore<SharedLimit> {
       // So does one whose change Redis had not taken when asked and has taken since.
       const changed = linked.some((l, i) => l.changes !== changes[i] || (!current[i] && l.confirmed >= changes[i]));
       const retryAt = changed ? now : now + (status === 0 ? value : this.config.retryMs);
-      for (const l of linked) {
-        l.retryAt = retryAt;
-        l.deniedWith = linked;
-      }
+      for (const l of linked) l.denied(retryAt, linked);
     }
     if (status !== -2) {
       const epoch = String(reply[3 + 2 * linked.length]);
@@ -592,7 +578,7 @@ export class RedisStore implements LimitStore<SharedLimit> {
         windowMs: l.windowMs,
         marginMs: l.marginMs,
         lateMs: l.lateness(l.host.clock.now()),
-        grants: l.recent.entries(now),
+        grants: l.recentGrants(now),
       }))
       .filter((l) => l.grants.length > 0);
     // Called with no limits too: Redis then knows this process has nothing more to add back.
@@ -656,7 +642,7 @@ export class RedisStore implements LimitStore<SharedLimit> {
           const sent = limits[i]!.sent;
           if (sent > 0) l.reported({ id, sent, granted: sent, until: sentAt, redisOffset }, now);
         });
-        for (const l of shares) l.share = null;
+        for (const l of shares) l.endShare();
         this.shares.unreported = false;
         this.availability.answered();
         return true;

@@ -268,8 +268,8 @@ describe('processes counting grants from their arrivals', () => {
             stores.push(store);
             const s = new Scheduler({ store, clock: v.clock });
             const l = s.limit({ name: 'orders', limit: 8, windowMs: 1000 }) as SharedLimit;
-            const take = l.arrivals.take.bind(l.arrivals);
-            l.arrivals.take = () => {
+            const take = l.takeConfirmed.bind(l);
+            l.takeConfirmed = () => {
               const t = take();
               confirmed += t.length;
               return t;

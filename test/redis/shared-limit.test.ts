@@ -50,8 +50,8 @@ describe('SharedLimit', () => {
     expect(calls.acquire).toEqual([]);
     l.holdHere(-Infinity);
     expect(calls.acquire).toEqual([{ names: ['orders'], weight: 1 }]);
-    l.lease = { id: 'p.1', granted: 1, sent: 0, until: 300, unstamped: 0, redisOffset: 0 };
-    l.pending = false;
+    l.asked();
+    l.granted({ id: 'p.1', granted: 1, sent: 0, until: 300, unstamped: 0, redisOffset: 0 }, clock.now(), false);
     scheduler.wake();
     await task;
     expect(sent).toEqual([200]);
@@ -67,8 +67,12 @@ describe('SharedLimit', () => {
     // No lease yet: the task waits and the limit asks the broker.
     const done = scheduler.schedule(() => 'sent', { limits: l, weight: 2 });
     expect(calls.acquire).toEqual([{ names: ['orders'], weight: 2 }]);
-    (l as SharedLimit).lease = { id: 'p.1', granted: 2, sent: 0, until: 100, unstamped: 0, redisOffset: 0 };
-    (l as SharedLimit).pending = false;
+    (l as SharedLimit).asked();
+    (l as SharedLimit).granted(
+      { id: 'p.1', granted: 2, sent: 0, until: 100, unstamped: 0, redisOffset: 0 },
+      clock.now(),
+      false,
+    );
     scheduler.wake();
     await expect(done).resolves.toBe('sent');
     await clock.advance(1);
@@ -86,14 +90,18 @@ describe('SharedLimit', () => {
     const done = scheduler.schedule(() => 'sent', { limits: l });
     expect(calls.acquire).toHaveLength(1);
     // Denied: the window frees in 9 s.
-    l.pending = false;
-    l.retryAt = clock.now() + 9_000;
+    l.asked();
+    l.denied(clock.now() + 9_000, [l]);
     await clock.advance(1_000);
     expect(calls.acquire).toHaveLength(1);
     l.update({ limit: 1_000_000_000 });
     expect(calls.acquire).toHaveLength(2);
-    l.lease = { id: 'p.2', granted: 1, sent: 0, until: clock.now() + 20, unstamped: 0, redisOffset: 0 };
-    l.pending = false;
+    l.asked();
+    l.granted(
+      { id: 'p.2', granted: 1, sent: 0, until: clock.now() + 20, unstamped: 0, redisOffset: 0 },
+      clock.now(),
+      false,
+    );
     scheduler.wake();
     await expect(done).resolves.toBe('sent');
     expect(clock.now()).toBe(1_000);
@@ -103,8 +111,8 @@ describe('SharedLimit', () => {
     const { clock, calls, scheduler } = setup();
     const l = scheduler.limit({ name: 'throttle', limit: 10, windowMs: 10_000 }) as SharedLimit;
     const done = scheduler.schedule(() => 'sent', { limits: l }).catch((e: unknown) => e);
-    l.pending = false;
-    l.retryAt = clock.now() + 9_000;
+    l.asked();
+    l.denied(clock.now() + 9_000, [l]);
     l.adopt(20, 10_000);
     await clock.advance(1_000);
     expect(l.limit).toBe(20);
@@ -136,10 +144,10 @@ describe('SharedLimit', () => {
   it('sends on a lease until, not at, the instant it ends, then gives back what was not sent', () => {
     const { calls, scheduler } = setup();
     const l = scheduler.limit({ name: 'orders', limit: 10, windowMs: 1000 }) as SharedLimit;
-    l.lease = { id: 'p.1', granted: 3, sent: 0, until: 100, unstamped: 0, redisOffset: 0 };
+    l.granted({ id: 'p.1', granted: 3, sent: 0, until: 100, unstamped: 0, redisOffset: 0 }, 0, false);
     expect(l.waitFor(1, 99.999)).toBe(0);
     l.takeUnstamped(1);
-    expect(l.lease.sent).toBe(1);
+    expect(l.lease?.sent).toBe(1);
     expect(l.lacks(2, 99.999)).toBe(false);
     expect(l.lacks(3, 99.999)).toBe(true);
     expect(l.waitFor(1, 100)).toBe(20);
@@ -150,7 +158,7 @@ describe('SharedLimit', () => {
   it('has the store count again what was taken from a lease and stamped at or after its end', () => {
     const { calls, scheduler } = setup();
     const l = scheduler.limit({ name: 'orders', limit: 10, windowMs: 1000 }) as SharedLimit;
-    l.lease = { id: 'p.1', granted: 4, sent: 0, until: 20, unstamped: 0, redisOffset: 0 };
+    l.granted({ id: 'p.1', granted: 4, sent: 0, until: 20, unstamped: 0, redisOffset: 0 }, 0, false);
     // Stamped before the lease ended: the task started by its score, nothing to say.
     l.takeUnstamped(1);
     l.stamp(19.999);
@@ -162,7 +170,7 @@ describe('SharedLimit', () => {
     // Weight of a lease that ended, then of the next one, stamped together after both ended.
     l.takeUnstamped(1);
     l.endLease();
-    l.lease = { id: 'p.2', granted: 2, sent: 0, until: 30, unstamped: 0, redisOffset: 0 };
+    l.granted({ id: 'p.2', granted: 2, sent: 0, until: 30, unstamped: 0, redisOffset: 0 }, 0, false);
     l.takeUnstamped(2);
     l.stamp(31);
     expect(calls.late).toEqual([
@@ -177,10 +185,10 @@ describe('SharedLimit', () => {
     const { calls, scheduler } = setup();
     const l = scheduler.limit({ name: 'orders', limit: 10, windowMs: 1000 }) as SharedLimit;
     l.request([l], 1, 0, 0);
-    l.pending = true;
+    l.asking();
     l.request([l], 1, 0, 1);
-    l.pending = false;
-    l.retryAt = 50;
+    l.asked();
+    l.denied(50, [l]);
     expect(l.waitFor(1, 10)).toBe(40);
     l.request([l], 1, 0, 10);
     l.request([l], 1, 0, 50);
@@ -196,9 +204,8 @@ describe('SharedLimit', () => {
     broker.available = false;
     expect(l.lacks(1, 0)).toBe(false);
     expect(l.waitFor(1, 0)).toBe(1000);
-    const share = new WindowLimit({ limit: 2, windowMs: 1000 });
+    const share = l.startShare(2);
     broker.share = share;
-    l.share = share;
     expect(l.waitFor(1, 0)).toBe(0);
     l.takeUnstamped(1);
     l.stamp(0);
@@ -215,8 +222,7 @@ describe('SharedLimit: arrivals bounded by answers (see docs/rules.md#r13)', () 
     broker.tell = (limit) => void told.push(limit.name);
     const l = scheduler.limit({ name: 'orders', limit: 10, windowMs: 1000 }) as SharedLimit;
     const lease: Lease = { id: 'p.1', granted: 1, sent: 0, until: 20, unstamped: 0, redisOffset: 1000 };
-    l.lease = lease;
-    l.arrivals.granted(lease, 0);
+    l.granted(lease, 0, false);
     expect(l.waitFor(1, 0)).toBe(0);
     l.takeUnstamped(1);
     const request = l.awaitAnswer(1, 0);
@@ -225,23 +231,22 @@ describe('SharedLimit: arrivals bounded by answers (see docs/rules.md#r13)', () 
     // All of the lease sent, and answered at 40 at the latest: confirmed at once, as a Redis instant.
     l.answered(request, 40);
     expect(told).toEqual(['orders']);
-    expect(l.arrivals.take()).toEqual([{ id: 'p.1', at: 1040 }]);
+    expect(l.takeConfirmed()).toEqual([{ id: 'p.1', at: 1040 }]);
   });
 
   it('on the local share while Redis fails, has the share count a request until one window after its answer', () => {
     const { broker, scheduler } = setup();
     const l = scheduler.limit({ name: 'orders', limit: 10, windowMs: 1000 }) as SharedLimit;
     broker.available = false;
-    const share = new WindowLimit({ limit: 2, windowMs: 1000 });
+    const share = l.startShare(2);
     broker.share = share;
-    l.share = share;
     l.takeUnstamped(1);
     const request = l.awaitAnswer(1, 0);
     l.stamp(0);
     l.answered(request, 40);
     expect(share.usedAt(1039)).toBe(1);
     expect(share.usedAt(1040)).toBe(0);
-    expect(l.arrivals.take()).toEqual([]);
+    expect(l.takeConfirmed()).toEqual([]);
   });
 
   it('keeps what the share sent, once told to Redis, counted there until the answers still on their way', () => {
@@ -250,9 +255,8 @@ describe('SharedLimit: arrivals bounded by answers (see docs/rules.md#r13)', () 
     broker.keep = (limit) => void kept.push(limit.name);
     const l = scheduler.limit({ name: 'orders', limit: 10, windowMs: 1000 }) as SharedLimit;
     broker.available = false;
-    const share = new WindowLimit({ limit: 5, windowMs: 1000 });
+    const share = l.startShare(5);
     broker.share = share;
-    l.share = share;
     const requests = [0, 1].map(() => {
       l.takeUnstamped(1);
       return l.awaitAnswer(1, 0);
@@ -263,9 +267,9 @@ describe('SharedLimit: arrivals bounded by answers (see docs/rules.md#r13)', () 
     // still on its way.
     l.reported({ id: 'p.r0', sent: 2, granted: 2, until: 10, redisOffset: 1000 }, 10);
     expect(kept).toEqual(['orders']);
-    expect(l.arrivals.take()).toEqual([]);
+    expect(l.takeConfirmed()).toEqual([]);
     l.answered(requests[1]!, 60);
-    expect(l.arrivals.take()).toEqual([{ id: 'p.r0', at: 1060 }]);
+    expect(l.takeConfirmed()).toEqual([{ id: 'p.r0', at: 1060 }]);
   });
 });
 
@@ -297,7 +301,7 @@ describe('Scheduler with a shared store', () => {
     }
     calls.acquire.length = 0;
     // Three permits, to be sent before 20: the first task takes until 30.
-    l.lease = { id: 'p.1', granted: 3, sent: 0, until: 20, unstamped: 0, redisOffset: 0 };
+    l.granted({ id: 'p.1', granted: 3, sent: 0, until: 20, unstamped: 0, redisOffset: 0 }, 0, false);
     scheduler.wake();
     expect(ran).toEqual([0]);
     expect(l.lease).toBeNull();
@@ -305,7 +309,7 @@ describe('Scheduler with a shared store', () => {
     expect(calls.acquire).toEqual([{ names: ['orders'], weight: 1 }]);
     // The slow task itself is stamped when it returned, past the lease: counted again (safely).
     expect(calls.late).toEqual([{ id: 'p.1', weight: 1, at: 30 }]);
-    l.lease = { id: 'p.2', granted: 2, sent: 0, until: 50, unstamped: 0, redisOffset: 0 };
+    l.granted({ id: 'p.2', granted: 2, sent: 0, until: 50, unstamped: 0, redisOffset: 0 }, 0, false);
     scheduler.wake();
     expect(ran).toEqual([0, 30, 30]);
   });
