@@ -39,6 +39,8 @@ export interface RequestLimitsConfig {
   readonly marginMs: number;
   /** Parts of the placement window placements are spread over (1: unpaced). */
   readonly pacing: number;
+  /** Arrivals estimated rather than bounded by answers (see docs/rules.md#r13). */
+  readonly estimateArrivals: boolean;
   readonly catalog: Catalog;
   readonly family: FamilyConfig;
   readonly abuse: AbuseConfig;
@@ -211,6 +213,9 @@ export class RequestLimits {
 
   /** A limit of the limiter's scheduler, with the safety margin on the arrival window (see docs/rules.md#r13) when one is set. */
   private limit(options: { readonly name: string; readonly limit: number; readonly windowMs: number }): StoreLimit {
-    return this.scheduler.limit(this.config.marginMs > 0 ? { ...options, marginMs: this.config.marginMs } : options);
+    const l = this.scheduler.limit(this.config.marginMs > 0 ? { ...options, marginMs: this.config.marginMs } : options);
+    // Bounded by answers, a shared store holds each grant until their answers confirm it (see docs/rules.md#r13).
+    if (!this.config.estimateArrivals) l.followAnswers?.();
+    return l;
   }
 }

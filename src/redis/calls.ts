@@ -69,6 +69,11 @@ export interface AcquireCall {
     readonly lateMs: number;
     /** This process's grants on the limit whose permits' arrivals it measured (lua/confirm.lua; none: []). */
     readonly confirmed?: readonly GrantArrival[] | undefined;
+    /**
+     * How long past its lease the grant is held, ms, until this process confirms it from the
+     * answers to its requests (arrivals bounded by answers; 0 or none: not held, see lua/grant.lua).
+     */
+    readonly holdMs?: number | undefined;
   })[];
 }
 
@@ -82,8 +87,8 @@ export interface GrantArrival {
 
 /**
  * KEYS: epoch, processes, then meta, log, waiting processes and confirmed grants of each limit,
- * then alive and lost. ARGV: the call's, then n, w, m, reserved, late and how many grants are
- * confirmed of each limit, then each confirmed grant's id and arrival, limit after limit, then
+ * then alive and lost. ARGV: the call's, then n, w, m, reserved, late, how many grants are
+ * confirmed and the hold of each limit, then each confirmed grant's id and arrival, limit after limit, then
  * whether the process says it is alive, the epoch it knows, and the instant.
  */
 export function encodeAcquire(keys: RedisKeys, c: AcquireCall): Encoded {
@@ -111,7 +116,7 @@ export function encodeAcquire(keys: RedisKeys, c: AcquireCall): Encoded {
     c.limits,
     (l) => ({
       keys: [keys.meta(l.name), keys.log(l.name), keys.wait(l.name), keys.arrived(l.name)],
-      args: [l.limit, l.windowMs, l.marginMs, l.reserved, l.lateMs, l.confirmed?.length ?? 0],
+      args: [l.limit, l.windowMs, l.marginMs, l.reserved, l.lateMs, l.confirmed?.length ?? 0, l.holdMs ?? 0],
     }),
     [...confirmed, c.alive ? 1 : 0, c.epoch ?? ''],
   );
@@ -171,14 +176,15 @@ export interface HelloCall {
   /** Redis instant past which nothing is done, ms (0: none). */
   readonly deadline: number;
   /** The limits it sent on: what it sent is counted as sent now. */
-  readonly limits: readonly (LimitSettings & { readonly sent: number })[];
+  /** `holdMs`: the entry is held for the answers to what was sent (see {@link AcquireCall}). */
+  readonly limits: readonly (LimitSettings & { readonly sent: number; readonly holdMs?: number | undefined })[];
 }
 
 /** KEYS: epoch, processes, then meta and log of each limit. */
 export function encodeHello(keys: RedisKeys, c: HelloCall): Encoded {
   return encodePerLimit(keys, [c.process, c.id, c.deadline], c.at, c.limits, (l) => ({
     keys: [keys.meta(l.name), keys.log(l.name)],
-    args: [l.limit, l.windowMs, l.marginMs, l.sent],
+    args: [l.limit, l.windowMs, l.marginMs, l.sent, l.holdMs ?? 0],
   }));
 }
 
@@ -192,6 +198,8 @@ export interface LateCall {
   readonly weight: number;
   /** The grant they are moved out of. */
   readonly grant: string;
+  /** The entry is held for their answers as the grant is, ms (see {@link AcquireCall}; 0 or none: not). */
+  readonly holdMs?: number | undefined;
 }
 
 /** KEYS: meta, log. */
@@ -199,7 +207,7 @@ export function encodeLate(keys: RedisKeys, c: LateCall): Encoded {
   const l = c.limit;
   return {
     keys: [keys.meta(l.name), keys.log(l.name)],
-    args: [l.limit, l.windowMs, l.marginMs, c.id, c.weight, c.grant, c.at ?? ''],
+    args: [l.limit, l.windowMs, l.marginMs, c.id, c.weight, c.grant, c.holdMs ?? 0, c.at ?? ''],
   };
 }
 

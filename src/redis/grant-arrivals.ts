@@ -29,8 +29,6 @@ interface Followed {
   /** Bounded by answers: the weight sent as round trips that await their answer, and of it answered. */
   tracked: number;
   trackedAnswered: number;
-  /** When the grant is next told to Redis while some of it is not answered (local instant). */
-  keepAt: number;
   /** The entries LATE moved permits of it to (sent after it ended): confirmed with it. */
   lates: string[] | null;
 }
@@ -50,7 +48,6 @@ function followed(lease: ArrivalLease, from: number, to: number): Followed {
     told: -Infinity,
     tracked: 0,
     trackedAnswered: 0,
-    keepAt: Infinity,
     lates: null,
   };
 }
@@ -64,8 +61,9 @@ function followed(lease: ArrivalLease, from: number, to: number): Followed {
  *
  * By default (arrivals bounded by answers) each round trip is followed to the lease it took its
  * permit from ({@link track}, {@link answer}), and the arrival confirmed is the latest instant any
- * of them can have reached the exchange, their answers; while one waits, the grant is told again
- * ({@link keep}). With the arrival estimate (the option), an answer is matched by its send
+ * of them can have reached the exchange, their answers. Until then Redis holds the grant (see
+ * lua/grant.lua): nothing this process must say in time, however long it is held up or cut off
+ * from Redis, keeps a request still on its way counted. With the arrival estimate (the option), an answer is matched by its send
  * instant: the permits of one lease are taken, and their tasks start, between its grant and its
  * end, and the next lease is given only after that. An answer that falls within two leases (the
  * same instant, on a coarse or virtual clock) spoils both, and a lease on which more weight is
@@ -74,15 +72,24 @@ function followed(lease: ArrivalLease, from: number, to: number): Followed {
  */
 export class GrantArrivals {
   /** Round trips tell of their answers (arrivals bounded by answers): see {@link track}. */
-  private bounded = false;
-  /**
-   * @param keepEvery how often a grant whose permits wait for their answer is told again to Redis,
-   * ms (a quarter of the window: three quarters of one before its count there ends)
-   */
-  constructor(private readonly keepEvery: () => number = () => 500) {}
+  private isBounded = false;
   private list: Followed[] = [];
   private head = 0;
   private pending: GrantArrival[] = [];
+
+  /**
+   * Whether the requests sent on the limit are followed to their answers (arrivals bounded by
+   * answers): from {@link bound}, or the first {@link track}. Redis then holds each grant until it
+   * is confirmed.
+   */
+  get bounded(): boolean {
+    return this.isBounded;
+  }
+
+  /** The requests sent on the limit will be followed to their answers (see {@link bounded}). */
+  bound(): void {
+    this.isBounded = true;
+  }
 
   /** A lease given at local instant `at`. */
   granted(lease: ArrivalLease, at: number): void {
@@ -151,14 +158,12 @@ export class GrantArrivals {
    * From then on every lease of the limit is confirmed from its answers: when the lease is over
    * (ended, or all of it sent) and every permit that awaits an answer has one, at the latest
    * instant any of them can have reached the exchange (the end of the lease for permits sent
-   * otherwise). Permits not answered keep their grant counted (see {@link keep}).
+   * otherwise). Permits not answered keep their grant held in Redis.
    */
   track(lease: ArrivalLease, weight: number): void {
-    this.bounded = true;
+    this.isBounded = true;
     const f = this.find(lease);
-    if (f === undefined) return;
-    f.tracked += weight;
-    if (f.keepAt === Infinity) f.keepAt = (f.lease.until ?? f.from) + this.keepEvery();
+    if (f !== undefined) f.tracked += weight;
   }
 
   /**
@@ -172,36 +177,6 @@ export class GrantArrivals {
     if (latest > f.latest) f.latest = latest;
     this.settle(f);
     return this.pending.length > 0;
-  }
-
-  /**
-   * The grants with permits still waiting for their answer whose time to be told has come at
-   * local instant `now`: each is confirmed as if its permits arrived at `now` (they may not have
-   * arrived yet), so Redis counts it on, until one window after that at least, and is told again
-   * `keepEvery` later while they wait, for at most {@link UNANSWERED_MAX_MS} past its window (a
-   * process that stops is counted at most a window after its last word). Returns when the next is
-   * due (Infinity: none).
-   */
-  keep(now: number, windowMs: number): number {
-    let next = Infinity;
-    for (let i = this.head; i < this.list.length; i++) {
-      const f = this.list[i]!;
-      if (f.trackedAnswered >= f.tracked || f.keepAt === Infinity) continue;
-      if (now > (f.lease.until ?? f.from) + windowMs + UNANSWERED_MAX_MS) {
-        f.keepAt = Infinity;
-        continue;
-      }
-      if (now >= f.keepAt) {
-        const at = Math.ceil(now + f.lease.redisOffset);
-        if (at > f.told) {
-          f.told = at;
-          this.confirm(f, at);
-        }
-        f.keepAt = now + this.keepEvery();
-      }
-      if (f.keepAt < next) next = f.keepAt;
-    }
-    return next;
   }
 
   /**
@@ -226,8 +201,23 @@ export class GrantArrivals {
     if (confirmed.length > 0) this.pending = [...confirmed, ...this.pending];
   }
 
+  /**
+   * The score, a Redis instant, at which grant (or LATE entry) `id` is added back after Redis lost
+   * it, kept by this process at `score` (see recent-grants.ts): held `holdMs` longer while its
+   * requests await their answers, as Redis held it; once confirmed, no earlier than its arrival.
+   */
+  addBackScore(id: string, score: number, holdMs: number): number {
+    for (let i = this.list.length - 1; i >= this.head; i--) {
+      const f = this.list[i]!;
+      if (f.lease.id !== id && !(f.lates?.includes(id) ?? false)) continue;
+      if (this.isBounded && (f.trackedAnswered < f.tracked || f.told === -Infinity)) return score + holdMs;
+      return Math.max(score, f.told);
+    }
+    return score;
+  }
+
   private settle(f: Followed): void {
-    if (this.bounded) {
+    if (this.isBounded) {
       this.settleBounded(f);
       return;
     }
@@ -250,7 +240,6 @@ export class GrantArrivals {
     const at = Math.ceil(latest + lease.redisOffset);
     if (at <= f.told) return;
     f.told = at;
-    f.keepAt = Infinity;
     this.confirm(f, at);
   }
 
@@ -267,10 +256,11 @@ export class GrantArrivals {
 
   private prune(at: number): void {
     const list = this.list;
-    // A grant whose permits still wait for their answer stays followed (see `keep`).
+    // A grant whose permits still wait for their answer stays followed, as long as Redis holds it.
     while (this.head < list.length) {
       const f = list[this.head]!;
-      if (f.to >= at - FOLLOWED_MS || (f.keepAt !== Infinity && f.trackedAnswered < f.tracked)) break;
+      if (f.to >= at - FOLLOWED_MS || (f.trackedAnswered < f.tracked && f.to >= at - FOLLOWED_MS - UNANSWERED_MAX_MS))
+        break;
       this.head++;
     }
     if (this.head > 1024 && this.head * 2 > list.length) {

@@ -1,7 +1,7 @@
 import { markBuild } from '../schedule/build.js';
 import { type LimitOwner, type StoreLimit, type TakeResult, takeResult } from '../schedule/limit.js';
 import type { LimitHost } from '../schedule/store.js';
-import type { UnansweredRequest } from '../schedule/unanswered.js';
+import { UNANSWERED_MAX_MS, type UnansweredRequest } from '../schedule/unanswered.js';
 import { WindowLimit, type WindowLimitOptions, type WindowLimitState } from '../schedule/window.js';
 import { checkTake } from '../schedule/window-input.js';
 import type { GrantArrival } from './calls.js';
@@ -47,11 +47,6 @@ export interface Broker {
   feedback(limit: SharedLimit, pauseMs: number, holdWeight: number, holdMs: number, counted?: boolean): void;
   /** Tells every process of a new N and W. */
   update(limit: SharedLimit): void;
-  /**
-   * Permits sent on `limit` wait for their answer: their grants are told to Redis again, while
-   * they wait, before its count of them would end (see {@link GrantArrivals.keep}).
-   */
-  keep(limit: SharedLimit): void;
   /** Whether Redis answered the last request. */
   readonly available: boolean;
   /** While Redis fails: the local share `limit` sends on at `at`, or null to wait. */
@@ -113,7 +108,7 @@ export class SharedLimit implements StoreLimit {
   /** The latest lateness sent to Redis, ms (see `lateness`). */
   #toldLate = 0;
   /** The leases of this process matched with their permits' arrivals, to confirm to Redis. */
-  readonly #arrivals = new GrantArrivals(() => this.windowMs / 4);
+  readonly #arrivals = new GrantArrivals();
   /** Where the weight taken last came from: a lease, or the local share (null: neither). */
   private takenFrom: Lease | WindowLimit | null = null;
   /** The round trips awaiting their answer, by what `awaitAnswer` gave: where they were sent from. */
@@ -319,12 +314,26 @@ export class SharedLimit implements StoreLimit {
     if (from !== null) {
       this.awaiting.set(request, from);
       if (from instanceof WindowLimit) this.shareWaiting.add(request);
-      else {
-        this.#arrivals.track(from, weight);
-        this.broker.keep(this);
-      }
+      else this.#arrivals.track(from, weight);
     }
     return request;
+  }
+
+  /**
+   * The requests sent on this limit will be followed to their answers ({@link awaitAnswer}, arrivals
+   * bounded by answers, see docs/rules.md#r13): from its next grant on, Redis holds each grant until this process
+   * confirms it from their answers, however long this process is held up or cut off from Redis
+   * meanwhile (for at most a minute past its window, as an unanswered request counts in memory).
+   * The first `awaitAnswer` says the same for the grants after it; an account limiter says it
+   * when it makes the limit.
+   */
+  followAnswers(): void {
+    this.#arrivals.bound();
+  }
+
+  /** @internal How long past its lease Redis holds a grant of this limit for its answers, ms (0: not held). */
+  get holdMs(): number {
+    return this.#arrivals.bounded ? UNANSWERED_MAX_MS : 0;
   }
 
   /** The answer to `request` came back; it reached the exchange at `at` at the latest (see {@link awaitAnswer}). */
@@ -356,7 +365,6 @@ export class SharedLimit implements StoreLimit {
       this.#arrivals.track(entry, request.weight);
     }
     this.shareWaiting.clear();
-    this.broker.keep(this);
   }
 
   /**
@@ -581,16 +589,12 @@ export class SharedLimit implements StoreLimit {
   }
 
   /**
-   * @internal Told again to Redis, the grants whose permits wait for their answers at `now`;
-   * returns when to tell them next (Infinity: none waits).
+   * @internal What this process sent in the window before `now`, to add back to a Redis that lost
+   * it: held while its requests await their answers, as Redis held it.
    */
-  keepArrivals(now: number): number {
-    return this.#arrivals.keep(now, this.windowMs);
-  }
-
-  /** @internal What this process sent in the window before `now`, to add back to a Redis that lost it. */
   recentGrants(now: number): RecentEntry[] {
-    return this.#recent.entries(now);
+    const hold = this.holdMs;
+    return this.#recent.entries(now).map((e) => ({ ...e, score: this.#arrivals.addBackScore(e.id, e.score, hold) }));
   }
 
   /** @internal Ends the current lease, giving back what was not sent. */

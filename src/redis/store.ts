@@ -133,8 +133,6 @@ export class RedisStore implements LimitStore<SharedLimit> {
   private seq = 0;
   /** The limits with something measured of the way to the exchange to tell Redis (see `tell`). */
   private readonly telling = new Set<SharedLimit>();
-  /** The limits whose grants are told again while permits wait for their answer (see `keep`). */
-  private readonly keeping = new Set<SharedLimit>();
   private closed = false;
   private heartbeatTimer: unknown = null;
   private hello: Promise<boolean> | null = null;
@@ -250,7 +248,11 @@ export class RedisStore implements LimitStore<SharedLimit> {
    */
   async close(): Promise<void> {
     this.closed = true;
-    for (const l of this.limits) l.endLease();
+    for (const l of this.limits) {
+      l.endLease();
+      // Grants confirmed from their answers and not told yet: Redis holds them until it hears.
+      this.tellNow(l);
+    }
     if (this.heartbeatTimer !== null) this.clock.clearTimer(this.heartbeatTimer);
     this.heartbeatTimer = null;
     this.availability.close();
@@ -324,6 +326,7 @@ export class RedisStore implements LimitStore<SharedLimit> {
         reserved: l.reservedFor(priority),
         lateMs: l.tellLateness(at),
         confirmed: confirmed[i]!,
+        holdMs: l.holdMs,
       })),
     });
     this.call('acquire', call, true).then(
@@ -351,7 +354,10 @@ export class RedisStore implements LimitStore<SharedLimit> {
     this.shares.mayActUntil(at);
     const id = `${this.id}.t${(this.seq++).toString(36)}`;
     limit.lateGrant(id, lease, weight, at);
-    this.write('late', encodeLate(this.keys, { at: this.at(), limit, id, weight, grant: lease.id }));
+    this.write(
+      'late',
+      encodeLate(this.keys, { at: this.at(), limit, id, weight, grant: lease.id, holdMs: limit.holdMs }),
+    );
   }
 
   /**
@@ -367,30 +373,6 @@ export class RedisStore implements LimitStore<SharedLimit> {
         this.telling.delete(limit);
         if (!this.closed) this.tellNow(limit);
       }, this.leaseMs),
-    );
-  }
-
-  /**
-   * @internal Permits sent on `limit` wait for their answer (arrivals bounded by answers): while
-   * they wait, their grants are told to Redis again before its count of them would end.
-   */
-  keep(limit: SharedLimit): void {
-    if (this.keeping.has(limit) || this.closed) return;
-    const now = this.clock.now();
-    const next = limit.keepArrivals(now);
-    if (next === Infinity) return;
-    this.keeping.add(limit);
-    unrefTimer(
-      this.clock.setTimer(
-        () => {
-          this.keeping.delete(limit);
-          if (this.closed) return;
-          limit.keepArrivals(this.clock.now());
-          this.tellNow(limit);
-          this.keep(limit);
-        },
-        Math.max(0, next - now),
-      ),
     );
   }
 
@@ -617,6 +599,7 @@ export class RedisStore implements LimitStore<SharedLimit> {
         windowMs: l.windowMs,
         marginMs: l.marginMs,
         sent: l.share.usedAt(sentAt),
+        holdMs: l.holdMs,
       });
       shares.push(l);
     }

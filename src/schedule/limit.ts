@@ -102,6 +102,11 @@ export interface StoreLimit extends Limit {
    */
   awaitAnswer?(weight: number, at: number): UnansweredRequest;
   /**
+   * The requests sent on this limit will be followed to their answers ({@link StoreLimit.awaitAnswer}):
+   * a shared store then holds what it grants until they come. The memory store leaves it out.
+   */
+  followAnswers?(): void;
+  /**
    * The answer to a request {@link StoreLimit.awaitAnswer} gave came back; `at` is the latest
    * instant it can have reached the exchange. It counts until one window after `at`; with
    * `withinWindow` false only if `at` is past its window (the arrival estimate counts the rest).

@@ -44,7 +44,7 @@ describe('encodeAcquire', () => {
     ]);
   });
 
-  it('lays out the call, then n, w, m, reserved, late and how many are confirmed of each limit, then whether alive, the epoch known and the instant as ARGV', () => {
+  it('lays out the call, then n, w, m, reserved, late, how many are confirmed and the hold of each limit, then whether alive, the epoch known and the instant as ARGV', () => {
     expect(encodeAcquire(keys, { ...call, at: 1234, epoch: '1764000000000', alive: true }).args).toEqual([
       'a.1',
       2,
@@ -65,8 +65,10 @@ describe('encodeAcquire', () => {
       1,
       40,
       0,
+      0,
       300,
       10_000,
+      0,
       0,
       0,
       0,
@@ -82,7 +84,7 @@ describe('encodeAcquire', () => {
       ...call,
       at: 1234,
       limits: [
-        { ...orders, reserved: 0, lateMs: 0, confirmed: [{ id: 'a.0', at: 5000 }] },
+        { ...orders, reserved: 0, lateMs: 0, confirmed: [{ id: 'a.0', at: 5000 }], holdMs: 60_000 },
         {
           ...batch,
           reserved: 0,
@@ -101,12 +103,14 @@ describe('encodeAcquire', () => {
       0,
       0,
       1,
+      60_000,
       300,
       10_000,
       0,
       0,
       0,
       2,
+      0,
       'a.0',
       5000,
       'a.0',
@@ -163,7 +167,7 @@ describe('encodeHello', () => {
     ]);
   });
 
-  it('lays out the process, the id and the deadline, then n, w, m and what was sent of each limit, then the instant as ARGV', () => {
+  it('lays out the process, the id and the deadline, then n, w, m, what was sent and the hold of each limit, then the instant as ARGV', () => {
     expect(encodeHello(keys, { ...call, at: 1234 }).args).toEqual([
       'a',
       'a.h1',
@@ -172,8 +176,10 @@ describe('encodeHello', () => {
       1000,
       5,
       3,
+      0,
       300,
       10_000,
+      0,
       0,
       0,
       1234,

@@ -162,7 +162,7 @@ describe('GrantArrivals bounded by answers', () => {
   });
 
   it('confirms an ended lease once every round trip on it is answered, at the latest its answers allow', () => {
-    const g = new GrantArrivals(() => 500);
+    const g = new GrantArrivals();
     const a = lease('p.1', 3, 2);
     g.granted(a, 0);
     g.track(a, 1);
@@ -175,7 +175,7 @@ describe('GrantArrivals bounded by answers', () => {
   });
 
   it('confirms a lease all sent before it ends, and counts permits sent without a round trip from its end', () => {
-    const g = new GrantArrivals(() => 500);
+    const g = new GrantArrivals();
     const a = lease('p.1', 2, 2, 50);
     g.granted(a, 0);
     g.track(a, 1);
@@ -189,26 +189,40 @@ describe('GrantArrivals bounded by answers', () => {
     expect(g.take()).toEqual([{ id: 'p.2', at: 1063 }]);
   });
 
-  it('tells a grant again every half window while a permit of it waits for its answer, for a minute past its window', () => {
-    const g = new GrantArrivals(() => 500);
+  it('says nothing of a grant while a permit of it waits for its answer: Redis holds it until then', () => {
+    const g = new GrantArrivals();
+    expect(g.bounded).toBe(false);
     const a = lease('p.1', 1, 1, 20);
     g.granted(a, 0);
     g.track(a, 1);
     g.ended(a, 20);
-    // Not answered: first told half a window after the lease's end, then every half window.
-    expect(g.keep(100, 1000)).toBe(520);
+    expect(g.bounded).toBe(true);
     expect(g.take()).toEqual([]);
-    expect(g.keep(520, 1000)).toBe(1020);
-    expect(g.take()).toEqual([{ id: 'p.1', at: 1520 }]);
-    expect(g.keep(1020, 1000)).toBe(1520);
-    expect(g.take()).toEqual([{ id: 'p.1', at: 2020 }]);
-    // A minute past its window, the exchange has dropped it: told no more.
-    expect(g.keep(20 + 1000 + UNANSWERED_MAX_MS + 1, 1000)).toBe(Infinity);
-    expect(g.take()).toEqual([]);
+    // Added back after a loss, it is held as Redis held it (the score kept, plus the hold).
+    expect(g.addBackScore('p.1', 1020, UNANSWERED_MAX_MS)).toBe(1020 + UNANSWERED_MAX_MS);
+    // Answered 2 s later: confirmed at its answer, however late.
+    g.answer(a, 1, 2020);
+    expect(g.take()).toEqual([{ id: 'p.1', at: 3020 }]);
+    // Added back once confirmed: no earlier than its arrival; one it never followed, as kept.
+    expect(g.addBackScore('p.1', 1020, UNANSWERED_MAX_MS)).toBe(3020);
+    expect(g.addBackScore('p.9', 1020, UNANSWERED_MAX_MS)).toBe(1020);
+  });
+
+  it('follows answers once told to, before any round trip (a limiter says so when it makes the limit)', () => {
+    const g = new GrantArrivals();
+    g.bound();
+    expect(g.bounded).toBe(true);
+    const a = lease('p.1', 2, 1, 20);
+    g.granted(a, 0);
+    // Not yet confirmed: held when added back.
+    expect(g.addBackScore('p.1', 1020, 500)).toBe(1520);
+    g.ended(a, 20);
+    // Sent without a round trip: by the end of the lease at the latest.
+    expect(g.take()).toEqual([{ id: 'p.1', at: 1020 }]);
   });
 
   it('confirms the entries permits sent after the lease ended were moved to with it, at the same arrival', () => {
-    const g = new GrantArrivals(() => 500);
+    const g = new GrantArrivals();
     const a = lease('p.1', 2, 2, 20);
     g.granted(a, 0);
     g.track(a, 2);
@@ -219,20 +233,6 @@ describe('GrantArrivals bounded by answers', () => {
       { id: 'p.1', at: 1045 },
       { id: 'p.t1', at: 1045 },
     ]);
-  });
-
-  it('stops telling a grant whose permits were all answered, confirmed at their answer', () => {
-    const g = new GrantArrivals(() => 500);
-    const a = lease('p.1', 1, 1, 20);
-    g.granted(a, 0);
-    g.track(a, 1);
-    g.ended(a, 20);
-    g.keep(520, 1000);
-    g.take();
-    g.answer(a, 1, 700);
-    expect(g.take()).toEqual([{ id: 'p.1', at: 1700 }]);
-    expect(g.keep(1020, 1000)).toBe(Infinity);
-    expect(g.take()).toEqual([]);
   });
 });
 

@@ -5,6 +5,7 @@ import { VirtualClock } from '../../src/testing/virtual-clock.js';
 import { Scheduler } from '../../src/schedule/scheduler.js';
 import type { LimitStore } from '../../src/schedule/store.js';
 import { WindowLimit } from '../../src/schedule/window.js';
+import { UNANSWERED_MAX_MS } from '../../src/schedule/unanswered.js';
 
 /** A broker that records what the limit asks of it, with no Redis behind it. */
 function fakeBroker() {
@@ -20,7 +21,6 @@ function fakeBroker() {
     acquire: (linked, weight) => void calls.acquire.push({ names: linked.map((l) => l.name), weight }),
     endLease: (_limit: SharedLimit, lease: Lease) => void calls.ended.push({ id: lease.id, sent: lease.sent }),
     tell: () => {},
-    keep: () => {},
     late: (_limit: SharedLimit, lease: Lease, weight: number, at: number) =>
       void calls.late.push({ id: lease.id, weight, at }),
     feedback: () => {},
@@ -214,11 +214,9 @@ describe('SharedLimit', () => {
 });
 
 describe('SharedLimit: arrivals bounded by answers (see docs/rules.md#r13)', () => {
-  it('follows a round trip to the lease it was sent on, and has the broker keep and tell its grant', () => {
+  it('follows a round trip to the lease it was sent on, and has the broker tell its grant once answered', () => {
     const { broker, scheduler } = setup();
-    const kept: string[] = [];
     const told: string[] = [];
-    broker.keep = (limit) => void kept.push(limit.name);
     broker.tell = (limit) => void told.push(limit.name);
     const l = scheduler.limit({ name: 'orders', limit: 10, windowMs: 1000 }) as SharedLimit;
     const lease: Lease = { id: 'p.1', granted: 1, sent: 0, until: 20, unstamped: 0, redisOffset: 1000 };
@@ -227,7 +225,9 @@ describe('SharedLimit: arrivals bounded by answers (see docs/rules.md#r13)', () 
     l.takeUnstamped(1);
     const request = l.awaitAnswer(1, 0);
     l.stamp(0);
-    expect(kept).toEqual(['orders']);
+    // Held in Redis from the next grant on, until confirmed.
+    expect(l.holdMs).toBe(UNANSWERED_MAX_MS);
+    expect(told).toEqual([]);
     // All of the lease sent, and answered at 40 at the latest: confirmed at once, as a Redis instant.
     l.answered(request, 40);
     expect(told).toEqual(['orders']);
@@ -251,8 +251,6 @@ describe('SharedLimit: arrivals bounded by answers (see docs/rules.md#r13)', () 
 
   it('keeps what the share sent, once told to Redis, counted there until the answers still on their way', () => {
     const { broker, scheduler } = setup();
-    const kept: string[] = [];
-    broker.keep = (limit) => void kept.push(limit.name);
     const l = scheduler.limit({ name: 'orders', limit: 10, windowMs: 1000 }) as SharedLimit;
     broker.available = false;
     const share = l.startShare(5);
@@ -266,7 +264,6 @@ describe('SharedLimit: arrivals bounded by answers (see docs/rules.md#r13)', () 
     // Redis answers again at 10: the share's 2 are told as entry p.r0, counted from then; one is
     // still on its way.
     l.reported({ id: 'p.r0', sent: 2, granted: 2, until: 10, redisOffset: 1000 }, 10);
-    expect(kept).toEqual(['orders']);
     expect(l.takeConfirmed()).toEqual([]);
     l.answered(requests[1]!, 60);
     expect(l.takeConfirmed()).toEqual([{ id: 'p.r0', at: 1060 }]);

@@ -1134,3 +1134,39 @@ describe('RedisStore: shared limits and listeners never wedge a process', () => 
     expect(() => (store.on as (...a: unknown[]) => unknown)('unavailable', () => {})).toThrow(/the listener/);
   });
 });
+
+describe('RedisStore, arrivals bounded by answers, with a process that falls silent', () => {
+  it('holds the grant of a request not answered while its process says nothing, and frees it a window after the answer (see docs/rules.md#r13)', async () => {
+    const prefix = prefixFor('silent');
+    const v = new VirtualRedis(client);
+    await v.warm(prefix);
+    const fault = { mode: 'none' as Fault };
+    // Process a's store reaches Redis through `fault`; b's always does.
+    const a = new Scheduler({
+      store: new RedisStore({ ...v.options(prefix, faulty(fault)), retryMs: 50 }),
+      clock: v.clock,
+    });
+    const b = new Scheduler({ store: new RedisStore(v.options(prefix)), clock: v.clock });
+    const la = a.limit({ name: 'orders', limit: 10, windowMs: 1000 }) as SharedLimit;
+    const lb = b.limit({ name: 'orders', limit: 10, windowMs: 1000 });
+    la.followAnswers();
+    // a sends one request, followed to its answer, which does not come.
+    const [sent] = await settleOn(v, [a.schedule(() => la.awaitAnswer(1, v.clock.now()), { limits: la })]);
+    const request = (sent as PromiseFulfilledResult<ReturnType<SharedLimit['awaitAnswer']>>).value;
+    // Then a cannot reach Redis (a process held up, a network cut) for 3 s: whatever its timers
+    // would have told Redis meanwhile, its request may still reach the exchange.
+    fault.mode = 'down';
+    await v.advance(3000);
+    const times: number[] = [];
+    const all = b.schedule(() => times.push(v.clock.now()), { limits: lb, weight: 10 });
+    await v.advance(1000);
+    expect(times).toEqual([]);
+    // The answer comes: a tells Redis once it can; the 10 go one window after it.
+    fault.mode = 'none';
+    const answeredAt = v.clock.now();
+    la.answered(request, answeredAt);
+    await settleOn(v, [all], 10_000);
+    expect(times[0]!).toBeGreaterThanOrEqual(answeredAt + 1000);
+    expect(times[0]!).toBeLessThan(answeredAt + 1500);
+  });
+});

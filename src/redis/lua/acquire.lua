@@ -27,11 +27,11 @@ ask.alive = ARGV[#ARGV - 2] == '1'
 ask.lost = KEYS[#KEYS]
 ask.slack = ask.lease + 50
 local nl = (#KEYS - 4) / 4
-local from = 14 + 6 * nl
+local from = 14 + 7 * nl
 for i = 1, nl do
-  local k = tonumber(ARGV[13 + 6 * i])
+  local b = 13 + (i - 1) * 7
+  local k = tonumber(ARGV[b + 6])
   if k > 0 then
-    local b = 13 + (i - 1) * 6
     confirm(KEYS[4 * i], KEYS[4 * i + 2], from, k, math.ceil(tonumber(ARGV[b + 2]) + tonumber(ARGV[b + 3]) + ask.lease) + 60000)
     from = from + 2 * k
   end

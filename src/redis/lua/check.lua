@@ -25,7 +25,7 @@
 local function check(c, ask, epoch, fresh)
   c.span = c.w + c.m
   c.aspan = c.w + c.m0
-  c.ttl = math.ceil(c.span + ask.lease) + 60000
+  c.ttl = math.ceil(c.span + ask.lease + c.hold) + 60000
   local cap = c.n - c.reserved
   if ask.weight > cap then return false end
   if ask.P > 0 then cap = cap - math.min(c.n, away(ask.procs, now, epoch, ask.P, fresh, ask.grace + 2 * c.span) * math.floor(c.n / ask.P)) end
@@ -61,7 +61,7 @@ local function check(c, ask, epoch, fresh)
   end
   if c.u + ask.weight > cap then
     c.held = true
-    return freedIn(c, c.u + ask.weight - cap) or ask.stale, math.huge
+    return freedIn(c, c.u + ask.weight - cap, ask.slack) or ask.stale, math.huge
   end
   if c.probing then return 0, ask.weight end
   return 0, math.min(cap - c.u, fair)

@@ -1,12 +1,15 @@
 -- Records a grant of `granted` to the process asking (`ask`, see acquire.lua) on limit `c`: in
--- its log, scored now plus the lease, and in its meta ("#<id>", "used", "x", "e" when grants
+-- its log, scored now plus the lease (and the hold: see check.lua), and in its meta ("#<id>", "used", "x", "e" when grants
 -- were dropped, "pr" its id when it is the one request let through on a limit not known). A process granted less than it has waiting stays listed in "q" as waiting the
 -- rest, until `ask.lease` + 50 ms from now; one listed that is granted all it waits for stays in
 -- "q", not waiting, with its score.
+-- A limit whose requests are followed to their answers (`c.hold` > 0: arrivals bounded by answers,
+-- see docs/rules.md#r13) holds the grant `c.hold` ms longer: until its process confirms it from their answers
+-- (confirm.lua), however long that process is held up or cut off from Redis, at most that long.
 -- The keys' expiry is set again when it is 10 s old, or when the log may be new (nothing was
 -- counted): they expire 50 to 60 s after their last write, at two calls fewer per grant.
 local function grant(c, ask, granted)
-  redis.call('ZADD', c.log, now + ask.lease, ask.id)
+  redis.call('ZADD', c.log, now + ask.lease + c.hold, ask.id)
   local x = c.x
   if c.u == 0 or now + c.ttl - x > 10000 then
     x = now + c.ttl

@@ -4,7 +4,8 @@
 -- from the log leaves nothing to move: they are counted from now all the same. The weight moved
 -- is kept ("~<grant>") for RELEASE, which then sets the grant to what was sent on time, whichever
 -- of the two Redis runs first. A repeated id does nothing.
--- KEYS: meta, log. ARGV: n, w, m, id, weight, grant id, the instant (see instant.lua).
+-- `hold`: the grant is held for its answers (see check.lua), and so is the entry.
+-- KEYS: meta, log. ARGV: n, w, m, id, weight, grant id, hold (ms), the instant (see instant.lua).
 if redis.call('HEXISTS', KEYS[1], '#' .. ARGV[4]) == 1 then return 0 end
 local n, w, m, u = config(KEYS[1], tonumber(ARGV[1]), tonumber(ARGV[2]), tonumber(ARGV[3]))
 local weight = tonumber(ARGV[5])
@@ -15,5 +16,5 @@ if g then
   redis.call('HINCRBY', KEYS[1], '~' .. ARGV[6], moved)
   u = u - moved
 end
-count(KEYS[1], KEYS[2], u, now, w + m, ARGV[4], weight)
+count(KEYS[1], KEYS[2], u, now, w + m, ARGV[4], weight, tonumber(ARGV[7]))
 return 1

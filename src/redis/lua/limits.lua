@@ -1,6 +1,6 @@
 -- Reads the configuration of every limit of ACQUIRE (its KEYS from the third, four per limit, but
 -- the last two,
--- and its ARGV from the 14th, six per limit: see encodeAcquire in src/redis/calls.ts), in the
+-- and its ARGV from the 14th, seven per limit: see encodeAcquire in src/redis/calls.ts), in the
 -- same call as whether grant `id` was made already, when the limit's keys were last set to
 -- expire ("x"), when grants that left the window were last dropped ("e"), until when some
 -- process may be waiting ("qt"), whether a process knows what was sent on it since the epoch
@@ -10,13 +10,13 @@
 -- time; the same one is kept again once a second at most, so that it stays in force while
 -- measured, at no call on most grants. The margin in force includes it at once.
 -- Returns the limits (tables of the keys meta, log, q and arrived, and n, w, m, m0 (the configured
--- margin), u (used), pause, reserved, x, e, qt, known, probe, probeAt, counted, score = 0), their N and W as ACQUIRE replies them (n1, w1, ...), and the weight of
+-- margin), u (used), pause, reserved, hold (how long past its lease a grant is held for answers, ms), x, e, qt, known, probe, probeAt, counted, score = 0), their N and W as ACQUIRE replies them (n1, w1, ...), and the weight of
 -- grant `id` when it was made already (else false).
 local function limitsOf(id)
   local limits, cfg, prev = {}, {}, false
   for i = 1, (#KEYS - 4) / 4 do
     local meta = KEYS[4 * i - 1]
-    local b = 13 + (i - 1) * 6
+    local b = 13 + (i - 1) * 7
     local n, w, m, u, pause, f, mx, mxt, m0 = config(meta, tonumber(ARGV[b + 1]), tonumber(ARGV[b + 2]), tonumber(ARGV[b + 3]), {'#' .. id, 'x', 'e', 'qt', 'k', 'pr', 'pt', 'kx'})
     local late = tonumber(ARGV[b + 5])
     if late > 0 and (late > mx or now - mxt > (late == mx and 1000 or math.max(10000, 2 * w))) then
@@ -25,7 +25,7 @@ local function limitsOf(id)
     end
     limits[i] = {
       meta = meta, log = KEYS[4 * i], q = KEYS[4 * i + 1], arrived = KEYS[4 * i + 2], n = n, w = w, m = m, m0 = m0, u = u, pause = pause,
-      reserved = tonumber(ARGV[b + 4]), x = tonumber(f[2]) or 0, e = tonumber(f[3]) or 0, qt = tonumber(f[4]) or 0, score = 0,
+      reserved = tonumber(ARGV[b + 4]), hold = tonumber(ARGV[b + 7]), x = tonumber(f[2]) or 0, e = tonumber(f[3]) or 0, qt = tonumber(f[4]) or 0, score = 0,
       known = f[5] ~= false, probe = f[6] ~= false, probeAt = tonumber(f[7]) or 0, counted = tonumber(f[8]) or -1,
     }
     if f[1] then prev = f[1] end
