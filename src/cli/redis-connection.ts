@@ -16,12 +16,8 @@ export interface RedisConnection {
  * The nodes `--redis` names: one URL (`redis://host:6379`, `rediss://user:pass@host:6380/0`), or a
  * Redis Cluster's seed nodes, several URLs joined by commas (`redis://a:7000,redis://b:7001`),
  * where a node after the first may be written `host:port` alone and takes the first one's scheme
- * and credentials (`redis://:pass@a:7000,b:7001,c:7002`).
- *
- * @example
- * ```ts
- * redisNodes('redis://10.0.0.1:7000,10.0.0.2:7001').map(String) // ['redis://10.0.0.1:7000', 'redis://10.0.0.2:7001']
- * ```
+ * and credentials (`redis://:pass@a:7000,b:7001,c:7002`): `redis://10.0.0.1:7000,10.0.0.2:7001` names
+ * `redis://10.0.0.1:7000` and `redis://10.0.0.2:7001`.
  */
 export function redisNodes(value: string): URL[] {
   const parts = value.split(',').map((p) => p.trim());
