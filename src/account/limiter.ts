@@ -88,15 +88,15 @@ export class AccountLimiter {
   /** What a WebSocket order draws on (see docs/rules.md#r16), as resolved from the options. */
   readonly websocketBudget: WebSocketBudget;
   /** The collaborators, made once from the options. */
-  private readonly ctx: LimiterContext;
-  private readonly listeners = new Listeners<LimiterEvent>((source, error) => ({
+  readonly #ctx: LimiterContext;
+  readonly #listeners = new Listeners<LimiterEvent>((source, error) => ({
     type: 'error',
-    at: this.wallNow(),
+    at: this.#wallNow(),
     source,
     error,
   }));
   /** Saving snapshots (`persist`) and polling the exchange's report (`reconcile`), as the options ask. */
-  private readonly repeating: Repeating[] = [];
+  readonly #repeating: Repeating[] = [];
 
   constructor(options: AccountLimiterOptions) {
     // Every option is read before anything is made: a refused one leaves no timer behind.
@@ -107,46 +107,46 @@ export class AccountLimiter {
       config.family,
     );
     const ctx = new LimiterContext(options, config, {
-      emit: (event) => this.emit(event),
-      report: (source, error) => this.report(source, error),
+      emit: (event) => this.#emit(event),
+      report: (source, error) => this.#report(source, error),
       clockSample: (sample) => this.clockSample(sample),
       fills: new AnswerFills(this),
     });
-    this.ctx = ctx;
+    this.#ctx = ctx;
     this.scheduler = ctx.scheduler;
     this.catalog = config.catalog;
     this.websocketBudget = config.websocketBudget;
-    for (const a of ctx.counts.accounts) this.addLimits(a.id);
-    this.repeatAsAsked(config);
+    for (const a of ctx.counts.accounts) this.#addLimits(a.id);
+    this.#repeatAsAsked(config);
     ctx.refresher.read(timeline);
     ctx.counts.shared?.start(
       () => ctx.counts.accounts.map((a) => a.id),
-      () => this.wallNow(),
+      () => this.#wallNow(),
       (totals) => ctx.refresher.shared(totals),
     );
   }
 
   /** Saves snapshots (`persist`) and polls the exchange's report (`reconcile`) as the options ask. */
-  private repeatAsAsked({ persist, reconcile, clock }: LimiterConfig): void {
+  #repeatAsAsked({ persist, reconcile, clock }: LimiterConfig): void {
     if (persist !== undefined)
-      this.repeating.push(
+      this.#repeating.push(
         saveEvery(
           clock,
           persist,
           () => this.snapshot(),
-          (e) => this.report('persist', e),
+          (e) => this.#report('persist', e),
         ),
       );
     if (reconcile !== undefined)
-      this.repeating.push(
+      this.#repeating.push(
         pollReports(
           clock,
           reconcile,
-          () => this.ctx.counts.accounts.map((a) => a.id),
+          () => this.#ctx.counts.accounts.map((a) => a.id),
           (account, answer) => {
-            if (!this.ctx.closed) this.reportRateLimit(account, answer);
+            if (!this.#ctx.closed) this.reportRateLimit(account, answer);
           },
-          (error) => this.report('reconcile', error),
+          (error) => this.#report('reconcile', error),
         ),
       );
   }
@@ -166,9 +166,9 @@ export class AccountLimiter {
     fn: () => T | PromiseLike<T>,
     options: RequestOptions = {},
   ): Promise<Awaited<T>> {
-    const l = this.limitsOf(account);
+    const l = this.#limitsOf(account);
     checkRequestOptions(options, ['body', 'contract', 'signal', 'deadline', 'priority']);
-    return this.trip(account, l, this.catalog.classify(method, path, options.body), false, options).run(fn);
+    return this.#trip(account, l, this.catalog.classify(method, path, options.body), false, options).run(fn);
   }
 
   /**
@@ -199,13 +199,13 @@ export class AccountLimiter {
     fn: () => T | PromiseLike<T>,
     options: WebSocketRequestOptions = {},
   ): Promise<Awaited<T>> {
-    const l = this.limitsOf(account);
+    const l = this.#limitsOf(account);
     checkRequestOptions(options, ['params', 'contract', 'settle', 'signal', 'deadline', 'priority']);
     const c = this.catalog.classifyChannel(channel, options.params, {
       budget: this.websocketBudget,
       ...(options.settle === undefined ? {} : { settle: options.settle }),
     });
-    return this.trip(account, l, c, true, options).run(fn);
+    return this.#trip(account, l, c, true, options).run(fn);
   }
 
   /**
@@ -232,7 +232,7 @@ export class AccountLimiter {
    * ```
    */
   roundTrip(account: string, request: (SentRequest | SentWebSocketRequest) & RoundTripOptions): RoundTrip {
-    const l = this.limitsOf(account);
+    const l = this.#limitsOf(account);
     if (typeof request !== 'object' || request === null)
       throw new InvalidInputError(
         'the request',
@@ -244,17 +244,17 @@ export class AccountLimiter {
       ...(websocket ? ['channel', 'params', 'settle'] : ['method', 'path', 'body']),
       ...ROUND_TRIP_OPTION_FIELDS,
     ]);
-    return this.trip(account, l, classifySent(this.catalog, this.websocketBudget, request), websocket, request);
+    return this.#trip(account, l, classifySent(this.catalog, this.websocketBudget, request), websocket, request);
   }
 
-  private trip(
+  #trip(
     account: string,
     l: AccountLimits,
     c: Classification,
     websocket: boolean,
     options: RoundTripOptions,
   ): RoundTrip {
-    return new RoundTrip(this.ctx.sender, account, l, c, this.ctx.requestLimits.for(account, l, c), websocket, options);
+    return new RoundTrip(this.#ctx.sender, account, l, c, this.#ctx.requestLimits.for(account, l, c), websocket, options);
   }
 
   /**
@@ -283,8 +283,8 @@ export class AccountLimiter {
     request: SentRequest | SentWebSocketRequest | Classification,
     feedback: RateLimitFeedback,
   ): void {
-    const l = this.limitsOf(account);
-    this.ctx.sender.feedback(account, l, classifySent(this.catalog, this.websocketBudget, request), feedback);
+    const l = this.#limitsOf(account);
+    this.#ctx.sender.feedback(account, l, classifySent(this.catalog, this.websocketBudget, request), feedback);
   }
 
   /**
@@ -301,30 +301,30 @@ export class AccountLimiter {
       readonly market?: 'futures' | 'spot';
     },
   ): void {
-    this.limitsOf(account);
+    this.#limitsOf(account);
     if (typeof fill !== 'object' || fill === null)
       throw new InvalidInputError('the fill', fill, 'an object { contract, role, volume, at?, market? }');
     const market = fill.market ?? 'futures';
     if (market !== 'futures' && market !== 'spot')
       throw new InvalidInputError('`market`', fill.market, '"futures" or "spot"');
     const at = fill.at === undefined ? undefined : parseInstant(fill.at, '`at`');
-    this.ctx.counts.fill(market, account, fill, at, this.wallNow());
-    if (market === 'futures' && this.ctx.config.live) this.ctx.refresher.evaluateLive(account);
+    this.#ctx.counts.fill(market, account, fill, at, this.#wallNow());
+    if (market === 'futures' && this.#ctx.config.live) this.#ctx.refresher.evaluateLive(account);
   }
 
   /** Reports a change of the family's VIP level (see docs/rules.md#r6), at once or at `at`. */
-  setVipLevel(level: number, at: InstantInput = this.wallNow()): void {
+  setVipLevel(level: number, at: InstantInput = this.#wallNow()): void {
     const l = parseVipLevel(level, '`level`');
-    this.ctx.refresher.read(this.ctx.counts.changeVip(l, parseInstant(at, '`at`')));
+    this.#ctx.refresher.read(this.#ctx.counts.changeVip(l, parseInstant(at, '`at`')));
   }
 
   /** Reports a new sub-account (see docs/rules.md#r8), created now or at `at`. */
-  addSubAccount(id: string, at: InstantInput = this.wallNow()): void {
+  addSubAccount(id: string, at: InstantInput = this.#wallNow()): void {
     const account = parseId(id, '`id`');
-    if (this.ctx.limits.has(account)) throw new InvalidInputError('`id`', id, 'an id not yet in the family');
-    const timeline = this.ctx.counts.addAccount(account, parseInstant(at, '`at`'));
-    this.addLimits(account);
-    this.ctx.refresher.read(timeline);
+    if (this.#ctx.limits.has(account)) throw new InvalidInputError('`id`', id, 'an id not yet in the family');
+    const timeline = this.#ctx.counts.addAccount(account, parseInstant(at, '`at`'));
+    this.#addLimits(account);
+    this.#ctx.refresher.read(timeline);
   }
 
   /**
@@ -352,11 +352,11 @@ export class AccountLimiter {
    * ```
    */
   reportRateLimit(account: string, answer: unknown): TierReconciliation | null {
-    const l = this.limitsOf(account);
+    const l = this.#limitsOf(account);
     const report = reportFor(readRateLimitReport(answer));
     l.reportEndpoint = 'open';
     if (report === undefined) return null;
-    return this.ctx.reports.take(account, l, report);
+    return this.#ctx.reports.take(account, l, report);
   }
 
   /**
@@ -377,10 +377,10 @@ export class AccountLimiter {
    * ```
    */
   rateLimitUnavailable(account: string, reason: string): void {
-    const l = this.limitsOf(account);
+    const l = this.#limitsOf(account);
     if (typeof reason !== 'string') throw new InvalidInputError('`reason`', reason, 'a string');
     l.reportEndpoint = 'not-open';
-    this.emit({ type: 'report-unavailable', account, at: this.wallNow(), reason });
+    this.#emit({ type: 'report-unavailable', account, at: this.#wallNow(), reason });
   }
 
   /**
@@ -407,15 +407,15 @@ export class AccountLimiter {
    * ```
    */
   clockSample(sample: LimiterClockSample): SampleOutcome {
-    const outcome = this.ctx.time.add(sample);
+    const outcome = this.#ctx.time.add(sample);
     if (!outcome.accepted) return outcome;
-    this.checkClock();
+    this.#checkClock();
     // The boundaries moved with the estimate. Every boundary is a whole hour: when an edge of the
     // estimate is now in another hour than when the rules were last read, one was crossed and the
     // rules are read again; otherwise the timer is set again for the next one.
-    if (this.ctx.time.estimating && !this.ctx.closed) {
-      if (this.ctx.boundaries.crossed()) this.refresh();
-      else this.ctx.boundaries.arm(this.wallNow());
+    if (this.#ctx.time.estimating && !this.#ctx.closed) {
+      if (this.#ctx.boundaries.crossed()) this.refresh();
+      else this.#ctx.boundaries.arm(this.#wallNow());
     }
     return { accepted: true };
   }
@@ -451,11 +451,11 @@ export class AccountLimiter {
     request: SentRequest | SentWebSocketRequest | Classification,
     sample: LimiterClockSample,
   ): ReturnType<AccountLimiter['clockSample']> {
-    const l = this.limitsOf(account);
+    const l = this.#limitsOf(account);
     const c = classifySent(this.catalog, this.websocketBudget, request);
     const outcome = this.clockSample(sample);
     if (outcome.accepted)
-      this.ctx.arrivals.answered(this.ctx.requestLimits.for(account, l, c), c.weight, sample, this.ctx.clock, false);
+      this.#ctx.arrivals.answered(this.#ctx.requestLimits.for(account, l, c), c.weight, sample, this.#ctx.clock, false);
     return outcome;
   }
 
@@ -465,14 +465,14 @@ export class AccountLimiter {
    * clock plus `offsetMs`.
    */
   clockEstimate(): ClockEstimate | null {
-    return this.ctx.time.estimate();
+    return this.#ctx.time.estimate();
   }
 
   /** The limit in force for `account` now. */
   limitNow(account: string): AccountStatus {
     // The state holds from the last refresh until the next (every hour, and at every change).
-    const l = this.limitsOf(account);
-    return { ...l.state, at: this.wallNow(), source: sourceOf(l), reportEndpoint: l.reportEndpoint };
+    const l = this.#limitsOf(account);
+    return { ...l.state, at: this.#wallNow(), source: sourceOf(l), reportEndpoint: l.reportEndpoint };
   }
 
   /**
@@ -480,8 +480,8 @@ export class AccountLimiter {
    * over the last six days and today until now (see docs/rules.md#r5, #r7).
    */
   limitAtNext0800(account: string): TierAtNextRaise {
-    this.limitsOf(account);
-    return tierAtNextRaise(this.ctx.counts, this.ctx.config.family, account, this.wallNow());
+    this.#limitsOf(account);
+    return tierAtNextRaise(this.#ctx.counts, this.#ctx.config.family, account, this.#wallNow());
   }
 
   /**
@@ -496,8 +496,8 @@ export class AccountLimiter {
    * Below VIP 14 (see docs/rules.md#r4) the tier is 1 whatever the ratio: `up` and `down` are null, `steps` empty.
    */
   whatIf(account: string, contract = 'BTC_USDT'): WhatIf {
-    this.limitsOf(account);
-    return whatIf(this.ctx.counts, this.ctx.config.family, account, contract, this.wallNow());
+    this.#limitsOf(account);
+    return whatIf(this.#ctx.counts, this.#ctx.config.family, account, contract, this.#wallNow());
   }
 
   /**
@@ -505,8 +505,8 @@ export class AccountLimiter {
    * requests fit before the throttle trips at the current fill rate (Infinity: it never does).
    */
   abuseHeadroom(account: string): AbuseHeadroom {
-    this.limitsOf(account);
-    return abuseHeadroom(this.ctx.counts.tracker, this.ctx.config.abuse, account, this.wallNow());
+    this.#limitsOf(account);
+    return abuseHeadroom(this.#ctx.counts.tracker, this.#ctx.config.abuse, account, this.#wallNow());
   }
 
   /**
@@ -516,8 +516,8 @@ export class AccountLimiter {
    * already), and the spot USDT still to trade before the check to avoid it ("0" if none).
    */
   spotFillHeadroom(account: string): SpotFillHeadroom {
-    this.limitsOf(account);
-    return spotFillHeadroom(this.ctx.counts.spotTracker, this.ctx.config.spotFill, account, this.wallNow());
+    this.#limitsOf(account);
+    return spotFillHeadroom(this.#ctx.counts.spotTracker, this.#ctx.config.spotFill, account, this.#wallNow());
   }
 
   /**
@@ -528,20 +528,20 @@ export class AccountLimiter {
   seed(history: LimiterHistory): void {
     const read = readHistory(
       history,
-      this.ctx.counts.accounts,
-      (id) => this.ctx.limits.has(id),
-      this.ctx.config.family,
-      this.wallNow(),
+      this.#ctx.counts.accounts,
+      (id) => this.#ctx.limits.has(id),
+      this.#ctx.config.family,
+      this.#wallNow(),
     );
     // With shared counts, the history alone goes to them, written once whoever seeds it; the
     // limits follow when the totals come back with it.
-    const timeline = this.ctx.counts.seed(read);
-    if (timeline !== null) this.ctx.refresher.read(timeline);
+    const timeline = this.#ctx.counts.seed(read);
+    if (timeline !== null) this.#ctx.refresher.read(timeline);
   }
 
   /** The state as plain, versioned JSON (counts, family, VIP), for `restore` after a restart. */
   snapshot(): LimiterSnapshot {
-    return snapshotOf(this.ctx.counts, this.wallNow());
+    return snapshotOf(this.#ctx.counts, this.#wallNow());
   }
 
   /**
@@ -552,11 +552,11 @@ export class AccountLimiter {
   restore(snapshot: unknown): void {
     // The timeline checks the family, the VIP history and the counts against each other, as
     // every refresh after this one will.
-    const { state, checked: timeline } = readSnapshot(snapshot, (s) => this.ctx.counts.timeline(s));
+    const { state, checked: timeline } = readSnapshot(snapshot, (s) => this.#ctx.counts.timeline(s));
     // With shared counts, its counts are written where they hold nothing for a day or an hour.
-    this.ctx.counts.restore(state);
-    for (const a of this.ctx.counts.accounts) if (!this.ctx.limits.has(a.id)) this.addLimits(a.id);
-    this.ctx.refresher.read(timeline);
+    this.#ctx.counts.restore(state);
+    for (const a of this.#ctx.counts.accounts) if (!this.#ctx.limits.has(a.id)) this.#addLimits(a.id);
+    this.#ctx.refresher.read(timeline);
   }
 
   /**
@@ -564,56 +564,56 @@ export class AccountLimiter {
    * it. A listener that throws is reported as an `error` event; the limiter carries on.
    */
   on(listener: (event: LimiterEvent) => void): () => void {
-    return this.listeners.add(listener);
+    return this.#listeners.add(listener);
   }
 
   /** Stops the limiter's timers and refuses waiting requests. */
   close(): void {
-    this.ctx.closed = true;
-    this.ctx.boundaries.stop();
-    for (const r of this.repeating.splice(0)) r.stop();
+    this.#ctx.closed = true;
+    this.#ctx.boundaries.stop();
+    for (const r of this.#repeating.splice(0)) r.stop();
     this.scheduler.setBoundary(Infinity, null);
     this.scheduler.close();
-    void this.ctx.counts.shared?.close();
+    void this.#ctx.counts.shared?.close();
   }
 
   /** Recomputes every account's limits now, and sets the timer for the next whole hour. */
   refresh(): void {
-    if (this.ctx.closed) return;
-    this.ctx.refresher.read(this.ctx.counts.timeline());
+    if (this.#ctx.closed) return;
+    this.#ctx.refresher.read(this.#ctx.counts.timeline());
   }
 
-  private limitsOf(account: string): AccountLimits {
-    const l = this.ctx.limits.get(account);
+  #limitsOf(account: string): AccountLimits {
+    const l = this.#ctx.limits.get(account);
     if (l === undefined)
       throw new InvalidInputError(
         '`account`',
         account,
-        `an account of the limiter (${[...this.ctx.limits.keys()].join(', ')})`,
+        `an account of the limiter (${[...this.#ctx.limits.keys()].join(', ')})`,
       );
     return l;
   }
 
-  private addLimits(account: string): void {
-    this.ctx.limits.set(account, this.ctx.requestLimits.create(account, this.wallNow()));
+  #addLimits(account: string): void {
+    this.#ctx.limits.set(account, this.#ctx.requestLimits.create(account, this.#wallNow()));
   }
 
-  private wallNow(): number {
-    return this.ctx.time.now();
+  #wallNow(): number {
+    return this.#ctx.time.now();
   }
 
   /** Tells a `clock` event when the local clock's check against the exchange's changes (see docs/rules.md#r15, #r11). */
-  private checkClock(): void {
-    const change = this.ctx.time.checkChange();
-    if (change !== null) this.emit({ type: 'clock', at: this.wallNow(), ...change });
+  #checkClock(): void {
+    const change = this.#ctx.time.checkChange();
+    if (change !== null) this.#emit({ type: 'clock', at: this.#wallNow(), ...change });
   }
 
-  private emit(event: LimiterEvent): void {
-    this.listeners.emit(event);
+  #emit(event: LimiterEvent): void {
+    this.#listeners.emit(event);
   }
 
-  private report(source: 'listener' | 'persist' | 'refresh' | 'reconcile' | 'fills', error: unknown): void {
-    this.listeners.report(source, error);
+  #report(source: 'listener' | 'persist' | 'refresh' | 'reconcile' | 'fills', error: unknown): void {
+    this.#listeners.report(source, error);
   }
 
   /**
@@ -622,6 +622,6 @@ export class AccountLimiter {
    * @internal
    */
   reportError(source: 'fills', error: unknown): void {
-    this.report(source, error);
+    this.#report(source, error);
   }
 }

@@ -192,30 +192,41 @@ export class RoundTrip {
   sentAt = 0;
   /** The scheduler's instant it was sent, NaN before. */
   sentMono = Number.NaN;
-  private readonly askedMono: number;
-  private readonly counted: CountedAs | null;
-  private heldBy: StoreLimit | null = null;
-  private outcome: RoundTripOutcome = WAITING;
+  readonly #askedMono: number;
+  readonly #counted: CountedAs | null;
+  #heldBy: StoreLimit | null = null;
+  #outcome: RoundTripOutcome = WAITING;
   /** The requests awaiting their answer on the limits that follow answers, by index in `limits`. */
-  private awaiting: (UnansweredRequest | undefined)[] | null = null;
+  #awaiting: (UnansweredRequest | undefined)[] | null = null;
   /** Whether the limits were told the answer (or that none will come). */
-  private ended = false;
+  #ended = false;
   /** The parts of the answer read later (its body), which `run` waits for. */
-  private later: Promise<void> | null = null;
-  private laterError: { readonly error: unknown } | null = null;
+  #later: Promise<void> | null = null;
+  #laterError: { readonly error: unknown } | null = null;
+
+  readonly #host: RequestSender;
+  readonly #l: AccountLimits;
+  readonly #limits: readonly StoreLimit[];
+  readonly #websocket: boolean;
+  readonly #options: RoundTripOptions;
 
   /** @internal Made by the account limiter: `c` checked, its limits and options read. */
   constructor(
-    private readonly host: RequestSender,
+    host: RequestSender,
     readonly account: string,
-    private readonly l: AccountLimits,
+    l: AccountLimits,
     readonly classification: Classification,
-    private readonly limits: readonly StoreLimit[],
-    private readonly websocket: boolean,
-    private readonly options: RoundTripOptions,
+    limits: readonly StoreLimit[],
+    websocket: boolean,
+    options: RoundTripOptions,
   ) {
-    this.askedMono = host.ctx.scheduler.clock.now();
-    this.counted = countedAs(classification, options.contract, host.ctx.config.unknownContract);
+    this.#host = host;
+    this.#l = l;
+    this.#limits = limits;
+    this.#websocket = websocket;
+    this.#options = options;
+    this.#askedMono = host.ctx.scheduler.clock.now();
+    this.#counted = countedAs(classification, options.contract, host.ctx.config.unknownContract);
   }
 
   /**
@@ -226,13 +237,14 @@ export class RoundTrip {
    */
   run<T>(send: (trip: RoundTrip) => T | PromiseLike<T>): Promise<Awaited<T>> {
     if (typeof send !== 'function') throw new InvalidInputError('the send', send, 'a function');
-    if (this.outcome !== WAITING || this.awaiting !== null)
+    if (this.#outcome !== WAITING || this.#awaiting !== null)
       throw new InvalidInputError('the round trip', 'run already', 'a round trip not run yet');
-    this.awaiting = [];
-    const { classification: c, options } = this;
-    this.host.ctx.reports.tellAssumed(this.account, this.l, c);
-    return this.host.ctx.scheduler.schedule(() => this.start(send), {
-      limits: this.limits,
+    this.#awaiting = [];
+    const c = this.classification;
+    const options = this.#options;
+    this.#host.ctx.reports.tellAssumed(this.account, this.#l, c);
+    return this.#host.ctx.scheduler.schedule(() => this.#start(send), {
+      limits: this.#limits,
       weight: c.weight,
       priority: options.priority ?? (c.action === 'cancel' ? CANCEL_PRIORITY : 0),
       ...(options.signal === undefined ? {} : { signal: options.signal }),
@@ -252,35 +264,35 @@ export class RoundTrip {
       throw new InvalidInputError('`headers` of the answer', answer.headers, "the headers, or a reply's `header`");
     if (Number.isNaN(this.sentMono))
       throw new InvalidInputError('the round trip', 'not sent', 'a round trip whose send has started');
-    const clock = this.host.ctx.scheduler.clock;
+    const clock = this.#host.ctx.scheduler.clock;
     const receivedMono = clock.now();
     const receivedAt = clock.wall();
-    this.outcome = { kind: 'answered', status: answer.status };
+    this.#outcome = { kind: 'answered', status: answer.status };
     // The latest it can have reached the exchange: the answer, less the gateway's own time (see docs/rules.md#r13).
-    this.end(receivedMono, latestArrival(this.sentMono, receivedMono, readGatewayTimes(answer.headers)));
+    this.#end(receivedMono, latestArrival(this.sentMono, receivedMono, readGatewayTimes(answer.headers)));
     const c = this.classification;
     // When the exchange counted it (see docs/rules.md#r13) and the exchange's clock (see docs/rules.md#r15).
-    this.host.arrived(this.limits, c.weight, {
+    this.#host.arrived(this.#limits, c.weight, {
       sentAt: this.sentAt,
       sentMono: this.sentMono,
       receivedAt,
       receivedMono,
       headers: answer.headers,
     });
-    const { signals } = this.host.ctx.config;
-    if (this.websocket) {
-      this.host.feedback(this.account, this.l, this.speaksOf(answer.status), webSocketFeedback(signals, answer.body));
+    const { signals } = this.#host.ctx.config;
+    if (this.#websocket) {
+      this.#host.feedback(this.account, this.#l, this.#speaksOf(answer.status), webSocketFeedback(signals, answer.body));
       return;
     }
     const success = answer.status >= 200 && answer.status < 300;
     // The label of an answer that is not a success is in its body (see docs/rules.md#r12).
-    if (success) this.host.feedback(this.account, this.l, c, restFeedback(signals, answer));
+    if (success) this.#host.feedback(this.account, this.#l, c, restFeedback(signals, answer));
     else
-      this.withBody(answer, (body) => this.host.feedback(this.account, this.l, c, restFeedback(signals, answer, body)));
+      this.#withBody(answer, (body) => this.#host.feedback(this.account, this.#l, c, restFeedback(signals, answer, body)));
     // Fills in the answer are counted before the caller has it (see docs/rules.md#r1, #r9, #r14).
-    const { fills } = this.host.ctx.host;
+    const { fills } = this.#host.ctx.host;
     if (success && fills.reads(c))
-      this.withBody(answer, (body) => fills.take(this.account, c, body, this.options.contracts));
+      this.#withBody(answer, (body) => fills.take(this.account, c, body, this.#options.contracts));
   }
 
   /** The send failed without an answer, as `failure` says. */
@@ -289,12 +301,12 @@ export class RoundTrip {
       throw new InvalidInputError('the failure', failure, '"timeout", "unreachable" or "aborted"');
     if (Number.isNaN(this.sentMono))
       throw new InvalidInputError('the round trip', 'not sent', 'a round trip whose send has started');
-    this.outcome = { kind: 'failed', failure };
-    const now = this.host.ctx.scheduler.clock.now();
+    this.#outcome = { kind: 'failed', failure };
+    const now = this.#host.ctx.scheduler.clock.now();
     // Sent and given up on, it may still reach the exchange: unless the arrival estimate is in
     // use, it counts as one not answered (see docs/rules.md#r13). One that found no connection never left.
-    if (failure === 'unreachable' || this.host.ctx.config.estimateArrivals) this.end(now, now);
-    else this.ended = true;
+    if (failure === 'unreachable' || this.#host.ctx.config.estimateArrivals) this.#end(now, now);
+    else this.#ended = true;
   }
 
   /** What the round trip is and what came of it so far. */
@@ -303,25 +315,25 @@ export class RoundTrip {
     return {
       account: this.account,
       classification: this.classification,
-      waitedMs: sent ? this.sentMono - this.askedMono : null,
-      waitedOn: this.heldBy?.name ?? null,
-      outcome: this.outcome,
+      waitedMs: sent ? this.sentMono - this.#askedMono : null,
+      waitedOn: this.#heldBy?.name ?? null,
+      outcome: this.#outcome,
     };
   }
 
   /** The limits let the request go: it is sent (`send`), counted, and awaits its answer. */
-  private start<T>(send: (trip: RoundTrip) => T | PromiseLike<T>): T | PromiseLike<T> {
-    const { ctx } = this.host;
+  #start<T>(send: (trip: RoundTrip) => T | PromiseLike<T>): T | PromiseLike<T> {
+    const { ctx } = this.#host;
     const clock = ctx.scheduler.clock;
     this.sentMono = clock.now();
     this.sentAt = clock.wall();
-    this.heldBy = ctx.scheduler.heldBy;
-    this.outcome = SENT;
-    if (this.counted !== null) this.host.count(this.counted, this.account, this.l, this.classification);
+    this.#heldBy = ctx.scheduler.heldBy;
+    this.#outcome = SENT;
+    if (this.#counted !== null) this.#host.count(this.#counted, this.account, this.#l, this.classification);
     // Until its answer comes, the request may not have reached the exchange: it counts there
     // however long it takes (see docs/rules.md#r13).
-    const awaiting = this.awaiting!;
-    const { limits } = this;
+    const awaiting = this.#awaiting!;
+    const limits = this.#limits;
     // A shared limit follows answers only when they bound arrivals: the estimate tells it of them.
     const shared = !ctx.config.estimateArrivals;
     for (let i = 0; i < limits.length; i++) {
@@ -333,24 +345,24 @@ export class RoundTrip {
     try {
       result = send(this);
     } catch (e) {
-      this.settle();
+      this.#settle();
       throw e;
     }
     if (!isThenable(result)) {
-      this.settle();
-      if (this.later === null) return result;
-      return this.later.then(() => this.after(result));
+      this.#settle();
+      if (this.#later === null) return result;
+      return this.#later.then(() => this.#after(result));
     }
     // Read once: a thenable that sends on each `then` is sent once.
     return Promise.resolve(result).then(
       (value) => {
-        this.settle();
-        return this.later === null ? value : this.later.then(() => this.after(value));
+        this.#settle();
+        return this.#later === null ? value : this.#later.then(() => this.#after(value));
       },
       (error: unknown) => {
-        this.settle();
-        if (this.later === null) throw error;
-        return this.later.then(() => {
+        this.#settle();
+        if (this.#later === null) throw error;
+        return this.#later.then(() => {
           throw error;
         });
       },
@@ -358,11 +370,11 @@ export class RoundTrip {
   }
 
   /** The send settled: without an answer told, that is taken as its answer (or its failure). */
-  private settle(): void {
-    if (this.ended) return;
-    if (this.outcome === SENT) this.outcome = DONE;
-    const now = this.host.ctx.scheduler.clock.now();
-    this.end(now, now);
+  #settle(): void {
+    if (this.#ended) return;
+    if (this.#outcome === SENT) this.#outcome = DONE;
+    const now = this.#host.ctx.scheduler.clock.now();
+    this.#end(now, now);
   }
 
   /**
@@ -371,12 +383,12 @@ export class RoundTrip {
    * answers, every limit counts it until one window after that; with the arrival estimate, only
    * one that awaited the answer past its window.
    */
-  private end(at: number, latest: number): void {
-    if (this.ended) return;
-    this.ended = true;
-    const awaiting = this.awaiting!;
-    const within = !this.host.ctx.config.estimateArrivals;
-    const { limits } = this;
+  #end(at: number, latest: number): void {
+    if (this.#ended) return;
+    this.#ended = true;
+    const awaiting = this.#awaiting!;
+    const within = !this.#host.ctx.config.estimateArrivals;
+    const limits = this.#limits;
     const weight = this.classification.weight;
     for (let i = 0; i < limits.length; i++) {
       const request = awaiting[i];
@@ -389,7 +401,7 @@ export class RoundTrip {
    * Calls `use` with the answer's body: at once when it is given or read at once, else when it has
    * been read (and `run` waits for it). What reading throws or rejects with reads as no body.
    */
-  private withBody(answer: ExchangeAnswer, use: (body: unknown) => void | Promise<void>): void {
+  #withBody(answer: ExchangeAnswer, use: (body: unknown) => void | Promise<void>): void {
     let read: unknown;
     if ('body' in answer) read = answer.body;
     else {
@@ -400,23 +412,23 @@ export class RoundTrip {
       }
     }
     if (isThenable(read)) {
-      this.wait(Promise.resolve(read).then(use, () => use(undefined)));
+      this.#wait(Promise.resolve(read).then(use, () => use(undefined)));
       return;
     }
     const used = use(read);
-    if (used !== undefined) this.wait(used);
+    if (used !== undefined) this.#wait(used);
   }
 
   /** Has `run` wait for `work`; its error, the first, is `run`'s. */
-  private wait(work: Promise<void>): void {
+  #wait(work: Promise<void>): void {
     const caught = work.catch((error: unknown) => {
-      this.laterError ??= { error };
+      this.#laterError ??= { error };
     });
-    this.later = this.later === null ? caught : Promise.all([this.later, caught]).then(() => undefined);
+    this.#later = this.#later === null ? caught : Promise.all([this.#later, caught]).then(() => undefined);
   }
 
-  private after<T>(value: T): T {
-    if (this.laterError !== null) throw this.laterError.error;
+  #after<T>(value: T): T {
+    if (this.#laterError !== null) throw this.#laterError.error;
     return value;
   }
 
@@ -425,9 +437,9 @@ export class RoundTrip {
    * limits whose N is the tier, another code of the limits' others; an N in the reply could name
    * both at tier 1, where both are 100 per second.
    */
-  private speaksOf(status: number): Classification {
+  #speaksOf(status: number): Classification {
     const c = this.classification;
-    const codes = this.host.ctx.config.signals.websocket;
+    const codes = this.#host.ctx.config.signals.websocket;
     const tier = codes.tierCodes.includes(status);
     if (c.market !== 'futures' || (!tier && !codes.otherCodes.includes(status))) return c;
     const limits = c.limits.filter((l) => TIER_KEYS.has(l.key) === tier);

@@ -135,11 +135,11 @@ const WAIT_BUCKETS = [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25
 export class LimiterMetrics {
   /** The registry the metrics are in: `await registry.metrics()` is the text to serve. */
   readonly registry: Registry;
-  private readonly watched = new Map<string, Watched>();
-  private readonly sent: Counter;
-  private readonly refused: Counter;
-  private readonly limited: Counter;
-  private readonly wait: Histogram;
+  readonly #watched = new Map<string, Watched>();
+  readonly #sent: Counter;
+  readonly #refused: Counter;
+  readonly #limited: Counter;
+  readonly #wait: Histogram;
 
   constructor(options: LimiterMetricsOptions = {}) {
     if (typeof options !== 'object' || options === null || Array.isArray(options))
@@ -172,7 +172,7 @@ export class LimiterMetrics {
       labelNames: string[],
       read: (w: Watched, set: (labels: Record<string, string>, value: number) => void) => void,
     ): void => {
-      const watched = this.watched;
+      const watched = this.#watched;
       made.push([
         prefix + name,
         new Gauge({
@@ -201,19 +201,19 @@ export class LimiterMetrics {
     gauge('limit_waiting', 'Requests waiting on the limit now.', perLimit, (w, set) => {
       for (const l of shownLimits(w)) set(limitLabels(w, l.name), l.waiting);
     });
-    this.sent = new Counter({
+    this.#sent = new Counter({
       name: `${prefix}sent_total`,
       help: "Weight sent on the limit since it was watched (a throttle's only while it is in force).",
       labelNames: perLimit,
       registers,
     });
-    this.refused = new Counter({
+    this.#refused = new Counter({
       name: `${prefix}refused_total`,
       help: `Requests the limiter refused, never sent, by reason (${REFUSAL_REASONS.join(', ')}).`,
       labelNames: [...perLimit, 'reason'],
       registers,
     });
-    this.limited = new Counter({
+    this.#limited = new Counter({
       name: `${prefix}answers_429_total`,
       help: 'Answers that refused a request for its rate (HTTP 429, TOO_MANY_REQUESTS, TOO_FAST, WebSocket 211/212/311/312), by the limit they paused.',
       labelNames: perLimit,
@@ -301,7 +301,7 @@ export class LimiterMetrics {
         }
       },
     );
-    this.wait = new Histogram({
+    this.#wait = new Histogram({
       name: `${prefix}wait_seconds`,
       help: `How long requests waited on their limits before they were sent, by action (${ACTIONS.join(', ')}).`,
       labelNames: [...perAccount, 'action'],
@@ -309,10 +309,10 @@ export class LimiterMetrics {
       registers,
     });
     made.push(
-      [`${prefix}sent_total`, this.sent],
-      [`${prefix}refused_total`, this.refused],
-      [`${prefix}answers_429_total`, this.limited],
-      [`${prefix}wait_seconds`, this.wait],
+      [`${prefix}sent_total`, this.#sent],
+      [`${prefix}refused_total`, this.#refused],
+      [`${prefix}answers_429_total`, this.#limited],
+      [`${prefix}wait_seconds`, this.#wait],
     );
     const taken = made.find(([name]) => registry.getSingleMetric(name) !== undefined);
     if (taken !== undefined)
@@ -348,7 +348,7 @@ export class LimiterMetrics {
       throw new InvalidInputError('the limiter', limiter, 'an AccountLimiter');
     if (typeof family !== 'string' || family === '')
       throw new InvalidInputError('`family`', family, 'a non-empty name');
-    if (this.watched.has(family)) throw new InvalidInputError('`family`', family, 'a name not watched already');
+    if (this.#watched.has(family)) throw new InvalidInputError('`family`', family, 'a name not watched already');
     if (typeof options !== 'object' || options === null)
       throw new InvalidInputError('the watch options', options, 'an object { perIpOnly? }');
     if (options.perIpOnly !== undefined && typeof options.perIpOnly !== 'boolean')
@@ -361,12 +361,12 @@ export class LimiterMetrics {
       idle: new Set(),
       stop: () => {
         off();
-        if (this.watched.get(family) === watched) this.watched.delete(family);
+        if (this.#watched.get(family) === watched) this.#watched.delete(family);
       },
     };
     shownLimits(watched);
-    const off = limiter.scheduler.on((event) => this.count(watched, event));
-    this.watched.set(family, watched);
+    const off = limiter.scheduler.on((event) => this.#count(watched, event));
+    this.#watched.set(family, watched);
     return watched.stop;
   }
 
@@ -381,18 +381,18 @@ export class LimiterMetrics {
     }
     if (!(waitedMs >= 0) || !Number.isFinite(waitedMs))
       throw new InvalidInputError('`waitedMs`', waitedMs, 'a non-negative number of milliseconds');
-    this.wait.observe({ family, account, action }, waitedMs / 1000);
+    this.#wait.observe({ family, account, action }, waitedMs / 1000);
   }
 
-  private count(w: Watched, event: SchedulerEvent): void {
+  #count(w: Watched, event: SchedulerEvent): void {
     const shown = (name: string) => !w.idle.has(name) && (!w.perIpOnly || isPerIp(w, name));
     if (event.type === 'dispatch') {
-      for (const name of event.limits) if (shown(name)) this.sent.inc(limitLabels(w, name), event.weight);
+      for (const name of event.limits) if (shown(name)) this.#sent.inc(limitLabels(w, name), event.weight);
     } else if (event.type === 'refuse') {
       for (const name of event.limits)
-        if (shown(name)) this.refused.inc({ ...limitLabels(w, name), reason: event.reason });
+        if (shown(name)) this.#refused.inc({ ...limitLabels(w, name), reason: event.reason });
     } else if (event.type === 'pause') {
-      if (shown(event.limit)) this.limited.inc(limitLabels(w, event.limit));
+      if (shown(event.limit)) this.#limited.inc(limitLabels(w, event.limit));
     }
   }
 }

@@ -102,21 +102,21 @@ export class SharedLimit implements StoreLimit {
   /** How many of those changes Redis has taken: a reply to a request sent before it holds the N before. */
   #confirmed = 0;
   /** This process's view of the limit: N, W, the reserve, and the log of its own dispatches. */
-  private readonly local: WindowLimit;
+  readonly #local: WindowLimit;
   /** Leases with weight taken and not yet stamped (one, or two when a lease ended meanwhile). */
-  private readonly unstampedLeases: Lease[] = [];
+  readonly #unstampedLeases: Lease[] = [];
   /** The latest lateness sent to Redis, ms (see `lateness`). */
   #toldLate = 0;
   /** The leases of this process matched with their permits' arrivals, to confirm to Redis. */
   readonly #arrivals = new GrantArrivals();
   /** Where the weight taken last came from: a lease, or the local share (null: neither). */
-  private takenFrom: Lease | WindowLimit | null = null;
+  #takenFrom: Lease | WindowLimit | null = null;
   /** The round trips awaiting their answer, by what `awaitAnswer` gave: where they were sent from. */
-  private readonly awaiting = new WeakMap<UnansweredRequest, Lease | WindowLimit>();
+  readonly #awaiting = new WeakMap<UnansweredRequest, Lease | WindowLimit>();
   /** The round trips sent on the local share and not answered yet (see `reported`). */
-  private readonly shareWaiting = new Set<UnansweredRequest>();
+  readonly #shareWaiting = new Set<UnansweredRequest>();
   /** Of those, the ones told to Redis with what the share sent: the entry they confirm. */
-  private readonly reportedIn = new WeakMap<UnansweredRequest, ArrivalLease>();
+  readonly #reportedIn = new WeakMap<UnansweredRequest, ArrivalLease>();
   /** What this process sent lately, to add back should Redis lose it. */
   readonly #recent = new RecentGrants(() => this.windowMs + this.marginMs);
   /** While Redis fails: this process's own share of the limit (onUnavailable "local"). */
@@ -126,59 +126,62 @@ export class SharedLimit implements StoreLimit {
    * fresh prefix, a flush): the count its answer states is told to every process.
    */
   #probing = false;
-  private pausedUntilHere = -Infinity;
+  #pausedUntilHere = -Infinity;
   /** Held in this process only until this instant (see `holdHere`). */
-  private heldHereUntil = -Infinity;
-  private adopting = false;
+  #heldHereUntil = -Infinity;
+  #adopting = false;
   /** The N Redis holds when this process could not take it (at or below its reserve). */
-  private sharedN: number | null = null;
+  #sharedN: number | null = null;
   /** The latest arrivals measured (ms after the quickest way), in two periods: this one and the last. */
-  private late = 0;
-  private lateBefore = 0;
-  private lateFrom = -Infinity;
+  #late = 0;
+  #lateBefore = 0;
+  #lateFrom = -Infinity;
+
+  readonly #broker: Broker;
 
   constructor(
     options: WindowLimitOptions,
-    private readonly broker: Broker,
+    broker: Broker,
     /** @internal */ readonly host: LimitHost,
   ) {
-    this.local = new WindowLimit(options);
+    this.#broker = broker;
+    this.#local = new WindowLimit(options);
   }
 
   /** A name for stats, events and errors, and the key of the limit in Redis. */
   get name(): string {
-    return this.local.name;
+    return this.#local.name;
   }
 
   /** N. */
   get limit(): number {
-    return this.local.limit;
+    return this.#local.limit;
   }
 
   /** W, in milliseconds. */
   get windowMs(): number {
-    return this.local.windowMs;
+    return this.#local.windowMs;
   }
 
   /** The longest W `update` may set, in milliseconds. */
   get maxWindowMs(): number {
-    return this.local.maxWindowMs;
+    return this.#local.maxWindowMs;
   }
 
   /** How much longer than W each dispatch counts, in milliseconds. */
   get marginMs(): number {
-    return this.local.marginMs;
+    return this.#local.marginMs;
   }
 
   /** The weight a task of this priority may not use (the reserve of a higher class). */
   reservedFor(priority: number): number {
-    return this.limit - this.local.capacity(priority);
+    return this.limit - this.#local.capacity(priority);
   }
 
   /** The most weight a task of this priority may ever take: never more than Redis can grant it. */
   capacity(priority = 0): number {
-    const c = this.local.capacity(priority);
-    return this.sharedN === null ? c : Math.min(c, this.sharedN - (this.limit - c));
+    const c = this.#local.capacity(priority);
+    return this.#sharedN === null ? c : Math.min(c, this.#sharedN - (this.limit - c));
   }
 
   /**
@@ -188,7 +191,7 @@ export class SharedLimit implements StoreLimit {
   tryTake(weight: number, at: number, priority = 0): TakeResult {
     checkTake(weight, at, priority, this.name);
     const wait = this.waitFor(weight, at, priority);
-    if (wait === 0) this.local.take(weight, at);
+    if (wait === 0) this.#local.take(weight, at);
     return takeResult(wait);
   }
 
@@ -201,28 +204,28 @@ export class SharedLimit implements StoreLimit {
   }
 
   lacks(weight: number, at: number): boolean {
-    if (this.pausedUntilHere > at || this.heldHereUntil > at || !this.broker.available) return false;
+    if (this.#pausedUntilHere > at || this.#heldHereUntil > at || !this.#broker.available) return false;
     const lease = this.#lease;
     return lease === null || at >= lease.until || lease.granted - lease.sent < weight;
   }
 
   waitFor(weight: number, at: number, priority = 0): number {
     if (weight > this.capacity(priority)) return Infinity;
-    if (this.pausedUntilHere > at) return this.pausedUntilHere - at;
-    if (this.heldHereUntil > at) return this.heldHereUntil - at;
+    if (this.#pausedUntilHere > at) return this.#pausedUntilHere - at;
+    if (this.#heldHereUntil > at) return this.#heldHereUntil - at;
     const lease = this.#lease;
     if (lease !== null) {
       if (at < lease.until && lease.granted - lease.sent >= weight) return 0;
       if (at >= lease.until) this.endLease();
     }
-    if (!this.broker.available) {
-      const share = this.broker.fallback(this, at);
-      return share === null ? this.broker.downWait(this, at) : share.waitFor(weight, at, priority);
+    if (!this.#broker.available) {
+      const share = this.#broker.fallback(this, at);
+      return share === null ? this.#broker.downWait(this, at) : share.waitFor(weight, at, priority);
     }
     if (this.#retryAt > at) return this.#retryAt - at;
     // An answer is on its way, or will be once asked: it wakes the scheduler. The wait given is
     // only the latest the scheduler looks again without it.
-    return this.broker.leaseMs;
+    return this.#broker.leaseMs;
   }
 
   request(linked: readonly StoreLimit[], weight: number, priority: number, at: number): void {
@@ -234,14 +237,14 @@ export class SharedLimit implements StoreLimit {
       const s = l as SharedLimit;
       if (s.#lease !== null) s.endLease();
     }
-    this.broker.acquire(linked as readonly SharedLimit[], weight, priority);
+    this.#broker.acquire(linked as readonly SharedLimit[], weight, priority);
   }
 
   /** Counts `weight` as dispatched at `at` in this process's log, without checking. */
   take(weight: number, at: number): void {
     if (this.#lease !== null) this.#arrivals.spoil(this.#lease);
-    this.takenFrom = null;
-    this.local.take(weight, at);
+    this.#takenFrom = null;
+    this.#local.take(weight, at);
   }
 
   takeUnstamped(weight: number): void {
@@ -249,15 +252,15 @@ export class SharedLimit implements StoreLimit {
     const lease = this.#lease;
     if (lease !== null && lease.granted - lease.sent >= weight) {
       lease.sent += weight;
-      if (lease.unstamped === 0) this.unstampedLeases.push(lease);
+      if (lease.unstamped === 0) this.#unstampedLeases.push(lease);
       lease.unstamped += weight;
-      this.takenFrom = lease;
+      this.#takenFrom = lease;
     } else {
       if (lease !== null) this.#arrivals.spoil(lease);
       this.#share!.takeUnstamped(weight);
-      this.takenFrom = this.#share;
+      this.#takenFrom = this.#share;
     }
-    this.local.takeUnstamped(weight);
+    this.#local.takeUnstamped(weight);
   }
 
   stamp(at: number): void {
@@ -265,25 +268,25 @@ export class SharedLimit implements StoreLimit {
     // task started by its score in Redis. Otherwise it may have started after it (the process was
     // held up between the check and the start: a listener, a GC pause, the OS), and Redis must
     // count it longer than the grant does.
-    const leases = this.unstampedLeases;
+    const leases = this.#unstampedLeases;
     for (let i = 0; i < leases.length; i++) {
       const lease = leases[i]!;
-      if (at >= lease.until) this.broker.late(this, lease, lease.unstamped, at);
+      if (at >= lease.until) this.#broker.late(this, lease, lease.unstamped, at);
       lease.unstamped = 0;
     }
     leases.length = 0;
     this.#share?.stamp(at);
-    this.local.stamp(at);
+    this.#local.stamp(at);
   }
 
   /** Weight this process dispatched in the window ending at `at` (feedback holds included). */
   usedAt(at: number): number {
-    return this.local.usedAt(at);
+    return this.#local.usedAt(at);
   }
 
   /** The state of this process's view of the limit, as plain data. */
   snapshot(): WindowLimitState {
-    return this.local.snapshot();
+    return this.#local.snapshot();
   }
 
   // The exchange counted `weight` from `arrivedAt` (see docs/rules.md#r13): counted here as in memory, and the
@@ -292,13 +295,13 @@ export class SharedLimit implements StoreLimit {
   // lately. A grant is counted by Redis, not here: its entry must outlast the late arrival there.
   /** The exchange counted `weight` sent at `sentAt` from `arrivedAt` (see {@link WindowLimit.extend}). */
   extend(weight: number, sentAt: number, arrivedAt: number): void {
-    this.local.extend(weight, sentAt, arrivedAt);
+    this.#local.extend(weight, sentAt, arrivedAt);
     const late = arrivedAt - sentAt;
     if (late <= 0) return;
-    this.lateAt(sentAt);
-    if (late > this.late) {
-      this.late = late;
-      this.broker.tell(this);
+    this.#lateAt(sentAt);
+    if (late > this.#late) {
+      this.#late = late;
+      this.#broker.tell(this);
     }
   }
 
@@ -309,11 +312,11 @@ export class SharedLimit implements StoreLimit {
    * {@link GrantArrivals.track}); sent on the local share, the share counts it so.
    */
   awaitAnswer(weight: number, at: number): UnansweredRequest {
-    const from = this.takenFrom;
-    const request = from instanceof WindowLimit ? from.awaitAnswer(weight, at) : this.local.awaitAnswer(weight, at);
+    const from = this.#takenFrom;
+    const request = from instanceof WindowLimit ? from.awaitAnswer(weight, at) : this.#local.awaitAnswer(weight, at);
     if (from !== null) {
-      this.awaiting.set(request, from);
-      if (from instanceof WindowLimit) this.shareWaiting.add(request);
+      this.#awaiting.set(request, from);
+      if (from instanceof WindowLimit) this.#shareWaiting.add(request);
       else this.#arrivals.track(from, weight);
     }
     return request;
@@ -338,18 +341,18 @@ export class SharedLimit implements StoreLimit {
 
   /** The answer to `request` came back; it reached the exchange at `at` at the latest (see {@link awaitAnswer}). */
   answered(request: UnansweredRequest, at: number, withinWindow = true): void {
-    const from = this.awaiting.get(request);
+    const from = this.#awaiting.get(request);
     if (from instanceof WindowLimit) {
       from.answered(request, at, withinWindow);
-      this.shareWaiting.delete(request);
-      const entry = this.reportedIn.get(request);
-      if (entry !== undefined && this.#arrivals.answer(entry, request.weight, at)) this.broker.tell(this);
+      this.#shareWaiting.delete(request);
+      const entry = this.#reportedIn.get(request);
+      if (entry !== undefined && this.#arrivals.answer(entry, request.weight, at)) this.#broker.tell(this);
       return;
     }
-    this.local.answered(request, at, withinWindow);
+    this.#local.answered(request, at, withinWindow);
     if (from === undefined) return;
-    this.awaiting.delete(request);
-    if (this.#arrivals.answer(from, request.weight, at)) this.broker.tell(this);
+    this.#awaiting.delete(request);
+    if (this.#arrivals.answer(from, request.weight, at)) this.#broker.tell(this);
   }
 
   /**
@@ -358,13 +361,13 @@ export class SharedLimit implements StoreLimit {
    * counted until their answers, as a lease's do (see {@link GrantArrivals.follow}).
    */
   reported(entry: ArrivalLease, at: number): void {
-    if (this.shareWaiting.size === 0) return;
+    if (this.#shareWaiting.size === 0) return;
     this.#arrivals.follow(entry, at);
-    for (const request of this.shareWaiting) {
-      this.reportedIn.set(request, entry);
+    for (const request of this.#shareWaiting) {
+      this.#reportedIn.set(request, entry);
       this.#arrivals.track(entry, request.weight);
     }
-    this.shareWaiting.clear();
+    this.#shareWaiting.clear();
   }
 
   /**
@@ -373,7 +376,7 @@ export class SharedLimit implements StoreLimit {
    * on, whose grant Redis then counts from its permits' arrivals (see {@link GrantArrivals}).
    */
   arrival(weight: number, sentAt: number, arrivedAt: number, again: boolean): void {
-    if (this.#arrivals.arrived(weight, sentAt, arrivedAt, again)) this.broker.tell(this);
+    if (this.#arrivals.arrived(weight, sentAt, arrivedAt, again)) this.#broker.tell(this);
   }
 
   /**
@@ -381,35 +384,35 @@ export class SharedLimit implements StoreLimit {
    * 2 W) each), in ms; `at` on the scheduler's clock (`host.clock`), as `extend`'s instants are.
    */
   lateness(at: number): number {
-    this.lateAt(at);
-    return Math.ceil(Math.max(this.late, this.lateBefore));
+    this.#lateAt(at);
+    return Math.ceil(Math.max(this.#late, this.#lateBefore));
   }
 
-  private lateAt(at: number): void {
+  #lateAt(at: number): void {
     const period = Math.max(10_000, 2 * this.windowMs);
-    if (at - this.lateFrom < period) return;
-    this.lateBefore = at - this.lateFrom < 2 * period ? this.late : 0;
-    this.late = 0;
-    this.lateFrom = at;
+    if (at - this.#lateFrom < period) return;
+    this.#lateBefore = at - this.#lateFrom < 2 * period ? this.#late : 0;
+    this.#late = 0;
+    this.#lateFrom = at;
   }
 
   pause(until: number): void {
-    this.local.pause(until);
-    if (until <= this.pausedUntilHere) return;
-    this.pausedUntilHere = until;
-    this.broker.feedback(this, until - this.host.clock.now(), 0, 0);
+    this.#local.pause(until);
+    if (until <= this.#pausedUntilHere) return;
+    this.#pausedUntilHere = until;
+    this.#broker.feedback(this, until - this.host.clock.now(), 0, 0);
   }
 
   /** Lets nothing through until `until` in this process only: Redis and the other processes hear nothing of it. */
   holdHere(until: number): void {
-    const sooner = until < this.heldHereUntil;
-    this.heldHereUntil = until;
+    const sooner = until < this.#heldHereUntil;
+    this.#heldHereUntil = until;
     if (sooner) this.host.wake();
   }
 
   shrink(remaining: number, until: number, at: number): void {
-    this.local.shrink(remaining, until, at);
-    if (until > at && remaining < this.limit) this.broker.feedback(this, 0, this.limit - remaining, until - at);
+    this.#local.shrink(remaining, until, at);
+    if (until > at && remaining < this.limit) this.#broker.feedback(this, 0, this.limit - remaining, until - at);
   }
 
   /**
@@ -419,14 +422,14 @@ export class SharedLimit implements StoreLimit {
    * this process counted.
    */
   recount(count: number, until: number, at: number): number {
-    const counted = this.local.recount(count, until, at);
+    const counted = this.#local.recount(count, until, at);
     // Only the answer to the one request Redis let through after a loss, which every process waits
     // for. Otherwise Redis already counts what every process sent, by when each left the window:
     // the exchange's count held whole for a window from its answer would only hold a saturated
     // limit back (every process's answers say the window is nearly full).
     if (this.#probing && until > at) {
       this.#probing = false;
-      this.broker.feedback(this, 0, count, until - at, true);
+      this.#broker.feedback(this, 0, count, until - at, true);
     }
     return counted;
   }
@@ -434,8 +437,8 @@ export class SharedLimit implements StoreLimit {
   /** Changes N and W from now on, for every process (see {@link WindowLimit.update}). */
   update(change: { readonly limit?: number; readonly windowMs?: number }): void {
     const from = { limit: this.limit, windowMs: this.windowMs };
-    this.local.update(change);
-    if (!this.adopting) {
+    this.#local.update(change);
+    if (!this.#adopting) {
       // A wait Redis gave was worked out on the N and W before: ask again at once (a throttle
       // lifted, a tier raised, must not keep its tasks waiting out the old window).
       this.#changes++;
@@ -443,7 +446,7 @@ export class SharedLimit implements StoreLimit {
       for (const l of this.#deniedWith) l.#retryAt = -Infinity;
     }
     // Sent to Redis before the scheduler looks again and asks on the new N.
-    if (!this.adopting) this.broker.update(this);
+    if (!this.#adopting) this.#broker.update(this);
     this.owner?.changed(this, from);
   }
 
@@ -458,18 +461,18 @@ export class SharedLimit implements StoreLimit {
 
   /** @internal Takes the N and W every process shares, as Redis holds them. */
   adopt(limit: number, windowMs: number): void {
-    if (limit === (this.sharedN ?? this.limit) && windowMs === this.windowMs) return;
-    this.adopting = true;
+    if (limit === (this.#sharedN ?? this.limit) && windowMs === this.windowMs) return;
+    this.#adopting = true;
     try {
       this.update({ limit, windowMs: Math.min(windowMs, this.maxWindowMs) });
-      this.sharedN = null;
+      this.#sharedN = null;
     } catch {
       // A shared N at or below this process's reserve: the local one stays (the reserve needs
       // more), but tasks heavier than what Redis can grant them are refused, not asked for forever.
-      this.sharedN = limit;
+      this.#sharedN = limit;
       this.owner?.changed(this, { limit: this.limit, windowMs: this.windowMs });
     } finally {
-      this.adopting = false;
+      this.#adopting = false;
     }
   }
 
@@ -604,7 +607,7 @@ export class SharedLimit implements StoreLimit {
     this.#lease = null;
     lease.ended = true;
     this.#arrivals.ended(lease, this.host.clock.now());
-    this.broker.endLease(this, lease);
+    this.#broker.endLease(this, lease);
   }
 }
 

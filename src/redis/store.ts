@@ -114,86 +114,86 @@ export class RedisStore implements LimitStore<SharedLimit> {
   readonly leaseMs: number;
   readonly prefix: string;
   readonly clock: Clock;
-  private readonly redis: RedisScripting;
+  readonly #redis: RedisScripting;
   /** The options, checked and complete. */
-  private readonly config: StoreConfig;
-  private readonly keys: RedisKeys;
-  private readonly limits = new Set<SharedLimit>();
-  private readonly counters = new Set<RedisCounts>();
-  private readonly listeners = new Listeners<RedisStoreEvent>((_source, error) => ({
+  readonly #config: StoreConfig;
+  readonly #keys: RedisKeys;
+  readonly #limits = new Set<SharedLimit>();
+  readonly #counters = new Set<RedisCounts>();
+  readonly #listeners = new Listeners<RedisStoreEvent>((_source, error) => ({
     type: 'error',
     at: this.clock.now(),
     source: 'listener',
     error,
   }));
-  private readonly offset = new ClockOffset();
-  private readonly outbox: Outbox;
-  private readonly availability: Availability;
-  private readonly shares: LocalShares;
-  private seq = 0;
+  readonly #offset = new ClockOffset();
+  readonly #outbox: Outbox;
+  readonly #availability: Availability;
+  readonly #shares: LocalShares;
+  #seq = 0;
   /** The limits with something measured of the way to the exchange to tell Redis (see `tell`). */
-  private readonly telling = new Set<SharedLimit>();
-  private closed = false;
-  private heartbeatTimer: unknown = null;
-  private hello: Promise<boolean> | null = null;
+  readonly #telling = new Set<SharedLimit>();
+  #closed = false;
+  #heartbeatTimer: unknown = null;
+  #hello: Promise<boolean> | null = null;
   /** The epoch Redis last answered with: which data it holds (see `restore`). */
-  private epoch: string | null = null;
+  #epoch: string | null = null;
   /** Redis may have lost grants of this process: they are added back before it asks for more. */
-  private lost = false;
-  private restoring: Promise<boolean> | null = null;
+  #lost = false;
+  #restoring: Promise<boolean> | null = null;
   /** When this process last told Redis it is alive (see `saysAlive`). */
-  private aliveAt = -Infinity;
+  #aliveAt = -Infinity;
 
   constructor(options: RedisStoreOptions) {
     const o = resolveStoreOptions(options);
-    this.config = o;
-    this.redis = o.redis;
+    this.#config = o;
+    this.#redis = o.redis;
     this.prefix = o.prefix;
-    this.keys = new RedisKeys(o.prefix);
+    this.#keys = new RedisKeys(o.prefix);
     this.leaseMs = o.leaseMs;
     this.clock = o.clock;
     const { clock } = o;
-    this.shares = new LocalShares(o);
-    this.outbox = new Outbox({
+    this.#shares = new LocalShares(o);
+    this.#outbox = new Outbox({
       clock,
       retryMs: o.retryMs,
-      run: (p) => this.call(p.script, p),
-      failed: (error) => this.availability.failed(error),
-      isClosed: () => this.closed,
+      run: (p) => this.#call(p.script, p),
+      failed: (error) => this.#availability.failed(error),
+      isClosed: () => this.#closed,
     });
-    this.availability = new Availability({
+    this.#availability = new Availability({
       clock,
       retryMs: o.retryMs,
-      isClosed: () => this.closed,
-      probe: () => this.call('probe', encodeProbe(this.keys)),
-      down: (error) => this.emit({ type: 'unavailable', error }),
+      isClosed: () => this.#closed,
+      probe: () => this.#call('probe', encodeProbe(this.#keys)),
+      down: (error) => this.#emit({ type: 'unavailable', error }),
       up: () => {
         // Redis may be another now (a failover to a replica that lagged): this process's grants
         // are added back at once, and before it asks for more.
-        this.lost = true;
-        this.emit({ type: 'available' });
-        this.outbox.kick();
-        void this.restore();
+        this.#lost = true;
+        this.#emit({ type: 'available' });
+        this.#outbox.kick();
+        void this.#restore();
       },
       // A local share may start later: have every scheduler look again then.
-      wake: () => this.wakeAll(),
+      wake: () => this.#wakeAll(),
     });
   }
 
   /** Whether Redis answered the last request. */
   get available(): boolean {
-    return this.availability.up;
+    return this.#availability.up;
   }
 
   /** Makes a limit whose budget lives in Redis: the {@link LimitStore} method `Scheduler.limit` calls. */
   limit(options: WindowLimitOptions, host: LimitHost): SharedLimit {
-    if (this.closed) throw new InvalidInputError('the Redis store', 'closed', 'a store not closed');
+    if (this.#closed) throw new InvalidInputError('the Redis store', 'closed', 'a store not closed');
     if (host.clock !== this.clock) checkSameBuild('the scheduler', host.clock, 'the Redis store', this.clock);
     if (host.clock !== this.clock)
       throw new InvalidInputError('the scheduler clock', host.clock, "the Redis store's clock (its `clock` option)");
     const l = new SharedLimit(options, this, host);
-    this.limits.add(l);
-    if (this.shares.enabled && this.heartbeatTimer === null) this.heartbeat();
+    this.#limits.add(l);
+    if (this.#shares.enabled && this.#heartbeatTimer === null) this.#heartbeat();
     return l;
   }
 
@@ -203,16 +203,16 @@ export class RedisStore implements LimitStore<SharedLimit> {
    * the account's totals. Each call makes counts of their own (one per limiter).
    */
   counts(): SharedCounts {
-    if (this.closed) throw new InvalidInputError('the Redis store', 'closed', 'a store not closed');
+    if (this.#closed) throw new InvalidInputError('the Redis store', 'closed', 'a store not closed');
     const c = new RedisCounts({
       id: this.id,
       clock: this.clock,
-      flushMs: this.config.countFlushMs,
-      retryMs: this.config.retryMs,
-      timeoutMs: this.config.timeoutMs,
-      run: (call) => this.call('counts', encodeCounts(this.keys, { ...call, at: this.at() })),
+      flushMs: this.#config.countFlushMs,
+      retryMs: this.#config.retryMs,
+      timeoutMs: this.#config.timeoutMs,
+      run: (call) => this.#call('counts', encodeCounts(this.#keys, { ...call, at: this.#at() })),
     });
-    this.counters.add(c);
+    this.#counters.add(c);
     return c;
   }
 
@@ -239,7 +239,7 @@ export class RedisStore implements LimitStore<SharedLimit> {
    * ```
    */
   on(listener: (event: RedisStoreEvent) => void): () => void {
-    return this.listeners.add(listener);
+    return this.#listeners.add(listener);
   }
 
   /**
@@ -247,52 +247,52 @@ export class RedisStore implements LimitStore<SharedLimit> {
    * written, and waits (one attempt, up to `timeoutMs`) until Redis has them. The client stays open.
    */
   async close(): Promise<void> {
-    this.closed = true;
-    for (const l of this.limits) {
+    this.#closed = true;
+    for (const l of this.#limits) {
       l.endLease();
       // Grants confirmed from their answers and not told yet: Redis holds them until it hears.
-      this.tellNow(l);
+      this.#tellNow(l);
     }
-    if (this.heartbeatTimer !== null) this.clock.clearTimer(this.heartbeatTimer);
-    this.heartbeatTimer = null;
-    this.availability.close();
-    await Promise.all([this.outbox.close(), ...[...this.counters].map((c) => c.close())]);
+    if (this.#heartbeatTimer !== null) this.clock.clearTimer(this.#heartbeatTimer);
+    this.#heartbeatTimer = null;
+    this.#availability.close();
+    await Promise.all([this.#outbox.close(), ...[...this.#counters].map((c) => c.close())]);
   }
 
   /** @internal */
   acquire(linked: readonly SharedLimit[], weight: number, priority: number): void {
-    if (this.closed || !this.availability.up) return;
-    if (this.shares.unreported) {
+    if (this.#closed || !this.#availability.up) return;
+    if (this.#shares.unreported) {
       // Back from a local share: Redis hears of what was sent on it before granting more.
       for (const l of linked) l.asking();
-      void this.sayHello().then(() => {
+      void this.#sayHello().then(() => {
         for (const l of linked) l.asked();
-        this.wakeAll();
+        this.#wakeAll();
       });
       return;
     }
-    if (this.lost) {
+    if (this.#lost) {
       for (const l of linked) l.asking();
-      void this.restore().then(() => {
+      void this.#restore().then(() => {
         for (const l of linked) l.asked();
-        this.wakeAll();
+        this.#wakeAll();
       });
       return;
     }
-    const id = `${this.id}.${(this.seq++).toString(36)}`;
+    const id = `${this.id}.${(this.#seq++).toString(36)}`;
     // Ask for what waits, but not for more than a sixteenth of a limit at once: processes that
     // all wait when a window frees then take turns rather than the fastest taking it all.
-    let batch = this.config.maxBatch;
+    let batch = this.#config.maxBatch;
     let queued = 0;
     const sentAt = this.clock.now();
     const at = linked[0]!.host.clock.now();
-    let extra = this.config.prefetch < 0 ? AUTO_MAX : this.config.prefetch;
+    let extra = this.#config.prefetch < 0 ? AUTO_MAX : this.#config.prefetch;
     for (const l of linked) {
       const q = l.host.queuedWeight(l);
       if (q > queued) queued = q;
       batch = Math.min(batch, Math.ceil(l.limit / 16));
       // "auto": what this process sent in the last leaseMs, at its rate over the last window.
-      if (this.config.prefetch < 0) extra = Math.min(extra, Math.floor((l.usedAt(at) * this.leaseMs) / l.windowMs));
+      if (this.#config.prefetch < 0) extra = Math.min(extra, Math.floor((l.usedAt(at) * this.leaseMs) / l.windowMs));
     }
     const want = Math.max(weight, Math.min(queued, batch));
     const changes = linked.map((l) => l.changes);
@@ -301,23 +301,23 @@ export class RedisStore implements LimitStore<SharedLimit> {
     for (const l of linked) l.asking();
     // This process's grants whose permits were all answered, counted by Redis from their arrivals.
     const confirmed = linked.map((l) => l.takeConfirmed());
-    const call = encodeAcquire(this.keys, {
-      at: this.at(),
+    const call = encodeAcquire(this.#keys, {
+      at: this.#at(),
       id,
       weight,
       want,
       leaseMs: this.leaseMs,
-      deadline: this.offset.deadline(sentAt, this.config.timeoutMs),
+      deadline: this.#offset.deadline(sentAt, this.#config.timeoutMs),
       process: this.id,
-      processes: this.config.processes,
-      staleMs: this.config.staleMs,
-      graceMs: this.config.staleMs + this.leaseMs + this.config.fallbackMaxMs,
+      processes: this.#config.processes,
+      staleMs: this.#config.staleMs,
+      graceMs: this.#config.staleMs + this.leaseMs + this.#config.fallbackMaxMs,
       extra,
-      room: this.config.prefetch < 0,
+      room: this.#config.prefetch < 0,
       queued,
       unlimited: UNTHROTTLED,
-      epoch: this.epoch ?? '',
-      alive: this.saysAlive(sentAt),
+      epoch: this.#epoch ?? '',
+      alive: this.#saysAlive(sentAt),
       limits: linked.map((l, i) => ({
         name: l.name,
         limit: l.limit,
@@ -329,14 +329,15 @@ export class RedisStore implements LimitStore<SharedLimit> {
         holdMs: l.holdMs,
       })),
     });
-    this.call('acquire', call, true).then(
-      (reply) => this.answered(linked, id, weight, reply as number[], sentAt, changes, current),
+    this.#call('acquire', call, true).then(
+      (reply) => this.#answered(linked, id, weight, reply as number[], sentAt, changes, current),
       (error: unknown) => {
         const now = this.clock.now();
-        for (const [i, l] of linked.entries()) l.askFailed(now + this.config.retryMs, confirmed[i]!);
+        for (const [i, l] of linked.entries()) l.askFailed(now + this.#config.retryMs, confirmed[i]!);
         // The script may have run and its answer been lost: give back whatever it granted.
-        for (const l of linked) this.write('release', encodeRelease(this.keys, { limit: l.name, grant: id, sent: 0 }));
-        this.availability.failed(error);
+        for (const l of linked)
+          this.#write('release', encodeRelease(this.#keys, { limit: l.name, grant: id, sent: 0 }));
+        this.#availability.failed(error);
         linked[0]!.host.wake();
       },
     );
@@ -345,18 +346,18 @@ export class RedisStore implements LimitStore<SharedLimit> {
   /** @internal */
   endLease(limit: SharedLimit, lease: Lease): void {
     if (lease.sent < lease.granted)
-      this.write('release', encodeRelease(this.keys, { limit: limit.name, grant: lease.id, sent: lease.sent }));
+      this.#write('release', encodeRelease(this.#keys, { limit: limit.name, grant: lease.id, sent: lease.sent }));
   }
 
   /** @internal */
   late(limit: SharedLimit, lease: Lease, weight: number, at: number): void {
     // A local share must not start while this may still be in a window.
-    this.shares.mayActUntil(at);
-    const id = `${this.id}.t${(this.seq++).toString(36)}`;
+    this.#shares.mayActUntil(at);
+    const id = `${this.id}.t${(this.#seq++).toString(36)}`;
     limit.lateGrant(id, lease, weight, at);
-    this.write(
+    this.#write(
       'late',
-      encodeLate(this.keys, { at: this.at(), limit, id, weight, grant: lease.id, holdMs: limit.holdMs }),
+      encodeLate(this.#keys, { at: this.#at(), limit, id, weight, grant: lease.id, holdMs: limit.holdMs }),
     );
   }
 
@@ -366,34 +367,34 @@ export class RedisStore implements LimitStore<SharedLimit> {
    * last grants counted from their arrivals, and its lateness counted on every grant).
    */
   tell(limit: SharedLimit): void {
-    if (this.telling.has(limit) || this.closed) return;
-    this.telling.add(limit);
+    if (this.#telling.has(limit) || this.#closed) return;
+    this.#telling.add(limit);
     unrefTimer(
       this.clock.setTimer(() => {
-        this.telling.delete(limit);
-        if (!this.closed) this.tellNow(limit);
+        this.#telling.delete(limit);
+        if (!this.#closed) this.#tellNow(limit);
       }, this.leaseMs),
     );
   }
 
   /** Tells Redis at once what `limit` measured that it has not heard (grants confirmed, its lateness). */
-  private tellNow(limit: SharedLimit): void {
+  #tellNow(limit: SharedLimit): void {
     const news = limit.news(limit.host.clock.now());
     if (news === null) return;
     const { confirmed, lateMs } = news;
-    this.write(
+    this.#write(
       'arrivals',
-      encodeArrivals(this.keys, { at: this.at(), limit, lateMs, leaseMs: this.leaseMs, confirmed }),
+      encodeArrivals(this.#keys, { at: this.#at(), limit, lateMs, leaseMs: this.leaseMs, confirmed }),
     );
   }
 
   /** @internal */
   feedback(limit: SharedLimit, pauseMs: number, holdWeight: number, holdMs: number, counted = false): void {
-    const id = `${this.id}.h${(this.seq++).toString(36)}`;
-    this.write(
+    const id = `${this.id}.h${(this.#seq++).toString(36)}`;
+    this.#write(
       'feedback',
-      encodeFeedback(this.keys, {
-        at: this.at(),
+      encodeFeedback(this.#keys, {
+        at: this.#at(),
         limit,
         pauseMs: Math.max(0, pauseMs),
         holdWeight,
@@ -414,8 +415,8 @@ export class RedisStore implements LimitStore<SharedLimit> {
   /** @internal */
   update(limit: SharedLimit): void {
     const change = limit.changes;
-    this.write('update', encodeUpdate(this.keys, { limit }), () => limit.confirm(change));
-    this.shares.resize(limit);
+    this.#write('update', encodeUpdate(this.#keys, { limit }), () => limit.confirm(change));
+    this.#shares.resize(limit);
   }
 
   /**
@@ -423,8 +424,8 @@ export class RedisStore implements LimitStore<SharedLimit> {
    * wait, or the share has not started or has run out).
    */
   fallback(limit: SharedLimit, at: number): WindowLimit | null {
-    if (this.availability.up || !this.offset.known) return null;
-    return this.shares.fallback(limit, at, (l) => this.emit({ type: 'local', limit: l.name }));
+    if (this.#availability.up || !this.#offset.known) return null;
+    return this.#shares.fallback(limit, at, (l) => this.#emit({ type: 'local', limit: l.name }));
   }
 
   /**
@@ -432,10 +433,10 @@ export class RedisStore implements LimitStore<SharedLimit> {
    * again: until its local share starts, or a while (Redis answering again wakes the scheduler).
    */
   downWait(limit: SharedLimit, at: number): number {
-    return this.shares.downWait(limit, at, this.offset.known);
+    return this.#shares.downWait(limit, at, this.#offset.known);
   }
 
-  private answered(
+  #answered(
     linked: readonly SharedLimit[],
     id: string,
     weight: number,
@@ -446,8 +447,8 @@ export class RedisStore implements LimitStore<SharedLimit> {
   ): void {
     const now = this.clock.now();
     const [status, value, redisNow] = reply as [number, number, number];
-    this.offset.learn(Number(redisNow), now);
-    if (status !== -2) this.shares.heard(sentAt);
+    this.#offset.learn(Number(redisNow), now);
+    if (status !== -2) this.#shares.heard(sentAt);
     for (const l of linked) l.asked();
     if (status === 1) {
       const until = sentAt + this.leaseMs;
@@ -456,7 +457,7 @@ export class RedisStore implements LimitStore<SharedLimit> {
       const redisOffset = Number(redisNow) + 1 - sentAt;
       for (const l of linked) {
         const lease: Lease = { id, granted: value, sent: 0, until, unstamped: 0, redisOffset };
-        if (now < until && !this.closed) {
+        if (now < until && !this.#closed) {
           l.granted(lease, now, Number(reply[4 + 2 * linked.length]) === 1);
         } else this.endLease(l, lease);
       }
@@ -475,16 +476,16 @@ export class RedisStore implements LimitStore<SharedLimit> {
       // since it asked looks again at once: the wait was worked out on what it was before.
       // So does one whose change Redis had not taken when asked and has taken since.
       const changed = linked.some((l, i) => l.changes !== changes[i] || (!current[i] && l.confirmed >= changes[i]));
-      const retryAt = changed ? now : now + (status === 0 ? value : this.config.retryMs);
+      const retryAt = changed ? now : now + (status === 0 ? value : this.#config.retryMs);
       for (const l of linked) l.denied(retryAt, linked);
     }
     if (status !== -2) {
       const epoch = String(reply[3 + 2 * linked.length]);
-      const lost = this.epoch !== null && epoch !== this.epoch;
-      this.epoch = epoch;
+      const lost = this.#epoch !== null && epoch !== this.#epoch;
+      this.#epoch = epoch;
       if (lost) {
-        this.lost = true;
-        void this.restore();
+        this.#lost = true;
+        void this.#restore();
       }
       // Another process's N and W, unless this process changed them since, or its change was
       // still on its way to Redis when it asked (the answer holds the N before it).
@@ -493,7 +494,7 @@ export class RedisStore implements LimitStore<SharedLimit> {
         if (current[i] && l.changes === changes[i]) l.adopt(Number(reply[3 + 2 * i]), Number(reply[4 + 2 * i]));
       }
     }
-    this.availability.answered();
+    this.#availability.answered();
     linked[0]!.host.wake();
   }
 
@@ -501,43 +502,43 @@ export class RedisStore implements LimitStore<SharedLimit> {
    * Runs a script, failing after `timeoutMs`. For a script that says this process is here
    * (`says`), notes until when it may take effect in Redis.
    */
-  private call(script: ScriptName, encoded: Encoded, says = false): Promise<unknown> {
+  #call(script: ScriptName, encoded: Encoded, says = false): Promise<unknown> {
     if (says) {
       const sentAt = this.clock.now();
-      this.shares.said(sentAt, sentAt + this.config.timeoutMs);
+      this.#shares.said(sentAt, sentAt + this.#config.timeoutMs);
     }
-    return runWithin(this.redis, this.clock, this.config.timeoutMs, script, encoded);
+    return runWithin(this.#redis, this.clock, this.#config.timeoutMs, script, encoded);
   }
 
   /**
    * Whether an ACQUIRE sent at `at` tells Redis this process is alive: once a second, so that after
    * Redis lost grants it knows which processes may have lost some (lua/restore.lua).
    */
-  private saysAlive(at: number): boolean {
-    if (at - this.aliveAt < 1000) return false;
-    this.aliveAt = at;
+  #saysAlive(at: number): boolean {
+    if (at - this.#aliveAt < 1000) return false;
+    this.#aliveAt = at;
     return true;
   }
 
   /** The instant Redis is to run a script at: none, its own, unless the options say the store's clock's. */
-  private at(): number | undefined {
-    return this.config.clockInRedis ? this.clock.now() : undefined;
+  #at(): number | undefined {
+    return this.#config.clockInRedis ? this.clock.now() : undefined;
   }
 
   /** A write that must reach Redis (see {@link Outbox}). */
-  private write(script: ScriptName, encoded: Encoded, done?: () => void): void {
-    this.outbox.send({ script, ...encoded }, done);
+  #write(script: ScriptName, encoded: Encoded, done?: () => void): void {
+    this.#outbox.send({ script, ...encoded }, done);
   }
 
   /** With `"local"`: says this process is here when no request has said it lately. */
-  private heartbeat(): void {
-    this.heartbeatTimer = unrefTimer(
+  #heartbeat(): void {
+    this.#heartbeatTimer = unrefTimer(
       this.clock.setTimer(() => {
-        if (this.closed) return;
-        this.heartbeat();
-        if (!this.availability.up || this.clock.now() - this.shares.lastSent < this.config.staleMs / 4) return;
-        void this.sayHello();
-      }, this.config.staleMs / 4),
+        if (this.#closed) return;
+        this.#heartbeat();
+        if (!this.#availability.up || this.clock.now() - this.#shares.lastSent < this.#config.staleMs / 4) return;
+        void this.#sayHello();
+      }, this.#config.staleMs / 4),
     );
   }
 
@@ -550,10 +551,10 @@ export class RedisStore implements LimitStore<SharedLimit> {
    * count as long as before. Where some were missing, Redis holds its limits in force until every
    * process alive has added back its own. True when Redis took them.
    */
-  private restore(): Promise<boolean> {
-    if (this.restoring !== null) return this.restoring;
+  #restore(): Promise<boolean> {
+    if (this.#restoring !== null) return this.#restoring;
     const now = this.clock.now();
-    const limits = [...this.limits]
+    const limits = [...this.#limits]
       .map((l) => ({
         name: l.name,
         limit: l.limit,
@@ -564,34 +565,34 @@ export class RedisStore implements LimitStore<SharedLimit> {
       }))
       .filter((l) => l.grants.length > 0);
     // Called with no limits too: Redis then knows this process has nothing more to add back.
-    const call = encodeRestore(this.keys, { at: this.at(), process: this.id, limits });
-    this.restoring = this.call('restore', call).then(
+    const call = encodeRestore(this.#keys, { at: this.#at(), process: this.id, limits });
+    this.#restoring = this.#call('restore', call).then(
       (reply) => {
-        this.restoring = null;
+        this.#restoring = null;
         const [epoch, redisNow] = reply as [string, number];
-        this.offset.learn(Number(redisNow), this.clock.now());
-        this.epoch = String(epoch);
-        this.availability.answered();
-        this.lost = false;
+        this.#offset.learn(Number(redisNow), this.clock.now());
+        this.#epoch = String(epoch);
+        this.#availability.answered();
+        this.#lost = false;
         return true;
       },
       (error: unknown) => {
-        this.restoring = null;
-        this.availability.failed(error);
+        this.#restoring = null;
+        this.#availability.failed(error);
         return false;
       },
     );
-    return this.restoring;
+    return this.#restoring;
   }
 
   /** Tells Redis this process is here, with what it sent on local shares. True when Redis heard. */
-  private sayHello(): Promise<boolean> {
-    if (this.hello !== null) return this.hello;
+  #sayHello(): Promise<boolean> {
+    if (this.#hello !== null) return this.#hello;
     const sentAt = this.clock.now();
-    const id = `${this.id}.r${(this.seq++).toString(36)}`;
+    const id = `${this.id}.r${(this.#seq++).toString(36)}`;
     const limits: HelloCall['limits'][number][] = [];
     const shares: SharedLimit[] = [];
-    for (const l of this.limits) {
+    for (const l of this.#limits) {
       if (l.share === null) continue;
       limits.push({
         name: l.name,
@@ -603,20 +604,20 @@ export class RedisStore implements LimitStore<SharedLimit> {
       });
       shares.push(l);
     }
-    const call = encodeHello(this.keys, {
-      at: this.at(),
+    const call = encodeHello(this.#keys, {
+      at: this.#at(),
       process: this.id,
       id,
-      deadline: this.offset.deadline(sentAt, this.config.timeoutMs),
+      deadline: this.#offset.deadline(sentAt, this.#config.timeoutMs),
       limits,
     });
-    this.hello = this.call('hello', call, true).then(
+    this.#hello = this.#call('hello', call, true).then(
       (reply) => {
-        this.hello = null;
+        this.#hello = null;
         const [status, redisNow] = reply as [number, number];
-        this.offset.learn(Number(redisNow), this.clock.now());
+        this.#offset.learn(Number(redisNow), this.clock.now());
         if (status !== 1) return false;
-        this.shares.heard(sentAt);
+        this.#shares.heard(sentAt);
         // What each share sent is counted in Redis from now: its round trips still on their way
         // keep it counted until their answers (see docs/rules.md#r13), as a lease's permits do.
         const redisOffset = Number(redisNow) + 1 - sentAt;
@@ -626,26 +627,26 @@ export class RedisStore implements LimitStore<SharedLimit> {
           if (sent > 0) l.reported({ id, sent, granted: sent, until: sentAt, redisOffset }, now);
         });
         for (const l of shares) l.endShare();
-        this.shares.unreported = false;
-        this.availability.answered();
+        this.#shares.unreported = false;
+        this.#availability.answered();
         return true;
       },
       (error: unknown) => {
-        this.hello = null;
-        this.availability.failed(error);
+        this.#hello = null;
+        this.#availability.failed(error);
         return false;
       },
     );
-    return this.hello;
+    return this.#hello;
   }
 
-  private wakeAll(): void {
+  #wakeAll(): void {
     const hosts = new Set<LimitHost>();
-    for (const l of this.limits) hosts.add(l.host);
+    for (const l of this.#limits) hosts.add(l.host);
     for (const h of hosts) h.wake();
   }
 
-  private emit(event: RedisStoreEvent): void {
-    this.listeners.emit(event);
+  #emit(event: RedisStoreEvent): void {
+    this.#listeners.emit(event);
   }
 }

@@ -250,7 +250,7 @@ export function resolveClockOptions(options: ExchangeClockOptions = {}): Exchang
 export class ExchangeClock {
   /** @internal The resolved options. */
   readonly config: ExchangeClockConfig;
-  private state: State = EMPTY;
+  #state: State = EMPTY;
 
   constructor(options: ExchangeClockOptions = {}) {
     this.config = resolveClockOptions(options);
@@ -273,29 +273,29 @@ export class ExchangeClock {
    * ```
    */
   add(sample: ClockSample): SampleOutcome {
-    const read = readSample(sample, this.state.mono, this.config);
+    const read = readSample(sample, this.#state.mono, this.config);
     if (!read.ok) return { accepted: false, clock: this, reason: read.reason };
     const { measured: m, mono, base } = read;
-    const { samples, suspects } = this.state;
-    const wallStepMs = mono && samples.length + suspects.length > 0 ? base - this.state.base : 0;
-    if (samples.length === 0 || this.agrees(samples, m)) {
+    const { samples, suspects } = this.#state;
+    const wallStepMs = mono && samples.length + suspects.length > 0 ? base - this.#state.base : 0;
+    if (samples.length === 0 || this.#agrees(samples, m)) {
       return {
         accepted: true,
-        clock: this.with({ mono, base, samples: keep(samples, m, this.config.window), suspects: [] }),
+        clock: this.#with({ mono, base, samples: keep(samples, m, this.config.window), suspects: [] }),
         replaced: false,
         wallStepMs,
       };
     }
-    const run = suspects.length > 0 && this.agrees(suspects, m) ? [...suspects, m] : [m];
+    const run = suspects.length > 0 && this.#agrees(suspects, m) ? [...suspects, m] : [m];
     if (run.length >= this.config.confirm) {
       return {
         accepted: true,
-        clock: this.with({ mono, base, samples: run.slice(-this.config.window), suspects: [] }),
+        clock: this.#with({ mono, base, samples: run.slice(-this.config.window), suspects: [] }),
         replaced: true,
         wallStepMs,
       };
     }
-    return { accepted: false, clock: this.with({ mono, base, samples, suspects: run }), reason: 'inconsistent' };
+    return { accepted: false, clock: this.#with({ mono, base, samples, suspects: run }), reason: 'inconsistent' };
   }
 
   /**
@@ -313,15 +313,15 @@ export class ExchangeClock {
    * ```
    */
   estimate(at: LocalInstant): ClockEstimate | null {
-    const { ref, base, extra } = this.reading(at);
-    const best = bestAt(this.state.samples, ref, this.config);
+    const { ref, base, extra } = this.#reading(at);
+    const best = bestAt(this.#state.samples, ref, this.config);
     if (best === undefined) return null;
     return {
       offsetMs: best.offset - base,
       errorMs: errorAt(best, ref, this.config) + extra,
       rttMs: best.rtt,
       ageMs: ref - best.mid,
-      samples: this.state.samples.length,
+      samples: this.#state.samples.length,
     };
   }
 
@@ -347,8 +347,8 @@ export class ExchangeClock {
   boundaryLocal(exchangeInstant: number, direction: BoundaryDirection, at: LocalInstant): number {
     const x = parseInstant(exchangeInstant, '`exchangeInstant`');
     readDirection(direction);
-    const { ref, base, extra } = this.reading(at);
-    const best = bestAt(this.state.samples, ref, this.config);
+    const { ref, base, extra } = this.#reading(at);
+    const best = bestAt(this.#state.samples, ref, this.config);
     if (best === undefined) return x;
     const onRef = x - best.offset;
     const error = errorAt(best, farther(best.mid, ref, onRef), this.config) + extra;
@@ -375,30 +375,30 @@ export class ExchangeClock {
    */
   toExchange(at: LocalInstant, direction: BoundaryDirection): number {
     readDirection(direction);
-    const { wall, ref, base, extra } = this.reading(at);
-    const best = bestAt(this.state.samples, ref, this.config);
+    const { wall, ref, base, extra } = this.#reading(at);
+    const best = bestAt(this.#state.samples, ref, this.config);
     if (best === undefined) return wall;
     const exchange = wall + best.offset - base;
     const error = errorAt(best, ref, this.config) + extra;
     return direction === 'raise' ? Math.floor(exchange - error) : Math.ceil(exchange + error);
   }
 
-  private with(state: State): ExchangeClock {
+  #with(state: State): ExchangeClock {
     const next = new ExchangeClock(this.config);
-    next.state = state;
+    next.#state = state;
     return next;
   }
 
   // Whether a sample's interval meets the interval of the best of `set` at the sample's instant.
-  private agrees(set: readonly Measured[], m: Measured): boolean {
+  #agrees(set: readonly Measured[], m: Measured): boolean {
     const best = bestAt(set, m.mid, this.config)!;
     return Math.abs(m.offset - best.offset) <= m.half + errorAt(best, m.mid, this.config);
   }
 
   // The instant on the reference clock, and wall minus reference. Samples kept on the monotonic
   // clock reach the wall clock through one wall reading, which costs its resolution (`extra`).
-  private reading(at: LocalInstant): { wall: number; ref: number; base: number; extra: number } {
-    const mono = this.state.mono === true;
+  #reading(at: LocalInstant): { wall: number; ref: number; base: number; extra: number } {
+    const mono = this.#state.mono === true;
     const extra = mono ? this.config.resolutionMs : 0;
     if (typeof at === 'object' && at !== null) {
       const wall = parseInstant(at.wall, '`at.wall`');
@@ -407,7 +407,7 @@ export class ExchangeClock {
     }
     const wall = parseInstant(at, '`at`');
     return mono
-      ? { wall, ref: wall - this.state.base, base: this.state.base, extra }
+      ? { wall, ref: wall - this.#state.base, base: this.#state.base, extra }
       : { wall, ref: wall, base: 0, extra };
   }
 }

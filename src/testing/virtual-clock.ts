@@ -33,36 +33,36 @@ interface VirtualTimer {
  * ```
  */
 export class VirtualClock implements Clock {
-  private time: number;
-  private readonly wallOffset: number;
+  #time: number;
+  readonly #wallOffset: number;
   /** Timers by instant, then by the order they were set: a binary heap. */
-  private heap: VirtualTimer[] = [];
-  private live = 0;
-  private seq = 0;
+  #heap: VirtualTimer[] = [];
+  #live = 0;
+  #seq = 0;
 
   constructor(options: { readonly start?: number; readonly wallStart?: number } = {}) {
-    this.time = options.start ?? 0;
-    this.wallOffset = (options.wallStart ?? 0) - this.time;
+    this.#time = options.start ?? 0;
+    this.#wallOffset = (options.wallStart ?? 0) - this.#time;
   }
 
   now(): number {
-    return this.time;
+    return this.#time;
   }
 
   wall(): number {
-    return this.time + this.wallOffset;
+    return this.#time + this.#wallOffset;
   }
 
   setTimer(callback: () => void, delayMs: number): unknown {
     const timer: VirtualTimer = {
-      at: this.time + Math.max(0, delayMs),
-      seq: this.seq++,
+      at: this.#time + Math.max(0, delayMs),
+      seq: this.#seq++,
       callback,
       clock: this,
       done: false,
     };
-    heapPush(this.heap, timer, earlier);
-    this.live++;
+    heapPush(this.#heap, timer, earlier);
+    this.#live++;
     return timer;
   }
 
@@ -71,11 +71,11 @@ export class VirtualClock implements Clock {
     const timer = handle as VirtualTimer | null | undefined;
     if (typeof timer !== 'object' || timer === null || timer.clock !== this || timer.done) return;
     timer.done = true;
-    this.live--;
+    this.#live--;
     // Cleared timers wait in the heap until they reach its top; never many more than live ones.
-    if (this.heap.length > 2 * this.live + 64) {
-      this.heap = heapOf(
-        this.heap.filter((t) => !t.done),
+    if (this.#heap.length > 2 * this.#live + 64) {
+      this.#heap = heapOf(
+        this.#heap.filter((t) => !t.done),
         earlier,
       );
     }
@@ -83,26 +83,31 @@ export class VirtualClock implements Clock {
 
   /** Timers set and not yet fired. */
   get pendingTimers(): number {
-    return this.live;
+    return this.#live;
+  }
+
+  /** @internal Timer entries held: those of `pendingTimers` and cleared ones not yet let go. */
+  get heldTimers(): number {
+    return this.#heap.length;
   }
 
   /** Moves time forward by `ms`, firing every timer due on the way. */
   async advance(ms: number): Promise<void> {
     if (!(ms >= 0))
       throw new InvalidInputError('`ms` of VirtualClock.advance', ms, 'a non-negative number of milliseconds');
-    await this.advanceTo(this.time + ms);
+    await this.advanceTo(this.#time + ms);
   }
 
   /** Moves time forward to `at`, firing every timer due on the way. */
   async advanceTo(at: number): Promise<void> {
     await settle();
     for (;;) {
-      const next = this.nextTimer();
+      const next = this.#nextTimer();
       if (next === undefined || next.at > at) break;
-      this.fire(next);
+      this.#fire(next);
       await settle();
     }
-    this.time = Math.max(this.time, at);
+    this.#time = Math.max(this.#time, at);
     await settle();
   }
 
@@ -131,18 +136,18 @@ export class VirtualClock implements Clock {
     if (typeof at !== 'number' || !Number.isFinite(at))
       throw new InvalidInputError('`at` of VirtualClock.moveTo', at, 'an instant on this clock (a finite number)');
     for (;;) {
-      const next = this.nextTimer();
+      const next = this.#nextTimer();
       if (next === undefined || next.at > at) break;
-      this.fire(next);
+      this.#fire(next);
     }
-    if (at > this.time) this.time = at;
+    if (at > this.#time) this.#time = at;
   }
 
   /** Fires timers, moving time as far as needed, until none is left (at most `limit` of them). */
   async runAll(limit = 1_000_000): Promise<void> {
     await settle();
     for (let n = 0; n < limit; n++) {
-      const next = this.nextTimer();
+      const next = this.#nextTimer();
       if (next === undefined) return;
       await this.advanceTo(next.at);
     }
@@ -153,17 +158,17 @@ export class VirtualClock implements Clock {
   }
 
   /** Takes `timer` (the earliest) off the heap, moves time to it and calls it back. */
-  private fire(timer: VirtualTimer): void {
-    heapPop(this.heap, earlier);
+  #fire(timer: VirtualTimer): void {
+    heapPop(this.#heap, earlier);
     timer.done = true;
-    this.live--;
-    if (timer.at > this.time) this.time = timer.at;
+    this.#live--;
+    if (timer.at > this.#time) this.#time = timer.at;
     timer.callback();
   }
 
   /** The earliest timer not yet fired or cleared, the done ones above it dropped. */
-  private nextTimer(): VirtualTimer | undefined {
-    const heap = this.heap;
+  #nextTimer(): VirtualTimer | undefined {
+    const heap = this.#heap;
     while (heap.length > 0 && heap[0]!.done) heapPop(heap, earlier);
     return heap[0];
   }
