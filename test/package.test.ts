@@ -83,8 +83,8 @@ beforeAll(async () => {
     JSON.stringify({ name: 'app', private: true, type: 'module', dependencies: { traderatio: pkg.version } }),
   );
   // Packing builds the package (every entry, two builds and the declarations), which on a busy
-  // machine beside the rest of the suite takes a long while: the allowance is generous.
-}, 120_000);
+  // machine beside the rest of the suite takes a long while (more than 2 minutes seen on 2 busy cores): the allowance is generous.
+}, 600_000);
 
 afterAll(() => rmSync(work, { recursive: true, force: true }));
 
