@@ -254,7 +254,15 @@ export class AccountLimiter {
     websocket: boolean,
     options: RoundTripOptions,
   ): RoundTrip {
-    return new RoundTrip(this.#ctx.sender, account, l, c, this.#ctx.requestLimits.for(account, l, c), websocket, options);
+    return new RoundTrip(
+      this.#ctx.sender,
+      account,
+      l,
+      c,
+      this.#ctx.requestLimits.for(account, l, c),
+      websocket,
+      options,
+    );
   }
 
   /**
