@@ -2,7 +2,13 @@ import type { Cluster } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { proxyCommand as proxyCommandSpec } from '../../src/cli/commands/proxy.js';
 import { proxyCommand } from '../../src/cli/proxy.js';
-import { connectNodeRedis, connectRedis, redact, redisNodes } from '../../src/cli/redis-connection.js';
+import {
+  type RedisConnection,
+  connectNodeRedis,
+  connectRedis,
+  redact,
+  redisNodes,
+} from '../../src/cli/redis-connection.js';
 import { startModelExchange } from '../../src/model-exchange/index.js';
 import { RedisStore } from '../../src/redis/store.js';
 import { Scheduler } from '../../src/schedule/scheduler.js';
@@ -48,21 +54,24 @@ describe('connectRedis and traderatio proxy --redis on a Redis Cluster', () => {
     stopChildren();
   });
 
+  /** A cluster client (`c`) sends one task through a store on a prefix of its own, cleaned after. */
+  async function sendsOnCluster(c: RedisConnection, name: string): Promise<void> {
+    expect(c.cluster).toBe(true);
+    const prefix = uniquePrefix(name);
+    const store = new RedisStore({ client: c.client, prefix });
+    const scheduler = new Scheduler({ store });
+    const l = scheduler.limit({ name: 'x', limit: 1_000_000_000, windowMs: 1000 });
+    expect(await scheduler.schedule(() => 'sent', { limits: l })).toBe('sent');
+    scheduler.close();
+    await store.close();
+    await cluster.clean(prefix);
+    await c.close();
+  }
+
   it('connects a cluster client to several nodes, or to one node of a cluster, and a plain one to one Redis', async () => {
     const [first] = cluster.seeds;
-    for (const value of [cluster.url, `redis://127.0.0.1:${first!.port}`]) {
-      const c = await connectRedis(value);
-      expect(c.cluster).toBe(true);
-      const prefix = uniquePrefix('cli-cluster');
-      const store = new RedisStore({ client: c.client, prefix });
-      const scheduler = new Scheduler({ store });
-      const l = scheduler.limit({ name: 'x', limit: 1_000_000_000, windowMs: 1000 });
-      expect(await scheduler.schedule(() => 'sent', { limits: l })).toBe('sent');
-      scheduler.close();
-      await store.close();
-      await cluster.clean(prefix);
-      await c.close();
-    }
+    for (const value of [cluster.url, `redis://127.0.0.1:${first!.port}`])
+      await sendsOnCluster(await connectRedis(value), 'cli-cluster');
     const single = await connectRedis(REDIS_URL);
     expect(single.cluster).toBe(false);
     await single.close();
@@ -71,19 +80,8 @@ describe('connectRedis and traderatio proxy --redis on a Redis Cluster', () => {
   it('connects node-redis the same ways where ioredis is not installed', async () => {
     const nr = await import('redis');
     const [first] = cluster.seeds;
-    for (const value of [cluster.url, `redis://127.0.0.1:${first!.port}`]) {
-      const c = await connectNodeRedis(nr, redisNodes(value));
-      expect(c.cluster).toBe(true);
-      const prefix = uniquePrefix('cli-cluster-nr');
-      const store = new RedisStore({ client: c.client, prefix });
-      const scheduler = new Scheduler({ store });
-      const l = scheduler.limit({ name: 'x', limit: 1_000_000_000, windowMs: 1000 });
-      expect(await scheduler.schedule(() => 'sent', { limits: l })).toBe('sent');
-      scheduler.close();
-      await store.close();
-      await cluster.clean(prefix);
-      await c.close();
-    }
+    for (const value of [cluster.url, `redis://127.0.0.1:${first!.port}`])
+      await sendsOnCluster(await connectNodeRedis(nr, redisNodes(value)), 'cli-cluster-nr');
     const single = await connectNodeRedis(nr, redisNodes(REDIS_URL));
     expect(single.cluster).toBe(false);
     await single.close();
