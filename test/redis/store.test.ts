@@ -18,6 +18,7 @@ import { RedisKeys, type ScriptName, scripts } from '../../src/redis/protocol.js
 import { VirtualClock } from '../../src/testing/virtual-clock.js';
 import { UNTHROTTLED } from '../../src/rules/abuse.js';
 import { Scheduler } from '../../src/schedule/scheduler.js';
+import { UNANSWERED_MAX_MS } from '../../src/schedule/unanswered.js';
 import { memoryStore } from '../../src/schedule/store.js';
 import { REDIS_URL } from './address.js';
 import { T0, acquireCall } from './acquire-call.js';
@@ -1169,4 +1170,31 @@ describe('RedisStore, arrivals bounded by answers, with a process that falls sil
     expect(times[0]!).toBeGreaterThanOrEqual(answeredAt + 1000);
     expect(times[0]!).toBeLessThan(answeredAt + 1500);
   });
+
+  it('holds such a grant at most a minute past its lease and window when no answer ever comes (see docs/rules.md#r13)', async () => {
+    const prefix = prefixFor('silent-cap');
+    const v = new VirtualRedis(client);
+    await v.warm(prefix);
+    const fault = { mode: 'none' as Fault };
+    const a = new Scheduler({
+      store: new RedisStore({ ...v.options(prefix, faulty(fault)), retryMs: 50, leaseMs: 50 }),
+      clock: v.clock,
+    });
+    const b = new Scheduler({ store: new RedisStore(v.options(prefix)), clock: v.clock });
+    const la = a.limit({ name: 'orders', limit: 10, windowMs: 1000 }) as SharedLimit;
+    const lb = b.limit({ name: 'orders', limit: 10, windowMs: 1000 });
+    la.followAnswers();
+    const sentAt = v.clock.now();
+    await settleOn(v, [a.schedule(() => la.awaitAnswer(1, v.clock.now()), { limits: la })]);
+    // a is gone for good: its request is never answered, nothing of it reaches Redis again.
+    fault.mode = 'down';
+    const times: number[] = [];
+    const all = b.schedule(() => times.push(v.clock.now()), { limits: lb, weight: 10 });
+    await v.advance(60_000);
+    expect(times).toEqual([]);
+    // Held a minute past its lease, then counted one window more: the 10 go then, not before.
+    await settleOn(v, [all], 10_000);
+    expect(times[0]!).toBeGreaterThanOrEqual(sentAt + UNANSWERED_MAX_MS + 1000);
+    expect(times[0]!).toBeLessThan(sentAt + UNANSWERED_MAX_MS + 1000 + 50 + 500);
+  }, 60_000);
 });
