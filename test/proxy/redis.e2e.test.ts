@@ -104,7 +104,7 @@ describe('two proxies sharing one account through Redis', () => {
       const stats = exchange.stats().accounts[0]!;
       const place = stats.limits.find((l) => l.key === 'futures.place')!;
       console.log(
-        `two proxies, Redis: ${runs.map((r) => `${r.statuses['429'] ?? 0} x 429 (${JSON.stringify(r.statuses)})`).join(' and ')}; ${place.accepted} placements accepted (${((place.accepted / 2500) * 100).toFixed(1)}% of 250/s over 10 s), at most ${place.most} in a window`,
+        `two proxies, Redis: ${runs.map((r) => `${r.statuses['429'] ?? 0} x 429 (${JSON.stringify(r.statuses)})`).join(' and ')}; ${place.accepted} placements accepted (${((place.accepted / 2500) * 100).toFixed(1)}% of 250/s over 10 s), at most ${place.most} in a window; refused by the model ${JSON.stringify(stats.refused)}`,
       );
       // A grant counts in Redis until one window after the latest instant its requests can have
       // reached the exchange, their answers (and on while one is not answered), so however late a

@@ -9,6 +9,7 @@ import {
   type Encoded,
   encodeAcquire,
   encodeFeedback,
+  encodeHello,
   encodeLate,
   encodeRelease,
   encodeRestore,
@@ -154,6 +155,39 @@ describe('RedisStore', () => {
     expect(await client.zcard(`{${prefix}}:l:orders`)).toBe(1);
   });
 
+
+  it('runs a repeated hold or hello once: the weight counted stays the sum of the entries, and drops to 0', async () => {
+    // A client sends a call once more after a failover when the first run's answer was lost; the
+    // grants of the window may have left it in between, so the second run sees less counted.
+    const prefix = prefixFor('idem-hold');
+    await warm(prefix);
+    const k = new RedisKeys(prefix);
+    const orders = { name: 'orders', limit: 10, windowMs: 1000, marginMs: 0 };
+    const counted = async (): Promise<{ used: number; entries: number }> => {
+      const m = await meta(prefix, 'orders');
+      const entries = Object.entries(m)
+        .filter(([f]) => f.startsWith('#'))
+        .reduce((sum, [, v]) => sum + Number(v), 0);
+      return { used: Number(m.used ?? 0), entries };
+    };
+    await run('acquire', encodeAcquire(k, acquireCall('p.1', { weight: 3, want: 3, queued: 3 })));
+    // The exchange says 8 of 10 are spent, for 2 s: 5 held beside the grant. A hello counts 2 sent.
+    const hold = encodeFeedback(k, { at: T0 + 10, limit: orders, pauseMs: 0, holdWeight: 8, holdMs: 1990, id: 'p.h1' });
+    const hello = encodeHello(k, { at: T0 + 10, process: 'p', id: 'p.r1', deadline: 0, limits: [{ ...orders, sent: 2 }] });
+    await run('feedback', hold);
+    await run('hello', hello);
+    await run('hello', hello);
+    expect(await counted()).toEqual({ used: 10, entries: 10 });
+    // The grant and the hello's entry leave the window (a later ACQUIRE sweeps them); the hold, then
+    // seeing less counted, comes again.
+    await run('acquire', encodeAcquire(k, acquireCall('p.2', { at: T0 + 1030 })));
+    expect(await counted()).toEqual({ used: 6, entries: 6 });
+    await run('feedback', hold);
+    expect(await counted()).toEqual({ used: 6, entries: 6 });
+    // Once everything has left the window, only the last grant is counted.
+    await run('acquire', encodeAcquire(k, acquireCall('p.3', { at: T0 + 5000 })));
+    expect(await counted()).toEqual({ used: 1, entries: 1 });
+  });
   it('counts every grant longer by the latest arrival any process measured lately, the configured margin otherwise (see docs/rules.md#r13)', async () => {
     const prefix = prefixFor('late');
     await warm(prefix);

@@ -10,7 +10,10 @@ local span = w + m
 local p = tonumber(ARGV[4])
 if p > 0 and now + p > pause then redis.call('HSET', KEYS[1], 'pause', now + p) end
 local hold, holdMs = tonumber(ARGV[5]), tonumber(ARGV[6])
-if hold > 0 and holdMs > 0 then
+-- A call run again (a client sends it once more after a failover, its first run's answer lost)
+-- holds nothing more: the hold's entry is there already, and writing it over would leave its
+-- first weight counted with no entry to drop it.
+if hold > 0 and holdMs > 0 and redis.call('HEXISTS', KEYS[1], '#' .. ARGV[7]) == 0 then
   u = expire(KEYS[1], KEYS[2], u, now, span, KEYS[3], w + m0)
   local extra = math.min(hold, n) - u
   if extra > 0 then

@@ -13,6 +13,7 @@ for i = 1, (#KEYS - 2) / 2 do
   local b = 3 + (i - 1) * 5
   local n, w, m, u = config(meta, tonumber(ARGV[b + 1]), tonumber(ARGV[b + 2]), tonumber(ARGV[b + 3]))
   local weight = tonumber(ARGV[b + 4])
-  if weight > 0 then count(meta, log, u, now, w + m, ARGV[2], weight, tonumber(ARGV[b + 5])) end
+  -- A call run again (sent once more after a failover) counts nothing twice.
+  if weight > 0 and redis.call('HEXISTS', meta, '#' .. ARGV[2]) == 0 then count(meta, log, u, now, w + m, ARGV[2], weight, tonumber(ARGV[b + 5])) end
 end
 return {1, math.floor(now)}
