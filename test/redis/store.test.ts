@@ -155,7 +155,6 @@ describe('RedisStore', () => {
     expect(await client.zcard(`{${prefix}}:l:orders`)).toBe(1);
   });
 
-
   it('runs a repeated hold or hello once: the weight counted stays the sum of the entries, and drops to 0', async () => {
     // A client sends a call once more after a failover when the first run's answer was lost; the
     // grants of the window may have left it in between, so the second run sees less counted.
@@ -173,7 +172,13 @@ describe('RedisStore', () => {
     await run('acquire', encodeAcquire(k, acquireCall('p.1', { weight: 3, want: 3, queued: 3 })));
     // The exchange says 8 of 10 are spent, for 2 s: 5 held beside the grant. A hello counts 2 sent.
     const hold = encodeFeedback(k, { at: T0 + 10, limit: orders, pauseMs: 0, holdWeight: 8, holdMs: 1990, id: 'p.h1' });
-    const hello = encodeHello(k, { at: T0 + 10, process: 'p', id: 'p.r1', deadline: 0, limits: [{ ...orders, sent: 2 }] });
+    const hello = encodeHello(k, {
+      at: T0 + 10,
+      process: 'p',
+      id: 'p.r1',
+      deadline: 0,
+      limits: [{ ...orders, sent: 2 }],
+    });
     await run('feedback', hold);
     await run('hello', hello);
     await run('hello', hello);
