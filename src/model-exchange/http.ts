@@ -48,7 +48,6 @@ export function createHttpServer(model: ModelExchange, limits: HttpLimits, admin
       connectionsCheckingInterval: Math.max(10, Math.min(1000, Math.floor(limits.slowClientMs / 4))),
     },
     (req, res) => {
-      const inAt = model.now();
       let open = pending.get(req.socket);
       if (open === undefined) pending.set(req.socket, (open = new Map()));
       open.set(req, res);
@@ -68,6 +67,11 @@ export function createHttpServer(model: ModelExchange, limits: HttpLimits, admin
         chunks.push(chunk);
       });
       req.on('end', () => {
+        // The request reaches the exchange once read whole: it counts from then, in the order the
+        // requests are read (see docs/rules.md#r13), and X-In-Time says that instant. Taken when its head
+        // came instead, a request whose body came after another's whole request would be counted
+        // after it while saying it came first.
+        const inAt = model.now();
         if (refused) {
           tooLarge(model, res, inAt, limits.bodyLimitBytes);
           return;
@@ -160,7 +164,7 @@ export interface ApiRequest {
   readonly authorization?: string | undefined;
   readonly body: string;
   readonly ip: string;
-  /** X-In-Time: when the request was read, on the model's clock. */
+  /** X-In-Time: when the request was read whole, on the model's clock; it counts from then. */
   readonly inAt: number;
 }
 

@@ -21,6 +21,21 @@ export const scripts = {
 /** The name of one of the store's {@link scripts}. */
 export type ScriptName = keyof typeof scripts;
 
+/** What an entry of a limit's count in Redis stands for: a grant, permits sent late, a hold the exchange asked for, what a local share sent. */
+export type EntryKind = 'grant' | 'late' | 'hold' | 'share';
+
+const ENTRY_MARK: Readonly<Record<EntryKind, string>> = { grant: 'g', late: 't', hold: 'h', share: 'r' };
+
+/**
+ * The id of process `process`'s entry number `seq`, of `kind`: the kind's letter, then the number
+ * in base 36. No two kinds meet: a grant whose id were its number alone could read as another
+ * kind's ("t2", the 1,046th, is also the second late entry's), and Redis, finding that entry,
+ * would answer the grant as made already and count nothing for it.
+ */
+export function entryId(process: string, kind: EntryKind, seq: number): string {
+  return `${process}.${ENTRY_MARK[kind]}${seq.toString(36)}`;
+}
+
 /**
  * The keys of one budget: `{prefix}:...`, all in one cluster slot. `epoch` says which data Redis
  * holds (a restart changes it), `procs` when each process was last heard of (local shares),

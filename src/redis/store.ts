@@ -27,7 +27,7 @@ import { ClockOffset } from './clock-offset.js';
 import { RedisCounts } from './counts.js';
 import { LocalShares } from './local-share.js';
 import { Outbox } from './outbox.js';
-import { RedisKeys, runWithin, type ScriptName } from './protocol.js';
+import { RedisKeys, type ScriptName, entryId, runWithin } from './protocol.js';
 import { type Lease, SharedLimit } from './shared-limit.js';
 import { type RedisStoreOptions, resolveStoreOptions, type StoreConfig } from './options.js';
 
@@ -279,7 +279,7 @@ export class RedisStore implements LimitStore<SharedLimit> {
       });
       return;
     }
-    const id = `${this.id}.${(this.#seq++).toString(36)}`;
+    const id = entryId(this.id, 'grant', this.#seq++);
     // Ask for what waits, but not for more than a sixteenth of a limit at once: processes that
     // all wait when a window frees then take turns rather than the fastest taking it all.
     let batch = this.#config.maxBatch;
@@ -353,7 +353,7 @@ export class RedisStore implements LimitStore<SharedLimit> {
   late(limit: SharedLimit, lease: Lease, weight: number, at: number): void {
     // A local share must not start while this may still be in a window.
     this.#shares.mayActUntil(at);
-    const id = `${this.id}.t${(this.#seq++).toString(36)}`;
+    const id = entryId(this.id, 'late', this.#seq++);
     limit.lateGrant(id, lease, weight, at);
     this.#write(
       'late',
@@ -390,7 +390,7 @@ export class RedisStore implements LimitStore<SharedLimit> {
 
   /** @internal */
   feedback(limit: SharedLimit, pauseMs: number, holdWeight: number, holdMs: number, counted = false): void {
-    const id = `${this.id}.h${(this.#seq++).toString(36)}`;
+    const id = entryId(this.id, 'hold', this.#seq++);
     this.#write(
       'feedback',
       encodeFeedback(this.#keys, {
@@ -589,7 +589,7 @@ export class RedisStore implements LimitStore<SharedLimit> {
   #sayHello(): Promise<boolean> {
     if (this.#hello !== null) return this.#hello;
     const sentAt = this.clock.now();
-    const id = `${this.id}.r${(this.#seq++).toString(36)}`;
+    const id = entryId(this.id, 'share', this.#seq++);
     const limits: HelloCall['limits'][number][] = [];
     const shares: SharedLimit[] = [];
     for (const l of this.#limits) {

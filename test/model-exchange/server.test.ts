@@ -300,6 +300,38 @@ describe('bad requests', () => {
     expect((await call(ex, 'GET', '/api/v4/futures/usdt/orders', 'main-key')).status).toBe(200);
   });
 
+  it('says in X-In-Time the instant a request counts from: a body that comes after another whole request counts after it, and says so', async () => {
+    const { ex, clock } = await model('2026-11-21T10:00:00Z');
+    running = ex;
+    const socket = connect(ex.port, '127.0.0.1');
+    const reply = new Promise<string>((resolve) => {
+      let text = '';
+      socket.on('data', (d) => {
+        text += String(d);
+        if (text.includes('}')) resolve(text);
+      });
+    });
+    const body = JSON.stringify(order);
+    // The head and part of the body at 10:00:00; another whole placement at 10:00:00.100; the rest then.
+    await new Promise<void>((done) =>
+      socket.write(
+        `POST ${ORDERS} HTTP/1.1\r\nHost: x\r\nKEY: main-key\r\nContent-Type: application/json\r\nContent-Length: ${body.length}\r\n\r\n${body.slice(0, 5)}`,
+        () => done(),
+      ),
+    );
+    await new Promise((done) => setTimeout(done, 50));
+    await clock.advance(100);
+    const other = await call(ex, 'POST', ORDERS, 'main-key', order);
+    socket.write(body.slice(5));
+    const text = await reply;
+    socket.destroy();
+    const inTime = (head: string) => Number(/x-in-time: (\d+)/i.exec(head)?.[1]);
+    expect(other.status).toBe(200);
+    expect(text).toMatch(/^HTTP\/1\.1 200/);
+    expect(Number(other.headers.get('x-in-time'))).toBe(Date.parse('2026-11-21T10:00:00.100Z') * 1000);
+    expect(inTime(text)).toBe(Date.parse('2026-11-21T10:00:00.100Z') * 1000);
+  });
+
   it('answers 404 in the error shape on a path it does not answer, 405 on one it answers with other methods; legacy futures paths as btc (section 9)', async () => {
     const { ex } = await model('2026-11-21T10:00:00Z');
     running = ex;

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
+import fc from 'fast-check';
 import { encodeAcquire, encodeHello } from '../../src/redis/calls.js';
-import { RedisKeys } from '../../src/redis/protocol.js';
+import { RedisKeys, entryId } from '../../src/redis/protocol.js';
 
 const keys = new RedisKeys('p');
 const orders = { name: 'orders', limit: 10, windowMs: 1000, marginMs: 5 };
@@ -185,5 +186,26 @@ describe('encodeHello', () => {
       1234,
     ]);
     expect(encodeHello(keys, { ...call, limits: [] }).args).toEqual(['a', 'a.h1', 99, '']);
+  });
+});
+
+describe('entryId', () => {
+  const kinds = ['grant', 'late', 'hold', 'share'] as const;
+
+  it("gives every entry of a process an id of its own, whatever its kind and number: a grant's never reads as a late entry's", () => {
+    // The 1,046th is "t2" in base 36: the second late entry's number, behind its letter.
+    expect(entryId('p', 'grant', 1046)).not.toBe(entryId('p', 'late', 2));
+    fc.assert(
+      fc.property(
+        fc.constantFrom(...kinds),
+        fc.nat(),
+        fc.constantFrom(...kinds),
+        fc.nat(),
+        (k1, s1, k2, s2) => (k1 === k2 && s1 === s2) === (entryId('p', k1, s1) === entryId('p', k2, s2)),
+      ),
+    );
+    const ids = new Set<string>();
+    for (const kind of kinds) for (let seq = 0; seq < 3000; seq++) ids.add(entryId('a1', kind, seq));
+    expect(ids.size).toBe(4 * 3000);
   });
 });
