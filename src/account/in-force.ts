@@ -1,4 +1,3 @@
-import type { Tracker } from './tracker.js';
 import {
   type AbuseConfig,
   type AbuseTimeline,
@@ -12,6 +11,7 @@ import type { RatioResult } from '../rules/ratio.js';
 import { type SpotFillConfig, buildSpotFillTimeline } from '../rules/spot-fill.js';
 import {
   type ChangeReason,
+  type DailyActivity,
   type DailyRating,
   type Timeline,
   type TimelineAccount,
@@ -150,16 +150,21 @@ function stricterThrottle(a: Throttle | null, b: Throttle | null): Throttle | nu
   return a.limit / a.windowMs < b.limit / b.windowMs ? a : b;
 }
 
+/** Where a family's order requests and fills are read, by the day and by the hour (a `Tracker`). */
+export interface FamilyCounts extends HourlyCounts {
+  dailyActivity(): readonly DailyActivity[];
+}
+
 /** What a family is rated on: its accounts, VIP history and counted futures activity. */
 export interface FamilyActivity {
   readonly accounts: readonly TimelineAccount[];
   /** The VIP level before the first change (see docs/rules.md#r4). */
   readonly vipLevel: number;
   readonly vipChanges: readonly VipChange[];
-  /** The family's futures order requests and fills (see docs/rules.md#r1, #r9). */
-  readonly futures: Tracker;
+  /** The family's futures order requests and fills (see docs/rules.md#r1, #r9): a `Tracker`, or a view of one. */
+  readonly futures: FamilyCounts;
   /** The family's spot order requests and fills (see docs/rules.md#r14). */
-  readonly spot?: Tracker;
+  readonly spot?: FamilyCounts;
 }
 
 /** What is in force for one account at an instant. */

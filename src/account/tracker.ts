@@ -153,10 +153,10 @@ export interface TrackerState {
  * ```
  */
 export class Tracker {
-  private readonly accounts = new Map<string, AccountCounters>();
-  private latest = -Infinity;
-  private lastAccount = '';
-  private lastCounters: AccountCounters | null = null;
+  readonly #accounts = new Map<string, AccountCounters>();
+  #latest = -Infinity;
+  #lastAccount = '';
+  #lastCounters: AccountCounters | null = null;
 
   /**
    * Records `orders` order requests (a batch counts once per order) of `action` on `contract` at
@@ -164,15 +164,16 @@ export class Tracker {
    */
   recordRequest(account: string, contract: string, action: CountedAction, instant: InstantInput, orders = 1): void {
     const at = typeof instant === 'number' ? instant : parseInstant(instant, '`at`');
-    if (!(at >= this.latest) || !isInstant(at)) this.refuseInstant(at);
+    if (!(at >= this.#latest) || !isInstant(at)) this.#refuseInstant(at);
     parsePositiveInteger(orders, '`orders`');
     if (action !== 'place' && action !== 'cancel' && action !== 'amend')
       throw new InvalidInputError('`action`', action, '"place", "amend" or "cancel"');
-    let a = account === this.lastAccount && this.lastCounters !== null ? this.lastCounters : this.accounts.get(account);
+    let a =
+      account === this.#lastAccount && this.#lastCounters !== null ? this.#lastCounters : this.#accounts.get(account);
     if (a === undefined) {
       // Every argument is read before a new account is added: a refused call leaves nothing behind.
       normalizeContract(contract);
-      a = this.addAccount(account);
+      a = this.#addAccount(account);
     }
     const day = a.day;
     let c: ContractDay;
@@ -184,7 +185,7 @@ export class Tracker {
         c = found;
       } else {
         const name = contractName(contract) ?? normalizeContract(contract);
-        const d = this.dayOf(a, at);
+        const d = this.#dayOf(a, at);
         c = d.contract(name);
         // Spellings are few; a flood of them (a broken feed) is not kept.
         if (d.spelled.size < 1024) d.spelled.set(contract, c);
@@ -192,43 +193,43 @@ export class Tracker {
       a.lastContract = contract;
       a.lastCounters = c;
     }
-    this.lastAccount = account;
-    this.lastCounters = a;
+    this.#lastAccount = account;
+    this.#lastCounters = a;
     if (action === 'place') c.place += orders;
     else if (action === 'cancel') c.cancel += orders;
     else c.amend += orders;
-    this.hourOf(a, at).requests += orders;
-    this.latest = at;
+    this.#hourOf(a, at).requests += orders;
+    this.#latest = at;
   }
 
   /** Records a fill: `volume` USDT traded on `contract` as maker or taker at `at`. */
   recordFill(account: string, contract: string, role: FillRole, volume: DecimalInput, instant: InstantInput): void {
     const at = typeof instant === 'number' ? instant : parseInstant(instant, '`at`');
-    if (!(at >= this.latest) || !isInstant(at)) this.refuseInstant(at);
+    if (!(at >= this.#latest) || !isInstant(at)) this.#refuseInstant(at);
     if (role !== 'maker' && role !== 'taker') throw new InvalidInputError('`role`', role, '"maker" or "taker"');
     const name = normalizeContract(contract);
     const amount = readVolume(volume, '`volume`');
-    const a = this.accounts.get(account) ?? this.addAccount(account);
-    const c = this.dayOf(a, at).contract(name);
+    const a = this.#accounts.get(account) ?? this.#addAccount(account);
+    const c = this.#dayOf(a, at).contract(name);
     (role === 'maker' ? c.maker : c.taker).add(amount);
-    this.hourOf(a, at).traded.add(amount);
-    this.latest = at;
+    this.#hourOf(a, at).traded.add(amount);
+    this.#latest = at;
   }
 
   /** The latest instant recorded, or -Infinity. */
   get lastInstant(): number {
-    return this.latest;
+    return this.#latest;
   }
 
   /** Accounts seen. */
   get accountIds(): readonly string[] {
-    return [...this.accounts.keys()];
+    return [...this.#accounts.keys()];
   }
 
   /** Daily activity per account and contract, as the timeline takes it (see docs/rules.md#r5). */
   dailyActivity(): DailyActivity[] {
     const out: DailyActivity[] = [];
-    for (const [account, a] of this.accounts) {
+    for (const [account, a] of this.#accounts) {
       for (const d of a.days) {
         const contracts: ContractActivity[] = [];
         for (const [contract, c] of d.contracts) {
@@ -250,7 +251,7 @@ export class Tracker {
   /** An account's activity per contract over [from, to) in whole UTC days (the ratio's windows, see docs/rules.md#r1). */
   activityBetween(account: string, from: number, to: number): ContractActivity[] {
     const sums = new Map<string, { place: number; amend: number; cancel: number; maker: FixedSum; taker: FixedSum }>();
-    for (const d of this.accounts.get(account)?.days ?? []) {
+    for (const d of this.#accounts.get(account)?.days ?? []) {
       if (d.start < from || d.start >= to) continue;
       for (const [contract, c] of d.contracts) {
         let s = sums.get(contract);
@@ -281,7 +282,7 @@ export class Tracker {
 
   /** An account's hourly activity, as the abuse timeline takes it (see docs/rules.md#r9). */
   hourlyActivity(account: string): HourlyActivity[] {
-    return (this.accounts.get(account)?.hours ?? []).map((h) => ({
+    return (this.#accounts.get(account)?.hours ?? []).map((h) => ({
       hour: h.start,
       requests: h.requests,
       traded: text(h.traded.value()),
@@ -294,8 +295,8 @@ export class Tracker {
     const hours: TrackerState['hours'][number][] = [];
     // Accounts by id: the order does not depend on which was seen first, so a restored tracker
     // gives the same snapshot.
-    for (const account of [...this.accounts.keys()].sort()) {
-      const a = this.accounts.get(account)!;
+    for (const account of [...this.#accounts.keys()].sort()) {
+      const a = this.#accounts.get(account)!;
       for (const d of a.days) {
         days.push({
           account,
@@ -313,7 +314,7 @@ export class Tracker {
       for (const h of a.hours)
         hours.push({ account, hour: formatUtcInstant(h.start), requests: h.requests, traded: text(h.traded.value()) });
     }
-    return { latest: this.latest === -Infinity ? null : this.latest, days, hours };
+    return { latest: this.#latest === -Infinity ? null : this.#latest, days, hours };
   }
 
   /**
@@ -331,7 +332,7 @@ export class Tracker {
         throw new InvalidInputError(`\`days[${i}]\``, d, 'an object { account, day, contracts }');
       const account = parseId(d.account, `\`days[${i}].account\``);
       const day = readDay(parseUtcDay(d.day, `\`days[${i}].day\``), d.contracts, `days[${i}].contracts`);
-      const a = t.accounts.get(account) ?? t.addAccount(account);
+      const a = t.#accounts.get(account) ?? t.#addAccount(account);
       if (a.days.some((x) => x.start >= day.start))
         throw new InvalidInputError(`\`days[${i}].day\``, d.day, 'days of an account in increasing order, each once');
       a.days.push(day);
@@ -343,7 +344,7 @@ export class Tracker {
         throw new InvalidInputError(`\`hours[${i}]\``, h, 'an object { account, hour, requests, traded }');
       const account = parseId(h.account, `\`hours[${i}].account\``);
       const hour = readHour(parseUtcHour(h.hour, `\`hours[${i}].hour\``), h.requests, h.traded, `hours[${i}].`);
-      const a = t.accounts.get(account) ?? t.addAccount(account);
+      const a = t.#accounts.get(account) ?? t.#addAccount(account);
       if (a.hours.some((x) => x.start >= hour.start))
         throw new InvalidInputError(
           `\`hours[${i}].hour\``,
@@ -362,8 +363,8 @@ export class Tracker {
           'the latest instant recorded (the state has days and hours)',
         );
     } else {
-      t.latest = parseInstant(state.latest, '`latest`');
-      if (t.latest < last)
+      t.#latest = parseInstant(state.latest, '`latest`');
+      if (t.#latest < last)
         throw new InvalidInputError(
           '`latest`',
           state.latest,
@@ -381,11 +382,11 @@ export class Tracker {
   seedDay(account: string, day: number | string, contracts: readonly ContractActivity[]): void {
     const id = parseId(account, '`account`');
     const d = readDay(parseUtcDay(day, '`day`'), contracts, 'contracts');
-    const a = this.seeded(id, 'days', d.start, '`day` of seeded history', formatUtcDay(d.start), 'a day');
+    const a = this.#seeded(id, 'days', d.start, '`day` of seeded history', formatUtcDay(d.start), 'a day');
     a.days.push(d);
     a.day = d;
     a.lastCounters = null;
-    this.latest = Math.max(this.latest, d.start);
+    this.#latest = Math.max(this.#latest, d.start);
   }
 
   /**
@@ -396,17 +397,17 @@ export class Tracker {
   seedHour(account: string, hour: number | string, requests: number, traded: DecimalInput = '0'): void {
     const id = parseId(account, '`account`');
     const h = readHour(parseUtcHour(hour, '`hour`'), requests, traded, '');
-    const a = this.seeded(id, 'hours', h.start, '`hour` of seeded history', formatUtcInstant(h.start), 'an hour');
+    const a = this.#seeded(id, 'hours', h.start, '`hour` of seeded history', formatUtcInstant(h.start), 'an hour');
     a.hours.push(h);
     a.hour = h;
-    this.latest = Math.max(this.latest, h.start);
+    this.#latest = Math.max(this.#latest, h.start);
   }
 
   /**
    * The counters a seeded day or hour starting at `start` goes to, added for a new account; refused
    * unless it comes after every one of its kind already counted for the account.
    */
-  private seeded(
+  #seeded(
     id: string,
     kind: 'days' | 'hours',
     start: number,
@@ -414,20 +415,20 @@ export class Tracker {
     shown: string,
     period: string,
   ): AccountCounters {
-    const known = this.accounts.get(id);
+    const known = this.#accounts.get(id);
     if (known?.[kind].some((x) => x.start >= start) === true)
       throw new InvalidInputError(field, shown, `${period} after every one already counted for ${id}`);
-    return known ?? this.addAccount(id);
+    return known ?? this.#addAccount(id);
   }
 
-  private addAccount(account: string): AccountCounters {
+  #addAccount(account: string): AccountCounters {
     parseId(account, '`account`');
     const a = new AccountCounters();
-    this.accounts.set(account, a);
+    this.#accounts.set(account, a);
     return a;
   }
 
-  private dayOf(a: AccountCounters, at: number): Day {
+  #dayOf(a: AccountCounters, at: number): Day {
     const start = utcDayStart(at);
     if (a.day !== null && a.day.start === start) return a.day;
     const d = new Day(start);
@@ -438,7 +439,7 @@ export class Tracker {
     return d;
   }
 
-  private hourOf(a: AccountCounters, at: number): Hour {
+  #hourOf(a: AccountCounters, at: number): Hour {
     const start = utcHourStart(at);
     if (a.hour !== null && a.hour.start === start) return a.hour;
     const h = new Hour(start);
@@ -448,12 +449,12 @@ export class Tracker {
     return h;
   }
 
-  private refuseInstant(at: unknown): never {
+  #refuseInstant(at: unknown): never {
     parseInstant(at, '`at`');
     throw new InvalidInputError(
       '`at`',
       at,
-      `an instant at or after the last one recorded (${this.latest === -Infinity ? 'none yet' : formatUtcInstant(this.latest)})`,
+      `an instant at or after the last one recorded (${this.#latest === -Infinity ? 'none yet' : formatUtcInstant(this.#latest)})`,
     );
   }
 }

@@ -14,7 +14,7 @@ import { parseVipLevel } from '../rules/vip.js';
 import { type ArrivalCount, type WindowMode, arrivalCount } from './arrival-count.js';
 import type { FamilySpec } from '../family-files/accounts-file.js';
 import type { HistoryHour } from '../family-files/history.js';
-import { type AccountInForce, type FamilyInForce, familyInForce } from '../account/in-force.js';
+import { type AccountInForce, type FamilyCounts, type FamilyInForce, familyInForce } from '../account/in-force.js';
 import { type ExchangeApi, GATE_API } from '../catalog/exchange-api.js';
 
 /** Options of the exchange's core. */
@@ -509,15 +509,16 @@ function throttledAs(f: AccountInForce, abuse: boolean, spotFill: boolean): Acco
 }
 
 /** A tracker read with the rulebook's instrument names in its daily activity (itself where it keeps them). */
-function renamed(tracker: Tracker, activityName: ((name: string) => string) | null): Tracker {
+function renamed(tracker: Tracker, activityName: ((name: string) => string) | null): FamilyCounts {
   if (activityName === null) return tracker;
-  const view = Object.create(tracker) as Tracker;
-  view.dailyActivity = () =>
-    tracker.dailyActivity().map((d) => ({
-      ...d,
-      contracts: d.contracts.map((c) => ({ ...c, contract: activityName(c.contract) })),
-    }));
-  return view;
+  return {
+    dailyActivity: () =>
+      tracker.dailyActivity().map((d) => ({
+        ...d,
+        contracts: d.contracts.map((c) => ({ ...c, contract: activityName(c.contract) })),
+      })),
+    hourlyActivity: (account) => tracker.hourlyActivity(account),
+  };
 }
 
 /** The first of `limits` that `weight` more at `t` would take over its N, or null. */
