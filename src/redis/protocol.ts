@@ -29,7 +29,7 @@ const ENTRY_MARK: Readonly<Record<EntryKind, string>> = { grant: 'g', late: 't',
 /**
  * The id of process `process`'s entry number `seq`, of `kind`: the kind's letter, then the number
  * in base 36. No two kinds meet: a grant whose id were its number alone could read as another
- * kind's ("t2", the 1,046th, is also the second late entry's), and Redis, finding that entry,
+ * kind's (grant number 1,046 is "t2" in base 36, the id of late entry number 2), and Redis, finding that entry,
  * would answer the grant as made already and count nothing for it.
  */
 export function entryId(process: string, kind: EntryKind, seq: number): string {

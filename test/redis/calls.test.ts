@@ -193,7 +193,7 @@ describe('entryId', () => {
   const kinds = ['grant', 'late', 'hold', 'share'] as const;
 
   it("gives every entry of a process an id of its own, whatever its kind and number: a grant's never reads as a late entry's", () => {
-    // The 1,046th is "t2" in base 36: the second late entry's number, behind its letter.
+    // Grant number 1,046 is "t2" in base 36: late entry number 2's id, had grants no letter.
     expect(entryId('p', 'grant', 1046)).not.toBe(entryId('p', 'late', 2));
     fc.assert(
       fc.property(
