@@ -238,6 +238,12 @@ export interface FeedbackCall {
   readonly id: string;
   /** The hold is the exchange's count of the window (see docs/rules.md#r17): the limit is known to every process. */
   readonly counted?: boolean | undefined;
+  /**
+   * With `counted`: when the process read the answer that stated the count, on Redis's clock (at
+   * most that), ms; none: when Redis runs the call. A count read before grants were lost does not
+   * make the limit known after the loss, however late the call reaches Redis.
+   */
+  readonly countedAt?: number | undefined;
 }
 
 /** KEYS: meta, log, confirmed grants. */
@@ -245,7 +251,18 @@ export function encodeFeedback(keys: RedisKeys, c: FeedbackCall): Encoded {
   const l = c.limit;
   return {
     keys: [keys.meta(l.name), keys.log(l.name), keys.arrived(l.name)],
-    args: [l.limit, l.windowMs, l.marginMs, c.pauseMs, c.holdWeight, c.holdMs, c.id, c.counted ? 1 : 0, c.at ?? ''],
+    args: [
+      l.limit,
+      l.windowMs,
+      l.marginMs,
+      c.pauseMs,
+      c.holdWeight,
+      c.holdMs,
+      c.id,
+      c.counted ? 1 : 0,
+      c.countedAt === undefined ? '' : Math.floor(c.countedAt),
+      c.at ?? '',
+    ],
   };
 }
 

@@ -16,6 +16,11 @@ export class ClockOffset {
     if (this.offset === null || offset > this.offset) this.offset = offset;
   }
 
+  /** An instant on Redis's clock no later than this process's local instant `at` (undefined until the offset is known). */
+  redisNoLaterThan(at: number): number | undefined {
+    return this.offset === null ? undefined : at + this.offset;
+  }
+
   /**
    * The latest instant on Redis's clock at which a request sent at `sentAt` may still act: past
    * it, the script does nothing. Redis's clock is at least ours plus the offset, so a request that

@@ -44,7 +44,14 @@ export interface Broker {
    * Tells every process of a pause or a hold the exchange asked for (see docs/rules.md#r12); `counted`: the hold is
    * the exchange's count of the window (see docs/rules.md#r17), which makes the limit known after a loss.
    */
-  feedback(limit: SharedLimit, pauseMs: number, holdWeight: number, holdMs: number, counted?: boolean): void;
+  feedback(
+    limit: SharedLimit,
+    pauseMs: number,
+    holdWeight: number,
+    holdMs: number,
+    counted?: boolean,
+    countedAt?: number,
+  ): void;
   /** Tells every process of a new N and W. */
   update(limit: SharedLimit): void;
   /** Whether Redis answered the last request. */
@@ -429,7 +436,7 @@ export class SharedLimit implements StoreLimit {
     // limit back (every process's answers say the window is nearly full).
     if (this.#probing && until > at) {
       this.#probing = false;
-      this.#broker.feedback(this, 0, count, until - at, true);
+      this.#broker.feedback(this, 0, count, until - at, true, at);
     }
     return counted;
   }

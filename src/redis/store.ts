@@ -389,7 +389,14 @@ export class RedisStore implements LimitStore<SharedLimit> {
   }
 
   /** @internal */
-  feedback(limit: SharedLimit, pauseMs: number, holdWeight: number, holdMs: number, counted = false): void {
+  feedback(
+    limit: SharedLimit,
+    pauseMs: number,
+    holdWeight: number,
+    holdMs: number,
+    counted = false,
+    countedAt?: number,
+  ): void {
     const id = entryId(this.id, 'hold', this.#seq++);
     this.#write(
       'feedback',
@@ -401,6 +408,8 @@ export class RedisStore implements LimitStore<SharedLimit> {
         holdMs: Math.max(0, holdMs),
         id,
         counted,
+        // When the answer was read, on Redis's clock: at most that (the offset learnt is a lower bound).
+        countedAt: countedAt === undefined ? undefined : this.#offset.redisNoLaterThan(countedAt),
       }),
       // The exchange's count makes the limit known: what waited for it asks again at once.
       counted

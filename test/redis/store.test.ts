@@ -735,6 +735,40 @@ describe('RedisStore', () => {
     expect(mostInAnyWindow(sent, 1000)).toBeLessThanOrEqual(10);
   });
 
+  it("takes an exchange's count read before grants were lost as no count after the loss, however late it reaches Redis", async () => {
+    // A count sent again across the failover reaches the new master after the loss was found there.
+    const prefix = prefixFor('count-before-loss');
+    await warm(prefix);
+    const k = new RedisKeys(prefix);
+    const orders = { name: 'orders', limit: 10, windowMs: 1000, marginMs: 0 };
+    await client.hset(k.lost, 'at', T0 + 100, 'n', 1);
+    const ask = async (id: string, at: number) =>
+      (await run<number[]>('acquire', encodeAcquire(k, acquireCall(id, { at })))).slice(0, 2);
+    // One request alone after the loss; the others wait for the count or for every process.
+    expect(await ask('p.1', T0 + 200)).toEqual([1, 1]);
+    expect((await ask('p.2', T0 + 210))[0]).toBe(0);
+    const count = (id: string, countedAt: number) =>
+      run(
+        'feedback',
+        encodeFeedback(k, {
+          at: T0 + 300,
+          limit: orders,
+          pauseMs: 0,
+          holdWeight: 2,
+          holdMs: 900,
+          id,
+          counted: true,
+          countedAt,
+        }),
+      );
+    // Read at T0 + 50, before the loss: still waiting.
+    await count('p.h1', T0 + 50);
+    expect((await ask('p.3', T0 + 310))[0]).toBe(0);
+    // Read at T0 + 250, after it: known, granted.
+    await count('p.h2', T0 + 250);
+    expect((await ask('p.4', T0 + 320))[0]).toBe(1);
+  });
+
   it('adds back its grants when Redis answers with another epoch (flushed or restarted)', async () => {
     const prefix = prefixFor('flushed-grants');
     const v = new VirtualRedis(client);

@@ -3,8 +3,11 @@
 -- With `counted` (ARGV 8, '1'), the hold is the exchange's count of the window at its answer
 -- (see docs/rules.md#r17): the limit is known from then on ("k", and "kx" the instant), and a Redis that lost what
 -- was sent on it lets every process ask again (see check.lua).
+-- The count is known from when its process read the answer that stated it (ARGV 9, on Redis's
+-- clock, at most now; '' for now): one read before grants were lost, run late (sent again across
+-- a failover), leaves the limit waiting for them (see check.lua).
 -- KEYS: meta, log, arrived (see confirm.lua). ARGV: n, w, m, pause ms, hold weight, hold ms, hold
--- id, counted, the instant (see instant.lua).
+-- id, counted, counted at, the instant (see instant.lua).
 local n, w, m, u, pause, _, _, _, m0 = config(KEYS[1], tonumber(ARGV[1]), tonumber(ARGV[2]), tonumber(ARGV[3]))
 local span = w + m
 local p = tonumber(ARGV[4])
@@ -21,7 +24,11 @@ if hold > 0 and holdMs > 0 and redis.call('HEXISTS', KEYS[1], '#' .. ARGV[7]) ==
     redis.call('HSET', KEYS[1], '#' .. ARGV[7], extra, 'used', u + extra)
   end
 end
-if ARGV[8] == '1' then redis.call('HSET', KEYS[1], 'k', 1, 'kx', now) end
+if ARGV[8] == '1' then
+  local kx = tonumber(ARGV[9]) or now
+  if kx > now then kx = now end
+  redis.call('HSET', KEYS[1], 'k', 1, 'kx', kx)
+end
 local ttl = math.ceil(span + math.max(p, holdMs)) + 60000
 redis.call('PEXPIRE', KEYS[1], ttl)
 redis.call('PEXPIRE', KEYS[2], ttl)
