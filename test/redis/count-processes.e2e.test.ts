@@ -6,6 +6,7 @@ import {
   PORT,
   cleanPrefix,
   connect,
+  killAndWait,
   luaText,
   onLines,
   sleep,
@@ -14,6 +15,7 @@ import {
   uniquePrefix,
   waitFor,
 } from './harness.js';
+import { freePort } from './sentinel.js';
 
 // Four engine processes on one account, each with an account limiter given a Redis store: the
 // counts are the account's, summed in Redis.
@@ -215,11 +217,14 @@ describe('four processes counting on one account', () => {
   }, 60_000);
 
   it('sum in Redis what each process counted, across lost connections, a Redis restart and a killed process', async () => {
-    const port = 20_000 + Math.floor(Math.random() * 20_000);
+    const port = await freePort();
     let server = startRedis(port);
     const probe = connect(port);
+    // A ping waits in the client's queue while nothing answers: looked at again every 250 ms.
+    const answers = async () =>
+      (await Promise.race([probe.ping().catch(() => ''), sleep(250).then(() => '')])) === 'PONG';
     try {
-      await waitFor(async () => (await probe.ping().catch(() => '')) === 'PONG', 5000);
+      await waitFor(answers, 5000);
       const prefix = uniquePrefix('count-faults');
       await warm(port, prefix);
       const { workers, start } = await startFour(port, prefix, 'f', 'fills', 0, 86_400, 9000);
@@ -231,10 +236,11 @@ describe('four processes counting on one account', () => {
       for (const line of ours) await probe.call('CLIENT', 'KILL', 'ID', /id=(\d+)/.exec(line)![1]!);
       // Redis restarted, its data gone: each process writes again what it counted.
       await sleep(start + 3000 - Date.now());
-      server.kill('SIGKILL');
+      // Down for half a second; the new server takes the port once the old one is gone.
+      await killAndWait(server);
       await sleep(500);
       server = startRedis(port);
-      await waitFor(async () => (await probe.ping().catch(() => '')) === 'PONG', 5000);
+      await waitFor(answers, 5000);
       // One process killed.
       await sleep(start + 6000 - Date.now());
       const victim = workers[0]!;
