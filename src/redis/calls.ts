@@ -1,5 +1,6 @@
 // A call of each Lua script (src/redis/lua), typed, and its encoding as the KEYS and ARGV the script
-// reads by position: the order is written once, here, beside the script's own comment of it.
+// reads by position: the order is written once, here, beside the script's own comment of it. The
+// replies the store reads are decoded here too, each beside its call.
 import type { RedisKeys, ScriptName } from './protocol.js';
 import type { RecentEntry } from './recent-grants.js';
 
@@ -123,6 +124,64 @@ export function encodeAcquire(keys: RedisKeys, c: AcquireCall): Encoded {
   return { keys: [...encoded.keys, keys.alive, keys.lost], args: encoded.args };
 }
 
+/** N and W of a limit as Redis holds them (another process may have changed them). */
+export interface HeldSettings {
+  readonly limit: number;
+  readonly windowMs: number;
+}
+
+/**
+ * ACQUIRE's answer (lua/acquire.lua), read: `granted` permits on every limit asked for (`probe`:
+ * the one request let through on a limit no process knows yet); `wait` `waitMs` before enough has
+ * left a window; `never`, the weight being heavier than limit `index` (from 0) ever allows; or
+ * `late`, the call having reached Redis past its deadline (nothing done). `redisNow` is Redis's
+ * instant, floored; `limits` each limit's N and W in Redis, in the order asked; `epoch` which
+ * data Redis holds.
+ */
+export type AcquireReply =
+  | {
+      readonly status: 'granted';
+      readonly redisNow: number;
+      readonly granted: number;
+      readonly probe: boolean;
+      readonly limits: readonly HeldSettings[];
+      readonly epoch: string;
+    }
+  | {
+      readonly status: 'wait';
+      readonly redisNow: number;
+      readonly waitMs: number;
+      readonly limits: readonly HeldSettings[];
+      readonly epoch: string;
+    }
+  | {
+      readonly status: 'never';
+      readonly redisNow: number;
+      readonly index: number;
+      readonly limits: readonly HeldSettings[];
+      readonly epoch: string;
+    }
+  | { readonly status: 'late'; readonly redisNow: number };
+
+/**
+ * Reads ACQUIRE's reply for a call on `count` limits: {1, granted, now, n1, w1, ..., epoch,
+ * probe}, {0, wait ms, now, n1, w1, ..., epoch}, {-1, index from 1, now, n1, w1, ..., epoch} or
+ * {-2, 0, now}.
+ */
+export function decodeAcquire(reply: readonly unknown[], count: number): AcquireReply {
+  const status = Number(reply[0]);
+  const value = Number(reply[1]);
+  const redisNow = Number(reply[2]);
+  if (status === -2) return { status: 'late', redisNow };
+  const limits: HeldSettings[] = [];
+  for (let i = 0; i < count; i++) limits.push({ limit: Number(reply[3 + 2 * i]), windowMs: Number(reply[4 + 2 * i]) });
+  const epoch = String(reply[3 + 2 * count]);
+  if (status === 1)
+    return { status: 'granted', redisNow, granted: value, probe: Number(reply[4 + 2 * count]) === 1, limits, epoch };
+  if (status === 0) return { status: 'wait', redisNow, waitMs: value, limits, epoch };
+  return { status: 'never', redisNow, index: value - 1, limits, epoch };
+}
+
 /**
  * The layout ACQUIRE and HELLO share. KEYS: epoch, processes, then each limit's. ARGV: the call's
  * own, then each limit's, then `tail`, then the instant ('': Redis's clock).
@@ -186,6 +245,17 @@ export function encodeHello(keys: RedisKeys, c: HelloCall): Encoded {
     keys: [keys.meta(l.name), keys.log(l.name)],
     args: [l.limit, l.windowMs, l.marginMs, l.sent, l.holdMs ?? 0],
   }));
+}
+
+/** HELLO's answer (lua/hello.lua): heard (false: past its deadline, nothing done), at Redis's instant. */
+export interface HelloReply {
+  readonly heard: boolean;
+  readonly redisNow: number;
+}
+
+/** Reads HELLO's reply: {1, now}, or {-2, now} past its deadline. */
+export function decodeHello(reply: readonly unknown[]): HelloReply {
+  return { heard: Number(reply[0]) === 1, redisNow: Number(reply[1]) };
 }
 
 /** Permits of a grant that may have been sent after their score, counted from now (lua/late.lua). */
@@ -295,6 +365,17 @@ export function encodeRestore(keys: RedisKeys, c: RestoreCall): Encoded {
   return { keys: k, args: a };
 }
 
+/** RESTORE's answer (lua/restore.lua): the epoch Redis holds now, at its instant. */
+export interface RestoreReply {
+  readonly epoch: string;
+  readonly redisNow: number;
+}
+
+/** Reads RESTORE's reply: {epoch, now}. */
+export function decodeRestore(reply: readonly unknown[]): RestoreReply {
+  return { epoch: String(reply[0]), redisNow: Number(reply[1]) };
+}
+
 /** A new N and W for every process (lua/update.lua, see docs/rules.md#r13). */
 export interface UpdateCall {
   readonly limit: LimitSettings;
@@ -364,4 +445,39 @@ export function encodeCounts(keys: RedisKeys, c: CountsCall): Encoded {
   for (const key of c.reads) k.push(keys.counts(key));
   a.push(c.at ?? '');
   return { keys: k, args: a };
+}
+
+/**
+ * COUNTS's answer (lua/counts.lua), read: `written` (or written before, a batch sent again),
+ * `lost` (the epoch changed: Redis lost what it held) or `behind` (Redis holds a lower last batch
+ * number for the process than it said: batches it took are lost); the epoch Redis holds, the last
+ * batch number it holds for the process, and each key read, in the order asked (null: none).
+ */
+export interface CountsReply {
+  readonly status: 'written' | 'lost' | 'behind';
+  readonly epoch: string;
+  readonly held: number;
+  readonly totals: readonly (Map<string, bigint> | null)[];
+}
+
+/** Reads COUNTS's reply for a call reading `count` keys: {status, epoch, held, then field, value, ... of each key}. */
+export function decodeCounts(reply: readonly unknown[], count: number): CountsReply {
+  const code = Number(reply[0]);
+  const totals: (Map<string, bigint> | null)[] = [];
+  for (let i = 0; i < count; i++) {
+    const flat = reply[3 + i] as string[];
+    if (flat.length === 0) {
+      totals.push(null);
+      continue;
+    }
+    const fields = new Map<string, bigint>();
+    for (let j = 0; j < flat.length; j += 2) fields.set(flat[j]!, BigInt(flat[j + 1]!));
+    totals.push(fields);
+  }
+  return {
+    status: code === -3 ? 'lost' : code === -4 ? 'behind' : 'written',
+    epoch: String(reply[1]),
+    held: Number(reply[2]),
+    totals,
+  };
 }

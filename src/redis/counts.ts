@@ -21,7 +21,7 @@ import {
 import { type Fixed, fixedFromDec, toDec } from '../internal/fixed.js';
 import { parseNonNegativeDecimal } from '../internal/parse.js';
 import { type Clock, unrefTimer } from '../schedule/clock.js';
-import type { CountsCall } from './calls.js';
+import { type CountsCall, type CountsReply, decodeCounts } from './calls.js';
 
 /**
  * Counts by Redis key, then by field: `<kind>:<start>:<account>` (kind `d` a futures day, `h` a
@@ -326,17 +326,17 @@ export class RedisCounts implements SharedCounts {
       writes,
       reads,
     };
-    let reply: unknown[];
+    let reply: CountsReply;
     try {
-      reply = (await this.host.run(call)) as unknown[];
+      reply = decodeCounts((await this.host.run(call)) as unknown[], reads.length);
     } catch {
       // Unanswered: the batch stays to be sent again under its number; counts go on adding up.
       this.retry(settled);
       return;
     }
-    const [status, epoch, held] = [Number(reply[0]), String(reply[1]), Number(reply[2])];
+    const { status, epoch, held } = reply;
     const at = this.host.clock.now();
-    if (status === -3) {
+    if (status === 'lost') {
       // Redis lost what it held: this process writes everything it counted itself again.
       this.sent = null;
       this.pending = new Map();
@@ -344,7 +344,7 @@ export class RedisCounts implements SharedCounts {
       this.written = [];
       this.lost = [];
       this.full = this.history = true;
-    } else if (status === -4) {
+    } else if (status === 'behind') {
       this.sendAgain(held);
     } else if (batch !== null) {
       if (batch.seq > 0) this.sent = null;
@@ -361,25 +361,21 @@ export class RedisCounts implements SharedCounts {
     // written again after a loss, or late): the limits are then read again.
     const recent = new Set(this.readKeys(now, false));
     reads.forEach((key, i) => {
-      const flat = reply[3 + i] as string[];
       const before = this.totals.get(key);
-      let fields: Map<string, bigint> | undefined;
-      if (flat.length > 0) {
-        fields = new Map();
-        for (let j = 0; j < flat.length; j += 2) fields.set(flat[j]!, BigInt(flat[j + 1]!));
-        this.totals.set(key, fields);
-      } else this.totals.delete(key);
+      const fields = reply.totals[i] ?? undefined;
+      if (fields !== undefined) this.totals.set(key, fields);
+      else this.totals.delete(key);
       if (!recent.has(key) && !sameFields(before, fields)) this.history = true;
     });
     this.lastRead = now;
-    if (full && status >= 0) {
+    if (full && status === 'written') {
       this.full = false;
       this.lastFull = now;
     }
     this.prune(now);
-    if (status >= 0) this.publish();
+    if (status === 'written') this.publish();
     // Read whole unless Redis lost its data: each process writes its own counts again first.
-    for (const r of settled) r(status >= 0);
+    for (const r of settled) r(status === 'written');
     if (this.full || this.once.length > 0 || this.lost.length > 0) this.again = true;
   }
 

@@ -7,27 +7,28 @@ import { Listeners } from '../schedule/listeners.js';
 import type { SharedCounts } from '../account/shared-counts.js';
 import type { LimitHost, LimitStore } from '../schedule/store.js';
 import type { WindowLimit, WindowLimitOptions } from '../schedule/window.js';
-import { Availability } from './availability.js';
 import {
+  type AcquireReply,
+  decodeAcquire,
+  decodeHello,
+  decodeRestore,
   encodeAcquire,
   encodeArrivals,
   encodeCounts,
   encodeFeedback,
   encodeHello,
   encodeLate,
-  encodeProbe,
   encodeRelease,
   encodeRestore,
   encodeUpdate,
   type Encoded,
   type HelloCall,
 } from './calls.js';
-import type { RedisScripting } from './client.js';
-import { ClockOffset } from './clock-offset.js';
+import { askFor } from './admission.js';
+import { Connection } from './connection.js';
 import { RedisCounts } from './counts.js';
 import { LocalShares } from './local-share.js';
-import { Outbox } from './outbox.js';
-import { RedisKeys, type ScriptName, entryId, runWithin } from './protocol.js';
+import { RedisKeys, type ScriptName, entryId } from './protocol.js';
 import { type Lease, SharedLimit } from './shared-limit.js';
 import { type RedisStoreOptions, resolveStoreOptions, type StoreConfig } from './options.js';
 
@@ -64,9 +65,6 @@ export type RedisStoreEvent =
   | { readonly type: 'available' }
   | { readonly type: 'local'; readonly limit: string }
   | { readonly type: 'error'; readonly at: number; readonly source: 'listener'; readonly error: unknown };
-
-/** The most permits `prefetch: "auto"` asks for beyond what waits. */
-const AUTO_MAX = 32;
 
 /**
  * Keeps limits in Redis so that every process drawing on them shares one budget (see docs/rules.md#r10: the
@@ -114,7 +112,6 @@ export class RedisStore implements LimitStore<SharedLimit> {
   readonly leaseMs: number;
   readonly prefix: string;
   readonly clock: Clock;
-  readonly #redis: RedisScripting;
   /** The options, checked and complete. */
   readonly #config: StoreConfig;
   readonly #keys: RedisKeys;
@@ -126,9 +123,7 @@ export class RedisStore implements LimitStore<SharedLimit> {
     source: 'listener',
     error,
   }));
-  readonly #offset = new ClockOffset();
-  readonly #outbox: Outbox;
-  readonly #availability: Availability;
+  readonly #connection: Connection;
   readonly #shares: LocalShares;
   #seq = 0;
   /** The limits with something measured of the way to the exchange to tell Redis (see `tell`). */
@@ -147,32 +142,26 @@ export class RedisStore implements LimitStore<SharedLimit> {
   constructor(options: RedisStoreOptions) {
     const o = resolveStoreOptions(options);
     this.#config = o;
-    this.#redis = o.redis;
     this.prefix = o.prefix;
     this.#keys = new RedisKeys(o.prefix);
     this.leaseMs = o.leaseMs;
     this.clock = o.clock;
-    const { clock } = o;
     this.#shares = new LocalShares(o);
-    this.#outbox = new Outbox({
-      clock,
+    this.#connection = new Connection({
+      redis: o.redis,
+      keys: this.#keys,
+      clock: o.clock,
+      timeoutMs: o.timeoutMs,
       retryMs: o.retryMs,
-      run: (p) => this.#call(p.script, p),
-      failed: (error) => this.#availability.failed(error),
+      clockInRedis: o.clockInRedis,
       isClosed: () => this.#closed,
-    });
-    this.#availability = new Availability({
-      clock,
-      retryMs: o.retryMs,
-      isClosed: () => this.#closed,
-      probe: () => this.#call('probe', encodeProbe(this.#keys)),
       down: (error) => this.#emit({ type: 'unavailable', error }),
       up: () => {
         // Redis may be another now (a failover to a replica that lagged): this process's grants
         // are added back at once, and before it asks for more.
         this.#lost = true;
         this.#emit({ type: 'available' });
-        this.#outbox.kick();
+        this.#connection.flush();
         void this.#restore();
       },
       // A local share may start later: have every scheduler look again then.
@@ -182,7 +171,7 @@ export class RedisStore implements LimitStore<SharedLimit> {
 
   /** Whether Redis answered the last request. */
   get available(): boolean {
-    return this.#availability.up;
+    return this.#connection.up;
   }
 
   /** Makes a limit whose budget lives in Redis: the {@link LimitStore} method `Scheduler.limit` calls. */
@@ -210,7 +199,7 @@ export class RedisStore implements LimitStore<SharedLimit> {
       flushMs: this.#config.countFlushMs,
       retryMs: this.#config.retryMs,
       timeoutMs: this.#config.timeoutMs,
-      run: (call) => this.#call('counts', encodeCounts(this.#keys, { ...call, at: this.#at() })),
+      run: (call) => this.#call('counts', encodeCounts(this.#keys, { ...call, at: this.#connection.at() })),
     });
     this.#counters.add(c);
     return c;
@@ -255,13 +244,12 @@ export class RedisStore implements LimitStore<SharedLimit> {
     }
     if (this.#heartbeatTimer !== null) this.clock.clearTimer(this.#heartbeatTimer);
     this.#heartbeatTimer = null;
-    this.#availability.close();
-    await Promise.all([this.#outbox.close(), ...[...this.#counters].map((c) => c.close())]);
+    await Promise.all([this.#connection.close(), ...[...this.#counters].map((c) => c.close())]);
   }
 
   /** @internal */
   acquire(linked: readonly SharedLimit[], weight: number, priority: number): void {
-    if (this.#closed || !this.#availability.up) return;
+    if (this.#closed || !this.#connection.up) return;
     if (this.#shares.unreported) {
       // Back from a local share: Redis hears of what was sent on it before granting more.
       for (const l of linked) l.asking();
@@ -280,21 +268,21 @@ export class RedisStore implements LimitStore<SharedLimit> {
       return;
     }
     const id = entryId(this.id, 'grant', this.#seq++);
-    // Ask for what waits, but not for more than a sixteenth of a limit at once: processes that
-    // all wait when a window frees then take turns rather than the fastest taking it all.
-    let batch = this.#config.maxBatch;
-    let queued = 0;
     const sentAt = this.clock.now();
     const at = linked[0]!.host.clock.now();
-    let extra = this.#config.prefetch < 0 ? AUTO_MAX : this.#config.prefetch;
-    for (const l of linked) {
-      const q = l.host.queuedWeight(l);
-      if (q > queued) queued = q;
-      batch = Math.min(batch, Math.ceil(l.limit / 16));
-      // "auto": what this process sent in the last leaseMs, at its rate over the last window.
-      if (this.#config.prefetch < 0) extra = Math.min(extra, Math.floor((l.usedAt(at) * this.leaseMs) / l.windowMs));
-    }
-    const want = Math.max(weight, Math.min(queued, batch));
+    const auto = this.#config.prefetch < 0;
+    const asked = linked.map((l) => ({
+      limit: l.limit,
+      windowMs: l.windowMs,
+      queued: l.host.queuedWeight(l),
+      // Read only where the policy reads it ("auto").
+      used: auto ? l.usedAt(at) : 0,
+    }));
+    const { want, extra, room, queued } = askFor(asked, weight, {
+      prefetch: this.#config.prefetch,
+      maxBatch: this.#config.maxBatch,
+      leaseMs: this.leaseMs,
+    });
     const changes = linked.map((l) => l.changes);
     // Whether Redis held this process's latest N and W when asked: only then is the N it answers newer.
     const current = linked.map((l) => l.confirmed === l.changes);
@@ -302,18 +290,18 @@ export class RedisStore implements LimitStore<SharedLimit> {
     // This process's grants whose permits were all answered, counted by Redis from their arrivals.
     const confirmed = linked.map((l) => l.takeConfirmed());
     const call = encodeAcquire(this.#keys, {
-      at: this.#at(),
+      at: this.#connection.at(),
       id,
       weight,
       want,
       leaseMs: this.leaseMs,
-      deadline: this.#offset.deadline(sentAt, this.#config.timeoutMs),
+      deadline: this.#connection.offset.deadline(sentAt, this.#config.timeoutMs),
       process: this.id,
       processes: this.#config.processes,
       staleMs: this.#config.staleMs,
       graceMs: this.#config.staleMs + this.leaseMs + this.#config.fallbackMaxMs,
       extra,
-      room: this.#config.prefetch < 0,
+      room,
       queued,
       unlimited: UNTHROTTLED,
       epoch: this.#epoch ?? '',
@@ -330,14 +318,15 @@ export class RedisStore implements LimitStore<SharedLimit> {
       })),
     });
     this.#call('acquire', call, true).then(
-      (reply) => this.#answered(linked, id, weight, reply as number[], sentAt, changes, current),
+      (reply) =>
+        this.#answered(linked, id, weight, decodeAcquire(reply as unknown[], linked.length), sentAt, changes, current),
       (error: unknown) => {
         const now = this.clock.now();
         for (const [i, l] of linked.entries()) l.askFailed(now + this.#config.retryMs, confirmed[i]!);
         // The script may have run and its answer been lost: give back whatever it granted.
         for (const l of linked)
-          this.#write('release', encodeRelease(this.#keys, { limit: l.name, grant: id, sent: 0 }));
-        this.#availability.failed(error);
+          this.#connection.write('release', encodeRelease(this.#keys, { limit: l.name, grant: id, sent: 0 }));
+        this.#connection.failed(error);
         linked[0]!.host.wake();
       },
     );
@@ -346,7 +335,10 @@ export class RedisStore implements LimitStore<SharedLimit> {
   /** @internal */
   endLease(limit: SharedLimit, lease: Lease): void {
     if (lease.sent < lease.granted)
-      this.#write('release', encodeRelease(this.#keys, { limit: limit.name, grant: lease.id, sent: lease.sent }));
+      this.#connection.write(
+        'release',
+        encodeRelease(this.#keys, { limit: limit.name, grant: lease.id, sent: lease.sent }),
+      );
   }
 
   /** @internal */
@@ -355,9 +347,9 @@ export class RedisStore implements LimitStore<SharedLimit> {
     this.#shares.mayActUntil(at);
     const id = entryId(this.id, 'late', this.#seq++);
     limit.lateGrant(id, lease, weight, at);
-    this.#write(
+    this.#connection.write(
       'late',
-      encodeLate(this.#keys, { at: this.#at(), limit, id, weight, grant: lease.id, holdMs: limit.holdMs }),
+      encodeLate(this.#keys, { at: this.#connection.at(), limit, id, weight, grant: lease.id, holdMs: limit.holdMs }),
     );
   }
 
@@ -382,9 +374,9 @@ export class RedisStore implements LimitStore<SharedLimit> {
     const news = limit.news(limit.host.clock.now());
     if (news === null) return;
     const { confirmed, lateMs } = news;
-    this.#write(
+    this.#connection.write(
       'arrivals',
-      encodeArrivals(this.#keys, { at: this.#at(), limit, lateMs, leaseMs: this.leaseMs, confirmed }),
+      encodeArrivals(this.#keys, { at: this.#connection.at(), limit, lateMs, leaseMs: this.leaseMs, confirmed }),
     );
   }
 
@@ -398,10 +390,10 @@ export class RedisStore implements LimitStore<SharedLimit> {
     countedAt?: number,
   ): void {
     const id = entryId(this.id, 'hold', this.#seq++);
-    this.#write(
+    this.#connection.write(
       'feedback',
       encodeFeedback(this.#keys, {
-        at: this.#at(),
+        at: this.#connection.at(),
         limit,
         pauseMs: Math.max(0, pauseMs),
         holdWeight,
@@ -409,7 +401,7 @@ export class RedisStore implements LimitStore<SharedLimit> {
         id,
         counted,
         // When the answer was read, on Redis's clock: at most that (the offset learnt is a lower bound).
-        countedAt: countedAt === undefined ? undefined : this.#offset.redisNoLaterThan(countedAt),
+        countedAt: countedAt === undefined ? undefined : this.#connection.offset.redisNoLaterThan(countedAt),
       }),
       // The exchange's count makes the limit known: what waited for it asks again at once.
       counted
@@ -424,7 +416,7 @@ export class RedisStore implements LimitStore<SharedLimit> {
   /** @internal */
   update(limit: SharedLimit): void {
     const change = limit.changes;
-    this.#write('update', encodeUpdate(this.#keys, { limit }), () => limit.confirm(change));
+    this.#connection.write('update', encodeUpdate(this.#keys, { limit }), () => limit.confirm(change));
     this.#shares.resize(limit);
   }
 
@@ -433,7 +425,7 @@ export class RedisStore implements LimitStore<SharedLimit> {
    * wait, or the share has not started or has run out).
    */
   fallback(limit: SharedLimit, at: number): WindowLimit | null {
-    if (this.#availability.up || !this.#offset.known) return null;
+    if (this.#connection.up || !this.#connection.offset.known) return null;
     return this.#shares.fallback(limit, at, (l) => this.#emit({ type: 'local', limit: l.name }));
   }
 
@@ -442,37 +434,36 @@ export class RedisStore implements LimitStore<SharedLimit> {
    * again: until its local share starts, or a while (Redis answering again wakes the scheduler).
    */
   downWait(limit: SharedLimit, at: number): number {
-    return this.#shares.downWait(limit, at, this.#offset.known);
+    return this.#shares.downWait(limit, at, this.#connection.offset.known);
   }
 
   #answered(
     linked: readonly SharedLimit[],
     id: string,
     weight: number,
-    reply: number[],
+    reply: AcquireReply,
     sentAt: number,
     changes: readonly number[],
     current: readonly boolean[],
   ): void {
     const now = this.clock.now();
-    const [status, value, redisNow] = reply as [number, number, number];
-    this.#offset.learn(Number(redisNow), now);
-    if (status !== -2) this.#shares.heard(sentAt);
+    const { redisNow } = reply;
+    this.#connection.offset.learn(redisNow, now);
+    if (reply.status !== 'late') this.#shares.heard(sentAt);
     for (const l of linked) l.asked();
-    if (status === 1) {
+    if (reply.status === 'granted') {
       const until = sentAt + this.leaseMs;
       // Redis granted at its instant redisNow (floored), reached after this process asked at
       // `sentAt`: its clock at a local instant x is at most x + redisOffset.
-      const redisOffset = Number(redisNow) + 1 - sentAt;
+      const redisOffset = redisNow + 1 - sentAt;
       for (const l of linked) {
-        const lease: Lease = { id, granted: value, sent: 0, until, unstamped: 0, redisOffset };
-        if (now < until && !this.#closed) {
-          l.granted(lease, now, Number(reply[4 + 2 * linked.length]) === 1);
-        } else this.endLease(l, lease);
+        const lease: Lease = { id, granted: reply.granted, sent: 0, until, unstamped: 0, redisOffset };
+        if (now < until && !this.#closed) l.granted(lease, now, reply.probe);
+        else this.endLease(l, lease);
       }
       // More than the asking task needs: what is left when the lease ends goes back at once,
       // not when the process next asks.
-      if (value > weight && now < until) {
+      if (reply.granted > weight && now < until) {
         unrefTimer(
           this.clock.setTimer(() => {
             for (const l of linked) l.endLeaseOf(id);
@@ -485,13 +476,12 @@ export class RedisStore implements LimitStore<SharedLimit> {
       // since it asked looks again at once: the wait was worked out on what it was before.
       // So does one whose change Redis had not taken when asked and has taken since.
       const changed = linked.some((l, i) => l.changes !== changes[i] || (!current[i] && l.confirmed >= changes[i]));
-      const retryAt = changed ? now : now + (status === 0 ? value : this.#config.retryMs);
+      const retryAt = changed ? now : now + (reply.status === 'wait' ? reply.waitMs : this.#config.retryMs);
       for (const l of linked) l.denied(retryAt, linked);
     }
-    if (status !== -2) {
-      const epoch = String(reply[3 + 2 * linked.length]);
-      const lost = this.#epoch !== null && epoch !== this.#epoch;
-      this.#epoch = epoch;
+    if (reply.status !== 'late') {
+      const lost = this.#epoch !== null && reply.epoch !== this.#epoch;
+      this.#epoch = reply.epoch;
       if (lost) {
         this.#lost = true;
         void this.#restore();
@@ -500,10 +490,11 @@ export class RedisStore implements LimitStore<SharedLimit> {
       // still on its way to Redis when it asked (the answer holds the N before it).
       for (let i = 0; i < linked.length; i++) {
         const l = linked[i]!;
-        if (current[i] && l.changes === changes[i]) l.adopt(Number(reply[3 + 2 * i]), Number(reply[4 + 2 * i]));
+        const held = reply.limits[i]!;
+        if (current[i] && l.changes === changes[i]) l.adopt(held.limit, held.windowMs);
       }
     }
-    this.#availability.answered();
+    this.#connection.answered();
     linked[0]!.host.wake();
   }
 
@@ -516,7 +507,7 @@ export class RedisStore implements LimitStore<SharedLimit> {
       const sentAt = this.clock.now();
       this.#shares.said(sentAt, sentAt + this.#config.timeoutMs);
     }
-    return runWithin(this.#redis, this.clock, this.#config.timeoutMs, script, encoded);
+    return this.#connection.run(script, encoded);
   }
 
   /**
@@ -529,23 +520,13 @@ export class RedisStore implements LimitStore<SharedLimit> {
     return true;
   }
 
-  /** The instant Redis is to run a script at: none, its own, unless the options say the store's clock's. */
-  #at(): number | undefined {
-    return this.#config.clockInRedis ? this.clock.now() : undefined;
-  }
-
-  /** A write that must reach Redis (see {@link Outbox}). */
-  #write(script: ScriptName, encoded: Encoded, done?: () => void): void {
-    this.#outbox.send({ script, ...encoded }, done);
-  }
-
   /** With `"local"`: says this process is here when no request has said it lately. */
   #heartbeat(): void {
     this.#heartbeatTimer = unrefTimer(
       this.clock.setTimer(() => {
         if (this.#closed) return;
         this.#heartbeat();
-        if (!this.#availability.up || this.clock.now() - this.#shares.lastSent < this.#config.staleMs / 4) return;
+        if (!this.#connection.up || this.clock.now() - this.#shares.lastSent < this.#config.staleMs / 4) return;
         void this.#sayHello();
       }, this.#config.staleMs / 4),
     );
@@ -574,20 +555,20 @@ export class RedisStore implements LimitStore<SharedLimit> {
       }))
       .filter((l) => l.grants.length > 0);
     // Called with no limits too: Redis then knows this process has nothing more to add back.
-    const call = encodeRestore(this.#keys, { at: this.#at(), process: this.id, limits });
+    const call = encodeRestore(this.#keys, { at: this.#connection.at(), process: this.id, limits });
     this.#restoring = this.#call('restore', call).then(
       (reply) => {
         this.#restoring = null;
-        const [epoch, redisNow] = reply as [string, number];
-        this.#offset.learn(Number(redisNow), this.clock.now());
-        this.#epoch = String(epoch);
-        this.#availability.answered();
+        const { epoch, redisNow } = decodeRestore(reply as unknown[]);
+        this.#connection.offset.learn(redisNow, this.clock.now());
+        this.#epoch = epoch;
+        this.#connection.answered();
         this.#lost = false;
         return true;
       },
       (error: unknown) => {
         this.#restoring = null;
-        this.#availability.failed(error);
+        this.#connection.failed(error);
         return false;
       },
     );
@@ -614,22 +595,22 @@ export class RedisStore implements LimitStore<SharedLimit> {
       shares.push(l);
     }
     const call = encodeHello(this.#keys, {
-      at: this.#at(),
+      at: this.#connection.at(),
       process: this.id,
       id,
-      deadline: this.#offset.deadline(sentAt, this.#config.timeoutMs),
+      deadline: this.#connection.offset.deadline(sentAt, this.#config.timeoutMs),
       limits,
     });
     this.#hello = this.#call('hello', call, true).then(
       (reply) => {
         this.#hello = null;
-        const [status, redisNow] = reply as [number, number];
-        this.#offset.learn(Number(redisNow), this.clock.now());
-        if (status !== 1) return false;
+        const { heard, redisNow } = decodeHello(reply as unknown[]);
+        this.#connection.offset.learn(redisNow, this.clock.now());
+        if (!heard) return false;
         this.#shares.heard(sentAt);
         // What each share sent is counted in Redis from now: its round trips still on their way
         // keep it counted until their answers (see docs/rules.md#r13), as a lease's permits do.
-        const redisOffset = Number(redisNow) + 1 - sentAt;
+        const redisOffset = redisNow + 1 - sentAt;
         const now = this.clock.now();
         shares.forEach((l, i) => {
           const sent = limits[i]!.sent;
@@ -637,12 +618,12 @@ export class RedisStore implements LimitStore<SharedLimit> {
         });
         for (const l of shares) l.endShare();
         this.#shares.unreported = false;
-        this.#availability.answered();
+        this.#connection.answered();
         return true;
       },
       (error: unknown) => {
         this.#hello = null;
-        this.#availability.failed(error);
+        this.#connection.failed(error);
         return false;
       },
     );

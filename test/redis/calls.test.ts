@@ -1,6 +1,13 @@
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
-import { encodeAcquire, encodeHello } from '../../src/redis/calls.js';
+import {
+  decodeAcquire,
+  decodeCounts,
+  decodeHello,
+  decodeRestore,
+  encodeAcquire,
+  encodeHello,
+} from '../../src/redis/calls.js';
 import { RedisKeys, entryId } from '../../src/redis/protocol.js';
 
 const keys = new RedisKeys('p');
@@ -186,6 +193,69 @@ describe('encodeHello', () => {
       1234,
     ]);
     expect(encodeHello(keys, { ...call, limits: [] }).args).toEqual(['a', 'a.h1', 99, '']);
+  });
+});
+
+describe('decodeAcquire', () => {
+  it("reads a grant: the permits, the instant, each limit's N and W in the order asked, the epoch and the probe", () => {
+    expect(decodeAcquire([1, 7, 1234, 10, 1000, 300, 10_000, '1764000000000', 1], 2)).toEqual({
+      status: 'granted',
+      redisNow: 1234,
+      granted: 7,
+      probe: true,
+      limits: [
+        { limit: 10, windowMs: 1000 },
+        { limit: 300, windowMs: 10_000 },
+      ],
+      epoch: '1764000000000',
+    });
+    expect(decodeAcquire([1, 1, 5, 10, 1000, '9', 0], 1)).toMatchObject({
+      status: 'granted',
+      probe: false,
+      epoch: '9',
+    });
+  });
+
+  it('reads a wait in ms, and a weight that never fits with the index of its limit from 0', () => {
+    expect(decodeAcquire([0, 250, 1234, 10, 1000, '9'], 1)).toEqual({
+      status: 'wait',
+      redisNow: 1234,
+      waitMs: 250,
+      limits: [{ limit: 10, windowMs: 1000 }],
+      epoch: '9',
+    });
+    expect(decodeAcquire([-1, 2, 1234, 10, 1000, 300, 10_000, '9'], 2)).toMatchObject({ status: 'never', index: 1 });
+  });
+
+  it('reads a call that came past its deadline as late, with nothing else', () => {
+    expect(decodeAcquire([-2, 0, 1234], 3)).toEqual({ status: 'late', redisNow: 1234 });
+  });
+});
+
+describe('decodeHello, decodeRestore and decodeCounts', () => {
+  it("read HELLO heard or past its deadline, and RESTORE's epoch as text", () => {
+    expect(decodeHello([1, 1234])).toEqual({ heard: true, redisNow: 1234 });
+    expect(decodeHello([-2, 1234])).toEqual({ heard: false, redisNow: 1234 });
+    expect(decodeRestore([1764000000000, 1234])).toEqual({ epoch: '1764000000000', redisNow: 1234 });
+  });
+
+  it("read COUNTS's status, epoch, batch held and each key read as exact integers (none: null)", () => {
+    const big = '123456789012345678901234567890';
+    expect(decodeCounts([1, '9', 4, ['a', '1', 'b', big], []], 2)).toEqual({
+      status: 'written',
+      epoch: '9',
+      held: 4,
+      totals: [
+        new Map([
+          ['a', 1n],
+          ['b', BigInt(big)],
+        ]),
+        null,
+      ],
+    });
+    expect(decodeCounts([0, '9', 4], 0).status).toBe('written');
+    expect(decodeCounts([-3, '10', 0], 0).status).toBe('lost');
+    expect(decodeCounts([-4, '9', 2], 0).status).toBe('behind');
   });
 });
 
