@@ -1,5 +1,5 @@
 import { markBuild } from '../schedule/build.js';
-import { type LimitOwner, type StoreLimit, type TakeResult, takeResult } from '../schedule/limit.js';
+import { ownerOf, type StoreLimit, type TakeResult, takeResult } from '../schedule/limit.js';
 import type { LimitHost } from '../schedule/store.js';
 import { UNANSWERED_MAX_MS, type UnansweredRequest } from '../schedule/unanswered.js';
 import { WindowLimit, type WindowLimitOptions, type WindowLimitState } from '../schedule/window.js';
@@ -92,8 +92,6 @@ export interface Broker {
  * ```
  */
 export class SharedLimit implements StoreLimit {
-  /** @internal The scheduler that owns this limit: told of each change of N or W. */
-  owner: LimitOwner | null = null;
   #lease: Lease | null = null;
   /** A request for permits is on its way to Redis: no other is sent meanwhile. */
   #pending = false;
@@ -454,7 +452,7 @@ export class SharedLimit implements StoreLimit {
     }
     // Sent to Redis before the scheduler looks again and asks on the new N.
     if (!this.#adopting) this.#broker.update(this);
-    this.owner?.changed(this, from);
+    ownerOf(this)?.changed(this, from);
   }
 
   /** @internal Redis took this process's change number `change`: a wait given on the N before ends. */
@@ -477,7 +475,7 @@ export class SharedLimit implements StoreLimit {
       // A shared N at or below this process's reserve: the local one stays (the reserve needs
       // more), but tasks heavier than what Redis can grant them are refused, not asked for forever.
       this.#sharedN = limit;
-      this.owner?.changed(this, { limit: this.limit, windowMs: this.windowMs });
+      ownerOf(this)?.changed(this, { limit: this.limit, windowMs: this.windowMs });
     } finally {
       this.#adopting = false;
     }

@@ -58,8 +58,6 @@ export interface Limit {
  * ```
  */
 export interface StoreLimit extends Limit {
-  /** @internal The scheduler that owns the limit, told of each change of N or W; null until one does. */
-  owner: LimitOwner | null;
   /** Milliseconds from `at` until `weight` fits (0: now; Infinity: never). Takes nothing. */
   waitFor(weight: number, at: number, priority?: number): number;
   /** Whether `weight` waits only for permits a shared store has not given yet. */
@@ -144,4 +142,22 @@ export interface LimitOwner {
   changed(limit: StoreLimit, from: { limit: number; windowMs: number }): void;
   /** Weight of `limit` frees at an instant it did not before: the waiting tasks are looked at again. */
   wake(): void;
+}
+
+/** The scheduler that owns each limit it made (see {@link ownerOf}). */
+const owners = new WeakMap<StoreLimit, LimitOwner>();
+
+/**
+ * The scheduler that owns `limit`, to tell of each change of its N or W and to wake when weight
+ * frees at an instant it did not before; undefined until a scheduler made it its own.
+ */
+export function ownerOf(limit: StoreLimit): LimitOwner | undefined {
+  return owners.get(limit);
+}
+
+/** Makes `owner` the owner of `limit`, unless another owns it already (then false). */
+export function claim(limit: StoreLimit, owner: LimitOwner): boolean {
+  if (owners.has(limit)) return false;
+  owners.set(limit, owner);
+  return true;
 }

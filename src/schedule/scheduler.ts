@@ -8,7 +8,7 @@ import { Dispatcher } from './dispatcher.js';
 import type { SchedulerEvent } from './events.js';
 import { type RateLimitFeedback, readFeedback } from './feedback.js';
 import { LimitBook } from './limit-book.js';
-import { type Limit, type StoreLimit, TAKEN, type TakeResult, takeResult } from './limit.js';
+import { claim, type Limit, type StoreLimit, TAKEN, type TakeResult, takeResult } from './limit.js';
 import { Listeners } from './listeners.js';
 import type { Resolve, Slot, Submission } from './queue.js';
 import { Refusals } from './refusals.js';
@@ -247,9 +247,8 @@ export class Scheduler<L extends StoreLimit = WindowLimit> {
     const l = this.#store.limit(options, d);
     checkSameBuild('the limit the store made', l, 'the scheduler', WindowLimit.prototype);
     // A limit of this copy of the library (a WindowLimit, or a shared one), not owned yet.
-    if (copyOf(l) !== copyOf(WindowLimit.prototype) || l.owner !== null)
+    if (copyOf(l) !== copyOf(WindowLimit.prototype) || !claim(l, d))
       throw new InvalidInputError('the limit the store made', l, 'a new limit');
-    l.owner = d;
     d.addBook(new LimitBook(l));
     this.#names.add(l.name);
     return l;

@@ -1,7 +1,7 @@
 import { InvalidInputError } from '../errors.js';
 import { isPositiveInteger } from '../internal/parse.js';
 import { Holds } from './holds.js';
-import { type LimitOwner, type StoreLimit, type TakeResult, takeResult } from './limit.js';
+import { ownerOf, type StoreLimit, type TakeResult, takeResult } from './limit.js';
 import { SlidingLog } from './sliding-log.js';
 import { Unanswered, type UnansweredRequest } from './unanswered.js';
 import {
@@ -96,9 +96,6 @@ export class WindowLimit implements StoreLimit {
   readonly #unanswered = new Unanswered();
   /** A wait was reckoned with requests not answered yet: their answers may shorten it. */
   #waitedOnAnswers = false;
-
-  /** @internal The scheduler that owns this limit: told of each change of N or W. */
-  owner: LimitOwner | null = null;
 
   constructor(options: WindowLimitOptions) {
     if (typeof options !== 'object' || options === null)
@@ -329,7 +326,7 @@ export class WindowLimit implements StoreLimit {
     this.#w = w;
     this.#log.respan(w + this.#margin);
     this.#unanswered.rebase(this.#log.span, this.#log.latest);
-    this.owner?.changed(this, from);
+    ownerOf(this)?.changed(this, from);
   }
 
   /** Lets nothing through until `until` (a 429 from the exchange, see docs/rules.md#r12). */
@@ -341,7 +338,7 @@ export class WindowLimit implements StoreLimit {
   /** Lets nothing through until `until` (a pause stays); a later call replaces it, and the owner looks again. */
   holdHere(until: number): void {
     this.#blockedUntil = Math.max(this.#pausedUntil, until);
-    this.owner?.wake();
+    ownerOf(this)?.wake();
   }
 
   /** The exchange says only `remaining` are left until `until` (see docs/rules.md#r12 headers): see {@link WindowLimit.recount}. */
@@ -425,7 +422,7 @@ export class WindowLimit implements StoreLimit {
     if (late || (withinWindow && at > request.sentAt)) this.extend(request.weight, request.sentAt, at);
     if (!late && !this.#waitedOnAnswers) return;
     this.#waitedOnAnswers = false;
-    this.owner?.wake();
+    ownerOf(this)?.wake();
   }
 
   /** The state as plain data. Weight taken without an instant is given the latest one seen. */
