@@ -61,7 +61,6 @@ export type {
   SchedulerEvent,
   SchedulerOptions,
   SchedulerStats,
-  StoreLimit,
   TakeResult,
 } from './schedule/scheduler.js';
 export { WindowLimit } from './schedule/window.js';

@@ -1,7 +1,7 @@
 import { ArrivalDelay } from '../schedule/arrival-delay.js';
 import type { Clock } from '../schedule/clock.js';
 import { type GatewayTimes, readGatewayTimes } from '../schedule/gateway-time.js';
-import type { StoreLimit } from '../schedule/scheduler.js';
+import type { StoreLimit } from '../schedule/limit.js';
 import type { LimiterClockSample } from './limiter-options.js';
 
 /** One answered request, as `arrived` counts it at the exchange (see docs/rules.md#r13). */

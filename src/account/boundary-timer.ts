@@ -1,7 +1,8 @@
 import { HOUR_MS, utcHourStart } from '../rules/calendar.js';
 import type { BoundaryDirection } from '../rules/exchange-clock.js';
 import type { Clock } from '../schedule/clock.js';
-import type { StoreLimit, Scheduler } from '../schedule/scheduler.js';
+import type { StoreLimit } from '../schedule/limit.js';
+import type { Scheduler } from '../schedule/scheduler.js';
 import type { RulesClock } from './rules-clock.js';
 import type { InstantBounds } from './in-force.js';
 import { unrefTimer } from '../schedule/clock.js';

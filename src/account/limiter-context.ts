@@ -1,5 +1,7 @@
 import type { Clock } from '../schedule/clock.js';
-import { type StoreLimit, Scheduler } from '../schedule/scheduler.js';
+import type { StoreLimit } from '../schedule/limit.js';
+import { Scheduler } from '../schedule/scheduler.js';
+import type { LimitStore } from '../schedule/store.js';
 import type { AnswerFills } from './answer-fills.js';
 import { Arrivals } from './arrivals.js';
 import { BoundaryTimer } from './boundary-timer.js';
@@ -61,11 +63,13 @@ export class LimiterContext {
     this.clock = config.clock;
     this.arrivals = new Arrivals(config.estimateArrivals);
     this.time = new RulesClock(this.clock, config.estimateClock, this.arrivals);
+    // A store's limits are this library's (the scheduler checks): what the limiter asks of them,
+    // beyond what a user reads, is StoreLimit.
     const store = options.store;
-    this.scheduler = new Scheduler({
+    this.scheduler = new Scheduler<StoreLimit>({
       clock: this.clock,
       ...(options.maxQueue === undefined ? {} : { maxQueue: options.maxQueue }),
-      ...(store === undefined ? {} : { store }),
+      ...(store === undefined ? {} : { store: store as LimitStore<StoreLimit> }),
     });
     this.counts = new FamilyCounts(
       options.accounts,

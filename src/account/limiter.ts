@@ -6,7 +6,8 @@ import type { ClockEstimate } from '../rules/exchange-clock.js';
 import { type TierReconciliation, readRateLimitReport, reportFor } from '../rules/report.js';
 import { parseVipLevel } from '../rules/vip.js';
 import type { RateLimitFeedback } from '../schedule/feedback.js';
-import type { StoreLimit, Scheduler } from '../schedule/scheduler.js';
+import type { Limit } from '../schedule/limit.js';
+import type { Scheduler } from '../schedule/scheduler.js';
 import { Listeners } from '../schedule/listeners.js';
 import { type FillRole, Tracker } from './tracker.js';
 import { checkRequestOptions, classifySent } from './requests.js';
@@ -83,7 +84,7 @@ export type { ContractSource } from './answer-fills.js';
  * ```
  */
 export class AccountLimiter {
-  readonly scheduler: Scheduler<StoreLimit>;
+  readonly scheduler: Scheduler<Limit>;
   readonly catalog: Catalog;
   /** What a WebSocket order draws on (see docs/rules.md#r16), as resolved from the options. */
   readonly websocketBudget: WebSocketBudget;

@@ -5,7 +5,7 @@ import { checkFields } from '../internal/parse.js';
 import { normalizeContract } from '../rules/contracts.js';
 import { UNNAMED_PAIR } from '../rules/spot-fill.js';
 import { type RateLimitFeedback, readFeedback } from '../schedule/feedback.js';
-import type { StoreLimit } from '../schedule/scheduler.js';
+import type { StoreLimit } from '../schedule/limit.js';
 import type { LimiterContext } from './limiter-context.js';
 import type { LimiterClockSample, SentRequest, SentWebSocketRequest } from './limiter-options.js';
 import type { AccountLimits } from './request-limits.js';

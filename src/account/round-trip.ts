@@ -1,7 +1,7 @@
 import type { Classification } from '../catalog/catalog.js';
 import { InvalidInputError } from '../errors.js';
 import { type HeadersLike, restFeedback, toNumber } from '../schedule/feedback.js';
-import type { StoreLimit } from '../schedule/scheduler.js';
+import type { StoreLimit } from '../schedule/limit.js';
 import type { UnansweredRequest } from '../schedule/unanswered.js';
 import { readGatewayTimes } from '../schedule/gateway-time.js';
 import { webSocketFeedback } from '../schedule/websocket-feedback.js';

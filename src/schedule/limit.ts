@@ -4,7 +4,7 @@ import type { WindowLimitState } from './window.js';
 /**
  * A limit as its user reads it: at most `limit` weight in any `windowMs` (see docs/rules.md#r13), its use and its
  * state. The in-memory {@link WindowLimit} is one, and so is a `SharedLimit` of
- * `traderatio/redis`; what the scheduler asks of them is {@link StoreLimit}.
+ * `traderatio/redis`.
  *
  * @example
  * ```ts
@@ -38,24 +38,12 @@ export interface Limit {
 }
 
 /**
- * What a limit store's limits implement for the scheduler that owns them, beside what a user reads
- * ({@link Limit}): the questions the scheduler asks before it admits a task, the weight it takes,
- * and the changes the exchange's feedback makes. `WindowLimit` and `traderatio/redis`'s
- * `SharedLimit` are the two there are; each member is documented on `WindowLimit`.
- *
- * @example
- * ```ts
- * import { type LimitStore, type StoreLimit, Scheduler, WindowLimit } from 'traderatio'
- * import { VirtualClock } from 'traderatio/testing'
- *
- * // A store that keeps its limits in this process, as memoryStore does, and remembers them.
- * const made: StoreLimit[] = []
- * const store: LimitStore<WindowLimit> = { limit: (options) => { const l = new WindowLimit(options); made.push(l); return l } }
- * const scheduler = new Scheduler({ clock: new VirtualClock(), store })
- * await scheduler.schedule(() => 'sent', { limits: scheduler.limit({ name: 'orders', limit: 2, windowMs: 1000 }) }) // 'sent'
- * made[0]?.usedAt(0) // 1
- * made[0]?.waitFor(2, 0) // 1000
- * ```
+ * What the scheduler asks of the limits a store makes, beside what a user reads ({@link Limit}):
+ * the questions it asks before it admits a task, the weight it takes, and the changes the
+ * exchange's answers make. This library's two limits implement it, `WindowLimit` (in this
+ * process) and `traderatio/redis`'s `SharedLimit` (a budget in Redis), and the scheduler takes no
+ * other: it is not part of the package's interface, and a store of one's own returns one of these
+ * (see `LimitStore`). Each member is documented on `WindowLimit`.
  */
 export interface StoreLimit extends Limit {
   /** Milliseconds from `at` until `weight` fits (0: now; Infinity: never). Takes nothing. */

@@ -50,7 +50,7 @@ const LIMIT_OPTION_FIELDS: readonly string[] = ['name', 'limit', 'windowMs', 'ma
  * scheduler.stats().refused['queue-full'] // 1
  * ```
  */
-export interface SchedulerOptions<L extends StoreLimit = WindowLimit> {
+export interface SchedulerOptions<L extends Limit = WindowLimit> {
   /** Where time is read and the timer set. @default systemClock */
   readonly clock?: Clock;
   /** Tasks that may wait at once; one more is refused at once (`queue-full`). @default 100000 */
@@ -90,7 +90,7 @@ export interface ScheduleOptions {
   readonly deadline?: number;
 }
 
-export type { Limit, StoreLimit, TakeResult } from './limit.js';
+export type { Limit, TakeResult } from './limit.js';
 
 // The longest a reset instant of the exchange's feedback holds a limit (see docs/rules.md#r12): one hour, the
 // longest any rule holds one back (the throttles of see docs/rules.md#r9 and #r14 last an hour). A reset further off
@@ -165,7 +165,7 @@ function capture(resolve: Resolve): void {
  * sent // [0, 0, 1000]
  * ```
  */
-export class Scheduler<L extends StoreLimit = WindowLimit> {
+export class Scheduler<L extends Limit = WindowLimit> {
   /** Where time is read and the timer set. */
   readonly clock: Clock;
   readonly #store: LimitStore<L>;
@@ -244,14 +244,16 @@ export class Scheduler<L extends StoreLimit = WindowLimit> {
       }
     }
     const d = this.#dispatcher;
-    const l = this.#store.limit(options, d);
-    checkSameBuild('the limit the store made', l, 'the scheduler', WindowLimit.prototype);
-    // A limit of this copy of the library (a WindowLimit, or a shared one), not owned yet.
+    const made = this.#store.limit(options, d);
+    checkSameBuild('the limit the store made', made, 'the scheduler', WindowLimit.prototype);
+    // A limit of this copy of the library (a WindowLimit, or a shared one), not owned yet: what
+    // the scheduler asks of it (StoreLimit) only this library's limits implement.
+    const l = made as L & StoreLimit;
     if (copyOf(l) !== copyOf(WindowLimit.prototype) || !claim(l, d))
-      throw new InvalidInputError('the limit the store made', l, 'a new limit');
+      throw new InvalidInputError('the limit the store made', made, 'a new limit');
     d.addBook(new LimitBook(l));
     this.#names.add(l.name);
-    return l;
+    return made;
   }
 
   /**
@@ -515,7 +517,7 @@ function refuseInput(field: string, value: unknown, expected: string): never {
   throw new InvalidInputError(field, value, expected);
 }
 
-function readSchedulerOptions<L extends StoreLimit>(options: SchedulerOptions<L>): [Clock, number, LimitStore<L>] {
+function readSchedulerOptions<L extends Limit>(options: SchedulerOptions<L>): [Clock, number, LimitStore<L>] {
   if (typeof options !== 'object' || options === null)
     throw new InvalidInputError('scheduler options', options, 'an object');
   checkFields(options, ['clock', 'maxQueue', 'store'], 'the scheduler options');
@@ -525,7 +527,7 @@ function readSchedulerOptions<L extends StoreLimit>(options: SchedulerOptions<L>
     throw new InvalidInputError('`maxQueue`', options.maxQueue, 'a non-negative integer or Infinity');
   }
   // Without a store, L is its default, WindowLimit: the memory store's.
-  const store = options.store ?? (memoryStore as LimitStore<StoreLimit> as LimitStore<L>);
+  const store = options.store ?? (memoryStore as LimitStore<Limit> as LimitStore<L>);
   if (typeof store !== 'object' || store === null || typeof store.limit !== 'function') {
     throw new InvalidInputError('`store`', store, 'a limit store (an object with a `limit` method)');
   }

@@ -1,5 +1,5 @@
 import type { Clock } from './clock.js';
-import type { StoreLimit } from './limit.js';
+import type { Limit } from './limit.js';
 import { WindowLimit, type WindowLimitOptions } from './window.js';
 
 /**
@@ -22,30 +22,47 @@ export interface LimitHost {
   /** Runs the scheduler's queue again: call when a limit's answer changed without a call to it. */
   wake(): void;
   /** The weight of the tasks waiting on `limit`, one of the limits this store made for the host. */
-  queuedWeight(limit: StoreLimit): number;
+  queuedWeight(limit: Limit): number;
 }
 
 /**
- * Where a scheduler keeps the state of its limits (see docs/rules.md#r13). The scheduler asks its store for each
- * limit it makes and uses only what the limit says: whether `weight` fits at an instant, and
- * taking it. The default keeps each limit in this process ({@link memoryStore}); a shared store
- * (`traderatio/redis`) makes limits whose budget several processes draw on.
+ * Where a scheduler keeps the state of its limits (see docs/rules.md#r13): one method, `limit`,
+ * which the scheduler calls for each limit it makes, with the limit's options and itself as the
+ * {@link LimitHost}. The default keeps each limit in this process ({@link memoryStore}); a
+ * `RedisStore` of `traderatio/redis` makes limits whose budget several processes draw on.
  *
- * A store returns a {@link StoreLimit} of this library: a {@link WindowLimit}, or one that decides
- * elsewhere, which answers `lacks` with true while it holds no permits and fetches them on
- * `request`.
+ * A store of one's own returns a limit of this library, made by another store's `limit` (passing
+ * on the options and the host) or as `new WindowLimit(options)`, once: the scheduler refuses any
+ * other object, and a limit it owns already, with an `InvalidInputError`. So it chooses, names or
+ * records: placements in Redis and the rest in this process, a prefix on every name, a log of
+ * what was made. The suite `test/schedule/scheduler.contract.ts` runs the same scheduler tests
+ * over the memory store and the Redis store.
  *
  * @example
  * ```ts
  * import { type LimitStore, Scheduler, memoryStore } from 'traderatio'
  *
+ * // Keeps every limit in this process, as memoryStore does, and lists the names it made.
  * const made: string[] = []
  * const store: LimitStore = { limit: (options, host) => (made.push(options.name ?? ''), memoryStore.limit(options, host)) }
  * new Scheduler({ store }).limit({ name: 'futures.place', limit: 100, windowMs: 1000 })
  * made // ['futures.place']
  * ```
+ *
+ * @example
+ * ```ts
+ * import { type LimitStore, Scheduler } from 'traderatio'
+ *
+ * // Anything but a limit of this library is refused, as is one limit given twice.
+ * const odd: LimitStore = { limit: (options) => ({ ...options }) as never }
+ * try {
+ *   new Scheduler({ store: odd }).limit({ limit: 1, windowMs: 1000 })
+ * } catch (error) {
+ *   (error as Error).name // 'InvalidInputError'
+ * }
+ * ```
  */
-export interface LimitStore<L extends StoreLimit = StoreLimit> {
+export interface LimitStore<L extends Limit = Limit> {
   /** Makes the state of one limit for the scheduler `host`. */
   limit(options: WindowLimitOptions, host: LimitHost): L;
 }

@@ -34,7 +34,7 @@ function fakeBroker() {
 function setup() {
   const clock = new VirtualClock();
   const { broker, calls } = fakeBroker();
-  const store: LimitStore = { limit: (options, host) => new SharedLimit(options, broker, host) };
+  const store: LimitStore<SharedLimit> = { limit: (options, host) => new SharedLimit(options, broker, host) };
   const scheduler = new Scheduler({ clock, store });
   return { clock, broker, calls, scheduler };
 }

@@ -4,7 +4,8 @@ import { fc, test } from '@fast-check/vitest';
 import { afterEach, beforeEach, describe, expect, vi } from 'vitest';
 import { RefusedError } from '../../src/errors.js';
 import { VirtualClock } from '../../src/testing/virtual-clock.js';
-import { type StoreLimit, Scheduler } from '../../src/schedule/scheduler.js';
+import type { StoreLimit } from '../../src/schedule/limit.js';
+import { Scheduler } from '../../src/schedule/scheduler.js';
 
 /** One run's scheduler on a virtual clock, with the store under test, and how to move its clock. */
 export interface ContractWorld {
