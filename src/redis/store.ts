@@ -29,7 +29,7 @@ import { Connection } from './connection.js';
 import { RedisCounts } from './counts.js';
 import { LocalShares } from './local-share.js';
 import { RedisKeys, type ScriptName, entryId } from './protocol.js';
-import { type Lease, SharedLimit } from './shared-limit.js';
+import { type Broker, type Lease, SharedLimit } from './shared-limit.js';
 import { type RedisStoreOptions, resolveStoreOptions, type StoreConfig } from './options.js';
 
 export type { RedisStoreOptions } from './options.js';
@@ -104,8 +104,6 @@ export type RedisStoreEvent =
  * await client.quit()
  * ```
  */
-// Also the Broker of its shared limits (`new SharedLimit(options, this, host)` checks that): not
-// in the implements clause, since Broker's methods are internal and left out of the declarations.
 export class RedisStore implements LimitStore<SharedLimit> {
   /** Names this process's grants in Redis (`<id>.<n>`), so they can be told apart there. */
   readonly id = randomBytes(6).toString('base64url');
@@ -125,6 +123,8 @@ export class RedisStore implements LimitStore<SharedLimit> {
   }));
   readonly #connection: Connection;
   readonly #shares: LocalShares;
+  /** What this store's limits ask of it (see {@link Broker}). */
+  readonly #broker: Broker;
   #seq = 0;
   /** The limits with something measured of the way to the exchange to tell Redis (see `tell`). */
   readonly #telling = new Set<SharedLimit>();
@@ -167,6 +167,22 @@ export class RedisStore implements LimitStore<SharedLimit> {
       // A local share may start later: have every scheduler look again then.
       wake: () => this.#wakeAll(),
     });
+    const connection = this.#connection;
+    this.#broker = {
+      leaseMs: this.leaseMs,
+      get available() {
+        return connection.up;
+      },
+      acquire: (linked, weight, priority) => this.#acquire(linked, weight, priority),
+      endLease: (limit, lease) => this.#endLease(limit, lease),
+      late: (limit, lease, weight, at) => this.#late(limit, lease, weight, at),
+      tell: (limit) => this.#tell(limit),
+      feedback: (limit, pauseMs, holdWeight, holdMs, counted, countedAt) =>
+        this.#feedback(limit, pauseMs, holdWeight, holdMs, counted, countedAt),
+      update: (limit) => this.#update(limit),
+      fallback: (limit, at) => this.#fallback(limit, at),
+      downWait: (limit, at) => this.#downWait(limit, at),
+    };
   }
 
   /** Whether Redis answered the last request. */
@@ -180,7 +196,7 @@ export class RedisStore implements LimitStore<SharedLimit> {
     if (host.clock !== this.clock) checkSameBuild('the scheduler', host.clock, 'the Redis store', this.clock);
     if (host.clock !== this.clock)
       throw new InvalidInputError('the scheduler clock', host.clock, "the Redis store's clock (its `clock` option)");
-    const l = new SharedLimit(options, this, host);
+    const l = new SharedLimit(options, this.#broker, host);
     this.#limits.add(l);
     if (this.#shares.enabled && this.#heartbeatTimer === null) this.#heartbeat();
     return l;
@@ -247,8 +263,7 @@ export class RedisStore implements LimitStore<SharedLimit> {
     await Promise.all([this.#connection.close(), ...[...this.#counters].map((c) => c.close())]);
   }
 
-  /** @internal */
-  acquire(linked: readonly SharedLimit[], weight: number, priority: number): void {
+  #acquire(linked: readonly SharedLimit[], weight: number, priority: number): void {
     if (this.#closed || !this.#connection.up) return;
     if (this.#shares.unreported) {
       // Back from a local share: Redis hears of what was sent on it before granting more.
@@ -332,8 +347,7 @@ export class RedisStore implements LimitStore<SharedLimit> {
     );
   }
 
-  /** @internal */
-  endLease(limit: SharedLimit, lease: Lease): void {
+  #endLease(limit: SharedLimit, lease: Lease): void {
     if (lease.sent < lease.granted)
       this.#connection.write(
         'release',
@@ -341,8 +355,7 @@ export class RedisStore implements LimitStore<SharedLimit> {
       );
   }
 
-  /** @internal */
-  late(limit: SharedLimit, lease: Lease, weight: number, at: number): void {
+  #late(limit: SharedLimit, lease: Lease, weight: number, at: number): void {
     // A local share must not start while this may still be in a window.
     this.#shares.mayActUntil(at);
     const id = entryId(this.id, 'late', this.#seq++);
@@ -354,11 +367,11 @@ export class RedisStore implements LimitStore<SharedLimit> {
   }
 
   /**
-   * @internal What `limit` measured of the way to the exchange reaches Redis with its next
+   * What `limit` measured of the way to the exchange reaches Redis with its next
    * ACQUIRE; one lease later without one, on its own (a process that stops asking still has its
    * last grants counted from their arrivals, and its lateness counted on every grant).
    */
-  tell(limit: SharedLimit): void {
+  #tell(limit: SharedLimit): void {
     if (this.#telling.has(limit) || this.#closed) return;
     this.#telling.add(limit);
     unrefTimer(
@@ -380,8 +393,7 @@ export class RedisStore implements LimitStore<SharedLimit> {
     );
   }
 
-  /** @internal */
-  feedback(
+  #feedback(
     limit: SharedLimit,
     pauseMs: number,
     holdWeight: number,
@@ -413,27 +425,26 @@ export class RedisStore implements LimitStore<SharedLimit> {
     );
   }
 
-  /** @internal */
-  update(limit: SharedLimit): void {
+  #update(limit: SharedLimit): void {
     const change = limit.changes;
     this.#connection.write('update', encodeUpdate(this.#keys, { limit }), () => limit.confirm(change));
     this.#shares.resize(limit);
   }
 
   /**
-   * @internal The local share `limit` sends on now, or null (Redis answers, or the policy is to
+   * The local share `limit` sends on now, or null (Redis answers, or the policy is to
    * wait, or the share has not started or has run out).
    */
-  fallback(limit: SharedLimit, at: number): WindowLimit | null {
+  #fallback(limit: SharedLimit, at: number): WindowLimit | null {
     if (this.#connection.up || !this.#connection.offset.known) return null;
     return this.#shares.fallback(limit, at, (l) => this.#emit({ type: 'local', limit: l.name }));
   }
 
   /**
-   * @internal While Redis fails, how long from `at` a task on `limit` should wait before looking
+   * While Redis fails, how long from `at` a task on `limit` should wait before looking
    * again: until its local share starts, or a while (Redis answering again wakes the scheduler).
    */
-  downWait(limit: SharedLimit, at: number): number {
+  #downWait(limit: SharedLimit, at: number): number {
     return this.#shares.downWait(limit, at, this.#connection.offset.known);
   }
 
@@ -459,7 +470,7 @@ export class RedisStore implements LimitStore<SharedLimit> {
       for (const l of linked) {
         const lease: Lease = { id, granted: reply.granted, sent: 0, until, unstamped: 0, redisOffset };
         if (now < until && !this.#closed) l.granted(lease, now, reply.probe);
-        else this.endLease(l, lease);
+        else this.#endLease(l, lease);
       }
       // More than the asking task needs: what is left when the lease ends goes back at once,
       // not when the process next asks.
