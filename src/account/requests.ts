@@ -88,12 +88,13 @@ export class RequestSender {
   /**
    * Applies the exchange's answer to the limit the request `c` drew on whose N the answer names
    * (each, if several), else the endpoint's own; a tier the answer states is read first (see docs/rules.md#r16).
+   * `sentAt`: when the request was sent, on the scheduler's clock, where known.
    */
-  feedback(account: string, l: AccountLimits, c: Classification, feedback: RateLimitFeedback): void {
+  feedback(account: string, l: AccountLimits, c: Classification, feedback: RateLimitFeedback, sentAt?: number): void {
     const f = this.ctx.reports.answer(account, l, c, readFeedback(feedback));
     const limits = this.ctx.requestLimits.for(account, l, c);
     const named = f.limit === undefined ? [] : limits.filter((x) => x.limit === f.limit);
-    for (const limit of named.length > 0 ? named : limits.slice(0, 1)) this.ctx.scheduler.feedback(limit, f);
+    for (const limit of named.length > 0 ? named : limits.slice(0, 1)) this.ctx.scheduler.feedback(limit, f, sentAt);
   }
 
   /**

@@ -286,15 +286,16 @@ export class RoundTrip {
         this.#l,
         this.#speaksOf(answer.status),
         webSocketFeedback(signals, answer.body),
+        this.sentMono,
       );
       return;
     }
     const success = answer.status >= 200 && answer.status < 300;
     // The label of an answer that is not a success is in its body (see docs/rules.md#r12).
-    if (success) this.#host.feedback(this.account, this.#l, c, restFeedback(signals, answer));
+    if (success) this.#host.feedback(this.account, this.#l, c, restFeedback(signals, answer), this.sentMono);
     else
       this.#withBody(answer, (body) =>
-        this.#host.feedback(this.account, this.#l, c, restFeedback(signals, answer, body)),
+        this.#host.feedback(this.account, this.#l, c, restFeedback(signals, answer, body), this.sentMono),
       );
     // Fills in the answer are counted before the caller has it (see docs/rules.md#r1, #r9, #r14).
     const { fills } = this.#host.ctx.host;

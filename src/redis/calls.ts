@@ -309,9 +309,10 @@ export interface FeedbackCall {
   /** The hold is the exchange's count of the window (see docs/rules.md#r17): the limit is known to every process. */
   readonly counted?: boolean | undefined;
   /**
-   * With `counted`: when the process read the answer that stated the count, on Redis's clock (at
-   * most that), ms; none: when Redis runs the call. A count read before grants were lost does not
-   * make the limit known after the loss, however late the call reaches Redis.
+   * With `counted`: when the process sent the request whose answer stated the count, on Redis's
+   * clock (at most that), ms: the exchange counted no earlier. None: when Redis runs the call. A
+   * count that may have been made before grants were lost does not make the limit known after the
+   * loss, however late its answer came or the call reaches Redis.
    */
   readonly countedAt?: number | undefined;
 }

@@ -42,7 +42,8 @@ export interface Broker {
   tell(limit: SharedLimit): void;
   /**
    * Tells every process of a pause or a hold the exchange asked for (see docs/rules.md#r12); `counted`: the hold is
-   * the exchange's count of the window (see docs/rules.md#r17), which makes the limit known after a loss.
+   * the exchange's count of the window (see docs/rules.md#r17), which makes the limit known after a loss;
+   * `countedAt`: the local instant the request stating it was sent (the count is no older).
    */
   feedback(
     limit: SharedLimit,
@@ -127,10 +128,11 @@ export class SharedLimit implements StoreLimit {
   /** While Redis fails: this process's own share of the limit (onUnavailable "local"). */
   #share: WindowLimit | null = null;
   /**
-   * Redis granted this process the one request it lets through on a limit no process knows (a
-   * fresh prefix, a flush): the count its answer states is told to every process.
+   * When Redis's grant of the one request it lets through on a limit no process knows (a fresh
+   * prefix, a flush, grants lost) came, or null: the count stated by the answer to a request sent
+   * since is told to every process.
    */
-  #probing = false;
+  #probingSince: number | null = null;
   #pausedUntilHere = -Infinity;
   /** Held in this process only until this instant (see `holdHere`). */
   #heldHereUntil = -Infinity;
@@ -426,15 +428,17 @@ export class SharedLimit implements StoreLimit {
    * process knew (a fresh prefix, a flush), which it makes known to every process. Returns what
    * this process counted.
    */
-  recount(count: number, until: number, at: number): number {
+  recount(count: number, until: number, at: number, sentAt = at): number {
     const counted = this.#local.recount(count, until, at);
     // Only the answer to the one request Redis let through after a loss, which every process waits
     // for. Otherwise Redis already counts what every process sent, by when each left the window:
     // the exchange's count held whole for a window from its answer would only hold a saturated
-    // limit back (every process's answers say the window is nearly full).
-    if (this.#probing && until > at) {
-      this.#probing = false;
-      this.#broker.feedback(this, 0, count, until - at, true, at);
+    // limit back (every process's answers say the window is nearly full). An answer to a request
+    // sent before that grant came may state a count made before the loss: it is not the one.
+    if (this.#probingSince !== null && sentAt >= this.#probingSince && until > at) {
+      this.#probingSince = null;
+      // Counted no earlier than the request was sent.
+      this.#broker.feedback(this, 0, count, until - at, true, sentAt);
     }
     return counted;
   }
@@ -528,7 +532,7 @@ export class SharedLimit implements StoreLimit {
    */
   granted(lease: Lease, now: number, probing: boolean): void {
     this.#lease = lease;
-    if (probing) this.#probing = true;
+    if (probing) this.#probingSince = now;
     this.#arrivals.granted(lease, now);
     this.#recent.granted(lease);
   }

@@ -412,7 +412,8 @@ export class RedisStore implements LimitStore<SharedLimit> {
         holdMs: Math.max(0, holdMs),
         id,
         counted,
-        // When the answer was read, on Redis's clock: at most that (the offset learnt is a lower bound).
+        // When the request answered was sent, on Redis's clock: at most that (the offset learnt is a
+        // lower bound). The exchange counted no earlier.
         countedAt: countedAt === undefined ? undefined : this.#connection.offset.redisNoLaterThan(countedAt),
       }),
       // The exchange's count makes the limit known: what waited for it asks again at once.

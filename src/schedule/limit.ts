@@ -71,9 +71,11 @@ export interface StoreLimit extends Limit {
   /**
    * The exchange counted `count` in the window at `at` (see docs/rules.md#r17): counts the difference as held until
    * `until` when that is more than this limit counts. Returns what this limit counted (this
-   * process's own dispatches, for a shared store's limit).
+   * process's own dispatches, for a shared store's limit). `sentAt`: when the request whose answer
+   * states the count was sent (at most `at`; `at` when unknown): the count is no older than that,
+   * which a shared store needs to take it as a count made after it lost grants.
    */
-  recount(count: number, until: number, at: number): number;
+  recount(count: number, until: number, at: number, sentAt?: number): number;
   /** Counts `weight` sent at `sentAt` until W after `arrivedAt`, when the request arrived late. */
   extend(weight: number, sentAt: number, arrivedAt: number): void;
   /**

@@ -411,11 +411,14 @@ export class Scheduler<L extends Limit = WindowLimit> {
    * window from now, told as a `recount` event; less changes nothing. A reset
    * (or `Retry-After`) further off than an hour (the longest any rule holds a limit) cannot be meant: the pause
    * or shrink ends at that bound, told as a `reset-bounded` event naming the header. A lower
-   * `limit` than configured lowers it. Bad feedback (a field of the wrong type, a negative or NaN
-   * `retryAfterMs`, a `limit` at or below the limit's reserve) is an {@link InvalidInputError}
-   * naming the field, and nothing of it is applied.
+   * `limit` than configured lowers it. `sentAt`, when the request answered was sent (an instant of
+   * this scheduler's clock, at most now), says how old the exchange's count may be: a shared
+   * store takes a count as made after it lost grants only when the request was sent after. Bad
+   * feedback (a field of the wrong type, a negative or NaN `retryAfterMs`, a `limit` at or below
+   * the limit's reserve, a `sentAt` later than now) is an {@link InvalidInputError} naming the
+   * field, and nothing of it is applied.
    */
-  feedback(given: Limit, feedback: RateLimitFeedback): void {
+  feedback(given: Limit, feedback: RateLimitFeedback, sentAt?: number): void {
     // Everything is checked before anything is applied: a refused call leaves the limit as it was.
     checkOwned(this.#dispatcher.books, given, 'the limit given feedback');
     const limit = given as StoreLimit;
@@ -431,6 +434,8 @@ export class Scheduler<L extends Limit = WindowLimit> {
       }
     }
     const now = this.clock.now();
+    if (sentAt !== undefined && !(typeof sentAt === 'number' && sentAt <= now && sentAt - sentAt === 0))
+      throw new InvalidInputError('`sentAt`', sentAt, `an instant of the scheduler's clock at or before now (${now})`);
     this.#dispatcher.stampAll(now);
     const bounded = (header: 'X-Gate-RateLimit-Reset-Timestamp' | 'Retry-After', at: number): number => {
       if (at - now <= MAX_FEEDBACK_PAUSE_MS) return at;
@@ -459,7 +464,7 @@ export class Scheduler<L extends Limit = WindowLimit> {
         const exchange = feedback.limit - feedback.remaining;
         if (exchange >= 0) {
           const until = now + limit.windowMs;
-          const counted = limit.recount(exchange, until, now);
+          const counted = limit.recount(exchange, until, now, sentAt ?? now);
           if (exchange > counted)
             this.#listeners.emit({ type: 'recount', at: now, limit: limit.name, counted, exchange, until });
         }

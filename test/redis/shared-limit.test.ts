@@ -6,6 +6,7 @@ import { Scheduler } from '../../src/schedule/scheduler.js';
 import type { LimitStore } from '../../src/schedule/store.js';
 import { WindowLimit } from '../../src/schedule/window.js';
 import { UNANSWERED_MAX_MS } from '../../src/schedule/unanswered.js';
+import { AccountLimiter } from '../../src/account/limiter.js';
 
 /** A broker that records what the limit asks of it, with no Redis behind it. */
 function fakeBroker() {
@@ -13,6 +14,13 @@ function fakeBroker() {
     acquire: [] as { names: string[]; weight: number }[],
     ended: [] as { id: string; sent: number }[],
     late: [] as { id: string; weight: number; at: number }[],
+    feedback: [] as {
+      name: string;
+      holdWeight: number;
+      holdMs: number;
+      counted?: boolean | undefined;
+      countedAt?: number | undefined;
+    }[],
   };
   const broker: Broker & { available: boolean; share: WindowLimit | null } = {
     leaseMs: 20,
@@ -23,7 +31,8 @@ function fakeBroker() {
     tell: () => {},
     late: (_limit: SharedLimit, lease: Lease, weight: number, at: number) =>
       void calls.late.push({ id: lease.id, weight, at }),
-    feedback: () => {},
+    feedback: (limit, _pauseMs, holdWeight, holdMs, counted, countedAt) =>
+      void calls.feedback.push({ name: limit.name, holdWeight, holdMs, counted, countedAt }),
     update: () => {},
     fallback: () => broker.share,
     downWait: () => 1000,
@@ -325,5 +334,95 @@ describe('Scheduler with a shared store', () => {
     expect(calls.acquire).toEqual([]);
     await clock.advance(1000);
     expect(calls.acquire).toEqual([{ names: ['there'], weight: 1 }]);
+  });
+
+  describe("the exchange's count after a loss", () => {
+    const probe = (until: number): Lease => ({ id: 'p.1', granted: 1, sent: 0, until, unstamped: 0, redisOffset: 0 });
+
+    it('tells every process the count an answer states, once, only for a request sent since the probe was granted, as of its send', () => {
+      const { calls, scheduler } = setup();
+      const l = scheduler.limit({ name: 'orders', limit: 10, windowMs: 1000 }) as SharedLimit;
+      l.granted(probe(120), 100, true);
+      // Sent at 99, before the grant came: the exchange may have counted before the loss.
+      l.recount(4, 1200, 200, 99);
+      expect(calls.feedback).toEqual([]);
+      l.recount(5, 1250, 250, 100);
+      expect(calls.feedback).toEqual([{ name: 'orders', holdWeight: 5, holdMs: 1000, counted: true, countedAt: 100 }]);
+      l.recount(6, 1300, 300, 200);
+      expect(calls.feedback).toHaveLength(1);
+    });
+
+    it('takes no send instant as the instant of the answer, as before', () => {
+      const { calls, scheduler } = setup();
+      const l = scheduler.limit({ name: 'orders', limit: 10, windowMs: 1000 }) as SharedLimit;
+      l.granted(probe(120), 100, true);
+      l.recount(3, 1200, 200);
+      expect(calls.feedback).toEqual([{ name: 'orders', holdWeight: 3, holdMs: 1000, counted: true, countedAt: 200 }]);
+    });
+
+    it('has Scheduler.feedback pass the send instant it is given, and refuse one later than now, applying nothing', async () => {
+      const { clock, calls, scheduler } = setup();
+      const l = scheduler.limit({ name: 'orders', limit: 10, windowMs: 1000 }) as SharedLimit;
+      await clock.advance(100);
+      l.granted(probe(120), 100, true);
+      const stated = { limited: false, limit: 10, remaining: 6 };
+      for (const bad of [101, Number.NaN, '99'])
+        expect(() => scheduler.feedback(l, stated, bad as number)).toThrow(/`sentAt`/);
+      expect(calls.feedback).toEqual([]);
+      expect(l.usedAt(100)).toBe(0);
+      scheduler.feedback(l, stated, 99);
+      expect(calls.feedback).toEqual([]);
+      scheduler.feedback(l, stated, 100);
+      expect(calls.feedback).toEqual([{ name: 'orders', holdWeight: 4, holdMs: 1000, counted: true, countedAt: 100 }]);
+    });
+
+    it("gives the count an answer states the instant its request was sent, through the account limiter's round trip", async () => {
+      const clock = new VirtualClock({ start: 0, wallStart: Date.parse('2026-11-01T10:00:00Z') });
+      const { broker, calls } = fakeBroker();
+      let n = 0;
+      // Grants what is asked a moment later, each the one request let through on a limit no process knows.
+      broker.acquire = (linked, weight) =>
+        void Promise.resolve().then(() => {
+          const id = `p.${++n}`;
+          for (const l of linked) {
+            l.asked();
+            l.granted(
+              { id, granted: weight, sent: 0, until: clock.now() + 20, unstamped: 0, redisOffset: 0 },
+              clock.now(),
+              true,
+            );
+          }
+          linked[0]!.host.wake();
+        });
+      const limiter = new AccountLimiter({
+        accounts: [{ id: 'main', role: 'main' }],
+        clock,
+        store: { limit: (o, host) => new SharedLimit(o, broker, host) },
+      });
+      const place = {
+        method: 'POST',
+        path: '/futures/usdt/orders',
+        body: { contract: 'BTC_USDT', size: 1, price: '60000' },
+      };
+      const sentAt: number[] = [];
+      await clock.advance(10);
+      await limiter.roundTrip('main', place).run(async (t) => {
+        sentAt.push(t.sentMono);
+        await clock.advance(50);
+        t.answered({
+          status: 201,
+          headers: { 'X-Gate-RateLimit-Limit': '100', 'X-Gate-RateLimit-Requests-Remain': '97' },
+        });
+      });
+      expect(sentAt).toEqual([10]);
+      expect(calls.feedback).toContainEqual({
+        name: 'main:futures.place',
+        holdWeight: 3,
+        holdMs: 1000,
+        counted: true,
+        countedAt: 10,
+      });
+      limiter.close();
+    });
   });
 });
