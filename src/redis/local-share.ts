@@ -1,5 +1,5 @@
 import type { WindowLimit } from '../schedule/window.js';
-import type { SharedLimit } from './shared-limit.js';
+import { linkOf, type SharedLimit } from './shared-limit.js';
 
 /** The settings of `onUnavailable: "local"` (see `RedisStoreOptions`). */
 export interface LocalShareOptions {
@@ -72,10 +72,10 @@ export class LocalShares {
       at >= this.startsAt(limit, this.lastHeard) + this.options.fallbackMaxMs
     )
       return null;
-    if (limit.share !== null) return limit.share;
+    if (linkOf(limit).share !== null) return linkOf(limit).share;
     const n = this.size(limit.limit);
     if (n < 1) return null;
-    const share = limit.startShare(n);
+    const share = linkOf(limit).startShare(n);
     this.unreported = true;
     start(limit);
     return share;
@@ -100,7 +100,7 @@ export class LocalShares {
 
   /** `limit` has a new N or W: its share, if it has one, follows. */
   resize(limit: SharedLimit): void {
-    const share = limit.share;
+    const share = linkOf(limit).share;
     if (share === null) return;
     const n = this.size(limit.limit);
     if (n >= 1) share.update({ limit: n, windowMs: Math.min(limit.windowMs, share.maxWindowMs) });

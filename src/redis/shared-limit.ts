@@ -64,6 +64,97 @@ export interface Broker {
 }
 
 /**
+ * A shared limit as its store reads and changes it: its lease, its requests to Redis, what it
+ * measured of the way to the exchange, its local share. The limit itself is what a scheduler and a
+ * user call; this side is the store's alone ({@link linkOf}), and no other code changes it.
+ */
+export interface LimitLink {
+  /** The scheduler the limit was made for. */
+  readonly host: LimitHost;
+  /** How long past its lease Redis holds a grant of this limit for its answers, ms (0: not held). */
+  readonly holdMs: number;
+  /** The permits Redis granted this process, or null. */
+  readonly lease: Lease | null;
+  /** How many times this process changed N or W. */
+  readonly changes: number;
+  /** How many of this process's changes of N or W Redis has taken. */
+  readonly confirmed: number;
+  /** While Redis fails: this process's own share of the limit, or null. */
+  readonly share: WindowLimit | null;
+  /** Starts this process's own share of the limit, `n` of it, while Redis fails. */
+  startShare(n: number): WindowLimit;
+  /** Ends the local share: Redis heard what was sent on it. */
+  endShare(): void;
+  /**
+   * What this process sent on its local share was told to Redis as the entry `entry` (HELLO,
+   * counted from then for a window): the round trips of it still on their way keep it counted
+   * until their answers, as a lease's do (see {@link GrantArrivals.follow}).
+   */
+  reported(entry: ArrivalLease, at: number): void;
+  /**
+   * The latest arrival this process measured in the last one or two periods (max(10 s, 2 W)
+   * each), in ms; `at` on the scheduler's clock (`host.clock`), as `extend`'s instants are.
+   */
+  lateness(at: number): number;
+  /** Redis took this process's change number `change`: a wait given on the N before ends. */
+  confirm(change: number): void;
+  /** Takes the N and W every process shares, as Redis holds them. */
+  adopt(limit: number, windowMs: number): void;
+  /** A request for permits on this limit is on its way to Redis: no other is sent meanwhile. */
+  asking(): void;
+  /** The request on its way was answered (granted or not), or given up. */
+  asked(): void;
+  /**
+   * Redis granted `lease` at `now`; `probing`: the one request it lets through on a limit no
+   * process knows, whose answer's count is told to every process (see `SharedLimit.recount`).
+   */
+  granted(lease: Lease, now: number, probing: boolean): void;
+  /** Redis said to wait until `retryAt` for permits asked for with `linked` (this limit among them). */
+  denied(retryAt: number, linked: readonly SharedLimit[]): void;
+  /**
+   * The request on its way failed: asks again no sooner than `retryAt`; `confirmed`, the grants it
+   * confirmed ({@link LimitLink.takeConfirmed}), are sent again with the next.
+   */
+  askFailed(retryAt: number, confirmed: readonly GrantArrival[]): void;
+  /** Asks Redis again at once, whatever wait it gave (the limit became known to it). */
+  askAgain(): void;
+  /** Ends the lease if it is still grant `id` (what was not sent of it goes back). */
+  endLeaseOf(id: string): void;
+  /**
+   * The grants of this process whose permits were all answered, to confirm to Redis with the next
+   * request: taken (see {@link LimitLink.askFailed} when that request fails).
+   */
+  takeConfirmed(): GrantArrival[];
+  /** The lateness sent to Redis with a request at `at` (see {@link LimitLink.lateness}), then the latest told. */
+  tellLateness(at: number): number;
+  /**
+   * What Redis has not heard at `at`: the grants confirmed since it was last told, and the
+   * lateness when it is more than the latest told; null when neither is new.
+   */
+  news(at: number): { readonly confirmed: GrantArrival[]; readonly lateMs: number } | null;
+  /**
+   * `weight` of `lease` may have been sent after it ended (a clock read `at` past it): counted as
+   * grant `id` from `at`, redone should Redis lose it, and matched with its arrivals.
+   */
+  lateGrant(id: string, lease: Lease, weight: number, at: number): void;
+  /**
+   * What this process sent in the window before `now`, to add back to a Redis that lost it: held
+   * while its requests await their answers, as Redis held it.
+   */
+  recentGrants(now: number): RecentEntry[];
+  /** Ends the current lease, giving back what was not sent. */
+  endLease(): void;
+}
+
+/** Each shared limit's store side, made with the limit. */
+const links = new WeakMap<SharedLimit, LimitLink>();
+
+/** The store's side of `limit` (see {@link LimitLink}). */
+export function linkOf(limit: SharedLimit): LimitLink {
+  return links.get(limit)!;
+}
+
+/**
  * A limit whose budget is shared by several processes through a store (see docs/rules.md#r13 across processes).
  * The scheduler admits a task on it only from permits the store granted to this process (a
  * lease), which must be sent before the lease ends; what the store has not granted yet, it asks
@@ -146,13 +237,13 @@ export class SharedLimit implements StoreLimit {
 
   readonly #broker: Broker;
 
-  constructor(
-    options: WindowLimitOptions,
-    broker: Broker,
-    /** @internal */ readonly host: LimitHost,
-  ) {
+  readonly #host: LimitHost;
+
+  constructor(options: WindowLimitOptions, broker: Broker, host: LimitHost) {
     this.#broker = broker;
+    this.#host = host;
     this.#local = new WindowLimit(options);
+    links.set(this, this.#link());
   }
 
   /** A name for stats, events and errors, and the key of the limit in Redis. */
@@ -223,7 +314,7 @@ export class SharedLimit implements StoreLimit {
     const lease = this.#lease;
     if (lease !== null) {
       if (at < lease.until && lease.granted - lease.sent >= weight) return 0;
-      if (at >= lease.until) this.endLease();
+      if (at >= lease.until) this.#endLease();
     }
     if (!this.#broker.available) {
       const share = this.#broker.fallback(this, at);
@@ -242,7 +333,7 @@ export class SharedLimit implements StoreLimit {
     }
     for (const l of linked) {
       const s = l as SharedLimit;
-      if (s.#lease !== null) s.endLease();
+      if (s.#lease !== null) s.#endLease();
     }
     this.#broker.acquire(linked as readonly SharedLimit[], weight, priority);
   }
@@ -341,8 +432,7 @@ export class SharedLimit implements StoreLimit {
     this.#arrivals.bound();
   }
 
-  /** @internal How long past its lease Redis holds a grant of this limit for its answers, ms (0: not held). */
-  get holdMs(): number {
+  get #holdMs(): number {
     return this.#arrivals.bounded ? UNANSWERED_MAX_MS : 0;
   }
 
@@ -362,12 +452,7 @@ export class SharedLimit implements StoreLimit {
     if (this.#arrivals.answer(from, request.weight, at)) this.#broker.tell(this);
   }
 
-  /**
-   * @internal What this process sent on its local share was told to Redis as the entry `entry`
-   * (HELLO, counted from then for a window): the round trips of it still on their way keep it
-   * counted until their answers, as a lease's do (see {@link GrantArrivals.follow}).
-   */
-  reported(entry: ArrivalLease, at: number): void {
+  #reported(entry: ArrivalLease, at: number): void {
     if (this.#shareWaiting.size === 0) return;
     this.#arrivals.follow(entry, at);
     for (const request of this.#shareWaiting) {
@@ -386,11 +471,7 @@ export class SharedLimit implements StoreLimit {
     if (this.#arrivals.arrived(weight, sentAt, arrivedAt, again)) this.#broker.tell(this);
   }
 
-  /**
-   * @internal The latest arrival this process measured in the last one or two periods (max(10 s,
-   * 2 W) each), in ms; `at` on the scheduler's clock (`host.clock`), as `extend`'s instants are.
-   */
-  lateness(at: number): number {
+  #lateness(at: number): number {
     this.#lateAt(at);
     return Math.ceil(Math.max(this.#late, this.#lateBefore));
   }
@@ -407,14 +488,14 @@ export class SharedLimit implements StoreLimit {
     this.#local.pause(until);
     if (until <= this.#pausedUntilHere) return;
     this.#pausedUntilHere = until;
-    this.#broker.feedback(this, until - this.host.clock.now(), 0, 0);
+    this.#broker.feedback(this, until - this.#host.clock.now(), 0, 0);
   }
 
   /** Lets nothing through until `until` in this process only: Redis and the other processes hear nothing of it. */
   holdHere(until: number): void {
     const sooner = until < this.#heldHereUntil;
     this.#heldHereUntil = until;
-    if (sooner) this.host.wake();
+    if (sooner) this.#host.wake();
   }
 
   shrink(remaining: number, until: number, at: number): void {
@@ -459,17 +540,15 @@ export class SharedLimit implements StoreLimit {
     ownerOf(this)?.changed(this, from);
   }
 
-  /** @internal Redis took this process's change number `change`: a wait given on the N before ends. */
-  confirm(change: number): void {
+  #confirm(change: number): void {
     if (change <= this.#confirmed) return;
     this.#confirmed = change;
     this.#retryAt = -Infinity;
     for (const l of this.#deniedWith) l.#retryAt = -Infinity;
-    this.host.wake();
+    this.#host.wake();
   }
 
-  /** @internal Takes the N and W every process shares, as Redis holds them. */
-  adopt(limit: number, windowMs: number): void {
+  #adopt(limit: number, windowMs: number): void {
     if (limit === (this.#sharedN ?? this.limit) && windowMs === this.windowMs) return;
     this.#adopting = true;
     try {
@@ -485,138 +564,108 @@ export class SharedLimit implements StoreLimit {
     }
   }
 
-  /** @internal The permits Redis granted this process, or null. */
-  get lease(): Lease | null {
-    return this.#lease;
-  }
-
-  /** @internal How many times this process changed N or W. */
-  get changes(): number {
-    return this.#changes;
-  }
-
-  /** @internal How many of this process's changes of N or W Redis has taken. */
-  get confirmed(): number {
-    return this.#confirmed;
-  }
-
-  /** @internal While Redis fails: this process's own share of the limit, or null. */
-  get share(): WindowLimit | null {
-    return this.#share;
-  }
-
-  /** @internal Starts this process's own share of the limit, `n` of it, while Redis fails. */
-  startShare(n: number): WindowLimit {
-    this.#share ??= new WindowLimit({ name: this.name, limit: n, windowMs: this.windowMs, marginMs: this.marginMs });
-    return this.#share;
-  }
-
-  /** @internal Ends the local share: Redis heard what was sent on it. */
-  endShare(): void {
-    this.#share = null;
-  }
-
-  /** @internal A request for permits on this limit is on its way to Redis: no other is sent meanwhile. */
-  asking(): void {
-    this.#pending = true;
-  }
-
-  /** @internal The request on its way was answered (granted or not), or given up. */
-  asked(): void {
-    this.#pending = false;
-  }
-
-  /**
-   * @internal Redis granted `lease` at `now`; `probing`: the one request it lets through on a limit
-   * no process knows, whose answer's count is told to every process (see {@link recount}).
-   */
-  granted(lease: Lease, now: number, probing: boolean): void {
+  #granted(lease: Lease, now: number, probing: boolean): void {
     this.#lease = lease;
     if (probing) this.#probingSince = now;
     this.#arrivals.granted(lease, now);
     this.#recent.granted(lease);
   }
 
-  /** @internal Redis said to wait until `retryAt` for permits asked for with `linked` (this limit among them). */
-  denied(retryAt: number, linked: readonly SharedLimit[]): void {
-    this.#retryAt = retryAt;
-    this.#deniedWith = linked;
-  }
-
-  /**
-   * @internal The request on its way failed: asks again no sooner than `retryAt`; `confirmed`, the
-   * grants it confirmed ({@link takeConfirmed}), are sent again with the next.
-   */
-  askFailed(retryAt: number, confirmed: readonly GrantArrival[]): void {
+  #askFailed(retryAt: number, confirmed: readonly GrantArrival[]): void {
     this.#pending = false;
     this.#retryAt = retryAt;
     // Moving a grant again changes nothing: the next ACQUIRE sends them again.
     this.#arrivals.restore(confirmed);
   }
 
-  /** @internal Asks Redis again at once, whatever wait it gave (the limit became known to it). */
-  askAgain(): void {
-    this.#retryAt = -Infinity;
-  }
-
-  /** @internal Ends the lease if it is still grant `id` (what was not sent of it goes back). */
-  endLeaseOf(id: string): void {
-    if (this.#lease?.id === id) this.endLease();
-  }
-
-  /**
-   * @internal The grants of this process whose permits were all answered, to confirm to Redis
-   * with the next request: taken (see {@link askFailed} when that request fails).
-   */
-  takeConfirmed(): GrantArrival[] {
-    return this.#arrivals.take();
-  }
-
-  /** @internal The lateness sent to Redis with a request at `at` (see {@link lateness}), then the latest told. */
-  tellLateness(at: number): number {
-    this.#toldLate = this.lateness(at);
-    return this.#toldLate;
-  }
-
-  /**
-   * @internal What Redis has not heard at `at`: the grants confirmed since it was last told, and
-   * the lateness when it is more than the latest told; null when neither is new.
-   */
-  news(at: number): { readonly confirmed: GrantArrival[]; readonly lateMs: number } | null {
-    const confirmed = this.takeConfirmed();
-    const lateMs = this.lateness(at);
+  #news(at: number): { readonly confirmed: GrantArrival[]; readonly lateMs: number } | null {
+    const confirmed = this.#arrivals.take();
+    const lateMs = this.#lateness(at);
     // A lateness already sent is kept by Redis, and sent again with each ACQUIRE.
     if (confirmed.length === 0 && lateMs <= this.#toldLate) return null;
     this.#toldLate = lateMs;
     return { confirmed, lateMs };
   }
 
-  /**
-   * @internal `weight` of `lease` may have been sent after it ended (a clock read `at` past it):
-   * counted as grant `id` from `at`, redone should Redis lose it, and matched with its arrivals.
-   */
-  lateGrant(id: string, lease: Lease, weight: number, at: number): void {
-    this.#recent.late(id, weight, at, lease.redisOffset);
-    this.#arrivals.late(lease, id);
-  }
-
-  /**
-   * @internal What this process sent in the window before `now`, to add back to a Redis that lost
-   * it: held while its requests await their answers, as Redis held it.
-   */
-  recentGrants(now: number): RecentEntry[] {
-    const hold = this.holdMs;
+  #recentGrants(now: number): RecentEntry[] {
+    const hold = this.#holdMs;
     return this.#recent.entries(now).map((e) => ({ ...e, score: this.#arrivals.addBackScore(e.id, e.score, hold) }));
   }
 
-  /** @internal Ends the current lease, giving back what was not sent. */
-  endLease(): void {
+  #endLease(): void {
     const lease = this.#lease;
     if (lease === null) return;
     this.#lease = null;
     lease.ended = true;
-    this.#arrivals.ended(lease, this.host.clock.now());
+    this.#arrivals.ended(lease, this.#host.clock.now());
     this.#broker.endLease(this, lease);
+  }
+
+  /** The store's side of this limit (see {@link LimitLink}). */
+  #link(): LimitLink {
+    const self = this;
+    return {
+      host: this.#host,
+      get holdMs() {
+        return self.#holdMs;
+      },
+      get lease() {
+        return self.#lease;
+      },
+      get changes() {
+        return self.#changes;
+      },
+      get confirmed() {
+        return self.#confirmed;
+      },
+      get share() {
+        return self.#share;
+      },
+      startShare: (n) =>
+        (this.#share ??= new WindowLimit({
+          name: this.name,
+          limit: n,
+          windowMs: this.windowMs,
+          marginMs: this.marginMs,
+        })),
+      endShare: () => {
+        this.#share = null;
+      },
+      reported: (entry, at) => this.#reported(entry, at),
+      lateness: (at) => this.#lateness(at),
+      confirm: (change) => this.#confirm(change),
+      adopt: (limit, windowMs) => this.#adopt(limit, windowMs),
+      asking: () => {
+        this.#pending = true;
+      },
+      asked: () => {
+        this.#pending = false;
+      },
+      granted: (lease, now, probing) => this.#granted(lease, now, probing),
+      denied: (retryAt, linked) => {
+        this.#retryAt = retryAt;
+        this.#deniedWith = linked;
+      },
+      askFailed: (retryAt, confirmed) => this.#askFailed(retryAt, confirmed),
+      askAgain: () => {
+        this.#retryAt = -Infinity;
+      },
+      endLeaseOf: (id) => {
+        if (this.#lease?.id === id) this.#endLease();
+      },
+      takeConfirmed: () => this.#arrivals.take(),
+      tellLateness: (at) => {
+        this.#toldLate = this.#lateness(at);
+        return this.#toldLate;
+      },
+      news: (at) => this.#news(at),
+      lateGrant: (id, lease, weight, at) => {
+        this.#recent.late(id, weight, at, lease.redisOffset);
+        this.#arrivals.late(lease, id);
+      },
+      recentGrants: (now) => this.#recentGrants(now),
+      endLease: () => this.#endLease(),
+    };
   }
 }
 

@@ -29,7 +29,7 @@ import { Connection } from './connection.js';
 import { RedisCounts } from './counts.js';
 import { LocalShares } from './local-share.js';
 import { RedisKeys, type ScriptName, entryId } from './protocol.js';
-import { type Broker, type Lease, SharedLimit } from './shared-limit.js';
+import { type Broker, type Lease, linkOf, SharedLimit } from './shared-limit.js';
 import { type RedisStoreOptions, resolveStoreOptions, type StoreConfig } from './options.js';
 
 export type { RedisStoreOptions } from './options.js';
@@ -254,7 +254,7 @@ export class RedisStore implements LimitStore<SharedLimit> {
   async close(): Promise<void> {
     this.#closed = true;
     for (const l of this.#limits) {
-      l.endLease();
+      linkOf(l).endLease();
       // Grants confirmed from their answers and not told yet: Redis holds them until it hears.
       this.#tellNow(l);
     }
@@ -265,31 +265,33 @@ export class RedisStore implements LimitStore<SharedLimit> {
 
   #acquire(linked: readonly SharedLimit[], weight: number, priority: number): void {
     if (this.#closed || !this.#connection.up) return;
+    const links = linked.map(linkOf);
     if (this.#shares.unreported) {
       // Back from a local share: Redis hears of what was sent on it before granting more.
-      for (const l of linked) l.asking();
+      for (const k of links) k.asking();
       void this.#sayHello().then(() => {
-        for (const l of linked) l.asked();
+        for (const k of links) k.asked();
         this.#wakeAll();
       });
       return;
     }
     if (this.#lost) {
-      for (const l of linked) l.asking();
+      for (const k of links) k.asking();
       void this.#restore().then(() => {
-        for (const l of linked) l.asked();
+        for (const k of links) k.asked();
         this.#wakeAll();
       });
       return;
     }
     const id = entryId(this.id, 'grant', this.#seq++);
     const sentAt = this.clock.now();
-    const at = linked[0]!.host.clock.now();
+    const { host } = links[0]!;
+    const at = host.clock.now();
     const auto = this.#config.prefetch < 0;
     const asked = linked.map((l) => ({
       limit: l.limit,
       windowMs: l.windowMs,
-      queued: l.host.queuedWeight(l),
+      queued: host.queuedWeight(l),
       // Read only where the policy reads it ("auto").
       used: auto ? l.usedAt(at) : 0,
     }));
@@ -298,12 +300,12 @@ export class RedisStore implements LimitStore<SharedLimit> {
       maxBatch: this.#config.maxBatch,
       leaseMs: this.leaseMs,
     });
-    const changes = linked.map((l) => l.changes);
+    const changes = links.map((k) => k.changes);
     // Whether Redis held this process's latest N and W when asked: only then is the N it answers newer.
-    const current = linked.map((l) => l.confirmed === l.changes);
-    for (const l of linked) l.asking();
+    const current = links.map((k) => k.confirmed === k.changes);
+    for (const k of links) k.asking();
     // This process's grants whose permits were all answered, counted by Redis from their arrivals.
-    const confirmed = linked.map((l) => l.takeConfirmed());
+    const confirmed = links.map((k) => k.takeConfirmed());
     const call = encodeAcquire(this.#keys, {
       at: this.#connection.at(),
       id,
@@ -327,9 +329,9 @@ export class RedisStore implements LimitStore<SharedLimit> {
         windowMs: l.windowMs,
         marginMs: l.marginMs,
         reserved: l.reservedFor(priority),
-        lateMs: l.tellLateness(at),
+        lateMs: links[i]!.tellLateness(at),
         confirmed: confirmed[i]!,
-        holdMs: l.holdMs,
+        holdMs: links[i]!.holdMs,
       })),
     });
     this.#call('acquire', call, true).then(
@@ -337,12 +339,12 @@ export class RedisStore implements LimitStore<SharedLimit> {
         this.#answered(linked, id, weight, decodeAcquire(reply as unknown[], linked.length), sentAt, changes, current),
       (error: unknown) => {
         const now = this.clock.now();
-        for (const [i, l] of linked.entries()) l.askFailed(now + this.#config.retryMs, confirmed[i]!);
+        for (const [i, k] of links.entries()) k.askFailed(now + this.#config.retryMs, confirmed[i]!);
         // The script may have run and its answer been lost: give back whatever it granted.
         for (const l of linked)
           this.#connection.write('release', encodeRelease(this.#keys, { limit: l.name, grant: id, sent: 0 }));
         this.#connection.failed(error);
-        linked[0]!.host.wake();
+        host.wake();
       },
     );
   }
@@ -359,10 +361,17 @@ export class RedisStore implements LimitStore<SharedLimit> {
     // A local share must not start while this may still be in a window.
     this.#shares.mayActUntil(at);
     const id = entryId(this.id, 'late', this.#seq++);
-    limit.lateGrant(id, lease, weight, at);
+    linkOf(limit).lateGrant(id, lease, weight, at);
     this.#connection.write(
       'late',
-      encodeLate(this.#keys, { at: this.#connection.at(), limit, id, weight, grant: lease.id, holdMs: limit.holdMs }),
+      encodeLate(this.#keys, {
+        at: this.#connection.at(),
+        limit,
+        id,
+        weight,
+        grant: lease.id,
+        holdMs: linkOf(limit).holdMs,
+      }),
     );
   }
 
@@ -384,7 +393,7 @@ export class RedisStore implements LimitStore<SharedLimit> {
 
   /** Tells Redis at once what `limit` measured that it has not heard (grants confirmed, its lateness). */
   #tellNow(limit: SharedLimit): void {
-    const news = limit.news(limit.host.clock.now());
+    const news = linkOf(limit).news(linkOf(limit).host.clock.now());
     if (news === null) return;
     const { confirmed, lateMs } = news;
     this.#connection.write(
@@ -419,16 +428,16 @@ export class RedisStore implements LimitStore<SharedLimit> {
       // The exchange's count makes the limit known: what waited for it asks again at once.
       counted
         ? () => {
-            limit.askAgain();
-            limit.host.wake();
+            linkOf(limit).askAgain();
+            linkOf(limit).host.wake();
           }
         : undefined,
     );
   }
 
   #update(limit: SharedLimit): void {
-    const change = limit.changes;
-    this.#connection.write('update', encodeUpdate(this.#keys, { limit }), () => limit.confirm(change));
+    const change = linkOf(limit).changes;
+    this.#connection.write('update', encodeUpdate(this.#keys, { limit }), () => linkOf(limit).confirm(change));
     this.#shares.resize(limit);
   }
 
@@ -459,18 +468,19 @@ export class RedisStore implements LimitStore<SharedLimit> {
     current: readonly boolean[],
   ): void {
     const now = this.clock.now();
+    const links = linked.map(linkOf);
     const { redisNow } = reply;
     this.#connection.offset.learn(redisNow, now);
     if (reply.status !== 'late') this.#shares.heard(sentAt);
-    for (const l of linked) l.asked();
+    for (const k of links) k.asked();
     if (reply.status === 'granted') {
       const until = sentAt + this.leaseMs;
       // Redis granted at its instant redisNow (floored), reached after this process asked at
       // `sentAt`: its clock at a local instant x is at most x + redisOffset.
       const redisOffset = redisNow + 1 - sentAt;
-      for (const l of linked) {
+      for (const [i, l] of linked.entries()) {
         const lease: Lease = { id, granted: reply.granted, sent: 0, until, unstamped: 0, redisOffset };
-        if (now < until && !this.#closed) l.granted(lease, now, reply.probe);
+        if (now < until && !this.#closed) links[i]!.granted(lease, now, reply.probe);
         else this.#endLease(l, lease);
       }
       // More than the asking task needs: what is left when the lease ends goes back at once,
@@ -478,7 +488,7 @@ export class RedisStore implements LimitStore<SharedLimit> {
       if (reply.granted > weight && now < until) {
         unrefTimer(
           this.clock.setTimer(() => {
-            for (const l of linked) l.endLeaseOf(id);
+            for (const k of links) k.endLeaseOf(id);
           }, until - now),
         );
       }
@@ -487,9 +497,9 @@ export class RedisStore implements LimitStore<SharedLimit> {
       // or the request came after its deadline: look again later. A limit this process changed
       // since it asked looks again at once: the wait was worked out on what it was before.
       // So does one whose change Redis had not taken when asked and has taken since.
-      const changed = linked.some((l, i) => l.changes !== changes[i] || (!current[i] && l.confirmed >= changes[i]));
+      const changed = links.some((k, i) => k.changes !== changes[i] || (!current[i] && k.confirmed >= changes[i]!));
       const retryAt = changed ? now : now + (reply.status === 'wait' ? reply.waitMs : this.#config.retryMs);
-      for (const l of linked) l.denied(retryAt, linked);
+      for (const k of links) k.denied(retryAt, linked);
     }
     if (reply.status !== 'late') {
       const lost = this.#epoch !== null && reply.epoch !== this.#epoch;
@@ -500,14 +510,13 @@ export class RedisStore implements LimitStore<SharedLimit> {
       }
       // Another process's N and W, unless this process changed them since, or its change was
       // still on its way to Redis when it asked (the answer holds the N before it).
-      for (let i = 0; i < linked.length; i++) {
-        const l = linked[i]!;
+      for (const [i, k] of links.entries()) {
         const held = reply.limits[i]!;
-        if (current[i] && l.changes === changes[i]) l.adopt(held.limit, held.windowMs);
+        if (current[i] && k.changes === changes[i]) k.adopt(held.limit, held.windowMs);
       }
     }
     this.#connection.answered();
-    linked[0]!.host.wake();
+    links[0]!.host.wake();
   }
 
   /**
@@ -562,8 +571,8 @@ export class RedisStore implements LimitStore<SharedLimit> {
         limit: l.limit,
         windowMs: l.windowMs,
         marginMs: l.marginMs,
-        lateMs: l.lateness(l.host.clock.now()),
-        grants: l.recentGrants(now),
+        lateMs: linkOf(l).lateness(linkOf(l).host.clock.now()),
+        grants: linkOf(l).recentGrants(now),
       }))
       .filter((l) => l.grants.length > 0);
     // Called with no limits too: Redis then knows this process has nothing more to add back.
@@ -595,14 +604,15 @@ export class RedisStore implements LimitStore<SharedLimit> {
     const limits: HelloCall['limits'][number][] = [];
     const shares: SharedLimit[] = [];
     for (const l of this.#limits) {
-      if (l.share === null) continue;
+      const { share, holdMs } = linkOf(l);
+      if (share === null) continue;
       limits.push({
         name: l.name,
         limit: l.limit,
         windowMs: l.windowMs,
         marginMs: l.marginMs,
-        sent: l.share.usedAt(sentAt),
-        holdMs: l.holdMs,
+        sent: share.usedAt(sentAt),
+        holdMs,
       });
       shares.push(l);
     }
@@ -626,9 +636,9 @@ export class RedisStore implements LimitStore<SharedLimit> {
         const now = this.clock.now();
         shares.forEach((l, i) => {
           const sent = limits[i]!.sent;
-          if (sent > 0) l.reported({ id, sent, granted: sent, until: sentAt, redisOffset }, now);
+          if (sent > 0) linkOf(l).reported({ id, sent, granted: sent, until: sentAt, redisOffset }, now);
         });
-        for (const l of shares) l.endShare();
+        for (const l of shares) linkOf(l).endShare();
         this.#shares.unreported = false;
         this.#connection.answered();
         return true;
@@ -644,7 +654,7 @@ export class RedisStore implements LimitStore<SharedLimit> {
 
   #wakeAll(): void {
     const hosts = new Set<LimitHost>();
-    for (const l of this.#limits) hosts.add(l.host);
+    for (const l of this.#limits) hosts.add(linkOf(l).host);
     for (const h of hosts) h.wake();
   }
 

@@ -5,7 +5,7 @@ import { encodeAcquire, encodeArrivals, encodeRelease, type GrantArrival } from 
 import { scriptingOf } from '../../src/redis/client.js';
 import { GrantArrivals } from '../../src/redis/grant-arrivals.js';
 import { RedisKeys, scripts } from '../../src/redis/protocol.js';
-import type { SharedLimit } from '../../src/redis/shared-limit.js';
+import { linkOf, type SharedLimit } from '../../src/redis/shared-limit.js';
 import { RedisStore } from '../../src/redis/store.js';
 import { Scheduler } from '../../src/schedule/scheduler.js';
 import { UNANSWERED_MAX_MS } from '../../src/schedule/unanswered.js';
@@ -268,8 +268,8 @@ describe('processes counting grants from their arrivals', () => {
             stores.push(store);
             const s = new Scheduler({ store, clock: v.clock });
             const l = s.limit({ name: 'orders', limit: 8, windowMs: 1000 }) as SharedLimit;
-            const take = l.takeConfirmed.bind(l);
-            l.takeConfirmed = () => {
+            const take = linkOf(l).takeConfirmed.bind(l);
+            linkOf(l).takeConfirmed = () => {
               const t = take();
               confirmed += t.length;
               return t;

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { type Broker, type Lease, SharedLimit } from '../../src/redis/shared-limit.js';
+import { type Broker, type Lease, linkOf, SharedLimit } from '../../src/redis/shared-limit.js';
 import type { Clock } from '../../src/schedule/clock.js';
 import { VirtualClock } from '../../src/testing/virtual-clock.js';
 import { Scheduler } from '../../src/schedule/scheduler.js';
@@ -59,8 +59,8 @@ describe('SharedLimit', () => {
     expect(calls.acquire).toEqual([]);
     l.holdHere(-Infinity);
     expect(calls.acquire).toEqual([{ names: ['orders'], weight: 1 }]);
-    l.asked();
-    l.granted({ id: 'p.1', granted: 1, sent: 0, until: 300, unstamped: 0, redisOffset: 0 }, clock.now(), false);
+    linkOf(l).asked();
+    linkOf(l).granted({ id: 'p.1', granted: 1, sent: 0, until: 300, unstamped: 0, redisOffset: 0 }, clock.now(), false);
     scheduler.wake();
     await task;
     expect(sent).toEqual([200]);
@@ -76,8 +76,8 @@ describe('SharedLimit', () => {
     // No lease yet: the task waits and the limit asks the broker.
     const done = scheduler.schedule(() => 'sent', { limits: l, weight: 2 });
     expect(calls.acquire).toEqual([{ names: ['orders'], weight: 2 }]);
-    (l as SharedLimit).asked();
-    (l as SharedLimit).granted(
+    linkOf(l as SharedLimit).asked();
+    linkOf(l as SharedLimit).granted(
       { id: 'p.1', granted: 2, sent: 0, until: 100, unstamped: 0, redisOffset: 0 },
       clock.now(),
       false,
@@ -99,14 +99,14 @@ describe('SharedLimit', () => {
     const done = scheduler.schedule(() => 'sent', { limits: l });
     expect(calls.acquire).toHaveLength(1);
     // Denied: the window frees in 9 s.
-    l.asked();
-    l.denied(clock.now() + 9_000, [l]);
+    linkOf(l).asked();
+    linkOf(l).denied(clock.now() + 9_000, [l]);
     await clock.advance(1_000);
     expect(calls.acquire).toHaveLength(1);
     l.update({ limit: 1_000_000_000 });
     expect(calls.acquire).toHaveLength(2);
-    l.asked();
-    l.granted(
+    linkOf(l).asked();
+    linkOf(l).granted(
       { id: 'p.2', granted: 1, sent: 0, until: clock.now() + 20, unstamped: 0, redisOffset: 0 },
       clock.now(),
       false,
@@ -120,9 +120,9 @@ describe('SharedLimit', () => {
     const { clock, calls, scheduler } = setup();
     const l = scheduler.limit({ name: 'throttle', limit: 10, windowMs: 10_000 }) as SharedLimit;
     const done = scheduler.schedule(() => 'sent', { limits: l }).catch((e: unknown) => e);
-    l.asked();
-    l.denied(clock.now() + 9_000, [l]);
-    l.adopt(20, 10_000);
+    linkOf(l).asked();
+    linkOf(l).denied(clock.now() + 9_000, [l]);
+    linkOf(l).adopt(20, 10_000);
     await clock.advance(1_000);
     expect(l.limit).toBe(20);
     expect(calls.acquire).toHaveLength(1);
@@ -133,41 +133,41 @@ describe('SharedLimit', () => {
   it('keeps the latest arrival it is told of for max(10 s, 2 W) to twice that, for Redis to count grants longer (see docs/rules.md#r13)', () => {
     const { scheduler } = setup();
     const l = scheduler.limit({ name: 'orders', limit: 10, windowMs: 1000 }) as SharedLimit;
-    expect(l.lateness(0)).toBe(0);
+    expect(linkOf(l).lateness(0)).toBe(0);
     l.extend(1, 100, 130.2);
     l.extend(1, 200, 210);
-    expect(l.lateness(300)).toBe(31);
+    expect(linkOf(l).lateness(300)).toBe(31);
     // A period later it is still the latest of the last two periods.
-    expect(l.lateness(10_099)).toBe(31);
-    expect(l.lateness(10_100)).toBe(31);
+    expect(linkOf(l).lateness(10_099)).toBe(31);
+    expect(linkOf(l).lateness(10_100)).toBe(31);
     l.extend(1, 12_000, 12_005);
-    expect(l.lateness(12_000)).toBe(31);
+    expect(linkOf(l).lateness(12_000)).toBe(31);
     // Two periods after it was measured, only the later one is left.
-    expect(l.lateness(20_100)).toBe(5);
-    expect(l.lateness(40_100)).toBe(0);
+    expect(linkOf(l).lateness(20_100)).toBe(5);
+    expect(linkOf(l).lateness(40_100)).toBe(0);
     // Earlier than sent: nothing.
     l.extend(1, 50_000, 49_000);
-    expect(l.lateness(50_000)).toBe(0);
+    expect(linkOf(l).lateness(50_000)).toBe(0);
   });
 
   it('sends on a lease until, not at, the instant it ends, then gives back what was not sent', () => {
     const { calls, scheduler } = setup();
     const l = scheduler.limit({ name: 'orders', limit: 10, windowMs: 1000 }) as SharedLimit;
-    l.granted({ id: 'p.1', granted: 3, sent: 0, until: 100, unstamped: 0, redisOffset: 0 }, 0, false);
+    linkOf(l).granted({ id: 'p.1', granted: 3, sent: 0, until: 100, unstamped: 0, redisOffset: 0 }, 0, false);
     expect(l.waitFor(1, 99.999)).toBe(0);
     l.takeUnstamped(1);
-    expect(l.lease?.sent).toBe(1);
+    expect(linkOf(l).lease?.sent).toBe(1);
     expect(l.lacks(2, 99.999)).toBe(false);
     expect(l.lacks(3, 99.999)).toBe(true);
     expect(l.waitFor(1, 100)).toBe(20);
-    expect(l.lease).toBeNull();
+    expect(linkOf(l).lease).toBeNull();
     expect(calls.ended).toEqual([{ id: 'p.1', sent: 1 }]);
   });
 
   it('has the store count again what was taken from a lease and stamped at or after its end', () => {
     const { calls, scheduler } = setup();
     const l = scheduler.limit({ name: 'orders', limit: 10, windowMs: 1000 }) as SharedLimit;
-    l.granted({ id: 'p.1', granted: 4, sent: 0, until: 20, unstamped: 0, redisOffset: 0 }, 0, false);
+    linkOf(l).granted({ id: 'p.1', granted: 4, sent: 0, until: 20, unstamped: 0, redisOffset: 0 }, 0, false);
     // Stamped before the lease ended: the task started by its score, nothing to say.
     l.takeUnstamped(1);
     l.stamp(19.999);
@@ -178,8 +178,8 @@ describe('SharedLimit', () => {
     expect(calls.late).toEqual([{ id: 'p.1', weight: 2, at: 20 }]);
     // Weight of a lease that ended, then of the next one, stamped together after both ended.
     l.takeUnstamped(1);
-    l.endLease();
-    l.granted({ id: 'p.2', granted: 2, sent: 0, until: 30, unstamped: 0, redisOffset: 0 }, 0, false);
+    linkOf(l).endLease();
+    linkOf(l).granted({ id: 'p.2', granted: 2, sent: 0, until: 30, unstamped: 0, redisOffset: 0 }, 0, false);
     l.takeUnstamped(2);
     l.stamp(31);
     expect(calls.late).toEqual([
@@ -194,10 +194,10 @@ describe('SharedLimit', () => {
     const { calls, scheduler } = setup();
     const l = scheduler.limit({ name: 'orders', limit: 10, windowMs: 1000 }) as SharedLimit;
     l.request([l], 1, 0, 0);
-    l.asking();
+    linkOf(l).asking();
     l.request([l], 1, 0, 1);
-    l.asked();
-    l.denied(50, [l]);
+    linkOf(l).asked();
+    linkOf(l).denied(50, [l]);
     expect(l.waitFor(1, 10)).toBe(40);
     l.request([l], 1, 0, 10);
     l.request([l], 1, 0, 50);
@@ -213,7 +213,7 @@ describe('SharedLimit', () => {
     broker.available = false;
     expect(l.lacks(1, 0)).toBe(false);
     expect(l.waitFor(1, 0)).toBe(1000);
-    const share = l.startShare(2);
+    const share = linkOf(l).startShare(2);
     broker.share = share;
     expect(l.waitFor(1, 0)).toBe(0);
     l.takeUnstamped(1);
@@ -229,25 +229,25 @@ describe('SharedLimit: arrivals bounded by answers (see docs/rules.md#r13)', () 
     broker.tell = (limit) => void told.push(limit.name);
     const l = scheduler.limit({ name: 'orders', limit: 10, windowMs: 1000 }) as SharedLimit;
     const lease: Lease = { id: 'p.1', granted: 1, sent: 0, until: 20, unstamped: 0, redisOffset: 1000 };
-    l.granted(lease, 0, false);
+    linkOf(l).granted(lease, 0, false);
     expect(l.waitFor(1, 0)).toBe(0);
     l.takeUnstamped(1);
     const request = l.awaitAnswer(1, 0);
     l.stamp(0);
     // Held in Redis from the next grant on, until confirmed.
-    expect(l.holdMs).toBe(UNANSWERED_MAX_MS);
+    expect(linkOf(l).holdMs).toBe(UNANSWERED_MAX_MS);
     expect(told).toEqual([]);
     // All of the lease sent, and answered at 40 at the latest: confirmed at once, as a Redis instant.
     l.answered(request, 40);
     expect(told).toEqual(['orders']);
-    expect(l.takeConfirmed()).toEqual([{ id: 'p.1', at: 1040 }]);
+    expect(linkOf(l).takeConfirmed()).toEqual([{ id: 'p.1', at: 1040 }]);
   });
 
   it('on the local share while Redis fails, has the share count a request until one window after its answer', () => {
     const { broker, scheduler } = setup();
     const l = scheduler.limit({ name: 'orders', limit: 10, windowMs: 1000 }) as SharedLimit;
     broker.available = false;
-    const share = l.startShare(2);
+    const share = linkOf(l).startShare(2);
     broker.share = share;
     l.takeUnstamped(1);
     const request = l.awaitAnswer(1, 0);
@@ -255,14 +255,14 @@ describe('SharedLimit: arrivals bounded by answers (see docs/rules.md#r13)', () 
     l.answered(request, 40);
     expect(share.usedAt(1039)).toBe(1);
     expect(share.usedAt(1040)).toBe(0);
-    expect(l.takeConfirmed()).toEqual([]);
+    expect(linkOf(l).takeConfirmed()).toEqual([]);
   });
 
   it('keeps what the share sent, once told to Redis, counted there until the answers still on their way', () => {
     const { broker, scheduler } = setup();
     const l = scheduler.limit({ name: 'orders', limit: 10, windowMs: 1000 }) as SharedLimit;
     broker.available = false;
-    const share = l.startShare(5);
+    const share = linkOf(l).startShare(5);
     broker.share = share;
     const requests = [0, 1].map(() => {
       l.takeUnstamped(1);
@@ -272,10 +272,10 @@ describe('SharedLimit: arrivals bounded by answers (see docs/rules.md#r13)', () 
     l.answered(requests[0]!, 5);
     // Redis answers again at 10: the share's 2 are told as entry p.r0, counted from then; one is
     // still on its way.
-    l.reported({ id: 'p.r0', sent: 2, granted: 2, until: 10, redisOffset: 1000 }, 10);
-    expect(l.takeConfirmed()).toEqual([]);
+    linkOf(l).reported({ id: 'p.r0', sent: 2, granted: 2, until: 10, redisOffset: 1000 }, 10);
+    expect(linkOf(l).takeConfirmed()).toEqual([]);
     l.answered(requests[1]!, 60);
-    expect(l.takeConfirmed()).toEqual([{ id: 'p.r0', at: 1060 }]);
+    expect(linkOf(l).takeConfirmed()).toEqual([{ id: 'p.r0', at: 1060 }]);
   });
 });
 
@@ -307,15 +307,15 @@ describe('Scheduler with a shared store', () => {
     }
     calls.acquire.length = 0;
     // Three permits, to be sent before 20: the first task takes until 30.
-    l.granted({ id: 'p.1', granted: 3, sent: 0, until: 20, unstamped: 0, redisOffset: 0 }, 0, false);
+    linkOf(l).granted({ id: 'p.1', granted: 3, sent: 0, until: 20, unstamped: 0, redisOffset: 0 }, 0, false);
     scheduler.wake();
     expect(ran).toEqual([0]);
-    expect(l.lease).toBeNull();
+    expect(linkOf(l).lease).toBeNull();
     expect(calls.ended).toEqual([{ id: 'p.1', sent: 1 }]);
     expect(calls.acquire).toEqual([{ names: ['orders'], weight: 1 }]);
     // The slow task itself is stamped when it returned, past the lease: counted again (safely).
     expect(calls.late).toEqual([{ id: 'p.1', weight: 1, at: 30 }]);
-    l.granted({ id: 'p.2', granted: 2, sent: 0, until: 50, unstamped: 0, redisOffset: 0 }, 0, false);
+    linkOf(l).granted({ id: 'p.2', granted: 2, sent: 0, until: 50, unstamped: 0, redisOffset: 0 }, 0, false);
     scheduler.wake();
     expect(ran).toEqual([0, 30, 30]);
   });
@@ -342,7 +342,7 @@ describe('Scheduler with a shared store', () => {
     it('tells every process the count an answer states, once, only for a request sent since the probe was granted, as of its send', () => {
       const { calls, scheduler } = setup();
       const l = scheduler.limit({ name: 'orders', limit: 10, windowMs: 1000 }) as SharedLimit;
-      l.granted(probe(120), 100, true);
+      linkOf(l).granted(probe(120), 100, true);
       // Sent at 99, before the grant came: the exchange may have counted before the loss.
       l.recount(4, 1200, 200, 99);
       expect(calls.feedback).toEqual([]);
@@ -355,7 +355,7 @@ describe('Scheduler with a shared store', () => {
     it('takes no send instant as the instant of the answer, as before', () => {
       const { calls, scheduler } = setup();
       const l = scheduler.limit({ name: 'orders', limit: 10, windowMs: 1000 }) as SharedLimit;
-      l.granted(probe(120), 100, true);
+      linkOf(l).granted(probe(120), 100, true);
       l.recount(3, 1200, 200);
       expect(calls.feedback).toEqual([{ name: 'orders', holdWeight: 3, holdMs: 1000, counted: true, countedAt: 200 }]);
     });
@@ -364,7 +364,7 @@ describe('Scheduler with a shared store', () => {
       const { clock, calls, scheduler } = setup();
       const l = scheduler.limit({ name: 'orders', limit: 10, windowMs: 1000 }) as SharedLimit;
       await clock.advance(100);
-      l.granted(probe(120), 100, true);
+      linkOf(l).granted(probe(120), 100, true);
       const stated = { limited: false, limit: 10, remaining: 6 };
       for (const bad of [101, Number.NaN, '99'])
         expect(() => scheduler.feedback(l, stated, bad as number)).toThrow(/`sentAt`/);
@@ -385,14 +385,14 @@ describe('Scheduler with a shared store', () => {
         void Promise.resolve().then(() => {
           const id = `p.${++n}`;
           for (const l of linked) {
-            l.asked();
-            l.granted(
+            linkOf(l).asked();
+            linkOf(l).granted(
               { id, granted: weight, sent: 0, until: clock.now() + 20, unstamped: 0, redisOffset: 0 },
               clock.now(),
               true,
             );
           }
-          linked[0]!.host.wake();
+          linkOf(linked[0]!).host.wake();
         });
       const limiter = new AccountLimiter({
         accounts: [{ id: 'main', role: 'main' }],
