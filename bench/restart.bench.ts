@@ -10,6 +10,9 @@
  *   the first of each kind asked after it, and the longest gap between placements.
  * - failover: the same, through a Sentinel set of its own (master, replica, three Sentinels), the
  *   replica 300 ms behind when the master is killed 1.5 s in: first placement after the promotion.
+ * - cluster failover: the same on a Redis Cluster of its own (three masters, a replica each,
+ *   `cluster-node-timeout` 1000 ms), through an ioredis `Cluster`: the master of the slot that
+ *   holds the account's keys killed 1.5 s in; first placement after the replica serves the slot.
  * - proxies: two `traderatio proxy --redis` processes on a fresh prefix, and through each a Python
  *   engine whose first request is `GET /futures/usdt/my_trades`, then one placement.
  *
@@ -26,6 +29,7 @@ import { AccountLimiter } from '../dist/index.js';
 import { limitCcxt } from '../dist/ccxt.js';
 import { startModelExchange } from '../dist/model-exchange.js';
 import { RedisStore } from '../dist/redis.js';
+import { RedisCluster } from '../test/redis/cluster.js';
 import { MASTER_NAME, SentinelSet } from '../test/redis/sentinel.js';
 import { printTable } from './measure.js';
 
@@ -162,8 +166,9 @@ const row = (when: string, firsts: Record<string, string>, extra: Record<string,
 const port = await privateRedis();
 // Whatever fails, no server of this run outlives it.
 const sets: SentinelSet[] = [];
+const clusters: RedisCluster[] = [];
 const stopAll = async (): Promise<void> => {
-  await Promise.all(sets.map((s) => s.stop()));
+  await Promise.all([...sets.map((s) => s.stop()), ...clusters.map((c) => c.stop())]);
   for (const c of children.reverse()) {
     c.kill('SIGTERM');
     await new Promise((done) => (c.exitCode === null ? c.once('exit', done) : done(undefined)));
@@ -252,6 +257,36 @@ for (const withStore of [true, false]) {
   await exchange.close();
   await set.stop();
   sets.length = 0;
+}
+
+// A failover in a Redis Cluster: the master of the account's slot killed.
+{
+  const cluster = await RedisCluster.start();
+  clusters.push(cluster);
+  const exchange = await startModelExchange({ port: 0, fills: { maker: 0, taker: 0 } });
+  const client = cluster.client({ clusterRetryStrategy: () => 20 });
+  const prefix = `bench-restart-cluster-${Date.now()}`;
+  const engine = recipe(exchange, new RedisStore({ client, prefix }));
+  await firstOfEach(engine.gate, performance.now());
+  const answered: number[] = [];
+  const run = placing(engine.gate, Date.now() + 8000, answered);
+  await sleep(1500);
+  const failover = await cluster.failOver(await cluster.slotOf(`{${prefix}}:epoch`));
+  // failOver also waits for every node to say the cluster is ok: the promotion, on this clock.
+  const promoted = performance.now() - (Date.now() - failover.promotedAt);
+  const firsts = await firstOfEach(engine.gate, promoted, false);
+  await run;
+  const after = answered.filter((t) => t >= promoted);
+  row(`cluster failover (promoted ${failover.promotedAt - failover.killedAt} ms after the kill)`, firsts, {
+    '429': tooMany(exchange),
+    'first placement of the loops after it, ms': after.length === 0 ? '-' : (after[0]! - promoted).toFixed(0),
+    'longest gap between placements, ms': longestGap(answered).toFixed(0),
+  });
+  await engine.close();
+  client.disconnect();
+  await exchange.close();
+  await cluster.stop();
+  clusters.length = 0;
 }
 
 printTable(
