@@ -232,16 +232,7 @@ export class Tracker {
     for (const [account, a] of this.#accounts) {
       for (const d of a.days) {
         const contracts: ContractActivity[] = [];
-        for (const [contract, c] of d.contracts) {
-          contracts.push({
-            contract,
-            makerVolume: text(c.maker.value()),
-            takerVolume: text(c.taker.value()),
-            place: c.place,
-            amend: c.amend,
-            cancel: c.cancel,
-          });
-        }
+        for (const [contract, c] of d.contracts) contracts.push(activityOf(contract, c));
         out.push({ account, day: d.start, contracts });
       }
     }
@@ -264,14 +255,7 @@ export class Tracker {
         s.taker.add(c.taker.value());
       }
     }
-    return [...sums].map(([contract, s]) => ({
-      contract,
-      makerVolume: text(s.maker.value()),
-      takerVolume: text(s.taker.value()),
-      place: s.place,
-      amend: s.amend,
-      cancel: s.cancel,
-    }));
+    return [...sums].map(([contract, s]) => activityOf(contract, s));
   }
 
   /** @internal An account's activity per contract over the 7 days the rating at `ratingDay` covers (see docs/rules.md#r1, #r5; `ratioWindow`). */
@@ -301,14 +285,7 @@ export class Tracker {
         days.push({
           account,
           day: formatUtcDay(d.start),
-          contracts: [...d.contracts].map(([contract, c]) => ({
-            contract,
-            makerVolume: text(c.maker.value()),
-            takerVolume: text(c.taker.value()),
-            place: c.place,
-            amend: c.amend,
-            cancel: c.cancel,
-          })),
+          contracts: [...d.contracts].map(([contract, c]) => activityOf(contract, c)),
         });
       }
       for (const h of a.hours)
@@ -431,22 +408,16 @@ export class Tracker {
   #dayOf(a: AccountCounters, at: number): Day {
     const start = utcDayStart(at);
     if (a.day !== null && a.day.start === start) return a.day;
-    const d = new Day(start);
-    a.days.push(d);
-    while (a.days.length > 0 && a.days[0]!.start <= start - DAYS_KEPT * DAY_MS) a.days.shift();
-    a.day = d;
+    a.day = keepLatest(a.days, new Day(start), DAYS_KEPT * DAY_MS);
     a.lastCounters = null;
-    return d;
+    return a.day;
   }
 
   #hourOf(a: AccountCounters, at: number): Hour {
     const start = utcHourStart(at);
     if (a.hour !== null && a.hour.start === start) return a.hour;
-    const h = new Hour(start);
-    a.hours.push(h);
-    while (a.hours.length > 0 && a.hours[0]!.start <= start - HOURS_KEPT * HOUR_MS) a.hours.shift();
-    a.hour = h;
-    return h;
+    a.hour = keepLatest(a.hours, new Hour(start), HOURS_KEPT * HOUR_MS);
+    return a.hour;
   }
 
   #refuseInstant(at: unknown): never {
@@ -495,4 +466,35 @@ function readHour(start: number, requests: unknown, traded: unknown, prefix: str
 
 function text(f: Fixed): string {
   return toDec(f).toFixed();
+}
+
+/** Adds `period` to `list` (oldest first), dropping those that started `keptMs` or more before it. */
+function keepLatest<P extends { readonly start: number }>(list: P[], period: P, keptMs: number): P {
+  list.push(period);
+  while (list.length > 0 && list[0]!.start <= period.start - keptMs) list.shift();
+  return period;
+}
+
+/** A contract's counts as the rules take them, and as the tracker's state keeps them (volumes as exact decimal text). */
+type ContractCounts = TrackerState['days'][number]['contracts'][number];
+
+/** A contract's counts as the rules take them (volumes as exact decimal text). */
+function activityOf(
+  contract: string,
+  c: {
+    readonly place: number;
+    readonly amend: number;
+    readonly cancel: number;
+    readonly maker: FixedSum;
+    readonly taker: FixedSum;
+  },
+): ContractCounts {
+  return {
+    contract,
+    makerVolume: text(c.maker.value()),
+    takerVolume: text(c.taker.value()),
+    place: c.place,
+    amend: c.amend,
+    cancel: c.cancel,
+  };
 }
