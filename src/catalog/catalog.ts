@@ -318,17 +318,12 @@ export function createCatalog(options?: CatalogOptions): Catalog {
       const route = `${m} ${endpoint}`;
       const orders = batchSize(route, body);
       const instrument = instrumentOf(segments, body, query);
-      const base = {
-        method: m,
-        endpoint,
-        orders,
-        weight: 1,
-        ...(settle === undefined ? {} : { settle }),
-        ...(instrument === undefined ? {} : { instrument }),
-      };
+      const base: RequestRead = { method: m, endpoint, orders, weight: 1 };
+      if (settle !== undefined) base.settle = settle;
+      if (instrument !== undefined) base.instrument = instrument;
 
       if (isPublic(route)) {
-        return { ...base, market: 'public', action: 'other', limits: [spec('public', `public:${route}`, 'ip')] };
+        return classified(base, 'public', 'other', [spec('public', `public:${route}`, 'ip')]);
       }
       switch (group) {
         case 'spot':
@@ -338,33 +333,28 @@ export function createCatalog(options?: CatalogOptions): Catalog {
           if (group === 'spot' && (action === 'place' || action === 'amend')) {
             // 10 r/s per uid and market: one limit per currency pair the request names.
             const pairs = pairsOf(segments, body, query);
-            return {
-              ...base,
+            return classified(
+              base,
               market,
               action,
-              limits: (pairs.length === 0 ? ['*'] : pairs).map((pair) => spec('spot.place', `spot.place:${pair}`)),
-            };
+              (pairs.length === 0 ? ['*'] : pairs).map((pair) => spec('spot.place', `spot.place:${pair}`)),
+            );
           }
-          if (group === 'spot' && action === 'cancel')
-            return { ...base, market, action, limits: [spec('spot.cancel')] };
-          return {
-            ...base,
-            market,
-            action,
-            limits: [spec(group === 'spot' ? 'spot.other' : 'private.other', `${group}:${route}`)],
-          };
+          if (group === 'spot' && action === 'cancel') return classified(base, market, action, [spec('spot.cancel')]);
+          return classified(base, market, action, [
+            spec(group === 'spot' ? 'spot.other' : 'private.other', `${group}:${route}`),
+          ]);
         }
         case 'futures':
         case 'delivery':
         case 'options': {
           const action = orderAction(route);
           if (group === 'delivery' && action === 'amend')
-            return { ...base, market: group, action, limits: [spec(`${group}.other`, `${group}:${route}`)] };
+            return classified(base, group, action, [spec(`${group}.other`, `${group}:${route}`)]);
           if (action === 'place' || action === 'amend')
-            return { ...base, weight: orders, market: group, action, limits: [spec(`${group}.place`)] };
-          if (action === 'cancel')
-            return { ...base, weight: orders, market: group, action, limits: [spec(`${group}.cancel`)] };
-          return { ...base, market: group, action, limits: [spec(`${group}.other`, `${group}:${route}`)] };
+            return classified(base, group, action, [spec(`${group}.place`)], orders);
+          if (action === 'cancel') return classified(base, group, action, [spec(`${group}.cancel`)], orders);
+          return classified(base, group, action, [spec(`${group}.other`, `${group}:${route}`)]);
         }
         case 'withdrawals': {
           const own =
@@ -373,42 +363,46 @@ export function createCatalog(options?: CatalogOptions): Catalog {
               : route === 'POST /withdrawals/push'
                 ? [spec('withdrawals.push')]
                 : [];
-          return {
-            ...base,
-            market: 'wallet',
-            action: 'other',
-            limits: [...own, spec('wallet.other', `wallet:${route}`)],
-          };
+          return classified(base, 'wallet', 'other', [...own, spec('wallet.other', `wallet:${route}`)]);
         }
         case 'wallet':
-          return {
-            ...base,
-            market: 'wallet',
-            action: 'other',
-            limits: [spec(HEAVY_WALLET.has(route) ? 'wallet.heavy' : 'wallet.other', `wallet:${route}`)],
-          };
+          return classified(base, 'wallet', 'other', [
+            spec(HEAVY_WALLET.has(route) ? 'wallet.heavy' : 'wallet.other', `wallet:${route}`),
+          ]);
         case 'sub_accounts':
-          return {
-            ...base,
-            market: 'sub-accounts',
-            action: 'other',
-            limits: [spec('sub-accounts', `sub-accounts:${route}`)],
-          };
+          return classified(base, 'sub-accounts', 'other', [spec('sub-accounts', `sub-accounts:${route}`)]);
         case 'unified':
-          return {
-            ...base,
-            market: 'unified',
-            action: 'other',
-            limits: [
-              route === 'POST /unified/loans' ? spec('unified.loans') : spec('private.other', `unified:${route}`),
-            ],
-          };
+          return classified(base, 'unified', 'other', [
+            route === 'POST /unified/loans' ? spec('unified.loans') : spec('private.other', `unified:${route}`),
+          ]);
         default:
-          return { ...base, market: 'other', action: 'other', limits: [spec('private.other', `other:${route}`)] };
+          return classified(base, 'other', 'other', [spec('private.other', `other:${route}`)]);
       }
     },
   };
   return catalog;
+}
+
+/** What `classify` reads from a request's method, path and body, before its route decides the rest. */
+type RequestRead = {
+  -readonly [K in keyof Omit<Classification, 'market' | 'action' | 'limits'>]: Classification[K];
+};
+
+/**
+ * The classification of `request`: its weight, and the market, action and limits its route
+ * decides, set on it after what the request says (the order its fields have always had). Not
+ * `{ ...request, market, action, limits }`: on Node 20 a copy followed by more fields takes a slow
+ * path of V8, about 2 µs a request, most of what classifying one cost.
+ */
+function classified(
+  request: RequestRead,
+  market: Market,
+  action: Action,
+  limits: readonly EndpointLimit[],
+  weight = 1,
+): Classification {
+  request.weight = weight;
+  return Object.assign(request, { market, action, limits });
 }
 
 function readBudget(budget: unknown): WebSocketBudget {

@@ -140,6 +140,30 @@ describe('createCatalog().classify (see docs/rules.md#r10)', () => {
     );
   });
 
+  it('lists its fields in one order, leaving out a settlement or instrument the request does not name', () => {
+    expect(Object.keys(catalog.classify('POST', '/futures/usdt/batch_orders', [{ contract: 'BTC_USDT' }]))).toEqual([
+      'method',
+      'endpoint',
+      'orders',
+      'weight',
+      'settle',
+      'instrument',
+      'market',
+      'action',
+      'limits',
+    ]);
+    expect(Object.keys(catalog.classify('GET', '/spot/accounts'))).toEqual([
+      'method',
+      'endpoint',
+      'orders',
+      'weight',
+      'market',
+      'action',
+      'limits',
+    ]);
+    expect(catalog.classify('GET', '/spot/tickers')).not.toHaveProperty('instrument');
+  });
+
   it('charges a spot batch once on the limit of each currency pair it names', () => {
     const c = brief('POST', '/spot/batch_orders', [
       { currency_pair: 'BTC_USDT' },
