@@ -308,14 +308,9 @@ export function createCatalog(options?: CatalogOptions): Catalog {
       return { ...base, limits: budget === 'shared' ? [...ws, ...rest.limits] : ws };
     },
     classify(method: string, path: string | URL, body?: unknown): Classification {
-      const m = typeof method === 'string' ? method.toUpperCase() : method;
-      if (typeof m !== 'string' || !METHODS.has(m))
-        throw new InvalidInputError('`method`', method, 'one of GET, POST, PUT, PATCH, DELETE');
-      const { segments, query } = parsePath(path);
+      const { method: m, segments, query, endpoint, route } = readRoute(method, path);
       const group = segments[0]!;
       const settle = group === 'futures' || group === 'delivery' ? segments[1] : undefined;
-      const endpoint = template(segments);
-      const route = `${m} ${endpoint}`;
       const orders = batchSize(route, body);
       const instrument = instrumentOf(segments, body, query);
       const base: RequestRead = { method: m, endpoint, orders, weight: 1 };
@@ -520,6 +515,53 @@ function template(segments: readonly string[]): string {
 const ROUTE_MEMO_SIZE = 4096;
 const publicRoutes = new Map<string, boolean>();
 const routeActions = new Map<string, Action>();
+
+/** What a request's method and path say, whatever its body. */
+interface RouteRead {
+  /** The method, in capitals. */
+  readonly method: string;
+  /** The path's segments without `/api/v4`, a futures or delivery path's with its settlement currency. */
+  readonly segments: readonly string[];
+  readonly query: URLSearchParams;
+  /** The path without `/api/v4` and query, with its variable parts named: `/futures/{settle}/orders/{order_id}`. */
+  readonly endpoint: string;
+  /** The method and endpoint: `POST /futures/{settle}/orders`. */
+  readonly route: string;
+}
+
+/** The routes read from a method and a path given as text, by method as given, then by path. */
+const routeReads = new Map<string, Map<string, RouteRead>>();
+
+/** An endpoint naming a variable part other than the settlement currency: an order, a pair, a contract, an id. */
+const NAMES_ONE = /\{(?!settle\})/;
+
+/**
+ * Reads a request's method and path, or throws {@link InvalidInputError} for one that is not the
+ * API's. Remembered per method and path given as text, for most requests repeat a few (every
+ * placement on a market sends the same); not a path that names an order, a pair or another id:
+ * each of those is new, and remembering it would only push out the ones that repeat.
+ */
+function readRoute(method: unknown, path: unknown): RouteRead {
+  const byPath = typeof method === 'string' ? routeReads.get(method) : undefined;
+  const known = typeof path === 'string' ? byPath?.get(path) : undefined;
+  if (known !== undefined) return known;
+  const m = typeof method === 'string' ? method.toUpperCase() : method;
+  if (typeof m !== 'string' || !METHODS.has(m))
+    throw new InvalidInputError('`method`', method, 'one of GET, POST, PUT, PATCH, DELETE');
+  const { segments, query } = parsePath(path);
+  const endpoint = template(segments);
+  const read: RouteRead = { method: m, segments, query, endpoint, route: `${m} ${endpoint}` };
+  if (typeof method === 'string' && typeof path === 'string' && !NAMES_ONE.test(endpoint)) {
+    let paths = byPath;
+    if (paths === undefined) {
+      paths = new Map();
+      routeReads.set(method, paths);
+    }
+    if (paths.size >= ROUTE_MEMO_SIZE) paths.clear();
+    paths.set(path, read);
+  }
+  return read;
+}
 
 /** Whether a route is a public endpoint's (limited per IP); remembered per route, the test being a list of expressions. */
 function isPublic(route: string): boolean {

@@ -202,6 +202,25 @@ describe('createCatalog().classify (see docs/rules.md#r10)', () => {
     expect(c).toMatchObject({ endpoint: '/futures/{settle}/orders', market: 'futures', action: 'place' });
   });
 
+  it('reads a method and path it has read before the same way, each classification its own', () => {
+    const body = { contract: 'BTC_USDT', size: 1 };
+    const first = catalog.classify('POST', '/futures/usdt/orders', body);
+    const again = catalog.classify('POST', '/futures/usdt/orders', { contract: 'ETH_USDT', size: 1 });
+    expect(again).toMatchObject({ endpoint: '/futures/{settle}/orders', settle: 'usdt', instrument: 'ETH_USDT' });
+    expect(first.instrument).toBe('BTC_USDT');
+    expect(catalog.classify('POST', '/futures/usdt/orders', body)).toEqual(first);
+    expect(catalog.classify('POST', '/futures/usdt/orders', body)).not.toBe(first);
+    expect(catalog.classify('POST', '/futures/usdt/orders', body).limits).not.toBe(first.limits);
+    expect(catalog.classify('post', '/futures/usdt/orders', body).method).toBe('POST');
+    // A method is checked whatever path it comes with: none is read as another method's path.
+    expect(catalog.classify('GET', '/spot/x /y').endpoint).toBe('/spot/x /y');
+    expect(() => catalog.classify('GET /spot/x', '/y')).toThrow('Expected `method` to be one of GET');
+    // Another catalogue's limits, on the same route.
+    const tier4 = createCatalog({ limits: { 'futures.place': { limit: 250, windowMs: 1000 } } });
+    expect(tier4.classify('POST', '/futures/usdt/orders', body).limits[0]?.limit).toBe(250);
+    expect(catalog.classify('POST', '/futures/usdt/orders', body).limits[0]?.limit).toBe(100);
+  });
+
   it('refuses a URL that is not http(s), or a relative path', () => {
     expect(() => catalog.classify('POST', 'ftp://host/api/v4/futures/usdt/orders')).toThrow(
       'an API path starting with "/", or a full http(s) URL',
