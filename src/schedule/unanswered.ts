@@ -32,6 +32,15 @@ export class Unanswered {
   private latest = -Infinity;
   /** Requests neither answered nor over. */
   private live = 0;
+  /** Their weight. */
+  private liveWeight = 0;
+  /**
+   * Whether they are in the order of their `from`, each sent no earlier than those before it (as a
+   * scheduler sends them): then those counting at an instant are the ones between two bounds.
+   */
+  private inOrder = true;
+  /** The latest `from` given, at or after every one of theirs. */
+  private lastFrom = -Infinity;
   /** The weight counted at `latest`. */
   counted = 0;
   /** When the count may next change with time alone: `advance` is due then. */
@@ -53,6 +62,9 @@ export class Unanswered {
     const r: UnansweredRequest = { list: this, weight, sentAt, from, until: from + UNANSWERED_MAX_MS, state: 0 };
     this.list.push(r);
     this.live++;
+    this.liveWeight += weight;
+    if (from < this.lastFrom) this.inOrder = false;
+    else this.lastFrom = from;
     if (from < this.changesAt) this.changesAt = from;
     return r;
   }
@@ -71,6 +83,7 @@ export class Unanswered {
     if (r.state === 1) this.counted -= r.weight;
     r.state = 2;
     this.live--;
+    this.liveWeight -= r.weight;
     const list = this.list;
     // Answers come back mostly in order: those answered at the head go at once, so that only the
     // requests in flight are kept and looked through.
@@ -78,6 +91,8 @@ export class Unanswered {
     if (this.live === 0) {
       list.length = 0;
       this.head = this.next = 0;
+      this.inOrder = true;
+      this.lastFrom = -Infinity;
     } else if (list.length - this.head > 64 && list.length - this.head > 4 * this.live) {
       this.compact();
     }
@@ -102,6 +117,7 @@ export class Unanswered {
       if (r.state >= 2) continue;
       if (r.state === 1) this.counted -= r.weight;
       this.live--;
+      this.liveWeight -= r.weight;
       r.state = 3;
     }
     if (this.next < this.head) this.next = this.head;
@@ -115,12 +131,16 @@ export class Unanswered {
 
   /** W changed: every request waiting counts from its send plus the new `span`, reckoned again at `t`. */
   rebase(span: number, t: number): void {
+    this.inOrder = true;
+    this.lastFrom = -Infinity;
     for (let i = this.head; i < this.list.length; i++) {
       const r = this.list[i]!;
       if (r.state >= 2) continue;
       r.from = r.sentAt + span;
       r.until = r.from + UNANSWERED_MAX_MS;
       r.state = 0;
+      if (r.from < this.lastFrom) this.inOrder = false;
+      else this.lastFrom = r.from;
     }
     this.counted = 0;
     this.next = this.head;
@@ -129,6 +149,15 @@ export class Unanswered {
 
   /** The weight that will count at `x` (not before the latest `advance`) if no answer comes. */
   at(x: number): number {
+    // Those answered or over at the head are let go at once: the head is neither, when there is one.
+    const first = this.list[this.head];
+    if (first === undefined) return 0;
+    if (this.inOrder) {
+      // In the order of `from`, and so of `until`: at `x` none counts, or every one, unless `x`
+      // falls among their `from` or among their `until`.
+      if (x < first.from || x >= this.lastFrom + UNANSWERED_MAX_MS) return 0;
+      if (x >= this.lastFrom && x < first.until) return this.liveWeight;
+    }
     let weight = 0;
     for (let i = this.head; i < this.list.length; i++) {
       const r = this.list[i]!;
