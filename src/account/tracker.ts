@@ -12,7 +12,7 @@ import {
   utcHourStart,
 } from '../rules/calendar.js';
 import { contractName, normalizeContract } from '../rules/contracts.js';
-import type { DecimalInput } from '../internal/decimal.js';
+import { Dec, type DecimalInput } from '../internal/decimal.js';
 import { type Fixed, FixedSum, fixedFromDec, toDec } from '../internal/fixed.js';
 import {
   type InstantInput,
@@ -175,24 +175,7 @@ export class Tracker {
       normalizeContract(contract);
       a = this.#addAccount(account);
     }
-    const day = a.day;
-    let c: ContractDay;
-    if (contract === a.lastContract && a.lastCounters !== null && day !== null && isInUtcDay(at, day.start)) {
-      c = a.lastCounters;
-    } else {
-      const found = day !== null && isInUtcDay(at, day.start) ? day.spelled.get(contract) : undefined;
-      if (found !== undefined) {
-        c = found;
-      } else {
-        const name = contractName(contract) ?? normalizeContract(contract);
-        const d = this.#dayOf(a, at);
-        c = d.contract(name);
-        // Spellings are few; a flood of them (a broken feed) is not kept.
-        if (d.spelled.size < 1024) d.spelled.set(contract, c);
-      }
-      a.lastContract = contract;
-      a.lastCounters = c;
-    }
+    const c = this.#contractDay(a, contract, at);
     this.#lastAccount = account;
     this.#lastCounters = a;
     if (action === 'place') c.place += orders;
@@ -207,10 +190,12 @@ export class Tracker {
     const at = typeof instant === 'number' ? instant : parseInstant(instant, '`at`');
     if (!(at >= this.#latest) || !isInstant(at)) this.#refuseInstant(at);
     if (role !== 'maker' && role !== 'taker') throw new InvalidInputError('`role`', role, '"maker" or "taker"');
-    const name = normalizeContract(contract);
+    let a = this.#accounts.get(account);
+    // The contract counted last was read when it was counted.
+    if (a === undefined || contract !== a.lastContract) normalizeContract(contract);
     const amount = readVolume(volume, '`volume`');
-    const a = this.#accounts.get(account) ?? this.#addAccount(account);
-    const c = this.#dayOf(a, at).contract(name);
+    a ??= this.#addAccount(account);
+    const c = this.#contractDay(a, contract, at);
     (role === 'maker' ? c.maker : c.taker).add(amount);
     this.#hourOf(a, at).traded.add(amount);
     this.#latest = at;
@@ -405,6 +390,27 @@ export class Tracker {
     return a;
   }
 
+  /**
+   * The counters of `contract` as given, in the day of `at`: the one counted last, else found by
+   * its spelling, else normalised (a name that is no contract's is refused before anything changes).
+   */
+  #contractDay(a: AccountCounters, contract: string, at: number): ContractDay {
+    const day = a.day;
+    const today = day !== null && isInUtcDay(at, day.start);
+    if (contract === a.lastContract && a.lastCounters !== null && today) return a.lastCounters;
+    let c = today ? day.spelled.get(contract) : undefined;
+    if (c === undefined) {
+      const name = contractName(contract) ?? normalizeContract(contract);
+      const d = this.#dayOf(a, at);
+      c = d.contract(name);
+      // Spellings are few; a flood of them (a broken feed) is not kept.
+      if (d.spelled.size < 1024) d.spelled.set(contract, c);
+    }
+    a.lastContract = contract;
+    a.lastCounters = c;
+    return c;
+  }
+
   #dayOf(a: AccountCounters, at: number): Day {
     const start = utcDayStart(at);
     if (a.day !== null && a.day.start === start) return a.day;
@@ -431,6 +437,10 @@ export class Tracker {
 }
 
 function readVolume(volume: unknown, field: string): Fixed {
+  // A finite non-negative decimal of the library's own (a fill's volume) is read as it is: the
+  // copy that reading makes of any other would change nothing.
+  if (volume instanceof Dec && volume.constructor === Dec && volume.isFinite() && !volume.isNegative())
+    return fixedFromDec(volume);
   return fixedFromDec(parseNonNegativeDecimal(volume, field));
 }
 

