@@ -59,7 +59,7 @@ export class Trading {
 
   /** The contract an order request on an existing order counts under (see docs/rules.md#r1): the order's own. */
   contractOfOrder(account: string, id: unknown): string | undefined {
-    const o = this.books.get(account)?.orders.get(String(id));
+    const o = this.books.get(account)?.order(id);
     return o === undefined ? undefined : o.market === 'futures' ? o.contract : o.pair;
   }
 
@@ -512,14 +512,14 @@ export class Trading {
   }
 
   private futuresOrder(account: Account, settle: string, id: unknown): FuturesOrder {
-    const o = this.books.get(account.id)?.orders.get(String(id));
+    const o = this.books.get(account.id)?.order(id);
     if (o === undefined || o.market !== 'futures' || o.settle !== settle)
       throw new ApiError(404, 'ORDER_NOT_FOUND', `order ${JSON.stringify(id)} not found`);
     return o;
   }
 
   private spotOrder(account: Account, id: unknown, pair: unknown): SpotOrder {
-    const o = this.books.get(account.id)?.orders.get(String(id));
+    const o = this.books.get(account.id)?.order(id);
     if (
       o === undefined ||
       o.market !== 'spot' ||

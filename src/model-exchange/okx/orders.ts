@@ -235,7 +235,7 @@ export class OkxOrders {
   }
 
   private order(account: Account, id: number | string): Order {
-    return this.trading.book(account.id).orders.get(String(id))!;
+    return this.trading.book(account.id).order(id)!;
   }
 
   /** The order an amendment, cancellation or query names (`ordId` or `clOrdId`, on `instId`); else `code`. */
@@ -246,7 +246,7 @@ export class OkxOrders {
       throw missing('ordId or clOrdId');
     const book = this.trading.book(account.id);
     let order: Order | undefined;
-    if (ordId !== undefined && ordId !== '') order = book.orders.get(String(ordId));
+    if (ordId !== undefined && ordId !== '') order = book.order(ordId);
     else for (const x of book.orders.values()) if (this.fields.get(x)?.clOrdId === clOrdId) order = x;
     if (order === undefined || orderInstId(order) !== traded.instId)
       throw okxError(400, code, `order ${JSON.stringify(ordId ?? clOrdId)} on ${traded.instId}`);
