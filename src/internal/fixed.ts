@@ -112,6 +112,7 @@ export function toDec(f: Fixed): Dec {
 }
 
 const MAX = Number.MAX_SAFE_INTEGER;
+const MAX_UNITS = BigInt(MAX);
 const POW10_NUMBER = Array.from({ length: 16 }, (_, i) => 10 ** i);
 
 /**
@@ -138,7 +139,7 @@ export class FixedSum {
 
   /** Adds a Fixed. */
   add(f: Fixed): void {
-    if (f.units <= BigInt(MAX)) this.addUnits(Number(f.units), f.scale);
+    if (f.units <= MAX_UNITS) this.addUnits(Number(f.units), f.scale);
     else this.addBig(f);
   }
 

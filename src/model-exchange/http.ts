@@ -75,7 +75,8 @@ export function createHttpServer(model: ModelExchange, limits: HttpLimits, admin
       let open = pending.get(req.socket);
       if (open === undefined) pending.set(req.socket, (open = new Map()));
       open.set(req, res);
-      res.once('close', () => open.delete(req));
+      // 'close' comes once: no once-wrapper needed.
+      res.on('close', () => open.delete(req));
       const declared = Number(req.headers['content-length'] ?? 0);
       const chunks: Buffer[] = [];
       let size = 0;

@@ -54,7 +54,7 @@ export class FuturesOrderJson {
 
   /** The JSON text, the same as `JSON.stringify(this)`. */
   json(): string {
-    const created = String(this.create_time);
+    const created = secondsText(this.create_time);
     // A fill at placement finishes the order at the instant it was made: one number written once.
     const finished =
       this.finish_time === undefined
@@ -86,6 +86,24 @@ function string(s: string): string {
 /** Unix seconds to the millisecond, as the exchange writes them: a finer fraction breaks the SDK's JSON reader. */
 export function apiSeconds(ms: number): number {
   return Math.floor(ms) / 1000;
+}
+
+/**
+ * `String(seconds)` of seconds to the millisecond ({@link apiSeconds}), without the general
+ * double-to-text algorithm: whole milliseconds below 2^41 s apart by far more than the doubles
+ * near them, so the shortest text that reads back as the double is the milliseconds' own decimal
+ * (their seconds, a point and the digits of the fraction without trailing zeros). Anything else
+ * goes to `String`.
+ */
+export function secondsText(seconds: number): string {
+  const ms = Math.round(seconds * 1000);
+  if (!(ms >= 1000 && ms < 2 ** 41 * 1000 && ms / 1000 === seconds)) return String(seconds);
+  const whole = Math.floor(ms / 1000);
+  const fraction = ms - whole * 1000;
+  if (fraction === 0) return String(whole);
+  const digits = String(fraction + 1000);
+  // "1120" is .12: the fraction's three digits, less the zeros that end them.
+  return `${whole}.${digits.charCodeAt(3) !== 48 ? digits.slice(1) : digits.charCodeAt(2) !== 48 ? digits.slice(1, 3) : digits.slice(1, 2)}`;
 }
 
 const uids = new WeakMap<Account, number>();

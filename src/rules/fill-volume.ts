@@ -6,6 +6,7 @@ import type { Dec } from '../internal/decimal.js';
  * USD, which counts as USDT. Exact: no rounding.
  */
 export function futuresFillVolume(size: Dec, multiplier: Dec, price: Dec, inverse = false): Dec {
-  const notional = size.abs().times(multiplier);
+  // A buy's size is its own absolute value: no copy made of it.
+  const notional = (size.isNegative() ? size.abs() : size).times(multiplier);
   return inverse ? notional : notional.times(price);
 }

@@ -2,7 +2,7 @@ import { fc, test } from '@fast-check/vitest';
 import { describe, expect, it } from 'vitest';
 import { Dec, ZERO } from '../../src/internal/decimal.js';
 import type { FuturesOrder } from '../../src/model-exchange/book.js';
-import { FuturesOrderJson } from '../../src/model-exchange/order-json.js';
+import { FuturesOrderJson, apiSeconds, secondsText } from '../../src/model-exchange/order-json.js';
 
 const decimal = fc.oneof(
   fc.integer({ min: -1_000_000, max: 1_000_000 }).map((n) => new Dec(n)),
@@ -56,6 +56,21 @@ const order = fc
       sizeAsText: o.sizeAsText,
     }),
   );
+
+describe('secondsText', () => {
+  test.prop([
+    fc.oneof(
+      instant.map(apiSeconds),
+      fc.double({ noNaN: false }),
+      fc
+        .integer({ min: 0, max: 2 ** 41 })
+        .chain((s) => fc.constantFrom(s, s + 0.001, s + 0.01, s + 0.1, s + 0.999, s - 0.001)),
+      fc.double({ min: 0, max: 2 ** 53 }).map(apiSeconds),
+    ),
+  ])('writes seconds as String does', (seconds) => {
+    expect(secondsText(seconds)).toBe(String(seconds));
+  });
+});
 
 describe('FuturesOrderJson', () => {
   test.prop([order, fc.nat()])('writes the same text as JSON.stringify', (o, user) => {
