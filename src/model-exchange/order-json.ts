@@ -61,10 +61,10 @@ export class FuturesOrderJson {
         ? ''
         : `,"finish_time":${number(this.finish_time, this.finish_time === this.create_time ? created : undefined)}`;
     return (
-      `{"id":${number(this.id)},"user":${number(this.user)},"contract":${string(this.contract)},"create_time":${number(this.create_time, created)},` +
-      `"size":${typeof this.size === 'string' ? string(this.size) : number(this.size)},"left":${typeof this.left === 'string' ? string(this.left) : number(this.left)},` +
-      `"price":${string(this.price)},"fill_price":${string(this.fill_price)},"tif":${string(this.tif)},"text":${string(this.text)},` +
-      `"status":${string(this.status)},"finish_as":${string(this.finish_as)}${finished},"is_reduce_only":false,"is_close":false,"iceberg":0}`
+      `{"id":${number(this.id)},"user":${number(this.user)},"contract":"${inner(this.contract)}","create_time":${number(this.create_time, created)},` +
+      `"size":${typeof this.size === 'string' ? `"${inner(this.size)}"` : number(this.size)},"left":${typeof this.left === 'string' ? `"${inner(this.left)}"` : number(this.left)},` +
+      `"price":"${inner(this.price)}","fill_price":"${inner(this.fill_price)}","tif":"${inner(this.tif)}","text":"${inner(this.text)}",` +
+      `"status":"${inner(this.status)}","finish_as":"${inner(this.finish_as)}"${finished},"is_reduce_only":false,"is_close":false,"iceberg":0}`
     );
   }
 }
@@ -74,13 +74,16 @@ function number(n: number, text?: string): string {
   return Number.isFinite(n) ? (text ?? String(n)) : 'null';
 }
 
-/** A string as JSON writes it; printable ASCII without `"` or `\` needs no escape. */
-function string(s: string): string {
+/**
+ * A string as JSON writes it between its quotes: printable ASCII without `"` or `\` as it is (the
+ * answer's own text then holds the quotes: no string made per field), anything else escaped.
+ */
+function inner(s: string): string {
   for (let i = 0; i < s.length; i++) {
     const c = s.charCodeAt(i);
-    if (c < 0x20 || c > 0x7e || c === 0x22 || c === 0x5c) return JSON.stringify(s);
+    if (c < 0x20 || c > 0x7e || c === 0x22 || c === 0x5c) return JSON.stringify(s).slice(1, -1);
   }
-  return `"${s}"`;
+  return s;
 }
 
 /** Unix seconds to the millisecond, as the exchange writes them: a finer fraction breaks the SDK's JSON reader. */
