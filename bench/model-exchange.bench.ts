@@ -15,15 +15,22 @@
  * PerformanceObserver in its process. Every server runs in a node started with no flags, as
  * `traderatio exchange` runs the model. A round on this kind of shared virtual machine swings by
  * a third; the targets are judged on the medians over the rounds, printed last.
+ *
+ * Before and after: `npm run bench:model-exchange 5 /path/to/other/dist` serves the model of that
+ * build too (limits raised), in the same throughput rounds, beside this one's.
  */
 import { type ChildProcess, spawn } from 'node:child_process';
 import { type Socket, connect } from 'node:net';
+import { resolve } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import autocannon from 'autocannon';
 import { ModelExchange } from '../src/model-exchange/model.js';
 import { systemClock } from '../src/schedule/clock.js';
 import { median, printTable } from './measure.js';
 
 const seconds = Number(process.argv[2] ?? 5);
+/** Another build's dist, whose model is served beside this one's in the throughput rounds. */
+const other = process.argv[3];
 const RATE = 2000;
 const CONNECTIONS = 10;
 /** Alternate rounds of throughput, and of latency: a round on this shared virtual machine can swing by a third, the median of several does not. */
@@ -82,8 +89,8 @@ function serve(script: string): Promise<Served> {
   });
 }
 
-const MODEL = (raised: boolean) => `
-import { startModelExchange } from '${new URL('../dist/model-exchange.js', import.meta.url).href}';
+const MODEL = (raised: boolean, dist = new URL('../dist/', import.meta.url)) => `
+import { startModelExchange } from '${new URL('model-exchange.js', dist).href}';
 const ex = await startModelExchange({ port: 0${raised ? ", family: { tiers: [{ minRatio: '0', limit: 1000000000 }] }, fills: { maker: 0.6, taker: 0.4 }" : ''} });
 process.send({ url: ex.url });
 `;
@@ -234,12 +241,15 @@ const perLatency = new Map<string, { p50: number[]; p99: number[] }>();
 const bare = await serve(BARE);
 const raised = await serve(MODEL(true));
 const real = await serve(MODEL(false));
+const otherDist = other === undefined ? undefined : pathToFileURL(`${resolve(other)}/`);
+const earlier = otherDist === undefined ? undefined : await serve(MODEL(true, otherDist));
 try {
-  const servers = [
+  const servers: (readonly [string, Served])[] = [
     ['model, limits raised (every placement accepted and filled)', raised],
+    ...(earlier === undefined ? [] : [[`model of ${other}, limits raised`, earlier] as const]),
     ['model, published limits (mostly 429 at tier 1)', real],
     ['bare node:http answering {}', bare],
-  ] as const;
+  ];
   for (const [, server] of servers) await load(server.url); // warm-up
   // Alternate rounds: the machine's load changes by the second, and each round's ratio to the bare
   // server measured beside it is what the load moves least.
@@ -326,7 +336,7 @@ try {
     });
   }
 } finally {
-  for (const s of [bare, raised, real]) s.child.kill('SIGTERM');
+  for (const s of [bare, raised, real, earlier]) s?.child.kill('SIGTERM');
 }
 const alone = inProcess();
 console.log(`\nThe model alone (in process, no HTTP): ${alone.toFixed(1)} µs of CPU per accepted and filled placement`);
