@@ -93,10 +93,10 @@ export function apiSeconds(ms: number): number {
 
 /**
  * `String(seconds)` of seconds to the millisecond ({@link apiSeconds}), without the general
- * double-to-text algorithm: whole milliseconds below 2^41 s apart by far more than the doubles
- * near them, so the shortest text that reads back as the double is the milliseconds' own decimal
- * (their seconds, a point and the digits of the fraction without trailing zeros). Anything else
- * goes to `String`.
+ * double-to-text algorithm: below 2^41 s, whole milliseconds lie much further apart than the
+ * doubles near them, so the shortest text that reads back as the double is the milliseconds' own
+ * decimal (the seconds, a point, the fraction's digits without the zeros that end them). Anything
+ * else goes to `String`.
  */
 export function secondsText(seconds: number): string {
   const ms = Math.round(seconds * 1000);
