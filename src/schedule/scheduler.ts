@@ -170,6 +170,8 @@ export class Scheduler<L extends Limit = WindowLimit> {
   readonly clock: Clock;
   readonly #store: LimitStore<L>;
   readonly #maxQueue: number;
+  /** What a task refused for a full queue is told: made once, as every such refusal says the same. */
+  readonly #queueFull: string;
   /** The names of its limits, each once. */
   readonly #names = new Set<string>();
   readonly #listeners: Listeners<SchedulerEvent>;
@@ -188,6 +190,7 @@ export class Scheduler<L extends Limit = WindowLimit> {
     const [clock, maxQueue, store] = readSchedulerOptions<L>(options);
     this.clock = clock;
     this.#maxQueue = maxQueue;
+    this.#queueFull = `${maxQueue} tasks are waiting, the most \`maxQueue\` allows`;
     this.#store = store;
     this.#listeners = new Listeners<SchedulerEvent>((source, error) => ({
       type: 'error',
@@ -304,9 +307,8 @@ export class Scheduler<L extends Limit = WindowLimit> {
       return run(fn);
     }
 
-    const live = this.#waiting.live;
-    if (live >= this.#maxQueue)
-      return refusals.reject('queue-full', limits, `${live} tasks are waiting, the most \`maxQueue\` allows`);
+    // Never more than maxQueue wait: a refusal says that many.
+    if (this.#waiting.live >= this.#maxQueue) return refusals.reject('queue-full', limits, this.#queueFull);
     const group = d.groupFor(priority, limits);
     const promise = new Promise<Awaited<T>>(capture as (resolve: (value: Awaited<T>) => void) => void);
     const resolve = captured!;
