@@ -28,7 +28,7 @@ import { Redis } from 'ioredis';
 import { AccountLimiter } from '../dist/index.js';
 import { limitCcxt } from '../dist/ccxt.js';
 import { startModelExchange } from '../dist/model-exchange.js';
-import { RedisStore } from '../dist/redis.js';
+import { RedisStore, type RedisStoreOptions } from '../dist/redis.js';
 import { RedisCluster } from '../test/redis/cluster.js';
 import { MASTER_NAME, SentinelSet } from '../test/redis/sentinel.js';
 import { printTable } from './measure.js';
@@ -223,11 +223,43 @@ for (const withStore of [true, false]) {
   await exchange.close();
 }
 
+/**
+ * The engine on `client` placing for `placeMs`; `failOver` called 1.5 s in, resolving with when
+ * the master was killed and when a replica served its slots (epoch ms): the row of the first
+ * requests after the promotion, the loops' first placement after it and their longest gap.
+ */
+async function throughFailover(
+  label: string,
+  client: RedisStoreOptions['client'],
+  prefix: string,
+  placeMs: number,
+  failOver: () => Promise<{ readonly killedAt: number; readonly promotedAt: number }>,
+): Promise<void> {
+  const exchange = await startModelExchange({ port: 0, fills: { maker: 0, taker: 0 } });
+  const engine = recipe(exchange, new RedisStore({ client, prefix }));
+  await firstOfEach(engine.gate, performance.now());
+  const answered: number[] = [];
+  const run = placing(engine.gate, Date.now() + placeMs, answered);
+  await sleep(1500);
+  const failover = await failOver();
+  // The promotion on this clock (failOver may have waited for more after it).
+  const promoted = performance.now() - (Date.now() - failover.promotedAt);
+  const firsts = await firstOfEach(engine.gate, promoted, false);
+  await run;
+  const after = answered.filter((t) => t >= promoted);
+  row(`${label} (promoted ${failover.promotedAt - failover.killedAt} ms after the kill)`, firsts, {
+    '429': tooMany(exchange),
+    'first placement of the loops after it, ms': after.length === 0 ? '-' : (after[0]! - promoted).toFixed(0),
+    'longest gap between placements, ms': longestGap(answered).toFixed(0),
+  });
+  await engine.close();
+  await exchange.close();
+}
+
 // A failover to a replica 300 ms behind.
 {
   const set = await SentinelSet.start();
   sets.push(set);
-  const exchange = await startModelExchange({ port: 0, fills: { maker: 0, taker: 0 } });
   const client = new Redis({
     sentinels: set.sentinels.map((s) => ({ host: '127.0.0.1', port: s.port })),
     name: MASTER_NAME,
@@ -236,25 +268,10 @@ for (const withStore of [true, false]) {
     sentinelRetryStrategy: () => 20,
   });
   client.on('error', () => {});
-  const engine = recipe(exchange, new RedisStore({ client, prefix: `bench-restart-failover-${Date.now()}` }));
-  await firstOfEach(engine.gate, performance.now());
-  const answered: number[] = [];
-  const run = placing(engine.gate, Date.now() + 6000, answered);
-  await sleep(1500);
-  const failover = await set.failOver({ lagMs: 600 });
-  const promoted = performance.now();
-  const firsts = await firstOfEach(engine.gate, promoted, false);
-  await run;
-  const killedAgo = failover.promotedAt - failover.killedAt;
-  const after = answered.filter((t) => t >= promoted);
-  row(`failover (promoted ${killedAgo} ms after the kill)`, firsts, {
-    '429': tooMany(exchange),
-    'first placement of the loops after it, ms': after.length === 0 ? '-' : (after[0]! - promoted).toFixed(0),
-    'longest gap between placements, ms': longestGap(answered).toFixed(0),
-  });
-  await engine.close();
+  await throughFailover('failover', client, `bench-restart-failover-${Date.now()}`, 6000, () =>
+    set.failOver({ lagMs: 600 }),
+  );
   client.disconnect();
-  await exchange.close();
   await set.stop();
   sets.length = 0;
 }
@@ -263,28 +280,12 @@ for (const withStore of [true, false]) {
 {
   const cluster = await RedisCluster.start();
   clusters.push(cluster);
-  const exchange = await startModelExchange({ port: 0, fills: { maker: 0, taker: 0 } });
   const client = cluster.client({ clusterRetryStrategy: () => 20 });
   const prefix = `bench-restart-cluster-${Date.now()}`;
-  const engine = recipe(exchange, new RedisStore({ client, prefix }));
-  await firstOfEach(engine.gate, performance.now());
-  const answered: number[] = [];
-  const run = placing(engine.gate, Date.now() + 8000, answered);
-  await sleep(1500);
-  const failover = await cluster.failOver(await cluster.slotOf(`{${prefix}}:epoch`));
-  // failOver also waits for every node to say the cluster is ok: the promotion, on this clock.
-  const promoted = performance.now() - (Date.now() - failover.promotedAt);
-  const firsts = await firstOfEach(engine.gate, promoted, false);
-  await run;
-  const after = answered.filter((t) => t >= promoted);
-  row(`cluster failover (promoted ${failover.promotedAt - failover.killedAt} ms after the kill)`, firsts, {
-    '429': tooMany(exchange),
-    'first placement of the loops after it, ms': after.length === 0 ? '-' : (after[0]! - promoted).toFixed(0),
-    'longest gap between placements, ms': longestGap(answered).toFixed(0),
-  });
-  await engine.close();
+  await throughFailover('cluster failover', client, prefix, 8000, async () =>
+    cluster.failOver(await cluster.slotOf(`{${prefix}}:epoch`)),
+  );
   client.disconnect();
-  await exchange.close();
   await cluster.stop();
   clusters.length = 0;
 }

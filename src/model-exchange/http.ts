@@ -270,21 +270,9 @@ function answer(
   const inTime = micros(inAt);
   const outTime = micros(model.now());
   // One flat list, in the order the exchange writes them: node:http reads it without a copy.
-  res.writeHead(
-    status,
+  const headers =
     rate === null
-      ? [
-          'Content-Type',
-          'application/json',
-          'Content-Length',
-          length,
-          'X-In-Time',
-          inTime,
-          'X-Service-Trace-ID',
-          trace,
-          'X-Out-Time',
-          outTime,
-        ]
+      ? []
       : [
           'X-Gate-RateLimit-Requests-Remain',
           String(rate.remain),
@@ -292,18 +280,20 @@ function answer(
           String(rate.limit),
           'X-Gate-RateLimit-Reset-Timestamp',
           String(rate.reset),
-          'Content-Type',
-          'application/json',
-          'Content-Length',
-          length,
-          'X-In-Time',
-          inTime,
-          'X-Service-Trace-ID',
-          trace,
-          'X-Out-Time',
-          outTime,
-        ],
+        ];
+  headers.push(
+    'Content-Type',
+    'application/json',
+    'Content-Length',
+    length,
+    'X-In-Time',
+    inTime,
+    'X-Service-Trace-ID',
+    trace,
+    'X-Out-Time',
+    outTime,
   );
+  res.writeHead(status, headers);
   res.end(text);
 }
 
