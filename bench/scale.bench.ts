@@ -13,7 +13,7 @@
 // (least and most against the mean), the most dispatches any account had in any 1 s window
 // against its limit, how often a store took Redis as not answering, and how late the processes'
 // event loops ran (p99: a starved process measures itself). Each run: 1 s to warm up, 4 s measured.
-import { type ChildProcess, spawn } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { createInterface } from 'node:readline';
@@ -23,7 +23,7 @@ import { Scheduler } from '../dist/index.js';
 import { RedisStore } from '../dist/redis.js';
 import { RedisCluster } from '../test/redis/cluster.js';
 import { mostInAnyWindow, onLines, stopChildren, track, waitFor, withNode } from '../test/redis/harness.js';
-import { freePort } from '../test/redis/sentinel.js';
+import { privateRedis } from '../test/redis/sentinel.js';
 import { percentile, printTable } from './measure.js';
 
 const PROCESSES = 8;
@@ -123,18 +123,6 @@ async function child(kind: string, ports: string, index: number): Promise<void> 
     process.stdout.write(`${JSON.stringify(result)}\n`);
   }
   client.disconnect();
-}
-
-/** A redis-server of the benchmark's own on a free port, keeping nothing on disk. */
-async function privateRedis(): Promise<{ port: number; proc: ChildProcess }> {
-  const port = await freePort();
-  const proc = track(
-    spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'], {
-      stdio: 'ignore',
-    }),
-  );
-  await waitFor(() => withNode(port, async (c) => (await c.ping()) === 'PONG').catch(() => false), 10_000);
-  return { port, proc };
 }
 
 /** CPU seconds each node has used (used_cpu_sys + used_cpu_user). */

@@ -8,12 +8,11 @@
 // (`evalsha`) counts the whole script; the commands it calls are counted again on their own lines,
 // so what the script's line has beyond them is the Lua around them. Against a private redis-server
 // on a free loopback port, stopped at the end. 1 s to warm up, 3 s measured per run.
-import { type ChildProcess, spawn } from 'node:child_process';
 import { Redis } from 'ioredis';
 import { Scheduler } from '../dist/index.js';
 import { RedisStore } from '../dist/redis.js';
-import { stopChildren, track, waitFor, withNode } from '../test/redis/harness.js';
-import { freePort } from '../test/redis/sentinel.js';
+import { stopChildren } from '../test/redis/harness.js';
+import { privateRedis } from '../test/redis/sentinel.js';
 import { printTable } from './measure.js';
 
 const IN_FLIGHT = 32;
@@ -23,17 +22,6 @@ const TOTAL_PER_SECOND = 1_000_000;
 const WARM_MS = 1000;
 const MEASURE_MS = 3000;
 const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
-
-async function privateRedis(): Promise<{ port: number; proc: ChildProcess }> {
-  const port = await freePort();
-  const proc = track(
-    spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'], {
-      stdio: 'ignore',
-    }),
-  );
-  await waitFor(() => withNode(port, async (c) => (await c.ping()) === 'PONG').catch(() => false), 10_000);
-  return { port, proc };
-}
 
 /** Calls and microseconds per command since the last CONFIG RESETSTAT. */
 async function commandStats(admin: Redis): Promise<Map<string, { calls: number; usec: number }>> {

@@ -24,6 +24,18 @@ export function freePort(): Promise<number> {
   });
 }
 
+/** A `redis-server` of its own on a free loopback port, keeping nothing on disk, once it answers. */
+export async function privateRedis(): Promise<{ port: number; proc: ChildProcess }> {
+  const port = await freePort();
+  const proc = track(
+    spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'], {
+      stdio: 'ignore',
+    }),
+  );
+  await waitFor(() => withNode(port, async (c) => (await c.ping()) === 'PONG').catch(() => false), 10_000);
+  return { port, proc };
+}
+
 /** A `redis-server` (or Sentinel) of the set: its port and process. */
 export interface SentinelNode {
   readonly port: number;
