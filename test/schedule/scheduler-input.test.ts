@@ -2,6 +2,8 @@ import { describe, expect, it } from 'vitest';
 import { InvalidInputError } from '../../src/errors.js';
 import { VirtualClock } from '../../src/testing/virtual-clock.js';
 import { Scheduler } from '../../src/schedule/scheduler.js';
+import type { LimitStore } from '../../src/schedule/store.js';
+import { WindowLimit } from '../../src/schedule/window.js';
 import { waitOf } from './wait.js';
 
 /** The field named by the InvalidInputError `call` throws (fails when it throws nothing else). */
@@ -125,5 +127,39 @@ describe('Scheduler.feedback input', () => {
     for (const [f, field] of cases)
       expect(refusedField(() => scheduler.feedback(l, f as never))).toBe(field.replaceAll('`', ''));
     expect(l.snapshot()).toEqual(before);
+  });
+});
+
+describe('Scheduler.limit with a store of its own', () => {
+  it('takes a limit made once for it, and refuses one another scheduler owns, one given twice, or any other object, keeping nothing of it', () => {
+    const clock = new VirtualClock();
+    const made = new WindowLimit({ name: 'place', limit: 2, windowMs: 1000 });
+    // Gives `made` while it is set, else a limit of its own.
+    let give: WindowLimit | null = made;
+    const store: LimitStore = { limit: (options) => give ?? new WindowLimit(options) };
+    const first = new Scheduler({ clock, store });
+    expect(first.limit({ name: 'place', limit: 2, windowMs: 1000 })).toBe(made);
+    // The same limit again: to this scheduler, and to another.
+    expect(refusedField(() => first.limit({ name: 'again', limit: 2, windowMs: 1000 }))).toBe(
+      'the limit the store made',
+    );
+    const second = new Scheduler({ clock, store });
+    expect(refusedField(() => second.limit({ name: 'place', limit: 2, windowMs: 1000 }))).toBe(
+      'the limit the store made',
+    );
+    const odd: LimitStore = { limit: (options) => ({ ...options }) as never };
+    expect(refusedField(() => new Scheduler({ clock, store: odd }).limit({ limit: 1, windowMs: 1000 }))).toBe(
+      'the limit the store made',
+    );
+    // Nothing of a refused limit was kept: its name is free, and the second scheduler has no limit.
+    expect(second.stats().limits).toEqual([]);
+    give = null;
+    expect(first.limit({ name: 'again', limit: 3, windowMs: 1000 }).limit).toBe(3);
+    // The limit taken goes on under its scheduler: a change of N is told to it.
+    made.update({ limit: 1 });
+    expect(first.stats().limits.map((l) => [l.name, l.limit])).toEqual([
+      ['place', 1],
+      ['again', 3],
+    ]);
   });
 });
