@@ -1,6 +1,12 @@
 import { createCatalog } from './catalog.js';
 import type { Classification, Market } from './catalog.js';
-import { OKX_REFUSAL_CODES, OKX_SUB_ACCOUNT_LIMIT, classifyOkx, classifyOkxOrders } from './okx.js';
+import {
+  BASE_SUB_ACCOUNT_LIMIT,
+  OKX_REFUSAL_CODES,
+  OKX_SUB_ACCOUNT_LIMIT,
+  classifyOkx,
+  classifyOkxOrders,
+} from './okx.js';
 import { contractName } from '../rules/contracts.js';
 import { GATE } from '../rules/gate/rulebook.js';
 import { OKX } from '../rules/okx/rulebook.js';
@@ -113,14 +119,6 @@ function instrumentId(name: string): string {
   return parts.join('-');
 }
 
-/** The sub-account limit as a request draws on it: its N the base tier's, replaced by the tier in force. */
-const OKX_TIER_LIMIT = Object.freeze({
-  key: OKX_SUB_ACCOUNT_LIMIT.key,
-  scope: 'account' as const,
-  limit: OKX.tiers.rows[0]!.limit,
-  windowMs: OKX.tiers.windowMs,
-});
-
 /**
  * OKX's API v5 (see docs/okx.md#o4, #o5, #o8): its endpoint table, the sub-account limit of new
  * and amend orders, 50061 and 50011; every order request and fill of every kind counted for the
@@ -128,9 +126,9 @@ const OKX_TIER_LIMIT = Object.freeze({
  */
 export const OKX_API: ExchangeApi = Object.freeze({
   rulebook: OKX,
-  classify: (method: string, path: string, body?: unknown) => classifyOkx(method, path, body, OKX_TIER_LIMIT),
+  classify: (method: string, path: string, body?: unknown) => classifyOkx(method, path, body, BASE_SUB_ACCOUNT_LIMIT),
   classifyGroups: (method: string, path: string, body?: unknown) =>
-    classifyOkxOrders(method, path, body, OKX_TIER_LIMIT),
+    classifyOkxOrders(method, path, body, BASE_SUB_ACCOUNT_LIMIT),
   tierKey: OKX_SUB_ACCOUNT_LIMIT.key,
   tierKeys: new Set([OKX_SUB_ACCOUNT_LIMIT.key]),
   refusalLabel: (key: string) =>
@@ -146,6 +144,26 @@ export const OKX_API: ExchangeApi = Object.freeze({
   activityName: instrumentId,
   seedName: (instrument: string) => trackerName(readInstrument(instrument).id),
 });
+
+/**
+ * An OKX instrument id as an account limiter's tracker keeps it, refused naming `field` when no
+ * kind's shape fits it (see docs/okx.md#o3).
+ */
+export function okxTrackerName(id: unknown, field: string): string {
+  return trackerName(readInstrument(id, undefined, field).id);
+}
+
+/**
+ * Activity of a tracker (days or a ratio window, each contract by name) with the instrument names
+ * the rulebook reads: itself where the tracker keeps the exchange's own names (Gate).
+ */
+export function namedFor<T extends { readonly contract: string }>(
+  rulebook: Rulebook,
+  contracts: readonly T[],
+): readonly T[] {
+  const name = apiOf(rulebook).activityName;
+  return name === null ? contracts : contracts.map((c) => ({ ...c, contract: name(c.contract) }));
+}
 
 /** The APIs by their rulebook's name. */
 const APIS: readonly ExchangeApi[] = [GATE_API, OKX_API];

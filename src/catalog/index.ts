@@ -9,6 +9,7 @@
 export { createCatalog, DEFAULT_LIMITS } from './catalog.js';
 export type { Action, Catalog, CatalogOptions, Classification, EndpointLimit, Market } from './catalog.js';
 export { WEBSOCKET_ORDER_CHANNELS } from './channels.js';
+export { createOkxCatalog, OKX_WEBSOCKET_ORDER_OPS } from './okx.js';
 export type { WebSocketBudget } from './channels.js';
 export {
   checkApiKeyCount,

@@ -1,6 +1,8 @@
 import { InvalidInputError } from '../errors.js';
 import { type Instrument, type InstrumentKind, readInstrument } from '../rules/okx/instruments.js';
-import type { Action, Classification, EndpointLimit, Market } from './catalog.js';
+import type { Action, Catalog, Classification, EndpointLimit, Market } from './catalog.js';
+import { OKX } from '../rules/okx/rulebook.js';
+import type { WindowSpec } from '../rules/window-spec.js';
 
 /**
  * One endpoint of OKX's API v5 as a request log names it, with the limit of its own it draws on
@@ -264,4 +266,116 @@ function batchSize(e: OkxEndpoint, body: unknown): number {
     throw new InvalidInputError(`the body of ${route}`, body, 'an array of orders (a batch counts once per order)');
   if (body.length === 0) throw new InvalidInputError(`the body of ${route}`, body, 'at least one order');
   return body.length;
+}
+
+/** The sub-account limit as a request draws on it: its N the base tier's, replaced by the tier in force. */
+export const BASE_SUB_ACCOUNT_LIMIT: EndpointLimit = Object.freeze({
+  key: OKX_SUB_ACCOUNT_LIMIT.key,
+  scope: 'account',
+  limit: OKX.tiers.rows[0]!.limit,
+  windowMs: OKX.tiers.windowMs,
+});
+
+/**
+ * The WebSocket order operations (see docs/okx.md#o11) and the REST endpoint each stands for: they
+ * draw on the same limits. A batch operation's `args` is the batch; a single one's, one order.
+ */
+const OKX_WEBSOCKET_OPS: ReadonlyMap<string, { readonly path: string; readonly batch: boolean }> = new Map([
+  ['order', { path: '/api/v5/trade/order', batch: false }],
+  ['batch-orders', { path: '/api/v5/trade/batch-orders', batch: true }],
+  ['amend-order', { path: '/api/v5/trade/amend-order', batch: false }],
+  ['batch-amend-orders', { path: '/api/v5/trade/amend-batch-orders', batch: true }],
+  ['cancel-order', { path: '/api/v5/trade/cancel-order', batch: false }],
+  ['batch-cancel-orders', { path: '/api/v5/trade/cancel-batch-orders', batch: true }],
+]);
+
+/**
+ * The order operations of OKX's WebSocket API an account limiter on OKX reads
+ * (`AccountLimiter.requestWebSocket`): each draws on the limits of its REST endpoint.
+ *
+ * @example
+ * ```ts
+ * import { OKX_WEBSOCKET_ORDER_OPS } from 'traderatio/catalog'
+ *
+ * OKX_WEBSOCKET_ORDER_OPS // ['order', 'batch-orders', 'amend-order', 'batch-amend-orders', 'cancel-order', 'batch-cancel-orders']
+ * ```
+ */
+export const OKX_WEBSOCKET_ORDER_OPS: readonly string[] = Object.freeze([...OKX_WEBSOCKET_OPS.keys()]);
+
+/**
+ * The catalogue of OKX's API v5 (see docs/okx.md#o4, #o5, #o11), as an account limiter on OKX
+ * reads requests: a path from `/api/v5/` on (or a full URL of any host, its query left aside)
+ * with the body as sent (parsed JSON; an array for a batch). Order requests draw on the
+ * sub-account limit (key `sub-account`, new and amend orders outside spot and margin, weighted
+ * by their orders; its N the base tier's, replaced by the tier in force) and on the limit of their
+ * endpoint for each instrument a batch names, with the whole request's weight (a batch over
+ * several instruments takes all its orders from each: more than OKX counts, never less). Reads
+ * draw on their endpoint's limit. `classifyChannel` reads a WebSocket order operation (`order`,
+ * `batch-orders`, ...) with its `args` as its REST twin.
+ *
+ * @example
+ * ```ts
+ * import { createOkxCatalog } from 'traderatio/catalog'
+ *
+ * const c = createOkxCatalog().classify('POST', 'https://www.okx.com/api/v5/trade/order', { instId: 'BTC-USDT-SWAP', sz: '1' })
+ * c.limits.map((l) => `${l.key} ${l.limit}/${l.windowMs}`) // ['sub-account 1000/2000', '/api/v5/trade/order:BTC-USDT-SWAP 60/2000']
+ * ```
+ */
+export function createOkxCatalog(): Catalog {
+  const limits: Readonly<Record<string, WindowSpec>> = Object.freeze({
+    [OKX_SUB_ACCOUNT_LIMIT.key]: { limit: BASE_SUB_ACCOUNT_LIMIT.limit, windowMs: BASE_SUB_ACCOUNT_LIMIT.windowMs },
+  });
+  const catalog: Catalog = {
+    limits,
+    classify(method: string, path: string | URL, body?: unknown): Classification {
+      const groups = classifyOkxOrders(method, apiPath(path), body, BASE_SUB_ACCOUNT_LIMIT);
+      if (groups.length === 1) return groups[0]!.c;
+      // A batch over several instruments: every limit of every group, with the whole weight.
+      const first = groups[0]!.c;
+      const orders = groups.reduce((n, g) => n + g.orders.length, 0);
+      const seen = new Set<string>();
+      const all: EndpointLimit[] = [];
+      for (const g of groups)
+        for (const l of g.c.limits) {
+          if (seen.has(l.key)) continue;
+          seen.add(l.key);
+          all.push(l);
+        }
+      return { ...first, orders, weight: orders, limits: all };
+    },
+    classifyWebSocket(): readonly EndpointLimit[] {
+      // OKX's WebSocket orders have no limits of their own: those of their REST endpoints (O11).
+      return [];
+    },
+    classifyChannel(op: string, args?: unknown): Classification {
+      const spec = typeof op === 'string' ? OKX_WEBSOCKET_OPS.get(op) : undefined;
+      if (spec === undefined)
+        throw new InvalidInputError(
+          'the operation',
+          op,
+          `an OKX order operation (${OKX_WEBSOCKET_ORDER_OPS.join(', ')})`,
+        );
+      if (spec.batch) return catalog.classify('POST', spec.path, args);
+      const order = Array.isArray(args) && args.length === 1 ? args[0] : args;
+      if (Array.isArray(order))
+        throw new InvalidInputError(`\`args\` of ${op}`, args, 'one order (an object, or a list of one)');
+      return catalog.classify('POST', spec.path, order);
+    },
+  };
+  return catalog;
+}
+
+/** The path of a request from `/api/v5/` on, with its query: a full URL of any host, or a path. */
+function apiPath(path: string | URL): string {
+  if (path instanceof URL) return `${path.pathname}${path.search}`;
+  if (typeof path !== 'string') return path;
+  if (/^[a-z][a-z0-9+.-]*:\/\//i.test(path)) {
+    try {
+      const url = new URL(path);
+      return `${url.pathname}${url.search}`;
+    } catch {
+      return path;
+    }
+  }
+  return path;
 }
