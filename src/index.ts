@@ -32,8 +32,10 @@ export { AccountLimiter } from './account/limiter.js';
 export type {
   AccountStatus,
   AccountLimiterOptions,
+  LimitForecast,
   LimiterClockSample,
   LimiterEvent,
+  LimiterExchange,
   LimiterSnapshot,
   RequestOptions,
   SentRequest,
@@ -88,5 +90,6 @@ export {
   readWebSocketRateLimit,
 } from './schedule/gate-feedback.js';
 export type { HeadersLike, RateLimitFeedback, RateLimitHeaders } from './schedule/feedback.js';
+export { okxRefusals } from './schedule/okx-feedback.js';
 export { readGatewayTimes } from './schedule/gateway-time.js';
 export type { GatewayTimes } from './schedule/gateway-time.js';

@@ -118,6 +118,7 @@ describe('the root entry', () => {
         'isRefusedError',
         'isTraderatioError',
         'memoryStore',
+        'okxRefusals',
         'readGatewayTimes',
         'readRateLimitHeaders',
         'readWebSocketRateLimit',

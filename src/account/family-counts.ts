@@ -70,6 +70,7 @@ export class FamilyCounts implements FamilyState {
       spot: this.spotTracker,
       abuse: this.config.abuse,
       spotFill: this.config.spotFill,
+      tieredFrom: this.config.family.rulebook.tieredVipLevel,
     };
   }
 
@@ -90,6 +91,7 @@ export class FamilyCounts implements FamilyState {
       spot,
       abuse: this.config.abuse,
       spotFill: this.config.spotFill,
+      tieredFrom: this.config.family.rulebook.tieredVipLevel,
     };
   }
 

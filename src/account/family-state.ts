@@ -1,6 +1,7 @@
 import { utcDayStart } from '../rules/calendar.js';
 import { type AccountRating, type FamilyConfig, type FamilyRating, rateFamily } from '../rules/family.js';
-import { type Timeline, type TimelineAccount, buildTimeline } from '../rules/timeline/timeline.js';
+import { apiOf, namedFor } from '../catalog/exchange-api.js';
+import { type DailyActivity, type Timeline, type TimelineAccount, buildTimeline } from '../rules/timeline/timeline.js';
 import type { Tracker } from './tracker.js';
 
 /**
@@ -30,12 +31,18 @@ export function timelineOf(
   return buildTimeline(
     {
       accounts: state.accounts,
-      activity: state.tracker.dailyActivity(),
+      activity: dailyNamed(state.tracker.dailyActivity(), family),
       vipLevel: state.vipLevel,
       vipChanges: state.vipChanges,
     },
     family,
   );
+}
+
+/** A tracker's days with the instruments named as the family's rulebook reads them. */
+function dailyNamed(days: readonly DailyActivity[], family: FamilyConfig): readonly DailyActivity[] {
+  if (apiOf(family.rulebook).activityName === null) return days;
+  return days.map((d) => ({ ...d, contracts: namedFor(family.rulebook, d.contracts) }));
 }
 
 /**
@@ -61,7 +68,7 @@ export function familyRatingBefore(
   const present = state.accounts.filter((a) => a.createdAt === undefined || a.createdAt <= now);
   const accounts = present.map((a) => ({
     account: a.id,
-    contracts: state.tracker.ratioWindowActivity(a.id, snapshotDay),
+    contracts: namedFor(family.rulebook, state.tracker.ratioWindowActivity(a.id, snapshotDay)),
   }));
   return rateFamily(accounts, family);
 }

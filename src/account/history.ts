@@ -1,7 +1,9 @@
+import { apiOf } from '../catalog/exchange-api.js';
 import { InvalidInputError } from '../errors.js';
 import { formatUtcDay, formatUtcInstant, parseUtcDay, utcDayStart, utcHourStart } from '../rules/calendar.js';
 import type { FamilyConfig } from '../rules/family.js';
 import { checkFields, parseCount, parseInstant, parseNonNegativeDecimal } from '../internal/parse.js';
+import type { ContractActivity } from '../rules/ratio.js';
 import { type DailyActivity, type TimelineAccount, buildTimeline } from '../rules/timeline/timeline.js';
 import type { Tracker } from './tracker.js';
 
@@ -67,6 +69,7 @@ export function readHistory(
     throw new InvalidInputError('`spotHours`', spotHours, 'an array of hours { account, hour, requests, traded }');
   // Validated as a timeline first (accounts, days, contracts, counts, volumes).
   buildTimeline({ accounts, activity: days }, family);
+  const api = apiOf(family.rulebook);
   const seededDays = days.map((d, i) => {
     const start = parseUtcDay(d.day, `\`days[${i}].day\``);
     if (start > utcDayStart(now))
@@ -75,7 +78,9 @@ export function readHistory(
         d.day,
         `a day up to today (${formatUtcDay(now)}): history is what already happened`,
       );
-    return { account: d.account, start, contracts: d.contracts };
+    // As the tracker keeps them (OKX's instrument ids with underscores).
+    const contracts = d.contracts.map((c: ContractActivity) => ({ ...c, contract: api.seedName(c.contract) }));
+    return { account: d.account, start, contracts };
   });
   const readHours = (list: readonly SeededHour[], name: string) =>
     list

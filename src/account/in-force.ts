@@ -40,6 +40,8 @@ export interface LimitsState {
   readonly abuse: AbuseConfig;
   /** @default the defaults of the spot low-fill throttle (see docs/rules.md#r14) */
   readonly spotFill?: SpotFillConfig;
+  /** The first VIP level tiered by the ratio (see docs/rules.md#r4). @default 14 (Gate's; OKX's is 5) */
+  readonly tieredFrom?: number;
 }
 
 /**
@@ -100,7 +102,7 @@ export function limitsAt(state: LimitsState, account: TimelineAccount, at: numbe
     limit: s.limit,
     vipLevel: s.vipLevel,
     // Below VIP 14 the tier is 1 whatever changed last (a drop at the instant of a raise changes nothing).
-    reason: !isTieredVip(s.vipLevel) ? 'vip-below-14' : lastChange,
+    reason: !isTieredVip(s.vipLevel, state.tieredFrom) ? 'vip-below-14' : lastChange,
     lastChange,
     throttle: throttleAt(abuse, early, late),
     spotThrottle: spot === null ? null : throttleAt(spot, early, late),

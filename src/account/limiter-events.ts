@@ -34,6 +34,35 @@ export interface AccountStatus extends LimitState {
    * 404, a refusal or an answer that is not a report: the headers of placements take over).
    */
   readonly reportEndpoint: 'unasked' | 'open' | 'not-open';
+  /**
+   * OKX only (see docs/okx.md#o9): the exchange's forecast of the next period's limit, from its latest
+   * report (`nextAccRateLimit`), where the report gave one: below `limit` when a lowering is
+   * pending (it lands at 08:00 UTC of the next day unless the next snapshot gives the tier again).
+   */
+  readonly forecast?: LimitForecast | null;
+}
+
+/**
+ * OKX's forecast of an account's limit in the next period (see docs/okx.md#o9): `nextAccRateLimit`
+ * of GET /api/v5/trade/account-rate-limit, its tier, and the report's `ts`.
+ *
+ * @example
+ * ```ts
+ * import { AccountLimiter, type LimitForecast } from 'traderatio'
+ *
+ * const limiter = new AccountLimiter({ exchange: 'okx', accounts: [{ id: 'main', role: 'main' }] })
+ * const ts = String(Date.parse(new Date().toISOString().slice(0, 10)) + 8 * 3_600_000 - 86_400_000)
+ * limiter.reportRateLimit('main', { code: '0', data: [{ accRateLimit: '2000', fillRatio: '4', mainFillRatio: '4', nextAccRateLimit: '1750', ts }] })
+ * const forecast: LimitForecast | null | undefined = limiter.limitNow('main').forecast
+ * forecast?.limit // 1750
+ * limiter.close()
+ * ```
+ */
+export interface LimitForecast {
+  readonly limit: number;
+  readonly tier: number;
+  /** The report's `ts`, epoch milliseconds. */
+  readonly reportedAt: number;
 }
 
 /** What the limiter keeps of an account's limit between refreshes: its status but where it comes from. */

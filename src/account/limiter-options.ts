@@ -1,5 +1,7 @@
 import { InvalidInputError } from '../errors.js';
 import { type Catalog, type CatalogOptions, createCatalog } from '../catalog/catalog.js';
+import { type ExchangeApi, GATE_API, OKX_API, okxTrackerName } from '../catalog/exchange-api.js';
+import { createOkxCatalog } from '../catalog/okx.js';
 import type { WebSocketBudget } from '../catalog/channels.js';
 import { type AbuseConfig, type AbuseOptions, resolveAbuseOptions } from '../rules/abuse.js';
 import { normalizeContract } from '../rules/contracts.js';
@@ -9,10 +11,11 @@ import { isPositiveInteger, parseInstant } from '../internal/parse.js';
 import type { ReportPolicy } from '../rules/report.js';
 import { type SpotFillConfig, type SpotFillOptions, resolveSpotFillOptions } from '../rules/spot-fill.js';
 import type { TimelineAccount } from '../rules/timeline/timeline.js';
-import { TIERED_VIP_LEVEL, parseVipLevel } from '../rules/vip.js';
+import { parseVipLevel } from '../rules/vip.js';
 import { type Clock, systemClock } from '../schedule/clock.js';
 import type { HeadersLike, RateLimitSignals } from '../schedule/feedback.js';
 import { GATE_RATE_LIMIT_SIGNALS } from '../schedule/gate-feedback.js';
+import { OKX_RATE_LIMIT_SIGNALS } from '../schedule/okx-feedback.js';
 import type { LimitStore } from '../schedule/store.js';
 import type { LimiterSnapshot } from './persistence.js';
 import type { SharedCounts } from './shared-counts.js';
@@ -31,9 +34,19 @@ import type { SharedCounts } from './shared-counts.js';
  * ```
  */
 export interface AccountLimiterOptions extends FamilyOptions {
+  /**
+   * The exchange whose rules and API the limiter keeps: `gate` (API v4, docs/rules.md) or `okx`
+   * (API v5, the fill-ratio sub-account limit, docs/okx.md). On OKX, order requests draw on the
+   * sub-account limit of the tier (new and amend orders, per 2 s) and on their endpoint's limit
+   * per instrument, answers are read for OKX's codes 50061 and 50011, the exchange's clock is read
+   * from GET /api/v5/public/time, and the options that are Gate's alone (`catalog`, `abuse`,
+   * `spotFill`, `downgrade: 'live'`, `pacing`, `arrivals: 'estimate'`, `websocketBudget`) are refused.
+   * @default "gate"
+   */
+  readonly exchange?: LimiterExchange;
   /** The family: a main account and its sub-accounts (or a single account). */
   readonly accounts: readonly TimelineAccount[];
-  /** The family's VIP level now (see docs/rules.md#r4). @default 14 */
+  /** The family's VIP level now (see docs/rules.md#r4). @default the exchange's first tiered level: Gate 14, OKX 5 */
   readonly vipLevel?: number;
   /** Where time is read. @default systemClock */
   readonly clock?: Clock;
@@ -61,7 +74,9 @@ export interface AccountLimiterOptions extends FamilyOptions {
   /**
    * The contract an order request counts under when neither the caller nor the body names one
    * (a cancel by order id). The heaviest coefficient is the safe choice: it lowers the ratio most.
-   * @default "BTC_USDT"
+   * On OKX every order names its instrument, and this is the instrument requests other processes
+   * may not have shared yet are counted under at a boundary.
+   * @default "BTC_USDT" (OKX: "BTC-USDT-SWAP")
    */
   readonly unknownContract?: string;
   /**
@@ -94,6 +109,7 @@ export interface AccountLimiterOptions extends FamilyOptions {
    * What {@link AccountLimiter.reportRateLimit} does with the exchange's report (see docs/rules.md#r16) when it
    * disagrees with the tier the rules give: `adopt` a report made at or after the latest snapshot
    * (00:00) as the tier in force; `report` only (keep the local tier); `min`, the lower of the two.
+   * On OKX, the report of GET /api/v5/trade/account-rate-limit (see docs/okx.md#o9), taken the same way.
    * Every disagreement is reported as a `report` event whatever the policy.
    * @default "adopt"
    */
@@ -259,9 +275,34 @@ export interface SentWebSocketRequest {
   readonly settle?: string;
 }
 
+/**
+ * The exchanges an account limiter keeps (see {@link AccountLimiterOptions.exchange}).
+ *
+ * @example
+ * ```ts
+ * import { AccountLimiter, type LimiterExchange } from 'traderatio'
+ *
+ * const exchange: LimiterExchange = 'okx'
+ * const limiter = new AccountLimiter({ exchange, accounts: [{ id: 'main', role: 'main' }] })
+ * limiter.limitNow('main').limit // 1000
+ * limiter.close()
+ * ```
+ */
+export type LimiterExchange = 'gate' | 'okx';
+
+/** The options an account limiter on OKX refuses: Gate's alone. */
+const GATE_ONLY_OPTIONS: readonly { readonly field: keyof AccountLimiterOptions; readonly why: string }[] = [
+  { field: 'catalog', why: "Gate's endpoint limits" },
+  { field: 'abuse', why: "Gate's abuse throttle; OKX has none" },
+  { field: 'spotFill', why: "Gate's spot low-fill throttle; OKX has none" },
+  { field: 'pacing', why: "spreads Gate's futures placements" },
+  { field: 'websocketBudget', why: "Gate's WebSocket limits; OKX's WebSocket orders draw on their REST limits" },
+];
+
 /** Every field of {@link AccountLimiterOptions}, for the check that refuses an unknown one. */
 const LIMITER_OPTION_FIELDS: readonly string[] = [
   ...FAMILY_OPTION_FIELDS,
+  'exchange',
   'accounts',
   'vipLevel',
   'clock',
@@ -285,6 +326,13 @@ const LIMITER_OPTION_FIELDS: readonly string[] = [
 
 /** The limiter's options, read and checked: every field present. */
 export interface LimiterConfig {
+  /** The exchange, and its API as the limiter reads it: its rulebook, how requests are counted for the ratio. */
+  readonly exchange: LimiterExchange;
+  readonly api: ExchangeApi;
+  /** The key of the limit whose N is the tier in force (Gate's `futures.place`, OKX's `sub-account`). */
+  readonly tierKey: string;
+  /** Whether the exchange throttles on top of the tier (Gate's abuse and spot low-fill throttles; not OKX). */
+  readonly throttled: boolean;
   readonly clock: Clock;
   readonly family: FamilyConfig;
   readonly abuse: AbuseConfig;
@@ -327,7 +375,12 @@ export function resolveLimiterOptions(options: AccountLimiterOptions): LimiterCo
     throw new InvalidInputError('`clock`', clock, 'a Clock { now, wall, setTimer, clearTimer }');
   }
   parseInstant(Math.floor(clock.wall()), 'the wall time of `clock`');
-  const family = readFamilyOptions(options, LIMITER_OPTION_FIELDS, 'the limiter options');
+  const exchange = options.exchange ?? 'gate';
+  if (exchange !== 'gate' && exchange !== 'okx')
+    throw new InvalidInputError('`exchange`', options.exchange, '"gate" or "okx"');
+  const api = exchange === 'okx' ? OKX_API : GATE_API;
+  if (exchange === 'okx') refuseGateOnly(options);
+  const family = readFamilyOptions(options, LIMITER_OPTION_FIELDS, 'the limiter options', api.rulebook);
   const abuse = resolveAbuseOptions(options.abuse);
   const spotFill = resolveSpotFillOptions(options.spotFill);
   const marginMs = options.marginMs ?? 0;
@@ -339,7 +392,7 @@ export function resolveLimiterOptions(options: AccountLimiterOptions): LimiterCo
   const pacing = options.pacing ?? 1;
   if (!isPositiveInteger(pacing) || pacing > 100)
     throw new InvalidInputError('`pacing`', options.pacing, 'a whole number from 1 to 100');
-  const catalog = createCatalog(options.catalog);
+  const catalog = exchange === 'okx' ? createOkxCatalog() : createCatalog(options.catalog);
   if (options.downgrade !== undefined && options.downgrade !== 'snapshot' && options.downgrade !== 'live') {
     throw new InvalidInputError('`downgrade`', options.downgrade, '"snapshot" or "live"');
   }
@@ -347,8 +400,15 @@ export function resolveLimiterOptions(options: AccountLimiterOptions): LimiterCo
   const warnAt = options.warnAt ?? 0.9;
   if (typeof warnAt !== 'number' || !(warnAt > 0 && warnAt <= 1))
     throw new InvalidInputError('`warnAt`', options.warnAt, 'a share above 0 and at most 1');
-  const unknownContract = normalizeContract(options.unknownContract ?? 'BTC_USDT', '`unknownContract`');
-  const vipLevel = parseVipLevel(options.vipLevel ?? TIERED_VIP_LEVEL, '`vipLevel`');
+  const unknownContract =
+    exchange === 'okx'
+      ? okxTrackerName(options.unknownContract ?? 'BTC-USDT-SWAP', '`unknownContract`')
+      : normalizeContract(options.unknownContract ?? 'BTC_USDT', '`unknownContract`');
+  const vipLevel = parseVipLevel(
+    options.vipLevel ?? api.rulebook.tieredVipLevel,
+    '`vipLevel`',
+    api.rulebook.highestVipLevel,
+  );
   const reportPolicy = options.reportPolicy ?? 'adopt';
   if (reportPolicy !== 'adopt' && reportPolicy !== 'report' && reportPolicy !== 'min') {
     throw new InvalidInputError('`reportPolicy`', options.reportPolicy, '"adopt", "report" or "min"');
@@ -390,6 +450,10 @@ export function resolveLimiterOptions(options: AccountLimiterOptions): LimiterCo
     );
   }
   return {
+    exchange,
+    api,
+    tierKey: api.tierKey,
+    throttled: api.rulebook.throttles.abuse !== null,
     clock,
     family,
     abuse,
@@ -407,6 +471,25 @@ export function resolveLimiterOptions(options: AccountLimiterOptions): LimiterCo
     estimateClock,
     persist,
     reconcile,
-    signals: GATE_RATE_LIMIT_SIGNALS,
+    signals: exchange === 'okx' ? OKX_RATE_LIMIT_SIGNALS : GATE_RATE_LIMIT_SIGNALS,
   };
+}
+
+/** Refuses, naming it, an option of Gate's alone given to a limiter on OKX. */
+function refuseGateOnly(options: AccountLimiterOptions): void {
+  for (const { field, why } of GATE_ONLY_OPTIONS)
+    if (options[field] !== undefined)
+      throw new InvalidInputError(`\`${field}\``, options[field], `no value with \`exchange: 'okx'\` (${why})`);
+  if (options.downgrade === 'live')
+    throw new InvalidInputError(
+      '`downgrade`',
+      options.downgrade,
+      `"snapshot" with \`exchange: 'okx'\` (OKX lowers a day later)`,
+    );
+  if (options.arrivals === 'estimate')
+    throw new InvalidInputError(
+      '`arrivals`',
+      options.arrivals,
+      `"answers" with \`exchange: 'okx'\` (OKX's answers carry no gateway times to estimate from)`,
+    );
 }

@@ -4,6 +4,8 @@ import type { WebSocketBudget } from '../catalog/channels.js';
 import { type InstantInput, parseId, parseInstant } from '../internal/parse.js';
 import type { ClockEstimate } from '../rules/exchange-clock.js';
 import { type TierReconciliation, readRateLimitReport, reportFor } from '../rules/report.js';
+import { okxTrackerName } from '../catalog/exchange-api.js';
+import { readAccountRateLimit } from '../rules/okx/report.js';
 import { parseVipLevel } from '../rules/vip.js';
 import type { RateLimitFeedback } from '../schedule/feedback.js';
 import type { Limit } from '../schedule/limit.js';
@@ -18,6 +20,7 @@ import {
   type AccountLimiterOptions,
   type LimiterClockSample,
   type LimiterConfig,
+  type LimiterExchange,
   type RequestOptions,
   type SentRequest,
   type SentWebSocketRequest,
@@ -43,10 +46,11 @@ import {
 import { type LimiterSnapshot, readSnapshot, saveEvery, snapshotOf } from './persistence.js';
 import type { Repeating } from './timers.js';
 
-export type { AccountStatus, LimiterEvent } from './limiter-events.js';
+export type { AccountStatus, LimitForecast, LimiterEvent } from './limiter-events.js';
 export type {
   AccountLimiterOptions,
   LimiterClockSample,
+  LimiterExchange,
   RequestOptions,
   SentRequest,
   SentWebSocketRequest,
@@ -85,6 +89,8 @@ export type { ContractSource } from './answer-fills.js';
  */
 export class AccountLimiter {
   readonly scheduler: Scheduler<Limit>;
+  /** The exchange whose rules and API it keeps (see {@link AccountLimiterOptions.exchange}). */
+  readonly exchange: LimiterExchange;
   readonly catalog: Catalog;
   /** What a WebSocket order draws on (see docs/rules.md#r16), as resolved from the options. */
   readonly websocketBudget: WebSocketBudget;
@@ -115,6 +121,7 @@ export class AccountLimiter {
     });
     this.#ctx = ctx;
     this.scheduler = ctx.scheduler;
+    this.exchange = config.exchange;
     this.catalog = config.catalog;
     this.websocketBudget = config.websocketBudget;
     for (const a of ctx.counts.accounts) this.#addLimits(a.id);
@@ -299,6 +306,8 @@ export class AccountLimiter {
   /**
    * Counts a fill: `volume` USDT on `contract`, as maker or taker, now or at `at`: a futures fill
    * (see docs/rules.md#r1, #r9), or with `market: 'spot'` a spot fill on the pair `contract` (see docs/rules.md#r14).
+   * On OKX, `contract` is the instrument id (`BTC-USDT-SWAP`, `BTC-USDT`, ...) of any kind, and
+   * `market` is not given: every kind's volume counts for the fill ratio (see docs/okx.md#o2).
    */
   recordFill(
     account: string,
@@ -317,13 +326,21 @@ export class AccountLimiter {
     if (market !== 'futures' && market !== 'spot')
       throw new InvalidInputError('`market`', fill.market, '"futures" or "spot"');
     const at = fill.at === undefined ? undefined : parseInstant(fill.at, '`at`');
+    if (this.exchange === 'okx') {
+      // Every kind's volume counts for OKX's ratio (see docs/okx.md#o2): one tracker, by instrument id.
+      if (fill.market !== undefined)
+        throw new InvalidInputError('`market`', fill.market, 'no value on OKX (the instrument id tells its kind)');
+      const contract = okxTrackerName(fill.contract, '`contract`');
+      this.#ctx.counts.fill('futures', account, { ...fill, contract }, at, this.#wallNow());
+      return;
+    }
     this.#ctx.counts.fill(market, account, fill, at, this.#wallNow());
     if (market === 'futures' && this.#ctx.config.live) this.#ctx.refresher.evaluateLive(account);
   }
 
   /** Reports a change of the family's VIP level (see docs/rules.md#r6), at once or at `at`. */
   setVipLevel(level: number, at: InstantInput = this.#wallNow()): void {
-    const l = parseVipLevel(level, '`level`');
+    const l = parseVipLevel(level, '`level`', this.#ctx.config.family.rulebook.highestVipLevel);
     this.#ctx.refresher.read(this.#ctx.counts.changeVip(l, parseInstant(at, '`at`')));
   }
 
@@ -362,6 +379,11 @@ export class AccountLimiter {
    */
   reportRateLimit(account: string, answer: unknown): TierReconciliation | null {
     const l = this.#limitsOf(account);
+    if (this.exchange === 'okx') {
+      const okx = readAccountRateLimit(answer, this.#ctx.config.family.tiers);
+      l.reportEndpoint = 'open';
+      return this.#ctx.reports.takeOkx(account, l, okx);
+    }
     const report = reportFor(readRateLimitReport(answer));
     l.reportEndpoint = 'open';
     if (report === undefined) return null;
@@ -481,7 +503,8 @@ export class AccountLimiter {
   limitNow(account: string): AccountStatus {
     // The state holds from the last refresh until the next (every hour, and at every change).
     const l = this.#limitsOf(account);
-    return { ...l.state, at: this.#wallNow(), source: sourceOf(l), reportEndpoint: l.reportEndpoint };
+    const status = { ...l.state, at: this.#wallNow(), source: sourceOf(l), reportEndpoint: l.reportEndpoint };
+    return this.exchange === 'okx' ? { ...status, forecast: l.forecast } : status;
   }
 
   /**
@@ -503,10 +526,13 @@ export class AccountLimiter {
    * over the own-volume threshold, its own ratio already there) and `requestPath`; `steps` holds
    * every tier above, nearest first, the same way. `basis` names the ratio that sets the tier now.
    * Below VIP 14 (see docs/rules.md#r4) the tier is 1 whatever the ratio: `up` and `down` are null, `steps` empty.
+   * On OKX, `contract` is an instrument id (default `BTC-USDT-SWAP`) and the tiered levels start at VIP 5.
    */
-  whatIf(account: string, contract = 'BTC_USDT'): WhatIf {
+  whatIf(account: string, contract?: string): WhatIf {
     this.#limitsOf(account);
-    return whatIf(this.#ctx.counts, this.#ctx.config.family, account, contract, this.#wallNow());
+    // On OKX, an instrument id, weighed by its multiplier (see docs/okx.md#o3).
+    const named = contract ?? (this.exchange === 'okx' ? 'BTC-USDT-SWAP' : 'BTC_USDT');
+    return whatIf(this.#ctx.counts, this.#ctx.config.family, account, named, this.#wallNow());
   }
 
   /**

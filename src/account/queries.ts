@@ -125,7 +125,7 @@ export function tierAtNextRaise(
   const next = now < today + RAISE_OFFSET_MS ? today : today + DAY_MS;
   const rating = ratingsBefore(state, family, next, now);
   const r = rating.find((x) => x.account === account)!;
-  const tier = tierInForce(vipAt(state, now), r.tier, family.tiers);
+  const tier = tierInForce(vipAt(state, now), r.tier, family.tiers, family.rulebook.tieredVipLevel);
   return { at: next + RAISE_OFFSET_MS, tier, limit: tier.limit };
 }
 
@@ -151,8 +151,14 @@ export function whatIf(
   const basis = r.basis === 'own' || r.basis === 'max-own' ? 'own' : 'aggregated';
   const vip = vipAt(state, now);
   // Below VIP 14 every account is at tier 1 whatever its ratio (see docs/rules.md#r4): nothing moves it.
-  if (!isTieredVip(vip))
-    return { tier: tierInForce(vip, r.tier, family.tiers), up: null, down: null, steps: [], basis };
+  if (!isTieredVip(vip, family.rulebook.tieredVipLevel))
+    return {
+      tier: tierInForce(vip, r.tier, family.tiers, family.rulebook.tieredVipLevel),
+      up: null,
+      down: null,
+      steps: [],
+      basis,
+    };
   // Every path of the family rules (see docs/rules.md#r7) at once: the own ratio, the aggregated one, the own-volume threshold.
   const { tier, up, down, steps } = accountMargins(r.own, rating.aggregated, family, {
     coefficient: family.ratio.weights.weightOf(contract),

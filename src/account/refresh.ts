@@ -48,6 +48,7 @@ export class LimitsRefresh {
     // The next refresh is set first: whatever happens below, the hourly refreshes go on.
     boundaries.arm(now);
     const rules = counts.rules(timeline);
+    const { throttled } = this.ctx.config;
     for (const a of counts.accounts) {
       const l = limits.get(a.id)!;
       if (a.createdAt !== undefined && now < a.createdAt) continue;
@@ -65,7 +66,7 @@ export class LimitsRefresh {
         }
       }
       l.known =
-        !isTieredVip(state.vipLevel) ||
+        !isTieredVip(state.vipLevel, this.ctx.config.family.rulebook.tieredVipLevel) ||
         state.rating?.effective.ratio != null ||
         state.reason === 'new-sub-account' ||
         state.reason === 'new-sub-account-rules-begin';
@@ -85,11 +86,12 @@ export class LimitsRefresh {
         at: now,
         tier: inForce.tier,
         limit: inForce.tier.limit,
-        throttle: state.throttle,
-        spotThrottle: state.spotThrottle,
+        // OKX throttles nothing on top of the tier.
+        throttle: throttled ? state.throttle : null,
+        spotThrottle: throttled ? state.spotThrottle : null,
         reason: inForce.reason,
       });
-      l.warnings.reset(counts.tracker, counts.spotTracker, now);
+      if (throttled) l.warnings.reset(counts.tracker, counts.spotTracker, now);
       if (this.ctx.config.live) this.evaluateLive(a.id);
     }
     return held;

@@ -2,6 +2,7 @@ import type { Classification } from '../catalog/catalog.js';
 import type { RateLimitFeedback } from '../schedule/feedback.js';
 import { Dec } from '../internal/decimal.js';
 import type { FamilyConfig } from '../rules/family.js';
+import type { OkxRateLimitReport } from '../rules/okx/report.js';
 import type { RateLimitReport, ReportPolicy, TierReconciliation } from '../rules/report.js';
 import type { Tier } from '../rules/tiers.js';
 import type { Clock } from '../schedule/clock.js';
@@ -63,6 +64,25 @@ export class ExchangeReports {
     const inForce = this.applyInForce(account, l, context, now);
     if (r.disagreement !== null) this.emit(reportEvent(account, now, report, r.disagreement, inForce));
     return r;
+  }
+
+  /**
+   * Takes a report of OKX's GET /api/v5/trade/account-rate-limit for `account` (see docs/okx.md#o9) as
+   * {@link ExchangeReports.take} takes Gate's, and holds its forecast (`nextAccRateLimit`, the limit
+   * of the next period after a pending lowering) for `limitNow`.
+   */
+  takeOkx(account: string, l: AccountLimits, report: OkxRateLimitReport): TierReconciliation {
+    l.forecast =
+      report.nextLimit === null || report.nextTier === null
+        ? null
+        : { limit: report.nextLimit, tier: report.nextTier, reportedAt: report.updatedAt };
+    return this.take(account, l, {
+      type: 'futures',
+      tier: report.tier,
+      ratio: report.ratio ?? UNKNOWN_RATIO,
+      mainRatio: report.mainRatio ?? UNKNOWN_RATIO,
+      updatedAt: report.updatedAt,
+    });
   }
 
   /**

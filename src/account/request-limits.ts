@@ -5,7 +5,7 @@ import type { SpotFillConfig } from '../rules/spot-fill.js';
 import { spotFillLimits } from '../catalog/spot-fill.js';
 import type { StoreLimit } from '../schedule/limit.js';
 import type { Scheduler } from '../schedule/scheduler.js';
-import type { AccountStatus, LimitState, LimiterEvent } from './limiter-events.js';
+import type { AccountStatus, LimitForecast, LimitState, LimiterEvent } from './limiter-events.js';
 import { LiveDowngrade } from './live-downgrade.js';
 import type { HeldReport } from './reconcile.js';
 import { AccountWarnings } from './warnings.js';
@@ -15,7 +15,8 @@ export interface AccountLimits extends HeldReport {
   readonly place: StoreLimit;
   readonly throttle: StoreLimit;
   readonly spotThrottle: StoreLimit;
-  readonly cancel: StoreLimit;
+  /** Futures cancels (Gate); null where cancels draw on limits per instrument only (OKX). */
+  readonly cancel: StoreLimit | null;
   /** Placements spread across the window (`pacing`): ceil(N / k) per W / k, or null unpaced. */
   readonly pace: StoreLimit | null;
   readonly other: Map<string, StoreLimit>;
@@ -26,6 +27,8 @@ export interface AccountLimits extends HeldReport {
   known: boolean;
   /** What asking GET /account/rate_limit came to (see docs/rules.md#r16). */
   reportEndpoint: AccountStatus['reportEndpoint'];
+  /** OKX's forecast of the next period's limit, from its latest report (see docs/okx.md#o9), or null. */
+  forecast: LimitForecast | null;
   /** The `assumed-tier` event was told. */
   toldAssumed: boolean;
   /** The live downgrade (see docs/rules.md#r5 `live`). */
@@ -43,6 +46,10 @@ export interface RequestLimitsConfig {
   /** Arrivals estimated rather than bounded by answers (see docs/rules.md#r13). */
   readonly estimateArrivals: boolean;
   readonly catalog: Catalog;
+  /** The key of the limit whose N is the tier in force (Gate's `futures.place`, OKX's `sub-account`). */
+  readonly tierKey: string;
+  /** Whether the exchange throttles on top of the tier (Gate's abuse and spot low-fill throttles; not OKX). */
+  readonly throttled: boolean;
   readonly family: FamilyConfig;
   readonly abuse: AbuseConfig;
   readonly spotFill: SpotFillConfig;
@@ -68,12 +75,10 @@ export class RequestLimits {
   create(account: string, now: number): AccountLimits {
     const spec = this.config.catalog.limits;
     const tier1 = this.config.family.tiers[0]!;
+    const { tierKey } = this.config;
+    const cancel = spec['futures.cancel'];
     return {
-      place: this.limit({
-        name: `${account}:futures.place`,
-        limit: tier1.limit,
-        windowMs: spec['futures.place']!.windowMs,
-      }),
+      place: this.limit({ name: `${account}:${tierKey}`, limit: tier1.limit, windowMs: spec[tierKey]!.windowMs }),
       throttle: this.limit({
         name: `${account}:abuse-throttle`,
         limit: UNTHROTTLED,
@@ -84,14 +89,14 @@ export class RequestLimits {
         limit: UNTHROTTLED,
         windowMs: this.config.spotFill.limit.windowMs,
       }),
-      cancel: this.limit({ name: `${account}:futures.cancel`, ...spec['futures.cancel']! }),
+      cancel: cancel === undefined ? null : this.limit({ name: `${account}:futures.cancel`, ...cancel }),
       pace:
         this.config.pacing > 1
           ? // Not what the exchange counts, so no margin: the placement limit itself keeps to N per W.
             this.scheduler.limit({
               name: `${account}:futures.place.pace`,
               limit: this.paced(tier1.limit),
-              windowMs: spec['futures.place']!.windowMs / this.config.pacing,
+              windowMs: spec[tierKey]!.windowMs / this.config.pacing,
             })
           : null,
       other: new Map(),
@@ -107,6 +112,7 @@ export class RequestLimits {
       },
       known: false,
       reportEndpoint: 'unasked',
+      forecast: null,
       toldAssumed: false,
       live: new LiveDowngrade(this.config.family),
       warnings: new AccountWarnings(
@@ -124,13 +130,16 @@ export class RequestLimits {
 
   /** The limits a classified request of `account` draws on (see docs/rules.md#r10, #r16; the throttles of #r9, #r14). */
   for(account: string, l: AccountLimits, c: Classification): StoreLimit[] {
+    const { tierKey, throttled } = this.config;
     return c.limits
       .flatMap((spec) => {
+        // OKX's sub-account limit: the tier, no throttle.
+        if (!throttled && spec.key === tierKey) return [l.place];
         if (c.market === 'futures' && spec.key === 'futures.place') {
           // A batch heavier than a part of the window goes unpaced rather than never.
           return l.pace === null || c.weight > l.pace.limit ? [l.place, l.throttle] : [l.place, l.throttle, l.pace];
         }
-        if (c.market === 'futures' && spec.key === 'futures.cancel') return [l.cancel];
+        if (c.market === 'futures' && spec.key === 'futures.cancel' && l.cancel !== null) return [l.cancel];
         // `separate` (see docs/rules.md#r16): WebSocket futures placement on a budget of its own, of the tier in force.
         if (spec.key === 'ws.futures.place')
           return [
@@ -154,7 +163,7 @@ export class RequestLimits {
           );
         return [limit];
       })
-      .concat(spotFillLimits(c, this.config.spotFill) ? [l.spotThrottle] : []);
+      .concat(throttled && spotFillLimits(c, this.config.spotFill) ? [l.spotThrottle] : []);
   }
 
   /**
@@ -164,10 +173,12 @@ export class RequestLimits {
   mostCounted(l: AccountLimits, ms: number): { readonly futures: number; readonly spot: number } {
     const most = (limit: StoreLimit): number =>
       limit.limit >= UNTHROTTLED ? 0 : limit.limit * (1 + Math.ceil(ms / limit.windowMs));
-    let futures = most(l.place) + most(l.cancel) + (l.wsPlace === null ? 0 : most(l.wsPlace));
+    let futures = most(l.place) + (l.cancel === null ? 0 : most(l.cancel)) + (l.wsPlace === null ? 0 : most(l.wsPlace));
     let spot = 0;
     for (const [key, limit] of l.other) {
-      if (key === 'ws.futures.orders') futures += most(limit);
+      // OKX's order limits per instrument: every place, amend and cancel counts for the ratio.
+      if (key === 'ws.futures.orders' || (!this.config.throttled && key.startsWith('/api/v5/trade/')))
+        futures += most(limit);
       else if (key.startsWith('spot.place') || key === 'spot.cancel' || key === 'ws.spot.place') spot += most(limit);
     }
     return { futures, spot };

@@ -1,5 +1,6 @@
 import { type Catalog, type Classification, readClassification } from '../catalog/catalog.js';
 import type { WebSocketBudget } from '../catalog/channels.js';
+import { OKX_API } from '../catalog/exchange-api.js';
 import { InvalidInputError } from '../errors.js';
 import { checkFields } from '../internal/parse.js';
 import { normalizeContract } from '../rules/contracts.js';
@@ -7,7 +8,7 @@ import { UNNAMED_PAIR } from '../rules/spot-fill.js';
 import { type RateLimitFeedback, readFeedback } from '../schedule/feedback.js';
 import type { StoreLimit } from '../schedule/limit.js';
 import type { LimiterContext } from './limiter-context.js';
-import type { LimiterClockSample, SentRequest, SentWebSocketRequest } from './limiter-options.js';
+import type { LimiterClockSample, LimiterConfig, SentRequest, SentWebSocketRequest } from './limiter-options.js';
 import type { AccountLimits } from './request-limits.js';
 import type { CountedMarket } from './shared-counts.js';
 import type { CountedAction } from './tracker.js';
@@ -34,7 +35,12 @@ export function checkRequestOptions(options: unknown, fields: readonly string[])
  * request is queued: a contract refused when it starts would take a permit for a request that
  * never runs.
  */
-export function countedAs(c: Classification, contract: string | undefined, unknownContract: string): CountedAs | null {
+export function countedAs(
+  c: Classification,
+  contract: string | undefined,
+  { exchange, unknownContract }: Pick<LimiterConfig, 'exchange' | 'unknownContract'>,
+): CountedAs | null {
+  if (exchange === 'okx') return okxCountedAs(c);
   const named = contract === undefined ? undefined : normalizeContract(contract, '`contract`');
   if (c.action === 'other') return null;
   if (c.market === 'spot') {
@@ -52,6 +58,17 @@ export function countedAs(c: Classification, contract: string | undefined, unkno
       named ??
       (instrument === undefined ? unknownContract : normalizeContract(instrument, 'the `contract` of the body')),
   };
+}
+
+/**
+ * What an OKX order request counts under (see docs/okx.md#o2): every order request of every kind,
+ * for the ratio, under its instrument as the tracker keeps it (spot orders are exempt from the
+ * sub-account limit, not from the ratio). Counted when sent: OKX counts successful ones only, so
+ * the ratio read from these counts is never above the exchange's.
+ */
+function okxCountedAs(c: Classification): CountedAs | null {
+  const tracked = OKX_API.requestTracked(c, c.instrument ?? '');
+  return tracked === null ? null : { market: 'futures', contract: tracked.name };
 }
 
 /** A request as sent (REST or WebSocket), classified; or a classification, checked. */
@@ -111,6 +128,7 @@ export class RequestSender {
     const { counts } = this.ctx;
     const now = this.ctx.now();
     counts.request(market, account, contract, c.action as CountedAction, c.orders, now);
+    if (!this.ctx.config.throttled) return;
     if (market === 'spot') {
       l.warnings.countSpot(c.orders, counts.spotTracker, now);
       return;

@@ -5,6 +5,7 @@ import type { StoreLimit } from '../schedule/limit.js';
 import type { UnansweredRequest } from '../schedule/unanswered.js';
 import { readGatewayTimes } from '../schedule/gateway-time.js';
 import { webSocketFeedback } from '../schedule/websocket-feedback.js';
+import { okxRefusals } from '../schedule/okx-feedback.js';
 import { latestArrival } from './arrivals.js';
 import type { ContractSource } from './answer-fills.js';
 import { CANCEL_PRIORITY } from './limiter-options.js';
@@ -226,7 +227,7 @@ export class RoundTrip {
     this.#websocket = websocket;
     this.#options = options;
     this.#askedMono = host.ctx.scheduler.clock.now();
-    this.#counted = countedAs(classification, options.contract, host.ctx.config.unknownContract);
+    this.#counted = countedAs(classification, options.contract, host.ctx.config);
   }
 
   /**
@@ -279,7 +280,11 @@ export class RoundTrip {
       receivedMono,
       headers: answer.headers,
     });
-    const { signals } = this.#host.ctx.config;
+    const { signals, exchange } = this.#host.ctx.config;
+    if (exchange === 'okx') {
+      this.#withBody(answer, (body) => this.#okxAnswer(answer.status, body, receivedAt, receivedMono));
+      return;
+    }
     if (this.#websocket) {
       this.#host.feedback(
         this.account,
@@ -301,6 +306,42 @@ export class RoundTrip {
     const { fills } = this.#host.ctx.host;
     if (success && fills.reads(c))
       this.#withBody(answer, (body) => fills.take(this.account, c, body, this.#options.contracts));
+  }
+
+  /**
+   * An OKX answer's body (see docs/okx.md#o8): the refusals it codes, of the sub-account limit
+   * (50061) and of the request's others (50011), pause those limits (an HTTP 429 without a code,
+   * the request's first); a success tells the limits so. The answer to GET /api/v5/public/time
+   * is a sample of the exchange's clock (see docs/okx.md#o7): its `ts`, the instant the exchange
+   * read between the send and the answer.
+   */
+  #okxAnswer(status: number, body: unknown, receivedAt: number, receivedMono: number): void {
+    const c = this.classification;
+    const { tierKey } = this.#host.ctx.config;
+    if (c.endpoint === OKX_TIME_PATH) {
+      const ts = okxServerTime(body);
+      if (ts !== undefined)
+        this.#host.ctx.host.clockSample({
+          sentAt: this.sentAt,
+          receivedAt,
+          sentMono: this.sentMono,
+          receivedMono,
+          inTime: ts * 1000,
+          outTime: ts * 1000,
+        });
+    }
+    const refused = okxRefusals(body);
+    const on = (tier: boolean): Classification => ({
+      ...c,
+      limits: c.limits.filter((l) => (l.key === tierKey) === tier),
+    });
+    const limited = { limited: true } as const;
+    if (refused.tier > 0 && c.limits.some((l) => l.key === tierKey))
+      this.#host.feedback(this.account, this.#l, on(true), limited, this.sentMono);
+    if (refused.other > 0 && c.limits.some((l) => l.key !== tierKey))
+      this.#host.feedback(this.account, this.#l, on(false), limited, this.sentMono);
+    if (refused.tier + refused.other === 0)
+      this.#host.feedback(this.account, this.#l, c, { limited: status === 429 }, this.sentMono);
   }
 
   /** The send failed without an answer, as `failure` says. */
@@ -453,6 +494,17 @@ export class RoundTrip {
     const limits = c.limits.filter((l) => TIER_KEYS.has(l.key) === tier);
     return limits.length === 0 ? c : { ...c, limits };
   }
+}
+
+/** OKX's clock (see docs/okx.md#o7). */
+const OKX_TIME_PATH = '/api/v5/public/time';
+
+/** The `ts` (epoch milliseconds) of an answer of GET /api/v5/public/time, or undefined when it has none. */
+function okxServerTime(body: unknown): number | undefined {
+  const data = (body as { data?: unknown } | null)?.data;
+  const ts = Array.isArray(data) ? (data[0] as { ts?: unknown } | undefined)?.ts : undefined;
+  const n = typeof ts === 'string' && /^\d+$/.test(ts) ? Number(ts) : typeof ts === 'number' ? ts : Number.NaN;
+  return Number.isSafeInteger(n) && n > 0 ? n : undefined;
 }
 
 /** The status a WebSocket reply carries in its `header`, as a number (0 when none). */
