@@ -84,10 +84,11 @@ export function vipAt(state: Pick<FamilyState, 'vipLevel' | 'vipChanges'>, at: n
 
 /**
  * The instant after which a report of the exchange is news (see docs/rules.md#r16): the latest 00:00 snapshot, or
- * the latest VIP change if later (a report made before it speaks of the level before).
+ * the latest VIP change if later (a report made before it speaks of the level before). `afterMs`
+ * past 00:00 where the exchange's figures change later in the day (OKX's, at 08:00 UTC: see docs/okx.md#o9).
  */
-export function latestChange(state: Pick<FamilyState, 'vipChanges'>, now: number): number {
-  let at = utcDayStart(now);
+export function latestChange(state: Pick<FamilyState, 'vipChanges'>, now: number, afterMs = 0): number {
+  let at = utcDayStart(now - afterMs) + afterMs;
   for (const v of state.vipChanges) if (v.at <= now && v.at > at) at = v.at;
   return at;
 }

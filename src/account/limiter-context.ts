@@ -1,3 +1,4 @@
+import { RAISE_OFFSET_MS } from '../rules/calendar.js';
 import type { Clock } from '../schedule/clock.js';
 import type { StoreLimit } from '../schedule/limit.js';
 import { Scheduler } from '../schedule/scheduler.js';
@@ -84,7 +85,8 @@ export class LimiterContext {
         policy: config.reportPolicy,
         tiers: config.family.tiers,
         now: () => this.now(),
-        snapshotAt: (now) => latestChange(this.counts, now),
+        // OKX's report speaks of the period from 08:00 UTC to the next (see docs/okx.md#o9).
+        snapshotAt: (now) => latestChange(this.counts, now, config.exchange === 'okx' ? RAISE_OFFSET_MS : 0),
       },
       host.emit,
     );

@@ -78,6 +78,8 @@ export class LimitsRefresh {
         l.report = null;
         l.stated = false;
       }
+      // OKX's forecast of the period beginning now (see docs/okx.md#o9).
+      this.ctx.reports.forecastBegun(l, late);
       const capped = l.live.capped(now, state.tier);
       l.local = { tier: capped.tier, reason: capped.capped ? 'live-downgrade' : state.reason };
       const inForce = reconciled(l, this.ctx.reports.context(now));

@@ -2,6 +2,7 @@ import type { Classification } from '../catalog/catalog.js';
 import type { RateLimitFeedback } from '../schedule/feedback.js';
 import { Dec } from '../internal/decimal.js';
 import type { FamilyConfig } from '../rules/family.js';
+import { DAY_MS } from '../rules/calendar.js';
 import type { OkxRateLimitReport } from '../rules/okx/report.js';
 import type { RateLimitReport, ReportPolicy, TierReconciliation } from '../rules/report.js';
 import type { Tier } from '../rules/tiers.js';
@@ -83,6 +84,33 @@ export class ExchangeReports {
       mainRatio: report.mainRatio ?? UNKNOWN_RATIO,
       updatedAt: report.updatedAt,
     });
+  }
+
+  /**
+   * OKX's forecast taken as its report once its period has begun (see docs/okx.md#o9): the
+   * `nextAccRateLimit` of a report made at 08:00 UTC is the least limit OKX puts in force from
+   * 08:00 of the next day (the higher one if that day's snapshot gives it back), so from then it is
+   * held as a report made at that instant, until the rules or a newer report say otherwise.
+   * `late`: the latest the exchange's clock may read now. Returns whether it was taken.
+   */
+  forecastBegun(l: AccountLimits, late: number): boolean {
+    const f = l.forecast;
+    if (f === null || late < f.reportedAt + DAY_MS) return false;
+    l.forecast = null;
+    // A raise is the next snapshot's to decide, not the forecast's: only a lowering is taken.
+    if (l.report !== null && f.tier > l.report.tier) return false;
+    takeReport(
+      l,
+      {
+        type: 'futures',
+        tier: f.tier,
+        ratio: UNKNOWN_RATIO,
+        mainRatio: UNKNOWN_RATIO,
+        updatedAt: f.reportedAt + DAY_MS,
+      },
+      this.context(Math.max(this.config.now(), f.reportedAt + DAY_MS)),
+    );
+    return true;
   }
 
   /**

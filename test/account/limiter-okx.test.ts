@@ -309,6 +309,33 @@ describe('AccountLimiter on OKX: the ratio and its timing', () => {
     limiter.close();
   });
 
+  it("keeps OKX's report to 08:00 of the next day, then its forecast (O9): a lowering not a moment early", async () => {
+    const { clock, limiter } = setup();
+    const at = (iso: string) => clock.advanceTo(Date.parse(iso) - T0);
+    const ts = String(Date.parse('2026-11-19T08:00:00Z'));
+    const report = (next: string) => ({
+      code: '0',
+      msg: '',
+      data: [{ accRateLimit: '2500', fillRatio: '12', mainFillRatio: '12', nextAccRateLimit: next, ts }],
+    });
+    limiter.reportRateLimit('main', report('1750'));
+    expect(limiter.limitNow('main')).toMatchObject({ limit: 2_500, source: 'exchange' });
+    // Not dropped at the 00:00 snapshot: OKX's figures change at 08:00.
+    await at('2026-11-20T00:00:00Z');
+    expect(limiter.limitNow('main').limit).toBe(2_500);
+    await at('2026-11-20T07:59:59.999Z');
+    expect(limiter.limitNow('main').limit).toBe(2_500);
+    await at('2026-11-20T08:00:00Z');
+    expect(limiter.limitNow('main')).toMatchObject({ limit: 1_750, source: 'exchange', forecast: null });
+    // A forecast above the report is the next snapshot's to decide: not taken.
+    const other = setup();
+    other.limiter.reportRateLimit('main', report('3000'));
+    await other.clock.advanceTo(Date.parse('2026-11-20T08:00:00Z') - T0);
+    expect(other.limiter.limitNow('main').limit).toBe(1_000);
+    other.limiter.close();
+    limiter.close();
+  });
+
   it('draws a WebSocket order operation (O11) on the limits of its REST twin', async () => {
     const { clock, limiter, send } = setup();
     const single = limiter.requestWebSocket('main', 'order', () => clock.now(), { params: [order('ETH-USDT-SWAP')] });
