@@ -9,7 +9,7 @@ import { every } from '../account/timers.js';
 import { checkFields } from '../internal/parse.js';
 
 /**
- * The part of a ccxt `gate` (or `gateio`) instance the limiter works through: ccxt's own
+ * The part of a ccxt `gate` (or `gateio`) or `okx` instance the limiter works through: ccxt's own
  * `fetch2` (throttle, sign, send), `sign` (the request as it will be sent), `handleErrors` (every
  * response, with its status, headers and parsed body) and `enableRateLimit`.
  *
@@ -82,15 +82,17 @@ export interface LimitCcxtOptions {
   /** The account of the limiter the instance's API key belongs to. */
   readonly account: string;
   /**
-   * Ask the exchange's own figure, GET /account/rate_limit (see docs/rules.md#r16), through the instance as it is
-   * limited, when it has an API key: its requests wait for the answer. A 404 or a refusal marks it
+   * Ask the exchange's own figure, GET /account/rate_limit (see docs/rules.md#r16; on OKX GET
+   * /api/v5/trade/account-rate-limit, docs/okx.md#o9), through the instance as it is limited, when
+   * it has an API key: its requests wait for the answer. A 404 or a refusal marks it
    * not open, and the headers of placements' answers take over.
    * @default true
    */
   readonly askRateLimit?: boolean;
   /**
-   * Poll the account's fills every `everyMs` milliseconds (futures `usdt` and spot `my_trades`,
-   * through the instance), for engines that never ask for them. Off by default.
+   * Poll the account's fills every `everyMs` milliseconds (futures `usdt` and spot `my_trades`;
+   * on OKX GET /api/v5/trade/fills; through the instance), for engines that never ask for them.
+   * Off by default.
    */
   readonly fills?: { readonly everyMs: number };
 }
@@ -138,14 +140,42 @@ function failureOf(error: unknown): SendFailure {
   return (error as { name?: unknown } | null)?.name === 'RequestTimeout' ? 'timeout' : 'unreachable';
 }
 
-const IDS = new Set(['gate', 'gateio']);
-// ccxt's methods for the endpoints the adapter asks itself (GET /account/rate_limit, a contract,
-// the fills polled).
-const RATE_LIMIT = 'privateAccountGetRateLimit';
-const CONTRACT = 'publicFuturesGetSettleContractsContract';
-const POLLED = ['privateFuturesGetSettleMyTrades', 'privateSpotGetMyTrades'] as const;
-// The instance whose ask of GET /account/rate_limit is in flight: the one request of it that does
-// not wait for that answer.
+/**
+ * What the adapter knows of each exchange's ccxt class: its ids, how the error names it, and
+ * ccxt's methods for the endpoints the adapter asks itself (the exchange's own figure for the
+ * limit, a contract's multiplier, the fills polled, the exchange's time).
+ */
+interface CcxtFace {
+  readonly ids: ReadonlySet<string>;
+  readonly named: string;
+  readonly rateLimit: string;
+  readonly contract?: string;
+  readonly polled: readonly (readonly [method: string, params: object])[];
+  /** OKX's answers carry no gateway times: the exchange's time is asked once (see docs/okx.md#o7). */
+  readonly clock?: string;
+}
+
+const FACES: Readonly<Record<'gate' | 'okx', CcxtFace>> = {
+  gate: {
+    ids: new Set(['gate', 'gateio']),
+    named: 'a ccxt gate (or gateio) instance',
+    rateLimit: 'privateAccountGetRateLimit',
+    contract: 'publicFuturesGetSettleContractsContract',
+    polled: [
+      ['privateFuturesGetSettleMyTrades', { settle: 'usdt' }],
+      ['privateSpotGetMyTrades', {}],
+    ],
+  },
+  okx: {
+    ids: new Set(['okx']),
+    named: 'a ccxt okx instance',
+    rateLimit: 'privateGetTradeAccountRateLimit',
+    polled: [['privateGetTradeFills', {}]],
+    clock: 'publicGetPublicTime',
+  },
+};
+// The instance whose own asks (the exchange's figure for the limit, its time) are in flight: the
+// requests of it that do not wait for those answers.
 const asking = new AsyncLocalStorage<object>();
 const METHODS = ['fetch2', 'sign', 'handleErrors'] as const;
 // The request ccxt is sending from this call chain: `handleErrors` runs in a promise callback
@@ -154,7 +184,7 @@ const current = new AsyncLocalStorage<InFlight>();
 const attached = new WeakSet<object>();
 
 /**
- * Puts a ccxt `gate` (or `gateio`) instance behind an account limiter: every REST request it
+ * Puts a ccxt `gate` (or `gateio`) instance, or an `okx` one, behind an account limiter: every REST request it
  * makes waits on the limits its endpoint and action draw on (see docs/rules.md#r10; a batch per order, #r1), ccxt's
  * own throttle (one bucket per instance, whose costs are not the published limits) switched off.
  * The request is read as ccxt will send it (method, URL, JSON body) and waits before ccxt signs,
@@ -166,6 +196,14 @@ const attached = new WeakSet<object>();
  * unknown account: an {@link InvalidInputError}, the instance untouched.
  *
  * A cancel by order id names no contract: it counts under the limiter's `unknownContract`.
+ *
+ * On a limiter of OKX (`exchange: 'okx'`), a ccxt `okx` instance is limited the same way under
+ * OKX's API v5 (see docs/okx.md): its orders on the sub-account's limit and each instrument's, a
+ * batch per order; an answer's `code` 50011 or 50061 (a batch's per-order `sCode`) to the limit
+ * that refused it; GET /api/v5/trade/account-rate-limit asked first for the exchange's figure, and
+ * GET /api/v5/public/time once for the exchange's clock (OKX's answers carry no gateway times).
+ * A gate instance on an OKX limiter, or an okx one on a Gate limiter, is refused, naming both.
+ *
  * ccxt's retries (`maxRetriesOnFailure`, off by default) are sent within the one admission.
  *
  * @example
@@ -209,19 +247,7 @@ export function limitCcxt(limiter: AccountLimiter, exchange: CcxtGate, options: 
   // Checked by shape, not class: a limiter from the CommonJS build works with this ES module too.
   if (typeof (limiter as Partial<AccountLimiter> | null)?.feedback !== 'function')
     throw new InvalidInputError('the limiter', limiter, 'an AccountLimiter');
-  const ex = exchange as Partial<CcxtGate> | null;
-  if (
-    typeof ex !== 'object' ||
-    ex === null ||
-    !IDS.has(ex.id as string) ||
-    METHODS.some((m) => typeof ex[m] !== 'function')
-  ) {
-    throw new InvalidInputError(
-      'the exchange',
-      typeof ex === 'object' && ex !== null ? `a ccxt instance with id ${String(ex.id)}` : ex,
-      'a ccxt gate (or gateio) instance',
-    );
-  }
+  const face = faceOf(limiter, exchange);
   if (attached.has(exchange))
     throw new InvalidInputError(
       'the exchange',
@@ -237,17 +263,20 @@ export function limitCcxt(limiter: AccountLimiter, exchange: CcxtGate, options: 
   if (typeof ask !== 'boolean') throw new InvalidInputError('`askRateLimit`', ask, 'true or false');
   const everyMs = readFillsPoll(options.fills);
   const clock = limiter.scheduler.clock;
-  const implicit = exchange as unknown as Partial<
-    Record<typeof RATE_LIMIT | typeof CONTRACT | (typeof POLLED)[number], (params?: object) => Promise<unknown>>
-  >;
-  const contracts: ContractSource = {
-    known: (contract) => {
-      const size = (exchange as { markets_by_id?: Record<string, readonly { contractSize?: unknown }[] | undefined> })
-        .markets_by_id?.[contract]?.[0]?.contractSize;
-      return typeof size === 'number' || typeof size === 'string' ? String(size) : undefined;
-    },
-    ask: (settle, contract) => implicit[CONTRACT]!.call(exchange, { settle, contract }),
-  };
+  const implicit = exchange as unknown as Partial<Record<string, (params?: object) => Promise<unknown>>>;
+  const contract = face.contract;
+  const contracts: ContractSource | undefined =
+    contract === undefined
+      ? undefined
+      : {
+          known: (name) => {
+            const size = (
+              exchange as { markets_by_id?: Record<string, readonly { contractSize?: unknown }[] | undefined> }
+            ).markets_by_id?.[name]?.[0]?.contractSize;
+            return typeof size === 'number' || typeof size === 'string' ? String(size) : undefined;
+          },
+          ask: (settle, name) => implicit[contract]!.call(exchange, { settle, contract: name }),
+        };
   // Requests wait for the exchange's own figure; the ask itself does not.
   let learning: Promise<void> | null = null;
 
@@ -272,7 +301,7 @@ export function limitCcxt(limiter: AccountLimiter, exchange: CcxtGate, options: 
       method: built.method,
       path: built.url,
       body: jsonBody(built.body),
-      contracts,
+      ...(contracts === undefined ? {} : { contracts }),
     });
     // ccxt tells the answer to `handleErrors`, inside this call; its errors are its own.
     return trip.run((t) =>
@@ -304,19 +333,29 @@ export function limitCcxt(limiter: AccountLimiter, exchange: CcxtGate, options: 
   };
 
   const apiKey = (exchange as { apiKey?: unknown }).apiKey;
-  if (ask && typeof apiKey === 'string' && apiKey !== '' && typeof implicit[RATE_LIMIT] === 'function') {
+  const asks: Promise<unknown>[] = [];
+  if (ask && typeof apiKey === 'string' && apiKey !== '' && typeof implicit[face.rateLimit] === 'function') {
     // ccxt throws on an answer that is not a success (a 404, a refusal): marked not open.
-    learning = askRateLimit(limiter, account, async () => ({
-      status: 200,
-      body: await asking.run(exchange, () => implicit[RATE_LIMIT]!.call(exchange)),
-    }));
+    asks.push(
+      askRateLimit(limiter, account, async () => ({
+        status: 200,
+        body: await asking.run(exchange, () => implicit[face.rateLimit]!.call(exchange)),
+      })),
+    );
   }
+  const clockAsk = face.clock === undefined ? undefined : implicit[face.clock];
+  if (typeof clockAsk === 'function') {
+    // Its answer is the limiter's clock sample; one that fails leaves the machine's clock, and its
+    // round trip has recorded how it failed.
+    asks.push(asking.run(exchange, () => clockAsk.call(exchange)).catch(() => undefined));
+  }
+  if (asks.length > 0) learning = Promise.all(asks).then(() => undefined);
   const poll =
     everyMs === undefined
       ? null
       : every(clock, everyMs, () => {
-          for (const name of POLLED) {
-            implicit[name]!.call(exchange, name === POLLED[0] ? { settle: 'usdt' } : {}).catch((error: unknown) => {
+          for (const [name, params] of face.polled) {
+            implicit[name]!.call(exchange, { ...params }).catch((error: unknown) => {
               // A closed limiter ends the poll; anything else is the poll's to report, and it goes on.
               if (isRefusedError(error) && error.reason === 'closed') poll?.stop();
               else limiter.reportError('fills', error);
@@ -339,4 +378,25 @@ export function limitCcxt(limiter: AccountLimiter, exchange: CcxtGate, options: 
       attached.delete(exchange);
     },
   };
+}
+
+/**
+ * What the adapter knows of `exchange`'s class, which must be the limiter's exchange's: anything
+ * else an {@link InvalidInputError} naming what was expected and what was given.
+ */
+function faceOf(limiter: AccountLimiter, exchange: CcxtGate): CcxtFace {
+  const served = (limiter as { readonly exchange?: 'gate' | 'okx' }).exchange ?? 'gate';
+  const face = FACES[served];
+  const ex = exchange as Partial<CcxtGate> | null;
+  if (typeof ex !== 'object' || ex === null) throw new InvalidInputError('the exchange', ex, face.named);
+  const given = `a ccxt instance with id ${String(ex.id)}`;
+  if (METHODS.some((m) => typeof ex[m] !== 'function')) throw new InvalidInputError('the exchange', given, face.named);
+  if (face.ids.has(ex.id as string)) return face;
+  const other = Object.entries(FACES).find(([, f]) => f.ids.has(ex.id as string));
+  if (other === undefined) throw new InvalidInputError('the exchange', given, face.named);
+  throw new InvalidInputError(
+    'the exchange',
+    given,
+    `${face.named}, the limiter's exchange being ${served} (${other[1].named} goes with new AccountLimiter({ exchange: '${other[0]}' }))`,
+  );
 }

@@ -1,4 +1,5 @@
 import { createHmac } from 'node:crypto';
+import { AccountLimiter, type AccountLimiterOptions } from '../../src/account/limiter.js';
 import WebSocket from 'ws';
 import type { RunningModelExchange } from '../../src/model-exchange/server.js';
 import type { VirtualClock } from '../../src/testing/virtual-clock.js';
@@ -101,3 +102,8 @@ export const LOWERING_HISTORY = {
     { account: 'A', day: '2026-11-02', contracts: [{ contract: 'BTC-USDT-SWAP', place: 200 }] },
   ],
 };
+
+/** An account limiter under OKX's rules (`exchange: 'okx'`), with `options` beside. */
+export function okxLimiter(options: AccountLimiterOptions): AccountLimiter {
+  return new AccountLimiter({ exchange: 'okx', ...options } as AccountLimiterOptions);
+}
