@@ -72,16 +72,18 @@ export interface LimitedFetchOptions {
   /** The `fetch` that sends. @default globalThis.fetch */
   readonly fetch?: FetchFunction;
   /**
-   * Ask the exchange's own figure, GET /account/rate_limit (see docs/rules.md#r16), through `fetch` at the host of
-   * the first request, before that request goes: requests wait for its answer. A 404 or a refusal
+   * Ask the exchange's own figure, GET /account/rate_limit (see docs/rules.md#r16; on OKX GET
+   * /api/v5/trade/account-rate-limit, docs/okx.md#o9), through `fetch` at the host of the first
+   * request, before that request goes: requests wait for its answer. A 404 or a refusal
    * marks it not open, and the headers of placements' answers take over.
    * @default true
    */
   readonly askRateLimit?: boolean;
   /**
-   * Poll the account's fills every `everyMs` milliseconds (futures `usdt` and spot `my_trades`,
-   * through `fetch` at the host of the first request), for engines that never ask for them: each
-   * answer's fills are recorded as every `my_trades` answer's are. Off by default.
+   * Poll the account's fills every `everyMs` milliseconds (futures `usdt` and spot `my_trades`; on
+   * OKX GET /api/v5/trade/fills; through `fetch` at the host of the first request), for engines
+   * that never ask for them: each answer's fills are recorded as every such answer's are. Off by
+   * default.
    */
   readonly fills?: { readonly everyMs: number };
 }
@@ -153,8 +155,38 @@ export type LimitedFetch = (input: string | URL | Request, init?: LimitedRequest
 // The endpoints that take the deadline header (the description's section 1, which writes it
 // x-service-exptime: its prefix for the exchange's x-gate-, as in docs/rules.md#r12), in Unix milliseconds.
 const EXPIRY = 'x-gate-exptime';
-const EXPIRING = new Set(['POST /futures/{settle}/orders', 'POST /spot/batch_orders']);
-const API_PREFIX = '/api/v4/';
+
+/**
+ * What the wrapper knows of each exchange's API: where its paths begin, the endpoints it asks
+ * itself (under the API's base), and which take the deadline header.
+ */
+interface FetchFace {
+  readonly prefix: string;
+  readonly rateLimit: string;
+  readonly polled: readonly string[];
+  readonly expiring: ReadonlySet<string>;
+  /** OKX's answers carry no gateway times: the exchange's time is asked once (see docs/okx.md#o7). */
+  readonly clock?: string;
+  /** Where a futures contract's multiplier is read, for the fills of Gate's `my_trades` answers. */
+  readonly contract?: (settle: string, name: string) => string;
+}
+
+const FACES: Readonly<Record<'gate' | 'okx', FetchFace>> = {
+  gate: {
+    prefix: '/api/v4/',
+    rateLimit: 'account/rate_limit',
+    polled: ['futures/usdt/my_trades', 'spot/my_trades'],
+    expiring: new Set(['POST /futures/{settle}/orders', 'POST /spot/batch_orders']),
+    contract: (settle, name) => `futures/${settle}/contracts/${encodeURIComponent(name)}`,
+  },
+  okx: {
+    prefix: '/api/v5/',
+    rateLimit: 'trade/account-rate-limit',
+    polled: ['trade/fills'],
+    expiring: new Set(),
+    clock: 'public/time',
+  },
+};
 
 /**
  * Wraps `fetch`: each request to the API v4 (any host; the path from `/api/v4/` on) is classified
@@ -162,6 +194,12 @@ const API_PREFIX = '/api/v4/';
  * limits, counts when sent, and its response's gateway times (see docs/rules.md#r13, #r15), rate-limit headers and
  * 429 (see docs/rules.md#r12, an error body read from a clone) and fills go back to the limiter; `deadline` goes to
  * the exchange where accepted. A URL outside the API rejects with an `InvalidInputError`, unsent.
+ *
+ * On a limiter of OKX (`exchange: 'okx'`), the same for OKX's API v5 (any host; the path from
+ * `/api/v5/` on; see docs/okx.md): orders on the sub-account's limit and each instrument's, a batch
+ * per order; an answer's `code` 50011 or 50061 (a batch's per-order `sCode`) to the limit that
+ * refused it; GET /api/v5/trade/account-rate-limit asked first, and GET /api/v5/public/time once
+ * for the exchange's clock (OKX's answers carry no gateway times). `deadline` is kept here alone.
  *
  * @example
  * ```ts
@@ -203,30 +241,41 @@ export function limitedFetch(limiter: AccountLimiter, options: LimitedFetchOptio
   const ask = options.askRateLimit ?? true;
   if (typeof ask !== 'boolean') throw new InvalidInputError('`askRateLimit`', ask, 'true or false');
   const everyMs = readFillsPoll(options.fills);
+  const face = FACES[(limiter as { readonly exchange?: 'gate' | 'okx' }).exchange ?? 'gate'];
 
   // The API's base (`https://host/prefix/api/v4/`), from the first request to it.
   let base: string | null = null;
   let learning: Promise<void> | null = null;
-  const contracts: ContractSource = {
-    ask: async (settle, name) =>
-      (await (await call(`${base!}futures/${settle}/contracts/${encodeURIComponent(name)}`)).json()) as unknown,
-  };
-  /** The first request to the API: the base is known; ask the report and start the poll. */
+  const contractPath = face.contract;
+  const contracts: ContractSource | undefined =
+    contractPath === undefined
+      ? undefined
+      : {
+          ask: async (settle, name) => (await (await call(`${base!}${contractPath(settle, name)}`)).json()) as unknown,
+        };
+  /** The first request to the API: the base is known; ask the report and the clock, and start the poll. */
   const attach = (url: string): void => {
-    base = apiBase(url);
+    base = apiBase(url, face.prefix);
     if (base === null) return;
-    learning = ask
-      ? askRateLimit(limiter, account, async () => {
-          const response = await call(`${base!}account/rate_limit`);
+    const asks: Promise<unknown>[] = [];
+    if (ask) {
+      asks.push(
+        askRateLimit(limiter, account, async () => {
+          const response = await call(`${base!}${face.rateLimit}`);
           return {
             status: response.status,
             body: response.ok ? await response.json().catch(() => undefined) : undefined,
           };
-        })
-      : Promise.resolve();
+        }),
+      );
+    }
+    // Its answer is the limiter's clock sample; one that fails leaves the machine's clock, and its
+    // round trip has recorded how it failed.
+    if (face.clock !== undefined) asks.push(call(`${base}${face.clock}`).catch(() => undefined));
+    learning = Promise.all(asks).then(() => undefined);
     if (everyMs !== undefined) {
       const poll = every(clock, everyMs, () => {
-        for (const path of ['futures/usdt/my_trades', 'spot/my_trades']) {
+        for (const path of face.polled) {
           call(`${base!}${path}`).catch((error: unknown) => {
             // A closed limiter ends the poll; anything else is the poll's to report, and it goes on.
             if (isRefusedError(error) && error.reason === 'closed') poll.stop();
@@ -241,7 +290,7 @@ export function limitedFetch(limiter: AccountLimiter, options: LimitedFetchOptio
   const call = async (input: string | URL | Request, init: LimitedRequestInit = {}): Promise<Response> => {
     const request = input instanceof Request ? input : undefined;
     const method = (init.method ?? request?.method ?? 'GET').toUpperCase();
-    const path = apiPath(request?.url ?? (input as string | URL));
+    const path = apiPath(request?.url ?? (input as string | URL), face.prefix);
     const body = jsonBody(
       init.body !== undefined && init.body !== null
         ? await bodyText(init.body)
@@ -259,12 +308,12 @@ export function limitedFetch(limiter: AccountLimiter, options: LimitedFetchOptio
       priority,
       signal,
       deadline,
-      contracts,
+      ...(contracts === undefined ? {} : { contracts }),
     });
     const c = trip.classification;
     return trip.run(async (t) => {
       let sent: Promise<Response>;
-      if (deadline === undefined || !EXPIRING.has(`${c.method} ${c.endpoint}`)) sent = send(input, fetchInit);
+      if (deadline === undefined || !face.expiring.has(`${c.method} ${c.endpoint}`)) sent = send(input, fetchInit);
       else {
         const headers = new Headers(fetchInit.headers ?? request?.headers);
         // The deadline on the exchange's clock, as far as the wall clock tells it.
@@ -302,21 +351,21 @@ function failureOf(error: unknown): SendFailure {
   return 'unreachable';
 }
 
-/** The API's base of a URL, up to and with `/api/v4/`, or null when it has none. */
-function apiBase(url: string): string | null {
-  const at = url.indexOf(API_PREFIX);
-  return at < 0 || !/^https?:\/\//i.test(url) ? null : url.slice(0, at + API_PREFIX.length);
+/** The API's base of a URL, up to and with its `prefix` (`/api/v4/`), or null when it has none. */
+function apiBase(url: string, prefix: string): string | null {
+  const at = url.indexOf(prefix);
+  return at < 0 || !/^https?:\/\//i.test(url) ? null : url.slice(0, at + prefix.length);
 }
 
-/** The API path of a URL: from `/api/v4/` on (a proxy may put a prefix before it), with its query. */
-function apiPath(input: string | URL): string {
+/** The API path of a URL: from its `prefix` (`/api/v4/`) on (a proxy may put a prefix before it), with its query. */
+function apiPath(input: string | URL, prefix: string): string {
   let url: URL;
   try {
     url = new URL(input);
   } catch {
     throw new InvalidInputError('the URL', input, 'an absolute URL');
   }
-  const at = url.pathname.indexOf(API_PREFIX);
+  const at = url.pathname.indexOf(prefix);
   return (at < 0 ? url.pathname : url.pathname.slice(at)) + url.search;
 }
 
