@@ -1,4 +1,5 @@
 import { InvalidInputError } from '../errors.js';
+import { rulebookOf } from './common-options.js';
 import type { ProxyOptions } from '../proxy/options.js';
 import { type ProxySummary, startProxy } from '../proxy/server.js';
 import { RedisStore } from '../redis/store.js';
@@ -9,6 +10,9 @@ import { withConfig } from './proxy-config.js';
 import { connectRedis, redact } from './redis-connection.js';
 import { pathOf } from './timeline.js';
 import { wholeNumber } from './whole-number.js';
+
+/** Where `--exchange okx` forwards to when no `--upstream` is given. */
+const OKX_UPSTREAM = 'https://www.okx.com';
 
 /** What the proxy command needs from its caller: where to write, and what ends the run. */
 export interface ProxyRun {
@@ -27,7 +31,8 @@ export async function proxyCommand(given: ParsedArgs, run: ProxyRun, specs: read
     throw new UsageError(`proxy takes no FILE, got "${given.positionals[0]}" (the accounts file is --accounts FILE)`);
   const { args, inline } = await withConfig(given, specs, run.stdin);
   const { values, typed } = args;
-  const upstream = values.get('upstream');
+  const exchange = rulebookOf(args).name === 'okx' ? 'okx' : 'gate';
+  const upstream = values.get('upstream') ?? (exchange === 'okx' ? OKX_UPSTREAM : undefined);
   if (typeof upstream !== 'string')
     throw new UsageError(
       'proxy needs --upstream URL (or "upstream" in --config FILE): the exchange to forward to, e.g. --upstream https://api.gateio.ws',
@@ -69,6 +74,7 @@ export async function proxyCommand(given: ParsedArgs, run: ProxyRun, specs: read
   if (futuresWs === true)
     throw new UsageError(`${typed.get('futures-ws')} takes a ws or wss URL, e.g. wss://fx-ws.gateio.ws`);
   const options: ProxyOptions = {
+    ...(exchange === 'okx' ? { exchange } : {}),
     upstream,
     port,
     ...(futuresWs === undefined ? {} : { futuresWebSocket: futuresWs }),
@@ -115,7 +121,9 @@ export async function proxyCommand(given: ParsedArgs, run: ProxyRun, specs: read
   const target = new URL(upstream);
   run.out(`traderatio proxy: ${proxy.url} -> ${target.origin}${target.pathname.replace(/\/+$/, '')}`);
   run.out(
-    `  REST under ${proxy.url}/api/v4, WebSocket on ${proxy.wsUrl}, metrics at ${proxy.url}/metrics, status at ${proxy.url}/`,
+    exchange === 'okx'
+      ? `  OKX REST under ${proxy.url}/api/v5 (the account by OK-ACCESS-KEY), metrics at ${proxy.url}/metrics, status at ${proxy.url}/`
+      : `  REST under ${proxy.url}/api/v4, WebSocket on ${proxy.wsUrl}, metrics at ${proxy.url}/metrics, status at ${proxy.url}/`,
   );
   const families = proxy.limiters.size - 1;
   run.out(

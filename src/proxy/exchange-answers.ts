@@ -1,4 +1,5 @@
 import { Counter, type Registry } from 'prom-client';
+import type { ApiDialect } from './api-dialect.js';
 import type { AnswerFor } from './own-answers.js';
 import type { UpstreamAnswer } from './upstream.js';
 
@@ -37,15 +38,18 @@ export function statusClass(status: number): (typeof STATUS_CLASSES)[number] {
   return c >= 1 && c <= 5 ? STATUS_CLASSES[c - 1]! : '5xx';
 }
 
-/** The label of an answer that is not a success (its JSON body's `label`), else null. */
-export function exchangeLabel(answer: UpstreamAnswer): string | null {
-  if (answer.status < 300) return null;
-  let label: unknown;
-  try {
-    label = (JSON.parse(answer.body.toString('utf8')) as { label?: unknown } | null)?.label;
-  } catch {
-    return null;
-  }
-  if (typeof label !== 'string') return null;
+/**
+ * The label of an answer that is not a success (its JSON body's `label`; OKX's `code`, or a
+ * batch's first `sCode` that is not 0), else null.
+ */
+export function exchangeLabel(answer: UpstreamAnswer, dialect: Pick<ApiDialect, 'label'>): string | null {
+  const label = dialect.label(answer.status, () => {
+    try {
+      return JSON.parse(answer.body.toString('utf8')) as unknown;
+    } catch {
+      return undefined;
+    }
+  });
+  if (label === null) return null;
   return LABEL_TEXT.test(label) ? label : 'OTHER';
 }

@@ -4,6 +4,42 @@ import type { ClockEstimate } from '../rules/exchange-clock.js';
 export const SIGNATURE_VALIDITY_MS = 60_000;
 
 /**
+ * An exchange's rule for the time a request is signed at: the header that carries it, how its
+ * text reads as an instant, how far it may be from the exchange's clock either way, and what the
+ * exchange answers past that.
+ */
+export interface SignatureRule {
+  /** The header as the exchange's documents write it: `Timestamp`. */
+  readonly header: string;
+  /** The instant the header's text names (epoch ms), or undefined when it names none. */
+  parse(text: string): number | undefined;
+  readonly validityMs: number;
+  /** What the exchange answers a request signed too long ago: `REQUEST_EXPIRED`. */
+  readonly refusedAs: string;
+}
+
+/** Gate's: `Timestamp` in Unix seconds (fractions allowed), 60 s either way (see docs/rules.md#r11). */
+export const GATE_SIGNATURE: SignatureRule = {
+  header: 'Timestamp',
+  parse: (text) => {
+    const seconds = Number(text);
+    return Number.isFinite(seconds) && seconds > 0 ? seconds * 1000 : undefined;
+  },
+  validityMs: SIGNATURE_VALIDITY_MS,
+  refusedAs: 'REQUEST_EXPIRED',
+};
+
+const ISO_MS = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d{1,3})?Z$/;
+
+/** OKX's: `OK-ACCESS-TIMESTAMP` in ISO 8601 UTC with milliseconds, 30 s either way (see docs/okx.md#o10). */
+export const OKX_SIGNATURE: SignatureRule = {
+  header: 'OK-ACCESS-TIMESTAMP',
+  parse: (text) => (ISO_MS.test(text) ? Date.parse(text) : undefined),
+  validityMs: 30_000,
+  refusedAs: '50102',
+};
+
+/**
  * What a signed request's `Timestamp` leaves it, on the exchange's clock as estimated (see docs/rules.md#r15):
  * refused (`ok: false`) only when the exchange would refuse it for sure, that is when its check of
  * The signature's time rule (see docs/rules.md#r11; within 60 s of the exchange's time, as `checkTimestamp` of traderatio/catalog has it) fails at every instant the estimate allows, with a
@@ -15,28 +51,29 @@ export type SignatureTiming =
   | { readonly ok: false; readonly message: string };
 
 /**
- * The timing of a request whose `Timestamp` header is `timestamp` (Unix seconds, fractions
- * allowed), at `wallNow` on this machine, given the estimate of the exchange's clock (`null`
- * before any answer: the machine's clock, its error unknown). `undefined` when the request carries
- * no Timestamp that is a number of seconds: the exchange answers for that itself.
+ * The timing of a request whose time header (`Timestamp`, under `rule`) is `timestamp`, at
+ * `wallNow` on this machine, given the estimate of the exchange's clock (`null` before any
+ * answer: the machine's clock, its error unknown). `undefined` when the request carries no time
+ * the rule reads: the exchange answers for that itself.
  */
 export function signatureTiming(
   timestamp: string | readonly string[] | undefined,
   estimate: ClockEstimate | null,
   wallNow: number,
+  rule: SignatureRule = GATE_SIGNATURE,
 ): SignatureTiming | undefined {
   const text = Array.isArray(timestamp) ? timestamp[0] : timestamp;
   if (typeof text !== 'string' || text.trim() === '') return undefined;
-  const seconds = Number(text);
-  if (!Number.isFinite(seconds) || seconds <= 0) return undefined;
+  const signedAt = rule.parse(text);
+  if (signedAt === undefined) return undefined;
   const offsetMs = estimate?.offsetMs ?? 0;
   const errorMs = estimate?.errorMs ?? 0;
-  const earliest = (wallNow + offsetMs - errorMs) / 1000;
-  const latest = (wallNow + offsetMs + errorMs) / 1000;
+  const earliest = wallNow + offsetMs - errorMs;
+  const latest = wallNow + offsetMs + errorMs;
   // Too old at the earliest the exchange's clock can be, or too far ahead at its latest: refused for sure.
-  const limit = SIGNATURE_VALIDITY_MS / 1000;
-  if (earliest - seconds > limit || seconds - latest > limit) {
-    const age = (wallNow + offsetMs) / 1000 - seconds;
+  const limit = rule.validityMs;
+  if (earliest - signedAt > limit || signedAt - latest > limit) {
+    const age = (wallNow + offsetMs - signedAt) / 1000;
     const clock =
       estimate === null
         ? "the machine's clock (no answer of the exchange has told its clock yet)"
@@ -44,8 +81,8 @@ export function signatureTiming(
     const said = age >= 0 ? `${age.toFixed(1)} s old` : `${(-age).toFixed(1)} s ahead`;
     return {
       ok: false,
-      message: `the signature's Timestamp ${text} is ${said} on ${clock}; the exchange allows ${SIGNATURE_VALIDITY_MS / 1000} s either way (REQUEST_EXPIRED at the exchange)`,
+      message: `the signature's ${rule.header} ${text} is ${said} on ${clock}; the exchange allows ${limit / 1000} s either way (${rule.refusedAs} at the exchange)`,
     };
   }
-  return { ok: true, remainingMs: seconds * 1000 + SIGNATURE_VALIDITY_MS - wallNow - offsetMs - errorMs };
+  return { ok: true, remainingMs: signedAt + limit - wallNow - offsetMs - errorMs };
 }

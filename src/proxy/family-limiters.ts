@@ -44,6 +44,7 @@ export function startLimiters(
         store = kept;
       }
       const limiter = new AccountLimiter({
+        ...exchangeOf(s),
         accounts: f.accounts,
         clock: s.clock,
         marginMs: s.marginMs,
@@ -54,7 +55,10 @@ export function startLimiters(
       limiters.set(f.id, limiter);
       if (s.history !== undefined) seedFamily(limiter, f, s.history);
     }
-    limiters.set(PUBLIC, new AccountLimiter({ accounts: [{ id: PUBLIC }], clock: s.clock, marginMs: s.marginMs }));
+    limiters.set(
+      PUBLIC,
+      new AccountLimiter({ ...exchangeOf(s), accounts: [{ id: PUBLIC }], clock: s.clock, marginMs: s.marginMs }),
+    );
     if (stateFilePath === undefined) return { limiters, stateFile: null, restoredFrom: null };
     const stateFile = new StateFile(
       stateFilePath,
@@ -67,6 +71,11 @@ export function startLimiters(
     for (const l of limiters.values()) l.close();
     throw e;
   }
+}
+
+/** The limiters' `exchange` option: OKX's rules for a proxy of OKX, Gate's (the default) else. */
+function exchangeOf(s: ProxySettings): object {
+  return s.dialect.exchange === 'gate' ? {} : { exchange: s.dialect.exchange };
 }
 
 /** Seeds a family's limiter with the history of its own accounts. */

@@ -7,16 +7,15 @@ import { isRefusedError } from '../errors.js';
 import type { LimiterMetrics } from '../metrics/limiter-metrics.js';
 import type { Clock } from '../schedule/clock.js';
 import type { ActivityCounts } from './activity.js';
+import type { ApiDialect } from './api-dialect.js';
 import { type ExchangeAnswers, exchangeLabel } from './exchange-answers.js';
 import { signatureTiming } from './expiry.js';
-import { LABELS, errorBody, refusal } from './labels.js';
+import { LABELS, refusal } from './labels.js';
 import type { OwnAnswers } from './own-answers.js';
 import type { RequestRecord } from './request-log.js';
 import { header, headerObject, readBody } from './request-parts.js';
 import { type Upstream, type UpstreamResult, endToEnd } from './upstream.js';
 
-/** Where the API is, under the proxy's address as under the exchange's. */
-export const API_PREFIX = '/api/v4/';
 /** The proxy's own pages (own-pages.ts). */
 export const OWN_PAGES = new Set(['/', '/events', '/status.json', '/metrics']);
 
@@ -24,7 +23,7 @@ export const OWN_PAGES = new Set(['/', '/events', '/status.json', '/metrics']);
 export interface Route {
   readonly limiter: AccountLimiter;
   readonly account: string;
-  /** The family of its KEY; `ip` for a request without one. */
+  /** The family of its key (`KEY`, OKX's `OK-ACCESS-KEY`); `ip` for a request without one. */
   readonly family: string;
   /** Its account; `ip` for a request without a KEY (it waits on the limits per IP alone). */
   readonly shown: string;
@@ -32,6 +31,8 @@ export interface Route {
 
 /** The options read and checked once. */
 export interface Config {
+  /** The exchange's API as the proxy reads and answers it. */
+  readonly dialect: ApiDialect;
   readonly clock: Clock;
   readonly metrics: LimiterMetrics;
   /** The proxy's own answers, counted. */
@@ -50,7 +51,7 @@ export interface Config {
 }
 
 /**
- * Handles a request of the API: checks it, finds its account by its KEY, waits on its limits,
+ * Handles a request of the API: checks it, finds its account by its key (`KEY`, OKX's `OK-ACCESS-KEY`), waits on its limits,
  * forwards it and relays the answer, or answers it itself (never forwarded); logs it either way.
  */
 export async function handle(
@@ -58,20 +59,21 @@ export async function handle(
   res: ServerResponse,
   config: Config,
   upstream: Upstream,
-  contracts: ContractSource,
+  contracts: ContractSource | undefined,
   route: (key: string | undefined) => Route | null,
   note: (message: string) => void,
 ): Promise<void> {
   const url = req.url ?? '/';
   const method = (req.method ?? 'GET').toUpperCase();
   const path = url.split('?')[0]!;
-  const clock = config.clock;
+  const { clock, dialect } = config;
+  const prefix = dialect.prefix;
   const arrived = clock.now();
   // What the log and the proxy's own answers say of the request, filled in as it is known.
   let to = { family: '', account: '' };
   let trip: RoundTrip | undefined;
-  const own = (status: number, label: string, message: string): void => {
-    answer(res, config, status, label, message);
+  const own = (gateStatus: number, label: string, message: string): void => {
+    const status = answer(res, config, gateStatus, label, message);
     config.own.count(to, status, label);
     record(status, 'proxy', label);
   };
@@ -93,8 +95,8 @@ export async function handle(
     own(503, LABELS.closed, 'the proxy is stopping; never forwarded');
     return;
   }
-  if (!path.startsWith(API_PREFIX)) {
-    own(404, 'NOT_FOUND', `${method} ${path}: the proxy serves ${API_PREFIX}..., and GET ${[...OWN_PAGES].join(', ')}`);
+  if (!path.startsWith(prefix)) {
+    own(404, 'NOT_FOUND', `${method} ${path}: the proxy serves ${prefix}..., and GET ${[...OWN_PAGES].join(', ')}`);
     return;
   }
   const body = await readBody(req, config.bodyLimitBytes);
@@ -103,10 +105,10 @@ export async function handle(
     req.socket.destroySoon();
     return;
   }
-  const key = header(req, 'key');
+  const key = header(req, dialect.keyHeader);
   const target = route(key);
   if (target === null) {
-    own(401, LABELS.unknownKey, "the KEY header names no account of the proxy's accounts file");
+    own(401, LABELS.unknownKey, `the ${dialect.keyName} header names no account of the proxy's accounts file`);
     return;
   }
   const { limiter, account } = target;
@@ -125,7 +127,7 @@ export async function handle(
       own(
         401,
         LABELS.missingKey,
-        `${method} ${path} is a private endpoint and the request has no KEY header: the exchange would refuse it; never forwarded`,
+        `${method} ${path} is a private endpoint and the request has no ${dialect.keyName} header: the exchange would refuse it; never forwarded`,
       );
       return;
     }
@@ -135,7 +137,9 @@ export async function handle(
     return;
   }
   const timing =
-    key === undefined ? undefined : signatureTiming(header(req, 'timestamp'), limiter.clockEstimate(), clock.wall());
+    key === undefined
+      ? undefined
+      : signatureTiming(header(req, dialect.timestampHeader), limiter.clockEstimate(), clock.wall(), dialect.signature);
   if (timing !== undefined && !timing.ok) {
     own(401, LABELS.expired, `${timing.message}; sign it again; never forwarded`);
     return;
@@ -151,7 +155,7 @@ export async function handle(
       // Held no later than the way there allows; one that can go at once goes, whatever is left.
       deadline:
         timing === undefined ? undefined : clock.now() + Math.max(0, timing.remainingMs - config.expiryMarginMs),
-      contracts,
+      ...(contracts === undefined ? {} : { contracts }),
     });
   } catch (e) {
     trip = undefined;
@@ -167,7 +171,7 @@ export async function handle(
   } catch (e) {
     if (!isRefusedError(e)) throw e;
     if (e.reason === 'aborted') return;
-    const [status, label, message] = refusal(e.reason);
+    const [status, label, message] = refusal(e.reason, dialect.signature);
     own(status, label, message);
     return;
   }
@@ -189,8 +193,8 @@ export async function handle(
   if (config.stopping()) out.push('Connection', 'close');
   res.writeHead(a.status, out);
   res.end(a.body);
-  const label = exchangeLabel(a);
-  if (a.status === 429) config.activity.answered429(to.family, to.account);
+  const label = exchangeLabel(a, dialect);
+  if (dialect.tooMany(a.status, label)) config.activity.answered429(to.family, to.account);
   config.exchangeAnswers.count(to, a.status, label);
   record(a.status, 'exchange', label);
 }
@@ -230,21 +234,25 @@ export function forward(
 }
 
 /**
- * An answer of the proxy's own, in the exchange's error shape (see docs/rules.md#r12). While the proxy stops,
- * it closes its connection after it: the client reads the whole answer, then the end.
+ * An answer of the proxy's own, in the exchange's error shape (see docs/rules.md#r12; OKX's, docs/okx.md#o8).
+ * While the proxy stops, it closes its connection after it: the client reads the whole answer, then the end.
+ * `gateStatus` is the answer's HTTP status on Gate; the status sent (OKX's 429 for a refusal for
+ * the rate) is returned.
  */
 export function answer(
   res: ServerResponse,
-  config: Pick<Config, 'stopping'> | null,
-  status: number,
+  config: Pick<Config, 'stopping' | 'dialect'>,
+  gateStatus: number,
   label: string,
   message: string,
-): void {
-  const text = JSON.stringify(errorBody(label, message));
+): number {
+  const { status, body } = config.dialect.own(gateStatus, label, message);
+  const text = JSON.stringify(body);
   res.writeHead(status, {
     'Content-Type': 'application/json',
     'Content-Length': Buffer.byteLength(text),
-    ...(config?.stopping() === true ? { Connection: 'close' } : {}),
+    ...(config.stopping() ? { Connection: 'close' } : {}),
   });
   res.end(text);
+  return status;
 }

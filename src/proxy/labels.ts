@@ -104,14 +104,22 @@ export function errorBody(label: string, message: string): { readonly label: str
   return { label, message };
 }
 
-/** The answer to a request the limiter refused: it was never sent. */
-export function refusal(reason: string): [number, ProxyLabel, string] {
+/**
+ * The answer to a request the limiter refused: it was never sent. `signature` names the
+ * signature's time and how long it holds (Gate's `Timestamp`, 60 s, unless given).
+ */
+export function refusal(
+  reason: string,
+  signature: { readonly header: string; readonly validityMs: number } = { header: 'Timestamp', validityMs: 60_000 },
+): [number, ProxyLabel, string] {
   switch (reason) {
     case 'deadline':
       return [
         401,
         LABELS.expired,
-        "the limits would have held the request past its signature's 60 s: sign it again; never forwarded",
+        signature.header === 'Timestamp'
+          ? "the limits would have held the request past its signature's 60 s: sign it again; never forwarded"
+          : `the limits would have held the request past its signature's ${signature.validityMs / 1000} s (${signature.header}): sign it again; never forwarded`,
       ];
     case 'queue-full':
       return [503, LABELS.queueFull, 'too many requests wait on this account already; never forwarded'];

@@ -4,12 +4,22 @@ import { type History, readHistory } from '../family-files/history.js';
 import { isPositiveInteger } from '../internal/parse.js';
 import { type Clock, systemClock } from '../schedule/clock.js';
 import type { LimitStore } from '../schedule/store.js';
+import { API_DIALECTS, type ApiDialect } from './api-dialect.js';
 import { type ProxyAccounts, readProxyAccounts } from './accounts.js';
 import { type LogFormat, readLogFormat } from './request-log.js';
 
 /** Options of `startProxy`. */
 export interface ProxyOptions {
-  /** The exchange's base URL, e.g. `https://api.gateio.ws` (the API is under `/api/v4` there). */
+  /**
+   * The exchange whose API the proxy serves: `gate` (API v4, the `KEY` header) or `okx` (API v5,
+   * `OK-ACCESS-KEY`; REST only; see docs/okx.md). Its limiters apply that exchange's rules.
+   * @default "gate"
+   */
+  readonly exchange?: 'gate' | 'okx';
+  /**
+   * The exchange's base URL, e.g. `https://api.gateio.ws` (the API is under `/api/v4` there), or
+   * `https://www.okx.com` (`/api/v5`).
+   */
   readonly upstream: string;
   /**
    * Where futures WebSocket connections (`/v4/ws/{settle}`) go, e.g. `wss://fx-ws.gateio.ws`.
@@ -62,6 +72,8 @@ export interface ProxyOptions {
 
 /** The proxy's options read and checked once, defaults filled in. */
 export interface ProxySettings {
+  /** The exchange's API as the proxy reads and answers it. */
+  readonly dialect: ApiDialect;
   readonly upstream: URL;
   /** Where spot WebSocket connections go, and futures ones. */
   readonly spotWs: URL;
@@ -86,6 +98,8 @@ export interface ProxySettings {
 export function readProxyOptions(options: ProxyOptions): ProxySettings {
   if (typeof options !== 'object' || options === null)
     throw new InvalidInputError('the proxy options', options, 'an object { upstream, ... }');
+  const exchange = options.exchange ?? 'gate';
+  if (exchange !== 'gate' && exchange !== 'okx') throw new InvalidInputError('`exchange`', exchange, 'gate or okx');
   let base: URL;
   try {
     base = new URL(options.upstream);
@@ -160,6 +174,7 @@ export function readProxyOptions(options: ProxyOptions): ProxySettings {
   if (options.stateFile !== undefined && (typeof options.stateFile !== 'string' || options.stateFile === ''))
     throw new InvalidInputError('`stateFile`', options.stateFile, 'a file path');
   return {
+    dialect: API_DIALECTS[exchange],
     upstream: base,
     spotWs,
     futuresWs,

@@ -7,7 +7,7 @@ import type { ProxyAccounts } from './accounts.js';
 import { ActivityCounts } from './activity.js';
 import { ExchangeAnswers } from './exchange-answers.js';
 import { PUBLIC, startLimiters } from './family-limiters.js';
-import { API_PREFIX, type Config, OWN_PAGES, type Route, answer, forward, handle } from './handle.js';
+import { type Config, OWN_PAGES, type Route, answer, forward, handle } from './handle.js';
 import { LABELS } from './labels.js';
 import { type ProxyOptions, type ProxySettings, readProxyOptions } from './options.js';
 import { OwnAnswers } from './own-answers.js';
@@ -72,6 +72,7 @@ export async function startProxy(options: ProxyOptions): Promise<RunningProxy> {
   const writeLog = options.log;
   let stopping = false;
   const config: Config = {
+    dialect: s.dialect,
     clock: s.clock,
     expiryMarginMs: s.expiryMarginMs,
     bodyLimitBytes: s.bodyLimitBytes,
@@ -96,7 +97,9 @@ export async function startProxy(options: ProxyOptions): Promise<RunningProxy> {
     options.warn?.(message);
   };
   stateFile?.start(s.stateEveryMs, unsaved);
-  const contracts = contractSource(limiters.get(PUBLIC)!, upstream, note);
+  // The multipliers asked are Gate's futures contracts': a limiter of OKX takes none.
+  const contracts =
+    s.dialect.exchange === 'gate' ? contractSource(limiters.get(PUBLIC)!, upstream, s.dialect.prefix, note) : undefined;
   const feed = new StatusFeed(limiters, s.clock, activity, s.statusEveryMs);
   const route = routeByKey(s.accounts, limiters);
   const { server, handling } = serveHttp(
@@ -105,7 +108,9 @@ export async function startProxy(options: ProxyOptions): Promise<RunningProxy> {
     (req, res) => handle(req, res, config, upstream, contracts, route, note),
     note,
   );
-  const sockets = proxyWebSockets(server, s, limiters, families, own, config);
+  // OKX's WebSocket API is not proxied: its order messages would go round the limits.
+  const sockets =
+    s.dialect.exchange === 'gate' ? proxyWebSockets(server, s, limiters, families, own, config) : { close() {} };
   const port = await listen(server, s);
   const shown = s.host.includes(':') ? `[${s.host}]` : s.host;
   let closed: Promise<void> | null = null;
@@ -176,10 +181,15 @@ function watchLimiters(limiters: ReadonlyMap<string, AccountLimiter>): {
  * A futures contract's multiplier, for the fills of my_trades answers: asked of the upstream (a
  * public request, on the public limiter) when no contracts answer relayed gave it.
  */
-function contractSource(publicLimiter: AccountLimiter, upstream: Upstream, note: (m: string) => void): ContractSource {
+function contractSource(
+  publicLimiter: AccountLimiter,
+  upstream: Upstream,
+  prefix: string,
+  note: (m: string) => void,
+): ContractSource {
   return {
     ask: async (settle, contract) => {
-      const path = `${API_PREFIX}futures/${settle}/contracts/${contract}`;
+      const path = `${prefix}futures/${settle}/contracts/${contract}`;
       const trip = publicLimiter.roundTrip(PUBLIC, { method: 'GET', path });
       const result = await forward(trip, upstream, 'GET', path, ['Accept', 'application/json'], Buffer.alloc(0), note);
       return result.ok && result.answer.status === 200

@@ -202,4 +202,20 @@ describe('traderatio proxy', () => {
       proxyCommand(args({ upstream: 'http://127.0.0.1:1', port: '0', accounts: file }), idle()),
     ).rejects.toThrow(/accounts\.json.*`families\[0\]\.accounts\[0\]`\.keys\[0\].*got \{"key":""\}/s);
   });
+
+  it('serves OKX with --exchange okx, forwarding to https://www.okx.com unless told otherwise', async () => {
+    const lines: string[] = [];
+    await proxyCommand(args({ port: '0', exchange: 'okx' }), {
+      out: (line) => lines.push(line),
+      stop: Promise.resolve('SIGTERM'),
+      stdin: (async function* () {})(),
+    });
+    expect(lines[0]).toMatch(/^traderatio proxy: http:\/\/127\.0\.0\.1:\d+ -> https:\/\/www\.okx\.com$/);
+    expect(lines[1]).toMatch(
+      /^ {2}OKX REST under http:\/\/127\.0\.0\.1:\d+\/api\/v5 \(the account by OK-ACCESS-KEY\), metrics at /,
+    );
+    await expect(proxyCommand(args({ port: '0', exchange: 'kraken' }), idle())).rejects.toThrow(
+      '--exchange takes the name of an exchange, one of gate, okx, got "kraken"',
+    );
+  });
 });

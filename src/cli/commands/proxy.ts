@@ -11,6 +11,8 @@ export const proxyCommand: Command = {
 
 Give the engine the proxy's URL in place of the exchange's: each API v4 request is matched to its account by the
 KEY header, waits on that account's limits (cancels first), and is forwarded unchanged; answers come back as sent.
+With --exchange okx, OKX's API v5 (REST) the same way: the account by OK-ACCESS-KEY, the proxy's own answers as
+OKX's { code, msg, data } (50011 with HTTP 429 for a refusal for the rate), the upstream https://www.okx.com by default.
 The WebSocket API too (/ws/v4/, /v4/ws/{settle}): order messages wait on their limits, the rest passes at once.
 A request its limits would hold past its signature's 60 s is answered at once with TRADERATIO_REQUEST_EXPIRED.
 Files are JSON (docs/proxy.md): --accounts and --history as traderatio exchange reads them (secrets may be left out).
@@ -21,7 +23,12 @@ Serves /metrics (Prometheus) and a live status page at /.`,
       value: 'FILE',
       help: 'a JSON object of these options by name ("upstream", "accounts" as a path or inline, "timeout-ms", ...); the command line overrides it',
     },
-    { name: 'upstream', value: 'URL', help: 'the exchange to forward to (required), e.g. https://api.gateio.ws' },
+    {
+      name: 'upstream',
+      value: 'URL',
+      help: 'the exchange to forward to, e.g. https://api.gateio.ws (required; with --exchange okx, default https://www.okx.com)',
+    },
+    COMMON_OPTIONS.exchange,
     {
       name: 'futures-ws',
       value: 'URL',
