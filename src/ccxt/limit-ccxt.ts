@@ -1,6 +1,7 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
 import { InvalidInputError, isRefusedError } from '../errors.js';
 import type { AccountLimiter } from '../account/limiter.js';
+import type { LimiterExchange } from '../account/limiter-options.js';
 import { jsonBody } from '../catalog/json-body.js';
 import { type ContractSource, readFillsPoll } from '../account/answer-fills.js';
 import type { RoundTrip, SendFailure } from '../account/round-trip.js';
@@ -90,9 +91,9 @@ export interface LimitCcxtOptions {
    */
   readonly askRateLimit?: boolean;
   /**
-   * Poll the account's fills every `everyMs` milliseconds (futures `usdt` and spot `my_trades`;
-   * on OKX GET /api/v5/trade/fills; through the instance), for engines that never ask for them.
-   * Off by default.
+   * Poll the account's fills every `everyMs` milliseconds (futures `usdt` and spot `my_trades`,
+   * through the instance), for engines that never ask for them. Off by default. Not on a limiter
+   * of OKX, which takes fills from `limiter.recordFill`.
    */
   readonly fills?: { readonly everyMs: number };
 }
@@ -155,7 +156,7 @@ interface CcxtFace {
   readonly clock?: string;
 }
 
-const FACES: Readonly<Record<'gate' | 'okx', CcxtFace>> = {
+const FACES: Readonly<Record<LimiterExchange, CcxtFace>> = {
   gate: {
     ids: new Set(['gate', 'gateio']),
     named: 'a ccxt gate (or gateio) instance',
@@ -170,7 +171,8 @@ const FACES: Readonly<Record<'gate' | 'okx', CcxtFace>> = {
     ids: new Set(['okx']),
     named: 'a ccxt okx instance',
     rateLimit: 'privateGetTradeAccountRateLimit',
-    polled: [['privateGetTradeFills', {}]],
+    // A limiter of OKX takes its fills from `recordFill`, not from answers: none polled.
+    polled: [],
     clock: 'publicGetPublicTime',
   },
 };
@@ -262,6 +264,12 @@ export function limitCcxt(limiter: AccountLimiter, exchange: CcxtGate, options: 
   const ask = options.askRateLimit ?? true;
   if (typeof ask !== 'boolean') throw new InvalidInputError('`askRateLimit`', ask, 'true or false');
   const everyMs = readFillsPoll(options.fills);
+  if (everyMs !== undefined && face.polled.length === 0)
+    throw new InvalidInputError(
+      '`fills`',
+      options.fills,
+      'left out on a limiter of OKX, which takes fills from limiter.recordFill',
+    );
   const clock = limiter.scheduler.clock;
   const implicit = exchange as unknown as Partial<Record<string, (params?: object) => Promise<unknown>>>;
   const contract = face.contract;
@@ -385,7 +393,7 @@ export function limitCcxt(limiter: AccountLimiter, exchange: CcxtGate, options: 
  * else an {@link InvalidInputError} naming what was expected and what was given.
  */
 function faceOf(limiter: AccountLimiter, exchange: CcxtGate): CcxtFace {
-  const served = (limiter as { readonly exchange?: 'gate' | 'okx' }).exchange ?? 'gate';
+  const served = limiter.exchange;
   const face = FACES[served];
   const ex = exchange as Partial<CcxtGate> | null;
   if (typeof ex !== 'object' || ex === null) throw new InvalidInputError('the exchange', ex, face.named);

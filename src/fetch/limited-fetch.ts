@@ -1,5 +1,6 @@
 import { InvalidInputError, isRefusedError } from '../errors.js';
 import type { AccountLimiter } from '../account/limiter.js';
+import type { LimiterExchange } from '../account/limiter-options.js';
 import { jsonBody } from '../catalog/json-body.js';
 import { type ContractSource, readFillsPoll } from '../account/answer-fills.js';
 import type { SendFailure } from '../account/round-trip.js';
@@ -80,10 +81,10 @@ export interface LimitedFetchOptions {
    */
   readonly askRateLimit?: boolean;
   /**
-   * Poll the account's fills every `everyMs` milliseconds (futures `usdt` and spot `my_trades`; on
-   * OKX GET /api/v5/trade/fills; through `fetch` at the host of the first request), for engines
-   * that never ask for them: each answer's fills are recorded as every such answer's are. Off by
-   * default.
+   * Poll the account's fills every `everyMs` milliseconds (futures `usdt` and spot `my_trades`,
+   * through `fetch` at the host of the first request), for engines that never ask for them: each
+   * answer's fills are recorded as every `my_trades` answer's are. Off by default. Not on a
+   * limiter of OKX, which takes fills from `limiter.recordFill`.
    */
   readonly fills?: { readonly everyMs: number };
 }
@@ -171,7 +172,7 @@ interface FetchFace {
   readonly contract?: (settle: string, name: string) => string;
 }
 
-const FACES: Readonly<Record<'gate' | 'okx', FetchFace>> = {
+const FACES: Readonly<Record<LimiterExchange, FetchFace>> = {
   gate: {
     prefix: '/api/v4/',
     rateLimit: 'account/rate_limit',
@@ -182,7 +183,8 @@ const FACES: Readonly<Record<'gate' | 'okx', FetchFace>> = {
   okx: {
     prefix: '/api/v5/',
     rateLimit: 'trade/account-rate-limit',
-    polled: ['trade/fills'],
+    // A limiter of OKX takes its fills from `recordFill`, not from answers: none polled.
+    polled: [],
     expiring: new Set(),
     clock: 'public/time',
   },
@@ -241,7 +243,13 @@ export function limitedFetch(limiter: AccountLimiter, options: LimitedFetchOptio
   const ask = options.askRateLimit ?? true;
   if (typeof ask !== 'boolean') throw new InvalidInputError('`askRateLimit`', ask, 'true or false');
   const everyMs = readFillsPoll(options.fills);
-  const face = FACES[(limiter as { readonly exchange?: 'gate' | 'okx' }).exchange ?? 'gate'];
+  const face = FACES[limiter.exchange];
+  if (everyMs !== undefined && face.polled.length === 0)
+    throw new InvalidInputError(
+      '`fills`',
+      options.fills,
+      'left out on a limiter of OKX, which takes fills from limiter.recordFill',
+    );
 
   // The API's base (`https://host/prefix/api/v4/`), from the first request to it.
   let base: string | null = null;

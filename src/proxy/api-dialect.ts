@@ -1,9 +1,10 @@
+import type { LimiterExchange } from '../account/limiter-options.js';
 import { OKX_REFUSAL_CODES } from '../catalog/okx.js';
 import { GATE_SIGNATURE, OKX_SIGNATURE, type SignatureRule } from './expiry.js';
 import { LABELS, type ProxyLabel, errorBody } from './labels.js';
 
-/** The exchanges the proxy serves. */
-export type ProxyExchange = 'gate' | 'okx';
+/** The exchanges the proxy serves: those of the account limiter. */
+export type ProxyExchange = LimiterExchange;
 
 /**
  * How the proxy reads and writes one exchange's REST API: where its paths begin, the headers that

@@ -44,7 +44,7 @@ export function startLimiters(
         store = kept;
       }
       const limiter = new AccountLimiter({
-        ...exchangeOf(s),
+        exchange: s.dialect.exchange,
         accounts: f.accounts,
         clock: s.clock,
         marginMs: s.marginMs,
@@ -57,7 +57,12 @@ export function startLimiters(
     }
     limiters.set(
       PUBLIC,
-      new AccountLimiter({ ...exchangeOf(s), accounts: [{ id: PUBLIC }], clock: s.clock, marginMs: s.marginMs }),
+      new AccountLimiter({
+        exchange: s.dialect.exchange,
+        accounts: [{ id: PUBLIC }],
+        clock: s.clock,
+        marginMs: s.marginMs,
+      }),
     );
     if (stateFilePath === undefined) return { limiters, stateFile: null, restoredFrom: null };
     const stateFile = new StateFile(
@@ -71,11 +76,6 @@ export function startLimiters(
     for (const l of limiters.values()) l.close();
     throw e;
   }
-}
-
-/** The limiters' `exchange` option: OKX's rules for a proxy of OKX, Gate's (the default) else. */
-function exchangeOf(s: ProxySettings): object {
-  return s.dialect.exchange === 'gate' ? {} : { exchange: s.dialect.exchange };
 }
 
 /** Seeds a family's limiter with the history of its own accounts. */

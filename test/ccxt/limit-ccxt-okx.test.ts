@@ -5,8 +5,8 @@ import { limitCcxt } from '../../src/ccxt/index.js';
 import { InvalidInputError } from '../../src/errors.js';
 import { type RunningModelExchange, startModelExchange } from '../../src/model-exchange/index.js';
 import { VirtualClock } from '../../src/testing/virtual-clock.js';
+import { settled } from '../model-exchange/okx-helpers.js';
 import { closeAfterEach } from '../e2e/harness.js';
-import { okxLimiter } from '../model-exchange/okx-helpers.js';
 import { okxAt, recordSends } from './helpers.js';
 
 vi.setConfig({ testTimeout: 60_000 });
@@ -28,7 +28,7 @@ const SWAPS = [
 async function setUp(options: { askRateLimit?: boolean } = {}) {
   const clock = new VirtualClock({ start: 0, wallStart: Date.now() });
   live.exchange = await startModelExchange({ exchange: 'okx', port: 0, clock, fills: { maker: 0, taker: 0 } });
-  live.limiter = okxLimiter({ accounts: [{ id: 'main', role: 'main' }], clock });
+  live.limiter = new AccountLimiter({ exchange: 'okx', accounts: [{ id: 'main', role: 'main' }], clock });
   const okx = okxAt(live.exchange);
   const sent = recordSends(okx as never);
   const limited = limitCcxt(live.limiter, okx, { account: 'main', askRateLimit: options.askRateLimit ?? false });
@@ -41,16 +41,10 @@ function modelLimit(ex: RunningModelExchange, key: string) {
   return ex.stats().accounts[0]!.limits.find((x) => x.key === key);
 }
 
-/** Lets every request the limiter has let go reach the model and come back. */
-async function settle(clock: VirtualClock): Promise<void> {
-  for (let i = 0; i < 20; i++) await clock.advance(0);
-  await new Promise((resolve) => setTimeout(resolve, 50));
-}
-
 describe('limitCcxt on OKX', () => {
   it('refuses an okx instance on a Gate limiter and a gate one on an OKX limiter, naming both', () => {
     const gateLimiter = new AccountLimiter({ accounts: [{ id: 'main', role: 'main' }] });
-    const onOkx = (live.limiter = okxLimiter({ accounts: [{ id: 'main', role: 'main' }] }));
+    const onOkx = (live.limiter = new AccountLimiter({ exchange: 'okx', accounts: [{ id: 'main', role: 'main' }] }));
     try {
       const okx = new ccxt.okx();
       expect(() => limitCcxt(gateLimiter, okx, { account: 'main' })).toThrow(
@@ -72,6 +66,11 @@ describe('limitCcxt on OKX', () => {
       expect(() => limitCcxt(onOkx, new ccxt.binance() as never, { account: 'main' })).toThrow(
         /Expected the exchange to be a ccxt okx instance, got "a ccxt instance with id binance"/,
       );
+      // OKX's fills come to the limiter through recordFill: no poll.
+      expect(() => limitCcxt(onOkx, okx, { account: 'main', fills: { everyMs: 1000 } })).toThrow(
+        'Expected `fills` to be left out on a limiter of OKX, which takes fills from limiter.recordFill, got {"everyMs":1000}',
+      );
+      expect(okx.enableRateLimit).toBe(true);
       const limited = limitCcxt(onOkx, okx, { account: 'main' });
       expect(okx.enableRateLimit).toBe(false);
       limited.detach();
@@ -99,7 +98,7 @@ describe('limitCcxt on OKX', () => {
     const placing = SWAPS.flatMap(([symbol, price]) =>
       Array.from({ length: 15 }, () => okx.createOrders(batch(symbol, price))),
     );
-    await settle(clock);
+    await settled(clock, exchange);
     expect(modelLimit(exchange, 'sub-account')?.most).toBe(1000);
     await clock.advance(2_000);
     const placed = (await Promise.all(placing)).flat();
@@ -110,11 +109,13 @@ describe('limitCcxt on OKX', () => {
 
   it("holds each instrument's 60 placements per 2 s, several instruments at once: none answered 50011", async () => {
     const { clock, okx, exchange } = await setUp();
-    // ccxt sends one order as a batch of one, which OKX counts on the single-order limit.
-    const placing = SWAPS.slice(0, 3).flatMap(([symbol, price]) =>
-      Array.from({ length: 70 }, () => okx.createOrder(symbol, 'limit', 'buy', 1, price)),
-    );
-    await settle(clock);
+    // ccxt sends one order as a batch of one, which OKX counts on the single-order limit. The
+    // swaps in turn: a placement waiting on its instrument keeps its turn on the sub-account's
+    // limit, and those after it wait behind it (docs/okx.md#o5).
+    const placing = Array.from({ length: 70 }, () =>
+      SWAPS.slice(0, 3).map(([symbol, price]) => okx.createOrder(symbol, 'limit', 'buy', 1, price)),
+    ).flat();
+    await settled(clock, exchange);
     for (const id of ['BTC', 'ETH', 'SOL'])
       expect(modelLimit(exchange, `/api/v5/trade/order:${id}-USDT-SWAP`)?.accepted).toBe(60);
     await clock.advance(2_000);
@@ -128,7 +129,7 @@ describe('limitCcxt on OKX', () => {
     const { clock, okx, exchange } = await setUp();
     const first = await okx.createOrder('SOL/USDT:USDT', 'limit', 'buy', 1, 10);
     const placing = Array.from({ length: 80 }, () => okx.createOrder('SOL/USDT:USDT', 'limit', 'buy', 1, 10));
-    await settle(clock);
+    await settled(clock, exchange);
     // 59 more have gone; 21 wait for the window to move on. The cancel does not wait behind them.
     const cancelled = await okx.cancelOrder(first.id!, 'SOL/USDT:USDT');
     expect(cancelled.id).toBe(first.id);

@@ -1,9 +1,10 @@
+import { AccountLimiter } from '../../src/account/limiter.js';
 import { describe, expect, it } from 'vitest';
 import { type FetchFunction, limitedFetch } from '../../src/fetch/index.js';
 import { type RunningModelExchange, startModelExchange } from '../../src/model-exchange/index.js';
 import { VirtualClock } from '../../src/testing/virtual-clock.js';
 import { closeAfterEach } from '../e2e/harness.js';
-import { okxLimiter, okxSign, orders } from '../model-exchange/okx-helpers.js';
+import { okxSign, orders, settled } from '../model-exchange/okx-helpers.js';
 
 const live = closeAfterEach();
 // The model's USDT swaps, and a price far below each (the orders rest).
@@ -30,7 +31,7 @@ async function setUp(options: { askRateLimit?: boolean } = {}) {
     verifySignatures: true,
     fills: { maker: 0, taker: 0 },
   });
-  live.limiter = okxLimiter({ accounts: [{ id: 'main', role: 'main' }], clock });
+  live.limiter = new AccountLimiter({ exchange: 'okx', accounts: [{ id: 'main', role: 'main' }], clock });
   const sent: string[] = [];
   const signed: FetchFunction = (input, init) => {
     const url = new URL(String(input));
@@ -59,12 +60,6 @@ function modelLimit(ex: RunningModelExchange, key: string) {
   return ex.stats().accounts[0]!.limits.find((x) => x.key === key);
 }
 
-/** Lets every request the limiter has let go reach the model and come back. */
-async function settle(clock: VirtualClock): Promise<void> {
-  for (let i = 0; i < 20; i++) await clock.advance(0);
-  await new Promise((resolve) => setTimeout(resolve, 50));
-}
-
 const post = (body: unknown) => ({ method: 'POST', body: JSON.stringify(body) });
 
 describe('limitedFetch on OKX', () => {
@@ -77,6 +72,10 @@ describe('limitedFetch on OKX', () => {
     expect(limiter.limitNow('main').limit).toBe(1000);
     expect(limiter.clockEstimate()).not.toBeNull();
     await expect(okx(`${exchange.url}/api/v4/spot/accounts`)).rejects.toMatchObject({ code: 'INVALID_INPUT' });
+    // OKX's fills come to the limiter through recordFill: no poll.
+    expect(() => limitedFetch(limiter, { account: 'main', fills: { everyMs: 1000 } })).toThrow(
+      /Expected `fills` to be left out on a limiter of OKX, which takes fills from limiter.recordFill/,
+    );
   });
 
   it("holds batches over the sub-account's 1,000 orders per 2 s: none answered 50061", async () => {
@@ -85,7 +84,7 @@ describe('limitedFetch on OKX', () => {
     const placing = SWAPS.flatMap((instId) =>
       Array.from({ length: 15 }, () => okx(`${exchange.url}/api/v5/trade/batch-orders`, post(resting(instId, 20)))),
     );
-    await settle(clock);
+    await settled(clock, exchange);
     expect(modelLimit(exchange, 'sub-account')?.most).toBe(1000);
     await clock.advance(2_000);
     const bodies = await Promise.all((await Promise.all(placing)).map((r) => r.json() as Promise<{ code: string }>));
@@ -97,8 +96,10 @@ describe('limitedFetch on OKX', () => {
     const { clock, okx, exchange } = await setUp();
     const place = (instId: string) => okx(`${exchange.url}/api/v5/trade/order`, post(resting(instId, 1)[0]));
     const first = (await (await place('SOL-USDT-SWAP')).json()) as { data: { ordId: string }[] };
-    const placing = SWAPS.slice(0, 3).flatMap((instId) => Array.from({ length: 70 }, () => place(instId)));
-    await settle(clock);
+    // The swaps in turn: a placement waiting on its instrument keeps its turn on the sub-account's
+    // limit, and those after it wait behind it (docs/okx.md#o5).
+    const placing = Array.from({ length: 70 }, () => SWAPS.slice(0, 3).map(place)).flat();
+    await settled(clock, exchange);
     expect(modelLimit(exchange, '/api/v5/trade/order:SOL-USDT-SWAP')?.accepted).toBe(60);
     const cancel = await okx(
       `${exchange.url}/api/v5/trade/cancel-order`,

@@ -1,5 +1,4 @@
 import { createHmac } from 'node:crypto';
-import { AccountLimiter, type AccountLimiterOptions } from '../../src/account/limiter.js';
 import WebSocket from 'ws';
 import type { RunningModelExchange } from '../../src/model-exchange/server.js';
 import type { VirtualClock } from '../../src/testing/virtual-clock.js';
@@ -103,7 +102,17 @@ export const LOWERING_HISTORY = {
   ],
 };
 
-/** An account limiter under OKX's rules (`exchange: 'okx'`), with `options` beside. */
-export function okxLimiter(options: AccountLimiterOptions): AccountLimiter {
-  return new AccountLimiter({ exchange: 'okx', ...options } as AccountLimiterOptions);
+/**
+ * Lets every request a limiter (or proxy) has let go reach the model and come back: until the
+ * model's count of its first account's requests holds still for 250 ms.
+ */
+export async function settled(clock: VirtualClock, ex: RunningModelExchange): Promise<void> {
+  let seen = -1;
+  for (let still = 0; still < 5; ) {
+    await clock.advance(0);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    const now = ex.stats().accounts[0]!.accepted;
+    still = now === seen ? still + 1 : 0;
+    seen = now;
+  }
 }
