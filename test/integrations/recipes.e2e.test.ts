@@ -6,6 +6,7 @@
 // reached are printed here and measured side by side by `npm run bench:recipes`.
 import { describe, expect, it } from 'vitest';
 import { startModelExchange } from '../../src/model-exchange/index.js';
+import { OKX_RECIPES, okxEngineOf, saturateOkx } from './okx-recipes.js';
 import { RECIPES, engineOf, runRecipe } from './recipes.js';
 
 describe.each(RECIPES)('the %s recipe against the model exchange', (recipe) => {
@@ -56,6 +57,31 @@ describe.each(RECIPES)('the %s recipe against the model exchange', (recipe) => {
       });
     } finally {
       await engine.close();
+      await ex.close();
+    }
+  }, 60_000);
+});
+
+describe.each(OKX_RECIPES)('the %s recipe against the model exchange on OKX', (recipe) => {
+  it("holds the sub-account's 1,000 orders per 2 s and each instrument's limits in real time: no answer 50011 or 50061", async () => {
+    const ex = await startModelExchange({
+      exchange: 'okx',
+      port: 0,
+      verifySignatures: true,
+      fills: { maker: 0, taker: 0 },
+    });
+    const engine = await okxEngineOf(recipe, ex);
+    try {
+      const run = await saturateOkx(engine, ex, 3_000);
+      console.log(
+        `${recipe}: orders by code ${JSON.stringify(run.codes)}; the most on the sub-account's limit in 2 s: ${run.mostSubAccount} of 1000`,
+      );
+      expect(ex.stats().accounts[0]!.refused).toEqual({});
+      expect(run.mostSubAccount).toBeLessThanOrEqual(1000);
+      expect(run.cancels).toBeGreaterThan(0);
+      expect(engine.limiter.limitNow('main').source).toBe('exchange');
+    } finally {
+      engine.close();
       await ex.close();
     }
   }, 60_000);
