@@ -1,4 +1,5 @@
 import type { ClockEstimate } from '../rules/exchange-clock.js';
+import { OKX_SIGNATURE_WINDOW_MS, readOkxTimestamp } from '../rules/okx/signature-time.js';
 
 /** How far a signed request's `Timestamp` may lag the exchange's clock (see docs/rules.md#r11), in milliseconds. */
 export const SIGNATURE_VALIDITY_MS = 60_000;
@@ -29,13 +30,11 @@ export const GATE_SIGNATURE: SignatureRule = {
   refusedAs: 'REQUEST_EXPIRED',
 };
 
-const ISO_MS = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d{1,3})?Z$/;
-
 /** OKX's: `OK-ACCESS-TIMESTAMP` in ISO 8601 UTC with milliseconds, 30 s either way (see docs/okx.md#o10). */
 export const OKX_SIGNATURE: SignatureRule = {
   header: 'OK-ACCESS-TIMESTAMP',
-  parse: (text) => (ISO_MS.test(text) ? Date.parse(text) : undefined),
-  validityMs: 30_000,
+  parse: readOkxTimestamp,
+  validityMs: OKX_SIGNATURE_WINDOW_MS,
   refusedAs: '50102',
 };
 

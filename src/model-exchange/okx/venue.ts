@@ -3,6 +3,7 @@ import { OKX_REFUSAL_CODES } from '../../catalog/okx.js';
 import { InvalidInputError } from '../../errors.js';
 import { Dec } from '../../internal/decimal.js';
 import { utcDayStart } from '../../rules/calendar.js';
+import { OKX_SIGNATURE_WINDOW_MS, readOkxTimestamp } from '../../rules/okx/signature-time.js';
 import { isTieredVip } from '../../rules/vip.js';
 import { ApiError } from '../api-error.js';
 import { sameBase64, signOkx } from '../auth.js';
@@ -92,9 +93,6 @@ export function okxAnsweredRoutes(): { readonly public: readonly string[]; reado
 
 /** Orders in one batch request, at most (OKX's batch endpoints). */
 export const OKX_BATCH_MOST = 20;
-/** How far a request's timestamp may be from the exchange's time (see docs/okx.md#o10). */
-const TIMESTAMP_WINDOW_MS = 30_000;
-const ISO_MS = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d{1,3})?Z$/;
 
 /**
  * The model exchange's OKX face: identifies a caller by OK-ACCESS-KEY (with its passphrase,
@@ -235,7 +233,7 @@ export class OkxVenue {
     if (timestamp === undefined || timestamp === '') throw refused(k?.account, okxError(401, '50107'));
     if (k === undefined) throw okxError(401, '50111', JSON.stringify(key));
     if (k.passphrase !== undefined && k.passphrase !== passphrase) throw refused(k.account, okxError(401, '50105'));
-    const ts = ISO_MS.test(timestamp) ? Date.parse(timestamp) : Number.NaN;
+    const ts = readOkxTimestamp(timestamp) ?? Number.NaN;
     if (!Number.isFinite(ts))
       throw refused(
         k.account,
@@ -253,7 +251,7 @@ export class OkxVenue {
   /** A timestamp (epoch ms) within 30 s of the time requests are signed against, else 50102. */
   checkTime(account: Account, ts: number): void {
     const server = this.model.signedNow();
-    if (Math.abs(ts - server) > TIMESTAMP_WINDOW_MS)
+    if (Math.abs(ts - server) > OKX_SIGNATURE_WINDOW_MS)
       throw refused(
         account,
         okxError(
