@@ -30,7 +30,7 @@ export function recordSends(
  * markets of the kinds the model trades (spot and swaps).
  */
 export function okxAt(
-  exchange: RunningModelExchange,
+  exchange: Pick<RunningModelExchange, 'url'>,
   options: Record<string, unknown> = {},
 ): InstanceType<typeof ccxt.okx> {
   const okx = new ccxt.okx({ apiKey: 'main-key', secret: 'main-secret', password: 'main-pass', ...options });
