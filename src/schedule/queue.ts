@@ -1,11 +1,16 @@
 /**
- * A first-in-first-out queue of waiting tasks kept as columns in fixed-size chunks: a waiter costs
- * its function, its promise's resolver (or a shared submission), its weight, its arrival number
- * and the number a submitted task is called with, with no object of its
- * own. A chunk is dropped as soon as its last waiter leaves, so a drained queue gives its memory
- * back.
+ * A first-in-first-out queue of waiting tasks kept as columns in chunks: a waiter costs its
+ * function, its promise's resolver (or a shared submission), its weight, its arrival number and
+ * the number a submitted task is called with, with no object of its own. A queue's first chunk
+ * holds a few waiters and each next one twice as many as the one before, up to a bound: a queue
+ * that seldom holds more than one waiter (a group of one account among many) costs a small chunk,
+ * not a large one, each time it fills again. A chunk is dropped as soon as its last waiter leaves,
+ * so a drained queue gives its memory back.
  */
-const CHUNK = 1024;
+/** The waiters a queue's first chunk holds. */
+export const FIRST_CHUNK = 8;
+/** The most waiters a chunk holds. */
+export const MAX_CHUNK = 1024;
 
 import type { RefusalReason } from '../errors.js';
 
@@ -27,13 +32,22 @@ export interface Submission {
 export type Waiter = Resolve | Submission;
 
 export class Chunk {
-  readonly fns: ((arg: number) => unknown)[] = new Array(CHUNK);
-  readonly resolves: (Waiter | null)[] = new Array(CHUNK);
-  readonly weights = new Float64Array(CHUNK);
-  readonly seqs = new Float64Array(CHUNK);
+  readonly fns: ((arg: number) => unknown)[];
+  readonly resolves: (Waiter | null)[];
+  readonly weights: Float64Array;
+  readonly seqs: Float64Array;
   /** The number a submitted task is called with (a replay's arrival instant). */
-  readonly args = new Float64Array(CHUNK);
+  readonly args: Float64Array;
   next: Chunk | null = null;
+
+  /** `size`: the waiters it holds. */
+  constructor(readonly size: number) {
+    this.fns = new Array(size);
+    this.resolves = new Array(size);
+    this.weights = new Float64Array(size);
+    this.seqs = new Float64Array(size);
+    this.args = new Float64Array(size);
+  }
 }
 
 /** Where a waiter sits, for cancelling it later. */
@@ -55,8 +69,8 @@ export class TaskQueue {
   }
 
   push(fn: (arg: number) => unknown, resolve: Waiter, weight: number, seq: number, arg = 0): Slot {
-    if (this.last === null || this.writeAt === CHUNK) {
-      const chunk = new Chunk();
+    if (this.last === null || this.writeAt === this.last.size) {
+      const chunk = new Chunk(this.last === null ? FIRST_CHUNK : Math.min(2 * this.last.size, MAX_CHUNK));
       if (this.last === null) {
         this.first = chunk;
         this.readAt = 0;
@@ -110,7 +124,7 @@ export class TaskQueue {
   /** Calls `visit` with the slot and weight of every waiter not cancelled, oldest first. */
   forEachLive(visit: (slot: Slot, weight: number) => void): void {
     for (let chunk = this.first, i = this.readAt; chunk !== null; chunk = chunk.next, i = 0) {
-      const end = chunk === this.last ? this.writeAt : CHUNK;
+      const end = chunk === this.last ? this.writeAt : chunk.size;
       for (; i < end; i++) if (chunk.resolves[i] !== null) visit({ chunk, index: i }, chunk.weights[i]!);
     }
   }
@@ -125,7 +139,7 @@ export class TaskQueue {
     if (this.slots === 0) {
       this.first = this.last = null;
       this.readAt = this.writeAt = 0;
-    } else if (this.readAt === CHUNK) {
+    } else if (this.readAt === chunk.size) {
       this.first = chunk.next;
       chunk.next = null;
       this.readAt = 0;
