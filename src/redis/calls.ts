@@ -124,6 +124,50 @@ export function encodeAcquire(keys: RedisKeys, c: AcquireCall): Encoded {
   return { keys: [...encoded.keys, keys.alive, keys.lost], args: encoded.args };
 }
 
+/**
+ * Several requests of one process on one budget, in one call (lua/acquire-many.lua): each granted
+ * as {@link encodeAcquire}'s would be, on its own limits, independently of the others. What they
+ * share is the first's (the process, its local shares, the lease, the N not in force); the
+ * instant is the last's (the latest read), the deadline the earliest (a request is never run
+ * past its own), and the process says it is alive when any of them does. No two requests may
+ * share a limit.
+ *
+ * KEYS: epoch, processes, then meta, log, waiting processes and confirmed grants of each limit of
+ * each request, then alive and lost. ARGV: how many requests, the process, the processes sharing
+ * the budget, stale and grace ms, the N not in force, the lease, the deadline, alive; then each
+ * request's id, weight, want, extra, room, queued, the epoch it knows and how many limits, then
+ * n, w, m, reserved, late, how many grants are confirmed and the hold of each limit, then each
+ * confirmed grant's id and arrival, limit after limit; then the instant.
+ */
+export function encodeAcquireMany(keys: RedisKeys, calls: readonly AcquireCall[]): Encoded {
+  const first = calls[0]!;
+  let deadline = 0;
+  for (const c of calls) if (c.deadline > 0 && (deadline === 0 || c.deadline < deadline)) deadline = c.deadline;
+  const k: string[] = [keys.epoch, keys.procs];
+  const a: (string | number)[] = [
+    calls.length,
+    first.process,
+    first.processes,
+    first.staleMs,
+    first.graceMs,
+    first.unlimited,
+    first.leaseMs,
+    deadline,
+    calls.some((c) => c.alive) ? 1 : 0,
+  ];
+  for (const c of calls) {
+    a.push(c.id, c.weight, c.want, c.extra, c.room ? 1 : 0, c.queued, c.epoch ?? '', c.limits.length);
+    for (const l of c.limits) {
+      k.push(keys.meta(l.name), keys.log(l.name), keys.wait(l.name), keys.arrived(l.name));
+      a.push(l.limit, l.windowMs, l.marginMs, l.reserved, l.lateMs, l.confirmed?.length ?? 0, l.holdMs ?? 0);
+    }
+    for (const l of c.limits) for (const g of l.confirmed ?? []) a.push(g.id, g.at);
+  }
+  k.push(keys.alive, keys.lost);
+  a.push(calls[calls.length - 1]!.at ?? '');
+  return { keys: k, args: a };
+}
+
 /** N and W of a limit as Redis holds them (another process may have changed them). */
 export interface HeldSettings {
   readonly limit: number;
@@ -180,6 +224,11 @@ export function decodeAcquire(reply: readonly unknown[], count: number): Acquire
     return { status: 'granted', redisNow, granted: value, probe: Number(reply[4 + 2 * count]) === 1, limits, epoch };
   if (status === 0) return { status: 'wait', redisNow, waitMs: value, limits, epoch };
   return { status: 'never', redisNow, index: value - 1, limits, epoch };
+}
+
+/** Reads ACQUIRE_MANY's reply: one ACQUIRE reply per request, on `counts[i]` limits each (see {@link decodeAcquire}). */
+export function decodeAcquireMany(reply: readonly unknown[], counts: readonly number[]): AcquireReply[] {
+  return counts.map((count, i) => decodeAcquire(reply[i] as unknown[], count));
 }
 
 /**

@@ -2,11 +2,24 @@ import { NoReplyError } from '../errors.js';
 import type { Clock } from '../schedule/clock.js';
 import type { Encoded } from './calls.js';
 import { type RedisScripting, Script } from './client.js';
-import { ACQUIRE, ARRIVALS, COUNTS, FEEDBACK, HELLO, LATE, PROBE, RELEASE, RESTORE, UPDATE } from './scripts.js';
+import {
+  ACQUIRE,
+  ACQUIRE_MANY,
+  ARRIVALS,
+  COUNTS,
+  FEEDBACK,
+  HELLO,
+  LATE,
+  PROBE,
+  RELEASE,
+  RESTORE,
+  UPDATE,
+} from './scripts.js';
 
 /** The scripts a Redis store runs, by name (the name a {@link NoReplyError} reports). */
 export const scripts = {
   acquire: new Script(ACQUIRE),
+  acquireMany: new Script(ACQUIRE_MANY),
   arrivals: new Script(ARRIVALS),
   release: new Script(RELEASE),
   late: new Script(LATE),

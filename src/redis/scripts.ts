@@ -22,6 +22,7 @@ import expire from './lua/expire.lua';
 import instant from './lua/instant.lua';
 import now from './lua/now.lua';
 // ACQUIRE's own functions.
+import admit from './lua/admit.lua';
 import check from './lua/check.lua';
 import confirm from './lua/confirm.lua';
 import deny from './lua/deny.lua';
@@ -35,6 +36,7 @@ import replica from './lua/replica.lua';
 import seen from './lua/seen.lua';
 // The scripts' bodies.
 import acquire from './lua/acquire.lua';
+import acquireMany from './lua/acquire-many.lua';
 import arrivals from './lua/arrivals.lua';
 import counts from './lua/counts.lua';
 import feedback from './lua/feedback.lua';
@@ -46,10 +48,15 @@ import restore from './lua/restore.lua';
 import update from './lua/update.lua';
 
 // ACQUIRE's own functions, each after those it calls.
-const admission = [confirm, seen, limits, fair, freed, check, enlist, deny, extra, grant];
+const admission = [confirm, seen, limits, fair, freed, check, enlist, deny, extra, grant, admit];
 
 /** Grants permits for one task on one or more limits, all or none (lua/acquire.lua). */
 export const ACQUIRE = [instant, now, drop, expire, config, away, epoch, replica, ...admission, acquire].join('');
+
+/** Grants permits for several tasks of one process on a budget, each as ACQUIRE does (lua/acquire-many.lua). */
+export const ACQUIRE_MANY = [instant, now, drop, expire, config, away, epoch, replica, ...admission, acquireMany].join(
+  '',
+);
 
 /** What a process measured of the way to the exchange, told without asking for permits (lua/arrivals.lua). */
 export const ARRIVALS = [instant, now, config, confirm, arrivals].join('');

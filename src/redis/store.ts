@@ -8,11 +8,14 @@ import type { SharedCounts } from '../account/shared-counts.js';
 import type { LimitHost, LimitStore } from '../schedule/store.js';
 import type { WindowLimit, WindowLimitOptions } from '../schedule/window.js';
 import {
+  type AcquireCall,
   type AcquireReply,
   decodeAcquire,
+  decodeAcquireMany,
   decodeHello,
   decodeRestore,
   encodeAcquire,
+  encodeAcquireMany,
   encodeArrivals,
   encodeCounts,
   encodeFeedback,
@@ -22,6 +25,7 @@ import {
   encodeRestore,
   encodeUpdate,
   type Encoded,
+  type GrantArrival,
   type HelloCall,
 } from './calls.js';
 import { askFor } from './admission.js';
@@ -33,6 +37,20 @@ import { type Broker, type Lease, linkOf, SharedLimit } from './shared-limit.js'
 import { type RedisStoreOptions, resolveStoreOptions, type StoreConfig } from './options.js';
 
 export type { RedisStoreOptions } from './options.js';
+
+/** A request for permits made and not sent yet, with what its answer is read against. */
+interface Asking {
+  readonly linked: readonly SharedLimit[];
+  readonly id: string;
+  readonly weight: number;
+  /** The store's clock when it was made, before it was sent: its lease is measured from then. */
+  readonly sentAt: number;
+  readonly changes: readonly number[];
+  readonly current: readonly boolean[];
+  /** The grants it confirms, per limit: sent again with the next request should it fail. */
+  readonly confirmed: readonly (readonly GrantArrival[])[];
+  readonly call: AcquireCall;
+}
 
 /**
  * What a Redis store tells its listeners: Redis stopped or started answering, a process started
@@ -138,6 +156,8 @@ export class RedisStore implements LimitStore<SharedLimit> {
   #restoring: Promise<boolean> | null = null;
   /** When this process last told Redis it is alive (see `saysAlive`). */
   #aliveAt = -Infinity;
+  /** Requests for permits made and not sent yet (see `sendAsks`). */
+  #asks: Asking[] = [];
 
   constructor(options: RedisStoreOptions) {
     const o = resolveStoreOptions(options);
@@ -306,7 +326,7 @@ export class RedisStore implements LimitStore<SharedLimit> {
     for (const k of links) k.asking();
     // This process's grants whose permits were all answered, counted by Redis from their arrivals.
     const confirmed = links.map((k) => k.takeConfirmed());
-    const call = encodeAcquire(this.#keys, {
+    const call: AcquireCall = {
       at: this.#connection.at(),
       id,
       weight,
@@ -333,18 +353,56 @@ export class RedisStore implements LimitStore<SharedLimit> {
         confirmed: confirmed[i]!,
         holdMs: links[i]!.holdMs,
       })),
-    });
-    this.#call('acquire', call, true).then(
-      (reply) =>
-        this.#answered(linked, id, weight, decodeAcquire(reply as unknown[], linked.length), sentAt, changes, current),
+    };
+    // Sent once the work at hand is done, with the other requests made meanwhile: over many
+    // limits of a budget, one call carries several (see lua/acquire-many.lua). The lease is
+    // measured from `sentAt`, read before.
+    if (this.#asks.length === 0) process.nextTick(() => this.#sendAsks());
+    this.#asks.push({ linked, id, weight, sentAt, changes, current, confirmed, call });
+  }
+
+  /** Sends the requests for permits made since the last were sent: one alone as ACQUIRE, several as ACQUIRE_MANY. */
+  #sendAsks(): void {
+    const asks = this.#asks;
+    this.#asks = [];
+    if (asks.length === 0) return;
+    const sent =
+      asks.length === 1
+        ? this.#call('acquire', encodeAcquire(this.#keys, asks[0]!.call), true).then((reply) => [
+            decodeAcquire(reply as unknown[], asks[0]!.linked.length),
+          ])
+        : this.#call(
+            'acquireMany',
+            encodeAcquireMany(
+              this.#keys,
+              asks.map((a) => a.call),
+            ),
+            true,
+          ).then((reply) =>
+            decodeAcquireMany(
+              reply as unknown[],
+              asks.map((a) => a.linked.length),
+            ),
+          );
+    sent.then(
+      (replies) => {
+        for (const [i, a] of asks.entries())
+          this.#answered(a.linked, a.id, a.weight, replies[i]!, a.sentAt, a.changes, a.current);
+      },
       (error: unknown) => {
         const now = this.clock.now();
-        for (const [i, k] of links.entries()) k.askFailed(now + this.#config.retryMs, confirmed[i]!);
-        // The script may have run and its answer been lost: give back whatever it granted.
-        for (const l of linked)
-          this.#connection.write('release', encodeRelease(this.#keys, { limit: l.name, grant: id, sent: 0 }));
+        const hosts = new Set<LimitHost>();
+        for (const a of asks) {
+          for (const [i, l] of a.linked.entries()) {
+            linkOf(l).askFailed(now + this.#config.retryMs, a.confirmed[i]!);
+            hosts.add(linkOf(l).host);
+          }
+          // The script may have run and its answer been lost: give back whatever it granted.
+          for (const l of a.linked)
+            this.#connection.write('release', encodeRelease(this.#keys, { limit: l.name, grant: a.id, sent: 0 }));
+        }
         this.#connection.failed(error);
-        host.wake();
+        for (const h of hosts) h.wake();
       },
     );
   }

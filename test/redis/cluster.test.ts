@@ -4,6 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   type Encoded,
   encodeAcquire,
+  encodeAcquireMany,
   encodeArrivals,
   encodeCounts,
   encodeFeedback,
@@ -70,6 +71,13 @@ describe('the keys of every script', () => {
       ...acquireCall('g1'),
       limits: limits.map((l) => ({ ...l, reserved: 0, lateMs: 0, confirmed: [{ id: 'g0', at: 1 }] })),
     }),
+    acquireMany: encodeAcquireMany(keys, [
+      { ...acquireCall('g2'), limits: limits.slice(0, 2).map((l) => ({ ...l, reserved: 0, lateMs: 0 })) },
+      {
+        ...acquireCall('g3'),
+        limits: limits.slice(2).map((l) => ({ ...l, reserved: 0, lateMs: 0, confirmed: [{ id: 'g0', at: 1 }] })),
+      },
+    ]),
     arrivals: encodeArrivals(keys, { limit: limits[1]!, lateMs: 0, leaseMs: 20, confirmed: [{ id: 'g0', at: 1 }] }),
     release: encodeRelease(keys, { limit: names[2]!, grant: 'g1', sent: 0 }),
     late: encodeLate(keys, { limit: limits[1]!, id: 't1', weight: 1, grant: 'g1' }),

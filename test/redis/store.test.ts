@@ -8,6 +8,7 @@ import {
   type AcquireCall,
   type Encoded,
   encodeAcquire,
+  encodeAcquireMany,
   encodeFeedback,
   encodeHello,
   encodeLate,
@@ -153,6 +154,107 @@ describe('RedisStore', () => {
     expect(b.slice(0, 2)).toEqual([1, 3]);
     expect(Number((await meta(prefix, 'orders')).used)).toBe(3);
     expect(await client.zcard(`{${prefix}}:l:orders`)).toBe(1);
+  });
+
+  it('grants each request of one call of several as ACQUIRE grants it alone', async () => {
+    const one = prefixFor('many-as-one');
+    const many = prefixFor('many');
+    await warm(one);
+    await warm(many);
+    const calls = [
+      acquireCall('p.1', { want: 3, queued: 3 }),
+      acquireCall('p.2', { weight: 2, want: 2, queued: 2, extra: 4 }, { name: 'cancels', limit: 5 }),
+      acquireCall('p.3', { weight: 11 }, { name: 'batch' }),
+    ];
+    const alone: unknown[] = [];
+    for (const c of calls) alone.push(await run('acquire', encodeAcquire(new RedisKeys(one), c)));
+    const together = await run<unknown[]>('acquireMany', encodeAcquireMany(new RedisKeys(many), calls));
+    expect(together).toEqual(alone);
+    // Granted 3, granted 2 and 3 more (a lease), too heavy for ever: nothing counted on `batch`.
+    expect(together.map((r) => (r as number[]).slice(0, 2))).toEqual([
+      [1, 3],
+      [1, 5],
+      [-1, 1],
+    ]);
+    for (const [name, used] of [
+      ['orders', '3'],
+      ['cancels', '5'],
+      ['batch', '0'],
+    ] as const)
+      expect((await meta(many, name)).used).toBe(used);
+  });
+
+  it('holds back a request of a call whose limit is spent, all or none on its own limits, and grants the others', async () => {
+    const prefix = prefixFor('many-held');
+    await warm(prefix);
+    const k = new RedisKeys(prefix);
+    await run('acquire', encodeAcquire(k, acquireCall('p.1', { weight: 10, want: 10, queued: 10 })));
+    const both = (id: string): AcquireCall => ({
+      ...acquireCall(id),
+      limits: [
+        { name: 'orders', limit: 10, windowMs: 1000, marginMs: 0, reserved: 0, lateMs: 0 },
+        { name: 'batch', limit: 10, windowMs: 1000, marginMs: 0, reserved: 0, lateMs: 0 },
+      ],
+    });
+    const replies = await run<number[][]>(
+      'acquireMany',
+      encodeAcquireMany(k, [both('p.2'), acquireCall('p.3', {}, { name: 'cancels' })]),
+    );
+    // `orders` is spent: the request on it and `batch` waits, and takes nothing of `batch`.
+    expect(replies[0]![0]).toBe(0);
+    expect(replies[0]![1]).toBeGreaterThan(0);
+    expect(replies[1]!.slice(0, 2)).toEqual([1, 1]);
+    expect((await meta(prefix, 'orders')).used).toBe('10');
+    expect((await meta(prefix, 'batch')).used).toBe('0');
+    expect((await meta(prefix, 'cancels')).used).toBe('1');
+  });
+
+  it('answers a repeated call of several requests with their first grants, charging once', async () => {
+    const prefix = prefixFor('many-idem');
+    await warm(prefix);
+    const call = encodeAcquireMany(new RedisKeys(prefix), [
+      acquireCall('p.1', { want: 3, queued: 3 }),
+      acquireCall('p.2', {}, { name: 'cancels' }),
+    ]);
+    const a = await run<number[][]>('acquireMany', call);
+    const b = await run<number[][]>('acquireMany', call);
+    expect(a.map((r) => r.slice(0, 2))).toEqual([
+      [1, 3],
+      [1, 1],
+    ]);
+    expect(b.map((r) => r.slice(0, 2))).toEqual(a.map((r) => r.slice(0, 2)));
+    expect((await meta(prefix, 'orders')).used).toBe('3');
+    expect((await meta(prefix, 'cancels')).used).toBe('1');
+  });
+
+  it('grants nothing to a call of several requests that reaches Redis past the earliest deadline among them', async () => {
+    const prefix = prefixFor('many-late');
+    await warm(prefix);
+    const call = encodeAcquireMany(new RedisKeys(prefix), [
+      acquireCall('p.1', { deadline: T0 + 10 }),
+      acquireCall('p.2', { deadline: T0 - 1 }, { name: 'cancels' }),
+    ]);
+    expect(await run('acquireMany', call)).toEqual([
+      [-2, 0, T0],
+      [-2, 0, T0],
+    ]);
+    expect((await meta(prefix, 'orders')).used).toBeUndefined();
+    expect((await meta(prefix, 'cancels')).used).toBeUndefined();
+  });
+
+  it('tells a request of a call that knew another epoch to wait 0 ms, and grants the one that knew this one', async () => {
+    const prefix = prefixFor('many-epoch');
+    await warm(prefix);
+    const call = encodeAcquireMany(new RedisKeys(prefix), [
+      acquireCall('p.1', { epoch: '12345' }),
+      acquireCall('p.2', { epoch: '0' }, { name: 'cancels' }),
+    ]);
+    const replies = await run<unknown[][]>('acquireMany', call);
+    expect(replies.map((r) => r.slice(0, 2))).toEqual([
+      [0, 0],
+      [1, 1],
+    ]);
+    expect((await meta(prefix, 'cancels')).used).toBe('1');
   });
 
   it('runs a repeated hold or hello once: the weight counted stays the sum of the entries, and drops to 0', async () => {
@@ -442,6 +544,71 @@ describe('RedisStore', () => {
     // A number of extra permits: as many as fit, 3 of 4.
     expect((await acquireOn(prefix, 'a.3', { extra: 4 })).slice(0, 2)).toEqual([1, 4]);
     expect((await meta(prefix, 'orders')).used).toBe('10');
+  });
+
+  it('asks for the tasks waiting at once on several limits of a store in one call, and for one alone as ACQUIRE', async () => {
+    const prefix = prefixFor('many-store');
+    const v = new VirtualRedis(client);
+    await v.warm(prefix);
+    const called: string[] = [];
+    const naming = {
+      evalsha: (sha: string, numKeys: number, ...rest: (string | number)[]) => {
+        called.push(Object.entries(scripts).find(([, s]) => s.sha === sha)![0]);
+        return client.evalsha(sha, numKeys, ...rest);
+      },
+      eval: (script: string, numKeys: number, ...rest: (string | number)[]) => client.eval(script, numKeys, ...rest),
+    };
+    const store = new RedisStore({ ...v.options(prefix, naming), prefetch: 0 });
+    const s = new Scheduler({ store, clock: v.clock });
+    const names = ['a0', 'a1', 'a2', 'a3'];
+    const limits = names.map((name) => s.limit({ name, limit: 10, windowMs: 1000 }));
+    const ran: string[] = [];
+    await settleOn(
+      v,
+      limits.map((l) => s.schedule(() => void ran.push(l.name), { limits: l })),
+    );
+    expect(called).toEqual(['acquireMany']);
+    expect(ran.sort()).toEqual(names);
+    for (const name of names) expect((await meta(prefix, name)).used).toBe('1');
+    await settleOn(v, [s.schedule(() => 0, { limits: limits[0]! })]);
+    expect(called).toEqual(['acquireMany', 'acquire']);
+    s.close();
+    await store.close();
+  });
+
+  it('gives back what a call of several requests may have granted when its answer is lost, and sends each task once', async () => {
+    const prefix = prefixFor('many-lost');
+    const v = new VirtualRedis(client);
+    await v.warm(prefix);
+    let lost = 0;
+    const losing = {
+      evalsha: async (sha: string, numKeys: number, ...rest: (string | number)[]) => {
+        const reply = await client.evalsha(sha, numKeys, ...rest);
+        // The first call of several runs in Redis, and its answer never comes back.
+        if (sha === scripts.acquireMany.sha && lost++ === 0) throw new Error('connection reset');
+        return reply;
+      },
+      eval: (script: string, numKeys: number, ...rest: (string | number)[]) => client.eval(script, numKeys, ...rest),
+    };
+    const store = new RedisStore({ ...v.options(prefix, losing), prefetch: 0, retryMs: 50 });
+    const s = new Scheduler({ store, clock: v.clock });
+    const names = ['a0', 'a1', 'a2'];
+    const limits = names.map((name) => s.limit({ name, limit: 10, windowMs: 1000 }));
+    const ran: string[] = [];
+    await settleOn(
+      v,
+      limits.map((l) => s.schedule(() => void ran.push(l.name), { limits: l })),
+    );
+    expect(lost).toBeGreaterThan(1);
+    expect(ran.sort()).toEqual(names);
+    // Each limit counts the one task sent: the grant of the lost answer was given back.
+    for (const name of names) {
+      const m = await meta(prefix, name);
+      expect(m.used).toBe('1');
+      expect(Object.keys(m).filter((f) => f.startsWith('#'))).toHaveLength(1);
+    }
+    s.close();
+    await store.close();
   });
 
   it('sends most tasks on leases when one process sends steadily on a limit far from binding ("auto"), and asks for each with 0', async () => {

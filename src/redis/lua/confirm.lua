@@ -18,3 +18,18 @@ local function confirm(log, arrived, from, k, ttl)
   end
   redis.call('PEXPIRE', arrived, ttl)
 end
+-- Moves the grants request `ask` confirms on each of its limits (their count is the sixth of
+-- each limit's ARGV, the pairs from `ask.cb`: see limits.lua); returns the ARGV index after them.
+local function confirmAll(ask)
+  local from = ask.cb
+  for i = 1, ask.nl do
+    local b = ask.lb - 1 + 7 * (i - 1)
+    local k = tonumber(ARGV[b + 6])
+    if k > 0 then
+      local keys = ask.kb + 4 * (i - 1)
+      confirm(KEYS[keys + 1], KEYS[keys + 3], from, k, math.ceil(tonumber(ARGV[b + 2]) + tonumber(ARGV[b + 3]) + ask.lease) + 60000)
+      from = from + 2 * k
+    end
+  end
+  return from
+end

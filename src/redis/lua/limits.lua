@@ -1,7 +1,6 @@
--- Reads the configuration of every limit of ACQUIRE (its KEYS from the third, four per limit, but
--- the last two,
--- and its ARGV from the 14th, seven per limit: see encodeAcquire in src/redis/calls.ts), in the
--- same call as whether grant `id` was made already, when the limit's keys were last set to
+-- Reads the configuration of every limit of request `ask` (its `ask.nl` limits' KEYS from
+-- `ask.kb`, four per limit, and their ARGV from `ask.lb`, seven per limit: see encodeAcquire and
+-- encodeAcquireMany in src/redis/calls.ts), in the same call as whether grant `ask.id` was made already, when the limit's keys were last set to
 -- expire ("x"), when grants that left the window were last dropped ("e"), until when some
 -- process may be waiting ("qt"), whether a process knows what was sent on it since the epoch
 -- ("k"), when the exchange's count last came back ("kx"), and the one request let through before
@@ -11,20 +10,21 @@
 -- measured, at no call on most grants. The margin in force includes it at once.
 -- Returns the limits (tables of the keys meta, log, q and arrived, and n, w, m, m0 (the configured
 -- margin), u (used), pause, reserved, hold (how long past its lease a grant is held for answers, ms), x, e, qt, known, probe, probeAt, counted, score = 0), their N and W as ACQUIRE replies them (n1, w1, ...), and the weight of
--- grant `id` when it was made already (else false).
-local function limitsOf(id)
+-- grant `ask.id` when it was made already (else false).
+local function limitsOf(ask)
   local limits, cfg, prev = {}, {}, false
-  for i = 1, (#KEYS - 4) / 4 do
-    local meta = KEYS[4 * i - 1]
-    local b = 13 + (i - 1) * 7
-    local n, w, m, u, pause, f, mx, mxt, m0 = config(meta, tonumber(ARGV[b + 1]), tonumber(ARGV[b + 2]), tonumber(ARGV[b + 3]), {'#' .. id, 'x', 'e', 'qt', 'k', 'pr', 'pt', 'kx'})
+  for i = 1, ask.nl do
+    local k = ask.kb + 4 * (i - 1)
+    local meta = KEYS[k]
+    local b = ask.lb - 1 + 7 * (i - 1)
+    local n, w, m, u, pause, f, mx, mxt, m0 = config(meta, tonumber(ARGV[b + 1]), tonumber(ARGV[b + 2]), tonumber(ARGV[b + 3]), {'#' .. ask.id, 'x', 'e', 'qt', 'k', 'pr', 'pt', 'kx'})
     local late = tonumber(ARGV[b + 5])
     if late > 0 and (late > mx or now - mxt > (late == mx and 1000 or math.max(10000, 2 * w))) then
       redis.call('HSET', meta, 'mx', late, 'mxt', now)
       if late > m then m = late end
     end
     limits[i] = {
-      meta = meta, log = KEYS[4 * i], q = KEYS[4 * i + 1], arrived = KEYS[4 * i + 2], n = n, w = w, m = m, m0 = m0, u = u, pause = pause,
+      meta = meta, log = KEYS[k + 1], q = KEYS[k + 2], arrived = KEYS[k + 3], n = n, w = w, m = m, m0 = m0, u = u, pause = pause,
       reserved = tonumber(ARGV[b + 4]), hold = tonumber(ARGV[b + 7]), x = tonumber(f[2]) or 0, e = tonumber(f[3]) or 0, qt = tonumber(f[4]) or 0, score = 0,
       known = f[5] ~= false, probe = f[6] ~= false, probeAt = tonumber(f[7]) or 0, counted = tonumber(f[8]) or -1,
     }
