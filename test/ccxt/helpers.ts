@@ -39,3 +39,23 @@ export function okxAt(
   okx.options['fetchMarkets'] = { types: ['spot', 'swap'] };
   return okx;
 }
+
+/** The model's USDT swaps as ccxt names them, and a price far below each (the orders rest). */
+export const OKX_SWAPS = [
+  ['BTC/USDT:USDT', 1000],
+  ['ETH/USDT:USDT', 100],
+  ['SOL/USDT:USDT', 10],
+  ['DOGE/USDT:USDT', 0.1],
+] as const;
+
+/**
+ * Batches of 20 orders on each of {@link OKX_SWAPS} through a ccxt okx instance, 15 a swap: 1,200
+ * orders, more than a sub-account's 1,000 per 2 s, each swap's 300 within its batch limit.
+ */
+export function okxBatchesOverTier(okx: InstanceType<typeof ccxt.okx>) {
+  const batch = (symbol: string, price: number) =>
+    Array.from({ length: 20 }, () => ({ symbol, type: 'limit' as const, side: 'buy' as const, amount: 1, price }));
+  return OKX_SWAPS.flatMap(([symbol, price]) =>
+    Array.from({ length: 15 }, () => okx.createOrders(batch(symbol, price))),
+  );
+}

@@ -7,18 +7,10 @@ import { type RunningModelExchange, startModelExchange } from '../../src/model-e
 import { VirtualClock } from '../../src/testing/virtual-clock.js';
 import { settled } from '../model-exchange/okx-helpers.js';
 import { closeAfterEach } from '../e2e/harness.js';
-import { okxAt, recordSends } from './helpers.js';
+import { OKX_SWAPS, okxAt, okxBatchesOverTier, recordSends } from './helpers.js';
 
 vi.setConfig({ testTimeout: 60_000 });
 const live = closeAfterEach();
-
-// The model's USDT swaps, and a price far below each (the orders rest).
-const SWAPS = [
-  ['BTC/USDT:USDT', 1000],
-  ['ETH/USDT:USDT', 100],
-  ['SOL/USDT:USDT', 10],
-  ['DOGE/USDT:USDT', 0.1],
-] as const;
 
 /**
  * The model on OKX and an OKX limiter on one virtual clock (the base limit: 1,000 new and amend
@@ -92,12 +84,7 @@ describe('limitCcxt on OKX', () => {
 
   it("holds new orders over the sub-account's 1,000 per 2 s: none answered 50061", async () => {
     const { clock, okx, exchange } = await setUp();
-    // 4 swaps × 15 batches of 20: 1,200 orders, each swap's 300 within its batch limit.
-    const batch = (symbol: string, price: number) =>
-      Array.from({ length: 20 }, () => ({ symbol, type: 'limit' as const, side: 'buy' as const, amount: 1, price }));
-    const placing = SWAPS.flatMap(([symbol, price]) =>
-      Array.from({ length: 15 }, () => okx.createOrders(batch(symbol, price))),
-    );
+    const placing = okxBatchesOverTier(okx);
     await settled(clock, exchange);
     expect(modelLimit(exchange, 'sub-account')?.most).toBe(1000);
     await clock.advance(2_000);
@@ -113,7 +100,7 @@ describe('limitCcxt on OKX', () => {
     // swaps in turn: a placement waiting on its instrument keeps its turn on the sub-account's
     // limit, and those after it wait behind it (docs/okx.md#o5).
     const placing = Array.from({ length: 70 }, () =>
-      SWAPS.slice(0, 3).map(([symbol, price]) => okx.createOrder(symbol, 'limit', 'buy', 1, price)),
+      OKX_SWAPS.slice(0, 3).map(([symbol, price]) => okx.createOrder(symbol, 'limit', 'buy', 1, price)),
     ).flat();
     await settled(clock, exchange);
     for (const id of ['BTC', 'ETH', 'SOL'])

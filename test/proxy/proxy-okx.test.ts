@@ -4,7 +4,7 @@ import { API_DIALECTS } from '../../src/proxy/api-dialect.js';
 import { LABELS } from '../../src/proxy/labels.js';
 import { type RunningProxy, startProxy } from '../../src/proxy/server.js';
 import { VirtualClock } from '../../src/testing/virtual-clock.js';
-import { okxAt } from '../ccxt/helpers.js';
+import { OKX_SWAPS, okxAt, okxBatchesOverTier } from '../ccxt/helpers.js';
 import { KEY_A, OKX_ACCOUNTS, okxCall, settled } from '../model-exchange/okx-helpers.js';
 
 vi.setConfig({ testTimeout: 60_000 });
@@ -16,14 +16,6 @@ afterEach(async () => {
   await exchange?.close();
   proxy = exchange = undefined;
 });
-
-// The model's USDT swaps, and a price far below each (the orders rest).
-const SWAPS = [
-  ['BTC/USDT:USDT', 1000],
-  ['ETH/USDT:USDT', 100],
-  ['SOL/USDT:USDT', 10],
-  ['DOGE/USDT:USDT', 0.1],
-] as const;
 
 /**
  * The model on OKX and the proxy of OKX in front of it, one virtual clock for both (family desk at
@@ -60,11 +52,7 @@ function modelLimit(ex: RunningModelExchange, key: string) {
 describe('the proxy of OKX', () => {
   it("holds an okx engine's batches over the sub-account's 1,000 orders per 2 s: none answered 50061", async () => {
     const { clock, okx, exchange } = await setUp();
-    const batch = (symbol: string, price: number) =>
-      Array.from({ length: 20 }, () => ({ symbol, type: 'limit' as const, side: 'buy' as const, amount: 1, price }));
-    const placing = SWAPS.flatMap(([symbol, price]) =>
-      Array.from({ length: 15 }, () => okx.createOrders(batch(symbol, price))),
-    );
+    const placing = okxBatchesOverTier(okx);
     await settled(clock, exchange);
     expect(modelLimit(exchange, 'sub-account')?.most).toBe(1000);
     await clock.advance(2_000);
@@ -78,7 +66,7 @@ describe('the proxy of OKX', () => {
     // The swaps in turn; they reach the proxy in about that order (a placement waiting on its
     // instrument keeps its turn on the sub-account's limit, and those after it wait behind it).
     const placing = Array.from({ length: 70 }, () =>
-      SWAPS.slice(0, 3).map(([symbol, price]) => okx.createOrder(symbol, 'limit', 'buy', 1, price)),
+      OKX_SWAPS.slice(0, 3).map(([symbol, price]) => okx.createOrder(symbol, 'limit', 'buy', 1, price)),
     ).flat();
     await settled(clock, exchange);
     expect(modelLimit(exchange, '/api/v5/trade/order:SOL-USDT-SWAP')?.accepted).toBeLessThanOrEqual(60);
