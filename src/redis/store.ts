@@ -10,12 +10,8 @@ import type { WindowLimit, WindowLimitOptions } from '../schedule/window.js';
 import {
   type AcquireCall,
   type AcquireReply,
-  decodeAcquire,
-  decodeAcquireMany,
   decodeHello,
   decodeRestore,
-  encodeAcquire,
-  encodeAcquireMany,
   encodeArrivals,
   encodeCounts,
   encodeFeedback,
@@ -25,10 +21,10 @@ import {
   encodeRestore,
   encodeUpdate,
   type Encoded,
-  type GrantArrival,
   type HelloCall,
 } from './calls.js';
 import { askFor } from './admission.js';
+import { AskBatch, type Asking, acquireAll } from './asks.js';
 import { Connection } from './connection.js';
 import { RedisCounts } from './counts.js';
 import { LocalShares } from './local-share.js';
@@ -37,20 +33,6 @@ import { type Broker, type Lease, linkOf, SharedLimit } from './shared-limit.js'
 import { type RedisStoreOptions, resolveStoreOptions, type StoreConfig } from './options.js';
 
 export type { RedisStoreOptions } from './options.js';
-
-/** A request for permits made and not sent yet, with what its answer is read against. */
-interface Asking {
-  readonly linked: readonly SharedLimit[];
-  readonly id: string;
-  readonly weight: number;
-  /** The store's clock when it was made, before it was sent: its lease is measured from then. */
-  readonly sentAt: number;
-  readonly changes: readonly number[];
-  readonly current: readonly boolean[];
-  /** The grants it confirms, per limit: sent again with the next request should it fail. */
-  readonly confirmed: readonly (readonly GrantArrival[])[];
-  readonly call: AcquireCall;
-}
 
 /**
  * What a Redis store tells its listeners: Redis stopped or started answering, a process started
@@ -156,8 +138,8 @@ export class RedisStore implements LimitStore<SharedLimit> {
   #restoring: Promise<boolean> | null = null;
   /** When this process last told Redis it is alive (see `saysAlive`). */
   #aliveAt = -Infinity;
-  /** Requests for permits made and not sent yet (see `sendAsks`). */
-  #asks: Asking[] = [];
+  /** Requests for permits made and not sent yet. */
+  readonly #asks = new AskBatch((asks) => this.#sendAsks(asks));
 
   constructor(options: RedisStoreOptions) {
     const o = resolveStoreOptions(options);
@@ -357,33 +339,12 @@ export class RedisStore implements LimitStore<SharedLimit> {
     // Sent once the work at hand is done, with the other requests made meanwhile: over many
     // limits of a budget, one call carries several (see lua/acquire-many.lua). The lease is
     // measured from `sentAt`, read before.
-    if (this.#asks.length === 0) process.nextTick(() => this.#sendAsks());
-    this.#asks.push({ linked, id, weight, sentAt, changes, current, confirmed, call });
+    this.#asks.add({ linked, id, weight, sentAt, changes, current, confirmed, call });
   }
 
   /** Sends the requests for permits made since the last were sent: one alone as ACQUIRE, several as ACQUIRE_MANY. */
-  #sendAsks(): void {
-    const asks = this.#asks;
-    this.#asks = [];
-    if (asks.length === 0) return;
-    const sent =
-      asks.length === 1
-        ? this.#call('acquire', encodeAcquire(this.#keys, asks[0]!.call), true).then((reply) => [
-            decodeAcquire(reply as unknown[], asks[0]!.linked.length),
-          ])
-        : this.#call(
-            'acquireMany',
-            encodeAcquireMany(
-              this.#keys,
-              asks.map((a) => a.call),
-            ),
-            true,
-          ).then((reply) =>
-            decodeAcquireMany(
-              reply as unknown[],
-              asks.map((a) => a.linked.length),
-            ),
-          );
+  #sendAsks(asks: readonly Asking[]): void {
+    const sent = acquireAll((script, encoded) => this.#call(script, encoded, true), this.#keys, asks);
     sent.then(
       (replies) => {
         for (const [i, a] of asks.entries())
