@@ -37,9 +37,12 @@ const place = (url: string, n: number) =>
 
 describe('traderatio proxy --state FILE', () => {
   it('keeps the 24-hour, 7-day and hourly counts across a restart, and writes them every few seconds', async () => {
-    exchange = await startModelExchange({ port: 0, accounts: ACCOUNTS, fills: { maker: 0, taker: 0 } });
+    // The model on the proxy's clock, which crosses a whole hour between the two batches: the
+    // counts of both hours are kept, whatever the hour the test runs at.
+    const hour = 3_600_000;
+    const clock = new VirtualClock({ wallStart: Math.ceil(Date.now() / hour) * hour - 2_000 });
+    exchange = await startModelExchange({ port: 0, accounts: ACCOUNTS, fills: { maker: 0, taker: 0 }, clock });
     const file = join(dir(), 'state.json');
-    const clock = new VirtualClock({ wallStart: Date.now() });
     proxy = await startProxy({ upstream: exchange.url, accounts: ACCOUNTS, stateFile: file, clock });
     expect(proxy.restoredFrom).toBeNull();
     expect(await place(proxy.url, 30)).toEqual(Array(30).fill(200));
