@@ -140,8 +140,14 @@ export async function runOkxRecipe(options: {
     let refused = 0;
     let next = 0;
     let lastId: { id: string; symbol: string } | undefined;
+    // ccxt reads a request's 50011 or 50061 as RateLimitExceeded; an order of a batch refused
+    // alone (code "1", its sCode) as an ExchangeError naming the code.
     const tooMany = (e: unknown) => {
-      if (e instanceof ccxt.RateLimitExceeded) refused++;
+      if (
+        e instanceof ccxt.RateLimitExceeded ||
+        (e instanceof ccxt.ExchangeError && /"sCode":"500(11|61)"/.test(e.message))
+      )
+        refused++;
       else throw e;
     };
     const worker = async () => {
