@@ -10,7 +10,8 @@ import { unrefTimer } from '../schedule/clock.js';
 /**
  * The timer of the account limiter's boundaries: every whole hour of the exchange's clock (00:00
  * snapshot, 08:00 raise, hourly throttle checks all fall on one), reached on its lowering side
- * (`error` early, and earlier by the transit) and again on its raising side (`error` late) (see docs/rules.md#r15).
+ * (one window early, `error` earlier, and earlier by the transit) and again on its raising side
+ * (`error` late) (see docs/rules.md#r15).
  * The scheduler holds each boundary too, so that nothing is let through past it should the timer
  * be late. It tells the edges the rules are to be read at, and whether a new clock sample moved
  * them across a whole hour.
@@ -32,15 +33,20 @@ export class BoundaryTimer {
 
   /**
    * The instants the rules are to be read at now (see docs/rules.md#r15): the latest the exchange's clock may read,
-   * where a lowering is already due, and the earliest, where a raise is certain. A boundary the
-   * timer was set for is due on its side when it fires, whatever the rounding. Remembered for
-   * {@link crossed}.
+   * where a lowering is already due (and `leadMs` later: a lowering is in force one window before
+   * its instant), and the earliest, where a raise is certain. A boundary the timer was set for is
+   * due on its side when it fires, whatever the rounding. Remembered for {@link crossed}.
+   *
+   * `ahead` is the whole hour the lead reaches before the exchange's clock does, with the time
+   * still to run until it: the requests of that time are not made yet, and the rules read at it
+   * are to count as many as the limits let through (see docs/rules.md#r15). Null otherwise.
    */
-  edges(): InstantBounds {
+  edges(): InstantBounds & { readonly ahead: { readonly at: number; readonly ms: number } | null } {
     const armed = this.armed;
     const time = this.time;
     let early = time.edge('raise');
-    let late = time.edge('lower');
+    const reached = time.edge('lower');
+    let late = reached;
     if (
       time.estimating &&
       armed !== null &&
@@ -58,7 +64,9 @@ export class BoundaryTimer {
     )
       early = armed.at;
     this.readHours = { early: utcHourStart(early), late: utcHourStart(late) };
-    return { early, late };
+    const hour = utcHourStart(late);
+    const before = reached - time.leadMs;
+    return { early, late, ahead: before < hour ? { at: hour, ms: hour - before } : null };
   }
 
   /**
@@ -79,26 +87,20 @@ export class BoundaryTimer {
     if (this.timer !== null) this.clock.clearTimer(this.timer);
     const local = this.time.local();
     let next: { at: number; direction: BoundaryDirection; wall: number } | null = null;
-    if (this.time.estimating) {
-      // Read once for the four boundaries: arm runs after every clock sample.
-      const transit = this.time.transit();
-      for (const at of [utcHourStart(now), utcHourStart(now) + HOUR_MS]) {
-        for (const direction of ['lower', 'raise'] as const) {
-          const wall = this.time.boundaryLocal(at, direction, local, direction === 'lower' ? transit : 0);
-          // Due now and not yet fired: boundaries fire in order, each side once.
-          const pending =
-            wall > local.wall ||
-            (wall === local.wall && (this.armed === null || order(this.armed) < order({ at, direction })));
-          if (pending && (next === null || wall < next.wall)) next = { at, direction, wall };
-        }
+    // Read once for the four boundaries: arm runs after every clock sample. The next hour's raise
+    // is always ahead: there is one.
+    const transit = this.time.transit();
+    for (const at of [utcHourStart(now), utcHourStart(now) + HOUR_MS]) {
+      for (const direction of ['lower', 'raise'] as const) {
+        const wall = this.time.boundaryLocal(at, direction, local, direction === 'lower' ? transit : 0);
+        // Due now and not yet fired: boundaries fire in order, each side once.
+        const pending =
+          wall > local.wall ||
+          (wall === local.wall && (this.armed === null || order(this.armed) < order({ at, direction })));
+        if (pending && (next === null || wall < next.wall)) next = { at, direction, wall };
       }
     }
-    next ??= {
-      at: utcHourStart(now) + HOUR_MS,
-      direction: 'lower',
-      wall: local.wall + utcHourStart(now) + HOUR_MS - now,
-    };
-    const target = next;
+    const target = next!;
     const delay = Math.max(0, target.wall - local.wall);
     const fire = (): void => {
       if (this.timer !== null) this.clock.clearTimer(this.timer);

@@ -63,7 +63,7 @@ export class LimiterContext {
   ) {
     this.clock = config.clock;
     this.arrivals = new Arrivals(config.estimateArrivals);
-    this.time = new RulesClock(this.clock, config.estimateClock, this.arrivals);
+    this.time = new RulesClock(this.clock, config.estimateClock, this.arrivals, lowerLeadMs(config));
     // A store's limits are this library's (the scheduler checks): what the limiter asks of them,
     // beyond what a user reads, is StoreLimit.
     const store = options.store;
@@ -99,4 +99,17 @@ export class LimiterContext {
   now(): number {
     return this.time.now();
   }
+}
+
+/**
+ * How much earlier than its instant a boundary's lowering applies (see docs/rules.md#r15): the longest window of
+ * the limits a boundary lowers, the tier's and, where the exchange has them, the throttles'. A
+ * request sent under the old limits then reaches the exchange under the new ones only if it is
+ * still unanswered one window before the lowering.
+ */
+export function lowerLeadMs(config: LimiterConfig): number {
+  const windows = [config.family.rulebook.tiers.windowMs];
+  if (config.throttled)
+    windows.push(config.abuse.noFillLimit.windowMs, config.abuse.lowFillLimit.windowMs, config.spotFill.limit.windowMs);
+  return Math.max(...windows);
 }

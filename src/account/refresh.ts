@@ -12,7 +12,8 @@ import type { AccountLimits } from './request-limits.js';
  * have counted and not yet shared (`state`), and what to do where it differs from the first.
  */
 export interface UnreadReading {
-  readonly state: (account: string) => LimitsState;
+  /** The state with the requests not read yet, and as many more as the limits let through in `aheadMs`. */
+  readonly state: (account: string, aheadMs: number) => LimitsState;
   readonly disagreeing: 'stricter' | 'hold';
 }
 
@@ -44,7 +45,7 @@ export class LimitsRefresh {
     // The instants the rules are read at (see docs/rules.md#r15): the latest the exchange's clock may read, where a
     // lowering is already due, and the earliest, where a raise is certain. A boundary the timer
     // was set for is due on its side when it fires, whatever the rounding.
-    const { early, late } = boundaries.edges();
+    const { early, late, ahead } = boundaries.edges();
     // The next refresh is set first: whatever happens below, the hourly refreshes go on.
     boundaries.arm(now);
     const rules = counts.rules(timeline);
@@ -52,10 +53,21 @@ export class LimitsRefresh {
     for (const a of counts.accounts) {
       const l = limits.get(a.id)!;
       if (a.createdAt !== undefined && now < a.createdAt) continue;
-      const known = limitsAt(rules, a, { early, late });
+      let known = limitsAt(rules, a, { early, late });
+      // A lowering read one window early (see docs/rules.md#r15): the requests of the time still to run until its
+      // hour count too, as many as the limits let through (more requests only lower a ratio or a
+      // fill rate, and may start a throttle).
+      if (ahead !== null)
+        known = stricterLimits(
+          known,
+          limitsAt(counts.unread(a.id, this.ctx.requestLimits.mostCounted(l, ahead.ms), ahead.at - 1), a, {
+            early,
+            late,
+          }),
+        );
       let state = known;
       if (unread !== undefined) {
-        const more = limitsAt(unread.state(a.id), a, { early, late });
+        const more = limitsAt(unread.state(a.id, ahead?.ms ?? 0), a, { early, late });
         if (!sameLimits(known, more)) {
           if (unread.disagreeing === 'hold') {
             this.hold(l);
@@ -138,8 +150,12 @@ export class LimitsRefresh {
       if (!Number.isFinite(unreadMs)) return undefined;
       return {
         disagreeing,
-        state: (account) =>
-          counts.unread(account, this.ctx.requestLimits.mostCounted(this.ctx.limits.get(account)!, unreadMs), at),
+        state: (account, aheadMs) =>
+          counts.unread(
+            account,
+            this.ctx.requestLimits.mostCounted(this.ctx.limits.get(account)!, unreadMs + aheadMs),
+            at,
+          ),
       };
     };
     const first = unread('hold');

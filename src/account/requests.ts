@@ -40,7 +40,15 @@ export function countedAs(
   contract: string | undefined,
   { exchange, unknownContract }: Pick<LimiterConfig, 'exchange' | 'unknownContract'>,
 ): CountedAs | null {
-  if (exchange === 'okx') return okxCountedAs(c);
+  if (exchange === 'okx') {
+    if (contract !== undefined)
+      throw new InvalidInputError(
+        '`contract`',
+        contract,
+        "left out on OKX: a request names its instrument in its body (`instId`), and a cancel's too",
+      );
+    return okxCountedAs(c);
+  }
   const named = contract === undefined ? undefined : normalizeContract(contract, '`contract`');
   if (c.action === 'other') return null;
   if (c.market === 'spot') {
@@ -119,6 +127,8 @@ export class RequestSender {
    * exchange's clock (see docs/rules.md#r15), and tell when the exchange counted the request (see docs/rules.md#r13).
    */
   arrived(limits: readonly StoreLimit[], weight: number, sample: LimiterClockSample): void {
+    // OKX's answers carry no gateway times: its clock is read from `GET /api/v5/public/time` (see docs/okx.md#o7).
+    if (this.ctx.config.exchange === 'okx') return;
     if (this.ctx.host.clockSample(sample).accepted)
       this.ctx.arrivals.answered(limits, weight, sample, this.ctx.clock, true);
   }

@@ -26,8 +26,10 @@ export type SampleOutcome =
  * The clock the limiter's rules are read on (see docs/rules.md#r15): the exchange's, as estimated from the gateway
  * times of answers, or the local wall clock (`exchangeClock: 'local'`, or before the first sample).
  * It tells the instant now, the edges of the estimate a lowering and a raise are compared at, and
- * the local instant a boundary of the exchange's clock is due at. A lowering is due earlier by the
- * slowest recent way to the exchange (`transit`): nothing sent before it reaches the exchange after it.
+ * the local instant a boundary of the exchange's clock is due at. A lowering is due one window
+ * early (`leadMs`, the longest window of the limits a boundary lowers), and earlier still by the
+ * slowest recent way to the exchange (`transit`): a request sent under the old limits is counted
+ * by the exchange under the new ones only while it may still be on its way there (see docs/rules.md#r15).
  */
 export class RulesClock {
   private exchangeClock = new ExchangeClock();
@@ -37,11 +39,14 @@ export class RulesClock {
   /**
    * @param estimating whether the rules are read on the estimate (`exchangeClock: 'estimate'`)
    * @param arrivals where the slowest recent way to the exchange is read (see docs/rules.md#r13)
+   * @param leadMs how much earlier than its instant a lowering applies: the longest window of the
+   *   limits a boundary lowers (see docs/rules.md#r15)
    */
   constructor(
     private readonly clock: Clock,
     readonly estimating: boolean,
     private readonly arrivals: { readonly slowest: number },
+    readonly leadMs = 0,
   ) {}
 
   /**
@@ -65,22 +70,32 @@ export class RulesClock {
     return this.exchangeClock.estimate(this.local());
   }
 
-  /** The exchange's instant now on the side a boundary of `direction` is compared on (see docs/rules.md#r15). */
+  /**
+   * The exchange's instant on the side a boundary of `direction` is compared on (see docs/rules.md#r15): for a
+   * raise the earliest the exchange's clock may read now; for a lowering the latest, later by the
+   * way there and by the lead (a lowering is in force that long before its instant).
+   */
   edge(direction: BoundaryDirection): number {
-    if (!this.estimating) return Math.floor(this.clock.wall());
+    const lead = direction === 'lower' ? this.leadMs : 0;
+    if (!this.estimating) return Math.floor(this.clock.wall()) + lead;
     const at = this.exchangeClock.toExchange(this.local(), direction);
-    return direction === 'lower' ? at + this.transit() : at;
+    return direction === 'lower' ? at + this.transit() + lead : at;
   }
 
-  /** The local instant a boundary is due at (see docs/rules.md#r15); a lowering earlier by the way there (see transit). */
+  /**
+   * The local instant a boundary is due at (see docs/rules.md#r15); a lowering earlier by the way there (see
+   * transit) and by the lead. With the local clock as the rules' clock, the boundary's own instant.
+   */
   boundaryLocal(
     at: number,
     direction: BoundaryDirection,
     local: LocalInstant,
     transit = direction === 'lower' ? this.transit() : 0,
   ): number {
+    const lead = direction === 'lower' ? this.leadMs : 0;
+    if (!this.estimating) return at - lead;
     const wall = this.exchangeClock.boundaryLocal(at, direction, local);
-    return direction === 'lower' ? wall - transit : wall;
+    return direction === 'lower' ? wall - transit - lead : wall;
   }
 
   /**
@@ -89,6 +104,7 @@ export class RulesClock {
    * earlier, and nothing sent before it reaches the exchange after it (see docs/rules.md#r15, #r13).
    */
   transit(): number {
+    if (!this.estimating) return 0;
     const estimate = this.exchangeClock.estimate(this.local());
     const slowest = this.arrivals.slowest;
     return estimate === null || slowest === -Infinity ? 0 : Math.max(0, Math.ceil(slowest - estimate.offsetMs));

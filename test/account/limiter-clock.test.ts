@@ -6,6 +6,8 @@ import { VirtualClock } from '../../src/testing/virtual-clock.js';
 const T0 = Date.parse('2026-11-01T00:00:00Z');
 const H = 3_600_000;
 const D = 86_400_000;
+/** How much earlier a lowering applies on Gate: one window of its throttles, the longest it lowers (see docs/rules.md#r15). */
+const LEAD = 10_000;
 
 /**
  * A limiter on a virtual local clock that reads `skewMs` ahead of the exchange's (negative:
@@ -113,7 +115,7 @@ describe('AccountLimiter on the exchange clock (see docs/rules.md#r15)', () => {
   });
 
   for (const skewMs of [3000, -3000]) {
-    it(`applies a lowering (the 00:00 snapshot) error early with a local clock ${skewMs > 0 ? '3 s fast' : '3 s slow'}`, async () => {
+    it(`applies a lowering (the 00:00 snapshot) one window and the error early with a local clock ${skewMs > 0 ? '3 s fast' : '3 s slow'}`, async () => {
       // The seeded day leaves the 7-day window at the next 00:00: tier 1 at once then.
       const { clock, limiter, events, sample, atLocal, limitEvents } = setup(skewMs, T0 + 23 * H);
       seedTier5(limiter, T0 - 7 * D);
@@ -122,15 +124,15 @@ describe('AccountLimiter on the exchange clock (see docs/rules.md#r15)', () => {
       sample(4, 6);
       const e = limiter.clockEstimate()!;
       const midnight = T0 + D + skewMs;
-      const due = expected(e, clock.wall(), T0 + D, 'lower');
+      const due = expected(e, clock.wall(), T0 + D, 'lower') - LEAD;
       await atLocal(Math.floor(due) - 2);
       expect(limiter.limitNow('main').limit).toBe(300);
       await atLocal(midnight);
       const lower = limitEvents();
       expect(lower.map((r) => r.event.type === 'limit' && r.event.to)).toEqual([100]);
       expect(Math.abs(lower[0]!.local - due)).toBeLessThanOrEqual(1);
-      // Never after the exchange's 00:00.
-      expect(lower[0]!.local).toBeLessThan(midnight);
+      // Never later than one window before the exchange's 00:00.
+      expect(lower[0]!.local).toBeLessThan(midnight - LEAD);
       limiter.close();
     });
   }
@@ -152,7 +154,7 @@ describe('AccountLimiter on the exchange clock (see docs/rules.md#r15)', () => {
     limiter.close();
   });
 
-  it('starts the abuse throttle error early and lifts it error late (see docs/rules.md#r9 on the exchange clock)', async () => {
+  it('starts the abuse throttle one window and the error early and lifts it error late (see docs/rules.md#r9 on the exchange clock)', async () => {
     const { clock, limiter, sample, atLocal, events } = setup(3000, T0 + 10 * H + 30 * 60_000, {
       abuse: { requestThreshold: 5 },
     });
@@ -165,8 +167,10 @@ describe('AccountLimiter on the exchange clock (see docs/rules.md#r15)', () => {
     await atLocal(eleven + 10);
     const throttles = () => events.filter((x) => x.event.type === 'throttle');
     expect(throttles().map((x) => x.event.type === 'throttle' && x.event.throttle?.limit)).toEqual([10]);
-    expect(Math.abs(throttles()[0]!.local - expected(e, sampledAt, T0 + 11 * H, 'lower'))).toBeLessThanOrEqual(1);
-    expect(throttles()[0]!.local).toBeLessThan(eleven);
+    expect(Math.abs(throttles()[0]!.local - (expected(e, sampledAt, T0 + 11 * H, 'lower') - LEAD))).toBeLessThanOrEqual(
+      1,
+    );
+    expect(throttles()[0]!.local).toBeLessThan(eleven - LEAD);
     // The requests leave the 24-hour window at the exchange's 11:00 the next day: lifted, error late.
     const lift = T0 + D + 11 * H + 3000;
     const due = expected(e, sampledAt, T0 + D + 11 * H, 'raise');

@@ -175,6 +175,33 @@ describe('AccountLimiter on OKX: the limits a request draws on', () => {
     expect(() => limiter.request('main', 'POST', PLACE, () => 1, { body: { instId: 'nonsense' } })).toThrow(/`instId`/);
     limiter.close();
   });
+
+  it("refuses Gate's `contract` option by name, before anything runs or counts", async () => {
+    const { clock, limiter } = setup();
+    let ran = 0;
+    const cancel = '/api/v5/trade/cancel-order';
+    for (const call of [
+      () =>
+        limiter.request('main', 'POST', cancel, () => ran++, {
+          body: { instId: 'BTC-USDT-SWAP', ordId: '1' },
+          contract: 'BTC-USDT-SWAP',
+        }),
+      () =>
+        limiter
+          .roundTrip('main', {
+            method: 'POST',
+            path: cancel,
+            body: { instId: 'BTC-USDT-SWAP', ordId: '1' },
+            contract: 'BTC-USDT-SWAP',
+          })
+          .run(() => ran++),
+    ])
+      expect(call).toThrow(/`contract`.*instId/);
+    await clock.advance(10);
+    expect(ran).toBe(0);
+    expect(limiter.snapshot().tracker.days).toEqual([]);
+    limiter.close();
+  });
 });
 
 describe("AccountLimiter on OKX: the exchange's answers", () => {
@@ -283,7 +310,7 @@ describe('AccountLimiter on OKX: the ratio and its timing', () => {
     limiter.close();
   });
 
-  it('lowers a day late (O7): at 08:00 of T+1, not at the snapshot nor at 07:59:59.999', async () => {
+  it('lowers a day late (O7): one window (2 s) before 08:00 of T+1, not at the snapshot nor a moment earlier', async () => {
     const { clock, limiter } = setup();
     // 11-18: ratio 12 (2,500 from 11-19 08:00); today 11-19, 2,000 more requests: ratio 4 at 11-20's snapshot.
     limiter.seed({
@@ -302,14 +329,18 @@ describe('AccountLimiter on OKX: the ratio and its timing', () => {
     expect(limiter.limitNow('main').limit).toBe(2_500);
     await at('2026-11-20T08:00:00Z');
     expect(limiter.limitNow('main').limit).toBe(2_500);
-    await at('2026-11-21T07:59:59.999Z');
+    // A lowering is in force one window early (see docs/rules.md#r15): an order sent under 2,500 reaches OKX's
+    // windows under 1,750 only if it is still unanswered at 07:59:58.
+    await at('2026-11-21T07:59:57.999Z');
     expect(limiter.limitNow('main').limit).toBe(2_500);
+    await at('2026-11-21T07:59:58Z');
+    expect(limiter.limitNow('main')).toMatchObject({ limit: 1_750, tier: { tier: 4 } });
     await at('2026-11-21T08:00:00Z');
     expect(limiter.limitNow('main')).toMatchObject({ limit: 1_750, tier: { tier: 4 } });
     limiter.close();
   });
 
-  it("keeps OKX's report to 08:00 of the next day, then its forecast (O9): a lowering not a moment early", async () => {
+  it("keeps OKX's report to 08:00 of the next day, then its forecast (O9): lowered one window early, not before", async () => {
     const { clock, limiter } = setup();
     const at = (iso: string) => clock.advanceTo(Date.parse(iso) - T0);
     const ts = String(Date.parse('2026-11-19T08:00:00Z'));
@@ -323,8 +354,10 @@ describe('AccountLimiter on OKX: the ratio and its timing', () => {
     // Not dropped at the 00:00 snapshot: OKX's figures change at 08:00.
     await at('2026-11-20T00:00:00Z');
     expect(limiter.limitNow('main').limit).toBe(2_500);
-    await at('2026-11-20T07:59:59.999Z');
+    await at('2026-11-20T07:59:57.999Z');
     expect(limiter.limitNow('main').limit).toBe(2_500);
+    await at('2026-11-20T07:59:58Z');
+    expect(limiter.limitNow('main')).toMatchObject({ limit: 1_750, source: 'exchange', forecast: null });
     await at('2026-11-20T08:00:00Z');
     expect(limiter.limitNow('main')).toMatchObject({ limit: 1_750, source: 'exchange', forecast: null });
     // A forecast above the report is the next snapshot's to decide: not taken.

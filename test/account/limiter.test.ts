@@ -24,6 +24,9 @@ describe('AccountLimiter', () => {
   it('replays a week on a virtual clock and changes every limit when and as the pure rules say', async () => {
     const { limiter, events, at } = setup();
     // What the engine does each day: requests, and fills as maker (the ratio climbs, then falls).
+    // In hundreds of requests: a lowering is read one window early with as many more requests as
+    // the limits let through until its instant (see docs/rules.md#r15), and these counts are far enough from a
+    // tier's bound that those do not change it.
     const plan = [
       { main: [100, '300'], sub: [50, '100'] },
       { main: [100, '800'], sub: [50, '900'] },
@@ -33,6 +36,8 @@ describe('AccountLimiter', () => {
       { main: [50, '3000'], sub: [50, '2000'] },
       { main: [10, '0'], sub: [10, '0'] },
     ] as const;
+    const SCALE = 100;
+    const batch = Array.from({ length: 10 }, () => ({ contract: 'BTC_USDT' }));
     const activity: DailyActivity[] = [];
     const samples: [string, number, number][] = [];
     const sample = async (instant: number) => {
@@ -44,12 +49,20 @@ describe('AccountLimiter', () => {
       await sample(T0 + d * D + 8 * H - 1);
       await sample(T0 + d * D + 8 * H);
       await at(T0 + d * D + 9 * H);
+      let t = T0 + d * D + 9 * H;
       for (const account of ['main', 'sub'] as const) {
-        const [requests, volume] = day[account];
-        // Send in bursts the placement limit allows at once.
+        const [hundreds, scaled] = day[account];
+        const requests = hundreds * SCALE;
+        const volume = String(Number(scaled) * SCALE);
+        // Batches of 10 in bursts the placement limit allows at once.
         for (let sent = 0; sent < requests; sent += 50) {
-          await Promise.all(Array.from({ length: Math.min(50, requests - sent) }, () => place(limiter, account)));
-          await at(T0 + d * D + 9 * H + (sent + 50) * 20);
+          await Promise.all(
+            Array.from({ length: 5 }, () =>
+              limiter.request(account, 'POST', '/api/v4/futures/usdt/batch_orders', () => 'ok', { body: batch }),
+            ),
+          );
+          t += 1000;
+          await at(t);
         }
         if (volume !== '0') limiter.recordFill(account, { contract: 'BTC_USDT', role: 'maker', volume });
         activity.push({
@@ -68,7 +81,34 @@ describe('AccountLimiter', () => {
       .filter((e) => e.type === 'limit')
       .map((e) => [e.account, new Date(e.at).toISOString(), e.type === 'limit' ? e.to : 0]);
     expect(expected.length).toBeGreaterThanOrEqual(4);
-    expect(seen).toEqual(expected);
+    // The rules' raises come at their instant, their lowerings one window (10 s, the throttles') early
+    // (see docs/rules.md#r15).
+    const LEAD = 10_000;
+    const due = expected.map(([account, at, limit]) => {
+      const t = Date.parse(at as string);
+      const lowering = (limit as number) < timeline.limitAt(account as string, t - 1).limit;
+      return [account, new Date(lowering ? t - LEAD : t).toISOString(), limit];
+    });
+    expect(due.some(([, at]) => (at as string).endsWith('23:59:50.000Z'))).toBe(true);
+    expect(seen).toEqual(expect.arrayContaining(due));
+    // Every other change is a lowering read in the lead before a snapshot, with as many more
+    // requests as the limits let through until it (they could lower the ratio), undone at the
+    // snapshot, where the rules' reading on the requests made is in force.
+    const others = seen.filter((e) => !due.some((d) => d[0] === e[0] && d[1] === e[1] && d[2] === e[2]));
+    for (const [account, at, limit] of others) {
+      const t = Date.parse(at as string);
+      if (t % D === D - LEAD) {
+        expect(limit).toBeLessThan(timeline.limitAt(account as string, t).limit);
+        expect(others).toContainEqual([
+          account,
+          new Date(t + LEAD).toISOString(),
+          timeline.limitAt(account as string, t + LEAD).limit,
+        ]);
+      } else {
+        expect(t % D).toBe(0);
+        expect(limit).toBe(timeline.limitAt(account as string, t).limit);
+      }
+    }
     // And at every 00:00, 07:59:59.999 and 08:00 of the week, the limit in force is the rules' one.
     expect(samples.map(([account, instant]) => timeline.limitAt(account, instant).limit)).toEqual(
       samples.map(([, , limit]) => limit),
@@ -160,12 +200,16 @@ describe('AccountLimiter', () => {
       needed: '0.01',
     });
     expect(limiter.limitNow('main').spotThrottle).toBeNull();
-    await at(T0 + 11 * H - 1);
+    // The throttle starts one window (10 s) before the hour (see docs/rules.md#r15): a placement sent under no
+    // throttle reaches the exchange's throttled windows only if it is still unanswered then.
+    await at(T0 + 11 * H - 10_001);
     expect(limiter.limitNow('main').spotThrottle).toBeNull();
+    await at(T0 + 11 * H - 10_000);
+    expect(limiter.limitNow('main').spotThrottle).toEqual({ limit: 10, windowMs: 10_000, reason: 'low-fill-rate' });
     await at(T0 + 11 * H);
     expect(limiter.limitNow('main').spotThrottle).toEqual({ limit: 10, windowMs: 10_000, reason: 'low-fill-rate' });
     expect(events.filter((e) => e.type === 'spot-throttle')).toMatchObject([
-      { account: 'main', at: T0 + 11 * H, throttle: { limit: 10 } },
+      { account: 'main', at: T0 + 11 * H - 10_000, throttle: { limit: 10 } },
     ]);
     // 12 placements on one pair, 150 ms apart: 10 in the first 10 s; cancels and futures pass.
     const sent: number[] = [];
@@ -234,8 +278,9 @@ describe('AccountLimiter', () => {
     expect(limiter.limitNow('main').spotThrottle?.reason).toBe('no-fills');
     await at(T0 + 2 * H);
     expect(limiter.limitNow('main').spotThrottle).toBeNull();
+    // It started one window before its hour; it lifts at the hour, not before.
     expect(events.filter((e) => e.type === 'spot-throttle').map((e) => [e.at, e.throttle?.reason ?? null])).toEqual([
-      [T0 + H, 'no-fills'],
+      [T0 + H - 10_000, 'no-fills'],
       [T0 + 2 * H, null],
     ]);
     limiter.close();

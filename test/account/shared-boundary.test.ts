@@ -2,6 +2,8 @@
 // docs/rules.md#r15): the limits are decided at once where the totals read decide them whatever
 // other processes may have counted and not yet shared; where those requests could change them,
 // placements wait until the totals up to the hour are read, and the limits are decided on those.
+// One window (10 s) before the hour, a throttle the requests still to come could start is in force
+// already (see docs/rules.md#r15); the hour decides on the requests made.
 import { describe, expect, it } from 'vitest';
 import { AccountLimiter } from '../../src/account/limiter.js';
 import type { SharedCounts, SharedTotals } from '../../src/account/shared-counts.js';
@@ -48,7 +50,7 @@ class FakeCounts implements SharedCounts {
 }
 
 function setup(requests: number, unreadMs: number) {
-  const clock = new VirtualClock({ start: 0, wallStart: HOUR - 10_000 });
+  const clock = new VirtualClock({ start: 0, wallStart: HOUR - 30_000 });
   const counts = new FakeCounts(unreadMs);
   const store = {
     limit: (o: ConstructorParameters<typeof WindowLimit>[0]) => new WindowLimit(o),
@@ -79,15 +81,21 @@ describe('a boundary with shared counts', () => {
     const { clock, counts, limiter } = setup(401, 300);
     const log: string[] = [];
     watch(limiter, log);
-    await clock.advanceTo(10_000);
+    // From 10 s before the hour, as many requests as the limits let through until it (300 a second)
+    // could take the count over the threshold: throttled, not a moment earlier.
+    await clock.advanceTo(19_999);
+    expect(limiter.limitNow('main').throttle).toBeNull();
+    await clock.advanceTo(20_000);
+    expect(log).toEqual(['throttled']);
+    await clock.advanceTo(30_000);
     const placed = place(limiter, log);
     await clock.advance(50);
-    expect(log).toEqual([]);
-    expect(limiter.limitNow('main').throttle).toBeNull();
+    expect(log).toEqual(['throttled']);
     // Every process's counts up to the hour read: still 401, at the threshold and not over it.
     counts.settled(true);
     await placed;
-    expect(log).toEqual(['placed']);
+    expect(log).toEqual(['throttled', 'lifted', 'placed']);
+    expect(limiter.limitNow('main').throttle).toBeNull();
     limiter.close();
   });
 
@@ -95,10 +103,10 @@ describe('a boundary with shared counts', () => {
     const { clock, counts, limiter } = setup(401, 300);
     const log: string[] = [];
     watch(limiter, log);
-    await clock.advanceTo(10_000);
+    await clock.advanceTo(30_000);
     const placed = place(limiter, log);
     await clock.advance(50);
-    expect(log).toEqual([]);
+    expect(log).toEqual(['throttled']);
     // The totals up to the hour come with the reading that settles them.
     counts.totals(1001);
     counts.settled(true);
@@ -112,7 +120,7 @@ describe('a boundary with shared counts', () => {
     const { clock, counts, limiter } = setup(401, 300);
     const log: string[] = [];
     watch(limiter, log);
-    await clock.advanceTo(10_000);
+    await clock.advanceTo(30_000);
     const placed = place(limiter, log);
     counts.settled(false);
     await placed;
@@ -120,20 +128,21 @@ describe('a boundary with shared counts', () => {
     limiter.close();
   });
 
-  it('neither throttles nor holds when even the most the limits let through stays at or below the threshold', async () => {
+  it('does not hold at the hour when even the most the limits let through stays at or below the threshold', async () => {
     const { clock, counts, limiter } = setup(400, 300);
     const log: string[] = [];
     watch(limiter, log);
-    await clock.advanceTo(10_000);
+    await clock.advanceTo(30_000);
     await place(limiter, log);
-    expect(log).toEqual(['placed']);
+    // Throttled in the 10 s before the hour (the requests still to come), lifted at it at once.
+    expect(log).toEqual(['throttled', 'lifted', 'placed']);
     expect(counts.settles.length).toBeGreaterThan(0);
     limiter.close();
   });
 
   it('throttles at the hour on the totals read, before they are settled', async () => {
     const { clock, counts, limiter } = setup(1001, 300);
-    await clock.advanceTo(10_000);
+    await clock.advanceTo(30_000);
     expect(limiter.limitNow('main').throttle).toMatchObject({ reason: 'no-fills', limit: 10 });
     counts.settled(true);
     await clock.advance(0);

@@ -315,9 +315,9 @@ describe('lowerings ahead of the way there (see docs/rules.md#r15, #r13)', () =>
     expect(d.max).toBe(101);
   });
 
-  it('applies an abuse throttle early by the slowest way there, so nothing sent before it arrives after it', async () => {
+  it('applies an abuse throttle one window early, and earlier by the slowest way there', async () => {
     const hour = Date.parse('2026-11-02T09:00:00Z');
-    const clock = new VirtualClock({ start: 0, wallStart: hour - 10_000 });
+    const clock = new VirtualClock({ start: 0, wallStart: hour - 20_000 });
     const limiter = new AccountLimiter({ accounts: [{ id: 'main', role: 'main' }], clock });
     limiter.seed({
       days: [
@@ -345,10 +345,10 @@ describe('lowerings ahead of the way there (see docs/rules.md#r15, #r13)', () =>
       });
       await clock.advanceTo(clock.now() + 400);
     }
+    // The throttle's window is 10 s: it is in force from 10 s before 09:00, and earlier still by the
+    // way there, 400 ms (the clock's offset and error bound alone would wait until 302 ms before).
     await clock.advanceTo(10_000 - 470);
     expect(limiter.limitNow('main').throttle).toBeNull();
-    // A request sent 400 ms before 09:00 may reach the exchange after it: the throttle is in force
-    // (the clock's offset and error bound alone would wait until 302 ms before).
     await clock.advanceTo(10_000 - 400);
     expect(limiter.limitNow('main').throttle).not.toBeNull();
     limiter.close();
