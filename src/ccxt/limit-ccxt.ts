@@ -202,8 +202,9 @@ const attached = new WeakSet<object>();
  * On a limiter of OKX (`exchange: 'okx'`), a ccxt `okx` instance is limited the same way under
  * OKX's API v5 (see docs/okx.md): its orders on the sub-account's limit and each instrument's, a
  * batch per order; an answer's `code` 50011 or 50061 (a batch's per-order `sCode`) to the limit
- * that refused it; GET /api/v5/trade/account-rate-limit asked first for the exchange's figure, and
- * GET /api/v5/public/time once for the exchange's clock (OKX's answers carry no gateway times).
+ * that refused it; GET /api/v5/public/time asked first, once, for the exchange's clock (OKX's
+ * answers carry no gateway times), then GET /api/v5/trade/account-rate-limit for its figure (a
+ * report's age is judged on that clock).
  * A gate instance on an OKX limiter, or an okx one on a Gate limiter, is refused, naming both.
  *
  * ccxt's retries (`maxRetriesOnFailure`, off by default) are sent within the one admission.
@@ -341,23 +342,23 @@ export function limitCcxt(limiter: AccountLimiter, exchange: CcxtGate, options: 
   };
 
   const apiKey = (exchange as { apiKey?: unknown }).apiKey;
-  const asks: Promise<unknown>[] = [];
+  const clockAsk = face.clock === undefined ? undefined : implicit[face.clock];
+  // The clock first: its answer is the limiter's clock sample (one that fails leaves the machine's
+  // clock, and its round trip has recorded how it failed), and a report is judged by its age on
+  // the exchange's clock (OKX's names the instant it speaks of).
+  const clockFirst: Promise<unknown> | null =
+    typeof clockAsk === 'function' ? asking.run(exchange, () => clockAsk.call(exchange)).catch(() => undefined) : null;
+  let asked: Promise<unknown> | null = clockFirst;
   if (ask && typeof apiKey === 'string' && apiKey !== '' && typeof implicit[face.rateLimit] === 'function') {
     // ccxt throws on an answer that is not a success (a 404, a refusal): marked not open.
-    asks.push(
+    const report = () =>
       askRateLimit(limiter, account, async () => ({
         status: 200,
         body: await asking.run(exchange, () => implicit[face.rateLimit]!.call(exchange)),
-      })),
-    );
+      }));
+    asked = clockFirst === null ? report() : clockFirst.then(report);
   }
-  const clockAsk = face.clock === undefined ? undefined : implicit[face.clock];
-  if (typeof clockAsk === 'function') {
-    // Its answer is the limiter's clock sample; one that fails leaves the machine's clock, and its
-    // round trip has recorded how it failed.
-    asks.push(asking.run(exchange, () => clockAsk.call(exchange)).catch(() => undefined));
-  }
-  if (asks.length > 0) learning = Promise.all(asks).then(() => undefined);
+  if (asked !== null) learning = asked.then(() => undefined);
   const poll =
     everyMs === undefined
       ? null

@@ -200,8 +200,9 @@ const FACES: Readonly<Record<LimiterExchange, FetchFace>> = {
  * On a limiter of OKX (`exchange: 'okx'`), the same for OKX's API v5 (any host; the path from
  * `/api/v5/` on; see docs/okx.md): orders on the sub-account's limit and each instrument's, a batch
  * per order; an answer's `code` 50011 or 50061 (a batch's per-order `sCode`) to the limit that
- * refused it; GET /api/v5/trade/account-rate-limit asked first, and GET /api/v5/public/time once
- * for the exchange's clock (OKX's answers carry no gateway times). `deadline` is kept here alone.
+ * refused it; GET /api/v5/public/time asked first, once, for the exchange's clock (OKX's answers
+ * carry no gateway times), then GET /api/v5/trade/account-rate-limit (a report's age is judged on
+ * that clock). `deadline` is kept here alone.
  *
  * @example
  * ```ts
@@ -265,22 +266,20 @@ export function limitedFetch(limiter: AccountLimiter, options: LimitedFetchOptio
   const attach = (url: string): void => {
     base = apiBase(url, face.prefix);
     if (base === null) return;
-    const asks: Promise<unknown>[] = [];
-    if (ask) {
-      asks.push(
-        askRateLimit(limiter, account, async () => {
-          const response = await call(`${base!}${face.rateLimit}`);
-          return {
-            status: response.status,
-            body: response.ok ? await response.json().catch(() => undefined) : undefined,
-          };
-        }),
-      );
-    }
-    // Its answer is the limiter's clock sample; one that fails leaves the machine's clock, and its
-    // round trip has recorded how it failed.
-    if (face.clock !== undefined) asks.push(call(`${base}${face.clock}`).catch(() => undefined));
-    learning = Promise.all(asks).then(() => undefined);
+    // The clock first: its answer is the limiter's clock sample (one that fails leaves the machine's
+    // clock, and its round trip has recorded how it failed), and a report is judged by its age on
+    // the exchange's clock (OKX's names the instant it speaks of).
+    const clockFirst = face.clock === undefined ? null : call(`${base}${face.clock}`).catch(() => undefined);
+    const report = () =>
+      askRateLimit(limiter, account, async () => {
+        const response = await call(`${base!}${face.rateLimit}`);
+        return {
+          status: response.status,
+          body: response.ok ? await response.json().catch(() => undefined) : undefined,
+        };
+      });
+    const asked: Promise<unknown> | null = !ask ? clockFirst : clockFirst === null ? report() : clockFirst.then(report);
+    learning = (asked ?? Promise.resolve()).then(() => undefined);
     if (everyMs !== undefined) {
       const poll = every(clock, everyMs, () => {
         for (const path of face.polled) {
