@@ -189,9 +189,10 @@ describe('ccxt gate against the model exchange', () => {
   }, 60_000);
 
   it('follows an abuse throttle at 09:00', async () => {
-    // 08:59:57, 86,400 requests already this hour and nothing traded: the run's own requests make
-    // it more than 86,400, and the check at 09:00 limits placement to 10 per 10 s.
-    const clock = clockAt(9, -3_000);
+    // 08:59:49, 86,400 requests already this hour and nothing traded: the run's own requests make
+    // it more than 86,400, and the check at 09:00 limits placement to 10 per 10 s (the limiter from
+    // 08:59:50, one window before it: see docs/rules.md#r15).
+    const clock = clockAt(9, -11_000);
     const history = {
       activity: [{ account: 'main', day: dayOf(clock, -1), contracts: [tier4] }],
       hours: [
@@ -205,7 +206,7 @@ describe('ccxt gate against the model exchange', () => {
     };
     const gate = await limitedGate(clock, history);
     expect(live.limiter!.limitNow('main').throttle).toBeNull();
-    const run = await saturate(gate, 6_000, () => live.limiter!.scheduler.close());
+    const run = await saturate(gate, 14_000, () => live.limiter!.scheduler.close());
     const stats = live.exchange!.stats().accounts[0]!;
     console.log(
       `abuse throttle at 09:00: ${run.tooMany} x 429, ${run.accepted} placements accepted; model refused ${JSON.stringify(stats.refused)}`,

@@ -124,9 +124,10 @@ describe('limitedFetch against the model exchange', () => {
   }, 60_000);
 
   it('follows an abuse throttle at 09:00', async () => {
-    // 08:59:57, 86,400 requests already this hour and nothing traded: the run's own requests make
-    // it more than 86,400, and the check at 09:00 limits placement to 10 per 10 s.
-    const clock = clockAt(9 * HOUR - 3 * SECOND);
+    // 08:59:49, 86,400 requests already this hour and nothing traded: the run's own requests make
+    // it more than 86,400, and the check at 09:00 limits placement to 10 per 10 s (the limiter from
+    // 08:59:50, one window before it: see docs/rules.md#r15).
+    const clock = clockAt(9 * HOUR - 11 * SECOND);
     const history = {
       activity: [day(1, '900000', 100_000)],
       hours: [{ account: 'main', hour: 0, requests: 86_400, traded: '0' }],
@@ -138,7 +139,7 @@ describe('limitedFetch against the model exchange', () => {
     const run = await saturate(
       engine(limitedFetch(live.limiter, { account: 'main', fetch: t.send }), live.exchange.url),
       live.exchange,
-      { runMs: 6 * SECOND, limit: 250, sentCancel: t.sentCancel },
+      { runMs: 14 * SECOND, limit: 250, sentCancel: t.sentCancel },
     );
     console.log(describeRun('abuse throttle at 09:00', run));
     expect(live.limiter.limitNow('main').throttle).toMatchObject({ limit: 10 });

@@ -153,14 +153,15 @@ describe('limitApiClient against the model exchange', () => {
   }, 60_000);
 
   it('follows an abuse throttle that starts at a whole hour (10 per 10 s)', async () => {
-    const clock = clockAt(9 - 4 / 3600);
+    // 08:59:48: the limiter throttles from 08:59:50, one window before 09:00 (see docs/rules.md#r15).
+    const clock = clockAt(9 - 12 / 3600);
     // This hour so far: more than 86,400 order requests and nothing traded, checked at 09:00.
     const thisHour = new Date(Math.floor(clock.wall() / HOUR) * HOUR).toISOString();
     const history = historyOf(clock, [{ account: 'main', hour: thisHour, requests: 90_000, traded: '0' }]);
     const limiter = new AccountLimiter({ accounts: [{ id: 'main', role: 'main' }], clock });
     limiter.seed({ days: history.activity, hours: history.hours.map((h) => ({ ...h, hour: Date.parse(h.hour) })) });
     expect(limiter.limitNow('main').throttle).toBeNull();
-    const through = await run(clock, history, 8_000, limiter);
+    const through = await run(clock, history, 16_000, limiter);
     console.log(
       `gate-api abuse throttle: ${through.tooMany} x 429, ${through.accepted} placements accepted, throttle ${JSON.stringify(through.stats.throttle)}`,
     );

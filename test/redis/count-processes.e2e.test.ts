@@ -152,7 +152,8 @@ const startRedis = (port: number): ChildProcess =>
 describe('four processes counting on one account', () => {
   it('engage the abuse throttle in every process on the account total, the early warning first', async () => {
     // A threshold of 100 requests (warning at 90): each process sends 40, never enough alone;
-    // together they send 160. A whole hour of their shared clock falls 10 s after the start.
+    // together they send 160. A whole hour of their shared clock falls 12 s after the start, and
+    // the throttle it starts is in force one window (10 s) before it (see docs/rules.md#r15).
     const prefix = uniquePrefix('count-abuse');
     prefixes.push(prefix);
     await warm(PORT, prefix);
@@ -164,10 +165,10 @@ describe('four processes counting on one account', () => {
       'requests',
       40,
       100,
-      12_000,
-      (s) => virtualHour - (s + 10_000),
+      14_000,
+      (s) => virtualHour - (s + 12_000),
     );
-    const hourAt = start + 10_000;
+    const hourAt = start + 12_000;
     const codes = await Promise.all(workers.map((w) => w.exited));
     expect(codes).toEqual([0, 0, 0, 0]);
     for (const w of workers) {
@@ -178,17 +179,17 @@ describe('four processes counting on one account', () => {
       // Warned on the account's requests (more than its own 40), before the hour.
       expect(warning!.event.requests).toBeGreaterThanOrEqual(90);
       expect(warning!.at).toBeLessThan(hourAt);
-      // Throttled at the hourly check, on nothing traded (see docs/rules.md#r9).
-      expect(throttle!.at).toBeGreaterThanOrEqual(hourAt - 50);
+      // Throttled for the hourly check, one window before it, on nothing traded (see docs/rules.md#r9, #r15).
+      expect(throttle!.at).toBeGreaterThanOrEqual(hourAt - 10_050);
       expect(throttle!.event.throttle).toMatchObject({ reason: 'no-fills', limit: 10 });
     }
   }, 60_000);
 
   it('have a throttle starting at a whole hour in force in every process at that hour (see docs/rules.md#r9, #r15)', async () => {
-    // A threshold of 100 requests: the four send 30 each 10 s before a whole hour of their shared
-    // clock, so its check throttles placement to 10 per 10 s. Each asks for 20 more placements
-    // 1 ms after the hour: the account may send at most 10 in its first 10 s, none while the
-    // 120 sent before it are in the throttle's window, whichever process sends them.
+    // A threshold of 100 requests: the four send 30 each 12 s before a whole hour of their shared
+    // clock, so its check throttles placement to 10 per 10 s, in force one window (10 s) before
+    // it (see docs/rules.md#r15). Each asks for 20 more placements 1 ms after the hour: the account
+    // may send at most 10 in its first 10 s, whichever process sends them.
     const prefix = uniquePrefix('count-boundary');
     prefixes.push(prefix);
     await warm(PORT, prefix);
@@ -200,8 +201,8 @@ describe('four processes counting on one account', () => {
       'boundary',
       30,
       100,
-      12_000,
-      (s) => virtualHour - (s + 10_000),
+      14_000,
+      (s) => virtualHour - (s + 12_000),
     );
     const codes = await Promise.all(workers.map((w) => w.exited));
     expect(codes).toEqual([0, 0, 0, 0]);
@@ -211,9 +212,10 @@ describe('four processes counting on one account', () => {
     );
     for (const w of workers)
       expect(w.events.some((e) => e.event.type === 'throttle' && e.event.throttle !== null)).toBe(true);
+    // The throttle, in force since 10 s before the hour: 10 in its first 10 s, and those at once.
     expect(sent.filter((at) => at < virtualHour + 10_000).length).toBeLessThanOrEqual(10);
-    // The 120 sent 10 s before the hour count in the throttle's window for most of a second more.
-    expect(sent.filter((at) => at < virtualHour + 500)).toEqual([]);
+    expect(sent.length).toBeGreaterThan(0);
+    expect(sent[0]! - virtualHour).toBeLessThan(1000);
   }, 60_000);
 
   it('sum in Redis what each process counted, across lost connections, a Redis restart and a killed process', async () => {
