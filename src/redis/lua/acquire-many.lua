@@ -33,9 +33,9 @@ if deadline > 0 and now > deadline then
   for r = 1, #asks do replies[r] = {-2, 0, math.floor(now)} end
   return replies
 end
-local epoch, fresh, lostAt = begin(shared, ARGV[9] == '1')
+local epoch, fresh, lostAt, text = begin(shared, ARGV[9] == '1')
 for r, ask in ipairs(asks) do
   ask.lostAt = lostAt
-  replies[r] = admit(ask, epoch, fresh)
+  replies[r] = admit(ask, epoch, fresh, text)
 end
 return replies

@@ -29,6 +29,6 @@ ask.cb = 14 + 7 * ask.nl
 confirmAll(ask)
 local deadline = tonumber(ARGV[5])
 if deadline > 0 and now > deadline then return {-2, 0, math.floor(now)} end
-local epoch, fresh, lostAt = begin(ask, ARGV[#ARGV - 2] == '1')
+local epoch, fresh, lostAt, text = begin(ask, ARGV[#ARGV - 2] == '1')
 ask.lostAt = lostAt
-return admit(ask, epoch, fresh)
+return admit(ask, epoch, fresh, text)

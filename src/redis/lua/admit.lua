@@ -3,9 +3,9 @@
 -- back after a loss, restore.lua) with, once, the replication id of the Redis it said it to (one
 -- that answers with another became master since, a failover, and may lack grants), and as heard
 -- of (seen.lua, with local shares). KEYS: the epoch first, the processes alive and the grants lost
--- last. Returns the epoch, how many processes were heard of lately (see seen.lua), and when grants
+-- last. Returns the epoch, how many processes were heard of lately (see seen.lua), when grants
 -- were lost while processes alive then have still to add theirs back (else nil): limits in force
--- wait for them (check.lua).
+-- wait for them (check.lua), and the epoch as text, as replies say it (printed once per call).
 local function begin(ask, alive)
   local epoch = epochOf(KEYS[1], now)
   if alive then
@@ -17,19 +17,20 @@ local function begin(ask, alive)
   if (tonumber(waiting) or 0) > 0 then lostAt = tonumber(lostAt) else lostAt = nil end
   local fresh = 0
   if ask.P > 0 then fresh = seen(ask.procs, ask.proc, ask.stale, ask.grace) end
-  return epoch, fresh, lostAt
+  return epoch, fresh, lostAt, tostring(epoch)
 end
 -- Grants permits for one request (`ask`, see acquire.lua) on its limits, all or none, once
 -- `begin` ran: the limits are read (limits.lua), a grant under its id already is returned again;
 -- then every limit is checked (check.lua), and the process is either listed where it was held back
 -- (deny.lua) or granted alike on every limit (grant.lua), with a lease for tasks to come
 -- (extra.lua). A process that knew another epoch is told to wait 0 ms: it adds back what it sent
--- (restore.lua) before it is granted more. Returns ACQUIRE's reply (see acquire.lua).
-local function admit(ask, epoch, fresh)
+-- (restore.lua) before it is granted more. `text`: the epoch as text (see begin). Returns
+-- ACQUIRE's reply (see acquire.lua).
+local function admit(ask, epoch, fresh, text)
   local limits, cfg, prev = limitsOf(ask)
-  cfg[#cfg + 1] = tostring(epoch)
+  cfg[#cfg + 1] = text
   if prev then return {1, tonumber(prev), math.floor(now), unpack(cfg)} end
-  if ask.epoch ~= '' and ask.epoch ~= tostring(epoch) then return {0, 0, math.floor(now), unpack(cfg)} end
+  if ask.epoch ~= '' and ask.epoch ~= text then return {0, 0, math.floor(now), unpack(cfg)} end
   local heavy, wait, free = 0, 0, ask.want
   for i, c in ipairs(limits) do
     local ms, most = check(c, ask, epoch, fresh)
