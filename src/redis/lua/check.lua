@@ -37,8 +37,14 @@ local function check(c, ask, epoch, fresh)
   -- Grants lost (a failover to a replica that lagged): processes alive then have not all added
   -- theirs back yet, and the exchange's count has not come back since; at most until those grants
   -- have left the window.
-  local lost = c.n < ask.unlimited and ask.lostAt and not (c.counted >= ask.lostAt) and ask.lostAt + c.span + ask.lease or 0
-  local unknown = c.n < ask.unlimited and not c.known and epoch + c.span + ask.lease or 0
+  -- Either matters only for a limit in force while grants are lost, or while the epoch is younger
+  -- than a span and a lease: only then is what is known of the limit read (knownOf).
+  local lost, unknown = 0, 0
+  if c.n < ask.unlimited and (ask.lostAt or epoch + c.span + ask.lease > now) then
+    knownOf(c)
+    lost = ask.lostAt and not (c.counted >= ask.lostAt) and ask.lostAt + c.span + ask.lease or 0
+    unknown = not c.known and epoch + c.span + ask.lease or 0
+  end
   local since, til = epoch, unknown
   if lost > now then since, til = ask.lostAt, math.max(lost, unknown) end
   if til > now then
