@@ -87,10 +87,11 @@ export class BoundaryTimer {
     if (this.timer !== null) this.clock.clearTimer(this.timer);
     const local = this.time.local();
     let next: { at: number; direction: BoundaryDirection; wall: number } | null = null;
-    // Read once for the four boundaries: arm runs after every clock sample. The next hour's raise
-    // is always ahead: there is one.
+    // Read once for the boundaries: arm runs after every clock sample. `now` was read before
+    // `local`: the hour after next is looked at too, should the clock have moved past an hour since.
     const transit = this.time.transit();
-    for (const at of [utcHourStart(now), utcHourStart(now) + HOUR_MS]) {
+    const hour = utcHourStart(now);
+    for (const at of [hour, hour + HOUR_MS, hour + 2 * HOUR_MS]) {
       for (const direction of ['lower', 'raise'] as const) {
         const wall = this.time.boundaryLocal(at, direction, local, direction === 'lower' ? transit : 0);
         // Due now and not yet fired: boundaries fire in order, each side once.
@@ -100,7 +101,7 @@ export class BoundaryTimer {
         if (pending && (next === null || wall < next.wall)) next = { at, direction, wall };
       }
     }
-    const target = next!;
+    const target = next ?? { at: hour + 2 * HOUR_MS, direction: 'raise', wall: local.wall + 2 * HOUR_MS };
     const delay = Math.max(0, target.wall - local.wall);
     const fire = (): void => {
       if (this.timer !== null) this.clock.clearTimer(this.timer);

@@ -111,5 +111,8 @@ export function lowerLeadMs(config: LimiterConfig): number {
   const windows = [config.family.rulebook.tiers.windowMs];
   if (config.throttled)
     windows.push(config.abuse.noFillLimit.windowMs, config.abuse.lowFillLimit.windowMs, config.spotFill.limit.windowMs);
-  return Math.max(...windows);
+  return Math.min(Math.max(...windows), MAX_LEAD_MS);
 }
+
+/** The longest lead a lowering is given (see docs/rules.md#r15): a window longer than a minute is led by a minute. */
+export const MAX_LEAD_MS = 60_000;

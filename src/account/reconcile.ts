@@ -18,6 +18,11 @@ export interface HeldReport {
   stated: boolean;
   /** The limit the latest such figure stated. */
   statedLimit: number | null;
+  /**
+   * A lowering in force one window before its boundary (see docs/rules.md#r15), which the report held cannot know
+   * of yet: the tier in force is no higher than it. Null when none is ahead.
+   */
+  lowering: { tier: Tier; reason: AccountStatus['reason'] } | null;
 }
 
 /** What a report is reconciled against at `at`. */
@@ -68,7 +73,9 @@ export function reconciled(
     tiers: context.tiers,
   });
   if (r.disagreement?.stale === true) held.report = null;
-  return r.source === 'report' ? { tier: r.tier, reason: 'report' } : held.local;
+  if (r.source !== 'report') return held.local;
+  const lowering = held.lowering;
+  return lowering !== null && lowering.tier.tier < r.tier.tier ? lowering : { tier: r.tier, reason: 'report' };
 }
 
 /**

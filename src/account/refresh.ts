@@ -12,8 +12,11 @@ import type { AccountLimits } from './request-limits.js';
  * have counted and not yet shared (`state`), and what to do where it differs from the first.
  */
 export interface UnreadReading {
-  /** The state with the requests not read yet, and as many more as the limits let through in `aheadMs`. */
-  readonly state: (account: string, aheadMs: number) => LimitsState;
+  /**
+   * The state with the requests not read yet, and as many more as the limits let through in
+   * `aheadMs`, the tier limit taken as `tierLimit` where that is higher than the one in force.
+   */
+  readonly state: (account: string, aheadMs: number, tierLimit: number) => LimitsState;
   readonly disagreeing: 'stricter' | 'hold';
 }
 
@@ -53,21 +56,21 @@ export class LimitsRefresh {
     for (const a of counts.accounts) {
       const l = limits.get(a.id)!;
       if (a.createdAt !== undefined && now < a.createdAt) continue;
-      let known = limitsAt(rules, a, { early, late });
+      const read = limitsAt(rules, a, { early, late });
+      let known = read;
       // A lowering read one window early (see docs/rules.md#r15): the requests of the time still to run until its
       // hour count too, as many as the limits let through (more requests only lower a ratio or a
-      // fill rate, and may start a throttle).
-      if (ahead !== null)
-        known = stricterLimits(
-          known,
-          limitsAt(counts.unread(a.id, this.ctx.requestLimits.mostCounted(l, ahead.ms), ahead.at - 1), a, {
-            early,
-            late,
-          }),
-        );
+      // fill rate, and may start a throttle). Counted at the limit before any lowering read in the
+      // lead, so that a second reading in it does not undo the first.
+      if (ahead !== null && l.leadFrom?.at !== ahead.at) l.leadFrom = { at: ahead.at, limit: l.place.limit };
+      const tierLimit = ahead === null ? 0 : Math.max(read.limit, l.leadFrom!.limit);
+      if (ahead !== null) {
+        const most = this.ctx.requestLimits.mostCounted(l, ahead.ms, tierLimit);
+        known = stricterLimits(known, limitsAt(counts.unread(a.id, most, ahead.at - 1), a, { early, late }));
+      }
       let state = known;
       if (unread !== undefined) {
-        const more = limitsAt(unread.state(a.id, ahead?.ms ?? 0), a, { early, late });
+        const more = limitsAt(unread.state(a.id, ahead?.ms ?? 0, tierLimit), a, { early, late });
         if (!sameLimits(known, more)) {
           if (unread.disagreeing === 'hold') {
             this.hold(l);
@@ -84,16 +87,21 @@ export class LimitsRefresh {
         state.reason === 'new-sub-account-rules-begin';
       // A report (asked, or a figure a placement's answer stated) holds until the rules change
       // the limit at a boundary after it was taken (see docs/rules.md#r16: a raise or lowering the rules predict
-      // still applies at its boundary).
-      const since = timeline.limitAt(a.id, late).since;
+      // still applies at its boundary), once the exchange's clock is past it for certain. A
+      // lowering read one window early is in force over the report until then (see docs/rules.md#r15).
+      // (An account created within the bounds has no state before its creation.)
+      const certain = Math.max(early, a.createdAt ?? early);
+      const since = timeline.limitAt(a.id, certain).since;
       if (l.report !== null && since !== null && since.at > l.takenAt) {
         l.report = null;
         l.stated = false;
       }
+      const before = ahead === null ? null : limitsAt(rules, a, certain);
       // OKX's forecast of the period beginning now (see docs/okx.md#o9).
       this.ctx.reports.forecastBegun(l, late);
       const capped = l.live.capped(now, state.tier);
       l.local = { tier: capped.tier, reason: capped.capped ? 'live-downgrade' : state.reason };
+      l.lowering = before !== null && state.tier.tier < before.tier.tier ? l.local : null;
       const inForce = reconciled(l, this.ctx.reports.context(now));
       this.ctx.requestLimits.apply(a.id, l, {
         account: a.id,
@@ -150,10 +158,10 @@ export class LimitsRefresh {
       if (!Number.isFinite(unreadMs)) return undefined;
       return {
         disagreeing,
-        state: (account, aheadMs) =>
+        state: (account, aheadMs, tierLimit) =>
           counts.unread(
             account,
-            this.ctx.requestLimits.mostCounted(this.ctx.limits.get(account)!, unreadMs + aheadMs),
+            this.ctx.requestLimits.mostCounted(this.ctx.limits.get(account)!, unreadMs + aheadMs, tierLimit),
             at,
           ),
       };

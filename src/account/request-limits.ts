@@ -12,6 +12,11 @@ import { AccountWarnings } from './warnings.js';
 
 /** An account's scheduler limits, and the state they are set from. */
 export interface AccountLimits extends HeldReport {
+  /**
+   * The boundary whose lowering was last read one window early (see docs/rules.md#r15), and the tier limit in force
+   * before it: the requests still to come are counted at no less.
+   */
+  leadFrom: { at: number; limit: number } | null;
   readonly place: StoreLimit;
   readonly throttle: StoreLimit;
   readonly spotThrottle: StoreLimit;
@@ -121,6 +126,8 @@ export class RequestLimits {
         (event) => this.emit(event),
       ),
       local: { tier: tier1, reason: 'initial' },
+      lowering: null,
+      leadFrom: null,
       report: null,
       takenAt: -Infinity,
       stated: false,
@@ -168,12 +175,14 @@ export class RequestLimits {
 
   /**
    * The most order requests (see docs/rules.md#r9, #r14) `l`'s limits let through in any `ms`: each counting limit's
-   * N for every window the interval touches. Spot counts those of the pairs drawn on so far.
+   * N for every window the interval touches. Spot counts those of the pairs drawn on so far. The
+   * tier's limits count at `tierLimit` where that is higher than the one in force.
    */
-  mostCounted(l: AccountLimits, ms: number): { readonly futures: number; readonly spot: number } {
-    const most = (limit: StoreLimit): number =>
-      limit.limit >= UNTHROTTLED ? 0 : limit.limit * (1 + Math.ceil(ms / limit.windowMs));
-    let futures = most(l.place) + (l.cancel === null ? 0 : most(l.cancel)) + (l.wsPlace === null ? 0 : most(l.wsPlace));
+  mostCounted(l: AccountLimits, ms: number, tierLimit = 0): { readonly futures: number; readonly spot: number } {
+    const most = (limit: StoreLimit, n = limit.limit): number =>
+      n >= UNTHROTTLED ? 0 : n * (1 + Math.ceil(ms / limit.windowMs));
+    const tier = (limit: StoreLimit): number => most(limit, Math.max(limit.limit, tierLimit));
+    let futures = tier(l.place) + (l.cancel === null ? 0 : most(l.cancel)) + (l.wsPlace === null ? 0 : tier(l.wsPlace));
     let spot = 0;
     for (const [key, limit] of l.other) {
       // OKX's order limits per instrument: every place, amend and cancel counts for the ratio.

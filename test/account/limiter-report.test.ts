@@ -171,3 +171,72 @@ describe('AccountLimiter.reportRateLimit (see docs/rules.md#r16)', () => {
     expect(events().length).toBe(before);
   });
 });
+
+describe('a report held across a boundary read one window early (see docs/rules.md#r15, #r16)', () => {
+  const day = (d: number, makerVolume: string, place: number) => ({
+    account: 'main',
+    day: d,
+    contracts: [{ contract: 'BTC_USDT', makerVolume, place }],
+  });
+  function at01(days: ReturnType<typeof day>[]) {
+    const clock = new VirtualClock({ start: 0, wallStart: T0 + H });
+    const limiter = new AccountLimiter({ accounts: [{ id: 'main', role: 'main' }], clock });
+    limiter.seed({ days });
+    return { clock, limiter, at: (instant: number) => clock.advanceTo(instant - T0 - H) };
+  }
+
+  it('keeps a report lower than the rules until a raise the rules predict is certain, not one window early', async () => {
+    // 10-30 rates 1.5 (150 from 10-31 08:00); with 10-31, 3.5 (200 from 11-01 08:00).
+    const { limiter, at } = at01([day(T0 - 2 * D, '150', 100), day(T0 - D, '550', 100)]);
+    expect(limiter.limitNow('main').limit).toBe(150);
+    // The exchange says tier 1 at 01:00: adopted, and held until 08:00.
+    limiter.reportRateLimit('main', [row(1, T0 + H)]);
+    expect(limiter.limitNow('main')).toMatchObject({ limit: 100, reason: 'report' });
+    await at(T0 + 8 * H - 10_000);
+    expect(limiter.limitNow('main')).toMatchObject({ limit: 100, reason: 'report' });
+    await at(T0 + 8 * H - 1);
+    expect(limiter.limitNow('main')).toMatchObject({ limit: 100, reason: 'report' });
+    await at(T0 + 8 * H);
+    expect(limiter.limitNow('main')).toMatchObject({ limit: 200, reason: 'raised-at-0800' });
+    limiter.close();
+  });
+
+  it('puts a lowering the rules predict in force over a higher report one window before it', async () => {
+    // 200 from 08:00; today's 600 requests with nothing traded rate the next snapshot 0.875: 100.
+    const { limiter, at } = at01([day(T0 - 2 * D, '150', 100), day(T0 - D, '550', 100), day(T0, '0', 600)]);
+    await at(T0 + 9 * H);
+    expect(limiter.limitNow('main').limit).toBe(200);
+    limiter.reportRateLimit('main', [row(5, T0 + 9 * H)]);
+    expect(limiter.limitNow('main')).toMatchObject({ limit: 300, reason: 'report' });
+    await at(T0 + D - 10_001);
+    expect(limiter.limitNow('main')).toMatchObject({ limit: 300, reason: 'report' });
+    await at(T0 + D - 10_000);
+    expect(limiter.limitNow('main').limit).toBe(100);
+    await at(T0 + D);
+    expect(limiter.limitNow('main')).toMatchObject({ limit: 100, reason: 'lowered-at-snapshot' });
+    limiter.close();
+  });
+
+  it('keeps a lowering read one window early when the rules are read again in that window', async () => {
+    // 10-31 rates 3 (200 from 11-01 08:00), 2,000 requests: the requests the limits let through
+    // in the 10 s before midnight at 200 a second (and the cancels) would rate the next snapshot
+    // below 1, at 100 a second not.
+    const { limiter, at } = at01([day(T0 - D, '6000', 2000)]);
+    await at(T0 + 9 * H);
+    expect(limiter.limitNow('main').limit).toBe(200);
+    await at(T0 + D - 10_000);
+    expect(limiter.limitNow('main').limit).toBe(100);
+    // Read again at once: the requests to come are still counted at 200 a second, not at the 100
+    // in force now (at 100: 3,300 more, a rate of 1.13, 150 a second).
+    limiter.refresh();
+    expect(limiter.limitNow('main').limit).toBe(100);
+    // A second later, with none sent, 9 s are left: at most 4,000 more, a rate of exactly 1.
+    await at(T0 + D - 9_000);
+    limiter.refresh();
+    expect(limiter.limitNow('main').limit).toBe(150);
+    // At midnight the requests made are counted: none, and the week still rates 3.
+    await at(T0 + D);
+    expect(limiter.limitNow('main').limit).toBe(200);
+    limiter.close();
+  });
+});
