@@ -195,6 +195,11 @@ describe('AccountLimiter on OKX: the limits a request draws on', () => {
             contract: 'BTC-USDT-SWAP',
           })
           .run(() => ran++),
+      () =>
+        limiter.requestWebSocket('main', 'cancel-order', () => ran++, {
+          params: [{ instId: 'BTC-USDT-SWAP', ordId: '1' }],
+          contract: 'BTC-USDT-SWAP',
+        }),
     ])
       expect(call).toThrow(/`contract`.*instId/);
     await clock.advance(10);
