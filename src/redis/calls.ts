@@ -127,7 +127,8 @@ export function encodeAcquire(keys: RedisKeys, c: AcquireCall): Encoded {
 /**
  * Several requests of one process on one budget, in one call (lua/acquire-many.lua): each granted
  * as {@link encodeAcquire}'s would be, on its own limits, independently of the others. What they
- * share is the first's (the process, its local shares, the lease, the N not in force); the
+ * share is the first's (the process, its local shares, the N not in force), the lease the shortest
+ * of theirs (the store sends on each grant for that long); the
  * instant is the last's (the latest read), the deadline the earliest (a request is never run
  * past its own), and the process says it is alive when any of them does. No two requests may
  * share a limit.
@@ -151,7 +152,7 @@ export function encodeAcquireMany(keys: RedisKeys, calls: readonly AcquireCall[]
     first.staleMs,
     first.graceMs,
     first.unlimited,
-    first.leaseMs,
+    Math.min(...calls.map((c) => c.leaseMs)),
     deadline,
     calls.some((c) => c.alive) ? 1 : 0,
   ];

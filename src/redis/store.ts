@@ -25,6 +25,7 @@ import {
 } from './calls.js';
 import { askFor } from './admission.js';
 import { AskBatch, type Asking, acquireAll } from './asks.js';
+import { LeaseLength } from './lease-length.js';
 import { Connection } from './connection.js';
 import { RedisCounts } from './counts.js';
 import { LocalShares } from './local-share.js';
@@ -140,6 +141,8 @@ export class RedisStore implements LimitStore<SharedLimit> {
   #aliveAt = -Infinity;
   /** Requests for permits made and not sent yet. */
   readonly #asks = new AskBatch((asks) => this.#sendAsks(asks));
+  /** The lease requests carry: `leaseMs`, longer for a while after an answer came too late for it. */
+  readonly #lease: LeaseLength;
 
   constructor(options: RedisStoreOptions) {
     const o = resolveStoreOptions(options);
@@ -147,6 +150,7 @@ export class RedisStore implements LimitStore<SharedLimit> {
     this.prefix = o.prefix;
     this.#keys = new RedisKeys(o.prefix);
     this.leaseMs = o.leaseMs;
+    this.#lease = new LeaseLength(o.leaseMs, Math.max(o.leaseMs, o.timeoutMs));
     this.clock = o.clock;
     this.#shares = new LocalShares(o);
     this.#connection = new Connection({
@@ -287,6 +291,7 @@ export class RedisStore implements LimitStore<SharedLimit> {
     }
     const id = entryId(this.id, 'grant', this.#seq++);
     const sentAt = this.clock.now();
+    const leaseMs = this.#lease.at(sentAt);
     const { host } = links[0]!;
     const at = host.clock.now();
     const auto = this.#config.prefetch < 0;
@@ -313,12 +318,12 @@ export class RedisStore implements LimitStore<SharedLimit> {
       id,
       weight,
       want,
-      leaseMs: this.leaseMs,
+      leaseMs,
       deadline: this.#connection.offset.deadline(sentAt, this.#config.timeoutMs),
       process: this.id,
       processes: this.#config.processes,
       staleMs: this.#config.staleMs,
-      graceMs: this.#config.staleMs + this.leaseMs + this.#config.fallbackMaxMs,
+      graceMs: this.#config.staleMs + leaseMs + this.#config.fallbackMaxMs,
       extra,
       room,
       queued,
@@ -344,11 +349,13 @@ export class RedisStore implements LimitStore<SharedLimit> {
 
   /** Sends the requests for permits made since the last were sent: one alone as ACQUIRE, several as ACQUIRE_MANY. */
   #sendAsks(asks: readonly Asking[]): void {
-    const sent = acquireAll((script, encoded) => this.#call(script, encoded, true), this.#keys, asks);
+    // Redis scores a call's grants by the shortest lease among its requests (encodeAcquireMany).
+    const leaseMs = Math.min(...asks.map((a) => a.call.leaseMs));
+    const sent = acquireAll((script, encoded) => this.#call(script, encoded, leaseMs), this.#keys, asks);
     sent.then(
       (replies) => {
         for (const [i, a] of asks.entries())
-          this.#answered(a.linked, a.id, a.weight, replies[i]!, a.sentAt, a.changes, a.current);
+          this.#answered(a.linked, a.id, a.weight, replies[i]!, a.sentAt, leaseMs, a.changes, a.current);
       },
       (error: unknown) => {
         const now = this.clock.now();
@@ -483,6 +490,7 @@ export class RedisStore implements LimitStore<SharedLimit> {
     weight: number,
     reply: AcquireReply,
     sentAt: number,
+    leaseMs: number,
     changes: readonly number[],
     current: readonly boolean[],
   ): void {
@@ -493,7 +501,8 @@ export class RedisStore implements LimitStore<SharedLimit> {
     if (reply.status !== 'late') this.#shares.heard(sentAt);
     for (const k of links) k.asked();
     if (reply.status === 'granted') {
-      const until = sentAt + this.leaseMs;
+      const until = sentAt + leaseMs;
+      if (now >= until) this.#lease.late(now - sentAt, now);
       // Redis granted at its instant redisNow (floored), reached after this process asked at
       // `sentAt`: its clock at a local instant x is at most x + redisOffset.
       const redisOffset = redisNow + 1 - sentAt;
@@ -540,12 +549,14 @@ export class RedisStore implements LimitStore<SharedLimit> {
 
   /**
    * Runs a script, failing after `timeoutMs`. For a script that says this process is here
-   * (`says`), notes until when it may take effect in Redis.
+   * (`leaseMs`: the lease of what it grants, `leaseMs` of the options for one that grants
+   * nothing), notes until when it may take effect in Redis, a lease longer than the options'
+   * counted as taking effect that much later (see LocalShares).
    */
-  #call(script: ScriptName, encoded: Encoded, says = false): Promise<unknown> {
-    if (says) {
+  #call(script: ScriptName, encoded: Encoded, leaseMs?: number): Promise<unknown> {
+    if (leaseMs !== undefined) {
       const sentAt = this.clock.now();
-      this.#shares.said(sentAt, sentAt + this.#config.timeoutMs);
+      this.#shares.said(sentAt, sentAt + this.#config.timeoutMs + leaseMs - this.leaseMs);
     }
     return this.#connection.run(script, encoded);
   }
@@ -642,7 +653,7 @@ export class RedisStore implements LimitStore<SharedLimit> {
       deadline: this.#connection.offset.deadline(sentAt, this.#config.timeoutMs),
       limits,
     });
-    this.#hello = this.#call('hello', call, true).then(
+    this.#hello = this.#call('hello', call, this.leaseMs).then(
       (reply) => {
         this.#hello = null;
         const { heard, redisNow } = decodeHello(reply as unknown[]);

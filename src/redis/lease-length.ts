@@ -1,0 +1,42 @@
+/**
+ * How long the permits of a grant may be sent after they were asked for: the store's `leaseMs`,
+ * made longer for a while when an answer comes back after its lease has ended.
+ *
+ * Such an answer is of no use (its permits go back to Redis) and the request is made again. While
+ * the answers take longer than the lease (a Redis far away, a process whose event loop runs late
+ * because its CPU is taken), each would be made again for nothing, and the store would admit
+ * nothing at all. So a late answer makes the next requests' lease twice as long as that answer
+ * took, or twice the lease in force, whichever is longer, at most `maxMs` (the store's
+ * `timeoutMs`: a request not answered by then has failed anyway). What was added halves every
+ * second after that, back to `leaseMs`.
+ *
+ * A longer lease stays within the guarantee: Redis scores each grant by the lease its request
+ * carries and counts it that much longer, and the process sends on it only until that lease ends
+ * on its own clock. It costs throughput while it lasts: a saturated limit gives at most
+ * N x W / (W + lease).
+ */
+export class LeaseLength {
+  /** What was added to `leaseMs` when it was last made longer, ms. */
+  #added = 0;
+  #addedAt = 0;
+
+  constructor(
+    readonly leaseMs: number,
+    readonly maxMs: number,
+  ) {}
+
+  /** The lease of a request made at `at`, whole ms. */
+  at(at: number): number {
+    if (this.#added === 0) return this.leaseMs;
+    const added = Math.floor(this.#added * 0.5 ** (Math.max(0, at - this.#addedAt) / 1000));
+    if (added <= 0) this.#added = 0;
+    return this.leaseMs + Math.max(0, added);
+  }
+
+  /** An answer came back at `at`, `tookMs` after its request was made, too late for its lease. */
+  late(tookMs: number, at: number): void {
+    const next = Math.min(this.maxMs, Math.max(2 * this.at(at), Math.ceil(2 * tookMs)));
+    this.#added = Math.max(0, next - this.leaseMs);
+    this.#addedAt = at;
+  }
+}
