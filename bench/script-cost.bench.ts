@@ -68,12 +68,14 @@ try {
       await sleep(WARM_MS);
       await admin.config('RESETSTAT');
       const cpu0 = await cpuSeconds(admin);
+      const own0 = process.cpuUsage();
       const from = admitted;
       const t0 = performance.now();
       await sleep(MEASURE_MS);
       const stats = await commandStats(admin);
       const cpu1 = await cpuSeconds(admin);
       const n = admitted - from;
+      const own = process.cpuUsage(own0);
       const seconds = (performance.now() - t0) / 1000;
       stop = true;
       await Promise.all(loops);
@@ -91,6 +93,7 @@ try {
         prefetch,
         'admissions/s': Math.round(n / seconds),
         'Redis CPU µs per admission': ((1e6 * (cpu1 - cpu0)) / n).toFixed(1),
+        'sender CPU µs per admission': ((own.user + own.system) / n).toFixed(1),
         'script calls per admission': (script.reduce((s, [, v]) => s + v.calls, 0) / n).toFixed(2),
         'µs in scripts per admission': (scriptUs / n).toFixed(1),
         'of which commands': (innerUs / n).toFixed(1),
