@@ -38,6 +38,11 @@ export interface AcquireCall {
   readonly want: number;
   /** How long after asking the process may send its permits, ms. */
   readonly leaseMs: number;
+  /**
+   * The longest lease a grant on the budget may carry, ms (none: `leaseMs`): a grant made before
+   * Redis lost its data may still be sent on that long after it (see lua/check.lua).
+   */
+  readonly leaseMaxMs?: number | undefined;
   /** Redis instant past which nothing is done, ms (0: none). */
   readonly deadline: number;
   /** The process asking. */
@@ -107,6 +112,7 @@ export function encodeAcquire(keys: RedisKeys, c: AcquireCall): Encoded {
     c.room ? 1 : 0,
     c.queued,
     c.unlimited,
+    c.leaseMaxMs ?? c.leaseMs,
   ];
   const confirmed: (string | number)[] = [];
   for (const l of c.limits) for (const g of l.confirmed ?? []) confirmed.push(g.id, g.at);
@@ -135,7 +141,8 @@ export function encodeAcquire(keys: RedisKeys, c: AcquireCall): Encoded {
  *
  * KEYS: epoch, processes, then meta, log, waiting processes and confirmed grants of each limit of
  * each request, then alive and lost. ARGV: how many requests, the process, the processes sharing
- * the budget, stale and grace ms, the N not in force, the lease, the deadline, alive; then each
+ * the budget, stale and grace ms, the N not in force, the lease, the deadline, alive, the longest
+ * lease; then each
  * request's id, weight, want, extra, room, queued, the epoch it knows and how many limits, then
  * n, w, m, reserved, late, how many grants are confirmed and the hold of each limit, then each
  * confirmed grant's id and arrival, limit after limit; then the instant.
@@ -155,6 +162,7 @@ export function encodeAcquireMany(keys: RedisKeys, calls: readonly AcquireCall[]
     Math.min(...calls.map((c) => c.leaseMs)),
     deadline,
     calls.some((c) => c.alive) ? 1 : 0,
+    Math.max(...calls.map((c) => c.leaseMaxMs ?? c.leaseMs)),
   ];
   for (const c of calls) {
     a.push(c.id, c.weight, c.want, c.extra, c.room ? 1 : 0, c.queued, c.epoch ?? '', c.limits.length);

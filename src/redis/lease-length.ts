@@ -6,14 +6,16 @@
  * the answers take longer than the lease (a Redis far away, a process whose event loop runs late
  * because its CPU is taken), each would be made again for nothing, and the store would admit
  * nothing at all. So a late answer makes the next requests' lease twice as long as that answer
- * took, or twice the lease in force, whichever is longer, at most `maxMs` (the store's
- * `timeoutMs`: a request not answered by then has failed anyway). What was added halves every
- * second after that, back to `leaseMs`.
+ * took, or twice the lease it carried, whichever is longer (never shorter than the lease in
+ * force: the answers of one call, or of calls in flight together, raise it once), at most `maxMs`
+ * (the store's `timeoutMs`, at most 10 s: a request not answered by then has failed anyway). What
+ * was added halves every second after that, back to `leaseMs`.
  *
  * A longer lease stays within the guarantee: Redis scores each grant by the lease its request
  * carries and counts it that much longer, and the process sends on it only until that lease ends
- * on its own clock. It costs throughput while it lasts: a saturated limit gives at most
- * N x W / (W + lease).
+ * on its own clock; every request tells Redis `maxMs` too, so that after Redis lost its data it
+ * waits out the longest lease a grant made before may still be sent on (lua/check.lua). It costs
+ * throughput while it lasts: a saturated limit gives at most N x W / (W + lease).
  */
 export class LeaseLength {
   /** What was added to `leaseMs` when it was last made longer, ms. */
@@ -33,9 +35,9 @@ export class LeaseLength {
     return this.leaseMs + Math.max(0, added);
   }
 
-  /** An answer came back at `at`, `tookMs` after its request was made, too late for its lease. */
-  late(tookMs: number, at: number): void {
-    const next = Math.min(this.maxMs, Math.max(2 * this.at(at), Math.ceil(2 * tookMs)));
+  /** An answer came back at `at`, `tookMs` after its request was made, too late for the lease `leaseMs` it carried. */
+  late(tookMs: number, leaseMs: number, at: number): void {
+    const next = Math.min(this.maxMs, Math.max(this.at(at), 2 * leaseMs, Math.ceil(2 * tookMs)));
     this.#added = Math.max(0, next - this.leaseMs);
     this.#addedAt = at;
   }

@@ -150,7 +150,7 @@ export class RedisStore implements LimitStore<SharedLimit> {
     this.prefix = o.prefix;
     this.#keys = new RedisKeys(o.prefix);
     this.leaseMs = o.leaseMs;
-    this.#lease = new LeaseLength(o.leaseMs, Math.max(o.leaseMs, o.timeoutMs));
+    this.#lease = new LeaseLength(o.leaseMs, Math.max(o.leaseMs, Math.min(o.timeoutMs, 10_000)));
     this.clock = o.clock;
     this.#shares = new LocalShares(o);
     this.#connection = new Connection({
@@ -319,6 +319,7 @@ export class RedisStore implements LimitStore<SharedLimit> {
       weight,
       want,
       leaseMs,
+      leaseMaxMs: this.#lease.maxMs,
       deadline: this.#connection.offset.deadline(sentAt, this.#config.timeoutMs),
       process: this.id,
       processes: this.#config.processes,
@@ -502,7 +503,7 @@ export class RedisStore implements LimitStore<SharedLimit> {
     for (const k of links) k.asked();
     if (reply.status === 'granted') {
       const until = sentAt + leaseMs;
-      if (now >= until) this.#lease.late(now - sentAt, now);
+      if (now >= until) this.#lease.late(now - sentAt, leaseMs, now);
       // Redis granted at its instant redisNow (floored), reached after this process asked at
       // `sentAt`: its clock at a local instant x is at most x + redisOffset.
       const redisOffset = redisNow + 1 - sentAt;

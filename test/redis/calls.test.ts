@@ -52,7 +52,7 @@ describe('encodeAcquire', () => {
     ]);
   });
 
-  it('lays out the call, then n, w, m, reserved, late, how many are confirmed and the hold of each limit, then whether alive, the epoch known and the instant as ARGV', () => {
+  it('lays out the call (the longest lease last, leaseMs when none is given), then n, w, m, reserved, late, how many are confirmed and the hold of each limit, then whether alive, the epoch known and the instant as ARGV', () => {
     expect(encodeAcquire(keys, { ...call, at: 1234, epoch: '1764000000000', alive: true }).args).toEqual([
       'a.1',
       2,
@@ -67,6 +67,7 @@ describe('encodeAcquire', () => {
       1,
       7,
       1_000_000_000,
+      20,
       10,
       1000,
       5,
@@ -104,7 +105,7 @@ describe('encodeAcquire', () => {
         },
       ],
     };
-    expect(encodeAcquire(keys, confirmed).args.slice(13)).toEqual([
+    expect(encodeAcquire(keys, confirmed).args.slice(14)).toEqual([
       10,
       1000,
       5,
@@ -146,6 +147,7 @@ describe('encodeAcquire', () => {
       0,
       7,
       1_000_000_000,
+      20,
       0,
       '',
       '',

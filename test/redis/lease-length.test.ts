@@ -3,6 +3,7 @@ import { LeaseLength } from '../../src/redis/lease-length.js';
 import { RedisStore } from '../../src/redis/store.js';
 import { Scheduler } from '../../src/schedule/scheduler.js';
 import { redisForFile } from './file-prefixes.js';
+import { mostInAnyWindow } from './harness.js';
 import { type Scripting, settleOn, VirtualRedis } from './virtual.js';
 
 const { client, prefixFor } = redisForFile();
@@ -11,20 +12,32 @@ const { client, prefixFor } = redisForFile();
  * An ioredis-shaped client whose grants' answers reach the store `lateMs()` after Redis ran the
  * script, on the store's virtual clock; records the lease each request for permits carried.
  */
-function slowAnswers(v: VirtualRedis, lateMs: () => number, leases: number[]): Scripting {
+function slowAnswers(
+  v: VirtualRedis,
+  lateMs: () => number,
+  leases: number[],
+  hold: (n: number) => Promise<void> = async () => {},
+  sizes: number[] = [],
+): Scripting {
+  let n = 0;
   // ACQUIRE's and ACQUIRE_MANY's KEYS start with the epoch. ACQUIRE's first ARGV is the grant's
   // id (`<process>.<n>`) and its fourth the lease; ACQUIRE_MANY's first is how many requests, its
   // seventh the lease.
   const wrap =
     (call: (...a: any[]) => Promise<unknown>) =>
     async (script: string, numKeys: number, ...rest: (string | number)[]): Promise<unknown> => {
-      const acquire = String(rest[0]).endsWith(':epoch') && rest.length > 4;
+      // RESTORE and HELLO start with the epoch too, with three keys or fewer.
+      const acquire = String(rest[0]).endsWith(':epoch') && numKeys > 3;
       if (acquire) {
         const args = rest.slice(numKeys);
-        leases.push(Number(String(args[0]).includes('.') ? args[3] : args[6]));
+        const many = !String(args[0]).includes('.');
+        leases.push(Number(many ? args[6] : args[3]));
+        sizes.push(many ? Number(args[0]) : 1);
       }
       const reply = await call(script, numKeys, ...rest);
-      if (acquire && lateMs() > 0) await v.clock.advance(lateMs());
+      const late = acquire ? lateMs() : 0;
+      if (late > 0) await v.clock.advance(late);
+      if (acquire) await hold(++n);
       return reply;
     };
   return { evalsha: wrap(client.evalsha.bind(client)), eval: wrap(client.eval.bind(client)) };
@@ -37,29 +50,37 @@ describe('LeaseLength', () => {
     expect(l.at(1e9)).toBe(20);
   });
 
-  it('makes the next leases twice as long as the late answer took, or twice the lease in force, whichever is longer', () => {
+  it('makes the next leases twice as long as the late answer took, or twice the lease it carried, whichever is longer', () => {
     const l = new LeaseLength(20, 250);
-    l.late(21, 1000); // just past a 20 ms lease: twice the lease in force
-    expect(l.at(1000)).toBe(42);
-    l.late(60, 1000); // twice what the answer took
+    l.late(20, 20, 1000); // at the end of a 20 ms lease: twice that lease
+    expect(l.at(1000)).toBe(40);
+    l.late(60, 40, 1000); // twice what the answer took
     expect(l.at(1000)).toBe(120);
-    l.late(100, 1000); // twice the lease in force again
+    l.late(100, 120, 1000); // twice the lease it carried
     expect(l.at(1000)).toBe(240);
   });
 
-  it('is never longer than maxMs (the store’s timeoutMs)', () => {
+  it('raises once for the answers of one call, or of calls in flight together: never shorter than the lease in force', () => {
     const l = new LeaseLength(20, 250);
-    l.late(124.5, 0);
+    for (let i = 0; i < 4; i++) l.late(25, 20, 1000);
+    expect(l.at(1000)).toBe(50);
+    l.late(21, 20, 1000); // an answer that carried the old lease: the lease in force stays
+    expect(l.at(1000)).toBe(50);
+  });
+
+  it('is never longer than maxMs', () => {
+    const l = new LeaseLength(20, 250);
+    l.late(124.5, 20, 0);
     expect(l.at(0)).toBe(249);
-    l.late(125, 0);
+    l.late(125, 249, 0);
     expect(l.at(0)).toBe(250);
-    l.late(5000, 0);
+    l.late(5000, 250, 0);
     expect(l.at(0)).toBe(250);
   });
 
   it('halves what was added every second, back to leaseMs', () => {
     const l = new LeaseLength(20, 1000);
-    l.late(200, 10_000); // 400
+    l.late(200, 20, 10_000); // 400
     expect(l.at(10_000)).toBe(400);
     expect(l.at(10_999)).toBe(20 + Math.floor(380 * 0.5 ** 0.999));
     expect(l.at(11_000)).toBe(210);
@@ -67,7 +88,7 @@ describe('LeaseLength', () => {
     expect(l.at(19_000)).toBe(20 + Math.floor(380 / 512));
     expect(l.at(20_000)).toBe(20);
     // A late answer then starts from leaseMs again.
-    l.late(15, 20_000);
+    l.late(15, 20, 20_000);
     expect(l.at(20_000)).toBe(40);
   });
 });
@@ -110,5 +131,102 @@ describe('RedisStore: answers later than the lease', () => {
     expect(leases.at(-1)).toBe(20);
     s.close();
     await store.close();
+  });
+
+  it('raises the lease once for a call of several requests answered late', async () => {
+    const prefix = prefixFor('slow-many');
+    const v = new VirtualRedis(client);
+    await v.warm(prefix);
+    const leases: number[] = [];
+    const sizes: number[] = [];
+    // Only the first call comes back late.
+    const store = new RedisStore({
+      ...v.options(
+        prefix,
+        slowAnswers(
+          v,
+          () => (leases.length === 1 ? 25 : 0),
+          leases,
+          async () => {},
+          sizes,
+        ),
+      ),
+      leaseMs: 20,
+      timeoutMs: 250,
+      prefetch: 0,
+    });
+    const s = new Scheduler({ store, clock: v.clock });
+    const limits = ['a', 'b', 'c', 'd'].map((name) => s.limit({ name, limit: 100, windowMs: 1000 }));
+    let ran = 0;
+    const tasks = limits.map((l) => s.schedule(() => ran++, { limits: l }));
+    // The first call carries the four requests and comes back 25 ms late: all four given back.
+    await settleOn(v, tasks);
+    expect(ran).toBe(4);
+    expect(sizes[0]).toBe(4);
+    // Twice what the call took, once: not doubled again for each of its four answers.
+    expect(leases.slice(0, 2)).toEqual([20, 50]);
+    await settleOn(v, [s.schedule(() => ran++, { limits: limits[0]! })]);
+    expect(leases).toHaveLength(3);
+    expect(leases[2]).toBeLessThanOrEqual(50);
+    s.close();
+    await store.close();
+  });
+
+  it('has a Redis that lost its data wait out the longest lease: a grant made before, answered late, never puts a window over N', async () => {
+    const prefix = prefixFor('slow-flush');
+    const v = new VirtualRedis(client);
+    await v.warm(prefix);
+    const leases: number[] = [];
+    let grantedAt = 0;
+    let answer!: () => void;
+    const answered = new Promise<void>((r) => (answer = r));
+    // Process A: its first answer comes 200 ms late (given back; the next lease is 400 ms), and
+    // the answer to its second request is held until the test lets it through.
+    // (Not tracked by `v`: the clock moves on while A's answer is held.)
+    const aStore = new RedisStore({
+      client: slowAnswers(
+        v,
+        () => (leases.length === 1 ? 200 : 0),
+        leases,
+        async (n) => {
+          if (n !== 2) return;
+          grantedAt = v.clock.now();
+          await answered;
+        },
+      ),
+      prefix,
+      clock: v.clock,
+      instants: 'clock',
+      leaseMs: 20,
+      timeoutMs: 1000,
+      prefetch: 0,
+    });
+    const a = new Scheduler({ store: aStore, clock: v.clock });
+    const la = a.limit({ name: 'orders', limit: 10, windowMs: 1000 });
+    const sent: number[] = [];
+    const ta = a.schedule(() => sent.push(v.clock.now()), { limits: la });
+    // The second answer is held: wait for its request in real time, the clock standing still.
+    for (let i = 0; i < 1000 && grantedAt === 0; i++) await new Promise((r) => setTimeout(r, 5));
+    expect(leases).toEqual([20, 400]);
+    // Redis loses its data just after granting A's 400 ms lease (a restart, a flush); process B
+    // makes a new epoch 10 ms later and asks for 11.
+    const keys = await client.keys(`{${prefix}}:*`);
+    await client.del(...keys);
+    await v.clock.advance(10);
+    const bStore = new RedisStore({ ...v.options(prefix), leaseMs: 20, timeoutMs: 1000, prefetch: 0 });
+    const b = new Scheduler({ store: bStore, clock: v.clock });
+    const lb = b.limit({ name: 'orders', limit: 10, windowMs: 1000 });
+    const tb = Array.from({ length: 11 }, () => b.schedule(() => sent.push(v.clock.now()), { limits: lb }));
+    // A's answer comes 390 ms after its grant, within its lease: A sends on it.
+    await v.advanceTo(grantedAt + 390);
+    answer();
+    await settleOn(v, [ta, ...tb], 20_000);
+    expect(sent).toHaveLength(12);
+    // B let one request through alone, then waited out a window and the longest lease (1,000 ms,
+    // its timeoutMs) from the new epoch: waiting out its own 20 ms lease, 11 went in one window.
+    expect(mostInAnyWindow(sent, 1000)).toBeLessThanOrEqual(10);
+    a.close();
+    b.close();
+    await Promise.all([aStore.close(), bStore.close()]);
   });
 });

@@ -20,12 +20,12 @@ local ask = {
   id = ARGV[1], weight = tonumber(ARGV[2]), want = tonumber(ARGV[3]), lease = tonumber(ARGV[4]), proc = ARGV[6],
   P = tonumber(ARGV[7]), stale = tonumber(ARGV[8]), grace = tonumber(ARGV[9]), extra = tonumber(ARGV[10]),
   room = ARGV[11] == '1', unlimited = tonumber(ARGV[13]), procs = KEYS[2],
-  nl = (#KEYS - 4) / 4, kb = 3, lb = 14,
+  leaseMax = tonumber(ARGV[14]), nl = (#KEYS - 4) / 4, kb = 3, lb = 15,
 }
 ask.queued = math.max(tonumber(ARGV[12]), ask.weight)
 ask.epoch = ARGV[#ARGV - 1]
 ask.slack = ask.lease + 50
-ask.cb = 14 + 7 * ask.nl
+ask.cb = 15 + 7 * ask.nl
 confirmAll(ask)
 local deadline = tonumber(ARGV[5])
 if deadline > 0 and now > deadline then return {-2, 0, math.floor(now)} end

@@ -1,7 +1,7 @@
 -- Checks limit `c` (see limits.lua) for the process asking (`ask`, see acquire.lua): its room is N
 -- less what is reserved from this priority, and with local shares (`ask.P` > 0) less the shares
 -- of the processes AWAY counts.
--- A Redis new, restarted or flushed (its epoch younger than the limit's span and lease) does not
+-- A Redis new, restarted or flushed (its epoch younger than the limit's span and the longest lease) does not
 -- know what was sent on a limit in force (N below `ask.unlimited`) before: until a process knows
 -- it (one added back what it sent, restore.lua, or the exchange's count came back, feedback.lua),
 -- it lets one request through alone (`c.probing`), whose answer states the exchange's count, and
@@ -40,10 +40,11 @@ local function check(c, ask, epoch, fresh)
   -- Either matters only for a limit in force while grants are lost, or while the epoch is younger
   -- than a span and a lease: only then is what is known of the limit read (knownOf).
   local lost, unknown = 0, 0
-  if c.n < ask.unlimited and (ask.lostAt or epoch + c.span + ask.lease > now) then
+  -- A grant made before the loss may be sent on up to the longest lease after it (ask.leaseMax).
+  if c.n < ask.unlimited and (ask.lostAt or epoch + c.span + ask.leaseMax > now) then
     knownOf(c)
-    lost = ask.lostAt and not (c.counted >= ask.lostAt) and ask.lostAt + c.span + ask.lease or 0
-    unknown = not c.known and epoch + c.span + ask.lease or 0
+    lost = ask.lostAt and not (c.counted >= ask.lostAt) and ask.lostAt + c.span + ask.leaseMax or 0
+    unknown = not c.known and epoch + c.span + ask.leaseMax or 0
   end
   local since, til = epoch, unknown
   if lost > now then since, til = ask.lostAt, math.max(lost, unknown) end
