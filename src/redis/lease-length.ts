@@ -1,4 +1,12 @@
 /**
+ * The longest lease a store makes its requests' leases when answers come late, unless `leaseMs`
+ * is longer, ms. One figure for every process of a budget (not each one's `timeoutMs`): a Redis
+ * that lost its data waits that long for what was granted before (lua/check.lua), and must not
+ * wait less than another process's lease may have been.
+ */
+export const LEASE_MAX_MS = 250;
+
+/**
  * How long the permits of a grant may be sent after they were asked for: the store's `leaseMs`,
  * made longer for a while when an answer comes back after its lease has ended.
  *
@@ -8,8 +16,8 @@
  * nothing at all. So a late answer makes the next requests' lease twice as long as that answer
  * took, or twice the lease it carried, whichever is longer (never shorter than the lease in
  * force: the answers of one call, or of calls in flight together, raise it once), at most `maxMs`
- * (the store's `timeoutMs`, at most 10 s: a request not answered by then has failed anyway). What
- * was added halves every second after that, back to `leaseMs`.
+ * ({@link LEASE_MAX_MS}, or `leaseMs` if longer). What was added halves every second after that,
+ * back to `leaseMs`.
  *
  * A longer lease stays within the guarantee: Redis scores each grant by the lease its request
  * carries and counts it that much longer, and the process sends on it only until that lease ends

@@ -40,8 +40,8 @@ export interface RedisStoreOptions {
    * that much longer than the window. Permits that arrive later are given back unused, so a slow
    * Redis costs throughput, never the limit. Steady throughput is at most N x W / (W + leaseMs).
    * An answer that comes after its lease makes the next requests' leases longer for a while
-   * (twice what it took, at most `timeoutMs` and 10 s, halving back every second), so that answers
-   * slower than `leaseMs` still admit (docs/distributed.md, "A lease as long as the answers take").
+   * (twice what it took, at most 250 ms or `leaseMs` if longer, halving back every second), so
+   * that answers slower than `leaseMs` still admit (docs/distributed.md, "A lease as long as the answers take").
    * @default 20
    */
   readonly leaseMs?: number;

@@ -6,6 +6,7 @@ import {
   decodeHello,
   decodeRestore,
   encodeAcquire,
+  encodeAcquireMany,
   encodeHello,
 } from '../../src/redis/calls.js';
 import { RedisKeys, entryId } from '../../src/redis/protocol.js';
@@ -152,6 +153,48 @@ describe('encodeAcquire', () => {
       '',
       '',
     ]);
+  });
+});
+
+describe('encodeAcquireMany', () => {
+  const one = {
+    id: 'a.1',
+    weight: 1,
+    want: 1,
+    leaseMs: 50,
+    leaseMaxMs: 250,
+    deadline: 900,
+    process: 'a',
+    processes: 0,
+    staleMs: 1000,
+    graceMs: 31_050,
+    extra: 0,
+    room: false,
+    queued: 1,
+    unlimited: 1_000_000_000,
+    epoch: 'e',
+    limits: [{ ...orders, reserved: 0, lateMs: 0 }],
+  };
+
+  it('sends the shortest lease of its requests, the earliest deadline, whether any says it is alive, and the longest of their longest leases', () => {
+    const calls = [
+      { ...one, at: 5 },
+      {
+        ...one,
+        id: 'a.2',
+        leaseMs: 20,
+        leaseMaxMs: 300,
+        deadline: 800,
+        alive: true,
+        limits: [{ ...batch, reserved: 0, lateMs: 0 }],
+        at: 6,
+      },
+    ];
+    const { args } = encodeAcquireMany(keys, calls);
+    expect(args.slice(0, 10)).toEqual([2, 'a', 0, 1000, 31_050, 1_000_000_000, 20, 800, 1, 300]);
+    // Each request's own from ARGV 11: id, weight, want, extra, room, queued, epoch, how many limits.
+    expect(args.slice(10, 18)).toEqual(['a.1', 1, 1, 0, 0, 1, 'e', 1]);
+    expect(args.at(-1)).toBe(6);
   });
 });
 

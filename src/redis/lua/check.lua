@@ -6,7 +6,7 @@
 -- it (one added back what it sent, restore.lua, or the exchange's count came back, feedback.lua),
 -- it lets one request through alone (`c.probing`), whose answer states the exchange's count, and
 -- holds the others back, looking again every `ask.slack` ms; at most until the epoch is a span and
--- a lease old, when everything granted before has left the window (see docs/rules.md#r17). After grants were lost
+-- the longest lease old (`ask.leaseMax`), when everything granted before has left the window (see docs/rules.md#r17). After grants were lost
 -- (`ask.lostAt`, see restore.lua) a limit in force does the same until every process alive then
 -- has added its own back, or the exchange's count came back after the loss. A limit not in force
 -- has nothing the exchange counts. A pause holds a limit back until its end.
@@ -38,7 +38,7 @@ local function check(c, ask, epoch, fresh)
   -- theirs back yet, and the exchange's count has not come back since; at most until those grants
   -- have left the window.
   -- Either matters only for a limit in force while grants are lost, or while the epoch is younger
-  -- than a span and a lease: only then is what is known of the limit read (knownOf).
+  -- than a span and the longest lease: only then is what is known of the limit read (knownOf).
   local lost, unknown = 0, 0
   -- A grant made before the loss may be sent on up to the longest lease after it (ask.leaseMax).
   if c.n < ask.unlimited and (ask.lostAt or epoch + c.span + ask.leaseMax > now) then
