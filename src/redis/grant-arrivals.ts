@@ -207,13 +207,28 @@ export class GrantArrivals {
    * requests await their answers, as Redis held it; once confirmed, no earlier than its arrival.
    */
   addBackScore(id: string, score: number, holdMs: number): number {
-    for (let i = this.list.length - 1; i >= this.head; i--) {
+    return this.addBackScores(holdMs)(id, score);
+  }
+
+  /**
+   * {@link addBackScore} for every grant added back at once, after one pass over the leases
+   * followed: a loss adds back every grant of the last minute, and looking each one up by a pass
+   * of its own took time in the square of their number. The latest lease followed under an id (or
+   * whose permits LATE moved under it) answers for it.
+   */
+  addBackScores(holdMs: number): (id: string, score: number) => number {
+    const byId = new Map<string, Followed>();
+    for (let i = this.head; i < this.list.length; i++) {
       const f = this.list[i]!;
-      if (f.lease.id !== id && !(f.lates?.includes(id) ?? false)) continue;
+      byId.set(f.lease.id, f);
+      if (f.lates !== null) for (const id of f.lates) byId.set(id, f);
+    }
+    return (id, score) => {
+      const f = byId.get(id);
+      if (f === undefined) return score;
       if (this.isBounded && (f.trackedAnswered < f.tracked || f.told === -Infinity)) return score + holdMs;
       return Math.max(score, f.told);
-    }
-    return score;
+    };
   }
 
   private settle(f: Followed): void {

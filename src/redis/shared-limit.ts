@@ -589,7 +589,8 @@ export class SharedLimit implements StoreLimit {
 
   #recentGrants(now: number): RecentEntry[] {
     const hold = this.#holdMs;
-    return this.#recent.entries(now).map((e) => ({ ...e, score: this.#arrivals.addBackScore(e.id, e.score, hold) }));
+    const scoreOf = this.#arrivals.addBackScores(hold);
+    return this.#recent.entries(now).map((e) => ({ ...e, score: scoreOf(e.id, e.score) }));
   }
 
   #endLease(): void {

@@ -208,6 +208,28 @@ describe('GrantArrivals bounded by answers', () => {
     expect(g.addBackScore('p.9', 1020, UNANSWERED_MAX_MS)).toBe(1020);
   });
 
+  it('scores every grant added back from one pass: a LATE entry as its lease, the latest lease under an id, one never followed as kept', () => {
+    const g = new GrantArrivals();
+    const leases = Array.from({ length: 3000 }, (_, i) => lease(`p.${i}`, 1, 1, 20 + i));
+    for (const [i, a] of leases.entries()) {
+      g.granted(a, i);
+      g.track(a, 1);
+      g.ended(a, 20 + i);
+    }
+    // Permits of p.7 moved by LATE to p.t7; p.5 answered (confirmed at its answer), p.7 not yet.
+    g.late(leases[7]!, 'p.t7');
+    g.answer(leases[5]!, 1, 4000);
+    const scoreOf = g.addBackScores(500);
+    expect(scoreOf('p.5', 1025)).toBe(5000);
+    expect(scoreOf('p.7', 1027)).toBe(1527);
+    expect(scoreOf('p.t7', 1100)).toBe(1600);
+    expect(scoreOf('p.2999', 4019)).toBe(4519);
+    expect(scoreOf('p.x', 1020)).toBe(1020);
+    // The same as one at a time.
+    for (const id of ['p.5', 'p.7', 'p.t7', 'p.2999', 'p.x'])
+      expect(g.addBackScore(id, 1100, 500)).toBe(scoreOf(id, 1100));
+  });
+
   it('follows answers once told to, before any round trip (a limiter says so when it makes the limit)', () => {
     const g = new GrantArrivals();
     g.bound();
