@@ -202,19 +202,13 @@ export class GrantArrivals {
   }
 
   /**
-   * The score, a Redis instant, at which grant (or LATE entry) `id` is added back after Redis lost
-   * it, kept by this process at `score` (see recent-grants.ts): held `holdMs` longer while its
-   * requests await their answers, as Redis held it; once confirmed, no earlier than its arrival.
-   */
-  addBackScore(id: string, score: number, holdMs: number): number {
-    return this.addBackScores(holdMs)(id, score);
-  }
-
-  /**
-   * {@link addBackScore} for every grant added back at once, after one pass over the leases
-   * followed: a loss adds back every grant of the last minute, and looking each one up by a pass
-   * of its own took time in the square of their number. The latest lease followed under an id (or
-   * whose permits LATE moved under it) answers for it.
+   * The score, a Redis instant, at which a grant (or LATE entry) is added back after Redis lost it,
+   * given its id and the score this process kept (see recent-grants.ts): held `holdMs` longer
+   * while its requests await their answers, as Redis held it; once confirmed, no earlier than its
+   * arrival. One pass over the leases followed serves every grant added back at once (a loss adds
+   * back every grant of the last minute; a pass for each took time in the square of their
+   * number). The latest lease followed under an id (or whose permits LATE moved under it) answers
+   * for it.
    */
   addBackScores(holdMs: number): (id: string, score: number) => number {
     const byId = new Map<string, Followed>();

@@ -32,15 +32,15 @@ export class LeaseLength {
 
   constructor(
     readonly leaseMs: number,
-    readonly maxMs: number,
+    readonly maxMs = Math.max(leaseMs, LEASE_MAX_MS),
   ) {}
 
   /** The lease of a request made at `at`, whole ms. */
   at(at: number): number {
     if (this.#added === 0) return this.leaseMs;
     const added = Math.floor(this.#added * 0.5 ** (Math.max(0, at - this.#addedAt) / 1000));
-    if (added <= 0) this.#added = 0;
-    return this.leaseMs + Math.max(0, added);
+    if (added === 0) this.#added = 0;
+    return this.leaseMs + added;
   }
 
   /** An answer came back at `at`, `tookMs` after its request was made, too late for the lease `leaseMs` it carried. */

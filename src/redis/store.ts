@@ -25,7 +25,7 @@ import {
 } from './calls.js';
 import { askFor } from './admission.js';
 import { AskBatch, type Asking, acquireAll } from './asks.js';
-import { LEASE_MAX_MS, LeaseLength } from './lease-length.js';
+import { LeaseLength } from './lease-length.js';
 import { Connection } from './connection.js';
 import { RedisCounts } from './counts.js';
 import { LocalShares } from './local-share.js';
@@ -150,7 +150,7 @@ export class RedisStore implements LimitStore<SharedLimit> {
     this.prefix = o.prefix;
     this.#keys = new RedisKeys(o.prefix);
     this.leaseMs = o.leaseMs;
-    this.#lease = new LeaseLength(o.leaseMs, Math.max(o.leaseMs, LEASE_MAX_MS));
+    this.#lease = new LeaseLength(o.leaseMs);
     this.clock = o.clock;
     this.#shares = new LocalShares(o);
     this.#connection = new Connection({

@@ -199,16 +199,16 @@ describe('GrantArrivals bounded by answers', () => {
     expect(g.bounded).toBe(true);
     expect(g.take()).toEqual([]);
     // Added back after a loss, it is held as Redis held it (the score kept, plus the hold).
-    expect(g.addBackScore('p.1', 1020, UNANSWERED_MAX_MS)).toBe(1020 + UNANSWERED_MAX_MS);
+    expect(g.addBackScores(UNANSWERED_MAX_MS)('p.1', 1020)).toBe(1020 + UNANSWERED_MAX_MS);
     // Answered 2 s later: confirmed at its answer, however late.
     g.answer(a, 1, 2020);
     expect(g.take()).toEqual([{ id: 'p.1', at: 3020 }]);
     // Added back once confirmed: no earlier than its arrival; one it never followed, as kept.
-    expect(g.addBackScore('p.1', 1020, UNANSWERED_MAX_MS)).toBe(3020);
-    expect(g.addBackScore('p.9', 1020, UNANSWERED_MAX_MS)).toBe(1020);
+    expect(g.addBackScores(UNANSWERED_MAX_MS)('p.1', 1020)).toBe(3020);
+    expect(g.addBackScores(UNANSWERED_MAX_MS)('p.9', 1020)).toBe(1020);
   });
 
-  it('scores every grant added back from one pass: a LATE entry as its lease, the latest lease under an id, one never followed as kept', () => {
+  it('scores every grant added back from one pass: a LATE entry as its lease, one never followed as kept', () => {
     const g = new GrantArrivals();
     const leases = Array.from({ length: 3000 }, (_, i) => lease(`p.${i}`, 1, 1, 20 + i));
     for (const [i, a] of leases.entries()) {
@@ -225,9 +225,9 @@ describe('GrantArrivals bounded by answers', () => {
     expect(scoreOf('p.t7', 1100)).toBe(1600);
     expect(scoreOf('p.2999', 4019)).toBe(4519);
     expect(scoreOf('p.x', 1020)).toBe(1020);
-    // The same as one at a time.
+    // Scored again from a pass of its own: the same.
     for (const id of ['p.5', 'p.7', 'p.t7', 'p.2999', 'p.x'])
-      expect(g.addBackScore(id, 1100, 500)).toBe(scoreOf(id, 1100));
+      expect(g.addBackScores(500)(id, 1100)).toBe(scoreOf(id, 1100));
   });
 
   it('follows answers once told to, before any round trip (a limiter says so when it makes the limit)', () => {
@@ -237,7 +237,7 @@ describe('GrantArrivals bounded by answers', () => {
     const a = lease('p.1', 2, 1, 20);
     g.granted(a, 0);
     // Not yet confirmed: held when added back.
-    expect(g.addBackScore('p.1', 1020, 500)).toBe(1520);
+    expect(g.addBackScores(500)('p.1', 1020)).toBe(1520);
     g.ended(a, 20);
     // Sent without a round trip: by the end of the lease at the latest.
     expect(g.take()).toEqual([{ id: 'p.1', at: 1020 }]);

@@ -4,9 +4,9 @@
 -- processes, each request's limits' keys (four per limit), then the processes alive and the grants
 -- lost; ARGV how many requests, what they share (the process, the processes sharing the budget
 -- when Redis is down, stale and grace ms, the N at which a limit is not in force, the lease, the
--- deadline, whether the process says it is alive, the longest lease a grant may carry), each request's own (its id, weight, want,
--- extra, room, queued, the epoch it knows, how many limits, then seven per limit as ACQUIRE's,
--- then the grants it confirms), and the instant.
+-- deadline, whether the process says it is alive, the longest lease a grant may carry), each
+-- request's own (its id, weight, want, extra, room, queued, the epoch it knows, how many limits,
+-- then seven per limit as ACQUIRE's, then the grants it confirms), and the instant.
 -- Returns one ACQUIRE reply per request, in order; past the deadline, {-2, 0, now} for each
 -- (nothing done but the confirmations, as ACQUIRE).
 local shared = {

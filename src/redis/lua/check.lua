@@ -1,12 +1,13 @@
 -- Checks limit `c` (see limits.lua) for the process asking (`ask`, see acquire.lua): its room is N
 -- less what is reserved from this priority, and with local shares (`ask.P` > 0) less the shares
 -- of the processes AWAY counts.
--- A Redis new, restarted or flushed (its epoch younger than the limit's span and the longest lease) does not
--- know what was sent on a limit in force (N below `ask.unlimited`) before: until a process knows
--- it (one added back what it sent, restore.lua, or the exchange's count came back, feedback.lua),
--- it lets one request through alone (`c.probing`), whose answer states the exchange's count, and
--- holds the others back, looking again every `ask.slack` ms; at most until the epoch is a span and
--- the longest lease old (`ask.leaseMax`), when everything granted before has left the window (see docs/rules.md#r17). After grants were lost
+-- A Redis new, restarted or flushed (its epoch younger than the limit's span and the longest
+-- lease) does not know what was sent on a limit in force (N below `ask.unlimited`) before: until a
+-- process knows it (one added back what it sent, restore.lua, or the exchange's count came back,
+-- feedback.lua), it lets one request through alone (`c.probing`), whose answer states the
+-- exchange's count, and holds the others back, looking again every `ask.slack` ms; at most until
+-- the epoch is a span and the longest lease old (`ask.leaseMax`), when everything granted before
+-- has left the window (see docs/rules.md#r17). After grants were lost
 -- (`ask.lostAt`, see restore.lua) a limit in force does the same until every process alive then
 -- has added its own back, or the exchange's count came back after the loss. A limit not in force
 -- has nothing the exchange counts. A pause holds a limit back until its end.
