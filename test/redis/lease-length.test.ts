@@ -1,7 +1,11 @@
 import { describe, expect, it } from 'vitest';
+import { encodeAcquire } from '../../src/redis/calls.js';
+import { scriptingOf } from '../../src/redis/client.js';
 import { LeaseLength } from '../../src/redis/lease-length.js';
+import { RedisKeys, scripts } from '../../src/redis/protocol.js';
 import { RedisStore } from '../../src/redis/store.js';
 import { Scheduler } from '../../src/schedule/scheduler.js';
+import { T0, acquireCall } from './acquire-call.js';
 import { redisForFile } from './file-prefixes.js';
 import { mostInAnyWindow } from './harness.js';
 import { type Scripting, settleOn, VirtualRedis } from './virtual.js';
@@ -228,5 +232,22 @@ describe('RedisStore: answers later than the lease', () => {
     a.close();
     b.close();
     await Promise.all([aStore.close(), bStore.close()]);
+  });
+});
+
+describe('ACQUIRE on a Redis new or flushed: the longest lease', () => {
+  it('holds a limit in force no process knows until the epoch is its span and the longest lease old, to the ms', async () => {
+    for (const leaseMaxMs of [undefined, 250]) {
+      const k = new RedisKeys(prefixFor('young-epoch'));
+      // N 10 per 1,000 ms, no margin; the epoch is made by the first request, at T0.
+      const ask = async (id: string, at: number) => {
+        const e = encodeAcquire(k, acquireCall(id, { at, leaseMaxMs }));
+        return (await scripts.acquire.run(scriptingOf(client), e.keys, e.args)) as number[];
+      };
+      expect((await ask('p.1', T0)).slice(0, 2)).toEqual([1, 1]);
+      const edge = T0 + 1000 + (leaseMaxMs ?? 20);
+      expect((await ask('p.2', edge - 1))[0]).toBe(0);
+      expect((await ask('p.3', edge)).slice(0, 2)).toEqual([1, 1]);
+    }
   });
 });
