@@ -8,12 +8,13 @@
 -- wait for them (check.lua), and the epoch as text, as replies say it (printed once per call).
 local function begin(ask, alive)
   local epoch = epochOf(KEYS[1], now)
+  local lostAt, waiting, rid = unpack(redis.call('HMGET', KEYS[#KEYS], 'at', 'n', 'rid'))
   if alive then
     redis.call('ZADD', KEYS[#KEYS - 1], now, ask.proc)
     redis.call('ZREMRANGEBYSCORE', KEYS[#KEYS - 1], '-inf', now - 60000)
-    redis.call('HSETNX', KEYS[#KEYS], 'rid', replicationId())
+    -- Read once: INFO builds its whole text, on every process's every second otherwise.
+    if not rid then redis.call('HSET', KEYS[#KEYS], 'rid', replicationId()) end
   end
-  local lostAt, waiting = unpack(redis.call('HMGET', KEYS[#KEYS], 'at', 'n'))
   if (tonumber(waiting) or 0) > 0 then lostAt = tonumber(lostAt) else lostAt = nil end
   local fresh = 0
   if ask.P > 0 then fresh = seen(ask.procs, ask.proc, ask.stale, ask.grace) end
