@@ -13,44 +13,8 @@ export interface ArrivalLease {
   readonly until?: number;
 }
 
-/** One lease of this process, from its grant until its permits' answers may no longer come. */
-interface Followed {
-  readonly lease: ArrivalLease;
-  /** Local instants: when the lease was given, and when it ended (Infinity while in use). */
-  readonly from: number;
-  to: number;
-  /** The weight answered, and the latest arrival at the exchange among those answers. */
-  answered: number;
-  latest: number;
-  /** An answer may have been counted on the wrong lease, or a dispatch on none: never confirmed. */
-  spoiled: boolean;
-  /** The arrival last told to Redis (-Infinity: none). */
-  told: number;
-  /** Bounded by answers: the weight sent as round trips that await their answer, and of it answered. */
-  tracked: number;
-  trackedAnswered: number;
-  /** The entries LATE moved permits of it to (sent after it ended): confirmed with it. */
-  lates: string[] | null;
-}
-
 /** How long after a lease ended an answer to one of its permits is still waited for, ms. */
 const FOLLOWED_MS = 30_000;
-
-/** A lease (or an entry sent beside the leases) followed from `from` to `to`, nothing heard of it yet. */
-function followed(lease: ArrivalLease, from: number, to: number): Followed {
-  return {
-    lease,
-    from,
-    to,
-    answered: 0,
-    latest: -Infinity,
-    spoiled: false,
-    told: -Infinity,
-    tracked: 0,
-    trackedAnswered: 0,
-    lates: null,
-  };
-}
 
 /**
  * The leases of one shared limit, matched with the arrivals of the requests sent on them (see docs/rules.md#r13).
@@ -73,7 +37,25 @@ function followed(lease: ArrivalLease, from: number, to: number): Followed {
 export class GrantArrivals {
   /** Round trips tell of their answers (arrivals bounded by answers): see {@link track}. */
   private isBounded = false;
-  private list: Followed[] = [];
+  // The leases followed, one per index from `head`, from its grant until its permits' answers may
+  // no longer come, one column per field: no object per lease, and the instants kept unboxed, for
+  // a limit may be granted hundreds a second and each is followed for half a minute.
+  private leases: ArrivalLease[] = [];
+  /** Local instants: when the lease was given, and when it ended (Infinity while in use). */
+  private from: number[] = [];
+  private to: number[] = [];
+  /** The weight answered, and the latest arrival at the exchange among those answers. */
+  private answered: number[] = [];
+  private latest: number[] = [];
+  /** An answer may have been counted on the wrong lease, or a dispatch on none: never confirmed. */
+  private spoiled: boolean[] = [];
+  /** The arrival last told to Redis (-Infinity: none). */
+  private told: number[] = [];
+  /** Bounded by answers: the weight sent as round trips that await their answer, and of it answered. */
+  private tracked: number[] = [];
+  private trackedAnswered: number[] = [];
+  /** The entries LATE moved permits of it to (sent after it ended): confirmed with it. */
+  private lates: (string[] | null)[] = [];
   private head = 0;
   private pending: GrantArrival[] = [];
 
@@ -95,12 +77,12 @@ export class GrantArrivals {
   granted(lease: ArrivalLease, at: number): void {
     this.prune(at);
     // A lease not said to have ended: its answers could not be told apart from the new one's.
-    const last = this.list.length > this.head ? this.list[this.list.length - 1]! : undefined;
-    if (last !== undefined && last.to === Infinity) {
-      last.to = at;
-      last.spoiled = true;
+    const last = this.leases.length - 1;
+    if (last >= this.head && this.to[last] === Infinity) {
+      this.to[last] = at;
+      this.spoiled[last] = true;
     }
-    this.list.push(followed(lease, at, Infinity));
+    this.add(lease, at, Infinity);
   }
 
   /**
@@ -109,22 +91,22 @@ export class GrantArrivals {
    * like an ended lease, so that the requests of it still on their way confirm it once answered.
    */
   follow(entry: ArrivalLease, at: number): void {
-    this.list.push(followed(entry, at, at));
+    this.add(entry, at, at);
   }
 
   /** The lease in use ended at local instant `at`: no more is sent on it. */
   ended(lease: ArrivalLease, at: number): void {
-    const f = this.find(lease);
-    if (f === undefined) return;
-    f.to = at;
-    if (lease.sent === 0) f.spoiled = true;
-    this.settle(f);
+    const i = this.find(lease);
+    if (i < 0) return;
+    this.to[i] = at;
+    if (lease.sent === 0) this.spoiled[i] = true;
+    this.settle(i);
   }
 
   /** Something was sent on this limit beside the lease in use: its answers could not be told apart. */
   spoil(lease: ArrivalLease): void {
-    const f = this.find(lease);
-    if (f !== undefined) f.spoiled = true;
+    const i = this.find(lease);
+    if (i >= 0) this.spoiled[i] = true;
   }
 
   /**
@@ -133,22 +115,20 @@ export class GrantArrivals {
    * confirmation waits to be sent.
    */
   arrived(weight: number, sentAt: number, arrivedAt: number, again: boolean): boolean {
-    const list = this.list;
-    let match: Followed | undefined;
-    for (let i = list.length - 1; i >= this.head; i--) {
-      const f = list[i]!;
-      if (f.from > sentAt) continue;
-      if (f.to < sentAt) break;
-      if (match !== undefined) {
-        match.spoiled = true;
-        f.spoiled = true;
+    let match = -1;
+    for (let i = this.leases.length - 1; i >= this.head; i--) {
+      if (this.from[i]! > sentAt) continue;
+      if (this.to[i]! < sentAt) break;
+      if (match >= 0) {
+        this.spoiled[match] = true;
+        this.spoiled[i] = true;
         return false;
       }
-      match = f;
+      match = i;
     }
-    if (match === undefined) return false;
-    if (!again) match.answered += weight;
-    if (arrivedAt > match.latest) match.latest = arrivedAt;
+    if (match < 0) return false;
+    if (!again) this.answered[match]! += weight;
+    if (arrivedAt > this.latest[match]!) this.latest[match] = arrivedAt;
     this.settle(match);
     return this.pending.length > 0;
   }
@@ -162,8 +142,8 @@ export class GrantArrivals {
    */
   track(lease: ArrivalLease, weight: number): void {
     this.isBounded = true;
-    const f = this.find(lease);
-    if (f !== undefined) f.tracked += weight;
+    const i = this.find(lease);
+    if (i >= 0) this.tracked[i]! += weight;
   }
 
   /**
@@ -171,11 +151,11 @@ export class GrantArrivals {
    * the exchange at `latest` at the latest. True when a confirmation waits to be sent.
    */
   answer(lease: ArrivalLease, weight: number, latest: number): boolean {
-    const f = this.find(lease);
-    if (f === undefined) return false;
-    f.trackedAnswered += weight;
-    if (latest > f.latest) f.latest = latest;
-    this.settle(f);
+    const i = this.find(lease);
+    if (i < 0) return false;
+    this.trackedAnswered[i]! += weight;
+    if (latest > this.latest[i]!) this.latest[i] = latest;
+    this.settle(i);
     return this.pending.length > 0;
   }
 
@@ -185,8 +165,8 @@ export class GrantArrivals {
    * arrival, for their answers are the lease's.
    */
   late(lease: ArrivalLease, id: string): void {
-    const f = this.find(lease);
-    if (f !== undefined) (f.lates ??= []).push(id);
+    const i = this.find(lease);
+    if (i >= 0) (this.lates[i] ??= []).push(id);
   }
 
   /** The confirmations not yet sent, handed over (to the next ACQUIRE on the limit). */
@@ -211,69 +191,102 @@ export class GrantArrivals {
    * for it.
    */
   addBackScores(holdMs: number): (id: string, score: number) => number {
-    const byId = new Map<string, Followed>();
-    for (let i = this.head; i < this.list.length; i++) {
-      const f = this.list[i]!;
-      byId.set(f.lease.id, f);
-      if (f.lates !== null) for (const id of f.lates) byId.set(id, f);
+    const byId = new Map<string, number>();
+    for (let i = this.head; i < this.leases.length; i++) {
+      byId.set(this.leases[i]!.id, i);
+      const lates = this.lates[i];
+      if (lates != null) for (const id of lates) byId.set(id, i);
     }
     return (id, score) => {
-      const f = byId.get(id);
-      if (f === undefined) return score;
-      if (this.isBounded && (f.trackedAnswered < f.tracked || f.told === -Infinity)) return score + holdMs;
-      return Math.max(score, f.told);
+      const i = byId.get(id);
+      if (i === undefined) return score;
+      const told = this.told[i]!;
+      if (this.isBounded && (this.trackedAnswered[i]! < this.tracked[i]! || told === -Infinity)) return score + holdMs;
+      return Math.max(score, told);
     };
   }
 
-  private settle(f: Followed): void {
+  /** Follows `lease` from local instant `from` to `to`, nothing heard of it yet. */
+  private add(lease: ArrivalLease, from: number, to: number): void {
+    this.leases.push(lease);
+    this.from.push(from);
+    this.to.push(to);
+    this.answered.push(0);
+    this.latest.push(-Infinity);
+    this.spoiled.push(false);
+    this.told.push(-Infinity);
+    this.tracked.push(0);
+    this.trackedAnswered.push(0);
+    this.lates.push(null);
+  }
+
+  private settle(i: number): void {
     if (this.isBounded) {
-      this.settleBounded(f);
+      this.settleBounded(i);
       return;
     }
-    if (f.to === Infinity) return;
-    if (f.answered > f.lease.sent) f.spoiled = true;
-    if (f.spoiled || f.answered < f.lease.sent || f.latest <= f.told) return;
-    f.told = f.latest;
-    this.pending.push({ id: f.lease.id, at: Math.ceil(f.latest + f.lease.redisOffset) });
+    if (this.to[i] === Infinity) return;
+    const sent = this.leases[i]!.sent;
+    if (this.answered[i]! > sent) this.spoiled[i] = true;
+    const latest = this.latest[i]!;
+    if (this.spoiled[i] || this.answered[i]! < sent || latest <= this.told[i]!) return;
+    this.told[i] = latest;
+    this.pending.push({ id: this.leases[i]!.id, at: Math.ceil(latest + this.leases[i]!.redisOffset) });
   }
 
   /** {@link settle} when bounded by answers: matched by the round trips, not by instants. */
-  private settleBounded(f: Followed): void {
-    const { lease } = f;
-    if (lease.sent === 0 || f.trackedAnswered < f.tracked) return;
-    if (f.to === Infinity && (lease.granted === undefined || lease.sent < lease.granted)) return;
+  private settleBounded(i: number): void {
+    const lease = this.leases[i]!;
+    const tracked = this.tracked[i]!;
+    if (lease.sent === 0 || this.trackedAnswered[i]! < tracked) return;
+    const to = this.to[i]!;
+    if (to === Infinity && (lease.granted === undefined || lease.sent < lease.granted)) return;
     // Permits sent without awaiting an answer count as sent at the end of the lease, at the latest.
-    const untracked = lease.sent > f.tracked;
-    const latest = untracked ? Math.max(f.latest, lease.until ?? f.to) : f.latest;
+    const untracked = lease.sent > tracked;
+    const latest = untracked ? Math.max(this.latest[i]!, lease.until ?? to) : this.latest[i]!;
     if (latest === Infinity || latest === -Infinity) return;
     const at = Math.ceil(latest + lease.redisOffset);
-    if (at <= f.told) return;
-    f.told = at;
-    this.confirm(f, at);
+    if (at <= this.told[i]!) return;
+    this.told[i] = at;
+    this.confirm(i, at);
   }
 
-  /** Confirms the grant of `f` at Redis instant `at`, with the entries LATE moved permits of it to. */
-  private confirm(f: Followed, at: number): void {
-    this.pending.push({ id: f.lease.id, at });
-    if (f.lates !== null) for (const id of f.lates) this.pending.push({ id, at });
+  /** Confirms the grant of lease `i` at Redis instant `at`, with the entries LATE moved permits of it to. */
+  private confirm(i: number, at: number): void {
+    this.pending.push({ id: this.leases[i]!.id, at });
+    const lates = this.lates[i];
+    if (lates != null) for (const id of lates) this.pending.push({ id, at });
   }
 
-  private find(lease: ArrivalLease): Followed | undefined {
-    for (let i = this.list.length - 1; i >= this.head; i--) if (this.list[i]!.lease === lease) return this.list[i];
-    return undefined;
+  /** The index of `lease` among those followed, or -1. */
+  private find(lease: ArrivalLease): number {
+    for (let i = this.leases.length - 1; i >= this.head; i--) if (this.leases[i] === lease) return i;
+    return -1;
   }
 
   private prune(at: number): void {
-    const list = this.list;
     // A grant whose permits still wait for their answer stays followed, as long as Redis holds it.
-    while (this.head < list.length) {
-      const f = list[this.head]!;
-      if (f.to >= at - FOLLOWED_MS || (f.trackedAnswered < f.tracked && f.to >= at - FOLLOWED_MS - UNANSWERED_MAX_MS))
-        break;
+    while (this.head < this.leases.length) {
+      const to = this.to[this.head]!;
+      const waiting = this.trackedAnswered[this.head]! < this.tracked[this.head]!;
+      if (to >= at - FOLLOWED_MS || (waiting && to >= at - FOLLOWED_MS - UNANSWERED_MAX_MS)) break;
+      // Let go of the lease at once, not when the columns are cut.
+      (this.leases as (ArrivalLease | null)[])[this.head] = null;
+      this.lates[this.head] = null;
       this.head++;
     }
-    if (this.head > 1024 && this.head * 2 > list.length) {
-      this.list = list.slice(this.head);
+    if (this.head > 1024 && this.head * 2 > this.leases.length) {
+      const h = this.head;
+      this.leases = this.leases.slice(h);
+      this.from = this.from.slice(h);
+      this.to = this.to.slice(h);
+      this.answered = this.answered.slice(h);
+      this.latest = this.latest.slice(h);
+      this.spoiled = this.spoiled.slice(h);
+      this.told = this.told.slice(h);
+      this.tracked = this.tracked.slice(h);
+      this.trackedAnswered = this.trackedAnswered.slice(h);
+      this.lates = this.lates.slice(h);
       this.head = 0;
     }
   }

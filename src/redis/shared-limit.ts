@@ -598,6 +598,7 @@ export class SharedLimit implements StoreLimit {
     if (lease === null) return;
     this.#lease = null;
     lease.ended = true;
+    this.#recent.ended(lease);
     this.#arrivals.ended(lease, this.#host.clock.now());
     this.#broker.endLease(this, lease);
   }

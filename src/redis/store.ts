@@ -508,7 +508,7 @@ export class RedisStore implements LimitStore<SharedLimit> {
       // `sentAt`: its clock at a local instant x is at most x + redisOffset.
       const redisOffset = redisNow + 1 - sentAt;
       for (const [i, l] of linked.entries()) {
-        const lease: Lease = { id, granted: reply.granted, sent: 0, until, unstamped: 0, redisOffset };
+        const lease: Lease = { id, granted: reply.granted, sent: 0, until, unstamped: 0, redisOffset, ended: false };
         if (now < until && !this.#closed) links[i]!.granted(lease, now, reply.probe);
         else this.#endLease(l, lease);
       }
