@@ -250,4 +250,23 @@ describe('ACQUIRE on a Redis new or flushed: the longest lease', () => {
       expect((await ask('p.3', edge)).slice(0, 2)).toEqual([1, 1]);
     }
   });
+
+  it('after grants were lost, holds a limit in force until the loss is its span and the longest lease old, to the ms', async () => {
+    for (const leaseMaxMs of [undefined, 250]) {
+      const k = new RedisKeys(prefixFor('lost-grants'));
+      const ask = async (id: string, at: number) => {
+        const e = encodeAcquire(k, acquireCall(id, { at, leaseMaxMs }));
+        return (await scripts.acquire.run(scriptingOf(client), e.keys, e.args)) as number[];
+      };
+      // An epoch made long ago; grants were lost at T0 (a failover to a replica that lagged), and
+      // process q, alive then, has not added its own back.
+      await client.set(k.epoch, '0');
+      await client.hset(k.lost, 'at', T0, 'n', 1, 'p:q', 1);
+      // The one request let through alone, whose answer would say what the exchange counted.
+      expect((await ask('p.1', T0 + 1)).slice(0, 2)).toEqual([1, 1]);
+      const edge = T0 + 1000 + (leaseMaxMs ?? 20);
+      expect((await ask('p.2', edge - 1))[0]).toBe(0);
+      expect((await ask('p.3', edge)).slice(0, 2)).toEqual([1, 1]);
+    }
+  });
 });
