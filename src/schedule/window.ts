@@ -379,7 +379,10 @@ export class WindowLimit implements StoreLimit {
     if (typeof sentAt !== 'number' || sentAt - sentAt !== 0) badInstant(sentAt, this.name);
     if (typeof arrivedAt !== 'number' || arrivedAt - arrivedAt !== 0) badInstant(arrivedAt, this.name);
     if (arrivedAt <= sentAt) return;
-    const { span, granularity } = this.#log;
+    const { span, granularity, latest } = this.#log;
+    // Those ended by the latest instant seen go first: a shared limit is never asked how long to
+    // wait (Redis says it), and would keep every hold it made.
+    if (this.#holds.end <= latest) this.#holds.drop(latest);
     this.#holds.join(weight, sentAt + span, arrivedAt + span, granularity);
   }
 

@@ -63,6 +63,24 @@ describe('WindowLimit.extend', () => {
     expect(l.snapshot().holds).toHaveLength(2);
   });
 
+  it('lets go of the holds that ended as it takes and hears of arrivals, without being asked how long to wait', () => {
+    // As a shared limit keeps its own count: it takes, hears of arrivals and is asked what it
+    // used, while Redis says how long to wait.
+    const l = new WindowLimit({ limit: 100, windowMs: 1000 });
+    for (let i = 0; i < 600; i++) {
+      const t = i * 100;
+      l.take(1, t);
+      l.extend(1, t, t + 30);
+    }
+    // A hold ends a window and 30 ms after its send: eleven have not ended at 59,900.
+    expect(l.snapshot().holds.map(([, until]) => until)).toEqual(
+      Array.from({ length: 11 }, (_, k) => 58_900 + k * 100 + 1030),
+    );
+    // At 59,901: the ten sent from 59,000 in the log, and the one sent at 58,900 held.
+    expect(l.usedAt(59_901)).toBe(11);
+    expect(l.usedAt(59_931)).toBe(10);
+  });
+
   it('refuses a bad weight or instant, naming it, and changes nothing', () => {
     const l = new WindowLimit({ name: 'orders', limit: 1, windowMs: 1000 });
     expect(() => l.extend(0, 0, 10)).toThrow(InvalidInputError);
