@@ -57,6 +57,8 @@ export class GrantArrivals {
   /** The entries LATE moved permits of it to (sent after it ended): confirmed with it. */
   private lates: (string[] | null)[] = [];
   private head = 0;
+  /** The row of the lease at index 0: a row stays the lease's as the columns are cut. */
+  private base = 0;
   private pending: GrantArrival[] = [];
 
   /**
@@ -73,8 +75,8 @@ export class GrantArrivals {
     this.isBounded = true;
   }
 
-  /** A lease given at local instant `at`. */
-  granted(lease: ArrivalLease, at: number): void {
+  /** A lease given at local instant `at`; returns its row (see {@link confirmedAt}). */
+  granted(lease: ArrivalLease, at: number): number {
     this.prune(at);
     // A lease not said to have ended: its answers could not be told apart from the new one's.
     const last = this.leases.length - 1;
@@ -83,6 +85,20 @@ export class GrantArrivals {
       this.spoiled[last] = true;
     }
     this.add(lease, at, Infinity);
+    return this.base + this.leases.length - 1;
+  }
+
+  /**
+   * The Redis instant the grant of `row` was confirmed at (its permits' latest arrival), while
+   * it is followed and every permit that awaits an answer has one; else null (see
+   * {@link addBackScores}, which scores it alike).
+   */
+  confirmedAt(row: number): number | null {
+    const i = row - this.base;
+    if (i < this.head || i >= this.leases.length) return null;
+    const told = this.told[i]!;
+    if (told === -Infinity || (this.isBounded && this.trackedAnswered[i]! < this.tracked[i]!)) return null;
+    return told;
   }
 
   /**
@@ -162,11 +178,14 @@ export class GrantArrivals {
   /**
    * Permits of `lease` may have been sent after it ended and are counted by an entry of their own,
    * `id` (see lua/late.lua): bounded by answers, the entry is confirmed with the lease, at the same
-   * arrival, for their answers are the lease's.
+   * arrival, for their answers are the lease's. Returns the lease's row, or -1 when it is not
+   * followed.
    */
-  late(lease: ArrivalLease, id: string): void {
+  late(lease: ArrivalLease, id: string): number {
     const i = this.find(lease);
-    if (i >= 0) (this.lates[i] ??= []).push(id);
+    if (i < 0) return -1;
+    (this.lates[i] ??= []).push(id);
+    return this.base + i;
   }
 
   /** The confirmations not yet sent, handed over (to the next ACQUIRE on the limit). */
@@ -287,6 +306,7 @@ export class GrantArrivals {
       this.tracked = this.tracked.slice(h);
       this.trackedAnswered = this.trackedAnswered.slice(h);
       this.lates = this.lates.slice(h);
+      this.base += h;
       this.head = 0;
     }
   }

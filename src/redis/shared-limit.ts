@@ -6,6 +6,7 @@ import { WindowLimit, type WindowLimitOptions, type WindowLimitState } from '../
 import { checkTake } from '../schedule/window-input.js';
 import type { GrantArrival } from './calls.js';
 import { type ArrivalLease, GrantArrivals } from './grant-arrivals.js';
+import { LEASE_MAX_MS } from './lease-length.js';
 import { type RecentEntry, RecentGrants } from './recent-grants.js';
 
 /** Permits granted by the store to this process: usable until `until` on the local clock. */
@@ -215,7 +216,11 @@ export class SharedLimit implements StoreLimit {
   /** Of those, the ones told to Redis with what the share sent: the entry they confirm. */
   readonly #reportedIn = new WeakMap<UnansweredRequest, ArrivalLease>();
   /** What this process sent lately, to add back should Redis lose it. */
-  readonly #recent = new RecentGrants(() => this.windowMs + this.marginMs);
+  readonly #recent = new RecentGrants({
+    spanMs: () => this.windowMs + this.marginMs,
+    leaseMaxMs: () => Math.max(LEASE_MAX_MS, this.#broker.leaseMs),
+    confirmedAt: (row) => this.#arrivals.confirmedAt(row),
+  });
   /** While Redis fails: this process's own share of the limit (onUnavailable "local"). */
   #share: WindowLimit | null = null;
   /**
@@ -567,8 +572,7 @@ export class SharedLimit implements StoreLimit {
   #granted(lease: Lease, now: number, probing: boolean): void {
     this.#lease = lease;
     if (probing) this.#probingSince = now;
-    this.#arrivals.granted(lease, now);
-    this.#recent.granted(lease);
+    this.#recent.granted(lease, this.#arrivals.granted(lease, now), now);
   }
 
   #askFailed(retryAt: number, confirmed: readonly GrantArrival[]): void {
@@ -662,8 +666,7 @@ export class SharedLimit implements StoreLimit {
       },
       news: (at) => this.#news(at),
       lateGrant: (id, lease, weight, at) => {
-        this.#recent.late(id, weight, at, lease.redisOffset);
-        this.#arrivals.late(lease, id);
+        this.#recent.late(id, weight, at, lease.redisOffset, this.#arrivals.late(lease, id));
       },
       recentGrants: (now) => this.#recentGrants(now),
       endLease: () => this.#endLease(),

@@ -243,6 +243,30 @@ describe('SharedLimit: arrivals bounded by answers (see docs/rules.md#r13)', () 
     expect(linkOf(l).takeConfirmed()).toEqual([{ id: 'p.1', at: 1040 }]);
   });
 
+  it('keeps what may still count only: the holds of answers until they end, a confirmed grant while Redis counts it', () => {
+    const { scheduler } = setup();
+    const l = scheduler.limit({ name: 'orders', limit: 10, windowMs: 1000 }) as SharedLimit;
+    // A minute of grants, one every 100 ms, each sent on at once and answered 30 ms later.
+    for (let i = 0; i < 600; i++) {
+      const t = i * 100;
+      const lease: Lease = { id: `p.${i}`, granted: 1, sent: 0, until: t + 20, unstamped: 0, redisOffset: 1000 };
+      linkOf(l).granted(lease, t, false);
+      l.takeUnstamped(1);
+      const request = l.awaitAnswer(1, t);
+      l.stamp(t);
+      l.answered(request, t + 30);
+    }
+    // Each answer holds its request until a window after it: those sent from 58,900 on.
+    expect(l.snapshot().holds).toHaveLength(11);
+    // Grant i, confirmed at Redis instant 100 i + 1030, counts there until 100 i + 2030; Redis
+    // reads at least local + 1000 - 1 - 250 (the longest lease): let go of by 100 i + 1281.
+    expect(
+      linkOf(l)
+        .recentGrants(59_900)
+        .map((e) => e.id),
+    ).toEqual(Array.from({ length: 13 }, (_, k) => `p.${587 + k}`));
+  });
+
   it('on the local share while Redis fails, has the share count a request until one window after its answer', () => {
     const { broker, scheduler } = setup();
     const l = scheduler.limit({ name: 'orders', limit: 10, windowMs: 1000 }) as SharedLimit;
