@@ -55,12 +55,16 @@ class Columns {
     to.push(this.ids[i]!, this.leases[i]!, this.weights[i]!, this.untils[i]!, this.offsets[i]!, this.rows[i]!);
   }
 
-  /** Drops the entry at the head: its lease and id are let go of at once, not when the columns are cut. */
+  /**
+   * Drops the entry at the head: its lease and id are let go of at once, and the columns are cut
+   * once more than half of them is behind the head (a copy of what is left, no more often than
+   * that: as much work again as the entries added, whatever their number).
+   */
   shift(): void {
     this.leases[this.head] = null;
     this.ids[this.head] = '';
     this.head++;
-    if (this.head > 1024 && this.head * 2 > this.ids.length) {
+    if (this.head > 64 && this.head * 2 > this.ids.length) {
       const h = this.head;
       this.ids = this.ids.slice(h);
       this.leases = this.leases.slice(h);
