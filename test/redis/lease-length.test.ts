@@ -236,14 +236,16 @@ describe('RedisStore: answers later than the lease', () => {
 });
 
 describe('ACQUIRE on a Redis new or flushed: the longest lease', () => {
+  /** ACQUIRE of one on "orders" (10 per 1,000 ms, no margin) under `k`, at `at`, with the longest lease `leaseMaxMs`. */
+  const asker = (k: RedisKeys, leaseMaxMs: number | undefined) => async (id: string, at: number) => {
+    const e = encodeAcquire(k, acquireCall(id, { at, leaseMaxMs }));
+    return (await scripts.acquire.run(scriptingOf(client), e.keys, e.args)) as number[];
+  };
+
   it('holds a limit in force no process knows until the epoch is its span and the longest lease old, to the ms', async () => {
     for (const leaseMaxMs of [undefined, 250]) {
-      const k = new RedisKeys(prefixFor('young-epoch'));
-      // N 10 per 1,000 ms, no margin; the epoch is made by the first request, at T0.
-      const ask = async (id: string, at: number) => {
-        const e = encodeAcquire(k, acquireCall(id, { at, leaseMaxMs }));
-        return (await scripts.acquire.run(scriptingOf(client), e.keys, e.args)) as number[];
-      };
+      // The epoch is made by the first request, at T0.
+      const ask = asker(new RedisKeys(prefixFor('young-epoch')), leaseMaxMs);
       expect((await ask('p.1', T0)).slice(0, 2)).toEqual([1, 1]);
       const edge = T0 + 1000 + (leaseMaxMs ?? 20);
       expect((await ask('p.2', edge - 1))[0]).toBe(0);
@@ -254,10 +256,7 @@ describe('ACQUIRE on a Redis new or flushed: the longest lease', () => {
   it('after grants were lost, holds a limit in force until the loss is its span and the longest lease old, to the ms', async () => {
     for (const leaseMaxMs of [undefined, 250]) {
       const k = new RedisKeys(prefixFor('lost-grants'));
-      const ask = async (id: string, at: number) => {
-        const e = encodeAcquire(k, acquireCall(id, { at, leaseMaxMs }));
-        return (await scripts.acquire.run(scriptingOf(client), e.keys, e.args)) as number[];
-      };
+      const ask = asker(k, leaseMaxMs);
       // An epoch made long ago; grants were lost at T0 (a failover to a replica that lagged), and
       // process q, alive then, has not added its own back.
       await client.set(k.epoch, '0');
