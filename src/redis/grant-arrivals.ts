@@ -49,13 +49,15 @@ export class GrantArrivals {
   private latest: number[] = [];
   /** An answer may have been counted on the wrong lease, or a dispatch on none: never confirmed. */
   private spoiled: boolean[] = [];
-  /** The arrival last told to Redis (-Infinity: none). */
+  /** The arrival last told to Redis, a Redis instant (-Infinity: none). */
   private told: number[] = [];
   /** Bounded by answers: the weight sent as round trips that await their answer, and of it answered. */
   private tracked: number[] = [];
   private trackedAnswered: number[] = [];
   /** The entries LATE moved permits of it to (sent after it ended): confirmed with it. */
   private lates: (string[] | null)[] = [];
+  /** The local instant the last of those permits was sent by (-Infinity: none). */
+  private lateAt: number[] = [];
   private head = 0;
   /** The row of the lease at index 0: a row stays the lease's as the columns are cut. */
   private base = 0;
@@ -89,15 +91,16 @@ export class GrantArrivals {
   }
 
   /**
-   * The Redis instant the grant of `row` was confirmed at (its permits' latest arrival), while
-   * it is followed and every permit that awaits an answer has one; else null (see
-   * {@link addBackScores}, which scores it alike).
+   * Bounded by answers, the Redis instant the grant of `row` was confirmed at (its permits' latest
+   * arrival), while it is followed and every permit that awaits an answer has one; else null (see
+   * {@link addBackScores}, which scores it alike). With the arrival estimate, always null: an
+   * estimate may be made later for as long as the arrivals are kept (a quicker way there seen).
    */
   confirmedAt(row: number): number | null {
     const i = row - this.base;
-    if (i < this.head || i >= this.leases.length) return null;
+    if (!this.isBounded || i < this.head || i >= this.leases.length) return null;
     const told = this.told[i]!;
-    if (told === -Infinity || (this.isBounded && this.trackedAnswered[i]! < this.tracked[i]!)) return null;
+    if (told === -Infinity || this.trackedAnswered[i]! < this.tracked[i]!) return null;
     return told;
   }
 
@@ -176,15 +179,17 @@ export class GrantArrivals {
   }
 
   /**
-   * Permits of `lease` may have been sent after it ended and are counted by an entry of their own,
-   * `id` (see lua/late.lua): bounded by answers, the entry is confirmed with the lease, at the same
-   * arrival, for their answers are the lease's. Returns the lease's row, or -1 when it is not
+   * Permits of `lease` may have been sent after it ended, by local instant `at`, and are counted by
+   * an entry of their own, `id` (see lua/late.lua): bounded by answers, the entry is confirmed with
+   * the lease, at the same arrival, for their answers are the lease's; permits not followed to an
+   * answer count as sent at `at`, at the latest. Returns the lease's row, or -1 when it is not
    * followed.
    */
-  late(lease: ArrivalLease, id: string): number {
+  late(lease: ArrivalLease, id: string, at: number): number {
     const i = this.find(lease);
     if (i < 0) return -1;
     (this.lates[i] ??= []).push(id);
+    if (at > this.lateAt[i]!) this.lateAt[i] = at;
     return this.base + i;
   }
 
@@ -237,6 +242,7 @@ export class GrantArrivals {
     this.tracked.push(0);
     this.trackedAnswered.push(0);
     this.lates.push(null);
+    this.lateAt.push(-Infinity);
   }
 
   private settle(i: number): void {
@@ -248,9 +254,11 @@ export class GrantArrivals {
     const sent = this.leases[i]!.sent;
     if (this.answered[i]! > sent) this.spoiled[i] = true;
     const latest = this.latest[i]!;
-    if (this.spoiled[i] || this.answered[i]! < sent || latest <= this.told[i]!) return;
-    this.told[i] = latest;
-    this.pending.push({ id: this.leases[i]!.id, at: Math.ceil(latest + this.leases[i]!.redisOffset) });
+    if (this.spoiled[i] || this.answered[i]! < sent || latest === -Infinity) return;
+    const at = Math.ceil(latest + this.leases[i]!.redisOffset);
+    if (at <= this.told[i]!) return;
+    this.told[i] = at;
+    this.pending.push({ id: this.leases[i]!.id, at });
   }
 
   /** {@link settle} when bounded by answers: matched by the round trips, not by instants. */
@@ -260,9 +268,10 @@ export class GrantArrivals {
     if (lease.sent === 0 || this.trackedAnswered[i]! < tracked) return;
     const to = this.to[i]!;
     if (to === Infinity && (lease.granted === undefined || lease.sent < lease.granted)) return;
-    // Permits sent without awaiting an answer count as sent at the end of the lease, at the latest.
+    // Permits sent without awaiting an answer count as sent at the end of the lease at the latest,
+    // or when LATE said the last of them was sent after it.
     const untracked = lease.sent > tracked;
-    const latest = untracked ? Math.max(this.latest[i]!, lease.until ?? to) : this.latest[i]!;
+    const latest = untracked ? Math.max(this.latest[i]!, lease.until ?? to, this.lateAt[i]!) : this.latest[i]!;
     if (latest === Infinity || latest === -Infinity) return;
     const at = Math.ceil(latest + lease.redisOffset);
     if (at <= this.told[i]!) return;
@@ -306,6 +315,7 @@ export class GrantArrivals {
       this.tracked = this.tracked.slice(h);
       this.trackedAnswered = this.trackedAnswered.slice(h);
       this.lates = this.lates.slice(h);
+      this.lateAt = this.lateAt.slice(h);
       this.base += h;
       this.head = 0;
     }

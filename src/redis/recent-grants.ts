@@ -197,10 +197,10 @@ export class RecentGrants {
       const row = young.rows[i]!;
       const at = row < 0 ? null : this.of.confirmedAt(row);
       if (at === null) young.copy(i, this.held);
-      // Redis's clock at local instant `now` is no earlier than now + offset - 1 - leaseMax: it
-      // read its grant's instant before answering, within the lease.
-      else if (Math.max(Math.ceil(until + young.offsets[i]!), at) + span > now + young.offsets[i]! - 1 - leaseMax)
-        break;
+      // Redis counts it until `at` + span, and its clock at local instant `now` is no earlier than
+      // now + offset - 1 - leaseMax (it read its grant's instant before answering, within the
+      // lease). Its score (until + offset, ceiled) plus span is past already, at the decision.
+      else if (at + span > now + young.offsets[i]! - 1 - leaseMax) break;
       young.shift();
     }
     const held = this.held;

@@ -666,7 +666,7 @@ export class SharedLimit implements StoreLimit {
       },
       news: (at) => this.#news(at),
       lateGrant: (id, lease, weight, at) => {
-        this.#recent.late(id, weight, at, lease.redisOffset, this.#arrivals.late(lease, id));
+        this.#recent.late(id, weight, at, lease.redisOffset, this.#arrivals.late(lease, id, at));
       },
       recentGrants: (now) => this.#recentGrants(now),
       endLease: () => this.#endLease(),

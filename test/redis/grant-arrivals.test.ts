@@ -217,7 +217,7 @@ describe('GrantArrivals bounded by answers', () => {
       g.ended(a, 20 + i);
     }
     // Permits of p.7 moved by LATE to p.t7; p.5 answered (confirmed at its answer), p.7 not yet.
-    g.late(leases[7]!, 'p.t7');
+    g.late(leases[7]!, 'p.t7', 27);
     g.answer(leases[5]!, 1, 4000);
     const scoreOf = g.addBackScores(500);
     expect(scoreOf('p.5', 1025)).toBe(5000);
@@ -248,13 +248,47 @@ describe('GrantArrivals bounded by answers', () => {
     const a = lease('p.1', 2, 2, 20);
     g.granted(a, 0);
     g.track(a, 2);
-    g.late(a, 'p.t1');
+    g.late(a, 'p.t1', 25);
     g.answer(a, 1, 30);
     g.answer(a, 1, 45);
     expect(g.take()).toEqual([
       { id: 'p.1', at: 1045 },
       { id: 'p.t1', at: 1045 },
     ]);
+  });
+
+  it('confirms permits not followed to an answer, moved by LATE, no earlier than LATE says they were sent', () => {
+    const g = new GrantArrivals();
+    g.bound();
+    const a = lease('p.0', 1, 1, 20);
+    g.granted(a, 0);
+    // Taken before the lease's end, by a task not followed to its answer, and stamped at 520 (the
+    // process was held up): LATE moved it to p.t0, sent by 520.
+    g.late(a, 'p.t0', 520);
+    g.ended(a, 520);
+    expect(g.take()).toEqual([
+      { id: 'p.0', at: 1520 },
+      { id: 'p.t0', at: 1520 },
+    ]);
+  });
+});
+
+describe('GrantArrivals with the arrival estimate (not bounded by answers)', () => {
+  const lease = (id: string, granted: number, sent: number) => ({ id, granted, sent, until: 20, redisOffset: 1000 });
+
+  it('confirms at the arrival as a Redis instant, scores what it adds back so, and gives RecentGrants no confirmation', () => {
+    const g = new GrantArrivals();
+    const a = lease('p.0', 1, 1);
+    const row = g.granted(a, 0);
+    g.ended(a, 20);
+    g.arrived(1, 0, 600, false);
+    expect(g.take()).toEqual([{ id: 'p.0', at: 1600 }]);
+    expect(g.addBackScores(500)('p.0', 1020)).toBe(1600);
+    // An estimate may be made later while the arrivals are kept: the grant is kept a minute.
+    expect(g.confirmedAt(row)).toBeNull();
+    g.arrived(1, 0, 700, true);
+    expect(g.take()).toEqual([{ id: 'p.0', at: 1700 }]);
+    expect(g.addBackScores(500)('p.0', 1020)).toBe(1700);
   });
 });
 

@@ -267,6 +267,79 @@ describe('SharedLimit: arrivals bounded by answers (see docs/rules.md#r13)', () 
     ).toEqual(Array.from({ length: 13 }, (_, k) => `p.${587 + k}`));
   });
 
+  it('keeps, through many cuts of what it follows, every grant Redis may count, each scored by its own clock', () => {
+    const { scheduler } = setup();
+    const l = scheduler.limit({ name: 'orders', limit: 10, windowMs: 1000 }) as SharedLimit;
+    // 4,000 grants, one every 20 ms, each Redis clock its own; one in five answered 700 ms after
+    // its send, the others 30 ms after.
+    const n = 4000;
+    const offsetOf = (i: number) => 1000 + (i % 3) * 100;
+    const delayOf = (i: number) => (i % 5 === 0 ? 700 : 30);
+    const answers: { at: number; request: ReturnType<SharedLimit['awaitAnswer']> }[] = [];
+    for (let i = 0; i < n; i++) {
+      const t = i * 20;
+      while (answers.length > 0 && answers[0]!.at <= t) {
+        const a = answers.shift()!;
+        l.answered(a.request, a.at);
+      }
+      const lease: Lease = { id: `p.${i}`, granted: 1, sent: 0, until: t + 10, unstamped: 0, redisOffset: offsetOf(i) };
+      linkOf(l).granted(lease, t, false);
+      l.takeUnstamped(1);
+      const request = l.awaitAnswer(1, t);
+      l.stamp(t);
+      answers.push({ at: t + delayOf(i), request });
+      answers.sort((x, y) => x.at - y.at);
+    }
+    const now = (n - 1) * 20;
+    const entries = linkOf(l).recentGrants(now);
+    const ids = new Set(entries.map((e) => e.id));
+    // Grant i is confirmed at Redis 20 i + its delay + its offset, and Redis, reading at most
+    // now + its offset, may count it until a window after that.
+    for (let i = 0; i < n; i++) {
+      const confirmedAt = i * 20 + delayOf(i) + offsetOf(i);
+      if (confirmedAt + 1000 > now + offsetOf(i)) expect(ids).toContain(`p.${i}`);
+    }
+    // Added back at its arrival once answered, else held at its lease's end for a minute.
+    for (const e of entries) {
+      const i = Number(e.id.slice(2));
+      const answered = i * 20 + delayOf(i) <= now;
+      expect(e.score).toBe(
+        answered ? i * 20 + delayOf(i) + offsetOf(i) : i * 20 + 10 + offsetOf(i) + UNANSWERED_MAX_MS,
+      );
+    }
+    // Not a minute of grants (3,000): those Redis may still count, and the last second and a half.
+    expect(ids.size).toBeLessThanOrEqual(100);
+  });
+
+  it('with the arrival estimate, keeps a grant a minute, its arrival estimated later after its window or not', () => {
+    const { scheduler } = setup();
+    const l = scheduler.limit({ name: 'orders', limit: 10, windowMs: 1000 }) as SharedLimit;
+    const lease: Lease = { id: 'p.0', granted: 1, sent: 0, until: 20, unstamped: 0, redisOffset: 1000 };
+    linkOf(l).granted(lease, 0, false);
+    l.takeUnstamped(1);
+    l.stamp(0);
+    linkOf(l).endLease();
+    // Estimated to have reached the exchange at 100, then, a quicker way there seen at 1,400, at 700.
+    l.arrival(1, 0, 100, false);
+    expect(linkOf(l).takeConfirmed()).toEqual([{ id: 'p.0', at: 1100 }]);
+    const next: Lease = { id: 'p.1', granted: 1, sent: 0, until: 1420, unstamped: 0, redisOffset: 1000 };
+    linkOf(l).granted(next, 1400, false);
+    l.arrival(1, 0, 700, true);
+    expect(linkOf(l).takeConfirmed()).toEqual([{ id: 'p.0', at: 1700 }]);
+    // Redis counts p.0 until 2,700 on its clock: added back, at its arrival.
+    expect(linkOf(l).recentGrants(1450)).toContainEqual({ id: 'p.0', weight: 1, score: 1700 });
+    linkOf(l).granted(
+      { id: 'p.2', granted: 1, sent: 0, until: 30_020, unstamped: 0, redisOffset: 1000 },
+      30_000,
+      false,
+    );
+    expect(
+      linkOf(l)
+        .recentGrants(30_000)
+        .map((e) => e.id),
+    ).toContain('p.0');
+  });
+
   it('on the local share while Redis fails, has the share count a request until one window after its answer', () => {
     const { broker, scheduler } = setup();
     const l = scheduler.limit({ name: 'orders', limit: 10, windowMs: 1000 }) as SharedLimit;
