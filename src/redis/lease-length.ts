@@ -6,6 +6,11 @@
  */
 export const LEASE_MAX_MS = 250;
 
+/** The longest lease a store of lease `leaseMs` gives a grant: {@link LEASE_MAX_MS}, or `leaseMs` if longer. */
+export function longestLease(leaseMs: number): number {
+  return Math.max(leaseMs, LEASE_MAX_MS);
+}
+
 /**
  * How long the permits of a grant may be sent after they were asked for: the store's `leaseMs`,
  * made longer for a while when an answer comes back after its lease has ended.
@@ -32,7 +37,7 @@ export class LeaseLength {
 
   constructor(
     readonly leaseMs: number,
-    readonly maxMs = Math.max(leaseMs, LEASE_MAX_MS),
+    readonly maxMs = longestLease(leaseMs),
   ) {}
 
   /** The lease of a request made at `at`, whole ms. */

@@ -6,7 +6,7 @@ import { WindowLimit, type WindowLimitOptions, type WindowLimitState } from '../
 import { checkTake } from '../schedule/window-input.js';
 import type { GrantArrival } from './calls.js';
 import { type ArrivalLease, GrantArrivals } from './grant-arrivals.js';
-import { LEASE_MAX_MS } from './lease-length.js';
+import { longestLease } from './lease-length.js';
 import { type RecentEntry, RecentGrants } from './recent-grants.js';
 
 /** Permits granted by the store to this process: usable until `until` on the local clock. */
@@ -218,7 +218,7 @@ export class SharedLimit implements StoreLimit {
   /** What this process sent lately, to add back should Redis lose it. */
   readonly #recent = new RecentGrants({
     spanMs: () => this.windowMs + this.marginMs,
-    leaseMaxMs: () => Math.max(LEASE_MAX_MS, this.#broker.leaseMs),
+    leaseMaxMs: () => longestLease(this.#broker.leaseMs),
     confirmedAt: (row) => this.#arrivals.confirmedAt(row),
   });
   /** While Redis fails: this process's own share of the limit (onUnavailable "local"). */
